@@ -1,0 +1,135 @@
+//! The cluster: nodes with GPUs, CPU, memory, pod slots and labels; intra-node
+//! fabric and NICs; and the HyperNode topology above them.
+
+use crate::resource::{ResourceNames, Resources};
+use crate::topology::Topology;
+use std::collections::BTreeMap;
+
+/// Index of a node in [`Cluster::nodes`] (dense, stable for a run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+/// How GPUs inside a node talk to each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum IntraNode {
+    /// All-to-all NVLink through NVSwitch (DGX/HGX H100, A100).
+    #[default]
+    NvSwitch,
+    /// NVLink bridges between pairs of GPUs, PCIe otherwise.
+    NvLinkPairs,
+    /// PCIe only.
+    Pcie,
+}
+
+impl IntraNode {
+    /// Parses the scenario spelling (`nvswitch`, `nvlink-pairs`, `pcie`).
+    pub fn parse(s: &str) -> Option<IntraNode> {
+        match s {
+            "nvswitch" => Some(IntraNode::NvSwitch),
+            "nvlink-pairs" | "nvlink" => Some(IntraNode::NvLinkPairs),
+            "pcie" => Some(IntraNode::Pcie),
+            _ => None,
+        }
+    }
+    /// The scenario spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IntraNode::NvSwitch => "nvswitch",
+            IntraNode::NvLinkPairs => "nvlink-pairs",
+            IntraNode::Pcie => "pcie",
+        }
+    }
+}
+
+/// The network interfaces of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nics {
+    /// Number of NICs (often one per GPU, rail-optimized).
+    pub count: u32,
+    /// Line rate of each NIC in Gbit/s.
+    pub gbps: u32,
+}
+
+impl Default for Nics {
+    fn default() -> Self {
+        Nics { count: 1, gbps: 100 }
+    }
+}
+
+/// Label carrying the GPU model, as NVIDIA's GPU feature discovery sets it.
+pub const GPU_PRODUCT_LABEL: &str = "nvidia.com/gpu.product";
+
+/// A node's static description.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// Unique name.
+    pub name: String,
+    /// Labels (node selectors match these).
+    pub labels: BTreeMap<String, String>,
+    /// Allocatable resources, including `pods` capacity.
+    pub allocatable: Resources,
+    /// GPU model (e.g. `H100-SXM-80G`); empty without GPUs.
+    pub gpu_model: String,
+    /// Intra-node GPU fabric.
+    pub intra_node: IntraNode,
+    /// NICs.
+    pub nics: Nics,
+}
+
+impl Node {
+    /// Whole GPUs on the node.
+    pub fn gpus(&self) -> i64 {
+        self.allocatable.gpus_ceil()
+    }
+}
+
+/// The whole cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cluster {
+    /// Nodes, indexed by [`NodeId`].
+    pub nodes: Vec<Node>,
+    /// Names of the resource dimensions.
+    pub resource_names: ResourceNames,
+    /// HyperNode tree.
+    pub topology: Topology,
+    by_name: BTreeMap<String, NodeId>,
+    total: Resources,
+}
+
+impl Cluster {
+    /// Assembles a cluster. Node names must be unique (checked by the scenario loader).
+    pub fn new(nodes: Vec<Node>, resource_names: ResourceNames, topology: Topology) -> Cluster {
+        let by_name = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.clone(), NodeId(i as u32)))
+            .collect();
+        let total = nodes.iter().fold(Resources::ZERO, |acc, n| acc + n.allocatable);
+        Cluster { nodes, resource_names, topology, by_name, total }
+    }
+    /// A node by id.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+    /// A node by name.
+    pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        self.by_name.get(name).copied()
+    }
+    /// Σ allocatable over all nodes.
+    pub fn total(&self) -> Resources {
+        self.total
+    }
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+    /// True without nodes.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+    /// The largest allocatable value of each dimension over all nodes (what one pod
+    /// could ever get).
+    pub fn max_node(&self) -> Resources {
+        self.nodes.iter().fold(Resources::ZERO, |acc, n| acc.max(&n.allocatable))
+    }
+}

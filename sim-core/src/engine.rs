@@ -1,0 +1,736 @@
+//! The discrete-event engine.
+//!
+//! Events are ordered by `(time, sequence)`. After all events of one instant are
+//! handled, a scheduling session runs if anything that can change a decision
+//! happened (an arrival, a completion, a pod released or created, a wakeup), or, with
+//! `schedule_period`, at the next multiple of the period. A running job makes
+//! progress at a speed set by its placement ([`RuntimeModel`]); when its placement
+//! changes, the work done at the old speed is credited and its finish event is
+//! rescheduled (stale finish events are dropped by a generation counter).
+
+use crate::cluster::NodeId;
+use crate::event::EventQueue;
+use crate::job::{JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyAction, PolicyEvent};
+use crate::rng::{RngStreams, StreamRng};
+use crate::session::{Decision, DecisionKind, Scheduler, Session};
+use crate::time::{SimDuration, SimTime};
+use crate::world::World;
+use std::borrow::Cow;
+
+/// Full speed, in parts per million of the ideal speed.
+pub const FULL_SPEED_PPM: u32 = 1_000_000;
+
+/// Prices a placement: how fast a job runs where it is, relative to its ideal
+/// placement. This is the seam for the communication model: iteration time =
+/// compute + exposed communication, speed = ideal iteration time / actual.
+pub trait RuntimeModel: Send {
+    /// Speed of `job` on `nodes` (distinct, ascending), in ppm of ideal (≤ 1,000,000).
+    fn speed_ppm(&self, world: &World, job: JobId, nodes: &[NodeId]) -> u32;
+}
+
+/// Every placement runs at the ideal speed (no communication cost).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdealRuntime;
+
+impl RuntimeModel for IdealRuntime {
+    fn speed_ppm(&self, _: &World, _: JobId, _: &[NodeId]) -> u32 {
+        FULL_SPEED_PPM
+    }
+}
+
+/// Engine settings.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Scenario seed.
+    pub seed: u64,
+    /// Stop time; `None`: run until no event is left.
+    pub horizon: Option<SimTime>,
+    /// With a period, sessions run at multiples of it (Volcano's loop); without,
+    /// right after the events that need one.
+    pub schedule_period: Option<SimDuration>,
+    /// Spacing of timeseries samples.
+    pub sample_interval: SimDuration,
+    /// Stop after this many sessions.
+    pub max_sessions: Option<u64>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            seed: 0,
+            horizon: None,
+            schedule_period: None,
+            sample_interval: SimDuration::from_secs(300),
+            max_sessions: None,
+        }
+    }
+}
+
+/// Why a pod's placement interval ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EndReason {
+    /// Its job finished.
+    Completed,
+    /// Evicted by the preempt action.
+    Preempted,
+    /// Evicted by the reclaim action.
+    Reclaimed,
+    /// Evicted by another action.
+    Evicted,
+    /// Killed by a restart policy.
+    Restarted,
+    /// Killed when its job was aborted, terminated or failed.
+    Killed,
+    /// Still running when the run stopped.
+    Running,
+}
+
+impl EndReason {
+    /// Spelling in pods.csv.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Completed => "completed",
+            EndReason::Preempted => "preempted",
+            EndReason::Reclaimed => "reclaimed",
+            EndReason::Evicted => "evicted",
+            EndReason::Restarted => "restarted",
+            EndReason::Killed => "killed",
+            EndReason::Running => "running",
+        }
+    }
+}
+
+/// One placement interval of a pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodRecord {
+    /// Pod.
+    pub pod: PodId,
+    /// Job.
+    pub job: JobId,
+    /// Task index.
+    pub task: u16,
+    /// Replica index.
+    pub index: u32,
+    /// Node.
+    pub node: NodeId,
+    /// Milli-GPUs held.
+    pub gpu_milli: i64,
+    /// Start.
+    pub start: SimTime,
+    /// End.
+    pub end: SimTime,
+    /// Why it ended.
+    pub reason: EndReason,
+}
+
+/// One timeseries sample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// Instant.
+    pub t: SimTime,
+    /// Milli-GPUs held by pods.
+    pub gpu_allocated_milli: i64,
+    /// Milli-GPUs of progressing jobs weighted by speed.
+    pub gpu_effective_milli: i64,
+    /// Submitted jobs not making progress.
+    pub jobs_pending: u32,
+    /// Jobs making progress.
+    pub jobs_running: u32,
+    /// Milli-GPUs allocated per queue.
+    pub queue_gpu_milli: Vec<i64>,
+}
+
+/// Counters of a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// Events handled.
+    pub events: u64,
+    /// Sessions run.
+    pub sessions: u64,
+    /// Time of the last event (or the horizon).
+    pub end: SimTime,
+}
+
+/// Everything a run produced.
+pub struct RunOutput {
+    /// Final state (jobs, pods, queues).
+    pub world: World,
+    /// Pod placement intervals, in the order they ended.
+    pub pods: Vec<PodRecord>,
+    /// Timeseries samples.
+    pub samples: Vec<Sample>,
+    /// Scheduling decisions, in order.
+    pub decisions: Vec<Decision>,
+    /// Counters.
+    pub stats: RunStats,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    Arrival(JobId),
+    Finish(JobId, u64),
+    PodReleased(PodId),
+    Session,
+    Wakeup,
+}
+
+/// The simulator.
+pub struct Engine {
+    world: World,
+    events: EventQueue<Event>,
+    scheduler: Box<dyn Scheduler>,
+    runtime: Box<dyn RuntimeModel>,
+    cfg: EngineConfig,
+    now: SimTime,
+    dirty: bool,
+    session_pending: bool,
+    next_sample: SimTime,
+    rng: StreamRng,
+    stats: RunStats,
+    pods_out: Vec<PodRecord>,
+    samples: Vec<Sample>,
+    decisions: Vec<Decision>,
+    running_jobs: u32,
+    effective_milli_ppm: i128,
+}
+
+impl Engine {
+    /// An engine over `world` whose jobs arrive at their submit times.
+    pub fn new(world: World, scheduler: Box<dyn Scheduler>, runtime: Box<dyn RuntimeModel>, cfg: EngineConfig) -> Engine {
+        let mut events = EventQueue::new();
+        for (i, j) in world.jobs.iter().enumerate() {
+            events.push(j.spec.submit, Event::Arrival(JobId(i as u32)));
+        }
+        let rng = RngStreams::new(cfg.seed).stream("scheduler/session", 0);
+        Engine {
+            world,
+            events,
+            scheduler,
+            runtime,
+            cfg,
+            now: SimTime::ZERO,
+            dirty: false,
+            session_pending: false,
+            next_sample: SimTime::ZERO,
+            rng,
+            stats: RunStats::default(),
+            pods_out: Vec::new(),
+            samples: Vec::new(),
+            decisions: Vec::new(),
+            running_jobs: 0,
+            effective_milli_ppm: 0,
+        }
+    }
+
+    /// Read access to the state (for tests and progress reporting).
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Runs to the end (no events left, horizon, or session limit).
+    pub fn run(mut self) -> RunOutput {
+        self.run_with(|_, _| {});
+        self.finish()
+    }
+
+    /// Runs, calling `progress(now, jobs_done)` every few thousand events.
+    pub fn run_with(&mut self, mut progress: impl FnMut(SimTime, usize)) {
+        while let Some(t) = self.events.peek_time() {
+            if self.cfg.horizon.is_some_and(|h| t > h) {
+                break;
+            }
+            if self.cfg.max_sessions.is_some_and(|m| self.stats.sessions >= m) {
+                break;
+            }
+            self.sample_until(t);
+            self.now = t;
+            while self.events.peek_time() == Some(t) {
+                let (_, ev) = self.events.pop().expect("peeked");
+                self.stats.events += 1;
+                self.handle(ev);
+                if self.stats.events % 4096 == 0 {
+                    let done = self.world.jobs.iter().filter(|j| j.phase.is_terminal()).count();
+                    progress(t, done);
+                }
+            }
+            if self.dirty {
+                match self.cfg.schedule_period {
+                    None => {
+                        while self.dirty && !self.cfg.max_sessions.is_some_and(|m| self.stats.sessions >= m) {
+                            self.session();
+                        }
+                    }
+                    Some(p) if !self.session_pending => {
+                        let p = p.micros().max(1);
+                        let at = SimTime(t.micros().div_ceil(p) * p);
+                        self.events.push(at, Event::Session);
+                        self.session_pending = true;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+
+    /// Closes open intervals and returns the outputs.
+    pub fn finish(mut self) -> RunOutput {
+        let end = match self.cfg.horizon {
+            Some(h) if !self.events.is_empty() => h,
+            _ => self.now,
+        };
+        self.now = end;
+        self.sample_until(SimTime(end.micros() + 1));
+        // Credit the work of jobs still running so their progress is accurate.
+        let running: Vec<JobId> = self.world.active.iter().copied().filter(|j| self.world.jobs[j.0 as usize].is_progressing()).collect();
+        for j in running {
+            self.credit(j);
+        }
+        let open: Vec<PodId> = (0..self.world.pods.len() as u32)
+            .map(PodId)
+            .filter(|p| self.world.pods[p.0 as usize].status == PodStatus::Running)
+            .collect();
+        for p in open {
+            self.record_pod_end(p, EndReason::Running);
+        }
+        self.stats.end = end;
+        RunOutput {
+            world: self.world,
+            pods: self.pods_out,
+            samples: self.samples,
+            decisions: self.decisions,
+            stats: self.stats,
+        }
+    }
+
+    fn sample_until(&mut self, t: SimTime) {
+        let step = self.cfg.sample_interval.micros().max(1);
+        while self.next_sample < t {
+            let q = self.world.queues.iter().map(|q| q.allocated.gpu_milli()).collect();
+            let running = self.running_jobs;
+            self.samples.push(Sample {
+                t: self.next_sample,
+                gpu_allocated_milli: self.world.gpu_used_milli,
+                gpu_effective_milli: (self.effective_milli_ppm / FULL_SPEED_PPM as i128) as i64,
+                jobs_pending: self.world.active.len() as u32 - running,
+                jobs_running: running,
+                queue_gpu_milli: q,
+            });
+            self.next_sample = SimTime(self.next_sample.micros() + step);
+        }
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::Arrival(j) => self.arrive(j),
+            Event::Finish(j, generation) => {
+                let job = &self.world.jobs[j.0 as usize];
+                if job.progress.generation == generation && job.is_progressing() {
+                    self.complete(j);
+                }
+            }
+            Event::PodReleased(p) => self.released(p),
+            Event::Session => {
+                self.session_pending = false;
+                if self.dirty {
+                    self.session();
+                }
+            }
+            Event::Wakeup => self.dirty = true,
+        }
+    }
+
+    fn arrive(&mut self, j: JobId) {
+        let job = &mut self.world.jobs[j.0 as usize];
+        job.phase = JobPhase::Pending;
+        job.pg_phase = PodGroupPhase::Pending;
+        self.world.active.insert(j);
+        self.create_initial_pods(j);
+        self.dirty = true;
+    }
+
+    fn create_initial_pods(&mut self, j: JobId) {
+        let ntasks = self.world.jobs[j.0 as usize].spec.tasks.len();
+        for t in 0..ntasks {
+            let job = &mut self.world.jobs[j.0 as usize];
+            job.task_created[t] = false;
+            if job.spec.tasks[t].depends_on.is_empty() {
+                self.create_task_pods(j, t);
+            }
+        }
+    }
+
+    fn create_task_pods(&mut self, j: JobId, t: usize) {
+        let job = &mut self.world.jobs[j.0 as usize];
+        job.task_created[t] = true;
+        let replicas = job.spec.tasks[t].replicas;
+        for i in 0..replicas {
+            self.world.create_pod(j, t, i, self.now);
+        }
+        self.dirty = true;
+    }
+
+    /// A task is ready (for dependsOn) when at least its minAvailable pods are
+    /// Running or Succeeded.
+    fn task_ready(&self, j: JobId, t: usize) -> bool {
+        let job = &self.world.jobs[j.0 as usize];
+        job.task_created[t]
+            && job.task_count(t, PodStatus::Running) + job.task_count(t, PodStatus::Succeeded)
+                >= job.spec.tasks[t].min_available.max(1)
+    }
+
+    fn create_dependent_pods(&mut self, j: JobId) {
+        let ntasks = self.world.jobs[j.0 as usize].spec.tasks.len();
+        for t in 0..ntasks {
+            let job = &self.world.jobs[j.0 as usize];
+            if job.task_created[t] || job.phase.is_terminal() || job.phase == JobPhase::Restarting {
+                continue;
+            }
+            let deps = &job.spec.tasks[t].depends_on;
+            let any = job.spec.tasks[t].depends_any;
+            let ready = if any {
+                deps.iter().any(|&d| self.task_ready(j, d))
+            } else {
+                deps.iter().all(|&d| self.task_ready(j, d))
+            };
+            if ready {
+                self.create_task_pods(j, t);
+            }
+        }
+    }
+
+    fn session(&mut self) {
+        self.dirty = false;
+        self.stats.sessions += 1;
+        let idx = self.stats.sessions;
+        let mut ssn = Session::new(&mut self.world, self.now, idx, &mut self.rng);
+        self.scheduler.schedule(&mut ssn);
+        let out = ssn.close();
+        self.decisions.extend(out.decisions);
+        let mut touched: Vec<JobId> = out.phase_jobs;
+        for &(p, _) in &out.binds {
+            let node = self.world.pods[p.0 as usize].node;
+            self.world.transition(p, PodStatus::Running, node);
+            let pod = &mut self.world.pods[p.0 as usize];
+            pod.started = self.now;
+            pod.nominated = None;
+            touched.push(pod.job);
+        }
+        for &(p, action) in &out.evictions {
+            let reason = match action {
+                "preempt" => EndReason::Preempted,
+                "reclaim" => EndReason::Reclaimed,
+                _ => EndReason::Evicted,
+            };
+            let j = self.world.pods[p.0 as usize].job;
+            self.on_evicted(p, reason, idx);
+            touched.push(j);
+        }
+        for at in out.wakeups {
+            self.events.push(at, Event::Wakeup);
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        for j in touched {
+            self.refresh_job(j);
+        }
+    }
+
+    /// A committed eviction: end the interval, schedule the release, apply policies.
+    fn on_evicted(&mut self, p: PodId, reason: EndReason, session: u64) {
+        self.record_pod_end(p, reason);
+        let pod = &mut self.world.pods[p.0 as usize];
+        pod.evicted_at = Some(self.now);
+        let j = pod.job;
+        let task = pod.task as usize;
+        let job = &mut self.world.jobs[j.0 as usize];
+        if job.last_preempt_session != Some(session) {
+            job.last_preempt_session = Some(session);
+            job.preemptions += 1;
+        }
+        let grace = job.spec.termination_grace;
+        self.events.push(self.now.plus(grace), Event::PodReleased(p));
+        let action = self.policy_for(j, task, PolicyEvent::PodEvicted);
+        self.apply_policy(j, Some(p), task, action);
+    }
+
+    fn policy_for(&self, j: JobId, task: usize, ev: PolicyEvent) -> Option<PolicyAction> {
+        let spec = &self.world.jobs[j.0 as usize].spec;
+        spec.tasks[task]
+            .policies
+            .iter()
+            .chain(spec.policies.iter())
+            .find(|p| p.event.matches(ev))
+            .map(|p| p.action)
+    }
+
+    fn apply_policy(&mut self, j: JobId, pod: Option<PodId>, task: usize, action: Option<PolicyAction>) {
+        match action {
+            None | Some(PolicyAction::RestartPod) => {
+                if let Some(p) = pod {
+                    self.world.pods[p.0 as usize].replace_on_release = true;
+                }
+            }
+            Some(PolicyAction::RestartTask) => {
+                let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
+                for q in pods {
+                    if self.world.pods[q.0 as usize].task as usize == task {
+                        self.kill_pod(q, EndReason::Restarted);
+                        self.world.pods[q.0 as usize].replace_on_release = true;
+                    }
+                }
+            }
+            Some(PolicyAction::RestartJob) => {
+                let job = &mut self.world.jobs[j.0 as usize];
+                job.retries += 1;
+                if job.retries >= job.spec.max_retry {
+                    self.end_job(j, JobPhase::Failed, EndReason::Killed);
+                } else {
+                    self.stop_progress(j, true);
+                    self.set_phase(j, JobPhase::Restarting);
+                    let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
+                    for q in pods {
+                        self.kill_pod(q, EndReason::Restarted);
+                    }
+                    self.maybe_restart(j);
+                }
+            }
+            Some(PolicyAction::AbortJob) => self.end_job(j, JobPhase::Aborted, EndReason::Killed),
+            Some(PolicyAction::TerminateJob) => self.end_job(j, JobPhase::Terminated, EndReason::Killed),
+            Some(PolicyAction::CompleteJob) => self.end_job(j, JobPhase::Completed, EndReason::Killed),
+        }
+    }
+
+    /// Running → Releasing (interval ends now), Pending → Deleted.
+    fn kill_pod(&mut self, p: PodId, reason: EndReason) {
+        let pod = &self.world.pods[p.0 as usize];
+        match pod.status {
+            PodStatus::Running => {
+                let node = pod.node;
+                let grace = self.world.jobs[pod.job.0 as usize].spec.termination_grace;
+                self.record_pod_end(p, reason);
+                self.world.transition(p, PodStatus::Releasing, node);
+                self.world.pods[p.0 as usize].evicted_at = Some(self.now);
+                self.events.push(self.now.plus(grace), Event::PodReleased(p));
+            }
+            PodStatus::Pending => self.world.transition(p, PodStatus::Deleted, None),
+            _ => {}
+        }
+    }
+
+    fn end_job(&mut self, j: JobId, phase: JobPhase, reason: EndReason) {
+        self.stop_progress(j, phase != JobPhase::Completed);
+        let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
+        for p in pods {
+            self.kill_pod(p, reason);
+            self.world.pods[p.0 as usize].replace_on_release = false;
+        }
+        self.set_phase(j, phase);
+        let job = &mut self.world.jobs[j.0 as usize];
+        job.end = Some(self.now);
+        self.world.active.remove(&j);
+        self.world.with_pending.remove(&j);
+        self.dirty = true;
+    }
+
+    fn maybe_restart(&mut self, j: JobId) {
+        let job = &mut self.world.jobs[j.0 as usize];
+        if job.phase == JobPhase::Restarting && job.count(PodStatus::Releasing) == 0 {
+            job.pods.clear();
+            self.set_phase(j, JobPhase::Pending);
+            self.create_initial_pods(j);
+        }
+    }
+
+    fn released(&mut self, p: PodId) {
+        if self.world.pods[p.0 as usize].status != PodStatus::Releasing {
+            return;
+        }
+        self.world.transition(p, PodStatus::Deleted, None);
+        self.dirty = true;
+        let pod = &self.world.pods[p.0 as usize];
+        let (j, task, index, replace) = (pod.job, pod.task as usize, pod.index, pod.replace_on_release);
+        let phase = self.world.jobs[j.0 as usize].phase;
+        if replace && !phase.is_terminal() && phase != JobPhase::Restarting {
+            let job = &mut self.world.jobs[j.0 as usize];
+            job.pods.retain(|&q| q != p);
+            self.world.create_pod(j, task, index, self.now);
+        }
+        self.maybe_restart(j);
+    }
+
+    /// Re-evaluates a job after its pods changed: start, stop or re-speed its
+    /// progress, create dependent tasks, update its PodGroup phase.
+    fn refresh_job(&mut self, j: JobId) {
+        let job = &self.world.jobs[j.0 as usize];
+        if job.phase.is_terminal() {
+            return;
+        }
+        let runnable = job.count(PodStatus::Running) + job.count(PodStatus::Succeeded) >= job.spec.min_available.max(1)
+            && job.phase != JobPhase::Restarting;
+        match (job.is_progressing(), runnable) {
+            (false, true) => self.start_progress(j),
+            (true, false) => {
+                self.stop_progress(j, true);
+                self.set_phase(j, JobPhase::Pending);
+            }
+            (true, true) => {
+                // Placement may have changed: credit, then continue at the new speed.
+                self.stop_progress(j, false);
+                self.start_progress(j);
+            }
+            (false, false) => {}
+        }
+        self.create_dependent_pods(j);
+        self.update_pod_group_phase(j);
+    }
+
+    fn update_pod_group_phase(&mut self, j: JobId) {
+        let job = &self.world.jobs[j.0 as usize];
+        let scheduled = job.count(PodStatus::Running)
+            + job.count(PodStatus::Succeeded)
+            + job.count(PodStatus::Failed)
+            + job.count(PodStatus::Releasing);
+        let new = if scheduled >= job.spec.min_available.max(1) {
+            if job.count(PodStatus::Running) + job.count(PodStatus::Releasing) == 0 {
+                PodGroupPhase::Completed
+            } else {
+                PodGroupPhase::Running
+            }
+        } else if job.pg_phase != PodGroupPhase::Inqueue {
+            PodGroupPhase::Pending
+        } else {
+            PodGroupPhase::Inqueue
+        };
+        if new != job.pg_phase {
+            let job = &mut self.world.jobs[j.0 as usize];
+            job.pg_phase = new;
+            self.decisions.push(Decision {
+                session: self.stats.sessions,
+                t: self.now,
+                action: "session-close",
+                kind: DecisionKind::Phase,
+                job: j,
+                pod: None,
+                node: None,
+                phase: Some(new),
+                reason: Cow::Borrowed(""),
+            });
+        }
+    }
+
+    fn set_phase(&mut self, j: JobId, phase: JobPhase) {
+        self.world.jobs[j.0 as usize].phase = phase;
+    }
+
+    fn start_progress(&mut self, j: JobId) {
+        let nodes = self.world.job_nodes(j);
+        let speed = self.runtime.speed_ppm(&self.world, j, &nodes).clamp(1, FULL_SPEED_PPM);
+        let tier = self.world.cluster.topology.highest_tier(&nodes);
+        let now = self.now;
+        let job = &mut self.world.jobs[j.0 as usize];
+        job.nodes_spanned = nodes.len() as u32;
+        job.highest_tier = tier;
+        if job.first_start.is_none() {
+            job.first_start = Some(now);
+        }
+        job.phase = JobPhase::Running;
+        let p = &mut job.progress;
+        p.speed_ppm = speed;
+        p.since = Some(now);
+        p.generation += 1;
+        let remaining = job.spec.duration.micros().saturating_sub(p.done) as u128;
+        let delay = (remaining * FULL_SPEED_PPM as u128).div_ceil(speed as u128);
+        let at = SimTime(now.micros().saturating_add(delay.min(u64::MAX as u128) as u64));
+        let generation = p.generation;
+        let term = job.allocated.gpu_milli() as i128 * speed as i128;
+        p.effective_term = term;
+        self.effective_milli_ppm += term;
+        self.running_jobs += 1;
+        self.events.push(at, Event::Finish(j, generation));
+    }
+
+    /// Credits work done since the last speed change.
+    fn credit(&mut self, j: JobId) {
+        let now = self.now;
+        let job = &mut self.world.jobs[j.0 as usize];
+        let p = &mut job.progress;
+        let Some(since) = p.since else { return };
+        let elapsed = now.since(since).micros() as u128;
+        let work = (elapsed * p.speed_ppm as u128 / FULL_SPEED_PPM as u128) as u64;
+        let ideal_elapsed = elapsed as u64;
+        p.done = (p.done + work).min(job.spec.duration.micros());
+        let gpus = job.allocated.gpu_milli().max(0) as u128;
+        p.comm_gpu_us += (ideal_elapsed - work.min(ideal_elapsed)) as u128 * gpus / 1000;
+        if let Some(c) = job.spec.checkpoint_interval.filter(|c| c.micros() > 0) {
+            p.checkpointed = p.done / c.micros() * c.micros();
+        }
+        p.since = Some(now);
+    }
+
+    /// Stops progress; with `lose`, work since the last checkpoint is lost.
+    fn stop_progress(&mut self, j: JobId, lose: bool) {
+        if !self.world.jobs[j.0 as usize].is_progressing() {
+            return;
+        }
+        self.credit(j);
+        let job = &mut self.world.jobs[j.0 as usize];
+        let gpus = job.spec.total_gpus().max(0) as u128;
+        let p = &mut job.progress;
+        p.since = None;
+        p.generation += 1;
+        self.effective_milli_ppm -= std::mem::take(&mut p.effective_term);
+        self.running_jobs -= 1;
+        if lose {
+            let lost = p.done - p.checkpointed;
+            p.done = p.checkpointed;
+            p.lost_gpu_us += lost as u128 * gpus;
+        }
+    }
+
+    fn complete(&mut self, j: JobId) {
+        self.credit(j);
+        let job = &mut self.world.jobs[j.0 as usize];
+        job.progress.done = job.spec.duration.micros();
+        job.progress.since = None;
+        job.progress.generation += 1;
+        self.effective_milli_ppm -= std::mem::take(&mut job.progress.effective_term);
+        self.running_jobs -= 1;
+        let pods: Vec<PodId> = job.pods.clone();
+        for p in pods {
+            match self.world.pods[p.0 as usize].status {
+                PodStatus::Running => {
+                    self.record_pod_end(p, EndReason::Completed);
+                    let node = self.world.pods[p.0 as usize].node;
+                    self.world.transition(p, PodStatus::Succeeded, node);
+                }
+                PodStatus::Pending => self.world.transition(p, PodStatus::Deleted, None),
+                _ => {}
+            }
+            self.world.pods[p.0 as usize].replace_on_release = false;
+        }
+        self.set_phase(j, JobPhase::Completed);
+        let job = &mut self.world.jobs[j.0 as usize];
+        job.end = Some(self.now);
+        job.pg_phase = PodGroupPhase::Completed;
+        self.world.active.remove(&j);
+        self.world.with_pending.remove(&j);
+        self.dirty = true;
+    }
+
+    fn record_pod_end(&mut self, p: PodId, reason: EndReason) {
+        let pod = &self.world.pods[p.0 as usize];
+        if let Some(node) = pod.node {
+            self.pods_out.push(PodRecord {
+                pod: p,
+                job: pod.job,
+                task: pod.task,
+                index: pod.index,
+                node,
+                gpu_milli: pod.req.gpu_milli(),
+                start: pod.started,
+                end: self.now,
+                reason,
+            });
+        }
+    }
+}

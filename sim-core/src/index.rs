@@ -1,0 +1,121 @@
+//! An index of nodes by free resources: a segment tree holding, per subtree, the
+//! per-dimension maximum of the nodes' `FutureIdle`.
+//!
+//! "The first node (in node order) at or after `i` whose free resources cover `req`"
+//! descends only into subtrees whose maxima cover `req`, so a scheduler that places a
+//! pod does not scan every node. Updates are O(log n).
+
+use crate::cluster::NodeId;
+use crate::resource::{DIMS, Resources};
+
+/// Max-per-dimension segment tree over node free resources.
+#[derive(Clone, Debug)]
+pub struct NodeIndex {
+    size: usize,
+    len: usize,
+    tree: Vec<Resources>,
+}
+
+const EMPTY: Resources = Resources([i64::MIN / 4; DIMS]);
+
+impl NodeIndex {
+    /// Builds the index from each node's free resources.
+    pub fn new(free: &[Resources]) -> NodeIndex {
+        let len = free.len();
+        let size = len.next_power_of_two().max(1);
+        let mut tree = vec![EMPTY; 2 * size];
+        tree[size..size + len].copy_from_slice(free);
+        for i in (1..size).rev() {
+            tree[i] = tree[2 * i].max(&tree[2 * i + 1]);
+        }
+        NodeIndex { size, len, tree }
+    }
+    /// Number of nodes indexed.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// True without nodes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Sets a node's free resources.
+    pub fn update(&mut self, node: NodeId, free: Resources) {
+        let mut i = self.size + node.0 as usize;
+        self.tree[i] = free;
+        i /= 2;
+        while i >= 1 {
+            let m = self.tree[2 * i].max(&self.tree[2 * i + 1]);
+            if self.tree[i] == m {
+                break;
+            }
+            self.tree[i] = m;
+            i /= 2;
+        }
+    }
+    /// The free resources recorded for a node.
+    pub fn free(&self, node: NodeId) -> Resources {
+        self.tree[self.size + node.0 as usize]
+    }
+    /// True if some node's free resources cover `req`. O(1) negative answer when no
+    /// single dimension maximum covers it.
+    pub fn any_fits(&self, req: &Resources) -> bool {
+        self.first_fit(req, 0).is_some()
+    }
+    /// The first node with index ≥ `from` whose free resources cover `req`.
+    pub fn first_fit(&self, req: &Resources, from: usize) -> Option<NodeId> {
+        if from >= self.len || !req.fits_in(&self.tree[1]) {
+            return None;
+        }
+        self.descend(1, 0, self.size, req, from).map(|i| NodeId(i as u32))
+    }
+    fn descend(&self, i: usize, lo: usize, hi: usize, req: &Resources, from: usize) -> Option<usize> {
+        if hi <= from || !req.fits_in(&self.tree[i]) {
+            return None;
+        }
+        if hi - lo == 1 {
+            return (lo < self.len).then_some(lo);
+        }
+        let mid = (lo + hi) / 2;
+        self.descend(2 * i, lo, mid, req, from)
+            .or_else(|| self.descend(2 * i + 1, mid, hi, req, from))
+    }
+    /// Every node whose free resources cover `req`, in node order.
+    pub fn fitting<'a>(&'a self, req: &'a Resources) -> impl Iterator<Item = NodeId> + 'a {
+        let mut next = 0usize;
+        std::iter::from_fn(move || {
+            let n = self.first_fit(req, next)?;
+            next = n.0 as usize + 1;
+            Some(n)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn matches_a_linear_scan(
+            free in proptest::collection::vec((0i64..8, 0i64..64), 1..70),
+            updates in proptest::collection::vec((0usize..70, 0i64..8, 0i64..64), 0..30),
+            req in (0i64..9, 0i64..65),
+            from in 0usize..72,
+        ) {
+            let mut v: Vec<Resources> = free.iter().map(|&(g, c)| Resources::new(c, 0, g, 1)).collect();
+            let mut idx = NodeIndex::new(&v);
+            for (n, g, c) in updates {
+                let n = n % v.len();
+                v[n] = Resources::new(c, 0, g, 1);
+                idx.update(NodeId(n as u32), v[n]);
+            }
+            let r = Resources::new(req.1, 0, req.0, 1);
+            let expect = (from..v.len()).find(|&i| r.fits_in(&v[i])).map(|i| NodeId(i as u32));
+            prop_assert_eq!(idx.first_fit(&r, from), expect);
+            let all: Vec<NodeId> = idx.fitting(&r).collect();
+            let expect_all: Vec<NodeId> = (0..v.len()).filter(|&i| r.fits_in(&v[i])).map(|i| NodeId(i as u32)).collect();
+            prop_assert_eq!(all, expect_all);
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! Jobs as Volcano's scheduler sees them: a PodGroup and its Pods, with the
+//! VolcanoJob controller's view on top (tasks, dependsOn, policies, retries).
+//!
+//! A VolcanoJob, PyTorchJob, MPIJob or RayJob is turned into a [`JobSpec`] by the
+//! workload importers, the way the respective controllers would create the PodGroup
+//! and pods.
+
+use crate::cluster::NodeId;
+use crate::queue::QueueId;
+use crate::resource::Resources;
+use crate::time::{SimDuration, SimTime};
+
+/// Index of a job (dense, in submission order after merging sources).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct JobId(pub u32);
+
+/// Index of a pod (dense, in creation order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PodId(pub u32);
+
+/// A controller event a policy reacts to (`policies[].event`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyEvent {
+    /// `*`: any event.
+    Any,
+    /// A pod was evicted (preempted, reclaimed, node failure).
+    PodEvicted,
+    /// A pod failed.
+    PodFailed,
+    /// All replicas of a task succeeded.
+    TaskCompleted,
+    /// The PodGroup became Unknown (part of the gang running, the rest unschedulable).
+    JobUnknown,
+}
+
+impl PolicyEvent {
+    /// Parses Volcano's spelling.
+    pub fn parse(s: &str) -> Option<PolicyEvent> {
+        Some(match s {
+            "*" => PolicyEvent::Any,
+            "PodEvicted" => PolicyEvent::PodEvicted,
+            "PodFailed" => PolicyEvent::PodFailed,
+            "TaskCompleted" => PolicyEvent::TaskCompleted,
+            "Unknown" => PolicyEvent::JobUnknown,
+            _ => return None,
+        })
+    }
+    /// True if a policy on `self` fires for `actual`.
+    pub fn matches(self, actual: PolicyEvent) -> bool {
+        self == PolicyEvent::Any || self == actual
+    }
+}
+
+/// What the controller does when a policy fires (`policies[].action`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyAction {
+    /// Kill every pod and start the job again (retry count + 1).
+    RestartJob,
+    /// Kill and recreate the pods of the affected task.
+    RestartTask,
+    /// Recreate the affected pod (the default reaction to an eviction).
+    RestartPod,
+    /// Kill all pods; the job ends Aborted.
+    AbortJob,
+    /// Kill all pods; the job ends Terminated.
+    TerminateJob,
+    /// Kill unfinished pods; the job ends Completed.
+    CompleteJob,
+}
+
+impl PolicyAction {
+    /// Parses Volcano's spelling.
+    pub fn parse(s: &str) -> Option<PolicyAction> {
+        Some(match s {
+            "RestartJob" => PolicyAction::RestartJob,
+            "RestartTask" => PolicyAction::RestartTask,
+            "RestartPod" => PolicyAction::RestartPod,
+            "AbortJob" => PolicyAction::AbortJob,
+            "TerminateJob" => PolicyAction::TerminateJob,
+            "CompleteJob" => PolicyAction::CompleteJob,
+            _ => return None,
+        })
+    }
+}
+
+/// One lifecycle policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// Trigger.
+    pub event: PolicyEvent,
+    /// Reaction.
+    pub action: PolicyAction,
+}
+
+/// `networkTopology` of a PodGroup / VolcanoJob.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkTopology {
+    /// `hard` (true) or `soft`.
+    pub hard: bool,
+    /// `highestTierAllowed`; `None` = unconstrained.
+    pub highest_tier_allowed: Option<u32>,
+}
+
+/// A task (role) of a job: `replicas` identical pods.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskSpec {
+    /// Role name (`master`, `worker`, `ps`, `head`, `launcher`...).
+    pub name: String,
+    /// Number of pods.
+    pub replicas: u32,
+    /// Per-task minAvailable (`minTaskMember`).
+    pub min_available: u32,
+    /// Requests of each pod (including `pods: 1`).
+    pub requests: Resources,
+    /// Pod priority (from its PriorityClass); Volcano's default task priority is 1.
+    pub priority: i32,
+    /// Tasks (indices into the job's tasks) this task waits for.
+    pub depends_on: Vec<usize>,
+    /// `iteration: any` (true) or `all` (false).
+    pub depends_any: bool,
+    /// Node selector: every label must match.
+    pub node_selector: Vec<(String, String)>,
+    /// Task-level policies (checked before the job's).
+    pub policies: Vec<Policy>,
+    /// `volcano.sh/preemptable` (default true).
+    pub preemptable: bool,
+}
+
+/// Everything lahar knows about a job before it runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobSpec {
+    /// Name (unique within its namespace).
+    pub name: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Kind it came from (`VolcanoJob`, `PyTorchJob`, `synthetic`...).
+    pub kind: String,
+    /// Queue.
+    pub queue: QueueId,
+    /// PriorityClass name, if any.
+    pub priority_class: Option<String>,
+    /// Resolved job priority.
+    pub priority: i32,
+    /// Submission time.
+    pub submit: SimTime,
+    /// Gang size (`minMember`).
+    pub min_available: u32,
+    /// Tasks.
+    pub tasks: Vec<TaskSpec>,
+    /// Job-level policies.
+    pub policies: Vec<Policy>,
+    /// Restarts before the job fails (default 3).
+    pub max_retry: u32,
+    /// PodGroup `minResources` (computed as Volcano's controller does when absent).
+    pub min_resources: Resources,
+    /// Network topology constraint.
+    pub network_topology: Option<NetworkTopology>,
+    /// Run time under ideal placement (work to do once the gang runs).
+    pub duration: SimDuration,
+    /// Checkpoint interval in work time; progress since the last checkpoint is lost
+    /// when the job stops. `None`: all progress is lost.
+    pub checkpoint_interval: Option<SimDuration>,
+    /// Graceful termination of evicted pods.
+    pub termination_grace: SimDuration,
+    /// User / tenant, for reports.
+    pub user: String,
+}
+
+/// Volcano's default graceful termination period.
+pub const DEFAULT_TERMINATION_GRACE: SimDuration = SimDuration::from_secs(30);
+
+impl JobSpec {
+    /// Total pods over all tasks.
+    pub fn total_replicas(&self) -> u32 {
+        self.tasks.iter().map(|t| t.replicas).sum()
+    }
+    /// Total whole GPUs requested by all pods.
+    pub fn total_gpus(&self) -> i64 {
+        self.tasks
+            .iter()
+            .map(|t| t.requests.gpu_milli() * t.replicas as i64)
+            .sum::<i64>()
+            .saturating_add(999)
+            / 1000
+    }
+    /// `minResources` the way Volcano's job controller computes it: tasks ordered by
+    /// pod priority (high first, stable), then the first `min_available` pods, taking
+    /// each task's `min_available` pods first when the gang covers them all.
+    pub fn compute_min_resources(&self) -> Resources {
+        let mut order: Vec<usize> = (0..self.tasks.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(self.tasks[i].priority));
+        let sum_task_min: u32 = self.tasks.iter().map(|t| t.min_available).sum();
+        let mut left = self.min_available;
+        let mut total = Resources::ZERO;
+        if self.min_available < sum_task_min {
+            for &i in &order {
+                let n = self.tasks[i].replicas.min(left);
+                total += self.tasks[i].requests.times(n as i64);
+                left -= n;
+            }
+        } else {
+            let mut extra = Vec::new();
+            for &i in &order {
+                let t = &self.tasks[i];
+                let n = t.min_available.min(t.replicas);
+                total += t.requests.times(n as i64);
+                left = left.saturating_sub(n);
+                extra.push((i, t.replicas - n));
+            }
+            for (i, spare) in extra {
+                let n = spare.min(left);
+                total += self.tasks[i].requests.times(n as i64);
+                left -= n;
+            }
+        }
+        total
+    }
+    /// The pod name Volcano's controller gives: `<job>-<task>-<index>`.
+    pub fn pod_name(&self, task: usize, index: u32) -> String {
+        format!("{}-{}-{}", self.name, self.tasks[task].name, index)
+    }
+}
+
+/// PodGroup phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PodGroupPhase {
+    /// Waiting for admission (enqueue).
+    Pending,
+    /// Admitted; pods may be created and allocated.
+    Inqueue,
+    /// At least minMember pods scheduled.
+    Running,
+    /// Some pods running, the rest of the gang unschedulable.
+    Unknown,
+    /// All scheduled pods finished.
+    Completed,
+}
+
+impl PodGroupPhase {
+    /// Volcano's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PodGroupPhase::Pending => "Pending",
+            PodGroupPhase::Inqueue => "Inqueue",
+            PodGroupPhase::Running => "Running",
+            PodGroupPhase::Unknown => "Unknown",
+            PodGroupPhase::Completed => "Completed",
+        }
+    }
+}
+
+/// The VolcanoJob's phase (the controller's state machine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum JobPhase {
+    /// Not yet submitted (before its submit time).
+    NotSubmitted,
+    /// Submitted; fewer than minAvailable pods running.
+    Pending,
+    /// At least minAvailable pods running.
+    Running,
+    /// Pods being killed for a restart.
+    Restarting,
+    /// Finished successfully.
+    Completed,
+    /// Retries exhausted.
+    Failed,
+    /// Aborted by a policy.
+    Aborted,
+    /// Terminated by a policy.
+    Terminated,
+}
+
+impl JobPhase {
+    /// Volcano's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobPhase::NotSubmitted => "NotSubmitted",
+            JobPhase::Pending => "Pending",
+            JobPhase::Running => "Running",
+            JobPhase::Restarting => "Restarting",
+            JobPhase::Completed => "Completed",
+            JobPhase::Failed => "Failed",
+            JobPhase::Aborted => "Aborted",
+            JobPhase::Terminated => "Terminated",
+        }
+    }
+    /// True once the job can no longer change.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, JobPhase::Completed | JobPhase::Failed | JobPhase::Aborted | JobPhase::Terminated)
+    }
+}
+
+/// Pod (task) status as the scheduler sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PodStatus {
+    /// Waiting for a node.
+    Pending,
+    /// Tentatively placed on a node's idle resources in the current session.
+    Allocated,
+    /// Tentatively placed on resources that are being released.
+    Pipelined,
+    /// Bound and running.
+    Running,
+    /// Being evicted; still holds its node until the grace period ends.
+    Releasing,
+    /// Finished successfully.
+    Succeeded,
+    /// Failed.
+    Failed,
+    /// Removed (its job ended before it ran, or it was replaced).
+    Deleted,
+}
+
+impl PodStatus {
+    /// Number of statuses.
+    pub const COUNT: usize = 8;
+    /// Dense index for per-status counters.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    /// Volcano's *AllocatedStatus* (holds node resources as a placement).
+    pub fn is_allocated(self) -> bool {
+        matches!(self, PodStatus::Allocated | PodStatus::Running)
+    }
+}
+
+/// Where a pod is, for placement views.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// Pod.
+    pub pod: PodId,
+    /// Node.
+    pub node: NodeId,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(name: &str, replicas: u32, min: u32, gpu: i64, prio: i32) -> TaskSpec {
+        TaskSpec {
+            name: name.into(),
+            replicas,
+            min_available: min,
+            requests: Resources::new(1000, 0, gpu * 1000, 1),
+            priority: prio,
+            depends_on: vec![],
+            depends_any: false,
+            node_selector: vec![],
+            policies: vec![],
+            preemptable: true,
+        }
+    }
+
+    fn job(min: u32, tasks: Vec<TaskSpec>) -> JobSpec {
+        JobSpec {
+            name: "j".into(),
+            namespace: "default".into(),
+            kind: "VolcanoJob".into(),
+            queue: QueueId(0),
+            priority_class: None,
+            priority: 0,
+            submit: SimTime::ZERO,
+            min_available: min,
+            tasks,
+            policies: vec![],
+            max_retry: 3,
+            min_resources: Resources::ZERO,
+            network_topology: None,
+            duration: SimDuration::from_secs(10),
+            checkpoint_interval: None,
+            termination_grace: DEFAULT_TERMINATION_GRACE,
+            user: String::new(),
+        }
+    }
+
+    #[test]
+    fn min_resources_follows_the_controller() {
+        // master (prio 10, 1 GPU) + 4 workers (2 GPUs), minAvailable 3 < Σ task min (5):
+        // take master first, then 2 workers.
+        let j = job(3, vec![task("worker", 4, 4, 2, 1), task("master", 1, 1, 1, 10)]);
+        assert_eq!(j.compute_min_resources().gpu_milli(), 5000);
+        assert_eq!(j.compute_min_resources().pods(), 3);
+        // minAvailable 3 ≥ Σ task min (1 + 1): each task's min first, then one extra
+        // replica from the first task in priority order.
+        let j = job(3, vec![task("worker", 4, 1, 2, 1), task("master", 1, 1, 1, 10)]);
+        assert_eq!(j.compute_min_resources().gpu_milli(), 1000 + 2000 + 2000);
+        assert_eq!(j.total_gpus(), 9);
+        assert_eq!(j.pod_name(0, 3), "j-worker-3");
+    }
+}

@@ -1,0 +1,55 @@
+//! # lahar-core
+//!
+//! The simulation core of lahar, an offline discrete-event simulator of
+//! Volcano-style batch scheduling on GPU clusters.
+//!
+//! Contracts:
+//! - **Time** is an integer number of microseconds ([`time::SimTime`]); no floating
+//!   point clock exists.
+//! - **Events** are ordered by `(time, sequence)`; ties pop in scheduling order
+//!   ([`event::EventQueue`]).
+//! - **Gangs** are placed whole: a policy allocates a job's pods in one
+//!   [`session::Statement`] and commits it only when `minAvailable` pods are placed;
+//!   otherwise it discards it and nothing of it remains.
+//! - **Resources** are integer vectors in Volcano's units ([`resource::Resources`]);
+//!   every pod takes one `pods` slot.
+//! - **Randomness** comes only from [`rng::RngStreams`]: named, seeded, portable streams.
+//! - **Progress**: a running job advances at a speed set by its placement
+//!   ([`engine::RuntimeModel`]); a change of placement credits the work done at the
+//!   old speed before the finish event is rescheduled.
+//!
+//! ```
+//! use lahar_core::prelude::*;
+//! let q = EventQueue::new();
+//! assert!(q.is_empty());
+//! assert_eq!(parse_duration("2h").unwrap(), SimDuration::from_secs(7200));
+//! # let _: EventQueue<()> = q;
+//! ```
+
+pub mod cluster;
+pub mod engine;
+pub mod event;
+pub mod index;
+pub mod job;
+pub mod quantity;
+pub mod queue;
+pub mod resource;
+pub mod rng;
+pub mod session;
+pub mod time;
+pub mod topology;
+pub mod world;
+
+/// The names most users of the crate need.
+pub mod prelude {
+    pub use crate::cluster::{Cluster, IntraNode, Nics, Node, NodeId};
+    pub use crate::engine::{Engine, EngineConfig, EndReason, IdealRuntime, RunOutput, RuntimeModel};
+    pub use crate::event::EventQueue;
+    pub use crate::job::{JobId, JobPhase, JobSpec, PodGroupPhase, PodId, PodStatus, TaskSpec};
+    pub use crate::queue::{Queue, QueueId};
+    pub use crate::resource::{ResourceNames, Resources};
+    pub use crate::session::{Scheduler, Session, Statement};
+    pub use crate::time::{SimDuration, SimTime, parse_duration};
+    pub use crate::topology::Topology;
+    pub use crate::world::World;
+}

@@ -1,0 +1,65 @@
+//! Volcano Queues.
+
+use crate::resource::ResourceList;
+
+/// Index of a queue in the run's queue list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct QueueId(pub u32);
+
+/// Queue state (`status.state`). Only Open queues admit and allocate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum QueueState {
+    /// Accepting and scheduling jobs.
+    #[default]
+    Open,
+    /// Closing: no new jobs; existing ones finish.
+    Closing,
+    /// Closed.
+    Closed,
+}
+
+/// A queue as the scheduler sees it (`scheduling.volcano.sh/v1beta1` Queue spec).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Queue {
+    /// Name.
+    pub name: String,
+    /// Weight (proportion plugin), ≥ 1 by webhook default.
+    pub weight: u32,
+    /// Upper bound on allocation; dimensions not given are unlimited.
+    pub capability: ResourceList,
+    /// Resources reserved for this queue (`guarantee.resource`).
+    pub guarantee: ResourceList,
+    /// Deserved share (capacity plugin).
+    pub deserved: ResourceList,
+    /// Whether other queues may reclaim from it.
+    pub reclaimable: bool,
+    /// Parent queue (capacity hierarchy); `None` means `root` or flat.
+    pub parent: Option<String>,
+    /// Queue priority: higher is scheduled first and is a victim last.
+    pub priority: i32,
+    /// State.
+    pub state: QueueState,
+    /// `volcano.sh/hierarchy` annotation (hierarchical DRF).
+    pub hierarchy: Option<String>,
+    /// `volcano.sh/hierarchy-weights` annotation.
+    pub hierarchy_weights: Option<String>,
+}
+
+impl Queue {
+    /// A queue with Volcano's defaults (weight 1, reclaimable, open, no limits).
+    pub fn new(name: impl Into<String>) -> Queue {
+        Queue {
+            name: name.into(),
+            weight: 1,
+            capability: ResourceList::default(),
+            guarantee: ResourceList::default(),
+            deserved: ResourceList::default(),
+            reclaimable: true,
+            parent: None,
+            priority: 0,
+            state: QueueState::Open,
+            hierarchy: None,
+            hierarchy_weights: None,
+        }
+    }
+}

@@ -1,0 +1,457 @@
+//! The scheduling Session API: what a policy sees and how it acts.
+//!
+//! A [`Session`] is one scheduling cycle at one instant. Policies read ordered views
+//! of queues, jobs, pods and nodes, and act through [`Statement`]s: `allocate`,
+//! `pipeline` and `evict` apply to the session at once (so later decisions in the
+//! same session see them, as in Volcano), and the policy then `commit`s or
+//! `discard`s the statement whole. A gang is placed by allocating its pods in one
+//! statement and committing only if the gang is satisfied.
+//!
+//! When the session closes, operations neither committed nor discarded are undone
+//! (Volcano's pipelined-but-not-ready jobs hold resources only until the session
+//! ends), committed pipelines leave the pod Pending with a nominated node, committed
+//! allocations become Running and committed evictions start the pod's graceful
+//! termination.
+
+use crate::cluster::{Cluster, Node, NodeId};
+use crate::job::{JobId, PodGroupPhase, PodId, PodStatus};
+use crate::queue::QueueId;
+use crate::resource::Resources;
+use crate::rng::StreamRng;
+use crate::time::SimTime;
+use crate::world::{Job, NodeState, Pod, QueueState, World};
+use std::borrow::Cow;
+
+/// A scheduling policy. It is called once per session and acts on the session.
+pub trait Scheduler: Send {
+    /// Name for reports (`gang-fifo`, `volcano`, `tiresias`...).
+    fn name(&self) -> &str;
+    /// Runs one scheduling cycle.
+    fn schedule(&mut self, ssn: &mut Session<'_>);
+}
+
+/// The kind of a session operation or decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// Place a pod on a node's idle resources.
+    Allocate,
+    /// Place a pod on resources that are being released.
+    Pipeline,
+    /// Evict a running pod.
+    Evict,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OpState {
+    Open,
+    Committed,
+    Discarded,
+}
+
+#[derive(Clone, Debug)]
+struct Op {
+    kind: OpKind,
+    pod: PodId,
+    node: Option<NodeId>,
+    prev_status: PodStatus,
+    prev_node: Option<NodeId>,
+    action: &'static str,
+    reason: Cow<'static, str>,
+    state: OpState,
+}
+
+/// A transaction of session operations, committed or discarded whole.
+#[derive(Debug, Default)]
+#[must_use = "a statement must be committed or discarded"]
+pub struct Statement {
+    ops: Vec<usize>,
+}
+
+impl Statement {
+    /// Number of operations recorded.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+    /// True when nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+}
+
+/// What a decision row records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecisionKind {
+    /// A pod bound to a node.
+    Bind,
+    /// A pod evicted.
+    Evict,
+    /// A pod pipelined onto a node.
+    Pipeline,
+    /// A PodGroup phase change.
+    Phase,
+}
+
+impl DecisionKind {
+    /// Spelling in decisions.csv.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionKind::Bind => "bind",
+            DecisionKind::Evict => "evict",
+            DecisionKind::Pipeline => "pipeline",
+            DecisionKind::Phase => "phase",
+        }
+    }
+}
+
+/// One scheduling decision, in the order made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// Session number (1-based).
+    pub session: u64,
+    /// Time.
+    pub t: SimTime,
+    /// Action that made it (`allocate`, `preempt`...).
+    pub action: &'static str,
+    /// Kind.
+    pub kind: DecisionKind,
+    /// Job.
+    pub job: JobId,
+    /// Pod, for pod decisions.
+    pub pod: Option<PodId>,
+    /// Node, for bind and pipeline.
+    pub node: Option<NodeId>,
+    /// New PodGroup phase, for phase rows.
+    pub phase: Option<PodGroupPhase>,
+    /// Why.
+    pub reason: Cow<'static, str>,
+}
+
+/// A session operation that could not be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// The pod is not Pending.
+    #[error("pod is {0:?}, not Pending")]
+    NotPending(PodStatus),
+    /// The pod is not running.
+    #[error("pod is {0:?}, not Running")]
+    NotRunning(PodStatus),
+    /// The node lacks idle resources for an allocation.
+    #[error("pod does not fit the node's idle resources")]
+    NoIdle,
+    /// The node lacks future-idle resources for a pipeline.
+    #[error("pod does not fit the node's future idle resources")]
+    NoFutureIdle,
+}
+
+/// What the engine needs from a closed session.
+#[derive(Debug, Default)]
+pub struct SessionOutcome {
+    /// Committed allocations (pod is Allocated on the node).
+    pub binds: Vec<(PodId, NodeId)>,
+    /// Committed evictions (pod is Releasing), with the action that evicted it.
+    pub evictions: Vec<(PodId, &'static str)>,
+    /// Decisions, in order.
+    pub decisions: Vec<Decision>,
+    /// Jobs whose PodGroup phase the policy set.
+    pub phase_jobs: Vec<JobId>,
+    /// Times at which the policy wants another session.
+    pub wakeups: Vec<SimTime>,
+}
+
+/// One scheduling cycle.
+pub struct Session<'w> {
+    world: &'w mut World,
+    now: SimTime,
+    index: u64,
+    action: &'static str,
+    journal: Vec<Op>,
+    outcome: SessionOutcome,
+    rng: &'w mut StreamRng,
+}
+
+impl<'w> Session<'w> {
+    /// Opens a session (the engine does this).
+    pub fn new(world: &'w mut World, now: SimTime, index: u64, rng: &'w mut StreamRng) -> Self {
+        Session {
+            world,
+            now,
+            index,
+            action: "allocate",
+            journal: Vec::new(),
+            outcome: SessionOutcome::default(),
+            rng,
+        }
+    }
+
+    // ---- views -------------------------------------------------------------------
+
+    /// Current time.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    /// Session number (1-based).
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+    /// The static cluster.
+    pub fn cluster(&self) -> &Cluster {
+        &self.world.cluster
+    }
+    /// Σ allocatable of all nodes.
+    pub fn total(&self) -> Resources {
+        self.world.cluster.total()
+    }
+    /// The session's random stream (for documented random tie-breaks).
+    pub fn rng(&mut self) -> &mut StreamRng {
+        self.rng
+    }
+    /// All queues, by id.
+    pub fn queues(&self) -> &[QueueState] {
+        &self.world.queues
+    }
+    /// One queue.
+    pub fn queue(&self, q: QueueId) -> &QueueState {
+        &self.world.queues[q.0 as usize]
+    }
+    /// Submitted, non-terminal jobs in creation order (submit time, then id).
+    pub fn jobs(&self) -> impl Iterator<Item = JobId> + '_ {
+        self.world.active.iter().copied()
+    }
+    /// Active jobs that have Pending pods, in creation order.
+    pub fn jobs_with_pending(&self) -> impl Iterator<Item = JobId> + '_ {
+        self.world.with_pending.iter().copied()
+    }
+    /// A job.
+    pub fn job(&self, j: JobId) -> &Job {
+        &self.world.jobs[j.0 as usize]
+    }
+    /// A pod.
+    pub fn pod(&self, p: PodId) -> &Pod {
+        &self.world.pods[p.0 as usize]
+    }
+    /// The job's Pending pods in task order (task index, then replica index).
+    pub fn pending_pods(&self, j: JobId) -> Vec<PodId> {
+        let mut v: Vec<PodId> = self.world.jobs[j.0 as usize]
+            .pods
+            .iter()
+            .copied()
+            .filter(|p| self.world.pods[p.0 as usize].status == PodStatus::Pending)
+            .collect();
+        v.sort_by_key(|p| {
+            let pod = &self.world.pods[p.0 as usize];
+            (pod.task, pod.index, p.0)
+        });
+        v
+    }
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        self.world.nodes.len()
+    }
+    /// A node's static description.
+    pub fn node(&self, n: NodeId) -> &Node {
+        self.world.cluster.node(n)
+    }
+    /// A node's usage.
+    pub fn node_state(&self, n: NodeId) -> &NodeState {
+        &self.world.nodes[n.0 as usize]
+    }
+    /// Idle = allocatable − used.
+    pub fn idle(&self, n: NodeId) -> Resources {
+        self.world.idle(n)
+    }
+    /// FutureIdle = idle + releasing − pipelined.
+    pub fn future_idle(&self, n: NodeId) -> Resources {
+        self.world.future_idle(n)
+    }
+    /// The first node at index ≥ `from` whose FutureIdle covers `req` (indexed, not a scan).
+    pub fn first_fit(&self, req: &Resources, from: usize) -> Option<NodeId> {
+        self.world.index.first_fit(req, from)
+    }
+    /// Every node whose FutureIdle covers `req`, in node order (indexed).
+    pub fn fitting_nodes<'a>(&'a self, req: &'a Resources) -> impl Iterator<Item = NodeId> + 'a {
+        self.world.index.fitting(req)
+    }
+    /// True if the pod's node selector matches the node's labels.
+    pub fn selector_matches(&self, p: PodId, n: NodeId) -> bool {
+        let pod = &self.world.pods[p.0 as usize];
+        let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
+        let labels = &self.world.cluster.node(n).labels;
+        task.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+    }
+
+    // ---- operations -----------------------------------------------------------
+
+    /// Names the action whose decisions follow (for decisions.csv).
+    pub fn set_action(&mut self, action: &'static str) {
+        self.action = action;
+    }
+    /// The current action name.
+    pub fn action(&self) -> &'static str {
+        self.action
+    }
+    /// A new, empty statement.
+    pub fn statement(&self) -> Statement {
+        Statement::default()
+    }
+
+    fn record(&mut self, stmt: &mut Statement, kind: OpKind, pod: PodId, node: Option<NodeId>, reason: Cow<'static, str>) {
+        let p = &self.world.pods[pod.0 as usize];
+        let op = Op {
+            kind,
+            pod,
+            node,
+            prev_status: p.status,
+            prev_node: p.node,
+            action: self.action,
+            reason,
+            state: OpState::Open,
+        };
+        stmt.ops.push(self.journal.len());
+        self.journal.push(op);
+    }
+
+    /// Places a Pending pod on a node's idle resources.
+    pub fn allocate(&mut self, stmt: &mut Statement, pod: PodId, node: NodeId) -> Result<(), SessionError> {
+        let p = &self.world.pods[pod.0 as usize];
+        if p.status != PodStatus::Pending {
+            return Err(SessionError::NotPending(p.status));
+        }
+        if !p.req.fits_in(&self.world.idle(node)) {
+            return Err(SessionError::NoIdle);
+        }
+        self.record(stmt, OpKind::Allocate, pod, Some(node), Cow::Borrowed(""));
+        self.world.transition(pod, PodStatus::Allocated, Some(node));
+        Ok(())
+    }
+
+    /// Places a Pending pod on a node's future idle resources (what evicted pods
+    /// will free).
+    pub fn pipeline(&mut self, stmt: &mut Statement, pod: PodId, node: NodeId) -> Result<(), SessionError> {
+        let p = &self.world.pods[pod.0 as usize];
+        if p.status != PodStatus::Pending {
+            return Err(SessionError::NotPending(p.status));
+        }
+        if !p.req.fits_in(&self.world.future_idle(node)) {
+            return Err(SessionError::NoFutureIdle);
+        }
+        self.record(stmt, OpKind::Pipeline, pod, Some(node), Cow::Borrowed(""));
+        self.world.transition(pod, PodStatus::Pipelined, Some(node));
+        Ok(())
+    }
+
+    /// Evicts a Running pod; it keeps its node (Releasing) until its grace period ends.
+    pub fn evict(&mut self, stmt: &mut Statement, pod: PodId, reason: impl Into<Cow<'static, str>>) -> Result<(), SessionError> {
+        let p = &self.world.pods[pod.0 as usize];
+        if p.status != PodStatus::Running {
+            return Err(SessionError::NotRunning(p.status));
+        }
+        let node = p.node;
+        self.record(stmt, OpKind::Evict, pod, node, reason.into());
+        self.world.transition(pod, PodStatus::Releasing, node);
+        Ok(())
+    }
+
+    /// Makes a statement's operations final.
+    pub fn commit(&mut self, stmt: Statement) {
+        for i in stmt.ops {
+            let op = &mut self.journal[i];
+            if op.state != OpState::Open {
+                continue;
+            }
+            op.state = OpState::Committed;
+            let op = op.clone();
+            let job = self.world.pods[op.pod.0 as usize].job;
+            let kind = match op.kind {
+                OpKind::Allocate => {
+                    self.outcome.binds.push((op.pod, op.node.expect("allocate has a node")));
+                    DecisionKind::Bind
+                }
+                OpKind::Pipeline => DecisionKind::Pipeline,
+                OpKind::Evict => {
+                    self.outcome.evictions.push((op.pod, op.action));
+                    DecisionKind::Evict
+                }
+            };
+            self.outcome.decisions.push(Decision {
+                session: self.index,
+                t: self.now,
+                action: op.action,
+                kind,
+                job,
+                pod: Some(op.pod),
+                node: op.node,
+                phase: None,
+                reason: op.reason,
+            });
+        }
+    }
+
+    /// Undoes a statement's operations, last first.
+    pub fn discard(&mut self, stmt: Statement) {
+        for &i in stmt.ops.iter().rev() {
+            self.undo(i);
+        }
+    }
+
+    fn undo(&mut self, i: usize) {
+        let op = &mut self.journal[i];
+        if op.state != OpState::Open {
+            return;
+        }
+        op.state = OpState::Discarded;
+        let (pod, prev_status, prev_node) = (op.pod, op.prev_status, op.prev_node);
+        self.world.transition(pod, prev_status, prev_node);
+    }
+
+    /// Allocates and commits at once (Volcano's `ssn.Allocate`, used by backfill).
+    pub fn allocate_now(&mut self, pod: PodId, node: NodeId) -> Result<(), SessionError> {
+        let mut s = self.statement();
+        self.allocate(&mut s, pod, node)?;
+        self.commit(s);
+        Ok(())
+    }
+
+    /// Sets a job's PodGroup phase (enqueue admits Pending → Inqueue).
+    pub fn set_pod_group_phase(&mut self, j: JobId, phase: PodGroupPhase, reason: impl Into<Cow<'static, str>>) {
+        let job = &mut self.world.jobs[j.0 as usize];
+        if job.pg_phase == phase {
+            return;
+        }
+        job.pg_phase = phase;
+        self.outcome.phase_jobs.push(j);
+        self.outcome.decisions.push(Decision {
+            session: self.index,
+            t: self.now,
+            action: self.action,
+            kind: DecisionKind::Phase,
+            job: j,
+            pod: None,
+            node: None,
+            phase: Some(phase),
+            reason: reason.into(),
+        });
+    }
+
+    /// Asks for another session at `at` even if nothing else happens then (for
+    /// time-dependent policies such as SLA waiting times or LAS priority decay).
+    pub fn request_wakeup(&mut self, at: SimTime) {
+        if at > self.now {
+            self.outcome.wakeups.push(at);
+        }
+    }
+
+    /// Ends the session: undoes open operations, turns committed pipelines into
+    /// nominations, and returns what the engine must apply.
+    pub fn close(mut self) -> SessionOutcome {
+        for i in (0..self.journal.len()).rev() {
+            self.undo(i);
+        }
+        for op in &self.journal {
+            if op.state == OpState::Committed && op.kind == OpKind::Pipeline {
+                self.world.transition(op.pod, PodStatus::Pending, None);
+                self.world.pods[op.pod.0 as usize].nominated = op.node;
+            }
+        }
+        self.outcome
+    }
+}

@@ -1,0 +1,203 @@
+//! Simulated time: integer microseconds, and the strict duration syntax of scenarios.
+//!
+//! Time never goes through floating point inside the simulator. Outputs render
+//! seconds with [`SimTime::secs_string`], which is exact (no rounding).
+
+use std::fmt;
+
+/// A point in simulated time, in microseconds since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(pub u64);
+
+/// A span of simulated time, in microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimDuration(pub u64);
+
+/// Microseconds per second.
+pub const MICROS_PER_SEC: u64 = 1_000_000;
+
+impl SimTime {
+    /// The start of the simulation.
+    pub const ZERO: SimTime = SimTime(0);
+    /// The largest representable time, used as "never".
+    pub const MAX: SimTime = SimTime(u64::MAX);
+
+    /// Microseconds since start.
+    pub fn micros(self) -> u64 {
+        self.0
+    }
+    /// This time plus a duration, saturating at [`SimTime::MAX`].
+    pub fn plus(self, d: SimDuration) -> SimTime {
+        SimTime(self.0.saturating_add(d.0))
+    }
+    /// The duration since an earlier time (zero if `earlier` is later).
+    pub fn since(self, earlier: SimTime) -> SimDuration {
+        SimDuration(self.0.saturating_sub(earlier.0))
+    }
+    /// Seconds as an exact decimal string (`"90"`, `"1.5"`, `"0.000001"`).
+    pub fn secs_string(self) -> String {
+        secs_string(self.0)
+    }
+    /// Seconds as a float, for metrics (never for decisions).
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / MICROS_PER_SEC as f64
+    }
+}
+
+impl SimDuration {
+    /// Zero length.
+    pub const ZERO: SimDuration = SimDuration(0);
+    /// From whole seconds.
+    pub const fn from_secs(s: u64) -> SimDuration {
+        SimDuration(s * MICROS_PER_SEC)
+    }
+    /// Microseconds.
+    pub fn micros(self) -> u64 {
+        self.0
+    }
+    /// Seconds as an exact decimal string.
+    pub fn secs_string(self) -> String {
+        secs_string(self.0)
+    }
+    /// Seconds as a float, for metrics (never for decisions).
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / MICROS_PER_SEC as f64
+    }
+}
+
+/// Renders microseconds as exact decimal seconds, without trailing zeros.
+pub fn secs_string(us: u64) -> String {
+    let whole = us / MICROS_PER_SEC;
+    let frac = us % MICROS_PER_SEC;
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let mut s = format!("{whole}.{frac:06}");
+    while s.ends_with('0') {
+        s.pop();
+    }
+    s
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}s", secs_string(self.0))
+    }
+}
+
+impl fmt::Display for SimDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}s", secs_string(self.0))
+    }
+}
+
+/// Why a duration string was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// Empty input.
+    #[error("empty duration; expected e.g. 90s, 15m, 2h, 30d")]
+    Empty,
+    /// A number was not followed by a unit, or the unit is unknown.
+    #[error("bad duration `{0}`: expected an integer followed by a unit (us, ms, s, m, h, d), e.g. 90s, 15m, 2h30m, 30d")]
+    Syntax(String),
+    /// The value does not fit in 64-bit microseconds.
+    #[error("duration `{0}` is too large")]
+    Overflow(String),
+}
+
+/// Parses a duration: one or more `<integer><unit>` groups, units `us`, `ms`, `s`,
+/// `m`, `h`, `d`, `w` (e.g. `90s`, `15m`, `2h30m`, `30d`). A bare `0` is accepted.
+///
+/// ```
+/// use lahar_core::time::{parse_duration, SimDuration};
+/// assert_eq!(parse_duration("15m").unwrap(), SimDuration::from_secs(900));
+/// assert_eq!(parse_duration("2h30m").unwrap(), SimDuration::from_secs(9000));
+/// assert!(parse_duration("15").is_err());
+/// ```
+pub fn parse_duration(s: &str) -> Result<SimDuration, DurationError> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err(DurationError::Empty);
+    }
+    if t == "0" {
+        return Ok(SimDuration::ZERO);
+    }
+    let bytes = t.as_bytes();
+    let mut i = 0;
+    let mut total: u64 = 0;
+    while i < bytes.len() {
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return Err(DurationError::Syntax(t.to_string()));
+        }
+        let n: u64 = t[start..i]
+            .parse()
+            .map_err(|_| DurationError::Overflow(t.to_string()))?;
+        let ustart = i;
+        while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        let mult = match &t[ustart..i] {
+            "us" => 1,
+            "ms" => 1_000,
+            "s" => MICROS_PER_SEC,
+            "m" => 60 * MICROS_PER_SEC,
+            "h" => 3_600 * MICROS_PER_SEC,
+            "d" => 86_400 * MICROS_PER_SEC,
+            "w" => 7 * 86_400 * MICROS_PER_SEC,
+            _ => return Err(DurationError::Syntax(t.to_string())),
+        };
+        let part = n
+            .checked_mul(mult)
+            .ok_or_else(|| DurationError::Overflow(t.to_string()))?;
+        total = total
+            .checked_add(part)
+            .ok_or_else(|| DurationError::Overflow(t.to_string()))?;
+    }
+    Ok(SimDuration(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_units() {
+        assert_eq!(parse_duration("90s").unwrap().0, 90_000_000);
+        assert_eq!(parse_duration("15m").unwrap().0, 900_000_000);
+        assert_eq!(parse_duration("2h").unwrap().0, 7_200_000_000);
+        assert_eq!(parse_duration("30d").unwrap().0, 2_592_000_000_000);
+        assert_eq!(parse_duration("250ms").unwrap().0, 250_000);
+        assert_eq!(parse_duration("7us").unwrap().0, 7);
+        assert_eq!(parse_duration("1w").unwrap().0, 604_800_000_000);
+        assert_eq!(parse_duration("1h30m15s").unwrap().0, 5_415_000_000);
+        assert_eq!(parse_duration(" 0 ").unwrap().0, 0);
+    }
+
+    #[test]
+    fn rejects_malformed_durations() {
+        for bad in ["", "15", "s", "1.5h", "-3s", "3x", "h2", "2 h", "1y"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?} should be rejected");
+        }
+        assert!(matches!(
+            parse_duration("99999999999999999999d"),
+            Err(DurationError::Overflow(_))
+        ));
+        assert!(matches!(
+            parse_duration("300000000d"),
+            Err(DurationError::Overflow(_))
+        ));
+    }
+
+    #[test]
+    fn renders_exact_seconds() {
+        assert_eq!(secs_string(0), "0");
+        assert_eq!(secs_string(90_000_000), "90");
+        assert_eq!(secs_string(1_500_000), "1.5");
+        assert_eq!(secs_string(1), "0.000001");
+        assert_eq!(secs_string(3_600_000_123), "3600.000123");
+    }
+}

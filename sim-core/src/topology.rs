@@ -1,0 +1,349 @@
+//! Network topology as Volcano HyperNodes: a tree of switch groups.
+//!
+//! Tier 1 is the smallest switch group (a leaf); higher tiers group lower ones
+//! (spine, superspine...). A virtual cluster-top HyperNode, one tier above the
+//! highest real tier, contains every node, as in Volcano's scheduler. A job's
+//! *highest tier* is the tier of the lowest HyperNode that holds all its nodes
+//! (0 when it sits on a single node).
+
+use crate::cluster::NodeId;
+
+/// Index of a HyperNode in [`Topology::hypernodes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HyperNodeId(pub u32);
+
+/// One tier of a generated switch fabric.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FabricTier {
+    /// Tier number, 1 = leaf.
+    pub tier: u32,
+    /// Tier name (`leaf`, `spine`...), used for HyperNode names and `tierName`.
+    pub name: String,
+    /// Children per switch group (nodes for tier 1, groups of the tier below above).
+    pub fanout: u32,
+    /// Oversubscription of the uplinks out of this tier's groups (1.0 = non-blocking).
+    pub oversubscription: f64,
+}
+
+/// A switch group.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HyperNode {
+    /// Unique name.
+    pub name: String,
+    /// Tier (1 = leaf); the virtual cluster top has the highest tier.
+    pub tier: u32,
+    /// Tier name (`spec.tierName`), may be empty.
+    pub tier_name: String,
+    /// Parent group, `None` only for the cluster top.
+    pub parent: Option<HyperNodeId>,
+    /// Child groups.
+    pub children: Vec<HyperNodeId>,
+    /// Every node below this group, ascending.
+    pub nodes: Vec<NodeId>,
+    /// True for the virtual cluster-top group.
+    pub virtual_top: bool,
+}
+
+/// A member declared for a HyperNode before the tree is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Member {
+    /// A node, by index.
+    Node(NodeId),
+    /// Another HyperNode, by name.
+    HyperNode(String),
+}
+
+/// A HyperNode as declared (by a fabric description or a HyperNode manifest).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HyperNodeDecl {
+    /// Name.
+    pub name: String,
+    /// Tier ≥ 1.
+    pub tier: u32,
+    /// Tier name.
+    pub tier_name: String,
+    /// Members.
+    pub members: Vec<Member>,
+}
+
+/// Why a set of HyperNodes does not form a tree.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TopologyError {
+    /// Two HyperNodes share a name.
+    #[error("HyperNode `{0}` is declared twice")]
+    Duplicate(String),
+    /// A member names a HyperNode that does not exist.
+    #[error("HyperNode `{parent}` has member HyperNode `{child}`, which does not exist")]
+    UnknownMember {
+        /// The declaring group.
+        parent: String,
+        /// The missing member.
+        child: String,
+    },
+    /// A HyperNode or node has two parents.
+    #[error("{what} `{name}` is a member of both `{first}` and `{second}`; a member may have one parent")]
+    TwoParents {
+        /// "HyperNode" or "node".
+        what: &'static str,
+        /// Member name.
+        name: String,
+        /// First parent.
+        first: String,
+        /// Second parent.
+        second: String,
+    },
+    /// A child's tier is not below its parent's.
+    #[error("HyperNode `{child}` (tier {child_tier}) is a member of `{parent}` (tier {parent_tier}); members must have a lower tier")]
+    TierOrder {
+        /// Child name.
+        child: String,
+        /// Child tier.
+        child_tier: u32,
+        /// Parent name.
+        parent: String,
+        /// Parent tier.
+        parent_tier: u32,
+    },
+    /// A tier of 0.
+    #[error("HyperNode `{0}` has tier 0; tiers start at 1")]
+    ZeroTier(String),
+}
+
+/// The HyperNode tree of a cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Topology {
+    /// All groups; the last one is the virtual cluster top.
+    pub hypernodes: Vec<HyperNode>,
+    /// For each node, its chain of groups from the lowest tier up to the cluster top.
+    node_chain: Vec<Vec<HyperNodeId>>,
+    /// Fabric tiers (oversubscription per tier), when generated from a fabric.
+    pub fabric: Vec<FabricTier>,
+}
+
+impl Topology {
+    /// A flat cluster: only the cluster top.
+    pub fn flat(node_count: usize) -> Topology {
+        Self::from_decls(node_count, Vec::new(), Vec::new()).expect("flat topology is valid")
+    }
+
+    /// Generates the tree of a fabric: tier-1 groups of `fanout` consecutive nodes,
+    /// each higher tier groups `fanout` consecutive groups of the tier below.
+    pub fn from_fabric(node_count: usize, fabric: &[FabricTier]) -> Result<Topology, TopologyError> {
+        let mut tiers: Vec<FabricTier> = fabric.to_vec();
+        tiers.sort_by_key(|t| t.tier);
+        let mut decls = Vec::new();
+        let mut below: Vec<Member> = (0..node_count).map(|i| Member::Node(NodeId(i as u32))).collect();
+        for t in &tiers {
+            let fan = t.fanout.max(1) as usize;
+            let mut level = Vec::new();
+            for (i, chunk) in below.chunks(fan).enumerate() {
+                let name = format!("{}-{}", t.name, i);
+                decls.push(HyperNodeDecl {
+                    name: name.clone(),
+                    tier: t.tier,
+                    tier_name: t.name.clone(),
+                    members: chunk.to_vec(),
+                });
+                level.push(Member::HyperNode(name));
+            }
+            below = level;
+        }
+        Self::from_decls(node_count, decls, tiers)
+    }
+
+    /// Builds and checks a tree from declarations (e.g. HyperNode manifests).
+    pub fn from_decls(
+        node_count: usize,
+        decls: Vec<HyperNodeDecl>,
+        fabric: Vec<FabricTier>,
+    ) -> Result<Topology, TopologyError> {
+        let mut by_name = std::collections::BTreeMap::new();
+        for (i, d) in decls.iter().enumerate() {
+            if d.tier == 0 {
+                return Err(TopologyError::ZeroTier(d.name.clone()));
+            }
+            if by_name.insert(d.name.clone(), i).is_some() {
+                return Err(TopologyError::Duplicate(d.name.clone()));
+            }
+        }
+        let max_tier = decls.iter().map(|d| d.tier).max().unwrap_or(0);
+        let top = decls.len();
+        let mut hns: Vec<HyperNode> = decls
+            .iter()
+            .map(|d| HyperNode {
+                name: d.name.clone(),
+                tier: d.tier,
+                tier_name: d.tier_name.clone(),
+                parent: None,
+                children: Vec::new(),
+                nodes: Vec::new(),
+                virtual_top: false,
+            })
+            .collect();
+        hns.push(HyperNode {
+            name: "<cluster-top-hypernode>".into(),
+            tier: max_tier + 1,
+            tier_name: String::new(),
+            parent: None,
+            children: Vec::new(),
+            nodes: (0..node_count as u32).map(NodeId).collect(),
+            virtual_top: true,
+        });
+        let mut node_parent: Vec<Option<usize>> = vec![None; node_count];
+        for (i, d) in decls.iter().enumerate() {
+            for m in &d.members {
+                match m {
+                    Member::Node(n) => {
+                        let slot = &mut node_parent[n.0 as usize];
+                        if let Some(p) = *slot {
+                            return Err(TopologyError::TwoParents {
+                                what: "node",
+                                name: format!("#{}", n.0),
+                                first: decls[p].name.clone(),
+                                second: d.name.clone(),
+                            });
+                        }
+                        *slot = Some(i);
+                    }
+                    Member::HyperNode(c) => {
+                        let ci = *by_name.get(c).ok_or_else(|| TopologyError::UnknownMember {
+                            parent: d.name.clone(),
+                            child: c.clone(),
+                        })?;
+                        if decls[ci].tier >= d.tier {
+                            return Err(TopologyError::TierOrder {
+                                child: c.clone(),
+                                child_tier: decls[ci].tier,
+                                parent: d.name.clone(),
+                                parent_tier: d.tier,
+                            });
+                        }
+                        if let Some(p) = hns[ci].parent {
+                            return Err(TopologyError::TwoParents {
+                                what: "HyperNode",
+                                name: c.clone(),
+                                first: hns[p.0 as usize].name.clone(),
+                                second: d.name.clone(),
+                            });
+                        }
+                        hns[ci].parent = Some(HyperNodeId(i as u32));
+                    }
+                }
+            }
+        }
+        // Tier order makes cycles impossible. Orphans hang off the cluster top.
+        for i in 0..top {
+            if hns[i].parent.is_none() {
+                hns[i].parent = Some(HyperNodeId(top as u32));
+            }
+        }
+        for i in 0..top {
+            let p = hns[i].parent.unwrap().0 as usize;
+            hns[p].children.push(HyperNodeId(i as u32));
+        }
+        let mut node_chain = Vec::with_capacity(node_count);
+        for (n, parent) in node_parent.iter().enumerate() {
+            let mut chain = Vec::new();
+            let mut cur = parent.map(|p| HyperNodeId(p as u32));
+            while let Some(h) = cur {
+                chain.push(h);
+                cur = hns[h.0 as usize].parent;
+            }
+            if chain.last() != Some(&HyperNodeId(top as u32)) {
+                chain.push(HyperNodeId(top as u32));
+            }
+            for h in &chain {
+                if !hns[h.0 as usize].virtual_top {
+                    hns[h.0 as usize].nodes.push(NodeId(n as u32));
+                }
+            }
+            node_chain.push(chain);
+        }
+        Ok(Topology { hypernodes: hns, node_chain, fabric })
+    }
+
+    /// The virtual cluster-top group.
+    pub fn top(&self) -> HyperNodeId {
+        HyperNodeId(self.hypernodes.len() as u32 - 1)
+    }
+    /// Tier of the cluster top (highest real tier + 1).
+    pub fn top_tier(&self) -> u32 {
+        self.hypernodes.last().map(|h| h.tier).unwrap_or(1)
+    }
+    /// A group by id.
+    pub fn get(&self, id: HyperNodeId) -> &HyperNode {
+        &self.hypernodes[id.0 as usize]
+    }
+    /// A node's groups from its lowest tier to the cluster top.
+    pub fn chain(&self, node: NodeId) -> &[HyperNodeId] {
+        &self.node_chain[node.0 as usize]
+    }
+    /// The lowest group holding all `nodes`; `None` for an empty set.
+    pub fn lowest_common(&self, nodes: &[NodeId]) -> Option<HyperNodeId> {
+        let first = *nodes.first()?;
+        self.chain(first)
+            .iter()
+            .copied()
+            .find(|h| nodes.iter().all(|n| self.chain(*n).contains(h)))
+    }
+    /// Tier spanned by a placement: 0 on one node, else the tier of the lowest
+    /// common group.
+    pub fn highest_tier(&self, nodes: &[NodeId]) -> u32 {
+        let Some(first) = nodes.first() else { return 0 };
+        if nodes.iter().all(|n| n == first) {
+            return 0;
+        }
+        self.lowest_common(nodes).map(|h| self.get(h).tier).unwrap_or(0)
+    }
+    /// Groups by name.
+    pub fn find(&self, name: &str) -> Option<HyperNodeId> {
+        self.hypernodes.iter().position(|h| h.name == name).map(|i| HyperNodeId(i as u32))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_tier() -> Topology {
+        let fabric = vec![
+            FabricTier { tier: 1, name: "leaf".into(), fanout: 4, oversubscription: 1.0 },
+            FabricTier { tier: 2, name: "spine".into(), fanout: 2, oversubscription: 2.0 },
+        ];
+        Topology::from_fabric(16, &fabric).unwrap()
+    }
+
+    #[test]
+    fn fabric_builds_leaf_and_spine_groups() {
+        let t = two_tier();
+        // 4 leaves, 2 spines, 1 top
+        assert_eq!(t.hypernodes.len(), 7);
+        assert_eq!(t.top_tier(), 3);
+        assert_eq!(t.get(t.find("leaf-1").unwrap()).nodes, vec![NodeId(4), NodeId(5), NodeId(6), NodeId(7)]);
+        assert_eq!(t.get(t.find("spine-1").unwrap()).nodes.len(), 8);
+        assert_eq!(t.chain(NodeId(9)).len(), 3);
+    }
+
+    #[test]
+    fn highest_tier_of_placements() {
+        let t = two_tier();
+        assert_eq!(t.highest_tier(&[NodeId(3), NodeId(3)]), 0);
+        assert_eq!(t.highest_tier(&[NodeId(0), NodeId(3)]), 1);
+        assert_eq!(t.highest_tier(&[NodeId(0), NodeId(7)]), 2);
+        assert_eq!(t.highest_tier(&[NodeId(0), NodeId(8)]), 3);
+        assert_eq!(t.highest_tier(&[]), 0);
+    }
+
+    #[test]
+    fn rejects_bad_trees() {
+        let d = |name: &str, tier, members| HyperNodeDecl { name: name.into(), tier, tier_name: String::new(), members };
+        let e = Topology::from_decls(2, vec![d("a", 1, vec![Member::Node(NodeId(0))]), d("b", 1, vec![Member::Node(NodeId(0))])], vec![]);
+        assert!(matches!(e, Err(TopologyError::TwoParents { .. })));
+        let e = Topology::from_decls(2, vec![d("a", 1, vec![]), d("b", 1, vec![Member::HyperNode("a".into())])], vec![]);
+        assert!(matches!(e, Err(TopologyError::TierOrder { .. })));
+        let e = Topology::from_decls(2, vec![d("a", 2, vec![Member::HyperNode("zz".into())])], vec![]);
+        assert!(matches!(e, Err(TopologyError::UnknownMember { .. })));
+        let e = Topology::from_decls(2, vec![d("a", 1, vec![]), d("a", 1, vec![])], vec![]);
+        assert!(matches!(e, Err(TopologyError::Duplicate(_))));
+    }
+}

@@ -1,0 +1,374 @@
+//! The mutable state of a run: nodes' usage, pods, jobs and queues.
+//!
+//! Every pod status change goes through [`World::transition`], which keeps node
+//! usage, the free-resource index, job and queue counters consistent. Undoing a
+//! session operation is the inverse transition, so a discarded statement leaves no
+//! trace.
+
+use crate::cluster::{Cluster, NodeId};
+use crate::index::NodeIndex;
+use crate::job::{JobId, JobPhase, JobSpec, PodGroupPhase, PodId, PodStatus};
+use crate::queue::Queue;
+use crate::resource::{GPU, Resources};
+use crate::time::SimTime;
+use std::collections::BTreeSet;
+
+/// A node's usage.
+#[derive(Clone, Debug, Default)]
+pub struct NodeState {
+    /// Σ requests of pods holding the node (Allocated, Running, Releasing).
+    pub used: Resources,
+    /// Σ requests of Releasing pods.
+    pub releasing: Resources,
+    /// Σ requests of pods pipelined onto the node in the current session.
+    pub pipelined: Resources,
+    /// Pods holding resources on the node (Allocated, Running, Releasing).
+    pub pods: Vec<PodId>,
+}
+
+/// One pod.
+#[derive(Clone, Debug)]
+pub struct Pod {
+    /// Its job.
+    pub job: JobId,
+    /// Task index in the job's spec.
+    pub task: u16,
+    /// Replica index within the task.
+    pub index: u32,
+    /// Requests (including `pods: 1`).
+    pub req: Resources,
+    /// Status.
+    pub status: PodStatus,
+    /// Node it holds or is placed on.
+    pub node: Option<NodeId>,
+    /// Node to try first (set after a pipeline onto a node with victims).
+    pub nominated: Option<NodeId>,
+    /// When it started running.
+    pub started: SimTime,
+    /// When it was created.
+    pub created: SimTime,
+    /// When it was last evicted (grace period start).
+    pub evicted_at: Option<SimTime>,
+    /// Pod priority.
+    pub priority: i32,
+    /// `volcano.sh/preemptable`.
+    pub preemptable: bool,
+    /// Requests nothing but a pod slot.
+    pub best_effort: bool,
+    /// Create a replacement when this pod is gone.
+    pub replace_on_release: bool,
+}
+
+/// A job's runtime state.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// Static description.
+    pub spec: JobSpec,
+    /// Controller phase.
+    pub phase: JobPhase,
+    /// PodGroup phase.
+    pub pg_phase: PodGroupPhase,
+    /// Pods of the current incarnation, in creation order.
+    pub pods: Vec<PodId>,
+    /// Pod count per status.
+    pub counts: [u32; PodStatus::COUNT],
+    /// Pod count per task and status.
+    pub task_counts: Vec<[u32; PodStatus::COUNT]>,
+    /// Which tasks have their pods created.
+    pub task_created: Vec<bool>,
+    /// Σ requests of Allocated and Running pods.
+    pub allocated: Resources,
+    /// Progress accounting.
+    pub progress: Progress,
+    /// First time the job ran (gang satisfied).
+    pub first_start: Option<SimTime>,
+    /// End time, once terminal.
+    pub end: Option<SimTime>,
+    /// Restarts done.
+    pub retries: u32,
+    /// Sessions in which the job lost pods to eviction.
+    pub preemptions: u32,
+    /// Session index of the last eviction counted.
+    pub last_preempt_session: Option<u64>,
+    /// Placement when it last started: distinct nodes.
+    pub nodes_spanned: u32,
+    /// Placement when it last started: tier spanned.
+    pub highest_tier: u32,
+}
+
+/// Work accounting of a job: work is measured in microseconds of run time under
+/// ideal placement; speed is in parts per million of ideal.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    /// Work completed, including work that may be lost at the next stop.
+    pub done: u64,
+    /// Work saved at the last checkpoint.
+    pub checkpointed: u64,
+    /// Current speed (ppm), meaningful while running.
+    pub speed_ppm: u32,
+    /// Running since (last speed change), if running.
+    pub since: Option<SimTime>,
+    /// Generation of the pending finish event; stale events are dropped.
+    pub generation: u64,
+    /// Work lost to stops, times GPUs held (GPU·µs of ideal work).
+    pub lost_gpu_us: u128,
+    /// Exposed-communication time accumulated (GPU·µs), for effective utilization.
+    pub comm_gpu_us: u128,
+    /// This job's term in the engine's effective-GPU sum (milli-GPU × ppm).
+    pub effective_term: i128,
+}
+
+impl Job {
+    /// Pods in a status.
+    pub fn count(&self, s: PodStatus) -> u32 {
+        self.counts[s.index()]
+    }
+    /// Volcano's ReadyTaskNum: Allocated + Running + Succeeded.
+    pub fn ready_count(&self) -> u32 {
+        self.count(PodStatus::Allocated) + self.count(PodStatus::Running) + self.count(PodStatus::Succeeded)
+    }
+    /// Volcano's WaitingTaskNum: Pipelined.
+    pub fn waiting_count(&self) -> u32 {
+        self.count(PodStatus::Pipelined)
+    }
+    /// Volcano's ValidTaskNum: allocated, succeeded, pipelined and pending pods.
+    pub fn valid_count(&self) -> u32 {
+        self.ready_count() + self.waiting_count() + self.count(PodStatus::Pending)
+    }
+    /// True while it is making progress.
+    pub fn is_progressing(&self) -> bool {
+        self.progress.since.is_some()
+    }
+    /// Pods of a task in a status.
+    pub fn task_count(&self, task: usize, s: PodStatus) -> u32 {
+        self.task_counts[task][s.index()]
+    }
+    /// Whole GPUs over all pods.
+    pub fn gpus(&self) -> i64 {
+        self.spec.total_gpus()
+    }
+}
+
+/// A queue's runtime state.
+#[derive(Clone, Debug)]
+pub struct QueueState {
+    /// Spec.
+    pub spec: Queue,
+    /// Σ requests of Allocated and Running pods of its jobs.
+    pub allocated: Resources,
+    /// Σ requests of Pending pods of its jobs.
+    pub pending: Resources,
+}
+
+/// The whole mutable state.
+pub struct World {
+    /// Static cluster.
+    pub cluster: Cluster,
+    /// Node usage, by node id.
+    pub nodes: Vec<NodeState>,
+    /// Free-resource index over `FutureIdle`.
+    pub index: NodeIndex,
+    /// All pods ever created.
+    pub pods: Vec<Pod>,
+    /// All jobs (including not yet submitted ones).
+    pub jobs: Vec<Job>,
+    /// Queues.
+    pub queues: Vec<QueueState>,
+    /// Submitted jobs that are not terminal, ascending id (= creation order).
+    pub active: BTreeSet<JobId>,
+    /// Active jobs that have Pending pods.
+    pub with_pending: BTreeSet<JobId>,
+    /// GPUs (milli) held by pods on nodes.
+    pub gpu_used_milli: i64,
+}
+
+impl World {
+    /// A fresh world: all nodes empty, jobs not submitted.
+    pub fn new(cluster: Cluster, queues: Vec<Queue>, jobs: Vec<JobSpec>) -> World {
+        let free: Vec<Resources> = cluster.nodes.iter().map(|n| n.allocatable).collect();
+        let index = NodeIndex::new(&free);
+        let nodes = vec![NodeState::default(); cluster.nodes.len()];
+        let jobs = jobs
+            .into_iter()
+            .map(|spec| {
+                let nt = spec.tasks.len();
+                Job {
+                    spec,
+                    phase: JobPhase::NotSubmitted,
+                    pg_phase: PodGroupPhase::Pending,
+                    pods: Vec::new(),
+                    counts: [0; PodStatus::COUNT],
+                    task_counts: vec![[0; PodStatus::COUNT]; nt],
+                    task_created: vec![false; nt],
+                    allocated: Resources::ZERO,
+                    progress: Progress::default(),
+                    first_start: None,
+                    end: None,
+                    retries: 0,
+                    preemptions: 0,
+                    last_preempt_session: None,
+                    nodes_spanned: 0,
+                    highest_tier: 0,
+                }
+            })
+            .collect();
+        let queues = queues
+            .into_iter()
+            .map(|spec| QueueState { spec, allocated: Resources::ZERO, pending: Resources::ZERO })
+            .collect();
+        World {
+            cluster,
+            nodes,
+            index,
+            pods: Vec::new(),
+            jobs,
+            queues,
+            active: BTreeSet::new(),
+            with_pending: BTreeSet::new(),
+            gpu_used_milli: 0,
+        }
+    }
+
+    /// A node's idle resources: allocatable − used.
+    pub fn idle(&self, n: NodeId) -> Resources {
+        self.cluster.node(n).allocatable - self.nodes[n.0 as usize].used
+    }
+    /// A node's future idle resources: idle + releasing − pipelined.
+    pub fn future_idle(&self, n: NodeId) -> Resources {
+        let s = &self.nodes[n.0 as usize];
+        self.cluster.node(n).allocatable - s.used + s.releasing - s.pipelined
+    }
+
+    /// Creates a Pending pod of `job`'s task `task`, replica `index`.
+    pub fn create_pod(&mut self, job: JobId, task: usize, index: u32, now: SimTime) -> PodId {
+        let j = &self.jobs[job.0 as usize];
+        let t = &j.spec.tasks[task];
+        let id = PodId(self.pods.len() as u32);
+        let t_req = t.requests;
+        self.pods.push(Pod {
+            job,
+            task: task as u16,
+            index,
+            req: t.requests,
+            status: PodStatus::Pending,
+            node: None,
+            nominated: None,
+            started: SimTime::ZERO,
+            created: now,
+            evicted_at: None,
+            priority: t.priority,
+            preemptable: t.preemptable,
+            best_effort: t.requests.is_best_effort(),
+            replace_on_release: false,
+        });
+        let j = &mut self.jobs[job.0 as usize];
+        j.pods.push(id);
+        j.counts[PodStatus::Pending.index()] += 1;
+        j.task_counts[task][PodStatus::Pending.index()] += 1;
+        self.apply(id, PodStatus::Pending, None, t_req, 1);
+        self.with_pending.insert(job);
+        id
+    }
+
+    /// Moves a pod to `status` on `node`, keeping every aggregate consistent.
+    pub fn transition(&mut self, pod: PodId, status: PodStatus, node: Option<NodeId>) {
+        let (old_status, old_node, req, job, task) = {
+            let p = &self.pods[pod.0 as usize];
+            (p.status, p.node, p.req, p.job, p.task as usize)
+        };
+        self.apply(pod, old_status, old_node, req, -1);
+        {
+            let p = &mut self.pods[pod.0 as usize];
+            p.status = status;
+            p.node = node;
+        }
+        self.apply(pod, status, node, req, 1);
+        let j = &mut self.jobs[job.0 as usize];
+        j.counts[old_status.index()] -= 1;
+        j.task_counts[task][old_status.index()] -= 1;
+        j.counts[status.index()] += 1;
+        j.task_counts[task][status.index()] += 1;
+        if j.counts[PodStatus::Pending.index()] > 0 && !j.phase.is_terminal() {
+            self.with_pending.insert(job);
+        } else {
+            self.with_pending.remove(&job);
+        }
+    }
+
+    fn apply(&mut self, pod: PodId, status: PodStatus, node: Option<NodeId>, req: Resources, sign: i64) {
+        let job = self.pods[pod.0 as usize].job;
+        let q = self.jobs[job.0 as usize].spec.queue.0 as usize;
+        let delta = req.times(sign);
+        if status.is_allocated() {
+            self.jobs[job.0 as usize].allocated += delta;
+            self.queues[q].allocated += delta;
+        }
+        if status == PodStatus::Pending {
+            self.queues[q].pending += delta;
+        }
+        let Some(n) = node else { return };
+        let ns = &mut self.nodes[n.0 as usize];
+        let mut touched = false;
+        if matches!(status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing) {
+            ns.used += delta;
+            self.gpu_used_milli += delta.get(GPU);
+            if sign > 0 {
+                ns.pods.push(pod);
+            } else if let Some(i) = ns.pods.iter().position(|&p| p == pod) {
+                ns.pods.remove(i);
+            }
+            touched = true;
+        }
+        if status == PodStatus::Releasing {
+            ns.releasing += delta;
+            touched = true;
+        }
+        if status == PodStatus::Pipelined {
+            ns.pipelined += delta;
+            touched = true;
+        }
+        if touched {
+            let free = self.future_idle(n);
+            self.index.update(n, free);
+        }
+    }
+
+    /// Distinct nodes holding the job's Running pods, ascending.
+    pub fn job_nodes(&self, job: JobId) -> Vec<NodeId> {
+        let mut v: Vec<NodeId> = self.jobs[job.0 as usize]
+            .pods
+            .iter()
+            .filter(|p| matches!(self.pods[p.0 as usize].status, PodStatus::Running | PodStatus::Allocated))
+            .filter_map(|p| self.pods[p.0 as usize].node)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// Checks every aggregate against a recomputation from pods; returns the first
+    /// inconsistency. Used by tests and debug assertions.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut used = vec![Resources::ZERO; self.nodes.len()];
+        for p in &self.pods {
+            if matches!(p.status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing) {
+                let n = p.node.ok_or("holding pod without node")?;
+                used[n.0 as usize] += p.req;
+            }
+        }
+        for (i, ns) in self.nodes.iter().enumerate() {
+            if ns.used != used[i] {
+                return Err(format!("node {i}: used {:?} but pods sum to {:?}", ns.used, used[i]));
+            }
+            let alloc = self.cluster.nodes[i].allocatable;
+            if !ns.used.fits_in(&alloc) {
+                return Err(format!("node {} over-allocated: used {:?} > allocatable {:?}", self.cluster.nodes[i].name, ns.used, alloc));
+            }
+            let free = self.future_idle(NodeId(i as u32));
+            if self.index.free(NodeId(i as u32)) != free {
+                return Err(format!("node {i}: index out of date"));
+            }
+        }
+        Ok(())
+    }
+}

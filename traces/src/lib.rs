@@ -1,0 +1,1 @@
+//! lahar-traces
