@@ -1,0 +1,211 @@
+//! A seeded synthetic job stream: Poisson arrivals, a weighted GPU-count
+//! distribution and lognormal run times.
+//!
+//! Each job is a gang of identical worker pods: a job of `g` GPUs becomes
+//! `ceil(g / gpus_per_pod)` pods of `min(g, gpus_per_pod)` GPUs (the last pod takes
+//! the remainder), with CPU and memory in proportion to GPUs, and
+//! `minAvailable` = all pods, as a data-parallel training job needs.
+
+use lahar_core::job::{DEFAULT_TERMINATION_GRACE, JobSpec, TaskSpec};
+use lahar_core::queue::QueueId;
+use lahar_core::resource::Resources;
+use lahar_core::rng::RngStreams;
+use lahar_core::time::{SimDuration, SimTime};
+use rand::distr::Distribution;
+use rand::distr::weighted::WeightedIndex;
+use rand_distr::{Exp, LogNormal};
+
+/// Run-time distribution.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DurationDist {
+    /// Lognormal with the given median and shape σ, clamped to `[min, max]`.
+    LogNormal {
+        /// Median run time.
+        median: SimDuration,
+        /// Shape (standard deviation of the log).
+        sigma: f64,
+        /// Lower clamp.
+        min: SimDuration,
+        /// Upper clamp.
+        max: SimDuration,
+    },
+}
+
+/// A synthetic source, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SyntheticSpec {
+    /// Index of this source in the scenario (names its RNG streams).
+    pub source: usize,
+    /// Prefix of job names (`<prefix>-<n>`).
+    pub name_prefix: String,
+    /// Number of jobs.
+    pub jobs: u32,
+    /// Time of the first possible arrival.
+    pub start: SimTime,
+    /// Poisson arrival rate, jobs per hour (> 0).
+    pub rate_per_hour: f64,
+    /// GPU counts and their weights (weights > 0).
+    pub gpus: Vec<(u32, f64)>,
+    /// Largest number of GPUs in one pod.
+    pub gpus_per_pod: u32,
+    /// Millicores of CPU per GPU (and for a CPU-only job, per job).
+    pub cpu_milli_per_gpu: i64,
+    /// Bytes of memory per GPU.
+    pub memory_per_gpu: i64,
+    /// Run time distribution.
+    pub duration: DurationDist,
+    /// Queues and their weights.
+    pub queues: Vec<(QueueId, f64)>,
+    /// Checkpoint interval of every job.
+    pub checkpoint_interval: Option<SimDuration>,
+    /// Job priority.
+    pub priority: i32,
+}
+
+/// Generates the jobs of a synthetic source, in submission order.
+pub fn generate(spec: &SyntheticSpec, streams: &RngStreams) -> Vec<JobSpec> {
+    let s = spec.source as u64;
+    let mut arrivals = streams.stream("synthetic/arrivals", s);
+    let mut sizes = streams.stream("synthetic/gpus", s);
+    let mut durations = streams.stream("synthetic/durations", s);
+    let mut queues = streams.stream("synthetic/queues", s);
+    let inter = Exp::new(spec.rate_per_hour / 3600.0).expect("validated rate > 0");
+    let size_dist = WeightedIndex::new(spec.gpus.iter().map(|g| g.1)).expect("validated weights");
+    let queue_dist = WeightedIndex::new(spec.queues.iter().map(|q| q.1)).expect("validated weights");
+    let DurationDist::LogNormal { median, sigma, min, max } = spec.duration.clone();
+    let dur = LogNormal::new((median.micros() as f64).ln(), sigma).expect("validated sigma ≥ 0");
+    let mut t = spec.start.micros() as f64;
+    let mut out = Vec::with_capacity(spec.jobs as usize);
+    for i in 0..spec.jobs {
+        t += inter.sample(&mut arrivals) * 1e6;
+        let submit = SimTime(t.round() as u64);
+        let gpus = spec.gpus[size_dist.sample(&mut sizes)].0;
+        let d: f64 = dur.sample(&mut durations);
+        let d = (d.round() as u64).clamp(min.micros(), max.micros().max(min.micros()));
+        let queue = spec.queues[queue_dist.sample(&mut queues)].0;
+        out.push(job(spec, i, submit, gpus, SimDuration(d), queue));
+    }
+    out
+}
+
+fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDuration, queue: QueueId) -> JobSpec {
+    let per = spec.gpus_per_pod.max(1);
+    let (pods, per_pod) = if gpus == 0 { (1, 0) } else { (gpus.div_ceil(per), gpus.min(per)) };
+    let req = |g: u32| {
+        let scale = g.max(1) as i64;
+        Resources::new(spec.cpu_milli_per_gpu * scale, spec.memory_per_gpu * scale, g as i64 * 1000, 1)
+    };
+    let mut tasks = vec![TaskSpec {
+        name: "worker".into(),
+        replicas: if gpus > 0 && gpus % per != 0 && pods > 1 { pods - 1 } else { pods },
+        min_available: 0,
+        requests: req(per_pod),
+        priority: 1,
+        depends_on: vec![],
+        depends_any: false,
+        node_selector: vec![],
+        policies: vec![],
+        preemptable: true,
+    }];
+    if gpus > 0 && gpus % per != 0 && pods > 1 {
+        let mut rest = tasks[0].clone();
+        rest.name = "worker-rest".into();
+        rest.replicas = 1;
+        rest.requests = req(gpus % per);
+        tasks.push(rest);
+    }
+    for t in &mut tasks {
+        t.min_available = t.replicas;
+    }
+    let mut j = JobSpec {
+        name: format!("{}-{}", spec.name_prefix, i),
+        namespace: "default".into(),
+        kind: "synthetic".into(),
+        queue,
+        priority_class: None,
+        priority: spec.priority,
+        submit,
+        min_available: pods,
+        tasks,
+        policies: vec![],
+        max_retry: 3,
+        min_resources: Resources::ZERO,
+        network_topology: None,
+        duration,
+        checkpoint_interval: spec.checkpoint_interval,
+        termination_grace: DEFAULT_TERMINATION_GRACE,
+        user: String::new(),
+    };
+    j.min_resources = j.compute_min_resources();
+    j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> SyntheticSpec {
+        SyntheticSpec {
+            source: 0,
+            name_prefix: "syn".into(),
+            jobs: 2000,
+            start: SimTime::ZERO,
+            rate_per_hour: 60.0,
+            gpus: vec![(1, 1.0), (8, 1.0), (12, 1.0)],
+            gpus_per_pod: 8,
+            cpu_milli_per_gpu: 4000,
+            memory_per_gpu: 1 << 30,
+            duration: DurationDist::LogNormal {
+                median: SimDuration::from_secs(3600),
+                sigma: 1.0,
+                min: SimDuration::from_secs(60),
+                max: SimDuration::from_secs(86400),
+            },
+            queues: vec![(QueueId(0), 1.0), (QueueId(1), 3.0)],
+            checkpoint_interval: None,
+            priority: 0,
+        }
+    }
+
+    #[test]
+    fn same_seed_same_jobs_and_sane_statistics() {
+        let a = generate(&spec(), &RngStreams::new(7));
+        let b = generate(&spec(), &RngStreams::new(7));
+        let c = generate(&spec(), &RngStreams::new(8));
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert!(a.windows(2).all(|w| w[0].submit <= w[1].submit));
+        // 2000 arrivals at 60/h span about 2000 minutes (± 10%).
+        let span_h = a.last().unwrap().submit.as_secs_f64() / 3600.0;
+        assert!((30.0..37.0).contains(&span_h), "span {span_h} h");
+        // Median duration near 1 h.
+        let mut d: Vec<u64> = a.iter().map(|j| j.duration.micros()).collect();
+        d.sort_unstable();
+        let med = d[d.len() / 2] as f64 / 3.6e9;
+        assert!((0.85..1.15).contains(&med), "median {med} h");
+        // Queue weights 1:3.
+        let q1 = a.iter().filter(|j| j.queue == QueueId(1)).count() as f64 / a.len() as f64;
+        assert!((0.70..0.80).contains(&q1), "queue share {q1}");
+    }
+
+    #[test]
+    fn splits_gpus_into_pods() {
+        let jobs = generate(&spec(), &RngStreams::new(1));
+        for j in &jobs {
+            let g = j.total_gpus();
+            match g {
+                1 => assert_eq!((j.tasks.len(), j.tasks[0].replicas, j.min_available), (1, 1, 1)),
+                8 => assert_eq!((j.tasks.len(), j.tasks[0].replicas, j.min_available), (1, 1, 1)),
+                12 => {
+                    assert_eq!(j.tasks.len(), 2);
+                    assert_eq!(j.tasks[0].requests.gpu_milli(), 8000);
+                    assert_eq!(j.tasks[1].requests.gpu_milli(), 4000);
+                    assert_eq!(j.min_available, 2);
+                    assert_eq!(j.min_resources.gpu_milli(), 12000);
+                }
+                other => panic!("unexpected size {other}"),
+            }
+            assert!(j.duration >= SimDuration::from_secs(60));
+        }
+    }
+}
