@@ -1,1 +1,129 @@
-//! lahar
+//! # lahar
+//!
+//! The run pipeline behind the `lahar` command: load a scenario, build the engine
+//! with the chosen scheduler, run it, compute metrics and write the outputs. The
+//! binary (`src/main.rs`) only parses arguments and maps errors to exit codes, so
+//! tests and benches drive the same code in-process.
+
+pub mod scenario;
+
+use lahar_core::engine::{Engine, IdealRuntime, RunOutput};
+use lahar_core::world::World;
+use lahar_reports::{JobRow, RunMeta, Summary};
+use scenario::{Scenario, SchedulerChoice};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// lahar's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Options of one run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Overrides the scenario's output directory.
+    pub out_dir: Option<PathBuf>,
+    /// Overrides `spec.sessions`.
+    pub sessions: Option<u64>,
+    /// Skip writing files (benchmarks).
+    pub no_write: bool,
+}
+
+/// What a run produced.
+pub struct RunReport {
+    /// Raw outputs of the engine.
+    pub output: RunOutput,
+    /// jobs.csv rows.
+    pub rows: Vec<JobRow>,
+    /// Headline metrics.
+    pub summary: Summary,
+    /// Facts about the run.
+    pub meta: RunMeta,
+    /// Where the files went.
+    pub out_dir: PathBuf,
+}
+
+/// A run that failed after its input was accepted.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Writing outputs failed.
+    #[error("cannot write outputs to {dir}: {source}")]
+    Write {
+        /// Output directory.
+        dir: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+}
+
+/// Builds the engine for a scenario (the scenario is consumed: its cluster and jobs
+/// move into the simulated world).
+pub fn build_engine(s: Scenario) -> Engine {
+    let scheduler = match &s.scheduler {
+        SchedulerChoice::Baseline(name) => lahar_policies::baseline(name).expect("baseline name validated"),
+    };
+    let world = World::new(s.cluster, s.queues, s.jobs);
+    Engine::new(world, scheduler, Box::new(IdealRuntime), s.engine)
+}
+
+/// Runs a scenario and writes its outputs.
+pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
+    if let Some(n) = opts.sessions {
+        s.engine.max_sessions = Some(n);
+    }
+    let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
+    let meta_base = RunMeta {
+        lahar_version: VERSION.to_string(),
+        scenario: s.name.clone(),
+        scenario_sha256: s.sha256.clone(),
+        seed: s.seed,
+        scheduler: match &s.scheduler {
+            SchedulerChoice::Baseline(b) => b.clone(),
+        },
+        wall_time_s: 0.0,
+    };
+    let started = Instant::now();
+    let output = build_engine(s).run();
+    let wall = started.elapsed().as_secs_f64();
+    let rows = lahar_reports::job_rows(&output);
+    let summary = lahar_reports::summarize(&output, &rows);
+    let meta = RunMeta { wall_time_s: wall, ..meta_base };
+    if !opts.no_write {
+        write(&out_dir, &output, &rows, &summary, &meta)?;
+    }
+    Ok(RunReport { output, rows, summary, meta, out_dir })
+}
+
+fn write(dir: &Path, out: &RunOutput, rows: &[JobRow], summary: &Summary, meta: &RunMeta) -> Result<(), RunError> {
+    lahar_reports::write_all(dir, out, rows, summary, meta)
+        .map_err(|source| RunError::Write { dir: dir.to_path_buf(), source })
+}
+
+/// The summary table `lahar run` prints.
+pub fn summary_table(r: &RunReport) -> String {
+    use comfy_table::{Table, presets::UTF8_BORDERS_ONLY};
+    let s = &r.summary;
+    let h = |x: f64| format!("{:.2} h", x / 3600.0);
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
+    t.set_header(["metric", "value"]);
+    let rows: Vec<(&str, String)> = vec![
+        ("scenario", format!("{} (seed {})", r.meta.scenario, r.meta.seed)),
+        ("scheduler", r.meta.scheduler.clone()),
+        ("jobs (completed / unfinished)", format!("{} ({} / {})", s.jobs, s.completed, s.unfinished)),
+        ("JCT mean / p50 / p99", format!("{} / {} / {}", h(s.jct_s.mean), h(s.jct_s.p50), h(s.jct_s.p99))),
+        ("queueing delay mean / p90", format!("{} / {}", h(s.wait_s.mean), h(s.wait_s.p90))),
+        ("slowdown mean / p99", format!("{:.2} / {:.2}", s.slowdown.mean, s.slowdown.p99)),
+        ("makespan", h(s.makespan_s)),
+        ("GPUs", format!("{}", s.gpus_total)),
+        ("GPU allocation rate", format!("{:.1}%", 100.0 * s.gpu_allocation_rate)),
+        ("GPU effective utilization", format!("{:.1}%", 100.0 * s.gpu_effective_utilization)),
+        ("preemptions", s.preemptions.to_string()),
+        ("events / sessions", format!("{} / {}", s.events, s.sessions)),
+        ("wall time", format!("{:.2} s", r.meta.wall_time_s)),
+        ("outputs", r.out_dir.display().to_string()),
+    ];
+    for (k, v) in rows {
+        t.add_row([k.to_string(), v]);
+    }
+    t.to_string()
+}

@@ -1,0 +1,104 @@
+//! Scenario loading: YAML text → raw structs (unknown fields rejected) → validated
+//! runtime objects (cluster, queues, scheduler choice, merged job stream).
+//!
+//! Validation collects every problem it finds, each with the file, line and column
+//! and the field path, so a user fixes a scenario in one pass. The field reference
+//! is docs/scenario.md.
+
+pub mod error;
+pub mod raw;
+mod validate;
+
+pub use error::{InputError, ScenarioError};
+
+use lahar_core::cluster::Cluster;
+use lahar_core::engine::EngineConfig;
+use lahar_core::job::JobSpec;
+use lahar_core::queue::Queue;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The scenario `lahar run` uses without an argument: a 64-node, two-tier H100
+/// cluster and a few thousand synthetic jobs.
+pub const DEFAULT_SCENARIO: &str = include_str!("default.yaml");
+
+/// Name used in messages for the embedded default scenario.
+pub const DEFAULT_SCENARIO_FILE: &str = "<default scenario>";
+
+/// The scheduler a scenario asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SchedulerChoice {
+    /// A baseline by name (see `lahar_policies::BASELINES`).
+    Baseline(String),
+}
+
+/// A validated scenario, ready to run.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// `metadata.name`.
+    pub name: String,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// sha256 of the scenario text, hex.
+    pub sha256: String,
+    /// The cluster.
+    pub cluster: Cluster,
+    /// Queues (at least one).
+    pub queues: Vec<Queue>,
+    /// Scheduler.
+    pub scheduler: SchedulerChoice,
+    /// All jobs of all sources, ordered by (submit time, source, position in source).
+    pub jobs: Vec<JobSpec>,
+    /// Engine settings (horizon, period, sampling, session limit).
+    pub engine: EngineConfig,
+    /// Output directory (resolved against the scenario's folder).
+    pub output_dir: PathBuf,
+}
+
+/// Reads and validates a scenario file.
+pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ScenarioError::one(&file, None, "", format!("cannot read scenario: {e}")))?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    load_str(&text, &file, &base)
+}
+
+/// The embedded default scenario, validated.
+pub fn load_default() -> Scenario {
+    load_str(DEFAULT_SCENARIO, DEFAULT_SCENARIO_FILE, Path::new(""))
+        .expect("the embedded default scenario is valid (tested)")
+}
+
+/// Validates scenario text; `file` names it in errors; relative paths resolve
+/// against `base`.
+pub fn load_str(text: &str, file: &str, base: &Path) -> Result<Scenario, ScenarioError> {
+    let raw: raw::RawScenario = serde_saphyr::from_str(text).map_err(|e| parse_error(file, &e))?;
+    let mut s = validate::validate(raw, file, base)?;
+    s.sha256 = hex(&Sha256::digest(text.as_bytes()));
+    Ok(s)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Turns a YAML/serde error into `file:line:col: message` plus the snippet.
+fn parse_error(file: &str, e: &serde_saphyr::Error) -> ScenarioError {
+    let at = e.location().map(|l| (l.line(), l.column())).filter(|&(l, _)| l > 0);
+    let text = e.render_with_formatter(&serde_saphyr::UserMessageFormatter);
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    // serde-saphyr starts with "error: line L column C: "; keep what follows.
+    let msg = first
+        .strip_prefix("error: ")
+        .unwrap_or(first)
+        .split_once(": ")
+        .filter(|(p, _)| p.starts_with("line "))
+        .map(|(_, m)| m)
+        .unwrap_or(first)
+        .to_string();
+    let snippet: Vec<&str> = lines.collect();
+    let message = if snippet.is_empty() { msg } else { format!("{msg}\n{}", snippet.join("\n")) };
+    ScenarioError::one(file, at, "", message)
+}

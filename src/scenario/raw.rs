@@ -1,0 +1,244 @@
+//! The scenario file exactly as written: serde structs that reject unknown fields.
+#![allow(missing_docs)] // field meanings are documented in docs/scenario.md
+//! Values that need checks beyond their YAML type are wrapped in [`Spanned`] so
+//! validation can point at their line and column.
+
+use serde::Deserialize;
+use serde::de::{self, Visitor};
+use serde_saphyr::Spanned;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A Kubernetes quantity as written: a string (`500m`, `4Gi`) or a number (`8`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quantity(pub String);
+
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Quantity;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a Kubernetes quantity such as 8, 500m, 1.5 or 4Gi")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Quantity, E> {
+                Ok(Quantity(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Quantity, E> {
+                Ok(Quantity(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Quantity, E> {
+                Ok(Quantity(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Quantity, E> {
+                Ok(Quantity(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawScenario {
+    pub api_version: Spanned<String>,
+    pub kind: Spanned<String>,
+    pub metadata: RawMetadata,
+    pub spec: RawSpec,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMetadata {
+    pub name: Spanned<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawSpec {
+    pub seed: Option<u64>,
+    pub horizon: Option<Spanned<String>>,
+    pub schedule_period: Option<Spanned<String>>,
+    pub sessions: Option<Spanned<i64>>,
+    pub cluster: RawCluster,
+    pub queues: Option<Vec<Spanned<RawQueue>>>,
+    pub scheduler: Option<Spanned<RawScheduler>>,
+    pub workload: Option<Vec<Spanned<RawSource>>>,
+    pub output: Option<RawOutput>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawCluster {
+    pub node_groups: Option<Vec<Spanned<RawNode>>>,
+    pub nodes: Option<Vec<Spanned<RawNode>>>,
+    pub fabric: Option<Vec<Spanned<RawTier>>>,
+}
+
+/// A node group (with `count`) or an explicit node (without).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawNode {
+    pub name: Spanned<String>,
+    pub count: Option<Spanned<i64>>,
+    pub gpu_model: Option<String>,
+    pub gpus: Option<Spanned<i64>>,
+    pub cpu: Option<Spanned<Quantity>>,
+    pub memory: Option<Spanned<Quantity>>,
+    pub pods: Option<Spanned<i64>>,
+    pub intra_node: Option<Spanned<String>>,
+    pub nics: Option<RawNics>,
+    pub labels: Option<BTreeMap<String, String>>,
+    pub extended_resources: Option<Spanned<BTreeMap<String, Quantity>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawNics {
+    pub count: Spanned<i64>,
+    pub gbps: Spanned<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTier {
+    pub tier: Spanned<i64>,
+    pub name: String,
+    pub fanout: Spanned<i64>,
+    pub oversubscription: Option<Spanned<f64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawQueue {
+    pub name: Spanned<String>,
+    pub weight: Option<Spanned<i64>>,
+    pub capability: Option<Spanned<BTreeMap<String, Quantity>>>,
+    pub guarantee: Option<Spanned<BTreeMap<String, Quantity>>>,
+    pub deserved: Option<Spanned<BTreeMap<String, Quantity>>>,
+    pub reclaimable: Option<bool>,
+    pub parent: Option<String>,
+    pub priority: Option<i32>,
+    pub state: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScheduler {
+    pub baseline: Option<Spanned<String>>,
+    pub conf: Option<Spanned<String>>,
+}
+
+/// One workload source (externally tagged: `- synthetic: {...}` or `- jobs: [...]`).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RawSource {
+    Synthetic(RawSynthetic),
+    Jobs(Vec<Spanned<RawJob>>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawSynthetic {
+    pub jobs: Spanned<i64>,
+    pub name_prefix: Option<String>,
+    pub start: Option<Spanned<String>>,
+    pub arrival: RawArrival,
+    pub gpus: Spanned<BTreeMap<u32, f64>>,
+    pub gpus_per_pod: Option<Spanned<i64>>,
+    pub cpu_per_gpu: Option<Spanned<Quantity>>,
+    pub memory_per_gpu: Option<Spanned<Quantity>>,
+    pub duration: RawDuration,
+    pub queues: Option<Spanned<BTreeMap<String, f64>>>,
+    pub checkpoint_interval: Option<Spanned<String>>,
+    pub priority: Option<i32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RawArrival {
+    Poisson(RawPoisson),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawPoisson {
+    pub rate_per_hour: Spanned<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RawDuration {
+    Lognormal(RawLognormal),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLognormal {
+    pub median: Spanned<String>,
+    pub sigma: Spanned<f64>,
+    pub min: Option<Spanned<String>>,
+    pub max: Option<Spanned<String>>,
+}
+
+/// An explicit job (lahar's compact form of a VolcanoJob).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawJob {
+    pub name: Spanned<String>,
+    pub namespace: Option<String>,
+    pub submit_at: Option<Spanned<String>>,
+    pub queue: Option<Spanned<String>>,
+    pub priority: Option<i32>,
+    pub min_available: Option<Spanned<i64>>,
+    pub duration: Spanned<String>,
+    pub max_retry: Option<Spanned<i64>>,
+    pub checkpoint_interval: Option<Spanned<String>>,
+    pub termination_grace_period: Option<Spanned<String>>,
+    pub policies: Option<Vec<Spanned<RawPolicy>>>,
+    pub network_topology: Option<Spanned<RawNetworkTopology>>,
+    pub tasks: Vec<Spanned<RawTask>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawTask {
+    pub name: Spanned<String>,
+    pub replicas: Spanned<i64>,
+    pub min_available: Option<Spanned<i64>>,
+    pub resources: Option<Spanned<BTreeMap<String, Quantity>>>,
+    pub priority: Option<i32>,
+    pub depends_on: Option<Spanned<RawDependsOn>>,
+    pub node_selector: Option<BTreeMap<String, String>>,
+    pub policies: Option<Vec<Spanned<RawPolicy>>>,
+    pub preemptable: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDependsOn {
+    pub name: Vec<String>,
+    pub iteration: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPolicy {
+    pub event: Spanned<String>,
+    pub action: Spanned<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawNetworkTopology {
+    pub mode: Option<String>,
+    pub highest_tier_allowed: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawOutput {
+    pub dir: Option<String>,
+    pub sample_interval: Option<Spanned<String>>,
+}

@@ -1,0 +1,703 @@
+//! Raw scenario → validated [`Scenario`]. Collects every error with its location.
+
+use super::raw::*;
+use super::{InputError, Scenario, ScenarioError, SchedulerChoice};
+use lahar_core::cluster::{Cluster, GPU_PRODUCT_LABEL, IntraNode, Nics, Node};
+use lahar_core::engine::EngineConfig;
+use lahar_core::job::{
+    DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
+};
+use lahar_core::queue::{Queue, QueueId, QueueState};
+use lahar_core::resource::{GPU, PODS, ResourceList, ResourceNames, Resources};
+use lahar_core::rng::RngStreams;
+use lahar_core::time::{SimDuration, SimTime, parse_duration};
+use lahar_core::topology::{FabricTier, Topology};
+use lahar_workloads::synthetic::{DurationDist, SyntheticSpec, generate};
+use serde_saphyr::Spanned;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+type At = Option<(u64, u64)>;
+
+fn at<T>(s: &Spanned<T>) -> At {
+    let l = &s.referenced;
+    (l.line() > 0).then(|| (l.line(), l.column()))
+}
+
+struct V<'a> {
+    file: &'a str,
+    errors: Vec<InputError>,
+    names: ResourceNames,
+}
+
+impl V<'_> {
+    fn err(&mut self, at: At, path: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(InputError { file: self.file.to_string(), at, path: path.into(), message: message.into() });
+    }
+
+    fn duration(&mut self, s: &Spanned<String>, path: &str) -> Option<SimDuration> {
+        parse_duration(&s.value).map_err(|e| self.err(at(s), path, e.to_string())).ok()
+    }
+
+    fn count(&mut self, s: &Spanned<i64>, path: &str, min: i64) -> Option<u32> {
+        if s.value < min || s.value > u32::MAX as i64 {
+            self.err(at(s), path, format!("must be an integer ≥ {min}, got {}", s.value));
+            return None;
+        }
+        Some(s.value as u32)
+    }
+
+    fn quantity(&mut self, resource: &str, q: &Quantity, at: At, path: &str) -> Option<(usize, i64)> {
+        let d = match self.names.dim_or_register(resource) {
+            Ok(d) => d,
+            Err(e) => {
+                self.err(at, path, e.to_string());
+                return None;
+            }
+        };
+        match lahar_core::quantity::parse_quantity(&q.0, ResourceNames::scale(d)) {
+            Ok(v) if v >= 0 => Some((d, v)),
+            Ok(v) => {
+                self.err(at, path, format!("must not be negative, got {v}"));
+                None
+            }
+            Err(e) => {
+                self.err(at, path, e.to_string());
+                None
+            }
+        }
+    }
+
+    fn resource_list(&mut self, m: &Spanned<BTreeMap<String, Quantity>>, path: &str) -> ResourceList {
+        let mut list = ResourceList::default();
+        for (k, q) in &m.value {
+            if let Some((d, v)) = self.quantity(k, q, at(m), &format!("{path}.{k}")) {
+                list.put(d, v);
+            }
+        }
+        list
+    }
+}
+
+/// Validates a parsed scenario.
+pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scenario, ScenarioError> {
+    let mut v = V { file, errors: Vec::new(), names: ResourceNames::default() };
+    if raw.api_version.value != "lahar.io/v1alpha1" {
+        v.err(at(&raw.api_version), "apiVersion", format!("expected `lahar.io/v1alpha1`, got `{}`", raw.api_version.value));
+    }
+    if raw.kind.value != "Scenario" {
+        v.err(at(&raw.kind), "kind", format!("expected `Scenario`, got `{}`", raw.kind.value));
+    }
+    let name = raw.metadata.name.value.clone();
+    if name.is_empty() || name.contains(['/', '\\']) {
+        v.err(at(&raw.metadata.name), "metadata.name", "expected a non-empty name without slashes");
+    }
+    let spec = raw.spec;
+    let seed = spec.seed.unwrap_or(0);
+
+    let mut engine = EngineConfig { seed, ..EngineConfig::default() };
+    if let Some(h) = &spec.horizon {
+        engine.horizon = v.duration(h, "spec.horizon").map(|d| SimTime(d.micros()));
+    }
+    if let Some(p) = &spec.schedule_period {
+        match v.duration(p, "spec.schedulePeriod") {
+            Some(d) if d.micros() == 0 => v.err(at(p), "spec.schedulePeriod", "must be longer than 0"),
+            d => engine.schedule_period = d,
+        }
+    }
+    if let Some(s) = &spec.sessions {
+        engine.max_sessions = v.count(s, "spec.sessions", 1).map(u64::from);
+    }
+
+    let (nodes, fabric) = cluster(&mut v, &spec.cluster);
+    let queues = queues(&mut v, spec.queues.as_deref());
+    let queue_ids: BTreeMap<String, QueueId> =
+        queues.iter().enumerate().map(|(i, q)| (q.name.clone(), QueueId(i as u32))).collect();
+
+    let scheduler = match &spec.scheduler {
+        None => SchedulerChoice::Baseline("gang-fifo".into()),
+        Some(s) => match (&s.value.baseline, &s.value.conf) {
+            (Some(b), None) => {
+                if !lahar_policies::BASELINES.contains(&b.value.as_str()) {
+                    v.err(at(b), "spec.scheduler.baseline", format!("unknown baseline `{}`; expected one of: {}", b.value, lahar_policies::BASELINES.join(", ")));
+                }
+                SchedulerChoice::Baseline(b.value.clone())
+            }
+            (None, Some(c)) => {
+                v.err(at(c), "spec.scheduler.conf", "loading a volcano-scheduler.conf is not supported by this version of lahar yet; use `{baseline: gang-fifo}`");
+                SchedulerChoice::Baseline("gang-fifo".into())
+            }
+            _ => {
+                v.err(at(s), "spec.scheduler", "expected exactly one of `baseline` or `conf`");
+                SchedulerChoice::Baseline("gang-fifo".into())
+            }
+        },
+    };
+
+    let max_gpus_per_node = nodes.iter().map(|n| n.allocatable.gpus_ceil()).max().unwrap_or(0);
+    let streams = RngStreams::new(seed);
+    // (submit, source, position) orders the merged stream deterministically.
+    let mut tagged: Vec<(SimTime, usize, usize, JobSpec)> = Vec::new();
+    for (s, src) in spec.workload.iter().flatten().enumerate() {
+        let path = format!("spec.workload[{s}]");
+        match &src.value {
+            RawSource::Synthetic(syn) => {
+                if let Some(sp) = synthetic(&mut v, syn, s, &path, &queue_ids, max_gpus_per_node) {
+                    check_synthetic_fit(&mut v, &sp, &nodes, syn, &path);
+                    for (i, j) in generate(&sp, &streams).into_iter().enumerate() {
+                        tagged.push((j.submit, s, i, j));
+                    }
+                }
+            }
+            RawSource::Jobs(list) => {
+                for (i, rj) in list.iter().enumerate() {
+                    let jpath = format!("{path}.jobs[{i}]");
+                    if let Some(j) = job(&mut v, rj, &jpath, &queue_ids) {
+                        check_job_fit(&mut v, &j, &nodes, rj, &jpath);
+                        tagged.push((j.submit, s, i, j));
+                    }
+                }
+            }
+        }
+    }
+    tagged.sort_by_key(|t| (t.0, t.1, t.2));
+    let mut seen = BTreeSet::new();
+    for t in &tagged {
+        let key = format!("{}/{}", t.3.namespace, t.3.name);
+        if !seen.insert(key.clone()) {
+            v.err(None, format!("spec.workload[{}]", t.1), format!("job `{key}` is defined twice; job names must be unique per namespace"));
+        }
+    }
+    let jobs: Vec<JobSpec> = tagged.into_iter().map(|t| t.3).collect();
+
+    let mut sample = SimDuration::from_secs(300);
+    let mut output_dir = PathBuf::from("out").join(&name);
+    if let Some(o) = &spec.output {
+        if let Some(s) = &o.sample_interval {
+            match v.duration(s, "spec.output.sampleInterval") {
+                Some(d) if d.micros() == 0 => v.err(at(s), "spec.output.sampleInterval", "must be longer than 0"),
+                Some(d) => sample = d,
+                None => {}
+            }
+        }
+        if let Some(d) = &o.dir {
+            output_dir = base.join(d);
+        }
+    }
+    engine.sample_interval = sample;
+
+    if !v.errors.is_empty() {
+        return Err(ScenarioError { errors: v.errors });
+    }
+    let topology = match fabric {
+        Some(f) => Topology::from_fabric(nodes.len(), &f).expect("fabric tiers validated"),
+        None => Topology::flat(nodes.len()),
+    };
+    let cluster = Cluster::new(nodes, v.names, topology);
+    Ok(Scenario {
+        name,
+        seed,
+        sha256: String::new(),
+        cluster,
+        queues,
+        scheduler,
+        jobs,
+        engine,
+        output_dir,
+    })
+}
+
+fn cluster(v: &mut V<'_>, c: &RawCluster) -> (Vec<Node>, Option<Vec<FabricTier>>) {
+    let mut nodes = Vec::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let mut add = |v: &mut V<'_>, node: Node, path: &str, at: At| {
+        if let Some(prev) = names.insert(node.name.clone(), path.to_string()) {
+            v.err(at, path, format!("node name `{}` is already used by {prev}", node.name));
+        }
+        nodes.push(node);
+    };
+    for (i, g) in c.node_groups.iter().flatten().enumerate() {
+        let path = format!("spec.cluster.nodeGroups[{i}]");
+        let Some(count) = &g.value.count else {
+            v.err(at(g), &path, "a node group needs `count`");
+            continue;
+        };
+        let count = v.count(count, &format!("{path}.count"), 0);
+        if let (Some(template), Some(count)) = (node(v, &g.value, &path), count) {
+            for k in 0..count {
+                let mut n = template.clone();
+                n.name = format!("{}-{k}", template.name);
+                add(v, n, &path, at(g));
+            }
+        }
+    }
+    for (i, n) in c.nodes.iter().flatten().enumerate() {
+        let path = format!("spec.cluster.nodes[{i}]");
+        if let Some(cnt) = &n.value.count {
+            v.err(at(cnt), format!("{path}.count"), "`count` belongs to nodeGroups; an explicit node is one node");
+        }
+        if let Some(node) = node(v, &n.value, &path) {
+            add(v, node, &path, at(n));
+        }
+    }
+    if nodes.is_empty() && v.errors.is_empty() {
+        v.err(None, "spec.cluster", "the cluster has no nodes; add `nodeGroups` or `nodes`");
+    }
+    let fabric = c.fabric.as_ref().map(|tiers| {
+        let mut out = Vec::new();
+        for (i, t) in tiers.iter().enumerate() {
+            let path = format!("spec.cluster.fabric[{i}]");
+            let tier = t.value.tier.value;
+            if tier != i as i64 + 1 {
+                v.err(at(&t.value.tier), format!("{path}.tier"), format!("tiers must be listed as 1, 2, 3... in order; expected {}, got {tier}", i + 1));
+            }
+            let fanout = v.count(&t.value.fanout, &format!("{path}.fanout"), 1).unwrap_or(1);
+            let over = t.value.oversubscription.as_ref().map(|o| o.value).unwrap_or(1.0);
+            if let Some(o) = &t.value.oversubscription {
+                if !(o.value >= 1.0 && o.value.is_finite()) {
+                    v.err(at(o), format!("{path}.oversubscription"), format!("must be a number ≥ 1.0 (1.0 = non-blocking), got {}", o.value));
+                }
+            }
+            out.push(FabricTier { tier: tier.max(1) as u32, name: t.value.name.clone(), fanout, oversubscription: over });
+        }
+        out
+    });
+    (nodes, fabric)
+}
+
+fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
+    let errors_before = v.errors.len();
+    if n.name.value.is_empty() {
+        v.err(at(&n.name), format!("{path}.name"), "expected a non-empty name");
+    }
+    let mut alloc = Resources::ZERO;
+    match &n.cpu {
+        Some(q) => {
+            if let Some((d, x)) = v.quantity("cpu", &q.value, at(q), &format!("{path}.cpu")) {
+                alloc.set(d, x);
+            }
+        }
+        None => v.err(at(&n.name), path, "missing `cpu` (e.g. cpu: 96)"),
+    }
+    match &n.memory {
+        Some(q) => {
+            if let Some((d, x)) = v.quantity("memory", &q.value, at(q), &format!("{path}.memory")) {
+                alloc.set(d, x);
+            }
+        }
+        None => v.err(at(&n.name), path, "missing `memory` (e.g. memory: 1Ti)"),
+    }
+    let gpus = match &n.gpus {
+        Some(g) => v.count(g, &format!("{path}.gpus"), 0).unwrap_or(0),
+        None => 0,
+    };
+    alloc.set(GPU, gpus as i64 * 1000);
+    let pods = match &n.pods {
+        Some(p) => v.count(p, &format!("{path}.pods"), 1).unwrap_or(110),
+        None => 110,
+    };
+    alloc.set(PODS, pods as i64);
+    if let Some(ext) = &n.extended_resources {
+        for (k, q) in &ext.value {
+            let p = format!("{path}.extendedResources.{k}");
+            if k == "cpu" || k == "memory" || k == "pods" || k == lahar_core::resource::GPU_RESOURCE {
+                v.err(at(ext), p, format!("`{k}` has its own field"));
+                continue;
+            }
+            if let Some((d, x)) = v.quantity(k, q, at(ext), &p) {
+                alloc.set(d, x);
+            }
+        }
+    }
+    let intra = match &n.intra_node {
+        Some(s) => IntraNode::parse(&s.value).unwrap_or_else(|| {
+            v.err(at(s), format!("{path}.intraNode"), format!("unknown intra-node fabric `{}`; expected nvswitch, nvlink-pairs or pcie", s.value));
+            IntraNode::Pcie
+        }),
+        None if gpus > 0 => IntraNode::NvSwitch,
+        None => IntraNode::Pcie,
+    };
+    let nics = match &n.nics {
+        Some(x) => Nics {
+            count: v.count(&x.count, &format!("{path}.nics.count"), 0).unwrap_or(0),
+            gbps: v.count(&x.gbps, &format!("{path}.nics.gbps"), 1).unwrap_or(1),
+        },
+        None => Nics::default(),
+    };
+    let mut labels = n.labels.clone().unwrap_or_default();
+    let gpu_model = n.gpu_model.clone().unwrap_or_default();
+    if !gpu_model.is_empty() {
+        labels.entry(GPU_PRODUCT_LABEL.to_string()).or_insert_with(|| gpu_model.clone());
+    }
+    (v.errors.len() == errors_before).then(|| Node {
+        name: n.name.value.clone(),
+        labels,
+        allocatable: alloc,
+        gpu_model,
+        intra_node: intra,
+        nics,
+    })
+}
+
+fn queues(v: &mut V<'_>, raw: Option<&[Spanned<RawQueue>]>) -> Vec<Queue> {
+    let Some(raw) = raw else { return vec![Queue::new("default")] };
+    if raw.is_empty() {
+        v.err(None, "spec.queues", "list at least one queue, or leave `queues` out for a single `default` queue");
+    }
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (i, rq) in raw.iter().enumerate() {
+        let path = format!("spec.queues[{i}]");
+        let r = &rq.value;
+        let mut q = Queue::new(r.name.value.clone());
+        if r.name.value.is_empty() {
+            v.err(at(&r.name), format!("{path}.name"), "expected a non-empty name");
+        }
+        if !seen.insert(r.name.value.clone()) {
+            v.err(at(&r.name), format!("{path}.name"), format!("queue `{}` is defined twice", r.name.value));
+        }
+        if let Some(w) = &r.weight {
+            q.weight = v.count(w, &format!("{path}.weight"), 1).unwrap_or(1);
+        }
+        if let Some(c) = &r.capability {
+            q.capability = v.resource_list(c, &format!("{path}.capability"));
+        }
+        if let Some(c) = &r.guarantee {
+            q.guarantee = v.resource_list(c, &format!("{path}.guarantee"));
+        }
+        if let Some(c) = &r.deserved {
+            q.deserved = v.resource_list(c, &format!("{path}.deserved"));
+        }
+        q.reclaimable = r.reclaimable.unwrap_or(true);
+        q.parent = r.parent.clone();
+        q.priority = r.priority.unwrap_or(0);
+        if let Some(s) = &r.state {
+            q.state = match s.value.as_str() {
+                "Open" => QueueState::Open,
+                "Closing" => QueueState::Closing,
+                "Closed" => QueueState::Closed,
+                other => {
+                    v.err(at(s), format!("{path}.state"), format!("unknown queue state `{other}`; expected Open, Closing or Closed"));
+                    QueueState::Open
+                }
+            };
+        }
+        out.push(q);
+    }
+    out
+}
+
+fn queue_ref(v: &mut V<'_>, queues: &BTreeMap<String, QueueId>, name: &str, at: At, path: &str) -> Option<QueueId> {
+    let q = queues.get(name).copied();
+    if q.is_none() {
+        let known: Vec<&str> = queues.keys().map(String::as_str).collect();
+        v.err(at, path, format!("queue `{name}` does not exist; defined queues: {}", known.join(", ")));
+    }
+    q
+}
+
+fn synthetic(
+    v: &mut V<'_>,
+    s: &RawSynthetic,
+    index: usize,
+    path: &str,
+    queues: &BTreeMap<String, QueueId>,
+    max_gpus_per_node: i64,
+) -> Option<SyntheticSpec> {
+    let before = v.errors.len();
+    let jobs = v.count(&s.jobs, &format!("{path}.synthetic.jobs"), 0).unwrap_or(0);
+    let RawArrival::Poisson(p) = &s.arrival;
+    let rate = p.rate_per_hour.value;
+    if !(rate > 0.0 && rate.is_finite()) {
+        v.err(at(&p.rate_per_hour), format!("{path}.synthetic.arrival.poisson.ratePerHour"), format!("must be a positive number, got {rate}"));
+    }
+    let gpus: Vec<(u32, f64)> = s.gpus.value.iter().map(|(&g, &w)| (g, w)).collect();
+    if gpus.is_empty() || gpus.iter().any(|&(_, w)| !(w > 0.0 && w.is_finite())) {
+        v.err(at(&s.gpus), format!("{path}.synthetic.gpus"), "expected a map of GPU count → positive weight, e.g. {1: 60, 8: 30, 32: 10}");
+    }
+    let gpus_per_pod = match &s.gpus_per_pod {
+        Some(g) => v.count(g, &format!("{path}.synthetic.gpusPerPod"), 1).unwrap_or(1),
+        None => max_gpus_per_node.max(1) as u32,
+    };
+    let cpu = match &s.cpu_per_gpu {
+        Some(q) => v.quantity("cpu", &q.value, at(q), &format!("{path}.synthetic.cpuPerGpu")).map(|x| x.1).unwrap_or(0),
+        None => 1000,
+    };
+    let mem = match &s.memory_per_gpu {
+        Some(q) => v.quantity("memory", &q.value, at(q), &format!("{path}.synthetic.memoryPerGpu")).map(|x| x.1).unwrap_or(0),
+        None => 4 << 30,
+    };
+    let RawDuration::Lognormal(ln) = &s.duration;
+    let dpath = format!("{path}.synthetic.duration.lognormal");
+    let median = v.duration(&ln.median, &format!("{dpath}.median"));
+    if median == Some(SimDuration::ZERO) {
+        v.err(at(&ln.median), format!("{dpath}.median"), "must be longer than 0");
+    }
+    if !(ln.sigma.value >= 0.0 && ln.sigma.value.is_finite()) {
+        v.err(at(&ln.sigma), format!("{dpath}.sigma"), format!("must be a number ≥ 0, got {}", ln.sigma.value));
+    }
+    let min = ln.min.as_ref().and_then(|m| v.duration(m, &format!("{dpath}.min"))).unwrap_or(SimDuration::from_secs(1));
+    let max = ln.max.as_ref().and_then(|m| v.duration(m, &format!("{dpath}.max"))).unwrap_or(SimDuration::from_secs(365 * 86400));
+    let queue_list = match &s.queues {
+        Some(m) => {
+            let mut out = Vec::new();
+            for (name, &w) in &m.value {
+                if !(w > 0.0 && w.is_finite()) {
+                    v.err(at(m), format!("{path}.synthetic.queues.{name}"), format!("weight must be positive, got {w}"));
+                }
+                if let Some(q) = queue_ref(v, queues, name, at(m), &format!("{path}.synthetic.queues.{name}")) {
+                    out.push((q, w));
+                }
+            }
+            out
+        }
+        None => queues.values().map(|&q| (q, 1.0)).collect(),
+    };
+    let start = s.start.as_ref().and_then(|d| v.duration(d, &format!("{path}.synthetic.start"))).unwrap_or_default();
+    let checkpoint = s.checkpoint_interval.as_ref().and_then(|d| v.duration(d, &format!("{path}.synthetic.checkpointInterval")));
+    (v.errors.len() == before).then(|| SyntheticSpec {
+        source: index,
+        name_prefix: s.name_prefix.clone().unwrap_or_else(|| format!("syn{index}")),
+        jobs,
+        start: SimTime(start.micros()),
+        rate_per_hour: rate,
+        gpus,
+        gpus_per_pod,
+        cpu_milli_per_gpu: cpu,
+        memory_per_gpu: mem,
+        duration: DurationDist::LogNormal { median: median.unwrap_or_default(), sigma: ln.sigma.value, min, max },
+        queues: queue_list,
+        checkpoint_interval: checkpoint,
+        priority: s.priority.unwrap_or(0),
+    })
+}
+
+fn fits_somewhere(nodes: &[Node], req: &Resources, selector: &[(String, String)]) -> bool {
+    nodes.iter().any(|n| req.fits_in(&n.allocatable) && selector.iter().all(|(k, val)| n.labels.get(k) == Some(val)))
+}
+
+fn largest(nodes: &[Node]) -> String {
+    let m = nodes.iter().fold(Resources::ZERO, |a, n| a.max(&n.allocatable));
+    format!("{} GPUs, {} CPU, {} bytes of memory, {} pods", m.gpus_ceil(), m.cpu() as f64 / 1000.0, m.memory(), m.pods())
+}
+
+fn check_synthetic_fit(v: &mut V<'_>, sp: &SyntheticSpec, nodes: &[Node], raw: &RawSynthetic, path: &str) {
+    for &(g, _) in &sp.gpus {
+        let per = g.min(sp.gpus_per_pod).max(if g == 0 { 0 } else { 1 });
+        let scale = per.max(1) as i64;
+        let req = Resources::new(sp.cpu_milli_per_gpu * scale, sp.memory_per_gpu * scale, per as i64 * 1000, 1);
+        if !fits_somewhere(nodes, &req, &[]) {
+            v.err(at(&raw.gpus), format!("{path}.synthetic.gpus"), format!(
+                "jobs of {g} GPUs get pods of {per} GPUs, {} CPU and {} bytes of memory, which no node can hold (largest node: {})",
+                req.cpu() as f64 / 1000.0, req.memory(), largest(nodes)
+            ));
+        }
+    }
+}
+
+fn check_job_fit(v: &mut V<'_>, j: &JobSpec, nodes: &[Node], raw: &Spanned<RawJob>, path: &str) {
+    for (i, t) in j.tasks.iter().enumerate() {
+        if t.replicas > 0 && !fits_somewhere(nodes, &t.requests, &t.node_selector) {
+            let why = if t.node_selector.is_empty() { String::new() } else { " with a matching nodeSelector".to_string() };
+            v.err(at(&raw.value.tasks[i]), format!("{path}.tasks[{i}]"), format!(
+                "job `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {})",
+                j.name, t.name, t.requests.gpu_milli() as f64 / 1000.0, t.requests.cpu() as f64 / 1000.0, t.requests.memory(), largest(nodes)
+            ));
+        }
+    }
+}
+
+fn policies(v: &mut V<'_>, raw: Option<&Vec<Spanned<RawPolicy>>>, path: &str) -> Vec<Policy> {
+    let mut out = Vec::new();
+    for (i, p) in raw.into_iter().flatten().enumerate() {
+        let ev = PolicyEvent::parse(&p.value.event.value);
+        let ac = PolicyAction::parse(&p.value.action.value);
+        if ev.is_none() {
+            v.err(at(&p.value.event), format!("{path}.policies[{i}].event"), format!("unknown event `{}`; expected *, PodEvicted, PodFailed, TaskCompleted or Unknown", p.value.event.value));
+        }
+        if ac.is_none() {
+            v.err(at(&p.value.action), format!("{path}.policies[{i}].action"), format!("unknown action `{}`; expected RestartJob, RestartTask, RestartPod, AbortJob, TerminateJob or CompleteJob", p.value.action.value));
+        }
+        if let (Some(event), Some(action)) = (ev, ac) {
+            out.push(Policy { event, action });
+        }
+    }
+    out
+}
+
+fn job(v: &mut V<'_>, rj: &Spanned<RawJob>, path: &str, queues: &BTreeMap<String, QueueId>) -> Option<JobSpec> {
+    let before = v.errors.len();
+    let r = &rj.value;
+    if r.name.value.is_empty() {
+        v.err(at(&r.name), format!("{path}.name"), "expected a non-empty name");
+    }
+    let submit = r.submit_at.as_ref().and_then(|d| v.duration(d, &format!("{path}.submitAt"))).unwrap_or_default();
+    let queue = match &r.queue {
+        Some(q) => queue_ref(v, queues, &q.value, at(q), &format!("{path}.queue")),
+        None => queue_ref(v, queues, "default", at(rj), &format!("{path}.queue")),
+    };
+    let duration = v.duration(&r.duration, &format!("{path}.duration"));
+    if r.tasks.is_empty() {
+        v.err(at(rj), format!("{path}.tasks"), "a job needs at least one task");
+    }
+    let mut task_names: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, t) in r.tasks.iter().enumerate() {
+        if task_names.insert(t.value.name.value.clone(), i).is_some() {
+            v.err(at(&t.value.name), format!("{path}.tasks[{i}].name"), format!("task `{}` is defined twice", t.value.name.value));
+        }
+    }
+    let mut tasks = Vec::new();
+    for (i, rt) in r.tasks.iter().enumerate() {
+        let t = &rt.value;
+        let tpath = format!("{path}.tasks[{i}]");
+        let replicas = v.count(&t.replicas, &format!("{tpath}.replicas"), 0).unwrap_or(0);
+        let min_available = match &t.min_available {
+            Some(m) => {
+                let x = v.count(m, &format!("{tpath}.minAvailable"), 0).unwrap_or(0);
+                if x > replicas {
+                    v.err(at(m), format!("{tpath}.minAvailable"), format!("must not exceed replicas ({replicas}), got {x}"));
+                }
+                x
+            }
+            None => replicas,
+        };
+        let mut requests = Resources::ZERO;
+        if let Some(res) = &t.resources {
+            for (k, q) in &res.value {
+                if k == "pods" {
+                    v.err(at(res), format!("{tpath}.resources.pods"), "every pod takes one `pods` slot; do not request it");
+                    continue;
+                }
+                if let Some((d, x)) = v.quantity(k, q, at(res), &format!("{tpath}.resources.{k}")) {
+                    requests.set(d, x);
+                }
+            }
+        }
+        requests.set(PODS, 1);
+        let mut depends_on = Vec::new();
+        let mut depends_any = false;
+        if let Some(d) = &t.depends_on {
+            for n in &d.value.name {
+                match task_names.get(n) {
+                    Some(&k) if k == i => v.err(at(d), format!("{tpath}.dependsOn"), format!("task `{n}` cannot depend on itself")),
+                    Some(&k) => depends_on.push(k),
+                    None => v.err(at(d), format!("{tpath}.dependsOn"), format!("task `{n}` does not exist in job `{}`", r.name.value)),
+                }
+            }
+            depends_any = match d.value.iteration.as_deref() {
+                None | Some("all") => false,
+                Some("any") => true,
+                Some(other) => {
+                    v.err(at(d), format!("{tpath}.dependsOn.iteration"), format!("expected `any` or `all`, got `{other}`"));
+                    false
+                }
+            };
+        }
+        tasks.push(TaskSpec {
+            name: t.name.value.clone(),
+            replicas,
+            min_available,
+            requests,
+            priority: t.priority.unwrap_or(1),
+            depends_on,
+            depends_any,
+            node_selector: t.node_selector.clone().unwrap_or_default().into_iter().collect(),
+            policies: policies(v, t.policies.as_ref(), &tpath),
+            preemptable: t.preemptable.unwrap_or(true),
+        });
+    }
+    if let Some(cycle) = dependency_cycle(&tasks) {
+        let names: Vec<&str> = cycle.iter().map(|&i| tasks[i].name.as_str()).collect();
+        v.err(at(rj), format!("{path}.tasks"), format!("dependsOn cycle: {}", names.join(" -> ")));
+    }
+    let total: u32 = tasks.iter().map(|t| t.replicas).sum();
+    let sum_min: u32 = tasks.iter().map(|t| t.min_available).sum();
+    let min_available = match &r.min_available {
+        Some(m) => {
+            let x = v.count(m, &format!("{path}.minAvailable"), 0).unwrap_or(0);
+            if x > total {
+                v.err(at(m), format!("{path}.minAvailable"), format!("must not exceed the total replicas of all tasks ({total}), got {x}"));
+            }
+            x
+        }
+        None => sum_min,
+    };
+    let max_retry = r.max_retry.as_ref().and_then(|m| v.count(m, &format!("{path}.maxRetry"), 0)).unwrap_or(3);
+    let checkpoint = r.checkpoint_interval.as_ref().and_then(|d| v.duration(d, &format!("{path}.checkpointInterval")));
+    let grace = r
+        .termination_grace_period
+        .as_ref()
+        .and_then(|d| v.duration(d, &format!("{path}.terminationGracePeriod")))
+        .unwrap_or(DEFAULT_TERMINATION_GRACE);
+    let network_topology = r.network_topology.as_ref().map(|nt| {
+        let hard = match nt.value.mode.as_deref() {
+            None | Some("hard") => true,
+            Some("soft") => false,
+            Some(other) => {
+                v.err(at(nt), format!("{path}.networkTopology.mode"), format!("expected `hard` or `soft`, got `{other}`"));
+                true
+            }
+        };
+        let tier = nt.value.highest_tier_allowed.as_ref().and_then(|t| v.count(t, &format!("{path}.networkTopology.highestTierAllowed"), 1));
+        NetworkTopology { hard, highest_tier_allowed: tier }
+    });
+    let job_policies = policies(v, r.policies.as_ref(), path);
+    if v.errors.len() != before {
+        return None;
+    }
+    let mut j = JobSpec {
+        name: r.name.value.clone(),
+        namespace: r.namespace.clone().unwrap_or_else(|| "default".into()),
+        kind: "VolcanoJob".into(),
+        queue: queue?,
+        priority_class: None,
+        priority: r.priority.unwrap_or(0),
+        submit: SimTime(submit.micros()),
+        min_available,
+        tasks,
+        policies: job_policies,
+        max_retry,
+        min_resources: Resources::ZERO,
+        network_topology,
+        duration: duration?,
+        checkpoint_interval: checkpoint,
+        termination_grace: grace,
+        user: String::new(),
+    };
+    j.min_resources = j.compute_min_resources();
+    Some(j)
+}
+
+/// A cycle in the dependsOn graph, as task indices (first repeated at the end).
+fn dependency_cycle(tasks: &[TaskSpec]) -> Option<Vec<usize>> {
+    // 0 = unvisited, 1 = on the stack, 2 = done
+    fn dfs(i: usize, tasks: &[TaskSpec], state: &mut [u8], stack: &mut Vec<usize>) -> Option<Vec<usize>> {
+        state[i] = 1;
+        stack.push(i);
+        for &d in &tasks[i].depends_on {
+            if state[d] == 1 {
+                let from = stack.iter().position(|&x| x == d).unwrap_or(0);
+                let mut c = stack[from..].to_vec();
+                c.push(d);
+                return Some(c);
+            }
+            if state[d] == 0 {
+                if let Some(c) = dfs(d, tasks, state, stack) {
+                    return Some(c);
+                }
+            }
+        }
+        stack.pop();
+        state[i] = 2;
+        None
+    }
+    let mut state = vec![0u8; tasks.len()];
+    for i in 0..tasks.len() {
+        if state[i] == 0 {
+            if let Some(c) = dfs(i, tasks, &mut state, &mut Vec::new()) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
