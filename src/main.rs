@@ -78,8 +78,16 @@ fn main() -> ExitCode {
 }
 
 fn input_error(e: &lahar::scenario::ScenarioError) -> ExitCode {
-    for line in e.to_string().lines() {
-        eprintln!("error: {line}");
+    for err in &e.errors {
+        let text = err.to_string();
+        let mut lines = text.lines();
+        eprintln!("error: {}", lines.next().unwrap_or_default());
+        for l in lines {
+            eprintln!("  {l}");
+        }
+    }
+    if e.errors.len() > 1 {
+        eprintln!("{} errors", e.errors.len());
     }
     ExitCode::from(2)
 }

@@ -98,7 +98,8 @@ fn parse_error(file: &str, e: &serde_saphyr::Error) -> ScenarioError {
         .map(|(_, m)| m)
         .unwrap_or(first)
         .to_string();
-    let snippet: Vec<&str> = lines.collect();
+    // The snippet's own `--> <input>:L:C` header repeats what we already say.
+    let snippet: Vec<&str> = lines.filter(|l| !l.trim_start().starts_with("--> <input>")).collect();
     let message = if snippet.is_empty() { msg } else { format!("{msg}\n{}", snippet.join("\n")) };
     ScenarioError::one(file, at, "", message)
 }

@@ -1,0 +1,84 @@
+//! The command-line contract: outputs, byte-identical reruns, exit codes.
+
+use super::*;
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn lahar() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lahar"))
+}
+
+#[test]
+fn default_run_writes_four_outputs_and_reruns_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let out1 = dir.path().join("a");
+    let out2 = dir.path().join("b");
+    lahar()
+        .args(["run", "--out"])
+        .arg(&out1)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("JCT mean"))
+        .stdout(predicate::str::contains("GPU allocation rate"));
+    lahar().args(["run", "--quiet", "--out"]).arg(&out2).assert().success().stdout("");
+    for f in ["jobs.csv", "pods.csv", "timeseries.csv", "decisions.csv"] {
+        let a = std::fs::read(out1.join(f)).unwrap();
+        let b = std::fs::read(out2.join(f)).unwrap();
+        assert!(a.len() > 100, "{f} is empty");
+        assert!(a == b, "{f} differs between two runs of the same scenario");
+    }
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out1.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["seed"], 42);
+    assert_eq!(summary["metrics"]["jobs"], 3000);
+    assert!(summary["wall_time_s"].is_number());
+    let jobs = std::fs::read_to_string(out1.join("jobs.csv")).unwrap();
+    assert_eq!(
+        jobs.lines().next().unwrap(),
+        "job,queue,priority,gpus,submit,start,end,state,jct_s,wait_s,ideal_s,slowdown,preemptions,nodes_spanned,highest_tier,retries,lost_gpu_s,kind"
+    );
+    assert_eq!(jobs.lines().count(), 3001);
+    let pods = std::fs::read_to_string(out1.join("pods.csv")).unwrap();
+    assert_eq!(pods.lines().next().unwrap(), "job,task,index,node,gpus,start,end,reason_end");
+}
+
+#[test]
+fn no_subcommand_runs_the_default_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    lahar().current_dir(dir.path()).assert().success().stdout(predicate::str::contains("default (seed 42)"));
+    assert!(dir.path().join("out/default/summary.json").exists());
+}
+
+#[test]
+fn validate_accepts_a_good_scenario() {
+    let (_d, p) = write_scenario(&scenario(
+        "    nodes:\n      - {name: n0, cpu: 8, memory: 16Gi, gpus: 2}",
+        "  workload:\n    - jobs:\n      - {name: j, duration: 10s, tasks: [{name: w, replicas: 2, resources: {nvidia.com/gpu: 1}}]}\n",
+    ));
+    lahar().arg("validate").arg(&p).assert().success().stdout(predicate::str::contains("ok (1 nodes, 1 queues, 1 jobs)"));
+}
+
+#[test]
+fn output_dir_resolves_against_the_scenario_folder() {
+    let (d, p) = write_scenario(&scenario(
+        "    nodes:\n      - {name: n0, cpu: 8, memory: 16Gi}",
+        "  workload:\n    - jobs:\n      - {name: j, duration: 10s, tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n  output: {dir: results}\n",
+    ));
+    lahar().args(["run", "-q"]).arg(&p).assert().success();
+    let jobs = std::fs::read_to_string(d.path().join("results/jobs.csv")).unwrap();
+    assert!(jobs.contains("j,default,0,0,0,0,10,Completed,10,0,10,1.000000,0,1,0,0,0.000,VolcanoJob"), "{jobs}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    lahar().arg("frobnicate").assert().code(2);
+    lahar().args(["run", "--sessions", "0"]).assert().code(2);
+    lahar().args(["validate"]).assert().code(2);
+}
+
+#[test]
+fn sessions_flag_stops_early() {
+    let dir = tempfile::tempdir().unwrap();
+    lahar().args(["run", "-q", "--sessions", "5", "--out"]).arg(dir.path()).assert().success();
+    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["metrics"]["sessions"], 5);
+}

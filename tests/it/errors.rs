@@ -1,0 +1,139 @@
+//! Every bad-input path: exit code 2, a message naming file, line:column or field
+//! path, and what was expected — never a panic.
+
+use super::*;
+use assert_cmd::Command;
+
+const NODES: &str = "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}";
+
+fn job(spec: &str) -> String {
+    scenario(NODES, &format!("  workload:\n    - jobs:\n      - {spec}\n"))
+}
+
+/// Runs `lahar validate` and `lahar run` on `text`; both must exit 2 and print all
+/// `needles`. Returns stderr.
+fn rejects(text: &str, needles: &[&str]) -> String {
+    let (_d, p) = write_scenario(text);
+    let mut stderr = String::new();
+    for sub in ["validate", "run"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_lahar")).arg(sub).arg(&p).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{sub}: expected exit 2, stderr:\n{err}");
+        assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{sub} panicked:\n{err}");
+        for n in needles {
+            assert!(err.contains(n), "{sub}: stderr lacks {n:?}:\n{err}");
+        }
+        assert!(err.contains("scenario.yaml"), "{sub}: the file is not named:\n{err}");
+        stderr = err;
+    }
+    stderr
+}
+
+#[test]
+fn unknown_field() {
+    rejects(
+        &scenario("    nodeGroups:\n      - {name: h, count: 2, cpu: 8, memory: 1Gi, gpuz: 3}", ""),
+        &["scenario.yaml:7:50", "unknown field `gpuz`", "expected one of"],
+    );
+}
+
+#[test]
+fn wrong_type() {
+    rejects(&scenario("    nodeGroups:\n      - {name: h, count: two, cpu: 8, memory: 1Gi}", ""), &["scenario.yaml:7:26", "invalid"]);
+    rejects(
+        &scenario(NODES, "  seed: [1]\n"),
+        &["scenario.yaml:8:9"],
+    );
+}
+
+#[test]
+fn negative_counts() {
+    rejects(
+        &scenario("    nodeGroups:\n      - {name: h, count: -4, cpu: 8, memory: 1Gi}", ""),
+        &["scenario.yaml:7:26", "spec.cluster.nodeGroups[0].count", "must be an integer ≥ 0, got -4"],
+    );
+    rejects(&job("{name: j, duration: 1h, tasks: [{name: w, replicas: -1}]}"), &["spec.workload[0].jobs[0].tasks[0].replicas", "got -1"]);
+    rejects(&scenario(NODES, "  queues:\n    - {name: q, weight: -2}\n"), &["spec.queues[0].weight", "got -2"]);
+}
+
+#[test]
+fn pod_larger_than_any_node_is_reported() {
+    let err = rejects(
+        &job("{name: big, duration: 1h, tasks: [{name: worker, replicas: 2, resources: {nvidia.com/gpu: 16}}]}"),
+        &["scenario.yaml:10:", "spec.workload[0].jobs[0].tasks[0]", "job `big` task `worker`", "16 GPUs", "no node can hold it", "largest node: 8 GPUs"],
+    );
+    assert!(err.lines().count() <= 2, "{err}");
+    rejects(
+        &job("{name: sel, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1}, nodeSelector: {zone: moon}}]}"),
+        &["with a matching nodeSelector"],
+    );
+    rejects(
+        &scenario(NODES, "  workload:\n    - synthetic: {jobs: 5, arrival: {poisson: {ratePerHour: 1}}, gpus: {16: 1}, gpusPerPod: 16, cpuPerGpu: 1, duration: {lognormal: {median: 1h, sigma: 1}}}\n"),
+        &["spec.workload[0].synthetic.gpus", "no node can hold"],
+    );
+}
+
+#[test]
+fn unknown_queue() {
+    rejects(
+        &job("{name: j, queue: nope, duration: 1h, tasks: [{name: w, replicas: 1}]}"),
+        &["scenario.yaml:10:", "spec.workload[0].jobs[0].queue", "queue `nope` does not exist", "defined queues: default"],
+    );
+    rejects(
+        &scenario(NODES, "  workload:\n    - synthetic: {jobs: 5, arrival: {poisson: {ratePerHour: 1}}, gpus: {1: 1}, queues: {ghost: 1}, duration: {lognormal: {median: 1h, sigma: 1}}}\n"),
+        &["queue `ghost` does not exist"],
+    );
+}
+
+#[test]
+fn depends_on_cycle() {
+    rejects(
+        &job("{name: j, duration: 1h, tasks: [{name: a, replicas: 1, dependsOn: {name: [c]}}, {name: b, replicas: 1, dependsOn: {name: [a]}}, {name: c, replicas: 1, dependsOn: {name: [b]}}]}"),
+        &["scenario.yaml:10:9", "spec.workload[0].jobs[0].tasks", "dependsOn cycle: a -> c -> b -> a"],
+    );
+    rejects(&job("{name: j, duration: 1h, tasks: [{name: a, replicas: 1, dependsOn: {name: [zz]}}]}"), &["task `zz` does not exist"]);
+    rejects(&job("{name: j, duration: 1h, tasks: [{name: a, replicas: 1, dependsOn: {name: [a]}}]}"), &["cannot depend on itself"]);
+}
+
+#[test]
+fn bad_values_with_paths() {
+    rejects(&scenario(NODES, "  horizon: 30 days\n"), &["scenario.yaml:8:12", "spec.horizon", "bad duration `30 days`"]);
+    rejects(&scenario(NODES, "  scheduler: {baseline: magic}\n"), &["spec.scheduler.baseline", "unknown baseline `magic`", "gang-fifo"]);
+    rejects(&scenario(NODES, "  scheduler: {conf: volcano-scheduler.conf}\n"), &["spec.scheduler.conf", "not supported"]);
+    rejects(&scenario("    nodes:\n      - {name: n0, cpu: lots, memory: 1Gi}", ""), &["spec.cluster.nodes[0].cpu", "bad quantity `lots`"]);
+    rejects(&scenario("    nodes:\n      - {name: n0, cpu: 1, memory: 1Gi, intraNode: infiniband}", ""), &["spec.cluster.nodes[0].intraNode", "expected nvswitch, nvlink-pairs or pcie"]);
+    rejects(&scenario("    nodes:\n      - {name: n0, memory: 1Gi}", ""), &["spec.cluster.nodes[0]", "missing `cpu`"]);
+    rejects(&scenario("    nodes:\n      - {name: n0, cpu: 1, memory: 1Gi}\n      - {name: n0, cpu: 1, memory: 1Gi}", ""), &["spec.cluster.nodes[1]", "node name `n0` is already used"]);
+    rejects(&scenario(NODES, "  queues: [{name: a}, {name: a}]\n"), &["spec.queues[1].name", "defined twice"]);
+    rejects(&job("{name: j, minAvailable: 5, duration: 1h, tasks: [{name: w, replicas: 2}]}"), &["spec.workload[0].jobs[0].minAvailable", "must not exceed the total replicas"]);
+    rejects(&job("{name: j, duration: 1h, policies: [{event: PodEvicted, action: Explode}], tasks: [{name: w, replicas: 2}]}"), &["policies[0].action", "unknown action `Explode`"]);
+    rejects(
+        &scenario("    nodes:\n      - {name: n0, cpu: 1, memory: 1Gi}\n    fabric:\n      - {tier: 2, name: spine, fanout: 2}", ""),
+        &["spec.cluster.fabric[0].tier", "expected 1, got 2"],
+    );
+    rejects(&scenario("    nodes: []", ""), &["spec.cluster", "no nodes"]);
+}
+
+#[test]
+fn several_errors_are_reported_at_once() {
+    let err = rejects(
+        &job("{name: j, queue: nope, duration: forever, tasks: [{name: w, replicas: -3}]}"),
+        &["queue `nope`", "bad duration `forever`", "got -3", "3 errors"],
+    );
+    assert_eq!(err.lines().filter(|l| l.starts_with("error:")).count(), 3, "{err}");
+}
+
+#[test]
+fn yaml_syntax_and_unknown_source() {
+    rejects("apiVersion: lahar.io/v1alpha1\nkind: Scenario\n  bad: [\n", &["scenario.yaml:3:"]);
+    rejects(&scenario(NODES, "  workload:\n    - tracee: {}\n"), &["scenario.yaml:9:7", "unknown variant `tracee`", "expected one of synthetic, jobs"]);
+    rejects(&scenario(NODES, "").replace("Scenario", "Job"), &["kind", "expected `Scenario`"]);
+}
+
+#[test]
+fn missing_file_exits_2() {
+    let out = Command::new(env!("CARGO_BIN_EXE_lahar")).args(["run", "/nonexistent/scenario.yaml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/nonexistent/scenario.yaml") && err.contains("cannot read scenario"), "{err}");
+}

@@ -1,0 +1,30 @@
+//! lahar's end-to-end tests: the CLI contract, bad input, scheduling scenarios and
+//! invariants over random workloads. One binary (see STYLE.md).
+
+mod cli;
+mod errors;
+mod invariants;
+mod scheduling;
+
+use std::path::{Path, PathBuf};
+
+/// A scenario header with a small explicit cluster; `rest` continues `spec:`.
+pub fn scenario(nodes: &str, rest: &str) -> String {
+    format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n{nodes}\n{rest}"
+    )
+}
+
+/// Writes `text` as `scenario.yaml` in a new temp dir.
+pub fn write_scenario(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("scenario.yaml");
+    std::fs::write(&p, text).expect("write scenario");
+    (dir, p)
+}
+
+/// Loads and runs a scenario in-process, without writing files.
+pub fn run_str(text: &str) -> lahar::RunReport {
+    let s = lahar::scenario::load_str(text, "test.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}"));
+    lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).expect("run")
+}
