@@ -448,7 +448,13 @@ impl Engine {
             job.preemptions += 1;
         }
         let grace = job.spec.termination_grace;
+        let phase = job.phase;
         self.events.push(self.now.plus(grace), Event::PodReleased(p));
+        // A job already restarting or ended ignores further evictions, as the
+        // controller's Restarting/terminal states do.
+        if phase == JobPhase::Restarting || phase.is_terminal() {
+            return;
+        }
         let action = self.policy_for(j, task, PolicyEvent::PodEvicted);
         self.apply_policy(j, Some(p), task, action);
     }

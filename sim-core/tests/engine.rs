@@ -1,0 +1,297 @@
+//! Engine behaviour on hand-built worlds: progress under changing speed, evictions,
+//! checkpoints, lifecycle policies, and the Statement contract.
+
+use lahar_core::cluster::{Cluster, IntraNode, Nics, Node, NodeId};
+use lahar_core::engine::{EndReason, Engine, EngineConfig, FULL_SPEED_PPM, RunOutput, RuntimeModel};
+use lahar_core::job::*;
+use lahar_core::queue::{Queue, QueueId};
+use lahar_core::resource::{ResourceNames, Resources};
+use lahar_core::rng::RngStreams;
+use lahar_core::session::{Scheduler, Session};
+use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::topology::Topology;
+use lahar_core::world::World;
+
+const S: u64 = 1_000_000;
+
+fn node(name: &str, gpus: i64) -> Node {
+    Node {
+        name: name.into(),
+        labels: Default::default(),
+        allocatable: Resources::new(64_000, 1 << 40, gpus * 1000, 110),
+        gpu_model: "H100".into(),
+        intra_node: IntraNode::NvSwitch,
+        nics: Nics::default(),
+    }
+}
+
+fn job(name: &str, submit: u64, dur: u64, replicas: u32, gpus: i64, min: u32) -> JobSpec {
+    let mut j = JobSpec {
+        name: name.into(),
+        namespace: "default".into(),
+        kind: "test".into(),
+        queue: QueueId(0),
+        priority_class: None,
+        priority: 0,
+        submit: SimTime(submit * S),
+        min_available: min,
+        tasks: vec![TaskSpec {
+            name: "w".into(),
+            replicas,
+            min_available: min,
+            requests: Resources::new(1000, 0, gpus * 1000, 1),
+            priority: 1,
+            depends_on: vec![],
+            depends_any: false,
+            node_selector: vec![],
+            policies: vec![],
+            preemptable: true,
+        }],
+        policies: vec![],
+        max_retry: 3,
+        min_resources: Resources::ZERO,
+        network_topology: None,
+        duration: SimDuration(dur * S),
+        checkpoint_interval: None,
+        termination_grace: SimDuration::from_secs(30),
+        user: String::new(),
+    };
+    j.min_resources = j.compute_min_resources();
+    j
+}
+
+/// First-fit gang placement, plus evictions of `(time, job index)` pods by a
+/// "preempt" action at the given times.
+struct Scripted {
+    evict_at: Vec<(u64, usize)>,
+}
+
+impl Scheduler for Scripted {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+    fn schedule(&mut self, ssn: &mut Session<'_>) {
+        ssn.set_action("preempt");
+        for &(t, j) in &self.evict_at {
+            let at = SimTime(t * S);
+            ssn.request_wakeup(at);
+            if ssn.now() == at {
+                let victims: Vec<PodId> = ssn
+                    .job(JobId(j as u32))
+                    .pods
+                    .iter()
+                    .copied()
+                    .filter(|&p| ssn.pod(p).status == PodStatus::Running)
+                    .collect();
+                let mut st = ssn.statement();
+                for v in victims {
+                    ssn.evict(&mut st, v, "scripted").unwrap();
+                }
+                ssn.commit(st);
+            }
+        }
+        ssn.set_action("allocate");
+        let jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
+        for j in jobs {
+            let mut st = ssn.statement();
+            for p in ssn.pending_pods(j) {
+                let req = ssn.pod(p).req;
+                let n = ssn.fitting_nodes(&req).find(|&n| req.fits_in(&ssn.idle(n)));
+                if let Some(n) = n {
+                    ssn.allocate(&mut st, p, n).unwrap();
+                }
+            }
+            if ssn.job(j).ready_count() >= ssn.job(j).spec.min_available {
+                ssn.commit(st);
+            } else {
+                ssn.discard(st);
+            }
+        }
+    }
+}
+
+/// The job named `elastic` runs at half speed on one pod, full speed with two or
+/// more; every other job at full speed.
+struct ByPods;
+impl RuntimeModel for ByPods {
+    fn speed_ppm(&self, w: &World, j: JobId, _: &[NodeId]) -> u32 {
+        let job = &w.jobs[j.0 as usize];
+        if job.spec.name == "elastic" && job.count(PodStatus::Running) < 2 { FULL_SPEED_PPM / 2 } else { FULL_SPEED_PPM }
+    }
+}
+
+fn run(nodes: Vec<Node>, jobs: Vec<JobSpec>, evict_at: Vec<(u64, usize)>, rt: Box<dyn RuntimeModel>) -> RunOutput {
+    let n = nodes.len();
+    let cluster = Cluster::new(nodes, ResourceNames::default(), Topology::flat(n));
+    let world = World::new(cluster, vec![Queue::new("default")], jobs);
+    Engine::new(world, Box::new(Scripted { evict_at }), rt, EngineConfig::default()).run()
+}
+
+fn ideal() -> Box<dyn RuntimeModel> {
+    Box::new(lahar_core::engine::IdealRuntime)
+}
+
+/// A speed change mid-run credits the work done at the old speed before the
+/// finish event is rescheduled (the bug of Batsim issues #10 and #66).
+#[test]
+fn speed_change_credits_work_then_reschedules() {
+    // One 8-GPU node; a blocker holds 4 GPUs for 40 s. The job (2 pods × 4 GPUs,
+    // minAvailable 1) starts at 0 with one pod at half speed: 20 s of work by t=40.
+    // Its second pod starts at 40, full speed: the remaining 80 s end at t=120.
+    let out = run(
+        vec![node("n0", 8)],
+        vec![job("blocker", 0, 40, 1, 4, 1), job("elastic", 0, 100, 2, 4, 1)],
+        vec![],
+        Box::new(ByPods),
+    );
+    let j = &out.world.jobs[1];
+    assert_eq!(j.first_start, Some(SimTime(0)));
+    assert_eq!(j.end, Some(SimTime(120 * S)));
+    assert_eq!(j.phase, JobPhase::Completed);
+    assert_eq!(j.progress.done, 100 * S);
+}
+
+/// Eviction ends the interval, loses work since the last checkpoint, and the pod
+/// comes back after its grace period.
+#[test]
+fn eviction_loses_work_since_checkpoint_and_restarts_pod() {
+    let mut j = job("ckpt", 0, 100, 1, 2, 1);
+    j.checkpoint_interval = Some(SimDuration::from_secs(30));
+    let out = run(vec![node("n0", 8)], vec![j], vec![(50, 0)], ideal());
+    let job = &out.world.jobs[0];
+    // 50 s done, 30 s checkpointed → 20 s lost. Released at 80, 70 s left → 150.
+    assert_eq!(job.end, Some(SimTime(150 * S)));
+    assert_eq!(job.preemptions, 1);
+    assert_eq!(job.progress.lost_gpu_us, 20 * S as u128 * 2);
+    let mut recs: Vec<_> = out.pods.iter().map(|p| (p.start.micros() / S, p.end.micros() / S, p.reason)).collect();
+    recs.sort();
+    assert_eq!(recs, vec![(0, 50, EndReason::Preempted), (80, 150, EndReason::Completed)]);
+    out.world.check_invariants().unwrap();
+}
+
+/// Without checkpoints all progress is lost.
+#[test]
+fn eviction_without_checkpoint_loses_everything() {
+    let out = run(vec![node("n0", 8)], vec![job("j", 0, 100, 1, 1, 1)], vec![(50, 0)], ideal());
+    assert_eq!(out.world.jobs[0].end, Some(SimTime(180 * S)));
+}
+
+/// PodEvicted → RestartJob counts retries; reaching maxRetry fails the job.
+#[test]
+fn restart_job_policy_and_max_retry() {
+    let mut j = job("r", 0, 100, 2, 1, 2);
+    j.policies = vec![Policy { event: PolicyEvent::PodEvicted, action: PolicyAction::RestartJob }];
+    j.max_retry = 2;
+    let out = run(vec![node("n0", 8)], vec![j.clone()], vec![(10, 0)], ideal());
+    let r = &out.world.jobs[0];
+    // retry 1 < 2: pods killed (released at 40), recreated, rerun 100 s from scratch.
+    assert_eq!((r.phase, r.retries, r.end), (JobPhase::Completed, 1, Some(SimTime(140 * S))));
+    let out = run(vec![node("n0", 8)], vec![j], vec![(10, 0), (60, 0)], ideal());
+    let r = &out.world.jobs[0];
+    assert_eq!((r.phase, r.retries, r.end), (JobPhase::Failed, 2, Some(SimTime(60 * S))));
+    assert!(out.world.pods.iter().all(|p| !matches!(p.status, PodStatus::Running | PodStatus::Pending)));
+}
+
+/// PodEvicted → AbortJob ends the job at once.
+#[test]
+fn abort_job_policy() {
+    let mut j = job("a", 0, 100, 1, 1, 1);
+    j.policies = vec![Policy { event: PolicyEvent::Any, action: PolicyAction::AbortJob }];
+    let out = run(vec![node("n0", 8)], vec![j], vec![(10, 0)], ideal());
+    assert_eq!((out.world.jobs[0].phase, out.world.jobs[0].end), (JobPhase::Aborted, Some(SimTime(10 * S))));
+}
+
+fn tiny_world() -> World {
+    let cluster = Cluster::new(vec![node("n0", 8), node("n1", 8)], ResourceNames::default(), Topology::flat(2));
+    let mut w = World::new(cluster, vec![Queue::new("default")], vec![job("g", 0, 10, 3, 4, 3)]);
+    w.active.insert(JobId(0));
+    for i in 0..3 {
+        w.create_pod(JobId(0), 0, i, SimTime::ZERO);
+    }
+    w
+}
+
+/// A discarded statement leaves no trace; an uncommitted one is undone at close.
+#[test]
+fn discard_and_close_undo_everything() {
+    let mut w = tiny_world();
+    let mut rng = RngStreams::new(0).stream("t", 0);
+    let mut ssn = Session::new(&mut w, SimTime::ZERO, 1, &mut rng);
+    let pods = ssn.pending_pods(JobId(0));
+    let mut st = ssn.statement();
+    ssn.allocate(&mut st, pods[0], NodeId(0)).unwrap();
+    ssn.allocate(&mut st, pods[1], NodeId(0)).unwrap();
+    assert_eq!(ssn.idle(NodeId(0)).gpu_milli(), 0);
+    assert_eq!(ssn.first_fit(&ssn.pod(pods[2]).req, 0), Some(NodeId(1)), "the index must see the allocation");
+    assert_eq!(ssn.job(JobId(0)).ready_count(), 2);
+    ssn.discard(st);
+    assert_eq!(ssn.idle(NodeId(0)).gpu_milli(), 8000);
+    assert_eq!(ssn.job(JobId(0)).count(PodStatus::Pending), 3);
+    let mut open = ssn.statement();
+    ssn.allocate(&mut open, pods[2], NodeId(1)).unwrap();
+    std::mem::forget(open); // neither committed nor discarded
+    let out = ssn.close();
+    assert!(out.binds.is_empty());
+    assert!(w.nodes.iter().all(|n| n.used.is_zero() && n.pods.is_empty()));
+    assert_eq!(w.queues[0].allocated, Resources::ZERO);
+    w.check_invariants().unwrap();
+}
+
+/// Allocation beyond idle resources is refused; pipelining onto releasing
+/// resources is allowed and becomes a nomination at close.
+#[test]
+fn allocate_checks_idle_and_pipeline_nominates() {
+    let mut w = tiny_world();
+    let mut rng = RngStreams::new(0).stream("t", 0);
+    let mut ssn = Session::new(&mut w, SimTime::ZERO, 1, &mut rng);
+    let pods = ssn.pending_pods(JobId(0));
+    let mut st = ssn.statement();
+    ssn.allocate(&mut st, pods[0], NodeId(0)).unwrap();
+    ssn.allocate(&mut st, pods[1], NodeId(0)).unwrap();
+    assert!(ssn.allocate(&mut st, pods[2], NodeId(0)).is_err());
+    ssn.commit(st);
+    let out = ssn.close();
+    assert_eq!(out.binds.len(), 2);
+    // Make pod 0 Running, then evict it and pipeline pod 2 onto its resources.
+    for (p, n) in out.binds {
+        w.transition(p, PodStatus::Running, Some(n));
+    }
+    let mut ssn = Session::new(&mut w, SimTime(S), 2, &mut rng);
+    let mut st = ssn.statement();
+    ssn.evict(&mut st, pods[0], "test").unwrap();
+    assert!(ssn.allocate(&mut st, pods[2], NodeId(0)).is_err());
+    ssn.pipeline(&mut st, pods[2], NodeId(0)).unwrap();
+    assert_eq!(ssn.future_idle(NodeId(0)).gpu_milli(), 0);
+    ssn.commit(st);
+    let out = ssn.close();
+    assert_eq!(out.evictions.len(), 1);
+    assert_eq!(w.pods[pods[2].0 as usize].status, PodStatus::Pending);
+    assert_eq!(w.pods[pods[2].0 as usize].nominated, Some(NodeId(0)));
+    assert_eq!(w.pods[pods[0].0 as usize].status, PodStatus::Releasing);
+    w.check_invariants().unwrap();
+}
+
+/// Sessions run at multiples of the schedule period when one is set.
+#[test]
+fn schedule_period_snaps_sessions() {
+    let cluster = Cluster::new(vec![node("n0", 8)], ResourceNames::default(), Topology::flat(1));
+    let world = World::new(cluster, vec![Queue::new("default")], vec![job("j", 3, 10, 1, 1, 1)]);
+    let cfg = EngineConfig { schedule_period: Some(SimDuration::from_secs(5)), ..Default::default() };
+    let out = Engine::new(world, Box::new(Scripted { evict_at: vec![] }), ideal(), cfg).run();
+    assert_eq!(out.world.jobs[0].first_start, Some(SimTime(5 * S)));
+    assert_eq!(out.world.jobs[0].end, Some(SimTime(15 * S)));
+}
+
+/// A horizon stops the run and closes running intervals as `running`.
+#[test]
+fn horizon_stops_the_run() {
+    let cluster = Cluster::new(vec![node("n0", 8)], ResourceNames::default(), Topology::flat(1));
+    let world = World::new(cluster, vec![Queue::new("default")], vec![job("j", 0, 100, 1, 1, 1), job("late", 500, 1, 1, 1, 1)]);
+    let cfg = EngineConfig { horizon: Some(SimTime(50 * S)), ..Default::default() };
+    let out = Engine::new(world, Box::new(Scripted { evict_at: vec![] }), ideal(), cfg).run();
+    assert_eq!(out.stats.end, SimTime(50 * S));
+    assert_eq!(out.pods.len(), 1);
+    assert_eq!((out.pods[0].end, out.pods[0].reason), (SimTime(50 * S), EndReason::Running));
+    assert_eq!(out.world.jobs[0].progress.done, 50 * S);
+    assert_eq!(out.world.jobs[1].phase, JobPhase::NotSubmitted);
+}
