@@ -40,18 +40,21 @@ impl GangFifo {
         let job = ssn.job(j);
         let min = job.spec.min_available.max(1);
         let ready = job.ready_count();
-        let pending = ssn.pending_pods(j);
         let needed = min.saturating_sub(ready);
-        // A job with one request shape that needs at least as many pods as a job of
-        // the same shape that already failed in this session cannot fit either.
-        let uniform = pending.windows(2).all(|w| ssn.pod(w[0]).req == ssn.pod(w[1]).req)
-            && pending.iter().all(|&p| ssn.job(j).spec.tasks[ssn.pod(p).task as usize].node_selector.is_empty());
-        let shape = pending.first().map(|&p| ssn.pod(p).req);
-        if let (true, Some(shape)) = (uniform, shape) {
+        // Jobs of one task without a node selector have a single pod shape. If a job
+        // of the same shape needing no more pods already failed in this session, this
+        // one cannot fit either: skip it before any work (the backlog is re-visited
+        // by every session).
+        let shape = match job.spec.tasks.as_slice() {
+            [t] if t.node_selector.is_empty() => Some(t.requests),
+            _ => None,
+        };
+        if let Some(shape) = shape {
             if needed > 0 && self.failed.iter().any(|&(r, n)| r == shape && needed >= n) {
                 return false;
             }
         }
+        let pending = ssn.pending_pods(j);
         let mut stmt = ssn.statement();
         let mut placed = 0u32;
         let total = pending.len() as u32;
@@ -71,7 +74,7 @@ impl GangFifo {
             true
         } else {
             ssn.discard(stmt);
-            if let (true, Some(shape)) = (uniform, shape) {
+            if let Some(shape) = shape {
                 self.failed.push((shape, needed));
             }
             ready >= min
