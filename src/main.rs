@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "lahar", version, about = "Offline discrete-event simulator of Volcano-style batch scheduling on GPU clusters")]
+#[command(
+    name = "lahar",
+    version,
+    about = "Offline discrete-event simulator of Volcano-style batch scheduling on GPU clusters"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

@@ -24,7 +24,9 @@ fn bench(c: &mut Criterion) {
     let default = scenario::load_default();
     let events = simulate(default.clone());
     g.throughput(Throughput::Elements(events));
-    g.bench_function("default", |b| b.iter_batched(|| default.clone(), |s| black_box(simulate(s)), BatchSize::LargeInput));
+    g.bench_function("default", |b| {
+        b.iter_batched(|| default.clone(), |s| black_box(simulate(s)), BatchSize::LargeInput)
+    });
     let large = large();
     let events = simulate(large.clone());
     g.throughput(Throughput::Elements(events));

@@ -31,8 +31,7 @@ impl GangFifo {
     /// First node, in node order, whose idle resources and labels fit the pod.
     fn first_fit(ssn: &Session<'_>, pod: PodId) -> Option<NodeId> {
         let req = ssn.pod(pod).req;
-        ssn.fitting_nodes(&req)
-            .find(|&n| req.fits_in(&ssn.idle(n)) && ssn.selector_matches(pod, n))
+        ssn.fitting_nodes(&req).find(|&n| req.fits_in(&ssn.idle(n)) && ssn.selector_matches(pod, n))
     }
 
     /// Tries to place the job's pending pods; returns whether the gang is whole.
@@ -49,10 +48,11 @@ impl GangFifo {
             [t] if t.node_selector.is_empty() => Some(t.requests),
             _ => None,
         };
-        if let Some(shape) = shape {
-            if needed > 0 && self.failed.iter().any(|&(r, n)| r == shape && needed >= n) {
-                return false;
-            }
+        if let Some(shape) = shape
+            && needed > 0
+            && self.failed.iter().any(|&(r, n)| r == shape && needed >= n)
+        {
+            return false;
         }
         let pending = ssn.pending_pods(j);
         let mut stmt = ssn.statement();

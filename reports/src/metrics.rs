@@ -181,7 +181,8 @@ pub fn summarize(out: &RunOutput, rows: &[JobRow]) -> Summary {
     let last_end = rows.iter().filter_map(|r| r.end).max().unwrap_or(first_submit);
     let sim_end = out.stats.end.micros();
     let gpus_total = out.world.cluster.total().gpu_milli() as f64 / 1000.0;
-    let held_gpu_us: f64 = out.pods.iter().map(|p| p.gpu_milli as f64 / 1000.0 * (p.end.micros() - p.start.micros()) as f64).sum();
+    let held_gpu_us: f64 =
+        out.pods.iter().map(|p| p.gpu_milli as f64 / 1000.0 * (p.end.micros() - p.start.micros()) as f64).sum();
     let lost_gpu_us: f64 = out.world.jobs.iter().map(|j| j.progress.lost_gpu_us as f64).sum();
     let comm_gpu_us: f64 = out.world.jobs.iter().map(|j| j.progress.comm_gpu_us as f64).sum();
     let denom = gpus_total * sim_end as f64;

@@ -76,8 +76,24 @@ pub fn write_all(dir: &Path, out: &RunOutput, rows: &[JobRow], summary: &Summary
 fn write_jobs(dir: &Path, rows: &[JobRow]) -> io::Result<()> {
     let mut w = csv_writer(dir, "jobs.csv")?;
     w.write_record([
-        "job", "queue", "priority", "gpus", "submit", "start", "end", "state", "jct_s", "wait_s", "ideal_s",
-        "slowdown", "preemptions", "nodes_spanned", "highest_tier", "retries", "lost_gpu_s", "kind",
+        "job",
+        "queue",
+        "priority",
+        "gpus",
+        "submit",
+        "start",
+        "end",
+        "state",
+        "jct_s",
+        "wait_s",
+        "ideal_s",
+        "slowdown",
+        "preemptions",
+        "nodes_spanned",
+        "highest_tier",
+        "retries",
+        "lost_gpu_s",
+        "kind",
     ])
     .map_err(io_err)?;
     for r in rows {

@@ -99,11 +99,7 @@ pub struct Cluster {
 impl Cluster {
     /// Assembles a cluster. Node names must be unique (checked by the scenario loader).
     pub fn new(nodes: Vec<Node>, resource_names: ResourceNames, topology: Topology) -> Cluster {
-        let by_name = nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.name.clone(), NodeId(i as u32)))
-            .collect();
+        let by_name = nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), NodeId(i as u32))).collect();
         let total = nodes.iter().fold(Resources::ZERO, |acc, n| acc + n.allocatable);
         Cluster { nodes, resource_names, topology, by_name, total }
     }

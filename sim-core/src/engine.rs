@@ -196,7 +196,12 @@ pub struct Engine {
 
 impl Engine {
     /// An engine over `world` whose jobs arrive at their submit times.
-    pub fn new(world: World, scheduler: Box<dyn Scheduler>, runtime: Box<dyn RuntimeModel>, cfg: EngineConfig) -> Engine {
+    pub fn new(
+        world: World,
+        scheduler: Box<dyn Scheduler>,
+        runtime: Box<dyn RuntimeModel>,
+        cfg: EngineConfig,
+    ) -> Engine {
         let mut events = EventQueue::new();
         for (i, j) in world.jobs.iter().enumerate() {
             events.push(j.spec.submit, Event::Arrival(JobId(i as u32)));
@@ -248,7 +253,7 @@ impl Engine {
                 let (_, ev) = self.events.pop().expect("peeked");
                 self.stats.events += 1;
                 self.handle(ev);
-                if self.stats.events % 4096 == 0 {
+                if self.stats.events.is_multiple_of(4096) {
                     let done = self.world.jobs.iter().filter(|j| j.phase.is_terminal()).count();
                     progress(t, done);
                 }
@@ -256,7 +261,7 @@ impl Engine {
             if self.dirty {
                 match self.cfg.schedule_period {
                     None => {
-                        while self.dirty && !self.cfg.max_sessions.is_some_and(|m| self.stats.sessions >= m) {
+                        while self.dirty && self.cfg.max_sessions.is_none_or(|m| self.stats.sessions < m) {
                             self.session();
                         }
                     }
@@ -281,7 +286,8 @@ impl Engine {
         self.now = end;
         self.sample_until(SimTime(end.micros() + 1));
         // Credit the work of jobs still running so their progress is accurate.
-        let running: Vec<JobId> = self.world.active.iter().copied().filter(|j| self.world.jobs[j.0 as usize].is_progressing()).collect();
+        let running: Vec<JobId> =
+            self.world.active.iter().copied().filter(|j| self.world.jobs[j.0 as usize].is_progressing()).collect();
         for j in running {
             self.credit(j);
         }
@@ -461,12 +467,7 @@ impl Engine {
 
     fn policy_for(&self, j: JobId, task: usize, ev: PolicyEvent) -> Option<PolicyAction> {
         let spec = &self.world.jobs[j.0 as usize].spec;
-        spec.tasks[task]
-            .policies
-            .iter()
-            .chain(spec.policies.iter())
-            .find(|p| p.event.matches(ev))
-            .map(|p| p.action)
+        spec.tasks[task].policies.iter().chain(spec.policies.iter()).find(|p| p.event.matches(ev)).map(|p| p.action)
     }
 
     fn apply_policy(&mut self, j: JobId, pod: Option<PodId>, task: usize, action: Option<PolicyAction>) {

@@ -76,8 +76,7 @@ impl NodeIndex {
             return (lo < self.len).then_some(lo);
         }
         let mid = (lo + hi) / 2;
-        self.descend(2 * i, lo, mid, req, from)
-            .or_else(|| self.descend(2 * i + 1, mid, hi, req, from))
+        self.descend(2 * i, lo, mid, req, from).or_else(|| self.descend(2 * i + 1, mid, hi, req, from))
     }
     /// Every node whose free resources cover `req`, in node order.
     pub fn fitting<'a>(&'a self, req: &'a Resources) -> impl Iterator<Item = NodeId> + 'a {

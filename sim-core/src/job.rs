@@ -176,12 +176,7 @@ impl JobSpec {
     }
     /// Total whole GPUs requested by all pods.
     pub fn total_gpus(&self) -> i64 {
-        self.tasks
-            .iter()
-            .map(|t| t.requests.gpu_milli() * t.replicas as i64)
-            .sum::<i64>()
-            .saturating_add(999)
-            / 1000
+        self.tasks.iter().map(|t| t.requests.gpu_milli() * t.replicas as i64).sum::<i64>().saturating_add(999) / 1000
     }
     /// `minResources` the way Volcano's job controller computes it: tasks ordered by
     /// pod priority (high first, stable), then the first `min_available` pods, taking

@@ -27,6 +27,7 @@
 //! ```
 
 pub mod cluster;
+pub mod comm;
 pub mod engine;
 pub mod event;
 pub mod index;
@@ -43,7 +44,7 @@ pub mod world;
 /// The names most users of the crate need.
 pub mod prelude {
     pub use crate::cluster::{Cluster, IntraNode, Nics, Node, NodeId};
-    pub use crate::engine::{Engine, EngineConfig, EndReason, IdealRuntime, RunOutput, RuntimeModel};
+    pub use crate::engine::{EndReason, Engine, EngineConfig, IdealRuntime, RunOutput, RuntimeModel};
     pub use crate::event::EventQueue;
     pub use crate::job::{JobId, JobPhase, JobSpec, PodGroupPhase, PodId, PodStatus, TaskSpec};
     pub use crate::queue::{Queue, QueueId};

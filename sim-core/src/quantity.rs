@@ -27,9 +27,7 @@ pub fn parse_quantity(s: &str, scale: i64) -> Result<i64, QuantityError> {
         _ => (false, t),
     };
     // Split the numeric part from the suffix.
-    let num_end = body
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(body.len());
+    let num_end = body.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(body.len());
     let (num, suffix) = body.split_at(num_end);
     if num.is_empty() || num == "." || num.matches('.').count() > 1 {
         return Err(err());
@@ -66,14 +64,10 @@ pub fn parse_quantity(s: &str, scale: i64) -> Result<i64, QuantityError> {
         }
         _ => return Err(err()),
     }
-    let mut value: i128 = mantissa
-        .checked_mul(scale as i128)
-        .and_then(|v| v.checked_mul(1i128 << bin_exp))
-        .ok_or_else(err)?;
+    let mut value: i128 =
+        mantissa.checked_mul(scale as i128).and_then(|v| v.checked_mul(1i128 << bin_exp)).ok_or_else(err)?;
     if dec_exp >= 0 {
-        value = value
-            .checked_mul(10i128.checked_pow(dec_exp as u32).ok_or_else(err)?)
-            .ok_or_else(err)?;
+        value = value.checked_mul(10i128.checked_pow(dec_exp as u32).ok_or_else(err)?).ok_or_else(err)?;
     } else {
         let d = 10i128.checked_pow((-dec_exp) as u32).ok_or_else(err)?;
         value = (value + d - 1) / d; // round up

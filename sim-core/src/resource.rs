@@ -152,11 +152,7 @@ impl SubAssign for Resources {
 
 impl fmt::Debug for Resources {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "<cpu {}m, mem {}, gpu {}m, pods {}",
-            self.0[CPU], self.0[MEMORY], self.0[GPU], self.0[PODS]
-        )?;
+        write!(f, "<cpu {}m, mem {}, gpu {}m, pods {}", self.0[CPU], self.0[MEMORY], self.0[GPU], self.0[PODS])?;
         for d in FIRST_EXTENDED..DIMS {
             if self.0[d] != 0 {
                 write!(f, ", r{d} {}", self.0[d])?;
@@ -221,9 +217,7 @@ pub struct ResourceNames {
 
 impl Default for ResourceNames {
     fn default() -> Self {
-        ResourceNames {
-            names: vec!["cpu".into(), "memory".into(), GPU_RESOURCE.into(), "pods".into()],
-        }
+        ResourceNames { names: vec!["cpu".into(), "memory".into(), GPU_RESOURCE.into(), "pods".into()] }
     }
 }
 
@@ -261,12 +255,7 @@ impl ResourceNames {
         if d == MEMORY || d == PODS { 1 } else { 1000 }
     }
     /// Parses `quantity` for resource `name` and stores it in `into`.
-    pub fn parse_into(
-        &mut self,
-        name: &str,
-        quantity: &str,
-        into: &mut Resources,
-    ) -> Result<usize, ResourceError> {
+    pub fn parse_into(&mut self, name: &str, quantity: &str, into: &mut Resources) -> Result<usize, ResourceError> {
         let d = self.dim_or_register(name)?;
         into.0[d] = crate::quantity::parse_quantity(quantity, Self::scale(d))?;
         Ok(d)

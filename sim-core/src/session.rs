@@ -172,15 +172,7 @@ pub struct Session<'w> {
 impl<'w> Session<'w> {
     /// Opens a session (the engine does this).
     pub fn new(world: &'w mut World, now: SimTime, index: u64, rng: &'w mut StreamRng) -> Self {
-        Session {
-            world,
-            now,
-            index,
-            action: "allocate",
-            journal: Vec::new(),
-            outcome: SessionOutcome::default(),
-            rng,
-        }
+        Session { world, now, index, action: "allocate", journal: Vec::new(), outcome: SessionOutcome::default(), rng }
     }
 
     // ---- views -------------------------------------------------------------------
@@ -294,7 +286,14 @@ impl<'w> Session<'w> {
         Statement::default()
     }
 
-    fn record(&mut self, stmt: &mut Statement, kind: OpKind, pod: PodId, node: Option<NodeId>, reason: Cow<'static, str>) {
+    fn record(
+        &mut self,
+        stmt: &mut Statement,
+        kind: OpKind,
+        pod: PodId,
+        node: Option<NodeId>,
+        reason: Cow<'static, str>,
+    ) {
         let p = &self.world.pods[pod.0 as usize];
         let op = Op {
             kind,
@@ -340,7 +339,12 @@ impl<'w> Session<'w> {
     }
 
     /// Evicts a Running pod; it keeps its node (Releasing) until its grace period ends.
-    pub fn evict(&mut self, stmt: &mut Statement, pod: PodId, reason: impl Into<Cow<'static, str>>) -> Result<(), SessionError> {
+    pub fn evict(
+        &mut self,
+        stmt: &mut Statement,
+        pod: PodId,
+        reason: impl Into<Cow<'static, str>>,
+    ) -> Result<(), SessionError> {
         let p = &self.world.pods[pod.0 as usize];
         if p.status != PodStatus::Running {
             return Err(SessionError::NotRunning(p.status));

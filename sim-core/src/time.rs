@@ -98,7 +98,9 @@ pub enum DurationError {
     #[error("empty duration; expected e.g. 90s, 15m, 2h, 30d")]
     Empty,
     /// A number was not followed by a unit, or the unit is unknown.
-    #[error("bad duration `{0}`: expected an integer followed by a unit (us, ms, s, m, h, d), e.g. 90s, 15m, 2h30m, 30d")]
+    #[error(
+        "bad duration `{0}`: expected an integer followed by a unit (us, ms, s, m, h, d), e.g. 90s, 15m, 2h30m, 30d"
+    )]
     Syntax(String),
     /// The value does not fit in 64-bit microseconds.
     #[error("duration `{0}` is too large")]
@@ -133,9 +135,7 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, DurationError> {
         if i == start {
             return Err(DurationError::Syntax(t.to_string()));
         }
-        let n: u64 = t[start..i]
-            .parse()
-            .map_err(|_| DurationError::Overflow(t.to_string()))?;
+        let n: u64 = t[start..i].parse().map_err(|_| DurationError::Overflow(t.to_string()))?;
         let ustart = i;
         while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
             i += 1;
@@ -150,12 +150,8 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, DurationError> {
             "w" => 7 * 86_400 * MICROS_PER_SEC,
             _ => return Err(DurationError::Syntax(t.to_string())),
         };
-        let part = n
-            .checked_mul(mult)
-            .ok_or_else(|| DurationError::Overflow(t.to_string()))?;
-        total = total
-            .checked_add(part)
-            .ok_or_else(|| DurationError::Overflow(t.to_string()))?;
+        let part = n.checked_mul(mult).ok_or_else(|| DurationError::Overflow(t.to_string()))?;
+        total = total.checked_add(part).ok_or_else(|| DurationError::Overflow(t.to_string()))?;
     }
     Ok(SimDuration(total))
 }
@@ -182,14 +178,8 @@ mod tests {
         for bad in ["", "15", "s", "1.5h", "-3s", "3x", "h2", "2 h", "1y"] {
             assert!(parse_duration(bad).is_err(), "{bad:?} should be rejected");
         }
-        assert!(matches!(
-            parse_duration("99999999999999999999d"),
-            Err(DurationError::Overflow(_))
-        ));
-        assert!(matches!(
-            parse_duration("300000000d"),
-            Err(DurationError::Overflow(_))
-        ));
+        assert!(matches!(parse_duration("99999999999999999999d"), Err(DurationError::Overflow(_))));
+        assert!(matches!(parse_duration("300000000d"), Err(DurationError::Overflow(_))));
     }
 
     #[test]

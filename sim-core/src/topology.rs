@@ -93,7 +93,9 @@ pub enum TopologyError {
         second: String,
     },
     /// A child's tier is not below its parent's.
-    #[error("HyperNode `{child}` (tier {child_tier}) is a member of `{parent}` (tier {parent_tier}); members must have a lower tier")]
+    #[error(
+        "HyperNode `{child}` (tier {child_tier}) is a member of `{parent}` (tier {parent_tier}); members must have a lower tier"
+    )]
     TierOrder {
         /// Child name.
         child: String,
@@ -206,10 +208,9 @@ impl Topology {
                         *slot = Some(i);
                     }
                     Member::HyperNode(c) => {
-                        let ci = *by_name.get(c).ok_or_else(|| TopologyError::UnknownMember {
-                            parent: d.name.clone(),
-                            child: c.clone(),
-                        })?;
+                        let ci = *by_name
+                            .get(c)
+                            .ok_or_else(|| TopologyError::UnknownMember { parent: d.name.clone(), child: c.clone() })?;
                         if decls[ci].tier >= d.tier {
                             return Err(TopologyError::TierOrder {
                                 child: c.clone(),
@@ -281,10 +282,7 @@ impl Topology {
     /// The lowest group holding all `nodes`; `None` for an empty set.
     pub fn lowest_common(&self, nodes: &[NodeId]) -> Option<HyperNodeId> {
         let first = *nodes.first()?;
-        self.chain(first)
-            .iter()
-            .copied()
-            .find(|h| nodes.iter().all(|n| self.chain(*n).contains(h)))
+        self.chain(first).iter().copied().find(|h| nodes.iter().all(|n| self.chain(*n).contains(h)))
     }
     /// Tier spanned by a placement: 0 on one node, else the tier of the lowest
     /// common group.
@@ -336,10 +334,16 @@ mod tests {
 
     #[test]
     fn rejects_bad_trees() {
-        let d = |name: &str, tier, members| HyperNodeDecl { name: name.into(), tier, tier_name: String::new(), members };
-        let e = Topology::from_decls(2, vec![d("a", 1, vec![Member::Node(NodeId(0))]), d("b", 1, vec![Member::Node(NodeId(0))])], vec![]);
+        let d =
+            |name: &str, tier, members| HyperNodeDecl { name: name.into(), tier, tier_name: String::new(), members };
+        let e = Topology::from_decls(
+            2,
+            vec![d("a", 1, vec![Member::Node(NodeId(0))]), d("b", 1, vec![Member::Node(NodeId(0))])],
+            vec![],
+        );
         assert!(matches!(e, Err(TopologyError::TwoParents { .. })));
-        let e = Topology::from_decls(2, vec![d("a", 1, vec![]), d("b", 1, vec![Member::HyperNode("a".into())])], vec![]);
+        let e =
+            Topology::from_decls(2, vec![d("a", 1, vec![]), d("b", 1, vec![Member::HyperNode("a".into())])], vec![]);
         assert!(matches!(e, Err(TopologyError::TierOrder { .. })));
         let e = Topology::from_decls(2, vec![d("a", 2, vec![Member::HyperNode("zz".into())])], vec![]);
         assert!(matches!(e, Err(TopologyError::UnknownMember { .. })));

@@ -362,7 +362,10 @@ impl World {
             }
             let alloc = self.cluster.nodes[i].allocatable;
             if !ns.used.fits_in(&alloc) {
-                return Err(format!("node {} over-allocated: used {:?} > allocatable {:?}", self.cluster.nodes[i].name, ns.used, alloc));
+                return Err(format!(
+                    "node {} over-allocated: used {:?} > allocatable {:?}",
+                    self.cluster.nodes[i].name, ns.used, alloc
+                ));
             }
             let free = self.future_idle(NodeId(i as u32));
             if self.index.free(NodeId(i as u32)) != free {

@@ -116,7 +116,11 @@ struct ByPods;
 impl RuntimeModel for ByPods {
     fn speed_ppm(&self, w: &World, j: JobId, _: &[NodeId]) -> u32 {
         let job = &w.jobs[j.0 as usize];
-        if job.spec.name == "elastic" && job.count(PodStatus::Running) < 2 { FULL_SPEED_PPM / 2 } else { FULL_SPEED_PPM }
+        if job.spec.name == "elastic" && job.count(PodStatus::Running) < 2 {
+            FULL_SPEED_PPM / 2
+        } else {
+            FULL_SPEED_PPM
+        }
     }
 }
 
@@ -286,7 +290,8 @@ fn schedule_period_snaps_sessions() {
 #[test]
 fn horizon_stops_the_run() {
     let cluster = Cluster::new(vec![node("n0", 8)], ResourceNames::default(), Topology::flat(1));
-    let world = World::new(cluster, vec![Queue::new("default")], vec![job("j", 0, 100, 1, 1, 1), job("late", 500, 1, 1, 1, 1)]);
+    let world =
+        World::new(cluster, vec![Queue::new("default")], vec![job("j", 0, 100, 1, 1, 1), job("late", 500, 1, 1, 1, 1)]);
     let cfg = EngineConfig { horizon: Some(SimTime(50 * S)), ..Default::default() };
     let out = Engine::new(world, Box::new(Scripted { evict_at: vec![] }), ideal(), cfg).run();
     assert_eq!(out.stats.end, SimTime(50 * S));

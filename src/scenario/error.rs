@@ -54,8 +54,6 @@ impl fmt::Display for ScenarioError {
 impl ScenarioError {
     /// A single error.
     pub fn one(file: &str, at: Option<(u64, u64)>, path: &str, message: impl Into<String>) -> Self {
-        ScenarioError {
-            errors: vec![InputError { file: file.into(), at, path: path.into(), message: message.into() }],
-        }
+        ScenarioError { errors: vec![InputError { file: file.into(), at, path: path.into(), message: message.into() }] }
     }
 }

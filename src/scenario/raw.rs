@@ -133,6 +133,7 @@ pub struct RawScheduler {
 /// One workload source (externally tagged: `- synthetic: {...}` or `- jobs: [...]`).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[allow(clippy::large_enum_variant)] // parsed once per source
 pub enum RawSource {
     Synthetic(RawSynthetic),
     Jobs(Vec<Spanned<RawJob>>),

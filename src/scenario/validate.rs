@@ -83,7 +83,11 @@ impl V<'_> {
 pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scenario, ScenarioError> {
     let mut v = V { file, errors: Vec::new(), names: ResourceNames::default() };
     if raw.api_version.value != "lahar.io/v1alpha1" {
-        v.err(at(&raw.api_version), "apiVersion", format!("expected `lahar.io/v1alpha1`, got `{}`", raw.api_version.value));
+        v.err(
+            at(&raw.api_version),
+            "apiVersion",
+            format!("expected `lahar.io/v1alpha1`, got `{}`", raw.api_version.value),
+        );
     }
     if raw.kind.value != "Scenario" {
         v.err(at(&raw.kind), "kind", format!("expected `Scenario`, got `{}`", raw.kind.value));
@@ -119,7 +123,15 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         Some(s) => match (&s.value.baseline, &s.value.conf) {
             (Some(b), None) => {
                 if !lahar_policies::BASELINES.contains(&b.value.as_str()) {
-                    v.err(at(b), "spec.scheduler.baseline", format!("unknown baseline `{}`; expected one of: {}", b.value, lahar_policies::BASELINES.join(", ")));
+                    v.err(
+                        at(b),
+                        "spec.scheduler.baseline",
+                        format!(
+                            "unknown baseline `{}`; expected one of: {}",
+                            b.value,
+                            lahar_policies::BASELINES.join(", ")
+                        ),
+                    );
                 }
                 SchedulerChoice::Baseline(b.value.clone())
             }
@@ -165,7 +177,11 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     for t in &tagged {
         let key = format!("{}/{}", t.3.namespace, t.3.name);
         if !seen.insert(key.clone()) {
-            v.err(None, format!("spec.workload[{}]", t.1), format!("job `{key}` is defined twice; job names must be unique per namespace"));
+            v.err(
+                None,
+                format!("spec.workload[{}]", t.1),
+                format!("job `{key}` is defined twice; job names must be unique per namespace"),
+            );
         }
     }
     let jobs: Vec<JobSpec> = tagged.into_iter().map(|t| t.3).collect();
@@ -194,17 +210,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         None => Topology::flat(nodes.len()),
     };
     let cluster = Cluster::new(nodes, v.names, topology);
-    Ok(Scenario {
-        name,
-        seed,
-        sha256: String::new(),
-        cluster,
-        queues,
-        scheduler,
-        jobs,
-        engine,
-        output_dir,
-    })
+    Ok(Scenario { name, seed, sha256: String::new(), cluster, queues, scheduler, jobs, engine, output_dir })
 }
 
 fn cluster(v: &mut V<'_>, c: &RawCluster) -> (Vec<Node>, Option<Vec<FabricTier>>) {
@@ -249,16 +255,29 @@ fn cluster(v: &mut V<'_>, c: &RawCluster) -> (Vec<Node>, Option<Vec<FabricTier>>
             let path = format!("spec.cluster.fabric[{i}]");
             let tier = t.value.tier.value;
             if tier != i as i64 + 1 {
-                v.err(at(&t.value.tier), format!("{path}.tier"), format!("tiers must be listed as 1, 2, 3... in order; expected {}, got {tier}", i + 1));
+                v.err(
+                    at(&t.value.tier),
+                    format!("{path}.tier"),
+                    format!("tiers must be listed as 1, 2, 3... in order; expected {}, got {tier}", i + 1),
+                );
             }
             let fanout = v.count(&t.value.fanout, &format!("{path}.fanout"), 1).unwrap_or(1);
             let over = t.value.oversubscription.as_ref().map(|o| o.value).unwrap_or(1.0);
-            if let Some(o) = &t.value.oversubscription {
-                if !(o.value >= 1.0 && o.value.is_finite()) {
-                    v.err(at(o), format!("{path}.oversubscription"), format!("must be a number ≥ 1.0 (1.0 = non-blocking), got {}", o.value));
-                }
+            if let Some(o) = &t.value.oversubscription
+                && !(o.value >= 1.0 && o.value.is_finite())
+            {
+                v.err(
+                    at(o),
+                    format!("{path}.oversubscription"),
+                    format!("must be a number ≥ 1.0 (1.0 = non-blocking), got {}", o.value),
+                );
             }
-            out.push(FabricTier { tier: tier.max(1) as u32, name: t.value.name.clone(), fanout, oversubscription: over });
+            out.push(FabricTier {
+                tier: tier.max(1) as u32,
+                name: t.value.name.clone(),
+                fanout,
+                oversubscription: over,
+            });
         }
         out
     });
@@ -311,7 +330,11 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
     }
     let intra = match &n.intra_node {
         Some(s) => IntraNode::parse(&s.value).unwrap_or_else(|| {
-            v.err(at(s), format!("{path}.intraNode"), format!("unknown intra-node fabric `{}`; expected nvswitch, nvlink-pairs or pcie", s.value));
+            v.err(
+                at(s),
+                format!("{path}.intraNode"),
+                format!("unknown intra-node fabric `{}`; expected nvswitch, nvlink-pairs or pcie", s.value),
+            );
             IntraNode::Pcie
         }),
         None if gpus > 0 => IntraNode::NvSwitch,
@@ -377,7 +400,11 @@ fn queues(v: &mut V<'_>, raw: Option<&[Spanned<RawQueue>]>) -> Vec<Queue> {
                 "Closing" => QueueState::Closing,
                 "Closed" => QueueState::Closed,
                 other => {
-                    v.err(at(s), format!("{path}.state"), format!("unknown queue state `{other}`; expected Open, Closing or Closed"));
+                    v.err(
+                        at(s),
+                        format!("{path}.state"),
+                        format!("unknown queue state `{other}`; expected Open, Closing or Closed"),
+                    );
                     QueueState::Open
                 }
             };
@@ -409,11 +436,19 @@ fn synthetic(
     let RawArrival::Poisson(p) = &s.arrival;
     let rate = p.rate_per_hour.value;
     if !(rate > 0.0 && rate.is_finite()) {
-        v.err(at(&p.rate_per_hour), format!("{path}.synthetic.arrival.poisson.ratePerHour"), format!("must be a positive number, got {rate}"));
+        v.err(
+            at(&p.rate_per_hour),
+            format!("{path}.synthetic.arrival.poisson.ratePerHour"),
+            format!("must be a positive number, got {rate}"),
+        );
     }
     let gpus: Vec<(u32, f64)> = s.gpus.value.iter().map(|(&g, &w)| (g, w)).collect();
     if gpus.is_empty() || gpus.iter().any(|&(_, w)| !(w > 0.0 && w.is_finite())) {
-        v.err(at(&s.gpus), format!("{path}.synthetic.gpus"), "expected a map of GPU count → positive weight, e.g. {1: 60, 8: 30, 32: 10}");
+        v.err(
+            at(&s.gpus),
+            format!("{path}.synthetic.gpus"),
+            "expected a map of GPU count → positive weight, e.g. {1: 60, 8: 30, 32: 10}",
+        );
     }
     let gpus_per_pod = match &s.gpus_per_pod {
         Some(g) => v.count(g, &format!("{path}.synthetic.gpusPerPod"), 1).unwrap_or(1),
@@ -424,7 +459,9 @@ fn synthetic(
         None => 1000,
     };
     let mem = match &s.memory_per_gpu {
-        Some(q) => v.quantity("memory", &q.value, at(q), &format!("{path}.synthetic.memoryPerGpu")).map(|x| x.1).unwrap_or(0),
+        Some(q) => {
+            v.quantity("memory", &q.value, at(q), &format!("{path}.synthetic.memoryPerGpu")).map(|x| x.1).unwrap_or(0)
+        }
         None => 4 << 30,
     };
     let RawDuration::Lognormal(ln) = &s.duration;
@@ -437,13 +474,21 @@ fn synthetic(
         v.err(at(&ln.sigma), format!("{dpath}.sigma"), format!("must be a number ≥ 0, got {}", ln.sigma.value));
     }
     let min = ln.min.as_ref().and_then(|m| v.duration(m, &format!("{dpath}.min"))).unwrap_or(SimDuration::from_secs(1));
-    let max = ln.max.as_ref().and_then(|m| v.duration(m, &format!("{dpath}.max"))).unwrap_or(SimDuration::from_secs(365 * 86400));
+    let max = ln
+        .max
+        .as_ref()
+        .and_then(|m| v.duration(m, &format!("{dpath}.max")))
+        .unwrap_or(SimDuration::from_secs(365 * 86400));
     let queue_list = match &s.queues {
         Some(m) => {
             let mut out = Vec::new();
             for (name, &w) in &m.value {
                 if !(w > 0.0 && w.is_finite()) {
-                    v.err(at(m), format!("{path}.synthetic.queues.{name}"), format!("weight must be positive, got {w}"));
+                    v.err(
+                        at(m),
+                        format!("{path}.synthetic.queues.{name}"),
+                        format!("weight must be positive, got {w}"),
+                    );
                 }
                 if let Some(q) = queue_ref(v, queues, name, at(m), &format!("{path}.synthetic.queues.{name}")) {
                     out.push((q, w));
@@ -454,7 +499,8 @@ fn synthetic(
         None => queues.values().map(|&q| (q, 1.0)).collect(),
     };
     let start = s.start.as_ref().and_then(|d| v.duration(d, &format!("{path}.synthetic.start"))).unwrap_or_default();
-    let checkpoint = s.checkpoint_interval.as_ref().and_then(|d| v.duration(d, &format!("{path}.synthetic.checkpointInterval")));
+    let checkpoint =
+        s.checkpoint_interval.as_ref().and_then(|d| v.duration(d, &format!("{path}.synthetic.checkpointInterval")));
     (v.errors.len() == before).then(|| SyntheticSpec {
         source: index,
         name_prefix: s.name_prefix.clone().unwrap_or_else(|| format!("syn{index}")),
@@ -478,7 +524,13 @@ fn fits_somewhere(nodes: &[Node], req: &Resources, selector: &[(String, String)]
 
 fn largest(nodes: &[Node]) -> String {
     let m = nodes.iter().fold(Resources::ZERO, |a, n| a.max(&n.allocatable));
-    format!("{} GPUs, {} CPU, {} bytes of memory, {} pods", m.gpus_ceil(), m.cpu() as f64 / 1000.0, m.memory(), m.pods())
+    format!(
+        "{} GPUs, {} CPU, {} bytes of memory, {} pods",
+        m.gpus_ceil(),
+        m.cpu() as f64 / 1000.0,
+        m.memory(),
+        m.pods()
+    )
 }
 
 fn check_synthetic_fit(v: &mut V<'_>, sp: &SyntheticSpec, nodes: &[Node], raw: &RawSynthetic, path: &str) {
@@ -498,7 +550,8 @@ fn check_synthetic_fit(v: &mut V<'_>, sp: &SyntheticSpec, nodes: &[Node], raw: &
 fn check_job_fit(v: &mut V<'_>, j: &JobSpec, nodes: &[Node], raw: &Spanned<RawJob>, path: &str) {
     for (i, t) in j.tasks.iter().enumerate() {
         if t.replicas > 0 && !fits_somewhere(nodes, &t.requests, &t.node_selector) {
-            let why = if t.node_selector.is_empty() { String::new() } else { " with a matching nodeSelector".to_string() };
+            let why =
+                if t.node_selector.is_empty() { String::new() } else { " with a matching nodeSelector".to_string() };
             v.err(at(&raw.value.tasks[i]), format!("{path}.tasks[{i}]"), format!(
                 "job `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {})",
                 j.name, t.name, t.requests.gpu_milli() as f64 / 1000.0, t.requests.cpu() as f64 / 1000.0, t.requests.memory(), largest(nodes)
@@ -513,7 +566,14 @@ fn policies(v: &mut V<'_>, raw: Option<&Vec<Spanned<RawPolicy>>>, path: &str) ->
         let ev = PolicyEvent::parse(&p.value.event.value);
         let ac = PolicyAction::parse(&p.value.action.value);
         if ev.is_none() {
-            v.err(at(&p.value.event), format!("{path}.policies[{i}].event"), format!("unknown event `{}`; expected *, PodEvicted, PodFailed, TaskCompleted or Unknown", p.value.event.value));
+            v.err(
+                at(&p.value.event),
+                format!("{path}.policies[{i}].event"),
+                format!(
+                    "unknown event `{}`; expected *, PodEvicted, PodFailed, TaskCompleted or Unknown",
+                    p.value.event.value
+                ),
+            );
         }
         if ac.is_none() {
             v.err(at(&p.value.action), format!("{path}.policies[{i}].action"), format!("unknown action `{}`; expected RestartJob, RestartTask, RestartPod, AbortJob, TerminateJob or CompleteJob", p.value.action.value));
@@ -543,7 +603,11 @@ fn job(v: &mut V<'_>, rj: &Spanned<RawJob>, path: &str, queues: &BTreeMap<String
     let mut task_names: BTreeMap<String, usize> = BTreeMap::new();
     for (i, t) in r.tasks.iter().enumerate() {
         if task_names.insert(t.value.name.value.clone(), i).is_some() {
-            v.err(at(&t.value.name), format!("{path}.tasks[{i}].name"), format!("task `{}` is defined twice", t.value.name.value));
+            v.err(
+                at(&t.value.name),
+                format!("{path}.tasks[{i}].name"),
+                format!("task `{}` is defined twice", t.value.name.value),
+            );
         }
     }
     let mut tasks = Vec::new();
@@ -555,7 +619,11 @@ fn job(v: &mut V<'_>, rj: &Spanned<RawJob>, path: &str, queues: &BTreeMap<String
             Some(m) => {
                 let x = v.count(m, &format!("{tpath}.minAvailable"), 0).unwrap_or(0);
                 if x > replicas {
-                    v.err(at(m), format!("{tpath}.minAvailable"), format!("must not exceed replicas ({replicas}), got {x}"));
+                    v.err(
+                        at(m),
+                        format!("{tpath}.minAvailable"),
+                        format!("must not exceed replicas ({replicas}), got {x}"),
+                    );
                 }
                 x
             }
@@ -565,7 +633,11 @@ fn job(v: &mut V<'_>, rj: &Spanned<RawJob>, path: &str, queues: &BTreeMap<String
         if let Some(res) = &t.resources {
             for (k, q) in &res.value {
                 if k == "pods" {
-                    v.err(at(res), format!("{tpath}.resources.pods"), "every pod takes one `pods` slot; do not request it");
+                    v.err(
+                        at(res),
+                        format!("{tpath}.resources.pods"),
+                        "every pod takes one `pods` slot; do not request it",
+                    );
                     continue;
                 }
                 if let Some((d, x)) = v.quantity(k, q, at(res), &format!("{tpath}.resources.{k}")) {
@@ -579,16 +651,26 @@ fn job(v: &mut V<'_>, rj: &Spanned<RawJob>, path: &str, queues: &BTreeMap<String
         if let Some(d) = &t.depends_on {
             for n in &d.value.name {
                 match task_names.get(n) {
-                    Some(&k) if k == i => v.err(at(d), format!("{tpath}.dependsOn"), format!("task `{n}` cannot depend on itself")),
+                    Some(&k) if k == i => {
+                        v.err(at(d), format!("{tpath}.dependsOn"), format!("task `{n}` cannot depend on itself"))
+                    }
                     Some(&k) => depends_on.push(k),
-                    None => v.err(at(d), format!("{tpath}.dependsOn"), format!("task `{n}` does not exist in job `{}`", r.name.value)),
+                    None => v.err(
+                        at(d),
+                        format!("{tpath}.dependsOn"),
+                        format!("task `{n}` does not exist in job `{}`", r.name.value),
+                    ),
                 }
             }
             depends_any = match d.value.iteration.as_deref() {
                 None | Some("all") => false,
                 Some("any") => true,
                 Some(other) => {
-                    v.err(at(d), format!("{tpath}.dependsOn.iteration"), format!("expected `any` or `all`, got `{other}`"));
+                    v.err(
+                        at(d),
+                        format!("{tpath}.dependsOn.iteration"),
+                        format!("expected `any` or `all`, got `{other}`"),
+                    );
                     false
                 }
             };
@@ -616,7 +698,11 @@ fn job(v: &mut V<'_>, rj: &Spanned<RawJob>, path: &str, queues: &BTreeMap<String
         Some(m) => {
             let x = v.count(m, &format!("{path}.minAvailable"), 0).unwrap_or(0);
             if x > total {
-                v.err(at(m), format!("{path}.minAvailable"), format!("must not exceed the total replicas of all tasks ({total}), got {x}"));
+                v.err(
+                    at(m),
+                    format!("{path}.minAvailable"),
+                    format!("must not exceed the total replicas of all tasks ({total}), got {x}"),
+                );
             }
             x
         }
@@ -634,11 +720,19 @@ fn job(v: &mut V<'_>, rj: &Spanned<RawJob>, path: &str, queues: &BTreeMap<String
             None | Some("hard") => true,
             Some("soft") => false,
             Some(other) => {
-                v.err(at(nt), format!("{path}.networkTopology.mode"), format!("expected `hard` or `soft`, got `{other}`"));
+                v.err(
+                    at(nt),
+                    format!("{path}.networkTopology.mode"),
+                    format!("expected `hard` or `soft`, got `{other}`"),
+                );
                 true
             }
         };
-        let tier = nt.value.highest_tier_allowed.as_ref().and_then(|t| v.count(t, &format!("{path}.networkTopology.highestTierAllowed"), 1));
+        let tier = nt
+            .value
+            .highest_tier_allowed
+            .as_ref()
+            .and_then(|t| v.count(t, &format!("{path}.networkTopology.highestTierAllowed"), 1));
         NetworkTopology { hard, highest_tier_allowed: tier }
     });
     let job_policies = policies(v, r.policies.as_ref(), path);
@@ -681,10 +775,10 @@ fn dependency_cycle(tasks: &[TaskSpec]) -> Option<Vec<usize>> {
                 c.push(d);
                 return Some(c);
             }
-            if state[d] == 0 {
-                if let Some(c) = dfs(d, tasks, state, stack) {
-                    return Some(c);
-                }
+            if state[d] == 0
+                && let Some(c) = dfs(d, tasks, state, stack)
+            {
+                return Some(c);
             }
         }
         stack.pop();
@@ -693,10 +787,10 @@ fn dependency_cycle(tasks: &[TaskSpec]) -> Option<Vec<usize>> {
     }
     let mut state = vec![0u8; tasks.len()];
     for i in 0..tasks.len() {
-        if state[i] == 0 {
-            if let Some(c) = dfs(i, tasks, &mut state, &mut Vec::new()) {
-                return Some(c);
-            }
+        if state[i] == 0
+            && let Some(c) = dfs(i, tasks, &mut state, &mut Vec::new())
+        {
+            return Some(c);
         }
     }
     None

@@ -27,7 +27,8 @@ fn default_run_writes_four_outputs_and_reruns_identically() {
         assert!(a.len() > 100, "{f} is empty");
         assert!(a == b, "{f} differs between two runs of the same scenario");
     }
-    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out1.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out1.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["seed"], 42);
     assert_eq!(summary["metrics"]["jobs"], 3000);
     assert!(summary["wall_time_s"].is_number());
@@ -54,7 +55,12 @@ fn validate_accepts_a_good_scenario() {
         "    nodes:\n      - {name: n0, cpu: 8, memory: 16Gi, gpus: 2}",
         "  workload:\n    - jobs:\n      - {name: j, duration: 10s, tasks: [{name: w, replicas: 2, resources: {nvidia.com/gpu: 1}}]}\n",
     ));
-    lahar().arg("validate").arg(&p).assert().success().stdout(predicate::str::contains("ok (1 nodes, 1 queues, 1 jobs)"));
+    lahar()
+        .arg("validate")
+        .arg(&p)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ok (1 nodes, 1 queues, 1 jobs)"));
 }
 
 #[test]
@@ -79,6 +85,7 @@ fn usage_errors_exit_2() {
 fn sessions_flag_stops_early() {
     let dir = tempfile::tempdir().unwrap();
     lahar().args(["run", "-q", "--sessions", "5", "--out"]).arg(dir.path()).assert().success();
-    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
     assert_eq!(s["metrics"]["sessions"], 5);
 }

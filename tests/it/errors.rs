@@ -39,11 +39,11 @@ fn unknown_field() {
 
 #[test]
 fn wrong_type() {
-    rejects(&scenario("    nodeGroups:\n      - {name: h, count: two, cpu: 8, memory: 1Gi}", ""), &["scenario.yaml:7:26", "invalid"]);
     rejects(
-        &scenario(NODES, "  seed: [1]\n"),
-        &["scenario.yaml:8:9"],
+        &scenario("    nodeGroups:\n      - {name: h, count: two, cpu: 8, memory: 1Gi}", ""),
+        &["scenario.yaml:7:26", "invalid"],
     );
+    rejects(&scenario(NODES, "  seed: [1]\n"), &["scenario.yaml:8:9"]);
 }
 
 #[test]
@@ -52,7 +52,10 @@ fn negative_counts() {
         &scenario("    nodeGroups:\n      - {name: h, count: -4, cpu: 8, memory: 1Gi}", ""),
         &["scenario.yaml:7:26", "spec.cluster.nodeGroups[0].count", "must be an integer ≥ 0, got -4"],
     );
-    rejects(&job("{name: j, duration: 1h, tasks: [{name: w, replicas: -1}]}"), &["spec.workload[0].jobs[0].tasks[0].replicas", "got -1"]);
+    rejects(
+        &job("{name: j, duration: 1h, tasks: [{name: w, replicas: -1}]}"),
+        &["spec.workload[0].jobs[0].tasks[0].replicas", "got -1"],
+    );
     rejects(&scenario(NODES, "  queues:\n    - {name: q, weight: -2}\n"), &["spec.queues[0].weight", "got -2"]);
 }
 
@@ -60,15 +63,27 @@ fn negative_counts() {
 fn pod_larger_than_any_node_is_reported() {
     let err = rejects(
         &job("{name: big, duration: 1h, tasks: [{name: worker, replicas: 2, resources: {nvidia.com/gpu: 16}}]}"),
-        &["scenario.yaml:10:", "spec.workload[0].jobs[0].tasks[0]", "job `big` task `worker`", "16 GPUs", "no node can hold it", "largest node: 8 GPUs"],
+        &[
+            "scenario.yaml:10:",
+            "spec.workload[0].jobs[0].tasks[0]",
+            "job `big` task `worker`",
+            "16 GPUs",
+            "no node can hold it",
+            "largest node: 8 GPUs",
+        ],
     );
     assert!(err.lines().count() <= 2, "{err}");
     rejects(
-        &job("{name: sel, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1}, nodeSelector: {zone: moon}}]}"),
+        &job(
+            "{name: sel, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1}, nodeSelector: {zone: moon}}]}",
+        ),
         &["with a matching nodeSelector"],
     );
     rejects(
-        &scenario(NODES, "  workload:\n    - synthetic: {jobs: 5, arrival: {poisson: {ratePerHour: 1}}, gpus: {16: 1}, gpusPerPod: 16, cpuPerGpu: 1, duration: {lognormal: {median: 1h, sigma: 1}}}\n"),
+        &scenario(
+            NODES,
+            "  workload:\n    - synthetic: {jobs: 5, arrival: {poisson: {ratePerHour: 1}}, gpus: {16: 1}, gpusPerPod: 16, cpuPerGpu: 1, duration: {lognormal: {median: 1h, sigma: 1}}}\n",
+        ),
         &["spec.workload[0].synthetic.gpus", "no node can hold"],
     );
 }
@@ -77,10 +92,18 @@ fn pod_larger_than_any_node_is_reported() {
 fn unknown_queue() {
     rejects(
         &job("{name: j, queue: nope, duration: 1h, tasks: [{name: w, replicas: 1}]}"),
-        &["scenario.yaml:10:", "spec.workload[0].jobs[0].queue", "queue `nope` does not exist", "defined queues: default"],
+        &[
+            "scenario.yaml:10:",
+            "spec.workload[0].jobs[0].queue",
+            "queue `nope` does not exist",
+            "defined queues: default",
+        ],
     );
     rejects(
-        &scenario(NODES, "  workload:\n    - synthetic: {jobs: 5, arrival: {poisson: {ratePerHour: 1}}, gpus: {1: 1}, queues: {ghost: 1}, duration: {lognormal: {median: 1h, sigma: 1}}}\n"),
+        &scenario(
+            NODES,
+            "  workload:\n    - synthetic: {jobs: 5, arrival: {poisson: {ratePerHour: 1}}, gpus: {1: 1}, queues: {ghost: 1}, duration: {lognormal: {median: 1h, sigma: 1}}}\n",
+        ),
         &["queue `ghost` does not exist"],
     );
 }
@@ -88,27 +111,64 @@ fn unknown_queue() {
 #[test]
 fn depends_on_cycle() {
     rejects(
-        &job("{name: j, duration: 1h, tasks: [{name: a, replicas: 1, dependsOn: {name: [c]}}, {name: b, replicas: 1, dependsOn: {name: [a]}}, {name: c, replicas: 1, dependsOn: {name: [b]}}]}"),
+        &job(
+            "{name: j, duration: 1h, tasks: [{name: a, replicas: 1, dependsOn: {name: [c]}}, {name: b, replicas: 1, dependsOn: {name: [a]}}, {name: c, replicas: 1, dependsOn: {name: [b]}}]}",
+        ),
         &["scenario.yaml:10:9", "spec.workload[0].jobs[0].tasks", "dependsOn cycle: a -> c -> b -> a"],
     );
-    rejects(&job("{name: j, duration: 1h, tasks: [{name: a, replicas: 1, dependsOn: {name: [zz]}}]}"), &["task `zz` does not exist"]);
-    rejects(&job("{name: j, duration: 1h, tasks: [{name: a, replicas: 1, dependsOn: {name: [a]}}]}"), &["cannot depend on itself"]);
+    rejects(
+        &job("{name: j, duration: 1h, tasks: [{name: a, replicas: 1, dependsOn: {name: [zz]}}]}"),
+        &["task `zz` does not exist"],
+    );
+    rejects(
+        &job("{name: j, duration: 1h, tasks: [{name: a, replicas: 1, dependsOn: {name: [a]}}]}"),
+        &["cannot depend on itself"],
+    );
 }
 
 #[test]
 fn bad_values_with_paths() {
-    rejects(&scenario(NODES, "  horizon: 30 days\n"), &["scenario.yaml:8:12", "spec.horizon", "bad duration `30 days`"]);
-    rejects(&scenario(NODES, "  scheduler: {baseline: magic}\n"), &["spec.scheduler.baseline", "unknown baseline `magic`", "gang-fifo"]);
-    rejects(&scenario(NODES, "  scheduler: {conf: volcano-scheduler.conf}\n"), &["spec.scheduler.conf", "not supported"]);
-    rejects(&scenario("    nodes:\n      - {name: n0, cpu: lots, memory: 1Gi}", ""), &["spec.cluster.nodes[0].cpu", "bad quantity `lots`"]);
-    rejects(&scenario("    nodes:\n      - {name: n0, cpu: 1, memory: 1Gi, intraNode: infiniband}", ""), &["spec.cluster.nodes[0].intraNode", "expected nvswitch, nvlink-pairs or pcie"]);
-    rejects(&scenario("    nodes:\n      - {name: n0, memory: 1Gi}", ""), &["spec.cluster.nodes[0]", "missing `cpu`"]);
-    rejects(&scenario("    nodes:\n      - {name: n0, cpu: 1, memory: 1Gi}\n      - {name: n0, cpu: 1, memory: 1Gi}", ""), &["spec.cluster.nodes[1]", "node name `n0` is already used"]);
-    rejects(&scenario(NODES, "  queues: [{name: a}, {name: a}]\n"), &["spec.queues[1].name", "defined twice"]);
-    rejects(&job("{name: j, minAvailable: 5, duration: 1h, tasks: [{name: w, replicas: 2}]}"), &["spec.workload[0].jobs[0].minAvailable", "must not exceed the total replicas"]);
-    rejects(&job("{name: j, duration: 1h, policies: [{event: PodEvicted, action: Explode}], tasks: [{name: w, replicas: 2}]}"), &["policies[0].action", "unknown action `Explode`"]);
     rejects(
-        &scenario("    nodes:\n      - {name: n0, cpu: 1, memory: 1Gi}\n    fabric:\n      - {tier: 2, name: spine, fanout: 2}", ""),
+        &scenario(NODES, "  horizon: 30 days\n"),
+        &["scenario.yaml:8:12", "spec.horizon", "bad duration `30 days`"],
+    );
+    rejects(
+        &scenario(NODES, "  scheduler: {baseline: magic}\n"),
+        &["spec.scheduler.baseline", "unknown baseline `magic`", "gang-fifo"],
+    );
+    rejects(
+        &scenario(NODES, "  scheduler: {conf: volcano-scheduler.conf}\n"),
+        &["spec.scheduler.conf", "not supported"],
+    );
+    rejects(
+        &scenario("    nodes:\n      - {name: n0, cpu: lots, memory: 1Gi}", ""),
+        &["spec.cluster.nodes[0].cpu", "bad quantity `lots`"],
+    );
+    rejects(
+        &scenario("    nodes:\n      - {name: n0, cpu: 1, memory: 1Gi, intraNode: infiniband}", ""),
+        &["spec.cluster.nodes[0].intraNode", "expected nvswitch, nvlink-pairs or pcie"],
+    );
+    rejects(&scenario("    nodes:\n      - {name: n0, memory: 1Gi}", ""), &["spec.cluster.nodes[0]", "missing `cpu`"]);
+    rejects(
+        &scenario("    nodes:\n      - {name: n0, cpu: 1, memory: 1Gi}\n      - {name: n0, cpu: 1, memory: 1Gi}", ""),
+        &["spec.cluster.nodes[1]", "node name `n0` is already used"],
+    );
+    rejects(&scenario(NODES, "  queues: [{name: a}, {name: a}]\n"), &["spec.queues[1].name", "defined twice"]);
+    rejects(
+        &job("{name: j, minAvailable: 5, duration: 1h, tasks: [{name: w, replicas: 2}]}"),
+        &["spec.workload[0].jobs[0].minAvailable", "must not exceed the total replicas"],
+    );
+    rejects(
+        &job(
+            "{name: j, duration: 1h, policies: [{event: PodEvicted, action: Explode}], tasks: [{name: w, replicas: 2}]}",
+        ),
+        &["policies[0].action", "unknown action `Explode`"],
+    );
+    rejects(
+        &scenario(
+            "    nodes:\n      - {name: n0, cpu: 1, memory: 1Gi}\n    fabric:\n      - {tier: 2, name: spine, fanout: 2}",
+            "",
+        ),
         &["spec.cluster.fabric[0].tier", "expected 1, got 2"],
     );
     rejects(&scenario("    nodes: []", ""), &["spec.cluster", "no nodes"]);
@@ -126,7 +186,10 @@ fn several_errors_are_reported_at_once() {
 #[test]
 fn yaml_syntax_and_unknown_source() {
     rejects("apiVersion: lahar.io/v1alpha1\nkind: Scenario\n  bad: [\n", &["scenario.yaml:3:"]);
-    rejects(&scenario(NODES, "  workload:\n    - tracee: {}\n"), &["scenario.yaml:9:7", "unknown variant `tracee`", "expected one of synthetic, jobs"]);
+    rejects(
+        &scenario(NODES, "  workload:\n    - tracee: {}\n"),
+        &["scenario.yaml:9:7", "unknown variant `tracee`", "expected one of synthetic, jobs"],
+    );
     rejects(&scenario(NODES, "").replace("Scenario", "Job"), &["kind", "expected `Scenario`"]);
 }
 

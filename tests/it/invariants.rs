@@ -15,9 +15,8 @@ struct J {
 
 fn jobs() -> impl Strategy<Value = Vec<J>> {
     prop::collection::vec(
-        (0u32..200, 1u32..300, prop::collection::vec((1u32..5, 0u32..5, 1u32..9), 1..3), 1u32..=4).prop_map(
-            |(submit, dur, tasks, min_frac)| J { submit, dur, tasks, min_frac },
-        ),
+        (0u32..200, 1u32..300, prop::collection::vec((1u32..5, 0u32..5, 1u32..9), 1..3), 1u32..=4)
+            .prop_map(|(submit, dur, tasks, min_frac)| J { submit, dur, tasks, min_frac }),
         1..25,
     )
 }
@@ -35,7 +34,9 @@ fn text(nodes: &[(u32, u32)], jobs: &[J], baseline: &str) -> String {
             .tasks
             .iter()
             .enumerate()
-            .map(|(k, t)| format!("{{name: t{k}, replicas: {}, resources: {{nvidia.com/gpu: {}, cpu: {}}}}}", t.0, t.1, t.2))
+            .map(|(k, t)| {
+                format!("{{name: t{k}, replicas: {}, resources: {{nvidia.com/gpu: {}, cpu: {}}}}}", t.0, t.1, t.2)
+            })
             .collect();
         w += &format!(
             "      - {{name: j{i}, submitAt: {}s, duration: {}s, minAvailable: {min}, tasks: [{}]}}\n",

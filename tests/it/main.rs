@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// A scenario header with a small explicit cluster; `rest` continues `spec:`.
 pub fn scenario(nodes: &str, rest: &str) -> String {
-    format!(
-        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n{nodes}\n{rest}"
-    )
+    format!("apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n{nodes}\n{rest}")
 }
 
 /// Writes `text` as `scenario.yaml` in a new temp dir.

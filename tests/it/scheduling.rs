@@ -19,7 +19,9 @@ fn gang_is_all_or_nothing() {
     let gang = |min: u32| {
         scenario(
             FOUR_NODES,
-            &format!("  workload:\n    - jobs:\n      - {{name: job, minAvailable: {min}, duration: 10m, tasks: [{{name: nginx, replicas: 20, resources: {{cpu: 4, memory: 1Gi}}}}]}}\n"),
+            &format!(
+                "  workload:\n    - jobs:\n      - {{name: job, minAvailable: {min}, duration: 10m, tasks: [{{name: nginx, replicas: 20, resources: {{cpu: 4, memory: 1Gi}}}}]}}\n"
+            ),
         )
     };
     let r = run_str(&gang(20));
@@ -62,7 +64,9 @@ fn strict_fifo_blocks_behind_the_head() {
     let text = |b: &str| {
         scenario(
             FOUR_NODES,
-            &format!("  scheduler: {{baseline: {b}}}\n  workload:\n    - jobs:\n      - {{name: a, duration: 100s, tasks: [{{name: w, replicas: 12, resources: {{cpu: 4}}}}]}}\n      - {{name: b, submitAt: 10s, duration: 50s, tasks: [{{name: w, replicas: 8, resources: {{cpu: 4}}}}]}}\n      - {{name: c, submitAt: 20s, duration: 5s, tasks: [{{name: w, replicas: 4, resources: {{cpu: 4}}}}]}}\n"),
+            &format!(
+                "  scheduler: {{baseline: {b}}}\n  workload:\n    - jobs:\n      - {{name: a, duration: 100s, tasks: [{{name: w, replicas: 12, resources: {{cpu: 4}}}}]}}\n      - {{name: b, submitAt: 10s, duration: 50s, tasks: [{{name: w, replicas: 8, resources: {{cpu: 4}}}}]}}\n      - {{name: c, submitAt: 20s, duration: 5s, tasks: [{{name: w, replicas: 4, resources: {{cpu: 4}}}}]}}\n"
+            ),
         )
     };
     let r = run_str(&text("gang-fifo-strict"));
@@ -95,10 +99,19 @@ fn depends_on_waits_for_the_named_task() {
         "  workload:\n    - jobs:\n      - {name: blocker, duration: 100s, tasks: [{name: w, replicas: 1, resources: {cpu: 12}}]}\n      - {name: job, submitAt: 10s, minAvailable: 1, duration: 60s, tasks: [{name: task-a, replicas: 1, resources: {cpu: 8}}, {name: task-b, replicas: 1, resources: {cpu: 2}, dependsOn: {name: [task-a]}}]}\n",
     ));
     let pods = pods_of(&r, "job");
-    let start = |t: &str| pods.iter().find(|p| r.output.world.jobs[p.job.0 as usize].spec.tasks[p.task as usize].name == t).unwrap().start.micros();
+    let start = |t: &str| {
+        pods.iter()
+            .find(|p| r.output.world.jobs[p.job.0 as usize].spec.tasks[p.task as usize].name == t)
+            .unwrap()
+            .start
+            .micros()
+    };
     assert_eq!(start("task-a"), 100_000_000);
     assert_eq!(start("task-b"), 100_000_000);
-    assert!(session_of_bind(&r, "job-task-b-0") > session_of_bind(&r, "job-task-a-0"), "task-b bound in the same session as task-a");
+    assert!(
+        session_of_bind(&r, "job-task-b-0") > session_of_bind(&r, "job-task-a-0"),
+        "task-b bound in the same session as task-a"
+    );
     assert_eq!(row(&r, "job").end, Some(160_000_000));
 }
 
@@ -109,11 +122,18 @@ fn depends_on_any_and_all() {
     let text = |iter: &str| {
         scenario(
             "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi}",
-            &format!("  workload:\n    - jobs:\n      - {{name: blocker, duration: 100s, tasks: [{{name: w, replicas: 1, resources: {{cpu: 10}}}}]}}\n      - {{name: job, minAvailable: 1, duration: 300s, tasks: [{{name: a, replicas: 1, resources: {{cpu: 2}}}}, {{name: b, replicas: 1, resources: {{cpu: 8}}}}, {{name: c, replicas: 1, resources: {{cpu: 1}}, dependsOn: {{name: [a, b], iteration: {iter}}}}}]}}\n"),
+            &format!(
+                "  workload:\n    - jobs:\n      - {{name: blocker, duration: 100s, tasks: [{{name: w, replicas: 1, resources: {{cpu: 10}}}}]}}\n      - {{name: job, minAvailable: 1, duration: 300s, tasks: [{{name: a, replicas: 1, resources: {{cpu: 2}}}}, {{name: b, replicas: 1, resources: {{cpu: 8}}}}, {{name: c, replicas: 1, resources: {{cpu: 1}}, dependsOn: {{name: [a, b], iteration: {iter}}}}}]}}\n"
+            ),
         )
     };
     let start_c = |r: &lahar::RunReport| {
-        pods_of(r, "job").iter().find(|p| r.output.world.jobs[p.job.0 as usize].spec.tasks[p.task as usize].name == "c").unwrap().start.micros()
+        pods_of(r, "job")
+            .iter()
+            .find(|p| r.output.world.jobs[p.job.0 as usize].spec.tasks[p.task as usize].name == "c")
+            .unwrap()
+            .start
+            .micros()
     };
     assert_eq!(start_c(&run_str(&text("any"))), 0);
     assert_eq!(start_c(&run_str(&text("all"))), 100_000_000);

@@ -97,7 +97,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
     };
     let mut tasks = vec![TaskSpec {
         name: "worker".into(),
-        replicas: if gpus > 0 && gpus % per != 0 && pods > 1 { pods - 1 } else { pods },
+        replicas: if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 { pods - 1 } else { pods },
         min_available: 0,
         requests: req(per_pod),
         priority: 1,
@@ -107,7 +107,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         policies: vec![],
         preemptable: true,
     }];
-    if gpus > 0 && gpus % per != 0 && pods > 1 {
+    if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 {
         let mut rest = tasks[0].clone();
         rest.name = "worker-rest".into();
         rest.replicas = 1;
