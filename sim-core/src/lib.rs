@@ -27,7 +27,6 @@
 //! ```
 
 pub mod cluster;
-pub mod comm;
 pub mod engine;
 pub mod event;
 pub mod index;
