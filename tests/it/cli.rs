@@ -89,3 +89,33 @@ fn sessions_flag_stops_early() {
         serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
     assert_eq!(s["metrics"]["sessions"], 5);
 }
+
+/// Every scenario in examples/ validates (examples double as smoke tests).
+#[test]
+fn examples_validate() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "yaml") {
+            lahar().arg("validate").arg(&p).assert().success();
+            n += 1;
+        }
+    }
+    assert!(n >= 2, "examples/ has {n} scenarios");
+}
+
+/// The gang example behaves as its comments say.
+#[test]
+fn gang_example_runs_as_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/gang-dependson.yaml");
+    lahar().args(["run", "-q", "--out"]).arg(dir.path()).arg(&p).assert().success();
+    let jobs = std::fs::read_to_string(dir.path().join("jobs.csv")).unwrap();
+    let state = |name: &str| {
+        jobs.lines().find(|l| l.starts_with(&format!("{name},"))).unwrap().split(',').nth(7).unwrap().to_string()
+    };
+    assert_eq!(state("gang-too-big"), "Pending");
+    assert_eq!(state("gang-elastic"), "Completed");
+    assert_eq!(state("mpi"), "Completed");
+}
