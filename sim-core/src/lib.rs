@@ -27,6 +27,7 @@
 //! ```
 
 pub mod cluster;
+pub mod comm;
 pub mod engine;
 pub mod event;
 pub mod index;
