@@ -5,6 +5,7 @@
 //! binary (`src/main.rs`) only parses arguments and maps errors to exit codes, so
 //! tests and benches drive the same code in-process.
 
+pub mod nccl;
 pub mod scenario;
 
 use lahar_core::engine::{Engine, IdealRuntime, RunOutput};

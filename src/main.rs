@@ -37,6 +37,58 @@ enum Command {
         /// Scenario YAML file.
         scenario: PathBuf,
     },
+    /// Collective cost tables from the NCCL-like model (like nccl-tests), or the
+    /// model evaluated on every row of a calibration-format CSV (`--rows`).
+    Nccl(NcclArgs),
+}
+
+#[derive(clap::Args)]
+struct NcclArgs {
+    /// Evaluate every row of this CSV (columns as shared/calibration/nccl-reference.csv).
+    #[arg(long)]
+    rows: Option<PathBuf>,
+    /// Where to write the evaluated rows (default: stdout).
+    #[arg(long, requires = "rows")]
+    out: Option<PathBuf>,
+    /// GPU model.
+    #[arg(long, default_value = "H100-SXM-80G")]
+    gpu: String,
+    /// Intra-node link: nvswitch-nvlink3|4|5, nvlink2-hybrid-cube-mesh, nvlink-bridge-nv12, pcie-gen5, pcie-sys.
+    #[arg(long, default_value = "nvswitch-nvlink4")]
+    intra: String,
+    /// GPUs of the job on each node.
+    #[arg(long, default_value_t = 8)]
+    gpus_per_node: u32,
+    /// Nodes.
+    #[arg(long, default_value_t = 1)]
+    nodes: u32,
+    /// NIC line rate per GPU in Gbit/s.
+    #[arg(long, default_value_t = 400.0)]
+    nic_gbps: f64,
+    /// Network fabric: ib, roce, efa, efa-v4, tcpxo.
+    #[arg(long, default_value = "ib")]
+    net: String,
+    /// Collective: allreduce, allgather, reducescatter, broadcast, alltoall.
+    #[arg(long, default_value = "allreduce")]
+    collective: String,
+    /// Algorithm: auto, or one to force (ring, tree, nvls, nvlstree, pat...).
+    #[arg(long, default_value = "auto")]
+    algo: String,
+    /// Smallest size (K, M, G suffixes are powers of 1024).
+    #[arg(long, short = 'b', default_value = "8")]
+    min_bytes: String,
+    /// Largest size.
+    #[arg(long, short = 'e', default_value = "8G")]
+    max_bytes: String,
+    /// Size multiplication factor.
+    #[arg(long, short = 'f', default_value_t = 2)]
+    factor: u64,
+    /// Highest switch tier the job crosses (0 = one leaf).
+    #[arg(long, default_value_t = 0)]
+    tier: u32,
+    /// Oversubscription of that tier.
+    #[arg(long, default_value_t = 1.0)]
+    oversubscription: f64,
 }
 
 fn main() -> ExitCode {
@@ -78,6 +130,45 @@ fn main() -> ExitCode {
             }
             Err(e) => input_error(&e),
         },
+        Command::Nccl(a) => nccl(a),
+    }
+}
+
+fn nccl(a: NcclArgs) -> ExitCode {
+    let model = lahar_core::comm::CommModel::default();
+    if let Some(rows) = &a.rows {
+        return match lahar::nccl::rows(&model, rows, a.out.as_deref()) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(e) => input_error(&e),
+        };
+    }
+    let size = |s: &str, flag: &str| {
+        lahar::nccl::parse_size(s).map_err(|m| lahar::scenario::ScenarioError::one("<command line>", None, flag, m))
+    };
+    let args = match (size(&a.min_bytes, "--min-bytes"), size(&a.max_bytes, "--max-bytes")) {
+        (Ok(min_bytes), Ok(max_bytes)) => lahar::nccl::TableArgs {
+            gpu: a.gpu,
+            intra: a.intra,
+            gpus_per_node: a.gpus_per_node,
+            nodes: a.nodes,
+            nic_gbps_per_gpu: a.nic_gbps,
+            net: a.net,
+            collective: a.collective,
+            algo: a.algo,
+            min_bytes,
+            max_bytes,
+            factor: a.factor,
+            tier: a.tier,
+            oversubscription: a.oversubscription,
+        },
+        (Err(e), _) | (_, Err(e)) => return input_error(&e),
+    };
+    match lahar::nccl::table(&model, &args) {
+        Ok(t) => {
+            print!("{t}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => input_error(&e),
     }
 }
 

@@ -4,6 +4,7 @@
 mod cli;
 mod errors;
 mod invariants;
+mod nccl;
 mod scheduling;
 
 use std::path::{Path, PathBuf};

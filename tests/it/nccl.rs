@@ -1,0 +1,65 @@
+//! `lahar nccl`: tables and row evaluation.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::Path;
+
+fn lahar() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lahar"))
+}
+
+#[test]
+fn table_like_nccl_tests() {
+    let out = lahar().args(["nccl", "--nodes", "2", "-b", "1K", "-e", "1M", "-f", "4"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#') && !l.contains("size(B)")).collect();
+    // 1K, 4K, 16K, 64K, 256K, 1M
+    assert_eq!(rows.len(), 6, "{text}");
+    let times: Vec<f64> = rows.iter().map(|r| r.split_whitespace().nth(1).unwrap().parse().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "time must not decrease with size: {times:?}");
+}
+
+#[test]
+fn rows_appends_model_columns() {
+    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/calibration/nccl-reference.csv");
+    assert!(input.exists(), "calibration data missing at {}", input.display());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("est.csv");
+    lahar().args(["nccl", "--rows"]).arg(&input).arg("--out").arg(&out).assert().success();
+    let mut rdr = csv::Reader::from_path(&out).unwrap();
+    let h = rdr.headers().unwrap().clone();
+    let n = h.len();
+    assert_eq!(
+        &h.iter().skip(n - 4).collect::<Vec<_>>(),
+        &["model_time_us", "model_busbw_GBps", "model_algo", "model_proto"]
+    );
+    let recs: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    assert_eq!(recs.len(), 50);
+    for r in &recs {
+        let t: f64 = r[n - 4].parse().unwrap();
+        assert!(t > 0.0);
+        assert!(!r[n - 2].is_empty() && !r[n - 1].is_empty());
+    }
+}
+
+#[test]
+fn unknown_gpu_in_a_row_names_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("rows.csv");
+    std::fs::write(
+        &p,
+        "id,collective,gpu,gpus_per_node,nodes,intra_link,inter_link,nic_gbps_per_gpu,bytes,busbw_GBps,time_us,algo\n\
+         A1,allreduce,H100,8,1,nvswitch-nvlink4,none,0,1048576,,,auto\n\
+         A2,allreduce,Z80,8,1,nvswitch-nvlink4,none,0,1048576,,,auto\n",
+    )
+    .unwrap();
+    lahar()
+        .args(["nccl", "--rows"])
+        .arg(&p)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("rows.csv:3:1: row 3: (id A2)").and(predicate::str::contains("Z80")));
+    std::fs::write(&p, "id,collective\nA1,allreduce\n").unwrap();
+    lahar().args(["nccl", "--rows"]).arg(&p).assert().code(2).stderr(predicate::str::contains("row 2"));
+}
