@@ -1,13 +1,12 @@
 //! # lahar-policies
 //!
 //! Scheduling policies behind lahar's [`Scheduler`](lahar_core::session::Scheduler)
-//! interface. This crate holds the gang-aware FIFO scheduler that every scenario can
-//! fall back on; Volcano's actions and plugins and the research baselines build on
-//! the same Session API.
+//! interface: Volcano's actions and plugins, loaded from a real
+//! `volcano-scheduler.conf` ([`volcano`]), and research baselines ([`baselines`]).
 
-pub mod gang_fifo;
+pub mod baselines;
 
-pub use gang_fifo::GangFifo;
+pub use baselines::GangFifo;
 
 use lahar_core::session::Scheduler;
 
@@ -20,13 +19,9 @@ pub enum PolicyError {
 }
 
 /// Baselines selectable with `scheduler: {baseline: NAME}`.
-pub const BASELINES: &[&str] = &["gang-fifo", "gang-fifo-strict"];
+pub const BASELINES: &[&str] = baselines::NAMES;
 
 /// Builds a baseline scheduler by name.
 pub fn baseline(name: &str) -> Result<Box<dyn Scheduler>, PolicyError> {
-    match name {
-        "gang-fifo" => Ok(Box::new(GangFifo::new(false))),
-        "gang-fifo-strict" => Ok(Box::new(GangFifo::new(true))),
-        other => Err(PolicyError::UnknownBaseline(other.to_string())),
-    }
+    baselines::build(name).ok_or_else(|| PolicyError::UnknownBaseline(name.to_string()))
 }
