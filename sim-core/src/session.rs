@@ -263,6 +263,22 @@ impl<'w> Session<'w> {
     pub fn fitting_nodes<'a>(&'a self, req: &'a Resources) -> impl Iterator<Item = NodeId> + 'a {
         self.world.index.fitting(req)
     }
+    /// Σ allocatable of a HyperNode's nodes.
+    pub fn hypernode_allocatable(&self, h: crate::topology::HyperNodeId) -> Resources {
+        self.world.hn_allocatable[h.0 as usize]
+    }
+    /// Σ used of a HyperNode's nodes.
+    pub fn hypernode_used(&self, h: crate::topology::HyperNodeId) -> Resources {
+        self.world.hn_used[h.0 as usize]
+    }
+    /// Σ idle of a HyperNode's nodes.
+    pub fn hypernode_idle(&self, h: crate::topology::HyperNodeId) -> Resources {
+        self.world.hn_idle(h)
+    }
+    /// Σ future idle of a HyperNode's nodes.
+    pub fn hypernode_future_idle(&self, h: crate::topology::HyperNodeId) -> Resources {
+        self.world.hn_future_idle(h)
+    }
     /// True if the pod's node selector matches the node's labels.
     pub fn selector_matches(&self, p: PodId, n: NodeId) -> bool {
         let pod = &self.world.pods[p.0 as usize];

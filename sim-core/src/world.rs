@@ -180,6 +180,12 @@ pub struct World {
     pub with_pending: BTreeSet<JobId>,
     /// GPUs (milli) held by pods on nodes.
     pub gpu_used_milli: i64,
+    /// Per HyperNode: Σ allocatable of its nodes.
+    pub hn_allocatable: Vec<Resources>,
+    /// Per HyperNode: Σ `used` of its nodes.
+    pub hn_used: Vec<Resources>,
+    /// Per HyperNode: Σ `releasing` minus Σ `pipelined` of its nodes.
+    pub hn_future_delta: Vec<Resources>,
 }
 
 impl World {
@@ -216,7 +222,17 @@ impl World {
             .into_iter()
             .map(|spec| QueueState { spec, allocated: Resources::ZERO, pending: Resources::ZERO })
             .collect();
+        let nh = cluster.topology.hypernodes.len();
+        let mut hn_allocatable = vec![Resources::ZERO; nh];
+        for (i, n) in cluster.nodes.iter().enumerate() {
+            for h in cluster.topology.chain(NodeId(i as u32)) {
+                hn_allocatable[h.0 as usize] += n.allocatable;
+            }
+        }
         World {
+            hn_allocatable,
+            hn_used: vec![Resources::ZERO; nh],
+            hn_future_delta: vec![Resources::ZERO; nh],
             cluster,
             nodes,
             index,
@@ -309,7 +325,21 @@ impl World {
         let Some(n) = node else { return };
         let ns = &mut self.nodes[n.0 as usize];
         let mut touched = false;
-        if matches!(status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing) {
+        let holds = matches!(status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing);
+        let future = match status {
+            PodStatus::Releasing => delta,
+            PodStatus::Pipelined => Resources::ZERO - delta,
+            _ => Resources::ZERO,
+        };
+        if holds || !future.is_zero() {
+            for h in self.cluster.topology.chain(n) {
+                if holds {
+                    self.hn_used[h.0 as usize] += delta;
+                }
+                self.hn_future_delta[h.0 as usize] += future;
+            }
+        }
+        if holds {
             ns.used += delta;
             self.gpu_used_milli += delta.get(GPU);
             if sign > 0 {
@@ -331,6 +361,15 @@ impl World {
             let free = self.future_idle(n);
             self.index.update(n, free);
         }
+    }
+
+    /// A HyperNode's idle resources (Σ over its nodes).
+    pub fn hn_idle(&self, h: crate::topology::HyperNodeId) -> Resources {
+        self.hn_allocatable[h.0 as usize] - self.hn_used[h.0 as usize]
+    }
+    /// A HyperNode's future idle resources (Σ over its nodes).
+    pub fn hn_future_idle(&self, h: crate::topology::HyperNodeId) -> Resources {
+        self.hn_idle(h) + self.hn_future_delta[h.0 as usize]
     }
 
     /// Distinct nodes holding the job's Running pods, ascending.
@@ -355,6 +394,15 @@ impl World {
                 let n = p.node.ok_or("holding pod without node")?;
                 used[n.0 as usize] += p.req;
             }
+        }
+        let mut hn = vec![Resources::ZERO; self.hn_used.len()];
+        for (i, u) in used.iter().enumerate() {
+            for h in self.cluster.topology.chain(NodeId(i as u32)) {
+                hn[h.0 as usize] += *u;
+            }
+        }
+        if hn != self.hn_used {
+            return Err("HyperNode usage sums out of date".into());
         }
         for (i, ns) in self.nodes.iter().enumerate() {
             if ns.used != used[i] {

@@ -1,0 +1,640 @@
+//! Loading a `volcano-scheduler.conf` as users write it.
+//!
+//! ```yaml
+//! actions: "enqueue, allocate, backfill"
+//! tiers:
+//! - plugins:
+//!   - name: priority
+//!   - name: gang
+//!     enablePreemptable: false
+//! - plugins:
+//!   - name: binpack
+//!     arguments: {binpack.weight: 10}
+//! configurations:
+//! - name: allocate
+//!   arguments: {predicateErrorCacheEnable: true}
+//! ```
+//!
+//! Unlike Volcano, which logs and skips an unknown plugin or an argument of the wrong
+//! YAML type, lahar rejects both with their line and column: a silently ignored
+//! setting defeats a what-if study. Enable flags default to true (except
+//! `enableHierarchy` and `enabledClusterOrder`), as in Volcano's conf parser.
+
+use serde::Deserialize;
+use serde::de::{self, IgnoredAny, Visitor};
+use serde_saphyr::Spanned;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Volcano's built-in default configuration (used when a scenario gives none).
+pub const DEFAULT_CONF: &str = "actions: \"enqueue, allocate, backfill\"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+";
+
+/// An argument value as written (Volcano's readers are typed).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgValue {
+    /// A YAML boolean.
+    Bool(bool),
+    /// A YAML integer.
+    Int(i64),
+    /// A YAML float.
+    Float(f64),
+    /// A YAML string.
+    Str(String),
+}
+
+impl ArgValue {
+    fn kind(&self) -> &'static str {
+        match self {
+            ArgValue::Bool(_) => "a boolean",
+            ArgValue::Int(_) => "an integer",
+            ArgValue::Float(_) => "a number",
+            ArgValue::Str(_) => "a string",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ArgValue {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = ArgValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a scalar (boolean, integer, number or string)")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<ArgValue, E> {
+                Ok(ArgValue::Bool(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<ArgValue, E> {
+                Ok(ArgValue::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<ArgValue, E> {
+                i64::try_from(v).map(ArgValue::Int).map_err(|_| E::custom("integer too large"))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<ArgValue, E> {
+                Ok(ArgValue::Float(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ArgValue, E> {
+                Ok(ArgValue::Str(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConf {
+    actions: Spanned<String>,
+    tiers: Option<Vec<RawTier>>,
+    configurations: Option<Vec<Spanned<RawConfiguration>>>,
+    #[allow(dead_code)] // accepted for compatibility; metrics do not apply to a simulation
+    metrics: Option<IgnoredAny>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTier {
+    plugins: Vec<Spanned<BTreeMap<String, Spanned<PluginField>>>>,
+}
+
+/// A value in a plugin entry: a scalar (`name`, flags) or the `arguments` map.
+#[derive(Debug)]
+enum PluginField {
+    Scalar(ArgValue),
+    Map(BTreeMap<String, Spanned<ArgValue>>),
+}
+
+impl<'de> Deserialize<'de> for PluginField {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PluginField;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a scalar or a map of arguments")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<PluginField, E> {
+                Ok(PluginField::Scalar(ArgValue::Bool(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<PluginField, E> {
+                Ok(PluginField::Scalar(ArgValue::Int(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<PluginField, E> {
+                i64::try_from(v).map(|v| PluginField::Scalar(ArgValue::Int(v))).map_err(|_| E::custom("integer too large"))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<PluginField, E> {
+                Ok(PluginField::Scalar(ArgValue::Float(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<PluginField, E> {
+                Ok(PluginField::Scalar(ArgValue::Str(v.to_string())))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut m: A) -> Result<PluginField, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some(k) = m.next_key::<String>()? {
+                    let v: Spanned<ArgValue> = m.next_value()?;
+                    out.insert(k, v);
+                }
+                Ok(PluginField::Map(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfiguration {
+    name: Spanned<String>,
+    arguments: Option<BTreeMap<String, Spanned<ArgValue>>>,
+}
+
+/// Every enable flag Volcano's conf accepts, with its default.
+pub const FLAGS: &[(&str, bool)] = &[
+    ("enableJobOrder", true),
+    ("enableTaskOrder", true),
+    ("enableQueueOrder", true),
+    ("enabledClusterOrder", false),
+    ("enableJobReady", true),
+    ("enableJobPipelined", true),
+    ("enableJobEnqueued", true),
+    ("enableJobStarving", true),
+    ("enablePreemptable", true),
+    ("enableReclaimable", true),
+    ("enablePreemptive", true),
+    ("enablePredicate", true),
+    ("enableNodeOrder", true),
+    ("enableBestNode", true),
+    ("enableTargetJob", true),
+    ("enableReservedNodes", true),
+    ("enabledVictim", true),
+    ("enabledOverused", true),
+    ("enabledAllocatable", true),
+    ("enabledHyperNodeOrder", true),
+    ("enabledHyperNodeGradient", true),
+    ("enabledSubJobReady", true),
+    ("enabledSubJobPipelined", true),
+    ("enabledSubJobOrder", true),
+    ("enableHierarchy", false),
+];
+
+/// An action of the pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ActionKind {
+    /// PodGroup admission.
+    Enqueue,
+    /// Gang-aware placement.
+    Allocate,
+    /// BestEffort pods.
+    Backfill,
+    /// Eviction within a queue.
+    Preempt,
+    /// Eviction across queues.
+    Reclaim,
+}
+
+impl ActionKind {
+    /// Volcano's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Enqueue => "enqueue",
+            ActionKind::Allocate => "allocate",
+            ActionKind::Backfill => "backfill",
+            ActionKind::Preempt => "preempt",
+            ActionKind::Reclaim => "reclaim",
+        }
+    }
+}
+
+/// Plugins lahar implements, with the argument keys each accepts.
+pub const PLUGINS: &[&str] = &[
+    "priority",
+    "gang",
+    "conformance",
+    "drf",
+    "proportion",
+    "capacity",
+    "predicates",
+    "nodeorder",
+    "binpack",
+    "network-topology-aware",
+    "sla",
+    "overcommit",
+];
+
+/// Plugin arguments, typed on read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Args(pub BTreeMap<String, ArgValue>);
+
+impl Args {
+    /// An integer argument.
+    pub fn int(&self, key: &str, default: i64) -> i64 {
+        match self.0.get(key) {
+            Some(ArgValue::Int(v)) => *v,
+            _ => default,
+        }
+    }
+    /// A float argument (integers accepted).
+    pub fn float(&self, key: &str, default: f64) -> f64 {
+        match self.0.get(key) {
+            Some(ArgValue::Float(v)) => *v,
+            Some(ArgValue::Int(v)) => *v as f64,
+            _ => default,
+        }
+    }
+    /// A boolean argument (bools or `"true"`/`"false"` strings).
+    pub fn bool(&self, key: &str, default: bool) -> bool {
+        match self.0.get(key) {
+            Some(ArgValue::Bool(v)) => *v,
+            Some(ArgValue::Str(s)) => s.parse().unwrap_or(default),
+            _ => default,
+        }
+    }
+    /// A string argument.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        match self.0.get(key) {
+            Some(ArgValue::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+    /// Keys with a prefix, in order.
+    pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a ArgValue)> + 'a {
+        self.0.iter().filter(move |(k, _)| k.starts_with(prefix)).map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+/// A plugin in a tier.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PluginConf {
+    /// Name.
+    pub name: String,
+    /// Enable flags (every key of [`FLAGS`]).
+    pub flags: BTreeMap<&'static str, bool>,
+    /// Arguments.
+    pub args: Args,
+}
+
+impl PluginConf {
+    /// A plugin with every flag at Volcano's default.
+    pub fn new(name: &str) -> PluginConf {
+        PluginConf { name: name.to_string(), flags: FLAGS.iter().copied().collect(), args: Args::default() }
+    }
+    /// A flag's value.
+    pub fn flag(&self, key: &str) -> bool {
+        self.flags.get(key).copied().unwrap_or(false)
+    }
+}
+
+/// A validated configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedulerConf {
+    /// Actions in execution order.
+    pub actions: Vec<ActionKind>,
+    /// Tiers of plugins.
+    pub tiers: Vec<Vec<PluginConf>>,
+    /// Per-action arguments.
+    pub configurations: BTreeMap<String, Args>,
+}
+
+/// One problem in a conf, located in the conf text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfIssue {
+    /// 1-based line and column in the conf text, when known.
+    pub at: Option<(u64, u64)>,
+    /// Field path (`tiers[1].plugins[0].arguments.binpack.weight`).
+    pub path: String,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+/// Every problem found in a conf.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .issues.iter().map(|i| format!("{}{}: {}", i.at.map(|(l, c)| format!("{l}:{c}: ")).unwrap_or_default(), i.path, i.message)).collect::<Vec<_>>().join("\n"))]
+pub struct ConfError {
+    /// The problems.
+    pub issues: Vec<ConfIssue>,
+}
+
+fn at<T>(s: &Spanned<T>) -> Option<(u64, u64)> {
+    (s.referenced.line() > 0).then(|| (s.referenced.line(), s.referenced.column()))
+}
+
+/// Argument type expected by a plugin for a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ArgType {
+    Int,
+    Float,
+    Bool,
+    Str,
+    Duration,
+}
+
+fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
+    use ArgType::*;
+    Some(match (plugin, key) {
+        ("nodeorder", k) if k.ends_with(".weight") => {
+            let base = &k[..k.len() - ".weight".len()];
+            if [
+                "leastrequested",
+                "mostrequested",
+                "balancedresource",
+                "nodeaffinity",
+                "podaffinity",
+                "tainttoleration",
+                "imagelocality",
+                "podtopologyspread",
+            ]
+            .contains(&base)
+            {
+                Int
+            } else {
+                return None;
+            }
+        }
+        ("binpack", "binpack.weight" | "binpack.cpu" | "binpack.memory") => Int,
+        ("binpack", "binpack.resources") => Str,
+        ("binpack", k) if k.starts_with("binpack.resources.") => Int,
+        ("network-topology-aware", "weight" | "hypernode.binpack.cpu" | "hypernode.binpack.memory") => Int,
+        ("network-topology-aware", "hypernode.gradient.evict.max-hypernodes") => Int,
+        ("network-topology-aware", "hypernode.binpack.resources") => Str,
+        ("network-topology-aware", k) if k.starts_with("hypernode.binpack.resources.") => Int,
+        ("network-topology-aware", "hypernode.binpack.normal-pod.enable") => Bool,
+        ("network-topology-aware", "hypernode.binpack.normal-pod.fading") => Float,
+        ("predicates", k) if k.starts_with("predicate.") && k.ends_with("Enable") => Bool,
+        ("sla", "sla-waiting-time") => Duration,
+        ("overcommit", "overcommit-factor") => Float,
+        _ => return None,
+    })
+}
+
+fn check_arg(ty: ArgType, v: &ArgValue) -> Result<ArgValue, String> {
+    match (ty, v) {
+        (ArgType::Int, ArgValue::Int(_)) | (ArgType::Float, ArgValue::Float(_) | ArgValue::Int(_)) => Ok(v.clone()),
+        (ArgType::Bool, ArgValue::Bool(_)) => Ok(v.clone()),
+        (ArgType::Bool, ArgValue::Str(s)) if s == "true" || s == "false" => Ok(ArgValue::Bool(s == "true")),
+        (ArgType::Str, ArgValue::Str(_)) => Ok(v.clone()),
+        (ArgType::Duration, ArgValue::Str(s)) => {
+            parse_go_duration(s).map(|_| v.clone()).ok_or_else(|| format!("expected a Go duration such as 30s or 1h30m, got `{s}`"))
+        }
+        (ty, v) => Err(format!(
+            "expected {}, got {} (Volcano would silently ignore this value)",
+            match ty {
+                ArgType::Int => "an integer",
+                ArgType::Float => "a number",
+                ArgType::Bool => "a boolean",
+                ArgType::Str => "a string",
+                ArgType::Duration => "a duration string",
+            },
+            v.kind()
+        )),
+    }
+}
+
+/// Parses a Go duration (`300ms`, `1.5h`, `2h45m`) into microseconds.
+pub fn parse_go_duration(s: &str) -> Option<u64> {
+    let mut rest = s.trim();
+    if rest == "0" {
+        return Some(0);
+    }
+    let mut total = 0f64;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let n = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        if n == 0 {
+            return None;
+        }
+        let v: f64 = rest[..n].parse().ok()?;
+        rest = &rest[n..];
+        let u = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let mult = match &rest[..u] {
+            "ns" => 1e-3,
+            "us" | "µs" => 1.0,
+            "ms" => 1e3,
+            "s" => 1e6,
+            "m" => 60e6,
+            "h" => 3600e6,
+            _ => return None,
+        };
+        total += v * mult;
+        rest = &rest[u..];
+    }
+    Some(total.round() as u64)
+}
+
+fn known_config_arg(action: &str, key: &str) -> bool {
+    matches!(
+        (action, key),
+        ("allocate", "predicateErrorCacheEnable")
+            | ("preempt", "enableTopologyAwarePreemption")
+            | ("preempt", "minCandidateNodesPercentage")
+            | ("preempt", "minCandidateNodesAbsolute")
+            | ("preempt", "maxCandidateNodesAbsolute")
+    )
+}
+
+/// Parses and validates conf text.
+pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
+    let raw: RawConf = serde_saphyr::from_str(text).map_err(|e| {
+        let at = e.location().map(|l| (l.line(), l.column())).filter(|&(l, _)| l > 0);
+        let msg = e.render_with_formatter(&serde_saphyr::UserMessageFormatter);
+        let first = msg.lines().next().unwrap_or_default();
+        let first = first.strip_prefix("error: ").unwrap_or(first);
+        let first = first.split_once(": ").filter(|(p, _)| p.starts_with("line ")).map(|(_, m)| m).unwrap_or(first);
+        ConfError { issues: vec![ConfIssue { at, path: String::new(), message: first.to_string() }] }
+    })?;
+    let mut issues = Vec::new();
+    let mut actions = Vec::new();
+    for name in raw.actions.value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let a = match name {
+            "enqueue" => ActionKind::Enqueue,
+            "allocate" => ActionKind::Allocate,
+            "backfill" => ActionKind::Backfill,
+            "preempt" => ActionKind::Preempt,
+            "reclaim" => ActionKind::Reclaim,
+            "shuffle" | "gangpreempt" | "gangreclaim" => {
+                issues.push(ConfIssue {
+                    at: at(&raw.actions),
+                    path: "actions".into(),
+                    message: format!("action `{name}` exists in Volcano but is not modelled by lahar; supported: enqueue, allocate, backfill, preempt, reclaim"),
+                });
+                continue;
+            }
+            other => {
+                issues.push(ConfIssue {
+                    at: at(&raw.actions),
+                    path: "actions".into(),
+                    message: format!("unknown action `{other}`; expected enqueue, allocate, backfill, preempt or reclaim"),
+                });
+                continue;
+            }
+        };
+        actions.push(a);
+    }
+    let mut tiers = Vec::new();
+    for (ti, tier) in raw.tiers.iter().flatten().enumerate() {
+        let mut plugins = Vec::new();
+        for (pi, rp) in tier.plugins.iter().enumerate() {
+            let path = format!("tiers[{ti}].plugins[{pi}]");
+            let name_field = rp.value.get("name");
+            let (name, name_at) = match name_field {
+                Some(Spanned { value: PluginField::Scalar(ArgValue::Str(n)), .. }) => (n.as_str(), name_field.and_then(at)),
+                _ => {
+                    issues.push(ConfIssue { at: at(rp), path: format!("{path}.name"), message: "a plugin needs a `name`".into() });
+                    continue;
+                }
+            };
+            if !PLUGINS.contains(&name) {
+                issues.push(ConfIssue {
+                    at: name_at,
+                    path: format!("{path}.name"),
+                    message: format!("unknown plugin `{name}` (Volcano would skip it silently); lahar implements: {}", PLUGINS.join(", ")),
+                });
+                continue;
+            }
+            let mut pc = PluginConf::new(name);
+            for (k, v) in &rp.value {
+                match (k.as_str(), &v.value) {
+                    ("name", _) => {}
+                    ("arguments", PluginField::Map(args)) => {
+                        for (ak, av) in args {
+                            match arg_type(name, ak) {
+                                None => issues.push(ConfIssue {
+                                    at: at(av),
+                                    path: format!("{path}.arguments.{ak}"),
+                                    message: format!("plugin `{name}` has no argument `{ak}`"),
+                                }),
+                                Some(ty) => match check_arg(ty, &av.value) {
+                                    Ok(val) => {
+                                        pc.args.0.insert(ak.clone(), val);
+                                    }
+                                    Err(m) => issues.push(ConfIssue { at: at(av), path: format!("{path}.arguments.{ak}"), message: m }),
+                                },
+                            }
+                        }
+                    }
+                    ("arguments", PluginField::Scalar(_)) => issues.push(ConfIssue {
+                        at: at(v),
+                        path: format!("{path}.arguments"),
+                        message: "expected a map of arguments".into(),
+                    }),
+                    (k, val) => match FLAGS.iter().find(|(f, _)| *f == k) {
+                        Some((f, _)) => match val {
+                            PluginField::Scalar(ArgValue::Bool(b)) => {
+                                pc.flags.insert(f, *b);
+                            }
+                            _ => issues.push(ConfIssue {
+                                at: at(v),
+                                path: format!("{path}.{k}"),
+                                message: "expected true or false".into(),
+                            }),
+                        },
+                        None => issues.push(ConfIssue {
+                            at: at(v),
+                            path: format!("{path}.{k}"),
+                            message: format!("unknown field `{k}`; expected name, arguments or an enable flag (enableJobOrder, enablePreemptable, ...)"),
+                        }),
+                    },
+                }
+            }
+            plugins.push(pc);
+        }
+        let hier_drf = plugins.iter().any(|p| p.name == "drf" && p.flag("enableHierarchy"));
+        if hier_drf && plugins.iter().any(|p| p.name == "proportion") {
+            issues.push(ConfIssue {
+                at: tier.plugins.first().and_then(at),
+                path: format!("tiers[{ti}]"),
+                message: "drf with enableHierarchy and proportion cannot be in the same tier".into(),
+            });
+        }
+        tiers.push(plugins);
+    }
+    let all: Vec<&str> = tiers.iter().flatten().map(|p| p.name.as_str()).collect();
+    if all.contains(&"proportion") && all.contains(&"capacity") {
+        issues.push(ConfIssue { at: None, path: "tiers".into(), message: "proportion and capacity are mutually exclusive".into() });
+    }
+    let mut configurations = BTreeMap::new();
+    for (i, c) in raw.configurations.iter().flatten().enumerate() {
+        let name = c.value.name.value.clone();
+        let mut args = Args::default();
+        for (k, v) in c.value.arguments.iter().flatten() {
+            if known_config_arg(&name, k) {
+                args.0.insert(k.clone(), v.value.clone());
+            } else {
+                issues.push(ConfIssue {
+                    at: at(v),
+                    path: format!("configurations[{i}].arguments.{k}"),
+                    message: format!("action `{name}` has no argument `{k}` that lahar knows"),
+                });
+            }
+        }
+        configurations.insert(name, args);
+    }
+    if issues.is_empty() { Ok(SchedulerConf { actions, tiers, configurations }) } else { Err(ConfError { issues }) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_conf_parses() {
+        let c = parse(DEFAULT_CONF).unwrap();
+        assert_eq!(c.actions, vec![ActionKind::Enqueue, ActionKind::Allocate, ActionKind::Backfill]);
+        assert_eq!(c.tiers.len(), 2);
+        assert_eq!(c.tiers[1].iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["overcommit", "drf", "predicates", "proportion", "nodeorder"]);
+        assert!(c.tiers[0][1].flag("enablePreemptable"));
+        assert!(!c.tiers[0][1].flag("enableHierarchy"));
+    }
+
+    #[test]
+    fn flags_and_arguments() {
+        let c = parse(
+            "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: gang\n    enablePreemptable: false\n  - name: binpack\n    arguments:\n      binpack.weight: 10\n      binpack.resources: nvidia.com/gpu\n      binpack.resources.nvidia.com/gpu: 5\nconfigurations:\n- name: allocate\n  arguments: {predicateErrorCacheEnable: true}\n",
+        )
+        .unwrap();
+        assert!(!c.tiers[0][0].flag("enablePreemptable"));
+        assert_eq!(c.tiers[0][1].args.int("binpack.weight", 1), 10);
+        assert_eq!(c.tiers[0][1].args.int("binpack.resources.nvidia.com/gpu", 1), 5);
+        assert_eq!(c.actions.len(), 3);
+    }
+
+    #[test]
+    fn rejects_with_locations() {
+        let e = parse("actions: \"enqueue, allocat\"\n").unwrap_err();
+        assert_eq!(e.issues[0].at, Some((1, 10)));
+        assert!(e.issues[0].message.contains("unknown action `allocat`"));
+        let e = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gangg\n").unwrap_err();
+        assert_eq!(e.issues[0].at, Some((4, 11)));
+        assert!(e.issues[0].message.contains("unknown plugin `gangg`"));
+        let e = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: binpack\n    arguments: {binpack.weight: \"10\"}\n").unwrap_err();
+        assert_eq!(e.issues[0].path, "tiers[0].plugins[0].arguments.binpack.weight");
+        assert!(e.issues[0].message.contains("expected an integer, got a string"), "{e}");
+        let e = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n    enablePreemptible: false\n").unwrap_err();
+        assert!(e.issues[0].message.contains("unknown field `enablePreemptible`"), "{e}");
+        let e = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: true\n  - name: proportion\n").unwrap_err();
+        assert!(e.issues[0].message.contains("same tier"));
+        let e = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: sla\n    arguments: {sla-waiting-time: soon}\n").unwrap_err();
+        assert!(e.issues[0].message.contains("Go duration"));
+        assert!(parse("actions: [allocate]\n").is_err());
+    }
+
+    #[test]
+    fn go_durations() {
+        assert_eq!(parse_go_duration("1h30m"), Some(5_400_000_000));
+        assert_eq!(parse_go_duration("300ms"), Some(300_000));
+        assert_eq!(parse_go_duration("1.5h"), Some(5_400_000_000));
+        assert_eq!(parse_go_duration("5"), None);
+    }
+}

@@ -1,0 +1,3 @@
+//! Volcano's scheduler: actions and plugins configured by a `volcano-scheduler.conf`.
+
+pub mod conf;
