@@ -1,9 +1,258 @@
 //! # lahar-traces
 //!
-//! Importers of recorded cluster traces (Microsoft Philly, Alibaba PAI and openb,
-//! SenseTime Helios, the Standard Workload Format) and lahar's own canonical trace
-//! CSV. Each importer streams rows into [`JobSpec`](lahar_core::job::JobSpec)s with a
-//! documented, counted skip policy for dirty rows.
+//! Importers of recorded cluster traces into lahar [`JobSpec`]s, and lahar's own
+//! canonical trace CSV (read and write).
 //!
-//! The importers are not written yet; the crate exists so the workspace layout matches
-//! the design and other crates can name it.
+//! | format | module | one job is |
+//! |---|---|---|
+//! | Standard Workload Format (Parallel Workloads Archive) | [`swf`] | a record |
+//! | Alibaba GPU v2023 "openb" pod list | [`openb`] | a pod |
+//! | Microsoft Philly `cluster_job_log` | [`philly`] | a job object |
+//! | Alibaba PAI 2020 `pai_task_table` | [`pai`] | the tasks of a job |
+//! | SenseTime Helios `cluster_log.csv` | [`helios`] | a row |
+//! | lahar canonical CSV | [`canonical`] | consecutive rows of a job |
+//!
+//! Contracts:
+//! - **Streaming.** Files are read row by row (CSV records, SWF lines, one JSON array
+//!   element at a time); memory grows with the jobs kept, not with the file.
+//!   [`stream`] keeps nothing (the PAI importer alone must hold partial jobs until the
+//!   end, because a job's tasks may be anywhere in the file).
+//! - **Time.** Submit times become [`SimTime`]s relative to
+//!   a [`TimeOrigin`]: by default the earliest submit among the jobs produced.
+//! - **Skip policy.** A row that cannot become a job is skipped and counted by
+//!   [`SkipReason`] in the [`ImportReport`]. With `strict`, an *invalid* row
+//!   ([`SkipReason::is_invalid`]) aborts the import with an [`ImportError::Row`]
+//!   naming the file, line and row; valid rows that lahar cannot replay (never
+//!   started, zero duration...) are counted in both modes.
+//! - **Gangs.** Every job needs all its pods (`minAvailable` = pods); task priority 1,
+//!   job priority 0, `maxRetry` 3, no policies; `minResources` computed as Volcano's
+//!   controller does.
+//! - **Determinism.** Output order and reports depend only on the file's bytes.
+//!
+//! Field mappings per format are in each module and in `docs/traces.md`.
+//!
+//! ```no_run
+//! use lahar_traces::{Format, ImportOptions, import};
+//! let out = import(Format::Swf, "KTH-SP2.swf".as_ref(), &ImportOptions::default())?;
+//! println!("{} jobs, {} skipped", out.report.jobs, out.report.skipped_total());
+//! # Ok::<(), lahar_traces::ImportError>(())
+//! ```
+
+pub mod canonical;
+mod ctx;
+mod error;
+pub mod helios;
+pub mod openb;
+mod options;
+pub mod pai;
+mod parse;
+pub mod philly;
+mod report;
+pub mod swf;
+mod table;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use lahar_core::job::JobSpec;
+use lahar_core::time::SimTime;
+
+pub use ctx::{GPU_MODEL_LABEL, MAX_PODS_PER_JOB};
+pub use error::{ImportError, Location, WriteError};
+pub use options::{ImportOptions, OpenbOptions, QueueInterner, QueueKey, QueueMapping, SwfOptions, TimeOrigin};
+pub use report::{ImportReport, Imported, SkipReason};
+
+use ctx::{Ctx, RawJob};
+
+/// A trace format this crate imports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Format {
+    /// Standard Workload Format (`*.swf`).
+    Swf,
+    /// Alibaba openb pod list (`openb_pod_list_*.csv`), full or reduced schema.
+    Openb,
+    /// Microsoft Philly `cluster_job_log` (JSON).
+    Philly,
+    /// Alibaba PAI 2020 `pai_task_table.csv` (headerless).
+    Pai,
+    /// SenseTime Helios `cluster_log.csv`.
+    Helios,
+    /// lahar's canonical trace CSV.
+    Canonical,
+}
+
+impl Format {
+    /// Every format.
+    pub const ALL: [Format; 6] =
+        [Format::Swf, Format::Openb, Format::Philly, Format::Pai, Format::Helios, Format::Canonical];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Swf => "swf",
+            Format::Openb => "openb",
+            Format::Philly => "philly",
+            Format::Pai => "pai",
+            Format::Helios => "helios",
+            Format::Canonical => "lahar",
+        }
+    }
+
+    /// Parses [`Format::name`] (`canonical` is accepted for `lahar`).
+    pub fn from_name(s: &str) -> Option<Format> {
+        match s {
+            "canonical" => Some(Format::Canonical),
+            _ => Format::ALL.into_iter().find(|f| f.name() == s),
+        }
+    }
+
+    /// Guesses the format from a file name as the traces ship them (`*.swf`,
+    /// `openb_pod_list_*`, `cluster_job_log*`, `pai_task_table*`, `cluster_log*`).
+    /// `None` when unsure; canonical files are never guessed.
+    pub fn guess(path: &Path) -> Option<Format> {
+        let name = path.file_name()?.to_str()?;
+        if name.ends_with(".swf") {
+            Some(Format::Swf)
+        } else if name.starts_with("openb_pod_list") {
+            Some(Format::Openb)
+        } else if name.starts_with("cluster_job_log") {
+            Some(Format::Philly)
+        } else if name.starts_with("pai_task_table") {
+            Some(Format::Pai)
+        } else if name.starts_with("cluster_log") {
+            Some(Format::Helios)
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Imports a whole file: jobs sorted by submit time (stable) and a report.
+pub fn import(format: Format, path: &Path, opts: &ImportOptions) -> Result<Imported, ImportError> {
+    let mut input = open(path)?;
+    import_reader(format, &mut input, path, opts)
+}
+
+/// Like [`import`], from any reader; `name` is used in messages and the report.
+pub fn import_reader(
+    format: Format,
+    input: &mut dyn BufRead,
+    name: &Path,
+    opts: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let mut raws = Vec::new();
+    let mut report = read_pass(format, input, name, opts, &mut |raw| {
+        raws.push(raw);
+        Ok(())
+    })?;
+    report.origin_micros = match opts.origin {
+        TimeOrigin::EarliestSubmit => raws.iter().map(|r| r.submit_micros).min().unwrap_or(0),
+        TimeOrigin::At(secs) => explicit_origin(secs, name)?,
+    };
+    let mut jobs = Vec::with_capacity(raws.len());
+    for raw in raws {
+        if let Some(job) = admit(&mut report, raw) {
+            jobs.push(job);
+        }
+    }
+    jobs.sort_by_key(|j| j.submit);
+    Ok(Imported { jobs, report })
+}
+
+/// Imports a file without keeping the jobs: each job is handed to `sink` in file
+/// order (PAI: in order of each job's first task row) as soon as it is converted.
+///
+/// With [`TimeOrigin::EarliestSubmit`] the file is read twice (the first pass finds
+/// the origin), so memory stays independent of the file's size.
+pub fn stream(
+    format: Format,
+    path: &Path,
+    opts: &ImportOptions,
+    sink: &mut dyn FnMut(JobSpec) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
+) -> Result<ImportReport, ImportError> {
+    let origin = match opts.origin {
+        TimeOrigin::At(secs) => explicit_origin(secs, path)?,
+        TimeOrigin::EarliestSubmit => {
+            let mut earliest: Option<i64> = None;
+            read_pass(format, &mut open(path)?, path, opts, &mut |raw| {
+                earliest = Some(earliest.map_or(raw.submit_micros, |e| e.min(raw.submit_micros)));
+                Ok(())
+            })?;
+            earliest.unwrap_or(0)
+        }
+    };
+    let mut counts = ImportReport::new(format, path.to_path_buf());
+    counts.origin_micros = origin;
+    let mut report = read_pass(format, &mut open(path)?, path, opts, &mut |raw| match admit(&mut counts, raw) {
+        Some(job) => sink(job).map_err(|source| ImportError::Sink { path: path.to_path_buf(), source }),
+        None => Ok(()),
+    })?;
+    report.origin_micros = origin;
+    report.jobs = counts.jobs;
+    report.pods = counts.pods;
+    report.statuses = counts.statuses;
+    report.first_submit = counts.first_submit;
+    report.last_submit = counts.last_submit;
+    for (reason, n) in counts.skipped {
+        *report.skipped.entry(reason).or_default() += n;
+    }
+    Ok(report)
+}
+
+fn open(path: &Path) -> Result<BufReader<File>, ImportError> {
+    File::open(path)
+        .map(|f| BufReader::with_capacity(1 << 16, f))
+        .map_err(|source| ImportError::Io { path: path.to_path_buf(), source })
+}
+
+fn explicit_origin(secs: i64, path: &Path) -> Result<i64, ImportError> {
+    secs.checked_mul(1_000_000).ok_or_else(|| ImportError::File {
+        path: path.to_path_buf(),
+        message: format!("time origin {secs} s is out of range"),
+    })
+}
+
+/// One pass over the file: rows read, skips and notes; jobs go to `sink`.
+fn read_pass(
+    format: Format,
+    input: &mut dyn BufRead,
+    path: &Path,
+    opts: &ImportOptions,
+    sink: &mut dyn FnMut(RawJob) -> Result<(), ImportError>,
+) -> Result<ImportReport, ImportError> {
+    let mut ctx = Ctx::new(path, opts, sink);
+    match format {
+        Format::Swf => swf::read(input, &mut ctx)?,
+        Format::Openb => openb::read(input, &mut ctx)?,
+        Format::Philly => philly::read(input, &mut ctx)?,
+        Format::Pai => pai::read(input, &mut ctx)?,
+        Format::Helios => helios::read(input, &mut ctx)?,
+        Format::Canonical => canonical::read(input, &mut ctx)?,
+    }
+    let mut report = ImportReport::new(format, path.to_path_buf());
+    report.rows_read = ctx.rows_read;
+    report.skipped = std::mem::take(&mut ctx.skipped);
+    report.notes = std::mem::take(&mut ctx.notes);
+    Ok(report)
+}
+
+/// Places a job on the import's time axis, or counts it as before the origin.
+fn admit(report: &mut ImportReport, raw: RawJob) -> Option<JobSpec> {
+    let rel = raw.submit_micros.checked_sub(report.origin_micros).filter(|d| *d >= 0);
+    let Some(rel) = rel else {
+        *report.skipped.entry(SkipReason::BeforeOrigin).or_default() += 1;
+        return None;
+    };
+    let mut job = raw.job;
+    job.submit = SimTime(rel as u64);
+    report.count_job(&job, &raw.status);
+    Some(job)
+}

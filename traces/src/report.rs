@@ -1,0 +1,160 @@
+//! What an import did: rows read, jobs made, rows skipped by reason.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use lahar_core::job::JobSpec;
+use lahar_core::time::SimTime;
+
+use crate::Format;
+
+/// Why a row (or, for formats that group rows, a job) was not turned into a job.
+///
+/// The first three are *invalid* data: in strict mode they abort the import. The
+/// others are valid records of jobs lahar cannot replay; they are skipped and
+/// counted in both modes (otherwise strict mode would reject every real trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    /// Unparsable: wrong number of fields, a value of the wrong type or out of range,
+    /// invalid UTF-8, inconsistent rows of one job.
+    Malformed,
+    /// A required value is empty or absent.
+    MissingField,
+    /// The job ends before it starts.
+    EndBeforeStart,
+    /// The job never started (pending, cancelled in the queue, no attempts).
+    NotStarted,
+    /// The job has no end time (still running when the trace was cut).
+    StillRunning,
+    /// The job ran for zero time.
+    ZeroDuration,
+    /// The trace records the submit time as unknown (SWF `-1`, Philly `None`).
+    UnknownSubmit,
+    /// The trace records the run time as unknown (SWF `-1`).
+    UnknownRunTime,
+    /// The job's size is unknown or zero (SWF processors `-1`, no machines).
+    NoResources,
+    /// Submitted before an explicit time origin.
+    BeforeOrigin,
+}
+
+impl SkipReason {
+    /// Every reason, in report order.
+    pub const ALL: [SkipReason; 10] = [
+        SkipReason::Malformed,
+        SkipReason::MissingField,
+        SkipReason::EndBeforeStart,
+        SkipReason::NotStarted,
+        SkipReason::StillRunning,
+        SkipReason::ZeroDuration,
+        SkipReason::UnknownSubmit,
+        SkipReason::UnknownRunTime,
+        SkipReason::NoResources,
+        SkipReason::BeforeOrigin,
+    ];
+
+    /// The snake_case name used in reports and docs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::Malformed => "malformed",
+            SkipReason::MissingField => "missing_field",
+            SkipReason::EndBeforeStart => "end_before_start",
+            SkipReason::NotStarted => "not_started",
+            SkipReason::StillRunning => "still_running",
+            SkipReason::ZeroDuration => "zero_duration",
+            SkipReason::UnknownSubmit => "unknown_submit",
+            SkipReason::UnknownRunTime => "unknown_run_time",
+            SkipReason::NoResources => "no_resources",
+            SkipReason::BeforeOrigin => "before_origin",
+        }
+    }
+
+    /// True for invalid data (an error in strict mode); false for valid records
+    /// that are filtered out.
+    pub fn is_invalid(self) -> bool {
+        matches!(self, SkipReason::Malformed | SkipReason::MissingField | SkipReason::EndBeforeStart)
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Summary of one import.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportReport {
+    /// Format read.
+    pub format: Format,
+    /// File read (or the name given for a reader).
+    pub path: PathBuf,
+    /// Data rows read (header and comment lines excluded; for Philly, jobs in the
+    /// array). Rows skipped as malformed count too.
+    pub rows_read: u64,
+    /// Jobs produced.
+    pub jobs: u64,
+    /// Pods over all produced jobs.
+    pub pods: u64,
+    /// Skipped rows (or jobs, for formats that group rows) by reason.
+    pub skipped: BTreeMap<SkipReason, u64>,
+    /// Produced jobs by the trace's own status (`completed`, `Failed`, `Pass`...).
+    pub statuses: BTreeMap<String, u64>,
+    /// Lossy conversions applied to produced jobs (e.g. a dropped multi-model GPU
+    /// constraint), by kind.
+    pub notes: BTreeMap<String, u64>,
+    /// Time origin used, in microseconds of the trace's own clock: job submit times
+    /// are `trace submit - origin`.
+    pub origin_micros: i64,
+    /// Earliest submit time of a produced job (relative to the origin).
+    pub first_submit: Option<SimTime>,
+    /// Latest submit time of a produced job (relative to the origin).
+    pub last_submit: Option<SimTime>,
+}
+
+impl ImportReport {
+    pub(crate) fn new(format: Format, path: PathBuf) -> ImportReport {
+        ImportReport {
+            format,
+            path,
+            rows_read: 0,
+            jobs: 0,
+            pods: 0,
+            skipped: BTreeMap::new(),
+            statuses: BTreeMap::new(),
+            notes: BTreeMap::new(),
+            origin_micros: 0,
+            first_submit: None,
+            last_submit: None,
+        }
+    }
+
+    /// Total skipped over all reasons.
+    pub fn skipped_total(&self) -> u64 {
+        self.skipped.values().sum()
+    }
+
+    /// Skipped count for one reason (0 if none).
+    pub fn skipped_for(&self, reason: SkipReason) -> u64 {
+        self.skipped.get(&reason).copied().unwrap_or(0)
+    }
+
+    /// Records a produced job.
+    pub(crate) fn count_job(&mut self, job: &JobSpec, status: &str) {
+        self.jobs += 1;
+        self.pods += u64::from(job.total_replicas());
+        *self.statuses.entry(status.to_string()).or_default() += 1;
+        self.first_submit = Some(self.first_submit.map_or(job.submit, |t| t.min(job.submit)));
+        self.last_submit = Some(self.last_submit.map_or(job.submit, |t| t.max(job.submit)));
+    }
+}
+
+/// Jobs and report of a whole-file import.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Imported {
+    /// Jobs, sorted by submit time (stable: file order breaks ties).
+    pub jobs: Vec<JobSpec>,
+    /// Summary.
+    pub report: ImportReport,
+}

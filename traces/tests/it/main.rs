@@ -1,0 +1,12 @@
+//! Integration tests of the trace importers, on the real samples in
+//! `/work/shared/traces` and on files written in the same formats.
+
+mod canonical;
+mod common;
+mod helios;
+mod openb;
+mod pai;
+mod philly;
+mod robust;
+mod scale;
+mod swf;
