@@ -6,6 +6,7 @@
 //! tests and benches drive the same code in-process.
 
 pub mod nccl;
+pub mod report_cmd;
 pub mod scenario;
 
 use lahar_core::engine::{Engine, IdealRuntime, RunOutput};
@@ -27,6 +28,10 @@ pub struct RunOptions {
     pub sessions: Option<u64>,
     /// Skip writing files (benchmarks).
     pub no_write: bool,
+    /// Show a progress bar on stderr (only drawn when stderr is a terminal).
+    pub progress: bool,
+    /// Also write plots (SVG and PNG) into `<out>/plots/`.
+    pub plots: bool,
 }
 
 /// What a run produced.
@@ -54,13 +59,22 @@ pub enum RunError {
         /// Cause.
         source: std::io::Error,
     },
+    /// Plotting the written outputs failed.
+    #[error("cannot plot the outputs in {dir}: {msg}")]
+    Plots {
+        /// Output directory.
+        dir: PathBuf,
+        /// Cause.
+        msg: String,
+    },
 }
 
 /// Builds the engine for a scenario (the scenario is consumed: its cluster and jobs
 /// move into the simulated world).
 pub fn build_engine(s: Scenario) -> Engine {
-    let scheduler = match &s.scheduler {
+    let scheduler: Box<dyn lahar_core::session::Scheduler> = match &s.scheduler {
         SchedulerChoice::Baseline(name) => lahar_policies::baseline(name).expect("baseline name validated"),
+        SchedulerChoice::Volcano(conf) => Box::new(lahar_policies::volcano::Volcano::new((**conf).clone())),
     };
     let world = World::new(s.cluster, s.queues, s.jobs);
     Engine::new(world, scheduler, Box::new(IdealRuntime), s.engine)
@@ -77,19 +91,29 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         scenario: s.name.clone(),
         scenario_sha256: s.sha256.clone(),
         seed: s.seed,
-        scheduler: match &s.scheduler {
-            SchedulerChoice::Baseline(b) => b.clone(),
-        },
+        scheduler: s.scheduler.name(),
         wall_time_s: 0.0,
     };
     let started = Instant::now();
-    let output = build_engine(s).run();
+    let output = if opts.progress {
+        let bar = report_cmd::Progress::new(s.jobs.len());
+        let mut engine = build_engine(s);
+        engine.run_with(|t, done| bar.update(t, done));
+        bar.finish();
+        engine.finish()
+    } else {
+        build_engine(s).run()
+    };
     let wall = started.elapsed().as_secs_f64();
     let rows = lahar_reports::job_rows(&output);
     let summary = lahar_reports::summarize(&output, &rows);
     let meta = RunMeta { wall_time_s: wall, ..meta_base };
     if !opts.no_write {
         write(&out_dir, &output, &rows, &summary, &meta)?;
+        if opts.plots {
+            report_cmd::run_plots(&out_dir)
+                .map_err(|e| RunError::Plots { dir: out_dir.clone(), msg: e.to_string() })?;
+        }
     }
     Ok(RunReport { output, rows, summary, meta, out_dir })
 }

@@ -31,6 +31,32 @@ enum Command {
         /// Print nothing on success.
         #[arg(long, short)]
         quiet: bool,
+        /// Also write plots (SVG and PNG) into <out>/plots/.
+        #[arg(long)]
+        plots: bool,
+    },
+    /// Put several runs side by side: headline metrics with the relative difference
+    /// to the first run (terminal table; compare.csv, compare.md and overlay plots
+    /// in --out).
+    Compare {
+        /// Run output directories (the first is the baseline).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where to write compare.csv, compare.md and plots/.
+        #[arg(long, default_value = "compare")]
+        out: PathBuf,
+        /// What to print on stdout.
+        #[arg(long, value_enum, default_value = "table")]
+        format: CompareFormat,
+    },
+    /// Write one self-contained report.html (plots inline) for one or more runs.
+    Report {
+        /// Run output directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Report file (default: DIR/report.html for one run, ./report.html for several).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Check a scenario and report every problem with its location.
     Validate {
@@ -40,6 +66,17 @@ enum Command {
     /// Collective cost tables from the NCCL-like model (like nccl-tests), or the
     /// model evaluated on every row of a calibration-format CSV (`--rows`).
     Nccl(NcclArgs),
+}
+
+/// Output format of `lahar compare` on stdout.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum CompareFormat {
+    /// Aligned table.
+    Table,
+    /// Markdown table.
+    Markdown,
+    /// CSV.
+    Csv,
 }
 
 #[derive(clap::Args)]
@@ -93,9 +130,10 @@ struct NcclArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let command = cli.command.unwrap_or(Command::Run { scenario: None, out: None, sessions: None, quiet: false });
+    let command =
+        cli.command.unwrap_or(Command::Run { scenario: None, out: None, sessions: None, quiet: false, plots: false });
     match command {
-        Command::Run { scenario, out, sessions, quiet } => {
+        Command::Run { scenario, out, sessions, quiet, plots } => {
             let s = match &scenario {
                 Some(p) => match lahar::scenario::load_file(p) {
                     Ok(s) => s,
@@ -103,7 +141,7 @@ fn main() -> ExitCode {
                 },
                 None => lahar::scenario::load_default(),
             };
-            let opts = lahar::RunOptions { out_dir: out, sessions, no_write: false };
+            let opts = lahar::RunOptions { out_dir: out, sessions, no_write: false, progress: !quiet, plots };
             match lahar::run(s, &opts) {
                 Ok(report) => {
                     if !quiet {
@@ -131,7 +169,30 @@ fn main() -> ExitCode {
             Err(e) => input_error(&e),
         },
         Command::Nccl(a) => nccl(a),
+        Command::Compare { dirs, out, format } => match lahar::report_cmd::compare(&dirs, &out) {
+            Ok(c) => {
+                match format {
+                    CompareFormat::Table => println!("{}", c.to_terminal()),
+                    CompareFormat::Markdown => print!("{}", c.to_markdown()),
+                    CompareFormat::Csv => print!("{}", c.to_csv()),
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => report_error(&e),
+        },
+        Command::Report { dirs, out } => match lahar::report_cmd::report(&dirs, out.as_deref()) {
+            Ok(p) => {
+                println!("{}", p.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => report_error(&e),
+        },
     }
+}
+
+fn report_error(e: &lahar::report_cmd::ReportError) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(e.exit_code())
 }
 
 fn nccl(a: NcclArgs) -> ExitCode {

@@ -1,14 +1,21 @@
 //! # lahar-reports
 //!
 //! What a run tells: per-job and per-pod records, timeseries and decisions as CSV,
-//! and the headline metrics as `summary.json`.
+//! the headline metrics as `summary.json` and `summary.csv` (formulas in
+//! docs/metrics.md), plots (SVG and PNG), run comparison and a self-contained
+//! HTML report.
 //!
 //! All times are written as exact decimal seconds since the start of the run
 //! (rendered from integer microseconds); rows are sorted by stable keys, never by
 //! hash order, so the same run gives byte-identical files.
 
+pub mod compare;
+pub mod html;
+pub mod load;
 pub mod metrics;
+pub mod plots;
+pub mod timeline;
 pub mod write;
 
-pub use metrics::{JobRow, Summary, job_rows, summarize};
+pub use metrics::{JobRow, Summary, SummaryOptions, job_rows, summarize, summarize_with};
 pub use write::{RunMeta, write_all};

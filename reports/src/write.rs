@@ -1,7 +1,8 @@
 //! Writers for the output contract: jobs.csv, pods.csv, timeseries.csv,
-//! decisions.csv and summary.json.
+//! decisions.csv, summary.json and its flat twin summary.csv.
 
-use crate::metrics::{JobRow, Summary};
+use crate::metrics::{Dist, JobRow, QueueSummary, Summary};
+use crate::timeline::{Facts, sweep};
 use lahar_core::engine::RunOutput;
 use lahar_core::time::secs_string;
 use serde::Serialize;
@@ -67,6 +68,7 @@ pub fn write_all(dir: &Path, out: &RunOutput, rows: &[JobRow], summary: &Summary
     write_pods(dir, out)?;
     write_timeseries(dir, out)?;
     write_decisions(dir, out)?;
+    write_summary_csv(dir, summary)?;
     let mut f = BufWriter::new(File::create(dir.join("summary.json"))?);
     serde_json::to_writer_pretty(&mut f, &SummaryFile { meta, metrics: summary }).map_err(io::Error::other)?;
     f.write_all(b"\n")?;
@@ -156,9 +158,13 @@ fn write_timeseries(dir: &Path, out: &RunOutput) -> io::Result<()> {
             .map(|s| s.to_string())
             .collect();
     header.extend(out.world.queues.iter().map(|q| format!("gpus_allocated:{}", q.spec.name)));
+    header.push("fragmentation".to_string());
+    header.extend(out.world.queues.iter().map(|q| format!("gpus_deserved:{}", q.spec.name)));
     w.write_record(&header).map_err(io_err)?;
     let total = milli_string(out.world.cluster.total().gpu_milli());
-    for s in &out.samples {
+    let times: Vec<u64> = out.samples.iter().map(|s| s.t.micros()).collect();
+    let tl = sweep(&Facts::from_output(out), &times);
+    for (i, s) in out.samples.iter().enumerate() {
         let mut rec = vec![
             s.t.secs_string(),
             total.clone(),
@@ -168,6 +174,10 @@ fn write_timeseries(dir: &Path, out: &RunOutput) -> io::Result<()> {
             s.jobs_running.to_string(),
         ];
         rec.extend(s.queue_gpu_milli.iter().map(|&m| milli_string(m)));
+        rec.push(format!("{:.6}", tl.frag_at.get(i).copied().unwrap_or(0.0)));
+        if let Some(d) = tl.deserved_at.get(i) {
+            rec.extend(d.iter().map(|g| format!("{g:.3}")));
+        }
         w.write_record(&rec).map_err(io_err)?;
     }
     w.flush()
@@ -194,6 +204,116 @@ fn write_decisions(dir: &Path, out: &RunOutput) -> io::Result<()> {
             &d.reason,
         ])
         .map_err(io_err)?;
+    }
+    w.flush()
+}
+
+/// Columns of summary.csv, in order.
+pub const SUMMARY_COLUMNS: &[&str] = &[
+    "scope",
+    "jobs",
+    "completed",
+    "unfinished",
+    "jct_mean_s",
+    "jct_p50_s",
+    "jct_p90_s",
+    "jct_p99_s",
+    "wait_mean_s",
+    "wait_p50_s",
+    "wait_p90_s",
+    "wait_p99_s",
+    "slowdown_mean",
+    "slowdown_p50",
+    "slowdown_p90",
+    "slowdown_p99",
+    "makespan_s",
+    "gpu_hours",
+    "gpu_share",
+    "gpu_effective_utilization",
+    "fragmentation",
+    "deserved_share",
+    "share_over_deserved",
+    "jain_fairness",
+    "rho_mean",
+    "rho_p50",
+    "rho_p90",
+    "rho_p99",
+    "rho_max",
+    "preemptions",
+    "gpu_hours_lost",
+    "gang_wait_mean_s",
+    "gang_wait_p99_s",
+    "gang_wait_gpu_hours",
+    "slo_misses",
+    "deadline_misses",
+];
+
+fn dist4(d: &Dist) -> [String; 4] {
+    [d.mean.to_string(), d.p50.to_string(), d.p90.to_string(), d.p99.to_string()]
+}
+
+fn scope_row(scope: &str, q: &QueueSummary, run: Option<&Summary>) -> Vec<String> {
+    let run_only = |f: fn(&Summary) -> f64| run.map(|s| f(s).to_string()).unwrap_or_default();
+    let mut r = vec![scope.to_string(), q.jobs.to_string(), q.completed.to_string(), q.unfinished.to_string()];
+    r.extend(dist4(&q.jct_s));
+    r.extend(dist4(&q.wait_s));
+    r.extend(dist4(&q.slowdown));
+    r.push(q.makespan_s.to_string());
+    r.push(q.gpu_hours.to_string());
+    r.push(q.gpu_share.to_string());
+    r.push(run_only(|s| s.gpu_effective_utilization));
+    r.push(run_only(|s| s.fragmentation));
+    r.push(q.deserved_share.to_string());
+    r.push(q.share_over_deserved.to_string());
+    r.push(run_only(|s| s.jain_fairness));
+    r.extend(dist4(&q.rho));
+    r.push(q.rho.max.to_string());
+    r.push(q.preemptions.to_string());
+    r.push(q.gpu_hours_lost.to_string());
+    r.push(q.gang_wait_s.mean.to_string());
+    r.push(q.gang_wait_s.p99.to_string());
+    r.push(q.gang_wait_gpu_hours.to_string());
+    r.push(q.slo_misses.to_string());
+    r.push(q.deadline_misses.to_string());
+    r
+}
+
+/// The rows of summary.csv: `all` (the whole run), then `queue:<name>` per queue
+/// in name order. Run-only metrics are empty on queue rows.
+pub fn summary_rows(s: &Summary) -> Vec<Vec<String>> {
+    let all = QueueSummary {
+        weight: 0,
+        jobs: s.jobs,
+        completed: s.completed,
+        unfinished: s.unfinished,
+        jct_s: s.jct_s.clone(),
+        wait_s: s.wait_s.clone(),
+        slowdown: s.slowdown.clone(),
+        makespan_s: s.makespan_s,
+        gpu_hours: s.gpu_allocation_rate * s.gpus_total * s.sim_time_s / 3600.0,
+        gpu_share: s.gpu_allocation_rate,
+        deserved_share: 1.0,
+        share_over_deserved: s.gpu_allocation_rate,
+        rho: s.rho.clone(),
+        preemptions: s.preemptions,
+        gpu_hours_lost: s.gpu_hours_lost,
+        gang_wait_s: s.gang_wait_s.clone(),
+        gang_wait_gpu_hours: s.gang_wait_gpu_hours,
+        slo_misses: s.slo_misses,
+        deadline_misses: s.deadline_misses,
+    };
+    let mut rows = vec![scope_row("all", &all, Some(s))];
+    for (name, q) in &s.queues {
+        rows.push(scope_row(&format!("queue:{name}"), q, None));
+    }
+    rows
+}
+
+fn write_summary_csv(dir: &Path, s: &Summary) -> io::Result<()> {
+    let mut w = csv_writer(dir, "summary.csv")?;
+    w.write_record(SUMMARY_COLUMNS).map_err(io_err)?;
+    for r in summary_rows(s) {
+        w.write_record(&r).map_err(io_err)?;
     }
     w.flush()
 }

@@ -76,6 +76,11 @@ impl Statement {
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
     }
+    /// Moves `other`'s operations to the end of this statement (Volcano's
+    /// `stmt.Merge`), so they are committed or discarded with it.
+    pub fn merge(&mut self, other: Statement) {
+        self.ops.extend(other.ops);
+    }
 }
 
 /// What a decision row records.

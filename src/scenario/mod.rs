@@ -26,10 +26,22 @@ pub const DEFAULT_SCENARIO: &str = include_str!("default.yaml");
 pub const DEFAULT_SCENARIO_FILE: &str = "<default scenario>";
 
 /// The scheduler a scenario asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum SchedulerChoice {
     /// A baseline by name (see `lahar_policies::BASELINES`).
     Baseline(String),
+    /// Volcano's pipeline with a validated `volcano-scheduler.conf`.
+    Volcano(Box<lahar_policies::volcano::conf::SchedulerConf>),
+}
+
+impl SchedulerChoice {
+    /// Name for reports.
+    pub fn name(&self) -> String {
+        match self {
+            SchedulerChoice::Baseline(b) => b.clone(),
+            SchedulerChoice::Volcano(_) => "volcano".into(),
+        }
+    }
 }
 
 /// A validated scenario, ready to run.

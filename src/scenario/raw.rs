@@ -128,6 +128,7 @@ pub struct RawQueue {
 pub struct RawScheduler {
     pub baseline: Option<Spanned<String>>,
     pub conf: Option<Spanned<String>>,
+    pub inline: Option<Spanned<String>>,
 }
 
 /// One workload source (externally tagged: `- synthetic: {...}` or `- jobs: [...]`).

@@ -118,34 +118,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     let queue_ids: BTreeMap<String, QueueId> =
         queues.iter().enumerate().map(|(i, q)| (q.name.clone(), QueueId(i as u32))).collect();
 
-    let scheduler = match &spec.scheduler {
-        None => SchedulerChoice::Baseline("gang-fifo".into()),
-        Some(s) => match (&s.value.baseline, &s.value.conf) {
-            (Some(b), None) => {
-                if !lahar_policies::BASELINES.contains(&b.value.as_str()) {
-                    v.err(
-                        at(b),
-                        "spec.scheduler.baseline",
-                        format!(
-                            "unknown baseline `{}`; expected one of: {}",
-                            b.value,
-                            lahar_policies::BASELINES.join(", ")
-                        ),
-                    );
-                }
-                SchedulerChoice::Baseline(b.value.clone())
-            }
-            (None, Some(c)) => {
-                v.err(at(c), "spec.scheduler.conf", "loading a volcano-scheduler.conf is not supported by this version of lahar yet; use `{baseline: gang-fifo}`");
-                SchedulerChoice::Baseline("gang-fifo".into())
-            }
-            _ => {
-                v.err(at(s), "spec.scheduler", "expected exactly one of `baseline` or `conf`");
-                SchedulerChoice::Baseline("gang-fifo".into())
-            }
-        },
-    };
-
+    let scheduler = scheduler(&mut v, spec.scheduler.as_ref(), base);
     let max_gpus_per_node = nodes.iter().map(|n| n.allocatable.gpus_ceil()).max().unwrap_or(0);
     let streams = RngStreams::new(seed);
     // (submit, source, position) orders the merged stream deterministically.
@@ -211,6 +184,79 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     };
     let cluster = Cluster::new(nodes, v.names, topology);
     Ok(Scenario { name, seed, sha256: String::new(), cluster, queues, scheduler, jobs, engine, output_dir })
+}
+
+fn volcano_conf(v: &mut V<'_>, text: &str, conf_file: Option<&str>, inline_at: At, path: &str) -> SchedulerChoice {
+    match lahar_policies::volcano::conf::parse(text) {
+        Ok(c) => SchedulerChoice::Volcano(Box::new(c)),
+        Err(e) => {
+            for i in e.issues {
+                let p = if i.path.is_empty() { path.to_string() } else { format!("{path}: {}", i.path) };
+                match conf_file {
+                    Some(f) => {
+                        v.errors.push(InputError { file: f.to_string(), at: i.at, path: i.path, message: i.message })
+                    }
+                    None => {
+                        // Inline block scalar: its text starts on the line after the key.
+                        let at = match (inline_at, i.at) {
+                            (Some((l0, _)), Some((l, c))) => Some((l0 + l, c)),
+                            _ => inline_at,
+                        };
+                        v.err(
+                            at,
+                            p,
+                            format!("{} (line {} of the inline conf)", i.message, i.at.map(|x| x.0).unwrap_or(0)),
+                        );
+                    }
+                }
+            }
+            SchedulerChoice::Baseline("gang-fifo".into())
+        }
+    }
+}
+
+fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: &Path) -> SchedulerChoice {
+    let default = || {
+        SchedulerChoice::Volcano(Box::new(
+            lahar_policies::volcano::conf::parse(lahar_policies::volcano::conf::DEFAULT_CONF).expect("built-in conf"),
+        ))
+    };
+    let Some(s) = s else { return default() };
+    match (&s.value.baseline, &s.value.conf, &s.value.inline) {
+        (Some(b), None, None) => {
+            if !lahar_policies::BASELINES.contains(&b.value.as_str()) {
+                v.err(
+                    at(b),
+                    "spec.scheduler.baseline",
+                    format!(
+                        "unknown baseline `{}`; expected one of: {}",
+                        b.value,
+                        lahar_policies::BASELINES.join(", ")
+                    ),
+                );
+            }
+            SchedulerChoice::Baseline(b.value.clone())
+        }
+        (None, Some(c), None) => {
+            let p = base.join(&c.value);
+            match std::fs::read_to_string(&p) {
+                Ok(text) => volcano_conf(v, &text, Some(&p.display().to_string()), None, "spec.scheduler.conf"),
+                Err(e) => {
+                    v.err(at(c), "spec.scheduler.conf", format!("cannot read `{}`: {e}", p.display()));
+                    default()
+                }
+            }
+        }
+        (None, None, Some(t)) => volcano_conf(v, &t.value, None, at(t), "spec.scheduler.inline"),
+        _ => {
+            v.err(
+                at(s),
+                "spec.scheduler",
+                "expected exactly one of `baseline`, `conf` (a volcano-scheduler.conf path) or `inline` (its text)",
+            );
+            default()
+        }
+    }
 }
 
 fn cluster(v: &mut V<'_>, c: &RawCluster) -> (Vec<Node>, Option<Vec<FabricTier>>) {

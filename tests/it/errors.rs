@@ -138,7 +138,7 @@ fn bad_values_with_paths() {
     );
     rejects(
         &scenario(NODES, "  scheduler: {conf: volcano-scheduler.conf}\n"),
-        &["spec.scheduler.conf", "not supported"],
+        &["spec.scheduler.conf", "cannot read", "volcano-scheduler.conf"],
     );
     rejects(
         &scenario("    nodes:\n      - {name: n0, cpu: lots, memory: 1Gi}", ""),

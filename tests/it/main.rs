@@ -5,6 +5,7 @@ mod cli;
 mod errors;
 mod invariants;
 mod nccl;
+mod reports;
 mod scheduling;
 
 use std::path::{Path, PathBuf};

@@ -131,7 +131,9 @@ impl<'de> Deserialize<'de> for PluginField {
                 Ok(PluginField::Scalar(ArgValue::Int(v)))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<PluginField, E> {
-                i64::try_from(v).map(|v| PluginField::Scalar(ArgValue::Int(v))).map_err(|_| E::custom("integer too large"))
+                i64::try_from(v)
+                    .map(|v| PluginField::Scalar(ArgValue::Int(v)))
+                    .map_err(|_| E::custom("integer too large"))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<PluginField, E> {
                 Ok(PluginField::Scalar(ArgValue::Float(v)))
@@ -383,9 +385,9 @@ fn check_arg(ty: ArgType, v: &ArgValue) -> Result<ArgValue, String> {
         (ArgType::Bool, ArgValue::Bool(_)) => Ok(v.clone()),
         (ArgType::Bool, ArgValue::Str(s)) if s == "true" || s == "false" => Ok(ArgValue::Bool(s == "true")),
         (ArgType::Str, ArgValue::Str(_)) => Ok(v.clone()),
-        (ArgType::Duration, ArgValue::Str(s)) => {
-            parse_go_duration(s).map(|_| v.clone()).ok_or_else(|| format!("expected a Go duration such as 30s or 1h30m, got `{s}`"))
-        }
+        (ArgType::Duration, ArgValue::Str(s)) => parse_go_duration(s)
+            .map(|_| v.clone())
+            .ok_or_else(|| format!("expected a Go duration such as 30s or 1h30m, got `{s}`")),
         (ty, v) => Err(format!(
             "expected {}, got {} (Volcano would silently ignore this value)",
             match ty {
@@ -475,7 +477,9 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 issues.push(ConfIssue {
                     at: at(&raw.actions),
                     path: "actions".into(),
-                    message: format!("unknown action `{other}`; expected enqueue, allocate, backfill, preempt or reclaim"),
+                    message: format!(
+                        "unknown action `{other}`; expected enqueue, allocate, backfill, preempt or reclaim"
+                    ),
                 });
                 continue;
             }
@@ -489,9 +493,15 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
             let path = format!("tiers[{ti}].plugins[{pi}]");
             let name_field = rp.value.get("name");
             let (name, name_at) = match name_field {
-                Some(Spanned { value: PluginField::Scalar(ArgValue::Str(n)), .. }) => (n.as_str(), name_field.and_then(at)),
+                Some(Spanned { value: PluginField::Scalar(ArgValue::Str(n)), .. }) => {
+                    (n.as_str(), name_field.and_then(at))
+                }
                 _ => {
-                    issues.push(ConfIssue { at: at(rp), path: format!("{path}.name"), message: "a plugin needs a `name`".into() });
+                    issues.push(ConfIssue {
+                        at: at(rp),
+                        path: format!("{path}.name"),
+                        message: "a plugin needs a `name`".into(),
+                    });
                     continue;
                 }
             };
@@ -499,7 +509,10 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 issues.push(ConfIssue {
                     at: name_at,
                     path: format!("{path}.name"),
-                    message: format!("unknown plugin `{name}` (Volcano would skip it silently); lahar implements: {}", PLUGINS.join(", ")),
+                    message: format!(
+                        "unknown plugin `{name}` (Volcano would skip it silently); lahar implements: {}",
+                        PLUGINS.join(", ")
+                    ),
                 });
                 continue;
             }
@@ -562,7 +575,11 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
     }
     let all: Vec<&str> = tiers.iter().flatten().map(|p| p.name.as_str()).collect();
     if all.contains(&"proportion") && all.contains(&"capacity") {
-        issues.push(ConfIssue { at: None, path: "tiers".into(), message: "proportion and capacity are mutually exclusive".into() });
+        issues.push(ConfIssue {
+            at: None,
+            path: "tiers".into(),
+            message: "proportion and capacity are mutually exclusive".into(),
+        });
     }
     let mut configurations = BTreeMap::new();
     for (i, c) in raw.configurations.iter().flatten().enumerate() {
@@ -593,7 +610,10 @@ mod tests {
         let c = parse(DEFAULT_CONF).unwrap();
         assert_eq!(c.actions, vec![ActionKind::Enqueue, ActionKind::Allocate, ActionKind::Backfill]);
         assert_eq!(c.tiers.len(), 2);
-        assert_eq!(c.tiers[1].iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["overcommit", "drf", "predicates", "proportion", "nodeorder"]);
+        assert_eq!(
+            c.tiers[1].iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+            ["overcommit", "drf", "predicates", "proportion", "nodeorder"]
+        );
         assert!(c.tiers[0][1].flag("enablePreemptable"));
         assert!(!c.tiers[0][1].flag("enableHierarchy"));
     }
@@ -618,14 +638,21 @@ mod tests {
         let e = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gangg\n").unwrap_err();
         assert_eq!(e.issues[0].at, Some((4, 11)));
         assert!(e.issues[0].message.contains("unknown plugin `gangg`"));
-        let e = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: binpack\n    arguments: {binpack.weight: \"10\"}\n").unwrap_err();
+        let e = parse(
+            "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: binpack\n    arguments: {binpack.weight: \"10\"}\n",
+        )
+        .unwrap_err();
         assert_eq!(e.issues[0].path, "tiers[0].plugins[0].arguments.binpack.weight");
         assert!(e.issues[0].message.contains("expected an integer, got a string"), "{e}");
-        let e = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n    enablePreemptible: false\n").unwrap_err();
+        let e = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n    enablePreemptible: false\n")
+            .unwrap_err();
         assert!(e.issues[0].message.contains("unknown field `enablePreemptible`"), "{e}");
         let e = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: true\n  - name: proportion\n").unwrap_err();
         assert!(e.issues[0].message.contains("same tier"));
-        let e = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: sla\n    arguments: {sla-waiting-time: soon}\n").unwrap_err();
+        let e = parse(
+            "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: sla\n    arguments: {sla-waiting-time: soon}\n",
+        )
+        .unwrap_err();
         assert!(e.issues[0].message.contains("Go duration"));
         assert!(parse("actions: [allocate]\n").is_err());
     }

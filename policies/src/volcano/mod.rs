@@ -1,3 +1,61 @@
-//! Volcano's scheduler: actions and plugins configured by a `volcano-scheduler.conf`.
+//! Volcano's scheduler: actions and plugins configured by a `volcano-scheduler.conf`,
+//! run once per session as Volcano's `runOnce` does.
+//!
+//! `docs/volcano.md` lists what each action and plugin does in lahar and where lahar
+//! deliberately differs from Volcano.
 
+pub mod actions;
 pub mod conf;
+pub mod framework;
+pub mod plugins;
+
+use actions::allocate::AllocState;
+use conf::{ActionKind, SchedulerConf};
+use framework::Framework;
+use lahar_core::session::{Scheduler, Session};
+
+/// Volcano's scheduling pipeline.
+pub struct Volcano {
+    conf: SchedulerConf,
+    fw: Framework,
+    alloc: AllocState,
+}
+
+impl Volcano {
+    /// A scheduler for a validated conf.
+    pub fn new(conf: SchedulerConf) -> Volcano {
+        let fw = Framework::new(&conf);
+        Volcano { conf, fw, alloc: AllocState::default() }
+    }
+    /// Volcano's built-in default configuration.
+    pub fn default_conf() -> Volcano {
+        Volcano::new(conf::parse(conf::DEFAULT_CONF).expect("the built-in conf is valid"))
+    }
+    /// The configuration.
+    pub fn conf(&self) -> &SchedulerConf {
+        &self.conf
+    }
+    /// The plugin framework (for `--explain`).
+    pub fn framework(&self) -> &Framework {
+        &self.fw
+    }
+}
+
+impl Scheduler for Volcano {
+    fn name(&self) -> &str {
+        "volcano"
+    }
+    fn schedule(&mut self, ssn: &mut Session<'_>) {
+        self.fw.open(ssn);
+        let has_enqueue = self.conf.actions.contains(&ActionKind::Enqueue);
+        for a in self.conf.actions.clone() {
+            match a {
+                ActionKind::Enqueue => actions::enqueue::run(&mut self.fw, ssn),
+                ActionKind::Allocate => actions::allocate::run(&self.fw, ssn, &mut self.alloc, !has_enqueue),
+                ActionKind::Backfill => actions::backfill::run(&self.fw, ssn, &mut self.alloc),
+                ActionKind::Preempt => actions::preempt::run(&self.fw, ssn),
+                ActionKind::Reclaim => actions::reclaim::run(&self.fw, ssn),
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+//! `backfill`: places BestEffort pods (those that request nothing but a pod slot),
+//! queue by queue, job by job, task by task, each on its best node, binding at once.
+
+use super::super::framework::Framework;
+use super::allocate::AllocState;
+use super::{best_node, pending_tasks, predicate_nodes, queues_of, sort_by};
+use lahar_core::job::{JobId, PodGroupPhase};
+use lahar_core::session::Session;
+
+/// Runs the backfill action.
+pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState) {
+    ssn.set_action("backfill");
+    let jobs: Vec<JobId> = ssn
+        .jobs_with_pending()
+        .filter(|&j| ssn.job(j).pg_phase != PodGroupPhase::Pending && fw.job_valid(ssn, j).is_ok())
+        .collect();
+    for q in queues_of(fw, ssn, &jobs) {
+        let mut mine: Vec<JobId> = jobs.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
+        sort_by(&mut mine, |a, b| fw.job_order(ssn, a, b));
+        for j in mine {
+            for pod in pending_tasks(fw, ssn, j, true) {
+                let nodes = predicate_nodes(fw, ssn, pod, None, &mut st.next_start);
+                let idle: Vec<_> = nodes.into_iter().filter(|&n| ssn.pod(pod).req.fits_in(&ssn.idle(n))).collect();
+                if let Some(n) = best_node(fw, ssn, pod, &idle) {
+                    ssn.allocate_now(pod, n).expect("idle checked");
+                }
+            }
+        }
+    }
+}

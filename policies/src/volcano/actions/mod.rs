@@ -1,0 +1,136 @@
+//! Volcano's actions, run in the order of the conf's `actions` string.
+
+pub mod allocate;
+pub mod backfill;
+pub mod enqueue;
+pub mod preempt;
+pub mod reclaim;
+
+use super::framework::Framework;
+use lahar_core::cluster::NodeId;
+use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::queue::QueueId;
+use lahar_core::session::Session;
+use rand::RngExt;
+use std::cmp::Ordering;
+
+/// Inserts `x` into `v`, kept sorted by `cmp`, after equal elements.
+pub(crate) fn insert_sorted<T: Copy>(v: &mut Vec<T>, x: T, mut cmp: impl FnMut(T, T) -> Ordering) {
+    let pos = v.partition_point(|&y| cmp(y, x) != Ordering::Greater);
+    v.insert(pos, x);
+}
+
+/// Sorts by a framework order (stable).
+pub(crate) fn sort_by<T: Copy>(v: &mut [T], mut cmp: impl FnMut(T, T) -> Ordering) {
+    v.sort_by(|&a, &b| cmp(a, b));
+}
+
+/// A job's pending pods in task order; `best_effort` selects BestEffort pods
+/// (backfill's) or the others (allocate's).
+pub(crate) fn pending_tasks(fw: &Framework, ssn: &Session<'_>, j: JobId, best_effort: bool) -> Vec<PodId> {
+    let mut v: Vec<PodId> = ssn
+        .job(j)
+        .pods
+        .iter()
+        .copied()
+        .filter(|&p| ssn.pod(p).status == PodStatus::Pending && ssn.pod(p).best_effort == best_effort)
+        .collect();
+    sort_by(&mut v, |a, b| fw.task_order(ssn, a, b));
+    v
+}
+
+/// Queues that have at least one of `jobs`, in queue order.
+pub(crate) fn queues_of(fw: &Framework, ssn: &Session<'_>, jobs: &[JobId]) -> Vec<QueueId> {
+    let mut qs: Vec<QueueId> = jobs.iter().map(|&j| ssn.job(j).spec.queue).collect();
+    qs.sort_unstable();
+    qs.dedup();
+    sort_by(&mut qs, |a, b| fw.queue_order(ssn, a, b));
+    qs
+}
+
+/// Number of feasible nodes Volcano looks for before it stops searching
+/// (`util/scheduler_helper.go`): all of them up to 100 nodes, then a percentage
+/// that shrinks with cluster size, never fewer than 100.
+pub fn nodes_to_find(n: usize) -> usize {
+    if n <= 100 {
+        return n;
+    }
+    let pct = (50 - n as i64 / 125).max(5) as usize;
+    (n * pct / 100).max(100)
+}
+
+/// Feasible nodes for a pod: future-idle resources cover it and every predicate
+/// passes. Over the whole cluster the free-resource index is scanned from a
+/// rotating start and the search stops after [`nodes_to_find`] nodes, as Volcano
+/// samples; within a HyperNode every node is checked.
+pub(crate) fn predicate_nodes(
+    fw: &Framework,
+    ssn: &Session<'_>,
+    pod: PodId,
+    within: Option<&[NodeId]>,
+    start: &mut usize,
+) -> Vec<NodeId> {
+    let req = ssn.pod(pod).req;
+    let ok = |n: NodeId| fw.predicate(ssn, pod, n).is_ok();
+    if let Some(nodes) = within {
+        return nodes.iter().copied().filter(|&n| req.fits_in(&ssn.future_idle(n)) && ok(n)).collect();
+    }
+    let total = ssn.node_count();
+    if total == 0 {
+        return Vec::new();
+    }
+    let want = nodes_to_find(total);
+    let from = *start % total;
+    let mut out = Vec::new();
+    let mut last = None;
+    for (lo, hi) in [(from, total), (0, from)] {
+        let mut i = lo;
+        while out.len() < want {
+            let Some(n) = ssn.first_fit(&req, i).filter(|n| (n.0 as usize) < hi) else { break };
+            last = Some(n.0 as usize);
+            if ok(n) {
+                out.push(n);
+            }
+            i = n.0 as usize + 1;
+        }
+    }
+    if let Some(l) = last {
+        *start = (l + 1) % total;
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Volcano's prioritizeNodes: nodes whose idle resources fit are preferred over
+/// those that fit only future-idle resources; within the group, the highest
+/// summed score wins, ties broken uniformly at random from the session's stream.
+pub(crate) fn best_node(fw: &Framework, ssn: &mut Session<'_>, pod: PodId, nodes: &[NodeId]) -> Option<NodeId> {
+    let req = ssn.pod(pod).req;
+    let idle: Vec<NodeId> = nodes.iter().copied().filter(|&n| req.fits_in(&ssn.idle(n))).collect();
+    let group: &[NodeId] = if idle.is_empty() { nodes } else { &idle };
+    match group.len() {
+        0 => None,
+        1 => Some(group[0]),
+        _ => {
+            let scores: Vec<f64> = group.iter().map(|&n| fw.node_score(ssn, pod, n)).collect();
+            let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let best: Vec<NodeId> = group.iter().zip(&scores).filter(|(_, s)| **s >= max).map(|(n, _)| *n).collect();
+            let k = if best.len() > 1 { ssn.rng().random_range(0..best.len()) } else { 0 };
+            Some(best[k])
+        }
+    }
+}
+
+/// Victims' pop order (Volcano's `BuildVictimsPriorityQueue`).
+pub(crate) fn victim_order(fw: &Framework, ssn: &Session<'_>, preemptor: PodId, l: PodId, r: PodId) -> Ordering {
+    let (lj, rj) = (ssn.pod(l).job, ssn.pod(r).job);
+    if lj == rj {
+        return fw.task_order(ssn, r, l);
+    }
+    let (lq, rq) = (ssn.job(lj).spec.queue, ssn.job(rj).spec.queue);
+    if lq != rq {
+        let pq = ssn.job(ssn.pod(preemptor).job).spec.queue;
+        return fw.victim_queue_order(ssn, lq, rq, pq);
+    }
+    fw.job_order(ssn, rj, lj).then_with(|| fw.task_order(ssn, r, l))
+}

@@ -1,0 +1,62 @@
+//! `reclaim`: across queues, a starving job of a queue that is not overused and may
+//! reclaim (`preemptive`) takes back resources from running pods of other,
+//! reclaimable queues, which the plugins agree are victims (proportion: queues
+//! above their deserved share; gang; conformance). Nodes are tried in predicate
+//! order (no scoring); victims are evicted in victim order until the pod fits, then
+//! the pod is pipelined. A job's statement is committed only if it ends pipelined.
+
+use super::super::framework::Framework;
+use super::preempt::preempt_pod;
+use super::{insert_sorted, pending_tasks, queues_of, sort_by};
+use lahar_core::job::{JobId, PodGroupPhase, PodId};
+use lahar_core::queue::QueueId;
+use lahar_core::session::Session;
+use std::collections::BTreeMap;
+
+/// Runs the reclaim action.
+pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
+    ssn.set_action("reclaim");
+    let starving: Vec<JobId> = ssn
+        .jobs_with_pending()
+        .filter(|&j| {
+            ssn.job(j).pg_phase != PodGroupPhase::Pending && fw.job_valid(ssn, j).is_ok() && fw.job_starving(ssn, j)
+        })
+        .collect();
+    let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
+    for &j in &starving {
+        per_queue.entry(ssn.job(j).spec.queue).or_default().push(j);
+    }
+    for jobs in per_queue.values_mut() {
+        sort_by(jobs, |a, b| fw.job_order(ssn, a, b));
+    }
+    let mut queues = queues_of(fw, ssn, &starving);
+    while !queues.is_empty() {
+        let q = queues.remove(0);
+        if fw.overused(ssn, q) {
+            continue;
+        }
+        let Some(jobs) = per_queue.get_mut(&q).filter(|v| !v.is_empty()) else { continue };
+        let j = jobs.remove(0);
+        let mut stmt = ssn.statement();
+        let mut tasks = pending_tasks(fw, ssn, j, false).into_iter();
+        while fw.job_starving(ssn, j) {
+            let Some(pod) = tasks.next() else { break };
+            if !fw.preemptive(ssn, q, pod) {
+                continue;
+            }
+            let filter = move |s: &Session<'_>, v: PodId| {
+                let vq = s.job(s.pod(v).job).spec.queue;
+                vq != q && s.queue(vq).spec.reclaimable
+            };
+            preempt_pod(fw, ssn, &mut stmt, pod, &filter, true);
+        }
+        if fw.job_pipelined(ssn, j) {
+            ssn.commit(stmt);
+        } else {
+            ssn.discard(stmt);
+        }
+        if per_queue.get(&q).is_some_and(|v| !v.is_empty()) {
+            insert_sorted(&mut queues, q, |a, b| fw.queue_order(ssn, a, b));
+        }
+    }
+}

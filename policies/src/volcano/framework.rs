@@ -1,0 +1,345 @@
+//! The plugin framework: extension points and how tiers combine them, as in
+//! Volcano's `framework/session_plugins.go`.
+//!
+//! A plugin implements only the extension points it registers (the others return
+//! `None`, "not registered"); the framework consults a plugin only when the enable
+//! flag of that extension point is on in the conf.
+
+use super::conf::{PluginConf, SchedulerConf};
+use lahar_core::cluster::NodeId;
+use lahar_core::job::{JobId, PodId};
+use lahar_core::queue::QueueId;
+use lahar_core::session::Session;
+use lahar_core::topology::HyperNodeId;
+use std::cmp::Ordering;
+
+/// A vote: +1 permit, 0 abstain, −1 reject.
+pub type Vote = i8;
+
+/// Volcano's plugin extension points. Every method has a "not registered" default.
+#[allow(unused_variables)]
+pub trait Plugin: Send {
+    /// Name in the conf.
+    fn name(&self) -> &'static str;
+    /// Per-session set-up (shares, deserved resources...).
+    fn open(&mut self, ssn: &mut Session<'_>) {}
+    /// `Less` puts `l` first; `Equal` abstains.
+    fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
+        None
+    }
+    /// Order of pods of one job.
+    fn task_order(&self, ssn: &Session<'_>, l: PodId, r: PodId) -> Option<Ordering> {
+        None
+    }
+    /// Order of queues.
+    fn queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId) -> Option<Ordering> {
+        None
+    }
+    /// Order of victim queues (no flag; the first registered decides).
+    fn victim_queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId, preemptor: QueueId) -> Option<Ordering> {
+        None
+    }
+    /// Can the pod run on the node (resources aside)? `Err` carries the reason.
+    fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
+        None
+    }
+    /// Node score (summed over plugins).
+    fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
+        None
+    }
+    /// Is the job schedulable at all (no flag)?
+    fn job_valid(&self, ssn: &Session<'_>, job: JobId) -> Option<Result<(), String>> {
+        None
+    }
+    /// Is the gang satisfied?
+    fn job_ready(&self, ssn: &Session<'_>, job: JobId) -> Option<bool> {
+        None
+    }
+    /// Is the gang satisfied counting pipelined pods?
+    fn job_pipelined(&self, ssn: &Session<'_>, job: JobId) -> Option<Vote> {
+        None
+    }
+    /// Does the job need more resources (preemptor)?
+    fn job_starving(&self, ssn: &Session<'_>, job: JobId) -> Option<bool> {
+        None
+    }
+    /// May the PodGroup be admitted (Pending → Inqueue)?
+    fn job_enqueueable(&self, ssn: &Session<'_>, job: JobId) -> Option<Vote> {
+        None
+    }
+    /// The PodGroup was admitted.
+    fn job_enqueued(&mut self, ssn: &Session<'_>, job: JobId) {}
+    /// Victims among `candidates` for preempt (order kept).
+    fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
+        None
+    }
+    /// Victims among `candidates` for reclaim (order kept).
+    fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
+        None
+    }
+    /// Is the queue over its share?
+    fn overused(&self, ssn: &Session<'_>, queue: QueueId) -> Option<bool> {
+        None
+    }
+    /// May the queue take this pod?
+    fn allocatable(&self, ssn: &Session<'_>, queue: QueueId, pod: PodId) -> Option<bool> {
+        None
+    }
+    /// May the queue reclaim for this pod?
+    fn preemptive(&self, ssn: &Session<'_>, queue: QueueId, pod: PodId) -> Option<bool> {
+        None
+    }
+    /// For a hard-topology job: candidate HyperNodes grouped by tier, lowest first.
+    fn hypernode_gradient(&self, ssn: &Session<'_>, job: JobId) -> Option<Vec<Vec<HyperNodeId>>> {
+        None
+    }
+    /// Score of placing the job's pods in a HyperNode.
+    fn hypernode_score(&self, ssn: &Session<'_>, job: JobId, pods: &[PodId], hn: HyperNodeId) -> Option<f64> {
+        None
+    }
+}
+
+/// A plugin and its conf entry.
+pub struct Slot {
+    /// Conf entry (flags, arguments).
+    pub conf: PluginConf,
+    /// Implementation.
+    pub plugin: Box<dyn Plugin>,
+}
+
+/// The plugins of a conf, by tier.
+pub struct Framework {
+    /// Tiers, in conf order.
+    pub tiers: Vec<Vec<Slot>>,
+}
+
+fn uid(ssn: &Session<'_>, j: JobId) -> (String, String) {
+    let s = &ssn.job(j).spec;
+    (s.namespace.clone(), s.name.clone())
+}
+
+/// The trailing replica index of a pod name `<job>-<task>-<index>`.
+fn name_index(ssn: &Session<'_>, p: PodId) -> u32 {
+    ssn.pod(p).index
+}
+
+impl Framework {
+    /// Builds the plugins of a conf.
+    pub fn new(conf: &SchedulerConf) -> Framework {
+        let tiers = conf
+            .tiers
+            .iter()
+            .map(|t| t.iter().map(|pc| Slot { conf: pc.clone(), plugin: super::plugins::build(pc) }).collect())
+            .collect();
+        Framework { tiers }
+    }
+
+    fn enabled<'a>(&'a self, flag: &'a str) -> impl Iterator<Item = &'a dyn Plugin> + 'a {
+        self.tiers.iter().flatten().filter(move |s| flag.is_empty() || s.conf.flag(flag)).map(|s| s.plugin.as_ref())
+    }
+
+    /// Opens every plugin for a session.
+    pub fn open(&mut self, ssn: &mut Session<'_>) {
+        for s in self.tiers.iter_mut().flatten() {
+            s.plugin.open(ssn);
+        }
+    }
+
+    /// Job order: the first plugin with an opinion decides; then creation, then UID.
+    pub fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Ordering {
+        for p in self.enabled("enableJobOrder") {
+            if let Some(o) = p.job_order(ssn, l, r).filter(|o| o.is_ne()) {
+                return o;
+            }
+        }
+        ssn.job(l).spec.submit.cmp(&ssn.job(r).spec.submit).then_with(|| uid(ssn, l).cmp(&uid(ssn, r)))
+    }
+
+    /// Task order: the first plugin with an opinion decides; then the replica index,
+    /// creation, and pod id.
+    pub fn task_order(&self, ssn: &Session<'_>, l: PodId, r: PodId) -> Ordering {
+        for p in self.enabled("enableTaskOrder") {
+            if let Some(o) = p.task_order(ssn, l, r).filter(|o| o.is_ne()) {
+                return o;
+            }
+        }
+        name_index(ssn, l).cmp(&name_index(ssn, r)).then(ssn.pod(l).created.cmp(&ssn.pod(r).created)).then(l.cmp(&r))
+    }
+
+    /// Queue order: the first plugin with an opinion decides; then name.
+    pub fn queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId) -> Ordering {
+        for p in self.enabled("enableQueueOrder") {
+            if let Some(o) = p.queue_order(ssn, l, r).filter(|o| o.is_ne()) {
+                return o;
+            }
+        }
+        ssn.queue(l).spec.name.cmp(&ssn.queue(r).spec.name)
+    }
+
+    /// Victim-queue order: the first registered plugin decides; otherwise the
+    /// reverse of queue order.
+    pub fn victim_queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId, preemptor: QueueId) -> Ordering {
+        for p in self.enabled("") {
+            if let Some(o) = p.victim_queue_order(ssn, l, r, preemptor) {
+                return o;
+            }
+        }
+        self.queue_order(ssn, r, l)
+    }
+
+    /// All predicates must pass.
+    pub fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Result<(), String> {
+        for p in self.enabled("enablePredicate") {
+            if let Some(Err(e)) = p.predicate(ssn, pod, node) {
+                return Err(format!("{}: {e}", p.name()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sum of node scores.
+    pub fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> f64 {
+        self.enabled("enableNodeOrder").filter_map(|p| p.node_score(ssn, pod, node)).sum()
+    }
+
+    /// Node scores per plugin (for `--explain`).
+    pub fn node_scores(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Vec<(&'static str, f64)> {
+        self.enabled("enableNodeOrder").filter_map(|p| p.node_score(ssn, pod, node).map(|s| (p.name(), s))).collect()
+    }
+
+    /// The first failing validity check.
+    pub fn job_valid(&self, ssn: &Session<'_>, job: JobId) -> Result<(), String> {
+        for p in self.enabled("") {
+            if let Some(Err(e)) = p.job_valid(ssn, job) {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// AND over plugins.
+    pub fn job_ready(&self, ssn: &Session<'_>, job: JobId) -> bool {
+        self.enabled("enableJobReady").all(|p| p.job_ready(ssn, job).unwrap_or(true))
+    }
+
+    fn tier_vote(&self, flag: &str, f: impl Fn(&dyn Plugin) -> Option<Vote>) -> bool {
+        for tier in &self.tiers {
+            let mut permit = false;
+            for s in tier.iter().filter(|s| s.conf.flag(flag)) {
+                match f(s.plugin.as_ref()) {
+                    Some(v) if v < 0 => return false,
+                    Some(v) if v > 0 => permit = true,
+                    _ => {}
+                }
+            }
+            if permit {
+                return true;
+            }
+        }
+        true
+    }
+
+    /// Votes, tier by tier: any −1 rejects; a tier with a +1 permits; no votes permit.
+    pub fn job_pipelined(&self, ssn: &Session<'_>, job: JobId) -> bool {
+        self.tier_vote("enableJobPipelined", |p| p.job_pipelined(ssn, job))
+    }
+
+    /// Votes like `job_pipelined`.
+    pub fn job_enqueueable(&self, ssn: &Session<'_>, job: JobId) -> bool {
+        self.tier_vote("enableJobEnqueued", |p| p.job_enqueueable(ssn, job))
+    }
+
+    /// Tells every plugin the job was admitted.
+    pub fn job_enqueued(&mut self, ssn: &Session<'_>, job: JobId) {
+        for s in self.tiers.iter_mut().flatten().filter(|s| s.conf.flag("enableJobEnqueued")) {
+            s.plugin.job_enqueued(ssn, job);
+        }
+    }
+
+    /// The first tier with a registered function decides: all of its functions must
+    /// say starving. No function anywhere: not starving.
+    pub fn job_starving(&self, ssn: &Session<'_>, job: JobId) -> bool {
+        for tier in &self.tiers {
+            let votes: Vec<bool> = tier
+                .iter()
+                .filter(|s| s.conf.flag("enableJobStarving"))
+                .filter_map(|s| s.plugin.job_starving(ssn, job))
+                .collect();
+            if !votes.is_empty() {
+                return votes.iter().all(|&v| v);
+            }
+        }
+        false
+    }
+
+    fn victims(
+        &self,
+        flag: &str,
+        candidates: &[PodId],
+        f: impl Fn(&dyn Plugin, &[PodId]) -> Option<Vec<PodId>>,
+    ) -> Vec<PodId> {
+        // Volcano's exact semantics, including that an empty answer ends the tier's
+        // loop without vetoing later tiers.
+        for tier in &self.tiers {
+            let mut victims: Option<Vec<PodId>> = None;
+            for s in tier.iter().filter(|s| s.conf.flag(flag)) {
+                let Some(cands) = f(s.plugin.as_ref(), candidates) else { continue };
+                if cands.is_empty() {
+                    victims = None;
+                    break;
+                }
+                victims = match victims {
+                    None => Some(cands),
+                    Some(v) => {
+                        let kept: Vec<PodId> = v.into_iter().filter(|x| cands.contains(x)).collect();
+                        if kept.is_empty() { None } else { Some(kept) }
+                    }
+                };
+            }
+            if let Some(v) = victims {
+                return v;
+            }
+        }
+        Vec::new()
+    }
+
+    /// Preempt victims.
+    pub fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, candidates: &[PodId]) -> Vec<PodId> {
+        self.victims("enablePreemptable", candidates, |p, c| p.preemptable(ssn, preemptor, c))
+    }
+
+    /// Reclaim victims.
+    pub fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, candidates: &[PodId]) -> Vec<PodId> {
+        self.victims("enableReclaimable", candidates, |p, c| p.reclaimable(ssn, reclaimer, c))
+    }
+
+    /// OR over plugins.
+    pub fn overused(&self, ssn: &Session<'_>, q: QueueId) -> bool {
+        self.enabled("enabledOverused").any(|p| p.overused(ssn, q).unwrap_or(false))
+    }
+
+    /// AND over plugins.
+    pub fn allocatable(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> bool {
+        self.enabled("enabledAllocatable").all(|p| p.allocatable(ssn, q, pod).unwrap_or(true))
+    }
+
+    /// AND over plugins.
+    pub fn preemptive(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> bool {
+        self.enabled("enablePreemptive").all(|p| p.preemptive(ssn, q, pod).unwrap_or(true))
+    }
+
+    /// The first enabled plugin with a gradient decides.
+    pub fn hypernode_gradient(&self, ssn: &Session<'_>, job: JobId) -> Option<Vec<Vec<HyperNodeId>>> {
+        self.enabled("enabledHyperNodeGradient").find_map(|p| p.hypernode_gradient(ssn, job))
+    }
+
+    /// Sum of HyperNode scores.
+    pub fn hypernode_score(&self, ssn: &Session<'_>, job: JobId, pods: &[PodId], hn: HyperNodeId) -> f64 {
+        self.enabled("enabledHyperNodeOrder").filter_map(|p| p.hypernode_score(ssn, job, pods, hn)).sum()
+    }
+
+    /// True if a plugin of this name is configured.
+    pub fn has(&self, name: &str) -> bool {
+        self.tiers.iter().flatten().any(|s| s.conf.name == name)
+    }
+}

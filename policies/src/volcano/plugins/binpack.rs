@@ -1,0 +1,87 @@
+//! `binpack`: prefer fuller nodes. Arguments: `binpack.weight` (1; 0 disables),
+//! `binpack.cpu` (1), `binpack.memory` (1), `binpack.resources` (comma-separated
+//! extra resource names, e.g. `nvidia.com/gpu`) and `binpack.resources.<name>` (1;
+//! negative means 1). For every resource the pod requests that has a weight:
+//! `score += w · (used + request) / allocatable`; a resource the node lacks adds its
+//! weight to the denominator only; any resource that would overflow makes the score
+//! 0. Result: `score / Σw · 100 · binpack.weight`.
+
+use super::super::conf::Args;
+use super::super::framework::Plugin;
+use lahar_core::cluster::NodeId;
+use lahar_core::job::PodId;
+use lahar_core::resource::{CPU, MEMORY, Resources};
+use lahar_core::session::Session;
+
+/// The binpack plugin.
+pub struct Binpack {
+    weight: i64,
+    /// (resource name, weight)
+    weights: Vec<(String, i64)>,
+}
+
+/// Weighted resources from `<prefix>cpu`, `<prefix>memory`, `<prefix>resources`.
+pub fn resource_weights(args: &Args, prefix: &str) -> Vec<(String, i64)> {
+    let mut w = vec![
+        ("cpu".to_string(), args.int(&format!("{prefix}cpu"), 1)),
+        ("memory".to_string(), args.int(&format!("{prefix}memory"), 1)),
+    ];
+    if let Some(list) = args.str(&format!("{prefix}resources")) {
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let v = args.int(&format!("{prefix}resources.{name}"), 1);
+            w.push((name.to_string(), if v < 0 { 1 } else { v }));
+        }
+    }
+    w
+}
+
+/// Binpack fraction (0..1) of putting `req` on top of `used` within `alloc`.
+pub fn binpack_fraction(
+    ssn: &Session<'_>,
+    weights: &[(String, i64)],
+    alloc: &Resources,
+    used: &Resources,
+    req: &Resources,
+) -> f64 {
+    let names = &ssn.cluster().resource_names;
+    let (mut score, mut total) = (0.0, 0i64);
+    for (name, w) in weights {
+        let Some(d) = names.dim(name) else { continue };
+        if req.get(d) <= 0 {
+            continue;
+        }
+        if alloc.get(d) == 0 || *w == 0 {
+            total += w;
+            continue;
+        }
+        let u = used.get(d) + req.get(d);
+        if u > alloc.get(d) {
+            return 0.0;
+        }
+        score += *w as f64 * u as f64 / alloc.get(d) as f64;
+        total += w;
+    }
+    if total == 0 { 0.0 } else { score / total as f64 }
+}
+
+impl Binpack {
+    /// Reads the arguments.
+    pub fn new(args: &Args) -> Self {
+        Binpack { weight: args.int("binpack.weight", 1), weights: resource_weights(args, "binpack.") }
+    }
+}
+
+impl Plugin for Binpack {
+    fn name(&self) -> &'static str {
+        "binpack"
+    }
+    fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
+        if self.weight == 0 {
+            return None;
+        }
+        let _ = (CPU, MEMORY);
+        let alloc = ssn.node(node).allocatable;
+        let used = ssn.node_state(node).used;
+        Some(binpack_fraction(ssn, &self.weights, &alloc, &used, &ssn.pod(pod).req) * 100.0 * self.weight as f64)
+    }
+}

@@ -1,0 +1,27 @@
+//! `conformance`: never evict system-critical pods (priority classes
+//! `system-cluster-critical`, `system-node-critical`) or pods in `kube-system`.
+
+use super::super::framework::Plugin;
+use lahar_core::job::PodId;
+use lahar_core::session::Session;
+
+/// The conformance plugin (no arguments).
+pub struct Conformance;
+
+fn evictable(ssn: &Session<'_>, p: PodId) -> bool {
+    let spec = &ssn.job(ssn.pod(p).job).spec;
+    let critical = matches!(spec.priority_class.as_deref(), Some("system-cluster-critical" | "system-node-critical"));
+    !critical && spec.namespace != "kube-system"
+}
+
+impl Plugin for Conformance {
+    fn name(&self) -> &'static str {
+        "conformance"
+    }
+    fn preemptable(&self, ssn: &Session<'_>, _: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
+        Some(cands.iter().copied().filter(|&c| evictable(ssn, c)).collect())
+    }
+    fn reclaimable(&self, ssn: &Session<'_>, _: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
+        Some(cands.iter().copied().filter(|&c| evictable(ssn, c)).collect())
+    }
+}

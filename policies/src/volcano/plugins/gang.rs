@@ -1,0 +1,106 @@
+//! `gang`: all-or-nothing by `minAvailable` (and per-task `minTaskMember`).
+//! Jobs that are not ready come first; victims never take a job below its
+//! `minAvailable`.
+
+use super::super::framework::{Plugin, Vote};
+use super::pending_best_effort;
+use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::session::Session;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+/// The gang plugin (no arguments).
+pub struct Gang;
+
+fn roles_checked(ssn: &Session<'_>, j: JobId) -> bool {
+    let spec = &ssn.job(j).spec;
+    spec.min_available >= spec.tasks.iter().map(|t| t.min_available).sum::<u32>()
+}
+
+fn role_count(ssn: &Session<'_>, j: JobId, t: usize, statuses: &[PodStatus]) -> u32 {
+    statuses.iter().map(|&s| ssn.job(j).task_count(t, s)).sum()
+}
+
+/// Gang readiness: `Ready + pending BestEffort ≥ minAvailable`, and each role's
+/// `minTaskMember` (when the gang covers all roles' minimums).
+pub fn ready(ssn: &Session<'_>, j: JobId) -> bool {
+    let job = ssn.job(j);
+    if job.ready_count() + pending_best_effort(ssn, j) < job.spec.min_available {
+        return false;
+    }
+    !roles_checked(ssn, j)
+        || (0..job.spec.tasks.len()).all(|t| {
+            role_count(ssn, j, t, &[PodStatus::Allocated, PodStatus::Running, PodStatus::Succeeded])
+                >= job.spec.tasks[t].min_available
+        })
+}
+
+impl Plugin for Gang {
+    fn name(&self) -> &'static str {
+        "gang"
+    }
+    fn job_valid(&self, ssn: &Session<'_>, j: JobId) -> Option<Result<(), String>> {
+        let job = ssn.job(j);
+        if roles_checked(ssn, j) {
+            let st = [
+                PodStatus::Allocated,
+                PodStatus::Running,
+                PodStatus::Succeeded,
+                PodStatus::Pipelined,
+                PodStatus::Pending,
+            ];
+            for (t, task) in job.spec.tasks.iter().enumerate() {
+                if job.task_created[t] && role_count(ssn, j, t, &st) < task.min_available {
+                    return Some(Err(format!(
+                        "NotEnoughPodsOfTask: task {} has fewer than {} pods",
+                        task.name, task.min_available
+                    )));
+                }
+            }
+        }
+        if job.valid_count() < job.spec.min_available {
+            return Some(Err(format!(
+                "NotEnoughTasks: {} valid pods, minAvailable {}",
+                job.valid_count(),
+                job.spec.min_available
+            )));
+        }
+        Some(Ok(()))
+    }
+    fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
+        // Not ready before ready.
+        Some(ready(ssn, l).cmp(&ready(ssn, r)))
+    }
+    fn job_ready(&self, ssn: &Session<'_>, j: JobId) -> Option<bool> {
+        Some(ready(ssn, j))
+    }
+    fn job_pipelined(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
+        let job = ssn.job(j);
+        let ok = job.waiting_count() + job.ready_count() + pending_best_effort(ssn, j) >= job.spec.min_available;
+        Some(if ok { 1 } else { -1 })
+    }
+    fn job_starving(&self, ssn: &Session<'_>, j: JobId) -> Option<bool> {
+        let job = ssn.job(j);
+        Some(job.waiting_count() + job.ready_count() < job.spec.min_available)
+    }
+    fn preemptable(&self, ssn: &Session<'_>, _preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
+        Some(protect_min_available(ssn, cands))
+    }
+    fn reclaimable(&self, ssn: &Session<'_>, _reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
+        Some(protect_min_available(ssn, cands))
+    }
+}
+
+fn protect_min_available(ssn: &Session<'_>, cands: &[PodId]) -> Vec<PodId> {
+    let mut left: BTreeMap<JobId, u32> = BTreeMap::new();
+    let mut out = Vec::new();
+    for &c in cands {
+        let j = ssn.pod(c).job;
+        let n = left.entry(j).or_insert_with(|| ssn.job(j).ready_count());
+        if *n > ssn.job(j).spec.min_available {
+            *n -= 1;
+            out.push(c);
+        }
+    }
+    out
+}

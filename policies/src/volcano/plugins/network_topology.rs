@@ -1,0 +1,160 @@
+//! `network-topology-aware`: confine a job to the lowest HyperNode tier that holds
+//! it, and pack pods by network locality.
+//!
+//! - Job constraint: `networkTopology {mode: hard|soft, highestTierAllowed}`. Hard
+//!   without a tier is no constraint; soft becomes hard with the cluster-top tier
+//!   (Volcano ≥ 1.15), i.e. "lowest tier that fits, else anywhere".
+//! - Gradient (used by allocate for constrained jobs): HyperNodes below the search
+//!   root with `tier ≤ highestTierAllowed` whose idle (or future idle) resources
+//!   cover the job's `minResources` (any, once the job has pods placed), grouped
+//!   by tier, lowest first. The root is the cluster top, or the highest allowed
+//!   ancestor of the HyperNode holding the job's running pods.
+//! - HyperNode score: binpacking of the job's pending requests into the HyperNode
+//!   (`hypernode.binpack.*` weights), × 100 × `weight`.
+//! - Node score, constrained job: 1 in the job's current HyperNode, else
+//!   `(maxTier − tier(LCA)) / (maxTier − minTier)`, × 100 × `weight`.
+//! - Node score, other pods (`hypernode.binpack.normal-pod.enable`, default true):
+//!   `Σ_t fading^(t−1) · binpack(tier-t HyperNode) / Σ_t fading^(t−1)` × 100 × `weight`.
+//!
+//! Arguments: `weight` (1), `hypernode.binpack.cpu` (1), `hypernode.binpack.memory`
+//! (1), `hypernode.binpack.resources` and `.resources.<name>`,
+//! `hypernode.binpack.normal-pod.enable` (true), `hypernode.binpack.normal-pod.fading`
+//! (0.8), `hypernode.gradient.evict.max-hypernodes` (8, accepted; eviction
+//! gradients are not modelled).
+
+use super::super::conf::Args;
+use super::super::framework::Plugin;
+use super::binpack::{binpack_fraction, resource_weights};
+use lahar_core::cluster::NodeId;
+use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::resource::Resources;
+use lahar_core::session::Session;
+use lahar_core::topology::HyperNodeId;
+
+/// The network-topology-aware plugin.
+pub struct NetworkTopologyAware {
+    weight: f64,
+    weights: Vec<(String, i64)>,
+    normal_pod: bool,
+    fading: f64,
+}
+
+impl NetworkTopologyAware {
+    /// Reads the arguments.
+    pub fn new(args: &Args) -> Self {
+        NetworkTopologyAware {
+            weight: args.int("weight", 1) as f64,
+            weights: resource_weights(args, "hypernode.binpack."),
+            normal_pod: args.bool("hypernode.binpack.normal-pod.enable", true),
+            fading: args.float("hypernode.binpack.normal-pod.fading", 0.8),
+        }
+    }
+}
+
+/// The highest tier a job may span, if it is topology-constrained.
+pub fn tier_limit(ssn: &Session<'_>, j: JobId) -> Option<u32> {
+    let nt = ssn.job(j).spec.network_topology.as_ref()?;
+    let top = ssn.cluster().topology.top_tier();
+    if nt.hard { nt.highest_tier_allowed.map(|t| t.min(top)) } else { Some(top) }
+}
+
+/// Nodes of a job's placed pods (allocated, pipelined or running), ascending.
+pub fn placed_nodes(ssn: &Session<'_>, j: JobId) -> Vec<NodeId> {
+    let mut v: Vec<NodeId> = ssn
+        .job(j)
+        .pods
+        .iter()
+        .filter(|&&p| matches!(ssn.pod(p).status, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running))
+        .filter_map(|&p| ssn.pod(p).node)
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+impl Plugin for NetworkTopologyAware {
+    fn name(&self) -> &'static str {
+        "network-topology-aware"
+    }
+    fn hypernode_gradient(&self, ssn: &Session<'_>, j: JobId) -> Option<Vec<Vec<HyperNodeId>>> {
+        let limit = tier_limit(ssn, j)?;
+        let topo = &ssn.cluster().topology;
+        let placed = placed_nodes(ssn, j);
+        let root = match topo.lowest_common(&placed) {
+            Some(h) => {
+                // Highest ancestor within the allowed tier.
+                let mut r = h;
+                while let Some(p) = topo.get(r).parent.filter(|&p| topo.get(p).tier <= limit) {
+                    r = p;
+                }
+                r
+            }
+            None => topo.top(),
+        };
+        let minr = ssn.job(j).spec.min_resources;
+        let mut by_tier: std::collections::BTreeMap<u32, Vec<HyperNodeId>> = Default::default();
+        let mut stack = vec![root];
+        while let Some(h) = stack.pop() {
+            let hn = topo.get(h);
+            stack.extend(hn.children.iter().rev().copied());
+            if hn.tier > limit {
+                continue;
+            }
+            let fits = !placed.is_empty()
+                || minr.fits_in(&ssn.hypernode_idle(h))
+                || minr.fits_in(&ssn.hypernode_future_idle(h));
+            if fits {
+                by_tier.entry(hn.tier).or_default().push(h);
+            }
+        }
+        for v in by_tier.values_mut() {
+            v.sort_unstable();
+        }
+        Some(by_tier.into_values().collect())
+    }
+    fn hypernode_score(&self, ssn: &Session<'_>, _j: JobId, pods: &[PodId], hn: HyperNodeId) -> Option<f64> {
+        let req = pods.iter().fold(Resources::ZERO, |a, &p| a + ssn.pod(p).req);
+        let f = binpack_fraction(ssn, &self.weights, &ssn.hypernode_allocatable(hn), &ssn.hypernode_used(hn), &req);
+        Some(f * 100.0 * self.weight)
+    }
+    fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
+        let topo = &ssn.cluster().topology;
+        let j = ssn.pod(pod).job;
+        if tier_limit(ssn, j).is_some() {
+            let mut placed = placed_nodes(ssn, j);
+            if placed.is_empty() {
+                return Some(0.0);
+            }
+            let a = topo.lowest_common(&placed)?;
+            let h = topo.chain(node)[0];
+            let (max, min) = (topo.top_tier() as f64, 1.0);
+            let s = if h == a {
+                1.0
+            } else {
+                placed.push(node);
+                let lca = topo.lowest_common(&placed)?;
+                if max > min { (max - topo.get(lca).tier as f64) / (max - min) } else { 1.0 }
+            };
+            return Some(s * 100.0 * self.weight);
+        }
+        if !self.normal_pod {
+            return None;
+        }
+        let req = ssn.pod(pod).req;
+        let (mut num, mut den) = (0.0, 0.0);
+        for t in 1..topo.top_tier() {
+            let tw = self.fading.powi(t as i32 - 1);
+            let ts = topo
+                .chain(node)
+                .iter()
+                .find(|&&h| topo.get(h).tier == t)
+                .map(|&h| {
+                    binpack_fraction(ssn, &self.weights, &ssn.hypernode_allocatable(h), &ssn.hypernode_used(h), &req)
+                })
+                .unwrap_or(1.0);
+            num += tw * ts;
+            den += tw;
+        }
+        Some(if den > 0.0 { num / den * 100.0 * self.weight } else { 0.0 })
+    }
+}

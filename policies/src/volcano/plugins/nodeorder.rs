@@ -1,0 +1,100 @@
+//! `nodeorder`: Kubernetes' node scores, each 0..100 times its weight, summed.
+//! Arguments (integers): `leastrequested.weight` (1), `mostrequested.weight` (0),
+//! `balancedresource.weight` (1); the affinity, taint, image and spread weights are
+//! accepted but add the same constant to every node in lahar's model (no taints or
+//! affinities), so they do not change a ranking and are left out of the score.
+//!
+//! - LeastRequested (cpu, memory): `(alloc − requested) · 100 / alloc`, integer,
+//!   averaged; requested = node's used + the pod (a pod without cpu or memory
+//!   requests counts 100m / 200Mi, as Kubernetes does).
+//! - MostRequested: `min(requested, alloc) · 100 / alloc`, averaged.
+//! - BalancedAllocation (cpu, memory, nvidia.com/gpu where allocatable > 0):
+//!   `⌊(1 − std(fractions)) · 100⌋`, fractions capped at 1; 0 for BestEffort pods.
+
+use super::super::conf::Args;
+use super::super::framework::Plugin;
+use lahar_core::cluster::NodeId;
+use lahar_core::job::PodId;
+use lahar_core::resource::{CPU, GPU, MEMORY, Resources};
+use lahar_core::session::Session;
+
+/// The nodeorder plugin.
+pub struct NodeOrder {
+    least: i64,
+    most: i64,
+    balanced: i64,
+}
+
+impl NodeOrder {
+    /// Reads the weights.
+    pub fn new(args: &Args) -> Self {
+        NodeOrder {
+            least: args.int("leastrequested.weight", 1),
+            most: args.int("mostrequested.weight", 0),
+            balanced: args.int("balancedresource.weight", 1),
+        }
+    }
+}
+
+fn non_zero(req: &Resources) -> (i64, i64) {
+    let cpu = if req.cpu() == 0 { 100 } else { req.cpu() };
+    let mem = if req.memory() == 0 { 200 * 1024 * 1024 } else { req.memory() };
+    (cpu, mem)
+}
+
+/// Kubernetes LeastAllocated score.
+pub fn least_requested(alloc: &Resources, used: &Resources, req: &Resources) -> i64 {
+    let (c, m) = non_zero(req);
+    let s = |cap: i64, r: i64| if cap == 0 || r > cap { 0 } else { (cap - r) * 100 / cap };
+    (s(alloc.cpu(), used.cpu() + c) + s(alloc.memory(), used.memory() + m)) / 2
+}
+
+/// Kubernetes MostAllocated score.
+pub fn most_requested(alloc: &Resources, used: &Resources, req: &Resources) -> i64 {
+    let (c, m) = non_zero(req);
+    let s = |cap: i64, r: i64| if cap == 0 { 0 } else { r.min(cap) * 100 / cap };
+    (s(alloc.cpu(), used.cpu() + c) + s(alloc.memory(), used.memory() + m)) / 2
+}
+
+/// Kubernetes BalancedAllocation score.
+pub fn balanced(alloc: &Resources, used: &Resources, req: &Resources) -> i64 {
+    if req.is_best_effort() {
+        return 0;
+    }
+    let fr: Vec<f64> = [CPU, MEMORY, GPU]
+        .iter()
+        .filter(|&&d| alloc.get(d) > 0)
+        .map(|&d| ((used.get(d) + req.get(d)) as f64 / alloc.get(d) as f64).min(1.0))
+        .collect();
+    let std = match fr.len() {
+        0 | 1 => 0.0,
+        2 => (fr[0] - fr[1]).abs() / 2.0,
+        n => {
+            let mean = fr.iter().sum::<f64>() / n as f64;
+            (fr.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64).sqrt()
+        }
+    };
+    ((1.0 - std) * 100.0) as i64
+}
+
+impl Plugin for NodeOrder {
+    fn name(&self) -> &'static str {
+        "nodeorder"
+    }
+    fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
+        let alloc = ssn.node(node).allocatable;
+        let used = ssn.node_state(node).used;
+        let req = ssn.pod(pod).req;
+        let mut s = 0;
+        if self.least != 0 {
+            s += self.least * least_requested(&alloc, &used, &req);
+        }
+        if self.most != 0 {
+            s += self.most * most_requested(&alloc, &used, &req);
+        }
+        if self.balanced != 0 {
+            s += self.balanced * balanced(&alloc, &used, &req);
+        }
+        Some(s as f64)
+    }
+}

@@ -1,0 +1,69 @@
+//! `overcommit`: admit PodGroups while the cluster, inflated by
+//! `overcommit-factor` (default 1.2; below 1 means 1.2), has room for their
+//! `minResources` beside what is used and what admitted groups reserve.
+
+use super::super::conf::Args;
+use super::super::framework::{Plugin, Vote};
+use super::{FRes, f, le_on};
+use lahar_core::job::{JobId, PodGroupPhase};
+use lahar_core::resource::DIMS;
+use lahar_core::session::Session;
+
+/// The overcommit plugin.
+pub struct Overcommit {
+    factor: f64,
+    idle: FRes,
+    inqueue: FRes,
+}
+
+impl Overcommit {
+    /// Reads `overcommit-factor`.
+    pub fn new(args: &Args) -> Self {
+        let factor = args.float("overcommit-factor", 1.2);
+        Overcommit { factor: if factor < 1.0 { 1.2 } else { factor }, idle: [0.0; DIMS], inqueue: [0.0; DIMS] }
+    }
+}
+
+impl Plugin for Overcommit {
+    fn name(&self) -> &'static str {
+        "overcommit"
+    }
+    fn open(&mut self, ssn: &mut Session<'_>) {
+        let total = f(&ssn.total());
+        let top = ssn.cluster().topology.top();
+        let used = f(&ssn.hypernode_used(top));
+        for d in 0..DIMS {
+            self.idle[d] = total[d] * self.factor - used[d];
+        }
+        self.inqueue = [0.0; DIMS];
+        for j in ssn.jobs().collect::<Vec<_>>() {
+            let job = ssn.job(j);
+            let add = match job.pg_phase {
+                PodGroupPhase::Inqueue => f(&job.spec.min_resources),
+                PodGroupPhase::Running => f(&job.spec.min_resources.exceeded_part(&job.allocated)),
+                _ => continue,
+            };
+            for d in 0..DIMS {
+                self.inqueue[d] += add[d];
+            }
+        }
+    }
+    fn job_enqueueable(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
+        let minr = ssn.job(j).spec.min_resources;
+        if minr.is_zero() {
+            return Some(1);
+        }
+        let mr = f(&minr);
+        let mut need = [0.0; DIMS];
+        for d in 0..DIMS {
+            need[d] = self.inqueue[d] + mr[d];
+        }
+        Some(if le_on(&need, &self.idle, &minr) { 1 } else { -1 })
+    }
+    fn job_enqueued(&mut self, ssn: &Session<'_>, j: JobId) {
+        let mr = f(&ssn.job(j).spec.min_resources);
+        for d in 0..DIMS {
+            self.inqueue[d] += mr[d];
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! `priority`: job order and task order by priority, preemption of lower-priority
+//! jobs, and "starving" while a job is not fully placed.
+
+use super::super::framework::Plugin;
+use super::live_pods;
+use lahar_core::job::{JobId, PodId};
+use lahar_core::session::Session;
+use std::cmp::Ordering;
+
+/// The priority plugin (no arguments).
+pub struct Priority;
+
+impl Plugin for Priority {
+    fn name(&self) -> &'static str {
+        "priority"
+    }
+    fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
+        Some(ssn.job(r).spec.priority.cmp(&ssn.job(l).spec.priority))
+    }
+    fn task_order(&self, ssn: &Session<'_>, l: PodId, r: PodId) -> Option<Ordering> {
+        Some(ssn.pod(r).priority.cmp(&ssn.pod(l).priority))
+    }
+    fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
+        let p = ssn.pod(preemptor);
+        let pj = ssn.job(p.job).spec.priority;
+        Some(
+            cands
+                .iter()
+                .copied()
+                .filter(|&c| {
+                    let v = ssn.pod(c);
+                    if v.job != p.job { ssn.job(v.job).spec.priority < pj } else { v.priority < p.priority }
+                })
+                .collect(),
+        )
+    }
+    fn job_starving(&self, ssn: &Session<'_>, j: JobId) -> Option<bool> {
+        let job = ssn.job(j);
+        Some(job.ready_count() + job.waiting_count() < live_pods(ssn, j))
+    }
+}

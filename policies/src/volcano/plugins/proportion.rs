@@ -1,0 +1,216 @@
+//! `proportion`: queues share the cluster by weight. Each session, for the queues
+//! that have jobs, `deserved` is computed by Volcano's water-filling over every
+//! resource dimension (capped by capability and request, raised to guarantee);
+//! a queue is overused once its allocation reaches `deserved` in every dimension,
+//! may take a pod only while `allocated + request ≤ deserved` on the pod's
+//! dimensions, and queues are ordered by priority, then by share
+//! `max(allocated / deserved)`.
+
+use super::super::framework::{Plugin, Vote};
+use super::{FRes, f, le, le_on, share};
+use lahar_core::job::{JobId, PodGroupPhase, PodId};
+use lahar_core::queue::{QueueId, QueueState};
+use lahar_core::resource::{DIMS, ResourceList, Resources};
+use lahar_core::session::Session;
+use std::cmp::Ordering;
+
+/// Per-queue attributes of a session.
+#[derive(Clone, Debug, Default)]
+pub struct Attr {
+    /// Whether the queue has jobs this session.
+    pub active: bool,
+    /// Deserved resources.
+    pub deserved: FRes,
+    /// Capability ∧ (total − Σ guarantees + own guarantee).
+    pub real_capability: FRes,
+    /// Reserved for admitted PodGroups not yet running.
+    pub inqueue: FRes,
+    /// Allocation beyond jobs' minResources.
+    pub elastic: FRes,
+}
+
+/// The proportion plugin (no arguments).
+#[derive(Default)]
+pub struct Proportion {
+    /// Attributes by queue id.
+    pub attrs: Vec<Attr>,
+}
+
+fn list_or(l: &ResourceList, d: usize, default: f64) -> f64 {
+    if l.has(d) { l.values.get(d) as f64 } else { default }
+}
+
+/// `realCapability` of a queue: `ExceededPart(total, Σ guarantees) + guarantee`,
+/// clipped by the capability's given dimensions (cpu/memory ≤ 0 mean unlimited).
+pub fn real_capability(total: &Resources, sum_guarantee: &Resources, q: &lahar_core::queue::Queue) -> FRes {
+    let base = total.exceeded_part(sum_guarantee);
+    let mut out = [0.0; DIMS];
+    for (d, o) in out.iter_mut().enumerate() {
+        let g = list_or(&q.guarantee, d, 0.0);
+        let mut v = base.get(d) as f64 + g;
+        let cap = list_or(&q.capability, d, f64::INFINITY);
+        let cap = if d <= 1 && cap <= 0.0 { f64::INFINITY } else { cap };
+        v = v.min(cap);
+        *o = v;
+    }
+    out
+}
+
+impl Proportion {
+    fn attr(&self, q: QueueId) -> &Attr {
+        &self.attrs[q.0 as usize]
+    }
+    fn share(&self, ssn: &Session<'_>, q: QueueId) -> f64 {
+        share(&f(&ssn.queue(q).allocated), &self.attr(q).deserved)
+    }
+}
+
+impl Plugin for Proportion {
+    fn name(&self) -> &'static str {
+        "proportion"
+    }
+    fn open(&mut self, ssn: &mut Session<'_>) {
+        let nq = ssn.queues().len();
+        self.attrs = vec![Attr::default(); nq];
+        let total = ssn.total();
+        let sum_g = ssn.queues().iter().fold(Resources::ZERO, |a, q| {
+            let mut g = Resources::ZERO;
+            for d in 0..DIMS {
+                g.set(d, q.spec.guarantee.get_or(d, 0));
+            }
+            a + g
+        });
+        for j in ssn.jobs().collect::<Vec<_>>() {
+            let job = ssn.job(j);
+            let a = &mut self.attrs[job.spec.queue.0 as usize];
+            a.active = true;
+            let minr = job.spec.min_resources;
+            if job.pg_phase == PodGroupPhase::Inqueue {
+                let unmet = f(&minr.exceeded_part(&job.allocated));
+                for d in 0..DIMS {
+                    a.inqueue[d] += unmet[d];
+                }
+            }
+            let el = f(&job.allocated.exceeded_part(&minr));
+            for d in 0..DIMS {
+                a.elastic[d] += el[d];
+            }
+        }
+        let mut request: Vec<FRes> = vec![[0.0; DIMS]; nq];
+        let mut weight = vec![0f64; nq];
+        let mut guarantee: Vec<FRes> = vec![[0.0; DIMS]; nq];
+        for (i, q) in ssn.queues().iter().enumerate() {
+            self.attrs[i].real_capability = real_capability(&total, &sum_g, &q.spec);
+            request[i] = f(&(q.allocated + q.pending));
+            weight[i] = q.spec.weight as f64;
+            for (d, g) in guarantee[i].iter_mut().enumerate() {
+                *g = list_or(&q.spec.guarantee, d, 0.0);
+            }
+        }
+        // Water-filling, exactly as Volcano's proportion plugin.
+        let mut remaining = f(&total);
+        let mut meet = vec![false; nq];
+        loop {
+            let w: f64 = (0..nq).filter(|&i| self.attrs[i].active && !meet[i]).map(|i| weight[i]).sum();
+            if w == 0.0 {
+                break;
+            }
+            let mut inc = [0.0; DIMS];
+            let mut dec = [0.0; DIMS];
+            let round: Vec<usize> = (0..nq).filter(|&i| self.attrs[i].active && !meet[i]).collect();
+            for i in round {
+                let old = self.attrs[i].deserved;
+                let mut des = old;
+                for d in 0..DIMS {
+                    des[d] += remaining[d] * weight[i] / w;
+                    des[d] = des[d].min(self.attrs[i].real_capability[d]);
+                    des[d] = des[d].min(request[i][d]);
+                    des[d] = des[d].max(guarantee[i][d]);
+                }
+                self.attrs[i].deserved = des;
+                if le(&request[i], &des) || des == old {
+                    meet[i] = true;
+                }
+                for d in 0..DIMS {
+                    let delta = des[d] - old[d];
+                    if delta > 0.0 {
+                        inc[d] += delta;
+                    } else {
+                        dec[d] -= delta;
+                    }
+                }
+            }
+            let prev = remaining;
+            for d in 0..DIMS {
+                remaining[d] = (remaining[d] + dec[d] - inc[d]).max(0.0);
+            }
+            if remaining.iter().all(|&v| v < 0.1) || remaining == prev {
+                break;
+            }
+        }
+    }
+    fn queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId) -> Option<Ordering> {
+        let (pl, pr) = (ssn.queue(l).spec.priority, ssn.queue(r).spec.priority);
+        if pl != pr {
+            return Some(pr.cmp(&pl));
+        }
+        Some(self.share(ssn, l).partial_cmp(&self.share(ssn, r)).unwrap_or(Ordering::Equal))
+    }
+    fn overused(&self, ssn: &Session<'_>, q: QueueId) -> Option<bool> {
+        Some(le(&self.attr(q).deserved, &f(&ssn.queue(q).allocated)))
+    }
+    fn allocatable(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<bool> {
+        let qs = ssn.queue(q);
+        if qs.spec.state != QueueState::Open {
+            return Some(false);
+        }
+        let req = ssn.pod(pod).req;
+        Some(le_on(&f(&(qs.allocated + req)), &self.attr(q).deserved, &req))
+    }
+    fn preemptive(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<bool> {
+        self.allocatable(ssn, q, pod)
+    }
+    fn reclaimable(&self, ssn: &Session<'_>, _reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
+        let mut running: Vec<Option<FRes>> = vec![None; self.attrs.len()];
+        let mut out = Vec::new();
+        for &c in cands {
+            let q = ssn.job(ssn.pod(c).job).spec.queue;
+            let alloc = running[q.0 as usize].get_or_insert_with(|| f(&ssn.queue(q).allocated));
+            if !le(alloc, &self.attr(q).deserved) {
+                let req = f(&ssn.pod(c).req);
+                for d in 0..DIMS {
+                    alloc[d] -= req[d];
+                }
+                out.push(c);
+            }
+        }
+        Some(out)
+    }
+    fn job_enqueueable(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
+        let job = ssn.job(j);
+        let q = job.spec.queue;
+        if ssn.queue(q).spec.state != QueueState::Open {
+            return Some(-1);
+        }
+        let minr = job.spec.min_resources;
+        if minr.is_zero() {
+            return Some(1);
+        }
+        let a = self.attr(q);
+        let alloc = f(&ssn.queue(q).allocated);
+        let mut need = [0.0; DIMS];
+        let mr = f(&minr);
+        for d in 0..DIMS {
+            need[d] = mr[d] + alloc[d] + a.inqueue[d] - a.elastic[d];
+        }
+        Some(if le_on(&need, &a.real_capability, &minr) { 1 } else { -1 })
+    }
+    fn job_enqueued(&mut self, ssn: &Session<'_>, j: JobId) {
+        let job = ssn.job(j);
+        let mr = f(&job.spec.min_resources);
+        let a = &mut self.attrs[job.spec.queue.0 as usize];
+        for d in 0..DIMS {
+            a.inqueue[d] += mr[d];
+        }
+    }
+}

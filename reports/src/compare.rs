@@ -1,0 +1,172 @@
+//! Several runs side by side: the headline metrics of each run's summary.json and
+//! their relative difference to the first run, as a terminal table, Markdown or CSV.
+
+use crate::load::RunData;
+
+/// A headline metric: label (with unit), JSON pointer below `metrics`, scale factor.
+pub const HEADLINE: &[(&str, &str, f64)] = &[
+    ("jobs completed", "/completed", 1.0),
+    ("jobs unfinished", "/unfinished", 1.0),
+    ("JCT mean (h)", "/jct_s/mean", 1.0 / 3600.0),
+    ("JCT p50 (h)", "/jct_s/p50", 1.0 / 3600.0),
+    ("JCT p90 (h)", "/jct_s/p90", 1.0 / 3600.0),
+    ("JCT p99 (h)", "/jct_s/p99", 1.0 / 3600.0),
+    ("queueing delay mean (h)", "/wait_s/mean", 1.0 / 3600.0),
+    ("queueing delay p90 (h)", "/wait_s/p90", 1.0 / 3600.0),
+    ("slowdown mean", "/slowdown/mean", 1.0),
+    ("slowdown p99", "/slowdown/p99", 1.0),
+    ("makespan (h)", "/makespan_s", 1.0 / 3600.0),
+    ("GPU allocation rate (%)", "/gpu_allocation_rate", 100.0),
+    ("GPU effective utilization (%)", "/gpu_effective_utilization", 100.0),
+    ("fragmentation (% of idle GPU-time)", "/fragmentation", 100.0),
+    ("Jain's fairness index (queues)", "/jain_fairness", 1.0),
+    ("finish-time fairness rho mean", "/rho/mean", 1.0),
+    ("finish-time fairness rho max", "/rho/max", 1.0),
+    ("preemptions", "/preemptions", 1.0),
+    ("GPU-hours lost", "/gpu_hours_lost", 1.0),
+    ("gang wait mean (s)", "/gang_wait_s/mean", 1.0),
+    ("SLO misses", "/slo_misses", 1.0),
+];
+
+/// One metric across runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareRow {
+    /// Label with unit.
+    pub metric: &'static str,
+    /// Value per run (`None`: absent from that run's summary).
+    pub values: Vec<Option<f64>>,
+    /// Relative difference to the first run, `(v − v₀) / |v₀|`, per run (`None` for
+    /// the first run, a missing value, or `v₀ = 0`).
+    pub rel: Vec<Option<f64>>,
+}
+
+/// The comparison table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// Run labels, in the order given.
+    pub runs: Vec<String>,
+    /// Rows, in [`HEADLINE`] order.
+    pub rows: Vec<CompareRow>,
+}
+
+/// Compares runs (the first is the baseline).
+pub fn compare(runs: &[RunData]) -> Comparison {
+    let rows = HEADLINE
+        .iter()
+        .map(|&(metric, ptr, scale)| {
+            let values: Vec<Option<f64>> = runs.iter().map(|r| r.metric(ptr).map(|v| v * scale)).collect();
+            let base = values.first().copied().flatten();
+            let rel = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match (i, base, v) {
+                    (0, _, _) => None,
+                    (_, Some(b), Some(v)) if b != 0.0 => Some((v - b) / b.abs()),
+                    _ => None,
+                })
+                .collect();
+            CompareRow { metric, values, rel }
+        })
+        .collect();
+    Comparison { runs: runs.iter().map(|r| r.label.clone()).collect(), rows }
+}
+
+/// A value for tables: integers as such, others with 3 significant decimals.
+pub fn fmt_value(v: Option<f64>) -> String {
+    match v {
+        None => String::new(),
+        Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0}"),
+        Some(v) if v.abs() >= 100.0 => format!("{v:.1}"),
+        Some(v) => format!("{v:.3}"),
+    }
+}
+
+/// A relative difference as a signed percentage.
+pub fn fmt_rel(r: Option<f64>) -> String {
+    r.map(|r| format!("{:+.1}%", 100.0 * r)).unwrap_or_default()
+}
+
+impl Comparison {
+    /// Header: metric, then per run its value and (after the first) Δ vs the first.
+    pub fn header(&self) -> Vec<String> {
+        let mut h = vec!["metric".to_string()];
+        for (i, r) in self.runs.iter().enumerate() {
+            h.push(r.clone());
+            if i > 0 {
+                h.push(format!("Δ {r} vs {}", self.runs[0]));
+            }
+        }
+        h
+    }
+
+    /// Formatted cells, one row per metric, matching [`Comparison::header`].
+    pub fn cells(&self) -> Vec<Vec<String>> {
+        self.rows
+            .iter()
+            .map(|row| {
+                let mut c = vec![row.metric.to_string()];
+                for i in 0..self.runs.len() {
+                    c.push(fmt_value(row.values[i]));
+                    if i > 0 {
+                        c.push(fmt_rel(row.rel[i]));
+                    }
+                }
+                c
+            })
+            .collect()
+    }
+
+    /// A table for the terminal.
+    pub fn to_terminal(&self) -> String {
+        use comfy_table::{CellAlignment, Table, presets::UTF8_BORDERS_ONLY};
+        let mut t = Table::new();
+        t.load_preset(UTF8_BORDERS_ONLY);
+        t.set_header(self.header());
+        for row in self.cells() {
+            t.add_row(row);
+        }
+        for i in 1..=self.header().len().saturating_sub(1) {
+            if let Some(c) = t.column_mut(i) {
+                c.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        t.to_string()
+    }
+
+    /// A Markdown table.
+    pub fn to_markdown(&self) -> String {
+        let h = self.header();
+        let esc = |s: &str| s.replace('|', "\\|");
+        let mut out = format!("| {} |\n", h.iter().map(|s| esc(s)).collect::<Vec<_>>().join(" | "));
+        out.push_str(&format!("|---|{}\n", "---:|".repeat(h.len() - 1)));
+        for row in self.cells() {
+            out.push_str(&format!("| {} |\n", row.iter().map(|s| esc(s)).collect::<Vec<_>>().join(" | ")));
+        }
+        out
+    }
+
+    /// CSV with full-precision values and relative differences as fractions.
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut h = vec!["metric".to_string()];
+        for (i, r) in self.runs.iter().enumerate() {
+            h.push(r.clone());
+            if i > 0 {
+                h.push(format!("rel_diff:{r}"));
+            }
+        }
+        // Writing to a Vec cannot fail.
+        let _ = w.write_record(&h);
+        for row in &self.rows {
+            let mut c = vec![row.metric.to_string()];
+            for i in 0..self.runs.len() {
+                c.push(row.values[i].map(|v| v.to_string()).unwrap_or_default());
+                if i > 0 {
+                    c.push(row.rel[i].map(|v| v.to_string()).unwrap_or_default());
+                }
+            }
+            let _ = w.write_record(&c);
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+}

@@ -1,0 +1,149 @@
+//! The self-contained HTML report: scenario facts, summary and per-queue tables,
+//! the comparison (with several runs) and every plot inlined as SVG, so the file
+//! needs no network access and no other file to be viewed.
+//!
+//! The template is `templates/report.html.j2` (minijinja, auto-escaped); only the
+//! SVG plots, which lahar renders itself, are inserted unescaped.
+
+use crate::compare::{Comparison, HEADLINE, compare, fmt_value};
+use crate::load::RunData;
+use crate::plots::{PlotError, PlotKind, svg};
+use minijinja::value::Serde;
+use minijinja::{Environment, Value, context};
+use serde::Serialize;
+
+const TEMPLATE: &str = include_str!("../templates/report.html.j2");
+
+#[derive(Serialize)]
+struct Plot {
+    name: &'static str,
+    title: &'static str,
+    svg: String,
+}
+
+#[derive(Serialize)]
+struct RunView {
+    label: String,
+    scenario: String,
+    sha: String,
+    seed: String,
+    scheduler: String,
+    lahar_version: String,
+    dir: String,
+    metrics: Vec<(String, String)>,
+    queue_header: Vec<&'static str>,
+    queue_rows: Vec<Vec<String>>,
+    plots: Vec<Plot>,
+}
+
+#[derive(Serialize)]
+struct CompareView {
+    runs: Vec<String>,
+    header: Vec<String>,
+    cells: Vec<Vec<String>>,
+}
+
+/// The report could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum HtmlError {
+    /// A plot failed.
+    #[error(transparent)]
+    Plot(#[from] PlotError),
+    /// The template failed.
+    #[error("report template: {0}")]
+    Template(#[from] minijinja::Error),
+}
+
+const QUEUE_HEADER: [&str; 10] = [
+    "queue",
+    "weight",
+    "jobs",
+    "completed",
+    "JCT mean (h)",
+    "queueing delay mean (h)",
+    "GPU share (%)",
+    "deserved share (%)",
+    "rho mean",
+    "SLO misses",
+];
+
+fn run_view(r: &RunData) -> Result<RunView, PlotError> {
+    let s = &r.summary;
+    let text = |k: &str| match &s[k] {
+        serde_json::Value::String(v) => v.clone(),
+        serde_json::Value::Null => String::new(),
+        v => v.to_string(),
+    };
+    let metrics = HEADLINE
+        .iter()
+        .map(|&(label, ptr, scale)| (label.to_string(), fmt_value(r.metric(ptr).map(|v| v * scale))))
+        .collect();
+    let mut queue_rows = Vec::new();
+    if let Some(qs) = s["metrics"]["queues"].as_object() {
+        // serde_json's map is ordered by key (no preserve_order feature): stable.
+        for (name, q) in qs {
+            let f = |p: &str, scale: f64| fmt_value(q.pointer(p).and_then(|v| v.as_f64()).map(|v| v * scale));
+            queue_rows.push(vec![
+                name.clone(),
+                f("/weight", 1.0),
+                f("/jobs", 1.0),
+                f("/completed", 1.0),
+                f("/jct_s/mean", 1.0 / 3600.0),
+                f("/wait_s/mean", 1.0 / 3600.0),
+                f("/gpu_share", 100.0),
+                f("/deserved_share", 100.0),
+                f("/rho/mean", 1.0),
+                f("/slo_misses", 1.0),
+            ]);
+        }
+    }
+    let runs = std::slice::from_ref(r);
+    let plots = PlotKind::SINGLE
+        .iter()
+        .map(|&k| Ok(Plot { name: k.name(), title: k.title(), svg: svg(k, runs)? }))
+        .collect::<Result<_, PlotError>>()?;
+    Ok(RunView {
+        label: r.label.clone(),
+        scenario: text("scenario"),
+        sha: text("scenario_sha256"),
+        seed: text("seed"),
+        scheduler: text("scheduler"),
+        lahar_version: text("lahar_version"),
+        dir: r.dir.display().to_string(),
+        metrics,
+        queue_header: QUEUE_HEADER.to_vec(),
+        queue_rows,
+        plots,
+    })
+}
+
+/// Renders report.html for one or more runs (several: with the comparison to the
+/// first and overlay plots).
+pub fn render(runs: &[RunData], version: &str) -> Result<String, HtmlError> {
+    let views: Vec<RunView> = runs.iter().map(run_view).collect::<Result<_, _>>()?;
+    let (comparison, overlay) = if runs.len() > 1 {
+        let c: Comparison = compare(runs);
+        let overlay: Vec<Plot> = PlotKind::OVERLAY
+            .iter()
+            .map(|&k| Ok(Plot { name: k.name(), title: k.title(), svg: svg(k, runs)? }))
+            .collect::<Result<_, PlotError>>()?;
+        (Some(CompareView { runs: c.runs.clone(), header: c.header(), cells: c.cells() }), overlay)
+    } else {
+        (None, Vec::new())
+    };
+    let title = if runs.len() == 1 {
+        format!("lahar report: {}", runs[0].scenario())
+    } else {
+        format!("lahar report: {} runs compared", runs.len())
+    };
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)?;
+    let html = env.get_template("report.html")?.render(context! {
+        title => title,
+        version => version,
+        runs => Value::from(Serde(&views)),
+        comparison => Value::from(Serde(&comparison)),
+        overlay => Value::from(Serde(&overlay)),
+    })?;
+    Ok(html)
+}

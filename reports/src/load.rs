@@ -1,0 +1,241 @@
+//! Reading a run's output directory back (for plots, `lahar compare` and
+//! `lahar report`): summary.json, jobs.csv and timeseries.csv are required,
+//! pods.csv is read when present (placement intervals count).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// A run directory that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The directory does not exist or is not a directory.
+    #[error("{path}: not a run directory (it does not exist)")]
+    NotADir {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// A required file is missing.
+    #[error("{path}: missing (a run directory holds summary.json, jobs.csv and timeseries.csv)")]
+    Missing {
+        /// The file expected.
+        path: PathBuf,
+    },
+    /// A file could not be read or parsed.
+    #[error("{path}: {msg}")]
+    Bad {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        msg: String,
+    },
+}
+
+/// One job of jobs.csv (the columns the plots and comparison use).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobRecord {
+    /// Queue.
+    pub queue: String,
+    /// Final state.
+    pub state: String,
+    /// JCT (s), if it ended.
+    pub jct_s: Option<f64>,
+    /// Queueing delay (s), if it started.
+    pub wait_s: Option<f64>,
+    /// Distinct nodes at its last start.
+    pub nodes_spanned: u32,
+    /// Highest tier spanned at its last start.
+    pub highest_tier: u32,
+}
+
+/// timeseries.csv, column-wise.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timeseries {
+    /// Sample instants (s).
+    pub t: Vec<f64>,
+    /// Cluster GPUs.
+    pub total: Vec<f64>,
+    /// GPUs held by pods.
+    pub allocated: Vec<f64>,
+    /// GPUs doing useful work.
+    pub effective: Vec<f64>,
+    /// Jobs pending.
+    pub pending: Vec<f64>,
+    /// Jobs running.
+    pub running: Vec<f64>,
+    /// Fragmentation rate, if the column is present.
+    pub fragmentation: Option<Vec<f64>>,
+    /// Per queue (in column order): name, allocated GPUs, deserved GPUs (if present).
+    pub queues: Vec<(String, Vec<f64>, Option<Vec<f64>>)>,
+}
+
+/// A run directory, read back.
+#[derive(Clone, Debug)]
+pub struct RunData {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Short label for legends and tables (the directory's name).
+    pub label: String,
+    /// summary.json as a JSON value.
+    pub summary: Value,
+    /// jobs.csv rows.
+    pub jobs: Vec<JobRecord>,
+    /// timeseries.csv.
+    pub ts: Timeseries,
+    /// Rows of pods.csv (placement intervals), if the file is there.
+    pub pod_intervals: Option<usize>,
+}
+
+impl RunData {
+    /// Scenario name from summary.json.
+    pub fn scenario(&self) -> &str {
+        self.summary["scenario"].as_str().unwrap_or("?")
+    }
+    /// Scheduler name from summary.json.
+    pub fn scheduler(&self) -> &str {
+        self.summary["scheduler"].as_str().unwrap_or("?")
+    }
+    /// A metric by JSON pointer below `metrics` (e.g. `/jct_s/mean`).
+    pub fn metric(&self, pointer: &str) -> Option<f64> {
+        self.summary.get("metrics").and_then(|m| m.pointer(pointer)).and_then(Value::as_f64)
+    }
+}
+
+fn bad(path: &Path, msg: impl ToString) -> LoadError {
+    LoadError::Bad { path: path.to_path_buf(), msg: msg.to_string() }
+}
+
+fn open_csv(path: &Path) -> Result<csv::Reader<std::fs::File>, LoadError> {
+    if !path.is_file() {
+        return Err(LoadError::Missing { path: path.to_path_buf() });
+    }
+    csv::Reader::from_path(path).map_err(|e| bad(path, e))
+}
+
+fn column(path: &Path, headers: &csv::StringRecord, name: &str) -> Result<usize, LoadError> {
+    headers.iter().position(|h| h == name).ok_or_else(|| bad(path, format!("no column `{name}`")))
+}
+
+fn num(path: &Path, line: u64, s: &str) -> Result<Option<f64>, LoadError> {
+    if s.is_empty() {
+        return Ok(None);
+    }
+    s.parse::<f64>().map(Some).map_err(|_| bad(path, format!("line {line}: `{s}` is not a number")))
+}
+
+/// Reads a run directory.
+pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
+    if !dir.is_dir() {
+        return Err(LoadError::NotADir { path: dir.to_path_buf() });
+    }
+    let sp = dir.join("summary.json");
+    if !sp.is_file() {
+        return Err(LoadError::Missing { path: sp });
+    }
+    let text = std::fs::read(&sp).map_err(|e| bad(&sp, e))?;
+    let summary: Value = serde_json::from_slice(&text).map_err(|e| bad(&sp, e))?;
+    if !summary.get("metrics").is_some_and(Value::is_object) {
+        return Err(bad(&sp, "no `metrics` object: not a lahar summary"));
+    }
+
+    let jp = dir.join("jobs.csv");
+    let mut rd = open_csv(&jp)?;
+    let h = rd.headers().map_err(|e| bad(&jp, e))?.clone();
+    let (cq, cs, cj, cw, cst, cn, ct) = (
+        column(&jp, &h, "queue")?,
+        column(&jp, &h, "state")?,
+        column(&jp, &h, "jct_s")?,
+        column(&jp, &h, "wait_s")?,
+        column(&jp, &h, "start")?,
+        column(&jp, &h, "nodes_spanned")?,
+        column(&jp, &h, "highest_tier")?,
+    );
+    let mut jobs = Vec::new();
+    for (i, r) in rd.records().enumerate() {
+        let r = r.map_err(|e| bad(&jp, e))?;
+        let line = i as u64 + 2;
+        let started = !r.get(cst).unwrap_or("").is_empty();
+        jobs.push(JobRecord {
+            queue: r.get(cq).unwrap_or("").to_string(),
+            state: r.get(cs).unwrap_or("").to_string(),
+            jct_s: num(&jp, line, r.get(cj).unwrap_or(""))?,
+            wait_s: if started { num(&jp, line, r.get(cw).unwrap_or(""))? } else { None },
+            nodes_spanned: num(&jp, line, r.get(cn).unwrap_or(""))?.unwrap_or(0.0) as u32,
+            highest_tier: num(&jp, line, r.get(ct).unwrap_or(""))?.unwrap_or(0.0) as u32,
+        });
+    }
+
+    let tp = dir.join("timeseries.csv");
+    let mut rd = open_csv(&tp)?;
+    let h = rd.headers().map_err(|e| bad(&tp, e))?.clone();
+    let base: Vec<usize> = ["t", "gpus_total", "gpus_allocated", "gpus_busy_effective", "jobs_pending", "jobs_running"]
+        .iter()
+        .map(|c| column(&tp, &h, c))
+        .collect::<Result<_, _>>()?;
+    let frag_col = h.iter().position(|c| c == "fragmentation");
+    let qcols: Vec<(String, usize, Option<usize>)> = h
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.strip_prefix("gpus_allocated:").map(|q| (q.to_string(), i)))
+        .map(|(q, i)| {
+            let d = h.iter().position(|c| c.strip_prefix("gpus_deserved:") == Some(q.as_str()));
+            (q, i, d)
+        })
+        .collect();
+    let mut ts = Timeseries {
+        fragmentation: frag_col.map(|_| Vec::new()),
+        queues: qcols.iter().map(|(q, _, d)| (q.clone(), Vec::new(), d.map(|_| Vec::new()))).collect(),
+        ..Timeseries::default()
+    };
+    for (i, r) in rd.records().enumerate() {
+        let r = r.map_err(|e| bad(&tp, e))?;
+        let line = i as u64 + 2;
+        let get = |c: usize| num(&tp, line, r.get(c).unwrap_or("")).map(|v| v.unwrap_or(0.0));
+        ts.t.push(get(base[0])?);
+        ts.total.push(get(base[1])?);
+        ts.allocated.push(get(base[2])?);
+        ts.effective.push(get(base[3])?);
+        ts.pending.push(get(base[4])?);
+        ts.running.push(get(base[5])?);
+        if let (Some(c), Some(v)) = (frag_col, ts.fragmentation.as_mut()) {
+            v.push(get(c)?);
+        }
+        for (k, (_, a, d)) in qcols.iter().enumerate() {
+            let v = get(*a)?;
+            ts.queues[k].1.push(v);
+            if let (Some(d), Some(dv)) = (d, ts.queues[k].2.as_mut()) {
+                dv.push(get(*d)?);
+            }
+        }
+    }
+
+    let pp = dir.join("pods.csv");
+    let pod_intervals = if pp.is_file() {
+        let mut rd = open_csv(&pp)?;
+        let mut n = 0usize;
+        for r in rd.records() {
+            r.map_err(|e| bad(&pp, e))?;
+            n += 1;
+        }
+        Some(n)
+    } else {
+        None
+    };
+
+    let label = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty() && n != "." && n != "..")
+        .unwrap_or_else(|| dir.display().to_string());
+    Ok(RunData { dir: dir.to_path_buf(), label, summary, jobs, ts, pod_intervals })
+}
+
+/// Reads several run directories; labels that repeat get a `#k` suffix.
+pub fn load_runs(dirs: &[PathBuf]) -> Result<Vec<RunData>, LoadError> {
+    let mut runs: Vec<RunData> = dirs.iter().map(|d| load_run(d)).collect::<Result<_, _>>()?;
+    for i in 1..runs.len() {
+        if runs[..i].iter().any(|r| r.label == runs[i].label) {
+            runs[i].label = format!("{}#{}", runs[i].label, i + 1);
+        }
+    }
+    Ok(runs)
+}

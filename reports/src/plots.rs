@@ -1,0 +1,487 @@
+//! Plots of one run or of several runs overlaid, as SVG and PNG.
+//!
+//! Text is rendered with DejaVu Sans, bundled in the crate (`assets/`, with its
+//! license) and registered with plotters' `ab_glyph` engine, so neither format needs
+//! system fonts or libraries. Every plot has a fixed size ([`PlotKind::size`]).
+//! Long inputs are thinned before drawing: CDFs to at most [`CDF_POINTS`] quantiles,
+//! timeseries to at most [`TS_POINTS`] bucket means, so plotting stays cheap and the
+//! SVG small for 100,000-job runs.
+
+use crate::load::RunData;
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+/// The bundled font (DejaVu Sans, Bitstream Vera license; see assets/).
+static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+/// Quantiles drawn per CDF.
+pub const CDF_POINTS: usize = 1000;
+/// Points drawn per timeseries line.
+pub const TS_POINTS: usize = 1500;
+
+/// Colors of successive runs or queues (Tableau 10).
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Registers the bundled font once (plotters needs it for any text).
+pub fn init_fonts() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The font is a compile-time constant known to parse; a failure would only
+        // make text render as nothing, which the plot tests would catch.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+/// The plots lahar draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotKind {
+    /// CDF of job completion times.
+    JctCdf,
+    /// CDF of queueing delays.
+    WaitCdf,
+    /// Allocated and effective GPU utilization over time.
+    Utilization,
+    /// Pending and running jobs over time.
+    Jobs,
+    /// Per-queue GPU share against its deserved share over time (one run only).
+    QueueShare,
+    /// Jobs by nodes spanned and by highest tier (one run only).
+    Placement,
+}
+
+impl PlotKind {
+    /// Every plot of a single run, in report order.
+    pub const SINGLE: [PlotKind; 6] = [
+        PlotKind::JctCdf,
+        PlotKind::WaitCdf,
+        PlotKind::Utilization,
+        PlotKind::Jobs,
+        PlotKind::QueueShare,
+        PlotKind::Placement,
+    ];
+    /// The plots that overlay several runs (one line per run).
+    pub const OVERLAY: [PlotKind; 4] = [PlotKind::JctCdf, PlotKind::WaitCdf, PlotKind::Utilization, PlotKind::Jobs];
+
+    /// File stem.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlotKind::JctCdf => "jct_cdf",
+            PlotKind::WaitCdf => "wait_cdf",
+            PlotKind::Utilization => "gpu_utilization",
+            PlotKind::Jobs => "jobs",
+            PlotKind::QueueShare => "queue_share",
+            PlotKind::Placement => "placement",
+        }
+    }
+    /// Title.
+    pub fn title(self) -> &'static str {
+        match self {
+            PlotKind::JctCdf => "Job completion time (CDF)",
+            PlotKind::WaitCdf => "Queueing delay (CDF)",
+            PlotKind::Utilization => "GPU utilization over time",
+            PlotKind::Jobs => "Pending and running jobs over time",
+            PlotKind::QueueShare => "Queue GPU share vs deserved share",
+            PlotKind::Placement => "Placement spread",
+        }
+    }
+    /// Size in pixels (width, height), the same for SVG and PNG.
+    pub fn size(self) -> (u32, u32) {
+        match self {
+            PlotKind::Placement => (1000, 450),
+            _ => (900, 500),
+        }
+    }
+}
+
+/// A plot that could not be drawn or written.
+#[derive(Debug, thiserror::Error)]
+#[error("plot {plot}: {msg}")]
+pub struct PlotError {
+    /// Plot name.
+    pub plot: String,
+    /// What failed.
+    pub msg: String,
+}
+
+/// Renders a plot to an SVG string.
+pub fn svg(kind: PlotKind, runs: &[RunData]) -> Result<String, PlotError> {
+    init_fonts();
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, kind.size()).into_drawing_area();
+        draw(kind, runs, &root).map_err(|msg| PlotError { plot: kind.name().into(), msg })?;
+        root.present().map_err(|e| PlotError { plot: kind.name().into(), msg: e.to_string() })?;
+    }
+    Ok(buf)
+}
+
+/// Renders a plot to a PNG file.
+pub fn png(kind: PlotKind, runs: &[RunData], path: &Path) -> Result<(), PlotError> {
+    init_fonts();
+    let err = |msg: String| PlotError { plot: kind.name().into(), msg };
+    let root = BitMapBackend::new(path, kind.size()).into_drawing_area();
+    draw(kind, runs, &root).map_err(err)?;
+    root.present().map_err(|e| err(format!("{}: {e}", path.display())))
+}
+
+/// Writes every plot (`SINGLE` for one run, `OVERLAY` for several) as SVG and PNG
+/// into `dir` (created if needed); returns the files written.
+pub fn write_plots(dir: &Path, runs: &[RunData]) -> Result<Vec<PathBuf>, PlotError> {
+    std::fs::create_dir_all(dir).map_err(|e| PlotError { plot: "*".into(), msg: format!("{}: {e}", dir.display()) })?;
+    let kinds: &[PlotKind] = if runs.len() == 1 { &PlotKind::SINGLE } else { &PlotKind::OVERLAY };
+    let mut files = Vec::new();
+    for &k in kinds {
+        let s = svg(k, runs)?;
+        let p = dir.join(format!("{}.svg", k.name()));
+        std::fs::write(&p, s).map_err(|e| PlotError { plot: k.name().into(), msg: format!("{}: {e}", p.display()) })?;
+        files.push(p);
+        let p = dir.join(format!("{}.png", k.name()));
+        png(k, runs, &p)?;
+        files.push(p);
+    }
+    Ok(files)
+}
+
+type Res = Result<(), String>;
+/// A CDF: label, number of values, thinned points.
+type Cdf = (String, usize, Vec<(f64, f64)>);
+/// A chart with linear f64 axes.
+type TimeChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+fn e<T: std::fmt::Display>(x: T) -> String {
+    x.to_string()
+}
+
+fn draw<DB: DrawingBackend>(kind: PlotKind, runs: &[RunData], root: &DrawingArea<DB, Shift>) -> Res {
+    root.fill(&WHITE).map_err(e)?;
+    match kind {
+        PlotKind::JctCdf => cdf(root, runs, kind.title(), "job completion time", |r| {
+            r.jobs.iter().filter(|j| j.state == "Completed").filter_map(|j| j.jct_s).collect()
+        }),
+        PlotKind::WaitCdf => {
+            cdf(root, runs, kind.title(), "queueing delay", |r| r.jobs.iter().filter_map(|j| j.wait_s).collect())
+        }
+        PlotKind::Utilization => utilization(root, runs),
+        PlotKind::Jobs => jobs(root, runs),
+        PlotKind::QueueShare => queue_share(root, &runs[..1.min(runs.len())]),
+        PlotKind::Placement => placement(root, &runs[..1.min(runs.len())]),
+    }
+}
+
+/// Thins a sorted sample to at most `CDF_POINTS` (value, cumulative fraction) points.
+fn cdf_points(mut v: Vec<f64>) -> Vec<(f64, f64)> {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let step = n.div_ceil(CDF_POINTS).max(1);
+    let mut pts: Vec<(f64, f64)> = (0..n).step_by(step).map(|i| (v[i], (i + 1) as f64 / n as f64)).collect();
+    pts.push((v[n - 1], 1.0));
+    pts
+}
+
+/// Duration axis: seconds → the unit that suits the largest value.
+fn duration_unit(max_s: f64) -> (f64, &'static str) {
+    if max_s >= 3.0 * 86400.0 {
+        (86400.0, "days")
+    } else if max_s >= 3.0 * 3600.0 {
+        (3600.0, "hours")
+    } else if max_s >= 180.0 {
+        (60.0, "minutes")
+    } else {
+        (1.0, "seconds")
+    }
+}
+
+fn fmt_num(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 100.0 || v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').to_string()
+    }
+}
+
+fn cdf(
+    root: &DrawingArea<impl DrawingBackend, Shift>,
+    runs: &[RunData],
+    title: &str,
+    what: &str,
+    values: impl Fn(&RunData) -> Vec<f64>,
+) -> Res {
+    let series: Vec<Cdf> = runs
+        .iter()
+        .map(|r| {
+            let v = values(r);
+            (r.label.clone(), v.len(), cdf_points(v))
+        })
+        .collect();
+    let max = series.iter().flat_map(|s| s.2.iter().map(|p| p.0)).fold(0.0f64, f64::max);
+    let (unit, uname) = duration_unit(max);
+    // Log axis: values below 1/100 of the unit (including zero) are drawn at that floor.
+    let floor = 0.01;
+    let xmax = (max / unit).max(floor * 10.0) * 1.2;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(50)
+        .y_label_area_size(60)
+        .build_cartesian_2d((floor..xmax).log_scale(), 0.0..1.0)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc(format!("{what} ({uname}, log scale; values below {floor} drawn at {floor})"))
+        .y_desc("share of jobs")
+        .x_label_formatter(&|v| fmt_num(*v))
+        .y_label_formatter(&|v| format!("{:.0}%", v * 100.0))
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 15))
+        .draw()
+        .map_err(e)?;
+    for (i, (label, n, pts)) in series.iter().enumerate() {
+        let c = color(i);
+        let mut line: Vec<(f64, f64)> = Vec::with_capacity(pts.len() * 2);
+        let mut prev = 0.0;
+        for &(x, y) in pts {
+            let x = (x / unit).max(floor);
+            line.push((x, prev));
+            line.push((x, y));
+            prev = y;
+        }
+        chart
+            .draw_series(LineSeries::new(line, c.stroke_width(2)))
+            .map_err(e)?
+            .label(format!("{label} ({n} jobs)"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    legend(&mut chart)
+}
+
+fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+) -> Res {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .label_font(("sans-serif", 14))
+        .draw()
+        .map_err(e)
+}
+
+/// Bucket means: at most `TS_POINTS` points.
+fn thin(t: &[f64], v: &[f64]) -> Vec<(f64, f64)> {
+    let n = t.len().min(v.len());
+    let k = n.div_ceil(TS_POINTS).max(1);
+    (0..n)
+        .step_by(k)
+        .map(|i| {
+            let j = (i + k).min(n);
+            let m = (j - i) as f64;
+            (t[i..j].iter().sum::<f64>() / m, v[i..j].iter().sum::<f64>() / m)
+        })
+        .collect()
+}
+
+fn time_unit(runs: &[RunData]) -> (f64, &'static str) {
+    let max = runs.iter().filter_map(|r| r.ts.t.last().copied()).fold(0.0f64, f64::max);
+    duration_unit(max)
+}
+
+fn time_chart<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    runs: &[RunData],
+    title: &str,
+    ymax: f64,
+    ydesc: &str,
+    percent: bool,
+) -> Result<(TimeChart<'a, DB>, f64), String> {
+    let (unit, uname) = time_unit(runs);
+    let tmax = runs.iter().filter_map(|r| r.ts.t.last().copied()).fold(0.0f64, f64::max) / unit;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(50)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..tmax.max(1e-9), 0.0..ymax.max(1e-9))
+        .map_err(e)?;
+    let pct = |v: &f64| format!("{v:.0}%");
+    let plain = |v: &f64| fmt_num(*v);
+    let fy: &dyn Fn(&f64) -> String = if percent { &pct } else { &plain };
+    chart
+        .configure_mesh()
+        .x_desc(format!("simulated time ({uname})"))
+        .y_desc(ydesc)
+        .x_label_formatter(&|v| fmt_num(*v))
+        .y_label_formatter(fy)
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 15))
+        .draw()
+        .map_err(e)?;
+    Ok((chart, unit))
+}
+
+fn utilization(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData]) -> Res {
+    let (mut chart, unit) = time_chart(root, runs, PlotKind::Utilization.title(), 105.0, "GPUs (% of cluster)", true)?;
+    let many = runs.len() > 1;
+    for (i, r) in runs.iter().enumerate() {
+        let ts = &r.ts;
+        let pct = |v: &[f64]| -> Vec<f64> {
+            v.iter().zip(&ts.total).map(|(a, t)| if *t > 0.0 { 100.0 * a / t } else { 0.0 }).collect()
+        };
+        let t: Vec<f64> = ts.t.iter().map(|x| x / unit).collect();
+        let alloc = thin(&t, &pct(&ts.allocated));
+        let eff = thin(&t, &pct(&ts.effective));
+        let (ca, ce) = if many { (color(i), color(i)) } else { (color(0), color(2)) };
+        let prefix = if many { format!("{}: ", r.label) } else { String::new() };
+        chart
+            .draw_series(LineSeries::new(alloc, ca.stroke_width(2)))
+            .map_err(e)?
+            .label(format!("{prefix}allocated"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], ca.stroke_width(2)));
+        chart
+            .draw_series(DashedLineSeries::new(eff, 6, 4, ce.stroke_width(2)))
+            .map_err(e)?
+            .label(format!("{prefix}effective (dashed)"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], ce.stroke_width(1)));
+    }
+    legend(&mut chart)
+}
+
+fn jobs(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData]) -> Res {
+    let ymax = runs
+        .iter()
+        .flat_map(|r| r.ts.pending.iter().chain(r.ts.running.iter()))
+        .fold(0.0f64, |a, &b| a.max(b))
+        .max(1.0)
+        * 1.1;
+    let (mut chart, unit) = time_chart(root, runs, PlotKind::Jobs.title(), ymax, "jobs", false)?;
+    let many = runs.len() > 1;
+    for (i, r) in runs.iter().enumerate() {
+        let t: Vec<f64> = r.ts.t.iter().map(|x| x / unit).collect();
+        let (cp, cr) = if many { (color(i), color(i)) } else { (color(1), color(0)) };
+        let prefix = if many { format!("{}: ", r.label) } else { String::new() };
+        chart
+            .draw_series(LineSeries::new(thin(&t, &r.ts.running), cr.stroke_width(2)))
+            .map_err(e)?
+            .label(format!("{prefix}running"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], cr.stroke_width(2)));
+        chart
+            .draw_series(DashedLineSeries::new(thin(&t, &r.ts.pending), 6, 4, cp.stroke_width(2)))
+            .map_err(e)?
+            .label(format!("{prefix}pending (dashed)"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], cp.stroke_width(1)));
+    }
+    legend(&mut chart)
+}
+
+fn queue_share(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData]) -> Res {
+    let (mut chart, unit) =
+        time_chart(root, runs, PlotKind::QueueShare.title(), 105.0, "share of cluster GPUs (%)", true)?;
+    if let Some(r) = runs.first() {
+        let t: Vec<f64> = r.ts.t.iter().map(|x| x / unit).collect();
+        let pct = |v: &[f64]| -> Vec<f64> {
+            v.iter().zip(&r.ts.total).map(|(a, t)| if *t > 0.0 { 100.0 * a / t } else { 0.0 }).collect()
+        };
+        for (i, (name, alloc, deserved)) in r.ts.queues.iter().enumerate() {
+            let c = color(i);
+            chart
+                .draw_series(LineSeries::new(thin(&t, &pct(alloc)), c.stroke_width(2)))
+                .map_err(e)?
+                .label(format!("{name}: allocated"))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+            if let Some(d) = deserved {
+                chart
+                    .draw_series(DashedLineSeries::new(thin(&t, &pct(d)), 6, 4, c.stroke_width(1)))
+                    .map_err(e)?
+                    .label(format!("{name}: deserved (dashed)"))
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(1)));
+            }
+        }
+    }
+    legend(&mut chart)
+}
+
+fn bars(
+    area: &DrawingArea<impl DrawingBackend, Shift>,
+    title: &str,
+    xdesc: &str,
+    counts: &[(u32, usize)],
+    c: RGBColor,
+) -> Res {
+    let xmax = counts.iter().map(|c| c.0).max().unwrap_or(0) + 1;
+    let ymax = counts.iter().map(|c| c.1).max().unwrap_or(0).max(1) as f64 * 1.1;
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 18))
+        .margin(15)
+        .x_label_area_size(50)
+        .y_label_area_size(60)
+        .build_cartesian_2d(-0.5f64..(xmax as f64 - 0.5), 0.0..ymax)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_desc(xdesc)
+        .y_desc("jobs")
+        .x_labels((xmax as usize).min(16))
+        .x_label_formatter(&|v| if v.fract().abs() < 1e-9 { format!("{v:.0}") } else { String::new() })
+        .y_label_formatter(&|v| fmt_num(*v))
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 15))
+        .draw()
+        .map_err(e)?;
+    chart
+        .draw_series(
+            counts
+                .iter()
+                .map(|&(x, n)| Rectangle::new([(x as f64 - 0.4, 0.0), (x as f64 + 0.4, n as f64)], c.filled())),
+        )
+        .map_err(e)?;
+    Ok(())
+}
+
+fn placement(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData]) -> Res {
+    let Some(r) = runs.first() else { return Ok(()) };
+    let started: Vec<_> = r.jobs.iter().filter(|j| j.nodes_spanned > 0).collect();
+    let count = |f: &dyn Fn(&crate::load::JobRecord) -> u32| -> Vec<(u32, usize)> {
+        let mut m = std::collections::BTreeMap::new();
+        for j in &started {
+            *m.entry(f(j)).or_insert(0usize) += 1;
+        }
+        m.into_iter().collect()
+    };
+    let titled = root.titled(PlotKind::Placement.title(), ("sans-serif", 22)).map_err(e)?;
+    let (left, right) = titled.split_horizontally(root.dim_in_pixel().0 / 2);
+    bars(&left, "jobs by nodes spanned", "nodes spanned at last start", &count(&|j| j.nodes_spanned), color(0))?;
+    bars(
+        &right,
+        "jobs by highest tier",
+        "highest switch tier spanned (0 = one node)",
+        &count(&|j| j.highest_tier),
+        color(1),
+    )
+}

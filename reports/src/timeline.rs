@@ -1,0 +1,318 @@
+//! The facts metrics are computed from, and the exact time sweep over them.
+//!
+//! [`Facts`] is a plain copy of what a run recorded (jobs, pod placement intervals,
+//! nodes, queues), so the metrics can be tested on hand-made records without the
+//! engine. [`sweep`] walks every instant at which something changes (a pod starts or
+//! ends, a job is submitted or ends) and integrates, exactly over time, the
+//! quantities that are piecewise constant between those instants: fragmentation,
+//! each queue's deserved share, and the number of active jobs.
+
+use lahar_core::engine::RunOutput;
+use lahar_core::job::JobPhase;
+use lahar_core::resource::{GPU, Resources};
+
+/// One queue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueFact {
+    /// Name.
+    pub name: String,
+    /// Proportion weight.
+    pub weight: u32,
+}
+
+/// One submitted job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobFact {
+    /// Index into [`Facts::queues`].
+    pub queue: usize,
+    /// Whole GPUs requested by all its pods.
+    pub gpus: i64,
+    /// Submit time (µs).
+    pub submit: u64,
+    /// First time its gang was satisfied (µs).
+    pub first_start: Option<u64>,
+    /// End (µs), once terminal.
+    pub end: Option<u64>,
+    /// True if it ended `Completed`.
+    pub completed: bool,
+    /// Run time under ideal placement (µs).
+    pub ideal: u64,
+    /// Sessions in which it lost pods to eviction.
+    pub preemptions: u32,
+    /// Work lost to stops (GPU·µs).
+    pub lost_gpu_us: u128,
+    /// Exposed communication (GPU·µs).
+    pub comm_gpu_us: u128,
+    /// Pod shapes: request of one pod and how many such pods the job has.
+    pub shapes: Vec<(Resources, u32)>,
+}
+
+/// One pod placement interval `[start, end)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PodFact {
+    /// Index into [`Facts::jobs`].
+    pub job: usize,
+    /// Node index.
+    pub node: usize,
+    /// Requests of the pod.
+    pub req: Resources,
+    /// Start (µs).
+    pub start: u64,
+    /// End (µs).
+    pub end: u64,
+}
+
+/// Everything the metrics need about a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Facts {
+    /// End of the run (µs): the last event, or the horizon.
+    pub end: u64,
+    /// Allocatable resources per node.
+    pub nodes: Vec<Resources>,
+    /// Queues.
+    pub queues: Vec<QueueFact>,
+    /// Submitted jobs.
+    pub jobs: Vec<JobFact>,
+    /// Pod placement intervals.
+    pub pods: Vec<PodFact>,
+}
+
+impl Facts {
+    /// Copies the facts out of a run. Jobs never submitted (past the horizon) are left
+    /// out; pod records keep pointing at the right jobs.
+    pub fn from_output(out: &RunOutput) -> Facts {
+        let mut index = vec![usize::MAX; out.world.jobs.len()];
+        let mut jobs = Vec::new();
+        for (i, j) in out.world.jobs.iter().enumerate() {
+            if j.phase == JobPhase::NotSubmitted {
+                continue;
+            }
+            index[i] = jobs.len();
+            let s = &j.spec;
+            jobs.push(JobFact {
+                queue: s.queue.0 as usize,
+                gpus: s.total_gpus(),
+                submit: s.submit.micros(),
+                first_start: j.first_start.map(|t| t.micros()),
+                end: j.end.map(|t| t.micros()),
+                completed: j.phase == JobPhase::Completed,
+                ideal: s.duration.micros(),
+                preemptions: j.preemptions,
+                lost_gpu_us: j.progress.lost_gpu_us,
+                comm_gpu_us: j.progress.comm_gpu_us,
+                shapes: s.tasks.iter().map(|t| (t.requests, t.replicas)).collect(),
+            });
+        }
+        let pods = out
+            .pods
+            .iter()
+            .filter(|p| index[p.job.0 as usize] != usize::MAX)
+            .map(|p| PodFact {
+                job: index[p.job.0 as usize],
+                node: p.node.0 as usize,
+                req: out.world.pods[p.pod.0 as usize].req,
+                start: p.start.micros(),
+                end: p.end.micros(),
+            })
+            .collect();
+        Facts {
+            end: out.stats.end.micros(),
+            nodes: out.world.cluster.nodes.iter().map(|n| n.allocatable).collect(),
+            queues: out
+                .world
+                .queues
+                .iter()
+                .map(|q| QueueFact { name: q.spec.name.clone(), weight: q.spec.weight.max(1) })
+                .collect(),
+            jobs,
+            pods,
+        }
+    }
+
+    /// Cluster GPUs (milli).
+    pub fn gpus_total_milli(&self) -> i64 {
+        self.nodes.iter().map(|n| n.get(GPU)).sum()
+    }
+
+    /// The target workload of the fragmentation metric: every distinct pod shape that
+    /// requests GPUs, with its probability (its share of all GPU pods of the run).
+    pub fn target_workload(&self) -> Vec<(Resources, f64)> {
+        let mut shapes: Vec<(Resources, u64)> = Vec::new();
+        for j in &self.jobs {
+            for &(req, n) in &j.shapes {
+                if req.get(GPU) <= 0 || n == 0 {
+                    continue;
+                }
+                match shapes.iter_mut().find(|(r, _)| *r == req) {
+                    Some(e) => e.1 += n as u64,
+                    None => shapes.push((req, n as u64)),
+                }
+            }
+        }
+        let total: u64 = shapes.iter().map(|s| s.1).sum();
+        shapes.into_iter().map(|(r, n)| (r, n as f64 / total as f64)).collect()
+    }
+}
+
+/// Time integrals (over `[0, end)`) and per-sample values from the sweep.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timeline {
+    /// ∫ fragmented GPUs dt (GPU·µs).
+    pub frag_gpu_us: f64,
+    /// ∫ idle GPUs dt (GPU·µs).
+    pub idle_gpu_us: f64,
+    /// Per queue: ∫ deserved GPUs dt (GPU·µs).
+    pub deserved_gpu_us: Vec<f64>,
+    /// Per queue: ∫ allocated GPUs dt (GPU·µs).
+    pub allocated_gpu_us: Vec<f64>,
+    /// Fragmentation rate (fragmented / idle GPUs, 0 when none is idle) at each
+    /// requested sample instant.
+    pub frag_at: Vec<f64>,
+    /// Deserved GPUs per queue at each requested sample instant.
+    pub deserved_at: Vec<Vec<f64>>,
+    /// Breakpoints of the active-job count: `(t, ∫₀ᵗ N, N just after t)`.
+    active: Vec<(u64, f64, u32)>,
+}
+
+impl Timeline {
+    /// ∫ N dt over `[a, b)`, N being the number of submitted, not yet ended jobs.
+    pub fn active_integral(&self, a: u64, b: u64) -> f64 {
+        self.active_upto(b) - self.active_upto(a)
+    }
+
+    fn active_upto(&self, x: u64) -> f64 {
+        let i = self.active.partition_point(|&(t, _, _)| t <= x);
+        if i == 0 {
+            return 0.0;
+        }
+        let (t, cum, n) = self.active[i - 1];
+        cum + n as f64 * (x - t) as f64
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Change {
+    PodEnd(usize),
+    JobEnd(usize),
+    PodStart(usize),
+    JobSubmit(usize),
+}
+
+/// Fragmented GPUs of one node with `idle` resources, in expectation over the
+/// target workload: its idle GPUs count when a pod of the shape cannot be placed.
+fn node_frag(idle: &Resources, target: &[(Resources, f64)]) -> f64 {
+    let gpus = idle.get(GPU).max(0) as f64 / 1000.0;
+    if gpus == 0.0 {
+        return 0.0;
+    }
+    target.iter().filter(|(req, _)| !req.fits_in(idle)).map(|(_, p)| p * gpus).sum()
+}
+
+/// Sweeps the run once; `samples` (ascending, µs) are the instants at which the
+/// per-sample values are wanted (the state just after every change at that instant).
+pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
+    let end = f.end;
+    let nq = f.queues.len();
+    let total_gpus = f.gpus_total_milli() as f64 / 1000.0;
+    let target = f.target_workload();
+    let mut changes: Vec<(u64, Change)> = Vec::with_capacity(2 * (f.pods.len() + f.jobs.len()));
+    for (i, p) in f.pods.iter().enumerate() {
+        if p.start < p.end {
+            changes.push((p.start, Change::PodStart(i)));
+            changes.push((p.end, Change::PodEnd(i)));
+        }
+    }
+    for (i, j) in f.jobs.iter().enumerate() {
+        changes.push((j.submit, Change::JobSubmit(i)));
+        if let Some(e) = j.end {
+            changes.push((e, Change::JobEnd(i)));
+        }
+    }
+    changes.sort_unstable();
+
+    let mut idle: Vec<Resources> = f.nodes.clone();
+    let mut frag: Vec<f64> = idle.iter().map(|r| node_frag(r, &target)).collect();
+    let mut frag_sum: f64 = frag.iter().sum();
+    let mut idle_gpus: f64 = total_gpus;
+    let mut active_q = vec![0u32; nq];
+    let mut alloc_q = vec![0f64; nq];
+    let mut n_active: u32 = 0;
+    let mut tl = Timeline {
+        deserved_gpu_us: vec![0.0; nq],
+        allocated_gpu_us: vec![0.0; nq],
+        active: vec![(0, 0.0, 0)],
+        ..Timeline::default()
+    };
+    let deserved = |active_q: &[u32]| -> Vec<f64> {
+        let w: u64 = f.queues.iter().zip(active_q).filter(|(_, a)| **a > 0).map(|(q, _)| q.weight as u64).sum();
+        f.queues
+            .iter()
+            .zip(active_q)
+            .map(|(q, &a)| if a > 0 && w > 0 { total_gpus * q.weight as f64 / w as f64 } else { 0.0 })
+            .collect()
+    };
+    let mut cur_deserved = vec![0.0; nq];
+    let mut k = 0;
+    let mut s = 0;
+    // Samples before the first change see the empty cluster.
+    let mut t = 0u64;
+    loop {
+        // Apply every change at instant `t`.
+        while k < changes.len() && changes[k].0 <= t {
+            match changes[k].1 {
+                Change::PodStart(i) | Change::PodEnd(i) => {
+                    let p = &f.pods[i];
+                    let start = matches!(changes[k].1, Change::PodStart(_));
+                    let n = p.node;
+                    if start {
+                        idle[n] -= p.req;
+                    } else {
+                        idle[n] += p.req;
+                    }
+                    let g = p.req.get(GPU) as f64 / 1000.0;
+                    idle_gpus += if start { -g } else { g };
+                    let q = f.jobs[p.job].queue;
+                    alloc_q[q] += if start { g } else { -g };
+                    let nf = node_frag(&idle[n], &target);
+                    frag_sum += nf - frag[n];
+                    frag[n] = nf;
+                }
+                Change::JobSubmit(i) => {
+                    active_q[f.jobs[i].queue] += 1;
+                    n_active += 1;
+                }
+                Change::JobEnd(i) => {
+                    active_q[f.jobs[i].queue] -= 1;
+                    n_active -= 1;
+                }
+            }
+            if matches!(changes[k].1, Change::JobSubmit(_) | Change::JobEnd(_)) {
+                cur_deserved = deserved(&active_q);
+            }
+            k += 1;
+        }
+        let last = tl.active.last().copied().unwrap_or((0, 0.0, 0));
+        let cum = last.1 + last.2 as f64 * (t - last.0) as f64;
+        tl.active.push((t, cum, n_active));
+        let next = changes.get(k).map(|c| c.0);
+        while s < samples.len() && next.is_none_or(|n| samples[s] < n) {
+            tl.frag_at.push(if idle_gpus > 1e-9 { (frag_sum / idle_gpus).clamp(0.0, 1.0) } else { 0.0 });
+            tl.deserved_at.push(cur_deserved.clone());
+            s += 1;
+        }
+        if t < end {
+            let dt = (next.unwrap_or(end).min(end) - t) as f64;
+            tl.frag_gpu_us += frag_sum.max(0.0) * dt;
+            tl.idle_gpu_us += idle_gpus.max(0.0) * dt;
+            for q in 0..nq {
+                tl.deserved_gpu_us[q] += cur_deserved[q] * dt;
+                tl.allocated_gpu_us[q] += alloc_q[q] * dt;
+            }
+        }
+        match next {
+            Some(n) => t = n,
+            None => break,
+        }
+    }
+    tl
+}

@@ -1,0 +1,118 @@
+//! `lahar compare`, `lahar report`, plots after `lahar run --plots`, and the
+//! progress bar of long runs. The work is in `lahar-reports`; this module reads run
+//! directories, writes files and maps failures to the CLI's exit codes.
+
+use lahar_core::time::SimTime;
+use lahar_reports::compare::{Comparison, compare as compare_runs};
+use lahar_reports::load::{RunData, load_runs};
+use lahar_reports::plots::write_plots;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// Why a report command failed, with its exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// Bad input (missing or unreadable run directory): exit 2.
+    #[error("{0}")]
+    Input(String),
+    /// Outputs could not be written or rendered: exit 1.
+    #[error("{0}")]
+    Output(String),
+}
+
+impl ReportError {
+    /// The exit code the CLI contract gives this failure.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ReportError::Input(_) => 2,
+            ReportError::Output(_) => 1,
+        }
+    }
+}
+
+fn load(dirs: &[PathBuf]) -> Result<Vec<RunData>, ReportError> {
+    if dirs.is_empty() {
+        return Err(ReportError::Input("no run directory given".into()));
+    }
+    load_runs(dirs).map_err(|e| ReportError::Input(e.to_string()))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), ReportError> {
+    std::fs::write(path, text).map_err(|e| ReportError::Output(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Writes the plots of one run directory into `<dir>/plots/`; returns the files.
+pub fn run_plots(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    let runs = load(&[dir.to_path_buf()])?;
+    write_plots(&dir.join("plots"), &runs).map_err(|e| ReportError::Output(e.to_string()))
+}
+
+/// `lahar compare DIR...`: reads the runs, writes `compare.csv`, `compare.md` and
+/// overlay plots (`plots/*.svg|png`) into `out`, and returns the comparison.
+pub fn compare(dirs: &[PathBuf], out: &Path) -> Result<Comparison, ReportError> {
+    let runs = load(dirs)?;
+    let c = compare_runs(&runs);
+    std::fs::create_dir_all(out).map_err(|e| ReportError::Output(format!("cannot create {}: {e}", out.display())))?;
+    write(&out.join("compare.csv"), &c.to_csv())?;
+    write(&out.join("compare.md"), &c.to_markdown())?;
+    write_plots(&out.join("plots"), &runs).map_err(|e| ReportError::Output(e.to_string()))?;
+    Ok(c)
+}
+
+/// `lahar report DIR...`: writes each run's plots into `<dir>/plots/` and one
+/// self-contained HTML report to `out` (default: `<DIR>/report.html` for one run,
+/// `report.html` in the current directory for several). Returns the report's path.
+pub fn report(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf, ReportError> {
+    let runs = load(dirs)?;
+    for r in &runs {
+        write_plots(&r.dir.join("plots"), std::slice::from_ref(r)).map_err(|e| ReportError::Output(e.to_string()))?;
+    }
+    let html = lahar_reports::html::render(&runs, crate::VERSION).map_err(|e| ReportError::Output(e.to_string()))?;
+    let path = match out {
+        Some(p) => p.to_path_buf(),
+        None if runs.len() == 1 => runs[0].dir.join("report.html"),
+        None => PathBuf::from("report.html"),
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| ReportError::Output(format!("cannot create {}: {e}", parent.display())))?;
+    }
+    write(&path, &html)?;
+    Ok(path)
+}
+
+/// A progress bar on stderr showing simulated time and jobs done. It draws only
+/// when stderr is a terminal (indicatif also hides itself for `TERM=dumb`), so CI
+/// logs and pipes stay quiet.
+pub struct Progress {
+    bar: indicatif::ProgressBar,
+}
+
+impl Progress {
+    /// A bar over `jobs` jobs; hidden unless stderr is a terminal.
+    pub fn new(jobs: usize) -> Progress {
+        let bar = if std::io::stderr().is_terminal() {
+            indicatif::ProgressBar::new(jobs as u64)
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} jobs done, simulated {msg}",
+        ) {
+            bar.set_style(style);
+        }
+        Progress { bar }
+    }
+
+    /// Reports the engine's progress (its `run_with` callback).
+    pub fn update(&self, now: SimTime, done: usize) {
+        let s = now.micros() / 1_000_000;
+        self.bar.set_position(done as u64);
+        self.bar.set_message(format!("{}d {:02}h {:02}m", s / 86400, s % 86400 / 3600, s % 3600 / 60));
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

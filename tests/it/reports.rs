@@ -1,0 +1,248 @@
+//! Reports: exact metric values on a hand-computed tiny run, plots, and the
+//! `compare` / `report` commands.
+
+use super::*;
+use assert_cmd::cargo::cargo_bin_cmd;
+
+/// Two nodes of 4 GPUs, FIFO with first-fit (pinned: the default scheduler is
+/// Volcano's, whose proportion plugin would hold j3 back), queues `a` (weight 2) and `b` (weight 1), three jobs:
+/// j1 (a, 1×4 GPUs, 100 s) at 0 → runs 0–100 on n-0;
+/// j2 (b, 2×4 GPUs, 50 s) at 10 → needs both nodes, waits until 100, runs 100–150;
+/// j3 (a, 1×2 GPUs, 30 s) at 20 → fits on n-1, runs 20–50.
+pub const TINY: &str = "    nodes:
+      - {name: n-0, cpu: 16, memory: 64Gi, gpus: 4}
+      - {name: n-1, cpu: 16, memory: 64Gi, gpus: 4}
+  scheduler: {baseline: gang-fifo}
+  queues:
+    - {name: a, weight: 2}
+    - {name: b, weight: 1}
+  workload:
+    - jobs:
+      - {name: j1, queue: a, duration: 100s, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 4}}]}
+      - {name: j2, queue: b, submitAt: 10s, duration: 50s, tasks: [{name: w, replicas: 2, resources: {nvidia.com/gpu: 4}}]}
+      - {name: j3, queue: a, submitAt: 20s, duration: 30s, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 2}}]}
+  output: {sampleInterval: 10s}
+";
+
+fn close(a: f64, b: f64, what: &str) {
+    assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{what}: got {a}, expected {b}");
+}
+
+fn dist(d: &lahar_reports::metrics::Dist, mean: f64, p50: f64, p90: f64, p99: f64, max: f64, what: &str) {
+    close(d.mean, mean, &format!("{what}.mean"));
+    close(d.p50, p50, &format!("{what}.p50"));
+    close(d.p90, p90, &format!("{what}.p90"));
+    close(d.p99, p99, &format!("{what}.p99"));
+    close(d.max, max, &format!("{what}.max"));
+}
+
+#[test]
+fn tiny_run_metrics_are_exact() {
+    let r = run_str(&scenario(TINY, ""));
+    let s = &r.summary;
+    assert_eq!((s.jobs, s.completed, s.unfinished, s.ended_otherwise), (3, 3, 0, 0));
+    // JCT 100, 140, 30 (nearest rank: p50 = 2nd of 3, p90 = p99 = 3rd).
+    dist(&s.jct_s, 90.0, 100.0, 140.0, 140.0, 140.0, "jct");
+    // Waits 0, 90, 0.
+    dist(&s.wait_s, 30.0, 0.0, 90.0, 90.0, 90.0, "wait");
+    // Slowdowns 1, 140/50, 1.
+    dist(&s.slowdown, (1.0 + 1.0 + 2.8) / 3.0, 1.0, 2.8, 2.8, 2.8, "slowdown");
+    close(s.makespan_s, 150.0, "makespan");
+    close(s.sim_time_s, 150.0, "sim time");
+    close(s.gpus_total, 8.0, "gpus");
+    // Held GPU·s: j1 4×100 + j3 2×30 + j2 8×50 = 860 of 8×150.
+    close(s.gpu_allocation_rate, 860.0 / 1200.0, "allocation");
+    close(s.gpu_effective_utilization, 860.0 / 1200.0, "effective (ideal runtime: no comm, no loss)");
+    // Target workload: 4-GPU pods with p = 3/4, 2-GPU pods with p = 1/4. Only in
+    // [20, 50) is an idle GPU fragmented: n-1 has 2 idle, a 4-GPU pod cannot use them
+    // → 1.5 expected fragmented GPUs. Idle GPU·s: 4×20 + 2×30 + 4×50 + 0×50 = 340.
+    close(s.fragmentation, 1.5 * 30.0 / 340.0, "fragmentation");
+    close(s.fragmented_gpus_mean, 1.5 * 30.0 / 150.0, "fragmented gpus");
+    // Deserved (8 GPUs by weight among queues with jobs): a alone [0,10) 8;
+    // both [10,100) a 16/3, b 8/3; b alone [100,150) 8.
+    let a = &s.queues["a"];
+    let b = &s.queues["b"];
+    close(a.gpu_share, 460.0 / 1200.0, "a share");
+    close(b.gpu_share, 400.0 / 1200.0, "b share");
+    close(a.deserved_share, (80.0 + 16.0 / 3.0 * 90.0) / 1200.0, "a deserved");
+    close(b.deserved_share, (8.0 / 3.0 * 90.0 + 400.0) / 1200.0, "b deserved");
+    let (xa, xb) = (460.0 / 560.0, 400.0 / 640.0);
+    close(a.share_over_deserved, xa, "a share/deserved");
+    close(b.share_over_deserved, xb, "b share/deserved");
+    close(s.jain_fairness, (xa + xb) * (xa + xb) / (2.0 * (xa * xa + xb * xb)), "jain");
+    // ρ: active jobs N(t) = 1,2,3,2,1 on [0,10,20,50,100,150).
+    // j1: N̄ = 220/100 = 2.2, isolated 100 × 4×2.2/8 = 110 → 100/110.
+    // j2: N̄ = 260/140, isolated 50 × 8×N̄/8 → 140 / (50 × 260/140).
+    // j3: N̄ = 3, 2×3/8 < 1 → isolated 30 → 1.
+    let (r1, r2) = (100.0 / 110.0, 140.0 / (50.0 * 260.0 / 140.0));
+    dist(&s.rho, (r1 + 1.0 + r2) / 3.0, 1.0, r2, r2, r2, "rho");
+    assert_eq!((s.preemptions, s.gpu_hours_lost), (0, 0.0));
+    dist(&s.gang_wait_s, 0.0, 0.0, 0.0, 0.0, 0.0, "gang wait");
+    assert_eq!(s.gang_wait_gpu_hours, 0.0);
+    assert_eq!((s.slo_misses, s.deadline_misses, s.slo_slowdown), (0, 0, 10.0));
+    // Per queue.
+    assert_eq!((a.weight, a.jobs, a.completed, b.jobs, b.completed), (2, 2, 2, 1, 1));
+    dist(&a.jct_s, 65.0, 30.0, 100.0, 100.0, 100.0, "a jct");
+    dist(&b.jct_s, 140.0, 140.0, 140.0, 140.0, 140.0, "b jct");
+    dist(&b.wait_s, 90.0, 90.0, 90.0, 90.0, 90.0, "b wait");
+    close(a.makespan_s, 100.0, "a makespan");
+    close(b.makespan_s, 140.0, "b makespan");
+    close(a.gpu_hours, 460.0 / 3600.0, "a gpu hours");
+    close(b.gpu_hours, 400.0 / 3600.0, "b gpu hours");
+    dist(&a.rho, (r1 + 1.0) / 2.0, r1, 1.0, 1.0, 1.0, "a rho");
+    // An SLO of slowdown 2 is missed by j2 only.
+    let tight = lahar_reports::summarize_with(&r.output, &r.rows, &lahar_reports::SummaryOptions { slo_slowdown: 2.0 });
+    assert_eq!((tight.slo_misses, tight.queues["b"].slo_misses, tight.queues["a"].slo_misses), (1, 1, 0));
+}
+
+#[test]
+fn tiny_run_files_carry_the_metrics() {
+    let (d, p) = write_scenario(&scenario(TINY, ""));
+    let out = d.path().join("out");
+    cargo_bin_cmd!("lahar").args(["run", "-q", "--out"]).arg(&out).arg(&p).assert().success();
+    let ts = std::fs::read_to_string(out.join("timeseries.csv")).unwrap();
+    let mut lines = ts.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "t,gpus_total,gpus_allocated,gpus_busy_effective,jobs_pending,jobs_running,gpus_allocated:a,gpus_allocated:b,fragmentation,gpus_deserved:a,gpus_deserved:b"
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 16, "{ts}");
+    assert_eq!(rows[0], "0,8,4,4,0,1,4,0,0.000000,8.000,0.000");
+    assert_eq!(rows[1], "10,8,4,4,1,1,4,0,0.000000,5.333,2.667");
+    assert_eq!(rows[2], "20,8,6,6,1,2,6,0,0.750000,5.333,2.667");
+    assert_eq!(rows[10], "100,8,8,8,0,1,0,8,0.000000,0.000,8.000");
+    assert_eq!(rows[15], "150,8,0,0,0,0,0,0,0.000000,0.000,0.000");
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let mut rd = csv::Reader::from_reader(csv.as_bytes());
+    let header = rd.headers().unwrap().clone();
+    let recs: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    let scopes: Vec<&str> = recs.iter().map(|r| &r[0]).collect();
+    assert_eq!(scopes, ["all", "queue:a", "queue:b"]);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"));
+    assert_eq!(&recs[0][col("jct_mean_s")], "90");
+    assert_eq!(&recs[0][col("makespan_s")], "150");
+    assert_eq!(&recs[2][col("wait_mean_s")], "90");
+    assert_eq!(&recs[1][col("jain_fairness")], "", "run-only metric on a queue row");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(json["metrics"]["queues"]["b"]["jobs"], 1);
+    assert_eq!(json["metrics"]["fragmentation"].as_f64().unwrap(), 45.0 / 340.0);
+}
+
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    (be(&bytes[16..20]), be(&bytes[20..24]))
+}
+
+fn svg_size(text: &str) -> (u32, u32) {
+    let root = &text[text.find("<svg").expect("no <svg")..];
+    let root = &root[..root.find('>').unwrap()];
+    let attr = |name: &str| -> u32 {
+        let k = format!(" {name}=\"");
+        let i = root.find(&k).unwrap_or_else(|| panic!("no {name} in {root}")) + k.len();
+        root[i..i + root[i..].find('"').unwrap()].parse().unwrap()
+    };
+    (attr("width"), attr("height"))
+}
+
+/// Checks every plot of `kinds` exists in `dir` as SVG and PNG of its declared size.
+fn check_plots(dir: &Path, kinds: &[lahar_reports::plots::PlotKind]) {
+    for k in kinds {
+        let png = std::fs::read(dir.join(format!("{}.png", k.name()))).unwrap_or_else(|e| panic!("{}: {e}", k.name()));
+        assert!(png.len() > 5000, "{}.png is nearly empty", k.name());
+        assert_eq!(png_size(&png), k.size(), "{}.png", k.name());
+        let svg = std::fs::read_to_string(dir.join(format!("{}.svg", k.name()))).unwrap();
+        assert!(svg.len() > 2000 && svg.contains("<text"), "{}.svg has no text", k.name());
+        assert_eq!(svg_size(&svg), k.size(), "{}.svg", k.name());
+    }
+}
+
+#[test]
+fn run_plots_compare_and_report() {
+    use lahar_reports::plots::PlotKind;
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (d.path().join("fifo"), d.path().join("strict"));
+    cargo_bin_cmd!("lahar").args(["run", "-q", "--plots", "--out"]).arg(&a).assert().success().stderr("");
+    check_plots(&a.join("plots"), &PlotKind::SINGLE);
+
+    // A second run of the default scenario under strict FIFO, to compare against.
+    let text = lahar::scenario::DEFAULT_SCENARIO.replace("baseline: gang-fifo}", "baseline: gang-fifo-strict}");
+    assert_ne!(text, lahar::scenario::DEFAULT_SCENARIO);
+    let sp = d.path().join("strict.yaml");
+    std::fs::write(&sp, text).unwrap();
+    cargo_bin_cmd!("lahar").args(["run", "-q", "--out"]).arg(&b).arg(&sp).assert().success();
+
+    let cmp = d.path().join("cmp");
+    let out = cargo_bin_cmd!("lahar")
+        .args(["compare", "--out"])
+        .arg(&cmp)
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("JCT mean (h)") && out.contains("Δ strict vs fifo"), "{out}");
+    let csv = std::fs::read_to_string(cmp.join("compare.csv")).unwrap();
+    assert!(csv.starts_with("metric,fifo,strict,rel_diff:strict\n"), "{csv}");
+    assert_eq!(csv.lines().count(), 1 + lahar_reports::compare::HEADLINE.len());
+    assert!(std::fs::read_to_string(cmp.join("compare.md")).unwrap().starts_with("| metric | fifo | strict |"));
+    check_plots(&cmp.join("plots"), &PlotKind::OVERLAY);
+    let md =
+        cargo_bin_cmd!("lahar").args(["compare", "--format", "markdown", "--out"]).arg(&cmp).arg(&a).arg(&b).output();
+    assert!(String::from_utf8(md.unwrap().stdout).unwrap().contains("|---|"));
+
+    // One run: report.html in its directory, every plot inline, nothing external.
+    cargo_bin_cmd!("lahar").arg("report").arg(&b).assert().success();
+    check_plots(&b.join("plots"), &PlotKind::SINGLE);
+    let html = std::fs::read_to_string(b.join("report.html")).unwrap();
+    assert_eq!(html.matches("<svg").count(), PlotKind::SINGLE.len());
+    assert!(html.contains("default") && html.contains("gang-fifo-strict"));
+    for external in ["src=\"http", "href=\"http", "<script src", "<link"] {
+        assert!(!html.contains(external), "report.html refers to an external resource: {external}");
+    }
+    // Several runs: comparison and overlays too.
+    let rp = d.path().join("r/report.html");
+    cargo_bin_cmd!("lahar").args(["report", "--out"]).arg(&rp).arg(&a).arg(&b).assert().success();
+    let html = std::fs::read_to_string(&rp).unwrap();
+    assert_eq!(html.matches("<svg").count(), 2 * PlotKind::SINGLE.len() + PlotKind::OVERLAY.len());
+    assert!(html.contains("id=\"comparison\""));
+}
+
+#[test]
+fn bad_run_dirs_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    let missing = d.path().join("nope");
+    cargo_bin_cmd!("lahar")
+        .arg("compare")
+        .arg(&missing)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not a run directory"));
+    cargo_bin_cmd!("lahar")
+        .arg("report")
+        .arg(d.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("summary.json: missing"));
+    std::fs::write(d.path().join("summary.json"), "{\"metrics\": {}}").unwrap();
+    std::fs::write(d.path().join("jobs.csv"), "job,queue\nx,y\n").unwrap();
+    cargo_bin_cmd!("lahar")
+        .arg("report")
+        .arg(d.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("jobs.csv: no column `state`"));
+    std::fs::write(d.path().join("summary.json"), "not json").unwrap();
+    cargo_bin_cmd!("lahar")
+        .arg("report")
+        .arg(d.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("summary.json"));
+    cargo_bin_cmd!("lahar").arg("compare").assert().code(2);
+}
