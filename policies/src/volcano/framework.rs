@@ -99,12 +99,77 @@ pub trait Plugin: Send {
     }
 }
 
+/// Bit positions of the enable flags (the order of [`super::conf::FLAGS`]).
+pub mod flag {
+    /// `enableJobOrder`.
+    pub const ENABLE_JOB_ORDER: u32 = 0;
+    /// `enableTaskOrder`.
+    pub const ENABLE_TASK_ORDER: u32 = 1;
+    /// `enableQueueOrder`.
+    pub const ENABLE_QUEUE_ORDER: u32 = 2;
+    /// `enabledClusterOrder`.
+    pub const ENABLED_CLUSTER_ORDER: u32 = 3;
+    /// `enableJobReady`.
+    pub const ENABLE_JOB_READY: u32 = 4;
+    /// `enableJobPipelined`.
+    pub const ENABLE_JOB_PIPELINED: u32 = 5;
+    /// `enableJobEnqueued`.
+    pub const ENABLE_JOB_ENQUEUED: u32 = 6;
+    /// `enableJobStarving`.
+    pub const ENABLE_JOB_STARVING: u32 = 7;
+    /// `enablePreemptable`.
+    pub const ENABLE_PREEMPTABLE: u32 = 8;
+    /// `enableReclaimable`.
+    pub const ENABLE_RECLAIMABLE: u32 = 9;
+    /// `enablePreemptive`.
+    pub const ENABLE_PREEMPTIVE: u32 = 10;
+    /// `enablePredicate`.
+    pub const ENABLE_PREDICATE: u32 = 11;
+    /// `enableNodeOrder`.
+    pub const ENABLE_NODE_ORDER: u32 = 12;
+    /// `enableBestNode`.
+    pub const ENABLE_BEST_NODE: u32 = 13;
+    /// `enableTargetJob`.
+    pub const ENABLE_TARGET_JOB: u32 = 14;
+    /// `enableReservedNodes`.
+    pub const ENABLE_RESERVED_NODES: u32 = 15;
+    /// `enabledVictim`.
+    pub const ENABLED_VICTIM: u32 = 16;
+    /// `enabledOverused`.
+    pub const ENABLED_OVERUSED: u32 = 17;
+    /// `enabledAllocatable`.
+    pub const ENABLED_ALLOCATABLE: u32 = 18;
+    /// `enabledHyperNodeOrder`.
+    pub const ENABLED_HYPER_NODE_ORDER: u32 = 19;
+    /// `enabledHyperNodeGradient`.
+    pub const ENABLED_HYPER_NODE_GRADIENT: u32 = 20;
+    /// `enabledSubJobReady`.
+    pub const ENABLED_SUB_JOB_READY: u32 = 21;
+    /// `enabledSubJobPipelined`.
+    pub const ENABLED_SUB_JOB_PIPELINED: u32 = 22;
+    /// `enabledSubJobOrder`.
+    pub const ENABLED_SUB_JOB_ORDER: u32 = 23;
+    /// `enableHierarchy`.
+    pub const ENABLE_HIERARCHY: u32 = 24;
+    /// Extension points without a flag.
+    pub const ALWAYS: u32 = 31;
+}
+
 /// A plugin and its conf entry.
 pub struct Slot {
     /// Conf entry (flags, arguments).
     pub conf: PluginConf,
+    /// Enabled flags as a bitmask (bit = `flag::*`), precomputed so hot paths do
+    /// not look up flag names.
+    pub mask: u32,
     /// Implementation.
     pub plugin: Box<dyn Plugin>,
+}
+
+impl Slot {
+    fn on(&self, bit: u32) -> bool {
+        self.mask & (1 << bit) != 0
+    }
 }
 
 /// The plugins of a conf, by tier.
@@ -129,13 +194,25 @@ impl Framework {
         let tiers = conf
             .tiers
             .iter()
-            .map(|t| t.iter().map(|pc| Slot { conf: pc.clone(), plugin: super::plugins::build(pc) }).collect())
+            .map(|t| {
+                t.iter()
+                    .map(|pc| {
+                        let mut mask = 1u32 << flag::ALWAYS;
+                        for (i, (name, _)) in super::conf::FLAGS.iter().enumerate() {
+                            if pc.flag(name) {
+                                mask |= 1 << i;
+                            }
+                        }
+                        Slot { conf: pc.clone(), mask, plugin: super::plugins::build(pc) }
+                    })
+                    .collect()
+            })
             .collect();
         Framework { tiers }
     }
 
-    fn enabled<'a>(&'a self, flag: &'a str) -> impl Iterator<Item = &'a dyn Plugin> + 'a {
-        self.tiers.iter().flatten().filter(move |s| flag.is_empty() || s.conf.flag(flag)).map(|s| s.plugin.as_ref())
+    fn enabled(&self, bit: u32) -> impl Iterator<Item = &dyn Plugin> + '_ {
+        self.tiers.iter().flatten().filter(move |s| s.on(bit)).map(|s| s.plugin.as_ref())
     }
 
     /// Opens every plugin for a session.
@@ -147,7 +224,7 @@ impl Framework {
 
     /// Job order: the first plugin with an opinion decides; then creation, then UID.
     pub fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Ordering {
-        for p in self.enabled("enableJobOrder") {
+        for p in self.enabled(flag::ENABLE_JOB_ORDER) {
             if let Some(o) = p.job_order(ssn, l, r).filter(|o| o.is_ne()) {
                 return o;
             }
@@ -158,7 +235,7 @@ impl Framework {
     /// Task order: the first plugin with an opinion decides; then the replica index,
     /// creation, and pod id.
     pub fn task_order(&self, ssn: &Session<'_>, l: PodId, r: PodId) -> Ordering {
-        for p in self.enabled("enableTaskOrder") {
+        for p in self.enabled(flag::ENABLE_TASK_ORDER) {
             if let Some(o) = p.task_order(ssn, l, r).filter(|o| o.is_ne()) {
                 return o;
             }
@@ -168,7 +245,7 @@ impl Framework {
 
     /// Queue order: the first plugin with an opinion decides; then name.
     pub fn queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId) -> Ordering {
-        for p in self.enabled("enableQueueOrder") {
+        for p in self.enabled(flag::ENABLE_QUEUE_ORDER) {
             if let Some(o) = p.queue_order(ssn, l, r).filter(|o| o.is_ne()) {
                 return o;
             }
@@ -179,7 +256,7 @@ impl Framework {
     /// Victim-queue order: the first registered plugin decides; otherwise the
     /// reverse of queue order.
     pub fn victim_queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId, preemptor: QueueId) -> Ordering {
-        for p in self.enabled("") {
+        for p in self.enabled(flag::ALWAYS) {
             if let Some(o) = p.victim_queue_order(ssn, l, r, preemptor) {
                 return o;
             }
@@ -189,7 +266,7 @@ impl Framework {
 
     /// All predicates must pass.
     pub fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Result<(), String> {
-        for p in self.enabled("enablePredicate") {
+        for p in self.enabled(flag::ENABLE_PREDICATE) {
             if let Some(Err(e)) = p.predicate(ssn, pod, node) {
                 return Err(format!("{}: {e}", p.name()));
             }
@@ -199,17 +276,19 @@ impl Framework {
 
     /// Sum of node scores.
     pub fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> f64 {
-        self.enabled("enableNodeOrder").filter_map(|p| p.node_score(ssn, pod, node)).sum()
+        self.enabled(flag::ENABLE_NODE_ORDER).filter_map(|p| p.node_score(ssn, pod, node)).sum()
     }
 
     /// Node scores per plugin (for `--explain`).
     pub fn node_scores(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Vec<(&'static str, f64)> {
-        self.enabled("enableNodeOrder").filter_map(|p| p.node_score(ssn, pod, node).map(|s| (p.name(), s))).collect()
+        self.enabled(flag::ENABLE_NODE_ORDER)
+            .filter_map(|p| p.node_score(ssn, pod, node).map(|s| (p.name(), s)))
+            .collect()
     }
 
     /// The first failing validity check.
     pub fn job_valid(&self, ssn: &Session<'_>, job: JobId) -> Result<(), String> {
-        for p in self.enabled("") {
+        for p in self.enabled(flag::ALWAYS) {
             if let Some(Err(e)) = p.job_valid(ssn, job) {
                 return Err(e);
             }
@@ -219,13 +298,13 @@ impl Framework {
 
     /// AND over plugins.
     pub fn job_ready(&self, ssn: &Session<'_>, job: JobId) -> bool {
-        self.enabled("enableJobReady").all(|p| p.job_ready(ssn, job).unwrap_or(true))
+        self.enabled(flag::ENABLE_JOB_READY).all(|p| p.job_ready(ssn, job).unwrap_or(true))
     }
 
-    fn tier_vote(&self, flag: &str, f: impl Fn(&dyn Plugin) -> Option<Vote>) -> bool {
+    fn tier_vote(&self, bit: u32, f: impl Fn(&dyn Plugin) -> Option<Vote>) -> bool {
         for tier in &self.tiers {
             let mut permit = false;
-            for s in tier.iter().filter(|s| s.conf.flag(flag)) {
+            for s in tier.iter().filter(|s| s.on(bit)) {
                 match f(s.plugin.as_ref()) {
                     Some(v) if v < 0 => return false,
                     Some(v) if v > 0 => permit = true,
@@ -241,17 +320,17 @@ impl Framework {
 
     /// Votes, tier by tier: any −1 rejects; a tier with a +1 permits; no votes permit.
     pub fn job_pipelined(&self, ssn: &Session<'_>, job: JobId) -> bool {
-        self.tier_vote("enableJobPipelined", |p| p.job_pipelined(ssn, job))
+        self.tier_vote(flag::ENABLE_JOB_PIPELINED, |p| p.job_pipelined(ssn, job))
     }
 
     /// Votes like `job_pipelined`.
     pub fn job_enqueueable(&self, ssn: &Session<'_>, job: JobId) -> bool {
-        self.tier_vote("enableJobEnqueued", |p| p.job_enqueueable(ssn, job))
+        self.tier_vote(flag::ENABLE_JOB_ENQUEUED, |p| p.job_enqueueable(ssn, job))
     }
 
     /// Tells every plugin the job was admitted.
     pub fn job_enqueued(&mut self, ssn: &Session<'_>, job: JobId) {
-        for s in self.tiers.iter_mut().flatten().filter(|s| s.conf.flag("enableJobEnqueued")) {
+        for s in self.tiers.iter_mut().flatten().filter(|s| s.on(flag::ENABLE_JOB_ENQUEUED)) {
             s.plugin.job_enqueued(ssn, job);
         }
     }
@@ -262,7 +341,7 @@ impl Framework {
         for tier in &self.tiers {
             let votes: Vec<bool> = tier
                 .iter()
-                .filter(|s| s.conf.flag("enableJobStarving"))
+                .filter(|s| s.on(flag::ENABLE_JOB_STARVING))
                 .filter_map(|s| s.plugin.job_starving(ssn, job))
                 .collect();
             if !votes.is_empty() {
@@ -274,7 +353,7 @@ impl Framework {
 
     fn victims(
         &self,
-        flag: &str,
+        bit: u32,
         candidates: &[PodId],
         f: impl Fn(&dyn Plugin, &[PodId]) -> Option<Vec<PodId>>,
     ) -> Vec<PodId> {
@@ -282,7 +361,7 @@ impl Framework {
         // loop without vetoing later tiers.
         for tier in &self.tiers {
             let mut victims: Option<Vec<PodId>> = None;
-            for s in tier.iter().filter(|s| s.conf.flag(flag)) {
+            for s in tier.iter().filter(|s| s.on(bit)) {
                 let Some(cands) = f(s.plugin.as_ref(), candidates) else { continue };
                 if cands.is_empty() {
                     victims = None;
@@ -305,37 +384,37 @@ impl Framework {
 
     /// Preempt victims.
     pub fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, candidates: &[PodId]) -> Vec<PodId> {
-        self.victims("enablePreemptable", candidates, |p, c| p.preemptable(ssn, preemptor, c))
+        self.victims(flag::ENABLE_PREEMPTABLE, candidates, |p, c| p.preemptable(ssn, preemptor, c))
     }
 
     /// Reclaim victims.
     pub fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, candidates: &[PodId]) -> Vec<PodId> {
-        self.victims("enableReclaimable", candidates, |p, c| p.reclaimable(ssn, reclaimer, c))
+        self.victims(flag::ENABLE_RECLAIMABLE, candidates, |p, c| p.reclaimable(ssn, reclaimer, c))
     }
 
     /// OR over plugins.
     pub fn overused(&self, ssn: &Session<'_>, q: QueueId) -> bool {
-        self.enabled("enabledOverused").any(|p| p.overused(ssn, q).unwrap_or(false))
+        self.enabled(flag::ENABLED_OVERUSED).any(|p| p.overused(ssn, q).unwrap_or(false))
     }
 
     /// AND over plugins.
     pub fn allocatable(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> bool {
-        self.enabled("enabledAllocatable").all(|p| p.allocatable(ssn, q, pod).unwrap_or(true))
+        self.enabled(flag::ENABLED_ALLOCATABLE).all(|p| p.allocatable(ssn, q, pod).unwrap_or(true))
     }
 
     /// AND over plugins.
     pub fn preemptive(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> bool {
-        self.enabled("enablePreemptive").all(|p| p.preemptive(ssn, q, pod).unwrap_or(true))
+        self.enabled(flag::ENABLE_PREEMPTIVE).all(|p| p.preemptive(ssn, q, pod).unwrap_or(true))
     }
 
     /// The first enabled plugin with a gradient decides.
     pub fn hypernode_gradient(&self, ssn: &Session<'_>, job: JobId) -> Option<Vec<Vec<HyperNodeId>>> {
-        self.enabled("enabledHyperNodeGradient").find_map(|p| p.hypernode_gradient(ssn, job))
+        self.enabled(flag::ENABLED_HYPER_NODE_GRADIENT).find_map(|p| p.hypernode_gradient(ssn, job))
     }
 
     /// Sum of HyperNode scores.
     pub fn hypernode_score(&self, ssn: &Session<'_>, job: JobId, pods: &[PodId], hn: HyperNodeId) -> f64 {
-        self.enabled("enabledHyperNodeOrder").filter_map(|p| p.hypernode_score(ssn, job, pods, hn)).sum()
+        self.enabled(flag::ENABLED_HYPER_NODE_ORDER).filter_map(|p| p.hypernode_score(ssn, job, pods, hn)).sum()
     }
 
     /// True if a plugin of this name is configured.

@@ -12,6 +12,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState) {
     ssn.set_action("backfill");
     let jobs: Vec<JobId> = ssn
         .jobs_with_pending()
+        .filter(|&j| super::super::plugins::pending_best_effort(ssn, j) > 0)
         .filter(|&j| ssn.job(j).pg_phase != PodGroupPhase::Pending && fw.job_valid(ssn, j).is_ok())
         .collect();
     for q in queues_of(fw, ssn, &jobs) {
