@@ -351,6 +351,25 @@ impl Engine {
         job.pg_phase = PodGroupPhase::Pending;
         self.world.active.insert(j);
         self.create_initial_pods(j);
+        let initial = self.world.jobs[j.0 as usize].spec.initial.clone();
+        if !initial.is_empty() {
+            // A starting state: these pods were bound before the run; no decisions.
+            for (task, index, node) in initial {
+                let pod = self.world.jobs[j.0 as usize].pods.iter().copied().find(|&p| {
+                    let pod = &self.world.pods[p.0 as usize];
+                    pod.task as usize == task && pod.index == index && pod.status == PodStatus::Pending
+                });
+                if let Some(p) = pod {
+                    self.world.transition(p, PodStatus::Running, Some(node));
+                    self.world.pods[p.0 as usize].started = self.now;
+                }
+            }
+            let job = &mut self.world.jobs[j.0 as usize];
+            let running = job.count(PodStatus::Running);
+            job.pg_phase =
+                if running >= job.spec.min_available.max(1) { PodGroupPhase::Running } else { PodGroupPhase::Inqueue };
+            self.refresh_job(j);
+        }
         self.dirty = true;
     }
 

@@ -164,6 +164,9 @@ pub struct JobSpec {
     pub termination_grace: SimDuration,
     /// User / tenant, for reports.
     pub user: String,
+    /// Pods already running when the job arrives (a starting cluster state):
+    /// (task index, replica index, node). They are not scheduling decisions.
+    pub initial: Vec<(usize, u32, crate::cluster::NodeId)>,
 }
 
 /// Volcano's default graceful termination period.
@@ -366,6 +369,7 @@ mod tests {
             checkpoint_interval: None,
             termination_grace: DEFAULT_TERMINATION_GRACE,
             user: String::new(),
+            initial: vec![],
         }
     }
 

@@ -74,6 +74,16 @@ pub struct RawCluster {
     pub node_groups: Option<Vec<Spanned<RawNode>>>,
     pub nodes: Option<Vec<Spanned<RawNode>>>,
     pub fabric: Option<Vec<Spanned<RawTier>>>,
+    pub hyper_nodes: Option<Vec<Spanned<RawHyperNode>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawHyperNode {
+    pub name: Spanned<String>,
+    pub tier: Spanned<i64>,
+    pub tier_name: Option<String>,
+    pub members: Vec<String>,
 }
 
 /// A node group (with `count`) or an explicit node (without).
@@ -201,6 +211,7 @@ pub struct RawJob {
     pub policies: Option<Vec<Spanned<RawPolicy>>>,
     pub network_topology: Option<Spanned<RawNetworkTopology>>,
     pub tasks: Vec<Spanned<RawTask>>,
+    pub running: Option<Spanned<BTreeMap<String, Vec<String>>>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -11,7 +11,8 @@ use lahar_core::queue::{Queue, QueueId, QueueState};
 use lahar_core::resource::{GPU, PODS, ResourceList, ResourceNames, Resources};
 use lahar_core::rng::RngStreams;
 use lahar_core::time::{SimDuration, SimTime, parse_duration};
-use lahar_core::topology::{FabricTier, Topology};
+use lahar_core::cluster::NodeId;
+use lahar_core::topology::{FabricTier, HyperNodeDecl, Member, Topology};
 use lahar_workloads::synthetic::{DurationDist, SyntheticSpec, generate};
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
@@ -114,6 +115,9 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     }
 
     let (nodes, fabric) = cluster(&mut v, &spec.cluster);
+    let decls = hypernodes(&mut v, &spec.cluster, &nodes);
+    let node_ids: BTreeMap<String, NodeId> =
+        nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), NodeId(i as u32))).collect();
     let queues = queues(&mut v, spec.queues.as_deref());
     let queue_ids: BTreeMap<String, QueueId> =
         queues.iter().enumerate().map(|(i, q)| (q.name.clone(), QueueId(i as u32))).collect();
@@ -137,7 +141,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
             RawSource::Jobs(list) => {
                 for (i, rj) in list.iter().enumerate() {
                     let jpath = format!("{path}.jobs[{i}]");
-                    if let Some(j) = job(&mut v, rj, &jpath, &queue_ids) {
+                    if let Some(j) = job(&mut v, rj, &jpath, &queue_ids, &node_ids) {
                         check_job_fit(&mut v, &j, &nodes, rj, &jpath);
                         tagged.push((j.submit, s, i, j));
                     }
@@ -178,10 +182,32 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     if !v.errors.is_empty() {
         return Err(ScenarioError { errors: v.errors });
     }
-    let topology = match fabric {
-        Some(f) => Topology::from_fabric(nodes.len(), &f).expect("fabric tiers validated"),
-        None => Topology::flat(nodes.len()),
+    // A starting state must fit the nodes.
+    let mut used = vec![Resources::ZERO; nodes.len()];
+    for j in &jobs {
+        for &(t, _, n) in &j.initial {
+            used[n.0 as usize] += j.tasks[t].requests;
+        }
+    }
+    for (i, u) in used.iter().enumerate() {
+        if !u.fits_in(&nodes[i].allocatable) {
+            v.err(None, "spec.workload", format!("pods given as running on node `{}` need more than it has ({:?} > {:?})", nodes[i].name, u, nodes[i].allocatable));
+        }
+    }
+    let topology = match (fabric, decls) {
+        (Some(f), _) => Topology::from_fabric(nodes.len(), &f).expect("fabric tiers validated"),
+        (None, Some(d)) => match Topology::from_decls(nodes.len(), d, Vec::new()) {
+            Ok(t) => t,
+            Err(e) => {
+                v.err(None, "spec.cluster.hyperNodes", e.to_string());
+                Topology::flat(nodes.len())
+            }
+        },
+        (None, None) => Topology::flat(nodes.len()),
     };
+    if !v.errors.is_empty() {
+        return Err(ScenarioError { errors: v.errors });
+    }
     let cluster = Cluster::new(nodes, v.names, topology);
     Ok(Scenario { name, seed, sha256: String::new(), cluster, queues, scheduler, jobs, engine, output_dir })
 }
@@ -257,6 +283,37 @@ fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: &Path) -> S
             default()
         }
     }
+}
+
+fn hypernodes(v: &mut V<'_>, c: &RawCluster, nodes: &[Node]) -> Option<Vec<HyperNodeDecl>> {
+    let list = c.hyper_nodes.as_ref()?;
+    if c.fabric.is_some() {
+        v.err(None, "spec.cluster.hyperNodes", "give either `fabric` or `hyperNodes`, not both");
+    }
+    let by_name: BTreeMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+    let hn_names: BTreeSet<&str> = list.iter().map(|h| h.value.name.value.as_str()).collect();
+    let mut out = Vec::new();
+    for (i, h) in list.iter().enumerate() {
+        let path = format!("spec.cluster.hyperNodes[{i}]");
+        let tier = v.count(&h.value.tier, &format!("{path}.tier"), 1).unwrap_or(1);
+        let mut members = Vec::new();
+        for m in &h.value.members {
+            if let Some(&n) = by_name.get(m.as_str()) {
+                members.push(Member::Node(NodeId(n as u32)));
+            } else if hn_names.contains(m.as_str()) {
+                members.push(Member::HyperNode(m.clone()));
+            } else {
+                v.err(at(h), format!("{path}.members"), format!("`{m}` is neither a node nor a HyperNode"));
+            }
+        }
+        out.push(HyperNodeDecl {
+            name: h.value.name.value.clone(),
+            tier,
+            tier_name: h.value.tier_name.clone().unwrap_or_default(),
+            members,
+        });
+    }
+    Some(out)
 }
 
 fn cluster(v: &mut V<'_>, c: &RawCluster) -> (Vec<Node>, Option<Vec<FabricTier>>) {
@@ -631,7 +688,13 @@ fn policies(v: &mut V<'_>, raw: Option<&Vec<Spanned<RawPolicy>>>, path: &str) ->
     out
 }
 
-fn job(v: &mut V<'_>, rj: &Spanned<RawJob>, path: &str, queues: &BTreeMap<String, QueueId>) -> Option<JobSpec> {
+fn job(
+    v: &mut V<'_>,
+    rj: &Spanned<RawJob>,
+    path: &str,
+    queues: &BTreeMap<String, QueueId>,
+    node_ids: &BTreeMap<String, NodeId>,
+) -> Option<JobSpec> {
     let before = v.errors.len();
     let r = &rj.value;
     if r.name.value.is_empty() {
@@ -782,6 +845,27 @@ fn job(v: &mut V<'_>, rj: &Spanned<RawJob>, path: &str, queues: &BTreeMap<String
         NetworkTopology { hard, highest_tier_allowed: tier }
     });
     let job_policies = policies(v, r.policies.as_ref(), path);
+    let mut initial = Vec::new();
+    if let Some(run) = &r.running {
+        if submit.micros() != 0 {
+            v.err(at(run), format!("{path}.running"), "pods can only be running from the start: leave `submitAt` out or 0");
+        }
+        for (task, names) in &run.value {
+            let Some(&t) = task_names.get(task) else {
+                v.err(at(run), format!("{path}.running.{task}"), format!("task `{task}` does not exist in job `{}`", r.name.value));
+                continue;
+            };
+            if names.len() as u32 > tasks[t].replicas {
+                v.err(at(run), format!("{path}.running.{task}"), format!("{} pods given as running but the task has {} replicas", names.len(), tasks[t].replicas));
+            }
+            for (k, n) in names.iter().enumerate() {
+                match node_ids.get(n) {
+                    Some(&node) => initial.push((t, k as u32, node)),
+                    None => v.err(at(run), format!("{path}.running.{task}[{k}]"), format!("node `{n}` does not exist")),
+                }
+            }
+        }
+    }
     if v.errors.len() != before {
         return None;
     }
@@ -803,6 +887,7 @@ fn job(v: &mut V<'_>, rj: &Spanned<RawJob>, path: &str, queues: &BTreeMap<String
         checkpoint_interval: checkpoint,
         termination_grace: grace,
         user: String::new(),
+        initial,
     };
     j.min_resources = j.compute_min_resources();
     Some(j)
