@@ -5,6 +5,7 @@ mod cli;
 mod errors;
 mod invariants;
 mod nccl;
+mod quickstart;
 mod reports;
 mod scheduling;
 
