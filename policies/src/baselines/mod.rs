@@ -1,20 +1,47 @@
 //! Research baselines behind the same [`Scheduler`] interface as Volcano's pipeline,
-//! selected with `scheduler: {baseline: NAME}`.
+//! selected with `scheduler: {baseline: NAME}`. Their exact rules are in each module's
+//! documentation and in `docs/baselines.md`.
+//!
+//! | name | module |
+//! |---|---|
+//! | `gang-fifo`, `gang-fifo-strict` | [`gang_fifo`] |
+//! | `fifo` | [`fifo`] |
+//! | `sjf` | [`sjf`] |
+//! | `kube-default` | [`kube_default`] |
+//! | `easy-backfill` | [`easy_backfill`] |
+//! | `tiresias` | [`tiresias`] |
 
+pub mod easy_backfill;
+pub mod fifo;
+mod gang;
 pub mod gang_fifo;
+pub mod kube_default;
+pub mod sjf;
+pub mod tiresias;
 
+pub use easy_backfill::EasyBackfill;
+pub use fifo::Fifo;
 pub use gang_fifo::GangFifo;
+pub use kube_default::KubeDefault;
+pub use sjf::Sjf;
+pub use tiresias::{Tiresias, TiresiasConfig};
 
 use lahar_core::session::Scheduler;
 
 /// Baselines selectable by name.
-pub const NAMES: &[&str] = &["gang-fifo", "gang-fifo-strict"];
+pub const NAMES: &[&str] =
+    &["gang-fifo", "gang-fifo-strict", "fifo", "sjf", "kube-default", "easy-backfill", "tiresias"];
 
-/// Builds a baseline by name; `None` for an unknown name.
+/// Builds a baseline by name, with its default parameters; `None` for an unknown name.
 pub fn build(name: &str) -> Option<Box<dyn Scheduler>> {
     match name {
         "gang-fifo" => Some(Box::new(GangFifo::new(false))),
         "gang-fifo-strict" => Some(Box::new(GangFifo::new(true))),
+        "fifo" => Some(Box::new(Fifo::new())),
+        "sjf" => Some(Box::new(Sjf::new())),
+        "kube-default" => Some(Box::new(KubeDefault::new())),
+        "easy-backfill" => Some(Box::new(EasyBackfill::new())),
+        "tiresias" => Some(Box::new(Tiresias::default())),
         _ => None,
     }
 }

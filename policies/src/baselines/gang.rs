@@ -1,0 +1,122 @@
+//! Helpers shared by the gang baselines (`fifo`, `sjf`, `tiresias`, `easy-backfill`):
+//! PodGroup admission, all-or-nothing first-fit gang placement, and a job's work done
+//! up to the session's instant.
+
+use lahar_core::cluster::NodeId;
+use lahar_core::engine::FULL_SPEED_PPM;
+use lahar_core::job::{JobId, PodGroupPhase, PodId};
+use lahar_core::session::{Session, Statement};
+use lahar_core::time::SimTime;
+use lahar_core::world::Job;
+
+/// Where a gang's pods go: on idle resources (`allocate`) or on future-idle ones
+/// (`pipeline`, resources that evicted pods will free).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// `Session::allocate` on idle resources.
+    Allocate,
+    /// `Session::pipeline` on future-idle resources.
+    Pipeline,
+}
+
+/// Admits the job's PodGroup (Pending → Inqueue); there is no separate enqueue step.
+pub(crate) fn admit(ssn: &mut Session<'_>, j: JobId, reason: &'static str) {
+    if ssn.job(j).pg_phase == PodGroupPhase::Pending {
+        ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, reason);
+    }
+}
+
+/// The job's gang is satisfied: at least `minAvailable` (≥ 1) pods Allocated, Running
+/// or Succeeded.
+pub(crate) fn is_whole(job: &Job) -> bool {
+    job.ready_count() >= job.spec.min_available.max(1)
+}
+
+/// First node, in node order, whose resources (idle for `Allocate`, future idle for
+/// `Pipeline`) and labels fit the pod.
+pub(crate) fn first_fit(ssn: &Session<'_>, pod: PodId, mode: Mode) -> Option<NodeId> {
+    let req = ssn.pod(pod).req;
+    ssn.fitting_nodes(&req).find(|&n| fits(ssn, pod, n, mode))
+}
+
+/// True if the pod fits the node's resources for `mode` and the node's labels.
+pub(crate) fn fits(ssn: &Session<'_>, pod: PodId, n: NodeId, mode: Mode) -> bool {
+    let req = ssn.pod(pod).req;
+    let free = match mode {
+        Mode::Allocate => ssn.idle(n),
+        Mode::Pipeline => ssn.future_idle(n),
+    };
+    req.fits_in(&free) && ssn.selector_matches(pod, n)
+}
+
+/// Places the job's Pending pods in task order, each on the node `choose` returns
+/// (`None`: the pod is left Pending), in one statement. Returns the open statement if
+/// at least one pod was placed and the gang is then satisfied (ready + placed ≥
+/// `minAvailable`); otherwise discards it and returns `None`. Stops early once the
+/// pods left cannot complete the gang. `choose` must return a node that fits the pod
+/// for `mode`.
+pub(crate) fn place_gang(
+    ssn: &mut Session<'_>,
+    j: JobId,
+    mode: Mode,
+    mut choose: impl FnMut(&Session<'_>, PodId) -> Option<NodeId>,
+) -> Option<Statement> {
+    let job = ssn.job(j);
+    let min = job.spec.min_available.max(1);
+    let ready = job.ready_count();
+    let needed = min.saturating_sub(ready);
+    let pending = ssn.pending_pods(j);
+    let total = pending.len() as u32;
+    let mut stmt = ssn.statement();
+    let mut placed = 0u32;
+    for (i, p) in pending.into_iter().enumerate() {
+        match choose(ssn, p) {
+            Some(n) => {
+                let ok = match mode {
+                    Mode::Allocate => ssn.allocate(&mut stmt, p, n),
+                    Mode::Pipeline => ssn.pipeline(&mut stmt, p, n),
+                };
+                if ok.is_ok() {
+                    placed += 1;
+                }
+            }
+            None if placed + (total - i as u32 - 1) < needed => break,
+            None => {}
+        }
+    }
+    if placed > 0 && ready + placed >= min {
+        Some(stmt)
+    } else {
+        ssn.discard(stmt);
+        None
+    }
+}
+
+/// [`place_gang`] with first-fit node choice.
+pub(crate) fn place_gang_first_fit(ssn: &mut Session<'_>, j: JobId, mode: Mode) -> Option<Statement> {
+    place_gang(ssn, j, mode, |s, p| first_fit(s, p, mode))
+}
+
+/// Work done by the job at `now` (µs of ideal run time): the credited work plus what
+/// it did since its last speed change, if it is progressing; never more than its
+/// duration. Computed as the engine credits it, so a threshold crossing predicted from
+/// it happens at the instant the engine agrees on.
+pub(crate) fn work_done(job: &Job, now: SimTime) -> u64 {
+    let p = &job.progress;
+    let live = match p.since {
+        Some(since) => {
+            let elapsed = now.since(since).micros() as u128;
+            (elapsed * p.speed_ppm as u128 / FULL_SPEED_PPM as u128) as u64
+        }
+        None => 0,
+    };
+    p.done.saturating_add(live).min(job.spec.duration.micros())
+}
+
+/// Time (µs) the job needs to do `work` µs of ideal work at `speed_ppm`, rounded up so
+/// that the engine has credited at least `work` by then.
+pub(crate) fn wall_time(work: u64, speed_ppm: u32) -> u64 {
+    let speed = speed_ppm.clamp(1, FULL_SPEED_PPM) as u128;
+    let t = (work as u128 * FULL_SPEED_PPM as u128).div_ceil(speed);
+    t.min(u64::MAX as u128) as u64
+}

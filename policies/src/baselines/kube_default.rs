@@ -1,0 +1,126 @@
+//! `kube-default`: per-pod scheduling like the default Kubernetes scheduler, without
+//! gang scheduling.
+//!
+//! Rules, in each session:
+//! 1. Every job with Pending pods has its PodGroup admitted (Pending → Inqueue), as
+//!    `gang-fifo` does; the PodGroup plays no other part.
+//! 2. All Pending pods of all jobs form one queue ordered as kube-scheduler's
+//!    `PrioritySort`: pod priority (high first), then creation time, then pod id
+//!    (creation order).
+//! 3. Each pod is placed on its own: the feasible nodes are those whose idle resources
+//!    fit its requests and whose labels match its node selector; each is scored with
+//!    `NodeResourcesFit`'s `LeastAllocated` strategy, and the pod is bound to the best
+//!    score, ties going to the lowest node id. The binding is committed at once,
+//!    whatever happens to the job's other pods.
+//! 4. A pod with no feasible node stays Pending. Within one session, a later pod with
+//!    the same requests and node selector is not tried again (nothing frees up during
+//!    a session).
+//!
+//! `LeastAllocated` score of node *n* for a pod: for each scored resource *r* of which
+//! the node has a non-zero allocatable amount, `(allocatable − used − request) × 100 /
+//! allocatable` in integer arithmetic, averaged (integer division) over those resources
+//! with weight 1 each. The scored resources are CPU, memory and `nvidia.com/gpu`;
+//! kube-scheduler's default scores only CPU and memory, lahar adds GPUs because they
+//! are the contested resource of a GPU cluster. Only this score is used (no
+//! `BalancedAllocation`, affinity, taints or image locality) and nothing is preempted.
+//!
+//! A lahar job makes progress only while at least `minAvailable` of its pods run, so
+//! this policy exhibits **partial allocation** (pods holding GPUs while their job
+//! cannot start) and **resource deadlock** (two gangs each holding part of the cluster
+//! that the other needs: neither ever runs).
+
+use super::gang;
+use lahar_core::cluster::NodeId;
+use lahar_core::job::{JobId, PodId};
+use lahar_core::resource::{CPU, GPU, MEMORY, Resources};
+use lahar_core::session::{Scheduler, Session};
+use std::cmp::Reverse;
+
+/// Resources scored by `LeastAllocated`.
+const SCORED: [usize; 3] = [CPU, MEMORY, GPU];
+
+/// Per-pod placement with a LeastAllocated node score and no gang.
+#[derive(Debug, Clone, Default)]
+pub struct KubeDefault;
+
+impl KubeDefault {
+    /// A scheduler.
+    pub fn new() -> Self {
+        KubeDefault
+    }
+
+    /// `LeastAllocated` score (0..=100) of placing `req` on node `n`.
+    pub fn least_allocated_score(ssn: &Session<'_>, n: NodeId, req: &Resources) -> i64 {
+        let alloc = ssn.node(n).allocatable;
+        let idle = ssn.idle(n);
+        let (mut sum, mut count) = (0i128, 0i128);
+        for d in SCORED {
+            let cap = alloc.get(d) as i128;
+            if cap <= 0 {
+                continue;
+            }
+            let left = (idle.get(d) as i128 - req.get(d) as i128).max(0);
+            sum += left * 100 / cap;
+            count += 1;
+        }
+        if count == 0 { 0 } else { (sum / count) as i64 }
+    }
+
+    /// The feasible node with the best score for the pod (ties: lowest node id).
+    fn best_node(ssn: &Session<'_>, pod: PodId) -> Option<NodeId> {
+        let req = ssn.pod(pod).req;
+        let mut best: Option<(i64, NodeId)> = None;
+        for n in ssn.fitting_nodes(&req) {
+            if !req.fits_in(&ssn.idle(n)) || !ssn.selector_matches(pod, n) {
+                continue;
+            }
+            let s = Self::least_allocated_score(ssn, n, &req);
+            // Nodes come in ascending id order: only a strictly better score wins.
+            if best.is_none_or(|(b, _)| s > b) {
+                best = Some((s, n));
+            }
+        }
+        best.map(|(_, n)| n)
+    }
+}
+
+impl Scheduler for KubeDefault {
+    fn name(&self) -> &str {
+        "kube-default"
+    }
+
+    fn schedule(&mut self, ssn: &mut Session<'_>) {
+        ssn.set_action("allocate");
+        let jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
+        let mut pods: Vec<PodId> = Vec::new();
+        for &j in &jobs {
+            gang::admit(ssn, j, "admitted (no gang)");
+            pods.extend(ssn.pending_pods(j));
+        }
+        pods.sort_by_key(|&p| {
+            let pod = ssn.pod(p);
+            (Reverse(pod.priority), pod.created, p)
+        });
+        // Pods that found no node in this session: (requests, job, task, no selector).
+        // A later pod cannot fit either if it has the same requests and is of the same
+        // task, or if the failed pod had no node selector.
+        let mut failed: Vec<(Resources, JobId, u16, bool)> = Vec::new();
+        for p in pods {
+            let (req, job, task) = {
+                let pod = ssn.pod(p);
+                (pod.req, pod.job, pod.task)
+            };
+            let unselective = ssn.job(job).spec.tasks[task as usize].node_selector.is_empty();
+            if failed.iter().any(|&(r, fj, ft, any_node)| r == req && (any_node || (fj == job && ft == task))) {
+                continue;
+            }
+            match Self::best_node(ssn, p) {
+                Some(n) => {
+                    // best_node checked idle resources: the allocation cannot fail.
+                    let _ = ssn.allocate_now(p, n);
+                }
+                None => failed.push((req, job, task, unselective)),
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! `sjf`: shortest job first by oracle duration, with gang scheduling.
+//!
+//! Rules, in each session:
+//! 1. Jobs with Pending pods are ordered by their oracle run time (`JobSpec.duration`,
+//!    the ideal run time of the whole job, not what is left of it), then creation order
+//!    (submit time, then job id).
+//! 2. Each job has its PodGroup admitted (Pending → Inqueue), then its Pending pods are
+//!    placed first-fit in node order on idle resources, all or nothing (committed only
+//!    if at least `minAvailable` pods are then placed or running).
+//! 3. A job that does not fit is skipped; later (longer) jobs may start.
+//!
+//! Non-preemptive: a running job is never stopped for a shorter one. Long jobs can
+//! starve: while shorter jobs keep arriving and use part of the cluster, a job that
+//! needs more than the part left free waits, however long it has waited.
+
+use super::gang::{self, Mode};
+use lahar_core::job::JobId;
+use lahar_core::session::{Scheduler, Session};
+
+/// Shortest (oracle) job first, gang, non-preemptive, skipping jobs that do not fit.
+#[derive(Debug, Clone, Default)]
+pub struct Sjf;
+
+impl Sjf {
+    /// A scheduler.
+    pub fn new() -> Self {
+        Sjf
+    }
+}
+
+impl Scheduler for Sjf {
+    fn name(&self) -> &str {
+        "sjf"
+    }
+
+    fn schedule(&mut self, ssn: &mut Session<'_>) {
+        ssn.set_action("allocate");
+        let mut jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
+        // Stable sort: equal durations keep creation order (submit time, then id).
+        jobs.sort_by_key(|&j| ssn.job(j).spec.duration);
+        for j in jobs {
+            gang::admit(ssn, j, "admitted in shortest-job-first order");
+            if let Some(stmt) = gang::place_gang_first_fit(ssn, j, Mode::Allocate) {
+                ssn.commit(stmt);
+            }
+        }
+    }
+}
