@@ -76,8 +76,13 @@ pub fn build_engine(s: Scenario) -> Engine {
         SchedulerChoice::Baseline(name) => lahar_policies::baseline(name).expect("baseline name validated"),
         SchedulerChoice::Volcano(conf) => Box::new(lahar_policies::volcano::Volcano::new((**conf).clone())),
     };
+    let runtime: Box<dyn lahar_core::engine::RuntimeModel> = if s.models.iter().any(Option::is_some) {
+        Box::new(lahar_core::comm::runtime::CommRuntime::new(lahar_core::comm::CommModel::default(), s.models))
+    } else {
+        Box::new(IdealRuntime)
+    };
     let world = World::new(s.cluster, s.queues, s.jobs);
-    Engine::new(world, scheduler, Box::new(IdealRuntime), s.engine)
+    Engine::new(world, scheduler, runtime, s.engine)
 }
 
 /// Runs a scenario and writes its outputs.

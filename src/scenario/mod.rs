@@ -61,6 +61,8 @@ pub struct Scenario {
     pub scheduler: SchedulerChoice,
     /// All jobs of all sources, ordered by (submit time, source, position in source).
     pub jobs: Vec<JobSpec>,
+    /// Model profile of each job (same order as `jobs`), from the model catalog.
+    pub models: Vec<Option<&'static lahar_core::comm::runtime::ModelProfile>>,
     /// Engine settings (horizon, period, sampling, session limit).
     pub engine: EngineConfig,
     /// Output directory (resolved against the scenario's folder).

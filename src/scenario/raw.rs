@@ -165,6 +165,7 @@ pub struct RawSynthetic {
     pub queues: Option<Spanned<BTreeMap<String, f64>>>,
     pub checkpoint_interval: Option<Spanned<String>>,
     pub priority: Option<i32>,
+    pub model: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -212,6 +213,7 @@ pub struct RawJob {
     pub network_topology: Option<Spanned<RawNetworkTopology>>,
     pub tasks: Vec<Spanned<RawTask>>,
     pub running: Option<Spanned<BTreeMap<String, Vec<String>>>>,
+    pub model: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -12,6 +12,7 @@ use lahar_core::resource::{GPU, PODS, ResourceList, ResourceNames, Resources};
 use lahar_core::rng::RngStreams;
 use lahar_core::time::{SimDuration, SimTime, parse_duration};
 use lahar_core::cluster::NodeId;
+use lahar_core::comm::runtime::ModelProfile;
 use lahar_core::topology::{FabricTier, HyperNodeDecl, Member, Topology};
 use lahar_workloads::synthetic::{DurationDist, SyntheticSpec, generate};
 use serde_saphyr::Spanned;
@@ -126,24 +127,36 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     let max_gpus_per_node = nodes.iter().map(|n| n.allocatable.gpus_ceil()).max().unwrap_or(0);
     let streams = RngStreams::new(seed);
     // (submit, source, position) orders the merged stream deterministically.
-    let mut tagged: Vec<(SimTime, usize, usize, JobSpec)> = Vec::new();
+    type Profile = Option<&'static ModelProfile>;
+    let mut tagged: Vec<(SimTime, usize, usize, JobSpec, Profile)> = Vec::new();
+    let model = |v: &mut V<'_>, m: Option<&Spanned<String>>, path: &str| -> Profile {
+        let m = m?;
+        let p = lahar_core::comm::runtime::lookup(&m.value);
+        if p.is_none() {
+            let known: Vec<&str> = lahar_core::comm::runtime::CATALOG.iter().map(|c| c.name).collect();
+            v.err(at(m), path, format!("unknown model `{}`; the catalog has: {}", m.value, known.join(", ")));
+        }
+        p
+    };
     for (s, src) in spec.workload.iter().flatten().enumerate() {
         let path = format!("spec.workload[{s}]");
         match &src.value {
             RawSource::Synthetic(syn) => {
+                let prof = model(&mut v, syn.model.as_ref(), &format!("{path}.synthetic.model"));
                 if let Some(sp) = synthetic(&mut v, syn, s, &path, &queue_ids, max_gpus_per_node) {
                     check_synthetic_fit(&mut v, &sp, &nodes, syn, &path);
                     for (i, j) in generate(&sp, &streams).into_iter().enumerate() {
-                        tagged.push((j.submit, s, i, j));
+                        tagged.push((j.submit, s, i, j, prof));
                     }
                 }
             }
             RawSource::Jobs(list) => {
                 for (i, rj) in list.iter().enumerate() {
                     let jpath = format!("{path}.jobs[{i}]");
+                    let prof = model(&mut v, rj.value.model.as_ref(), &format!("{jpath}.model"));
                     if let Some(j) = job(&mut v, rj, &jpath, &queue_ids, &node_ids) {
                         check_job_fit(&mut v, &j, &nodes, rj, &jpath);
-                        tagged.push((j.submit, s, i, j));
+                        tagged.push((j.submit, s, i, j, prof));
                     }
                 }
             }
@@ -161,6 +174,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
             );
         }
     }
+    let models: Vec<Profile> = tagged.iter().map(|t| t.4).collect();
     let jobs: Vec<JobSpec> = tagged.into_iter().map(|t| t.3).collect();
 
     let mut sample = SimDuration::from_secs(300);
@@ -209,7 +223,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         return Err(ScenarioError { errors: v.errors });
     }
     let cluster = Cluster::new(nodes, v.names, topology);
-    Ok(Scenario { name, seed, sha256: String::new(), cluster, queues, scheduler, jobs, engine, output_dir })
+    Ok(Scenario { name, seed, sha256: String::new(), cluster, queues, scheduler, jobs, models, engine, output_dir })
 }
 
 fn volcano_conf(v: &mut V<'_>, text: &str, conf_file: Option<&str>, inline_at: At, path: &str) -> SchedulerChoice {

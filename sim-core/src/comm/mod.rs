@@ -47,6 +47,7 @@ mod invariants;
 mod model;
 mod placement;
 mod row;
+pub mod runtime;
 
 pub use cache::{CommCache, CommKey};
 pub use constants::{
