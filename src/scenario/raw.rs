@@ -166,6 +166,7 @@ pub struct RawSynthetic {
     pub checkpoint_interval: Option<Spanned<String>>,
     pub priority: Option<i32>,
     pub model: Option<Spanned<String>>,
+    pub network_topology: Option<Spanned<RawNetworkTopology>>,
 }
 
 #[derive(Debug, Deserialize)]

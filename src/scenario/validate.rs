@@ -2,7 +2,9 @@
 
 use super::raw::*;
 use super::{InputError, Scenario, ScenarioError, SchedulerChoice};
+use lahar_core::cluster::NodeId;
 use lahar_core::cluster::{Cluster, GPU_PRODUCT_LABEL, IntraNode, Nics, Node};
+use lahar_core::comm::runtime::ModelProfile;
 use lahar_core::engine::EngineConfig;
 use lahar_core::job::{
     DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
@@ -11,8 +13,6 @@ use lahar_core::queue::{Queue, QueueId, QueueState};
 use lahar_core::resource::{GPU, PODS, ResourceList, ResourceNames, Resources};
 use lahar_core::rng::RngStreams;
 use lahar_core::time::{SimDuration, SimTime, parse_duration};
-use lahar_core::cluster::NodeId;
-use lahar_core::comm::runtime::ModelProfile;
 use lahar_core::topology::{FabricTier, HyperNodeDecl, Member, Topology};
 use lahar_workloads::synthetic::{DurationDist, SyntheticSpec, generate};
 use serde_saphyr::Spanned;
@@ -143,9 +143,17 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         match &src.value {
             RawSource::Synthetic(syn) => {
                 let prof = model(&mut v, syn.model.as_ref(), &format!("{path}.synthetic.model"));
+                let nt = syn
+                    .network_topology
+                    .as_ref()
+                    .map(|nt| network_topology(&mut v, nt, &format!("{path}.synthetic.networkTopology")));
                 if let Some(sp) = synthetic(&mut v, syn, s, &path, &queue_ids, max_gpus_per_node) {
                     check_synthetic_fit(&mut v, &sp, &nodes, syn, &path);
-                    for (i, j) in generate(&sp, &streams).into_iter().enumerate() {
+                    for (i, mut j) in generate(&sp, &streams).into_iter().enumerate() {
+                        // Gangs that span nodes carry the constraint, as users would set it.
+                        if j.min_available > 1 {
+                            j.network_topology = nt.clone();
+                        }
                         tagged.push((j.submit, s, i, j, prof));
                     }
                 }
@@ -205,7 +213,14 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     }
     for (i, u) in used.iter().enumerate() {
         if !u.fits_in(&nodes[i].allocatable) {
-            v.err(None, "spec.workload", format!("pods given as running on node `{}` need more than it has ({:?} > {:?})", nodes[i].name, u, nodes[i].allocatable));
+            v.err(
+                None,
+                "spec.workload",
+                format!(
+                    "pods given as running on node `{}` need more than it has ({:?} > {:?})",
+                    nodes[i].name, u, nodes[i].allocatable
+                ),
+            );
         }
     }
     let topology = match (fabric, decls) {
@@ -862,15 +877,27 @@ fn job(
     let mut initial = Vec::new();
     if let Some(run) = &r.running {
         if submit.micros() != 0 {
-            v.err(at(run), format!("{path}.running"), "pods can only be running from the start: leave `submitAt` out or 0");
+            v.err(
+                at(run),
+                format!("{path}.running"),
+                "pods can only be running from the start: leave `submitAt` out or 0",
+            );
         }
         for (task, names) in &run.value {
             let Some(&t) = task_names.get(task) else {
-                v.err(at(run), format!("{path}.running.{task}"), format!("task `{task}` does not exist in job `{}`", r.name.value));
+                v.err(
+                    at(run),
+                    format!("{path}.running.{task}"),
+                    format!("task `{task}` does not exist in job `{}`", r.name.value),
+                );
                 continue;
             };
             if names.len() as u32 > tasks[t].replicas {
-                v.err(at(run), format!("{path}.running.{task}"), format!("{} pods given as running but the task has {} replicas", names.len(), tasks[t].replicas));
+                v.err(
+                    at(run),
+                    format!("{path}.running.{task}"),
+                    format!("{} pods given as running but the task has {} replicas", names.len(), tasks[t].replicas),
+                );
             }
             for (k, n) in names.iter().enumerate() {
                 match node_ids.get(n) {
@@ -905,6 +932,20 @@ fn job(
     };
     j.min_resources = j.compute_min_resources();
     Some(j)
+}
+
+fn network_topology(v: &mut V<'_>, nt: &Spanned<RawNetworkTopology>, path: &str) -> NetworkTopology {
+    let hard = match nt.value.mode.as_deref() {
+        None | Some("hard") => true,
+        Some("soft") => false,
+        Some(other) => {
+            v.err(at(nt), format!("{path}.mode"), format!("expected `hard` or `soft`, got `{other}`"));
+            true
+        }
+    };
+    let tier =
+        nt.value.highest_tier_allowed.as_ref().and_then(|t| v.count(t, &format!("{path}.highestTierAllowed"), 1));
+    NetworkTopology { hard, highest_tier_allowed: tier }
 }
 
 /// A cycle in the dependsOn graph, as task indices (first repeated at the end).

@@ -163,3 +163,19 @@ fn placement_spread_is_reported() {
     assert_eq!((row(&r, "pair").nodes_spanned, row(&r, "pair").highest_tier), (2, 2));
     assert_eq!((row(&r, "wide").nodes_spanned, row(&r, "wide").highest_tier), (4, 3));
 }
+
+/// examples/topology: hard network-topology-aware placement lowers mean JCT
+/// measurably when placement prices communication (docs/topology.md).
+#[test]
+fn topology_aware_lowers_mean_jct() {
+    let run = |f: &str| {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/topology").join(f);
+        let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+        lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).unwrap()
+    };
+    let (without, with) = (run("without-nta.yaml"), run("with-nta.yaml"));
+    let (a, b) = (without.summary.jct_s.mean, with.summary.jct_s.mean);
+    assert!(b < 0.75 * a, "mean JCT with topology-aware placement {b} s vs without {a} s");
+    assert!(with.rows.iter().all(|r| r.highest_tier <= 2), "a constrained job crossed the top tier");
+    assert!(with.summary.gpu_effective_utilization > without.summary.gpu_effective_utilization);
+}
