@@ -8,6 +8,7 @@ mod nccl;
 mod quickstart;
 mod reports;
 mod scheduling;
+mod volcano;
 
 use std::path::{Path, PathBuf};
 

@@ -82,6 +82,18 @@ pub(crate) fn preempt_pod(
     false
 }
 
+/// A preemptor job's pending pods in task order, BestEffort ones included: Volcano's
+/// preempt and reclaim take every pending task of the job (`TaskStatusIndex[Pending]`);
+/// only allocate leaves BestEffort pods to backfill. (Fix: lahar used to skip them, so a
+/// BestEffort preemptor never preempted — Volcano's preempt_test case "BestEffort
+/// high-priority pod preempt BestEffort low-priority pod in same queue".)
+pub(crate) fn preemptor_tasks(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Vec<PodId> {
+    let mut v = pending_tasks(fw, ssn, j, false);
+    v.extend(pending_tasks(fw, ssn, j, true));
+    sort_by(&mut v, |a, b| fw.task_order(ssn, a, b));
+    v
+}
+
 /// Runs the preempt action.
 pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
     ssn.set_action("preempt");
@@ -99,7 +111,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         sort_by(&mut jobs, |a, b| fw.job_order(ssn, a, b));
         for &j in &jobs {
             let mut stmt = ssn.statement();
-            let mut tasks = pending_tasks(fw, ssn, j, false).into_iter();
+            let mut tasks = preemptor_tasks(fw, ssn, j).into_iter();
             while fw.job_starving(ssn, j) {
                 let Some(pod) = tasks.next() else { break };
                 let filter = move |s: &Session<'_>, v: PodId| {
@@ -120,7 +132,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
             if !fw.job_starving(ssn, j) {
                 continue;
             }
-            for pod in pending_tasks(fw, ssn, j, false) {
+            for pod in preemptor_tasks(fw, ssn, j) {
                 let mut stmt = ssn.statement();
                 let filter = move |s: &Session<'_>, v: PodId| {
                     s.pod(v).job == j && !(s.pod(pod).best_effort && !s.pod(v).best_effort)

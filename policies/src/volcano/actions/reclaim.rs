@@ -6,8 +6,8 @@
 //! the pod is pipelined. A job's statement is committed only if it ends pipelined.
 
 use super::super::framework::Framework;
-use super::preempt::preempt_pod;
-use super::{insert_sorted, pending_tasks, queues_of, sort_by};
+use super::preempt::{preempt_pod, preemptor_tasks};
+use super::{insert_sorted, queues_of, sort_by};
 use lahar_core::job::{JobId, PodGroupPhase, PodId};
 use lahar_core::queue::QueueId;
 use lahar_core::session::Session;
@@ -38,7 +38,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         let Some(jobs) = per_queue.get_mut(&q).filter(|v| !v.is_empty()) else { continue };
         let j = jobs.remove(0);
         let mut stmt = ssn.statement();
-        let mut tasks = pending_tasks(fw, ssn, j, false).into_iter();
+        // BestEffort pending pods included, as in Volcano (see `preemptor_tasks`).
+        let mut tasks = preemptor_tasks(fw, ssn, j).into_iter();
         while fw.job_starving(ssn, j) {
             let Some(pod) = tasks.next() else { break };
             if !fw.preemptive(ssn, q, pod) {

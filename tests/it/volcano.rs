@@ -1,0 +1,478 @@
+//! Volcano's own unit-test situations replayed one session at a time
+//! (`tests/volcano/*.yaml`, each citing the Volcano test case it replays), and
+//! scenario-level tests of the Volcano pipeline's actions and plugins. Expected
+//! decisions are read from the written `decisions.csv`, `pods.csv` and `jobs.csv`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// One CSV row by column name.
+type Row = BTreeMap<String, String>;
+
+/// The written outputs of one run.
+struct Out {
+    decisions: Vec<Row>,
+    pods: Vec<Row>,
+    jobs: Vec<Row>,
+}
+
+fn read_csv(p: &Path) -> Vec<Row> {
+    let mut r = csv::Reader::from_path(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let h = r.headers().expect("header").clone();
+    r.records().map(|x| h.iter().zip(x.expect("record").iter()).map(|(k, v)| (k.into(), v.into())).collect()).collect()
+}
+
+fn run_scenario(s: lahar::scenario::Scenario) -> Out {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let opts = lahar::RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() };
+    lahar::run(s, &opts).expect("run");
+    let f = |n: &str| read_csv(&dir.path().join(n));
+    Out { decisions: f("decisions.csv"), pods: f("pods.csv"), jobs: f("jobs.csv") }
+}
+
+/// Runs `tests/volcano/<name>.yaml`.
+fn replay(name: &str) -> Out {
+    let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "volcano", &format!("{name}.yaml")].iter().collect();
+    let out = run_scenario(lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}")));
+    assert!(out.decisions.iter().all(|d| d["session"] == "1"), "{name}: a replay is one session");
+    out
+}
+
+fn run_text(text: &str) -> Out {
+    run_scenario(lahar::scenario::load_str(text, "test.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}")))
+}
+
+impl Out {
+    fn of(&self, kind: &str) -> Vec<&Row> {
+        self.decisions.iter().filter(|d| d["kind"] == kind).collect()
+    }
+    /// pod → node of every bind.
+    fn binds(&self) -> BTreeMap<String, String> {
+        self.of("bind").iter().map(|d| (d["pod"].clone(), d["node"].clone())).collect()
+    }
+    /// Pods bound, in decision order.
+    fn bind_order(&self) -> Vec<String> {
+        self.of("bind").iter().map(|d| d["pod"].clone()).collect()
+    }
+    /// Evicted pods, in decision order.
+    fn evictions(&self) -> Vec<String> {
+        self.of("evict").iter().map(|d| d["pod"].clone()).collect()
+    }
+    /// pod → node of every pipeline.
+    fn pipelines(&self) -> BTreeMap<String, String> {
+        self.of("pipeline").iter().map(|d| (d["pod"].clone(), d["node"].clone())).collect()
+    }
+    /// (job, phase) of every PodGroup phase change.
+    fn phases(&self) -> Vec<(String, String)> {
+        self.of("phase").iter().map(|d| (d["job"].clone(), d["phase"].clone())).collect()
+    }
+    fn job(&self, name: &str) -> &Row {
+        self.jobs.iter().find(|j| j["job"] == name).unwrap_or_else(|| panic!("no job {name}"))
+    }
+    fn pods_of(&self, job: &str) -> Vec<&Row> {
+        self.pods.iter().filter(|p| p["job"] == job).collect()
+    }
+}
+
+fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+fn list(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+// ---------------------------------------------------------------------------
+// Replays: allocate (actions/allocate/allocate_test.go, TestAllocate)
+
+#[test]
+fn replay_allocate_continue_until_min_member() {
+    let o = replay("allocate-continue-until-min-member");
+    assert_eq!(o.binds(), map(&[("c1/pg1-master-0", "n1"), ("c1/pg1-worker-0", "n2")]));
+}
+
+#[test]
+fn replay_allocate_master_min_member_break() {
+    let o = replay("allocate-master-min-member-break");
+    assert!(o.binds().is_empty(), "{:?}", o.binds());
+}
+
+#[test]
+fn replay_allocate_one_job_two_pods() {
+    let o = replay("allocate-one-job-two-pods");
+    assert_eq!(o.binds(), map(&[("c1/pg1-p-0", "n1"), ("c1/pg1-p-1", "n1")]));
+}
+
+#[test]
+fn replay_allocate_two_jobs_one_node() {
+    let o = replay("allocate-two-jobs-one-node");
+    assert_eq!(o.binds(), map(&[("c1/pg1-p-0", "n1"), ("c2/pg2-p-0", "n1")]));
+}
+
+// ---------------------------------------------------------------------------
+// Replays: preempt (actions/preempt/preempt_test.go, TestPreempt)
+
+#[test]
+fn replay_preempt_enough_idle() {
+    assert!(replay("preempt-enough-idle").evictions().is_empty());
+}
+
+#[test]
+fn replay_preempt_job_pipelined() {
+    assert!(replay("preempt-job-pipelined").evictions().is_empty());
+}
+
+#[test]
+fn replay_preempt_one_task_of_different_job() {
+    let o = replay("preempt-one-task-of-different-job");
+    assert_eq!(o.evictions(), list(&["c1/pg1-a-0"]));
+    assert_eq!(o.pipelines(), map(&[("c1/pg2-w-0", "n1")]));
+}
+
+#[test]
+fn replay_preempt_enough_tasks_for_large_task() {
+    let o = replay("preempt-enough-tasks-for-large-task");
+    assert_eq!(o.evictions(), list(&["c1/pg1-a-1", "c1/pg1-a-0"]));
+    assert_eq!(o.pipelines(), map(&[("c1/pg2-w-0", "n1")]));
+}
+
+#[test]
+fn replay_preempt_same_queue_over_capability() {
+    assert_eq!(replay("preempt-same-queue-over-capability").evictions(), list(&["c1/pg1-w-0"]));
+}
+
+#[test]
+fn replay_preempt_same_queue_allocatable() {
+    assert!(replay("preempt-same-queue-allocatable").evictions().is_empty());
+}
+
+#[test]
+fn replay_preempt_same_queue_task_priority() {
+    assert_eq!(replay("preempt-same-queue-task-priority").evictions(), list(&["c1/pg1-b-0"]));
+}
+
+#[test]
+fn replay_preempt_besteffort_victim() {
+    assert_eq!(replay("preempt-besteffort-victim").evictions(), list(&["c1/pg1-w-0"]));
+}
+
+#[test]
+fn replay_preempt_besteffort_preemptor() {
+    let o = replay("preempt-besteffort-preemptor");
+    assert_eq!(o.evictions(), list(&["c1/pg1-w-0"]));
+    assert_eq!(o.pipelines(), map(&[("c1/pg2-w-0", "n1")]));
+}
+
+// ---------------------------------------------------------------------------
+// Replays: reclaim (actions/reclaim/reclaim_test.go, TestReclaim)
+
+#[test]
+fn replay_reclaim_overusing_queue() {
+    let o = replay("reclaim-overusing-queue");
+    assert_eq!(o.evictions(), list(&["c1/pg1-b-0"]));
+    assert_eq!(o.pipelines(), map(&[("c1/pg2-w-0", "n1")]));
+}
+
+#[test]
+fn replay_reclaim_sort_reclaimees_by_job_priority() {
+    assert_eq!(replay("reclaim-sort-reclaimees-by-job-priority").evictions(), list(&["c1/pg2-a-0"]));
+}
+
+#[test]
+fn replay_reclaim_sort_reclaimees_by_queue_priority() {
+    assert_eq!(replay("reclaim-sort-reclaimees-by-queue-priority").evictions(), list(&["c1/pg1-a-0"]));
+}
+
+#[test]
+fn replay_reclaim_closed_queue() {
+    for plugin in ["proportion", "capacity"] {
+        let o = replay(&format!("reclaim-closed-queue-{plugin}"));
+        assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{plugin}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Replays: enqueue (actions/enqueue/enqueue_test.go, TestEnqueue)
+
+#[test]
+fn replay_enqueue_pending_podgroups() {
+    let o = replay("enqueue-pending-podgroups");
+    let got: BTreeSet<_> = o.phases().into_iter().collect();
+    let want: BTreeSet<_> =
+        [("pg1", "Inqueue"), ("pg2", "Inqueue")].iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn replay_enqueue_running_podgroup() {
+    let o = replay("enqueue-running-podgroup");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+    assert_eq!(o.job("c1/pg1")["state"], "Running");
+}
+
+#[test]
+fn replay_enqueue_min_resources_over_capability() {
+    let o = replay("enqueue-min-resources-over-capability");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+    assert_eq!(o.job("c1/pg1")["state"], "Pending");
+}
+
+// ---------------------------------------------------------------------------
+// Replays: backfill (actions/backfill/backfill_test.go, TestPickUpPendingTasks)
+
+#[test]
+fn replay_backfill_pick_up_order() {
+    let o = replay("backfill-pick-up-order");
+    let want: Vec<String> =
+        ["pg2", "pg1"].iter().flat_map(|j| (1..=4).rev().map(move |k| format!("default/{j}-be{k}-0"))).collect();
+    assert_eq!(o.bind_order(), want);
+    assert!(o.decisions.iter().all(|d| d["kind"] != "bind" || d["action"] == "backfill"));
+}
+
+// ---------------------------------------------------------------------------
+// Replays: capacity (plugins/capacity/capacity_test.go,
+// Test_capacityPlugin_OnSessionOpenWithoutHierarchy)
+
+#[test]
+fn replay_capacity_allocatable_under_capability() {
+    assert_eq!(replay("capacity-allocatable-under-capability").binds(), map(&[("ns1/pg2-p-0", "n1")]));
+}
+
+#[test]
+fn replay_capacity_over_capability() {
+    assert!(replay("capacity-over-capability").binds().is_empty());
+}
+
+#[test]
+fn replay_capacity_reclaim_below_deserved() {
+    let o = replay("capacity-reclaim-below-deserved");
+    assert_eq!(o.evictions(), list(&["ns1/pg5-b-0"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/pg6-p-0", "n2")]));
+}
+
+#[test]
+fn replay_capacity_queue_priority_order() {
+    let o = replay("capacity-queue-priority-order");
+    assert_eq!(o.binds(), map(&[("ns1/pg12-p-0", "n6")]));
+    assert!(o.evictions().is_empty());
+}
+
+#[test]
+fn replay_capacity_reclaim_one_dimension() {
+    let o = replay("capacity-reclaim-one-dimension");
+    assert_eq!(o.evictions(), list(&["ns1/pg18-p-0"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/pg17-p-0", "n1")]));
+}
+
+#[test]
+fn replay_capacity_no_reclaim_above_deserved() {
+    let o = replay("capacity-no-reclaim-above-deserved");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty());
+}
+
+// ---------------------------------------------------------------------------
+// Replays: binpack (plugins/binpack/binpack_test.go, TestNode)
+
+#[test]
+fn replay_binpack_test_node() {
+    for case in [1, 2] {
+        let o = replay(&format!("binpack-testnode-case{case}"));
+        assert_eq!(o.binds(), map(&[("c1/pg2-w-0", "n1")]), "case {case}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Replays: network-topology-aware (actions/allocate/allocate_test.go,
+// TestAllocateWithNetWorkTopologies)
+
+fn leaf(node: &str) -> &str {
+    node.split('-').next().expect("leaf prefix")
+}
+
+#[test]
+fn replay_nt_soft_enough_resources() {
+    assert_eq!(replay("nt-soft-enough-resources").binds().len(), 3);
+}
+
+#[test]
+fn replay_nt_hard_tier1_cannot_fit() {
+    assert!(replay("nt-hard-tier1-cannot-fit").binds().is_empty());
+}
+
+#[test]
+fn replay_nt_hard_tier2_fits() {
+    assert_eq!(replay("nt-hard-tier2-fits").binds().len(), 3);
+}
+
+#[test]
+fn replay_nt_hard_tier1_two_pods() {
+    let b = replay("nt-hard-tier1-two-pods").binds();
+    assert_eq!(b.len(), 2);
+    let leaves: BTreeSet<&str> = b.values().map(|n| leaf(n)).collect();
+    assert_eq!(leaves.len(), 1, "one leaf: {b:?}");
+}
+
+#[test]
+fn replay_nt_soft_affinity_two_hypernodes() {
+    assert_eq!(replay("nt-soft-affinity-two-hypernodes").binds(), map(&[("c1/pg1-master-0", "s1-n2")]));
+}
+
+#[test]
+fn replay_nt_hard_rescheduled_cannot_cross_tier() {
+    assert!(replay("nt-hard-rescheduled-cannot-cross-tier").binds().is_empty());
+}
+
+#[test]
+fn replay_nt_soft_rescheduled_can_cross_tier() {
+    let b = replay("nt-soft-rescheduled-can-cross-tier").binds();
+    assert_eq!(b.len(), 1);
+    assert!(b.values().all(|n| leaf(n) == "s1"), "{b:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Scenario-level tests: several sessions, jobs arriving over time, real-looking
+// confs (flags at Volcano's defaults).
+
+const TIER1: &str = "      - plugins:\n        - name: priority\n        - name: gang\n        - name: conformance\n";
+
+fn conf(actions: &str, tier2: &[&str]) -> String {
+    let mut s =
+        format!("  scheduler:\n    inline: |\n      actions: \"{actions}\"\n      tiers:\n{TIER1}      - plugins:\n");
+    for p in tier2 {
+        s += &format!("        - {p}\n");
+    }
+    s
+}
+
+fn spec(nodes: &str, queues: &str, conf: &str, jobs: &str) -> String {
+    format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n{nodes}\n  queues:\n{queues}\n{conf}  workload:\n    - jobs:\n{jobs}"
+    )
+}
+
+fn started_at_zero(o: &Out, job: &str) -> usize {
+    o.pods_of(job).iter().filter(|p| p["start"] == "0").count()
+}
+
+/// proportion, semantics worked example: 10 cpus, three weight-1 queues asking 1, 6 and
+/// 6 one-cpu pods get deserved 1 / 4.5 / 4.5, so only 1 + 4 + 4 pods start and one cpu
+/// stays idle although pods wait.
+#[test]
+fn proportion_fractional_deserved_leaves_a_cpu_idle() {
+    let jobs = "      - {name: a, queue: qa, minAvailable: 1, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n      - {name: b, queue: qb, minAvailable: 1, duration: 1h, tasks: [{name: w, replicas: 6, resources: {cpu: 1}}]}\n      - {name: c, queue: qc, minAvailable: 1, duration: 1h, tasks: [{name: w, replicas: 6, resources: {cpu: 1}}]}\n";
+    let o = run_text(&spec(
+        "    nodes:\n      - {name: n1, cpu: 10, memory: 1Ti}",
+        "    - {name: qa}\n    - {name: qb}\n    - {name: qc}",
+        &conf("enqueue, allocate", &["name: drf", "name: predicates", "name: proportion", "name: nodeorder"]),
+        jobs,
+    ));
+    assert_eq!((started_at_zero(&o, "a"), started_at_zero(&o, "b"), started_at_zero(&o, "c")), (1, 4, 4));
+}
+
+fn gang_preempt(min_low: u32) -> Out {
+    let jobs = format!(
+        "      - {{name: low, priority: 1, minAvailable: {min_low}, duration: 1h, tasks: [{{name: w, replicas: 4, resources: {{cpu: 1}}}}]}}\n      - {{name: high, submitAt: 10s, priority: 100, duration: 10m, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1}}}}]}}\n"
+    );
+    run_text(&spec(
+        "    nodes:\n      - {name: n1, cpu: 4, memory: 16Gi}",
+        "    - {name: default}",
+        &conf("enqueue, allocate, preempt", &["name: drf", "name: predicates", "name: proportion", "name: nodeorder"]),
+        &jobs,
+    ))
+}
+
+/// preempt + gang: a running gang at exactly minAvailable gives no victim, so the
+/// high-priority job waits for it to finish; with minAvailable below its size, one pod
+/// is preempted and the high-priority job starts long before.
+#[test]
+fn preempt_never_breaks_a_gang_below_min_available() {
+    let o = gang_preempt(4);
+    assert!(o.evictions().is_empty(), "{:?}", o.evictions());
+    assert_eq!(o.job("high")["start"], "3600");
+    assert_eq!(o.job("low")["preemptions"], "0");
+
+    let o = gang_preempt(2);
+    assert_eq!(o.evictions().len(), 1, "{:?}", o.evictions());
+    assert!(o.of("evict").iter().all(|d| d["action"] == "preempt" && d["job"] == "low"));
+    assert_eq!(o.pods_of("low").iter().filter(|p| p["reason_end"] == "preempted").count(), 1);
+    let start: f64 = o.job("high")["start"].parse().expect("started");
+    assert!((10.0..100.0).contains(&start), "high starts after the victim's grace period: {start}");
+}
+
+fn reclaim_run(reclaimable: bool) -> Out {
+    let jobs = "      - {name: hog, queue: q1, minAvailable: 1, duration: 1h, tasks: [{name: w, replicas: 4, resources: {cpu: 1}}]}\n      - {name: late, queue: q2, submitAt: 10s, minAvailable: 2, duration: 10m, tasks: [{name: w, replicas: 2, resources: {cpu: 1}}]}\n";
+    run_text(&spec(
+        "    nodes:\n      - {name: n1, cpu: 4, memory: 16Gi}",
+        &format!("    - {{name: q1, reclaimable: {reclaimable}}}\n    - {{name: q2}}"),
+        &conf("enqueue, allocate, reclaim", &["name: drf", "name: predicates", "name: proportion", "name: nodeorder"]),
+        jobs,
+    ))
+}
+
+/// reclaim takes back the late queue's deserved half (its gang of 2) only from a
+/// reclaimable queue.
+#[test]
+fn reclaim_only_from_reclaimable_queues() {
+    let o = reclaim_run(false);
+    assert!(o.evictions().is_empty(), "{:?}", o.evictions());
+    assert_eq!(o.job("late")["start"], "3600");
+
+    let o = reclaim_run(true);
+    assert_eq!(o.evictions().len(), 2, "q2 deserves 2 of the 4 cpus: {:?}", o.evictions());
+    assert!(o.of("evict").iter().all(|d| d["action"] == "reclaim" && d["job"] == "hog"));
+    assert_eq!(o.pods_of("hog").iter().filter(|p| p["reason_end"] == "reclaimed").count(), 2);
+    assert!(o.job("late")["start"].parse::<f64>().expect("started") < 100.0);
+}
+
+fn binpack_run(tier2: &[&str]) -> String {
+    let jobs = "      - {name: old, duration: 1h, running: {w: [n2]}, tasks: [{name: w, replicas: 1, resources: {cpu: 2, memory: 2Gi}}]}\n      - {name: new, submitAt: 10s, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 2, memory: 2Gi}}]}\n";
+    let o = run_text(&spec(
+        "    nodes:\n      - {name: n1, cpu: 8, memory: 16Gi}\n      - {name: n2, cpu: 8, memory: 16Gi}",
+        "    - {name: default}",
+        &conf("enqueue, allocate", tier2),
+        jobs,
+    ));
+    o.binds()["default/new-w-0"].clone()
+}
+
+/// binpack prefers the fuller node; nodeorder's least-requested alone spreads.
+#[test]
+fn binpack_prefers_fuller_nodes() {
+    assert_eq!(binpack_run(&["name: predicates", "name: nodeorder"]), "n1");
+    assert_eq!(
+        binpack_run(&["name: predicates", "name: nodeorder", "{name: binpack, arguments: {binpack.weight: 10}}"]),
+        "n2"
+    );
+}
+
+/// network-topology-aware: a hard tier-1 job is confined to one leaf even when the
+/// cluster has room across leaves, and a hard job no leaf can hold waits.
+#[test]
+fn topology_hard_job_confined_to_one_leaf() {
+    let run = |mode: &str| {
+        let jobs = format!(
+            "      - {{name: x, duration: 1h, running: {{w: [n1]}}, tasks: [{{name: w, replicas: 1, resources: {{cpu: 4}}}}]}}\n      - {{name: t, submitAt: 10s, duration: 1h, networkTopology: {{mode: {mode}, highestTierAllowed: 1}}, tasks: [{{name: w, replicas: 2, resources: {{cpu: 4}}}}]}}\n      - {{name: big, submitAt: 20s, duration: 1h, networkTopology: {{mode: hard, highestTierAllowed: 1}}, tasks: [{{name: w, replicas: 3, resources: {{cpu: 3}}}}]}}\n"
+        );
+        run_text(&spec(
+            "    nodes:\n      - {name: n1, cpu: 4, memory: 16Gi}\n      - {name: n2, cpu: 4, memory: 16Gi}\n      - {name: n3, cpu: 4, memory: 16Gi}\n      - {name: n4, cpu: 4, memory: 16Gi}\n    hyperNodes:\n      - {name: s0, tier: 1, members: [n1, n2]}\n      - {name: s1, tier: 1, members: [n3, n4]}\n      - {name: s2, tier: 2, members: [s0, s1]}",
+            "    - {name: default}",
+            &conf(
+                "enqueue, allocate",
+                &[
+                    "name: drf",
+                    "name: predicates",
+                    "name: proportion",
+                    "name: nodeorder",
+                    "name: network-topology-aware",
+                ],
+            ),
+            &jobs,
+        ))
+    };
+    let o = run("hard");
+    let nodes: BTreeSet<String> = o.pods_of("t").iter().map(|p| p["node"].clone()).collect();
+    assert_eq!(nodes, ["n3", "n4"].iter().map(|s| s.to_string()).collect(), "t stays in leaf s1");
+    assert_eq!(o.job("t")["highest_tier"], "1");
+    // `big` (3 three-cpu pods, hard tier 1) fits no leaf (n2 is the only free node left) and waits.
+    assert_ne!(o.job("big")["start"], "20");
+}
