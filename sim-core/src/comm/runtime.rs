@@ -147,10 +147,13 @@ mod tests {
     #[test]
     fn packed_placement_runs_at_full_speed_and_spread_is_slower() {
         let p = lookup("llama-7b").unwrap();
-        let packed = Placement::uniform(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8, 4, 400.0, NetFabric::Ib).crossing(1, 1.0);
+        let packed =
+            Placement::uniform(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8, 4, 400.0, NetFabric::Ib).crossing(1, 1.0);
         assert_eq!(rt().speed_for(p, &packed, 8), FULL_SPEED_PPM);
-        let spread = Placement::uniform(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 2, 16, 400.0, NetFabric::Ib).crossing(1, 1.0);
-        let over = Placement::uniform(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8, 4, 400.0, NetFabric::Ib).crossing(2, 4.0);
+        let spread = Placement::uniform(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 2, 16, 400.0, NetFabric::Ib)
+            .crossing(1, 1.0);
+        let over =
+            Placement::uniform(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8, 4, 400.0, NetFabric::Ib).crossing(2, 4.0);
         let (s_spread, s_over) = (rt().speed_for(p, &spread, 8), rt().speed_for(p, &over, 8));
         assert!(s_spread < FULL_SPEED_PPM, "{s_spread}");
         assert!(s_over < FULL_SPEED_PPM, "{s_over}");
