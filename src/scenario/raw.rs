@@ -148,6 +148,18 @@ pub struct RawScheduler {
 pub enum RawSource {
     Synthetic(RawSynthetic),
     Jobs(Vec<Spanned<RawJob>>),
+    Trace(RawTrace),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawTrace {
+    pub format: Spanned<String>,
+    pub path: Spanned<String>,
+    pub strict: Option<bool>,
+    pub queue: Option<Spanned<String>>,
+    pub cpu_per_gpu: Option<Spanned<Quantity>>,
+    pub memory_per_gpu: Option<Spanned<Quantity>>,
 }
 
 #[derive(Debug, Deserialize)]

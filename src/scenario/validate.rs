@@ -158,6 +158,56 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                     }
                 }
             }
+            RawSource::Trace(t) => {
+                let tpath = format!("{path}.trace");
+                let Some(format) = lahar_traces::Format::from_name(&t.format.value) else {
+                    let known: Vec<&str> = lahar_traces::Format::ALL.iter().map(|f| f.name()).collect();
+                    v.err(
+                        at(&t.format),
+                        format!("{tpath}.format"),
+                        format!("unknown trace format `{}`; expected one of: {}", t.format.value, known.join(", ")),
+                    );
+                    continue;
+                };
+                let mut opts = lahar_traces::ImportOptions { strict: t.strict.unwrap_or(false), ..Default::default() };
+                let qname = t.queue.as_ref().map(|q| q.value.as_str()).unwrap_or("default");
+                let qat = t.queue.as_ref().map(at).unwrap_or(at(&t.path));
+                let Some(q) = queue_ref(&mut v, &queue_ids, qname, qat, &format!("{tpath}.queue")) else { continue };
+                opts.queues = lahar_traces::QueueMapping::Single(q);
+                if let Some(c) = &t.cpu_per_gpu {
+                    if let Some((_, x)) = v.quantity("cpu", &c.value, at(c), &format!("{tpath}.cpuPerGpu")) {
+                        opts.cpu_milli_per_gpu = x;
+                    }
+                }
+                if let Some(m) = &t.memory_per_gpu {
+                    if let Some((_, x)) = v.quantity("memory", &m.value, at(m), &format!("{tpath}.memoryPerGpu")) {
+                        opts.memory_per_gpu = x;
+                    }
+                }
+                match lahar_traces::import(format, &base.join(&t.path.value), &opts) {
+                    Ok(imported) => {
+                        let mut unfit = 0usize;
+                        let mut example = None;
+                        for (i, j) in imported.jobs.into_iter().enumerate() {
+                            if j.tasks.iter().any(|task| {
+                                task.replicas > 0 && !fits_somewhere(&nodes, &task.requests, &task.node_selector)
+                            }) {
+                                unfit += 1;
+                                example.get_or_insert_with(|| j.name.clone());
+                                continue;
+                            }
+                            tagged.push((j.submit, s, i, j, None));
+                        }
+                        if unfit > 0 {
+                            v.err(at(&t.path), &tpath, format!(
+                                "{unfit} jobs of the trace request pods that no node can hold (first: `{}`; largest node: {})",
+                                example.unwrap_or_default(), largest(&nodes)
+                            ));
+                        }
+                    }
+                    Err(e) => v.err(at(&t.path), format!("{tpath}.path"), e.to_string()),
+                }
+            }
             RawSource::Jobs(list) => {
                 for (i, rj) in list.iter().enumerate() {
                     let jpath = format!("{path}.jobs[{i}]");
