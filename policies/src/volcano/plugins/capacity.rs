@@ -8,8 +8,8 @@
 
 use super::super::framework::{Plugin, Vote};
 use super::proportion::real_capability;
-use super::{FRes, f, le, le_on, share};
-use lahar_core::job::{JobId, PodGroupPhase, PodId};
+use super::{Admission, FRes, f, le, le_on, share};
+use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::{QueueId, QueueState};
 use lahar_core::resource::{DIMS, PODS, Resources};
 use lahar_core::session::Session;
@@ -21,14 +21,13 @@ struct Attr {
     has_deserved: bool,
     guarantee: FRes,
     real_capability: FRes,
-    inqueue: FRes,
-    elastic: FRes,
 }
 
 /// The capacity plugin (no arguments).
 #[derive(Default)]
 pub struct Capacity {
     attrs: Vec<Attr>,
+    admission: Vec<Admission>,
 }
 
 impl Capacity {
@@ -65,21 +64,7 @@ impl Plugin for Capacity {
                 a
             })
             .collect();
-        for j in ssn.jobs().collect::<Vec<_>>() {
-            let job = ssn.job(j);
-            let a = &mut self.attrs[job.spec.queue.0 as usize];
-            let minr = job.spec.min_resources;
-            if job.pg_phase == PodGroupPhase::Inqueue {
-                let unmet = f(&minr.exceeded_part(&job.allocated));
-                for d in 0..DIMS {
-                    a.inqueue[d] += unmet[d];
-                }
-            }
-            let el = f(&job.allocated.exceeded_part(&minr));
-            for d in 0..DIMS {
-                a.elastic[d] += el[d];
-            }
-        }
+        self.admission = Admission::per_queue(ssn);
     }
     fn queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId) -> Option<Ordering> {
         let (pl, pr) = (ssn.queue(l).spec.priority, ssn.queue(r).spec.priority);
@@ -143,30 +128,10 @@ impl Plugin for Capacity {
         Some(out)
     }
     fn job_enqueueable(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
-        let job = ssn.job(j);
-        let q = job.spec.queue;
-        if ssn.queue(q).spec.state != QueueState::Open {
-            return Some(-1);
-        }
-        let minr = job.spec.min_resources;
-        if minr.is_zero() {
-            return Some(1);
-        }
-        let a = &self.attrs[q.0 as usize];
-        let alloc = f(&ssn.queue(q).allocated);
-        let mr = f(&minr);
-        let mut need = [0.0; DIMS];
-        for d in 0..DIMS {
-            need[d] = mr[d] + alloc[d] + a.inqueue[d] - a.elastic[d];
-        }
-        Some(if le_on(&need, &a.real_capability, &minr) { 1 } else { -1 })
+        let q = ssn.job(j).spec.queue.0 as usize;
+        Some(self.admission[q].vote(ssn, j, &self.attrs[q].real_capability))
     }
     fn job_enqueued(&mut self, ssn: &Session<'_>, j: JobId) {
-        let job = ssn.job(j);
-        let mr = f(&job.spec.min_resources);
-        let a = &mut self.attrs[job.spec.queue.0 as usize];
-        for d in 0..DIMS {
-            a.inqueue[d] += mr[d];
-        }
+        self.admission[ssn.job(j).spec.queue.0 as usize].admit(ssn, j);
     }
 }

@@ -15,8 +15,9 @@ pub mod proportion;
 pub mod sla;
 
 use super::conf::PluginConf;
-use super::framework::Plugin;
-use lahar_core::job::{JobId, PodStatus};
+use super::framework::{Plugin, Vote};
+use lahar_core::job::{JobId, PodGroupPhase, PodStatus};
+use lahar_core::queue::QueueState;
 use lahar_core::resource::{DIMS, PODS, Resources};
 use lahar_core::session::Session;
 
@@ -77,4 +78,65 @@ pub(crate) fn le_on(a: &FRes, b: &FRes, mask: &Resources) -> bool {
 /// Share: max over dimensions with `deserved ≥ 0.1` of allocated / deserved.
 pub(crate) fn share(alloc: &FRes, deserved: &FRes) -> f64 {
     (0..DIMS).filter(|&d| deserved[d] >= 0.1).map(|d| alloc[d] / deserved[d]).fold(0.0, f64::max)
+}
+
+/// Per-queue admission bookkeeping shared by `proportion` and `capacity`:
+/// resources reserved by admitted PodGroups that are not yet placed (`inqueue`) and
+/// allocation beyond jobs' minResources (`elastic`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Admission {
+    pub inqueue: FRes,
+    pub elastic: FRes,
+}
+
+impl Admission {
+    /// One entry per queue, from the session's jobs.
+    pub fn per_queue(ssn: &Session<'_>) -> Vec<Admission> {
+        let mut out = vec![Admission::default(); ssn.queues().len()];
+        for j in ssn.jobs() {
+            let job = ssn.job(j);
+            let a = &mut out[job.spec.queue.0 as usize];
+            let minr = job.spec.min_resources;
+            if job.pg_phase == PodGroupPhase::Inqueue {
+                let unmet = f(&minr.exceeded_part(&job.allocated));
+                for d in 0..DIMS {
+                    a.inqueue[d] += unmet[d];
+                }
+            }
+            let el = f(&job.allocated.exceeded_part(&minr));
+            for d in 0..DIMS {
+                a.elastic[d] += el[d];
+            }
+        }
+        out
+    }
+
+    /// The enqueue vote for job `j` of an Open queue bounded by `real_capability`:
+    /// permit iff `minResources + allocated + inqueue − elastic ≤ realCapability` on
+    /// the dimensions minResources requests.
+    pub fn vote(&self, ssn: &Session<'_>, j: JobId, real_capability: &FRes) -> Vote {
+        let job = ssn.job(j);
+        let q = job.spec.queue;
+        if ssn.queue(q).spec.state != QueueState::Open {
+            return -1;
+        }
+        let minr = job.spec.min_resources;
+        if minr.is_zero() {
+            return 1;
+        }
+        let (alloc, mr) = (f(&ssn.queue(q).allocated), f(&minr));
+        let mut need = [0.0; DIMS];
+        for d in 0..DIMS {
+            need[d] = mr[d] + alloc[d] + self.inqueue[d] - self.elastic[d];
+        }
+        if le_on(&need, real_capability, &minr) { 1 } else { -1 }
+    }
+
+    /// Reserves an admitted job's minResources.
+    pub fn admit(&mut self, ssn: &Session<'_>, j: JobId) {
+        let mr = f(&ssn.job(j).spec.min_resources);
+        for d in 0..DIMS {
+            self.inqueue[d] += mr[d];
+        }
+    }
 }

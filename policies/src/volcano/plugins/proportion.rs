@@ -7,8 +7,8 @@
 //! `max(allocated / deserved)`.
 
 use super::super::framework::{Plugin, Vote};
-use super::{FRes, f, le, le_on, share};
-use lahar_core::job::{JobId, PodGroupPhase, PodId};
+use super::{Admission, FRes, f, le, le_on, share};
+use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::{QueueId, QueueState};
 use lahar_core::resource::{DIMS, ResourceList, Resources};
 use lahar_core::session::Session;
@@ -23,10 +23,6 @@ pub struct Attr {
     pub deserved: FRes,
     /// Capability ∧ (total − Σ guarantees + own guarantee).
     pub real_capability: FRes,
-    /// Reserved for admitted PodGroups not yet running.
-    pub inqueue: FRes,
-    /// Allocation beyond jobs' minResources.
-    pub elastic: FRes,
 }
 
 /// The proportion plugin (no arguments).
@@ -34,6 +30,7 @@ pub struct Attr {
 pub struct Proportion {
     /// Attributes by queue id.
     pub attrs: Vec<Attr>,
+    admission: Vec<Admission>,
 }
 
 fn list_or(l: &ResourceList, d: usize, default: f64) -> f64 {
@@ -81,21 +78,9 @@ impl Plugin for Proportion {
             a + g
         });
         for j in ssn.jobs().collect::<Vec<_>>() {
-            let job = ssn.job(j);
-            let a = &mut self.attrs[job.spec.queue.0 as usize];
-            a.active = true;
-            let minr = job.spec.min_resources;
-            if job.pg_phase == PodGroupPhase::Inqueue {
-                let unmet = f(&minr.exceeded_part(&job.allocated));
-                for d in 0..DIMS {
-                    a.inqueue[d] += unmet[d];
-                }
-            }
-            let el = f(&job.allocated.exceeded_part(&minr));
-            for d in 0..DIMS {
-                a.elastic[d] += el[d];
-            }
+            self.attrs[ssn.job(j).spec.queue.0 as usize].active = true;
         }
+        self.admission = Admission::per_queue(ssn);
         let mut request: Vec<FRes> = vec![[0.0; DIMS]; nq];
         let mut weight = vec![0f64; nq];
         let mut guarantee: Vec<FRes> = vec![[0.0; DIMS]; nq];
@@ -187,30 +172,10 @@ impl Plugin for Proportion {
         Some(out)
     }
     fn job_enqueueable(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
-        let job = ssn.job(j);
-        let q = job.spec.queue;
-        if ssn.queue(q).spec.state != QueueState::Open {
-            return Some(-1);
-        }
-        let minr = job.spec.min_resources;
-        if minr.is_zero() {
-            return Some(1);
-        }
-        let a = self.attr(q);
-        let alloc = f(&ssn.queue(q).allocated);
-        let mut need = [0.0; DIMS];
-        let mr = f(&minr);
-        for d in 0..DIMS {
-            need[d] = mr[d] + alloc[d] + a.inqueue[d] - a.elastic[d];
-        }
-        Some(if le_on(&need, &a.real_capability, &minr) { 1 } else { -1 })
+        let q = ssn.job(j).spec.queue.0 as usize;
+        Some(self.admission[q].vote(ssn, j, &self.attrs[q].real_capability))
     }
     fn job_enqueued(&mut self, ssn: &Session<'_>, j: JobId) {
-        let job = ssn.job(j);
-        let mr = f(&job.spec.min_resources);
-        let a = &mut self.attrs[job.spec.queue.0 as usize];
-        for d in 0..DIMS {
-            a.inqueue[d] += mr[d];
-        }
+        self.admission[ssn.job(j).spec.queue.0 as usize].admit(ssn, j);
     }
 }
