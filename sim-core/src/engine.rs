@@ -262,17 +262,7 @@ impl Engine {
             if self.cfg.max_sessions.is_some_and(|m| self.stats.sessions >= m) {
                 break;
             }
-            self.sample_until(t);
-            self.now = t;
-            while self.events.peek_time() == Some(t) {
-                let (_, ev) = self.events.pop().expect("peeked");
-                self.stats.events += 1;
-                self.handle(ev);
-                if self.stats.events.is_multiple_of(4096) {
-                    let done = self.world.jobs.iter().filter(|j| j.phase.is_terminal()).count();
-                    progress(t, done);
-                }
-            }
+            self.handle_instant(t, &mut progress);
             if self.dirty {
                 match self.cfg.schedule_period {
                     None => {
@@ -293,6 +283,38 @@ impl Engine {
                 self.reprice();
             }
         }
+    }
+
+    /// Handles every event at instant `t` (the earliest pending), without
+    /// running a session.
+    fn handle_instant(&mut self, t: SimTime, progress: &mut impl FnMut(SimTime, usize)) {
+        self.sample_until(t);
+        self.now = t;
+        while self.events.peek_time() == Some(t) {
+            let (_, ev) = self.events.pop().expect("peeked");
+            self.stats.events += 1;
+            self.handle(ev);
+            if self.stats.events.is_multiple_of(4096) {
+                let done = self.world.jobs.iter().filter(|j| j.phase.is_terminal()).count();
+                progress(t, done);
+            }
+        }
+    }
+
+    /// Handles the events of the earliest pending instant (arrivals, finishes...)
+    /// without scheduling, and returns whether a session is due. With
+    /// [`Engine::run_session`], this lets benchmarks and tools time one session
+    /// on a prepared state.
+    pub fn prepare_instant(&mut self) -> bool {
+        if let Some(t) = self.events.peek_time() {
+            self.handle_instant(t, &mut |_, _| {});
+        }
+        self.dirty
+    }
+
+    /// Runs one scheduling session at the current instant and applies its binds.
+    pub fn run_session(&mut self) {
+        self.session();
     }
 
     /// Re-prices the running jobs after the set of running jobs changed (link

@@ -66,6 +66,11 @@ impl NodeIndex {
         if from >= self.len || !req.fits_in(&self.tree[1]) {
             return None;
         }
+        // Scans from a cursor mostly meet a fitting node right away on a roomy
+        // cluster: test the leaf before descending from the root.
+        if req.fits_in(&self.tree[self.size + from]) {
+            return Some(NodeId(from as u32));
+        }
         self.descend(1, 0, self.size, req, from).map(|i| NodeId(i as u32))
     }
     fn descend(&self, i: usize, lo: usize, hi: usize, req: &Resources, from: usize) -> Option<usize> {

@@ -100,10 +100,25 @@ pub fn load_default() -> Scenario {
 /// Validates scenario text; `file` names it in errors; relative paths resolve
 /// against `base`.
 pub fn load_str(text: &str, file: &str, base: &Path) -> Result<Scenario, ScenarioError> {
-    let raw: raw::RawScenario = serde_saphyr::from_str(text).map_err(|e| parse_error(file, &e))?;
+    let raw: raw::RawScenario =
+        serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| parse_error(file, &e))?;
     let mut s = validate::validate(raw, file, base)?;
     s.sha256 = hex(&Sha256::digest(text.as_bytes()));
     Ok(s)
+}
+
+/// YAML limits for scenario files. The parser's defaults (250k nodes, 1M events)
+/// guard configs against YAML bombs but reject a legitimate scenario listing
+/// ~10k explicit jobs; a scenario may be as large as a job trace, so the budget
+/// scales to millions of nodes while keeping the depth limit (and alias limits).
+fn yaml_options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_events = 400_000_000;
+    budget.max_nodes = 200_000_000;
+    budget.max_total_scalar_bytes = 4 << 30;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options
 }
 
 fn hex(bytes: &[u8]) -> String {

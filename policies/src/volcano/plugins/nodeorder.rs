@@ -61,11 +61,16 @@ pub fn balanced(alloc: &Resources, used: &Resources, req: &Resources) -> i64 {
     if req.is_best_effort() {
         return 0;
     }
-    let fr: Vec<f64> = [CPU, MEMORY, GPU]
-        .iter()
-        .filter(|&&d| alloc.get(d) > 0)
-        .map(|&d| ((used.get(d) + req.get(d)) as f64 / alloc.get(d) as f64).min(1.0))
-        .collect();
+    // A fixed array, not a Vec: this runs for every (pod, feasible node) pair.
+    let mut buf = [0.0f64; 3];
+    let mut k = 0;
+    for d in [CPU, MEMORY, GPU] {
+        if alloc.get(d) > 0 {
+            buf[k] = ((used.get(d) + req.get(d)) as f64 / alloc.get(d) as f64).min(1.0);
+            k += 1;
+        }
+    }
+    let fr = &buf[..k];
     let std = match fr.len() {
         0 | 1 => 0.0,
         2 => (fr[0] - fr[1]).abs() / 2.0,

@@ -1,0 +1,100 @@
+//! Cost of one Volcano scheduling session (the default volcano-scheduler.conf:
+//! enqueue, allocate, backfill with priority, gang, conformance, overcommit, drf,
+//! predicates, proportion, nodeorder, binpack).
+//!
+//! Two states per cluster size (1,000 and 10,000 nodes of 8 GPUs on a two-tier
+//! fabric, three queues):
+//! - `empty`: 1,000 jobs arrive at once on an empty cluster; the session places
+//!   what fits.
+//! - `busy`: the cluster is first filled by one session (every node full except
+//!   a 4-GPU hole on every tenth node), then 1,000 jobs arrive; the timed session
+//!   fills the holes with what fits and leaves the rest pending — the steady state
+//!   of a saturated cluster, where every session re-visits the backlog.
+//!
+//! Only the session is timed: building the world, the arrivals and the fill
+//! session are the untimed setup of each sample.
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use lahar::scenario::{self, Scenario};
+use lahar_core::engine::Engine;
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::path::Path;
+
+/// GPUs per pending job, cycled (mean 7.3 GPUs; 16 and 32 span nodes).
+const SIZES: [u32; 10] = [1, 1, 1, 2, 4, 4, 8, 8, 16, 32];
+
+fn job(out: &mut String, name: &str, submit_s: u32, queue: &str, gpus: u32) {
+    let (replicas, per_pod) = if gpus > 8 { (gpus / 8, 8) } else { (1, gpus) };
+    let _ = writeln!(
+        out,
+        "        - {{name: {name}, submitAt: {submit_s}s, queue: {queue}, duration: 30d, \
+         tasks: [{{name: worker, replicas: {replicas}, resources: {{cpu: {cpu}, memory: {mem}Gi, nvidia.com/gpu: {per_pod}}}}}]}}",
+        cpu = per_pod * 8,
+        mem = per_pod * 64,
+    );
+}
+
+/// The scenario text: `nodes` nodes, optionally filled at t=0, then 1,000 jobs at t=1s.
+fn scenario(nodes: u32, busy: bool) -> Scenario {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: bench-session}}\nspec:\n  seed: 1\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, gpuModel: H100-SXM-80G, gpus: 8, cpu: 96, memory: 1Ti, intraNode: nvswitch, nics: {{count: 8, gbps: 400}}}}\n    fabric:\n      - {{tier: 1, name: leaf, fanout: 32, oversubscription: 1.0}}\n      - {{tier: 2, name: spine, fanout: 64, oversubscription: 2.0}}\n  queues:\n    - {{name: a, weight: 1}}\n    - {{name: b, weight: 2}}\n    - {{name: c, weight: 1}}\n  workload:\n    - jobs:\n"
+    );
+    if busy {
+        for n in 0..nodes {
+            let gpus = if n % 10 == 0 { 4 } else { 8 };
+            job(&mut s, &format!("fill-{n}"), 0, ["a", "b", "c"][n as usize % 3], gpus);
+        }
+    }
+    for i in 0..1000u32 {
+        job(&mut s, &format!("p-{i}"), 1, ["a", "b", "c"][i as usize % 3], SIZES[i as usize % SIZES.len()]);
+    }
+    scenario::load_str(&s, "bench-session.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// An engine whose next step is the session at the pending jobs' arrival.
+fn prepared(s: &Scenario, busy: bool) -> Engine {
+    let mut e = lahar::build_engine(s.clone());
+    if busy {
+        assert!(e.prepare_instant(), "fill jobs arrive at t=0");
+        e.run_session();
+    }
+    assert!(e.prepare_instant(), "pending jobs arrive at t=1s");
+    e
+}
+
+fn bound(e: &Engine) -> usize {
+    e.world().pods.iter().filter(|p| p.node.is_some()).count()
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("session");
+    g.sample_size(10);
+    for nodes in [1_000u32, 10_000] {
+        for busy in [false, true] {
+            let s = scenario(nodes, busy);
+            // Say what the timed session does: pods bound out of the pending ones.
+            let mut e = prepared(&s, busy);
+            let before = bound(&e);
+            e.run_session();
+            eprintln!("{nodes} nodes, busy={busy}: the session binds {} pods", bound(&e) - before);
+            let label = format!("{}/{nodes}-nodes/1000-pending", if busy { "busy" } else { "empty" });
+            g.bench_function(label, |b| {
+                b.iter_batched(
+                    || prepared(&s, busy),
+                    |mut e| {
+                        e.run_session();
+                        black_box(e)
+                    },
+                    BatchSize::PerIteration,
+                )
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
