@@ -7,13 +7,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// One CSV row by column name.
-type Row = BTreeMap<String, String>;
+pub(crate) type Row = BTreeMap<String, String>;
 
 /// The written outputs of one run.
-struct Out {
-    decisions: Vec<Row>,
-    pods: Vec<Row>,
-    jobs: Vec<Row>,
+pub(crate) struct Out {
+    pub(crate) decisions: Vec<Row>,
+    pub(crate) pods: Vec<Row>,
+    pub(crate) jobs: Vec<Row>,
 }
 
 fn read_csv(p: &Path) -> Vec<Row> {
@@ -38,38 +38,38 @@ fn replay(name: &str) -> Out {
     out
 }
 
-fn run_text(text: &str) -> Out {
+pub(crate) fn run_text(text: &str) -> Out {
     run_scenario(lahar::scenario::load_str(text, "test.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}")))
 }
 
 impl Out {
-    fn of(&self, kind: &str) -> Vec<&Row> {
+    pub(crate) fn of(&self, kind: &str) -> Vec<&Row> {
         self.decisions.iter().filter(|d| d["kind"] == kind).collect()
     }
     /// pod → node of every bind.
-    fn binds(&self) -> BTreeMap<String, String> {
+    pub(crate) fn binds(&self) -> BTreeMap<String, String> {
         self.of("bind").iter().map(|d| (d["pod"].clone(), d["node"].clone())).collect()
     }
     /// Pods bound, in decision order.
-    fn bind_order(&self) -> Vec<String> {
+    pub(crate) fn bind_order(&self) -> Vec<String> {
         self.of("bind").iter().map(|d| d["pod"].clone()).collect()
     }
     /// Evicted pods, in decision order.
-    fn evictions(&self) -> Vec<String> {
+    pub(crate) fn evictions(&self) -> Vec<String> {
         self.of("evict").iter().map(|d| d["pod"].clone()).collect()
     }
     /// pod → node of every pipeline.
-    fn pipelines(&self) -> BTreeMap<String, String> {
+    pub(crate) fn pipelines(&self) -> BTreeMap<String, String> {
         self.of("pipeline").iter().map(|d| (d["pod"].clone(), d["node"].clone())).collect()
     }
     /// (job, phase) of every PodGroup phase change.
-    fn phases(&self) -> Vec<(String, String)> {
+    pub(crate) fn phases(&self) -> Vec<(String, String)> {
         self.of("phase").iter().map(|d| (d["job"].clone(), d["phase"].clone())).collect()
     }
-    fn job(&self, name: &str) -> &Row {
+    pub(crate) fn job(&self, name: &str) -> &Row {
         self.jobs.iter().find(|j| j["job"] == name).unwrap_or_else(|| panic!("no job {name}"))
     }
-    fn pods_of(&self, job: &str) -> Vec<&Row> {
+    pub(crate) fn pods_of(&self, job: &str) -> Vec<&Row> {
         self.pods.iter().filter(|p| p["job"] == job).collect()
     }
 }
