@@ -725,6 +725,36 @@ fn gang_reclaim_protects_min_available_only_within_its_tier() {
     assert_eq!((jf(&o, "late", "start"), jf(&o, "hog", "end")), ("40".into(), "1140".into()));
 }
 
+fn gang_preempt(tiers: &[&[&str]]) -> Out {
+    sc(&[N4])
+        .conf(PREEMPT, tiers)
+        .jobs(&[
+            jb("low", "priority: 1, duration: 1000s", 4, "cpu: 1"),
+            jb("high", "submitAt: 10s, priority: 100, duration: 100s", 1, "cpu: 1"),
+        ])
+        .run()
+}
+
+/// low runs a gang of 4 at exactly minAvailable; high (priority 100, t=10) needs one
+/// cpu. Tier 1: priority offers all four pods, gang none (4 > 4 fails), so tier 1 has
+/// no victim. With drf in gang's tier that ends the search: high waits for low to end
+/// at 1000. With drf in tier 2 (Volcano's default layout) drf offers victims (high's
+/// share 1/4 ≤ low's 3/4 after one eviction): one low pod is preempted at 10, low
+/// stops below its gang and loses its 10 s, high runs 40–140, low restarts at 140 and
+/// ends at 1140. (No proportion here: its enqueue vote would reject high, 1 + 4 > 4.)
+#[test]
+fn gang_preempt_protects_min_available_only_within_its_tier() {
+    let o = gang_preempt(&[&["priority", "gang", "conformance", "drf"], &["predicates", "nodeorder"]]);
+    assert!(o.evictions().is_empty(), "{:?}", pods(&o));
+    assert_eq!(jf(&o, "high", "start"), "1000");
+    let o = gang_preempt(&[T1, T2]);
+    assert_eq!(o.evictions().len(), 1, "{:?}", pods(&o));
+    assert_eq!(ended(&o, "low", "preempted"), 1);
+    assert_eq!((jf(&o, "high", "start"), jf(&o, "high", "end")), ("40".into(), "140".into()));
+    assert_eq!(o.pods_of("low").iter().filter(|p| p["start"] == "140").count(), 1);
+    assert_eq!(jf(&o, "low", "end"), "1140");
+}
+
 // ---------------------------------------------------------------------------
 // conformance
 
