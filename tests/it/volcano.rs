@@ -271,6 +271,44 @@ fn replay_capacity_no_reclaim_above_deserved() {
 }
 
 // ---------------------------------------------------------------------------
+// Replays: proportion (plugins/proportion/proportion_test.go, TestEnqueueAndAllocable
+// and TestAllocate)
+
+#[test]
+fn replay_proportion_enqueue_cpu_only_under_deserved() {
+    let o = replay("proportion-enqueue-cpu-only-under-deserved");
+    assert_eq!(o.binds(), map(&[("ns1/pg3-p-0", "n1")]));
+    assert_eq!(o.phases()[0], ("pg3".to_string(), "Inqueue".to_string()));
+}
+
+#[test]
+fn replay_proportion_enqueue_memory_only_under_deserved() {
+    let o = replay("proportion-enqueue-memory-only-under-deserved");
+    assert_eq!(o.binds(), map(&[("ns1/pg4-p-0", "n2")]));
+}
+
+#[test]
+fn replay_proportion_enqueue_exceeds_capability() {
+    let o = replay("proportion-enqueue-exceeds-capability");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+    assert_eq!(o.job("ns1/pg5")["state"], "Pending");
+}
+
+#[test]
+fn replay_proportion_enqueue_closed_queue() {
+    let o = replay("proportion-enqueue-closed-queue");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+    assert_eq!(o.job("ns1/pg6")["state"], "Pending");
+}
+
+#[test]
+fn replay_proportion_allocate_queue_priority() {
+    let o = replay("proportion-allocate-queue-priority");
+    assert_eq!(o.binds(), map(&[("ns1/pg3-p-0", "n2")]));
+    assert!(o.evictions().is_empty());
+}
+
+// ---------------------------------------------------------------------------
 // Replays: binpack (plugins/binpack/binpack_test.go, TestNode)
 
 #[test]
