@@ -198,6 +198,24 @@ fn enqueue_admits_queue_by_queue_in_queue_priority_order() {
     assert_eq!((jf(&o, "b", "start"), jf(&o, "a", "start")), ("0".into(), "100".into()));
 }
 
+/// enqueue + capacity: q1's capability (2 cpus) is below big's minResources (3 cpus),
+/// so big is never admitted, while small (2 cpus, t=10) in the same queue is admitted
+/// and runs 10–110 on the otherwise empty node.
+#[test]
+fn enqueue_capacity_rejects_min_resources_over_capability() {
+    let o = sc(&[N4])
+        .queues(&["{name: q1, capability: {cpu: 2}}"])
+        .conf("enqueue, allocate", &[T1, T2C])
+        .jobs(&[
+            jb("big", "queue: q1, duration: 100s", 3, "cpu: 1"),
+            jb("small", "queue: q1, submitAt: 10s, duration: 100s", 2, "cpu: 1"),
+        ])
+        .run();
+    assert_eq!(phase_at(&o, "Inqueue"), strs(&["10 small"]));
+    assert_eq!(pods(&o), sorted(&["small-w-0 n1 10-110 completed", "small-w-1 n1 10-110 completed"]));
+    assert_eq!(jf(&o, "big", "state"), "Pending");
+}
+
 /// A cluster with a hole: r (6 of 8 cpus, 0–100), big (2 × 2 cpus, t=10), small
 /// (2 cpus, t=20, 30 s). With overcommit factor f the headroom is 8·f − 6 minus the
 /// minResources of Inqueue groups.
@@ -590,6 +608,32 @@ fn reclaim_takes_down_to_deserved_from_each_reclaimable_queue() {
     let o = reclaim_three_queues(false);
     assert!(o.evictions().is_empty(), "{:?}", pods(&o));
     assert_eq!(jf(&o, "late", "start"), "1000");
+}
+
+/// Volcano's default layout breaks a gang in reclaim (see
+/// gang_reclaim_protects_min_available_only_within_its_tier): hog (4 one-GPU pods,
+/// minAvailable 3, checkpoint every 4 s) loses two pods at 10 in one session
+/// (preemptions 1), stops, and throws away the 2 s since its checkpoint at 8 on its
+/// 4 GPUs (8 GPU·s). late runs 40–140; hog's pods rebind at 140 and its remaining
+/// 1000 − 8 = 992 s end it at 1132.
+#[test]
+fn reclaim_breaking_a_gang_loses_work_since_its_checkpoint() {
+    let res = "cpu: 1, nvidia.com/gpu: 1";
+    let o = sc(&["{name: n1, cpu: 4, memory: 16Gi, gpus: 4}"])
+        .queues(&["{name: q1}", "{name: q2}"])
+        .conf(RECLAIM, &[T1, T2P])
+        .jobs(&[
+            jb("hog", "queue: q1, minAvailable: 3, duration: 1000s, checkpointInterval: 4s", 4, res),
+            jb("late", "queue: q2, submitAt: 10s, duration: 100s", 2, res),
+        ])
+        .run();
+    assert_eq!(o.evictions().len(), 2, "{:?}", pods(&o));
+    assert_eq!(o.pods_of("hog").iter().filter(|p| p["start"] == "140").count(), 2);
+    assert_eq!((jf(&o, "late", "start"), jf(&o, "late", "end")), ("40".into(), "140".into()));
+    assert_eq!(
+        (jf(&o, "hog", "preemptions"), jf(&o, "hog", "lost_gpu_s"), jf(&o, "hog", "end")),
+        ("1".into(), "8.000".into(), "1132".into())
+    );
 }
 
 // ---------------------------------------------------------------------------
