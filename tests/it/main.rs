@@ -10,6 +10,7 @@ mod quickstart;
 mod reports;
 mod scheduling;
 mod volcano;
+mod volcano_scenarios;
 
 use std::path::{Path, PathBuf};
 

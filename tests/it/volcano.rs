@@ -7,13 +7,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// One CSV row by column name.
-type Row = BTreeMap<String, String>;
+pub(crate) type Row = BTreeMap<String, String>;
 
 /// The written outputs of one run.
-struct Out {
-    decisions: Vec<Row>,
-    pods: Vec<Row>,
-    jobs: Vec<Row>,
+pub(crate) struct Out {
+    pub(crate) decisions: Vec<Row>,
+    pub(crate) pods: Vec<Row>,
+    pub(crate) jobs: Vec<Row>,
 }
 
 fn read_csv(p: &Path) -> Vec<Row> {
@@ -38,38 +38,38 @@ fn replay(name: &str) -> Out {
     out
 }
 
-fn run_text(text: &str) -> Out {
+pub(crate) fn run_text(text: &str) -> Out {
     run_scenario(lahar::scenario::load_str(text, "test.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}")))
 }
 
 impl Out {
-    fn of(&self, kind: &str) -> Vec<&Row> {
+    pub(crate) fn of(&self, kind: &str) -> Vec<&Row> {
         self.decisions.iter().filter(|d| d["kind"] == kind).collect()
     }
     /// pod → node of every bind.
-    fn binds(&self) -> BTreeMap<String, String> {
+    pub(crate) fn binds(&self) -> BTreeMap<String, String> {
         self.of("bind").iter().map(|d| (d["pod"].clone(), d["node"].clone())).collect()
     }
     /// Pods bound, in decision order.
-    fn bind_order(&self) -> Vec<String> {
+    pub(crate) fn bind_order(&self) -> Vec<String> {
         self.of("bind").iter().map(|d| d["pod"].clone()).collect()
     }
     /// Evicted pods, in decision order.
-    fn evictions(&self) -> Vec<String> {
+    pub(crate) fn evictions(&self) -> Vec<String> {
         self.of("evict").iter().map(|d| d["pod"].clone()).collect()
     }
     /// pod → node of every pipeline.
-    fn pipelines(&self) -> BTreeMap<String, String> {
+    pub(crate) fn pipelines(&self) -> BTreeMap<String, String> {
         self.of("pipeline").iter().map(|d| (d["pod"].clone(), d["node"].clone())).collect()
     }
     /// (job, phase) of every PodGroup phase change.
-    fn phases(&self) -> Vec<(String, String)> {
+    pub(crate) fn phases(&self) -> Vec<(String, String)> {
         self.of("phase").iter().map(|d| (d["job"].clone(), d["phase"].clone())).collect()
     }
-    fn job(&self, name: &str) -> &Row {
+    pub(crate) fn job(&self, name: &str) -> &Row {
         self.jobs.iter().find(|j| j["job"] == name).unwrap_or_else(|| panic!("no job {name}"))
     }
-    fn pods_of(&self, job: &str) -> Vec<&Row> {
+    pub(crate) fn pods_of(&self, job: &str) -> Vec<&Row> {
         self.pods.iter().filter(|p| p["job"] == job).collect()
     }
 }
@@ -268,6 +268,44 @@ fn replay_capacity_reclaim_one_dimension() {
 fn replay_capacity_no_reclaim_above_deserved() {
     let o = replay("capacity-no-reclaim-above-deserved");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty());
+}
+
+// ---------------------------------------------------------------------------
+// Replays: proportion (plugins/proportion/proportion_test.go, TestEnqueueAndAllocable
+// and TestAllocate)
+
+#[test]
+fn replay_proportion_enqueue_cpu_only_under_deserved() {
+    let o = replay("proportion-enqueue-cpu-only-under-deserved");
+    assert_eq!(o.binds(), map(&[("ns1/pg3-p-0", "n1")]));
+    assert_eq!(o.phases()[0], ("pg3".to_string(), "Inqueue".to_string()));
+}
+
+#[test]
+fn replay_proportion_enqueue_memory_only_under_deserved() {
+    let o = replay("proportion-enqueue-memory-only-under-deserved");
+    assert_eq!(o.binds(), map(&[("ns1/pg4-p-0", "n2")]));
+}
+
+#[test]
+fn replay_proportion_enqueue_exceeds_capability() {
+    let o = replay("proportion-enqueue-exceeds-capability");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+    assert_eq!(o.job("ns1/pg5")["state"], "Pending");
+}
+
+#[test]
+fn replay_proportion_enqueue_closed_queue() {
+    let o = replay("proportion-enqueue-closed-queue");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+    assert_eq!(o.job("ns1/pg6")["state"], "Pending");
+}
+
+#[test]
+fn replay_proportion_allocate_queue_priority() {
+    let o = replay("proportion-allocate-queue-priority");
+    assert_eq!(o.binds(), map(&[("ns1/pg3-p-0", "n2")]));
+    assert!(o.evictions().is_empty());
 }
 
 // ---------------------------------------------------------------------------
