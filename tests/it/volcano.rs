@@ -414,7 +414,10 @@ fn gang_preempt(min_low: u32) -> Out {
     run_text(&spec(
         "    nodes:\n      - {name: n1, cpu: 4, memory: 16Gi}",
         "    - {name: default}",
-        &conf("enqueue, allocate, preempt", &["name: drf", "name: predicates", "name: proportion", "name: nodeorder"]),
+        // No drf or proportion in tier 2: gang alone decides the victims (a victim-less
+        // tier does not veto the next, so drf would evict past gang; and proportion's
+        // enqueue vote would keep `high` out of the session altogether).
+        &conf("allocate, preempt", &["name: predicates", "name: nodeorder"]),
         &jobs,
     ))
 }
