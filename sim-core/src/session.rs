@@ -260,6 +260,17 @@ impl<'w> Session<'w> {
     pub fn future_idle(&self, n: NodeId) -> Resources {
         self.world.future_idle(n)
     }
+    /// True if the node's GPU devices can take the pod (see [`World::gpu_fits`]):
+    /// the device-level check GPU sharing adds to the aggregate resource fit.
+    pub fn gpu_fits(&self, pod: PodId, n: NodeId) -> bool {
+        self.world.gpu_fits(n, self.world.pods[pod.0 as usize].req.gpu_milli())
+    }
+    /// True if a pod can be placed on a node's idle resources now: the aggregate
+    /// fits and its GPU devices can take it.
+    pub fn fits_idle(&self, pod: PodId, n: NodeId) -> bool {
+        let req = &self.world.pods[pod.0 as usize].req;
+        req.fits_in(&self.world.idle(n)) && self.world.gpu_fits(n, req.gpu_milli())
+    }
     /// The first node at index ≥ `from` whose FutureIdle covers `req` (indexed, not a scan).
     pub fn first_fit(&self, req: &Resources, from: usize) -> Option<NodeId> {
         self.world.index.first_fit(req, from)
@@ -336,7 +347,7 @@ impl<'w> Session<'w> {
         if p.status != PodStatus::Pending {
             return Err(SessionError::NotPending(p.status));
         }
-        if !p.req.fits_in(&self.world.idle(node)) {
+        if !p.req.fits_in(&self.world.idle(node)) || !self.world.gpu_fits(node, p.req.gpu_milli()) {
             return Err(SessionError::NoIdle);
         }
         self.record(stmt, OpKind::Allocate, pod, Some(node), Cow::Borrowed(""));

@@ -24,6 +24,113 @@ pub struct NodeState {
     pub pipelined: Resources,
     /// Pods holding resources on the node (Allocated, Running, Releasing).
     pub pods: Vec<PodId>,
+    /// GPU devices: free milli-GPUs of each (see [`GpuDevices`]).
+    pub gpus: GpuDevices,
+}
+
+/// Milli-GPU bound of one device.
+pub const DEVICE_MILLI: i64 = 1000;
+/// Most GPU devices one node may have (a pod's devices are a 64-bit mask).
+pub const MAX_NODE_GPUS: u32 = 64;
+
+/// A node's GPU devices, the way GPU-sharing schedulers see them: a pod asking for
+/// less than one GPU takes a share of one device; a pod asking for k whole GPUs
+/// takes k devices no one else uses (and a non-whole count above one, k whole
+/// devices plus a share of another). The node's aggregate `nvidia.com/gpu` is the
+/// sum over devices, so a node can have room in total yet no device for a pod
+/// (fragmentation).
+#[derive(Clone, Debug, Default)]
+pub struct GpuDevices {
+    /// Free milli-GPUs of each device.
+    pub free: Vec<i64>,
+    /// Devices neither free nor full: shared by fractional pods.
+    pub partial: u32,
+}
+
+/// The devices a pod holds on its node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceHold {
+    /// Whole devices (bit d: device d).
+    pub whole: u64,
+    /// The device holding the pod's share below one GPU, if it has one.
+    pub share: Option<u8>,
+}
+
+impl GpuDevices {
+    fn new(devices: usize) -> GpuDevices {
+        GpuDevices { free: vec![DEVICE_MILLI; devices], partial: 0 }
+    }
+    /// Devices with nothing on them.
+    pub fn whole_free(&self) -> usize {
+        self.free.iter().filter(|&&f| f == DEVICE_MILLI).count()
+    }
+    /// True if a pod asking `milli` milli-GPUs finds devices now: k whole GPUs need
+    /// k free devices, a share below one GPU one further device with that much free.
+    pub fn fits(&self, milli: i64) -> bool {
+        if milli <= 0 {
+            return true;
+        }
+        let (k, rem) = ((milli / DEVICE_MILLI) as usize, milli % DEVICE_MILLI);
+        let whole = self.whole_free();
+        if rem == 0 {
+            return whole >= k;
+        }
+        // The share goes on a partly used device with room, else on one more free device.
+        whole > k || (whole == k && self.free.iter().any(|&f| f >= rem && f < DEVICE_MILLI))
+    }
+    /// Takes devices for `milli` milli-GPUs: whole GPUs on the lowest-numbered free
+    /// devices, the share on the device with the least free room that holds it
+    /// (best fit, lowest index on ties; partly used devices before free ones by
+    /// that rule). A request the devices cannot hold (only reachable through a
+    /// policy bug) is still charged, to the emptiest devices, so the invariant
+    /// check reports it.
+    fn take(&mut self, milli: i64) -> DeviceHold {
+        let mut hold = DeviceHold::default();
+        if milli <= 0 || self.free.is_empty() {
+            return hold;
+        }
+        let (mut want, rem) = (milli / DEVICE_MILLI, milli % DEVICE_MILLI);
+        // Whole devices: prefer free ones, then (policy bug) the emptiest others.
+        let mut order: Vec<usize> = (0..self.free.len()).collect();
+        order.sort_by_key(|&d| (std::cmp::Reverse(self.free[d]), d));
+        for d in order {
+            if want == 0 {
+                break;
+            }
+            self.charge(d, DEVICE_MILLI);
+            hold.whole |= 1 << d;
+            want -= 1;
+        }
+        if rem > 0 {
+            let others = || (0..self.free.len()).filter(|&d| hold.whole & (1 << d) == 0);
+            let pick = others()
+                .filter(|&d| self.free[d] >= rem)
+                .min_by_key(|&d| (self.free[d], d))
+                .or_else(|| others().max_by_key(|&d| (self.free[d], std::cmp::Reverse(d))))
+                .unwrap_or(0);
+            self.charge(pick, rem);
+            hold.share = Some(pick as u8);
+        }
+        hold
+    }
+    /// Returns what [`GpuDevices::take`] took.
+    fn give_back(&mut self, milli: i64, hold: DeviceHold) {
+        for d in 0..self.free.len() {
+            if hold.whole & (1 << d) != 0 {
+                self.charge(d, -DEVICE_MILLI);
+            }
+        }
+        if let Some(d) = hold.share {
+            self.charge(d as usize, -(milli % DEVICE_MILLI));
+        }
+    }
+    fn charge(&mut self, d: usize, milli: i64) {
+        let was = self.free[d];
+        let now = was - milli;
+        self.free[d] = now;
+        let partial = |f: i64| f > 0 && f < DEVICE_MILLI;
+        self.partial = self.partial + partial(now) as u32 - partial(was) as u32;
+    }
 }
 
 /// One pod.
@@ -57,6 +164,8 @@ pub struct Pod {
     pub best_effort: bool,
     /// Create a replacement when this pod is gone.
     pub replace_on_release: bool,
+    /// GPU devices it holds on its node, while it holds the node.
+    pub gpu_devices: DeviceHold,
 }
 
 /// A job's runtime state.
@@ -193,7 +302,14 @@ impl World {
     pub fn new(cluster: Cluster, queues: Vec<Queue>, jobs: Vec<JobSpec>) -> World {
         let free: Vec<Resources> = cluster.nodes.iter().map(|n| n.allocatable).collect();
         let index = NodeIndex::new(&free);
-        let nodes = vec![NodeState::default(); cluster.nodes.len()];
+        let nodes = cluster
+            .nodes
+            .iter()
+            .map(|n| NodeState {
+                gpus: GpuDevices::new((n.allocatable.gpu_milli() / DEVICE_MILLI) as usize),
+                ..NodeState::default()
+            })
+            .collect();
         let jobs = jobs
             .into_iter()
             .map(|spec| {
@@ -255,6 +371,19 @@ impl World {
         self.cluster.node(n).allocatable - s.used + s.releasing - s.pipelined
     }
 
+    /// True if the GPU devices of node `n` can take a pod asking `milli` milli-GPUs.
+    /// Aggregate `nvidia.com/gpu` checks decide whole-GPU pods on a node whose
+    /// devices are all free or full (the sum then says it all, including for
+    /// resources being released); with a device shared by fractional pods, or for a
+    /// fractional pod, the current devices decide.
+    pub fn gpu_fits(&self, n: NodeId, milli: i64) -> bool {
+        let g = &self.nodes[n.0 as usize].gpus;
+        if milli <= 0 || (milli % DEVICE_MILLI == 0 && g.partial == 0) {
+            return true;
+        }
+        g.fits(milli)
+    }
+
     /// Creates a Pending pod of `job`'s task `task`, replica `index`.
     pub fn create_pod(&mut self, job: JobId, task: usize, index: u32, now: SimTime) -> PodId {
         let j = &self.jobs[job.0 as usize];
@@ -276,6 +405,7 @@ impl World {
             preemptable: t.preemptable,
             best_effort: t.requests.is_best_effort(),
             replace_on_release: false,
+            gpu_devices: DeviceHold::default(),
         });
         let j = &mut self.jobs[job.0 as usize];
         j.pods.push(id);
@@ -299,6 +429,20 @@ impl World {
             p.node = node;
         }
         self.apply(pod, status, node, req, 1);
+        // Devices follow holding: a pod keeps its devices from Allocated through
+        // Running to Releasing on the same node, and takes or returns them otherwise.
+        let holds = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing);
+        let before = old_node.filter(|_| holds(old_status));
+        let after = node.filter(|_| holds(status));
+        if before != after && req.get(GPU) > 0 {
+            if let Some(n) = before {
+                let mask = std::mem::take(&mut self.pods[pod.0 as usize].gpu_devices);
+                self.nodes[n.0 as usize].gpus.give_back(req.get(GPU), mask);
+            }
+            if let Some(n) = after {
+                self.pods[pod.0 as usize].gpu_devices = self.nodes[n.0 as usize].gpus.take(req.get(GPU));
+            }
+        }
         let j = &mut self.jobs[job.0 as usize];
         j.counts[old_status.index()] -= 1;
         j.task_counts[task][old_status.index()] -= 1;
@@ -418,6 +562,21 @@ impl World {
             let free = self.future_idle(NodeId(i as u32));
             if self.index.free(NodeId(i as u32)) != free {
                 return Err(format!("node {i}: index out of date"));
+            }
+            let g = &ns.gpus;
+            let device_used: i64 = g.free.iter().map(|f| DEVICE_MILLI - f).sum();
+            if !g.free.is_empty() && device_used != ns.used.get(GPU) {
+                return Err(format!("node {i}: devices hold {device_used} milli-GPUs, pods {}", ns.used.get(GPU)));
+            }
+            if let Some(d) = g.free.iter().position(|&f| !(0..=DEVICE_MILLI).contains(&f)) {
+                return Err(format!(
+                    "node {}: GPU device {d} over-shared (free {})",
+                    self.cluster.nodes[i].name, g.free[d]
+                ));
+            }
+            let partial = g.free.iter().filter(|&&f| f > 0 && f < DEVICE_MILLI).count() as u32;
+            if partial != g.partial {
+                return Err(format!("node {i}: partial-device count out of date"));
             }
         }
         Ok(())

@@ -10,7 +10,7 @@ use lahar_core::rng::RngStreams;
 use lahar_core::session::{Scheduler, Session};
 use lahar_core::time::{SimDuration, SimTime};
 use lahar_core::topology::Topology;
-use lahar_core::world::World;
+use lahar_core::world::{DeviceHold, World};
 
 const S: u64 = 1_000_000;
 
@@ -300,4 +300,63 @@ fn horizon_stops_the_run() {
     assert_eq!((out.pods[0].end, out.pods[0].reason), (SimTime(50 * S), EndReason::Running));
     assert_eq!(out.world.jobs[0].progress.done, 50 * S);
     assert_eq!(out.world.jobs[1].phase, JobPhase::NotSubmitted);
+}
+
+/// GPU sharing: fractional pods share devices best-fit, whole-GPU pods need free
+/// devices, so a node can have room in total yet none for a pod.
+#[test]
+fn fractional_pods_share_devices_and_fragment_the_node() {
+    let mut a = job("a", 0, 10, 6, 0, 6);
+    a.tasks[0].requests = Resources::new(1000, 0, 600, 1);
+    let b = job("b", 0, 10, 1, 4, 1);
+    let mut c = job("c", 0, 10, 1, 0, 1);
+    c.tasks[0].requests = Resources::new(1000, 0, 300, 1);
+    let d = job("d", 0, 10, 1, 2, 1);
+    let cluster = Cluster::new(vec![node("n0", 8)], ResourceNames::default(), Topology::flat(1));
+    let mut w = World::new(cluster, vec![Queue::new("default")], vec![a, b, c, d]);
+    for j in 0..4 {
+        w.active.insert(JobId(j));
+    }
+    let pa: Vec<PodId> = (0..6).map(|i| w.create_pod(JobId(0), 0, i, SimTime::ZERO)).collect();
+    let pb = w.create_pod(JobId(1), 0, 0, SimTime::ZERO);
+    let pc = w.create_pod(JobId(2), 0, 0, SimTime::ZERO);
+    let pd = w.create_pod(JobId(3), 0, 0, SimTime::ZERO);
+    let n = NodeId(0);
+    let mut rng = RngStreams::new(0).stream("t", 0);
+    let mut ssn = Session::new(&mut w, SimTime::ZERO, 1, &mut rng);
+    let mut st = ssn.statement();
+    for &p in &pa {
+        ssn.allocate(&mut st, p, n).unwrap();
+    }
+    // 6 × 0.6 GPU: each on its own device (0.4 left is too small for the next).
+    assert_eq!(ssn.node_state(n).gpus.free, vec![400, 400, 400, 400, 400, 400, 1000, 1000]);
+    assert_eq!(ssn.idle(n).gpu_milli(), 4400);
+    // 4 whole GPUs fit the 4.4 GPU total but only 2 devices are free.
+    assert!(ssn.pod(pb).req.fits_in(&ssn.idle(n)));
+    assert!(!ssn.gpu_fits(pb, n) && !ssn.fits_idle(pb, n));
+    assert!(ssn.allocate(&mut st, pb, n).is_err());
+    // 0.3 GPU goes best-fit onto a shared device (the lowest of the 0.4s), not a free one.
+    ssn.allocate(&mut st, pc, n).unwrap();
+    assert_eq!(ssn.node_state(n).gpus.free, vec![100, 400, 400, 400, 400, 400, 1000, 1000]);
+    assert_eq!(ssn.pod(pc).gpu_devices, DeviceHold { whole: 0, share: Some(0) });
+    // 2 whole GPUs take the two free devices.
+    ssn.allocate(&mut st, pd, n).unwrap();
+    assert_eq!(ssn.pod(pd).gpu_devices, DeviceHold { whole: 0b1100_0000, share: None });
+    assert_eq!(ssn.node_state(n).gpus.partial, 6);
+    ssn.discard(st);
+    assert_eq!(ssn.node_state(n).gpus.free, vec![1000; 8], "a discarded statement returns the devices");
+    let mut st = ssn.statement();
+    ssn.allocate(&mut st, pb, n).unwrap();
+    assert_eq!(ssn.pod(pb).gpu_devices.whole, 0b1111);
+    ssn.commit(st);
+    let out = ssn.close();
+    for (p, n) in out.binds {
+        w.transition(p, PodStatus::Running, Some(n));
+    }
+    assert_eq!(w.pods[pb.0 as usize].gpu_devices.whole, 0b1111, "devices stay put from Allocated to Running");
+    assert_eq!(w.nodes[0].gpus.whole_free(), 4);
+    w.check_invariants().unwrap();
+    w.transition(pb, PodStatus::Pending, None);
+    assert_eq!(w.nodes[0].gpus.free, vec![1000; 8]);
+    w.check_invariants().unwrap();
 }

@@ -14,6 +14,7 @@ use lahar_core::resource::{GPU, PODS, ResourceList, ResourceNames, Resources};
 use lahar_core::rng::RngStreams;
 use lahar_core::time::{SimDuration, SimTime, parse_duration};
 use lahar_core::topology::{FabricTier, HyperNodeDecl, Member, Topology};
+use lahar_core::world::MAX_NODE_GPUS;
 use lahar_workloads::synthetic::{DurationDist, SyntheticSpec, generate};
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
@@ -536,6 +537,11 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
         Some(g) => v.count(g, &format!("{path}.gpus"), 0).unwrap_or(0),
         None => 0,
     };
+    if gpus > MAX_NODE_GPUS {
+        if let Some(g) = &n.gpus {
+            v.err(at(g), format!("{path}.gpus"), format!("at most {MAX_NODE_GPUS} GPUs per node, got {gpus}"));
+        }
+    }
     alloc.set(GPU, gpus as i64 * 1000);
     let pods = match &n.pods {
         Some(p) => v.count(p, &format!("{path}.pods"), 1).unwrap_or(110),

@@ -46,7 +46,7 @@ pub(crate) fn fits(ssn: &Session<'_>, pod: PodId, n: NodeId, mode: Mode) -> bool
         Mode::Allocate => ssn.idle(n),
         Mode::Pipeline => ssn.future_idle(n),
     };
-    req.fits_in(&free) && ssn.selector_matches(pod, n)
+    req.fits_in(&free) && ssn.gpu_fits(pod, n) && ssn.selector_matches(pod, n)
 }
 
 /// Places the job's Pending pods in task order, each on the node `choose` returns

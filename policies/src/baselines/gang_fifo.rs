@@ -31,7 +31,7 @@ impl GangFifo {
     /// First node, in node order, whose idle resources and labels fit the pod.
     fn first_fit(ssn: &Session<'_>, pod: PodId) -> Option<NodeId> {
         let req = ssn.pod(pod).req;
-        ssn.fitting_nodes(&req).find(|&n| req.fits_in(&ssn.idle(n)) && ssn.selector_matches(pod, n))
+        ssn.fitting_nodes(&req).find(|&n| ssn.fits_idle(pod, n) && ssn.selector_matches(pod, n))
     }
 
     /// Tries to place the job's pending pods; returns whether the gang is whole.

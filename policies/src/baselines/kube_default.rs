@@ -71,7 +71,7 @@ impl KubeDefault {
         let req = ssn.pod(pod).req;
         let mut best: Option<(i64, NodeId)> = None;
         for n in ssn.fitting_nodes(&req) {
-            if !req.fits_in(&ssn.idle(n)) || !ssn.selector_matches(pod, n) {
+            if !ssn.fits_idle(pod, n) || !ssn.selector_matches(pod, n) {
                 continue;
             }
             let s = Self::least_allocated_score(ssn, n, &req);

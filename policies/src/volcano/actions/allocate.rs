@@ -77,11 +77,10 @@ pub(crate) fn allocate_tasks(
             continue;
         }
         let req = ssn.pod(pod).req;
-        let nominated = ssn
-            .pod(pod)
-            .nominated
-            .filter(|&n| within.is_none_or(|w| w.contains(&n)))
-            .filter(|&n| req.fits_in(&ssn.future_idle(n)) && fw.predicate(ssn, pod, n).is_ok());
+        let nominated =
+            ssn.pod(pod).nominated.filter(|&n| within.is_none_or(|w| w.contains(&n))).filter(|&n| {
+                req.fits_in(&ssn.future_idle(n)) && ssn.gpu_fits(pod, n) && fw.predicate(ssn, pod, n).is_ok()
+            });
         let nodes = match nominated {
             Some(n) => vec![n],
             None => predicate_nodes(fw, ssn, pod, within, &mut st.next_start),
@@ -93,7 +92,7 @@ pub(crate) fn allocate_tasks(
             }
             break;
         };
-        if req.fits_in(&ssn.idle(best)) {
+        if ssn.fits_idle(pod, best) {
             ssn.allocate(&mut stmt, pod, best).expect("idle checked");
         } else {
             ssn.pipeline(&mut stmt, pod, best).expect("future idle checked");

@@ -21,7 +21,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState) {
         for j in mine {
             for pod in pending_tasks(fw, ssn, j, true) {
                 let nodes = predicate_nodes(fw, ssn, pod, None, &mut st.next_start);
-                let idle: Vec<_> = nodes.into_iter().filter(|&n| ssn.pod(pod).req.fits_in(&ssn.idle(n))).collect();
+                let idle: Vec<_> = nodes.into_iter().filter(|&n| ssn.fits_idle(pod, n)).collect();
                 if let Some(n) = best_node(fw, ssn, pod, &idle) {
                     ssn.allocate_now(pod, n).expect("idle checked");
                 }

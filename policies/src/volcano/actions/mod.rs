@@ -71,7 +71,8 @@ pub(crate) fn predicate_nodes(
     start: &mut usize,
 ) -> Vec<NodeId> {
     let req = ssn.pod(pod).req;
-    let ok = |n: NodeId| fw.predicate(ssn, pod, n).is_ok();
+    // GPU devices are checked with the resources, before the plugins' predicates.
+    let ok = |n: NodeId| ssn.gpu_fits(pod, n) && fw.predicate(ssn, pod, n).is_ok();
     if let Some(nodes) = within {
         return nodes.iter().copied().filter(|&n| req.fits_in(&ssn.future_idle(n)) && ok(n)).collect();
     }
@@ -106,7 +107,7 @@ pub(crate) fn predicate_nodes(
 /// summed score wins, ties broken uniformly at random from the session's stream.
 pub(crate) fn best_node(fw: &Framework, ssn: &mut Session<'_>, pod: PodId, nodes: &[NodeId]) -> Option<NodeId> {
     let req = ssn.pod(pod).req;
-    let idle: Vec<NodeId> = nodes.iter().copied().filter(|&n| req.fits_in(&ssn.idle(n))).collect();
+    let idle: Vec<NodeId> = nodes.iter().copied().filter(|&n| ssn.fits_idle(pod, n)).collect();
     let group: &[NodeId] = if idle.is_empty() { nodes } else { &idle };
     match group.len() {
         0 => None,

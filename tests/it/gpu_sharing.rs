@@ -1,0 +1,70 @@
+//! Fractional GPU requests share devices (the openb model): a share below one GPU
+//! lives on one device, whole GPUs need free devices, so a node can have room in
+//! total and still no device for a pod.
+
+use crate::volcano::run_text;
+
+fn scenario(jobs: &str) -> String {
+    format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: share}}\nspec:\n  cluster:\n    nodes:\n      - {{name: n1, cpu: 32, memory: 64Gi, gpus: 4, gpuModel: A100-SXM-80G}}\n  scheduler:\n    inline: |\n      actions: \"allocate, backfill\"\n      tiers:\n      - plugins:\n        - name: priority\n        - name: gang\n      - plugins:\n        - name: predicates\n        - name: nodeorder\n        - name: binpack\n  workload:\n    - jobs:\n{jobs}"
+    )
+}
+
+fn job(name: &str, at: u32, replicas: u32, gpu: &str, dur: &str) -> String {
+    format!(
+        "      - {{name: {name}, submitAt: {at}s, duration: {dur}, tasks: [{{name: w, replicas: {replicas}, resources: {{cpu: 1, nvidia.com/gpu: {gpu}}}}}]}}\n"
+    )
+}
+
+/// 3 × 0.6 GPU take devices 0-2 (0.4 left on each: 2.2 GPUs idle in total). A
+/// 2-GPU pod fits the total but finds one free device, so it waits for `frac` to
+/// end at 3600 s — even after `single` (1 GPU on device 3) leaves at 630 s, since
+/// `small` (0.4) went best-fit onto device 0 rather than the free device 3.
+#[test]
+fn whole_gpus_wait_for_free_devices_on_a_fragmented_node() {
+    let jobs = [
+        job("frac", 0, 3, "0.6", "1h"),
+        job("pair", 10, 1, "2", "10m"),
+        job("small", 20, 1, "0.4", "1h"),
+        job("single", 30, 1, "1", "10m"),
+    ]
+    .concat();
+    let o = run_text(&scenario(&jobs));
+    let start = |j: &str| o.job(j)["start"].clone();
+    assert_eq!(start("frac"), "0");
+    assert_eq!(start("small"), "20");
+    assert_eq!(start("single"), "30");
+    assert_eq!(start("pair"), "3600", "2.2 GPUs idle, but only one whole device until frac ends");
+}
+
+/// Best fit packs shares: two 0.3 pods share device 0 (spreading them would leave
+/// two whole devices), so a 3-GPU pod arriving next finds devices 1-3 free.
+#[test]
+fn shares_pack_best_fit_leaving_whole_devices() {
+    let o = run_text(&scenario(&[job("tiny", 0, 2, "0.3", "1h"), job("trio", 10, 1, "3", "10m")].concat()));
+    assert_eq!(o.job("tiny")["start"], "0");
+    assert_eq!(o.job("trio")["start"], "10", "best fit left three whole devices");
+}
+
+/// A share lives on one device: 4 × 0.7 leave 0.3 on each device (1.2 GPUs idle in
+/// total), so a 0.5 pod waits until the 0.7s end at 3600 s.
+#[test]
+fn a_share_needs_room_on_one_device() {
+    let o = run_text(&scenario(&[job("wide", 0, 4, "0.7", "1h"), job("half", 10, 1, "0.5", "10m")].concat()));
+    assert_eq!(o.job("wide")["start"], "0");
+    assert_eq!(o.job("half")["start"], "3600");
+}
+
+/// A non-whole count above one is whole devices plus a share of another: 3 × 0.6
+/// leave 0.4 on devices 0-2 and device 3 free (2.2 GPUs idle). 1.5 GPUs need device
+/// 3 and 0.5 on another device, which none has, so `odd` waits for the 0.6s to end
+/// at 3600 s; 1.3 GPUs (device 3 + 0.3 on device 0) start at once.
+#[test]
+fn a_non_whole_count_above_one_is_whole_devices_plus_a_share() {
+    let jobs =
+        [job("sixty", 0, 3, "0.6", "1h"), job("odd", 10, 1, "1.5", "10m"), job("odd2", 20, 1, "1.3", "10m")].concat();
+    let o = run_text(&scenario(&jobs));
+    assert_eq!(o.job("sixty")["start"], "0");
+    assert_eq!(o.job("odd2")["start"], "20");
+    assert_eq!(o.job("odd")["start"], "3600", "2.2 GPUs idle, but no device with 0.5 beside a whole one");
+}
