@@ -74,10 +74,21 @@ pub(crate) fn preempt_pod(
         }
         if fits(ssn) {
             ssn.pipeline(&mut node_stmt, pod, n).expect("fits checked");
+            if ssn.explaining(pod) {
+                let why = format!(
+                    "pipelined after evicting {} victim(s); kept only if the job ends pipelined",
+                    node_stmt.len() - 1
+                );
+                ssn.explain(pod, Some(n), ssn.action(), Some(true), why, None);
+            }
             stmt.merge(node_stmt);
             return true;
         }
         ssn.discard(node_stmt);
+    }
+    if ssn.explaining(pod) {
+        let why = "no node where the allowed victims' resources make room for the pod";
+        ssn.explain(pod, None, ssn.action(), Some(false), why, None);
     }
     false
 }
