@@ -179,13 +179,14 @@ pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId,
             }
             1 => out.push(hits[0]),
             _ => {
-                let all: Vec<String> = hits
+                let mut all: Vec<String> = hits
                     .iter()
                     .map(|&(j, t, i)| {
                         let s = &jobs[j.0 as usize];
                         format!("{}/{}", s.namespace, s.pod_name(t as usize, i))
                     })
                     .collect();
+                all.sort();
                 return Err(err(format!("pod name `{arg}` is ambiguous: {}; use namespace/name", all.join(", "))));
             }
         }

@@ -3,6 +3,7 @@
 
 mod cli;
 mod errors;
+mod explain;
 mod invariants;
 mod nccl;
 mod quickstart;

@@ -103,9 +103,19 @@ pub(crate) fn place_gang(
     }
 }
 
+/// `--explain` rows for a watched pod: each node's fit and the node `choice` the
+/// policy made.
+pub(crate) fn explain_fit(ssn: &mut Session<'_>, p: PodId, mode: Mode, choice: Option<NodeId>) {
+    explain_nodes(ssn, p, mode);
+    match choice {
+        Some(n) => ssn.explain(p, Some(n), "chosen", Some(true), "chosen by the policy's node order", None),
+        None => ssn.explain(p, None, "chosen", Some(false), "no node fits", None),
+    }
+}
+
 /// `--explain` rows for a watched pod: each node's fit (resources for `mode`, then
-/// the node selector) and the node `choice` the policy made.
-fn explain_fit(ssn: &mut Session<'_>, p: PodId, mode: Mode, choice: Option<NodeId>) {
+/// the node selector).
+pub(crate) fn explain_nodes(ssn: &mut Session<'_>, p: PodId, mode: Mode) {
     let req = ssn.pod(p).req;
     let mut rows: Vec<(NodeId, &'static str, bool, String)> = Vec::new();
     for n in (0..ssn.node_count() as u32).map(NodeId) {
@@ -123,10 +133,6 @@ fn explain_fit(ssn: &mut Session<'_>, p: PodId, mode: Mode, choice: Option<NodeI
     }
     for (n, plugin, passed, reason) in rows {
         ssn.explain(p, Some(n), plugin, Some(passed), reason, None);
-    }
-    match choice {
-        Some(n) => ssn.explain(p, Some(n), "chosen", Some(true), "chosen by the policy's node order", None),
-        None => ssn.explain(p, None, "chosen", Some(false), "no node fits", None),
     }
 }
 

@@ -235,7 +235,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     for j in candidates {
         if ssn.job(j).pg_phase == PodGroupPhase::Pending {
             if !promote_pending {
-                explain::job_row(ssn, j, "enqueue", false, "PodGroup is Pending: not admitted by enqueue");
+                // The enqueue action has already explained why the PodGroup stays Pending.
                 continue;
             }
             ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, "no enqueue action: admitted by allocate");

@@ -44,17 +44,24 @@ pub fn run(fw: &mut Framework, ssn: &mut Session<'_>) {
 /// Records why a watched job's PodGroup stays Pending.
 fn rejected(fw: &Framework, ssn: &mut Session<'_>, j: JobId) {
     if ssn.explaining_job(j) {
-        let by = fw.enqueue_rejecters(ssn, j);
-        let who = if by.is_empty() { "a plugin".to_string() } else { by.join(", ") };
         let q = ssn.queue(ssn.job(j).spec.queue);
-        let what = if q.spec.state != QueueState::Open {
-            format!("queue {} is not open", q.spec.name)
-        } else if by == ["overcommit"] {
-            "minResources do not fit the cluster's overcommitted idle resources".to_string()
-        } else {
-            format!("minResources do not fit what queue {} may still admit", q.spec.name)
-        };
-        let why = format!("PodGroup stays Pending: enqueue rejected by {who} ({what})");
+        let qname = q.spec.name.clone();
+        let open = q.spec.state == QueueState::Open;
+        let mut why: Vec<String> = fw
+            .enqueue_rejecters(ssn, j)
+            .into_iter()
+            .map(|p| match p {
+                "overcommit" => {
+                    "overcommit: minResources exceed the cluster's overcommitted idle resources".to_string()
+                }
+                _ if !open => format!("{p}: queue {qname} is not open"),
+                _ => format!("{p}: minResources exceed what queue {qname} may still admit"),
+            })
+            .collect();
+        if why.is_empty() {
+            why.push("the plugins' votes".to_string());
+        }
+        let why = format!("PodGroup stays Pending: enqueue rejected ({})", why.join("; "));
         explain::job_row(ssn, j, "enqueue", false, &why);
     }
 }
