@@ -229,3 +229,37 @@ fn unknown_or_ambiguous_pod_exits_2() {
     lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).args(["--explain", "team/gang-w-0"]).assert().success();
     assert!(out.join("explain.csv").exists());
 }
+
+/// preempt: a high-priority pod finds no cpu at t=10, evicts one pod of the running
+/// gang (minAvailable 2 of 4) and binds after the victim's grace period. nodeorder on
+/// the full 4-cpu node for a 1-cpu pod without memory request: least (0, ⌊(16Gi −
+/// 200Mi)·100/16Gi⌋ = 98) → 49; balanced: fractions 1 and 0 → 50; 99.
+#[test]
+fn preemption_is_explained() {
+    let text = scenario(
+        "    nodes:\n      - {name: n1, cpu: 4, memory: 16Gi}",
+        &format!(
+            "{}  workload:\n    - jobs:\n      - {{name: low, priority: 1, minAvailable: 2, duration: 1h, tasks: [{{name: w, replicas: 4, resources: {{cpu: 1}}}}]}}\n      - {{name: high, submitAt: 10s, priority: 100, duration: 10m, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1}}}}]}}\n",
+            conf(
+                "enqueue, allocate, preempt",
+                &["name: drf", "name: predicates", "name: proportion", "name: nodeorder"]
+            )
+        ),
+    );
+    let csv = explain(&text, &["high-w-0"]);
+    assert_eq!(
+        csv,
+        "session,t,pod,node,plugin,passed,reason,score
+2,10,default/high-w-0,,enqueue,true,PodGroup admitted: Pending → Inqueue,
+2,10,default/high-w-0,n1,resources,false,Insufficient cpu,
+2,10,default/high-w-0,,allocate,false,not tried: no pending pod of the job fits any node's future-idle resources,
+2,10,default/high-w-0,n1,preempt,true,pipelined after evicting 1 victim(s); kept only if the job ends pipelined,
+2,10,default/high-w-0,n1,result,true,preempt: the job is pipelined; the evictions stand and the pod waits nominated to this node,
+3,40,default/high-w-0,n1,predicates,true,,
+3,40,default/high-w-0,n1,nodeorder,,,99
+3,40,default/high-w-0,n1,total,,,99
+3,40,default/high-w-0,n1,best-node,true,the only candidate node,
+3,40,default/high-w-0,n1,result,true,allocated: the job is ready and its statement is committed (bound at session end),
+"
+    );
+}

@@ -107,3 +107,18 @@ pub(crate) fn gang_shortfall(ssn: &Session<'_>, j: JobId) -> String {
         job.spec.min_available
     )
 }
+
+/// After preempt or reclaim decided a job's statement: for each watched pod the
+/// action pipelined (with its node), whether the evictions stand (`kept`: the job
+/// is pipelined) or were undone.
+pub(crate) fn evict_outcome(ssn: &mut Session<'_>, pipelined: &[(PodId, Option<NodeId>)], kept: bool) {
+    let action = ssn.action();
+    for &(p, node) in pipelined {
+        let why = if kept {
+            format!("{action}: the job is pipelined; the evictions stand and the pod waits nominated to this node")
+        } else {
+            format!("{action}: the job would not be pipelined; the evictions are undone")
+        };
+        ssn.explain(p, node, "result", Some(kept), why, None);
+    }
+}

@@ -338,8 +338,10 @@ fn step_outcome(ssn: &mut Session<'_>, watched: &[PodId], left: &VecDeque<PodId>
             PodStatus::Pipelined => {
                 (true, "pipelined: the job is pipelined but not ready; the placement holds until the session ends")
             }
+            // The job is back in its queue's list: the pod is tried in a later step.
+            PodStatus::Pending if left.contains(&p) && committed => continue,
             PodStatus::Pending if left.contains(&p) && stepped => {
-                (false, "not placed yet: the job became ready first; the pod waits for the job's next step")
+                (false, "not tried: the job is pipelined, not ready; its other pods wait for a later session")
             }
             PodStatus::Pending if left.contains(&p) => (false, "not tried: the job's step failed before this pod"),
             _ => continue,
