@@ -207,6 +207,10 @@ impl<'w> Session<'w> {
             e.watches(pod.job, pod.task, pod.index)
         })
     }
+    /// True if `--explain` watches any pod in this run.
+    pub fn explaining_any(&self) -> bool {
+        self.explain.is_some()
+    }
     /// True if some pod of the job is watched.
     pub fn explaining_job(&self, j: JobId) -> bool {
         self.explain.as_ref().is_some_and(|e| e.watches_job(j))

@@ -188,6 +188,25 @@ fn baselines_explain_fit_and_scores() {
     );
 }
 
+/// Strict gang FIFO: a job behind a head-of-line gang that does not fit is not tried;
+/// at t=30 first fit packs the gang onto n1 (two pods) and n2, so the small pod fits
+/// only n2.
+#[test]
+fn strict_fifo_explains_head_of_line_blocking() {
+    let text = gang_text("  scheduler: {baseline: gang-fifo-strict}\n")
+        + "      - {name: small, submitAt: 10s, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1, memory: 1Gi, nvidia.com/gpu: 1}}]}\n";
+    let csv = explain(&text, &["small-w-0"]);
+    assert_eq!(
+        csv,
+        "session,t,pod,node,plugin,passed,reason,score
+2,10,default/small-w-0,,fifo,false,not tried: job gang at the head of the line does not fit,
+3,30,default/small-w-0,n1,resources,false,Insufficient nvidia.com/gpu,
+3,30,default/small-w-0,n2,fit,true,,
+3,30,default/small-w-0,n2,chosen,true,chosen by the policy's node order,
+"
+    );
+}
+
 #[test]
 fn unknown_or_ambiguous_pod_exits_2() {
     let text = gang_text("").replace(

@@ -107,12 +107,20 @@ impl Scheduler for GangFifo {
         self.failed.clear();
         ssn.set_action("allocate");
         let jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
-        for j in jobs {
+        for (i, &j) in jobs.iter().enumerate() {
             if ssn.job(j).pg_phase == PodGroupPhase::Pending {
                 ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, "admitted in FIFO order");
             }
             let whole = self.place(ssn, j);
             if !whole && self.head_of_line_blocking {
+                if ssn.explaining_any() {
+                    let why = format!("not tried: job {} at the head of the line does not fit", ssn.job(j).spec.name);
+                    for &later in &jobs[i + 1..] {
+                        for p in ssn.explained_pods(later) {
+                            ssn.explain(p, None, "fifo", Some(false), why.as_str(), None);
+                        }
+                    }
+                }
                 break;
             }
         }
