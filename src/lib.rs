@@ -163,10 +163,10 @@ pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId,
             for (t, task) in spec.tasks.iter().enumerate() {
                 let idx = rest.strip_prefix(task.name.as_str()).and_then(|r| r.strip_prefix('-'));
                 // Canonical decimal only, so "w-01" does not alias "w-1".
-                if let Some(i) = idx.and_then(|i| i.parse::<u32>().ok().filter(|v| v.to_string() == i)) {
-                    if i < task.replicas {
-                        hits.push((JobId(j as u32), t as u16, i));
-                    }
+                if let Some(i) = idx.and_then(|i| i.parse::<u32>().ok().filter(|v| v.to_string() == i))
+                    && i < task.replicas
+                {
+                    hits.push((JobId(j as u32), t as u16, i));
                 }
             }
         }

@@ -57,26 +57,18 @@ pub(crate) fn score_rows(
     chosen: Option<NodeId>,
     ties: usize,
 ) {
-    let mut rows: Vec<(NodeId, &'static str, Option<bool>, &'static str, Option<f64>)> = Vec::new();
-    for &n in nodes.iter().filter(|n| !group.contains(n)) {
-        rows.push((
-            n,
-            "prioritize",
-            Some(false),
-            "fits only future-idle resources; nodes whose idle resources fit come first",
-            None,
-        ));
+    let behind: Vec<NodeId> = nodes.iter().copied().filter(|n| !group.contains(n)).collect();
+    for n in behind {
+        let why = "fits only future-idle resources; nodes whose idle resources fit come first";
+        ssn.explain(pod, Some(n), "prioritize", Some(false), why, None);
     }
     for &n in group {
         let scores = fw.node_scores(ssn, pod, n);
         let total: f64 = scores.iter().map(|s| s.1).sum();
         for (plugin, s) in scores {
-            rows.push((n, plugin, None, "", Some(s)));
+            ssn.explain(pod, Some(n), plugin, None, "", Some(s));
         }
-        rows.push((n, "total", None, "", Some(total)));
-    }
-    for (n, plugin, passed, reason, score) in rows {
-        ssn.explain(pod, Some(n), plugin, passed, reason, score);
+        ssn.explain(pod, Some(n), "total", None, "", Some(total));
     }
     if let Some(c) = chosen {
         let why = match (group.len(), ties) {
