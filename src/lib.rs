@@ -10,6 +10,8 @@ pub mod report_cmd;
 pub mod scenario;
 
 use lahar_core::engine::{Engine, IdealRuntime, RunOutput};
+use lahar_core::explain::Explain;
+use lahar_core::job::{JobId, JobSpec};
 use lahar_core::world::World;
 use lahar_reports::{JobRow, RunMeta, Summary};
 use scenario::{Scenario, SchedulerChoice};
@@ -32,6 +34,8 @@ pub struct RunOptions {
     pub progress: bool,
     /// Also write plots (SVG and PNG) into `<out>/plots/`.
     pub plots: bool,
+    /// Pods to explain (`namespace/name` or a unique name): writes explain.csv.
+    pub explain: Vec<String>,
 }
 
 /// What a run produced.
@@ -59,6 +63,10 @@ pub enum RunError {
         /// Cause.
         source: std::io::Error,
     },
+    /// An `--explain` pod that the scenario does not have, or names ambiguously
+    /// (bad input: exit code 2).
+    #[error("{0}")]
+    Input(scenario::ScenarioError),
     /// Plotting the written outputs failed.
     #[error("cannot plot the outputs in {dir}: {msg}")]
     Plots {
@@ -103,15 +111,23 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         scheduler: s.scheduler.name(),
         wall_time_s: 0.0,
     };
+    let explain = if opts.explain.is_empty() {
+        None
+    } else {
+        Some(resolve_explain(&s.jobs, &opts.explain).map_err(RunError::Input)?)
+    };
     let started = Instant::now();
+    let mut engine = build_engine(s);
+    if let Some(e) = &explain {
+        engine.set_explain(Explain::new(e.iter().copied()));
+    }
     let output = if opts.progress {
-        let bar = report_cmd::Progress::new(s.jobs.len());
-        let mut engine = build_engine(s);
+        let bar = report_cmd::Progress::new(engine.world().jobs.len());
         engine.run_with(|t, done| bar.update(t, done));
         bar.finish();
         engine.finish()
     } else {
-        build_engine(s).run()
+        engine.run()
     };
     let wall = started.elapsed().as_secs_f64();
     let rows = lahar_reports::job_rows(&output);
@@ -119,12 +135,110 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     let meta = RunMeta { wall_time_s: wall, ..meta_base };
     if !opts.no_write {
         write(&out_dir, &output, &rows, &summary, &meta)?;
+        if explain.is_some() {
+            lahar_reports::write_explain(&out_dir, &output)
+                .map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
+        }
         if opts.plots {
             report_cmd::run_plots(&out_dir)
                 .map_err(|e| RunError::Plots { dir: out_dir.clone(), msg: e.to_string() })?;
         }
     }
     Ok(RunReport { output, rows, summary, meta, out_dir })
+}
+
+/// Resolves `--explain` pod names against a scenario's jobs: `namespace/name`, or a
+/// name unique across namespaces. Pod names are `<job>-<task>-<index>`. An unknown
+/// name is an error listing the nearest pod names; an ambiguous one lists its
+/// namespaces.
+pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId, u16, u32)>, scenario::ScenarioError> {
+    let mut out = Vec::new();
+    for arg in names {
+        let (ns, name) = match arg.split_once('/') {
+            Some((ns, n)) => (Some(ns), n),
+            None => (None, arg.as_str()),
+        };
+        let mut hits: Vec<(JobId, u16, u32)> = Vec::new();
+        for (j, spec) in jobs.iter().enumerate() {
+            if ns.is_some_and(|ns| ns != spec.namespace) {
+                continue;
+            }
+            let Some(rest) = name.strip_prefix(spec.name.as_str()).and_then(|r| r.strip_prefix('-')) else { continue };
+            for (t, task) in spec.tasks.iter().enumerate() {
+                let idx = rest.strip_prefix(task.name.as_str()).and_then(|r| r.strip_prefix('-'));
+                // Canonical decimal only, so "w-01" does not alias "w-1".
+                if let Some(i) = idx.and_then(|i| i.parse::<u32>().ok().filter(|v| v.to_string() == i))
+                    && i < task.replicas
+                {
+                    hits.push((JobId(j as u32), t as u16, i));
+                }
+            }
+        }
+        let err = |m: String| scenario::ScenarioError::one("<command line>", None, "--explain", m);
+        match hits.len() {
+            0 => {
+                let near = near_pods(jobs, arg);
+                let hint = if near.is_empty() { String::new() } else { format!("; nearest: {}", near.join(", ")) };
+                return Err(err(format!("no pod `{arg}` in the scenario (pods are named <job>-<task>-<index>){hint}")));
+            }
+            1 => out.push(hits[0]),
+            _ => {
+                let mut all: Vec<String> = hits
+                    .iter()
+                    .map(|&(j, t, i)| {
+                        let s = &jobs[j.0 as usize];
+                        format!("{}/{}", s.namespace, s.pod_name(t as usize, i))
+                    })
+                    .collect();
+                all.sort();
+                return Err(err(format!("pod name `{arg}` is ambiguous: {}; use namespace/name", all.join(", "))));
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// Up to five `namespace/name` pod names closest to `arg` by edit distance (at
+/// most a third of its length), nearest first, then by name.
+fn near_pods(jobs: &[JobSpec], arg: &str) -> Vec<String> {
+    let limit = (arg.chars().count() / 3).max(2);
+    let mut near: Vec<(usize, String)> = Vec::new();
+    for spec in jobs {
+        for (t, task) in spec.tasks.iter().enumerate() {
+            for i in 0..task.replicas {
+                let name = spec.pod_name(t, i);
+                let full = format!("{}/{}", spec.namespace, name);
+                let probe = if arg.contains('/') { &full } else { &name };
+                if probe.len().abs_diff(arg.len()) > limit {
+                    continue;
+                }
+                let d = edit_distance(probe, arg);
+                if d <= limit {
+                    near.push((d, full));
+                }
+            }
+        }
+    }
+    near.sort();
+    near.into_iter().take(5).map(|x| x.1).collect()
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (k, &cb) in b.iter().enumerate() {
+            let cur = row[k + 1];
+            row[k + 1] = (prev + usize::from(ca != cb)).min(row[k] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 fn write(dir: &Path, out: &RunOutput, rows: &[JobRow], summary: &Summary, meta: &RunMeta) -> Result<(), RunError> {
@@ -160,4 +274,17 @@ pub fn summary_table(r: &RunReport) -> String {
         t.add_row([k.to_string(), v]);
     }
     t.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::edit_distance;
+
+    #[test]
+    fn edit_distance_counts_single_char_edits() {
+        assert_eq!(edit_distance("train-w-0", "train-w-0"), 0);
+        assert_eq!(edit_distance("train-w-0", "trian-w-0"), 2);
+        assert_eq!(edit_distance("train-w-0", "train-w-10"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
 }

@@ -34,6 +34,10 @@ enum Command {
         /// Also write plots (SVG and PNG) into <out>/plots/.
         #[arg(long)]
         plots: bool,
+        /// Explain a pod's placement (namespace/name or a unique pod name; repeatable):
+        /// writes explain.csv with per-node predicate results and plugin scores.
+        #[arg(long, value_name = "POD")]
+        explain: Vec<String>,
     },
     /// Put several runs side by side: headline metrics with the relative difference
     /// to the first run (terminal table; compare.csv, compare.md and overlay plots
@@ -133,10 +137,16 @@ struct NcclArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let command =
-        cli.command.unwrap_or(Command::Run { scenario: None, out: None, sessions: None, quiet: false, plots: false });
+    let command = cli.command.unwrap_or(Command::Run {
+        scenario: None,
+        out: None,
+        sessions: None,
+        quiet: false,
+        plots: false,
+        explain: Vec::new(),
+    });
     match command {
-        Command::Run { scenario, out, sessions, quiet, plots } => {
+        Command::Run { scenario, out, sessions, quiet, plots, explain } => {
             let s = match &scenario {
                 Some(p) => match lahar::scenario::load_file(p) {
                     Ok(s) => s,
@@ -144,7 +154,7 @@ fn main() -> ExitCode {
                 },
                 None => lahar::scenario::load_default(),
             };
-            let opts = lahar::RunOptions { out_dir: out, sessions, no_write: false, progress: !quiet, plots };
+            let opts = lahar::RunOptions { out_dir: out, sessions, no_write: false, progress: !quiet, plots, explain };
             match lahar::run(s, &opts) {
                 Ok(report) => {
                     if !quiet {
@@ -152,6 +162,7 @@ fn main() -> ExitCode {
                     }
                     ExitCode::SUCCESS
                 }
+                Err(lahar::RunError::Input(e)) => input_error(&e),
                 Err(e) => {
                     eprintln!("error: {e}");
                     ExitCode::from(1)

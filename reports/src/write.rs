@@ -1,5 +1,5 @@
 //! Writers for the output contract: jobs.csv, pods.csv, timeseries.csv,
-//! decisions.csv, summary.json and its flat twin summary.csv.
+//! decisions.csv, summary.json and its flat twin summary.csv; explain.csv on request.
 
 use crate::metrics::{Dist, JobRow, QueueSummary, Summary};
 use crate::timeline::{Facts, sweep};
@@ -202,6 +202,31 @@ fn write_decisions(dir: &Path, out: &RunOutput) -> io::Result<()> {
             &d.node.map(|n| out.world.cluster.node(n).name.clone()).unwrap_or_default(),
             d.phase.map(|p| p.as_str()).unwrap_or(""),
             &d.reason,
+        ])
+        .map_err(io_err)?;
+    }
+    w.flush()
+}
+
+/// Writes explain.csv (`--explain`): the rows recorded for the watched pods, in the
+/// order recorded (session by session, as the scheduler evaluated them). An empty
+/// `passed` or `score` means the row has none (score rows; pass/fail rows).
+pub fn write_explain(dir: &Path, out: &RunOutput) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut w = csv_writer(dir, "explain.csv")?;
+    w.write_record(["session", "t", "pod", "node", "plugin", "passed", "reason", "score"]).map_err(io_err)?;
+    for r in &out.explain {
+        let pod = &out.world.pods[r.pod.0 as usize];
+        let j = &out.world.jobs[pod.job.0 as usize].spec;
+        w.write_record([
+            r.session.to_string().as_str(),
+            &r.t.secs_string(),
+            &format!("{}/{}", j.namespace, j.pod_name(pod.task as usize, pod.index)),
+            &r.node.map(|n| out.world.cluster.node(n).name.clone()).unwrap_or_default(),
+            &r.plugin,
+            r.passed.map(|p| if p { "true" } else { "false" }).unwrap_or(""),
+            &r.reason,
+            &r.score.map(|s| s.to_string()).unwrap_or_default(),
         ])
         .map_err(io_err)?;
     }

@@ -10,6 +10,7 @@
 
 use crate::cluster::NodeId;
 use crate::event::EventQueue;
+use crate::explain::{Explain, ExplainRow};
 use crate::job::{JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyAction, PolicyEvent};
 use crate::rng::{RngStreams, StreamRng};
 use crate::session::{Decision, DecisionKind, Scheduler, Session};
@@ -173,6 +174,8 @@ pub struct RunOutput {
     pub samples: Vec<Sample>,
     /// Scheduling decisions, in order.
     pub decisions: Vec<Decision>,
+    /// `--explain` rows for the watched pods, in the order recorded.
+    pub explain: Vec<ExplainRow>,
     /// Counters.
     pub stats: RunStats,
 }
@@ -202,6 +205,7 @@ pub struct Engine {
     pods_out: Vec<PodRecord>,
     samples: Vec<Sample>,
     decisions: Vec<Decision>,
+    explain: Option<Explain>,
     running_jobs: u32,
     effective_milli_ppm: i128,
     /// Jobs started or stopped this instant and the runtime model is coupled.
@@ -236,10 +240,16 @@ impl Engine {
             pods_out: Vec::new(),
             samples: Vec::new(),
             decisions: Vec::new(),
+            explain: None,
             running_jobs: 0,
             effective_milli_ppm: 0,
             reprice_due: false,
         }
+    }
+
+    /// Records `--explain` rows for the pods `explain` watches (none by default).
+    pub fn set_explain(&mut self, explain: Explain) {
+        self.explain = (!explain.is_empty()).then_some(explain);
     }
 
     /// Read access to the state (for tests and progress reporting).
@@ -381,6 +391,7 @@ impl Engine {
             pods: self.pods_out,
             samples: self.samples,
             decisions: self.decisions,
+            explain: self.explain.map(|e| e.rows).unwrap_or_default(),
             stats: self.stats,
         }
     }
@@ -505,6 +516,9 @@ impl Engine {
         self.stats.sessions += 1;
         let idx = self.stats.sessions;
         let mut ssn = Session::new(&mut self.world, self.now, idx, &mut self.rng);
+        if let Some(e) = self.explain.as_mut() {
+            ssn = ssn.with_explain(e);
+        }
         self.scheduler.schedule(&mut ssn);
         let out = ssn.close();
         self.decisions.extend(out.decisions);

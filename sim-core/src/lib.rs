@@ -30,6 +30,7 @@ pub mod cluster;
 pub mod comm;
 pub mod engine;
 pub mod event;
+pub mod explain;
 pub mod index;
 pub mod job;
 pub mod quantity;

@@ -14,6 +14,7 @@
 //! termination.
 
 use crate::cluster::{Cluster, Node, NodeId};
+use crate::explain::{Explain, ExplainRow};
 use crate::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use crate::queue::QueueId;
 use crate::resource::Resources;
@@ -172,12 +173,81 @@ pub struct Session<'w> {
     journal: Vec<Op>,
     outcome: SessionOutcome,
     rng: &'w mut StreamRng,
+    explain: Option<&'w mut Explain>,
 }
 
 impl<'w> Session<'w> {
     /// Opens a session (the engine does this).
     pub fn new(world: &'w mut World, now: SimTime, index: u64, rng: &'w mut StreamRng) -> Self {
-        Session { world, now, index, action: "allocate", journal: Vec::new(), outcome: SessionOutcome::default(), rng }
+        Session {
+            world,
+            now,
+            index,
+            action: "allocate",
+            journal: Vec::new(),
+            outcome: SessionOutcome::default(),
+            rng,
+            explain: None,
+        }
+    }
+
+    /// Records `--explain` rows for the pods `explain` watches.
+    pub fn with_explain(mut self, explain: &'w mut Explain) -> Self {
+        self.explain = Some(explain);
+        self
+    }
+
+    // ---- explain -------------------------------------------------------------------
+
+    /// True if the pod is watched by `--explain` (one branch when nothing is).
+    /// Policies record rows for a pod only when this is true.
+    pub fn explaining(&self, p: PodId) -> bool {
+        self.explain.as_ref().is_some_and(|e| {
+            let pod = &self.world.pods[p.0 as usize];
+            e.watches(pod.job, pod.task, pod.index)
+        })
+    }
+    /// True if `--explain` watches any pod in this run.
+    pub fn explaining_any(&self) -> bool {
+        self.explain.is_some()
+    }
+    /// True if some pod of the job is watched.
+    pub fn explaining_job(&self, j: JobId) -> bool {
+        self.explain.as_ref().is_some_and(|e| e.watches_job(j))
+    }
+    /// The job's pods that are watched, in pod-id order (empty when nothing is watched).
+    pub fn explained_pods(&self, j: JobId) -> Vec<PodId> {
+        if !self.explaining_job(j) {
+            return Vec::new();
+        }
+        self.world.jobs[j.0 as usize].pods.iter().copied().filter(|&p| self.explaining(p)).collect()
+    }
+    /// Records an explain row for a watched pod (ignored for other pods).
+    pub fn explain(
+        &mut self,
+        pod: PodId,
+        node: Option<NodeId>,
+        plugin: impl Into<Cow<'static, str>>,
+        passed: Option<bool>,
+        reason: impl Into<String>,
+        score: Option<f64>,
+    ) {
+        if !self.explaining(pod) {
+            return;
+        }
+        let row = ExplainRow {
+            session: self.index,
+            t: self.now,
+            pod,
+            node,
+            plugin: plugin.into(),
+            passed,
+            reason: reason.into(),
+            score,
+        };
+        if let Some(e) = self.explain.as_mut() {
+            e.rows.push(row);
+        }
     }
 
     // ---- views -------------------------------------------------------------------

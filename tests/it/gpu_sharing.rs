@@ -68,3 +68,17 @@ fn a_non_whole_count_above_one_is_whole_devices_plus_a_share() {
     assert_eq!(o.job("odd2")["start"], "20");
     assert_eq!(o.job("odd")["start"], "3600", "2.2 GPUs idle, but no device with 0.5 beside a whole one");
 }
+
+/// `--explain` names fragmented devices as the reason a pod waits on a node whose
+/// GPU total fits.
+#[test]
+fn explain_names_fragmented_devices() {
+    let jobs = [job("frac", 0, 3, "0.6", "1h"), job("pair", 10, 1, "2", "10m")].concat();
+    let csv = crate::explain::explain(&scenario(&jobs), &["pair-w-0"]);
+    assert!(
+        csv.lines()
+            .any(|l| l
+                .contains(",10,default/pair-w-0,n1,gpu-devices,false,GPU devices fragmented: enough GPUs in total")),
+        "{csv}"
+    );
+}

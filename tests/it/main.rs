@@ -4,6 +4,7 @@
 mod cli;
 mod comm_runtime;
 mod errors;
+mod explain;
 mod gpu_sharing;
 mod invariants;
 mod nccl;

@@ -4,6 +4,7 @@
 
 use lahar_core::cluster::NodeId;
 use lahar_core::engine::FULL_SPEED_PPM;
+use lahar_core::explain::{GPU_DEVICES_FULL, insufficient};
 use lahar_core::job::{JobId, PodGroupPhase, PodId};
 use lahar_core::session::{Session, Statement};
 use lahar_core::time::SimTime;
@@ -69,8 +70,14 @@ pub(crate) fn place_gang(
     let total = pending.len() as u32;
     let mut stmt = ssn.statement();
     let mut placed = 0u32;
+    let mut tried: Vec<PodId> = Vec::new();
     for (i, p) in pending.into_iter().enumerate() {
-        match choose(ssn, p) {
+        let choice = choose(ssn, p);
+        if ssn.explaining(p) {
+            explain_fit(ssn, p, mode, choice);
+            tried.push(p);
+        }
+        match choice {
             Some(n) => {
                 let ok = match mode {
                     Mode::Allocate => ssn.allocate(&mut stmt, p, n),
@@ -87,8 +94,47 @@ pub(crate) fn place_gang(
     if placed > 0 && ready + placed >= min {
         Some(stmt)
     } else {
+        for p in tried {
+            let why = format!("gang not satisfied: {ready} ready + {placed} placed of minAvailable {min}; discarded");
+            ssn.explain(p, None, "gang", Some(false), why, None);
+        }
         ssn.discard(stmt);
         None
+    }
+}
+
+/// `--explain` rows for a watched pod: each node's fit and the node `choice` the
+/// policy made.
+pub(crate) fn explain_fit(ssn: &mut Session<'_>, p: PodId, mode: Mode, choice: Option<NodeId>) {
+    explain_nodes(ssn, p, mode);
+    match choice {
+        Some(n) => ssn.explain(p, Some(n), "chosen", Some(true), "chosen by the policy's node order", None),
+        None => ssn.explain(p, None, "chosen", Some(false), "no node fits", None),
+    }
+}
+
+/// `--explain` rows for a watched pod: each node's fit (resources for `mode`, then
+/// the node selector).
+pub(crate) fn explain_nodes(ssn: &mut Session<'_>, p: PodId, mode: Mode) {
+    let req = ssn.pod(p).req;
+    let mut rows: Vec<(NodeId, &'static str, bool, String)> = Vec::new();
+    for n in (0..ssn.node_count() as u32).map(NodeId) {
+        let free = match mode {
+            Mode::Allocate => ssn.idle(n),
+            Mode::Pipeline => ssn.future_idle(n),
+        };
+        if let Some(r) = insufficient(&ssn.cluster().resource_names, &req, &free) {
+            rows.push((n, "resources", false, r));
+        } else if !ssn.gpu_fits(p, n) {
+            rows.push((n, "gpu-devices", false, GPU_DEVICES_FULL.to_string()));
+        } else if !ssn.selector_matches(p, n) {
+            rows.push((n, "selector", false, "node(s) didn't match Pod's node selector".to_string()));
+        } else {
+            rows.push((n, "fit", true, String::new()));
+        }
+    }
+    for (n, plugin, passed, reason) in rows {
+        ssn.explain(p, Some(n), plugin, Some(passed), reason, None);
     }
 }
 

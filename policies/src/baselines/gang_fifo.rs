@@ -10,6 +10,7 @@
 //! With `head_of_line_blocking`, the first job that cannot start stops the session
 //! (strict FIFO); without it, later jobs may start around it.
 
+use super::gang::{self, Mode};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodGroupPhase, PodId};
 use lahar_core::resource::Resources;
@@ -52,14 +53,24 @@ impl GangFifo {
             && needed > 0
             && self.failed.iter().any(|&(r, n)| r == shape && needed >= n)
         {
+            for p in ssn.explained_pods(j) {
+                let why = "skipped: a job of the same pod shape needing no more pods found no room in this session";
+                ssn.explain(p, None, "gang", Some(false), why, None);
+            }
             return false;
         }
         let pending = ssn.pending_pods(j);
+        let mut tried: Vec<PodId> = Vec::new();
         let mut stmt = ssn.statement();
         let mut placed = 0u32;
         let total = pending.len() as u32;
         for (i, p) in pending.into_iter().enumerate() {
-            match Self::first_fit(ssn, p) {
+            let choice = Self::first_fit(ssn, p);
+            if ssn.explaining(p) {
+                gang::explain_fit(ssn, p, Mode::Allocate, choice);
+                tried.push(p);
+            }
+            match choice {
                 Some(n) => {
                     ssn.allocate(&mut stmt, p, n).expect("first_fit checked idle resources");
                     placed += 1;
@@ -73,6 +84,11 @@ impl GangFifo {
             ssn.commit(stmt);
             true
         } else {
+            for p in tried {
+                let why =
+                    format!("gang not satisfied: {ready} ready + {placed} placed of minAvailable {min}; discarded");
+                ssn.explain(p, None, "gang", Some(false), why, None);
+            }
             ssn.discard(stmt);
             if let Some(shape) = shape {
                 self.failed.push((shape, needed));
@@ -91,12 +107,20 @@ impl Scheduler for GangFifo {
         self.failed.clear();
         ssn.set_action("allocate");
         let jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
-        for j in jobs {
+        for (i, &j) in jobs.iter().enumerate() {
             if ssn.job(j).pg_phase == PodGroupPhase::Pending {
                 ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, "admitted in FIFO order");
             }
             let whole = self.place(ssn, j);
             if !whole && self.head_of_line_blocking {
+                if ssn.explaining_any() {
+                    let why = format!("not tried: job {} at the head of the line does not fit", ssn.job(j).spec.name);
+                    for &later in &jobs[i + 1..] {
+                        for p in ssn.explained_pods(later) {
+                            ssn.explain(p, None, "fifo", Some(false), why.as_str(), None);
+                        }
+                    }
+                }
                 break;
             }
         }

@@ -29,7 +29,7 @@
 //! cannot start) and **resource deadlock** (two gangs each holding part of the cluster
 //! that the other needs: neither ever runs).
 
-use super::gang;
+use super::gang::{self, Mode};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::resource::{CPU, GPU, MEMORY, Resources};
@@ -64,6 +64,25 @@ impl KubeDefault {
             count += 1;
         }
         if count == 0 { 0 } else { (sum / count) as i64 }
+    }
+
+    /// `--explain` rows: each node's fit, the LeastAllocated score of every
+    /// feasible node and the choice.
+    fn explain_scores(ssn: &mut Session<'_>, p: PodId, choice: Option<NodeId>) {
+        let req = ssn.pod(p).req;
+        let scores: Vec<(NodeId, i64)> = (0..ssn.node_count() as u32)
+            .map(NodeId)
+            .filter(|&n| ssn.fits_idle(p, n) && ssn.selector_matches(p, n))
+            .map(|n| (n, Self::least_allocated_score(ssn, n, &req)))
+            .collect();
+        gang::explain_nodes(ssn, p, Mode::Allocate);
+        for (n, s) in scores {
+            ssn.explain(p, Some(n), "least-allocated", None, "", Some(s as f64));
+        }
+        match choice {
+            Some(n) => ssn.explain(p, Some(n), "best-node", Some(true), "highest score (ties: first node)", None),
+            None => ssn.explain(p, None, "best-node", Some(false), "no node fits", None),
+        }
     }
 
     /// The feasible node with the best score for the pod (ties: lowest node id).
@@ -112,9 +131,15 @@ impl Scheduler for KubeDefault {
             };
             let unselective = ssn.job(job).spec.tasks[task as usize].node_selector.is_empty();
             if failed.iter().any(|&(r, fj, ft, any_node)| r == req && (any_node || (fj == job && ft == task))) {
+                let why = "skipped: an earlier pod with the same requests found no node in this session";
+                ssn.explain(p, None, "allocate", Some(false), why, None);
                 continue;
             }
-            match Self::best_node(ssn, p) {
+            let choice = Self::best_node(ssn, p);
+            if ssn.explaining(p) {
+                Self::explain_scores(ssn, p, choice);
+            }
+            match choice {
                 Some(n) => {
                     // best_node checked idle resources: the allocation cannot fail.
                     let _ = ssn.allocate_now(p, n);

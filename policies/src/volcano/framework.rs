@@ -274,6 +274,35 @@ impl Framework {
         Ok(())
     }
 
+    /// The first failing predicate: (plugin, reason). For `--explain`.
+    pub fn predicate_failure(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<(&'static str, String)> {
+        self.enabled(flag::ENABLE_PREDICATE).find_map(|p| match p.predicate(ssn, pod, node) {
+            Some(Err(e)) => Some((p.name(), e)),
+            _ => None,
+        })
+    }
+
+    /// Plugins whose `allocatable` says no. For `--explain`.
+    pub fn allocatable_rejecters(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Vec<&'static str> {
+        self.enabled(flag::ENABLED_ALLOCATABLE)
+            .filter(|p| p.allocatable(ssn, q, pod) == Some(false))
+            .map(|p| p.name())
+            .collect()
+    }
+
+    /// Plugins that find the queue overused. For `--explain`.
+    pub fn overused_by(&self, ssn: &Session<'_>, q: QueueId) -> Vec<&'static str> {
+        self.enabled(flag::ENABLED_OVERUSED).filter(|p| p.overused(ssn, q) == Some(true)).map(|p| p.name()).collect()
+    }
+
+    /// Plugins whose enqueue vote rejects the job. For `--explain`.
+    pub fn enqueue_rejecters(&self, ssn: &Session<'_>, job: JobId) -> Vec<&'static str> {
+        self.enabled(flag::ENABLE_JOB_ENQUEUED)
+            .filter(|p| p.job_enqueueable(ssn, job).is_some_and(|v| v < 0))
+            .map(|p| p.name())
+            .collect()
+    }
+
     /// Sum of node scores.
     pub fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> f64 {
         self.enabled(flag::ENABLE_NODE_ORDER).filter_map(|p| p.node_score(ssn, pod, node)).sum()

@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod conf;
+mod explain;
 pub mod framework;
 pub mod plugins;
 

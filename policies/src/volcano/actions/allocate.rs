@@ -11,6 +11,7 @@
 //! scoring one that makes the job ready or pipelined wins; only if no HyperNode of
 //! that tier works is the next tier tried.
 
+use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::tier_limit;
 use super::{best_node, insert_sorted, pending_tasks, predicate_nodes, queues_of, sort_by};
@@ -18,6 +19,7 @@ use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use lahar_core::queue::QueueId;
 use lahar_core::session::{Session, Statement};
+use lahar_core::topology::HyperNodeId;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Per-scheduler state the allocate action keeps across sessions.
@@ -68,12 +70,32 @@ pub(crate) fn allocate_tasks(
     let mut stmt = ssn.statement();
     let q = ssn.job(j).spec.queue;
     let mut failed: BTreeSet<u16> = BTreeSet::new();
+    // Watched pods this step looked at (for `--explain`; empty otherwise).
+    let mut tried: Vec<PodId> = Vec::new();
     while let Some(pod) = tasks.pop_front() {
+        if ssn.explaining(pod) {
+            tried.push(pod);
+        }
         if !fw.allocatable(ssn, q, pod) {
+            if ssn.explaining(pod) {
+                let why = format!(
+                    "queue {} cannot take the pod: allocatable rejected by {}",
+                    ssn.queue(q).spec.name,
+                    fw.allocatable_rejecters(ssn, q, pod).join(", ")
+                );
+                ssn.explain(pod, None, "allocatable", Some(false), why, None);
+            }
             continue;
         }
         let role = ssn.pod(pod).task;
         if failed.contains(&role) {
+            if ssn.explaining(pod) {
+                let why = format!(
+                    "skipped: a pod of task {} found no node earlier in this step",
+                    ssn.job(j).spec.tasks[role as usize].name
+                );
+                ssn.explain(pod, None, "allocate", Some(false), why, None);
+            }
             continue;
         }
         let req = ssn.pod(pod).req;
@@ -82,12 +104,26 @@ pub(crate) fn allocate_tasks(
                 req.fits_in(&ssn.future_idle(n)) && ssn.gpu_fits(pod, n) && fw.predicate(ssn, pod, n).is_ok()
             });
         let nodes = match nominated {
-            Some(n) => vec![n],
+            Some(n) => {
+                if ssn.explaining(pod) {
+                    let note = "feasible, but not examined: the pod is nominated to another node";
+                    explain::node_rows(fw, ssn, pod, within, &[n], note);
+                }
+                vec![n]
+            }
             None => predicate_nodes(fw, ssn, pod, within, &mut st.next_start),
         };
         let Some(best) = best_node(fw, ssn, pod, &nodes) else {
             failed.insert(role);
-            if need_continue(ssn, j, &failed) {
+            let go_on = need_continue(ssn, j, &failed);
+            if ssn.explaining(pod) {
+                let why = format!(
+                    "no feasible node; {}",
+                    if go_on { "the step goes on with other tasks" } else { "the job's step ends" }
+                );
+                ssn.explain(pod, None, "allocate", Some(false), why, None);
+            }
+            if go_on {
                 continue;
             }
             break;
@@ -104,6 +140,12 @@ pub(crate) fn allocate_tasks(
     if fw.job_ready(ssn, j) || fw.job_pipelined(ssn, j) {
         Some(stmt)
     } else {
+        if !tried.is_empty() {
+            let why = format!("{}; the step's placements are discarded", explain::gang_shortfall(ssn, j));
+            for p in tried {
+                ssn.explain(p, None, "gang", Some(false), why.clone(), None);
+            }
+        }
         ssn.discard(stmt);
         None
     }
@@ -127,6 +169,11 @@ fn allocate_for_job(
             let h = ssn.cluster().topology.get(hn);
             let nodes: Option<Vec<NodeId>> = (!h.virtual_top).then(|| h.nodes.clone());
             let mut left = tasks.clone();
+            if ssn.explaining_job(j) {
+                let h = ssn.cluster().topology.get(hn);
+                let note = format!("dry run in HyperNode {} (tier {})", h.name, h.tier);
+                explain::job_row(ssn, j, "network-topology-aware", true, &note);
+            }
             let Some(stmt) = allocate_tasks(fw, ssn, st, j, &mut left, nodes.as_deref()) else { continue };
             let ops: Vec<(PodId, NodeId, bool)> = pods
                 .iter()
@@ -141,11 +188,21 @@ fn allocate_for_job(
                 .collect();
             ssn.discard(stmt);
             let score = fw.hypernode_score(ssn, j, &pods, hn);
+            if ssn.explaining_job(j) {
+                let note = format!("the job fits HyperNode {}: HyperNode score", ssn.cluster().topology.get(hn).name);
+                for p in ssn.explained_pods(j) {
+                    ssn.explain(p, None, "network-topology-aware", None, note.clone(), Some(score));
+                }
+            }
             if best.as_ref().is_none_or(|b| score > b.0) {
                 best = Some((score, hn.0 as usize, ops, left));
             }
         }
-        if let Some((_, _, ops, left)) = best {
+        if let Some((_, h, ops, left)) = best {
+            if ssn.explaining_job(j) {
+                let note = format!("chosen HyperNode {}", ssn.cluster().topology.get(HyperNodeId(h as u32)).name);
+                explain::job_row(ssn, j, "network-topology-aware", true, &note);
+            }
             *tasks = left;
             let mut stmt = ssn.statement();
             for (p, n, idle) in ops {
@@ -154,6 +211,15 @@ fn allocate_for_job(
             }
             return Some(stmt);
         }
+    }
+    if ssn.explaining_job(j) {
+        explain::job_row(
+            ssn,
+            j,
+            "network-topology-aware",
+            false,
+            "no HyperNode within the job's tier limit can hold it",
+        );
     }
     None
 }
@@ -168,6 +234,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     for j in candidates {
         if ssn.job(j).pg_phase == PodGroupPhase::Pending {
             if !promote_pending {
+                // The enqueue action has already explained why the PodGroup stays Pending.
                 continue;
             }
             ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, "no enqueue action: admitted by allocate");
@@ -183,10 +250,21 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
                 && ssn.first_fit(&task.requests, 0).is_some()
         });
         if !any_fits {
+            for p in ssn.explained_pods(j) {
+                if ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).best_effort {
+                    explain::node_rows(fw, ssn, p, None, &[], "");
+                    let why = "not tried: no pending pod of the job fits any node's future-idle resources";
+                    ssn.explain(p, None, "allocate", Some(false), why, None);
+                }
+            }
             continue;
         }
         let tasks = pending_tasks(fw, ssn, j, false);
-        if fw.job_valid(ssn, j).is_err() || tasks.is_empty() {
+        if let Err(e) = fw.job_valid(ssn, j) {
+            explain::job_row(ssn, j, "job-valid", false, &e);
+            continue;
+        }
+        if tasks.is_empty() {
             continue;
         }
         task_queues.insert(j, tasks.into());
@@ -200,18 +278,33 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     while !queues.is_empty() {
         let q = queues.remove(0);
         if fw.overused(ssn, q) {
+            let waiting: Vec<JobId> =
+                per_queue.get(&q).into_iter().flatten().copied().filter(|&j| ssn.explaining_job(j)).collect();
+            for j in waiting {
+                let why = format!(
+                    "not tried: queue {} is overused ({}); its remaining jobs wait",
+                    ssn.queue(q).spec.name,
+                    fw.overused_by(ssn, q).join(", ")
+                );
+                explain::job_row(ssn, j, "overused", false, &why);
+            }
             continue;
         }
         let Some(jobs) = per_queue.get_mut(&q).filter(|v| !v.is_empty()) else { continue };
         let j = jobs.remove(0);
+        let watched: Vec<PodId> =
+            ssn.explained_pods(j).into_iter().filter(|&p| ssn.pod(p).status == PodStatus::Pending).collect();
         let tasks = task_queues.get_mut(&j).expect("task queue built at intake");
         let stmt = if tier_limit(ssn, j).is_some() {
             allocate_for_job(fw, ssn, st, j, tasks)
         } else {
             allocate_tasks(fw, ssn, st, j, tasks, None)
         };
+        let stepped = stmt.is_some();
+        let mut committed = false;
         if let Some(stmt) = stmt {
             if fw.job_ready(ssn, j) {
+                committed = true;
                 ssn.commit(stmt);
                 if !task_queues[&j].is_empty() {
                     let jobs = per_queue.get_mut(&q).expect("queue present");
@@ -223,6 +316,35 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
                 drop(stmt);
             }
         }
+        if !watched.is_empty() {
+            step_outcome(ssn, &watched, &task_queues[&j], stepped, committed);
+        }
         insert_sorted(&mut queues, q, |a, b| fw.queue_order(ssn, a, b));
+    }
+}
+
+/// `--explain` rows for the watched pods of a job after its step.
+fn step_outcome(ssn: &mut Session<'_>, watched: &[PodId], left: &VecDeque<PodId>, stepped: bool, committed: bool) {
+    for &p in watched {
+        let node = ssn.pod(p).node;
+        let (passed, why) = match ssn.pod(p).status {
+            PodStatus::Allocated => {
+                (true, "allocated: the job is ready and its statement is committed (bound at session end)")
+            }
+            PodStatus::Pipelined if committed => {
+                (true, "pipelined: committed with the ready job; the pod waits nominated to this node")
+            }
+            PodStatus::Pipelined => {
+                (true, "pipelined: the job is pipelined but not ready; the placement holds until the session ends")
+            }
+            // The job is back in its queue's list: the pod is tried in a later step.
+            PodStatus::Pending if left.contains(&p) && committed => continue,
+            PodStatus::Pending if left.contains(&p) && stepped => {
+                (false, "not tried: the job is pipelined, not ready; its other pods wait for a later session")
+            }
+            PodStatus::Pending if left.contains(&p) => (false, "not tried: the job's step failed before this pod"),
+            _ => continue,
+        };
+        ssn.explain(p, node, "result", Some(passed), why, None);
     }
 }

@@ -21,9 +21,19 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState) {
         for j in mine {
             for pod in pending_tasks(fw, ssn, j, true) {
                 let nodes = predicate_nodes(fw, ssn, pod, None, &mut st.next_start);
-                let idle: Vec<_> = nodes.into_iter().filter(|&n| ssn.fits_idle(pod, n)).collect();
-                if let Some(n) = best_node(fw, ssn, pod, &idle) {
-                    ssn.allocate_now(pod, n).expect("idle checked");
+                let idle: Vec<_> = nodes.iter().copied().filter(|&n| ssn.fits_idle(pod, n)).collect();
+                if ssn.explaining(pod) {
+                    for &n in nodes.iter().filter(|n| !idle.contains(n)) {
+                        let why = "fits only future-idle resources; backfill binds on idle resources";
+                        ssn.explain(pod, Some(n), "backfill", Some(false), why, None);
+                    }
+                }
+                match best_node(fw, ssn, pod, &idle) {
+                    Some(n) => {
+                        ssn.allocate_now(pod, n).expect("idle checked");
+                        ssn.explain(pod, Some(n), "result", Some(true), "bound by backfill", None);
+                    }
+                    None => ssn.explain(pod, None, "result", Some(false), "backfill: no node with idle room", None),
                 }
             }
         }

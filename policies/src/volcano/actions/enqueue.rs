@@ -2,9 +2,11 @@
 //! order and job by job in job order, when every enqueue vote permits (overcommit,
 //! proportion/capacity, sla). A rejected job stays Pending; its queue goes on.
 
+use super::super::explain;
 use super::super::framework::Framework;
 use super::{queues_of, sort_by};
 use lahar_core::job::{JobId, PodGroupPhase};
+use lahar_core::queue::QueueState;
 use lahar_core::session::Session;
 
 /// Runs the enqueue action.
@@ -12,11 +14,18 @@ pub fn run(fw: &mut Framework, ssn: &mut Session<'_>) {
     ssn.set_action("enqueue");
     // Votes only tighten as groups are admitted within a session (reservations grow,
     // capacities do not), so a job rejected now stays rejected: filter before sorting.
-    let pending: Vec<JobId> = ssn
-        .jobs()
-        .filter(|&j| ssn.job(j).pg_phase == PodGroupPhase::Pending)
-        .filter(|&j| ssn.job(j).spec.min_resources.is_zero() || fw.job_enqueueable(ssn, j))
-        .collect();
+    let mut pending: Vec<JobId> = Vec::new();
+    let mut refused: Vec<JobId> = Vec::new();
+    for j in ssn.jobs().filter(|&j| ssn.job(j).pg_phase == PodGroupPhase::Pending) {
+        if ssn.job(j).spec.min_resources.is_zero() || fw.job_enqueueable(ssn, j) {
+            pending.push(j);
+        } else if ssn.explaining_job(j) {
+            refused.push(j);
+        }
+    }
+    for j in refused {
+        rejected(fw, ssn, j);
+    }
     for q in queues_of(fw, ssn, &pending) {
         let mut jobs: Vec<JobId> = pending.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
         sort_by(&mut jobs, |a, b| fw.job_order(ssn, a, b));
@@ -24,7 +33,35 @@ pub fn run(fw: &mut Framework, ssn: &mut Session<'_>) {
             if ssn.job(j).spec.min_resources.is_zero() || fw.job_enqueueable(ssn, j) {
                 fw.job_enqueued(ssn, j);
                 ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, "enqueued");
+                explain::job_row(ssn, j, "enqueue", true, "PodGroup admitted: Pending → Inqueue");
+            } else {
+                rejected(fw, ssn, j);
             }
         }
+    }
+}
+
+/// Records why a watched job's PodGroup stays Pending.
+fn rejected(fw: &Framework, ssn: &mut Session<'_>, j: JobId) {
+    if ssn.explaining_job(j) {
+        let q = ssn.queue(ssn.job(j).spec.queue);
+        let qname = q.spec.name.clone();
+        let open = q.spec.state == QueueState::Open;
+        let mut why: Vec<String> = fw
+            .enqueue_rejecters(ssn, j)
+            .into_iter()
+            .map(|p| match p {
+                "overcommit" => {
+                    "overcommit: minResources exceed the cluster's overcommitted idle resources".to_string()
+                }
+                _ if !open => format!("{p}: queue {qname} is not open"),
+                _ => format!("{p}: minResources exceed what queue {qname} may still admit"),
+            })
+            .collect();
+        if why.is_empty() {
+            why.push("the plugins' votes".to_string());
+        }
+        let why = format!("PodGroup stays Pending: enqueue rejected ({})", why.join("; "));
+        explain::job_row(ssn, j, "enqueue", false, &why);
     }
 }

@@ -65,6 +65,24 @@ pub fn nodes_to_find(n: usize) -> usize {
 /// samples; within a HyperNode every node is checked.
 pub(crate) fn predicate_nodes(
     fw: &Framework,
+    ssn: &mut Session<'_>,
+    pod: PodId,
+    within: Option<&[NodeId]>,
+    start: &mut usize,
+) -> Vec<NodeId> {
+    let out = search_nodes(fw, ssn, pod, within, start);
+    if ssn.explaining(pod) {
+        let note = format!(
+            "feasible, but not examined: the search stops after {} feasible nodes",
+            nodes_to_find(ssn.node_count())
+        );
+        super::explain::node_rows(fw, ssn, pod, within, &out, &note);
+    }
+    out
+}
+
+fn search_nodes(
+    fw: &Framework,
     ssn: &Session<'_>,
     pod: PodId,
     within: Option<&[NodeId]>,
@@ -106,20 +124,23 @@ pub(crate) fn predicate_nodes(
 /// those that fit only future-idle resources; within the group, the highest
 /// summed score wins, ties broken uniformly at random from the session's stream.
 pub(crate) fn best_node(fw: &Framework, ssn: &mut Session<'_>, pod: PodId, nodes: &[NodeId]) -> Option<NodeId> {
-    let req = ssn.pod(pod).req;
     let idle: Vec<NodeId> = nodes.iter().copied().filter(|&n| ssn.fits_idle(pod, n)).collect();
     let group: &[NodeId] = if idle.is_empty() { nodes } else { &idle };
-    match group.len() {
-        0 => None,
-        1 => Some(group[0]),
+    let (chosen, ties) = match group.len() {
+        0 => (None, 0),
+        1 => (Some(group[0]), 1),
         _ => {
             let scores: Vec<f64> = group.iter().map(|&n| fw.node_score(ssn, pod, n)).collect();
             let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let best: Vec<NodeId> = group.iter().zip(&scores).filter(|(_, s)| **s >= max).map(|(n, _)| *n).collect();
             let k = if best.len() > 1 { ssn.rng().random_range(0..best.len()) } else { 0 };
-            Some(best[k])
+            (Some(best[k]), best.len())
         }
+    };
+    if ssn.explaining(pod) {
+        super::explain::score_rows(fw, ssn, pod, nodes, group, chosen, ties);
     }
+    chosen
 }
 
 /// Victims' pop order (Volcano's `BuildVictimsPriorityQueue`).

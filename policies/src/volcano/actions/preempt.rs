@@ -11,6 +11,7 @@
 //! there. Node candidates are all nodes: preemption is rare and needs victims'
 //! resources, which no free-resource index answers.
 
+use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::tier_limit;
 use super::{pending_tasks, queues_of, sort_by, victim_order};
@@ -74,10 +75,21 @@ pub(crate) fn preempt_pod(
         }
         if fits(ssn) {
             ssn.pipeline(&mut node_stmt, pod, n).expect("fits checked");
+            if ssn.explaining(pod) {
+                let why = format!(
+                    "pipelined after evicting {} victim(s); kept only if the job ends pipelined",
+                    node_stmt.len() - 1
+                );
+                ssn.explain(pod, Some(n), ssn.action(), Some(true), why, None);
+            }
             stmt.merge(node_stmt);
             return true;
         }
         ssn.discard(node_stmt);
+    }
+    if ssn.explaining(pod) {
+        let why = "no node where the allowed victims' resources make room for the pod";
+        ssn.explain(pod, None, ssn.action(), Some(false), why, None);
     }
     false
 }
@@ -112,19 +124,24 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         for &j in &jobs {
             let mut stmt = ssn.statement();
             let mut tasks = preemptor_tasks(fw, ssn, j).into_iter();
+            let mut watched: Vec<(PodId, Option<NodeId>)> = Vec::new();
             while fw.job_starving(ssn, j) {
                 let Some(pod) = tasks.next() else { break };
                 let filter = move |s: &Session<'_>, v: PodId| {
                     let vj = s.pod(v).job;
                     vj != j && s.job(vj).spec.queue == q && !(s.pod(pod).best_effort && !s.pod(v).best_effort)
                 };
-                preempt_pod(fw, ssn, &mut stmt, pod, &filter, false);
+                if preempt_pod(fw, ssn, &mut stmt, pod, &filter, false) && ssn.explaining(pod) {
+                    watched.push((pod, ssn.pod(pod).node));
+                }
             }
-            if fw.job_pipelined(ssn, j) {
+            let kept = fw.job_pipelined(ssn, j);
+            if kept {
                 ssn.commit(stmt);
             } else {
                 ssn.discard(stmt);
             }
+            explain::evict_outcome(ssn, &watched, kept);
         }
         // Intra-job preemption: a starving job's pending pods may evict its own
         // lower-priority pods.
@@ -138,7 +155,9 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
                     s.pod(v).job == j && !(s.pod(pod).best_effort && !s.pod(v).best_effort)
                 };
                 if preempt_pod(fw, ssn, &mut stmt, pod, &filter, false) {
+                    let node = ssn.pod(pod).node;
                     ssn.commit(stmt);
+                    explain::evict_outcome(ssn, &[(pod, node)], true);
                 } else {
                     ssn.discard(stmt);
                     break;

@@ -5,9 +5,11 @@
 //! order (no scoring); victims are evicted in victim order until the pod fits, then
 //! the pod is pipelined. A job's statement is committed only if it ends pipelined.
 
+use super::super::explain;
 use super::super::framework::Framework;
 use super::preempt::{preempt_pod, preemptor_tasks};
 use super::{insert_sorted, queues_of, sort_by};
+use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodGroupPhase, PodId};
 use lahar_core::queue::QueueId;
 use lahar_core::session::Session;
@@ -40,6 +42,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         let mut stmt = ssn.statement();
         // BestEffort pending pods included, as in Volcano (see `preemptor_tasks`).
         let mut tasks = preemptor_tasks(fw, ssn, j).into_iter();
+        let mut watched: Vec<(PodId, Option<NodeId>)> = Vec::new();
         while fw.job_starving(ssn, j) {
             let Some(pod) = tasks.next() else { break };
             if !fw.preemptive(ssn, q, pod) {
@@ -49,13 +52,17 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
                 let vq = s.job(s.pod(v).job).spec.queue;
                 vq != q && s.queue(vq).spec.reclaimable
             };
-            preempt_pod(fw, ssn, &mut stmt, pod, &filter, true);
+            if preempt_pod(fw, ssn, &mut stmt, pod, &filter, true) && ssn.explaining(pod) {
+                watched.push((pod, ssn.pod(pod).node));
+            }
         }
-        if fw.job_pipelined(ssn, j) {
+        let kept = fw.job_pipelined(ssn, j);
+        if kept {
             ssn.commit(stmt);
         } else {
             ssn.discard(stmt);
         }
+        explain::evict_outcome(ssn, &watched, kept);
         if per_queue.get(&q).is_some_and(|v| !v.is_empty()) {
             insert_sorted(&mut queues, q, |a, b| fw.queue_order(ssn, a, b));
         }

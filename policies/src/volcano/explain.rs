@@ -1,0 +1,118 @@
+//! `--explain` rows for the Volcano actions. Every function here is called only for
+//! a watched pod (`ssn.explaining(pod)`), reads the session without changing it and
+//! never draws from the session's random stream, so explaining cannot change a
+//! decision.
+
+use super::framework::Framework;
+use lahar_core::cluster::NodeId;
+use lahar_core::explain::{GPU_DEVICES_FULL, insufficient};
+use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::session::Session;
+
+/// One row per node (every node of `within`, or of the cluster): the resource fit
+/// against future-idle resources (`resources`), then the first failing predicate
+/// (named by its plugin), or `predicates` passed. A feasible node that is not in
+/// `considered` (the node search stopped before it, or the pod is nominated
+/// elsewhere) passes with `unconsidered` as its note.
+pub(crate) fn node_rows(
+    fw: &Framework,
+    ssn: &mut Session<'_>,
+    pod: PodId,
+    within: Option<&[NodeId]>,
+    considered: &[NodeId],
+    unconsidered: &str,
+) {
+    let req = ssn.pod(pod).req;
+    let all: Vec<NodeId> = match within {
+        Some(w) => w.to_vec(),
+        None => (0..ssn.node_count() as u32).map(NodeId).collect(),
+    };
+    let mut rows: Vec<(NodeId, &'static str, bool, String)> = Vec::with_capacity(all.len());
+    for n in all {
+        if let Some(r) = insufficient(&ssn.cluster().resource_names, &req, &ssn.future_idle(n)) {
+            rows.push((n, "resources", false, r));
+        } else if !ssn.gpu_fits(pod, n) {
+            rows.push((n, "gpu-devices", false, GPU_DEVICES_FULL.to_string()));
+        } else if let Some((plugin, r)) = fw.predicate_failure(ssn, pod, n) {
+            rows.push((n, plugin, false, r));
+        } else if considered.contains(&n) {
+            rows.push((n, "predicates", true, String::new()));
+        } else {
+            rows.push((n, "predicates", true, unconsidered.to_string()));
+        }
+    }
+    for (n, plugin, passed, reason) in rows {
+        ssn.explain(pod, Some(n), plugin, Some(passed), reason, None);
+    }
+}
+
+/// Rows for Volcano's prioritizeNodes: nodes of `nodes` outside `group` (they fit
+/// only future-idle resources while others fit idle ones), each scoring plugin's
+/// score and the total for every node of `group`, and the chosen node with how it
+/// won (`ties`: nodes sharing the highest total).
+pub(crate) fn score_rows(
+    fw: &Framework,
+    ssn: &mut Session<'_>,
+    pod: PodId,
+    nodes: &[NodeId],
+    group: &[NodeId],
+    chosen: Option<NodeId>,
+    ties: usize,
+) {
+    let behind: Vec<NodeId> = nodes.iter().copied().filter(|n| !group.contains(n)).collect();
+    for n in behind {
+        let why = "fits only future-idle resources; nodes whose idle resources fit come first";
+        ssn.explain(pod, Some(n), "prioritize", Some(false), why, None);
+    }
+    for &n in group {
+        let scores = fw.node_scores(ssn, pod, n);
+        let total: f64 = scores.iter().map(|s| s.1).sum();
+        for (plugin, s) in scores {
+            ssn.explain(pod, Some(n), plugin, None, "", Some(s));
+        }
+        ssn.explain(pod, Some(n), "total", None, "", Some(total));
+    }
+    if let Some(c) = chosen {
+        let why = match (group.len(), ties) {
+            (1, _) => "the only candidate node".to_string(),
+            (_, 0 | 1) => "highest total score".to_string(),
+            (_, k) => format!("highest total score, tied with {} other node(s): picked at random", k - 1),
+        };
+        ssn.explain(pod, Some(c), "best-node", Some(true), why, None);
+    }
+}
+
+/// A pod-level row for every watched pod of job `j` (used for job-level outcomes).
+pub(crate) fn job_row(ssn: &mut Session<'_>, j: JobId, plugin: &'static str, passed: bool, reason: &str) {
+    for p in ssn.explained_pods(j) {
+        if ssn.pod(p).status == PodStatus::Pending {
+            ssn.explain(p, None, plugin, Some(passed), reason, None);
+        }
+    }
+}
+
+/// Why the gang of `j` is not ready, in numbers.
+pub(crate) fn gang_shortfall(ssn: &Session<'_>, j: JobId) -> String {
+    let job = ssn.job(j);
+    format!(
+        "job not ready: {} placed + {} pipelined of minAvailable {}",
+        job.ready_count(),
+        job.waiting_count(),
+        job.spec.min_available
+    )
+}
+
+/// After preempt or reclaim decided a job's statement: for each watched pod the
+/// action pipelined (with its node), whether the evictions stand (`kept`: the job
+/// is pipelined) or were undone.
+pub(crate) fn evict_outcome(ssn: &mut Session<'_>, pipelined: &[(PodId, Option<NodeId>)], kept: bool) {
+    let action = ssn.action();
+    for &(p, node) in pipelined {
+        let why = if kept {
+            format!("{action}: the job is pipelined; the evictions stand and the pod waits nominated to this node")
+        } else {
+            format!("{action}: the job would not be pipelined; the evictions are undone")
+        };
+        ssn.explain(p, node, "result", Some(kept), why, None);
+    }
+}

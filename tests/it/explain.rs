@@ -1,0 +1,284 @@
+//! `lahar run --explain POD`: explain.csv rows (predicate results, plugin scores,
+//! outcomes), bad pod names, and that explaining never changes a decision.
+
+use super::*;
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn lahar() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lahar"))
+}
+
+const TIER1: &str = "      - plugins:\n        - name: priority\n        - name: gang\n        - name: conformance\n";
+
+/// An inline Volcano conf: `actions` and the second tier's plugin lines.
+fn conf(actions: &str, tier2: &[&str]) -> String {
+    let mut s =
+        format!("  scheduler:\n    inline: |\n      actions: \"{actions}\"\n      tiers:\n{TIER1}      - plugins:\n");
+    for p in tier2 {
+        s += &format!("        - {p}\n");
+    }
+    s
+}
+
+/// Runs `text` with `--explain` for each of `pods`, and once without, and returns
+/// explain.csv. decisions.csv must be byte-identical between the two runs.
+pub(crate) fn explain(text: &str, pods: &[&str]) -> String {
+    let (d, p) = write_scenario(text);
+    let with = d.path().join("with");
+    let without = d.path().join("without");
+    let mut cmd = lahar();
+    cmd.args(["run", "-q"]).arg(&p).arg("--out").arg(&with);
+    for pod in pods {
+        cmd.args(["--explain", pod]);
+    }
+    cmd.assert().success();
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&without).assert().success();
+    assert!(!without.join("explain.csv").exists(), "explain.csv is written only on request");
+    let a = std::fs::read(with.join("decisions.csv")).unwrap();
+    let b = std::fs::read(without.join("decisions.csv")).unwrap();
+    assert!(a.starts_with(b"session,") && a == b, "--explain changed decisions.csv");
+    std::fs::read_to_string(with.join("explain.csv")).unwrap()
+}
+
+/// The rows of session `s` (without the header).
+fn session(csv: &str, s: &str) -> Vec<String> {
+    csv.lines().skip(1).filter(|l| l.split(',').next() == Some(s)).map(str::to_string).collect()
+}
+
+/// n1 has no GPU, n2 the wrong GPU model; n3 (empty) and n4 (half used) are feasible.
+/// For the pod (2 cpu, 8Gi, 2 GPUs) the hand-computed scores are:
+/// - nodeorder on n3: leastRequested ((8−2)·100/8 = 75, (32−8)·100/32 = 75) → 75;
+///   balanced: fractions .25, .25, .5, std = √(1/72) = 0.1179 → ⌊88.2⌋ = 88; 163.
+/// - nodeorder on n4 (4 cpu, 16Gi, 2 GPUs used): least (25, 25) → 25; fractions
+///   .75, .75, 1 have the same std → 88; 113.
+/// - binpack (cpu 1, memory 1, GPU 2; weight 10): n3 (.25 + .25 + 2·.5)/4 · 100 · 10
+///   = 375; n4 (.75 + .75 + 2·1)/4 · 1000 = 875.
+///
+/// Totals 538 and 988: the pod binds to n4.
+#[test]
+fn predicate_failures_scores_and_the_chosen_node() {
+    let text = scenario(
+        "    nodes:\n      - {name: n1, cpu: 8, memory: 32Gi}\n      - {name: n2, cpu: 8, memory: 32Gi, gpus: 4, gpuModel: A100}\n      - {name: n3, cpu: 8, memory: 32Gi, gpus: 4, gpuModel: H100}\n      - {name: n4, cpu: 8, memory: 32Gi, gpus: 4, gpuModel: H100}",
+        &format!(
+            "{}  workload:\n    - jobs:\n      - {{name: old, duration: 1h, running: {{w: [n4]}}, tasks: [{{name: w, replicas: 1, resources: {{cpu: 4, memory: 16Gi, nvidia.com/gpu: 2}}}}]}}\n      - {{name: new, submitAt: 10s, duration: 1h, tasks: [{{name: w, replicas: 1, resources: {{cpu: 2, memory: 8Gi, nvidia.com/gpu: 2}}, nodeSelector: {{nvidia.com/gpu.product: H100}}}}]}}\n",
+            conf(
+                "enqueue, allocate, backfill",
+                &[
+                    "name: drf",
+                    "name: predicates",
+                    "name: proportion",
+                    "name: nodeorder",
+                    "{name: binpack, arguments: {binpack.weight: 10, binpack.resources: nvidia.com/gpu, binpack.resources.nvidia.com/gpu: 2}}",
+                ]
+            )
+        ),
+    );
+    let csv = explain(&text, &["new-w-0"]);
+    assert_eq!(
+        csv,
+        "session,t,pod,node,plugin,passed,reason,score
+2,10,default/new-w-0,,enqueue,true,PodGroup admitted: Pending → Inqueue,
+2,10,default/new-w-0,n1,resources,false,Insufficient nvidia.com/gpu,
+2,10,default/new-w-0,n2,predicates,false,node(s) didn't match Pod's node selector,
+2,10,default/new-w-0,n3,predicates,true,,
+2,10,default/new-w-0,n4,predicates,true,,
+2,10,default/new-w-0,n3,nodeorder,,,163
+2,10,default/new-w-0,n3,binpack,,,375
+2,10,default/new-w-0,n3,total,,,538
+2,10,default/new-w-0,n4,nodeorder,,,113
+2,10,default/new-w-0,n4,binpack,,,875
+2,10,default/new-w-0,n4,total,,,988
+2,10,default/new-w-0,n4,best-node,true,highest total score,
+2,10,default/new-w-0,n4,result,true,allocated: the job is ready and its statement is committed (bound at session end),
+"
+    );
+}
+
+/// Two nodes of 4 GPUs, each with 1 GPU taken until t=30; a gang of three 2-GPU pods
+/// (minAvailable 3) places two pods, the third finds no node, and the step is
+/// discarded. At t=30 the whole gang binds.
+fn gang_text(scheduler: &str) -> String {
+    scenario(
+        "    nodes:\n      - {name: n1, cpu: 8, memory: 32Gi, gpus: 4}\n      - {name: n2, cpu: 8, memory: 32Gi, gpus: 4}",
+        &format!(
+            "{scheduler}  workload:\n    - jobs:\n      - {{name: old, duration: 30s, running: {{w: [n1, n2]}}, tasks: [{{name: w, replicas: 2, resources: {{cpu: 1, memory: 1Gi, nvidia.com/gpu: 1}}}}]}}\n      - {{name: gang, submitAt: 10s, minAvailable: 3, duration: 1h, tasks: [{{name: w, replicas: 3, resources: {{cpu: 1, memory: 1Gi, nvidia.com/gpu: 2}}}}]}}\n"
+        ),
+    )
+}
+
+/// Why a gang pod stays pending, and the scores once it binds. nodeorder for the
+/// first pod at t=10 on either node (1 cpu, 1Gi, 1 GPU used): least ((8−2)·100/8 = 75,
+/// ⌊30·100/32⌋ = 93) → 84; balanced: fractions .25, .0625, .75, std 0.2902 → 70; 154.
+#[test]
+fn pending_gang_pod_says_why() {
+    let text = gang_text(&conf(
+        "enqueue, allocate",
+        &["name: drf", "name: predicates", "name: proportion", "name: nodeorder"],
+    ));
+    let csv = explain(&text, &["default/gang-w-2", "gang-w-0"]);
+    assert_eq!(
+        session(&csv, "2"),
+        [
+            "2,10,default/gang-w-0,,enqueue,true,PodGroup admitted: Pending → Inqueue,",
+            "2,10,default/gang-w-2,,enqueue,true,PodGroup admitted: Pending → Inqueue,",
+            "2,10,default/gang-w-0,n1,predicates,true,,",
+            "2,10,default/gang-w-0,n2,predicates,true,,",
+            "2,10,default/gang-w-0,n1,nodeorder,,,154",
+            "2,10,default/gang-w-0,n1,total,,,154",
+            "2,10,default/gang-w-0,n2,nodeorder,,,154",
+            "2,10,default/gang-w-0,n2,total,,,154",
+            "2,10,default/gang-w-0,n2,best-node,true,\"highest total score, tied with 1 other node(s): picked at random\",",
+            "2,10,default/gang-w-2,n1,resources,false,Insufficient nvidia.com/gpu,",
+            "2,10,default/gang-w-2,n2,resources,false,Insufficient nvidia.com/gpu,",
+            "2,10,default/gang-w-2,,allocate,false,no feasible node; the job's step ends,",
+            "2,10,default/gang-w-0,,gang,false,job not ready: 2 placed + 0 pipelined of minAvailable 3; the step's placements are discarded,",
+            "2,10,default/gang-w-2,,gang,false,job not ready: 2 placed + 0 pipelined of minAvailable 3; the step's placements are discarded,",
+        ]
+    );
+    let s3 = session(&csv, "3");
+    assert_eq!(s3.len(), 16, "{s3:#?}");
+    assert!(s3[14].starts_with("3,30,default/gang-w-0,n2,result,true,allocated"), "{s3:#?}");
+    assert!(s3[15].starts_with("3,30,default/gang-w-2,n2,result,true,allocated"), "{s3:#?}");
+}
+
+/// A gang whose minResources (3 × 4 GPUs) exceed the cluster stays Pending at enqueue:
+/// overcommit (8 · 1.2 − 2 used < 12) and proportion (2 + 12 > 8) both say no.
+#[test]
+fn enqueue_rejection_names_the_plugins() {
+    let text = gang_text("").replace("nvidia.com/gpu: 2}", "nvidia.com/gpu: 4}");
+    let csv = explain(&text, &["gang-w-1"]);
+    let why = "PodGroup stays Pending: enqueue rejected (overcommit: minResources exceed the cluster's overcommitted idle resources; proportion: minResources exceed what queue default may still admit)";
+    assert_eq!(
+        csv,
+        format!(
+            "session,t,pod,node,plugin,passed,reason,score\n2,10,default/gang-w-1,,enqueue,false,{why},\n3,30,default/gang-w-1,,enqueue,false,{why},\n"
+        )
+    );
+}
+
+/// Baselines explain resource fit per node; kube-default adds its LeastAllocated
+/// score: at t=30 both nodes hold one 2-GPU gang pod; the third pod leaves
+/// cpu ⌊(7−1)·100/8⌋ = 75, memory ⌊30·100/32⌋ = 93, GPU 0 → ⌊168/3⌋ = 56 on each.
+#[test]
+fn baselines_explain_fit_and_scores() {
+    let csv = explain(&gang_text("  scheduler: {baseline: kube-default}\n"), &["gang-w-2"]);
+    assert_eq!(
+        csv,
+        "session,t,pod,node,plugin,passed,reason,score
+2,10,default/gang-w-2,n1,resources,false,Insufficient nvidia.com/gpu,
+2,10,default/gang-w-2,n2,resources,false,Insufficient nvidia.com/gpu,
+2,10,default/gang-w-2,,best-node,false,no node fits,
+3,30,default/gang-w-2,n1,fit,true,,
+3,30,default/gang-w-2,n2,fit,true,,
+3,30,default/gang-w-2,n1,least-allocated,,,56
+3,30,default/gang-w-2,n2,least-allocated,,,56
+3,30,default/gang-w-2,n1,best-node,true,highest score (ties: first node),
+"
+    );
+    let csv = explain(&gang_text("  scheduler: {baseline: gang-fifo}\n"), &["gang-w-2"]);
+    assert_eq!(
+        session(&csv, "2"),
+        [
+            "2,10,default/gang-w-2,n1,resources,false,Insufficient nvidia.com/gpu,",
+            "2,10,default/gang-w-2,n2,resources,false,Insufficient nvidia.com/gpu,",
+            "2,10,default/gang-w-2,,chosen,false,no node fits,",
+            "2,10,default/gang-w-2,,gang,false,gang not satisfied: 0 ready + 2 placed of minAvailable 3; discarded,",
+        ]
+    );
+}
+
+/// Strict gang FIFO: a job behind a head-of-line gang that does not fit is not tried;
+/// at t=30 first fit packs the gang onto n1 (two pods) and n2, so the small pod fits
+/// only n2.
+#[test]
+fn strict_fifo_explains_head_of_line_blocking() {
+    let text = gang_text("  scheduler: {baseline: gang-fifo-strict}\n")
+        + "      - {name: small, submitAt: 10s, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1, memory: 1Gi, nvidia.com/gpu: 1}}]}\n";
+    let csv = explain(&text, &["small-w-0"]);
+    assert_eq!(
+        csv,
+        "session,t,pod,node,plugin,passed,reason,score
+2,10,default/small-w-0,,fifo,false,not tried: job gang at the head of the line does not fit,
+3,30,default/small-w-0,n1,resources,false,Insufficient nvidia.com/gpu,
+3,30,default/small-w-0,n2,fit,true,,
+3,30,default/small-w-0,n2,chosen,true,chosen by the policy's node order,
+"
+    );
+}
+
+#[test]
+fn unknown_or_ambiguous_pod_exits_2() {
+    let text = gang_text("").replace(
+        "  workload:\n    - jobs:\n",
+        "  workload:\n    - jobs:\n      - {name: gang, namespace: team, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n",
+    );
+    let (d, p) = write_scenario(&text);
+    let out = d.path().join("o");
+    lahar()
+        .args(["run", "-q"])
+        .arg(&p)
+        .arg("--out")
+        .arg(&out)
+        .args(["--explain", "gnag-w-1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no pod `gnag-w-1` in the scenario"))
+        .stderr(predicate::str::contains("nearest: default/gang-w-1"));
+    lahar()
+        .args(["run", "-q"])
+        .arg(&p)
+        .arg("--out")
+        .arg(&out)
+        .args(["--explain", "gang-w-0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("pod name `gang-w-0` is ambiguous: default/gang-w-0, team/gang-w-0"));
+    // Past the last replica.
+    lahar()
+        .args(["run", "-q"])
+        .arg(&p)
+        .arg("--out")
+        .arg(&out)
+        .args(["--explain", "team/gang-w-1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no pod `team/gang-w-1`"));
+    assert!(!out.exists(), "nothing is written on bad input");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).args(["--explain", "team/gang-w-0"]).assert().success();
+    assert!(out.join("explain.csv").exists());
+}
+
+/// preempt: a high-priority pod finds no cpu at t=10, evicts one pod of the running
+/// gang (minAvailable 2 of 4) and binds after the victim's grace period. nodeorder on
+/// the full 4-cpu node for a 1-cpu pod without memory request: least (0, ⌊(16Gi −
+/// 200Mi)·100/16Gi⌋ = 98) → 49; balanced: fractions 1 and 0 → 50; 99.
+#[test]
+fn preemption_is_explained() {
+    let text = scenario(
+        "    nodes:\n      - {name: n1, cpu: 4, memory: 16Gi}",
+        &format!(
+            "{}  workload:\n    - jobs:\n      - {{name: low, priority: 1, minAvailable: 2, duration: 1h, tasks: [{{name: w, replicas: 4, resources: {{cpu: 1}}}}]}}\n      - {{name: high, submitAt: 10s, priority: 100, duration: 10m, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1}}}}]}}\n",
+            conf(
+                "enqueue, allocate, preempt",
+                &["name: drf", "name: predicates", "name: proportion", "name: nodeorder"]
+            )
+        ),
+    );
+    let csv = explain(&text, &["high-w-0"]);
+    assert_eq!(
+        csv,
+        "session,t,pod,node,plugin,passed,reason,score
+2,10,default/high-w-0,,enqueue,true,PodGroup admitted: Pending → Inqueue,
+2,10,default/high-w-0,n1,resources,false,Insufficient cpu,
+2,10,default/high-w-0,,allocate,false,not tried: no pending pod of the job fits any node's future-idle resources,
+2,10,default/high-w-0,n1,preempt,true,pipelined after evicting 1 victim(s); kept only if the job ends pipelined,
+2,10,default/high-w-0,n1,result,true,preempt: the job is pipelined; the evictions stand and the pod waits nominated to this node,
+3,40,default/high-w-0,n1,predicates,true,,
+3,40,default/high-w-0,n1,nodeorder,,,99
+3,40,default/high-w-0,n1,total,,,99
+3,40,default/high-w-0,n1,best-node,true,the only candidate node,
+3,40,default/high-w-0,n1,result,true,allocated: the job is ready and its statement is committed (bound at session end),
+"
+    );
+}
