@@ -12,6 +12,7 @@ pub mod overcommit;
 pub mod predicates;
 pub mod priority;
 pub mod proportion;
+pub mod queue_tree;
 pub mod sla;
 
 use super::conf::PluginConf;
@@ -29,7 +30,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "conformance" => Box::new(conformance::Conformance),
         "drf" => Box::new(drf::Drf),
         "proportion" => Box::new(proportion::Proportion::default()),
-        "capacity" => Box::new(capacity::Capacity::default()),
+        "capacity" => Box::new(capacity::Capacity::new(pc.flag("enableHierarchy"))),
         "predicates" => Box::new(predicates::Predicates),
         "nodeorder" => Box::new(nodeorder::NodeOrder::new(&pc.args)),
         "binpack" => Box::new(binpack::Binpack::new(&pc.args)),
