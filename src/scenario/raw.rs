@@ -128,7 +128,7 @@ pub struct RawQueue {
     pub guarantee: Option<Spanned<BTreeMap<String, Quantity>>>,
     pub deserved: Option<Spanned<BTreeMap<String, Quantity>>>,
     pub reclaimable: Option<bool>,
-    pub parent: Option<String>,
+    pub parent: Option<Spanned<String>>,
     pub priority: Option<i32>,
     pub state: Option<Spanned<String>>,
 }

@@ -30,6 +30,8 @@ struct V<'a> {
     file: &'a str,
     errors: Vec<InputError>,
     names: ResourceNames,
+    /// Queues that are some queue's `parent`: they hold no jobs.
+    parent_queues: BTreeSet<String>,
 }
 
 impl V<'_> {
@@ -83,7 +85,7 @@ impl V<'_> {
 
 /// Validates a parsed scenario.
 pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scenario, ScenarioError> {
-    let mut v = V { file, errors: Vec::new(), names: ResourceNames::default() };
+    let mut v = V { file, errors: Vec::new(), names: ResourceNames::default(), parent_queues: BTreeSet::new() };
     if raw.api_version.value != "lahar.io/v1alpha1" {
         v.err(
             at(&raw.api_version),
@@ -574,7 +576,7 @@ fn queues(v: &mut V<'_>, raw: Option<&[Spanned<RawQueue>]>) -> Vec<Queue> {
             q.deserved = v.resource_list(c, &format!("{path}.deserved"));
         }
         q.reclaimable = r.reclaimable.unwrap_or(true);
-        q.parent = r.parent.clone();
+        q.parent = r.parent.as_ref().map(|p| p.value.clone());
         q.priority = r.priority.unwrap_or(0);
         if let Some(s) = &r.state {
             q.state = match s.value.as_str() {
@@ -593,7 +595,54 @@ fn queues(v: &mut V<'_>, raw: Option<&[Spanned<RawQueue>]>) -> Vec<Queue> {
         }
         out.push(q);
     }
+    queue_tree(v, raw, &out);
     out
+}
+
+/// The queue tree (`parent`): every parent exists (`root` may be implicit), the root
+/// queue has no parent, and there is no cycle.
+fn queue_tree(v: &mut V<'_>, raw: &[Spanned<RawQueue>], queues: &[Queue]) {
+    let index: BTreeMap<&str, usize> = queues.iter().enumerate().map(|(i, q)| (q.name.as_str(), i)).collect();
+    for (i, rq) in raw.iter().enumerate() {
+        let Some(p) = &rq.value.parent else { continue };
+        let path = format!("spec.queues[{i}].parent");
+        if queues[i].name == "root" {
+            v.err(at(p), path, "the `root` queue is the top of the queue tree and cannot have a parent");
+            continue;
+        }
+        if p.value == queues[i].name {
+            v.err(at(p), path, format!("queue `{}` cannot be its own parent", p.value));
+            continue;
+        }
+        if p.value != "root" && !index.contains_key(p.value.as_str()) {
+            let known: Vec<&str> = index.keys().copied().collect();
+            v.err(
+                at(p),
+                path,
+                format!("parent queue `{}` does not exist; defined queues: {} (or `root`)", p.value, known.join(", ")),
+            );
+            continue;
+        }
+        v.parent_queues.insert(p.value.clone());
+        // Walk up; coming back to this queue is a cycle (reported once per member).
+        let mut cur = index.get(p.value.as_str()).copied();
+        let mut steps = 0;
+        while let Some(c) = cur {
+            if c == i {
+                v.err(
+                    at(p),
+                    path.clone(),
+                    format!("queue `{}` is its own ancestor (cycle in `parent`)", queues[i].name),
+                );
+                break;
+            }
+            steps += 1;
+            if steps > queues.len() {
+                break;
+            }
+            cur = queues[c].parent.as_deref().and_then(|n| index.get(n).copied());
+        }
+    }
 }
 
 fn queue_ref(v: &mut V<'_>, queues: &BTreeMap<String, QueueId>, name: &str, at: At, path: &str) -> Option<QueueId> {
@@ -601,6 +650,9 @@ fn queue_ref(v: &mut V<'_>, queues: &BTreeMap<String, QueueId>, name: &str, at: 
     if q.is_none() {
         let known: Vec<&str> = queues.keys().map(String::as_str).collect();
         v.err(at, path, format!("queue `{name}` does not exist; defined queues: {}", known.join(", ")));
+    } else if v.parent_queues.contains(name) {
+        v.err(at, path, format!("queue `{name}` has child queues; jobs go to leaf queues (Volcano rejects them)"));
+        return None;
     }
     q
 }

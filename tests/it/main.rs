@@ -9,6 +9,7 @@ mod quickstart;
 mod reports;
 mod scheduling;
 mod volcano;
+mod volcano_hier;
 
 use std::path::{Path, PathBuf};
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 type Row = BTreeMap<String, String>;
 
 /// The written outputs of one run.
-struct Out {
+pub(crate) struct Out {
     decisions: Vec<Row>,
     pods: Vec<Row>,
     jobs: Vec<Row>,
@@ -31,54 +31,54 @@ fn run_scenario(s: lahar::scenario::Scenario) -> Out {
 }
 
 /// Runs `tests/volcano/<name>.yaml`.
-fn replay(name: &str) -> Out {
+pub(crate) fn replay(name: &str) -> Out {
     let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "volcano", &format!("{name}.yaml")].iter().collect();
     let out = run_scenario(lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}")));
     assert!(out.decisions.iter().all(|d| d["session"] == "1"), "{name}: a replay is one session");
     out
 }
 
-fn run_text(text: &str) -> Out {
+pub(crate) fn run_text(text: &str) -> Out {
     run_scenario(lahar::scenario::load_str(text, "test.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}")))
 }
 
 impl Out {
-    fn of(&self, kind: &str) -> Vec<&Row> {
+    pub(crate) fn of(&self, kind: &str) -> Vec<&Row> {
         self.decisions.iter().filter(|d| d["kind"] == kind).collect()
     }
     /// pod → node of every bind.
-    fn binds(&self) -> BTreeMap<String, String> {
+    pub(crate) fn binds(&self) -> BTreeMap<String, String> {
         self.of("bind").iter().map(|d| (d["pod"].clone(), d["node"].clone())).collect()
     }
     /// Pods bound, in decision order.
-    fn bind_order(&self) -> Vec<String> {
+    pub(crate) fn bind_order(&self) -> Vec<String> {
         self.of("bind").iter().map(|d| d["pod"].clone()).collect()
     }
     /// Evicted pods, in decision order.
-    fn evictions(&self) -> Vec<String> {
+    pub(crate) fn evictions(&self) -> Vec<String> {
         self.of("evict").iter().map(|d| d["pod"].clone()).collect()
     }
     /// pod → node of every pipeline.
-    fn pipelines(&self) -> BTreeMap<String, String> {
+    pub(crate) fn pipelines(&self) -> BTreeMap<String, String> {
         self.of("pipeline").iter().map(|d| (d["pod"].clone(), d["node"].clone())).collect()
     }
     /// (job, phase) of every PodGroup phase change.
-    fn phases(&self) -> Vec<(String, String)> {
+    pub(crate) fn phases(&self) -> Vec<(String, String)> {
         self.of("phase").iter().map(|d| (d["job"].clone(), d["phase"].clone())).collect()
     }
-    fn job(&self, name: &str) -> &Row {
+    pub(crate) fn job(&self, name: &str) -> &Row {
         self.jobs.iter().find(|j| j["job"] == name).unwrap_or_else(|| panic!("no job {name}"))
     }
-    fn pods_of(&self, job: &str) -> Vec<&Row> {
+    pub(crate) fn pods_of(&self, job: &str) -> Vec<&Row> {
         self.pods.iter().filter(|p| p["job"] == job).collect()
     }
 }
 
-fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+pub(crate) fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
 }
 
-fn list(v: &[&str]) -> Vec<String> {
+pub(crate) fn list(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
