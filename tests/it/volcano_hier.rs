@@ -142,3 +142,80 @@ fn queue_tree_errors_are_located() {
     let e = load_err("    - {name: eng}\n    - {name: dev, parent: eng}", "eng");
     assert!(e.contains("spec.workload[0].jobs[0].queue: queue `eng` has child queues; jobs go to leaf queues"), "{e}");
 }
+
+// ---------------------------------------------------------------------------
+// Replays: hierarchical drf (plugins/drf/hdrf_test.go, TestHDRF)
+
+/// Binds per job.
+fn binds_per_job(o: &super::volcano::Out) -> std::collections::BTreeMap<String, usize> {
+    let mut m = std::collections::BTreeMap::new();
+    for pod in o.binds().keys() {
+        let job = pod.trim_start_matches("default/").rsplitn(3, '-').nth(2).expect("pod name").to_string();
+        *m.entry(job).or_insert(0) += 1;
+    }
+    m
+}
+
+fn counts(v: &[(&str, usize)]) -> std::collections::BTreeMap<String, usize> {
+    v.iter().map(|(k, n)| (k.to_string(), *n)).collect()
+}
+
+#[test]
+fn replay_hdrf_rescaling() {
+    let o = replay("hdrf-rescaling");
+    // pg1: 5 × (1 cpu, 1G); pg21: 5 × 1 cpu; pg22: 5 × 1G.
+    assert_eq!(binds_per_job(&o), counts(&[("pg1", 5), ("pg21", 5), ("pg22", 5)]));
+}
+
+#[test]
+fn replay_hdrf_blocking_nodes() {
+    let o = replay("hdrf-blocking-nodes");
+    assert_eq!(binds_per_job(&o), counts(&[("pg1", 10), ("pg2", 10), ("pg31", 10), ("pg32", 15), ("pg4", 15)]));
+}
+
+// ---------------------------------------------------------------------------
+// Hand-computed scenarios: hierarchical drf
+
+fn hdrf_scenario(actions: &str, hierarchy: bool, queues: &str, node_cpu: u32, jobs: &str) -> String {
+    format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  sessions: 1\n  cluster:\n    nodes:\n      - {{name: n1, cpu: {node_cpu}, memory: 64Gi}}\n  queues:\n{queues}\n  scheduler:\n    inline: |\n      actions: \"{actions}\"\n      tiers:\n      - plugins:\n        - name: priority\n        - name: gang\n          enablePreemptable: false\n          enableReclaimable: false\n        - name: drf\n          enableHierarchy: {hierarchy}\n        - name: predicates\n  workload:\n    - jobs:\n{jobs}\n"
+    )
+}
+
+/// 14 cpus, 13 running: dev 2 and prod 6 (under eng), alpha 5; every job wants 9.
+/// hdrf scales eng's children to the smaller share: 2 + 6 × (2/14)/(6/14) = 4 cpus,
+/// 4/14 < alpha's 5/14, and inside eng dev (2/14) is below prod (6/14): dev's next
+/// pod takes the last cpu. Without the hierarchy drf does not order queues and the
+/// name order puts alpha first.
+#[test]
+fn hdrf_queue_order_scales_subtrees() {
+    let queues =
+        "    - {name: eng}\n    - {name: dev, parent: eng}\n    - {name: prod, parent: eng}\n    - {name: alpha}";
+    let job = |name: &str, q: &str, running: usize| {
+        let nodes = vec!["n1"; running].join(", ");
+        format!(
+            "      - {{name: {name}, queue: {q}, minAvailable: 1, duration: 1h, running: {{w: [{nodes}]}}, tasks: [{{name: w, replicas: 9, minAvailable: 1, resources: {{cpu: 1}}}}]}}"
+        )
+    };
+    let jobs = [job("d", "dev", 2), job("p", "prod", 6), job("a", "alpha", 5)].join("\n");
+    let o = run_text(&hdrf_scenario("enqueue, allocate", true, queues, 14, &jobs));
+    assert_eq!(o.binds(), map(&[("default/d-w-2", "n1")]));
+    let o = run_text(&hdrf_scenario("enqueue, allocate", false, queues, 14, &jobs));
+    assert_eq!(o.binds(), map(&[("default/a-w-5", "n1")]));
+}
+
+/// a holds the whole 4-cpu node with 4 pods; b's job waits. Moving one cpu from a
+/// to b gives b 1/4 against a's 3/4 (both saturated: cpu is fully allocated), so
+/// with equal weights every pod of a is a victim and one is evicted for b. With
+/// a's weight 4, a compares at (3/4)/4 < 1/4: no victim, no eviction.
+#[test]
+fn hdrf_reclaim_compares_weighted_queue_shares() {
+    let jobs = "      - {name: ja, queue: a, minAvailable: 1, duration: 1h, running: {w: [n1, n1, n1, n1]}, tasks: [{name: w, replicas: 4, minAvailable: 1, resources: {cpu: 1}}]}\n      - {name: jb, queue: b, minAvailable: 1, duration: 1h, tasks: [{name: w, replicas: 2, minAvailable: 1, resources: {cpu: 1}}]}";
+    let equal = "    - {name: a}\n    - {name: b}";
+    let o = run_text(&hdrf_scenario("enqueue, allocate, reclaim", true, equal, 4, jobs));
+    assert_eq!(o.evictions(), list(&["default/ja-w-3"]));
+    assert_eq!(o.pipelines(), map(&[("default/jb-w-0", "n1")]));
+    let heavy = "    - {name: a, weight: 4}\n    - {name: b}";
+    let o = run_text(&hdrf_scenario("enqueue, allocate, reclaim", true, heavy, 4, jobs));
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty());
+}

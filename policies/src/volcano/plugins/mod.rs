@@ -28,7 +28,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "priority" => Box::new(priority::Priority),
         "gang" => Box::new(gang::Gang),
         "conformance" => Box::new(conformance::Conformance),
-        "drf" => Box::new(drf::Drf),
+        "drf" => Box::new(drf::Drf::new(pc.flag("enableHierarchy"))),
         "proportion" => Box::new(proportion::Proportion::default()),
         "capacity" => Box::new(capacity::Capacity::new(pc.flag("enableHierarchy"))),
         "predicates" => Box::new(predicates::Predicates),
