@@ -227,6 +227,16 @@ pub struct RawJob {
     pub tasks: Vec<Spanned<RawTask>>,
     pub running: Option<Spanned<BTreeMap<String, Vec<String>>>>,
     pub model: Option<Spanned<String>>,
+    pub task_topology: Option<Spanned<RawTaskTopology>>,
+}
+
+/// `jobs[].taskTopology`: Volcano's `volcano.sh/task-topology-*` annotations.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawTaskTopology {
+    pub affinity: Option<Vec<Vec<String>>>,
+    pub anti_affinity: Option<Vec<Vec<String>>>,
+    pub task_order: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -7,7 +7,7 @@ use lahar_core::cluster::{Cluster, GPU_PRODUCT_LABEL, IntraNode, Nics, Node};
 use lahar_core::comm::runtime::ModelProfile;
 use lahar_core::engine::EngineConfig;
 use lahar_core::job::{
-    DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
+    DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec, TaskTopology,
 };
 use lahar_core::queue::{Queue, QueueId, QueueState};
 use lahar_core::resource::{GPU, PODS, ResourceList, ResourceNames, Resources};
@@ -1009,6 +1009,8 @@ fn job(
             }
         }
     }
+    let task_topology =
+        r.task_topology.as_ref().map(|tt| task_topology(v, tt, &task_names, &format!("{path}.taskTopology")));
     if v.errors.len() != before {
         return None;
     }
@@ -1030,10 +1032,51 @@ fn job(
         checkpoint_interval: checkpoint,
         termination_grace: grace,
         user: String::new(),
+        task_topology,
         initial,
     };
     j.min_resources = j.compute_min_resources();
     Some(j)
+}
+
+/// `taskTopology`: every name is a task of the job, and no name repeats within a
+/// group or in `taskOrder` (Volcano ignores the whole annotation otherwise).
+fn task_topology<T>(
+    v: &mut V<'_>,
+    tt: &Spanned<RawTaskTopology>,
+    task_names: &BTreeMap<String, T>,
+    path: &str,
+) -> TaskTopology {
+    let check = |v: &mut V<'_>, group: &[String], gpath: String| {
+        let mut seen = BTreeSet::new();
+        for (k, name) in group.iter().enumerate() {
+            if !task_names.contains_key(name) {
+                let known: Vec<&str> = task_names.keys().map(String::as_str).collect();
+                v.err(
+                    at(tt),
+                    format!("{gpath}[{k}]"),
+                    format!("task `{name}` does not exist in the job; tasks: {}", known.join(", ")),
+                );
+            } else if !seen.insert(name.as_str()) {
+                v.err(at(tt), format!("{gpath}[{k}]"), format!("task `{name}` is listed twice"));
+            }
+        }
+    };
+    let t = &tt.value;
+    for (i, g) in t.affinity.iter().flatten().enumerate() {
+        check(v, g, format!("{path}.affinity[{i}]"));
+    }
+    for (i, g) in t.anti_affinity.iter().flatten().enumerate() {
+        check(v, g, format!("{path}.antiAffinity[{i}]"));
+    }
+    if let Some(o) = &t.task_order {
+        check(v, o, format!("{path}.taskOrder"));
+    }
+    TaskTopology {
+        affinity: t.affinity.clone().unwrap_or_default(),
+        anti_affinity: t.anti_affinity.clone().unwrap_or_default(),
+        task_order: t.task_order.clone().unwrap_or_default(),
+    }
 }
 
 fn network_topology(v: &mut V<'_>, nt: &Spanned<RawNetworkTopology>, path: &str) -> NetworkTopology {

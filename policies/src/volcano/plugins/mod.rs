@@ -14,6 +14,7 @@ pub mod priority;
 pub mod proportion;
 pub mod queue_tree;
 pub mod sla;
+pub mod task_topology;
 
 use super::conf::PluginConf;
 use super::framework::{Plugin, Vote};
@@ -37,6 +38,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "network-topology-aware" => Box::new(network_topology::NetworkTopologyAware::new(&pc.args)),
         "sla" => Box::new(sla::Sla::new(&pc.args)),
         "overcommit" => Box::new(overcommit::Overcommit::new(&pc.args)),
+        "task-topology" => Box::new(task_topology::TaskTopologyPlugin::new(&pc.args)),
         other => unreachable!("conf loader accepted unknown plugin {other}"),
     }
 }
