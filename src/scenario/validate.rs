@@ -1050,6 +1050,10 @@ fn task_topology<T>(
     let check = |v: &mut V<'_>, group: &[String], gpath: String| {
         let mut seen = BTreeSet::new();
         for (k, name) in group.iter().enumerate() {
+            // Empty names are skipped, as Volcano skips them.
+            if name.is_empty() {
+                continue;
+            }
             if !task_names.contains_key(name) {
                 let known: Vec<&str> = task_names.keys().map(String::as_str).collect();
                 v.err(
@@ -1072,10 +1076,14 @@ fn task_topology<T>(
     if let Some(o) = &t.task_order {
         check(v, o, format!("{path}.taskOrder"));
     }
+    let clean = |g: &Vec<String>| g.iter().filter(|n| !n.is_empty()).cloned().collect::<Vec<String>>();
+    let groups = |v: &Option<Vec<Vec<String>>>| {
+        v.iter().flatten().map(clean).filter(|g| !g.is_empty()).collect::<Vec<Vec<String>>>()
+    };
     TaskTopology {
-        affinity: t.affinity.clone().unwrap_or_default(),
-        anti_affinity: t.anti_affinity.clone().unwrap_or_default(),
-        task_order: t.task_order.clone().unwrap_or_default(),
+        affinity: groups(&t.affinity),
+        anti_affinity: groups(&t.anti_affinity),
+        task_order: t.task_order.as_ref().map(clean).unwrap_or_default(),
     }
 }
 

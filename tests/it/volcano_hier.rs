@@ -219,3 +219,71 @@ fn hdrf_reclaim_compares_weighted_queue_shares() {
     let o = run_text(&hdrf_scenario("enqueue, allocate, reclaim", true, heavy, 4, jobs));
     assert!(o.evictions().is_empty() && o.pipelines().is_empty());
 }
+
+// ---------------------------------------------------------------------------
+// task-topology (plugins/task-topology). Volcano's own tests
+// (topology_test.go, Test_readTopologyFromPgAnnotations) check the parsing of the
+// annotations: lahar's structured `taskTopology` replaces the strings, and the
+// invalid cases are load errors here.
+
+fn topology_scenario(nodes: usize, topology: &str, tasks: &str, plugin: bool) -> String {
+    let nodes: String = (1..=nodes).map(|i| format!("      - {{name: n{i}, cpu: 4, memory: 16Gi}}\n")).collect();
+    let tt = if plugin { "        - name: task-topology\n" } else { "" };
+    format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  sessions: 1\n  cluster:\n    nodes:\n{nodes}  scheduler:\n    inline: |\n      actions: \"enqueue, allocate\"\n      tiers:\n      - plugins:\n        - name: priority\n        - name: gang\n      - plugins:\n{tt}        - name: predicates\n  workload:\n    - jobs:\n      - {{name: j, duration: 1h, minAvailable: 1, taskTopology: {topology}, tasks: [{tasks}]}}\n"
+    )
+}
+
+fn nodes_used(o: &super::volcano::Out) -> std::collections::BTreeSet<String> {
+    o.binds().into_values().collect()
+}
+
+/// ps and workers are affine: one bucket of 3 pods (3 cpus, which one 4-cpu node
+/// holds). The first pod scores 3 × 100 / 3 everywhere; each next pod scores
+/// 100 on the node holding its bucket-mates against (left) × 100 / 3 elsewhere.
+#[test]
+fn task_topology_affinity_colocates_a_bucket() {
+    let tasks = "{name: ps, replicas: 1, minAvailable: 1, resources: {cpu: 1}}, {name: worker, replicas: 2, minAvailable: 0, resources: {cpu: 1}}";
+    let o = run_text(&topology_scenario(3, "{affinity: [[ps, worker]]}", tasks, true));
+    assert_eq!(o.binds().len(), 3);
+    assert_eq!(nodes_used(&o).len(), 1, "{:?}", o.binds());
+}
+
+/// Self-anti-affine workers each get their own bucket; a worker scores 0 where this
+/// session already put a worker and 100 elsewhere, so three workers take three nodes.
+#[test]
+fn task_topology_anti_affinity_spreads() {
+    let tasks = "{name: worker, replicas: 3, minAvailable: 1, resources: {cpu: 1}}";
+    let o = run_text(&topology_scenario(3, "{antiAffinity: [[worker]]}", tasks, true));
+    assert_eq!(nodes_used(&o).len(), 3, "{:?}", o.binds());
+}
+
+/// `taskOrder: [worker, ps]` places the workers before the ps (one bucket: the
+/// user order decides inside it); without the plugin the ps, first task, goes first.
+#[test]
+fn task_topology_task_order() {
+    let tasks = "{name: ps, replicas: 1, minAvailable: 1, resources: {cpu: 1}}, {name: worker, replicas: 2, minAvailable: 0, resources: {cpu: 1}}";
+    let topo = "{affinity: [[ps, worker]], taskOrder: [worker, ps]}";
+    let o = run_text(&topology_scenario(1, topo, tasks, true));
+    assert_eq!(o.bind_order(), list(&["default/j-worker-0", "default/j-worker-1", "default/j-ps-0"]));
+    let o = run_text(&topology_scenario(1, topo, tasks, false));
+    assert_eq!(o.bind_order(), list(&["default/j-ps-0", "default/j-worker-0", "default/j-worker-1"]));
+}
+
+#[test]
+fn task_topology_errors_are_located() {
+    let tasks = "{name: ps, replicas: 1}, {name: worker, replicas: 2}";
+    let err =
+        |topo: &str| match lahar::scenario::load_str(&topology_scenario(1, topo, tasks, true), "s.yaml", Path::new(""))
+        {
+            Ok(_) => panic!("loaded"),
+            Err(e) => e.to_string(),
+        };
+    let e = err("{affinity: [[ps, worker]], taskOrder: [ps, worker, chief]}");
+    assert!(e.contains("spec.workload[0].jobs[0].taskTopology.taskOrder[2]: task `chief` does not exist in the job; tasks: ps, worker"), "{e}");
+    let e = err("{antiAffinity: [[ps, ps]]}");
+    assert!(e.contains("taskTopology.antiAffinity[0][1]: task `ps` is listed twice"), "{e}");
+    // Empty names are skipped, as Volcano's parser does ("ps,,worker;;").
+    let ok = topology_scenario(1, "{affinity: [[ps, '', worker], ['']]}", tasks, true);
+    assert!(lahar::scenario::load_str(&ok, "s.yaml", Path::new("")).is_ok());
+}
