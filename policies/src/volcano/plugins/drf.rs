@@ -19,6 +19,12 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+/// A job for the hdrf tree: id, queue path below the root, allocated, total request.
+type JobEntry<'a> = (JobId, &'a [(String, f64)], FRes, FRes);
+
+/// The hdrf tree together with the allocations it was built from.
+type TreeCache = Option<(Vec<(JobId, Resources)>, HierTree)>;
+
 /// Volcano's `shareDelta`.
 const SHARE_DELTA: f64 = 1e-6;
 
@@ -33,7 +39,7 @@ pub struct Drf {
     paths: Option<Vec<Vec<(String, f64)>>>,
     /// The tree of the current allocations, keyed by them (rebuilt when any job's
     /// allocation changed).
-    cache: RefCell<Option<(Vec<(JobId, Resources)>, HierTree)>>,
+    cache: RefCell<TreeCache>,
 }
 
 /// Dominant share of an allocation.
@@ -74,7 +80,7 @@ pub struct HierTree {
 impl HierTree {
     /// Builds the tree: `jobs` are (job, queue path below the root, allocated,
     /// total request).
-    fn build(jobs: &[(JobId, &[(String, f64)], FRes, FRes)], total: &Resources) -> HierTree {
+    fn build(jobs: &[JobEntry<'_>], total: &Resources) -> HierTree {
         let mut nodes = vec![HNode { weight: 1.0, ..HNode::default() }];
         let mut total_alloc = [0.0; DIMS];
         for (j, path, alloc, req) in jobs {
@@ -109,10 +115,11 @@ impl HierTree {
             // A job leaf.
             let node = &mut self.nodes[n];
             node.share = dominant_share_f(&node.allocated, total);
-            node.saturated = (0..DIMS).filter(|&d| node.allocated[d] > 0.0).any(|d| {
-                (node.request[d] != 0.0 && node.allocated[d] >= node.request[d])
-                    || (!demanding[d] && node.request[d] != 0.0)
-            });
+            // Holding a resource it requests, and either holding all of it or the
+            // cluster having none left.
+            node.saturated = (0..DIMS)
+                .filter(|&d| node.allocated[d] > 0.0 && node.request[d] != 0.0)
+                .any(|d| node.allocated[d] >= node.request[d] || !demanding[d]);
             return;
         }
         let mut mdr: f64 = 1.0;
@@ -223,16 +230,14 @@ impl Drf {
         ssn: &Session<'_>,
         paths: &'a [Vec<(String, f64)>],
         delta: Option<(JobId, &Resources, f64)>,
-    ) -> Vec<(JobId, &'a [(String, f64)], FRes, FRes)> {
+    ) -> Vec<JobEntry<'a>> {
         ssn.jobs()
             .map(|j| {
                 let job = ssn.job(j);
                 let mut alloc = super::f(&job.allocated);
-                if let Some((dj, r, sign)) = delta {
-                    if dj == j {
-                        for d in 0..DIMS {
-                            alloc[d] += sign * r.get(d) as f64;
-                        }
+                if let Some((_, r, sign)) = delta.filter(|x| x.0 == j) {
+                    for (d, a) in alloc.iter_mut().enumerate() {
+                        *a += sign * r.get(d) as f64;
                     }
                 }
                 let req = job

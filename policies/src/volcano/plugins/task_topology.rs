@@ -310,7 +310,7 @@ impl Plugin for TaskTopologyPlugin {
         if !fits(&remains) {
             // Drop other members (in pod order; Volcano walks a map) until the rest fits.
             for &q in left.iter().filter(|&&q| q != pod) {
-                remains = remains - ssn.pod(q).req;
+                remains -= ssn.pod(q).req;
                 score -= 1;
                 if fits(&remains) {
                     break;
