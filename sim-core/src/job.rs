@@ -164,9 +164,26 @@ pub struct JobSpec {
     pub termination_grace: SimDuration,
     /// User / tenant, for reports.
     pub user: String,
+    /// Affinity between the job's tasks (Volcano's `volcano.sh/task-topology-*`
+    /// PodGroup annotations), read by the `task-topology` plugin.
+    pub task_topology: Option<TaskTopology>,
     /// Pods already running when the job arrives (a starting cluster state):
     /// (task index, replica index, node). They are not scheduling decisions.
     pub initial: Vec<(usize, u32, crate::cluster::NodeId)>,
+}
+
+/// Task-level affinity of a job: which task roles should share nodes, which should
+/// not, and the order in which roles are placed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskTopology {
+    /// Groups of task names to co-locate (`volcano.sh/task-topology-affinity`,
+    /// `"ps,worker;chief"`); a group of one name means its pods attract each other.
+    pub affinity: Vec<Vec<String>>,
+    /// Groups to keep apart (`volcano.sh/task-topology-anti-affinity`); a group of
+    /// one name spreads that task's pods.
+    pub anti_affinity: Vec<Vec<String>>,
+    /// Task names, first placed first (`volcano.sh/task-topology-task-order`).
+    pub task_order: Vec<String>,
 }
 
 /// Volcano's default graceful termination period.
@@ -369,6 +386,7 @@ mod tests {
             checkpoint_interval: None,
             termination_grace: DEFAULT_TERMINATION_GRACE,
             user: String::new(),
+            task_topology: None,
             initial: vec![],
         }
     }

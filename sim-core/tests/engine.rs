@@ -55,6 +55,7 @@ fn job(name: &str, submit: u64, dur: u64, replicas: u32, gpus: i64, min: u32) ->
         checkpoint_interval: None,
         termination_grace: SimDuration::from_secs(30),
         user: String::new(),
+        task_topology: None,
         initial: Vec::new(),
     };
     j.min_resources = j.compute_min_resources();

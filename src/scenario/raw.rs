@@ -206,7 +206,7 @@ pub struct RawQueue {
     pub guarantee: Option<Spanned<BTreeMap<String, Quantity>>>,
     pub deserved: Option<Spanned<BTreeMap<String, Quantity>>>,
     pub reclaimable: Option<bool>,
-    pub parent: Option<String>,
+    pub parent: Option<Spanned<String>>,
     pub priority: Option<i32>,
     pub state: Option<Spanned<String>>,
 }
@@ -305,6 +305,16 @@ pub struct RawJob {
     pub tasks: Vec<Spanned<RawTask>>,
     pub running: Option<Spanned<BTreeMap<String, Vec<String>>>>,
     pub model: Option<Spanned<RawModel>>,
+    pub task_topology: Option<Spanned<RawTaskTopology>>,
+}
+
+/// `jobs[].taskTopology`: Volcano's `volcano.sh/task-topology-*` annotations.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawTaskTopology {
+    pub affinity: Option<Vec<Vec<String>>>,
+    pub anti_affinity: Option<Vec<Vec<String>>>,
+    pub task_order: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]

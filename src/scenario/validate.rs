@@ -7,7 +7,7 @@ use lahar_core::cluster::{Cluster, GPU_PRODUCT_LABEL, IntraNode, Nics, Node};
 use lahar_core::comm::runtime::JobProfile;
 use lahar_core::engine::EngineConfig;
 use lahar_core::job::{
-    DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
+    DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec, TaskTopology,
 };
 use lahar_core::queue::{Queue, QueueId, QueueState};
 use lahar_core::resource::{GPU, PODS, ResourceList, ResourceNames, Resources};
@@ -33,6 +33,8 @@ struct V<'a> {
     file: &'a str,
     errors: Vec<InputError>,
     names: ResourceNames,
+    /// Queues that are some queue's `parent`: they hold no jobs.
+    parent_queues: BTreeSet<String>,
 }
 
 impl V<'_> {
@@ -86,7 +88,7 @@ impl V<'_> {
 
 /// Validates a parsed scenario.
 pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scenario, ScenarioError> {
-    let mut v = V { file, errors: Vec::new(), names: ResourceNames::default() };
+    let mut v = V { file, errors: Vec::new(), names: ResourceNames::default(), parent_queues: BTreeSet::new() };
     if raw.api_version.value != "lahar.io/v1alpha1" {
         v.err(
             at(&raw.api_version),
@@ -624,7 +626,7 @@ fn queues(v: &mut V<'_>, raw: Option<&[Spanned<RawQueue>]>) -> Vec<Queue> {
             q.deserved = v.resource_list(c, &format!("{path}.deserved"));
         }
         q.reclaimable = r.reclaimable.unwrap_or(true);
-        q.parent = r.parent.clone();
+        q.parent = r.parent.as_ref().map(|p| p.value.clone());
         q.priority = r.priority.unwrap_or(0);
         if let Some(s) = &r.state {
             q.state = match s.value.as_str() {
@@ -643,7 +645,54 @@ fn queues(v: &mut V<'_>, raw: Option<&[Spanned<RawQueue>]>) -> Vec<Queue> {
         }
         out.push(q);
     }
+    queue_tree(v, raw, &out);
     out
+}
+
+/// The queue tree (`parent`): every parent exists (`root` may be implicit), the root
+/// queue has no parent, and there is no cycle.
+fn queue_tree(v: &mut V<'_>, raw: &[Spanned<RawQueue>], queues: &[Queue]) {
+    let index: BTreeMap<&str, usize> = queues.iter().enumerate().map(|(i, q)| (q.name.as_str(), i)).collect();
+    for (i, rq) in raw.iter().enumerate() {
+        let Some(p) = &rq.value.parent else { continue };
+        let path = format!("spec.queues[{i}].parent");
+        if queues[i].name == "root" {
+            v.err(at(p), path, "the `root` queue is the top of the queue tree and cannot have a parent");
+            continue;
+        }
+        if p.value == queues[i].name {
+            v.err(at(p), path, format!("queue `{}` cannot be its own parent", p.value));
+            continue;
+        }
+        if p.value != "root" && !index.contains_key(p.value.as_str()) {
+            let known: Vec<&str> = index.keys().copied().collect();
+            v.err(
+                at(p),
+                path,
+                format!("parent queue `{}` does not exist; defined queues: {} (or `root`)", p.value, known.join(", ")),
+            );
+            continue;
+        }
+        v.parent_queues.insert(p.value.clone());
+        // Walk up; coming back to this queue is a cycle (reported once per member).
+        let mut cur = index.get(p.value.as_str()).copied();
+        let mut steps = 0;
+        while let Some(c) = cur {
+            if c == i {
+                v.err(
+                    at(p),
+                    path.clone(),
+                    format!("queue `{}` is its own ancestor (cycle in `parent`)", queues[i].name),
+                );
+                break;
+            }
+            steps += 1;
+            if steps > queues.len() {
+                break;
+            }
+            cur = queues[c].parent.as_deref().and_then(|n| index.get(n).copied());
+        }
+    }
 }
 
 fn queue_ref(v: &mut V<'_>, queues: &BTreeMap<String, QueueId>, name: &str, at: At, path: &str) -> Option<QueueId> {
@@ -651,6 +700,9 @@ fn queue_ref(v: &mut V<'_>, queues: &BTreeMap<String, QueueId>, name: &str, at: 
     if q.is_none() {
         let known: Vec<&str> = queues.keys().map(String::as_str).collect();
         v.err(at, path, format!("queue `{name}` does not exist; defined queues: {}", known.join(", ")));
+    } else if v.parent_queues.contains(name) {
+        v.err(at, path, format!("queue `{name}` has child queues; jobs go to leaf queues (Volcano rejects them)"));
+        return None;
     }
     q
 }
@@ -1019,6 +1071,8 @@ fn job(
             }
         }
     }
+    let task_topology =
+        r.task_topology.as_ref().map(|tt| task_topology(v, tt, &task_names, &format!("{path}.taskTopology")));
     if v.errors.len() != before {
         return None;
     }
@@ -1040,10 +1094,59 @@ fn job(
         checkpoint_interval: checkpoint,
         termination_grace: grace,
         user: String::new(),
+        task_topology,
         initial,
     };
     j.min_resources = j.compute_min_resources();
     Some(j)
+}
+
+/// `taskTopology`: every name is a task of the job, and no name repeats within a
+/// group or in `taskOrder` (Volcano ignores the whole annotation otherwise).
+fn task_topology<T>(
+    v: &mut V<'_>,
+    tt: &Spanned<RawTaskTopology>,
+    task_names: &BTreeMap<String, T>,
+    path: &str,
+) -> TaskTopology {
+    let check = |v: &mut V<'_>, group: &[String], gpath: String| {
+        let mut seen = BTreeSet::new();
+        for (k, name) in group.iter().enumerate() {
+            // Empty names are skipped, as Volcano skips them.
+            if name.is_empty() {
+                continue;
+            }
+            if !task_names.contains_key(name) {
+                let known: Vec<&str> = task_names.keys().map(String::as_str).collect();
+                v.err(
+                    at(tt),
+                    format!("{gpath}[{k}]"),
+                    format!("task `{name}` does not exist in the job; tasks: {}", known.join(", ")),
+                );
+            } else if !seen.insert(name.as_str()) {
+                v.err(at(tt), format!("{gpath}[{k}]"), format!("task `{name}` is listed twice"));
+            }
+        }
+    };
+    let t = &tt.value;
+    for (i, g) in t.affinity.iter().flatten().enumerate() {
+        check(v, g, format!("{path}.affinity[{i}]"));
+    }
+    for (i, g) in t.anti_affinity.iter().flatten().enumerate() {
+        check(v, g, format!("{path}.antiAffinity[{i}]"));
+    }
+    if let Some(o) = &t.task_order {
+        check(v, o, format!("{path}.taskOrder"));
+    }
+    let clean = |g: &Vec<String>| g.iter().filter(|n| !n.is_empty()).cloned().collect::<Vec<String>>();
+    let groups = |v: &Option<Vec<Vec<String>>>| {
+        v.iter().flatten().map(clean).filter(|g| !g.is_empty()).collect::<Vec<Vec<String>>>()
+    };
+    TaskTopology {
+        affinity: groups(&t.affinity),
+        anti_affinity: groups(&t.anti_affinity),
+        task_order: t.task_order.as_ref().map(clean).unwrap_or_default(),
+    }
 }
 
 fn network_topology(v: &mut V<'_>, nt: &Spanned<RawNetworkTopology>, path: &str) -> NetworkTopology {

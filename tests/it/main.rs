@@ -12,6 +12,7 @@ mod quickstart;
 mod reports;
 mod scheduling;
 mod volcano;
+mod volcano_hier;
 mod volcano_scenarios;
 
 use std::path::{Path, PathBuf};

@@ -31,7 +31,7 @@ fn run_scenario(s: lahar::scenario::Scenario) -> Out {
 }
 
 /// Runs `tests/volcano/<name>.yaml`.
-fn replay(name: &str) -> Out {
+pub(crate) fn replay(name: &str) -> Out {
     let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "volcano", &format!("{name}.yaml")].iter().collect();
     let out = run_scenario(lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}")));
     assert!(out.decisions.iter().all(|d| d["session"] == "1"), "{name}: a replay is one session");
@@ -74,11 +74,11 @@ impl Out {
     }
 }
 
-fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+pub(crate) fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
 }
 
-fn list(v: &[&str]) -> Vec<String> {
+pub(crate) fn list(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 

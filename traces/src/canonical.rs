@@ -281,6 +281,7 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
         checkpoint_interval: head.checkpoint,
         termination_grace: DEFAULT_TERMINATION_GRACE,
         user: head.user,
+        task_topology: None,
         initial: Vec::new(),
     };
     job.min_resources = job.compute_min_resources();

@@ -214,6 +214,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         checkpoint_interval: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,
         user: p.user,
+        task_topology: None,
         initial: Vec::new(),
     };
     job.min_resources = job.compute_min_resources();

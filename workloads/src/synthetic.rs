@@ -135,6 +135,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         checkpoint_interval: spec.checkpoint_interval,
         termination_grace: DEFAULT_TERMINATION_GRACE,
         user: String::new(),
+        task_topology: None,
         initial: Vec::new(),
     };
     j.min_resources = j.compute_min_resources();

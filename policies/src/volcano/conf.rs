@@ -232,6 +232,7 @@ pub const PLUGINS: &[&str] = &[
     "network-topology-aware",
     "sla",
     "overcommit",
+    "task-topology",
 ];
 
 /// Plugin arguments, typed on read.
@@ -375,6 +376,7 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ("predicates", k) if k.starts_with("predicate.") && k.ends_with("Enable") => Bool,
         ("sla", "sla-waiting-time") => Duration,
         ("overcommit", "overcommit-factor") => Float,
+        ("task-topology", "task-topology.weight") => Int,
         _ => return None,
     })
 }

@@ -253,11 +253,11 @@ impl Framework {
         ssn.queue(l).spec.name.cmp(&ssn.queue(r).spec.name)
     }
 
-    /// Victim-queue order: the first registered plugin decides; otherwise the
-    /// reverse of queue order.
+    /// Victim-queue order: the first registered plugin with an opinion decides;
+    /// otherwise the reverse of queue order.
     pub fn victim_queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId, preemptor: QueueId) -> Ordering {
         for p in self.enabled(flag::ALWAYS) {
-            if let Some(o) = p.victim_queue_order(ssn, l, r, preemptor) {
+            if let Some(o) = p.victim_queue_order(ssn, l, r, preemptor).filter(|o| o.is_ne()) {
                 return o;
             }
         }

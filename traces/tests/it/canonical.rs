@@ -216,6 +216,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 checkpoint_interval: ckpt.map(SimDuration),
                 termination_grace: DEFAULT_TERMINATION_GRACE,
                 user,
+                task_topology: None,
                 initial: Vec::new(),
             };
             job.min_resources = job.compute_min_resources();

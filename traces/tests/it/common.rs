@@ -149,6 +149,7 @@ pub fn gang(
         checkpoint_interval: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,
         user: user.into(),
+        task_topology: None,
         initial: Vec::new(),
     };
     // Written out rather than computed: every task is required, so minResources is

@@ -1,13 +1,16 @@
 //! `capacity`: per-dimension `deserved` declared on each queue (elastic borrowing
-//! up to `capability`). Flat mode only; the hierarchical mode (`enableHierarchy`)
-//! is rejected at conf load as not modelled. A queue's share is
-//! `max(allocated / deserved)` over its deserved dimensions (1 for a queue without
-//! `deserved`); a queue may take a pod while `allocated + request ≤ realCapability`,
-//! and may reclaim while it stays within capability and below `deserved` on some
-//! requested dimension. Queues have no overused check: they may borrow.
+//! up to `capability`). A queue's share is `max(allocated / deserved)` over its
+//! deserved dimensions (1 for a queue without `deserved`); a queue may take a pod
+//! while `allocated + request ≤ realCapability`, and may reclaim while it stays
+//! within capability and below `deserved` on some requested dimension. Queues have
+//! no overused check: they may borrow.
+//!
+//! With `enableHierarchy: true` queues form a tree through `parent` (see
+//! [`hier`]): limits are inherited and checked along the path to the root.
 
 use super::super::framework::{Plugin, Vote};
 use super::proportion::real_capability;
+use super::queue_tree::QueueTree;
 use super::{Admission, FRes, f, le, le_on, share};
 use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::{QueueId, QueueState};
@@ -23,18 +26,194 @@ struct Attr {
     real_capability: FRes,
 }
 
-/// The capacity plugin (no arguments).
+/// The capacity plugin (no arguments; the `enableHierarchy` flag selects the
+/// hierarchical mode).
 #[derive(Default)]
 pub struct Capacity {
     attrs: Vec<Attr>,
     admission: Vec<Admission>,
+    hier: Option<Hier>,
+    hierarchical: bool,
+}
+
+/// Hierarchical-mode state: the queue tree and, per tree node, its attributes
+/// (`Capacity::attrs` then has one entry per node, the implicit root last).
+#[derive(Default)]
+struct Hier {
+    tree: Option<QueueTree>,
+    /// Why scheduling is refused this session (Volcano's `readyToSchedule` false).
+    broken: Option<String>,
+    /// Shares of non-leaf nodes at session open: Volcano refreshes only the leaf's
+    /// share on allocate/evict events, so ancestors keep their opening share.
+    open_share: Vec<f64>,
 }
 
 impl Capacity {
+    /// A capacity plugin, hierarchical when `hierarchical`.
+    pub fn new(hierarchical: bool) -> Capacity {
+        Capacity { hierarchical, ..Capacity::default() }
+    }
+
     fn share(&self, ssn: &Session<'_>, q: QueueId) -> f64 {
         let a = &self.attrs[q.0 as usize];
         if !a.has_deserved { 1.0 } else { share(&f(&ssn.queue(q).allocated), &a.deserved) }
     }
+
+    fn tree(&self) -> Option<&QueueTree> {
+        self.hier.as_ref().and_then(|h| h.tree.as_ref())
+    }
+
+    /// Allocation of a tree node: its own queue's plus its descendants'.
+    fn node_allocated(&self, ssn: &Session<'_>, n: usize) -> FRes {
+        let t = self.tree().expect("hierarchical");
+        let nq = ssn.queues().len();
+        let mut out = [0.0; DIMS];
+        for q in t.subtree_queues(n, nq) {
+            let a = f(&ssn.queue(QueueId(q as u32)).allocated);
+            for d in 0..DIMS {
+                out[d] += a[d];
+            }
+        }
+        out
+    }
+
+    fn node_share(&self, ssn: &Session<'_>, n: usize) -> f64 {
+        let t = self.tree().expect("hierarchical");
+        let a = &self.attrs[n];
+        if !a.has_deserved {
+            return 1.0;
+        }
+        if t.is_leaf(n) {
+            share(&self.node_allocated(ssn, n), &a.deserved)
+        } else {
+            self.hier.as_ref().unwrap().open_share[n]
+        }
+    }
+
+    /// Volcano's `compareShareWithDeserved` on two tree nodes.
+    fn compare_nodes(&self, ssn: &Session<'_>, l: usize, r: usize) -> Ordering {
+        let o = self.node_share(ssn, l).partial_cmp(&self.node_share(ssn, r)).unwrap_or(Ordering::Equal);
+        o.then_with(|| self.attrs[r].has_deserved.cmp(&self.attrs[l].has_deserved))
+    }
+
+    fn open_hier(&mut self, ssn: &Session<'_>) {
+        let tree = QueueTree::build(ssn.queues());
+        let mut broken = tree.error.clone();
+        if broken.is_none() {
+            for j in ssn.jobs() {
+                let q = ssn.job(j).spec.queue.0 as usize;
+                if !tree.is_leaf(q) {
+                    broken = Some(format!(
+                        "queue `{}` of job `{}` is not a leaf queue",
+                        ssn.queue(QueueId(q as u32)).spec.name,
+                        ssn.job(j).spec.name
+                    ));
+                    break;
+                }
+            }
+        }
+        let attrs = hier_attrs(ssn.queues(), &tree);
+        let n = tree.len();
+        self.attrs = attrs;
+        self.admission = Admission::per_queue(ssn);
+        self.hier = Some(Hier { tree: Some(tree), broken, open_share: Vec::new() });
+        let shares: Vec<f64> = (0..n)
+            .map(|i| {
+                if self.attrs[i].has_deserved {
+                    share(&self.node_allocated(ssn, i), &self.attrs[i].deserved)
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        self.hier.as_mut().unwrap().open_share = shares;
+    }
+
+    fn broken(&self) -> bool {
+        self.hier.as_ref().is_some_and(|h| h.broken.is_some())
+    }
+
+    /// Σ of the admission bookkeeping over a node's subtree.
+    fn node_admission(&self, ssn: &Session<'_>, n: usize) -> Admission {
+        let t = self.tree().expect("hierarchical");
+        let mut out = Admission::default();
+        for q in t.subtree_queues(n, ssn.queues().len()) {
+            for d in 0..DIMS {
+                out.inqueue[d] += self.admission[q].inqueue[d];
+                out.elastic[d] += self.admission[q].elastic[d];
+            }
+        }
+        out
+    }
+}
+
+/// Attributes of every node of the queue tree (Volcano's `checkHierarchicalQueue`):
+/// the root's capability is ∞ where unset; a child inherits unset capability
+/// dimensions (cpu/memory ≤ 0 count as unset) from its parent; deserved is raised to
+/// guarantee; the root's deserved and guarantee are the sums over its children; and
+/// `realCapability = min(ExceededPart(parent.realCapability, Σ sibling guarantees) +
+/// guarantee, capability)`.
+fn hier_attrs(queues: &[lahar_core::world::QueueState], tree: &QueueTree) -> Vec<Attr> {
+    let n = tree.len();
+    let mut attrs = vec![Attr::default(); n];
+    // Own values; unset capability dimensions are filled from the parent below.
+    let mut cap_set = vec![[false; DIMS]; n];
+    for (i, q) in queues.iter().enumerate() {
+        let a = &mut attrs[i];
+        for d in 0..DIMS {
+            a.guarantee[d] = q.spec.guarantee.get_or(d, 0) as f64;
+            let des = if q.spec.deserved.has(d) { q.spec.deserved.values.get(d) as f64 } else { 0.0 };
+            a.deserved[d] = des;
+            let c = q.spec.capability.get_or(d, 0);
+            // cpu/memory ≤ 0 count as unset, as in Volcano.
+            cap_set[i][d] = q.spec.capability.has(d) && !(d <= 1 && c <= 0);
+            a.real_capability[d] = c as f64;
+        }
+    }
+    // Top-down: root capability (∞ where unset), children inherit unset dimensions,
+    // deserved raised to guarantee, root deserved/guarantee = Σ children,
+    // realCapability = min(ExceededPart(parent.realCapability, Σ child guarantees)
+    // + guarantee, capability). `real_capability` holds the capability until set.
+    let mut cap = vec![[f64::INFINITY; DIMS]; n];
+    for d in 0..DIMS {
+        if cap_set.get(tree.root).is_some_and(|c| c[d]) {
+            cap[tree.root][d] = attrs[tree.root].real_capability[d];
+        }
+    }
+    attrs[tree.root].real_capability = cap[tree.root];
+    let mut order = vec![tree.root];
+    let mut k = 0;
+    while k < order.len() {
+        let p = order[k];
+        k += 1;
+        let kids = tree.children[p].clone();
+        let mut sum_g = [0.0; DIMS];
+        let mut sum_d = [0.0; DIMS];
+        for &c in &kids {
+            for d in 0..DIMS {
+                attrs[c].deserved[d] = attrs[c].deserved[d].max(attrs[c].guarantee[d]);
+                sum_d[d] += attrs[c].deserved[d];
+                sum_g[d] += attrs[c].guarantee[d];
+                cap[c][d] = if cap_set[c][d] { attrs[c].real_capability[d] } else { cap[p][d] };
+            }
+        }
+        if p == tree.root {
+            attrs[p].deserved = sum_d;
+            attrs[p].guarantee = sum_g;
+        }
+        let prc = attrs[p].real_capability;
+        for &c in &kids {
+            for d in 0..DIMS {
+                let base = (prc[d] - sum_g[d]).max(0.0);
+                attrs[c].real_capability[d] = (base + attrs[c].guarantee[d]).min(cap[c][d]);
+            }
+            order.push(c);
+        }
+    }
+    for a in &mut attrs {
+        a.has_deserved = a.deserved.iter().any(|&v| v >= 0.1);
+    }
+    attrs
 }
 
 impl Plugin for Capacity {
@@ -42,6 +221,10 @@ impl Plugin for Capacity {
         "capacity"
     }
     fn open(&mut self, ssn: &mut Session<'_>) {
+        if self.hierarchical {
+            self.open_hier(ssn);
+            return;
+        }
         let total = ssn.total();
         let sum_g = ssn.queues().iter().fold(Resources::ZERO, |a, q| {
             let mut g = Resources::ZERO;
@@ -71,6 +254,22 @@ impl Plugin for Capacity {
         if pl != pr {
             return Some(pr.cmp(&pl));
         }
+        if let Some(t) = self.tree() {
+            // Leaves first; two leaves compare their ancestors just below the deepest
+            // shared one (or themselves).
+            let (l, r) = (l.0 as usize, r.0 as usize);
+            return Some(match (t.is_leaf(l), t.is_leaf(r)) {
+                (true, false) => Ordering::Less,
+                (false, true) => Ordering::Greater,
+                (false, false) => self.compare_nodes(ssn, l, r),
+                (true, true) => {
+                    let level = t.common_level(l, r);
+                    let lp = t.ancestors[l].get(level + 1).copied().unwrap_or(l);
+                    let rp = t.ancestors[r].get(level + 1).copied().unwrap_or(r);
+                    self.compare_nodes(ssn, lp, rp)
+                }
+            });
+        }
         let o = self.share(ssn, l).partial_cmp(&self.share(ssn, r)).unwrap_or(Ordering::Equal);
         if o.is_ne() {
             return Some(o);
@@ -78,16 +277,44 @@ impl Plugin for Capacity {
         let (dl, dr) = (self.attrs[l.0 as usize].has_deserved, self.attrs[r.0 as usize].has_deserved);
         Some(dr.cmp(&dl))
     }
+    fn victim_queue_order(&self, _ssn: &Session<'_>, l: QueueId, r: QueueId, preemptor: QueueId) -> Option<Ordering> {
+        // Hierarchical only: the victim queue sharing the deepest ancestor with the
+        // preemptor's queue first; a tie is no opinion.
+        let t = self.tree()?;
+        let p = preemptor.0 as usize;
+        let (ll, rl) = (t.common_level(l.0 as usize, p), t.common_level(r.0 as usize, p));
+        (ll != rl).then(|| rl.cmp(&ll))
+    }
     fn allocatable(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<bool> {
         let qs = ssn.queue(q);
         if qs.spec.state != QueueState::Open {
             return Some(false);
         }
         let req = ssn.pod(pod).req;
+        if let Some(t) = self.tree() {
+            let n = q.0 as usize;
+            if self.broken() || !t.is_leaf(n) {
+                return Some(false);
+            }
+            // The queue and every ancestor must stay within its realCapability.
+            return Some(std::iter::once(n).chain(t.ancestors[n].iter().rev().copied()).all(|a| {
+                let mut used = self.node_allocated(ssn, a);
+                let r = f(&req);
+                for d in 0..DIMS {
+                    used[d] += r[d];
+                }
+                le_on(&used, &self.attrs[a].real_capability, &req)
+            }));
+        }
         Some(le_on(&f(&(qs.allocated + req)), &self.attrs[q.0 as usize].real_capability, &req))
     }
     fn preemptive(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<bool> {
-        if self.allocatable(ssn, q, pod) != Some(true) {
+        if self.broken() || ssn.queue(q).spec.state != QueueState::Open {
+            return Some(false);
+        }
+        // Against the queue's own realCapability only (ancestors are not checked).
+        let req = ssn.pod(pod).req;
+        if !le_on(&f(&(ssn.queue(q).allocated + req)), &self.attrs[q.0 as usize].real_capability, &req) {
             return Some(false);
         }
         let req = ssn.pod(pod).req;
@@ -96,6 +323,9 @@ impl Plugin for Capacity {
         Some((0..DIMS).any(|d| d != PODS && req.get(d) > 0 && after[d] <= des[d]))
     }
     fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
+        if self.broken() {
+            return Some(Vec::new());
+        }
         let rreq = ssn.pod(reclaimer).req;
         let mut running: Vec<Option<FRes>> = vec![None; self.attrs.len()];
         let mut out = Vec::new();
@@ -129,9 +359,105 @@ impl Plugin for Capacity {
     }
     fn job_enqueueable(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
         let q = ssn.job(j).spec.queue.0 as usize;
-        Some(self.admission[q].vote(ssn, j, &self.attrs[q].real_capability))
+        let Some(t) = self.tree() else { return Some(self.admission[q].vote(ssn, j, &self.attrs[q].real_capability)) };
+        if self.broken() || !t.is_leaf(q) || ssn.queue(QueueId(q as u32)).spec.state != QueueState::Open {
+            return Some(-1);
+        }
+        let minr = ssn.job(j).spec.min_resources;
+        if minr.is_zero() {
+            return Some(1);
+        }
+        // minResources + allocated + inqueue − elastic ≤ realCapability, for the queue
+        // and every ancestor (each with its subtree's sums).
+        let mr = f(&minr);
+        let ok = std::iter::once(q).chain(t.ancestors[q].iter().rev().copied()).all(|a| {
+            let (alloc, adm) = (self.node_allocated(ssn, a), self.node_admission(ssn, a));
+            let mut need = [0.0; DIMS];
+            for d in 0..DIMS {
+                need[d] = mr[d] + alloc[d] + adm.inqueue[d] - adm.elastic[d];
+            }
+            le_on(&need, &self.attrs[a].real_capability, &minr)
+        });
+        Some(if ok { 1 } else { -1 })
     }
     fn job_enqueued(&mut self, ssn: &Session<'_>, j: JobId) {
+        // Ancestors see it through their subtree sums.
         self.admission[ssn.job(j).spec.queue.0 as usize].admit(ssn, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lahar_core::queue::Queue;
+    use lahar_core::resource::{CPU, MEMORY};
+    use lahar_core::world::QueueState;
+
+    /// (name, parent, capability cpu, guarantee cpu, deserved cpu), millicores; 0 = unset.
+    fn queues(spec: &[(&str, Option<&str>, i64, i64, i64)]) -> Vec<QueueState> {
+        spec.iter()
+            .map(|&(n, p, c, g, d)| {
+                let mut q = Queue::new(n);
+                q.parent = p.map(str::to_string);
+                if c > 0 {
+                    q.capability.put(CPU, c);
+                }
+                if g > 0 {
+                    q.guarantee.put(CPU, g);
+                }
+                if d > 0 {
+                    q.deserved.put(CPU, d);
+                }
+                QueueState { spec: q, allocated: Resources::ZERO, pending: Resources::ZERO }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn hierarchical_attributes_follow_the_tree() {
+        // eng{dev, prod}, ops under an implicit root (node 4).
+        let qs = queues(&[
+            ("eng", None, 8000, 2000, 4000),
+            ("dev", Some("eng"), 0, 1000, 3000),
+            ("prod", Some("eng"), 6000, 2000, 1000),
+            ("ops", None, 0, 0, 2000),
+        ]);
+        let t = QueueTree::build(&qs);
+        let a = hier_attrs(&qs, &t);
+        let cpu = |i: usize| (a[i].deserved[CPU], a[i].guarantee[CPU], a[i].real_capability[CPU]);
+        // Root: deserved = 4 + 2, guarantee = 2 + 0, capability unlimited.
+        assert_eq!(cpu(4), (6000.0, 2000.0, f64::INFINITY));
+        // eng: min(∞ − 2 + 2, 8); its deserved is its own (not the children's 3 + 2).
+        assert_eq!(cpu(0), (4000.0, 2000.0, 8000.0));
+        // dev inherits eng's cpu capability 8: min(8 − 3 + 1, 8) = 6.
+        assert_eq!(cpu(1), (3000.0, 1000.0, 6000.0));
+        // prod: deserved raised to its guarantee 2; min(8 − 3 + 2, 6) = 6.
+        assert_eq!(cpu(2), (2000.0, 2000.0, 6000.0));
+        assert_eq!(cpu(3), (2000.0, 0.0, f64::INFINITY));
+        // Memory is unlimited along the whole tree.
+        assert!(a.iter().all(|x| x.real_capability[MEMORY] == f64::INFINITY));
+    }
+
+    #[test]
+    fn sibling_guarantees_shrink_real_capability() {
+        // a{b (guarantee 3), c (guarantee 4)}; a capped at 5 cpus: ExceededPart(5, 7) = 0.
+        let qs = queues(&[("a", None, 5000, 0, 0), ("b", Some("a"), 0, 3000, 0), ("c", Some("a"), 0, 4000, 0)]);
+        let t = QueueTree::build(&qs);
+        let a = hier_attrs(&qs, &t);
+        assert_eq!(a[1].real_capability[CPU], 3000.0);
+        assert_eq!(a[2].real_capability[CPU], 4000.0);
+        assert!(a[1].has_deserved && !a[0].has_deserved);
+    }
+
+    #[test]
+    fn explicit_root_capability_bounds_children() {
+        let qs = queues(&[("root", None, 10000, 0, 0), ("x", None, 0, 0, 0), ("y", Some("root"), 12000, 0, 0)]);
+        let t = QueueTree::build(&qs);
+        let a = hier_attrs(&qs, &t);
+        assert_eq!(a[0].real_capability[CPU], 10000.0);
+        assert_eq!(a[1].real_capability[CPU], 10000.0);
+        // A child's capability above its parent's is only logged by Volcano; the
+        // parent's realCapability bounds it.
+        assert_eq!(a[2].real_capability[CPU], 10000.0);
     }
 }

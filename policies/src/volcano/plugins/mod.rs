@@ -12,7 +12,9 @@ pub mod overcommit;
 pub mod predicates;
 pub mod priority;
 pub mod proportion;
+pub mod queue_tree;
 pub mod sla;
+pub mod task_topology;
 
 use super::conf::PluginConf;
 use super::framework::{Plugin, Vote};
@@ -27,15 +29,16 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "priority" => Box::new(priority::Priority),
         "gang" => Box::new(gang::Gang),
         "conformance" => Box::new(conformance::Conformance),
-        "drf" => Box::new(drf::Drf),
+        "drf" => Box::new(drf::Drf::new(pc.flag("enableHierarchy"))),
         "proportion" => Box::new(proportion::Proportion::default()),
-        "capacity" => Box::new(capacity::Capacity::default()),
+        "capacity" => Box::new(capacity::Capacity::new(pc.flag("enableHierarchy"))),
         "predicates" => Box::new(predicates::Predicates),
         "nodeorder" => Box::new(nodeorder::NodeOrder::new(&pc.args)),
         "binpack" => Box::new(binpack::Binpack::new(&pc.args)),
         "network-topology-aware" => Box::new(network_topology::NetworkTopologyAware::new(&pc.args)),
         "sla" => Box::new(sla::Sla::new(&pc.args)),
         "overcommit" => Box::new(overcommit::Overcommit::new(&pc.args)),
+        "task-topology" => Box::new(task_topology::TaskTopologyPlugin::new(&pc.args)),
         other => unreachable!("conf loader accepted unknown plugin {other}"),
     }
 }
