@@ -1,0 +1,181 @@
+//! Manifest import: Kubernetes objects (VolcanoJob, Kubeflow jobs, PodGroup + Pods,
+//! PriorityClass, Queue, HyperNode) turned into lahar jobs, queues and HyperNodes the
+//! way their controllers would create PodGroups and Pods. The mapping per kind is
+//! documented in docs/manifests.md.
+//!
+//! Every problem is collected as a [`ManifestError`] naming the file, the line and
+//! column, the document (1-based) and the field path.
+
+mod common;
+mod kubeflow;
+mod podgroup;
+mod vcjob;
+mod volcano;
+pub mod yaml;
+
+pub use common::{Context, ImportedJob, PriorityClass, PriorityClasses};
+pub use volcano::{NodeRef, hypernodes, queues};
+pub use yaml::{At, Doc, Node, Val};
+
+use std::path::{Path, PathBuf};
+
+/// One problem in a manifest file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestError {
+    /// File name as shown to the user.
+    pub file: String,
+    /// 1-based line and column, when known.
+    pub at: At,
+    /// `document N: field.path` (or empty for file-level problems).
+    pub path: String,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+/// Expands a path or a pattern (`*` and `?` in the last path component) relative to
+/// `base` into the matching files, sorted by name. A pattern that matches nothing
+/// is an error, as is a plain path that does not exist.
+pub fn expand(base: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
+    let full = base.join(pattern);
+    let Some(last) = full.file_name().map(|s| s.to_string_lossy().into_owned()) else {
+        return Err(format!("`{pattern}` does not name a file"));
+    };
+    let dir = full.parent().map(Path::to_path_buf).unwrap_or_default();
+    if dir.to_string_lossy().contains(['*', '?', '[']) {
+        return Err(format!("`{pattern}`: wildcards are only supported in the file name, not in folders"));
+    }
+    if !last.contains(['*', '?']) {
+        return if full.is_file() {
+            Ok(vec![full])
+        } else {
+            Err(format!("cannot read `{}`: no such file", full.display()))
+        };
+    }
+    let entries = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { &dir })
+        .map_err(|e| format!("cannot list `{}`: {e}", dir.display()))?;
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .filter(|e| wildcard_match(&last, &e.file_name().to_string_lossy()))
+        .map(|e| dir.join(e.file_name()))
+        .collect();
+    out.sort();
+    if out.is_empty() {
+        return Err(format!("`{pattern}` matches no file in `{}`", dir.display()));
+    }
+    Ok(out)
+}
+
+/// `*` matches any run of characters, `?` one character.
+fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    // Classic two-pointer match with backtracking to the last `*`.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
+}
+
+/// Reads every document of the files a path or pattern names (files in name order,
+/// documents in file order). `shown` turns a path into the name used in messages.
+pub fn read(base: &Path, pattern: &str) -> Result<Vec<Doc>, Vec<ManifestError>> {
+    let files = expand(base, pattern)
+        .map_err(|m| vec![ManifestError { file: pattern.to_string(), at: None, path: String::new(), message: m }])?;
+    let mut docs = Vec::new();
+    let mut errs = Vec::new();
+    for f in files {
+        let name = f.display().to_string();
+        match std::fs::read_to_string(&f) {
+            Ok(text) => match yaml::parse_documents(&text, &name) {
+                Ok(d) => docs.extend(d),
+                Err((at, message)) => errs.push(ManifestError { file: name, at, path: String::new(), message }),
+            },
+            Err(e) => errs.push(ManifestError { file: name, at: None, path: String::new(), message: e.to_string() }),
+        }
+    }
+    if errs.is_empty() { Ok(docs) } else { Err(errs) }
+}
+
+/// The PriorityClasses among `docs` (other kinds are skipped).
+pub fn priority_classes(docs: &[Doc], into: &mut PriorityClasses, errs: &mut Vec<ManifestError>) {
+    for d in docs {
+        if common::kind_of(&d.root).1 == "PriorityClass" {
+            podgroup::priority_class(d, into, errs);
+        }
+    }
+}
+
+/// The jobs among `docs`: one per workload object, and one per PodGroup (with its
+/// Pods) or per Pod without a PodGroup. PriorityClasses are skipped (read them with
+/// [`priority_classes`] first); Queues and HyperNodes are errors here.
+pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -> Vec<ImportedJob> {
+    let mut out = Vec::new();
+    let mut groups = podgroup::Groups::default();
+    for d in docs {
+        let (api, kind) = common::kind_of(&d.root);
+        let group = api.split('/').next().unwrap_or_default();
+        let mut ck = common::Ck::new(d, errs);
+        match (group, kind.as_str()) {
+            (_, "") => ck.err(d.root.at, "kind", "expected `apiVersion` and `kind` (a Kubernetes object)"),
+            ("batch.volcano.sh", "Job") => out.extend(vcjob::job(d, cx, &mut ck)),
+            ("kubeflow.org", "PyTorchJob" | "MPIJob" | "TFJob" | "PaddleJob" | "XGBoostJob") => {
+                out.extend(kubeflow::job(d, &kind, cx, &mut ck))
+            }
+            ("scheduling.volcano.sh", "PodGroup") => groups.add_group(d, &mut ck),
+            ("v1", "Pod") => groups.add_pod(d, cx, &mut ck),
+            ("scheduling.k8s.io", "PriorityClass") => {}
+            ("scheduling.volcano.sh", "Queue") => ck.err(
+                d.root.get("kind").and_then(|k| k.at),
+                "kind",
+                "Queue objects are read from `spec.queues: PATH`, not from workload manifests",
+            ),
+            ("topology.volcano.sh", "HyperNode") => ck.err(
+                d.root.get("kind").and_then(|k| k.at),
+                "kind",
+                "HyperNode objects are read from `spec.cluster.hyperNodes: PATH`, not from workload manifests",
+            ),
+            _ => ck.err(
+                d.root.get("kind").and_then(|k| k.at),
+                "kind",
+                format!(
+                    "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
+                     PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob, scheduling.volcano.sh PodGroup, v1 Pod or \
+                     scheduling.k8s.io PriorityClass"
+                ),
+            ),
+        }
+    }
+    out.extend(groups.finish(cx, errs));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcards() {
+        assert!(wildcard_match("*.yaml", "a.yaml"));
+        assert!(wildcard_match("job-?.y*", "job-1.yml"));
+        assert!(!wildcard_match("job-?.yaml", "job-12.yaml"));
+        assert!(!wildcard_match("*.yaml", "a.yml"));
+        assert!(wildcard_match("*", ""));
+        assert!(wildcard_match("a*b*c", "axxbyyc"));
+        assert!(!wildcard_match("a*b*c", "axxbyy"));
+    }
+}
