@@ -9,6 +9,8 @@
 mod common;
 mod kubeflow;
 mod podgroup;
+mod ray;
+mod spark;
 mod vcjob;
 mod volcano;
 pub mod yaml;
@@ -136,6 +138,8 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
             ("kubeflow.org", "PyTorchJob" | "MPIJob" | "TFJob" | "PaddleJob" | "XGBoostJob") => {
                 out.extend(kubeflow::job(d, &kind, cx, &mut ck))
             }
+            ("ray.io", "RayJob" | "RayCluster") => out.extend(ray::job(d, &kind, cx, &mut ck)),
+            ("sparkoperator.k8s.io", "SparkApplication") => out.extend(spark::job(d, cx, &mut ck)),
             ("scheduling.volcano.sh", "PodGroup") => groups.add_group(d, &mut ck),
             ("v1", "Pod") => groups.add_pod(d, cx, &mut ck),
             ("scheduling.k8s.io", "PriorityClass") => {}
@@ -154,7 +158,8 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
                 "kind",
                 format!(
                     "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
-                     PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob, scheduling.volcano.sh PodGroup, v1 Pod or \
+                     PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob, ray.io RayJob/RayCluster, \
+                     sparkoperator.k8s.io SparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
                      scheduling.k8s.io PriorityClass"
                 ),
             ),
