@@ -5,6 +5,7 @@ mod cli;
 mod comm_runtime;
 mod errors;
 mod invariants;
+mod manifests;
 mod nccl;
 mod quickstart;
 mod reports;
