@@ -223,7 +223,7 @@ fn bad_manifests_are_located_errors() {
     rejects(
         &[("m.yaml", &VCJOB.replace("  annotations: {lahar.io/duration: 1h}\n", ""))],
         w,
-        &["m.yaml:1:1: document 1: metadata.annotations: expected annotation `lahar.io/duration`"],
+        &["m.yaml:4:3: document 1: metadata.annotations: expected annotation `lahar.io/duration`"],
     );
     rejects(
         &[("m.yaml", &VCJOB.replace("cpu: \"1\"", "cpu: 1x"))],

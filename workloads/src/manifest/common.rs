@@ -236,6 +236,8 @@ pub(crate) fn kind_of(root: &Node) -> (String, String) {
 
 /// `metadata` of an object: name, namespace, labels, annotations.
 pub(crate) struct Meta {
+    /// Where `metadata.annotations` (else `metadata`, else the object) starts.
+    pub at: At,
     pub name: String,
     pub namespace: String,
     pub labels: BTreeMap<String, (String, At)>,
@@ -250,7 +252,9 @@ pub(crate) fn meta(ck: &mut Ck<'_>, obj: &Node, path: &str, need_name: bool) -> 
     if need_name && name.is_empty() {
         ck.err(m.at.or(obj.at), &join(&mp, "name"), "expected a non-empty name");
     }
+    let at = m.get("annotations").and_then(|a| a.at).or(m.at).or(obj.at);
     Meta {
+        at,
         name,
         namespace: ck.opt_str(m, "namespace", &mp).unwrap_or_else(|| "default".into()),
         labels: ck.string_map(m, "labels", &mp),

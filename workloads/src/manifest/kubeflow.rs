@@ -93,7 +93,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         }
     }
     let q = common::queue(ck, cx, &queue, queue_at, &join(spp, "queue"));
-    let timing = common::timing(ck, &meta.annotations, root.at, "");
+    let timing = common::timing(ck, &meta.annotations, meta.at, "");
     if !ck.ok() {
         return None;
     }

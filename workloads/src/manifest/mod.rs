@@ -184,3 +184,139 @@ mod tests {
         assert!(!wildcard_match("a*b*c", "axxbyy"));
     }
 }
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+    use lahar_core::cluster::NodeId;
+    use lahar_core::queue::QueueId;
+    use lahar_core::resource::{ResourceNames, Resources};
+    use std::collections::BTreeMap;
+
+    const GI: i64 = 1 << 30;
+
+    /// Converts `text`; returns the jobs, or the errors as `line:col path: message`.
+    fn convert(text: &str) -> Result<Vec<ImportedJob>, Vec<String>> {
+        let docs = yaml::parse_documents(text, "t.yaml").map_err(|e| vec![e.1])?;
+        let queues: BTreeMap<String, QueueId> =
+            [("default".to_string(), QueueId(0)), ("q".to_string(), QueueId(1))].into();
+        let nodes: BTreeMap<String, NodeId> = [("n0".to_string(), NodeId(0)), ("n1".to_string(), NodeId(1))].into();
+        let mut names = ResourceNames::default();
+        let mut errs = Vec::new();
+        let mut classes = PriorityClasses::default();
+        priority_classes(&docs, &mut classes, &mut errs);
+        let mut cx = Context { queues: &queues, nodes: &nodes, names: &mut names, priority_classes: &classes };
+        let jobs = jobs(&docs, &mut cx, &mut errs);
+        if errs.is_empty() {
+            Ok(jobs)
+        } else {
+            Err(errs.iter().map(|e| format!("{:?} {}: {}", e.at, e.path, e.message)).collect())
+        }
+    }
+
+    const CLASSES: &str = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: hi}\nvalue: 100\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: lo}\nvalue: 5\n---\n";
+
+    #[test]
+    fn vcjob_defaults_and_pod_requests() {
+        let text = format!(
+            "{CLASSES}apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {{name: j, annotations: {{lahar.io/duration: 1h, lahar.io/submit-at: 2m}}}}
+spec:
+  priorityClassName: hi
+  queue: q
+  tasks:
+    - name: a
+      replicas: 3
+      minAvailable: 1
+      template:
+        metadata: {{annotations: {{volcano.sh/preemptable: \"false\"}}}}
+        spec:
+          priorityClassName: lo
+          initContainers: [{{name: i, resources: {{requests: {{cpu: \"6\"}}}}}}]
+          containers:
+            - {{name: c1, resources: {{requests: {{cpu: 500m}}, limits: {{cpu: \"1\", memory: 1Gi}}}}}}
+            - {{name: c2, resources: {{limits: {{nvidia.com/gpu: 2}}}}}}
+    - replicas: 2
+      template:
+        metadata: {{annotations: {{volcano.sh/task-priority: \"7\"}}}}
+        spec:
+          nodeSelector: {{zone: a}}
+          containers: [{{name: c}}]
+"
+        );
+        let jobs = convert(&text).unwrap();
+        assert_eq!(jobs.len(), 1);
+        let j = &jobs[0].spec;
+        assert_eq!((j.queue, j.priority, j.min_available), (QueueId(1), 100, 1 + 2));
+        assert_eq!(j.submit.0, 120_000_000);
+        let a = &j.tasks[0];
+        // Containers: cpu 500m (request wins over limit) + 0, memory from the limit,
+        // GPUs from the limit; the init container raises cpu to 6.
+        assert_eq!(a.requests, Resources::new(6000, GI, 2000, 1));
+        assert_eq!((a.priority, a.preemptable, a.min_available), (5, false, 1));
+        let b = &j.tasks[1];
+        assert_eq!((b.name.as_str(), b.min_available, b.priority), ("default1", 2, 7));
+        assert_eq!(b.node_selector, [("zone".to_string(), "a".to_string())]);
+        assert_eq!(b.requests, Resources::new(0, 0, 0, 1));
+    }
+
+    #[test]
+    fn kubeflow_default_gang_is_every_replica() {
+        let text = "apiVersion: kubeflow.org/v1
+kind: PaddleJob
+metadata: {name: p, annotations: {lahar.io/duration: 10m}}
+spec:
+  paddleReplicaSpecs:
+    Worker: {replicas: 4, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}
+    Master: {template: {spec: {containers: [{name: c}]}}}
+";
+        let j = &convert(text).unwrap()[0].spec;
+        let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+        assert_eq!(t, [("master", 1), ("worker", 4)]);
+        assert_eq!((j.kind.as_str(), j.min_available, j.priority), ("PaddleJob", 5, 0));
+        let err = convert(&text.replace("Master:", "Chief:")).unwrap_err();
+        assert!(err[0].contains("spec.paddleReplicaSpecs.Chief: unknown replica type `Chief`"), "{err:?}");
+    }
+
+    #[test]
+    fn pods_group_by_task_spec_or_identical_spec() {
+        let pod = |name: &str, extra: &str, node: &str| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, annotations: {{scheduling.k8s.io/group-name: g{extra}}}}}\nspec:\n  {node}containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\n---\n"
+            )
+        };
+        let text = format!(
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {{name: g, annotations: {{lahar.io/duration: 1h}}}}\nspec: {{minMember: 3, queue: q, minResources: {{cpu: \"2\"}}}}\n---\n{}{}{}{}",
+            pod("w-10", "", ""),
+            pod("w-9", "", "nodeName: n1\n  "),
+            pod("w-0", "", ""),
+            pod("ps-0", ", volcano.sh/task-spec: ps", "nodeName: n0\n  "),
+        );
+        let jobs = convert(&text).unwrap();
+        let j = &jobs[0].spec;
+        let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+        // Name order with numeric suffixes: ps-0, w-0, w-9, w-10.
+        assert_eq!(t, [("ps", 1), ("w", 3)]);
+        assert_eq!(j.initial, [(0, 0, NodeId(0)), (1, 1, NodeId(1))]);
+        assert_eq!((j.kind.as_str(), j.queue, j.min_available), ("PodGroup", QueueId(1), 3));
+        assert_eq!(j.min_resources.cpu(), 2000);
+    }
+
+    #[test]
+    fn bad_inputs_name_document_and_field() {
+        let err = convert("kind: Job\napiVersion: batch.volcano.sh/v1alpha1\nmetadata: {name: j}\nspec: {tasks: [{replicas: 1, template: {spec: {containers: [{name: c}]}}}]}\n").unwrap_err();
+        assert_eq!(
+            err,
+            [
+                "Some((3, 11)) document 1: metadata.annotations: expected annotation `lahar.io/duration` (e.g. 2h), or `lahar.io/model` with `lahar.io/iterations`"
+            ]
+        );
+        let err = convert("apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h}}\nspec: {containers: [{name: c}], priorityClassName: gold}\n").unwrap_err();
+        assert!(err[0].contains("document 1: spec.priorityClassName: PriorityClass `gold` does not exist"), "{err:?}");
+        let err = convert("apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h, lahar.io/iterations: \"10\"}}\nspec: {containers: [{name: c}]}\n").unwrap_err();
+        assert!(err.iter().any(|e| e.contains("`lahar.io/iterations` needs `lahar.io/model`")), "{err:?}");
+        let err = convert("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n").unwrap_err();
+        assert!(err[0].contains("document 1: kind: Queue objects are read from `spec.queues: PATH`"), "{err:?}");
+    }
+}

@@ -56,6 +56,7 @@ struct Group {
     priority_class: Option<String>,
     network_topology: Option<lahar_core::job::NetworkTopology>,
     annotations: BTreeMap<String, (String, At)>,
+    annotations_at: At,
     ok: bool,
 }
 
@@ -118,6 +119,7 @@ impl Groups {
             priority_class: ck.opt_str(spec, "priorityClassName", "spec"),
             network_topology: nt,
             annotations: meta.annotations,
+            annotations_at: meta.at,
             ok: ck.ok(),
         });
     }
@@ -231,7 +233,7 @@ impl Groups {
                 r
             });
             let q = common::queue(&mut ck, cx, &g.queue, g.queue_at, "spec.queue");
-            let timing = common::timing(&mut ck, &g.annotations, root.at, "");
+            let timing = common::timing(&mut ck, &g.annotations, g.annotations_at, "");
             if let Some(t) = &timing
                 && !initial.is_empty()
                 && t.submit.0 != 0
@@ -280,7 +282,7 @@ impl Groups {
             let root = &p.doc.root;
             let meta = common::meta(&mut ck, root, "", true);
             let q = common::queue(&mut ck, cx, "default", root.at, "metadata");
-            let timing = common::timing(&mut ck, &p.shape.annotations, root.at, "");
+            let timing = common::timing(&mut ck, &p.shape.annotations, meta.at, "");
             if !ck.ok() {
                 continue;
             }

@@ -60,7 +60,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let qat = meta.labels.get("volcano.sh/queue-name").and_then(|x| x.1).or(root.at);
     let q = common::queue(ck, cx, &qname, qat, "metadata.labels.volcano.sh/queue-name");
     let class = meta.labels.get("ray.io/priority-class-name").map(|x| x.0.clone());
-    let timing = common::timing(ck, &meta.annotations, root.at, "");
+    let timing = common::timing(ck, &meta.annotations, meta.at, "");
     if !ck.ok() {
         return None;
     }

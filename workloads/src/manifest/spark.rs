@@ -122,7 +122,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         }
     }
     let q = common::queue(ck, cx, &queue, qat, &join(op, "queue"));
-    let timing = common::timing(ck, &meta.annotations, root.at, "");
+    let timing = common::timing(ck, &meta.annotations, meta.at, "");
     if !ck.ok() {
         return None;
     }

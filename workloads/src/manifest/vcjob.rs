@@ -58,7 +58,10 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         let tspec = tpl.get("spec");
         // The controller gives pods the job's PriorityClass when their template has none.
         let own = tspec.is_some_and(|s| s.get("priorityClassName").is_some() || s.get("priority").is_some());
-        if !own && let Some(c) = job_class.as_ref().and_then(|c| cx.priority_classes.by_name.get(c)) {
+        if !own
+            && !shape.annotations.contains_key("volcano.sh/task-priority")
+            && let Some(c) = job_class.as_ref().and_then(|c| cx.priority_classes.by_name.get(c))
+        {
             shape.priority = c.value;
         }
         if let Some(s) = tspec {
@@ -124,7 +127,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
             );
         }
     }
-    let timing = common::timing(ck, &meta.annotations, root.at, "");
+    let timing = common::timing(ck, &meta.annotations, meta.at, "");
     if !ck.ok() {
         return None;
     }
