@@ -286,6 +286,17 @@ impl Groups {
             if !ck.ok() {
                 continue;
             }
+            if let Some(t) = &timing
+                && p.node.is_some()
+                && t.submit.0 != 0
+            {
+                ck.err(
+                    meta.at,
+                    "metadata.annotations.lahar.io/submit-at",
+                    "pods already running start at t=0: leave `lahar.io/submit-at` out",
+                );
+                continue;
+            }
             let (tasks, initial) = group_tasks(std::slice::from_ref(&p));
             let head = JobHead {
                 name: meta.name,

@@ -87,8 +87,7 @@ pub struct NodeRef<'a> {
 
 /// HyperNodes from `topology.volcano.sh` HyperNode objects. Members select nodes
 /// (`type: Node`) or HyperNodes (`type: HyperNode`) by `exactMatch.name`,
-/// `regexMatch.pattern` (anchored, as Go's `regexp.MatchString` is not — see
-/// docs/manifests.md) or `labelMatch.matchLabels` (nodes only).
+/// `regexMatch.pattern` (unanchored, like Go's `regexp.MatchString`) or `labelMatch.matchLabels` (nodes only).
 pub fn hypernodes(docs: &[Doc], nodes: &[NodeRef<'_>], errs: &mut Vec<ManifestError>) -> Vec<HyperNodeDecl> {
     // Names first: members may name HyperNodes declared later.
     let hn_names: Vec<String> = docs
