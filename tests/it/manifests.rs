@@ -252,6 +252,19 @@ fn bad_manifests_are_located_errors() {
     let pg = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n  annotations: {lahar.io/duration: 1h, lahar.io/submit-at: 5m}\nspec: {minMember: 1}\n---\n";
     rejects(&[("m.yaml", &format!("{pg}{late}"))], w, &["document 1: metadata.annotations.lahar.io/submit-at", "t=0"]);
     rejects(
+        &[("m.yaml", &VCJOB.replace("cpu: \"1\"", "cpu: \"100\""))],
+        w,
+        &[
+            "m.yaml:1:1: document 1: VolcanoJob `j` task `default0`: a pod requests 0 GPUs, 100 CPU",
+            "no node can hold it",
+        ],
+    );
+    rejects(
+        &[("q.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")],
+        "  queues: q.yaml\n",
+        &["q.yaml:2:7: document 1: kind: expected a scheduling.volcano.sh Queue, got kind `Pod` of apiVersion `v1`"],
+    );
+    rejects(
         &[(
             "q.yaml",
             "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: a}\nspec: {weight: 0}\n",

@@ -207,7 +207,7 @@ impl Groups {
             for t in &mut tasks {
                 t.min_available = g.min_task.get(&t.name).copied().unwrap_or(0);
             }
-            for (k, _) in &g.min_task {
+            for k in g.min_task.keys() {
                 if !tasks.iter().any(|t| &t.name == k) {
                     ck.err(
                         root.at,
@@ -320,7 +320,7 @@ impl Groups {
 /// task; bound pods become the job's initial placements.
 fn group_tasks(pods: &[Pod]) -> (Vec<TaskSpec>, Vec<(usize, u32, NodeId)>) {
     let mut order: Vec<&Pod> = pods.iter().collect();
-    order.sort_by(|a, b| natural(&a.name).cmp(&natural(&b.name)));
+    order.sort_by_key(|p| natural(&p.name));
     let mut tasks: Vec<(TaskSpec, Vec<&Pod>)> = Vec::new();
     for p in order {
         let same = |t: &TaskSpec| match &p.task {

@@ -24,8 +24,8 @@ pub(crate) fn spark_memory(s: &str) -> Option<i64> {
 }
 
 /// The requests of the driver or an executor pod: cores (or `coreRequest`), memory
-/// + overhead (`memoryOverhead`, else max(10% of memory, 384Mi) as Spark does for
-/// JVM jobs), and `gpu: {name, quantity}`.
+/// plus overhead (`memoryOverhead`, else max(10% of memory, 384Mi) as Spark does
+/// for JVM jobs), and `gpu: {name, quantity}`.
 fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str) -> PodShape {
     let mut r = Resources::ZERO;
     let cpu = match ck.opt_str(n, "coreRequest", path) {

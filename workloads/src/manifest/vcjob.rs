@@ -64,11 +64,11 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         {
             shape.priority = c.value;
         }
-        if let Some(s) = tspec {
-            if let Some(g) = ck.opt_int(s, "terminationGracePeriodSeconds", &join(&tplp, "spec"), 0) {
-                let g = SimDuration::from_secs(g as u64);
-                grace = Some(grace.map_or(g, |x| x.max(g)));
-            }
+        if let Some(s) = tspec
+            && let Some(g) = ck.opt_int(s, "terminationGracePeriodSeconds", &join(&tplp, "spec"), 0)
+        {
+            let g = SimDuration::from_secs(g as u64);
+            grace = Some(grace.map_or(g, |x| x.max(g)));
         }
         let mut task = common::task(&names[i], replicas, min, &shape);
         task.policies = common::policies(ck, t, &tp);
