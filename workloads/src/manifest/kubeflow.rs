@@ -64,8 +64,11 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let sp = spec.get("runPolicy").and_then(|r| r.get("schedulingPolicy"));
     let spp = "spec.runPolicy.schedulingPolicy";
     let mut min_available = total;
-    let mut queue = "default".to_string();
-    let mut queue_at = root.at;
+    // Older training-operator releases read the queue from this annotation.
+    let (mut queue, mut queue_at) = match meta.annotations.get("scheduling.volcano.sh/queue-name") {
+        Some((q, at)) => (q.clone(), *at),
+        None => ("default".to_string(), root.at),
+    };
     let mut class = None;
     let mut min_res = None;
     if let Some(s) = sp {

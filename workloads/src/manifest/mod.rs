@@ -275,6 +275,12 @@ spec:
         let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
         assert_eq!(t, [("master", 1), ("worker", 4)]);
         assert_eq!((j.kind.as_str(), j.min_available, j.priority), ("PaddleJob", 5, 0));
+        let j = &convert(
+            &text.replace("lahar.io/duration: 10m", "lahar.io/duration: 10m, scheduling.volcano.sh/queue-name: q"),
+        )
+        .unwrap()[0]
+            .spec;
+        assert_eq!(j.queue, QueueId(1));
         let err = convert(&text.replace("Master:", "Chief:")).unwrap_err();
         assert!(err[0].contains("spec.paddleReplicaSpecs.Chief: unknown replica type `Chief`"), "{err:?}");
     }

@@ -126,7 +126,13 @@ impl Groups {
 
     pub fn add_pod(&mut self, d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) {
         let root = &d.root;
-        let meta = common::meta(ck, root, "", true);
+        // pod_shape reads labels and annotations; only the name and namespace are left.
+        let m = root.get("metadata");
+        let name = m.and_then(|m| m.get("name")).and_then(Node::scalar).unwrap_or_default();
+        if name.is_empty() {
+            ck.err(m.and_then(|m| m.at).or(root.at), "metadata.name", "expected a non-empty name");
+        }
+        let namespace = m.and_then(|m| m.get("namespace")).and_then(Node::scalar).unwrap_or_else(|| "default".into());
         let shape = common::pod_shape(ck, cx, root, "");
         common::check_scheduler(
             ck,
@@ -176,9 +182,9 @@ impl Groups {
         if !ck.ok() {
             return;
         }
-        let pod = Pod { name: meta.name.clone(), doc: d.clone(), shape, task, node, bare: false };
+        let pod = Pod { name, doc: d.clone(), shape, task, node, bare: false };
         match pod.shape.annotations.get("scheduling.k8s.io/group-name") {
-            Some((g, _)) => self.pods.entry((meta.namespace, g.clone())).or_default().push(pod),
+            Some((g, _)) => self.pods.entry((namespace, g.clone())).or_default().push(pod),
             None => self.bare.push(Pod { bare: true, ..pod }),
         }
     }
