@@ -37,6 +37,7 @@ fn queues_and_hypernodes_from_manifests() {
     assert_eq!(test.capability.values.get(CPU), 2000);
     let r = &s.queues[2];
     assert_eq!((r.weight, r.priority, r.reclaimable), (2, 10, true));
+    assert_eq!(r.capability.values.get(GPU), 16000);
     assert_eq!(r.deserved.values.get(GPU), 8000);
     assert_eq!(r.guarantee.values.get(GPU), 4000);
     let topo = &s.cluster.topology;
