@@ -62,7 +62,7 @@ pub struct RawSpec {
     pub schedule_period: Option<Spanned<String>>,
     pub sessions: Option<Spanned<i64>>,
     pub cluster: RawCluster,
-    pub queues: Option<Vec<Spanned<RawQueue>>>,
+    pub queues: Option<Spanned<RawQueues>>,
     pub scheduler: Option<Spanned<RawScheduler>>,
     pub workload: Option<Vec<Spanned<RawSource>>>,
     pub output: Option<RawOutput>,
@@ -152,7 +152,7 @@ pub struct RawCluster {
     pub node_groups: Option<Vec<Spanned<RawNode>>>,
     pub nodes: Option<Vec<Spanned<RawNode>>>,
     pub fabric: Option<Vec<Spanned<RawTier>>>,
-    pub hyper_nodes: Option<Vec<Spanned<RawHyperNode>>>,
+    pub hyper_nodes: Option<Spanned<RawHyperNodes>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -227,6 +227,7 @@ pub enum RawSource {
     Synthetic(RawSynthetic),
     Jobs(Vec<Spanned<RawJob>>),
     Trace(RawTrace),
+    Manifests(RawManifests),
 }
 
 #[derive(Debug, Deserialize)]
@@ -357,4 +358,68 @@ pub struct RawNetworkTopology {
 pub struct RawOutput {
     pub dir: Option<String>,
     pub sample_interval: Option<Spanned<String>>,
+}
+
+/// `spec.queues`: inline queues, or a path to Volcano Queue manifests.
+#[derive(Debug)]
+pub enum RawQueues {
+    List(Vec<Spanned<RawQueue>>),
+    Path(String),
+}
+
+/// `spec.cluster.hyperNodes`: inline HyperNodes, or a path to HyperNode manifests.
+#[derive(Debug)]
+pub enum RawHyperNodes {
+    List(Vec<Spanned<RawHyperNode>>),
+    Path(String),
+}
+
+/// Reads a path (string) or an inline list.
+macro_rules! list_or_path {
+    ($ty:ident, $item:ty, $what:literal) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<$ty, E> {
+                        Ok($ty::Path(v.to_string()))
+                    }
+                    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<$ty, A::Error> {
+                        Vec::<$item>::deserialize(de::value::SeqAccessDeserializer::new(seq)).map($ty::List)
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+list_or_path!(RawQueues, Spanned<RawQueue>, "a list of queues, or a path to Volcano Queue manifests");
+list_or_path!(RawHyperNodes, Spanned<RawHyperNode>, "a list of HyperNodes, or a path to HyperNode manifests");
+
+/// `- manifests: PATH_OR_GLOB` or a list of them.
+#[derive(Debug)]
+pub struct RawManifests(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for RawManifests {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawManifests;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a path or glob of manifest files (e.g. jobs/*.yaml), or a list of them")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawManifests, E> {
+                Ok(RawManifests(vec![v.to_string()]))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<RawManifests, A::Error> {
+                Vec::<String>::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(RawManifests)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }

@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub mod comm;
+mod manifests;
 
 type At = Option<(u64, u64)>;
 
@@ -121,10 +122,17 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     }
 
     let (nodes, fabric) = cluster(&mut v, &spec.cluster);
-    let decls = hypernodes(&mut v, &spec.cluster, &nodes);
+    let decls = match spec.cluster.hyper_nodes.as_ref().map(|h| (h, &h.value)) {
+        Some((h, RawHyperNodes::Path(p))) => manifests::hypernodes(&mut v, p, at(h), base, &spec.cluster, &nodes),
+        _ => hypernodes(&mut v, &spec.cluster, &nodes),
+    };
     let node_ids: BTreeMap<String, NodeId> =
         nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), NodeId(i as u32))).collect();
-    let queues = queues(&mut v, spec.queues.as_deref());
+    let queues = match spec.queues.as_ref().map(|q| (q, &q.value)) {
+        Some((q, RawQueues::Path(p))) => manifests::queues(&mut v, p, at(q), base),
+        Some((_, RawQueues::List(l))) => queues(&mut v, Some(l.as_slice())),
+        None => queues(&mut v, None),
+    };
     let queue_ids: BTreeMap<String, QueueId> =
         queues.iter().enumerate().map(|(i, q)| (q.name.clone(), QueueId(i as u32))).collect();
 
@@ -137,6 +145,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     let model =
         |v: &mut V<'_>, m: Option<&Spanned<RawModel>>, path: &str| -> Profile { comm::model_profile(v, m?, path) };
     let comm_settings = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
+    let mut manifest_docs = manifests::read_sources(&mut v, spec.workload.iter().flatten(), base);
     for (s, src) in spec.workload.iter().flatten().enumerate() {
         let path = format!("spec.workload[{s}]");
         match &src.value {
@@ -211,6 +220,15 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                         }
                     }
                     Err(e) => v.err(at(&t.path), format!("{tpath}.path"), e.to_string()),
+                }
+            }
+            RawSource::Manifests(_) => {
+                let docs = manifest_docs.docs.remove(&s).unwrap_or_default();
+                let ctx = manifests::Targets { queues: &queue_ids, node_ids: &node_ids, nodes: &nodes };
+                for (i, (j, prof)) in
+                    manifests::jobs(&mut v, &docs, &manifest_docs.classes, &ctx).into_iter().enumerate()
+                {
+                    tagged.push((j.submit, s, i, j, prof));
                 }
             }
             RawSource::Jobs(list) => {
@@ -412,7 +430,7 @@ fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: &Path) -> S
 }
 
 fn hypernodes(v: &mut V<'_>, c: &RawCluster, nodes: &[Node]) -> Option<Vec<HyperNodeDecl>> {
-    let list = c.hyper_nodes.as_ref()?;
+    let RawHyperNodes::List(list) = &c.hyper_nodes.as_ref()?.value else { return None };
     if c.fabric.is_some() {
         v.err(None, "spec.cluster.hyperNodes", "give either `fabric` or `hyperNodes`, not both");
     }

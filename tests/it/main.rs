@@ -7,6 +7,7 @@ mod errors;
 mod explain;
 mod gpu_sharing;
 mod invariants;
+mod manifests;
 mod nccl;
 mod quickstart;
 mod reports;

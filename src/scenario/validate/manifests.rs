@@ -1,0 +1,170 @@
+//! Kubernetes manifests in a scenario: `spec.queues: PATH`, `spec.cluster.hyperNodes:
+//! PATH` and `- manifests: PATH_OR_GLOB` workload sources (see docs/manifests.md).
+
+use super::{At, V, fits_somewhere, largest};
+use crate::scenario::InputError;
+use crate::scenario::raw::{RawCluster, RawSource};
+use lahar_core::cluster::{Node, NodeId};
+use lahar_core::comm::runtime::JobProfile;
+use lahar_core::job::JobSpec;
+use lahar_core::queue::{Queue, QueueId};
+use lahar_core::topology::HyperNodeDecl;
+use lahar_workloads::manifest::{self, Doc, ManifestError, PriorityClasses};
+use serde_saphyr::Spanned;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn report(v: &mut V<'_>, errs: Vec<ManifestError>) {
+    for e in errs {
+        v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
+    }
+}
+
+/// Reads a path or pattern; errors that concern the pattern itself point at the
+/// scenario field.
+fn read(v: &mut V<'_>, pattern: &str, at: At, field: &str, base: &Path) -> Vec<Doc> {
+    match manifest::read(base, pattern) {
+        Ok(d) => d,
+        Err(errs) => {
+            for e in errs {
+                if e.path.is_empty() && e.at.is_none() && e.file == pattern {
+                    v.err(at, field, e.message);
+                } else {
+                    v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
+                }
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// `spec.queues: PATH`.
+pub(super) fn queues(v: &mut V<'_>, pattern: &str, at: At, base: &Path) -> Vec<Queue> {
+    let docs = read(v, pattern, at, "spec.queues", base);
+    let mut errs = Vec::new();
+    let q = manifest::queues(&docs, &mut v.names, &mut errs);
+    report(v, errs);
+    if q.is_empty() && v.errors.is_empty() {
+        v.err(at, "spec.queues", format!("`{pattern}` defines no Queue"));
+    }
+    q
+}
+
+/// `spec.cluster.hyperNodes: PATH`.
+pub(super) fn hypernodes(
+    v: &mut V<'_>,
+    pattern: &str,
+    at: At,
+    base: &Path,
+    c: &RawCluster,
+    nodes: &[Node],
+) -> Option<Vec<HyperNodeDecl>> {
+    if c.fabric.is_some() {
+        v.err(at, "spec.cluster.hyperNodes", "give either `fabric` or `hyperNodes`, not both");
+    }
+    let docs = read(v, pattern, at, "spec.cluster.hyperNodes", base);
+    let refs: Vec<manifest::NodeRef<'_>> =
+        nodes.iter().map(|n| manifest::NodeRef { name: &n.name, labels: &n.labels }).collect();
+    let mut errs = Vec::new();
+    let out = manifest::hypernodes(&docs, &refs, &mut errs);
+    report(v, errs);
+    Some(out)
+}
+
+/// The documents of every `manifests:` source (by source index) and the
+/// PriorityClasses among all of them.
+pub(super) struct Sources {
+    pub docs: BTreeMap<usize, Vec<Doc>>,
+    pub classes: PriorityClasses,
+}
+
+pub(super) fn read_sources<'a>(
+    v: &mut V<'_>,
+    workload: impl Iterator<Item = &'a Spanned<RawSource>>,
+    base: &Path,
+) -> Sources {
+    let mut out = Sources { docs: BTreeMap::new(), classes: PriorityClasses::default() };
+    for (s, src) in workload.enumerate() {
+        let RawSource::Manifests(m) = &src.value else { continue };
+        let mut docs = Vec::new();
+        if m.0.is_empty() {
+            v.err(super::at(src), format!("spec.workload[{s}].manifests"), "list at least one path or glob");
+        }
+        for (k, p) in m.0.iter().enumerate() {
+            let field = if m.0.len() == 1 {
+                format!("spec.workload[{s}].manifests")
+            } else {
+                format!("spec.workload[{s}].manifests[{k}]")
+            };
+            docs.extend(read(v, p, super::at(src), &field, base));
+        }
+        let mut errs = Vec::new();
+        manifest::priority_classes(&docs, &mut out.classes, &mut errs);
+        report(v, errs);
+        out.docs.insert(s, docs);
+    }
+    out
+}
+
+/// What manifest jobs are resolved against.
+pub(super) struct Targets<'a> {
+    pub queues: &'a BTreeMap<String, QueueId>,
+    pub node_ids: &'a BTreeMap<String, NodeId>,
+    pub nodes: &'a [Node],
+}
+
+/// The jobs of one `manifests:` source, checked against the cluster.
+pub(super) fn jobs(
+    v: &mut V<'_>,
+    docs: &[Doc],
+    classes: &PriorityClasses,
+    t: &Targets<'_>,
+) -> Vec<(JobSpec, Option<JobProfile>)> {
+    let mut errs = Vec::new();
+    let mut cx =
+        manifest::Context { queues: t.queues, nodes: t.node_ids, names: &mut v.names, priority_classes: classes };
+    let imported = manifest::jobs(docs, &mut cx, &mut errs);
+    report(v, errs);
+    let mut out = Vec::new();
+    for ij in imported {
+        let j = ij.spec;
+        let push = |v: &mut V<'_>, m: String| {
+            v.errors.push(InputError {
+                file: ij.file.clone(),
+                at: ij.at,
+                path: format!("document {}", ij.doc),
+                message: m,
+            })
+        };
+        let mut ok = true;
+        for task in &j.tasks {
+            if task.replicas > 0 && !fits_somewhere(t.nodes, &task.requests, &task.node_selector) {
+                let why = if task.node_selector.is_empty() { "" } else { " with a matching nodeSelector" };
+                push(
+                    v,
+                    format!(
+                        "{} `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {})",
+                        j.kind,
+                        j.name,
+                        task.name,
+                        task.requests.gpu_milli() as f64 / 1000.0,
+                        task.requests.cpu() as f64 / 1000.0,
+                        task.requests.memory(),
+                        largest(t.nodes)
+                    ),
+                );
+                ok = false;
+            }
+        }
+        if let Some(p) = &ij.profile
+            && let Err(m) = p.check(j.total_gpus().max(0) as u32)
+        {
+            push(v, format!("{} `{}`: lahar.io/model: {m}", j.kind, j.name));
+            ok = false;
+        }
+        if ok {
+            out.push((j, ij.profile));
+        }
+    }
+    out
+}

@@ -1,0 +1,287 @@
+//! Manifest import: the examples of the Volcano, Kubeflow, KubeRay and Spark operator
+//! docs (examples/manifests/) become the expected jobs, queues and HyperNodes, pods
+//! given as running start on their nodes, and every bad input is a located error.
+
+use super::*;
+use lahar::scenario::{Scenario, load_file};
+use lahar_core::cluster::NodeId;
+use lahar_core::job::{JobSpec, PolicyAction, PolicyEvent};
+use lahar_core::queue::QueueId;
+use lahar_core::resource::{CPU, GPU, Resources};
+use lahar_core::time::{SimDuration, SimTime};
+
+const GI: i64 = 1 << 30;
+const MI: i64 = 1 << 20;
+
+fn example() -> Scenario {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/manifests/scenario.yaml");
+    load_file(&p).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn job<'a>(s: &'a Scenario, name: &str) -> &'a JobSpec {
+    s.jobs.iter().find(|j| j.name == name).unwrap_or_else(|| panic!("no job {name}"))
+}
+
+fn res(cpu_milli: i64, memory: i64, gpu_milli: i64) -> Resources {
+    Resources::new(cpu_milli, memory, gpu_milli, 1)
+}
+
+#[test]
+fn queues_and_hypernodes_from_manifests() {
+    let s = example();
+    let names: Vec<&str> = s.queues.iter().map(|q| q.name.as_str()).collect();
+    assert_eq!(names, ["default", "test", "research"]);
+    let test = &s.queues[1];
+    assert_eq!((test.weight, test.reclaimable), (1, false));
+    assert!(test.capability.has(CPU) && !test.capability.has(GPU));
+    assert_eq!(test.capability.values.get(CPU), 2000);
+    let r = &s.queues[2];
+    assert_eq!((r.weight, r.priority, r.reclaimable), (2, 10, true));
+    assert_eq!(r.capability.values.get(GPU), 16000);
+    assert_eq!(r.deserved.values.get(GPU), 8000);
+    assert_eq!(r.guarantee.values.get(GPU), 4000);
+    let topo = &s.cluster.topology;
+    let leaf0 = topo.get(topo.find("leaf-0").unwrap());
+    let leaf1 = topo.get(topo.find("leaf-1").unwrap());
+    let spine = topo.get(topo.find("spine").unwrap());
+    assert_eq!(leaf0.nodes, [NodeId(0), NodeId(1)]);
+    assert_eq!(leaf1.nodes, [NodeId(2), NodeId(3)]); // exactMatch node-2 + labelMatch rack=r3
+    assert_eq!((leaf0.tier, spine.tier), (1, 2));
+    assert_eq!(spine.nodes, [NodeId(0), NodeId(1), NodeId(2), NodeId(3)]);
+}
+
+#[test]
+fn volcano_job_from_the_docs() {
+    let s = example();
+    let j = job(&s, "test-job");
+    assert_eq!((j.kind.as_str(), j.namespace.as_str()), ("VolcanoJob", "default"));
+    assert_eq!(j.queue, QueueId(0));
+    assert_eq!((j.priority_class.as_deref(), j.priority), (Some("high-priority"), 1000));
+    assert_eq!((j.min_available, j.max_retry), (3, 5));
+    assert_eq!((j.submit, j.duration), (SimTime(30_000_000), SimDuration::from_secs(600)));
+    assert_eq!(j.policies.len(), 1);
+    assert_eq!((j.policies[0].event, j.policies[0].action), (PolicyEvent::PodEvicted, PolicyAction::RestartJob));
+    assert_eq!(j.tasks.len(), 1);
+    let t = &j.tasks[0];
+    assert_eq!((t.name.as_str(), t.replicas, t.min_available), ("default-nginx", 6, 6));
+    assert_eq!(t.requests, res(1000, 0, 0));
+    // The template has no PriorityClass: the controller gives pods the job's.
+    assert_eq!(t.priority, 1000);
+    // minResources: the first 3 pods.
+    assert_eq!(j.min_resources, Resources::new(3000, 0, 0, 3));
+
+    let j = job(&s, "llm-train");
+    assert_eq!((j.namespace.as_str(), j.queue, j.min_available), ("research", QueueId(2), 2));
+    assert_eq!(j.priority, 10); // global-default PriorityClass
+    assert_eq!(j.checkpoint_interval, Some(SimDuration::from_secs(600)));
+    let nt = j.network_topology.as_ref().unwrap();
+    assert_eq!((nt.hard, nt.highest_tier_allowed), (true, Some(1)));
+    assert_eq!((j.tasks[0].name.as_str(), j.tasks[0].replicas), ("worker", 2));
+    assert_eq!(j.tasks[0].requests, res(8000, 64 * GI, 8000)); // GPU from limits
+    assert_eq!((j.tasks[1].name.as_str(), &j.tasks[1].depends_on), ("master", &vec![0]));
+    let i = s.jobs.iter().position(|x| x.name == "llm-train").unwrap();
+    let p = s.models[i].as_ref().unwrap();
+    assert_eq!((p.name.as_str(), p.iterations), ("gpt2-xl", Some(2000)));
+    assert!(j.duration > SimDuration::ZERO, "priced from the model");
+}
+
+#[test]
+fn kubeflow_jobs() {
+    let s = example();
+    let j = job(&s, "pytorch-dist-mnist-gloo");
+    assert_eq!((j.kind.as_str(), j.queue, j.priority, j.min_available), ("PyTorchJob", QueueId(2), 1000, 2));
+    let t: Vec<(&str, u32, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas, t.min_available)).collect();
+    assert_eq!(t, [("master", 1, 0), ("worker", 3, 0)]);
+    assert_eq!(j.tasks[1].requests, res(0, 0, 1000));
+    assert_eq!(j.min_resources, Resources::new(0, 0, 2000, 2));
+
+    let j = job(&s, "tensorflow-benchmarks");
+    assert_eq!((j.kind.as_str(), j.queue, j.priority, j.min_available), ("MPIJob", QueueId(0), 10, 3));
+    let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+    assert_eq!(t, [("launcher", 1), ("worker", 2)]);
+    assert_eq!(j.tasks[0].requests, res(0, 0, 0));
+    assert_eq!(j.submit, SimTime(120_000_000));
+
+    let j = job(&s, "dist-mnist-for-e2e-test");
+    let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+    assert_eq!(t, [("ps", 2), ("worker", 4)]);
+    assert_eq!((j.kind.as_str(), j.min_available), ("TFJob", 6));
+}
+
+#[test]
+fn ray_and_spark() {
+    let s = example();
+    let j = job(&s, "test-cluster-0");
+    assert_eq!((j.kind.as_str(), j.min_available), ("RayCluster", 3));
+    let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+    assert_eq!(t, [("head", 1), ("worker", 2)]);
+    assert_eq!(j.tasks[0].requests, res(1000, 2 * GI, 0));
+    assert_eq!(j.tasks[1].requests, res(1000, GI, 1000));
+
+    // Autoscaling: the gang is the head plus each group's minReplicas.
+    let j = job(&s, "rayjob-sample");
+    assert_eq!((j.kind.as_str(), j.min_available, j.tasks[1].replicas), ("RayJob", 2, 3));
+
+    let j = job(&s, "spark-pi");
+    assert_eq!((j.kind.as_str(), j.min_available), ("SparkApplication", 1));
+    // 512m + the 384 MiB minimum overhead.
+    assert_eq!(j.tasks[0].requests, res(1000, 896 * MI, 0));
+    assert_eq!((j.tasks[1].name.as_str(), j.tasks[1].replicas, &j.tasks[1].depends_on), ("executor", 2, &vec![0]));
+    assert_eq!(j.min_resources, Resources::new(3000, 3 * 896 * MI, 0, 3));
+}
+
+#[test]
+fn podgroup_and_running_pods_are_the_starting_state() {
+    let s = example();
+    let j = job(&s, "resnet");
+    assert_eq!((j.kind.as_str(), j.min_available, j.priority), ("PodGroup", 2, 1000));
+    assert_eq!((j.submit, j.duration), (SimTime::ZERO, SimDuration::from_secs(2700)));
+    assert_eq!(j.tasks.len(), 1);
+    let t = &j.tasks[0];
+    assert_eq!((t.name.as_str(), t.replicas, t.min_available, t.priority), ("worker", 2, 2, 1000));
+    assert_eq!(t.requests, res(4000, 32 * GI, 4000));
+    assert_eq!(j.initial, [(0, 0, NodeId(0)), (0, 1, NodeId(1))]);
+
+    let j = job(&s, "notebook");
+    assert_eq!((j.tasks[0].name.as_str(), j.tasks[0].replicas, j.tasks[0].min_available), ("notebook", 1, 0));
+    assert_eq!(j.tasks[0].requests, res(500, 2 * GI, 1000));
+    assert_eq!(j.tasks[0].priority, 10); // no class on the pod: the global default
+    assert!(j.initial.is_empty());
+}
+
+#[test]
+fn running_pods_end_where_they_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/manifests/scenario.yaml");
+    let status = assert_cmd::Command::new(env!("CARGO_BIN_EXE_lahar"))
+        .args(["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let pods = std::fs::read_to_string(out.join("pods.csv")).unwrap();
+    assert!(pods.contains("resnet,worker,0,node-0,4,0,2700,completed"), "{pods}");
+    assert!(pods.contains("resnet,worker,1,node-1,4,0,2700,completed"), "{pods}");
+    let decisions = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
+    assert!(!decisions.lines().any(|l| l.contains("bind") && l.contains("resnet")), "{decisions}");
+}
+
+/// Writes `files` into a temp dir with a scenario whose spec continues with `rest`,
+/// loads it and returns the error text.
+fn rejects(files: &[(&str, &str)], rest: &str, needles: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let text = scenario("    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}", rest);
+    let p = dir.path().join("scenario.yaml");
+    std::fs::write(&p, text).unwrap();
+    let err = match load_file(&p) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    };
+    for n in needles {
+        assert!(err.contains(n), "error lacks {n:?}:\n{err}");
+    }
+    err
+}
+
+const VCJOB: &str = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\n  annotations: {lahar.io/duration: 1h}\nspec:\n  tasks:\n    - replicas: 2\n      template:\n        spec:\n          containers:\n            - name: c\n              resources: {requests: {cpu: \"1\"}}\n";
+
+#[test]
+fn manifests_load_through_globs_in_name_order() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("jobs")).unwrap();
+    std::fs::write(dir.path().join("jobs/b.yaml"), VCJOB.replace("name: j", "name: b")).unwrap();
+    std::fs::write(
+        dir.path().join("jobs/a.yaml"),
+        format!("{}---\n{}", VCJOB.replace("name: j", "name: a1"), VCJOB.replace("name: j", "name: a2")),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("jobs/notes.txt"), "not yaml: [").unwrap();
+    let text = scenario(
+        "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi}",
+        "  workload:\n    - manifests: jobs/*.yaml\n",
+    );
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let s = load_file(&dir.path().join("s.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = s.jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["a1", "a2", "b"]);
+    // Unnamed task: the webhook's `default0`; minAvailable: Σ task minAvailable.
+    assert_eq!((s.jobs[0].tasks[0].name.as_str(), s.jobs[0].min_available), ("default0", 2));
+}
+
+#[test]
+fn bad_manifests_are_located_errors() {
+    let w = "  workload:\n    - manifests: m.yaml\n";
+    rejects(
+        &[("m.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n")],
+        w,
+        &["m.yaml:2:7: document 1: kind: unknown kind `Deployment` of apiVersion `apps/v1`"],
+    );
+    rejects(
+        &[("m.yaml", &VCJOB.replace("  annotations: {lahar.io/duration: 1h}\n", ""))],
+        w,
+        &["m.yaml:4:3: document 1: metadata.annotations: expected annotation `lahar.io/duration`"],
+    );
+    rejects(
+        &[("m.yaml", &VCJOB.replace("cpu: \"1\"", "cpu: 1x"))],
+        w,
+        &["m.yaml:13:43: document 1: spec.tasks[0].template.spec.containers[0].resources.requests.cpu"],
+    );
+    rejects(
+        &[("jobs/readme.txt", "no jobs yet")],
+        "  workload:\n    - manifests: jobs/*.yaml\n",
+        &["scenario.yaml:9:7: spec.workload[0].manifests: `jobs/*.yaml` matches no file"],
+    );
+    rejects(&[], "  workload:\n    - manifests: jobs/*.yaml\n", &["spec.workload[0].manifests: cannot list"]);
+    rejects(&[], "  workload:\n    - manifests: missing.yaml\n", &["spec.workload[0].manifests", "no such file"]);
+    rejects(&[("m.yaml", "a: [1\n")], w, &["m.yaml:", "invalid YAML"]);
+    rejects(
+        &[("m.yaml", &VCJOB.replacen("spec:\n", "spec:\n  queue: nope\n", 1))],
+        w,
+        &["spec.queue: queue `nope` does not exist"],
+    );
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations: {lahar.io/duration: 1h}\nspec:\n  nodeName: n9\n  containers: [{name: c}]\nstatus: {phase: Running}\n";
+    rejects(&[("m.yaml", pod)], w, &["m.yaml:7:13: document 1: spec.nodeName: node `n9` does not exist"]);
+    let late = pod.replace("nodeName: n9", "nodeName: n0").replace(
+        "kind: Pod\nmetadata:\n  name: p\n  annotations: {lahar.io/duration: 1h}",
+        "kind: Pod\nmetadata:\n  name: p\n  annotations: {scheduling.k8s.io/group-name: g}",
+    );
+    let pg = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n  annotations: {lahar.io/duration: 1h, lahar.io/submit-at: 5m}\nspec: {minMember: 1}\n---\n";
+    rejects(&[("m.yaml", &format!("{pg}{late}"))], w, &["document 1: metadata.annotations.lahar.io/submit-at", "t=0"]);
+    rejects(
+        &[("m.yaml", &VCJOB.replace("cpu: \"1\"", "cpu: \"100\""))],
+        w,
+        &[
+            "m.yaml:1:1: document 1: VolcanoJob `j` task `default0`: a pod requests 0 GPUs, 100 CPU",
+            "no node can hold it",
+        ],
+    );
+    rejects(
+        &[("q.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")],
+        "  queues: q.yaml\n",
+        &["q.yaml:2:7: document 1: kind: expected a scheduling.volcano.sh Queue, got kind `Pod` of apiVersion `v1`"],
+    );
+    rejects(
+        &[(
+            "q.yaml",
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: a}\nspec: {weight: 0}\n",
+        )],
+        "  queues: q.yaml\n",
+        &["q.yaml:4:16: document 1: spec.weight: must be an integer ≥ 1, got 0"],
+    );
+}
+
+#[test]
+fn hypernode_selector_that_matches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: h}\nspec:\n  tier: 1\n  members:\n    - {type: Node, selector: {regexMatch: {pattern: '^gpu-'}}}\n";
+    std::fs::write(dir.path().join("h.yaml"), h).unwrap();
+    let text = scenario("    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi}\n    hyperNodes: h.yaml", "");
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let err = load_file(&dir.path().join("s.yaml")).unwrap_err().to_string();
+    assert!(err.contains("h.yaml:7:30: document 1: spec.members[0].selector: the selector matches nothing"), "{err}");
+}

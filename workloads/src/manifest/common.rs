@@ -1,0 +1,566 @@
+//! Helpers every kind shares: error collection with document and field path,
+//! typed field access, pod templates, lahar's timing annotations, job assembly.
+
+use super::ManifestError;
+use super::yaml::{At, Doc, Node, Val};
+use lahar_core::cluster::NodeId;
+use lahar_core::comm::runtime::{CATALOG, JobProfile, lookup};
+use lahar_core::job::{
+    DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
+};
+use lahar_core::queue::QueueId;
+use lahar_core::resource::{PODS, ResourceNames, Resources};
+use lahar_core::time::{SimDuration, SimTime, parse_duration};
+use std::collections::BTreeMap;
+
+/// A PriorityClass (`scheduling.k8s.io/v1`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PriorityClass {
+    /// `value`.
+    pub value: i32,
+    /// `globalDefault`.
+    pub global_default: bool,
+    /// `preemptionPolicy` (`PreemptLowerPriority` or `Never`).
+    pub preemption_policy: String,
+}
+
+/// The PriorityClasses of a scenario, by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PriorityClasses {
+    /// By name.
+    pub by_name: BTreeMap<String, PriorityClass>,
+}
+
+impl PriorityClasses {
+    /// Value of the global-default class, if one is marked.
+    pub fn global_default(&self) -> Option<i32> {
+        self.by_name.values().find(|c| c.global_default).map(|c| c.value)
+    }
+    /// Job priority for a PodGroup's `priorityClassName`: its value; absent or
+    /// unknown → the global default, else 0 (Volcano's scheduler).
+    pub fn job_priority(&self, class: Option<&str>) -> i32 {
+        class.and_then(|c| self.by_name.get(c)).map(|c| c.value).or(self.global_default()).unwrap_or(0)
+    }
+}
+
+/// What a conversion needs from the rest of the scenario.
+pub struct Context<'a> {
+    /// Queues by name.
+    pub queues: &'a BTreeMap<String, QueueId>,
+    /// Nodes by name (for pods already running).
+    pub nodes: &'a BTreeMap<String, NodeId>,
+    /// Resource names (extended resources get registered as they appear).
+    pub names: &'a mut ResourceNames,
+    /// PriorityClasses by name.
+    pub priority_classes: &'a PriorityClasses,
+}
+
+/// A job read from a manifest.
+#[derive(Clone, Debug)]
+pub struct ImportedJob {
+    /// The job.
+    pub spec: JobSpec,
+    /// Its model profile (`lahar.io/model`, with `lahar.io/iterations` if given).
+    pub profile: Option<JobProfile>,
+    /// File it came from.
+    pub file: String,
+    /// Document (1-based).
+    pub doc: usize,
+    /// Where the object starts.
+    pub at: At,
+}
+
+/// Error sink for one document.
+pub(crate) struct Ck<'e> {
+    pub file: String,
+    pub doc: usize,
+    pub errs: &'e mut Vec<ManifestError>,
+    before: usize,
+}
+
+impl<'e> Ck<'e> {
+    pub fn new(d: &Doc, errs: &'e mut Vec<ManifestError>) -> Self {
+        let before = errs.len();
+        Ck { file: d.file.clone(), doc: d.index, errs, before }
+    }
+    pub fn err(&mut self, at: At, path: &str, message: impl Into<String>) {
+        let path =
+            if path.is_empty() { format!("document {}", self.doc) } else { format!("document {}: {path}", self.doc) };
+        self.errs.push(ManifestError { file: self.file.clone(), at, path, message: message.into() });
+    }
+    /// True when no error was added since this sink was made.
+    pub fn ok(&self) -> bool {
+        self.errs.len() == self.before
+    }
+
+    pub fn str(&mut self, n: &Node, path: &str) -> Option<String> {
+        match &n.val {
+            Val::Str(s) => Some(s.clone()),
+            Val::Int(_) | Val::Float(_) | Val::Bool(_) => n.scalar(),
+            _ => {
+                self.err(n.at, path, format!("expected a string, got {}", n.type_name()));
+                None
+            }
+        }
+    }
+    pub fn opt_str(&mut self, parent: &Node, key: &str, path: &str) -> Option<String> {
+        let n = parent.get(key)?;
+        if n.val == Val::Null {
+            return None;
+        }
+        self.str(n, &join(path, key))
+    }
+    pub fn int(&mut self, n: &Node, path: &str, min: i64) -> Option<i64> {
+        let x = match &n.val {
+            Val::Int(i) => Some(*i),
+            Val::Str(s) => s.trim().parse::<i64>().ok(),
+            _ => None,
+        };
+        match x {
+            Some(x) if x >= min && x <= i64::from(u32::MAX) => Some(x),
+            Some(x) => {
+                self.err(n.at, path, format!("must be an integer ≥ {min}, got {x}"));
+                None
+            }
+            None => {
+                self.err(n.at, path, format!("expected an integer ≥ {min}, got {}", n.type_name()));
+                None
+            }
+        }
+    }
+    pub fn opt_int(&mut self, parent: &Node, key: &str, path: &str, min: i64) -> Option<i64> {
+        let n = parent.get(key)?;
+        if n.val == Val::Null {
+            return None;
+        }
+        self.int(n, &join(path, key), min)
+    }
+    pub fn opt_bool(&mut self, parent: &Node, key: &str, path: &str) -> Option<bool> {
+        let n = parent.get(key)?;
+        match &n.val {
+            Val::Bool(b) => Some(*b),
+            Val::Null => None,
+            _ => {
+                self.err(n.at, &join(path, key), format!("expected true or false, got {}", n.type_name()));
+                None
+            }
+        }
+    }
+    /// A list under `key` (absent or null → empty).
+    pub fn seq<'n>(&mut self, parent: &'n Node, key: &str, path: &str) -> &'n [Node] {
+        match parent.get(key).map(|n| (n, &n.val)) {
+            Some((_, Val::Seq(s))) => s,
+            None | Some((_, Val::Null)) => &[],
+            Some((n, _)) => {
+                self.err(n.at, &join(path, key), format!("expected a list, got {}", n.type_name()));
+                &[]
+            }
+        }
+    }
+    /// A map under `key` (absent or null → empty).
+    pub fn map<'n>(&mut self, parent: &'n Node, key: &str, path: &str) -> &'n [(String, Node)] {
+        match parent.get(key).map(|n| (n, &n.val)) {
+            Some((_, Val::Map(m))) => m,
+            None | Some((_, Val::Null)) => &[],
+            Some((n, _)) => {
+                self.err(n.at, &join(path, key), format!("expected a map, got {}", n.type_name()));
+                &[]
+            }
+        }
+    }
+    /// A map of strings (labels, annotations, nodeSelector).
+    pub fn string_map(&mut self, parent: &Node, key: &str, path: &str) -> BTreeMap<String, (String, At)> {
+        let mut out = BTreeMap::new();
+        let p = join(path, key);
+        for (k, v) in self.map(parent, key, path) {
+            if let Some(s) = self.str(v, &join(&p, k)) {
+                out.insert(k.clone(), (s, v.at));
+            }
+        }
+        out
+    }
+    pub fn duration(&mut self, text: &str, at: At, path: &str) -> Option<SimDuration> {
+        parse_duration(text).map_err(|e| self.err(at, path, e.to_string())).ok()
+    }
+    /// A resource map (`requests`, `capability`...) parsed into `into`.
+    pub fn resources(
+        &mut self,
+        parent: &Node,
+        key: &str,
+        path: &str,
+        names: &mut ResourceNames,
+    ) -> Vec<(usize, i64, At)> {
+        let mut out = Vec::new();
+        let p = join(path, key);
+        for (k, v) in self.map(parent, key, path) {
+            let fp = join(&p, k);
+            // Nodes in lahar declare no ephemeral storage; a request for it cannot be checked.
+            if k == "ephemeral-storage" {
+                continue;
+            }
+            let Some(q) = v.scalar() else {
+                self.err(
+                    v.at,
+                    &fp,
+                    format!("expected a Kubernetes quantity such as 8, 500m or 4Gi, got {}", v.type_name()),
+                );
+                continue;
+            };
+            let d = match names.dim_or_register(k) {
+                Ok(d) => d,
+                Err(e) => {
+                    self.err(v.at, &fp, e.to_string());
+                    continue;
+                }
+            };
+            match lahar_core::quantity::parse_quantity(&q, ResourceNames::scale(d)) {
+                Ok(x) if x >= 0 => out.push((d, x, v.at)),
+                Ok(x) => self.err(v.at, &fp, format!("must not be negative, got {x}")),
+                Err(e) => self.err(v.at, &fp, e.to_string()),
+            }
+        }
+        out
+    }
+}
+
+/// `a.b` (or `b` when `a` is empty).
+pub(crate) fn join(a: &str, b: &str) -> String {
+    if a.is_empty() { b.to_string() } else { format!("{a}.{b}") }
+}
+
+/// (apiVersion, kind) of an object; empty strings when missing.
+pub(crate) fn kind_of(root: &Node) -> (String, String) {
+    let s = |k: &str| root.get(k).and_then(Node::scalar).unwrap_or_default();
+    (s("apiVersion"), s("kind"))
+}
+
+/// `metadata` of an object: name, namespace, labels, annotations.
+pub(crate) struct Meta {
+    /// Where `metadata.annotations` (else `metadata`, else the object) starts.
+    pub at: At,
+    pub name: String,
+    pub namespace: String,
+    pub labels: BTreeMap<String, (String, At)>,
+    pub annotations: BTreeMap<String, (String, At)>,
+}
+
+pub(crate) fn meta(ck: &mut Ck<'_>, obj: &Node, path: &str, need_name: bool) -> Meta {
+    let empty = Node { at: obj.at, val: Val::Null };
+    let m = obj.get("metadata").unwrap_or(&empty);
+    let mp = join(path, "metadata");
+    let name = ck.opt_str(m, "name", &mp).unwrap_or_default();
+    if need_name && name.is_empty() {
+        ck.err(m.at.or(obj.at), &join(&mp, "name"), "expected a non-empty name");
+    }
+    let at = m.get("annotations").and_then(|a| a.at).or(m.at).or(obj.at);
+    Meta {
+        at,
+        name,
+        namespace: ck.opt_str(m, "namespace", &mp).unwrap_or_else(|| "default".into()),
+        labels: ck.string_map(m, "labels", &mp),
+        annotations: ck.string_map(m, "annotations", &mp),
+    }
+}
+
+/// What the scheduler sees of a pod template (or a Pod).
+#[derive(Clone, Debug)]
+pub(crate) struct PodShape {
+    pub requests: Resources,
+    pub node_selector: Vec<(String, String)>,
+    pub priority: i32,
+    pub preemptable: bool,
+    pub scheduler_name: Option<String>,
+    pub labels: BTreeMap<String, (String, At)>,
+    pub annotations: BTreeMap<String, (String, At)>,
+}
+
+/// Reads a pod template (`{metadata, spec}`) or a Pod object at `path`.
+/// Requests: the sum over containers, each resource's limit standing in for a
+/// missing request (as Kubernetes defaults it); init containers raise a dimension
+/// to their own largest request. Priority: `spec.priority`, else the value of
+/// `spec.priorityClassName` (which must exist), else the global default class, else
+/// Volcano's task default 1; the `volcano.sh/task-priority` annotation overrides.
+pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node, path: &str) -> PodShape {
+    let meta = meta(ck, tpl, path, false);
+    let empty = Node { at: tpl.at, val: Val::Null };
+    let spec = tpl.get("spec").unwrap_or(&empty);
+    let sp = join(path, "spec");
+    let mut requests = Resources::ZERO;
+    let containers = ck.seq(spec, "containers", &sp);
+    if containers.is_empty() {
+        ck.err(spec.at, &join(&sp, "containers"), "a pod needs at least one container");
+    }
+    let container_requests = |ck: &mut Ck<'_>, names: &mut ResourceNames, c: &Node, cp: &str| -> Resources {
+        let mut r = Resources::ZERO;
+        let empty = Node { at: c.at, val: Val::Null };
+        let res = c.get("resources").unwrap_or(&empty);
+        let rp = join(cp, "resources");
+        for (d, x, _) in ck.resources(res, "limits", &rp, names) {
+            r.set(d, x);
+        }
+        for (d, x, _) in ck.resources(res, "requests", &rp, names) {
+            r.set(d, x);
+        }
+        r
+    };
+    for (i, c) in containers.iter().enumerate() {
+        requests += container_requests(ck, cx.names, c, &format!("{sp}.containers[{i}]"));
+    }
+    for (i, c) in ck.seq(spec, "initContainers", &sp).iter().enumerate() {
+        let r = container_requests(ck, cx.names, c, &format!("{sp}.initContainers[{i}]"));
+        requests = requests.max(&r);
+    }
+    if requests.get(PODS) != 0 {
+        ck.err(spec.at, &sp, "containers must not request `pods`; every pod takes one pod slot");
+    }
+    requests.set(PODS, 1);
+    let node_selector: Vec<(String, String)> =
+        ck.string_map(spec, "nodeSelector", &sp).into_iter().map(|(k, (v, _))| (k, v)).collect();
+    let mut priority = match (
+        ck.opt_int(spec, "priority", &sp, i64::from(i32::MIN)),
+        ck.opt_str(spec, "priorityClassName", &sp),
+    ) {
+        (Some(p), _) => p as i32,
+        (None, Some(c)) => match cx.priority_classes.by_name.get(&c) {
+            Some(pc) => pc.value,
+            None => {
+                let at = spec.get("priorityClassName").and_then(|n| n.at);
+                ck.err(at, &join(&sp, "priorityClassName"), format!(
+                    "PriorityClass `{c}` does not exist; add a scheduling.k8s.io/v1 PriorityClass to the manifests (Kubernetes rejects such pods)"
+                ));
+                1
+            }
+        },
+        (None, None) => cx.priority_classes.global_default().unwrap_or(1),
+    };
+    if let Some((p, at)) = meta.annotations.get("volcano.sh/task-priority") {
+        match p.parse::<i32>() {
+            Ok(x) => priority = x,
+            Err(_) => ck.err(
+                *at,
+                &format!("{path}.metadata.annotations.volcano.sh/task-priority"),
+                format!("expected an integer, got `{p}`"),
+            ),
+        }
+    }
+    // Annotation first, then label; anything but a boolean means "not preemptable".
+    let preemptable = meta
+        .annotations
+        .get("volcano.sh/preemptable")
+        .or(meta.labels.get("volcano.sh/preemptable"))
+        .map(|(s, _)| s.parse::<bool>().unwrap_or(false))
+        .unwrap_or(true);
+    PodShape {
+        requests,
+        node_selector,
+        priority,
+        preemptable,
+        scheduler_name: ck.opt_str(spec, "schedulerName", &sp),
+        labels: meta.labels,
+        annotations: meta.annotations,
+    }
+}
+
+/// Checks a schedulerName: lahar simulates Volcano, so pods for another scheduler
+/// would never be scheduled by it.
+pub(crate) fn check_scheduler(ck: &mut Ck<'_>, name: Option<&str>, at: At, path: &str) {
+    if let Some(n) = name
+        && n != "volcano"
+    {
+        ck.err(
+            at,
+            path,
+            format!("schedulerName `{n}`: lahar simulates Volcano; expected `volcano` or no schedulerName"),
+        );
+    }
+}
+
+/// Timing from lahar's annotations.
+pub(crate) struct Timing {
+    pub submit: SimTime,
+    pub duration: SimDuration,
+    pub profile: Option<JobProfile>,
+    pub checkpoint: Option<SimDuration>,
+}
+
+/// Reads `lahar.io/submit-at`, `lahar.io/duration`, `lahar.io/model`,
+/// `lahar.io/iterations` and `lahar.io/checkpoint-interval`.
+pub(crate) fn timing(ck: &mut Ck<'_>, ann: &BTreeMap<String, (String, At)>, obj_at: At, path: &str) -> Option<Timing> {
+    let ap = join(path, "metadata.annotations");
+    let f = |k: &str| format!("{ap}.{k}");
+    let submit = match ann.get("lahar.io/submit-at") {
+        Some((s, at)) => ck.duration(s, *at, &f("lahar.io/submit-at")).unwrap_or_default(),
+        None => SimDuration::ZERO,
+    };
+    let checkpoint = ann
+        .get("lahar.io/checkpoint-interval")
+        .and_then(|(s, at)| ck.duration(s, *at, &f("lahar.io/checkpoint-interval")));
+    let mut profile = match ann.get("lahar.io/model") {
+        Some((m, at)) => match lookup(m) {
+            Some(p) => Some(JobProfile::from_catalog(p)),
+            None => {
+                let known: Vec<&str> = CATALOG.iter().map(|c| c.name).collect();
+                ck.err(
+                    *at,
+                    &f("lahar.io/model"),
+                    format!("unknown model `{m}`; the catalog has: {}", known.join(", ")),
+                );
+                None
+            }
+        },
+        None => None,
+    };
+    if let Some((n, at)) = ann.get("lahar.io/iterations") {
+        match n.trim().parse::<u64>() {
+            Ok(x) if x >= 1 => {
+                if let Some(p) = &mut profile {
+                    p.iterations = Some(x);
+                } else if !ann.contains_key("lahar.io/model") {
+                    ck.err(*at, &f("lahar.io/iterations"), "`lahar.io/iterations` needs `lahar.io/model`");
+                }
+            }
+            _ => ck.err(*at, &f("lahar.io/iterations"), format!("expected an integer ≥ 1, got `{n}`")),
+        }
+    }
+    let iterations = ann.contains_key("lahar.io/iterations");
+    let duration = match (ann.get("lahar.io/duration"), iterations) {
+        (Some((d, at)), false) => ck.duration(d, *at, &f("lahar.io/duration")),
+        (Some((_, at)), true) => {
+            ck.err(*at, &f("lahar.io/duration"), "give either `lahar.io/duration` or `lahar.io/iterations`, not both");
+            None
+        }
+        (None, true) => Some(SimDuration::ZERO), // priced from the model once the cluster is known
+        (None, false) => {
+            ck.err(
+                obj_at,
+                &ap,
+                "expected annotation `lahar.io/duration` (e.g. 2h), or `lahar.io/model` with `lahar.io/iterations`",
+            );
+            None
+        }
+    };
+    Some(Timing { submit: SimTime(submit.micros()), duration: duration?, profile, checkpoint })
+}
+
+/// A queue by name; unknown → error listing the defined ones.
+pub(crate) fn queue(ck: &mut Ck<'_>, cx: &super::Context<'_>, name: &str, at: At, path: &str) -> Option<QueueId> {
+    let q = cx.queues.get(name).copied();
+    if q.is_none() {
+        let known: Vec<&str> = cx.queues.keys().map(String::as_str).collect();
+        ck.err(at, path, format!("queue `{name}` does not exist; defined queues: {}", known.join(", ")));
+    }
+    q
+}
+
+/// `networkTopology: {mode, highestTierAllowed}`.
+pub(crate) fn network_topology(ck: &mut Ck<'_>, n: &Node, path: &str) -> NetworkTopology {
+    let hard = match ck.opt_str(n, "mode", path).as_deref() {
+        None | Some("hard") => true,
+        Some("soft") => false,
+        Some(other) => {
+            ck.err(
+                n.get("mode").and_then(|m| m.at),
+                &join(path, "mode"),
+                format!("expected `hard` or `soft`, got `{other}`"),
+            );
+            true
+        }
+    };
+    let tier = ck.opt_int(n, "highestTierAllowed", path, 1).map(|t| t as u32);
+    NetworkTopology { hard, highest_tier_allowed: tier }
+}
+
+/// `policies: [{event | events, action}]`.
+pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy> {
+    let mut out = Vec::new();
+    let pp = join(path, "policies");
+    for (i, p) in ck.seq(parent, "policies", path).iter().enumerate() {
+        let ip = format!("{pp}[{i}]");
+        let mut events: Vec<(String, At)> = Vec::new();
+        if let Some(e) = ck.opt_str(p, "event", &ip) {
+            events.push((e, p.get("event").and_then(|n| n.at)));
+        }
+        for (k, e) in ck.seq(p, "events", &ip).iter().enumerate() {
+            if let Some(s) = ck.str(e, &format!("{ip}.events[{k}]")) {
+                events.push((s, e.at));
+            }
+        }
+        if p.get("exitCode").is_some() && events.is_empty() {
+            // exitCode policies react to a container's exit code, which lahar does not model.
+            continue;
+        }
+        let action = ck.opt_str(p, "action", &ip);
+        let ac = action.as_deref().and_then(PolicyAction::parse);
+        if ac.is_none() {
+            ck.err(p.at, &join(&ip, "action"), format!(
+                "unknown action `{}`; expected RestartJob, RestartTask, RestartPod, AbortJob, TerminateJob or CompleteJob",
+                action.unwrap_or_default()
+            ));
+        }
+        for (e, at) in events {
+            match (PolicyEvent::parse(&e), ac) {
+                (Some(event), Some(action)) => out.push(Policy { event, action }),
+                (None, _) => ck.err(
+                    at,
+                    &join(&ip, "event"),
+                    format!("unknown event `{e}`; expected *, PodEvicted, PodFailed, TaskCompleted or Unknown"),
+                ),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// A task from a pod shape.
+pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodShape) -> TaskSpec {
+    TaskSpec {
+        name: name.to_string(),
+        replicas,
+        min_available,
+        requests: shape.requests,
+        priority: shape.priority,
+        depends_on: Vec::new(),
+        depends_any: false,
+        node_selector: shape.node_selector.clone(),
+        policies: Vec::new(),
+        preemptable: shape.preemptable,
+    }
+}
+
+/// The fields of a job that are not its tasks.
+pub(crate) struct JobHead {
+    pub name: String,
+    pub namespace: String,
+    pub kind: String,
+    pub queue: QueueId,
+    pub priority_class: Option<String>,
+    pub min_available: u32,
+    pub timing: Timing,
+}
+
+/// Assembles a job; `minResources` as Volcano's controller computes it.
+pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>) -> (JobSpec, Option<JobProfile>) {
+    let mut j = JobSpec {
+        name: h.name,
+        namespace: h.namespace,
+        kind: h.kind,
+        queue: h.queue,
+        priority: cx.priority_classes.job_priority(h.priority_class.as_deref()),
+        priority_class: h.priority_class,
+        submit: h.timing.submit,
+        min_available: h.min_available,
+        tasks,
+        policies: Vec::new(),
+        max_retry: 3,
+        min_resources: Resources::ZERO,
+        network_topology: None,
+        duration: h.timing.duration,
+        checkpoint_interval: h.timing.checkpoint,
+        termination_grace: DEFAULT_TERMINATION_GRACE,
+        user: String::new(),
+        initial: Vec::new(),
+    };
+    j.min_resources = j.compute_min_resources();
+    (j, h.timing.profile)
+}

@@ -1,0 +1,120 @@
+//! Kubeflow training jobs (PyTorchJob, MPIJob, TFJob, PaddleJob, XGBoostJob) as the
+//! training-operator (and mpi-operator) create a Volcano PodGroup for them: one task
+//! per replica type, `minMember` = `runPolicy.schedulingPolicy.minAvailable`, else
+//! the sum of all replicas; queue and PriorityClass from the scheduling policy.
+
+use super::common::{self, Ck, JobHead, join};
+use super::yaml::{Doc, Node, Val};
+use super::{Context, ImportedJob};
+
+/// (replica-specs field, replica types in the order the PodGroup's minResources
+/// takes them: coordinator roles first).
+fn layout(kind: &str) -> (&'static str, &'static [&'static str]) {
+    match kind {
+        "PyTorchJob" => ("pytorchReplicaSpecs", &["Master", "Worker"]),
+        "MPIJob" => ("mpiReplicaSpecs", &["Launcher", "Worker"]),
+        "TFJob" => ("tfReplicaSpecs", &["Chief", "Master", "PS", "Worker", "Evaluator"]),
+        "PaddleJob" => ("paddleReplicaSpecs", &["Master", "Worker"]),
+        _ => ("xgbReplicaSpecs", &["Master", "Worker"]),
+    }
+}
+
+pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
+    let root = &d.root;
+    let meta = common::meta(ck, root, "", true);
+    let empty = Node { at: root.at, val: Val::Null };
+    let spec = root.get("spec").unwrap_or(&empty);
+    let (field, types) = layout(kind);
+    let rp = format!("spec.{field}");
+    let specs = ck.map(spec, field, "spec");
+    if specs.is_empty() {
+        ck.err(spec.at, &rp, format!("a {kind} needs `{field}` with at least one of: {}", types.join(", ")));
+    }
+    for (k, n) in specs {
+        if !types.contains(&k.as_str()) {
+            ck.err(
+                n.at,
+                &join(&rp, k),
+                format!("unknown replica type `{k}` for {kind}; expected one of: {}", types.join(", ")),
+            );
+        }
+    }
+    let mut tasks = Vec::new();
+    for ty in types {
+        let Some((_, r)) = specs.iter().find(|(k, _)| k == ty) else { continue };
+        let p = join(&rp, ty);
+        let replicas = ck.opt_int(r, "replicas", &p, 0).unwrap_or(1) as u32;
+        let Some(tpl) = r.get("template") else {
+            ck.err(r.at, &join(&p, "template"), "a replica spec needs a pod `template`");
+            continue;
+        };
+        let shape = common::pod_shape(ck, cx, tpl, &join(&p, "template"));
+        let sched_at = tpl.get("spec").and_then(|s| s.get("schedulerName")).and_then(|n| n.at);
+        common::check_scheduler(
+            ck,
+            shape.scheduler_name.as_deref(),
+            sched_at,
+            &join(&p, "template.spec.schedulerName"),
+        );
+        // The PodGroup has no minTaskMember: the gang counts pods of any role.
+        tasks.push(common::task(&ty.to_lowercase(), replicas, 0, &shape));
+    }
+    let total: u32 = tasks.iter().map(|t| t.replicas).sum();
+    // MPIJob v2beta1 and the training-operator kinds keep the policy in spec.runPolicy.
+    let sp = spec.get("runPolicy").and_then(|r| r.get("schedulingPolicy"));
+    let spp = "spec.runPolicy.schedulingPolicy";
+    let mut min_available = total;
+    // Older training-operator releases read the queue from this annotation.
+    let (mut queue, mut queue_at) = match meta.annotations.get("scheduling.volcano.sh/queue-name") {
+        Some((q, at)) => (q.clone(), *at),
+        None => ("default".to_string(), root.at),
+    };
+    let mut class = None;
+    let mut min_res = None;
+    if let Some(s) = sp {
+        if let Some(m) = ck.opt_int(s, "minAvailable", spp, 0) {
+            if m as u32 > total {
+                ck.err(
+                    s.get("minAvailable").and_then(|n| n.at),
+                    &join(spp, "minAvailable"),
+                    format!("must not exceed the total replicas ({total}), got {m}"),
+                );
+            }
+            min_available = m as u32;
+        }
+        if let Some(q) = ck.opt_str(s, "queue", spp).filter(|q| !q.is_empty()) {
+            queue = q;
+            queue_at = s.get("queue").and_then(|n| n.at);
+        }
+        class = ck.opt_str(s, "priorityClass", spp).filter(|c| !c.is_empty());
+        if s.get("minResources").is_some() {
+            let mut r = lahar_core::resource::Resources::ZERO;
+            for (dim, x, _) in ck.resources(s, "minResources", spp, cx.names) {
+                r.set(dim, x);
+            }
+            min_res = Some(r);
+        }
+    }
+    let q = common::queue(ck, cx, &queue, queue_at, &join(spp, "queue"));
+    let timing = common::timing(ck, &meta.annotations, meta.at, "");
+    if !ck.ok() {
+        return None;
+    }
+    let head = JobHead {
+        name: meta.name,
+        namespace: meta.namespace,
+        kind: kind.to_string(),
+        queue: q?,
+        priority_class: class,
+        min_available,
+        timing: timing?,
+    };
+    let (mut j, profile) = common::assemble(head, tasks, cx);
+    if let Some(r) = min_res {
+        j.min_resources = r;
+    }
+    if let Some(b) = spec.get("runPolicy").and_then(|r| ck.opt_int(r, "backoffLimit", "spec.runPolicy", 0)) {
+        j.max_retry = b as u32;
+    }
+    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.index, at: root.at })
+}

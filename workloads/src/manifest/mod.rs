@@ -1,0 +1,328 @@
+//! Manifest import: Kubernetes objects (VolcanoJob, Kubeflow jobs, PodGroup + Pods,
+//! PriorityClass, Queue, HyperNode) turned into lahar jobs, queues and HyperNodes the
+//! way their controllers would create PodGroups and Pods. The mapping per kind is
+//! documented in docs/manifests.md.
+//!
+//! Every problem is collected as a [`ManifestError`] naming the file, the line and
+//! column, the document (1-based) and the field path.
+
+mod common;
+mod kubeflow;
+mod podgroup;
+mod ray;
+mod spark;
+mod vcjob;
+mod volcano;
+pub mod yaml;
+
+pub use common::{Context, ImportedJob, PriorityClass, PriorityClasses};
+pub use volcano::{NodeRef, hypernodes, queues};
+pub use yaml::{At, Doc, Node, Val};
+
+use std::path::{Path, PathBuf};
+
+/// One problem in a manifest file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestError {
+    /// File name as shown to the user.
+    pub file: String,
+    /// 1-based line and column, when known.
+    pub at: At,
+    /// `document N: field.path` (or empty for file-level problems).
+    pub path: String,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+/// Expands a path or a pattern (`*` and `?` in the last path component) relative to
+/// `base` into the matching files, sorted by name. A pattern that matches nothing
+/// is an error, as is a plain path that does not exist.
+pub fn expand(base: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
+    let full = base.join(pattern);
+    let Some(last) = full.file_name().map(|s| s.to_string_lossy().into_owned()) else {
+        return Err(format!("`{pattern}` does not name a file"));
+    };
+    let dir = full.parent().map(Path::to_path_buf).unwrap_or_default();
+    if dir.to_string_lossy().contains(['*', '?', '[']) {
+        return Err(format!("`{pattern}`: wildcards are only supported in the file name, not in folders"));
+    }
+    if !last.contains(['*', '?']) {
+        return if full.is_file() {
+            Ok(vec![full])
+        } else {
+            Err(format!("cannot read `{}`: no such file", full.display()))
+        };
+    }
+    let entries = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { &dir })
+        .map_err(|e| format!("cannot list `{}`: {e}", dir.display()))?;
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .filter(|e| wildcard_match(&last, &e.file_name().to_string_lossy()))
+        .map(|e| dir.join(e.file_name()))
+        .collect();
+    out.sort();
+    if out.is_empty() {
+        return Err(format!("`{pattern}` matches no file in `{}`", dir.display()));
+    }
+    Ok(out)
+}
+
+/// `*` matches any run of characters, `?` one character.
+fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    // Classic two-pointer match with backtracking to the last `*`.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
+}
+
+/// Reads every document of the files a path or pattern names (files in name order,
+/// documents in file order). `shown` turns a path into the name used in messages.
+pub fn read(base: &Path, pattern: &str) -> Result<Vec<Doc>, Vec<ManifestError>> {
+    let files = expand(base, pattern)
+        .map_err(|m| vec![ManifestError { file: pattern.to_string(), at: None, path: String::new(), message: m }])?;
+    let mut docs = Vec::new();
+    let mut errs = Vec::new();
+    for f in files {
+        let name = f.display().to_string();
+        match std::fs::read_to_string(&f) {
+            Ok(text) => match yaml::parse_documents(&text, &name) {
+                Ok(d) => docs.extend(d),
+                Err((at, message)) => errs.push(ManifestError { file: name, at, path: String::new(), message }),
+            },
+            Err(e) => errs.push(ManifestError { file: name, at: None, path: String::new(), message: e.to_string() }),
+        }
+    }
+    if errs.is_empty() { Ok(docs) } else { Err(errs) }
+}
+
+/// The PriorityClasses among `docs` (other kinds are skipped).
+pub fn priority_classes(docs: &[Doc], into: &mut PriorityClasses, errs: &mut Vec<ManifestError>) {
+    for d in docs {
+        if common::kind_of(&d.root).1 == "PriorityClass" {
+            podgroup::priority_class(d, into, errs);
+        }
+    }
+}
+
+/// The jobs among `docs`: one per workload object, and one per PodGroup (with its
+/// Pods) or per Pod without a PodGroup. PriorityClasses are skipped (read them with
+/// [`priority_classes`] first); Queues and HyperNodes are errors here.
+pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -> Vec<ImportedJob> {
+    let mut out = Vec::new();
+    let mut groups = podgroup::Groups::default();
+    for d in docs {
+        let (api, kind) = common::kind_of(&d.root);
+        let group = api.split('/').next().unwrap_or_default();
+        let mut ck = common::Ck::new(d, errs);
+        match (group, kind.as_str()) {
+            (_, "") => ck.err(d.root.at, "kind", "expected `apiVersion` and `kind` (a Kubernetes object)"),
+            ("batch.volcano.sh", "Job") => out.extend(vcjob::job(d, cx, &mut ck)),
+            ("kubeflow.org", "PyTorchJob" | "MPIJob" | "TFJob" | "PaddleJob" | "XGBoostJob") => {
+                out.extend(kubeflow::job(d, &kind, cx, &mut ck))
+            }
+            ("ray.io", "RayJob" | "RayCluster") => out.extend(ray::job(d, &kind, cx, &mut ck)),
+            ("sparkoperator.k8s.io", "SparkApplication") => out.extend(spark::job(d, cx, &mut ck)),
+            ("scheduling.volcano.sh", "PodGroup") => groups.add_group(d, &mut ck),
+            ("v1", "Pod") => groups.add_pod(d, cx, &mut ck),
+            ("scheduling.k8s.io", "PriorityClass") => {}
+            ("scheduling.volcano.sh", "Queue") => ck.err(
+                d.root.get("kind").and_then(|k| k.at),
+                "kind",
+                "Queue objects are read from `spec.queues: PATH`, not from workload manifests",
+            ),
+            ("topology.volcano.sh", "HyperNode") => ck.err(
+                d.root.get("kind").and_then(|k| k.at),
+                "kind",
+                "HyperNode objects are read from `spec.cluster.hyperNodes: PATH`, not from workload manifests",
+            ),
+            _ => ck.err(
+                d.root.get("kind").and_then(|k| k.at),
+                "kind",
+                format!(
+                    "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
+                     PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob, ray.io RayJob/RayCluster, \
+                     sparkoperator.k8s.io SparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
+                     scheduling.k8s.io PriorityClass"
+                ),
+            ),
+        }
+    }
+    out.extend(groups.finish(cx, errs));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcards() {
+        assert!(wildcard_match("*.yaml", "a.yaml"));
+        assert!(wildcard_match("job-?.y*", "job-1.yml"));
+        assert!(!wildcard_match("job-?.yaml", "job-12.yaml"));
+        assert!(!wildcard_match("*.yaml", "a.yml"));
+        assert!(wildcard_match("*", ""));
+        assert!(wildcard_match("a*b*c", "axxbyyc"));
+        assert!(!wildcard_match("a*b*c", "axxbyy"));
+    }
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+    use lahar_core::cluster::NodeId;
+    use lahar_core::queue::QueueId;
+    use lahar_core::resource::{ResourceNames, Resources};
+    use std::collections::BTreeMap;
+
+    const GI: i64 = 1 << 30;
+
+    /// Converts `text`; returns the jobs, or the errors as `line:col path: message`.
+    fn convert(text: &str) -> Result<Vec<ImportedJob>, Vec<String>> {
+        let docs = yaml::parse_documents(text, "t.yaml").map_err(|e| vec![e.1])?;
+        let queues: BTreeMap<String, QueueId> =
+            [("default".to_string(), QueueId(0)), ("q".to_string(), QueueId(1))].into();
+        let nodes: BTreeMap<String, NodeId> = [("n0".to_string(), NodeId(0)), ("n1".to_string(), NodeId(1))].into();
+        let mut names = ResourceNames::default();
+        let mut errs = Vec::new();
+        let mut classes = PriorityClasses::default();
+        priority_classes(&docs, &mut classes, &mut errs);
+        let mut cx = Context { queues: &queues, nodes: &nodes, names: &mut names, priority_classes: &classes };
+        let jobs = jobs(&docs, &mut cx, &mut errs);
+        if errs.is_empty() {
+            Ok(jobs)
+        } else {
+            Err(errs.iter().map(|e| format!("{:?} {}: {}", e.at, e.path, e.message)).collect())
+        }
+    }
+
+    const CLASSES: &str = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: hi}\nvalue: 100\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: lo}\nvalue: 5\n---\n";
+
+    #[test]
+    fn vcjob_defaults_and_pod_requests() {
+        let text = format!(
+            "{CLASSES}apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {{name: j, annotations: {{lahar.io/duration: 1h, lahar.io/submit-at: 2m}}}}
+spec:
+  priorityClassName: hi
+  queue: q
+  tasks:
+    - name: a
+      replicas: 3
+      minAvailable: 1
+      template:
+        metadata: {{annotations: {{volcano.sh/preemptable: \"false\"}}}}
+        spec:
+          priorityClassName: lo
+          initContainers: [{{name: i, resources: {{requests: {{cpu: \"6\"}}}}}}]
+          containers:
+            - {{name: c1, resources: {{requests: {{cpu: 500m}}, limits: {{cpu: \"1\", memory: 1Gi}}}}}}
+            - {{name: c2, resources: {{limits: {{nvidia.com/gpu: 2}}}}}}
+    - replicas: 2
+      template:
+        metadata: {{annotations: {{volcano.sh/task-priority: \"7\"}}}}
+        spec:
+          nodeSelector: {{zone: a}}
+          containers: [{{name: c}}]
+"
+        );
+        let jobs = convert(&text).unwrap();
+        assert_eq!(jobs.len(), 1);
+        let j = &jobs[0].spec;
+        assert_eq!((j.queue, j.priority, j.min_available), (QueueId(1), 100, 1 + 2));
+        assert_eq!(j.submit.0, 120_000_000);
+        let a = &j.tasks[0];
+        // Containers: cpu 500m (request wins over limit) + 0, memory from the limit,
+        // GPUs from the limit; the init container raises cpu to 6.
+        assert_eq!(a.requests, Resources::new(6000, GI, 2000, 1));
+        assert_eq!((a.priority, a.preemptable, a.min_available), (5, false, 1));
+        let b = &j.tasks[1];
+        assert_eq!((b.name.as_str(), b.min_available, b.priority), ("default1", 2, 7));
+        assert_eq!(b.node_selector, [("zone".to_string(), "a".to_string())]);
+        assert_eq!(b.requests, Resources::new(0, 0, 0, 1));
+    }
+
+    #[test]
+    fn kubeflow_default_gang_is_every_replica() {
+        let text = "apiVersion: kubeflow.org/v1
+kind: PaddleJob
+metadata: {name: p, annotations: {lahar.io/duration: 10m}}
+spec:
+  paddleReplicaSpecs:
+    Worker: {replicas: 4, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}
+    Master: {template: {spec: {containers: [{name: c}]}}}
+";
+        let j = &convert(text).unwrap()[0].spec;
+        let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+        assert_eq!(t, [("master", 1), ("worker", 4)]);
+        assert_eq!((j.kind.as_str(), j.min_available, j.priority), ("PaddleJob", 5, 0));
+        let j = &convert(
+            &text.replace("lahar.io/duration: 10m", "lahar.io/duration: 10m, scheduling.volcano.sh/queue-name: q"),
+        )
+        .unwrap()[0]
+            .spec;
+        assert_eq!(j.queue, QueueId(1));
+        let err = convert(&text.replace("Master:", "Chief:")).unwrap_err();
+        assert!(err[0].contains("spec.paddleReplicaSpecs.Chief: unknown replica type `Chief`"), "{err:?}");
+    }
+
+    #[test]
+    fn pods_group_by_task_spec_or_identical_spec() {
+        let pod = |name: &str, extra: &str, node: &str| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, annotations: {{scheduling.k8s.io/group-name: g{extra}}}}}\nspec:\n  {node}containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\n---\n"
+            )
+        };
+        let text = format!(
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {{name: g, annotations: {{lahar.io/duration: 1h}}}}\nspec: {{minMember: 3, queue: q, minResources: {{cpu: \"2\"}}}}\n---\n{}{}{}{}",
+            pod("w-10", "", ""),
+            pod("w-9", "", "nodeName: n1\n  "),
+            pod("w-0", "", ""),
+            pod("ps-0", ", volcano.sh/task-spec: ps", "nodeName: n0\n  "),
+        );
+        let jobs = convert(&text).unwrap();
+        let j = &jobs[0].spec;
+        let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+        // Name order with numeric suffixes: ps-0, w-0, w-9, w-10.
+        assert_eq!(t, [("ps", 1), ("w", 3)]);
+        assert_eq!(j.initial, [(0, 0, NodeId(0)), (1, 1, NodeId(1))]);
+        assert_eq!((j.kind.as_str(), j.queue, j.min_available), ("PodGroup", QueueId(1), 3));
+        assert_eq!(j.min_resources.cpu(), 2000);
+    }
+
+    #[test]
+    fn bad_inputs_name_document_and_field() {
+        let err = convert("kind: Job\napiVersion: batch.volcano.sh/v1alpha1\nmetadata: {name: j}\nspec: {tasks: [{replicas: 1, template: {spec: {containers: [{name: c}]}}}]}\n").unwrap_err();
+        assert_eq!(
+            err,
+            [
+                "Some((3, 11)) document 1: metadata.annotations: expected annotation `lahar.io/duration` (e.g. 2h), or `lahar.io/model` with `lahar.io/iterations`"
+            ]
+        );
+        let err = convert("apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h}}\nspec: {containers: [{name: c}], priorityClassName: gold}\n").unwrap_err();
+        assert!(err[0].contains("document 1: spec.priorityClassName: PriorityClass `gold` does not exist"), "{err:?}");
+        let err = convert("apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h, lahar.io/iterations: \"10\"}}\nspec: {containers: [{name: c}]}\n").unwrap_err();
+        assert!(err.iter().any(|e| e.contains("`lahar.io/iterations` needs `lahar.io/model`")), "{err:?}");
+        let err = convert("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n").unwrap_err();
+        assert!(err[0].contains("document 1: kind: Queue objects are read from `spec.queues: PATH`"), "{err:?}");
+    }
+}

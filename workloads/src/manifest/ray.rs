@@ -1,0 +1,78 @@
+//! KubeRay RayCluster / RayJob with KubeRay's Volcano batch scheduler: one PodGroup
+//! with the head and every worker group; `minMember` = 1 + desired workers, or 1 +
+//! each group's `minReplicas` when in-tree autoscaling is on.
+
+use super::common::{self, Ck, JobHead, join};
+use super::yaml::{Doc, Node, Val};
+use super::{Context, ImportedJob};
+
+pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
+    let root = &d.root;
+    let meta = common::meta(ck, root, "", true);
+    let empty = Node { at: root.at, val: Val::Null };
+    let spec = root.get("spec").unwrap_or(&empty);
+    let (cluster, cp) = if kind == "RayJob" {
+        match spec.get("rayClusterSpec") {
+            Some(c) => (c, "spec.rayClusterSpec".to_string()),
+            None => {
+                let msg = "a RayJob needs `rayClusterSpec` (lahar does not model clusterSelector: jobs on an existing cluster)";
+                ck.err(spec.at, "spec.rayClusterSpec", msg);
+                return None;
+            }
+        }
+    } else {
+        (spec, "spec".to_string())
+    };
+    if let Some((s, at)) = meta.labels.get("ray.io/scheduler-name")
+        && s != "volcano"
+    {
+        ck.err(*at, "metadata.labels.ray.io/scheduler-name", format!("expected `volcano`, got `{s}`"));
+    }
+    let autoscaling = ck.opt_bool(cluster, "enableInTreeAutoscaling", &cp).unwrap_or(false);
+    let mut tasks = Vec::new();
+    let mut min_member = 1u32;
+    match cluster.get("headGroupSpec").and_then(|h| h.get("template")) {
+        Some(tpl) => {
+            let shape = common::pod_shape(ck, cx, tpl, &format!("{cp}.headGroupSpec.template"));
+            tasks.push(common::task("head", 1, 1, &shape));
+        }
+        None => ck.err(cluster.at, &join(&cp, "headGroupSpec.template"), "a Ray cluster needs a head pod template"),
+    }
+    for (i, g) in ck.seq(cluster, "workerGroupSpecs", &cp).iter().enumerate() {
+        let gp = format!("{cp}.workerGroupSpecs[{i}]");
+        let name = ck.opt_str(g, "groupName", &gp).unwrap_or_else(|| format!("worker{i}"));
+        let min = ck.opt_int(g, "minReplicas", &gp, 0).unwrap_or(0) as u32;
+        let max = ck.opt_int(g, "maxReplicas", &gp, 0).map(|x| x as u32).unwrap_or(u32::MAX);
+        // KubeRay's desired count: replicas (default minReplicas) clamped to [min, max].
+        let want = ck.opt_int(g, "replicas", &gp, 0).map(|x| x as u32).unwrap_or(min).clamp(min.min(max), max);
+        let hosts = ck.opt_int(g, "numOfHosts", &gp, 1).unwrap_or(1) as u32;
+        let Some(tpl) = g.get("template") else {
+            ck.err(g.at, &join(&gp, "template"), "a worker group needs a pod `template`");
+            continue;
+        };
+        let shape = common::pod_shape(ck, cx, tpl, &join(&gp, "template"));
+        let gang = if autoscaling { min } else { want } * hosts;
+        min_member += gang;
+        // The PodGroup has no minTaskMember; per-task minimum stays 0.
+        tasks.push(common::task(&name, want * hosts, 0, &shape));
+    }
+    let qname = meta.labels.get("volcano.sh/queue-name").map(|x| x.0.clone()).unwrap_or_else(|| "default".into());
+    let qat = meta.labels.get("volcano.sh/queue-name").and_then(|x| x.1).or(root.at);
+    let q = common::queue(ck, cx, &qname, qat, "metadata.labels.volcano.sh/queue-name");
+    let class = meta.labels.get("ray.io/priority-class-name").map(|x| x.0.clone());
+    let timing = common::timing(ck, &meta.annotations, meta.at, "");
+    if !ck.ok() {
+        return None;
+    }
+    let head = JobHead {
+        name: meta.name,
+        namespace: meta.namespace,
+        kind: kind.to_string(),
+        queue: q?,
+        priority_class: class,
+        min_available: min_member,
+        timing: timing?,
+    };
+    let (j, profile) = common::assemble(head, tasks, cx);
+    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.index, at: root.at })
+}

@@ -1,0 +1,164 @@
+//! Spark operator SparkApplication with `batchScheduler: volcano`: the operator
+//! creates a PodGroup with `minMember: 1` and `minResources` = driver + executors
+//! (or `batchSchedulerOptions.resources`); the driver starts first and creates the
+//! executors, so the executor task depends on the driver.
+
+use super::common::{self, Ck, JobHead, PodShape, join};
+use super::yaml::{At, Doc, Node, Val};
+use super::{Context, ImportedJob};
+use lahar_core::resource::{CPU, MEMORY, PODS, Resources};
+use std::collections::BTreeMap;
+
+/// A Spark memory string (`512m`, `4g`, `1t`; binary units, plain = bytes).
+pub(crate) fn spark_memory(s: &str) -> Option<i64> {
+    let s = s.trim().to_ascii_lowercase();
+    let s = s.strip_suffix('b').unwrap_or(&s);
+    let (num, mult) = match s.chars().last()? {
+        'k' => (&s[..s.len() - 1], 1i64 << 10),
+        'm' => (&s[..s.len() - 1], 1 << 20),
+        'g' => (&s[..s.len() - 1], 1 << 30),
+        't' => (&s[..s.len() - 1], 1 << 40),
+        _ => (s, 1),
+    };
+    num.parse::<i64>().ok().filter(|&x| x >= 0).and_then(|x| x.checked_mul(mult))
+}
+
+/// The requests of the driver or an executor pod: cores (or `coreRequest`), memory
+/// plus overhead (`memoryOverhead`, else max(10% of memory, 384Mi) as Spark does
+/// for JVM jobs), and `gpu: {name, quantity}`.
+fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str) -> PodShape {
+    let mut r = Resources::ZERO;
+    let cpu = match ck.opt_str(n, "coreRequest", path) {
+        Some(q) => lahar_core::quantity::parse_quantity(&q, 1000)
+            .map_err(|e| ck.err(n.get("coreRequest").and_then(|x| x.at), &join(path, "coreRequest"), e.to_string()))
+            .unwrap_or(0),
+        None => ck.opt_int(n, "cores", path, 1).unwrap_or(1) * 1000,
+    };
+    r.set(CPU, cpu);
+    let mem_at: At = n.get("memory").and_then(|x| x.at);
+    let mem = match ck.opt_str(n, "memory", path) {
+        Some(m) => spark_memory(&m).unwrap_or_else(|| {
+            ck.err(
+                mem_at,
+                &join(path, "memory"),
+                format!("expected a Spark memory size such as 512m or 4g, got `{m}`"),
+            );
+            0
+        }),
+        None => 1 << 30, // spark.driver.memory / spark.executor.memory default 1g
+    };
+    let overhead = match ck.opt_str(n, "memoryOverhead", path) {
+        Some(m) => spark_memory(&m).unwrap_or_else(|| {
+            let at = n.get("memoryOverhead").and_then(|x| x.at);
+            ck.err(at, &join(path, "memoryOverhead"), format!("expected a Spark memory size such as 512m, got `{m}`"));
+            0
+        }),
+        None => (mem / 10).max(384 << 20),
+    };
+    r.set(MEMORY, mem + overhead);
+    if let Some(g) = n.get("gpu") {
+        let gp = join(path, "gpu");
+        let name = ck.opt_str(g, "name", &gp).unwrap_or_else(|| lahar_core::resource::GPU_RESOURCE.into());
+        let q = ck.opt_int(g, "quantity", &gp, 0).unwrap_or(0);
+        match cx.names.dim_or_register(&name) {
+            Ok(d) => r.set(d, q * 1000),
+            Err(e) => ck.err(g.at, &join(&gp, "name"), e.to_string()),
+        }
+    }
+    r.set(PODS, 1);
+    let node_selector: Vec<(String, String)> =
+        ck.string_map(n, "nodeSelector", path).into_iter().map(|(k, (v, _))| (k, v)).collect();
+    PodShape {
+        requests: r,
+        node_selector,
+        priority: cx.priority_classes.global_default().unwrap_or(1),
+        preemptable: true,
+        scheduler_name: None,
+        labels: BTreeMap::new(),
+        annotations: BTreeMap::new(),
+    }
+}
+
+pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
+    let root = &d.root;
+    let meta = common::meta(ck, root, "", true);
+    let empty = Node { at: root.at, val: Val::Null };
+    let spec = root.get("spec").unwrap_or(&empty);
+    match ck.opt_str(spec, "batchScheduler", "spec").as_deref() {
+        Some("volcano") => {}
+        other => ck.err(
+            spec.get("batchScheduler").and_then(|n| n.at).or(spec.at),
+            "spec.batchScheduler",
+            format!(
+                "expected `volcano` (lahar simulates Volcano), got {}",
+                other.map_or("nothing".into(), |o| format!("`{o}`"))
+            ),
+        ),
+    }
+    let driver = role(ck, cx, spec.get("driver").unwrap_or(&empty), "spec.driver");
+    let executor = role(ck, cx, spec.get("executor").unwrap_or(&empty), "spec.executor");
+    let instances = match spec.get("dynamicAllocation") {
+        Some(da) if ck.opt_bool(da, "enabled", "spec.dynamicAllocation").unwrap_or(false) => {
+            let dp = "spec.dynamicAllocation";
+            ck.opt_int(da, "initialExecutors", dp, 0).or_else(|| ck.opt_int(da, "minExecutors", dp, 0)).unwrap_or(0)
+        }
+        _ => spec.get("executor").and_then(|e| ck.opt_int(e, "instances", "spec.executor", 0)).unwrap_or(1),
+    } as u32;
+    let opts = spec.get("batchSchedulerOptions");
+    let op = "spec.batchSchedulerOptions";
+    let (mut queue, mut qat, mut class, mut min_res) = ("default".to_string(), root.at, None, None);
+    if let Some(o) = opts {
+        if let Some(q) = ck.opt_str(o, "queue", op) {
+            queue = q;
+            qat = o.get("queue").and_then(|n| n.at);
+        }
+        class = ck.opt_str(o, "priorityClassName", op);
+        if o.get("resources").is_some() {
+            let mut r = Resources::ZERO;
+            for (dim, x, _) in ck.resources(o, "resources", op, cx.names) {
+                r.set(dim, x);
+            }
+            min_res = Some(r);
+        }
+    }
+    let q = common::queue(ck, cx, &queue, qat, &join(op, "queue"));
+    let timing = common::timing(ck, &meta.annotations, meta.at, "");
+    if !ck.ok() {
+        return None;
+    }
+    let mut drv = common::task("driver", 1, 1, &driver);
+    let mut exe = common::task("executor", instances, 0, &executor);
+    // Pods get the class of batchSchedulerOptions (the operator sets it on both roles).
+    if let Some(c) = class.as_ref().and_then(|c| cx.priority_classes.by_name.get(c)) {
+        drv.priority = c.value;
+        exe.priority = c.value;
+    }
+    exe.depends_on = vec![0];
+    let head = JobHead {
+        name: meta.name,
+        namespace: meta.namespace,
+        kind: "SparkApplication".into(),
+        queue: q?,
+        priority_class: class,
+        min_available: 1,
+        timing: timing?,
+    };
+    let (mut j, profile) = common::assemble(head, vec![drv, exe], cx);
+    j.min_resources = match min_res {
+        Some(r) => r,
+        None => j.tasks[0].requests + j.tasks[1].requests.times(i64::from(instances)),
+    };
+    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.index, at: root.at })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn spark_memory_sizes() {
+        assert_eq!(super::spark_memory("512m"), Some(512 << 20));
+        assert_eq!(super::spark_memory("4g"), Some(4 << 30));
+        assert_eq!(super::spark_memory("1024"), Some(1024));
+        assert_eq!(super::spark_memory("2gb"), Some(2 << 30));
+        assert_eq!(super::spark_memory("lots"), None);
+    }
+}

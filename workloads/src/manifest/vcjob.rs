@@ -1,0 +1,191 @@
+//! `batch.volcano.sh/v1alpha1` Job (VolcanoJob), as Volcano's admission webhook
+//! defaults it and its job controller turns it into a PodGroup and pods.
+
+use super::common::{self, Ck, JobHead, join};
+use super::yaml::{Doc, Node, Val};
+use super::{Context, ImportedJob};
+use lahar_core::time::SimDuration;
+use std::collections::BTreeMap;
+
+pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
+    let root = &d.root;
+    let meta = common::meta(ck, root, "", true);
+    let empty = Node { at: root.at, val: Val::Null };
+    let spec = root.get("spec").unwrap_or(&empty);
+    let sp = "spec";
+    let sched = ck.opt_str(spec, "schedulerName", sp);
+    common::check_scheduler(ck, sched.as_deref(), spec.get("schedulerName").and_then(|n| n.at), "spec.schedulerName");
+    let job_class = ck.opt_str(spec, "priorityClassName", sp);
+    let raw_tasks = ck.seq(spec, "tasks", sp);
+    if raw_tasks.is_empty() {
+        ck.err(spec.at, "spec.tasks", "a Job needs at least one task");
+    }
+    // Task names first: dependsOn may name a later task.
+    let mut names: Vec<String> = Vec::new();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, t) in raw_tasks.iter().enumerate() {
+        let tp = format!("spec.tasks[{i}]");
+        // The webhook names unnamed tasks `default<i>`.
+        let name = ck.opt_str(t, "name", &tp).unwrap_or_else(|| format!("default{i}"));
+        if index.insert(name.clone(), i).is_some() {
+            ck.err(t.get("name").and_then(|n| n.at), &join(&tp, "name"), format!("task `{name}` is defined twice"));
+        }
+        names.push(name);
+    }
+    let mut tasks = Vec::new();
+    let mut grace: Option<SimDuration> = None;
+    for (i, t) in raw_tasks.iter().enumerate() {
+        let tp = format!("spec.tasks[{i}]");
+        let replicas = ck.opt_int(t, "replicas", &tp, 0).unwrap_or(1) as u32;
+        let min = match ck.opt_int(t, "minAvailable", &tp, 0) {
+            Some(m) if m as u32 > replicas => {
+                ck.err(
+                    t.get("minAvailable").and_then(|n| n.at),
+                    &join(&tp, "minAvailable"),
+                    format!("must not exceed replicas ({replicas}), got {m}"),
+                );
+                replicas
+            }
+            Some(m) => m as u32,
+            None => replicas,
+        };
+        let Some(tpl) = t.get("template") else {
+            ck.err(t.at, &join(&tp, "template"), "a task needs a pod `template`");
+            continue;
+        };
+        let tplp = join(&tp, "template");
+        let mut shape = common::pod_shape(ck, cx, tpl, &tplp);
+        let tspec = tpl.get("spec");
+        // The controller gives pods the job's PriorityClass when their template has none.
+        let own = tspec.is_some_and(|s| s.get("priorityClassName").is_some() || s.get("priority").is_some());
+        if !own
+            && !shape.annotations.contains_key("volcano.sh/task-priority")
+            && let Some(c) = job_class.as_ref().and_then(|c| cx.priority_classes.by_name.get(c))
+        {
+            shape.priority = c.value;
+        }
+        if let Some(s) = tspec
+            && let Some(g) = ck.opt_int(s, "terminationGracePeriodSeconds", &join(&tplp, "spec"), 0)
+        {
+            let g = SimDuration::from_secs(g as u64);
+            grace = Some(grace.map_or(g, |x| x.max(g)));
+        }
+        let mut task = common::task(&names[i], replicas, min, &shape);
+        task.policies = common::policies(ck, t, &tp);
+        if let Some(dep) = t.get("dependsOn") {
+            let dp = join(&tp, "dependsOn");
+            for (k, n) in ck.seq(dep, "name", &dp).iter().enumerate() {
+                let Some(n) = ck.str(n, &format!("{dp}.name[{k}]")) else { continue };
+                match index.get(&n) {
+                    Some(&x) if x == i => ck.err(dep.at, &dp, format!("task `{n}` cannot depend on itself")),
+                    Some(&x) => task.depends_on.push(x),
+                    None => ck.err(dep.at, &dp, format!("task `{n}` does not exist in job `{}`", meta.name)),
+                }
+            }
+            task.depends_any = match ck.opt_str(dep, "iteration", &dp).as_deref() {
+                None | Some("all") => false,
+                Some("any") => true,
+                Some(o) => {
+                    ck.err(
+                        dep.get("iteration").and_then(|n| n.at),
+                        &join(&dp, "iteration"),
+                        format!("expected `any` or `all`, got `{o}`"),
+                    );
+                    false
+                }
+            };
+        }
+        tasks.push(task);
+    }
+    let total: u32 = tasks.iter().map(|t| t.replicas).sum();
+    // Webhook default: Σ task minAvailable (a task's defaults to its replicas).
+    let min_available = match ck.opt_int(spec, "minAvailable", sp, 0) {
+        Some(m) if m as u32 > total => {
+            ck.err(
+                spec.get("minAvailable").and_then(|n| n.at),
+                "spec.minAvailable",
+                format!("must not exceed the total replicas of all tasks ({total}), got {m}"),
+            );
+            total
+        }
+        Some(m) => m as u32,
+        None => tasks.iter().map(|t| t.min_available).sum(),
+    };
+    let qname = ck.opt_str(spec, "queue", sp).unwrap_or_else(|| "default".into());
+    let q = common::queue(ck, cx, &qname, spec.get("queue").and_then(|n| n.at).or(root.at), "spec.queue");
+    let max_retry = ck.opt_int(spec, "maxRetry", sp, 0).map(|x| x as u32);
+    let job_policies = common::policies(ck, spec, sp);
+    let nt = spec.get("networkTopology").map(|n| common::network_topology(ck, n, "spec.networkTopology"));
+    // Plugins (ssh, svc, env, pytorch, mpi, tensorflow, ray) add environment, services,
+    // ports and secrets; none changes what the scheduler sees. Unknown names are errors.
+    for (k, n) in ck.map(spec, "plugins", sp) {
+        if !["ssh", "svc", "env", "pytorch", "mpi", "tensorflow", "ray"].contains(&k.as_str()) {
+            ck.err(
+                n.at,
+                &format!("spec.plugins.{k}"),
+                format!("unknown plugin `{k}`; expected ssh, svc, env, pytorch, mpi, tensorflow or ray"),
+            );
+        }
+    }
+    let timing = common::timing(ck, &meta.annotations, meta.at, "");
+    if !ck.ok() {
+        return None;
+    }
+    if let Some(c) = common_cycle(&tasks) {
+        ck.err(spec.at, "spec.tasks", format!("dependsOn cycle: {c}"));
+        return None;
+    }
+    let head = JobHead {
+        name: meta.name,
+        namespace: meta.namespace,
+        kind: "VolcanoJob".into(),
+        queue: q?,
+        priority_class: job_class,
+        min_available,
+        timing: timing?,
+    };
+    let (mut spec_out, profile) = common::assemble(head, tasks, cx);
+    spec_out.policies = job_policies;
+    spec_out.network_topology = nt;
+    if let Some(m) = max_retry {
+        spec_out.max_retry = m;
+    }
+    if let Some(g) = grace {
+        spec_out.termination_grace = g;
+    }
+    Some(ImportedJob { spec: spec_out, profile, file: d.file.clone(), doc: d.index, at: root.at })
+}
+
+/// A dependsOn cycle as `a -> b -> a`.
+fn common_cycle(tasks: &[lahar_core::job::TaskSpec]) -> Option<String> {
+    fn dfs(i: usize, t: &[lahar_core::job::TaskSpec], st: &mut [u8], stack: &mut Vec<usize>) -> Option<Vec<usize>> {
+        st[i] = 1;
+        stack.push(i);
+        for &d in &t[i].depends_on {
+            if st[d] == 1 {
+                let from = stack.iter().position(|&x| x == d).unwrap_or(0);
+                let mut c = stack[from..].to_vec();
+                c.push(d);
+                return Some(c);
+            }
+            if st[d] == 0
+                && let Some(c) = dfs(d, t, st, stack)
+            {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        st[i] = 2;
+        None
+    }
+    let mut st = vec![0u8; tasks.len()];
+    for i in 0..tasks.len() {
+        if st[i] == 0
+            && let Some(c) = dfs(i, tasks, &mut st, &mut Vec::new())
+        {
+            let names: Vec<&str> = c.iter().map(|&k| tasks[k].name.as_str()).collect();
+            return Some(names.join(" -> "));
+        }
+    }
+    None
+}
