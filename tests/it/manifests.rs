@@ -285,3 +285,30 @@ fn hypernode_selector_that_matches_nothing() {
     let err = load_file(&dir.path().join("s.yaml")).unwrap_err().to_string();
     assert!(err.contains("h.yaml:7:30: document 1: spec.members[0].selector: the selector matches nothing"), "{err}");
 }
+
+/// A VolcanoJob's task-topology annotations become the job's task topology; an
+/// unknown task name in them is a located error.
+#[test]
+fn vcjob_task_topology_annotations() {
+    let two_tasks = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: tf\n  annotations:\n    lahar.io/duration: 1h\n    volcano.sh/task-topology-affinity: \"ps,worker;chief\"\n    volcano.sh/task-topology-anti-affinity: \"ps\"\n    volcano.sh/task-topology-task-order: \"ps,worker,chief\"\nspec:\n  tasks:\n    - {name: ps, replicas: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}}}\n    - {name: worker, replicas: 2, template: {spec: {containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}}}\n    - {name: chief, replicas: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}}}\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.yaml"), two_tasks).unwrap();
+    let text = scenario(
+        "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}",
+        "  workload:\n    - manifests: m.yaml\n",
+    );
+    let p = dir.path().join("scenario.yaml");
+    std::fs::write(&p, &text).unwrap();
+    let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    let t = job(&s, "tf").task_topology.as_ref().expect("task topology");
+    let v =
+        |x: &[&[&str]]| -> Vec<Vec<String>> { x.iter().map(|g| g.iter().map(|n| n.to_string()).collect()).collect() };
+    assert_eq!(t.affinity, v(&[&["ps", "worker"], &["chief"]]));
+    assert_eq!(t.anti_affinity, v(&[&["ps"]]));
+    assert_eq!(t.task_order, ["ps", "worker", "chief"]);
+    rejects(
+        &[("m.yaml", &two_tasks.replace("\"ps\"\n", "\"pz\"\n"))],
+        "  workload:\n    - manifests: m.yaml\n",
+        &["m.yaml:8:", "metadata.annotations.volcano.sh/task-topology-anti-affinity: unknown task `pz`"],
+    );
+}

@@ -560,6 +560,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         termination_grace: DEFAULT_TERMINATION_GRACE,
         user: String::new(),
         initial: Vec::new(),
+        task_topology: None,
     };
     j.min_resources = j.compute_min_resources();
     (j, h.timing.profile)

@@ -128,6 +128,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         }
     }
     let timing = common::timing(ck, &meta.annotations, meta.at, "");
+    let topology = task_topology(ck, &meta.annotations, &tasks);
     if !ck.ok() {
         return None;
     }
@@ -147,6 +148,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let (mut spec_out, profile) = common::assemble(head, tasks, cx);
     spec_out.policies = job_policies;
     spec_out.network_topology = nt;
+    spec_out.task_topology = topology;
     if let Some(m) = max_retry {
         spec_out.max_retry = m;
     }
@@ -154,6 +156,53 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         spec_out.termination_grace = g;
     }
     Some(ImportedJob { spec: spec_out, profile, file: d.file.clone(), doc: d.index, at: root.at })
+}
+
+/// The task-topology plugin's annotations: `volcano.sh/task-topology-affinity` and
+/// `-anti-affinity` (`"ps,worker;chief"`: groups split by `;`, names by `,`) and
+/// `-task-order` (`"ps,worker"`). Names must be tasks of the job (Volcano ignores the
+/// job's annotations otherwise; lahar says so).
+fn task_topology(
+    ck: &mut Ck<'_>,
+    ann: &BTreeMap<String, (String, super::yaml::At)>,
+    tasks: &[lahar_core::job::TaskSpec],
+) -> Option<lahar_core::job::TaskTopology> {
+    const KEYS: [&str; 3] = [
+        "volcano.sh/task-topology-affinity",
+        "volcano.sh/task-topology-anti-affinity",
+        "volcano.sh/task-topology-task-order",
+    ];
+    if KEYS.iter().all(|k| !ann.contains_key(*k)) {
+        return None;
+    }
+    let mut names = |key: &str, text: &str, at: super::yaml::At| -> Vec<String> {
+        let mut out = Vec::new();
+        for n in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            if tasks.iter().any(|t| t.name == n) {
+                out.push(n.to_string());
+            } else {
+                let known: Vec<&str> = tasks.iter().map(|t| t.name.as_str()).collect();
+                ck.err(
+                    at,
+                    &format!("metadata.annotations.{key}"),
+                    format!("unknown task `{n}`; the job's tasks are: {}", known.join(", ")),
+                );
+            }
+        }
+        out
+    };
+    let mut groups = |key: &str| -> Vec<Vec<String>> {
+        match ann.get(key) {
+            Some((text, at)) => {
+                text.split(';').map(|g| names(key, g, *at)).filter(|g: &Vec<String>| !g.is_empty()).collect()
+            }
+            None => Vec::new(),
+        }
+    };
+    let affinity = groups(KEYS[0]);
+    let anti_affinity = groups(KEYS[1]);
+    let task_order = groups(KEYS[2]).concat();
+    Some(lahar_core::job::TaskTopology { affinity, anti_affinity, task_order })
 }
 
 /// A dependsOn cycle as `a -> b -> a`.
