@@ -78,7 +78,11 @@ pub fn build_engine(s: Scenario) -> Engine {
         SchedulerChoice::Volcano(conf) => Box::new(lahar_policies::volcano::Volcano::new((**conf).clone())),
     };
     let runtime: Box<dyn lahar_core::engine::RuntimeModel> = if s.models.iter().any(Option::is_some) {
-        Box::new(lahar_core::comm::runtime::CommRuntime::new(lahar_core::comm::CommModel::default(), s.models))
+        let model = lahar_core::comm::CommModel::new(s.comm.constants.clone()).expect("comm constants validated");
+        Box::new(
+            lahar_core::comm::runtime::CommRuntime::new(model, &s.cluster, s.models)
+                .with_link_sharing(s.comm.link_sharing),
+        )
     } else {
         Box::new(IdealRuntime)
     };

@@ -149,6 +149,9 @@ struct NcclArgs {
     /// Evaluate every row of this CSV (columns as shared/calibration/nccl-reference.csv).
     #[arg(long)]
     rows: Option<PathBuf>,
+    /// YAML map of comm constants overriding the defaults (names as in docs/nccl-model.md).
+    #[arg(long, value_name = "FILE")]
+    constants: Option<PathBuf>,
     /// Where to write the evaluated rows (default: stdout).
     #[arg(long, requires = "rows")]
     out: Option<PathBuf>,
@@ -284,7 +287,17 @@ fn report_error(e: &lahar::report_cmd::ReportError) -> ExitCode {
 }
 
 fn nccl(a: NcclArgs) -> ExitCode {
-    let model = lahar_core::comm::CommModel::default();
+    let model = match &a.constants {
+        None => lahar_core::comm::CommModel::default(),
+        Some(f) => match lahar::scenario::load_constants(f).and_then(|c| {
+            lahar_core::comm::CommModel::new(c).map_err(|e| {
+                lahar::scenario::ScenarioError::one(&f.display().to_string(), None, "constants", e.to_string())
+            })
+        }) {
+            Ok(m) => m,
+            Err(e) => return input_error(&e),
+        },
+    };
     if let Some(rows) = &a.rows {
         return match lahar::nccl::rows(&model, rows, a.out.as_deref()) {
             Ok(_) => ExitCode::SUCCESS,

@@ -26,6 +26,18 @@ pub const FULL_SPEED_PPM: u32 = 1_000_000;
 pub trait RuntimeModel: Send {
     /// Speed of `job` on `nodes` (distinct, ascending), in ppm of ideal (≤ 1,000,000).
     fn speed_ppm(&self, world: &World, job: JobId, nodes: &[NodeId]) -> u32;
+
+    /// Whether one job's speed can depend on other jobs' placements (shared links).
+    /// The engine then calls [`RuntimeModel::reprice`] after the jobs running change.
+    fn coupled(&self) -> bool {
+        false
+    }
+
+    /// New speeds of the `running` jobs (ascending ids) whose speed changed because
+    /// the set of running jobs or their placements changed; called once per instant.
+    fn reprice(&self, _world: &World, _running: &[JobId]) -> Vec<(JobId, u32)> {
+        Vec::new()
+    }
 }
 
 /// Every placement runs at the ideal speed (no communication cost).
@@ -192,6 +204,8 @@ pub struct Engine {
     decisions: Vec<Decision>,
     running_jobs: u32,
     effective_milli_ppm: i128,
+    /// Jobs started or stopped this instant and the runtime model is coupled.
+    reprice_due: bool,
 }
 
 impl Engine {
@@ -224,6 +238,7 @@ impl Engine {
             decisions: Vec::new(),
             running_jobs: 0,
             effective_milli_ppm: 0,
+            reprice_due: false,
         }
     }
 
@@ -274,7 +289,47 @@ impl Engine {
                     Some(_) => {}
                 }
             }
+            if self.reprice_due {
+                self.reprice();
+            }
         }
+    }
+
+    /// Re-prices the running jobs after the set of running jobs changed (link
+    /// sharing): each job whose speed changed is credited at its old speed and goes
+    /// on at the new one.
+    fn reprice(&mut self) {
+        self.reprice_due = false;
+        // `active` is ordered, so `running` is ascending.
+        let running: Vec<JobId> =
+            self.world.active.iter().copied().filter(|j| self.world.jobs[j.0 as usize].is_progressing()).collect();
+        for (j, speed) in self.runtime.reprice(&self.world, &running) {
+            let speed = speed.clamp(1, FULL_SPEED_PPM);
+            let job = &self.world.jobs[j.0 as usize];
+            if !job.is_progressing() || job.progress.speed_ppm == speed {
+                continue;
+            }
+            self.credit(j);
+            self.set_speed(j, speed);
+        }
+    }
+
+    /// Sets a progressing job's speed from now on: a new Finish generation at
+    /// the time its remaining work ends at that speed, and its term of the
+    /// effective-utilization sum.
+    fn set_speed(&mut self, j: JobId, speed: u32) {
+        let now = self.now;
+        let job = &mut self.world.jobs[j.0 as usize];
+        let p = &mut job.progress;
+        p.speed_ppm = speed;
+        p.generation += 1;
+        let remaining = job.spec.duration.micros().saturating_sub(p.done) as u128;
+        let delay = (remaining * FULL_SPEED_PPM as u128).div_ceil(speed as u128);
+        let at = SimTime(now.micros().saturating_add(delay.min(u64::MAX as u128) as u64));
+        let generation = p.generation;
+        let term = job.allocated.gpu_milli() as i128 * speed as i128;
+        self.effective_milli_ppm += term - std::mem::replace(&mut p.effective_term, term);
+        self.events.push(at, Event::Finish(j, generation));
     }
 
     /// Closes open intervals and returns the outputs.
@@ -660,19 +715,11 @@ impl Engine {
             job.first_start = Some(now);
         }
         job.phase = JobPhase::Running;
-        let p = &mut job.progress;
-        p.speed_ppm = speed;
-        p.since = Some(now);
-        p.generation += 1;
-        let remaining = job.spec.duration.micros().saturating_sub(p.done) as u128;
-        let delay = (remaining * FULL_SPEED_PPM as u128).div_ceil(speed as u128);
-        let at = SimTime(now.micros().saturating_add(delay.min(u64::MAX as u128) as u64));
-        let generation = p.generation;
-        let term = job.allocated.gpu_milli() as i128 * speed as i128;
-        p.effective_term = term;
-        self.effective_milli_ppm += term;
+        job.progress.since = Some(now);
+        // A stopped job's term is 0 (stop_progress clears it), so set_speed adds the full term.
+        self.set_speed(j, speed);
         self.running_jobs += 1;
-        self.events.push(at, Event::Finish(j, generation));
+        self.reprice_due |= self.runtime.coupled();
     }
 
     /// Credits work done since the last speed change.
@@ -706,6 +753,7 @@ impl Engine {
         p.generation += 1;
         self.effective_milli_ppm -= std::mem::take(&mut p.effective_term);
         self.running_jobs -= 1;
+        self.reprice_due |= self.runtime.coupled();
         if lose {
             let lost = p.done - p.checkpointed;
             p.done = p.checkpointed;
@@ -721,6 +769,7 @@ impl Engine {
         job.progress.generation += 1;
         self.effective_milli_ppm -= std::mem::take(&mut job.progress.effective_term);
         self.running_jobs -= 1;
+        self.reprice_due |= self.runtime.coupled();
         let pods: Vec<PodId> = job.pods.clone();
         for p in pods {
             match self.world.pods[p.0 as usize].status {

@@ -10,6 +10,7 @@ pub mod raw;
 mod validate;
 
 pub use error::{InputError, ScenarioError};
+pub use validate::comm::{load_constants, merge_constants};
 
 use lahar_core::cluster::Cluster;
 use lahar_core::engine::EngineConfig;
@@ -44,6 +45,16 @@ impl SchedulerChoice {
     }
 }
 
+/// `spec.comm`: the constants of the collective cost model and link sharing.
+#[derive(Clone, Debug, Default)]
+pub struct CommSettings {
+    /// The constants, defaults overridden by `spec.comm.constants`.
+    pub constants: lahar_core::comm::CommConstants,
+    /// Jobs crossing the same oversubscribed uplink share it max-min fairly
+    /// (`linkSharing: maxmin`); off by default.
+    pub link_sharing: bool,
+}
+
 /// A validated scenario, ready to run.
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -61,8 +72,10 @@ pub struct Scenario {
     pub scheduler: SchedulerChoice,
     /// All jobs of all sources, ordered by (submit time, source, position in source).
     pub jobs: Vec<JobSpec>,
-    /// Model profile of each job (same order as `jobs`), from the model catalog.
-    pub models: Vec<Option<&'static lahar_core::comm::runtime::ModelProfile>>,
+    /// Model profile of each job (same order as `jobs`).
+    pub models: Vec<Option<lahar_core::comm::runtime::JobProfile>>,
+    /// Communication model settings (`spec.comm`).
+    pub comm: CommSettings,
     /// Engine settings (horizon, period, sampling, session limit).
     pub engine: EngineConfig,
     /// Output directory (resolved against the scenario's folder).

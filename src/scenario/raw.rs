@@ -66,6 +66,84 @@ pub struct RawSpec {
     pub scheduler: Option<Spanned<RawScheduler>>,
     pub workload: Option<Vec<Spanned<RawSource>>>,
     pub output: Option<RawOutput>,
+    pub comm: Option<Spanned<RawComm>>,
+}
+
+/// `spec.comm`: the communication model's settings.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawComm {
+    pub constants: Option<Spanned<RawConstants>>,
+    pub link_sharing: Option<Spanned<String>>,
+}
+
+/// Overrides of the comm constants: a path to a YAML file, or the overrides inline.
+#[derive(Debug)]
+pub enum RawConstants {
+    Path(String),
+    Inline(serde_json::Value),
+}
+
+impl<'de> Deserialize<'de> for RawConstants {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawConstants;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a path to a YAML file of comm constants, or a map of overrides")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawConstants, E> {
+                Ok(RawConstants::Path(v.to_string()))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawConstants, A::Error> {
+                serde_json::Value::deserialize(de::value::MapAccessDeserializer::new(map)).map(RawConstants::Inline)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `model:` a catalog name, or a profile.
+#[derive(Debug)]
+pub enum RawModel {
+    Name(String),
+    Spec(RawModelSpec),
+}
+
+impl<'de> Deserialize<'de> for RawModel {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawModel;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a model name from the catalog, or a map with `name`, `tensorParallel`, `iterations`...")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawModel, E> {
+                Ok(RawModel::Name(v.to_string()))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawModel, A::Error> {
+                RawModelSpec::deserialize(de::value::MapAccessDeserializer::new(map)).map(RawModel::Spec)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A model profile: a catalog model (`name`) with overrides, or custom numbers.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawModelSpec {
+    pub name: Option<Spanned<String>>,
+    pub grad_bytes: Option<Spanned<Quantity>>,
+    pub step_time: Option<Spanned<String>>,
+    pub overlap: Option<Spanned<f64>>,
+    pub layers: Option<Spanned<i64>>,
+    pub hidden: Option<Spanned<i64>>,
+    pub seq_len: Option<Spanned<i64>>,
+    pub tokens_per_step: Option<Spanned<i64>>,
+    pub tensor_parallel: Option<Spanned<i64>>,
+    pub pipeline_parallel: Option<Spanned<i64>>,
+    pub iterations: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -177,7 +255,7 @@ pub struct RawSynthetic {
     pub queues: Option<Spanned<BTreeMap<String, f64>>>,
     pub checkpoint_interval: Option<Spanned<String>>,
     pub priority: Option<i32>,
-    pub model: Option<Spanned<String>>,
+    pub model: Option<Spanned<RawModel>>,
     pub network_topology: Option<Spanned<RawNetworkTopology>>,
 }
 
@@ -218,7 +296,7 @@ pub struct RawJob {
     pub queue: Option<Spanned<String>>,
     pub priority: Option<i32>,
     pub min_available: Option<Spanned<i64>>,
-    pub duration: Spanned<String>,
+    pub duration: Option<Spanned<String>>,
     pub max_retry: Option<Spanned<i64>>,
     pub checkpoint_interval: Option<Spanned<String>>,
     pub termination_grace_period: Option<Spanned<String>>,
@@ -226,7 +304,7 @@ pub struct RawJob {
     pub network_topology: Option<Spanned<RawNetworkTopology>>,
     pub tasks: Vec<Spanned<RawTask>>,
     pub running: Option<Spanned<BTreeMap<String, Vec<String>>>>,
-    pub model: Option<Spanned<String>>,
+    pub model: Option<Spanned<RawModel>>,
 }
 
 #[derive(Debug, Deserialize)]

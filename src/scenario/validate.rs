@@ -4,7 +4,7 @@ use super::raw::*;
 use super::{InputError, Scenario, ScenarioError, SchedulerChoice};
 use lahar_core::cluster::NodeId;
 use lahar_core::cluster::{Cluster, GPU_PRODUCT_LABEL, IntraNode, Nics, Node};
-use lahar_core::comm::runtime::ModelProfile;
+use lahar_core::comm::runtime::JobProfile;
 use lahar_core::engine::EngineConfig;
 use lahar_core::job::{
     DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
@@ -18,6 +18,8 @@ use lahar_workloads::synthetic::{DurationDist, SyntheticSpec, generate};
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+pub mod comm;
 
 type At = Option<(u64, u64)>;
 
@@ -127,17 +129,11 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     let max_gpus_per_node = nodes.iter().map(|n| n.allocatable.gpus_ceil()).max().unwrap_or(0);
     let streams = RngStreams::new(seed);
     // (submit, source, position) orders the merged stream deterministically.
-    type Profile = Option<&'static ModelProfile>;
+    type Profile = Option<JobProfile>;
     let mut tagged: Vec<(SimTime, usize, usize, JobSpec, Profile)> = Vec::new();
-    let model = |v: &mut V<'_>, m: Option<&Spanned<String>>, path: &str| -> Profile {
-        let m = m?;
-        let p = lahar_core::comm::runtime::lookup(&m.value);
-        if p.is_none() {
-            let known: Vec<&str> = lahar_core::comm::runtime::CATALOG.iter().map(|c| c.name).collect();
-            v.err(at(m), path, format!("unknown model `{}`; the catalog has: {}", m.value, known.join(", ")));
-        }
-        p
-    };
+    let model =
+        |v: &mut V<'_>, m: Option<&Spanned<RawModel>>, path: &str| -> Profile { comm::model_profile(v, m?, path) };
+    let comm_settings = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
     for (s, src) in spec.workload.iter().flatten().enumerate() {
         let path = format!("spec.workload[{s}]");
         match &src.value {
@@ -154,7 +150,13 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                         if j.min_available > 1 {
                             j.network_topology = nt.clone();
                         }
-                        tagged.push((j.submit, s, i, j, prof));
+                        if let Some(p) = &prof {
+                            if let Err(m) = p.check(j.total_gpus().max(0) as u32) {
+                                v.err(at(src), format!("{path}.synthetic.model"), format!("job `{}`: {m}", j.name));
+                                break;
+                            }
+                        }
+                        tagged.push((j.submit, s, i, j, prof.clone()));
                     }
                 }
             }
@@ -212,8 +214,14 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                 for (i, rj) in list.iter().enumerate() {
                     let jpath = format!("{path}.jobs[{i}]");
                     let prof = model(&mut v, rj.value.model.as_ref(), &format!("{jpath}.model"));
-                    if let Some(j) = job(&mut v, rj, &jpath, &queue_ids, &node_ids) {
+                    let iterations = prof.as_ref().is_some_and(|p| p.iterations.is_some());
+                    if let Some(j) = job(&mut v, rj, &jpath, &queue_ids, &node_ids, iterations) {
                         check_job_fit(&mut v, &j, &nodes, rj, &jpath);
+                        if let (Some(p), Some(m)) = (&prof, &rj.value.model) {
+                            if let Err(e) = p.check(j.total_gpus().max(0) as u32) {
+                                v.err(at(m), format!("{jpath}.model"), e);
+                            }
+                        }
                         tagged.push((j.submit, s, i, j, prof));
                     }
                 }
@@ -232,8 +240,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
             );
         }
     }
-    let models: Vec<Profile> = tagged.iter().map(|t| t.4).collect();
-    let jobs: Vec<JobSpec> = tagged.into_iter().map(|t| t.3).collect();
+    let (jobs, models): (Vec<JobSpec>, Vec<Profile>) = tagged.into_iter().map(|t| (t.3, t.4)).unzip();
 
     let mut sample = SimDuration::from_secs(300);
     let mut output_dir = PathBuf::from("out").join(&name);
@@ -287,8 +294,45 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     if !v.errors.is_empty() {
         return Err(ScenarioError { errors: v.errors });
     }
-    let cluster = Cluster::new(nodes, v.names, topology);
-    Ok(Scenario { name, seed, sha256: String::new(), cluster, queues, scheduler, jobs, models, engine, output_dir })
+    let cluster = Cluster::new(nodes, std::mem::take(&mut v.names), topology);
+    let mut jobs = jobs;
+    // `iterations` jobs: their work is priced on the cluster's fastest node kind.
+    if models.iter().flatten().any(|p| p.iterations.is_some()) {
+        match lahar_core::comm::CommModel::new(comm_settings.constants.clone()) {
+            Ok(cm) => {
+                for (j, p) in jobs.iter_mut().zip(&models) {
+                    let Some(p) = p else { continue };
+                    let Some(n) = p.iterations else { continue };
+                    let gpus = j.total_gpus().max(0) as u32;
+                    match lahar_core::comm::runtime::CommRuntime::reference_iteration_us(&cm, &cluster, p, gpus) {
+                        Ok(us) => j.duration = SimDuration((us * n as f64).ceil() as u64),
+                        Err(e) => v.err(
+                            None,
+                            "spec.workload",
+                            format!("job `{}`: cannot price model `{}`: {e}", j.name, p.name),
+                        ),
+                    }
+                }
+            }
+            Err(e) => v.err(None, "spec.comm.constants", e.to_string()),
+        }
+        if !v.errors.is_empty() {
+            return Err(ScenarioError { errors: v.errors });
+        }
+    }
+    Ok(Scenario {
+        name,
+        seed,
+        sha256: String::new(),
+        cluster,
+        queues,
+        scheduler,
+        jobs,
+        models,
+        comm: comm_settings,
+        engine,
+        output_dir,
+    })
 }
 
 fn volcano_conf(v: &mut V<'_>, text: &str, conf_file: Option<&str>, inline_at: At, path: &str) -> SchedulerChoice {
@@ -773,6 +817,7 @@ fn job(
     path: &str,
     queues: &BTreeMap<String, QueueId>,
     node_ids: &BTreeMap<String, NodeId>,
+    iterations: bool,
 ) -> Option<JobSpec> {
     let before = v.errors.len();
     let r = &rj.value;
@@ -784,7 +829,18 @@ fn job(
         Some(q) => queue_ref(v, queues, &q.value, at(q), &format!("{path}.queue")),
         None => queue_ref(v, queues, "default", at(rj), &format!("{path}.queue")),
     };
-    let duration = v.duration(&r.duration, &format!("{path}.duration"));
+    let duration = match (&r.duration, iterations) {
+        (Some(d), false) => v.duration(d, &format!("{path}.duration")),
+        (None, true) => Some(SimDuration::ZERO), // priced from the model once the cluster is known
+        (Some(d), true) => {
+            v.err(at(d), format!("{path}.duration"), "give either `duration` or `model.iterations`, not both");
+            None
+        }
+        (None, false) => {
+            v.err(at(rj), format!("{path}.duration"), "expected `duration` (e.g. 2h), or a `model` with `iterations`");
+            None
+        }
+    };
     if r.tasks.is_empty() {
         v.err(at(rj), format!("{path}.tasks"), "a job needs at least one task");
     }

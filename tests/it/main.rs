@@ -2,6 +2,7 @@
 //! invariants over random workloads. One binary (see STYLE.md).
 
 mod cli;
+mod comm_runtime;
 mod errors;
 mod invariants;
 mod nccl;

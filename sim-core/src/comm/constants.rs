@@ -9,13 +9,13 @@
 //! single entry (`intra: { pcie-gen4: {...} }`, where the entry must be complete).
 
 use super::CommError;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// GPU generation, in NCCL's tuning buckets (keyed by the lowest compute capability
 /// of the communicator: sm < 80 Volta, sm80–89 Ampere, sm90–99 Hopper, sm100+
 /// Blackwell).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum GpuGen {
     /// sm70–79 and older (V100, T4, P100).
@@ -41,7 +41,7 @@ impl GpuGen {
 }
 
 /// How the GPUs of one node are connected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum IntraLink {
     /// NVSwitch with NVLink 2 (DGX-2, V100).
@@ -115,7 +115,7 @@ impl IntraLink {
 
 /// The inter-node network technology (it sets efficiency and latency, not the rate:
 /// the rate is the placement's NIC bandwidth per GPU).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NetFabric {
     /// InfiniBand (HDR, NDR, XDR), native verbs.
@@ -179,7 +179,7 @@ impl NetFabric {
 }
 
 /// Which row of NCCL's per-hop latency table a link uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LinkKind {
     /// NVLink (with or without NVSwitch).
@@ -189,7 +189,7 @@ pub enum LinkKind {
 }
 
 /// One latency per protocol (µs).
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProtoLatency {
     /// LL.
@@ -201,7 +201,7 @@ pub struct ProtoLatency {
 }
 
 /// Latencies per algorithm (µs). NVLS, NVLSTree and PAT run Simple only.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AlgoLatency {
     /// Ring.
@@ -217,7 +217,7 @@ pub struct AlgoLatency {
 }
 
 /// NCCL's latency tables (`baseLat` and `hwLat`), in µs.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LatencyTable {
     /// Per-call base latency `baseLat[algo][proto]`.
@@ -265,7 +265,7 @@ impl Default for LatencyTable {
 
 /// A value per node-count bucket (1 node, 2 nodes, 3 or more), as NCCL indexes its
 /// per-channel bandwidth caps.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeBuckets {
     /// One node.
@@ -288,7 +288,7 @@ impl NodeBuckets {
 }
 
 /// Constants of one GPU generation (NCCL `tuning.cc` tables).
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArchConstants {
     /// Channels (CTAs) a communicator uses; multiplies the per-channel caps.
@@ -311,7 +311,7 @@ pub struct ArchConstants {
 }
 
 /// [`ArchConstants`] per generation.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ArchTable {
     /// Volta bucket.
@@ -385,7 +385,7 @@ impl Default for ArchTable {
 }
 
 /// Constants of one intra-node link type.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct IntraConstants {
     /// Latency-table row the link uses.
@@ -405,7 +405,7 @@ pub struct IntraConstants {
 }
 
 /// [`IntraConstants`] per link type; YAML keys are the CSV spellings.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct IntraTable {
     /// `nvswitch-nvlink2`.
@@ -491,7 +491,7 @@ impl Default for IntraTable {
 }
 
 /// Constants of one network fabric.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetConstants {
     /// Fraction of the NIC line rate a ring/tree stream achieves (η_nic).
@@ -517,7 +517,7 @@ pub struct NetConstants {
 }
 
 /// [`NetConstants`] per fabric.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct NetTable {
     /// `ib`.
@@ -625,7 +625,7 @@ impl Default for NetTable {
 }
 
 /// All constants of the model. See the module docs and `docs/nccl-model.md`.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CommConstants {
     /// Fixed per-call host overhead (µs).

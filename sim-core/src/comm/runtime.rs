@@ -1,52 +1,145 @@
 //! Job run time from the communication model.
 //!
-//! A job with a model profile runs iterations of `compute + (1 − overlap) · T_allreduce`
-//! where `T_allreduce` is the NCCL-like estimate of one all-reduce of the model's
-//! gradient bytes over the job's GPUs, as placed. A job's traced or configured
-//! `duration` is its run time under the best placement (its GPUs packed on the
-//! fewest nodes under one leaf), so its speed is
-//! `ideal iteration time / actual iteration time` and a spread placement stretches
-//! the run. Estimates are memoized per (profile, placement).
+//! A job with a model profile runs iterations of
+//!
+//! ```text
+//! t_iter = compute · (1 + bubble) + (1 − overlap) · T_dp + T_tp + T_pp
+//! ```
+//!
+//! on its GPUs laid out as Megatron-LM lays out ranks (tensor-parallel ranks
+//! innermost, then data-parallel, pipeline stages outermost; ranks fill the job's
+//! nodes in order):
+//! - `compute`: the profile's per-GPU step time on an A100 over the GPU generation's
+//!   relative speed. Each GPU does the same work whatever the parallelism (the
+//!   global batch grows with the GPU count).
+//! - `T_dp`: one all-reduce of the gradients each rank holds
+//!   (`grad_bytes / (tp · pp)`) over a data-parallel group, the slowest group.
+//! - `T_tp`: Megatron's tensor-parallel all-reduces, four per layer per micro-batch
+//!   (two forward, two backward) of one micro-batch's activations
+//!   (`seq_len · hidden · 2` bytes), over the slowest tensor-parallel group; they
+//!   sit on the critical path and are not overlapped.
+//! - pipeline (1F1B): a bubble of `(pp − 1) / m` of the compute for `m` micro-batches
+//!   per replica, and `2 (m + pp − 1)` point-to-point activation transfers
+//!   (`seq_len · hidden · 2 / tp` bytes each, scattered over the tensor ranks) across
+//!   the slowest stage boundary.
+//!
+//! A job's traced or configured `duration` is its run time under the best placement
+//! of the same GPUs (packed on the fewest nodes under one leaf), so its speed is
+//! `ideal t_iter / actual t_iter` and a spread placement stretches the run. A job
+//! given a number of `iterations` instead does `iterations · t_iter` of work priced on
+//! the cluster's fastest node kind ([`CommRuntime::reference_iteration_us`]), so it
+//! also runs slower on slower GPUs.
+//!
+//! With link sharing on ([`CommRuntime::with_link_sharing`]), jobs that cross the
+//! same oversubscribed uplink share it max-min fairly, so a job's speed also depends
+//! on its neighbours (see [`max_min_shares`]). Estimates of data-parallel-only jobs
+//! are memoized per (profile, placement).
 
-use super::{AdapterOptions, AlgoChoice, Collective, CommModel, GpuGen, Placement};
-use crate::cluster::NodeId;
+use super::{AdapterOptions, AlgoChoice, Collective, CommError, CommModel, GpuGen, Placement};
+use crate::cluster::{Cluster, NodeId};
 use crate::engine::{FULL_SPEED_PPM, RuntimeModel};
 use crate::job::{JobId, PodStatus};
+use crate::topology::HyperNodeId;
 use crate::world::World;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
-/// A training model's communication and compute profile.
+/// A catalog model's communication and compute profile.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelProfile {
     /// Catalog name.
     pub name: &'static str,
-    /// Bytes all-reduced per iteration (data-parallel gradients).
+    /// Bytes all-reduced per iteration by data parallelism (all gradients).
     pub grad_bytes: u64,
     /// Compute time of one iteration on one A100, µs.
     pub a100_step_us: f64,
-    /// Share of communication hidden behind compute.
+    /// Default share of the data-parallel all-reduce hidden behind compute.
     pub overlap: f64,
+    /// Transformer layers (0: not a transformer; no tensor or pipeline parallelism).
+    pub layers: u32,
+    /// Hidden size.
+    pub hidden: u32,
+    /// Tokens per micro-batch (one sequence).
+    pub seq_len: u32,
+    /// Tokens (for ResNet-50: images) one GPU processes per iteration.
+    pub tokens_per_step: u64,
 }
 
 /// Built-in catalog (shared/reference/nccl-model.md §6.2).
 /// - resnet-50: 25.6 M params, fp32 gradients 102 MB; 104 ms per 256-image AMP step
 ///   on A100 (NVIDIA DeepLearningExamples RN50 README).
 /// - bert-large: 340 M params, fp16 gradients 0.68 GB; ~441 ms per 256-sequence
-///   micro-step on A100 (NVIDIA DeepLearningExamples BERT README).
+///   micro-step on A100 (NVIDIA DeepLearningExamples BERT README); 24 layers,
+///   hidden 1024, sequence 512 (Devlin et al. 2019).
 /// - gpt2-xl: 1.56 B params, bf16 gradients 3.1 GB; 6·N·16,384 tokens per GPU step at
-///   45% of A100's 312 TFLOP/s ≈ 1.09 s.
+///   45% of A100's 312 TFLOP/s ≈ 1.09 s; 48 layers, hidden 1600, context 1024
+///   (Radford et al. 2019).
 /// - llama-7b / llama-13b / llama-70b: 13.4 / 26 / 130 GB bf16 gradients; 16,384 tokens
 ///   per GPU step at the LLaMA paper's 3,370 / 2,055 / 380 tokens/s/GPU on A100
 ///   (4.86 s / 7.97 s / 43.1 s; the published rates include communication, so these
-///   slightly overstate compute).
+///   slightly overstate compute); 32/40/80 layers, hidden 4096/5120/8192, sequences
+///   of 4,096 tokens (Touvron et al. 2023, LLaMA 2).
 pub const CATALOG: &[ModelProfile] = &[
-    ModelProfile { name: "resnet-50", grad_bytes: 102_000_000, a100_step_us: 104_000.0, overlap: 0.5 },
-    ModelProfile { name: "bert-large", grad_bytes: 680_000_000, a100_step_us: 441_000.0, overlap: 0.5 },
-    ModelProfile { name: "gpt2-xl", grad_bytes: 3_100_000_000, a100_step_us: 1_090_000.0, overlap: 0.5 },
-    ModelProfile { name: "llama-7b", grad_bytes: 13_400_000_000, a100_step_us: 4_860_000.0, overlap: 0.5 },
-    ModelProfile { name: "llama-13b", grad_bytes: 26_000_000_000, a100_step_us: 7_970_000.0, overlap: 0.5 },
-    ModelProfile { name: "llama-70b", grad_bytes: 130_000_000_000, a100_step_us: 43_100_000.0, overlap: 0.5 },
+    ModelProfile {
+        name: "resnet-50",
+        grad_bytes: 102_000_000,
+        a100_step_us: 104_000.0,
+        overlap: 0.5,
+        layers: 0,
+        hidden: 0,
+        seq_len: 1,
+        tokens_per_step: 256,
+    },
+    ModelProfile {
+        name: "bert-large",
+        grad_bytes: 680_000_000,
+        a100_step_us: 441_000.0,
+        overlap: 0.5,
+        layers: 24,
+        hidden: 1024,
+        seq_len: 512,
+        tokens_per_step: 131_072,
+    },
+    ModelProfile {
+        name: "gpt2-xl",
+        grad_bytes: 3_100_000_000,
+        a100_step_us: 1_090_000.0,
+        overlap: 0.5,
+        layers: 48,
+        hidden: 1600,
+        seq_len: 1024,
+        tokens_per_step: 16_384,
+    },
+    ModelProfile {
+        name: "llama-7b",
+        grad_bytes: 13_400_000_000,
+        a100_step_us: 4_860_000.0,
+        overlap: 0.5,
+        layers: 32,
+        hidden: 4096,
+        seq_len: 4096,
+        tokens_per_step: 16_384,
+    },
+    ModelProfile {
+        name: "llama-13b",
+        grad_bytes: 26_000_000_000,
+        a100_step_us: 7_970_000.0,
+        overlap: 0.5,
+        layers: 40,
+        hidden: 5120,
+        seq_len: 4096,
+        tokens_per_step: 16_384,
+    },
+    ModelProfile {
+        name: "llama-70b",
+        grad_bytes: 130_000_000_000,
+        a100_step_us: 43_100_000.0,
+        overlap: 0.5,
+        layers: 80,
+        hidden: 8192,
+        seq_len: 4096,
+        tokens_per_step: 16_384,
+    },
 ];
 
 /// A catalog entry by name.
@@ -65,52 +158,340 @@ pub fn relative_speed(generation: GpuGen) -> f64 {
     }
 }
 
+/// Bytes per activation element (bf16).
+const ACT_BYTES: u64 = 2;
+
+/// One job's training configuration: a model's numbers and its parallelism.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobProfile {
+    /// Model name (catalog name, or the user's).
+    pub name: String,
+    /// Bytes all-reduced per iteration by data parallelism (all gradients).
+    pub grad_bytes: u64,
+    /// Compute time of one iteration on one A100, µs.
+    pub a100_step_us: f64,
+    /// Share of the data-parallel all-reduce hidden behind compute, in [0, 1].
+    pub overlap: f64,
+    /// Transformer layers (0: no tensor or pipeline parallelism possible).
+    pub layers: u32,
+    /// Hidden size.
+    pub hidden: u32,
+    /// Tokens per micro-batch.
+    pub seq_len: u32,
+    /// Tokens one GPU processes per iteration.
+    pub tokens_per_step: u64,
+    /// Tensor-parallel degree (1: none).
+    pub tensor_parallel: u32,
+    /// Pipeline-parallel degree (1: none).
+    pub pipeline_parallel: u32,
+    /// Iterations to run (`None`: the job's duration is its ideal run time).
+    pub iterations: Option<u64>,
+}
+
+impl JobProfile {
+    /// A catalog model, data-parallel only, with its default overlap.
+    pub fn from_catalog(p: &ModelProfile) -> JobProfile {
+        JobProfile {
+            name: p.name.to_string(),
+            grad_bytes: p.grad_bytes,
+            a100_step_us: p.a100_step_us,
+            overlap: p.overlap,
+            layers: p.layers,
+            hidden: p.hidden,
+            seq_len: p.seq_len,
+            tokens_per_step: p.tokens_per_step,
+            tensor_parallel: 1,
+            pipeline_parallel: 1,
+            iterations: None,
+        }
+    }
+
+    /// Checks the profile for a job of `gpus` GPUs; the message names the field.
+    pub fn check(&self, gpus: u32) -> Result<(), String> {
+        let (t, s) = (self.tensor_parallel, self.pipeline_parallel);
+        if !(self.overlap.is_finite() && (0.0..=1.0).contains(&self.overlap)) {
+            return Err(format!("overlap must be in [0, 1], got {}", self.overlap));
+        }
+        if !(self.a100_step_us.is_finite() && self.a100_step_us > 0.0) {
+            return Err(format!("the step time must be positive, got {} µs", self.a100_step_us));
+        }
+        if t == 0 || s == 0 {
+            return Err("tensorParallel and pipelineParallel must be at least 1".into());
+        }
+        if (t > 1 || s > 1) && (self.layers == 0 || self.hidden == 0) {
+            return Err(format!(
+                "model `{}` has no transformer shape (layers, hidden), so it cannot be split by tensorParallel or pipelineParallel",
+                self.name
+            ));
+        }
+        if s > self.layers.max(1) {
+            return Err(format!("pipelineParallel {s} exceeds the model's {} layers", self.layers));
+        }
+        if self.seq_len == 0 || self.tokens_per_step < u64::from(self.seq_len) {
+            return Err(format!(
+                "tokensPerStep ({}) must be at least one sequence ({} tokens)",
+                self.tokens_per_step, self.seq_len
+            ));
+        }
+        let group = u64::from(t) * u64::from(s);
+        if gpus > 0 && !u64::from(gpus).is_multiple_of(group) {
+            return Err(format!(
+                "the job's {gpus} GPUs are not a multiple of tensorParallel x pipelineParallel = {group}"
+            ));
+        }
+        if self.iterations == Some(0) {
+            return Err("iterations must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// Whether the job is data-parallel only (its communication depends only on the
+    /// whole job's placement, so estimates can be memoized by placement).
+    fn data_parallel_only(&self) -> bool {
+        self.tensor_parallel <= 1 && self.pipeline_parallel <= 1
+    }
+}
+
+/// The distinct communicator placements of a job: every data-parallel group,
+/// tensor-parallel group and pipeline stage boundary (two ranks), deduplicated.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Communicators {
+    /// Data-parallel groups (empty when the degree is 1).
+    pub dp: Vec<Placement>,
+    /// Tensor-parallel groups (empty when the degree is 1).
+    pub tp: Vec<Placement>,
+    /// Stage boundaries (empty when there is one stage).
+    pub pp: Vec<Placement>,
+}
+
+/// Megatron-LM's rank layout on nodes holding `per_node` GPUs each (ranks fill the
+/// nodes in order): calls `make` with (node index, ranks on it) for every group and
+/// boundary and collects the distinct placements.
+pub fn communicators<F>(per_node: &[u32], tp: u32, pp: u32, mut make: F) -> Result<Communicators, CommError>
+where
+    F: FnMut(&[(usize, u32)]) -> Result<Placement, CommError>,
+{
+    let node_of: Vec<usize> =
+        per_node.iter().enumerate().flat_map(|(i, &g)| std::iter::repeat_n(i, g as usize)).collect();
+    let g = node_of.len() as u64;
+    let (t, s) = (u64::from(tp.max(1)), u64::from(pp.max(1)));
+    if g == 0 || !g.is_multiple_of(t * s) {
+        return Err(CommError::InvalidPlacement(format!("{g} ranks do not split into tp {t} x pp {s}")));
+    }
+    let d = g / (t * s);
+    let rank = |ti: u64, di: u64, si: u64| (ti + t * (di + d * si)) as usize;
+    let mut group = |ranks: &mut dyn Iterator<Item = usize>, set: &mut BTreeSet<Placement>| {
+        let mut counts: BTreeMap<usize, u32> = BTreeMap::new();
+        for r in ranks {
+            *counts.entry(node_of[r]).or_default() += 1;
+        }
+        let sub: Vec<(usize, u32)> = counts.into_iter().collect();
+        make(&sub).map(|p| {
+            set.insert(p);
+        })
+    };
+    let (mut dps, mut tps, mut pps) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    for si in 0..s {
+        for ti in 0..t {
+            if d > 1 {
+                group(&mut (0..d).map(|di| rank(ti, di, si)), &mut dps)?;
+            }
+        }
+        for di in 0..d {
+            if t > 1 {
+                group(&mut (0..t).map(|ti| rank(ti, di, si)), &mut tps)?;
+            }
+            if si + 1 < s {
+                for ti in 0..t {
+                    group(&mut [rank(ti, di, si), rank(ti, di, si + 1)].into_iter(), &mut pps)?;
+                }
+            }
+        }
+    }
+    Ok(Communicators { dp: dps.into_iter().collect(), tp: tps.into_iter().collect(), pp: pps.into_iter().collect() })
+}
+
+/// Time of one iteration of `p` whose communicators are `c`, on GPUs of `generation`.
+pub fn iteration_us(
+    model: &CommModel,
+    p: &JobProfile,
+    generation: GpuGen,
+    c: &Communicators,
+) -> Result<f64, CommError> {
+    let worst = |coll: Collective, bytes: u64, ps: &[Placement]| -> Result<f64, CommError> {
+        let mut w = 0.0f64;
+        for pl in ps {
+            w = w.max(model.estimate(coll, bytes, pl, AlgoChoice::Auto)?.time_us);
+        }
+        Ok(w)
+    };
+    let (t, s) = (u64::from(p.tensor_parallel.max(1)), u64::from(p.pipeline_parallel.max(1)));
+    let compute = p.a100_step_us / relative_speed(generation);
+    let mut it = compute + (1.0 - p.overlap) * worst(Collective::AllReduce, p.grad_bytes / (t * s), &c.dp)?;
+    let seq = u64::from(p.seq_len.max(1));
+    let act = seq * u64::from(p.hidden) * ACT_BYTES;
+    if t > 1 {
+        let calls = 4 * u64::from(p.layers) * t * p.tokens_per_step / seq;
+        it += calls as f64 * worst(Collective::AllReduce, act, &c.tp)?;
+    }
+    if s > 1 {
+        let m = (t * s * p.tokens_per_step / seq).max(1);
+        it += compute * (s - 1) as f64 / m as f64;
+        it += (2 * (m + s - 1)) as f64 * worst(Collective::Broadcast, act / t, &c.pp)?;
+    }
+    Ok(it)
+}
+
+/// One node's kind as a one-node placement template (its generation, intra-node
+/// link and NIC rate per GPU), for pricing layouts that exist only on paper.
+fn template(model: &CommModel, cluster: &Cluster, node: NodeId, opts: &AdapterOptions) -> Option<(Placement, u32)> {
+    let n = cluster.nodes.get(node.0 as usize)?;
+    let gpus = u32::try_from(n.gpus()).ok().filter(|&g| g > 0)?;
+    let mut p = model.placement(cluster, &[(node, gpus)], opts).ok()?;
+    p.nic_mbps_per_gpu = (u64::from(n.nics.count) * u64::from(n.nics.gbps) * 1000 / u64::from(gpus)) as u32;
+    Some((p, gpus))
+}
+
+/// Communicators of `gpus` GPUs packed on nodes like `tpl` (of `node_gpus` GPUs)
+/// under one leaf with 1:1 uplinks: the best placement those GPUs can have.
+fn packed(p: &JobProfile, tpl: &Placement, node_gpus: u32, gpus: u32) -> Result<Communicators, CommError> {
+    let per = node_gpus.max(1);
+    let mut per_node = vec![per; (gpus / per) as usize];
+    if gpus % per > 0 {
+        per_node.push(gpus % per);
+    }
+    communicators(&per_node, p.tensor_parallel, p.pipeline_parallel, |sub| {
+        let ranks: u32 = sub.iter().map(|x| x.1).sum();
+        let nodes = sub.len() as u32;
+        let q = Placement {
+            ranks,
+            nodes,
+            min_gpus_per_node: sub.iter().map(|x| x.1).min().unwrap_or(1),
+            tier: u32::from(nodes > 1),
+            oversubscription_milli: 1000,
+            nic_mbps_per_gpu: if nodes > 1 { tpl.nic_mbps_per_gpu } else { 0 },
+            ..*tpl
+        };
+        q.validate().map(|_| q)
+    })
+}
+
 /// A [`RuntimeModel`] backed by the collective cost model.
 pub struct CommRuntime {
     model: CommModel,
     opts: AdapterOptions,
-    /// Profile per job id (`None`: the job runs at its ideal speed anywhere).
-    profiles: Vec<Option<&'static ModelProfile>>,
-    cache: Mutex<BTreeMap<(usize, Placement), u32>>,
+    /// Distinct profiles.
+    profiles: Vec<JobProfile>,
+    /// Profile index per job id (`None`: the job runs at its ideal speed anywhere).
+    job_profile: Vec<Option<u32>>,
+    /// The cluster's fastest node kind (prices `iterations` jobs' ideal), with its GPUs.
+    reference: Option<(Placement, u32)>,
+    /// Max-min sharing of oversubscribed uplinks between jobs.
+    sharing: bool,
+    /// Effective oversubscription (milli) each running job sees under sharing.
+    shares: Mutex<BTreeMap<JobId, u32>>,
+    cache: Mutex<BTreeMap<(u32, Placement), u32>>,
 }
 
 impl CommRuntime {
-    /// A runtime for jobs with the given profiles (indexed by job id).
-    pub fn new(model: CommModel, profiles: Vec<Option<&'static ModelProfile>>) -> CommRuntime {
-        CommRuntime { model, opts: AdapterOptions::default(), profiles, cache: Mutex::new(BTreeMap::new()) }
-    }
-
-    fn iteration_us(&self, p: &ModelProfile, placement: &Placement) -> Option<f64> {
-        let comm = if placement.ranks <= 1 {
-            0.0
-        } else {
-            self.model.estimate(Collective::AllReduce, p.grad_bytes, placement, AlgoChoice::Auto).ok()?.time_us
-        };
-        Some(p.a100_step_us / relative_speed(placement.gpu) + (1.0 - p.overlap) * comm)
-    }
-
-    /// Speed (ppm of ideal) of a profile on a placement, where the ideal packs the
-    /// same GPUs on the fewest nodes of `node_gpus` GPUs under one leaf.
-    pub fn speed_for(&self, p: &ModelProfile, actual: &Placement, node_gpus: u32) -> u32 {
-        let per_node = node_gpus.max(1).min(actual.ranks.max(1));
-        let ideal_nodes = actual.ranks.div_ceil(per_node);
-        let ideal = Placement {
-            nodes: ideal_nodes,
-            min_gpus_per_node: per_node,
-            tier: if ideal_nodes > 1 { 1 } else { 0 },
-            oversubscription_milli: 1000,
-            ..*actual
-        };
-        match (self.iteration_us(p, &ideal), self.iteration_us(p, actual)) {
-            (Some(i), Some(a)) if a > 0.0 => ((i / a) * FULL_SPEED_PPM as f64).clamp(1.0, FULL_SPEED_PPM as f64) as u32,
-            _ => FULL_SPEED_PPM,
+    /// A runtime for jobs with the given profiles (indexed by job id) on `cluster`.
+    pub fn new(model: CommModel, cluster: &Cluster, profiles: Vec<Option<JobProfile>>) -> CommRuntime {
+        let opts = AdapterOptions::default();
+        let mut distinct: Vec<JobProfile> = Vec::new();
+        let job_profile = profiles
+            .into_iter()
+            .map(|p| {
+                p.map(|p| match distinct.iter().position(|d| *d == p) {
+                    Some(i) => i as u32,
+                    None => {
+                        distinct.push(p);
+                        distinct.len() as u32 - 1
+                    }
+                })
+            })
+            .collect();
+        let reference = Self::reference_node(&model, cluster, &opts);
+        CommRuntime {
+            model,
+            opts,
+            profiles: distinct,
+            job_profile,
+            reference,
+            sharing: false,
+            shares: Mutex::new(BTreeMap::new()),
+            cache: Mutex::new(BTreeMap::new()),
         }
     }
-}
 
-impl RuntimeModel for CommRuntime {
-    fn speed_ppm(&self, world: &World, job: JobId, _nodes: &[NodeId]) -> u32 {
-        let Some(Some(p)) = self.profiles.get(job.0 as usize) else { return FULL_SPEED_PPM };
+    /// Turns max-min sharing of oversubscribed uplinks on or off.
+    pub fn with_link_sharing(mut self, on: bool) -> CommRuntime {
+        self.sharing = on;
+        self
+    }
+
+    /// The node kind with the fastest GPUs (then the most GPUs; then the first).
+    fn reference_node(model: &CommModel, cluster: &Cluster, opts: &AdapterOptions) -> Option<(Placement, u32)> {
+        let mut best: Option<(Placement, u32)> = None;
+        for i in 0..cluster.nodes.len() {
+            if let Some((p, g)) = template(model, cluster, NodeId(i as u32), opts) {
+                let better = best.as_ref().is_none_or(|(b, bg)| {
+                    (relative_speed(p.gpu), g) > (relative_speed(b.gpu), *bg)
+                        || (relative_speed(p.gpu) == relative_speed(b.gpu)
+                            && g == *bg
+                            && p.nic_mbps_per_gpu > b.nic_mbps_per_gpu)
+                });
+                if better {
+                    best = Some((p, g));
+                }
+            }
+        }
+        best
+    }
+
+    /// Ideal iteration time of `p` on `gpus` GPUs packed on the cluster's fastest
+    /// node kind: an `iterations` job's work is `iterations` times this.
+    pub fn reference_iteration_us(
+        model: &CommModel,
+        cluster: &Cluster,
+        p: &JobProfile,
+        gpus: u32,
+    ) -> Result<f64, CommError> {
+        let (tpl, node_gpus) = Self::reference_node(model, cluster, &AdapterOptions::default()).ok_or_else(|| {
+            CommError::InvalidPlacement("the cluster has no node with GPUs and a known GPU model".into())
+        })?;
+        iteration_us(model, p, tpl.gpu, &packed(p, &tpl, node_gpus, gpus)?)
+    }
+
+    /// Speed (ppm of ideal) of `p` on the job's `alloc` (node, GPUs), where `share`
+    /// caps the oversubscription the job's groups see (sharing mode).
+    fn speed(&self, world: &World, p: &JobProfile, alloc: &[(NodeId, u32)], share: Option<u32>) -> Option<u32> {
+        let cluster = &world.cluster;
+        let whole = self.model.placement(cluster, alloc, &self.opts).ok()?;
+        let per_node: Vec<u32> = alloc.iter().map(|a| a.1).collect();
+        let actual = communicators(&per_node, p.tensor_parallel, p.pipeline_parallel, |sub| {
+            let a: Vec<(NodeId, u32)> = sub.iter().map(|&(i, g)| (alloc[i].0, g)).collect();
+            let mut q = self.model.placement(cluster, &a, &self.opts)?;
+            if let Some(s) = share.filter(|_| q.nodes > 1) {
+                q.oversubscription_milli = q.oversubscription_milli.min(s).max(1000);
+            }
+            Ok(q)
+        })
+        .ok()?;
+        let a = iteration_us(&self.model, p, whole.gpu, &actual).ok()?;
+        let ranks = whole.ranks;
+        let ideal = if p.iterations.is_some() {
+            let (tpl, g) = self.reference.as_ref()?;
+            iteration_us(&self.model, p, tpl.gpu, &packed(p, tpl, *g, ranks).ok()?).ok()?
+        } else {
+            // The same node kind, packed: the fullest node's GPU count per node.
+            let node_gpus = alloc.iter().map(|&(n, _)| cluster.node(n).gpus() as u32).max().unwrap_or(1);
+            iteration_us(&self.model, p, whole.gpu, &packed(p, &whole, node_gpus.min(ranks), ranks).ok()?).ok()?
+        };
+        (a > 0.0).then(|| ((ideal / a) * FULL_SPEED_PPM as f64).clamp(1.0, FULL_SPEED_PPM as f64) as u32)
+    }
+
+    /// The job's (node, GPUs) of its running pods, by node.
+    fn alloc(world: &World, job: JobId) -> Vec<(NodeId, u32)> {
         let mut per_node: BTreeMap<NodeId, u32> = BTreeMap::new();
         for &pod in &world.jobs[job.0 as usize].pods {
             let pod = &world.pods[pod.0 as usize];
@@ -118,20 +499,167 @@ impl RuntimeModel for CommRuntime {
                 *per_node.entry(n).or_default() += pod.req.gpus_ceil() as u32;
             }
         }
-        let node_gpus = per_node.keys().map(|&n| world.cluster.node(n).gpus() as u32).max().unwrap_or(1);
-        let alloc: Vec<(NodeId, u32)> = per_node.into_iter().collect();
-        let Ok(placement) = self.model.placement(&world.cluster, &alloc, &self.opts) else { return FULL_SPEED_PPM };
-        let idx = CATALOG.iter().position(|c| c.name == p.name).unwrap_or(usize::MAX);
-        if let Ok(cache) = self.cache.lock() {
-            if let Some(&s) = cache.get(&(idx, placement)) {
-                return s;
+        per_node.into_iter().filter(|x| x.1 > 0).collect()
+    }
+
+    fn profile_of(&self, job: JobId) -> Option<(u32, &JobProfile)> {
+        let i = (*self.job_profile.get(job.0 as usize)?)?;
+        Some((i, &self.profiles[i as usize]))
+    }
+}
+
+/// One oversubscribed uplink: the uplink of a HyperNode of a fabric tier whose
+/// oversubscription exceeds 1.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedLink {
+    /// The group whose uplink this is.
+    pub group: HyperNodeId,
+    /// Capacity, Gbit/s: the NIC line rate of the group's nodes over the tier's oversubscription.
+    pub capacity_gbps: f64,
+    /// (job, its demand on the link in Gbit/s), by job id.
+    pub demands: Vec<(JobId, f64)>,
+}
+
+/// Max-min fair shares by progressive filling: every job's rate is a fraction
+/// `x ≤ 1` of its demand on all its links; all fractions rise together, and when a
+/// link fills, the jobs on it freeze at the level it allows (the fullest link first;
+/// ties to the lowest group id). Returns `x` per job, in job order.
+pub fn max_min_shares(links: &[SharedLink]) -> BTreeMap<JobId, f64> {
+    let mut x: BTreeMap<JobId, Option<f64>> = BTreeMap::new();
+    for l in links {
+        for &(j, _) in &l.demands {
+            x.insert(j, None);
+        }
+    }
+    loop {
+        let mut best: Option<(f64, usize)> = None;
+        for (i, l) in links.iter().enumerate() {
+            let (mut frozen, mut open) = (0.0, 0.0);
+            for &(j, d) in &l.demands {
+                match x[&j] {
+                    Some(f) => frozen += f * d,
+                    None => open += d,
+                }
+            }
+            if open > 0.0 {
+                let level = ((l.capacity_gbps - frozen) / open).max(0.0);
+                if best.is_none_or(|(b, _)| level < b) {
+                    best = Some((level, i));
+                }
             }
         }
-        let s = self.speed_for(p, &placement, node_gpus);
+        match best {
+            Some((level, i)) if level < 1.0 => {
+                for &(j, _) in &links[i].demands {
+                    x.entry(j).and_modify(|f| {
+                        f.get_or_insert(level);
+                    });
+                }
+            }
+            _ => break,
+        }
+    }
+    x.into_iter().map(|(j, f)| (j, f.unwrap_or(1.0))).collect()
+}
+
+impl CommRuntime {
+    /// The oversubscribed uplinks the running `jobs` cross, with their demands: a
+    /// job crossing tier `h` uses the uplink of each of its groups below `h`, and
+    /// puts on it the line rate of the NIC share of its GPUs in that group.
+    pub fn shared_links(world: &World, jobs: &[JobId]) -> Vec<SharedLink> {
+        let topo = &world.cluster.topology;
+        let oversub: BTreeMap<u32, f64> = topo.fabric.iter().map(|t| (t.tier, t.oversubscription)).collect();
+        let mut links: BTreeMap<HyperNodeId, Vec<(JobId, f64)>> = BTreeMap::new();
+        for &j in jobs {
+            let alloc = Self::alloc(world, j);
+            let nodes: Vec<NodeId> = alloc.iter().map(|a| a.0).collect();
+            let h = topo.highest_tier(&nodes);
+            let mut demand: BTreeMap<HyperNodeId, f64> = BTreeMap::new();
+            for &(n, g) in &alloc {
+                let node = world.cluster.node(n);
+                let rate =
+                    f64::from(node.nics.count) * f64::from(node.nics.gbps) * f64::from(g) / node.gpus().max(1) as f64;
+                for &grp in topo.chain(n) {
+                    let t = topo.get(grp).tier;
+                    if t < h && oversub.get(&t).is_some_and(|&o| o > 1.0) {
+                        *demand.entry(grp).or_default() += rate;
+                    }
+                }
+            }
+            for (grp, d) in demand {
+                links.entry(grp).or_default().push((j, d));
+            }
+        }
+        links
+            .into_iter()
+            .map(|(group, demands)| {
+                let hn = topo.get(group);
+                let nic: f64 = hn
+                    .nodes
+                    .iter()
+                    .map(|&n| {
+                        let node = world.cluster.node(n);
+                        f64::from(node.nics.count) * f64::from(node.nics.gbps)
+                    })
+                    .sum();
+                let o = oversub.get(&hn.tier).copied().unwrap_or(1.0).max(1.0);
+                SharedLink { group, capacity_gbps: nic / o, demands }
+            })
+            .collect()
+    }
+}
+
+impl RuntimeModel for CommRuntime {
+    fn speed_ppm(&self, world: &World, job: JobId, _nodes: &[NodeId]) -> u32 {
+        let Some((idx, p)) = self.profile_of(job) else { return FULL_SPEED_PPM };
+        let alloc = Self::alloc(world, job);
+        if alloc.is_empty() {
+            return FULL_SPEED_PPM;
+        }
+        let share = if self.sharing {
+            // A job not yet priced by `reprice` sees no contention until it is.
+            Some(self.shares.lock().ok().and_then(|s| s.get(&job).copied()).unwrap_or(1000))
+        } else {
+            None
+        };
+        if !p.data_parallel_only() {
+            return self.speed(world, p, &alloc, share).unwrap_or(FULL_SPEED_PPM);
+        }
+        let Ok(mut key) = self.model.placement(&world.cluster, &alloc, &self.opts) else { return FULL_SPEED_PPM };
+        if let Some(s) = share.filter(|_| key.nodes > 1) {
+            key.oversubscription_milli = key.oversubscription_milli.min(s).max(1000);
+        }
+        if let Some(&s) = self.cache.lock().ok().as_ref().and_then(|c| c.get(&(idx, key))) {
+            return s;
+        }
+        let s = self.speed(world, p, &alloc, share).unwrap_or(FULL_SPEED_PPM);
         if let Ok(mut cache) = self.cache.lock() {
-            cache.insert((idx, placement), s);
+            cache.insert((idx, key), s);
         }
         s
+    }
+
+    fn coupled(&self) -> bool {
+        self.sharing
+    }
+
+    fn reprice(&self, world: &World, running: &[JobId]) -> Vec<(JobId, u32)> {
+        if !self.sharing {
+            return Vec::new();
+        }
+        let jobs: Vec<JobId> = running.iter().copied().filter(|&j| self.profile_of(j).is_some()).collect();
+        let x = max_min_shares(&Self::shared_links(world, &jobs));
+        let new: BTreeMap<JobId, u32> =
+            x.iter().map(|(&j, &f)| (j, (1000.0 / f.max(1e-3)).round().min(f64::from(u32::MAX)) as u32)).collect();
+        let old = match self.shares.lock() {
+            Ok(mut s) => std::mem::replace(&mut *s, new.clone()),
+            Err(_) => return Vec::new(),
+        };
+        // Jobs whose share changed (or that gained or lost one) get a new speed.
+        let running: BTreeSet<JobId> = running.iter().copied().collect();
+        let changed: BTreeSet<JobId> =
+            old.keys().chain(new.keys()).copied().filter(|j| old.get(j) != new.get(j) && running.contains(j)).collect();
+        changed.into_iter().map(|j| (j, self.speed_ppm(world, j, &[]))).collect()
     }
 }
 
@@ -140,33 +668,118 @@ mod tests {
     use super::*;
     use crate::comm::{IntraLink, NetFabric};
 
-    fn rt() -> CommRuntime {
-        CommRuntime::new(CommModel::default(), vec![])
+    fn h100(nodes: u32, gpn: u32) -> Placement {
+        Placement::uniform(GpuGen::Hopper, IntraLink::NvswitchNvlink4, gpn, nodes, 400.0, NetFabric::Ib)
+    }
+
+    /// Builds sub-placements as uniform H100 groups: one node → NVLink only.
+    fn make(sub: &[(usize, u32)]) -> Result<Placement, CommError> {
+        let ranks: u32 = sub.iter().map(|x| x.1).sum();
+        Ok(if sub.len() == 1 {
+            Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, ranks)
+        } else {
+            Placement { ranks, min_gpus_per_node: sub.iter().map(|x| x.1).min().unwrap(), ..h100(sub.len() as u32, 1) }
+        })
     }
 
     #[test]
-    fn packed_placement_runs_at_full_speed_and_spread_is_slower() {
-        let p = lookup("llama-7b").unwrap();
-        let packed =
-            Placement::uniform(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8, 4, 400.0, NetFabric::Ib).crossing(1, 1.0);
-        assert_eq!(rt().speed_for(p, &packed, 8), FULL_SPEED_PPM);
-        let spread = Placement::uniform(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 2, 16, 400.0, NetFabric::Ib)
-            .crossing(1, 1.0);
-        let over =
-            Placement::uniform(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8, 4, 400.0, NetFabric::Ib).crossing(2, 4.0);
-        let (s_spread, s_over) = (rt().speed_for(p, &spread, 8), rt().speed_for(p, &over, 8));
-        assert!(s_spread < FULL_SPEED_PPM, "{s_spread}");
-        assert!(s_over < FULL_SPEED_PPM, "{s_over}");
-        // A small model barely notices.
-        let r = lookup("resnet-50").unwrap();
-        assert!(rt().speed_for(r, &over, 8) > s_over);
+    fn megatron_layout_puts_tensor_groups_inside_nodes() {
+        // 2 nodes x 8, tp 8: two tensor groups, one per node; eight data-parallel
+        // groups of one rank per node (all alike).
+        let c = communicators(&[8, 8], 8, 1, make).unwrap();
+        assert_eq!(c.tp, vec![Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8)]);
+        assert_eq!(c.dp.len(), 1);
+        assert_eq!((c.dp[0].ranks, c.dp[0].nodes), (2, 2));
+        assert!(c.pp.is_empty());
+        // tp 4 x pp 2: ranks 0-7 are stage 0 (node 0), 8-15 stage 1 (node 1); data
+        // groups {t, t+4} stay on a node; every stage boundary crosses nodes.
+        let c = communicators(&[8, 8], 4, 2, make).unwrap();
+        assert_eq!(c.tp, vec![Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 4)]);
+        assert_eq!(c.dp, vec![Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 2)]);
+        assert_eq!(c.pp.len(), 1);
+        assert_eq!((c.pp[0].ranks, c.pp[0].nodes), (2, 2));
+        // Uneven nodes (6 + 2), tp 4: the second tensor group straddles both nodes.
+        let c = communicators(&[6, 2], 4, 1, make).unwrap();
+        assert_eq!(c.tp.len(), 2);
+        assert!(c.tp.iter().any(|p| p.nodes == 2));
+        assert!(communicators(&[8, 8], 3, 1, make).is_err());
     }
 
     #[test]
-    fn catalog_names_resolve() {
-        for m in ["resnet-50", "bert-large", "gpt2-xl", "llama-7b", "llama-13b", "llama-70b"] {
-            assert!(lookup(m).is_some(), "{m}");
-        }
-        assert!(lookup("gpt-5").is_none());
+    fn iteration_time_adds_the_parallelism_terms() {
+        let m = CommModel::default();
+        let base = JobProfile::from_catalog(lookup("llama-7b").unwrap());
+        let ar =
+            |bytes: u64, p: &Placement| m.estimate(Collective::AllReduce, bytes, p, AlgoChoice::Auto).unwrap().time_us;
+        let compute = 4_860_000.0 / 2.5;
+        // Pure data parallel on one node: compute + (1 - 0.5) x all-reduce(13.4 GB).
+        let one = Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8);
+        let c = communicators(&[8], 1, 1, make).unwrap();
+        let t = iteration_us(&m, &base, GpuGen::Hopper, &c).unwrap();
+        assert_eq!(t, compute + 0.5 * ar(13_400_000_000, &one));
+        // tp 8 on one node: 4 x 32 layers x 8 x 16384/4096 = 4096 all-reduces of one
+        // 4096-token micro-batch's activations (4096 x 4096 x 2 B = 32 MiB); no data parallelism.
+        let tp8 = JobProfile { tensor_parallel: 8, ..base.clone() };
+        let c = communicators(&[8], 8, 1, make).unwrap();
+        let t = iteration_us(&m, &tp8, GpuGen::Hopper, &c).unwrap();
+        assert_eq!(t, compute + 4096.0 * ar(32 << 20, &one));
+        // pp 2 on one node: m = 2 x 16384/4096 = 8 micro-batches, bubble 1/8 of the
+        // compute, 2 x (8 + 1) = 18 transfers of 32 MiB, data groups of 4.
+        let pp2 = JobProfile { pipeline_parallel: 2, ..base.clone() };
+        let c = communicators(&[8], 1, 2, make).unwrap();
+        let two = Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 2);
+        let four = Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 4);
+        let p2p = m.estimate(Collective::Broadcast, 32 << 20, &two, AlgoChoice::Auto).unwrap().time_us;
+        let t = iteration_us(&m, &pp2, GpuGen::Hopper, &c).unwrap();
+        let want = compute + 0.5 * ar(6_700_000_000, &four) + compute / 8.0 + 18.0 * p2p;
+        assert!((t - want).abs() < 1e-6, "{t} vs {want}");
+    }
+
+    #[test]
+    fn tensor_parallel_across_nodes_is_slower_than_inside() {
+        let m = CommModel::default();
+        let tp8 = JobProfile { tensor_parallel: 8, ..JobProfile::from_catalog(lookup("llama-13b").unwrap()) };
+        let inside = iteration_us(&m, &tp8, GpuGen::Hopper, &communicators(&[8, 8], 8, 1, make).unwrap()).unwrap();
+        let split = iteration_us(&m, &tp8, GpuGen::Hopper, &communicators(&[4, 4, 4, 4], 8, 1, make).unwrap()).unwrap();
+        // NVLS inside a node against a two-node tree for each of the 5,120 calls.
+        assert!(split > 1.1 * inside, "{split} vs {inside}");
+    }
+
+    #[test]
+    fn profiles_are_checked() {
+        let base = JobProfile::from_catalog(lookup("llama-7b").unwrap());
+        assert!(base.check(8).is_ok());
+        assert!(JobProfile { tensor_parallel: 3, ..base.clone() }.check(8).unwrap_err().contains("multiple"));
+        assert!(JobProfile { pipeline_parallel: 64, ..base.clone() }.check(64).unwrap_err().contains("layers"));
+        assert!(JobProfile { overlap: 1.5, ..base.clone() }.check(8).is_err());
+        let rn = JobProfile { tensor_parallel: 2, ..JobProfile::from_catalog(lookup("resnet-50").unwrap()) };
+        assert!(rn.check(8).unwrap_err().contains("transformer"));
+    }
+
+    #[test]
+    fn max_min_freezes_the_fullest_link_first() {
+        let (a, b, c) = (JobId(1), JobId(2), JobId(3));
+        // Link 0 (cap 10) carries a and b (8 each): level 10/16. Link 1 (cap 100)
+        // carries b and c: after b freezes at 0.625, c gets its whole demand.
+        let links = vec![
+            SharedLink { group: HyperNodeId(0), capacity_gbps: 10.0, demands: vec![(a, 8.0), (b, 8.0)] },
+            SharedLink { group: HyperNodeId(1), capacity_gbps: 100.0, demands: vec![(b, 8.0), (c, 8.0)] },
+        ];
+        let x = max_min_shares(&links);
+        assert_eq!(x.into_iter().collect::<Vec<_>>(), vec![(a, 0.625), (b, 0.625), (c, 1.0)]);
+        // Unequal demands get the same fraction: every NIC flow gets the same rate.
+        let links = vec![SharedLink { group: HyperNodeId(0), capacity_gbps: 10.0, demands: vec![(a, 4.0), (b, 16.0)] }];
+        assert_eq!(max_min_shares(&links).into_iter().collect::<Vec<_>>(), vec![(a, 0.5), (b, 0.5)]);
+        // Room for everyone: full rate.
+        let links = vec![SharedLink { group: HyperNodeId(0), capacity_gbps: 30.0, demands: vec![(a, 4.0), (b, 16.0)] }];
+        assert_eq!(max_min_shares(&links).into_iter().collect::<Vec<_>>(), vec![(a, 1.0), (b, 1.0)]);
+        // Two links in series for c: the tighter one decides.
+        let links = vec![
+            SharedLink { group: HyperNodeId(0), capacity_gbps: 6.0, demands: vec![(a, 4.0), (c, 8.0)] },
+            SharedLink { group: HyperNodeId(1), capacity_gbps: 4.0, demands: vec![(c, 8.0)] },
+        ];
+        // Link 1: 4/8 = 0.5 < link 0: 6/12 = 0.5 (tie: lower group first, link 0):
+        // a and c at 0.5.
+        assert_eq!(max_min_shares(&links).into_iter().collect::<Vec<_>>(), vec![(a, 0.5), (c, 0.5)]);
     }
 }

@@ -1,0 +1,189 @@
+//! Placement-dependent run time through scenarios: model profiles (iterations,
+//! tensor/pipeline parallelism), comm constant overrides and max-min link sharing.
+
+use super::*;
+use lahar_core::comm::runtime::{CommRuntime, JobProfile, lookup};
+use lahar_core::comm::{AlgoChoice, Collective, CommModel, GpuGen, IntraLink, Placement};
+
+/// Four H100 nodes (8 GPUs, 8x400G NICs); leaves of two nodes whose uplinks are
+/// `oversub`:1 oversubscribed.
+fn cluster(oversub: f64) -> String {
+    format!(
+        "    nodeGroups:\n      - {{name: n, count: 4, gpuModel: H100-SXM-80G, gpus: 8, cpu: 96, memory: 1Ti, intraNode: nvswitch, nics: {{count: 8, gbps: 400}}}}\n    fabric:\n      - {{tier: 1, name: leaf, fanout: 2, oversubscription: {oversub}}}"
+    )
+}
+
+/// A job of `pods` 8-GPU... or smaller pods already running on `nodes`.
+fn job(name: &str, model: &str, duration: &str, gpus_per_pod: u32, nodes: &[&str]) -> String {
+    format!(
+        "      - {{name: {name}, model: {model}, {duration}tasks: [{{name: w, replicas: {}, resources: {{cpu: 1, nvidia.com/gpu: {gpus_per_pod}}}}}], running: {{w: [{}]}}}}\n",
+        nodes.len(),
+        nodes.join(", ")
+    )
+}
+
+fn end_s(r: &lahar::RunReport, job: &str) -> f64 {
+    let row = r.rows.iter().find(|x| x.job == job).unwrap_or_else(|| panic!("no job {job}"));
+    row.end.unwrap_or_else(|| panic!("{job} did not end")) as f64 / 1e6
+}
+
+fn run(oversub: f64, comm: &str, jobs: &str) -> lahar::RunReport {
+    run_str(&scenario(&cluster(oversub), &format!("{comm}  workload:\n    - jobs:\n{jobs}")))
+}
+
+/// `iterations` prices the work on the fastest node kind: 100 iterations of
+/// LLaMA-7B data-parallel on one H100 node = 100 x (4.86 s / 2.5 + 0.5 x one
+/// 13.4 GB all-reduce over 8 NVSwitch GPUs).
+#[test]
+fn iterations_price_the_run_from_the_model() {
+    let r = run(1.0, "", &job("a", "{name: llama-7b, iterations: 100}", "", 8, &["n-0"]));
+    let m = CommModel::default();
+    let one = Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8);
+    let ar = m.estimate(Collective::AllReduce, 13_400_000_000, &one, AlgoChoice::Auto).unwrap().time_us;
+    let want_us = (100.0 * (4_860_000.0 / 2.5 + 0.5 * ar)).ceil();
+    assert_eq!(r.rows[0].end, Some(want_us as u64));
+    // Spread over two nodes under one leaf it runs slower than that.
+    let spread = run(1.0, "", &job("a", "{name: llama-7b, iterations: 100}", "", 4, &["n-0", "n-1"]));
+    assert!(spread.rows[0].end.unwrap() > want_us as u64);
+}
+
+/// Tensor parallelism: tp 8 groups inside nodes run at ideal speed; the same job
+/// with its 16 GPUs as 4 per node puts every tensor group across two nodes.
+#[test]
+fn tensor_groups_split_across_nodes_slow_the_job() {
+    let model = "{name: llama-13b, tensorParallel: 8}";
+    let packed = run(1.0, "", &job("a", model, "duration: 1h, ", 8, &["n-0", "n-1"]));
+    assert_eq!(end_s(&packed, "a"), 3600.0);
+    let split = run(1.0, "", &job("a", model, "duration: 1h, ", 4, &["n-0", "n-1", "n-2", "n-3"]));
+    let pure_dp = run(1.0, "", &job("a", "llama-13b", "duration: 1h, ", 4, &["n-0", "n-1", "n-2", "n-3"]));
+    assert!(end_s(&split, "a") > 3600.0);
+    // Data parallel on 4 nodes suffers too, but tensor parallelism across NICs more.
+    assert!(end_s(&split, "a") > end_s(&pure_dp, "a"), "{} vs {}", end_s(&split, "a"), end_s(&pure_dp, "a"));
+}
+
+/// The speed the runtime gives a lone job matches the model's own arithmetic.
+#[test]
+fn pipeline_stages_across_nodes_cost_transfers() {
+    let model = "{name: llama-7b, pipelineParallel: 2}";
+    let r = run(1.0, "", &job("a", model, "duration: 1h, ", 8, &["n-0", "n-1"]));
+    let dp = run(1.0, "", &job("a", "llama-7b", "duration: 1h, ", 8, &["n-0", "n-1"]));
+    // Two nodes packed under one leaf are the ideal placement for both.
+    assert_eq!((end_s(&r, "a"), end_s(&dp, "a")), (3600.0, 3600.0));
+    // On an oversubscribed leaf boundary both slow down.
+    let crossing = run(4.0, "", &job("a", model, "duration: 1h, ", 8, &["n-0", "n-2"]));
+    assert!(end_s(&crossing, "a") > 3600.0);
+    let p = JobProfile { pipeline_parallel: 2, ..JobProfile::from_catalog(lookup("llama-7b").unwrap()) };
+    assert!(p.check(16).is_ok());
+}
+
+/// Overriding a constant changes the price: NICs at half efficiency slow a job
+/// that crosses nodes, and leave a one-node job alone.
+#[test]
+fn comm_constant_overrides_change_run_time() {
+    let slow = "  comm:\n    constants: {net: {ib: {efficiency: 0.3}}}\n";
+    let base = run(4.0, "", &job("a", "llama-7b", "duration: 1h, ", 8, &["n-0", "n-2"]));
+    let over = run(4.0, slow, &job("a", "llama-7b", "duration: 1h, ", 8, &["n-0", "n-2"]));
+    assert!(end_s(&over, "a") > end_s(&base, "a"), "{} vs {}", end_s(&over, "a"), end_s(&base, "a"));
+    let one = run(4.0, slow, &job("a", "llama-7b", "duration: 1h, ", 8, &["n-0"]));
+    assert_eq!(end_s(&one, "a"), 3600.0);
+}
+
+/// Max-min sharing of a 4:1 leaf uplink (capacity 2 x 3,200 Gbit/s / 4 = 1,600):
+/// a lone job crossing leaves with one node per leaf (demand 3,200) gets half its
+/// demand, i.e. an effective 2:1 instead of the static worst case 4:1; a second
+/// such job halves that again, back to 4:1, and its end speeds the first one up.
+#[test]
+fn link_sharing_makes_speed_depend_on_neighbours() {
+    let sharing = "  comm: {linkSharing: maxmin}\n";
+    let a = job("a", "llama-7b", "duration: 1h, ", 8, &["n-0", "n-2"]);
+    let b_long = job("b", "llama-7b", "duration: 1h, ", 8, &["n-1", "n-3"]);
+    let b_short = job("b", "llama-7b", "duration: 20m, ", 8, &["n-1", "n-3"]);
+    let fixed = end_s(&run(4.0, "", &a), "a");
+    let alone = end_s(&run(4.0, sharing, &a), "a");
+    let both = run(4.0, sharing, &format!("{a}{b_long}"));
+    let short = run(4.0, sharing, &format!("{a}{b_short}"));
+    assert!(fixed > 3600.0);
+    assert!(alone < fixed && alone > 3600.0, "alone {alone} fixed {fixed}");
+    assert_eq!(end_s(&both, "a"), fixed, "two jobs on the uplink see the static 4:1");
+    assert_eq!(end_s(&both, "b"), fixed);
+    let a_short = end_s(&short, "a");
+    assert!(a_short < fixed && a_short > alone, "{a_short} between {alone} and {fixed}");
+    // Work is conserved across the speed change: a ran at the shared speed until b
+    // ended, then at the lone speed (each speed read off the single-speed runs).
+    let b_end = end_s(&short, "b");
+    let (s_shared, s_alone) = (3600.0 / fixed, 3600.0 / alone);
+    let want = b_end + (3600.0 - b_end * s_shared) / s_alone;
+    assert!((a_short - want).abs() < 1e-3, "{a_short} vs {want}");
+    // Sharing off by default: b's presence changes nothing.
+    let off = run(4.0, "", &format!("{a}{b_short}"));
+    assert_eq!(end_s(&off, "a"), fixed);
+    let _ = CommRuntime::shared_links;
+}
+
+/// Bad `spec.comm` and `model` input is a located error.
+#[test]
+fn bad_comm_settings_are_located() {
+    let err = |comm: &str, jobs: &str| {
+        let text = scenario(&cluster(1.0), &format!("{comm}  workload:\n    - jobs:\n{jobs}"));
+        lahar::scenario::load_str(&text, "t.yaml", Path::new("")).unwrap_err().to_string()
+    };
+    let j = job("a", "llama-7b", "duration: 1h, ", 8, &["n-0"]);
+    let e = err("  comm:\n    constants: {net: {ib: {efficency: 0.3}}}\n", &j);
+    assert!(e.contains("spec.comm.constants.net.ib.efficency") && e.contains("unknown constant"), "{e}");
+    let e = err("  comm:\n    constants: {launch_us: fast}\n", &j);
+    assert!(e.contains("spec.comm.constants.launch_us") && e.contains("expected a number"), "{e}");
+    let e = err("  comm:\n    constants: {ll_efficiency: 1.5}\n", &j);
+    assert!(e.contains("ll_efficiency") && e.contains("out of range"), "{e}");
+    let e = err("  comm:\n    constants: missing.yaml\n", &j);
+    assert!(e.contains("spec.comm.constants") && e.contains("missing.yaml"), "{e}");
+    let e = err("  comm: {linkSharing: fair}\n", &j);
+    assert!(e.contains("spec.comm.linkSharing") && e.contains("maxmin"), "{e}");
+    let e = err("", &job("a", "{name: llama-7b, tensorParallel: 3}", "duration: 1h, ", 8, &["n-0"]));
+    assert!(e.contains("spec.workload[0].jobs[0].model") && e.contains("multiple"), "{e}");
+    let e = err("", &job("a", "{name: llama-7b, iterations: 10}", "duration: 1h, ", 8, &["n-0"]));
+    assert!(e.contains("either `duration` or `model.iterations`"), "{e}");
+    let e = err("", &job("a", "{name: resnet-50, pipelineParallel: 2}", "duration: 1h, ", 8, &["n-0"]));
+    assert!(e.contains("transformer"), "{e}");
+    let e = err("", &job("a", "{gradBytes: 1G}", "duration: 1h, ", 8, &["n-0"]));
+    assert!(e.contains("`gradBytes` and `stepTime`"), "{e}");
+    let e = err("", &job("a", "{name: llama-7b, overlap: 2}", "duration: 1h, ", 8, &["n-0"]));
+    assert!(e.contains("model.overlap"), "{e}");
+    let e = err("", &job("a", "{name: llama-7b, tensorparallel: 2}", "duration: 1h, ", 8, &["n-0"]));
+    assert!(e.contains("tensorparallel"), "{e}");
+    let e = err("", &job("a", "llama-7b", "", 8, &["n-0"]));
+    assert!(e.contains("spec.workload[0].jobs[0].duration"), "{e}");
+}
+
+/// A custom model (no catalog entry) runs from its own numbers.
+#[test]
+fn custom_model_profile() {
+    let model = "{name: my-net, gradBytes: 4G, stepTime: 500ms, overlap: 0.2, iterations: 10}";
+    let r = run(1.0, "", &job("a", model, "", 8, &["n-0"]));
+    let m = CommModel::default();
+    let one = Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8);
+    let ar = m.estimate(Collective::AllReduce, 4_000_000_000, &one, AlgoChoice::Auto).unwrap().time_us;
+    assert_eq!(r.rows[0].end, Some((10.0 * (500_000.0 / 2.5 + 0.8 * ar)).ceil() as u64));
+}
+
+/// `lahar nccl --constants FILE` prices with the overrides; a bad file is exit 2.
+#[test]
+fn nccl_table_takes_constant_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("c.yaml");
+    std::fs::write(&good, "net:\n  ib: {efficiency: 0.48}\n").unwrap();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "net:\n  ib: {speed: 2}\n").unwrap();
+    let table = |extra: &[&str]| {
+        let mut c = assert_cmd::Command::cargo_bin("lahar").unwrap();
+        c.args(["nccl", "--nodes", "2", "--min-bytes", "1G", "--max-bytes", "1G"]).args(extra);
+        c.output().unwrap()
+    };
+    let base = table(&[]);
+    let over = table(&["--constants", good.to_str().unwrap()]);
+    assert!(base.status.success() && over.status.success());
+    assert_ne!(base.stdout, over.stdout, "the override changed nothing");
+    let out = table(&["--constants", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.yaml") && err.contains("constants.net.ib.speed"), "{err}");
+}
