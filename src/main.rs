@@ -117,6 +117,13 @@ struct TraceFileArgs {
     /// Time origin, whole seconds of the trace's clock (default: earliest submit).
     #[arg(long, allow_negative_numbers = true)]
     origin: Option<i64>,
+    /// openb reduced schema (no time columns): pod i is submitted at i × this
+    /// duration (`1s`, `5m`...; default 1s).
+    #[arg(long)]
+    untimed_interval: Option<String>,
+    /// openb reduced schema: run time of every pod (default 1000000000s).
+    #[arg(long)]
+    untimed_duration: Option<String>,
 }
 
 impl From<TraceFileArgs> for lahar::trace_cmd::TraceArgs {
@@ -129,6 +136,8 @@ impl From<TraceFileArgs> for lahar::trace_cmd::TraceArgs {
             memory_per_gpu: a.memory_per_gpu,
             procs_per_pod: a.procs_per_pod,
             origin: a.origin,
+            untimed_interval: a.untimed_interval,
+            untimed_duration: a.untimed_duration,
         }
     }
 }

@@ -53,6 +53,10 @@ pub struct TraceArgs {
     pub procs_per_pod: Option<u32>,
     /// Time origin in whole seconds of the trace's clock (default: earliest submit).
     pub origin: Option<i64>,
+    /// openb reduced schema: submit interval between consecutive pods (a duration).
+    pub untimed_interval: Option<String>,
+    /// openb reduced schema: run time of every pod (a duration).
+    pub untimed_duration: Option<String>,
 }
 
 impl TraceArgs {
@@ -61,7 +65,10 @@ impl TraceArgs {
         match &self.format {
             Some(name) => Format::from_name(name).ok_or_else(|| {
                 let known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-                TraceCmdError::Input(format!("--format: unknown trace format `{name}`; expected one of: {}", known.join(", ")))
+                TraceCmdError::Input(format!(
+                    "--format: unknown trace format `{name}`; expected one of: {}",
+                    known.join(", ")
+                ))
             }),
             None => Format::guess(&self.path).ok_or_else(|| {
                 TraceCmdError::Input(format!(
@@ -97,6 +104,15 @@ impl TraceArgs {
         }
         if let Some(o) = self.origin {
             opts.origin = TimeOrigin::At(o);
+        }
+        let duration = |flag: &str, s: &str| {
+            lahar_core::time::parse_duration(s).map_err(|e| TraceCmdError::Input(format!("{flag}: {e}")))
+        };
+        if let Some(d) = &self.untimed_interval {
+            opts.openb.untimed_interval = duration("--untimed-interval", d)?;
+        }
+        if let Some(d) = &self.untimed_duration {
+            opts.openb.untimed_duration = duration("--untimed-duration", d)?;
         }
         Ok(opts)
     }
@@ -143,7 +159,12 @@ pub fn inspect(args: &TraceArgs) -> Result<Inspection, TraceCmdError> {
     .map_err(|e| TraceCmdError::Input(e.to_string()))?;
     durations.sort_unstable();
     let duration = (!durations.is_empty()).then(|| {
-        [percentile(&durations, 50), percentile(&durations, 90), percentile(&durations, 99), durations[durations.len() - 1]]
+        [
+            percentile(&durations, 50),
+            percentile(&durations, 90),
+            percentile(&durations, 99),
+            durations[durations.len() - 1],
+        ]
     });
     let names = interner.names();
     let queues = by_queue

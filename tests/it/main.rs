@@ -9,6 +9,7 @@ mod nccl;
 mod quickstart;
 mod reports;
 mod scheduling;
+mod trace_cli;
 mod volcano;
 
 use std::path::{Path, PathBuf};
