@@ -201,3 +201,31 @@ fn openb_untimed_options() {
         .code(2)
         .stderr(predicate::str::contains("--untimed-interval: bad duration"));
 }
+
+/// The hand-written Philly, PAI 2020 and Helios examples import and run: every job
+/// that ran in the trace completes, with the trace's run time as its ideal time.
+#[test]
+fn philly_pai_helios_examples_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // (example, jobs made, a job, its submit s, its ideal run time s), from the files:
+    // Philly application_..._14199: submitted 01:11:39, first attempt 01:12:09 to
+    // last end 09:53:12 = 31,263 s; PAI 6a3b...: first start 1,739,305 - origin
+    // 1,739,162 = 143 s, runs to 1,745,120 = 5,815 s; Helios 1425514: submitted
+    // 18:43:10 - 18:41:01 = 129 s, runs 18:44:02 to 23:30:47 = 17,205 s.
+    for (name, jobs, job, submit, ideal) in [
+        ("philly", 5, "application_1506638472019_14199", 0, 31263),
+        ("pai-2020", 6, "6a3b1c2e0d9f8a7b6c5d4e3f", 143, 5815),
+        ("helios", 7, "1425514", 129, 17205),
+    ] {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces").join(format!("{name}.yaml"));
+        let out = dir.path().join(name);
+        lahar().args(["run", "--quiet", "--out"]).arg(&out).arg(&p).assert().success();
+        let summary: Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["metrics"]["jobs"], jobs, "{name}");
+        assert_eq!(summary["metrics"]["completed"], jobs, "{name}");
+        let csv = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+        let row: Vec<&str> = csv.lines().find(|l| l.starts_with(&format!("{job},"))).unwrap().split(',').collect();
+        // columns: job,queue,priority,gpus,submit,start,end,state,jct_s,wait_s,ideal_s
+        assert_eq!((row[4], row[10]), (submit.to_string().as_str(), ideal.to_string().as_str()), "{name}");
+    }
+}
