@@ -275,6 +275,16 @@ pub struct RawPoisson {
 #[serde(rename_all = "camelCase")]
 pub enum RawDuration {
     Lognormal(RawLognormal),
+    Weibull(RawWeibull),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWeibull {
+    pub shape: Spanned<f64>,
+    pub scale: Spanned<String>,
+    pub min: Option<Spanned<String>>,
+    pub max: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -690,21 +690,47 @@ fn synthetic(
         }
         None => 4 << 30,
     };
-    let RawDuration::Lognormal(ln) = &s.duration;
-    let dpath = format!("{path}.synthetic.duration.lognormal");
-    let median = v.duration(&ln.median, &format!("{dpath}.median"));
-    if median == Some(SimDuration::ZERO) {
-        v.err(at(&ln.median), format!("{dpath}.median"), "must be longer than 0");
+    // `min` (default 1 s) and `max` (default 365 d) of a run-time distribution.
+    fn clamps(
+        v: &mut V<'_>,
+        min: &Option<Spanned<String>>,
+        max: &Option<Spanned<String>>,
+        dpath: &str,
+    ) -> (SimDuration, SimDuration) {
+        let min =
+            min.as_ref().and_then(|m| v.duration(m, &format!("{dpath}.min"))).unwrap_or(SimDuration::from_secs(1));
+        let max = max
+            .as_ref()
+            .and_then(|m| v.duration(m, &format!("{dpath}.max")))
+            .unwrap_or(SimDuration::from_secs(365 * 86400));
+        (min, max)
     }
-    if !(ln.sigma.value >= 0.0 && ln.sigma.value.is_finite()) {
-        v.err(at(&ln.sigma), format!("{dpath}.sigma"), format!("must be a number ≥ 0, got {}", ln.sigma.value));
-    }
-    let min = ln.min.as_ref().and_then(|m| v.duration(m, &format!("{dpath}.min"))).unwrap_or(SimDuration::from_secs(1));
-    let max = ln
-        .max
-        .as_ref()
-        .and_then(|m| v.duration(m, &format!("{dpath}.max")))
-        .unwrap_or(SimDuration::from_secs(365 * 86400));
+    let duration = match &s.duration {
+        RawDuration::Lognormal(ln) => {
+            let dpath = format!("{path}.synthetic.duration.lognormal");
+            let median = v.duration(&ln.median, &format!("{dpath}.median"));
+            if median == Some(SimDuration::ZERO) {
+                v.err(at(&ln.median), format!("{dpath}.median"), "must be longer than 0");
+            }
+            if !(ln.sigma.value >= 0.0 && ln.sigma.value.is_finite()) {
+                v.err(at(&ln.sigma), format!("{dpath}.sigma"), format!("must be a number ≥ 0, got {}", ln.sigma.value));
+            }
+            let (min, max) = clamps(v, &ln.min, &ln.max, &dpath);
+            DurationDist::LogNormal { median: median.unwrap_or_default(), sigma: ln.sigma.value, min, max }
+        }
+        RawDuration::Weibull(w) => {
+            let dpath = format!("{path}.synthetic.duration.weibull");
+            let scale = v.duration(&w.scale, &format!("{dpath}.scale"));
+            if scale == Some(SimDuration::ZERO) {
+                v.err(at(&w.scale), format!("{dpath}.scale"), "must be longer than 0");
+            }
+            if !(w.shape.value > 0.0 && w.shape.value.is_finite()) {
+                v.err(at(&w.shape), format!("{dpath}.shape"), format!("must be a number > 0, got {}", w.shape.value));
+            }
+            let (min, max) = clamps(v, &w.min, &w.max, &dpath);
+            DurationDist::Weibull { shape: w.shape.value, scale: scale.unwrap_or_default(), min, max }
+        }
+    };
     let queue_list = match &s.queues {
         Some(m) => {
             let mut out = Vec::new();
@@ -737,7 +763,7 @@ fn synthetic(
         gpus_per_pod,
         cpu_milli_per_gpu: cpu,
         memory_per_gpu: mem,
-        duration: DurationDist::LogNormal { median: median.unwrap_or_default(), sigma: ln.sigma.value, min, max },
+        duration,
         queues: queue_list,
         checkpoint_interval: checkpoint,
         priority: s.priority.unwrap_or(0),

@@ -9,6 +9,7 @@ mod nccl;
 mod quickstart;
 mod reports;
 mod scheduling;
+mod synthetic;
 mod trace_cli;
 mod volcano;
 

@@ -1,5 +1,5 @@
 //! A seeded synthetic job stream: Poisson arrivals, a weighted GPU-count
-//! distribution and lognormal run times.
+//! distribution and lognormal or Weibull run times.
 //!
 //! Each job is a gang of identical worker pods: a job of `g` GPUs becomes
 //! `ceil(g / gpus_per_pod)` pods of `min(g, gpus_per_pod)` GPUs (the last pod takes
@@ -13,7 +13,7 @@ use lahar_core::rng::RngStreams;
 use lahar_core::time::{SimDuration, SimTime};
 use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
-use rand_distr::{Exp, LogNormal};
+use rand_distr::{Exp, LogNormal, Weibull};
 
 /// Run-time distribution.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,6 +29,53 @@ pub enum DurationDist {
         /// Upper clamp.
         max: SimDuration,
     },
+    /// Weibull with shape `k` and scale `λ` (CDF `1 − exp(−(t/λ)^k)`), clamped to
+    /// `[min, max]`.
+    Weibull {
+        /// Shape `k` (> 0; below 1 a heavy tail of long jobs).
+        shape: f64,
+        /// Scale `λ` (the 63rd percentile).
+        scale: SimDuration,
+        /// Lower clamp.
+        min: SimDuration,
+        /// Upper clamp.
+        max: SimDuration,
+    },
+}
+
+impl DurationDist {
+    /// The clamps `(min, max)`.
+    fn clamps(&self) -> (SimDuration, SimDuration) {
+        match *self {
+            DurationDist::LogNormal { min, max, .. } | DurationDist::Weibull { min, max, .. } => (min, max),
+        }
+    }
+}
+
+/// A validated run-time distribution, ready to sample in microseconds.
+enum DurSampler {
+    LogNormal(LogNormal<f64>),
+    Weibull(Weibull<f64>),
+}
+
+impl DurSampler {
+    fn new(d: &DurationDist) -> DurSampler {
+        match *d {
+            DurationDist::LogNormal { median, sigma, .. } => DurSampler::LogNormal(
+                LogNormal::new((median.micros() as f64).ln(), sigma).expect("validated sigma ≥ 0"),
+            ),
+            DurationDist::Weibull { shape, scale, .. } => {
+                DurSampler::Weibull(Weibull::new(scale.micros() as f64, shape).expect("validated shape, scale > 0"))
+            }
+        }
+    }
+
+    fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        match self {
+            DurSampler::LogNormal(d) => d.sample(rng),
+            DurSampler::Weibull(d) => d.sample(rng),
+        }
+    }
 }
 
 /// A synthetic source, validated.
@@ -72,8 +119,8 @@ pub fn generate(spec: &SyntheticSpec, streams: &RngStreams) -> Vec<JobSpec> {
     let inter = Exp::new(spec.rate_per_hour / 3600.0).expect("validated rate > 0");
     let size_dist = WeightedIndex::new(spec.gpus.iter().map(|g| g.1)).expect("validated weights");
     let queue_dist = WeightedIndex::new(spec.queues.iter().map(|q| q.1)).expect("validated weights");
-    let DurationDist::LogNormal { median, sigma, min, max } = spec.duration.clone();
-    let dur = LogNormal::new((median.micros() as f64).ln(), sigma).expect("validated sigma ≥ 0");
+    let (min, max) = spec.duration.clamps();
+    let dur = DurSampler::new(&spec.duration);
     let mut t = spec.start.micros() as f64;
     let mut out = Vec::with_capacity(spec.jobs as usize);
     for i in 0..spec.jobs {
@@ -208,5 +255,48 @@ mod tests {
             }
             assert!(j.duration >= SimDuration::from_secs(60));
         }
+    }
+
+    /// Weibull run times are `λ·(−ln u)^(1/k)` of the `synthetic/durations` stream's
+    /// uniform draws in (0, 1] (rand_distr's inversion), rounded and clamped.
+    #[test]
+    fn weibull_durations_follow_the_inverse_cdf() {
+        let mut sp = spec();
+        sp.jobs = 50;
+        let (min, max) = (SimDuration::from_secs(60), SimDuration::from_secs(4 * 3600));
+        sp.duration = DurationDist::Weibull { shape: 0.5, scale: SimDuration::from_secs(3600), min, max };
+        let jobs = generate(&sp, &RngStreams::new(3));
+        let mut u = RngStreams::new(3).stream("synthetic/durations", 0);
+        let mut clamped = 0;
+        for j in &jobs {
+            let x: f64 = rand::distr::OpenClosed01.sample(&mut u);
+            let d = (3.6e9_f64 * (-x.ln()).powf(2.0)).round() as u64;
+            let want = d.clamp(min.micros(), max.micros());
+            clamped += u64::from(want != d);
+            assert_eq!(j.duration.micros(), want);
+        }
+        assert!(clamped > 0, "the clamps were exercised");
+        // Arrivals and sizes do not depend on the run-time distribution.
+        let base = generate(&spec(), &RngStreams::new(3));
+        for (a, b) in jobs.iter().zip(&base) {
+            assert_eq!((a.submit, a.total_gpus(), a.queue), (b.submit, b.total_gpus(), b.queue));
+        }
+    }
+
+    /// Shape 1 is the exponential: mean ≈ scale, median ≈ scale·ln 2.
+    #[test]
+    fn weibull_shape_one_is_exponential() {
+        let mut sp = spec();
+        sp.jobs = 20_000;
+        let scale = SimDuration::from_secs(1000);
+        sp.duration =
+            DurationDist::Weibull { shape: 1.0, scale, min: SimDuration(1), max: SimDuration::from_secs(1 << 30) };
+        let jobs = generate(&sp, &RngStreams::new(11));
+        let mut d: Vec<f64> = jobs.iter().map(|j| j.duration.as_secs_f64()).collect();
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        d.sort_by(f64::total_cmp);
+        let median = d[d.len() / 2];
+        assert!((970.0..1030.0).contains(&mean), "mean {mean}");
+        assert!((670.0..716.0).contains(&median), "median {median}");
     }
 }
