@@ -263,6 +263,15 @@ pub struct RawSynthetic {
 #[serde(rename_all = "camelCase")]
 pub enum RawArrival {
     Poisson(RawPoisson),
+    Bursts(RawBursts),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawBursts {
+    pub size: Spanned<i64>,
+    pub every: Spanned<String>,
+    pub jitter: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -14,7 +14,7 @@ use lahar_core::resource::{GPU, PODS, ResourceList, ResourceNames, Resources};
 use lahar_core::rng::RngStreams;
 use lahar_core::time::{SimDuration, SimTime, parse_duration};
 use lahar_core::topology::{FabricTier, HyperNodeDecl, Member, Topology};
-use lahar_workloads::synthetic::{DurationDist, SyntheticSpec, generate};
+use lahar_workloads::synthetic::{Arrival, DurationDist, SyntheticSpec, generate};
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -659,15 +659,29 @@ fn synthetic(
 ) -> Option<SyntheticSpec> {
     let before = v.errors.len();
     let jobs = v.count(&s.jobs, &format!("{path}.synthetic.jobs"), 0).unwrap_or(0);
-    let RawArrival::Poisson(p) = &s.arrival;
-    let rate = p.rate_per_hour.value;
-    if !(rate > 0.0 && rate.is_finite()) {
-        v.err(
-            at(&p.rate_per_hour),
-            format!("{path}.synthetic.arrival.poisson.ratePerHour"),
-            format!("must be a positive number, got {rate}"),
-        );
-    }
+    let arrival = match &s.arrival {
+        RawArrival::Poisson(p) => {
+            let rate = p.rate_per_hour.value;
+            if !(rate > 0.0 && rate.is_finite()) {
+                v.err(
+                    at(&p.rate_per_hour),
+                    format!("{path}.synthetic.arrival.poisson.ratePerHour"),
+                    format!("must be a positive number, got {rate}"),
+                );
+            }
+            Arrival::Poisson { rate_per_hour: rate }
+        }
+        RawArrival::Bursts(b) => {
+            let bpath = format!("{path}.synthetic.arrival.bursts");
+            let size = v.count(&b.size, &format!("{bpath}.size"), 1).unwrap_or(1);
+            let every = v.duration(&b.every, &format!("{bpath}.every"));
+            if every == Some(SimDuration::ZERO) {
+                v.err(at(&b.every), format!("{bpath}.every"), "must be longer than 0");
+            }
+            let jitter = b.jitter.as_ref().and_then(|j| v.duration(j, &format!("{bpath}.jitter"))).unwrap_or_default();
+            Arrival::Bursts { size, every: every.unwrap_or_default(), jitter }
+        }
+    };
     let gpus: Vec<(u32, f64)> = s.gpus.value.iter().map(|(&g, &w)| (g, w)).collect();
     if gpus.is_empty() || gpus.iter().any(|&(_, w)| !(w > 0.0 && w.is_finite())) {
         v.err(
@@ -758,7 +772,7 @@ fn synthetic(
         name_prefix: s.name_prefix.clone().unwrap_or_else(|| format!("syn{index}")),
         jobs,
         start: SimTime(start.micros()),
-        rate_per_hour: rate,
+        arrival,
         gpus,
         gpus_per_pod,
         cpu_milli_per_gpu: cpu,

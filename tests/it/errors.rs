@@ -222,3 +222,25 @@ fn bad_weibull_durations() {
     );
     rejects(&syn("{shape: 0.7, scale: 1h, mean: 2h}"), &["scenario.yaml:", "unknown field `mean`"]);
 }
+
+#[test]
+fn bad_burst_arrivals() {
+    let syn = |a: &str| {
+        scenario(
+            NODES,
+            &format!(
+                "  workload:\n    - synthetic: {{jobs: 5, arrival: {{bursts: {a}}}, gpus: {{1: 1}}, duration: {{lognormal: {{median: 1h, sigma: 1}}}}}}\n"
+            ),
+        )
+    };
+    rejects(
+        &syn("{size: 0, every: 1h}"),
+        &["spec.workload[0].synthetic.arrival.bursts.size", "must be an integer ≥ 1, got 0"],
+    );
+    rejects(&syn("{size: 4, every: 0s}"), &["spec.workload[0].synthetic.arrival.bursts.every", "longer than 0"]);
+    rejects(
+        &syn("{size: 4, every: 1h, jitter: soon}"),
+        &["spec.workload[0].synthetic.arrival.bursts.jitter", "bad duration"],
+    );
+    rejects(&syn("{size: 4, every: 1h, count: 2}"), &["scenario.yaml:", "unknown field `count`"]);
+}

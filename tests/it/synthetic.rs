@@ -4,7 +4,7 @@
 use lahar_core::queue::QueueId;
 use lahar_core::rng::RngStreams;
 use lahar_core::time::{SimDuration, SimTime};
-use lahar_workloads::synthetic::{DurationDist, SyntheticSpec, generate};
+use lahar_workloads::synthetic::{Arrival, DurationDist, SyntheticSpec, generate};
 
 use super::*;
 
@@ -22,7 +22,7 @@ fn weibull_source_matches_the_generator() {
         name_prefix: "syn0".into(),
         jobs: 20,
         start: SimTime::ZERO,
-        rate_per_hour: 30.0,
+        arrival: Arrival::Poisson { rate_per_hour: 30.0 },
         gpus: vec![(1, 3.0), (4, 1.0)],
         gpus_per_pod: 8,
         cpu_milli_per_gpu: 1000,
@@ -40,4 +40,17 @@ fn weibull_source_matches_the_generator() {
     let want = generate(&spec, &RngStreams::new(5));
     assert_eq!(s.jobs, want);
     assert!(s.jobs.iter().all(|j| (300..=86400).contains(&(j.duration.micros() / 1_000_000))));
+}
+
+/// A burst source: 2 bursts of 2 jobs, 30 minutes apart, no jitter.
+#[test]
+fn bursts_source_submits_in_bursts() {
+    let text = scenario(
+        "    nodes:\n      - {name: n0, cpu: 64, memory: 256Gi, gpus: 8}",
+        "  workload:\n    - synthetic: {jobs: 4, start: 10m, arrival: {bursts: {size: 2, every: 30m}}, gpus: {1: 1}, duration: {lognormal: {median: 1h, sigma: 0}}}\n",
+    );
+    let s = lahar::scenario::load_str(&text, "t.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}"));
+    let t: Vec<u64> = s.jobs.iter().map(|j| j.submit.micros() / 1_000_000).collect();
+    assert_eq!(t, [600, 600, 2400, 2400]);
+    assert!(s.jobs.iter().all(|j| j.duration == SimDuration::from_secs(3600)));
 }
