@@ -70,6 +70,80 @@ enum Command {
     /// Collective cost tables from the NCCL-like model (like nccl-tests), or the
     /// model evaluated on every row of a calibration-format CSV (`--rows`).
     Nccl(NcclArgs),
+    /// Look into a recorded trace (SWF, openb, Philly, PAI, Helios, canonical) or
+    /// convert it to lahar's canonical CSV.
+    #[command(subcommand)]
+    Trace(TraceCommand),
+}
+
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Rows read, jobs made, rows skipped by reason, time span, GPUs per job,
+    /// run-time percentiles and jobs per queue.
+    Inspect {
+        #[command(flatten)]
+        trace: TraceFileArgs,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the jobs of a trace as lahar's canonical trace CSV.
+    Convert {
+        #[command(flatten)]
+        trace: TraceFileArgs,
+        /// Output CSV file.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+struct TraceFileArgs {
+    /// Trace file.
+    file: PathBuf,
+    /// swf, openb, philly, pai, helios or lahar (alias canonical); default: guessed
+    /// from the file name as the traces ship them.
+    #[arg(long)]
+    format: Option<String>,
+    /// Fail on the first invalid row (naming file, line and row) instead of
+    /// skipping and counting it.
+    #[arg(long)]
+    strict: bool,
+    /// CPU per GPU for traces that record none (Philly), a Kubernetes quantity.
+    #[arg(long)]
+    cpu_per_gpu: Option<String>,
+    /// Memory per GPU for traces that record none (Philly, Helios), a quantity.
+    #[arg(long)]
+    memory_per_gpu: Option<String>,
+    /// SWF: processors per pod (default: MaxProcs/MaxNodes from the header, else 1).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    procs_per_pod: Option<u32>,
+    /// Time origin, whole seconds of the trace's clock (default: earliest submit).
+    #[arg(long, allow_negative_numbers = true)]
+    origin: Option<i64>,
+    /// openb reduced schema (no time columns): pod i is submitted at i × this
+    /// duration (`1s`, `5m`...; default 1s).
+    #[arg(long)]
+    untimed_interval: Option<String>,
+    /// openb reduced schema: run time of every pod (default 1000000000s).
+    #[arg(long)]
+    untimed_duration: Option<String>,
+}
+
+impl From<TraceFileArgs> for lahar::trace_cmd::TraceArgs {
+    fn from(a: TraceFileArgs) -> Self {
+        lahar::trace_cmd::TraceArgs {
+            path: a.file,
+            format: a.format,
+            strict: a.strict,
+            cpu_per_gpu: a.cpu_per_gpu,
+            memory_per_gpu: a.memory_per_gpu,
+            procs_per_pod: a.procs_per_pod,
+            origin: a.origin,
+            untimed_interval: a.untimed_interval,
+            untimed_duration: a.untimed_duration,
+        }
+    }
 }
 
 /// Output format of `lahar compare` on stdout.
@@ -183,6 +257,7 @@ fn main() -> ExitCode {
             Err(e) => input_error(&e),
         },
         Command::Nccl(a) => nccl(a),
+        Command::Trace(t) => trace(t),
         Command::Compare { dirs, out, format } => match lahar::report_cmd::compare(&dirs, &out) {
             Ok(c) => {
                 match format {
@@ -201,6 +276,28 @@ fn main() -> ExitCode {
             }
             Err(e) => report_error(&e),
         },
+    }
+}
+
+fn trace(t: TraceCommand) -> ExitCode {
+    let result = match t {
+        TraceCommand::Inspect { trace, json } => lahar::trace_cmd::inspect(&trace.into()).map(|i| {
+            if json {
+                println!("{}", i.to_json());
+            } else {
+                print!("{}", i.to_text());
+            }
+        }),
+        TraceCommand::Convert { trace, out } => lahar::trace_cmd::convert(&trace.into(), &out).map(|r| {
+            println!("{}: {} jobs ({} rows read, {} skipped)", out.display(), r.jobs, r.rows_read, r.skipped_total());
+        }),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
     }
 }
 

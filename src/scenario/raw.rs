@@ -264,6 +264,15 @@ pub struct RawSynthetic {
 #[serde(rename_all = "camelCase")]
 pub enum RawArrival {
     Poisson(RawPoisson),
+    Bursts(RawBursts),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawBursts {
+    pub size: Spanned<i64>,
+    pub every: Spanned<String>,
+    pub jitter: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -276,6 +285,16 @@ pub struct RawPoisson {
 #[serde(rename_all = "camelCase")]
 pub enum RawDuration {
     Lognormal(RawLognormal),
+    Weibull(RawWeibull),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWeibull {
+    pub shape: Spanned<f64>,
+    pub scale: Spanned<String>,
+    pub min: Option<Spanned<String>>,
+    pub max: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

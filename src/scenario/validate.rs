@@ -15,7 +15,7 @@ use lahar_core::rng::RngStreams;
 use lahar_core::time::{SimDuration, SimTime, parse_duration};
 use lahar_core::topology::{FabricTier, HyperNodeDecl, Member, Topology};
 use lahar_core::world::MAX_NODE_GPUS;
-use lahar_workloads::synthetic::{DurationDist, SyntheticSpec, generate};
+use lahar_workloads::synthetic::{Arrival, DurationDist, SyntheticSpec, generate};
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -735,15 +735,29 @@ fn synthetic(
 ) -> Option<SyntheticSpec> {
     let before = v.errors.len();
     let jobs = v.count(&s.jobs, &format!("{path}.synthetic.jobs"), 0).unwrap_or(0);
-    let RawArrival::Poisson(p) = &s.arrival;
-    let rate = p.rate_per_hour.value;
-    if !(rate > 0.0 && rate.is_finite()) {
-        v.err(
-            at(&p.rate_per_hour),
-            format!("{path}.synthetic.arrival.poisson.ratePerHour"),
-            format!("must be a positive number, got {rate}"),
-        );
-    }
+    let arrival = match &s.arrival {
+        RawArrival::Poisson(p) => {
+            let rate = p.rate_per_hour.value;
+            if !(rate > 0.0 && rate.is_finite()) {
+                v.err(
+                    at(&p.rate_per_hour),
+                    format!("{path}.synthetic.arrival.poisson.ratePerHour"),
+                    format!("must be a positive number, got {rate}"),
+                );
+            }
+            Arrival::Poisson { rate_per_hour: rate }
+        }
+        RawArrival::Bursts(b) => {
+            let bpath = format!("{path}.synthetic.arrival.bursts");
+            let size = v.count(&b.size, &format!("{bpath}.size"), 1).unwrap_or(1);
+            let every = v.duration(&b.every, &format!("{bpath}.every"));
+            if every == Some(SimDuration::ZERO) {
+                v.err(at(&b.every), format!("{bpath}.every"), "must be longer than 0");
+            }
+            let jitter = b.jitter.as_ref().and_then(|j| v.duration(j, &format!("{bpath}.jitter"))).unwrap_or_default();
+            Arrival::Bursts { size, every: every.unwrap_or_default(), jitter }
+        }
+    };
     let gpus: Vec<(u32, f64)> = s.gpus.value.iter().map(|(&g, &w)| (g, w)).collect();
     if gpus.is_empty() || gpus.iter().any(|&(_, w)| !(w > 0.0 && w.is_finite())) {
         v.err(
@@ -766,21 +780,47 @@ fn synthetic(
         }
         None => 4 << 30,
     };
-    let RawDuration::Lognormal(ln) = &s.duration;
-    let dpath = format!("{path}.synthetic.duration.lognormal");
-    let median = v.duration(&ln.median, &format!("{dpath}.median"));
-    if median == Some(SimDuration::ZERO) {
-        v.err(at(&ln.median), format!("{dpath}.median"), "must be longer than 0");
+    // `min` (default 1 s) and `max` (default 365 d) of a run-time distribution.
+    fn clamps(
+        v: &mut V<'_>,
+        min: &Option<Spanned<String>>,
+        max: &Option<Spanned<String>>,
+        dpath: &str,
+    ) -> (SimDuration, SimDuration) {
+        let min =
+            min.as_ref().and_then(|m| v.duration(m, &format!("{dpath}.min"))).unwrap_or(SimDuration::from_secs(1));
+        let max = max
+            .as_ref()
+            .and_then(|m| v.duration(m, &format!("{dpath}.max")))
+            .unwrap_or(SimDuration::from_secs(365 * 86400));
+        (min, max)
     }
-    if !(ln.sigma.value >= 0.0 && ln.sigma.value.is_finite()) {
-        v.err(at(&ln.sigma), format!("{dpath}.sigma"), format!("must be a number ≥ 0, got {}", ln.sigma.value));
-    }
-    let min = ln.min.as_ref().and_then(|m| v.duration(m, &format!("{dpath}.min"))).unwrap_or(SimDuration::from_secs(1));
-    let max = ln
-        .max
-        .as_ref()
-        .and_then(|m| v.duration(m, &format!("{dpath}.max")))
-        .unwrap_or(SimDuration::from_secs(365 * 86400));
+    let duration = match &s.duration {
+        RawDuration::Lognormal(ln) => {
+            let dpath = format!("{path}.synthetic.duration.lognormal");
+            let median = v.duration(&ln.median, &format!("{dpath}.median"));
+            if median == Some(SimDuration::ZERO) {
+                v.err(at(&ln.median), format!("{dpath}.median"), "must be longer than 0");
+            }
+            if !(ln.sigma.value >= 0.0 && ln.sigma.value.is_finite()) {
+                v.err(at(&ln.sigma), format!("{dpath}.sigma"), format!("must be a number ≥ 0, got {}", ln.sigma.value));
+            }
+            let (min, max) = clamps(v, &ln.min, &ln.max, &dpath);
+            DurationDist::LogNormal { median: median.unwrap_or_default(), sigma: ln.sigma.value, min, max }
+        }
+        RawDuration::Weibull(w) => {
+            let dpath = format!("{path}.synthetic.duration.weibull");
+            let scale = v.duration(&w.scale, &format!("{dpath}.scale"));
+            if scale == Some(SimDuration::ZERO) {
+                v.err(at(&w.scale), format!("{dpath}.scale"), "must be longer than 0");
+            }
+            if !(w.shape.value > 0.0 && w.shape.value.is_finite()) {
+                v.err(at(&w.shape), format!("{dpath}.shape"), format!("must be a number > 0, got {}", w.shape.value));
+            }
+            let (min, max) = clamps(v, &w.min, &w.max, &dpath);
+            DurationDist::Weibull { shape: w.shape.value, scale: scale.unwrap_or_default(), min, max }
+        }
+    };
     let queue_list = match &s.queues {
         Some(m) => {
             let mut out = Vec::new();
@@ -808,12 +848,12 @@ fn synthetic(
         name_prefix: s.name_prefix.clone().unwrap_or_else(|| format!("syn{index}")),
         jobs,
         start: SimTime(start.micros()),
-        rate_per_hour: rate,
+        arrival,
         gpus,
         gpus_per_pod,
         cpu_milli_per_gpu: cpu,
         memory_per_gpu: mem,
-        duration: DurationDist::LogNormal { median: median.unwrap_or_default(), sigma: ln.sigma.value, min, max },
+        duration,
         queues: queue_list,
         checkpoint_interval: checkpoint,
         priority: s.priority.unwrap_or(0),

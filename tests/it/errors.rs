@@ -200,3 +200,47 @@ fn missing_file_exits_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/scenario.yaml") && err.contains("cannot read scenario"), "{err}");
 }
+
+#[test]
+fn bad_weibull_durations() {
+    let syn = |d: &str| {
+        scenario(
+            NODES,
+            &format!(
+                "  workload:\n    - synthetic: {{jobs: 5, arrival: {{poisson: {{ratePerHour: 1}}}}, gpus: {{1: 1}}, duration: {{weibull: {d}}}}}\n"
+            ),
+        )
+    };
+    rejects(
+        &syn("{shape: 0, scale: 1h}"),
+        &["spec.workload[0].synthetic.duration.weibull.shape", "must be a number > 0, got 0"],
+    );
+    rejects(&syn("{shape: 0.7, scale: 0s}"), &["spec.workload[0].synthetic.duration.weibull.scale", "longer than 0"]);
+    rejects(
+        &syn("{shape: 0.7, scale: 1h, max: 3 days}"),
+        &["spec.workload[0].synthetic.duration.weibull.max", "bad duration"],
+    );
+    rejects(&syn("{shape: 0.7, scale: 1h, mean: 2h}"), &["scenario.yaml:", "unknown field `mean`"]);
+}
+
+#[test]
+fn bad_burst_arrivals() {
+    let syn = |a: &str| {
+        scenario(
+            NODES,
+            &format!(
+                "  workload:\n    - synthetic: {{jobs: 5, arrival: {{bursts: {a}}}, gpus: {{1: 1}}, duration: {{lognormal: {{median: 1h, sigma: 1}}}}}}\n"
+            ),
+        )
+    };
+    rejects(
+        &syn("{size: 0, every: 1h}"),
+        &["spec.workload[0].synthetic.arrival.bursts.size", "must be an integer ≥ 1, got 0"],
+    );
+    rejects(&syn("{size: 4, every: 0s}"), &["spec.workload[0].synthetic.arrival.bursts.every", "longer than 0"]);
+    rejects(
+        &syn("{size: 4, every: 1h, jitter: soon}"),
+        &["spec.workload[0].synthetic.arrival.bursts.jitter", "bad duration"],
+    );
+    rejects(&syn("{size: 4, every: 1h, count: 2}"), &["scenario.yaml:", "unknown field `count`"]);
+}

@@ -12,6 +12,8 @@ mod nccl;
 mod quickstart;
 mod reports;
 mod scheduling;
+mod synthetic;
+mod trace_cli;
 mod volcano;
 mod volcano_hier;
 mod volcano_scenarios;

@@ -388,6 +388,12 @@ impl<W: Write> CanonicalWriter<W> {
         Ok(CanonicalWriter { csv, queue_names, last: None })
     }
 
+    /// The queue names by id, for callers that learn names while writing (a
+    /// streaming conversion with a [`QueueInterner`](crate::QueueInterner)).
+    pub fn queue_names_mut(&mut self) -> &mut Vec<String> {
+        &mut self.queue_names
+    }
+
     /// Writes one job (its `submit` as is, in seconds).
     pub fn write_job(&mut self, job: &JobSpec) -> Result<(), WriteError> {
         check_representable(job)?;

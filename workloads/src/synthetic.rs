@@ -1,5 +1,5 @@
-//! A seeded synthetic job stream: Poisson arrivals, a weighted GPU-count
-//! distribution and lognormal run times.
+//! A seeded synthetic job stream: Poisson or burst arrivals, a weighted GPU-count
+//! distribution and lognormal or Weibull run times.
 //!
 //! Each job is a gang of identical worker pods: a job of `g` GPUs becomes
 //! `ceil(g / gpus_per_pod)` pods of `min(g, gpus_per_pod)` GPUs (the last pod takes
@@ -12,8 +12,9 @@ use lahar_core::resource::Resources;
 use lahar_core::rng::RngStreams;
 use lahar_core::time::{SimDuration, SimTime};
 use rand::distr::Distribution;
+use rand::distr::Uniform;
 use rand::distr::weighted::WeightedIndex;
-use rand_distr::{Exp, LogNormal};
+use rand_distr::{Exp, LogNormal, Weibull};
 
 /// Run-time distribution.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,6 +30,74 @@ pub enum DurationDist {
         /// Upper clamp.
         max: SimDuration,
     },
+    /// Weibull with shape `k` and scale `λ` (CDF `1 − exp(−(t/λ)^k)`), clamped to
+    /// `[min, max]`.
+    Weibull {
+        /// Shape `k` (> 0; below 1 a heavy tail of long jobs).
+        shape: f64,
+        /// Scale `λ` (the 63rd percentile).
+        scale: SimDuration,
+        /// Lower clamp.
+        min: SimDuration,
+        /// Upper clamp.
+        max: SimDuration,
+    },
+}
+
+impl DurationDist {
+    /// The clamps `(min, max)`.
+    fn clamps(&self) -> (SimDuration, SimDuration) {
+        match *self {
+            DurationDist::LogNormal { min, max, .. } | DurationDist::Weibull { min, max, .. } => (min, max),
+        }
+    }
+}
+
+/// A validated run-time distribution, ready to sample in microseconds.
+enum DurSampler {
+    LogNormal(LogNormal<f64>),
+    Weibull(Weibull<f64>),
+}
+
+impl DurSampler {
+    fn new(d: &DurationDist) -> DurSampler {
+        match *d {
+            DurationDist::LogNormal { median, sigma, .. } => DurSampler::LogNormal(
+                LogNormal::new((median.micros() as f64).ln(), sigma).expect("validated sigma ≥ 0"),
+            ),
+            DurationDist::Weibull { shape, scale, .. } => {
+                DurSampler::Weibull(Weibull::new(scale.micros() as f64, shape).expect("validated shape, scale > 0"))
+            }
+        }
+    }
+
+    fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        match self {
+            DurSampler::LogNormal(d) => d.sample(rng),
+            DurSampler::Weibull(d) => d.sample(rng),
+        }
+    }
+}
+
+/// Arrival process.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arrival {
+    /// Poisson: exponential inter-arrival times at `rate_per_hour` (> 0) jobs per hour.
+    Poisson {
+        /// Jobs per hour.
+        rate_per_hour: f64,
+    },
+    /// Bursts of `size` jobs at `start + k·every` (k = 0, 1, ...), each job offset by
+    /// a uniform draw in `[0, jitter]` microseconds; jobs are then numbered in
+    /// submission order.
+    Bursts {
+        /// Jobs per burst (≥ 1).
+        size: u32,
+        /// Time between burst starts (> 0).
+        every: SimDuration,
+        /// Largest offset of a job from its burst's start.
+        jitter: SimDuration,
+    },
 }
 
 /// A synthetic source, validated.
@@ -42,8 +111,8 @@ pub struct SyntheticSpec {
     pub jobs: u32,
     /// Time of the first possible arrival.
     pub start: SimTime,
-    /// Poisson arrival rate, jobs per hour (> 0).
-    pub rate_per_hour: f64,
+    /// Arrival process.
+    pub arrival: Arrival,
     /// GPU counts and their weights (weights > 0).
     pub gpus: Vec<(u32, f64)>,
     /// Largest number of GPUs in one pod.
@@ -69,16 +138,13 @@ pub fn generate(spec: &SyntheticSpec, streams: &RngStreams) -> Vec<JobSpec> {
     let mut sizes = streams.stream("synthetic/gpus", s);
     let mut durations = streams.stream("synthetic/durations", s);
     let mut queues = streams.stream("synthetic/queues", s);
-    let inter = Exp::new(spec.rate_per_hour / 3600.0).expect("validated rate > 0");
+    let submits = submit_times(spec, &mut arrivals);
     let size_dist = WeightedIndex::new(spec.gpus.iter().map(|g| g.1)).expect("validated weights");
     let queue_dist = WeightedIndex::new(spec.queues.iter().map(|q| q.1)).expect("validated weights");
-    let DurationDist::LogNormal { median, sigma, min, max } = spec.duration.clone();
-    let dur = LogNormal::new((median.micros() as f64).ln(), sigma).expect("validated sigma ≥ 0");
-    let mut t = spec.start.micros() as f64;
+    let (min, max) = spec.duration.clamps();
+    let dur = DurSampler::new(&spec.duration);
     let mut out = Vec::with_capacity(spec.jobs as usize);
-    for i in 0..spec.jobs {
-        t += inter.sample(&mut arrivals) * 1e6;
-        let submit = SimTime(t.round() as u64);
+    for (i, submit) in (0..spec.jobs).zip(submits) {
         let gpus = spec.gpus[size_dist.sample(&mut sizes)].0;
         let d: f64 = dur.sample(&mut durations);
         let d = (d.round() as u64).clamp(min.micros(), max.micros().max(min.micros()));
@@ -86,6 +152,34 @@ pub fn generate(spec: &SyntheticSpec, streams: &RngStreams) -> Vec<JobSpec> {
         out.push(job(spec, i, submit, gpus, SimDuration(d), queue));
     }
     out
+}
+
+/// The submit times of all jobs, in order, from the `synthetic/arrivals` stream.
+fn submit_times<R: rand::Rng + ?Sized>(spec: &SyntheticSpec, rng: &mut R) -> Vec<SimTime> {
+    match spec.arrival {
+        Arrival::Poisson { rate_per_hour } => {
+            let inter = Exp::new(rate_per_hour / 3600.0).expect("validated rate > 0");
+            let mut t = spec.start.micros() as f64;
+            (0..spec.jobs)
+                .map(|_| {
+                    t += inter.sample(rng) * 1e6;
+                    SimTime(t.round() as u64)
+                })
+                .collect()
+        }
+        Arrival::Bursts { size, every, jitter } => {
+            let offset = Uniform::new_inclusive(0, jitter.micros()).expect("0 ≤ jitter");
+            let mut t: Vec<SimTime> = (0..spec.jobs)
+                .map(|i| {
+                    let burst = u64::from(i / size.max(1));
+                    let at = spec.start.micros().saturating_add(burst.saturating_mul(every.micros()));
+                    SimTime(at.saturating_add(offset.sample(rng)))
+                })
+                .collect();
+            t.sort_unstable();
+            t
+        }
+    }
 }
 
 fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDuration, queue: QueueId) -> JobSpec {
@@ -152,7 +246,7 @@ mod tests {
             name_prefix: "syn".into(),
             jobs: 2000,
             start: SimTime::ZERO,
-            rate_per_hour: 60.0,
+            arrival: Arrival::Poisson { rate_per_hour: 60.0 },
             gpus: vec![(1, 1.0), (8, 1.0), (12, 1.0)],
             gpus_per_pod: 8,
             cpu_milli_per_gpu: 4000,
@@ -209,5 +303,75 @@ mod tests {
             }
             assert!(j.duration >= SimDuration::from_secs(60));
         }
+    }
+
+    /// Weibull run times are `λ·(−ln u)^(1/k)` of the `synthetic/durations` stream's
+    /// uniform draws in (0, 1] (rand_distr's inversion), rounded and clamped.
+    #[test]
+    fn weibull_durations_follow_the_inverse_cdf() {
+        let mut sp = spec();
+        sp.jobs = 50;
+        let (min, max) = (SimDuration::from_secs(60), SimDuration::from_secs(4 * 3600));
+        sp.duration = DurationDist::Weibull { shape: 0.5, scale: SimDuration::from_secs(3600), min, max };
+        let jobs = generate(&sp, &RngStreams::new(3));
+        let mut u = RngStreams::new(3).stream("synthetic/durations", 0);
+        let mut clamped = 0;
+        for j in &jobs {
+            let x: f64 = rand::distr::OpenClosed01.sample(&mut u);
+            let d = (3.6e9_f64 * (-x.ln()).powf(2.0)).round() as u64;
+            let want = d.clamp(min.micros(), max.micros());
+            clamped += u64::from(want != d);
+            assert_eq!(j.duration.micros(), want);
+        }
+        assert!(clamped > 0, "the clamps were exercised");
+        // Arrivals and sizes do not depend on the run-time distribution.
+        let base = generate(&spec(), &RngStreams::new(3));
+        for (a, b) in jobs.iter().zip(&base) {
+            assert_eq!((a.submit, a.total_gpus(), a.queue), (b.submit, b.total_gpus(), b.queue));
+        }
+    }
+
+    /// Shape 1 is the exponential: mean ≈ scale, median ≈ scale·ln 2.
+    #[test]
+    fn weibull_shape_one_is_exponential() {
+        let mut sp = spec();
+        sp.jobs = 20_000;
+        let scale = SimDuration::from_secs(1000);
+        sp.duration =
+            DurationDist::Weibull { shape: 1.0, scale, min: SimDuration(1), max: SimDuration::from_secs(1 << 30) };
+        let jobs = generate(&sp, &RngStreams::new(11));
+        let mut d: Vec<f64> = jobs.iter().map(|j| j.duration.as_secs_f64()).collect();
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        d.sort_by(f64::total_cmp);
+        let median = d[d.len() / 2];
+        assert!((970.0..1030.0).contains(&mean), "mean {mean}");
+        assert!((670.0..716.0).contains(&median), "median {median}");
+    }
+
+    /// Bursts of 3 every hour: without jitter exactly at the burst starts; with
+    /// jitter, the arrivals stream's uniform offsets added and the times sorted.
+    #[test]
+    fn bursts_arrive_at_burst_starts_plus_jitter() {
+        let mut sp = spec();
+        sp.jobs = 7;
+        sp.start = SimTime(5_000_000);
+        let hour = SimDuration::from_secs(3600);
+        sp.arrival = Arrival::Bursts { size: 3, every: hour, jitter: SimDuration::ZERO };
+        let s: Vec<u64> = generate(&sp, &RngStreams::new(1)).iter().map(|j| j.submit.micros() / 1_000_000).collect();
+        assert_eq!(s, [5, 5, 5, 3605, 3605, 3605, 7205]);
+
+        let jitter = SimDuration::from_secs(600);
+        sp.arrival = Arrival::Bursts { size: 3, every: hour, jitter };
+        let jobs = generate(&sp, &RngStreams::new(1));
+        let mut rng = RngStreams::new(1).stream("synthetic/arrivals", 0);
+        let off = Uniform::new_inclusive(0, jitter.micros()).unwrap();
+        let mut want: Vec<u64> =
+            (0..7u64).map(|i| 5_000_000 + (i / 3) * hour.micros() + off.sample(&mut rng)).collect();
+        want.sort_unstable();
+        let got: Vec<u64> = jobs.iter().map(|j| j.submit.micros()).collect();
+        assert_eq!(got, want);
+        assert_ne!(got[..3], [5_000_000; 3], "jitter moved the first burst");
+        let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, ["syn-0", "syn-1", "syn-2", "syn-3", "syn-4", "syn-5", "syn-6"]);
     }
 }

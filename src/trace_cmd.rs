@@ -1,0 +1,318 @@
+//! `lahar trace inspect` and `lahar trace convert`: what a recorded trace holds, and
+//! the trace rewritten as lahar's canonical CSV.
+//!
+//! Both stream the file through [`lahar_traces::stream`], so memory grows with the
+//! jobs kept (`inspect` keeps one duration per job for the percentiles; `convert`
+//! keeps nothing), never with the file's text.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use lahar_core::time::secs_string;
+use lahar_traces::canonical::CanonicalWriter;
+use lahar_traces::{Format, ImportOptions, ImportReport, QueueInterner, QueueMapping, SkipReason, TimeOrigin};
+
+/// Why a trace command failed, with its exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceCmdError {
+    /// Bad input: unknown format, bad option value, unreadable or invalid trace
+    /// (the message names the file and, for a bad row, its line and row). Exit 2.
+    #[error("{0}")]
+    Input(String),
+    /// The output could not be written. Exit 1.
+    #[error("{0}")]
+    Output(String),
+}
+
+impl TraceCmdError {
+    /// The exit code the CLI contract gives this failure.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            TraceCmdError::Input(_) => 2,
+            TraceCmdError::Output(_) => 1,
+        }
+    }
+}
+
+/// Options shared by `inspect` and `convert`, as given on the command line.
+#[derive(Clone, Debug, Default)]
+pub struct TraceArgs {
+    /// Trace file.
+    pub path: PathBuf,
+    /// Format name (`swf`, `openb`, `philly`, `pai`, `helios`, `lahar`/`canonical`);
+    /// `None` guesses from the file name.
+    pub format: Option<String>,
+    /// Abort on the first invalid row.
+    pub strict: bool,
+    /// CPU per GPU for traces without CPU (Kubernetes quantity).
+    pub cpu_per_gpu: Option<String>,
+    /// Memory per GPU for traces without memory (Kubernetes quantity).
+    pub memory_per_gpu: Option<String>,
+    /// SWF: processors per pod.
+    pub procs_per_pod: Option<u32>,
+    /// Time origin in whole seconds of the trace's clock (default: earliest submit).
+    pub origin: Option<i64>,
+    /// openb reduced schema: submit interval between consecutive pods (a duration).
+    pub untimed_interval: Option<String>,
+    /// openb reduced schema: run time of every pod (a duration).
+    pub untimed_duration: Option<String>,
+}
+
+impl TraceArgs {
+    /// The format to read: given, or guessed from the file name.
+    pub fn format(&self) -> Result<Format, TraceCmdError> {
+        match &self.format {
+            Some(name) => Format::from_name(name).ok_or_else(|| {
+                let known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                TraceCmdError::Input(format!(
+                    "--format: unknown trace format `{name}`; expected one of: {}",
+                    known.join(", ")
+                ))
+            }),
+            None => Format::guess(&self.path).ok_or_else(|| {
+                TraceCmdError::Input(format!(
+                    "{}: cannot tell the trace format from the file name; give --format",
+                    self.path.display()
+                ))
+            }),
+        }
+    }
+
+    /// Import options; queues are interned by the trace's queue names into `interner`.
+    fn options(&self, interner: &QueueInterner) -> Result<ImportOptions, TraceCmdError> {
+        let quantity = |flag: &str, s: &str, scale: i64| -> Result<i64, TraceCmdError> {
+            match lahar_core::quantity::parse_quantity(s, scale) {
+                Ok(v) if v >= 0 => Ok(v),
+                Ok(v) => Err(TraceCmdError::Input(format!("{flag}: must not be negative, got {v}"))),
+                Err(e) => Err(TraceCmdError::Input(format!("{flag}: {e}"))),
+            }
+        };
+        let mut opts = ImportOptions {
+            strict: self.strict,
+            queues: QueueMapping::Intern(interner.clone()),
+            ..ImportOptions::default()
+        };
+        if let Some(c) = &self.cpu_per_gpu {
+            opts.cpu_milli_per_gpu = quantity("--cpu-per-gpu", c, 1000)?;
+        }
+        if let Some(m) = &self.memory_per_gpu {
+            opts.memory_per_gpu = quantity("--memory-per-gpu", m, 1)?;
+        }
+        if let Some(p) = self.procs_per_pod {
+            opts.swf.procs_per_pod = Some(p);
+        }
+        if let Some(o) = self.origin {
+            opts.origin = TimeOrigin::At(o);
+        }
+        let duration = |flag: &str, s: &str| {
+            lahar_core::time::parse_duration(s).map_err(|e| TraceCmdError::Input(format!("{flag}: {e}")))
+        };
+        if let Some(d) = &self.untimed_interval {
+            opts.openb.untimed_interval = duration("--untimed-interval", d)?;
+        }
+        if let Some(d) = &self.untimed_duration {
+            opts.openb.untimed_duration = duration("--untimed-duration", d)?;
+        }
+        Ok(opts)
+    }
+}
+
+/// What `lahar trace inspect` reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inspection {
+    /// The importer's report (rows, jobs, pods, skips, statuses, notes).
+    pub report: ImportReport,
+    /// Last submit minus first submit, microseconds (0 without jobs).
+    pub span_micros: u64,
+    /// Jobs by total GPUs requested, in milli-GPUs (fractional requests kept exact).
+    pub gpus: BTreeMap<i64, u64>,
+    /// Run-time percentiles in microseconds: p50, p90, p99, max (nearest rank);
+    /// `None` without jobs.
+    pub duration: Option<[u64; 4]>,
+    /// Jobs by the trace's queue name (`default` for jobs without one).
+    pub queues: BTreeMap<String, u64>,
+}
+
+/// Nearest-rank percentile of sorted values: the smallest value with at least
+/// `p`% of the values at or below it.
+fn percentile(sorted: &[u64], p: u64) -> u64 {
+    let rank = (p * sorted.len() as u64).div_ceil(100).max(1);
+    sorted[rank as usize - 1]
+}
+
+/// Reads a trace and summarizes it.
+pub fn inspect(args: &TraceArgs) -> Result<Inspection, TraceCmdError> {
+    let format = args.format()?;
+    let interner = QueueInterner::new();
+    let opts = args.options(&interner)?;
+    let mut gpus: BTreeMap<i64, u64> = BTreeMap::new();
+    let mut by_queue: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut durations: Vec<u64> = Vec::new();
+    let report = lahar_traces::stream(format, &args.path, &opts, &mut |job| {
+        let milli: i64 = job.tasks.iter().map(|t| t.requests.gpu_milli() * i64::from(t.replicas)).sum();
+        *gpus.entry(milli).or_default() += 1;
+        *by_queue.entry(job.queue.0).or_default() += 1;
+        durations.push(job.duration.micros());
+        Ok(())
+    })
+    .map_err(|e| TraceCmdError::Input(e.to_string()))?;
+    durations.sort_unstable();
+    let duration = (!durations.is_empty()).then(|| {
+        [
+            percentile(&durations, 50),
+            percentile(&durations, 90),
+            percentile(&durations, 99),
+            durations[durations.len() - 1],
+        ]
+    });
+    let names = interner.names();
+    let queues = by_queue
+        .into_iter()
+        .map(|(q, n)| (names.get(q as usize).cloned().unwrap_or_else(|| q.to_string()), n))
+        .collect();
+    let span_micros = match (report.first_submit, report.last_submit) {
+        (Some(a), Some(b)) => b.micros() - a.micros(),
+        _ => 0,
+    };
+    Ok(Inspection { report, span_micros, gpus, duration, queues })
+}
+
+/// Milli-GPUs as a decimal number of GPUs (`500` → `0.5`, `8000` → `8`).
+fn gpu_string(milli: i64) -> String {
+    let s = format!("{}.{:03}", milli / 1000, milli % 1000);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn secs(us: u64) -> serde_json::Value {
+    serde_json::Value::from(us as f64 / 1e6)
+}
+
+impl Inspection {
+    /// The summary as one JSON object: `format`, `path`, `rows_read`, `jobs`, `pods`,
+    /// `skipped` (reason → count), `span_s`, `gpus` (GPUs per job → jobs),
+    /// `duration_s` (`p50`, `p90`, `p99`, `max`; `null` without jobs), `queues`
+    /// (trace queue → jobs), `statuses`, `notes`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let r = &self.report;
+        let skipped: serde_json::Map<String, serde_json::Value> =
+            r.skipped.iter().map(|(k, v)| (k.as_str().to_string(), (*v).into())).collect();
+        let gpus: serde_json::Map<String, serde_json::Value> =
+            self.gpus.iter().map(|(k, v)| (gpu_string(*k), (*v).into())).collect();
+        let duration = match self.duration {
+            Some([p50, p90, p99, max]) => {
+                serde_json::json!({"p50": secs(p50), "p90": secs(p90), "p99": secs(p99), "max": secs(max)})
+            }
+            None => serde_json::Value::Null,
+        };
+        serde_json::json!({
+            "format": r.format.name(),
+            "path": r.path.display().to_string(),
+            "rows_read": r.rows_read,
+            "jobs": r.jobs,
+            "pods": r.pods,
+            "skipped": skipped,
+            "span_s": secs(self.span_micros),
+            "gpus": gpus,
+            "duration_s": duration,
+            "queues": self.queues,
+            "statuses": r.statuses,
+            "notes": r.notes,
+        })
+    }
+
+    /// The summary for a terminal.
+    pub fn to_text(&self) -> String {
+        let r = &self.report;
+        let mut s = String::new();
+        let mut line = |t: String| {
+            s.push_str(&t);
+            s.push('\n');
+        };
+        line(format!("{} ({})", r.path.display(), r.format));
+        line(format!("rows read   {}", r.rows_read));
+        line(format!("jobs        {} ({} pods)", r.jobs, r.pods));
+        line(format!("skipped     {}", r.skipped_total()));
+        for reason in SkipReason::ALL {
+            let n = r.skipped_for(reason);
+            if n > 0 {
+                line(format!("  {:<18}{n}", reason.as_str()));
+            }
+        }
+        line(format!("span        {} s", secs_string(self.span_micros)));
+        if let Some([p50, p90, p99, max]) = self.duration {
+            line(format!(
+                "duration    p50 {} s, p90 {} s, p99 {} s, max {} s",
+                secs_string(p50),
+                secs_string(p90),
+                secs_string(p99),
+                secs_string(max)
+            ));
+        }
+        line("GPUs per job".to_string());
+        for (g, n) in &self.gpus {
+            line(format!("  {:<18}{n}", gpu_string(*g)));
+        }
+        line("jobs per queue".to_string());
+        for (q, n) in &self.queues {
+            line(format!("  {q:<18}{n}"));
+        }
+        if !r.statuses.is_empty() {
+            line("jobs per trace status".to_string());
+            for (st, n) in &r.statuses {
+                line(format!("  {st:<18}{n}"));
+            }
+        }
+        if !r.notes.is_empty() {
+            line("lossy conversions".to_string());
+            for (k, n) in &r.notes {
+                line(format!("  {k:<18}{n}"));
+            }
+        }
+        s
+    }
+}
+
+/// Converts a trace to lahar's canonical CSV at `out` (jobs in the importer's
+/// streaming order, queues written by the trace's queue names). Returns the report.
+pub fn convert(args: &TraceArgs, out: &Path) -> Result<ImportReport, TraceCmdError> {
+    let format = args.format()?;
+    let interner = QueueInterner::new();
+    let opts = args.options(&interner)?;
+    // Creating the output would truncate the input.
+    if out.exists() && same_file(out, &args.path) {
+        return Err(TraceCmdError::Input(format!("--out {} is the input file", out.display())));
+    }
+    let file = std::fs::File::create(out)
+        .map_err(|e| TraceCmdError::Output(format!("cannot create {}: {e}", out.display())))?;
+    // Queue names are learnt as the importer meets them: ids are dense and never
+    // change, so the writer's list is refreshed only when a job has a new id.
+    let mut writer = CanonicalWriter::new(std::io::BufWriter::new(file), Vec::new())
+        .map_err(|e| TraceCmdError::Output(format!("{}: {e}", out.display())))?;
+    let result = lahar_traces::stream(format, &args.path, &opts, &mut |job| {
+        let names = writer.queue_names_mut();
+        if job.queue.0 as usize >= names.len() {
+            *names = interner.names();
+        }
+        writer.write_job(&job).map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)
+    });
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            drop(writer);
+            // Do not leave a truncated trace behind.
+            let _ = std::fs::remove_file(out);
+            return Err(TraceCmdError::Input(e.to_string()));
+        }
+    };
+    let mut w = writer.finish().map_err(|e| TraceCmdError::Output(format!("{}: {e}", out.display())))?;
+    w.flush().map_err(|e| TraceCmdError::Output(format!("cannot write {}: {e}", out.display())))?;
+    Ok(report)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
