@@ -8,6 +8,12 @@ use lahar_core::time::{MICROS_PER_SEC, SimTime};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// A job's name in the outputs: `namespace/name`, just `name` in the default
+/// namespace (jobs.csv, pods.csv and decisions.csv agree).
+pub fn job_label(s: &lahar_core::job::JobSpec) -> String {
+    if s.namespace == "default" { s.name.clone() } else { format!("{}/{}", s.namespace, s.name) }
+}
+
 /// One row of jobs.csv.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobRow {
@@ -17,8 +23,8 @@ pub struct JobRow {
     pub queue: String,
     /// Job priority.
     pub priority: i32,
-    /// Whole GPUs requested.
-    pub gpus: i64,
+    /// GPUs requested by all its pods, in milli-GPUs (fractional shares included).
+    pub gpu_milli: i64,
     /// Submit time (µs).
     pub submit: u64,
     /// First start (µs), if it ran.
@@ -60,10 +66,10 @@ pub fn job_rows(out: &RunOutput) -> Vec<JobRow> {
             let start = j.first_start.map(SimTime::micros);
             let jend = j.end.map(SimTime::micros);
             JobRow {
-                job: if s.namespace == "default" { s.name.clone() } else { format!("{}/{}", s.namespace, s.name) },
+                job: job_label(s),
                 queue: out.world.queues[s.queue.0 as usize].spec.name.clone(),
                 priority: s.priority,
-                gpus: s.total_gpus(),
+                gpu_milli: s.tasks.iter().map(|t| t.requests.gpu_milli() * t.replicas as i64).sum(),
                 submit,
                 start,
                 end: jend,

@@ -107,7 +107,7 @@ fn write_jobs(dir: &Path, rows: &[JobRow]) -> io::Result<()> {
             r.job.as_str(),
             &r.queue,
             &r.priority.to_string(),
-            &r.gpus.to_string(),
+            &milli_string(r.gpu_milli),
             &secs_string(r.submit),
             &opt(r.start),
             &opt(r.end),
@@ -136,7 +136,7 @@ fn write_pods(dir: &Path, out: &RunOutput) -> io::Result<()> {
     for p in recs {
         let j = &out.world.jobs[p.job.0 as usize].spec;
         w.write_record([
-            j.name.as_str(),
+            crate::metrics::job_label(j).as_str(),
             &j.tasks[p.task as usize].name,
             &p.index.to_string(),
             &out.world.cluster.node(p.node).name,
@@ -197,7 +197,7 @@ fn write_decisions(dir: &Path, out: &RunOutput) -> io::Result<()> {
             &d.t.secs_string(),
             d.action,
             d.kind.as_str(),
-            &j.name,
+            &crate::metrics::job_label(j),
             &pod.unwrap_or_default(),
             &d.node.map(|n| out.world.cluster.node(n).name.clone()).unwrap_or_default(),
             d.phase.map(|p| p.as_str()).unwrap_or(""),

@@ -199,7 +199,7 @@ fn replay_enqueue_pending_podgroups() {
     let o = replay("enqueue-pending-podgroups");
     let got: BTreeSet<_> = o.phases().into_iter().collect();
     let want: BTreeSet<_> =
-        [("pg1", "Inqueue"), ("pg2", "Inqueue")].iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        [("c1/pg1", "Inqueue"), ("c1/pg2", "Inqueue")].iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
     assert_eq!(got, want);
 }
 
@@ -278,7 +278,7 @@ fn replay_capacity_no_reclaim_above_deserved() {
 fn replay_proportion_enqueue_cpu_only_under_deserved() {
     let o = replay("proportion-enqueue-cpu-only-under-deserved");
     assert_eq!(o.binds(), map(&[("ns1/pg3-p-0", "n1")]));
-    assert_eq!(o.phases()[0], ("pg3".to_string(), "Inqueue".to_string()));
+    assert_eq!(o.phases()[0], ("ns1/pg3".to_string(), "Inqueue".to_string()));
 }
 
 #[test]

@@ -41,7 +41,7 @@ fn replay_capacity_hier_inherit_capability() {
 #[test]
 fn replay_capacity_hier_enqueue_ancestor_capability() {
     let o = replay("capacity-hier-enqueue-ancestor-capability");
-    assert_eq!(o.phases(), vec![("pg10".to_string(), "Inqueue".to_string())]);
+    assert_eq!(o.phases(), vec![("ns1/pg10".to_string(), "Inqueue".to_string())]);
 }
 
 #[test]

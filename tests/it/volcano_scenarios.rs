@@ -868,8 +868,8 @@ fn conformance_protects_kube_system_from_reclaim_only_within_its_tier() {
     let o = conformance_reclaim(&[T1, T2P]);
     assert_eq!(o.evictions().len(), 1);
     // Which of sys's two identical pods goes is a tie (Volcano walks a Go map).
-    assert_eq!(ended(&o, "sys", "reclaimed"), 1);
-    assert_eq!(o.pods_of("sys").iter().filter(|p| p["start"] == "140").count(), 1);
+    assert_eq!(ended(&o, "kube-system/sys", "reclaimed"), 1);
+    assert_eq!(o.pods_of("kube-system/sys").iter().filter(|p| p["start"] == "140").count(), 1);
     assert_eq!(jf(&o, "late", "start"), "40");
     assert_eq!(jf(&o, "late", "end"), "140");
 }
