@@ -153,6 +153,16 @@ pub struct RawCluster {
     pub nodes: Option<Vec<Spanned<RawNode>>>,
     pub fabric: Option<Vec<Spanned<RawTier>>>,
     pub hyper_nodes: Option<Spanned<RawHyperNodes>>,
+    pub node_list: Option<Spanned<RawNodeList>>,
+}
+
+/// `cluster.nodeList`: nodes read from a trace's machine list.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawNodeList {
+    pub format: Spanned<String>,
+    pub path: Spanned<String>,
+    pub pods: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -121,7 +121,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         engine.max_sessions = v.count(s, "spec.sessions", 1).map(u64::from);
     }
 
-    let (nodes, fabric) = cluster(&mut v, &spec.cluster);
+    let (nodes, fabric) = cluster(&mut v, &spec.cluster, base);
     let decls = match spec.cluster.hyper_nodes.as_ref().map(|h| (h, &h.value)) {
         Some((h, RawHyperNodes::Path(p))) => manifests::hypernodes(&mut v, p, at(h), base, &spec.cluster, &nodes),
         _ => hypernodes(&mut v, &spec.cluster, &nodes),
@@ -460,7 +460,7 @@ fn hypernodes(v: &mut V<'_>, c: &RawCluster, nodes: &[Node]) -> Option<Vec<Hyper
     Some(out)
 }
 
-fn cluster(v: &mut V<'_>, c: &RawCluster) -> (Vec<Node>, Option<Vec<FabricTier>>) {
+fn cluster(v: &mut V<'_>, c: &RawCluster, base: &Path) -> (Vec<Node>, Option<Vec<FabricTier>>) {
     let mut nodes = Vec::new();
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     let mut add = |v: &mut V<'_>, node: Node, path: &str, at: At| {
@@ -493,8 +493,13 @@ fn cluster(v: &mut V<'_>, c: &RawCluster) -> (Vec<Node>, Option<Vec<FabricTier>>
             add(v, node, &path, at(n));
         }
     }
+    if let Some(list) = &c.node_list {
+        for (node, path) in node_list(v, list, base) {
+            add(v, node, &path, at(list));
+        }
+    }
     if nodes.is_empty() && v.errors.is_empty() {
-        v.err(None, "spec.cluster", "the cluster has no nodes; add `nodeGroups` or `nodes`");
+        v.err(None, "spec.cluster", "the cluster has no nodes; add `nodeGroups`, `nodes` or `nodeList`");
     }
     let fabric = c.fabric.as_ref().map(|tiers| {
         let mut out = Vec::new();
@@ -529,6 +534,66 @@ fn cluster(v: &mut V<'_>, c: &RawCluster) -> (Vec<Node>, Option<Vec<FabricTier>>
         out
     });
     (nodes, fabric)
+}
+
+/// Nodes of a trace's machine list (`cluster.nodeList`), in file order, each with
+/// the path that names it in errors. Only openb's node lists describe machines
+/// (`sn,cpu_milli,memory_mib,gpu,model`); GPU nodes get the model as their
+/// `nvidia.com/gpu.product` label (what openb's `gpu_spec` selects) and PCIe
+/// intra-node links (the list does not say; the trace's jobs carry no model whose
+/// run time would depend on it).
+fn node_list(v: &mut V<'_>, list: &Spanned<RawNodeList>, base: &Path) -> Vec<(Node, String)> {
+    let l = &list.value;
+    let path = "spec.cluster.nodeList";
+    if l.format.value != "openb" {
+        v.err(
+            at(&l.format),
+            format!("{path}.format"),
+            format!("unknown node-list format `{}`; expected openb", l.format.value),
+        );
+        return Vec::new();
+    }
+    let pods = match &l.pods {
+        Some(p) => v.count(p, &format!("{path}.pods"), 1).unwrap_or(110),
+        None => 110,
+    };
+    let file = base.join(&l.path.value);
+    // Strict: a machine list is the cluster, so a bad row is an error, not a skip.
+    let read = match lahar_traces::openb::read_nodes(&file, true) {
+        Ok(r) => r,
+        Err(e) => {
+            v.err(at(&l.path), format!("{path}.path"), e.to_string());
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::with_capacity(read.nodes.len());
+    for (i, n) in read.nodes.into_iter().enumerate() {
+        let npath = format!("{path} ({}, node {} `{}`)", l.path.value, i + 1, n.name);
+        if n.gpus > MAX_NODE_GPUS {
+            v.err(at(&l.path), &npath, format!("at most {MAX_NODE_GPUS} GPUs per node, got {}", n.gpus));
+            continue;
+        }
+        let mut alloc = Resources::ZERO;
+        alloc.set(lahar_core::resource::CPU, n.cpu_milli);
+        alloc.set(lahar_core::resource::MEMORY, n.memory_bytes);
+        alloc.set(GPU, i64::from(n.gpus) * 1000);
+        alloc.set(PODS, i64::from(pods));
+        let gpu_model = n.model.unwrap_or_default();
+        let mut labels = BTreeMap::new();
+        if !gpu_model.is_empty() {
+            labels.insert(GPU_PRODUCT_LABEL.to_string(), gpu_model.clone());
+        }
+        let node = Node {
+            name: n.name,
+            labels,
+            allocatable: alloc,
+            gpu_model,
+            intra_node: IntraNode::Pcie,
+            nics: Nics::default(),
+        };
+        out.push((node, npath));
+    }
+    out
 }
 
 fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {

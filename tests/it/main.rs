@@ -10,6 +10,7 @@ mod invariants;
 mod manifests;
 mod nccl;
 mod quickstart;
+mod replays;
 mod reports;
 mod scheduling;
 mod synthetic;
