@@ -128,6 +128,8 @@ pub struct PodRecord {
     pub node: NodeId,
     /// Milli-GPUs held.
     pub gpu_milli: i64,
+    /// The GPU devices it held.
+    pub gpu_devices: crate::world::DeviceHold,
     /// Start.
     pub start: SimTime,
     /// End.
@@ -838,6 +840,7 @@ impl Engine {
                 index: pod.index,
                 node,
                 gpu_milli: pod.req.gpu_milli(),
+                gpu_devices: pod.gpu_devices,
                 start: pod.started,
                 end: self.now,
                 reason,

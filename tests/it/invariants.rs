@@ -95,3 +95,73 @@ proptest! {
         prop_assert_eq!(&r.output.pods, &again.output.pods);
     }
 }
+
+/// GPU sharing: random fractional and whole-GPU pods under Volcano's default conf
+/// and a gang baseline. At every instant no device holds more than one GPU, a
+/// whole-GPU pod's devices hold nobody else, and every GPU pod held devices that
+/// add up to its request.
+fn sharing_text(nodes: &[u32], jobs: &[(u32, u32, u32, u32)], scheduler: &str) -> String {
+    const SHARES: [&str; 6] = ["0.25", "0.3", "0.5", "0.6", "1", "2"];
+    let mut n = String::from("    nodes:\n");
+    for (i, g) in nodes.iter().enumerate() {
+        n += &format!("      - {{name: n{i}, gpus: {g}, cpu: 64, memory: 256Gi}}\n");
+    }
+    let mut w = format!("{scheduler}  workload:\n    - jobs:\n");
+    for (i, &(submit, dur, replicas, share)) in jobs.iter().enumerate() {
+        w += &format!(
+            "      - {{name: j{i}, submitAt: {submit}s, duration: {dur}s, tasks: [{{name: w, replicas: {replicas}, resources: {{cpu: 1, nvidia.com/gpu: {}}}}}]}}\n",
+            SHARES[share as usize % SHARES.len()]
+        );
+    }
+    scenario(n.trim_end(), &w)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 30, ..ProptestConfig::default() })]
+
+    #[test]
+    fn gpu_devices_are_never_over_shared(
+        nodes in prop::collection::vec(2u32..5, 1..4),
+        jobs in prop::collection::vec((0u32..100, 1u32..200, 1u32..4, 0u32..6), 1..30),
+        volcano in any::<bool>(),
+    ) {
+        let scheduler = if volcano { "" } else { "  scheduler: {baseline: gang-fifo}\n" };
+        let r = run_str(&sharing_text(&nodes, &jobs, scheduler));
+        // (node, device) -> events (t, sign, milli, whole)
+        let mut per_dev: BTreeMap<(u32, u32), Vec<(u64, i32, i64, bool)>> = BTreeMap::new();
+        for p in &r.output.pods {
+            let h = p.gpu_devices;
+            let whole = h.whole.count_ones() as i64;
+            let share = p.gpu_milli % 1000;
+            prop_assert_eq!(whole * 1000 + share, p.gpu_milli, "pod {:?} holds {:?} for {} milli", p.pod, h, p.gpu_milli);
+            prop_assert_eq!(h.share.is_some(), share > 0);
+            let mut add = |d: u32, milli: i64, is_whole: bool| {
+                let e = per_dev.entry((p.node.0, d)).or_default();
+                e.push((p.start.micros(), 1, milli, is_whole));
+                e.push((p.end.micros(), -1, milli, is_whole));
+            };
+            for d in 0..64 {
+                if h.whole & (1 << d) != 0 {
+                    add(d, 1000, true);
+                }
+            }
+            if let Some(d) = h.share {
+                add(u32::from(d), share, false);
+            }
+        }
+        for ((n, d), mut ev) in per_dev {
+            ev.sort_by_key(|e| (e.0, e.1));
+            let (mut used, mut holders) = (0i64, 0i32);
+            let mut whole_held = 0i32;
+            for (t, sign, milli, is_whole) in ev {
+                used += sign as i64 * milli;
+                holders += sign;
+                if is_whole { whole_held += sign; }
+                prop_assert!(used <= 1000, "n{} device {} holds {} milli at t={}", n, d, used, t);
+                prop_assert!(whole_held == 0 || holders == 1, "n{} device {} shared with a whole-GPU pod at t={}", n, d, t);
+            }
+        }
+        let w = &r.output.world;
+        prop_assert!(w.check_invariants().is_ok(), "{:?}", w.check_invariants());
+    }
+}
