@@ -36,6 +36,7 @@ fn weibull_source_matches_the_generator() {
         queues: vec![(QueueId(0), 1.0)],
         checkpoint_interval: None,
         priority: 0,
+        model_weights: vec![],
     };
     let want = generate(&spec, &RngStreams::new(5));
     assert_eq!(s.jobs, want);
