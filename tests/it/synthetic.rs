@@ -181,3 +181,24 @@ fn empirical_durations_from_a_trace_file() {
         assert!(s.jobs.iter().any(|j| j.duration == SimDuration::from_secs(secs)), "{secs} s drawn");
     }
 }
+
+/// examples/synthetic-mix.yaml: diurnal arrivals, Philly GPU counts, openb run times,
+/// a model mix and per-job checkpoint intervals, all in one run that completes.
+#[test]
+fn synthetic_mix_example_uses_every_knob() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/synthetic-mix.yaml");
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.jobs.len(), 400);
+    let sizes: std::collections::BTreeSet<i64> = s.jobs.iter().map(|j| j.total_gpus()).collect();
+    assert_eq!(sizes.into_iter().collect::<Vec<_>>(), [1, 2, 4, 8]);
+    let models: std::collections::BTreeSet<&str> =
+        s.models.iter().map(|m| m.as_ref().expect("every job has a model").name.as_str()).collect();
+    assert_eq!(models.len(), 4);
+    assert!(s.jobs.iter().all(|j| (1200..=3600).contains(&(j.checkpoint_interval.unwrap().micros() / 1_000_000))));
+    assert!(s.jobs.iter().all(|j| (60..=172_800).contains(&(j.duration.micros() / 1_000_000))));
+    // 108 of the 133 jobs of a day are expected in hours 9–17.
+    let office = s.jobs.iter().filter(|j| (9..18).contains(&((j.submit.micros() / 3_600_000_000) % 24))).count();
+    assert!(office >= 280, "{office} of 400 in office hours");
+    let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).expect("run");
+    assert!(r.rows.iter().all(|row| row.state == "Completed"));
+}
