@@ -289,6 +289,7 @@ impl<'de> Deserialize<'de> for RawGpus {
 
 /// `synthetic.checkpointInterval`: a duration, or a distribution of them.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // parsed once per source
 pub enum RawInterval {
     Fixed(String),
     Dist(RawIntervalDist),

@@ -804,7 +804,9 @@ fn empirical_durations(
         return Some(d.clone());
     }
     let mut durations = Vec::new();
-    let opts = lahar_traces::ImportOptions::default();
+    // Only run times are kept, so submit times need no origin pass: a fixed origin of
+    // 0 reads the file once (every format's submit times are ≥ 0).
+    let opts = lahar_traces::ImportOptions { origin: lahar_traces::TimeOrigin::At(0), ..Default::default() };
     match lahar_traces::stream(format, &file, &opts, &mut |j| {
         durations.push(j.duration);
         Ok(())
