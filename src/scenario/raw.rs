@@ -258,16 +258,84 @@ pub struct RawSynthetic {
     pub name_prefix: Option<String>,
     pub start: Option<Spanned<String>>,
     pub arrival: RawArrival,
-    pub gpus: Spanned<BTreeMap<u32, f64>>,
+    pub gpus: Spanned<RawGpus>,
     pub gpus_per_pod: Option<Spanned<i64>>,
     pub cpu_per_gpu: Option<Spanned<Quantity>>,
     pub memory_per_gpu: Option<Spanned<Quantity>>,
     pub duration: RawDuration,
     pub queues: Option<Spanned<BTreeMap<String, f64>>>,
-    pub checkpoint_interval: Option<Spanned<String>>,
+    pub checkpoint_interval: Option<Spanned<RawInterval>>,
     pub priority: Option<i32>,
     pub model: Option<Spanned<RawModel>>,
+    pub models: Option<Spanned<BTreeMap<String, f64>>>,
     pub network_topology: Option<Spanned<RawNetworkTopology>>,
+}
+
+/// `synthetic.gpus`: a named distribution (`philly`) or a map GPU count → weight.
+#[derive(Debug)]
+pub enum RawGpus {
+    Named(String),
+    Map(BTreeMap<u32, f64>),
+}
+
+impl<'de> Deserialize<'de> for RawGpus {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawGpus;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a named GPU-count distribution (philly, pai) or a map GPU count → weight")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawGpus, E> {
+                Ok(RawGpus::Named(v.to_string()))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawGpus, A::Error> {
+                BTreeMap::deserialize(de::value::MapAccessDeserializer::new(map)).map(RawGpus::Map)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `synthetic.checkpointInterval`: a duration, or a distribution of them.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // parsed once per source
+pub enum RawInterval {
+    Fixed(String),
+    Dist(RawIntervalDist),
+}
+
+impl<'de> Deserialize<'de> for RawInterval {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawInterval;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a duration (e.g. 30m), or {uniform: {min, max}} or {lognormal: {median, sigma}}")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawInterval, E> {
+                Ok(RawInterval::Fixed(v.to_string()))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawInterval, A::Error> {
+                RawIntervalDist::deserialize(de::value::MapAccessDeserializer::new(map)).map(RawInterval::Dist)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawIntervalDist {
+    pub uniform: Option<Spanned<RawUniform>>,
+    pub lognormal: Option<Spanned<RawLognormal>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawUniform {
+    pub min: Spanned<String>,
+    pub max: Spanned<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -275,6 +343,14 @@ pub struct RawSynthetic {
 pub enum RawArrival {
     Poisson(RawPoisson),
     Bursts(RawBursts),
+    Diurnal(RawDiurnal),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawDiurnal {
+    pub rate_per_hour: Spanned<Vec<f64>>,
+    pub weekly: Option<Spanned<Vec<f64>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -296,6 +372,16 @@ pub struct RawPoisson {
 pub enum RawDuration {
     Lognormal(RawLognormal),
     Weibull(RawWeibull),
+    Empirical(RawEmpirical),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEmpirical {
+    pub trace: Spanned<String>,
+    pub format: Spanned<String>,
+    pub min: Option<Spanned<String>>,
+    pub max: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -15,7 +15,9 @@ use lahar_core::rng::RngStreams;
 use lahar_core::time::{SimDuration, SimTime, parse_duration};
 use lahar_core::topology::{FabricTier, HyperNodeDecl, Member, Topology};
 use lahar_core::world::MAX_NODE_GPUS;
-use lahar_workloads::synthetic::{Arrival, DurationDist, SyntheticSpec, generate};
+use lahar_workloads::synthetic::{
+    Arrival, DurationDist, IntervalDist, SyntheticSpec, generate, model_choices, named_gpus,
+};
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -146,29 +148,40 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         |v: &mut V<'_>, m: Option<&Spanned<RawModel>>, path: &str| -> Profile { comm::model_profile(v, m?, path) };
     let comm_settings = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
     let mut manifest_docs = manifests::read_sources(&mut v, spec.workload.iter().flatten(), base);
+    // Run times of the traces named by `duration.empirical`, read once per (file, format).
+    let mut empirical_cache: BTreeMap<(PathBuf, &'static str), Vec<SimDuration>> = BTreeMap::new();
     for (s, src) in spec.workload.iter().flatten().enumerate() {
         let path = format!("spec.workload[{s}]");
         match &src.value {
             RawSource::Synthetic(syn) => {
                 let prof = model(&mut v, syn.model.as_ref(), &format!("{path}.synthetic.model"));
+                let mix = model_mix(&mut v, syn, &path);
                 let nt = syn
                     .network_topology
                     .as_ref()
                     .map(|nt| network_topology(&mut v, nt, &format!("{path}.synthetic.networkTopology")));
-                if let Some(sp) = synthetic(&mut v, syn, s, &path, &queue_ids, max_gpus_per_node) {
+                let ctx = SynCtx { index: s, path: &path, queues: &queue_ids, max_gpus_per_node, base };
+                if let Some(mut sp) = synthetic(&mut v, syn, &ctx, &mut empirical_cache) {
+                    sp.model_weights = mix.iter().map(|m| m.1).collect();
                     check_synthetic_fit(&mut v, &sp, &nodes, syn, &path);
+                    let picks = model_choices(&sp, &streams);
+                    let field = if mix.is_empty() { "model" } else { "models" };
                     for (i, mut j) in generate(&sp, &streams).into_iter().enumerate() {
                         // Gangs that span nodes carry the constraint, as users would set it.
                         if j.min_available > 1 {
                             j.network_topology = nt.clone();
                         }
+                        let prof = match picks.get(i) {
+                            Some(&k) => Some(mix[k].0.clone()),
+                            None => prof.clone(),
+                        };
                         if let Some(p) = &prof {
                             if let Err(m) = p.check(j.total_gpus().max(0) as u32) {
-                                v.err(at(src), format!("{path}.synthetic.model"), format!("job `{}`: {m}", j.name));
+                                v.err(at(src), format!("{path}.synthetic.{field}"), format!("job `{}`: {m}", j.name));
                                 break;
                             }
                         }
-                        tagged.push((j.submit, s, i, j, prof.clone()));
+                        tagged.push((j.submit, s, i, j, prof));
                     }
                 }
             }
@@ -790,14 +803,173 @@ fn queue_ref(v: &mut V<'_>, queues: &BTreeMap<String, QueueId>, name: &str, at: 
     q
 }
 
+/// What [`synthetic`] needs besides the raw source.
+struct SynCtx<'a> {
+    index: usize,
+    path: &'a str,
+    queues: &'a BTreeMap<String, QueueId>,
+    max_gpus_per_node: i64,
+    base: &'a Path,
+}
+
+/// `synthetic.models`: catalog models and their weights, in name order; empty when
+/// absent or after an error.
+fn model_mix(v: &mut V<'_>, s: &RawSynthetic, path: &str) -> Vec<(JobProfile, f64)> {
+    let Some(m) = &s.models else { return Vec::new() };
+    let mpath = format!("{path}.synthetic.models");
+    if s.model.is_some() {
+        v.err(at(m), &mpath, "give either `model` (one model) or `models` (a mix), not both");
+        return Vec::new();
+    }
+    if m.value.is_empty() {
+        v.err(at(m), &mpath, "expected a map of catalog model → positive weight, e.g. {resnet-50: 3, llama-7b: 1}");
+        return Vec::new();
+    }
+    let before = v.errors.len();
+    let mut out = Vec::new();
+    for (name, &w) in &m.value {
+        if !(w > 0.0 && w.is_finite()) {
+            v.err(at(m), format!("{mpath}.{name}"), format!("weight must be a positive number, got {w}"));
+        }
+        match lahar_core::comm::runtime::lookup(name) {
+            Some(p) => out.push((JobProfile::from_catalog(p), w)),
+            None => {
+                let known: Vec<&str> = lahar_core::comm::runtime::CATALOG.iter().map(|c| c.name).collect();
+                v.err(
+                    at(m),
+                    format!("{mpath}.{name}"),
+                    format!("unknown model `{name}`; the catalog has: {}", known.join(", ")),
+                );
+            }
+        }
+    }
+    if v.errors.len() > before { Vec::new() } else { out }
+}
+
+/// The run times of `duration.empirical`'s trace, streamed once per (file, format).
+fn empirical_durations(
+    v: &mut V<'_>,
+    e: &RawEmpirical,
+    base: &Path,
+    cache: &mut BTreeMap<(PathBuf, &'static str), Vec<SimDuration>>,
+    dpath: &str,
+) -> Option<Vec<SimDuration>> {
+    let Some(format) = lahar_traces::Format::from_name(&e.format.value) else {
+        let known: Vec<&str> = lahar_traces::Format::ALL.iter().map(|f| f.name()).collect();
+        v.err(
+            at(&e.format),
+            format!("{dpath}.format"),
+            format!("unknown trace format `{}`; expected one of: {}", e.format.value, known.join(", ")),
+        );
+        return None;
+    };
+    let file = base.join(&e.trace.value);
+    let key = (file.clone(), format.name());
+    if let Some(d) = cache.get(&key) {
+        return Some(d.clone());
+    }
+    let mut durations = Vec::new();
+    // Only run times are kept, so submit times need no origin pass: a fixed origin of
+    // 0 reads the file once (every format's submit times are ≥ 0).
+    let opts = lahar_traces::ImportOptions { origin: lahar_traces::TimeOrigin::At(0), ..Default::default() };
+    match lahar_traces::stream(format, &file, &opts, &mut |j| {
+        durations.push(j.duration);
+        Ok(())
+    }) {
+        Ok(_) if durations.is_empty() => {
+            v.err(at(&e.trace), format!("{dpath}.trace"), format!("`{}` has no job with a run time", file.display()));
+            None
+        }
+        Ok(_) => {
+            cache.insert(key, durations.clone());
+            Some(durations)
+        }
+        Err(err) => {
+            v.err(at(&e.trace), format!("{dpath}.trace"), err.to_string());
+            None
+        }
+    }
+}
+
+/// `synthetic.checkpointInterval`.
+fn checkpoint_interval(v: &mut V<'_>, c: &Spanned<RawInterval>, path: &str) -> Option<IntervalDist> {
+    let cpath = format!("{path}.synthetic.checkpointInterval");
+    match &c.value {
+        RawInterval::Fixed(d) => match parse_duration(d) {
+            Ok(d) => Some(IntervalDist::Fixed(d)),
+            Err(e) => {
+                v.err(at(c), cpath, e.to_string());
+                None
+            }
+        },
+        RawInterval::Dist(d) => match (&d.uniform, &d.lognormal) {
+            (Some(u), None) => {
+                let upath = format!("{cpath}.uniform");
+                let min = v.duration(&u.value.min, &format!("{upath}.min"))?;
+                let max = v.duration(&u.value.max, &format!("{upath}.max"))?;
+                if max < min || max == SimDuration::ZERO {
+                    v.err(at(&u.value.max), format!("{upath}.max"), "must be longer than 0 and at least `min`");
+                    return None;
+                }
+                Some(IntervalDist::Uniform { min, max })
+            }
+            (None, Some(ln)) => {
+                let lpath = format!("{cpath}.lognormal");
+                let (median, sigma, min, max) = lognormal_parts(v, &ln.value, &lpath)?;
+                Some(IntervalDist::LogNormal { median, sigma, min, max })
+            }
+            _ => {
+                v.err(
+                    at(c),
+                    cpath,
+                    "expected a duration, or exactly one of `uniform: {min, max}`, `lognormal: {median, sigma}`",
+                );
+                None
+            }
+        },
+    }
+}
+
+// `min` (default 1 s) and `max` (default 365 d) of a run-time distribution.
+fn clamps(
+    v: &mut V<'_>,
+    min: &Option<Spanned<String>>,
+    max: &Option<Spanned<String>>,
+    dpath: &str,
+) -> (SimDuration, SimDuration) {
+    let min = min.as_ref().and_then(|m| v.duration(m, &format!("{dpath}.min"))).unwrap_or(SimDuration::from_secs(1));
+    let max = max
+        .as_ref()
+        .and_then(|m| v.duration(m, &format!("{dpath}.max")))
+        .unwrap_or(SimDuration::from_secs(365 * 86400));
+    (min, max)
+}
+
+/// A lognormal's `(median, sigma, min, max)`; `None` after an error.
+fn lognormal_parts(
+    v: &mut V<'_>,
+    ln: &RawLognormal,
+    dpath: &str,
+) -> Option<(SimDuration, f64, SimDuration, SimDuration)> {
+    let before = v.errors.len();
+    let median = v.duration(&ln.median, &format!("{dpath}.median"));
+    if median == Some(SimDuration::ZERO) {
+        v.err(at(&ln.median), format!("{dpath}.median"), "must be longer than 0");
+    }
+    if !(ln.sigma.value >= 0.0 && ln.sigma.value.is_finite()) {
+        v.err(at(&ln.sigma), format!("{dpath}.sigma"), format!("must be a number ≥ 0, got {}", ln.sigma.value));
+    }
+    let (min, max) = clamps(v, &ln.min, &ln.max, dpath);
+    (v.errors.len() == before).then(|| (median.unwrap_or_default(), ln.sigma.value, min, max))
+}
+
 fn synthetic(
     v: &mut V<'_>,
     s: &RawSynthetic,
-    index: usize,
-    path: &str,
-    queues: &BTreeMap<String, QueueId>,
-    max_gpus_per_node: i64,
+    ctx: &SynCtx<'_>,
+    empirical_cache: &mut BTreeMap<(PathBuf, &'static str), Vec<SimDuration>>,
 ) -> Option<SyntheticSpec> {
+    let (index, path, queues, max_gpus_per_node) = (ctx.index, ctx.path, ctx.queues, ctx.max_gpus_per_node);
     let before = v.errors.len();
     let jobs = v.count(&s.jobs, &format!("{path}.synthetic.jobs"), 0).unwrap_or(0);
     let arrival = match &s.arrival {
@@ -822,15 +994,57 @@ fn synthetic(
             let jitter = b.jitter.as_ref().and_then(|j| v.duration(j, &format!("{bpath}.jitter"))).unwrap_or_default();
             Arrival::Bursts { size, every: every.unwrap_or_default(), jitter }
         }
+        RawArrival::Diurnal(d) => {
+            let dpath = format!("{path}.synthetic.arrival.diurnal");
+            let factors = |v: &mut V<'_>, x: &Spanned<Vec<f64>>, field: &str, want: usize| -> Vec<f64> {
+                let p = format!("{dpath}.{field}");
+                if x.value.len() != want {
+                    v.err(at(x), &p, format!("expected {want} numbers ≥ 0, got {}", x.value.len()));
+                } else if let Some((i, r)) = x.value.iter().enumerate().find(|(_, r)| !(**r >= 0.0 && r.is_finite())) {
+                    v.err(at(x), format!("{p}[{i}]"), format!("must be a number ≥ 0, got {r}"));
+                } else if x.value.iter().all(|&r| r == 0.0) {
+                    v.err(at(x), &p, "at least one value must be positive");
+                } else {
+                    return x.value.clone();
+                }
+                vec![1.0; want]
+            };
+            let rates = factors(v, &d.rate_per_hour, "ratePerHour", 24);
+            let weekly = d.weekly.as_ref().map(|w| factors(v, w, "weekly", 7)).unwrap_or_else(|| vec![1.0; 7]);
+            Arrival::Diurnal {
+                rate_per_hour: rates.try_into().expect("24 values"),
+                weekly: weekly.try_into().expect("7 values"),
+            }
+        }
     };
-    let gpus: Vec<(u32, f64)> = s.gpus.value.iter().map(|(&g, &w)| (g, w)).collect();
-    if gpus.is_empty() || gpus.iter().any(|&(_, w)| !(w > 0.0 && w.is_finite())) {
-        v.err(
-            at(&s.gpus),
-            format!("{path}.synthetic.gpus"),
-            "expected a map of GPU count → positive weight, e.g. {1: 60, 8: 30, 32: 10}",
-        );
-    }
+    let gpus: Vec<(u32, f64)> = match &s.gpus.value {
+        RawGpus::Map(m) => {
+            let g: Vec<(u32, f64)> = m.iter().map(|(&g, &w)| (g, w)).collect();
+            if g.is_empty() || g.iter().any(|&(_, w)| !(w > 0.0 && w.is_finite())) {
+                v.err(
+                    at(&s.gpus),
+                    format!("{path}.synthetic.gpus"),
+                    "expected a map of GPU count → positive weight, e.g. {1: 60, 8: 30, 32: 10}",
+                );
+            }
+            g
+        }
+        RawGpus::Named(n) => match named_gpus(n) {
+            Some(d) => d.to_vec(),
+            None => {
+                let known: Vec<&str> = lahar_workloads::synthetic::NAMED_GPU_DISTS.iter().map(|(n, _)| *n).collect();
+                v.err(
+                    at(&s.gpus),
+                    format!("{path}.synthetic.gpus"),
+                    format!(
+                        "unknown GPU-count distribution `{n}`; expected one of: {}, or a map GPU count → weight",
+                        known.join(", ")
+                    ),
+                );
+                Vec::new()
+            }
+        },
+    };
     let gpus_per_pod = match &s.gpus_per_pod {
         Some(g) => v.count(g, &format!("{path}.synthetic.gpusPerPod"), 1).unwrap_or(1),
         None => max_gpus_per_node.max(1) as u32,
@@ -845,33 +1059,11 @@ fn synthetic(
         }
         None => 4 << 30,
     };
-    // `min` (default 1 s) and `max` (default 365 d) of a run-time distribution.
-    fn clamps(
-        v: &mut V<'_>,
-        min: &Option<Spanned<String>>,
-        max: &Option<Spanned<String>>,
-        dpath: &str,
-    ) -> (SimDuration, SimDuration) {
-        let min =
-            min.as_ref().and_then(|m| v.duration(m, &format!("{dpath}.min"))).unwrap_or(SimDuration::from_secs(1));
-        let max = max
-            .as_ref()
-            .and_then(|m| v.duration(m, &format!("{dpath}.max")))
-            .unwrap_or(SimDuration::from_secs(365 * 86400));
-        (min, max)
-    }
     let duration = match &s.duration {
         RawDuration::Lognormal(ln) => {
             let dpath = format!("{path}.synthetic.duration.lognormal");
-            let median = v.duration(&ln.median, &format!("{dpath}.median"));
-            if median == Some(SimDuration::ZERO) {
-                v.err(at(&ln.median), format!("{dpath}.median"), "must be longer than 0");
-            }
-            if !(ln.sigma.value >= 0.0 && ln.sigma.value.is_finite()) {
-                v.err(at(&ln.sigma), format!("{dpath}.sigma"), format!("must be a number ≥ 0, got {}", ln.sigma.value));
-            }
-            let (min, max) = clamps(v, &ln.min, &ln.max, &dpath);
-            DurationDist::LogNormal { median: median.unwrap_or_default(), sigma: ln.sigma.value, min, max }
+            let (median, sigma, min, max) = lognormal_parts(v, ln, &dpath).unwrap_or_default();
+            DurationDist::LogNormal { median, sigma, min, max }
         }
         RawDuration::Weibull(w) => {
             let dpath = format!("{path}.synthetic.duration.weibull");
@@ -884,6 +1076,12 @@ fn synthetic(
             }
             let (min, max) = clamps(v, &w.min, &w.max, &dpath);
             DurationDist::Weibull { shape: w.shape.value, scale: scale.unwrap_or_default(), min, max }
+        }
+        RawDuration::Empirical(e) => {
+            let dpath = format!("{path}.synthetic.duration.empirical");
+            let (min, max) = clamps(v, &e.min, &e.max, &dpath);
+            let durations = empirical_durations(v, e, ctx.base, empirical_cache, &dpath).unwrap_or_default();
+            DurationDist::Empirical { durations, min, max }
         }
     };
     let queue_list = match &s.queues {
@@ -906,8 +1104,7 @@ fn synthetic(
         None => queues.values().map(|&q| (q, 1.0)).collect(),
     };
     let start = s.start.as_ref().and_then(|d| v.duration(d, &format!("{path}.synthetic.start"))).unwrap_or_default();
-    let checkpoint =
-        s.checkpoint_interval.as_ref().and_then(|d| v.duration(d, &format!("{path}.synthetic.checkpointInterval")));
+    let checkpoint = s.checkpoint_interval.as_ref().and_then(|c| checkpoint_interval(v, c, path));
     (v.errors.len() == before).then(|| SyntheticSpec {
         source: index,
         name_prefix: s.name_prefix.clone().unwrap_or_else(|| format!("syn{index}")),
@@ -922,6 +1119,7 @@ fn synthetic(
         queues: queue_list,
         checkpoint_interval: checkpoint,
         priority: s.priority.unwrap_or(0),
+        model_weights: Vec::new(),
     })
 }
 

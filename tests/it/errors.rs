@@ -244,3 +244,95 @@ fn bad_burst_arrivals() {
     );
     rejects(&syn("{size: 4, every: 1h, count: 2}"), &["scenario.yaml:", "unknown field `count`"]);
 }
+
+/// A one-line synthetic source (line 9 of the file) with `jobs: 5` and `fields`.
+fn synthetic(fields: &str) -> String {
+    scenario(NODES, &format!("  workload:\n    - synthetic: {{jobs: 5, {fields}}}\n"))
+}
+
+const POISSON: &str = "arrival: {poisson: {ratePerHour: 1}}";
+const LOGNORMAL: &str = "duration: {lognormal: {median: 1h, sigma: 1}}";
+
+#[test]
+fn bad_diurnal_arrivals() {
+    let syn = |a: &str| synthetic(&format!("arrival: {{diurnal: {a}}}, gpus: {{1: 1}}, {LOGNORMAL}"));
+    let p = "spec.workload[0].synthetic.arrival.diurnal";
+    rejects(
+        &syn("{ratePerHour: [1, 2, 3]}"),
+        &["scenario.yaml:9:", &format!("{p}.ratePerHour"), "expected 24 numbers ≥ 0, got 3"],
+    );
+    let mut rates = vec!["1"; 24];
+    rates[5] = "-1";
+    rejects(
+        &syn(&format!("{{ratePerHour: [{}]}}", rates.join(", "))),
+        &[&format!("{p}.ratePerHour[5]"), "must be a number ≥ 0, got -1"],
+    );
+    let zeros = vec!["0"; 24].join(", ");
+    rejects(&syn(&format!("{{ratePerHour: [{zeros}]}}")), &["at least one value must be positive"]);
+    let ones = vec!["1"; 24].join(", ");
+    rejects(
+        &syn(&format!("{{ratePerHour: [{ones}], weekly: [1, 1, 1, 1, 1, 0]}}")),
+        &[&format!("{p}.weekly"), "expected 7 numbers ≥ 0, got 6"],
+    );
+    rejects(&syn(&format!("{{ratePerHour: [{ones}], daily: 2}}")), &["scenario.yaml:9:", "unknown field `daily`"]);
+}
+
+#[test]
+fn unknown_named_gpu_distribution() {
+    rejects(
+        &synthetic(&format!("{POISSON}, gpus: helios, {LOGNORMAL}")),
+        &[
+            "scenario.yaml:9:",
+            "spec.workload[0].synthetic.gpus",
+            "unknown GPU-count distribution `helios`; expected one of: philly, pai",
+        ],
+    );
+}
+
+#[test]
+fn bad_model_mix() {
+    let syn = |m: &str| synthetic(&format!("{POISSON}, gpus: {{1: 1}}, {LOGNORMAL}, {m}"));
+    rejects(
+        &syn("models: {resnet-50: 1, gpt-5: 1}"),
+        &["scenario.yaml:9:", "spec.workload[0].synthetic.models.gpt-5", "unknown model `gpt-5`", "resnet-50"],
+    );
+    rejects(
+        &syn("models: {resnet-50: 0}"),
+        &["spec.workload[0].synthetic.models.resnet-50", "weight must be a positive number, got 0"],
+    );
+    rejects(
+        &syn("model: resnet-50, models: {llama-7b: 1}"),
+        &["spec.workload[0].synthetic.models", "give either `model` (one model) or `models` (a mix), not both"],
+    );
+    rejects(&syn("models: {}"), &["spec.workload[0].synthetic.models", "expected a map of catalog model"]);
+}
+
+#[test]
+fn bad_checkpoint_intervals() {
+    let syn = |c: &str| synthetic(&format!("{POISSON}, gpus: {{1: 1}}, {LOGNORMAL}, checkpointInterval: {c}"));
+    let p = "spec.workload[0].synthetic.checkpointInterval";
+    rejects(&syn("soon"), &["scenario.yaml:9:", p, "bad duration"]);
+    rejects(
+        &syn("{uniform: {min: 1h, max: 10m}}"),
+        &["scenario.yaml:9:", &format!("{p}.uniform.max"), "must be longer than 0 and at least `min`"],
+    );
+    rejects(&syn("{uniform: {min: 1h}}"), &["scenario.yaml:9:", "missing field `max`"]);
+    rejects(&syn("{lognormal: {median: 0s, sigma: 1}}"), &[&format!("{p}.lognormal.median"), "must be longer than 0"]);
+    rejects(
+        &syn("{uniform: {min: 1m, max: 2m}, lognormal: {median: 1m, sigma: 1}}"),
+        &[p, "exactly one of `uniform: {min, max}`, `lognormal: {median, sigma}`"],
+    );
+    rejects(&syn("{normal: {mean: 1h}}"), &["scenario.yaml:9:", "unknown field `normal`"]);
+}
+
+#[test]
+fn bad_empirical_durations() {
+    let syn = |e: &str| synthetic(&format!("{POISSON}, gpus: {{1: 1}}, duration: {{empirical: {e}}}"));
+    let p = "spec.workload[0].synthetic.duration.empirical";
+    rejects(
+        &syn("{trace: t.swf, format: parquet}"),
+        &["scenario.yaml:9:", &format!("{p}.format"), "unknown trace format `parquet`; expected one of: swf"],
+    );
+    rejects(&syn("{trace: missing.swf, format: swf}"), &["scenario.yaml:9:", &format!("{p}.trace"), "missing.swf"]);
+    rejects(&syn("{trace: t.swf, format: swf, max: forever}"), &[&format!("{p}.max"), "bad duration"]);
+}

@@ -7,5 +7,5 @@
 
 pub mod synthetic;
 
-pub use synthetic::{DurationDist, SyntheticSpec, generate};
+pub use synthetic::{Arrival, DurationDist, IntervalDist, SyntheticSpec, generate, model_choices};
 pub mod manifest;
