@@ -1401,3 +1401,28 @@ fn sla_admits_beyond_capability_but_gang_still_blocks_placement() {
     assert!(o.of("bind").is_empty());
     assert!(o.of("pipeline").is_empty());
 }
+
+/// proportion (default conf): on 16 GPUs, `prod` (weight 1) deserves 4 GPUs against
+/// `research` (weight 3), so its 8-GPU jobs never pass `allocatable`; once j0 and j1
+/// end, prod's j4 and j8 are admitted (Inqueue, 16 GPUs reserved: 16 × 1.2 − 16 leaves
+/// 3.2 of overcommit headroom) and research's 8-GPU jobs can no longer be admitted:
+/// the cluster stays idle with 10 jobs pending (docs/volcano.md, "A job larger than
+/// its queue's deserved share").
+#[test]
+fn proportion_job_larger_than_deserved_share_waits_and_blocks_admission() {
+    let jobs: String = (0..12)
+        .map(|i| {
+            let q = if i % 4 == 0 { "prod" } else { "research" };
+            format!("      - {{name: j{i}, queue: {q}, submitAt: {}s, duration: 1h, tasks: [{{name: w, replicas: 1, resources: {{cpu: 8, memory: 64Gi, nvidia.com/gpu: 8}}}}]}}\n", i * 60)
+        })
+        .collect();
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodeGroups:\n      - {{name: n, count: 2, gpus: 8, cpu: 64, memory: 512Gi}}\n  queues:\n    - {{name: research, weight: 3}}\n    - {{name: prod, weight: 1}}\n  workload:\n    - jobs:\n{jobs}"
+    );
+    let o = run_text(&text);
+    assert_eq!((jf(&o, "j0", "end"), jf(&o, "j1", "end")), ("3600".to_string(), "3660".to_string()));
+    let pending: Vec<String> =
+        (2..12).filter(|i| jf(&o, &format!("j{i}"), "state") == "Pending").map(|i| format!("j{i}")).collect();
+    assert_eq!(pending.len(), 10, "{pending:?}");
+    assert_eq!(phase_at(&o, "Inqueue"), strs(&["0 j0", "60 j1", "3600 j4", "3660 j8"]));
+}
