@@ -312,3 +312,71 @@ fn vcjob_task_topology_annotations() {
         &["m.yaml:8:", "metadata.annotations.volcano.sh/task-topology-anti-affinity: unknown task `pz`"],
     );
 }
+
+/// The published examples under examples/manifests/docs/ (each file names its
+/// source repository and path), loaded as they are: kind, namespace, queue, gang,
+/// tasks with replicas, per-task minimum and pod requests.
+#[test]
+fn documentation_examples_load_as_they_are() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/manifests/docs-scenario.yaml");
+    let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    let queues: Vec<&str> = s.queues.iter().map(|q| q.name.as_str()).collect();
+    assert_eq!(queues, ["default", "kuberay-test-queue", "test"]);
+    assert_eq!(s.queues[1].capability.values.get(CPU), 4000);
+    type Task<'a> = (&'a str, u32, u32, Resources);
+    let zero = res(0, 0, 0);
+    #[rustfmt::skip]
+    let expected: Vec<(&str, &str, &str, QueueId, u32, Vec<Task>)> = vec![
+        ("elastic-example-echo", "PyTorchJob", "default", QueueId(0), 2, vec![("worker", 2, 0, zero)]),
+        ("pi", "MPIJob", "default", QueueId(0), 3,
+            vec![("launcher", 1, 0, res(1000, GI, 0)), ("worker", 2, 0, res(1000, GI, 0))]),
+        ("tensorflow-mnist", "MPIJob", "kubeflow", QueueId(0), 3,
+            vec![("launcher", 1, 0, res(1000, 2 * GI, 0)), ("worker", 2, 0, res(2000, 4 * GI, 0))]),
+        ("paddle-simple-gpu", "PaddleJob", "kubeflow", QueueId(0), 2, vec![("worker", 2, 0, res(0, 0, 2000))]),
+        ("pytorch-simple", "PyTorchJob", "kubeflow", QueueId(0), 2, vec![("master", 1, 0, zero), ("worker", 1, 0, zero)]),
+        ("tfjob-simple", "TFJob", "kubeflow", QueueId(0), 2, vec![("worker", 2, 0, zero)]),
+        ("xgboost-dist-iris-test-train", "XGBoostJob", "default", QueueId(0), 3,
+            vec![("master", 1, 0, zero), ("worker", 2, 0, zero)]),
+        ("test-cluster-0", "RayCluster", "default", QueueId(1), 3,
+            vec![("head", 1, 1, res(1000, 2 * GI, 0)), ("worker", 2, 0, res(1000, GI, 0))]),
+        ("spark-pi-volcano", "SparkApplication", "default", QueueId(0), 1,
+            vec![("driver", 1, 1, res(1000, 896 * MI, 0)), ("executor", 2, 0, res(1000, 896 * MI, 0))]),
+        ("lm-mpi-job", "VolcanoJob", "default", QueueId(0), 3,
+            vec![("mpimaster", 1, 1, zero), ("mpiworker", 2, 2, zero)]),
+        ("ray-cluster-job", "VolcanoJob", "default", QueueId(0), 3, vec![("head", 1, 1, zero), ("worker", 2, 2, zero)]),
+        ("tensorflow-dist-mnist", "VolcanoJob", "default", QueueId(0), 3,
+            vec![("ps", 1, 1, zero), ("worker", 2, 2, zero)]),
+    ];
+    // One job per file, files in name order, then by submission time.
+    let names: Vec<&str> = s.jobs.iter().map(|j| j.name.as_str()).collect();
+    #[rustfmt::skip]
+    assert_eq!(names, [
+        "pi", "tensorflow-mnist", "paddle-simple-gpu", "elastic-example-echo", "pytorch-simple", "tfjob-simple",
+        "xgboost-dist-iris-test-train", "test-cluster-0", "spark-pi-volcano", "ray-cluster-job",
+        "tensorflow-dist-mnist", "lm-mpi-job",
+    ]);
+    for (name, kind, ns, queue, min, tasks) in &expected {
+        let j = job(&s, name);
+        assert_eq!(
+            (j.kind.as_str(), j.namespace.as_str(), j.queue, j.min_available),
+            (*kind, *ns, *queue, *min),
+            "{name}"
+        );
+        assert_eq!(j.priority, 0, "{name}: no PriorityClass anywhere");
+        let got: Vec<Task> =
+            j.tasks.iter().map(|t| (t.name.as_str(), t.replicas, t.min_available, t.requests)).collect();
+        assert_eq!(&got, tasks, "{name}");
+    }
+    // What the fields beyond the tasks became.
+    let j = job(&s, "tensorflow-dist-mnist");
+    assert_eq!((j.policies[0].event, j.policies[0].action), (PolicyEvent::PodEvicted, PolicyAction::RestartJob));
+    let p = &j.tasks[1].policies[0];
+    assert_eq!((p.event, p.action), (PolicyEvent::TaskCompleted, PolicyAction::CompleteJob));
+    assert_eq!(j.duration, SimDuration::from_secs(1200));
+    assert_eq!(job(&s, "lm-mpi-job").submit, SimTime(60_000_000));
+    assert_eq!(job(&s, "pi").max_retry, 0); // runPolicy.backoffLimit
+    assert_eq!(job(&s, "tensorflow-mnist").min_resources, Resources::new(5000, 10 * GI, 0, 3));
+    assert_eq!(job(&s, "paddle-simple-gpu").min_resources, Resources::new(0, 0, 4000, 2));
+    assert_eq!(job(&s, "spark-pi-volcano").min_resources, Resources::new(3000, 3 * 896 * MI, 0, 3));
+    assert_eq!(job(&s, "spark-pi-volcano").tasks[1].depends_on, [0]);
+}
