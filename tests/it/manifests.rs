@@ -339,6 +339,11 @@ fn documentation_examples_load_as_they_are() {
             vec![("master", 1, 0, zero), ("worker", 2, 0, zero)]),
         ("test-cluster-0", "RayCluster", "default", QueueId(1), 3,
             vec![("head", 1, 1, res(1000, 2 * GI, 0)), ("worker", 2, 0, res(1000, GI, 0))]),
+        ("test-cluster-network-topology", "RayCluster", "default", QueueId(0), 3,
+            vec![("head", 1, 1, res(1000, 2 * GI, 0)), ("worker", 2, 0, res(1000, GI, 0))]),
+        // Dynamic allocation: max(minExecutors 1, initialExecutors 2, instances 1) executors.
+        ("spark-pi-dynamic-allocation", "SparkApplication", "default", QueueId(0), 1,
+            vec![("driver", 1, 1, res(1000, 896 * MI, 0)), ("executor", 2, 0, res(1000, 896 * MI, 0))]),
         ("spark-pi-volcano", "SparkApplication", "default", QueueId(0), 1,
             vec![("driver", 1, 1, res(1000, 896 * MI, 0)), ("executor", 2, 0, res(1000, 896 * MI, 0))]),
         ("lm-mpi-job", "VolcanoJob", "default", QueueId(0), 3,
@@ -352,8 +357,8 @@ fn documentation_examples_load_as_they_are() {
     #[rustfmt::skip]
     assert_eq!(names, [
         "pi", "tensorflow-mnist", "paddle-simple-gpu", "elastic-example-echo", "pytorch-simple", "tfjob-simple",
-        "xgboost-dist-iris-test-train", "test-cluster-0", "spark-pi-volcano", "ray-cluster-job",
-        "tensorflow-dist-mnist", "lm-mpi-job",
+        "xgboost-dist-iris-test-train", "test-cluster-network-topology", "test-cluster-0", "spark-pi-volcano",
+        "ray-cluster-job", "tensorflow-dist-mnist", "spark-pi-dynamic-allocation", "lm-mpi-job",
     ]);
     for (name, kind, ns, queue, min, tasks) in &expected {
         let j = job(&s, name);
@@ -379,4 +384,9 @@ fn documentation_examples_load_as_they_are() {
     assert_eq!(job(&s, "paddle-simple-gpu").min_resources, Resources::new(0, 0, 4000, 2));
     assert_eq!(job(&s, "spark-pi-volcano").min_resources, Resources::new(3000, 3 * 896 * MI, 0, 3));
     assert_eq!(job(&s, "spark-pi-volcano").tasks[1].depends_on, [0]);
+    assert_eq!(job(&s, "spark-pi-dynamic-allocation").submit, SimTime(30_000_000));
+    // KubeRay copies the RayCluster's topology labels into the PodGroup.
+    let nt = job(&s, "test-cluster-network-topology").network_topology.as_ref().unwrap();
+    assert_eq!((nt.hard, nt.highest_tier_allowed), (true, Some(2)));
+    assert!(job(&s, "test-cluster-0").network_topology.is_none());
 }
