@@ -349,6 +349,10 @@ fn documentation_examples_load_as_they_are() {
         ("lm-mpi-job", "VolcanoJob", "default", QueueId(0), 3,
             vec![("mpimaster", 1, 1, zero), ("mpiworker", 2, 2, zero)]),
         ("ray-cluster-job", "VolcanoJob", "default", QueueId(0), 3, vec![("head", 1, 1, zero), ("worker", 2, 2, zero)]),
+        ("job", "VolcanoJob", "default", QueueId(0), 1,
+            vec![("preempt-task", 1, 1, res(1000, 0, 0)), ("non-preempt-task", 1, 1, res(1000, 0, 0))]),
+        ("test-job", "VolcanoJob", "default", QueueId(0), 3, vec![("default-nginx", 6, 6, res(1000, 0, 0))]),
+        ("mindspore-cpu", "VolcanoJob", "default", QueueId(0), 1, vec![("pod", 8, 8, res(1000, 0, 0))]),
         ("tensorflow-dist-mnist", "VolcanoJob", "default", QueueId(0), 3,
             vec![("ps", 1, 1, zero), ("worker", 2, 2, zero)]),
     ];
@@ -358,7 +362,8 @@ fn documentation_examples_load_as_they_are() {
     assert_eq!(names, [
         "pi", "tensorflow-mnist", "paddle-simple-gpu", "elastic-example-echo", "pytorch-simple", "tfjob-simple",
         "xgboost-dist-iris-test-train", "test-cluster-network-topology", "test-cluster-0", "spark-pi-volcano",
-        "ray-cluster-job", "tensorflow-dist-mnist", "spark-pi-dynamic-allocation", "lm-mpi-job",
+        "ray-cluster-job", "tensorflow-dist-mnist", "job", "test-job", "mindspore-cpu", "spark-pi-dynamic-allocation",
+        "lm-mpi-job",
     ]);
     for (name, kind, ns, queue, min, tasks) in &expected {
         let j = job(&s, name);
@@ -367,7 +372,9 @@ fn documentation_examples_load_as_they_are() {
             (*kind, *ns, *queue, *min),
             "{name}"
         );
-        assert_eq!(j.priority, 0, "{name}: no PriorityClass anywhere");
+        // Only `job` names an existing PriorityClass (test-job's `high-priority` is not
+        // in the manifests: the scheduler's default, 0).
+        assert_eq!(j.priority, if *name == "job" { 1 } else { 0 }, "{name}");
         let got: Vec<Task> =
             j.tasks.iter().map(|t| (t.name.as_str(), t.replicas, t.min_available, t.requests)).collect();
         assert_eq!(&got, tasks, "{name}");
@@ -385,6 +392,12 @@ fn documentation_examples_load_as_they_are() {
     assert_eq!(job(&s, "spark-pi-volcano").min_resources, Resources::new(3000, 3 * 896 * MI, 0, 3));
     assert_eq!(job(&s, "spark-pi-volcano").tasks[1].depends_on, [0]);
     assert_eq!(job(&s, "spark-pi-dynamic-allocation").submit, SimTime(30_000_000));
+    // Task priorities: the task's own class, else the job's.
+    let j = job(&s, "job");
+    assert_eq!((j.tasks[0].priority, j.tasks[1].priority), (10, 1));
+    assert_eq!((job(&s, "test-job").max_retry, job(&s, "test-job").tasks[0].priority), (5, 1));
+    // The website's PodGroup snapshot (owned by Job `test`, no Pods) yields no job.
+    assert!(s.jobs.iter().all(|j| j.name != "test"));
     // KubeRay copies the RayCluster's topology labels into the PodGroup.
     let nt = job(&s, "test-cluster-network-topology").network_topology.as_ref().unwrap();
     assert_eq!((nt.hard, nt.highest_tier_allowed), (true, Some(2)));

@@ -387,6 +387,20 @@ spec:
     }
 
     #[test]
+    fn a_controller_made_podgroup_without_pods_is_skipped() {
+        let pg = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n  ownerReferences: [{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: g, uid: x}]\nspec: {minMember: 1}\n";
+        assert_eq!(convert(pg).unwrap().len(), 0);
+        // Without an owner it is a mistake (Pods that forgot the group annotation).
+        let err =
+            convert(&pg.replace(
+                "  ownerReferences: [{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: g, uid: x}]\n",
+                "",
+            ))
+            .unwrap_err();
+        assert!(err[0].contains("PodGroup `default/g` has no pods"), "{err:?}");
+    }
+
+    #[test]
     fn bad_inputs_name_document_and_field() {
         let err = convert("kind: Job\napiVersion: batch.volcano.sh/v1alpha1\nmetadata: {name: j}\nspec: {tasks: [{replicas: 1, template: {spec: {containers: [{name: c}]}}}]}\n").unwrap_err();
         assert_eq!(

@@ -198,6 +198,16 @@ impl Groups {
                 continue;
             }
             let root = &g.doc.root;
+            // A PodGroup a controller made (`ownerReferences`, as `kubectl get -o yaml`
+            // shows it) whose Pods are not in the manifests: its owner creates the
+            // Pods, so there is nothing here to schedule; lahar imports the owner.
+            let owned = root
+                .get("metadata")
+                .and_then(|m| m.get("ownerReferences"))
+                .is_some_and(|o| matches!(&o.val, Val::Seq(s) if !s.is_empty()));
+            if pods.is_empty() && owned {
+                continue;
+            }
             if pods.is_empty() {
                 ck.err(
                     root.at,
