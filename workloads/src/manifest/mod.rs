@@ -15,7 +15,9 @@ mod vcjob;
 mod volcano;
 pub mod yaml;
 
-pub use common::{Context, ImportedJob, PriorityClass, PriorityClasses};
+pub use common::{
+    BUILTIN_PRIORITY_CLASSES, Context, HIGHEST_USER_PRIORITY, ImportedJob, PriorityClass, PriorityClasses,
+};
 pub use volcano::{NodeRef, hypernodes, queues};
 pub use yaml::{At, Doc, Node, Val};
 
