@@ -67,6 +67,18 @@ pub struct RawSpec {
     pub workload: Option<Vec<Spanned<RawSource>>>,
     pub output: Option<RawOutput>,
     pub comm: Option<Spanned<RawComm>>,
+    pub priority_classes: Option<Vec<Spanned<RawPriorityClass>>>,
+}
+
+/// `spec.priorityClasses[]`: a Kubernetes PriorityClass for compact jobs (and
+/// manifests) to name.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawPriorityClass {
+    pub name: Spanned<String>,
+    pub value: Spanned<i64>,
+    pub global_default: Option<Spanned<bool>>,
+    pub preemption_policy: Option<Spanned<String>>,
 }
 
 /// `spec.comm`: the communication model's settings.
@@ -411,6 +423,7 @@ pub struct RawJob {
     pub submit_at: Option<Spanned<String>>,
     pub queue: Option<Spanned<String>>,
     pub priority: Option<i32>,
+    pub priority_class_name: Option<Spanned<String>>,
     pub min_available: Option<Spanned<i64>>,
     pub duration: Option<Spanned<String>>,
     pub max_retry: Option<Spanned<i64>>,

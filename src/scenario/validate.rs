@@ -15,6 +15,7 @@ use lahar_core::rng::RngStreams;
 use lahar_core::time::{SimDuration, SimTime, parse_duration};
 use lahar_core::topology::{FabricTier, HyperNodeDecl, Member, Topology};
 use lahar_core::world::MAX_NODE_GPUS;
+use lahar_workloads::manifest::{PriorityClass, PriorityClasses};
 use lahar_workloads::synthetic::{
     Arrival, DurationDist, IntervalDist, SyntheticSpec, generate, model_choices, named_gpus,
 };
@@ -147,7 +148,11 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     let model =
         |v: &mut V<'_>, m: Option<&Spanned<RawModel>>, path: &str| -> Profile { comm::model_profile(v, m?, path) };
     let comm_settings = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
-    let mut manifest_docs = manifests::read_sources(&mut v, spec.workload.iter().flatten(), base);
+    // One registry of PriorityClasses: Kubernetes' built-in ones, `spec.priorityClasses`,
+    // then the PriorityClass objects of every manifest source (a name defined twice
+    // anywhere is an error).
+    let classes = priority_classes(&mut v, spec.priority_classes.as_deref());
+    let mut manifest_docs = manifests::read_sources(&mut v, spec.workload.iter().flatten(), base, classes);
     // Run times of the traces named by `duration.empirical`, read once per (file, format).
     let mut empirical_cache: BTreeMap<(PathBuf, &'static str), Vec<SimDuration>> = BTreeMap::new();
     for (s, src) in spec.workload.iter().flatten().enumerate() {
@@ -249,7 +254,8 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                     let jpath = format!("{path}.jobs[{i}]");
                     let prof = model(&mut v, rj.value.model.as_ref(), &format!("{jpath}.model"));
                     let iterations = prof.as_ref().is_some_and(|p| p.iterations.is_some());
-                    if let Some(j) = job(&mut v, rj, &jpath, &queue_ids, &node_ids, iterations) {
+                    if let Some(j) = job(&mut v, rj, &jpath, &queue_ids, &node_ids, &manifest_docs.classes, iterations)
+                    {
                         check_job_fit(&mut v, &j, &nodes, rj, &jpath);
                         if let (Some(p), Some(m)) = (&prof, &rj.value.model) {
                             if let Err(e) = p.check(j.total_gpus().max(0) as u32) {
@@ -1190,16 +1196,94 @@ fn policies(v: &mut V<'_>, raw: Option<&Vec<Spanned<RawPolicy>>>, path: &str) ->
     out
 }
 
+/// `spec.priorityClasses`: user classes added to Kubernetes' built-in ones.
+fn priority_classes(v: &mut V<'_>, list: Option<&[Spanned<RawPriorityClass>]>) -> PriorityClasses {
+    let mut out = PriorityClasses::builtin();
+    for (i, c) in list.unwrap_or_default().iter().enumerate() {
+        let path = format!("spec.priorityClasses[{i}]");
+        let r = &c.value;
+        let global_default = r.global_default.as_ref().is_some_and(|g| g.value);
+        let preemption_policy = match &r.preemption_policy {
+            Some(p) if !["PreemptLowerPriority", "Never"].contains(&p.value.as_str()) => {
+                v.err(
+                    at(p),
+                    format!("{path}.preemptionPolicy"),
+                    format!("expected `PreemptLowerPriority` or `Never`, got `{}`", p.value),
+                );
+                continue;
+            }
+            Some(p) => p.value.clone(),
+            None => "PreemptLowerPriority".into(),
+        };
+        if r.name.value.is_empty() {
+            v.err(at(&r.name), format!("{path}.name"), "expected a non-empty name");
+            continue;
+        }
+        if r.value.value < i64::from(i32::MIN) {
+            v.err(
+                at(&r.value),
+                format!("{path}.value"),
+                format!("must be at least {}, got {}", i32::MIN, r.value.value),
+            );
+            continue;
+        }
+        if let Some((field, m)) = out.check(&r.name.value, r.value.value, global_default) {
+            let at = match field {
+                "value" => at(&r.value),
+                "globalDefault" => r.global_default.as_ref().map_or(at(c), at),
+                _ => at(&r.name),
+            };
+            v.err(at, format!("{path}.{field}"), m);
+            continue;
+        }
+        out.by_name.insert(
+            r.name.value.clone(),
+            PriorityClass { value: r.value.value as i32, global_default, preemption_policy },
+        );
+    }
+    out
+}
+
 fn job(
     v: &mut V<'_>,
     rj: &Spanned<RawJob>,
     path: &str,
     queues: &BTreeMap<String, QueueId>,
     node_ids: &BTreeMap<String, NodeId>,
+    classes: &PriorityClasses,
     iterations: bool,
 ) -> Option<JobSpec> {
     let before = v.errors.len();
     let r = &rj.value;
+    // Job priority: the named class's value (as Volcano reads the PodGroup's class),
+    // else `priority`, else the global-default class, else 0. Pods without their own
+    // `priority` get the class's value too (Kubernetes admission).
+    let class = r.priority_class_name.as_ref().and_then(|c| match classes.by_name.get(&c.value) {
+        Some(pc) => {
+            if r.priority.is_some() {
+                v.err(
+                    at(c),
+                    format!("{path}.priorityClassName"),
+                    "give either `priority` or `priorityClassName`, not both (the class sets the priority)",
+                );
+            }
+            Some((c.value.clone(), pc.value))
+        }
+        None => {
+            let known: Vec<&str> = classes.by_name.keys().map(String::as_str).collect();
+            v.err(
+                at(c),
+                format!("{path}.priorityClassName"),
+                format!("PriorityClass `{}` does not exist; defined classes: {}", c.value, known.join(", ")),
+            );
+            None
+        }
+    });
+    let job_priority = match &class {
+        Some((_, value)) => *value,
+        None => r.priority.or(classes.global_default()).unwrap_or(0),
+    };
+    let pod_priority = class.as_ref().map(|c| c.1).or(classes.global_default()).unwrap_or(1);
     if r.name.value.is_empty() {
         v.err(at(&r.name), format!("{path}.name"), "expected a non-empty name");
     }
@@ -1303,7 +1387,7 @@ fn job(
             replicas,
             min_available,
             requests,
-            priority: t.priority.unwrap_or(1),
+            priority: t.priority.unwrap_or(pod_priority),
             depends_on,
             depends_any,
             node_selector: t.node_selector.clone().unwrap_or_default().into_iter().collect(),
@@ -1402,8 +1486,8 @@ fn job(
         namespace: r.namespace.clone().unwrap_or_else(|| "default".into()),
         kind: "VolcanoJob".into(),
         queue: queue?,
-        priority_class: None,
-        priority: r.priority.unwrap_or(0),
+        priority_class: class.map(|c| c.0),
+        priority: job_priority,
         submit: SimTime(submit.micros()),
         min_available,
         tasks,

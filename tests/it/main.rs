@@ -9,6 +9,7 @@ mod gpu_sharing;
 mod invariants;
 mod manifests;
 mod nccl;
+mod priority_classes;
 mod quickstart;
 mod replays;
 mod reports;

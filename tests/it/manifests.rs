@@ -312,3 +312,94 @@ fn vcjob_task_topology_annotations() {
         &["m.yaml:8:", "metadata.annotations.volcano.sh/task-topology-anti-affinity: unknown task `pz`"],
     );
 }
+
+/// The published examples under examples/manifests/docs/ (each file names its
+/// source repository and path), loaded as they are: kind, namespace, queue, gang,
+/// tasks with replicas, per-task minimum and pod requests.
+#[test]
+fn documentation_examples_load_as_they_are() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/manifests/docs-scenario.yaml");
+    let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    let queues: Vec<&str> = s.queues.iter().map(|q| q.name.as_str()).collect();
+    assert_eq!(queues, ["default", "kuberay-test-queue", "test"]);
+    assert_eq!(s.queues[1].capability.values.get(CPU), 4000);
+    type Task<'a> = (&'a str, u32, u32, Resources);
+    let zero = res(0, 0, 0);
+    #[rustfmt::skip]
+    let expected: Vec<(&str, &str, &str, QueueId, u32, Vec<Task>)> = vec![
+        ("elastic-example-echo", "PyTorchJob", "default", QueueId(0), 2, vec![("worker", 2, 0, zero)]),
+        ("pi", "MPIJob", "default", QueueId(0), 3,
+            vec![("launcher", 1, 0, res(1000, GI, 0)), ("worker", 2, 0, res(1000, GI, 0))]),
+        ("tensorflow-mnist", "MPIJob", "kubeflow", QueueId(0), 3,
+            vec![("launcher", 1, 0, res(1000, 2 * GI, 0)), ("worker", 2, 0, res(2000, 4 * GI, 0))]),
+        ("paddle-simple-gpu", "PaddleJob", "kubeflow", QueueId(0), 2, vec![("worker", 2, 0, res(0, 0, 2000))]),
+        ("pytorch-simple", "PyTorchJob", "kubeflow", QueueId(0), 2, vec![("master", 1, 0, zero), ("worker", 1, 0, zero)]),
+        ("tfjob-simple", "TFJob", "kubeflow", QueueId(0), 2, vec![("worker", 2, 0, zero)]),
+        ("xgboost-dist-iris-test-train", "XGBoostJob", "default", QueueId(0), 3,
+            vec![("master", 1, 0, zero), ("worker", 2, 0, zero)]),
+        ("test-cluster-0", "RayCluster", "default", QueueId(1), 3,
+            vec![("head", 1, 1, res(1000, 2 * GI, 0)), ("worker", 2, 0, res(1000, GI, 0))]),
+        ("test-cluster-network-topology", "RayCluster", "default", QueueId(0), 3,
+            vec![("head", 1, 1, res(1000, 2 * GI, 0)), ("worker", 2, 0, res(1000, GI, 0))]),
+        // Dynamic allocation: max(minExecutors 1, initialExecutors 2, instances 1) executors.
+        ("spark-pi-dynamic-allocation", "SparkApplication", "default", QueueId(0), 1,
+            vec![("driver", 1, 1, res(1000, 896 * MI, 0)), ("executor", 2, 0, res(1000, 896 * MI, 0))]),
+        ("spark-pi-volcano", "SparkApplication", "default", QueueId(0), 1,
+            vec![("driver", 1, 1, res(1000, 896 * MI, 0)), ("executor", 2, 0, res(1000, 896 * MI, 0))]),
+        ("lm-mpi-job", "VolcanoJob", "default", QueueId(0), 3,
+            vec![("mpimaster", 1, 1, zero), ("mpiworker", 2, 2, zero)]),
+        ("ray-cluster-job", "VolcanoJob", "default", QueueId(0), 3, vec![("head", 1, 1, zero), ("worker", 2, 2, zero)]),
+        ("job", "VolcanoJob", "default", QueueId(0), 1,
+            vec![("preempt-task", 1, 1, res(1000, 0, 0)), ("non-preempt-task", 1, 1, res(1000, 0, 0))]),
+        ("test-job", "VolcanoJob", "default", QueueId(0), 3, vec![("default-nginx", 6, 6, res(1000, 0, 0))]),
+        ("mindspore-cpu", "VolcanoJob", "default", QueueId(0), 1, vec![("pod", 8, 8, res(1000, 0, 0))]),
+        ("tensorflow-dist-mnist", "VolcanoJob", "default", QueueId(0), 3,
+            vec![("ps", 1, 1, zero), ("worker", 2, 2, zero)]),
+    ];
+    // One job per file, files in name order, then by submission time.
+    let names: Vec<&str> = s.jobs.iter().map(|j| j.name.as_str()).collect();
+    #[rustfmt::skip]
+    assert_eq!(names, [
+        "pi", "tensorflow-mnist", "paddle-simple-gpu", "elastic-example-echo", "pytorch-simple", "tfjob-simple",
+        "xgboost-dist-iris-test-train", "test-cluster-network-topology", "test-cluster-0", "spark-pi-volcano",
+        "ray-cluster-job", "tensorflow-dist-mnist", "job", "test-job", "mindspore-cpu", "spark-pi-dynamic-allocation",
+        "lm-mpi-job",
+    ]);
+    for (name, kind, ns, queue, min, tasks) in &expected {
+        let j = job(&s, name);
+        assert_eq!(
+            (j.kind.as_str(), j.namespace.as_str(), j.queue, j.min_available),
+            (*kind, *ns, *queue, *min),
+            "{name}"
+        );
+        // Only `job` names an existing PriorityClass (test-job's `high-priority` is not
+        // in the manifests: the scheduler's default, 0).
+        assert_eq!(j.priority, if *name == "job" { 1 } else { 0 }, "{name}");
+        let got: Vec<Task> =
+            j.tasks.iter().map(|t| (t.name.as_str(), t.replicas, t.min_available, t.requests)).collect();
+        assert_eq!(&got, tasks, "{name}");
+    }
+    // What the fields beyond the tasks became.
+    let j = job(&s, "tensorflow-dist-mnist");
+    assert_eq!((j.policies[0].event, j.policies[0].action), (PolicyEvent::PodEvicted, PolicyAction::RestartJob));
+    let p = &j.tasks[1].policies[0];
+    assert_eq!((p.event, p.action), (PolicyEvent::TaskCompleted, PolicyAction::CompleteJob));
+    assert_eq!(j.duration, SimDuration::from_secs(1200));
+    assert_eq!(job(&s, "lm-mpi-job").submit, SimTime(60_000_000));
+    assert_eq!(job(&s, "pi").max_retry, 0); // runPolicy.backoffLimit
+    assert_eq!(job(&s, "tensorflow-mnist").min_resources, Resources::new(5000, 10 * GI, 0, 3));
+    assert_eq!(job(&s, "paddle-simple-gpu").min_resources, Resources::new(0, 0, 4000, 2));
+    assert_eq!(job(&s, "spark-pi-volcano").min_resources, Resources::new(3000, 3 * 896 * MI, 0, 3));
+    assert_eq!(job(&s, "spark-pi-volcano").tasks[1].depends_on, [0]);
+    assert_eq!(job(&s, "spark-pi-dynamic-allocation").submit, SimTime(30_000_000));
+    // Task priorities: the task's own class, else the job's.
+    let j = job(&s, "job");
+    assert_eq!((j.tasks[0].priority, j.tasks[1].priority), (10, 1));
+    assert_eq!((job(&s, "test-job").max_retry, job(&s, "test-job").tasks[0].priority), (5, 1));
+    // The website's PodGroup snapshot (owned by Job `test`, no Pods) yields no job.
+    assert!(s.jobs.iter().all(|j| j.name != "test"));
+    // KubeRay copies the RayCluster's topology labels into the PodGroup.
+    let nt = job(&s, "test-cluster-network-topology").network_topology.as_ref().unwrap();
+    assert_eq!((nt.hard, nt.highest_tier_allowed), (true, Some(2)));
+    assert!(job(&s, "test-cluster-0").network_topology.is_none());
+}

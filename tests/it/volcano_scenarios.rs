@@ -16,6 +16,7 @@ struct Sc {
     queues: Vec<String>,
     conf: String,
     jobs: Vec<String>,
+    classes: Vec<String>,
 }
 
 fn sc(nodes: &[&str]) -> Sc {
@@ -25,6 +26,7 @@ fn sc(nodes: &[&str]) -> Sc {
         queues: vec!["{name: default}".into()],
         conf: String::new(),
         jobs: vec![],
+        classes: vec![],
     }
 }
 
@@ -53,6 +55,11 @@ impl Sc {
         self.conf = s;
         self
     }
+    /// `spec.priorityClasses` entries.
+    fn classes(mut self, c: &[&str]) -> Self {
+        self.classes = c.iter().map(|s| s.to_string()).collect();
+        self
+    }
     fn jobs(mut self, j: &[String]) -> Self {
         self.jobs = j.to_vec();
         self
@@ -68,6 +75,12 @@ impl Sc {
             s += "    hyperNodes:\n";
             for h in &self.hyper {
                 s += &format!("      - {h}\n");
+            }
+        }
+        if !self.classes.is_empty() {
+            s += "  priorityClasses:\n";
+            for c in &self.classes {
+                s += &format!("    - {c}\n");
             }
         }
         s += "  queues:\n";
@@ -872,6 +885,76 @@ fn conformance_protects_kube_system_from_reclaim_only_within_its_tier() {
     assert_eq!(o.pods_of("kube-system/sys").iter().filter(|p| p["start"] == "140").count(), 1);
     assert_eq!(jf(&o, "late", "start"), "40");
     assert_eq!(jf(&o, "late", "end"), "140");
+}
+
+/// Conformance by priority class (Volcano's conformance.go skips evictees whose pod
+/// has priorityClassName `system-cluster-critical` or `system-node-critical`).
+/// n1 holds one 1-cpu pod: lo (1000 s) runs from 0; hi (system-node-critical,
+/// 2000001000, t=10) outranks every other class, so priority offers lo as a victim.
+/// lo in `system-cluster-critical` (2000000000): conformance removes it, nothing is
+/// evicted and hi waits until lo ends at 1000. lo in the scenario's class `batch`
+/// (1000): evicted at 10, hi runs 40–140 after the 30 s grace, lo restarts 140–1140.
+fn conformance_class_preempt(class: &str) -> Out {
+    sc(&["{name: n1, cpu: 1, memory: 16Gi}"])
+        .classes(&["{name: batch, value: 1000}"])
+        .conf(PREEMPT, &[T1H, T2])
+        .jobs(&[
+            jb("lo", &format!("priorityClassName: {class}, duration: 1000s"), 1, "cpu: 1"),
+            jb("hi", "submitAt: 10s, priorityClassName: system-node-critical, duration: 100s", 1, "cpu: 1"),
+        ])
+        .run()
+}
+
+#[test]
+fn conformance_never_preempts_system_critical_pods() {
+    let o = conformance_class_preempt("system-cluster-critical");
+    assert!(o.evictions().is_empty(), "{:?}", pods(&o));
+    assert_eq!(pods(&o), sorted(&["lo-w-0 n1 0-1000 completed", "hi-w-0 n1 1000-1100 completed"]));
+    let o = conformance_class_preempt("batch");
+    assert_eq!(at(&o, "evict"), strs(&["10 default/lo-w-0"]));
+    assert_eq!(o.of("evict")[0]["action"], "preempt");
+    assert_eq!(
+        pods(&o),
+        sorted(&["lo-w-0 n1 0-10 preempted", "lo-w-0 n1 140-1140 completed", "hi-w-0 n1 40-140 completed"])
+    );
+}
+
+/// reclaim with conformance in proportion's tier (as in the kube-system test above):
+/// crit (q1, 2 pods, minAvailable 1) holds both cpus; late (q2, t=10) deserves one.
+/// Pods of `system-node-critical` or `system-cluster-critical` are never reclaimed
+/// (late waits until 1000); in class `batch` one pod is reclaimed at 10, late runs
+/// 40–140 and the pod rebinds at 140.
+fn conformance_class_reclaim(class: &str) -> Out {
+    sc(&["{name: n1, cpu: 2, memory: 16Gi}"])
+        .queues(&["{name: q1}", "{name: q2}"])
+        .classes(&["{name: batch, value: 1000}"])
+        .conf(RECLAIM, &[&["priority", "gang", "conformance", "proportion"], T2])
+        .jobs(&[
+            jb(
+                "crit",
+                &format!("priorityClassName: {class}, queue: q1, minAvailable: 1, duration: 1000s"),
+                2,
+                "cpu: 1",
+            ),
+            jb("late", "queue: q2, submitAt: 10s, duration: 100s", 1, "cpu: 1"),
+        ])
+        .run()
+}
+
+#[test]
+fn conformance_never_reclaims_system_critical_pods() {
+    for class in ["system-node-critical", "system-cluster-critical"] {
+        let o = conformance_class_reclaim(class);
+        assert!(o.evictions().is_empty(), "{class}: {:?}", pods(&o));
+        assert_eq!((jf(&o, "late", "start"), jf(&o, "late", "end")), ("1000".into(), "1100".into()), "{class}");
+    }
+    let o = conformance_class_reclaim("batch");
+    assert_eq!(o.evictions().len(), 1);
+    assert_eq!(o.of("evict")[0]["action"], "reclaim");
+    assert_eq!(o.of("evict")[0]["t"], "10");
+    assert_eq!(ended(&o, "crit", "reclaimed"), 1);
+    assert_eq!(o.pods_of("crit").iter().filter(|p| p["start"] == "140").count(), 1);
+    assert_eq!((jf(&o, "late", "start"), jf(&o, "late", "end")), ("40".into(), "140".into()));
 }
 
 // ---------------------------------------------------------------------------

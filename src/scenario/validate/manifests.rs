@@ -72,7 +72,7 @@ pub(super) fn hypernodes(
 }
 
 /// The documents of every `manifests:` source (by source index) and the
-/// PriorityClasses among all of them.
+/// PriorityClasses: those given to [`read_sources`] plus those among the documents.
 pub(super) struct Sources {
     pub docs: BTreeMap<usize, Vec<Doc>>,
     pub classes: PriorityClasses,
@@ -82,8 +82,9 @@ pub(super) fn read_sources<'a>(
     v: &mut V<'_>,
     workload: impl Iterator<Item = &'a Spanned<RawSource>>,
     base: &Path,
+    classes: PriorityClasses,
 ) -> Sources {
-    let mut out = Sources { docs: BTreeMap::new(), classes: PriorityClasses::default() };
+    let mut out = Sources { docs: BTreeMap::new(), classes };
     for (s, src) in workload.enumerate() {
         let RawSource::Manifests(m) = &src.value else { continue };
         let mut docs = Vec::new();

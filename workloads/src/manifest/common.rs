@@ -31,7 +31,66 @@ pub struct PriorityClasses {
     pub by_name: BTreeMap<String, PriorityClass>,
 }
 
+/// The largest value a user-defined PriorityClass may have (Kubernetes'
+/// `HighestUserDefinablePriority`); larger values are for the built-in classes.
+pub const HIGHEST_USER_PRIORITY: i64 = 1_000_000_000;
+
+/// Kubernetes' built-in PriorityClasses: `system-cluster-critical` (2000000000) and
+/// `system-node-critical` (2000001000). Names starting with `system-` are reserved.
+pub const BUILTIN_PRIORITY_CLASSES: [(&str, i32); 2] =
+    [("system-cluster-critical", 2_000_000_000), ("system-node-critical", 2_000_001_000)];
+
 impl PriorityClasses {
+    /// The built-in classes every cluster has ([`BUILTIN_PRIORITY_CLASSES`]).
+    pub fn builtin() -> Self {
+        let by_name = BUILTIN_PRIORITY_CLASSES
+            .iter()
+            .map(|&(n, value)| {
+                (
+                    n.to_string(),
+                    PriorityClass { value, global_default: false, preemption_policy: "PreemptLowerPriority".into() },
+                )
+            })
+            .collect();
+        PriorityClasses { by_name }
+    }
+    /// Why a user-defined class `name` with `value` cannot be added, as (the field at
+    /// fault: `name`, `value` or `globalDefault`; the message): a name already defined,
+    /// a reserved `system-` name, a value above [`HIGHEST_USER_PRIORITY`], or a second
+    /// global default. `None` when it can.
+    pub fn check(&self, name: &str, value: i64, global_default: bool) -> Option<(&'static str, String)> {
+        if self.by_name.contains_key(name) {
+            return Some((
+                "name",
+                if BUILTIN_PRIORITY_CLASSES.iter().any(|(n, _)| *n == name) {
+                    format!("PriorityClass `{name}` is built into Kubernetes and cannot be redefined")
+                } else {
+                    format!("PriorityClass `{name}` is defined twice")
+                },
+            ));
+        }
+        if name.starts_with("system-") {
+            return Some((
+                "name",
+                format!("PriorityClass names starting with `system-` are reserved for Kubernetes, got `{name}`"),
+            ));
+        }
+        if value > HIGHEST_USER_PRIORITY {
+            return Some((
+                "value",
+                format!(
+                    "a PriorityClass value must be at most {HIGHEST_USER_PRIORITY} (larger values are for the built-in system classes), got {value}"
+                ),
+            ));
+        }
+        if global_default && let Some((n, _)) = self.by_name.iter().find(|(_, c)| c.global_default) {
+            return Some((
+                "globalDefault",
+                format!("PriorityClass `{n}` is already the global default; only one may be"),
+            ));
+        }
+        None
+    }
     /// Value of the global-default class, if one is marked.
     pub fn global_default(&self) -> Option<i32> {
         self.by_name.values().find(|c| c.global_default).map(|c| c.value)

@@ -30,8 +30,21 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     if specs.is_empty() {
         ck.err(spec.at, &rp, format!("a {kind} needs `{field}` with at least one of: {}", types.join(", ")));
     }
+    // The operators' defaulting turns replica type keys into their canonical case
+    // (`worker` → `Worker`, `ps` → `PS`), so keys match case-insensitively.
+    let canonical = |k: &str| types.iter().find(|t| t.eq_ignore_ascii_case(k)).copied();
+    let mut seen: Vec<&str> = Vec::new();
     for (k, n) in specs {
-        if !types.contains(&k.as_str()) {
+        if let Some(t) = canonical(k) {
+            if seen.contains(&t) {
+                ck.err(
+                    n.at,
+                    &join(&rp, k),
+                    format!("replica type `{t}` is given twice (keys match case-insensitively)"),
+                );
+            }
+            seen.push(t);
+        } else {
             ck.err(
                 n.at,
                 &join(&rp, k),
@@ -41,8 +54,8 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     }
     let mut tasks = Vec::new();
     for ty in types {
-        let Some((_, r)) = specs.iter().find(|(k, _)| k == ty) else { continue };
-        let p = join(&rp, ty);
+        let Some((key, r)) = specs.iter().find(|(k, _)| canonical(k) == Some(*ty)) else { continue };
+        let p = join(&rp, key);
         let replicas = ck.opt_int(r, "replicas", &p, 0).unwrap_or(1) as u32;
         let Some(tpl) = r.get("template") else {
             ck.err(r.at, &join(&p, "template"), "a replica spec needs a pod `template`");

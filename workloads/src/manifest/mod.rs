@@ -15,7 +15,9 @@ mod vcjob;
 mod volcano;
 pub mod yaml;
 
-pub use common::{Context, ImportedJob, PriorityClass, PriorityClasses};
+pub use common::{
+    BUILTIN_PRIORITY_CLASSES, Context, HIGHEST_USER_PRIORITY, ImportedJob, PriorityClass, PriorityClasses,
+};
 pub use volcano::{NodeRef, hypernodes, queues};
 pub use yaml::{At, Doc, Node, Val};
 
@@ -286,6 +288,83 @@ spec:
     }
 
     #[test]
+    fn kubeflow_replica_types_match_case_insensitively() {
+        let text = "apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: t, annotations: {lahar.io/duration: 10m}}
+spec:
+  tfReplicaSpecs:
+    worker: {replicas: 3, template: {spec: {containers: [{name: c}]}}}
+    Ps: {replicas: 1, template: {spec: {containers: [{name: c, resources: {limits: {cpu: 2}}}]}}}
+";
+        let j = &convert(text).unwrap()[0].spec;
+        let t: Vec<(&str, u32, i64)> =
+            j.tasks.iter().map(|t| (t.name.as_str(), t.replicas, t.requests.cpu())).collect();
+        assert_eq!(t, [("ps", 1, 2000), ("worker", 3, 0)]);
+        assert_eq!(j.min_available, 4);
+        let err =
+            convert(&text.replace("Ps:", "PS: {replicas: 1, template: {spec: {containers: [{name: c}]}}}\n    ps:"))
+                .unwrap_err();
+        assert!(err[0].contains("spec.tfReplicaSpecs.ps: replica type `PS` is given twice"), "{err:?}");
+    }
+
+    #[test]
+    fn ray_topology_labels_and_suspended_groups() {
+        let text = "apiVersion: ray.io/v1
+kind: RayCluster
+metadata:
+  name: r
+  labels: {volcano.sh/network-topology-mode: soft, volcano.sh/network-topology-highest-tier-allowed: \"2\"}
+  annotations: {lahar.io/duration: 1h}
+spec:
+  headGroupSpec: {template: {spec: {containers: [{name: h}]}}}
+  workerGroupSpecs:
+    - {groupName: a, replicas: 2, template: {spec: {containers: [{name: w}]}}}
+    - {groupName: b, replicas: 4, suspend: true, template: {spec: {containers: [{name: w}]}}}
+";
+        let j = &convert(text).unwrap()[0].spec;
+        let nt = j.network_topology.as_ref().unwrap();
+        assert_eq!((nt.hard, nt.highest_tier_allowed), (false, Some(2)));
+        let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+        assert_eq!(t, [("head", 1), ("a", 2)]);
+        assert_eq!(j.min_available, 3);
+        let j = &convert(&text.replace("volcano.sh/network-topology-mode: soft, ", "")).unwrap()[0].spec;
+        assert!(j.network_topology.is_none(), "the tier label alone sets nothing");
+        let err = convert(&text.replace("\"2\"", "two")).unwrap_err();
+        assert!(
+            err[0].contains(
+                "metadata.labels.volcano.sh/network-topology-highest-tier-allowed: expected an integer ≥ 1, got `two`"
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn spark_overhead_factor_and_dynamic_allocation() {
+        const MI: i64 = 1 << 20;
+        let text = "apiVersion: sparkoperator.k8s.io/v1beta2
+kind: SparkApplication
+metadata: {name: s, annotations: {lahar.io/duration: 1m}}
+spec:
+  type: Python
+  batchScheduler: volcano
+  driver: {cores: 1, coreLimit: 1200m, memory: 2g}
+  executor: {instances: 1, cores: 2, memory: 512m}
+  dynamicAllocation: {enabled: true, initialExecutors: 2, minExecutors: 3, maxExecutors: 5}
+";
+        let j = &convert(text).unwrap()[0].spec;
+        // Python: 40% overhead (819.2 MiB on 2 GiB), the 384 MiB minimum on 512 MiB.
+        assert_eq!(j.tasks[0].requests, Resources::new(1000, 2048 * MI + 858_993_459, 0, 1));
+        assert_eq!(j.tasks[1].requests, Resources::new(2000, 896 * MI, 0, 1));
+        // max(minExecutors, initialExecutors, instances).
+        assert_eq!(j.tasks[1].replicas, 3);
+        let j = &convert(&text.replace("type: Python", "memoryOverheadFactor: \"0.25\"")).unwrap()[0].spec;
+        assert_eq!(j.tasks[0].requests.get(lahar_core::resource::MEMORY), 2560 * MI);
+        let err = convert(&text.replace("type: Python", "memoryOverheadFactor: lots")).unwrap_err();
+        assert!(err[0].contains("spec.memoryOverheadFactor: expected a non-negative number"), "{err:?}");
+    }
+
+    #[test]
     fn pods_group_by_task_spec_or_identical_spec() {
         let pod = |name: &str, extra: &str, node: &str| {
             format!(
@@ -307,6 +386,20 @@ spec:
         assert_eq!(j.initial, [(0, 0, NodeId(0)), (1, 1, NodeId(1))]);
         assert_eq!((j.kind.as_str(), j.queue, j.min_available), ("PodGroup", QueueId(1), 3));
         assert_eq!(j.min_resources.cpu(), 2000);
+    }
+
+    #[test]
+    fn a_controller_made_podgroup_without_pods_is_skipped() {
+        let pg = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n  ownerReferences: [{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: g, uid: x}]\nspec: {minMember: 1}\n";
+        assert_eq!(convert(pg).unwrap().len(), 0);
+        // Without an owner it is a mistake (Pods that forgot the group annotation).
+        let err =
+            convert(&pg.replace(
+                "  ownerReferences: [{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: g, uid: x}]\n",
+                "",
+            ))
+            .unwrap_err();
+        assert!(err[0].contains("PodGroup `default/g` has no pods"), "{err:?}");
     }
 
     #[test]

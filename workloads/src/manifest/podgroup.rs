@@ -30,15 +30,16 @@ pub(crate) fn priority_class(d: &Doc, into: &mut PriorityClasses, errs: &mut Vec
             format!("expected `PreemptLowerPriority` or `Never`, got `{preemption_policy}`"),
         );
     }
-    if global_default && let Some((n, _)) = into.by_name.iter().find(|(n, c)| c.global_default && **n != meta.name) {
-        ck.err(
-            d.root.get("globalDefault").and_then(|n| n.at),
-            "globalDefault",
-            format!("PriorityClass `{n}` is already the global default; only one may be"),
-        );
-    }
-    if into.by_name.contains_key(&meta.name) {
-        ck.err(d.root.at, "metadata.name", format!("PriorityClass `{}` is defined twice", meta.name));
+    if let Some(v) = value
+        && let Some((field, m)) = into.check(&meta.name, i64::from(v), global_default)
+    {
+        let (at, field) = match field {
+            "name" => {
+                (d.root.get("metadata").and_then(|m| m.get("name")).and_then(|n| n.at).or(d.root.at), "metadata.name")
+            }
+            f => (d.root.get(f).and_then(|n| n.at), f),
+        };
+        ck.err(at, field, m);
     }
     if let (true, Some(value)) = (ck.ok(), value) {
         into.by_name.insert(meta.name, PriorityClass { value, global_default, preemption_policy });
@@ -198,6 +199,16 @@ impl Groups {
                 continue;
             }
             let root = &g.doc.root;
+            // A PodGroup a controller made (`ownerReferences`, as `kubectl get -o yaml`
+            // shows it) whose Pods are not in the manifests: its owner creates the
+            // Pods, so there is nothing here to schedule; lahar imports the owner.
+            let owned = root
+                .get("metadata")
+                .and_then(|m| m.get("ownerReferences"))
+                .is_some_and(|o| matches!(&o.val, Val::Seq(s) if !s.is_empty()));
+            if pods.is_empty() && owned {
+                continue;
+            }
             if pods.is_empty() {
                 ck.err(
                     root.at,

@@ -3,8 +3,10 @@
 //! each group's `minReplicas` when in-tree autoscaling is on.
 
 use super::common::{self, Ck, JobHead, join};
-use super::yaml::{Doc, Node, Val};
+use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob};
+use lahar_core::job::NetworkTopology;
+use std::collections::BTreeMap;
 
 pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
     let root = &d.root;
@@ -46,6 +48,10 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         // KubeRay's desired count: replicas (default minReplicas) clamped to [min, max].
         let want = ck.opt_int(g, "replicas", &gp, 0).map(|x| x as u32).unwrap_or(min).clamp(min.min(max), max);
         let hosts = ck.opt_int(g, "numOfHosts", &gp, 1).unwrap_or(1) as u32;
+        // A suspended group has no pods and is not part of the PodGroup.
+        if ck.opt_bool(g, "suspend", &gp).unwrap_or(false) {
+            continue;
+        }
         let Some(tpl) = g.get("template") else {
             ck.err(g.at, &join(&gp, "template"), "a worker group needs a pod `template`");
             continue;
@@ -60,6 +66,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let qat = meta.labels.get("volcano.sh/queue-name").and_then(|x| x.1).or(root.at);
     let q = common::queue(ck, cx, &qname, qat, "metadata.labels.volcano.sh/queue-name");
     let class = meta.labels.get("ray.io/priority-class-name").map(|x| x.0.clone());
+    let topology = network_topology(ck, &meta.labels);
     let timing = common::timing(ck, &meta.annotations, meta.at, "");
     if !ck.ok() {
         return None;
@@ -73,6 +80,33 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         min_available: min_member,
         timing: timing?,
     };
-    let (j, profile) = common::assemble(head, tasks, cx);
+    let (mut j, profile) = common::assemble(head, tasks, cx);
+    j.network_topology = topology;
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.index, at: root.at })
+}
+
+/// The PodGroup's `networkTopology` from the labels KubeRay's Volcano scheduler reads:
+/// `volcano.sh/network-topology-mode` (`hard` or `soft`) and, with it,
+/// `volcano.sh/network-topology-highest-tier-allowed` (an integer; KubeRay fails to
+/// create the PodGroup otherwise). Without the mode label there is no constraint.
+fn network_topology(ck: &mut Ck<'_>, labels: &BTreeMap<String, (String, At)>) -> Option<NetworkTopology> {
+    const MODE: &str = "volcano.sh/network-topology-mode";
+    const TIER: &str = "volcano.sh/network-topology-highest-tier-allowed";
+    let (mode, at) = labels.get(MODE)?;
+    let hard = match mode.as_str() {
+        "hard" => true,
+        "soft" => false,
+        other => {
+            ck.err(*at, &format!("metadata.labels.{MODE}"), format!("expected `hard` or `soft`, got `{other}`"));
+            true
+        }
+    };
+    let tier = labels.get(TIER).and_then(|(t, at)| match t.trim().parse::<u32>() {
+        Ok(x) if x >= 1 => Some(x),
+        _ => {
+            ck.err(*at, &format!("metadata.labels.{TIER}"), format!("expected an integer ≥ 1, got `{t}`"));
+            None
+        }
+    });
+    Some(NetworkTopology { hard, highest_tier_allowed: tier })
 }

@@ -24,9 +24,9 @@ pub(crate) fn spark_memory(s: &str) -> Option<i64> {
 }
 
 /// The requests of the driver or an executor pod: cores (or `coreRequest`), memory
-/// plus overhead (`memoryOverhead`, else max(10% of memory, 384Mi) as Spark does
-/// for JVM jobs), and `gpu: {name, quantity}`.
-fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str) -> PodShape {
+/// plus overhead (`memoryOverhead`, else max(`factor` × memory, 384Mi) as Spark
+/// computes it), and `gpu: {name, quantity}`.
+fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str, factor: f64) -> PodShape {
     let mut r = Resources::ZERO;
     let cpu = match ck.opt_str(n, "coreRequest", path) {
         Some(q) => lahar_core::quantity::parse_quantity(&q, 1000)
@@ -53,7 +53,7 @@ fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str) -> PodShape
             ck.err(at, &join(path, "memoryOverhead"), format!("expected a Spark memory size such as 512m, got `{m}`"));
             0
         }),
-        None => (mem / 10).max(384 << 20),
+        None => ((mem as f64 * factor) as i64).max(384 << 20),
     };
     r.set(MEMORY, mem + overhead);
     if let Some(g) = n.get("gpu") {
@@ -79,13 +79,33 @@ fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str) -> PodShape
     }
 }
 
+/// The memory overhead factor: `spec.memoryOverheadFactor`, else Spark's default,
+/// 0.4 for non-JVM applications (`type: Python` or `R`) and 0.1 for JVM ones.
+fn overhead_factor(ck: &mut Ck<'_>, spec: &Node) -> f64 {
+    if let Some(f) = ck.opt_str(spec, "memoryOverheadFactor", "spec") {
+        match f.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= 0.0 => return x,
+            _ => ck.err(
+                spec.get("memoryOverheadFactor").and_then(|n| n.at),
+                "spec.memoryOverheadFactor",
+                format!("expected a non-negative number such as 0.1, got `{f}`"),
+            ),
+        }
+    }
+    match ck.opt_str(spec, "type", "spec").as_deref() {
+        Some("Python" | "R") => 0.4,
+        _ => 0.1,
+    }
+}
+
 pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
     let root = &d.root;
     let meta = common::meta(ck, root, "", true);
     let empty = Node { at: root.at, val: Val::Null };
     let spec = root.get("spec").unwrap_or(&empty);
+    // No batchScheduler: the operator's default (`--default-batch-scheduler=volcano`).
     match ck.opt_str(spec, "batchScheduler", "spec").as_deref() {
-        Some("volcano") => {}
+        None | Some("volcano") => {}
         other => ck.err(
             spec.get("batchScheduler").and_then(|n| n.at).or(spec.at),
             "spec.batchScheduler",
@@ -95,14 +115,19 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
             ),
         ),
     }
-    let driver = role(ck, cx, spec.get("driver").unwrap_or(&empty), "spec.driver");
-    let executor = role(ck, cx, spec.get("executor").unwrap_or(&empty), "spec.executor");
+    let factor = overhead_factor(ck, spec);
+    let driver = role(ck, cx, spec.get("driver").unwrap_or(&empty), "spec.driver", factor);
+    let executor = role(ck, cx, spec.get("executor").unwrap_or(&empty), "spec.executor", factor);
+    let given = spec.get("executor").and_then(|e| ck.opt_int(e, "instances", "spec.executor", 0));
     let instances = match spec.get("dynamicAllocation") {
+        // Spark starts max(minExecutors, initialExecutors, spark.executor.instances).
         Some(da) if ck.opt_bool(da, "enabled", "spec.dynamicAllocation").unwrap_or(false) => {
             let dp = "spec.dynamicAllocation";
-            ck.opt_int(da, "initialExecutors", dp, 0).or_else(|| ck.opt_int(da, "minExecutors", dp, 0)).unwrap_or(0)
+            let initial = ck.opt_int(da, "initialExecutors", dp, 0).unwrap_or(0);
+            let min = ck.opt_int(da, "minExecutors", dp, 0).unwrap_or(0);
+            initial.max(min).max(given.unwrap_or(0))
         }
-        _ => spec.get("executor").and_then(|e| ck.opt_int(e, "instances", "spec.executor", 0)).unwrap_or(1),
+        _ => given.unwrap_or(1),
     } as u32;
     let opts = spec.get("batchSchedulerOptions");
     let op = "spec.batchSchedulerOptions";
