@@ -98,6 +98,11 @@ impl Admission {
         let mut out = vec![Admission::default(); ssn.queues().len()];
         for j in ssn.jobs() {
             let job = ssn.job(j);
+            // A job neither admitted nor holding resources adds zeros: skip it (a
+            // backlog of Pending PodGroups is most of the jobs).
+            if job.pg_phase != PodGroupPhase::Inqueue && job.allocated.is_zero() {
+                continue;
+            }
             let a = &mut out[job.spec.queue.0 as usize];
             let minr = job.spec.min_resources;
             if job.pg_phase == PodGroupPhase::Inqueue {

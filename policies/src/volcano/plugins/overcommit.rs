@@ -36,7 +36,7 @@ impl Plugin for Overcommit {
             self.idle[d] = total[d] * self.factor - used[d];
         }
         self.inqueue = [0.0; DIMS];
-        for j in ssn.jobs().collect::<Vec<_>>() {
+        for j in ssn.jobs() {
             let job = ssn.job(j);
             let add = match job.pg_phase {
                 PodGroupPhase::Inqueue => f(&job.spec.min_resources),
