@@ -189,6 +189,53 @@ pub struct TaskTopology {
 /// Volcano's default graceful termination period.
 pub const DEFAULT_TERMINATION_GRACE: SimDuration = SimDuration::from_secs(30);
 
+impl Default for TaskSpec {
+    /// One preemptable pod of priority 1 requesting only its pod slot, named `worker`.
+    fn default() -> Self {
+        TaskSpec {
+            name: "worker".into(),
+            replicas: 1,
+            min_available: 1,
+            requests: Resources::new(0, 0, 0, 1),
+            priority: 1,
+            depends_on: Vec::new(),
+            depends_any: false,
+            node_selector: Vec::new(),
+            policies: Vec::new(),
+            preemptable: true,
+        }
+    }
+}
+
+impl Default for JobSpec {
+    /// An empty job in namespace `default`, queue 0, submitted at 0, with Volcano's
+    /// defaults (3 retries, 30 s grace). Fixtures set what they test with
+    /// `..JobSpec::default()` and then [`JobSpec::compute_min_resources`].
+    fn default() -> Self {
+        JobSpec {
+            name: String::new(),
+            namespace: "default".into(),
+            kind: String::new(),
+            queue: QueueId(0),
+            priority_class: None,
+            priority: 0,
+            submit: SimTime::ZERO,
+            min_available: 0,
+            tasks: Vec::new(),
+            policies: Vec::new(),
+            max_retry: 3,
+            min_resources: Resources::ZERO,
+            network_topology: None,
+            duration: SimDuration::ZERO,
+            checkpoint_interval: None,
+            termination_grace: DEFAULT_TERMINATION_GRACE,
+            user: String::new(),
+            task_topology: None,
+            initial: Vec::new(),
+        }
+    }
+}
+
 impl JobSpec {
     /// Total pods over all tasks.
     pub fn total_replicas(&self) -> u32 {

@@ -4,7 +4,7 @@
 use lahar_core::cluster::{Cluster, IntraNode, Nics, Node, NodeId};
 use lahar_core::engine::{EndReason, Engine, EngineConfig, FULL_SPEED_PPM, RunOutput, RuntimeModel};
 use lahar_core::job::*;
-use lahar_core::queue::{Queue, QueueId};
+use lahar_core::queue::Queue;
 use lahar_core::resource::{ResourceNames, Resources};
 use lahar_core::rng::RngStreams;
 use lahar_core::session::{Scheduler, Session};
@@ -28,11 +28,7 @@ fn node(name: &str, gpus: i64) -> Node {
 fn job(name: &str, submit: u64, dur: u64, replicas: u32, gpus: i64, min: u32) -> JobSpec {
     let mut j = JobSpec {
         name: name.into(),
-        namespace: "default".into(),
         kind: "test".into(),
-        queue: QueueId(0),
-        priority_class: None,
-        priority: 0,
         submit: SimTime(submit * S),
         min_available: min,
         tasks: vec![TaskSpec {
@@ -40,23 +36,10 @@ fn job(name: &str, submit: u64, dur: u64, replicas: u32, gpus: i64, min: u32) ->
             replicas,
             min_available: min,
             requests: Resources::new(1000, 0, gpus * 1000, 1),
-            priority: 1,
-            depends_on: vec![],
-            depends_any: false,
-            node_selector: vec![],
-            policies: vec![],
-            preemptable: true,
+            ..TaskSpec::default()
         }],
-        policies: vec![],
-        max_retry: 3,
-        min_resources: Resources::ZERO,
-        network_topology: None,
         duration: SimDuration(dur * S),
-        checkpoint_interval: None,
-        termination_grace: SimDuration::from_secs(30),
-        user: String::new(),
-        task_topology: None,
-        initial: Vec::new(),
+        ..JobSpec::default()
     };
     j.min_resources = j.compute_min_resources();
     j
