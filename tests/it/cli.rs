@@ -1,12 +1,8 @@
 //! The command-line contract: outputs, byte-identical reruns, exit codes.
 
 use super::*;
-use assert_cmd::Command;
+use crate::lahar;
 use predicates::prelude::*;
-
-fn lahar() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lahar"))
-}
 
 #[test]
 fn default_run_writes_four_outputs_and_reruns_identically() {

@@ -2,24 +2,9 @@
 //! outcomes), bad pod names, and that explaining never changes a decision.
 
 use super::*;
-use assert_cmd::Command;
+use crate::lahar;
+use crate::volcano::conf;
 use predicates::prelude::*;
-
-fn lahar() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lahar"))
-}
-
-const TIER1: &str = "      - plugins:\n        - name: priority\n        - name: gang\n        - name: conformance\n";
-
-/// An inline Volcano conf: `actions` and the second tier's plugin lines.
-fn conf(actions: &str, tier2: &[&str]) -> String {
-    let mut s =
-        format!("  scheduler:\n    inline: |\n      actions: \"{actions}\"\n      tiers:\n{TIER1}      - plugins:\n");
-    for p in tier2 {
-        s += &format!("        - {p}\n");
-    }
-    s
-}
 
 /// Runs `text` with `--explain` for each of `pods`, and once without, and returns
 /// explain.csv. decisions.csv must be byte-identical between the two runs.

@@ -22,6 +22,11 @@ mod volcano_scenarios;
 
 use std::path::{Path, PathBuf};
 
+/// The `lahar` binary, for CLI tests.
+pub fn lahar() -> assert_cmd::Command {
+    assert_cmd::Command::new(env!("CARGO_BIN_EXE_lahar"))
+}
+
 /// A scenario header with a small explicit cluster; `rest` continues `spec:`.
 pub fn scenario(nodes: &str, rest: &str) -> String {
     format!("apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n{nodes}\n{rest}")

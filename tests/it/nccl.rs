@@ -1,12 +1,8 @@
 //! `lahar nccl`: tables and row evaluation.
 
-use assert_cmd::Command;
+use crate::lahar;
 use predicates::prelude::*;
 use std::path::Path;
-
-fn lahar() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lahar"))
-}
 
 #[test]
 fn table_like_nccl_tests() {

@@ -4,13 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use crate::lahar;
 use predicates::prelude::*;
 use serde_json::{Value, json};
-
-fn lahar() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lahar"))
-}
 
 /// A sample of /work/shared/traces, relative to this crate.
 fn sample(rel: &str) -> PathBuf {

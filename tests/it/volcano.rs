@@ -373,7 +373,9 @@ fn replay_nt_soft_rescheduled_can_cross_tier() {
 
 const TIER1: &str = "      - plugins:\n        - name: priority\n        - name: gang\n        - name: conformance\n";
 
-fn conf(actions: &str, tier2: &[&str]) -> String {
+/// An inline Volcano conf: `actions`, tier 1 (priority, gang, conformance) and the
+/// second tier's plugin lines.
+pub(crate) fn conf(actions: &str, tier2: &[&str]) -> String {
     let mut s =
         format!("  scheduler:\n    inline: |\n      actions: \"{actions}\"\n      tiers:\n{TIER1}      - plugins:\n");
     for p in tier2 {

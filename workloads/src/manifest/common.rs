@@ -280,6 +280,23 @@ impl<'e> Ck<'e> {
         }
         out
     }
+
+    /// `parent.key` as a resource vector (`minResources` and the like), `None` when
+    /// the key is absent; bad quantities are recorded as errors.
+    pub fn resource_vec(
+        &mut self,
+        parent: &Node,
+        key: &str,
+        path: &str,
+        names: &mut ResourceNames,
+    ) -> Option<Resources> {
+        parent.get(key)?;
+        let mut r = Resources::ZERO;
+        for (d, x, _) in self.resources(parent, key, path, names) {
+            r.set(d, x);
+        }
+        Some(r)
+    }
 }
 
 /// `a.b` (or `b` when `a` is empty).

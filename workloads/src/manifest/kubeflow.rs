@@ -100,13 +100,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
             queue_at = s.get("queue").and_then(|n| n.at);
         }
         class = ck.opt_str(s, "priorityClass", spp).filter(|c| !c.is_empty());
-        if s.get("minResources").is_some() {
-            let mut r = lahar_core::resource::Resources::ZERO;
-            for (dim, x, _) in ck.resources(s, "minResources", spp, cx.names) {
-                r.set(dim, x);
-            }
-            min_res = Some(r);
-        }
+        min_res = ck.resource_vec(s, "minResources", spp, cx.names);
     }
     let q = common::queue(ck, cx, &queue, queue_at, &join(spp, "queue"));
     let timing = common::timing(ck, &meta.annotations, meta.at, "");

@@ -6,7 +6,7 @@ use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob, ManifestError};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::TaskSpec;
-use lahar_core::resource::{PODS, Resources};
+use lahar_core::resource::PODS;
 use std::collections::BTreeMap;
 
 /// Reads one PriorityClass into `into`.
@@ -241,14 +241,7 @@ impl Groups {
                     format!("{} pods belong to the PodGroup, fewer than minMember {}", total, g.min_member),
                 );
             }
-            let min_res = root.get("spec").and_then(|s| s.get("minResources")).map(|_| {
-                let spec = root.get("spec").expect("checked");
-                let mut r = Resources::ZERO;
-                for (d, x, _) in ck.resources(spec, "minResources", "spec", cx.names) {
-                    r.set(d, x);
-                }
-                r
-            });
+            let min_res = root.get("spec").and_then(|spec| ck.resource_vec(spec, "minResources", "spec", cx.names));
             let q = common::queue(&mut ck, cx, &g.queue, g.queue_at, "spec.queue");
             let timing = common::timing(&mut ck, &g.annotations, g.annotations_at, "");
             if let Some(t) = &timing

@@ -138,13 +138,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
             qat = o.get("queue").and_then(|n| n.at);
         }
         class = ck.opt_str(o, "priorityClassName", op);
-        if o.get("resources").is_some() {
-            let mut r = Resources::ZERO;
-            for (dim, x, _) in ck.resources(o, "resources", op, cx.names) {
-                r.set(dim, x);
-            }
-            min_res = Some(r);
-        }
+        min_res = ck.resource_vec(o, "resources", op, cx.names);
     }
     let q = common::queue(ck, cx, &queue, qat, &join(op, "queue"));
     let timing = common::timing(ck, &meta.annotations, meta.at, "");

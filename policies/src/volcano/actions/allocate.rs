@@ -278,8 +278,12 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     while !queues.is_empty() {
         let q = queues.remove(0);
         if fw.overused(ssn, q) {
-            let waiting: Vec<JobId> =
-                per_queue.get(&q).into_iter().flatten().copied().filter(|&j| ssn.explaining_job(j)).collect();
+            // Only with --explain: otherwise this would walk the queue's jobs for nothing.
+            let waiting: Vec<JobId> = if ssn.explaining_any() {
+                per_queue.get(&q).into_iter().flatten().copied().filter(|&j| ssn.explaining_job(j)).collect()
+            } else {
+                Vec::new()
+            };
             for j in waiting {
                 let why = format!(
                     "not tried: queue {} is overused ({}); its remaining jobs wait",
