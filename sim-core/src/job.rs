@@ -189,6 +189,42 @@ pub struct TaskTopology {
 /// Volcano's default graceful termination period.
 pub const DEFAULT_TERMINATION_GRACE: SimDuration = SimDuration::from_secs(30);
 
+/// A cycle in the tasks' dependsOn graph, as `a -> b -> a` (task names, the first
+/// repeated at the end), or `None`: such a job could never create its pods.
+pub fn dependency_cycle(tasks: &[TaskSpec]) -> Option<String> {
+    // 0 = unvisited, 1 = on the stack, 2 = done
+    fn dfs(i: usize, tasks: &[TaskSpec], state: &mut [u8], stack: &mut Vec<usize>) -> Option<Vec<usize>> {
+        state[i] = 1;
+        stack.push(i);
+        for &d in &tasks[i].depends_on {
+            if state[d] == 1 {
+                let from = stack.iter().position(|&x| x == d).unwrap_or(0);
+                let mut c = stack[from..].to_vec();
+                c.push(d);
+                return Some(c);
+            }
+            if state[d] == 0
+                && let Some(c) = dfs(d, tasks, state, stack)
+            {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        state[i] = 2;
+        None
+    }
+    let mut state = vec![0u8; tasks.len()];
+    for i in 0..tasks.len() {
+        if state[i] == 0
+            && let Some(c) = dfs(i, tasks, &mut state, &mut Vec::new())
+        {
+            let names: Vec<&str> = c.iter().map(|&k| tasks[k].name.as_str()).collect();
+            return Some(names.join(" -> "));
+        }
+    }
+    None
+}
+
 impl Default for TaskSpec {
     /// One preemptable pod of priority 1 requesting only its pod slot, named `worker`.
     fn default() -> Self {

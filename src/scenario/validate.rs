@@ -1395,9 +1395,8 @@ fn job(
             preemptable: t.preemptable.unwrap_or(true),
         });
     }
-    if let Some(cycle) = dependency_cycle(&tasks) {
-        let names: Vec<&str> = cycle.iter().map(|&i| tasks[i].name.as_str()).collect();
-        v.err(at(rj), format!("{path}.tasks"), format!("dependsOn cycle: {}", names.join(" -> ")));
+    if let Some(cycle) = lahar_core::job::dependency_cycle(&tasks) {
+        v.err(at(rj), format!("{path}.tasks"), format!("dependsOn cycle: {cycle}"));
     }
     let total: u32 = tasks.iter().map(|t| t.replicas).sum();
     let sum_min: u32 = tasks.iter().map(|t| t.min_available).sum();
@@ -1566,38 +1565,4 @@ fn network_topology(v: &mut V<'_>, nt: &Spanned<RawNetworkTopology>, path: &str)
     let tier =
         nt.value.highest_tier_allowed.as_ref().and_then(|t| v.count(t, &format!("{path}.highestTierAllowed"), 1));
     NetworkTopology { hard, highest_tier_allowed: tier }
-}
-
-/// A cycle in the dependsOn graph, as task indices (first repeated at the end).
-fn dependency_cycle(tasks: &[TaskSpec]) -> Option<Vec<usize>> {
-    // 0 = unvisited, 1 = on the stack, 2 = done
-    fn dfs(i: usize, tasks: &[TaskSpec], state: &mut [u8], stack: &mut Vec<usize>) -> Option<Vec<usize>> {
-        state[i] = 1;
-        stack.push(i);
-        for &d in &tasks[i].depends_on {
-            if state[d] == 1 {
-                let from = stack.iter().position(|&x| x == d).unwrap_or(0);
-                let mut c = stack[from..].to_vec();
-                c.push(d);
-                return Some(c);
-            }
-            if state[d] == 0
-                && let Some(c) = dfs(d, tasks, state, stack)
-            {
-                return Some(c);
-            }
-        }
-        stack.pop();
-        state[i] = 2;
-        None
-    }
-    let mut state = vec![0u8; tasks.len()];
-    for i in 0..tasks.len() {
-        if state[i] == 0
-            && let Some(c) = dfs(i, tasks, &mut state, &mut Vec::new())
-        {
-            return Some(c);
-        }
-    }
-    None
 }

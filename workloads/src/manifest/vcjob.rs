@@ -132,7 +132,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     if !ck.ok() {
         return None;
     }
-    if let Some(c) = common_cycle(&tasks) {
+    if let Some(c) = lahar_core::job::dependency_cycle(&tasks) {
         ck.err(spec.at, "spec.tasks", format!("dependsOn cycle: {c}"));
         return None;
     }
@@ -203,38 +203,4 @@ fn task_topology(
     let anti_affinity = groups(KEYS[1]);
     let task_order = groups(KEYS[2]).concat();
     Some(lahar_core::job::TaskTopology { affinity, anti_affinity, task_order })
-}
-
-/// A dependsOn cycle as `a -> b -> a`.
-fn common_cycle(tasks: &[lahar_core::job::TaskSpec]) -> Option<String> {
-    fn dfs(i: usize, t: &[lahar_core::job::TaskSpec], st: &mut [u8], stack: &mut Vec<usize>) -> Option<Vec<usize>> {
-        st[i] = 1;
-        stack.push(i);
-        for &d in &t[i].depends_on {
-            if st[d] == 1 {
-                let from = stack.iter().position(|&x| x == d).unwrap_or(0);
-                let mut c = stack[from..].to_vec();
-                c.push(d);
-                return Some(c);
-            }
-            if st[d] == 0
-                && let Some(c) = dfs(d, t, st, stack)
-            {
-                return Some(c);
-            }
-        }
-        stack.pop();
-        st[i] = 2;
-        None
-    }
-    let mut st = vec![0u8; tasks.len()];
-    for i in 0..tasks.len() {
-        if st[i] == 0
-            && let Some(c) = dfs(i, tasks, &mut st, &mut Vec::new())
-        {
-            let names: Vec<&str> = c.iter().map(|&k| tasks[k].name.as_str()).collect();
-            return Some(names.join(" -> "));
-        }
-    }
-    None
 }
