@@ -37,6 +37,9 @@ pub struct RunOptions {
     pub plots: bool,
     /// Pods to explain (`namespace/name` or a unique name): writes explain.csv.
     pub explain: Vec<String>,
+    /// Sessions walk everything instead of skipping provably fruitless work
+    /// (`lahar run --exhaustive`; the reference of the equivalence tests).
+    pub exhaustive: bool,
 }
 
 /// What a run produced.
@@ -103,6 +106,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     if let Some(n) = opts.sessions {
         s.engine.max_sessions = Some(n);
     }
+    s.engine.exhaustive |= opts.exhaustive;
     let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
     let meta_base = RunMeta {
         lahar_version: VERSION.to_string(),

@@ -38,6 +38,10 @@ enum Command {
         /// writes explain.csv with per-node predicate results and plugin scores.
         #[arg(long, value_name = "POD")]
         explain: Vec<String>,
+        /// Walk everything in every session, as Volcano does, instead of skipping work
+        /// that provably cannot change a decision (same outputs, slower; for checking).
+        #[arg(long)]
+        exhaustive: bool,
     },
     /// Put several runs side by side: headline metrics with the relative difference
     /// to the first run (terminal table; compare.csv, compare.md and overlay plots
@@ -218,9 +222,10 @@ fn main() -> ExitCode {
         quiet: false,
         plots: false,
         explain: Vec::new(),
+        exhaustive: false,
     });
     match command {
-        Command::Run { scenario, out, sessions, quiet, plots, explain } => {
+        Command::Run { scenario, out, sessions, quiet, plots, explain, exhaustive } => {
             let s = match &scenario {
                 Some(p) => match lahar::scenario::load_file(p) {
                     Ok(s) => s,
@@ -228,7 +233,15 @@ fn main() -> ExitCode {
                 },
                 None => lahar::scenario::load_default(),
             };
-            let opts = lahar::RunOptions { out_dir: out, sessions, no_write: false, progress: !quiet, plots, explain };
+            let opts = lahar::RunOptions {
+                out_dir: out,
+                sessions,
+                no_write: false,
+                progress: !quiet,
+                plots,
+                explain,
+                exhaustive,
+            };
             match lahar::run(s, &opts) {
                 Ok(report) => {
                     if !quiet {

@@ -3,7 +3,11 @@
 //! Events are ordered by `(time, sequence)`. After all events of one instant are
 //! handled, a scheduling session runs if anything that can change a decision
 //! happened (an arrival, a completion, a pod released or created, a wakeup), or, with
-//! `schedule_period`, at the next multiple of the period. A running job makes
+//! `schedule_period`, at the next multiple of the period. A session that bound or
+//! evicted a pod is always followed by another (at the same instant without a
+//! period, at the next tick with one), as Volcano's periodic loop would run it: a
+//! gang completed by backfill's BestEffort binds is allocated then, not at some
+//! unrelated later event. No session runs when nothing changed. A running job makes
 //! progress at a speed set by its placement ([`RuntimeModel`]); when its placement
 //! changes, the work done at the old speed is credited and its finish event is
 //! rescheduled (stale finish events are dropped by a generation counter).
@@ -65,6 +69,13 @@ pub struct EngineConfig {
     pub sample_interval: SimDuration,
     /// Stop after this many sessions.
     pub max_sessions: Option<u64>,
+    /// Sessions walk everything, as Volcano does, instead of skipping work that
+    /// provably cannot change a decision (the reference for equivalence tests).
+    pub exhaustive: bool,
+    /// Makes one of the session skips deliberately wrong, so that tests can show
+    /// the equivalence check catches a wrong skip. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_skip_for_tests: bool,
 }
 
 impl Default for EngineConfig {
@@ -75,6 +86,8 @@ impl Default for EngineConfig {
             schedule_period: None,
             sample_interval: SimDuration::from_secs(300),
             max_sessions: None,
+            exhaustive: false,
+            wrong_skip_for_tests: false,
         }
     }
 }
@@ -436,10 +449,7 @@ impl Engine {
     }
 
     fn arrive(&mut self, j: JobId) {
-        let job = &mut self.world.jobs[j.0 as usize];
-        job.phase = JobPhase::Pending;
-        job.pg_phase = PodGroupPhase::Pending;
-        self.world.active.insert(j);
+        self.world.activate(j);
         self.create_initial_pods(j);
         let initial = self.world.jobs[j.0 as usize].spec.initial.clone();
         if !initial.is_empty() {
@@ -454,10 +464,11 @@ impl Engine {
                     self.world.pods[p.0 as usize].started = self.now;
                 }
             }
-            let job = &mut self.world.jobs[j.0 as usize];
+            let job = &self.world.jobs[j.0 as usize];
             let running = job.count(PodStatus::Running);
-            job.pg_phase =
+            let phase =
                 if running >= job.spec.min_available.max(1) { PodGroupPhase::Running } else { PodGroupPhase::Inqueue };
+            self.world.set_pg_phase(j, phase);
             self.refresh_job(j);
         }
         self.dirty = true;
@@ -517,7 +528,8 @@ impl Engine {
         self.dirty = false;
         self.stats.sessions += 1;
         let idx = self.stats.sessions;
-        let mut ssn = Session::new(&mut self.world, self.now, idx, &mut self.rng);
+        let mut ssn = Session::new(&mut self.world, self.now, idx, &mut self.rng).exhaustive(self.cfg.exhaustive);
+        ssn.wrong_skip_for_tests = self.cfg.wrong_skip_for_tests;
         if let Some(e) = self.explain.as_mut() {
             ssn = ssn.with_explain(e);
         }
@@ -545,6 +557,18 @@ impl Engine {
         }
         for at in out.wakeups {
             self.events.push(at, Event::Wakeup);
+        }
+        // A session that bound or evicted something is always followed by another, as
+        // Volcano's periodic loop would run one: without a period, at once (the next
+        // instant's events cannot change what it finds); with one, at the next tick.
+        if !out.binds.is_empty() || !out.evictions.is_empty() {
+            match self.cfg.schedule_period {
+                None => self.dirty = true,
+                Some(p) => {
+                    let p = p.micros().max(1);
+                    self.events.push(SimTime((self.now.micros() / p + 1) * p), Event::Wakeup);
+                }
+            }
         }
         touched.sort_unstable();
         touched.dedup();
@@ -644,10 +668,8 @@ impl Engine {
             self.world.pods[p.0 as usize].replace_on_release = false;
         }
         self.set_phase(j, phase);
-        let job = &mut self.world.jobs[j.0 as usize];
-        job.end = Some(self.now);
-        self.world.active.remove(&j);
-        self.world.with_pending.remove(&j);
+        self.world.jobs[j.0 as usize].end = Some(self.now);
+        self.world.deactivate(j);
         self.dirty = true;
     }
 
@@ -721,8 +743,7 @@ impl Engine {
             PodGroupPhase::Inqueue
         };
         if new != job.pg_phase {
-            let job = &mut self.world.jobs[j.0 as usize];
-            job.pg_phase = new;
+            self.world.set_pg_phase(j, new);
             self.decisions.push(Decision {
                 session: self.stats.sessions,
                 t: self.now,
@@ -822,11 +843,9 @@ impl Engine {
             self.world.pods[p.0 as usize].replace_on_release = false;
         }
         self.set_phase(j, JobPhase::Completed);
-        let job = &mut self.world.jobs[j.0 as usize];
-        job.end = Some(self.now);
-        job.pg_phase = PodGroupPhase::Completed;
-        self.world.active.remove(&j);
-        self.world.with_pending.remove(&j);
+        self.world.jobs[j.0 as usize].end = Some(self.now);
+        self.world.set_pg_phase(j, PodGroupPhase::Completed);
+        self.world.deactivate(j);
         self.dirty = true;
     }
 

@@ -174,6 +174,10 @@ pub struct Session<'w> {
     outcome: SessionOutcome,
     rng: &'w mut StreamRng,
     explain: Option<&'w mut Explain>,
+    exhaustive: bool,
+    /// See [`crate::engine::EngineConfig::wrong_skip_for_tests`].
+    #[doc(hidden)]
+    pub wrong_skip_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -188,7 +192,22 @@ impl<'w> Session<'w> {
             outcome: SessionOutcome::default(),
             rng,
             explain: None,
+            exhaustive: false,
+            wrong_skip_for_tests: false,
         }
+    }
+
+    /// With `true`, policies walk everything as Volcano does instead of skipping
+    /// work that provably cannot change a decision ([`Session::exhaustive`]).
+    pub fn exhaustive(mut self, on: bool) -> Self {
+        self.exhaustive = on;
+        self
+    }
+
+    /// True when policies must not skip work (the reference mode of the
+    /// equivalence tests, `lahar run --exhaustive`).
+    pub fn is_exhaustive(&self) -> bool {
+        self.exhaustive
     }
 
     /// Records `--explain` rows for the pods `explain` watches.
@@ -287,6 +306,26 @@ impl<'w> Session<'w> {
     /// Active jobs that have Pending pods, in creation order.
     pub fn jobs_with_pending(&self) -> impl Iterator<Item = JobId> + '_ {
         self.world.with_pending.iter().copied()
+    }
+    /// Active jobs that have Pending pods and whose PodGroup is admitted (not
+    /// Pending), in creation order: what allocate, backfill, preempt and reclaim
+    /// consider. Read from an index; exhaustive sessions filter every job with
+    /// pending pods instead.
+    pub fn admitted_jobs_with_pending(&self) -> Vec<JobId> {
+        if self.exhaustive {
+            let admitted = |j: &&JobId| self.world.jobs[j.0 as usize].pg_phase != PodGroupPhase::Pending;
+            return self.world.with_pending.iter().filter(admitted).copied().collect();
+        }
+        self.world.admitted_pending.iter().copied().collect()
+    }
+    /// Active jobs whose PodGroup is Pending (enqueue's candidates), in creation
+    /// order. Read from an index; exhaustive sessions filter every active job.
+    pub fn jobs_waiting_admission(&self) -> Vec<JobId> {
+        if self.exhaustive {
+            let waiting = |j: &&JobId| self.world.jobs[j.0 as usize].pg_phase == PodGroupPhase::Pending;
+            return self.world.active.iter().filter(waiting).copied().collect();
+        }
+        self.world.pg_pending.iter().copied().collect()
     }
     /// A job.
     pub fn job(&self, j: JobId) -> &Job {
@@ -519,11 +558,10 @@ impl<'w> Session<'w> {
 
     /// Sets a job's PodGroup phase (enqueue admits Pending → Inqueue).
     pub fn set_pod_group_phase(&mut self, j: JobId, phase: PodGroupPhase, reason: impl Into<Cow<'static, str>>) {
-        let job = &mut self.world.jobs[j.0 as usize];
-        if job.pg_phase == phase {
+        if self.world.jobs[j.0 as usize].pg_phase == phase {
             return;
         }
-        job.pg_phase = phase;
+        self.world.set_pg_phase(j, phase);
         self.outcome.phase_jobs.push(j);
         self.outcome.decisions.push(Decision {
             session: self.index,

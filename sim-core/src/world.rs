@@ -8,7 +8,7 @@
 use crate::cluster::{Cluster, NodeId};
 use crate::index::NodeIndex;
 use crate::job::{JobId, JobPhase, JobSpec, PodGroupPhase, PodId, PodStatus};
-use crate::queue::Queue;
+use crate::queue::{Queue, QueueId};
 use crate::resource::{GPU, Resources};
 use crate::time::SimTime;
 use std::collections::BTreeSet;
@@ -22,10 +22,22 @@ pub struct NodeState {
     pub releasing: Resources,
     /// Σ requests of pods pipelined onto the node in the current session.
     pub pipelined: Resources,
-    /// Pods holding resources on the node (Allocated, Running, Releasing).
+    /// Pods holding resources on the node (Allocated, Running, Releasing), in
+    /// pod-id order.
     pub pods: Vec<PodId>,
     /// GPU devices: free milli-GPUs of each (see [`GpuDevices`]).
     pub gpus: GpuDevices,
+    /// Possible preemption victims, by queue: Σ requests and count of the node's
+    /// Running pods that are preemptable (ascending queue id). Preempt and reclaim
+    /// bound what evicting them could free without walking the node's pods.
+    pub victims: Vec<(QueueId, u32, Resources)>,
+}
+
+impl NodeState {
+    /// Σ requests of the node's Running preemptable pods whose queue passes `keep`.
+    pub fn victim_room(&self, mut keep: impl FnMut(QueueId) -> bool) -> Resources {
+        self.victims.iter().filter(|v| keep(v.0)).fold(Resources::ZERO, |a, v| a + v.2)
+    }
 }
 
 /// Milli-GPU bound of one device.
@@ -203,6 +215,11 @@ pub struct Job {
     pub nodes_spanned: u32,
     /// Placement when it last started: tier spanned.
     pub highest_tier: u32,
+    /// Submitted and not terminal: its terms are in its queue's sums
+    /// ([`World::activate`], [`World::deactivate`]).
+    pub counted: bool,
+    /// Pending pods that request nothing but a pod slot (BestEffort).
+    pub pending_best_effort: u32,
 }
 
 /// Work accounting of a job: work is measured in microseconds of run time under
@@ -267,6 +284,46 @@ pub struct QueueState {
     pub allocated: Resources,
     /// Σ requests of Pending pods of its jobs.
     pub pending: Resources,
+    /// Active jobs (submitted, not terminal).
+    pub active_jobs: u32,
+    /// Σ over active Inqueue jobs of the part of minResources not yet allocated
+    /// (proportion's and capacity's `inqueue`).
+    pub inqueue: Resources,
+    /// Σ over active jobs of the allocation beyond minResources (`elastic`).
+    pub elastic: Resources,
+    /// Σ over active jobs of what overcommit reserves: minResources of Inqueue
+    /// jobs, the unallocated part of minResources of Running jobs.
+    pub reserved: Resources,
+}
+
+impl QueueState {
+    /// A queue with no jobs.
+    pub fn new(spec: Queue) -> QueueState {
+        QueueState {
+            spec,
+            allocated: Resources::ZERO,
+            pending: Resources::ZERO,
+            active_jobs: 0,
+            inqueue: Resources::ZERO,
+            elastic: Resources::ZERO,
+            reserved: Resources::ZERO,
+        }
+    }
+}
+
+/// A job's terms in its queue's sums (zero unless counted).
+fn queue_terms(j: &Job) -> [Resources; 3] {
+    if !j.counted {
+        return [Resources::ZERO; 3];
+    }
+    let minr = j.spec.min_resources;
+    let inqueue = if j.pg_phase == PodGroupPhase::Inqueue { minr.exceeded_part(&j.allocated) } else { Resources::ZERO };
+    let reserved = match j.pg_phase {
+        PodGroupPhase::Inqueue => minr,
+        PodGroupPhase::Running => minr.exceeded_part(&j.allocated),
+        _ => Resources::ZERO,
+    };
+    [inqueue, j.allocated.exceeded_part(&minr), reserved]
 }
 
 /// The whole mutable state.
@@ -287,6 +344,10 @@ pub struct World {
     pub active: BTreeSet<JobId>,
     /// Active jobs that have Pending pods.
     pub with_pending: BTreeSet<JobId>,
+    /// Jobs of `with_pending` whose PodGroup is admitted (not Pending).
+    pub admitted_pending: BTreeSet<JobId>,
+    /// Active jobs whose PodGroup is Pending (waiting for enqueue).
+    pub pg_pending: BTreeSet<JobId>,
     /// GPUs (milli) held by pods on nodes.
     pub gpu_used_milli: i64,
     /// Per HyperNode: Σ allocatable of its nodes.
@@ -331,13 +392,12 @@ impl World {
                     last_preempt_session: None,
                     nodes_spanned: 0,
                     highest_tier: 0,
+                    counted: false,
+                    pending_best_effort: 0,
                 }
             })
             .collect();
-        let queues = queues
-            .into_iter()
-            .map(|spec| QueueState { spec, allocated: Resources::ZERO, pending: Resources::ZERO })
-            .collect();
+        let queues = queues.into_iter().map(QueueState::new).collect();
         let nh = cluster.topology.hypernodes.len();
         let mut hn_allocatable = vec![Resources::ZERO; nh];
         for (i, n) in cluster.nodes.iter().enumerate() {
@@ -357,6 +417,8 @@ impl World {
             queues,
             active: BTreeSet::new(),
             with_pending: BTreeSet::new(),
+            admitted_pending: BTreeSet::new(),
+            pg_pending: BTreeSet::new(),
             gpu_used_milli: 0,
         }
     }
@@ -411,8 +473,9 @@ impl World {
         j.pods.push(id);
         j.counts[PodStatus::Pending.index()] += 1;
         j.task_counts[task][PodStatus::Pending.index()] += 1;
+        j.pending_best_effort += t_req.is_best_effort() as u32;
         self.apply(id, PodStatus::Pending, None, t_req, 1);
-        self.with_pending.insert(job);
+        self.reindex(job);
         id
     }
 
@@ -443,30 +506,98 @@ impl World {
                 self.pods[pod.0 as usize].gpu_devices = self.nodes[n.0 as usize].gpus.take(req.get(GPU));
             }
         }
+        let best_effort = self.pods[pod.0 as usize].best_effort as u32;
         let j = &mut self.jobs[job.0 as usize];
         j.counts[old_status.index()] -= 1;
         j.task_counts[task][old_status.index()] -= 1;
         j.counts[status.index()] += 1;
         j.task_counts[task][status.index()] += 1;
-        if j.counts[PodStatus::Pending.index()] > 0 && !j.phase.is_terminal() {
-            self.with_pending.insert(job);
-        } else {
-            self.with_pending.remove(&job);
+        let pending = |s: PodStatus| (s == PodStatus::Pending) as u32;
+        j.pending_best_effort =
+            j.pending_best_effort + best_effort * pending(status) - best_effort * pending(old_status);
+        if pending(status) != pending(old_status) {
+            self.reindex(job);
         }
+    }
+
+    /// Keeps `with_pending`, `admitted_pending` and `pg_pending` in step with a
+    /// job's pods and phases.
+    fn reindex(&mut self, j: JobId) {
+        let job = &self.jobs[j.0 as usize];
+        let pending = job.counts[PodStatus::Pending.index()] > 0 && !job.phase.is_terminal();
+        let admitted = job.pg_phase != PodGroupPhase::Pending;
+        let waiting = job.counted && !admitted;
+        let put = |set: &mut BTreeSet<JobId>, on: bool| {
+            if on {
+                set.insert(j);
+            } else {
+                set.remove(&j);
+            }
+        };
+        put(&mut self.with_pending, pending);
+        put(&mut self.admitted_pending, pending && admitted);
+        put(&mut self.pg_pending, waiting);
+    }
+
+    /// Runs `f` on a job, moving its terms in its queue's sums from the old state
+    /// to the new one.
+    fn with_queue_terms(&mut self, j: JobId, f: impl FnOnce(&mut Job)) {
+        let job = &mut self.jobs[j.0 as usize];
+        let before = queue_terms(job);
+        f(job);
+        let after = queue_terms(job);
+        let q = &mut self.queues[job.spec.queue.0 as usize];
+        q.inqueue = q.inqueue - before[0] + after[0];
+        q.elastic = q.elastic - before[1] + after[1];
+        q.reserved = q.reserved - before[2] + after[2];
+    }
+
+    /// A job is submitted: Pending, its PodGroup Pending, counted in its queue.
+    pub fn activate(&mut self, j: JobId) {
+        self.with_queue_terms(j, |job| {
+            job.phase = JobPhase::Pending;
+            job.pg_phase = PodGroupPhase::Pending;
+            job.counted = true;
+        });
+        let q = self.jobs[j.0 as usize].spec.queue.0 as usize;
+        self.queues[q].active_jobs += 1;
+        self.active.insert(j);
+        self.reindex(j);
+    }
+
+    /// A job reached a terminal phase: it leaves the active set and its queue's sums.
+    pub fn deactivate(&mut self, j: JobId) {
+        if !self.jobs[j.0 as usize].counted {
+            return;
+        }
+        self.with_queue_terms(j, |job| job.counted = false);
+        let q = self.jobs[j.0 as usize].spec.queue.0 as usize;
+        self.queues[q].active_jobs -= 1;
+        self.active.remove(&j);
+        self.with_pending.remove(&j);
+        self.reindex(j);
+    }
+
+    /// Sets a job's PodGroup phase.
+    pub fn set_pg_phase(&mut self, j: JobId, phase: PodGroupPhase) {
+        self.with_queue_terms(j, |job| job.pg_phase = phase);
+        self.reindex(j);
     }
 
     fn apply(&mut self, pod: PodId, status: PodStatus, node: Option<NodeId>, req: Resources, sign: i64) {
         let job = self.pods[pod.0 as usize].job;
-        let q = self.jobs[job.0 as usize].spec.queue.0 as usize;
+        let qid = self.jobs[job.0 as usize].spec.queue;
+        let q = qid.0 as usize;
         let delta = req.times(sign);
         if status.is_allocated() {
-            self.jobs[job.0 as usize].allocated += delta;
+            self.with_queue_terms(job, |j| j.allocated += delta);
             self.queues[q].allocated += delta;
         }
         if status == PodStatus::Pending {
             self.queues[q].pending += delta;
         }
         let Some(n) = node else { return };
+        let preemptable = self.pods[pod.0 as usize].preemptable;
         let ns = &mut self.nodes[n.0 as usize];
         let mut touched = false;
         let holds = matches!(status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing);
@@ -483,13 +614,29 @@ impl World {
                 self.hn_future_delta[h.0 as usize] += future;
             }
         }
+        if status == PodStatus::Running && preemptable {
+            let at = ns.victims.partition_point(|v| v.0 < qid);
+            if ns.victims.get(at).is_none_or(|v| v.0 != qid) {
+                ns.victims.insert(at, (qid, 0, Resources::ZERO));
+            }
+            let v = &mut ns.victims[at];
+            v.1 = v.1.wrapping_add_signed(sign as i32);
+            v.2 += delta;
+            if v.1 == 0 {
+                ns.victims.remove(at);
+            }
+        }
         if holds {
             ns.used += delta;
             self.gpu_used_milli += delta.get(GPU);
-            if sign > 0 {
-                ns.pods.push(pod);
-            } else if let Some(i) = ns.pods.iter().position(|&p| p == pod) {
-                ns.pods.remove(i);
+            // Kept in pod-id order, so the order does not depend on history (an
+            // eviction undone by a discarded statement leaves it as it was).
+            match ns.pods.binary_search(&pod) {
+                Err(at) if sign > 0 => ns.pods.insert(at, pod),
+                Ok(at) if sign < 0 => {
+                    ns.pods.remove(at);
+                }
+                _ => {}
             }
             touched = true;
         }
@@ -537,6 +684,54 @@ impl World {
             if matches!(p.status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing) {
                 let n = p.node.ok_or("holding pod without node")?;
                 used[n.0 as usize] += p.req;
+            }
+        }
+        let mut victims: Vec<Vec<(QueueId, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
+        for p in self.pods.iter().filter(|p| p.status == PodStatus::Running && p.preemptable) {
+            let q = self.jobs[p.job.0 as usize].spec.queue;
+            let v = &mut victims[p.node.ok_or("running pod without node")?.0 as usize];
+            match v.iter_mut().find(|e| e.0 == q) {
+                Some(e) => (e.1, e.2) = (e.1 + 1, e.2 + p.req),
+                None => v.push((q, 1, p.req)),
+            }
+        }
+        for (i, mut v) in victims.into_iter().enumerate() {
+            v.sort_by_key(|e| e.0);
+            if v != self.nodes[i].victims {
+                return Err(format!("node {i}: victim sums out of date"));
+            }
+        }
+        let mut terms = vec![[Resources::ZERO; 3]; self.queues.len()];
+        let mut active = vec![0u32; self.queues.len()];
+        for (i, j) in self.jobs.iter().enumerate() {
+            let q = j.spec.queue.0 as usize;
+            let t = queue_terms(j);
+            for k in 0..3 {
+                terms[q][k] += t[k];
+            }
+            active[q] += j.counted as u32;
+            if j.counted != self.active.contains(&JobId(i as u32)) {
+                return Err(format!("job {i}: counted but not active, or the reverse"));
+            }
+            let be = j
+                .pods
+                .iter()
+                .filter(|p| self.pods[p.0 as usize].status == PodStatus::Pending && self.pods[p.0 as usize].best_effort)
+                .count() as u32;
+            if be != j.pending_best_effort {
+                return Err(format!("job {i}: pending BestEffort count out of date"));
+            }
+            let admitted = j.pg_phase != PodGroupPhase::Pending;
+            if self.admitted_pending.contains(&JobId(i as u32))
+                != (self.with_pending.contains(&JobId(i as u32)) && admitted)
+                || self.pg_pending.contains(&JobId(i as u32)) != (j.counted && !admitted)
+            {
+                return Err(format!("job {i}: pending-job sets out of date"));
+            }
+        }
+        for (q, qs) in self.queues.iter().enumerate() {
+            if [qs.inqueue, qs.elastic, qs.reserved] != terms[q] || qs.active_jobs != active[q] {
+                return Err(format!("queue {}: job sums out of date", qs.spec.name));
             }
         }
         let mut hn = vec![Resources::ZERO; self.hn_used.len()];

@@ -193,7 +193,7 @@ fn abort_job_policy() {
 fn tiny_world() -> World {
     let cluster = Cluster::new(vec![node("n0", 8), node("n1", 8)], ResourceNames::default(), Topology::flat(2));
     let mut w = World::new(cluster, vec![Queue::new("default")], vec![job("g", 0, 10, 3, 4, 3)]);
-    w.active.insert(JobId(0));
+    w.activate(JobId(0));
     for i in 0..3 {
         w.create_pod(JobId(0), 0, i, SimTime::ZERO);
     }
@@ -299,7 +299,7 @@ fn fractional_pods_share_devices_and_fragment_the_node() {
     let cluster = Cluster::new(vec![node("n0", 8)], ResourceNames::default(), Topology::flat(1));
     let mut w = World::new(cluster, vec![Queue::new("default")], vec![a, b, c, d]);
     for j in 0..4 {
-        w.active.insert(JobId(j));
+        w.activate(JobId(j));
     }
     let pa: Vec<PodId> = (0..6).map(|i| w.create_pod(JobId(0), 0, i, SimTime::ZERO)).collect();
     let pb = w.create_pod(JobId(1), 0, 0, SimTime::ZERO);

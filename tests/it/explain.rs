@@ -142,8 +142,8 @@ fn enqueue_rejection_names_the_plugins() {
     );
 }
 
-/// Baselines explain resource fit per node; kube-default adds its LeastAllocated
-/// score: at t=30 both nodes hold one 2-GPU gang pod; the third pod leaves
+/// Baselines explain resource fit per node (session 3 follows the binds of session 2
+/// at t=10 and finds the same); kube-default adds its LeastAllocated score: at t=30 both nodes hold one 2-GPU gang pod; the third pod leaves
 /// cpu ⌊(7−1)·100/8⌋ = 75, memory ⌊30·100/32⌋ = 93, GPU 0 → ⌊168/3⌋ = 56 on each.
 #[test]
 fn baselines_explain_fit_and_scores() {
@@ -154,11 +154,14 @@ fn baselines_explain_fit_and_scores() {
 2,10,default/gang-w-2,n1,resources,false,Insufficient nvidia.com/gpu,
 2,10,default/gang-w-2,n2,resources,false,Insufficient nvidia.com/gpu,
 2,10,default/gang-w-2,,best-node,false,no node fits,
-3,30,default/gang-w-2,n1,fit,true,,
-3,30,default/gang-w-2,n2,fit,true,,
-3,30,default/gang-w-2,n1,least-allocated,,,56
-3,30,default/gang-w-2,n2,least-allocated,,,56
-3,30,default/gang-w-2,n1,best-node,true,highest score (ties: first node),
+3,10,default/gang-w-2,n1,resources,false,Insufficient nvidia.com/gpu,
+3,10,default/gang-w-2,n2,resources,false,Insufficient nvidia.com/gpu,
+3,10,default/gang-w-2,,best-node,false,no node fits,
+4,30,default/gang-w-2,n1,fit,true,,
+4,30,default/gang-w-2,n2,fit,true,,
+4,30,default/gang-w-2,n1,least-allocated,,,56
+4,30,default/gang-w-2,n2,least-allocated,,,56
+4,30,default/gang-w-2,n1,best-node,true,highest score (ties: first node),
 "
     );
     let csv = explain(&gang_text("  scheduler: {baseline: gang-fifo}\n"), &["gang-w-2"]);
@@ -235,7 +238,9 @@ fn unknown_or_ambiguous_pod_exits_2() {
 }
 
 /// preempt: a high-priority pod finds no cpu at t=10, evicts one pod of the running
-/// gang (minAvailable 2 of 4) and binds after the victim's grace period. nodeorder on
+/// gang (minAvailable 2 of 4) and binds after the victim's grace period.
+/// (Session 2 follows the binds of session 1 at t=0; session 4 follows the eviction
+/// at t=10 and pipelines the pod again to its nominated node.) nodeorder on
 /// the full 4-cpu node for a 1-cpu pod without memory request: least (0, ⌊(16Gi −
 /// 200Mi)·100/16Gi⌋ = 98) → 49; balanced: fractions 1 and 0 → 50; 99.
 #[test]
@@ -254,16 +259,21 @@ fn preemption_is_explained() {
     assert_eq!(
         csv,
         "session,t,pod,node,plugin,passed,reason,score
-2,10,default/high-w-0,,enqueue,true,PodGroup admitted: Pending → Inqueue,
-2,10,default/high-w-0,n1,resources,false,Insufficient cpu,
-2,10,default/high-w-0,,allocate,false,not tried: no pending pod of the job fits any node's future-idle resources,
-2,10,default/high-w-0,n1,preempt,true,pipelined after evicting 1 victim(s); kept only if the job ends pipelined,
-2,10,default/high-w-0,n1,result,true,preempt: the job is pipelined; the evictions stand and the pod waits nominated to this node,
-3,40,default/high-w-0,n1,predicates,true,,
-3,40,default/high-w-0,n1,nodeorder,,,99
-3,40,default/high-w-0,n1,total,,,99
-3,40,default/high-w-0,n1,best-node,true,the only candidate node,
-3,40,default/high-w-0,n1,result,true,allocated: the job is ready and its statement is committed (bound at session end),
+3,10,default/high-w-0,,enqueue,true,PodGroup admitted: Pending → Inqueue,
+3,10,default/high-w-0,n1,resources,false,Insufficient cpu,
+3,10,default/high-w-0,,allocate,false,not tried: no pending pod of the job fits any node's future-idle resources,
+3,10,default/high-w-0,n1,preempt,true,pipelined after evicting 1 victim(s); kept only if the job ends pipelined,
+3,10,default/high-w-0,n1,result,true,preempt: the job is pipelined; the evictions stand and the pod waits nominated to this node,
+4,10,default/high-w-0,n1,predicates,true,,
+4,10,default/high-w-0,n1,nodeorder,,,99
+4,10,default/high-w-0,n1,total,,,99
+4,10,default/high-w-0,n1,best-node,true,the only candidate node,
+4,10,default/high-w-0,n1,result,true,pipelined: the job is pipelined but not ready; the placement holds until the session ends,
+5,40,default/high-w-0,n1,predicates,true,,
+5,40,default/high-w-0,n1,nodeorder,,,99
+5,40,default/high-w-0,n1,total,,,99
+5,40,default/high-w-0,n1,best-node,true,the only candidate node,
+5,40,default/high-w-0,n1,result,true,allocated: the job is ready and its statement is committed (bound at session end),
 "
     );
 }

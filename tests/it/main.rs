@@ -3,6 +3,7 @@
 
 mod cli;
 mod comm_runtime;
+mod equivalence;
 mod errors;
 mod explain;
 mod gpu_sharing;
@@ -14,6 +15,7 @@ mod quickstart;
 mod replays;
 mod reports;
 mod scheduling;
+mod sessions;
 mod synthetic;
 mod trace_cli;
 mod volcano;

@@ -163,12 +163,14 @@ fn check_plots(dir: &Path, kinds: &[lahar_reports::plots::PlotKind]) {
 fn run_plots_compare_and_report() {
     use lahar_reports::plots::PlotKind;
     let d = tempfile::tempdir().unwrap();
-    let (a, b) = (d.path().join("fifo"), d.path().join("strict"));
+    let (a, b) = (d.path().join("volcano"), d.path().join("strict"));
     cargo_bin_cmd!("lahar").args(["run", "-q", "--plots", "--out"]).arg(&a).assert().success().stderr("");
     check_plots(&a.join("plots"), &PlotKind::SINGLE);
 
-    // A second run of the default scenario under strict FIFO, to compare against.
-    let text = lahar::scenario::DEFAULT_SCENARIO.replace("baseline: gang-fifo}", "baseline: gang-fifo-strict}");
+    // A second run of the default scenario (Volcano's default conf) under strict
+    // FIFO, to compare against.
+    let text = lahar::scenario::DEFAULT_SCENARIO
+        .replace("  workload:\n", "  scheduler: {baseline: gang-fifo-strict}\n  workload:\n");
     assert_ne!(text, lahar::scenario::DEFAULT_SCENARIO);
     let sp = d.path().join("strict.yaml");
     std::fs::write(&sp, text).unwrap();
@@ -186,11 +188,11 @@ fn run_plots_compare_and_report() {
         .stdout
         .clone();
     let out = String::from_utf8(out).unwrap();
-    assert!(out.contains("JCT mean (h)") && out.contains("Δ strict vs fifo"), "{out}");
+    assert!(out.contains("JCT mean (h)") && out.contains("Δ strict vs volcano"), "{out}");
     let csv = std::fs::read_to_string(cmp.join("compare.csv")).unwrap();
-    assert!(csv.starts_with("metric,fifo,strict,rel_diff:strict\n"), "{csv}");
+    assert!(csv.starts_with("metric,volcano,strict,rel_diff:strict\n"), "{csv}");
     assert_eq!(csv.lines().count(), 1 + lahar_reports::compare::HEADLINE.len());
-    assert!(std::fs::read_to_string(cmp.join("compare.md")).unwrap().starts_with("| metric | fifo | strict |"));
+    assert!(std::fs::read_to_string(cmp.join("compare.md")).unwrap().starts_with("| metric | volcano | strict |"));
     check_plots(&cmp.join("plots"), &PlotKind::OVERLAY);
     let md =
         cargo_bin_cmd!("lahar").args(["compare", "--format", "markdown", "--out"]).arg(&cmp).arg(&a).arg(&b).output();

@@ -230,7 +230,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     ssn.set_action("allocate");
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
     let mut task_queues: BTreeMap<JobId, VecDeque<PodId>> = BTreeMap::new();
-    let candidates: Vec<JobId> = ssn.jobs_with_pending().collect();
+    let candidates: Vec<JobId> =
+        if promote_pending { ssn.jobs_with_pending().collect() } else { ssn.admitted_jobs_with_pending() };
     for j in candidates {
         if ssn.job(j).pg_phase == PodGroupPhase::Pending {
             if !promote_pending {

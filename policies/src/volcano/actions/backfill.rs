@@ -4,16 +4,16 @@
 use super::super::framework::Framework;
 use super::allocate::AllocState;
 use super::{best_node, pending_tasks, predicate_nodes, queues_of, sort_by};
-use lahar_core::job::{JobId, PodGroupPhase};
+use lahar_core::job::JobId;
 use lahar_core::session::Session;
 
 /// Runs the backfill action.
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState) {
     ssn.set_action("backfill");
     let jobs: Vec<JobId> = ssn
-        .jobs_with_pending()
-        .filter(|&j| super::super::plugins::pending_best_effort(ssn, j) > 0)
-        .filter(|&j| ssn.job(j).pg_phase != PodGroupPhase::Pending && fw.job_valid(ssn, j).is_ok())
+        .admitted_jobs_with_pending()
+        .into_iter()
+        .filter(|&j| super::super::plugins::pending_best_effort(ssn, j) > 0 && fw.job_valid(ssn, j).is_ok())
         .collect();
     for q in queues_of(fw, ssn, &jobs) {
         let mut mine: Vec<JobId> = jobs.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();

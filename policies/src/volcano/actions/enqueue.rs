@@ -16,7 +16,7 @@ pub fn run(fw: &mut Framework, ssn: &mut Session<'_>) {
     // capacities do not), so a job rejected now stays rejected: filter before sorting.
     let mut pending: Vec<JobId> = Vec::new();
     let mut refused: Vec<JobId> = Vec::new();
-    for j in ssn.jobs().filter(|&j| ssn.job(j).pg_phase == PodGroupPhase::Pending) {
+    for j in ssn.jobs_waiting_admission() {
         if ssn.job(j).spec.min_resources.is_zero() || fw.job_enqueueable(ssn, j) {
             pending.push(j);
         } else if ssn.explaining_job(j) {

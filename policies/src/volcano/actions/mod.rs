@@ -5,6 +5,7 @@ pub mod backfill;
 pub mod enqueue;
 pub mod preempt;
 pub mod reclaim;
+mod victims;
 
 use super::framework::Framework;
 use lahar_core::cluster::NodeId;

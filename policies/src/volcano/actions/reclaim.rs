@@ -7,10 +7,11 @@
 
 use super::super::explain;
 use super::super::framework::Framework;
-use super::preempt::{preempt_pod, preemptor_tasks};
+use super::preempt::preemptor_tasks;
+use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{insert_sorted, queues_of, sort_by};
 use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodGroupPhase, PodId};
+use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::QueueId;
 use lahar_core::session::Session;
 use std::collections::BTreeMap;
@@ -19,10 +20,9 @@ use std::collections::BTreeMap;
 pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
     ssn.set_action("reclaim");
     let starving: Vec<JobId> = ssn
-        .jobs_with_pending()
-        .filter(|&j| {
-            ssn.job(j).pg_phase != PodGroupPhase::Pending && fw.job_valid(ssn, j).is_ok() && fw.job_starving(ssn, j)
-        })
+        .admitted_jobs_with_pending()
+        .into_iter()
+        .filter(|&j| fw.job_valid(ssn, j).is_ok() && fw.job_starving(ssn, j))
         .collect();
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
     for &j in &starving {
@@ -32,6 +32,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         sort_by(jobs, |a, b| fw.job_order(ssn, a, b));
     }
     let mut queues = queues_of(fw, ssn, &starving);
+    let mut memo = FailMemo::new(fw);
     while !queues.is_empty() {
         let q = queues.remove(0);
         if fw.overused(ssn, q) {
@@ -45,14 +46,15 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         let mut watched: Vec<(PodId, Option<NodeId>)> = Vec::new();
         while fw.job_starving(ssn, j) {
             let Some(pod) = tasks.next() else { break };
-            if !fw.preemptive(ssn, q, pod) {
+            if !fw.preemptive(ssn, q, pod) || memo.known_failure(ssn, pod) {
                 continue;
             }
-            let filter = move |s: &Session<'_>, v: PodId| {
-                let vq = s.job(s.pod(v).job).spec.queue;
-                vq != q && s.queue(vq).spec.reclaimable
-            };
-            if preempt_pod(fw, ssn, &mut stmt, pod, &filter, true) && ssn.explaining(pod) {
+            let victim_queue = move |s: &Session<'_>, vq: QueueId| vq != q && s.queue(vq).spec.reclaimable;
+            let filter = move |s: &Session<'_>, v: PodId| victim_queue(s, s.job(s.pod(v).job).spec.queue);
+            let placed =
+                preempt_pod(fw, ssn, &mut stmt, pod, &VictimFilter { pod: &filter, queue: &victim_queue }, true);
+            memo.record(ssn, pod, placed);
+            if placed && ssn.explaining(pod) {
                 watched.push((pod, ssn.pod(pod).node));
             }
         }
@@ -60,6 +62,9 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         if kept {
             ssn.commit(stmt);
         } else {
+            if !stmt.is_empty() {
+                memo.clear();
+            }
             ssn.discard(stmt);
         }
         explain::evict_outcome(ssn, &watched, kept);

@@ -408,7 +408,7 @@ mod tests {
                 if d > 0 {
                     q.deserved.put(CPU, d);
                 }
-                QueueState { spec: q, allocated: Resources::ZERO, pending: Resources::ZERO }
+                QueueState::new(q)
             })
             .collect()
     }

@@ -49,10 +49,15 @@ pub(crate) fn live_pods(ssn: &Session<'_>, j: JobId) -> u32 {
     job.pods.len() as u32 - job.count(PodStatus::Deleted)
 }
 
-/// Pending BestEffort pods of a job (they count toward readiness).
+/// Pending BestEffort pods of a job (they count toward readiness): a counter the
+/// World keeps; exhaustive sessions count the job's pods.
 pub(crate) fn pending_best_effort(ssn: &Session<'_>, j: JobId) -> u32 {
-    ssn.job(j).pods.iter().filter(|&&p| ssn.pod(p).status == PodStatus::Pending && ssn.pod(p).best_effort).count()
-        as u32
+    if ssn.is_exhaustive() {
+        let pods = &ssn.job(j).pods;
+        return pods.iter().filter(|&&p| ssn.pod(p).status == PodStatus::Pending && ssn.pod(p).best_effort).count()
+            as u32;
+    }
+    ssn.job(j).pending_best_effort
 }
 
 /// A float resource vector (deserved shares are fractional in Volcano).
@@ -93,8 +98,13 @@ pub(crate) struct Admission {
 }
 
 impl Admission {
-    /// One entry per queue, from the session's jobs.
+    /// One entry per queue: the sums the World keeps up to date on every bind,
+    /// eviction and phase change (exact integers, converted once); exhaustive
+    /// sessions recompute them from every job instead.
     pub fn per_queue(ssn: &Session<'_>) -> Vec<Admission> {
+        if !ssn.is_exhaustive() {
+            return ssn.queues().iter().map(|q| Admission { inqueue: f(&q.inqueue), elastic: f(&q.elastic) }).collect();
+        }
         let mut out = vec![Admission::default(); ssn.queues().len()];
         for j in ssn.jobs() {
             let job = ssn.job(j);

@@ -35,6 +35,12 @@ impl Plugin for Overcommit {
         for d in 0..DIMS {
             self.idle[d] = total[d] * self.factor - used[d];
         }
+        if !ssn.is_exhaustive() {
+            // Kept by the World on every bind, eviction and phase change.
+            let reserved = ssn.queues().iter().fold(lahar_core::resource::Resources::ZERO, |a, q| a + q.reserved);
+            self.inqueue = f(&reserved);
+            return;
+        }
         self.inqueue = [0.0; DIMS];
         for j in ssn.jobs() {
             let job = ssn.job(j);

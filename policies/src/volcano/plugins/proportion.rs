@@ -77,8 +77,14 @@ impl Plugin for Proportion {
             }
             a + g
         });
-        for j in ssn.jobs().collect::<Vec<_>>() {
-            self.attrs[ssn.job(j).spec.queue.0 as usize].active = true;
+        if ssn.is_exhaustive() {
+            for j in ssn.jobs().collect::<Vec<_>>() {
+                self.attrs[ssn.job(j).spec.queue.0 as usize].active = true;
+            }
+        } else {
+            for (a, q) in self.attrs.iter_mut().zip(ssn.queues()) {
+                a.active = q.active_jobs > 0;
+            }
         }
         self.admission = Admission::per_queue(ssn);
         let mut request: Vec<FRes> = vec![[0.0; DIMS]; nq];

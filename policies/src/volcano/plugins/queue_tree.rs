@@ -127,7 +127,7 @@ mod tests {
             .map(|(n, p)| {
                 let mut q = Queue::new(*n);
                 q.parent = p.map(str::to_string);
-                QueueState { spec: q, allocated: Resources::ZERO, pending: Resources::ZERO }
+                QueueState::new(q)
             })
             .collect()
     }

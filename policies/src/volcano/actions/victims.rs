@@ -1,0 +1,213 @@
+//! The victim search preempt and reclaim share: for one preemptor pod, find the
+//! first node (best-scored first for preempt, node order for reclaim) where
+//! evicting victims the plugins allow makes room, evict them and pipeline the pod.
+//!
+//! Three shortcuts keep the search cheap without changing any decision (each is off
+//! in exhaustive mode, the reference the equivalence tests compare against):
+//! - **Room bound.** A node where evicting every Running preemptable pod of the
+//!   queues the caller may take victims from would still leave too little room is
+//!   skipped before its predicates run (victims are a subset of those pods;
+//!   [`lahar_core::world::NodeState::victims`] keeps their sums per queue).
+//! - **Pre-check before scoring.** A node whose allowed victims cannot make room
+//!   can only be skipped by the walk, and failed attempts leave the session as they
+//!   found it; so the victims of every node are computed first (in the same state)
+//!   and only the nodes that pass are scored and sorted. The nodes tried, and their
+//!   order, are those of the exhaustive walk.
+//! - **Failure memo** ([`FailMemo`]): a search that failed is not repeated for a pod
+//!   whose search has the same inputs, until something changes the session.
+
+use super::super::framework::Framework;
+use super::victim_order;
+use lahar_core::cluster::NodeId;
+use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::queue::QueueId;
+use lahar_core::resource::Resources;
+use lahar_core::session::{Session, Statement};
+use std::collections::HashMap;
+
+/// Which pods the caller accepts as victims: `pod` passes `filter`, and only pods
+/// of queues passing `queue` can pass `filter`.
+pub(crate) struct VictimFilter<'a> {
+    /// The exact filter on a candidate victim.
+    pub pod: &'a dyn Fn(&Session<'_>, PodId) -> bool,
+    /// A necessary condition on the candidate's queue (for the room bound).
+    pub queue: &'a dyn Fn(&Session<'_>, QueueId) -> bool,
+}
+
+/// The victims the plugins allow on node `n`, if evicting them all makes room for `req`.
+fn victims_on(
+    fw: &Framework,
+    ssn: &Session<'_>,
+    pod: PodId,
+    n: NodeId,
+    filter: &VictimFilter<'_>,
+    reclaim: bool,
+) -> Option<Vec<PodId>> {
+    let cands: Vec<PodId> = ssn
+        .node_state(n)
+        .pods
+        .iter()
+        .copied()
+        .filter(|&v| ssn.pod(v).status == PodStatus::Running && ssn.pod(v).preemptable && (filter.pod)(ssn, v))
+        .collect();
+    if cands.is_empty() {
+        return None;
+    }
+    let victims = if reclaim { fw.reclaimable(ssn, pod, &cands) } else { fw.preemptable(ssn, pod, &cands) };
+    let room = victims.iter().fold(ssn.future_idle(n), |a, &v| a + ssn.pod(v).req);
+    ssn.pod(pod).req.fits_in(&room).then_some(victims)
+}
+
+/// Tries to make room for `pod` by evicting victims that pass `filter`; on
+/// success pipelines the pod and merges the evictions into `stmt`.
+pub(crate) fn preempt_pod(
+    fw: &Framework,
+    ssn: &mut Session<'_>,
+    stmt: &mut Statement,
+    pod: PodId,
+    filter: &VictimFilter<'_>,
+    reclaim: bool,
+) -> bool {
+    let req = ssn.pod(pod).req;
+    let q = ssn.job(ssn.pod(pod).job).spec.queue;
+    let exhaustive = ssn.is_exhaustive();
+    let could_fit = |ssn: &Session<'_>, n: NodeId| {
+        exhaustive || req.fits_in(&(ssn.future_idle(n) + ssn.node_state(n).victim_room(|vq| (filter.queue)(ssn, vq))))
+    };
+    let nodes = (0..ssn.node_count() as u32).map(NodeId).filter(|&n| could_fit(ssn, n));
+    // (node, its victims when pre-checked)
+    let mut order: Vec<(NodeId, Option<Vec<PodId>>)> = if exhaustive {
+        nodes.filter(|&n| fw.predicate(ssn, pod, n).is_ok()).map(|n| (n, None)).collect()
+    } else {
+        nodes
+            .filter(|&n| fw.predicate(ssn, pod, n).is_ok())
+            .filter_map(|n| victims_on(fw, ssn, pod, n, filter, reclaim).map(|v| (n, Some(v))))
+            .collect()
+    };
+    if !reclaim {
+        // Best-scored first (stable on node id).
+        let mut scored: Vec<(f64, NodeId, Option<Vec<PodId>>)> =
+            order.into_iter().map(|(n, v)| (fw.node_score(ssn, pod, n), n, v)).collect();
+        scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
+        order = scored.into_iter().map(|(_, n, v)| (n, v)).collect();
+    }
+    for (n, pre) in order {
+        let Some(mut victims) = pre.or_else(|| victims_on(fw, ssn, pod, n, filter, reclaim)) else { continue };
+        victims.sort_by(|&a, &b| victim_order(fw, ssn, pod, a, b));
+        let mut node_stmt = ssn.statement();
+        let fits = |ssn: &Session<'_>| {
+            req.fits_in(&ssn.future_idle(n))
+                && (reclaim || fw.allocatable(ssn, q, pod))
+                && fw.predicate(ssn, pod, n).is_ok()
+        };
+        let mut it = victims.into_iter();
+        while !fits(ssn) {
+            let Some(v) = it.next() else { break };
+            let reason = format!(
+                "{} for {}",
+                if reclaim { "reclaimed" } else { "preempted" },
+                ssn.job(ssn.pod(pod).job).spec.pod_name(ssn.pod(pod).task as usize, ssn.pod(pod).index)
+            );
+            ssn.evict(&mut node_stmt, v, reason).expect("victims are running");
+        }
+        if fits(ssn) {
+            ssn.pipeline(&mut node_stmt, pod, n).expect("fits checked");
+            if ssn.explaining(pod) {
+                let why = format!(
+                    "pipelined after evicting {} victim(s); kept only if the job ends pipelined",
+                    node_stmt.len() - 1
+                );
+                ssn.explain(pod, Some(n), ssn.action(), Some(true), why, None);
+            }
+            stmt.merge(node_stmt);
+            return true;
+        }
+        ssn.discard(node_stmt);
+    }
+    if ssn.explaining(pod) {
+        let why = "no node where the allowed victims' resources make room for the pod";
+        ssn.explain(pod, None, ssn.action(), Some(false), why, None);
+    }
+    false
+}
+
+/// What a search's outcome depends on, besides the session's state: the
+/// preemptor's queue, job priority, pod priority, BestEffort-ness and request, and
+/// either its job (when the job holds pods, which the victim filter, drf's share and
+/// topology scores read) or nothing more (a job that holds nothing is, to every
+/// built-in plugin except task-topology and hierarchical drf, just its queue and
+/// priority).
+type MemoKey = (QueueId, i32, i32, bool, Resources, Option<JobId>);
+
+/// Searches that failed in the current state of the session. A failed search
+/// leaves the session unchanged, so another pod with the same inputs fails the
+/// same way until a search succeeds or a statement is discarded, which is when the
+/// owner calls [`FailMemo::clear`]. The pod's node selector is an input too: an
+/// entry keeps the pods whose selectors it has seen (with the same key).
+#[derive(Default)]
+pub(crate) struct FailMemo {
+    failed: HashMap<MemoKey, Vec<PodId>>,
+    /// Set when task-topology (its scores read the job's tasks) or hierarchical drf
+    /// (its victims depend on the job's total request) is configured.
+    per_job: bool,
+}
+
+impl FailMemo {
+    /// A memo for a framework (task-topology keys every entry by job).
+    pub fn new(fw: &Framework) -> FailMemo {
+        let per_job = fw
+            .tiers
+            .iter()
+            .flatten()
+            .any(|s| s.conf.name == "task-topology" || (s.conf.name == "drf" && s.conf.flag("enableHierarchy")));
+        FailMemo { failed: HashMap::new(), per_job }
+    }
+
+    fn key(&self, ssn: &Session<'_>, pod: PodId) -> MemoKey {
+        let p = ssn.pod(pod);
+        let job = ssn.job(p.job);
+        let holds = job.count(PodStatus::Allocated)
+            + job.count(PodStatus::Running)
+            + job.count(PodStatus::Pipelined)
+            + job.count(PodStatus::Releasing)
+            > 0
+            || !job.allocated.is_zero();
+        let owner = (holds || self.per_job).then_some(p.job);
+        // The deliberately wrong key of the equivalence tests forgets the request.
+        let req = if ssn.wrong_skip_for_tests { Resources::ZERO } else { p.req };
+        (job.spec.queue, job.spec.priority, p.priority, p.best_effort, req, owner)
+    }
+
+    fn same_selector(ssn: &Session<'_>, a: PodId, b: PodId) -> bool {
+        let sel = |p: PodId| &ssn.job(ssn.pod(p).job).spec.tasks[ssn.pod(p).task as usize].node_selector;
+        sel(a) == sel(b)
+    }
+
+    /// True if a search for `pod` is known to fail (never in exhaustive mode, nor
+    /// for a pod watched by `--explain`, whose rows must be written).
+    pub fn known_failure(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        if ssn.is_exhaustive() || ssn.explaining(pod) {
+            return false;
+        }
+        self.failed.get(&self.key(ssn, pod)).is_some_and(|seen| seen.iter().any(|&s| Self::same_selector(ssn, s, pod)))
+    }
+
+    /// Records the outcome of a search for `pod`: a success changes the session,
+    /// so everything known is forgotten.
+    pub fn record(&mut self, ssn: &Session<'_>, pod: PodId, placed: bool) {
+        if placed {
+            self.clear();
+        } else if !ssn.is_exhaustive() {
+            let key = self.key(ssn, pod);
+            let seen = self.failed.entry(key).or_default();
+            if !seen.iter().any(|&s| Self::same_selector(ssn, s, pod)) {
+                seen.push(pod);
+            }
+        }
+    }
+
+    /// Forgets every failure (the session changed).
+    pub fn clear(&mut self) {
+        self.failed.clear();
+    }
+}

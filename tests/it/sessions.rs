@@ -1,0 +1,80 @@
+//! When sessions run (docs/model.md, "Sessions"): one per instant with events, and
+//! always one more after a session that bound or evicted something, as Volcano's
+//! periodic loop would run it.
+
+use super::volcano::run_text;
+
+/// A Volcano job of minAvailable 3: a master that requests nothing (BestEffort) and
+/// two 1-GPU workers, submitted at 10 s on one 8-GPU node.
+fn best_effort_gang(period: &str) -> String {
+    format!(
+        r#"apiVersion: lahar.io/v1alpha1
+kind: Scenario
+metadata: {{name: be-gang}}
+spec:
+  seed: 1
+{period}  cluster:
+    nodes:
+      - {{name: n0, cpu: 16, memory: 64Gi, gpus: 8}}
+  workload:
+    - jobs:
+        - name: mindspore
+          submitAt: 10s
+          duration: 1h
+          minAvailable: 3
+          tasks:
+            - {{name: master, replicas: 1, resources: {{}}}}
+            - {{name: worker, replicas: 2, resources: {{cpu: 1, nvidia.com/gpu: 1}}}}
+"#
+    )
+}
+
+/// Session 1 (t = 10 s): allocate places both workers, but gang's readiness counts
+/// the master role (minTaskMember 1), which is still Pending, so the job is only
+/// pipelined and its placements are undone at session close; backfill then binds the
+/// BestEffort master. The session bound a pod, so another follows at once: the
+/// master is Running, the workers make the gang ready, and the job starts at 10 s.
+/// (Before the rule, nothing else happened in this scenario and the job never ran.)
+#[test]
+fn best_effort_gang_starts_at_submission_without_a_period() {
+    let o = run_text(&best_effort_gang(""));
+    let job = o.job("mindspore");
+    assert_eq!(job["state"], "Completed", "{job:?}");
+    assert_eq!(job["start"], "10");
+    assert_eq!(job["wait_s"], "0");
+    let binds: Vec<(String, String)> = o.of("bind").iter().map(|d| (d["session"].clone(), d["pod"].clone())).collect();
+    assert_eq!(
+        binds,
+        [("1", "default/mindspore-master-0"), ("2", "default/mindspore-worker-0"), ("2", "default/mindspore-worker-1")]
+            .map(|(s, p)| (s.to_string(), p.to_string()))
+    );
+    assert!(o.of("bind").iter().all(|d| d["t"] == "10"));
+}
+
+/// With `schedulePeriod: 5s` the arrival at 10 s is handled by the session at the
+/// 10 s tick (master bound), and the follow-up runs at the next tick, 15 s: within
+/// one period of the submission.
+#[test]
+fn best_effort_gang_starts_within_one_period() {
+    let o = run_text(&best_effort_gang("  schedulePeriod: 5s\n"));
+    let job = o.job("mindspore");
+    assert_eq!(job["state"], "Completed", "{job:?}");
+    assert_eq!(job["start"], "15");
+    let master = o.of("bind").iter().find(|d| d["pod"] == "default/mindspore-master-0").map(|d| d["t"].clone());
+    assert_eq!(master.as_deref(), Some("10"));
+}
+
+/// A session that binds nothing is not followed by another: with the master gone
+/// (minAvailable 2), the workers are bound in session 1 at 10 s; session 2 follows the
+/// bind and finds nothing; the completion at 1 h 10 s runs session 3, the last.
+#[test]
+fn sessions_stop_when_nothing_changes() {
+    let text = best_effort_gang("")
+        .replace("            - {name: master, replicas: 1, resources: {}}\n", "")
+        .replace("minAvailable: 3", "minAvailable: 2");
+    let r = super::run_str(&text);
+    assert_eq!(r.output.stats.sessions, 3);
+    // Inqueue, two binds, and Running at session close.
+    assert_eq!(r.output.decisions.iter().filter(|d| d.session == 1).count(), 4);
+    assert!(r.output.decisions.iter().all(|d| d.session == 1));
+}
