@@ -349,6 +349,11 @@ impl<'w> Session<'w> {
         });
         v
     }
+    /// Running preemptable pods of the whole cluster grouped by (queue, job
+    /// priority): count and Σ requests, ascending key.
+    pub fn victim_groups(&self) -> &[(crate::world::VictimKey, u32, Resources)] {
+        &self.world.victims
+    }
     /// Number of nodes.
     pub fn node_count(&self) -> usize {
         self.world.nodes.len()

@@ -27,16 +27,35 @@ pub struct NodeState {
     pub pods: Vec<PodId>,
     /// GPU devices: free milli-GPUs of each (see [`GpuDevices`]).
     pub gpus: GpuDevices,
-    /// Possible preemption victims, by queue: Σ requests and count of the node's
-    /// Running pods that are preemptable (ascending queue id). Preempt and reclaim
-    /// bound what evicting them could free without walking the node's pods.
-    pub victims: Vec<(QueueId, u32, Resources)>,
+    /// Possible preemption victims, by queue and job priority: count and Σ
+    /// requests of the node's Running pods that are preemptable (ascending key).
+    /// Preempt and reclaim bound what evicting them could free without walking the
+    /// node's pods.
+    pub victims: Vec<(VictimKey, u32, Resources)>,
 }
 
 impl NodeState {
-    /// Σ requests of the node's Running preemptable pods whose queue passes `keep`.
-    pub fn victim_room(&self, mut keep: impl FnMut(QueueId) -> bool) -> Resources {
+    /// Σ requests of the node's Running preemptable pods whose (queue, job
+    /// priority) passes `keep`.
+    pub fn victim_room(&self, mut keep: impl FnMut(VictimKey) -> bool) -> Resources {
         self.victims.iter().filter(|v| keep(v.0)).fold(Resources::ZERO, |a, v| a + v.2)
+    }
+}
+
+/// A group of possible victims: their queue and their job's priority.
+pub type VictimKey = (QueueId, i32);
+
+/// Adds `sign` pods of `req` to the group `key` of a sorted victim list.
+fn add_victim(list: &mut Vec<(VictimKey, u32, Resources)>, key: VictimKey, req: Resources, sign: i64) {
+    let at = list.partition_point(|v| v.0 < key);
+    if list.get(at).is_none_or(|v| v.0 != key) {
+        list.insert(at, (key, 0, Resources::ZERO));
+    }
+    let v = &mut list[at];
+    v.1 = v.1.wrapping_add_signed(sign as i32);
+    v.2 += req.times(sign);
+    if v.1 == 0 {
+        list.remove(at);
     }
 }
 
@@ -344,6 +363,9 @@ pub struct World {
     pub active: BTreeSet<JobId>,
     /// Active jobs that have Pending pods.
     pub with_pending: BTreeSet<JobId>,
+    /// Possible preemption victims over the whole cluster, by queue and job
+    /// priority (as [`NodeState::victims`]).
+    pub victims: Vec<(VictimKey, u32, Resources)>,
     /// Jobs of `with_pending` whose PodGroup is admitted (not Pending).
     pub admitted_pending: BTreeSet<JobId>,
     /// Active jobs whose PodGroup is Pending (waiting for enqueue).
@@ -419,6 +441,7 @@ impl World {
             with_pending: BTreeSet::new(),
             admitted_pending: BTreeSet::new(),
             pg_pending: BTreeSet::new(),
+            victims: Vec::new(),
             gpu_used_milli: 0,
         }
     }
@@ -598,6 +621,7 @@ impl World {
         }
         let Some(n) = node else { return };
         let preemptable = self.pods[pod.0 as usize].preemptable;
+        let vkey = (qid, self.jobs[job.0 as usize].spec.priority);
         let ns = &mut self.nodes[n.0 as usize];
         let mut touched = false;
         let holds = matches!(status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing);
@@ -615,16 +639,8 @@ impl World {
             }
         }
         if status == PodStatus::Running && preemptable {
-            let at = ns.victims.partition_point(|v| v.0 < qid);
-            if ns.victims.get(at).is_none_or(|v| v.0 != qid) {
-                ns.victims.insert(at, (qid, 0, Resources::ZERO));
-            }
-            let v = &mut ns.victims[at];
-            v.1 = v.1.wrapping_add_signed(sign as i32);
-            v.2 += delta;
-            if v.1 == 0 {
-                ns.victims.remove(at);
-            }
+            add_victim(&mut ns.victims, vkey, req, sign);
+            add_victim(&mut self.victims, vkey, req, sign);
         }
         if holds {
             ns.used += delta;
@@ -686,20 +702,21 @@ impl World {
                 used[n.0 as usize] += p.req;
             }
         }
-        let mut victims: Vec<Vec<(QueueId, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
+        let mut victims: Vec<Vec<(VictimKey, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
+        let mut all = Vec::new();
         for p in self.pods.iter().filter(|p| p.status == PodStatus::Running && p.preemptable) {
-            let q = self.jobs[p.job.0 as usize].spec.queue;
-            let v = &mut victims[p.node.ok_or("running pod without node")?.0 as usize];
-            match v.iter_mut().find(|e| e.0 == q) {
-                Some(e) => (e.1, e.2) = (e.1 + 1, e.2 + p.req),
-                None => v.push((q, 1, p.req)),
-            }
+            let spec = &self.jobs[p.job.0 as usize].spec;
+            let key = (spec.queue, spec.priority);
+            add_victim(&mut victims[p.node.ok_or("running pod without node")?.0 as usize], key, p.req, 1);
+            add_victim(&mut all, key, p.req, 1);
         }
-        for (i, mut v) in victims.into_iter().enumerate() {
-            v.sort_by_key(|e| e.0);
+        for (i, v) in victims.into_iter().enumerate() {
             if v != self.nodes[i].victims {
                 return Err(format!("node {i}: victim sums out of date"));
             }
+        }
+        if all != self.victims {
+            return Err("cluster victim sums out of date".into());
         }
         let mut terms = vec![[Resources::ZERO; 3]; self.queues.len()];
         let mut active = vec![0u32; self.queues.len()];

@@ -69,9 +69,25 @@ pub trait Plugin: Send {
     }
     /// The PodGroup was admitted.
     fn job_enqueued(&mut self, ssn: &Session<'_>, job: JobId) {}
+    /// True if the plugin implements [`Plugin::preemptable`] (the framework uses it
+    /// to know which tiers can choose victims). A plugin that implements it must
+    /// say so: the victim search relies on it.
+    fn registers_preemptable(&self) -> bool {
+        false
+    }
     /// Victims among `candidates` for preempt (order kept).
     fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
         None
+    }
+    /// True if the plugin implements [`Plugin::reclaimable`]. A plugin that
+    /// implements it must say so: the victim search relies on it.
+    fn registers_reclaimable(&self) -> bool {
+        false
+    }
+    /// True if the plugin's reclaim victims do not depend on the reclaimer (only on
+    /// the candidates and the session's state).
+    fn reclaim_victims_ignore_reclaimer(&self) -> bool {
+        false
     }
     /// Victims among `candidates` for reclaim (order kept).
     fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
@@ -414,6 +430,29 @@ impl Framework {
     /// Preempt victims.
     pub fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, candidates: &[PodId]) -> Vec<PodId> {
         self.victims(flag::ENABLE_PREEMPTABLE, candidates, |p, c| p.preemptable(ssn, preemptor, c))
+    }
+
+    /// True if every preempt victim has a lower job priority than its preemptor's
+    /// job, or is a lower-priority pod of the preemptor's own job: every tier that
+    /// can choose victims has `priority` among its preemptable plugins, so each
+    /// tier's choice is a subset of priority's.
+    pub fn victims_below_priority(&self) -> bool {
+        self.tiers.iter().all(|tier| {
+            let choosers: Vec<&Slot> =
+                tier.iter().filter(|s| s.on(flag::ENABLE_PREEMPTABLE) && s.plugin.registers_preemptable()).collect();
+            choosers.is_empty() || choosers.iter().any(|s| s.conf.name == "priority")
+        })
+    }
+
+    /// True if no plugin that chooses reclaim victims looks at the reclaimer: a
+    /// node's victims are then the same for every reclaimer of a queue until the
+    /// session changes.
+    pub fn reclaim_victims_ignore_reclaimer(&self) -> bool {
+        self.tiers
+            .iter()
+            .flatten()
+            .filter(|s| s.on(flag::ENABLE_RECLAIMABLE) && s.plugin.registers_reclaimable())
+            .all(|s| s.plugin.reclaim_victims_ignore_reclaimer())
     }
 
     /// Reclaim victims.

@@ -17,7 +17,8 @@ use super::super::plugins::network_topology::tier_limit;
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{pending_tasks, queues_of, sort_by};
 use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId};
+use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::queue::QueueId;
 use lahar_core::session::Session;
 
 /// A preemptor job's pending pods in task order, BestEffort ones included: Volcano's
@@ -41,10 +42,17 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         .filter(|&j| fw.job_valid(ssn, j).is_ok() && tier_limit(ssn, j).is_none() && fw.job_starving(ssn, j))
         .collect();
     let mut memo = FailMemo::new(fw);
+    // Victims of other jobs have a lower job priority when every victim-choosing
+    // tier has `priority`.
+    let below = fw.victims_below_priority();
     for q in queues_of(fw, ssn, &starving) {
         let mut jobs: Vec<JobId> = starving.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
         sort_by(&mut jobs, |a, b| fw.job_order(ssn, a, b));
         for &j in &jobs {
+            // Every pod's search is known to fail: the loop below would change nothing.
+            if memo.job_known_to_fail(ssn, j, |_| true) {
+                continue;
+            }
             let mut stmt = ssn.statement();
             let mut tasks = preemptor_tasks(fw, ssn, j).into_iter();
             let mut watched: Vec<(PodId, Option<NodeId>)> = Vec::new();
@@ -57,8 +65,11 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
                     let vj = s.pod(v).job;
                     vj != j && s.job(vj).spec.queue == q && !(s.pod(pod).best_effort && !s.pod(v).best_effort)
                 };
-                let victims = VictimFilter { pod: &filter, queue: &|_, vq| vq == q };
-                let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, false);
+                let p = ssn.job(j).spec.priority;
+                let candidate = move |_: &Session<'_>, (vq, _): (QueueId, i32)| vq == q;
+                let victim = move |_: &Session<'_>, (vq, vp): (QueueId, i32)| vq == q && (!below || vp < p);
+                let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim };
+                let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None);
                 memo.record(ssn, pod, placed);
                 if placed && ssn.explaining(pod) {
                     watched.push((pod, ssn.pod(pod).node));
@@ -86,8 +97,13 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
                 let filter = move |s: &Session<'_>, v: PodId| {
                     s.pod(v).job == j && !(s.pod(pod).best_effort && !s.pod(v).best_effort)
                 };
-                let victims = VictimFilter { pod: &filter, queue: &|_, vq| vq == q };
-                if preempt_pod(fw, ssn, &mut stmt, pod, &victims, false) {
+                let p = ssn.job(j).spec.priority;
+                // Only the job's own Running pods can be candidates here.
+                let candidate = move |s: &Session<'_>, (vq, vp): (QueueId, i32)| {
+                    s.job(j).count(PodStatus::Running) > 0 && vq == q && vp == p
+                };
+                let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &candidate };
+                if preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None) {
                     memo.clear();
                     let node = ssn.pod(pod).node;
                     ssn.commit(stmt);

@@ -32,7 +32,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         sort_by(jobs, |a, b| fw.job_order(ssn, a, b));
     }
     let mut queues = queues_of(fw, ssn, &starving);
-    let mut memo = FailMemo::new(fw);
+    let mut memo = FailMemo::for_reclaim(fw, ssn);
     while !queues.is_empty() {
         let q = queues.remove(0);
         if fw.overused(ssn, q) {
@@ -40,9 +40,11 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         }
         let Some(jobs) = per_queue.get_mut(&q).filter(|v| !v.is_empty()) else { continue };
         let j = jobs.remove(0);
+        // Every pod the loop below would search for is known to fail: skip the job.
+        let skip = memo.job_known_to_fail(ssn, j, |p| fw.preemptive(ssn, q, p));
         let mut stmt = ssn.statement();
         // BestEffort pending pods included, as in Volcano (see `preemptor_tasks`).
-        let mut tasks = preemptor_tasks(fw, ssn, j).into_iter();
+        let mut tasks = if skip { Vec::new() } else { preemptor_tasks(fw, ssn, j) }.into_iter();
         let mut watched: Vec<(PodId, Option<NodeId>)> = Vec::new();
         while fw.job_starving(ssn, j) {
             let Some(pod) = tasks.next() else { break };
@@ -51,8 +53,9 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
             }
             let victim_queue = move |s: &Session<'_>, vq: QueueId| vq != q && s.queue(vq).spec.reclaimable;
             let filter = move |s: &Session<'_>, v: PodId| victim_queue(s, s.job(s.pod(v).job).spec.queue);
-            let placed =
-                preempt_pod(fw, ssn, &mut stmt, pod, &VictimFilter { pod: &filter, queue: &victim_queue }, true);
+            let group = move |s: &Session<'_>, (vq, _): (QueueId, i32)| victim_queue(s, vq);
+            let victims = VictimFilter { pod: &filter, candidate: &group, victim: &group };
+            let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, true, memo.cache());
             memo.record(ssn, pod, placed);
             if placed && ssn.explaining(pod) {
                 watched.push((pod, ssn.pod(pod).node));

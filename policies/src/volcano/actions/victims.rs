@@ -5,16 +5,22 @@
 //! Three shortcuts keep the search cheap without changing any decision (each is off
 //! in exhaustive mode, the reference the equivalence tests compare against):
 //! - **Room bound.** A node where evicting every Running preemptable pod of the
-//!   queues the caller may take victims from would still leave too little room is
-//!   skipped before its predicates run (victims are a subset of those pods;
-//!   [`lahar_core::world::NodeState::victims`] keeps their sums per queue).
+//!   groups the plugins may take victims from — the caller's queues, and for
+//!   preempt under a conf whose every victim-choosing tier has `priority`, lower job
+//!   priorities — would still leave too little room is skipped before its
+//!   predicates run (victims are a subset of those pods;
+//!   [`lahar_core::world::NodeState::victims`] keeps their sums per queue and job
+//!   priority). With no candidate victim in the whole cluster, the search fails at
+//!   once (a node with a candidate may take the pod with no victim at all).
 //! - **Pre-check before scoring.** A node whose allowed victims cannot make room
 //!   can only be skipped by the walk, and failed attempts leave the session as they
 //!   found it; so the victims of every node are computed first (in the same state)
 //!   and only the nodes that pass are scored and sorted. The nodes tried, and their
 //!   order, are those of the exhaustive walk.
 //! - **Failure memo** ([`FailMemo`]): a search that failed is not repeated for a pod
-//!   whose search has the same inputs, until something changes the session.
+//!   whose search has the same inputs, until something changes the session; for
+//!   reclaim, when no victim-choosing plugin looks at the reclaimer, each node's
+//!   victims for a queue are computed once until then ([`VictimCache`]).
 
 use super::super::framework::Framework;
 use super::victim_order;
@@ -23,18 +29,25 @@ use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::queue::QueueId;
 use lahar_core::resource::Resources;
 use lahar_core::session::{Session, Statement};
-use std::collections::HashMap;
+use lahar_core::world::VictimKey;
+use rustc_hash::FxHashMap;
 
-/// Which pods the caller accepts as victims: `pod` passes `filter`, and only pods
-/// of queues passing `queue` can pass `filter`.
+/// Which pods the caller accepts as victims.
 pub(crate) struct VictimFilter<'a> {
     /// The exact filter on a candidate victim.
     pub pod: &'a dyn Fn(&Session<'_>, PodId) -> bool,
-    /// A necessary condition on the candidate's queue (for the room bound).
-    pub queue: &'a dyn Fn(&Session<'_>, QueueId) -> bool,
+    /// A necessary condition for passing `pod`, on the candidate's (queue, job
+    /// priority) group. A node without such a pod is skipped by the walk.
+    pub candidate: &'a dyn Fn(&Session<'_>, VictimKey) -> bool,
+    /// A necessary condition for being chosen by the plugins too (for the room
+    /// bound). A node can still take the pod with no victim at all, on its
+    /// future-idle room, as long as it has a candidate.
+    pub victim: &'a dyn Fn(&Session<'_>, VictimKey) -> bool,
 }
 
-/// The victims the plugins allow on node `n`, if evicting them all makes room for `req`.
+/// The victims the plugins allow on node `n`, if evicting them all makes room for
+/// the pod. With a cache (reclaim, when no plugin looks at the reclaimer), a node's
+/// victims for the reclaimer's queue are computed once until the session changes.
 fn victims_on(
     fw: &Framework,
     ssn: &Session<'_>,
@@ -42,20 +55,39 @@ fn victims_on(
     n: NodeId,
     filter: &VictimFilter<'_>,
     reclaim: bool,
+    cache: Option<&mut VictimCache>,
 ) -> Option<Vec<PodId>> {
-    let cands: Vec<PodId> = ssn
-        .node_state(n)
-        .pods
-        .iter()
-        .copied()
-        .filter(|&v| ssn.pod(v).status == PodStatus::Running && ssn.pod(v).preemptable && (filter.pod)(ssn, v))
-        .collect();
-    if cands.is_empty() {
-        return None;
+    let choose = || {
+        let cands: Vec<PodId> = ssn
+            .node_state(n)
+            .pods
+            .iter()
+            .copied()
+            .filter(|&v| ssn.pod(v).status == PodStatus::Running && ssn.pod(v).preemptable && (filter.pod)(ssn, v))
+            .collect();
+        if cands.is_empty() {
+            return None;
+        }
+        let victims = if reclaim { fw.reclaimable(ssn, pod, &cands) } else { fw.preemptable(ssn, pod, &cands) };
+        let freed = victims.iter().fold(Resources::ZERO, |a, &v| a + ssn.pod(v).req);
+        Some((victims, freed))
+    };
+    let fits = |freed: &Resources| ssn.pod(pod).req.fits_in(&(ssn.future_idle(n) + *freed));
+    match cache {
+        Some(c) => {
+            let q = ssn.job(ssn.pod(pod).job).spec.queue;
+            let entry = c.by_node.entry((n, q)).or_insert_with(choose);
+            entry.as_ref().filter(|(_, freed)| fits(freed)).map(|(v, _)| v.clone())
+        }
+        None => choose().filter(|(_, freed)| fits(freed)).map(|(v, _)| v),
     }
-    let victims = if reclaim { fw.reclaimable(ssn, pod, &cands) } else { fw.preemptable(ssn, pod, &cands) };
-    let room = victims.iter().fold(ssn.future_idle(n), |a, &v| a + ssn.pod(v).req);
-    ssn.pod(pod).req.fits_in(&room).then_some(victims)
+}
+
+/// Each node's reclaim victims per reclaimer queue, with what evicting them frees,
+/// valid while the session is unchanged (owned and cleared by [`FailMemo`]).
+#[derive(Default)]
+pub(crate) struct VictimCache {
+    by_node: FxHashMap<(NodeId, QueueId), Option<(Vec<PodId>, Resources)>>,
 }
 
 /// Tries to make room for `pod` by evicting victims that pass `filter`; on
@@ -67,12 +99,17 @@ pub(crate) fn preempt_pod(
     pod: PodId,
     filter: &VictimFilter<'_>,
     reclaim: bool,
+    mut cache: Option<&mut VictimCache>,
 ) -> bool {
     let req = ssn.pod(pod).req;
     let q = ssn.job(ssn.pod(pod).job).spec.queue;
     let exhaustive = ssn.is_exhaustive();
+    // No candidate anywhere: every node would be skipped.
+    if !exhaustive && !ssn.victim_groups().iter().any(|g| (filter.candidate)(ssn, g.0)) {
+        return failed(ssn, pod);
+    }
     let could_fit = |ssn: &Session<'_>, n: NodeId| {
-        exhaustive || req.fits_in(&(ssn.future_idle(n) + ssn.node_state(n).victim_room(|vq| (filter.queue)(ssn, vq))))
+        exhaustive || req.fits_in(&(ssn.future_idle(n) + ssn.node_state(n).victim_room(|k| (filter.victim)(ssn, k))))
     };
     let nodes = (0..ssn.node_count() as u32).map(NodeId).filter(|&n| could_fit(ssn, n));
     // (node, its victims when pre-checked)
@@ -81,7 +118,7 @@ pub(crate) fn preempt_pod(
     } else {
         nodes
             .filter(|&n| fw.predicate(ssn, pod, n).is_ok())
-            .filter_map(|n| victims_on(fw, ssn, pod, n, filter, reclaim).map(|v| (n, Some(v))))
+            .filter_map(|n| victims_on(fw, ssn, pod, n, filter, reclaim, cache.as_deref_mut()).map(|v| (n, Some(v))))
             .collect()
     };
     if !reclaim {
@@ -92,7 +129,7 @@ pub(crate) fn preempt_pod(
         order = scored.into_iter().map(|(_, n, v)| (n, v)).collect();
     }
     for (n, pre) in order {
-        let Some(mut victims) = pre.or_else(|| victims_on(fw, ssn, pod, n, filter, reclaim)) else { continue };
+        let Some(mut victims) = pre.or_else(|| victims_on(fw, ssn, pod, n, filter, reclaim, None)) else { continue };
         victims.sort_by(|&a, &b| victim_order(fw, ssn, pod, a, b));
         let mut node_stmt = ssn.statement();
         let fits = |ssn: &Session<'_>| {
@@ -124,6 +161,11 @@ pub(crate) fn preempt_pod(
         }
         ssn.discard(node_stmt);
     }
+    failed(ssn, pod)
+}
+
+/// A search that found no node: explains it for a watched pod.
+fn failed(ssn: &mut Session<'_>, pod: PodId) -> bool {
     if ssn.explaining(pod) {
         let why = "no node where the allowed victims' resources make room for the pod";
         ssn.explain(pod, None, ssn.action(), Some(false), why, None);
@@ -146,10 +188,12 @@ type MemoKey = (QueueId, i32, i32, bool, Resources, Option<JobId>);
 /// entry keeps the pods whose selectors it has seen (with the same key).
 #[derive(Default)]
 pub(crate) struct FailMemo {
-    failed: HashMap<MemoKey, Vec<PodId>>,
+    failed: FxHashMap<MemoKey, Vec<PodId>>,
     /// Set when task-topology (its scores read the job's tasks) or hierarchical drf
     /// (its victims depend on the job's total request) is configured.
     per_job: bool,
+    /// Reclaim victims per node, when they do not depend on the reclaimer.
+    cache: Option<VictimCache>,
 }
 
 impl FailMemo {
@@ -160,7 +204,19 @@ impl FailMemo {
             .iter()
             .flatten()
             .any(|s| s.conf.name == "task-topology" || (s.conf.name == "drf" && s.conf.flag("enableHierarchy")));
-        FailMemo { failed: HashMap::new(), per_job }
+        FailMemo { failed: FxHashMap::default(), per_job, cache: None }
+    }
+
+    /// A memo for reclaim, which also keeps each node's victims when no plugin
+    /// choosing them looks at the reclaimer.
+    pub fn for_reclaim(fw: &Framework, ssn: &Session<'_>) -> FailMemo {
+        let cache = (!ssn.is_exhaustive() && fw.reclaim_victims_ignore_reclaimer()).then(VictimCache::default);
+        FailMemo { cache, ..FailMemo::new(fw) }
+    }
+
+    /// The victim cache, when there is one.
+    pub fn cache(&mut self) -> Option<&mut VictimCache> {
+        self.cache.as_mut()
     }
 
     fn key(&self, ssn: &Session<'_>, pod: PodId) -> MemoKey {
@@ -192,6 +248,18 @@ impl FailMemo {
         self.failed.get(&self.key(ssn, pod)).is_some_and(|seen| seen.iter().any(|&s| Self::same_selector(ssn, s, pod)))
     }
 
+    /// True if every pending pod of job `j` that `tries` would search for is known
+    /// to fail: the job's searches would all be skipped, so the job can be.
+    pub fn job_known_to_fail(&self, ssn: &Session<'_>, j: JobId, tries: impl Fn(PodId) -> bool) -> bool {
+        !self.failed.is_empty()
+            && ssn
+                .job(j)
+                .pods
+                .iter()
+                .filter(|&&p| ssn.pod(p).status == PodStatus::Pending && tries(p))
+                .all(|&p| self.known_failure(ssn, p))
+    }
+
     /// Records the outcome of a search for `pod`: a success changes the session,
     /// so everything known is forgotten.
     pub fn record(&mut self, ssn: &Session<'_>, pod: PodId, placed: bool) {
@@ -206,8 +274,11 @@ impl FailMemo {
         }
     }
 
-    /// Forgets every failure (the session changed).
+    /// Forgets every failure and cached victim (the session changed).
     pub fn clear(&mut self) {
         self.failed.clear();
+        if let Some(c) = self.cache.as_mut() {
+            c.by_node.clear();
+        }
     }
 }

@@ -322,6 +322,9 @@ impl Plugin for Capacity {
         let des = &self.attrs[q.0 as usize].deserved;
         Some((0..DIMS).any(|d| d != PODS && req.get(d) > 0 && after[d] <= des[d]))
     }
+    fn registers_reclaimable(&self) -> bool {
+        true
+    }
     fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         if self.broken() {
             return Some(Vec::new());

@@ -18,8 +18,17 @@ impl Plugin for Conformance {
     fn name(&self) -> &'static str {
         "conformance"
     }
+    fn registers_preemptable(&self) -> bool {
+        true
+    }
     fn preemptable(&self, ssn: &Session<'_>, _: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(cands.iter().copied().filter(|&c| evictable(ssn, c)).collect())
+    }
+    fn registers_reclaimable(&self) -> bool {
+        true
+    }
+    fn reclaim_victims_ignore_reclaimer(&self) -> bool {
+        true
     }
     fn reclaimable(&self, ssn: &Session<'_>, _: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(cands.iter().copied().filter(|&c| evictable(ssn, c)).collect())

@@ -283,6 +283,9 @@ impl Plugin for Drf {
         let c = self.compare_now(ssn, l, r)?;
         Some(c.partial_cmp(&0.0).unwrap_or(Ordering::Equal))
     }
+    fn registers_preemptable(&self) -> bool {
+        true
+    }
     fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         if self.hierarchical && self.paths.is_none() {
             return None;
@@ -302,6 +305,10 @@ impl Plugin for Drf {
             }
         }
         Some(out)
+    }
+    fn registers_reclaimable(&self) -> bool {
+        // Only hdrf chooses reclaim victims (flat drf answers "not registered").
+        self.hierarchical
     }
     fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         // hdrf only: a reclaimee is a victim when, with the reclaimer's request moved

@@ -83,8 +83,17 @@ impl Plugin for Gang {
         let job = ssn.job(j);
         Some(job.waiting_count() + job.ready_count() < job.spec.min_available)
     }
+    fn registers_preemptable(&self) -> bool {
+        true
+    }
     fn preemptable(&self, ssn: &Session<'_>, _preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(protect_min_available(ssn, cands))
+    }
+    fn registers_reclaimable(&self) -> bool {
+        true
+    }
+    fn reclaim_victims_ignore_reclaimer(&self) -> bool {
+        true
     }
     fn reclaimable(&self, ssn: &Session<'_>, _reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(protect_min_available(ssn, cands))

@@ -20,6 +20,9 @@ impl Plugin for Priority {
     fn task_order(&self, ssn: &Session<'_>, l: PodId, r: PodId) -> Option<Ordering> {
         Some(ssn.pod(r).priority.cmp(&ssn.pod(l).priority))
     }
+    fn registers_preemptable(&self) -> bool {
+        true
+    }
     fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         let p = ssn.pod(preemptor);
         let pj = ssn.job(p.job).spec.priority;

@@ -161,6 +161,12 @@ impl Plugin for Proportion {
     fn preemptive(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<bool> {
         self.allocatable(ssn, q, pod)
     }
+    fn registers_reclaimable(&self) -> bool {
+        true
+    }
+    fn reclaim_victims_ignore_reclaimer(&self) -> bool {
+        true
+    }
     fn reclaimable(&self, ssn: &Session<'_>, _reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         let mut running: Vec<Option<FRes>> = vec![None; self.attrs.len()];
         let mut out = Vec::new();

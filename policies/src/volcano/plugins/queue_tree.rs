@@ -120,7 +120,6 @@ impl QueueTree {
 mod tests {
     use super::*;
     use lahar_core::queue::Queue;
-    use lahar_core::resource::Resources;
 
     fn qs(spec: &[(&str, Option<&str>)]) -> Vec<QueueState> {
         spec.iter()
