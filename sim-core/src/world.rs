@@ -27,7 +27,7 @@ pub struct NodeState {
     pub pods: Vec<PodId>,
     /// GPU devices: free milli-GPUs of each (see [`GpuDevices`]).
     pub gpus: GpuDevices,
-    /// Possible preemption victims, by queue and job priority: count and Σ
+    /// Possible preemption victims, by [`VictimKey`]: count and Σ
     /// requests of the node's Running pods that are preemptable (ascending key).
     /// Preempt and reclaim bound what evicting them could free without walking the
     /// node's pods.
@@ -42,8 +42,10 @@ impl NodeState {
     }
 }
 
-/// A group of possible victims: their queue and their job's priority.
-pub type VictimKey = (QueueId, i32);
+/// A group of possible victims: their queue, their job's priority, and whether
+/// their job has more ready pods than its minAvailable (gang lets only such jobs
+/// lose pods).
+pub type VictimKey = (QueueId, i32, bool);
 
 /// Adds `sign` pods of `req` to the group `key` of a sorted victim list.
 fn add_victim(list: &mut Vec<(VictimKey, u32, Resources)>, key: VictimKey, req: Resources, sign: i64) {
@@ -239,6 +241,9 @@ pub struct Job {
     pub counted: bool,
     /// Pending pods that request nothing but a pod slot (BestEffort).
     pub pending_best_effort: u32,
+    /// The over-minAvailable flag its Running preemptable pods are filed under in
+    /// the victim groups (`ready_count > minAvailable`, kept up to date).
+    pub victims_over_min: bool,
 }
 
 /// Work accounting of a job: work is measured in microseconds of run time under
@@ -416,6 +421,7 @@ impl World {
                     highest_tier: 0,
                     counted: false,
                     pending_best_effort: 0,
+                    victims_over_min: false,
                 }
             })
             .collect();
@@ -541,6 +547,26 @@ impl World {
         if pending(status) != pending(old_status) {
             self.reindex(job);
         }
+        let j = &self.jobs[job.0 as usize];
+        if (j.ready_count() > j.spec.min_available) != j.victims_over_min {
+            self.refile_victims(job);
+        }
+    }
+
+    /// Moves a job's Running preemptable pods to the victim groups of its new
+    /// over-minAvailable flag.
+    fn refile_victims(&mut self, job: JobId) {
+        let j = &self.jobs[job.0 as usize];
+        let (q, prio, was) = (j.spec.queue, j.spec.priority, j.victims_over_min);
+        for &p in &j.pods {
+            let pod = &self.pods[p.0 as usize];
+            let Some(n) = pod.node.filter(|_| pod.status == PodStatus::Running && pod.preemptable) else { continue };
+            for list in [&mut self.nodes[n.0 as usize].victims, &mut self.victims] {
+                add_victim(list, (q, prio, was), pod.req, -1);
+                add_victim(list, (q, prio, !was), pod.req, 1);
+            }
+        }
+        self.jobs[job.0 as usize].victims_over_min = !was;
     }
 
     /// Keeps `with_pending`, `admitted_pending` and `pg_pending` in step with a
@@ -621,7 +647,8 @@ impl World {
         }
         let Some(n) = node else { return };
         let preemptable = self.pods[pod.0 as usize].preemptable;
-        let vkey = (qid, self.jobs[job.0 as usize].spec.priority);
+        let j = &self.jobs[job.0 as usize];
+        let vkey = (qid, j.spec.priority, j.victims_over_min);
         let ns = &mut self.nodes[n.0 as usize];
         let mut touched = false;
         let holds = matches!(status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing);
@@ -705,8 +732,11 @@ impl World {
         let mut victims: Vec<Vec<(VictimKey, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
         let mut all = Vec::new();
         for p in self.pods.iter().filter(|p| p.status == PodStatus::Running && p.preemptable) {
-            let spec = &self.jobs[p.job.0 as usize].spec;
-            let key = (spec.queue, spec.priority);
+            let j = &self.jobs[p.job.0 as usize];
+            if j.victims_over_min != (j.ready_count() > j.spec.min_available) {
+                return Err(format!("job {}: over-minAvailable flag out of date", p.job.0));
+            }
+            let key = (j.spec.queue, j.spec.priority, j.victims_over_min);
             add_victim(&mut victims[p.node.ok_or("running pod without node")?.0 as usize], key, p.req, 1);
             add_victim(&mut all, key, p.req, 1);
         }

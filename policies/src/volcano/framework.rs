@@ -11,6 +11,7 @@ use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::QueueId;
 use lahar_core::session::Session;
 use lahar_core::topology::HyperNodeId;
+use lahar_core::world::VictimKey;
 use std::cmp::Ordering;
 
 /// A vote: +1 permit, 0 abstain, −1 reject.
@@ -77,6 +78,12 @@ pub trait Plugin: Send {
     }
     /// Victims among `candidates` for preempt (order kept).
     fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
+        None
+    }
+    /// A necessary condition on the victims this plugin's `preemptable` (or, with
+    /// `reclaim`, `reclaimable`) can choose for `preemptor`, by victim group:
+    /// `Some(false)` if it never chooses a pod of group `key`. `None`: no rule.
+    fn victim_group_ok(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
         None
     }
     /// True if the plugin implements [`Plugin::reclaimable`]. A plugin that
@@ -453,6 +460,24 @@ impl Framework {
             .flatten()
             .filter(|s| s.on(flag::ENABLE_RECLAIMABLE) && s.plugin.registers_reclaimable())
             .all(|s| s.plugin.reclaim_victims_ignore_reclaimer())
+    }
+
+    /// False if no tier can choose a victim of group `key` for `preemptor`: each
+    /// tier's victims are the intersection of its choosing plugins' answers, so a
+    /// group one of them rules out is out of that tier's choice.
+    pub fn may_choose_victims_in(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> bool {
+        let bit = if reclaim { flag::ENABLE_RECLAIMABLE } else { flag::ENABLE_PREEMPTABLE };
+        self.tiers.iter().any(|tier| {
+            let mut choosers = tier
+                .iter()
+                .filter(|s| {
+                    s.on(bit)
+                        && if reclaim { s.plugin.registers_reclaimable() } else { s.plugin.registers_preemptable() }
+                })
+                .peekable();
+            choosers.peek().is_some()
+                && choosers.all(|s| s.plugin.victim_group_ok(ssn, preemptor, reclaim, key).unwrap_or(true))
+        })
     }
 
     /// Reclaim victims.

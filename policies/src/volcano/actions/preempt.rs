@@ -18,8 +18,8 @@ use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{pending_tasks, queues_of, sort_by};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::queue::QueueId;
 use lahar_core::session::Session;
+use lahar_core::world::VictimKey;
 
 /// A preemptor job's pending pods in task order, BestEffort ones included: Volcano's
 /// preempt and reclaim take every pending task of the job (`TaskStatusIndex[Pending]`);
@@ -66,8 +66,10 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
                     vj != j && s.job(vj).spec.queue == q && !(s.pod(pod).best_effort && !s.pod(v).best_effort)
                 };
                 let p = ssn.job(j).spec.priority;
-                let candidate = move |_: &Session<'_>, (vq, _): (QueueId, i32)| vq == q;
-                let victim = move |_: &Session<'_>, (vq, vp): (QueueId, i32)| vq == q && (!below || vp < p);
+                let candidate = move |_: &Session<'_>, (vq, _, _): VictimKey| vq == q;
+                let victim = move |s: &Session<'_>, k: VictimKey| {
+                    k.0 == q && (!below || k.1 < p) && fw.may_choose_victims_in(s, pod, false, k)
+                };
                 let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim };
                 let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None);
                 memo.record(ssn, pod, placed);
@@ -99,10 +101,12 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
                 };
                 let p = ssn.job(j).spec.priority;
                 // Only the job's own Running pods can be candidates here.
-                let candidate = move |s: &Session<'_>, (vq, vp): (QueueId, i32)| {
+                let candidate = move |s: &Session<'_>, (vq, vp, _): VictimKey| {
                     s.job(j).count(PodStatus::Running) > 0 && vq == q && vp == p
                 };
-                let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &candidate };
+                let victim =
+                    move |s: &Session<'_>, k: VictimKey| candidate(s, k) && fw.may_choose_victims_in(s, pod, false, k);
+                let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim };
                 if preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None) {
                     memo.clear();
                     let node = ssn.pod(pod).node;

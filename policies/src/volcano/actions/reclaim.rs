@@ -14,6 +14,7 @@ use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::QueueId;
 use lahar_core::session::Session;
+use lahar_core::world::VictimKey;
 use std::collections::BTreeMap;
 
 /// Runs the reclaim action.
@@ -53,8 +54,10 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
             }
             let victim_queue = move |s: &Session<'_>, vq: QueueId| vq != q && s.queue(vq).spec.reclaimable;
             let filter = move |s: &Session<'_>, v: PodId| victim_queue(s, s.job(s.pod(v).job).spec.queue);
-            let group = move |s: &Session<'_>, (vq, _): (QueueId, i32)| victim_queue(s, vq);
-            let victims = VictimFilter { pod: &filter, candidate: &group, victim: &group };
+            let candidate = move |s: &Session<'_>, (vq, _, _): VictimKey| victim_queue(s, vq);
+            let victim =
+                move |s: &Session<'_>, k: VictimKey| candidate(s, k) && fw.may_choose_victims_in(s, pod, true, k);
+            let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim };
             let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, true, memo.cache());
             memo.record(ssn, pod, placed);
             if placed && ssn.explaining(pod) {

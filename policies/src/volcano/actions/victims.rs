@@ -108,10 +108,25 @@ pub(crate) fn preempt_pod(
     if !exhaustive && !ssn.victim_groups().iter().any(|g| (filter.candidate)(ssn, g.0)) {
         return failed(ssn, pod);
     }
-    let could_fit = |ssn: &Session<'_>, n: NodeId| {
-        exhaustive || req.fits_in(&(ssn.future_idle(n) + ssn.node_state(n).victim_room(|k| (filter.victim)(ssn, k))))
+    // The victim groups the caller and the plugins allow (few: queues × job
+    // priorities × over-minAvailable), decided once for the search.
+    let allowed: Vec<VictimKey> = if exhaustive {
+        Vec::new()
+    } else {
+        ssn.victim_groups().iter().map(|g| g.0).filter(|&k| (filter.victim)(ssn, k)).collect()
     };
-    let nodes = (0..ssn.node_count() as u32).map(NodeId).filter(|&n| could_fit(ssn, n));
+    let could_fit = |ssn: &Session<'_>, n: NodeId| {
+        exhaustive
+            || req.fits_in(&(ssn.future_idle(n) + ssn.node_state(n).victim_room(|k| allowed.binary_search(&k).is_ok())))
+    };
+    // With no possible victim anywhere, only nodes whose future-idle room alone
+    // holds the pod can pass the bound: the free-resource index lists them.
+    let all: Vec<NodeId> = if !exhaustive && allowed.is_empty() {
+        ssn.fitting_nodes(&req).collect()
+    } else {
+        (0..ssn.node_count() as u32).map(NodeId).collect()
+    };
+    let nodes = all.into_iter().filter(|&n| could_fit(ssn, n));
     // (node, its victims when pre-checked)
     let mut order: Vec<(NodeId, Option<Vec<PodId>>)> = if exhaustive {
         nodes.filter(|&n| fw.predicate(ssn, pod, n).is_ok()).map(|n| (n, None)).collect()

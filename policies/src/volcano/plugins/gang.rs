@@ -6,6 +6,7 @@ use super::super::framework::{Plugin, Vote};
 use super::pending_best_effort;
 use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::session::Session;
+use lahar_core::world::VictimKey;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
@@ -85,6 +86,10 @@ impl Plugin for Gang {
     }
     fn registers_preemptable(&self) -> bool {
         true
+    }
+    fn victim_group_ok(&self, _: &Session<'_>, _: PodId, _: bool, key: VictimKey) -> Option<bool> {
+        // Only jobs with more ready pods than minAvailable lose pods.
+        Some(key.2)
     }
     fn preemptable(&self, ssn: &Session<'_>, _preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(protect_min_available(ssn, cands))

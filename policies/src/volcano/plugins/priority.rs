@@ -5,6 +5,7 @@ use super::super::framework::Plugin;
 use super::live_pods;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::session::Session;
+use lahar_core::world::VictimKey;
 use std::cmp::Ordering;
 
 /// The priority plugin (no arguments).
@@ -22,6 +23,10 @@ impl Plugin for Priority {
     }
     fn registers_preemptable(&self) -> bool {
         true
+    }
+    fn victim_group_ok(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
+        // Other jobs' pods of lower job priority, or the preemptor's own job's pods.
+        (!reclaim).then(|| key.1 <= ssn.job(ssn.pod(preemptor).job).spec.priority)
     }
     fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         let p = ssn.pod(preemptor);

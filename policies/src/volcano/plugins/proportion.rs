@@ -12,6 +12,7 @@ use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::{QueueId, QueueState};
 use lahar_core::resource::{DIMS, ResourceList, Resources};
 use lahar_core::session::Session;
+use lahar_core::world::VictimKey;
 use std::cmp::Ordering;
 
 /// Per-queue attributes of a session.
@@ -163,6 +164,10 @@ impl Plugin for Proportion {
     }
     fn registers_reclaimable(&self) -> bool {
         true
+    }
+    fn victim_group_ok(&self, ssn: &Session<'_>, _: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
+        // Only queues above their deserved share give pods back.
+        reclaim.then(|| !le(&f(&ssn.queue(key.0).allocated), &self.attr(key.0).deserved))
     }
     fn reclaim_victims_ignore_reclaimer(&self) -> bool {
         true
