@@ -12,7 +12,8 @@
 //!   of a saturated cluster, where every session re-visits the backlog.
 //!
 //! Only the session is timed: building the world, the arrivals and the fill
-//! session are the untimed setup of each sample.
+//! session are the untimed setup of each sample. `session-gpus/busy/*` repeats the
+//! busy case on 125, 1,250 and 12,500 nodes (1k, 10k and 100k GPUs).
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use lahar::scenario::{self, Scenario};
@@ -92,6 +93,25 @@ fn bench(c: &mut Criterion) {
                 )
             });
         }
+    }
+    g.finish();
+
+    // The busy steady state at 1k, 10k and 100k GPUs, so the growth of one session
+    // with the cluster is visible.
+    let mut g = c.benchmark_group("session-gpus");
+    g.sample_size(10);
+    for nodes in [125u32, 1_250, 12_500] {
+        let s = scenario(nodes, true);
+        g.bench_function(format!("busy/{}-gpus/1000-pending", nodes * 8), |b| {
+            b.iter_batched(
+                || prepared(&s, true),
+                |mut e| {
+                    e.run_session();
+                    black_box(e)
+                },
+                BatchSize::PerIteration,
+            )
+        });
     }
     g.finish();
 }
