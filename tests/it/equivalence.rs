@@ -134,3 +134,19 @@ fn a_wrong_skip_is_caught() {
     }
     assert!(caught > 0, "no scenario showed the wrong skip");
 }
+
+/// `lahar run --exhaustive` through the binary: the example with Volcano's
+/// production-style conf (drf, proportion, binpack, network-topology-aware, reclaim)
+/// writes the same decisions.csv, pods.csv and jobs.csv in both modes.
+#[test]
+fn exhaustive_flag_writes_the_same_outputs() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/volcano/h100-training.yaml");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (fast, full) = (dir.path().join("fast"), dir.path().join("full"));
+    lahar().args(["run", "-q"]).arg(&example).arg("--out").arg(&fast).assert().success();
+    lahar().args(["run", "-q", "--exhaustive"]).arg(&example).arg("--out").arg(&full).assert().success();
+    for f in ["decisions.csv", "pods.csv", "jobs.csv"] {
+        let (a, b) = (std::fs::read(fast.join(f)).expect("fast"), std::fs::read(full.join(f)).expect("full"));
+        assert!(a.len() > 100 && a == b, "{f} differs between the modes");
+    }
+}
