@@ -19,6 +19,7 @@ use super::{pending_tasks, queues_of, sort_by};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::session::Session;
+use lahar_core::queue::QueueId;
 use lahar_core::world::VictimKey;
 
 /// A preemptor job's pending pods in task order, BestEffort ones included: Volcano's
@@ -31,6 +32,34 @@ pub(crate) fn preemptor_tasks(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Ve
     v.extend(pending_tasks(fw, ssn, j, true));
     sort_by(&mut v, |a, b| fw.task_order(ssn, a, b));
     v
+}
+
+/// Drops the starving jobs of queue `q` for which both of preempt's passes are
+/// no-ops, before they are sorted. When no pending pod of the queue may choose a
+/// victim (every group of other jobs' pods is ruled out by `below` or by the
+/// plugins), a search can only pipeline a pod onto future-idle room without
+/// evicting anything, so searches never free room for later ones: a job none of
+/// whose pending pods fits any node's future-idle room (the free-resource index
+/// says so) fails every search now and for the rest of the pass. Such a job is
+/// dropped when it has no Running pod either (the intra-job pass then has no
+/// candidate) and no watched pod.
+fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, below: bool, jobs: &mut Vec<JobId>) {
+    let pending = |j: JobId| ssn.job(j).pods.iter().copied().filter(|&p| ssn.pod(p).status == PodStatus::Pending);
+    let no_victim = |p: PodId| {
+        let prio = ssn.job(ssn.pod(p).job).spec.priority;
+        !ssn.victim_groups().iter().any(|g| {
+            let k = g.0;
+            k.0 == q && (!below || k.1 < prio) && fw.may_choose_victims_in(ssn, p, false, k)
+        })
+    };
+    if !jobs.iter().all(|&j| pending(j).all(no_victim)) {
+        return;
+    }
+    jobs.retain(|&j| {
+        ssn.explaining_job(j)
+            || ssn.job(j).count(PodStatus::Running) > 0
+            || pending(j).any(|p| ssn.first_fit(&ssn.pod(p).req, 0).is_some())
+    });
 }
 
 /// Runs the preempt action.
@@ -47,6 +76,9 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
     let below = fw.victims_below_priority();
     for q in queues_of(fw, ssn, &starving) {
         let mut jobs: Vec<JobId> = starving.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
+        if !ssn.is_exhaustive() {
+            drop_hopeless(fw, ssn, q, below, &mut jobs);
+        }
         sort_by(&mut jobs, |a, b| fw.job_order(ssn, a, b));
         for &j in &jobs {
             // Every pod's search is known to fail: the loop below would change nothing.
