@@ -318,6 +318,11 @@ impl<'w> Session<'w> {
         }
         self.world.admitted_pending.iter().copied().collect()
     }
+    /// The PodGroups waiting for admission grouped by (queue, minResources), each
+    /// group in creation order.
+    pub fn waiting_admission_by_shape(&self) -> impl Iterator<Item = &std::collections::BTreeSet<JobId>> + '_ {
+        self.world.pg_pending_by_shape.values()
+    }
     /// Active jobs whose PodGroup is Pending (enqueue's candidates), in creation
     /// order. Read from an index; exhaustive sessions filter every active job.
     pub fn jobs_waiting_admission(&self) -> Vec<JobId> {

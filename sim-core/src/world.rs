@@ -11,7 +11,7 @@ use crate::job::{JobId, JobPhase, JobSpec, PodGroupPhase, PodId, PodStatus};
 use crate::queue::{Queue, QueueId};
 use crate::resource::{GPU, Resources};
 use crate::time::SimTime;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A node's usage.
 #[derive(Clone, Debug, Default)]
@@ -41,6 +41,9 @@ impl NodeState {
         self.victims.iter().filter(|v| keep(v.0)).fold(Resources::ZERO, |a, v| a + v.2)
     }
 }
+
+/// PodGroups waiting for admission with the same queue and minResources.
+pub type WaitingShape = (QueueId, [i64; crate::resource::DIMS]);
 
 /// A group of possible victims: their queue, their job's priority, and whether
 /// their job has more ready pods than its minAvailable (gang lets only such jobs
@@ -375,6 +378,8 @@ pub struct World {
     pub admitted_pending: BTreeSet<JobId>,
     /// Active jobs whose PodGroup is Pending (waiting for enqueue).
     pub pg_pending: BTreeSet<JobId>,
+    /// `pg_pending` grouped by (queue, minResources).
+    pub pg_pending_by_shape: BTreeMap<WaitingShape, BTreeSet<JobId>>,
     /// GPUs (milli) held by pods on nodes.
     pub gpu_used_milli: i64,
     /// Per HyperNode: Σ allocatable of its nodes.
@@ -447,6 +452,7 @@ impl World {
             with_pending: BTreeSet::new(),
             admitted_pending: BTreeSet::new(),
             pg_pending: BTreeSet::new(),
+            pg_pending_by_shape: BTreeMap::new(),
             victims: Vec::new(),
             gpu_used_milli: 0,
         }
@@ -576,16 +582,22 @@ impl World {
         let pending = job.counts[PodStatus::Pending.index()] > 0 && !job.phase.is_terminal();
         let admitted = job.pg_phase != PodGroupPhase::Pending;
         let waiting = job.counted && !admitted;
-        let put = |set: &mut BTreeSet<JobId>, on: bool| {
-            if on {
-                set.insert(j);
-            } else {
-                set.remove(&j);
-            }
-        };
+        let shape = (job.spec.queue, job.spec.min_resources.0);
+        // True if membership changed.
+        let put = |set: &mut BTreeSet<JobId>, on: bool| if on { set.insert(j) } else { set.remove(&j) };
         put(&mut self.with_pending, pending);
         put(&mut self.admitted_pending, pending && admitted);
-        put(&mut self.pg_pending, waiting);
+        if put(&mut self.pg_pending, waiting) {
+            let by_shape = &mut self.pg_pending_by_shape;
+            if waiting {
+                by_shape.entry(shape).or_default().insert(j);
+            } else if let Some(set) = by_shape.get_mut(&shape) {
+                set.remove(&j);
+                if set.is_empty() {
+                    by_shape.remove(&shape);
+                }
+            }
+        }
     }
 
     /// Runs `f` on a job, moving its terms in its queue's sums from the old state
@@ -775,6 +787,16 @@ impl World {
             {
                 return Err(format!("job {i}: pending-job sets out of date"));
             }
+        }
+        let grouped: BTreeSet<JobId> = self.pg_pending_by_shape.values().flatten().copied().collect();
+        let shapes_right = self.pg_pending_by_shape.iter().all(|(k, set)| {
+            !set.is_empty()
+                && set
+                    .iter()
+                    .all(|j| (self.jobs[j.0 as usize].spec.queue, self.jobs[j.0 as usize].spec.min_resources.0) == *k)
+        });
+        if grouped != self.pg_pending || !shapes_right {
+            return Err("waiting PodGroups by shape out of date".into());
         }
         for (q, qs) in self.queues.iter().enumerate() {
             if [qs.inqueue, qs.elastic, qs.reserved] != terms[q] || qs.active_jobs != active[q] {

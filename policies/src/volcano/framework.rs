@@ -64,6 +64,13 @@ pub trait Plugin: Send {
     fn job_starving(&self, ssn: &Session<'_>, job: JobId) -> Option<bool> {
         None
     }
+    /// True unless the plugin's `job_enqueueable` vote depends on more than the
+    /// job's queue, its minResources and the session's state (enqueue then votes
+    /// once per such group of waiting PodGroups). A plugin whose vote reads anything
+    /// else about the job must return false.
+    fn enqueue_vote_by_shape(&self) -> bool {
+        true
+    }
     /// May the PodGroup be admitted (Pending → Inqueue)?
     fn job_enqueueable(&self, ssn: &Session<'_>, job: JobId) -> Option<Vote> {
         None
@@ -378,6 +385,11 @@ impl Framework {
     /// Votes like `job_pipelined`.
     pub fn job_enqueueable(&self, ssn: &Session<'_>, job: JobId) -> bool {
         self.tier_vote(flag::ENABLE_JOB_ENQUEUED, |p| p.job_enqueueable(ssn, job))
+    }
+
+    /// True if every enqueue vote depends only on the job's queue and minResources.
+    pub fn enqueue_votes_by_shape(&self) -> bool {
+        self.enabled(flag::ENABLE_JOB_ENQUEUED).all(|p| p.enqueue_vote_by_shape())
     }
 
     /// Tells every plugin the job was admitted.

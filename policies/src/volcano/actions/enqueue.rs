@@ -16,7 +16,20 @@ pub fn run(fw: &mut Framework, ssn: &mut Session<'_>) {
     // capacities do not), so a job rejected now stays rejected: filter before sorting.
     let mut pending: Vec<JobId> = Vec::new();
     let mut refused: Vec<JobId> = Vec::new();
-    for j in ssn.jobs_waiting_admission() {
+    let by_shape = !ssn.is_exhaustive() && !ssn.explaining_any() && fw.enqueue_votes_by_shape();
+    if by_shape {
+        // Every vote depends only on the queue and minResources: one vote per group
+        // of waiting PodGroups decides the whole group (no job of it is touched).
+        for group in ssn.waiting_admission_by_shape() {
+            let first = *group.first().expect("groups are not empty");
+            if ssn.job(first).spec.min_resources.is_zero() || fw.job_enqueueable(ssn, first) {
+                pending.extend(group.iter().copied());
+            }
+        }
+        pending.sort_unstable();
+    }
+    let scan = if by_shape { Vec::new() } else { ssn.jobs_waiting_admission() };
+    for j in scan {
         if ssn.job(j).spec.min_resources.is_zero() || fw.job_enqueueable(ssn, j) {
             pending.push(j);
         } else if ssn.explaining_job(j) {

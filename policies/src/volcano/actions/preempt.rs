@@ -18,8 +18,8 @@ use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{pending_tasks, queues_of, sort_by};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::session::Session;
 use lahar_core::queue::QueueId;
+use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 
 /// A preemptor job's pending pods in task order, BestEffort ones included: Volcano's

@@ -46,6 +46,9 @@ impl Plugin for Sla {
         // Every job has the same waiting time here: earlier deadline = earlier submit.
         self.wait_us.map(|_| ssn.job(l).spec.submit.cmp(&ssn.job(r).spec.submit))
     }
+    fn enqueue_vote_by_shape(&self) -> bool {
+        false
+    }
     fn job_enqueueable(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
         Some(if self.overdue(ssn, j) { 1 } else { 0 })
     }
