@@ -14,7 +14,7 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::tier_limit;
-use super::{best_node, insert_sorted, pending_tasks, predicate_nodes, queues_of, sort_by};
+use super::{best_node, insert_sorted, pending_tasks, predicate_nodes, queues_of};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use lahar_core::queue::QueueId;
@@ -272,7 +272,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         per_queue.entry(ssn.job(j).spec.queue).or_default().push(j);
     }
     for jobs in per_queue.values_mut() {
-        sort_by(jobs, |a, b| fw.job_order(ssn, a, b));
+        fw.sort_jobs(ssn, jobs);
     }
     let all: Vec<JobId> = per_queue.values().flatten().copied().collect();
     let mut queues = queues_of(fw, ssn, &all);

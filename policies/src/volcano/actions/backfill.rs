@@ -3,7 +3,7 @@
 
 use super::super::framework::Framework;
 use super::allocate::AllocState;
-use super::{best_node, pending_tasks, predicate_nodes, queues_of, sort_by};
+use super::{best_node, pending_tasks, predicate_nodes, queues_of};
 use lahar_core::job::JobId;
 use lahar_core::session::Session;
 
@@ -17,7 +17,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState) {
         .collect();
     for q in queues_of(fw, ssn, &jobs) {
         let mut mine: Vec<JobId> = jobs.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
-        sort_by(&mut mine, |a, b| fw.job_order(ssn, a, b));
+        fw.sort_jobs(ssn, &mut mine);
         for j in mine {
             for pod in pending_tasks(fw, ssn, j, true) {
                 let nodes = predicate_nodes(fw, ssn, pod, None, &mut st.next_start);

@@ -4,7 +4,7 @@
 
 use super::super::explain;
 use super::super::framework::Framework;
-use super::{queues_of, sort_by};
+use super::queues_of;
 use lahar_core::job::{JobId, PodGroupPhase};
 use lahar_core::queue::QueueState;
 use lahar_core::session::Session;
@@ -41,7 +41,7 @@ pub fn run(fw: &mut Framework, ssn: &mut Session<'_>) {
     }
     for q in queues_of(fw, ssn, &pending) {
         let mut jobs: Vec<JobId> = pending.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
-        sort_by(&mut jobs, |a, b| fw.job_order(ssn, a, b));
+        fw.sort_jobs(ssn, &mut jobs);
         for j in jobs {
             if ssn.job(j).spec.min_resources.is_zero() || fw.job_enqueueable(ssn, j) {
                 fw.job_enqueued(ssn, j);

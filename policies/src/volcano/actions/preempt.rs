@@ -79,7 +79,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         if !ssn.is_exhaustive() {
             drop_hopeless(fw, ssn, q, below, &mut jobs);
         }
-        sort_by(&mut jobs, |a, b| fw.job_order(ssn, a, b));
+        fw.sort_jobs(ssn, &mut jobs);
         for &j in &jobs {
             // Every pod's search is known to fail: the loop below would change nothing.
             if memo.job_known_to_fail(ssn, j, |_| true) {

@@ -9,7 +9,7 @@ use super::super::explain;
 use super::super::framework::Framework;
 use super::preempt::preemptor_tasks;
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
-use super::{insert_sorted, queues_of, sort_by};
+use super::{insert_sorted, queues_of};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::QueueId;
@@ -30,7 +30,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         per_queue.entry(ssn.job(j).spec.queue).or_default().push(j);
     }
     for jobs in per_queue.values_mut() {
-        sort_by(jobs, |a, b| fw.job_order(ssn, a, b));
+        fw.sort_jobs(ssn, jobs);
     }
     let mut queues = queues_of(fw, ssn, &starving);
     let mut memo = FailMemo::for_reclaim(fw, ssn);

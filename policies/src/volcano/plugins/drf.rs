@@ -271,6 +271,16 @@ impl Plugin for Drf {
         self.cache = RefCell::new(None);
         self.paths = if self.hierarchical { queue_paths(ssn) } else { None };
     }
+    fn job_order_key(&self, ssn: &Session<'_>, j: JobId) -> Option<f64> {
+        if self.hierarchical && self.paths.is_none() {
+            return None;
+        }
+        // Smaller dominant share first.
+        Some(dominant_share(&ssn.job(j).allocated, &ssn.total()))
+    }
+    fn registers_job_order(&self) -> bool {
+        true
+    }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         if self.hierarchical && self.paths.is_none() {
             return None;

@@ -68,6 +68,13 @@ impl Plugin for Gang {
         }
         Some(Ok(()))
     }
+    fn job_order_key(&self, ssn: &Session<'_>, j: JobId) -> Option<f64> {
+        // Not ready (0) before ready (1).
+        Some(ready(ssn, j) as u8 as f64)
+    }
+    fn registers_job_order(&self) -> bool {
+        true
+    }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         // Not ready before ready.
         Some(ready(ssn, l).cmp(&ready(ssn, r)))

@@ -15,6 +15,13 @@ impl Plugin for Priority {
     fn name(&self) -> &'static str {
         "priority"
     }
+    fn job_order_key(&self, ssn: &Session<'_>, j: JobId) -> Option<f64> {
+        // Higher priority first.
+        Some(-(ssn.job(j).spec.priority as f64))
+    }
+    fn registers_job_order(&self) -> bool {
+        true
+    }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         Some(ssn.job(r).spec.priority.cmp(&ssn.job(l).spec.priority))
     }

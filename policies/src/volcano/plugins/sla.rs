@@ -42,6 +42,9 @@ impl Plugin for Sla {
             ssn.request_wakeup(t);
         }
     }
+    fn registers_job_order(&self) -> bool {
+        true
+    }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         // Every job has the same waiting time here: earlier deadline = earlier submit.
         self.wait_us.map(|_| ssn.job(l).spec.submit.cmp(&ssn.job(r).spec.submit))
