@@ -17,11 +17,29 @@ use lahar_core::session::Session;
 pub struct Binpack {
     weight: i64,
     /// (resource name, weight)
-    weights: Vec<(String, i64)>,
+    weights: ResourceWeights,
+}
+
+/// Weighted resources by name, resolved to the cluster's resource dimensions on
+/// first use (names the cluster does not have are left out, as Volcano skips them).
+#[derive(Debug, Default)]
+pub struct ResourceWeights {
+    names: Vec<(String, i64)>,
+    dims: std::cell::OnceCell<Vec<(usize, i64)>>,
+}
+
+impl ResourceWeights {
+    /// The (dimension, weight) pairs in conf order, resolved against the session's cluster.
+    pub fn dims(&self, ssn: &Session<'_>) -> &[(usize, i64)] {
+        self.dims.get_or_init(|| {
+            let names = &ssn.cluster().resource_names;
+            self.names.iter().filter_map(|(n, w)| names.dim(n).map(|d| (d, *w))).collect()
+        })
+    }
 }
 
 /// Weighted resources from `<prefix>cpu`, `<prefix>memory`, `<prefix>resources`.
-pub fn resource_weights(args: &Args, prefix: &str) -> Vec<(String, i64)> {
+pub fn resource_weights(args: &Args, prefix: &str) -> ResourceWeights {
     let mut w = vec![
         ("cpu".to_string(), args.int(&format!("{prefix}cpu"), 1)),
         ("memory".to_string(), args.int(&format!("{prefix}memory"), 1)),
@@ -32,25 +50,23 @@ pub fn resource_weights(args: &Args, prefix: &str) -> Vec<(String, i64)> {
             w.push((name.to_string(), if v < 0 { 1 } else { v }));
         }
     }
-    w
+    ResourceWeights { names: w, dims: std::cell::OnceCell::new() }
 }
 
 /// Binpack fraction (0..1) of putting `req` on top of `used` within `alloc`.
 pub fn binpack_fraction(
     ssn: &Session<'_>,
-    weights: &[(String, i64)],
+    weights: &ResourceWeights,
     alloc: &Resources,
     used: &Resources,
     req: &Resources,
 ) -> f64 {
-    let names = &ssn.cluster().resource_names;
     let (mut score, mut total) = (0.0, 0i64);
-    for (name, w) in weights {
-        let Some(d) = names.dim(name) else { continue };
+    for &(d, w) in weights.dims(ssn) {
         if req.get(d) <= 0 {
             continue;
         }
-        if alloc.get(d) == 0 || *w == 0 {
+        if alloc.get(d) == 0 || w == 0 {
             total += w;
             continue;
         }
@@ -58,7 +74,7 @@ pub fn binpack_fraction(
         if u > alloc.get(d) {
             return 0.0;
         }
-        score += *w as f64 * u as f64 / alloc.get(d) as f64;
+        score += w as f64 * u as f64 / alloc.get(d) as f64;
         total += w;
     }
     if total == 0 { 0.0 } else { score / total as f64 }

@@ -24,7 +24,7 @@
 
 use super::super::conf::Args;
 use super::super::framework::Plugin;
-use super::binpack::{binpack_fraction, resource_weights};
+use super::binpack::{ResourceWeights, binpack_fraction, resource_weights};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::resource::Resources;
@@ -34,7 +34,7 @@ use lahar_core::topology::HyperNodeId;
 /// The network-topology-aware plugin.
 pub struct NetworkTopologyAware {
     weight: f64,
-    weights: Vec<(String, i64)>,
+    weights: ResourceWeights,
     normal_pod: bool,
     fading: f64,
 }
