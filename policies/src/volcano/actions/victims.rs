@@ -87,8 +87,11 @@ fn victims_on(
 /// valid while the session is unchanged (owned and cleared by [`FailMemo`]).
 #[derive(Default)]
 pub(crate) struct VictimCache {
-    by_node: FxHashMap<(NodeId, QueueId), Option<(Vec<PodId>, Resources)>>,
+    by_node: FxHashMap<(NodeId, QueueId), Option<Chosen>>,
 }
+
+/// A node's victims and what evicting them frees.
+type Chosen = (Vec<PodId>, Resources);
 
 /// Tries to make room for `pod` by evicting victims that pass `filter`; on
 /// success pipelines the pod and merges the evictions into `stmt`.
