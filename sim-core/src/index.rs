@@ -67,21 +67,41 @@ impl NodeIndex {
             return None;
         }
         // Scans from a cursor mostly meet a fitting node right away on a roomy
-        // cluster: test the leaf before descending from the root.
-        if req.fits_in(&self.tree[self.size + from]) {
+        // cluster: test the leaf, then climb from it (cost grows with the distance
+        // to the answer, not with the cluster) and descend into the first subtree
+        // to its right whose maxima cover `req`.
+        let mut i = self.size + from;
+        if req.fits_in(&self.tree[i]) {
             return Some(NodeId(from as u32));
         }
-        self.descend(1, 0, self.size, req, from).map(|i| NodeId(i as u32))
-    }
-    fn descend(&self, i: usize, lo: usize, hi: usize, req: &Resources, from: usize) -> Option<usize> {
-        if hi <= from || !req.fits_in(&self.tree[i]) {
-            return None;
+        'climb: loop {
+            loop {
+                if i == 1 {
+                    return None;
+                }
+                // A left child's right sibling holds the next positions to the right.
+                if i & 1 == 0 && req.fits_in(&self.tree[i + 1]) {
+                    i += 1;
+                    break;
+                }
+                i /= 2;
+            }
+            // Per-dimension maxima can cover `req` with no single node doing so:
+            // a subtree whose children both fail is passed over, and the climb
+            // goes on to its right.
+            while i < self.size {
+                if req.fits_in(&self.tree[2 * i]) {
+                    i *= 2;
+                } else if req.fits_in(&self.tree[2 * i + 1]) {
+                    i = 2 * i + 1;
+                } else {
+                    continue 'climb;
+                }
+            }
+            break;
         }
-        if hi - lo == 1 {
-            return (lo < self.len).then_some(lo);
-        }
-        let mid = (lo + hi) / 2;
-        self.descend(2 * i, lo, mid, req, from).or_else(|| self.descend(2 * i + 1, mid, hi, req, from))
+        let leaf = i - self.size;
+        (leaf < self.len).then_some(NodeId(leaf as u32))
     }
     /// Every node whose free resources cover `req`, in node order.
     pub fn fitting<'a>(&'a self, req: &'a Resources) -> impl Iterator<Item = NodeId> + 'a {
@@ -102,10 +122,10 @@ mod tests {
     proptest! {
         #[test]
         fn matches_a_linear_scan(
-            free in proptest::collection::vec((0i64..8, 0i64..64), 1..70),
-            updates in proptest::collection::vec((0usize..70, 0i64..8, 0i64..64), 0..30),
+            free in proptest::collection::vec((0i64..8, 0i64..64), 1..300),
+            updates in proptest::collection::vec((0usize..300, 0i64..8, 0i64..64), 0..60),
             req in (0i64..9, 0i64..65),
-            from in 0usize..72,
+            from in 0usize..302,
         ) {
             let mut v: Vec<Resources> = free.iter().map(|&(g, c)| Resources::new(c, 0, g, 1)).collect();
             let mut idx = NodeIndex::new(&v);

@@ -402,6 +402,18 @@ impl<'w> Session<'w> {
     pub fn hypernode_allocatable(&self, h: crate::topology::HyperNodeId) -> Resources {
         self.world.hn_allocatable[h.0 as usize]
     }
+    /// The `epoch` of the last change of a node's `used`.
+    pub fn node_used_epoch(&self, n: NodeId) -> u64 {
+        self.world.node_used_epoch[n.0 as usize]
+    }
+    /// The `epoch` of the last change of a HyperNode's `used`.
+    pub fn hypernode_used_epoch(&self, h: crate::topology::HyperNodeId) -> u64 {
+        self.world.hn_used_epoch[h.0 as usize]
+    }
+    /// The World's count of `used` changes ([`World::epoch`]).
+    pub fn epoch(&self) -> u64 {
+        self.world.epoch
+    }
     /// Σ used of a HyperNode's nodes.
     pub fn hypernode_used(&self, h: crate::topology::HyperNodeId) -> Resources {
         self.world.hn_used[h.0 as usize]

@@ -388,6 +388,14 @@ pub struct World {
     pub hn_used: Vec<Resources>,
     /// Per HyperNode: Σ `releasing` minus Σ `pipelined` of its nodes.
     pub hn_future_delta: Vec<Resources>,
+    /// Counts changes of `used` (a node's or a HyperNode's): caches of values
+    /// computed from `used` compare it with [`World::used_epoch`] to know whether
+    /// they are still valid.
+    pub epoch: u64,
+    /// Per node: the `epoch` of its last change of `used`.
+    pub node_used_epoch: Vec<u64>,
+    /// Per HyperNode: the `epoch` of its last change of `used`.
+    pub hn_used_epoch: Vec<u64>,
 }
 
 impl World {
@@ -442,6 +450,9 @@ impl World {
             hn_allocatable,
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
+            epoch: 0,
+            node_used_epoch: vec![0; cluster.nodes.len()],
+            hn_used_epoch: vec![0; nh],
             cluster,
             nodes,
             index,
@@ -669,10 +680,15 @@ impl World {
             PodStatus::Pipelined => Resources::ZERO - delta,
             _ => Resources::ZERO,
         };
+        if holds {
+            self.epoch += 1;
+            self.node_used_epoch[n.0 as usize] = self.epoch;
+        }
         if holds || !future.is_zero() {
             for h in self.cluster.topology.chain(n) {
                 if holds {
                     self.hn_used[h.0 as usize] += delta;
+                    self.hn_used_epoch[h.0 as usize] = self.epoch;
                 }
                 self.hn_future_delta[h.0 as usize] += future;
             }

@@ -9,9 +9,12 @@ use super::conf::{PluginConf, SchedulerConf};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::QueueId;
+use lahar_core::resource::Resources;
 use lahar_core::session::Session;
 use lahar_core::topology::HyperNodeId;
 use lahar_core::world::VictimKey;
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 use std::cmp::Ordering;
 
 /// A vote: +1 permit, 0 abstain, −1 reject.
@@ -55,9 +58,28 @@ pub trait Plugin: Send {
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         None
     }
-    /// Node score (summed over plugins).
+    /// True when [`Plugin::predicate`] passes the pod on every node (so a search
+    /// need not ask per node).
+    fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        false
+    }
+    /// Node score (summed over plugins). A plugin whose score reads more than the
+    /// pod's request, static node facts and the node's `used` must say so in
+    /// [`Plugin::score_by_node`], or a cached score would be reused wrongly.
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         None
+    }
+    /// True for plugins that implement [`Plugin::node_score`]; the node-order
+    /// loops ask no other plugin.
+    fn has_node_score(&self) -> bool {
+        false
+    }
+    /// True when the pod's node score is a function of the pod's request, static
+    /// node facts and the node's `used` only, so the framework may reuse it while
+    /// the node's `used` is unchanged; false when it reads more (the job's own
+    /// placement, HyperNode sums, the session...).
+    fn score_by_node(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        true
     }
     /// Is the job schedulable at all (no flag)?
     fn job_valid(&self, ssn: &Session<'_>, job: JobId) -> Option<Result<(), String>> {
@@ -217,7 +239,40 @@ impl Slot {
 pub struct Framework {
     /// Tiers, in conf order.
     pub tiers: Vec<Vec<Slot>>,
+    /// Summed node scores by pod request, kept across sessions.
+    scores: RefCell<ScoreCache>,
 }
+
+/// Plugins' node scores per (plugin, pod request) and node, each valid while
+/// the node's `used` is unchanged since it was computed. Such scores are pure functions of those inputs, so a reused
+/// score is the very number a recomputation gives: decisions cannot change (the
+/// equivalence tests compare with `--exhaustive`, which never reads the cache).
+#[derive(Default)]
+struct ScoreCache {
+    /// Row of each (plugin slot, request shape) seen.
+    shapes: FxHashMap<(usize, Resources), usize>,
+    /// Per row, per node: (epoch computed at, score); epoch `u64::MAX`: none yet.
+    rows: Vec<Vec<(u64, Option<f64>)>>,
+}
+
+impl ScoreCache {
+    /// The row of a plugin's scores for pods of request `req` (a new, empty one
+    /// the first time; the cache starts over past [`SCORE_SHAPES`] rows).
+    fn row(&mut self, slot: usize, req: Resources, nodes: usize) -> usize {
+        if let Some(&r) = self.shapes.get(&(slot, req)) {
+            return r;
+        }
+        if self.rows.len() >= SCORE_SHAPES {
+            *self = ScoreCache::default();
+        }
+        self.rows.push(vec![(u64::MAX, None); nodes]);
+        self.shapes.insert((slot, req), self.rows.len() - 1);
+        self.rows.len() - 1
+    }
+}
+
+/// Rows ((plugin, request shape) pairs) the score cache keeps before it starts over.
+const SCORE_SHAPES: usize = 256;
 
 fn uid(ssn: &Session<'_>, j: JobId) -> (String, String) {
     let s = &ssn.job(j).spec;
@@ -244,12 +299,17 @@ impl Framework {
                                 mask |= 1 << i;
                             }
                         }
-                        Slot { conf: pc.clone(), mask, plugin: super::plugins::build(pc) }
+                        let plugin = super::plugins::build(pc);
+                        if !plugin.has_node_score() {
+                            // Nothing to ask it for in the per-(pod, node) loops.
+                            mask &= !(1 << flag::ENABLE_NODE_ORDER);
+                        }
+                        Slot { conf: pc.clone(), mask, plugin }
                     })
                     .collect()
             })
             .collect();
-        Framework { tiers }
+        Framework { tiers, scores: RefCell::default() }
     }
 
     fn enabled(&self, bit: u32) -> impl Iterator<Item = &dyn Plugin> + '_ {
@@ -351,6 +411,12 @@ impl Framework {
         Ok(())
     }
 
+    /// True when every predicate passes the pod on every node, so searches need
+    /// not call [`Framework::predicate`] per node (never with `--exhaustive`).
+    pub fn predicate_trivial(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        !ssn.is_exhaustive() && self.enabled(flag::ENABLE_PREDICATE).all(|p| p.predicate_passes_everywhere(ssn, pod))
+    }
+
     /// The first failing predicate: (plugin, reason). For `--explain`.
     pub fn predicate_failure(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<(&'static str, String)> {
         self.enabled(flag::ENABLE_PREDICATE).find_map(|p| match p.predicate(ssn, pod, node) {
@@ -382,6 +448,53 @@ impl Framework {
 
     /// Sum of node scores.
     pub fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> f64 {
+        self.score_now(ssn, pod, node)
+    }
+
+    /// Sums of node scores of one pod on each of `nodes`. A plugin's score that
+    /// only depends on the pod's request and the node's `used`
+    /// ([`Plugin::score_by_node`]) is reused from earlier sessions while that is
+    /// unchanged; the sum is then formed exactly as [`Framework::node_score`] forms
+    /// it, so it is the same number.
+    pub fn node_scores_of(&self, ssn: &Session<'_>, pod: PodId, nodes: &[NodeId]) -> Vec<f64> {
+        if ssn.is_exhaustive() {
+            return nodes.iter().map(|&n| self.score_now(ssn, pod, n)).collect();
+        }
+        let req = ssn.pod(pod).req;
+        let mut cache = self.scores.borrow_mut();
+        // (plugin, its cache row if its score is cached)
+        let mut plugins: Vec<(&dyn Plugin, Option<usize>)> = Vec::new();
+        for (slot, s) in self.tiers.iter().flatten().enumerate() {
+            if !s.on(flag::ENABLE_NODE_ORDER) {
+                continue;
+            }
+            let p = s.plugin.as_ref();
+            let row = p.score_by_node(ssn, pod).then(|| cache.row(slot, req, ssn.node_count()));
+            plugins.push((p, row));
+        }
+        let now = ssn.epoch();
+        nodes
+            .iter()
+            .map(|&n| {
+                let cache = &mut *cache;
+                plugins
+                    .iter()
+                    .filter_map(|&(p, row)| {
+                        let Some(row) = row else { return p.node_score(ssn, pod, n) };
+                        let slot = &mut cache.rows[row][n.0 as usize];
+                        if slot.0 != u64::MAX && ssn.node_used_epoch(n) <= slot.0 {
+                            return slot.1;
+                        }
+                        let score = p.node_score(ssn, pod, n);
+                        *slot = (now, score);
+                        score
+                    })
+                    .sum()
+            })
+            .collect()
+    }
+
+    fn score_now(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> f64 {
         self.enabled(flag::ENABLE_NODE_ORDER).filter_map(|p| p.node_score(ssn, pod, node)).sum()
     }
 

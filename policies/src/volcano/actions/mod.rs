@@ -91,7 +91,8 @@ fn search_nodes(
 ) -> Vec<NodeId> {
     let req = ssn.pod(pod).req;
     // GPU devices are checked with the resources, before the plugins' predicates.
-    let ok = |n: NodeId| ssn.gpu_fits(pod, n) && fw.predicate(ssn, pod, n).is_ok();
+    let trivial = fw.predicate_trivial(ssn, pod);
+    let ok = |n: NodeId| ssn.gpu_fits(pod, n) && (trivial || fw.predicate(ssn, pod, n).is_ok());
     if let Some(nodes) = within {
         return nodes.iter().copied().filter(|&n| req.fits_in(&ssn.future_idle(n)) && ok(n)).collect();
     }
@@ -131,7 +132,7 @@ pub(crate) fn best_node(fw: &Framework, ssn: &mut Session<'_>, pod: PodId, nodes
         0 => (None, 0),
         1 => (Some(group[0]), 1),
         _ => {
-            let scores: Vec<f64> = group.iter().map(|&n| fw.node_score(ssn, pod, n)).collect();
+            let scores = fw.node_scores_of(ssn, pod, group);
             let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let best: Vec<NodeId> = group.iter().zip(&scores).filter(|(_, s)| **s >= max).map(|(n, _)| *n).collect();
             let k = if best.len() > 1 { ssn.rng().random_range(0..best.len()) } else { 0 };

@@ -141,8 +141,10 @@ pub(crate) fn preempt_pod(
     };
     if !reclaim {
         // Best-scored first (stable on node id).
+        let nodes: Vec<NodeId> = order.iter().map(|(n, _)| *n).collect();
+        let scores = fw.node_scores_of(ssn, pod, &nodes);
         let mut scored: Vec<(f64, NodeId, Option<Vec<PodId>>)> =
-            order.into_iter().map(|(n, v)| (fw.node_score(ssn, pod, n), n, v)).collect();
+            order.into_iter().zip(scores).map(|((n, v), s)| (s, n, v)).collect();
         scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
         order = scored.into_iter().map(|(_, n, v)| (n, v)).collect();
     }

@@ -91,6 +91,9 @@ impl Plugin for Binpack {
     fn name(&self) -> &'static str {
         "binpack"
     }
+    fn has_node_score(&self) -> bool {
+        true
+    }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         if self.weight == 0 {
             return None;

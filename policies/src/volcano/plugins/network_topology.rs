@@ -30,6 +30,8 @@ use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::resource::Resources;
 use lahar_core::session::Session;
 use lahar_core::topology::HyperNodeId;
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 
 /// The network-topology-aware plugin.
 pub struct NetworkTopologyAware {
@@ -37,7 +39,25 @@ pub struct NetworkTopologyAware {
     weights: ResourceWeights,
     normal_pod: bool,
     fading: f64,
+    /// Normal pods' per-HyperNode binpack fractions by pod request: per HyperNode
+    /// (epoch computed at, fraction), valid while the HyperNode's `used` is
+    /// unchanged (epoch `u64::MAX`: none yet).
+    fractions: RefCell<Fractions>,
 }
+
+/// Rows of [`NetworkTopologyAware::fraction`]'s cache.
+#[derive(Default)]
+struct Fractions {
+    /// Row of each pod request.
+    rows: FxHashMap<Resources, usize>,
+    /// Per row, per HyperNode: (epoch computed at, fraction).
+    data: Vec<Vec<(u64, f64)>>,
+    /// The last request looked up and its row (a pod is scored on many nodes).
+    last: Option<(Resources, usize)>,
+}
+
+/// Pod requests whose HyperNode fractions are kept before the cache starts over.
+const FRACTION_SHAPES: usize = 64;
 
 impl NetworkTopologyAware {
     /// Reads the arguments.
@@ -47,7 +67,43 @@ impl NetworkTopologyAware {
             weights: resource_weights(args, "hypernode.binpack."),
             normal_pod: args.bool("hypernode.binpack.normal-pod.enable", true),
             fading: args.float("hypernode.binpack.normal-pod.fading", 0.8),
+            fractions: RefCell::default(),
         }
+    }
+
+    /// binpack of `req` into HyperNode `h`, reused while `h`'s `used` is unchanged
+    /// (recomputed every time with `--exhaustive`).
+    fn fraction(&self, ssn: &Session<'_>, h: HyperNodeId, req: &Resources) -> f64 {
+        let compute =
+            || binpack_fraction(ssn, &self.weights, &ssn.hypernode_allocatable(h), &ssn.hypernode_used(h), req);
+        if ssn.is_exhaustive() {
+            return compute();
+        }
+        let mut cache = self.fractions.borrow_mut();
+        let row = match cache.last {
+            Some((r, row)) if r == *req => row,
+            _ => {
+                let row = match cache.rows.get(req) {
+                    Some(&row) => row,
+                    None => {
+                        if cache.data.len() >= FRACTION_SHAPES {
+                            *cache = Fractions::default();
+                        }
+                        cache.data.push(vec![(u64::MAX, 0.0); ssn.cluster().topology.hypernodes.len()]);
+                        let row = cache.data.len() - 1;
+                        cache.rows.insert(*req, row);
+                        row
+                    }
+                };
+                cache.last = Some((*req, row));
+                row
+            }
+        };
+        let slot = &mut cache.data[row][h.0 as usize];
+        if slot.0 == u64::MAX || ssn.hypernode_used_epoch(h) > slot.0 {
+            *slot = (ssn.epoch(), compute());
+        }
+        slot.1
     }
 }
 
@@ -117,6 +173,14 @@ impl Plugin for NetworkTopologyAware {
         let f = binpack_fraction(ssn, &self.weights, &ssn.hypernode_allocatable(hn), &ssn.hypernode_used(hn), &req);
         Some(f * 100.0 * self.weight)
     }
+    fn has_node_score(&self) -> bool {
+        true
+    }
+    fn score_by_node(&self, _: &Session<'_>, _: PodId) -> bool {
+        // A constrained job's score follows its own placement; a normal pod's reads
+        // HyperNode sums (whose fractions `fraction` keeps).
+        false
+    }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         let topo = &ssn.cluster().topology;
         let j = ssn.pod(pod).job;
@@ -148,9 +212,7 @@ impl Plugin for NetworkTopologyAware {
                 .chain(node)
                 .iter()
                 .find(|&&h| topo.get(h).tier == t)
-                .map(|&h| {
-                    binpack_fraction(ssn, &self.weights, &ssn.hypernode_allocatable(h), &ssn.hypernode_used(h), &req)
-                })
+                .map(|&h| self.fraction(ssn, h, &req))
                 .unwrap_or(1.0);
             num += tw * ts;
             den += tw;

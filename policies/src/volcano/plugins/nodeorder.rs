@@ -86,6 +86,9 @@ impl Plugin for NodeOrder {
     fn name(&self) -> &'static str {
         "nodeorder"
     }
+    fn has_node_score(&self) -> bool {
+        true
+    }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         let alloc = ssn.node(node).allocatable;
         let used = ssn.node_state(node).used;

@@ -15,6 +15,10 @@ impl Plugin for Predicates {
     fn name(&self) -> &'static str {
         "predicates"
     }
+    fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        let p = ssn.pod(pod);
+        ssn.job(p.job).spec.tasks[p.task as usize].node_selector.is_empty()
+    }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         Some(if ssn.selector_matches(pod, node) {
             Ok(())

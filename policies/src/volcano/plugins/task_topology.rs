@@ -279,6 +279,13 @@ impl Plugin for TaskTopologyPlugin {
         }
         Some(li.cmp(&ri))
     }
+    fn has_node_score(&self) -> bool {
+        true
+    }
+    fn score_by_node(&self, _: &Session<'_>, _: PodId) -> bool {
+        // The score follows where the job's other tasks already are.
+        false
+    }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         let p = ssn.pod(pod);
         let ns = ssn.node_state(node);
