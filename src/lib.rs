@@ -16,7 +16,9 @@ use lahar_core::job::{JobId, JobSpec};
 use lahar_core::world::World;
 use lahar_reports::{JobRow, RunMeta, Summary};
 use scenario::{Scenario, SchedulerChoice};
-use std::path::{Path, PathBuf};
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// lahar's version.
@@ -121,10 +123,23 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     } else {
         Some(resolve_explain(&s.jobs, &opts.explain).map_err(RunError::Input)?)
     };
+    // decisions.csv is written as the run makes them; creating it first also
+    // finds an unwritable output directory before any work is done.
+    let decisions = if opts.no_write {
+        None
+    } else {
+        let w = lahar_reports::DecisionWriter::create(&out_dir)
+            .map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
+        Some(Rc::new(RefCell::new(w)))
+    };
     let started = Instant::now();
     let mut engine = build_engine(s);
     if let Some(e) = &explain {
         engine.set_explain(Explain::new(e.iter().copied()));
+    }
+    if let Some(w) = &decisions {
+        let w = Rc::clone(w);
+        engine.set_decision_sink(Box::new(move |world, d| w.borrow_mut().write(world, d)));
     }
     let output = if opts.progress {
         let bar = report_cmd::Progress::new(engine.world().jobs.len());
@@ -138,8 +153,11 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     let rows = lahar_reports::job_rows(&output);
     let summary = lahar_reports::summarize(&output, &rows);
     let meta = RunMeta { wall_time_s: wall, ..meta_base };
-    if !opts.no_write {
-        write(&out_dir, &output, &rows, &summary, &meta)?;
+    if let Some(w) = decisions {
+        let w = Rc::try_unwrap(w).ok().expect("the engine that held the sink is finished").into_inner();
+        let io = |source| RunError::Write { dir: out_dir.clone(), source };
+        w.finish().map_err(io)?;
+        lahar_reports::write_but_decisions(&out_dir, &output, &rows, &summary, &meta).map_err(io)?;
         if explain.is_some() {
             lahar_reports::write_explain(&out_dir, &output)
                 .map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
@@ -244,11 +262,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
-}
-
-fn write(dir: &Path, out: &RunOutput, rows: &[JobRow], summary: &Summary, meta: &RunMeta) -> Result<(), RunError> {
-    lahar_reports::write_all(dir, out, rows, summary, meta)
-        .map_err(|source| RunError::Write { dir: dir.to_path_buf(), source })
 }
 
 /// The summary table `lahar run` prints.

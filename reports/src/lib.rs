@@ -18,4 +18,4 @@ pub mod timeline;
 pub mod write;
 
 pub use metrics::{JobRow, Summary, SummaryOptions, job_rows, summarize, summarize_with};
-pub use write::{RunMeta, write_all, write_explain};
+pub use write::{DecisionWriter, RunMeta, write_all, write_but_decisions, write_explain};

@@ -4,7 +4,9 @@
 use crate::metrics::{Dist, JobRow, QueueSummary, Summary};
 use crate::timeline::{Facts, sweep};
 use lahar_core::engine::RunOutput;
+use lahar_core::session::Decision;
 use lahar_core::time::secs_string;
+use lahar_core::world::World;
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -63,11 +65,23 @@ fn io_err(e: csv::Error) -> io::Error {
 
 /// Writes every output file into `dir` (created if needed).
 pub fn write_all(dir: &Path, out: &RunOutput, rows: &[JobRow], summary: &Summary, meta: &RunMeta) -> io::Result<()> {
+    write_decisions(dir, out)?;
+    write_but_decisions(dir, out, rows, summary, meta)
+}
+
+/// Writes every output file but decisions.csv (written as the run went, by a
+/// [`DecisionWriter`]) into `dir` (created if needed).
+pub fn write_but_decisions(
+    dir: &Path,
+    out: &RunOutput,
+    rows: &[JobRow],
+    summary: &Summary,
+    meta: &RunMeta,
+) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     write_jobs(dir, rows)?;
     write_pods(dir, out)?;
     write_timeseries(dir, out)?;
-    write_decisions(dir, out)?;
     write_summary_csv(dir, summary)?;
     let mut f = BufWriter::new(File::create(dir.join("summary.json"))?);
     serde_json::to_writer_pretty(&mut f, &SummaryFile { meta, metrics: summary }).map_err(io::Error::other)?;
@@ -184,28 +198,63 @@ fn write_timeseries(dir: &Path, out: &RunOutput) -> io::Result<()> {
 }
 
 fn write_decisions(dir: &Path, out: &RunOutput) -> io::Result<()> {
-    let mut w = csv_writer(dir, "decisions.csv")?;
-    w.write_record(["session", "t", "action", "kind", "job", "pod", "node", "phase", "reason"]).map_err(io_err)?;
+    let mut w = DecisionWriter::create(dir)?;
     for d in &out.decisions {
-        let j = &out.world.jobs[d.job.0 as usize].spec;
+        w.write(&out.world, d);
+    }
+    w.finish()
+}
+
+/// Writes decisions.csv row by row as a run makes its decisions (see
+/// [`lahar_core::engine::Engine::set_decision_sink`]), so they are never all held.
+pub struct DecisionWriter {
+    w: csv::Writer<BufWriter<File>>,
+    /// The first write error; later rows are dropped and it is returned by `finish`.
+    error: Option<io::Error>,
+}
+
+impl DecisionWriter {
+    /// Creates `dir/decisions.csv` (and `dir`) and writes the header.
+    pub fn create(dir: &Path) -> io::Result<DecisionWriter> {
+        std::fs::create_dir_all(dir)?;
+        let mut w = csv_writer(dir, "decisions.csv")?;
+        w.write_record(["session", "t", "action", "kind", "job", "pod", "node", "phase", "reason"]).map_err(io_err)?;
+        Ok(DecisionWriter { w, error: None })
+    }
+
+    /// Writes one decision, its names resolved in `world`.
+    pub fn write(&mut self, world: &World, d: &Decision) {
+        if self.error.is_some() {
+            return;
+        }
+        let j = &world.jobs[d.job.0 as usize].spec;
         let pod = d.pod.map(|p| {
-            let pod = &out.world.pods[p.0 as usize];
+            let pod = &world.pods[p.0 as usize];
             format!("{}/{}", j.namespace, j.pod_name(pod.task as usize, pod.index))
         });
-        w.write_record([
+        let r = self.w.write_record([
             d.session.to_string().as_str(),
             &d.t.secs_string(),
             d.action,
             d.kind.as_str(),
             &crate::metrics::job_label(j),
             &pod.unwrap_or_default(),
-            &d.node.map(|n| out.world.cluster.node(n).name.clone()).unwrap_or_default(),
+            d.node.map(|n| world.cluster.node(n).name.as_str()).unwrap_or_default(),
             d.phase.map(|p| p.as_str()).unwrap_or(""),
             &d.reason,
-        ])
-        .map_err(io_err)?;
+        ]);
+        if let Err(e) = r {
+            self.error = Some(io_err(e));
+        }
     }
-    w.flush()
+
+    /// Flushes the file; returns the first error met.
+    pub fn finish(mut self) -> io::Result<()> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.w.flush(),
+        }
+    }
 }
 
 /// Writes explain.csv (`--explain`): the rows recorded for the watched pods, in the

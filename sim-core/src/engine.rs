@@ -197,16 +197,28 @@ pub struct RunOutput {
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
-    Arrival(JobId),
     Finish(JobId, u64),
     PodReleased(PodId),
     Session,
     Wakeup,
 }
 
+/// Receives each scheduling decision as it is made, with the state it was made
+/// in (names of its job, pod and node can be resolved then), so a run need not
+/// hold its decisions until the end.
+pub type DecisionSink = Box<dyn FnMut(&World, &Decision)>;
+
 /// The simulator.
 pub struct Engine {
     world: World,
+    /// Jobs in arrival order (submit time, then id). Arrivals are not queued as
+    /// events: at each instant they come before every queued event, exactly as
+    /// if they had been queued first.
+    arrivals: Vec<JobId>,
+    /// Next entry of `arrivals`.
+    next_arrival: usize,
+    /// Jobs that reached a terminal phase.
+    jobs_done: usize,
     events: EventQueue<Event>,
     scheduler: Box<dyn Scheduler>,
     runtime: Box<dyn RuntimeModel>,
@@ -220,6 +232,8 @@ pub struct Engine {
     pods_out: Vec<PodRecord>,
     samples: Vec<Sample>,
     decisions: Vec<Decision>,
+    /// Where decisions go as they are made, when set (else into `decisions`).
+    decision_sink: Option<DecisionSink>,
     explain: Option<Explain>,
     running_jobs: u32,
     effective_milli_ppm: i128,
@@ -235,14 +249,16 @@ impl Engine {
         runtime: Box<dyn RuntimeModel>,
         cfg: EngineConfig,
     ) -> Engine {
-        let mut events = EventQueue::new();
-        for (i, j) in world.jobs.iter().enumerate() {
-            events.push(j.spec.submit, Event::Arrival(JobId(i as u32)));
-        }
+        let mut arrivals: Vec<JobId> = (0..world.jobs.len() as u32).map(JobId).collect();
+        // Stable: equal submit times keep id order, as queued events would.
+        arrivals.sort_by_key(|j| world.jobs[j.0 as usize].spec.submit);
         let rng = RngStreams::new(cfg.seed).stream("scheduler/session", 0);
         Engine {
             world,
-            events,
+            arrivals,
+            next_arrival: 0,
+            jobs_done: 0,
+            events: EventQueue::new(),
             scheduler,
             runtime,
             cfg,
@@ -255,6 +271,7 @@ impl Engine {
             pods_out: Vec::new(),
             samples: Vec::new(),
             decisions: Vec::new(),
+            decision_sink: None,
             explain: None,
             running_jobs: 0,
             effective_milli_ppm: 0,
@@ -265,6 +282,20 @@ impl Engine {
     /// Records `--explain` rows for the pods `explain` watches (none by default).
     pub fn set_explain(&mut self, explain: Explain) {
         self.explain = (!explain.is_empty()).then_some(explain);
+    }
+
+    /// Sends decisions to `sink` as they are made; [`RunOutput::decisions`] then
+    /// stays empty.
+    pub fn set_decision_sink(&mut self, sink: DecisionSink) {
+        self.decision_sink = Some(sink);
+    }
+
+    /// Hands a decision to the sink, or keeps it.
+    fn emit(&mut self, d: Decision) {
+        match &mut self.decision_sink {
+            Some(sink) => sink(&self.world, &d),
+            None => self.decisions.push(d),
+        }
     }
 
     /// Read access to the state (for tests and progress reporting).
@@ -280,7 +311,7 @@ impl Engine {
 
     /// Runs, calling `progress(now, jobs_done)` every few thousand events.
     pub fn run_with(&mut self, mut progress: impl FnMut(SimTime, usize)) {
-        while let Some(t) = self.events.peek_time() {
+        while let Some(t) = self.next_time() {
             if self.cfg.horizon.is_some_and(|h| t > h) {
                 break;
             }
@@ -310,18 +341,39 @@ impl Engine {
         }
     }
 
+    /// The submit time of the next job to arrive.
+    fn next_arrival_time(&self) -> Option<SimTime> {
+        self.arrivals.get(self.next_arrival).map(|j| self.world.jobs[j.0 as usize].spec.submit)
+    }
+
+    /// The earliest instant with an arrival or a queued event.
+    fn next_time(&self) -> Option<SimTime> {
+        match (self.next_arrival_time(), self.events.peek_time()) {
+            (Some(a), Some(e)) => Some(a.min(e)),
+            (a, e) => a.or(e),
+        }
+    }
+
     /// Handles every event at instant `t` (the earliest pending), without
-    /// running a session.
+    /// running a session: arrivals first, then queued events.
     fn handle_instant(&mut self, t: SimTime, progress: &mut impl FnMut(SimTime, usize)) {
         self.sample_until(t);
         self.now = t;
+        while self.next_arrival_time() == Some(t) {
+            let j = self.arrivals[self.next_arrival];
+            self.next_arrival += 1;
+            self.stats.events += 1;
+            self.arrive(j);
+            if self.stats.events.is_multiple_of(4096) {
+                progress(t, self.jobs_done);
+            }
+        }
         while self.events.peek_time() == Some(t) {
             let (_, ev) = self.events.pop().expect("peeked");
             self.stats.events += 1;
             self.handle(ev);
             if self.stats.events.is_multiple_of(4096) {
-                let done = self.world.jobs.iter().filter(|j| j.phase.is_terminal()).count();
-                progress(t, done);
+                progress(t, self.jobs_done);
             }
         }
     }
@@ -331,7 +383,7 @@ impl Engine {
     /// [`Engine::run_session`], this lets benchmarks and tools time one session
     /// on a prepared state.
     pub fn prepare_instant(&mut self) -> bool {
-        if let Some(t) = self.events.peek_time() {
+        if let Some(t) = self.next_time() {
             self.handle_instant(t, &mut |_, _| {});
         }
         self.dirty
@@ -382,7 +434,7 @@ impl Engine {
     /// Closes open intervals and returns the outputs.
     pub fn finish(mut self) -> RunOutput {
         let end = match self.cfg.horizon {
-            Some(h) if !self.events.is_empty() => h,
+            Some(h) if self.next_time().is_some() => h,
             _ => self.now,
         };
         self.now = end;
@@ -430,7 +482,6 @@ impl Engine {
 
     fn handle(&mut self, ev: Event) {
         match ev {
-            Event::Arrival(j) => self.arrive(j),
             Event::Finish(j, generation) => {
                 let job = &self.world.jobs[j.0 as usize];
                 if job.progress.generation == generation && job.is_progressing() {
@@ -535,7 +586,9 @@ impl Engine {
         }
         self.scheduler.schedule(&mut ssn);
         let out = ssn.close();
-        self.decisions.extend(out.decisions);
+        for d in out.decisions {
+            self.emit(d);
+        }
         let mut touched: Vec<JobId> = out.phase_jobs;
         for &(p, _) in &out.binds {
             let node = self.world.pods[p.0 as usize].node;
@@ -661,6 +714,7 @@ impl Engine {
     }
 
     fn end_job(&mut self, j: JobId, phase: JobPhase, reason: EndReason) {
+        let newly_done = !self.world.jobs[j.0 as usize].phase.is_terminal();
         self.stop_progress(j, phase != JobPhase::Completed);
         let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
         for p in pods {
@@ -670,6 +724,7 @@ impl Engine {
         self.set_phase(j, phase);
         self.world.jobs[j.0 as usize].end = Some(self.now);
         self.world.deactivate(j);
+        self.jobs_done += usize::from(newly_done);
         self.dirty = true;
     }
 
@@ -744,7 +799,7 @@ impl Engine {
         };
         if new != job.pg_phase {
             self.world.set_pg_phase(j, new);
-            self.decisions.push(Decision {
+            self.emit(Decision {
                 session: self.stats.sessions,
                 t: self.now,
                 action: "session-close",
@@ -846,6 +901,7 @@ impl Engine {
         self.world.jobs[j.0 as usize].end = Some(self.now);
         self.world.set_pg_phase(j, PodGroupPhase::Completed);
         self.world.deactivate(j);
+        self.jobs_done += 1;
         self.dirty = true;
     }
 
