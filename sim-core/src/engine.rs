@@ -76,6 +76,10 @@ pub struct EngineConfig {
     /// the equivalence check catches a wrong skip. Never set outside tests.
     #[doc(hidden)]
     pub wrong_skip_for_tests: bool,
+    /// Makes cached node scores never expire, so that tests can show the
+    /// equivalence check catches a stale score. Never set outside tests.
+    #[doc(hidden)]
+    pub stale_scores_for_tests: bool,
 }
 
 impl Default for EngineConfig {
@@ -88,6 +92,7 @@ impl Default for EngineConfig {
             max_sessions: None,
             exhaustive: false,
             wrong_skip_for_tests: false,
+            stale_scores_for_tests: false,
         }
     }
 }
@@ -581,6 +586,7 @@ impl Engine {
         let idx = self.stats.sessions;
         let mut ssn = Session::new(&mut self.world, self.now, idx, &mut self.rng).exhaustive(self.cfg.exhaustive);
         ssn.wrong_skip_for_tests = self.cfg.wrong_skip_for_tests;
+        ssn.stale_scores_for_tests = self.cfg.stale_scores_for_tests;
         if let Some(e) = self.explain.as_mut() {
             ssn = ssn.with_explain(e);
         }

@@ -178,6 +178,9 @@ pub struct Session<'w> {
     /// See [`crate::engine::EngineConfig::wrong_skip_for_tests`].
     #[doc(hidden)]
     pub wrong_skip_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::stale_scores_for_tests`].
+    #[doc(hidden)]
+    pub stale_scores_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -194,6 +197,7 @@ impl<'w> Session<'w> {
             explain: None,
             exhaustive: false,
             wrong_skip_for_tests: false,
+            stale_scores_for_tests: false,
         }
     }
 

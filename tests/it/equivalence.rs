@@ -8,6 +8,7 @@
 //! semantics allow.
 
 use super::*;
+use lahar_core::engine::EngineConfig;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 
@@ -90,9 +91,14 @@ fn text(nodes: u32, conf: &str, jobs: &[J]) -> String {
 
 /// decisions.csv and pods.csv of a run.
 fn outputs(text: &str, exhaustive: bool, wrong_skip: bool) -> (String, String) {
+    outputs_with(text, exhaustive, |e| e.wrong_skip_for_tests = wrong_skip)
+}
+
+/// decisions.csv and pods.csv of a run whose engine settings `tweak` changes.
+fn outputs_with(text: &str, exhaustive: bool, tweak: impl Fn(&mut EngineConfig)) -> (String, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut s = lahar::scenario::load_str(text, "eq.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}"));
-    s.engine.wrong_skip_for_tests = wrong_skip;
+    tweak(&mut s.engine);
     let opts = lahar::RunOptions { out_dir: Some(dir.path().to_path_buf()), exhaustive, ..Default::default() };
     lahar::run(s, &opts).expect("run");
     let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).expect("output");
@@ -133,6 +139,24 @@ fn a_wrong_skip_is_caught() {
         }
     }
     assert!(caught > 0, "no scenario showed the wrong skip");
+}
+
+/// The same for the node-score cache: with cached scores that never expire (a
+/// node's `used` changes are ignored), fixed scenarios place pods differently
+/// from the exhaustive walk, which scores every node afresh.
+#[test]
+fn a_stale_score_is_caught() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (3u32..8, jobs());
+    let mut caught = 0;
+    for _ in 0..24 {
+        let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
+        let t = text(nodes, CONFS[1], &jobs);
+        if outputs_with(&t, false, |e| e.stale_scores_for_tests = true) != outputs(&t, true, false) {
+            caught += 1;
+        }
+    }
+    assert!(caught > 0, "no scenario showed the stale scores");
 }
 
 /// `lahar run --exhaustive` through the binary: the example with Volcano's
