@@ -58,6 +58,11 @@ pub trait Plugin: Send {
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         None
     }
+    /// True for plugins that implement [`Plugin::predicate`]; the predicate loops
+    /// ask no other plugin.
+    fn has_predicate(&self) -> bool {
+        false
+    }
     /// True when [`Plugin::predicate`] passes the pod on every node (so a search
     /// need not ask per node).
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
@@ -300,9 +305,12 @@ impl Framework {
                             }
                         }
                         let plugin = super::plugins::build(pc);
+                        // Nothing to ask the others for in the per-(pod, node) loops.
                         if !plugin.has_node_score() {
-                            // Nothing to ask it for in the per-(pod, node) loops.
                             mask &= !(1 << flag::ENABLE_NODE_ORDER);
+                        }
+                        if !plugin.has_predicate() {
+                            mask &= !(1 << flag::ENABLE_PREDICATE);
                         }
                         Slot { conf: pc.clone(), mask, plugin }
                     })

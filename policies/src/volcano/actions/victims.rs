@@ -129,13 +129,15 @@ pub(crate) fn preempt_pod(
     } else {
         (0..ssn.node_count() as u32).map(NodeId).collect()
     };
+    let trivial = fw.predicate_trivial(ssn, pod);
+    let pass = |ssn: &Session<'_>, n: NodeId| trivial || fw.predicate(ssn, pod, n).is_ok();
     let nodes = all.into_iter().filter(|&n| could_fit(ssn, n));
     // (node, its victims when pre-checked)
     let mut order: Vec<(NodeId, Option<Vec<PodId>>)> = if exhaustive {
-        nodes.filter(|&n| fw.predicate(ssn, pod, n).is_ok()).map(|n| (n, None)).collect()
+        nodes.filter(|&n| pass(ssn, n)).map(|n| (n, None)).collect()
     } else {
         nodes
-            .filter(|&n| fw.predicate(ssn, pod, n).is_ok())
+            .filter(|&n| pass(ssn, n))
             .filter_map(|n| victims_on(fw, ssn, pod, n, filter, reclaim, cache.as_deref_mut()).map(|v| (n, Some(v))))
             .collect()
     };
@@ -153,9 +155,7 @@ pub(crate) fn preempt_pod(
         victims.sort_by(|&a, &b| victim_order(fw, ssn, pod, a, b));
         let mut node_stmt = ssn.statement();
         let fits = |ssn: &Session<'_>| {
-            req.fits_in(&ssn.future_idle(n))
-                && (reclaim || fw.allocatable(ssn, q, pod))
-                && fw.predicate(ssn, pod, n).is_ok()
+            req.fits_in(&ssn.future_idle(n)) && (reclaim || fw.allocatable(ssn, q, pod)) && pass(ssn, n)
         };
         let mut it = victims.into_iter();
         while !fits(ssn) {

@@ -15,6 +15,9 @@ impl Plugin for Predicates {
     fn name(&self) -> &'static str {
         "predicates"
     }
+    fn has_predicate(&self) -> bool {
+        true
+    }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         let p = ssn.pod(pod);
         ssn.job(p.job).spec.tasks[p.task as usize].node_selector.is_empty()
