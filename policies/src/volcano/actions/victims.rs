@@ -270,14 +270,29 @@ impl FailMemo {
 
     /// True if every pending pod of job `j` that `tries` would search for is known
     /// to fail: the job's searches would all be skipped, so the job can be.
+    /// Pods of one task share every input of `tries` (queue, request) and of
+    /// the memo's key, so one pending pod per task answers for all of them
+    /// (unless `--explain` watches pods: a watched pod's search is never skipped).
     pub fn job_known_to_fail(&self, ssn: &Session<'_>, j: JobId, tries: impl Fn(PodId) -> bool) -> bool {
-        !self.failed.is_empty()
-            && ssn
-                .job(j)
-                .pods
-                .iter()
-                .filter(|&&p| ssn.pod(p).status == PodStatus::Pending && tries(p))
-                .all(|&p| self.known_failure(ssn, p))
+        if self.failed.is_empty() {
+            return false;
+        }
+        let per_task = !ssn.explaining_any();
+        let mut seen: Vec<u16> = Vec::new();
+        ssn.job(j)
+            .pods
+            .iter()
+            .filter(|&&p| ssn.pod(p).status == PodStatus::Pending)
+            .filter(|&&p| {
+                let t = ssn.pod(p).task;
+                !per_task
+                    || !seen.contains(&t) && {
+                        seen.push(t);
+                        true
+                    }
+            })
+            .filter(|&&p| tries(p))
+            .all(|&p| self.known_failure(ssn, p))
     }
 
     /// Records the outcome of a search for `pod`: a success changes the session,
