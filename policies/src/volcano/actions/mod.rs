@@ -104,7 +104,12 @@ fn search_nodes(
     let from = *start % total;
     let mut out = Vec::new();
     let mut last = None;
+    // Where the wrapped-around part (nodes below `from`) starts in `out`.
+    let mut wrapped = 0;
     for (lo, hi) in [(from, total), (0, from)] {
+        if lo == 0 {
+            wrapped = out.len();
+        }
         let mut i = lo;
         while out.len() < want {
             let Some(n) = ssn.first_fit(&req, i).filter(|n| (n.0 as usize) < hi) else { break };
@@ -118,7 +123,10 @@ fn search_nodes(
     if let Some(l) = last {
         *start = (l + 1) % total;
     }
-    out.sort_unstable();
+    // Both parts are ascending and every wrapped node is below every other:
+    // rotating sorts the list.
+    out.rotate_left(wrapped);
+    debug_assert!(out.is_sorted());
     out
 }
 

@@ -31,7 +31,7 @@ use lahar_core::resource::Resources;
 use lahar_core::session::Session;
 use lahar_core::topology::HyperNodeId;
 use rustc_hash::FxHashMap;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// The network-topology-aware plugin.
 pub struct NetworkTopologyAware {
@@ -43,6 +43,10 @@ pub struct NetworkTopologyAware {
     /// (epoch computed at, fraction), valid while the HyperNode's `used` is
     /// unchanged (epoch `u64::MAX`: none yet).
     fractions: RefCell<Fractions>,
+    /// The last normal-pod score: (pod, World epoch, node's lowest HyperNode,
+    /// score). Nodes under the same lowest HyperNode share every HyperNode the
+    /// score reads, so while the pod and the epoch are the same, so is the score.
+    last_score: Cell<Option<(PodId, u64, HyperNodeId, f64)>>,
 }
 
 /// Rows of [`NetworkTopologyAware::fraction`]'s cache.
@@ -68,6 +72,7 @@ impl NetworkTopologyAware {
             normal_pod: args.bool("hypernode.binpack.normal-pod.enable", true),
             fading: args.float("hypernode.binpack.normal-pod.fading", 0.8),
             fractions: RefCell::default(),
+            last_score: Cell::new(None),
         }
     }
 
@@ -183,6 +188,15 @@ impl Plugin for NetworkTopologyAware {
     }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         let topo = &ssn.cluster().topology;
+        // Only normal pods' scores are remembered, so a hit is one.
+        let group = topo.chain(node)[0];
+        let epoch = ssn.epoch();
+        if !ssn.is_exhaustive()
+            && let Some((p, e, g, score)) = self.last_score.get()
+            && (p, e, g) == (pod, epoch, group)
+        {
+            return Some(score);
+        }
         let j = ssn.pod(pod).job;
         if tier_limit(ssn, j).is_some() {
             let mut placed = placed_nodes(ssn, j);
@@ -217,6 +231,8 @@ impl Plugin for NetworkTopologyAware {
             num += tw * ts;
             den += tw;
         }
-        Some(if den > 0.0 { num / den * 100.0 * self.weight } else { 0.0 })
+        let score = if den > 0.0 { num / den * 100.0 * self.weight } else { 0.0 };
+        self.last_score.set(Some((pod, epoch, group, score)));
+        Some(score)
     }
 }
