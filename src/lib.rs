@@ -151,13 +151,19 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     };
     let wall = started.elapsed().as_secs_f64();
     let rows = lahar_reports::job_rows(&output);
-    let summary = lahar_reports::summarize(&output, &rows);
+    // One sweep of the run serves the summary and timeseries.csv.
+    let (tl, summary) = {
+        let facts = lahar_reports::timeline::Facts::from_output(&output);
+        let tl = lahar_reports::timeline::sweep(&facts, &lahar_reports::sample_times(&output));
+        let summary = lahar_reports::summarize_run(&output, &rows, &facts, &tl, &Default::default());
+        (tl, summary)
+    };
     let meta = RunMeta { wall_time_s: wall, ..meta_base };
     if let Some(w) = decisions {
         let w = Rc::try_unwrap(w).ok().expect("the engine that held the sink is finished").into_inner();
         let io = |source| RunError::Write { dir: out_dir.clone(), source };
         w.finish().map_err(io)?;
-        lahar_reports::write_but_decisions(&out_dir, &output, &rows, &summary, &meta).map_err(io)?;
+        lahar_reports::write_but_decisions(&out_dir, &output, &rows, &tl, &summary, &meta).map_err(io)?;
         if explain.is_some() {
             lahar_reports::write_explain(&out_dir, &output)
                 .map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;

@@ -17,5 +17,5 @@ pub mod plots;
 pub mod timeline;
 pub mod write;
 
-pub use metrics::{JobRow, Summary, SummaryOptions, job_rows, summarize, summarize_with};
-pub use write::{DecisionWriter, RunMeta, write_all, write_but_decisions, write_explain};
+pub use metrics::{JobRow, Summary, SummaryOptions, job_rows, summarize, summarize_run, summarize_with};
+pub use write::{DecisionWriter, RunMeta, sample_times, write_all, write_but_decisions, write_explain};

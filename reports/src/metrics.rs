@@ -307,7 +307,13 @@ pub fn summarize(out: &RunOutput, rows: &[JobRow]) -> Summary {
 /// Computes the summary of a run.
 pub fn summarize_with(out: &RunOutput, rows: &[JobRow], opts: &SummaryOptions) -> Summary {
     let facts = Facts::from_output(out);
-    let mut s = summarize_facts(&facts, opts);
+    summarize_run(out, rows, &facts, &sweep(&facts, &[]), opts)
+}
+
+/// Computes the summary of a run from its facts and their timeline, already
+/// swept (with or without sample instants: the integrals do not depend on them).
+pub fn summarize_run(out: &RunOutput, rows: &[JobRow], facts: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Summary {
+    let mut s = summarize_timeline(facts, tl, opts);
     s.ended_otherwise = rows.iter().filter(|r| matches!(r.state, "Failed" | "Aborted" | "Terminated")).count();
     s.events = out.stats.events;
     s.sessions = out.stats.sessions;
@@ -318,8 +324,12 @@ pub fn summarize_with(out: &RunOutput, rows: &[JobRow], opts: &SummaryOptions) -
 /// `ended_otherwise` are left at 0 unless known: failures are counted as jobs
 /// that ended neither completed nor unfinished).
 pub fn summarize_facts(f: &Facts, opts: &SummaryOptions) -> Summary {
-    let tl = sweep(f, &[]);
-    let jm = job_metrics(f, &tl);
+    summarize_timeline(f, &sweep(f, &[]), opts)
+}
+
+/// [`summarize_facts`] with the facts' timeline already swept.
+pub fn summarize_timeline(f: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Summary {
+    let jm = job_metrics(f, tl);
     let gpus_total = f.gpus_total_milli() as f64 / 1000.0;
     let denom = gpus_total * f.end as f64;
     let rate = |x: f64| if denom > 0.0 { x / denom } else { 0.0 };

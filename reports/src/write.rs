@@ -2,7 +2,7 @@
 //! decisions.csv, summary.json and its flat twin summary.csv; explain.csv on request.
 
 use crate::metrics::{Dist, JobRow, QueueSummary, Summary};
-use crate::timeline::{Facts, sweep};
+use crate::timeline::{Facts, Timeline, sweep};
 use lahar_core::engine::RunOutput;
 use lahar_core::session::Decision;
 use lahar_core::time::secs_string;
@@ -66,22 +66,30 @@ fn io_err(e: csv::Error) -> io::Error {
 /// Writes every output file into `dir` (created if needed).
 pub fn write_all(dir: &Path, out: &RunOutput, rows: &[JobRow], summary: &Summary, meta: &RunMeta) -> io::Result<()> {
     write_decisions(dir, out)?;
-    write_but_decisions(dir, out, rows, summary, meta)
+    let tl = sweep(&Facts::from_output(out), &sample_times(out));
+    write_but_decisions(dir, out, rows, &tl, summary, meta)
+}
+
+/// The instants of a run's timeseries samples (µs), for [`sweep`].
+pub fn sample_times(out: &RunOutput) -> Vec<u64> {
+    out.samples.iter().map(|s| s.t.micros()).collect()
 }
 
 /// Writes every output file but decisions.csv (written as the run went, by a
-/// [`DecisionWriter`]) into `dir` (created if needed).
+/// [`DecisionWriter`]) into `dir` (created if needed); `tl` is the run's timeline
+/// swept at [`sample_times`].
 pub fn write_but_decisions(
     dir: &Path,
     out: &RunOutput,
     rows: &[JobRow],
+    tl: &Timeline,
     summary: &Summary,
     meta: &RunMeta,
 ) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     write_jobs(dir, rows)?;
     write_pods(dir, out)?;
-    write_timeseries(dir, out)?;
+    write_timeseries(dir, out, tl)?;
     write_summary_csv(dir, summary)?;
     let mut f = BufWriter::new(File::create(dir.join("summary.json"))?);
     serde_json::to_writer_pretty(&mut f, &SummaryFile { meta, metrics: summary }).map_err(io::Error::other)?;
@@ -164,7 +172,7 @@ fn write_pods(dir: &Path, out: &RunOutput) -> io::Result<()> {
     w.flush()
 }
 
-fn write_timeseries(dir: &Path, out: &RunOutput) -> io::Result<()> {
+fn write_timeseries(dir: &Path, out: &RunOutput, tl: &Timeline) -> io::Result<()> {
     let mut w = csv_writer(dir, "timeseries.csv")?;
     let mut header: Vec<String> =
         ["t", "gpus_total", "gpus_allocated", "gpus_busy_effective", "jobs_pending", "jobs_running"]
@@ -176,8 +184,6 @@ fn write_timeseries(dir: &Path, out: &RunOutput) -> io::Result<()> {
     header.extend(out.world.queues.iter().map(|q| format!("gpus_deserved:{}", q.spec.name)));
     w.write_record(&header).map_err(io_err)?;
     let total = milli_string(out.world.cluster.total().gpu_milli());
-    let times: Vec<u64> = out.samples.iter().map(|s| s.t.micros()).collect();
-    let tl = sweep(&Facts::from_output(out), &times);
     for (i, s) in out.samples.iter().enumerate() {
         let mut rec = vec![
             s.t.secs_string(),
