@@ -48,14 +48,19 @@ pub struct RunOptions {
 pub struct RunReport {
     /// Raw outputs of the engine.
     pub output: RunOutput,
-    /// jobs.csv rows.
-    pub rows: Vec<JobRow>,
     /// Headline metrics.
     pub summary: Summary,
     /// Facts about the run.
     pub meta: RunMeta,
     /// Where the files went.
     pub out_dir: PathBuf,
+}
+
+impl RunReport {
+    /// jobs.csv rows, in job id order (built on demand: a run does not hold them).
+    pub fn rows(&self) -> Vec<JobRow> {
+        lahar_reports::job_rows(&self.output)
+    }
 }
 
 /// A run that failed after its input was accepted.
@@ -150,12 +155,12 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         engine.run()
     };
     let wall = started.elapsed().as_secs_f64();
-    let rows = lahar_reports::job_rows(&output);
-    // One sweep of the run serves the summary and timeseries.csv.
+    // One sweep of the run serves the summary and timeseries.csv; jobs.csv rows
+    // are formed as they are written, never all held.
     let (tl, summary) = {
         let facts = lahar_reports::timeline::Facts::from_output(&output);
         let tl = lahar_reports::timeline::sweep(&facts, &lahar_reports::sample_times(&output));
-        let summary = lahar_reports::summarize_run(&output, &rows, &facts, &tl, &Default::default());
+        let summary = lahar_reports::summarize_run(&output, &facts, &tl, &Default::default());
         (tl, summary)
     };
     let meta = RunMeta { wall_time_s: wall, ..meta_base };
@@ -163,7 +168,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         let w = Rc::try_unwrap(w).ok().expect("the engine that held the sink is finished").into_inner();
         let io = |source| RunError::Write { dir: out_dir.clone(), source };
         w.finish().map_err(io)?;
-        lahar_reports::write_but_decisions(&out_dir, &output, &rows, &tl, &summary, &meta).map_err(io)?;
+        lahar_reports::write_but_decisions(&out_dir, &output, &tl, &summary, &meta).map_err(io)?;
         if explain.is_some() {
             lahar_reports::write_explain(&out_dir, &output)
                 .map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
@@ -173,7 +178,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
                 .map_err(|e| RunError::Plots { dir: out_dir.clone(), msg: e.to_string() })?;
         }
     }
-    Ok(RunReport { output, rows, summary, meta, out_dir })
+    Ok(RunReport { output, summary, meta, out_dir })
 }
 
 /// Resolves `--explain` pod names against a scenario's jobs: `namespace/name`, or a

@@ -55,37 +55,42 @@ pub struct JobRow {
 
 /// Builds jobs.csv rows, in job id order (= submission order).
 pub fn job_rows(out: &RunOutput) -> Vec<JobRow> {
+    job_rows_iter(out).collect()
+}
+
+/// jobs.csv rows one by one, in job id order, without holding them all.
+pub fn job_rows_iter(out: &RunOutput) -> impl Iterator<Item = JobRow> + '_ {
     let end = out.stats.end.micros();
-    out.world
-        .jobs
-        .iter()
-        .filter(|j| j.phase != JobPhase::NotSubmitted)
-        .map(|j| {
-            let s = &j.spec;
-            let submit = s.submit.micros();
-            let start = j.first_start.map(SimTime::micros);
-            let jend = j.end.map(SimTime::micros);
-            JobRow {
-                job: job_label(s),
-                queue: out.world.queues[s.queue.0 as usize].spec.name.clone(),
-                priority: s.priority,
-                gpu_milli: s.tasks.iter().map(|t| t.requests.gpu_milli() * t.replicas as i64).sum(),
-                submit,
-                start,
-                end: jend,
-                state: j.phase.as_str(),
-                jct: jend.map(|e| e - submit),
-                wait: start.unwrap_or(end.max(submit)) - submit,
-                ideal: s.duration.micros(),
-                preemptions: j.preemptions,
-                nodes_spanned: j.nodes_spanned,
-                highest_tier: j.highest_tier,
-                retries: j.retries,
-                lost_gpu_s: j.progress.lost_gpu_us as f64 / MICROS_PER_SEC as f64,
-                kind: s.kind.clone(),
-            }
-        })
-        .collect()
+    out.world.jobs.iter().filter(|j| j.phase != JobPhase::NotSubmitted).map(move |j| {
+        let s = &j.spec;
+        let submit = s.submit.micros();
+        let start = j.first_start.map(SimTime::micros);
+        let jend = j.end.map(SimTime::micros);
+        JobRow {
+            job: job_label(s),
+            queue: out.world.queues[s.queue.0 as usize].spec.name.clone(),
+            priority: s.priority,
+            gpu_milli: s.tasks.iter().map(|t| t.requests.gpu_milli() * t.replicas as i64).sum(),
+            submit,
+            start,
+            end: jend,
+            state: j.phase.as_str(),
+            jct: jend.map(|e| e - submit),
+            wait: start.unwrap_or(end.max(submit)) - submit,
+            ideal: s.duration.micros(),
+            preemptions: j.preemptions,
+            nodes_spanned: j.nodes_spanned,
+            highest_tier: j.highest_tier,
+            retries: j.retries,
+            lost_gpu_s: j.progress.lost_gpu_us as f64 / MICROS_PER_SEC as f64,
+            kind: s.kind.clone(),
+        }
+    })
+}
+
+/// True for the final states of jobs that ended without completing.
+fn ended_otherwise(state: &str) -> bool {
+    matches!(state, "Failed" | "Aborted" | "Terminated")
 }
 
 /// Percentiles of a distribution (nearest-rank).
@@ -307,14 +312,16 @@ pub fn summarize(out: &RunOutput, rows: &[JobRow]) -> Summary {
 /// Computes the summary of a run.
 pub fn summarize_with(out: &RunOutput, rows: &[JobRow], opts: &SummaryOptions) -> Summary {
     let facts = Facts::from_output(out);
-    summarize_run(out, rows, &facts, &sweep(&facts, &[]), opts)
+    let mut s = summarize_run(out, &facts, &sweep(&facts, &[]), opts);
+    s.ended_otherwise = rows.iter().filter(|r| ended_otherwise(r.state)).count();
+    s
 }
 
 /// Computes the summary of a run from its facts and their timeline, already
 /// swept (with or without sample instants: the integrals do not depend on them).
-pub fn summarize_run(out: &RunOutput, rows: &[JobRow], facts: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Summary {
+pub fn summarize_run(out: &RunOutput, facts: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Summary {
     let mut s = summarize_timeline(facts, tl, opts);
-    s.ended_otherwise = rows.iter().filter(|r| matches!(r.state, "Failed" | "Aborted" | "Terminated")).count();
+    s.ended_otherwise = out.world.jobs.iter().filter(|j| ended_otherwise(j.phase.as_str())).count();
     s.events = out.stats.events;
     s.sessions = out.stats.sessions;
     s
@@ -451,12 +458,12 @@ mod tests {
                 preemptions: 1,
                 lost_gpu_us: 40_000_000,
                 comm_gpu_us: 20_000_000,
-                shapes: vec![(pod, 2)],
             }],
             pods: vec![
                 PodFact { job: 0, node: 0, req: pod, start: 10_000_000, end: 100_000_000 },
                 PodFact { job: 0, node: 0, req: pod, start: 40_000_000, end: 100_000_000 },
             ],
+            shapes: vec![(pod, 2)],
         };
         let s = summarize_facts(&f, &SummaryOptions { slo_slowdown: 1.5 });
         assert_eq!(s.gang_wait_s.max, 30.0);

@@ -43,8 +43,6 @@ pub struct JobFact {
     pub lost_gpu_us: u128,
     /// Exposed communication (GPU·µs).
     pub comm_gpu_us: u128,
-    /// Pod shapes: request of one pod and how many such pods the job has.
-    pub shapes: Vec<(Resources, u32)>,
 }
 
 /// One pod placement interval `[start, end)`.
@@ -75,6 +73,10 @@ pub struct Facts {
     pub jobs: Vec<JobFact>,
     /// Pod placement intervals.
     pub pods: Vec<PodFact>,
+    /// Pods of the submitted jobs by request, GPU requests only (each request
+    /// once, in order of first appearance, with its count): the fragmentation
+    /// metric's target workload.
+    pub shapes: Vec<(Resources, u64)>,
 }
 
 impl Facts {
@@ -83,12 +85,16 @@ impl Facts {
     pub fn from_output(out: &RunOutput) -> Facts {
         let mut index = vec![usize::MAX; out.world.jobs.len()];
         let mut jobs = Vec::new();
+        let mut shapes = Vec::new();
         for (i, j) in out.world.jobs.iter().enumerate() {
             if j.phase == JobPhase::NotSubmitted {
                 continue;
             }
             index[i] = jobs.len();
             let s = &j.spec;
+            for t in &s.tasks {
+                add_shape(&mut shapes, t.requests, t.replicas);
+            }
             jobs.push(JobFact {
                 queue: s.queue.0 as usize,
                 gpus: s.total_gpus(),
@@ -100,7 +106,6 @@ impl Facts {
                 preemptions: j.preemptions,
                 lost_gpu_us: j.progress.lost_gpu_us,
                 comm_gpu_us: j.progress.comm_gpu_us,
-                shapes: s.tasks.iter().map(|t| (t.requests, t.replicas)).collect(),
             });
         }
         let pods = out
@@ -126,6 +131,7 @@ impl Facts {
                 .collect(),
             jobs,
             pods,
+            shapes,
         }
     }
 
@@ -137,20 +143,20 @@ impl Facts {
     /// The target workload of the fragmentation metric: every distinct pod shape that
     /// requests GPUs, with its probability (its share of all GPU pods of the run).
     pub fn target_workload(&self) -> Vec<(Resources, f64)> {
-        let mut shapes: Vec<(Resources, u64)> = Vec::new();
-        for j in &self.jobs {
-            for &(req, n) in &j.shapes {
-                if req.get(GPU) <= 0 || n == 0 {
-                    continue;
-                }
-                match shapes.iter_mut().find(|(r, _)| *r == req) {
-                    Some(e) => e.1 += n as u64,
-                    None => shapes.push((req, n as u64)),
-                }
-            }
-        }
-        let total: u64 = shapes.iter().map(|s| s.1).sum();
-        shapes.into_iter().map(|(r, n)| (r, n as f64 / total as f64)).collect()
+        let total: u64 = self.shapes.iter().map(|s| s.1).sum();
+        self.shapes.iter().map(|&(r, n)| (r, n as f64 / total as f64)).collect()
+    }
+}
+
+/// Counts `n` pods of request `req` into `shapes` (GPU shapes only, first seen
+/// first).
+pub fn add_shape(shapes: &mut Vec<(Resources, u64)>, req: Resources, n: u32) {
+    if req.get(GPU) <= 0 || n == 0 {
+        return;
+    }
+    match shapes.iter_mut().find(|(r, _)| *r == req) {
+        Some(e) => e.1 += n as u64,
+        None => shapes.push((req, n as u64)),
     }
 }
 

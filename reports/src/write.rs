@@ -64,10 +64,10 @@ fn io_err(e: csv::Error) -> io::Error {
 }
 
 /// Writes every output file into `dir` (created if needed).
-pub fn write_all(dir: &Path, out: &RunOutput, rows: &[JobRow], summary: &Summary, meta: &RunMeta) -> io::Result<()> {
+pub fn write_all(dir: &Path, out: &RunOutput, summary: &Summary, meta: &RunMeta) -> io::Result<()> {
     write_decisions(dir, out)?;
     let tl = sweep(&Facts::from_output(out), &sample_times(out));
-    write_but_decisions(dir, out, rows, &tl, summary, meta)
+    write_but_decisions(dir, out, &tl, summary, meta)
 }
 
 /// The instants of a run's timeseries samples (µs), for [`sweep`].
@@ -81,13 +81,12 @@ pub fn sample_times(out: &RunOutput) -> Vec<u64> {
 pub fn write_but_decisions(
     dir: &Path,
     out: &RunOutput,
-    rows: &[JobRow],
     tl: &Timeline,
     summary: &Summary,
     meta: &RunMeta,
 ) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    write_jobs(dir, rows)?;
+    write_jobs(dir, crate::metrics::job_rows_iter(out))?;
     write_pods(dir, out)?;
     write_timeseries(dir, out, tl)?;
     write_summary_csv(dir, summary)?;
@@ -97,7 +96,7 @@ pub fn write_but_decisions(
     f.flush()
 }
 
-fn write_jobs(dir: &Path, rows: &[JobRow]) -> io::Result<()> {
+fn write_jobs(dir: &Path, rows: impl Iterator<Item = JobRow>) -> io::Result<()> {
     let mut w = csv_writer(dir, "jobs.csv")?;
     w.write_record([
         "job",

@@ -23,7 +23,7 @@ fn job(name: &str, model: &str, duration: &str, gpus_per_pod: u32, nodes: &[&str
 }
 
 fn end_s(r: &lahar::RunReport, job: &str) -> f64 {
-    let row = r.rows.iter().find(|x| x.job == job).unwrap_or_else(|| panic!("no job {job}"));
+    let row = r.rows().into_iter().find(|x| x.job == job).unwrap_or_else(|| panic!("no job {job}"));
     row.end.unwrap_or_else(|| panic!("{job} did not end")) as f64 / 1e6
 }
 
@@ -41,10 +41,10 @@ fn iterations_price_the_run_from_the_model() {
     let one = Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8);
     let ar = m.estimate(Collective::AllReduce, 13_400_000_000, &one, AlgoChoice::Auto).unwrap().time_us;
     let want_us = (100.0 * (4_860_000.0 / 2.5 + 0.5 * ar)).ceil();
-    assert_eq!(r.rows[0].end, Some(want_us as u64));
+    assert_eq!(r.rows()[0].end, Some(want_us as u64));
     // Spread over two nodes under one leaf it runs slower than that.
     let spread = run(1.0, "", &job("a", "{name: llama-7b, iterations: 100}", "", 4, &["n-0", "n-1"]));
-    assert!(spread.rows[0].end.unwrap() > want_us as u64);
+    assert!(spread.rows()[0].end.unwrap() > want_us as u64);
 }
 
 /// Tensor parallelism: tp 8 groups inside nodes run at ideal speed; the same job
@@ -162,7 +162,7 @@ fn custom_model_profile() {
     let m = CommModel::default();
     let one = Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8);
     let ar = m.estimate(Collective::AllReduce, 4_000_000_000, &one, AlgoChoice::Auto).unwrap().time_us;
-    assert_eq!(r.rows[0].end, Some((10.0 * (500_000.0 / 2.5 + 0.8 * ar)).ceil() as u64));
+    assert_eq!(r.rows()[0].end, Some((10.0 * (500_000.0 / 2.5 + 0.8 * ar)).ceil() as u64));
 }
 
 /// `lahar nccl --constants FILE` prices with the overrides; a bad file is exit 2.

@@ -4,7 +4,7 @@
 use super::*;
 
 fn jobs_csv(r: &lahar::RunReport, name: &str) -> (Option<u64>, &'static str) {
-    let row = r.rows.iter().find(|x| x.job == name).unwrap_or_else(|| panic!("no job {name}"));
+    let row = r.rows().into_iter().find(|x| x.job == name).unwrap_or_else(|| panic!("no job {name}"));
     (row.start, row.state)
 }
 
@@ -34,8 +34,8 @@ fn two_queues(conf: &str) -> lahar::RunReport {
 #[test]
 fn proportion_shares_follow_weights() {
     let r = two_queues(PROPORTION_CONF);
-    let started = |q: &str, t: u64| r.rows.iter().filter(|x| x.queue == q && x.start.is_some_and(|s| s <= t)).count();
-    let waiting = |q: &str, t: u64| r.rows.iter().filter(|x| x.queue == q && x.start.is_none_or(|s| s > t)).count();
+    let started = |q: &str, t: u64| r.rows().iter().filter(|x| x.queue == q && x.start.is_some_and(|s| s <= t)).count();
+    let waiting = |q: &str, t: u64| r.rows().iter().filter(|x| x.queue == q && x.start.is_none_or(|s| s > t)).count();
     let mut checked = 0;
     for s in &r.output.samples {
         let t = s.t.micros();

@@ -6,8 +6,8 @@ fn pods_of<'a>(r: &'a lahar::RunReport, job: &str) -> Vec<&'a lahar_core::engine
     r.output.pods.iter().filter(|p| r.output.world.jobs[p.job.0 as usize].spec.name == job).collect()
 }
 
-fn row<'a>(r: &'a lahar::RunReport, job: &str) -> &'a lahar_reports::JobRow {
-    r.rows.iter().find(|x| x.job == job).unwrap_or_else(|| panic!("no job {job}"))
+fn row(r: &lahar::RunReport, job: &str) -> lahar_reports::JobRow {
+    r.rows().into_iter().find(|x| x.job == job).unwrap_or_else(|| panic!("no job {job}"))
 }
 
 const FOUR_NODES: &str = "    nodeGroups:\n      - {name: n, count: 4, cpu: 16, memory: 64Gi}";
@@ -176,6 +176,6 @@ fn topology_aware_lowers_mean_jct() {
     let (without, with) = (run("without-nta.yaml"), run("with-nta.yaml"));
     let (a, b) = (without.summary.jct_s.mean, with.summary.jct_s.mean);
     assert!(b < 0.75 * a, "mean JCT with topology-aware placement {b} s vs without {a} s");
-    assert!(with.rows.iter().all(|r| r.highest_tier <= 2), "a constrained job crossed the top tier");
+    assert!(with.rows().iter().all(|r| r.highest_tier <= 2), "a constrained job crossed the top tier");
     assert!(with.summary.gpu_effective_utilization > without.summary.gpu_effective_utilization);
 }

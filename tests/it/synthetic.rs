@@ -200,5 +200,5 @@ fn synthetic_mix_example_uses_every_knob() {
     let office = s.jobs.iter().filter(|j| (9..18).contains(&((j.submit.micros() / 3_600_000_000) % 24))).count();
     assert!(office >= 280, "{office} of 400 in office hours");
     let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).expect("run");
-    assert!(r.rows.iter().all(|row| row.state == "Completed"));
+    assert!(r.rows().iter().all(|row| row.state == "Completed"));
 }
