@@ -163,7 +163,7 @@ enum CompareFormat {
 
 #[derive(clap::Args)]
 struct NcclArgs {
-    /// Evaluate every row of this CSV (columns as shared/calibration/nccl-reference.csv).
+    /// Evaluate every row of this CSV (columns as examples/calibration/nccl-reference.csv).
     #[arg(long)]
     rows: Option<PathBuf>,
     /// YAML map of comm constants overriding the defaults (names as in docs/nccl-model.md).

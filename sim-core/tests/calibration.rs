@@ -1,11 +1,11 @@
 //! Calibration of the collective cost model against the published measurements in
-//! `shared/calibration/nccl-reference.csv` (next to the repository).
+//! `examples/calibration/nccl-reference.csv` (a copy of the team's calibration points; see its SOURCE.md).
 //!
 //! Run with `--nocapture` to see the per-row table that `docs/nccl-model.md` quotes.
 
 use lahar_core::comm::{CommModel, RowInput, split_csv_line};
 
-const CSV: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/calibration/nccl-reference.csv");
+const CSV: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/calibration/nccl-reference.csv");
 
 /// Median |relative error| of busbw allowed.
 const MEDIAN_LIMIT: f64 = 0.15;
@@ -36,12 +36,8 @@ fn bw(x: f64) -> String {
 }
 
 fn evaluate() -> Vec<Outcome> {
-    let text = std::fs::read_to_string(CSV).unwrap_or_else(|e| {
-        panic!(
-            "calibration data missing: cannot read {CSV}: {e}. The shared/ directory must sit next to the \
-             repository (CI clones it beside the repo)."
-        )
-    });
+    let text =
+        std::fs::read_to_string(CSV).unwrap_or_else(|e| panic!("calibration data missing: cannot read {CSV}: {e}"));
     let model = CommModel::default();
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     let (_, head) = lines.next().expect("the calibration CSV is empty");

@@ -18,7 +18,7 @@ fn table_like_nccl_tests() {
 
 #[test]
 fn rows_appends_model_columns() {
-    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/calibration/nccl-reference.csv");
+    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/calibration/nccl-reference.csv");
     assert!(input.exists(), "calibration data missing at {}", input.display());
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("est.csv");

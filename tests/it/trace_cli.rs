@@ -1,5 +1,5 @@
-//! `lahar trace inspect` and `lahar trace convert` on the real trace samples of
-//! /work/shared/traces. Expected figures were computed independently from the
+//! `lahar trace inspect` and `lahar trace convert` on the real trace samples copied
+//! into examples/traces (each with its SOURCE.md). Expected figures were computed independently from the
 //! files (awk/Python over the raw columns) and are listed with how they follow.
 
 use std::path::{Path, PathBuf};
@@ -8,10 +8,10 @@ use crate::lahar;
 use predicates::prelude::*;
 use serde_json::{Value, json};
 
-/// A sample of /work/shared/traces, relative to this crate.
+/// A trace sample of examples/traces (in the repository).
 fn sample(rel: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces").join(rel);
-    assert!(p.exists(), "sample trace `{}` is missing: these tests need /work/shared/traces", p.display());
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces").join(rel);
+    assert!(p.exists(), "sample trace `{}` is missing", p.display());
     p
 }
 

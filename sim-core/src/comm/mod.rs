@@ -19,7 +19,7 @@
 //! Ring, Tree, NVLS, NVLSTree, PAT, P2P and LL, LL128, Simple). Bandwidths come from
 //! the per-link traffic each algorithm puts on NVLink and on the NICs, bounded by
 //! the data in [`CommConstants`]; see `docs/nccl-model.md` for the equations, the
-//! constants and the calibration against `shared/calibration/nccl-reference.csv`.
+//! constants and the calibration against `examples/calibration/nccl-reference.csv`.
 //!
 //! Contracts:
 //! - Deterministic: pure `f64` arithmetic, no hash-map iteration.

@@ -1,4 +1,4 @@
-//! Calibration-format rows: the columns of `shared/calibration/nccl-reference.csv`
+//! Calibration-format rows: the columns of `examples/calibration/nccl-reference.csv`
 //! parsed into a model input, so `lahar nccl --rows FILE.csv` can price each row.
 
 use super::model::{Estimate, Placement};

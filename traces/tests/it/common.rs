@@ -5,15 +5,11 @@ use std::path::{Path, PathBuf};
 
 use lahar_traces::{Format, ImportError, ImportOptions, ImportReport, Imported, SkipReason, import};
 
-/// A file of the shared real-trace samples; fails loudly when it is missing.
+/// A file of the real-trace samples in examples/traces (each directory's
+/// SOURCE.md names its source and licence); fails loudly when it is missing.
 pub fn sample(rel: &str) -> PathBuf {
-    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces")).join(rel);
-    assert!(
-        p.is_file(),
-        "sample trace `{}` is missing: these tests need the real-trace samples of /work/shared/traces \
-         (see its README.md)",
-        p.display()
-    );
+    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/traces")).join(rel);
+    assert!(p.is_file(), "sample trace `{}` is missing from examples/traces", p.display());
     p
 }
 

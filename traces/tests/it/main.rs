@@ -1,5 +1,5 @@
 //! Integration tests of the trace importers, on the real samples in
-//! `/work/shared/traces` and on files written in the same formats.
+//! `examples/traces` (copies of the team's real-trace samples) and on files written in the same formats.
 
 mod canonical;
 mod common;
