@@ -279,7 +279,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
 pub fn summary_table(r: &RunReport) -> String {
     use comfy_table::{Table, presets::UTF8_BORDERS_ONLY};
     let s = &r.summary;
-    let h = |x: f64| format!("{:.2} h", x / 3600.0);
+    // Metrics without samples (no job finished, none started) print n/a, never 0.
+    const NA: &str = "n/a";
+    let h = |x: Option<f64>| x.map_or(NA.to_string(), |x| format!("{:.2} h", x / 3600.0));
+    let r2 = |x: Option<f64>| x.map_or(NA.to_string(), |x| format!("{x:.2}"));
+    let of = |d: &Option<lahar_reports::metrics::Dist>, f: fn(&lahar_reports::metrics::Dist) -> f64| d.as_ref().map(f);
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY);
     t.set_header(["metric", "value"]);
@@ -287,9 +291,17 @@ pub fn summary_table(r: &RunReport) -> String {
         ("scenario", format!("{} (seed {})", r.meta.scenario, r.meta.seed)),
         ("scheduler", r.meta.scheduler.clone()),
         ("jobs (completed / unfinished)", format!("{} ({} / {})", s.jobs, s.completed, s.unfinished)),
-        ("JCT mean / p50 / p99", format!("{} / {} / {}", h(s.jct_s.mean), h(s.jct_s.p50), h(s.jct_s.p99))),
-        ("queueing delay mean / p90", format!("{} / {}", h(s.wait_s.mean), h(s.wait_s.p90))),
-        ("slowdown mean / p99", format!("{:.2} / {:.2}", s.slowdown.mean, s.slowdown.p99)),
+        (
+            "JCT mean / p50 / p99",
+            format!(
+                "{} / {} / {}",
+                h(of(&s.jct_s, |d| d.mean)),
+                h(of(&s.jct_s, |d| d.p50)),
+                h(of(&s.jct_s, |d| d.p99))
+            ),
+        ),
+        ("queueing delay mean / p90", format!("{} / {}", h(of(&s.wait_s, |d| d.mean)), h(of(&s.wait_s, |d| d.p90)))),
+        ("slowdown mean / p99", format!("{} / {}", r2(of(&s.slowdown, |d| d.mean)), r2(of(&s.slowdown, |d| d.p99)))),
         ("makespan", h(s.makespan_s)),
         ("GPUs", format!("{}", s.gpus_total)),
         ("GPU allocation rate", format!("{:.1}%", 100.0 * s.gpu_allocation_rate)),

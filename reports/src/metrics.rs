@@ -35,8 +35,10 @@ pub struct JobRow {
     pub state: &'static str,
     /// end − submit (µs).
     pub jct: Option<u64>,
-    /// start − submit (µs), or run end − submit for jobs that never started.
-    pub wait: u64,
+    /// start − submit (µs); for a job that never started, run end − submit when
+    /// the run was cut short (horizon, session limit: it was still waiting), else
+    /// none (the run ended with nothing left to happen: it could not start).
+    pub wait: Option<u64>,
     /// Run time under ideal placement (µs).
     pub ideal: u64,
     /// Number of sessions in which it lost pods to eviction.
@@ -76,7 +78,10 @@ pub fn job_rows_iter(out: &RunOutput) -> impl Iterator<Item = JobRow> + '_ {
             end: jend,
             state: j.phase.as_str(),
             jct: jend.map(|e| e - submit),
-            wait: start.unwrap_or(end.max(submit)) - submit,
+            wait: match start {
+                Some(s) => Some(s - submit),
+                None => out.stats.cut_short.then(|| end.max(submit) - submit),
+            },
             ideal: s.duration.micros(),
             preemptions: j.preemptions,
             nodes_spanned: j.nodes_spanned,
@@ -109,20 +114,21 @@ pub struct Dist {
 }
 
 impl Dist {
-    /// Summarises values (seconds). Empty input gives zeros.
-    pub fn of(mut v: Vec<f64>) -> Dist {
+    /// Summarises values (seconds). No values, no distribution: `None` (printed
+    /// `n/a`, `null` in JSON, empty cells in CSV — never a made-up 0).
+    pub fn of(mut v: Vec<f64>) -> Option<Dist> {
         if v.is_empty() {
-            return Dist::default();
+            return None;
         }
         v.sort_by(f64::total_cmp);
         let rank = |p: f64| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
-        Dist {
+        Some(Dist {
             mean: v.iter().sum::<f64>() / v.len() as f64,
             p50: rank(0.5),
             p90: rank(0.9),
             p99: rank(0.99),
             max: v[v.len() - 1],
-        }
+        })
     }
 }
 
@@ -152,13 +158,13 @@ pub struct QueueSummary {
     /// Jobs still pending or running at the end.
     pub unfinished: usize,
     /// JCT of completed jobs (s).
-    pub jct_s: Dist,
+    pub jct_s: Option<Dist>,
     /// Queueing delay of started jobs (s).
-    pub wait_s: Dist,
+    pub wait_s: Option<Dist>,
     /// JCT / ideal run time of completed jobs.
-    pub slowdown: Dist,
+    pub slowdown: Option<Dist>,
     /// First submission to last end of its jobs (s).
-    pub makespan_s: f64,
+    pub makespan_s: Option<f64>,
     /// GPU·hours held by its pods.
     pub gpu_hours: f64,
     /// Time-weighted share of cluster GPUs its pods held.
@@ -168,13 +174,13 @@ pub struct QueueSummary {
     /// `gpu_share / deserved_share` (0 when it never deserved anything).
     pub share_over_deserved: f64,
     /// Finish-time fairness ρ of completed jobs.
-    pub rho: Dist,
+    pub rho: Option<Dist>,
     /// Preemptions (sessions in which a job lost pods), summed over its jobs.
     pub preemptions: u64,
     /// GPU·hours of work lost to stops.
     pub gpu_hours_lost: f64,
     /// Gang wait of started jobs (s).
-    pub gang_wait_s: Dist,
+    pub gang_wait_s: Option<Dist>,
     /// GPU·hours held by pods of jobs waiting for the rest of their gang.
     pub gang_wait_gpu_hours: f64,
     /// Jobs whose slowdown exceeds the SLO bound.
@@ -195,13 +201,13 @@ pub struct Summary {
     /// Jobs still pending or running at the end.
     pub unfinished: usize,
     /// Job completion time of completed jobs (s).
-    pub jct_s: Dist,
+    pub jct_s: Option<Dist>,
     /// Queueing delay (first start − submit) of started jobs (s).
-    pub wait_s: Dist,
+    pub wait_s: Option<Dist>,
     /// JCT / ideal run time of completed jobs.
-    pub slowdown: Dist,
+    pub slowdown: Option<Dist>,
     /// Time from the first submission to the last job end (s).
-    pub makespan_s: f64,
+    pub makespan_s: Option<f64>,
     /// Simulated time covered (s).
     pub sim_time_s: f64,
     /// GPUs in the cluster.
@@ -218,13 +224,13 @@ pub struct Summary {
     /// Jain's index over queues of `share_over_deserved`.
     pub jain_fairness: f64,
     /// Finish-time fairness ρ of completed jobs.
-    pub rho: Dist,
+    pub rho: Option<Dist>,
     /// Sessions in which jobs lost pods to eviction, summed over jobs.
     pub preemptions: u64,
     /// GPU·hours of work lost to stops.
     pub gpu_hours_lost: f64,
     /// Gang wait of started jobs (s).
-    pub gang_wait_s: Dist,
+    pub gang_wait_s: Option<Dist>,
     /// GPU·hours held by pods of jobs waiting for the rest of their gang.
     pub gang_wait_gpu_hours: f64,
     /// Slowdown above which a job counts as an SLO miss.
@@ -357,7 +363,7 @@ pub fn summarize_timeline(f: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Su
         let jobs = || ids.iter().map(|&i| (&f.jobs[i], &jm[i]));
         let done = || jobs().filter(|(j, _)| j.completed && j.end.is_some());
         let first_submit = jobs().map(|(j, _)| j.submit).min().unwrap_or(0);
-        let last_end = jobs().filter_map(|(j, _)| j.end).max().unwrap_or(first_submit);
+        let last_end = jobs().filter_map(|(j, _)| j.end).max();
         let held = held_gpu_us(q);
         let lost: u128 = jobs().map(|(j, _)| j.lost_gpu_us).sum();
         let (share, deserved) = match q {
@@ -377,7 +383,7 @@ pub fn summarize_timeline(f: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Su
                     .map(|(j, _)| (j.end.unwrap_or(0) - j.submit) as f64 / j.ideal as f64)
                     .collect(),
             ),
-            makespan_s: secs(last_end.saturating_sub(first_submit)),
+            makespan_s: last_end.map(|e| secs(e.saturating_sub(first_submit))),
             gpu_hours: held / 3.6e9,
             gpu_share: share,
             deserved_share: deserved,
@@ -466,7 +472,7 @@ mod tests {
             shapes: vec![(pod, 2)],
         };
         let s = summarize_facts(&f, &SummaryOptions { slo_slowdown: 1.5 });
-        assert_eq!(s.gang_wait_s.max, 30.0);
+        assert_eq!(s.gang_wait_s.map(|d| d.max), Some(30.0));
         assert_eq!(s.gang_wait_gpu_hours, 2.0 * 30.0 / 3600.0);
         assert_eq!(s.preemptions, 1);
         assert_eq!(s.gpu_hours_lost, 40.0 / 3600.0);
@@ -476,7 +482,7 @@ mod tests {
         // Slowdown 100/50 = 2 > 1.5.
         assert_eq!(s.slo_misses, 1);
         // Alone in the cluster all along: ρ = JCT / ideal.
-        assert_eq!(s.rho.max, 2.0);
+        assert_eq!(s.rho.map(|d| d.max), Some(2.0));
         assert_eq!(s.jain_fairness, 1.0);
         // Idle GPUs are only ever 2 or 4 on the one node and the 2-GPU shape fits.
         assert_eq!(s.fragmentation, 0.0);
@@ -491,9 +497,9 @@ mod tests {
 
     #[test]
     fn nearest_rank_percentiles() {
-        let d = Dist::of((1..=10).map(f64::from).collect());
+        let d = Dist::of((1..=10).map(f64::from).collect()).expect("values");
         assert_eq!((d.mean, d.p50, d.p90, d.p99, d.max), (5.5, 5.0, 9.0, 10.0, 10.0));
-        assert_eq!(Dist::of(vec![]), Dist::default());
-        assert_eq!(Dist::of(vec![3.0]).p99, 3.0);
+        assert_eq!(Dist::of(vec![]), None);
+        assert_eq!(Dist::of(vec![3.0]).map(|d| d.p99), Some(3.0));
     }
 }

@@ -134,7 +134,7 @@ fn write_jobs(dir: &Path, rows: impl Iterator<Item = JobRow>) -> io::Result<()> 
             &opt(r.end),
             r.state,
             &opt(r.jct),
-            &secs_string(r.wait),
+            &opt(r.wait),
             &secs_string(r.ideal),
             &slowdown,
             &r.preemptions.to_string(),
@@ -327,8 +327,17 @@ pub const SUMMARY_COLUMNS: &[&str] = &[
     "deadline_misses",
 ];
 
-fn dist4(d: &Dist) -> [String; 4] {
-    [d.mean.to_string(), d.p50.to_string(), d.p90.to_string(), d.p99.to_string()]
+/// Mean and percentiles; empty cells for a distribution without values.
+fn dist4(d: &Option<Dist>) -> [String; 4] {
+    match d {
+        Some(d) => [d.mean.to_string(), d.p50.to_string(), d.p90.to_string(), d.p99.to_string()],
+        None => Default::default(),
+    }
+}
+
+/// A value, or an empty cell when it has none.
+fn cell(v: Option<f64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
 }
 
 fn scope_row(scope: &str, q: &QueueSummary, run: Option<&Summary>) -> Vec<String> {
@@ -337,7 +346,7 @@ fn scope_row(scope: &str, q: &QueueSummary, run: Option<&Summary>) -> Vec<String
     r.extend(dist4(&q.jct_s));
     r.extend(dist4(&q.wait_s));
     r.extend(dist4(&q.slowdown));
-    r.push(q.makespan_s.to_string());
+    r.push(cell(q.makespan_s));
     r.push(q.gpu_hours.to_string());
     r.push(q.gpu_share.to_string());
     r.push(run_only(|s| s.gpu_effective_utilization));
@@ -346,11 +355,11 @@ fn scope_row(scope: &str, q: &QueueSummary, run: Option<&Summary>) -> Vec<String
     r.push(q.share_over_deserved.to_string());
     r.push(run_only(|s| s.jain_fairness));
     r.extend(dist4(&q.rho));
-    r.push(q.rho.max.to_string());
+    r.push(cell(q.rho.as_ref().map(|d| d.max)));
     r.push(q.preemptions.to_string());
     r.push(q.gpu_hours_lost.to_string());
-    r.push(q.gang_wait_s.mean.to_string());
-    r.push(q.gang_wait_s.p99.to_string());
+    r.push(cell(q.gang_wait_s.as_ref().map(|d| d.mean)));
+    r.push(cell(q.gang_wait_s.as_ref().map(|d| d.p99)));
     r.push(q.gang_wait_gpu_hours.to_string());
     r.push(q.slo_misses.to_string());
     r.push(q.deadline_misses.to_string());

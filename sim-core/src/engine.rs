@@ -182,6 +182,9 @@ pub struct RunStats {
     pub sessions: u64,
     /// Time of the last event (or the horizon).
     pub end: SimTime,
+    /// The run stopped with events left (at the horizon or the session limit):
+    /// jobs that never started were still waiting, not unschedulable.
+    pub cut_short: bool,
 }
 
 /// Everything a run produced.
@@ -438,8 +441,9 @@ impl Engine {
 
     /// Closes open intervals and returns the outputs.
     pub fn finish(mut self) -> RunOutput {
+        let cut_short = self.next_time().is_some();
         let end = match self.cfg.horizon {
-            Some(h) if self.next_time().is_some() => h,
+            Some(h) if cut_short => h,
             _ => self.now,
         };
         self.now = end;
@@ -458,6 +462,7 @@ impl Engine {
             self.record_pod_end(p, EndReason::Running);
         }
         self.stats.end = end;
+        self.stats.cut_short = cut_short;
         RunOutput {
             world: self.world,
             pods: self.pods_out,

@@ -112,7 +112,13 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
 
     let mut engine = EngineConfig { seed, ..EngineConfig::default() };
     if let Some(h) = &spec.horizon {
-        engine.horizon = v.duration(h, "spec.horizon").map(|d| SimTime(d.micros()));
+        match v.duration(h, "spec.horizon") {
+            // A zero horizon would stop before the first event: every metric empty.
+            Some(d) if d.micros() == 0 => {
+                v.err(at(h), "spec.horizon", "must be longer than 0 (leave it out to run until no event is left)")
+            }
+            d => engine.horizon = d.map(|d| SimTime(d.micros())),
+        }
     }
     if let Some(p) = &spec.schedule_period {
         match v.duration(p, "spec.schedulePeriod") {

@@ -132,6 +132,7 @@ fn bad_values_with_paths() {
         &scenario(NODES, "  horizon: 30 days\n"),
         &["scenario.yaml:8:12", "spec.horizon", "bad duration `30 days`"],
     );
+    rejects(&scenario(NODES, "  horizon: 0s\n"), &["scenario.yaml:8:12", "spec.horizon", "must be longer than 0"]);
     rejects(
         &scenario(NODES, "  scheduler: {baseline: magic}\n"),
         &["spec.scheduler.baseline", "unknown baseline `magic`", "gang-fifo"],

@@ -28,7 +28,8 @@ fn close(a: f64, b: f64, what: &str) {
     assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{what}: got {a}, expected {b}");
 }
 
-fn dist(d: &lahar_reports::metrics::Dist, mean: f64, p50: f64, p90: f64, p99: f64, max: f64, what: &str) {
+fn dist(d: &Option<lahar_reports::metrics::Dist>, mean: f64, p50: f64, p90: f64, p99: f64, max: f64, what: &str) {
+    let d = d.as_ref().unwrap_or_else(|| panic!("{what}: no values"));
     close(d.mean, mean, &format!("{what}.mean"));
     close(d.p50, p50, &format!("{what}.p50"));
     close(d.p90, p90, &format!("{what}.p90"));
@@ -47,7 +48,7 @@ fn tiny_run_metrics_are_exact() {
     dist(&s.wait_s, 30.0, 0.0, 90.0, 90.0, 90.0, "wait");
     // Slowdowns 1, 140/50, 1.
     dist(&s.slowdown, (1.0 + 1.0 + 2.8) / 3.0, 1.0, 2.8, 2.8, 2.8, "slowdown");
-    close(s.makespan_s, 150.0, "makespan");
+    close(s.makespan_s.expect("makespan"), 150.0, "makespan");
     close(s.sim_time_s, 150.0, "sim time");
     close(s.gpus_total, 8.0, "gpus");
     // Held GPU·s: j1 4×100 + j3 2×30 + j2 8×50 = 860 of 8×150.
@@ -85,8 +86,8 @@ fn tiny_run_metrics_are_exact() {
     dist(&a.jct_s, 65.0, 30.0, 100.0, 100.0, 100.0, "a jct");
     dist(&b.jct_s, 140.0, 140.0, 140.0, 140.0, 140.0, "b jct");
     dist(&b.wait_s, 90.0, 90.0, 90.0, 90.0, 90.0, "b wait");
-    close(a.makespan_s, 100.0, "a makespan");
-    close(b.makespan_s, 140.0, "b makespan");
+    close(a.makespan_s.expect("a makespan"), 100.0, "a makespan");
+    close(b.makespan_s.expect("b makespan"), 140.0, "b makespan");
     close(a.gpu_hours, 460.0 / 3600.0, "a gpu hours");
     close(b.gpu_hours, 400.0 / 3600.0, "b gpu hours");
     dist(&a.rho, (r1 + 1.0) / 2.0, r1, 1.0, 1.0, 1.0, "a rho");
@@ -248,4 +249,59 @@ fn bad_run_dirs_exit_2() {
         .code(2)
         .stderr(predicates::str::contains("summary.json"));
     cargo_bin_cmd!("lahar").arg("compare").assert().code(2);
+}
+
+/// One gang that can never start (3 × 4 GPUs on two 4-GPU nodes).
+const STUCK: &str = "    nodes:
+      - {name: n-0, cpu: 16, memory: 64Gi, gpus: 4}
+      - {name: n-1, cpu: 16, memory: 64Gi, gpus: 4}
+  scheduler: {baseline: gang-fifo}
+  workload:
+    - jobs:
+      - {name: big, duration: 100s, submitAt: 10s, tasks: [{name: w, replicas: 3, resources: {nvidia.com/gpu: 4}}]}
+";
+
+/// Metrics without samples are `n/a` on screen, `null` in summary.json and empty in
+/// the CSVs, never 0; a job that never started has no wait when the run ended with
+/// nothing left to happen, and the censored wait when a horizon cut it.
+#[test]
+fn metrics_without_samples_are_not_zero() {
+    let (d, p) = write_scenario(&scenario(STUCK, ""));
+    let out = d.path().join("out");
+    let run = cargo_bin_cmd!("lahar").args(["run", "--out"]).arg(&out).arg(&p).output().unwrap();
+    assert!(run.status.success());
+    let screen = String::from_utf8_lossy(&run.stdout);
+    let line =
+        |label: &str| screen.lines().find(|l| l.contains(label)).unwrap_or_else(|| panic!("no {label}:\n{screen}"));
+    assert!(line("JCT mean / p50 / p99").contains("n/a / n/a / n/a"), "{screen}");
+    assert!(line("queueing delay").contains("n/a / n/a"), "{screen}");
+    assert!(line("slowdown mean").contains("n/a / n/a"), "{screen}");
+    assert!(line("makespan").contains("n/a"), "{screen}");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    for m in ["jct_s", "wait_s", "slowdown", "makespan_s", "rho", "gang_wait_s"] {
+        assert!(json["metrics"][m].is_null(), "{m}: {}", json["metrics"][m]);
+    }
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let mut rd = csv::Reader::from_reader(csv.as_bytes());
+    let header = rd.headers().unwrap().clone();
+    let all = rd.records().next().unwrap().unwrap();
+    for c in ["jct_mean_s", "jct_p99_s", "wait_p50_s", "slowdown_mean", "makespan_s", "rho_max", "gang_wait_mean_s"] {
+        let i = header.iter().position(|h| h == c).unwrap_or_else(|| panic!("no column {c}"));
+        assert_eq!(&all[i], "", "{c}");
+    }
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    let mut rd = csv::Reader::from_reader(jobs.as_bytes());
+    let wait = rd.headers().unwrap().iter().position(|h| h == "wait_s").unwrap();
+    assert_eq!(&rd.records().next().unwrap().unwrap()[wait], "", "never started, run drained:\n{jobs}");
+
+    // Cut by a horizon (a later arrival is still due), the same job has waited
+    // 3590 s so far (censored).
+    let later = "      - {name: late, submitAt: 2h, duration: 1s, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n";
+    let (d, p) = write_scenario(&scenario(&format!("{STUCK}{later}"), "  horizon: 1h\n"));
+    let out = d.path().join("out");
+    cargo_bin_cmd!("lahar").args(["run", "-q", "--out"]).arg(&out).arg(&p).assert().success();
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    let mut rd = csv::Reader::from_reader(jobs.as_bytes());
+    let wait = rd.headers().unwrap().iter().position(|h| h == "wait_s").unwrap();
+    assert_eq!(&rd.records().next().unwrap().unwrap()[wait], "3590", "{jobs}");
 }
