@@ -17,7 +17,7 @@ use lahar_core::world::World;
 use lahar_reports::{JobRow, RunMeta, Summary};
 use scenario::{Scenario, SchedulerChoice};
 use std::cell::RefCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -129,12 +129,16 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         Some(resolve_explain(&s.jobs, &opts.explain).map_err(RunError::Input)?)
     };
     // decisions.csv is written as the run makes them; creating it first also
-    // finds an unwritable output directory before any work is done.
+    // finds an unwritable output directory before any work is done. A reused
+    // directory loses lahar's own files of an earlier run first, so its
+    // explain.csv, plots or report never sit beside the new outputs.
     let decisions = if opts.no_write {
         None
     } else {
-        let w = lahar_reports::DecisionWriter::create(&out_dir)
-            .map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
+        let io = |source| RunError::Write { dir: out_dir.clone(), source };
+        std::fs::create_dir_all(&out_dir).map_err(io)?;
+        clear_earlier_outputs(&out_dir).map_err(io)?;
+        let w = lahar_reports::DecisionWriter::create(&out_dir).map_err(io)?;
         Some(Rc::new(RefCell::new(w)))
     };
     let started = Instant::now();
@@ -179,6 +183,42 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         }
     }
     Ok(RunReport { output, summary, meta, out_dir })
+}
+
+/// The files a run, `--explain`, `--plots` and `lahar report` write into a run
+/// directory (plots: `plots/<kind>.svg|png`).
+const RUN_FILES: &[&str] = &[
+    "jobs.csv",
+    "pods.csv",
+    "timeseries.csv",
+    "decisions.csv",
+    "summary.json",
+    "summary.csv",
+    "explain.csv",
+    "report.html",
+];
+
+/// Removes lahar's own outputs of an earlier run from `dir` (only the names lahar
+/// writes; anything else the user keeps there is left alone).
+fn clear_earlier_outputs(dir: &Path) -> std::io::Result<()> {
+    let remove = |p: PathBuf| match std::fs::remove_file(&p) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    };
+    for f in RUN_FILES {
+        remove(dir.join(f))?;
+    }
+    let plots = dir.join("plots");
+    for kind in lahar_reports::plots::PlotKind::SINGLE {
+        for ext in ["svg", "png"] {
+            remove(plots.join(format!("{}.{ext}", kind.name())))?;
+        }
+    }
+    // The plots directory goes too when that leaves it empty.
+    if std::fs::read_dir(&plots).is_ok_and(|mut d| d.next().is_none()) {
+        std::fs::remove_dir(&plots)?;
+    }
+    Ok(())
 }
 
 /// Resolves `--explain` pod names against a scenario's jobs: `namespace/name`, or a

@@ -124,3 +124,36 @@ fn gang_example_runs_as_documented() {
     assert_eq!(state("gang-elastic"), "Completed");
     assert_eq!(state("mpi"), "Completed");
 }
+
+/// A reused output directory loses lahar's own files of the earlier run (the
+/// earlier explain.csv and plots would otherwise sit beside the new CSVs); the
+/// user's other files stay.
+#[test]
+fn a_reused_output_directory_has_no_stale_outputs() {
+    let (d, p) = write_scenario(&scenario(crate::reports::TINY, ""));
+    let out = d.path().join("out");
+    lahar().args(["run", "-q", "--plots", "--explain", "j1-w-0", "--out"]).arg(&out).arg(&p).assert().success();
+    assert!(out.join("explain.csv").is_file() && out.join("plots/gpu_utilization.svg").is_file());
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    std::fs::write(out.join("plots/sketch.svg"), "mine").unwrap();
+    lahar().args(["run", "-q", "--out"]).arg(&out).arg(&p).assert().success();
+    assert!(!out.join("explain.csv").exists(), "explain.csv of the earlier run is still there");
+    assert!(!out.join("plots/gpu_utilization.svg").exists() && !out.join("plots/gpu_utilization.png").exists());
+    assert!(out.join("notes.txt").is_file() && out.join("plots/sketch.svg").is_file(), "a user file was removed");
+    assert!(out.join("decisions.csv").is_file() && out.join("summary.json").is_file());
+}
+
+/// An output directory that cannot be written fails before the simulation, with
+/// the directory named, exit code 1 and no panic.
+#[test]
+fn an_unwritable_output_directory_fails_up_front() {
+    let (_d, p) = write_scenario(&scenario(crate::reports::TINY, ""));
+    lahar()
+        .args(["run", "--out", "/proc/lahar-cannot-write-here"])
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("cannot write outputs to /proc/lahar-cannot-write-here"))
+        .stderr(predicate::str::contains("panicked").not());
+}
