@@ -28,6 +28,15 @@ mod manifests;
 
 type At = Option<(u64, u64)>;
 
+/// Nodes in one cluster, at most (a node costs about 1 KB with its state).
+pub const MAX_NODES: usize = 1_000_000;
+/// Jobs of one synthetic source, at most (about 1.4 KB each, alive or not).
+pub const MAX_JOBS: usize = 10_000_000;
+/// Replicas of one task, at most.
+pub const MAX_REPLICAS: usize = 1_000_000;
+/// Timeseries rows, at most (they are held until the run ends).
+pub const MAX_SAMPLES: u64 = 5_000_000;
+
 fn at<T>(s: &Spanned<T>) -> At {
     let l = &s.referenced;
     (l.line() > 0).then(|| (l.line(), l.column()))
@@ -303,6 +312,23 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         }
     }
     engine.sample_interval = sample;
+    // The timeseries is sampled every interval up to the end: refuse one that
+    // would not fit in memory before any work (the end is the horizon, else at
+    // least the last submission).
+    let last = engine.horizon.map(|h| h.micros()).or_else(|| jobs.iter().map(|j| j.submit.micros()).max());
+    if let Some(end) = last {
+        let rows = end / sample.micros().max(1);
+        if rows > MAX_SAMPLES {
+            let why = format!(
+                "the timeseries would have at least {rows} rows up to {} (at most {MAX_SAMPLES}); choose a longer interval",
+                SimTime(end).secs_string()
+            );
+            match spec.output.as_ref().and_then(|o| o.sample_interval.as_ref()) {
+                Some(s) => v.err(at(s), "spec.output.sampleInterval", why),
+                None => v.err(None, "spec.output.sampleInterval", why),
+            }
+        }
+    }
 
     if !v.errors.is_empty() {
         return Err(ScenarioError { errors: v.errors });
@@ -494,14 +520,24 @@ fn cluster(v: &mut V<'_>, c: &RawCluster, base: &Path) -> (Vec<Node>, Option<Vec
         }
         nodes.push(node);
     };
+    // Nodes the groups expand to so far.
+    let mut grouped = 0usize;
     for (i, g) in c.node_groups.iter().flatten().enumerate() {
         let path = format!("spec.cluster.nodeGroups[{i}]");
         let Some(count) = &g.value.count else {
             v.err(at(g), &path, "a node group needs `count`");
             continue;
         };
-        let count = v.count(count, &format!("{path}.count"), 0);
+        let mut count = v.count(count, &format!("{path}.count"), 0);
+        if let Some(c) = count.filter(|&c| grouped + c as usize > MAX_NODES) {
+            // Refused before a single node is built: a huge count would exhaust memory.
+            let total = grouped + c as usize;
+            let why = format!("the cluster would have {total} nodes; lahar simulates at most {MAX_NODES}");
+            v.err(at(g.value.count.as_ref().expect("checked above")), format!("{path}.count"), why);
+            count = None;
+        }
         if let (Some(template), Some(count)) = (node(v, &g.value, &path), count) {
+            grouped += count as usize;
             for k in 0..count {
                 let mut n = template.clone();
                 n.name = format!("{}-{k}", template.name);
@@ -983,7 +1019,15 @@ fn synthetic(
 ) -> Option<SyntheticSpec> {
     let (index, path, queues, max_gpus_per_node) = (ctx.index, ctx.path, ctx.queues, ctx.max_gpus_per_node);
     let before = v.errors.len();
-    let jobs = v.count(&s.jobs, &format!("{path}.synthetic.jobs"), 0).unwrap_or(0);
+    let mut jobs = v.count(&s.jobs, &format!("{path}.synthetic.jobs"), 0).unwrap_or(0);
+    if jobs as usize > MAX_JOBS {
+        v.err(
+            at(&s.jobs),
+            format!("{path}.synthetic.jobs"),
+            format!("{jobs} jobs; lahar simulates at most {MAX_JOBS} per run"),
+        );
+        jobs = 0;
+    }
     let arrival = match &s.arrival {
         RawArrival::Poisson(p) => {
             let rate = p.rate_per_hour.value;
@@ -1327,7 +1371,12 @@ fn job(
     for (i, rt) in r.tasks.iter().enumerate() {
         let t = &rt.value;
         let tpath = format!("{path}.tasks[{i}]");
-        let replicas = v.count(&t.replicas, &format!("{tpath}.replicas"), 0).unwrap_or(0);
+        let mut replicas = v.count(&t.replicas, &format!("{tpath}.replicas"), 0).unwrap_or(0);
+        if replicas as usize > MAX_REPLICAS {
+            let why = format!("{replicas} replicas; a task has at most {MAX_REPLICAS}");
+            v.err(at(&t.replicas), format!("{tpath}.replicas"), why);
+            replicas = 0;
+        }
         let min_available = match &t.min_available {
             Some(m) => {
                 let x = v.count(m, &format!("{tpath}.minAvailable"), 0).unwrap_or(0);

@@ -337,3 +337,31 @@ fn bad_empirical_durations() {
     rejects(&syn("{trace: missing.swf, format: swf}"), &["scenario.yaml:9:", &format!("{p}.trace"), "missing.swf"]);
     rejects(&syn("{trace: t.swf, format: swf, max: forever}"), &[&format!("{p}.max"), "bad duration"]);
 }
+
+/// Sizes that cannot fit in memory are refused up front with the limit, before
+/// anything is built: a huge node count, job count or replica count, and a sample
+/// interval that would make the timeseries enormous.
+#[test]
+fn sizes_beyond_the_limits_are_refused_up_front() {
+    let group =
+        |count: &str| format!("    nodeGroups:\n      - {{name: g, count: {count}, gpus: 8, cpu: 64, memory: 512Gi}}");
+    rejects(
+        &scenario(&group("10000000"), ""),
+        &["spec.cluster.nodeGroups[0].count", "10000000 nodes", "at most 1000000"],
+    );
+    rejects(
+        &scenario(
+            NODES,
+            "  workload:\n    - synthetic: {jobs: 20000000, arrival: {poisson: {ratePerHour: 1}}, gpus: {1: 1}, duration: {lognormal: {median: 1h, sigma: 1}}}\n",
+        ),
+        &["spec.workload[0].synthetic.jobs", "20000000 jobs", "at most 10000000"],
+    );
+    rejects(
+        &job("{name: j, duration: 1h, tasks: [{name: w, replicas: 2000000, resources: {cpu: 1}}]}"),
+        &["tasks[0].replicas", "2000000 replicas", "at most 1000000"],
+    );
+    rejects(
+        &scenario(NODES, "  horizon: 30d\n  output: {sampleInterval: 1us}\n"),
+        &["spec.output.sampleInterval", "at least 2592000000000 rows", "at most 5000000", "longer interval"],
+    );
+}
