@@ -213,6 +213,30 @@ struct NcclArgs {
     oversubscription: f64,
 }
 
+/// Writes to stdout. A reader that went away (`| head`, `| true`) ends the program
+/// quietly with success, as Unix tools do; another write error is reported.
+fn emit(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// `print!` through [`emit`].
+macro_rules! out {
+    ($($t:tt)*) => { emit(format_args!($($t)*)) };
+}
+
+/// `println!` through [`emit`].
+macro_rules! outln {
+    ($($t:tt)*) => { emit(format_args!("{}\n", format_args!($($t)*))) };
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = cli.command.unwrap_or(Command::Run {
@@ -245,7 +269,7 @@ fn main() -> ExitCode {
             match lahar::run(s, &opts) {
                 Ok(report) => {
                     if !quiet {
-                        println!("{}", lahar::summary_table(&report));
+                        outln!("{}", lahar::summary_table(&report));
                     }
                     ExitCode::SUCCESS
                 }
@@ -258,7 +282,7 @@ fn main() -> ExitCode {
         }
         Command::Validate { scenario } => match lahar::scenario::load_file(&scenario) {
             Ok(s) => {
-                println!(
+                outln!(
                     "{}: ok ({} nodes, {} queues, {} jobs)",
                     scenario.display(),
                     s.cluster.len(),
@@ -274,9 +298,9 @@ fn main() -> ExitCode {
         Command::Compare { dirs, out, format } => match lahar::report_cmd::compare(&dirs, &out) {
             Ok(c) => {
                 match format {
-                    CompareFormat::Table => println!("{}", c.to_terminal()),
-                    CompareFormat::Markdown => print!("{}", c.to_markdown()),
-                    CompareFormat::Csv => print!("{}", c.to_csv()),
+                    CompareFormat::Table => outln!("{}", c.to_terminal()),
+                    CompareFormat::Markdown => out!("{}", c.to_markdown()),
+                    CompareFormat::Csv => out!("{}", c.to_csv()),
                 }
                 ExitCode::SUCCESS
             }
@@ -284,7 +308,7 @@ fn main() -> ExitCode {
         },
         Command::Report { dirs, out } => match lahar::report_cmd::report(&dirs, out.as_deref()) {
             Ok(p) => {
-                println!("{}", p.display());
+                outln!("{}", p.display());
                 ExitCode::SUCCESS
             }
             Err(e) => report_error(&e),
@@ -296,13 +320,13 @@ fn trace(t: TraceCommand) -> ExitCode {
     let result = match t {
         TraceCommand::Inspect { trace, json } => lahar::trace_cmd::inspect(&trace.into()).map(|i| {
             if json {
-                println!("{}", i.to_json());
+                outln!("{}", i.to_json());
             } else {
-                print!("{}", i.to_text());
+                out!("{}", i.to_text());
             }
         }),
         TraceCommand::Convert { trace, out } => lahar::trace_cmd::convert(&trace.into(), &out).map(|r| {
-            println!("{}: {} jobs ({} rows read, {} skipped)", out.display(), r.jobs, r.rows_read, r.skipped_total());
+            outln!("{}: {} jobs ({} rows read, {} skipped)", out.display(), r.jobs, r.rows_read, r.skipped_total());
         }),
     };
     match result {
@@ -360,7 +384,7 @@ fn nccl(a: NcclArgs) -> ExitCode {
     };
     match lahar::nccl::table(&model, &args) {
         Ok(t) => {
-            print!("{t}");
+            out!("{t}");
             ExitCode::SUCCESS
         }
         Err(e) => input_error(&e),

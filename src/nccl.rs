@@ -64,6 +64,13 @@ pub fn table(model: &CommModel, a: &TableArgs) -> Result<String, ScenarioError> 
     let net = NetFabric::parse(&a.net).map_err(|e| arg_error("--net", e))?;
     let coll = Collective::parse(&a.collective).map_err(|e| arg_error("--collective", e))?;
     let choice = AlgoChoice::parse(&a.algo).map_err(|e| arg_error("--algo", e))?;
+    // The placement's own sizes, named as the user gave them (not as a sweep error).
+    if a.nodes == 0 {
+        return Err(arg_error("--nodes", "must be at least 1"));
+    }
+    if a.gpus_per_node == 0 {
+        return Err(arg_error("--gpus-per-node", "must be at least 1"));
+    }
     let p = Placement::uniform(generation, intra, a.gpus_per_node, a.nodes, a.nic_gbps_per_gpu, net)
         .crossing(a.tier, a.oversubscription);
     let rows = model

@@ -157,3 +157,27 @@ fn an_unwritable_output_directory_fails_up_front() {
         .stderr(predicate::str::contains("cannot write outputs to /proc/lahar-cannot-write-here"))
         .stderr(predicate::str::contains("panicked").not());
 }
+
+/// A reader that goes away (`lahar run | true`, `| head`) ends lahar quietly: exit
+/// code 0, no panic. The pipe's read end is closed before lahar writes.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["run".to_string(), "--out".into(), dir.path().join("o").display().to_string()],
+        vec!["nccl".into(), "--collective".into(), "allreduce".into()],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lahar"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+}

@@ -59,3 +59,16 @@ fn unknown_gpu_in_a_row_names_the_row() {
     std::fs::write(&p, "id,collective\nA1,allreduce\n").unwrap();
     lahar().args(["nccl", "--rows"]).arg(&p).assert().code(2).stderr(predicate::str::contains("row 2"));
 }
+
+/// A zero-sized placement names the flag the user gave, exit code 2, no panic.
+#[test]
+fn zero_nodes_or_gpus_name_their_flag() {
+    for (flag, value) in [("--nodes", "0"), ("--gpus-per-node", "0")] {
+        lahar()
+            .args(["nccl", flag, value])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!("{flag}: must be at least 1")))
+            .stderr(predicate::str::contains("panicked").not());
+    }
+}
