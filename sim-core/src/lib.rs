@@ -31,6 +31,7 @@ pub mod comm;
 pub mod engine;
 pub mod event;
 pub mod explain;
+pub mod files;
 pub mod index;
 pub mod job;
 pub mod quantity;

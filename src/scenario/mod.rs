@@ -85,7 +85,7 @@ pub struct Scenario {
 /// Reads and validates a scenario file.
 pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
+    let text = lahar_core::files::read_to_string(path)
         .map_err(|e| ScenarioError::one(&file, None, "", format!("cannot read scenario: {e}")))?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_str(&text, &file, &base)
@@ -101,7 +101,7 @@ pub fn load_default() -> Scenario {
 /// against `base`.
 pub fn load_str(text: &str, file: &str, base: &Path) -> Result<Scenario, ScenarioError> {
     let raw: raw::RawScenario =
-        serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| parse_error(file, &e))?;
+        serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| parse_error(file, text, &e))?;
     let mut s = validate::validate(raw, file, base)?;
     s.sha256 = hex(&Sha256::digest(text.as_bytes()));
     Ok(s)
@@ -125,8 +125,38 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Turns a YAML/serde error into `file:line:col: message` plus the snippet.
-fn parse_error(file: &str, e: &serde_saphyr::Error) -> ScenarioError {
+/// The dotted field path (`spec.cluster.nodeGroups[0].count`) and scalar text of
+/// the deepest YAML node of `text` that starts at `at`.
+fn node_at(text: &str, at: (u64, u64)) -> Option<(String, Option<String>)> {
+    use lahar_workloads::manifest::{Node, Val};
+    fn walk(n: &Node, path: &str, at: (u64, u64)) -> Option<(String, Option<String>)> {
+        let child = match &n.val {
+            Val::Map(m) => m.iter().find_map(|(k, v)| {
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                walk(v, &p, at)
+            }),
+            Val::Seq(items) => items.iter().enumerate().find_map(|(i, v)| walk(v, &format!("{path}[{i}]"), at)),
+            _ => None,
+        };
+        child.or_else(|| (n.at == Some(at)).then(|| (path.to_string(), n.scalar())))
+    }
+    let docs = lahar_workloads::manifest::yaml::parse_documents(text, "").ok()?;
+    docs.iter().find_map(|d| walk(&d.root, "", at))
+}
+
+/// What a serde type error ("invalid i64") expected, in words.
+fn expected_words(msg: &str) -> Option<&'static str> {
+    Some(match msg.strip_prefix("invalid ")? {
+        "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "usize" => "expected an integer",
+        "f32" | "f64" => "expected a number",
+        "bool" => "expected true or false",
+        _ => return None,
+    })
+}
+
+/// Turns a YAML/serde error into `file:line:col: path: message` plus the snippet;
+/// type errors say what was expected and what was found.
+fn parse_error(file: &str, source: &str, e: &serde_saphyr::Error) -> ScenarioError {
     let at = e.location().map(|l| (l.line(), l.column())).filter(|&(l, _)| l > 0);
     let text = e.render_with_formatter(&serde_saphyr::UserMessageFormatter);
     let mut lines = text.lines();
@@ -142,6 +172,23 @@ fn parse_error(file: &str, e: &serde_saphyr::Error) -> ScenarioError {
         .to_string();
     // The snippet's own `--> <input>:L:C` header repeats what we already say.
     let snippet: Vec<&str> = lines.filter(|l| !l.trim_start().starts_with("--> <input>")).collect();
-    let message = if snippet.is_empty() { msg } else { format!("{msg}\n{}", snippet.join("\n")) };
-    ScenarioError::one(file, at, "", message)
+    let (path, found) = at.and_then(|at| node_at(source, at)).unwrap_or_default();
+    let msg = match (expected_words(&msg), found) {
+        (Some(words), Some(found)) => format!("{words}, got `{found}`"),
+        _ => msg,
+    };
+    let message = if snippet.is_empty() {
+        msg
+    } else {
+        // The snippet's caret line repeats serde's wording: say it once, ours.
+        let snippet: Vec<String> = snippet
+            .iter()
+            .map(|l| match l.rfind('^') {
+                Some(i) if expected_words(l[i + 1..].trim()).is_some() => format!("{} {msg}", &l[..=i]),
+                _ => l.to_string(),
+            })
+            .collect();
+        format!("{msg}\n{}", snippet.join("\n"))
+    };
+    ScenarioError::one(file, at, &path, message)
 }

@@ -48,6 +48,9 @@ struct V<'a> {
     names: ResourceNames,
     /// Queues that are some queue's `parent`: they hold no jobs.
     parent_queues: BTreeSet<String>,
+    /// The cluster had errors, so its node list is incomplete: checks of whether
+    /// pods fit a node would only repeat those errors as false cascades.
+    cluster_broken: bool,
 }
 
 impl V<'_> {
@@ -101,7 +104,13 @@ impl V<'_> {
 
 /// Validates a parsed scenario.
 pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scenario, ScenarioError> {
-    let mut v = V { file, errors: Vec::new(), names: ResourceNames::default(), parent_queues: BTreeSet::new() };
+    let mut v = V {
+        file,
+        errors: Vec::new(),
+        names: ResourceNames::default(),
+        parent_queues: BTreeSet::new(),
+        cluster_broken: false,
+    };
     if raw.api_version.value != "lahar.io/v1alpha1" {
         v.err(
             at(&raw.api_version),
@@ -139,7 +148,9 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         engine.max_sessions = v.count(s, "spec.sessions", 1).map(u64::from);
     }
 
+    let before_cluster = v.errors.len();
     let (nodes, fabric) = cluster(&mut v, &spec.cluster, base);
+    v.cluster_broken = v.errors.len() > before_cluster;
     let decls = match spec.cluster.hyper_nodes.as_ref().map(|h| (h, &h.value)) {
         Some((h, RawHyperNodes::Path(p))) => manifests::hypernodes(&mut v, p, at(h), base, &spec.cluster, &nodes),
         _ => hypernodes(&mut v, &spec.cluster, &nodes),
@@ -237,7 +248,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                         let mut example = None;
                         for (i, j) in imported.jobs.into_iter().enumerate() {
                             if j.tasks.iter().any(|task| {
-                                task.replicas > 0 && !fits_somewhere(&nodes, &task.requests, &task.node_selector)
+                                task.replicas > 0 && !fits_somewhere(&v, &nodes, &task.requests, &task.node_selector)
                             }) {
                                 unfit += 1;
                                 example.get_or_insert_with(|| j.name.clone());
@@ -460,7 +471,7 @@ fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: &Path) -> S
         }
         (None, Some(c), None) => {
             let p = base.join(&c.value);
-            match std::fs::read_to_string(&p) {
+            match lahar_core::files::read_to_string(&p) {
                 Ok(text) => volcano_conf(v, &text, Some(&p.display().to_string()), None, "spec.scheduler.conf"),
                 Err(e) => {
                     v.err(at(c), "spec.scheduler.conf", format!("cannot read `{}`: {e}", p.display()));
@@ -1179,8 +1190,13 @@ fn synthetic(
     })
 }
 
-fn fits_somewhere(nodes: &[Node], req: &Resources, selector: &[(String, String)]) -> bool {
-    nodes.iter().any(|n| req.fits_in(&n.allocatable) && selector.iter().all(|(k, val)| n.labels.get(k) == Some(val)))
+/// Whether some node can hold a pod. Pods "fit" a cluster that had errors (its node
+/// list is incomplete): the cluster's own errors say what is wrong.
+fn fits_somewhere(v: &V<'_>, nodes: &[Node], req: &Resources, selector: &[(String, String)]) -> bool {
+    v.cluster_broken
+        || nodes
+            .iter()
+            .any(|n| req.fits_in(&n.allocatable) && selector.iter().all(|(k, val)| n.labels.get(k) == Some(val)))
 }
 
 fn largest(nodes: &[Node]) -> String {
@@ -1199,7 +1215,7 @@ fn check_synthetic_fit(v: &mut V<'_>, sp: &SyntheticSpec, nodes: &[Node], raw: &
         let per = g.min(sp.gpus_per_pod).max(if g == 0 { 0 } else { 1 });
         let scale = per.max(1) as i64;
         let req = Resources::new(sp.cpu_milli_per_gpu * scale, sp.memory_per_gpu * scale, per as i64 * 1000, 1);
-        if !fits_somewhere(nodes, &req, &[]) {
+        if !fits_somewhere(v, nodes, &req, &[]) {
             v.err(at(&raw.gpus), format!("{path}.synthetic.gpus"), format!(
                 "jobs of {g} GPUs get pods of {per} GPUs, {} CPU and {} bytes of memory, which no node can hold (largest node: {})",
                 req.cpu() as f64 / 1000.0, req.memory(), largest(nodes)
@@ -1210,7 +1226,7 @@ fn check_synthetic_fit(v: &mut V<'_>, sp: &SyntheticSpec, nodes: &[Node], raw: &
 
 fn check_job_fit(v: &mut V<'_>, j: &JobSpec, nodes: &[Node], raw: &Spanned<RawJob>, path: &str) {
     for (i, t) in j.tasks.iter().enumerate() {
-        if t.replicas > 0 && !fits_somewhere(nodes, &t.requests, &t.node_selector) {
+        if t.replicas > 0 && !fits_somewhere(v, nodes, &t.requests, &t.node_selector) {
             let why =
                 if t.node_selector.is_empty() { String::new() } else { " with a matching nodeSelector".to_string() };
             v.err(at(&raw.value.tasks[i]), format!("{path}.tasks[{i}]"), format!(

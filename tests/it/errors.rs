@@ -3,6 +3,7 @@
 
 use super::*;
 use assert_cmd::Command;
+use predicates::prelude::*;
 
 const NODES: &str = "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}";
 
@@ -41,9 +42,14 @@ fn unknown_field() {
 fn wrong_type() {
     rejects(
         &scenario("    nodeGroups:\n      - {name: h, count: two, cpu: 8, memory: 1Gi}", ""),
-        &["scenario.yaml:7:26", "invalid"],
+        &["scenario.yaml:7:26", "spec.cluster.nodeGroups[0].count: expected an integer, got `two`"],
     );
-    rejects(&scenario(NODES, "  seed: [1]\n"), &["scenario.yaml:8:9"]);
+    rejects(&scenario(NODES, "  seed: abc\n"), &["scenario.yaml:8:9", "spec.seed: expected an integer, got `abc`"]);
+    rejects(
+        &scenario("    nodeGroups:\n      - {name: h, count: 1, cpu: 8, memory: 1Gi, gpus: 1.5}", ""),
+        &["scenario.yaml:7:56", "spec.cluster.nodeGroups[0].gpus: expected an integer, got `1.5`"],
+    );
+    rejects(&scenario(NODES, "  seed: [1]\n"), &["scenario.yaml:8:9", "spec.seed"]);
 }
 
 #[test]
@@ -364,4 +370,29 @@ fn sizes_beyond_the_limits_are_refused_up_front() {
         &scenario(NODES, "  horizon: 30d\n  output: {sampleInterval: 1us}\n"),
         &["spec.output.sampleInterval", "at least 2592000000000 rows", "at most 5000000", "longer interval"],
     );
+}
+
+/// One bad node group gives one error: pods are not then reported as fitting no
+/// node of the incomplete cluster. A directory where a scenario file is expected is
+/// named as such.
+#[test]
+fn no_cascade_errors_and_directories_named() {
+    let err = rejects(
+        &scenario(
+            "    nodeGroups:\n      - {name: g, count: 2, gpus: 8, cpu: lots, memory: 512Gi}",
+            "  workload:\n    - jobs:\n      - {name: j, duration: 1h, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n",
+        ),
+        &["spec.cluster.nodeGroups[0].cpu", "bad quantity `lots`"],
+    );
+    assert!(!err.contains("largest node") && !err.contains("2 errors"), "a cascade error:\n{err}");
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["validate", "run"] {
+        lahar()
+            .arg(sub)
+            .arg(dir.path())
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is a directory; expected a file"))
+            .stderr(predicate::str::contains("panicked").not());
+    }
 }

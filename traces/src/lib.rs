@@ -208,7 +208,7 @@ pub fn stream(
 }
 
 fn open(path: &Path) -> Result<BufReader<File>, ImportError> {
-    File::open(path)
+    lahar_core::files::open(path)
         .map(|f| BufReader::with_capacity(1 << 16, f))
         .map_err(|source| ImportError::Io { path: path.to_path_buf(), source })
 }

@@ -186,7 +186,7 @@ pub struct NodeList {
 /// Reads an openb node list (`sn,cpu_milli,memory_mib,gpu,model`, columns by name;
 /// `model` may be absent). Bad rows are skipped and counted, or abort when `strict`.
 pub fn read_nodes(path: &Path, strict: bool) -> Result<NodeList, ImportError> {
-    let file = std::fs::File::open(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
+    let file = lahar_core::files::open(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
     read_nodes_from(&mut std::io::BufReader::new(file), path, strict)
 }
 

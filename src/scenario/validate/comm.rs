@@ -68,7 +68,7 @@ fn merge(base: &mut Value, over: &Value, path: &str, open: bool) -> Result<(), (
 /// Reads a YAML file of constant overrides (for `lahar nccl --constants`).
 pub fn load_constants(file: &Path) -> Result<CommConstants, ScenarioError> {
     let name = file.display().to_string();
-    let text = std::fs::read_to_string(file)
+    let text = lahar_core::files::read_to_string(file)
         .map_err(|e| ScenarioError::one(&name, None, "", format!("cannot read comm constants: {e}")))?;
     let value: Value = serde_saphyr::from_str(&text).map_err(|e| {
         let at = e.location().map(|l| (l.line(), l.column())).filter(|&(l, _)| l > 0);
@@ -89,7 +89,7 @@ pub(super) fn comm_settings(v: &mut V<'_>, raw: Option<&Spanned<RawComm>>, base:
             RawConstants::Inline(v) => Some(v.clone()),
             RawConstants::Path(p) => {
                 let file = base.join(p);
-                match std::fs::read_to_string(&file) {
+                match lahar_core::files::read_to_string(&file) {
                     Ok(text) => match serde_saphyr::from_str::<Value>(&text) {
                         Ok(v) => Some(v),
                         Err(e) => {

@@ -139,7 +139,7 @@ pub(super) fn jobs(
         };
         let mut ok = true;
         for task in &j.tasks {
-            if task.replicas > 0 && !fits_somewhere(t.nodes, &task.requests, &task.node_selector) {
+            if task.replicas > 0 && !fits_somewhere(v, t.nodes, &task.requests, &task.node_selector) {
                 let why = if task.node_selector.is_empty() { "" } else { " with a matching nodeSelector" };
                 push(
                     v,

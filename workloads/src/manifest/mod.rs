@@ -104,7 +104,7 @@ pub fn read(base: &Path, pattern: &str) -> Result<Vec<Doc>, Vec<ManifestError>> 
     let mut errs = Vec::new();
     for f in files {
         let name = f.display().to_string();
-        match std::fs::read_to_string(&f) {
+        match lahar_core::files::read_to_string(&f) {
             Ok(text) => match yaml::parse_documents(&text, &name) {
                 Ok(d) => docs.extend(d),
                 Err((at, message)) => errs.push(ManifestError { file: name, at, path: String::new(), message }),
