@@ -8,6 +8,7 @@
 pub mod nccl;
 pub mod report_cmd;
 pub mod scenario;
+pub mod starting;
 pub mod trace_cmd;
 
 use lahar_core::engine::{Engine, IdealRuntime, RunOutput};

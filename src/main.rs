@@ -9,15 +9,28 @@ use std::process::ExitCode;
 #[command(
     name = "lahar",
     version,
-    about = "Offline discrete-event simulator of Volcano-style batch scheduling on GPU clusters"
+    about = "Offline discrete-event simulator of Volcano-style batch scheduling on GPU clusters",
+    arg_required_else_help = true
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
+    command: Command,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Print a scenario to start from: the embedded default scenario (what `lahar
+    /// run` runs without one), or a named example (`--example`).
+    Init {
+        /// Example name (one of `lahar init --example ?`'s list).
+        #[arg(long)]
+        example: Option<String>,
+    },
+    /// List what exists: schedulers, Volcano plugins, job models, GPU models.
+    List {
+        /// What to list.
+        what: lahar::starting::Listing,
+    },
     /// Run a scenario (without one: the embedded default scenario) and print a summary.
     Run {
         /// Scenario YAML file.
@@ -239,16 +252,23 @@ macro_rules! outln {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let command = cli.command.unwrap_or(Command::Run {
-        scenario: None,
-        out: None,
-        sessions: None,
-        quiet: false,
-        plots: false,
-        explain: Vec::new(),
-        exhaustive: false,
-    });
-    match command {
+    match cli.command {
+        Command::Init { example } => match lahar::starting::init(example.as_deref()) {
+            Ok(text) => {
+                out!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: --example: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::List { what } => {
+            for line in lahar::starting::list(what) {
+                outln!("{line}");
+            }
+            ExitCode::SUCCESS
+        }
         Command::Run { scenario, out, sessions, quiet, plots, explain, exhaustive } => {
             let s = match &scenario {
                 Some(p) => match lahar::scenario::load_file(p) {

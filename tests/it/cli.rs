@@ -39,10 +39,46 @@ fn default_run_writes_four_outputs_and_reruns_identically() {
 }
 
 #[test]
-fn no_subcommand_runs_the_default_scenario() {
+fn no_subcommand_prints_help_and_runs_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    lahar().current_dir(dir.path()).assert().success().stdout(predicate::str::contains("default (seed 42)"));
+    lahar().current_dir(dir.path()).assert().code(2).stderr(predicate::str::contains("Usage: lahar <COMMAND>"));
+    assert!(!dir.path().join("out").exists(), "bare lahar wrote outputs");
+    // `lahar run` without a scenario still runs the embedded default.
+    lahar().current_dir(dir.path()).args(["run", "-q"]).assert().success();
     assert!(dir.path().join("out/default/summary.json").exists());
+}
+
+/// `lahar init` prints scenarios that validate as they are; `lahar list` names
+/// what exists.
+#[test]
+fn init_and_list_are_starting_points() {
+    let dir = tempfile::tempdir().unwrap();
+    for example in [None, Some("with-nta"), Some("baseline-sjf")] {
+        let mut cmd = lahar();
+        cmd.arg("init");
+        if let Some(e) = example {
+            cmd.args(["--example", e]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{example:?}");
+        let f = dir.path().join("start.yaml");
+        std::fs::write(&f, &out.stdout).unwrap();
+        lahar().arg("validate").arg(&f).assert().success();
+    }
+    lahar()
+        .args(["init", "--example", "nope"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown example `nope`; expected one of: large-h100"));
+    lahar().args(["list", "plugins"]).assert().success().stdout(predicate::str::contains("network-topology-aware\n"));
+    lahar()
+        .args(["list", "schedulers"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("volcano\t").and(predicate::str::contains("tiresias\t")));
+    lahar().args(["list", "models"]).assert().success().stdout(predicate::str::contains("llama-70b\n"));
+    lahar().args(["list", "gpus"]).assert().success().stdout(predicate::str::contains("H100\tHopper\n"));
+    lahar().args(["list", "queues"]).assert().code(2);
 }
 
 #[test]
