@@ -233,9 +233,9 @@ impl Topology {
             }
         }
         // Tier order makes cycles impossible. Orphans hang off the cluster top.
-        for i in 0..top {
-            if hns[i].parent.is_none() {
-                hns[i].parent = Some(HyperNodeId(top as u32));
+        for h in &mut hns[..top] {
+            if h.parent.is_none() {
+                h.parent = Some(HyperNodeId(top as u32));
             }
         }
         for i in 0..top {

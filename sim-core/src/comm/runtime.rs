@@ -357,7 +357,7 @@ fn template(model: &CommModel, cluster: &Cluster, node: NodeId, opts: &AdapterOp
 fn packed(p: &JobProfile, tpl: &Placement, node_gpus: u32, gpus: u32) -> Result<Communicators, CommError> {
     let per = node_gpus.max(1);
     let mut per_node = vec![per; (gpus / per) as usize];
-    if gpus % per > 0 {
+    if !gpus.is_multiple_of(per) {
         per_node.push(gpus % per);
     }
     communicators(&per_node, p.tensor_parallel, p.pipeline_parallel, |sub| {
