@@ -10,6 +10,7 @@ mod gpu_sharing;
 mod invariants;
 mod manifests;
 mod nccl;
+mod outputs;
 mod priority_classes;
 mod quickstart;
 mod replays;
