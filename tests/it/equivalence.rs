@@ -123,22 +123,26 @@ fn first_difference(a: &str, b: &str) -> String {
     format!("line {}: fast {:?}, exhaustive {:?}", at + 1, a.lines().nth(at), b.lines().nth(at))
 }
 
+/// How many of 24 fixed random scenarios under `conf` differ from the exhaustive
+/// walk when the engine settings are broken by `wrong`.
+fn caught(conf: &str, wrong: impl Fn(&mut EngineConfig) + Copy) -> usize {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (3u32..8, jobs());
+    (0..24)
+        .filter(|_| {
+            let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
+            let t = text(nodes, conf, &jobs);
+            outputs_with(&t, false, wrong) != outputs(&t, true, false)
+        })
+        .count()
+}
+
 /// The comparison above can fail: with one skip deliberately wrong (the preempt
 /// failure memo keyed by queue and priorities only, so a pod that fails blocks
 /// other pod sizes), fixed scenarios that preempt differ from the exhaustive walk.
 #[test]
 fn a_wrong_skip_is_caught() {
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = (3u32..8, jobs());
-    let mut caught = 0;
-    for _ in 0..24 {
-        let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
-        let t = text(nodes, CONFS[0], &jobs);
-        if outputs(&t, false, true) != outputs(&t, true, false) {
-            caught += 1;
-        }
-    }
-    assert!(caught > 0, "no scenario showed the wrong skip");
+    assert!(caught(CONFS[0], |e| e.wrong_skip_for_tests = true) > 0, "no scenario showed the wrong skip");
 }
 
 /// The same for the node-score cache: with cached scores that never expire (a
@@ -146,17 +150,7 @@ fn a_wrong_skip_is_caught() {
 /// from the exhaustive walk, which scores every node afresh.
 #[test]
 fn a_stale_score_is_caught() {
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = (3u32..8, jobs());
-    let mut caught = 0;
-    for _ in 0..24 {
-        let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
-        let t = text(nodes, CONFS[1], &jobs);
-        if outputs_with(&t, false, |e| e.stale_scores_for_tests = true) != outputs(&t, true, false) {
-            caught += 1;
-        }
-    }
-    assert!(caught > 0, "no scenario showed the stale scores");
+    assert!(caught(CONFS[1], |e| e.stale_scores_for_tests = true) > 0, "no scenario showed the stale scores");
 }
 
 /// `lahar run --exhaustive` through the binary: the example with Volcano's
