@@ -14,6 +14,12 @@ pub fn job_label(s: &lahar_core::job::JobSpec) -> String {
     if s.namespace == "default" { s.name.clone() } else { format!("{}/{}", s.namespace, s.name) }
 }
 
+/// A pod's name in the outputs: always `namespace/name`, the name being
+/// `<job>-<task>-<index>` (pods.csv, decisions.csv and explain.csv agree).
+pub fn pod_label(s: &lahar_core::job::JobSpec, task: u16, index: u32) -> String {
+    format!("{}/{}", s.namespace, s.pod_name(task as usize, index))
+}
+
 /// One row of jobs.csv.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobRow {

@@ -153,11 +153,12 @@ fn write_pods(dir: &Path, out: &RunOutput) -> io::Result<()> {
     let mut recs: Vec<_> = out.pods.iter().collect();
     recs.sort_by_key(|p| (p.job, p.task, p.index, p.start, p.pod));
     let mut w = csv_writer(dir, "pods.csv")?;
-    w.write_record(["job", "task", "index", "node", "gpus", "start", "end", "reason_end"]).map_err(io_err)?;
+    w.write_record(["job", "pod", "task", "index", "node", "gpus", "start", "end", "reason_end"]).map_err(io_err)?;
     for p in recs {
         let j = &out.world.jobs[p.job.0 as usize].spec;
         w.write_record([
             crate::metrics::job_label(j).as_str(),
+            &crate::metrics::pod_label(j, p.task, p.index),
             &j.tasks[p.task as usize].name,
             &p.index.to_string(),
             &out.world.cluster.node(p.node).name,
@@ -235,7 +236,7 @@ impl DecisionWriter {
         let j = &world.jobs[d.job.0 as usize].spec;
         let pod = d.pod.map(|p| {
             let pod = &world.pods[p.0 as usize];
-            format!("{}/{}", j.namespace, j.pod_name(pod.task as usize, pod.index))
+            crate::metrics::pod_label(j, pod.task, pod.index)
         });
         let r = self.w.write_record([
             d.session.to_string().as_str(),
@@ -275,7 +276,7 @@ pub fn write_explain(dir: &Path, out: &RunOutput) -> io::Result<()> {
         w.write_record([
             r.session.to_string().as_str(),
             &r.t.secs_string(),
-            &format!("{}/{}", j.namespace, j.pod_name(pod.task as usize, pod.index)),
+            &crate::metrics::pod_label(j, pod.task, pod.index),
             &r.node.map(|n| out.world.cluster.node(n).name.clone()).unwrap_or_default(),
             &r.plugin,
             r.passed.map(|p| if p { "true" } else { "false" }).unwrap_or(""),

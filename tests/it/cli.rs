@@ -35,7 +35,7 @@ fn default_run_writes_four_outputs_and_reruns_identically() {
     );
     assert_eq!(jobs.lines().count(), 3001);
     let pods = std::fs::read_to_string(out1.join("pods.csv")).unwrap();
-    assert_eq!(pods.lines().next().unwrap(), "job,task,index,node,gpus,start,end,reason_end");
+    assert_eq!(pods.lines().next().unwrap(), "job,pod,task,index,node,gpus,start,end,reason_end");
 }
 
 #[test]

@@ -160,8 +160,8 @@ fn running_pods_end_where_they_started() {
         .unwrap();
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
     let pods = std::fs::read_to_string(out.join("pods.csv")).unwrap();
-    assert!(pods.contains("resnet,worker,0,node-0,4,0,2700,completed"), "{pods}");
-    assert!(pods.contains("resnet,worker,1,node-1,4,0,2700,completed"), "{pods}");
+    assert!(pods.contains("resnet,default/resnet-worker-0,worker,0,node-0,4,0,2700,completed"), "{pods}");
+    assert!(pods.contains("resnet,default/resnet-worker-1,worker,1,node-1,4,0,2700,completed"), "{pods}");
     let decisions = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
     assert!(!decisions.lines().any(|l| l.contains("bind") && l.contains("resnet")), "{decisions}");
 }
