@@ -332,8 +332,8 @@ pub fn summarize_with(out: &RunOutput, rows: &[JobRow], opts: &SummaryOptions) -
 /// Computes the summary of a run from its facts and their timeline, already
 /// swept (with or without sample instants: the integrals do not depend on them).
 pub fn summarize_run(out: &RunOutput, facts: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Summary {
+    // `ended_otherwise` comes from the facts: jobs that ended without completing.
     let mut s = summarize_timeline(facts, tl, opts);
-    s.ended_otherwise = out.world.jobs.iter().filter(|j| ended_otherwise(j.phase.as_str())).count();
     s.events = out.stats.events;
     s.sessions = out.stats.sessions;
     s

@@ -456,7 +456,7 @@ impl Framework {
 
     /// Sum of node scores.
     pub fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> f64 {
-        self.score_now(ssn, pod, node)
+        self.enabled(flag::ENABLE_NODE_ORDER).filter_map(|p| p.node_score(ssn, pod, node)).sum()
     }
 
     /// Sums of node scores of one pod on each of `nodes`. A plugin's score that
@@ -466,7 +466,7 @@ impl Framework {
     /// it, so it is the same number.
     pub fn node_scores_of(&self, ssn: &Session<'_>, pod: PodId, nodes: &[NodeId]) -> Vec<f64> {
         if ssn.is_exhaustive() {
-            return nodes.iter().map(|&n| self.score_now(ssn, pod, n)).collect();
+            return nodes.iter().map(|&n| self.node_score(ssn, pod, n)).collect();
         }
         let req = ssn.pod(pod).req;
         let mut cache = self.scores.borrow_mut();
@@ -501,10 +501,6 @@ impl Framework {
                     .sum()
             })
             .collect()
-    }
-
-    fn score_now(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> f64 {
-        self.enabled(flag::ENABLE_NODE_ORDER).filter_map(|p| p.node_score(ssn, pod, node)).sum()
     }
 
     /// Node scores per plugin (for `--explain`).
