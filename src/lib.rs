@@ -262,7 +262,7 @@ pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId,
                     .iter()
                     .map(|&(j, t, i)| {
                         let s = &jobs[j.0 as usize];
-                        lahar_reports::metrics::pod_label(s, t as u16, i)
+                        lahar_reports::metrics::pod_label(s, t, i)
                     })
                     .collect();
                 all.sort();
