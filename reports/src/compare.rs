@@ -3,30 +3,7 @@
 
 use crate::load::RunData;
 
-/// A headline metric: label (with unit), JSON pointer below `metrics`, scale factor.
-pub const HEADLINE: &[(&str, &str, f64)] = &[
-    ("jobs completed", "/completed", 1.0),
-    ("jobs unfinished", "/unfinished", 1.0),
-    ("JCT mean (h)", "/jct_s/mean", 1.0 / 3600.0),
-    ("JCT p50 (h)", "/jct_s/p50", 1.0 / 3600.0),
-    ("JCT p90 (h)", "/jct_s/p90", 1.0 / 3600.0),
-    ("JCT p99 (h)", "/jct_s/p99", 1.0 / 3600.0),
-    ("queueing delay mean (h)", "/wait_s/mean", 1.0 / 3600.0),
-    ("queueing delay p90 (h)", "/wait_s/p90", 1.0 / 3600.0),
-    ("slowdown mean", "/slowdown/mean", 1.0),
-    ("slowdown p99", "/slowdown/p99", 1.0),
-    ("makespan (h)", "/makespan_s", 1.0 / 3600.0),
-    ("GPU allocation rate (%)", "/gpu_allocation_rate", 100.0),
-    ("GPU effective utilization (%)", "/gpu_effective_utilization", 100.0),
-    ("fragmentation (% of idle GPU-time)", "/fragmentation", 100.0),
-    ("Jain's fairness index (queues)", "/jain_fairness", 1.0),
-    ("finish-time fairness rho mean", "/rho/mean", 1.0),
-    ("finish-time fairness rho max", "/rho/max", 1.0),
-    ("preemptions", "/preemptions", 1.0),
-    ("GPU-hours lost", "/gpu_hours_lost", 1.0),
-    ("gang wait mean (s)", "/gang_wait_s/mean", 1.0),
-    ("SLO misses", "/slo_misses", 1.0),
-];
+pub use crate::headline::HEADLINE;
 
 /// One metric across runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,8 +30,9 @@ pub struct Comparison {
 pub fn compare(runs: &[RunData]) -> Comparison {
     let rows = HEADLINE
         .iter()
-        .map(|&(metric, ptr, scale)| {
-            let values: Vec<Option<f64>> = runs.iter().map(|r| r.metric(ptr).map(|v| v * scale)).collect();
+        .map(|m| {
+            let metric = m.label;
+            let values: Vec<Option<f64>> = runs.iter().map(|r| r.metric(m.pointer).map(|v| v * m.scale)).collect();
             let base = values.first().copied().flatten();
             let rel = values
                 .iter()

@@ -74,10 +74,8 @@ fn run_view(r: &RunData) -> Result<RunView, PlotError> {
         serde_json::Value::Null => String::new(),
         v => v.to_string(),
     };
-    let metrics = HEADLINE
-        .iter()
-        .map(|&(label, ptr, scale)| (label.to_string(), fmt_value(r.metric(ptr).map(|v| v * scale))))
-        .collect();
+    let metrics =
+        HEADLINE.iter().map(|m| (m.label.to_string(), fmt_value(r.metric(m.pointer).map(|v| v * m.scale)))).collect();
     let mut queue_rows = Vec::new();
     if let Some(qs) = s["metrics"]["queues"].as_object() {
         // serde_json's map is ordered by key (no preserve_order feature): stable.

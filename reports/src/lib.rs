@@ -10,6 +10,7 @@
 //! hash order, so the same run gives byte-identical files.
 
 pub mod compare;
+pub mod headline;
 pub mod html;
 pub mod load;
 pub mod metrics;

@@ -1,0 +1,97 @@
+//! The headline metrics of a run: one table that `lahar compare`, `lahar report`,
+//! `lahar sweep` (the columns of sweep.csv) and `lahar check` (the gate) share, so a
+//! metric has one name, one unit and one direction everywhere.
+
+use serde_json::Value;
+
+/// Which way a metric improves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    /// Smaller is better (JCT, wait, slowdown, preemptions...).
+    Lower,
+    /// Larger is better (utilization, completed jobs, fairness index).
+    Higher,
+}
+
+/// A headline metric of summary.json.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Headline {
+    /// Machine name: the dotted path below `metrics` (`jct_s.mean`). Column name in
+    /// sweep.csv and summary.csv, metric name of `lahar check --tolerance`.
+    pub key: &'static str,
+    /// Label with the unit of the scaled value, for tables.
+    pub label: &'static str,
+    /// JSON pointer below `metrics`.
+    pub pointer: &'static str,
+    /// Factor from the stored value to the label's unit.
+    pub scale: f64,
+    /// Direction of improvement.
+    pub better: Better,
+}
+
+const fn h(key: &'static str, label: &'static str, pointer: &'static str, scale: f64, better: Better) -> Headline {
+    Headline { key, label, pointer, scale, better }
+}
+
+const HOUR: f64 = 1.0 / 3600.0;
+
+/// The headline metrics, in table order.
+pub const HEADLINE: &[Headline] = &[
+    h("completed", "jobs completed", "/completed", 1.0, Better::Higher),
+    h("unfinished", "jobs unfinished", "/unfinished", 1.0, Better::Lower),
+    h("jct_s.mean", "JCT mean (h)", "/jct_s/mean", HOUR, Better::Lower),
+    h("jct_s.p50", "JCT p50 (h)", "/jct_s/p50", HOUR, Better::Lower),
+    h("jct_s.p90", "JCT p90 (h)", "/jct_s/p90", HOUR, Better::Lower),
+    h("jct_s.p99", "JCT p99 (h)", "/jct_s/p99", HOUR, Better::Lower),
+    h("wait_s.mean", "queueing delay mean (h)", "/wait_s/mean", HOUR, Better::Lower),
+    h("wait_s.p90", "queueing delay p90 (h)", "/wait_s/p90", HOUR, Better::Lower),
+    h("slowdown.mean", "slowdown mean", "/slowdown/mean", 1.0, Better::Lower),
+    h("slowdown.p99", "slowdown p99", "/slowdown/p99", 1.0, Better::Lower),
+    h("makespan_s", "makespan (h)", "/makespan_s", HOUR, Better::Lower),
+    h("gpu_allocation_rate", "GPU allocation rate (%)", "/gpu_allocation_rate", 100.0, Better::Higher),
+    h(
+        "gpu_effective_utilization",
+        "GPU effective utilization (%)",
+        "/gpu_effective_utilization",
+        100.0,
+        Better::Higher,
+    ),
+    h("fragmentation", "fragmentation (% of idle GPU-time)", "/fragmentation", 100.0, Better::Lower),
+    h("jain_fairness", "Jain's fairness index (queues)", "/jain_fairness", 1.0, Better::Higher),
+    h("rho.mean", "finish-time fairness rho mean", "/rho/mean", 1.0, Better::Lower),
+    h("rho.max", "finish-time fairness rho max", "/rho/max", 1.0, Better::Lower),
+    h("preemptions", "preemptions", "/preemptions", 1.0, Better::Lower),
+    h("gpu_hours_lost", "GPU-hours lost", "/gpu_hours_lost", 1.0, Better::Lower),
+    h("gang_wait_s.mean", "gang wait mean (s)", "/gang_wait_s/mean", 1.0, Better::Lower),
+    h("slo_misses", "SLO misses", "/slo_misses", 1.0, Better::Lower),
+];
+
+impl Headline {
+    /// The metric's stored value (unscaled) in a summary.json document; `None` when
+    /// absent or `null` (no samples).
+    pub fn value(&self, summary: &Value) -> Option<f64> {
+        summary.get("metrics").and_then(|m| m.pointer(self.pointer)).and_then(Value::as_f64)
+    }
+}
+
+/// The headline metric named `key`.
+pub fn by_key(key: &str) -> Option<&'static Headline> {
+    HEADLINE.iter().find(|m| m.key == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_unique_and_match_pointers() {
+        for (i, m) in HEADLINE.iter().enumerate() {
+            assert!(HEADLINE[..i].iter().all(|o| o.key != m.key), "{} twice", m.key);
+            assert_eq!(m.pointer, format!("/{}", m.key.replace('.', "/")), "{}", m.key);
+        }
+        let s: Value = serde_json::json!({"metrics": {"jct_s": {"mean": 7200.0}, "makespan_s": null}});
+        assert_eq!(by_key("jct_s.mean").unwrap().value(&s), Some(7200.0));
+        assert_eq!(by_key("makespan_s").unwrap().value(&s), None);
+        assert!(by_key("nope").is_none());
+    }
+}
