@@ -6,6 +6,7 @@
 //! tests and benches drive the same code in-process.
 
 pub mod nccl;
+pub mod overrides;
 pub mod report_cmd;
 pub mod scenario;
 pub mod starting;

@@ -55,6 +55,8 @@ enum Command {
         /// that provably cannot change a decision (same outputs, slower; for checking).
         #[arg(long)]
         exhaustive: bool,
+        #[command(flatten)]
+        overrides: OverrideArgs,
     },
     /// Put several runs side by side: headline metrics with the relative difference
     /// to the first run (terminal table; compare.csv, compare.md and overlay plots
@@ -83,6 +85,8 @@ enum Command {
     Validate {
         /// Scenario YAML file.
         scenario: PathBuf,
+        #[command(flatten)]
+        overrides: OverrideArgs,
     },
     /// Collective cost tables from the NCCL-like model (like nccl-tests), or the
     /// model evaluated on every row of a calibration-format CSV (`--rows`).
@@ -91,6 +95,56 @@ enum Command {
     /// convert it to lahar's canonical CSV.
     #[command(subcommand)]
     Trace(TraceCommand),
+}
+
+/// Scenario fields changed from the command line.
+#[derive(clap::Args)]
+struct OverrideArgs {
+    /// The scenario's seed (overrides spec.seed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Set a scenario field: PATH is dotted with list indices
+    /// (`spec.cluster.nodeGroups[0].count`), VALUE is YAML
+    /// (`--set 'spec.scheduler={baseline: sjf}'`). Repeatable; applied in order.
+    #[arg(long, value_name = "PATH=VALUE")]
+    set: Vec<String>,
+}
+
+impl OverrideArgs {
+    /// The overrides, `--set` first and `--seed` last, or the first malformed one.
+    fn parse(&self) -> Result<Vec<lahar::overrides::Override>, lahar::scenario::ScenarioError> {
+        let mut out = Vec::new();
+        for arg in &self.set {
+            let o = lahar::overrides::Override::from_set(arg)
+                .map_err(|m| lahar::scenario::ScenarioError::one("<command line>", None, "--set", m))?;
+            out.push(o);
+        }
+        if let Some(seed) = self.seed {
+            out.push(lahar::overrides::Override {
+                file: "<command line>".into(),
+                at: None,
+                origin: format!("--seed {seed}"),
+                path: lahar::overrides::FieldPath::parse("spec.seed").expect("a valid path"),
+                value: lahar::overrides::parse_value(&seed.to_string()).expect("an integer"),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Loads the scenario (the embedded default without a path) with the overrides.
+    fn load(&self, path: Option<&std::path::Path>) -> Result<lahar::scenario::Scenario, lahar::scenario::ScenarioError> {
+        let overrides = self.parse()?;
+        match path {
+            Some(p) => lahar::scenario::load_file_with(p, &overrides),
+            None if overrides.is_empty() => Ok(lahar::scenario::load_default()),
+            None => lahar::overrides::load_with(
+                lahar::scenario::DEFAULT_SCENARIO,
+                lahar::scenario::DEFAULT_SCENARIO_FILE,
+                std::path::Path::new(""),
+                &overrides,
+            ),
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -269,13 +323,10 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Run { scenario, out, sessions, quiet, plots, explain, exhaustive } => {
-            let s = match &scenario {
-                Some(p) => match lahar::scenario::load_file(p) {
-                    Ok(s) => s,
-                    Err(e) => return input_error(&e),
-                },
-                None => lahar::scenario::load_default(),
+        Command::Run { scenario, out, sessions, quiet, plots, explain, exhaustive, overrides } => {
+            let s = match overrides.load(scenario.as_deref()) {
+                Ok(s) => s,
+                Err(e) => return input_error(&e),
             };
             let opts = lahar::RunOptions {
                 out_dir: out,
@@ -300,7 +351,7 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Validate { scenario } => match lahar::scenario::load_file(&scenario) {
+        Command::Validate { scenario, overrides } => match overrides.load(Some(&scenario)) {
             Ok(s) => {
                 outln!(
                     "{}: ok ({} nodes, {} queues, {} jobs)",

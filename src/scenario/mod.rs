@@ -91,6 +91,16 @@ pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
     load_str(&text, &file, &base)
 }
 
+/// Reads a scenario file, applies field overrides (`--set`, `--seed`, sweep axes)
+/// and validates the result; errors point at the file or at the override.
+pub fn load_file_with(path: &Path, overrides: &[crate::overrides::Override]) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let text = lahar_core::files::read_to_string(path)
+        .map_err(|e| ScenarioError::one(&file, None, "", format!("cannot read scenario: {e}")))?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    crate::overrides::load_with(&text, &file, &base, overrides)
+}
+
 /// The embedded default scenario, validated.
 pub fn load_default() -> Scenario {
     load_str(DEFAULT_SCENARIO, DEFAULT_SCENARIO_FILE, Path::new(""))
