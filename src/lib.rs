@@ -5,11 +5,13 @@
 //! binary (`src/main.rs`) only parses arguments and maps errors to exit codes, so
 //! tests and benches drive the same code in-process.
 
+pub mod check;
 pub mod nccl;
 pub mod overrides;
 pub mod report_cmd;
 pub mod scenario;
 pub mod starting;
+pub mod sweep;
 pub mod trace_cmd;
 
 use lahar_core::engine::{Engine, IdealRuntime, RunOutput};

@@ -58,6 +58,28 @@ enum Command {
         #[command(flatten)]
         overrides: OverrideArgs,
     },
+    /// Gate a run on a baseline (for CI): compare the headline metrics of a run
+    /// directory, or of every cell of a sweep directory, with a baseline file; exit 1
+    /// when one moved in its bad direction beyond tolerance. With --write-baseline,
+    /// write that file from a run instead.
+    #[command(group(clap::ArgGroup::new("mode").required(true).args(["baseline", "write_baseline"])))]
+    Check {
+        /// Baseline file to check RUN_DIR against.
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
+        /// Write the baseline of RUN_DIR to FILE instead of checking.
+        #[arg(long, value_name = "FILE")]
+        write_baseline: Option<PathBuf>,
+        /// Run output directory, or a sweep directory (sweep.json and cells/<cell-id>/).
+        run_dir: PathBuf,
+        /// Allowed move in the bad direction, in % of |baseline| (METRIC: a headline
+        /// key such as jct_s.mean, or `all`; repeatable; default 0%).
+        #[arg(long, value_name = "METRIC=P%", conflicts_with = "write_baseline")]
+        tolerance: Vec<String>,
+        /// Print a Markdown table (for a CI job summary) instead of a terminal table.
+        #[arg(long, conflicts_with = "write_baseline")]
+        markdown: bool,
+    },
     /// Put several runs side by side: headline metrics with the relative difference
     /// to the first run (terminal table; compare.csv, compare.md and overlay plots
     /// in --out).
@@ -81,6 +103,10 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Run a sweep: scenario cells over a grid of field overrides and seeds, in
+    /// parallel, sharded, resumable (`lahar sweep merge` joins shard directories).
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+    Sweep(SweepArgs),
     /// Check a scenario and report every problem with its location.
     Validate {
         /// Scenario YAML file.
@@ -95,6 +121,48 @@ enum Command {
     /// convert it to lahar's canonical CSV.
     #[command(subcommand)]
     Trace(TraceCommand),
+}
+
+#[derive(clap::Args)]
+struct SweepArgs {
+    #[command(subcommand)]
+    command: Option<SweepCommand>,
+    /// Sweep file (`kind: Sweep`, docs/sweeps.md).
+    #[arg(required = true)]
+    sweep: Option<PathBuf>,
+    /// Output directory.
+    #[arg(long, required = true)]
+    out: Option<PathBuf>,
+    /// Cells run at once (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    jobs: Option<u64>,
+    /// Run only the cells without finished outputs in --out.
+    #[arg(long)]
+    resume: bool,
+    /// Run shard K of N (0-based; cell i belongs to shard i mod N). Without it, the
+    /// shard comes from SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or VC_TASK_INDEX.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Number of shards, for array jobs whose environment does not say it
+    /// (Kubernetes Indexed Jobs; else LAHAR_SHARDS).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    shards: Option<u64>,
+    /// Print nothing on success.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Subcommand)]
+enum SweepCommand {
+    /// Join shard output directories into the files a single-machine run writes.
+    Merge {
+        /// Shard output directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged sweep goes (may be one of the shard directories).
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// Scenario fields changed from the command line.
@@ -132,7 +200,10 @@ impl OverrideArgs {
     }
 
     /// Loads the scenario (the embedded default without a path) with the overrides.
-    fn load(&self, path: Option<&std::path::Path>) -> Result<lahar::scenario::Scenario, lahar::scenario::ScenarioError> {
+    fn load(
+        &self,
+        path: Option<&std::path::Path>,
+    ) -> Result<lahar::scenario::Scenario, lahar::scenario::ScenarioError> {
         let overrides = self.parse()?;
         match path {
             Some(p) => lahar::scenario::load_file_with(p, &overrides),
@@ -364,8 +435,34 @@ fn main() -> ExitCode {
             }
             Err(e) => input_error(&e),
         },
+        Command::Sweep(a) => sweep(a),
         Command::Nccl(a) => nccl(a),
         Command::Trace(t) => trace(t),
+        Command::Check { baseline, write_baseline, run_dir, tolerance, markdown } => {
+            let done = match (baseline, write_baseline) {
+                (_, Some(file)) => lahar::check::write_baseline(&file, &run_dir).map(|s| {
+                    outln!("{}: baseline of {} ({})", file.display(), run_dir.display(), s.extent());
+                    ExitCode::SUCCESS
+                }),
+                (Some(file), None) => lahar::check::check(&file, &run_dir, &tolerance).map(|c| {
+                    if markdown {
+                        out!("{}\n", c.to_markdown());
+                    } else {
+                        outln!("{}", c.to_terminal());
+                    }
+                    outln!("{}", c.verdict_line());
+                    if c.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+                }),
+                // clap requires one of the two.
+                (None, None) => {
+                    Err(lahar::check::CheckError::Input("give --baseline FILE or --write-baseline FILE".into()))
+                }
+            };
+            done.unwrap_or_else(|e| {
+                eprintln!("error: {e}");
+                ExitCode::from(e.exit_code())
+            })
+        }
         Command::Compare { dirs, out, format } => match lahar::report_cmd::compare(&dirs, &out) {
             Ok(c) => {
                 match format {
@@ -377,6 +474,18 @@ fn main() -> ExitCode {
             }
             Err(e) => report_error(&e),
         },
+        Command::Report { dirs, out } if dirs.len() == 1 && dirs[0].join("sweep.json").is_file() => {
+            match lahar::sweep::report::write(&dirs[0], out.as_deref()) {
+                Ok(p) => {
+                    outln!("{}", p.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::Report { dirs, out } => match lahar::report_cmd::report(&dirs, out.as_deref()) {
             Ok(p) => {
                 outln!("{}", p.display());
@@ -384,6 +493,103 @@ fn main() -> ExitCode {
             }
             Err(e) => report_error(&e),
         },
+    }
+}
+
+fn sweep(a: SweepArgs) -> ExitCode {
+    use lahar::sweep::{ExecError, Written};
+    let exec_error = |e: ExecError| {
+        eprintln!("error: {e}");
+        ExitCode::from(match e {
+            ExecError::Mismatch(_) => 2,
+            ExecError::Io { .. } => 1,
+        })
+    };
+    let tell = |w: &Written, out: &std::path::Path| {
+        for (id, e) in &w.failed {
+            eprintln!("error: cell {id} failed: {}", e.lines().next().unwrap_or_default());
+        }
+        if !w.missing.is_empty() {
+            eprintln!(
+                "warning: {} cells have no outputs (first: {}): not run, or their shard was not merged",
+                w.missing.len(),
+                w.missing[0]
+            );
+        }
+        if !a.quiet {
+            outln!(
+                "{}: {} cells, {} ok, {} failed, {} missing (sweep.csv, summary.csv, plots/)",
+                out.display(),
+                w.cells,
+                w.ok,
+                w.failed.len(),
+                w.missing.len()
+            );
+        }
+        if w.failed.is_empty() && w.missing.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    };
+    if let Some(SweepCommand::Merge { dirs, out }) = &a.command {
+        return match lahar::sweep::merge(dirs, out) {
+            Ok(w) => tell(&w, out),
+            Err(e) => exec_error(e),
+        };
+    }
+    let (Some(file), Some(out)) = (&a.sweep, &a.out) else { unreachable!("clap requires both") };
+    let sweep = match lahar::sweep::load(file) {
+        Ok(s) => s,
+        Err(e) => return input_error(&e),
+    };
+    let usage = |m: String| {
+        eprintln!("error: {m}");
+        ExitCode::from(2)
+    };
+    let shard = match &a.shard {
+        Some(t) => match lahar::sweep::Shard::parse(t) {
+            Ok(s) => Some(s),
+            Err(m) => return usage(m),
+        },
+        None => {
+            let vars: Vec<(String, String)> = std::env::vars().collect();
+            match lahar::sweep::Shard::from_env(&vars, a.shards.map(|n| n as usize)) {
+                Ok(s) => s,
+                Err(m) => return usage(m),
+            }
+        }
+    };
+    let opts = lahar::sweep::ExecOptions {
+        out: out.clone(),
+        jobs: a.jobs.map(|n| n as usize),
+        resume: a.resume,
+        shard,
+        progress: !a.quiet,
+    };
+    match lahar::sweep::run(&sweep, &opts) {
+        Ok((o, Some(w))) => {
+            if !a.quiet && o.kept > 0 {
+                outln!("resumed: {} cells kept, {} run", o.kept, o.ran);
+            }
+            tell(&w, out)
+        }
+        Ok((o, None)) => {
+            for (id, e) in &o.failed {
+                eprintln!("error: cell {id} failed: {}", e.lines().next().unwrap_or_default());
+            }
+            if !a.quiet {
+                let s = shard.expect("sharded");
+                outln!(
+                    "{}: shard {}/{}: {} cells ({} run, {} kept, {} failed); join the shards with `lahar sweep merge`",
+                    out.display(),
+                    s.k,
+                    s.n,
+                    o.cells,
+                    o.ran,
+                    o.kept,
+                    o.failed.len()
+                );
+            }
+            if o.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        Err(e) => exec_error(e),
     }
 }
 

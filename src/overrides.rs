@@ -277,36 +277,44 @@ fn emit(n: &Node, indent: usize, out: &mut String) {
     }
 }
 
-/// The scenario text with the overrides applied, or every override that could not
-/// be applied (located at the override).
-pub fn apply_all(text: &str, file: &str, overrides: &[Override]) -> Result<String, ScenarioError> {
-    let docs = parse_documents(text, file).map_err(|(at, m)| ScenarioError::one(file, at, "", m))?;
-    let mut root = match docs.len() {
-        1 => docs.into_iter().next().expect("one document").root,
-        n => return Err(ScenarioError::one(file, None, "", format!("expected one YAML document, found {n}"))),
-    };
-    let mut errors = Vec::new();
-    for o in overrides {
-        if let Err(m) = apply(&mut root, &o.path, o.value.clone()) {
-            errors.push(InputError { file: o.file.clone(), at: o.at, path: o.path.to_string(), message: m });
-        }
-    }
-    if errors.is_empty() { Ok(to_yaml(&root)) } else { Err(ScenarioError { errors }) }
-}
-
 /// Loads scenario `text` (from `file`, relative paths against `base`) with
 /// overrides applied. Without overrides this is [`crate::scenario::load_str`].
 pub fn load_with(text: &str, file: &str, base: &Path, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
     if overrides.is_empty() {
         return crate::scenario::load_str(text, file, base);
     }
-    let edited = apply_all(text, file, overrides)?;
-    crate::scenario::load_str(&edited, file, base).map_err(|e| relocate(e, text, file, overrides))
+    let root = parse_one(text, file)?;
+    load_tree(&root, file, base, overrides)
+}
+
+/// The one YAML document of a scenario file, as a located tree.
+pub fn parse_one(text: &str, file: &str) -> Result<Node, ScenarioError> {
+    let docs = parse_documents(text, file).map_err(|(at, m)| ScenarioError::one(file, at, "", m))?;
+    match docs.len() {
+        1 => Ok(docs.into_iter().next().expect("one document").root),
+        n => Err(ScenarioError::one(file, None, "", format!("expected one YAML document, found {n}"))),
+    }
+}
+
+/// Loads a scenario given as a located tree (a file's, or one written inline in a
+/// sweep file: positions are then the sweep file's) with overrides applied.
+pub fn load_tree(root: &Node, file: &str, base: &Path, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
+    let mut edited = root.clone();
+    let mut errors = Vec::new();
+    for o in overrides {
+        if let Err(m) = apply(&mut edited, &o.path, o.value.clone()) {
+            errors.push(InputError { file: o.file.clone(), at: o.at, path: o.path.to_string(), message: m });
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ScenarioError { errors });
+    }
+    crate::scenario::load_str(&to_yaml(&edited), file, base).map_err(|e| relocate(e, root, file, overrides))
 }
 
 /// Points the errors found in the edited text back at what the user wrote.
-fn relocate(e: ScenarioError, original: &str, file: &str, overrides: &[Override]) -> ScenarioError {
-    let root = parse_documents(original, file).ok().and_then(|d| d.into_iter().next()).map(|d| d.root);
+fn relocate(e: ScenarioError, root: &Node, file: &str, overrides: &[Override]) -> ScenarioError {
+    let root = Some(root);
     let errors = e
         .errors
         .into_iter()
@@ -318,8 +326,7 @@ fn relocate(e: ScenarioError, original: &str, file: &str, overrides: &[Override]
             err.message = err.message.lines().next().unwrap_or_default().to_string();
             // An unknown field the override itself created is the override's fault.
             let created = |o: &&Override| {
-                root.as_ref()
-                    .and_then(|r| first_new_key(r, &o.path))
+                root.and_then(|r| first_new_key(r, &o.path))
                     .is_some_and(|k| err.message.contains(&format!("unknown field `{k}`")))
             };
             let culprit = overrides.iter().rev().find(|o| o.path.covers(&err.path) || created(o));
@@ -328,7 +335,7 @@ fn relocate(e: ScenarioError, original: &str, file: &str, overrides: &[Override]
                 err.file = o.file.clone();
                 err.at = o.at;
             } else {
-                err.at = root.as_ref().and_then(|r| locate(r, &err.path)).and_then(|n| n.at);
+                err.at = root.and_then(|r| locate(r, &err.path)).and_then(|n| n.at);
             }
             err
         })

@@ -15,6 +15,7 @@ pub mod html;
 pub mod load;
 pub mod metrics;
 pub mod plots;
+pub mod sweep_plot;
 pub mod timeline;
 pub mod write;
 

@@ -1,0 +1,88 @@
+//! `lahar report SWEEP_DIR`: one self-contained report.html for a sweep — its axes,
+//! the per-point table of summary.csv's headline means (± 95% half-width) and every
+//! plot inline.
+
+use super::exec::ExecError;
+use super::manifest::Manifest;
+use super::tables::{CellState, groups, plot_files, read_cells};
+use lahar_reports::headline::HEADLINE;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+fn fmt(v: f64) -> String {
+    if v == 0.0 || (v.abs() >= 0.01 && v.abs() < 1e6) {
+        format!("{v:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+/// Writes the report (default `dir/report.html`); returns its path.
+pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
+    let m = Manifest::read(dir).map_err(ExecError::Mismatch)?;
+    let states = read_cells(dir, &m)?;
+    let gs = groups(&m, &states);
+    let failed = states.iter().filter(|s| matches!(s, CellState::Failed(_))).count();
+    let missing = states.iter().filter(|s| matches!(s, CellState::Missing)).count();
+    let mut h = String::new();
+    let w = &mut h;
+    let _ = write!(
+        w,
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>lahar sweep {name}</title>\n<style>body{{font-family:sans-serif;margin:2em;max-width:1100px}}table{{border-collapse:collapse;font-size:13px}}td,th{{border:1px solid #ccc;padding:3px 6px;text-align:right}}th{{background:#f4f4f4}}td.l,th.l{{text-align:left}}figure{{margin:1em 0}}</style></head><body>\n<h1>Sweep {name}</h1>\n<p>{cells} cells ({failed} failed, {missing} missing), {points} points. Sweep id <code>{sha}</code>.</p>\n<h2>Axes</h2><table><tr><th class=l>axis</th><th class=l>field</th><th class=l>values</th></tr>\n",
+        name = esc(&m.name),
+        cells = m.cells.len(),
+        points = gs.len(),
+        sha = &m.sweep_sha256[..12],
+    );
+    for a in &m.axes {
+        let _ = writeln!(
+            w,
+            "<tr><td class=l>{}</td><td class=l><code>{}</code></td><td class=l>{}</td></tr>",
+            esc(&a.name),
+            esc(&a.path),
+            esc(&a.values.join(", "))
+        );
+    }
+    let _ = write!(
+        w,
+        "</table>\n<h2>Points (mean ± 95% half-width over seeds)</h2><div style=\"overflow-x:auto\"><table><tr>"
+    );
+    for a in &m.axes {
+        let _ = write!(w, "<th class=l>{}</th>", esc(&a.name));
+    }
+    let _ = write!(w, "<th>cells ok</th>");
+    for hd in HEADLINE {
+        let _ = write!(w, "<th>{}</th>", esc(hd.label));
+    }
+    let _ = writeln!(w, "</tr>");
+    for g in &gs {
+        let _ = write!(w, "<tr>");
+        for (a, &k) in m.axes.iter().zip(&g.point) {
+            let _ = write!(w, "<td class=l>{}</td>", esc(&a.values[k]));
+        }
+        let _ = write!(w, "<td>{}/{}</td>", g.ok, g.cells);
+        for (hd, &(mean, ci)) in HEADLINE.iter().zip(&g.stats) {
+            let cell = match (mean, ci) {
+                (Some(x), Some(c)) => format!("{} ± {}", fmt(x * hd.scale), fmt(c * hd.scale)),
+                (Some(x), None) => fmt(x * hd.scale),
+                _ => "n/a".into(),
+            };
+            let _ = write!(w, "<td>{cell}</td>");
+        }
+        let _ = writeln!(w, "</tr>");
+    }
+    let _ = writeln!(w, "</table></div>\n<h2>Plots</h2>");
+    for (_, _, name) in plot_files(&m) {
+        let p = dir.join("plots").join(&name);
+        let svg = std::fs::read_to_string(&p).map_err(super::exec::io(&p))?;
+        let _ = writeln!(w, "<figure>{svg}<figcaption>{}</figcaption></figure>", esc(&name.display().to_string()));
+    }
+    let _ = writeln!(w, "</body></html>");
+    let path = out.map(Path::to_path_buf).unwrap_or_else(|| dir.join("report.html"));
+    std::fs::write(&path, h).map_err(super::exec::io(&path))?;
+    Ok(path)
+}

@@ -1,0 +1,253 @@
+//! The sweep's own outputs, built from its directory alone (so a single-machine run
+//! and a merge of shards write the same bytes): sweep.csv (one row per cell),
+//! summary.csv (mean and 95% confidence interval per point over its seeds) and
+//! plots/ (each headline metric against each numeric axis).
+
+use super::exec::{ExecError, finished, io};
+use super::manifest::Manifest;
+use lahar_reports::headline::HEADLINE;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// How a cell ended, as read from its directory.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CellState {
+    /// Finished: its headline metrics (`None`: no samples).
+    Ok(Vec<Option<f64>>),
+    /// Failed with this error.
+    Failed(String),
+    /// Not run (yet), or run by a shard that was not merged.
+    Missing,
+}
+
+/// Reads every cell's state.
+pub fn read_cells(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
+    let mut out = Vec::with_capacity(m.cells.len());
+    for c in &m.cells {
+        let d = dir.join("cells").join(&c.id);
+        let state = if finished(&d) {
+            let p = d.join("summary.json");
+            let text = std::fs::read_to_string(&p).map_err(io(&p))?;
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| ExecError::Mismatch(format!("{}:{}:{}: {e}", p.display(), e.line(), e.column())))?;
+            CellState::Ok(HEADLINE.iter().map(|h| h.value(&v)).collect())
+        } else if let Ok(e) = std::fs::read_to_string(d.join("error.txt")) {
+            CellState::Failed(e.trim_end().to_string())
+        } else {
+            CellState::Missing
+        };
+        out.push(state);
+    }
+    Ok(out)
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// Two-sided 97.5% quantile of Student's t with `df` degrees of freedom.
+pub fn t975(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::NAN,
+        1..=30 => T[df - 1],
+        // Within 0.002 of the exact quantile beyond 30 degrees of freedom.
+        _ => 1.960 + 2.4 / df as f64,
+    }
+}
+
+/// Mean and 95% confidence half-width (`None` below two samples).
+pub fn mean_ci(xs: &[f64]) -> (Option<f64>, Option<f64>) {
+    let n = xs.len();
+    if n == 0 {
+        return (None, None);
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return (Some(mean), None);
+    }
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    (Some(mean), Some(t975(n - 1) * (var / n as f64).sqrt()))
+}
+
+/// Per point: the value names, and for each headline metric (mean, ci95) over the
+/// point's finished cells.
+pub struct Group {
+    /// Axis value index per axis.
+    pub point: Vec<usize>,
+    /// Cells of the point.
+    pub cells: usize,
+    /// Of which finished.
+    pub ok: usize,
+    /// Per headline metric.
+    pub stats: Vec<(Option<f64>, Option<f64>)>,
+}
+
+/// Groups the cells by point.
+pub fn groups(m: &Manifest, states: &[CellState]) -> Vec<Group> {
+    let mut by: BTreeMap<usize, (Vec<usize>, usize, Vec<&Vec<Option<f64>>>)> = BTreeMap::new();
+    for (c, s) in m.cells.iter().zip(states) {
+        let e = by.entry(c.group).or_insert_with(|| (c.point.clone(), 0, Vec::new()));
+        e.1 += 1;
+        if let CellState::Ok(v) = s {
+            e.2.push(v);
+        }
+    }
+    by.into_values()
+        .map(|(point, cells, oks)| {
+            let stats = (0..HEADLINE.len())
+                .map(|k| {
+                    let xs: Vec<f64> = oks.iter().filter_map(|v| v[k]).collect();
+                    mean_ci(&xs)
+                })
+                .collect();
+            Group { point, cells, ok: oks.len(), stats }
+        })
+        .collect()
+}
+
+/// Writes sweep.csv, summary.csv and the plots into `dir`; returns the states.
+pub fn write(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
+    let states = read_cells(dir, m)?;
+    let csv_err = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e: csv::Error| ExecError::Io { path: p.clone(), source: std::io::Error::other(e) }
+    };
+    let p = dir.join("sweep.csv");
+    let mut w = csv::Writer::from_path(&p).map_err(csv_err(&p))?;
+    let mut head: Vec<String> = vec!["cell".into()];
+    head.extend(m.axes.iter().map(|a| a.name.clone()));
+    head.extend(["seed", "status", "error"].map(String::from));
+    head.extend(HEADLINE.iter().map(|h| h.key.to_string()));
+    w.write_record(&head).map_err(csv_err(&p))?;
+    for (c, s) in m.cells.iter().zip(&states) {
+        let mut row: Vec<String> = vec![c.id.clone()];
+        row.extend(m.axes.iter().zip(&c.point).map(|(a, &k)| a.values[k].clone()));
+        row.push(c.seed.map(|s| s.to_string()).unwrap_or_default());
+        match s {
+            CellState::Ok(v) => {
+                row.extend(["ok".to_string(), String::new()]);
+                row.extend(v.iter().map(|&x| num(x)));
+            }
+            CellState::Failed(e) => {
+                row.extend(["failed".to_string(), e.clone()]);
+                row.extend(HEADLINE.iter().map(|_| String::new()));
+            }
+            CellState::Missing => {
+                row.extend(["missing".to_string(), String::new()]);
+                row.extend(HEADLINE.iter().map(|_| String::new()));
+            }
+        }
+        w.write_record(&row).map_err(csv_err(&p))?;
+    }
+    w.flush().map_err(io(&p))?;
+    let gs = groups(m, &states);
+    let p = dir.join("summary.csv");
+    let mut w = csv::Writer::from_path(&p).map_err(csv_err(&p))?;
+    let mut head: Vec<String> = m.axes.iter().map(|a| a.name.clone()).collect();
+    head.extend(["cells", "ok"].map(String::from));
+    for h in HEADLINE {
+        head.push(format!("{}.mean", h.key));
+        head.push(format!("{}.ci95", h.key));
+    }
+    w.write_record(&head).map_err(csv_err(&p))?;
+    for g in &gs {
+        let mut row: Vec<String> = m.axes.iter().zip(&g.point).map(|(a, &k)| a.values[k].clone()).collect();
+        row.extend([g.cells.to_string(), g.ok.to_string()]);
+        for &(mean, ci) in &g.stats {
+            row.extend([num(mean), num(ci)]);
+        }
+        w.write_record(&row).map_err(csv_err(&p))?;
+    }
+    w.flush().map_err(io(&p))?;
+    write_plots(dir, m, &gs)?;
+    Ok(states)
+}
+
+/// The plots of `dir/plots/`: each headline metric against each numeric axis, one
+/// line per combination of the other axes' values, with its 95% band.
+pub fn plot_files(m: &Manifest) -> Vec<(usize, usize, PathBuf)> {
+    let mut out = Vec::new();
+    for (a, axis) in m.axes.iter().enumerate() {
+        if axis.values.len() < 2 || axis.x.iter().any(Option::is_none) {
+            continue;
+        }
+        for (k, h) in HEADLINE.iter().enumerate() {
+            out.push((a, k, PathBuf::from(format!("{}-vs-{}.svg", h.key, axis.name))));
+        }
+    }
+    out
+}
+
+/// The series of one plot: per combination of the other axes, (x, mean, ci95).
+pub fn series(m: &Manifest, gs: &[Group], a: usize, k: usize) -> Vec<(String, Vec<(f64, f64, Option<f64>)>)> {
+    let mut lines: BTreeMap<Vec<usize>, Vec<(f64, f64, Option<f64>)>> = BTreeMap::new();
+    for g in gs {
+        let others: Vec<usize> = g.point.iter().enumerate().filter(|&(i, _)| i != a).map(|(_, &v)| v).collect();
+        if let (Some(x), (Some(mean), ci)) = (m.axes[a].x[g.point[a]], g.stats[k]) {
+            lines.entry(others).or_default().push((x, mean, ci));
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(others, mut pts)| {
+            pts.sort_by(|p, q| p.0.total_cmp(&q.0));
+            let label: Vec<String> = m
+                .axes
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != a)
+                .zip(&others)
+                .map(|((_, ax), &v)| format!("{}={}", ax.name, ax.values[v]))
+                .collect();
+            (label.join(", "), pts)
+        })
+        .collect()
+}
+
+fn write_plots(dir: &Path, m: &Manifest, gs: &[Group]) -> Result<(), ExecError> {
+    let files = plot_files(m);
+    if files.is_empty() {
+        return Ok(());
+    }
+    let plots = dir.join("plots");
+    std::fs::create_dir_all(&plots).map_err(io(&plots))?;
+    for (a, k, name) in files {
+        let h = &HEADLINE[k];
+        let s = series(m, gs, a, k);
+        let scaled: Vec<(String, Vec<(f64, f64, Option<f64>)>)> = s
+            .into_iter()
+            .map(|(l, pts)| (l, pts.into_iter().map(|(x, y, c)| (x, y * h.scale, c.map(|c| c * h.scale))).collect()))
+            .collect();
+        let title = format!("{} by {}", h.label, m.axes[a].name);
+        let p = plots.join(&name);
+        let plot_err = |e: lahar_reports::plots::PlotError| ExecError::Io {
+            path: p.clone(),
+            source: std::io::Error::other(e.to_string()),
+        };
+        let svg = lahar_reports::sweep_plot::svg(&title, &m.axes[a].name, h.label, &scaled).map_err(plot_err)?;
+        std::fs::write(&p, svg).map_err(io(&p))?;
+        let png = p.with_extension("png");
+        lahar_reports::sweep_plot::png(&png, &title, &m.axes[a].name, h.label, &scaled).map_err(plot_err)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confidence_intervals_by_hand() {
+        assert_eq!(mean_ci(&[]), (None, None));
+        assert_eq!(mean_ci(&[3.0]), (Some(3.0), None));
+        // Mean 2, sample sd 1, n 3: 4.303 × 1/√3 = 2.4844
+        let (m, ci) = mean_ci(&[1.0, 2.0, 3.0]);
+        assert_eq!(m, Some(2.0));
+        assert!((ci.unwrap() - 4.303 / 3f64.sqrt()).abs() < 1e-12);
+        assert!((t975(60) - 2.000).abs() < 0.002 && (t975(120) - 1.980).abs() < 0.002);
+    }
+}
