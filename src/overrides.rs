@@ -143,7 +143,7 @@ fn strip_positions(mut n: Node) -> Node {
 pub fn apply(root: &mut Node, path: &FieldPath, value: Node) -> Result<(), String> {
     let mut cur = root;
     let mut walked = FieldPath(Vec::new());
-    for seg in &path.0 {
+    for (depth, seg) in path.0.iter().enumerate() {
         let here = walked.to_string();
         let here = if here.is_empty() { "the scenario".to_string() } else { format!("`{here}`") };
         if matches!(cur.val, Val::Null) {
@@ -157,6 +157,15 @@ pub fn apply(root: &mut Node, path: &FieldPath, value: Node) -> Result<(), Strin
             (Seg::Key(k), Val::Map(m)) => {
                 let pos = match m.iter().position(|(mk, _)| mk == k) {
                     Some(p) => p,
+                    // A list index cannot go into a field that does not exist.
+                    None if matches!(path.0.get(depth + 1), Some(Seg::Index(_))) => {
+                        let near = m.iter().map(|(mk, _)| mk.as_str()).min_by_key(|mk| crate::edit_distance(mk, k));
+                        let hint = match near {
+                            Some(n) if crate::edit_distance(n, k) <= 2 => format!("; did you mean `{n}`?"),
+                            _ => String::new(),
+                        };
+                        return Err(format!("{here} has no list `{k}`{hint}"));
+                    }
                     None => {
                         m.push((k.clone(), Node { at: None, val: Val::Null }));
                         m.len() - 1

@@ -60,8 +60,11 @@ impl Check {
                         format!("{}%", r.tolerance_pct),
                     ]),
                     None => {
-                        let (b, run) =
-                            if r.verdict == Verdict::New { ("absent", "present") } else { ("present", "absent") };
+                        let (b, run) = match r.verdict {
+                            Verdict::New => ("absent", "present"),
+                            Verdict::Failed => ("", "failed"),
+                            _ => ("present", "absent"),
+                        };
                         c.extend(["all metrics".into(), b.into(), run.into(), String::new(), String::new()]);
                     }
                 }
@@ -130,13 +133,18 @@ impl Check {
             return s;
         }
         let failed: Vec<&Row> = self.rows.iter().filter(|r| r.verdict.fails()).collect();
-        let regressions = failed.iter().filter(|r| r.verdict == Verdict::Regression).count();
+        let count = |v: Verdict| failed.iter().filter(|r| r.verdict == v).count();
+        let (regressions, missing, cells) =
+            (count(Verdict::Regression), count(Verdict::Missing), count(Verdict::Failed));
         let mut counts = Vec::new();
         if regressions > 0 {
             counts.push(plural(regressions, "regression", "regressions"));
         }
-        if failed.len() > regressions {
-            counts.push(format!("{} missing", failed.len() - regressions));
+        if missing > 0 {
+            counts.push(format!("{missing} missing"));
+        }
+        if cells > 0 {
+            counts.push(plural(cells, "failed cell", "failed cells"));
         }
         let mut items: Vec<String> = failed.iter().take(LISTED).map(|r| failure(r)).collect();
         if failed.len() > LISTED {
@@ -147,10 +155,14 @@ impl Check {
 }
 
 /// A failed row in the verdict line: `[cell/]key +8.2% (tolerance 5%)`, `key missing
-/// in run`, `cell b missing in run`.
+/// in run`, `cell b missing in run`, `cell b failed: <error>`.
 fn failure(r: &Row) -> String {
     let Some(m) = r.metric else {
-        return format!("cell {} missing in run", r.cell.as_deref().unwrap_or_default());
+        let cell = r.cell.as_deref().unwrap_or_default();
+        return match &r.error {
+            Some(e) => format!("cell {cell} failed: {e}"),
+            None => format!("cell {cell} missing in run"),
+        };
     };
     let name = match &r.cell {
         Some(c) => format!("{c}/{}", m.key),

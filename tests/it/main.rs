@@ -1,6 +1,7 @@
 //! lahar's end-to-end tests: the CLI contract, bad input, scheduling scenarios and
 //! invariants over random workloads. One binary (see STYLE.md).
 
+mod check;
 mod cli;
 mod comm_runtime;
 mod equivalence;
@@ -17,6 +18,7 @@ mod replays;
 mod reports;
 mod scheduling;
 mod sessions;
+mod sweep;
 mod synthetic;
 mod trace_cli;
 mod volcano;

@@ -1,0 +1,324 @@
+//! `lahar sweep`, `lahar sweep merge` and `lahar run --seed/--set` through the
+//! binary: determinism across --jobs, shards, resume after SIGKILL; located errors.
+
+use crate::lahar;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// The environment variables that select a shard: removed so the machine running
+/// the tests (perhaps itself a Slurm or Kubernetes job) does not shard these runs.
+const SHARD_VARS: &[&str] = &[
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_COUNT",
+    "JOB_COMPLETION_INDEX",
+    "LAHAR_SHARDS",
+    "VC_TASK_INDEX",
+];
+
+fn sweep_cmd() -> assert_cmd::Command {
+    let mut c = lahar();
+    c.arg("sweep");
+    for v in SHARD_VARS {
+        c.env_remove(v);
+    }
+    c
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sweeps/nodes-by-policy.yaml")
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The files that must be byte-identical between two runs of the same sweep.
+fn tables(dir: &Path) -> (String, String, String) {
+    (read(&dir.join("sweep.json")), read(&dir.join("sweep.csv")), read(&dir.join("summary.csv")))
+}
+
+#[test]
+fn example_sweep_runs_and_jobs_do_not_change_the_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    sweep_cmd().arg(example()).arg("--out").arg(&one).args(["--jobs", "1"]).assert().success();
+    sweep_cmd().arg(example()).arg("--out").arg(&two).args(["--jobs", "2", "-q"]).assert().success().stdout("");
+    assert_eq!(tables(&one), tables(&two));
+    let csv = read(&one.join("sweep.csv"));
+    let mut lines = csv.lines();
+    let head = lines.next().unwrap();
+    assert!(head.starts_with("cell,nodes,policy,seed,status,error,completed,unfinished,jct_s.mean,"), "{head}");
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 27);
+    // Cell order: nodes slowest, then policy, then the seeds 7, 8, 9 of the scenario.
+    assert!(rows[0].starts_with("0000-seed7,3,volcano,7,ok,,"), "{}", rows[0]);
+    assert!(rows[4].starts_with("0004-seed8,3,sjf,8,ok,,"), "{}", rows[4]);
+    assert!(rows[26].starts_with("0026-seed9,6,gang-fifo,9,ok,,"), "{}", rows[26]);
+    let summary = read(&one.join("summary.csv"));
+    assert_eq!(summary.lines().count(), 1 + 9);
+    assert!(summary.lines().nth(1).unwrap().starts_with("3,volcano,3,3,"));
+    // Each cell is a complete run directory, and its numbers are sweep.csv's.
+    let cell = one.join("cells/0004-seed8");
+    for f in ["jobs.csv", "pods.csv", "decisions.csv", "summary.json", "timeseries.csv"] {
+        assert!(cell.join(f).is_file(), "{f}");
+    }
+    let s: serde_json::Value = serde_json::from_str(&read(&cell.join("summary.json"))).unwrap();
+    assert_eq!(s["seed"], 8);
+    assert_eq!(s["scheduler"], "sjf");
+    let jct = s["metrics"]["jct_s"]["mean"].as_f64().unwrap();
+    assert_eq!(rows[4].split(',').nth(8).unwrap().parse::<f64>().unwrap(), jct);
+    assert!(one.join("plots/jct_s.mean-vs-nodes.svg").is_file());
+    assert!(one.join("plots/jct_s.mean-vs-nodes.png").is_file());
+    // The sweep's report.
+    lahar().arg("report").arg(&one).assert().success();
+    let html = read(&one.join("report.html"));
+    assert!(html.contains("Sweep nodes-by-policy") && html.contains("<svg"), "report");
+}
+
+#[test]
+fn three_shards_in_separate_processes_merge_into_the_unsharded_sweep() {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = tmp.path().join("whole");
+    sweep_cmd().arg(example()).arg("--out").arg(&whole).arg("-q").assert().success();
+    let mut shards = Vec::new();
+    for k in 0..3 {
+        let d = tmp.path().join(format!("shard{k}"));
+        let out = sweep_cmd().arg(example()).arg("--out").arg(&d).arg(format!("--shard={k}/3")).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.contains(&format!("shard {k}/3: 9 cells")), "{stdout}");
+        // A shard runs cells i with i mod 3 = k, and writes no tables.
+        let mut cells: Vec<String> = std::fs::read_dir(d.join("cells"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        cells.sort();
+        assert_eq!(cells.len(), 9);
+        assert!(cells.iter().all(|c| c[..4].parse::<usize>().unwrap() % 3 == k), "{cells:?}");
+        assert!(!d.join("sweep.csv").exists());
+        shards.push(d);
+    }
+    let merged = tmp.path().join("merged");
+    lahar().args(["sweep", "merge"]).args(&shards).arg("--out").arg(&merged).assert().success();
+    assert_eq!(tables(&merged), tables(&whole));
+    // Merging into one of the shard directories works too.
+    lahar().args(["sweep", "merge"]).args(&shards).arg("--out").arg(&shards[0]).assert().success();
+    assert_eq!(tables(&shards[0]), tables(&whole));
+    // A merge of too few shards says which cells are missing and fails.
+    let partial = tmp.path().join("partial");
+    lahar()
+        .args(["sweep", "merge"])
+        .arg(&shards[1])
+        .arg("--out")
+        .arg(&partial)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("18 cells have no outputs (first: 0000-seed7)"));
+    assert!(read(&partial.join("sweep.csv")).contains("0000-seed7,3,volcano,7,missing,,"));
+}
+
+#[test]
+fn the_shard_comes_from_each_array_job_environment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[(&str, &str)]); 3] = [
+        ("slurm", &[("SLURM_ARRAY_TASK_ID", "2"), ("SLURM_ARRAY_TASK_MIN", "1"), ("SLURM_ARRAY_TASK_COUNT", "4")]),
+        ("k8s", &[("JOB_COMPLETION_INDEX", "1"), ("LAHAR_SHARDS", "4")]),
+        ("volcano", &[("VC_TASK_INDEX", "1"), ("VC_SWEEP_NUM", "4")]),
+    ];
+    for (name, env) in cases {
+        let d = tmp.path().join(name);
+        let mut c = sweep_cmd();
+        c.arg(example()).arg("--out").arg(&d);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.assert().success().stdout(predicates::str::contains("shard 1/4: 7 cells (7 run, 0 kept, 0 failed)"));
+        let mut cells: Vec<String> = std::fs::read_dir(d.join("cells"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy()[..4].to_string())
+            .collect();
+        cells.sort();
+        assert_eq!(cells, ["0001", "0005", "0009", "0013", "0017", "0021", "0025"], "{name}");
+    }
+    // An index without a count is a usage error naming the fix.
+    sweep_cmd()
+        .arg(example())
+        .arg("--out")
+        .arg(tmp.path().join("x"))
+        .env("JOB_COMPLETION_INDEX", "0")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--shards N or set LAHAR_SHARDS"));
+}
+
+/// A sweep of 24 cells of about 0.1 s each, for the kill test.
+fn slow_sweep(dir: &Path) -> PathBuf {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/synthetic-mix.yaml");
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {{name: slow}}\nspec:\n  scenario: {}\n  seeds: 8\n  grid:\n    - {{name: jobs, path: 'spec.workload[0].synthetic.jobs', values: [2500, 3000, 3500]}}\n",
+        base.display()
+    );
+    let p = dir.join("slow.yaml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn finished_cells(out: &Path) -> Vec<(String, String)> {
+    let Ok(rd) = std::fs::read_dir(out.join("cells")) else { return Vec::new() };
+    let mut v: Vec<(String, String)> = rd
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let s = std::fs::read_to_string(e.path().join("summary.json")).ok()?;
+            (!name.starts_with('.')).then_some((name, s))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_sweep_killed_midway_resumes_without_redoing_finished_cells() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sweep = slow_sweep(tmp.path());
+    let out = tmp.path().join("out");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lahar"))
+        .arg("sweep")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(&out)
+        .args(["--jobs", "1", "-q"])
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .env_remove("VC_TASK_INDEX")
+        .spawn()
+        .unwrap();
+    // Wait for a few finished cells, then SIGKILL (std's kill is SIGKILL on Unix).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while finished_cells(&out).len() < 3 {
+        assert!(std::time::Instant::now() < deadline, "no cell finished");
+        assert!(child.try_wait().unwrap().is_none(), "the sweep ended before it could be killed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = finished_cells(&out);
+    assert!(before.len() < 24, "killed midway");
+    let out2 = sweep_cmd().arg(&sweep).arg("--out").arg(&out).args(["--resume", "--jobs", "2"]).output().unwrap();
+    assert!(out2.status.success(), "{}", String::from_utf8_lossy(&out2.stderr));
+    let stdout = String::from_utf8(out2.stdout).unwrap();
+    assert!(stdout.contains(&format!("resumed: {} cells kept, {} run", before.len(), 24 - before.len())), "{stdout}");
+    // Cells finished before the kill were kept as they were (summary.json holds the
+    // run's wall time: a rerun would have rewritten it).
+    let after = finished_cells(&out);
+    assert_eq!(after.len(), 24);
+    for (id, s) in &before {
+        assert_eq!(after.iter().find(|(i, _)| i == id).map(|x| &x.1), Some(s), "{id} was recomputed");
+    }
+    // No temporary directory is left, and the tables are those of an uninterrupted run.
+    assert!(
+        std::fs::read_dir(out.join("cells")).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with('.'))
+    );
+    let fresh = tmp.path().join("fresh");
+    sweep_cmd().arg(&sweep).arg("--out").arg(&fresh).arg("-q").assert().success();
+    assert_eq!(tables(&out), tables(&fresh));
+}
+
+#[test]
+fn bad_axes_are_located_errors_before_any_cell_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/synthetic-mix.yaml");
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {{name: bad}}\nspec:\n  scenario: {}\n  grid:\n    - name: nodes\n      path: spec.cluster.nodeGroups[0].count\n      values: [2, four]\n    - name: typo\n      path: spec.cluster.nodeGroup[0].count\n      values: [1]\n    - name: far\n      path: spec.queues[7].weight\n      values: [1]\n",
+        base.display()
+    );
+    let p = tmp.path().join("bad.yaml");
+    std::fs::write(&p, text).unwrap();
+    let out = tmp.path().join("out");
+    let f = p.display().to_string();
+    sweep_cmd()
+        .arg(&p)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(format!(
+            "{f}:9:19: spec.cluster.nodeGroups[0].count: expected an integer, got `four` (set by axis `nodes` value `four`)"
+        )))
+        .stderr(predicates::str::contains(format!(
+            "{f}:12:16: spec.cluster.nodeGroup[0].count: `spec.cluster` has no list `nodeGroup`; did you mean `nodeGroups`?"
+        )))
+        .stderr(predicates::str::contains(format!("{f}:15:16: spec.queues[7].weight: `spec.queues` has 2 items, no index 7")));
+    assert!(!out.exists(), "nothing ran");
+}
+
+#[test]
+fn a_directory_never_mixes_two_sweeps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    sweep_cmd().arg(example()).arg("--out").arg(&out).arg("-q").assert().success();
+    let other = slow_sweep(tmp.path());
+    sweep_cmd()
+        .arg(&other)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("holds sweep `nodes-by-policy` made from another sweep file"));
+}
+
+#[test]
+fn run_seed_and_set_override_the_scenario() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/synthetic-mix.yaml");
+    let out = tmp.path().join("o");
+    lahar()
+        .arg("run")
+        .arg(&base)
+        .arg("--out")
+        .arg(&out)
+        .args(["-q", "--seed", "11", "--set", "spec.scheduler={baseline: sjf}"])
+        .args(["--set", "spec.cluster.nodeGroups[0].count=2"])
+        .assert()
+        .success();
+    let s: serde_json::Value = serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+    assert_eq!(s["seed"], 11);
+    assert_eq!(s["scheduler"], "sjf");
+    assert_eq!(s["metrics"]["gpus_total"], 16.0);
+    lahar()
+        .arg("run")
+        .arg(&base)
+        .args(["-q", "--set", "spec.cluster.nodeGroups[0].count=two"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "<command line>: spec.cluster.nodeGroups[0].count: expected an integer, got `two` (set by --set spec.cluster.nodeGroups[0].count=two)",
+        ));
+    lahar()
+        .arg("validate")
+        .arg(&base)
+        .args(["--set", "spec.queuez=1", "--set", "nothing"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--set: `nothing`: expected PATH=VALUE"));
+    lahar().arg("validate").arg(&base).args(["--set", "spec.queuez=1"]).assert().code(2).stderr(
+        predicates::str::contains("unknown field `queuez`")
+            .and(predicates::str::contains("(set by --set spec.queuez=1)")),
+    );
+    // An error the override did not cause keeps its place in the file.
+    let bad = tmp.path().join("bad.yaml");
+    let text = lahar::scenario::DEFAULT_SCENARIO.replace("  seed: 42\n", "  seed: 42\n  horizon: 0\n");
+    std::fs::write(&bad, text).unwrap();
+    lahar()
+        .arg("validate")
+        .arg(&bad)
+        .args(["--seed", "3"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(format!("{}:12:12: spec.horizon: must be longer than 0", bad.display())));
+}
