@@ -322,3 +322,34 @@ fn run_seed_and_set_override_the_scenario() {
         .code(2)
         .stderr(predicates::str::contains(format!("{}:12:12: spec.horizon: must be longer than 0", bad.display())));
 }
+
+#[test]
+fn lahar_simulates_its_own_sweep_job() {
+    // deploy/volcano-job.yaml, as Volcano runs it, read by lahar's manifest importer:
+    // 4 shard pods of 2 CPUs on two 4-CPU nodes all start at once and run 20 minutes.
+    let job = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/volcano-job.yaml");
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: self}}\nspec:\n  cluster:\n    nodeGroups:\n      - {{name: cpu, count: 2, gpus: 0, cpu: 4, memory: 16Gi}}\n  workload:\n    - manifests: {}\n",
+        job.display()
+    );
+    let r = crate::run_str(&text);
+    let rows = r.rows();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].job, "lahar-sweep");
+    assert_eq!(rows[0].end, Some(1_200_000_000));
+    let tmp = tempfile::tempdir().unwrap();
+    let (_d, p) = crate::write_scenario(&text);
+    lahar().arg("run").arg(&p).arg("--out").arg(tmp.path()).arg("-q").assert().success();
+    let pods = read(&tmp.path().join("pods.csv"));
+    let mut lines: Vec<&str> = pods.lines().skip(1).collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            "lahar-sweep,default/lahar-sweep-sweep-0,sweep,0,cpu-1,0,0,1200,completed",
+            "lahar-sweep,default/lahar-sweep-sweep-1,sweep,1,cpu-0,0,0,1200,completed",
+            "lahar-sweep,default/lahar-sweep-sweep-2,sweep,2,cpu-1,0,0,1200,completed",
+            "lahar-sweep,default/lahar-sweep-sweep-3,sweep,3,cpu-0,0,0,1200,completed",
+        ]
+    );
+}
