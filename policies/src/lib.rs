@@ -1,6 +1,6 @@
 //! # lahar-policies
 //!
-//! Scheduling policies behind lahar's [`Scheduler`](lahar_core::session::Scheduler)
+//! Scheduling policies behind lahar's [`Scheduler`]
 //! interface: Volcano's actions and plugins, loaded from a real
 //! `volcano-scheduler.conf` ([`volcano`]), and research baselines ([`baselines`]).
 

@@ -389,7 +389,7 @@ pub struct World {
     /// Per HyperNode: Σ `releasing` minus Σ `pipelined` of its nodes.
     pub hn_future_delta: Vec<Resources>,
     /// Counts changes of `used` (a node's or a HyperNode's): caches of values
-    /// computed from `used` compare it with [`World::used_epoch`] to know whether
+    /// computed from `used` compare it with [`World::node_used_epoch`] (a node's last change) to know whether
     /// they are still valid.
     pub epoch: u64,
     /// Per node: the `epoch` of its last change of `used`.

@@ -119,7 +119,7 @@ impl<'de> Deserialize<'de> for RawConstants {
 #[derive(Debug)]
 pub enum RawModel {
     Name(String),
-    Spec(RawModelSpec),
+    Spec(Box<RawModelSpec>),
 }
 
 impl<'de> Deserialize<'de> for RawModel {
@@ -134,7 +134,8 @@ impl<'de> Deserialize<'de> for RawModel {
                 Ok(RawModel::Name(v.to_string()))
             }
             fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawModel, A::Error> {
-                RawModelSpec::deserialize(de::value::MapAccessDeserializer::new(map)).map(RawModel::Spec)
+                RawModelSpec::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|s| RawModel::Spec(Box::new(s)))
             }
         }
         d.deserialize_any(V)

@@ -206,11 +206,11 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                             Some(&k) => Some(mix[k].0.clone()),
                             None => prof.clone(),
                         };
-                        if let Some(p) = &prof {
-                            if let Err(m) = p.check(j.total_gpus().max(0) as u32) {
-                                v.err(at(src), format!("{path}.synthetic.{field}"), format!("job `{}`: {m}", j.name));
-                                break;
-                            }
+                        if let Some(p) = &prof
+                            && let Err(m) = p.check(j.total_gpus().max(0) as u32)
+                        {
+                            v.err(at(src), format!("{path}.synthetic.{field}"), format!("job `{}`: {m}", j.name));
+                            break;
                         }
                         tagged.push((j.submit, s, i, j, prof));
                     }
@@ -232,15 +232,15 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                 let qat = t.queue.as_ref().map(at).unwrap_or(at(&t.path));
                 let Some(q) = queue_ref(&mut v, &queue_ids, qname, qat, &format!("{tpath}.queue")) else { continue };
                 opts.queues = lahar_traces::QueueMapping::Single(q);
-                if let Some(c) = &t.cpu_per_gpu {
-                    if let Some((_, x)) = v.quantity("cpu", &c.value, at(c), &format!("{tpath}.cpuPerGpu")) {
-                        opts.cpu_milli_per_gpu = x;
-                    }
+                if let Some(c) = &t.cpu_per_gpu
+                    && let Some((_, x)) = v.quantity("cpu", &c.value, at(c), &format!("{tpath}.cpuPerGpu"))
+                {
+                    opts.cpu_milli_per_gpu = x;
                 }
-                if let Some(m) = &t.memory_per_gpu {
-                    if let Some((_, x)) = v.quantity("memory", &m.value, at(m), &format!("{tpath}.memoryPerGpu")) {
-                        opts.memory_per_gpu = x;
-                    }
+                if let Some(m) = &t.memory_per_gpu
+                    && let Some((_, x)) = v.quantity("memory", &m.value, at(m), &format!("{tpath}.memoryPerGpu"))
+                {
+                    opts.memory_per_gpu = x;
                 }
                 match lahar_traces::import(format, &base.join(&t.path.value), &opts) {
                     Ok(imported) => {
@@ -283,10 +283,10 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                     if let Some(j) = job(&mut v, rj, &jpath, &queue_ids, &node_ids, &manifest_docs.classes, iterations)
                     {
                         check_job_fit(&mut v, &j, &nodes, rj, &jpath);
-                        if let (Some(p), Some(m)) = (&prof, &rj.value.model) {
-                            if let Err(e) = p.check(j.total_gpus().max(0) as u32) {
-                                v.err(at(m), format!("{jpath}.model"), e);
-                            }
+                        if let (Some(p), Some(m)) = (&prof, &rj.value.model)
+                            && let Err(e) = p.check(j.total_gpus().max(0) as u32)
+                        {
+                            v.err(at(m), format!("{jpath}.model"), e);
                         }
                         tagged.push((j.submit, s, i, j, prof));
                     }
@@ -694,10 +694,10 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
         Some(g) => v.count(g, &format!("{path}.gpus"), 0).unwrap_or(0),
         None => 0,
     };
-    if gpus > MAX_NODE_GPUS {
-        if let Some(g) = &n.gpus {
-            v.err(at(g), format!("{path}.gpus"), format!("at most {MAX_NODE_GPUS} GPUs per node, got {gpus}"));
-        }
+    if gpus > MAX_NODE_GPUS
+        && let Some(g) = &n.gpus
+    {
+        v.err(at(g), format!("{path}.gpus"), format!("at most {MAX_NODE_GPUS} GPUs per node, got {gpus}"));
     }
     alloc.set(GPU, gpus as i64 * 1000);
     let pods = match &n.pods {

@@ -345,10 +345,7 @@ fn axes_of(list: Option<&Node>, at_path: &str, file: &str, errors: &mut Vec<Inpu
 
 /// An axis value: a scalar (named by its text) or `{name: ..., value: ...}`.
 fn value_of(v: &Node) -> Result<AxisValue, String> {
-    let named = match &v.val {
-        Val::Map(m) if m.len() == 2 && v.get("name").is_some() && v.get("value").is_some() => true,
-        _ => false,
-    };
+    let named = matches!(&v.val, Val::Map(m) if m.len() == 2 && v.get("name").is_some() && v.get("value").is_some());
     if named {
         let name = v.get("name").and_then(Node::scalar).ok_or("`name` must be a scalar")?;
         let value = v.get("value").expect("checked").clone();

@@ -73,6 +73,12 @@ pub fn mean_ci(xs: &[f64]) -> (Option<f64>, Option<f64>) {
     (Some(mean), Some(t975(n - 1) * (var / n as f64).sqrt()))
 }
 
+/// A plot point: (x, mean, 95% half-width).
+type Point = (f64, f64, Option<f64>);
+
+/// One plot line: legend label and points (x, mean, 95% half-width).
+pub type Line = lahar_reports::sweep_plot::Line;
+
 /// Per point: the value names, and for each headline metric (mean, ci95) over the
 /// point's finished cells.
 pub struct Group {
@@ -88,7 +94,9 @@ pub struct Group {
 
 /// Groups the cells by point.
 pub fn groups(m: &Manifest, states: &[CellState]) -> Vec<Group> {
-    let mut by: BTreeMap<usize, (Vec<usize>, usize, Vec<&Vec<Option<f64>>>)> = BTreeMap::new();
+    // group → (point, cells, the finished cells' metrics)
+    type Acc<'a> = (Vec<usize>, usize, Vec<&'a Vec<Option<f64>>>);
+    let mut by: BTreeMap<usize, Acc<'_>> = BTreeMap::new();
     for (c, s) in m.cells.iter().zip(states) {
         let e = by.entry(c.group).or_insert_with(|| (c.point.clone(), 0, Vec::new()));
         e.1 += 1;
@@ -183,8 +191,8 @@ pub fn plot_files(m: &Manifest) -> Vec<(usize, usize, PathBuf)> {
 }
 
 /// The series of one plot: per combination of the other axes, (x, mean, ci95).
-pub fn series(m: &Manifest, gs: &[Group], a: usize, k: usize) -> Vec<(String, Vec<(f64, f64, Option<f64>)>)> {
-    let mut lines: BTreeMap<Vec<usize>, Vec<(f64, f64, Option<f64>)>> = BTreeMap::new();
+pub fn series(m: &Manifest, gs: &[Group], a: usize, k: usize) -> Vec<Line> {
+    let mut lines: BTreeMap<Vec<usize>, Vec<Point>> = BTreeMap::new();
     for g in gs {
         let others: Vec<usize> = g.point.iter().enumerate().filter(|&(i, _)| i != a).map(|(_, &v)| v).collect();
         if let (Some(x), (Some(mean), ci)) = (m.axes[a].x[g.point[a]], g.stats[k]) {
@@ -218,7 +226,7 @@ fn write_plots(dir: &Path, m: &Manifest, gs: &[Group]) -> Result<(), ExecError> 
     for (a, k, name) in files {
         let h = &HEADLINE[k];
         let s = series(m, gs, a, k);
-        let scaled: Vec<(String, Vec<(f64, f64, Option<f64>)>)> = s
+        let scaled: Vec<Line> = s
             .into_iter()
             .map(|(l, pts)| (l, pts.into_iter().map(|(x, y, c)| (x, y * h.scale, c.map(|c| c * h.scale))).collect()))
             .collect();

@@ -128,7 +128,8 @@ proptest! {
         let scheduler = if volcano { "" } else { "  scheduler: {baseline: gang-fifo}\n" };
         let r = run_str(&sharing_text(&nodes, &jobs, scheduler));
         // (node, device) -> events (t, sign, milli, whole)
-        let mut per_dev: BTreeMap<(u32, u32), Vec<(u64, i32, i64, bool)>> = BTreeMap::new();
+        type Events = Vec<(u64, i32, i64, bool)>;
+        let mut per_dev: BTreeMap<(u32, u32), Events> = BTreeMap::new();
         for p in &r.output.pods {
             let h = p.gpu_devices;
             let whole = h.whole.count_ones() as i64;

@@ -324,9 +324,11 @@ fn documentation_examples_load_as_they_are() {
     assert_eq!(queues, ["default", "kuberay-test-queue", "test"]);
     assert_eq!(s.queues[1].capability.values.get(CPU), 4000);
     type Task<'a> = (&'a str, u32, u32, Resources);
+    // (name, kind, namespace, queue, minAvailable, tasks)
+    type Expected<'a> = (&'a str, &'a str, &'a str, QueueId, u32, Vec<Task<'a>>);
     let zero = res(0, 0, 0);
     #[rustfmt::skip]
-    let expected: Vec<(&str, &str, &str, QueueId, u32, Vec<Task>)> = vec![
+    let expected: Vec<Expected> = vec![
         ("elastic-example-echo", "PyTorchJob", "default", QueueId(0), 2, vec![("worker", 2, 0, zero)]),
         ("pi", "MPIJob", "default", QueueId(0), 3,
             vec![("launcher", 1, 0, res(1000, GI, 0)), ("worker", 2, 0, res(1000, GI, 0))]),

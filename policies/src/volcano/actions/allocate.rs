@@ -151,6 +151,9 @@ pub(crate) fn allocate_tasks(
     }
 }
 
+/// A HyperNode's dry run: (score, HyperNode, placements (pod, node, idle), tasks left).
+type DryRun = (f64, usize, Vec<(PodId, NodeId, bool)>, VecDeque<PodId>);
+
 /// Places a topology-constrained job inside the best HyperNode of the lowest tier
 /// that can hold it.
 fn allocate_for_job(
@@ -163,8 +166,7 @@ fn allocate_for_job(
     let Some(gradient) = fw.hypernode_gradient(ssn, j) else { return allocate_tasks(fw, ssn, st, j, tasks, None) };
     let pods: Vec<PodId> = tasks.iter().copied().collect();
     for tier in gradient {
-        // (score, hypernode, placements, tasks left)
-        let mut best: Option<(f64, usize, Vec<(PodId, NodeId, bool)>, VecDeque<PodId>)> = None;
+        let mut best: Option<DryRun> = None;
         for hn in tier {
             let h = ssn.cluster().topology.get(hn);
             let nodes: Option<Vec<NodeId>> = (!h.virtual_top).then(|| h.nodes.clone());

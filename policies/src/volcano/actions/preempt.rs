@@ -95,7 +95,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
                 }
                 let filter = move |s: &Session<'_>, v: PodId| {
                     let vj = s.pod(v).job;
-                    vj != j && s.job(vj).spec.queue == q && !(s.pod(pod).best_effort && !s.pod(v).best_effort)
+                    vj != j && s.job(vj).spec.queue == q && (!s.pod(pod).best_effort || s.pod(v).best_effort)
                 };
                 let p = ssn.job(j).spec.priority;
                 let candidate = move |_: &Session<'_>, (vq, _, _): VictimKey| vq == q;
@@ -129,7 +129,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
             for pod in preemptor_tasks(fw, ssn, j) {
                 let mut stmt = ssn.statement();
                 let filter = move |s: &Session<'_>, v: PodId| {
-                    s.pod(v).job == j && !(s.pod(pod).best_effort && !s.pod(v).best_effort)
+                    s.pod(v).job == j && (!s.pod(pod).best_effort || s.pod(v).best_effort)
                 };
                 let p = ssn.job(j).spec.priority;
                 // Only the job's own Running pods can be candidates here.

@@ -6,7 +6,7 @@
 //! no overused check: they may borrow.
 //!
 //! With `enableHierarchy: true` queues form a tree through `parent` (see
-//! [`hier`]): limits are inherited and checked along the path to the root.
+//! [`super::queue_tree`]): limits are inherited and checked along the path to the root.
 
 use super::super::framework::{Plugin, Vote};
 use super::proportion::real_capability;
