@@ -178,6 +178,7 @@ pub fn run(sweep: &Sweep, opts: &ExecOptions) -> Result<ExecOutcome, ExecError> 
     let results: Vec<Result<Option<String>, ExecError>> = pool.install(|| {
         use rayon::prelude::*;
         todo.par_iter()
+            .with_max_len(1)
             .map(|c| {
                 let r = run_cell(sweep, c, &cells_dir);
                 if matches!(r, Ok(Some(_))) {

@@ -223,15 +223,18 @@ fn write_plots(dir: &Path, m: &Manifest, gs: &[Group]) -> Result<(), ExecError> 
     }
     let plots = dir.join("plots");
     std::fs::create_dir_all(&plots).map_err(io(&plots))?;
-    for (a, k, name) in files {
+    // Plots are independent: drawn in parallel (PNG rasterizing is most of the
+    // sweep's serial tail).
+    use rayon::prelude::*;
+    files.par_iter().try_for_each(|(a, k, name)| {
+        let (a, k) = (*a, *k);
         let h = &HEADLINE[k];
-        let s = series(m, gs, a, k);
-        let scaled: Vec<Line> = s
+        let scaled: Vec<Line> = series(m, gs, a, k)
             .into_iter()
             .map(|(l, pts)| (l, pts.into_iter().map(|(x, y, c)| (x, y * h.scale, c.map(|c| c * h.scale))).collect()))
             .collect();
         let title = format!("{} by {}", h.label, m.axes[a].name);
-        let p = plots.join(&name);
+        let p = plots.join(name);
         let plot_err = |e: lahar_reports::plots::PlotError| ExecError::Io {
             path: p.clone(),
             source: std::io::Error::other(e.to_string()),
@@ -239,9 +242,8 @@ fn write_plots(dir: &Path, m: &Manifest, gs: &[Group]) -> Result<(), ExecError> 
         let svg = lahar_reports::sweep_plot::svg(&title, &m.axes[a].name, h.label, &scaled).map_err(plot_err)?;
         std::fs::write(&p, svg).map_err(io(&p))?;
         let png = p.with_extension("png");
-        lahar_reports::sweep_plot::png(&png, &title, &m.axes[a].name, h.label, &scaled).map_err(plot_err)?;
-    }
-    Ok(())
+        lahar_reports::sweep_plot::png(&png, &title, &m.axes[a].name, h.label, &scaled).map_err(plot_err)
+    })
 }
 
 #[cfg(test)]
