@@ -353,3 +353,46 @@ fn lahar_simulates_its_own_sweep_job() {
         ]
     );
 }
+
+#[test]
+fn a_failing_cell_is_recorded_and_the_others_run() {
+    // Each value is valid alone; `sjf` with a conf is not (a scheduler is a baseline
+    // or a conf): that one cell fails at load, the sweep goes on and exits 1.
+    let tmp = tempfile::tempdir().unwrap();
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/synthetic-mix.yaml");
+    let conf = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/volcano/volcano-scheduler.conf");
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {{name: clash}}\nspec:\n  scenario: {}\n  grid:\n    - name: policy\n      path: spec.scheduler\n      values: [{{name: default, value: null}}, {{name: sjf, value: {{baseline: sjf}}}}]\n    - name: conf\n      path: spec.scheduler.conf\n      values: [{}]\n",
+        base.display(),
+        conf.display()
+    );
+    let p = tmp.path().join("clash.yaml");
+    std::fs::write(&p, text).unwrap();
+    let out = tmp.path().join("out");
+    sweep_cmd()
+        .arg(&p)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("error: cell 0001 failed:"))
+        .stdout(predicates::str::contains("2 cells, 1 ok, 1 failed, 0 missing"));
+    let csv = read(&out.join("sweep.csv"));
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert!(rows[0].starts_with("0000,default,"), "{}", rows[0]);
+    assert!(rows[0].contains(",ok,,"), "{}", rows[0]);
+    assert!(rows[1].starts_with("0001,sjf,"), "{}", rows[1]);
+    assert!(rows[1].contains(",failed,"), "{}", rows[1]);
+    let error = read(&out.join("cells/0001/error.txt"));
+    assert!(error.contains("spec.scheduler"), "{error}");
+    assert!(!out.join("cells/0001/summary.json").exists());
+    // --resume runs the failed cell again (and only it).
+    sweep_cmd()
+        .arg(&p)
+        .arg("--out")
+        .arg(&out)
+        .arg("--resume")
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("resumed: 1 cells kept, 1 run"));
+}
