@@ -126,6 +126,17 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         seed: s.seed,
         scheduler: s.scheduler.name(),
         wall_time_s: 0.0,
+        warnings: s
+            .warnings
+            .iter()
+            .map(|w| lahar_reports::WarningRecord {
+                kind: w.kind.to_string(),
+                count: w.count,
+                location: w.location(),
+                path: w.path.clone(),
+                message: w.text(),
+            })
+            .collect(),
     };
     let explain = if opts.explain.is_empty() {
         None

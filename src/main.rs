@@ -57,6 +57,10 @@ enum Command {
         exhaustive: bool,
         #[command(flatten)]
         overrides: OverrideArgs,
+        /// Treat every warning (skipped rows, jobs that can never be placed...) as an
+        /// error: exit 2 before running.
+        #[arg(long)]
+        strict: bool,
     },
     /// Gate a run on a baseline (for CI): compare the headline metrics of a run
     /// directory, or of every cell of a sweep directory, with a baseline file; exit 1
@@ -113,6 +117,9 @@ enum Command {
         scenario: PathBuf,
         #[command(flatten)]
         overrides: OverrideArgs,
+        /// Treat every warning as an error (exit 2).
+        #[arg(long)]
+        strict: bool,
     },
     /// Collective cost tables from the NCCL-like model (like nccl-tests), or the
     /// model evaluated on every row of a calibration-format CSV (`--rows`).
@@ -394,11 +401,15 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Run { scenario, out, sessions, quiet, plots, explain, exhaustive, overrides } => {
+        Command::Run { scenario, out, sessions, quiet, plots, explain, exhaustive, overrides, strict } => {
             let s = match overrides.load(scenario.as_deref()) {
                 Ok(s) => s,
                 Err(e) => return input_error(&e),
             };
+            if strict && !s.warnings.is_empty() {
+                return strict_error(&s.warnings);
+            }
+            let warnings = s.warnings.clone();
             let opts = lahar::RunOptions {
                 out_dir: out,
                 sessions,
@@ -413,6 +424,7 @@ fn main() -> ExitCode {
                     if !quiet {
                         outln!("{}", lahar::summary_table(&report));
                     }
+                    print_warnings(&warnings);
                     ExitCode::SUCCESS
                 }
                 Err(lahar::RunError::Input(e)) => input_error(&e),
@@ -422,7 +434,8 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Validate { scenario, overrides } => match overrides.load(Some(&scenario)) {
+        Command::Validate { scenario, overrides, strict } => match overrides.load(Some(&scenario)) {
+            Ok(s) if strict && !s.warnings.is_empty() => strict_error(&s.warnings),
             Ok(s) => {
                 outln!(
                     "{}: ok ({} nodes, {} queues, {} jobs)",
@@ -431,6 +444,7 @@ fn main() -> ExitCode {
                     s.queues.len(),
                     s.jobs.len()
                 );
+                print_warnings(&s.warnings);
                 ExitCode::SUCCESS
             }
             Err(e) => input_error(&e),
@@ -666,6 +680,24 @@ fn nccl(a: NcclArgs) -> ExitCode {
         }
         Err(e) => input_error(&e),
     }
+}
+
+/// Prints the scenario's warnings once, at the end, on stderr.
+fn print_warnings(ws: &[lahar::scenario::Warning]) {
+    for w in ws {
+        eprintln!("warning: {w}");
+    }
+    if ws.len() > 1 {
+        eprintln!("{} warnings", ws.len());
+    }
+}
+
+/// `--strict`: the warnings as errors (exit 2, nothing run).
+fn strict_error(ws: &[lahar::scenario::Warning]) -> ExitCode {
+    let errors = ws.iter().map(|w| w.as_error()).collect();
+    let code = input_error(&lahar::scenario::ScenarioError { errors });
+    eprintln!("(--strict: warnings are errors)");
+    code
 }
 
 fn input_error(e: &lahar::scenario::ScenarioError) -> ExitCode {

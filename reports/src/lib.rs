@@ -20,4 +20,4 @@ pub mod timeline;
 pub mod write;
 
 pub use metrics::{JobRow, Summary, SummaryOptions, job_rows, summarize, summarize_run, summarize_with};
-pub use write::{DecisionWriter, RunMeta, sample_times, write_all, write_but_decisions, write_explain};
+pub use write::{DecisionWriter, RunMeta, WarningRecord, sample_times, write_all, write_but_decisions, write_explain};

@@ -27,6 +27,24 @@ pub struct RunMeta {
     pub scheduler: String,
     /// Wall-clock seconds the simulation took (the only non-reproducible field).
     pub wall_time_s: f64,
+    /// What the input let through that the user must know (skipped rows, jobs that
+    /// can never be placed...), in the order found.
+    pub warnings: Vec<WarningRecord>,
+}
+
+/// One warning of summary.json's `warnings` list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WarningRecord {
+    /// Stable code: `trace-rows-skipped`, `unschedulable-pods`, `gang-exceeds-cluster`.
+    pub kind: String,
+    /// How many rows or jobs.
+    pub count: u64,
+    /// `file:line:col` of the first one (or `file`).
+    pub location: String,
+    /// Field path of the source or object.
+    pub path: String,
+    /// The first case, described.
+    pub message: String,
 }
 
 #[derive(Serialize)]

@@ -57,3 +57,56 @@ impl ScenarioError {
         ScenarioError { errors: vec![InputError { file: file.into(), at, path: path.into(), message: message.into() }] }
     }
 }
+
+/// Input lahar lets through but the user must know about: rows skipped, jobs that
+/// can never be placed, a source that yields nothing. Printed once at the end of
+/// `validate` and `run`, listed in summary.json (`warnings`); `--strict` makes every
+/// warning an error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    /// What kind of thing was let through (a stable code, e.g. `trace-rows-skipped`).
+    pub kind: &'static str,
+    /// How many (rows, jobs...).
+    pub count: u64,
+    /// Where the first one is: file, line and column, field path.
+    pub file: String,
+    /// 1-based line and column of the first one, when known.
+    pub at: Option<(u64, u64)>,
+    /// Field path of the source or object.
+    pub path: String,
+    /// What happened: the first case when `count` says how many there are in all
+    /// (`first_of_many`), else the whole story, count included.
+    pub message: String,
+    /// Whether `message` describes the first of `count` cases.
+    pub first_of_many: bool,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_error().fmt(f)
+    }
+}
+
+impl Warning {
+    /// The warning as an error (`--strict`).
+    pub fn as_error(&self) -> InputError {
+        InputError { file: self.file.clone(), at: self.at, path: self.path.clone(), message: self.text() }
+    }
+
+    /// The message with the count: the first case is described, the others counted.
+    pub fn text(&self) -> String {
+        if self.first_of_many && self.count > 1 {
+            format!("{} ({} in all)", self.message, self.count)
+        } else {
+            self.message.clone()
+        }
+    }
+
+    /// The location as `file:line:col` (or `file`).
+    pub fn location(&self) -> String {
+        match self.at {
+            Some((l, c)) => format!("{}:{l}:{c}", self.file),
+            None => self.file.clone(),
+        }
+    }
+}

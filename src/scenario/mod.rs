@@ -9,7 +9,7 @@ pub mod error;
 pub mod raw;
 mod validate;
 
-pub use error::{InputError, ScenarioError};
+pub use error::{InputError, ScenarioError, Warning};
 pub use validate::comm::{load_constants, merge_constants};
 
 use lahar_core::cluster::Cluster;
@@ -80,6 +80,8 @@ pub struct Scenario {
     pub engine: EngineConfig,
     /// Output directory (resolved against the scenario's folder).
     pub output_dir: PathBuf,
+    /// What the input let through that the user must know (docs/scenario.md).
+    pub warnings: Vec<Warning>,
 }
 
 /// Reads and validates a scenario file.

@@ -262,6 +262,7 @@ pub struct RawTrace {
     pub queue: Option<Spanned<String>>,
     pub cpu_per_gpu: Option<Spanned<Quantity>>,
     pub memory_per_gpu: Option<Spanned<Quantity>>,
+    pub allow_empty: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,7 +1,7 @@
 //! Raw scenario → validated [`Scenario`]. Collects every error with its location.
 
 use super::raw::*;
-use super::{InputError, Scenario, ScenarioError, SchedulerChoice};
+use super::{InputError, Scenario, ScenarioError, SchedulerChoice, Warning};
 use lahar_core::cluster::NodeId;
 use lahar_core::cluster::{Cluster, GPU_PRODUCT_LABEL, IntraNode, Nics, Node};
 use lahar_core::comm::runtime::JobProfile;
@@ -45,6 +45,7 @@ fn at<T>(s: &Spanned<T>) -> At {
 struct V<'a> {
     file: &'a str,
     errors: Vec<InputError>,
+    warnings: Vec<Warning>,
     names: ResourceNames,
     /// Queues that are some queue's `parent`: they hold no jobs.
     parent_queues: BTreeSet<String>,
@@ -54,6 +55,31 @@ struct V<'a> {
 }
 
 impl V<'_> {
+    /// A warning about the scenario file itself.
+    fn warn(&mut self, kind: &'static str, count: u64, at: At, path: impl Into<String>, message: impl Into<String>) {
+        let file = self.file.to_string();
+        self.warn_in(Warning {
+            kind,
+            count,
+            file,
+            at,
+            path: path.into(),
+            message: message.into(),
+            first_of_many: true,
+        });
+    }
+    /// Adds a warning; one of the same kind about the same source (`group`) only
+    /// adds to the first one's count.
+    fn warn_in(&mut self, w: Warning) {
+        match self
+            .warnings
+            .iter_mut()
+            .find(|x| x.kind == w.kind && x.file == w.file && group(&x.path) == group(&w.path))
+        {
+            Some(first) => first.count += w.count,
+            None => self.warnings.push(w),
+        }
+    }
     fn err(&mut self, at: At, path: impl Into<String>, message: impl Into<String>) {
         self.errors.push(InputError { file: self.file.to_string(), at, path: path.into(), message: message.into() });
     }
@@ -107,6 +133,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     let mut v = V {
         file,
         errors: Vec::new(),
+        warnings: Vec::new(),
         names: ResourceNames::default(),
         parent_queues: BTreeSet::new(),
         cluster_broken: false,
@@ -242,25 +269,50 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                 {
                     opts.memory_per_gpu = x;
                 }
-                match lahar_traces::import(format, &base.join(&t.path.value), &opts) {
+                let file = base.join(&t.path.value);
+                match lahar_traces::import(format, &file, &opts) {
                     Ok(imported) => {
-                        let mut unfit = 0usize;
-                        let mut example = None;
+                        let shown = file.display().to_string();
+                        for (reason, &n) in &imported.report.skipped {
+                            let first = imported.report.first_skipped.get(reason);
+                            let (at_row, why) = match first {
+                                Some((l, m)) => {
+                                    (Some((l.line, 1)), format!("; the first at line {} (row {}): {m}", l.line, l.row))
+                                }
+                                None => (None, String::new()),
+                            };
+                            // One warning per reason, already counted: never merged.
+                            v.warnings.push(Warning {
+                                kind: TRACE_ROWS_SKIPPED,
+                                count: n,
+                                file: shown.clone(),
+                                at: at_row,
+                                path: tpath.clone(),
+                                message: format!("{n} trace rows skipped ({reason}){why}"),
+                                first_of_many: false,
+                            });
+                        }
+                        if imported.jobs.is_empty() && !t.allow_empty.unwrap_or(false) {
+                            v.err(at(&t.path), format!("{tpath}.path"), format!(
+                                "the trace yields no job ({} rows read, {} skipped); set `allowEmpty: true` on the source if that is expected",
+                                imported.report.rows_read, imported.report.skipped_total()
+                            ));
+                        }
                         for (i, j) in imported.jobs.into_iter().enumerate() {
-                            if j.tasks.iter().any(|task| {
+                            if let Some(task) = j.tasks.iter().find(|task| {
                                 task.replicas > 0 && !fits_somewhere(&v, &nodes, &task.requests, &task.node_selector)
                             }) {
-                                unfit += 1;
-                                example.get_or_insert_with(|| j.name.clone());
-                                continue;
+                                let msg = format!(
+                                    "job `{}` of the trace requests pods that no node can hold ({} GPUs, {} CPU, {} bytes of memory; largest node: {}); it stays pending",
+                                    j.name,
+                                    task.requests.gpu_milli() as f64 / 1000.0,
+                                    task.requests.cpu() as f64 / 1000.0,
+                                    task.requests.memory(),
+                                    largest(&nodes)
+                                );
+                                v.warn(UNSCHEDULABLE, 1, at(&t.path), tpath.clone(), msg);
                             }
                             tagged.push((j.submit, s, i, j, None));
-                        }
-                        if unfit > 0 {
-                            v.err(at(&t.path), &tpath, format!(
-                                "{unfit} jobs of the trace request pods that no node can hold (first: `{}`; largest node: {})",
-                                example.unwrap_or_default(), largest(&nodes)
-                            ));
                         }
                     }
                     Err(e) => v.err(at(&t.path), format!("{tpath}.path"), e.to_string()),
@@ -295,6 +347,12 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         }
     }
     tagged.sort_by_key(|t| (t.0, t.1, t.2));
+    // Where each source's jobs are: compact jobs by index, the others by source.
+    let job_path = |s: usize, i: usize| match spec.workload.iter().flatten().nth(s).map(|x| &x.value) {
+        Some(RawSource::Jobs(_)) => format!("spec.workload[{s}].jobs[{i}]"),
+        _ => format!("spec.workload[{s}]"),
+    };
+    check_gangs(&mut v, &tagged, &nodes, job_path);
     let mut seen = BTreeSet::new();
     for t in &tagged {
         let key = format!("{}/{}", t.3.namespace, t.3.name);
@@ -415,6 +473,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         comm: comm_settings,
         engine,
         output_dir,
+        warnings: v.warnings,
     })
 }
 
@@ -1192,6 +1251,15 @@ fn synthetic(
 
 /// Whether some node can hold a pod. Pods "fit" a cluster that had errors (its node
 /// list is incomplete): the cluster's own errors say what is wrong.
+/// The source a warning's field path belongs to (`spec.workload[2]`), so warnings of
+/// one kind about one source are counted together.
+fn group(path: &str) -> &str {
+    match path.find("].") {
+        Some(i) if path.starts_with("spec.workload[") => &path[..=i],
+        _ => path,
+    }
+}
+
 fn fits_somewhere(v: &V<'_>, nodes: &[Node], req: &Resources, selector: &[(String, String)]) -> bool {
     v.cluster_broken
         || nodes
@@ -1229,9 +1297,48 @@ fn check_job_fit(v: &mut V<'_>, j: &JobSpec, nodes: &[Node], raw: &Spanned<RawJo
         if t.replicas > 0 && !fits_somewhere(v, nodes, &t.requests, &t.node_selector) {
             let why =
                 if t.node_selector.is_empty() { String::new() } else { " with a matching nodeSelector".to_string() };
-            v.err(at(&raw.value.tasks[i]), format!("{path}.tasks[{i}]"), format!(
-                "job `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {})",
+            v.warn(UNSCHEDULABLE, 1, at(&raw.value.tasks[i]), format!("{path}.tasks[{i}]"), format!(
+                "job `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {}); the job stays pending",
                 j.name, t.name, t.requests.gpu_milli() as f64 / 1000.0, t.requests.cpu() as f64 / 1000.0, t.requests.memory(), largest(nodes)
+            ));
+            return;
+        }
+    }
+}
+
+/// Warning kind: a job with a pod no node can hold.
+pub(super) const UNSCHEDULABLE: &str = "unschedulable-pods";
+/// Warning kind: a gang whose minimum exceeds the whole cluster.
+const GANG_EXCEEDS_CLUSTER: &str = "gang-exceeds-cluster";
+/// Warning kind: trace rows skipped.
+const TRACE_ROWS_SKIPPED: &str = "trace-rows-skipped";
+
+/// Warns about jobs whose gang minimum (its smallest `minAvailable` pods) needs more
+/// than the whole cluster has: they can never start.
+fn check_gangs(
+    v: &mut V<'_>,
+    tagged: &[(SimTime, usize, usize, JobSpec, Option<JobProfile>)],
+    nodes: &[Node],
+    job_path: impl Fn(usize, usize) -> String,
+) {
+    if v.cluster_broken {
+        return;
+    }
+    let total = nodes.iter().fold(Resources::ZERO, |a, n| a + n.allocatable);
+    for (_, s, i, j, _) in tagged {
+        // A pod no node holds is reported already.
+        if j.tasks.iter().any(|t| t.replicas > 0 && !fits_somewhere(v, nodes, &t.requests, &t.node_selector)) {
+            continue;
+        }
+        let mut pods: Vec<Resources> =
+            j.tasks.iter().flat_map(|t| std::iter::repeat_n(t.requests, t.replicas as usize)).collect();
+        pods.sort_by_key(|r| (r.gpu_milli(), r.cpu(), r.memory()));
+        let need = pods.iter().take(j.min_available as usize).fold(Resources::ZERO, |a, r| a + *r);
+        if !need.fits_in(&total) {
+            v.warn(GANG_EXCEEDS_CLUSTER, 1, None, job_path(*s, *i), format!(
+                "job `{}`: its gang of {} pods needs {} GPUs, {} CPU, {} bytes of memory at least, more than the whole cluster has ({} GPUs, {} CPU, {} bytes); it can never start",
+                j.name, j.min_available, need.gpu_milli() as f64 / 1000.0, need.cpu() as f64 / 1000.0, need.memory(),
+                total.gpu_milli() as f64 / 1000.0, total.cpu() as f64 / 1000.0, total.memory()
             ));
         }
     }

@@ -24,6 +24,7 @@ mod trace_cli;
 mod volcano;
 mod volcano_hier;
 mod volcano_scenarios;
+mod warnings;
 
 use std::path::{Path, PathBuf};
 

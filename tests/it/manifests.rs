@@ -252,14 +252,21 @@ fn bad_manifests_are_located_errors() {
     );
     let pg = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n  annotations: {lahar.io/duration: 1h, lahar.io/submit-at: 5m}\nspec: {minMember: 1}\n---\n";
     rejects(&[("m.yaml", &format!("{pg}{late}"))], w, &["document 1: metadata.annotations.lahar.io/submit-at", "t=0"]);
-    rejects(
-        &[("m.yaml", &VCJOB.replace("cpu: \"1\"", "cpu: \"100\""))],
-        w,
-        &[
-            "m.yaml:1:1: document 1: VolcanoJob `j` task `default0`: a pod requests 0 GPUs, 100 CPU",
-            "no node can hold it",
-        ],
-    );
+    // A pod no node can hold is a warning, not an error: the job stays pending.
+    {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.yaml"), VCJOB.replace("cpu: \"1\"", "cpu: \"100\"")).unwrap();
+        let p = dir.path().join("scenario.yaml");
+        std::fs::write(&p, scenario("    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}", w)).unwrap();
+        let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.jobs.len(), 1);
+        let warning = s.warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+        assert!(
+            warning.contains("m.yaml:1:1: document 1: VolcanoJob `j` task `default0`: a pod requests 0 GPUs, 100 CPU"),
+            "{warning}"
+        );
+        assert!(warning.contains("no node can hold it"), "{warning}");
+    }
     rejects(
         &[("q.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")],
         "  queues: q.yaml\n",

@@ -52,6 +52,8 @@ pub(crate) struct Ctx<'a> {
     pub opts: &'a ImportOptions,
     pub rows_read: u64,
     pub skipped: BTreeMap<SkipReason, u64>,
+    /// The first skipped row of each reason and why.
+    pub first_skipped: BTreeMap<SkipReason, (Location, String)>,
     pub notes: BTreeMap<String, u64>,
     sink: &'a mut dyn FnMut(RawJob) -> Result<(), ImportError>,
 }
@@ -62,7 +64,15 @@ impl<'a> Ctx<'a> {
         opts: &'a ImportOptions,
         sink: &'a mut dyn FnMut(RawJob) -> Result<(), ImportError>,
     ) -> Ctx<'a> {
-        Ctx { path, opts, rows_read: 0, skipped: BTreeMap::new(), notes: BTreeMap::new(), sink }
+        Ctx {
+            path,
+            opts,
+            rows_read: 0,
+            skipped: BTreeMap::new(),
+            first_skipped: BTreeMap::new(),
+            notes: BTreeMap::new(),
+            sink,
+        }
     }
 
     /// Applies the skip policy: invalid rows abort a strict import; everything else
@@ -72,6 +82,7 @@ impl<'a> Ctx<'a> {
             return Err(self.row_error(at, skip));
         }
         *self.skipped.entry(skip.reason).or_default() += 1;
+        self.first_skipped.entry(skip.reason).or_insert((at, skip.message));
         Ok(())
     }
 

@@ -240,6 +240,7 @@ fn read_pass(
     let mut report = ImportReport::new(format, path.to_path_buf());
     report.rows_read = ctx.rows_read;
     report.skipped = std::mem::take(&mut ctx.skipped);
+    report.first_skipped = std::mem::take(&mut ctx.first_skipped);
     report.notes = std::mem::take(&mut ctx.notes);
     Ok(report)
 }

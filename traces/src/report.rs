@@ -99,6 +99,9 @@ pub struct ImportReport {
     pub pods: u64,
     /// Skipped rows (or jobs, for formats that group rows) by reason.
     pub skipped: BTreeMap<SkipReason, u64>,
+    /// The first skipped row of each reason (rows skipped for being before the time
+    /// origin have none: they are counted after reading) and why it was skipped.
+    pub first_skipped: BTreeMap<SkipReason, (crate::error::Location, String)>,
     /// Produced jobs by the trace's own status (`completed`, `Failed`, `Pass`...).
     pub statuses: BTreeMap<String, u64>,
     /// Lossy conversions applied to produced jobs (e.g. a dropped multi-model GPU
@@ -122,6 +125,7 @@ impl ImportReport {
             jobs: 0,
             pods: 0,
             skipped: BTreeMap::new(),
+            first_skipped: BTreeMap::new(),
             statuses: BTreeMap::new(),
             notes: BTreeMap::new(),
             origin_micros: 0,

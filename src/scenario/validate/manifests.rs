@@ -138,24 +138,30 @@ pub(super) fn jobs(
             })
         };
         let mut ok = true;
-        for task in &j.tasks {
-            if task.replicas > 0 && !fits_somewhere(v, t.nodes, &task.requests, &task.node_selector) {
-                let why = if task.node_selector.is_empty() { "" } else { " with a matching nodeSelector" };
-                push(
-                    v,
-                    format!(
-                        "{} `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {})",
-                        j.kind,
-                        j.name,
-                        task.name,
-                        task.requests.gpu_milli() as f64 / 1000.0,
-                        task.requests.cpu() as f64 / 1000.0,
-                        task.requests.memory(),
-                        largest(t.nodes)
-                    ),
-                );
-                ok = false;
-            }
+        if let Some(task) = j
+            .tasks
+            .iter()
+            .find(|task| task.replicas > 0 && !fits_somewhere(v, t.nodes, &task.requests, &task.node_selector))
+        {
+            let why = if task.node_selector.is_empty() { "" } else { " with a matching nodeSelector" };
+            v.warn_in(crate::scenario::Warning {
+                kind: super::UNSCHEDULABLE,
+                count: 1,
+                file: ij.file.clone(),
+                at: ij.at,
+                path: format!("document {}", ij.doc),
+                message: format!(
+                    "{} `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {}); the job stays pending",
+                    j.kind,
+                    j.name,
+                    task.name,
+                    task.requests.gpu_milli() as f64 / 1000.0,
+                    task.requests.cpu() as f64 / 1000.0,
+                    task.requests.memory(),
+                    largest(t.nodes)
+                ),
+                first_of_many: true,
+            });
         }
         if let Some(p) = &ij.profile
             && let Err(m) = p.check(j.total_gpus().max(0) as u32)
