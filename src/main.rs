@@ -26,6 +26,12 @@ enum Command {
         #[arg(long)]
         example: Option<String>,
     },
+    /// Print a shell completion script: `lahar completions bash > /etc/bash_completion.d/lahar`,
+    /// `lahar completions zsh > ~/.zfunc/_lahar`, `lahar completions fish > ~/.config/fish/completions/lahar.fish`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// List what exists: schedulers, Volcano plugins, job models, GPU models.
     List {
         /// What to list.
@@ -395,6 +401,13 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "lahar", &mut buf);
+            out!("{}", String::from_utf8_lossy(&buf));
+            ExitCode::SUCCESS
+        }
         Command::List { what } => {
             for line in lahar::starting::list(what) {
                 outln!("{line}");

@@ -217,3 +217,18 @@ fn a_closed_stdout_ends_quietly() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
     }
 }
+
+/// `lahar completions SHELL` prints a script that knows every command and flag.
+#[test]
+fn completions_for_each_shell() {
+    for (shell, marker) in [("bash", "_lahar()"), ("zsh", "#compdef lahar"), ("fish", "complete -c lahar")] {
+        let out = lahar().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(marker), "{shell}: {}", &text[..text.len().min(200)]);
+        for word in ["sweep", "merge", "check", "strict", "tolerance", "exhaustive"] {
+            assert!(text.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+    lahar().args(["completions", "ksh"]).assert().code(2);
+}
