@@ -232,3 +232,51 @@ fn completions_for_each_shell() {
     }
     lahar().args(["completions", "ksh"]).assert().code(2);
 }
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every example scenario, and the example sweep, runs from a copy of examples/
+/// outside the repository: a clone of lahar alone runs every example.
+#[test]
+fn every_example_runs_from_a_copy_outside_the_repository() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("examples");
+    copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"), &copy);
+    let mut scenarios = Vec::new();
+    let mut dirs = vec![copy.clone()];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "yaml")
+                && std::fs::read_to_string(&p).unwrap().contains("kind: Scenario")
+            {
+                scenarios.push(p);
+            }
+        }
+    }
+    scenarios.sort();
+    assert!(scenarios.len() >= 19, "{} example scenarios", scenarios.len());
+    for (i, p) in scenarios.iter().enumerate() {
+        let out = tmp.path().join(format!("out{i}"));
+        let o = lahar().arg("run").arg(p).arg("--out").arg(&out).arg("-q").output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{}: {err}", p.display());
+        assert!(!err.contains("panicked"), "{}: {err}", p.display());
+        assert!(out.join("jobs.csv").is_file() && out.join("summary.json").is_file(), "{}", p.display());
+    }
+    let sweep = copy.join("sweeps/nodes-by-policy.yaml");
+    lahar().arg("sweep").arg(&sweep).arg("--out").arg(tmp.path().join("sweep")).arg("-q").assert().success();
+}
