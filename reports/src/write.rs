@@ -25,7 +25,9 @@ pub struct RunMeta {
     pub seed: u64,
     /// Scheduler name.
     pub scheduler: String,
-    /// Wall-clock seconds the simulation took (the only non-reproducible field).
+    /// Wall-clock seconds the simulation took: the only non-reproducible value,
+    /// written apart, in summary.json's `run` block.
+    #[serde(skip)]
     pub wall_time_s: f64,
     /// What the input let through that the user must know (skipped rows, jobs that
     /// can never be placed...), in the order found.
@@ -52,10 +54,35 @@ struct SummaryFile<'a> {
     #[serde(flatten)]
     meta: &'a RunMeta,
     metrics: &'a Summary,
+    /// What differs between two runs of the same scenario and seed, kept apart so
+    /// everything else compares byte for byte.
+    run: RunFacts,
+}
+
+/// summary.json's `run` block.
+#[derive(Serialize)]
+struct RunFacts {
+    wall_time_s: f64,
 }
 
 fn opt(v: Option<u64>) -> String {
     v.map(secs_string).unwrap_or_default()
+}
+
+/// A derived number at a column's precision (`decimals`), trailing zeros dropped
+/// and never `-0`: ratios use 6 decimals, GPU quantities 3 (milli-GPUs), so every
+/// number of a column is written the same way.
+pub fn fixed(x: f64, decimals: usize) -> String {
+    let mut s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        while s.ends_with('0') {
+            s.pop();
+        }
+        if s.ends_with('.') {
+            s.pop();
+        }
+    }
+    if s == "-0" { "0".to_string() } else { s }
 }
 
 /// Milli-units as an exact decimal.
@@ -107,9 +134,13 @@ pub fn write_but_decisions(
     write_jobs(dir, crate::metrics::job_rows_iter(out))?;
     write_pods(dir, out)?;
     write_timeseries(dir, out, tl)?;
-    write_summary_csv(dir, summary)?;
+    write_summary_csv(dir, summary, meta)?;
     let mut f = BufWriter::new(File::create(dir.join("summary.json"))?);
-    serde_json::to_writer_pretty(&mut f, &SummaryFile { meta, metrics: summary }).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(
+        &mut f,
+        &SummaryFile { meta, metrics: summary, run: RunFacts { wall_time_s: meta.wall_time_s } },
+    )
+    .map_err(io::Error::other)?;
     f.write_all(b"\n")?;
     f.flush()
 }
@@ -139,7 +170,7 @@ fn write_jobs(dir: &Path, rows: impl Iterator<Item = JobRow>) -> io::Result<()> 
     .map_err(io_err)?;
     for r in rows {
         let slowdown = match (r.jct, r.ideal) {
-            (Some(j), i) if i > 0 => format!("{:.6}", j as f64 / i as f64),
+            (Some(j), i) if i > 0 => fixed(j as f64 / i as f64, 6),
             _ => String::new(),
         };
         w.write_record([
@@ -159,7 +190,7 @@ fn write_jobs(dir: &Path, rows: impl Iterator<Item = JobRow>) -> io::Result<()> 
             &r.nodes_spanned.to_string(),
             &r.highest_tier.to_string(),
             &r.retries.to_string(),
-            &format!("{:.3}", r.lost_gpu_s),
+            &fixed(r.lost_gpu_s, 3),
             &r.kind,
         ])
         .map_err(io_err)?;
@@ -212,9 +243,9 @@ fn write_timeseries(dir: &Path, out: &RunOutput, tl: &Timeline) -> io::Result<()
             s.jobs_running.to_string(),
         ];
         rec.extend(s.queue_gpu_milli.iter().map(|&m| milli_string(m)));
-        rec.push(format!("{:.6}", tl.frag_at.get(i).copied().unwrap_or(0.0)));
+        rec.push(fixed(tl.frag_at.get(i).copied().unwrap_or(0.0), 6));
         if let Some(d) = tl.deserved_at.get(i) {
-            rec.extend(d.iter().map(|g| format!("{g:.3}")));
+            rec.extend(d.iter().map(|&g| fixed(g, 3)));
         }
         w.write_record(&rec).map_err(io_err)?;
     }
@@ -308,22 +339,24 @@ pub fn write_explain(dir: &Path, out: &RunOutput) -> io::Result<()> {
 
 /// Columns of summary.csv, in order.
 pub const SUMMARY_COLUMNS: &[&str] = &[
+    "scenario",
+    "seed",
     "scope",
     "jobs",
     "completed",
     "unfinished",
-    "jct_mean_s",
-    "jct_p50_s",
-    "jct_p90_s",
-    "jct_p99_s",
-    "wait_mean_s",
-    "wait_p50_s",
-    "wait_p90_s",
-    "wait_p99_s",
-    "slowdown_mean",
-    "slowdown_p50",
-    "slowdown_p90",
-    "slowdown_p99",
+    "jct_s.mean",
+    "jct_s.p50",
+    "jct_s.p90",
+    "jct_s.p99",
+    "wait_s.mean",
+    "wait_s.p50",
+    "wait_s.p90",
+    "wait_s.p99",
+    "slowdown.mean",
+    "slowdown.p50",
+    "slowdown.p90",
+    "slowdown.p99",
     "makespan_s",
     "gpu_hours",
     "gpu_share",
@@ -332,15 +365,15 @@ pub const SUMMARY_COLUMNS: &[&str] = &[
     "deserved_share",
     "share_over_deserved",
     "jain_fairness",
-    "rho_mean",
-    "rho_p50",
-    "rho_p90",
-    "rho_p99",
-    "rho_max",
+    "rho.mean",
+    "rho.p50",
+    "rho.p90",
+    "rho.p99",
+    "rho.max",
     "preemptions",
     "gpu_hours_lost",
-    "gang_wait_mean_s",
-    "gang_wait_p99_s",
+    "gang_wait_s.mean",
+    "gang_wait_s.p99",
     "gang_wait_gpu_hours",
     "slo_misses",
     "deadline_misses",
@@ -416,13 +449,31 @@ pub fn summary_rows(s: &Summary) -> Vec<Vec<String>> {
     rows
 }
 
-fn write_summary_csv(dir: &Path, s: &Summary) -> io::Result<()> {
+fn write_summary_csv(dir: &Path, s: &Summary, meta: &RunMeta) -> io::Result<()> {
     let mut w = csv_writer(dir, "summary.csv")?;
     w.write_record(SUMMARY_COLUMNS).map_err(io_err)?;
+    // Every row names its run, so rows of several runs can be concatenated.
+    let run = [meta.scenario.clone(), meta.seed.to_string()];
     for r in summary_rows(s) {
-        w.write_record(&r).map_err(io_err)?;
+        w.write_record(run.iter().chain(r.iter())).map_err(io_err)?;
     }
     w.flush()
+}
+
+#[cfg(test)]
+mod fixed_tests {
+    use super::fixed;
+
+    #[test]
+    fn one_precision_per_column_no_negative_zero() {
+        assert_eq!(fixed(1.0, 6), "1");
+        assert_eq!(fixed(-0.0, 6), "0");
+        assert_eq!(fixed(-1e-12, 6), "0");
+        assert_eq!(fixed(0.0195530726, 6), "0.019553");
+        assert_eq!(fixed(341.3333333, 3), "341.333");
+        assert_eq!(fixed(10.0, 3), "10");
+        assert_eq!(fixed(-2.5, 3), "-2.5");
+    }
 }
 
 #[cfg(test)]

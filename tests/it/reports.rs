@@ -110,21 +110,23 @@ fn tiny_run_files_carry_the_metrics() {
     );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 16, "{ts}");
-    assert_eq!(rows[0], "0,8,4,4,0,1,4,0,0.000000,8.000,0.000");
-    assert_eq!(rows[1], "10,8,4,4,1,1,4,0,0.000000,5.333,2.667");
-    assert_eq!(rows[2], "20,8,6,6,1,2,6,0,0.750000,5.333,2.667");
-    assert_eq!(rows[10], "100,8,8,8,0,1,0,8,0.000000,0.000,8.000");
-    assert_eq!(rows[15], "150,8,0,0,0,0,0,0,0.000000,0.000,0.000");
+    assert_eq!(rows[0], "0,8,4,4,0,1,4,0,0,8,0");
+    assert_eq!(rows[1], "10,8,4,4,1,1,4,0,0,5.333,2.667");
+    assert_eq!(rows[2], "20,8,6,6,1,2,6,0,0.75,5.333,2.667");
+    assert_eq!(rows[10], "100,8,8,8,0,1,0,8,0,0,8");
+    assert_eq!(rows[15], "150,8,0,0,0,0,0,0,0,0,0");
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     let mut rd = csv::Reader::from_reader(csv.as_bytes());
     let header = rd.headers().unwrap().clone();
     let recs: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
-    let scopes: Vec<&str> = recs.iter().map(|r| &r[0]).collect();
-    assert_eq!(scopes, ["all", "queue:a", "queue:b"]);
     let col = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"));
-    assert_eq!(&recs[0][col("jct_mean_s")], "90");
+    let scopes: Vec<&str> = recs.iter().map(|r| &r[col("scope")]).collect();
+    assert_eq!(scopes, ["all", "queue:a", "queue:b"]);
+    // Every row names its run.
+    assert!(recs.iter().all(|r| &r[col("scenario")] == "t" && &r[col("seed")] == "0"));
+    assert_eq!(&recs[0][col("jct_s.mean")], "90");
     assert_eq!(&recs[0][col("makespan_s")], "150");
-    assert_eq!(&recs[2][col("wait_mean_s")], "90");
+    assert_eq!(&recs[2][col("wait_s.mean")], "90");
     assert_eq!(&recs[1][col("jain_fairness")], "", "run-only metric on a queue row");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(json["metrics"]["queues"]["b"]["jobs"], 1);
@@ -285,7 +287,7 @@ fn metrics_without_samples_are_not_zero() {
     let mut rd = csv::Reader::from_reader(csv.as_bytes());
     let header = rd.headers().unwrap().clone();
     let all = rd.records().next().unwrap().unwrap();
-    for c in ["jct_mean_s", "jct_p99_s", "wait_p50_s", "slowdown_mean", "makespan_s", "rho_max", "gang_wait_mean_s"] {
+    for c in ["jct_s.mean", "jct_s.p99", "wait_s.p50", "slowdown.mean", "makespan_s", "rho.max", "gang_wait_s.mean"] {
         let i = header.iter().position(|h| h == c).unwrap_or_else(|| panic!("no column {c}"));
         assert_eq!(&all[i], "", "{c}");
     }
