@@ -314,21 +314,7 @@ fn near_pods(jobs: &[JobSpec], arg: &str) -> Vec<String> {
     near.into_iter().take(5).map(|x| x.1).collect()
 }
 
-/// Levenshtein distance over chars.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (k, &cb) in b.iter().enumerate() {
-            let cur = row[k + 1];
-            row[k + 1] = (prev + usize::from(ca != cb)).min(row[k] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
+pub(crate) use lahar_core::text::edit_distance;
 
 /// The summary table `lahar run` prints.
 pub fn summary_table(r: &RunReport) -> String {
@@ -370,17 +356,4 @@ pub fn summary_table(r: &RunReport) -> String {
         t.add_row([k.to_string(), v]);
     }
     t.to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::edit_distance;
-
-    #[test]
-    fn edit_distance_counts_single_char_edits() {
-        assert_eq!(edit_distance("train-w-0", "train-w-0"), 0);
-        assert_eq!(edit_distance("train-w-0", "trian-w-0"), 2);
-        assert_eq!(edit_distance("train-w-0", "train-w-10"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-    }
 }

@@ -39,6 +39,7 @@ pub mod queue;
 pub mod resource;
 pub mod rng;
 pub mod session;
+pub mod text;
 pub mod time;
 pub mod topology;
 pub mod world;

@@ -412,3 +412,52 @@ fn documentation_examples_load_as_they_are() {
     assert_eq!((nt.hard, nt.highest_tier_allowed), (true, Some(2)));
     assert!(job(&s, "test-cluster-0").network_topology.is_none());
 }
+
+/// Typos in manifests are located errors with a suggestion (exit 2 through the
+/// binary), checked against the kinds' published CRD schemas; fields the schema has
+/// but the scheduler ignores are accepted.
+#[test]
+fn manifest_typos_are_errors_with_a_suggestion() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\n  annotations: {lahar.io/duration: 1h}\nspec:\n  minAvailabel: 4\n  queeu: default\n  tasks:\n    - replica: 4\n      name: w\n      template:\n        spec:\n          containers:\n            - name: c\n              image: busybox\n              command: [sleep, \"3600\"]\n              env: [{name: A, value: b}]\n              resources:\n                request: {nvidia.com/gpu: 1}\n          volumes: [{name: v, emptyDir: {}}]\nstatus: {state: {phase: Pending}}\n";
+    std::fs::write(dir.path().join("m.yaml"), job).unwrap();
+    let p = dir.path().join("scenario.yaml");
+    std::fs::write(
+        &p,
+        scenario(
+            "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}",
+            "  workload:\n    - manifests: m.yaml\n",
+        ),
+    )
+    .unwrap();
+    let out = lahar().arg("validate").arg(&p).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let m = dir.path().join("m.yaml").display().to_string();
+    for needle in [
+        format!(
+            "{m}:7:17: document 1: spec.minAvailabel: unknown field `minAvailabel` (not in the Job schema of Volcano's CRD (batch.volcano.sh/v1alpha1)); did you mean `minAvailable`?"
+        ),
+        format!("{m}:8:10: document 1: spec.queeu: unknown field `queeu`"),
+        format!("{m}:10:16: document 1: spec.tasks[0].replica: unknown field `replica`"),
+        "did you mean `replicas`?".to_string(),
+        format!(
+            "{m}:20:26: document 1: spec.tasks[0].template.spec.containers[0].resources.request: unknown field `request`"
+        ),
+        "did you mean `requests`?".to_string(),
+    ] {
+        assert!(err.contains(&needle), "lacks {needle:?}:\n{err}");
+    }
+    assert!(
+        !err.contains("`command`") && !err.contains("`env`") && !err.contains("`volumes`") && !err.contains("`status`"),
+        "{err}"
+    );
+    // Fixed, the same file loads: the ignored fields stay accepted.
+    let fixed = job
+        .replace("minAvailabel", "minAvailable")
+        .replace("queeu", "queue")
+        .replace("replica:", "replicas:")
+        .replace("request:", "requests:");
+    std::fs::write(dir.path().join("m.yaml"), fixed).unwrap();
+    lahar().arg("validate").arg(&p).assert().success();
+}

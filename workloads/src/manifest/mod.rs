@@ -10,6 +10,7 @@ mod common;
 mod kubeflow;
 mod podgroup;
 mod ray;
+mod schema;
 mod spark;
 mod vcjob;
 mod volcano;
@@ -134,6 +135,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
         let (api, kind) = common::kind_of(&d.root);
         let group = api.split('/').next().unwrap_or_default();
         let mut ck = common::Ck::new(d, errs);
+        schema::check(d, &mut ck);
         match (group, kind.as_str()) {
             (_, "") => ck.err(d.root.at, "kind", "expected `apiVersion` and `kind` (a Kubernetes object)"),
             ("batch.volcano.sh", "Job") => out.extend(vcjob::job(d, cx, &mut ck)),

@@ -22,6 +22,7 @@ pub fn queues(docs: &[Doc], names: &mut ResourceNames, errs: &mut Vec<ManifestEr
     let mut out: Vec<Queue> = Vec::new();
     for d in docs {
         let mut ck = Ck::new(d, errs);
+        super::schema::check(d, &mut ck);
         let (api, kind) = common::kind_of(&d.root);
         if kind != "Queue" || !api.starts_with("scheduling.volcano.sh/") {
             ck.err(
@@ -98,6 +99,7 @@ pub fn hypernodes(docs: &[Doc], nodes: &[NodeRef<'_>], errs: &mut Vec<ManifestEr
     let mut out = Vec::new();
     for d in docs {
         let mut ck = Ck::new(d, errs);
+        super::schema::check(d, &mut ck);
         let (api, kind) = common::kind_of(&d.root);
         if kind != "HyperNode" || !api.starts_with("topology.volcano.sh/") {
             ck.err(

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Derives the field lists lahar checks manifests against from the projects' own
+CustomResourceDefinitions (docs/manifests.md, "Unknown fields").
+
+Usage: extract.py OUT.json SOURCES.json
+SOURCES.json lists, per CRD, the repository, commit, path and the local file to
+read (a checkout of that commit). The output holds, per `apiVersion kind`, a tree of
+the field names the kind's openAPIV3Schema allows:
+  - a map of field name -> subtree for an object with `properties`;
+  - "*" where anything goes (x-kubernetes-preserve-unknown-fields, maps with
+    free keys such as labels or resource requests, a top-level `status`);
+  - 0 for a scalar (nothing below it is checked).
+Lists are transparent: a list's subtree is its items'. Subtrees that repeat (the
+PodSpec of every pod template) are stored once under "defs" and referenced as
+{"$ref": "dN"}. `metadata` is Kubernetes' ObjectMeta, which CRDs leave untyped;
+`v1 Pod` is the PodTemplateSpec of the Volcano Job CRD with `apiVersion`, `kind`
+and a free `status`; `scheduling.k8s.io/v1 PriorityClass` is listed from the
+Kubernetes API reference (it has no CRD).
+"""
+import hashlib
+import json
+import sys
+
+import yaml
+
+# Kubernetes ObjectMeta (k8s.io/apimachinery/pkg/apis/meta/v1, ObjectMeta).
+OBJECT_META = {
+    "name": 0, "generateName": 0, "namespace": 0, "selfLink": 0, "uid": 0,
+    "resourceVersion": 0, "generation": 0, "creationTimestamp": 0,
+    "deletionTimestamp": 0, "deletionGracePeriodSeconds": 0,
+    "labels": "*", "annotations": "*", "finalizers": 0, "managedFields": "*",
+    "ownerReferences": {"apiVersion": 0, "kind": 0, "name": 0, "uid": 0,
+                        "controller": 0, "blockOwnerDeletion": 0},
+}
+
+# scheduling.k8s.io/v1 PriorityClass (Kubernetes API reference).
+PRIORITY_CLASS = {
+    "apiVersion": 0, "kind": 0, "metadata": OBJECT_META, "value": 0,
+    "globalDefault": 0, "description": 0, "preemptionPolicy": 0,
+}
+
+
+def tree(schema, top=False):
+    if schema.get("x-kubernetes-preserve-unknown-fields"):
+        return "*"
+    t = schema.get("type")
+    if t == "array":
+        return tree(schema.get("items", {}))
+    props = schema.get("properties")
+    if props:
+        out = {}
+        for k, v in props.items():
+            if k == "metadata" and v.get("type") == "object" and not v.get("properties"):
+                out[k] = OBJECT_META
+            elif top and k == "status":
+                out[k] = "*"
+            else:
+                out[k] = tree(v)
+        return out
+    if t == "object" or "additionalProperties" in schema:
+        return "*"
+    return 0
+
+
+def crd_trees(path):
+    with open(path) as f:
+        docs = [d for d in yaml.safe_load_all(f) if d]
+    out = {}
+    for crd in docs:
+        group = crd["spec"]["group"]
+        kind = crd["spec"]["names"]["kind"]
+        for v in crd["spec"]["versions"]:
+            schema = v["schema"]["openAPIV3Schema"]
+            t = tree(schema, top=True)
+            t.setdefault("metadata", OBJECT_META)
+            out[f"{group}/{v['name']} {kind}"] = t
+    return out
+
+
+def dedupe(kinds):
+    """Moves subtrees seen more than once (and larger than 2 KB) into defs."""
+    seen = {}
+
+    def count(t):
+        if isinstance(t, dict):
+            s = json.dumps(t, sort_keys=True)
+            seen[s] = seen.get(s, 0) + 1
+            for v in t.values():
+                count(v)
+
+    for t in kinds.values():
+        count(t)
+    defs, names = {}, {}
+    big = sorted((s for s, n in seen.items() if n > 1 and len(s) > 2048), key=len, reverse=True)
+    for s in big:
+        names[s] = "d" + hashlib.sha256(s.encode()).hexdigest()[:10]
+
+    def rewrite(t, root=False):
+        if not isinstance(t, dict):
+            return t
+        s = json.dumps(t, sort_keys=True)
+        if not root and s in names:
+            n = names[s]
+            if n not in defs:
+                defs[n] = None
+                defs[n] = {k: rewrite(v) for k, v in t.items()}
+            return {"$ref": n}
+        return {k: rewrite(v) for k, v in t.items()}
+
+    out = {k: rewrite(t, root=True) for k, t in kinds.items()}
+    return out, dict(sorted(defs.items()))
+
+
+def main():
+    out_path, sources_path = sys.argv[1], sys.argv[2]
+    with open(sources_path) as f:
+        sources = json.load(f)
+    kinds = {}
+    for s in sources:
+        kinds.update(crd_trees(s["file"]))
+    # v1 Pod: the pod template of the Volcano Job CRD.
+    template = kinds["batch.volcano.sh/v1alpha1 Job"]["spec"]["tasks"]["template"]
+    kinds["v1 Pod"] = {"apiVersion": 0, "kind": 0, "metadata": OBJECT_META,
+                       "spec": template["spec"], "status": "*"}
+    kinds["scheduling.k8s.io/v1 PriorityClass"] = PRIORITY_CLASS
+    for k, t in kinds.items():
+        t.setdefault("apiVersion", 0)
+        t.setdefault("kind", 0)
+    kinds = dict(sorted(kinds.items()))
+    kinds, defs = dedupe(kinds)
+    doc = {
+        "about": "Field names per apiVersion and kind, derived by workloads/schemas/extract.py from the CRDs listed in sources",
+        "sources": [{k: s[k] for k in ("repo", "commit", "path", "license")} for s in sources],
+        "kinds": kinds,
+        "defs": defs,
+    }
+    with open(out_path, "w") as f:
+        json.dump(doc, f, separators=(",", ":"), sort_keys=False)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
