@@ -6,6 +6,7 @@
 //! tests and benches drive the same code in-process.
 
 pub mod check;
+pub mod explain_summary;
 pub mod nccl;
 pub mod overrides;
 pub mod report_cmd;
@@ -43,6 +44,9 @@ pub struct RunOptions {
     pub plots: bool,
     /// Pods to explain (`namespace/name` or a unique name): writes explain.csv.
     pub explain: Vec<String>,
+    /// Keep explain.csv rows only for sessions at `from ≤ t < until`
+    /// (`--explain-window`); the end-of-run summary still counts every session.
+    pub explain_window: Option<(lahar_core::time::SimTime, lahar_core::time::SimTime)>,
     /// Sessions walk everything instead of skipping provably fruitless work
     /// (`lahar run --exhaustive`; the reference of the equivalence tests).
     pub exhaustive: bool,
@@ -159,7 +163,11 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     let started = Instant::now();
     let mut engine = build_engine(s);
     if let Some(e) = &explain {
-        engine.set_explain(Explain::new(e.iter().copied()));
+        let mut ex = Explain::new(e.iter().copied());
+        if let Some((from, until)) = opts.explain_window {
+            ex = ex.with_window(from, until);
+        }
+        engine.set_explain(ex);
     }
     if let Some(w) = &decisions {
         let w = Rc::clone(w);

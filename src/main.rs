@@ -57,6 +57,11 @@ enum Command {
         /// writes explain.csv with per-node predicate results and plugin scores.
         #[arg(long, value_name = "POD")]
         explain: Vec<String>,
+        /// Keep explain.csv rows only for simulated times FROM..UNTIL (durations:
+        /// `2h..3h`, `..30m`, `1d..`); the summary printed at the end still counts
+        /// every session.
+        #[arg(long, value_name = "FROM..UNTIL", requires = "explain")]
+        explain_window: Option<String>,
         /// Walk everything in every session, as Volcano does, instead of skipping work
         /// that provably cannot change a decision (same outputs, slower; for checking).
         #[arg(long)]
@@ -414,7 +419,29 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Run { scenario, out, sessions, quiet, plots, explain, exhaustive, overrides, strict } => {
+        Command::Run {
+            scenario,
+            out,
+            sessions,
+            quiet,
+            plots,
+            explain,
+            explain_window,
+            exhaustive,
+            overrides,
+            strict,
+        } => {
+            let explain_window = match explain_window.as_deref().map(parse_window).transpose() {
+                Ok(w) => w,
+                Err(m) => {
+                    return input_error(&lahar::scenario::ScenarioError::one(
+                        "<command line>",
+                        None,
+                        "--explain-window",
+                        m,
+                    ));
+                }
+            };
             let s = match overrides.load(scenario.as_deref()) {
                 Ok(s) => s,
                 Err(e) => return input_error(&e),
@@ -430,12 +457,16 @@ fn main() -> ExitCode {
                 progress: !quiet,
                 plots,
                 explain,
+                explain_window,
                 exhaustive,
             };
             match lahar::run(s, &opts) {
                 Ok(report) => {
                     if !quiet {
                         outln!("{}", lahar::summary_table(&report));
+                        for line in lahar::explain_summary::lines(&report.output) {
+                            outln!("explain: {line}");
+                        }
                     }
                     print_warnings(&warnings);
                     ExitCode::SUCCESS
@@ -693,6 +724,24 @@ fn nccl(a: NcclArgs) -> ExitCode {
         }
         Err(e) => input_error(&e),
     }
+}
+
+/// `FROM..UNTIL` of simulated durations, either side optional.
+fn parse_window(text: &str) -> Result<(lahar_core::time::SimTime, lahar_core::time::SimTime), String> {
+    let (a, b) = text.split_once("..").ok_or_else(|| format!("`{text}`: expected FROM..UNTIL, e.g. 2h..3h"))?;
+    let at = |s: &str, none: u64| -> Result<lahar_core::time::SimTime, String> {
+        if s.trim().is_empty() {
+            return Ok(lahar_core::time::SimTime(none));
+        }
+        lahar_core::time::parse_duration(s.trim())
+            .map(|d| lahar_core::time::SimTime(d.micros()))
+            .map_err(|e| format!("`{text}`: {e}"))
+    };
+    let (from, until) = (at(a, 0)?, at(b, u64::MAX)?);
+    if from >= until {
+        return Err(format!("`{text}`: the window is empty (FROM must be before UNTIL)"));
+    }
+    Ok((from, until))
 }
 
 /// Prints the scenario's warnings once, at the end, on stderr.

@@ -199,6 +199,8 @@ pub struct RunOutput {
     pub decisions: Vec<Decision>,
     /// `--explain` rows for the watched pods, in the order recorded.
     pub explain: Vec<ExplainRow>,
+    /// `--explain`: per watched replica, what every session did with it.
+    pub explain_tallies: std::collections::BTreeMap<(JobId, u16, u32), crate::explain::Tally>,
     /// Counters.
     pub stats: RunStats,
 }
@@ -468,6 +470,7 @@ impl Engine {
             pods: self.pods_out,
             samples: self.samples,
             decisions: self.decisions,
+            explain_tallies: self.explain.as_mut().map(|e| std::mem::take(&mut e.tallies)).unwrap_or_default(),
             explain: self.explain.map(|e| e.rows).unwrap_or_default(),
             stats: self.stats,
         }

@@ -15,7 +15,7 @@ use crate::job::{JobId, PodId};
 use crate::resource::{ResourceNames, Resources};
 use crate::time::SimTime;
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One row of explain.csv.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,18 +39,62 @@ pub struct ExplainRow {
     pub score: Option<f64>,
 }
 
+/// What the sessions did with one watched pod over the whole run (also outside the
+/// rows' time window): a one-line summary at the end of the run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// Sessions that looked at the pod.
+    pub sessions: u64,
+    /// Per plugin or step (`predicates`, `gang`, `network-topology-aware`,
+    /// `result`...): sessions in which it rejected the pod, or a node for it.
+    pub rejected: BTreeMap<String, u64>,
+    /// The session of the last row seen, and the steps that rejected in it.
+    last: Option<u64>,
+    seen: BTreeSet<String>,
+}
+
 /// Watched pods and the rows recorded for them.
 #[derive(Clone, Debug, Default)]
 pub struct Explain {
     watched: BTreeSet<(JobId, u16, u32)>,
-    /// Rows in the order recorded.
+    /// Rows in the order recorded (only those inside the window).
     pub rows: Vec<ExplainRow>,
+    /// Rows are kept only for sessions at `from ≤ t < until` (`--explain-window`).
+    window: (SimTime, SimTime),
+    /// Per watched replica, every session counted.
+    pub tallies: BTreeMap<(JobId, u16, u32), Tally>,
 }
 
 impl Explain {
     /// Watches the pods named by (job, task index, replica index).
     pub fn new(watched: impl IntoIterator<Item = (JobId, u16, u32)>) -> Explain {
-        Explain { watched: watched.into_iter().collect(), rows: Vec::new() }
+        Explain {
+            watched: watched.into_iter().collect(),
+            rows: Vec::new(),
+            window: (SimTime::ZERO, SimTime(u64::MAX)),
+            tallies: BTreeMap::new(),
+        }
+    }
+    /// Keeps rows only for sessions at `from ≤ t < until`; the tallies still count
+    /// every session.
+    pub fn with_window(mut self, from: SimTime, until: SimTime) -> Explain {
+        self.window = (from, until);
+        self
+    }
+    /// Records a row of the replica `key`.
+    pub fn record(&mut self, key: (JobId, u16, u32), row: ExplainRow) {
+        let t = self.tallies.entry(key).or_default();
+        if t.last != Some(row.session) {
+            t.last = Some(row.session);
+            t.sessions += 1;
+            t.seen.clear();
+        }
+        if row.passed == Some(false) && t.seen.insert(row.plugin.to_string()) {
+            *t.rejected.entry(row.plugin.to_string()).or_default() += 1;
+        }
+        if self.window.0 <= row.t && row.t < self.window.1 {
+            self.rows.push(row);
+        }
     }
     /// True if the replica is watched.
     pub fn watches(&self, job: JobId, task: u16, index: u32) -> bool {

@@ -258,6 +258,8 @@ impl<'w> Session<'w> {
         if !self.explaining(pod) {
             return;
         }
+        let pod_state = &self.world.pods[pod.0 as usize];
+        let key = (pod_state.job, pod_state.task, pod_state.index);
         let row = ExplainRow {
             session: self.index,
             t: self.now,
@@ -269,7 +271,7 @@ impl<'w> Session<'w> {
             score,
         };
         if let Some(e) = self.explain.as_mut() {
-            e.rows.push(row);
+            e.record(key, row);
         }
     }
 

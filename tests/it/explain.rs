@@ -277,3 +277,50 @@ fn preemption_is_explained() {
 "
     );
 }
+
+/// `--explain-window` keeps only the rows of sessions inside it; the one-line
+/// summary printed at the end counts every session. `waiter` waits for `hog`'s 4
+/// GPUs: enqueue rejects it at 10 s (session 3), admits and binds it at 3600 s
+/// (session 4).
+#[test]
+fn explain_window_and_the_end_of_run_summary() {
+    let text = scenario(
+        "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 4}",
+        "  workload:\n    - jobs:\n      - {name: hog, duration: 1h, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 4}}]}\n      - {name: waiter, submitAt: 10s, duration: 1h, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 4}}]}\n",
+    );
+    let (d, p) = write_scenario(&text);
+    let summary = "explain: default/waiter-w-0: first bound to n0 at 60 min (after 60 min pending); looked at in 2 sessions; rejected by enqueue in 1 (50%)\n";
+    let all = d.path().join("all");
+    lahar()
+        .arg("run")
+        .arg(&p)
+        .args(["--explain", "waiter-w-0", "--out"])
+        .arg(&all)
+        .assert()
+        .success()
+        .stdout(predicates::str::ends_with(summary));
+    let rows = std::fs::read_to_string(all.join("explain.csv")).unwrap();
+    assert_eq!(session(&rows, "3").len(), 1);
+    assert_eq!(session(&rows, "4").len(), 6);
+    let late = d.path().join("late");
+    lahar()
+        .arg("run")
+        .arg(&p)
+        .args(["--explain", "waiter-w-0", "--explain-window", "30m..", "--out"])
+        .arg(&late)
+        .assert()
+        .success()
+        .stdout(predicates::str::ends_with(summary));
+    let rows = std::fs::read_to_string(late.join("explain.csv")).unwrap();
+    assert!(session(&rows, "3").is_empty());
+    assert_eq!(session(&rows, "4").len(), 6);
+    for bad in ["2h..1h", "2h", "x..1h"] {
+        lahar()
+            .arg("run")
+            .arg(&p)
+            .args(["--explain", "waiter-w-0", "--explain-window", bad])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("--explain-window"));
+    }
+}
