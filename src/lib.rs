@@ -141,6 +141,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
                 message: w.text(),
             })
             .collect(),
+        tiers: s.cluster.topology.tier_names(),
     };
     let explain = if opts.explain.is_empty() {
         None

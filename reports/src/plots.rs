@@ -232,17 +232,24 @@ fn cdf(
     what: &str,
     values: impl Fn(&RunData) -> Vec<f64>,
 ) -> Res {
+    let labels = run_labels(runs);
     let series: Vec<Cdf> = runs
         .iter()
-        .map(|r| {
+        .zip(labels)
+        .map(|(r, label)| {
             let v = values(r);
-            (r.label.clone(), v.len(), cdf_points(v))
+            (label, v.len(), cdf_points(v))
         })
         .collect();
+    let (root, strip) = legend_split(root, series.len());
+    let root = &root;
     let max = series.iter().flat_map(|s| s.2.iter().map(|p| p.0)).fold(0.0f64, f64::max);
     let (unit, uname) = duration_unit(max);
-    // Log axis: values below 1/100 of the unit (including zero) are drawn at that floor.
-    let floor = 0.01;
+    // Log axis starting at the decade of the smallest positive value (at least 1/1000
+    // of the unit): the axis starts near the data; zeros are drawn at that floor.
+    let min_pos =
+        series.iter().flat_map(|s| s.2.iter().map(|p| p.0 / unit)).filter(|&x| x > 0.0).fold(f64::INFINITY, f64::min);
+    let floor = if min_pos.is_finite() { 10f64.powf(min_pos.log10().floor()).max(0.001) } else { 0.01 };
     let xmax = (max / unit).max(floor * 10.0) * 1.2;
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 22))
@@ -261,6 +268,7 @@ fn cdf(
         .axis_desc_style(("sans-serif", 15))
         .draw()
         .map_err(e)?;
+    let mut entries: Vec<Entry> = Vec::new();
     for (i, (label, n, pts)) in series.iter().enumerate() {
         let c = color(i);
         let mut line: Vec<(f64, f64)> = Vec::with_capacity(pts.len() * 2);
@@ -271,26 +279,61 @@ fn cdf(
             line.push((x, y));
             prev = y;
         }
-        chart
-            .draw_series(LineSeries::new(line, c.stroke_width(2)))
-            .map_err(e)?
-            .label(format!("{label} ({n} jobs)"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        chart.draw_series(LineSeries::new(line, c.stroke_width(2))).map_err(e)?;
+        entries.push((format!("{label} ({n} jobs)"), c, false));
     }
-    legend(&mut chart)
+    draw_legend(&strip, &entries)
 }
 
-fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
-) -> Res {
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .label_font(("sans-serif", 14))
-        .draw()
-        .map_err(e)
+/// A legend entry: label, color, dashed.
+type Entry = (String, RGBColor, bool);
+
+/// Height of a legend row (pixels).
+const LEGEND_ROW: u32 = 22;
+
+/// Splits a strip off the bottom of `root` for `n` legend entries, two per row: a
+/// legend sits under its chart and never covers data.
+fn legend_split<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    n: usize,
+) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
+    let rows = n.div_ceil(2) as u32;
+    let h = root.dim_in_pixel().1;
+    root.split_vertically(h.saturating_sub(rows * LEGEND_ROW + 8))
+}
+
+/// Draws the entries into the strip `legend_split` made.
+fn draw_legend<DB: DrawingBackend>(strip: &DrawingArea<DB, Shift>, entries: &[Entry]) -> Res {
+    let w = strip.dim_in_pixel().0 as i32;
+    let row = LEGEND_ROW as i32;
+    for (k, (label, c, dashed)) in entries.iter().enumerate() {
+        let (col, r) = ((k % 2) as i32, (k / 2) as i32);
+        let x = 75 + col * (w - 75) / 2;
+        let y = r * row + row / 2;
+        let marks: Vec<(i32, i32)> = if *dashed { vec![(0, 6), (9, 15), (18, 24)] } else { vec![(0, 24)] };
+        for (a, b) in marks {
+            strip.draw(&PathElement::new(vec![(x + a, y), (x + b, y)], c.stroke_width(2))).map_err(e)?;
+        }
+        strip.draw(&Text::new(label.clone(), (x + 32, y - 8), ("sans-serif", 14))).map_err(e)?;
+    }
+    Ok(())
+}
+
+/// Legend names of runs: their scenario names; when runs share a scenario name, the
+/// scheduler tells them apart, else the directory.
+fn run_labels(runs: &[RunData]) -> Vec<String> {
+    runs.iter()
+        .map(|r| {
+            let name = r.scenario();
+            let twins: Vec<&RunData> = runs.iter().filter(|o| o.scenario() == name).collect();
+            let same_scheduler = twins.iter().filter(|o| o.scheduler() == r.scheduler()).count();
+            match (twins.len(), same_scheduler) {
+                (1, _) => name.to_string(),
+                (_, 1) => format!("{name} ({})", r.scheduler()),
+                _ => format!("{name} ({})", r.label),
+            }
+        })
+        .collect()
 }
 
 /// Bucket means: at most `TS_POINTS` points.
@@ -346,8 +389,11 @@ fn time_chart<'a, DB: DrawingBackend>(
 }
 
 fn utilization(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData]) -> Res {
-    let (mut chart, unit) = time_chart(root, runs, PlotKind::Utilization.title(), 105.0, "GPUs (% of cluster)", true)?;
+    let (root, strip) = legend_split(root, 2 * runs.len());
+    let (mut chart, unit) = time_chart(&root, runs, PlotKind::Utilization.title(), 105.0, "GPUs (% of cluster)", true)?;
     let many = runs.len() > 1;
+    let labels = run_labels(runs);
+    let mut entries: Vec<Entry> = Vec::new();
     for (i, r) in runs.iter().enumerate() {
         let ts = &r.ts;
         let pct = |v: &[f64]| -> Vec<f64> {
@@ -357,19 +403,13 @@ fn utilization(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData])
         let alloc = thin(&t, &pct(&ts.allocated));
         let eff = thin(&t, &pct(&ts.effective));
         let (ca, ce) = if many { (color(i), color(i)) } else { (color(0), color(2)) };
-        let prefix = if many { format!("{}: ", r.label) } else { String::new() };
-        chart
-            .draw_series(LineSeries::new(alloc, ca.stroke_width(2)))
-            .map_err(e)?
-            .label(format!("{prefix}allocated"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], ca.stroke_width(2)));
-        chart
-            .draw_series(DashedLineSeries::new(eff, 6, 4, ce.stroke_width(2)))
-            .map_err(e)?
-            .label(format!("{prefix}effective (dashed)"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], ce.stroke_width(1)));
+        let prefix = if many { format!("{}: ", labels[i]) } else { String::new() };
+        chart.draw_series(LineSeries::new(alloc, ca.stroke_width(2))).map_err(e)?;
+        chart.draw_series(DashedLineSeries::new(eff, 6, 4, ce.stroke_width(2))).map_err(e)?;
+        entries.push((format!("{prefix}allocated"), ca, false));
+        entries.push((format!("{prefix}effective"), ce, true));
     }
-    legend(&mut chart)
+    draw_legend(&strip, &entries)
 }
 
 fn jobs(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData]) -> Res {
@@ -379,29 +419,29 @@ fn jobs(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData]) -> Res
         .fold(0.0f64, |a, &b| a.max(b))
         .max(1.0)
         * 1.1;
-    let (mut chart, unit) = time_chart(root, runs, PlotKind::Jobs.title(), ymax, "jobs", false)?;
+    let (root, strip) = legend_split(root, 2 * runs.len());
+    let (mut chart, unit) = time_chart(&root, runs, PlotKind::Jobs.title(), ymax, "jobs", false)?;
     let many = runs.len() > 1;
+    let labels = run_labels(runs);
+    let mut entries: Vec<Entry> = Vec::new();
     for (i, r) in runs.iter().enumerate() {
         let t: Vec<f64> = r.ts.t.iter().map(|x| x / unit).collect();
         let (cp, cr) = if many { (color(i), color(i)) } else { (color(1), color(0)) };
-        let prefix = if many { format!("{}: ", r.label) } else { String::new() };
-        chart
-            .draw_series(LineSeries::new(thin(&t, &r.ts.running), cr.stroke_width(2)))
-            .map_err(e)?
-            .label(format!("{prefix}running"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], cr.stroke_width(2)));
-        chart
-            .draw_series(DashedLineSeries::new(thin(&t, &r.ts.pending), 6, 4, cp.stroke_width(2)))
-            .map_err(e)?
-            .label(format!("{prefix}pending (dashed)"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], cp.stroke_width(1)));
+        let prefix = if many { format!("{}: ", labels[i]) } else { String::new() };
+        chart.draw_series(LineSeries::new(thin(&t, &r.ts.running), cr.stroke_width(2))).map_err(e)?;
+        chart.draw_series(DashedLineSeries::new(thin(&t, &r.ts.pending), 6, 4, cp.stroke_width(2))).map_err(e)?;
+        entries.push((format!("{prefix}running"), cr, false));
+        entries.push((format!("{prefix}pending"), cp, true));
     }
-    legend(&mut chart)
+    draw_legend(&strip, &entries)
 }
 
 fn queue_share(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData]) -> Res {
+    let n = runs.first().map_or(0, |r| r.ts.queues.iter().map(|q| 1 + usize::from(q.2.is_some())).sum());
+    let (root, strip) = legend_split(root, n);
     let (mut chart, unit) =
-        time_chart(root, runs, PlotKind::QueueShare.title(), 105.0, "share of cluster GPUs (%)", true)?;
+        time_chart(&root, runs, PlotKind::QueueShare.title(), 105.0, "share of cluster GPUs (%)", true)?;
+    let mut entries: Vec<Entry> = Vec::new();
     if let Some(r) = runs.first() {
         let t: Vec<f64> = r.ts.t.iter().map(|x| x / unit).collect();
         let pct = |v: &[f64]| -> Vec<f64> {
@@ -409,21 +449,15 @@ fn queue_share(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData])
         };
         for (i, (name, alloc, deserved)) in r.ts.queues.iter().enumerate() {
             let c = color(i);
-            chart
-                .draw_series(LineSeries::new(thin(&t, &pct(alloc)), c.stroke_width(2)))
-                .map_err(e)?
-                .label(format!("{name}: allocated"))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+            chart.draw_series(LineSeries::new(thin(&t, &pct(alloc)), c.stroke_width(2))).map_err(e)?;
+            entries.push((format!("{name}: allocated"), c, false));
             if let Some(d) = deserved {
-                chart
-                    .draw_series(DashedLineSeries::new(thin(&t, &pct(d)), 6, 4, c.stroke_width(1)))
-                    .map_err(e)?
-                    .label(format!("{name}: deserved (dashed)"))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(1)));
+                chart.draw_series(DashedLineSeries::new(thin(&t, &pct(d)), 6, 4, c.stroke_width(1))).map_err(e)?;
+                entries.push((format!("{name}: deserved"), c, true));
             }
         }
     }
-    legend(&mut chart)
+    draw_legend(&strip, &entries)
 }
 
 fn bars(
@@ -432,8 +466,10 @@ fn bars(
     xdesc: &str,
     counts: &[(u32, usize)],
     c: RGBColor,
+    names: &[String],
 ) -> Res {
-    let xmax = counts.iter().map(|c| c.0).max().unwrap_or(0) + 1;
+    // Every named category is shown, used or not (a tier no job spanned is a 0).
+    let xmax = (counts.iter().map(|c| c.0).max().unwrap_or(0) + 1).max(names.len() as u32);
     let ymax = counts.iter().map(|c| c.1).max().unwrap_or(0).max(1) as f64 * 1.1;
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 18))
@@ -448,7 +484,12 @@ fn bars(
         .x_desc(xdesc)
         .y_desc("jobs")
         .x_labels((xmax as usize).min(16))
-        .x_label_formatter(&|v| if v.fract().abs() < 1e-9 { format!("{v:.0}") } else { String::new() })
+        .x_label_formatter(&|v| {
+            if v.fract().abs() > 1e-9 || *v < 0.0 {
+                return String::new();
+            }
+            names.get(*v as usize).cloned().unwrap_or_else(|| format!("{v:.0}"))
+        })
         .y_label_formatter(&|v| fmt_num(*v))
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 15))
@@ -476,12 +517,18 @@ fn placement(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData]) -
     };
     let titled = root.titled(PlotKind::Placement.title(), ("sans-serif", 22)).map_err(e)?;
     let (left, right) = titled.split_horizontally(root.dim_in_pixel().0 / 2);
-    bars(&left, "jobs by nodes spanned", "nodes spanned at last start", &count(&|j| j.nodes_spanned), color(0))?;
+    bars(&left, "jobs by nodes spanned", "nodes spanned at last start", &count(&|j| j.nodes_spanned), color(0), &[])?;
+    // The fabric's tier names (summary.json `tiers`), numbers for older runs.
+    let tiers: Vec<String> = r.summary["tiers"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .unwrap_or_default();
     bars(
         &right,
         "jobs by highest tier",
-        "highest switch tier spanned (0 = one node)",
+        "highest tier spanned at last start",
         &count(&|j| j.highest_tier),
         color(1),
+        &tiers,
     )
 }

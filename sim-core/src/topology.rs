@@ -128,6 +128,25 @@ impl Topology {
         Self::from_decls(node_count, Vec::new(), Vec::new()).expect("flat topology is valid")
     }
 
+    /// A name per tier, indexed by tier number: `node` for tier 0, each tier's
+    /// `tierName` (or `tier N` when it has none), `cluster` for the virtual top.
+    pub fn tier_names(&self) -> Vec<String> {
+        let top = self.hypernodes.iter().map(|h| h.tier).max().unwrap_or(0);
+        (0..=top)
+            .map(|t| {
+                if t == 0 {
+                    return "node".to_string();
+                }
+                let mut at = self.hypernodes.iter().filter(|h| h.tier == t);
+                match at.clone().find(|h| !h.virtual_top && !h.tier_name.is_empty()) {
+                    Some(h) => h.tier_name.clone(),
+                    None if at.any(|h| h.virtual_top) => "cluster".to_string(),
+                    None => format!("tier {t}"),
+                }
+            })
+            .collect()
+    }
+
     /// Generates the tree of a fabric: tier-1 groups of `fanout` consecutive nodes,
     /// each higher tier groups `fanout` consecutive groups of the tier below.
     pub fn from_fabric(node_count: usize, fabric: &[FabricTier]) -> Result<Topology, TopologyError> {

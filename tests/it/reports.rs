@@ -307,3 +307,52 @@ fn metrics_without_samples_are_not_zero() {
     let wait = rd.headers().unwrap().iter().position(|h| h == "wait_s").unwrap();
     assert_eq!(&rd.records().next().unwrap().unwrap()[wait], "3590", "{jobs}");
 }
+
+/// The y coordinate of the SVG text element whose content is `content`.
+fn svg_text_y(svg: &str, content: &str) -> Option<f64> {
+    svg.split("<text").skip(1).find_map(|chunk| {
+        let (attrs, rest) = chunk.split_once('>')?;
+        let text = rest.split("</text>").next()?.trim();
+        (text == content).then(|| {
+            let y = attrs.split("y=\"").nth(1)?.split('"').next()?;
+            y.parse().ok()
+        })?
+    })
+}
+
+/// Plots fit to print: legends sit under the chart (below the x axis's title, so they
+/// never cover data), the tier axis uses the fabric's tier names, and overlaid runs
+/// are named by scenario (and scheduler when the scenario is the same).
+#[test]
+fn plot_legends_tiers_and_run_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/synthetic-mix.yaml");
+    lahar().arg("run").arg(&base).arg("--out").arg(&a).args(["-q", "--plots"]).assert().success();
+    lahar()
+        .arg("run")
+        .arg(&base)
+        .arg("--out")
+        .arg(&b)
+        .args(["-q", "--set", "spec.scheduler={baseline: sjf}"])
+        .assert()
+        .success();
+    let svg = std::fs::read_to_string(a.join("plots/gpu_utilization.svg")).unwrap();
+    let axis = svg_text_y(&svg, "simulated time (days)").expect("x axis title");
+    for entry in ["allocated", "effective"] {
+        let y = svg_text_y(&svg, entry).unwrap_or_else(|| panic!("legend {entry}"));
+        assert!(y > axis, "legend `{entry}` at y {y} is not under the chart (axis title at {axis})");
+    }
+    let placement = std::fs::read_to_string(a.join("plots/placement.svg")).unwrap();
+    for tier in ["node", "leaf", "spine", "cluster"] {
+        assert!(svg_text_y(&placement, tier).is_some(), "tier name {tier}");
+    }
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(a.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["tiers"], serde_json::json!(["node", "leaf", "spine", "cluster"]));
+    let cmp = dir.path().join("cmp");
+    lahar().arg("compare").arg(&a).arg(&b).arg("--out").arg(&cmp).assert().success();
+    let cdf = std::fs::read_to_string(cmp.join("plots/jct_cdf.svg")).unwrap();
+    assert!(svg_text_y(&cdf, "synthetic-mix (volcano) (400 jobs)").is_some(), "run label");
+    assert!(svg_text_y(&cdf, "synthetic-mix (sjf) (400 jobs)").is_some(), "run label");
+}
