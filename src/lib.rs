@@ -142,7 +142,9 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
             })
             .collect(),
         tiers: s.cluster.topology.tier_names(),
+        nodes: s.cluster.len(),
     };
+    let record = (s.text.clone(), s.conf_text.clone());
     let explain = if opts.explain.is_empty() {
         None
     } else {
@@ -159,6 +161,11 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         std::fs::create_dir_all(&out_dir).map_err(io)?;
         clear_earlier_outputs(&out_dir).map_err(io)?;
         let w = lahar_reports::DecisionWriter::create(&out_dir).map_err(io)?;
+        // What was simulated, kept beside the outputs (lahar report embeds them).
+        std::fs::write(out_dir.join(INPUT_SCENARIO), &record.0).map_err(io)?;
+        if let Some(conf) = &record.1 {
+            std::fs::write(out_dir.join(INPUT_CONF), conf).map_err(io)?;
+        }
         Some(Rc::new(RefCell::new(w)))
     };
     let started = Instant::now();
@@ -209,9 +216,16 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     Ok(RunReport { output, summary, meta, out_dir })
 }
 
+/// The scenario text a run simulated (overrides applied), in its directory.
+pub const INPUT_SCENARIO: &str = "input-scenario.yaml";
+/// The volcano-scheduler.conf a Volcano run used, in its directory.
+pub const INPUT_CONF: &str = "input-scheduler.conf";
+
 /// The files a run, `--explain`, `--plots` and `lahar report` write into a run
 /// directory (plots: `plots/<kind>.svg|png`).
 const RUN_FILES: &[&str] = &[
+    INPUT_SCENARIO,
+    INPUT_CONF,
     "jobs.csv",
     "pods.csv",
     "timeseries.csv",

@@ -10,6 +10,8 @@ pub use crate::headline::HEADLINE;
 pub struct CompareRow {
     /// Label with unit.
     pub metric: &'static str,
+    /// Which way the metric improves.
+    pub better: crate::headline::Better,
     /// Value per run (`None`: absent from that run's summary).
     pub values: Vec<Option<f64>>,
     /// Relative difference to the first run, `(v − v₀) / |v₀|`, per run (`None` for
@@ -43,7 +45,7 @@ pub fn compare(runs: &[RunData]) -> Comparison {
                     _ => None,
                 })
                 .collect();
-            CompareRow { metric, values, rel }
+            CompareRow { metric, better: m.better, values, rel }
         })
         .collect();
     Comparison { runs: runs.iter().map(|r| r.label.clone()).collect(), rows }
@@ -59,15 +61,35 @@ pub fn fmt_value(v: Option<f64>) -> String {
     }
 }
 
+/// Which way a metric improves, for tables.
+pub fn direction(b: crate::headline::Better) -> &'static str {
+    match b {
+        crate::headline::Better::Lower => "lower",
+        crate::headline::Better::Higher => "higher",
+    }
+}
+
+/// A relative difference with its verdict: `+12.0% worse`, `−3.0% better`.
+pub fn judged(r: Option<f64>, b: crate::headline::Better) -> String {
+    match r {
+        Some(x) if x != 0.0 => {
+            let good = (x < 0.0) == (b == crate::headline::Better::Lower);
+            format!("{} {}", fmt_rel(r), if good { "better" } else { "worse" })
+        }
+        _ => fmt_rel(r),
+    }
+}
+
 /// A relative difference as a signed percentage.
 pub fn fmt_rel(r: Option<f64>) -> String {
     r.map(|r| format!("{:+.1}%", 100.0 * r)).unwrap_or_default()
 }
 
 impl Comparison {
-    /// Header: metric, then per run its value and (after the first) Δ vs the first.
+    /// Header: metric, which way is better, then per run its value and (after the
+    /// first) Δ vs the first.
     pub fn header(&self) -> Vec<String> {
-        let mut h = vec!["metric".to_string()];
+        let mut h = vec!["metric".to_string(), "better".to_string()];
         for (i, r) in self.runs.iter().enumerate() {
             h.push(r.clone());
             if i > 0 {
@@ -82,11 +104,11 @@ impl Comparison {
         self.rows
             .iter()
             .map(|row| {
-                let mut c = vec![row.metric.to_string()];
+                let mut c = vec![row.metric.to_string(), direction(row.better).to_string()];
                 for i in 0..self.runs.len() {
                     c.push(fmt_value(row.values[i]));
                     if i > 0 {
-                        c.push(fmt_rel(row.rel[i]));
+                        c.push(judged(row.rel[i], row.better));
                     }
                 }
                 c
@@ -126,7 +148,7 @@ impl Comparison {
     /// CSV with full-precision values and relative differences as fractions.
     pub fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
-        let mut h = vec!["metric".to_string()];
+        let mut h = vec!["metric".to_string(), "better".to_string()];
         for (i, r) in self.runs.iter().enumerate() {
             h.push(r.clone());
             if i > 0 {
@@ -136,7 +158,7 @@ impl Comparison {
         // Writing to a Vec cannot fail.
         let _ = w.write_record(&h);
         for row in &self.rows {
-            let mut c = vec![row.metric.to_string()];
+            let mut c = vec![row.metric.to_string(), direction(row.better).to_string()];
             for i in 0..self.runs.len() {
                 c.push(row.values[i].map(|v| v.to_string()).unwrap_or_default());
                 if i > 0 {

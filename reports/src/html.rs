@@ -34,6 +34,12 @@ struct RunView {
     queue_header: Vec<&'static str>,
     queue_rows: Vec<Vec<String>>,
     plots: Vec<Plot>,
+    /// What was simulated: (fact, value) rows.
+    setup: Vec<(String, String)>,
+    /// The scenario and conf texts the run kept (input-scenario.yaml,
+    /// input-scheduler.conf), empty when the directory has none.
+    scenario_text: String,
+    conf_text: String,
 }
 
 #[derive(Serialize)]
@@ -100,7 +106,36 @@ fn run_view(r: &RunData) -> Result<RunView, PlotError> {
         .iter()
         .map(|&k| Ok(Plot { name: k.name(), title: k.title(), svg: svg(k, runs)? }))
         .collect::<Result<_, PlotError>>()?;
+    let read = |name: &str| std::fs::read_to_string(r.dir.join(name)).unwrap_or_default();
+    let num =
+        |p: &str| s.pointer(p).and_then(serde_json::Value::as_f64).map(|x| fmt_value(Some(x))).unwrap_or_default();
+    let tiers: Vec<String> = s["tiers"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .unwrap_or_default();
+    let queues: Vec<String> = s["metrics"]["queues"]
+        .as_object()
+        .map(|qs| {
+            qs.iter()
+                .map(|(n, q)| {
+                    format!("{n} (weight {})", q["weight"].as_f64().map(|w| fmt_value(Some(w))).unwrap_or_default())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let jobs = num("/metrics/jobs");
+    let horizon = num("/metrics/sim_time_s");
+    let setup = vec![
+        ("cluster".to_string(), format!("{} nodes, {} GPUs", num("/nodes"), num("/metrics/gpus_total"))),
+        ("fabric tiers".to_string(), if tiers.is_empty() { "—".to_string() } else { tiers.join(" < ") }),
+        ("queues".to_string(), queues.join(", ")),
+        ("scheduler".to_string(), text("scheduler")),
+        ("workload".to_string(), format!("{jobs} jobs over {horizon} s of simulated time")),
+    ];
     Ok(RunView {
+        setup,
+        scenario_text: read("input-scenario.yaml"),
+        conf_text: read("input-scheduler.conf"),
         label: r.label.clone(),
         scenario: text("scenario"),
         sha: text("scenario_sha256"),

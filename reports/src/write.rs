@@ -32,6 +32,8 @@ pub struct RunMeta {
     /// What the input let through that the user must know (skipped rows, jobs that
     /// can never be placed...), in the order found.
     pub warnings: Vec<WarningRecord>,
+    /// Nodes in the cluster.
+    pub nodes: usize,
     /// The fabric's tier names by tier number (`node`, `leaf`, `spine`...,
     /// `cluster`): what jobs.csv's `highest_tier` numbers mean.
     pub tiers: Vec<String>,

@@ -82,6 +82,12 @@ pub struct Scenario {
     pub output_dir: PathBuf,
     /// What the input let through that the user must know (docs/scenario.md).
     pub warnings: Vec<Warning>,
+    /// The scenario text as validated (overrides applied): written into the run
+    /// directory as input-scenario.yaml, the record of what was simulated.
+    pub text: String,
+    /// The volcano-scheduler.conf text the run used (Volcano's default conf when the
+    /// scenario names none); `None` for a baseline.
+    pub conf_text: Option<String>,
 }
 
 /// Reads and validates a scenario file.
@@ -116,6 +122,7 @@ pub fn load_str(text: &str, file: &str, base: &Path) -> Result<Scenario, Scenari
         serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| parse_error(file, text, &e))?;
     let mut s = validate::validate(raw, file, base)?;
     s.sha256 = hex(&Sha256::digest(text.as_bytes()));
+    s.text = text.to_string();
     Ok(s)
 }
 

@@ -193,6 +193,15 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         queues.iter().enumerate().map(|(i, q)| (q.name.clone(), QueueId(i as u32))).collect();
 
     let scheduler = scheduler(&mut v, spec.scheduler.as_ref(), base);
+    // The conf text, kept for the run's record (input-scheduler.conf).
+    let conf_text = match &scheduler {
+        SchedulerChoice::Baseline(_) => None,
+        SchedulerChoice::Volcano(_) => match spec.scheduler.as_ref().map(|s| (&s.value.conf, &s.value.inline)) {
+            Some((Some(c), _)) => lahar_core::files::read_to_string(&base.join(&c.value)).ok(),
+            Some((None, Some(t))) => Some(t.value.clone()),
+            _ => Some(lahar_policies::volcano::conf::DEFAULT_CONF.to_string()),
+        },
+    };
     let max_gpus_per_node = nodes.iter().map(|n| n.allocatable.gpus_ceil()).max().unwrap_or(0);
     let streams = RngStreams::new(seed);
     // (submit, source, position) orders the merged stream deterministically.
@@ -474,6 +483,8 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         engine,
         output_dir,
         warnings: v.warnings,
+        text: String::new(),
+        conf_text,
     })
 }
 

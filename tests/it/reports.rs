@@ -194,9 +194,14 @@ fn run_plots_compare_and_report() {
     let out = String::from_utf8(out).unwrap();
     assert!(out.contains("JCT mean (h)") && out.contains("Δ strict vs volcano"), "{out}");
     let csv = std::fs::read_to_string(cmp.join("compare.csv")).unwrap();
-    assert!(csv.starts_with("metric,volcano,strict,rel_diff:strict\n"), "{csv}");
+    assert!(csv.starts_with("metric,better,volcano,strict,rel_diff:strict\n"), "{csv}");
+    // Each Δ says whether it is better or worse: mean JCT doubled under strict FIFO.
+    assert!(csv.contains("\nJCT mean (h),lower,4.388187366056112,9.100466340193798,1.073855462642392\n"), "{csv}");
+    assert!(out.contains("+107.4% worse"), "{out}");
     assert_eq!(csv.lines().count(), 1 + lahar_reports::compare::HEADLINE.len());
-    assert!(std::fs::read_to_string(cmp.join("compare.md")).unwrap().starts_with("| metric | volcano | strict |"));
+    assert!(
+        std::fs::read_to_string(cmp.join("compare.md")).unwrap().starts_with("| metric | better | volcano | strict |")
+    );
     check_plots(&cmp.join("plots"), &PlotKind::OVERLAY);
     let md =
         cargo_bin_cmd!("lahar").args(["compare", "--format", "markdown", "--out"]).arg(&cmp).arg(&a).arg(&b).output();
@@ -355,4 +360,35 @@ fn plot_legends_tiers_and_run_names() {
     let cdf = std::fs::read_to_string(cmp.join("plots/jct_cdf.svg")).unwrap();
     assert!(svg_text_y(&cdf, "synthetic-mix (volcano) (400 jobs)").is_some(), "run label");
     assert!(svg_text_y(&cdf, "synthetic-mix (sjf) (400 jobs)").is_some(), "run label");
+}
+
+/// A run keeps what it simulated (the scenario text as validated, overrides applied,
+/// and the Volcano conf), and report.html embeds it with the cluster, tiers and queues.
+#[test]
+fn report_is_a_record_of_the_experiment() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/synthetic-mix.yaml");
+    lahar().arg("run").arg(&base).arg("--out").arg(&out).args(["-q", "--seed", "9"]).assert().success();
+    let kept = std::fs::read_to_string(out.join("input-scenario.yaml")).unwrap();
+    assert!(kept.contains("\"seed\": 9"), "the override is in the record");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    use sha2::Digest;
+    let sha: String = sha2::Sha256::digest(kept.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(s["scenario_sha256"], sha.as_str(), "the record is the text that ran");
+    let conf = std::fs::read_to_string(out.join("input-scheduler.conf")).unwrap();
+    assert_eq!(conf, lahar_policies::volcano::conf::DEFAULT_CONF);
+    lahar().arg("report").arg(&out).assert().success();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for needle in [
+        "What was simulated",
+        "4 nodes, 32 GPUs",
+        "node &lt; leaf &lt; spine &lt; cluster",
+        "prod (weight 1), research (weight 3)",
+        "input-scenario.yaml",
+        "actions: &quot;enqueue, allocate, backfill&quot;",
+    ] {
+        assert!(html.contains(needle), "report lacks {needle:?}");
+    }
 }
