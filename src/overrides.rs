@@ -64,7 +64,8 @@ impl FieldPath {
                     segs.push(Seg::Index(n));
                     i = close + 1;
                 }
-                b'.' if i > 0 && i + 1 < b.len() => i += 1,
+                // A dot separates keys: one, between a key or index and a key.
+                b'.' if i > 0 && i + 1 < b.len() && !matches!(b[i + 1], b'.' | b'[' | b']') => i += 1,
                 b'.' => return Err(bad("a path starts and ends with a key, not `.`")),
                 _ => {
                     let end = text[i..].find(['.', '[', ']']).map_or(text.len(), |e| e + i);
@@ -373,7 +374,7 @@ mod tests {
         let q = FieldPath::parse(r#"labels["nvidia.com/gpu.product"]"#).unwrap();
         assert_eq!(q.0[1], Seg::Key("nvidia.com/gpu.product".into()));
         assert_eq!(q.to_string(), r#"labels["nvidia.com/gpu.product"]"#);
-        for bad in ["", ".a", "a.", "a[x]", "a[0", "a]"] {
+        for bad in ["", ".a", "a.", "a[x]", "a[0", "a]", "a..b", "a.[0]"] {
             assert!(FieldPath::parse(bad).is_err(), "{bad}");
         }
         assert!(p.covers("spec.cluster.nodeGroups[0].count"));

@@ -20,6 +20,7 @@ mod scheduling;
 mod sessions;
 mod sweep;
 mod synthetic;
+mod tour;
 mod trace_cli;
 mod volcano;
 mod volcano_hier;
