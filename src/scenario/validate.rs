@@ -330,9 +330,22 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
             RawSource::Manifests(_) => {
                 let docs = manifest_docs.docs.remove(&s).unwrap_or_default();
                 let ctx = manifests::Targets { queues: &queue_ids, node_ids: &node_ids, nodes: &nodes };
-                for (i, (j, prof)) in
-                    manifests::jobs(&mut v, &docs, &manifest_docs.classes, &ctx).into_iter().enumerate()
-                {
+                let errors_before = v.errors.len();
+                let jobs = manifests::jobs(&mut v, &docs, &manifest_docs.classes, &ctx);
+                // A source of PriorityClasses only is a class source; any other source
+                // that yields no job (empty files, comments only) is a mistake.
+                let classes_only = !docs.is_empty()
+                    && docs
+                        .iter()
+                        .all(|d| d.root.get("kind").and_then(|k| k.scalar()).as_deref() == Some("PriorityClass"));
+                if jobs.is_empty() && !classes_only && v.errors.len() == errors_before {
+                    v.err(
+                        at(src),
+                        format!("{path}.manifests"),
+                        format!("the manifests yield no job ({} objects read)", docs.len()),
+                    );
+                }
+                for (i, (j, prof)) in jobs.into_iter().enumerate() {
                     tagged.push((j.submit, s, i, j, prof));
                 }
             }

@@ -166,6 +166,14 @@ const CASES: &[Case] = &[
         stdout: &[],
     },
     Case {
+        name: "manifests that yield no job",
+        files: &[("s.yaml", scn!("  workload:\n    - manifests: m.yaml\n")), ("m.yaml", "# nothing yet\n---\n")],
+        args: &["validate", "{d}/s.yaml"],
+        code: 2,
+        stderr: &["s.yaml:9:7: spec.workload[0].manifests: the manifests yield no job (0 objects read)"],
+        stdout: &[],
+    },
+    Case {
         name: "trace allowed to be empty",
         files: &[
             ("s.yaml", scn!("  workload:\n    - trace: {format: lahar, path: t.csv, allowEmpty: true}\n")),
