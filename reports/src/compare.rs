@@ -10,6 +10,10 @@ pub use crate::headline::HEADLINE;
 pub struct CompareRow {
     /// Label with unit.
     pub metric: &'static str,
+    /// Machine name (the headline key: compare.csv's metric column).
+    pub key: &'static str,
+    /// Value per run as stored (seconds, fractions): compare.csv's values.
+    pub raw: Vec<Option<f64>>,
     /// Which way the metric improves.
     pub better: crate::headline::Better,
     /// Value per run (`None`: absent from that run's summary).
@@ -34,7 +38,8 @@ pub fn compare(runs: &[RunData]) -> Comparison {
         .iter()
         .map(|m| {
             let metric = m.label;
-            let values: Vec<Option<f64>> = runs.iter().map(|r| r.metric(m.pointer).map(|v| v * m.scale)).collect();
+            let raw: Vec<Option<f64>> = runs.iter().map(|r| r.metric(m.pointer)).collect();
+            let values: Vec<Option<f64>> = raw.iter().map(|v| v.map(|v| v * m.scale)).collect();
             let base = values.first().copied().flatten();
             let rel = values
                 .iter()
@@ -45,7 +50,7 @@ pub fn compare(runs: &[RunData]) -> Comparison {
                     _ => None,
                 })
                 .collect();
-            CompareRow { metric, better: m.better, values, rel }
+            CompareRow { metric, key: m.key, raw, better: m.better, values, rel }
         })
         .collect();
     Comparison { runs: runs.iter().map(|r| r.label.clone()).collect(), rows }
@@ -145,7 +150,8 @@ impl Comparison {
         out
     }
 
-    /// CSV with full-precision values and relative differences as fractions.
+    /// CSV for programs: the headline keys, values as stored (seconds, fractions —
+    /// never hours or percent) and relative differences as fractions.
     pub fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
         let mut h = vec!["metric".to_string(), "better".to_string()];
@@ -158,9 +164,9 @@ impl Comparison {
         // Writing to a Vec cannot fail.
         let _ = w.write_record(&h);
         for row in &self.rows {
-            let mut c = vec![row.metric.to_string(), direction(row.better).to_string()];
+            let mut c = vec![row.key.to_string(), direction(row.better).to_string()];
             for i in 0..self.runs.len() {
-                c.push(row.values[i].map(|v| v.to_string()).unwrap_or_default());
+                c.push(row.raw[i].map(|v| v.to_string()).unwrap_or_default());
                 if i > 0 {
                     c.push(row.rel[i].map(|v| v.to_string()).unwrap_or_default());
                 }
