@@ -260,7 +260,8 @@ fn clear_earlier_outputs(dir: &Path) -> std::io::Result<()> {
 }
 
 /// Resolves `--explain` pod names against a scenario's jobs: `namespace/name`, or a
-/// name unique across namespaces. Pod names are `<job>-<task>-<index>`. An unknown
+/// name unique across namespaces. Pods from Pod manifests keep their own names;
+/// the others are `<job>-<task>-<index>`. An unknown
 /// name is an error listing the nearest pod names; an ambiguous one lists its
 /// namespaces.
 pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId, u16, u32)>, scenario::ScenarioError> {
@@ -273,6 +274,17 @@ pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId,
         let mut hits: Vec<(JobId, u16, u32)> = Vec::new();
         for (j, spec) in jobs.iter().enumerate() {
             if ns.is_some_and(|ns| ns != spec.namespace) {
+                continue;
+            }
+            // Pods read from Pod manifests keep their own names.
+            if let Some(names) = &spec.pod_names {
+                for (t, list) in names.iter().enumerate() {
+                    for (i, n) in list.iter().enumerate() {
+                        if n == name {
+                            hits.push((JobId(j as u32), t as u16, i as u32));
+                        }
+                    }
+                }
                 continue;
             }
             let Some(rest) = name.strip_prefix(spec.name.as_str()).and_then(|r| r.strip_prefix('-')) else { continue };
@@ -291,7 +303,9 @@ pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId,
             0 => {
                 let near = near_pods(jobs, arg);
                 let hint = if near.is_empty() { String::new() } else { format!("; nearest: {}", near.join(", ")) };
-                return Err(err(format!("no pod `{arg}` in the scenario (pods are named <job>-<task>-<index>){hint}")));
+                return Err(err(format!(
+                    "no pod `{arg}` in the scenario (pods keep their manifest names; lahar names the others <job>-<task>-<index>){hint}"
+                )));
             }
             1 => out.push(hits[0]),
             _ => {

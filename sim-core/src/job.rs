@@ -170,6 +170,10 @@ pub struct JobSpec {
     /// Pods already running when the job arrives (a starting cluster state):
     /// (task index, replica index, node). They are not scheduling decisions.
     pub initial: Vec<(usize, u32, crate::cluster::NodeId)>,
+    /// The user's own pod names, per task and replica, for pods read from Pod
+    /// manifests; `None` when lahar names the pods (`<job>-<task>-<index>`, as
+    /// Volcano's job controller does). Boxed: most jobs have none.
+    pub pod_names: Option<Box<Vec<Vec<String>>>>,
 }
 
 /// Task-level affinity of a job: which task roles should share nodes, which should
@@ -268,6 +272,7 @@ impl Default for JobSpec {
             user: String::new(),
             task_topology: None,
             initial: Vec::new(),
+            pod_names: None,
         }
     }
 }
@@ -313,8 +318,12 @@ impl JobSpec {
         }
         total
     }
-    /// The pod name Volcano's controller gives: `<job>-<task>-<index>`.
+    /// The pod's name: the user's own for a Pod manifest, else what Volcano's job
+    /// controller gives, `<job>-<task>-<index>`.
     pub fn pod_name(&self, task: usize, index: u32) -> String {
+        if let Some(name) = self.pod_names.as_ref().and_then(|n| n.get(task)?.get(index as usize)) {
+            return name.clone();
+        }
         format!("{}-{}-{}", self.name, self.tasks[task].name, index)
     }
 }

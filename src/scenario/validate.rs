@@ -1702,6 +1702,7 @@ fn job(
         user: String::new(),
         task_topology,
         initial,
+        pod_names: None,
     };
     j.min_resources = j.compute_min_resources();
     Some(j)

@@ -461,3 +461,43 @@ fn manifest_typos_are_errors_with_a_suggestion() {
     std::fs::write(dir.path().join("m.yaml"), fixed).unwrap();
     lahar().arg("validate").arg(&p).assert().success();
 }
+
+/// Pods read from Pod manifests keep their own names in every output and for
+/// `--explain` (issue 12, item 1): lahar does not rename them `<group>-<task>-<i>`.
+#[test]
+fn pod_manifests_keep_their_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = |name: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: ml\n  annotations: {{scheduling.k8s.io/group-name: trainers}}\nspec:\n  containers: [{{name: c, resources: {{requests: {{nvidia.com/gpu: 1}}}}}}]\n---\n"
+        )
+    };
+    let pg = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: trainers\n  namespace: ml\n  annotations: {lahar.io/duration: 1h}\nspec: {minMember: 2}\n---\n";
+    std::fs::write(dir.path().join("m.yaml"), format!("{pg}{}{}", pod("alice"), pod("bob"))).unwrap();
+    let p = dir.path().join("scenario.yaml");
+    std::fs::write(
+        &p,
+        scenario(
+            "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}",
+            "  workload:\n    - manifests: m.yaml\n",
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("o");
+    lahar()
+        .arg("run")
+        .arg(&p)
+        .arg("--out")
+        .arg(&out)
+        .args(["--explain", "ml/bob"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("explain: ml/bob: first bound to n0 at 0 s"));
+    let pods = std::fs::read_to_string(out.join("pods.csv")).unwrap();
+    assert!(pods.contains(",ml/alice,") && pods.contains(",ml/bob,"), "{pods}");
+    let decisions = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
+    assert!(decisions.contains("ml/alice") && decisions.contains("ml/bob"), "{decisions}");
+    assert!(!decisions.contains("trainers-"), "{decisions}");
+    let explain = std::fs::read_to_string(out.join("explain.csv")).unwrap();
+    assert!(explain.lines().skip(1).all(|l| l.contains(",ml/bob,")), "{explain}");
+}

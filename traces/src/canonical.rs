@@ -283,6 +283,7 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
         user: head.user,
         task_topology: None,
         initial: Vec::new(),
+        pod_names: None,
     };
     job.min_resources = job.compute_min_resources();
     Ok(RawJob { submit_micros: head.submit_micros, job, status: "unknown".into() })

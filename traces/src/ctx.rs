@@ -227,6 +227,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         user: p.user,
         task_topology: None,
         initial: Vec::new(),
+        pod_names: None,
     };
     job.min_resources = job.compute_min_resources();
     Ok(job)

@@ -369,6 +369,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         user: String::new(),
         task_topology: None,
         initial: Vec::new(),
+        pod_names: None,
     };
     j.min_resources = j.compute_min_resources();
     j

@@ -637,6 +637,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         user: String::new(),
         initial: Vec::new(),
         task_topology: None,
+        pod_names: None,
     };
     j.min_resources = j.compute_min_resources();
     (j, h.timing.profile)

@@ -220,7 +220,7 @@ impl Groups {
                 );
                 continue;
             }
-            let (mut tasks, initial) = group_tasks(&pods);
+            let (mut tasks, initial, names) = group_tasks(&pods);
             for t in &mut tasks {
                 t.min_available = g.min_task.get(&t.name).copied().unwrap_or(0);
             }
@@ -268,6 +268,7 @@ impl Groups {
             };
             let (mut j, profile) = common::assemble(head, tasks, cx);
             j.initial = initial;
+            j.pod_names = Some(Box::new(names));
             j.network_topology = g.network_topology;
             if let Some(r) = min_res {
                 let mut r = r;
@@ -307,7 +308,7 @@ impl Groups {
                 );
                 continue;
             }
-            let (tasks, initial) = group_tasks(std::slice::from_ref(&p));
+            let (tasks, initial, names) = group_tasks(std::slice::from_ref(&p));
             let head = JobHead {
                 name: meta.name,
                 namespace: meta.namespace,
@@ -319,6 +320,7 @@ impl Groups {
             };
             let (mut j, profile) = common::assemble(head, tasks, cx);
             j.initial = initial;
+            j.pod_names = Some(Box::new(names));
             out.push(ImportedJob { spec: j, profile, file: p.doc.file.clone(), doc: p.doc.index, at: root.at });
         }
         out
@@ -327,8 +329,9 @@ impl Groups {
 
 /// Groups pods into tasks: by `volcano.sh/task-spec`, else by identical spec (named
 /// after the first pod without its trailing `-<n>`). Pods keep name order within a
-/// task; bound pods become the job's initial placements.
-fn group_tasks(pods: &[Pod]) -> (Vec<TaskSpec>, Vec<(usize, u32, NodeId)>) {
+/// task; bound pods become the job's initial placements. Also returns the pods' own
+/// names per task, in replica order: outputs show the user's names.
+fn group_tasks(pods: &[Pod]) -> (Vec<TaskSpec>, Vec<(usize, u32, NodeId)>, Vec<Vec<String>>) {
     let mut order: Vec<&Pod> = pods.iter().collect();
     order.sort_by_key(|p| natural(&p.name));
     let mut tasks: Vec<(TaskSpec, Vec<&Pod>)> = Vec::new();
@@ -361,7 +364,8 @@ fn group_tasks(pods: &[Pod]) -> (Vec<TaskSpec>, Vec<(usize, u32, NodeId)>) {
             }
         }
     }
-    (tasks.into_iter().map(|(t, _)| t).collect(), initial)
+    let names = tasks.iter().map(|(_, members)| members.iter().map(|p| p.name.clone()).collect()).collect();
+    (tasks.into_iter().map(|(t, _)| t).collect(), initial, names)
 }
 
 /// `worker-10` sorts after `worker-9`.
