@@ -480,6 +480,7 @@ mod tests {
             user: String::new(),
             task_topology: None,
             initial: vec![],
+            pod_names: None,
         }
     }
 

@@ -413,6 +413,17 @@ fn documentation_examples_load_as_they_are() {
     assert!(job(&s, "test-cluster-0").network_topology.is_none());
 }
 
+/// `scenario.yaml` in `dir`: one 8-GPU node and the workload `m.yaml`.
+fn one_node_scenario(dir: &Path) -> std::path::PathBuf {
+    let p = dir.join("scenario.yaml");
+    let text = scenario(
+        "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}",
+        "  workload:\n    - manifests: m.yaml\n",
+    );
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
 /// Typos in manifests are located errors with a suggestion (exit 2 through the
 /// binary), checked against the kinds' published CRD schemas; fields the schema has
 /// but the scheduler ignores are accepted.
@@ -421,15 +432,7 @@ fn manifest_typos_are_errors_with_a_suggestion() {
     let dir = tempfile::tempdir().unwrap();
     let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\n  annotations: {lahar.io/duration: 1h}\nspec:\n  minAvailabel: 4\n  queeu: default\n  tasks:\n    - replica: 4\n      name: w\n      template:\n        spec:\n          containers:\n            - name: c\n              image: busybox\n              command: [sleep, \"3600\"]\n              env: [{name: A, value: b}]\n              resources:\n                request: {nvidia.com/gpu: 1}\n          volumes: [{name: v, emptyDir: {}}]\nstatus: {state: {phase: Pending}}\n";
     std::fs::write(dir.path().join("m.yaml"), job).unwrap();
-    let p = dir.path().join("scenario.yaml");
-    std::fs::write(
-        &p,
-        scenario(
-            "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}",
-            "  workload:\n    - manifests: m.yaml\n",
-        ),
-    )
-    .unwrap();
+    let p = one_node_scenario(dir.path());
     let out = lahar().arg("validate").arg(&p).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert_eq!(out.status.code(), Some(2), "{err}");
@@ -474,15 +477,7 @@ fn pod_manifests_keep_their_names() {
     };
     let pg = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: trainers\n  namespace: ml\n  annotations: {lahar.io/duration: 1h}\nspec: {minMember: 2}\n---\n";
     std::fs::write(dir.path().join("m.yaml"), format!("{pg}{}{}", pod("alice"), pod("bob"))).unwrap();
-    let p = dir.path().join("scenario.yaml");
-    std::fs::write(
-        &p,
-        scenario(
-            "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}",
-            "  workload:\n    - manifests: m.yaml\n",
-        ),
-    )
-    .unwrap();
+    let p = one_node_scenario(dir.path());
     let out = dir.path().join("o");
     lahar()
         .arg("run")

@@ -327,11 +327,14 @@ impl Groups {
     }
 }
 
+/// Tasks, initial placements (task, replica, node) and pod names per task.
+type Grouped = (Vec<TaskSpec>, Vec<(usize, u32, NodeId)>, Vec<Vec<String>>);
+
 /// Groups pods into tasks: by `volcano.sh/task-spec`, else by identical spec (named
 /// after the first pod without its trailing `-<n>`). Pods keep name order within a
 /// task; bound pods become the job's initial placements. Also returns the pods' own
 /// names per task, in replica order: outputs show the user's names.
-fn group_tasks(pods: &[Pod]) -> (Vec<TaskSpec>, Vec<(usize, u32, NodeId)>, Vec<Vec<String>>) {
+fn group_tasks(pods: &[Pod]) -> Grouped {
     let mut order: Vec<&Pod> = pods.iter().collect();
     order.sort_by_key(|p| natural(&p.name));
     let mut tasks: Vec<(TaskSpec, Vec<&Pod>)> = Vec::new();
