@@ -218,6 +218,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 user,
                 task_topology: None,
                 initial: Vec::new(),
+                pod_names: None,
             };
             job.min_resources = job.compute_min_resources();
             job

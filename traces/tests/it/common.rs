@@ -147,6 +147,7 @@ pub fn gang(
         user: user.into(),
         task_topology: None,
         initial: Vec::new(),
+        pod_names: None,
     };
     // Written out rather than computed: every task is required, so minResources is
     // the sum of all pods' requests.
