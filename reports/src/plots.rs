@@ -23,7 +23,7 @@ pub const CDF_POINTS: usize = 1000;
 pub const TS_POINTS: usize = 1500;
 
 /// Colors of successive runs or queues (Tableau 10).
-const PALETTE: [RGBColor; 10] = [
+pub(crate) const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),

@@ -1,24 +1,11 @@
 //! A sweep's plot: one metric against one numeric axis, a line per combination of
 //! the other axes' values, each with its 95% confidence band (over seeds).
 
-use crate::plots::{PlotError, init_fonts};
+use crate::plots::{PALETTE, PlotError, init_fonts};
 use plotters::prelude::*;
 
 /// One line: legend label and points (x, mean, 95% half-width).
 pub type Line = (String, Vec<(f64, f64, Option<f64>)>);
-
-const PALETTE: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-];
 
 /// Plot size (pixels).
 pub const SIZE: (u32, u32) = (900, 560);

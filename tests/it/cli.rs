@@ -123,28 +123,36 @@ fn sessions_flag_stops_early() {
     assert_eq!(s["metrics"]["sessions"], 5);
 }
 
-/// Every scenario in examples/ validates (examples double as smoke tests).
-#[test]
-fn examples_validate() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut n = 0;
-    let mut dirs = vec![root];
+/// The scenario files under `root` (Kubernetes manifests, read by a scenario rather
+/// than run, are left out), sorted.
+fn example_scenarios(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut scenarios = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
     while let Some(dir) = dirs.pop() {
         for e in std::fs::read_dir(&dir).unwrap() {
             let p = e.unwrap().path();
             if p.is_dir() {
                 dirs.push(p);
             } else if p.extension().is_some_and(|x| x == "yaml")
-                // Kubernetes manifests (examples/manifests/) are read by a scenario, not run.
                 && std::fs::read_to_string(&p).unwrap().contains("kind: Scenario")
             {
-                lahar().arg("validate").arg(&p).assert().success();
-                n += 1;
+                scenarios.push(p);
             }
         }
     }
+    scenarios.sort();
+    scenarios
+}
+
+/// Every scenario in examples/ validates (examples double as smoke tests).
+#[test]
+fn examples_validate() {
+    let scenarios = example_scenarios(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"));
+    for p in &scenarios {
+        lahar().arg("validate").arg(p).assert().success();
+    }
     // includes the trace replays (swf, openb), which import the real samples
-    assert!(n >= 12, "examples/ has {n} scenarios");
+    assert!(scenarios.len() >= 12, "examples/ has {} scenarios", scenarios.len());
 }
 
 /// The gang example behaves as its comments say.
@@ -254,21 +262,7 @@ fn every_example_runs_from_a_copy_outside_the_repository() {
     let tmp = tempfile::tempdir().unwrap();
     let copy = tmp.path().join("examples");
     copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"), &copy);
-    let mut scenarios = Vec::new();
-    let mut dirs = vec![copy.clone()];
-    while let Some(dir) = dirs.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "yaml")
-                && std::fs::read_to_string(&p).unwrap().contains("kind: Scenario")
-            {
-                scenarios.push(p);
-            }
-        }
-    }
-    scenarios.sort();
+    let scenarios = example_scenarios(&copy);
     assert!(scenarios.len() >= 19, "{} example scenarios", scenarios.len());
     for (i, p) in scenarios.iter().enumerate() {
         let out = tmp.path().join(format!("out{i}"));
