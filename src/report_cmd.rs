@@ -81,6 +81,20 @@ pub fn report(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf, ReportErr
     Ok(path)
 }
 
+/// A progress bar of `n` steps drawn on stderr with `template`, or a hidden one
+/// when stderr is not a terminal (logs and pipes get no control characters).
+pub fn terminal_bar(n: usize, template: &str) -> indicatif::ProgressBar {
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(n as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar
+}
+
 /// A progress bar on stderr showing simulated time and jobs done. It draws only
 /// when stderr is a terminal (indicatif also hides itself for `TERM=dumb`), so CI
 /// logs and pipes stay quiet.
@@ -91,17 +105,8 @@ pub struct Progress {
 impl Progress {
     /// A bar over `jobs` jobs; hidden unless stderr is a terminal.
     pub fn new(jobs: usize) -> Progress {
-        let bar = if std::io::stderr().is_terminal() {
-            indicatif::ProgressBar::new(jobs as u64)
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} jobs done, simulated {msg}",
-        ) {
-            bar.set_style(style);
-        }
-        Progress { bar }
+        let template = "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} jobs done, simulated {msg}";
+        Progress { bar: terminal_bar(jobs, template) }
     }
 
     /// Reports the engine's progress (its `run_with` callback).

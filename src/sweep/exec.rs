@@ -4,7 +4,6 @@
 
 use super::manifest::Manifest;
 use super::spec::{Cell, Sweep};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -201,16 +200,11 @@ pub fn run(sweep: &Sweep, opts: &ExecOptions) -> Result<ExecOutcome, ExecError> 
 }
 
 fn bar(n: usize, show: bool) -> indicatif::ProgressBar {
-    let bar = if show && std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::new(n as u64)
+    let bar = if show {
+        crate::report_cmd::terminal_bar(n, "[{elapsed_precise}] {bar:40} {pos}/{len} cells, {msg} failed, ETA {eta}")
     } else {
         indicatif::ProgressBar::hidden()
     };
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "[{elapsed_precise}] {bar:40} {pos}/{len} cells, {msg} failed, ETA {eta}",
-    ) {
-        bar.set_style(style);
-    }
     bar.set_message("0");
     bar
 }
