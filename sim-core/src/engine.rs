@@ -80,6 +80,11 @@ pub struct EngineConfig {
     /// equivalence check catches a stale score. Never set outside tests.
     #[doc(hidden)]
     pub stale_scores_for_tests: bool,
+    /// Makes the fast count of free slots ([`Session::slots_up_to`]) miss a node,
+    /// so that tests can show the equivalence check catches it. Never set outside
+    /// tests.
+    #[doc(hidden)]
+    pub wrong_slots_for_tests: bool,
 }
 
 impl Default for EngineConfig {
@@ -93,6 +98,7 @@ impl Default for EngineConfig {
             exhaustive: false,
             wrong_skip_for_tests: false,
             stale_scores_for_tests: false,
+            wrong_slots_for_tests: false,
         }
     }
 }
@@ -595,6 +601,7 @@ impl Engine {
         let mut ssn = Session::new(&mut self.world, self.now, idx, &mut self.rng).exhaustive(self.cfg.exhaustive);
         ssn.wrong_skip_for_tests = self.cfg.wrong_skip_for_tests;
         ssn.stale_scores_for_tests = self.cfg.stale_scores_for_tests;
+        ssn.wrong_slots_for_tests = self.cfg.wrong_slots_for_tests;
         if let Some(e) = self.explain.as_mut() {
             ssn = ssn.with_explain(e);
         }

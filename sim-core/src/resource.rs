@@ -75,6 +75,15 @@ impl Resources {
     pub fn fits_in_on_dims_of(&self, other: &Resources, mask: &Resources) -> bool {
         (0..DIMS).all(|d| d == PODS || mask.0[d] <= 0 || self.0[d] <= other.0[d])
     }
+    /// How many copies of `req` fit in `self` (the smallest `self[d] / req[d]` over
+    /// the dimensions `req` asks for; `u32::MAX` when it asks for nothing).
+    pub fn copies_of(&self, req: &Resources) -> u32 {
+        (0..DIMS)
+            .filter(|&d| req.0[d] > 0)
+            .map(|d| (self.0[d].max(0) / req.0[d]).min(u32::MAX as i64) as u32)
+            .min()
+            .unwrap_or(u32::MAX)
+    }
     /// True if every dimension except `pods` is zero (Volcano's BestEffort test).
     pub fn is_best_effort(&self) -> bool {
         (0..DIMS).all(|d| d == PODS || self.0[d] == 0)

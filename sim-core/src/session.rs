@@ -181,6 +181,9 @@ pub struct Session<'w> {
     /// See [`crate::engine::EngineConfig::stale_scores_for_tests`].
     #[doc(hidden)]
     pub stale_scores_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::wrong_slots_for_tests`].
+    #[doc(hidden)]
+    pub wrong_slots_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -198,6 +201,7 @@ impl<'w> Session<'w> {
             exhaustive: false,
             wrong_skip_for_tests: false,
             stale_scores_for_tests: false,
+            wrong_slots_for_tests: false,
         }
     }
 
@@ -329,6 +333,22 @@ impl<'w> Session<'w> {
     pub fn waiting_admission_by_shape(&self) -> impl Iterator<Item = &std::collections::BTreeSet<JobId>> + '_ {
         self.world.pg_pending_by_shape.values()
     }
+    /// The jobs whose waiting state (PodGroup Pending, or its pods and counts while
+    /// so) may have changed since the last call, repeats allowed; `None` on the
+    /// first call, which starts the tracking (read [`Session::jobs_waiting_admission`]
+    /// then). For a scheduler that keeps its own order of waiting PodGroups.
+    pub fn take_waiting_changes(&mut self) -> Option<Vec<JobId>> {
+        if !self.world.track_waiting {
+            self.world.track_waiting = true;
+            self.world.waiting_changes.clear();
+            return None;
+        }
+        Some(std::mem::take(&mut self.world.waiting_changes))
+    }
+    /// True if the job is active and its PodGroup is Pending.
+    pub fn is_waiting_admission(&self, j: JobId) -> bool {
+        self.world.pg_pending.contains(&j)
+    }
     /// Active jobs whose PodGroup is Pending (enqueue's candidates), in creation
     /// order. Read from an index; exhaustive sessions filter every active job.
     pub fn jobs_waiting_admission(&self) -> Vec<JobId> {
@@ -403,6 +423,30 @@ impl<'w> Session<'w> {
     /// Every node whose FutureIdle covers `req`, in node order (indexed).
     pub fn fitting_nodes<'a>(&'a self, req: &'a Resources) -> impl Iterator<Item = NodeId> + 'a {
         self.world.index.fitting(req)
+    }
+    /// Σ over nodes of how many pods of request `req` each node's FutureIdle holds,
+    /// counted up to `cap`: an upper bound on the pods of that shape any placement
+    /// could add now (predicates and GPU devices only lower it). The fast path visits
+    /// only the nodes the free-resource index says fit; exhaustive mode walks all.
+    pub fn slots_up_to(&self, req: &Resources, cap: u32) -> u32 {
+        let mut total = 0u32;
+        let mut add = |n: NodeId| {
+            let free = self.world.future_idle(n);
+            if req.fits_in(&free) {
+                total = total.saturating_add(free.copies_of(req));
+            }
+            total >= cap
+        };
+        if self.exhaustive {
+            let _ = (0..self.node_count() as u32).map(NodeId).any(&mut add);
+        } else if self.wrong_slots_for_tests {
+            // Deliberately wrong (tests only): the last fitting node is not counted.
+            let nodes: Vec<NodeId> = self.fitting_nodes(req).collect();
+            let _ = nodes[..nodes.len().saturating_sub(1)].iter().any(|&n| add(n));
+        } else {
+            let _ = self.fitting_nodes(req).any(&mut add);
+        }
+        total.min(cap)
     }
     /// Σ allocatable of a HyperNode's nodes.
     pub fn hypernode_allocatable(&self, h: crate::topology::HyperNodeId) -> Resources {

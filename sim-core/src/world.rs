@@ -396,6 +396,12 @@ pub struct World {
     pub node_used_epoch: Vec<u64>,
     /// Per HyperNode: the `epoch` of its last change of `used`.
     pub hn_used_epoch: Vec<u64>,
+    /// While set, every job that is or was in `pg_pending` when its state changed
+    /// is appended to `waiting_changes` (a scheduler that keeps its own order of
+    /// waiting PodGroups drains it; see [`crate::session::Session::take_waiting_changes`]).
+    pub track_waiting: bool,
+    /// Jobs whose waiting state may have changed since the last drain (repeats allowed).
+    pub waiting_changes: Vec<JobId>,
 }
 
 impl World {
@@ -453,6 +459,8 @@ impl World {
             epoch: 0,
             node_used_epoch: vec![0; cluster.nodes.len()],
             hn_used_epoch: vec![0; nh],
+            track_waiting: false,
+            waiting_changes: Vec::new(),
             cluster,
             nodes,
             index,
@@ -563,6 +571,9 @@ impl World {
             j.pending_best_effort + best_effort * pending(status) - best_effort * pending(old_status);
         if pending(status) != pending(old_status) {
             self.reindex(job);
+        } else if self.track_waiting && j.counted && j.pg_phase == PodGroupPhase::Pending {
+            // A waiting job's counts and allocation changed (its job-order keys may have).
+            self.waiting_changes.push(job);
         }
         let j = &self.jobs[job.0 as usize];
         if (j.ready_count() > j.spec.min_available) != j.victims_over_min {
@@ -598,7 +609,11 @@ impl World {
         let put = |set: &mut BTreeSet<JobId>, on: bool| if on { set.insert(j) } else { set.remove(&j) };
         put(&mut self.with_pending, pending);
         put(&mut self.admitted_pending, pending && admitted);
-        if put(&mut self.pg_pending, waiting) {
+        let moved = put(&mut self.pg_pending, waiting);
+        if self.track_waiting && (waiting || moved) {
+            self.waiting_changes.push(j);
+        }
+        if moved {
             let by_shape = &mut self.pg_pending_by_shape;
             if waiting {
                 by_shape.entry(shape).or_default().insert(j);

@@ -153,6 +153,14 @@ fn a_stale_score_is_caught() {
     assert!(caught(CONFS[1], |e| e.stale_scores_for_tests = true) > 0, "no scenario showed the stale scores");
 }
 
+/// The same for the out-of-reach rule's free-slot count: when the fast count
+/// misses the last node that fits (the exhaustive walk counts every node), jobs
+/// are set aside that the exhaustive walk steps, and fixed scenarios differ.
+#[test]
+fn a_wrong_slot_count_is_caught() {
+    assert!(caught(CONFS[1], |e| e.wrong_slots_for_tests = true) > 0, "no scenario showed the wrong slot count");
+}
+
 /// `lahar run --exhaustive` through the binary: the example with Volcano's
 /// production-style conf (drf, proportion, binpack, network-topology-aware, reclaim)
 /// writes the same decisions.csv, pods.csv and jobs.csv in both modes.

@@ -81,8 +81,8 @@ fn predicate_failures_scores_and_the_chosen_node() {
 }
 
 /// Two nodes of 4 GPUs, each with 1 GPU taken until t=30; a gang of three 2-GPU pods
-/// (minAvailable 3) places two pods, the third finds no node, and the step is
-/// discarded. At t=30 the whole gang binds.
+/// (minAvailable 3) has two free slots (one per node), so allocate sets it aside
+/// until t=30, when the whole gang binds.
 fn gang_text(scheduler: &str) -> String {
     scenario(
         "    nodes:\n      - {name: n1, cpu: 8, memory: 32Gi, gpus: 4}\n      - {name: n2, cpu: 8, memory: 32Gi, gpus: 4}",
@@ -92,15 +92,49 @@ fn gang_text(scheduler: &str) -> String {
     )
 }
 
-/// Why a gang pod stays pending, and the scores once it binds. nodeorder for the
-/// first pod at t=10 on either node (1 cpu, 1Gi, 1 GPU used): least ((8−2)·100/8 = 75,
-/// ⌊30·100/32⌋ = 93) → 84; balanced: fractions .25, .0625, .75, std 0.2902 → 70; 154.
+/// Why a gang pod stays pending when its gang is out of reach (allocate sets the
+/// job aside and says so in numbers); at t=30 the old job ends and the gang binds.
 #[test]
-fn pending_gang_pod_says_why() {
+fn out_of_reach_gang_says_why() {
     let text = gang_text(&conf(
         "enqueue, allocate",
         &["name: drf", "name: predicates", "name: proportion", "name: nodeorder"],
     ));
+    let csv = explain(&text, &["default/gang-w-2", "gang-w-0"]);
+    let why = "not tried: the gang cannot be ready or pipelined even if every pending pod took any free slot (0 placed + 0 pipelined; task w: 3 pending, free slots 2; minAvailable 3)";
+    assert_eq!(
+        session(&csv, "2"),
+        [
+            "2,10,default/gang-w-0,,enqueue,true,PodGroup admitted: Pending → Inqueue,".to_string(),
+            "2,10,default/gang-w-2,,enqueue,true,PodGroup admitted: Pending → Inqueue,".to_string(),
+            format!("2,10,default/gang-w-0,,allocate,false,\"{why}\","),
+            format!("2,10,default/gang-w-2,,allocate,false,\"{why}\","),
+        ]
+    );
+    let s3 = session(&csv, "3");
+    assert_eq!(s3.len(), 16, "{s3:#?}");
+    assert!(s3[14].starts_with("3,30,default/gang-w-0,n2,result,true,allocated"), "{s3:#?}");
+    assert!(s3[15].starts_with("3,30,default/gang-w-2,n2,result,true,allocated"), "{s3:#?}");
+}
+
+/// A gang within reach whose step still fails: n3 has room for two pods but not the
+/// pods' node selector, so the bound (four free slots) lets the step run; two pods
+/// are placed on n1 and n2, the third finds no node, and the step is discarded. The
+/// scores: nodeorder for the first pod at t=10 on either node (1 cpu, 1Gi, 1 GPU
+/// used): least ((8−2)·100/8 = 75, ⌊30·100/32⌋ = 93) → 84; balanced: fractions
+/// .25, .0625, .75, std 0.2902 → 70; 154.
+#[test]
+fn discarded_gang_step_says_why() {
+    let text = gang_text(&conf(
+        "enqueue, allocate",
+        &["name: drf", "name: predicates", "name: proportion", "name: nodeorder"],
+    ))
+    .replace(
+        "gpus: 4}\n      - {name: n2, cpu: 8, memory: 32Gi, gpus: 4}",
+        "gpus: 4, labels: {pool: a}}\n      - {name: n2, cpu: 8, memory: 32Gi, gpus: 4, labels: {pool: a}}\n      - {name: n3, cpu: 8, memory: 32Gi, gpus: 4}",
+    )
+    .replace("minAvailable: 3, duration: 1h, tasks: [{name: w,", "minAvailable: 3, duration: 1h, tasks: [{name: w, nodeSelector: {pool: a},");
+    assert!(text.contains("n3") && text.contains("nodeSelector"), "{text}");
     let csv = explain(&text, &["default/gang-w-2", "gang-w-0"]);
     assert_eq!(
         session(&csv, "2"),
@@ -109,6 +143,7 @@ fn pending_gang_pod_says_why() {
             "2,10,default/gang-w-2,,enqueue,true,PodGroup admitted: Pending → Inqueue,",
             "2,10,default/gang-w-0,n1,predicates,true,,",
             "2,10,default/gang-w-0,n2,predicates,true,,",
+            "2,10,default/gang-w-0,n3,predicates,false,node(s) didn't match Pod's node selector,",
             "2,10,default/gang-w-0,n1,nodeorder,,,154",
             "2,10,default/gang-w-0,n1,total,,,154",
             "2,10,default/gang-w-0,n2,nodeorder,,,154",
@@ -116,15 +151,12 @@ fn pending_gang_pod_says_why() {
             "2,10,default/gang-w-0,n2,best-node,true,\"highest total score, tied with 1 other node(s): picked at random\",",
             "2,10,default/gang-w-2,n1,resources,false,Insufficient nvidia.com/gpu,",
             "2,10,default/gang-w-2,n2,resources,false,Insufficient nvidia.com/gpu,",
+            "2,10,default/gang-w-2,n3,predicates,false,node(s) didn't match Pod's node selector,",
             "2,10,default/gang-w-2,,allocate,false,no feasible node; the job's step ends,",
             "2,10,default/gang-w-0,,gang,false,job not ready: 2 placed + 0 pipelined of minAvailable 3; the step's placements are discarded,",
             "2,10,default/gang-w-2,,gang,false,job not ready: 2 placed + 0 pipelined of minAvailable 3; the step's placements are discarded,",
         ]
     );
-    let s3 = session(&csv, "3");
-    assert_eq!(s3.len(), 16, "{s3:#?}");
-    assert!(s3[14].starts_with("3,30,default/gang-w-0,n2,result,true,allocated"), "{s3:#?}");
-    assert!(s3[15].starts_with("3,30,default/gang-w-2,n2,result,true,allocated"), "{s3:#?}");
 }
 
 /// A gang whose minResources (3 × 4 GPUs) exceed the cluster stays Pending at enqueue:

@@ -341,6 +341,16 @@ impl Framework {
         ssn.job(l).spec.submit.cmp(&ssn.job(r).spec.submit).then_with(|| uid(ssn, l).cmp(&uid(ssn, r)))
     }
 
+    /// A job's numeric job-order keys in plugin order ([`Framework::sort_jobs`]
+    /// compares them, then submit time and (namespace, name)); `None` when a plugin
+    /// that orders jobs gives no key.
+    pub fn job_order_keys(&self, ssn: &Session<'_>, j: JobId) -> Option<Vec<f64>> {
+        self.enabled(flag::ENABLE_JOB_ORDER)
+            .filter(|p| p.registers_job_order())
+            .map(|p| p.job_order_key(ssn, j))
+            .collect()
+    }
+
     /// Sorts jobs by [`Framework::job_order`] (stable). When every job-order plugin
     /// gives keys ([`Plugin::job_order_key`]), each job's keys are computed once and
     /// compared in plugin order, then submit time and (namespace, name): the same
@@ -614,6 +624,17 @@ impl Framework {
     /// Preempt victims.
     pub fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, candidates: &[PodId]) -> Vec<PodId> {
         self.victims(flag::ENABLE_PREEMPTABLE, candidates, |p, c| p.preemptable(ssn, preemptor, c))
+    }
+
+    /// True if gang's votes bind allocate's outcome: gang answers `job_ready`, and
+    /// its `job_pipelined` veto is cast in the first tier that votes (an earlier
+    /// tier's permit would overrule it). A job gang calls neither ready nor
+    /// pipelined is then discarded, whatever else votes.
+    pub fn gang_binds(&self) -> bool {
+        let gang = |s: &Slot, bit: u32| s.conf.name == "gang" && s.on(bit);
+        let ready = self.tiers.iter().flatten().any(|s| gang(s, flag::ENABLE_JOB_READY));
+        let first = self.tiers.iter().find(|t| t.iter().any(|s| s.on(flag::ENABLE_JOB_PIPELINED)));
+        ready && first.is_some_and(|t| t.iter().any(|s| gang(s, flag::ENABLE_JOB_PIPELINED)))
     }
 
     /// True if every preempt victim has a lower job priority than its preemptor's

@@ -11,6 +11,7 @@ pub mod framework;
 pub mod plugins;
 
 use actions::allocate::AllocState;
+use actions::waiting::WaitingOrder;
 use conf::{ActionKind, SchedulerConf};
 use framework::Framework;
 use lahar_core::session::{Scheduler, Session};
@@ -20,13 +21,14 @@ pub struct Volcano {
     conf: SchedulerConf,
     fw: Framework,
     alloc: AllocState,
+    waiting: WaitingOrder,
 }
 
 impl Volcano {
     /// A scheduler for a validated conf.
     pub fn new(conf: SchedulerConf) -> Volcano {
         let fw = Framework::new(&conf);
-        Volcano { conf, fw, alloc: AllocState::default() }
+        Volcano { conf, fw, alloc: AllocState::default(), waiting: WaitingOrder::default() }
     }
     /// Volcano's built-in default configuration.
     pub fn default_conf() -> Volcano {
@@ -51,7 +53,7 @@ impl Scheduler for Volcano {
         let has_enqueue = self.conf.actions.contains(&ActionKind::Enqueue);
         for a in self.conf.actions.clone() {
             match a {
-                ActionKind::Enqueue => actions::enqueue::run(&mut self.fw, ssn),
+                ActionKind::Enqueue => actions::enqueue::run(&mut self.fw, ssn, &mut self.waiting),
                 ActionKind::Allocate => actions::allocate::run(&self.fw, ssn, &mut self.alloc, !has_enqueue),
                 ActionKind::Backfill => actions::backfill::run(&self.fw, ssn, &mut self.alloc),
                 ActionKind::Preempt => actions::preempt::run(&self.fw, ssn),

@@ -14,6 +14,7 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::tier_limit;
+use super::reach::{Action, Reach};
 use super::{best_node, insert_sorted, pending_tasks, predicate_nodes, queues_of};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodGroupPhase, PodId, PodStatus};
@@ -234,6 +235,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     let mut task_queues: BTreeMap<JobId, VecDeque<PodId>> = BTreeMap::new();
     let candidates: Vec<JobId> =
         if promote_pending { ssn.jobs_with_pending().collect() } else { ssn.admitted_jobs_with_pending() };
+    let mut reach = Reach::new(fw, Action::Allocate);
     for j in candidates {
         if ssn.job(j).pg_phase == PodGroupPhase::Pending {
             if !promote_pending {
@@ -252,6 +254,20 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
                 && !task.requests.is_best_effort()
                 && ssn.first_fit(&task.requests, 0).is_some()
         });
+        // A queue overused now stays overused while allocate only adds to it, so
+        // its jobs are never stepped (the loop below drops the queue at its first
+        // turn): leave them out of the sort. Watched jobs stay, for their rows.
+        if fw.overused(ssn, ssn.job(j).spec.queue) && !ssn.explaining_job(j) {
+            continue;
+        }
+        let out_of_reach = any_fits && reach.out_of_reach(fw, ssn, j);
+        if out_of_reach {
+            if ssn.explaining_job(j) {
+                let why = format!("not tried: {}", explain::gang_out_of_reach(ssn, j));
+                explain::job_row(ssn, j, "allocate", false, &why);
+            }
+            continue;
+        }
         if !any_fits {
             for p in ssn.explained_pods(j) {
                 if ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).best_effort {

@@ -5,18 +5,24 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::queues_of;
+use super::waiting::{OrderKey, WaitingOrder};
 use lahar_core::job::{JobId, PodGroupPhase};
 use lahar_core::queue::QueueState;
 use lahar_core::session::Session;
+use lahar_core::world::WaitingShape;
+use std::collections::BTreeSet;
 
 /// Runs the enqueue action.
-pub fn run(fw: &mut Framework, ssn: &mut Session<'_>) {
+pub fn run(fw: &mut Framework, ssn: &mut Session<'_>, order: &mut WaitingOrder) {
     ssn.set_action("enqueue");
+    let by_shape = !ssn.is_exhaustive() && !ssn.explaining_any() && fw.enqueue_votes_by_shape();
+    if by_shape && order.sync(fw, ssn) {
+        return from_heads(fw, ssn, order);
+    }
     // Votes only tighten as groups are admitted within a session (reservations grow,
     // capacities do not), so a job rejected now stays rejected: filter before sorting.
     let mut pending: Vec<JobId> = Vec::new();
     let mut refused: Vec<JobId> = Vec::new();
-    let by_shape = !ssn.is_exhaustive() && !ssn.explaining_any() && fw.enqueue_votes_by_shape();
     if by_shape {
         // Every vote depends only on the queue and minResources: one vote per group
         // of waiting PodGroups decides the whole group (no job of it is touched).
@@ -49,6 +55,40 @@ pub fn run(fw: &mut Framework, ssn: &mut Session<'_>) {
                 explain::job_row(ssn, j, "enqueue", true, "PodGroup admitted: Pending → Inqueue");
             } else {
                 rejected(fw, ssn, j);
+            }
+        }
+    }
+}
+
+/// enqueue from the standing order: the groups whose vote passes now, queue by
+/// queue in queue order; within a queue, the job first in job order among the
+/// groups' heads is voted on next. A group whose job is rejected is done: votes
+/// only tighten within a session, so every later job of it would be rejected too
+/// (and a rejection changes nothing but `--explain` rows, which this path never
+/// writes). The jobs admitted, and their order, are those of the sorted walk.
+fn from_heads(fw: &mut Framework, ssn: &mut Session<'_>, order: &WaitingOrder) {
+    let passing: Vec<(&WaitingShape, &BTreeSet<(OrderKey, JobId)>)> = order
+        .groups
+        .iter()
+        .filter(|(_, set)| {
+            let first = set.first().expect("groups are not empty").1;
+            ssn.job(first).spec.min_resources.is_zero() || fw.job_enqueueable(ssn, first)
+        })
+        .collect();
+    let heads: Vec<JobId> = passing.iter().map(|(_, set)| set.first().expect("not empty").1).collect();
+    for q in queues_of(fw, ssn, &heads) {
+        let mut live: Vec<_> =
+            passing.iter().filter(|(shape, _)| shape.0 == q).map(|(_, set)| set.iter().peekable()).collect();
+        loop {
+            let next =
+                live.iter_mut().enumerate().filter_map(|(i, it)| it.peek().map(|h| (i, h))).min_by(|a, b| a.1.cmp(b.1));
+            let Some((i, &&(_, j))) = next else { break };
+            if ssn.job(j).spec.min_resources.is_zero() || fw.job_enqueueable(ssn, j) {
+                fw.job_enqueued(ssn, j);
+                ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, "enqueued");
+                live[i].next();
+            } else {
+                let _ = live.swap_remove(i);
             }
         }
     }

@@ -4,8 +4,10 @@ pub mod allocate;
 pub mod backfill;
 pub mod enqueue;
 pub mod preempt;
+mod reach;
 pub mod reclaim;
 mod victims;
+pub mod waiting;
 
 use super::framework::Framework;
 use lahar_core::cluster::NodeId;

@@ -14,6 +14,7 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::tier_limit;
+use super::reach::{Action, Reach};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{pending_tasks, queues_of, sort_by};
 use lahar_core::cluster::NodeId;
@@ -62,14 +63,25 @@ fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, below: bool, job
     });
 }
 
+/// The out-of-reach rule of [`Reach`], with its `--explain` row.
+pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach, j: JobId) -> bool {
+    if !reach.out_of_reach(fw, ssn, j) {
+        return false;
+    }
+    if ssn.explaining_job(j) {
+        let why = format!("not tried: {}, and no pod it could evict", explain::gang_out_of_reach(ssn, j));
+        explain::job_row(ssn, j, ssn.action(), false, &why);
+    }
+    true
+}
+
 /// Runs the preempt action.
 pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
     ssn.set_action("preempt");
-    let starving: Vec<JobId> = ssn
-        .admitted_jobs_with_pending()
-        .into_iter()
-        .filter(|&j| fw.job_valid(ssn, j).is_ok() && tier_limit(ssn, j).is_none() && fw.job_starving(ssn, j))
-        .collect();
+    let mut reach = Reach::new(fw, Action::Preempt);
+    let mut starving: Vec<JobId> = ssn.admitted_jobs_with_pending();
+    starving.retain(|&j| !set_aside(fw, ssn, &mut reach, j));
+    starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && tier_limit(ssn, j).is_none() && fw.job_starving(ssn, j));
     let mut memo = FailMemo::new(fw);
     // Victims of other jobs have a lower job priority when every victim-choosing
     // tier has `priority`.

@@ -7,7 +7,8 @@
 
 use super::super::explain;
 use super::super::framework::Framework;
-use super::preempt::preemptor_tasks;
+use super::preempt::{preemptor_tasks, set_aside};
+use super::reach::{Action, Reach};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{insert_sorted, queues_of};
 use lahar_core::cluster::NodeId;
@@ -20,11 +21,10 @@ use std::collections::BTreeMap;
 /// Runs the reclaim action.
 pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
     ssn.set_action("reclaim");
-    let starving: Vec<JobId> = ssn
-        .admitted_jobs_with_pending()
-        .into_iter()
-        .filter(|&j| fw.job_valid(ssn, j).is_ok() && fw.job_starving(ssn, j))
-        .collect();
+    let mut reach = Reach::new(fw, Action::Reclaim);
+    let mut starving: Vec<JobId> = ssn.admitted_jobs_with_pending();
+    starving.retain(|&j| !set_aside(fw, ssn, &mut reach, j));
+    starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && fw.job_starving(ssn, j));
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
     for &j in &starving {
         per_queue.entry(ssn.job(j).spec.queue).or_default().push(j);
