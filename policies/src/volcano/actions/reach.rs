@@ -22,9 +22,14 @@ use super::super::framework::Framework;
 use super::super::plugins::pending_best_effort;
 use lahar_core::job::{JobId, PodStatus};
 use lahar_core::queue::QueueId;
-use lahar_core::resource::Resources;
+use lahar_core::resource::{GPU, Resources};
 use lahar_core::session::Session;
-use rustc_hash::FxHashMap;
+
+/// Equal requests; the GPU dimension first, which tells most shapes apart without
+/// comparing all of them.
+fn same(a: &Resources, b: &Resources) -> bool {
+    a.get(GPU) == b.get(GPU) && a == b
+}
 
 /// Which action asks: the victims that could add room differ.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -44,10 +49,13 @@ pub(crate) struct Reach {
     action: Action,
     gang_binds: bool,
     below: bool,
-    /// Per request: (the cap it was counted up to, the count).
-    slots: FxHashMap<Resources, (u32, u32)>,
+    /// Per request: (the cap it was counted up to, the count). A few requests per
+    /// action: a list is faster than hashing 64-byte keys.
+    slots: Vec<(Resources, u32, u32)>,
     /// Per (queue, job priority): whether some victim group could be taken from.
-    victims: FxHashMap<(QueueId, i32), bool>,
+    victims: Vec<(QueueId, i32, bool)>,
+    /// Per (queue, request): the queue-quota vote.
+    quota: Vec<(QueueId, Resources, bool)>,
 }
 
 impl Reach {
@@ -57,21 +65,26 @@ impl Reach {
             action,
             gang_binds: fw.gang_binds(),
             below: fw.victims_below_priority(),
-            slots: FxHashMap::default(),
-            victims: FxHashMap::default(),
+            slots: Vec::new(),
+            victims: Vec::new(),
+            quota: Vec::new(),
         }
     }
 
     /// Σ nodes' FutureIdle copies of `req`, up to `cap`.
     fn slots(&mut self, ssn: &Session<'_>, req: &Resources, cap: u32) -> u32 {
-        if let Some(&(c, v)) = self.slots.get(req) {
+        let at = self.slots.iter().position(|(r, _, _)| same(r, req));
+        if let Some(&(_, c, v)) = at.map(|i| &self.slots[i]) {
             // Below its cap the count was exact; at its cap it is a lower bound.
             if v < c || cap <= c {
                 return v.min(cap);
             }
         }
         let v = ssn.slots_up_to(req, cap);
-        self.slots.insert(*req, (cap, v));
+        match at {
+            Some(i) => self.slots[i] = (*req, cap, v),
+            None => self.slots.push((*req, cap, v)),
+        }
         v
     }
 
@@ -82,15 +95,22 @@ impl Reach {
         if self.action == Action::Allocate {
             return false;
         }
-        // The job's own Running pods are preempt's victims in its intra-job pass.
+        let pending = || job.pods.iter().copied().find(|&p| ssn.pod(p).status == PodStatus::Pending);
+        // The job's own Running pods are preempt's candidates in its intra-job
+        // pass, as their group (queue, priority, above minAvailable) allows.
         if self.action == Action::Preempt && job.count(PodStatus::Running) > 0 {
-            return true;
+            let own = (q, prio, job.victims_over_min);
+            if pending().is_some_and(|pod| fw.may_choose_victims_in(ssn, pod, false, own)) {
+                return true;
+            }
         }
-        let Some(&pod) = job.pods.iter().find(|&&p| ssn.pod(p).status == PodStatus::Pending) else { return false };
+        if let Some(&(_, _, v)) = self.victims.iter().find(|&&(qq, pp, _)| qq == q && pp == prio) {
+            return v;
+        }
         let (action, below) = (self.action, self.below);
-        *self.victims.entry((q, prio)).or_insert_with(|| {
-            // The plugins' group rules read the preemptor only through its job's
-            // priority, so one pending pod speaks for all.
+        // The plugins' group rules read the preemptor only through its job's
+        // priority, so one pending pod speaks for all.
+        let v = pending().is_some_and(|pod| {
             ssn.victim_groups().iter().map(|g| g.0).any(|k| match action {
                 Action::Preempt => k.0 == q && (!below || k.1 < prio) && fw.may_choose_victims_in(ssn, pod, false, k),
                 Action::Reclaim => {
@@ -98,23 +118,34 @@ impl Reach {
                 }
                 Action::Allocate => false,
             })
-        })
+        });
+        self.victims.push((q, prio, v));
+        v
     }
 
     /// The queue-quota vote for a pod of task `t` (allocate and preempt ask
     /// `allocatable`, reclaim `preemptive`). A pod the quota refuses adds nothing.
-    fn quota_admits(&self, fw: &Framework, ssn: &Session<'_>, j: JobId, t: usize) -> bool {
+    /// The plugins that vote (proportion, capacity) read the pod only through its
+    /// request, so one vote per (queue, request) serves the action's intake.
+    fn quota_admits(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId, t: usize) -> bool {
         let job = ssn.job(j);
         let q = job.spec.queue;
+        let req = job.spec.tasks[t].requests;
+        let action = self.action;
+        if let Some(&(_, _, ok)) = self.quota.iter().find(|(qq, r, _)| *qq == q && same(r, &req)) {
+            return ok;
+        }
         let pod = job
             .pods
             .iter()
             .copied()
             .find(|&p| ssn.pod(p).task as usize == t && ssn.pod(p).status == PodStatus::Pending);
-        pod.is_none_or(|p| match self.action {
+        let ok = pod.is_none_or(|p| match action {
             Action::Allocate | Action::Preempt => fw.allocatable(ssn, q, p),
             Action::Reclaim => fw.preemptive(ssn, q, p),
-        })
+        });
+        self.quota.push((q, req, ok));
+        ok
     }
 
     /// True if the action sets job `j` aside (see the module's documentation).
