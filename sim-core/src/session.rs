@@ -333,17 +333,21 @@ impl<'w> Session<'w> {
     pub fn waiting_admission_by_shape(&self) -> impl Iterator<Item = &std::collections::BTreeSet<JobId>> + '_ {
         self.world.pg_pending_by_shape.values()
     }
-    /// The jobs whose waiting state (PodGroup Pending, or its pods and counts while
-    /// so) may have changed since the last call, repeats allowed; `None` on the
-    /// first call, which starts the tracking (read [`Session::jobs_waiting_admission`]
-    /// then). For a scheduler that keeps its own order of waiting PodGroups.
-    pub fn take_waiting_changes(&mut self) -> Option<Vec<JobId>> {
+    /// Swaps the jobs whose waiting state (PodGroup Pending, or its pods and counts
+    /// while so) may have changed since the last call into `into` (repeats
+    /// allowed; `into`'s old contents are the World's next journal, cleared), and
+    /// returns true; false on the first call, which starts the tracking (read
+    /// [`Session::jobs_waiting_admission`] then). For a scheduler that keeps its own
+    /// order of waiting PodGroups.
+    pub fn take_waiting_changes(&mut self, into: &mut Vec<JobId>) -> bool {
+        into.clear();
+        std::mem::swap(into, &mut self.world.waiting_changes);
         if !self.world.track_waiting {
             self.world.track_waiting = true;
-            self.world.waiting_changes.clear();
-            return None;
+            into.clear();
+            return false;
         }
-        Some(std::mem::take(&mut self.world.waiting_changes))
+        true
     }
     /// True if the job is active and its PodGroup is Pending.
     pub fn is_waiting_admission(&self, j: JobId) -> bool {

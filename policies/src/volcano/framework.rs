@@ -246,6 +246,10 @@ pub struct Framework {
     pub tiers: Vec<Vec<Slot>>,
     /// Summed node scores by pod request, kept across sessions.
     scores: RefCell<ScoreCache>,
+    /// [`Framework::gang_binds`], fixed by the conf.
+    gang_binds: bool,
+    /// [`Framework::victims_below_priority`], fixed by the conf.
+    victims_below: bool,
 }
 
 /// Plugins' node scores per (plugin, pod request) and node, each valid while
@@ -317,7 +321,10 @@ impl Framework {
                     .collect()
             })
             .collect();
-        Framework { tiers, scores: RefCell::default() }
+        let mut fw = Framework { tiers, scores: RefCell::default(), gang_binds: false, victims_below: false };
+        fw.gang_binds = fw.find_gang_binds();
+        fw.victims_below = fw.find_victims_below_priority();
+        fw
     }
 
     fn enabled(&self, bit: u32) -> impl Iterator<Item = &dyn Plugin> + '_ {
@@ -631,6 +638,10 @@ impl Framework {
     /// tier's permit would overrule it). A job gang calls neither ready nor
     /// pipelined is then discarded, whatever else votes.
     pub fn gang_binds(&self) -> bool {
+        self.gang_binds
+    }
+
+    fn find_gang_binds(&self) -> bool {
         let gang = |s: &Slot, bit: u32| s.conf.name == "gang" && s.on(bit);
         let ready = self.tiers.iter().flatten().any(|s| gang(s, flag::ENABLE_JOB_READY));
         let first = self.tiers.iter().find(|t| t.iter().any(|s| s.on(flag::ENABLE_JOB_PIPELINED)));
@@ -642,6 +653,10 @@ impl Framework {
     /// can choose victims has `priority` among its preemptable plugins, so each
     /// tier's choice is a subset of priority's.
     pub fn victims_below_priority(&self) -> bool {
+        self.victims_below
+    }
+
+    fn find_victims_below_priority(&self) -> bool {
         self.tiers.iter().all(|tier| {
             let choosers: Vec<&Slot> =
                 tier.iter().filter(|s| s.on(flag::ENABLE_PREEMPTABLE) && s.plugin.registers_preemptable()).collect();

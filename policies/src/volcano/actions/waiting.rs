@@ -61,6 +61,8 @@ pub struct WaitingOrder {
     pub(crate) groups: BTreeMap<WaitingShape, BTreeSet<(OrderKey, JobId)>>,
     /// False until the first session built it, or after a key could not be computed.
     ready: bool,
+    /// The last journal read (its buffer is reused).
+    journal: Vec<JobId>,
 }
 
 impl WaitingOrder {
@@ -105,22 +107,20 @@ impl WaitingOrder {
     /// Brings the order up to date with the World; false when it cannot be kept
     /// (a plugin orders jobs without a key): enqueue then sorts.
     pub(crate) fn sync(&mut self, fw: &Framework, ssn: &mut Session<'_>) -> bool {
-        let changed = ssn.take_waiting_changes();
-        let changed = match changed {
-            Some(c) if self.ready => c,
-            _ => {
-                *self = WaitingOrder::default();
-                ssn.jobs_waiting_admission()
-            }
-        };
-        for j in changed {
+        let mut changed = std::mem::take(&mut self.journal);
+        let tracked = ssn.take_waiting_changes(&mut changed);
+        if !tracked || !self.ready {
+            *self = WaitingOrder::default();
+            changed = ssn.jobs_waiting_admission();
+        }
+        for &j in &changed {
             if !self.file(fw, ssn, j) {
                 // Rebuilt in full at the next session that can key every job.
                 *self = WaitingOrder::default();
-                let _ = ssn.take_waiting_changes();
                 return false;
             }
         }
+        self.journal = changed;
         self.ready = true;
         true
     }
