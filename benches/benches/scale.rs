@@ -5,8 +5,10 @@
 //! jobs at about 90% offered load (the default scenario's GPU-count and run-time mix,
 //! 214 jobs/h, queues `research` 2 : `prod` 1). The scenario is generated here, not
 //! committed (`lahar_benches::scale`; the `scale-scenario` tool prints it for
-//! `lahar run`). `scale/volcano/N` runs N jobs; `scale/gang-fifo/N` the same jobs under
-//! the `gang-fifo` baseline. Throughput is in jobs.
+//! `lahar run`). `scale/volcano/N` runs N jobs; `scale/volcano-p-prime/N` the same with
+//! drf not choosing preempt victims (P′: the standing-backlog case, where the queue of
+//! waiting gangs grows through the run); `scale/gang-fifo/N` the same jobs under the
+//! `gang-fifo` baseline. Throughput is in jobs.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use lahar::scenario::{self, Scenario};
@@ -26,9 +28,11 @@ fn simulate(s: Scenario) -> u64 {
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("scale");
     g.sample_size(10);
-    for (name, conf, sizes) in
-        [("volcano", Conf::P, &[1_000u32, 3_000][..]), ("gang-fifo", Conf::GangFifo, &[10_000][..])]
-    {
+    for (name, conf, sizes) in [
+        ("volcano", Conf::P, &[1_000u32, 3_000][..]),
+        ("volcano-p-prime", Conf::PPrime, &[10_000, 30_000][..]),
+        ("gang-fifo", Conf::GangFifo, &[10_000][..]),
+    ] {
         for &n in sizes {
             let s = load(n, conf);
             g.throughput(Throughput::Elements(n as u64));

@@ -321,12 +321,20 @@ impl<'w> Session<'w> {
     /// Pending), in creation order: what allocate, backfill, preempt and reclaim
     /// consider. Read from an index; exhaustive sessions filter every job with
     /// pending pods instead.
-    pub fn admitted_jobs_with_pending(&self) -> Vec<JobId> {
+    pub fn admitted_jobs_with_pending(&mut self) -> Vec<JobId> {
         if self.exhaustive {
             let admitted = |j: &&JobId| self.world.jobs[j.0 as usize].pg_phase != PodGroupPhase::Pending;
             return self.world.with_pending.iter().filter(admitted).copied().collect();
         }
-        self.world.admitted_pending.iter().copied().collect()
+        // Four actions ask in a session, and the set rarely changes in between: a
+        // copy of the list, refreshed only after a change, beats walking the tree.
+        let w = &mut *self.world;
+        if w.admitted_listed != w.admitted_changes {
+            w.admitted_list.clear();
+            w.admitted_list.extend(w.admitted_pending.iter().copied());
+            w.admitted_listed = w.admitted_changes;
+        }
+        w.admitted_list.clone()
     }
     /// The PodGroups waiting for admission grouped by (queue, minResources), each
     /// group in creation order.

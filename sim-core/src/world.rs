@@ -402,6 +402,12 @@ pub struct World {
     pub track_waiting: bool,
     /// Jobs whose waiting state may have changed since the last drain (repeats allowed).
     pub waiting_changes: Vec<JobId>,
+    /// Counts changes of `admitted_pending`'s membership.
+    pub admitted_changes: u64,
+    /// `admitted_pending` as a list, as of change `admitted_listed`.
+    pub admitted_list: Vec<JobId>,
+    /// The value of `admitted_changes` when `admitted_list` was filled.
+    pub admitted_listed: u64,
 }
 
 impl World {
@@ -461,6 +467,9 @@ impl World {
             hn_used_epoch: vec![0; nh],
             track_waiting: false,
             waiting_changes: Vec::new(),
+            admitted_changes: 1,
+            admitted_list: Vec::new(),
+            admitted_listed: 0,
             cluster,
             nodes,
             index,
@@ -608,7 +617,9 @@ impl World {
         // True if membership changed.
         let put = |set: &mut BTreeSet<JobId>, on: bool| if on { set.insert(j) } else { set.remove(&j) };
         put(&mut self.with_pending, pending);
-        put(&mut self.admitted_pending, pending && admitted);
+        if put(&mut self.admitted_pending, pending && admitted) {
+            self.admitted_changes += 1;
+        }
         let moved = put(&mut self.pg_pending, waiting);
         if self.track_waiting && (waiting || moved) {
             self.waiting_changes.push(j);
