@@ -14,7 +14,7 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::tier_limit;
-use super::reach::{Action, Reach};
+use super::reach::{Action, Reach, set_aside};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{pending_tasks, queues_of, sort_by};
 use lahar_core::cluster::NodeId;
@@ -61,18 +61,6 @@ fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, below: bool, job
             || ssn.job(j).count(PodStatus::Running) > 0
             || pending(j).any(|p| ssn.first_fit(&ssn.pod(p).req, 0).is_some())
     });
-}
-
-/// The out-of-reach rule of [`Reach`], with its `--explain` row.
-pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach, j: JobId) -> bool {
-    if !reach.out_of_reach(fw, ssn, j) {
-        return false;
-    }
-    if ssn.explaining_job(j) {
-        let why = format!("not tried: {}, and no pod it could evict", explain::gang_out_of_reach(ssn, j));
-        explain::job_row(ssn, j, ssn.action(), false, &why);
-    }
-    true
 }
 
 /// Runs the preempt action.

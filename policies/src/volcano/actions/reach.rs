@@ -1,7 +1,7 @@
 //! The out-of-reach rule: at the start of allocate, preempt and reclaim, a job
 //! whose gang could not end ready or pipelined even if each of its pending pods
 //! took any free slot is set aside for the action (a deviation from Volcano, the
-//! same in both modes; docs/volcano.md § Scale).
+//! same in both modes; docs/volcano.md § Deviations from Volcano).
 //!
 //! The count, for a conf where gang's votes bind ([`Framework::gang_binds`]): the
 //! job's pods placed or waiting, plus its pending BestEffort pods, plus, per task,
@@ -18,6 +18,7 @@
 //! takes a queue turn. Setting the job aside at the action's start in both modes
 //! keeps the fast and the exhaustive walk deciding alike.
 
+use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::pending_best_effort;
 use lahar_core::job::{JobId, PodStatus};
@@ -168,4 +169,16 @@ impl Reach {
         }
         best < min && !self.may_have_victims(fw, ssn, j)
     }
+}
+
+/// The out-of-reach rule of [`Reach`], with its `--explain` row.
+pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach, j: JobId) -> bool {
+    if !reach.out_of_reach(fw, ssn, j) {
+        return false;
+    }
+    if ssn.explaining_job(j) {
+        let why = format!("not tried: {}, and no pod it could evict", explain::gang_out_of_reach(ssn, j));
+        explain::job_row(ssn, j, ssn.action(), false, &why);
+    }
+    true
 }

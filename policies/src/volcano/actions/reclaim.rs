@@ -7,8 +7,8 @@
 
 use super::super::explain;
 use super::super::framework::Framework;
-use super::preempt::{preemptor_tasks, set_aside};
-use super::reach::{Action, Reach};
+use super::preempt::preemptor_tasks;
+use super::reach::{Action, Reach, set_aside};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{insert_sorted, queues_of};
 use lahar_core::cluster::NodeId;
