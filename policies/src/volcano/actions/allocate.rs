@@ -236,6 +236,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     let candidates: Vec<JobId> =
         if promote_pending { ssn.jobs_with_pending().collect() } else { ssn.admitted_jobs_with_pending() };
     let mut reach = Reach::new(fw, Action::Allocate);
+    // Per queue: overused at intake (asked once per queue, not per job).
+    let mut overused: Vec<(QueueId, bool)> = Vec::new();
     for j in candidates {
         if ssn.job(j).pg_phase == PodGroupPhase::Pending {
             if !promote_pending {
@@ -257,7 +259,16 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         // A queue overused now stays overused while allocate only adds to it, so
         // its jobs are never stepped (the loop below drops the queue at its first
         // turn): leave them out of the sort. Watched jobs stay, for their rows.
-        if fw.overused(ssn, ssn.job(j).spec.queue) && !ssn.explaining_job(j) {
+        let q = ssn.job(j).spec.queue;
+        let over = match overused.iter().find(|(qq, _)| *qq == q) {
+            Some(&(_, o)) => o,
+            None => {
+                let o = fw.overused(ssn, q);
+                overused.push((q, o));
+                o
+            }
+        };
+        if over && !ssn.explaining_job(j) {
             continue;
         }
         let out_of_reach = any_fits && reach.out_of_reach(fw, ssn, j);
