@@ -101,7 +101,7 @@ fn out_of_reach_gang_says_why() {
         &["name: drf", "name: predicates", "name: proportion", "name: nodeorder"],
     ));
     let csv = explain(&text, &["default/gang-w-2", "gang-w-0"]);
-    let why = "not tried: the gang cannot be ready or pipelined even if every pending pod took any free slot (0 placed + 0 pipelined; task w: 3 pending, free slots 2; minAvailable 3)";
+    let why = "not tried: the gang cannot be ready or pipelined even if every pending pod took any free slot (0 placed + 0 pipelined + 0 pending BestEffort; task w: 3 pending, free slots 2; minAvailable 3)";
     assert_eq!(
         session(&csv, "2"),
         [

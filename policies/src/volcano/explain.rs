@@ -102,29 +102,6 @@ pub(crate) fn gang_shortfall(ssn: &Session<'_>, j: JobId) -> String {
     )
 }
 
-/// Why [`super::actions::gang_out_of_reach`] ruled the job out, in numbers.
-pub(crate) fn gang_out_of_reach(ssn: &Session<'_>, j: JobId) -> String {
-    let job = ssn.job(j);
-    let slots: Vec<String> = job
-        .spec
-        .tasks
-        .iter()
-        .enumerate()
-        .filter(|&(t, task)| job.task_count(t, PodStatus::Pending) > 0 && !task.requests.is_best_effort())
-        .map(|(t, task)| {
-            let pending = job.task_count(t, PodStatus::Pending);
-            format!("task {}: {} pending, free slots {}", task.name, pending, ssn.slots_up_to(&task.requests, pending))
-        })
-        .collect();
-    format!(
-        "the gang cannot be ready or pipelined even if every pending pod took any free slot ({} placed + {} pipelined; {}; minAvailable {})",
-        job.ready_count(),
-        job.waiting_count(),
-        slots.join(", "),
-        job.spec.min_available
-    )
-}
-
 /// After preempt or reclaim decided a job's statement: for each watched pod the
 /// action pipelined (with its node), whether the evictions stand (`kept`: the job
 /// is pipelined) or were undone.

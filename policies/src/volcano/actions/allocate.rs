@@ -14,7 +14,7 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::tier_limit;
-use super::reach::{Action, Reach};
+use super::reach::{Action, Reach, set_aside};
 use super::{best_node, insert_sorted, pending_tasks, predicate_nodes, queues_of};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodGroupPhase, PodId, PodStatus};
@@ -271,12 +271,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         if over && !ssn.explaining_job(j) {
             continue;
         }
-        let out_of_reach = any_fits && reach.out_of_reach(fw, ssn, j);
-        if out_of_reach {
-            if ssn.explaining_job(j) {
-                let why = format!("not tried: {}", explain::gang_out_of_reach(ssn, j));
-                explain::job_row(ssn, j, "allocate", false, &why);
-            }
+        if any_fits && set_aside(fw, ssn, &mut reach, j) {
             continue;
         }
         if !any_fits {

@@ -171,13 +171,43 @@ impl Reach {
     }
 }
 
+impl Reach {
+    /// The `--explain` reason for a job set aside: the count, term by term, as
+    /// [`Reach::out_of_reach`] made it.
+    fn why(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId) -> String {
+        let job = ssn.job(j);
+        let mut terms = Vec::new();
+        for (t, task) in job.spec.tasks.iter().enumerate() {
+            let pending = job.task_count(t, PodStatus::Pending);
+            if pending == 0 || task.requests.is_best_effort() {
+                continue;
+            }
+            let slots = if self.quota_admits(fw, ssn, j, t) {
+                format!("free slots {}", self.slots(ssn, &task.requests, pending))
+            } else {
+                "refused by the queue's quota".to_string()
+            };
+            terms.push(format!("task {}: {pending} pending, {slots}", task.name));
+        }
+        let evict = if self.action == Action::Allocate { "" } else { "; and no pod it could evict" };
+        format!(
+            "not tried: the gang cannot be ready or pipelined even if every pending pod took any free slot ({} placed + {} pipelined + {} pending BestEffort; {}; minAvailable {}){evict}",
+            job.ready_count(),
+            job.waiting_count(),
+            pending_best_effort(ssn, j),
+            terms.join(", "),
+            job.spec.min_available
+        )
+    }
+}
+
 /// The out-of-reach rule of [`Reach`], with its `--explain` row.
 pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach, j: JobId) -> bool {
     if !reach.out_of_reach(fw, ssn, j) {
         return false;
     }
     if ssn.explaining_job(j) {
-        let why = format!("not tried: {}, and no pod it could evict", explain::gang_out_of_reach(ssn, j));
+        let why = reach.why(fw, ssn, j);
         explain::job_row(ssn, j, ssn.action(), false, &why);
     }
     true
