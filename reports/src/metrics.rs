@@ -292,11 +292,12 @@ pub fn job_metrics(f: &Facts, tl: &Timeline) -> Vec<JobMetrics> {
         .collect();
     let mut first_pod: Vec<Option<u64>> = vec![None; f.jobs.len()];
     for p in &f.pods {
-        let fp = &mut first_pod[p.job];
+        let job = p.job as usize;
+        let fp = &mut first_pod[job];
         *fp = Some(fp.map_or(p.start, |x| x.min(p.start)));
-        let until = f.jobs[p.job].first_start.unwrap_or(f.end);
+        let until = f.jobs[job].first_start.unwrap_or(f.end);
         if p.start < until {
-            out[p.job].gang_wait_gpu_us += p.req.get(GPU) as f64 / 1000.0 * (p.end.min(until) - p.start) as f64;
+            out[job].gang_wait_gpu_us += f.req(p).get(GPU) as f64 / 1000.0 * (p.end.min(until) - p.start) as f64;
         }
     }
     for (i, j) in f.jobs.iter().enumerate() {
@@ -355,7 +356,7 @@ pub fn summarize_timeline(f: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Su
     let nq = f.queues.len();
     let mut held_q = vec![0u128; nq];
     for p in &f.pods {
-        held_q[f.jobs[p.job].queue] += p.req.get(GPU).max(0) as u128 * (p.end - p.start) as u128;
+        held_q[f.jobs[p.job as usize].queue as usize] += f.req(p).get(GPU).max(0) as u128 * (p.end - p.start) as u128;
     }
     let held_gpu_us = |q: Option<usize>| -> f64 {
         let m: u128 = match q {
@@ -365,13 +366,13 @@ pub fn summarize_timeline(f: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Su
         m as f64 / 1000.0
     };
     let scope = |q: Option<usize>| -> QueueSummary {
-        let ids: Vec<usize> = (0..f.jobs.len()).filter(|&i| q.is_none_or(|q| f.jobs[i].queue == q)).collect();
+        let ids: Vec<usize> = (0..f.jobs.len()).filter(|&i| q.is_none_or(|q| f.jobs[i].queue as usize == q)).collect();
         let jobs = || ids.iter().map(|&i| (&f.jobs[i], &jm[i]));
         let done = || jobs().filter(|(j, _)| j.completed && j.end.is_some());
         let first_submit = jobs().map(|(j, _)| j.submit).min().unwrap_or(0);
         let last_end = jobs().filter_map(|(j, _)| j.end).max();
         let held = held_gpu_us(q);
-        let lost: u128 = jobs().map(|(j, _)| j.lost_gpu_us).sum();
+        let lost: u128 = jobs().map(|(j, _)| j.lost_gpu_us as u128).sum();
         let (share, deserved) = match q {
             Some(q) => (rate(tl.allocated_gpu_us[q]), rate(tl.deserved_gpu_us[q])),
             None => (rate(held), 1.0),
@@ -412,8 +413,8 @@ pub fn summarize_timeline(f: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Su
         .filter(|&q| tl.deserved_gpu_us[q] > 0.0)
         .map(|q| queues[&f.queues[q].name].share_over_deserved)
         .collect();
-    let comm: u128 = f.jobs.iter().map(|j| j.comm_gpu_us).sum();
-    let lost: u128 = f.jobs.iter().map(|j| j.lost_gpu_us).sum();
+    let comm: u128 = f.jobs.iter().map(|j| j.comm_gpu_us as u128).sum();
+    let lost: u128 = f.jobs.iter().map(|j| j.lost_gpu_us as u128).sum();
     let held = held_gpu_us(None);
     Summary {
         jobs: all.jobs,
@@ -472,9 +473,10 @@ mod tests {
                 comm_gpu_us: 20_000_000,
             }],
             pods: vec![
-                PodFact { job: 0, node: 0, req: pod, start: 10_000_000, end: 100_000_000 },
-                PodFact { job: 0, node: 0, req: pod, start: 40_000_000, end: 100_000_000 },
+                PodFact { job: 0, node: 0, req: 0, start: 10_000_000, end: 100_000_000 },
+                PodFact { job: 0, node: 0, req: 0, start: 40_000_000, end: 100_000_000 },
             ],
+            requests: vec![pod],
             shapes: vec![(pod, 2)],
         };
         let s = summarize_facts(&f, &SummaryOptions { slo_slowdown: 1.5 });

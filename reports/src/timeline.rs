@@ -24,7 +24,7 @@ pub struct QueueFact {
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobFact {
     /// Index into [`Facts::queues`].
-    pub queue: usize,
+    pub queue: u32,
     /// Whole GPUs requested by all its pods.
     pub gpus: i64,
     /// Submit time (µs).
@@ -40,20 +40,21 @@ pub struct JobFact {
     /// Sessions in which it lost pods to eviction.
     pub preemptions: u32,
     /// Work lost to stops (GPU·µs).
-    pub lost_gpu_us: u128,
+    pub lost_gpu_us: u64,
     /// Exposed communication (GPU·µs).
-    pub comm_gpu_us: u128,
+    pub comm_gpu_us: u64,
 }
 
-/// One pod placement interval `[start, end)`.
+/// One pod placement interval `[start, end)`. Compact (32 bytes): a month-long
+/// run holds millions of them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PodFact {
     /// Index into [`Facts::jobs`].
-    pub job: usize,
+    pub job: u32,
     /// Node index.
-    pub node: usize,
-    /// Requests of the pod.
-    pub req: Resources,
+    pub node: u32,
+    /// Its requests: an index into [`Facts::requests`].
+    pub req: u32,
     /// Start (µs).
     pub start: u64,
     /// End (µs).
@@ -73,6 +74,8 @@ pub struct Facts {
     pub jobs: Vec<JobFact>,
     /// Pod placement intervals.
     pub pods: Vec<PodFact>,
+    /// The distinct pod requests [`PodFact::req`] points into.
+    pub requests: Vec<Resources>,
     /// Pods of the submitted jobs by request, GPU requests only (each request
     /// once, in order of first appearance, with its count): the fragmentation
     /// metric's target workload.
@@ -96,7 +99,7 @@ impl Facts {
                 add_shape(&mut shapes, t.requests, t.replicas);
             }
             jobs.push(JobFact {
-                queue: s.queue.0 as usize,
+                queue: s.queue.0,
                 gpus: s.total_gpus(),
                 submit: s.submit.micros(),
                 first_start: j.first_start.map(|t| t.micros()),
@@ -104,22 +107,34 @@ impl Facts {
                 completed: j.phase == JobPhase::Completed,
                 ideal: s.duration.micros(),
                 preemptions: j.preemptions,
-                lost_gpu_us: j.progress.lost_gpu_us,
-                comm_gpu_us: j.progress.comm_gpu_us,
+                // 2⁶⁴ GPU·µs is 5 billion GPU-hours: no run comes near it.
+                lost_gpu_us: u64::try_from(j.progress.lost_gpu_us).unwrap_or(u64::MAX),
+                comm_gpu_us: u64::try_from(j.progress.comm_gpu_us).unwrap_or(u64::MAX),
             });
         }
-        let pods = out
-            .pods
-            .iter()
-            .filter(|p| index[p.job.0 as usize] != usize::MAX)
-            .map(|p| PodFact {
-                job: index[p.job.0 as usize],
-                node: p.node.0 as usize,
-                req: out.world.pods[p.pod.0 as usize].req,
+        // Pods of one task share a request: each distinct request is kept once
+        // (looked up, never iterated, so the map's order cannot matter).
+        let mut requests: Vec<Resources> = Vec::new();
+        let mut request_ids: std::collections::HashMap<Resources, u32> = std::collections::HashMap::new();
+        let mut pods = Vec::with_capacity(out.pods.len());
+        for p in &out.pods {
+            let job = index[p.job.0 as usize];
+            if job == usize::MAX {
+                continue;
+            }
+            let req = out.world.pods[p.pod.0 as usize].req;
+            let id = *request_ids.entry(req).or_insert_with(|| {
+                requests.push(req);
+                (requests.len() - 1) as u32
+            });
+            pods.push(PodFact {
+                job: job as u32,
+                node: p.node.0,
+                req: id,
                 start: p.start.micros(),
                 end: p.end.micros(),
-            })
-            .collect();
+            });
+        }
         Facts {
             end: out.stats.end.micros(),
             nodes: out.world.cluster.nodes.iter().map(|n| n.allocatable).collect(),
@@ -131,8 +146,14 @@ impl Facts {
                 .collect(),
             jobs,
             pods,
+            requests,
             shapes,
         }
+    }
+
+    /// The requests of a pod interval.
+    pub fn req(&self, p: &PodFact) -> &Resources {
+        &self.requests[p.req as usize]
     }
 
     /// Cluster GPUs (milli).
@@ -196,12 +217,26 @@ impl Timeline {
     }
 }
 
+/// A change at an instant, packed into one word: its kind in the top two bits (the
+/// order changes apply in at one instant: pod ends, job ends, pod starts, job
+/// submissions), the index of its pod or job below.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Change {
-    PodEnd(usize),
-    JobEnd(usize),
-    PodStart(usize),
-    JobSubmit(usize),
+struct Change(u64);
+
+impl Change {
+    const POD_END: u64 = 0;
+    const JOB_END: u64 = 1;
+    const POD_START: u64 = 2;
+    const JOB_SUBMIT: u64 = 3;
+    fn new(kind: u64, i: usize) -> Change {
+        Change(kind << 62 | i as u64)
+    }
+    fn kind(self) -> u64 {
+        self.0 >> 62
+    }
+    fn index(self) -> usize {
+        (self.0 & ((1 << 62) - 1)) as usize
+    }
 }
 
 /// Fragmented GPUs of one node with `idle` resources, in expectation over the
@@ -224,14 +259,14 @@ pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
     let mut changes: Vec<(u64, Change)> = Vec::with_capacity(2 * (f.pods.len() + f.jobs.len()));
     for (i, p) in f.pods.iter().enumerate() {
         if p.start < p.end {
-            changes.push((p.start, Change::PodStart(i)));
-            changes.push((p.end, Change::PodEnd(i)));
+            changes.push((p.start, Change::new(Change::POD_START, i)));
+            changes.push((p.end, Change::new(Change::POD_END, i)));
         }
     }
     for (i, j) in f.jobs.iter().enumerate() {
-        changes.push((j.submit, Change::JobSubmit(i)));
+        changes.push((j.submit, Change::new(Change::JOB_SUBMIT, i)));
         if let Some(e) = j.end {
-            changes.push((e, Change::JobEnd(i)));
+            changes.push((e, Change::new(Change::JOB_END, i)));
         }
     }
     changes.sort_unstable();
@@ -265,35 +300,37 @@ pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
     loop {
         // Apply every change at instant `t`.
         while k < changes.len() && changes[k].0 <= t {
-            match changes[k].1 {
-                Change::PodStart(i) | Change::PodEnd(i) => {
-                    let p = &f.pods[i];
-                    let start = matches!(changes[k].1, Change::PodStart(_));
-                    let n = p.node;
+            let c = changes[k].1;
+            match c.kind() {
+                Change::POD_START | Change::POD_END => {
+                    let p = &f.pods[c.index()];
+                    let req = f.req(p);
+                    let start = c.kind() == Change::POD_START;
+                    let n = p.node as usize;
                     if start {
-                        idle[n] -= p.req;
+                        idle[n] -= *req;
                     } else {
-                        idle[n] += p.req;
+                        idle[n] += *req;
                     }
-                    let g = p.req.get(GPU) as f64 / 1000.0;
+                    let g = req.get(GPU) as f64 / 1000.0;
                     idle_gpus += if start { -g } else { g };
-                    let q = f.jobs[p.job].queue;
+                    let q = f.jobs[p.job as usize].queue as usize;
                     alloc_q[q] += if start { g } else { -g };
                     let nf = node_frag(&idle[n], &target);
                     frag_sum += nf - frag[n];
                     frag[n] = nf;
                 }
-                Change::JobSubmit(i) => {
-                    active_q[f.jobs[i].queue] += 1;
-                    n_active += 1;
+                kind => {
+                    let q = f.jobs[c.index()].queue as usize;
+                    if kind == Change::JOB_SUBMIT {
+                        active_q[q] += 1;
+                        n_active += 1;
+                    } else {
+                        active_q[q] -= 1;
+                        n_active -= 1;
+                    }
+                    cur_deserved = deserved(&active_q);
                 }
-                Change::JobEnd(i) => {
-                    active_q[f.jobs[i].queue] -= 1;
-                    n_active -= 1;
-                }
-            }
-            if matches!(changes[k].1, Change::JobSubmit(_) | Change::JobEnd(_)) {
-                cur_deserved = deserved(&active_q);
             }
             k += 1;
         }

@@ -548,7 +548,7 @@ impl Engine {
         let ntasks = self.world.jobs[j.0 as usize].spec.tasks.len();
         for t in 0..ntasks {
             let job = &mut self.world.jobs[j.0 as usize];
-            job.task_created[t] = false;
+            job.tasks[t].created = false;
             if job.spec.tasks[t].depends_on.is_empty() {
                 self.create_task_pods(j, t);
             }
@@ -557,7 +557,7 @@ impl Engine {
 
     fn create_task_pods(&mut self, j: JobId, t: usize) {
         let job = &mut self.world.jobs[j.0 as usize];
-        job.task_created[t] = true;
+        job.tasks[t].created = true;
         let replicas = job.spec.tasks[t].replicas;
         for i in 0..replicas {
             self.world.create_pod(j, t, i, self.now);
@@ -569,7 +569,7 @@ impl Engine {
     /// Running or Succeeded.
     fn task_ready(&self, j: JobId, t: usize) -> bool {
         let job = &self.world.jobs[j.0 as usize];
-        job.task_created[t]
+        job.tasks[t].created
             && job.task_count(t, PodStatus::Running) + job.task_count(t, PodStatus::Succeeded)
                 >= job.spec.tasks[t].min_available.max(1)
     }
@@ -578,7 +578,7 @@ impl Engine {
         let ntasks = self.world.jobs[j.0 as usize].spec.tasks.len();
         for t in 0..ntasks {
             let job = &self.world.jobs[j.0 as usize];
-            if job.task_created[t] || job.phase.is_terminal() || job.phase == JobPhase::Restarting {
+            if job.tasks[t].created || job.phase.is_terminal() || job.phase == JobPhase::Restarting {
                 continue;
             }
             let deps = &job.spec.tasks[t].depends_on;

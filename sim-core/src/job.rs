@@ -166,7 +166,7 @@ pub struct JobSpec {
     pub user: String,
     /// Affinity between the job's tasks (Volcano's `volcano.sh/task-topology-*`
     /// PodGroup annotations), read by the `task-topology` plugin.
-    pub task_topology: Option<TaskTopology>,
+    pub task_topology: Option<Box<TaskTopology>>,
     /// Pods already running when the job arrives (a starting cluster state):
     /// (task index, replica index, node). They are not scheduling decisions.
     pub initial: Vec<(usize, u32, crate::cluster::NodeId)>,

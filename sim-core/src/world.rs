@@ -217,10 +217,9 @@ pub struct Job {
     pub pods: Vec<PodId>,
     /// Pod count per status.
     pub counts: [u32; PodStatus::COUNT],
-    /// Pod count per task and status.
-    pub task_counts: Vec<[u32; PodStatus::COUNT]>,
-    /// Which tasks have their pods created.
-    pub task_created: Vec<bool>,
+    /// Per task: pod counts and whether its pods are created (one vector, not two:
+    /// a million-job run holds one per job).
+    pub tasks: Vec<TaskState>,
     /// Σ requests of Allocated and Running pods.
     pub allocated: Resources,
     /// Progress accounting.
@@ -247,6 +246,15 @@ pub struct Job {
     /// The over-minAvailable flag its Running preemptable pods are filed under in
     /// the victim groups (`ready_count > minAvailable`, kept up to date).
     pub victims_over_min: bool,
+}
+
+/// A task's runtime state within its job.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TaskState {
+    /// Pod count per status.
+    pub counts: [u32; PodStatus::COUNT],
+    /// Its pods are created (dependsOn satisfied, not being restarted).
+    pub created: bool,
 }
 
 /// Work accounting of a job: work is measured in microseconds of run time under
@@ -294,7 +302,7 @@ impl Job {
     }
     /// Pods of a task in a status.
     pub fn task_count(&self, task: usize, s: PodStatus) -> u32 {
-        self.task_counts[task][s.index()]
+        self.tasks[task].counts[s.index()]
     }
     /// Whole GPUs over all pods.
     pub fn gpus(&self) -> i64 {
@@ -433,8 +441,7 @@ impl World {
                     pg_phase: PodGroupPhase::Pending,
                     pods: Vec::new(),
                     counts: [0; PodStatus::COUNT],
-                    task_counts: vec![[0; PodStatus::COUNT]; nt],
-                    task_created: vec![false; nt],
+                    tasks: vec![TaskState::default(); nt],
                     allocated: Resources::ZERO,
                     progress: Progress::default(),
                     first_start: None,
@@ -535,7 +542,7 @@ impl World {
         let j = &mut self.jobs[job.0 as usize];
         j.pods.push(id);
         j.counts[PodStatus::Pending.index()] += 1;
-        j.task_counts[task][PodStatus::Pending.index()] += 1;
+        j.tasks[task].counts[PodStatus::Pending.index()] += 1;
         j.pending_best_effort += t_req.is_best_effort() as u32;
         self.apply(id, PodStatus::Pending, None, t_req, 1);
         self.reindex(job);
@@ -572,9 +579,9 @@ impl World {
         let best_effort = self.pods[pod.0 as usize].best_effort as u32;
         let j = &mut self.jobs[job.0 as usize];
         j.counts[old_status.index()] -= 1;
-        j.task_counts[task][old_status.index()] -= 1;
+        j.tasks[task].counts[old_status.index()] -= 1;
         j.counts[status.index()] += 1;
-        j.task_counts[task][status.index()] += 1;
+        j.tasks[task].counts[status.index()] += 1;
         let pending = |s: PodStatus| (s == PodStatus::Pending) as u32;
         j.pending_best_effort =
             j.pending_best_effort + best_effort * pending(status) - best_effort * pending(old_status);

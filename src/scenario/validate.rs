@@ -1700,7 +1700,7 @@ fn job(
         checkpoint_interval: checkpoint,
         termination_grace: grace,
         user: String::new(),
-        task_topology,
+        task_topology: task_topology.map(Box::new),
         initial,
         pod_names: None,
     };

@@ -148,7 +148,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let (mut spec_out, profile) = common::assemble(head, tasks, cx);
     spec_out.policies = job_policies;
     spec_out.network_topology = nt;
-    spec_out.task_topology = topology;
+    spec_out.task_topology = topology.map(Box::new);
     if let Some(m) = max_retry {
         spec_out.max_retry = m;
     }

@@ -51,7 +51,7 @@ impl Plugin for Gang {
                 PodStatus::Pending,
             ];
             for (t, task) in job.spec.tasks.iter().enumerate() {
-                if job.task_created[t] && role_count(ssn, j, t, &st) < task.min_available {
+                if job.tasks[t].created && role_count(ssn, j, t, &st) < task.min_available {
                     return Some(Err(format!(
                         "NotEnoughPodsOfTask: task {} has fewer than {} pods",
                         task.name, task.min_available
