@@ -273,7 +273,7 @@ pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId,
         };
         let mut hits: Vec<(JobId, u16, u32)> = Vec::new();
         for (j, spec) in jobs.iter().enumerate() {
-            if ns.is_some_and(|ns| ns != spec.namespace) {
+            if ns.is_some_and(|ns| ns != &*spec.namespace) {
                 continue;
             }
             // Pods read from Pod manifests keep their own names.
@@ -289,7 +289,7 @@ pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId,
             }
             let Some(rest) = name.strip_prefix(spec.name.as_str()).and_then(|r| r.strip_prefix('-')) else { continue };
             for (t, task) in spec.tasks.iter().enumerate() {
-                let idx = rest.strip_prefix(task.name.as_str()).and_then(|r| r.strip_prefix('-'));
+                let idx = rest.strip_prefix(&*task.name).and_then(|r| r.strip_prefix('-'));
                 // Canonical decimal only, so "w-01" does not alias "w-1".
                 if let Some(i) = idx.and_then(|i| i.parse::<u32>().ok().filter(|v| v.to_string() == i))
                     && i < task.replicas

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 /// A job's name in the outputs: `namespace/name`, just `name` in the default
 /// namespace (jobs.csv, pods.csv and decisions.csv agree).
 pub fn job_label(s: &lahar_core::job::JobSpec) -> String {
-    if s.namespace == "default" { s.name.clone() } else { format!("{}/{}", s.namespace, s.name) }
+    if &*s.namespace == "default" { s.name.clone() } else { format!("{}/{}", s.namespace, s.name) }
 }
 
 /// A pod's name in the outputs: always `namespace/name`, the name being
@@ -94,7 +94,7 @@ pub fn job_rows_iter(out: &RunOutput) -> impl Iterator<Item = JobRow> + '_ {
             highest_tier: j.highest_tier,
             retries: j.retries,
             lost_gpu_s: j.progress.lost_gpu_us as f64 / MICROS_PER_SEC as f64,
-            kind: s.kind.clone(),
+            kind: s.kind.to_string(),
         }
     })
 }

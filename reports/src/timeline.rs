@@ -239,6 +239,60 @@ impl Change {
     }
 }
 
+/// The run's changes in order — time, then kind, then index — merged from four
+/// sorted lists of indices (one per kind): four bytes per change, not a sorted
+/// list of all of them.
+struct Changes<'a> {
+    f: &'a Facts,
+    /// Per kind, the indices of its pods or jobs in order of the change's time.
+    lists: [Vec<u32>; 4],
+    /// Per kind, the next entry.
+    at: [usize; 4],
+}
+
+impl<'a> Changes<'a> {
+    fn new(f: &'a Facts) -> Changes<'a> {
+        let mut c = Changes { f, lists: Default::default(), at: [0; 4] };
+        let pods = || (0..f.pods.len() as u32).filter(|&i| f.pods[i as usize].start < f.pods[i as usize].end);
+        let jobs = || 0..f.jobs.len() as u32;
+        c.lists[Change::POD_END as usize] = pods().collect();
+        c.lists[Change::POD_START as usize] = pods().collect();
+        c.lists[Change::JOB_END as usize] = jobs().filter(|&i| f.jobs[i as usize].end.is_some()).collect();
+        c.lists[Change::JOB_SUBMIT as usize] = jobs().collect();
+        for kind in 0..4 {
+            let mut v = std::mem::take(&mut c.lists[kind]);
+            v.sort_unstable_by_key(|&i| (c.time(kind as u64, i as usize), i));
+            c.lists[kind] = v;
+        }
+        c
+    }
+
+    /// The time of a change.
+    fn time(&self, kind: u64, i: usize) -> u64 {
+        match kind {
+            Change::POD_END => self.f.pods[i].end,
+            Change::JOB_END => self.f.jobs[i].end.unwrap_or(0),
+            Change::POD_START => self.f.pods[i].start,
+            _ => self.f.jobs[i].submit,
+        }
+    }
+
+    /// The next change, with its time.
+    fn peek(&self) -> Option<(u64, Change)> {
+        (0..4u64)
+            .filter_map(|kind| {
+                let &i = self.lists[kind as usize].get(self.at[kind as usize])?;
+                Some((self.time(kind, i as usize), Change::new(kind, i as usize)))
+            })
+            .min()
+    }
+
+    /// Moves past `c` (the change [`Changes::peek`] returned).
+    fn advance(&mut self, c: Change) {
+        self.at[c.kind() as usize] += 1;
+    }
+}
+
 /// Fragmented GPUs of one node with `idle` resources, in expectation over the
 /// target workload: its idle GPUs count when a pod of the shape cannot be placed.
 fn node_frag(idle: &Resources, target: &[(Resources, f64)]) -> f64 {
@@ -256,20 +310,7 @@ pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
     let nq = f.queues.len();
     let total_gpus = f.gpus_total_milli() as f64 / 1000.0;
     let target = f.target_workload();
-    let mut changes: Vec<(u64, Change)> = Vec::with_capacity(2 * (f.pods.len() + f.jobs.len()));
-    for (i, p) in f.pods.iter().enumerate() {
-        if p.start < p.end {
-            changes.push((p.start, Change::new(Change::POD_START, i)));
-            changes.push((p.end, Change::new(Change::POD_END, i)));
-        }
-    }
-    for (i, j) in f.jobs.iter().enumerate() {
-        changes.push((j.submit, Change::new(Change::JOB_SUBMIT, i)));
-        if let Some(e) = j.end {
-            changes.push((e, Change::new(Change::JOB_END, i)));
-        }
-    }
-    changes.sort_unstable();
+    let mut changes = Changes::new(f);
 
     let mut idle: Vec<Resources> = f.nodes.clone();
     let mut frag: Vec<f64> = idle.iter().map(|r| node_frag(r, &target)).collect();
@@ -293,14 +334,13 @@ pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
             .collect()
     };
     let mut cur_deserved = vec![0.0; nq];
-    let mut k = 0;
     let mut s = 0;
     // Samples before the first change see the empty cluster.
     let mut t = 0u64;
     loop {
         // Apply every change at instant `t`.
-        while k < changes.len() && changes[k].0 <= t {
-            let c = changes[k].1;
+        while let Some((_, c)) = changes.peek().filter(|c| c.0 <= t) {
+            changes.advance(c);
             match c.kind() {
                 Change::POD_START | Change::POD_END => {
                     let p = &f.pods[c.index()];
@@ -332,12 +372,16 @@ pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
                     cur_deserved = deserved(&active_q);
                 }
             }
-            k += 1;
         }
+        // A breakpoint only where the count changed: the integral is linear
+        // between them (and a run with millions of pod changes keeps only its
+        // job changes).
         let last = tl.active.last().copied().unwrap_or((0, 0.0, 0));
-        let cum = last.1 + last.2 as f64 * (t - last.0) as f64;
-        tl.active.push((t, cum, n_active));
-        let next = changes.get(k).map(|c| c.0);
+        if n_active != last.2 {
+            let cum = last.1 + last.2 as f64 * (t - last.0) as f64;
+            tl.active.push((t, cum, n_active));
+        }
+        let next = changes.peek().map(|c| c.0);
         while s < samples.len() && next.is_none_or(|n| samples[s] < n) {
             tl.frag_at.push(if idle_gpus > 1e-9 { (frag_sum / idle_gpus).clamp(0.0, 1.0) } else { 0.0 });
             tl.deserved_at.push(cur_deserved.clone());

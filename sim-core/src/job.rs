@@ -9,6 +9,7 @@ use crate::cluster::NodeId;
 use crate::queue::QueueId;
 use crate::resource::Resources;
 use crate::time::{SimDuration, SimTime};
+use std::sync::Arc;
 
 /// Index of a job (dense, in submission order after merging sources).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -104,8 +105,8 @@ pub struct NetworkTopology {
 /// A task (role) of a job: `replicas` identical pods.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskSpec {
-    /// Role name (`master`, `worker`, `ps`, `head`, `launcher`...).
-    pub name: String,
+    /// Role name (`master`, `worker`, `ps`, `head`, `launcher`...; shared).
+    pub name: Arc<str>,
     /// Number of pods.
     pub replicas: u32,
     /// Per-task minAvailable (`minTaskMember`).
@@ -131,10 +132,10 @@ pub struct TaskSpec {
 pub struct JobSpec {
     /// Name (unique within its namespace).
     pub name: String,
-    /// Namespace.
-    pub namespace: String,
-    /// Kind it came from (`VolcanoJob`, `PyTorchJob`, `synthetic`...).
-    pub kind: String,
+    /// Namespace (shared: most jobs of a run have one of a few).
+    pub namespace: Arc<str>,
+    /// Kind it came from (`VolcanoJob`, `PyTorchJob`, `synthetic`...; shared).
+    pub kind: Arc<str>,
     /// Queue.
     pub queue: QueueId,
     /// PriorityClass name, if any.
@@ -162,8 +163,8 @@ pub struct JobSpec {
     pub checkpoint_interval: Option<SimDuration>,
     /// Graceful termination of evicted pods.
     pub termination_grace: SimDuration,
-    /// User / tenant, for reports.
-    pub user: String,
+    /// User / tenant, for reports (shared).
+    pub user: Arc<str>,
     /// Affinity between the job's tasks (Volcano's `volcano.sh/task-topology-*`
     /// PodGroup annotations), read by the `task-topology` plugin.
     pub task_topology: Option<Box<TaskTopology>>,
@@ -222,7 +223,7 @@ pub fn dependency_cycle(tasks: &[TaskSpec]) -> Option<String> {
         if state[i] == 0
             && let Some(c) = dfs(i, tasks, &mut state, &mut Vec::new())
         {
-            let names: Vec<&str> = c.iter().map(|&k| tasks[k].name.as_str()).collect();
+            let names: Vec<&str> = c.iter().map(|&k| &*tasks[k].name).collect();
             return Some(names.join(" -> "));
         }
     }
@@ -255,7 +256,7 @@ impl Default for JobSpec {
         JobSpec {
             name: String::new(),
             namespace: "default".into(),
-            kind: String::new(),
+            kind: "".into(),
             queue: QueueId(0),
             priority_class: None,
             priority: 0,
@@ -269,7 +270,7 @@ impl Default for JobSpec {
             duration: SimDuration::ZERO,
             checkpoint_interval: None,
             termination_grace: DEFAULT_TERMINATION_GRACE,
-            user: String::new(),
+            user: "".into(),
             task_topology: None,
             initial: Vec::new(),
             pod_names: None,
@@ -477,7 +478,7 @@ mod tests {
             duration: SimDuration::from_secs(10),
             checkpoint_interval: None,
             termination_grace: DEFAULT_TERMINATION_GRACE,
-            user: String::new(),
+            user: "".into(),
             task_topology: None,
             initial: vec![],
             pod_names: None,

@@ -1,4 +1,28 @@
-//! Text helpers for messages: how close a misspelled name is to a known one.
+//! Text helpers: how close a misspelled name is to a known one (for messages), and
+//! one shared copy of the short strings millions of jobs repeat.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+thread_local! {
+    static SHARED: RefCell<HashMap<Box<str>, Arc<str>>> = RefCell::new(HashMap::new());
+}
+
+/// One shared copy of `s` (per thread): a namespace, kind or user that a million
+/// jobs repeat costs one allocation, not a million. Only looked up, never
+/// iterated, so the map's order cannot reach an output.
+pub fn shared(s: &str) -> Arc<str> {
+    SHARED.with(|m| {
+        let mut m = m.borrow_mut();
+        if let Some(a) = m.get(s) {
+            return Arc::clone(a);
+        }
+        let a: Arc<str> = Arc::from(s);
+        m.insert(s.into(), Arc::clone(&a));
+        a
+    })
+}
 
 /// Levenshtein distance over chars (for "did you mean" suggestions).
 pub fn edit_distance(a: &str, b: &str) -> usize {

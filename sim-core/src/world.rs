@@ -280,6 +280,30 @@ pub struct Progress {
 }
 
 impl Job {
+    /// A job not yet submitted.
+    pub fn new(spec: JobSpec) -> Job {
+        let nt = spec.tasks.len();
+        Job {
+            spec,
+            phase: JobPhase::NotSubmitted,
+            pg_phase: PodGroupPhase::Pending,
+            pods: Vec::new(),
+            counts: [0; PodStatus::COUNT],
+            tasks: vec![TaskState::default(); nt],
+            allocated: Resources::ZERO,
+            progress: Progress::default(),
+            first_start: None,
+            end: None,
+            retries: 0,
+            preemptions: 0,
+            last_preempt_session: None,
+            nodes_spanned: 0,
+            highest_tier: 0,
+            counted: false,
+            pending_best_effort: 0,
+            victims_over_min: false,
+        }
+    }
     /// Pods in a status.
     pub fn count(&self, s: PodStatus) -> u32 {
         self.counts[s.index()]
@@ -431,32 +455,19 @@ impl World {
                 ..NodeState::default()
             })
             .collect();
-        let jobs = jobs
-            .into_iter()
-            .map(|spec| {
-                let nt = spec.tasks.len();
-                Job {
-                    spec,
-                    phase: JobPhase::NotSubmitted,
-                    pg_phase: PodGroupPhase::Pending,
-                    pods: Vec::new(),
-                    counts: [0; PodStatus::COUNT],
-                    tasks: vec![TaskState::default(); nt],
-                    allocated: Resources::ZERO,
-                    progress: Progress::default(),
-                    first_start: None,
-                    end: None,
-                    retries: 0,
-                    preemptions: 0,
-                    last_preempt_session: None,
-                    nodes_spanned: 0,
-                    highest_tier: 0,
-                    counted: false,
-                    pending_best_effort: 0,
-                    victims_over_min: false,
-                }
-            })
-            .collect();
+        // The specs move into the jobs from the back, and the specs' buffer is
+        // given back as it empties: a million-job scenario never holds both
+        // buffers whole.
+        let mut specs = jobs;
+        let mut jobs: Vec<Job> = Vec::with_capacity(specs.len());
+        let shrink_every = (specs.len() / 16).max(4096);
+        while let Some(spec) = specs.pop() {
+            jobs.push(Job::new(spec));
+            if specs.len() % shrink_every == 0 {
+                specs.shrink_to_fit();
+            }
+        }
+        jobs.reverse();
         let queues = queues.into_iter().map(QueueState::new).collect();
         let nh = cluster.topology.hypernodes.len();
         let mut hn_allocatable = vec![Resources::ZERO; nh];

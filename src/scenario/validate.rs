@@ -1585,7 +1585,7 @@ fn job(
             };
         }
         tasks.push(TaskSpec {
-            name: t.name.value.clone(),
+            name: lahar_core::text::shared(&t.name.value),
             replicas,
             min_available,
             requests,
@@ -1684,7 +1684,7 @@ fn job(
     }
     let mut j = JobSpec {
         name: r.name.value.clone(),
-        namespace: r.namespace.clone().unwrap_or_else(|| "default".into()),
+        namespace: lahar_core::text::shared(r.namespace.as_deref().unwrap_or("default")),
         kind: "VolcanoJob".into(),
         queue: queue?,
         priority_class: class.map(|c| c.0),
@@ -1699,7 +1699,7 @@ fn job(
         duration: duration?,
         checkpoint_interval: checkpoint,
         termination_grace: grace,
-        user: String::new(),
+        user: lahar_core::text::shared(""),
         task_topology: task_topology.map(Box::new),
         initial,
         pod_names: None,

@@ -54,7 +54,7 @@ fn queues_and_hypernodes_from_manifests() {
 fn volcano_job_from_the_docs() {
     let s = example();
     let j = job(&s, "test-job");
-    assert_eq!((j.kind.as_str(), j.namespace.as_str()), ("VolcanoJob", "default"));
+    assert_eq!((&*j.kind, &*j.namespace), ("VolcanoJob", "default"));
     assert_eq!(j.queue, QueueId(0));
     assert_eq!((j.priority_class.as_deref(), j.priority), (Some("high-priority"), 1000));
     assert_eq!((j.min_available, j.max_retry), (3, 5));
@@ -63,7 +63,7 @@ fn volcano_job_from_the_docs() {
     assert_eq!((j.policies[0].event, j.policies[0].action), (PolicyEvent::PodEvicted, PolicyAction::RestartJob));
     assert_eq!(j.tasks.len(), 1);
     let t = &j.tasks[0];
-    assert_eq!((t.name.as_str(), t.replicas, t.min_available), ("default-nginx", 6, 6));
+    assert_eq!((&*t.name, t.replicas, t.min_available), ("default-nginx", 6, 6));
     assert_eq!(t.requests, res(1000, 0, 0));
     // The template has no PriorityClass: the controller gives pods the job's.
     assert_eq!(t.priority, 1000);
@@ -71,14 +71,14 @@ fn volcano_job_from_the_docs() {
     assert_eq!(j.min_resources, Resources::new(3000, 0, 0, 3));
 
     let j = job(&s, "llm-train");
-    assert_eq!((j.namespace.as_str(), j.queue, j.min_available), ("research", QueueId(2), 2));
+    assert_eq!((&*j.namespace, j.queue, j.min_available), ("research", QueueId(2), 2));
     assert_eq!(j.priority, 10); // global-default PriorityClass
     assert_eq!(j.checkpoint_interval, Some(SimDuration::from_secs(600)));
     let nt = j.network_topology.as_ref().unwrap();
     assert_eq!((nt.hard, nt.highest_tier_allowed), (true, Some(1)));
-    assert_eq!((j.tasks[0].name.as_str(), j.tasks[0].replicas), ("worker", 2));
+    assert_eq!((&*j.tasks[0].name, j.tasks[0].replicas), ("worker", 2));
     assert_eq!(j.tasks[0].requests, res(8000, 64 * GI, 8000)); // GPU from limits
-    assert_eq!((j.tasks[1].name.as_str(), &j.tasks[1].depends_on), ("master", &vec![0]));
+    assert_eq!((&*j.tasks[1].name, &j.tasks[1].depends_on), ("master", &vec![0]));
     let i = s.jobs.iter().position(|x| x.name == "llm-train").unwrap();
     let p = s.models[i].as_ref().unwrap();
     assert_eq!((p.name.as_str(), p.iterations), ("gpt2-xl", Some(2000)));
@@ -89,44 +89,44 @@ fn volcano_job_from_the_docs() {
 fn kubeflow_jobs() {
     let s = example();
     let j = job(&s, "pytorch-dist-mnist-gloo");
-    assert_eq!((j.kind.as_str(), j.queue, j.priority, j.min_available), ("PyTorchJob", QueueId(2), 1000, 2));
-    let t: Vec<(&str, u32, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas, t.min_available)).collect();
+    assert_eq!((&*j.kind, j.queue, j.priority, j.min_available), ("PyTorchJob", QueueId(2), 1000, 2));
+    let t: Vec<(&str, u32, u32)> = j.tasks.iter().map(|t| (&*t.name, t.replicas, t.min_available)).collect();
     assert_eq!(t, [("master", 1, 0), ("worker", 3, 0)]);
     assert_eq!(j.tasks[1].requests, res(0, 0, 1000));
     assert_eq!(j.min_resources, Resources::new(0, 0, 2000, 2));
 
     let j = job(&s, "tensorflow-benchmarks");
-    assert_eq!((j.kind.as_str(), j.queue, j.priority, j.min_available), ("MPIJob", QueueId(0), 10, 3));
-    let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+    assert_eq!((&*j.kind, j.queue, j.priority, j.min_available), ("MPIJob", QueueId(0), 10, 3));
+    let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (&*t.name, t.replicas)).collect();
     assert_eq!(t, [("launcher", 1), ("worker", 2)]);
     assert_eq!(j.tasks[0].requests, res(0, 0, 0));
     assert_eq!(j.submit, SimTime(120_000_000));
 
     let j = job(&s, "dist-mnist-for-e2e-test");
-    let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+    let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (&*t.name, t.replicas)).collect();
     assert_eq!(t, [("ps", 2), ("worker", 4)]);
-    assert_eq!((j.kind.as_str(), j.min_available), ("TFJob", 6));
+    assert_eq!((&*j.kind, j.min_available), ("TFJob", 6));
 }
 
 #[test]
 fn ray_and_spark() {
     let s = example();
     let j = job(&s, "test-cluster-0");
-    assert_eq!((j.kind.as_str(), j.min_available), ("RayCluster", 3));
-    let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+    assert_eq!((&*j.kind, j.min_available), ("RayCluster", 3));
+    let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (&*t.name, t.replicas)).collect();
     assert_eq!(t, [("head", 1), ("worker", 2)]);
     assert_eq!(j.tasks[0].requests, res(1000, 2 * GI, 0));
     assert_eq!(j.tasks[1].requests, res(1000, GI, 1000));
 
     // Autoscaling: the gang is the head plus each group's minReplicas.
     let j = job(&s, "rayjob-sample");
-    assert_eq!((j.kind.as_str(), j.min_available, j.tasks[1].replicas), ("RayJob", 2, 3));
+    assert_eq!((&*j.kind, j.min_available, j.tasks[1].replicas), ("RayJob", 2, 3));
 
     let j = job(&s, "spark-pi");
-    assert_eq!((j.kind.as_str(), j.min_available), ("SparkApplication", 1));
+    assert_eq!((&*j.kind, j.min_available), ("SparkApplication", 1));
     // 512m + the 384 MiB minimum overhead.
     assert_eq!(j.tasks[0].requests, res(1000, 896 * MI, 0));
-    assert_eq!((j.tasks[1].name.as_str(), j.tasks[1].replicas, &j.tasks[1].depends_on), ("executor", 2, &vec![0]));
+    assert_eq!((&*j.tasks[1].name, j.tasks[1].replicas, &j.tasks[1].depends_on), ("executor", 2, &vec![0]));
     assert_eq!(j.min_resources, Resources::new(3000, 3 * 896 * MI, 0, 3));
 }
 
@@ -134,16 +134,16 @@ fn ray_and_spark() {
 fn podgroup_and_running_pods_are_the_starting_state() {
     let s = example();
     let j = job(&s, "resnet");
-    assert_eq!((j.kind.as_str(), j.min_available, j.priority), ("PodGroup", 2, 1000));
+    assert_eq!((&*j.kind, j.min_available, j.priority), ("PodGroup", 2, 1000));
     assert_eq!((j.submit, j.duration), (SimTime::ZERO, SimDuration::from_secs(2700)));
     assert_eq!(j.tasks.len(), 1);
     let t = &j.tasks[0];
-    assert_eq!((t.name.as_str(), t.replicas, t.min_available, t.priority), ("worker", 2, 2, 1000));
+    assert_eq!((&*t.name, t.replicas, t.min_available, t.priority), ("worker", 2, 2, 1000));
     assert_eq!(t.requests, res(4000, 32 * GI, 4000));
     assert_eq!(j.initial, [(0, 0, NodeId(0)), (0, 1, NodeId(1))]);
 
     let j = job(&s, "notebook");
-    assert_eq!((j.tasks[0].name.as_str(), j.tasks[0].replicas, j.tasks[0].min_available), ("notebook", 1, 0));
+    assert_eq!((&*j.tasks[0].name, j.tasks[0].replicas, j.tasks[0].min_available), ("notebook", 1, 0));
     assert_eq!(j.tasks[0].requests, res(500, 2 * GI, 1000));
     assert_eq!(j.tasks[0].priority, 10); // no class on the pod: the global default
     assert!(j.initial.is_empty());
@@ -210,7 +210,7 @@ fn manifests_load_through_globs_in_name_order() {
     let names: Vec<&str> = s.jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["a1", "a2", "b"]);
     // Unnamed task: the webhook's `default0`; minAvailable: Σ task minAvailable.
-    assert_eq!((s.jobs[0].tasks[0].name.as_str(), s.jobs[0].min_available), ("default0", 2));
+    assert_eq!((&*s.jobs[0].tasks[0].name, s.jobs[0].min_available), ("default0", 2));
 }
 
 #[test]
@@ -376,16 +376,11 @@ fn documentation_examples_load_as_they_are() {
     ]);
     for (name, kind, ns, queue, min, tasks) in &expected {
         let j = job(&s, name);
-        assert_eq!(
-            (j.kind.as_str(), j.namespace.as_str(), j.queue, j.min_available),
-            (*kind, *ns, *queue, *min),
-            "{name}"
-        );
+        assert_eq!((&*j.kind, &*j.namespace, j.queue, j.min_available), (*kind, *ns, *queue, *min), "{name}");
         // Only `job` names an existing PriorityClass (test-job's `high-priority` is not
         // in the manifests: the scheduler's default, 0).
         assert_eq!(j.priority, if *name == "job" { 1 } else { 0 }, "{name}");
-        let got: Vec<Task> =
-            j.tasks.iter().map(|t| (t.name.as_str(), t.replicas, t.min_available, t.requests)).collect();
+        let got: Vec<Task> = j.tasks.iter().map(|t| (&*t.name, t.replicas, t.min_available, t.requests)).collect();
         assert_eq!(&got, tasks, "{name}");
     }
     // What the fields beyond the tasks became.

@@ -101,7 +101,7 @@ fn depends_on_waits_for_the_named_task() {
     let pods = pods_of(&r, "job");
     let start = |t: &str| {
         pods.iter()
-            .find(|p| r.output.world.jobs[p.job.0 as usize].spec.tasks[p.task as usize].name == t)
+            .find(|p| r.output.world.jobs[p.job.0 as usize].spec.tasks[p.task as usize].name == t.into())
             .unwrap()
             .start
             .micros()
@@ -130,7 +130,7 @@ fn depends_on_any_and_all() {
     let start_c = |r: &lahar::RunReport| {
         pods_of(r, "job")
             .iter()
-            .find(|p| r.output.world.jobs[p.job.0 as usize].spec.tasks[p.task as usize].name == "c")
+            .find(|p| r.output.world.jobs[p.job.0 as usize].spec.tasks[p.task as usize].name == "c".into())
             .unwrap()
             .start
             .micros()

@@ -265,8 +265,8 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
     let queue = ctx.queue(non_empty(&head.queue), non_empty(&head.user));
     let mut job = JobSpec {
         name: head.name,
-        namespace: head.namespace,
-        kind: head.kind,
+        namespace: lahar_core::text::shared(&head.namespace),
+        kind: lahar_core::text::shared(&head.kind),
         queue,
         priority_class: head.priority_class,
         priority: head.priority,
@@ -280,7 +280,7 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
         duration: SimDuration(head.duration_micros as u64),
         checkpoint_interval: head.checkpoint,
         termination_grace: DEFAULT_TERMINATION_GRACE,
-        user: head.user,
+        user: lahar_core::text::shared(&head.user),
         task_topology: None,
         initial: Vec::new(),
         pod_names: None,
@@ -356,7 +356,7 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
         s => return Err(Skip::malformed(format!("`preemptable`: expected true or false, got `{s}`"))),
     };
     let task = TaskSpec {
-        name: non_empty(get(Col::Task)).unwrap_or("worker").to_string(),
+        name: lahar_core::text::shared(non_empty(get(Col::Task)).unwrap_or("worker")),
         replicas,
         min_available: task_min,
         requests: Resources::new(quantity(Col::Cpu, 1000)?, quantity(Col::Memory, 1)?, quantity(Col::Gpu, 1000)?, 1),
@@ -398,22 +398,22 @@ impl<W: Write> CanonicalWriter<W> {
     /// Writes one job (its `submit` as is, in seconds).
     pub fn write_job(&mut self, job: &JobSpec) -> Result<(), WriteError> {
         check_representable(job)?;
-        if self.last.as_ref().is_some_and(|(ns, name)| *ns == job.namespace && *name == job.name) {
+        if self.last.as_ref().is_some_and(|(ns, name)| **ns == *job.namespace && *name == job.name) {
             return Err(WriteError::Unrepresentable {
                 job: job.name.clone(),
                 what: "a job with the same namespace and name as the previous one (its rows would merge)".into(),
             });
         }
-        self.last = Some((job.namespace.clone(), job.name.clone()));
+        self.last = Some((job.namespace.to_string(), job.name.clone()));
         let queue = self.queue_names.get(job.queue.0 as usize).cloned().unwrap_or_else(|| job.queue.0.to_string());
         for t in &job.tasks {
             let model = t.node_selector.first().map(|(_, v)| v.as_str()).unwrap_or("");
             let row: [String; COLUMNS.len()] = [
                 job.name.clone(),
-                job.namespace.clone(),
-                job.kind.clone(),
+                job.namespace.to_string(),
+                job.kind.to_string(),
                 queue.clone(),
-                job.user.clone(),
+                job.user.to_string(),
                 job.submit.secs_string(),
                 job.duration.secs_string(),
                 job.min_available.to_string(),
@@ -421,7 +421,7 @@ impl<W: Write> CanonicalWriter<W> {
                 job.priority_class.clone().unwrap_or_default(),
                 job.max_retry.to_string(),
                 job.checkpoint_interval.map(|c| c.secs_string()).unwrap_or_default(),
-                t.name.clone(),
+                t.name.to_string(),
                 t.replicas.to_string(),
                 t.min_available.to_string(),
                 t.priority.to_string(),

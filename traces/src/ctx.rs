@@ -172,7 +172,7 @@ pub(crate) fn check_totals(tasks: &[TaskSpec]) -> Result<(), Skip> {
 /// A task of `replicas` identical pods, all required (gang).
 pub(crate) fn task(name: String, replicas: u32, requests: Resources, selector: &[(String, String)]) -> TaskSpec {
     TaskSpec {
-        name,
+        name: lahar_core::text::shared(&name),
         replicas,
         min_available: replicas,
         requests,
@@ -209,8 +209,8 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
     let min_available = p.tasks.iter().map(|t| t.replicas).sum();
     let mut job = JobSpec {
         name: p.name,
-        namespace: opts.namespace.clone(),
-        kind: p.kind.to_string(),
+        namespace: lahar_core::text::shared(&opts.namespace),
+        kind: lahar_core::text::shared(p.kind),
         queue: p.queue,
         priority_class: None,
         priority: 0,
@@ -224,7 +224,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         duration: p.duration,
         checkpoint_interval: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,
-        user: p.user,
+        user: lahar_core::text::shared(&p.user),
         task_topology: None,
         initial: Vec::new(),
         pod_names: None,

@@ -124,7 +124,7 @@ pub(crate) fn read(input: &mut dyn BufRead, ctx: &mut Ctx<'_>) -> Result<(), Imp
                 let mut k = 1;
                 while job.tasks.iter().any(|t| t.name == row.task.name) {
                     k += 1;
-                    row.task.name = format!("{base}-{k}");
+                    row.task.name = lahar_core::text::shared(&format!("{base}-{k}"));
                 }
                 job.start_micros = job.start_micros.min(row.start_micros);
                 job.end_micros = job.end_micros.max(row.end_micros);

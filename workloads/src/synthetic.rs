@@ -328,7 +328,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         Resources::new(spec.cpu_milli_per_gpu * scale, spec.memory_per_gpu * scale, g as i64 * 1000, 1)
     };
     let mut tasks = vec![TaskSpec {
-        name: "worker".into(),
+        name: lahar_core::text::shared("worker"),
         replicas: if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 { pods - 1 } else { pods },
         min_available: 0,
         requests: req(per_pod),
@@ -341,7 +341,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
     }];
     if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 {
         let mut rest = tasks[0].clone();
-        rest.name = "worker-rest".into();
+        rest.name = lahar_core::text::shared("worker-rest");
         rest.replicas = 1;
         rest.requests = req(gpus % per);
         tasks.push(rest);
@@ -351,8 +351,8 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
     }
     let mut j = JobSpec {
         name: format!("{}-{}", spec.name_prefix, i),
-        namespace: "default".into(),
-        kind: "synthetic".into(),
+        namespace: lahar_core::text::shared("default"),
+        kind: lahar_core::text::shared("synthetic"),
         queue,
         priority_class: None,
         priority: spec.priority,
@@ -366,7 +366,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         duration,
         checkpoint_interval: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,
-        user: String::new(),
+        user: lahar_core::text::shared(""),
         task_topology: None,
         initial: Vec::new(),
         pod_names: None,

@@ -283,9 +283,9 @@ impl ScoreCache {
 /// Rows ((plugin, request shape) pairs) the score cache keeps before it starts over.
 const SCORE_SHAPES: usize = 256;
 
-fn uid(ssn: &Session<'_>, j: JobId) -> (String, String) {
+fn uid<'a>(ssn: &'a Session<'_>, j: JobId) -> (&'a str, &'a str) {
     let s = &ssn.job(j).spec;
-    (s.namespace.clone(), s.name.clone())
+    (&s.namespace, &s.name)
 }
 
 /// The trailing replica index of a pod name `<job>-<task>-<index>`.
@@ -388,7 +388,7 @@ impl Framework {
             let (l, r) = (&ssn.job(jobs[a]).spec, &ssn.job(jobs[b]).spec);
             by_key
                 .then_with(|| l.submit.cmp(&r.submit))
-                .then_with(|| (l.namespace.as_str(), l.name.as_str()).cmp(&(r.namespace.as_str(), r.name.as_str())))
+                .then_with(|| (&*l.namespace, l.name.as_str()).cmp(&(&*r.namespace, r.name.as_str())))
         });
         let sorted: Vec<JobId> = idx.iter().map(|&i| jobs[i]).collect();
         jobs.copy_from_slice(&sorted);

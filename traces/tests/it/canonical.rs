@@ -77,7 +77,7 @@ fn minimal_columns_take_defaults() {
     let b = &out.jobs[0];
     assert_eq!((b.name.as_str(), b.submit, b.duration, b.queue), ("b", SimTime::ZERO, SimDuration(1), QueueId(1)));
     let a = &out.jobs[1];
-    assert_eq!((a.submit, a.min_available, a.kind.as_str(), a.queue), (SimTime(7_500_000), 3, "trace", QueueId(2)));
+    assert_eq!((a.submit, a.min_available, &*a.kind, a.queue), (SimTime(7_500_000), 3, "trace", QueueId(2)));
     assert_eq!(a.tasks[0].requests, Resources::new(0, 0, 8000, 1));
     assert_eq!(a.tasks[1].requests, Resources::new(0, 0, 500, 1));
     assert_eq!(a.min_resources.gpu_milli(), 16_500);
@@ -170,7 +170,7 @@ fn arb_task(i: usize) -> impl Strategy<Value = TaskSpec> {
         proptest::option::of("[A-Z0-9]{1,6}"),
     )
         .prop_map(move |(replicas, min, cpu, mem, gpu, priority, preemptable, model)| TaskSpec {
-            name: format!("t{i}"),
+            name: format!("t{i}").into(),
             replicas,
             min_available: min.min(replicas),
             requests: Resources::new(cpu, mem, gpu, 1),
@@ -215,7 +215,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 duration: SimDuration(duration),
                 checkpoint_interval: ckpt.map(SimDuration),
                 termination_grace: DEFAULT_TERMINATION_GRACE,
-                user,
+                user: user.into(),
                 task_topology: None,
                 initial: Vec::new(),
                 pod_names: None,

@@ -73,7 +73,7 @@ jobA,worker,1.0,Failed,95.0,300.0,100.0,1.0,100.0,V100\n";
     });
     let a = &out.jobs[1];
     assert_eq!((a.name.as_str(), a.submit, a.duration.as_secs_f64()), ("jobA", SimTime(40_000_000), 320.0));
-    let names: Vec<&str> = a.tasks.iter().map(|t| t.name.as_str()).collect();
+    let names: Vec<&str> = a.tasks.iter().map(|t| &*t.name).collect();
     assert_eq!(names, ["worker", "ps", "worker-2"]);
     assert_eq!(a.min_available, 7);
     assert_eq!(a.tasks[0].requests.gpu_milli(), 8000);

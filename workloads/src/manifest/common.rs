@@ -591,7 +591,7 @@ pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy
 /// A task from a pod shape.
 pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodShape) -> TaskSpec {
     TaskSpec {
-        name: name.to_string(),
+        name: lahar_core::text::shared(name),
         replicas,
         min_available,
         requests: shape.requests,
@@ -619,8 +619,8 @@ pub(crate) struct JobHead {
 pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>) -> (JobSpec, Option<JobProfile>) {
     let mut j = JobSpec {
         name: h.name,
-        namespace: h.namespace,
-        kind: h.kind,
+        namespace: lahar_core::text::shared(&h.namespace),
+        kind: lahar_core::text::shared(&h.kind),
         queue: h.queue,
         priority: cx.priority_classes.job_priority(h.priority_class.as_deref()),
         priority_class: h.priority_class,
@@ -634,7 +634,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         duration: h.timing.duration,
         checkpoint_interval: h.timing.checkpoint,
         termination_grace: DEFAULT_TERMINATION_GRACE,
-        user: String::new(),
+        user: lahar_core::text::shared(""),
         initial: Vec::new(),
         task_topology: None,
         pod_names: None,

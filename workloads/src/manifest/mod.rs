@@ -260,7 +260,7 @@ spec:
         assert_eq!(a.requests, Resources::new(6000, GI, 2000, 1));
         assert_eq!((a.priority, a.preemptable, a.min_available), (5, false, 1));
         let b = &j.tasks[1];
-        assert_eq!((b.name.as_str(), b.min_available, b.priority), ("default1", 2, 7));
+        assert_eq!((&*b.name, b.min_available, b.priority), ("default1", 2, 7));
         assert_eq!(b.node_selector, [("zone".to_string(), "a".to_string())]);
         assert_eq!(b.requests, Resources::new(0, 0, 0, 1));
     }
@@ -276,9 +276,9 @@ spec:
     Master: {template: {spec: {containers: [{name: c}]}}}
 ";
         let j = &convert(text).unwrap()[0].spec;
-        let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+        let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (&*t.name, t.replicas)).collect();
         assert_eq!(t, [("master", 1), ("worker", 4)]);
-        assert_eq!((j.kind.as_str(), j.min_available, j.priority), ("PaddleJob", 5, 0));
+        assert_eq!((&*j.kind, j.min_available, j.priority), ("PaddleJob", 5, 0));
         let j = &convert(
             &text.replace("lahar.io/duration: 10m", "lahar.io/duration: 10m, scheduling.volcano.sh/queue-name: q"),
         )
@@ -300,8 +300,7 @@ spec:
     Ps: {replicas: 1, template: {spec: {containers: [{name: c, resources: {limits: {cpu: 2}}}]}}}
 ";
         let j = &convert(text).unwrap()[0].spec;
-        let t: Vec<(&str, u32, i64)> =
-            j.tasks.iter().map(|t| (t.name.as_str(), t.replicas, t.requests.cpu())).collect();
+        let t: Vec<(&str, u32, i64)> = j.tasks.iter().map(|t| (&*t.name, t.replicas, t.requests.cpu())).collect();
         assert_eq!(t, [("ps", 1, 2000), ("worker", 3, 0)]);
         assert_eq!(j.min_available, 4);
         let err =
@@ -327,7 +326,7 @@ spec:
         let j = &convert(text).unwrap()[0].spec;
         let nt = j.network_topology.as_ref().unwrap();
         assert_eq!((nt.hard, nt.highest_tier_allowed), (false, Some(2)));
-        let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+        let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (&*t.name, t.replicas)).collect();
         assert_eq!(t, [("head", 1), ("a", 2)]);
         assert_eq!(j.min_available, 3);
         let j = &convert(&text.replace("volcano.sh/network-topology-mode: soft, ", "")).unwrap()[0].spec;
@@ -382,11 +381,11 @@ spec:
         );
         let jobs = convert(&text).unwrap();
         let j = &jobs[0].spec;
-        let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (t.name.as_str(), t.replicas)).collect();
+        let t: Vec<(&str, u32)> = j.tasks.iter().map(|t| (&*t.name, t.replicas)).collect();
         // Name order with numeric suffixes: ps-0, w-0, w-9, w-10.
         assert_eq!(t, [("ps", 1), ("w", 3)]);
         assert_eq!(j.initial, [(0, 0, NodeId(0)), (1, 1, NodeId(1))]);
-        assert_eq!((j.kind.as_str(), j.queue, j.min_available), ("PodGroup", QueueId(1), 3));
+        assert_eq!((&*j.kind, j.queue, j.min_available), ("PodGroup", QueueId(1), 3));
         assert_eq!(j.min_resources.cpu(), 2000);
     }
 

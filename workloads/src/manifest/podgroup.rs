@@ -222,10 +222,10 @@ impl Groups {
             }
             let (mut tasks, initial, names) = group_tasks(&pods);
             for t in &mut tasks {
-                t.min_available = g.min_task.get(&t.name).copied().unwrap_or(0);
+                t.min_available = g.min_task.get(&*t.name).copied().unwrap_or(0);
             }
             for k in g.min_task.keys() {
-                if !tasks.iter().any(|t| &t.name == k) {
+                if !tasks.iter().any(|t| *t.name == **k) {
                     ck.err(
                         root.at,
                         &format!("spec.minTaskMember.{k}"),
@@ -340,7 +340,7 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
     let mut tasks: Vec<(TaskSpec, Vec<&Pod>)> = Vec::new();
     for p in order {
         let same = |t: &TaskSpec| match &p.task {
-            Some(n) => &t.name == n,
+            Some(n) => *t.name == **n,
             None => {
                 t.requests == p.shape.requests
                     && t.node_selector == p.shape.node_selector

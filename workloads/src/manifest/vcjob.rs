@@ -178,10 +178,10 @@ fn task_topology(
     let mut names = |key: &str, text: &str, at: super::yaml::At| -> Vec<String> {
         let mut out = Vec::new();
         for n in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            if tasks.iter().any(|t| t.name == n) {
+            if tasks.iter().any(|t| &*t.name == n) {
                 out.push(n.to_string());
             } else {
-                let known: Vec<&str> = tasks.iter().map(|t| t.name.as_str()).collect();
+                let known: Vec<&str> = tasks.iter().map(|t| &*t.name).collect();
                 ck.err(
                     at,
                     &format!("metadata.annotations.{key}"),

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub(crate) struct OrderKey {
     keys: Box<[f64]>,
     submit: SimTime,
-    uid: Box<(String, String)>,
+    uid: Box<(std::sync::Arc<str>, String)>,
 }
 
 impl PartialEq for OrderKey {

@@ -11,7 +11,7 @@ pub struct Conformance;
 fn evictable(ssn: &Session<'_>, p: PodId) -> bool {
     let spec = &ssn.job(ssn.pod(p).job).spec;
     let critical = matches!(spec.priority_class.as_deref(), Some("system-cluster-critical" | "system-node-critical"));
-    !critical && spec.namespace != "kube-system"
+    !critical && &*spec.namespace != "kube-system"
 }
 
 impl Plugin for Conformance {
