@@ -463,7 +463,7 @@ impl World {
         let shrink_every = (specs.len() / 16).max(4096);
         while let Some(spec) = specs.pop() {
             jobs.push(Job::new(spec));
-            if specs.len() % shrink_every == 0 {
+            if specs.len().is_multiple_of(shrink_every) {
                 specs.shrink_to_fit();
             }
         }
