@@ -8,6 +8,7 @@ use lahar_core::session::Decision;
 use lahar_core::time::secs_string;
 use lahar_core::world::World;
 use serde::Serialize;
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -208,17 +209,28 @@ fn write_pods(dir: &Path, out: &RunOutput) -> io::Result<()> {
     recs.sort_by_key(|p| (p.job, p.task, p.index, p.start, p.pod));
     let mut w = csv_writer(dir, "pods.csv")?;
     w.write_record(["job", "pod", "task", "index", "node", "gpus", "start", "end", "reason_end"]).map_err(io_err)?;
+    // Field buffers reused row after row.
+    let mut row: [String; 5] = Default::default();
     for p in recs {
         let j = &out.world.jobs[p.job.0 as usize].spec;
+        for f in &mut row {
+            f.clear();
+        }
+        let [job, pod, index, start, end] = &mut row;
+        crate::metrics::push_job_label(job, j);
+        crate::metrics::push_pod_label(pod, j, p.task, p.index);
+        let _ = write!(index, "{}", p.index);
+        lahar_core::time::push_secs(start, p.start.micros());
+        lahar_core::time::push_secs(end, p.end.micros());
         w.write_record([
-            crate::metrics::job_label(j).as_str(),
-            &crate::metrics::pod_label(j, p.task, p.index),
+            job.as_str(),
+            pod,
             &j.tasks[p.task as usize].name,
-            &p.index.to_string(),
+            index,
             &out.world.cluster.node(p.node).name,
             &milli_string(p.gpu_milli),
-            &p.start.secs_string(),
-            &p.end.secs_string(),
+            start,
+            end,
             p.reason.as_str(),
         ])
         .map_err(io_err)?;
@@ -269,6 +281,8 @@ fn write_decisions(dir: &Path, out: &RunOutput) -> io::Result<()> {
 /// [`lahar_core::engine::Engine::set_decision_sink`]), so they are never all held.
 pub struct DecisionWriter {
     w: csv::Writer<BufWriter<File>>,
+    /// Field buffers reused row after row (session, t, job, pod).
+    row: [String; 4],
     /// The first write error; later rows are dropped and it is returned by `finish`.
     error: Option<io::Error>,
 }
@@ -279,7 +293,7 @@ impl DecisionWriter {
         std::fs::create_dir_all(dir)?;
         let mut w = csv_writer(dir, "decisions.csv")?;
         w.write_record(["session", "t", "action", "kind", "job", "pod", "node", "phase", "reason"]).map_err(io_err)?;
-        Ok(DecisionWriter { w, error: None })
+        Ok(DecisionWriter { w, row: Default::default(), error: None })
     }
 
     /// Writes one decision, its names resolved in `world`.
@@ -288,17 +302,24 @@ impl DecisionWriter {
             return;
         }
         let j = &world.jobs[d.job.0 as usize].spec;
-        let pod = d.pod.map(|p| {
-            let pod = &world.pods[p.0 as usize];
-            crate::metrics::pod_label(j, pod.task, pod.index)
-        });
+        let [session, t, job, pod] = &mut self.row;
+        for f in [&mut *session, &mut *t, &mut *job, &mut *pod] {
+            f.clear();
+        }
+        let _ = write!(session, "{}", d.session);
+        lahar_core::time::push_secs(t, d.t.micros());
+        crate::metrics::push_job_label(job, j);
+        if let Some(p) = d.pod {
+            let p = &world.pods[p.0 as usize];
+            crate::metrics::push_pod_label(pod, j, p.task, p.index);
+        }
         let r = self.w.write_record([
-            d.session.to_string().as_str(),
-            &d.t.secs_string(),
+            session.as_str(),
+            t,
             d.action,
             d.kind.as_str(),
-            &crate::metrics::job_label(j),
-            &pod.unwrap_or_default(),
+            job,
+            pod,
             d.node.map(|n| world.cluster.node(n).name.as_str()).unwrap_or_default(),
             d.phase.map(|p| p.as_str()).unwrap_or(""),
             &d.reason,

@@ -322,10 +322,20 @@ impl JobSpec {
     /// The pod's name: the user's own for a Pod manifest, else what Volcano's job
     /// controller gives, `<job>-<task>-<index>`.
     pub fn pod_name(&self, task: usize, index: u32) -> String {
-        if let Some(name) = self.pod_names.as_ref().and_then(|n| n.get(task)?.get(index as usize)) {
-            return name.clone();
+        let mut s = String::new();
+        self.push_pod_name(&mut s, task, index);
+        s
+    }
+
+    /// Appends [`JobSpec::pod_name`] to `out`.
+    pub fn push_pod_name(&self, out: &mut String, task: usize, index: u32) {
+        use std::fmt::Write;
+        match self.pod_names.as_ref().and_then(|n| n.get(task)?.get(index as usize)) {
+            Some(name) => out.push_str(name),
+            None => {
+                let _ = write!(out, "{}-{}-{}", self.name, self.tasks[task].name, index);
+            }
         }
-        format!("{}-{}-{}", self.name, self.tasks[task].name, index)
     }
 }
 

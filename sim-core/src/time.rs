@@ -67,16 +67,25 @@ impl SimDuration {
 
 /// Renders microseconds as exact decimal seconds, without trailing zeros.
 pub fn secs_string(us: u64) -> String {
+    let mut s = String::new();
+    push_secs(&mut s, us);
+    s
+}
+
+/// Appends [`secs_string`]`(us)` to `out` (for writers that reuse one buffer per
+/// field over millions of rows).
+pub fn push_secs(out: &mut String, us: u64) {
+    use std::fmt::Write;
     let whole = us / MICROS_PER_SEC;
     let frac = us % MICROS_PER_SEC;
     if frac == 0 {
-        return whole.to_string();
+        let _ = write!(out, "{whole}");
+        return;
     }
-    let mut s = format!("{whole}.{frac:06}");
-    while s.ends_with('0') {
-        s.pop();
+    let _ = write!(out, "{whole}.{frac:06}");
+    while out.ends_with('0') {
+        out.pop();
     }
-    s
 }
 
 impl fmt::Display for SimTime {
