@@ -403,3 +403,50 @@ pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
     }
     tl
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One 8-GPU node, a 4-GPU target shape. Job `a` (0–100) holds 6 GPUs over
+    /// [10, 50); job `b` (from 50, unfinished) takes 2 GPUs at the instant `a`'s
+    /// pod leaves; a zero-length interval counts for nothing.
+    #[test]
+    fn sweep_integrates_exactly_and_samples_after_each_instant() {
+        let gpus = |n: i64| Resources::new(0, 0, n * 1000, 1);
+        let job = |submit, end| JobFact {
+            queue: 0,
+            gpus: 0,
+            submit,
+            first_start: None,
+            end,
+            completed: end.is_some(),
+            ideal: 0,
+            preemptions: 0,
+            lost_gpu_us: 0,
+            comm_gpu_us: 0,
+        };
+        let pod = |job, req, start, end| PodFact { job, node: 0, req, start, end };
+        let f = Facts {
+            end: 100,
+            nodes: vec![Resources::new(8000, 1 << 30, 8000, 110)],
+            queues: vec![QueueFact { name: "q".into(), weight: 1 }],
+            jobs: vec![job(0, Some(100)), job(50, None)],
+            pods: vec![pod(0, 0, 10, 50), pod(1, 1, 50, 100), pod(1, 2, 30, 30)],
+            requests: vec![gpus(6), gpus(2), gpus(8)],
+            shapes: vec![(gpus(4), 1)],
+        };
+        let tl = sweep(&f, &[0, 10, 50, 99]);
+        // Idle 8 over [0, 10), 2 over [10, 50), 6 over [50, 100); only the 2 idle
+        // GPUs are fragmented (a 4-GPU pod fits in 6 and in 8).
+        assert_eq!(tl.idle_gpu_us, 8.0 * 10.0 + 2.0 * 40.0 + 6.0 * 50.0);
+        assert_eq!(tl.frag_gpu_us, 2.0 * 40.0);
+        assert_eq!(tl.frag_at, vec![0.0, 1.0, 0.0, 0.0]);
+        assert_eq!(tl.allocated_gpu_us, vec![6.0 * 40.0 + 2.0 * 50.0]);
+        assert_eq!(tl.deserved_at, vec![vec![8.0]; 4]);
+        // One job active over [0, 50), two over [50, 100).
+        assert_eq!(tl.active_integral(0, 100), 150.0);
+        assert_eq!(tl.active_integral(25, 75), 75.0);
+        assert_eq!(tl.active_integral(60, 60), 0.0);
+    }
+}

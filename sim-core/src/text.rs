@@ -52,3 +52,17 @@ mod tests {
         assert_eq!(edit_distance("", "abc"), 3);
     }
 }
+
+#[cfg(test)]
+mod shared_tests {
+    use super::shared;
+    use std::sync::Arc;
+
+    #[test]
+    fn equal_strings_share_one_allocation() {
+        let (a, b, c) = (shared("default"), shared("default"), shared("prod"));
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!((&*a, &*c), ("default", "prod"));
+    }
+}
