@@ -217,27 +217,11 @@ impl Timeline {
     }
 }
 
-/// A change at an instant, packed into one word: its kind in the top two bits (the
-/// order changes apply in at one instant: pod ends, job ends, pod starts, job
-/// submissions), the index of its pod or job below.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Change(u64);
-
-impl Change {
-    const POD_END: u64 = 0;
-    const JOB_END: u64 = 1;
-    const POD_START: u64 = 2;
-    const JOB_SUBMIT: u64 = 3;
-    fn new(kind: u64, i: usize) -> Change {
-        Change(kind << 62 | i as u64)
-    }
-    fn kind(self) -> u64 {
-        self.0 >> 62
-    }
-    fn index(self) -> usize {
-        (self.0 & ((1 << 62) - 1)) as usize
-    }
-}
+/// Kinds of change, in the order they apply at one instant.
+const POD_END: usize = 0;
+const JOB_END: usize = 1;
+const POD_START: usize = 2;
+const JOB_SUBMIT: usize = 3;
 
 /// The run's changes in order — time, then kind, then index — merged from four
 /// sorted lists of indices (one per kind): four bytes per change, not a sorted
@@ -255,41 +239,41 @@ impl<'a> Changes<'a> {
         let mut c = Changes { f, lists: Default::default(), at: [0; 4] };
         let pods = || (0..f.pods.len() as u32).filter(|&i| f.pods[i as usize].start < f.pods[i as usize].end);
         let jobs = || 0..f.jobs.len() as u32;
-        c.lists[Change::POD_END as usize] = pods().collect();
-        c.lists[Change::POD_START as usize] = pods().collect();
-        c.lists[Change::JOB_END as usize] = jobs().filter(|&i| f.jobs[i as usize].end.is_some()).collect();
-        c.lists[Change::JOB_SUBMIT as usize] = jobs().collect();
+        c.lists[POD_END] = pods().collect();
+        c.lists[POD_START] = pods().collect();
+        c.lists[JOB_END] = jobs().filter(|&i| f.jobs[i as usize].end.is_some()).collect();
+        c.lists[JOB_SUBMIT] = jobs().collect();
         for kind in 0..4 {
             let mut v = std::mem::take(&mut c.lists[kind]);
-            v.sort_unstable_by_key(|&i| (c.time(kind as u64, i as usize), i));
+            v.sort_unstable_by_key(|&i| (c.time(kind, i as usize), i));
             c.lists[kind] = v;
         }
         c
     }
 
     /// The time of a change.
-    fn time(&self, kind: u64, i: usize) -> u64 {
+    fn time(&self, kind: usize, i: usize) -> u64 {
         match kind {
-            Change::POD_END => self.f.pods[i].end,
-            Change::JOB_END => self.f.jobs[i].end.unwrap_or(0),
-            Change::POD_START => self.f.pods[i].start,
+            POD_END => self.f.pods[i].end,
+            JOB_END => self.f.jobs[i].end.unwrap_or(0),
+            POD_START => self.f.pods[i].start,
             _ => self.f.jobs[i].submit,
         }
     }
 
-    /// The next change, with its time.
-    fn peek(&self) -> Option<(u64, Change)> {
-        (0..4u64)
+    /// The next change: (time, kind, index of its pod or job).
+    fn peek(&self) -> Option<(u64, usize, usize)> {
+        (0..4)
             .filter_map(|kind| {
-                let &i = self.lists[kind as usize].get(self.at[kind as usize])?;
-                Some((self.time(kind, i as usize), Change::new(kind, i as usize)))
+                let i = *self.lists[kind].get(self.at[kind])? as usize;
+                Some((self.time(kind, i), kind, i))
             })
             .min()
     }
 
-    /// Moves past `c` (the change [`Changes::peek`] returned).
-    fn advance(&mut self, c: Change) {
-        self.at[c.kind() as usize] += 1;
+    /// Moves past the next change of `kind`.
+    fn advance(&mut self, kind: usize) {
+        self.at[kind] += 1;
     }
 }
 
@@ -339,13 +323,13 @@ pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
     let mut t = 0u64;
     loop {
         // Apply every change at instant `t`.
-        while let Some((_, c)) = changes.peek().filter(|c| c.0 <= t) {
-            changes.advance(c);
-            match c.kind() {
-                Change::POD_START | Change::POD_END => {
-                    let p = &f.pods[c.index()];
+        while let Some((_, kind, i)) = changes.peek().filter(|c| c.0 <= t) {
+            changes.advance(kind);
+            match kind {
+                POD_START | POD_END => {
+                    let p = &f.pods[i];
                     let req = f.req(p);
-                    let start = c.kind() == Change::POD_START;
+                    let start = kind == POD_START;
                     let n = p.node as usize;
                     if start {
                         idle[n] -= *req;
@@ -360,9 +344,9 @@ pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
                     frag_sum += nf - frag[n];
                     frag[n] = nf;
                 }
-                kind => {
-                    let q = f.jobs[c.index()].queue as usize;
-                    if kind == Change::JOB_SUBMIT {
+                _ => {
+                    let q = f.jobs[i].queue as usize;
+                    if kind == JOB_SUBMIT {
                         active_q[q] += 1;
                         n_active += 1;
                     } else {

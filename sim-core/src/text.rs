@@ -42,7 +42,8 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::edit_distance;
+    use super::{edit_distance, shared};
+    use std::sync::Arc;
 
     #[test]
     fn edit_distance_counts_single_char_edits() {
@@ -51,12 +52,6 @@ mod tests {
         assert_eq!(edit_distance("train-w-0", "train-w-10"), 1);
         assert_eq!(edit_distance("", "abc"), 3);
     }
-}
-
-#[cfg(test)]
-mod shared_tests {
-    use super::shared;
-    use std::sync::Arc;
 
     #[test]
     fn equal_strings_share_one_allocation() {
