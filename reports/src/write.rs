@@ -5,7 +5,8 @@ use crate::metrics::{Dist, JobRow, QueueSummary, Summary};
 use crate::timeline::{Facts, Timeline, sweep};
 use lahar_core::engine::RunOutput;
 use lahar_core::session::Decision;
-use lahar_core::time::secs_string;
+use lahar_core::text::{push_i64, push_u64};
+use lahar_core::time::push_secs;
 use lahar_core::world::World;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -71,39 +72,57 @@ struct RunFacts {
     wall_time_s: f64,
 }
 
-fn opt(v: Option<u64>) -> String {
-    v.map(secs_string).unwrap_or_default()
-}
-
 /// A derived number at a column's precision (`decimals`), trailing zeros dropped
 /// and never `-0`: ratios use 6 decimals, GPU quantities 3 (milli-GPUs), so every
 /// number of a column is written the same way.
 pub fn fixed(x: f64, decimals: usize) -> String {
-    let mut s = format!("{x:.decimals$}");
-    if s.contains('.') {
-        while s.ends_with('0') {
-            s.pop();
-        }
-        if s.ends_with('.') {
-            s.pop();
-        }
-    }
-    if s == "-0" { "0".to_string() } else { s }
+    let mut s = String::new();
+    push_fixed(&mut s, x, decimals);
+    s
 }
 
-/// Milli-units as an exact decimal.
+/// Appends [`fixed`]`(x, decimals)` to `out`.
+pub fn push_fixed(out: &mut String, x: f64, decimals: usize) {
+    let at = out.len();
+    let _ = write!(out, "{x:.decimals$}");
+    if out[at..].contains('.') {
+        while out.ends_with('0') {
+            out.pop();
+        }
+        if out.ends_with('.') {
+            out.pop();
+        }
+    }
+    if &out[at..] == "-0" {
+        out.truncate(at);
+        out.push('0');
+    }
+}
+
+/// Milli-units as an exact decimal (`1500` → `"1.5"`).
 pub fn milli_string(m: i64) -> String {
-    let sign = if m < 0 { "-" } else { "" };
+    let mut s = String::new();
+    push_milli(&mut s, m);
+    s
+}
+
+/// Appends [`milli_string`]`(m)` to `out`.
+pub fn push_milli(out: &mut String, m: i64) {
+    if m < 0 {
+        out.push('-');
+    }
     let m = m.unsigned_abs();
     let (w, f) = (m / 1000, m % 1000);
+    lahar_core::text::push_u64(out, w);
     if f == 0 {
-        return format!("{sign}{w}");
+        return;
     }
-    let mut s = format!("{sign}{w}.{f:03}");
-    while s.ends_with('0') {
-        s.pop();
+    out.push('.');
+    let digits = [f / 100, f / 10 % 10, f % 10];
+    let keep = 3 - digits.iter().rev().take_while(|&&d| d == 0).count();
+    for &d in &digits[..keep] {
+        out.push((b'0' + d as u8) as char);
     }
-    s
 }
 
 fn csv_writer(dir: &Path, name: &str) -> io::Result<csv::Writer<BufWriter<File>>> {
@@ -174,34 +193,52 @@ fn write_jobs(dir: &Path, rows: impl Iterator<Item = JobRow>) -> io::Result<()> 
         "kind",
     ])
     .map_err(io_err)?;
+    let mut row = Fields::<18>::new();
     for r in rows {
-        let slowdown = match (r.jct, r.ideal) {
-            (Some(j), i) if i > 0 => fixed(j as f64 / i as f64, 6),
-            _ => String::new(),
-        };
-        w.write_record([
-            r.job.as_str(),
-            &r.queue,
-            &r.priority.to_string(),
-            &milli_string(r.gpu_milli),
-            &secs_string(r.submit),
-            &opt(r.start),
-            &opt(r.end),
-            r.state,
-            &opt(r.jct),
-            &opt(r.wait),
-            &secs_string(r.ideal),
-            &slowdown,
-            &r.preemptions.to_string(),
-            &r.nodes_spanned.to_string(),
-            &r.highest_tier.to_string(),
-            &r.retries.to_string(),
-            &fixed(r.lost_gpu_s, 3),
-            &r.kind,
-        ])
-        .map_err(io_err)?;
+        let f = row.clear();
+        f[0].push_str(&r.job);
+        f[1].push_str(&r.queue);
+        push_i64(&mut f[2], r.priority.into());
+        push_milli(&mut f[3], r.gpu_milli);
+        push_secs(&mut f[4], r.submit);
+        let times = [(5, r.start), (6, r.end), (8, r.jct), (9, r.wait)];
+        for (i, t) in times {
+            if let Some(t) = t {
+                push_secs(&mut f[i], t);
+            }
+        }
+        f[7].push_str(r.state);
+        push_secs(&mut f[10], r.ideal);
+        if let (Some(j), i) = (r.jct, r.ideal)
+            && i > 0
+        {
+            push_fixed(&mut f[11], j as f64 / i as f64, 6);
+        }
+        for (i, v) in [(12, r.preemptions), (13, r.nodes_spanned), (14, r.highest_tier), (15, r.retries)] {
+            push_u64(&mut f[i], v.into());
+        }
+        push_fixed(&mut f[16], r.lost_gpu_s, 3);
+        f[17].push_str(&r.kind);
+        w.write_record(&row.0).map_err(io_err)?;
     }
     w.flush()
+}
+
+/// A CSV row's fields, formatted into buffers reused row after row (the files
+/// hold a row per job or pod: millions on long runs).
+struct Fields<const N: usize>([String; N]);
+
+impl<const N: usize> Fields<N> {
+    fn new() -> Self {
+        Fields(std::array::from_fn(|_| String::new()))
+    }
+    /// The fields, emptied for the next row.
+    fn clear(&mut self) -> &mut [String; N] {
+        for f in &mut self.0 {
+            f.clear();
+        }
+        &mut self.0
+    }
 }
 
 fn write_pods(dir: &Path, out: &RunOutput) -> io::Result<()> {
@@ -209,31 +246,20 @@ fn write_pods(dir: &Path, out: &RunOutput) -> io::Result<()> {
     recs.sort_by_key(|p| (p.job, p.task, p.index, p.start, p.pod));
     let mut w = csv_writer(dir, "pods.csv")?;
     w.write_record(["job", "pod", "task", "index", "node", "gpus", "start", "end", "reason_end"]).map_err(io_err)?;
-    // Field buffers reused row after row.
-    let mut row: [String; 5] = Default::default();
+    let mut row = Fields::<9>::new();
     for p in recs {
         let j = &out.world.jobs[p.job.0 as usize].spec;
-        for f in &mut row {
-            f.clear();
-        }
-        let [job, pod, index, start, end] = &mut row;
-        crate::metrics::push_job_label(job, j);
-        crate::metrics::push_pod_label(pod, j, p.task, p.index);
-        let _ = write!(index, "{}", p.index);
-        lahar_core::time::push_secs(start, p.start.micros());
-        lahar_core::time::push_secs(end, p.end.micros());
-        w.write_record([
-            job.as_str(),
-            pod,
-            &j.tasks[p.task as usize].name,
-            index,
-            &out.world.cluster.node(p.node).name,
-            &milli_string(p.gpu_milli),
-            start,
-            end,
-            p.reason.as_str(),
-        ])
-        .map_err(io_err)?;
+        let f = row.clear();
+        crate::metrics::push_job_label(&mut f[0], j);
+        crate::metrics::push_pod_label(&mut f[1], j, p.task, p.index);
+        f[2].push_str(&j.tasks[p.task as usize].name);
+        push_u64(&mut f[3], p.index.into());
+        f[4].push_str(&out.world.cluster.node(p.node).name);
+        push_milli(&mut f[5], p.gpu_milli);
+        push_secs(&mut f[6], p.start.micros());
+        push_secs(&mut f[7], p.end.micros());
+        f[8].push_str(p.reason.as_str());
+        w.write_record(&row.0).map_err(io_err)?;
     }
     w.flush()
 }
@@ -500,6 +526,14 @@ mod fixed_tests {
         assert_eq!(fixed(10.0, 3), "10");
         assert_eq!(fixed(-2.5, 3), "-2.5");
     }
+
+    #[test]
+    fn appended_after_text_already_in_the_buffer() {
+        let mut s = String::from("x,");
+        super::push_fixed(&mut s, -1e-9, 6);
+        super::push_fixed(&mut s, 2.50, 3);
+        assert_eq!(s, "x,02.5");
+    }
 }
 
 #[cfg(test)]
@@ -513,5 +547,8 @@ mod tests {
         assert_eq!(milli_string(1250), "1.25");
         assert_eq!(milli_string(-1500), "-1.5");
         assert_eq!(milli_string(0), "0");
+        assert_eq!(milli_string(1005), "1.005");
+        assert_eq!(milli_string(-20), "-0.02");
+        assert_eq!(milli_string(123_000), "123");
     }
 }

@@ -24,6 +24,32 @@ pub fn shared(s: &str) -> Arc<str> {
     })
 }
 
+/// Appends the decimal digits of `v` (what `write!(out, "{v}")` writes, without
+/// the formatting machinery: output writers call this for millions of fields).
+pub fn push_u64(out: &mut String, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(d as char);
+    }
+}
+
+/// Appends `v` in decimal, with a leading `-` when negative.
+pub fn push_i64(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    push_u64(out, v.unsigned_abs());
+}
+
 /// Levenshtein distance over chars (for "did you mean" suggestions).
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -51,6 +77,18 @@ mod tests {
         assert_eq!(edit_distance("train-w-0", "trian-w-0"), 2);
         assert_eq!(edit_distance("train-w-0", "train-w-10"), 1);
         assert_eq!(edit_distance("", "abc"), 3);
+    }
+
+    #[test]
+    fn integers_are_written_as_display_writes_them() {
+        for v in [0, 1, 9, 10, 99, 100, 12_345, i64::MAX, -1, -10, -907, i64::MIN] {
+            let mut s = String::from("x");
+            super::push_i64(&mut s, v);
+            assert_eq!(s, format!("x{v}"));
+        }
+        let mut s = String::new();
+        super::push_u64(&mut s, u64::MAX);
+        assert_eq!(s, u64::MAX.to_string());
     }
 
     #[test]

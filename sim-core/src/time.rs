@@ -75,16 +75,23 @@ pub fn secs_string(us: u64) -> String {
 /// Appends [`secs_string`]`(us)` to `out` (for writers that reuse one buffer per
 /// field over millions of rows).
 pub fn push_secs(out: &mut String, us: u64) {
-    use std::fmt::Write;
     let whole = us / MICROS_PER_SEC;
     let frac = us % MICROS_PER_SEC;
+    crate::text::push_u64(out, whole);
     if frac == 0 {
-        let _ = write!(out, "{whole}");
         return;
     }
-    let _ = write!(out, "{whole}.{frac:06}");
-    while out.ends_with('0') {
-        out.pop();
+    out.push('.');
+    // Six digits with leading zeros, then without the trailing ones.
+    let mut f = frac;
+    let mut digits = [b'0'; 6];
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (f % 10) as u8;
+        f /= 10;
+    }
+    let keep = 6 - digits.iter().rev().take_while(|&&d| d == b'0').count();
+    for &d in &digits[..keep] {
+        out.push(d as char);
     }
 }
 
@@ -198,5 +205,7 @@ mod tests {
         assert_eq!(secs_string(1_500_000), "1.5");
         assert_eq!(secs_string(1), "0.000001");
         assert_eq!(secs_string(3_600_000_123), "3600.000123");
+        assert_eq!(secs_string(120_010_000), "120.01");
+        assert_eq!(secs_string(7_100_000_000), "7100");
     }
 }

@@ -74,6 +74,17 @@ pub trait Plugin: Send {
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         None
     }
+    /// Adds the pod's [`Plugin::node_score`] on each of `nodes` to `sums` (same
+    /// length), node by node in order. A plugin whose score is shared by runs of
+    /// nodes may compute it once per run; the numbers added must be the very ones
+    /// `node_score` gives.
+    fn add_node_scores(&self, ssn: &Session<'_>, pod: PodId, nodes: &[NodeId], sums: &mut [f64]) {
+        for (sum, &n) in sums.iter_mut().zip(nodes) {
+            if let Some(s) = self.node_score(ssn, pod, n) {
+                *sum += s;
+            }
+        }
+    }
     /// True for plugins that implement [`Plugin::node_score`]; the node-order
     /// loops ask no other plugin.
     fn has_node_score(&self) -> bool {
@@ -487,37 +498,33 @@ impl Framework {
         }
         let req = ssn.pod(pod).req;
         let mut cache = self.scores.borrow_mut();
-        // (plugin, its cache row if its score is cached)
-        let mut plugins: Vec<(&dyn Plugin, Option<usize>)> = Vec::new();
+        let now = ssn.epoch();
+        // Plugin by plugin, each node's sum grows in plugin order from the empty
+        // sum's value: the additions `node_score`'s `sum()` makes, in its order.
+        let mut sums = vec![std::iter::empty::<f64>().sum::<f64>(); nodes.len()];
         for (slot, s) in self.tiers.iter().flatten().enumerate() {
             if !s.on(flag::ENABLE_NODE_ORDER) {
                 continue;
             }
             let p = s.plugin.as_ref();
-            let row = p.score_by_node(ssn, pod).then(|| cache.row(slot, req, ssn.node_count()));
-            plugins.push((p, row));
+            if !p.score_by_node(ssn, pod) {
+                p.add_node_scores(ssn, pod, nodes, &mut sums);
+                continue;
+            }
+            let row = cache.row(slot, req, ssn.node_count());
+            let row = &mut cache.rows[row];
+            for (sum, &n) in sums.iter_mut().zip(nodes) {
+                let slot = &mut row[n.0 as usize];
+                let fresh = ssn.node_used_epoch(n) <= slot.0 || ssn.stale_scores_for_tests;
+                if slot.0 == u64::MAX || !fresh {
+                    *slot = (now, p.node_score(ssn, pod, n));
+                }
+                if let Some(s) = slot.1 {
+                    *sum += s;
+                }
+            }
         }
-        let now = ssn.epoch();
-        nodes
-            .iter()
-            .map(|&n| {
-                let cache = &mut *cache;
-                plugins
-                    .iter()
-                    .filter_map(|&(p, row)| {
-                        let Some(row) = row else { return p.node_score(ssn, pod, n) };
-                        let slot = &mut cache.rows[row][n.0 as usize];
-                        let fresh = ssn.node_used_epoch(n) <= slot.0 || ssn.stale_scores_for_tests;
-                        if slot.0 != u64::MAX && fresh {
-                            return slot.1;
-                        }
-                        let score = p.node_score(ssn, pod, n);
-                        *slot = (now, score);
-                        score
-                    })
-                    .sum()
-            })
-            .collect()
+        sums
     }
 
     /// Node scores per plugin (for `--explain`).

@@ -186,6 +186,33 @@ impl Plugin for NetworkTopologyAware {
         // HyperNode sums (whose fractions `fraction` keeps).
         false
     }
+    fn add_node_scores(&self, ssn: &Session<'_>, pod: PodId, nodes: &[NodeId], sums: &mut [f64]) {
+        // A normal pod's score is shared by the nodes of one lowest HyperNode:
+        // computed at the first node of each run of them (as `last_score` would
+        // return it for the others).
+        if ssn.is_exhaustive() || !self.normal_pod || tier_limit(ssn, ssn.pod(pod).job).is_some() {
+            for (sum, &n) in sums.iter_mut().zip(nodes) {
+                if let Some(s) = self.node_score(ssn, pod, n) {
+                    *sum += s;
+                }
+            }
+            return;
+        }
+        let topo = &ssn.cluster().topology;
+        let mut run: Option<(HyperNodeId, f64)> = None;
+        for (sum, &n) in sums.iter_mut().zip(nodes) {
+            let group = topo.chain(n)[0];
+            let s = match run {
+                Some((g, s)) if g == group => s,
+                _ => {
+                    let s = self.node_score(ssn, pod, n).expect("a normal pod is scored");
+                    run = Some((group, s));
+                    s
+                }
+            };
+            *sum += s;
+        }
+    }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         let topo = &ssn.cluster().topology;
         // Only normal pods' scores are remembered, so a hit is one.
