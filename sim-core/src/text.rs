@@ -1,12 +1,12 @@
 //! Text helpers: how close a misspelled name is to a known one (for messages), and
 //! one shared copy of the short strings millions of jobs repeat.
 
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 thread_local! {
-    static SHARED: RefCell<HashMap<Box<str>, Arc<str>>> = RefCell::new(HashMap::new());
+    static SHARED: RefCell<FxHashMap<Box<str>, Arc<str>>> = RefCell::new(FxHashMap::default());
 }
 
 /// One shared copy of `s` (per thread): a namespace, kind or user that a million

@@ -73,7 +73,7 @@ pub struct Scenario {
     /// All jobs of all sources, ordered by (submit time, source, position in source).
     pub jobs: Vec<JobSpec>,
     /// Model profile of each job (same order as `jobs`).
-    pub models: Vec<Option<lahar_core::comm::runtime::JobProfile>>,
+    pub models: Vec<Option<std::sync::Arc<lahar_core::comm::runtime::JobProfile>>>,
     /// Communication model settings (`spec.comm`).
     pub comm: CommSettings,
     /// Engine settings (horizon, period, sampling, session limit).

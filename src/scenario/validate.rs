@@ -19,9 +19,11 @@ use lahar_workloads::manifest::{PriorityClass, PriorityClasses};
 use lahar_workloads::synthetic::{
     Arrival, DurationDist, IntervalDist, SyntheticSpec, generate, model_choices, named_gpus,
 };
+use rustc_hash::FxHashSet;
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub mod comm;
 mod manifests;
@@ -205,10 +207,10 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
     let max_gpus_per_node = nodes.iter().map(|n| n.allocatable.gpus_ceil()).max().unwrap_or(0);
     let streams = RngStreams::new(seed);
     // (submit, source, position) orders the merged stream deterministically.
-    type Profile = Option<JobProfile>;
-    let mut tagged: Vec<(SimTime, usize, usize, JobSpec, Profile)> = Vec::new();
-    let model =
-        |v: &mut V<'_>, m: Option<&Spanned<RawModel>>, path: &str| -> Profile { comm::model_profile(v, m?, path) };
+    let mut tagged: Vec<Tagged> = Vec::new();
+    let model = |v: &mut V<'_>, m: Option<&Spanned<RawModel>>, path: &str| -> Profile {
+        comm::model_profile(v, m?, path).map(Arc::new)
+    };
     let comm_settings = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
     // One registry of PriorityClasses: Kubernetes' built-in ones, `spec.priorityClasses`,
     // then the PriorityClass objects of every manifest source (a name defined twice
@@ -222,7 +224,8 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
         match &src.value {
             RawSource::Synthetic(syn) => {
                 let prof = model(&mut v, syn.model.as_ref(), &format!("{path}.synthetic.model"));
-                let mix = model_mix(&mut v, syn, &path);
+                let mix: Vec<(Arc<JobProfile>, f64)> =
+                    model_mix(&mut v, syn, &path).into_iter().map(|(p, w)| (Arc::new(p), w)).collect();
                 let nt = syn
                     .network_topology
                     .as_ref()
@@ -248,7 +251,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                             v.err(at(src), format!("{path}.synthetic.{field}"), format!("job `{}`: {m}", j.name));
                             break;
                         }
-                        tagged.push((j.submit, s, i, j, prof));
+                        tagged.push(Tagged { source: s, index: i, job: j, profile: prof });
                     }
                 }
             }
@@ -321,7 +324,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                                 );
                                 v.warn(UNSCHEDULABLE, 1, at(&t.path), tpath.clone(), msg);
                             }
-                            tagged.push((j.submit, s, i, j, None));
+                            tagged.push(Tagged { source: s, index: i, job: j, profile: None });
                         }
                     }
                     Err(e) => v.err(at(&t.path), format!("{tpath}.path"), e.to_string()),
@@ -346,7 +349,7 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                     );
                 }
                 for (i, (j, prof)) in jobs.into_iter().enumerate() {
-                    tagged.push((j.submit, s, i, j, prof));
+                    tagged.push(Tagged { source: s, index: i, job: j, profile: prof.map(Arc::new) });
                 }
             }
             RawSource::Jobs(list) => {
@@ -362,31 +365,45 @@ pub(super) fn validate(raw: RawScenario, file: &str, base: &Path) -> Result<Scen
                         {
                             v.err(at(m), format!("{jpath}.model"), e);
                         }
-                        tagged.push((j.submit, s, i, j, prof));
+                        tagged.push(Tagged { source: s, index: i, job: j, profile: prof });
                     }
                 }
             }
         }
     }
-    tagged.sort_by_key(|t| (t.0, t.1, t.2));
+    // Sorted by moving each job once, not by moving jobs around a sort (a million
+    // generated jobs usually arrive in order already).
+    let key = |t: &Tagged| (t.job.submit, t.source, t.index);
+    if !tagged.is_sorted_by_key(key) {
+        let mut order: Vec<(SimTime, usize, usize, u32)> =
+            tagged.iter().enumerate().map(|(k, t)| (t.job.submit, t.source, t.index, k as u32)).collect();
+        order.sort_unstable();
+        let mut slots: Vec<Option<Tagged>> = tagged.into_iter().map(Some).collect();
+        tagged = order.into_iter().map(|o| slots[o.3 as usize].take().expect("each job once")).collect();
+    }
     // Where each source's jobs are: compact jobs by index, the others by source.
     let job_path = |s: usize, i: usize| match spec.workload.iter().flatten().nth(s).map(|x| &x.value) {
         Some(RawSource::Jobs(_)) => format!("spec.workload[{s}].jobs[{i}]"),
         _ => format!("spec.workload[{s}]"),
     };
     check_gangs(&mut v, &tagged, &nodes, job_path);
-    let mut seen = BTreeSet::new();
+    // Membership only: errors follow the jobs' order, never the set's.
+    let mut seen: FxHashSet<(&str, &str)> = FxHashSet::default();
+    let mut twice = Vec::new();
     for t in &tagged {
-        let key = format!("{}/{}", t.3.namespace, t.3.name);
-        if !seen.insert(key.clone()) {
-            v.err(
-                None,
-                format!("spec.workload[{}]", t.1),
-                format!("job `{key}` is defined twice; job names must be unique per namespace"),
-            );
+        if !seen.insert((&t.job.namespace, &t.job.name)) {
+            twice.push((t.source, format!("{}/{}", t.job.namespace, t.job.name)));
         }
     }
-    let (jobs, models): (Vec<JobSpec>, Vec<Profile>) = tagged.into_iter().map(|t| (t.3, t.4)).unzip();
+    drop(seen);
+    for (source, key) in twice {
+        v.err(
+            None,
+            format!("spec.workload[{source}]"),
+            format!("job `{key}` is defined twice; job names must be unique per namespace"),
+        );
+    }
+    let (jobs, models): (Vec<JobSpec>, Vec<Profile>) = tagged.into_iter().map(|t| (t.job, t.profile)).unzip();
 
     let mut sample = SimDuration::from_secs(300);
     let mut output_dir = PathBuf::from("out").join(&name);
@@ -1337,19 +1354,26 @@ const GANG_EXCEEDS_CLUSTER: &str = "gang-exceeds-cluster";
 /// Warning kind: trace rows skipped.
 const TRACE_ROWS_SKIPPED: &str = "trace-rows-skipped";
 
+/// A job's model profile, shared by the jobs of a source that names one.
+type Profile = Option<Arc<JobProfile>>;
+
+/// A job with where it came from: the merged stream is ordered by (submit,
+/// source, position in the source).
+struct Tagged {
+    source: usize,
+    index: usize,
+    job: JobSpec,
+    profile: Profile,
+}
+
 /// Warns about jobs whose gang minimum (its smallest `minAvailable` pods) needs more
 /// than the whole cluster has: they can never start.
-fn check_gangs(
-    v: &mut V<'_>,
-    tagged: &[(SimTime, usize, usize, JobSpec, Option<JobProfile>)],
-    nodes: &[Node],
-    job_path: impl Fn(usize, usize) -> String,
-) {
+fn check_gangs(v: &mut V<'_>, tagged: &[Tagged], nodes: &[Node], job_path: impl Fn(usize, usize) -> String) {
     if v.cluster_broken {
         return;
     }
     let total = nodes.iter().fold(Resources::ZERO, |a, n| a + n.allocatable);
-    for (_, s, i, j, _) in tagged {
+    for Tagged { source: s, index: i, job: j, .. } in tagged {
         // A pod no node holds is reported already.
         if j.tasks.iter().any(|t| t.replicas > 0 && !fits_somewhere(v, nodes, &t.requests, &t.node_selector)) {
             continue;

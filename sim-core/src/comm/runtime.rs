@@ -42,7 +42,7 @@ use crate::job::{JobId, PodStatus};
 use crate::topology::HyperNodeId;
 use crate::world::World;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// A catalog model's communication and compute profile.
 #[derive(Clone, Debug, PartialEq)]
@@ -395,16 +395,16 @@ pub struct CommRuntime {
 
 impl CommRuntime {
     /// A runtime for jobs with the given profiles (indexed by job id) on `cluster`.
-    pub fn new(model: CommModel, cluster: &Cluster, profiles: Vec<Option<JobProfile>>) -> CommRuntime {
+    pub fn new(model: CommModel, cluster: &Cluster, profiles: Vec<Option<Arc<JobProfile>>>) -> CommRuntime {
         let opts = AdapterOptions::default();
         let mut distinct: Vec<JobProfile> = Vec::new();
         let job_profile = profiles
             .into_iter()
             .map(|p| {
-                p.map(|p| match distinct.iter().position(|d| *d == p) {
+                p.map(|p| match distinct.iter().position(|d| *d == *p) {
                     Some(i) => i as u32,
                     None => {
-                        distinct.push(p);
+                        distinct.push(Arc::unwrap_or_clone(p));
                         distinct.len() as u32 - 1
                     }
                 })
