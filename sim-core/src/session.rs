@@ -428,6 +428,11 @@ impl<'w> Session<'w> {
         let req = &self.world.pods[pod.0 as usize].req;
         req.fits_in(&self.world.idle(n)) && self.world.gpu_fits(n, req.gpu_milli())
     }
+    /// True when no node has resources releasing or pipelined: every node's idle
+    /// room is then its future-idle room.
+    pub fn idle_is_future_idle(&self) -> bool {
+        self.world.nodes_ahead == 0
+    }
     /// The first node at index ≥ `from` whose FutureIdle covers `req` (indexed, not a scan).
     pub fn first_fit(&self, req: &Resources, from: usize) -> Option<NodeId> {
         self.world.index.first_fit(req, from)

@@ -420,6 +420,9 @@ pub struct World {
     pub hn_used: Vec<Resources>,
     /// Per HyperNode: Σ `releasing` minus Σ `pipelined` of its nodes.
     pub hn_future_delta: Vec<Resources>,
+    /// Nodes with resources releasing or pipelined: while there are none, every
+    /// node's idle room is its future-idle room.
+    pub nodes_ahead: u32,
     /// Counts changes of `used` (a node's or a HyperNode's): caches of values
     /// computed from `used` compare it with [`World::node_used_epoch`] (a node's last change) to know whether
     /// they are still valid.
@@ -480,6 +483,7 @@ impl World {
             hn_allocatable,
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
+            nodes_ahead: 0,
             epoch: 0,
             node_used_epoch: vec![0; cluster.nodes.len()],
             hn_used_epoch: vec![0; nh],
@@ -718,6 +722,11 @@ impl World {
         let vkey = (qid, j.spec.priority, j.victims_over_min);
         let ns = &mut self.nodes[n.0 as usize];
         let mut touched = false;
+        let ahead = |ns: &NodeState| !ns.releasing.is_zero() || !ns.pipelined.is_zero();
+        let mut ahead_change = 0i64;
+        if matches!(status, PodStatus::Releasing | PodStatus::Pipelined) {
+            ahead_change -= ahead(ns) as i64;
+        }
         let holds = matches!(status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing);
         let future = match status {
             PodStatus::Releasing => delta,
@@ -763,6 +772,10 @@ impl World {
             ns.pipelined += delta;
             touched = true;
         }
+        if matches!(status, PodStatus::Releasing | PodStatus::Pipelined) {
+            ahead_change += ahead(ns) as i64;
+            self.nodes_ahead = (self.nodes_ahead as i64 + ahead_change) as u32;
+        }
         if touched {
             let free = self.future_idle(n);
             self.index.update(n, free);
@@ -800,6 +813,10 @@ impl World {
                 let n = p.node.ok_or("holding pod without node")?;
                 used[n.0 as usize] += p.req;
             }
+        }
+        let ahead = self.nodes.iter().filter(|s| !s.releasing.is_zero() || !s.pipelined.is_zero()).count();
+        if ahead != self.nodes_ahead as usize {
+            return Err(format!("nodes with releasing or pipelined resources: {} counted, {ahead} found", self.nodes_ahead));
         }
         let mut victims: Vec<Vec<(VictimKey, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
         let mut all = Vec::new();

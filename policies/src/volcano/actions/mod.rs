@@ -135,8 +135,15 @@ fn search_nodes(
 /// Volcano's prioritizeNodes: nodes whose idle resources fit are preferred over
 /// those that fit only future-idle resources; within the group, the highest
 /// summed score wins, ties broken uniformly at random from the session's stream.
+/// `nodes` are feasible: their future-idle room and GPU devices take the pod.
 pub(crate) fn best_node(fw: &Framework, ssn: &mut Session<'_>, pod: PodId, nodes: &[NodeId]) -> Option<NodeId> {
-    let idle: Vec<NodeId> = nodes.iter().copied().filter(|&n| ssn.fits_idle(pod, n)).collect();
+    // With nothing releasing or pipelined anywhere, idle room is future-idle room:
+    // every feasible node fits idle, and the filter would keep them all.
+    let idle: Vec<NodeId> = if !ssn.is_exhaustive() && ssn.idle_is_future_idle() {
+        Vec::new()
+    } else {
+        nodes.iter().copied().filter(|&n| ssn.fits_idle(pod, n)).collect()
+    };
     let group: &[NodeId] = if idle.is_empty() { nodes } else { &idle };
     let (chosen, ties) = match group.len() {
         0 => (None, 0),
