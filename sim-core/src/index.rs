@@ -63,7 +63,7 @@ impl NodeIndex {
     }
     /// The first node with index ≥ `from` whose free resources cover `req`.
     pub fn first_fit(&self, req: &Resources, from: usize) -> Option<NodeId> {
-        if from >= self.len || !req.fits_in(&self.tree[1]) {
+        if from >= self.len {
             return None;
         }
         // Scans from a cursor mostly meet a fitting node right away on a roomy
@@ -73,6 +73,9 @@ impl NodeIndex {
         let mut i = self.size + from;
         if req.fits_in(&self.tree[i]) {
             return Some(NodeId(from as u32));
+        }
+        if !req.fits_in(&self.tree[1]) {
+            return None;
         }
         'climb: loop {
             loop {
