@@ -12,11 +12,13 @@
 //!   [`lahar_core::world::NodeState::victims`] keeps their sums per queue and job
 //!   priority). With no candidate victim in the whole cluster, the search fails at
 //!   once (a node with a candidate may take the pod with no victim at all).
-//! - **Pre-check before scoring.** A node whose allowed victims cannot make room
-//!   can only be skipped by the walk, and failed attempts leave the session as they
-//!   found it; so the victims of every node are computed first (in the same state)
-//!   and only the nodes that pass are scored and sorted. The nodes tried, and their
-//!   order, are those of the exhaustive walk.
+//! - **Pre-check before scoring** (preempt). A node whose allowed victims cannot
+//!   make room can only be skipped by the walk, and failed attempts leave the
+//!   session as they found it; so the victims of every node are computed first (in
+//!   the same state) and only the nodes that pass are scored and sorted. The nodes
+//!   tried, and their order, are those of the exhaustive walk. Reclaim does not
+//!   score: its walk takes the first node in node order whose victims make room,
+//!   computing each node's victims (from the cache) as it reaches it.
 //! - **Failure memo** ([`FailMemo`]): a search that failed is not repeated for a pod
 //!   whose search has the same inputs, until something changes the session; for
 //!   reclaim, when no victim-choosing plugin looks at the reclaimer, each node's
@@ -132,8 +134,10 @@ pub(crate) fn preempt_pod(
     let trivial = fw.predicate_trivial(ssn, pod);
     let pass = |ssn: &Session<'_>, n: NodeId| trivial || fw.predicate(ssn, pod, n).is_ok();
     let nodes = all.into_iter().filter(|&n| could_fit(ssn, n));
-    // (node, its victims when pre-checked)
-    let mut order: Vec<(NodeId, Option<Vec<PodId>>)> = if exhaustive {
+    // (node, its victims when pre-checked). Reclaim walks nodes in node order and
+    // the first node whose victims make room takes the pod, so its victims are
+    // computed as the walk reaches each node: no further node is looked at.
+    let mut order: Vec<(NodeId, Option<Vec<PodId>>)> = if exhaustive || reclaim {
         nodes.filter(|&n| pass(ssn, n)).map(|n| (n, None)).collect()
     } else {
         nodes
@@ -151,7 +155,8 @@ pub(crate) fn preempt_pod(
         order = scored.into_iter().map(|(_, n, v)| (n, v)).collect();
     }
     for (n, pre) in order {
-        let Some(mut victims) = pre.or_else(|| victims_on(fw, ssn, pod, n, filter, reclaim, None)) else { continue };
+        let cache = cache.as_deref_mut();
+        let Some(mut victims) = pre.or_else(|| victims_on(fw, ssn, pod, n, filter, reclaim, cache)) else { continue };
         victims.sort_by(|&a, &b| victim_order(fw, ssn, pod, a, b));
         let mut node_stmt = ssn.statement();
         let fits = |ssn: &Session<'_>| {
