@@ -85,6 +85,11 @@ pub struct EngineConfig {
     /// tests.
     #[doc(hidden)]
     pub wrong_slots_for_tests: bool,
+    /// Makes the out-of-reach rule's fast path (from a job's facts) forget the
+    /// queue-quota vote, so that tests can show the equivalence check catches it.
+    /// Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_reach_for_tests: bool,
 }
 
 impl Default for EngineConfig {
@@ -99,6 +104,7 @@ impl Default for EngineConfig {
             wrong_skip_for_tests: false,
             stale_scores_for_tests: false,
             wrong_slots_for_tests: false,
+            wrong_reach_for_tests: false,
         }
     }
 }
@@ -602,6 +608,7 @@ impl Engine {
         ssn.wrong_skip_for_tests = self.cfg.wrong_skip_for_tests;
         ssn.stale_scores_for_tests = self.cfg.stale_scores_for_tests;
         ssn.wrong_slots_for_tests = self.cfg.wrong_slots_for_tests;
+        ssn.wrong_reach_for_tests = self.cfg.wrong_reach_for_tests;
         if let Some(e) = self.explain.as_mut() {
             ssn = ssn.with_explain(e);
         }

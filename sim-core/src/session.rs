@@ -184,6 +184,9 @@ pub struct Session<'w> {
     /// See [`crate::engine::EngineConfig::wrong_slots_for_tests`].
     #[doc(hidden)]
     pub wrong_slots_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::wrong_reach_for_tests`].
+    #[doc(hidden)]
+    pub wrong_reach_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -202,6 +205,7 @@ impl<'w> Session<'w> {
             wrong_skip_for_tests: false,
             stale_scores_for_tests: false,
             wrong_slots_for_tests: false,
+            wrong_reach_for_tests: false,
         }
     }
 
@@ -373,6 +377,10 @@ impl<'w> Session<'w> {
     /// A job.
     pub fn job(&self, j: JobId) -> &Job {
         &self.world.jobs[j.0 as usize]
+    }
+    /// A distinct task request by index ([`crate::world::TaskState::shape`]).
+    pub fn shape(&self, shape: u32) -> &crate::resource::Resources {
+        &self.world.shapes[shape as usize]
     }
     /// A pod.
     pub fn pod(&self, p: PodId) -> &Pod {

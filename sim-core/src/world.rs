@@ -246,6 +246,58 @@ pub struct Job {
     /// The over-minAvailable flag its Running preemptable pods are filed under in
     /// the victim groups (`ready_count > minAvailable`, kept up to date).
     pub victims_over_min: bool,
+    /// What the out-of-reach rule reads of the job, in one record.
+    pub reach: ReachFacts,
+}
+
+/// A job's terms of the Volcano actions' out-of-reach rule, kept up to date with
+/// its pods ([`World::transition`], [`World::create_pod`]): a scheduler that looks
+/// at every waiting job in every session reads one small record per job instead of
+/// its spec, counts and tasks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReachFacts {
+    /// Its queue (from the spec).
+    pub queue: QueueId,
+    /// Its priority (from the spec).
+    pub priority: i32,
+    /// minAvailable (from the spec).
+    pub min: u32,
+    /// Ready + pipelined + pending BestEffort pods.
+    pub base: u32,
+    /// Running pods.
+    pub running: u32,
+    /// Tasks with pending pods that request resources (0, 1, or more).
+    pub pending_tasks: u32,
+    /// The first such task: its index, pending pods and request
+    /// ([`World::shapes`] index).
+    pub task: u32,
+    /// See `task`.
+    pub pending: u32,
+    /// See `task`.
+    pub shape: u32,
+}
+
+/// A job's [`ReachFacts`], from its spec and counts.
+fn reach_facts(job: &Job) -> ReachFacts {
+    let mut f = ReachFacts {
+        queue: job.spec.queue,
+        priority: job.spec.priority,
+        min: job.spec.min_available,
+        base: job.ready_count() + job.waiting_count() + job.pending_best_effort,
+        running: job.count(PodStatus::Running),
+        ..ReachFacts::default()
+    };
+    for (t, (state, task)) in job.tasks.iter().zip(&job.spec.tasks).enumerate() {
+        let pending = state.counts[PodStatus::Pending.index()];
+        if pending == 0 || task.requests.is_best_effort() {
+            continue;
+        }
+        if f.pending_tasks == 0 {
+            (f.task, f.pending, f.shape) = (t as u32, pending, state.shape);
+        }
+        f.pending_tasks += 1;
+    }
+    f
 }
 
 /// A task's runtime state within its job.
@@ -255,6 +307,8 @@ pub struct TaskState {
     pub counts: [u32; PodStatus::COUNT],
     /// Its pods are created (dependsOn satisfied, not being restarted).
     pub created: bool,
+    /// Its request's index in [`World::shapes`].
+    pub shape: u32,
 }
 
 /// Work accounting of a job: work is measured in microseconds of run time under
@@ -302,6 +356,7 @@ impl Job {
             counted: false,
             pending_best_effort: 0,
             victims_over_min: false,
+            reach: ReachFacts::default(),
         }
     }
     /// Pods in a status.
@@ -423,6 +478,8 @@ pub struct World {
     /// Nodes with resources releasing or pipelined: while there are none, every
     /// node's idle room is its future-idle room.
     pub nodes_ahead: u32,
+    /// The distinct pod requests of the jobs' tasks ([`TaskState::shape`]).
+    pub shapes: Vec<Resources>,
     /// Counts changes of `used` (a node's or a HyperNode's): caches of values
     /// computed from `used` compare it with [`World::node_used_epoch`] (a node's last change) to know whether
     /// they are still valid.
@@ -471,6 +528,18 @@ impl World {
             }
         }
         jobs.reverse();
+        // Each distinct task request once, numbered in job order.
+        let mut shapes = Vec::new();
+        let mut shape_of: rustc_hash::FxHashMap<Resources, u32> = Default::default();
+        for job in &mut jobs {
+            for (state, task) in job.tasks.iter_mut().zip(&job.spec.tasks) {
+                state.shape = *shape_of.entry(task.requests).or_insert_with(|| {
+                    shapes.push(task.requests);
+                    shapes.len() as u32 - 1
+                });
+            }
+            job.reach = reach_facts(job);
+        }
         let queues = queues.into_iter().map(QueueState::new).collect();
         let nh = cluster.topology.hypernodes.len();
         let mut hn_allocatable = vec![Resources::ZERO; nh];
@@ -484,6 +553,7 @@ impl World {
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
             nodes_ahead: 0,
+            shapes,
             epoch: 0,
             node_used_epoch: vec![0; cluster.nodes.len()],
             hn_used_epoch: vec![0; nh],
@@ -559,6 +629,7 @@ impl World {
         j.counts[PodStatus::Pending.index()] += 1;
         j.tasks[task].counts[PodStatus::Pending.index()] += 1;
         j.pending_best_effort += t_req.is_best_effort() as u32;
+        j.reach = reach_facts(j);
         self.apply(id, PodStatus::Pending, None, t_req, 1);
         self.reindex(job);
         id
@@ -600,6 +671,7 @@ impl World {
         let pending = |s: PodStatus| (s == PodStatus::Pending) as u32;
         j.pending_best_effort =
             j.pending_best_effort + best_effort * pending(status) - best_effort * pending(old_status);
+        j.reach = reach_facts(j);
         if pending(status) != pending(old_status) {
             self.reindex(job);
         } else if self.track_waiting && j.counted && j.pg_phase == PodGroupPhase::Pending {
@@ -816,7 +888,17 @@ impl World {
         }
         let ahead = self.nodes.iter().filter(|s| !s.releasing.is_zero() || !s.pipelined.is_zero()).count();
         if ahead != self.nodes_ahead as usize {
-            return Err(format!("nodes with releasing or pipelined resources: {} counted, {ahead} found", self.nodes_ahead));
+            return Err(format!(
+                "nodes with releasing or pipelined resources: {} counted, {ahead} found",
+                self.nodes_ahead
+            ));
+        }
+        for (i, j) in self.jobs.iter().enumerate() {
+            let shapes_right =
+                j.tasks.iter().zip(&j.spec.tasks).all(|(s, t)| self.shapes.get(s.shape as usize) == Some(&t.requests));
+            if !shapes_right || j.reach != reach_facts(j) {
+                return Err(format!("job {i}: out-of-reach facts out of date"));
+            }
         }
         let mut victims: Vec<Vec<(VictimKey, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
         let mut all = Vec::new();

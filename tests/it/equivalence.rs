@@ -161,6 +161,14 @@ fn a_wrong_slot_count_is_caught() {
     assert!(caught(CONFS[1], |e| e.wrong_slots_for_tests = true) > 0, "no scenario showed the wrong slot count");
 }
 
+/// The same for the out-of-reach rule's fast path (a job's facts read from one
+/// record): when it forgets the queue-quota vote, jobs the quota refuses are
+/// stepped in vain, moving the node search's start, and fixed scenarios differ.
+#[test]
+fn a_wrong_reach_fact_is_caught() {
+    assert!(caught(CONFS[1], |e| e.wrong_reach_for_tests = true) > 0, "no scenario showed the wrong fact");
+}
+
 /// `lahar run --exhaustive` through the binary: the example with Volcano's
 /// production-style conf (drf, proportion, binpack, network-topology-aware, reclaim)
 /// writes the same decisions.csv, pods.csv and jobs.csv in both modes.

@@ -239,27 +239,31 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     // Per queue: overused at intake (asked once per queue, not per job).
     let mut overused: Vec<(QueueId, bool)> = Vec::new();
     for j in candidates {
-        if ssn.job(j).pg_phase == PodGroupPhase::Pending {
-            if !promote_pending {
-                // The enqueue action has already explained why the PodGroup stays Pending.
-                continue;
-            }
+        // The admitted list holds no Pending PodGroup.
+        if promote_pending && ssn.job(j).pg_phase == PodGroupPhase::Pending {
             ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, "no enqueue action: admitted by allocate");
         }
         // A job none of whose pending pods fits any node's future-idle resources
         // can only fail its step, which changes nothing: skip it without sorting
         // its pods (an O(1) index query per pod shape). This is what keeps sessions
-        // cheap while a backlog waits for a full cluster.
-        let job = ssn.job(j);
-        let any_fits = job.spec.tasks.iter().enumerate().any(|(t, task)| {
-            job.task_count(t, PodStatus::Pending) > 0
-                && !task.requests.is_best_effort()
-                && ssn.first_fit(&task.requests, 0).is_some()
-        });
+        // cheap while a backlog waits for a full cluster. Outside exhaustive mode
+        // the job's out-of-reach facts say which task to ask about when only one
+        // has such pods (one small record per job, not its spec and counts).
+        let f = ssn.job(j).reach;
+        let any_fits = if !ssn.is_exhaustive() && f.pending_tasks <= 1 {
+            f.pending_tasks == 1 && reach.fits_somewhere(ssn, f.shape)
+        } else {
+            let job = ssn.job(j);
+            job.spec.tasks.iter().enumerate().any(|(t, task)| {
+                job.task_count(t, PodStatus::Pending) > 0
+                    && !task.requests.is_best_effort()
+                    && ssn.first_fit(&task.requests, 0).is_some()
+            })
+        };
         // A queue overused now stays overused while allocate only adds to it, so
         // its jobs are never stepped (the loop below drops the queue at its first
         // turn): leave them out of the sort. Watched jobs stay, for their rows.
-        let q = ssn.job(j).spec.queue;
+        let q = f.queue;
         let over = match overused.iter().find(|(qq, _)| *qq == q) {
             Some(&(_, o)) => o,
             None => {

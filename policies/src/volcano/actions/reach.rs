@@ -53,6 +53,10 @@ pub(crate) struct Reach {
     /// Per request: (the cap it was counted up to, the count). A few requests per
     /// action: a list is faster than hashing 64-byte keys.
     slots: Vec<(Resources, u32, u32)>,
+    /// The same by request index ([`Session::shape`]), for the fast path.
+    shape_slots: Vec<(u32, u32, u32)>,
+    /// Per (queue, request index): the queue-quota vote, for the fast path.
+    shape_quota: Vec<(QueueId, u32, bool)>,
     /// Per (queue, job priority): whether some victim group could be taken from.
     victims: Vec<(QueueId, i32, bool)>,
     /// Per (queue, request): the queue-quota vote.
@@ -67,6 +71,8 @@ impl Reach {
             gang_binds: fw.gang_binds(),
             below: fw.victims_below_priority(),
             slots: Vec::new(),
+            shape_slots: Vec::new(),
+            shape_quota: Vec::new(),
             victims: Vec::new(),
             quota: Vec::new(),
         }
@@ -89,17 +95,54 @@ impl Reach {
         v
     }
 
+    /// [`Reach::slots`] for the request of index `shape`.
+    fn shape_slots(&mut self, ssn: &Session<'_>, shape: u32, cap: u32) -> u32 {
+        let at = self.shape_slots.iter().position(|&(s, _, _)| s == shape);
+        if let Some(&(_, c, v)) = at.map(|i| &self.shape_slots[i]) {
+            if v < c || cap <= c {
+                return v.min(cap);
+            }
+        }
+        let v = ssn.slots_up_to(ssn.shape(shape), cap);
+        match at {
+            Some(i) => self.shape_slots[i] = (shape, cap, v),
+            None => self.shape_slots.push((shape, cap, v)),
+        }
+        v
+    }
+
+    /// True if some node's future-idle room holds a pod of request index `shape`
+    /// (allocate's intake test, from the same counts).
+    pub fn fits_somewhere(&mut self, ssn: &Session<'_>, shape: u32) -> bool {
+        self.shape_slots(ssn, shape, 1) >= 1
+    }
+
     /// True if some victim group could give room to a pod of job `j`.
     fn may_have_victims(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
         let job = ssn.job(j);
-        let (q, prio) = (job.spec.queue, job.spec.priority);
+        let running = job.count(PodStatus::Running);
+        self.may_have_victims_of(fw, ssn, j, (job.spec.queue, job.spec.priority), running)
+    }
+
+    /// [`Reach::may_have_victims`] for job `j` of (queue, job priority) `group`
+    /// with `running` Running pods.
+    fn may_have_victims_of(
+        &mut self,
+        fw: &Framework,
+        ssn: &Session<'_>,
+        j: JobId,
+        group: (QueueId, i32),
+        running: u32,
+    ) -> bool {
+        let (q, prio) = group;
         if self.action == Action::Allocate {
             return false;
         }
+        let job = ssn.job(j);
         let pending = || job.pods.iter().copied().find(|&p| ssn.pod(p).status == PodStatus::Pending);
         // The job's own Running pods are preempt's candidates in its intra-job
         // pass, as their group (queue, priority, above minAvailable) allows.
-        if self.action == Action::Preempt && job.count(PodStatus::Running) > 0 {
+        if self.action == Action::Preempt && running > 0 {
             let own = (q, prio, job.victims_over_min);
             if pending().is_some_and(|pod| fw.may_choose_victims_in(ssn, pod, false, own)) {
                 return true;
@@ -149,11 +192,52 @@ impl Reach {
         ok
     }
 
+    /// [`Reach::quota_admits`] for the pending task `t` of job `j`, whose request
+    /// has index `shape`.
+    fn shape_quota_admits(
+        &mut self,
+        fw: &Framework,
+        ssn: &Session<'_>,
+        j: JobId,
+        t: usize,
+        q: QueueId,
+        shape: u32,
+    ) -> bool {
+        if let Some(&(_, _, ok)) = self.shape_quota.iter().find(|&&(qq, s, _)| qq == q && s == shape) {
+            return ok;
+        }
+        let ok = self.quota_admits(fw, ssn, j, t);
+        self.shape_quota.push((q, shape, ok));
+        ok
+    }
+
     /// True if the action sets job `j` aside (see the module's documentation).
+    /// Outside exhaustive mode the count is made from the job's
+    /// [`lahar_core::world::ReachFacts`] when at most one task has pending pods
+    /// that request resources: the same terms, read from one record.
     pub fn out_of_reach(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
         if !self.gang_binds {
             return false;
         }
+        let f = ssn.job(j).reach;
+        if ssn.is_exhaustive() || f.pending_tasks > 1 {
+            return self.out_of_reach_walk(fw, ssn, j);
+        }
+        let mut best = f.base;
+        if best >= f.min {
+            return false;
+        }
+        let quota = |r: &mut Reach| {
+            ssn.wrong_reach_for_tests || r.shape_quota_admits(fw, ssn, j, f.task as usize, f.queue, f.shape)
+        };
+        if f.pending_tasks == 1 && quota(self) {
+            best += self.shape_slots(ssn, f.shape, f.pending.min(f.min - best));
+        }
+        best < f.min && !self.may_have_victims_of(fw, ssn, j, (f.queue, f.priority), f.running)
+    }
+
+    /// [`Reach::out_of_reach`] from the job's spec and counts, task by task.
+    fn out_of_reach_walk(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
         let job = ssn.job(j);
         let min = job.spec.min_available;
         let mut best = job.ready_count() + job.waiting_count() + pending_best_effort(ssn, j);
