@@ -326,19 +326,17 @@ impl<'w> Session<'w> {
     /// consider. Read from an index; exhaustive sessions filter every job with
     /// pending pods instead.
     pub fn admitted_jobs_with_pending(&mut self) -> Vec<JobId> {
+        self.admitted_with_facts().into_iter().map(|(j, _)| j).collect()
+    }
+    /// [`Session::admitted_jobs_with_pending`] with each job's
+    /// [`crate::world::ReachFacts`], copied from one list the World keeps in step.
+    pub fn admitted_with_facts(&self) -> Vec<(JobId, crate::world::ReachFacts)> {
         if self.exhaustive {
-            let admitted = |j: &&JobId| self.world.jobs[j.0 as usize].pg_phase != PodGroupPhase::Pending;
-            return self.world.with_pending.iter().filter(admitted).copied().collect();
+            let w = &*self.world;
+            let admitted = |j: &&JobId| w.jobs[j.0 as usize].pg_phase != PodGroupPhase::Pending;
+            return w.with_pending.iter().filter(admitted).map(|&j| (j, w.jobs[j.0 as usize].reach)).collect();
         }
-        // Four actions ask in a session, and the set rarely changes in between: a
-        // copy of the list, refreshed only after a change, beats walking the tree.
-        let w = &mut *self.world;
-        if w.admitted_listed != w.admitted_changes {
-            w.admitted_list.clear();
-            w.admitted_list.extend(w.admitted_pending.iter().copied());
-            w.admitted_listed = w.admitted_changes;
-        }
-        w.admitted_list.clone()
+        self.world.admitted_list.clone()
     }
     /// The PodGroups waiting for admission grouped by (queue, minResources), each
     /// group in creation order.

@@ -494,12 +494,10 @@ pub struct World {
     pub track_waiting: bool,
     /// Jobs whose waiting state may have changed since the last drain (repeats allowed).
     pub waiting_changes: Vec<JobId>,
-    /// Counts changes of `admitted_pending`'s membership.
-    pub admitted_changes: u64,
-    /// `admitted_pending` as a list, as of change `admitted_listed`.
-    pub admitted_list: Vec<JobId>,
-    /// The value of `admitted_changes` when `admitted_list` was filled.
-    pub admitted_listed: u64,
+    /// `admitted_pending` as a list in job order, with each job's [`ReachFacts`]:
+    /// the actions read the facts of every waiting job from one sequential array
+    /// (kept in step by `reindex` and `transition`).
+    pub admitted_list: Vec<(JobId, ReachFacts)>,
 }
 
 impl World {
@@ -559,9 +557,7 @@ impl World {
             hn_used_epoch: vec![0; nh],
             track_waiting: false,
             waiting_changes: Vec::new(),
-            admitted_changes: 1,
             admitted_list: Vec::new(),
-            admitted_listed: 0,
             cluster,
             nodes,
             index,
@@ -672,6 +668,11 @@ impl World {
         j.pending_best_effort =
             j.pending_best_effort + best_effort * pending(status) - best_effort * pending(old_status);
         j.reach = reach_facts(j);
+        let facts = j.reach;
+        if let Ok(at) = self.admitted_list.binary_search_by_key(&job, |e| e.0) {
+            self.admitted_list[at].1 = facts;
+        }
+        let j = &self.jobs[job.0 as usize];
         if pending(status) != pending(old_status) {
             self.reindex(job);
         } else if self.track_waiting && j.counted && j.pg_phase == PodGroupPhase::Pending {
@@ -711,8 +712,15 @@ impl World {
         // True if membership changed.
         let put = |set: &mut BTreeSet<JobId>, on: bool| if on { set.insert(j) } else { set.remove(&j) };
         put(&mut self.with_pending, pending);
-        if put(&mut self.admitted_pending, pending && admitted) {
-            self.admitted_changes += 1;
+        put(&mut self.admitted_pending, pending && admitted);
+        let facts = job.reach;
+        match (pending && admitted, self.admitted_list.binary_search_by_key(&j, |e| e.0)) {
+            (true, Err(at)) => self.admitted_list.insert(at, (j, facts)),
+            (true, Ok(at)) => self.admitted_list[at].1 = facts,
+            (false, Ok(at)) => {
+                self.admitted_list.remove(at);
+            }
+            (false, Err(_)) => {}
         }
         let moved = put(&mut self.pg_pending, waiting);
         if self.track_waiting && (waiting || moved) {
@@ -899,6 +907,11 @@ impl World {
             if !shapes_right || j.reach != reach_facts(j) {
                 return Err(format!("job {i}: out-of-reach facts out of date"));
             }
+        }
+        let listed: Vec<(JobId, ReachFacts)> =
+            self.admitted_pending.iter().map(|&j| (j, self.jobs[j.0 as usize].reach)).collect();
+        if listed != self.admitted_list {
+            return Err("the admitted jobs' list out of date".into());
         }
         let mut victims: Vec<Vec<(VictimKey, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
         let mut all = Vec::new();

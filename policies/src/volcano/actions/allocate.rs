@@ -21,6 +21,7 @@ use lahar_core::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use lahar_core::queue::QueueId;
 use lahar_core::session::{Session, Statement};
 use lahar_core::topology::HyperNodeId;
+use lahar_core::world::ReachFacts;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Per-scheduler state the allocate action keeps across sessions.
@@ -233,12 +234,15 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     ssn.set_action("allocate");
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
     let mut task_queues: BTreeMap<JobId, VecDeque<PodId>> = BTreeMap::new();
-    let candidates: Vec<JobId> =
-        if promote_pending { ssn.jobs_with_pending().collect() } else { ssn.admitted_jobs_with_pending() };
+    let candidates: Vec<(JobId, ReachFacts)> = if promote_pending {
+        ssn.jobs_with_pending().map(|j| (j, ssn.job(j).reach)).collect()
+    } else {
+        ssn.admitted_with_facts()
+    };
     let mut reach = Reach::new(fw, Action::Allocate);
     // Per queue: overused at intake (asked once per queue, not per job).
     let mut overused: Vec<(QueueId, bool)> = Vec::new();
-    for j in candidates {
+    for (j, f) in candidates {
         // The admitted list holds no Pending PodGroup.
         if promote_pending && ssn.job(j).pg_phase == PodGroupPhase::Pending {
             ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, "no enqueue action: admitted by allocate");
@@ -249,7 +253,6 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         // cheap while a backlog waits for a full cluster. Outside exhaustive mode
         // the job's out-of-reach facts say which task to ask about when only one
         // has such pods (one small record per job, not its spec and counts).
-        let f = ssn.job(j).reach;
         let any_fits = if !ssn.is_exhaustive() && f.pending_tasks <= 1 {
             f.pending_tasks == 1 && reach.fits_somewhere(ssn, f.shape)
         } else {
@@ -275,7 +278,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         if over && !ssn.explaining_job(j) {
             continue;
         }
-        if any_fits && set_aside(fw, ssn, &mut reach, j) {
+        if any_fits && set_aside(fw, ssn, &mut reach, (j, f)) {
             continue;
         }
         if !any_fits {

@@ -67,8 +67,12 @@ fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, below: bool, job
 pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
     ssn.set_action("preempt");
     let mut reach = Reach::new(fw, Action::Preempt);
-    let mut starving: Vec<JobId> = ssn.admitted_jobs_with_pending();
-    starving.retain(|&j| !set_aside(fw, ssn, &mut reach, j));
+    let mut starving: Vec<JobId> = Vec::new();
+    for (j, f) in ssn.admitted_with_facts() {
+        if !set_aside(fw, ssn, &mut reach, (j, f)) {
+            starving.push(j);
+        }
+    }
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && tier_limit(ssn, j).is_none() && fw.job_starving(ssn, j));
     let mut memo = FailMemo::new(fw);
     // Victims of other jobs have a lower job priority when every victim-choosing

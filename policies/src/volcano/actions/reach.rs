@@ -25,6 +25,7 @@ use lahar_core::job::{JobId, PodStatus};
 use lahar_core::queue::QueueId;
 use lahar_core::resource::{DIMS, GPU, Resources};
 use lahar_core::session::Session;
+use lahar_core::world::ReachFacts;
 
 /// Equal requests, compared inline (the derived comparison calls `memcmp`, which
 /// dominated this lookup); the GPU dimension first tells most shapes apart.
@@ -215,11 +216,10 @@ impl Reach {
     /// Outside exhaustive mode the count is made from the job's
     /// [`lahar_core::world::ReachFacts`] when at most one task has pending pods
     /// that request resources: the same terms, read from one record.
-    pub fn out_of_reach(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
+    pub fn out_of_reach(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId, f: &ReachFacts) -> bool {
         if !self.gang_binds {
             return false;
         }
-        let f = ssn.job(j).reach;
         if ssn.is_exhaustive() || f.pending_tasks > 1 {
             return self.out_of_reach_walk(fw, ssn, j);
         }
@@ -286,8 +286,8 @@ impl Reach {
 }
 
 /// The out-of-reach rule of [`Reach`], with its `--explain` row.
-pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach, j: JobId) -> bool {
-    if !reach.out_of_reach(fw, ssn, j) {
+pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach, (j, f): (JobId, ReachFacts)) -> bool {
+    if !reach.out_of_reach(fw, ssn, j, &f) {
         return false;
     }
     if ssn.explaining_job(j) {

@@ -22,8 +22,12 @@ use std::collections::BTreeMap;
 pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
     ssn.set_action("reclaim");
     let mut reach = Reach::new(fw, Action::Reclaim);
-    let mut starving: Vec<JobId> = ssn.admitted_jobs_with_pending();
-    starving.retain(|&j| !set_aside(fw, ssn, &mut reach, j));
+    let mut starving: Vec<JobId> = Vec::new();
+    for (j, f) in ssn.admitted_with_facts() {
+        if !set_aside(fw, ssn, &mut reach, (j, f)) {
+            starving.push(j);
+        }
+    }
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && fw.job_starving(ssn, j));
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
     for &j in &starving {
