@@ -85,8 +85,8 @@ pub struct EngineConfig {
     /// tests.
     #[doc(hidden)]
     pub wrong_slots_for_tests: bool,
-    /// Makes the out-of-reach rule's fast path (from a job's facts) forget the
-    /// queue-quota vote, so that tests can show the equivalence check catches it.
+    /// Makes the out-of-reach rule's fast path (from a job's facts) count one pod
+    /// short, so that tests can show the equivalence check catches it.
     /// Never set outside tests.
     #[doc(hidden)]
     pub wrong_reach_for_tests: bool,

@@ -162,8 +162,8 @@ fn a_wrong_slot_count_is_caught() {
 }
 
 /// The same for the out-of-reach rule's fast path (a job's facts read from one
-/// record): when it forgets the queue-quota vote, jobs the quota refuses are
-/// stepped in vain, moving the node search's start, and fixed scenarios differ.
+/// record): when it counts one pod short, gangs that exactly fit are set aside
+/// and wait, and fixed scenarios differ.
 #[test]
 fn a_wrong_reach_fact_is_caught() {
     assert!(caught(CONFS[1], |e| e.wrong_reach_for_tests = true) > 0, "no scenario showed the wrong fact");
