@@ -334,7 +334,8 @@ impl<'w> Session<'w> {
         if self.exhaustive {
             let w = &*self.world;
             let admitted = |j: &&JobId| w.jobs[j.0 as usize].pg_phase != PodGroupPhase::Pending;
-            return w.with_pending.iter().filter(admitted).map(|&j| (j, w.jobs[j.0 as usize].reach)).collect();
+            let facts = |j: JobId| crate::world::reach_facts(&w.jobs[j.0 as usize]);
+            return w.with_pending.iter().filter(admitted).map(|&j| (j, facts(j))).collect();
         }
         self.world.admitted_list.clone()
     }

@@ -246,14 +246,12 @@ pub struct Job {
     /// The over-minAvailable flag its Running preemptable pods are filed under in
     /// the victim groups (`ready_count > minAvailable`, kept up to date).
     pub victims_over_min: bool,
-    /// What the out-of-reach rule reads of the job, in one record.
-    pub reach: ReachFacts,
 }
 
-/// A job's terms of the Volcano actions' out-of-reach rule, kept up to date with
-/// its pods ([`World::transition`], [`World::create_pod`]): a scheduler that looks
-/// at every waiting job in every session reads one small record per job instead of
-/// its spec, counts and tasks.
+/// A job's terms of the Volcano actions' out-of-reach rule, kept for the admitted
+/// jobs with pending pods ([`World::admitted_list`]) in step with their pods: a
+/// scheduler that looks at every waiting job in every session reads one small
+/// record per job from one array instead of each job's spec, counts and tasks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReachFacts {
     /// Its queue (from the spec).
@@ -278,7 +276,7 @@ pub struct ReachFacts {
 }
 
 /// A job's [`ReachFacts`], from its spec and counts.
-fn reach_facts(job: &Job) -> ReachFacts {
+pub fn reach_facts(job: &Job) -> ReachFacts {
     let mut f = ReachFacts {
         queue: job.spec.queue,
         priority: job.spec.priority,
@@ -356,7 +354,6 @@ impl Job {
             counted: false,
             pending_best_effort: 0,
             victims_over_min: false,
-            reach: ReachFacts::default(),
         }
     }
     /// Pods in a status.
@@ -536,7 +533,6 @@ impl World {
                     shapes.len() as u32 - 1
                 });
             }
-            job.reach = reach_facts(job);
         }
         let queues = queues.into_iter().map(QueueState::new).collect();
         let nh = cluster.topology.hypernodes.len();
@@ -625,7 +621,6 @@ impl World {
         j.counts[PodStatus::Pending.index()] += 1;
         j.tasks[task].counts[PodStatus::Pending.index()] += 1;
         j.pending_best_effort += t_req.is_best_effort() as u32;
-        j.reach = reach_facts(j);
         self.apply(id, PodStatus::Pending, None, t_req, 1);
         self.reindex(job);
         id
@@ -667,10 +662,8 @@ impl World {
         let pending = |s: PodStatus| (s == PodStatus::Pending) as u32;
         j.pending_best_effort =
             j.pending_best_effort + best_effort * pending(status) - best_effort * pending(old_status);
-        j.reach = reach_facts(j);
-        let facts = j.reach;
         if let Ok(at) = self.admitted_list.binary_search_by_key(&job, |e| e.0) {
-            self.admitted_list[at].1 = facts;
+            self.admitted_list[at].1 = reach_facts(j);
         }
         let j = &self.jobs[job.0 as usize];
         if pending(status) != pending(old_status) {
@@ -713,7 +706,7 @@ impl World {
         let put = |set: &mut BTreeSet<JobId>, on: bool| if on { set.insert(j) } else { set.remove(&j) };
         put(&mut self.with_pending, pending);
         put(&mut self.admitted_pending, pending && admitted);
-        let facts = job.reach;
+        let facts = if pending && admitted { reach_facts(job) } else { ReachFacts::default() };
         match (pending && admitted, self.admitted_list.binary_search_by_key(&j, |e| e.0)) {
             (true, Err(at)) => self.admitted_list.insert(at, (j, facts)),
             (true, Ok(at)) => self.admitted_list[at].1 = facts,
@@ -904,12 +897,12 @@ impl World {
         for (i, j) in self.jobs.iter().enumerate() {
             let shapes_right =
                 j.tasks.iter().zip(&j.spec.tasks).all(|(s, t)| self.shapes.get(s.shape as usize) == Some(&t.requests));
-            if !shapes_right || j.reach != reach_facts(j) {
-                return Err(format!("job {i}: out-of-reach facts out of date"));
+            if !shapes_right {
+                return Err(format!("job {i}: request indices out of date"));
             }
         }
         let listed: Vec<(JobId, ReachFacts)> =
-            self.admitted_pending.iter().map(|&j| (j, self.jobs[j.0 as usize].reach)).collect();
+            self.admitted_pending.iter().map(|&j| (j, reach_facts(&self.jobs[j.0 as usize]))).collect();
         if listed != self.admitted_list {
             return Err("the admitted jobs' list out of date".into());
         }

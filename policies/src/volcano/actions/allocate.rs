@@ -235,7 +235,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
     let mut task_queues: BTreeMap<JobId, VecDeque<PodId>> = BTreeMap::new();
     let candidates: Vec<(JobId, ReachFacts)> = if promote_pending {
-        ssn.jobs_with_pending().map(|j| (j, ssn.job(j).reach)).collect()
+        ssn.jobs_with_pending().map(|j| (j, lahar_core::world::reach_facts(ssn.job(j)))).collect()
     } else {
         ssn.admitted_with_facts()
     };
