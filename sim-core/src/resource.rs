@@ -26,8 +26,15 @@ pub const GPU_RESOURCE: &str = "nvidia.com/gpu";
 
 /// A resource vector. Dimensions beyond the fixed four are named by a
 /// [`ResourceNames`] registry owned by the cluster.
-#[derive(Clone, Copy, Eq, Hash, Default)]
+#[derive(Clone, Copy, Eq, Default)]
 pub struct Resources(pub [i64; DIMS]);
+
+impl std::hash::Hash for Resources {
+    /// The dimensions, as the derived hash would: equal vectors hash alike.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
 
 impl PartialEq for Resources {
     /// Every dimension equal, compared without branching (the derived comparison

@@ -99,10 +99,10 @@ impl Reach {
     /// [`Reach::slots`] for the request of index `shape`.
     fn shape_slots(&mut self, ssn: &Session<'_>, shape: u32, cap: u32) -> u32 {
         let at = self.shape_slots.iter().position(|&(s, _, _)| s == shape);
-        if let Some(&(_, c, v)) = at.map(|i| &self.shape_slots[i]) {
-            if v < c || cap <= c {
-                return v.min(cap);
-            }
+        if let Some(&(_, c, v)) = at.map(|i| &self.shape_slots[i])
+            && (v < c || cap <= c)
+        {
+            return v.min(cap);
         }
         let v = ssn.slots_up_to(ssn.shape(shape), cap);
         match at {
