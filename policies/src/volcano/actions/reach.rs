@@ -23,15 +23,8 @@ use super::super::framework::Framework;
 use super::super::plugins::pending_best_effort;
 use lahar_core::job::{JobId, PodStatus};
 use lahar_core::queue::QueueId;
-use lahar_core::resource::{DIMS, GPU, Resources};
 use lahar_core::session::Session;
 use lahar_core::world::ReachFacts;
-
-/// Equal requests, compared inline (the derived comparison calls `memcmp`, which
-/// dominated this lookup); the GPU dimension first tells most shapes apart.
-fn same(a: &Resources, b: &Resources) -> bool {
-    a.get(GPU) == b.get(GPU) && (0..DIMS).all(|d| a.get(d) == b.get(d))
-}
 
 /// Which action asks: the victims that could add room differ.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -51,17 +44,13 @@ pub(crate) struct Reach {
     action: Action,
     gang_binds: bool,
     below: bool,
-    /// Per request: (the cap it was counted up to, the count). A few requests per
-    /// action: a list is faster than hashing 64-byte keys.
-    slots: Vec<(Resources, u32, u32)>,
-    /// The same by request index ([`Session::shape`]), for the fast path.
-    shape_slots: Vec<(u32, u32, u32)>,
-    /// Per (queue, request index): the queue-quota vote, for the fast path.
-    shape_quota: Vec<(QueueId, u32, bool)>,
+    /// Per request ([`Session::shape`] index): (the cap it was counted up to, the
+    /// count). A few requests per action: a short list.
+    slots: Vec<(u32, u32, u32)>,
     /// Per (queue, job priority): whether some victim group could be taken from.
     victims: Vec<(QueueId, i32, bool)>,
-    /// Per (queue, request): the queue-quota vote.
-    quota: Vec<(QueueId, Resources, bool)>,
+    /// Per (queue, request index): the queue-quota vote.
+    quota: Vec<(QueueId, u32, bool)>,
 }
 
 impl Reach {
@@ -72,42 +61,24 @@ impl Reach {
             gang_binds: fw.gang_binds(),
             below: fw.victims_below_priority(),
             slots: Vec::new(),
-            shape_slots: Vec::new(),
-            shape_quota: Vec::new(),
             victims: Vec::new(),
             quota: Vec::new(),
         }
     }
 
-    /// Σ nodes' FutureIdle copies of `req`, up to `cap`.
-    fn slots(&mut self, ssn: &Session<'_>, req: &Resources, cap: u32) -> u32 {
-        let at = self.slots.iter().position(|(r, _, _)| same(r, req));
-        if let Some(&(_, c, v)) = at.map(|i| &self.slots[i]) {
-            // Below its cap the count was exact; at its cap it is a lower bound.
-            if v < c || cap <= c {
-                return v.min(cap);
-            }
-        }
-        let v = ssn.slots_up_to(req, cap);
-        match at {
-            Some(i) => self.slots[i] = (*req, cap, v),
-            None => self.slots.push((*req, cap, v)),
-        }
-        v
-    }
-
-    /// [`Reach::slots`] for the request of index `shape`.
-    fn shape_slots(&mut self, ssn: &Session<'_>, shape: u32, cap: u32) -> u32 {
-        let at = self.shape_slots.iter().position(|&(s, _, _)| s == shape);
-        if let Some(&(_, c, v)) = at.map(|i| &self.shape_slots[i])
+    /// Σ nodes' FutureIdle copies of the request of index `shape`, up to `cap`.
+    fn slots(&mut self, ssn: &Session<'_>, shape: u32, cap: u32) -> u32 {
+        let at = self.slots.iter().position(|&(s, _, _)| s == shape);
+        // Below its cap the count was exact; at its cap it is a lower bound.
+        if let Some(&(_, c, v)) = at.map(|i| &self.slots[i])
             && (v < c || cap <= c)
         {
             return v.min(cap);
         }
         let v = ssn.slots_up_to(ssn.shape(shape), cap);
         match at {
-            Some(i) => self.shape_slots[i] = (shape, cap, v),
-            None => self.shape_slots.push((shape, cap, v)),
+            Some(i) => self.slots[i] = (shape, cap, v),
+            None => self.slots.push((shape, cap, v)),
         }
         v
     }
@@ -115,7 +86,7 @@ impl Reach {
     /// True if some node's future-idle room holds a pod of request index `shape`
     /// (allocate's intake test, from the same counts).
     pub fn fits_somewhere(&mut self, ssn: &Session<'_>, shape: u32) -> bool {
-        self.shape_slots(ssn, shape, 1) >= 1
+        self.slots(ssn, shape, 1) >= 1
     }
 
     /// True if some victim group could give room to a pod of job `j`.
@@ -171,15 +142,14 @@ impl Reach {
     /// The queue-quota vote for a pod of task `t` (allocate and preempt ask
     /// `allocatable`, reclaim `preemptive`). A pod the quota refuses adds nothing.
     /// The plugins that vote (proportion, capacity) read the pod only through its
-    /// request, so one vote per (queue, request) serves the action's intake.
-    fn quota_admits(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId, t: usize) -> bool {
-        let job = ssn.job(j);
-        let q = job.spec.queue;
-        let req = job.spec.tasks[t].requests;
+    /// request, so one vote per (queue, request) serves the action's intake. `q` is
+    /// the job's queue and `shape` the task's request index.
+    fn quota_admits(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId, t: usize, q: QueueId, shape: u32) -> bool {
         let action = self.action;
-        if let Some(&(_, _, ok)) = self.quota.iter().find(|(qq, r, _)| *qq == q && same(r, &req)) {
+        if let Some(&(_, _, ok)) = self.quota.iter().find(|&&(qq, s, _)| qq == q && s == shape) {
             return ok;
         }
+        let job = ssn.job(j);
         let pod = job
             .pods
             .iter()
@@ -189,26 +159,7 @@ impl Reach {
             Action::Allocate | Action::Preempt => fw.allocatable(ssn, q, p),
             Action::Reclaim => fw.preemptive(ssn, q, p),
         });
-        self.quota.push((q, req, ok));
-        ok
-    }
-
-    /// [`Reach::quota_admits`] for the pending task `t` of job `j`, whose request
-    /// has index `shape`.
-    fn shape_quota_admits(
-        &mut self,
-        fw: &Framework,
-        ssn: &Session<'_>,
-        j: JobId,
-        t: usize,
-        q: QueueId,
-        shape: u32,
-    ) -> bool {
-        if let Some(&(_, _, ok)) = self.shape_quota.iter().find(|&&(qq, s, _)| qq == q && s == shape) {
-            return ok;
-        }
-        let ok = self.quota_admits(fw, ssn, j, t);
-        self.shape_quota.push((q, shape, ok));
+        self.quota.push((q, shape, ok));
         ok
     }
 
@@ -230,8 +181,8 @@ impl Reach {
         if best >= min {
             return false;
         }
-        if f.pending_tasks == 1 && self.shape_quota_admits(fw, ssn, j, f.task as usize, f.queue, f.shape) {
-            best += self.shape_slots(ssn, f.shape, f.pending.min(min - best));
+        if f.pending_tasks == 1 && self.quota_admits(fw, ssn, j, f.task as usize, f.queue, f.shape) {
+            best += self.slots(ssn, f.shape, f.pending.min(min - best));
         }
         best < min && !self.may_have_victims_of(fw, ssn, j, (f.queue, f.priority), f.running)
     }
@@ -246,10 +197,11 @@ impl Reach {
                 return false;
             }
             let pending = job.task_count(t, PodStatus::Pending);
-            if pending == 0 || task.requests.is_best_effort() || !self.quota_admits(fw, ssn, j, t) {
+            let (q, shape) = (job.spec.queue, job.tasks[t].shape);
+            if pending == 0 || task.requests.is_best_effort() || !self.quota_admits(fw, ssn, j, t, q, shape) {
                 continue;
             }
-            best += self.slots(ssn, &task.requests, pending.min(min - best));
+            best += self.slots(ssn, shape, pending.min(min - best));
         }
         best < min && !self.may_have_victims(fw, ssn, j)
     }
@@ -266,8 +218,9 @@ impl Reach {
             if pending == 0 || task.requests.is_best_effort() {
                 continue;
             }
-            let slots = if self.quota_admits(fw, ssn, j, t) {
-                format!("free slots {}", self.slots(ssn, &task.requests, pending))
+            let (q, shape) = (job.spec.queue, job.tasks[t].shape);
+            let slots = if self.quota_admits(fw, ssn, j, t, q, shape) {
+                format!("free slots {}", self.slots(ssn, shape, pending))
             } else {
                 "refused by the queue's quota".to_string()
             };
