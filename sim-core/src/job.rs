@@ -102,6 +102,32 @@ pub struct NetworkTopology {
     pub highest_tier_allowed: Option<u32>,
 }
 
+impl NetworkTopology {
+    /// Reads `mode` (`hard`, the default, or `soft`) and `highestTierAllowed` (an
+    /// integer ≥ 1), as every input form — compact jobs, PodGroups, VolcanoJobs,
+    /// KubeRay's labels — writes them. Returns the constraint (with the defaults in
+    /// place of what was wrong) and, per wrong field, its name and what was expected.
+    pub fn parse(mode: Option<&str>, highest_tier: Option<i64>) -> (NetworkTopology, Vec<(&'static str, String)>) {
+        let mut errors = Vec::new();
+        let hard = match mode {
+            None | Some("hard") => true,
+            Some("soft") => false,
+            Some(other) => {
+                errors.push(("mode", format!("expected `hard` or `soft`, got `{other}`")));
+                true
+            }
+        };
+        let tier = highest_tier.and_then(|t| match u32::try_from(t) {
+            Ok(t) if t >= 1 => Some(t),
+            _ => {
+                errors.push(("highestTierAllowed", format!("must be an integer ≥ 1, got {t}")));
+                None
+            }
+        });
+        (NetworkTopology { hard, highest_tier_allowed: tier }, errors)
+    }
+}
+
 /// A task (role) of a job: `replicas` identical pods.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskSpec {

@@ -5,6 +5,7 @@
 //! and the field path, so a user fixes a scenario in one pass. The field reference
 //! is docs/scenario.md.
 
+mod build;
 pub mod error;
 pub mod raw;
 mod validate;
@@ -120,7 +121,8 @@ pub fn load_default() -> Scenario {
 pub fn load_str(text: &str, file: &str, base: &Path) -> Result<Scenario, ScenarioError> {
     let raw: raw::RawScenario =
         serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| parse_error(file, text, &e))?;
-    let mut s = validate::validate(raw, file, base)?;
+    let validated = validate::validate(&raw, file, base).map_err(|errors| ScenarioError { errors })?;
+    let mut s = build::build(validated)?;
     s.sha256 = hex(&Sha256::digest(text.as_bytes()));
     s.text = text.to_string();
     Ok(s)

@@ -1,18 +1,19 @@
 //! Kubernetes manifests in a scenario: `spec.queues: PATH`, `spec.cluster.hyperNodes:
 //! PATH` and `- manifests: PATH_OR_GLOB` workload sources (see docs/manifests.md).
 
-use super::{At, V, fits_somewhere, largest};
+use super::{At, Source, Targets, V, fits_somewhere, largest};
 use crate::scenario::InputError;
 use crate::scenario::raw::{RawCluster, RawSource};
-use lahar_core::cluster::{Node, NodeId};
+use lahar_core::cluster::Node;
 use lahar_core::comm::runtime::JobProfile;
 use lahar_core::job::JobSpec;
-use lahar_core::queue::{Queue, QueueId};
+use lahar_core::queue::Queue;
 use lahar_core::topology::HyperNodeDecl;
 use lahar_workloads::manifest::{self, Doc, ManifestError, PriorityClasses};
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 fn report(v: &mut V<'_>, errs: Vec<ManifestError>) {
     for e in errs {
@@ -107,20 +108,8 @@ pub(super) fn read_sources<'a>(
     out
 }
 
-/// What manifest jobs are resolved against.
-pub(super) struct Targets<'a> {
-    pub queues: &'a BTreeMap<String, QueueId>,
-    pub node_ids: &'a BTreeMap<String, NodeId>,
-    pub nodes: &'a [Node],
-}
-
 /// The jobs of one `manifests:` source, checked against the cluster.
-pub(super) fn jobs(
-    v: &mut V<'_>,
-    docs: &[Doc],
-    classes: &PriorityClasses,
-    t: &Targets<'_>,
-) -> Vec<(JobSpec, Option<JobProfile>)> {
+fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>) -> Vec<(JobSpec, Option<JobProfile>)> {
     let mut errs = Vec::new();
     let mut cx =
         manifest::Context { queues: t.queues, nodes: t.node_ids, names: &mut v.names, priority_classes: classes };
@@ -174,4 +163,25 @@ pub(super) fn jobs(
         }
     }
     out
+}
+
+/// A `manifests:` source: its jobs. A source of PriorityClasses only is a class
+/// source; any other source that yields no job (empty files, comments only) is a
+/// mistake.
+pub(super) fn source(
+    v: &mut V<'_>,
+    docs: &[Doc],
+    classes: &PriorityClasses,
+    t: &Targets<'_>,
+    at: At,
+    path: &str,
+) -> Source {
+    let errors_before = v.errors.len();
+    let jobs = jobs(v, docs, classes, t);
+    let classes_only = !docs.is_empty()
+        && docs.iter().all(|d| d.root.get("kind").and_then(|k| k.scalar()).as_deref() == Some("PriorityClass"));
+    if jobs.is_empty() && !classes_only && v.errors.len() == errors_before {
+        v.err(at, format!("{path}.manifests"), format!("the manifests yield no job ({} objects read)", docs.len()));
+    }
+    Source::Jobs { jobs: jobs.into_iter().map(|(j, p)| (j, p.map(Arc::new))).collect(), compact: false }
 }

@@ -528,22 +528,15 @@ pub(crate) fn queue(ck: &mut Ck<'_>, cx: &super::Context<'_>, name: &str, at: At
     q
 }
 
-/// `networkTopology: {mode, highestTierAllowed}`.
+/// `networkTopology: {mode, highestTierAllowed}`, read by [`NetworkTopology::parse`].
 pub(crate) fn network_topology(ck: &mut Ck<'_>, n: &Node, path: &str) -> NetworkTopology {
-    let hard = match ck.opt_str(n, "mode", path).as_deref() {
-        None | Some("hard") => true,
-        Some("soft") => false,
-        Some(other) => {
-            ck.err(
-                n.get("mode").and_then(|m| m.at),
-                &join(path, "mode"),
-                format!("expected `hard` or `soft`, got `{other}`"),
-            );
-            true
-        }
-    };
-    let tier = ck.opt_int(n, "highestTierAllowed", path, 1).map(|t| t as u32);
-    NetworkTopology { hard, highest_tier_allowed: tier }
+    let mode = ck.opt_str(n, "mode", path);
+    let tier = ck.opt_int(n, "highestTierAllowed", path, i64::MIN);
+    let (nt, errors) = NetworkTopology::parse(mode.as_deref(), tier);
+    for (field, m) in errors {
+        ck.err(n.get(field).and_then(|f| f.at), &join(path, field), m);
+    }
+    nt
 }
 
 /// `policies: [{event | events, action}]`.

@@ -92,21 +92,18 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
 fn network_topology(ck: &mut Ck<'_>, labels: &BTreeMap<String, (String, At)>) -> Option<NetworkTopology> {
     const MODE: &str = "volcano.sh/network-topology-mode";
     const TIER: &str = "volcano.sh/network-topology-highest-tier-allowed";
-    let (mode, at) = labels.get(MODE)?;
-    let hard = match mode.as_str() {
-        "hard" => true,
-        "soft" => false,
-        other => {
-            ck.err(*at, &format!("metadata.labels.{MODE}"), format!("expected `hard` or `soft`, got `{other}`"));
-            true
+    let (mode, mode_at) = labels.get(MODE)?;
+    let mut tier = None;
+    if let Some((t, at)) = labels.get(TIER) {
+        match t.trim().parse::<i64>() {
+            Ok(x) => tier = Some(x),
+            Err(_) => ck.err(*at, &format!("metadata.labels.{TIER}"), format!("expected an integer ≥ 1, got `{t}`")),
         }
-    };
-    let tier = labels.get(TIER).and_then(|(t, at)| match t.trim().parse::<u32>() {
-        Ok(x) if x >= 1 => Some(x),
-        _ => {
-            ck.err(*at, &format!("metadata.labels.{TIER}"), format!("expected an integer ≥ 1, got `{t}`"));
-            None
-        }
-    });
-    Some(NetworkTopology { hard, highest_tier_allowed: tier })
+    }
+    let (nt, errors) = NetworkTopology::parse(Some(mode), tier);
+    for (field, m) in errors {
+        let (label, at) = if field == "mode" { (MODE, *mode_at) } else { (TIER, labels[TIER].1) };
+        ck.err(at, &format!("metadata.labels.{label}"), m);
+    }
+    Some(nt)
 }

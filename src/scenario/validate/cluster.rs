@@ -1,0 +1,293 @@
+//! `spec.cluster`: node groups, explicit nodes, machine lists, the fabric and
+//! HyperNodes.
+
+use super::{At, MAX_NODES, V, at};
+use crate::scenario::raw::*;
+use lahar_core::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics, Node, NodeId};
+use lahar_core::resource::{GPU, PODS, Resources};
+use lahar_core::topology::{FabricTier, HyperNodeDecl, Member};
+use lahar_core::world::MAX_NODE_GPUS;
+use serde_saphyr::Spanned;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+pub(super) fn hypernodes(v: &mut V<'_>, c: &RawCluster, nodes: &[Node]) -> Option<Vec<HyperNodeDecl>> {
+    let RawHyperNodes::List(list) = &c.hyper_nodes.as_ref()?.value else { return None };
+    if c.fabric.is_some() {
+        v.err(None, "spec.cluster.hyperNodes", "give either `fabric` or `hyperNodes`, not both");
+    }
+    let by_name: BTreeMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+    let hn_names: BTreeSet<&str> = list.iter().map(|h| h.value.name.value.as_str()).collect();
+    let mut out = Vec::new();
+    for (i, h) in list.iter().enumerate() {
+        let path = format!("spec.cluster.hyperNodes[{i}]");
+        let tier = v.count(&h.value.tier, &format!("{path}.tier"), 1).unwrap_or(1);
+        let mut members = Vec::new();
+        for m in &h.value.members {
+            if let Some(&n) = by_name.get(m.as_str()) {
+                members.push(Member::Node(NodeId(n as u32)));
+            } else if hn_names.contains(m.as_str()) {
+                members.push(Member::HyperNode(m.clone()));
+            } else {
+                v.err(at(h), format!("{path}.members"), format!("`{m}` is neither a node nor a HyperNode"));
+            }
+        }
+        out.push(HyperNodeDecl {
+            name: h.value.name.value.clone(),
+            tier,
+            tier_name: h.value.tier_name.clone().unwrap_or_default(),
+            members,
+        });
+    }
+    Some(out)
+}
+
+pub(super) fn cluster(v: &mut V<'_>, c: &RawCluster, base: &Path) -> (Vec<Node>, Option<Vec<FabricTier>>) {
+    let mut nodes = Vec::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let mut add = |v: &mut V<'_>, node: Node, path: &str, at: At| {
+        if let Some(prev) = names.insert(node.name.clone(), path.to_string()) {
+            v.err(at, path, format!("node name `{}` is already used by {prev}", node.name));
+        }
+        nodes.push(node);
+    };
+    // Nodes the groups expand to so far.
+    let mut grouped = 0usize;
+    for (i, g) in c.node_groups.iter().flatten().enumerate() {
+        let path = format!("spec.cluster.nodeGroups[{i}]");
+        let Some(count) = &g.value.count else {
+            v.err(at(g), &path, "a node group needs `count`");
+            continue;
+        };
+        let mut count = v.count(count, &format!("{path}.count"), 0);
+        if let Some(c) = count.filter(|&c| grouped + c as usize > MAX_NODES) {
+            // Refused before a single node is built: a huge count would exhaust memory.
+            let total = grouped + c as usize;
+            let why = format!("the cluster would have {total} nodes; lahar simulates at most {MAX_NODES}");
+            v.err(at(g.value.count.as_ref().expect("checked above")), format!("{path}.count"), why);
+            count = None;
+        }
+        if let (Some(template), Some(count)) = (node(v, &g.value, &path), count) {
+            grouped += count as usize;
+            for k in 0..count {
+                let mut n = template.clone();
+                n.name = format!("{}-{k}", template.name);
+                add(v, n, &path, at(g));
+            }
+        }
+    }
+    for (i, n) in c.nodes.iter().flatten().enumerate() {
+        let path = format!("spec.cluster.nodes[{i}]");
+        if let Some(cnt) = &n.value.count {
+            v.err(at(cnt), format!("{path}.count"), "`count` belongs to nodeGroups; an explicit node is one node");
+        }
+        if let Some(node) = node(v, &n.value, &path) {
+            add(v, node, &path, at(n));
+        }
+    }
+    if let Some(list) = &c.node_list {
+        for (node, path) in node_list(v, list, base) {
+            add(v, node, &path, at(list));
+        }
+    }
+    if nodes.is_empty() && v.errors.is_empty() {
+        v.err(None, "spec.cluster", "the cluster has no nodes; add `nodeGroups`, `nodes` or `nodeList`");
+    }
+    let fabric = c.fabric.as_ref().map(|tiers| {
+        let mut out = Vec::new();
+        for (i, t) in tiers.iter().enumerate() {
+            let path = format!("spec.cluster.fabric[{i}]");
+            let tier = t.value.tier.value;
+            if tier != i as i64 + 1 {
+                v.err(
+                    at(&t.value.tier),
+                    format!("{path}.tier"),
+                    format!("tiers must be listed as 1, 2, 3... in order; expected {}, got {tier}", i + 1),
+                );
+            }
+            let fanout = v.count(&t.value.fanout, &format!("{path}.fanout"), 1).unwrap_or(1);
+            let over = t.value.oversubscription.as_ref().map(|o| o.value).unwrap_or(1.0);
+            if let Some(o) = &t.value.oversubscription
+                && !(o.value >= 1.0 && o.value.is_finite())
+            {
+                v.err(
+                    at(o),
+                    format!("{path}.oversubscription"),
+                    format!("must be a number ≥ 1.0 (1.0 = non-blocking), got {}", o.value),
+                );
+            }
+            out.push(FabricTier {
+                tier: tier.max(1) as u32,
+                name: t.value.name.clone(),
+                fanout,
+                oversubscription: over,
+            });
+        }
+        out
+    });
+    (nodes, fabric)
+}
+
+/// Nodes of a trace's machine list (`cluster.nodeList`), in file order, each with
+/// the path that names it in errors. Only openb's node lists describe machines
+/// (`sn,cpu_milli,memory_mib,gpu,model`); GPU nodes get the model as their
+/// `nvidia.com/gpu.product` label (what openb's `gpu_spec` selects) and PCIe
+/// intra-node links (the list does not say; the trace's jobs carry no model whose
+/// run time would depend on it).
+fn node_list(v: &mut V<'_>, list: &Spanned<RawNodeList>, base: &Path) -> Vec<(Node, String)> {
+    let l = &list.value;
+    let path = "spec.cluster.nodeList";
+    if l.format.value != "openb" {
+        v.err(
+            at(&l.format),
+            format!("{path}.format"),
+            format!("unknown node-list format `{}`; expected openb", l.format.value),
+        );
+        return Vec::new();
+    }
+    let pods = match &l.pods {
+        Some(p) => v.count(p, &format!("{path}.pods"), 1).unwrap_or(110),
+        None => 110,
+    };
+    let file = base.join(&l.path.value);
+    // Strict: a machine list is the cluster, so a bad row is an error, not a skip.
+    let read = match lahar_traces::openb::read_nodes(&file, true) {
+        Ok(r) => r,
+        Err(e) => {
+            v.err(at(&l.path), format!("{path}.path"), e.to_string());
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::with_capacity(read.nodes.len());
+    for (i, n) in read.nodes.into_iter().enumerate() {
+        let npath = format!("{path} ({}, node {} `{}`)", l.path.value, i + 1, n.name);
+        if n.gpus > MAX_NODE_GPUS {
+            v.err(at(&l.path), &npath, format!("at most {MAX_NODE_GPUS} GPUs per node, got {}", n.gpus));
+            continue;
+        }
+        let mut alloc = Resources::ZERO;
+        alloc.set(lahar_core::resource::CPU, n.cpu_milli);
+        alloc.set(lahar_core::resource::MEMORY, n.memory_bytes);
+        alloc.set(GPU, i64::from(n.gpus) * 1000);
+        alloc.set(PODS, i64::from(pods));
+        let gpu_model = n.model.unwrap_or_default();
+        let mut labels = BTreeMap::new();
+        if !gpu_model.is_empty() {
+            labels.insert(GPU_PRODUCT_LABEL.to_string(), gpu_model.clone());
+        }
+        let node = Node {
+            name: n.name,
+            labels,
+            allocatable: alloc,
+            gpu_model,
+            intra_node: IntraNode::Pcie,
+            nics: Nics::default(),
+        };
+        out.push((node, npath));
+    }
+    out
+}
+
+fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
+    let errors_before = v.errors.len();
+    if n.name.value.is_empty() {
+        v.err(at(&n.name), format!("{path}.name"), "expected a non-empty name");
+    }
+    let mut alloc = Resources::ZERO;
+    match &n.cpu {
+        Some(q) => {
+            if let Some((d, x)) = v.quantity("cpu", &q.value, at(q), &format!("{path}.cpu")) {
+                alloc.set(d, x);
+            }
+        }
+        None => v.err(at(&n.name), path, "missing `cpu` (e.g. cpu: 96)"),
+    }
+    match &n.memory {
+        Some(q) => {
+            if let Some((d, x)) = v.quantity("memory", &q.value, at(q), &format!("{path}.memory")) {
+                alloc.set(d, x);
+            }
+        }
+        None => v.err(at(&n.name), path, "missing `memory` (e.g. memory: 1Ti)"),
+    }
+    let gpus = match &n.gpus {
+        Some(g) => v.count(g, &format!("{path}.gpus"), 0).unwrap_or(0),
+        None => 0,
+    };
+    if gpus > MAX_NODE_GPUS
+        && let Some(g) = &n.gpus
+    {
+        v.err(at(g), format!("{path}.gpus"), format!("at most {MAX_NODE_GPUS} GPUs per node, got {gpus}"));
+    }
+    alloc.set(GPU, gpus as i64 * 1000);
+    let pods = match &n.pods {
+        Some(p) => v.count(p, &format!("{path}.pods"), 1).unwrap_or(110),
+        None => 110,
+    };
+    alloc.set(PODS, pods as i64);
+    if let Some(ext) = &n.extended_resources {
+        for (k, q) in &ext.value {
+            let p = format!("{path}.extendedResources.{k}");
+            if k == "cpu" || k == "memory" || k == "pods" || k == lahar_core::resource::GPU_RESOURCE {
+                v.err(at(ext), p, format!("`{k}` has its own field"));
+                continue;
+            }
+            if let Some((d, x)) = v.quantity(k, q, at(ext), &p) {
+                alloc.set(d, x);
+            }
+        }
+    }
+    let intra = match &n.intra_node {
+        Some(s) => IntraNode::parse(&s.value).unwrap_or_else(|| {
+            v.err(
+                at(s),
+                format!("{path}.intraNode"),
+                format!("unknown intra-node fabric `{}`; expected nvswitch, nvlink-pairs or pcie", s.value),
+            );
+            IntraNode::Pcie
+        }),
+        None if gpus > 0 => IntraNode::NvSwitch,
+        None => IntraNode::Pcie,
+    };
+    let nics = match &n.nics {
+        Some(x) => Nics {
+            count: v.count(&x.count, &format!("{path}.nics.count"), 0).unwrap_or(0),
+            gbps: v.count(&x.gbps, &format!("{path}.nics.gbps"), 1).unwrap_or(1),
+        },
+        None => Nics::default(),
+    };
+    let mut labels = n.labels.clone().unwrap_or_default();
+    let gpu_model = n.gpu_model.clone().unwrap_or_default();
+    if !gpu_model.is_empty() {
+        labels.entry(GPU_PRODUCT_LABEL.to_string()).or_insert_with(|| gpu_model.clone());
+    }
+    (v.errors.len() == errors_before).then(|| Node {
+        name: n.name.value.clone(),
+        labels,
+        allocatable: alloc,
+        gpu_model,
+        intra_node: intra,
+        nics,
+    })
+}
+
+/// Whether some node can hold a pod. Pods "fit" a cluster that had errors (its node
+/// list is incomplete): the cluster's own errors say what is wrong.
+pub(crate) fn fits_somewhere(v: &V<'_>, nodes: &[Node], req: &Resources, selector: &[(String, String)]) -> bool {
+    v.cluster_broken
+        || nodes
+            .iter()
+            .any(|n| req.fits_in(&n.allocatable) && selector.iter().all(|(k, val)| n.labels.get(k) == Some(val)))
+}
+
+/// The largest node's resources, dimension by dimension, in words.
+pub(crate) fn largest(nodes: &[Node]) -> String {
+    let m = nodes.iter().fold(Resources::ZERO, |a, n| a.max(&n.allocatable));
+    format!(
+        "{} GPUs, {} CPU, {} bytes of memory, {} pods",
+        m.gpus_ceil(),
+        m.cpu() as f64 / 1000.0,
+        m.memory(),
+        m.pods()
+    )
+}

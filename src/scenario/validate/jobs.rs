@@ -1,0 +1,394 @@
+//! `jobs:` sources: jobs written out in the scenario, their tasks, policies and
+//! topology constraints.
+
+use super::{MAX_REPLICAS, Source, Targets, UNSCHEDULABLE, V, at, comm, fits_somewhere, largest, queues};
+use crate::scenario::raw::*;
+use lahar_core::cluster::{Node, NodeId};
+use lahar_core::job::{
+    DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec, TaskTopology,
+};
+use lahar_core::queue::QueueId;
+use lahar_core::resource::{PODS, Resources};
+use lahar_core::time::{SimDuration, SimTime};
+use lahar_workloads::manifest::PriorityClasses;
+use serde_saphyr::Spanned;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+fn job(
+    v: &mut V<'_>,
+    rj: &Spanned<RawJob>,
+    path: &str,
+    queues: &BTreeMap<String, QueueId>,
+    node_ids: &BTreeMap<String, NodeId>,
+    classes: &PriorityClasses,
+    iterations: bool,
+) -> Option<JobSpec> {
+    let before = v.errors.len();
+    let r = &rj.value;
+    // Job priority: the named class's value (as Volcano reads the PodGroup's class),
+    // else `priority`, else the global-default class, else 0. Pods without their own
+    // `priority` get the class's value too (Kubernetes admission).
+    let class = r.priority_class_name.as_ref().and_then(|c| match classes.by_name.get(&c.value) {
+        Some(pc) => {
+            if r.priority.is_some() {
+                v.err(
+                    at(c),
+                    format!("{path}.priorityClassName"),
+                    "give either `priority` or `priorityClassName`, not both (the class sets the priority)",
+                );
+            }
+            Some((c.value.clone(), pc.value))
+        }
+        None => {
+            let known: Vec<&str> = classes.by_name.keys().map(String::as_str).collect();
+            v.err(
+                at(c),
+                format!("{path}.priorityClassName"),
+                format!("PriorityClass `{}` does not exist; defined classes: {}", c.value, known.join(", ")),
+            );
+            None
+        }
+    });
+    let job_priority = match &class {
+        Some((_, value)) => *value,
+        None => r.priority.or(classes.global_default()).unwrap_or(0),
+    };
+    let pod_priority = class.as_ref().map(|c| c.1).or(classes.global_default()).unwrap_or(1);
+    if r.name.value.is_empty() {
+        v.err(at(&r.name), format!("{path}.name"), "expected a non-empty name");
+    }
+    let submit = r.submit_at.as_ref().and_then(|d| v.duration(d, &format!("{path}.submitAt"))).unwrap_or_default();
+    let queue = match &r.queue {
+        Some(q) => queues::queue_ref(v, queues, &q.value, at(q), &format!("{path}.queue")),
+        None => queues::queue_ref(v, queues, "default", at(rj), &format!("{path}.queue")),
+    };
+    let duration = match (&r.duration, iterations) {
+        (Some(d), false) => v.duration(d, &format!("{path}.duration")),
+        (None, true) => Some(SimDuration::ZERO), // priced from the model once the cluster is known
+        (Some(d), true) => {
+            v.err(at(d), format!("{path}.duration"), "give either `duration` or `model.iterations`, not both");
+            None
+        }
+        (None, false) => {
+            v.err(at(rj), format!("{path}.duration"), "expected `duration` (e.g. 2h), or a `model` with `iterations`");
+            None
+        }
+    };
+    if r.tasks.is_empty() {
+        v.err(at(rj), format!("{path}.tasks"), "a job needs at least one task");
+    }
+    let mut task_names: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, t) in r.tasks.iter().enumerate() {
+        if task_names.insert(t.value.name.value.clone(), i).is_some() {
+            v.err(
+                at(&t.value.name),
+                format!("{path}.tasks[{i}].name"),
+                format!("task `{}` is defined twice", t.value.name.value),
+            );
+        }
+    }
+    let mut tasks = Vec::new();
+    for (i, rt) in r.tasks.iter().enumerate() {
+        let t = &rt.value;
+        let tpath = format!("{path}.tasks[{i}]");
+        let mut replicas = v.count(&t.replicas, &format!("{tpath}.replicas"), 0).unwrap_or(0);
+        if replicas as usize > MAX_REPLICAS {
+            let why = format!("{replicas} replicas; a task has at most {MAX_REPLICAS}");
+            v.err(at(&t.replicas), format!("{tpath}.replicas"), why);
+            replicas = 0;
+        }
+        let min_available = match &t.min_available {
+            Some(m) => {
+                let x = v.count(m, &format!("{tpath}.minAvailable"), 0).unwrap_or(0);
+                if x > replicas {
+                    v.err(
+                        at(m),
+                        format!("{tpath}.minAvailable"),
+                        format!("must not exceed replicas ({replicas}), got {x}"),
+                    );
+                }
+                x
+            }
+            None => replicas,
+        };
+        let mut requests = Resources::ZERO;
+        if let Some(res) = &t.resources {
+            for (k, q) in &res.value {
+                if k == "pods" {
+                    v.err(
+                        at(res),
+                        format!("{tpath}.resources.pods"),
+                        "every pod takes one `pods` slot; do not request it",
+                    );
+                    continue;
+                }
+                if let Some((d, x)) = v.quantity(k, q, at(res), &format!("{tpath}.resources.{k}")) {
+                    requests.set(d, x);
+                }
+            }
+        }
+        requests.set(PODS, 1);
+        let mut depends_on = Vec::new();
+        let mut depends_any = false;
+        if let Some(d) = &t.depends_on {
+            for n in &d.value.name {
+                match task_names.get(n) {
+                    Some(&k) if k == i => {
+                        v.err(at(d), format!("{tpath}.dependsOn"), format!("task `{n}` cannot depend on itself"))
+                    }
+                    Some(&k) => depends_on.push(k),
+                    None => v.err(
+                        at(d),
+                        format!("{tpath}.dependsOn"),
+                        format!("task `{n}` does not exist in job `{}`", r.name.value),
+                    ),
+                }
+            }
+            depends_any = match d.value.iteration.as_deref() {
+                None | Some("all") => false,
+                Some("any") => true,
+                Some(other) => {
+                    v.err(
+                        at(d),
+                        format!("{tpath}.dependsOn.iteration"),
+                        format!("expected `any` or `all`, got `{other}`"),
+                    );
+                    false
+                }
+            };
+        }
+        tasks.push(TaskSpec {
+            name: lahar_core::text::shared(&t.name.value),
+            replicas,
+            min_available,
+            requests,
+            priority: t.priority.unwrap_or(pod_priority),
+            depends_on,
+            depends_any,
+            node_selector: t.node_selector.clone().unwrap_or_default().into_iter().collect(),
+            policies: policies(v, t.policies.as_ref(), &tpath),
+            preemptable: t.preemptable.unwrap_or(true),
+        });
+    }
+    if let Some(cycle) = lahar_core::job::dependency_cycle(&tasks) {
+        v.err(at(rj), format!("{path}.tasks"), format!("dependsOn cycle: {cycle}"));
+    }
+    let total: u32 = tasks.iter().map(|t| t.replicas).sum();
+    let sum_min: u32 = tasks.iter().map(|t| t.min_available).sum();
+    let min_available = match &r.min_available {
+        Some(m) => {
+            let x = v.count(m, &format!("{path}.minAvailable"), 0).unwrap_or(0);
+            if x > total {
+                v.err(
+                    at(m),
+                    format!("{path}.minAvailable"),
+                    format!("must not exceed the total replicas of all tasks ({total}), got {x}"),
+                );
+            }
+            x
+        }
+        None => sum_min,
+    };
+    let max_retry = r.max_retry.as_ref().and_then(|m| v.count(m, &format!("{path}.maxRetry"), 0)).unwrap_or(3);
+    let checkpoint = r.checkpoint_interval.as_ref().and_then(|d| v.duration(d, &format!("{path}.checkpointInterval")));
+    let grace = r
+        .termination_grace_period
+        .as_ref()
+        .and_then(|d| v.duration(d, &format!("{path}.terminationGracePeriod")))
+        .unwrap_or(DEFAULT_TERMINATION_GRACE);
+    let network_topology =
+        r.network_topology.as_ref().map(|nt| network_topology(v, nt, &format!("{path}.networkTopology")));
+    let job_policies = policies(v, r.policies.as_ref(), path);
+    let mut initial = Vec::new();
+    if let Some(run) = &r.running {
+        if submit.micros() != 0 {
+            v.err(
+                at(run),
+                format!("{path}.running"),
+                "pods can only be running from the start: leave `submitAt` out or 0",
+            );
+        }
+        for (task, names) in &run.value {
+            let Some(&t) = task_names.get(task) else {
+                v.err(
+                    at(run),
+                    format!("{path}.running.{task}"),
+                    format!("task `{task}` does not exist in job `{}`", r.name.value),
+                );
+                continue;
+            };
+            if names.len() as u32 > tasks[t].replicas {
+                v.err(
+                    at(run),
+                    format!("{path}.running.{task}"),
+                    format!("{} pods given as running but the task has {} replicas", names.len(), tasks[t].replicas),
+                );
+            }
+            for (k, n) in names.iter().enumerate() {
+                match node_ids.get(n) {
+                    Some(&node) => initial.push((t, k as u32, node)),
+                    None => v.err(at(run), format!("{path}.running.{task}[{k}]"), format!("node `{n}` does not exist")),
+                }
+            }
+        }
+    }
+    let task_topology =
+        r.task_topology.as_ref().map(|tt| task_topology(v, tt, &task_names, &format!("{path}.taskTopology")));
+    if v.errors.len() != before {
+        return None;
+    }
+    let mut j = JobSpec {
+        name: r.name.value.clone(),
+        namespace: lahar_core::text::shared(r.namespace.as_deref().unwrap_or("default")),
+        kind: "VolcanoJob".into(),
+        queue: queue?,
+        priority_class: class.map(|c| c.0),
+        priority: job_priority,
+        submit: SimTime(submit.micros()),
+        min_available,
+        tasks,
+        policies: job_policies,
+        max_retry,
+        min_resources: Resources::ZERO,
+        network_topology,
+        duration: duration?,
+        checkpoint_interval: checkpoint,
+        termination_grace: grace,
+        user: lahar_core::text::shared(""),
+        task_topology: task_topology.map(Box::new),
+        initial,
+        pod_names: None,
+    };
+    j.min_resources = j.compute_min_resources();
+    Some(j)
+}
+
+fn policies(v: &mut V<'_>, raw: Option<&Vec<Spanned<RawPolicy>>>, path: &str) -> Vec<Policy> {
+    let mut out = Vec::new();
+    for (i, p) in raw.into_iter().flatten().enumerate() {
+        let ev = PolicyEvent::parse(&p.value.event.value);
+        let ac = PolicyAction::parse(&p.value.action.value);
+        if ev.is_none() {
+            v.err(
+                at(&p.value.event),
+                format!("{path}.policies[{i}].event"),
+                format!(
+                    "unknown event `{}`; expected *, PodEvicted, PodFailed, TaskCompleted or Unknown",
+                    p.value.event.value
+                ),
+            );
+        }
+        if ac.is_none() {
+            v.err(at(&p.value.action), format!("{path}.policies[{i}].action"), format!("unknown action `{}`; expected RestartJob, RestartTask, RestartPod, AbortJob, TerminateJob or CompleteJob", p.value.action.value));
+        }
+        if let (Some(event), Some(action)) = (ev, ac) {
+            out.push(Policy { event, action });
+        }
+    }
+    out
+}
+
+/// `taskTopology`: every name is a task of the job, and no name repeats within a
+/// group or in `taskOrder` (Volcano ignores the whole annotation otherwise).
+fn task_topology<T>(
+    v: &mut V<'_>,
+    tt: &Spanned<RawTaskTopology>,
+    task_names: &BTreeMap<String, T>,
+    path: &str,
+) -> TaskTopology {
+    let check = |v: &mut V<'_>, group: &[String], gpath: String| {
+        let mut seen = BTreeSet::new();
+        for (k, name) in group.iter().enumerate() {
+            // Empty names are skipped, as Volcano skips them.
+            if name.is_empty() {
+                continue;
+            }
+            if !task_names.contains_key(name) {
+                let known: Vec<&str> = task_names.keys().map(String::as_str).collect();
+                v.err(
+                    at(tt),
+                    format!("{gpath}[{k}]"),
+                    format!("task `{name}` does not exist in the job; tasks: {}", known.join(", ")),
+                );
+            } else if !seen.insert(name.as_str()) {
+                v.err(at(tt), format!("{gpath}[{k}]"), format!("task `{name}` is listed twice"));
+            }
+        }
+    };
+    let t = &tt.value;
+    for (i, g) in t.affinity.iter().flatten().enumerate() {
+        check(v, g, format!("{path}.affinity[{i}]"));
+    }
+    for (i, g) in t.anti_affinity.iter().flatten().enumerate() {
+        check(v, g, format!("{path}.antiAffinity[{i}]"));
+    }
+    if let Some(o) = &t.task_order {
+        check(v, o, format!("{path}.taskOrder"));
+    }
+    let clean = |g: &Vec<String>| g.iter().filter(|n| !n.is_empty()).cloned().collect::<Vec<String>>();
+    let groups = |v: &Option<Vec<Vec<String>>>| {
+        v.iter().flatten().map(clean).filter(|g| !g.is_empty()).collect::<Vec<Vec<String>>>()
+    };
+    TaskTopology {
+        affinity: groups(&t.affinity),
+        anti_affinity: groups(&t.anti_affinity),
+        task_order: t.task_order.as_ref().map(clean).unwrap_or_default(),
+    }
+}
+
+/// `networkTopology: {mode, highestTierAllowed}`, read by [`NetworkTopology::parse`].
+pub(super) fn network_topology(v: &mut V<'_>, nt: &Spanned<RawNetworkTopology>, path: &str) -> NetworkTopology {
+    let tier = nt.value.highest_tier_allowed.as_ref();
+    let (out, errors) = NetworkTopology::parse(nt.value.mode.as_deref(), tier.map(|t| t.value));
+    for (field, m) in errors {
+        let a = match (field, tier) {
+            ("highestTierAllowed", Some(t)) => at(t),
+            _ => at(nt),
+        };
+        v.err(a, format!("{path}.{field}"), m);
+    }
+    out
+}
+
+fn check_job_fit(v: &mut V<'_>, j: &JobSpec, nodes: &[Node], raw: &Spanned<RawJob>, path: &str) {
+    for (i, t) in j.tasks.iter().enumerate() {
+        if t.replicas > 0 && !fits_somewhere(v, nodes, &t.requests, &t.node_selector) {
+            let why =
+                if t.node_selector.is_empty() { String::new() } else { " with a matching nodeSelector".to_string() };
+            v.warn(UNSCHEDULABLE, 1, at(&raw.value.tasks[i]), format!("{path}.tasks[{i}]"), format!(
+                "job `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {}); the job stays pending",
+                j.name, t.name, t.requests.gpu_milli() as f64 / 1000.0, t.requests.cpu() as f64 / 1000.0, t.requests.memory(), largest(nodes)
+            ));
+            return;
+        }
+    }
+}
+
+/// A `jobs:` source: each job validated, checked against the nodes, and priced by
+/// its model when it has one.
+pub(super) fn source(
+    v: &mut V<'_>,
+    list: &[Spanned<RawJob>],
+    path: &str,
+    t: &Targets<'_>,
+    classes: &PriorityClasses,
+) -> Source {
+    let mut jobs = Vec::new();
+    for (i, rj) in list.iter().enumerate() {
+        let jpath = format!("{path}.jobs[{i}]");
+        let prof =
+            rj.value.model.as_ref().and_then(|m| comm::model_profile(v, m, &format!("{jpath}.model")).map(Arc::new));
+        let iterations = prof.as_ref().is_some_and(|p| p.iterations.is_some());
+        if let Some(j) = job(v, rj, &jpath, t.queues, t.node_ids, classes, iterations) {
+            check_job_fit(v, &j, t.nodes, rj, &jpath);
+            if let (Some(p), Some(m)) = (&prof, &rj.value.model)
+                && let Err(e) = p.check(j.total_gpus().max(0) as u32)
+            {
+                v.err(at(m), format!("{jpath}.model"), e);
+            }
+            jobs.push((j, prof));
+        }
+    }
+    Source::Jobs { jobs, compact: true }
+}

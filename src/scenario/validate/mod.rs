@@ -1,0 +1,406 @@
+//! Raw scenario → [`Validated`]: every field checked, every error collected with its
+//! location, nothing generated, imported or priced yet (that is
+//! [`build`](super::build)). One module per concern: the cluster, the queues, the
+//! scheduler, synthetic sources, explicit jobs, manifests and the comm model.
+
+use super::raw::*;
+use super::{CommSettings, InputError, SchedulerChoice, Warning};
+use lahar_core::cluster::{Node, NodeId};
+use lahar_core::comm::runtime::JobProfile;
+use lahar_core::engine::EngineConfig;
+use lahar_core::job::{JobSpec, NetworkTopology};
+use lahar_core::queue::{Queue, QueueId};
+use lahar_core::resource::{ResourceList, ResourceNames};
+use lahar_core::time::{SimDuration, SimTime, parse_duration};
+use lahar_core::topology::{FabricTier, HyperNodeDecl};
+use lahar_workloads::synthetic::SyntheticSpec;
+use serde_saphyr::Spanned;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+mod cluster;
+pub mod comm;
+mod jobs;
+mod manifests;
+mod queues;
+mod scheduler;
+mod synthetic;
+
+pub(crate) use cluster::{fits_somewhere, largest};
+
+pub(crate) type At = Option<(u64, u64)>;
+
+/// Nodes in one cluster, at most (a node costs about 1 KB with its state).
+pub const MAX_NODES: usize = 1_000_000;
+
+/// Jobs of one synthetic source, at most (about 1.4 KB each, alive or not).
+pub const MAX_JOBS: usize = 10_000_000;
+
+/// Replicas of one task, at most.
+pub const MAX_REPLICAS: usize = 1_000_000;
+
+/// Timeseries rows, at most (they are held until the run ends).
+pub const MAX_SAMPLES: u64 = 5_000_000;
+
+pub(crate) fn at<T>(s: &Spanned<T>) -> At {
+    let l = &s.referenced;
+    (l.line() > 0).then(|| (l.line(), l.column()))
+}
+
+/// The validation context: the file, every error and warning so far, and the
+/// resource names registered.
+pub(crate) struct V<'a> {
+    pub file: &'a str,
+    pub errors: Vec<InputError>,
+    pub warnings: Vec<Warning>,
+    pub names: ResourceNames,
+    /// Queues that are some queue's `parent`: they hold no jobs.
+    pub parent_queues: BTreeSet<String>,
+    /// The cluster had errors, so its node list is incomplete: checks of whether
+    /// pods fit a node would only repeat those errors as false cascades.
+    pub cluster_broken: bool,
+}
+
+impl V<'_> {
+    /// A warning about the scenario file itself.
+    pub(crate) fn warn(
+        &mut self,
+        kind: &'static str,
+        count: u64,
+        at: At,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        let file = self.file.to_string();
+        self.warn_in(Warning {
+            kind,
+            count,
+            file,
+            at,
+            path: path.into(),
+            message: message.into(),
+            first_of_many: true,
+        });
+    }
+    /// Adds a warning; one of the same kind about the same source (`group`) only
+    /// adds to the first one's count.
+    pub(crate) fn warn_in(&mut self, w: Warning) {
+        match self
+            .warnings
+            .iter_mut()
+            .find(|x| x.kind == w.kind && x.file == w.file && group(&x.path) == group(&w.path))
+        {
+            Some(first) => first.count += w.count,
+            None => self.warnings.push(w),
+        }
+    }
+    pub(crate) fn err(&mut self, at: At, path: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(InputError { file: self.file.to_string(), at, path: path.into(), message: message.into() });
+    }
+
+    pub(crate) fn duration(&mut self, s: &Spanned<String>, path: &str) -> Option<SimDuration> {
+        parse_duration(&s.value).map_err(|e| self.err(at(s), path, e.to_string())).ok()
+    }
+
+    pub(crate) fn count(&mut self, s: &Spanned<i64>, path: &str, min: i64) -> Option<u32> {
+        if s.value < min || s.value > u32::MAX as i64 {
+            self.err(at(s), path, format!("must be an integer ≥ {min}, got {}", s.value));
+            return None;
+        }
+        Some(s.value as u32)
+    }
+
+    pub(crate) fn quantity(&mut self, resource: &str, q: &Quantity, at: At, path: &str) -> Option<(usize, i64)> {
+        let d = match self.names.dim_or_register(resource) {
+            Ok(d) => d,
+            Err(e) => {
+                self.err(at, path, e.to_string());
+                return None;
+            }
+        };
+        match lahar_core::quantity::parse_quantity(&q.0, ResourceNames::scale(d)) {
+            Ok(v) if v >= 0 => Some((d, v)),
+            Ok(v) => {
+                self.err(at, path, format!("must not be negative, got {v}"));
+                None
+            }
+            Err(e) => {
+                self.err(at, path, e.to_string());
+                None
+            }
+        }
+    }
+
+    pub(crate) fn resource_list(&mut self, m: &Spanned<BTreeMap<String, Quantity>>, path: &str) -> ResourceList {
+        let mut list = ResourceList::default();
+        for (k, q) in &m.value {
+            if let Some((d, v)) = self.quantity(k, q, at(m), &format!("{path}.{k}")) {
+                list.put(d, v);
+            }
+        }
+        list
+    }
+}
+
+/// The source a warning's field path belongs to (`spec.workload[2]`), so warnings of
+/// one kind about one source are counted together.
+fn group(path: &str) -> &str {
+    match path.find("].") {
+        Some(i) if path.starts_with("spec.workload[") => &path[..=i],
+        _ => path,
+    }
+}
+
+/// Warning kind: a job with a pod no node can hold.
+pub(crate) const UNSCHEDULABLE: &str = "unschedulable-pods";
+
+/// Warning kind: a gang whose minimum exceeds the whole cluster.
+pub(crate) const GANG_EXCEEDS_CLUSTER: &str = "gang-exceeds-cluster";
+
+/// Warning kind: trace rows skipped.
+pub(crate) const TRACE_ROWS_SKIPPED: &str = "trace-rows-skipped";
+
+/// A job's model profile, shared by the jobs of a source that names one.
+pub(crate) type Profile = Option<Arc<JobProfile>>;
+
+/// A scenario whose every field is checked: the cluster's nodes, its fabric or
+/// HyperNodes, queues, scheduler and run settings, and each workload source ready
+/// to be built.
+pub(crate) struct Validated<'a> {
+    /// The context: the resource names registered, warnings so far (no errors).
+    pub v: V<'a>,
+    pub name: String,
+    pub seed: u64,
+    pub engine: EngineConfig,
+    pub nodes: Vec<Node>,
+    pub fabric: Option<Vec<FabricTier>>,
+    pub decls: Option<Vec<HyperNodeDecl>>,
+    pub queues: Vec<Queue>,
+    pub scheduler: SchedulerChoice,
+    /// The conf text, kept for the run's record (input-scheduler.conf).
+    pub conf_text: Option<String>,
+    pub comm: CommSettings,
+    /// The workload sources, in the scenario's order.
+    pub sources: Vec<Source>,
+    pub output_dir: PathBuf,
+    /// Where `spec.output.sampleInterval` was given, if it was.
+    pub sample_at: Option<At>,
+}
+
+/// One workload source, validated.
+pub(crate) enum Source {
+    /// Jobs to generate from `spec`; each gets `profile`, or one of `mix` as
+    /// `spec.model_weights` picks, and multi-pod gangs get `network_topology`.
+    Synthetic {
+        spec: Box<SyntheticSpec>,
+        profile: Profile,
+        mix: Vec<Arc<JobProfile>>,
+        network_topology: Option<NetworkTopology>,
+        at: At,
+        path: String,
+    },
+    /// A trace to import.
+    Trace {
+        format: lahar_traces::Format,
+        file: PathBuf,
+        opts: lahar_traces::ImportOptions,
+        allow_empty: bool,
+        /// Where the source's `path` is written.
+        at: At,
+        path: String,
+    },
+    /// Jobs given whole: a `jobs:` list (`compact`) or the jobs of manifests.
+    Jobs { jobs: Vec<(JobSpec, Profile)>, compact: bool },
+}
+
+/// Validates a parsed scenario.
+pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Result<Validated<'a>, Vec<InputError>> {
+    let mut v = V {
+        file,
+        errors: Vec::new(),
+        warnings: Vec::new(),
+        names: ResourceNames::default(),
+        parent_queues: BTreeSet::new(),
+        cluster_broken: false,
+    };
+    if raw.api_version.value != "lahar.io/v1alpha1" {
+        v.err(
+            at(&raw.api_version),
+            "apiVersion",
+            format!("expected `lahar.io/v1alpha1`, got `{}`", raw.api_version.value),
+        );
+    }
+    if raw.kind.value != "Scenario" {
+        v.err(at(&raw.kind), "kind", format!("expected `Scenario`, got `{}`", raw.kind.value));
+    }
+    let name = raw.metadata.name.value.clone();
+    if name.is_empty() || name.contains(['/', '\\']) {
+        v.err(at(&raw.metadata.name), "metadata.name", "expected a non-empty name without slashes");
+    }
+    let spec = &raw.spec;
+    let seed = spec.seed.unwrap_or(0);
+    let mut engine = engine(&mut v, spec, seed);
+
+    let before_cluster = v.errors.len();
+    let (nodes, fabric) = cluster::cluster(&mut v, &spec.cluster, base);
+    v.cluster_broken = v.errors.len() > before_cluster;
+    let decls = match spec.cluster.hyper_nodes.as_ref().map(|h| (h, &h.value)) {
+        Some((h, RawHyperNodes::Path(p))) => manifests::hypernodes(&mut v, p, at(h), base, &spec.cluster, &nodes),
+        _ => cluster::hypernodes(&mut v, &spec.cluster, &nodes),
+    };
+    let node_ids: BTreeMap<String, NodeId> =
+        nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), NodeId(i as u32))).collect();
+    let queues = match spec.queues.as_ref().map(|q| (q, &q.value)) {
+        Some((q, RawQueues::Path(p))) => manifests::queues(&mut v, p, at(q), base),
+        Some((_, RawQueues::List(l))) => queues::queues(&mut v, Some(l.as_slice())),
+        None => queues::queues(&mut v, None),
+    };
+    let queue_ids: BTreeMap<String, QueueId> =
+        queues.iter().enumerate().map(|(i, q)| (q.name.clone(), QueueId(i as u32))).collect();
+
+    let scheduler = scheduler::scheduler(&mut v, spec.scheduler.as_ref(), base);
+    let conf_text = scheduler::conf_text(&scheduler, spec.scheduler.as_ref(), base);
+    let comm = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
+    // One registry of PriorityClasses: Kubernetes' built-in ones, `spec.priorityClasses`,
+    // then the PriorityClass objects of every manifest source (a name defined twice
+    // anywhere is an error).
+    let classes = scheduler::priority_classes(&mut v, spec.priority_classes.as_deref());
+    let mut manifest_docs = manifests::read_sources(&mut v, spec.workload.iter().flatten(), base, classes);
+    let targets = Targets { queues: &queue_ids, node_ids: &node_ids, nodes: &nodes };
+    // Run times of the traces named by `duration.empirical`, read once per (file, format).
+    let mut empirical_cache: BTreeMap<(PathBuf, &'static str), Vec<SimDuration>> = BTreeMap::new();
+    let mut sources = Vec::new();
+    for (s, src) in spec.workload.iter().flatten().enumerate() {
+        let path = format!("spec.workload[{s}]");
+        let source = match &src.value {
+            RawSource::Synthetic(syn) => {
+                let ctx = synthetic::SynCtx { index: s, path: &path, at: at(src), targets: &targets, base };
+                synthetic::source(&mut v, syn, &ctx, &mut empirical_cache)
+            }
+            RawSource::Trace(t) => trace(&mut v, t, &path, &queue_ids, base),
+            RawSource::Manifests(_) => {
+                let docs = manifest_docs.docs.remove(&s).unwrap_or_default();
+                Some(manifests::source(&mut v, &docs, &manifest_docs.classes, &targets, at(src), &path))
+            }
+            RawSource::Jobs(list) => Some(jobs::source(&mut v, list, &path, &targets, &manifest_docs.classes)),
+        };
+        sources.push(source.unwrap_or(Source::Jobs { jobs: Vec::new(), compact: false }));
+    }
+
+    let mut output_dir = PathBuf::from("out").join(&name);
+    let mut sample_at = None;
+    if let Some(o) = &spec.output {
+        if let Some(s) = &o.sample_interval {
+            sample_at = Some(at(s));
+            match v.duration(s, "spec.output.sampleInterval") {
+                Some(d) if d.micros() == 0 => v.err(at(s), "spec.output.sampleInterval", "must be longer than 0"),
+                Some(d) => engine.sample_interval = d,
+                None => {}
+            }
+        }
+        if let Some(d) = &o.dir {
+            output_dir = base.join(d);
+        }
+    }
+    if !v.errors.is_empty() {
+        return Err(v.errors);
+    }
+    Ok(Validated {
+        v,
+        name,
+        seed,
+        engine,
+        nodes,
+        fabric,
+        decls,
+        queues,
+        scheduler,
+        conf_text,
+        comm,
+        sources,
+        output_dir,
+        sample_at,
+    })
+}
+
+/// `seed`, `horizon`, `schedulePeriod` and `sessions`; the sample interval's default.
+fn engine(v: &mut V<'_>, spec: &RawSpec, seed: u64) -> EngineConfig {
+    let mut engine = EngineConfig { seed, sample_interval: SimDuration::from_secs(300), ..EngineConfig::default() };
+    if let Some(h) = &spec.horizon {
+        match v.duration(h, "spec.horizon") {
+            // A zero horizon would stop before the first event: every metric empty.
+            Some(d) if d.micros() == 0 => {
+                v.err(at(h), "spec.horizon", "must be longer than 0 (leave it out to run until no event is left)")
+            }
+            d => engine.horizon = d.map(|d| SimTime(d.micros())),
+        }
+    }
+    if let Some(p) = &spec.schedule_period {
+        match v.duration(p, "spec.schedulePeriod") {
+            Some(d) if d.micros() == 0 => v.err(at(p), "spec.schedulePeriod", "must be longer than 0"),
+            d => engine.schedule_period = d,
+        }
+    }
+    if let Some(s) = &spec.sessions {
+        engine.max_sessions = v.count(s, "spec.sessions", 1).map(u64::from);
+    }
+    engine
+}
+
+/// What the jobs of a source are resolved against.
+pub(crate) struct Targets<'a> {
+    pub queues: &'a BTreeMap<String, QueueId>,
+    pub node_ids: &'a BTreeMap<String, NodeId>,
+    pub nodes: &'a [Node],
+}
+
+/// A `trace:` source: its format, queue and per-GPU defaults; the file must open.
+fn trace(
+    v: &mut V<'_>,
+    t: &RawTrace,
+    path: &str,
+    queue_ids: &BTreeMap<String, QueueId>,
+    base: &Path,
+) -> Option<Source> {
+    let tpath = format!("{path}.trace");
+    let Some(format) = lahar_traces::Format::from_name(&t.format.value) else {
+        let known: Vec<&str> = lahar_traces::Format::ALL.iter().map(|f| f.name()).collect();
+        v.err(
+            at(&t.format),
+            format!("{tpath}.format"),
+            format!("unknown trace format `{}`; expected one of: {}", t.format.value, known.join(", ")),
+        );
+        return None;
+    };
+    let mut opts = lahar_traces::ImportOptions { strict: t.strict.unwrap_or(false), ..Default::default() };
+    let qname = t.queue.as_ref().map(|q| q.value.as_str()).unwrap_or("default");
+    let qat = t.queue.as_ref().map(at).unwrap_or(at(&t.path));
+    let q = queues::queue_ref(v, queue_ids, qname, qat, &format!("{tpath}.queue"))?;
+    opts.queues = lahar_traces::QueueMapping::Single(q);
+    if let Some(c) = &t.cpu_per_gpu
+        && let Some((_, x)) = v.quantity("cpu", &c.value, at(c), &format!("{tpath}.cpuPerGpu"))
+    {
+        opts.cpu_milli_per_gpu = x;
+    }
+    if let Some(m) = &t.memory_per_gpu
+        && let Some((_, x)) = v.quantity("memory", &m.value, at(m), &format!("{tpath}.memoryPerGpu"))
+    {
+        opts.memory_per_gpu = x;
+    }
+    let file = base.join(&t.path.value);
+    // Checked up front: a missing trace is reported with every other problem.
+    if let Err(source) = lahar_core::files::open(&file) {
+        let e = lahar_traces::ImportError::Io { path: file, source };
+        v.err(at(&t.path), format!("{tpath}.path"), e.to_string());
+        return None;
+    }
+    Some(Source::Trace {
+        format,
+        file,
+        opts,
+        allow_empty: t.allow_empty.unwrap_or(false),
+        at: at(&t.path),
+        path: tpath,
+    })
+}

@@ -1,0 +1,143 @@
+//! `spec.scheduler` and `spec.priorityClasses`.
+
+use super::{At, V, at};
+use crate::scenario::raw::*;
+use crate::scenario::{InputError, SchedulerChoice};
+use lahar_workloads::manifest::{PriorityClass, PriorityClasses};
+use serde_saphyr::Spanned;
+use std::path::Path;
+
+fn volcano_conf(v: &mut V<'_>, text: &str, conf_file: Option<&str>, inline_at: At, path: &str) -> SchedulerChoice {
+    match lahar_policies::volcano::conf::parse(text) {
+        Ok(c) => SchedulerChoice::Volcano(Box::new(c)),
+        Err(e) => {
+            for i in e.issues {
+                let p = if i.path.is_empty() { path.to_string() } else { format!("{path}: {}", i.path) };
+                match conf_file {
+                    Some(f) => {
+                        v.errors.push(InputError { file: f.to_string(), at: i.at, path: i.path, message: i.message })
+                    }
+                    None => {
+                        // Inline block scalar: its text starts on the line after the key.
+                        let at = match (inline_at, i.at) {
+                            (Some((l0, _)), Some((l, c))) => Some((l0 + l, c)),
+                            _ => inline_at,
+                        };
+                        v.err(
+                            at,
+                            p,
+                            format!("{} (line {} of the inline conf)", i.message, i.at.map(|x| x.0).unwrap_or(0)),
+                        );
+                    }
+                }
+            }
+            SchedulerChoice::Baseline("gang-fifo".into())
+        }
+    }
+}
+
+/// `spec.scheduler`: a baseline, a conf file or an inline conf (Volcano's default
+/// conf when absent).
+pub(super) fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: &Path) -> SchedulerChoice {
+    let default = || {
+        SchedulerChoice::Volcano(Box::new(
+            lahar_policies::volcano::conf::parse(lahar_policies::volcano::conf::DEFAULT_CONF).expect("built-in conf"),
+        ))
+    };
+    let Some(s) = s else { return default() };
+    match (&s.value.baseline, &s.value.conf, &s.value.inline) {
+        (Some(b), None, None) => {
+            if !lahar_policies::BASELINES.contains(&b.value.as_str()) {
+                v.err(
+                    at(b),
+                    "spec.scheduler.baseline",
+                    format!(
+                        "unknown baseline `{}`; expected one of: {}",
+                        b.value,
+                        lahar_policies::BASELINES.join(", ")
+                    ),
+                );
+            }
+            SchedulerChoice::Baseline(b.value.clone())
+        }
+        (None, Some(c), None) => {
+            let p = base.join(&c.value);
+            match lahar_core::files::read_to_string(&p) {
+                Ok(text) => volcano_conf(v, &text, Some(&p.display().to_string()), None, "spec.scheduler.conf"),
+                Err(e) => {
+                    v.err(at(c), "spec.scheduler.conf", format!("cannot read `{}`: {e}", p.display()));
+                    default()
+                }
+            }
+        }
+        (None, None, Some(t)) => volcano_conf(v, &t.value, None, at(t), "spec.scheduler.inline"),
+        _ => {
+            v.err(
+                at(s),
+                "spec.scheduler",
+                "expected exactly one of `baseline`, `conf` (a volcano-scheduler.conf path) or `inline` (its text)",
+            );
+            default()
+        }
+    }
+}
+
+/// `spec.priorityClasses`: user classes added to Kubernetes' built-in ones.
+pub(super) fn priority_classes(v: &mut V<'_>, list: Option<&[Spanned<RawPriorityClass>]>) -> PriorityClasses {
+    let mut out = PriorityClasses::builtin();
+    for (i, c) in list.unwrap_or_default().iter().enumerate() {
+        let path = format!("spec.priorityClasses[{i}]");
+        let r = &c.value;
+        let global_default = r.global_default.as_ref().is_some_and(|g| g.value);
+        let preemption_policy = match &r.preemption_policy {
+            Some(p) if !["PreemptLowerPriority", "Never"].contains(&p.value.as_str()) => {
+                v.err(
+                    at(p),
+                    format!("{path}.preemptionPolicy"),
+                    format!("expected `PreemptLowerPriority` or `Never`, got `{}`", p.value),
+                );
+                continue;
+            }
+            Some(p) => p.value.clone(),
+            None => "PreemptLowerPriority".into(),
+        };
+        if r.name.value.is_empty() {
+            v.err(at(&r.name), format!("{path}.name"), "expected a non-empty name");
+            continue;
+        }
+        if r.value.value < i64::from(i32::MIN) {
+            v.err(
+                at(&r.value),
+                format!("{path}.value"),
+                format!("must be at least {}, got {}", i32::MIN, r.value.value),
+            );
+            continue;
+        }
+        if let Some((field, m)) = out.check(&r.name.value, r.value.value, global_default) {
+            let at = match field {
+                "value" => at(&r.value),
+                "globalDefault" => r.global_default.as_ref().map_or(at(c), at),
+                _ => at(&r.name),
+            };
+            v.err(at, format!("{path}.{field}"), m);
+            continue;
+        }
+        out.by_name.insert(
+            r.name.value.clone(),
+            PriorityClass { value: r.value.value as i32, global_default, preemption_policy },
+        );
+    }
+    out
+}
+
+/// The conf text of a Volcano run, kept for its record (input-scheduler.conf).
+pub(super) fn conf_text(choice: &SchedulerChoice, s: Option<&Spanned<RawScheduler>>, base: &Path) -> Option<String> {
+    match choice {
+        SchedulerChoice::Baseline(_) => None,
+        SchedulerChoice::Volcano(_) => match s.map(|s| (&s.value.conf, &s.value.inline)) {
+            Some((Some(c), _)) => lahar_core::files::read_to_string(&base.join(&c.value)).ok(),
+            Some((None, Some(t))) => Some(t.value.clone()),
+            _ => Some(lahar_policies::volcano::conf::DEFAULT_CONF.to_string()),
+        },
+    }
+}
