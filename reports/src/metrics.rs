@@ -108,7 +108,8 @@ pub fn job_rows_iter(out: &RunOutput) -> impl Iterator<Item = JobRow> + '_ {
                 Some(s) => Some(s - submit),
                 None => out.stats.cut_short.then(|| end.max(submit) - submit),
             },
-            ideal: s.duration.micros(),
+            // Unknown for jobs without a run time.
+            ideal: if s.duration.is_unbounded() { 0 } else { s.duration.micros() },
             preemptions: j.preemptions,
             nodes_spanned: j.nodes_spanned,
             highest_tier: j.highest_tier,

@@ -105,7 +105,7 @@ impl Facts {
                 first_start: j.first_start.map(|t| t.micros()),
                 end: j.end.map(|t| t.micros()),
                 completed: j.phase == JobPhase::Completed,
-                ideal: s.duration.micros(),
+                ideal: if s.duration.is_unbounded() { 0 } else { s.duration.micros() },
                 preemptions: j.preemptions,
                 // 2⁶⁴ GPU·µs is 5 billion GPU-hours: no run comes near it.
                 lost_gpu_us: u64::try_from(j.progress.lost_gpu_us).unwrap_or(u64::MAX),

@@ -450,7 +450,10 @@ impl Engine {
         let generation = p.generation;
         let term = job.allocated.gpu_milli() as i128 * speed as i128;
         self.effective_milli_ppm += term - std::mem::replace(&mut p.effective_term, term);
-        self.events.push(at, Event::Finish(j, generation));
+        // A job without a run time never finishes by itself.
+        if !job.spec.duration.is_unbounded() {
+            self.events.push(at, Event::Finish(j, generation));
+        }
     }
 
     /// Closes open intervals and returns the outputs.
@@ -542,9 +545,18 @@ impl Engine {
             }
             let job = &self.world.jobs[j.0 as usize];
             let running = job.count(PodStatus::Running);
-            let phase =
-                if running >= job.spec.min_available.max(1) { PodGroupPhase::Running } else { PodGroupPhase::Inqueue };
+            let phase = match job.spec.start_phase {
+                Some(p) => p,
+                None if running >= job.spec.min_available.max(1) => PodGroupPhase::Running,
+                None => PodGroupPhase::Inqueue,
+            };
             self.world.set_pg_phase(j, phase);
+            self.refresh_job(j);
+        } else if let Some(p) = self.world.jobs[j.0 as usize].spec.start_phase.filter(|&p| p != PodGroupPhase::Pending)
+        {
+            // A starting state without running pods (an Inqueue PodGroup keeps its
+            // admission); the phase follows the pods from here, as at a session's close.
+            self.world.set_pg_phase(j, p);
             self.refresh_job(j);
         }
         self.dirty = true;

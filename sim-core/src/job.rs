@@ -151,6 +151,10 @@ pub struct TaskSpec {
     pub policies: Vec<Policy>,
     /// `volcano.sh/preemptable` (default true).
     pub preemptable: bool,
+    /// The pods' `preemptionPolicy: Never` (their own, else their PriorityClass's, as
+    /// Kubernetes' admission sets it): they wait for room and never evict others;
+    /// Volcano's preempt and reclaim pass them over as preemptors.
+    pub never_preempts: bool,
 }
 
 /// Everything lahar knows about a job before it runs.
@@ -201,6 +205,17 @@ pub struct JobSpec {
     /// manifests; `None` when lahar names the pods (`<job>-<task>-<index>`, as
     /// Volcano's job controller does). Boxed: most jobs have none.
     pub pod_names: Option<Box<Vec<Vec<String>>>>,
+    /// Volcano's task roles, when several tasks share one: pods of one
+    /// `volcano.sh/task-spec` role whose requests differ, or pods without the
+    /// annotation (the role `""`) of several shapes. For each task, the index of its
+    /// role's first task, which carries the role's `minTaskMember` (the others carry
+    /// 0): gang checks count the pods of the whole role. `None` when every task is
+    /// its own role.
+    pub roles: Option<Box<[u16]>>,
+    /// The PodGroup's phase when the job arrives, from a manifest's `status.phase`
+    /// (a cluster's starting state: an Inqueue group is not enqueued again). `None`
+    /// derives it: Pending, or Inqueue/Running from the pods already running.
+    pub start_phase: Option<PodGroupPhase>,
 }
 
 /// Task-level affinity of a job: which task roles should share nodes, which should
@@ -270,6 +285,7 @@ impl Default for TaskSpec {
             node_selector: Vec::new(),
             policies: Vec::new(),
             preemptable: true,
+            never_preempts: false,
         }
     }
 }
@@ -300,6 +316,8 @@ impl Default for JobSpec {
             task_topology: None,
             initial: Vec::new(),
             pod_names: None,
+            roles: None,
+            start_phase: None,
         }
     }
 }
@@ -308,6 +326,17 @@ impl JobSpec {
     /// Total pods over all tasks.
     pub fn total_replicas(&self) -> u32 {
         self.tasks.iter().map(|t| t.replicas).sum()
+    }
+    /// The first task of task `t`'s role (see [`JobSpec::roles`]).
+    pub fn role_lead(&self, t: usize) -> usize {
+        self.roles.as_ref().map_or(t, |r| r[t] as usize)
+    }
+    /// The tasks of the role led by task `lead`.
+    pub fn role_tasks(&self, lead: usize) -> impl Iterator<Item = usize> + '_ {
+        let n = self.tasks.len();
+        let one = self.roles.is_none().then_some(lead);
+        let many = self.roles.as_ref().map(move |r| (lead..n).filter(move |&u| r[u] as usize == lead));
+        one.into_iter().chain(many.into_iter().flatten())
     }
     /// Total whole GPUs requested by all pods.
     pub fn total_gpus(&self) -> i64 {
@@ -329,10 +358,21 @@ impl JobSpec {
                 left -= n;
             }
         } else {
+            // Each role's minimum, taken from its tasks in order.
+            let mut share: Vec<u32> = self.tasks.iter().map(|t| t.min_available.min(t.replicas)).collect();
+            if self.roles.is_some() {
+                for lead in 0..self.tasks.len() {
+                    let mut m = self.tasks[lead].min_available;
+                    for u in self.role_tasks(lead) {
+                        share[u] = self.tasks[u].replicas.min(m);
+                        m -= share[u];
+                    }
+                }
+            }
             let mut extra = Vec::new();
             for &i in &order {
                 let t = &self.tasks[i];
-                let n = t.min_available.min(t.replicas);
+                let n = share[i];
                 total += t.requests.times(n as i64);
                 left = left.saturating_sub(n);
                 extra.push((i, t.replicas - n));
@@ -493,6 +533,7 @@ mod tests {
             node_selector: vec![],
             policies: vec![],
             preemptable: true,
+            never_preempts: false,
         }
     }
 
@@ -518,6 +559,8 @@ mod tests {
             task_topology: None,
             initial: vec![],
             pod_names: None,
+            roles: None,
+            start_phase: None,
         }
     }
 

@@ -47,6 +47,13 @@ impl SimTime {
 impl SimDuration {
     /// Zero length.
     pub const ZERO: SimDuration = SimDuration(0);
+    /// A job's run time when its input gives none: it runs until the run ends (the
+    /// horizon, the session limit, or the last other event).
+    pub const UNBOUNDED: SimDuration = SimDuration(u64::MAX);
+    /// Whether this is [`SimDuration::UNBOUNDED`].
+    pub fn is_unbounded(self) -> bool {
+        self == SimDuration::UNBOUNDED
+    }
     /// From whole seconds.
     pub const fn from_secs(s: u64) -> SimDuration {
         SimDuration(s * MICROS_PER_SEC)

@@ -5,7 +5,7 @@
 //! by their model.
 
 use super::validate::{
-    GANG_EXCEEDS_CLUSTER, MAX_SAMPLES, Profile, Source, TRACE_ROWS_SKIPPED, UNSCHEDULABLE, V, Validated,
+    GANG_EXCEEDS_CLUSTER, MAX_SAMPLES, NO_RUN_TIME, Profile, Source, TRACE_ROWS_SKIPPED, UNSCHEDULABLE, V, Validated,
     fits_somewhere, largest,
 };
 use super::{Scenario, ScenarioError, Warning};
@@ -90,6 +90,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         false => format!("spec.workload[{s}]"),
     };
     check_gangs(&mut v, &tagged, &nodes, job_path);
+    check_run_times(&mut v, &tagged, &engine);
     check_names(&mut v, &tagged);
     let (mut jobs, models): (Vec<JobSpec>, Vec<Profile>) = tagged.into_iter().map(|t| (t.job, t.profile)).unzip();
     check_samples(&mut v, &engine, &jobs, sample_at);
@@ -193,6 +194,34 @@ fn trace(
         }
         tagged.push(Tagged { source: s, index: i, job: j, profile: None });
     }
+}
+
+/// One warning counts the jobs without a run time: they run until the run ends.
+fn check_run_times(v: &mut V<'_>, tagged: &[Tagged], engine: &lahar_core::engine::EngineConfig) {
+    let unbounded: Vec<&Tagged> = tagged.iter().filter(|t| t.job.duration.is_unbounded()).collect();
+    let Some(first) = unbounded.first() else { return };
+    let until = match (engine.horizon, engine.max_sessions) {
+        (Some(h), _) => format!("the horizon ({} s)", h.secs_string()),
+        (None, Some(n)) => format!("the session limit ({n})"),
+        (None, None) => "the last other event".to_string(),
+    };
+    let n = unbounded.len();
+    let message = format!(
+        "{n} job{} no run time (no `lahar.io/duration`, no `duration`, no `spec.defaults.duration`), the first `{}/{}`: {} until {until}",
+        if n == 1 { " has" } else { "s have" },
+        first.job.namespace,
+        first.job.name,
+        if n == 1 { "it runs" } else { "they run" },
+    );
+    v.warnings.push(Warning {
+        kind: NO_RUN_TIME,
+        count: n as u64,
+        file: v.file.to_string(),
+        at: None,
+        path: "spec.defaults.duration".into(),
+        message,
+        first_of_many: false,
+    });
 }
 
 /// Job names are unique per namespace. Membership only: errors follow the jobs'

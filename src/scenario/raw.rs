@@ -68,6 +68,15 @@ pub struct RawSpec {
     pub output: Option<RawOutput>,
     pub comm: Option<Spanned<RawComm>>,
     pub priority_classes: Option<Vec<Spanned<RawPriorityClass>>>,
+    pub defaults: Option<Spanned<RawDefaults>>,
+}
+
+/// `spec.defaults`: what jobs whose input does not say get.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawDefaults {
+    /// Run time of jobs without one (`lahar.io/duration`, a compact job's `duration`).
+    pub duration: Option<Spanned<String>>,
 }
 
 /// `spec.priorityClasses[]`: a Kubernetes PriorityClass for compact jobs (and

@@ -150,8 +150,10 @@ fn bad_comm_settings_are_located() {
     assert!(e.contains("model.overlap"), "{e}");
     let e = err("", &job("a", "{name: llama-7b, tensorparallel: 2}", "duration: 1h, ", 8, &["n-0"]));
     assert!(e.contains("tensorparallel"), "{e}");
-    let e = err("", &job("a", "llama-7b", "", 8, &["n-0"]));
-    assert!(e.contains("spec.workload[0].jobs[0].duration"), "{e}");
+    // Without `duration` or `iterations` the job has no run time: a warning, not an error.
+    let text = scenario(&cluster(1.0), &format!("  workload:\n    - jobs:\n{}", job("a", "llama-7b", "", 8, &["n-0"])));
+    let s = lahar::scenario::load_str(&text, "t.yaml", Path::new("")).unwrap();
+    assert!(s.jobs[0].duration.is_unbounded() && s.warnings[0].kind == "jobs-without-run-time");
 }
 
 /// A custom model (no catalog entry) runs from its own numbers.

@@ -12,6 +12,7 @@ mod invariants;
 mod manifests;
 mod nccl;
 mod outputs;
+mod podgroups;
 mod priority_classes;
 mod quickstart;
 mod replays;

@@ -5,7 +5,7 @@
 use super::*;
 use lahar::scenario::{Scenario, load_file};
 use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobSpec, PolicyAction, PolicyEvent};
+use lahar_core::job::{JobSpec, PodGroupPhase, PolicyAction, PolicyEvent};
 use lahar_core::queue::QueueId;
 use lahar_core::resource::{CPU, GPU, Resources};
 use lahar_core::time::{SimDuration, SimTime};
@@ -222,9 +222,9 @@ fn bad_manifests_are_located_errors() {
         &["m.yaml:2:7: document 1: kind: unknown kind `Deployment` of apiVersion `apps/v1`"],
     );
     rejects(
-        &[("m.yaml", &VCJOB.replace("  annotations: {lahar.io/duration: 1h}\n", ""))],
+        &[("m.yaml", &VCJOB.replace("lahar.io/duration: 1h", "lahar.io/duration: soon"))],
         w,
-        &["m.yaml:4:3: document 1: metadata.annotations: expected annotation `lahar.io/duration`"],
+        &["m.yaml:5:36: document 1: metadata.annotations.lahar.io/duration: bad duration `soon`"],
     );
     rejects(
         &[("m.yaml", &VCJOB.replace("cpu: \"1\"", "cpu: 1x"))],
@@ -364,6 +364,9 @@ fn documentation_examples_load_as_they_are() {
         ("mindspore-cpu", "VolcanoJob", "default", QueueId(0), 1, vec![("pod", 8, 8, res(1000, 0, 0))]),
         ("tensorflow-dist-mnist", "VolcanoJob", "default", QueueId(0), 3,
             vec![("ps", 1, 1, zero), ("worker", 2, 2, zero)]),
+        // A PodGroup whose owner and Pods are not in the manifests: what the scheduler
+        // sees before the controller creates pods (no pod; it takes part in enqueue).
+        ("test", "PodGroup", "default", QueueId(0), 1, vec![("pod", 0, 0, zero)]),
     ];
     // One job per file, files in name order, then by submission time.
     let names: Vec<&str> = s.jobs.iter().map(|j| j.name.as_str()).collect();
@@ -371,8 +374,8 @@ fn documentation_examples_load_as_they_are() {
     assert_eq!(names, [
         "pi", "tensorflow-mnist", "paddle-simple-gpu", "elastic-example-echo", "pytorch-simple", "tfjob-simple",
         "xgboost-dist-iris-test-train", "test-cluster-network-topology", "test-cluster-0", "spark-pi-volcano",
-        "ray-cluster-job", "tensorflow-dist-mnist", "job", "test-job", "mindspore-cpu", "spark-pi-dynamic-allocation",
-        "lm-mpi-job",
+        "ray-cluster-job", "tensorflow-dist-mnist", "job", "test-job", "mindspore-cpu", "test",
+        "spark-pi-dynamic-allocation", "lm-mpi-job",
     ]);
     for (name, kind, ns, queue, min, tasks) in &expected {
         let j = job(&s, name);
@@ -400,8 +403,11 @@ fn documentation_examples_load_as_they_are() {
     let j = job(&s, "job");
     assert_eq!((j.tasks[0].priority, j.tasks[1].priority), (10, 1));
     assert_eq!((job(&s, "test-job").max_retry, job(&s, "test-job").tasks[0].priority), (5, 1));
-    // The website's PodGroup snapshot (owned by Job `test`, no Pods) yields no job.
-    assert!(s.jobs.iter().all(|j| j.name != "test"));
+    // The website's PodGroup snapshot (owned by Job `test`, which is not here; no
+    // Pods): a job without pods, its minResources as written, its phase Running.
+    let t = job(&s, "test");
+    assert_eq!((t.min_resources, t.start_phase), (Resources::new(3000, 2048 * MI, 0, 0), Some(PodGroupPhase::Running)));
+    assert!(t.duration.is_unbounded());
     // KubeRay copies the RayCluster's topology labels into the PodGroup.
     let nt = job(&s, "test-cluster-network-topology").network_topology.as_ref().unwrap();
     assert_eq!((nt.hard, nt.highest_tier_allowed), (true, Some(2)));

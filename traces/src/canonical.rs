@@ -284,6 +284,8 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
         task_topology: None,
         initial: Vec::new(),
         pod_names: None,
+        roles: None,
+        start_phase: None,
     };
     job.min_resources = job.compute_min_resources();
     Ok(RawJob { submit_micros: head.submit_micros, job, status: "unknown".into() })
@@ -368,6 +370,7 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
             .unwrap_or_default(),
         policies: vec![],
         preemptable,
+        never_preempts: false,
     };
     Ok((head, task))
 }

@@ -182,6 +182,7 @@ pub(crate) fn task(name: String, replicas: u32, requests: Resources, selector: &
         node_selector: selector.to_vec(),
         policies: vec![],
         preemptable: true,
+        never_preempts: false,
     }
 }
 
@@ -228,6 +229,8 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         task_topology: None,
         initial: Vec::new(),
         pod_names: None,
+        roles: None,
+        start_phase: None,
     };
     job.min_resources = job.compute_min_resources();
     Ok(job)

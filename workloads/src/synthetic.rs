@@ -338,6 +338,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         node_selector: vec![],
         policies: vec![],
         preemptable: true,
+        never_preempts: false,
     }];
     if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 {
         let mut rest = tasks[0].clone();
@@ -370,6 +371,8 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         task_topology: None,
         initial: Vec::new(),
         pod_names: None,
+        roles: None,
+        start_phase: None,
     };
     j.min_resources = j.compute_min_resources();
     j

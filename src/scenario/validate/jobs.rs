@@ -55,6 +55,12 @@ fn job(
         None => r.priority.or(classes.global_default()).unwrap_or(0),
     };
     let pod_priority = class.as_ref().map(|c| c.1).or(classes.global_default()).unwrap_or(1);
+    // The pods' preemptionPolicy is their class's (Kubernetes' admission).
+    let pod_class = match &class {
+        Some((name, _)) => classes.by_name.get(name),
+        None => classes.by_name.values().find(|c| c.global_default),
+    };
+    let never_preempts = pod_class.is_some_and(|c| c.preemption_policy == "Never");
     if r.name.value.is_empty() {
         v.err(at(&r.name), format!("{path}.name"), "expected a non-empty name");
     }
@@ -70,10 +76,7 @@ fn job(
             v.err(at(d), format!("{path}.duration"), "give either `duration` or `model.iterations`, not both");
             None
         }
-        (None, false) => {
-            v.err(at(rj), format!("{path}.duration"), "expected `duration` (e.g. 2h), or a `model` with `iterations`");
-            None
-        }
+        (None, false) => Some(v.default_duration.unwrap_or(SimDuration::UNBOUNDED)),
     };
     if r.tasks.is_empty() {
         v.err(at(rj), format!("{path}.tasks"), "a job needs at least one task");
@@ -169,6 +172,7 @@ fn job(
             node_selector: t.node_selector.clone().unwrap_or_default().into_iter().collect(),
             policies: policies(v, t.policies.as_ref(), &tpath),
             preemptable: t.preemptable.unwrap_or(true),
+            never_preempts,
         });
     }
     if let Some(cycle) = lahar_core::job::dependency_cycle(&tasks) {
@@ -259,6 +263,8 @@ fn job(
         task_topology: task_topology.map(Box::new),
         initial,
         pod_names: None,
+        roles: None,
+        start_phase: None,
     };
     j.min_resources = j.compute_min_resources();
     Some(j)

@@ -111,8 +111,13 @@ pub(super) fn read_sources<'a>(
 /// The jobs of one `manifests:` source, checked against the cluster.
 fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>) -> Vec<(JobSpec, Option<JobProfile>)> {
     let mut errs = Vec::new();
-    let mut cx =
-        manifest::Context { queues: t.queues, nodes: t.node_ids, names: &mut v.names, priority_classes: classes };
+    let mut cx = manifest::Context {
+        queues: t.queues,
+        nodes: t.node_ids,
+        names: &mut v.names,
+        priority_classes: classes,
+        default_duration: v.default_duration,
+    };
     let imported = manifest::jobs(docs, &mut cx, &mut errs);
     report(v, errs);
     let mut out = Vec::new();

@@ -60,6 +60,8 @@ pub(crate) struct V<'a> {
     /// The cluster had errors, so its node list is incomplete: checks of whether
     /// pods fit a node would only repeat those errors as false cascades.
     pub cluster_broken: bool,
+    /// `spec.defaults.duration`.
+    pub default_duration: Option<SimDuration>,
 }
 
 impl V<'_> {
@@ -158,6 +160,9 @@ pub(crate) const UNSCHEDULABLE: &str = "unschedulable-pods";
 /// Warning kind: a gang whose minimum exceeds the whole cluster.
 pub(crate) const GANG_EXCEEDS_CLUSTER: &str = "gang-exceeds-cluster";
 
+/// Warning kind: jobs whose input gives no run time.
+pub(crate) const NO_RUN_TIME: &str = "jobs-without-run-time";
+
 /// Warning kind: trace rows skipped.
 pub(crate) const TRACE_ROWS_SKIPPED: &str = "trace-rows-skipped";
 
@@ -223,6 +228,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         names: ResourceNames::default(),
         parent_queues: BTreeSet::new(),
         cluster_broken: false,
+        default_duration: None,
     };
     if raw.api_version.value != "lahar.io/v1alpha1" {
         v.err(
@@ -241,6 +247,15 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     let spec = &raw.spec;
     let seed = spec.seed.unwrap_or(0);
     let mut engine = engine(&mut v, spec, seed);
+    if let Some(d) = spec.defaults.as_ref().and_then(|d| d.value.duration.as_ref()) {
+        v.default_duration = match v.duration(d, "spec.defaults.duration") {
+            Some(x) if x.micros() == 0 => {
+                v.err(at(d), "spec.defaults.duration", "must be longer than 0");
+                None
+            }
+            x => x,
+        };
+    }
 
     let before_cluster = v.errors.len();
     let (nodes, fabric) = cluster::cluster(&mut v, &spec.cluster, base);

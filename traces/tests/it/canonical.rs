@@ -180,6 +180,7 @@ fn arb_task(i: usize) -> impl Strategy<Value = TaskSpec> {
             node_selector: model.map(|m| vec![("nvidia.com/gpu.product".to_string(), m)]).unwrap_or_default(),
             policies: vec![],
             preemptable,
+            never_preempts: false,
         })
 }
 
@@ -219,6 +220,8 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 task_topology: None,
                 initial: Vec::new(),
                 pod_names: None,
+                roles: None,
+                start_phase: None,
             };
             job.min_resources = job.compute_min_resources();
             job

@@ -125,6 +125,7 @@ pub fn gang(
                 .unwrap_or_default(),
             policies: vec![],
             preemptable: true,
+            never_preempts: false,
         })
         .collect();
     let mut job = JobSpec {
@@ -148,6 +149,8 @@ pub fn gang(
         task_topology: None,
         initial: Vec::new(),
         pod_names: None,
+        roles: None,
+        start_phase: None,
     };
     // Written out rather than computed: every task is required, so minResources is
     // the sum of all pods' requests.

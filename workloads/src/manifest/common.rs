@@ -112,6 +112,8 @@ pub struct Context<'a> {
     pub names: &'a mut ResourceNames,
     /// PriorityClasses by name.
     pub priority_classes: &'a PriorityClasses,
+    /// `spec.defaults.duration`: the run time of objects without `lahar.io/duration`.
+    pub default_duration: Option<SimDuration>,
 }
 
 /// A job read from a manifest.
@@ -249,12 +251,24 @@ impl<'e> Ck<'e> {
         path: &str,
         names: &mut ResourceNames,
     ) -> Vec<(usize, i64, At)> {
+        self.resources_where(parent, key, path, names, |_| true)
+    }
+
+    /// [`Ck::resources`] over the names `keep` accepts.
+    fn resources_where(
+        &mut self,
+        parent: &Node,
+        key: &str,
+        path: &str,
+        names: &mut ResourceNames,
+        keep: impl Fn(&str) -> bool,
+    ) -> Vec<(usize, i64, At)> {
         let mut out = Vec::new();
         let p = join(path, key);
         for (k, v) in self.map(parent, key, path) {
             let fp = join(&p, k);
             // Nodes in lahar declare no ephemeral storage; a request for it cannot be checked.
-            if k == "ephemeral-storage" {
+            if k == "ephemeral-storage" || !keep(k) {
                 continue;
             }
             let Some(q) = v.scalar() else {
@@ -282,7 +296,11 @@ impl<'e> Ck<'e> {
     }
 
     /// `parent.key` as a resource vector (`minResources` and the like), `None` when
-    /// the key is absent; bad quantities are recorded as errors.
+    /// the key is absent; bad quantities are recorded as errors. Read as Volcano's
+    /// scheduler reads a PodGroup's `minResources` (`api.NewResource`): the quota keys
+    /// Volcano's job controller also writes there (`count/pods`, `requests.cpu`,
+    /// `requests.nvidia.com/gpu`, `limits.*`) are not resources and are passed over;
+    /// the plain names beside them (`cpu`, `nvidia.com/gpu`, `pods`) are read.
     pub fn resource_vec(
         &mut self,
         parent: &Node,
@@ -292,7 +310,8 @@ impl<'e> Ck<'e> {
     ) -> Option<Resources> {
         parent.get(key)?;
         let mut r = Resources::ZERO;
-        for (d, x, _) in self.resources(parent, key, path, names) {
+        let quota_key = |k: &str| k.starts_with("count/") || k.starts_with("requests.") || k.starts_with("limits.");
+        for (d, x, _) in self.resources_where(parent, key, path, names, |k| !quota_key(k)) {
             r.set(d, x);
         }
         Some(r)
@@ -345,6 +364,8 @@ pub(crate) struct PodShape {
     pub node_selector: Vec<(String, String)>,
     pub priority: i32,
     pub preemptable: bool,
+    /// `preemptionPolicy: Never` (the pod's, else its PriorityClass's).
+    pub never_preempts: bool,
     pub scheduler_name: Option<String>,
     pub labels: BTreeMap<String, (String, At)>,
     pub annotations: BTreeMap<String, (String, At)>,
@@ -392,12 +413,10 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
     requests.set(PODS, 1);
     let node_selector: Vec<(String, String)> =
         ck.string_map(spec, "nodeSelector", &sp).into_iter().map(|(k, (v, _))| (k, v)).collect();
-    let mut priority = match (
-        ck.opt_int(spec, "priority", &sp, i64::from(i32::MIN)),
-        ck.opt_str(spec, "priorityClassName", &sp),
-    ) {
+    let class_name = ck.opt_str(spec, "priorityClassName", &sp);
+    let mut priority = match (ck.opt_int(spec, "priority", &sp, i64::from(i32::MIN)), &class_name) {
         (Some(p), _) => p as i32,
-        (None, Some(c)) => match cx.priority_classes.by_name.get(&c) {
+        (None, Some(c)) => match cx.priority_classes.by_name.get(c) {
             Some(pc) => pc.value,
             None => {
                 let at = spec.get("priorityClassName").and_then(|n| n.at);
@@ -419,6 +438,29 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
             ),
         }
     }
+    // The pod's own preemptionPolicy, else its class's (else the global default
+    // class's), as Kubernetes' admission sets it.
+    let never_preempts = match ck.opt_str(spec, "preemptionPolicy", &sp) {
+        Some(p) if p == "Never" => true,
+        Some(p) if p == "PreemptLowerPriority" => false,
+        Some(p) => {
+            let at = spec.get("preemptionPolicy").and_then(|n| n.at);
+            ck.err(
+                at,
+                &join(&sp, "preemptionPolicy"),
+                format!("expected `PreemptLowerPriority` or `Never`, got `{p}`"),
+            );
+            false
+        }
+        None => {
+            let classes = &cx.priority_classes.by_name;
+            let class = match &class_name {
+                Some(c) => classes.get(c),
+                None => classes.values().find(|c| c.global_default),
+            };
+            class.is_some_and(|c| c.preemption_policy == "Never")
+        }
+    };
     // Annotation first, then label; anything but a boolean means "not preemptable".
     let preemptable = meta
         .annotations
@@ -431,6 +473,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         node_selector,
         priority,
         preemptable,
+        never_preempts,
         scheduler_name: ck.opt_str(spec, "schedulerName", &sp),
         labels: meta.labels,
         annotations: meta.annotations,
@@ -460,8 +503,16 @@ pub(crate) struct Timing {
 }
 
 /// Reads `lahar.io/submit-at`, `lahar.io/duration`, `lahar.io/model`,
-/// `lahar.io/iterations` and `lahar.io/checkpoint-interval`.
-pub(crate) fn timing(ck: &mut Ck<'_>, ann: &BTreeMap<String, (String, At)>, obj_at: At, path: &str) -> Option<Timing> {
+/// `lahar.io/iterations` and `lahar.io/checkpoint-interval`; without `lahar.io/duration` (or a model with
+/// `lahar.io/iterations`) the run time is `spec.defaults.duration`, else
+/// [`SimDuration::UNBOUNDED`].
+pub(crate) fn timing(
+    ck: &mut Ck<'_>,
+    cx: &super::Context<'_>,
+    ann: &BTreeMap<String, (String, At)>,
+    _obj_at: At,
+    path: &str,
+) -> Option<Timing> {
     let ap = join(path, "metadata.annotations");
     let f = |k: &str| format!("{ap}.{k}");
     let submit = match ann.get("lahar.io/submit-at") {
@@ -506,14 +557,7 @@ pub(crate) fn timing(ck: &mut Ck<'_>, ann: &BTreeMap<String, (String, At)>, obj_
             None
         }
         (None, true) => Some(SimDuration::ZERO), // priced from the model once the cluster is known
-        (None, false) => {
-            ck.err(
-                obj_at,
-                &ap,
-                "expected annotation `lahar.io/duration` (e.g. 2h), or `lahar.io/model` with `lahar.io/iterations`",
-            );
-            None
-        }
+        (None, false) => Some(cx.default_duration.unwrap_or(SimDuration::UNBOUNDED)),
     };
     Some(Timing { submit: SimTime(submit.micros()), duration: duration?, profile, checkpoint })
 }
@@ -594,6 +638,7 @@ pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodSha
         node_selector: shape.node_selector.clone(),
         policies: Vec::new(),
         preemptable: shape.preemptable,
+        never_preempts: shape.never_preempts,
     }
 }
 
@@ -631,6 +676,8 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         initial: Vec::new(),
         task_topology: None,
         pod_names: None,
+        roles: None,
+        start_phase: None,
     };
     j.min_resources = j.compute_min_resources();
     (j, h.timing.profile)

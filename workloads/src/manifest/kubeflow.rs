@@ -103,7 +103,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         min_res = ck.resource_vec(s, "minResources", spp, cx.names);
     }
     let q = common::queue(ck, cx, &queue, queue_at, &join(spp, "queue"));
-    let timing = common::timing(ck, &meta.annotations, meta.at, "");
+    let timing = common::timing(ck, cx, &meta.annotations, meta.at, "");
     if !ck.ok() {
         return None;
     }

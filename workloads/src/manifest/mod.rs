@@ -131,9 +131,11 @@ pub fn priority_classes(docs: &[Doc], into: &mut PriorityClasses, errs: &mut Vec
 pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -> Vec<ImportedJob> {
     let mut out = Vec::new();
     let mut groups = podgroup::Groups::default();
+    let mut owners = std::collections::BTreeSet::new();
     for d in docs {
         let (api, kind) = common::kind_of(&d.root);
         let group = api.split('/').next().unwrap_or_default();
+        let before = out.len();
         let mut ck = common::Ck::new(d, errs);
         schema::check(d, &mut ck);
         match (group, kind.as_str()) {
@@ -168,8 +170,13 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
                 ),
             ),
         }
+        if out.len() > before {
+            let m = d.root.get("metadata");
+            let f = |k: &str| m.and_then(|m| m.get(k)).and_then(yaml::Node::scalar);
+            owners.insert((kind, f("namespace").unwrap_or_else(|| "default".into()), f("name").unwrap_or_default()));
+        }
     }
-    out.extend(groups.finish(cx, errs));
+    out.extend(groups.finish(cx, &owners, errs));
     out
 }
 
@@ -193,6 +200,7 @@ mod tests {
 mod kind_tests {
     use super::*;
     use lahar_core::cluster::NodeId;
+    use lahar_core::job::PodGroupPhase;
     use lahar_core::queue::QueueId;
     use lahar_core::resource::{ResourceNames, Resources};
     use std::collections::BTreeMap;
@@ -209,7 +217,13 @@ mod kind_tests {
         let mut errs = Vec::new();
         let mut classes = PriorityClasses::default();
         priority_classes(&docs, &mut classes, &mut errs);
-        let mut cx = Context { queues: &queues, nodes: &nodes, names: &mut names, priority_classes: &classes };
+        let mut cx = Context {
+            queues: &queues,
+            nodes: &nodes,
+            names: &mut names,
+            priority_classes: &classes,
+            default_duration: None,
+        };
         let jobs = jobs(&docs, &mut cx, &mut errs);
         if errs.is_empty() {
             Ok(jobs)
@@ -390,27 +404,25 @@ spec:
     }
 
     #[test]
-    fn a_controller_made_podgroup_without_pods_is_skipped() {
-        let pg = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n  ownerReferences: [{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: g, uid: x}]\nspec: {minMember: 1}\n";
-        assert_eq!(convert(pg).unwrap().len(), 0);
-        // Without an owner it is a mistake (Pods that forgot the group annotation).
-        let err =
-            convert(&pg.replace(
-                "  ownerReferences: [{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: g, uid: x}]\n",
-                "",
-            ))
-            .unwrap_err();
-        assert!(err[0].contains("PodGroup `default/g` has no pods"), "{err:?}");
+    fn a_podgroup_without_pods_is_a_job_unless_its_owner_is_here() {
+        let pg = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n  ownerReferences: [{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: g, uid: x}]\nspec: {minMember: 1}\nstatus: {phase: Inqueue}\n";
+        // Alone: what the scheduler sees before the controller creates pods.
+        let jobs = convert(pg).unwrap();
+        let j = &jobs[0].spec;
+        assert_eq!((&*j.kind, j.tasks[0].replicas, j.start_phase), ("PodGroup", 0, Some(PodGroupPhase::Inqueue)));
+        // Beside its owner, the owner is the job (and makes the pods).
+        let owner = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: g}\nspec: {tasks: [{replicas: 1, template: {spec: {containers: [{name: c}]}}}]}\n---\n";
+        let jobs = convert(&format!("{owner}{pg}")).unwrap();
+        assert_eq!(jobs.iter().map(|j| &*j.spec.kind).collect::<Vec<_>>(), ["VolcanoJob"]);
     }
 
     #[test]
     fn bad_inputs_name_document_and_field() {
-        let err = convert("kind: Job\napiVersion: batch.volcano.sh/v1alpha1\nmetadata: {name: j}\nspec: {tasks: [{replicas: 1, template: {spec: {containers: [{name: c}]}}}]}\n").unwrap_err();
-        assert_eq!(
-            err,
-            [
-                "Some((3, 11)) document 1: metadata.annotations: expected annotation `lahar.io/duration` (e.g. 2h), or `lahar.io/model` with `lahar.io/iterations`"
-            ]
+        let err = convert("kind: Job\napiVersion: batch.volcano.sh/v1alpha1\nmetadata: {name: j, annotations: {lahar.io/duration: 2x}}\nspec: {tasks: [{replicas: 1, template: {spec: {containers: [{name: c}]}}}]}\n").unwrap_err();
+        assert_eq!(err.len(), 1);
+        assert!(
+            err[0].starts_with("Some((3, 54)) document 1: metadata.annotations.lahar.io/duration: bad duration `2x`"),
+            "{err:?}"
         );
         let err = convert("apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h}}\nspec: {containers: [{name: c}], priorityClassName: gold}\n").unwrap_err();
         assert!(err[0].contains("document 1: spec.priorityClassName: PriorityClass `gold` does not exist"), "{err:?}");

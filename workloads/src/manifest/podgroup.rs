@@ -5,9 +5,9 @@ use super::common::{self, Ck, JobHead, PodShape, PriorityClass, PriorityClasses}
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob, ManifestError};
 use lahar_core::cluster::NodeId;
-use lahar_core::job::TaskSpec;
+use lahar_core::job::{PodGroupPhase, TaskSpec};
 use lahar_core::resource::PODS;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Reads one PriorityClass into `into`.
 pub(crate) fn priority_class(d: &Doc, into: &mut PriorityClasses, errs: &mut Vec<ManifestError>) {
@@ -56,6 +56,8 @@ struct Group {
     queue_at: At,
     priority_class: Option<String>,
     network_topology: Option<lahar_core::job::NetworkTopology>,
+    /// `status.phase`: the group's phase when the run starts.
+    phase: Option<PodGroupPhase>,
     annotations: BTreeMap<String, (String, At)>,
     annotations_at: At,
     ok: bool,
@@ -65,7 +67,8 @@ struct Pod {
     name: String,
     doc: Doc,
     shape: PodShape,
-    task: Option<String>,
+    /// Volcano's task role: `volcano.sh/task-spec`, annotation else label, else "".
+    role: String,
     node: Option<(NodeId, String)>,
     /// Shadow PodGroup: a pod without the group-name annotation is its own job.
     bare: bool,
@@ -78,6 +81,9 @@ pub(crate) struct Groups {
     pods: BTreeMap<(String, String), Vec<Pod>>,
     bare: Vec<Pod>,
 }
+
+/// The annotation (or label) that names a pod's task role.
+const TASK_SPEC: &str = "volcano.sh/task-spec";
 
 const PHASES: [&str; 5] = ["Pending", "Inqueue", "Running", "Unknown", "Completed"];
 
@@ -96,15 +102,25 @@ impl Groups {
         }
         let queue = ck.opt_str(spec, "queue", "spec").unwrap_or_else(|| "default".into());
         let nt = spec.get("networkTopology").map(|n| common::network_topology(ck, n, "spec.networkTopology"));
+        let mut phase = None;
         if let Some(st) = root.get("status")
             && let Some(p) = ck.opt_str(st, "phase", "status")
-            && !PHASES.contains(&p.as_str())
         {
-            ck.err(
-                st.get("phase").and_then(|n| n.at),
-                "status.phase",
-                format!("unknown PodGroup phase `{p}`; expected one of: {}", PHASES.join(", ")),
-            );
+            phase = match p.as_str() {
+                "Pending" => Some(PodGroupPhase::Pending),
+                "Inqueue" => Some(PodGroupPhase::Inqueue),
+                "Running" => Some(PodGroupPhase::Running),
+                "Unknown" => Some(PodGroupPhase::Unknown),
+                "Completed" => Some(PodGroupPhase::Completed),
+                _ => {
+                    ck.err(
+                        st.get("phase").and_then(|n| n.at),
+                        "status.phase",
+                        format!("unknown PodGroup phase `{p}`; expected one of: {}", PHASES.join(", ")),
+                    );
+                    None
+                }
+            };
         }
         if self.groups.iter().any(|g| g.name == meta.name && g.namespace == meta.namespace) {
             ck.err(root.at, "metadata.name", format!("PodGroup `{}/{}` is defined twice", meta.namespace, meta.name));
@@ -119,6 +135,7 @@ impl Groups {
             queue_at: spec.get("queue").and_then(|n| n.at).or(root.at),
             priority_class: ck.opt_str(spec, "priorityClassName", "spec"),
             network_topology: nt,
+            phase,
             annotations: meta.annotations,
             annotations_at: meta.at,
             ok: ck.ok(),
@@ -175,22 +192,27 @@ impl Groups {
             }
             None => None,
         };
-        let task = shape
-            .annotations
-            .get("volcano.sh/task-spec")
-            .or(shape.labels.get("volcano.sh/task-spec"))
-            .map(|x| x.0.clone());
+        let role =
+            shape.annotations.get(TASK_SPEC).or(shape.labels.get(TASK_SPEC)).map(|x| x.0.clone()).unwrap_or_default();
         if !ck.ok() {
             return;
         }
-        let pod = Pod { name, doc: d.clone(), shape, task, node, bare: false };
+        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false };
         match pod.shape.annotations.get("scheduling.k8s.io/group-name") {
             Some((g, _)) => self.pods.entry((namespace, g.clone())).or_default().push(pod),
             None => self.bare.push(Pod { bare: true, ..pod }),
         }
     }
 
-    pub fn finish(mut self, cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -> Vec<ImportedJob> {
+    /// The jobs: each PodGroup with its Pods (or without: see [`podless`]), then
+    /// each Pod without a group. `owners` are the (kind, namespace, name) of the
+    /// controllers' objects imported from the same source.
+    pub fn finish(
+        mut self,
+        cx: &mut Context<'_>,
+        owners: &BTreeSet<(String, String, String)>,
+        errs: &mut Vec<ManifestError>,
+    ) -> Vec<ImportedJob> {
         let mut out = Vec::new();
         for g in std::mem::take(&mut self.groups) {
             let pods = self.pods.remove(&(g.namespace.clone(), g.name.clone())).unwrap_or_default();
@@ -200,50 +222,44 @@ impl Groups {
             }
             let root = &g.doc.root;
             // A PodGroup a controller made (`ownerReferences`, as `kubectl get -o yaml`
-            // shows it) whose Pods are not in the manifests: its owner creates the
-            // Pods, so there is nothing here to schedule; lahar imports the owner.
-            let owned = root
+            // shows it) whose owner is in these manifests: the owner is imported and
+            // creates the pods, so the group is not a job of its own.
+            let owner_here = root
                 .get("metadata")
                 .and_then(|m| m.get("ownerReferences"))
-                .is_some_and(|o| matches!(&o.val, Val::Seq(s) if !s.is_empty()));
-            if pods.is_empty() && owned {
+                .and_then(|o| if let Val::Seq(s) = &o.val { Some(s.as_slice()) } else { None })
+                .unwrap_or_default()
+                .iter()
+                .any(|o| {
+                    let f = |k: &str| o.get(k).and_then(Node::scalar).unwrap_or_default();
+                    owners.contains(&(f("kind"), g.namespace.clone(), f("name")))
+                });
+            if pods.is_empty() && owner_here {
                 continue;
             }
-            if pods.is_empty() {
-                ck.err(
-                    root.at,
-                    "",
-                    format!(
-                        "PodGroup `{}/{}` has no pods; give its Pods the annotation `scheduling.k8s.io/group-name: {}`",
-                        g.namespace, g.name, g.name
-                    ),
-                );
-                continue;
-            }
-            let (mut tasks, initial, names) = group_tasks(&pods);
-            for t in &mut tasks {
-                t.min_available = g.min_task.get(&*t.name).copied().unwrap_or(0);
-            }
-            for k in g.min_task.keys() {
-                if !tasks.iter().any(|t| *t.name == **k) {
-                    ck.err(
+            let min_res = root.get("spec").and_then(|spec| ck.resource_vec(spec, "minResources", "spec", cx.names));
+            let Grouped { mut tasks, initial, names, roles, role_names } =
+                if pods.is_empty() { podless(&mut ck, &g, min_res.as_ref()) } else { group_tasks(&pods) };
+            for (k, &m) in &g.min_task {
+                match role_names.iter().position(|r| r == k) {
+                    Some(lead) => tasks[lead].min_available = m,
+                    None => ck.err(
                         root.at,
                         &format!("spec.minTaskMember.{k}"),
-                        format!("no pod of task `{k}` (annotation volcano.sh/task-spec)"),
-                    );
+                        format!("no pod has the task role `{k}` (annotation or label {TASK_SPEC}; pods without it have the role \"\")"),
+                    ),
                 }
             }
             let total: u32 = tasks.iter().map(|t| t.replicas).sum();
-            if g.min_member > total {
+            if g.min_member > total && !pods.is_empty() {
                 ck.err(
                     root.at,
                     "spec.minMember",
                     format!("{} pods belong to the PodGroup, fewer than minMember {}", total, g.min_member),
                 );
             }
-            let min_res = root.get("spec").and_then(|spec| ck.resource_vec(spec, "minResources", "spec", cx.names));
             let q = common::queue(&mut ck, cx, &g.queue, g.queue_at, "spec.queue");
-            let timing = common::timing(&mut ck, &g.annotations, g.annotations_at, "");
+            let timing = common::timing(&mut ck, cx, &g.annotations, g.annotations_at, "");
             if let Some(t) = &timing
                 && !initial.is_empty()
                 && t.submit.0 != 0
@@ -268,7 +284,9 @@ impl Groups {
             };
             let (mut j, profile) = common::assemble(head, tasks, cx);
             j.initial = initial;
-            j.pod_names = Some(Box::new(names));
+            j.pod_names = (!pods.is_empty()).then(|| Box::new(names));
+            j.roles = roles;
+            j.start_phase = g.phase;
             j.network_topology = g.network_topology;
             if let Some(r) = min_res {
                 let mut r = r;
@@ -293,7 +311,7 @@ impl Groups {
             let root = &p.doc.root;
             let meta = common::meta(&mut ck, root, "", true);
             let q = common::queue(&mut ck, cx, "default", root.at, "metadata");
-            let timing = common::timing(&mut ck, &p.shape.annotations, meta.at, "");
+            let timing = common::timing(&mut ck, cx, &p.shape.annotations, meta.at, "");
             if !ck.ok() {
                 continue;
             }
@@ -308,7 +326,7 @@ impl Groups {
                 );
                 continue;
             }
-            let (tasks, initial, names) = group_tasks(std::slice::from_ref(&p));
+            let Grouped { tasks, initial, names, .. } = group_tasks(std::slice::from_ref(&p));
             let head = JobHead {
                 name: meta.name,
                 namespace: meta.namespace,
@@ -327,48 +345,120 @@ impl Groups {
     }
 }
 
-/// Tasks, initial placements (task, replica, node) and pod names per task.
-type Grouped = (Vec<TaskSpec>, Vec<(usize, u32, NodeId)>, Vec<Vec<String>>);
+/// The pods of a group as tasks.
+struct Grouped {
+    tasks: Vec<TaskSpec>,
+    /// Pods already bound: (task, replica, node).
+    initial: Vec<(usize, u32, NodeId)>,
+    /// The pods' own names per task, in replica order.
+    names: Vec<Vec<String>>,
+    /// `JobSpec::roles`, when two tasks share a role.
+    roles: Option<Box<[u16]>>,
+    /// Each task's role; the first task of a role is where its minTaskMember goes.
+    role_names: Vec<String>,
+}
 
-/// Groups pods into tasks: by `volcano.sh/task-spec`, else by identical spec (named
-/// after the first pod without its trailing `-<n>`). Pods keep name order within a
-/// task; bound pods become the job's initial placements. Also returns the pods' own
-/// names per task, in replica order: outputs show the user's names.
+/// Groups pods into tasks: pods of one role (`volcano.sh/task-spec`, else "")
+/// with identical specs are one task, named after the role, or for the role ""
+/// after the first pod without its trailing `-<n>`. Pods keep name order within a
+/// task; bound pods become the job's initial placements. The gang checks count
+/// roles, not tasks (`JobSpec::roles`), as Volcano counts pods by task-spec.
 fn group_tasks(pods: &[Pod]) -> Grouped {
     let mut order: Vec<&Pod> = pods.iter().collect();
     order.sort_by_key(|p| natural(&p.name));
-    let mut tasks: Vec<(TaskSpec, Vec<&Pod>)> = Vec::new();
+    let mut tasks: Vec<(TaskSpec, &str, Vec<&Pod>)> = Vec::new();
     for p in order {
-        let same = |t: &TaskSpec| match &p.task {
-            Some(n) => *t.name == **n,
-            None => {
-                t.requests == p.shape.requests
-                    && t.node_selector == p.shape.node_selector
-                    && t.priority == p.shape.priority
-                    && t.preemptable == p.shape.preemptable
-            }
+        let same = |t: &TaskSpec| {
+            t.requests == p.shape.requests
+                && t.node_selector == p.shape.node_selector
+                && t.priority == p.shape.priority
+                && t.preemptable == p.shape.preemptable
+                && t.never_preempts == p.shape.never_preempts
         };
-        match tasks.iter_mut().find(|(t, members)| same(t) && (p.task.is_some() == members[0].task.is_some())) {
-            Some((t, members)) => {
+        match tasks.iter_mut().find(|(t, role, _)| *role == p.role && same(t)) {
+            Some((t, _, members)) => {
                 t.replicas += 1;
                 members.push(p);
             }
             None => {
-                let name = p.task.clone().unwrap_or_else(|| strip_index(&p.name));
-                tasks.push((common::task(&name, 1, 0, &p.shape), vec![p]));
+                let name = if p.role.is_empty() { strip_index(&p.name) } else { p.role.clone() };
+                tasks.push((common::task(&name, 1, 0, &p.shape), &p.role, vec![p]));
             }
         }
     }
     let mut initial = Vec::new();
-    for (ti, (_, members)) in tasks.iter().enumerate() {
+    for (ti, (_, _, members)) in tasks.iter().enumerate() {
         for (k, p) in members.iter().enumerate() {
             if let Some((n, _)) = &p.node {
                 initial.push((ti, k as u32, *n));
             }
         }
     }
-    let names = tasks.iter().map(|(_, members)| members.iter().map(|p| p.name.clone()).collect()).collect();
-    (tasks.into_iter().map(|(t, _)| t).collect(), initial, names)
+    let role_names: Vec<String> = tasks.iter().map(|(_, r, _)| r.to_string()).collect();
+    let lead: Vec<u16> =
+        role_names.iter().map(|r| role_names.iter().position(|x| x == r).expect("its own role") as u16).collect();
+    let shared = lead.iter().enumerate().any(|(i, &l)| l as usize != i);
+    Grouped {
+        names: tasks.iter().map(|(_, _, members)| members.iter().map(|p| p.name.clone()).collect()).collect(),
+        tasks: tasks.into_iter().map(|(t, _, _)| t).collect(),
+        initial,
+        roles: shared.then(|| lead.into_boxed_slice()),
+        role_names,
+    }
+}
+
+/// The annotation that says how many pods a PodGroup's controller will create.
+const REPLICAS: &str = "lahar.io/replicas";
+
+/// A PodGroup without Pods: what the scheduler sees of a job before its controller
+/// creates the pods. It takes part in enqueue with its `minMember` and
+/// `minResources`. With `lahar.io/replicas: N` it gets N pods of the role "" (named
+/// `<group>-pod-<i>`), each requesting `minResources / minMember` rounded up;
+/// without it, no pod: it is admitted or not, and never runs.
+fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Resources>) -> Grouped {
+    let mut shape = PodShape {
+        requests: lahar_core::resource::Resources::ZERO,
+        node_selector: Vec::new(),
+        priority: 1,
+        preemptable: true,
+        never_preempts: false,
+        scheduler_name: None,
+        labels: BTreeMap::new(),
+        annotations: BTreeMap::new(),
+    };
+    let mut replicas = 0;
+    if let Some((n, at)) = g.annotations.get(REPLICAS) {
+        let path = format!("metadata.annotations.{REPLICAS}");
+        match (n.trim().parse::<u32>(), min_res) {
+            (Ok(n), Some(r)) if n >= g.min_member.max(1) && g.min_member >= 1 => {
+                replicas = n;
+                let per = g.min_member as i64;
+                for d in 0..lahar_core::resource::DIMS {
+                    shape.requests.set(d, (r.get(d) + per - 1).div_euclid(per));
+                }
+            }
+            (Ok(_), None) => ck.err(
+                *at,
+                &path,
+                "pods made for a PodGroup request `spec.minResources / minMember`: give `spec.minResources`",
+            ),
+            (Ok(n), Some(_)) if g.min_member == 0 => ck.err(
+                *at,
+                &path,
+                format!("{n} pods need `spec.minMember` ≥ 1 (each requests minResources / minMember)"),
+            ),
+            (Ok(n), Some(_)) => ck.err(*at, &path, format!("{n} pods are fewer than minMember {}", g.min_member)),
+            (Err(_), _) => ck.err(*at, &path, format!("expected an integer ≥ 1, got `{n}`")),
+        }
+    }
+    shape.requests.set(PODS, 1);
+    Grouped {
+        tasks: vec![common::task("pod", replicas, 0, &shape)],
+        initial: Vec::new(),
+        names: vec![Vec::new()],
+        roles: None,
+        role_names: vec![String::new()],
+    }
 }
 
 /// `worker-10` sorts after `worker-9`.

@@ -67,7 +67,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let q = common::queue(ck, cx, &qname, qat, "metadata.labels.volcano.sh/queue-name");
     let class = meta.labels.get("ray.io/priority-class-name").map(|x| x.0.clone());
     let topology = network_topology(ck, &meta.labels);
-    let timing = common::timing(ck, &meta.annotations, meta.at, "");
+    let timing = common::timing(ck, cx, &meta.annotations, meta.at, "");
     if !ck.ok() {
         return None;
     }

@@ -73,6 +73,11 @@ fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str, factor: f64
         node_selector,
         priority: cx.priority_classes.global_default().unwrap_or(1),
         preemptable: true,
+        never_preempts: cx
+            .priority_classes
+            .by_name
+            .values()
+            .any(|c| c.global_default && c.preemption_policy == "Never"),
         scheduler_name: None,
         labels: BTreeMap::new(),
         annotations: BTreeMap::new(),
@@ -141,7 +146,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         min_res = ck.resource_vec(o, "resources", op, cx.names);
     }
     let q = common::queue(ck, cx, &queue, qat, &join(op, "queue"));
-    let timing = common::timing(ck, &meta.annotations, meta.at, "");
+    let timing = common::timing(ck, cx, &meta.annotations, meta.at, "");
     if !ck.ok() {
         return None;
     }

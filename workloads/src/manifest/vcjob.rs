@@ -127,7 +127,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
             );
         }
     }
-    let timing = common::timing(ck, &meta.annotations, meta.at, "");
+    let timing = common::timing(ck, cx, &meta.annotations, meta.at, "");
     let topology = task_topology(ck, &meta.annotations, &tasks);
     if !ck.ok() {
         return None;

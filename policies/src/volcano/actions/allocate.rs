@@ -49,11 +49,18 @@ fn need_continue(ssn: &Session<'_>, j: JobId, failed: &BTreeSet<u16>) -> bool {
         return job.ready_count() + pending_ok >= min;
     }
     !failed.iter().any(|&t| {
-        let task = &job.spec.tasks[t as usize];
-        let placed = job.task_count(t as usize, PodStatus::Allocated)
-            + job.task_count(t as usize, PodStatus::Running)
-            + job.task_count(t as usize, PodStatus::Succeeded);
-        task.min_available > 0 && placed < task.min_available
+        let lead = job.spec.role_lead(t as usize);
+        let placed: u32 = job
+            .spec
+            .role_tasks(lead)
+            .map(|u| {
+                job.task_count(u, PodStatus::Allocated)
+                    + job.task_count(u, PodStatus::Running)
+                    + job.task_count(u, PodStatus::Succeeded)
+            })
+            .sum();
+        let min = job.spec.tasks[lead].min_available;
+        min > 0 && placed < min
     })
 }
 

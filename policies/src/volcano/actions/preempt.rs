@@ -35,6 +35,13 @@ pub(crate) fn preemptor_tasks(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Ve
     v
 }
 
+/// A pending pod whose `preemptionPolicy` is `Never`: preempt and reclaim pass it
+/// over as a preemptor (Volcano's `taskEligibleToPreempt` and reclaim's check).
+pub(crate) fn never_preempts(ssn: &Session<'_>, p: PodId) -> bool {
+    let pod = ssn.pod(p);
+    ssn.job(pod.job).spec.tasks[pod.task as usize].never_preempts
+}
+
 /// Drops the starving jobs of queue `q` for which both of preempt's passes are
 /// no-ops, before they are sorted. When no pending pod of the queue may choose a
 /// victim (every group of other jobs' pods is ruled out by `below` or by the
@@ -86,7 +93,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         fw.sort_jobs(ssn, &mut jobs);
         for &j in &jobs {
             // Every pod's search is known to fail: the loop below would change nothing.
-            if memo.job_known_to_fail(ssn, j, |_| true) {
+            if memo.job_known_to_fail(ssn, j, |p| !never_preempts(ssn, p)) {
                 continue;
             }
             let mut stmt = ssn.statement();
@@ -94,7 +101,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
             let mut watched: Vec<(PodId, Option<NodeId>)> = Vec::new();
             while fw.job_starving(ssn, j) {
                 let Some(pod) = tasks.next() else { break };
-                if memo.known_failure(ssn, pod) {
+                // Not eligible: Volcano's preempt fails for it and goes on.
+                if never_preempts(ssn, pod) || memo.known_failure(ssn, pod) {
                     continue;
                 }
                 let filter = move |s: &Session<'_>, v: PodId| {
@@ -131,6 +139,10 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
                 continue;
             }
             for pod in preemptor_tasks(fw, ssn, j) {
+                // Not eligible: the pod is not assigned, which ends the job's pass.
+                if never_preempts(ssn, pod) {
+                    break;
+                }
                 let mut stmt = ssn.statement();
                 let filter = move |s: &Session<'_>, v: PodId| {
                     s.pod(v).job == j && (!s.pod(pod).best_effort || s.pod(v).best_effort)

@@ -7,7 +7,7 @@
 
 use super::super::explain;
 use super::super::framework::Framework;
-use super::preempt::preemptor_tasks;
+use super::preempt::{never_preempts, preemptor_tasks};
 use super::reach::{Action, Reach, set_aside};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{insert_sorted, queues_of};
@@ -46,14 +46,14 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
         let Some(jobs) = per_queue.get_mut(&q).filter(|v| !v.is_empty()) else { continue };
         let j = jobs.remove(0);
         // Every pod the loop below would search for is known to fail: skip the job.
-        let skip = memo.job_known_to_fail(ssn, j, |p| fw.preemptive(ssn, q, p));
+        let skip = memo.job_known_to_fail(ssn, j, |p| !never_preempts(ssn, p) && fw.preemptive(ssn, q, p));
         let mut stmt = ssn.statement();
         // BestEffort pending pods included, as in Volcano (see `preemptor_tasks`).
         let mut tasks = if skip { Vec::new() } else { preemptor_tasks(fw, ssn, j) }.into_iter();
         let mut watched: Vec<(PodId, Option<NodeId>)> = Vec::new();
         while fw.job_starving(ssn, j) {
             let Some(pod) = tasks.next() else { break };
-            if !fw.preemptive(ssn, q, pod) || memo.known_failure(ssn, pod) {
+            if never_preempts(ssn, pod) || !fw.preemptive(ssn, q, pod) || memo.known_failure(ssn, pod) {
                 continue;
             }
             let victim_queue = move |s: &Session<'_>, vq: QueueId| vq != q && s.queue(vq).spec.reclaimable;

@@ -18,8 +18,10 @@ fn roles_checked(ssn: &Session<'_>, j: JobId) -> bool {
     spec.min_available >= spec.tasks.iter().map(|t| t.min_available).sum::<u32>()
 }
 
+/// Pods of task `t`'s role (every task of it, see `JobSpec::roles`) in `statuses`.
 fn role_count(ssn: &Session<'_>, j: JobId, t: usize, statuses: &[PodStatus]) -> u32 {
-    statuses.iter().map(|&s| ssn.job(j).task_count(t, s)).sum()
+    let job = ssn.job(j);
+    job.spec.role_tasks(t).map(|u| statuses.iter().map(|&s| job.task_count(u, s)).sum::<u32>()).sum()
 }
 
 /// Gang readiness: `Ready + pending BestEffort ≥ minAvailable`, and each role's
