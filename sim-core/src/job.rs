@@ -104,7 +104,8 @@ pub struct NetworkTopology {
 
 impl NetworkTopology {
     /// Reads `mode` (`hard`, the default, or `soft`) and `highestTierAllowed` (an
-    /// integer ≥ 1), as every input form — compact jobs, PodGroups, VolcanoJobs,
+    /// integer ≥ 0, as Volcano's CRD allows; 0 keeps a job on one node or within one
+    /// tier-0 HyperNode), as every input form — compact jobs, PodGroups, VolcanoJobs,
     /// KubeRay's labels — writes them. Returns the constraint (with the defaults in
     /// place of what was wrong) and, per wrong field, its name and what was expected.
     pub fn parse(mode: Option<&str>, highest_tier: Option<i64>) -> (NetworkTopology, Vec<(&'static str, String)>) {
@@ -118,9 +119,9 @@ impl NetworkTopology {
             }
         };
         let tier = highest_tier.and_then(|t| match u32::try_from(t) {
-            Ok(t) if t >= 1 => Some(t),
+            Ok(t) => Some(t),
             _ => {
-                errors.push(("highestTierAllowed", format!("must be an integer ≥ 1, got {t}")));
+                errors.push(("highestTierAllowed", format!("must be an integer ≥ 0, got {t}")));
                 None
             }
         });

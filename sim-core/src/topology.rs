@@ -106,9 +106,6 @@ pub enum TopologyError {
         /// Parent tier.
         parent_tier: u32,
     },
-    /// A tier of 0.
-    #[error("HyperNode `{0}` has tier 0; tiers start at 1")]
-    ZeroTier(String),
 }
 
 /// The HyperNode tree of a cluster.
@@ -128,18 +125,18 @@ impl Topology {
         Self::from_decls(node_count, Vec::new(), Vec::new()).expect("flat topology is valid")
     }
 
-    /// A name per tier, indexed by tier number: `node` for tier 0, each tier's
+    /// A name per tier, indexed by tier number: tier 0 is `node` (a placement on one
+    /// node), or the tier-0 HyperNodes' name when there are any (Volcano's CRD allows
+    /// tier 0: a placement within one of them also spans tier 0); each tier's
     /// `tierName` (or `tier N` when it has none), `cluster` for the virtual top.
     pub fn tier_names(&self) -> Vec<String> {
         let top = self.hypernodes.iter().map(|h| h.tier).max().unwrap_or(0);
         (0..=top)
             .map(|t| {
-                if t == 0 {
-                    return "node".to_string();
-                }
                 let mut at = self.hypernodes.iter().filter(|h| h.tier == t);
                 match at.clone().find(|h| !h.virtual_top && !h.tier_name.is_empty()) {
                     Some(h) => h.tier_name.clone(),
+                    None if t == 0 && at.clone().next().is_none() => "node".to_string(),
                     None if at.any(|h| h.virtual_top) => "cluster".to_string(),
                     None => format!("tier {t}"),
                 }
@@ -180,9 +177,6 @@ impl Topology {
     ) -> Result<Topology, TopologyError> {
         let mut by_name = std::collections::BTreeMap::new();
         for (i, d) in decls.iter().enumerate() {
-            if d.tier == 0 {
-                return Err(TopologyError::ZeroTier(d.name.clone()));
-            }
             if by_name.insert(d.name.clone(), i).is_some() {
                 return Err(TopologyError::Duplicate(d.name.clone()));
             }

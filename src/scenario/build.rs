@@ -325,7 +325,7 @@ struct Tagged {
 /// Warns about jobs whose gang minimum (its smallest `minAvailable` pods) needs more
 /// than the whole cluster has: they can never start.
 fn check_gangs(v: &mut V<'_>, tagged: &[Tagged], nodes: &[Node], job_path: impl Fn(usize, usize) -> String) {
-    if v.cluster_broken {
+    if v.cluster_broken || nodes.is_empty() {
         return;
     }
     let total = nodes.iter().fold(Resources::ZERO, |a, n| a + n.allocatable);

@@ -212,6 +212,14 @@ fn a_closed_stdout_ends_quietly() {
     for args in [
         vec!["run".to_string(), "--out".into(), dir.path().join("o").display().to_string()],
         vec!["nccl".into(), "--collective".into(), "allreduce".into()],
+        // `lahar trace inspect FILE | head` (issue 12, item 10).
+        vec![
+            "trace".into(),
+            "inspect".into(),
+            "--format".into(),
+            "lahar".into(),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/examples/traces/canonical/openb-500.csv").into(),
+        ],
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_lahar"))
             .args(&args)

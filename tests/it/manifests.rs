@@ -497,3 +497,45 @@ fn pod_manifests_keep_their_names() {
     let explain = std::fs::read_to_string(out.join("explain.csv")).unwrap();
     assert!(explain.lines().skip(1).all(|l| l.contains(",ml/bob,")), "{explain}");
 }
+
+/// A HyperNode of tier 0 is valid (Volcano's CRD allows tier ≥ 0; issue 12, item 4):
+/// a gang limited to `highestTierAllowed: 0` spans the two nodes of one tier-0
+/// HyperNode, and jobs.csv reports the tier it spans as 0.
+#[test]
+fn a_hypernode_of_tier_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let hn = |name: &str, tier: u32, members: &str| {
+        format!(
+            "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {{name: {name}}}\nspec:\n  tier: {tier}\n  members:\n{members}---\n"
+        )
+    };
+    let node = |n: &str| format!("    - {{type: Node, selector: {{exactMatch: {{name: {n}}}}}}}\n");
+    let hns = hn("nvl-0", 0, &(node("n0") + &node("n1")))
+        + &hn("nvl-1", 0, &(node("n2") + &node("n3")))
+        + &hn(
+            "leaf",
+            1,
+            "    - {type: HyperNode, selector: {exactMatch: {name: nvl-0}}}\n    - {type: HyperNode, selector: {exactMatch: {name: nvl-1}}}\n",
+        );
+    std::fs::write(dir.path().join("hn.yaml"), hns).unwrap();
+    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, annotations: {lahar.io/duration: 1h}}\nspec:\n  minAvailable: 2\n  networkTopology: {mode: hard, highestTierAllowed: 0}\n  tasks:\n    - replicas: 2\n      name: w\n      template: {spec: {containers: [{name: c, resources: {requests: {nvidia.com/gpu: 8}}}]}}\n";
+    std::fs::write(dir.path().join("m.yaml"), job).unwrap();
+    let nodes: String = (0..4).map(|i| format!("      - {{name: n{i}, cpu: 16, memory: 64Gi, gpus: 8}}\n")).collect();
+    // network-topology-aware enforces the job's constraint.
+    let conf = "  scheduler:\n    inline: |\n      actions: \"enqueue, allocate\"\n      tiers:\n      - plugins: [{name: gang}]\n      - plugins: [{name: predicates}, {name: network-topology-aware}]\n";
+    let text = scenario(
+        &format!("    nodes:\n{nodes}    hyperNodes: hn.yaml"),
+        &format!("{conf}  workload:\n    - manifests: m.yaml\n"),
+    );
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let s = load_file(&dir.path().join("s.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let t = &s.cluster.topology;
+    assert_eq!(t.get(t.find("nvl-0").unwrap()).tier, 0);
+    assert_eq!(t.tier_names()[0], "tier 0");
+    let out = dir.path().join("o");
+    lahar().arg("run").arg(dir.path().join("s.yaml")).arg("--out").arg(&out).assert().success();
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    let row: Vec<&str> = jobs.lines().nth(1).unwrap().split(',').collect();
+    // state, nodes_spanned, highest_tier
+    assert_eq!((row[7], row[13], row[14]), ("Completed", "2", "0"), "{jobs}");
+}

@@ -65,6 +65,26 @@ fn a_pod_no_node_can_hold_stays_pending_with_a_warning() {
     assert_eq!(s["metrics"]["unfinished"], 2);
 }
 
+/// A cluster without nodes is an enqueue-only study (issue 12, item 4): a warning,
+/// not an error; jobs are admitted (or not) and never placed, and no
+/// unschedulable-pods warning repeats what the empty cluster says.
+#[test]
+fn an_empty_cluster_is_a_warning() {
+    let text = scenario(
+        "    nodes: []",
+        "  workload:\n    - jobs:\n      - {name: a, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n",
+    );
+    let s = warns(
+        &text,
+        &[
+            "scenario.yaml: spec.cluster: the cluster has no nodes (no `nodeGroups`, `nodes` or `nodeList`): no pod can be placed, only enqueue decides",
+        ],
+    );
+    assert_eq!(s["warnings"].as_array().unwrap().len(), 1, "{}", s["warnings"]);
+    assert_eq!(s["warnings"][0]["kind"], "empty-cluster");
+    assert_eq!((&s["metrics"]["jobs"], &s["metrics"]["unfinished"]), (&1.into(), &1.into()));
+}
+
 #[test]
 fn a_gang_larger_than_the_cluster_is_a_warning() {
     // Each pod fits a node; 3 pods of 8 GPUs do not fit 16 GPUs in all.

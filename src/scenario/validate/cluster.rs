@@ -1,7 +1,7 @@
 //! `spec.cluster`: node groups, explicit nodes, machine lists, the fabric and
 //! HyperNodes.
 
-use super::{At, MAX_NODES, V, at};
+use super::{At, EMPTY_CLUSTER, MAX_NODES, V, at};
 use crate::scenario::raw::*;
 use lahar_core::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics, Node, NodeId};
 use lahar_core::resource::{GPU, PODS, Resources};
@@ -21,7 +21,7 @@ pub(super) fn hypernodes(v: &mut V<'_>, c: &RawCluster, nodes: &[Node]) -> Optio
     let mut out = Vec::new();
     for (i, h) in list.iter().enumerate() {
         let path = format!("spec.cluster.hyperNodes[{i}]");
-        let tier = v.count(&h.value.tier, &format!("{path}.tier"), 1).unwrap_or(1);
+        let tier = v.count(&h.value.tier, &format!("{path}.tier"), 0).unwrap_or(1);
         let mut members = Vec::new();
         for m in &h.value.members {
             if let Some(&n) = by_name.get(m.as_str()) {
@@ -91,7 +91,15 @@ pub(super) fn cluster(v: &mut V<'_>, c: &RawCluster, base: &Path) -> (Vec<Node>,
         }
     }
     if nodes.is_empty() && v.errors.is_empty() {
-        v.err(None, "spec.cluster", "the cluster has no nodes; add `nodeGroups`, `nodes` or `nodeList`");
+        // Valid for enqueue-only studies (admission against queue quotas): no pod
+        // can be placed.
+        v.warn(
+            EMPTY_CLUSTER,
+            1,
+            None,
+            "spec.cluster",
+            "the cluster has no nodes (no `nodeGroups`, `nodes` or `nodeList`): no pod can be placed, only enqueue decides",
+        );
     }
     let fabric = c.fabric.as_ref().map(|tiers| {
         let mut out = Vec::new();
@@ -272,9 +280,11 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
 }
 
 /// Whether some node can hold a pod. Pods "fit" a cluster that had errors (its node
-/// list is incomplete): the cluster's own errors say what is wrong.
+/// list is incomplete: the cluster's own errors say what is wrong) and a cluster
+/// without nodes (its one warning says no pod can be placed).
 pub(crate) fn fits_somewhere(v: &V<'_>, nodes: &[Node], req: &Resources, selector: &[(String, String)]) -> bool {
     v.cluster_broken
+        || nodes.is_empty()
         || nodes
             .iter()
             .any(|n| req.fits_in(&n.allocatable) && selector.iter().all(|(k, val)| n.labels.get(k) == Some(val)))

@@ -160,6 +160,9 @@ pub(crate) const UNSCHEDULABLE: &str = "unschedulable-pods";
 /// Warning kind: a gang whose minimum exceeds the whole cluster.
 pub(crate) const GANG_EXCEEDS_CLUSTER: &str = "gang-exceeds-cluster";
 
+/// Warning kind: a cluster without nodes.
+pub(crate) const EMPTY_CLUSTER: &str = "empty-cluster";
+
 /// Warning kind: jobs whose input gives no run time.
 pub(crate) const NO_RUN_TIME: &str = "jobs-without-run-time";
 

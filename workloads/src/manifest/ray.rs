@@ -97,7 +97,7 @@ fn network_topology(ck: &mut Ck<'_>, labels: &BTreeMap<String, (String, At)>) ->
     if let Some((t, at)) = labels.get(TIER) {
         match t.trim().parse::<i64>() {
             Ok(x) => tier = Some(x),
-            Err(_) => ck.err(*at, &format!("metadata.labels.{TIER}"), format!("expected an integer ≥ 1, got `{t}`")),
+            Err(_) => ck.err(*at, &format!("metadata.labels.{TIER}"), format!("expected an integer ≥ 0, got `{t}`")),
         }
     }
     let (nt, errors) = NetworkTopology::parse(Some(mode), tier);

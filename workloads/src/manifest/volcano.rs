@@ -113,9 +113,13 @@ pub fn hypernodes(docs: &[Doc], nodes: &[NodeRef<'_>], errs: &mut Vec<ManifestEr
         let empty = Node { at: d.root.at, val: Val::Null };
         let spec = d.root.get("spec").unwrap_or(&empty);
         let tier = match spec.get("tier") {
-            Some(t) => ck.int(t, "spec.tier", 1).unwrap_or(1) as u32,
+            Some(t) => ck.int(t, "spec.tier", 0).unwrap_or(1) as u32,
             None => {
-                ck.err(spec.at, "spec.tier", "a HyperNode needs `tier` (1 = leaf)");
+                ck.err(
+                    spec.at,
+                    "spec.tier",
+                    "a HyperNode needs `tier` (an integer ≥ 0; the lowest tier is the smallest switch group)",
+                );
                 1
             }
         };
