@@ -41,6 +41,14 @@ enum Command {
     Run {
         /// Scenario YAML file.
         scenario: Option<PathBuf>,
+        /// Run a cluster snapshot instead of a scenario: what `kubectl get
+        /// nodes,pods,podgroups,queues,hypernodes,priorityclasses -A -o yaml` prints
+        /// (its nodes, queues, HyperNodes, running and pending pods).
+        #[arg(long, value_name = "FILE", conflicts_with = "scenario")]
+        snapshot: Option<PathBuf>,
+        /// Schedule with this volcano-scheduler.conf (overrides spec.scheduler).
+        #[arg(long, value_name = "FILE")]
+        conf: Option<PathBuf>,
         /// Output directory (overrides spec.output.dir).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -215,6 +223,50 @@ impl OverrideArgs {
             });
         }
         Ok(out)
+    }
+
+    /// What `lahar run` runs: a snapshot (`--snapshot`) or a scenario (the embedded
+    /// default without a path), `--conf` setting its scheduler before the other
+    /// overrides.
+    fn load_run(
+        &self,
+        scenario: Option<&std::path::Path>,
+        snapshot: Option<&std::path::Path>,
+        conf: Option<&std::path::Path>,
+        sessions: Option<u64>,
+    ) -> Result<lahar::scenario::Scenario, lahar::scenario::ScenarioError> {
+        let mut overrides = Vec::new();
+        let mut set = |origin: String, path: &str, value: String| {
+            overrides.push(lahar::overrides::Override {
+                file: "<command line>".into(),
+                at: None,
+                origin,
+                path: lahar::overrides::FieldPath::parse(path).expect("a valid path"),
+                value: lahar::overrides::parse_value(&value).expect("JSON is YAML"),
+            })
+        };
+        // `--sessions` is the scenario's session limit from the start (warnings say so).
+        if let Some(n) = sessions {
+            set(format!("--sessions {n}"), "spec.sessions", n.to_string());
+        }
+        if let Some(c) = conf {
+            // Absolute, so it does not resolve against the scenario's folder.
+            let abs = std::path::absolute(c).unwrap_or_else(|_| c.to_path_buf());
+            let value = serde_json::json!({ "conf": abs.display().to_string() });
+            set(format!("--conf {}", c.display()), "spec.scheduler", value.to_string());
+        }
+        overrides.extend(self.parse()?);
+        match (snapshot, scenario) {
+            (Some(s), _) => lahar::scenario::load_snapshot(s, &overrides),
+            (None, Some(p)) => lahar::scenario::load_file_with(p, &overrides),
+            (None, None) if overrides.is_empty() => Ok(lahar::scenario::load_default()),
+            (None, None) => lahar::overrides::load_with(
+                lahar::scenario::DEFAULT_SCENARIO,
+                lahar::scenario::DEFAULT_SCENARIO_FILE,
+                std::path::Path::new(""),
+                &overrides,
+            ),
+        }
     }
 
     /// Loads the scenario (the embedded default without a path) with the overrides.
@@ -421,6 +473,8 @@ fn main() -> ExitCode {
         }
         Command::Run {
             scenario,
+            snapshot,
+            conf,
             out,
             sessions,
             quiet,
@@ -442,7 +496,7 @@ fn main() -> ExitCode {
                     ));
                 }
             };
-            let s = match overrides.load(scenario.as_deref()) {
+            let s = match overrides.load_run(scenario.as_deref(), snapshot.as_deref(), conf.as_deref(), sessions) {
                 Ok(s) => s,
                 Err(e) => return input_error(&e),
             };

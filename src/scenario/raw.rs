@@ -61,7 +61,11 @@ pub struct RawSpec {
     pub horizon: Option<Spanned<String>>,
     pub schedule_period: Option<Spanned<String>>,
     pub sessions: Option<Spanned<i64>>,
+    #[serde(default)]
     pub cluster: RawCluster,
+    /// A cluster snapshot (`kubectl get ... -o yaml`): nodes, queues, HyperNodes and
+    /// the starting workload.
+    pub snapshot: Option<Spanned<String>>,
     pub queues: Option<Spanned<RawQueues>>,
     pub scheduler: Option<Spanned<RawScheduler>>,
     pub workload: Option<Vec<Spanned<RawSource>>>,
@@ -168,7 +172,7 @@ pub struct RawModelSpec {
     pub iterations: Option<Spanned<i64>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RawCluster {
     pub node_groups: Option<Vec<Spanned<RawNode>>>,

@@ -19,6 +19,7 @@ mod replays;
 mod reports;
 mod scheduling;
 mod sessions;
+mod snapshot;
 mod sweep;
 mod synthetic;
 mod tour;

@@ -1,7 +1,7 @@
 //! `spec.cluster`: node groups, explicit nodes, machine lists, the fabric and
 //! HyperNodes.
 
-use super::{At, EMPTY_CLUSTER, MAX_NODES, V, at};
+use super::{At, MAX_NODES, V, at};
 use crate::scenario::raw::*;
 use lahar_core::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics, Node, NodeId};
 use lahar_core::resource::{GPU, PODS, Resources};
@@ -89,17 +89,6 @@ pub(super) fn cluster(v: &mut V<'_>, c: &RawCluster, base: &Path) -> (Vec<Node>,
         for (node, path) in node_list(v, list, base) {
             add(v, node, &path, at(list));
         }
-    }
-    if nodes.is_empty() && v.errors.is_empty() {
-        // Valid for enqueue-only studies (admission against queue quotas): no pod
-        // can be placed.
-        v.warn(
-            EMPTY_CLUSTER,
-            1,
-            None,
-            "spec.cluster",
-            "the cluster has no nodes (no `nodeGroups`, `nodes` or `nodeList`): no pod can be placed, only enqueue decides",
-        );
     }
     let fabric = c.fabric.as_ref().map(|tiers| {
         let mut out = Vec::new();

@@ -124,12 +124,7 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
     for ij in imported {
         let j = ij.spec;
         let push = |v: &mut V<'_>, m: String| {
-            v.errors.push(InputError {
-                file: ij.file.clone(),
-                at: ij.at,
-                path: format!("document {}", ij.doc),
-                message: m,
-            })
+            v.errors.push(InputError { file: ij.file.clone(), at: ij.at, path: ij.doc.clone(), message: m })
         };
         let mut ok = true;
         if let Some(task) = j
@@ -143,7 +138,7 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
                 count: 1,
                 file: ij.file.clone(),
                 at: ij.at,
-                path: format!("document {}", ij.doc),
+                path: ij.doc.clone(),
                 message: format!(
                     "{} `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {}); the job stays pending",
                     j.kind,

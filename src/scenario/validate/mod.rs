@@ -25,6 +25,7 @@ mod jobs;
 mod manifests;
 mod queues;
 mod scheduler;
+mod snapshot;
 mod synthetic;
 
 pub(crate) use cluster::{fits_somewhere, largest};
@@ -260,19 +261,41 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         };
     }
 
+    let snap = snapshot::read(&mut v, spec, base);
     let before_cluster = v.errors.len();
-    let (nodes, fabric) = cluster::cluster(&mut v, &spec.cluster, base);
+    let (mut nodes, fabric) = cluster::cluster(&mut v, &spec.cluster, base);
+    if let Some(s) = &snap {
+        for n in &s.nodes {
+            if nodes.iter().any(|m| m.name == n.name) {
+                v.err(s.at, "spec.snapshot", format!("node `{}` of the snapshot is also in spec.cluster", n.name));
+            }
+        }
+        nodes.extend(s.nodes.iter().cloned());
+    }
     v.cluster_broken = v.errors.len() > before_cluster;
-    let decls = match spec.cluster.hyper_nodes.as_ref().map(|h| (h, &h.value)) {
-        Some((h, RawHyperNodes::Path(p))) => manifests::hypernodes(&mut v, p, at(h), base, &spec.cluster, &nodes),
+    if nodes.is_empty() && v.errors.is_empty() {
+        // Valid for enqueue-only studies (admission against queue quotas): no pod
+        // can be placed.
+        v.warn(
+            EMPTY_CLUSTER,
+            1,
+            None,
+            "spec.cluster",
+            "the cluster has no nodes (no `nodeGroups`, `nodes` or `nodeList`): no pod can be placed, only enqueue decides",
+        );
+    }
+    let decls = match (spec.cluster.hyper_nodes.as_ref().map(|h| (h, &h.value)), &snap) {
+        (Some((h, RawHyperNodes::Path(p))), _) => manifests::hypernodes(&mut v, p, at(h), base, &spec.cluster, &nodes),
+        (None, Some(s)) if !s.hypernodes.is_empty() => Some(snapshot::hypernodes(&mut v, s, &nodes)),
         _ => cluster::hypernodes(&mut v, &spec.cluster, &nodes),
     };
     let node_ids: BTreeMap<String, NodeId> =
         nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), NodeId(i as u32))).collect();
-    let queues = match spec.queues.as_ref().map(|q| (q, &q.value)) {
-        Some((q, RawQueues::Path(p))) => manifests::queues(&mut v, p, at(q), base),
-        Some((_, RawQueues::List(l))) => queues::queues(&mut v, Some(l.as_slice())),
-        None => queues::queues(&mut v, None),
+    let queues = match (spec.queues.as_ref().map(|q| (q, &q.value)), &snap) {
+        (Some((q, RawQueues::Path(p))), _) => manifests::queues(&mut v, p, at(q), base),
+        (Some((_, RawQueues::List(l))), _) => queues::queues(&mut v, Some(l.as_slice())),
+        (None, Some(s)) => snapshot::queues(&mut v, s),
+        (None, None) => queues::queues(&mut v, None),
     };
     let queue_ids: BTreeMap<String, QueueId> =
         queues.iter().enumerate().map(|(i, q)| (q.name.clone(), QueueId(i as u32))).collect();
@@ -285,6 +308,13 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     // anywhere is an error).
     let classes = scheduler::priority_classes(&mut v, spec.priority_classes.as_deref());
     let mut manifest_docs = manifests::read_sources(&mut v, spec.workload.iter().flatten(), base, classes);
+    if let Some(s) = &snap {
+        let mut errs = Vec::new();
+        lahar_workloads::manifest::priority_classes(&s.workload, &mut manifest_docs.classes, &mut errs);
+        for e in errs {
+            v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
+        }
+    }
     let targets = Targets { queues: &queue_ids, node_ids: &node_ids, nodes: &nodes };
     // Run times of the traces named by `duration.empirical`, read once per (file, format).
     let mut empirical_cache: BTreeMap<(PathBuf, &'static str), Vec<SimDuration>> = BTreeMap::new();
@@ -304,6 +334,10 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
             RawSource::Jobs(list) => Some(jobs::source(&mut v, list, &path, &targets, &manifest_docs.classes)),
         };
         sources.push(source.unwrap_or(Source::Jobs { jobs: Vec::new(), compact: false }));
+    }
+    // The snapshot's PodGroups and Pods: the starting workload, after the sources.
+    if let Some(s) = snap.as_ref().filter(|s| !s.workload.is_empty()) {
+        sources.push(manifests::source(&mut v, &s.workload, &manifest_docs.classes, &targets, s.at, "spec.snapshot"));
     }
 
     let mut output_dir = PathBuf::from("out").join(&name);

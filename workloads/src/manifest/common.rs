@@ -125,8 +125,8 @@ pub struct ImportedJob {
     pub profile: Option<JobProfile>,
     /// File it came from.
     pub file: String,
-    /// Document (1-based).
-    pub doc: usize,
+    /// Where in the file: `document N` (`: items[K]` inside a List).
+    pub doc: String,
     /// Where the object starts.
     pub at: At,
 }
@@ -134,7 +134,8 @@ pub struct ImportedJob {
 /// Error sink for one document.
 pub(crate) struct Ck<'e> {
     pub file: String,
-    pub doc: usize,
+    /// [`Doc::label`].
+    pub doc: String,
     pub errs: &'e mut Vec<ManifestError>,
     before: usize,
 }
@@ -142,11 +143,10 @@ pub(crate) struct Ck<'e> {
 impl<'e> Ck<'e> {
     pub fn new(d: &Doc, errs: &'e mut Vec<ManifestError>) -> Self {
         let before = errs.len();
-        Ck { file: d.file.clone(), doc: d.index, errs, before }
+        Ck { file: d.file.clone(), doc: d.label(), errs, before }
     }
     pub fn err(&mut self, at: At, path: &str, message: impl Into<String>) {
-        let path =
-            if path.is_empty() { format!("document {}", self.doc) } else { format!("document {}: {path}", self.doc) };
+        let path = if path.is_empty() { self.doc.clone() } else { format!("{}: {path}", self.doc) };
         self.errs.push(ManifestError { file: self.file.clone(), at, path, message: message.into() });
     }
     /// True when no error was added since this sink was made.

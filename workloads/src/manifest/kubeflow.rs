@@ -123,5 +123,5 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     if let Some(b) = spec.get("runPolicy").and_then(|r| ck.opt_int(r, "backoffLimit", "spec.runPolicy", 0)) {
         j.max_retry = b as u32;
     }
-    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.index, at: root.at })
+    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }

@@ -11,6 +11,7 @@ mod kubeflow;
 mod podgroup;
 mod ray;
 mod schema;
+mod snapshot;
 mod spark;
 mod vcjob;
 mod volcano;
@@ -19,6 +20,7 @@ pub mod yaml;
 pub use common::{
     BUILTIN_PRIORITY_CLASSES, Context, HIGHEST_USER_PRIORITY, ImportedJob, PriorityClass, PriorityClasses,
 };
+pub use snapshot::{Snapshot, snapshot};
 pub use volcano::{NodeRef, hypernodes, queues};
 pub use yaml::{At, Doc, Node, Val};
 
@@ -107,13 +109,41 @@ pub fn read(base: &Path, pattern: &str) -> Result<Vec<Doc>, Vec<ManifestError>> 
         let name = f.display().to_string();
         match lahar_core::files::read_to_string(&f) {
             Ok(text) => match yaml::parse_documents(&text, &name) {
-                Ok(d) => docs.extend(d),
+                Ok(d) => docs.extend(d.into_iter().flat_map(|d| list_items(d, &mut errs))),
                 Err((at, message)) => errs.push(ManifestError { file: name, at, path: String::new(), message }),
             },
             Err(e) => errs.push(ManifestError { file: name, at: None, path: String::new(), message: e.to_string() }),
         }
     }
     if errs.is_empty() { Ok(docs) } else { Err(errs) }
+}
+
+/// A document as objects: a `kind: List` (what `kubectl get -o yaml` prints for
+/// several objects) becomes its `items`, each located as `document N: items[K]`;
+/// any other document is one object.
+fn list_items(d: Doc, errs: &mut Vec<ManifestError>) -> Vec<Doc> {
+    let (api, kind) = common::kind_of(&d.root);
+    if kind != "List" || !(api == "v1" || api.is_empty()) {
+        return vec![d];
+    }
+    match d.root.get("items").map(|n| &n.val) {
+        Some(yaml::Val::Seq(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(k, root)| Doc { file: d.file.clone(), index: d.index, item: Some(k), root: root.clone() })
+            .collect(),
+        Some(yaml::Val::Null) | None => Vec::new(),
+        Some(_) => {
+            let at = d.root.get("items").and_then(|n| n.at);
+            errs.push(ManifestError {
+                file: d.file.clone(),
+                at,
+                path: format!("{}: items", d.label()),
+                message: "a List's `items` must be a list of objects".into(),
+            });
+            Vec::new()
+        }
+    }
 }
 
 /// The PriorityClasses among `docs` (other kinds are skipped).
@@ -348,7 +378,7 @@ spec:
         let err = convert(&text.replace("\"2\"", "two")).unwrap_err();
         assert!(
             err[0].contains(
-                "metadata.labels.volcano.sh/network-topology-highest-tier-allowed: expected an integer ≥ 1, got `two`"
+                "metadata.labels.volcano.sh/network-topology-highest-tier-allowed: expected an integer ≥ 0, got `two`"
             ),
             "{err:?}"
         );

@@ -293,7 +293,7 @@ impl Groups {
                 r.set(PODS, j.min_resources.get(PODS));
                 j.min_resources = r;
             }
-            out.push(ImportedJob { spec: j, profile, file: g.doc.file.clone(), doc: g.doc.index, at: root.at });
+            out.push(ImportedJob { spec: j, profile, file: g.doc.file.clone(), doc: g.doc.label(), at: root.at });
         }
         for ((ns, g), pods) in std::mem::take(&mut self.pods) {
             for p in pods {
@@ -339,7 +339,7 @@ impl Groups {
             let (mut j, profile) = common::assemble(head, tasks, cx);
             j.initial = initial;
             j.pod_names = Some(Box::new(names));
-            out.push(ImportedJob { spec: j, profile, file: p.doc.file.clone(), doc: p.doc.index, at: root.at });
+            out.push(ImportedJob { spec: j, profile, file: p.doc.file.clone(), doc: p.doc.label(), at: root.at });
         }
         out
     }

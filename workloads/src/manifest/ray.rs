@@ -82,7 +82,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     };
     let (mut j, profile) = common::assemble(head, tasks, cx);
     j.network_topology = topology;
-    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.index, at: root.at })
+    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }
 
 /// The PodGroup's `networkTopology` from the labels KubeRay's Volcano scheduler reads:

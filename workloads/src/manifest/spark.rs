@@ -172,7 +172,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         Some(r) => r,
         None => j.tasks[0].requests + j.tasks[1].requests.times(i64::from(instances)),
     };
-    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.index, at: root.at })
+    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }
 
 #[cfg(test)]

@@ -155,7 +155,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     if let Some(g) = grace {
         spec_out.termination_grace = g;
     }
-    Some(ImportedJob { spec: spec_out, profile, file: d.file.clone(), doc: d.index, at: root.at })
+    Some(ImportedJob { spec: spec_out, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }
 
 /// The task-topology plugin's annotations: `volcano.sh/task-topology-affinity` and

@@ -168,8 +168,21 @@ pub struct Doc {
     pub file: String,
     /// 1-based position among the file's non-empty documents.
     pub index: usize,
-    /// The document's root.
+    /// For an object of a `kind: List` document (`kubectl get -o yaml`), its
+    /// position in `items` (0-based).
+    pub item: Option<usize>,
+    /// The document's root (the object itself for a List item).
     pub root: Node,
+}
+
+impl Doc {
+    /// Where the object is, for messages: `document 2`, or `document 1: items[3]`.
+    pub fn label(&self) -> String {
+        match self.item {
+            Some(i) => format!("document {}: items[{i}]", self.index),
+            None => format!("document {}", self.index),
+        }
+    }
 }
 
 /// A YAML syntax error: (line and column, message).
@@ -200,7 +213,7 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Doc>, SyntaxError> 
             })?;
             root.shift(start);
             if root.val != Val::Null {
-                docs.push(Doc { file: file.to_string(), index: docs.len() + 1, root });
+                docs.push(Doc { file: file.to_string(), index: docs.len() + 1, item: None, root });
             }
         }
         chunk.clear();

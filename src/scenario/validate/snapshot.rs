@@ -1,0 +1,107 @@
+//! `spec.snapshot`: a cluster as `kubectl get nodes,pods,podgroups,queues,hypernodes,
+//! priorityclasses -A -o yaml` prints it — its Nodes join the cluster, its Queues and
+//! HyperNodes are the scenario's (unless the scenario gives its own), and its
+//! PodGroups, Pods and PriorityClasses are a workload source (see docs/manifests.md).
+
+use super::{At, V, at};
+use crate::scenario::InputError;
+use crate::scenario::raw::RawSpec;
+use lahar_core::cluster::Node;
+use lahar_core::queue::Queue;
+use lahar_core::topology::HyperNodeDecl;
+use lahar_workloads::manifest::{self, Doc, ManifestError};
+use std::path::Path;
+
+/// Warning kind: objects of a snapshot the scheduler does not read.
+pub(crate) const SNAPSHOT_SKIPPED: &str = "snapshot-objects-skipped";
+/// Warning kind: snapshot nodes whose cordon, taints or readiness lahar does not enforce.
+pub(crate) const NODES_CONSTRAINED: &str = "node-constraints-not-modelled";
+
+fn report(v: &mut V<'_>, errs: Vec<ManifestError>) {
+    for e in errs {
+        v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
+    }
+}
+
+/// The snapshot's parts, once read.
+#[derive(Default)]
+pub(super) struct Parts {
+    /// Where `spec.snapshot` is written.
+    pub at: At,
+    pub nodes: Vec<Node>,
+    pub queues: Vec<Doc>,
+    pub hypernodes: Vec<Doc>,
+    pub workload: Vec<Doc>,
+}
+
+/// Reads `spec.snapshot`, warning about what is skipped or not modelled.
+pub(super) fn read(v: &mut V<'_>, spec: &RawSpec, base: &Path) -> Option<Parts> {
+    let p = spec.snapshot.as_ref()?;
+    let mut errs = Vec::new();
+    let s = match manifest::snapshot(base, &p.value, &mut v.names, &mut errs) {
+        Ok(s) => s,
+        Err(read_errs) => {
+            for e in read_errs {
+                if e.path.is_empty() && e.at.is_none() && e.file == p.value {
+                    v.err(at(p), "spec.snapshot", e.message);
+                } else {
+                    v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
+                }
+            }
+            return None;
+        }
+    };
+    report(v, errs);
+    let file = base.join(&p.value).display().to_string();
+    if !s.skipped.is_empty() {
+        let n: usize = s.skipped.values().sum();
+        let kinds: Vec<String> = s.skipped.iter().map(|(k, c)| format!("{c} {k}")).collect();
+        v.warnings.push(crate::scenario::Warning {
+            kind: SNAPSHOT_SKIPPED,
+            count: n as u64,
+            file: file.clone(),
+            at: None,
+            path: "spec.snapshot".into(),
+            message: format!("{n} objects the scheduler does not read were skipped: {}", kinds.join(", ")),
+            first_of_many: false,
+        });
+    }
+    if let Some((node, what)) = s.constrained.first() {
+        let n = s.constrained.len();
+        v.warnings.push(crate::scenario::Warning {
+            kind: NODES_CONSTRAINED,
+            count: n as u64,
+            file,
+            at: None,
+            path: "spec.snapshot".into(),
+            message: format!(
+                "{n} node condition{} lahar does not model (cordons, NoSchedule/NoExecute taints, NotReady), the first: node `{node}` is {what}; such nodes take new pods in the simulation",
+                if n == 1 { "" } else { "s" }
+            ),
+            first_of_many: false,
+        });
+    }
+    Some(Parts { at: at(p), nodes: s.nodes, queues: s.queues, hypernodes: s.hypernodes, workload: s.workload })
+}
+
+/// The snapshot's Queues (with Volcano's `default` queue when it lists none of
+/// that name: Volcano creates it in every cluster).
+pub(super) fn queues(v: &mut V<'_>, parts: &Parts) -> Vec<Queue> {
+    let mut errs = Vec::new();
+    let mut q = manifest::queues(&parts.queues, &mut v.names, &mut errs);
+    report(v, errs);
+    if !q.iter().any(|q| q.name == "default") {
+        q.insert(0, Queue::new("default"));
+    }
+    q
+}
+
+/// The snapshot's HyperNodes over the cluster's nodes.
+pub(super) fn hypernodes(v: &mut V<'_>, parts: &Parts, nodes: &[Node]) -> Vec<HyperNodeDecl> {
+    let refs: Vec<manifest::NodeRef<'_>> =
+        nodes.iter().map(|n| manifest::NodeRef { name: &n.name, labels: &n.labels }).collect();
+    let mut errs = Vec::new();
+    let out = manifest::hypernodes(&parts.hypernodes, &refs, &mut errs);
+    report(v, errs);
+    out
+}

@@ -1,0 +1,123 @@
+//! A whole cluster snapshot as input (issue 12, item 6): `kubectl get nodes,pods,
+//! podgroups,queues,hypernodes,priorityclasses -A -o yaml` as one `kind: List`, run
+//! with `lahar run --snapshot FILE --conf CONF --sessions 1 --explain ns/pod`.
+
+use super::*;
+use lahar_core::resource::Resources;
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/snapshot").join(name)
+}
+
+/// The example snapshot: Nodes from `status.allocatable` (190 CPUs, 2113373340 KiB,
+/// 8 GPUs, 110 pods; ephemeral storage and zero hugepages passed over), the Queues
+/// and HyperNodes it lists, and its PodGroups with their Pods under their own names.
+#[test]
+fn a_kind_list_snapshot_is_the_cluster_and_its_state() {
+    let s = lahar::scenario::load_snapshot(&example("cluster.yaml"), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = s.cluster.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["gpu-a-0", "gpu-a-1", "gpu-b-0", "gpu-b-1"]);
+    let n = &s.cluster.nodes[0];
+    assert_eq!(n.allocatable, Resources::new(190_000, 2_113_373_340 * 1024, 8000, 110));
+    assert_eq!(
+        (n.gpu_model.as_str(), n.labels["topology.kubernetes.io/rack"].as_str()),
+        ("NVIDIA-H100-80GB-HBM3", "r1")
+    );
+    assert_eq!(s.cluster.resource_names.len(), 4, "no dimension for hugepages or ephemeral storage");
+    let queues: Vec<&str> = s.queues.iter().map(|q| q.name.as_str()).collect();
+    assert_eq!(queues, ["default", "research", "prod"]);
+    let t = &s.cluster.topology;
+    assert_eq!(t.get(t.find("leaf-r2").unwrap()).nodes.len(), 2);
+    let jobs: Vec<String> = s.jobs.iter().map(|j| format!("{}/{}", j.namespace, j.name)).collect();
+    assert_eq!(jobs, ["team-a/llm-pretrain-7c1f", "team-b/finetune-2b9d", "team-c/eval-5e3a"]);
+    // minResources as the job controller wrote it (quota keys passed over).
+    assert_eq!(s.jobs[1].min_resources, Resources::new(64_000, 512 << 30, 16_000, 2));
+    assert_eq!(s.jobs[0].initial.len(), 2, "the running pods start on their nodes");
+    assert!(s.warnings.iter().all(|w| w.kind == "jobs-without-run-time"), "{:?}", s.warnings);
+}
+
+/// The README's one-command study, through the binary: one session of the conf on
+/// the snapshot, decisions under the objects' own names, and `--explain` saying why
+/// the fine-tuning gang waits.
+#[test]
+fn the_one_command_study() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let o = lahar()
+        .arg("run")
+        .arg("--snapshot")
+        .arg(example("cluster.yaml"))
+        .arg("--conf")
+        .arg(example("volcano-scheduler.conf"))
+        .args(["--sessions", "1", "--explain", "team-b/finetune-worker-0", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("3 jobs have no run time") && stderr.contains("until the session limit (1)"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("explain: team-b/finetune-worker-0: never placed"), "{stdout}");
+    let decisions = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
+    assert_eq!(
+        decisions,
+        "session,t,action,kind,job,pod,node,phase,reason\n\
+         1,0,enqueue,phase,team-c/eval-5e3a,,,Inqueue,enqueued\n\
+         1,0,allocate,bind,team-c/eval-5e3a,team-c/eval-runner-0,gpu-b-1,,\n\
+         1,0,session-close,phase,team-c/eval-5e3a,,,Running,\n"
+    );
+    let explain = std::fs::read_to_string(out.join("explain.csv")).unwrap();
+    assert!(explain.contains(",gang,false,job not ready: 1 placed + 0 pipelined of minAvailable 2"), "{explain}");
+    let conf = std::fs::read_to_string(out.join("input-scheduler.conf")).unwrap();
+    assert!(conf.contains("binpack"), "the run records the conf it used");
+}
+
+/// A snapshot as people capture it: objects the scheduler does not read are skipped
+/// and counted, cordoned or tainted nodes are reported (lahar does not enforce them
+/// yet), and a bad field inside the List is located at its item.
+#[test]
+fn skipped_objects_node_conditions_and_located_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let node = |name: &str, spec: &str, cpu: &str| {
+        format!(
+            "- apiVersion: v1\n  kind: Node\n  metadata: {{name: {name}}}\n  spec: {spec}\n  status:\n    allocatable: {{cpu: \"{cpu}\", memory: 8Gi, pods: \"10\"}}\n"
+        )
+    };
+    let list = |items: &str| format!("apiVersion: v1\nitems:\n{items}kind: List\nmetadata:\n  resourceVersion: \"\"\n");
+    let others = "- apiVersion: v1\n  kind: Service\n  metadata: {name: api}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cfg}\n";
+    let good = list(
+        &(node("a", "{}", "4")
+            + &node("b", "{unschedulable: true}", "4")
+            + &node("c", "{taints: [{key: gpu, value: broken, effect: NoSchedule}]}", "4")
+            + others),
+    );
+    std::fs::write(dir.path().join("good.yaml"), good).unwrap();
+    let o = lahar()
+        .args(["run", "-q", "--sessions", "1", "--out"])
+        .arg(dir.path().join("o"))
+        .arg("--snapshot")
+        .arg(dir.path().join("good.yaml"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("2 objects the scheduler does not read were skipped: 1 ConfigMap (v1), 1 Service (v1)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("2 node conditions lahar does not model")
+            && stderr.contains("node `b` is cordoned (spec.unschedulable)"),
+        "{stderr}"
+    );
+    // --strict turns them into errors.
+    let o = lahar().args(["run", "--strict", "--snapshot"]).arg(dir.path().join("good.yaml")).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let bad = list(&(node("a", "{}", "4") + &node("b", "{}", "four")));
+    std::fs::write(dir.path().join("bad.yaml"), bad).unwrap();
+    let o = lahar().args(["run", "--snapshot"]).arg(dir.path().join("bad.yaml")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("bad.yaml:14:24: document 1: items[1]: status.allocatable.cpu: bad quantity `four`"), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+}

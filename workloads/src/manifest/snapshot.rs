@@ -1,0 +1,190 @@
+//! A cluster snapshot: what `kubectl get nodes,pods,podgroups,queues,hypernodes,
+//! priorityclasses -A -o yaml` prints (one `kind: List`, or `---`-separated
+//! documents), split into what the scheduler reads — Nodes, Queues, HyperNodes, and
+//! the workload (PodGroups, Pods, PriorityClasses) — and everything else, skipped and
+//! counted by kind.
+
+use super::common::{self, Ck};
+use super::yaml::{Doc, Node, Val};
+use super::{ManifestError, read};
+use lahar_core::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics};
+use lahar_core::resource::{GPU_RESOURCE, PODS, ResourceNames, Resources};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A snapshot's objects, by what the scheduler makes of them.
+#[derive(Default)]
+pub struct Snapshot {
+    /// The cluster's nodes, in file order.
+    pub nodes: Vec<lahar_core::cluster::Node>,
+    /// Nodes the scheduler would pass over or restrict and lahar does not (yet):
+    /// cordoned (`spec.unschedulable`), tainted `NoSchedule`/`NoExecute`, or not
+    /// Ready; (node, what).
+    pub constrained: Vec<(String, String)>,
+    /// Queue objects.
+    pub queues: Vec<Doc>,
+    /// HyperNode objects.
+    pub hypernodes: Vec<Doc>,
+    /// PodGroups, Pods and PriorityClasses.
+    pub workload: Vec<Doc>,
+    /// Objects the scheduler does not read, counted by kind.
+    pub skipped: BTreeMap<String, usize>,
+}
+
+/// Reads the snapshot file `pattern` (relative to `base`).
+pub fn snapshot(
+    base: &Path,
+    pattern: &str,
+    names: &mut ResourceNames,
+    errs: &mut Vec<ManifestError>,
+) -> Result<Snapshot, Vec<ManifestError>> {
+    let docs = read(base, pattern)?;
+    let mut out = Snapshot::default();
+    for d in docs {
+        let (api, kind) = common::kind_of(&d.root);
+        let group = api.split('/').next().unwrap_or_default();
+        match (group, kind.as_str()) {
+            ("v1", "Node") => {
+                if let Some(n) = node(&d, names, errs, &mut out.constrained) {
+                    out.nodes.push(n);
+                }
+            }
+            ("scheduling.volcano.sh", "Queue") => out.queues.push(d),
+            ("topology.volcano.sh", "HyperNode") => out.hypernodes.push(d),
+            ("v1", "Pod") | ("scheduling.volcano.sh", "PodGroup") | ("scheduling.k8s.io", "PriorityClass") => {
+                out.workload.push(d)
+            }
+            (_, "") => {
+                Ck::new(&d, errs).err(d.root.at, "kind", "expected `apiVersion` and `kind` (a Kubernetes object)")
+            }
+            _ => *out.skipped.entry(format!("{kind} ({api})")).or_default() += 1,
+        }
+    }
+    Ok(out)
+}
+
+/// Fields of a Node that lahar reads or knowingly passes over (kubectl prints them).
+const NODE_SPEC: [&str; 7] =
+    ["podCIDR", "podCIDRs", "providerID", "unschedulable", "taints", "configSource", "externalID"];
+const NODE_STATUS: [&str; 13] = [
+    "capacity",
+    "allocatable",
+    "phase",
+    "conditions",
+    "addresses",
+    "daemonEndpoints",
+    "nodeInfo",
+    "images",
+    "volumesInUse",
+    "volumesAttached",
+    "config",
+    "runtimeHandlers",
+    "features",
+];
+
+/// A `v1` Node: its name and labels, and `status.allocatable` as the node's
+/// resources (`cpu`, `memory`, `pods`, `nvidia.com/gpu` and other extended
+/// resources; `ephemeral-storage` and zero quantities are passed over). Its GPU
+/// model is the `nvidia.com/gpu.product` label; GPU nodes get NVSwitch intra-node
+/// links, as lahar's own nodes do by default.
+fn node(
+    d: &Doc,
+    names: &mut ResourceNames,
+    errs: &mut Vec<ManifestError>,
+    constrained: &mut Vec<(String, String)>,
+) -> Option<lahar_core::cluster::Node> {
+    let mut ck = Ck::new(d, errs);
+    let root = &d.root;
+    let meta = common::meta(&mut ck, root, "", true);
+    let empty = Node { at: root.at, val: Val::Null };
+    let spec = root.get("spec").unwrap_or(&empty);
+    let status = root.get("status").unwrap_or(&empty);
+    for (part, known, node) in [("spec", &NODE_SPEC[..], spec), ("status", &NODE_STATUS[..], status)] {
+        if let Val::Map(m) = &node.val {
+            for (k, v) in m {
+                if !known.contains(&k.as_str()) {
+                    ck.err(
+                        v.at,
+                        &format!("{part}.{k}"),
+                        format!("unknown field of a Node; expected one of: {}", known.join(", ")),
+                    );
+                }
+            }
+        }
+    }
+    if status.get("allocatable").is_none() {
+        ck.err(
+            status.at.or(root.at),
+            "status.allocatable",
+            "a Node needs `status.allocatable` (its schedulable resources)",
+        );
+    }
+    let mut alloc = Resources::ZERO;
+    for (k, v) in ck.map(status, "allocatable", "status") {
+        let path = format!("status.allocatable.{k}");
+        if k == "ephemeral-storage" {
+            continue;
+        }
+        let Some(q) = v.scalar() else {
+            ck.err(v.at, &path, format!("expected a Kubernetes quantity, got {}", v.type_name()));
+            continue;
+        };
+        // Zero quantities (`hugepages-1Gi: "0"`) name nothing a pod could use here.
+        if lahar_core::quantity::parse_quantity(&q, 1).is_ok_and(|x| x == 0) {
+            continue;
+        }
+        let dim = match names.dim_or_register(k) {
+            Ok(dim) => dim,
+            Err(e) => {
+                ck.err(v.at, &path, e.to_string());
+                continue;
+            }
+        };
+        match lahar_core::quantity::parse_quantity(&q, ResourceNames::scale(dim)) {
+            Ok(x) if x >= 0 => alloc.set(dim, x),
+            Ok(x) => ck.err(v.at, &path, format!("must not be negative, got {x}")),
+            Err(e) => ck.err(v.at, &path, e.to_string()),
+        }
+    }
+    if alloc.get(PODS) == 0 {
+        // Kubernetes' default kubelet `maxPods`.
+        alloc.set(PODS, 110);
+    }
+    if alloc.gpu_milli() % 1000 != 0 {
+        let at = status.get("allocatable").and_then(|a| a.get(GPU_RESOURCE)).and_then(|n| n.at);
+        ck.err(at, &format!("status.allocatable.{GPU_RESOURCE}"), "expected a whole number of GPUs");
+    }
+    if ck.opt_bool(spec, "unschedulable", "spec") == Some(true) {
+        constrained.push((meta.name.clone(), "cordoned (spec.unschedulable)".into()));
+    }
+    for (i, t) in ck.seq(spec, "taints", "spec").iter().enumerate() {
+        let effect = ck.opt_str(t, "effect", &format!("spec.taints[{i}]")).unwrap_or_default();
+        if effect == "NoSchedule" || effect == "NoExecute" {
+            let key = ck.opt_str(t, "key", &format!("spec.taints[{i}]")).unwrap_or_default();
+            constrained.push((meta.name.clone(), format!("tainted {key}:{effect}")));
+        }
+    }
+    let ready = ck
+        .seq(status, "conditions", "status")
+        .iter()
+        .find(|c| c.get("type").and_then(Node::scalar).as_deref() == Some("Ready"));
+    if let Some(c) = ready
+        && c.get("status").and_then(Node::scalar).as_deref() != Some("True")
+    {
+        constrained.push((meta.name.clone(), "not Ready".into()));
+    }
+    if !ck.ok() {
+        return None;
+    }
+    let labels: BTreeMap<String, String> = meta.labels.into_iter().map(|(k, (v, _))| (k, v)).collect();
+    let gpu_model = labels.get(GPU_PRODUCT_LABEL).cloned().unwrap_or_default();
+    let gpus = alloc.gpu_milli() > 0;
+    Some(lahar_core::cluster::Node {
+        name: meta.name,
+        labels,
+        allocatable: alloc,
+        gpu_model,
+        intra_node: if gpus { IntraNode::NvSwitch } else { IntraNode::Pcie },
+        nics: Nics::default(),
+    })
+}
