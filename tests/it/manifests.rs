@@ -397,6 +397,26 @@ fn documentation_examples_load_as_they_are() {
     assert_eq!(job(&s, "tensorflow-mnist").min_resources, Resources::new(5000, 10 * GI, 0, 3));
     assert_eq!(job(&s, "paddle-simple-gpu").min_resources, Resources::new(0, 0, 4000, 2));
     assert_eq!(job(&s, "spark-pi-volcano").min_resources, Resources::new(3000, 3 * 896 * MI, 0, 3));
+    // Pods named as their controllers name them (issue 12, item 1): Spark's driver and
+    // executors (Spark's random prefix left out), KubeRay's head and workers (the
+    // random suffix replaced by the index), Kubeflow's `<job>-<replica-type>-<i>`.
+    let names = |name: &str| {
+        let j = job(&s, name);
+        let mut v = Vec::new();
+        for (t, task) in j.tasks.iter().enumerate() {
+            v.extend((0..task.replicas).map(|i| j.pod_name(t, i)));
+        }
+        v
+    };
+    assert_eq!(
+        names("spark-pi-volcano"),
+        ["spark-pi-volcano-driver", "spark-pi-volcano-exec-1", "spark-pi-volcano-exec-2"]
+    );
+    assert_eq!(
+        names("test-cluster-0"),
+        ["test-cluster-0-head", "test-cluster-0-worker-worker-0", "test-cluster-0-worker-worker-1"]
+    );
+    assert_eq!(names("pytorch-simple")[..2], ["pytorch-simple-master-0", "pytorch-simple-worker-0"]);
     assert_eq!(job(&s, "spark-pi-volcano").tasks[1].depends_on, [0]);
     assert_eq!(job(&s, "spark-pi-dynamic-allocation").submit, SimTime(30_000_000));
     // Task priorities: the task's own class, else the job's.

@@ -118,6 +118,9 @@ fn skipped_objects_node_conditions_and_located_errors() {
     let o = lahar().args(["run", "--snapshot"]).arg(dir.path().join("bad.yaml")).output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("bad.yaml:14:24: document 1: items[1]: status.allocatable.cpu: bad quantity `four`"), "{stderr}");
+    assert!(
+        stderr.contains("bad.yaml:14:24: document 1: items[1]: status.allocatable.cpu: bad quantity `four`"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("panicked"));
 }

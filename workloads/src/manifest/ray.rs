@@ -82,7 +82,27 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     };
     let (mut j, profile) = common::assemble(head, tasks, cx);
     j.network_topology = topology;
+    j.pod_names = Some(Box::new(pod_names(&j)));
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
+}
+
+/// Pods as KubeRay names them (`utils.PodName`): the head `<cluster>-head` (its
+/// deterministic head-pod name), a group's workers `<cluster>-<group>-worker-<suffix>`,
+/// the prefix cut to 50 characters and lower-cased; KubeRay's suffix is 5 random
+/// characters, lahar's the worker's index.
+fn pod_names(j: &lahar_core::job::JobSpec) -> Vec<Vec<String>> {
+    let prefix = |p: String| p.chars().take(50).collect::<String>().to_lowercase();
+    j.tasks
+        .iter()
+        .enumerate()
+        .map(|(t, task)| match t {
+            0 => vec![format!("{}-head", prefix(j.name.clone()))],
+            _ => {
+                let stem = prefix(format!("{}-{}", j.name, task.name));
+                (0..task.replicas).map(|k| format!("{stem}-worker-{k}")).collect()
+            }
+        })
+        .collect()
 }
 
 /// The PodGroup's `networkTopology` from the labels KubeRay's Volcano scheduler reads:

@@ -167,7 +167,15 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         min_available: 1,
         timing: timing?,
     };
+    let driver_pod = spec.get("driver").and_then(|d| d.get("podName")).and_then(Node::scalar);
     let (mut j, profile) = common::assemble(head, vec![drv, exe], cx);
+    // Pods as the operator and Spark name them: the driver `<app>-driver` (or
+    // `driver.podName`), executors `<prefix>-exec-<id>` from 1, where Spark's prefix
+    // is `<app>-<16 random hex digits>`: lahar uses `<app>` alone.
+    j.pod_names = Some(Box::new(vec![
+        vec![driver_pod.unwrap_or_else(|| format!("{}-driver", j.name))],
+        (1..=instances).map(|k| format!("{}-exec-{k}", j.name)).collect(),
+    ]));
     j.min_resources = match min_res {
         Some(r) => r,
         None => j.tasks[0].requests + j.tasks[1].requests.times(i64::from(instances)),
