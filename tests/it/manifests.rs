@@ -559,3 +559,34 @@ fn a_hypernode_of_tier_0() {
     // state, nodes_spanned, highest_tier
     assert_eq!((row[7], row[13], row[14]), ("Completed", "2", "0"), "{jobs}");
 }
+
+/// Workload files as people write them (issue 13, item 4): a RayCluster beside its
+/// ConfigMap, Service and RBAC objects loads, the others skipped with one counted
+/// warning; a Queue written beside it is a queue of the scenario (KubeRay's
+/// `*volcano-scheduler-queue.yaml` samples); `metadata.generateName` without a name
+/// gets a deterministic name (the same on every run and machine).
+#[test]
+fn workload_files_as_people_write_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let support = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: b}\n---\n\
+                   apiVersion: v1\nkind: Service\nmetadata: {name: head-svc}\nspec: {ports: [{port: 6379}]}\n---\n\
+                   apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r}\nrules: []\n---\n";
+    let queue = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: kuberay-test-queue}\nspec: {weight: 1, capability: {cpu: 4}}\n---\n";
+    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {generateName: sweep-, annotations: {lahar.io/duration: 1h}}\nspec:\n  queue: kuberay-test-queue\n  tasks:\n    - replicas: 1\n      name: w\n      template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}\n";
+    std::fs::write(dir.path().join("m.yaml"), format!("{support}{queue}{job}")).unwrap();
+    let p = one_node_scenario(dir.path());
+    let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.queues.iter().map(|q| q.name.as_str()).collect::<Vec<_>>(), ["default", "kuberay-test-queue"]);
+    assert_eq!(s.jobs.len(), 1);
+    let name = s.jobs[0].name.clone();
+    assert!(name.starts_with("sweep-") && name.len() == 11, "{name}");
+    assert_eq!(s.jobs[0].queue, QueueId(1));
+    assert_eq!(load_file(&p).unwrap().jobs[0].name, name, "the generated name is deterministic");
+    let w = &s.warnings[0];
+    assert_eq!((w.kind, w.count), ("manifest-objects-skipped", 3));
+    assert!(w.message.contains("3 objects that make no pods were skipped: 1 ConfigMap (v1), 1 Role (rbac.authorization.k8s.io/v1), 1 Service (v1)"), "{}", w.message);
+    // An unknown kind is still an error (a typo must not be skipped).
+    std::fs::write(dir.path().join("m.yaml"), job.replace("kind: Job", "kind: Jbo")).unwrap();
+    let e = load_file(&p).unwrap_err().to_string();
+    assert!(e.contains("unknown kind `Jbo`"), "{e}");
+}

@@ -1,7 +1,7 @@
 //! Kubernetes manifests in a scenario: `spec.queues: PATH`, `spec.cluster.hyperNodes:
 //! PATH` and `- manifests: PATH_OR_GLOB` workload sources (see docs/manifests.md).
 
-use super::{At, Source, Targets, V, fits_somewhere, largest};
+use super::{At, OBJECTS_SKIPPED, Source, Targets, V, fits_somewhere, largest};
 use crate::scenario::InputError;
 use crate::scenario::raw::{RawCluster, RawSource};
 use lahar_core::cluster::Node;
@@ -165,6 +165,34 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
     out
 }
 
+/// Queue objects in `manifests:` sources (KubeRay's samples write one beside the
+/// RayCluster) are queues of the scenario, after its own. Only the implicit
+/// `default` queue (no `spec.queues`) may be redefined by one.
+pub(super) fn workload_queues(v: &mut V<'_>, sources: &Sources, queues: &mut Vec<Queue>, implicit_default: bool) {
+    let docs: Vec<Doc> = sources.docs.values().flatten().filter(|d| manifest::is_queue(d)).cloned().collect();
+    if docs.is_empty() {
+        return;
+    }
+    let mut errs = Vec::new();
+    let more = manifest::queues(&docs, &mut v.names, &mut errs);
+    report(v, errs);
+    for q in more {
+        match queues.iter().position(|x| x.name == q.name) {
+            Some(i) if implicit_default && q.name == "default" => queues[i] = q,
+            Some(_) => {
+                let d = docs.iter().find(|d| manifest::object_name(d) == q.name).expect("read from these documents");
+                v.errors.push(InputError {
+                    file: d.file.clone(),
+                    at: d.root.at,
+                    path: d.label(),
+                    message: format!("queue `{}` is defined twice (in spec.queues and here)", q.name),
+                });
+            }
+            None => queues.push(q),
+        }
+    }
+}
+
 /// A `manifests:` source: its jobs. A source of PriorityClasses only is a class
 /// source; any other source that yields no job (empty files, comments only) is a
 /// mistake.
@@ -177,9 +205,46 @@ pub(super) fn source(
     path: &str,
 ) -> Source {
     let errors_before = v.errors.len();
+    // Queues were taken already; objects that make no pods are skipped and counted.
+    let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
+    let mut first_skipped: Option<&Doc> = None;
+    let all = docs;
+    let docs: Vec<Doc> = all
+        .iter()
+        .filter(|d| !manifest::is_queue(d))
+        .filter(|d| match manifest::support_object(d) {
+            Some(kind) => {
+                *skipped.entry(kind).or_default() += 1;
+                first_skipped.get_or_insert(d);
+                false
+            }
+            None => true,
+        })
+        .cloned()
+        .collect();
+    if let Some(first) = first_skipped {
+        let n: usize = skipped.values().sum();
+        let kinds: Vec<String> = skipped.iter().map(|(k, c)| format!("{c} {k}")).collect();
+        v.warnings.push(crate::scenario::Warning {
+            kind: OBJECTS_SKIPPED,
+            count: n as u64,
+            file: first.file.clone(),
+            at: first.root.at,
+            path: format!("{path}.manifests"),
+            message: format!("{n} objects that make no pods were skipped: {}", kinds.join(", ")),
+            first_of_many: false,
+        });
+    }
+    let docs = &docs[..];
     let jobs = jobs(v, docs, classes, t);
-    let classes_only = !docs.is_empty()
-        && docs.iter().all(|d| d.root.get("kind").and_then(|k| k.scalar()).as_deref() == Some("PriorityClass"));
+    // A source of classes or queues (beside objects that make no pods) is fine.
+    let classes_only = !all.is_empty()
+        && all.iter().all(|d| {
+            manifest::is_queue(d)
+                || manifest::support_object(d).is_some()
+                || d.root.get("kind").and_then(|k| k.scalar()).as_deref() == Some("PriorityClass")
+        })
+        && all.len() > skipped.values().sum::<usize>();
     if jobs.is_empty() && !classes_only && v.errors.len() == errors_before {
         v.err(at, format!("{path}.manifests"), format!("the manifests yield no job ({} objects read)", docs.len()));
     }

@@ -161,6 +161,9 @@ pub(crate) const UNSCHEDULABLE: &str = "unschedulable-pods";
 /// Warning kind: a gang whose minimum exceeds the whole cluster.
 pub(crate) const GANG_EXCEEDS_CLUSTER: &str = "gang-exceeds-cluster";
 
+/// Warning kind: objects of a `manifests:` source that make no pods.
+pub(crate) const OBJECTS_SKIPPED: &str = "manifest-objects-skipped";
+
 /// Warning kind: a cluster without nodes.
 pub(crate) const EMPTY_CLUSTER: &str = "empty-cluster";
 
@@ -291,18 +294,6 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     };
     let node_ids: BTreeMap<String, NodeId> =
         nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), NodeId(i as u32))).collect();
-    let queues = match (spec.queues.as_ref().map(|q| (q, &q.value)), &snap) {
-        (Some((q, RawQueues::Path(p))), _) => manifests::queues(&mut v, p, at(q), base),
-        (Some((_, RawQueues::List(l))), _) => queues::queues(&mut v, Some(l.as_slice())),
-        (None, Some(s)) => snapshot::queues(&mut v, s),
-        (None, None) => queues::queues(&mut v, None),
-    };
-    let queue_ids: BTreeMap<String, QueueId> =
-        queues.iter().enumerate().map(|(i, q)| (q.name.clone(), QueueId(i as u32))).collect();
-
-    let scheduler = scheduler::scheduler(&mut v, spec.scheduler.as_ref(), base);
-    let conf_text = scheduler::conf_text(&scheduler, spec.scheduler.as_ref(), base);
-    let comm = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
     // One registry of PriorityClasses: Kubernetes' built-in ones, `spec.priorityClasses`,
     // then the PriorityClass objects of every manifest source (a name defined twice
     // anywhere is an error).
@@ -315,6 +306,20 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
             v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
         }
     }
+    let mut queues = match (spec.queues.as_ref().map(|q| (q, &q.value)), &snap) {
+        (Some((q, RawQueues::Path(p))), _) => manifests::queues(&mut v, p, at(q), base),
+        (Some((_, RawQueues::List(l))), _) => queues::queues(&mut v, Some(l.as_slice())),
+        (None, Some(s)) => snapshot::queues(&mut v, s),
+        (None, None) => queues::queues(&mut v, None),
+    };
+    // Queue objects written beside the jobs of a `manifests:` source.
+    manifests::workload_queues(&mut v, &manifest_docs, &mut queues, spec.queues.is_none() && snap.is_none());
+    let queue_ids: BTreeMap<String, QueueId> =
+        queues.iter().enumerate().map(|(i, q)| (q.name.clone(), QueueId(i as u32))).collect();
+
+    let scheduler = scheduler::scheduler(&mut v, spec.scheduler.as_ref(), base);
+    let conf_text = scheduler::conf_text(&scheduler, spec.scheduler.as_ref(), base);
+    let comm = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
     let targets = Targets { queues: &queue_ids, node_ids: &node_ids, nodes: &nodes };
     // Run times of the traces named by `duration.empirical`, read once per (file, format).
     let mut empirical_cache: BTreeMap<(PathBuf, &'static str), Vec<SimDuration>> = BTreeMap::new();

@@ -343,7 +343,13 @@ pub(crate) fn meta(ck: &mut Ck<'_>, obj: &Node, path: &str, need_name: bool) -> 
     let empty = Node { at: obj.at, val: Val::Null };
     let m = obj.get("metadata").unwrap_or(&empty);
     let mp = join(path, "metadata");
-    let name = ck.opt_str(m, "name", &mp).unwrap_or_default();
+    let mut name = ck.opt_str(m, "name", &mp).unwrap_or_default();
+    if name.is_empty()
+        && path.is_empty()
+        && let Some(prefix) = ck.opt_str(m, "generateName", &mp)
+    {
+        name = generated_name(ck, &prefix);
+    }
     if need_name && name.is_empty() {
         ck.err(m.at.or(obj.at), &join(&mp, "name"), "expected a non-empty name");
     }
@@ -355,6 +361,27 @@ pub(crate) fn meta(ck: &mut Ck<'_>, obj: &Node, path: &str, need_name: bool) -> 
         labels: ck.string_map(m, "labels", &mp),
         annotations: ck.string_map(m, "annotations", &mp),
     }
+}
+
+/// The name Kubernetes would give an object with `metadata.generateName: prefix`
+/// and no name: the prefix and 5 characters of its alphabet (no vowels, no 0, 1, 3).
+/// The API server draws them at random; lahar derives them from the file's name
+/// (not its folder) and the object's place in it, so a run is the same on every
+/// machine.
+pub(crate) fn generated_name(ck: &Ck<'_>, prefix: &str) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let file = std::path::Path::new(&ck.file).file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
+    // FNV-1a: stable across platforms and Rust versions.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in file.bytes().chain([0]).chain(ck.doc.bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let mut out = prefix.to_string();
+    for _ in 0..5 {
+        out.push(ALPHABET[(h % ALPHABET.len() as u64) as usize] as char);
+        h /= ALPHABET.len() as u64;
+    }
+    out
 }
 
 /// What the scheduler sees of a pod template (or a Pod).

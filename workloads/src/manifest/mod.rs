@@ -146,6 +146,50 @@ fn list_items(d: Doc, errs: &mut Vec<ManifestError>) -> Vec<Doc> {
     }
 }
 
+/// Whether `d` is a Volcano Queue.
+pub fn is_queue(d: &Doc) -> bool {
+    let (api, kind) = common::kind_of(&d.root);
+    kind == "Queue" && api.starts_with("scheduling.volcano.sh/")
+}
+
+/// `metadata.name` of an object (empty when it has none).
+pub fn object_name(d: &Doc) -> String {
+    d.root.get("metadata").and_then(|m| m.get("name")).and_then(Node::scalar).unwrap_or_default()
+}
+
+/// `Kind (apiVersion)` when `d` is an object a workload file may hold beside its jobs
+/// that makes no pods for the scheduler — configuration, networking, storage,
+/// access control, autoscaling — and is skipped (and counted), not an error.
+pub fn support_object(d: &Doc) -> Option<String> {
+    let (api, kind) = common::kind_of(&d.root);
+    let group = if api.contains('/') { api.split('/').next().unwrap_or_default() } else { "" };
+    let known = match group {
+        "" => matches!(
+            kind.as_str(),
+            "ConfigMap"
+                | "Secret"
+                | "Service"
+                | "ServiceAccount"
+                | "Endpoints"
+                | "PersistentVolumeClaim"
+                | "PersistentVolume"
+                | "Namespace"
+                | "LimitRange"
+                | "ResourceQuota"
+        ),
+        "rbac.authorization.k8s.io" => {
+            matches!(kind.as_str(), "Role" | "RoleBinding" | "ClusterRole" | "ClusterRoleBinding")
+        }
+        "networking.k8s.io" => matches!(kind.as_str(), "Ingress" | "IngressClass" | "NetworkPolicy"),
+        "storage.k8s.io" => kind == "StorageClass",
+        "policy" => kind == "PodDisruptionBudget",
+        "autoscaling" => kind == "HorizontalPodAutoscaler",
+        "discovery.k8s.io" => kind == "EndpointSlice",
+        _ => false,
+    };
+    known.then(|| format!("{kind} ({api})"))
+}
+
 /// The PriorityClasses among `docs` (other kinds are skipped).
 pub fn priority_classes(docs: &[Doc], into: &mut PriorityClasses, errs: &mut Vec<ManifestError>) {
     for d in docs {

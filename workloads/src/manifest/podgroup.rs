@@ -146,7 +146,10 @@ impl Groups {
         let root = &d.root;
         // pod_shape reads labels and annotations; only the name and namespace are left.
         let m = root.get("metadata");
-        let name = m.and_then(|m| m.get("name")).and_then(Node::scalar).unwrap_or_default();
+        let mut name = m.and_then(|m| m.get("name")).and_then(Node::scalar).unwrap_or_default();
+        if let (true, Some(prefix)) = (name.is_empty(), m.and_then(|m| m.get("generateName")).and_then(Node::scalar)) {
+            name = common::generated_name(ck, &prefix);
+        }
         if name.is_empty() {
             ck.err(m.and_then(|m| m.at).or(root.at), "metadata.name", "expected a non-empty name");
         }
