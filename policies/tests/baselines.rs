@@ -21,6 +21,7 @@ fn node(name: &str, gpus: i64) -> Node {
         allocatable: Resources::new(64_000, 1 << 40, gpus * 1000, 110),
         gpu_model: "H100".into(),
         intra_node: IntraNode::NvSwitch,
+        taints: Vec::new(),
         nics: Nics::default(),
     }
 }

@@ -62,6 +62,9 @@ pub const GPU_PRODUCT_LABEL: &str = "nvidia.com/gpu.product";
 /// A node's static description.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
+    /// Taints (`spec.taints` of a Kubernetes Node; a cordoned node carries
+    /// `node.kubernetes.io/unschedulable:NoSchedule`, as Kubernetes marks it).
+    pub taints: Vec<Taint>,
     /// Unique name.
     pub name: String,
     /// Labels (node selectors match these).
@@ -74,6 +77,29 @@ pub struct Node {
     pub intra_node: IntraNode,
     /// NICs.
     pub nics: Nics,
+}
+
+/// A node taint. `NoSchedule` and `NoExecute` keep pods that do not tolerate them
+/// off the node (Kubernetes' TaintToleration and NodeUnschedulable filters, run by
+/// Volcano's `predicates`); `PreferNoSchedule` only steers scoring, which lahar does
+/// not model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Taint {
+    /// Key.
+    pub key: String,
+    /// Value (may be empty).
+    pub value: String,
+    /// `NoSchedule`, `PreferNoSchedule` or `NoExecute`.
+    pub effect: String,
+}
+
+impl Taint {
+    /// The taint a cordon (`spec.unschedulable: true`) puts on a node.
+    pub const UNSCHEDULABLE: &'static str = "node.kubernetes.io/unschedulable";
+    /// Whether it keeps untolerating pods off the node.
+    pub fn repels(&self) -> bool {
+        self.effect == "NoSchedule" || self.effect == "NoExecute"
+    }
 }
 
 impl Node {
@@ -94,6 +120,8 @@ pub struct Cluster {
     pub topology: Topology,
     by_name: BTreeMap<String, NodeId>,
     total: Resources,
+    /// Some node has a taint that repels pods.
+    tainted: bool,
 }
 
 impl Cluster {
@@ -101,7 +129,13 @@ impl Cluster {
     pub fn new(nodes: Vec<Node>, resource_names: ResourceNames, topology: Topology) -> Cluster {
         let by_name = nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), NodeId(i as u32))).collect();
         let total = nodes.iter().fold(Resources::ZERO, |acc, n| acc + n.allocatable);
-        Cluster { nodes, resource_names, topology, by_name, total }
+        let tainted = nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
+        Cluster { nodes, resource_names, topology, by_name, total, tainted }
+    }
+    /// True if some node has a `NoSchedule` or `NoExecute` taint: node filters then
+    /// depend on the pod's tolerations, not only on its node selector.
+    pub fn has_taints(&self) -> bool {
+        self.tainted
     }
     /// A node by id.
     pub fn node(&self, id: NodeId) -> &Node {

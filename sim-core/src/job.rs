@@ -156,6 +156,30 @@ pub struct TaskSpec {
     /// Kubernetes' admission sets it): they wait for room and never evict others;
     /// Volcano's preempt and reclaim pass them over as preemptors.
     pub never_preempts: bool,
+    /// The pods' tolerations (`spec.tolerations`): which node taints they accept.
+    pub tolerations: Vec<Toleration>,
+}
+
+/// A pod toleration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Toleration {
+    /// Key; empty with `exists` tolerates every taint.
+    pub key: String,
+    /// `operator: Exists` (any value); else `Equal`.
+    pub exists: bool,
+    /// Value, for `Equal`.
+    pub value: String,
+    /// Effect tolerated; empty = every effect.
+    pub effect: String,
+}
+
+impl Toleration {
+    /// Whether this toleration tolerates `t` (Kubernetes' `ToleratesTaint`).
+    pub fn tolerates(&self, t: &crate::cluster::Taint) -> bool {
+        (self.effect.is_empty() || self.effect == t.effect)
+            && ((self.key.is_empty() && self.exists) || self.key == t.key)
+            && (self.exists || self.value == t.value)
+    }
 }
 
 /// Everything lahar knows about a job before it runs.
@@ -287,6 +311,7 @@ impl Default for TaskSpec {
             policies: Vec::new(),
             preemptable: true,
             never_preempts: false,
+            tolerations: Vec::new(),
         }
     }
 }
@@ -535,6 +560,7 @@ mod tests {
             policies: vec![],
             preemptable: true,
             never_preempts: false,
+            tolerations: Vec::new(),
         }
     }
 

@@ -500,12 +500,35 @@ impl<'w> Session<'w> {
     pub fn hypernode_future_idle(&self, h: crate::topology::HyperNodeId) -> Resources {
         self.world.hn_future_idle(h)
     }
-    /// True if the pod's node selector matches the node's labels.
+    /// True if the node passes the pod's node filters: its node selector matches the
+    /// node's labels and it tolerates the node's taints.
     pub fn selector_matches(&self, p: PodId, n: NodeId) -> bool {
         let pod = &self.world.pods[p.0 as usize];
         let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
         let labels = &self.world.cluster.node(n).labels;
-        task.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+        task.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v)) && self.untolerated_taint(p, n).is_none()
+    }
+    /// The first taint of the node that repels the pod (`NoSchedule`/`NoExecute`,
+    /// not tolerated), if any.
+    pub fn untolerated_taint(&self, p: PodId, n: NodeId) -> Option<&crate::cluster::Taint> {
+        if !self.world.cluster.has_taints() {
+            return None;
+        }
+        let pod = &self.world.pods[p.0 as usize];
+        let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
+        self.world
+            .cluster
+            .node(n)
+            .taints
+            .iter()
+            .find(|t| t.repels() && !task.tolerations.iter().any(|x| x.tolerates(t)))
+    }
+    /// True if every node passes the pod's node filters whatever its labels and
+    /// taints (no node selector, no repelling taint in the cluster).
+    pub fn unfiltered(&self, p: PodId) -> bool {
+        let pod = &self.world.pods[p.0 as usize];
+        self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize].node_selector.is_empty()
+            && !self.world.cluster.has_taints()
     }
 
     // ---- operations -----------------------------------------------------------

@@ -73,28 +73,38 @@ fn the_one_command_study() {
 }
 
 /// A snapshot as people capture it: objects the scheduler does not read are skipped
-/// and counted, cordoned or tainted nodes are reported (lahar does not enforce them
-/// yet), and a bad field inside the List is located at its item.
+/// and counted; a cordoned node and a node tainted `NoSchedule` take only pods that
+/// tolerate them (under `predicates`, as in Volcano); a `PreferNoSchedule` taint is
+/// reported as not modelled; a bad field inside the List is located at its item.
 #[test]
-fn skipped_objects_node_conditions_and_located_errors() {
+fn skipped_objects_taints_and_located_errors() {
     let dir = tempfile::tempdir().unwrap();
     let node = |name: &str, spec: &str, cpu: &str| {
         format!(
             "- apiVersion: v1\n  kind: Node\n  metadata: {{name: {name}}}\n  spec: {spec}\n  status:\n    allocatable: {{cpu: \"{cpu}\", memory: 8Gi, pods: \"10\"}}\n"
         )
     };
+    let pod = |name: &str, tolerations: &str| {
+        format!(
+            "- apiVersion: v1\n  kind: Pod\n  metadata: {{name: {name}, namespace: ns}}\n  spec:\n    containers: [{{name: c, resources: {{requests: {{cpu: \"3\"}}}}}}]\n    tolerations: {tolerations}\n"
+        )
+    };
     let list = |items: &str| format!("apiVersion: v1\nitems:\n{items}kind: List\nmetadata:\n  resourceVersion: \"\"\n");
     let others = "- apiVersion: v1\n  kind: Service\n  metadata: {name: api}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cfg}\n";
     let good = list(
-        &(node("a", "{}", "4")
-            + &node("b", "{unschedulable: true}", "4")
-            + &node("c", "{taints: [{key: gpu, value: broken, effect: NoSchedule}]}", "4")
+        &(node("a-cordoned", "{unschedulable: true}", "4")
+            + &node("b-broken", "{taints: [{key: gpu, value: broken, effect: NoSchedule}]}", "4")
+            + &node("c-spot", "{taints: [{key: spot, effect: PreferNoSchedule}]}", "4")
+            + &pod("tolerant", "[{key: gpu, operator: Exists}]")
+            + &pod("plain", "[]")
+            + &pod("another", "[]")
             + others),
     );
     std::fs::write(dir.path().join("good.yaml"), good).unwrap();
+    let out = dir.path().join("o");
     let o = lahar()
-        .args(["run", "-q", "--sessions", "1", "--out"])
-        .arg(dir.path().join("o"))
+        .args(["run", "-q", "--sessions", "1", "--explain", "ns/another", "--out"])
+        .arg(&out)
         .arg("--snapshot")
         .arg(dir.path().join("good.yaml"))
         .output()
@@ -106,11 +116,20 @@ fn skipped_objects_node_conditions_and_located_errors() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("2 node conditions lahar does not model")
-            && stderr.contains("node `b` is cordoned (spec.unschedulable)"),
+        stderr.contains("1 node taint lahar does not model, the first: node `c-spot` is tainted spot:PreferNoSchedule"),
         "{stderr}"
     );
-    // --strict turns them into errors.
+    // Each node holds one 3-CPU pod: the tolerant pod may take b-broken, the
+    // others only c-spot; nothing goes to the cordoned node.
+    let decisions = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
+    let binds: Vec<&str> = decisions.lines().filter(|l| l.contains(",bind,")).collect();
+    assert_eq!(binds.len(), 2, "{decisions}");
+    assert!(binds.iter().any(|l| l.contains("ns/tolerant,b-broken")), "{decisions}");
+    assert!(binds.iter().any(|l| l.ends_with(",c-spot,,")), "{decisions}");
+    let explain = std::fs::read_to_string(out.join("explain.csv")).unwrap();
+    assert!(explain.contains("a-cordoned,predicates,false,node(s) were unschedulable"), "{explain}");
+    assert!(explain.contains("b-broken,predicates,false,node(s) had untolerated taint {gpu: broken}"), "{explain}");
+    // --strict turns the warnings into errors.
     let o = lahar().args(["run", "--strict", "--snapshot"]).arg(dir.path().join("good.yaml")).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     let bad = list(&(node("a", "{}", "4") + &node("b", "{}", "four")));

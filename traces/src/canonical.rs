@@ -371,6 +371,7 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
         policies: vec![],
         preemptable,
         never_preempts: false,
+        tolerations: Vec::new(),
     };
     Ok((head, task))
 }

@@ -183,6 +183,7 @@ pub(crate) fn task(name: String, replicas: u32, requests: Resources, selector: &
         policies: vec![],
         preemptable: true,
         never_preempts: false,
+        tolerations: Vec::new(),
     }
 }
 

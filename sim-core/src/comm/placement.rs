@@ -150,6 +150,7 @@ mod tests {
             allocatable: Resources::new(64_000, 1 << 40, gpus * 1000, 110),
             gpu_model: model.into(),
             intra_node: intra,
+            taints: Vec::new(),
             nics,
         }
     }

@@ -178,6 +178,7 @@ fn node_list(v: &mut V<'_>, list: &Spanned<RawNodeList>, base: &Path) -> Vec<(No
             allocatable: alloc,
             gpu_model,
             intra_node: IntraNode::Pcie,
+            taints: Vec::new(),
             nics: Nics::default(),
         };
         out.push((node, npath));
@@ -264,6 +265,7 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
         allocatable: alloc,
         gpu_model,
         intra_node: intra,
+        taints: Vec::new(),
         nics,
     })
 }

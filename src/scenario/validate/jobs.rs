@@ -173,6 +173,7 @@ fn job(
             policies: policies(v, t.policies.as_ref(), &tpath),
             preemptable: t.preemptable.unwrap_or(true),
             never_preempts,
+            tolerations: Vec::new(),
         });
     }
     if let Some(cycle) = lahar_core::job::dependency_cycle(&tasks) {

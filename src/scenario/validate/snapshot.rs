@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// Warning kind: objects of a snapshot the scheduler does not read.
 pub(crate) const SNAPSHOT_SKIPPED: &str = "snapshot-objects-skipped";
-/// Warning kind: snapshot nodes whose cordon, taints or readiness lahar does not enforce.
+/// Warning kind: snapshot node taints lahar does not model (`PreferNoSchedule`).
 pub(crate) const NODES_CONSTRAINED: &str = "node-constraints-not-modelled";
 
 fn report(v: &mut V<'_>, errs: Vec<ManifestError>) {
@@ -75,7 +75,7 @@ pub(super) fn read(v: &mut V<'_>, spec: &RawSpec, base: &Path) -> Option<Parts> 
             at: None,
             path: "spec.snapshot".into(),
             message: format!(
-                "{n} node condition{} lahar does not model (cordons, NoSchedule/NoExecute taints, NotReady), the first: node `{node}` is {what}; such nodes take new pods in the simulation",
+                "{n} node taint{} lahar does not model, the first: node `{node}` is {what}; placement does not prefer other nodes",
                 if n == 1 { "" } else { "s" }
             ),
             first_of_many: false,

@@ -181,6 +181,7 @@ fn arb_task(i: usize) -> impl Strategy<Value = TaskSpec> {
             policies: vec![],
             preemptable,
             never_preempts: false,
+            tolerations: Vec::new(),
         })
 }
 

@@ -126,6 +126,7 @@ pub fn gang(
             policies: vec![],
             preemptable: true,
             never_preempts: false,
+            tolerations: Vec::new(),
         })
         .collect();
     let mut job = JobSpec {

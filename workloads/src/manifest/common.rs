@@ -393,6 +393,8 @@ pub(crate) struct PodShape {
     pub preemptable: bool,
     /// `preemptionPolicy: Never` (the pod's, else its PriorityClass's).
     pub never_preempts: bool,
+    /// `spec.tolerations`.
+    pub tolerations: Vec<lahar_core::job::Toleration>,
     pub scheduler_name: Option<String>,
     pub labels: BTreeMap<String, (String, At)>,
     pub annotations: BTreeMap<String, (String, At)>,
@@ -501,10 +503,48 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         priority,
         preemptable,
         never_preempts,
+        tolerations: tolerations(ck, spec, &sp),
         scheduler_name: ck.opt_str(spec, "schedulerName", &sp),
         labels: meta.labels,
         annotations: meta.annotations,
     }
+}
+
+/// `spec.tolerations[]`: `key`, `operator` (`Equal`, the default, or `Exists`),
+/// `value`, `effect` (empty: every effect). `tolerationSeconds` (how long a pod
+/// stays on a node tainted `NoExecute` after the fact) does not matter to placement.
+pub(crate) fn tolerations(ck: &mut Ck<'_>, spec: &Node, sp: &str) -> Vec<lahar_core::job::Toleration> {
+    let mut out = Vec::new();
+    for (i, t) in ck.seq(spec, "tolerations", sp).iter().enumerate() {
+        let tp = format!("{}[{i}]", join(sp, "tolerations"));
+        let exists = match ck.opt_str(t, "operator", &tp).as_deref() {
+            None | Some("Equal") => false,
+            Some("Exists") => true,
+            Some(other) => {
+                ck.err(
+                    t.get("operator").and_then(|n| n.at),
+                    &join(&tp, "operator"),
+                    format!("expected `Equal` or `Exists`, got `{other}`"),
+                );
+                false
+            }
+        };
+        let effect = ck.opt_str(t, "effect", &tp).unwrap_or_default();
+        if !["", "NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&effect.as_str()) {
+            ck.err(
+                t.get("effect").and_then(|n| n.at),
+                &join(&tp, "effect"),
+                format!("expected NoSchedule, PreferNoSchedule or NoExecute, got `{effect}`"),
+            );
+        }
+        out.push(lahar_core::job::Toleration {
+            key: ck.opt_str(t, "key", &tp).unwrap_or_default(),
+            exists,
+            value: ck.opt_str(t, "value", &tp).unwrap_or_default(),
+            effect,
+        });
+    }
+    out
 }
 
 /// Checks a schedulerName: lahar simulates Volcano, so pods for another scheduler
@@ -666,6 +706,7 @@ pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodSha
         policies: Vec::new(),
         preemptable: shape.preemptable,
         never_preempts: shape.never_preempts,
+        tolerations: shape.tolerations.clone(),
     }
 }
 

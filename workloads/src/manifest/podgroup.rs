@@ -425,6 +425,7 @@ fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Re
         priority: 1,
         preemptable: true,
         never_preempts: false,
+        tolerations: Vec::new(),
         scheduler_name: None,
         labels: BTreeMap::new(),
         annotations: BTreeMap::new(),

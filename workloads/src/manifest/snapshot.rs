@@ -7,7 +7,7 @@
 use super::common::{self, Ck};
 use super::yaml::{Doc, Node, Val};
 use super::{ManifestError, read};
-use lahar_core::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics};
+use lahar_core::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics, Taint};
 use lahar_core::resource::{GPU_RESOURCE, PODS, ResourceNames, Resources};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -17,9 +17,8 @@ use std::path::Path;
 pub struct Snapshot {
     /// The cluster's nodes, in file order.
     pub nodes: Vec<lahar_core::cluster::Node>,
-    /// Nodes the scheduler would pass over or restrict and lahar does not (yet):
-    /// cordoned (`spec.unschedulable`), tainted `NoSchedule`/`NoExecute`, or not
-    /// Ready; (node, what).
+    /// Node conditions lahar does not model: `PreferNoSchedule` taints (a scoring
+    /// preference); (node, what).
     pub constrained: Vec<(String, String)>,
     /// Queue objects.
     pub queues: Vec<Doc>,
@@ -154,15 +153,33 @@ fn node(
         let at = status.get("allocatable").and_then(|a| a.get(GPU_RESOURCE)).and_then(|n| n.at);
         ck.err(at, &format!("status.allocatable.{GPU_RESOURCE}"), "expected a whole number of GPUs");
     }
-    if ck.opt_bool(spec, "unschedulable", "spec") == Some(true) {
-        constrained.push((meta.name.clone(), "cordoned (spec.unschedulable)".into()));
-    }
+    let mut taints = Vec::new();
     for (i, t) in ck.seq(spec, "taints", "spec").iter().enumerate() {
-        let effect = ck.opt_str(t, "effect", &format!("spec.taints[{i}]")).unwrap_or_default();
-        if effect == "NoSchedule" || effect == "NoExecute" {
-            let key = ck.opt_str(t, "key", &format!("spec.taints[{i}]")).unwrap_or_default();
-            constrained.push((meta.name.clone(), format!("tainted {key}:{effect}")));
+        let tp = format!("spec.taints[{i}]");
+        let effect = ck.opt_str(t, "effect", &tp).unwrap_or_default();
+        if !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&effect.as_str()) {
+            let at = t.get("effect").and_then(|n| n.at).or(t.at);
+            ck.err(
+                at,
+                &format!("{tp}.effect"),
+                format!("expected NoSchedule, PreferNoSchedule or NoExecute, got `{effect}`"),
+            );
         }
+        let key = ck.opt_str(t, "key", &tp).unwrap_or_default();
+        if effect == "PreferNoSchedule" {
+            constrained.push((meta.name.clone(), format!("tainted {key}:PreferNoSchedule (a scoring preference)")));
+        }
+        taints.push(Taint { key, value: ck.opt_str(t, "value", &tp).unwrap_or_default(), effect });
+    }
+    // What Kubernetes' controllers put on a cordoned or not-Ready node, should the
+    // snapshot not show it yet.
+    let mut ensure = |key: &str| {
+        if !taints.iter().any(|t| t.key == key && t.repels()) {
+            taints.push(Taint { key: key.into(), value: String::new(), effect: "NoSchedule".into() });
+        }
+    };
+    if ck.opt_bool(spec, "unschedulable", "spec") == Some(true) {
+        ensure(Taint::UNSCHEDULABLE);
     }
     let ready = ck
         .seq(status, "conditions", "status")
@@ -171,7 +188,7 @@ fn node(
     if let Some(c) = ready
         && c.get("status").and_then(Node::scalar).as_deref() != Some("True")
     {
-        constrained.push((meta.name.clone(), "not Ready".into()));
+        ensure("node.kubernetes.io/not-ready");
     }
     if !ck.ok() {
         return None;
@@ -185,6 +202,7 @@ fn node(
         allocatable: alloc,
         gpu_model,
         intra_node: if gpus { IntraNode::NvSwitch } else { IntraNode::Pcie },
+        taints,
         nics: Nics::default(),
     })
 }

@@ -73,6 +73,7 @@ fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str, factor: f64
         node_selector,
         priority: cx.priority_classes.global_default().unwrap_or(1),
         preemptable: true,
+        tolerations: common::tolerations(ck, n, path),
         never_preempts: cx
             .priority_classes
             .by_name

@@ -259,9 +259,10 @@ impl FailMemo {
         (job.spec.queue, job.spec.priority, p.priority, p.best_effort, req, owner)
     }
 
+    /// The two pods pass the same nodes' filters (selectors and tolerations).
     fn same_selector(ssn: &Session<'_>, a: PodId, b: PodId) -> bool {
-        let sel = |p: PodId| &ssn.job(ssn.pod(p).job).spec.tasks[ssn.pod(p).task as usize].node_selector;
-        sel(a) == sel(b)
+        let task = |p: PodId| &ssn.job(ssn.pod(p).job).spec.tasks[ssn.pod(p).task as usize];
+        task(a).node_selector == task(b).node_selector && task(a).tolerations == task(b).tolerations
     }
 
     /// True if a search for `pod` is known to fail (never in exhaustive mode, nor

@@ -1,7 +1,8 @@
 //! `predicates`: Kubernetes filters. lahar models node selectors (including the GPU
-//! model label) and the pod-count limit (through the `pods` resource, checked with
-//! the other resources by the actions). Taints, affinities, ports and volumes are
-//! not part of lahar's model.
+//! model label), taints and tolerations (TaintToleration, and NodeUnschedulable
+//! through the cordon taint), and the pod-count limit (through the `pods` resource,
+//! checked with the other resources by the actions). Affinities, ports and volumes
+//! are not part of lahar's model.
 
 use super::super::framework::Plugin;
 use lahar_core::cluster::NodeId;
@@ -19,14 +20,15 @@ impl Plugin for Predicates {
         true
     }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
-        let p = ssn.pod(pod);
-        ssn.job(p.job).spec.tasks[p.task as usize].node_selector.is_empty()
+        ssn.unfiltered(pod)
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
-        Some(if ssn.selector_matches(pod, node) {
-            Ok(())
-        } else {
-            Err("node(s) didn't match Pod's node selector".into())
+        // Kubernetes' messages (NodeUnschedulable, TaintToleration, NodeAffinity).
+        Some(match ssn.untolerated_taint(pod, node) {
+            Some(t) if t.key == lahar_core::cluster::Taint::UNSCHEDULABLE => Err("node(s) were unschedulable".into()),
+            Some(t) => Err(format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value)),
+            None if ssn.selector_matches(pod, node) => Ok(()),
+            None => Err("node(s) didn't match Pod's node selector".into()),
         })
     }
 }
