@@ -94,6 +94,12 @@ pub(crate) fn list(v: &[&str]) -> Vec<String> {
 // Replays: allocate (actions/allocate/allocate_test.go, TestAllocate)
 
 #[test]
+fn replay_allocate_node_selector_mismatch() {
+    // p1's selector matches no node: a load warning, and p1 stays pending.
+    assert_eq!(replay("allocate-node-selector-mismatch").binds(), map(&[("c1/p2", "n1")]));
+}
+
+#[test]
 fn replay_allocate_continue_until_min_member() {
     let o = replay("allocate-continue-until-min-member");
     assert_eq!(o.binds(), map(&[("c1/p0", "n1"), ("c1/p2", "n2")]));
@@ -115,6 +121,12 @@ fn replay_allocate_one_job_two_pods() {
 fn replay_allocate_two_jobs_one_node() {
     let o = replay("allocate-two-jobs-one-node");
     assert_eq!(o.binds(), map(&[("c1/pg1-p-1", "n1"), ("c2/pg2-p-1", "n1")]));
+}
+
+#[test]
+fn replay_allocate_high_priority_queue_not_blocking() {
+    // p1 (3 cpus) fits no node: a load warning, and queue c1 does not block c2.
+    assert_eq!(replay("allocate-high-priority-queue-not-blocking").binds(), map(&[("c1/p2", "n1")]));
 }
 
 // ---------------------------------------------------------------------------
@@ -172,6 +184,39 @@ fn replay_preempt_besteffort_preemptor() {
     assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
+#[test]
+fn replay_preempt_preemption_policy_never() {
+    let o = replay("preempt-preemption-policy-never");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+}
+
+#[test]
+fn replay_preempt_rollback_over_queue_capability() {
+    let o = replay("preempt-rollback-over-queue-capability");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+}
+
+#[test]
+fn replay_preempt_commit_only_successful_node() {
+    let o = replay("preempt-commit-only-successful-node");
+    assert_eq!(o.evictions(), list(&["c1/preemptee2"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n2")]));
+}
+
+#[test]
+fn replay_preempt_multi_queue_preemptor_tasks() {
+    let o = replay("preempt-multi-queue-preemptor-tasks");
+    assert_eq!(o.evictions(), list(&["c1/q2-preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/q2-preemptor1", "n1")]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_priority_queues() {
+    let o = replay("preempt-topology-aware-priority-queues");
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
+}
+
 // ---------------------------------------------------------------------------
 // Replays: reclaim (actions/reclaim/reclaim_test.go, TestReclaim)
 
@@ -193,6 +238,12 @@ fn replay_reclaim_sort_reclaimees_by_queue_priority() {
 }
 
 #[test]
+fn replay_reclaim_preemption_policy_never() {
+    let o = replay("reclaim-preemption-policy-never");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+}
+
+#[test]
 fn replay_reclaim_closed_queue() {
     for plugin in ["proportion", "capacity"] {
         let o = replay(&format!("reclaim-closed-queue-{plugin}"));
@@ -200,8 +251,54 @@ fn replay_reclaim_closed_queue() {
     }
 }
 
+#[test]
+fn replay_reclaim_node_idle_counts() {
+    let o = replay("reclaim-node-idle-counts");
+    assert_eq!(o.evictions(), list(&["c1/preemptee1-1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
+}
+
+#[test]
+fn replay_reclaim_second_task_after_never() {
+    let o = replay("reclaim-second-task-after-never");
+    assert_eq!(o.evictions(), list(&["c1/victim-pod"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor-task2-preemptable", "n1")]));
+}
+
+#[test]
+fn replay_reclaim_commit_only_successful_node() {
+    let o = replay("reclaim-commit-only-successful-node");
+    assert!(o.evictions().is_empty(), "{:?}", o.evictions());
+    // Not asserted by the test: the preemptor is pipelined onto n1's idle cpus.
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
+}
+
+// ---------------------------------------------------------------------------
+// Replays: priority (plugins/priority/priority_test.go, TestPreempt)
+
+#[test]
+fn replay_priority_preempt_enabled() {
+    let o = replay("priority-preempt-enabled");
+    assert_eq!(o.evictions(), list(&["ns1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("ns2/preemptor1", "node1")]));
+    assert!(o.binds().is_empty());
+}
+
+#[test]
+fn replay_priority_preempt_disabled() {
+    let o = replay("priority-preempt-disabled");
+    assert!(o.evictions().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+}
+
 // ---------------------------------------------------------------------------
 // Replays: enqueue (actions/enqueue/enqueue_test.go, TestEnqueue)
+
+#[test]
+fn replay_enqueue_inqueue_podgroup() {
+    // No decision: pg1 starts Inqueue and stays there.
+    let o = replay("enqueue-inqueue-podgroup");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+}
 
 #[test]
 fn replay_enqueue_pending_podgroups() {
@@ -262,6 +359,13 @@ fn replay_capacity_reclaim_below_deserved() {
 }
 
 #[test]
+fn replay_capacity_reclaim_scalar_only_request() {
+    let o = replay("capacity-reclaim-scalar-only-request");
+    assert_eq!(o.evictions(), list(&["ns1/p9"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p12", "n4")]));
+}
+
+#[test]
 fn replay_capacity_queue_priority_order() {
     let o = replay("capacity-queue-priority-order");
     assert_eq!(o.binds(), map(&[("ns1/p15", "n6")]));
@@ -279,6 +383,31 @@ fn replay_capacity_reclaim_one_dimension() {
 fn replay_capacity_no_reclaim_above_deserved() {
     let o = replay("capacity-no-reclaim-above-deserved");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty());
+}
+
+#[test]
+fn replay_capacity_no_reclaim_unallocated_scalar() {
+    let o = replay("capacity-no-reclaim-unallocated-scalar");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+}
+
+#[test]
+fn replay_capacity_reclaim_reclaimer_dimensions() {
+    let o = replay("capacity-reclaim-reclaimer-dimensions");
+    assert_eq!(o.evictions(), list(&["ns1/p28"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p30", "n8")]));
+}
+
+#[test]
+fn replay_capacity_no_reclaim_scalar_only_deserved() {
+    let o = replay("capacity-no-reclaim-scalar-only-deserved");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+}
+
+#[test]
+fn replay_capacity_no_reclaim_over_capability() {
+    let o = replay("capacity-no-reclaim-over-capability");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
 }
 
 // ---------------------------------------------------------------------------

@@ -51,6 +51,11 @@ fn replay_capacity_hier_enqueue_ancestor_capability() {
 }
 
 #[test]
+fn replay_capacity_hier_scalar_deserved() {
+    assert_eq!(replay("capacity-hier-scalar-deserved").binds(), map(&[("ns1/p12", "n-gpu")]));
+}
+
+#[test]
 fn replay_capacity_hier_inherit_scalar() {
     let o = replay("capacity-hier-inherit-scalar");
     assert_eq!(o.binds(), map(&[("ns1/p14", "n2"), ("ns1/p15", "n2")]));
@@ -61,6 +66,15 @@ fn replay_capacity_hier_reclaim_scalar_deserved() {
     let o = replay("capacity-hier-reclaim-scalar-deserved");
     assert_eq!(o.evictions(), list(&["ns1/p17"]));
     assert_eq!(o.pipelines(), map(&[("ns1/p16", "n3")]));
+}
+
+// Test_capacityPlugin_AncestorReclaimScenarios
+
+#[test]
+fn replay_capacity_hier_level0_leaf_reclaim() {
+    let o = replay("capacity-hier-level0-leaf-reclaim");
+    assert_eq!(o.evictions(), list(&["ns1/p-victim"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p-reclaimer", "n1")]));
 }
 
 // ---------------------------------------------------------------------------
