@@ -217,6 +217,64 @@ fn replay_preempt_topology_aware_priority_queues() {
     assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
+// TestTopologyAwarePreempt's first ten cases: TestPreempt's objects and
+// expectations under its own tiers (enableTopologyAwarePreemption: true, which
+// lahar accepts but runs as its normal preemption).
+
+#[test]
+fn replay_preempt_topology_aware_enough_idle() {
+    assert!(replay("preempt-topology-aware-enough-idle").evictions().is_empty());
+}
+
+#[test]
+fn replay_preempt_topology_aware_job_pipelined() {
+    assert!(replay("preempt-topology-aware-job-pipelined").evictions().is_empty());
+}
+
+#[test]
+fn replay_preempt_topology_aware_one_task_of_different_job() {
+    let o = replay("preempt-topology-aware-one-task-of-different-job");
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_enough_tasks_for_large_task() {
+    let o = replay("preempt-topology-aware-enough-tasks-for-large-task");
+    let got: BTreeSet<String> = o.evictions().into_iter().collect();
+    assert_eq!(got, list(&["c1/preemptee1", "c1/preemptee2"]).into_iter().collect());
+}
+
+#[test]
+fn replay_preempt_topology_aware_same_queue_over_capability() {
+    assert_eq!(replay("preempt-topology-aware-same-queue-over-capability").evictions(), list(&["c1/preemptee1"]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_same_queue_allocatable() {
+    assert!(replay("preempt-topology-aware-same-queue-allocatable").evictions().is_empty());
+}
+
+#[test]
+fn replay_preempt_topology_aware_same_queue_task_priority() {
+    assert_eq!(replay("preempt-topology-aware-same-queue-task-priority").evictions(), list(&["c1/preemptee2"]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_besteffort_victim() {
+    assert_eq!(replay("preempt-topology-aware-besteffort-victim").evictions(), list(&["c1/preemptee1"]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_besteffort_preemptor() {
+    assert_eq!(replay("preempt-topology-aware-besteffort-preemptor").evictions(), list(&["c1/preemptee1"]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_preemption_policy_never() {
+    let o = replay("preempt-topology-aware-preemption-policy-never");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+}
+
 // ---------------------------------------------------------------------------
 // Replays: reclaim (actions/reclaim/reclaim_test.go, TestReclaim)
 

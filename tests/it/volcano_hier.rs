@@ -56,6 +56,11 @@ fn replay_capacity_hier_scalar_deserved() {
 }
 
 #[test]
+fn replay_capacity_hier_zero_scalar_deserved() {
+    assert_eq!(replay("capacity-hier-zero-scalar-deserved").binds(), map(&[("ns1/p13", "n2")]));
+}
+
+#[test]
 fn replay_capacity_hier_inherit_scalar() {
     let o = replay("capacity-hier-inherit-scalar");
     assert_eq!(o.binds(), map(&[("ns1/p14", "n2"), ("ns1/p15", "n2")]));
