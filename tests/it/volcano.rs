@@ -397,7 +397,7 @@ fn replay_backfill_pick_up_order() {
 
 // ---------------------------------------------------------------------------
 // Replays: capacity (plugins/capacity/capacity_test.go,
-// Test_capacityPlugin_OnSessionOpenWithoutHierarchy)
+// Test_capacityPlugin_OnSessionOpenWithoutHierarchy and TestEnqueueAndAllocatable)
 
 #[test]
 fn replay_capacity_allocatable_under_capability() {
@@ -466,6 +466,34 @@ fn replay_capacity_no_reclaim_scalar_only_deserved() {
 fn replay_capacity_no_reclaim_over_capability() {
     let o = replay("capacity-no-reclaim-over-capability");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+}
+
+// capacity_test.go TestEnqueueAndAllocatable
+
+#[test]
+fn replay_capacity_enqueue_cpu_only_under_deserved() {
+    let o = replay("capacity-enqueue-cpu-only-under-deserved");
+    assert_eq!(o.binds(), map(&[("ns1/pod3", "n1")]));
+}
+
+#[test]
+fn replay_capacity_enqueue_memory_only_under_deserved() {
+    let o = replay("capacity-enqueue-memory-only-under-deserved");
+    assert_eq!(o.binds(), map(&[("ns1/pod4", "n2")]));
+}
+
+#[test]
+fn replay_capacity_enqueue_exceeds_capability() {
+    let o = replay("capacity-enqueue-exceeds-capability");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+    assert_eq!(o.job("ns1/pg5")["state"], "Pending");
+}
+
+#[test]
+fn replay_capacity_enqueue_closed_queue() {
+    let o = replay("capacity-enqueue-closed-queue");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+    assert_eq!(o.job("ns1/pg6")["state"], "Pending");
 }
 
 // ---------------------------------------------------------------------------
