@@ -12,6 +12,8 @@ pub(crate) type Row = BTreeMap<String, String>;
 /// The written outputs of one run.
 pub(crate) struct Out {
     pub(crate) decisions: Vec<Row>,
+    /// (job, phase) of the phase rows written before the first session (replays only).
+    pub(crate) starting: Vec<(String, String)>,
     pub(crate) pods: Vec<Row>,
     pub(crate) jobs: Vec<Row>,
 }
@@ -27,14 +29,20 @@ fn run_scenario(s: lahar::scenario::Scenario) -> Out {
     let opts = lahar::RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() };
     lahar::run(s, &opts).expect("run");
     let f = |n: &str| read_csv(&dir.path().join(n));
-    Out { decisions: f("decisions.csv"), pods: f("pods.csv"), jobs: f("jobs.csv") }
+    Out { decisions: f("decisions.csv"), starting: Vec::new(), pods: f("pods.csv"), jobs: f("jobs.csv") }
 }
 
-/// Runs `tests/volcano/<name>.yaml`.
+/// Runs `tests/volcano/<name>.yaml`. A replay is one session; before it, lahar
+/// derives each PodGroup's phase from its pods as a session's close would (a group
+/// that starts Inqueue with minMember pods running is Running), and writes those
+/// phase rows as session 0.
 pub(crate) fn replay(name: &str) -> Out {
     let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "volcano", &format!("{name}.yaml")].iter().collect();
-    let out = run_scenario(lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}")));
-    assert!(out.decisions.iter().all(|d| d["session"] == "1"), "{name}: a replay is one session");
+    let mut out = run_scenario(lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}")));
+    let start = |d: &Row| d["session"] == "0" && d["kind"] == "phase";
+    assert!(out.decisions.iter().all(|d| d["session"] == "1" || start(d)), "{name}: a replay is one session");
+    out.starting = out.decisions.iter().filter(|d| start(d)).map(|d| (d["job"].clone(), d["phase"].clone())).collect();
+    out.decisions.retain(|d| !start(d));
     out
 }
 
@@ -86,9 +94,15 @@ pub(crate) fn list(v: &[&str]) -> Vec<String> {
 // Replays: allocate (actions/allocate/allocate_test.go, TestAllocate)
 
 #[test]
+fn replay_allocate_node_selector_mismatch() {
+    // p1's selector matches no node: a load warning, and p1 stays pending.
+    assert_eq!(replay("allocate-node-selector-mismatch").binds(), map(&[("c1/p2", "n1")]));
+}
+
+#[test]
 fn replay_allocate_continue_until_min_member() {
     let o = replay("allocate-continue-until-min-member");
-    assert_eq!(o.binds(), map(&[("c1/pg1-master-0", "n1"), ("c1/pg1-worker-0", "n2")]));
+    assert_eq!(o.binds(), map(&[("c1/p0", "n1"), ("c1/p2", "n2")]));
 }
 
 #[test]
@@ -100,17 +114,24 @@ fn replay_allocate_master_min_member_break() {
 #[test]
 fn replay_allocate_one_job_two_pods() {
     let o = replay("allocate-one-job-two-pods");
-    assert_eq!(o.binds(), map(&[("c1/pg1-p-0", "n1"), ("c1/pg1-p-1", "n1")]));
+    assert_eq!(o.binds(), map(&[("c1/p1", "n1"), ("c1/p2", "n1")]));
 }
 
 #[test]
 fn replay_allocate_two_jobs_one_node() {
     let o = replay("allocate-two-jobs-one-node");
-    assert_eq!(o.binds(), map(&[("c1/pg1-p-0", "n1"), ("c2/pg2-p-0", "n1")]));
+    assert_eq!(o.binds(), map(&[("c1/pg1-p-1", "n1"), ("c2/pg2-p-1", "n1")]));
+}
+
+#[test]
+fn replay_allocate_high_priority_queue_not_blocking() {
+    // p1 (3 cpus) fits no node: a load warning, and queue c1 does not block c2.
+    assert_eq!(replay("allocate-high-priority-queue-not-blocking").binds(), map(&[("c1/p2", "n1")]));
 }
 
 // ---------------------------------------------------------------------------
-// Replays: preempt (actions/preempt/preempt_test.go, TestPreempt)
+// Replays: preempt (actions/preempt/preempt_test.go, TestPreempt and
+// TestTopologyAwarePreempt)
 
 #[test]
 fn replay_preempt_enough_idle() {
@@ -125,20 +146,20 @@ fn replay_preempt_job_pipelined() {
 #[test]
 fn replay_preempt_one_task_of_different_job() {
     let o = replay("preempt-one-task-of-different-job");
-    assert_eq!(o.evictions(), list(&["c1/pg1-a-0"]));
-    assert_eq!(o.pipelines(), map(&[("c1/pg2-w-0", "n1")]));
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
 fn replay_preempt_enough_tasks_for_large_task() {
     let o = replay("preempt-enough-tasks-for-large-task");
-    assert_eq!(o.evictions(), list(&["c1/pg1-a-1", "c1/pg1-a-0"]));
-    assert_eq!(o.pipelines(), map(&[("c1/pg2-w-0", "n1")]));
+    assert_eq!(o.evictions(), list(&["c1/preemptee2", "c1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
 fn replay_preempt_same_queue_over_capability() {
-    assert_eq!(replay("preempt-same-queue-over-capability").evictions(), list(&["c1/pg1-w-0"]));
+    assert_eq!(replay("preempt-same-queue-over-capability").evictions(), list(&["c1/preemptee1"]));
 }
 
 #[test]
@@ -148,19 +169,110 @@ fn replay_preempt_same_queue_allocatable() {
 
 #[test]
 fn replay_preempt_same_queue_task_priority() {
-    assert_eq!(replay("preempt-same-queue-task-priority").evictions(), list(&["c1/pg1-b-0"]));
+    assert_eq!(replay("preempt-same-queue-task-priority").evictions(), list(&["c1/preemptee2"]));
 }
 
 #[test]
 fn replay_preempt_besteffort_victim() {
-    assert_eq!(replay("preempt-besteffort-victim").evictions(), list(&["c1/pg1-w-0"]));
+    assert_eq!(replay("preempt-besteffort-victim").evictions(), list(&["c1/preemptee1"]));
 }
 
 #[test]
 fn replay_preempt_besteffort_preemptor() {
     let o = replay("preempt-besteffort-preemptor");
-    assert_eq!(o.evictions(), list(&["c1/pg1-w-0"]));
-    assert_eq!(o.pipelines(), map(&[("c1/pg2-w-0", "n1")]));
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
+}
+
+#[test]
+fn replay_preempt_preemption_policy_never() {
+    let o = replay("preempt-preemption-policy-never");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+}
+
+#[test]
+fn replay_preempt_rollback_over_queue_capability() {
+    let o = replay("preempt-rollback-over-queue-capability");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+}
+
+#[test]
+fn replay_preempt_commit_only_successful_node() {
+    let o = replay("preempt-commit-only-successful-node");
+    assert_eq!(o.evictions(), list(&["c1/preemptee2"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n2")]));
+}
+
+#[test]
+fn replay_preempt_multi_queue_preemptor_tasks() {
+    let o = replay("preempt-multi-queue-preemptor-tasks");
+    assert_eq!(o.evictions(), list(&["c1/q2-preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/q2-preemptor1", "n1")]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_priority_queues() {
+    let o = replay("preempt-topology-aware-priority-queues");
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
+}
+
+// TestTopologyAwarePreempt's first ten cases: TestPreempt's objects and
+// expectations under its own tiers (enableTopologyAwarePreemption: true, which
+// lahar accepts but runs as its normal preemption).
+
+#[test]
+fn replay_preempt_topology_aware_enough_idle() {
+    assert!(replay("preempt-topology-aware-enough-idle").evictions().is_empty());
+}
+
+#[test]
+fn replay_preempt_topology_aware_job_pipelined() {
+    assert!(replay("preempt-topology-aware-job-pipelined").evictions().is_empty());
+}
+
+#[test]
+fn replay_preempt_topology_aware_one_task_of_different_job() {
+    let o = replay("preempt-topology-aware-one-task-of-different-job");
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_enough_tasks_for_large_task() {
+    let o = replay("preempt-topology-aware-enough-tasks-for-large-task");
+    let got: BTreeSet<String> = o.evictions().into_iter().collect();
+    assert_eq!(got, list(&["c1/preemptee1", "c1/preemptee2"]).into_iter().collect());
+}
+
+#[test]
+fn replay_preempt_topology_aware_same_queue_over_capability() {
+    assert_eq!(replay("preempt-topology-aware-same-queue-over-capability").evictions(), list(&["c1/preemptee1"]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_same_queue_allocatable() {
+    assert!(replay("preempt-topology-aware-same-queue-allocatable").evictions().is_empty());
+}
+
+#[test]
+fn replay_preempt_topology_aware_same_queue_task_priority() {
+    assert_eq!(replay("preempt-topology-aware-same-queue-task-priority").evictions(), list(&["c1/preemptee2"]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_besteffort_victim() {
+    assert_eq!(replay("preempt-topology-aware-besteffort-victim").evictions(), list(&["c1/preemptee1"]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_besteffort_preemptor() {
+    assert_eq!(replay("preempt-topology-aware-besteffort-preemptor").evictions(), list(&["c1/preemptee1"]));
+}
+
+#[test]
+fn replay_preempt_topology_aware_preemption_policy_never() {
+    let o = replay("preempt-topology-aware-preemption-policy-never");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
 }
 
 // ---------------------------------------------------------------------------
@@ -169,18 +281,24 @@ fn replay_preempt_besteffort_preemptor() {
 #[test]
 fn replay_reclaim_overusing_queue() {
     let o = replay("reclaim-overusing-queue");
-    assert_eq!(o.evictions(), list(&["c1/pg1-b-0"]));
-    assert_eq!(o.pipelines(), map(&[("c1/pg2-w-0", "n1")]));
+    assert_eq!(o.evictions(), list(&["c1/preemptee2"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
 fn replay_reclaim_sort_reclaimees_by_job_priority() {
-    assert_eq!(replay("reclaim-sort-reclaimees-by-job-priority").evictions(), list(&["c1/pg2-a-0"]));
+    assert_eq!(replay("reclaim-sort-reclaimees-by-job-priority").evictions(), list(&["c1/preemptee2-1"]));
 }
 
 #[test]
 fn replay_reclaim_sort_reclaimees_by_queue_priority() {
-    assert_eq!(replay("reclaim-sort-reclaimees-by-queue-priority").evictions(), list(&["c1/pg1-a-0"]));
+    assert_eq!(replay("reclaim-sort-reclaimees-by-queue-priority").evictions(), list(&["c1/preemptee1-1"]));
+}
+
+#[test]
+fn replay_reclaim_preemption_policy_never() {
+    let o = replay("reclaim-preemption-policy-never");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
 }
 
 #[test]
@@ -191,8 +309,54 @@ fn replay_reclaim_closed_queue() {
     }
 }
 
+#[test]
+fn replay_reclaim_node_idle_counts() {
+    let o = replay("reclaim-node-idle-counts");
+    assert_eq!(o.evictions(), list(&["c1/preemptee1-1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
+}
+
+#[test]
+fn replay_reclaim_second_task_after_never() {
+    let o = replay("reclaim-second-task-after-never");
+    assert_eq!(o.evictions(), list(&["c1/victim-pod"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor-task2-preemptable", "n1")]));
+}
+
+#[test]
+fn replay_reclaim_commit_only_successful_node() {
+    let o = replay("reclaim-commit-only-successful-node");
+    assert!(o.evictions().is_empty(), "{:?}", o.evictions());
+    // Not asserted by the test: the preemptor is pipelined onto n1's idle cpus.
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
+}
+
+// ---------------------------------------------------------------------------
+// Replays: priority (plugins/priority/priority_test.go, TestPreempt)
+
+#[test]
+fn replay_priority_preempt_enabled() {
+    let o = replay("priority-preempt-enabled");
+    assert_eq!(o.evictions(), list(&["ns1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("ns2/preemptor1", "node1")]));
+    assert!(o.binds().is_empty());
+}
+
+#[test]
+fn replay_priority_preempt_disabled() {
+    let o = replay("priority-preempt-disabled");
+    assert!(o.evictions().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+}
+
 // ---------------------------------------------------------------------------
 // Replays: enqueue (actions/enqueue/enqueue_test.go, TestEnqueue)
+
+#[test]
+fn replay_enqueue_inqueue_podgroup() {
+    // No decision: pg1 starts Inqueue and stays there.
+    let o = replay("enqueue-inqueue-podgroup");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+}
 
 #[test]
 fn replay_enqueue_pending_podgroups() {
@@ -223,19 +387,21 @@ fn replay_enqueue_min_resources_over_capability() {
 #[test]
 fn replay_backfill_pick_up_order() {
     let o = replay("backfill-pick-up-order");
-    let want: Vec<String> =
-        ["pg2", "pg1"].iter().flat_map(|j| (1..=4).rev().map(move |k| format!("default/{j}-be{k}-0"))).collect();
+    let want: Vec<String> = ["pg2", "pg1"]
+        .iter()
+        .flat_map(|j| (1..=4).rev().map(move |k| format!("default/{j}-besteffort-task-{k}")))
+        .collect();
     assert_eq!(o.bind_order(), want);
     assert!(o.decisions.iter().all(|d| d["kind"] != "bind" || d["action"] == "backfill"));
 }
 
 // ---------------------------------------------------------------------------
 // Replays: capacity (plugins/capacity/capacity_test.go,
-// Test_capacityPlugin_OnSessionOpenWithoutHierarchy)
+// Test_capacityPlugin_OnSessionOpenWithoutHierarchy and TestEnqueueAndAllocatable)
 
 #[test]
 fn replay_capacity_allocatable_under_capability() {
-    assert_eq!(replay("capacity-allocatable-under-capability").binds(), map(&[("ns1/pg2-p-0", "n1")]));
+    assert_eq!(replay("capacity-allocatable-under-capability").binds(), map(&[("ns1/p2", "n1")]));
 }
 
 #[test]
@@ -246,28 +412,88 @@ fn replay_capacity_over_capability() {
 #[test]
 fn replay_capacity_reclaim_below_deserved() {
     let o = replay("capacity-reclaim-below-deserved");
-    assert_eq!(o.evictions(), list(&["ns1/pg5-b-0"]));
-    assert_eq!(o.pipelines(), map(&[("ns1/pg6-p-0", "n2")]));
+    assert_eq!(o.evictions(), list(&["ns1/p6"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p7", "n2")]));
+}
+
+#[test]
+fn replay_capacity_reclaim_scalar_only_request() {
+    let o = replay("capacity-reclaim-scalar-only-request");
+    assert_eq!(o.evictions(), list(&["ns1/p9"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p12", "n4")]));
 }
 
 #[test]
 fn replay_capacity_queue_priority_order() {
     let o = replay("capacity-queue-priority-order");
-    assert_eq!(o.binds(), map(&[("ns1/pg12-p-0", "n6")]));
+    assert_eq!(o.binds(), map(&[("ns1/p15", "n6")]));
     assert!(o.evictions().is_empty());
 }
 
 #[test]
 fn replay_capacity_reclaim_one_dimension() {
     let o = replay("capacity-reclaim-one-dimension");
-    assert_eq!(o.evictions(), list(&["ns1/pg18-p-0"]));
-    assert_eq!(o.pipelines(), map(&[("ns1/pg17-p-0", "n1")]));
+    assert_eq!(o.evictions(), list(&["ns1/p18"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p17", "n1")]));
 }
 
 #[test]
 fn replay_capacity_no_reclaim_above_deserved() {
     let o = replay("capacity-no-reclaim-above-deserved");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty());
+}
+
+#[test]
+fn replay_capacity_no_reclaim_unallocated_scalar() {
+    let o = replay("capacity-no-reclaim-unallocated-scalar");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+}
+
+#[test]
+fn replay_capacity_reclaim_reclaimer_dimensions() {
+    let o = replay("capacity-reclaim-reclaimer-dimensions");
+    assert_eq!(o.evictions(), list(&["ns1/p28"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p30", "n8")]));
+}
+
+#[test]
+fn replay_capacity_no_reclaim_scalar_only_deserved() {
+    let o = replay("capacity-no-reclaim-scalar-only-deserved");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+}
+
+#[test]
+fn replay_capacity_no_reclaim_over_capability() {
+    let o = replay("capacity-no-reclaim-over-capability");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+}
+
+// capacity_test.go TestEnqueueAndAllocatable
+
+#[test]
+fn replay_capacity_enqueue_cpu_only_under_deserved() {
+    let o = replay("capacity-enqueue-cpu-only-under-deserved");
+    assert_eq!(o.binds(), map(&[("ns1/pod3", "n1")]));
+}
+
+#[test]
+fn replay_capacity_enqueue_memory_only_under_deserved() {
+    let o = replay("capacity-enqueue-memory-only-under-deserved");
+    assert_eq!(o.binds(), map(&[("ns1/pod4", "n2")]));
+}
+
+#[test]
+fn replay_capacity_enqueue_exceeds_capability() {
+    let o = replay("capacity-enqueue-exceeds-capability");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+    assert_eq!(o.job("ns1/pg5")["state"], "Pending");
+}
+
+#[test]
+fn replay_capacity_enqueue_closed_queue() {
+    let o = replay("capacity-enqueue-closed-queue");
+    assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+    assert_eq!(o.job("ns1/pg6")["state"], "Pending");
 }
 
 // ---------------------------------------------------------------------------
@@ -277,14 +503,14 @@ fn replay_capacity_no_reclaim_above_deserved() {
 #[test]
 fn replay_proportion_enqueue_cpu_only_under_deserved() {
     let o = replay("proportion-enqueue-cpu-only-under-deserved");
-    assert_eq!(o.binds(), map(&[("ns1/pg3-p-0", "n1")]));
+    assert_eq!(o.binds(), map(&[("ns1/pod3", "n1")]));
     assert_eq!(o.phases()[0], ("ns1/pg3".to_string(), "Inqueue".to_string()));
 }
 
 #[test]
 fn replay_proportion_enqueue_memory_only_under_deserved() {
     let o = replay("proportion-enqueue-memory-only-under-deserved");
-    assert_eq!(o.binds(), map(&[("ns1/pg4-p-0", "n2")]));
+    assert_eq!(o.binds(), map(&[("ns1/pod4", "n2")]));
 }
 
 #[test]
@@ -304,7 +530,7 @@ fn replay_proportion_enqueue_closed_queue() {
 #[test]
 fn replay_proportion_allocate_queue_priority() {
     let o = replay("proportion-allocate-queue-priority");
-    assert_eq!(o.binds(), map(&[("ns1/pg3-p-0", "n2")]));
+    assert_eq!(o.binds(), map(&[("ns1/p3", "n2")]));
     assert!(o.evictions().is_empty());
 }
 
@@ -315,7 +541,7 @@ fn replay_proportion_allocate_queue_priority() {
 fn replay_binpack_test_node() {
     for case in [1, 2] {
         let o = replay(&format!("binpack-testnode-case{case}"));
-        assert_eq!(o.binds(), map(&[("c1/pg2-w-0", "n1")]), "case {case}");
+        assert_eq!(o.binds(), map(&[("c1/p1-twin", "n1")]), "case {case}");
     }
 }
 
@@ -352,7 +578,7 @@ fn replay_nt_hard_tier1_two_pods() {
 
 #[test]
 fn replay_nt_soft_affinity_two_hypernodes() {
-    assert_eq!(replay("nt-soft-affinity-two-hypernodes").binds(), map(&[("c1/pg1-master-0", "s1-n2")]));
+    assert_eq!(replay("nt-soft-affinity-two-hypernodes").binds(), map(&[("c1/p1", "s1-n2")]));
 }
 
 #[test]

@@ -7,24 +7,24 @@ use std::path::Path;
 
 // ---------------------------------------------------------------------------
 // Replays: capacity (plugins/capacity/capacity_test.go,
-// Test_capacityPlugin_OnSessionOpenWithHierarchy)
+// Test_capacityPlugin_OnSessionOpenWithHierarchy and AncestorReclaimScenarios)
 
 #[test]
 fn replay_capacity_hier_leaf_allocatable() {
-    assert_eq!(replay("capacity-hier-leaf-allocatable").binds(), map(&[("ns1/pg1-p-0", "n1")]));
+    assert_eq!(replay("capacity-hier-leaf-allocatable").binds(), map(&[("ns1/p1", "n1")]));
 }
 
 #[test]
 fn replay_capacity_hier_gang_under_capability() {
     let o = replay("capacity-hier-gang-under-capability");
-    assert_eq!(o.binds(), map(&[("ns1/pg3-p-0", "n1"), ("ns1/pg3-p-1", "n1")]));
+    assert_eq!(o.binds(), map(&[("ns1/p3", "n1"), ("ns1/p4", "n1")]));
 }
 
 #[test]
 fn replay_capacity_hier_reclaim_nearest_queue() {
     let o = replay("capacity-hier-reclaim-nearest-queue");
-    assert_eq!(o.evictions(), list(&["ns1/pg5-b-0"]));
-    assert_eq!(o.pipelines(), map(&[("ns1/pg6-p-0", "n1")]));
+    assert_eq!(o.evictions(), list(&["ns1/p7"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p8", "n1")]));
 }
 
 #[test]
@@ -35,7 +35,13 @@ fn replay_capacity_hier_ancestor_real_capability() {
 
 #[test]
 fn replay_capacity_hier_inherit_capability() {
-    assert_eq!(replay("capacity-hier-inherit-capability").binds(), map(&[("ns1/pg9-p-0", "n1")]));
+    let o = replay("capacity-hier-inherit-capability");
+    assert_eq!(o.binds(), map(&[("ns1/p11", "n1")]));
+    // Deviation (not asserted by the test): pg9 starts Running without a running
+    // pod; lahar derives its phase before the session (Pending), so enqueue admits
+    // it again, where Volcano's enqueue passes over a Running group.
+    assert_eq!(o.starting, vec![("ns1/pg9".to_string(), "Pending".to_string())]);
+    assert_eq!(o.phases()[0], ("ns1/pg9".to_string(), "Inqueue".to_string()));
 }
 
 #[test]
@@ -45,16 +51,35 @@ fn replay_capacity_hier_enqueue_ancestor_capability() {
 }
 
 #[test]
+fn replay_capacity_hier_scalar_deserved() {
+    assert_eq!(replay("capacity-hier-scalar-deserved").binds(), map(&[("ns1/p12", "n-gpu")]));
+}
+
+#[test]
+fn replay_capacity_hier_zero_scalar_deserved() {
+    assert_eq!(replay("capacity-hier-zero-scalar-deserved").binds(), map(&[("ns1/p13", "n2")]));
+}
+
+#[test]
 fn replay_capacity_hier_inherit_scalar() {
     let o = replay("capacity-hier-inherit-scalar");
-    assert_eq!(o.binds(), map(&[("ns1/pg14-p-0", "n2"), ("ns1/pg15-p-0", "n2")]));
+    assert_eq!(o.binds(), map(&[("ns1/p14", "n2"), ("ns1/p15", "n2")]));
 }
 
 #[test]
 fn replay_capacity_hier_reclaim_scalar_deserved() {
     let o = replay("capacity-hier-reclaim-scalar-deserved");
-    assert_eq!(o.evictions(), list(&["ns1/pg17-p-0"]));
-    assert_eq!(o.pipelines(), map(&[("ns1/pg16-p-0", "n3")]));
+    assert_eq!(o.evictions(), list(&["ns1/p17"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p16", "n3")]));
+}
+
+// Test_capacityPlugin_AncestorReclaimScenarios
+
+#[test]
+fn replay_capacity_hier_level0_leaf_reclaim() {
+    let o = replay("capacity-hier-level0-leaf-reclaim");
+    assert_eq!(o.evictions(), list(&["ns1/p-victim"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p-reclaimer", "n1")]));
 }
 
 // ---------------------------------------------------------------------------
@@ -146,12 +171,11 @@ fn queue_tree_errors_are_located() {
 // ---------------------------------------------------------------------------
 // Replays: hierarchical drf (plugins/drf/hdrf_test.go, TestHDRF)
 
-/// Binds per job.
+/// Binds per job (PodGroups of the namespace `default` are named without it).
 fn binds_per_job(o: &super::volcano::Out) -> std::collections::BTreeMap<String, usize> {
     let mut m = std::collections::BTreeMap::new();
-    for pod in o.binds().keys() {
-        let job = pod.trim_start_matches("default/").rsplitn(3, '-').nth(2).expect("pod name").to_string();
-        *m.entry(job).or_insert(0) += 1;
+    for d in o.of("bind") {
+        *m.entry(d["job"].clone()).or_insert(0) += 1;
     }
     m
 }
@@ -163,7 +187,7 @@ fn counts(v: &[(&str, usize)]) -> std::collections::BTreeMap<String, usize> {
 #[test]
 fn replay_hdrf_rescaling() {
     let o = replay("hdrf-rescaling");
-    // pg1: 5 × (1 cpu, 1G); pg21: 5 × 1 cpu; pg22: 5 × 1G.
+    // pg1: 5 × (1 cpu, 1G); pg21: 5 × (1 cpu, 0G); pg22: 5 × (0 cpu, 1G).
     assert_eq!(binds_per_job(&o), counts(&[("pg1", 5), ("pg21", 5), ("pg22", 5)]));
 }
 
