@@ -254,6 +254,9 @@ pub struct Engine {
     pods_out: Vec<PodRecord>,
     samples: Vec<Sample>,
     decisions: Vec<Decision>,
+    /// Jobs that arrived in a PodGroup phase of their own (`JobSpec::start_phase`):
+    /// it stands until the next session closes, which re-derives it.
+    phase_due: Vec<JobId>,
     /// Where decisions go as they are made, when set (else into `decisions`).
     decision_sink: Option<DecisionSink>,
     explain: Option<Explain>,
@@ -293,6 +296,7 @@ impl Engine {
             pods_out: Vec::new(),
             samples: Vec::new(),
             decisions: Vec::new(),
+            phase_due: Vec::new(),
             decision_sink: None,
             explain: None,
             running_jobs: 0,
@@ -545,19 +549,27 @@ impl Engine {
             }
             let job = &self.world.jobs[j.0 as usize];
             let running = job.count(PodStatus::Running);
-            let phase = match job.spec.start_phase {
-                Some(p) => p,
-                None if running >= job.spec.min_available.max(1) => PodGroupPhase::Running,
-                None => PodGroupPhase::Inqueue,
-            };
-            self.world.set_pg_phase(j, phase);
-            self.refresh_job(j);
+            match job.spec.start_phase {
+                // The group's own phase stands until the next session closes (Volcano
+                // re-derives it in jobStatus then).
+                Some(p) => {
+                    self.world.set_pg_phase(j, p);
+                    self.refresh_job_keeping_phase(j);
+                    self.phase_due.push(j);
+                }
+                None => {
+                    let min = job.spec.min_available.max(1);
+                    let phase = if running >= min { PodGroupPhase::Running } else { PodGroupPhase::Inqueue };
+                    self.world.set_pg_phase(j, phase);
+                    self.refresh_job(j);
+                }
+            }
         } else if let Some(p) = self.world.jobs[j.0 as usize].spec.start_phase.filter(|&p| p != PodGroupPhase::Pending)
         {
             // A starting state without running pods (an Inqueue PodGroup keeps its
-            // admission); the phase follows the pods from here, as at a session's close.
+            // admission) until the next session closes.
             self.world.set_pg_phase(j, p);
-            self.refresh_job(j);
+            self.phase_due.push(j);
         }
         self.dirty = true;
     }
@@ -663,6 +675,8 @@ impl Engine {
                 }
             }
         }
+        // Starting phases are re-derived at the first session's close.
+        touched.append(&mut self.phase_due);
         touched.sort_unstable();
         touched.dedup();
         for j in touched {
@@ -797,9 +811,16 @@ impl Engine {
     /// Re-evaluates a job after its pods changed: start, stop or re-speed its
     /// progress, create dependent tasks, update its PodGroup phase.
     fn refresh_job(&mut self, j: JobId) {
+        if self.refresh_job_keeping_phase(j) {
+            self.update_pod_group_phase(j);
+        }
+    }
+
+    /// [`Engine::refresh_job`] but the PodGroup phase; false for a finished job.
+    fn refresh_job_keeping_phase(&mut self, j: JobId) -> bool {
         let job = &self.world.jobs[j.0 as usize];
         if job.phase.is_terminal() {
-            return;
+            return false;
         }
         let runnable = job.count(PodStatus::Running) + job.count(PodStatus::Succeeded) >= job.spec.min_available.max(1)
             && job.phase != JobPhase::Restarting;
@@ -817,7 +838,7 @@ impl Engine {
             (false, false) => {}
         }
         self.create_dependent_pods(j);
-        self.update_pod_group_phase(j);
+        true
     }
 
     fn update_pod_group_phase(&mut self, j: JobId) {

@@ -13,7 +13,6 @@ pub(crate) type Row = BTreeMap<String, String>;
 pub(crate) struct Out {
     pub(crate) decisions: Vec<Row>,
     /// (job, phase) of the phase rows written before the first session (replays only).
-    pub(crate) starting: Vec<(String, String)>,
     pub(crate) pods: Vec<Row>,
     pub(crate) jobs: Vec<Row>,
 }
@@ -29,20 +28,16 @@ fn run_scenario(s: lahar::scenario::Scenario) -> Out {
     let opts = lahar::RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() };
     lahar::run(s, &opts).expect("run");
     let f = |n: &str| read_csv(&dir.path().join(n));
-    Out { decisions: f("decisions.csv"), starting: Vec::new(), pods: f("pods.csv"), jobs: f("jobs.csv") }
+    Out { decisions: f("decisions.csv"), pods: f("pods.csv"), jobs: f("jobs.csv") }
 }
 
-/// Runs `tests/volcano/<name>.yaml`. A replay is one session; before it, lahar
-/// derives each PodGroup's phase from its pods as a session's close would (a group
-/// that starts Inqueue with minMember pods running is Running), and writes those
-/// phase rows as session 0.
+/// Runs `tests/volcano/<name>.yaml`. A replay is one session: every PodGroup keeps
+/// its `status.phase` until that session closes, as in Volcano, so every row is
+/// session 1.
 pub(crate) fn replay(name: &str) -> Out {
     let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "volcano", &format!("{name}.yaml")].iter().collect();
-    let mut out = run_scenario(lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}")));
-    let start = |d: &Row| d["session"] == "0" && d["kind"] == "phase";
-    assert!(out.decisions.iter().all(|d| d["session"] == "1" || start(d)), "{name}: a replay is one session");
-    out.starting = out.decisions.iter().filter(|d| start(d)).map(|d| (d["job"].clone(), d["phase"].clone())).collect();
-    out.decisions.retain(|d| !start(d));
+    let out = run_scenario(lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}")));
+    assert!(out.decisions.iter().all(|d| d["session"] == "1"), "{name}: a replay is one session");
     out
 }
 
