@@ -251,24 +251,24 @@ impl<'e> Ck<'e> {
         path: &str,
         names: &mut ResourceNames,
     ) -> Vec<(usize, i64, At)> {
-        self.resources_where(parent, key, path, names, |_| true)
+        self.resources_where(parent, key, path, names, |_, _| true)
     }
 
-    /// [`Ck::resources`] over the names `keep` accepts.
-    fn resources_where(
+    /// [`Ck::resources`] over the entries `keep` accepts (name, quantity node).
+    pub fn resources_where(
         &mut self,
         parent: &Node,
         key: &str,
         path: &str,
         names: &mut ResourceNames,
-        keep: impl Fn(&str) -> bool,
+        keep: impl Fn(&str, &Node) -> bool,
     ) -> Vec<(usize, i64, At)> {
         let mut out = Vec::new();
         let p = join(path, key);
         for (k, v) in self.map(parent, key, path) {
             let fp = join(&p, k);
             // Nodes in lahar declare no ephemeral storage; a request for it cannot be checked.
-            if k == "ephemeral-storage" || !keep(k) {
+            if k == "ephemeral-storage" || !keep(k, v) {
                 continue;
             }
             let Some(q) = v.scalar() else {
@@ -311,7 +311,7 @@ impl<'e> Ck<'e> {
         parent.get(key)?;
         let mut r = Resources::ZERO;
         let quota_key = |k: &str| k.starts_with("count/") || k.starts_with("requests.") || k.starts_with("limits.");
-        for (d, x, _) in self.resources_where(parent, key, path, names, |k| !quota_key(k)) {
+        for (d, x, _) in self.resources_where(parent, key, path, names, |k, _| !quota_key(k)) {
             r.set(d, x);
         }
         Some(r)

@@ -119,31 +119,10 @@ fn node(
         );
     }
     let mut alloc = Resources::ZERO;
-    for (k, v) in ck.map(status, "allocatable", "status") {
-        let path = format!("status.allocatable.{k}");
-        if k == "ephemeral-storage" {
-            continue;
-        }
-        let Some(q) = v.scalar() else {
-            ck.err(v.at, &path, format!("expected a Kubernetes quantity, got {}", v.type_name()));
-            continue;
-        };
-        // Zero quantities (`hugepages-1Gi: "0"`) name nothing a pod could use here.
-        if lahar_core::quantity::parse_quantity(&q, 1).is_ok_and(|x| x == 0) {
-            continue;
-        }
-        let dim = match names.dim_or_register(k) {
-            Ok(dim) => dim,
-            Err(e) => {
-                ck.err(v.at, &path, e.to_string());
-                continue;
-            }
-        };
-        match lahar_core::quantity::parse_quantity(&q, ResourceNames::scale(dim)) {
-            Ok(x) if x >= 0 => alloc.set(dim, x),
-            Ok(x) => ck.err(v.at, &path, format!("must not be negative, got {x}")),
-            Err(e) => ck.err(v.at, &path, e.to_string()),
-        }
+    // Zero quantities (`hugepages-1Gi: "0"`) name nothing a pod could use here.
+    let zero = |_: &str, v: &Node| v.scalar().is_some_and(|q| lahar_core::quantity::parse_quantity(&q, 1) == Ok(0));
+    for (dim, x, _) in ck.resources_where(status, "allocatable", "status", names, |k, v| !zero(k, v)) {
+        alloc.set(dim, x);
     }
     if alloc.get(PODS) == 0 {
         // Kubernetes' default kubelet `maxPods`.
