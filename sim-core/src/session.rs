@@ -503,10 +503,14 @@ impl<'w> Session<'w> {
     /// True if the node passes the pod's node filters: its node selector matches the
     /// node's labels and it tolerates the node's taints.
     pub fn selector_matches(&self, p: PodId, n: NodeId) -> bool {
+        self.labels_match(p, n) && self.untolerated_taint(p, n).is_none()
+    }
+    /// True if the pod's node selector matches the node's labels.
+    pub fn labels_match(&self, p: PodId, n: NodeId) -> bool {
         let pod = &self.world.pods[p.0 as usize];
         let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
         let labels = &self.world.cluster.node(n).labels;
-        task.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v)) && self.untolerated_taint(p, n).is_none()
+        task.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v))
     }
     /// The first taint of the node that repels the pod (`NoSchedule`/`NoExecute`,
     /// not tolerated), if any.
@@ -522,13 +526,6 @@ impl<'w> Session<'w> {
             .taints
             .iter()
             .find(|t| t.repels() && !task.tolerations.iter().any(|x| x.tolerates(t)))
-    }
-    /// True if every node passes the pod's node filters whatever its labels and
-    /// taints (no node selector, no repelling taint in the cluster).
-    pub fn unfiltered(&self, p: PodId) -> bool {
-        let pod = &self.world.pods[p.0 as usize];
-        self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize].node_selector.is_empty()
-            && !self.world.cluster.has_taints()
     }
 
     // ---- operations -----------------------------------------------------------

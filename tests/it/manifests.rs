@@ -590,3 +590,52 @@ fn workload_files_as_people_write_them() {
     let e = load_file(&p).unwrap_err().to_string();
     assert!(e.contains("unknown kind `Jbo`"), "{e}");
 }
+
+/// Admission as Volcano's job webhook does it (issue 13, item 6): Volcano's own
+/// `example/invalid_jobs/duplicatedPolicyEvent-webhook-deny.yaml` (volcano-sh/volcano,
+/// Apache-2.0, reproduced as published) is refused, with the line of the second
+/// `PodFailed`; a `*` policy beside another event is refused too.
+#[test]
+fn duplicated_policy_events_are_refused_as_the_webhook_does() {
+    const DENY: &str = "apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: test-job-webhook-disallow
+spec:
+  schedulerName: volcano
+  minAvailable: 1
+  tasks:
+    - replicas: 2
+      name: task-1
+      template:
+        metadata:
+          name: web-1
+        spec:
+          containers:
+            - image: nginx
+              imagePullPolicy: IfNotPresent
+              name: nginx
+              resources:
+                requests:
+                  cpu: \"1\"
+          restartPolicy: OnFailure
+  policies:
+    - event: PodFailed
+      action: RestartJob
+    - event: PodFailed  ## this job will be rejected because one event should not have different action
+      action: AbortJob
+";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.yaml"), DENY).unwrap();
+    let p = one_node_scenario(dir.path());
+    let e = load_file(&p).unwrap_err().to_string();
+    assert!(e.contains("m.yaml:26:14: document 1: spec.policies[1].event: event `PodFailed` is already handled by an earlier policy"), "{e}");
+    let star = DENY.replace("    - event: PodFailed  ## this", "    - event: \"*\"  ## this");
+    std::fs::write(dir.path().join("m.yaml"), star).unwrap();
+    let e = load_file(&p).unwrap_err().to_string();
+    assert!(e.contains("spec.policies[1].event: with a `*` policy no other event may be given"), "{e}");
+    // One policy naming an event twice is fine (the webhook drops the repeat).
+    let twice = DENY.replace("    - event: PodFailed  ## this job will be rejected because one event should not have different action\n      action: AbortJob\n", "    - events: [PodEvicted, PodEvicted]\n      action: AbortJob\n");
+    std::fs::write(dir.path().join("m.yaml"), twice).unwrap();
+    assert!(load_file(&p).is_ok());
+}

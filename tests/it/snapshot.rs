@@ -129,6 +129,22 @@ fn skipped_objects_taints_and_located_errors() {
     let explain = std::fs::read_to_string(out.join("explain.csv")).unwrap();
     assert!(explain.contains("a-cordoned,predicates,false,node(s) were unschedulable"), "{explain}");
     assert!(explain.contains("b-broken,predicates,false,node(s) had untolerated taint {gpu: broken}"), "{explain}");
+    // With `predicate.TaintTolerationEnable: false` Volcano's predicates do not read
+    // taints: three pods, three nodes.
+    let conf = dir.path().join("no-taints.conf");
+    std::fs::write(&conf, "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n  - name: predicates\n    arguments: {predicate.TaintTolerationEnable: false}\n").unwrap();
+    let out2 = dir.path().join("o2");
+    lahar()
+        .args(["run", "-q", "--sessions", "1", "--out"])
+        .arg(&out2)
+        .arg("--conf")
+        .arg(&conf)
+        .arg("--snapshot")
+        .arg(dir.path().join("good.yaml"))
+        .assert()
+        .success();
+    let decisions = std::fs::read_to_string(out2.join("decisions.csv")).unwrap();
+    assert_eq!(decisions.matches(",bind,").count(), 3, "{decisions}");
     // --strict turns the warnings into errors.
     let o = lahar().args(["run", "--strict", "--snapshot"]).arg(dir.path().join("good.yaml")).output().unwrap();
     assert_eq!(o.status.code(), Some(2));

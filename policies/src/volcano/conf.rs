@@ -373,7 +373,21 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ("network-topology-aware", k) if k.starts_with("hypernode.binpack.resources.") => Int,
         ("network-topology-aware", "hypernode.binpack.normal-pod.enable") => Bool,
         ("network-topology-aware", "hypernode.binpack.normal-pod.fading") => Float,
-        ("predicates", k) if k.starts_with("predicate.") && k.ends_with("Enable") => Bool,
+        // The switches Volcano's predicates plugin reads (v1.15); others, such as the
+        // retired `predicate.GPUSharingEnable`, are unknown arguments.
+        (
+            "predicates",
+            "predicate.NodeAffinityEnable"
+            | "predicate.NodePortsEnable"
+            | "predicate.TaintTolerationEnable"
+            | "predicate.PodAffinityEnable"
+            | "predicate.NodeVolumeLimitsEnable"
+            | "predicate.VolumeZoneEnable"
+            | "predicate.PodTopologySpreadEnable"
+            | "predicate.VolumeBindingEnable"
+            | "predicate.DynamicResourceAllocationEnable"
+            | "predicate.CacheEnable",
+        ) => Bool,
         ("sla", "sla-waiting-time") => Duration,
         ("overcommit", "overcommit-factor") => Float,
         ("task-topology", "task-topology.weight") => Int,
@@ -437,15 +451,28 @@ pub fn parse_go_duration(s: &str) -> Option<u64> {
     Some(total.round() as u64)
 }
 
-fn known_config_arg(action: &str, key: &str) -> bool {
-    matches!(
-        (action, key),
-        ("allocate", "predicateErrorCacheEnable")
-            | ("preempt", "enableTopologyAwarePreemption")
-            | ("preempt", "minCandidateNodesPercentage")
-            | ("preempt", "minCandidateNodesAbsolute")
-            | ("preempt", "maxCandidateNodesAbsolute")
-    )
+/// The kind of value an action argument takes.
+#[derive(Clone, Copy, PartialEq)]
+enum ArgKind {
+    Bool,
+    /// An integer ≥ 0.
+    Count,
+}
+
+/// The arguments Volcano's actions read (`GetArgOfActionFromConf`), by action.
+/// `predicateErrorCacheEnable` (allocate, backfill, preempt, reclaim) and
+/// `topologyAwarePreemptWorkerNum` (preempt) change how Volcano computes, not what it
+/// decides: lahar checks them and keeps them on record (docs/volcano.md).
+fn config_arg(action: &str, key: &str) -> Option<ArgKind> {
+    Some(match (action, key) {
+        ("allocate" | "backfill" | "preempt" | "reclaim", "predicateErrorCacheEnable") => ArgKind::Bool,
+        ("preempt", "enableTopologyAwarePreemption") => ArgKind::Bool,
+        ("preempt", "topologyAwarePreemptWorkerNum") => ArgKind::Count,
+        ("preempt", "minCandidateNodesPercentage") => ArgKind::Count,
+        ("preempt", "minCandidateNodesAbsolute") => ArgKind::Count,
+        ("preempt", "maxCandidateNodesAbsolute") => ArgKind::Count,
+        _ => return None,
+    })
 }
 
 /// Parses and validates conf text.
@@ -588,7 +615,22 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
         let name = c.value.name.value.clone();
         let mut args = Args::default();
         for (k, v) in c.value.arguments.iter().flatten() {
-            if known_config_arg(&name, k) {
+            if let Some(kind) = config_arg(&name, k) {
+                let ok = match (kind, &v.value) {
+                    (ArgKind::Bool, ArgValue::Bool(_)) => true,
+                    (ArgKind::Bool, ArgValue::Str(s)) => s == "true" || s == "false",
+                    (ArgKind::Count, ArgValue::Int(x)) => *x >= 0,
+                    (ArgKind::Count, ArgValue::Str(s)) => s.parse::<u32>().is_ok(),
+                    _ => false,
+                };
+                if !ok {
+                    let want = if kind == ArgKind::Bool { "true or false" } else { "an integer ≥ 0" };
+                    issues.push(ConfIssue {
+                        at: at(v),
+                        path: format!("configurations[{i}].arguments.{k}"),
+                        message: format!("expected {want}"),
+                    });
+                }
                 args.0.insert(k.clone(), v.value.clone());
             } else {
                 issues.push(ConfIssue {
@@ -630,6 +672,35 @@ mod tests {
         assert_eq!(c.tiers[0][1].args.int("binpack.weight", 1), 10);
         assert_eq!(c.tiers[0][1].args.int("binpack.resources.nvidia.com/gpu", 1), 5);
         assert_eq!(c.actions.len(), 3);
+    }
+
+    /// The arguments Volcano's actions read (issue 13, item 3): predicateErrorCacheEnable
+    /// on allocate, backfill, preempt and reclaim, preempt's worker count; typed; and
+    /// a predicates switch Volcano no longer reads is an unknown argument.
+    #[test]
+    fn action_arguments_and_retired_predicate_switches() {
+        let conf = |args: &str| {
+            format!(
+                "actions: \"allocate, backfill, preempt, reclaim\"\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {{predicate.TaintTolerationEnable: false}}\nconfigurations:\n{args}"
+            )
+        };
+        let ok = conf(
+            "- name: backfill\n  arguments: {predicateErrorCacheEnable: true}\n- name: preempt\n  arguments: {predicateErrorCacheEnable: \"false\", topologyAwarePreemptWorkerNum: 8}\n- name: reclaim\n  arguments: {predicateErrorCacheEnable: true}\n",
+        );
+        let c = parse(&ok).unwrap_or_else(|e| panic!("{:?}", e.issues));
+        assert!(!c.tiers[0][0].args.bool("predicate.TaintTolerationEnable", true));
+        assert_eq!(c.configurations["preempt"].int("topologyAwarePreemptWorkerNum", 1), 8);
+        let e = parse(&conf(
+            "- name: reclaim\n  arguments: {predicateErrorCacheEnable: maybe, topologyAwarePreemptWorkerNum: 2}\n",
+        ))
+        .unwrap_err();
+        assert_eq!(e.issues.len(), 2, "{:?}", e.issues);
+        assert_eq!(e.issues[0].path, "configurations[0].arguments.predicateErrorCacheEnable");
+        assert!(e.issues[0].message.contains("expected true or false"));
+        assert!(e.issues[1].message.contains("action `reclaim` has no argument `topologyAwarePreemptWorkerNum`"));
+        let e = parse(&conf("").replace("predicate.TaintTolerationEnable: false", "predicate.GPUSharingEnable: true"))
+            .unwrap_err();
+        assert!(e.issues[0].message.contains("predicate.GPUSharingEnable"), "{:?}", e.issues);
     }
 
     #[test]

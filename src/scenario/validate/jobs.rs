@@ -289,6 +289,23 @@ fn policies(v: &mut V<'_>, raw: Option<&Vec<Spanned<RawPolicy>>>, path: &str) ->
         if ac.is_none() {
             v.err(at(&p.value.action), format!("{path}.policies[{i}].action"), format!("unknown action `{}`; expected RestartJob, RestartTask, RestartPod, AbortJob, TerminateJob or CompleteJob", p.value.action.value));
         }
+        // As Volcano's job webhook: one policy per event, and `*` alone.
+        if let Some(event) = ev
+            && let Some(prev) = out
+                .iter()
+                .find(|q: &&Policy| q.event == event || q.event == PolicyEvent::Any || event == PolicyEvent::Any)
+        {
+            let why = if prev.event == event {
+                "is already handled by an earlier policy"
+            } else {
+                "cannot stand beside a `*` policy"
+            };
+            v.err(
+                at(&p.value.event),
+                format!("{path}.policies[{i}].event"),
+                format!("event `{}` {why} (Volcano's admission webhook refuses such a job)", p.value.event.value),
+            );
+        }
         if let (Some(event), Some(action)) = (ev, ac) {
             out.push(Policy { event, action });
         }

@@ -651,9 +651,13 @@ pub(crate) fn network_topology(ck: &mut Ck<'_>, n: &Node, path: &str) -> Network
 }
 
 /// `policies: [{event | events, action}]`.
+/// Admission checks them as Volcano's job webhook does (`validatePolicies`): an event
+/// named by two policies, or `*` beside another event, is refused.
 pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy> {
     let mut out = Vec::new();
     let pp = join(path, "policies");
+    // Events named so far, across this list's policies (one policy may repeat one).
+    let mut seen: Vec<String> = Vec::new();
     for (i, p) in ck.seq(parent, "policies", path).iter().enumerate() {
         let ip = format!("{pp}[{i}]");
         let mut events: Vec<(String, At)> = Vec::new();
@@ -676,6 +680,25 @@ pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy
                 "unknown action `{}`; expected RestartJob, RestartTask, RestartPod, AbortJob, TerminateJob or CompleteJob",
                 action.unwrap_or_default()
             ));
+        }
+        let mut mine: Vec<&str> = Vec::new();
+        for (e, at) in &events {
+            if mine.contains(&e.as_str()) {
+                continue;
+            }
+            mine.push(e);
+            if seen.contains(e) {
+                ck.err(*at, &join(&ip, "event"), format!(
+                    "event `{e}` is already handled by an earlier policy; Volcano's admission webhook refuses a job whose policies repeat an event (duplicate event across different policy)"
+                ));
+            } else if (e == "*" && !seen.is_empty()) || (e != "*" && seen.iter().any(|s| s == "*")) {
+                ck.err(
+                    *at,
+                    &join(&ip, "event"),
+                    "with a `*` policy no other event may be given (Volcano's admission webhook refuses the job)",
+                );
+            }
+            seen.push(e.clone());
         }
         for (e, at) in events {
             match (PolicyEvent::parse(&e), ac) {

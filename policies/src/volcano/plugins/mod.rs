@@ -32,7 +32,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "drf" => Box::new(drf::Drf::new(pc.flag("enableHierarchy"))),
         "proportion" => Box::new(proportion::Proportion::default()),
         "capacity" => Box::new(capacity::Capacity::new(pc.flag("enableHierarchy"))),
-        "predicates" => Box::new(predicates::Predicates),
+        "predicates" => Box::new(predicates::Predicates::new(&pc.args)),
         "nodeorder" => Box::new(nodeorder::NodeOrder::new(&pc.args)),
         "binpack" => Box::new(binpack::Binpack::new(&pc.args)),
         "network-topology-aware" => Box::new(network_topology::NetworkTopologyAware::new(&pc.args)),
