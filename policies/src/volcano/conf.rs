@@ -52,6 +52,13 @@ pub enum ArgValue {
     Float(f64),
     /// A YAML string.
     Str(String),
+    /// A map (resource-strategy-fit `resources`, usage `thresholds`...), read as
+    /// Volcano's conf loader reads `arguments` (a `map[string]interface{}`).
+    Map(BTreeMap<String, ArgValue>),
+    /// A list (rescheduling `strategies`...).
+    List(Vec<ArgValue>),
+    /// An empty value.
+    Null,
 }
 
 impl ArgValue {
@@ -61,6 +68,9 @@ impl ArgValue {
             ArgValue::Int(_) => "an integer",
             ArgValue::Float(_) => "a number",
             ArgValue::Str(_) => "a string",
+            ArgValue::Map(_) => "a map",
+            ArgValue::List(_) => "a list",
+            ArgValue::Null => "nothing",
         }
     }
 }
@@ -68,10 +78,30 @@ impl ArgValue {
 impl<'de> Deserialize<'de> for ArgValue {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        impl Visitor<'_> for V {
+        impl<'de> Visitor<'de> for V {
             type Value = ArgValue;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a scalar (boolean, integer, number or string)")
+                f.write_str("a value (boolean, integer, number, string, map or list)")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ArgValue, E> {
+                Ok(ArgValue::Null)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<ArgValue, E> {
+                Ok(ArgValue::Null)
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut m: A) -> Result<ArgValue, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some(k) = m.next_key::<String>()? {
+                    out.insert(k, m.next_value()?);
+                }
+                Ok(ArgValue::Map(out))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut s: A) -> Result<ArgValue, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = s.next_element()? {
+                    out.push(v);
+                }
+                Ok(ArgValue::List(out))
             }
             fn visit_bool<E: de::Error>(self, v: bool) -> Result<ArgValue, E> {
                 Ok(ArgValue::Bool(v))
@@ -148,6 +178,13 @@ impl<'de> Deserialize<'de> for PluginField {
                     out.insert(k, v);
                 }
                 Ok(PluginField::Map(out))
+            }
+            // `arguments:` left empty: no arguments, as Volcano reads it.
+            fn visit_unit<E: de::Error>(self) -> Result<PluginField, E> {
+                Ok(PluginField::Map(BTreeMap::new()))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<PluginField, E> {
+                Ok(PluginField::Map(BTreeMap::new()))
             }
         }
         d.deserialize_any(V)
@@ -340,6 +377,8 @@ enum ArgType {
     Bool,
     Str,
     Duration,
+    /// A list (read for its shape; what it configures is not modelled).
+    List,
 }
 
 fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
@@ -388,6 +427,8 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
             | "predicate.DynamicResourceAllocationEnable"
             | "predicate.CacheEnable",
         ) => Bool,
+        // VolumeBinding's scoring shape: volumes are not modelled.
+        ("predicates", "volumebinding.shape") => List,
         ("sla", "sla-waiting-time") => Duration,
         ("overcommit", "overcommit-factor") => Float,
         ("task-topology", "task-topology.weight") => Int,
@@ -400,7 +441,7 @@ fn check_arg(ty: ArgType, v: &ArgValue) -> Result<ArgValue, String> {
         (ArgType::Int, ArgValue::Int(_)) | (ArgType::Float, ArgValue::Float(_) | ArgValue::Int(_)) => Ok(v.clone()),
         (ArgType::Bool, ArgValue::Bool(_)) => Ok(v.clone()),
         (ArgType::Bool, ArgValue::Str(s)) if s == "true" || s == "false" => Ok(ArgValue::Bool(s == "true")),
-        (ArgType::Str, ArgValue::Str(_)) => Ok(v.clone()),
+        (ArgType::Str, ArgValue::Str(_)) | (ArgType::List, ArgValue::List(_)) => Ok(v.clone()),
         (ArgType::Duration, ArgValue::Str(s)) => parse_go_duration(s)
             .map(|_| v.clone())
             .ok_or_else(|| format!("expected a Go duration such as 30s or 1h30m, got `{s}`")),
@@ -412,6 +453,7 @@ fn check_arg(ty: ArgType, v: &ArgValue) -> Result<ArgValue, String> {
                 ArgType::Bool => "a boolean",
                 ArgType::Str => "a string",
                 ArgType::Duration => "a duration string",
+                ArgType::List => "a list",
             },
             v.kind()
         )),
@@ -701,6 +743,26 @@ mod tests {
         let e = parse(&conf("").replace("predicate.TaintTolerationEnable: false", "predicate.GPUSharingEnable: true"))
             .unwrap_err();
         assert!(e.issues[0].message.contains("predicate.GPUSharingEnable"), "{:?}", e.issues);
+    }
+
+    /// Conf structure as Volcano's loader reads it (issue 13, item 1): argument values
+    /// that are maps or lists, and `arguments:` left empty, load; what is wrong is
+    /// reported all at once, each with its place, instead of the first map stopping
+    /// the load with a type error.
+    #[test]
+    fn map_and_list_arguments_and_empty_arguments() {
+        let text = "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n    arguments:\n  - name: predicates\n    arguments:\n      predicate.CacheEnable: true\n      volumebinding.shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]\n- plugins:\n  - name: binpack\n    arguments:\n      binpack.weight: {a: 1}\n  - name: resource-strategy-fit\n    arguments:\n      resourceStrategyFitWeight: 10\n      resources:\n        nvidia.com/gpu: {type: MostAllocated, weight: 2}\n";
+        let e = parse(text).unwrap_err();
+        let issues: Vec<(Option<(u64, u64)>, &str)> = e.issues.iter().map(|i| (i.at, i.message.as_str())).collect();
+        assert_eq!(e.issues.len(), 2, "{issues:?}");
+        assert!(e.issues.iter().any(|i| i.message.contains("expected an integer, got a map")), "{issues:?}");
+        assert!(e.issues.iter().any(|i| i.message.contains("resource-strategy-fit")), "{issues:?}");
+        assert!(e.issues.iter().all(|i| i.at.is_some() || !i.path.is_empty()), "{issues:?}");
+        // Without the unknown pieces it loads; the empty `arguments:` is no argument.
+        let ok = text.split("- plugins:\n  - name: binpack").next().unwrap();
+        let c = parse(ok).unwrap_or_else(|e| panic!("{:?}", e.issues));
+        assert!(c.tiers[0][0].args.0.is_empty());
+        assert!(matches!(c.tiers[0][1].args.0["volumebinding.shape"], ArgValue::List(ref l) if l.len() == 2));
     }
 
     #[test]
