@@ -133,7 +133,14 @@ enum Command {
     /// Check a scenario and report every problem with its location.
     Validate {
         /// Scenario YAML file.
-        scenario: PathBuf,
+        #[arg(required_unless_present = "snapshot")]
+        scenario: Option<PathBuf>,
+        /// Check a cluster snapshot instead (as `lahar run --snapshot` reads it).
+        #[arg(long, value_name = "FILE", conflicts_with = "scenario")]
+        snapshot: Option<PathBuf>,
+        /// With this volcano-scheduler.conf (overrides spec.scheduler).
+        #[arg(long, value_name = "FILE")]
+        conf: Option<PathBuf>,
         #[command(flatten)]
         overrides: OverrideArgs,
         /// Treat every warning as an error (exit 2).
@@ -261,24 +268,6 @@ impl OverrideArgs {
             (None, Some(p)) => lahar::scenario::load_file_with(p, &overrides),
             (None, None) if overrides.is_empty() => Ok(lahar::scenario::load_default()),
             (None, None) => lahar::overrides::load_with(
-                lahar::scenario::DEFAULT_SCENARIO,
-                lahar::scenario::DEFAULT_SCENARIO_FILE,
-                std::path::Path::new(""),
-                &overrides,
-            ),
-        }
-    }
-
-    /// Loads the scenario (the embedded default without a path) with the overrides.
-    fn load(
-        &self,
-        path: Option<&std::path::Path>,
-    ) -> Result<lahar::scenario::Scenario, lahar::scenario::ScenarioError> {
-        let overrides = self.parse()?;
-        match path {
-            Some(p) => lahar::scenario::load_file_with(p, &overrides),
-            None if overrides.is_empty() => Ok(lahar::scenario::load_default()),
-            None => lahar::overrides::load_with(
                 lahar::scenario::DEFAULT_SCENARIO,
                 lahar::scenario::DEFAULT_SCENARIO_FILE,
                 std::path::Path::new(""),
@@ -536,21 +525,23 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Validate { scenario, overrides, strict } => match overrides.load(Some(&scenario)) {
-            Ok(s) if strict && !s.warnings.is_empty() => strict_error(&s.warnings),
-            Ok(s) => {
-                outln!(
-                    "{}: ok ({} nodes, {} queues, {} jobs)",
-                    scenario.display(),
-                    s.cluster.len(),
-                    s.queues.len(),
-                    s.jobs.len()
-                );
-                print_warnings(&s.warnings);
-                ExitCode::SUCCESS
+        Command::Validate { scenario, snapshot, conf, overrides, strict } => {
+            match overrides.load_run(scenario.as_deref(), snapshot.as_deref(), conf.as_deref(), None) {
+                Ok(s) if strict && !s.warnings.is_empty() => strict_error(&s.warnings),
+                Ok(s) => {
+                    outln!(
+                        "{}: ok ({} nodes, {} queues, {} jobs)",
+                        scenario.or(snapshot).unwrap_or_default().display(),
+                        s.cluster.len(),
+                        s.queues.len(),
+                        s.jobs.len()
+                    );
+                    print_warnings(&s.warnings);
+                    ExitCode::SUCCESS
+                }
+                Err(e) => input_error(&e),
             }
-            Err(e) => input_error(&e),
-        },
+        }
         Command::Sweep(a) => sweep(a),
         Command::Nccl(a) => nccl(a),
         Command::Trace(t) => trace(t),

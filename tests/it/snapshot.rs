@@ -70,6 +70,16 @@ fn the_one_command_study() {
     assert!(explain.contains(",gang,false,job not ready: 1 placed + 0 pipelined of minAvailable 2"), "{explain}");
     let conf = std::fs::read_to_string(out.join("input-scheduler.conf")).unwrap();
     assert!(conf.contains("binpack"), "the run records the conf it used");
+    // `lahar validate` checks the same input without running it.
+    lahar()
+        .arg("validate")
+        .arg("--snapshot")
+        .arg(example("cluster.yaml"))
+        .arg("--conf")
+        .arg(example("volcano-scheduler.conf"))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("cluster.yaml: ok (4 nodes, 3 queues, 3 jobs)"));
 }
 
 /// A snapshot as people capture it: objects the scheduler does not read are skipped
