@@ -151,6 +151,15 @@ fn podgroups_without_pods_can_say_how_many_pods_come() {
     let objects = group("pg", "{minMember: 2, minResources: {cpu: '2', memory: 2Gi}}", rest);
     let r = run("      - {name: n1, cpu: 16, memory: 64Gi}\n", ONE_QUEUE, "enqueue, allocate", &[&["gang"]], &objects);
     assert_eq!(r.of("bind"), ["c1/pg-pod-0", "c1/pg-pod-1", "c1/pg-pod-2"], "{}", r.decisions);
+    // On a PodGroup whose Pods are given, the annotation would be ignored: an error.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.yaml"), objects + &pod("p0", "pg", 1, "", "")).unwrap();
+    let text =
+        scenario("    nodes:\n      - {name: n1, cpu: 16, memory: 64Gi}", "  workload:\n    - manifests: m.yaml\n");
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2).stderr(predicates::str::contains(
+        "metadata.annotations.lahar.io/replicas: the PodGroup has 1 Pods in the manifests",
+    ));
 }
 
 /// `status.phase` is the group's starting phase: an Inqueue group is admitted

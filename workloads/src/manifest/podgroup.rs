@@ -241,6 +241,12 @@ impl Groups {
                 continue;
             }
             let min_res = root.get("spec").and_then(|spec| ck.resource_vec(spec, "minResources", "spec", cx.names));
+            if let (false, Some((_, at))) = (pods.is_empty(), g.annotations.get(REPLICAS)) {
+                let n = pods.len();
+                ck.err(*at, &format!("metadata.annotations.{REPLICAS}"), format!(
+                    "the PodGroup has {n} Pods in the manifests; `{REPLICAS}` is for a PodGroup without Pods (it says how many its controller will create)"
+                ));
+            }
             let Grouped { mut tasks, initial, names, roles, role_names } =
                 if pods.is_empty() { podless(&mut ck, &g, min_res.as_ref()) } else { group_tasks(&pods) };
             for (k, &m) in &g.min_task {
