@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-fn report(v: &mut V<'_>, errs: Vec<ManifestError>) {
+/// The errors of a manifest reader, located in their own files.
+pub(super) fn report(v: &mut V<'_>, errs: Vec<ManifestError>) {
     for e in errs {
         v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
     }

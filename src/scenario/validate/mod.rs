@@ -302,9 +302,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     if let Some(s) = &snap {
         let mut errs = Vec::new();
         lahar_workloads::manifest::priority_classes(&s.workload, &mut manifest_docs.classes, &mut errs);
-        for e in errs {
-            v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
-        }
+        manifests::report(&mut v, errs);
     }
     let mut queues = match (spec.queues.as_ref().map(|q| (q, &q.value)), &snap) {
         (Some((q, RawQueues::Path(p))), _) => manifests::queues(&mut v, p, at(q), base),

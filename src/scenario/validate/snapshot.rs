@@ -3,25 +3,20 @@
 //! HyperNodes are the scenario's (unless the scenario gives its own), and its
 //! PodGroups, Pods and PriorityClasses are a workload source (see docs/manifests.md).
 
+use super::manifests::report;
 use super::{At, V, at};
 use crate::scenario::InputError;
 use crate::scenario::raw::RawSpec;
 use lahar_core::cluster::Node;
 use lahar_core::queue::Queue;
 use lahar_core::topology::HyperNodeDecl;
-use lahar_workloads::manifest::{self, Doc, ManifestError};
+use lahar_workloads::manifest::{self, Doc};
 use std::path::Path;
 
 /// Warning kind: objects of a snapshot the scheduler does not read.
 pub(crate) const SNAPSHOT_SKIPPED: &str = "snapshot-objects-skipped";
 /// Warning kind: snapshot node taints lahar does not model (`PreferNoSchedule`).
 pub(crate) const NODES_CONSTRAINED: &str = "node-constraints-not-modelled";
-
-fn report(v: &mut V<'_>, errs: Vec<ManifestError>) {
-    for e in errs {
-        v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
-    }
-}
 
 /// The snapshot's parts, once read.
 #[derive(Default)]
