@@ -150,36 +150,36 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     } else {
         Some(resolve_explain(&s.jobs, &opts.explain).map_err(RunError::Input)?)
     };
-    // decisions.csv is written as the run makes them; creating it first also
+    // The files are written as the run makes their rows; creating them first also
     // finds an unwritable output directory before any work is done. A reused
     // directory loses lahar's own files of an earlier run first, so its
     // explain.csv, plots or report never sit beside the new outputs.
-    let decisions = if opts.no_write {
+    let started = Instant::now();
+    let mut engine = build_engine(s);
+    let writer = if opts.no_write {
         None
     } else {
         let io = |source| RunError::Write { dir: out_dir.clone(), source };
         std::fs::create_dir_all(&out_dir).map_err(io)?;
         clear_earlier_outputs(&out_dir).map_err(io)?;
-        let w = lahar_reports::DecisionWriter::create(&out_dir).map_err(io)?;
+        let world = engine.world();
+        let target = lahar_reports::timeline::workload(&world.jobs);
+        let w = lahar_reports::RunWriter::create(&out_dir, world, target, &Default::default()).map_err(io)?;
         // What was simulated, kept beside the outputs (lahar report embeds them).
         std::fs::write(out_dir.join(INPUT_SCENARIO), &record.0).map_err(io)?;
         if let Some(conf) = &record.1 {
             std::fs::write(out_dir.join(INPUT_CONF), conf).map_err(io)?;
         }
-        Some(Rc::new(RefCell::new(w)))
+        let w = Rc::new(RefCell::new(w));
+        engine.set_recorder(Box::new(Rc::clone(&w)));
+        Some(w)
     };
-    let started = Instant::now();
-    let mut engine = build_engine(s);
     if let Some(e) = &explain {
         let mut ex = Explain::new(e.iter().copied());
         if let Some((from, until)) = opts.explain_window {
             ex = ex.with_window(from, until);
         }
         engine.set_explain(ex);
-    }
-    if let Some(w) = &decisions {
-        let w = Rc::clone(w);
-        engine.set_decision_sink(Box::new(move |world, d| w.borrow_mut().write(world, d)));
     }
     let output = if opts.progress {
         let bar = report_cmd::Progress::new(engine.world().jobs.len());
@@ -190,20 +190,21 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         engine.run()
     };
     let wall = started.elapsed().as_secs_f64();
-    // One sweep of the run serves the summary and timeseries.csv; jobs.csv rows
-    // are formed as they are written, never all held.
-    let (tl, summary) = {
-        let facts = lahar_reports::timeline::Facts::from_output(&output);
-        let tl = lahar_reports::timeline::sweep(&facts, &lahar_reports::sample_times(&output));
-        let summary = lahar_reports::summarize_run(&output, &facts, &tl, &Default::default());
-        (tl, summary)
-    };
     let meta = RunMeta { wall_time_s: wall, ..meta_base };
-    if let Some(w) = decisions {
-        let w = Rc::try_unwrap(w).ok().expect("the engine that held the sink is finished").into_inner();
-        let io = |source| RunError::Write { dir: out_dir.clone(), source };
-        w.finish().map_err(io)?;
-        lahar_reports::write_but_decisions(&out_dir, &output, &tl, &summary, &meta).map_err(io)?;
+    let summary = match writer {
+        // The summary was accumulated as the run went.
+        Some(w) => {
+            let w = Rc::try_unwrap(w).ok().expect("the engine that held the writer is finished").into_inner();
+            let summary = w.finish().map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
+            let io = |source| RunError::Write { dir: out_dir.clone(), source };
+            lahar_reports::write_summary(&out_dir, &summary, &meta).map_err(io)?;
+            Some(summary)
+        }
+        None => None,
+    };
+    let written = summary.is_some();
+    let summary = summary.unwrap_or_else(|| lahar_reports::summarize(&output));
+    if written {
         if explain.is_some() {
             lahar_reports::write_explain(&out_dir, &output)
                 .map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;

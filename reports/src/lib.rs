@@ -6,18 +6,22 @@
 //! HTML report.
 //!
 //! All times are written as exact decimal seconds since the start of the run
-//! (rendered from integer microseconds); rows are sorted by stable keys, never by
-//! hash order, so the same run gives byte-identical files.
+//! (rendered from integer microseconds); rows come in the order the run made them
+//! or by stable keys, never by hash order, so the same run gives byte-identical
+//! files.
 
+pub mod accumulate;
 pub mod compare;
 pub mod headline;
 pub mod html;
 pub mod load;
 pub mod metrics;
 pub mod plots;
+pub mod stream;
 pub mod sweep_plot;
 pub mod timeline;
 pub mod write;
 
-pub use metrics::{JobRow, Summary, SummaryOptions, job_rows, summarize, summarize_run, summarize_with};
-pub use write::{DecisionWriter, RunMeta, WarningRecord, sample_times, write_all, write_but_decisions, write_explain};
+pub use metrics::{JobRow, Summary, SummaryOptions, job_rows, summarize, summarize_with};
+pub use stream::RunWriter;
+pub use write::{DecisionWriter, RunMeta, WarningRecord, write_explain, write_summary};

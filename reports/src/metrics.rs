@@ -1,10 +1,11 @@
 //! Per-job rows and the headline metrics of a run.
 
-use crate::timeline::{Facts, Timeline, sweep};
+use crate::accumulate::RunMetrics;
+use crate::timeline::Facts;
 use lahar_core::engine::RunOutput;
 use lahar_core::job::JobPhase;
-use lahar_core::resource::GPU;
 use lahar_core::time::{MICROS_PER_SEC, SimTime};
+use lahar_core::world::{Job, World};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -81,48 +82,44 @@ pub struct JobRow {
     pub kind: String,
 }
 
-/// Builds jobs.csv rows, in job id order (= submission order).
+/// Builds jobs.csv rows of a finished run, in job id order (= submission order).
 pub fn job_rows(out: &RunOutput) -> Vec<JobRow> {
-    job_rows_iter(out).collect()
+    let end = out.stats.cut_short.then_some(out.stats.end.micros());
+    out.world.jobs.iter().filter(|j| j.phase != JobPhase::NotSubmitted).map(|j| job_row(&out.world, j, end)).collect()
 }
 
-/// jobs.csv rows one by one, in job id order, without holding them all.
-pub fn job_rows_iter(out: &RunOutput) -> impl Iterator<Item = JobRow> + '_ {
-    let end = out.stats.end.micros();
-    out.world.jobs.iter().filter(|j| j.phase != JobPhase::NotSubmitted).map(move |j| {
-        let s = &j.spec;
-        let submit = s.submit.micros();
-        let start = j.first_start.map(SimTime::micros);
-        let jend = j.end.map(SimTime::micros);
-        JobRow {
-            job: job_label(s),
-            queue: out.world.queues[s.queue.0 as usize].spec.name.clone(),
-            priority: s.priority,
-            gpu_milli: s.tasks.iter().map(|t| t.requests.gpu_milli() * t.replicas as i64).sum(),
-            submit,
-            start,
-            end: jend,
-            state: j.phase.as_str(),
-            jct: jend.map(|e| e - submit),
-            wait: match start {
-                Some(s) => Some(s - submit),
-                None => out.stats.cut_short.then(|| end.max(submit) - submit),
-            },
-            // Unknown for jobs without a run time.
-            ideal: if s.duration.is_unbounded() { 0 } else { s.duration.micros() },
-            preemptions: j.preemptions,
-            nodes_spanned: j.nodes_spanned,
-            highest_tier: j.highest_tier,
-            retries: j.retries,
-            lost_gpu_s: j.progress.lost_gpu_us as f64 / MICROS_PER_SEC as f64,
-            kind: s.kind.to_string(),
-        }
-    })
-}
-
-/// True for the final states of jobs that ended without completing.
-fn ended_otherwise(state: &str) -> bool {
-    matches!(state, "Failed" | "Aborted" | "Terminated")
+/// A submitted job's jobs.csv row. `cut_short_at` is the end of a run cut short
+/// (horizon, session limit): a job that never started and had not ended was still
+/// waiting then, and its wait runs to it; else it has none (it could not start).
+pub fn job_row(world: &World, j: &Job, cut_short_at: Option<u64>) -> JobRow {
+    let s = &j.spec;
+    let submit = s.submit.micros();
+    let start = j.first_start.map(SimTime::micros);
+    let jend = j.end.map(SimTime::micros);
+    JobRow {
+        job: job_label(s),
+        queue: world.queues[s.queue.0 as usize].spec.name.clone(),
+        priority: s.priority,
+        gpu_milli: s.tasks.iter().map(|t| t.requests.gpu_milli() * t.replicas as i64).sum(),
+        submit,
+        start,
+        end: jend,
+        state: j.phase.as_str(),
+        jct: jend.map(|e| e - submit),
+        wait: match (start, jend) {
+            (Some(s), _) => Some(s - submit),
+            (None, None) => cut_short_at.map(|end| end.max(submit) - submit),
+            (None, Some(_)) => None,
+        },
+        // Unknown for jobs without a run time.
+        ideal: if s.duration.is_unbounded() { 0 } else { s.duration.micros() },
+        preemptions: j.preemptions,
+        nodes_spanned: j.nodes_spanned,
+        highest_tier: j.highest_tier,
+        retries: j.retries,
+        lost_gpu_s: j.progress.lost_gpu_us as f64 / MICROS_PER_SEC as f64,
+        kind: s.kind.to_string(),
+    }
 }
 
 /// Percentiles of a distribution (nearest-rank).
@@ -274,63 +271,6 @@ pub struct Summary {
     pub queues: BTreeMap<String, QueueSummary>,
 }
 
-/// Per-job derived values, in [`Facts::jobs`] order.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct JobMetrics {
-    /// Finish-time fairness ρ (completed jobs with a non-zero ideal time).
-    pub rho: Option<f64>,
-    /// Gang wait (µs), for jobs that held a pod before their gang was complete or
-    /// that started.
-    pub gang_wait: Option<u64>,
-    /// GPU·µs held while waiting for the rest of the gang.
-    pub gang_wait_gpu_us: f64,
-    /// Slowdown used for the SLO (end or run end − submit) / ideal.
-    pub slo_slowdown: Option<f64>,
-}
-
-fn secs(us: u64) -> f64 {
-    us as f64 / MICROS_PER_SEC as f64
-}
-
-/// Derives the per-job values that need the timeline (ρ, gang wait, SLO slowdown).
-pub fn job_metrics(f: &Facts, tl: &Timeline) -> Vec<JobMetrics> {
-    let total = f.gpus_total_milli() as f64 / 1000.0;
-    let mut out: Vec<JobMetrics> = f
-        .jobs
-        .iter()
-        .map(|j| {
-            let rho = match j.end {
-                Some(e) if j.completed && j.ideal > 0 && e > j.submit && total > 0.0 => {
-                    let n = (tl.active_integral(j.submit, e) / (e - j.submit) as f64).max(1.0);
-                    let isolated = j.ideal as f64 * (j.gpus as f64 * n / total).max(1.0);
-                    Some((e - j.submit) as f64 / isolated)
-                }
-                _ => None,
-            };
-            let slo = (j.ideal > 0).then(|| (j.end.unwrap_or(f.end).max(j.submit) - j.submit) as f64 / j.ideal as f64);
-            JobMetrics { rho, gang_wait: None, gang_wait_gpu_us: 0.0, slo_slowdown: slo }
-        })
-        .collect();
-    let mut first_pod: Vec<Option<u64>> = vec![None; f.jobs.len()];
-    for p in &f.pods {
-        let job = p.job as usize;
-        let fp = &mut first_pod[job];
-        *fp = Some(fp.map_or(p.start, |x| x.min(p.start)));
-        let until = f.jobs[job].first_start.unwrap_or(f.end);
-        if p.start < until {
-            out[job].gang_wait_gpu_us += f.req(p).get(GPU) as f64 / 1000.0 * (p.end.min(until) - p.start) as f64;
-        }
-    }
-    for (i, j) in f.jobs.iter().enumerate() {
-        out[i].gang_wait = match (j.first_start, first_pod[i]) {
-            (Some(s), Some(p)) => Some(s.saturating_sub(p)),
-            (Some(_), None) => Some(0),
-            _ => None,
-        };
-    }
-    out
-}
-
 /// Jain's fairness index `(Σx)² / (n·Σx²)`; 1 for no or all-zero values.
 pub fn jain(x: &[f64]) -> f64 {
     let s: f64 = x.iter().sum();
@@ -338,133 +278,26 @@ pub fn jain(x: &[f64]) -> f64 {
     if x.is_empty() || s2 == 0.0 { 1.0 } else { s * s / (x.len() as f64 * s2) }
 }
 
-/// Computes the summary of a run with the default options.
-pub fn summarize(out: &RunOutput, rows: &[JobRow]) -> Summary {
-    summarize_with(out, rows, &SummaryOptions::default())
+/// Computes the summary of a finished run with the default options.
+pub fn summarize(out: &RunOutput) -> Summary {
+    summarize_with(out, &SummaryOptions::default())
 }
 
-/// Computes the summary of a run.
-pub fn summarize_with(out: &RunOutput, rows: &[JobRow], opts: &SummaryOptions) -> Summary {
-    let facts = Facts::from_output(out);
-    let mut s = summarize_run(out, &facts, &sweep(&facts, &[]), opts);
-    s.ended_otherwise = rows.iter().filter(|r| ended_otherwise(r.state)).count();
-    s
-}
-
-/// Computes the summary of a run from its facts and their timeline, already
-/// swept (with or without sample instants: the integrals do not depend on them).
-pub fn summarize_run(out: &RunOutput, facts: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Summary {
-    // `ended_otherwise` comes from the facts: jobs that ended without completing.
-    let mut s = summarize_timeline(facts, tl, opts);
+/// Computes the summary of a finished run (the batch form: a written run's
+/// summary is accumulated as it goes, by [`crate::stream::RunWriter`], with the
+/// same [`RunMetrics`]).
+pub fn summarize_with(out: &RunOutput, opts: &SummaryOptions) -> Summary {
+    let mut s = summarize_facts(&Facts::from_output(out), opts);
     s.events = out.stats.events;
     s.sessions = out.stats.sessions;
     s
 }
 
-/// Computes the summary from plain facts (`events`, `sessions` and
-/// `ended_otherwise` are left at 0 unless known: failures are counted as jobs
-/// that ended neither completed nor unfinished).
+/// Computes the summary from plain facts (`events` and `sessions` left at 0).
 pub fn summarize_facts(f: &Facts, opts: &SummaryOptions) -> Summary {
-    summarize_timeline(f, &sweep(f, &[]), opts)
-}
-
-/// [`summarize_facts`] with the facts' timeline already swept.
-pub fn summarize_timeline(f: &Facts, tl: &Timeline, opts: &SummaryOptions) -> Summary {
-    let jm = job_metrics(f, tl);
-    let gpus_total = f.gpus_total_milli() as f64 / 1000.0;
-    let denom = gpus_total * f.end as f64;
-    let rate = |x: f64| if denom > 0.0 { x / denom } else { 0.0 };
-    let nq = f.queues.len();
-    let mut held_q = vec![0u128; nq];
-    for p in &f.pods {
-        held_q[f.jobs[p.job as usize].queue as usize] += f.req(p).get(GPU).max(0) as u128 * (p.end - p.start) as u128;
-    }
-    let held_gpu_us = |q: Option<usize>| -> f64 {
-        let m: u128 = match q {
-            Some(q) => held_q[q],
-            None => held_q.iter().sum(),
-        };
-        m as f64 / 1000.0
-    };
-    let scope = |q: Option<usize>| -> QueueSummary {
-        let ids: Vec<usize> = (0..f.jobs.len()).filter(|&i| q.is_none_or(|q| f.jobs[i].queue as usize == q)).collect();
-        let jobs = || ids.iter().map(|&i| (&f.jobs[i], &jm[i]));
-        let done = || jobs().filter(|(j, _)| j.completed && j.end.is_some());
-        let first_submit = jobs().map(|(j, _)| j.submit).min().unwrap_or(0);
-        let last_end = jobs().filter_map(|(j, _)| j.end).max();
-        let held = held_gpu_us(q);
-        let lost: u128 = jobs().map(|(j, _)| j.lost_gpu_us as u128).sum();
-        let (share, deserved) = match q {
-            Some(q) => (rate(tl.allocated_gpu_us[q]), rate(tl.deserved_gpu_us[q])),
-            None => (rate(held), 1.0),
-        };
-        QueueSummary {
-            weight: q.map_or(0, |q| f.queues[q].weight),
-            jobs: ids.len(),
-            completed: done().count(),
-            unfinished: jobs().filter(|(j, _)| j.end.is_none()).count(),
-            jct_s: Dist::of(done().map(|(j, _)| secs(j.end.unwrap_or(0) - j.submit)).collect()),
-            wait_s: Dist::of(jobs().filter_map(|(j, _)| j.first_start.map(|s| secs(s - j.submit))).collect()),
-            slowdown: Dist::of(
-                done()
-                    .filter(|(j, _)| j.ideal > 0)
-                    .map(|(j, _)| (j.end.unwrap_or(0) - j.submit) as f64 / j.ideal as f64)
-                    .collect(),
-            ),
-            makespan_s: last_end.map(|e| secs(e.saturating_sub(first_submit))),
-            gpu_hours: held / 3.6e9,
-            gpu_share: share,
-            deserved_share: deserved,
-            share_over_deserved: if deserved > 0.0 { share / deserved } else { 0.0 },
-            rho: Dist::of(jobs().filter_map(|(_, m)| m.rho).collect()),
-            preemptions: jobs().map(|(j, _)| j.preemptions as u64).sum(),
-            gpu_hours_lost: lost as f64 / 3.6e9,
-            gang_wait_s: Dist::of(jobs().filter_map(|(_, m)| m.gang_wait.map(secs)).collect()),
-            gang_wait_gpu_hours: jobs().map(|(_, m)| m.gang_wait_gpu_us).sum::<f64>() / 3.6e9,
-            slo_misses: jobs().filter(|(_, m)| m.slo_slowdown.is_some_and(|x| x > opts.slo_slowdown)).count(),
-            deadline_misses: 0,
-        }
-    };
-    let all = scope(None);
-    let mut queues = BTreeMap::new();
-    for (i, q) in f.queues.iter().enumerate() {
-        queues.insert(q.name.clone(), scope(Some(i)));
-    }
-    let active: Vec<f64> = (0..nq)
-        .filter(|&q| tl.deserved_gpu_us[q] > 0.0)
-        .map(|q| queues[&f.queues[q].name].share_over_deserved)
-        .collect();
-    let comm: u128 = f.jobs.iter().map(|j| j.comm_gpu_us as u128).sum();
-    let lost: u128 = f.jobs.iter().map(|j| j.lost_gpu_us as u128).sum();
-    let held = held_gpu_us(None);
-    Summary {
-        jobs: all.jobs,
-        completed: all.completed,
-        ended_otherwise: f.jobs.iter().filter(|j| j.end.is_some() && !j.completed).count(),
-        unfinished: all.unfinished,
-        jct_s: all.jct_s,
-        wait_s: all.wait_s,
-        slowdown: all.slowdown,
-        makespan_s: all.makespan_s,
-        sim_time_s: secs(f.end),
-        gpus_total,
-        gpu_allocation_rate: rate(held),
-        gpu_effective_utilization: rate((held - comm as f64 - lost as f64).max(0.0)),
-        fragmentation: if tl.idle_gpu_us > 0.0 { tl.frag_gpu_us / tl.idle_gpu_us } else { 0.0 },
-        fragmented_gpus_mean: if f.end > 0 { tl.frag_gpu_us / f.end as f64 } else { 0.0 },
-        jain_fairness: jain(&active),
-        rho: all.rho,
-        preemptions: all.preemptions,
-        gpu_hours_lost: all.gpu_hours_lost,
-        gang_wait_s: all.gang_wait_s,
-        gang_wait_gpu_hours: all.gang_wait_gpu_hours,
-        slo_slowdown: opts.slo_slowdown,
-        slo_misses: all.slo_misses,
-        deadline_misses: 0,
-        events: 0,
-        sessions: 0,
-        queues,
-    }
+    let m = RunMetrics::replay(f, &[], opts, |_| {});
+    let unfinished = f.jobs.iter().enumerate().filter(|(_, j)| j.end.is_none()).map(|(i, j)| (i as u32, j));
+    m.finish(f.end, unfinished)
 }
 
 #[cfg(test)]

@@ -1,15 +1,18 @@
-//! The facts metrics are computed from, and the exact time sweep over them.
+//! The facts metrics are computed from, and their replay.
 //!
 //! [`Facts`] is a plain copy of what a run recorded (jobs, pod placement intervals,
 //! nodes, queues), so the metrics can be tested on hand-made records without the
-//! engine. [`sweep`] walks every instant at which something changes (a pod starts or
-//! ends, a job is submitted or ends) and integrates, exactly over time, the
-//! quantities that are piecewise constant between those instants: fragmentation,
-//! each queue's deserved share, and the number of active jobs.
+//! engine. [`sweep`] replays them in time order into [`RunMetrics`], the same
+//! accumulator a streaming run feeds as it goes, and integrates exactly over time
+//! the quantities that are piecewise constant between changes: fragmentation, each
+//! queue's deserved share, and the number of active jobs.
 
+use crate::accumulate::RunMetrics;
+use crate::metrics::SummaryOptions;
 use lahar_core::engine::RunOutput;
 use lahar_core::job::JobPhase;
 use lahar_core::resource::{GPU, Resources};
+use lahar_core::world::Job;
 
 /// One queue.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +21,13 @@ pub struct QueueFact {
     pub name: String,
     /// Proportion weight.
     pub weight: u32,
+}
+
+impl QueueFact {
+    /// The world's queues.
+    pub fn all(world: &lahar_core::world::World) -> Vec<QueueFact> {
+        world.queues.iter().map(|q| QueueFact { name: q.spec.name.clone(), weight: q.spec.weight.max(1) }).collect()
+    }
 }
 
 /// One submitted job.
@@ -43,6 +53,38 @@ pub struct JobFact {
     pub lost_gpu_us: u64,
     /// Exposed communication (GPU·µs).
     pub comm_gpu_us: u64,
+}
+
+impl JobFact {
+    /// A submitted job's facts as they stand.
+    pub fn of(j: &Job) -> JobFact {
+        let s = &j.spec;
+        JobFact {
+            queue: s.queue.0,
+            gpus: s.total_gpus(),
+            submit: s.submit.micros(),
+            first_start: j.first_start.map(|t| t.micros()),
+            end: j.end.map(|t| t.micros()),
+            completed: j.phase == JobPhase::Completed,
+            ideal: if s.duration.is_unbounded() { 0 } else { s.duration.micros() },
+            preemptions: j.preemptions,
+            // 2⁶⁴ GPU·µs is 5 billion GPU-hours: no run comes near it.
+            lost_gpu_us: u64::try_from(j.progress.lost_gpu_us).unwrap_or(u64::MAX),
+            comm_gpu_us: u64::try_from(j.progress.comm_gpu_us).unwrap_or(u64::MAX),
+        }
+    }
+}
+
+/// The target workload of the fragmentation measure: the pods of every job of
+/// the world (submitted or not) by request, GPU requests only.
+pub fn workload<'a>(jobs: impl IntoIterator<Item = &'a Job>) -> Vec<(Resources, u64)> {
+    let mut shapes = Vec::new();
+    for j in jobs {
+        for t in &j.spec.tasks {
+            add_shape(&mut shapes, t.requests, t.replicas);
+        }
+    }
+    shapes
 }
 
 /// One pod placement interval `[start, end)`. Compact (32 bytes): a month-long
@@ -76,7 +118,7 @@ pub struct Facts {
     pub pods: Vec<PodFact>,
     /// The distinct pod requests [`PodFact::req`] points into.
     pub requests: Vec<Resources>,
-    /// Pods of the submitted jobs by request, GPU requests only (each request
+    /// Pods of the scenario's jobs (submitted or not) by request, GPU requests only (each request
     /// once, in order of first appearance, with its count): the fragmentation
     /// metric's target workload.
     pub shapes: Vec<(Resources, u64)>,
@@ -88,29 +130,14 @@ impl Facts {
     pub fn from_output(out: &RunOutput) -> Facts {
         let mut index = vec![usize::MAX; out.world.jobs.len()];
         let mut jobs = Vec::new();
-        let mut shapes = Vec::new();
+        // The target workload is the scenario's, submitted or not.
+        let shapes = workload(&out.world.jobs);
         for (i, j) in out.world.jobs.iter().enumerate() {
             if j.phase == JobPhase::NotSubmitted {
                 continue;
             }
             index[i] = jobs.len();
-            let s = &j.spec;
-            for t in &s.tasks {
-                add_shape(&mut shapes, t.requests, t.replicas);
-            }
-            jobs.push(JobFact {
-                queue: s.queue.0,
-                gpus: s.total_gpus(),
-                submit: s.submit.micros(),
-                first_start: j.first_start.map(|t| t.micros()),
-                end: j.end.map(|t| t.micros()),
-                completed: j.phase == JobPhase::Completed,
-                ideal: if s.duration.is_unbounded() { 0 } else { s.duration.micros() },
-                preemptions: j.preemptions,
-                // 2⁶⁴ GPU·µs is 5 billion GPU-hours: no run comes near it.
-                lost_gpu_us: u64::try_from(j.progress.lost_gpu_us).unwrap_or(u64::MAX),
-                comm_gpu_us: u64::try_from(j.progress.comm_gpu_us).unwrap_or(u64::MAX),
-            });
+            jobs.push(JobFact::of(j));
         }
         // Pods of one task share a request: each distinct request is kept once
         // (looked up, never iterated, so the map's order cannot matter).
@@ -138,12 +165,7 @@ impl Facts {
         Facts {
             end: out.stats.end.micros(),
             nodes: out.world.cluster.nodes.iter().map(|n| n.allocatable).collect(),
-            queues: out
-                .world
-                .queues
-                .iter()
-                .map(|q| QueueFact { name: q.spec.name.clone(), weight: q.spec.weight.max(1) })
-                .collect(),
+            queues: QueueFact::all(&out.world),
             jobs,
             pods,
             requests,
@@ -160,13 +182,6 @@ impl Facts {
     pub fn gpus_total_milli(&self) -> i64 {
         self.nodes.iter().map(|n| n.get(GPU)).sum()
     }
-
-    /// The target workload of the fragmentation metric: every distinct pod shape that
-    /// requests GPUs, with its probability (its share of all GPU pods of the run).
-    pub fn target_workload(&self) -> Vec<(Resources, f64)> {
-        let total: u64 = self.shapes.iter().map(|s| s.1).sum();
-        self.shapes.iter().map(|&(r, n)| (r, n as f64 / total as f64)).collect()
-    }
 }
 
 /// Counts `n` pods of request `req` into `shapes` (GPU shapes only, first seen
@@ -181,7 +196,7 @@ pub fn add_shape(shapes: &mut Vec<(Resources, u64)>, req: Resources, n: u32) {
     }
 }
 
-/// Time integrals (over `[0, end)`) and per-sample values from the sweep.
+/// Time integrals (over `[0, end)`) and per-sample values of a run.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Timeline {
     /// ∫ fragmented GPUs dt (GPU·µs).
@@ -192,199 +207,31 @@ pub struct Timeline {
     pub deserved_gpu_us: Vec<f64>,
     /// Per queue: ∫ allocated GPUs dt (GPU·µs).
     pub allocated_gpu_us: Vec<f64>,
+    /// ∫ active jobs dt (job·µs): jobs submitted and not yet ended.
+    pub active_job_us: u128,
     /// Fragmentation rate (fragmented / idle GPUs, 0 when none is idle) at each
     /// requested sample instant.
     pub frag_at: Vec<f64>,
     /// Deserved GPUs per queue at each requested sample instant.
     pub deserved_at: Vec<Vec<f64>>,
-    /// Breakpoints of the active-job count: `(t, ∫₀ᵗ N, N just after t)`.
-    active: Vec<(u64, f64, u32)>,
 }
 
-impl Timeline {
-    /// ∫ N dt over `[a, b)`, N being the number of submitted, not yet ended jobs.
-    pub fn active_integral(&self, a: u64, b: u64) -> f64 {
-        self.active_upto(b) - self.active_upto(a)
-    }
-
-    fn active_upto(&self, x: u64) -> f64 {
-        let i = self.active.partition_point(|&(t, _, _)| t <= x);
-        if i == 0 {
-            return 0.0;
-        }
-        let (t, cum, n) = self.active[i - 1];
-        cum + n as f64 * (x - t) as f64
-    }
-}
-
-/// Kinds of change, in the order they apply at one instant.
-const POD_END: usize = 0;
-const JOB_END: usize = 1;
-const POD_START: usize = 2;
-const JOB_SUBMIT: usize = 3;
-
-/// The run's changes in order — time, then kind, then index — merged from four
-/// sorted lists of indices (one per kind): four bytes per change, not a sorted
-/// list of all of them.
-struct Changes<'a> {
-    f: &'a Facts,
-    /// Per kind, the indices of its pods or jobs in order of the change's time.
-    lists: [Vec<u32>; 4],
-    /// Per kind, the next entry.
-    at: [usize; 4],
-}
-
-impl<'a> Changes<'a> {
-    fn new(f: &'a Facts) -> Changes<'a> {
-        let mut c = Changes { f, lists: Default::default(), at: [0; 4] };
-        let pods = || (0..f.pods.len() as u32).filter(|&i| f.pods[i as usize].start < f.pods[i as usize].end);
-        let jobs = || 0..f.jobs.len() as u32;
-        c.lists[POD_END] = pods().collect();
-        c.lists[POD_START] = pods().collect();
-        c.lists[JOB_END] = jobs().filter(|&i| f.jobs[i as usize].end.is_some()).collect();
-        c.lists[JOB_SUBMIT] = jobs().collect();
-        for kind in 0..4 {
-            let mut v = std::mem::take(&mut c.lists[kind]);
-            v.sort_unstable_by_key(|&i| (c.time(kind, i as usize), i));
-            c.lists[kind] = v;
-        }
-        c
-    }
-
-    /// The time of a change.
-    fn time(&self, kind: usize, i: usize) -> u64 {
-        match kind {
-            POD_END => self.f.pods[i].end,
-            JOB_END => self.f.jobs[i].end.unwrap_or(0),
-            POD_START => self.f.pods[i].start,
-            _ => self.f.jobs[i].submit,
-        }
-    }
-
-    /// The next change: (time, kind, index of its pod or job).
-    fn peek(&self) -> Option<(u64, usize, usize)> {
-        (0..4)
-            .filter_map(|kind| {
-                let i = *self.lists[kind].get(self.at[kind])? as usize;
-                Some((self.time(kind, i), kind, i))
-            })
-            .min()
-    }
-
-    /// Moves past the next change of `kind`.
-    fn advance(&mut self, kind: usize) {
-        self.at[kind] += 1;
-    }
-}
-
-/// Fragmented GPUs of one node with `idle` resources, in expectation over the
-/// target workload: its idle GPUs count when a pod of the shape cannot be placed.
-fn node_frag(idle: &Resources, target: &[(Resources, f64)]) -> f64 {
-    let gpus = idle.get(GPU).max(0) as f64 / 1000.0;
-    if gpus == 0.0 {
-        return 0.0;
-    }
-    target.iter().filter(|(req, _)| !req.fits_in(idle)).map(|(_, p)| p * gpus).sum()
-}
-
-/// Sweeps the run once; `samples` (ascending, µs) are the instants at which the
+/// Replays the run's facts once (through [`RunMetrics`], as a streaming run
+/// accumulates them); `samples` (ascending, µs) are the instants at which the
 /// per-sample values are wanted (the state just after every change at that instant).
 pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
-    let end = f.end;
-    let nq = f.queues.len();
-    let total_gpus = f.gpus_total_milli() as f64 / 1000.0;
-    let target = f.target_workload();
-    let mut changes = Changes::new(f);
-
-    let mut idle: Vec<Resources> = f.nodes.clone();
-    let mut frag: Vec<f64> = idle.iter().map(|r| node_frag(r, &target)).collect();
-    let mut frag_sum: f64 = frag.iter().sum();
-    let mut idle_gpus: f64 = total_gpus;
-    let mut active_q = vec![0u32; nq];
-    let mut alloc_q = vec![0f64; nq];
-    let mut n_active: u32 = 0;
-    let mut tl = Timeline {
-        deserved_gpu_us: vec![0.0; nq],
-        allocated_gpu_us: vec![0.0; nq],
-        active: vec![(0, 0.0, 0)],
-        ..Timeline::default()
-    };
-    let deserved = |active_q: &[u32]| -> Vec<f64> {
-        let w: u64 = f.queues.iter().zip(active_q).filter(|(_, a)| **a > 0).map(|(q, _)| q.weight as u64).sum();
-        f.queues
-            .iter()
-            .zip(active_q)
-            .map(|(q, &a)| if a > 0 && w > 0 { total_gpus * q.weight as f64 / w as f64 } else { 0.0 })
-            .collect()
-    };
-    let mut cur_deserved = vec![0.0; nq];
-    let mut s = 0;
-    // Samples before the first change see the empty cluster.
-    let mut t = 0u64;
-    loop {
-        // Apply every change at instant `t`.
-        while let Some((_, kind, i)) = changes.peek().filter(|c| c.0 <= t) {
-            changes.advance(kind);
-            match kind {
-                POD_START | POD_END => {
-                    let p = &f.pods[i];
-                    let req = f.req(p);
-                    let start = kind == POD_START;
-                    let n = p.node as usize;
-                    if start {
-                        idle[n] -= *req;
-                    } else {
-                        idle[n] += *req;
-                    }
-                    let g = req.get(GPU) as f64 / 1000.0;
-                    idle_gpus += if start { -g } else { g };
-                    let q = f.jobs[p.job as usize].queue as usize;
-                    alloc_q[q] += if start { g } else { -g };
-                    let nf = node_frag(&idle[n], &target);
-                    frag_sum += nf - frag[n];
-                    frag[n] = nf;
-                }
-                _ => {
-                    let q = f.jobs[i].queue as usize;
-                    if kind == JOB_SUBMIT {
-                        active_q[q] += 1;
-                        n_active += 1;
-                    } else {
-                        active_q[q] -= 1;
-                        n_active -= 1;
-                    }
-                    cur_deserved = deserved(&active_q);
-                }
-            }
-        }
-        // A breakpoint only where the count changed: the integral is linear
-        // between them (and a run with millions of pod changes keeps only its
-        // job changes).
-        let last = tl.active.last().copied().unwrap_or((0, 0.0, 0));
-        if n_active != last.2 {
-            let cum = last.1 + last.2 as f64 * (t - last.0) as f64;
-            tl.active.push((t, cum, n_active));
-        }
-        let next = changes.peek().map(|c| c.0);
-        while s < samples.len() && next.is_none_or(|n| samples[s] < n) {
-            tl.frag_at.push(if idle_gpus > 1e-9 { (frag_sum / idle_gpus).clamp(0.0, 1.0) } else { 0.0 });
-            tl.deserved_at.push(cur_deserved.clone());
-            s += 1;
-        }
-        if t < end {
-            let dt = (next.unwrap_or(end).min(end) - t) as f64;
-            tl.frag_gpu_us += frag_sum.max(0.0) * dt;
-            tl.idle_gpu_us += idle_gpus.max(0.0) * dt;
-            for q in 0..nq {
-                tl.deserved_gpu_us[q] += cur_deserved[q] * dt;
-                tl.allocated_gpu_us[q] += alloc_q[q] * dt;
-            }
-        }
-        match next {
-            Some(n) => t = n,
-            None => break,
-        }
-    }
+    let mut tl = Timeline::default();
+    let m = RunMetrics::replay(f, samples, &SummaryOptions::default(), |m| {
+        tl.frag_at.push(m.frag_rate());
+        tl.deserved_at.push(m.deserved().to_vec());
+    });
+    let mut m = m;
+    m.advance_to(f.end);
+    tl.frag_gpu_us = m.frag_gpu_us();
+    tl.idle_gpu_us = m.idle_gpu_us();
+    tl.deserved_gpu_us = m.deserved_gpu_us().to_vec();
+    tl.allocated_gpu_us = m.allocated_gpu_us();
+    tl.active_job_us = m.active_job_us();
     tl
 }
 
@@ -429,8 +276,6 @@ mod tests {
         assert_eq!(tl.allocated_gpu_us, vec![6.0 * 40.0 + 2.0 * 50.0]);
         assert_eq!(tl.deserved_at, vec![vec![8.0]; 4]);
         // One job active over [0, 50), two over [50, 100).
-        assert_eq!(tl.active_integral(0, 100), 150.0);
-        assert_eq!(tl.active_integral(25, 75), 75.0);
-        assert_eq!(tl.active_integral(60, 60), 0.0);
+        assert_eq!(tl.active_job_us, 150);
     }
 }

@@ -1,12 +1,9 @@
 //! Writers for the output contract: jobs.csv, pods.csv, timeseries.csv,
 //! decisions.csv, summary.json and its flat twin summary.csv; explain.csv on request.
 
-use crate::metrics::{Dist, JobRow, QueueSummary, Summary};
-use crate::timeline::{Facts, Timeline, sweep};
+use crate::metrics::{Dist, QueueSummary, Summary};
 use lahar_core::engine::RunOutput;
 use lahar_core::session::Decision;
-use lahar_core::text::{push_i64, push_u64};
-use lahar_core::time::push_secs;
 use lahar_core::world::World;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -125,40 +122,16 @@ pub fn push_milli(out: &mut String, m: i64) {
     }
 }
 
-fn csv_writer(dir: &Path, name: &str) -> io::Result<csv::Writer<BufWriter<File>>> {
+pub(crate) fn csv_writer(dir: &Path, name: &str) -> io::Result<csv::Writer<BufWriter<File>>> {
     Ok(csv::Writer::from_writer(BufWriter::new(File::create(dir.join(name))?)))
 }
 
-fn io_err(e: csv::Error) -> io::Error {
+pub(crate) fn io_err(e: csv::Error) -> io::Error {
     io::Error::other(e)
 }
 
-/// Writes every output file into `dir` (created if needed).
-pub fn write_all(dir: &Path, out: &RunOutput, summary: &Summary, meta: &RunMeta) -> io::Result<()> {
-    write_decisions(dir, out)?;
-    let tl = sweep(&Facts::from_output(out), &sample_times(out));
-    write_but_decisions(dir, out, &tl, summary, meta)
-}
-
-/// The instants of a run's timeseries samples (µs), for [`sweep`].
-pub fn sample_times(out: &RunOutput) -> Vec<u64> {
-    out.samples.iter().map(|s| s.t.micros()).collect()
-}
-
-/// Writes every output file but decisions.csv (written as the run went, by a
-/// [`DecisionWriter`]) into `dir` (created if needed); `tl` is the run's timeline
-/// swept at [`sample_times`].
-pub fn write_but_decisions(
-    dir: &Path,
-    out: &RunOutput,
-    tl: &Timeline,
-    summary: &Summary,
-    meta: &RunMeta,
-) -> io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    write_jobs(dir, crate::metrics::job_rows_iter(out))?;
-    write_pods(dir, out)?;
-    write_timeseries(dir, out, tl)?;
+/// Writes summary.json and summary.csv into `dir`.
+pub fn write_summary(dir: &Path, summary: &Summary, meta: &RunMeta) -> io::Result<()> {
     write_summary_csv(dir, summary, meta)?;
     let mut f = BufWriter::new(File::create(dir.join("summary.json"))?);
     serde_json::to_writer_pretty(
@@ -170,70 +143,16 @@ pub fn write_but_decisions(
     f.flush()
 }
 
-fn write_jobs(dir: &Path, rows: impl Iterator<Item = JobRow>) -> io::Result<()> {
-    let mut w = csv_writer(dir, "jobs.csv")?;
-    w.write_record([
-        "job",
-        "queue",
-        "priority",
-        "gpus",
-        "submit",
-        "start",
-        "end",
-        "state",
-        "jct_s",
-        "wait_s",
-        "ideal_s",
-        "slowdown",
-        "preemptions",
-        "nodes_spanned",
-        "highest_tier",
-        "retries",
-        "lost_gpu_s",
-        "kind",
-    ])
-    .map_err(io_err)?;
-    let mut row = Fields::<18>::new();
-    for r in rows {
-        let f = row.clear();
-        f[0].push_str(&r.job);
-        f[1].push_str(&r.queue);
-        push_i64(&mut f[2], r.priority.into());
-        push_milli(&mut f[3], r.gpu_milli);
-        push_secs(&mut f[4], r.submit);
-        let times = [(5, r.start), (6, r.end), (8, r.jct), (9, r.wait)];
-        for (i, t) in times {
-            if let Some(t) = t {
-                push_secs(&mut f[i], t);
-            }
-        }
-        f[7].push_str(r.state);
-        push_secs(&mut f[10], r.ideal);
-        if let (Some(j), i) = (r.jct, r.ideal)
-            && i > 0
-        {
-            push_fixed(&mut f[11], j as f64 / i as f64, 6);
-        }
-        for (i, v) in [(12, r.preemptions), (13, r.nodes_spanned), (14, r.highest_tier), (15, r.retries)] {
-            push_u64(&mut f[i], v.into());
-        }
-        push_fixed(&mut f[16], r.lost_gpu_s, 3);
-        f[17].push_str(&r.kind);
-        w.write_record(&row.0).map_err(io_err)?;
-    }
-    w.flush()
-}
-
 /// A CSV row's fields, formatted into buffers reused row after row (the files
 /// hold a row per job or pod: millions on long runs).
-struct Fields<const N: usize>([String; N]);
+pub(crate) struct Fields<const N: usize>(pub(crate) [String; N]);
 
 impl<const N: usize> Fields<N> {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Fields(std::array::from_fn(|_| String::new()))
     }
     /// The fields, emptied for the next row.
-    fn clear(&mut self) -> &mut [String; N] {
+    pub(crate) fn clear(&mut self) -> &mut [String; N] {
         for f in &mut self.0 {
             f.clear();
         }
@@ -241,70 +160,8 @@ impl<const N: usize> Fields<N> {
     }
 }
 
-fn write_pods(dir: &Path, out: &RunOutput) -> io::Result<()> {
-    let mut recs: Vec<_> = out.pods.iter().collect();
-    recs.sort_by_key(|p| (p.job, p.task, p.index, p.start, p.pod));
-    let mut w = csv_writer(dir, "pods.csv")?;
-    w.write_record(["job", "pod", "task", "index", "node", "gpus", "start", "end", "reason_end"]).map_err(io_err)?;
-    let mut row = Fields::<9>::new();
-    for p in recs {
-        let j = &out.world.jobs[p.job.0 as usize].spec;
-        let f = row.clear();
-        crate::metrics::push_job_label(&mut f[0], j);
-        crate::metrics::push_pod_label(&mut f[1], j, p.task, p.index);
-        f[2].push_str(&j.tasks[p.task as usize].name);
-        push_u64(&mut f[3], p.index.into());
-        f[4].push_str(&out.world.cluster.node(p.node).name);
-        push_milli(&mut f[5], p.gpu_milli);
-        push_secs(&mut f[6], p.start.micros());
-        push_secs(&mut f[7], p.end.micros());
-        f[8].push_str(p.reason.as_str());
-        w.write_record(&row.0).map_err(io_err)?;
-    }
-    w.flush()
-}
-
-fn write_timeseries(dir: &Path, out: &RunOutput, tl: &Timeline) -> io::Result<()> {
-    let mut w = csv_writer(dir, "timeseries.csv")?;
-    let mut header: Vec<String> =
-        ["t", "gpus_total", "gpus_allocated", "gpus_busy_effective", "jobs_pending", "jobs_running"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-    header.extend(out.world.queues.iter().map(|q| format!("gpus_allocated:{}", q.spec.name)));
-    header.push("fragmentation".to_string());
-    header.extend(out.world.queues.iter().map(|q| format!("gpus_deserved:{}", q.spec.name)));
-    w.write_record(&header).map_err(io_err)?;
-    let total = milli_string(out.world.cluster.total().gpu_milli());
-    for (i, s) in out.samples.iter().enumerate() {
-        let mut rec = vec![
-            s.t.secs_string(),
-            total.clone(),
-            milli_string(s.gpu_allocated_milli),
-            milli_string(s.gpu_effective_milli),
-            s.jobs_pending.to_string(),
-            s.jobs_running.to_string(),
-        ];
-        rec.extend(s.queue_gpu_milli.iter().map(|&m| milli_string(m)));
-        rec.push(fixed(tl.frag_at.get(i).copied().unwrap_or(0.0), 6));
-        if let Some(d) = tl.deserved_at.get(i) {
-            rec.extend(d.iter().map(|&g| fixed(g, 3)));
-        }
-        w.write_record(&rec).map_err(io_err)?;
-    }
-    w.flush()
-}
-
-fn write_decisions(dir: &Path, out: &RunOutput) -> io::Result<()> {
-    let mut w = DecisionWriter::create(dir)?;
-    for d in &out.decisions {
-        w.write(&out.world, d);
-    }
-    w.finish()
-}
-
 /// Writes decisions.csv row by row as a run makes its decisions (see
-/// [`lahar_core::engine::Engine::set_decision_sink`]), so they are never all held.
+/// [`crate::stream::RunWriter`]), so they are never all held.
 pub struct DecisionWriter {
     w: csv::Writer<BufWriter<File>>,
     /// Field buffers reused row after row (session, t, job, pod).

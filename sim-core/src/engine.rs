@@ -16,6 +16,7 @@ use crate::cluster::NodeId;
 use crate::event::EventQueue;
 use crate::explain::{Explain, ExplainRow};
 use crate::job::{JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyAction, PolicyEvent};
+use crate::record::Recorder;
 use crate::rng::{RngStreams, StreamRng};
 use crate::session::{Decision, DecisionKind, Scheduler, Session};
 use crate::time::{SimDuration, SimTime};
@@ -225,11 +226,6 @@ enum Event {
     Wakeup,
 }
 
-/// Receives each scheduling decision as it is made, with the state it was made
-/// in (names of its job, pod and node can be resolved then), so a run need not
-/// hold its decisions until the end.
-pub type DecisionSink = Box<dyn FnMut(&World, &Decision)>;
-
 /// The simulator.
 pub struct Engine {
     world: World,
@@ -257,8 +253,9 @@ pub struct Engine {
     /// Jobs that arrived in a PodGroup phase of their own (`JobSpec::start_phase`):
     /// it stands until the next session closes, which re-derives it.
     phase_due: Vec<JobId>,
-    /// Where decisions go as they are made, when set (else into `decisions`).
-    decision_sink: Option<DecisionSink>,
+    /// Where records go as they are made, when set (else into `pods_out`,
+    /// `samples` and `decisions`).
+    recorder: Option<Box<dyn Recorder>>,
     explain: Option<Explain>,
     running_jobs: u32,
     effective_milli_ppm: i128,
@@ -297,7 +294,7 @@ impl Engine {
             samples: Vec::new(),
             decisions: Vec::new(),
             phase_due: Vec::new(),
-            decision_sink: None,
+            recorder: None,
             explain: None,
             running_jobs: 0,
             effective_milli_ppm: 0,
@@ -310,17 +307,32 @@ impl Engine {
         self.explain = (!explain.is_empty()).then_some(explain);
     }
 
-    /// Sends decisions to `sink` as they are made; [`RunOutput::decisions`] then
-    /// stays empty.
-    pub fn set_decision_sink(&mut self, sink: DecisionSink) {
-        self.decision_sink = Some(sink);
+    /// Hands every record to `recorder` as it is made; [`RunOutput::pods`],
+    /// [`RunOutput::samples`] and [`RunOutput::decisions`] then stay empty (but for
+    /// the intervals of `--explain` pods).
+    pub fn set_recorder(&mut self, recorder: Box<dyn Recorder>) {
+        self.recorder = Some(recorder);
     }
 
-    /// Hands a decision to the sink, or keeps it.
+    /// Hands a decision to the recorder, or keeps it.
     fn emit(&mut self, d: Decision) {
-        match &mut self.decision_sink {
-            Some(sink) => sink(&self.world, &d),
+        match &mut self.recorder {
+            Some(r) => r.decision(&self.world, &d),
             None => self.decisions.push(d),
+        }
+    }
+
+    /// Tells the recorder that pod `p` started running.
+    fn started(&mut self, p: PodId) {
+        if let Some(r) = &mut self.recorder {
+            r.pod_started(&self.world, p);
+        }
+    }
+
+    /// Tells the recorder that job `j` ended.
+    fn ended(&mut self, j: JobId) {
+        if let Some(r) = &mut self.recorder {
+            r.job_ended(&self.world, j);
         }
     }
 
@@ -468,13 +480,14 @@ impl Engine {
             _ => self.now,
         };
         self.now = end;
-        self.sample_until(SimTime(end.micros() + 1));
         // Credit the work of jobs still running so their progress is accurate.
         let running: Vec<JobId> =
             self.world.active.iter().copied().filter(|j| self.world.jobs[j.0 as usize].is_progressing()).collect();
         for j in running {
             self.credit(j);
         }
+        // Intervals still open end with the run (before the last samples, which see
+        // the state after every change at their instant).
         let open: Vec<PodId> = (0..self.world.pods.len() as u32)
             .map(PodId)
             .filter(|p| self.world.pods[p.0 as usize].status == PodStatus::Running)
@@ -482,8 +495,12 @@ impl Engine {
         for p in open {
             self.record_pod_end(p, EndReason::Running);
         }
+        self.sample_until(SimTime(end.micros() + 1));
         self.stats.end = end;
         self.stats.cut_short = cut_short;
+        if let Some(r) = &mut self.recorder {
+            r.finished(&self.world, &self.stats);
+        }
         RunOutput {
             world: self.world,
             pods: self.pods_out,
@@ -500,14 +517,18 @@ impl Engine {
         while self.next_sample < t {
             let q = self.world.queues.iter().map(|q| q.allocated.gpu_milli()).collect();
             let running = self.running_jobs;
-            self.samples.push(Sample {
+            let s = Sample {
                 t: self.next_sample,
                 gpu_allocated_milli: self.world.gpu_used_milli,
                 gpu_effective_milli: (self.effective_milli_ppm / FULL_SPEED_PPM as i128) as i64,
                 jobs_pending: self.world.active.len() as u32 - running,
                 jobs_running: running,
                 queue_gpu_milli: q,
-            });
+            };
+            match &mut self.recorder {
+                Some(r) => r.sample(&self.world, &s),
+                None => self.samples.push(s),
+            }
             self.next_sample = SimTime(self.next_sample.micros() + step);
         }
     }
@@ -533,6 +554,9 @@ impl Engine {
 
     fn arrive(&mut self, j: JobId) {
         self.world.activate(j);
+        if let Some(r) = &mut self.recorder {
+            r.job_submitted(&self.world, j);
+        }
         self.create_initial_pods(j);
         let initial = self.world.jobs[j.0 as usize].spec.initial.clone();
         if !initial.is_empty() {
@@ -545,6 +569,7 @@ impl Engine {
                 if let Some(p) = pod {
                     self.world.transition(p, PodStatus::Running, Some(node));
                     self.world.pods[p.0 as usize].started = self.now;
+                    self.started(p);
                 }
             }
             let job = &self.world.jobs[j.0 as usize];
@@ -649,6 +674,7 @@ impl Engine {
             pod.started = self.now;
             pod.nominated = None;
             touched.push(pod.job);
+            self.started(p);
         }
         for &(p, action) in &out.evictions {
             let reason = match action {
@@ -780,6 +806,9 @@ impl Engine {
         self.world.deactivate(j);
         self.jobs_done += usize::from(newly_done);
         self.dirty = true;
+        if newly_done {
+            self.ended(j);
+        }
     }
 
     fn maybe_restart(&mut self, j: JobId) {
@@ -964,12 +993,13 @@ impl Engine {
         self.world.deactivate(j);
         self.jobs_done += 1;
         self.dirty = true;
+        self.ended(j);
     }
 
     fn record_pod_end(&mut self, p: PodId, reason: EndReason) {
         let pod = &self.world.pods[p.0 as usize];
         if let Some(node) = pod.node {
-            self.pods_out.push(PodRecord {
+            let r = PodRecord {
                 pod: p,
                 job: pod.job,
                 task: pod.task,
@@ -980,7 +1010,18 @@ impl Engine {
                 start: pod.started,
                 end: self.now,
                 reason,
-            });
+            };
+            // `--explain` pods' intervals are kept for the end-of-run summary.
+            let watched = self.explain.as_ref().is_some_and(|e| e.watches(r.job, r.task, r.index));
+            match &mut self.recorder {
+                Some(rec) => {
+                    rec.pod_ended(&self.world, &r);
+                    if watched {
+                        self.pods_out.push(r);
+                    }
+                }
+                None => self.pods_out.push(r),
+            }
         }
     }
 }

@@ -36,6 +36,7 @@ pub mod index;
 pub mod job;
 pub mod quantity;
 pub mod queue;
+pub mod record;
 pub mod resource;
 pub mod rng;
 pub mod session;

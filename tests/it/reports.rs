@@ -92,8 +92,7 @@ fn tiny_run_metrics_are_exact() {
     close(b.gpu_hours, 400.0 / 3600.0, "b gpu hours");
     dist(&a.rho, (r1 + 1.0) / 2.0, r1, 1.0, 1.0, 1.0, "a rho");
     // An SLO of slowdown 2 is missed by j2 only.
-    let tight =
-        lahar_reports::summarize_with(&r.output, &r.rows(), &lahar_reports::SummaryOptions { slo_slowdown: 2.0 });
+    let tight = lahar_reports::summarize_with(&r.output, &lahar_reports::SummaryOptions { slo_slowdown: 2.0 });
     assert_eq!((tight.slo_misses, tight.queues["b"].slo_misses, tight.queues["a"].slo_misses), (1, 1, 0));
 }
 
@@ -393,4 +392,74 @@ fn report_is_a_record_of_the_experiment() {
     ] {
         assert!(html.contains(needle), "report lacks {needle:?}");
     }
+}
+
+/// The summary a written run accumulates as it goes equals the one computed from
+/// the finished run's records (both go through `RunMetrics`, fed in different
+/// orders within an instant): on the tiny run, on the default scenario (Volcano,
+/// restarts and evictions), and on runs cut short by a horizon and a session limit
+/// (unfinished jobs, jobs never submitted).
+#[test]
+fn a_written_run_accumulates_the_summary_of_its_records() {
+    let cases: Vec<(&str, String, Option<u64>, Option<u64>)> = vec![
+        ("tiny", scenario(TINY, ""), None, None),
+        ("tiny, horizon 60 s", scenario(TINY, ""), Some(60_000_000), None),
+        ("default", lahar::scenario::DEFAULT_SCENARIO.to_string(), None, None),
+        ("default, 400 sessions", lahar::scenario::DEFAULT_SCENARIO.to_string(), None, Some(400)),
+        ("default, horizon 1 day", lahar::scenario::DEFAULT_SCENARIO.to_string(), Some(86_400_000_000), None),
+    ];
+    for (what, text, horizon, sessions) in cases {
+        let load = || {
+            let mut s = lahar::scenario::load_str(&text, "t.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}"));
+            if let Some(h) = horizon {
+                s.engine.horizon = Some(lahar_core::time::SimTime(h));
+            }
+            s
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let written = lahar::RunOptions { out_dir: Some(dir.path().to_path_buf()), sessions, ..Default::default() };
+        let streamed = lahar::run(load(), &written).expect("run").summary;
+        let held = lahar::run(load(), &lahar::RunOptions { no_write: true, sessions, ..Default::default() })
+            .expect("run")
+            .summary;
+        assert!(streamed.jobs > 0, "{what}");
+        assert_eq!(streamed, held, "{what}");
+        // And the file says the same.
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+        assert_eq!(json["metrics"]["jobs"].as_u64(), Some(streamed.jobs as u64), "{what}");
+        assert_eq!(json["metrics"]["fragmentation"].as_f64(), Some(streamed.fragmentation), "{what}");
+    }
+}
+
+/// jobs.csv and pods.csv list jobs in the order they ended, then the unfinished
+/// ones by submission; a job's pod rows by task, replica and start.
+#[test]
+fn rows_are_written_as_jobs_end() {
+    let (d, p) = write_scenario(&scenario(TINY, ""));
+    let out = d.path().join("out");
+    cargo_bin_cmd!("lahar").args(["run", "-q", "--out"]).arg(&out).arg(&p).assert().success();
+    let first_col = |f: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(out.join(f)).unwrap();
+        text.lines().skip(1).map(|l| l.split(',').take(2).collect::<Vec<_>>().join(",")).collect()
+    };
+    // j3 ends at 50 s, j1 at 100 s, j2 at 150 s.
+    assert_eq!(first_col("jobs.csv"), ["j3,a", "j1,a", "j2,b"]);
+    assert_eq!(
+        first_col("pods.csv"),
+        ["j3,default/j3-w-0", "j1,default/j1-w-0", "j2,default/j2-w-0", "j2,default/j2-w-1"]
+    );
+    // Cut at 120 s: j2 is unfinished and comes last, its pods' intervals end with the run.
+    let out2 = d.path().join("out2");
+    cargo_bin_cmd!("lahar")
+        .args(["run", "-q", "--set", "spec.horizon=120s", "--out"])
+        .arg(&out2)
+        .arg(&p)
+        .assert()
+        .success();
+    let jobs = std::fs::read_to_string(out2.join("jobs.csv")).unwrap();
+    let last = jobs.lines().last().unwrap();
+    assert!(last.starts_with("j2,b,0,8,10,100,,Running,,90,50,"), "{jobs}");
+    let pods = std::fs::read_to_string(out2.join("pods.csv")).unwrap();
+    assert!(pods.lines().last().unwrap().ends_with(",100,120,running"), "{pods}");
 }

@@ -1,0 +1,476 @@
+//! The run's metrics, accumulated change by change as the run makes them.
+//!
+//! [`RunMetrics`] is the one implementation of every time-integrated and per-job
+//! metric: a streaming run feeds it as pods start and end and jobs arrive and end
+//! (see [`crate::stream`]), and [`crate::timeline::sweep`] replays a finished run's
+//! [`Facts`] into it. Its state is integers (milli-GPUs, microseconds, pod counts),
+//! so the order of the changes within one instant cannot change a value; the
+//! floating-point sums it keeps are taken once per instant, in time order.
+//!
+//! Memory: one small record per job alive, the run's per-queue sums, and one number
+//! per job for each distribution (exact percentiles need them).
+
+use crate::metrics::{Dist, QueueSummary, Summary, SummaryOptions, jain};
+use crate::timeline::{Facts, JobFact, QueueFact};
+use lahar_core::resource::{GPU, Resources};
+use lahar_core::time::MICROS_PER_SEC;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+
+/// What is known about a job while it is alive (submitted, not ended).
+#[derive(Clone, Copy, Debug)]
+struct Live {
+    queue: u32,
+    /// ∫₀^submit N dt (job·µs), N the number of active jobs.
+    active_at_submit: u128,
+    /// Its first pod start (µs).
+    first_pod: Option<u64>,
+    /// Milli-GPU·µs held by its pods before its gang was first complete.
+    gang_wait_milli_us: u128,
+}
+
+/// Per-queue sums (index `nq` of [`RunMetrics::scopes`] is the whole run).
+#[derive(Clone, Debug, Default)]
+struct Scope {
+    jobs: usize,
+    completed: usize,
+    ended_otherwise: usize,
+    unfinished: usize,
+    first_submit: Option<u64>,
+    last_end: Option<u64>,
+    preemptions: u64,
+    lost_gpu_us: u128,
+    comm_gpu_us: u128,
+    gang_wait_milli_us: u128,
+    slo_misses: usize,
+    /// One value per job, in seconds or as a ratio: JCT, wait, slowdown, ρ, gang wait.
+    jct: Vec<f64>,
+    wait: Vec<f64>,
+    slowdown: Vec<f64>,
+    rho: Vec<f64>,
+    gang_wait: Vec<f64>,
+}
+
+/// The metrics of a run, kept up to date as it goes.
+#[derive(Clone, Debug)]
+pub struct RunMetrics {
+    queues: Vec<QueueFact>,
+    total_milli: i64,
+    /// The fragmentation measure's target workload: GPU pod shapes with their counts.
+    target: Vec<(Resources, u64)>,
+    /// Σ of the target's counts.
+    target_pods: u64,
+    slo_slowdown: f64,
+    /// The instant the state below holds for.
+    t: u64,
+    idle: Vec<Resources>,
+    /// Per node: its fragmented GPUs × 1000 × `target_pods` (an exact integer).
+    frag: Vec<i128>,
+    frag_sum: i128,
+    idle_milli: i64,
+    active_q: Vec<u32>,
+    n_active: u32,
+    alloc_q: Vec<i64>,
+    deserved: Vec<f64>,
+    /// ∫ frag_sum dt, ∫ idle dt (milli-GPU·µs), ∫ N dt (job·µs).
+    frag_int: i128,
+    idle_int: i128,
+    active_int: u128,
+    /// Per queue: ∫ deserved GPUs dt (GPU·µs), ∫ allocated milli-GPUs dt.
+    deserved_int: Vec<f64>,
+    alloc_int: Vec<i128>,
+    live: FxHashMap<u32, Live>,
+    scopes: Vec<Scope>,
+}
+
+impl RunMetrics {
+    /// Metrics of a run on `nodes` (allocatable) with `queues`; `target` is the
+    /// fragmentation measure's workload (see [`crate::timeline::add_shape`]).
+    pub fn new(
+        nodes: Vec<Resources>,
+        queues: Vec<QueueFact>,
+        target: Vec<(Resources, u64)>,
+        opts: &SummaryOptions,
+    ) -> RunMetrics {
+        let nq = queues.len();
+        let total_milli = nodes.iter().map(|n| n.get(GPU)).sum();
+        let target_pods = target.iter().map(|s| s.1).sum();
+        let mut m = RunMetrics {
+            total_milli,
+            target_pods,
+            target,
+            slo_slowdown: opts.slo_slowdown,
+            t: 0,
+            idle: nodes,
+            frag: Vec::new(),
+            frag_sum: 0,
+            idle_milli: total_milli,
+            active_q: vec![0; nq],
+            n_active: 0,
+            alloc_q: vec![0; nq],
+            deserved: vec![0.0; nq],
+            frag_int: 0,
+            idle_int: 0,
+            active_int: 0,
+            deserved_int: vec![0.0; nq],
+            alloc_int: vec![0; nq],
+            live: FxHashMap::default(),
+            scopes: vec![Scope::default(); nq + 1],
+            queues,
+        };
+        m.frag = m.idle.iter().map(|r| m.node_frag(r)).collect();
+        m.frag_sum = m.frag.iter().sum();
+        m
+    }
+
+    /// The metrics of a finished run's facts (the batch form of a streaming run).
+    /// `at_sample` is called at each of `samples` (ascending, µs) with the state
+    /// just after every change at that instant.
+    pub fn replay(
+        f: &Facts,
+        samples: &[u64],
+        opts: &SummaryOptions,
+        mut at_sample: impl FnMut(&RunMetrics),
+    ) -> RunMetrics {
+        let mut m = RunMetrics::new(f.nodes.clone(), f.queues.clone(), f.shapes.clone(), opts);
+        // Changes in time order; within an instant in the order of a job's life
+        // (the state is integers: the order within an instant changes no value).
+        const SUBMIT: u8 = 0;
+        const START: u8 = 1;
+        const END: u8 = 2;
+        const JOB_END: u8 = 3;
+        let mut changes: Vec<(u64, u8, u32)> = Vec::with_capacity(2 * f.jobs.len() + 2 * f.pods.len());
+        for (i, j) in f.jobs.iter().enumerate() {
+            changes.push((j.submit, SUBMIT, i as u32));
+            if let Some(e) = j.end {
+                changes.push((e, JOB_END, i as u32));
+            }
+        }
+        for (i, p) in f.pods.iter().enumerate() {
+            changes.push((p.start, START, i as u32));
+            changes.push((p.end, END, i as u32));
+        }
+        changes.sort_unstable();
+        let mut samples = samples.iter().copied().peekable();
+        for (t, kind, i) in changes {
+            // Samples before this instant see the state after the earlier ones.
+            while samples.next_if(|&s| s < t).is_some() {
+                at_sample(&m);
+            }
+            let i = i as usize;
+            match kind {
+                SUBMIT => m.job_submitted(i as u32, f.jobs[i].queue, t),
+                START => {
+                    let p = &f.pods[i];
+                    m.pod_started(p.job, p.node, f.req(p), t);
+                }
+                END => {
+                    let p = &f.pods[i];
+                    m.pod_ended(p.job, p.node, f.req(p), p.start, t, f.jobs[p.job as usize].first_start);
+                }
+                _ => m.job_ended(i as u32, &f.jobs[i]),
+            }
+        }
+        for _ in samples {
+            at_sample(&m);
+        }
+        m
+    }
+
+    /// A node's fragmented GPUs with `idle` resources, in expectation over the
+    /// target workload (its idle GPUs count when a pod of the shape cannot be
+    /// placed), times 1000 × the target's pods.
+    fn node_frag(&self, idle: &Resources) -> i128 {
+        let milli = idle.get(GPU).max(0) as i128;
+        if milli == 0 {
+            return 0;
+        }
+        self.target.iter().filter(|(req, _)| !req.fits_in(idle)).map(|&(_, n)| n as i128 * milli).sum()
+    }
+
+    /// Integrates the state over `[self.t, t)` and moves to `t` (no change happens
+    /// in between).
+    pub fn advance_to(&mut self, t: u64) {
+        self.advance(t);
+    }
+
+    fn advance(&mut self, t: u64) {
+        if t <= self.t {
+            return;
+        }
+        let dt = t - self.t;
+        self.frag_int += self.frag_sum.max(0) * dt as i128;
+        self.idle_int += self.idle_milli.max(0) as i128 * dt as i128;
+        self.active_int += self.n_active as u128 * dt as u128;
+        for q in 0..self.queues.len() {
+            self.deserved_int[q] += self.deserved[q] * dt as f64;
+            self.alloc_int[q] += self.alloc_q[q] as i128 * dt as i128;
+        }
+        self.t = t;
+    }
+
+    /// Each queue's deserved GPUs: the cluster's GPUs split by weight among the
+    /// queues with active jobs (proportion's first round).
+    fn update_deserved(&mut self) {
+        let total = self.total_milli as f64 / 1000.0;
+        let w: u64 =
+            self.queues.iter().zip(&self.active_q).filter(|(_, a)| **a > 0).map(|(q, _)| q.weight as u64).sum();
+        for (q, d) in self.deserved.iter_mut().enumerate() {
+            let weight = self.queues[q].weight;
+            *d = if self.active_q[q] > 0 && w > 0 { total * weight as f64 / w as f64 } else { 0.0 };
+        }
+    }
+
+    /// Job `key` of `queue` is submitted at `t`.
+    pub fn job_submitted(&mut self, key: u32, queue: u32, t: u64) {
+        self.advance(t);
+        self.active_q[queue as usize] += 1;
+        self.n_active += 1;
+        self.update_deserved();
+        self.live
+            .insert(key, Live { queue, active_at_submit: self.active_int, first_pod: None, gang_wait_milli_us: 0 });
+        for s in [queue as usize, self.queues.len()] {
+            let sc = &mut self.scopes[s];
+            sc.jobs += 1;
+            sc.first_submit = Some(sc.first_submit.map_or(t, |x| x.min(t)));
+        }
+    }
+
+    /// Applies `req` arriving on (`sign` 1) or leaving (−1) `node`.
+    fn hold(&mut self, queue: u32, node: u32, req: &Resources, sign: i64) {
+        let n = node as usize;
+        if sign > 0 {
+            self.idle[n] -= *req;
+        } else {
+            self.idle[n] += *req;
+        }
+        let g = req.get(GPU) * sign;
+        self.idle_milli -= g;
+        self.alloc_q[queue as usize] += g;
+        let nf = self.node_frag(&self.idle[n]);
+        self.frag_sum += nf - self.frag[n];
+        self.frag[n] = nf;
+    }
+
+    /// A pod of job `key` starts holding `req` on `node` at `t`.
+    pub fn pod_started(&mut self, key: u32, node: u32, req: &Resources, t: u64) {
+        self.advance(t);
+        let Some(live) = self.live.get_mut(&key) else { return };
+        live.first_pod = Some(live.first_pod.map_or(t, |x| x.min(t)));
+        let queue = live.queue;
+        self.hold(queue, node, req, 1);
+    }
+
+    /// A pod of job `key` that started at `start` stops holding `req` on `node` at
+    /// `end`; `first_start` is when its job's gang was first complete, if it was yet.
+    pub fn pod_ended(&mut self, key: u32, node: u32, req: &Resources, start: u64, end: u64, first_start: Option<u64>) {
+        self.advance(end);
+        let Some(live) = self.live.get_mut(&key) else { return };
+        // Held before the gang was complete (a later gang start is after `end`).
+        let until = first_start.unwrap_or(end).min(end);
+        if start < until {
+            live.gang_wait_milli_us += req.get(GPU).max(0) as u128 * (until - start) as u128;
+        }
+        let queue = live.queue;
+        self.hold(queue, node, req, -1);
+    }
+
+    /// Job `key` ended (`f.end` is set) with the facts `f`.
+    pub fn job_ended(&mut self, key: u32, f: &JobFact) {
+        let t = f.end.unwrap_or(self.t);
+        self.advance(t);
+        self.close(key, f, t);
+        self.active_q[f.queue as usize] -= 1;
+        self.n_active -= 1;
+        self.update_deserved();
+    }
+
+    /// Files job `key`'s values; `at` is its end, or the end of the run.
+    fn close(&mut self, key: u32, f: &JobFact, at: u64) {
+        let Some(live) = self.live.remove(&key) else { return };
+        let secs = |us: u64| us as f64 / MICROS_PER_SEC as f64;
+        let total = self.total_milli as f64 / 1000.0;
+        let rho = match f.end {
+            Some(e) if f.completed && f.ideal > 0 && e > f.submit && total > 0.0 => {
+                let n = ((self.active_int - live.active_at_submit) as f64 / (e - f.submit) as f64).max(1.0);
+                let isolated = f.ideal as f64 * (f.gpus as f64 * n / total).max(1.0);
+                Some((e - f.submit) as f64 / isolated)
+            }
+            _ => None,
+        };
+        let slo = (f.ideal > 0).then(|| (at.max(f.submit) - f.submit) as f64 / f.ideal as f64);
+        let gang_wait = match (f.first_start, live.first_pod) {
+            (Some(s), Some(p)) => Some(s.saturating_sub(p)),
+            (Some(_), None) => Some(0),
+            _ => None,
+        };
+        for s in [f.queue as usize, self.queues.len()] {
+            let sc = &mut self.scopes[s];
+            match f.end {
+                Some(e) => {
+                    sc.last_end = Some(sc.last_end.map_or(e, |x| x.max(e)));
+                    if f.completed {
+                        sc.completed += 1;
+                        sc.jct.push(secs(e - f.submit));
+                        if f.ideal > 0 {
+                            sc.slowdown.push((e - f.submit) as f64 / f.ideal as f64);
+                        }
+                    } else {
+                        sc.ended_otherwise += 1;
+                    }
+                }
+                None => sc.unfinished += 1,
+            }
+            if let Some(st) = f.first_start {
+                sc.wait.push(secs(st - f.submit));
+            }
+            if let Some(r) = rho {
+                sc.rho.push(r);
+            }
+            if let Some(g) = gang_wait {
+                sc.gang_wait.push(secs(g));
+            }
+            sc.preemptions += f.preemptions as u64;
+            sc.lost_gpu_us += f.lost_gpu_us as u128;
+            sc.comm_gpu_us += f.comm_gpu_us as u128;
+            sc.gang_wait_milli_us += live.gang_wait_milli_us;
+            sc.slo_misses += usize::from(slo.is_some_and(|x| x > self.slo_slowdown));
+        }
+    }
+
+    /// Fragmentation rate now: fragmented / idle GPUs (0 when none is idle).
+    pub fn frag_rate(&self) -> f64 {
+        if self.idle_milli <= 0 || self.target_pods == 0 {
+            return 0.0;
+        }
+        (self.frag_sum as f64 / (self.target_pods as f64 * self.idle_milli as f64)).clamp(0.0, 1.0)
+    }
+
+    /// Each queue's deserved GPUs now.
+    pub fn deserved(&self) -> &[f64] {
+        &self.deserved
+    }
+
+    /// ∫ fragmented GPUs dt (GPU·µs) so far.
+    pub fn frag_gpu_us(&self) -> f64 {
+        if self.target_pods == 0 { 0.0 } else { self.frag_int as f64 / (1000.0 * self.target_pods as f64) }
+    }
+
+    /// ∫ idle GPUs dt (GPU·µs) so far.
+    pub fn idle_gpu_us(&self) -> f64 {
+        self.idle_int as f64 / 1000.0
+    }
+
+    /// Per queue: ∫ allocated GPUs dt (GPU·µs) so far.
+    pub fn allocated_gpu_us(&self) -> Vec<f64> {
+        self.alloc_int.iter().map(|&m| m as f64 / 1000.0).collect()
+    }
+
+    /// Per queue: ∫ deserved GPUs dt (GPU·µs) so far.
+    pub fn deserved_gpu_us(&self) -> &[f64] {
+        &self.deserved_int
+    }
+
+    /// ∫ active jobs dt (job·µs) so far.
+    pub fn active_job_us(&self) -> u128 {
+        self.active_int
+    }
+
+    /// Ends the run at `end` with the jobs still alive (`unfinished`, by key, with
+    /// their facts) and returns the summary (`events` and `sessions` left 0).
+    pub fn finish<'a>(mut self, end: u64, unfinished: impl IntoIterator<Item = (u32, &'a JobFact)>) -> Summary {
+        self.advance(end);
+        for (key, f) in unfinished {
+            self.close(key, f, end);
+        }
+        self.summary(end)
+    }
+
+    fn summary(mut self, end: u64) -> Summary {
+        let nq = self.queues.len();
+        let (ended_otherwise, comm, lost) = {
+            let all = &self.scopes[nq];
+            (all.ended_otherwise, all.comm_gpu_us, all.lost_gpu_us)
+        };
+        let gpus_total = self.total_milli as f64 / 1000.0;
+        let denom = gpus_total * end as f64;
+        let rate = |x: f64| if denom > 0.0 { x / denom } else { 0.0 };
+        let secs = |us: u64| us as f64 / MICROS_PER_SEC as f64;
+        let held_all: i128 = self.alloc_int.iter().sum();
+        let mut scope = |s: usize| -> QueueSummary {
+            let q = (s < nq).then_some(s);
+            let sc = std::mem::take(&mut self.scopes[s]);
+            let held = match q {
+                Some(q) => self.alloc_int[q],
+                None => held_all,
+            } as f64
+                / 1000.0;
+            let (share, deserved) = match q {
+                Some(q) => (rate(held), rate(self.deserved_int[q])),
+                None => (rate(held), 1.0),
+            };
+            QueueSummary {
+                weight: q.map_or(0, |q| self.queues[q].weight),
+                jobs: sc.jobs,
+                completed: sc.completed,
+                unfinished: sc.unfinished,
+                jct_s: Dist::of(sc.jct),
+                wait_s: Dist::of(sc.wait),
+                slowdown: Dist::of(sc.slowdown),
+                makespan_s: sc.last_end.map(|e| secs(e.saturating_sub(sc.first_submit.unwrap_or(0)))),
+                gpu_hours: held / 3.6e9,
+                gpu_share: share,
+                deserved_share: deserved,
+                share_over_deserved: if deserved > 0.0 { share / deserved } else { 0.0 },
+                rho: Dist::of(sc.rho),
+                preemptions: sc.preemptions,
+                gpu_hours_lost: sc.lost_gpu_us as f64 / 3.6e9,
+                gang_wait_s: Dist::of(sc.gang_wait),
+                gang_wait_gpu_hours: sc.gang_wait_milli_us as f64 / 1000.0 / 3.6e9,
+                slo_misses: sc.slo_misses,
+                deadline_misses: 0,
+            }
+        };
+        let all = scope(nq);
+        let mut queues = BTreeMap::new();
+        for i in 0..nq {
+            let name = self.queues[i].name.clone();
+            queues.insert(name, scope(i));
+        }
+        let active: Vec<f64> = (0..nq)
+            .filter(|&q| self.deserved_int[q] > 0.0)
+            .map(|q| queues[&self.queues[q].name].share_over_deserved)
+            .collect();
+        let held = held_all as f64 / 1000.0;
+        let idle = self.idle_gpu_us();
+        let frag = self.frag_gpu_us();
+        Summary {
+            jobs: all.jobs,
+            completed: all.completed,
+            ended_otherwise,
+            unfinished: all.unfinished,
+            jct_s: all.jct_s,
+            wait_s: all.wait_s,
+            slowdown: all.slowdown,
+            makespan_s: all.makespan_s,
+            sim_time_s: secs(end),
+            gpus_total,
+            gpu_allocation_rate: rate(held),
+            gpu_effective_utilization: rate((held - comm as f64 - lost as f64).max(0.0)),
+            fragmentation: if idle > 0.0 { frag / idle } else { 0.0 },
+            fragmented_gpus_mean: if end > 0 { frag / end as f64 } else { 0.0 },
+            jain_fairness: jain(&active),
+            rho: all.rho,
+            preemptions: all.preemptions,
+            gpu_hours_lost: all.gpu_hours_lost,
+            gang_wait_s: all.gang_wait_s,
+            gang_wait_gpu_hours: all.gang_wait_gpu_hours,
+            slo_slowdown: self.slo_slowdown,
+            slo_misses: all.slo_misses,
+            deadline_misses: 0,
+            events: 0,
+            sessions: 0,
+            queues,
+        }
+    }
+}
