@@ -54,7 +54,10 @@ pub struct RunOptions {
 
 /// What a run produced.
 pub struct RunReport {
-    /// Raw outputs of the engine.
+    /// Raw outputs of the engine: the final world and, for an in-process run
+    /// (`no_write`), every record; a run that writes its files hands its records
+    /// to them as it goes, so `pods`, `samples` and `decisions` are then empty
+    /// (but for the intervals of `--explain` pods).
     pub output: RunOutput,
     /// Headline metrics.
     pub summary: Summary,
