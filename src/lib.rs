@@ -89,6 +89,10 @@ pub enum RunError {
     /// (bad input: exit code 2).
     #[error("{0}")]
     Input(scenario::ScenarioError),
+    /// A source could not make its jobs again during the run (a trace changed or
+    /// went away after it was validated).
+    #[error("{0}")]
+    Source(String),
     /// Plotting the written outputs failed.
     #[error("cannot plot the outputs in {dir}: {msg}")]
     Plots {
@@ -99,24 +103,32 @@ pub enum RunError {
     },
 }
 
-/// Builds the engine for a scenario (the scenario is consumed: its cluster and jobs
-/// move into the simulated world).
+/// Builds the engine for a scenario (the scenario is consumed: its cluster moves
+/// into the simulated world, and its jobs arrive from the scenario's sources as
+/// the run reaches them).
 pub fn build_engine(s: Scenario) -> Engine {
+    engine_and_health(s).0
+}
+
+/// [`build_engine`], with the [`scenario::Health`] that reports a source that
+/// failed to make its jobs again (a trace changed since it was validated).
+pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
     let scheduler: Box<dyn lahar_core::session::Scheduler> = match &s.scheduler {
         SchedulerChoice::Baseline(name) => lahar_policies::baseline(name).expect("baseline name validated"),
         SchedulerChoice::Volcano(conf) => Box::new(lahar_policies::volcano::Volcano::new((**conf).clone())),
     };
-    let runtime: Box<dyn lahar_core::engine::RuntimeModel> = if s.models.iter().any(Option::is_some) {
+    let runtime: Box<dyn lahar_core::engine::RuntimeModel> = if s.workload.has_models() {
         let model = lahar_core::comm::CommModel::new(s.comm.constants.clone()).expect("comm constants validated");
         Box::new(
-            lahar_core::comm::runtime::CommRuntime::new(model, &s.cluster, s.models)
+            lahar_core::comm::runtime::CommRuntime::new(model, &s.cluster, Vec::new())
                 .with_link_sharing(s.comm.link_sharing),
         )
     } else {
         Box::new(IdealRuntime)
     };
-    let world = World::new(s.cluster, s.queues, s.jobs);
-    Engine::new(world, scheduler, runtime, s.engine)
+    let (source, health) = s.workload.source();
+    let world = World::new(s.cluster, s.queues, Vec::new());
+    (Engine::streaming(world, source, scheduler, runtime, s.engine), health)
 }
 
 /// Runs a scenario and writes its outputs.
@@ -151,23 +163,22 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     let explain = if opts.explain.is_empty() {
         None
     } else {
-        Some(resolve_explain(&s.jobs, &opts.explain).map_err(RunError::Input)?)
+        Some(resolve_explain(&s.workload.specs(), &opts.explain).map_err(RunError::Input)?)
     };
     // The files are written as the run makes their rows; creating them first also
     // finds an unwritable output directory before any work is done. A reused
     // directory loses lahar's own files of an earlier run first, so its
     // explain.csv, plots or report never sit beside the new outputs.
     let started = Instant::now();
-    let mut engine = build_engine(s);
+    let (jobs, target) = (s.workload.count, s.workload.shapes.clone());
+    let (mut engine, health) = engine_and_health(s);
     let writer = if opts.no_write {
         None
     } else {
         let io = |source| RunError::Write { dir: out_dir.clone(), source };
         std::fs::create_dir_all(&out_dir).map_err(io)?;
         clear_earlier_outputs(&out_dir).map_err(io)?;
-        let world = engine.world();
-        let target = lahar_reports::timeline::workload(&world.jobs);
-        let w = lahar_reports::RunWriter::create(&out_dir, world, target, &Default::default()).map_err(io)?;
+        let w = lahar_reports::RunWriter::create(&out_dir, engine.world(), target, &Default::default()).map_err(io)?;
         // What was simulated, kept beside the outputs (lahar report embeds them).
         std::fs::write(out_dir.join(INPUT_SCENARIO), &record.0).map_err(io)?;
         if let Some(conf) = &record.1 {
@@ -185,13 +196,16 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         engine.set_explain(ex);
     }
     let output = if opts.progress {
-        let bar = report_cmd::Progress::new(engine.world().jobs.len());
+        let bar = report_cmd::Progress::new(jobs);
         engine.run_with(|t, done| bar.update(t, done));
         bar.finish();
         engine.finish()
     } else {
         engine.run()
     };
+    if let Some(e) = health.failure() {
+        return Err(RunError::Source(e));
+    }
     let wall = started.elapsed().as_secs_f64();
     let meta = RunMeta { wall_time_s: wall, ..meta_base };
     let summary = match writer {

@@ -519,6 +519,11 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 Err(lahar::RunError::Input(e)) => input_error(&e),
+                // The input changed under the run: still the input's fault.
+                Err(lahar::RunError::Source(m)) => {
+                    eprintln!("error: {m}");
+                    ExitCode::from(2)
+                }
                 Err(e) => {
                     eprintln!("error: {e}");
                     ExitCode::from(1)
@@ -534,7 +539,7 @@ fn main() -> ExitCode {
                         scenario.or(snapshot).unwrap_or_default().display(),
                         s.cluster.len(),
                         s.queues.len(),
-                        s.jobs.len()
+                        s.workload.count
                     );
                     print_warnings(&s.warnings);
                     ExitCode::SUCCESS

@@ -12,6 +12,7 @@
 //! changes, the work done at the old speed is credited and its finish event is
 //! rescheduled (stale finish events are dropped by a generation counter).
 
+use crate::arrivals::{Arrivals, Source};
 use crate::cluster::NodeId;
 use crate::event::EventQueue;
 use crate::explain::{Explain, ExplainRow};
@@ -44,6 +45,10 @@ pub trait RuntimeModel: Send {
     fn reprice(&self, _world: &World, _running: &[JobId]) -> Vec<(JobId, u32)> {
         Vec::new()
     }
+
+    /// A job pulled from a source arrived with id `job` and `profile` (jobs
+    /// listed in the World from the start were given to the model when it was made).
+    fn admit(&mut self, _job: JobId, _profile: Option<std::sync::Arc<crate::comm::runtime::JobProfile>>) {}
 }
 
 /// Every placement runs at the ideal speed (no communication cost).
@@ -229,12 +234,10 @@ enum Event {
 /// The simulator.
 pub struct Engine {
     world: World,
-    /// Jobs in arrival order (submit time, then id). Arrivals are not queued as
+    /// Jobs still to arrive, in arrival order. Arrivals are not queued as
     /// events: at each instant they come before every queued event, exactly as
     /// if they had been queued first.
-    arrivals: Vec<JobId>,
-    /// Next entry of `arrivals`.
-    next_arrival: usize,
+    arrivals: Arrivals,
     /// Jobs that reached a terminal phase.
     jobs_done: usize,
     events: EventQueue<Event>,
@@ -271,14 +274,11 @@ impl Engine {
         runtime: Box<dyn RuntimeModel>,
         cfg: EngineConfig,
     ) -> Engine {
-        let mut arrivals: Vec<JobId> = (0..world.jobs.len() as u32).map(JobId).collect();
-        // Stable: equal submit times keep id order, as queued events would.
-        arrivals.sort_by_key(|j| world.jobs[j.0 as usize].spec.submit);
+        let arrivals = Arrivals::listed(&world);
         let rng = RngStreams::new(cfg.seed).stream("scheduler/session", 0);
         Engine {
             world,
             arrivals,
-            next_arrival: 0,
             jobs_done: 0,
             events: EventQueue::new(),
             scheduler,
@@ -300,6 +300,22 @@ impl Engine {
             effective_milli_ppm: 0,
             reprice_due: false,
         }
+    }
+
+    /// An engine over `world` (whose own jobs are ignored: give it none) whose
+    /// jobs come from `source` in submit order, each added to the World when it
+    /// arrives, numbered in arrival order.
+    pub fn streaming(
+        world: World,
+        source: Source,
+        scheduler: Box<dyn Scheduler>,
+        runtime: Box<dyn RuntimeModel>,
+        cfg: EngineConfig,
+    ) -> Engine {
+        assert!(world.jobs.is_empty(), "a streaming engine's jobs come from its source");
+        let mut e = Engine::new(world, scheduler, runtime, cfg);
+        e.arrivals = Arrivals::streamed(source);
+        e
     }
 
     /// Records `--explain` rows for the pods `explain` watches (none by default).
@@ -381,7 +397,7 @@ impl Engine {
 
     /// The submit time of the next job to arrive.
     fn next_arrival_time(&self) -> Option<SimTime> {
-        self.arrivals.get(self.next_arrival).map(|j| self.world.jobs[j.0 as usize].spec.submit)
+        self.arrivals.next_time(&self.world)
     }
 
     /// The earliest instant with an arrival or a queued event.
@@ -398,8 +414,7 @@ impl Engine {
         self.sample_until(t);
         self.now = t;
         while self.next_arrival_time() == Some(t) {
-            let j = self.arrivals[self.next_arrival];
-            self.next_arrival += 1;
+            let j = self.arrivals.pop(&mut self.world, &mut *self.runtime);
             self.stats.events += 1;
             self.arrive(j);
             if self.stats.events.is_multiple_of(4096) {
@@ -498,6 +513,10 @@ impl Engine {
         self.sample_until(SimTime(end.micros() + 1));
         self.stats.end = end;
         self.stats.cut_short = cut_short;
+        if self.recorder.is_none() {
+            // The in-memory records list every job of the scenario.
+            self.arrivals.add_rest(&mut self.world, &mut *self.runtime);
+        }
         if let Some(r) = &mut self.recorder {
             r.finished(&self.world, &self.stats);
         }

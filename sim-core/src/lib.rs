@@ -26,6 +26,7 @@
 //! # let _: EventQueue<()> = q;
 //! ```
 
+pub mod arrivals;
 pub mod cluster;
 pub mod comm;
 pub mod engine;

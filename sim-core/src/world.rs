@@ -477,6 +477,8 @@ pub struct World {
     pub nodes_ahead: u32,
     /// The distinct pod requests of the jobs' tasks ([`TaskState::shape`]).
     pub shapes: Vec<Resources>,
+    /// The index of each request in `shapes`.
+    shape_of: rustc_hash::FxHashMap<Resources, u32>,
     /// Counts changes of `used` (a node's or a HyperNode's): caches of values
     /// computed from `used` compare it with [`World::node_used_epoch`] (a node's last change) to know whether
     /// they are still valid.
@@ -497,7 +499,36 @@ pub struct World {
     pub admitted_list: Vec<(JobId, ReachFacts)>,
 }
 
+/// Numbers the distinct task requests in the order jobs are added.
+#[derive(Default)]
+struct Shapes {
+    list: Vec<Resources>,
+    of: rustc_hash::FxHashMap<Resources, u32>,
+}
+
+impl Shapes {
+    fn number(&mut self, job: &mut Job) {
+        for (state, task) in job.tasks.iter_mut().zip(&job.spec.tasks) {
+            state.shape = *self.of.entry(task.requests).or_insert_with(|| {
+                self.list.push(task.requests);
+                self.list.len() as u32 - 1
+            });
+        }
+    }
+}
+
 impl World {
+    /// A job that arrives after the world was made (jobs pulled from a source as
+    /// the run reaches their submit time): added not submitted, with the next id.
+    pub fn add_job(&mut self, spec: JobSpec) -> JobId {
+        let mut job = Job::new(spec);
+        let mut shapes = Shapes { list: std::mem::take(&mut self.shapes), of: std::mem::take(&mut self.shape_of) };
+        shapes.number(&mut job);
+        (self.shapes, self.shape_of) = (shapes.list, shapes.of);
+        self.jobs.push(job);
+        JobId(self.jobs.len() as u32 - 1)
+    }
+
     /// A fresh world: all nodes empty, jobs not submitted.
     pub fn new(cluster: Cluster, queues: Vec<Queue>, jobs: Vec<JobSpec>) -> World {
         let free: Vec<Resources> = cluster.nodes.iter().map(|n| n.allocatable).collect();
@@ -524,15 +555,9 @@ impl World {
         }
         jobs.reverse();
         // Each distinct task request once, numbered in job order.
-        let mut shapes = Vec::new();
-        let mut shape_of: rustc_hash::FxHashMap<Resources, u32> = Default::default();
+        let mut shapes = Shapes::default();
         for job in &mut jobs {
-            for (state, task) in job.tasks.iter_mut().zip(&job.spec.tasks) {
-                state.shape = *shape_of.entry(task.requests).or_insert_with(|| {
-                    shapes.push(task.requests);
-                    shapes.len() as u32 - 1
-                });
-            }
+            shapes.number(job);
         }
         let queues = queues.into_iter().map(QueueState::new).collect();
         let nh = cluster.topology.hypernodes.len();
@@ -547,7 +572,8 @@ impl World {
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
             nodes_ahead: 0,
-            shapes,
+            shapes: shapes.list,
+            shape_of: shapes.of,
             epoch: 0,
             node_used_epoch: vec![0; cluster.nodes.len()],
             hn_used_epoch: vec![0; nh],

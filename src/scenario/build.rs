@@ -1,24 +1,41 @@
-//! [`Validated`] → [`Scenario`]: the jobs built (synthetic jobs generated, traces
-//! imported, every source merged into one stream by submit time), the checks that
-//! need the whole stream (gangs larger than the cluster, names used twice, the
-//! starting state, the timeseries' size), the topology and cluster, and jobs priced
-//! by their model.
+//! [`Validated`] → [`Scenario`]: the topology and cluster, and one pass over the
+//! workload as the run will see it (synthetic jobs generated, traces read, every
+//! source merged by submit time) for the checks that need every job — gangs
+//! larger than the cluster, names used twice, the starting state, the
+//! timeseries' size, jobs priced by their model — keeping only names and sums.
+//! The jobs themselves are made again when the run reaches them
+//! ([`super::workload`]).
 
 use super::validate::{
-    GANG_EXCEEDS_CLUSTER, MAX_SAMPLES, NO_RUN_TIME, Profile, Source, TRACE_ROWS_SKIPPED, UNSCHEDULABLE, V, Validated,
-    fits_somewhere, largest,
+    At, GANG_EXCEEDS_CLUSTER, MAX_SAMPLES, NO_RUN_TIME, Source, TRACE_ROWS_SKIPPED, UNSCHEDULABLE, V, Validated,
+    fits_somewhere, largest, merge_warning,
 };
+use super::workload::{Health, Plan, Pricing, Tagged, Workload, merge};
 use super::{Scenario, ScenarioError, Warning};
 use lahar_core::cluster::{Cluster, Node};
 use lahar_core::job::JobSpec;
 use lahar_core::resource::Resources;
-use lahar_core::rng::RngStreams;
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::time::SimTime;
 use lahar_core::topology::Topology;
-use lahar_workloads::synthetic::{generate, model_choices};
 use rustc_hash::FxHashSet;
+use std::sync::Arc;
 
-/// Builds a validated scenario's jobs and cluster.
+/// What a source's own checks found, reported in the sources' order before the
+/// checks of the whole workload.
+#[derive(Default)]
+struct SourceFindings {
+    /// Trace rows skipped: one warning per reason, never merged.
+    skipped: Vec<Warning>,
+    /// Jobs no node can hold (merged: one warning, counted).
+    warnings: Vec<Warning>,
+    /// Its errors (a trace that cannot be read or yields nothing, a job its model
+    /// cannot run on): (where, field path, message).
+    errors: Vec<(At, String, String)>,
+    /// A synthetic source stops at its first job its model cannot run on.
+    stopped: bool,
+}
+
+/// Builds a validated scenario's cluster and checks its jobs.
 pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     let Validated {
         mut v,
@@ -36,87 +53,167 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         output_dir,
         sample_at,
     } = val;
-    let streams = RngStreams::new(seed);
-    // (submit, source, position) orders the merged stream deterministically.
-    let mut tagged: Vec<Tagged> = Vec::new();
-    let mut compact = Vec::with_capacity(sources.len());
-    for (s, source) in sources.into_iter().enumerate() {
-        compact.push(matches!(source, Source::Jobs { compact: true, .. }));
-        match source {
-            Source::Synthetic { spec, profile, mix, network_topology, at, path } => {
-                let picks = model_choices(&spec, &streams);
-                let field = if mix.is_empty() { "model" } else { "models" };
-                for (i, mut j) in generate(&spec, &streams).into_iter().enumerate() {
-                    // Gangs that span nodes carry the constraint, as users would set it.
-                    if j.min_available > 1 {
-                        j.network_topology = network_topology.clone();
-                    }
-                    let prof = match picks.get(i) {
-                        Some(&k) => Some(mix[k].clone()),
-                        None => profile.clone(),
-                    };
-                    if let Some(p) = &prof
-                        && let Err(m) = p.check(j.total_gpus().max(0) as u32)
-                    {
-                        v.err(at, format!("{path}.synthetic.{field}"), format!("job `{}`: {m}", j.name));
-                        break;
-                    }
-                    tagged.push(Tagged { source: s, index: i, job: j, profile: prof });
-                }
-            }
-            Source::Trace { format, file, opts, allow_empty, at, path } => {
-                trace(&mut v, s, &mut tagged, &nodes, (format, &file, &opts), allow_empty, at, &path)
-            }
-            Source::Jobs { jobs, .. } => {
-                for (i, (job, profile)) in jobs.into_iter().enumerate() {
-                    tagged.push(Tagged { source: s, index: i, job, profile });
-                }
-            }
-        }
-    }
-    // Sorted by moving each job once, not by moving jobs around a sort (a million
-    // generated jobs usually arrive in order already).
-    let key = |t: &Tagged| (t.job.submit, t.source, t.index);
-    if !tagged.is_sorted_by_key(key) {
-        let mut order: Vec<(SimTime, usize, usize, u32)> =
-            tagged.iter().enumerate().map(|(k, t)| (t.job.submit, t.source, t.index, k as u32)).collect();
-        order.sort_unstable();
-        let mut slots: Vec<Option<Tagged>> = tagged.into_iter().map(Some).collect();
-        tagged = order.into_iter().map(|o| slots[o.3 as usize].take().expect("each job once")).collect();
-    }
-    // Where each source's jobs are: compact jobs by index, the others by source.
-    let job_path = |s: usize, i: usize| match compact[s] {
-        true => format!("spec.workload[{s}].jobs[{i}]"),
-        false => format!("spec.workload[{s}]"),
-    };
-    check_gangs(&mut v, &tagged, &nodes, job_path);
-    check_run_times(&mut v, &tagged, &engine);
-    check_names(&mut v, &tagged);
-    let (mut jobs, models): (Vec<JobSpec>, Vec<Profile>) = tagged.into_iter().map(|t| (t.job, t.profile)).unzip();
-    check_samples(&mut v, &engine, &jobs, sample_at);
-    if !v.errors.is_empty() {
-        return Err(ScenarioError { errors: v.errors });
-    }
-    check_starting_state(&mut v, &jobs, &nodes);
+    // The topology needs no job: it is built first so the pass can price jobs,
+    // and its errors are reported after the jobs', as a user fixes them.
+    let mut topology_errors = Vec::new();
     let topology = match (fabric, decls) {
         (Some(f), _) => Topology::from_fabric(nodes.len(), &f).expect("fabric tiers validated"),
         (None, Some(d)) => match Topology::from_decls(nodes.len(), d, Vec::new()) {
             Ok(t) => t,
             Err(e) => {
-                v.err(None, "spec.cluster.hyperNodes", e.to_string());
+                topology_errors.push(e.to_string());
                 Topology::flat(nodes.len())
             }
         },
         (None, None) => Topology::flat(nodes.len()),
     };
+    let priced = sources.iter().any(|s| match s {
+        Source::Synthetic { profile, mix, .. } => profile.iter().chain(mix).any(|p| p.iterations.is_some()),
+        Source::Jobs { jobs, .. } => jobs.iter().any(|(_, p)| p.as_ref().is_some_and(|p| p.iterations.is_some())),
+        Source::Trace { .. } => false,
+    });
+    let mut price_errors: Vec<(&str, String)> = Vec::new();
+    let pricing = match priced {
+        false => None,
+        true => match lahar_core::comm::CommModel::new(comm.constants.clone()) {
+            Ok(model) => {
+                Some(Pricing { model, cluster: Cluster::new(nodes.clone(), v.names.clone(), topology.clone()) })
+            }
+            Err(e) => {
+                price_errors.push(("spec.comm.constants", e.to_string()));
+                None
+            }
+        },
+    };
+    // How each source makes its jobs; a trace is read once here for its order.
+    let mut plans = Vec::with_capacity(sources.len());
+    let mut findings: Vec<SourceFindings> = Vec::with_capacity(sources.len());
+    let mut compact = Vec::with_capacity(sources.len());
+    let mut checked = Vec::with_capacity(sources.len());
+    for source in sources {
+        compact.push(matches!(source, Source::Jobs { compact: true, .. }));
+        let mut f = SourceFindings::default();
+        match source {
+            Source::Synthetic { spec, profile, mix, network_topology, at, path } => {
+                let field = if mix.is_empty() { "model" } else { "models" };
+                checked.push(Check::Models(at, format!("{path}.synthetic.{field}")));
+                plans.push(Plan::Synthetic { spec: Arc::new(*spec), seed, profile, mix: mix.into(), network_topology });
+            }
+            Source::Trace { format, file, opts, allow_empty, at, path } => {
+                plans.push(trace(&mut f, format, file, opts, allow_empty, at, &path));
+                checked.push(Check::Fits(at, path));
+            }
+            Source::Jobs { mut jobs, .. } => {
+                jobs.sort_by_key(|(j, _)| j.submit);
+                plans.push(Plan::Listed(jobs.into()));
+                checked.push(Check::None);
+            }
+        }
+        findings.push(f);
+    }
+    // The pass over every job.
+    let job_path = |s: usize, i: usize| match compact[s] {
+        true => format!("spec.workload[{s}].jobs[{i}]"),
+        false => format!("spec.workload[{s}]"),
+    };
+    let total = nodes.iter().fold(Resources::ZERO, |a, n| a + n.allocatable);
+    let mut gangs: Vec<Warning> = Vec::new();
+    let mut unbounded: (usize, Option<String>) = (0, None);
+    let mut names: FxHashSet<(String, String)> = FxHashSet::default();
+    let mut twice: Vec<(usize, String)> = Vec::new();
+    let mut last_submit: Option<SimTime> = None;
+    let mut used = vec![Resources::ZERO; nodes.len()];
+    let mut count = 0;
+    let mut shapes = Vec::new();
+    let health = Health::default();
+    for mut t in merge(&plans, &health) {
+        let f = &mut findings[t.source];
+        if f.stopped {
+            continue;
+        }
+        match &checked[t.source] {
+            Check::Models(at, field) => {
+                if let Some(p) = &t.profile
+                    && let Err(m) = p.check(t.job.total_gpus().max(0) as u32)
+                {
+                    f.errors.push((*at, field.clone(), format!("job `{}`: {m}", t.job.name)));
+                    f.stopped = true;
+                    continue;
+                }
+            }
+            Check::Fits(at, path) => unschedulable(&v, f, &nodes, &t.job, *at, path),
+            Check::None => {}
+        }
+        count += 1;
+        for task in &t.job.tasks {
+            lahar_reports::timeline::add_shape(&mut shapes, task.requests, task.replicas);
+        }
+        gang(&v, &mut gangs, &t, &nodes, &total, job_path);
+        if t.job.duration.is_unbounded() {
+            unbounded.0 += 1;
+            unbounded.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
+        }
+        if !names.insert((t.job.namespace.to_string(), t.job.name.clone())) {
+            twice.push((t.source, format!("{}/{}", t.job.namespace, t.job.name)));
+        }
+        last_submit = last_submit.max(Some(t.job.submit));
+        for &(task, _, n) in &t.job.initial {
+            used[n.0 as usize] += t.job.tasks[task].requests;
+        }
+        if topology_errors.is_empty()
+            && let Some(p) = &pricing
+            && let Err(e) = p.price(&mut t.job, &t.profile)
+        {
+            price_errors.push(("spec.workload", e));
+        }
+    }
+    drop(names);
+    if let Some(e) = health.failure() {
+        v.err(None, "spec.workload", e);
+    }
+    // What was found, in the order a user reads it: each source's own findings,
+    // then the checks of the whole workload.
+    for f in findings {
+        v.warnings.extend(f.skipped);
+        for w in f.warnings {
+            v.warn_in(w);
+        }
+        for (at, path, msg) in f.errors {
+            v.err(at, path, msg);
+        }
+    }
+    for w in gangs {
+        v.warn_in(w);
+    }
+    if let (n, Some(first)) = unbounded {
+        run_times(&mut v, n, &first, &engine);
+    }
+    for (source, key) in twice {
+        v.err(
+            None,
+            format!("spec.workload[{source}]"),
+            format!("job `{key}` is defined twice; job names must be unique per namespace"),
+        );
+    }
+    check_samples(&mut v, &engine, last_submit, sample_at);
     if !v.errors.is_empty() {
         return Err(ScenarioError { errors: v.errors });
     }
+    check_starting_state(&mut v, &used, &nodes);
+    for e in topology_errors {
+        v.err(None, "spec.cluster.hyperNodes", e);
+    }
+    if !v.errors.is_empty() {
+        return Err(ScenarioError { errors: v.errors });
+    }
+    for (path, e) in price_errors {
+        v.err(None, path, e);
+    }
+    if !v.errors.is_empty() {
+        return Err(ScenarioError { errors: v.errors });
+    }
+    let workload = Workload::new(plans, pricing, count, shapes);
     let cluster = Cluster::new(nodes, std::mem::take(&mut v.names), topology);
-    price(&mut v, &mut jobs, &models, &cluster, &comm.constants);
-    if !v.errors.is_empty() {
-        return Err(ScenarioError { errors: v.errors });
-    }
     Ok(Scenario {
         name,
         seed,
@@ -124,8 +221,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         cluster,
         queues,
         scheduler,
-        jobs,
-        models,
+        workload,
         comm,
         engine,
         output_dir,
@@ -135,32 +231,51 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     })
 }
 
-/// Imports a trace source into `tagged`: skipped rows become one warning per
-/// reason, jobs no node can hold stay (pending) with a warning.
-#[allow(clippy::too_many_arguments)]
+/// The per-job check a source's kind needs in the pass.
+enum Check {
+    /// A synthetic source's models must run on each job's GPUs (field path of the models).
+    Models(At, String),
+    /// A trace's jobs should fit some node (where the source's path is written, its field path).
+    Fits(At, String),
+    /// Jobs given whole were checked as they were read.
+    None,
+}
+
+/// Reads a trace source once: its skipped rows become one warning per reason, an
+/// empty trace an error, and the plan re-reads it in submit order.
 fn trace(
-    v: &mut V<'_>,
-    s: usize,
-    tagged: &mut Vec<Tagged>,
-    nodes: &[Node],
-    (format, file, opts): (lahar_traces::Format, &std::path::Path, &lahar_traces::ImportOptions),
+    f: &mut SourceFindings,
+    format: lahar_traces::Format,
+    file: std::path::PathBuf,
+    opts: lahar_traces::ImportOptions,
     allow_empty: bool,
-    at: super::validate::At,
+    at: At,
     tpath: &str,
-) {
-    let imported = match lahar_traces::import(format, file, opts) {
-        Ok(i) => i,
-        Err(e) => return v.err(at, format!("{tpath}.path"), e.to_string()),
+) -> Plan {
+    let mut submits: Vec<SimTime> = Vec::new();
+    let read = lahar_traces::origin(format, &file, &opts).and_then(|origin| {
+        let report = lahar_traces::stream_from(format, &file, &opts, origin, &mut |j: JobSpec| {
+            submits.push(j.submit);
+            Ok(())
+        })?;
+        Ok((origin, report))
+    });
+    let (origin, report) = match read {
+        Ok(r) => r,
+        Err(e) => {
+            f.errors.push((at, format!("{tpath}.path"), e.to_string()));
+            return Plan::Broken;
+        }
     };
     let shown = file.display().to_string();
-    for (reason, &n) in &imported.report.skipped {
-        let first = imported.report.first_skipped.get(reason);
+    for (reason, &n) in &report.skipped {
+        let first = report.first_skipped.get(reason);
         let (at_row, why) = match first {
             Some((l, m)) => (Some((l.line, 1)), format!("; the first at line {} (row {}): {m}", l.line, l.row)),
             None => (None, String::new()),
         };
         // One warning per reason, already counted: never merged.
-        v.warnings.push(Warning {
+        f.skipped.push(Warning {
             kind: TRACE_ROWS_SKIPPED,
             count: n,
             file: shown.clone(),
@@ -170,47 +285,57 @@ fn trace(
             first_of_many: false,
         });
     }
-    if imported.jobs.is_empty() && !allow_empty {
-        v.err(at, format!("{tpath}.path"), format!(
+    if submits.is_empty() && !allow_empty {
+        f.errors.push((at, format!("{tpath}.path"), format!(
             "the trace yields no job ({} rows read, {} skipped); set `allowEmpty: true` on the source if that is expected",
-            imported.report.rows_read, imported.report.skipped_total()
-        ));
+            report.rows_read, report.skipped_total()
+        )));
     }
-    for (i, j) in imported.jobs.into_iter().enumerate() {
-        if let Some(task) = j
-            .tasks
-            .iter()
-            .find(|task| task.replicas > 0 && !fits_somewhere(v, nodes, &task.requests, &task.node_selector))
-        {
-            let msg = format!(
-                "job `{}` of the trace requests pods that no node can hold ({} GPUs, {} CPU, {} bytes of memory; largest node: {}); it stays pending",
-                j.name,
-                task.requests.gpu_milli() as f64 / 1000.0,
-                task.requests.cpu() as f64 / 1000.0,
-                task.requests.memory(),
-                largest(nodes)
-            );
-            v.warn(UNSCHEDULABLE, 1, at, tpath.to_string(), msg);
+    // Each job's place in submit order (stable), kept only when the file is not
+    // in that order already.
+    let rank = (!submits.is_sorted()).then(|| {
+        let mut order: Vec<u32> = (0..submits.len() as u32).collect();
+        order.sort_by_key(|&k| submits[k as usize]);
+        let mut rank = vec![0u32; submits.len()];
+        for (r, k) in order.into_iter().enumerate() {
+            rank[k as usize] = r as u32;
         }
-        tagged.push(Tagged { source: s, index: i, job: j, profile: None });
-    }
+        rank.into()
+    });
+    Plan::Trace { format, file, opts, origin, count: submits.len(), rank }
 }
 
-/// One warning counts the jobs without a run time: they run until the run ends.
-fn check_run_times(v: &mut V<'_>, tagged: &[Tagged], engine: &lahar_core::engine::EngineConfig) {
-    let unbounded: Vec<&Tagged> = tagged.iter().filter(|t| t.job.duration.is_unbounded()).collect();
-    let Some(first) = unbounded.first() else { return };
+/// A trace job with a pod no node can hold stays (pending), with a warning.
+fn unschedulable(v: &V<'_>, f: &mut SourceFindings, nodes: &[Node], j: &JobSpec, at: At, tpath: &str) {
+    let Some(task) =
+        j.tasks.iter().find(|task| task.replicas > 0 && !fits_somewhere(v, nodes, &task.requests, &task.node_selector))
+    else {
+        return;
+    };
+    let message = format!(
+        "job `{}` of the trace requests pods that no node can hold ({} GPUs, {} CPU, {} bytes of memory; largest node: {}); it stays pending",
+        j.name,
+        task.requests.gpu_milli() as f64 / 1000.0,
+        task.requests.cpu() as f64 / 1000.0,
+        task.requests.memory(),
+        largest(nodes)
+    );
+    let file = v.file.to_string();
+    let w = Warning { kind: UNSCHEDULABLE, count: 1, file, at, path: tpath.to_string(), message, first_of_many: true };
+    merge_warning(&mut f.warnings, w);
+}
+
+/// One warning counts the jobs without a run time (`n`, the first `first`): they
+/// run until the run ends.
+fn run_times(v: &mut V<'_>, n: usize, first: &str, engine: &lahar_core::engine::EngineConfig) {
     let until = match (engine.horizon, engine.max_sessions) {
         (Some(h), _) => format!("the horizon ({} s)", h.secs_string()),
         (None, Some(n)) => format!("the session limit ({n})"),
         (None, None) => "the last other event".to_string(),
     };
-    let n = unbounded.len();
     let message = format!(
-        "{n} job{} no run time (no `lahar.io/duration`, no `duration`, no `spec.defaults.duration`), the first `{}/{}`: {} until {until}",
+        "{n} job{} no run time (no `lahar.io/duration`, no `duration`, no `spec.defaults.duration`), the first `{first}`: {} until {until}",
         if n == 1 { " has" } else { "s have" },
-        first.job.namespace,
-        first.job.name,
         if n == 1 { "it runs" } else { "they run" },
     );
     v.warnings.push(Warning {
@@ -224,36 +349,17 @@ fn check_run_times(v: &mut V<'_>, tagged: &[Tagged], engine: &lahar_core::engine
     });
 }
 
-/// Job names are unique per namespace. Membership only: errors follow the jobs'
-/// order, never the set's.
-fn check_names(v: &mut V<'_>, tagged: &[Tagged]) {
-    let mut seen: FxHashSet<(&str, &str)> = FxHashSet::default();
-    let mut twice = Vec::new();
-    for t in tagged {
-        if !seen.insert((&t.job.namespace, &t.job.name)) {
-            twice.push((t.source, format!("{}/{}", t.job.namespace, t.job.name)));
-        }
-    }
-    for (source, key) in twice {
-        v.err(
-            None,
-            format!("spec.workload[{source}]"),
-            format!("job `{key}` is defined twice; job names must be unique per namespace"),
-        );
-    }
-}
-
 /// The timeseries is sampled every interval up to the end: refuse one that would
 /// not fit in memory before any work (the end is the horizon, else at least the
 /// last submission).
 fn check_samples(
     v: &mut V<'_>,
     engine: &lahar_core::engine::EngineConfig,
-    jobs: &[JobSpec],
-    sample_at: Option<super::validate::At>,
+    last_submit: Option<SimTime>,
+    sample_at: Option<At>,
 ) {
     let sample = engine.sample_interval;
-    let last = engine.horizon.map(|h| h.micros()).or_else(|| jobs.iter().map(|j| j.submit.micros()).max());
+    let last = engine.horizon.map(|h| h.micros()).or(last_submit.map(|t| t.micros()));
     let Some(end) = last else { return };
     let rows = end / sample.micros().max(1);
     if rows > MAX_SAMPLES {
@@ -265,14 +371,9 @@ fn check_samples(
     }
 }
 
-/// A starting state must fit the nodes.
-fn check_starting_state(v: &mut V<'_>, jobs: &[JobSpec], nodes: &[Node]) {
-    let mut used = vec![Resources::ZERO; nodes.len()];
-    for j in jobs {
-        for &(t, _, n) in &j.initial {
-            used[n.0 as usize] += j.tasks[t].requests;
-        }
-    }
+/// A starting state must fit the nodes (`used`: what the pods given as running
+/// take on each node).
+fn check_starting_state(v: &mut V<'_>, used: &[Resources], nodes: &[Node]) {
     for (i, u) in used.iter().enumerate() {
         if !u.fits_in(&nodes[i].allocatable) {
             v.err(
@@ -287,63 +388,43 @@ fn check_starting_state(v: &mut V<'_>, jobs: &[JobSpec], nodes: &[Node]) {
     }
 }
 
-/// `iterations` jobs: their work is priced on the cluster's fastest node kind.
-fn price(
-    v: &mut V<'_>,
-    jobs: &mut [JobSpec],
-    models: &[Profile],
-    cluster: &Cluster,
-    constants: &lahar_core::comm::CommConstants,
+/// Warns about a job whose gang minimum (its smallest `minAvailable` pods) needs
+/// more than the whole cluster (`total`) has: it can never start.
+fn gang(
+    v: &V<'_>,
+    gangs: &mut Vec<Warning>,
+    t: &Tagged,
+    nodes: &[Node],
+    total: &Resources,
+    job_path: impl Fn(usize, usize) -> String,
 ) {
-    if !models.iter().flatten().any(|p| p.iterations.is_some()) {
-        return;
-    }
-    let cm = match lahar_core::comm::CommModel::new(constants.clone()) {
-        Ok(cm) => cm,
-        Err(e) => return v.err(None, "spec.comm.constants", e.to_string()),
-    };
-    for (j, p) in jobs.iter_mut().zip(models) {
-        let Some(p) = p else { continue };
-        let Some(n) = p.iterations else { continue };
-        let gpus = j.total_gpus().max(0) as u32;
-        match lahar_core::comm::runtime::CommRuntime::reference_iteration_us(&cm, cluster, p, gpus) {
-            Ok(us) => j.duration = SimDuration((us * n as f64).ceil() as u64),
-            Err(e) => v.err(None, "spec.workload", format!("job `{}`: cannot price model `{}`: {e}", j.name, p.name)),
-        }
-    }
-}
-
-/// A job with where it came from: the merged stream is ordered by (submit,
-/// source, position in the source).
-struct Tagged {
-    source: usize,
-    index: usize,
-    job: JobSpec,
-    profile: Profile,
-}
-
-/// Warns about jobs whose gang minimum (its smallest `minAvailable` pods) needs more
-/// than the whole cluster has: they can never start.
-fn check_gangs(v: &mut V<'_>, tagged: &[Tagged], nodes: &[Node], job_path: impl Fn(usize, usize) -> String) {
+    let j = &t.job;
     if v.cluster_broken || nodes.is_empty() {
         return;
     }
-    let total = nodes.iter().fold(Resources::ZERO, |a, n| a + n.allocatable);
-    for Tagged { source: s, index: i, job: j, .. } in tagged {
-        // A pod no node holds is reported already.
-        if j.tasks.iter().any(|t| t.replicas > 0 && !fits_somewhere(v, nodes, &t.requests, &t.node_selector)) {
-            continue;
-        }
-        let mut pods: Vec<Resources> =
-            j.tasks.iter().flat_map(|t| std::iter::repeat_n(t.requests, t.replicas as usize)).collect();
-        pods.sort_by_key(|r| (r.gpu_milli(), r.cpu(), r.memory()));
-        let need = pods.iter().take(j.min_available as usize).fold(Resources::ZERO, |a, r| a + *r);
-        if !need.fits_in(&total) {
-            v.warn(GANG_EXCEEDS_CLUSTER, 1, None, job_path(*s, *i), format!(
-                "job `{}`: its gang of {} pods needs {} GPUs, {} CPU, {} bytes of memory at least, more than the whole cluster has ({} GPUs, {} CPU, {} bytes); it can never start",
-                j.name, j.min_available, need.gpu_milli() as f64 / 1000.0, need.cpu() as f64 / 1000.0, need.memory(),
-                total.gpu_milli() as f64 / 1000.0, total.cpu() as f64 / 1000.0, total.memory()
-            ));
-        }
+    // A pod no node holds is reported already.
+    if j.tasks.iter().any(|t| t.replicas > 0 && !fits_somewhere(v, nodes, &t.requests, &t.node_selector)) {
+        return;
+    }
+    let mut pods: Vec<Resources> =
+        j.tasks.iter().flat_map(|t| std::iter::repeat_n(t.requests, t.replicas as usize)).collect();
+    pods.sort_by_key(|r| (r.gpu_milli(), r.cpu(), r.memory()));
+    let need = pods.iter().take(j.min_available as usize).fold(Resources::ZERO, |a, r| a + *r);
+    if !need.fits_in(total) {
+        let message = format!(
+            "job `{}`: its gang of {} pods needs {} GPUs, {} CPU, {} bytes of memory at least, more than the whole cluster has ({} GPUs, {} CPU, {} bytes); it can never start",
+            j.name,
+            j.min_available,
+            need.gpu_milli() as f64 / 1000.0,
+            need.cpu() as f64 / 1000.0,
+            need.memory(),
+            total.gpu_milli() as f64 / 1000.0,
+            total.cpu() as f64 / 1000.0,
+            total.memory()
+        );
+        let path = job_path(t.source, t.index);
+        let file = v.file.to_string();
+        let w = Warning { kind: GANG_EXCEEDS_CLUSTER, count: 1, file, at: None, path, message, first_of_many: true };
+        merge_warning(gangs, w);
     }
 }

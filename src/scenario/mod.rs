@@ -9,9 +9,11 @@ mod build;
 pub mod error;
 pub mod raw;
 mod validate;
+mod workload;
 
 pub use error::{InputError, ScenarioError, Warning};
 pub use validate::comm::{load_constants, merge_constants};
+pub use workload::{Health, Workload};
 
 use lahar_core::cluster::Cluster;
 use lahar_core::engine::EngineConfig;
@@ -71,10 +73,9 @@ pub struct Scenario {
     pub queues: Vec<Queue>,
     /// Scheduler.
     pub scheduler: SchedulerChoice,
-    /// All jobs of all sources, ordered by (submit time, source, position in source).
-    pub jobs: Vec<JobSpec>,
-    /// Model profile of each job (same order as `jobs`).
-    pub models: Vec<Option<std::sync::Arc<lahar_core::comm::runtime::JobProfile>>>,
+    /// All jobs of all sources, ordered by (submit time, source, position in
+    /// source): made again for each pass, never held whole.
+    pub workload: Workload,
     /// Communication model settings (`spec.comm`).
     pub comm: CommSettings,
     /// Engine settings (horizon, period, sampling, session limit).
@@ -89,6 +90,19 @@ pub struct Scenario {
     /// The volcano-scheduler.conf text the run used (Volcano's default conf when the
     /// scenario names none); `None` for a baseline.
     pub conf_text: Option<String>,
+}
+
+impl Scenario {
+    /// Every job, in submit order, made whole (for tests and small scenarios: a
+    /// run takes its jobs one at a time from [`Workload::source`]).
+    pub fn jobs(&self) -> Vec<JobSpec> {
+        self.workload.specs()
+    }
+
+    /// The model profile of each job, in the order of [`Scenario::jobs`].
+    pub fn models(&self) -> Vec<Option<std::sync::Arc<lahar_core::comm::runtime::JobProfile>>> {
+        self.workload.arrivals().into_iter().map(|a| a.profile).collect()
+    }
 }
 
 /// Reads and validates a scenario file.

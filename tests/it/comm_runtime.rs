@@ -153,7 +153,7 @@ fn bad_comm_settings_are_located() {
     // Without `duration` or `iterations` the job has no run time: a warning, not an error.
     let text = scenario(&cluster(1.0), &format!("  workload:\n    - jobs:\n{}", job("a", "llama-7b", "", 8, &["n-0"])));
     let s = lahar::scenario::load_str(&text, "t.yaml", Path::new("")).unwrap();
-    assert!(s.jobs[0].duration.is_unbounded() && s.warnings[0].kind == "jobs-without-run-time");
+    assert!(s.jobs()[0].duration.is_unbounded() && s.warnings[0].kind == "jobs-without-run-time");
 }
 
 /// A custom model (no catalog entry) runs from its own numbers.

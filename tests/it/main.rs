@@ -20,6 +20,7 @@ mod reports;
 mod scheduling;
 mod sessions;
 mod snapshot;
+mod streaming;
 mod sweep;
 mod synthetic;
 mod tour;

@@ -18,8 +18,8 @@ fn example() -> Scenario {
     load_file(&p).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn job<'a>(s: &'a Scenario, name: &str) -> &'a JobSpec {
-    s.jobs.iter().find(|j| j.name == name).unwrap_or_else(|| panic!("no job {name}"))
+fn job(s: &Scenario, name: &str) -> JobSpec {
+    s.jobs().into_iter().find(|j| j.name == name).unwrap_or_else(|| panic!("no job {name}"))
 }
 
 fn res(cpu_milli: i64, memory: i64, gpu_milli: i64) -> Resources {
@@ -79,8 +79,9 @@ fn volcano_job_from_the_docs() {
     assert_eq!((&*j.tasks[0].name, j.tasks[0].replicas), ("worker", 2));
     assert_eq!(j.tasks[0].requests, res(8000, 64 * GI, 8000)); // GPU from limits
     assert_eq!((&*j.tasks[1].name, &j.tasks[1].depends_on), ("master", &vec![0]));
-    let i = s.jobs.iter().position(|x| x.name == "llm-train").unwrap();
-    let p = s.models[i].as_ref().unwrap();
+    let i = s.jobs().iter().position(|x| x.name == "llm-train").unwrap();
+    let models = s.models();
+    let p = models[i].as_ref().unwrap();
     assert_eq!((p.name.as_str(), p.iterations), ("gpt2-xl", Some(2000)));
     assert!(j.duration > SimDuration::ZERO, "priced from the model");
 }
@@ -207,10 +208,11 @@ fn manifests_load_through_globs_in_name_order() {
     );
     std::fs::write(dir.path().join("s.yaml"), text).unwrap();
     let s = load_file(&dir.path().join("s.yaml")).unwrap_or_else(|e| panic!("{e}"));
-    let names: Vec<&str> = s.jobs.iter().map(|j| j.name.as_str()).collect();
+    let jobs = s.jobs();
+    let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["a1", "a2", "b"]);
     // Unnamed task: the webhook's `default0`; minAvailable: Σ task minAvailable.
-    assert_eq!((&*s.jobs[0].tasks[0].name, s.jobs[0].min_available), ("default0", 2));
+    assert_eq!((&*s.jobs()[0].tasks[0].name, s.jobs()[0].min_available), ("default0", 2));
 }
 
 #[test]
@@ -259,7 +261,7 @@ fn bad_manifests_are_located_errors() {
         let p = dir.path().join("scenario.yaml");
         std::fs::write(&p, scenario("    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}", w)).unwrap();
         let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(s.jobs.len(), 1);
+        assert_eq!(s.jobs().len(), 1);
         let warning = s.warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
         assert!(
             warning.contains("m.yaml:1:1: document 1: VolcanoJob `j` task `default0`: a pod requests 0 GPUs, 100 CPU"),
@@ -307,7 +309,7 @@ fn vcjob_task_topology_annotations() {
     let p = dir.path().join("scenario.yaml");
     std::fs::write(&p, &text).unwrap();
     let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
-    let t = job(&s, "tf").task_topology.as_ref().expect("task topology");
+    let t = job(&s, "tf").task_topology.expect("task topology");
     let v =
         |x: &[&[&str]]| -> Vec<Vec<String>> { x.iter().map(|g| g.iter().map(|n| n.to_string()).collect()).collect() };
     assert_eq!(t.affinity, v(&[&["ps", "worker"], &["chief"]]));
@@ -369,7 +371,8 @@ fn documentation_examples_load_as_they_are() {
         ("test", "PodGroup", "default", QueueId(0), 1, vec![("pod", 0, 0, zero)]),
     ];
     // One job per file, files in name order, then by submission time.
-    let names: Vec<&str> = s.jobs.iter().map(|j| j.name.as_str()).collect();
+    let jobs = s.jobs();
+    let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
     #[rustfmt::skip]
     assert_eq!(names, [
         "pi", "tensorflow-mnist", "paddle-simple-gpu", "elastic-example-echo", "pytorch-simple", "tfjob-simple",
@@ -429,7 +432,7 @@ fn documentation_examples_load_as_they_are() {
     assert_eq!((t.min_resources, t.start_phase), (Resources::new(3000, 2048 * MI, 0, 0), Some(PodGroupPhase::Running)));
     assert!(t.duration.is_unbounded());
     // KubeRay copies the RayCluster's topology labels into the PodGroup.
-    let nt = job(&s, "test-cluster-network-topology").network_topology.as_ref().unwrap();
+    let nt = job(&s, "test-cluster-network-topology").network_topology.unwrap();
     assert_eq!((nt.hard, nt.highest_tier_allowed), (true, Some(2)));
     assert!(job(&s, "test-cluster-0").network_topology.is_none());
 }
@@ -577,11 +580,11 @@ fn workload_files_as_people_write_them() {
     let p = one_node_scenario(dir.path());
     let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(s.queues.iter().map(|q| q.name.as_str()).collect::<Vec<_>>(), ["default", "kuberay-test-queue"]);
-    assert_eq!(s.jobs.len(), 1);
-    let name = s.jobs[0].name.clone();
+    assert_eq!(s.jobs().len(), 1);
+    let name = s.jobs()[0].name.clone();
     assert!(name.starts_with("sweep-") && name.len() == 11, "{name}");
-    assert_eq!(s.jobs[0].queue, QueueId(1));
-    assert_eq!(load_file(&p).unwrap().jobs[0].name, name, "the generated name is deterministic");
+    assert_eq!(s.jobs()[0].queue, QueueId(1));
+    assert_eq!(load_file(&p).unwrap().jobs()[0].name, name, "the generated name is deterministic");
     let w = &s.warnings[0];
     assert_eq!((w.kind, w.count), ("manifest-objects-skipped", 3));
     assert!(w.message.contains("3 objects that make no pods were skipped: 1 ConfigMap (v1), 1 Role (rbac.authorization.k8s.io/v1), 1 Service (v1)"), "{}", w.message);

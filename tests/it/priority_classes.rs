@@ -44,8 +44,8 @@ fn compact_jobs_take_the_value_of_their_priority_class() {
         job("e", "priority: 5, "),
     );
     let s = load(&[("pc.yaml", &format!("{PC}{POD}"))], &rest).unwrap_or_else(|e| panic!("{e}"));
-    let got: Vec<(&str, Option<&str>, i32, i32, i32)> = s
-        .jobs
+    let jobs = s.jobs();
+    let got: Vec<(&str, Option<&str>, i32, i32, i32)> = jobs
         .iter()
         .map(|j| {
             (

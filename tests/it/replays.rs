@@ -66,7 +66,7 @@ fn bad_node_lists_are_located_errors() {
 #[test]
 fn canonical_example_replays() {
     let s = example("canonical");
-    let j = &s.jobs[1];
+    let j = &s.jobs()[1];
     assert_eq!(
         (j.name.as_str(), j.submit.micros(), j.tasks[0].requests.gpu_milli()),
         ("openb-pod-0001", 427_061_000_000, 460)

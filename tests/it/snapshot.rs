@@ -28,11 +28,11 @@ fn a_kind_list_snapshot_is_the_cluster_and_its_state() {
     assert_eq!(queues, ["default", "research", "prod"]);
     let t = &s.cluster.topology;
     assert_eq!(t.get(t.find("leaf-r2").unwrap()).nodes.len(), 2);
-    let jobs: Vec<String> = s.jobs.iter().map(|j| format!("{}/{}", j.namespace, j.name)).collect();
+    let jobs: Vec<String> = s.jobs().iter().map(|j| format!("{}/{}", j.namespace, j.name)).collect();
     assert_eq!(jobs, ["team-a/llm-pretrain-7c1f", "team-b/finetune-2b9d", "team-c/eval-5e3a"]);
     // minResources as the job controller wrote it (quota keys passed over).
-    assert_eq!(s.jobs[1].min_resources, Resources::new(64_000, 512 << 30, 16_000, 2));
-    assert_eq!(s.jobs[0].initial.len(), 2, "the running pods start on their nodes");
+    assert_eq!(s.jobs()[1].min_resources, Resources::new(64_000, 512 << 30, 16_000, 2));
+    assert_eq!(s.jobs()[0].initial.len(), 2, "the running pods start on their nodes");
     assert!(s.warnings.iter().all(|w| w.kind == "jobs-without-run-time"), "{:?}", s.warnings);
 }
 

@@ -39,8 +39,8 @@ fn weibull_source_matches_the_generator() {
         model_weights: vec![],
     };
     let want = generate(&spec, &RngStreams::new(5));
-    assert_eq!(s.jobs, want);
-    assert!(s.jobs.iter().all(|j| (300..=86400).contains(&(j.duration.micros() / 1_000_000))));
+    assert_eq!(s.jobs(), want);
+    assert!(s.jobs().iter().all(|j| (300..=86400).contains(&(j.duration.micros() / 1_000_000))));
 }
 
 /// A burst source: 2 bursts of 2 jobs, 30 minutes apart, no jitter.
@@ -51,9 +51,9 @@ fn bursts_source_submits_in_bursts() {
         "  workload:\n    - synthetic: {jobs: 4, start: 10m, arrival: {bursts: {size: 2, every: 30m}}, gpus: {1: 1}, duration: {lognormal: {median: 1h, sigma: 0}}}\n",
     );
     let s = lahar::scenario::load_str(&text, "t.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}"));
-    let t: Vec<u64> = s.jobs.iter().map(|j| j.submit.micros() / 1_000_000).collect();
+    let t: Vec<u64> = s.jobs().iter().map(|j| j.submit.micros() / 1_000_000).collect();
     assert_eq!(t, [600, 600, 2400, 2400]);
-    assert!(s.jobs.iter().all(|j| j.duration == SimDuration::from_secs(3600)));
+    assert!(s.jobs().iter().all(|j| j.duration == SimDuration::from_secs(3600)));
 }
 
 const NODE: &str = "    nodes:\n      - {name: n0, cpu: 64, memory: 256Gi, gpus: 8}";
@@ -98,15 +98,16 @@ fn model_mix_picks_a_catalog_model_per_job() {
         &format!("  seed: 3\n  workload:\n    - synthetic: {{{SOURCE}, models: {{resnet-50: 1, llama-7b: 3}}}}\n"),
     ));
     let plain = load(&scenario(NODE, &format!("  seed: 3\n  workload:\n    - synthetic: {{{SOURCE}}}\n")));
-    assert_eq!(s.jobs, plain.jobs, "a model mix does not change the jobs");
+    assert_eq!(s.jobs(), plain.jobs(), "a model mix does not change the jobs");
     let mut spec = base_spec(40);
     spec.model_weights = vec![3.0, 1.0];
     let picks = lahar_workloads::model_choices(&spec, &RngStreams::new(3));
-    let names: Vec<&str> = s.models.iter().map(|m| m.as_ref().unwrap().name.as_str()).collect();
+    let models = s.models();
+    let names: Vec<&str> = models.iter().map(|m| m.as_ref().unwrap().name.as_str()).collect();
     let want: Vec<&str> = picks.iter().map(|&k| ["llama-7b", "resnet-50"][k]).collect();
     assert_eq!(names, want);
     assert!(names.contains(&"resnet-50") && names.contains(&"llama-7b"));
-    assert!(plain.models.iter().all(Option::is_none));
+    assert!(plain.models().iter().all(Option::is_none));
 }
 
 /// `checkpointInterval: {uniform: ...}` draws per job; a fixed one is copied.
@@ -123,11 +124,11 @@ fn checkpoint_interval_distributions_from_yaml() {
         min: SimDuration::from_secs(600),
         max: SimDuration::from_secs(1800),
     });
-    assert_eq!(s.jobs, generate(&spec, &RngStreams::new(3)));
-    let distinct: std::collections::BTreeSet<_> = s.jobs.iter().map(|j| j.checkpoint_interval).collect();
+    assert_eq!(s.jobs(), generate(&spec, &RngStreams::new(3)));
+    let distinct: std::collections::BTreeSet<_> = s.jobs().iter().map(|j| j.checkpoint_interval).collect();
     assert!(distinct.len() > 30, "intervals vary per job");
     let s = load(&scenario(NODE, &format!("  workload:\n    - synthetic: {{{SOURCE}, checkpointInterval: 20m}}\n")));
-    assert!(s.jobs.iter().all(|j| j.checkpoint_interval == Some(SimDuration::from_secs(1200))));
+    assert!(s.jobs().iter().all(|j| j.checkpoint_interval == Some(SimDuration::from_secs(1200))));
 }
 
 /// Diurnal arrivals and `gpus: philly` load into exactly the generator's jobs.
@@ -148,9 +149,9 @@ fn diurnal_arrivals_and_philly_gpus_from_yaml() {
     let mut spec = base_spec(60);
     spec.arrival = Arrival::Diurnal { rate_per_hour: r, weekly: [1.0, 1.0, 1.0, 1.0, 1.0, 0.25, 0.25] };
     spec.gpus = vec![(1, 70.0), (2, 10.0), (4, 15.0), (8, 5.0)];
-    assert_eq!(s.jobs, generate(&spec, &RngStreams::new(11)));
+    assert_eq!(s.jobs(), generate(&spec, &RngStreams::new(11)));
     // Office hours (9–18, rate 12) get most of the 60 arrivals: 108 of the 138 jobs/day expected.
-    let office = s.jobs.iter().filter(|j| (9..18).contains(&((j.submit.micros() / 3_600_000_000) % 24))).count();
+    let office = s.jobs().iter().filter(|j| (9..18).contains(&((j.submit.micros() / 3_600_000_000) % 24))).count();
     assert!(office >= 40, "{office} of 60 in office hours");
 }
 
@@ -176,9 +177,9 @@ fn empirical_durations_from_a_trace_file() {
         min: SimDuration::from_secs(1),
         max: SimDuration::from_secs(36_000),
     };
-    assert_eq!(s.jobs, generate(&spec, &RngStreams::new(4)));
+    assert_eq!(s.jobs(), generate(&spec, &RngStreams::new(4)));
     for secs in [100, 2000, 36_000] {
-        assert!(s.jobs.iter().any(|j| j.duration == SimDuration::from_secs(secs)), "{secs} s drawn");
+        assert!(s.jobs().iter().any(|j| j.duration == SimDuration::from_secs(secs)), "{secs} s drawn");
     }
 }
 
@@ -188,16 +189,17 @@ fn empirical_durations_from_a_trace_file() {
 fn synthetic_mix_example_uses_every_knob() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/synthetic-mix.yaml");
     let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(s.jobs.len(), 400);
-    let sizes: std::collections::BTreeSet<i64> = s.jobs.iter().map(|j| j.total_gpus()).collect();
+    assert_eq!(s.jobs().len(), 400);
+    let sizes: std::collections::BTreeSet<i64> = s.jobs().iter().map(|j| j.total_gpus()).collect();
     assert_eq!(sizes.into_iter().collect::<Vec<_>>(), [1, 2, 4, 8]);
+    let profiles = s.models();
     let models: std::collections::BTreeSet<&str> =
-        s.models.iter().map(|m| m.as_ref().expect("every job has a model").name.as_str()).collect();
+        profiles.iter().map(|m| m.as_ref().expect("every job has a model").name.as_str()).collect();
     assert_eq!(models.len(), 4);
-    assert!(s.jobs.iter().all(|j| (1200..=3600).contains(&(j.checkpoint_interval.unwrap().micros() / 1_000_000))));
-    assert!(s.jobs.iter().all(|j| (60..=172_800).contains(&(j.duration.micros() / 1_000_000))));
+    assert!(s.jobs().iter().all(|j| (1200..=3600).contains(&(j.checkpoint_interval.unwrap().micros() / 1_000_000))));
+    assert!(s.jobs().iter().all(|j| (60..=172_800).contains(&(j.duration.micros() / 1_000_000))));
     // 108 of the 133 jobs of a day are expected in hours 9–17.
-    let office = s.jobs.iter().filter(|j| (9..18).contains(&((j.submit.micros() / 3_600_000_000) % 24))).count();
+    let office = s.jobs().iter().filter(|j| (9..18).contains(&((j.submit.micros() / 3_600_000_000) % 24))).count();
     assert!(office >= 280, "{office} of 400 in office hours");
     let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).expect("run");
     assert!(r.rows().iter().all(|row| row.state == "Completed"));

@@ -178,17 +178,35 @@ pub fn stream(
     opts: &ImportOptions,
     sink: &mut dyn FnMut(JobSpec) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
 ) -> Result<ImportReport, ImportError> {
-    let origin = match opts.origin {
-        TimeOrigin::At(secs) => explicit_origin(secs, path)?,
+    let origin = origin(format, path, opts)?;
+    stream_from(format, path, opts, origin, sink)
+}
+
+/// The time origin of an import, in µs on the file's clock: the explicit origin,
+/// or the earliest submit time of the jobs read (one pass over the file).
+pub fn origin(format: Format, path: &Path, opts: &ImportOptions) -> Result<i64, ImportError> {
+    match opts.origin {
+        TimeOrigin::At(secs) => explicit_origin(secs, path),
         TimeOrigin::EarliestSubmit => {
             let mut earliest: Option<i64> = None;
             read_pass(format, &mut open(path)?, path, opts, &mut |raw| {
                 earliest = Some(earliest.map_or(raw.submit_micros, |e| e.min(raw.submit_micros)));
                 Ok(())
             })?;
-            earliest.unwrap_or(0)
+            Ok(earliest.unwrap_or(0))
         }
-    };
+    }
+}
+
+/// Like [`stream`], with the time origin (µs on the file's clock, see [`origin`])
+/// already known: one pass over the file.
+pub fn stream_from(
+    format: Format,
+    path: &Path,
+    opts: &ImportOptions,
+    origin: i64,
+    sink: &mut dyn FnMut(JobSpec) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
+) -> Result<ImportReport, ImportError> {
     let mut counts = ImportReport::new(format, path.to_path_buf());
     counts.origin_micros = origin;
     let mut report = read_pass(format, &mut open(path)?, path, opts, &mut |raw| match admit(&mut counts, raw) {

@@ -10,7 +10,7 @@
 use lahar_core::job::{DEFAULT_TERMINATION_GRACE, JobSpec, TaskSpec};
 use lahar_core::queue::QueueId;
 use lahar_core::resource::Resources;
-use lahar_core::rng::RngStreams;
+use lahar_core::rng::{RngStreams, StreamRng};
 use lahar_core::time::{SimDuration, SimTime};
 use rand::distr::Distribution;
 use rand::distr::Uniform;
@@ -67,14 +67,14 @@ impl DurationDist {
 }
 
 /// A validated run-time distribution, ready to sample in microseconds.
-enum DurSampler<'a> {
+enum DurSampler {
     LogNormal(LogNormal<f64>),
     Weibull(Weibull<f64>),
-    Empirical(&'a [SimDuration], Uniform<usize>),
+    Empirical(Vec<SimDuration>, Uniform<usize>),
 }
 
-impl DurSampler<'_> {
-    fn new(d: &DurationDist) -> DurSampler<'_> {
+impl DurSampler {
+    fn new(d: &DurationDist) -> DurSampler {
         match d {
             DurationDist::LogNormal { median, sigma, .. } => DurSampler::LogNormal(
                 LogNormal::new((median.micros() as f64).ln(), *sigma).expect("validated sigma ≥ 0"),
@@ -83,7 +83,7 @@ impl DurSampler<'_> {
                 DurSampler::Weibull(Weibull::new(scale.micros() as f64, *shape).expect("validated shape, scale > 0"))
             }
             DurationDist::Empirical { durations, .. } => DurSampler::Empirical(
-                durations,
+                durations.clone(),
                 Uniform::new(0, durations.len()).expect("validated: at least one run time"),
             ),
         }
@@ -240,82 +240,150 @@ pub struct SyntheticSpec {
 
 /// Generates the jobs of a synthetic source, in submission order.
 pub fn generate(spec: &SyntheticSpec, streams: &RngStreams) -> Vec<JobSpec> {
-    let s = spec.source as u64;
-    let mut arrivals = streams.stream("synthetic/arrivals", s);
-    let mut sizes = streams.stream("synthetic/gpus", s);
-    let mut durations = streams.stream("synthetic/durations", s);
-    let mut queues = streams.stream("synthetic/queues", s);
-    // Streams added after the first four: their draws never shift the others'.
-    let mut checkpoints = streams.stream("synthetic/checkpoints", s);
-    let submits = submit_times(spec, &mut arrivals);
-    let size_dist = WeightedIndex::new(spec.gpus.iter().map(|g| g.1)).expect("validated weights");
-    let queue_dist = WeightedIndex::new(spec.queues.iter().map(|q| q.1)).expect("validated weights");
-    let (min, max) = spec.duration.clamps();
-    let dur = DurSampler::new(&spec.duration);
-    let mut out = Vec::with_capacity(spec.jobs as usize);
-    for (i, submit) in (0..spec.jobs).zip(submits) {
-        let gpus = spec.gpus[size_dist.sample(&mut sizes)].0;
-        let d: f64 = dur.sample(&mut durations);
-        let d = (d.round() as u64).clamp(min.micros(), max.micros().max(min.micros()));
-        let queue = spec.queues[queue_dist.sample(&mut queues)].0;
-        let mut j = job(spec, i, submit, gpus, SimDuration(d), queue);
-        j.checkpoint_interval = spec.checkpoint_interval.as_ref().map(|c| c.sample(&mut checkpoints));
-        out.push(j);
-    }
-    out
+    Generator::new(spec.clone(), streams).map(|(j, _)| j).collect()
 }
 
 /// For each job of `spec` (in [`generate`]'s order), the index of its model in the
 /// mix, drawn from the `synthetic/models` stream; empty when there is no mix.
 pub fn model_choices(spec: &SyntheticSpec, streams: &RngStreams) -> Vec<usize> {
-    if spec.model_weights.is_empty() {
-        return Vec::new();
-    }
-    let mut rng = streams.stream("synthetic/models", spec.source as u64);
-    let dist = WeightedIndex::new(&spec.model_weights).expect("validated weights");
-    (0..spec.jobs).map(|_| dist.sample(&mut rng)).collect()
+    Generator::new(spec.clone(), streams).filter_map(|(_, m)| m).collect()
 }
 
-/// The submit times of all jobs, in order, from the `synthetic/arrivals` stream.
-fn submit_times<R: rand::Rng + ?Sized>(spec: &SyntheticSpec, rng: &mut R) -> Vec<SimTime> {
-    match spec.arrival {
-        Arrival::Poisson { rate_per_hour } => {
-            let inter = Exp::new(rate_per_hour / 3600.0).expect("validated rate > 0");
-            let mut t = spec.start.micros() as f64;
-            (0..spec.jobs)
-                .map(|_| {
-                    t += inter.sample(rng) * 1e6;
-                    SimTime(t.round() as u64)
-                })
-                .collect()
+/// The jobs of a synthetic source, generated one at a time in submission order,
+/// each with the index of its model in the mix (drawn from the `synthetic/models`
+/// stream; `None` when the source has no mix). Every draw comes from a stream of
+/// its own, so generating lazily gives exactly the jobs [`generate`] lists.
+pub struct Generator {
+    spec: SyntheticSpec,
+    next: u32,
+    submits: Submits,
+    sizes: StreamRng,
+    durations: StreamRng,
+    queues: StreamRng,
+    checkpoints: StreamRng,
+    models: Option<(StreamRng, WeightedIndex<f64>)>,
+    size_dist: WeightedIndex<f64>,
+    queue_dist: WeightedIndex<f64>,
+    dur: DurSampler,
+    clamp: (u64, u64),
+}
+
+impl Generator {
+    /// The generator of `spec`'s jobs under `streams`' seed.
+    pub fn new(spec: SyntheticSpec, streams: &RngStreams) -> Generator {
+        let s = spec.source as u64;
+        let mut arrivals = streams.stream("synthetic/arrivals", s);
+        let sizes = streams.stream("synthetic/gpus", s);
+        let durations = streams.stream("synthetic/durations", s);
+        let queues = streams.stream("synthetic/queues", s);
+        // Streams added after the first four: their draws never shift the others'.
+        let checkpoints = streams.stream("synthetic/checkpoints", s);
+        let models = (!spec.model_weights.is_empty()).then(|| {
+            let dist = WeightedIndex::new(&spec.model_weights).expect("validated weights");
+            (streams.stream("synthetic/models", s), dist)
+        });
+        let submits = Submits::new(&spec, &mut arrivals);
+        let size_dist = WeightedIndex::new(spec.gpus.iter().map(|g| g.1)).expect("validated weights");
+        let queue_dist = WeightedIndex::new(spec.queues.iter().map(|q| q.1)).expect("validated weights");
+        let (min, max) = spec.duration.clamps();
+        let dur = DurSampler::new(&spec.duration);
+        Generator {
+            next: 0,
+            submits,
+            sizes,
+            durations,
+            queues,
+            checkpoints,
+            models,
+            size_dist,
+            queue_dist,
+            dur,
+            clamp: (min.micros(), max.micros().max(min.micros())),
+            spec,
         }
-        Arrival::Bursts { size, every, jitter } => {
-            let offset = Uniform::new_inclusive(0, jitter.micros()).expect("0 ≤ jitter");
-            let mut t: Vec<SimTime> = (0..spec.jobs)
-                .map(|i| {
-                    let burst = u64::from(i / size.max(1));
-                    let at = spec.start.micros().saturating_add(burst.saturating_mul(every.micros()));
-                    SimTime(at.saturating_add(offset.sample(rng)))
-                })
-                .collect();
-            t.sort_unstable();
-            t
+    }
+}
+
+impl Iterator for Generator {
+    type Item = (JobSpec, Option<usize>);
+
+    fn next(&mut self) -> Option<(JobSpec, Option<usize>)> {
+        if self.next >= self.spec.jobs {
+            return None;
         }
-        Arrival::Diurnal { rate_per_hour, weekly } => {
-            let peak =
-                rate_per_hour.iter().fold(0.0_f64, |a, &b| a.max(b)) * weekly.iter().fold(0.0_f64, |a, &b| a.max(b));
-            let inter = Exp::new(peak / 3600.0).expect("validated: peak rate > 0");
-            let mut t = spec.start.micros() as f64;
-            let mut out = Vec::with_capacity(spec.jobs as usize);
-            while out.len() < spec.jobs as usize {
-                t += inter.sample(rng) * 1e6;
+        let i = self.next;
+        self.next += 1;
+        let submit = self.submits.next(&self.spec);
+        let gpus = self.spec.gpus[self.size_dist.sample(&mut self.sizes)].0;
+        let d: f64 = self.dur.sample(&mut self.durations);
+        let d = (d.round() as u64).clamp(self.clamp.0, self.clamp.1);
+        let queue = self.spec.queues[self.queue_dist.sample(&mut self.queues)].0;
+        let mut j = job(&self.spec, i, submit, gpus, SimDuration(d), queue);
+        j.checkpoint_interval = self.spec.checkpoint_interval.as_ref().map(|c| c.sample(&mut self.checkpoints));
+        let model = self.models.as_mut().map(|(rng, dist)| dist.sample(rng));
+        Some((j, model))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.spec.jobs - self.next) as usize;
+        (n, Some(n))
+    }
+}
+
+/// The submit times, in order, from the `synthetic/arrivals` stream: drawn one
+/// at a time, but for bursts, whose jittered times are drawn whole and sorted.
+enum Submits {
+    Poisson { rng: StreamRng, inter: Exp<f64>, t: f64 },
+    Bursts(std::vec::IntoIter<SimTime>),
+    Diurnal { rng: StreamRng, inter: Exp<f64>, peak: f64, t: f64 },
+}
+
+impl Submits {
+    fn new(spec: &SyntheticSpec, rng: &mut StreamRng) -> Submits {
+        let start = spec.start.micros() as f64;
+        match spec.arrival {
+            Arrival::Poisson { rate_per_hour } => Submits::Poisson {
+                rng: rng.clone(),
+                inter: Exp::new(rate_per_hour / 3600.0).expect("validated rate > 0"),
+                t: start,
+            },
+            Arrival::Bursts { size, every, jitter } => {
+                let offset = Uniform::new_inclusive(0, jitter.micros()).expect("0 ≤ jitter");
+                let mut t: Vec<SimTime> = (0..spec.jobs)
+                    .map(|i| {
+                        let burst = u64::from(i / size.max(1));
+                        let at = spec.start.micros().saturating_add(burst.saturating_mul(every.micros()));
+                        SimTime(at.saturating_add(offset.sample(rng)))
+                    })
+                    .collect();
+                t.sort_unstable();
+                Submits::Bursts(t.into_iter())
+            }
+            Arrival::Diurnal { rate_per_hour, weekly } => {
+                let peak = rate_per_hour.iter().fold(0.0_f64, |a, &b| a.max(b))
+                    * weekly.iter().fold(0.0_f64, |a, &b| a.max(b));
+                let inter = Exp::new(peak / 3600.0).expect("validated: peak rate > 0");
+                Submits::Diurnal { rng: rng.clone(), inter, peak, t: start }
+            }
+        }
+    }
+
+    /// The next submit time (called once per job).
+    fn next(&mut self, spec: &SyntheticSpec) -> SimTime {
+        match self {
+            Submits::Poisson { rng, inter, t } => {
+                *t += inter.sample(rng) * 1e6;
+                SimTime(t.round() as u64)
+            }
+            Submits::Bursts(times) => times.next().expect("one time per job"),
+            Submits::Diurnal { rng, inter, peak, t } => loop {
+                *t += inter.sample(rng) * 1e6;
                 let at = SimTime(t.round() as u64);
                 let u: f64 = rand::distr::StandardUniform.sample(rng);
-                if u * peak < spec.arrival.rate_at(at).unwrap_or(0.0) {
-                    out.push(at);
+                if u * *peak < spec.arrival.rate_at(at).unwrap_or(0.0) {
+                    return at;
                 }
-            }
-            out
+            },
         }
     }
 }

@@ -398,18 +398,7 @@ impl CommRuntime {
     pub fn new(model: CommModel, cluster: &Cluster, profiles: Vec<Option<Arc<JobProfile>>>) -> CommRuntime {
         let opts = AdapterOptions::default();
         let mut distinct: Vec<JobProfile> = Vec::new();
-        let job_profile = profiles
-            .into_iter()
-            .map(|p| {
-                p.map(|p| match distinct.iter().position(|d| *d == *p) {
-                    Some(i) => i as u32,
-                    None => {
-                        distinct.push(Arc::unwrap_or_clone(p));
-                        distinct.len() as u32 - 1
-                    }
-                })
-            })
-            .collect();
+        let job_profile = profiles.into_iter().map(|p| p.map(|p| Self::distinct(&mut distinct, p))).collect();
         let reference = Self::reference_node(&model, cluster, &opts);
         CommRuntime {
             model,
@@ -420,6 +409,17 @@ impl CommRuntime {
             sharing: false,
             shares: Mutex::new(BTreeMap::new()),
             cache: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The index of `p` in `distinct`, added when new.
+    fn distinct(distinct: &mut Vec<JobProfile>, p: Arc<JobProfile>) -> u32 {
+        match distinct.iter().position(|d| *d == *p) {
+            Some(i) => i as u32,
+            None => {
+                distinct.push(Arc::unwrap_or_clone(p));
+                distinct.len() as u32 - 1
+            }
         }
     }
 
@@ -610,6 +610,14 @@ impl CommRuntime {
 }
 
 impl RuntimeModel for CommRuntime {
+    fn admit(&mut self, job: JobId, profile: Option<Arc<JobProfile>>) {
+        let i = job.0 as usize;
+        if self.job_profile.len() <= i {
+            self.job_profile.resize(i + 1, None);
+        }
+        self.job_profile[i] = profile.map(|p| Self::distinct(&mut self.profiles, p));
+    }
+
     fn speed_ppm(&self, world: &World, job: JobId, _nodes: &[NodeId]) -> u32 {
         let Some((idx, p)) = self.profile_of(job) else { return FULL_SPEED_PPM };
         let alloc = Self::alloc(world, job);

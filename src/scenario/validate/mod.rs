@@ -89,14 +89,7 @@ impl V<'_> {
     /// Adds a warning; one of the same kind about the same source (`group`) only
     /// adds to the first one's count.
     pub(crate) fn warn_in(&mut self, w: Warning) {
-        match self
-            .warnings
-            .iter_mut()
-            .find(|x| x.kind == w.kind && x.file == w.file && group(&x.path) == group(&w.path))
-        {
-            Some(first) => first.count += w.count,
-            None => self.warnings.push(w),
-        }
+        merge_warning(&mut self.warnings, w);
     }
     pub(crate) fn err(&mut self, at: At, path: impl Into<String>, message: impl Into<String>) {
         self.errors.push(InputError { file: self.file.to_string(), at, path: path.into(), message: message.into() });
@@ -148,6 +141,15 @@ impl V<'_> {
 
 /// The source a warning's field path belongs to (`spec.workload[2]`), so warnings of
 /// one kind about one source are counted together.
+/// Adds `w` to `list`; one of the same kind about the same source (`group`) only
+/// adds to the first one's count.
+pub(crate) fn merge_warning(list: &mut Vec<Warning>, w: Warning) {
+    match list.iter_mut().find(|x| x.kind == w.kind && x.file == w.file && group(&x.path) == group(&w.path)) {
+        Some(first) => first.count += w.count,
+        None => list.push(w),
+    }
+}
+
 fn group(path: &str) -> &str {
     match path.find("].") {
         Some(i) if path.starts_with("spec.workload[") => &path[..=i],

@@ -1,0 +1,72 @@
+//! Jobs made as the run reaches them: a scenario's sources are merged by (submit
+//! time, source, position) one job at a time, a trace out of submit order is put
+//! in order as it is read, and a trace that changes after it was validated fails
+//! the run instead of running other jobs than the ones checked.
+
+use crate::{scenario, write_scenario};
+use lahar::RunOptions;
+
+const NODES: &str = "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}";
+
+/// A canonical trace out of submit order (a@30 s, b@10, c@20, d@10) before a
+/// `jobs:` list (x@10, y@25).
+fn mixed() -> (tempfile::TempDir, std::path::PathBuf) {
+    let text = scenario(
+        NODES,
+        "  workload:\n    - trace: {format: lahar, path: t.csv}\n    - jobs:\n      \
+         - {name: x, submitAt: 10s, duration: 5s, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n      \
+         - {name: y, submitAt: 25s, duration: 5s, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n",
+    );
+    let (dir, p) = write_scenario(&text);
+    std::fs::write(dir.path().join("t.csv"), "job,submit_s,duration_s,gpu\na,30,5,1\nb,10,5,1\nc,20,5,1\nd,10,5,1\n")
+        .unwrap();
+    (dir, p)
+}
+
+/// The trace's time origin is its earliest submit (10 s): b and d at 0, c at 10,
+/// a at 20; the list's jobs keep their times. Equal times: the earlier source first.
+const ORDER: [&str; 6] = ["b", "d", "c", "x", "a", "y"];
+
+#[test]
+fn sources_merge_by_submit_time_and_an_unsorted_trace_is_put_in_order() {
+    let (_dir, p) = mixed();
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.workload.count, 6);
+    let names: Vec<String> = s.jobs().into_iter().map(|j| j.name).collect();
+    assert_eq!(names, ORDER);
+    // The run numbers jobs as they arrive, in the same order.
+    let r = lahar::run(s, &RunOptions { no_write: true, ..Default::default() }).expect("run");
+    let ids: Vec<&str> = r.output.world.jobs.iter().map(|j| j.spec.name.as_str()).collect();
+    assert_eq!(ids, ORDER);
+    let submits: Vec<u64> = r.output.world.jobs.iter().map(|j| j.spec.submit.micros() / 1_000_000).collect();
+    assert_eq!(submits, [0, 0, 10, 10, 20, 25]);
+}
+
+#[test]
+fn a_trace_that_changes_after_validation_fails_the_run() {
+    let (dir, p) = mixed();
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("t.csv"), "job,submit_s,duration_s,gpu\na,30,5,1\n").unwrap();
+    let out = dir.path().join("out");
+    match lahar::run(s, &RunOptions { out_dir: Some(out), ..Default::default() }) {
+        Err(lahar::RunError::Source(m)) => {
+            assert!(m.contains("t.csv: the trace changed after it was validated (it yielded 4 jobs then"), "{m}")
+        }
+        other => panic!("expected a source error, got {:?}", other.map(|r| r.summary.jobs)),
+    }
+}
+
+#[test]
+fn a_run_cut_short_stops_reading_its_trace() {
+    // A horizon before the last arrival: the trace's reader is left behind
+    // without an error, and the jobs never submitted are not in the outputs.
+    let (dir, p) = mixed();
+    let text = std::fs::read_to_string(&p).unwrap().replace("spec:\n", "spec:\n  horizon: 12s\n");
+    std::fs::write(&p, text).unwrap();
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out");
+    let r = lahar::run(s, &RunOptions { out_dir: Some(out.clone()), ..Default::default() }).expect("run");
+    assert_eq!(r.summary.jobs, 4, "b, d, c and x were submitted by 12 s");
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    assert_eq!(jobs.lines().count(), 5, "{jobs}");
+}
