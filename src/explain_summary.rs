@@ -28,20 +28,10 @@ pub fn lines(out: &RunOutput) -> Vec<String> {
         let name = lahar_reports::metrics::pod_label(&job.spec, t, i);
         let submit = job.spec.submit.as_secs_f64();
         let first = out.pods.iter().filter(|r| r.job == j && r.task == t && r.index == i).min_by_key(|r| r.start);
-        let running = out
-            .world
-            .pods
-            .iter()
-            .filter(|p| p.job == j && p.task == t && p.index == i)
-            .filter(|p| p.status == PodStatus::Running && p.node.is_some())
-            .min_by_key(|p| p.started);
-        let pending_at_end = out
-            .world
-            .pods
-            .iter()
-            .rev()
-            .find(|p| p.job == j && p.task == t && p.index == i)
-            .is_some_and(|p| p.status == PodStatus::Pending);
+        // The pods of its current incarnation (an explained job is never retired).
+        let mine = || job.pods.iter().map(|&p| &out.world.pods[p.0 as usize]).filter(|p| p.task == t && p.index == i);
+        let running = mine().filter(|p| p.status == PodStatus::Running && p.node.is_some()).min_by_key(|p| p.started);
+        let pending_at_end = mine().next_back().is_some_and(|p| p.status == PodStatus::Pending);
         let node_name = |n: lahar_core::cluster::NodeId| out.world.cluster.node(n).name.clone();
         let placed = match (first, running) {
             (Some(r), Some(p)) if p.started < r.start => Some((p.started, p.node.expect("running"))),

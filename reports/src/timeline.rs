@@ -131,8 +131,8 @@ impl Facts {
         let mut index = vec![usize::MAX; out.world.jobs.len()];
         let mut jobs = Vec::new();
         // The target workload is the scenario's, submitted or not.
-        let shapes = workload(&out.world.jobs);
-        for (i, j) in out.world.jobs.iter().enumerate() {
+        let shapes = workload(out.world.jobs.iter());
+        for (i, j) in out.world.jobs.iter_ids() {
             if j.phase == JobPhase::NotSubmitted {
                 continue;
             }

@@ -330,6 +330,33 @@ impl Engine {
         self.recorder = Some(recorder);
     }
 
+    /// Whether the state of finished jobs may be dropped: their records went to
+    /// the recorder and nothing looks at them again (`--explain` jobs are kept).
+    fn retiring(&self, j: JobId) -> bool {
+        self.recorder.is_some() && !self.explain.as_ref().is_some_and(|e| e.watches_job(j))
+    }
+
+    /// Drops a pod no job refers to any more (a replaced pod, an old incarnation's).
+    fn forget_pod(&mut self, p: PodId) {
+        let j = self.world.pods[p.0 as usize].job;
+        if self.retiring(j) {
+            self.world.pods.remove(p.0 as usize);
+        }
+    }
+
+    /// Drops an ended job whose pods have all let go of their nodes, with its pods:
+    /// a long run's memory follows the jobs alive, not the jobs it has seen.
+    fn maybe_retire(&mut self, j: JobId) {
+        let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
+        if !job.phase.is_terminal() || job.count(PodStatus::Releasing) > 0 || !self.retiring(j) {
+            return;
+        }
+        for p in std::mem::take(&mut self.world.jobs[j.0 as usize].pods) {
+            self.world.pods.remove(p.0 as usize);
+        }
+        self.world.jobs.remove(j.0 as usize);
+    }
+
     /// Hands a decision to the recorder, or keeps it.
     fn emit(&mut self, d: Decision) {
         match &mut self.recorder {
@@ -503,9 +530,12 @@ impl Engine {
         }
         // Intervals still open end with the run (before the last samples, which see
         // the state after every change at their instant).
-        let open: Vec<PodId> = (0..self.world.pods.len() as u32)
-            .map(PodId)
-            .filter(|p| self.world.pods[p.0 as usize].status == PodStatus::Running)
+        let open: Vec<PodId> = self
+            .world
+            .pods
+            .iter_ids()
+            .filter(|(_, p)| p.status == PodStatus::Running)
+            .map(|(i, _)| PodId(i as u32))
             .collect();
         for p in open {
             self.record_pod_end(p, EndReason::Running);
@@ -555,7 +585,8 @@ impl Engine {
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::Finish(j, generation) => {
-                let job = &self.world.jobs[j.0 as usize];
+                // A stale finish of a job already ended (and maybe retired) is dropped.
+                let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
                 if job.progress.generation == generation && job.is_progressing() {
                     self.complete(j);
                 }
@@ -828,12 +859,15 @@ impl Engine {
         if newly_done {
             self.ended(j);
         }
+        self.maybe_retire(j);
     }
 
     fn maybe_restart(&mut self, j: JobId) {
         let job = &mut self.world.jobs[j.0 as usize];
         if job.phase == JobPhase::Restarting && job.count(PodStatus::Releasing) == 0 {
-            job.pods.clear();
+            for p in std::mem::take(&mut job.pods) {
+                self.forget_pod(p);
+            }
             self.set_phase(j, JobPhase::Pending);
             self.create_initial_pods(j);
         }
@@ -851,9 +885,11 @@ impl Engine {
         if replace && !phase.is_terminal() && phase != JobPhase::Restarting {
             let job = &mut self.world.jobs[j.0 as usize];
             job.pods.retain(|&q| q != p);
+            self.forget_pod(p);
             self.world.create_pod(j, task, index, self.now);
         }
         self.maybe_restart(j);
+        self.maybe_retire(j);
     }
 
     /// Re-evaluates a job after its pods changed: start, stop or re-speed its
@@ -866,7 +902,7 @@ impl Engine {
 
     /// [`Engine::refresh_job`] but the PodGroup phase; false for a finished job.
     fn refresh_job_keeping_phase(&mut self, j: JobId) -> bool {
-        let job = &self.world.jobs[j.0 as usize];
+        let Some(job) = self.world.jobs.get(j.0 as usize) else { return false };
         if job.phase.is_terminal() {
             return false;
         }
@@ -1013,6 +1049,7 @@ impl Engine {
         self.jobs_done += 1;
         self.dirty = true;
         self.ended(j);
+        self.maybe_retire(j);
     }
 
     fn record_pod_end(&mut self, p: PodId, reason: EndReason) {

@@ -243,6 +243,38 @@ pub struct JobSpec {
     pub start_phase: Option<PodGroupPhase>,
 }
 
+impl JobSpec {
+    /// A job of nothing, with no heap memory of its own (what a retired job's
+    /// slot holds; see `store::Store`).
+    pub fn empty() -> JobSpec {
+        static NONE: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from(""));
+        JobSpec {
+            name: String::new(),
+            namespace: Arc::clone(&NONE),
+            kind: Arc::clone(&NONE),
+            queue: QueueId(0),
+            priority_class: None,
+            priority: 0,
+            submit: SimTime::ZERO,
+            min_available: 0,
+            tasks: Vec::new(),
+            policies: Vec::new(),
+            max_retry: 0,
+            min_resources: Resources::ZERO,
+            network_topology: None,
+            duration: SimDuration::ZERO,
+            checkpoint_interval: None,
+            termination_grace: SimDuration::ZERO,
+            user: Arc::clone(&NONE),
+            task_topology: None,
+            initial: Vec::new(),
+            pod_names: None,
+            roles: None,
+            start_phase: None,
+        }
+    }
+}
+
 /// Task-level affinity of a job: which task roles should share nodes, which should
 /// not, and the order in which roles are placed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

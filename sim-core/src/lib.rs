@@ -41,6 +41,7 @@ pub mod record;
 pub mod resource;
 pub mod rng;
 pub mod session;
+pub mod store;
 pub mod text;
 pub mod time;
 pub mod topology;

@@ -10,6 +10,7 @@ use crate::index::NodeIndex;
 use crate::job::{JobId, JobPhase, JobSpec, PodGroupPhase, PodId, PodStatus};
 use crate::queue::{Queue, QueueId};
 use crate::resource::{GPU, Resources};
+use crate::store::Store;
 use crate::time::SimTime;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -202,6 +203,36 @@ pub struct Pod {
     pub replace_on_release: bool,
     /// GPU devices it holds on its node, while it holds the node.
     pub gpu_devices: DeviceHold,
+}
+
+/// A pod of nothing: what a retired pod's slot holds (see `store::Store`).
+impl Default for Pod {
+    fn default() -> Pod {
+        Pod {
+            job: JobId(u32::MAX),
+            task: 0,
+            index: 0,
+            req: Resources::ZERO,
+            status: PodStatus::Succeeded,
+            node: None,
+            nominated: None,
+            started: SimTime::ZERO,
+            created: SimTime::ZERO,
+            evicted_at: None,
+            priority: 0,
+            preemptable: false,
+            best_effort: false,
+            replace_on_release: false,
+            gpu_devices: DeviceHold::default(),
+        }
+    }
+}
+
+/// A job of nothing, without heap memory: what a retired job's slot holds.
+impl Default for Job {
+    fn default() -> Job {
+        Job::new(JobSpec::empty())
+    }
 }
 
 /// A job's runtime state.
@@ -445,10 +476,13 @@ pub struct World {
     pub nodes: Vec<NodeState>,
     /// Free-resource index over `FutureIdle`.
     pub index: NodeIndex,
-    /// All pods ever created.
-    pub pods: Vec<Pod>,
-    /// All jobs (including not yet submitted ones).
-    pub jobs: Vec<Job>,
+    /// Every pod created, by id. A run whose records go to a recorder retires a
+    /// finished job's pods with it, and a pod replaced by another at once.
+    pub pods: Store<Pod>,
+    /// Every job added (arrived, or listed from the start and not yet submitted),
+    /// by id. A run whose records go to a recorder retires a job once it ended
+    /// and its pods let go of their nodes (never an `--explain` job).
+    pub jobs: Store<Job>,
     /// Queues.
     pub queues: Vec<QueueState>,
     /// Submitted jobs that are not terminal, ascending id (= creation order).
@@ -541,24 +575,15 @@ impl World {
                 ..NodeState::default()
             })
             .collect();
-        // The specs move into the jobs from the back, and the specs' buffer is
-        // given back as it empties: a million-job scenario never holds both
-        // buffers whole.
-        let mut specs = jobs;
-        let mut jobs: Vec<Job> = Vec::with_capacity(specs.len());
-        let shrink_every = (specs.len() / 16).max(4096);
-        while let Some(spec) = specs.pop() {
-            jobs.push(Job::new(spec));
-            if specs.len().is_multiple_of(shrink_every) {
-                specs.shrink_to_fit();
-            }
-        }
-        jobs.reverse();
         // Each distinct task request once, numbered in job order.
         let mut shapes = Shapes::default();
-        for job in &mut jobs {
-            shapes.number(job);
+        let mut jobs_in: Store<Job> = Store::new();
+        for spec in jobs {
+            let mut job = Job::new(spec);
+            shapes.number(&mut job);
+            jobs_in.push(job);
         }
+        let jobs = jobs_in;
         let queues = queues.into_iter().map(QueueState::new).collect();
         let nh = cluster.topology.hypernodes.len();
         let mut hn_allocatable = vec![Resources::ZERO; nh];
@@ -583,7 +608,7 @@ impl World {
             cluster,
             nodes,
             index,
-            pods: Vec::new(),
+            pods: Store::new(),
             jobs,
             queues,
             active: BTreeSet::new(),
@@ -907,7 +932,7 @@ impl World {
     /// inconsistency. Used by tests and debug assertions.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut used = vec![Resources::ZERO; self.nodes.len()];
-        for p in &self.pods {
+        for p in self.pods.iter() {
             if matches!(p.status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing) {
                 let n = p.node.ok_or("holding pod without node")?;
                 used[n.0 as usize] += p.req;
@@ -920,7 +945,7 @@ impl World {
                 self.nodes_ahead
             ));
         }
-        for (i, j) in self.jobs.iter().enumerate() {
+        for (i, j) in self.jobs.iter_ids() {
             let shapes_right =
                 j.tasks.iter().zip(&j.spec.tasks).all(|(s, t)| self.shapes.get(s.shape as usize) == Some(&t.requests));
             if !shapes_right {
@@ -953,7 +978,7 @@ impl World {
         }
         let mut terms = vec![[Resources::ZERO; 3]; self.queues.len()];
         let mut active = vec![0u32; self.queues.len()];
-        for (i, j) in self.jobs.iter().enumerate() {
+        for (i, j) in self.jobs.iter_ids() {
             let q = j.spec.queue.0 as usize;
             let t = queue_terms(j);
             for k in 0..3 {

@@ -70,3 +70,27 @@ fn a_run_cut_short_stops_reading_its_trace() {
     let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
     assert_eq!(jobs.lines().count(), 5, "{jobs}");
 }
+
+#[test]
+fn a_written_run_gives_back_the_jobs_it_finished() {
+    // Outputs written as the run goes: a job that ended and let go of its nodes
+    // is retired with its pods; the in-memory form keeps every job.
+    let (dir, p) = mixed();
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out");
+    let r = lahar::run(s, &RunOptions { out_dir: Some(out.clone()), ..Default::default() }).expect("run");
+    assert_eq!((r.summary.jobs, r.summary.completed), (6, 6));
+    assert_eq!((r.output.world.jobs.len(), r.output.world.jobs.live()), (6, 0));
+    assert_eq!(r.output.world.pods.live(), 0);
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    assert_eq!(jobs.lines().count(), 7, "{jobs}");
+    // An --explain pod's job stays for the end-of-run lines.
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    let opts = RunOptions { out_dir: Some(out), explain: vec!["c-worker-0".into()], ..Default::default() };
+    let r = lahar::run(s, &opts).expect("run");
+    let kept: Vec<&str> = r.output.world.jobs.iter().map(|j| j.spec.name.as_str()).collect();
+    assert_eq!(kept, ["c"]);
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    let r = lahar::run(s, &RunOptions { no_write: true, ..Default::default() }).expect("run");
+    assert_eq!(r.output.world.jobs.live(), 6);
+}
