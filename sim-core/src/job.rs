@@ -354,28 +354,10 @@ impl Default for JobSpec {
     /// `..JobSpec::default()` and then [`JobSpec::compute_min_resources`].
     fn default() -> Self {
         JobSpec {
-            name: String::new(),
             namespace: "default".into(),
-            kind: "".into(),
-            queue: QueueId(0),
-            priority_class: None,
-            priority: 0,
-            submit: SimTime::ZERO,
-            min_available: 0,
-            tasks: Vec::new(),
-            policies: Vec::new(),
             max_retry: 3,
-            min_resources: Resources::ZERO,
-            network_topology: None,
-            duration: SimDuration::ZERO,
-            checkpoint_interval: None,
             termination_grace: DEFAULT_TERMINATION_GRACE,
-            user: "".into(),
-            task_topology: None,
-            initial: Vec::new(),
-            pod_names: None,
-            roles: None,
-            start_phase: None,
+            ..JobSpec::empty()
         }
     }
 }
