@@ -31,8 +31,9 @@ struct SourceFindings {
     /// Its errors (a trace that cannot be read or yields nothing, a job its model
     /// cannot run on): (where, field path, message).
     errors: Vec<(At, String, String)>,
-    /// A synthetic source stops at its first job its model cannot run on.
-    stopped: bool,
+    /// A synthetic source stops at its first job its model cannot run on (its
+    /// position): the jobs from there on are not checked.
+    stopped: Option<usize>,
 }
 
 /// Builds a validated scenario's cluster and checks its jobs.
@@ -119,8 +120,10 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     let total = nodes.iter().fold(Resources::ZERO, |a, n| a + n.allocatable);
     let mut gangs: Vec<Warning> = Vec::new();
     let mut unbounded: (usize, Option<String>) = (0, None);
-    let mut names: FxHashSet<(String, String)> = FxHashSet::default();
-    let mut twice: Vec<(usize, String)> = Vec::new();
+    // Names by a 64-bit hash (8 bytes a job, not the names themselves); a hash
+    // seen twice is checked by name in a second pass over those jobs alone.
+    let mut names: FxHashSet<u64> = FxHashSet::default();
+    let mut suspects: FxHashSet<u64> = FxHashSet::default();
     let mut last_submit: Option<SimTime> = None;
     let mut used = vec![Resources::ZERO; nodes.len()];
     let mut count = 0;
@@ -128,7 +131,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     let health = Health::default();
     for mut t in merge(&plans, &health) {
         let f = &mut findings[t.source];
-        if f.stopped {
+        if f.stopped.is_some() {
             continue;
         }
         match &checked[t.source] {
@@ -137,7 +140,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
                     && let Err(m) = p.check(t.job.total_gpus().max(0) as u32)
                 {
                     f.errors.push((*at, field.clone(), format!("job `{}`: {m}", t.job.name)));
-                    f.stopped = true;
+                    f.stopped = Some(t.index);
                     continue;
                 }
             }
@@ -153,8 +156,9 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
             unbounded.0 += 1;
             unbounded.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
         }
-        if !names.insert((t.job.namespace.to_string(), t.job.name.clone())) {
-            twice.push((t.source, format!("{}/{}", t.job.namespace, t.job.name)));
+        let h = name_hash(&t.job);
+        if !names.insert(h) {
+            suspects.insert(h);
         }
         last_submit = last_submit.max(Some(t.job.submit));
         for &(task, _, n) in &t.job.initial {
@@ -168,6 +172,8 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         }
     }
     drop(names);
+    let stopped: Vec<usize> = findings.iter().map(|f| f.stopped.unwrap_or(usize::MAX)).collect();
+    let twice = if suspects.is_empty() { Vec::new() } else { named_twice(&plans, &suspects, &stopped) };
     if let Some(e) = health.failure() {
         v.err(None, "spec.workload", e);
     }
@@ -229,6 +235,31 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         text: String::new(),
         conf_text,
     })
+}
+
+/// A job's (namespace, name) hashed (stable: the same on every machine).
+fn name_hash(j: &JobSpec) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    (&*j.namespace, j.name.as_str()).hash(&mut h);
+    h.finish()
+}
+
+/// The jobs, in the stream's order, whose (namespace, name) an earlier job has,
+/// with their source: a pass over the jobs whose name hash is in `suspects` (a
+/// source's jobs from `stopped[source]` on were not checked).
+fn named_twice(plans: &[Plan], suspects: &FxHashSet<u64>, stopped: &[usize]) -> Vec<(usize, String)> {
+    let mut seen: FxHashSet<(String, String)> = FxHashSet::default();
+    let mut twice = Vec::new();
+    for t in merge(plans, &Health::default()) {
+        if t.index < stopped[t.source]
+            && suspects.contains(&name_hash(&t.job))
+            && !seen.insert((t.job.namespace.to_string(), t.job.name.clone()))
+        {
+            twice.push((t.source, format!("{}/{}", t.job.namespace, t.job.name)));
+        }
+    }
+    twice
 }
 
 /// The per-job check a source's kind needs in the pass.

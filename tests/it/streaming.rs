@@ -94,3 +94,25 @@ fn a_written_run_gives_back_the_jobs_it_finished() {
     let r = lahar::run(s, &RunOptions { no_write: true, ..Default::default() }).expect("run");
     assert_eq!(r.output.world.jobs.live(), 6);
 }
+
+#[test]
+fn a_name_used_twice_across_sources_is_found() {
+    // Names are kept as hashes while the jobs stream by; a hash seen twice is
+    // checked by name, so the error names the job and the source of the repeat.
+    let job = |n: &str| {
+        format!("      - {{name: {n}, duration: 5s, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1}}}}]}}\n")
+    };
+    let text = scenario(
+        NODES,
+        &format!("  workload:\n    - jobs:\n{}{}    - jobs:\n{}{}", job("a"), job("b"), job("c"), job("a")),
+    );
+    let (_dir, p) = write_scenario(&text);
+    let out = crate::lahar().arg("validate").arg(&p).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("spec.workload[1]: job `default/a` is defined twice; job names must be unique per namespace"),
+        "{err}"
+    );
+    assert!(!err.contains("`default/c`") && !err.contains("`default/b`"), "{err}");
+}
