@@ -533,21 +533,14 @@ pub struct World {
     pub admitted_list: Vec<(JobId, ReachFacts)>,
 }
 
-/// Numbers the distinct task requests in the order jobs are added.
-#[derive(Default)]
-struct Shapes {
-    list: Vec<Resources>,
-    of: rustc_hash::FxHashMap<Resources, u32>,
-}
-
-impl Shapes {
-    fn number(&mut self, job: &mut Job) {
-        for (state, task) in job.tasks.iter_mut().zip(&job.spec.tasks) {
-            state.shape = *self.of.entry(task.requests).or_insert_with(|| {
-                self.list.push(task.requests);
-                self.list.len() as u32 - 1
-            });
-        }
+/// Numbers `job`'s task requests in `list` (the distinct requests, first seen
+/// first; `of` finds a request's number).
+fn number_shapes(list: &mut Vec<Resources>, of: &mut rustc_hash::FxHashMap<Resources, u32>, job: &mut Job) {
+    for (state, task) in job.tasks.iter_mut().zip(&job.spec.tasks) {
+        state.shape = *of.entry(task.requests).or_insert_with(|| {
+            list.push(task.requests);
+            list.len() as u32 - 1
+        });
     }
 }
 
@@ -556,9 +549,7 @@ impl World {
     /// the run reaches their submit time): added not submitted, with the next id.
     pub fn add_job(&mut self, spec: JobSpec) -> JobId {
         let mut job = Job::new(spec);
-        let mut shapes = Shapes { list: std::mem::take(&mut self.shapes), of: std::mem::take(&mut self.shape_of) };
-        shapes.number(&mut job);
-        (self.shapes, self.shape_of) = (shapes.list, shapes.of);
+        number_shapes(&mut self.shapes, &mut self.shape_of, &mut job);
         self.jobs.push(job);
         JobId(self.jobs.len() as u32 - 1)
     }
@@ -576,11 +567,11 @@ impl World {
             })
             .collect();
         // Each distinct task request once, numbered in job order.
-        let mut shapes = Shapes::default();
+        let (mut shapes, mut shape_of) = (Vec::new(), Default::default());
         let mut jobs_in: Store<Job> = Store::new();
         for spec in jobs {
             let mut job = Job::new(spec);
-            shapes.number(&mut job);
+            number_shapes(&mut shapes, &mut shape_of, &mut job);
             jobs_in.push(job);
         }
         let jobs = jobs_in;
@@ -597,8 +588,8 @@ impl World {
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
             nodes_ahead: 0,
-            shapes: shapes.list,
-            shape_of: shapes.of,
+            shapes,
+            shape_of,
             epoch: 0,
             node_used_epoch: vec![0; cluster.nodes.len()],
             hn_used_epoch: vec![0; nh],

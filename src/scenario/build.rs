@@ -13,6 +13,7 @@ use super::validate::{
 use super::workload::{Health, Plan, Pricing, Tagged, Workload, merge};
 use super::{Scenario, ScenarioError, Warning};
 use lahar_core::cluster::{Cluster, Node};
+use lahar_core::comm::runtime::CommRuntime;
 use lahar_core::job::JobSpec;
 use lahar_core::resource::Resources;
 use lahar_core::time::SimTime;
@@ -78,7 +79,9 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         false => None,
         true => match lahar_core::comm::CommModel::new(comm.constants.clone()) {
             Ok(model) => {
-                Some(Pricing { model, cluster: Cluster::new(nodes.clone(), v.names.clone(), topology.clone()) })
+                let cluster = Cluster::new(nodes.clone(), v.names.clone(), topology.clone());
+                let reference = CommRuntime::reference(&model, &cluster).map_err(|e| e.to_string());
+                Some(Pricing { model, reference })
             }
             Err(e) => {
                 price_errors.push(("spec.comm.constants", e.to_string()));

@@ -7,9 +7,8 @@
 
 use super::validate::Profile;
 use lahar_core::arrivals::{Arrival, Source};
-use lahar_core::cluster::Cluster;
 use lahar_core::comm::CommModel;
-use lahar_core::comm::runtime::{CommRuntime, JobProfile};
+use lahar_core::comm::runtime::{JobProfile, ReferenceNode};
 use lahar_core::job::{JobSpec, NetworkTopology};
 use lahar_core::resource::Resources;
 use lahar_core::rng::RngStreams;
@@ -63,11 +62,12 @@ pub(super) enum Plan {
     Broken,
 }
 
-/// The cost model and cluster that price `iterations` jobs.
+/// The cost model and the cluster's node kind that price `iterations` jobs
+/// (`Err`: the cluster has none, which each such job reports).
 #[derive(Debug)]
 pub(super) struct Pricing {
     pub(super) model: CommModel,
-    pub(super) cluster: Cluster,
+    pub(super) reference: Result<ReferenceNode, String>,
 }
 
 /// One job of the merged stream, with where it came from.
@@ -169,7 +169,12 @@ impl Pricing {
         let Some(p) = profile else { return Ok(()) };
         let Some(n) = p.iterations else { return Ok(()) };
         let gpus = job.total_gpus().max(0) as u32;
-        match CommRuntime::reference_iteration_us(&self.model, &self.cluster, p, gpus) {
+        let us = self
+            .reference
+            .as_ref()
+            .map_err(String::clone)
+            .and_then(|r| r.iteration_us(&self.model, p, gpus).map_err(|e| e.to_string()));
+        match us {
             Ok(us) => {
                 job.duration = SimDuration((us * n as f64).ceil() as u64);
                 Ok(())

@@ -376,6 +376,20 @@ fn packed(p: &JobProfile, tpl: &Placement, node_gpus: u32, gpus: u32) -> Result<
     })
 }
 
+/// The node kind `iterations` jobs are priced on ([`CommRuntime::reference`]).
+#[derive(Clone, Debug)]
+pub struct ReferenceNode {
+    tpl: Placement,
+    node_gpus: u32,
+}
+
+impl ReferenceNode {
+    /// Ideal iteration time of `p` on `gpus` GPUs packed on nodes of this kind.
+    pub fn iteration_us(&self, model: &CommModel, p: &JobProfile, gpus: u32) -> Result<f64, CommError> {
+        iteration_us(model, p, self.tpl.gpu, &packed(p, &self.tpl, self.node_gpus, gpus)?)
+    }
+}
+
 /// A [`RuntimeModel`] backed by the collective cost model.
 pub struct CommRuntime {
     model: CommModel,
@@ -456,10 +470,16 @@ impl CommRuntime {
         p: &JobProfile,
         gpus: u32,
     ) -> Result<f64, CommError> {
+        Self::reference(model, cluster)?.iteration_us(model, p, gpus)
+    }
+
+    /// The cluster's fastest node kind, which prices `iterations` jobs (found once
+    /// for many jobs: the search visits every node).
+    pub fn reference(model: &CommModel, cluster: &Cluster) -> Result<ReferenceNode, CommError> {
         let (tpl, node_gpus) = Self::reference_node(model, cluster, &AdapterOptions::default()).ok_or_else(|| {
             CommError::InvalidPlacement("the cluster has no node with GPUs and a known GPU model".into())
         })?;
-        iteration_us(model, p, tpl.gpu, &packed(p, &tpl, node_gpus, gpus)?)
+        Ok(ReferenceNode { tpl, node_gpus })
     }
 
     /// Speed (ppm of ideal) of `p` on the job's `alloc` (node, GPUs), where `share`
