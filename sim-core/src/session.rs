@@ -331,13 +331,19 @@ impl<'w> Session<'w> {
     /// [`Session::admitted_jobs_with_pending`] with each job's
     /// [`crate::world::ReachFacts`], copied from one list the World keeps in step.
     pub fn admitted_with_facts(&self) -> Vec<(JobId, crate::world::ReachFacts)> {
+        self.admitted_facts().into_owned()
+    }
+
+    /// [`Session::admitted_with_facts`], borrowed from the World's list when it
+    /// can be (a walk that only reads need not copy the backlog each session).
+    pub fn admitted_facts(&self) -> Cow<'_, [(JobId, crate::world::ReachFacts)]> {
         if self.exhaustive {
             let w = &*self.world;
             let admitted = |j: &&JobId| w.jobs[j.0 as usize].pg_phase != PodGroupPhase::Pending;
             let facts = |j: JobId| crate::world::reach_facts(&w.jobs[j.0 as usize]);
-            return w.with_pending.iter().filter(admitted).map(|&j| (j, facts(j))).collect();
+            return Cow::Owned(w.with_pending.iter().filter(admitted).map(|&j| (j, facts(j))).collect());
         }
-        self.world.admitted_list.clone()
+        Cow::Borrowed(&self.world.admitted_list)
     }
     /// The PodGroups waiting for admission grouped by (queue, minResources), each
     /// group in creation order.

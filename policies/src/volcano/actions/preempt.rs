@@ -14,7 +14,7 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::tier_limit;
-use super::reach::{Action, Reach, set_aside};
+use super::reach::{Action, Reach, not_set_aside};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{pending_tasks, queues_of, sort_by};
 use lahar_core::cluster::NodeId;
@@ -74,12 +74,7 @@ fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, below: bool, job
 pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
     ssn.set_action("preempt");
     let mut reach = Reach::new(fw, Action::Preempt);
-    let mut starving: Vec<JobId> = Vec::new();
-    for (j, f) in ssn.admitted_with_facts() {
-        if !set_aside(fw, ssn, &mut reach, (j, f)) {
-            starving.push(j);
-        }
-    }
+    let mut starving = not_set_aside(fw, ssn, &mut reach);
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && tier_limit(ssn, j).is_none() && fw.job_starving(ssn, j));
     let mut memo = FailMemo::new(fw);
     // Victims of other jobs have a lower job priority when every victim-choosing

@@ -249,3 +249,23 @@ pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach
     }
     true
 }
+
+/// The admitted waiting jobs the rule keeps for the action, in the list's order
+/// (with the `--explain` rows of the explained jobs it sets aside, in the same
+/// order): one read of the World's list, not a copy of it.
+pub(crate) fn not_set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach) -> Vec<JobId> {
+    let mut kept = Vec::new();
+    let mut explained = Vec::new();
+    for (j, f) in ssn.admitted_facts().iter() {
+        if !reach.out_of_reach(fw, ssn, *j, f) {
+            kept.push(*j);
+        } else if ssn.explaining_job(*j) {
+            explained.push(*j);
+        }
+    }
+    for j in explained {
+        let why = reach.why(fw, ssn, j);
+        explain::job_row(ssn, j, ssn.action(), false, &why);
+    }
+    kept
+}

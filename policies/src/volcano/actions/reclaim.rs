@@ -8,7 +8,7 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::preempt::{never_preempts, preemptor_tasks};
-use super::reach::{Action, Reach, set_aside};
+use super::reach::{Action, Reach, not_set_aside};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{insert_sorted, queues_of};
 use lahar_core::cluster::NodeId;
@@ -22,12 +22,7 @@ use std::collections::BTreeMap;
 pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
     ssn.set_action("reclaim");
     let mut reach = Reach::new(fw, Action::Reclaim);
-    let mut starving: Vec<JobId> = Vec::new();
-    for (j, f) in ssn.admitted_with_facts() {
-        if !set_aside(fw, ssn, &mut reach, (j, f)) {
-            starving.push(j);
-        }
-    }
+    let mut starving = not_set_aside(fw, ssn, &mut reach);
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && fw.job_starving(ssn, j));
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
     for &j in &starving {
