@@ -57,7 +57,8 @@ pub struct RunReport {
     /// Raw outputs of the engine: the final world and, for an in-process run
     /// (`no_write`), every record; a run that writes its files hands its records
     /// to them as it goes, so `pods`, `samples` and `decisions` are then empty
-    /// (but for the intervals of `--explain` pods).
+    /// (but for the intervals of `--explain` pods), and its world keeps only the
+    /// jobs not finished (and `--explain` jobs): finished ones were retired.
     pub output: RunOutput,
     /// Headline metrics.
     pub summary: Summary,
@@ -68,7 +69,8 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// jobs.csv rows, in job id order (built on demand: a run does not hold them).
+    /// jobs.csv rows, in job id order (built on demand: a run does not hold
+    /// them), of the jobs the world still has: every job for a `no_write` run.
     pub fn rows(&self) -> Vec<JobRow> {
         lahar_reports::job_rows(&self.output)
     }
