@@ -429,11 +429,31 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ) => Bool,
         // VolumeBinding's scoring shape: volumes are not modelled.
         ("predicates", "volumebinding.shape") => List,
+        // Level 0 (the default: reclaim checks leaf queues only) is what lahar
+        // models; `check_value` refuses a level above it.
+        ("capacity", "ancestorReclaimLevel") => Int,
+        // Quota on dynamic resource allocation (ResourceClaims): lahar's workloads
+        // have no claims (a pod's `resourceClaims` is an unknown field), so on
+        // them the switches change nothing.
+        ("capacity", "capacity.DynamicResourceAllocationEnable" | "capacity.DRAConsumableCapacityEnable") => Bool,
         ("sla", "sla-waiting-time") => Duration,
         ("overcommit", "overcommit-factor") => Float,
         ("task-topology", "task-topology.weight") => Int,
         _ => return None,
     })
+}
+
+/// What an argument's value may be, beyond its type.
+fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String> {
+    match (plugin, key, &v) {
+        ("capacity", "ancestorReclaimLevel", ArgValue::Int(n)) if *n < 0 => {
+            Err(format!("expected a level of 0 or more, got {n} (Volcano falls back to 0)"))
+        }
+        ("capacity", "ancestorReclaimLevel", ArgValue::Int(n)) if *n > 0 => Err(format!(
+            "ancestorReclaimLevel {n} (reclaim checked against ancestor queues' deserved) is not modelled; 0, the default (leaf queues only), is"
+        )),
+        _ => Ok(v),
+    }
 }
 
 fn check_arg(ty: ArgType, v: &ArgValue) -> Result<ArgValue, String> {
@@ -599,7 +619,7 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                                     path: format!("{path}.arguments.{ak}"),
                                     message: format!("plugin `{name}` has no argument `{ak}`"),
                                 }),
-                                Some(ty) => match check_arg(ty, &av.value) {
+                                Some(ty) => match check_arg(ty, &av.value).and_then(|v| check_value(name, ak, v)) {
                                     Ok(val) => {
                                         pc.args.0.insert(ak.clone(), val);
                                     }
@@ -743,6 +763,35 @@ mod tests {
         let e = parse(&conf("").replace("predicate.TaintTolerationEnable: false", "predicate.GPUSharingEnable: true"))
             .unwrap_err();
         assert!(e.issues[0].message.contains("predicate.GPUSharingEnable"), "{:?}", e.issues);
+    }
+
+    /// capacity's arguments (issue 13, item 3): `ancestorReclaimLevel` 0 (its
+    /// default, leaf-level reclaim) loads and a level above it is refused as not
+    /// modelled; the DRA quota switches load (lahar's jobs have no claims).
+    #[test]
+    fn capacity_ancestor_level_and_dra_switches() {
+        let conf = |args: &str| {
+            format!(
+                "actions: \"enqueue, reclaim, allocate\"\ntiers:\n- plugins:\n  - name: capacity\n    arguments: {{{args}}}\n"
+            )
+        };
+        let c = parse(&conf(
+            "ancestorReclaimLevel: 0, capacity.DynamicResourceAllocationEnable: true, capacity.DRAConsumableCapacityEnable: false",
+        ))
+        .unwrap_or_else(|e| panic!("{:?}", e.issues));
+        assert_eq!(c.tiers[0][0].args.int("ancestorReclaimLevel", 9), 0);
+        assert!(c.tiers[0][0].args.bool("capacity.DynamicResourceAllocationEnable", false));
+        let e = parse(&conf("ancestorReclaimLevel: 2, capacity.DRAConsumableCapacityEnable: maybe")).unwrap_err();
+        assert_eq!(e.issues.len(), 2, "{:?}", e.issues);
+        assert_eq!(e.issues[0].path, "tiers[0].plugins[0].arguments.ancestorReclaimLevel");
+        assert!(
+            e.issues[0]
+                .message
+                .contains("ancestorReclaimLevel 2 (reclaim checked against ancestor queues' deserved) is not modelled")
+        );
+        assert!(e.issues[1].message.contains("expected a boolean, got a string"), "{:?}", e.issues);
+        let e = parse(&conf("ancestorReclaimLevel: -1")).unwrap_err();
+        assert!(e.issues[0].message.contains("expected a level of 0 or more, got -1"), "{:?}", e.issues);
     }
 
     /// Conf structure as Volcano's loader reads it (issue 13, item 1): argument values
