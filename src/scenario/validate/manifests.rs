@@ -206,13 +206,13 @@ pub(super) fn source(
     path: &str,
 ) -> Source {
     let errors_before = v.errors.len();
-    // Queues were taken already; objects that make no pods are skipped and counted.
+    // Queues were taken already (`jobs` passes them over); objects that make no
+    // pods are skipped and counted.
     let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
     let mut first_skipped: Option<&Doc> = None;
     let all = docs;
     let docs: Vec<Doc> = all
         .iter()
-        .filter(|d| !manifest::is_queue(d))
         .filter(|d| match manifest::support_object(d) {
             Some(kind) => {
                 *skipped.entry(kind).or_default() += 1;

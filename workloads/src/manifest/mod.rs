@@ -200,8 +200,10 @@ pub fn priority_classes(docs: &[Doc], into: &mut PriorityClasses, errs: &mut Vec
 }
 
 /// The jobs among `docs`: one per workload object, and one per PodGroup (with its
-/// Pods) or per Pod without a PodGroup. PriorityClasses are skipped (read them with
-/// [`priority_classes`] first); Queues and HyperNodes are errors here.
+/// Pods) or per Pod without a PodGroup. PriorityClasses and Volcano Queues are
+/// skipped (read them with [`priority_classes`] and [`queues`]: a workload file may
+/// hold its queue beside its job, as KubeRay's samples do); HyperNodes are errors
+/// here.
 pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -> Vec<ImportedJob> {
     let mut out = Vec::new();
     let mut groups = podgroup::Groups::default();
@@ -223,11 +225,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
             ("scheduling.volcano.sh", "PodGroup") => groups.add_group(d, &mut ck),
             ("v1", "Pod") => groups.add_pod(d, cx, &mut ck),
             ("scheduling.k8s.io", "PriorityClass") => {}
-            ("scheduling.volcano.sh", "Queue") => ck.err(
-                d.root.get("kind").and_then(|k| k.at),
-                "kind",
-                "Queue objects are read from `spec.queues: PATH`, not from workload manifests",
-            ),
+            ("scheduling.volcano.sh", "Queue") => {}
             ("topology.volcano.sh", "HyperNode") => ck.err(
                 d.root.get("kind").and_then(|k| k.at),
                 "kind",
@@ -502,7 +500,14 @@ spec:
         assert!(err[0].contains("document 1: spec.priorityClassName: PriorityClass `gold` does not exist"), "{err:?}");
         let err = convert("apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h, lahar.io/iterations: \"10\"}}\nspec: {containers: [{name: c}]}\n").unwrap_err();
         assert!(err.iter().any(|e| e.contains("`lahar.io/iterations` needs `lahar.io/model`")), "{err:?}");
-        let err = convert("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n").unwrap_err();
-        assert!(err[0].contains("document 1: kind: Queue objects are read from `spec.queues: PATH`"), "{err:?}");
+        // A Queue beside a job is no job (it is read by `queues`).
+        let jobs = convert("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h}}\nspec: {containers: [{name: c}]}\n").unwrap();
+        assert_eq!(jobs.len(), 1);
+        let err =
+            convert("apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: h}\n").unwrap_err();
+        assert!(
+            err[0].contains("document 1: kind: HyperNode objects are read from `spec.cluster.hyperNodes: PATH`"),
+            "{err:?}"
+        );
     }
 }
