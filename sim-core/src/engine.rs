@@ -96,6 +96,11 @@ pub struct EngineConfig {
     /// Never set outside tests.
     #[doc(hidden)]
     pub wrong_reach_for_tests: bool,
+    /// Keys the out-of-reach rule's memo of the last job's facts without the
+    /// queue and priority, so that tests can show the equivalence check catches
+    /// it. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_memo_for_tests: bool,
 }
 
 impl Default for EngineConfig {
@@ -111,6 +116,7 @@ impl Default for EngineConfig {
             stale_scores_for_tests: false,
             wrong_slots_for_tests: false,
             wrong_reach_for_tests: false,
+            wrong_memo_for_tests: false,
         }
     }
 }
@@ -708,6 +714,7 @@ impl Engine {
         ssn.stale_scores_for_tests = self.cfg.stale_scores_for_tests;
         ssn.wrong_slots_for_tests = self.cfg.wrong_slots_for_tests;
         ssn.wrong_reach_for_tests = self.cfg.wrong_reach_for_tests;
+        ssn.wrong_memo_for_tests = self.cfg.wrong_memo_for_tests;
         if let Some(e) = self.explain.as_mut() {
             ssn = ssn.with_explain(e);
         }

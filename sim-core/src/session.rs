@@ -187,6 +187,9 @@ pub struct Session<'w> {
     /// See [`crate::engine::EngineConfig::wrong_reach_for_tests`].
     #[doc(hidden)]
     pub wrong_reach_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::wrong_memo_for_tests`].
+    #[doc(hidden)]
+    pub wrong_memo_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -206,6 +209,7 @@ impl<'w> Session<'w> {
             stale_scores_for_tests: false,
             wrong_slots_for_tests: false,
             wrong_reach_for_tests: false,
+            wrong_memo_for_tests: false,
         }
     }
 

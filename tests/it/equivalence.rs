@@ -169,6 +169,14 @@ fn a_wrong_reach_fact_is_caught() {
     assert!(caught(CONFS[1], |e| e.wrong_reach_for_tests = true) > 0, "no scenario showed the wrong fact");
 }
 
+/// The same for the out-of-reach rule's memo of the last job's facts (preempt
+/// and reclaim): keyed without the queue and priority, a job takes the outcome
+/// of a neighbour whose queue has victims or none, and fixed scenarios differ.
+#[test]
+fn a_wrong_reach_memo_is_caught() {
+    assert!(caught(CONFS[1], |e| e.wrong_memo_for_tests = true) > 0, "no scenario showed the wrong memo");
+}
+
 /// `lahar run --exhaustive` through the binary: the example with Volcano's
 /// production-style conf (drf, proportion, binpack, network-topology-aware, reclaim)
 /// writes the same decisions.csv, pods.csv and jobs.csv in both modes.
