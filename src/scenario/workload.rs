@@ -117,44 +117,35 @@ impl Workload {
 
     /// Every job, in submit order (a list: for tests and tools on small scenarios).
     pub fn specs(&self) -> Vec<JobSpec> {
-        self.merged(&Health::default()).map(|t| self.priced(t).job).collect()
+        self.arrivals().into_iter().map(|a| a.spec).collect()
     }
 
     /// Every job with its model profile, in submit order (a list, as [`Workload::specs`]).
     pub fn arrivals(&self) -> Vec<Arrival> {
-        self.merged(&Health::default())
-            .map(|t| {
-                let t = self.priced(t);
-                Arrival { spec: t.job, profile: t.profile }
-            })
-            .collect()
+        self.merged(&Health::default()).map(|t| arrival(self.pricing.as_deref(), t)).collect()
     }
 
     /// The jobs as the engine takes them, and the health of the sources' reads.
     pub fn source(&self) -> (Source, Health) {
         let health = Health::default();
-        let this = self.clone();
-        let merged = self.merged(&health);
-        let source = merged.map(move |t| {
-            let t = this.priced(t);
-            Arrival { spec: t.job, profile: t.profile }
-        });
+        let pricing = self.pricing.clone();
+        let source = self.merged(&health).map(move |t| arrival(pricing.as_deref(), t));
         (Box::new(source), health)
-    }
-
-    /// A job with its work priced.
-    fn priced(&self, mut t: Tagged) -> Tagged {
-        if let Some(p) = &self.pricing {
-            // Every job was priced once at load: this cannot fail.
-            let _ = p.price(&mut t.job, &t.profile);
-        }
-        t
     }
 
     /// The merged stream of every source's jobs, unpriced.
     pub(super) fn merged(&self, health: &Health) -> Merged {
         merge(&self.sources, health)
     }
+}
+
+/// A job as the engine takes it, its work priced (every job was priced once at
+/// load: pricing cannot fail here).
+fn arrival(pricing: Option<&Pricing>, mut t: Tagged) -> Arrival {
+    if let Some(p) = pricing {
+        let _ = p.price(&mut t.job, &t.profile);
+    }
+    Arrival { spec: t.job, profile: t.profile }
 }
 
 /// The merged stream of the jobs of `plans`, unpriced.
