@@ -9,6 +9,7 @@ pub mod check;
 pub mod explain_summary;
 pub mod nccl;
 pub mod overrides;
+pub mod placement;
 pub mod report_cmd;
 pub mod scenario;
 pub mod starting;
@@ -133,19 +134,32 @@ pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
     (Engine::streaming(world, source, scheduler, runtime, s.engine), health)
 }
 
-/// Runs a scenario and writes its outputs.
-pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
-    if let Some(n) = opts.sessions {
-        s.engine.max_sessions = Some(n);
+/// What [`run_any`] ran.
+pub enum Ran {
+    /// A run in time.
+    Run(Box<RunReport>),
+    /// A placement-only evaluation (`spec.placement`).
+    Placement(Box<placement::PlacementReport>),
+}
+
+/// Runs a scenario of either mode: [`placement::run`] when it has
+/// `spec.placement`, else [`run`].
+pub fn run_any(s: Scenario, opts: &RunOptions) -> Result<Ran, RunError> {
+    match s.placement {
+        Some(_) => placement::run(s, opts).map(|r| Ran::Placement(Box::new(r))),
+        None => run(s, opts).map(|r| Ran::Run(Box::new(r))),
     }
-    s.engine.exhaustive |= opts.exhaustive;
-    let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
-    let meta_base = RunMeta {
+}
+
+/// The facts summary.json records about a run of `s` under `scheduler` (its
+/// wall time still 0).
+pub(crate) fn run_meta(s: &Scenario, scheduler: String) -> RunMeta {
+    RunMeta {
         lahar_version: VERSION.to_string(),
         scenario: s.name.clone(),
         scenario_sha256: s.sha256.clone(),
         seed: s.seed,
-        scheduler: s.scheduler.name(),
+        scheduler,
         wall_time_s: 0.0,
         warnings: s
             .warnings
@@ -160,7 +174,22 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
             .collect(),
         tiers: s.cluster.topology.tier_names(),
         nodes: s.cluster.len(),
-    };
+    }
+}
+
+/// Runs a scenario in time and writes its outputs (a placement scenario is
+/// refused: [`run_any`] runs either).
+pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
+    if s.placement.is_some() {
+        let why = "a placement scenario (`spec.placement`) runs through lahar::run_any or lahar::placement::run";
+        return Err(RunError::Input(scenario::ScenarioError::one(&s.name, None, "spec.placement", why)));
+    }
+    if let Some(n) = opts.sessions {
+        s.engine.max_sessions = Some(n);
+    }
+    s.engine.exhaustive |= opts.exhaustive;
+    let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
+    let meta_base = run_meta(&s, s.scheduler.name());
     let record = (s.text.clone(), s.conf_text.clone());
     let explain = if opts.explain.is_empty() {
         None
@@ -254,11 +283,13 @@ const RUN_FILES: &[&str] = &[
     "summary.csv",
     "explain.csv",
     "report.html",
+    placement::FRAGMENTATION_CSV,
+    placement::PLACEMENTS_CSV,
 ];
 
 /// Removes lahar's own outputs of an earlier run from `dir` (only the names lahar
 /// writes; anything else the user keeps there is left alone).
-fn clear_earlier_outputs(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn clear_earlier_outputs(dir: &Path) -> std::io::Result<()> {
     let remove = |p: PathBuf| match std::fs::remove_file(&p) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),

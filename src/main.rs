@@ -503,8 +503,15 @@ fn main() -> ExitCode {
                 explain_window,
                 exhaustive,
             };
-            match lahar::run(s, &opts) {
-                Ok(report) => {
+            match lahar::run_any(s, &opts) {
+                Ok(lahar::Ran::Placement(report)) => {
+                    if !quiet {
+                        outln!("{}", lahar::placement::table(&report));
+                    }
+                    print_warnings(&warnings);
+                    ExitCode::SUCCESS
+                }
+                Ok(lahar::Ran::Run(report)) => {
                     if !quiet {
                         outln!("{}", lahar::summary_table(&report));
                         for line in lahar::explain_summary::lines(&report.output) {

@@ -5,6 +5,7 @@
 //! `volcano-scheduler.conf` ([`volcano`]), and research baselines ([`baselines`]).
 
 pub mod baselines;
+pub mod placement;
 pub mod volcano;
 
 pub use baselines::GangFifo;

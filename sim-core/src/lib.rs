@@ -33,6 +33,7 @@ pub mod engine;
 pub mod event;
 pub mod explain;
 pub mod files;
+pub mod frag;
 pub mod index;
 pub mod job;
 pub mod quantity;

@@ -54,6 +54,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         sources,
         output_dir,
         sample_at,
+        placement,
     } = val;
     // The topology needs no job: it is built first so the pass can price jobs,
     // and its errors are reported after the jobs', as a user fixes them.
@@ -237,6 +238,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         warnings: v.warnings,
         text: String::new(),
         conf_text,
+        placement,
     })
 }
 

@@ -90,6 +90,9 @@ pub struct Scenario {
     /// The volcano-scheduler.conf text the run used (Volcano's default conf when the
     /// scenario names none); `None` for a baseline.
     pub conf_text: Option<String>,
+    /// `spec.placement`: the FGD paper's placement-only evaluation, run by
+    /// [`crate::placement::run`] instead of the engine (its workload is then empty).
+    pub placement: Option<crate::placement::Placement>,
 }
 
 impl Scenario {

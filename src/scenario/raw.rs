@@ -73,6 +73,17 @@ pub struct RawSpec {
     pub comm: Option<Spanned<RawComm>>,
     pub priority_classes: Option<Vec<Spanned<RawPriorityClass>>>,
     pub defaults: Option<Spanned<RawDefaults>>,
+    /// The FGD paper's placement-only evaluation instead of a run in time.
+    pub placement: Option<Spanned<RawPlacement>>,
+}
+
+/// `spec.placement`: pods placed in arrival order, never leaving, until the
+/// arrived GPU request is `demand` × the cluster's GPUs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawPlacement {
+    pub demand: Spanned<f64>,
+    pub order: Option<Spanned<String>>,
 }
 
 /// `spec.defaults`: what jobs whose input does not say get.

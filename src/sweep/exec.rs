@@ -227,7 +227,7 @@ fn run_cell(sweep: &Sweep, cell: &Cell, cells_dir: &Path) -> Result<Option<Strin
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), String> {
         let s = sweep.scenario(cell).map_err(|e| e.to_string())?;
         let opts = crate::RunOptions { out_dir: Some(tmp.clone()), ..Default::default() };
-        crate::run(s, &opts).map(|_| ()).map_err(|e| e.to_string())
+        crate::run_any(s, &opts).map(|_| ()).map_err(|e| e.to_string())
     }));
     let failure = match result {
         Ok(Ok(())) => None,

@@ -23,7 +23,9 @@
 //! submits pods in file order and never deletes them. Status is `unknown`.
 //!
 //! Skips: wrong field count, non-integer or negative numbers, `gpu_milli` outside
-//! 1..=1000 for a GPU pod → `malformed`; empty `name`/`creation_time` →
+//! 1..=1000 for a GPU pod, or below 1000 for a pod of several GPUs (a share of
+//! several devices, which neither the FGD simulator nor lahar's device model
+//! expresses) → `malformed`; empty `name`/`creation_time` →
 //! `missing_field`; empty `scheduled_time` (the `Pending` pods) → `not_started`;
 //! empty `deletion_time` → `still_running`; deletion before scheduling →
 //! `end_before_start`; deletion at scheduling → `zero_duration`.
@@ -96,14 +98,36 @@ fn nonneg(rec: &StringRecord, i: usize, field: &str) -> Result<i64, Skip> {
     Ok(v)
 }
 
-fn convert(rec: &StringRecord, c: &PodColumns, at: Location, ctx: &mut Ctx<'_>) -> Result<RawJob, Skip> {
+/// A pod of an openb pod list as the FGD paper's simulator reads it: its
+/// resources and the GPU models it accepts, without times.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenbPod {
+    /// `name`, e.g. `openb-pod-0042`.
+    pub name: String,
+    /// CPU request in millicores (`cpu_milli`).
+    pub cpu_milli: i64,
+    /// Memory request in bytes (`memory_mib` × 2^20).
+    pub memory_bytes: i64,
+    /// GPU devices (`num_gpu`).
+    pub num_gpu: u32,
+    /// Milli-GPUs on each device (`gpu_milli`: 1000 for a whole GPU, below for a
+    /// share of one); 0 for a pod without GPUs.
+    pub gpu_milli: u32,
+    /// The GPU models any of which will do (`gpu_spec`, `A|B`), sorted, repeats
+    /// removed; empty when any model will do.
+    pub gpu_spec: Vec<String>,
+}
+
+/// Reads a pod's name and resources (shared by the job importer and
+/// [`read_pods`], so both skip the same rows for the same reasons).
+fn pod(rec: &StringRecord, c: &PodColumns) -> Result<OpenbPod, Skip> {
     check_width(rec, c.width)?;
     let name = &rec[c.name];
     if name.is_empty() {
         return Err(Skip::missing("name"));
     }
-    let cpu = nonneg(rec, c.cpu, "cpu_milli")?;
-    let mem = nonneg(rec, c.mem, "memory_mib")?
+    let cpu_milli = nonneg(rec, c.cpu, "cpu_milli")?;
+    let memory_bytes = nonneg(rec, c.mem, "memory_mib")?
         .checked_mul(1 << 20)
         .ok_or_else(|| Skip::malformed("`memory_mib` is out of range"))?;
     let num_gpu = nonneg(rec, c.num_gpu, "num_gpu")?;
@@ -111,7 +135,34 @@ fn convert(rec: &StringRecord, c: &PodColumns, at: Location, ctx: &mut Ctx<'_>) 
     if num_gpu > 0 && !(1..=1000).contains(&per_gpu) {
         return Err(Skip::malformed(format!("`gpu_milli` must be in 1..=1000 for a GPU pod, got {per_gpu}")));
     }
-    let gpu = if num_gpu == 0 { 0 } else { num_gpu.saturating_mul(per_gpu) };
+    if num_gpu > 1 && per_gpu < 1000 {
+        return Err(Skip::malformed(format!(
+            "a pod with {num_gpu} GPUs must take whole ones (`gpu_milli` 1000), got {per_gpu}"
+        )));
+    }
+    let num_gpu =
+        u32::try_from(num_gpu).map_err(|_| Skip::malformed(format!("`num_gpu` {num_gpu} is out of range")))?;
+    let gpu_spec = match c.gpu_spec {
+        Some(i) => {
+            let models: BTreeSet<&str> = rec[i].split('|').map(str::trim).filter(|m| !m.is_empty()).collect();
+            models.into_iter().map(str::to_string).collect()
+        }
+        None => Vec::new(),
+    };
+    Ok(OpenbPod {
+        name: name.to_string(),
+        cpu_milli,
+        memory_bytes,
+        num_gpu,
+        gpu_milli: if num_gpu == 0 { 0 } else { per_gpu as u32 },
+        gpu_spec,
+    })
+}
+
+fn convert(rec: &StringRecord, c: &PodColumns, at: Location, ctx: &mut Ctx<'_>) -> Result<RawJob, Skip> {
+    let p = pod(rec, c)?;
+    let (name, cpu, mem) = (p.name.as_str(), p.cpu_milli, p.memory_bytes);
+    let gpu = i64::from(p.num_gpu) * i64::from(p.gpu_milli);
     let (submit, duration) = match c.times {
         Some((created, deleted, scheduled)) => {
             let submit = parse::req_int(&rec[created], "creation_time")?;
@@ -133,13 +184,10 @@ fn convert(rec: &StringRecord, c: &PodColumns, at: Location, ctx: &mut Ctx<'_>) 
         }
     };
     let mut selector = Vec::new();
-    if let Some(i) = c.gpu_spec {
-        let models: BTreeSet<&str> = rec[i].split('|').map(str::trim).filter(|m| !m.is_empty()).collect();
-        match models.len() {
-            0 => {}
-            1 => selector.extend(models.into_iter().map(|m| (GPU_MODEL_LABEL.to_string(), m.to_string()))),
-            _ => ctx.note("gpu_spec_alternatives_dropped"),
-        }
+    match p.gpu_spec.as_slice() {
+        [] => {}
+        [one] => selector.push((GPU_MODEL_LABEL.to_string(), one.clone())),
+        _ => ctx.note("gpu_spec_alternatives_dropped"),
     }
     let qos = c.qos.map(|i| &rec[i]).filter(|q| !q.is_empty());
     let status = c.phase.map(|i| &rec[i]).filter(|p| !p.is_empty()).unwrap_or("unknown");
@@ -155,6 +203,43 @@ fn convert(rec: &StringRecord, c: &PodColumns, at: Location, ctx: &mut Ctx<'_>) 
         ctx.opts,
     )?;
     Ok(RawJob { submit_micros: submit, job, status: status.to_string() })
+}
+
+/// The pods of an openb pod list (either schema), in file order.
+#[derive(Clone, Debug)]
+pub struct PodList {
+    /// Pods in file order.
+    pub pods: Vec<OpenbPod>,
+    /// Data rows read.
+    pub rows_read: u64,
+    /// Skipped rows by reason (only `malformed` and `missing_field` occur: times
+    /// are not read).
+    pub skipped: std::collections::BTreeMap<SkipReason, u64>,
+}
+
+/// Reads an openb pod list's pods without their times (the FGD paper's
+/// placement-only evaluation ignores them). Bad rows are skipped and counted, or
+/// abort when `strict`.
+pub fn read_pods(path: &Path, strict: bool) -> Result<PodList, ImportError> {
+    let file = lahar_core::files::open(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
+    read_pods_from(&mut std::io::BufReader::new(file), path, strict)
+}
+
+/// Like [`read_pods`], from any reader; `name` is used in messages.
+pub fn read_pods_from(input: &mut dyn BufRead, name: &Path, strict: bool) -> Result<PodList, ImportError> {
+    let opts = ImportOptions { strict, ..ImportOptions::default() };
+    let mut sink = |_| Ok(());
+    let mut ctx = Ctx::new(name, &opts, &mut sink);
+    let mut table = Table::new(input);
+    let cols = PodColumns::new(&table.columns(&ctx)?, &ctx)?;
+    let mut pods = Vec::new();
+    while let Some((at, rec)) = table.next_row(&mut ctx)? {
+        match rec.and_then(|rec| pod(rec, &cols)) {
+            Ok(p) => pods.push(p),
+            Err(skip) => ctx.reject(at, skip)?,
+        }
+    }
+    Ok(PodList { pods, rows_read: ctx.rows_read, skipped: std::mem::take(&mut ctx.skipped) })
 }
 
 /// A node of an openb node list, in lahar units.

@@ -23,6 +23,7 @@ mod cluster;
 pub mod comm;
 mod jobs;
 mod manifests;
+mod placement;
 mod queues;
 mod scheduler;
 mod snapshot;
@@ -200,6 +201,8 @@ pub(crate) struct Validated<'a> {
     pub output_dir: PathBuf,
     /// Where `spec.output.sampleInterval` was given, if it was.
     pub sample_at: Option<At>,
+    /// `spec.placement`: the placement-only evaluation (then `sources` is empty).
+    pub placement: Option<crate::placement::Placement>,
 }
 
 /// One workload source, validated.
@@ -317,14 +320,19 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     let queue_ids: BTreeMap<String, QueueId> =
         queues.iter().enumerate().map(|(i, q)| (q.name.clone(), QueueId(i as u32))).collect();
 
-    let scheduler = scheduler::scheduler(&mut v, spec.scheduler.as_ref(), base);
+    let placement_mode = spec.placement.as_ref();
+    let scheduler = match placement_mode {
+        Some(_) => placement::scheduler(&mut v, spec.scheduler.as_ref()),
+        None => scheduler::scheduler(&mut v, spec.scheduler.as_ref(), base),
+    };
     let conf_text = scheduler::conf_text(&scheduler, spec.scheduler.as_ref(), base);
     let comm = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
     let targets = Targets { queues: &queue_ids, node_ids: &node_ids, nodes: &nodes };
     // Run times of the traces named by `duration.empirical`, read once per (file, format).
     let mut empirical_cache: BTreeMap<(PathBuf, &'static str), Vec<SimDuration>> = BTreeMap::new();
     let mut sources = Vec::new();
-    for (s, src) in spec.workload.iter().flatten().enumerate() {
+    let placement = placement_mode.and_then(|p| placement::placement(&mut v, p, spec, &scheduler, base));
+    for (s, src) in spec.workload.iter().flatten().enumerate().filter(|_| placement_mode.is_none()) {
         let path = format!("spec.workload[{s}]");
         let source = match &src.value {
             RawSource::Synthetic(syn) => {
@@ -378,6 +386,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         sources,
         output_dir,
         sample_at,
+        placement,
     })
 }
 

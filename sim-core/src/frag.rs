@@ -1,0 +1,224 @@
+//! GPU fragmentation as the FGD paper measures it (Weng et al., "Beware of
+//! Fragmentation: Scheduling GPU-Sharing Workloads with Fragmentation Gradient
+//! Descent", USENIX ATC '23; definitions as in its simulator,
+//! hkust-adsl/kubernetes-scheduler-simulator, `pkg/utils/frag.go`).
+//!
+//! A node's free GPU capacity is *fragmented with respect to a pod shape* when a
+//! pod of that shape cannot use it: all of the node's free milli-GPUs when the pod
+//! does not fit at all (too little CPU, a GPU model it does not accept, too few
+//! devices with room, or no GPU asked for: a CPU pod uses none of them), and the
+//! free milli-GPUs of the devices too small for one of its GPUs when it does fit.
+//! The *target workload* is the trace's pods by shape and popularity
+//! ([`Target::typical`]); a node's fragmentation is the popularity-weighted sum
+//! over its shapes, the cluster's the sum over nodes, and the fragmentation ratio
+//! the cluster's fragmentation over its free milli-GPUs. docs/fragmentation.md
+//! has the formulas with worked examples.
+//!
+//! Everything here is an exact integer: a node's fragmentation is kept as
+//! Σ_shape count × milli-GPUs ("weighted milli-GPUs"); divide by
+//! [`Target::weight`] × 1000 for GPUs.
+
+/// A set of GPU models, bit `i` standing for model `i` of a cluster's model table;
+/// the empty set means any model will do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Models(pub u64);
+
+impl Models {
+    /// Any model.
+    pub const ANY: Models = Models(0);
+
+    /// True if a node with GPU model `model` (an index; `None` for a node
+    /// without a model) is acceptable.
+    pub fn accepts(self, model: Option<u8>) -> bool {
+        match model {
+            _ if self.0 == 0 => true,
+            Some(m) => m < 64 && self.0 & (1 << m) != 0,
+            None => false,
+        }
+    }
+}
+
+/// A pod's demand in the paper's terms: CPU, and `gpus` devices with `gpu_milli`
+/// free milli-GPUs each (a share of one device when below 1000).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Demand {
+    /// Millicores.
+    pub cpu: i64,
+    /// Milli-GPUs per device, 0 for a pod without GPUs.
+    pub gpu_milli: u16,
+    /// Devices.
+    pub gpus: u8,
+    /// GPU models accepted.
+    pub models: Models,
+}
+
+impl Demand {
+    /// Milli-GPUs in all.
+    pub fn total_milli(&self) -> i64 {
+        i64::from(self.gpu_milli) * i64::from(self.gpus)
+    }
+
+    /// True for a pod asking for GPUs.
+    pub fn wants_gpu(&self) -> bool {
+        self.gpu_milli > 0 && self.gpus > 0
+    }
+
+    /// True if `free` (each device's free milli-GPUs) has `gpus` devices with
+    /// `gpu_milli` free each.
+    pub fn fits_devices(&self, free: &[u16]) -> bool {
+        let room = free.iter().filter(|&&g| g >= self.gpu_milli).count();
+        room >= usize::from(self.gpus)
+    }
+}
+
+/// A node's free resources as the measure sees them.
+#[derive(Clone, Copy, Debug)]
+pub struct Free<'a> {
+    /// Free millicores.
+    pub cpu: i64,
+    /// The node's GPU model (index in the cluster's model table).
+    pub model: Option<u8>,
+    /// Free milli-GPUs of each device.
+    pub gpus: &'a [u16],
+}
+
+impl Free<'_> {
+    /// Free milli-GPUs of all devices.
+    pub fn gpu_milli(&self) -> i64 {
+        self.gpus.iter().map(|&g| i64::from(g)).sum()
+    }
+
+    /// Milli-GPUs of this node fragmented for a pod of shape `d`.
+    pub fn fragmented_for(&self, d: &Demand) -> i64 {
+        let idle = self.gpu_milli();
+        if idle == 0 {
+            return 0;
+        }
+        if !d.wants_gpu() || !d.models.accepts(self.model) || self.cpu < d.cpu || !d.fits_devices(self.gpus) {
+            return idle;
+        }
+        // It fits: the devices too small for one of its GPUs are fragments.
+        self.gpus.iter().filter(|&&g| g < d.gpu_milli).map(|&g| i64::from(g)).sum()
+    }
+}
+
+/// Share of all pods that the typical shapes cover, as the paper's simulator
+/// chooses them (`podPopularityThreshold: 95`).
+pub const POPULARITY_PCT: u64 = 95;
+
+/// The target workload: the most popular pod shapes with their counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Target {
+    shapes: Vec<(Demand, u64)>,
+    weight: u64,
+}
+
+impl Target {
+    /// The typical shapes of a workload given as (shape, count) pairs: shapes by
+    /// decreasing count (ties by increasing shape), taken one at a time until
+    /// they cover `pct` % of all pods; each is weighted by its count. CPU pods
+    /// are shapes like any other (`isInvolvedCpuPods: true`).
+    pub fn typical(counts: impl IntoIterator<Item = (Demand, u64)>, pct: u64) -> Target {
+        let mut all: Vec<(Demand, u64)> = Vec::new();
+        let mut merged: std::collections::BTreeMap<Demand, u64> = std::collections::BTreeMap::new();
+        for (d, n) in counts {
+            *merged.entry(d).or_default() += n;
+        }
+        all.extend(merged.into_iter().filter(|s| s.1 > 0));
+        let total: u64 = all.iter().map(|s| s.1).sum();
+        all.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut weight = 0u64;
+        let mut taken = 0;
+        while taken < all.len() && u128::from(weight) * 100 < u128::from(total) * u128::from(pct) {
+            weight += all[taken].1;
+            taken += 1;
+        }
+        all.truncate(taken);
+        Target { shapes: all, weight }
+    }
+
+    /// The shapes with their counts, most popular first.
+    pub fn shapes(&self) -> &[(Demand, u64)] {
+        &self.shapes
+    }
+
+    /// Σ counts: a node's fragmentation in GPUs is its weighted milli-GPUs over
+    /// `weight() × 1000`.
+    pub fn weight(&self) -> u64 {
+        self.weight
+    }
+
+    /// A node's fragmented milli-GPUs, each shape's weighted by its count.
+    pub fn node(&self, free: Free<'_>) -> i64 {
+        let idle = free.gpu_milli();
+        if idle == 0 {
+            return 0;
+        }
+        self.shapes.iter().map(|(d, n)| *n as i64 * free.fragmented_for(d)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(cpu: i64, gpu_milli: u16, gpus: u8) -> Demand {
+        Demand { cpu, gpu_milli, gpus, models: Models::ANY }
+    }
+
+    /// A node with 4 GPUs, 0.5, 0.2, 0.2 and 1.0 of them free, and plenty of CPU. A 0.3-GPU pod fits; the two 0.2 devices (400 milli) are
+    /// fragments for it. A 2-GPU pod does not fit (one whole device): all 1.9
+    /// GPUs are. A CPU pod uses no GPU: all of them are.
+    #[test]
+    fn a_node_fragmented_for_each_shape() {
+        let free = Free { cpu: 64_000, model: Some(0), gpus: &[500, 200, 200, 1000] };
+        assert_eq!(free.fragmented_for(&d(1000, 300, 1)), 400);
+        assert_eq!(free.fragmented_for(&d(1000, 1000, 2)), 1900);
+        assert_eq!(free.fragmented_for(&d(1000, 0, 0)), 1900);
+        assert_eq!(free.fragmented_for(&d(1000, 1000, 1)), 900, "the three partial devices");
+        // Too little CPU: all of it.
+        assert_eq!(free.fragmented_for(&d(65_000, 300, 1)), 1900);
+        // A model it does not accept: all of it.
+        let other = Demand { models: Models(0b10), ..d(1000, 300, 1) };
+        assert_eq!(free.fragmented_for(&other), 1900);
+        let either = Demand { models: Models(0b11), ..d(1000, 300, 1) };
+        assert_eq!(free.fragmented_for(&either), 400);
+        // A node without free GPUs has no fragments.
+        let full = Free { cpu: 64_000, model: Some(0), gpus: &[0, 0] };
+        assert_eq!(full.fragmented_for(&d(0, 0, 0)), 0);
+    }
+
+    /// Weighted by counts: 3 × 400 + 1 × 1900 over the two shapes.
+    #[test]
+    fn a_node_over_the_target() {
+        let t = Target::typical([(d(1000, 300, 1), 3), (d(1000, 1000, 2), 1)], 100);
+        assert_eq!(t.weight(), 4);
+        let free = Free { cpu: 64_000, model: Some(0), gpus: &[500, 200, 200, 1000] };
+        assert_eq!(t.node(free), 3 * 400 + 1900);
+    }
+
+    /// Shapes by popularity until 95% of pods: 60 + 30 + 4 = 94 < 95 of 100, so
+    /// one of the two shapes of 3 pods is taken (the smaller shape on a tie) and
+    /// the other left out; repeated shapes merge.
+    #[test]
+    fn typical_shapes_cover_the_popularity_threshold() {
+        let t = Target::typical(
+            [(d(1, 100, 1), 30), (d(2, 100, 1), 4), (d(3, 1000, 1), 60), (d(4, 0, 0), 3), (d(5, 0, 0), 3)],
+            POPULARITY_PCT,
+        );
+        let shapes: Vec<_> = t.shapes().iter().map(|s| (s.0.cpu, s.1)).collect();
+        assert_eq!(shapes, [(3, 60), (1, 30), (2, 4), (4, 3)]);
+        assert_eq!(t.weight(), 97);
+        let merged = Target::typical([(d(1, 0, 0), 1), (d(1, 0, 0), 2)], 100);
+        assert_eq!(merged.shapes(), &[(d(1, 0, 0), 3)]);
+    }
+
+    #[test]
+    fn models_accept() {
+        assert!(Models::ANY.accepts(None));
+        assert!(Models::ANY.accepts(Some(3)));
+        assert!(Models(0b1000).accepts(Some(3)));
+        assert!(!Models(0b1000).accepts(Some(2)));
+        assert!(!Models(0b1000).accepts(None));
+    }
+}

@@ -1,0 +1,364 @@
+//! `spec.placement`: the FGD paper's placement-only evaluation of a scenario.
+//!
+//! The scenario's openb pod list is pruned or re-sampled (seeded by `spec.seed`)
+//! until its GPU request is `demand` × the cluster's GPUs, then its pods are placed
+//! one at a time in list order (copies after the list), never leaving, by the
+//! placement policy `spec.scheduler.baseline` names
+//! ([`lahar_policies::placement`]). The run writes `fragmentation.csv` (the
+//! allocation and fragmentation reached at each arrived percent), `placements.csv`
+//! (where each pod went) and `summary.json`; docs/fragmentation.md describes the
+//! mode and docs/outputs.md the files.
+
+use crate::scenario::Scenario;
+use crate::{RunError, RunOptions};
+use lahar_core::cluster::Node;
+use lahar_core::frag::{Demand, Models, POPULARITY_PCT, Target};
+use lahar_core::resource::{CPU, GPU, MEMORY, PODS};
+use lahar_core::rng::RngStreams;
+use lahar_policies::placement::demand::{self, Arrival};
+use lahar_policies::placement::replay::{self, Outcome, Row};
+use lahar_policies::placement::{MAX_DEVICES, NodeSpec, Pod, Policy, Replay};
+use lahar_reports::RunMeta;
+use lahar_traces::openb::OpenbPod;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The order the pods of the list arrive in (`spec.placement.order`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Order {
+    /// A random order drawn from the seed, as the paper's evaluation runs
+    /// (`--shuffle-pod=true`); the default.
+    #[default]
+    Shuffled,
+    /// The list's own order.
+    Trace,
+}
+
+/// A validated `spec.placement`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placement {
+    /// Arrived GPU request to reach, as a multiple of the cluster's GPUs.
+    pub demand: f64,
+    /// The order the list's pods arrive in (copies drawn to add demand come
+    /// after them).
+    pub order: Order,
+    /// The placement policy.
+    pub policy: Policy,
+    /// The pod list, in the order of the scenario's sources and their files.
+    pub pods: Vec<OpenbPod>,
+}
+
+/// Nodes and pods in the replay's terms.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// Node specs, in cluster order.
+    pub nodes: Vec<NodeSpec>,
+    /// Pods of the list, in order.
+    pub pods: Vec<Pod>,
+    /// The target workload: the list's typical shapes.
+    pub target: Target,
+    /// GPU models by index (sorted).
+    pub models: Vec<String>,
+}
+
+/// Why a cluster or pod list cannot be replayed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// A node with more devices than a replay models.
+    #[error("node `{0}` has {1} GPUs; placement mode models at most {MAX_DEVICES} per node")]
+    TooManyDevices(String, i64),
+    /// A node whose GPUs are not whole.
+    #[error("node `{0}` has {1} milli-GPUs, not a whole number of GPU devices")]
+    PartialDevice(String, i64),
+    /// More GPU models than a model set holds.
+    #[error("{0} GPU models among the nodes and pods; placement mode tells at most 64 apart")]
+    TooManyModels(usize),
+}
+
+impl Setup {
+    /// The replay's view of `nodes` and `pods`.
+    pub fn new(nodes: &[Node], pods: &[OpenbPod]) -> Result<Setup, SetupError> {
+        let names: BTreeSet<&str> = nodes
+            .iter()
+            .map(|n| n.gpu_model.as_str())
+            .filter(|m| !m.is_empty())
+            .chain(pods.iter().flat_map(|p| p.gpu_spec.iter().map(String::as_str)))
+            .collect();
+        if names.len() > 64 {
+            return Err(SetupError::TooManyModels(names.len()));
+        }
+        let models: Vec<String> = names.into_iter().map(str::to_string).collect();
+        let index = |m: &str| models.binary_search_by(|x| x.as_str().cmp(m)).ok().map(|i| i as u8);
+        let mut specs = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            let milli = n.allocatable.get(GPU);
+            if milli % 1000 != 0 {
+                return Err(SetupError::PartialDevice(n.name.clone(), milli));
+            }
+            if milli / 1000 > MAX_DEVICES as i64 {
+                return Err(SetupError::TooManyDevices(n.name.clone(), milli / 1000));
+            }
+            let gpus = (milli / 1000) as u8;
+            specs.push(NodeSpec {
+                cpu: n.allocatable.get(CPU),
+                memory: n.allocatable.get(MEMORY),
+                gpus,
+                model: if gpus > 0 { index(&n.gpu_model) } else { None },
+                pods: u32::try_from(n.allocatable.get(PODS).max(0)).unwrap_or(u32::MAX),
+            });
+        }
+        let pods: Vec<Pod> = pods
+            .iter()
+            .map(|p| {
+                let models = p.gpu_spec.iter().filter_map(|m| index(m)).fold(0u64, |a, i| a | 1 << i);
+                Pod {
+                    demand: Demand {
+                        cpu: p.cpu_milli,
+                        gpu_milli: p.gpu_milli as u16,
+                        gpus: p.num_gpu.min(u32::from(u8::MAX)) as u8,
+                        models: Models(models),
+                    },
+                    memory: p.memory_bytes,
+                }
+            })
+            .collect();
+        let target = Target::typical(pods.iter().map(|p| (p.demand, 1)), POPULARITY_PCT);
+        Ok(Setup { nodes: specs, pods, target, models })
+    }
+
+    /// The cluster's milli-GPUs.
+    pub fn capacity_milli(&self) -> i64 {
+        self.nodes.iter().map(|n| 1000 * i64::from(n.gpus)).sum()
+    }
+
+    /// The arrivals at `demand` × the cluster's GPUs: the list in `order`, then
+    /// pruned or re-sampled from `seed`'s `placement/demand` stream (the
+    /// shuffle draws from `placement/order`).
+    pub fn arrivals(&self, demand: f64, order: Order, seed: u64) -> Vec<Arrival> {
+        let streams = RngStreams::new(seed);
+        let mut list = demand::list(&self.pods);
+        if order == Order::Shuffled {
+            demand::shuffle(&mut list, &mut streams.stream("placement/order", 0));
+        }
+        let target = (demand * self.capacity_milli() as f64).round() as i64;
+        demand::tune(&self.pods, list, target, &mut streams.stream("placement/demand", 0))
+    }
+
+    /// Replays `arrivals` under `policy`; `on_pod` sees each arrival's outcome.
+    pub fn replay(
+        &self,
+        policy: Policy,
+        seed: u64,
+        arrivals: &[Arrival],
+        on_pod: impl FnMut(Outcome),
+    ) -> (Vec<Row>, Replay<'_>) {
+        let mut r = Replay::new(policy, &self.nodes, &self.target, &RngStreams::new(seed));
+        let rows = replay::run(&mut r, arrivals.iter().map(|a| self.pods[a.pod as usize]), on_pod);
+        (rows, r)
+    }
+}
+
+/// What a placement run produced.
+#[derive(Clone, Debug)]
+pub struct PlacementReport {
+    /// fragmentation.csv's rows.
+    pub rows: Vec<Row>,
+    /// Pods that arrived (the list after pruning or re-sampling).
+    pub arrived: usize,
+    /// Of which placed.
+    pub placed: usize,
+    /// Facts about the run.
+    pub meta: RunMeta,
+    /// Where the files went.
+    pub out_dir: PathBuf,
+    /// The final state.
+    pub last: Row,
+}
+
+/// summary.json's `metrics` block in placement mode.
+#[derive(Serialize)]
+struct Metrics<'a> {
+    policy: &'a str,
+    demand: f64,
+    cluster_gpus: f64,
+    pods_listed: usize,
+    pods_arrived: usize,
+    pods_placed: usize,
+    pods_unplaced: usize,
+    arrived_gpu_pct: f64,
+    /// Allocated share of the cluster's GPUs at the end (as `gpu_allocation_rate`
+    /// of a run in time: sweeps and `lahar compare` read it).
+    gpu_allocation_rate: f64,
+    /// Fragmented share of the free GPUs at the end.
+    fragmentation: f64,
+    fragmented_gpus: f64,
+    typical_shapes: usize,
+}
+
+#[derive(Serialize)]
+struct SummaryFile<'a> {
+    #[serde(flatten)]
+    meta: &'a RunMeta,
+    metrics: Metrics<'a>,
+    run: RunFacts,
+}
+
+#[derive(Serialize)]
+struct RunFacts {
+    wall_time_s: f64,
+}
+
+fn io_err(dir: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Write { dir: dir.to_path_buf(), source }
+}
+
+/// Runs a placement scenario and writes its files.
+pub fn run(s: Scenario, opts: &RunOptions) -> Result<PlacementReport, RunError> {
+    let p = s.placement.clone().expect("a placement scenario");
+    let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
+    let started = Instant::now();
+    let setup = Setup::new(&s.cluster.nodes, &p.pods).map_err(|e| {
+        RunError::Input(crate::scenario::ScenarioError::one(&s.name, None, "spec.cluster", e.to_string()))
+    })?;
+    let arrivals = setup.arrivals(p.demand, p.order, s.seed);
+    let io = io_err(&out_dir);
+    let mut placements = None;
+    if !opts.no_write {
+        std::fs::create_dir_all(&out_dir).map_err(&io)?;
+        crate::clear_earlier_outputs(&out_dir).map_err(&io)?;
+        std::fs::write(out_dir.join(crate::INPUT_SCENARIO), &s.text).map_err(&io)?;
+        let mut w = BufWriter::new(std::fs::File::create(out_dir.join(PLACEMENTS_CSV)).map_err(&io)?);
+        w.write_all(b"pod,node,devices,cpu_milli,memory_mib,num_gpu,gpu_milli\n").map_err(&io)?;
+        placements = Some(w);
+    }
+    let mut failure: Option<std::io::Error> = None;
+    let mut k = 0usize;
+    let mut placed = 0usize;
+    let mut line = String::new();
+    let (rows, _replay) = setup.replay(p.policy, s.seed, &arrivals, |out| {
+        let a = arrivals[k];
+        k += 1;
+        if let Outcome::Placed { .. } = out {
+            placed += 1;
+        }
+        let Some(w) = placements.as_mut().filter(|_| failure.is_none()) else { return };
+        let pod = &p.pods[a.pod as usize];
+        line.clear();
+        pod_row(&mut line, pod, a, out, &s.cluster.nodes);
+        if let Err(e) = w.write_all(line.as_bytes()) {
+            failure = Some(e);
+        }
+    });
+    if let Some(e) = failure {
+        return Err(io(e));
+    }
+    if let Some(mut w) = placements {
+        w.flush().map_err(&io)?;
+    }
+    let last = *rows.last().expect("the row at 0% is always there");
+    let meta = RunMeta {
+        wall_time_s: started.elapsed().as_secs_f64(),
+        ..crate::run_meta(&s, p.policy.name().to_string())
+    };
+    if !opts.no_write {
+        write_rows(&out_dir.join(FRAGMENTATION_CSV), &rows).map_err(&io)?;
+        let arrived_milli: i64 = arrivals.iter().map(|a| setup.pods[a.pod as usize].demand.total_milli()).sum();
+        let cap = setup.capacity_milli();
+        let metrics = Metrics {
+            policy: p.policy.name(),
+            demand: p.demand,
+            cluster_gpus: cap as f64 / 1000.0,
+            pods_listed: p.pods.len(),
+            pods_arrived: arrivals.len(),
+            pods_placed: placed,
+            pods_unplaced: arrivals.len() - placed,
+            arrived_gpu_pct: if cap > 0 { 100.0 * arrived_milli as f64 / cap as f64 } else { 0.0 },
+            gpu_allocation_rate: last.gpu_alloc_pct / 100.0,
+            fragmentation: last.frag_ratio_pct / 100.0,
+            fragmented_gpus: last.frag_gpus,
+            typical_shapes: setup.target.shapes().len(),
+        };
+        let mut f = BufWriter::new(std::fs::File::create(out_dir.join("summary.json")).map_err(&io)?);
+        let file = SummaryFile { meta: &meta, metrics, run: RunFacts { wall_time_s: meta.wall_time_s } };
+        serde_json::to_writer_pretty(&mut f, &file).map_err(|e| io(std::io::Error::other(e)))?;
+        f.write_all(b"\n").map_err(&io)?;
+        f.flush().map_err(&io)?;
+    }
+    drop(io);
+    Ok(PlacementReport { rows, arrived: arrivals.len(), placed, meta, out_dir, last })
+}
+
+/// The placement run's per-arrival file.
+pub const PLACEMENTS_CSV: &str = "placements.csv";
+/// The placement run's per-percent file.
+pub const FRAGMENTATION_CSV: &str = "fragmentation.csv";
+
+fn pod_row(line: &mut String, pod: &OpenbPod, a: Arrival, out: Outcome, nodes: &[Node]) {
+    use std::fmt::Write as _;
+    let name = match a.copy {
+        None => pod.name.clone(),
+        Some(i) => format!("{}-tuned-{i}", pod.name),
+    };
+    let (node, devices) = match out {
+        Outcome::Placed { node, devices } => {
+            let list: Vec<String> = (0..16).filter(|d| devices & (1 << d) != 0).map(|d| d.to_string()).collect();
+            (nodes[node as usize].name.as_str(), list.join("-"))
+        }
+        Outcome::Unplaced => ("", String::new()),
+    };
+    let _ = writeln!(
+        line,
+        "{},{},{},{},{},{},{}",
+        csv_field(&name),
+        csv_field(node),
+        devices,
+        pod.cpu_milli,
+        pod.memory_bytes >> 20,
+        pod.num_gpu,
+        pod.gpu_milli
+    );
+}
+
+/// A CSV field, quoted when it holds a comma, quote or line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+fn write_rows(path: &Path, rows: &[Row]) -> std::io::Result<()> {
+    let mut w = BufWriter::new(std::fs::File::create(path)?);
+    w.write_all(b"demand_pct,gpu_alloc_pct,frag_gpus,frag_ratio_pct\n")?;
+    for r in rows {
+        writeln!(w, "{},{:.3},{:.3},{:.3}", r.demand_pct, r.gpu_alloc_pct, r.frag_gpus, r.frag_ratio_pct)?;
+    }
+    w.flush()
+}
+
+/// The table `lahar run` prints after a placement run.
+pub fn table(r: &PlacementReport) -> String {
+    let at = |pct: u32| r.rows.iter().find(|x| x.demand_pct == pct);
+    let mut out = format!(
+        "placement: {} pods arrived, {} placed, {} unplaced ({} policy, seed {})\n",
+        r.arrived,
+        r.placed,
+        r.arrived - r.placed,
+        r.meta.scheduler,
+        r.meta.seed
+    );
+    out.push_str("arrived GPU %   allocated GPU %   fragmented GPUs   fragmentation %\n");
+    let mut shown: Vec<u32> = [50, 80, 90, 100, 110, 120, 130].into_iter().filter(|p| at(*p).is_some()).collect();
+    if !shown.contains(&r.last.demand_pct) {
+        shown.push(r.last.demand_pct);
+    }
+    for p in shown {
+        let x = at(p).expect("shown rows exist");
+        out.push_str(&format!(
+            "{:>13}   {:>15.2}   {:>15.1}   {:>15.2}\n",
+            x.demand_pct, x.gpu_alloc_pct, x.frag_gpus, x.frag_ratio_pct
+        ));
+    }
+    out.push_str(&format!("outputs: {}", r.out_dir.display()));
+    out
+}
