@@ -259,10 +259,8 @@ pub fn run(s: Scenario, opts: &RunOptions) -> Result<PlacementReport, RunError> 
         w.flush().map_err(&io)?;
     }
     let last = *rows.last().expect("the row at 0% is always there");
-    let meta = RunMeta {
-        wall_time_s: started.elapsed().as_secs_f64(),
-        ..crate::run_meta(&s, p.policy.name().to_string())
-    };
+    let meta =
+        RunMeta { wall_time_s: started.elapsed().as_secs_f64(), ..crate::run_meta(&s, p.policy.name().to_string()) };
     if !opts.no_write {
         write_rows(&out_dir.join(FRAGMENTATION_CSV), &rows).map_err(&io)?;
         let arrived_milli: i64 = arrivals.iter().map(|a| setup.pods[a.pod as usize].demand.total_milli()).sum();

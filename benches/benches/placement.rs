@@ -1,0 +1,34 @@
+//! The FGD paper's placement-only evaluation: one full replay of the openb default
+//! pod list at 130% demand (10,9xx pods on the trace's 1,213 GPU nodes) per
+//! policy, from the loaded scenario (pruning/re-sampling and the replay; the
+//! files are read once, outside the measurement). The paper's simulator took 38
+//! minutes for one such run on a 2-core machine.
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use lahar::placement::{Order, Setup};
+use lahar_policies::placement::Policy;
+
+fn bench(c: &mut Criterion) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/fragmentation/openb-fgd.yaml");
+    let s = lahar::scenario::load_file(&path).expect("the example scenario loads");
+    let p = s.placement.clone().expect("a placement scenario");
+    let setup = Setup::new(&s.cluster.nodes, &p.pods).expect("the openb cluster replays");
+    let mut g = c.benchmark_group("placement-130pct");
+    g.sample_size(10);
+    for policy in Policy::ALL {
+        g.bench_function(policy.name(), |b| {
+            b.iter(|| {
+                let arrivals = setup.arrivals(1.3, Order::Shuffled, 42);
+                let (rows, _) = setup.replay(policy, 42, &arrivals, |_| {});
+                black_box(rows.last().copied())
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
