@@ -328,8 +328,12 @@ fn csv_field(s: &str) -> String {
 fn write_rows(path: &Path, rows: &[Row]) -> std::io::Result<()> {
     let mut w = BufWriter::new(std::fs::File::create(path)?);
     w.write_all(b"demand_pct,gpu_alloc_pct,frag_gpus,frag_ratio_pct\n")?;
+    // Percentages at 4 decimals (a ratio's 6), GPUs at 3 (milli-GPUs), trailing
+    // zeros dropped, as every lahar CSV writes its numbers.
+    let fixed = lahar_reports::write::fixed;
     for r in rows {
-        writeln!(w, "{},{:.3},{:.3},{:.3}", r.demand_pct, r.gpu_alloc_pct, r.frag_gpus, r.frag_ratio_pct)?;
+        let (a, g, f) = (fixed(r.gpu_alloc_pct, 4), fixed(r.frag_gpus, 3), fixed(r.frag_ratio_pct, 4));
+        writeln!(w, "{},{a},{g},{f}", r.demand_pct)?;
     }
     w.flush()
 }

@@ -45,6 +45,37 @@ fn span(lo: f64, hi: f64) -> (f64, f64) {
     }
 }
 
+/// The corner whose box (a third of the width, two fifths of the height) holds
+/// the fewest points, so the legend hides the fewest; upper right on ties.
+fn legend_corner(lines: &[Line], (x0, x1): (f64, f64), (y0, y1): (f64, f64)) -> SeriesLabelPosition {
+    let (w, h) = ((x1 - x0) / 3.0, (y1 - y0) * 0.4);
+    let corners = [
+        (SeriesLabelPosition::UpperRight, true, true),
+        (SeriesLabelPosition::UpperLeft, false, true),
+        (SeriesLabelPosition::LowerRight, true, false),
+        (SeriesLabelPosition::LowerLeft, false, false),
+    ];
+    let inside = |right: bool, upper: bool| {
+        lines
+            .iter()
+            .flat_map(|l| l.1.iter())
+            .filter(|&&(x, y, _)| {
+                let in_x = if right { x >= x1 - w } else { x <= x0 + w };
+                let in_y = if upper { y >= y1 - h } else { y <= y0 + h };
+                in_x && in_y
+            })
+            .count()
+    };
+    let mut best = (usize::MAX, SeriesLabelPosition::UpperRight);
+    for (pos, right, upper) in corners {
+        let n = inside(right, upper);
+        if n < best.0 {
+            best = (n, pos);
+        }
+    }
+    best.1
+}
+
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, plotters::coord::Shift>,
     title: &str,
@@ -98,7 +129,7 @@ fn draw<DB: DrawingBackend>(
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(legend_corner(lines, (x0, x1), (y0, y1)))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.4))
         .label_font(("sans-serif", 14))

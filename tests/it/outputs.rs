@@ -51,3 +51,36 @@ fn every_output_column_is_documented() {
     }
     assert!(missing.is_empty(), "not in docs/outputs.md: {missing:?}");
 }
+
+/// A placement run's files and summary.json keys are documented too.
+#[test]
+fn every_placement_output_is_documented() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces/openb");
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: p}}\nspec:\n  placement: {{demand: 0.5}}\n  cluster:\n    nodeList: {{format: openb, path: {}}}\n  scheduler: {{baseline: best-fit}}\n  workload:\n    - trace: {{format: openb, path: {}}}\n",
+        dir.join("openb_node_list_gpu_node.csv").display(),
+        dir.join("openb_pod_list_multigpu50.csv").display()
+    );
+    let (d, p) = write_scenario(&text);
+    let out = d.path().join("out");
+    lahar().args(["run", "-q", "--out"]).arg(&out).arg(&p).assert().success();
+    let doc = documented();
+    let mut missing = Vec::new();
+    for f in ["fragmentation.csv", "placements.csv"] {
+        let text = std::fs::read_to_string(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        for col in text.lines().next().expect("header").split(',') {
+            if !doc.contains(&format!("`{col}`")) {
+                missing.push(format!("{f}: {col}"));
+            }
+        }
+    }
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let mut all = BTreeSet::new();
+    keys(&json, false, &mut all);
+    for k in all {
+        if !doc.contains(&format!("`{k}`")) {
+            missing.push(format!("summary.json: {k}"));
+        }
+    }
+    assert!(missing.is_empty(), "not in docs/outputs.md: {missing:?}");
+}
