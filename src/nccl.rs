@@ -107,6 +107,16 @@ pub fn table(model: &CommModel, a: &TableArgs) -> Result<String, ScenarioError> 
 }
 
 /// Evaluates every row of a calibration-format CSV and writes the rows back with
+/// `x` with three decimals, or with four significant digits below 1 (an 8-byte
+/// all-reduce moves a few kB/s of bus bandwidth: `0.0002346`, not `0.000`).
+fn significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || x.abs() >= 1.0 {
+        return format!("{x:.3}");
+    }
+    let decimals = (3 - x.abs().log10().floor() as i32).clamp(3, 17) as usize;
+    format!("{x:.decimals$}")
+}
+
 /// `model_time_us, model_busbw_GBps, model_algo, model_proto` appended, to `out`
 /// (stdout when `None`). Returns the number of rows.
 pub fn rows(model: &CommModel, input: &Path, out: Option<&Path>) -> Result<usize, ScenarioError> {
@@ -148,8 +158,8 @@ pub fn rows(model: &CommModel, input: &Path, out: Option<&Path>) -> Result<usize
     w.write_record(&h).map_err(io)?;
     for (rec, e) in &results {
         let mut r: Vec<String> = rec.iter().map(str::to_string).collect();
-        r.push(format!("{:.3}", e.time_us));
-        r.push(format!("{:.3}", e.busbw_gbps));
+        r.push(significant(e.time_us));
+        r.push(significant(e.busbw_gbps));
         r.push(e.algo.as_str().to_string());
         r.push(e.proto.as_str().to_string());
         w.write_record(&r).map_err(io)?;

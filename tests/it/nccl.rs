@@ -39,6 +39,29 @@ fn rows_appends_model_columns() {
     }
 }
 
+/// An 8-byte all-reduce's bus bandwidth is a few kB/s: the row keeps its
+/// significant digits instead of printing 0.000.
+#[test]
+fn rows_print_small_bandwidths_with_their_digits() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("rows.csv");
+    std::fs::write(
+        &p,
+        "id,collective,gpu,gpus_per_node,nodes,intra_link,inter_link,nic_gbps_per_gpu,bytes,busbw_GBps,time_us,algo\n\
+         S1,allreduce,H100,8,1,nvswitch-nvlink4,none,0,8,,,auto\n",
+    )
+    .unwrap();
+    let out = lahar().args(["nccl", "--rows"]).arg(&p).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = text.lines().nth(1).unwrap();
+    let busbw: &str = row.split(',').rev().nth(2).unwrap();
+    let v: f64 = busbw.parse().unwrap();
+    assert!(v > 0.0 && v < 0.01, "{row}");
+    let digits = busbw.trim_start_matches(['0', '.']);
+    assert!(digits.len() >= 4, "four significant digits: {busbw}");
+}
+
 #[test]
 fn unknown_gpu_in_a_row_names_the_row() {
     let dir = tempfile::tempdir().unwrap();
