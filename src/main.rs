@@ -541,13 +541,24 @@ fn main() -> ExitCode {
             match overrides.load_run(scenario.as_deref(), snapshot.as_deref(), conf.as_deref(), None) {
                 Ok(s) if strict && !s.warnings.is_empty() => strict_error(&s.warnings),
                 Ok(s) => {
-                    outln!(
-                        "{}: ok ({} nodes, {} queues, {} jobs)",
-                        scenario.or(snapshot).unwrap_or_default().display(),
-                        s.cluster.len(),
-                        s.queues.len(),
-                        s.workload.count
-                    );
+                    let file = scenario.or(snapshot).unwrap_or_default();
+                    match &s.placement {
+                        Some(p) => outln!(
+                            "{}: ok (placement: {} nodes, {} pods listed, demand {}, policy {})",
+                            file.display(),
+                            s.cluster.len(),
+                            p.pods.len(),
+                            p.demand,
+                            p.policy.name()
+                        ),
+                        None => outln!(
+                            "{}: ok ({} nodes, {} queues, {} jobs)",
+                            file.display(),
+                            s.cluster.len(),
+                            s.queues.len(),
+                            s.workload.count
+                        ),
+                    }
                     print_warnings(&s.warnings);
                     ExitCode::SUCCESS
                 }

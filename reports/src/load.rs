@@ -20,6 +20,14 @@ pub enum LoadError {
         /// The file expected.
         path: PathBuf,
     },
+    /// The directory holds a placement-only evaluation, not a run in time.
+    #[error(
+        "{path}: a placement run (`spec.placement`): its results are fragmentation.csv, placements.csv and summary.json; `lahar report` and `lahar compare` read runs in time (docs/fragmentation.md)"
+    )]
+    Placement {
+        /// The directory.
+        path: PathBuf,
+    },
     /// A file could not be read or parsed.
     #[error("{path}: {msg}")]
     Bad {
@@ -135,6 +143,9 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
     let summary: Value = serde_json::from_slice(&text).map_err(|e| bad(&sp, e))?;
     if !summary.get("metrics").is_some_and(Value::is_object) {
         return Err(bad(&sp, "no `metrics` object: not a lahar summary"));
+    }
+    if dir.join("fragmentation.csv").is_file() && !dir.join("jobs.csv").is_file() {
+        return Err(LoadError::Placement { path: dir.to_path_buf() });
     }
 
     let jp = dir.join("jobs.csv");

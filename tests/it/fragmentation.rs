@@ -24,9 +24,13 @@ fn pods(file: &str) -> Vec<OpenbPod> {
 
 /// The trace's GPU nodes as a scenario's cluster (the nodeList path).
 fn nodes() -> Vec<Node> {
+    nodes_of("openb_node_list_gpu_node.csv")
+}
+
+fn nodes_of(file: &str) -> Vec<Node> {
     let text = format!(
         "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: n}}\nspec:\n  cluster:\n    nodeList: {{format: openb, path: {}}}\n",
-        openb("openb_node_list_gpu_node.csv").display()
+        openb(file).display()
     );
     let s = lahar::scenario::load_str(&text, "n.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}"));
     s.cluster.nodes
@@ -196,6 +200,65 @@ fn placement_mode_through_the_binary() {
     assert!(placements.contains("-tuned-0,"), "re-sampled pods are named <pod>-tuned-<i>");
 }
 
+/// `lahar validate` says what a placement scenario will do; `lahar report` and
+/// `lahar compare` explain that a placement run is not theirs to read.
+#[test]
+fn other_commands_on_a_placement_scenario() {
+    let (dir, p) = write_scenario(&placement_scenario(", order: trace", "{baseline: best-fit}"));
+    let o = lahar().arg("validate").arg(&p).output().unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("placement: 1213 nodes, 8152 pods listed, demand 1.3, policy best-fit"), "{text}");
+    let out = dir.path().join("o");
+    lahar().arg("run").arg(&p).arg("--out").arg(&out).arg("-q").assert().success();
+    for cmd in [vec!["report"], vec!["compare"]] {
+        let mut c = lahar();
+        c.args(&cmd).arg(&out);
+        if cmd[0] == "compare" {
+            c.arg(&out).arg("--out").arg(dir.path().join("cmp"));
+        }
+        let o = c.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {err}");
+        assert!(err.contains("a placement run (`spec.placement`)"), "{cmd:?}: {err}");
+    }
+}
+
+/// A cluster with CPU-only nodes (the openb list of all nodes): GPU pods never
+/// land on them, CPU pods may; a list whose `gpu_spec` names a model no node has
+/// leaves those pods unplaced, counted.
+#[test]
+fn cpu_nodes_and_models_no_node_has() {
+    let all = nodes_of("openb_node_list_all_node.csv");
+    let cpu_nodes: Vec<u32> = (0..all.len() as u32).filter(|&n| all[n as usize].gpu_model.is_empty()).collect();
+    assert_eq!(cpu_nodes.len(), 310);
+    let mut list = pods("openb_pod_list_default.csv");
+    list.truncate(2000);
+    for p in list.iter_mut().step_by(10).filter(|p| p.num_gpu > 0) {
+        p.gpu_spec = vec!["H200".to_string()];
+    }
+    let setup = Setup::new(&all, &list).unwrap();
+    assert_eq!(setup.models.len(), 8, "the 7 node models and H200");
+    let arrivals = setup.arrivals(0.3, Order::Trace, 1);
+    let mut r = Replay::new(Policy::Fgd, &setup.nodes, &setup.target, &RngStreams::new(1));
+    let (mut on_cpu_nodes, mut h200) = (0, 0);
+    for a in &arrivals {
+        let pod = &setup.pods[a.pod as usize];
+        match r.place(pod) {
+            Outcome::Placed { node, .. } if cpu_nodes.contains(&node) => {
+                assert!(!pod.demand.wants_gpu(), "a GPU pod on a CPU node");
+                on_cpu_nodes += 1;
+            }
+            Outcome::Unplaced => {
+                assert_eq!(list[a.pod as usize].gpu_spec, ["H200"], "only the H200 pods find no node");
+                h200 += 1;
+            }
+            Outcome::Placed { .. } => {}
+        }
+    }
+    assert!(on_cpu_nodes > 0 && h200 > 0, "{on_cpu_nodes} {h200}");
+}
+
 /// Each refusal names the field, exits 2, and reports every problem at once.
 #[test]
 fn placement_mode_refuses_what_it_cannot_honour() {
@@ -209,6 +272,11 @@ fn placement_mode_refuses_what_it_cannot_honour() {
             "above 0",
         ),
         (placement_scenario("", "{baseline: fgd}") + "  horizon: 1d\n", "spec.horizon", "no meaning in placement mode"),
+        (
+            placement_scenario("", "{baseline: fgd}").replace("openb_node_list_gpu_node.csv", "none.csv"),
+            "spec.cluster.nodeList.path",
+            "none.csv",
+        ),
         (
             placement_scenario("", "{baseline: fgd}").replace("trace: {format: openb", "trace: {format: philly"),
             "spec.workload[0].trace.format",

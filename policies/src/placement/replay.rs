@@ -424,9 +424,11 @@ impl Progress {
         Progress { capacity: capacity_milli, arrived: 0, next: 0 }
     }
 
-    /// The percentages reached now, before any arrival: `0..1`.
+    /// The percentages reached now, before any arrival: `0..1` (also on a
+    /// cluster without GPUs, where no arrival reaches any other).
     pub fn start(&mut self) -> std::ops::Range<u32> {
-        self.arrive(0)
+        self.next = self.next.max(1);
+        0..1
     }
 
     /// A pod asking `milli` milli-GPUs arrived: the percentages (of the cluster's
@@ -485,6 +487,18 @@ mod tests {
         assert_eq!(p.arrive(1), 1..2, "0.5% rounds to 1");
         assert_eq!(p.arrive(20), 2..4, "2.5% → 3: two percentages at once");
         assert_eq!(p.arrive(0), 4..4);
+        let mut none = Progress::new(0);
+        assert_eq!(none.start(), 0..1);
+        assert!(none.arrive(500).is_empty(), "no GPUs: nothing is ever reached");
+    }
+
+    /// No node at all: every pod unplaced, the one row at 0%, no division by zero.
+    #[test]
+    fn an_empty_cluster() {
+        let t = Target::typical([(pod(500, 1).demand, 1)], 100);
+        let mut r = Replay::new(Policy::Fgd, &[], &t, &RngStreams::new(1));
+        let rows = run(&mut r, [pod(500, 1), pod(0, 0)], |o| assert_eq!(o, Outcome::Unplaced));
+        assert_eq!(rows, [Row { demand_pct: 0, gpu_alloc_pct: 0.0, frag_gpus: 0.0, frag_ratio_pct: 0.0 }]);
     }
 
     /// Two 2-GPU nodes. Best fit puts 0.5 on node A's device 0, then 0.5 again

@@ -331,7 +331,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     // Run times of the traces named by `duration.empirical`, read once per (file, format).
     let mut empirical_cache: BTreeMap<(PathBuf, &'static str), Vec<SimDuration>> = BTreeMap::new();
     let mut sources = Vec::new();
-    let placement = placement_mode.and_then(|p| placement::placement(&mut v, p, spec, &scheduler, base));
+    let placement = placement_mode.and_then(|p| placement::placement(&mut v, p, spec, &scheduler, &nodes, base));
     for (s, src) in spec.workload.iter().flatten().enumerate().filter(|_| placement_mode.is_none()) {
         let path = format!("spec.workload[{s}]");
         let source = match &src.value {

@@ -52,8 +52,16 @@ pub(super) fn placement(
     p: &Spanned<RawPlacement>,
     spec: &RawSpec,
     scheduler: &SchedulerChoice,
+    nodes: &[lahar_core::cluster::Node],
     base: &Path,
 ) -> Option<Placement> {
+    if !v.cluster_broken && nodes.iter().all(|n| n.allocatable.gpu_milli() == 0) {
+        v.err(
+            at(p),
+            "spec.cluster",
+            "placement mode needs nodes with GPUs: its demand is a multiple of the cluster's GPUs",
+        );
+    }
     let d = &p.value.demand;
     let demand = d.value;
     if !(demand.is_finite() && demand > 0.0 && demand <= MAX_DEMAND) {
