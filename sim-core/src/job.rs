@@ -148,6 +148,10 @@ pub struct TaskSpec {
     pub depends_any: bool,
     /// Node selector: every label must match.
     pub node_selector: Vec<(String, String)>,
+    /// Labels that must take one of several values: for each `(key, values)`,
+    /// the node's label `key` is one of `values` (a required node-affinity `In`
+    /// expression; openb's `gpu_spec` alternatives `A|B`).
+    pub node_label_in: Vec<(String, Vec<String>)>,
     /// Task-level policies (checked before the job's).
     pub policies: Vec<Policy>,
     /// `volcano.sh/preemptable` (default true).
@@ -328,10 +332,25 @@ pub fn dependency_cycle(tasks: &[TaskSpec]) -> Option<String> {
     None
 }
 
+impl TaskSpec {
+    /// True if a node with `labels` passes the task's label filters: every
+    /// selector label matches and every `node_label_in` label is one of its values.
+    pub fn labels_fit(&self, labels: &std::collections::BTreeMap<String, String>) -> bool {
+        self.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+            && self.node_label_in.iter().all(|(k, vs)| labels.get(k).is_some_and(|v| vs.contains(v)))
+    }
+
+    /// True if the task filters nodes by label at all.
+    pub fn has_label_filter(&self) -> bool {
+        !self.node_selector.is_empty() || !self.node_label_in.is_empty()
+    }
+}
+
 impl Default for TaskSpec {
     /// One preemptable pod of priority 1 requesting only its pod slot, named `worker`.
     fn default() -> Self {
         TaskSpec {
+            node_label_in: Vec::new(),
             name: "worker".into(),
             replicas: 1,
             min_available: 1,
@@ -563,6 +582,7 @@ mod tests {
 
     fn task(name: &str, replicas: u32, min: u32, gpu: i64, prio: i32) -> TaskSpec {
         TaskSpec {
+            node_label_in: Vec::new(),
             name: name.into(),
             replicas,
             min_available: min,

@@ -519,8 +519,7 @@ impl<'w> Session<'w> {
     pub fn labels_match(&self, p: PodId, n: NodeId) -> bool {
         let pod = &self.world.pods[p.0 as usize];
         let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
-        let labels = &self.world.cluster.node(n).labels;
-        task.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+        task.labels_fit(&self.world.cluster.node(n).labels)
     }
     /// The first taint of the node that repels the pod (`NoSchedule`/`NoExecute`,
     /// not tolerated), if any.

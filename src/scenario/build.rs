@@ -343,13 +343,18 @@ fn trace(
 
 /// A trace job with a pod no node can hold stays (pending), with a warning.
 fn unschedulable(v: &V<'_>, f: &mut SourceFindings, nodes: &[Node], j: &JobSpec, at: At, tpath: &str) {
-    let Some(task) =
-        j.tasks.iter().find(|task| task.replicas > 0 && !fits_somewhere(v, nodes, &task.requests, &task.node_selector))
-    else {
+    let Some(task) = j.tasks.iter().find(|task| task.replicas > 0 && !fits_somewhere(v, nodes, task)) else {
         return;
     };
+    let labels: Vec<String> = task
+        .node_selector
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .chain(task.node_label_in.iter().map(|(k, vs)| format!("{k} in {}", vs.join("|"))))
+        .collect();
+    let labelled = if labels.is_empty() { String::new() } else { format!(" on nodes labelled {}", labels.join(", ")) };
     let message = format!(
-        "job `{}` of the trace requests pods that no node can hold ({} GPUs, {} CPU, {} bytes of memory; largest node: {}); it stays pending",
+        "job `{}` of the trace requests pods that no node can hold{labelled} ({} GPUs, {} CPU, {} bytes of memory; largest node: {}); it stays pending",
         j.name,
         task.requests.gpu_milli() as f64 / 1000.0,
         task.requests.cpu() as f64 / 1000.0,
@@ -439,7 +444,7 @@ fn gang(
         return;
     }
     // A pod no node holds is reported already.
-    if j.tasks.iter().any(|t| t.replicas > 0 && !fits_somewhere(v, nodes, &t.requests, &t.node_selector)) {
+    if j.tasks.iter().any(|t| t.replicas > 0 && !fits_somewhere(v, nodes, t)) {
         return;
     }
     let mut pods: Vec<Resources> =

@@ -292,3 +292,43 @@ fn placement_mode_refuses_what_it_cannot_honour() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// In a run in time, a pod whose `gpu_spec` names several models runs on a node
+/// of one of them (it ran anywhere while alternatives were dropped), and one
+/// naming only models no node has is reported as unschedulable up front.
+#[test]
+fn gpu_spec_alternatives_in_a_run_in_time() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("nodes.csv"),
+        "sn,cpu_milli,memory_mib,gpu,model\nn-t4,32000,65536,1,T4\nn-p100,32000,65536,1,P100\nn-v100,32000,65536,1,V100M16\n",
+    )
+    .unwrap();
+    let head = "job,queue,submit_s,duration_s,replicas,cpu,memory,gpu,gpu_model\n";
+    std::fs::write(
+        dir.path().join("jobs.csv"),
+        format!("{head}a,default,0,100,1,1,1Gi,1,P100|V100M16\nb,default,1,100,1,1,1Gi,1,T4|V100M16\nc,default,2,100,1,1,1Gi,1,G2|G3\n"),
+    )
+    .unwrap();
+    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: alt}\nspec:\n  cluster:\n    nodeList: {format: openb, path: nodes.csv}\n  scheduler: {baseline: fifo}\n  workload:\n    - trace: {format: canonical, path: jobs.csv}\n";
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let out = dir.path().join("out");
+    let o = lahar().arg("run").arg(dir.path().join("s.yaml")).arg("--out").arg(&out).arg("-q").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "job `c` of the trace requests pods that no node can hold on nodes labelled nvidia.com/gpu.product in G2|G3"
+        ),
+        "{err}"
+    );
+    let pods = std::fs::read_to_string(out.join("pods.csv")).unwrap();
+    let node_of = |job: &str| {
+        pods.lines().find(|l| l.starts_with(&format!("{job},"))).map(|l| l.split(',').nth(4).unwrap().to_string())
+    };
+    let a = node_of("a").expect("a ran");
+    let b = node_of("b").expect("b ran");
+    assert!(a == "n-p100" || a == "n-v100", "a on {a}");
+    assert!(b == "n-t4" || b == "n-v100", "b on {b}");
+    assert_eq!(node_of("c"), None, "c never runs");
+}

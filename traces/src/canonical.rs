@@ -27,7 +27,7 @@
 //! | `cpu` | CPU per pod, Kubernetes quantity (`4`, `500m`) | 0 |
 //! | `memory` | memory per pod, Kubernetes quantity (`16Gi`, `1500Mi`, bytes) | 0 |
 //! | `gpu` | GPUs per pod, quantity; fractions allowed (`0.5`, `460m`) | 0 |
-//! | `gpu_model` | node selector `nvidia.com/gpu.product=<value>` | none |
+//! | `gpu_model` | node selector `nvidia.com/gpu.product=<value>`; several models `A\|B`: the label must be one of them | none |
 //!
 //! Quantities are Kubernetes syntax because they are exact and familiar; the writer
 //! emits the shortest exact form (`12`, `460m`, `16Gi`). Times are decimal seconds
@@ -358,6 +358,14 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
         s => return Err(Skip::malformed(format!("`preemptable`: expected true or false, got `{s}`"))),
     };
     let task = TaskSpec {
+        node_label_in: non_empty(get(Col::GpuModel))
+            .filter(|m| m.contains('|'))
+            .map(|m| {
+                let models: std::collections::BTreeSet<&str> =
+                    m.split('|').map(str::trim).filter(|x| !x.is_empty()).collect();
+                vec![(GPU_MODEL_LABEL.to_string(), models.into_iter().map(str::to_string).collect())]
+            })
+            .unwrap_or_default(),
         name: lahar_core::text::shared(non_empty(get(Col::Task)).unwrap_or("worker")),
         replicas,
         min_available: task_min,
@@ -366,6 +374,7 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
         depends_on: vec![],
         depends_any: false,
         node_selector: non_empty(get(Col::GpuModel))
+            .filter(|m| !m.contains('|'))
             .map(|m| vec![(GPU_MODEL_LABEL.to_string(), m.to_string())])
             .unwrap_or_default(),
         policies: vec![],
@@ -411,7 +420,11 @@ impl<W: Write> CanonicalWriter<W> {
         self.last = Some((job.namespace.to_string(), job.name.clone()));
         let queue = self.queue_names.get(job.queue.0 as usize).cloned().unwrap_or_else(|| job.queue.0.to_string());
         for t in &job.tasks {
-            let model = t.node_selector.first().map(|(_, v)| v.as_str()).unwrap_or("");
+            let model = match (t.node_selector.first(), t.node_label_in.first()) {
+                (Some((_, v)), _) => v.clone(),
+                (None, Some((_, vs))) => vs.join("|"),
+                (None, None) => String::new(),
+            };
             let row: [String; COLUMNS.len()] = [
                 job.name.clone(),
                 job.namespace.to_string(),
@@ -478,9 +491,11 @@ fn check_representable(job: &JobSpec) -> Result<(), WriteError> {
         if !t.depends_on.is_empty() || t.depends_any {
             return refuse("task dependencies (dependsOn)");
         }
-        let selector_ok = match t.node_selector.as_slice() {
-            [] => true,
-            [(k, v)] => k == GPU_MODEL_LABEL && !v.is_empty(),
+        let one_model = |k: &str, v: &str| k == GPU_MODEL_LABEL && !v.is_empty() && !v.contains('|');
+        let selector_ok = match (t.node_selector.as_slice(), t.node_label_in.as_slice()) {
+            ([], []) => true,
+            ([(k, v)], []) => one_model(k, v),
+            ([], [(k, vs)]) => !vs.is_empty() && vs.iter().all(|v| one_model(k, v)),
             _ => false,
         };
         if !selector_ok {

@@ -172,6 +172,7 @@ pub(crate) fn check_totals(tasks: &[TaskSpec]) -> Result<(), Skip> {
 /// A task of `replicas` identical pods, all required (gang).
 pub(crate) fn task(name: String, replicas: u32, requests: Resources, selector: &[(String, String)]) -> TaskSpec {
     TaskSpec {
+        node_label_in: Vec::new(),
         name: lahar_core::text::shared(&name),
         replicas,
         min_available: replicas,

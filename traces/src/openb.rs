@@ -11,7 +11,7 @@
 //! | pod CPU | `cpu_milli` (millicores) |
 //! | pod memory | `memory_mib` × 2^20 bytes |
 //! | pod GPU | `num_gpu` × `gpu_milli` milli-GPUs (`gpu_milli` is per GPU: 460 = 0.46 of one GPU; 0 when `num_gpu` is 0) |
-//! | node selector | `gpu_spec` naming one model (after removing repeats, e.g. `V100M32\|V100M32`) → `nvidia.com/gpu.product=<model>`; several alternatives cannot be expressed by a node selector, so the constraint is dropped (any GPU) and counted in the report's notes as `gpu_spec_alternatives_dropped` |
+//! | node filter | `gpu_spec` naming one model (after removing repeats, e.g. `V100M32\|V100M32`) → node selector `nvidia.com/gpu.product=<model>`; several (`V100M16\|V100M32`) → the label must be one of them ([`TaskSpec::node_label_in`](lahar_core::job::TaskSpec::node_label_in)) |
 //! | `submit` | `creation_time` (seconds) |
 //! | `duration` | `deletion_time − scheduled_time`: the time the pod held its node. Pods still `Running` when the trace ends have `deletion_time` = trace end, so their run is truncated there |
 //! | queue key | `qos` (`LS`, `BE`, `Burstable`, `Guaranteed`); no user |
@@ -184,13 +184,18 @@ fn convert(rec: &StringRecord, c: &PodColumns, at: Location, ctx: &mut Ctx<'_>) 
         }
     };
     let mut selector = Vec::new();
+    let mut label_in = Vec::new();
     match p.gpu_spec.as_slice() {
         [] => {}
         [one] => selector.push((GPU_MODEL_LABEL.to_string(), one.clone())),
-        _ => ctx.note("gpu_spec_alternatives_dropped"),
+        several => label_in.push((GPU_MODEL_LABEL.to_string(), several.to_vec())),
     }
     let qos = c.qos.map(|i| &rec[i]).filter(|q| !q.is_empty());
     let status = c.phase.map(|i| &rec[i]).filter(|p| !p.is_empty()).unwrap_or("unknown");
+    let mut tasks = tasks_from_pods(1, |_| Resources::new(cpu, mem, gpu, 1), &selector)?;
+    for t in &mut tasks {
+        t.node_label_in.clone_from(&label_in);
+    }
     let job = build_job(
         JobParts {
             name: name.to_string(),
@@ -198,7 +203,7 @@ fn convert(rec: &StringRecord, c: &PodColumns, at: Location, ctx: &mut Ctx<'_>) 
             queue: ctx.queue(qos, None),
             user: String::new(),
             duration,
-            tasks: tasks_from_pods(1, |_| Resources::new(cpu, mem, gpu, 1), &selector)?,
+            tasks,
         },
         ctx.opts,
     )?;

@@ -396,6 +396,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         Resources::new(spec.cpu_milli_per_gpu * scale, spec.memory_per_gpu * scale, g as i64 * 1000, 1)
     };
     let mut tasks = vec![TaskSpec {
+        node_label_in: Vec::new(),
         name: lahar_core::text::shared("worker"),
         replicas: if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 { pods - 1 } else { pods },
         min_available: 0,

@@ -46,7 +46,7 @@ impl GangFifo {
         // one cannot fit either: skip it before any work (the backlog is re-visited
         // by every session).
         let shape = match job.spec.tasks.as_slice() {
-            [t] if t.node_selector.is_empty() && !ssn.cluster().has_taints() => Some(t.requests),
+            [t] if !t.has_label_filter() && !ssn.cluster().has_taints() => Some(t.requests),
             _ => None,
         };
         if let Some(shape) = shape

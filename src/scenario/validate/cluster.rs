@@ -273,12 +273,18 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
 /// Whether some node can hold a pod. Pods "fit" a cluster that had errors (its node
 /// list is incomplete: the cluster's own errors say what is wrong) and a cluster
 /// without nodes (its one warning says no pod can be placed).
-pub(crate) fn fits_somewhere(v: &V<'_>, nodes: &[Node], req: &Resources, selector: &[(String, String)]) -> bool {
-    v.cluster_broken
-        || nodes.is_empty()
-        || nodes
-            .iter()
-            .any(|n| req.fits_in(&n.allocatable) && selector.iter().all(|(k, val)| n.labels.get(k) == Some(val)))
+pub(crate) fn fits_somewhere(v: &V<'_>, nodes: &[Node], task: &lahar_core::job::TaskSpec) -> bool {
+    fits_somewhere_with(v, nodes, &task.requests, |labels| task.labels_fit(labels))
+}
+
+/// [`fits_somewhere`] for requests `req` on nodes whose labels pass `labels_ok`.
+pub(crate) fn fits_somewhere_with(
+    v: &V<'_>,
+    nodes: &[Node],
+    req: &Resources,
+    labels_ok: impl Fn(&BTreeMap<String, String>) -> bool,
+) -> bool {
+    v.cluster_broken || nodes.is_empty() || nodes.iter().any(|n| req.fits_in(&n.allocatable) && labels_ok(&n.labels))
 }
 
 /// The largest node's resources, dimension by dimension, in words.

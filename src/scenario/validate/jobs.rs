@@ -162,6 +162,7 @@ fn job(
             };
         }
         tasks.push(TaskSpec {
+            node_label_in: Vec::new(),
             name: lahar_core::text::shared(&t.name.value),
             replicas,
             min_available,
@@ -377,9 +378,8 @@ pub(super) fn network_topology(v: &mut V<'_>, nt: &Spanned<RawNetworkTopology>, 
 
 fn check_job_fit(v: &mut V<'_>, j: &JobSpec, nodes: &[Node], raw: &Spanned<RawJob>, path: &str) {
     for (i, t) in j.tasks.iter().enumerate() {
-        if t.replicas > 0 && !fits_somewhere(v, nodes, &t.requests, &t.node_selector) {
-            let why =
-                if t.node_selector.is_empty() { String::new() } else { " with a matching nodeSelector".to_string() };
+        if t.replicas > 0 && !fits_somewhere(v, nodes, t) {
+            let why = if !t.has_label_filter() { String::new() } else { " with a matching nodeSelector".to_string() };
             v.warn(UNSCHEDULABLE, 1, at(&raw.value.tasks[i]), format!("{path}.tasks[{i}]"), format!(
                 "job `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {}); the job stays pending",
                 j.name, t.name, t.requests.gpu_milli() as f64 / 1000.0, t.requests.cpu() as f64 / 1000.0, t.requests.memory(), largest(nodes)

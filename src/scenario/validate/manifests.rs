@@ -128,12 +128,8 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
             v.errors.push(InputError { file: ij.file.clone(), at: ij.at, path: ij.doc.clone(), message: m })
         };
         let mut ok = true;
-        if let Some(task) = j
-            .tasks
-            .iter()
-            .find(|task| task.replicas > 0 && !fits_somewhere(v, t.nodes, &task.requests, &task.node_selector))
-        {
-            let why = if task.node_selector.is_empty() { "" } else { " with a matching nodeSelector" };
+        if let Some(task) = j.tasks.iter().find(|task| task.replicas > 0 && !fits_somewhere(v, t.nodes, task)) {
+            let why = if !task.has_label_filter() { "" } else { " with a matching nodeSelector" };
             v.warn_in(crate::scenario::Warning {
                 kind: super::UNSCHEDULABLE,
                 count: 1,

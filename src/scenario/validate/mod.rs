@@ -29,7 +29,7 @@ mod scheduler;
 mod snapshot;
 mod synthetic;
 
-pub(crate) use cluster::{fits_somewhere, largest};
+pub(crate) use cluster::{fits_somewhere, fits_somewhere_with, largest};
 
 pub(crate) type At = Option<(u64, u64)>;
 

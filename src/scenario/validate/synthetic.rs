@@ -1,6 +1,6 @@
 //! `synthetic:` sources: arrivals, GPU counts, run times, queues, models.
 
-use super::{At, MAX_JOBS, Source, Targets, V, at, comm, fits_somewhere, jobs, largest, queues};
+use super::{At, MAX_JOBS, Source, Targets, V, at, comm, fits_somewhere_with, jobs, largest, queues};
 use crate::scenario::raw::*;
 use lahar_core::cluster::Node;
 use lahar_core::comm::runtime::JobProfile;
@@ -376,7 +376,7 @@ fn check_synthetic_fit(v: &mut V<'_>, sp: &SyntheticSpec, nodes: &[Node], raw: &
         let per = g.min(sp.gpus_per_pod).max(if g == 0 { 0 } else { 1 });
         let scale = per.max(1) as i64;
         let req = Resources::new(sp.cpu_milli_per_gpu * scale, sp.memory_per_gpu * scale, per as i64 * 1000, 1);
-        if !fits_somewhere(v, nodes, &req, &[]) {
+        if !fits_somewhere_with(v, nodes, &req, |_| true) {
             v.err(at(&raw.gpus), format!("{path}.synthetic.gpus"), format!(
                 "jobs of {g} GPUs get pods of {per} GPUs, {} CPU and {} bytes of memory, which no node can hold (largest node: {})",
                 req.cpu() as f64 / 1000.0, req.memory(), largest(nodes)

@@ -167,9 +167,14 @@ fn arb_task(i: usize) -> impl Strategy<Value = TaskSpec> {
         0i64..9000,
         -3i32..3,
         any::<bool>(),
-        proptest::option::of("[A-Z0-9]{1,6}"),
+        // One GPU model (a node selector) or several (any of them will do).
+        proptest::collection::btree_set("[A-Z0-9]{1,6}", 0..4),
     )
-        .prop_map(move |(replicas, min, cpu, mem, gpu, priority, preemptable, model)| TaskSpec {
+        .prop_map(move |(replicas, min, cpu, mem, gpu, priority, preemptable, models)| TaskSpec {
+            node_label_in: match models.len() {
+                0 | 1 => Vec::new(),
+                _ => vec![("nvidia.com/gpu.product".to_string(), models.iter().cloned().collect())],
+            },
             name: format!("t{i}").into(),
             replicas,
             min_available: min.min(replicas),
@@ -177,7 +182,10 @@ fn arb_task(i: usize) -> impl Strategy<Value = TaskSpec> {
             priority,
             depends_on: vec![],
             depends_any: false,
-            node_selector: model.map(|m| vec![("nvidia.com/gpu.product".to_string(), m)]).unwrap_or_default(),
+            node_selector: match models.len() {
+                1 => vec![("nvidia.com/gpu.product".to_string(), models.iter().next().cloned().unwrap_or_default())],
+                _ => Vec::new(),
+            },
             policies: vec![],
             preemptable,
             never_preempts: false,

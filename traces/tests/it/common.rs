@@ -113,6 +113,7 @@ pub fn gang(
     let tasks: Vec<TaskSpec> = tasks
         .iter()
         .map(|&(n, replicas, cpu, mem, gpu, model)| TaskSpec {
+            node_label_in: Vec::new(),
             name: n.into(),
             replicas,
             min_available: replicas,

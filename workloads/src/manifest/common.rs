@@ -718,6 +718,7 @@ pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy
 /// A task from a pod shape.
 pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodShape) -> TaskSpec {
     TaskSpec {
+        node_label_in: Vec::new(),
         name: lahar_core::text::shared(name),
         replicas,
         min_available,

@@ -262,7 +262,9 @@ impl FailMemo {
     /// The two pods pass the same nodes' filters (selectors and tolerations).
     fn same_selector(ssn: &Session<'_>, a: PodId, b: PodId) -> bool {
         let task = |p: PodId| &ssn.job(ssn.pod(p).job).spec.tasks[ssn.pod(p).task as usize];
-        task(a).node_selector == task(b).node_selector && task(a).tolerations == task(b).tolerations
+        task(a).node_selector == task(b).node_selector
+            && task(a).node_label_in == task(b).node_label_in
+            && task(a).tolerations == task(b).tolerations
     }
 
     /// True if a search for `pod` is known to fail (never in exhaustive mode, nor

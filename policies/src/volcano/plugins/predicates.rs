@@ -31,8 +31,7 @@ impl Plugin for Predicates {
     }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         let p = ssn.pod(pod);
-        ssn.job(p.job).spec.tasks[p.task as usize].node_selector.is_empty()
-            && (!self.taints || !ssn.cluster().has_taints())
+        !ssn.job(p.job).spec.tasks[p.task as usize].has_label_filter() && (!self.taints || !ssn.cluster().has_taints())
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         // Kubernetes' messages (NodeUnschedulable, TaintToleration, NodeAffinity).
