@@ -118,6 +118,8 @@ impl Setup {
                     demand: Demand {
                         cpu: p.cpu_milli,
                         gpu_milli: p.gpu_milli as u16,
+                        // Above 255 devices a pod is as unplaceable as at 255 (a
+                        // node has at most 16).
                         gpus: p.num_gpu.min(u32::from(u8::MAX)) as u8,
                         models: Models(models),
                     },

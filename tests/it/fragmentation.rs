@@ -273,6 +273,14 @@ fn placement_mode_refuses_what_it_cannot_honour() {
         ),
         (placement_scenario("", "{baseline: fgd}") + "  horizon: 1d\n", "spec.horizon", "no meaning in placement mode"),
         (
+            placement_scenario("", "{baseline: fgd}").replace(
+                "  cluster:\n    nodeList",
+                "  cluster:\n    nodes: [{name: big, cpu: 64, memory: 64Gi, gpus: 32}]\n    nodeList",
+            ),
+            "spec.cluster",
+            "node `big` has 32 GPUs; placement mode models at most 16 per node",
+        ),
+        (
             placement_scenario("", "{baseline: fgd}").replace("openb_node_list_gpu_node.csv", "none.csv"),
             "spec.cluster.nodeList.path",
             "none.csv",

@@ -150,11 +150,17 @@ pub fn gpu_packing(n: &NodeView<'_>, d: &Demand) -> (i64, Devices) {
     if free == n.gpus.len() as i64 {
         return ((MAX_SCORE / 3 - free).max(free), dev);
     }
-    let mut order: Vec<usize> = (0..n.gpus.len()).collect();
-    order.sort_by_key(|&i| n.gpus[i]);
+    // Devices tightest first (stable: lower index first among equals).
+    let mut order = [0u8; super::MAX_DEVICES];
+    let order = &mut order[..n.gpus.len()];
+    for (k, o) in order.iter_mut().enumerate() {
+        *o = k as u8;
+    }
+    order.sort_by_key(|&i| n.gpus[usize::from(i)]);
     let mut need = d.gpus;
     let (mut free_used, mut shared_pct) = (0i64, 0i64);
-    for i in order {
+    for &i in order.iter() {
+        let i = usize::from(i);
         if need == 0 {
             break;
         }

@@ -139,6 +139,12 @@ pub(super) fn placement(
             Order::Shuffled
         }
     };
+    // What the replay cannot model is found here, before any work.
+    if !v.cluster_broken
+        && let Err(e) = crate::placement::Setup::new(nodes, &pods)
+    {
+        v.err(at(p), "spec.cluster", e.to_string());
+    }
     let SchedulerChoice::Baseline(name) = scheduler else { return None };
     let policy = Policy::from_name(name)?;
     Some(Placement { demand, order, policy, pods })
