@@ -56,36 +56,62 @@ fn the_shared_openb_files_hold_what_the_paper_says() {
     assert!(spec.iter().any(|p| p.gpu_spec == ["V100M16", "V100M32"]));
 }
 
-/// Every placement of a whole 130% replay, for each policy: no device above
-/// 1000 free milli-GPUs (no share below 0), no node's CPU or memory overdrawn,
-/// every pod's devices on a node of a model its `gpu_spec` accepts (any of the
+/// Every placement of a whole replay, for each policy: no device above 1000 free
+/// milli-GPUs (no share below 0), no node's CPU or memory overdrawn, every pod's
+/// devices on a node of a model its `gpu_spec` accepts (any of the
 /// alternatives), and the allocation the sum of the placed pods' requests.
+fn check_invariants(nodes: &[Node], list: &[OpenbPod], policy: Policy, demand: f64, order: Order, seed: u64) {
+    let setup = Setup::new(nodes, list).unwrap();
+    let arrivals = setup.arrivals(demand, order, seed);
+    let mut r = Replay::new(policy, &setup.nodes, &setup.target, &RngStreams::new(seed));
+    let mut placed_milli = 0;
+    for a in &arrivals {
+        let pod = &setup.pods[a.pod as usize];
+        let out = r.place(pod);
+        let Outcome::Placed { node, devices } = out else { continue };
+        let spec = &list[a.pod as usize].gpu_spec;
+        let n = &nodes[node as usize];
+        assert!(spec.is_empty() || spec.contains(&n.gpu_model), "{policy:?}: {spec:?} on {}", n.gpu_model);
+        assert_eq!(devices.count_ones(), if pod.demand.wants_gpu() { u32::from(pod.demand.gpus) } else { 0 });
+        let free = r.devices(node);
+        assert!(free.iter().all(|&g| g <= 1000), "{policy:?}: {free:?}");
+        let (cpu, mem) = r.free_cpu_memory(node);
+        assert!(cpu >= 0 && mem >= 0, "{policy:?}: node {node} overdrawn");
+        placed_milli += pod.demand.total_milli();
+    }
+    assert_eq!(r.allocated_milli(), placed_milli);
+    let free: i64 = (0..nodes.len() as u32).flat_map(|n| r.devices(n).to_vec()).map(i64::from).sum();
+    assert_eq!(free, r.capacity_milli() - placed_milli, "{policy:?}: devices add up");
+}
+
+/// The invariants over a whole 130% replay of the gpuspec33 list on the trace's
+/// cluster, for each policy.
 #[test]
 fn every_placement_respects_devices_resources_and_gpu_spec() {
-    let nodes = nodes();
     let list = pods("openb_pod_list_gpuspec33.csv");
-    let setup = Setup::new(&nodes, &list).unwrap();
     for policy in Policy::ALL {
-        let arrivals = setup.arrivals(1.3, Order::Shuffled, 7);
-        let mut r = Replay::new(policy, &setup.nodes, &setup.target, &RngStreams::new(7));
-        let mut placed_milli = 0;
-        for a in &arrivals {
-            let pod = &setup.pods[a.pod as usize];
-            let out = r.place(pod);
-            let Outcome::Placed { node, devices } = out else { continue };
-            let spec = &list[a.pod as usize].gpu_spec;
-            let n = &nodes[node as usize];
-            assert!(spec.is_empty() || spec.contains(&n.gpu_model), "{policy:?}: {spec:?} on {}", n.gpu_model);
-            assert_eq!(devices.count_ones(), if pod.demand.wants_gpu() { u32::from(pod.demand.gpus) } else { 0 });
-            let free = r.devices(node);
-            assert!(free.iter().all(|&g| g <= 1000), "{policy:?}: {free:?}");
-            let (cpu, mem) = r.free_cpu_memory(node);
-            assert!(cpu >= 0 && mem >= 0, "{policy:?}: node {node} overdrawn");
-            placed_milli += pod.demand.total_milli();
-        }
-        assert_eq!(r.allocated_milli(), placed_milli);
-        let free: i64 = (0..nodes.len() as u32).flat_map(|n| r.devices(n).to_vec()).map(i64::from).sum();
-        assert_eq!(free, r.capacity_milli() - placed_milli, "{policy:?}: devices add up");
+        check_invariants(&nodes(), &list, policy, 1.3, Order::Shuffled, 7);
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, ..Default::default() })]
+
+    /// The invariants for any policy, seed, order, demand, and slice of the
+    /// cluster and of the gpuspec33 list (its `gpu_spec` alternatives included).
+    #[test]
+    fn placements_respect_devices_and_gpu_spec_for_any_seed(
+        policy in 0usize..6,
+        seed in 0u64..1_000_000,
+        node_step in 1usize..12,
+        pod_step in 1usize..12,
+        demand in 0.2f64..2.0,
+        shuffled in proptest::bool::ANY,
+    ) {
+        let nodes: Vec<Node> = nodes().into_iter().step_by(node_step).collect();
+        let list: Vec<OpenbPod> = pods("openb_pod_list_gpuspec33.csv").into_iter().step_by(pod_step).collect();
+        let order = if shuffled { Order::Shuffled } else { Order::Trace };
+        check_invariants(&nodes, &list, Policy::ALL[policy], demand, order, seed);
     }
 }
 
