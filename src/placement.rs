@@ -220,6 +220,20 @@ fn io_err(dir: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
 /// Runs a placement scenario and writes its files.
 pub fn run(s: Scenario, opts: &RunOptions) -> Result<PlacementReport, RunError> {
     let p = s.placement.clone().expect("a placement scenario");
+    // Options of a run in time are refused rather than ignored.
+    let unused = [
+        ("--plots", opts.plots),
+        ("--explain", !opts.explain.is_empty()),
+        ("--explain-window", opts.explain_window.is_some()),
+        ("--exhaustive", opts.exhaustive),
+        ("--sessions", opts.sessions.is_some()),
+    ];
+    if let Some((flag, _)) = unused.iter().find(|u| u.1) {
+        let why = format!(
+            "{flag} has no meaning for a placement scenario (`spec.placement`): pods never leave, no session runs"
+        );
+        return Err(RunError::Input(crate::scenario::ScenarioError::one("<command line>", None, flag, why)));
+    }
     let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
     let started = Instant::now();
     let setup = Setup::new(&s.cluster.nodes, &p.pods).map_err(|e| {

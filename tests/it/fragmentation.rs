@@ -226,6 +226,18 @@ fn placement_mode_through_the_binary() {
     assert!(placements.contains("-tuned-0,"), "re-sampled pods are named <pod>-tuned-<i>");
 }
 
+/// Flags of a run in time are refused, not ignored, on a placement scenario.
+#[test]
+fn flags_of_a_run_in_time_are_refused() {
+    let (_dir, p) = write_scenario(&placement_scenario("", "{baseline: fgd}"));
+    for flags in [vec!["--plots"], vec!["--explain", "openb-pod-0001"], vec!["--exhaustive"]] {
+        let o = lahar().arg("run").arg(&p).args(&flags).arg("-q").output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}: {err}");
+        assert!(err.contains(flags[0]) && err.contains("no meaning for a placement scenario"), "{err}");
+    }
+}
+
 /// `lahar validate` says what a placement scenario will do; `lahar report` and
 /// `lahar compare` explain that a placement run is not theirs to read.
 #[test]
