@@ -201,7 +201,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     // directory loses lahar's own files of an earlier run first, so its
     // explain.csv, plots or report never sit beside the new outputs.
     let started = Instant::now();
-    let (jobs, target) = (s.workload.count, s.workload.shapes.clone());
+    let (jobs, target) = (s.workload.count, s.workload.target.clone());
     let (mut engine, health) = engine_and_health(s);
     let writer = if opts.no_write {
         None

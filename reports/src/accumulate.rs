@@ -12,8 +12,10 @@
 
 use crate::metrics::{Dist, QueueSummary, Summary, SummaryOptions, jain};
 use crate::timeline::{Facts, JobFact, QueueFact};
-use lahar_core::resource::{GPU, Resources};
+use lahar_core::frag::{Free, Target};
+use lahar_core::resource::{CPU, GPU, Resources};
 use lahar_core::time::MICROS_PER_SEC;
+use lahar_core::world::{DEVICE_MILLI, DeviceHold};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -56,15 +58,19 @@ struct Scope {
 pub struct RunMetrics {
     queues: Vec<QueueFact>,
     total_milli: i64,
-    /// The fragmentation measure's target workload: GPU pod shapes with their counts.
-    target: Vec<(Resources, u64)>,
-    /// Σ of the target's counts.
-    target_pods: u64,
+    /// The fragmentation measure's target workload.
+    target: Target,
     slo_slowdown: f64,
     /// The instant the state below holds for.
     t: u64,
-    idle: Vec<Resources>,
-    /// Per node: its fragmented GPUs × 1000 × `target_pods` (an exact integer).
+    /// Per node: free millicores, GPU model, and where its devices start in `devices`.
+    cpu_free: Vec<i64>,
+    models: Vec<Option<u8>>,
+    dev_start: Vec<u32>,
+    /// Free milli-GPUs of every device, node after node.
+    devices: Vec<i64>,
+    /// Per node: its fragmented milli-GPUs, weighted by the target's counts (an
+    /// exact integer; over `target.weight()` × 1000 it is GPUs).
     frag: Vec<i128>,
     frag_sum: i128,
     idle_milli: i64,
@@ -84,24 +90,37 @@ pub struct RunMetrics {
 }
 
 impl RunMetrics {
-    /// Metrics of a run on `nodes` (allocatable) with `queues`; `target` is the
-    /// fragmentation measure's workload (see [`crate::timeline::add_shape`]).
+    /// Metrics of a run on `nodes` (allocatable, with the GPU model index of each
+    /// in the measure's [`ModelTable`](lahar_core::frag::ModelTable)) with
+    /// `queues`; `target` is the fragmentation measure's workload (see
+    /// [`crate::timeline::workload`]). A node's GPUs are whole devices of 1000
+    /// milli-GPUs, as the world holds them.
     pub fn new(
-        nodes: Vec<Resources>,
+        nodes: &[Resources],
+        models: Vec<Option<u8>>,
         queues: Vec<QueueFact>,
-        target: Vec<(Resources, u64)>,
+        target: Target,
         opts: &SummaryOptions,
     ) -> RunMetrics {
         let nq = queues.len();
         let total_milli = nodes.iter().map(|n| n.get(GPU)).sum();
-        let target_pods = target.iter().map(|s| s.1).sum();
+        let mut dev_start = Vec::with_capacity(nodes.len() + 1);
+        let mut devices = Vec::new();
+        for n in nodes {
+            dev_start.push(devices.len() as u32);
+            let k = (n.get(GPU).max(0) / DEVICE_MILLI) as usize;
+            devices.extend(std::iter::repeat_n(DEVICE_MILLI, k));
+        }
+        dev_start.push(devices.len() as u32);
         let mut m = RunMetrics {
             total_milli,
-            target_pods,
             target,
             slo_slowdown: opts.slo_slowdown,
             t: 0,
-            idle: nodes,
+            cpu_free: nodes.iter().map(|n| n.get(CPU)).collect(),
+            models,
+            dev_start,
+            devices,
             frag: Vec::new(),
             frag_sum: 0,
             idle_milli: total_milli,
@@ -118,7 +137,7 @@ impl RunMetrics {
             scopes: vec![Scope::default(); nq + 1],
             queues,
         };
-        m.frag = m.idle.iter().map(|r| m.node_frag(r)).collect();
+        m.frag = (0..nodes.len()).map(|n| m.node_frag(n)).collect();
         m.frag_sum = m.frag.iter().sum();
         m
     }
@@ -132,7 +151,7 @@ impl RunMetrics {
         opts: &SummaryOptions,
         mut at_sample: impl FnMut(&RunMetrics),
     ) -> RunMetrics {
-        let mut m = RunMetrics::new(f.nodes.clone(), f.queues.clone(), f.shapes.clone(), opts);
+        let mut m = RunMetrics::new(&f.nodes, f.node_models.clone(), f.queues.clone(), f.target.clone(), opts);
         // Changes in time order; within an instant in the order of a job's life
         // (the state is integers: the order within an instant changes no value).
         const SUBMIT: u8 = 0;
@@ -162,11 +181,11 @@ impl RunMetrics {
                 SUBMIT => m.job_submitted(i as u32, f.jobs[i].queue, t),
                 START => {
                     let p = &f.pods[i];
-                    m.pod_started(p.job, p.node, f.req(p), t);
+                    m.pod_started(p.job, p.node, f.req(p), f.hold(p), t);
                 }
                 END => {
                     let p = &f.pods[i];
-                    m.pod_ended(p.job, p.node, f.req(p), p.start, t, f.jobs[p.job as usize].first_start);
+                    m.pod_ended(p.job, p.node, f.req(p), f.hold(p), p.start, t, f.jobs[p.job as usize].first_start);
                 }
                 _ => m.job_ended(i as u32, &f.jobs[i]),
             }
@@ -177,15 +196,16 @@ impl RunMetrics {
         m
     }
 
-    /// A node's fragmented GPUs with `idle` resources, in expectation over the
-    /// target workload (its idle GPUs count when a pod of the shape cannot be
-    /// placed), times 1000 × the target's pods.
-    fn node_frag(&self, idle: &Resources) -> i128 {
-        let milli = idle.get(GPU).max(0) as i128;
-        if milli == 0 {
-            return 0;
+    /// Node `n`'s fragmented milli-GPUs over the target workload, each shape's
+    /// weighted by its count ([`Target::node`]).
+    fn node_frag(&self, n: usize) -> i128 {
+        let devs = &self.devices[self.dev_start[n] as usize..self.dev_start[n + 1] as usize];
+        let mut free = [0u16; 64];
+        for (f, &d) in free.iter_mut().zip(devs) {
+            *f = d.clamp(0, DEVICE_MILLI) as u16;
         }
-        self.target.iter().filter(|(req, _)| !req.fits_in(idle)).map(|&(_, n)| n as i128 * milli).sum()
+        let view = Free { cpu: self.cpu_free[n], model: self.models[n], gpus: &free[..devs.len().min(64)] };
+        i128::from(self.target.node(view))
     }
 
     /// Integrates the state over `[self.t, t)` and moves to `t` (no change happens
@@ -236,34 +256,55 @@ impl RunMetrics {
         }
     }
 
-    /// Applies `req` arriving on (`sign` 1) or leaving (−1) `node`.
-    fn hold(&mut self, queue: u32, node: u32, req: &Resources, sign: i64) {
+    /// Applies `req` on devices `hold` arriving on (`sign` 1) or leaving (−1)
+    /// `node`: whole devices lose 1000 milli-GPUs each, the share device the
+    /// request's remainder, as [`lahar_core::world::GpuDevices`] charges them.
+    fn hold(&mut self, queue: u32, node: u32, req: &Resources, hold: DeviceHold, sign: i64) {
         let n = node as usize;
-        if sign > 0 {
-            self.idle[n] -= *req;
-        } else {
-            self.idle[n] += *req;
-        }
+        self.cpu_free[n] -= req.get(CPU) * sign;
         let g = req.get(GPU) * sign;
         self.idle_milli -= g;
         self.alloc_q[queue as usize] += g;
-        let nf = self.node_frag(&self.idle[n]);
+        let devs = &mut self.devices[self.dev_start[n] as usize..self.dev_start[n + 1] as usize];
+        for (d, free) in devs.iter_mut().enumerate().take(64) {
+            if hold.whole & (1 << d) != 0 {
+                *free -= DEVICE_MILLI * sign;
+            }
+        }
+        if let Some(d) = hold.share
+            && let Some(free) = devs.get_mut(usize::from(d))
+        {
+            *free -= req.get(GPU).rem_euclid(DEVICE_MILLI) * sign;
+        }
+        let nf = self.node_frag(n);
         self.frag_sum += nf - self.frag[n];
         self.frag[n] = nf;
     }
 
-    /// A pod of job `key` starts holding `req` on `node` at `t`.
-    pub fn pod_started(&mut self, key: u32, node: u32, req: &Resources, t: u64) {
+    /// A pod of job `key` starts holding `req` (GPUs on devices `devices`) on
+    /// `node` at `t`.
+    pub fn pod_started(&mut self, key: u32, node: u32, req: &Resources, devices: DeviceHold, t: u64) {
         self.advance(t);
         let Some(live) = self.live.get_mut(&key) else { return };
         live.first_pod = Some(live.first_pod.map_or(t, |x| x.min(t)));
         let queue = live.queue;
-        self.hold(queue, node, req, 1);
+        self.hold(queue, node, req, devices, 1);
     }
 
-    /// A pod of job `key` that started at `start` stops holding `req` on `node` at
-    /// `end`; `first_start` is when its job's gang was first complete, if it was yet.
-    pub fn pod_ended(&mut self, key: u32, node: u32, req: &Resources, start: u64, end: u64, first_start: Option<u64>) {
+    /// A pod of job `key` that started at `start` stops holding `req` (GPUs on
+    /// devices `devices`) on `node` at `end`; `first_start` is when its job's gang
+    /// was first complete, if it was yet.
+    #[allow(clippy::too_many_arguments)]
+    pub fn pod_ended(
+        &mut self,
+        key: u32,
+        node: u32,
+        req: &Resources,
+        devices: DeviceHold,
+        start: u64,
+        end: u64,
+        first_start: Option<u64>,
+    ) {
         self.advance(end);
         let Some(live) = self.live.get_mut(&key) else { return };
         // Held before the gang was complete (a later gang start is after `end`).
@@ -272,7 +313,7 @@ impl RunMetrics {
             live.gang_wait_milli_us += req.get(GPU).max(0) as u128 * (until - start) as u128;
         }
         let queue = live.queue;
-        self.hold(queue, node, req, -1);
+        self.hold(queue, node, req, devices, -1);
     }
 
     /// Job `key` ended (`f.end` is set) with the facts `f`.
@@ -340,10 +381,15 @@ impl RunMetrics {
 
     /// Fragmentation rate now: fragmented / idle GPUs (0 when none is idle).
     pub fn frag_rate(&self) -> f64 {
-        if self.idle_milli <= 0 || self.target_pods == 0 {
+        if self.idle_milli <= 0 || self.target.weight() == 0 {
             return 0.0;
         }
-        (self.frag_sum as f64 / (self.target_pods as f64 * self.idle_milli as f64)).clamp(0.0, 1.0)
+        (self.frag_sum as f64 / (self.target.weight() as f64 * self.idle_milli as f64)).clamp(0.0, 1.0)
+    }
+
+    /// Fragmented GPUs now.
+    pub fn frag_gpus(&self) -> f64 {
+        if self.target.weight() == 0 { 0.0 } else { self.frag_sum as f64 / (1000.0 * self.target.weight() as f64) }
     }
 
     /// Each queue's deserved GPUs now.
@@ -353,7 +399,7 @@ impl RunMetrics {
 
     /// ∫ fragmented GPUs dt (GPU·µs) so far.
     pub fn frag_gpu_us(&self) -> f64 {
-        if self.target_pods == 0 { 0.0 } else { self.frag_int as f64 / (1000.0 * self.target_pods as f64) }
+        if self.target.weight() == 0 { 0.0 } else { self.frag_int as f64 / (1000.0 * self.target.weight() as f64) }
     }
 
     /// ∫ idle GPUs dt (GPU·µs) so far.

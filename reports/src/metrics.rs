@@ -304,7 +304,9 @@ pub fn summarize_facts(f: &Facts, opts: &SummaryOptions) -> Summary {
 mod tests {
     use super::*;
     use crate::timeline::{JobFact, PodFact, QueueFact};
+    use lahar_core::frag::{Demand, Models, Target};
     use lahar_core::resource::Resources;
+    use lahar_core::world::DeviceHold;
 
     /// A non-gang job whose first pod starts 30 s before its second, then loses work.
     #[test]
@@ -328,10 +330,14 @@ mod tests {
             }],
             pods: vec![
                 PodFact { job: 0, node: 0, req: 0, start: 10_000_000, end: 100_000_000 },
-                PodFact { job: 0, node: 0, req: 0, start: 40_000_000, end: 100_000_000 },
+                PodFact { job: 0, node: 0, req: 1, start: 40_000_000, end: 100_000_000 },
             ],
-            requests: vec![pod],
-            shapes: vec![(pod, 2)],
+            node_models: vec![None],
+            requests: vec![
+                (pod, DeviceHold { whole: 0b0011, share: None }),
+                (pod, DeviceHold { whole: 0b1100, share: None }),
+            ],
+            target: Target::typical([(Demand { cpu: 0, gpu_milli: 1000, gpus: 2, models: Models::ANY }, 2)], 100),
         };
         let s = summarize_facts(&f, &SummaryOptions { slo_slowdown: 1.5 });
         assert_eq!(s.gang_wait_s.map(|d| d.max), Some(30.0));

@@ -14,6 +14,7 @@ use crate::metrics::{JobRow, Summary, SummaryOptions, job_row, push_job_label, p
 use crate::timeline::{JobFact, QueueFact};
 use crate::write::{DecisionWriter, Fields, csv_writer, io_err, push_fixed, push_milli};
 use lahar_core::engine::{PodRecord, RunStats, Sample};
+use lahar_core::frag::Target;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::record::Recorder;
 use lahar_core::resource::Resources;
@@ -48,14 +49,9 @@ pub struct RunWriter {
 
 impl RunWriter {
     /// Creates the four files in `dir` (which must exist) and writes their headers.
-    /// `target` is the fragmentation measure's workload (the scenario's pods by
-    /// shape, [`crate::timeline::workload`]).
-    pub fn create(
-        dir: &Path,
-        world: &World,
-        target: Vec<(Resources, u64)>,
-        opts: &SummaryOptions,
-    ) -> io::Result<RunWriter> {
+    /// `target` is the fragmentation measure's workload (the scenario's typical
+    /// pod shapes, [`crate::timeline::workload`]).
+    pub fn create(dir: &Path, world: &World, target: Target, opts: &SummaryOptions) -> io::Result<RunWriter> {
         let decisions = DecisionWriter::create(dir)?;
         let mut jobs = csv_writer(dir, "jobs.csv")?;
         jobs.write_record([
@@ -91,9 +87,11 @@ impl RunWriter {
                 .collect();
         header.extend(queues.iter().map(|q| format!("gpus_allocated:{}", q.name)));
         header.push("fragmentation".to_string());
+        header.push("gpus_fragmented".to_string());
         header.extend(queues.iter().map(|q| format!("gpus_deserved:{}", q.name)));
         timeseries.write_record(&header).map_err(io_err)?;
-        let nodes = world.cluster.nodes.iter().map(|n| n.allocatable).collect();
+        let nodes: Vec<Resources> = world.cluster.nodes.iter().map(|n| n.allocatable).collect();
+        let models = crate::timeline::node_models(&world.cluster.nodes);
         Ok(RunWriter {
             decisions,
             jobs,
@@ -103,7 +101,7 @@ impl RunWriter {
             pod_row: Fields::new(),
             sample_row: vec![String::new(); header.len()],
             closed: FxHashMap::default(),
-            metrics: Some(RunMetrics::new(nodes, queues, target, opts)),
+            metrics: Some(RunMetrics::new(&nodes, models, queues, target, opts)),
             summary: None,
             error: None,
         })
@@ -201,13 +199,15 @@ impl Recorder for RunWriter {
         let pod = &world.pods[p.0 as usize];
         let node = pod.node.expect("a running pod has a node").0;
         let (job, req, t) = (pod.job.0, pod.req, pod.started.micros());
-        self.metrics().pod_started(job, node, &req, t);
+        let devices = pod.gpu_devices;
+        self.metrics().pod_started(job, node, &req, devices, t);
     }
 
     fn pod_ended(&mut self, world: &World, r: &PodRecord) {
         let req = world.pods[r.pod.0 as usize].req;
         let first_start = world.jobs[r.job.0 as usize].first_start.map(|t| t.micros());
-        self.metrics().pod_ended(r.job.0, r.node.0, &req, r.start.micros(), r.end.micros(), first_start);
+        let (start, end) = (r.start.micros(), r.end.micros());
+        self.metrics().pod_ended(r.job.0, r.node.0, &req, r.gpu_devices, start, end, first_start);
         if world.jobs[r.job.0 as usize].end.is_some() {
             // Its job's rows are written already.
             self.write_pod_row(world, r);
@@ -239,8 +239,9 @@ impl Recorder for RunWriter {
             push_milli(&mut row[6 + i], g);
         }
         push_fixed(&mut row[6 + nq], m.frag_rate(), 6);
+        push_fixed(&mut row[7 + nq], m.frag_gpus(), 3);
         for (i, &d) in m.deserved().iter().enumerate() {
-            push_fixed(&mut row[7 + nq + i], d, 3);
+            push_fixed(&mut row[8 + nq + i], d, 3);
         }
         let res = self.timeseries.write_record(&self.sample_row);
         self.keep(res);

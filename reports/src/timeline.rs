@@ -9,10 +9,12 @@
 
 use crate::accumulate::RunMetrics;
 use crate::metrics::SummaryOptions;
+use lahar_core::cluster::Node;
 use lahar_core::engine::RunOutput;
+use lahar_core::frag::{ModelTable, Target};
 use lahar_core::job::JobPhase;
 use lahar_core::resource::{GPU, Resources};
-use lahar_core::world::Job;
+use lahar_core::world::{DeviceHold, Job};
 
 /// One queue.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,16 +77,17 @@ impl JobFact {
     }
 }
 
-/// The target workload of the fragmentation measure: the pods of every job of
-/// the world (submitted or not) by request, GPU requests only.
-pub fn workload<'a>(jobs: impl IntoIterator<Item = &'a Job>) -> Vec<(Resources, u64)> {
-    let mut shapes = Vec::new();
-    for j in jobs {
-        for t in &j.spec.tasks {
-            add_shape(&mut shapes, t.requests, t.replicas);
-        }
-    }
-    shapes
+/// The target workload of the fragmentation measure: the typical shapes of the
+/// pods of every job of the world (submitted or not) on `nodes`
+/// ([`ModelTable::target`]).
+pub fn workload<'a>(nodes: &[Node], jobs: impl IntoIterator<Item = &'a Job>) -> Target {
+    ModelTable::of_nodes(nodes).target(jobs.into_iter().flat_map(|j| &j.spec.tasks))
+}
+
+/// Each node's GPU model index in the measure's [`ModelTable`].
+pub fn node_models(nodes: &[Node]) -> Vec<Option<u8>> {
+    let table = ModelTable::of_nodes(nodes);
+    nodes.iter().map(|n| table.node(n)).collect()
 }
 
 /// One pod placement interval `[start, end)`. Compact (32 bytes): a month-long
@@ -95,7 +98,7 @@ pub struct PodFact {
     pub job: u32,
     /// Node index.
     pub node: u32,
-    /// Its requests: an index into [`Facts::requests`].
+    /// Its requests and the GPU devices it held: an index into [`Facts::requests`].
     pub req: u32,
     /// Start (µs).
     pub start: u64,
@@ -110,18 +113,19 @@ pub struct Facts {
     pub end: u64,
     /// Allocatable resources per node.
     pub nodes: Vec<Resources>,
+    /// Per node: its GPU model's index in the measure's [`ModelTable`].
+    pub node_models: Vec<Option<u8>>,
     /// Queues.
     pub queues: Vec<QueueFact>,
     /// Submitted jobs.
     pub jobs: Vec<JobFact>,
     /// Pod placement intervals.
     pub pods: Vec<PodFact>,
-    /// The distinct pod requests [`PodFact::req`] points into.
-    pub requests: Vec<Resources>,
-    /// Pods of the scenario's jobs (submitted or not) by request, GPU requests only (each request
-    /// once, in order of first appearance, with its count): the fragmentation
-    /// metric's target workload.
-    pub shapes: Vec<(Resources, u64)>,
+    /// The distinct (request, devices held) pairs [`PodFact::req`] points into.
+    pub requests: Vec<(Resources, DeviceHold)>,
+    /// The fragmentation measure's target workload: the typical pod shapes of the
+    /// scenario's jobs, submitted or not ([`workload`]).
+    pub target: Target,
 }
 
 impl Facts {
@@ -131,7 +135,8 @@ impl Facts {
         let mut index = vec![usize::MAX; out.world.jobs.len()];
         let mut jobs = Vec::new();
         // The target workload is the scenario's, submitted or not.
-        let shapes = workload(out.world.jobs.iter());
+        let nodes = &out.world.cluster.nodes;
+        let target = workload(nodes, out.world.jobs.iter());
         for (i, j) in out.world.jobs.iter_ids() {
             if j.phase == JobPhase::NotSubmitted {
                 continue;
@@ -139,17 +144,18 @@ impl Facts {
             index[i] = jobs.len();
             jobs.push(JobFact::of(j));
         }
-        // Pods of one task share a request: each distinct request is kept once
-        // (looked up, never iterated, so the map's order cannot matter).
-        let mut requests: Vec<Resources> = Vec::new();
-        let mut request_ids: std::collections::HashMap<Resources, u32> = std::collections::HashMap::new();
+        // Pods of one task share a request, and most hold one of few device sets:
+        // each distinct pair is kept once (looked up, never iterated, so the
+        // map's order cannot matter).
+        let mut requests: Vec<(Resources, DeviceHold)> = Vec::new();
+        let mut request_ids: std::collections::HashMap<(Resources, DeviceHold), u32> = std::collections::HashMap::new();
         let mut pods = Vec::with_capacity(out.pods.len());
         for p in &out.pods {
             let job = index[p.job.0 as usize];
             if job == usize::MAX {
                 continue;
             }
-            let req = out.world.pods[p.pod.0 as usize].req;
+            let req = (out.world.pods[p.pod.0 as usize].req, p.gpu_devices);
             let id = *request_ids.entry(req).or_insert_with(|| {
                 requests.push(req);
                 (requests.len() - 1) as u32
@@ -164,35 +170,29 @@ impl Facts {
         }
         Facts {
             end: out.stats.end.micros(),
-            nodes: out.world.cluster.nodes.iter().map(|n| n.allocatable).collect(),
+            nodes: nodes.iter().map(|n| n.allocatable).collect(),
+            node_models: node_models(nodes),
             queues: QueueFact::all(&out.world),
             jobs,
             pods,
             requests,
-            shapes,
+            target,
         }
     }
 
     /// The requests of a pod interval.
     pub fn req(&self, p: &PodFact) -> &Resources {
-        &self.requests[p.req as usize]
+        &self.requests[p.req as usize].0
+    }
+
+    /// The GPU devices a pod interval held.
+    pub fn hold(&self, p: &PodFact) -> DeviceHold {
+        self.requests[p.req as usize].1
     }
 
     /// Cluster GPUs (milli).
     pub fn gpus_total_milli(&self) -> i64 {
         self.nodes.iter().map(|n| n.get(GPU)).sum()
-    }
-}
-
-/// Counts `n` pods of request `req` into `shapes` (GPU shapes only, first seen
-/// first).
-pub fn add_shape(shapes: &mut Vec<(Resources, u64)>, req: Resources, n: u32) {
-    if req.get(GPU) <= 0 || n == 0 {
-        return;
-    }
-    match shapes.iter_mut().find(|(r, _)| *r == req) {
-        Some(e) => e.1 += n as u64,
-        None => shapes.push((req, n as u64)),
     }
 }
 
@@ -238,13 +238,14 @@ pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lahar_core::frag::{Demand, Models};
 
     /// One 8-GPU node, a 4-GPU target shape. Job `a` (0–100) holds 6 GPUs over
     /// [10, 50); job `b` (from 50, unfinished) takes 2 GPUs at the instant `a`'s
     /// pod leaves; a zero-length interval counts for nothing.
     #[test]
     fn sweep_integrates_exactly_and_samples_after_each_instant() {
-        let gpus = |n: i64| Resources::new(0, 0, n * 1000, 1);
+        let gpus = |n: i64| (Resources::new(0, 0, n * 1000, 1), DeviceHold { whole: (1 << n) - 1, share: None });
         let job = |submit, end| JobFact {
             queue: 0,
             gpus: 0,
@@ -261,11 +262,12 @@ mod tests {
         let f = Facts {
             end: 100,
             nodes: vec![Resources::new(8000, 1 << 30, 8000, 110)],
+            node_models: vec![None],
             queues: vec![QueueFact { name: "q".into(), weight: 1 }],
             jobs: vec![job(0, Some(100)), job(50, None)],
             pods: vec![pod(0, 0, 10, 50), pod(1, 1, 50, 100), pod(1, 2, 30, 30)],
             requests: vec![gpus(6), gpus(2), gpus(8)],
-            shapes: vec![(gpus(4), 1)],
+            target: Target::typical([(Demand { cpu: 0, gpu_milli: 1000, gpus: 4, models: Models::ANY }, 1)], 100),
         };
         let tl = sweep(&f, &[0, 10, 50, 99]);
         // Idle 8 over [0, 10), 2 over [10, 50), 6 over [50, 100); only the 2 idle

@@ -18,6 +18,10 @@
 //! Σ_shape count × milli-GPUs ("weighted milli-GPUs"); divide by
 //! [`Target::weight`] × 1000 for GPUs.
 
+use crate::cluster::{GPU_PRODUCT_LABEL, Node};
+use crate::job::TaskSpec;
+use crate::resource::{CPU, GPU};
+
 /// A set of GPU models, bit `i` standing for model `i` of a cluster's model table;
 /// the empty set means any model will do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -158,6 +162,84 @@ impl Target {
     }
 }
 
+/// The GPU models of a cluster by index, as [`Models`] and [`Free::model`] count
+/// them: the distinct `nvidia.com/gpu.product` labels of its GPU nodes (what node
+/// selectors match), sorted. A [`Models`] set tells 64 apart: models past the
+/// 64th in that order get no index (their nodes count as having no model).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModelTable {
+    names: Vec<String>,
+}
+
+/// The most models a [`Models`] set tells apart.
+pub const MAX_MODELS: usize = 64;
+
+impl ModelTable {
+    /// The models of `nodes`' GPU nodes.
+    pub fn of_nodes<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> ModelTable {
+        let names: std::collections::BTreeSet<&str> = nodes
+            .into_iter()
+            .filter(|n| n.allocatable.get(GPU) > 0)
+            .filter_map(|n| n.labels.get(GPU_PRODUCT_LABEL).map(String::as_str))
+            .filter(|m| !m.is_empty())
+            .collect();
+        ModelTable { names: names.into_iter().take(MAX_MODELS).map(str::to_string).collect() }
+    }
+
+    /// The index of model `name`.
+    pub fn index(&self, name: &str) -> Option<u8> {
+        self.names.binary_search_by(|x| x.as_str().cmp(name)).ok().map(|i| i as u8)
+    }
+
+    /// The model index of `node` (`None` without GPUs or a known model).
+    pub fn node(&self, node: &Node) -> Option<u8> {
+        if node.allocatable.get(GPU) <= 0 {
+            return None;
+        }
+        node.labels.get(GPU_PRODUCT_LABEL).and_then(|m| self.index(m))
+    }
+
+    /// A pod of `task` in the measure's terms. Its GPU request becomes devices as
+    /// the cluster's [`GpuDevices`](crate::world::GpuDevices) hold it: below one
+    /// GPU a share of one device, k whole GPUs k devices; a count above one that is
+    /// not whole (which Kubernetes' integer `nvidia.com/gpu` never asks for) is
+    /// taken as the next whole count. Its models are those its node selector and
+    /// required `In` expressions on `nvidia.com/gpu.product` allow; a pod that asks
+    /// for GPU models no node has fits nowhere.
+    pub fn demand(&self, task: &TaskSpec) -> Demand {
+        let milli = task.requests.get(GPU);
+        let (gpu_milli, gpus) = match milli {
+            ..=0 => (0, 0),
+            1..=999 => (milli as u16, 1),
+            _ => (1000, (milli + 999) / 1000),
+        };
+        let mut allowed: Option<u64> = None;
+        let mut restrict = |values: &mut dyn Iterator<Item = &String>| {
+            let set = values.filter_map(|v| self.index(v)).fold(0u64, |a, i| a | 1 << i);
+            allowed = Some(allowed.map_or(set, |a| a & set));
+        };
+        for (k, v) in &task.node_selector {
+            if k == GPU_PRODUCT_LABEL {
+                restrict(&mut std::iter::once(v));
+            }
+        }
+        for (k, vs) in &task.node_label_in {
+            if k == GPU_PRODUCT_LABEL {
+                restrict(&mut vs.iter());
+            }
+        }
+        // No model it accepts is on a node: it fits nowhere (no node has 255 devices).
+        let gpus = if allowed == Some(0) { u8::MAX } else { gpus.min(i64::from(u8::MAX)) as u8 };
+        Demand { cpu: task.requests.get(CPU), gpu_milli, gpus, models: Models(allowed.unwrap_or(0)) }
+    }
+
+    /// The target workload of `tasks` (each with its replica count): their typical
+    /// shapes at the paper's [`POPULARITY_PCT`].
+    pub fn target<'a>(&self, tasks: impl IntoIterator<Item = &'a TaskSpec>) -> Target {
+        Target::typical(tasks.into_iter().map(|t| (self.demand(t), u64::from(t.replicas))), POPULARITY_PCT)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,6 +293,61 @@ mod tests {
         assert_eq!(t.weight(), 97);
         let merged = Target::typical([(d(1, 0, 0), 1), (d(1, 0, 0), 2)], 100);
         assert_eq!(merged.shapes(), &[(d(1, 0, 0), 3)]);
+    }
+
+    fn gpu_node(model: &str, gpus: i64) -> Node {
+        let mut labels = std::collections::BTreeMap::new();
+        labels.insert(GPU_PRODUCT_LABEL.to_string(), model.to_string());
+        Node {
+            taints: Vec::new(),
+            name: format!("{model}-{gpus}"),
+            labels,
+            allocatable: crate::resource::Resources::new(8000, 1 << 30, gpus * 1000, 110),
+            gpu_model: model.to_string(),
+            intra_node: crate::cluster::IntraNode::Pcie,
+            nics: crate::cluster::Nics::default(),
+        }
+    }
+
+    /// Models are the GPU nodes' labels, sorted (a CPU node's label does not
+    /// count); a task's GPU request becomes devices, its selector and `In`
+    /// expressions on the model label a set; models no node has fit nowhere.
+    #[test]
+    fn tasks_in_the_measure_s_terms() {
+        let nodes = [gpu_node("V100", 8), gpu_node("T4", 2), gpu_node("A10", 0)];
+        let table = ModelTable::of_nodes(&nodes);
+        assert_eq!((table.index("T4"), table.index("V100"), table.index("A10")), (Some(0), Some(1), None));
+        assert_eq!(table.node(&nodes[1]), Some(0));
+        assert_eq!(table.node(&nodes[2]), None, "no GPUs");
+        let task = |gpu_milli: i64| TaskSpec {
+            requests: crate::resource::Resources::new(2000, 0, gpu_milli, 1),
+            ..TaskSpec::default()
+        };
+        assert_eq!(table.demand(&task(0)), d(2000, 0, 0));
+        assert_eq!(table.demand(&task(300)), d(2000, 300, 1));
+        assert_eq!(table.demand(&task(4000)), d(2000, 1000, 4));
+        assert_eq!(table.demand(&task(2500)), d(2000, 1000, 3), "the next whole count");
+        let mut t4 = task(1000);
+        t4.node_selector.push((GPU_PRODUCT_LABEL.to_string(), "T4".to_string()));
+        assert_eq!(table.demand(&t4).models, Models(0b01));
+        let mut either = task(1000);
+        either.node_label_in.push((GPU_PRODUCT_LABEL.to_string(), vec!["V100".into(), "H100".into(), "T4".into()]));
+        assert_eq!(table.demand(&either).models, Models(0b11));
+        // Both: the intersection.
+        either.node_selector.push((GPU_PRODUCT_LABEL.to_string(), "V100".to_string()));
+        assert_eq!(table.demand(&either).models, Models(0b10));
+        // Another label key does not count.
+        let mut pool = task(1000);
+        pool.node_selector.push(("pool".to_string(), "T4".to_string()));
+        assert_eq!(table.demand(&pool).models, Models::ANY);
+        let mut h100 = task(1000);
+        h100.node_selector.push((GPU_PRODUCT_LABEL.to_string(), "H100".to_string()));
+        let free = Free { cpu: 8000, model: Some(1), gpus: &[1000; 8] };
+        assert_eq!(free.fragmented_for(&table.demand(&h100)), 8000, "fits nowhere");
+        let mut tasks = vec![task(500), task(1000)];
+        tasks[0].replicas = 3;
+        let target = table.target(&tasks);
+        assert_eq!(target.shapes(), &[(d(2000, 500, 1), 3), (d(2000, 1000, 1), 1)]);
     }
 
     #[test]

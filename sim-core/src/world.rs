@@ -85,7 +85,7 @@ pub struct GpuDevices {
 }
 
 /// The devices a pod holds on its node.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct DeviceHold {
     /// Whole devices (bit d: device d).
     pub whole: u64,

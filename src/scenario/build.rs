@@ -131,7 +131,9 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     let mut last_submit: Option<SimTime> = None;
     let mut used = vec![Resources::ZERO; nodes.len()];
     let mut count = 0;
-    let mut shapes = Vec::new();
+    // The fragmentation measure's target workload: every pod by shape.
+    let models = lahar_core::frag::ModelTable::of_nodes(&nodes);
+    let mut shapes: std::collections::BTreeMap<lahar_core::frag::Demand, u64> = Default::default();
     let health = Health::default();
     for mut t in merge(&plans, &health) {
         let f = &mut findings[t.source];
@@ -153,7 +155,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         }
         count += 1;
         for task in &t.job.tasks {
-            lahar_reports::timeline::add_shape(&mut shapes, task.requests, task.replicas);
+            *shapes.entry(models.demand(task)).or_default() += u64::from(task.replicas);
         }
         gang(&v, &mut gangs, &t, &nodes, &total, job_path);
         if t.job.duration.is_unbounded() {
@@ -222,7 +224,8 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     if !v.errors.is_empty() {
         return Err(ScenarioError { errors: v.errors });
     }
-    let workload = Workload::new(plans, pricing, count, shapes);
+    let target = lahar_core::frag::Target::typical(shapes, lahar_core::frag::POPULARITY_PCT);
+    let workload = Workload::new(plans, pricing, count, target);
     let cluster = Cluster::new(nodes, std::mem::take(&mut v.names), topology);
     Ok(Scenario {
         name,

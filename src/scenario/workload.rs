@@ -10,7 +10,6 @@ use lahar_core::arrivals::{Arrival, Source};
 use lahar_core::comm::CommModel;
 use lahar_core::comm::runtime::{JobProfile, ReferenceNode};
 use lahar_core::job::{JobSpec, NetworkTopology};
-use lahar_core::resource::Resources;
 use lahar_core::rng::RngStreams;
 use lahar_core::time::SimDuration;
 use lahar_workloads::synthetic::{Generator, SyntheticSpec};
@@ -27,9 +26,9 @@ pub struct Workload {
     pricing: Option<Arc<Pricing>>,
     /// Jobs of all sources.
     pub count: usize,
-    /// The pods of every job by request, GPU requests only, first seen first: the
-    /// target workload of the fragmentation measure.
-    pub shapes: Vec<(Resources, u64)>,
+    /// The target workload of the fragmentation measure: the typical shapes of
+    /// every job's pods.
+    pub target: lahar_core::frag::Target,
 }
 
 /// How one source makes its jobs, in its own submit order.
@@ -100,9 +99,9 @@ impl Workload {
         sources: Vec<Plan>,
         pricing: Option<Pricing>,
         count: usize,
-        shapes: Vec<(Resources, u64)>,
+        target: lahar_core::frag::Target,
     ) -> Self {
-        Workload { sources, pricing: pricing.map(Arc::new), count, shapes }
+        Workload { sources, pricing: pricing.map(Arc::new), count, target }
     }
 
     /// Whether some job has a model profile (the run then prices placements with

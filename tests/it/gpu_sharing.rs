@@ -16,25 +16,49 @@ fn job(name: &str, at: u32, replicas: u32, gpu: &str, dur: &str) -> String {
     )
 }
 
+/// Three 0.6 pods at 0, a 2-GPU pod at 10, a 0.4 at 20 and a 1-GPU pod at 30.
+fn fragmenting_jobs() -> String {
+    [
+        job("frac", 0, 3, "0.6", "1h"),
+        job("pair", 10, 1, "2", "10m"),
+        job("small", 20, 1, "0.4", "1h"),
+        job("single", 30, 1, "1", "10m"),
+    ]
+    .concat()
+}
+
 /// 3 × 0.6 GPU take devices 0-2 (0.4 left on each: 2.2 GPUs idle in total). A
 /// 2-GPU pod fits the total but finds one free device, so it waits for `frac` to
 /// end at 3600 s — even after `single` (1 GPU on device 3) leaves at 630 s, since
 /// `small` (0.4) went best-fit onto device 0 rather than the free device 3.
 #[test]
 fn whole_gpus_wait_for_free_devices_on_a_fragmented_node() {
-    let jobs = [
-        job("frac", 0, 3, "0.6", "1h"),
-        job("pair", 10, 1, "2", "10m"),
-        job("small", 20, 1, "0.4", "1h"),
-        job("single", 30, 1, "1", "10m"),
-    ]
-    .concat();
+    let jobs = fragmenting_jobs();
     let o = run_text(&scenario(&jobs));
     let start = |j: &str| o.job(j)["start"].clone();
     assert_eq!(start("frac"), "0");
     assert_eq!(start("small"), "20");
     assert_eq!(start("single"), "30");
     assert_eq!(start("pair"), "3600", "2.2 GPUs idle, but only one whole device until frac ends");
+}
+
+/// The FGD paper's fragmentation over time, on the devices as the world holds
+/// them. The target is all 6 pods by shape (weight 6): 0.6 GPU ×3, 0.4, 1 GPU, 2
+/// GPUs. At 0 the three 0.6 pods leave [0.4, 0.4, 0.4, 1] free: for a 0.6 pod the
+/// three 0.4s are fragments (3 × 1200), for a 0.4 pod none, for a 1-GPU pod the
+/// 0.4s (1200), and the 2-GPU pod fits nowhere (all 2200): 7000 / 6 = 1.167 GPUs
+/// of 2.2 idle. At 20 `small` fills device 0, [0, 0.4, 0.4, 1]: 3 × 800 + 800 +
+/// 1800 = 5000. At 30 `single` takes device 3, [0, 0.4, 0.4, 0]: only the 0.4 pod
+/// fits, 3 × 800 + 800 + 800 = 4000.
+#[test]
+fn fragmentation_over_time_counts_device_shares() {
+    let jobs = fragmenting_jobs();
+    let o = run_text(&format!("{}  output: {{sampleInterval: 10s}}\n", scenario(&jobs)));
+    let at = |i: usize| (o.timeseries[i]["fragmentation"].as_str(), o.timeseries[i]["gpus_fragmented"].as_str());
+    assert_eq!(at(0), ("0.530303", "1.167"), "7000 / (6 × 2200)");
+    assert_eq!(at(1), ("0.530303", "1.167"), "nothing changed at 10");
+    assert_eq!(at(2), ("0.462963", "0.833"), "5000 / (6 × 1800)");
+    assert_eq!(at(3), ("0.833333", "0.667"), "4000 / (6 × 800)");
 }
 
 /// Best fit packs shares: two 0.3 pods share device 0 (spreading them would leave

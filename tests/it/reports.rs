@@ -105,15 +105,15 @@ fn tiny_run_files_carry_the_metrics() {
     let mut lines = ts.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "t,gpus_total,gpus_allocated,gpus_busy_effective,jobs_pending,jobs_running,gpus_allocated:a,gpus_allocated:b,fragmentation,gpus_deserved:a,gpus_deserved:b"
+        "t,gpus_total,gpus_allocated,gpus_busy_effective,jobs_pending,jobs_running,gpus_allocated:a,gpus_allocated:b,fragmentation,gpus_fragmented,gpus_deserved:a,gpus_deserved:b"
     );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 16, "{ts}");
-    assert_eq!(rows[0], "0,8,4,4,0,1,4,0,0,8,0");
-    assert_eq!(rows[1], "10,8,4,4,1,1,4,0,0,5.333,2.667");
-    assert_eq!(rows[2], "20,8,6,6,1,2,6,0,0.75,5.333,2.667");
-    assert_eq!(rows[10], "100,8,8,8,0,1,0,8,0,0,8");
-    assert_eq!(rows[15], "150,8,0,0,0,0,0,0,0,0,0");
+    assert_eq!(rows[0], "0,8,4,4,0,1,4,0,0,0,8,0");
+    assert_eq!(rows[1], "10,8,4,4,1,1,4,0,0,0,5.333,2.667");
+    assert_eq!(rows[2], "20,8,6,6,1,2,6,0,0.75,1.5,5.333,2.667");
+    assert_eq!(rows[10], "100,8,8,8,0,1,0,8,0,0,0,8");
+    assert_eq!(rows[15], "150,8,0,0,0,0,0,0,0,0,0,0");
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     let mut rd = csv::Reader::from_reader(csv.as_bytes());
     let header = rd.headers().unwrap().clone();

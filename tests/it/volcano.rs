@@ -15,6 +15,7 @@ pub(crate) struct Out {
     /// (job, phase) of the phase rows written before the first session (replays only).
     pub(crate) pods: Vec<Row>,
     pub(crate) jobs: Vec<Row>,
+    pub(crate) timeseries: Vec<Row>,
 }
 
 fn read_csv(p: &Path) -> Vec<Row> {
@@ -28,7 +29,7 @@ fn run_scenario(s: lahar::scenario::Scenario) -> Out {
     let opts = lahar::RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() };
     lahar::run(s, &opts).expect("run");
     let f = |n: &str| read_csv(&dir.path().join(n));
-    Out { decisions: f("decisions.csv"), pods: f("pods.csv"), jobs: f("jobs.csv") }
+    Out { decisions: f("decisions.csv"), pods: f("pods.csv"), jobs: f("jobs.csv"), timeseries: f("timeseries.csv") }
 }
 
 /// Runs `tests/volcano/<name>.yaml`. A replay is one session: every PodGroup keeps
