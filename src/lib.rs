@@ -117,7 +117,7 @@ pub fn build_engine(s: Scenario) -> Engine {
 /// failed to make its jobs again (a trace changed since it was validated).
 pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
     let scheduler: Box<dyn lahar_core::session::Scheduler> = match &s.scheduler {
-        SchedulerChoice::Baseline(name) => lahar_policies::baseline(name).expect("baseline name validated"),
+        SchedulerChoice::Baseline(name) => lahar_policies::baseline(name, s.seed).expect("baseline name validated"),
         SchedulerChoice::Volcano(conf) => Box::new(lahar_policies::volcano::Volcano::new((**conf).clone())),
     };
     let runtime: Box<dyn lahar_core::engine::RuntimeModel> = if s.workload.has_models() {
@@ -130,7 +130,13 @@ pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
         Box::new(IdealRuntime)
     };
     let (source, health) = s.workload.source();
-    let world = World::new(s.cluster, s.queues, Vec::new());
+    let mut world = World::new(s.cluster, s.queues, Vec::new());
+    // A policy of the FGD paper scores against the scenario's typical pods and
+    // chooses where shares of one GPU go.
+    if let Some(p) = s.scheduler.placement_policy() {
+        let rule = lahar_policies::placement::live::share_rule(p, &lahar_core::rng::RngStreams::new(s.seed));
+        world.set_placement(s.workload.target.clone(), rule);
+    }
     (Engine::streaming(world, source, scheduler, runtime, s.engine), health)
 }
 

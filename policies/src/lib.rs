@@ -23,7 +23,7 @@ pub enum PolicyError {
 /// Baselines selectable with `scheduler: {baseline: NAME}`.
 pub const BASELINES: &[&str] = baselines::NAMES;
 
-/// Builds a baseline scheduler by name.
-pub fn baseline(name: &str) -> Result<Box<dyn Scheduler>, PolicyError> {
-    baselines::build(name).ok_or_else(|| PolicyError::UnknownBaseline(name.to_string()))
+/// Builds a baseline scheduler by name (its draws from `seed`'s streams).
+pub fn baseline(name: &str, seed: u64) -> Result<Box<dyn Scheduler>, PolicyError> {
+    baselines::build(name, seed).ok_or_else(|| PolicyError::UnknownBaseline(name.to_string()))
 }

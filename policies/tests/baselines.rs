@@ -67,7 +67,7 @@ fn run_with(sched: Box<dyn Scheduler>, nodes: Vec<Node>, jobs: Vec<JobSpec>) -> 
 }
 
 fn run(name: &str, nodes: Vec<Node>, jobs: Vec<JobSpec>) -> RunOutput {
-    let sched = baselines::build(name).expect("baseline is registered");
+    let sched = baselines::build(name, 0).expect("baseline is registered");
     assert_eq!(sched.name(), name);
     run_with(sched, nodes, jobs)
 }
@@ -98,13 +98,13 @@ fn names_registered() -> Vec<&'static str> {
 #[test]
 fn every_name_builds_and_unknown_names_do_not() {
     for name in names_registered() {
-        let s = baselines::build(name).expect("registered name builds");
+        let s = baselines::build(name, 0).expect("registered name builds");
         assert_eq!(s.name(), name);
     }
     for name in ["fifo", "sjf", "kube-default", "easy-backfill", "tiresias"] {
         assert!(lahar_policies::BASELINES.contains(&name), "{name} is selectable");
     }
-    assert!(baselines::build("lifo").is_none());
+    assert!(baselines::build("lifo", 0).is_none());
 }
 
 // ---- fifo ------------------------------------------------------------------------

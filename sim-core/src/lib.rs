@@ -29,6 +29,7 @@
 pub mod arrivals;
 pub mod cluster;
 pub mod comm;
+pub mod devices;
 pub mod engine;
 pub mod event;
 pub mod explain;

@@ -439,6 +439,16 @@ impl<'w> Session<'w> {
     pub fn gpu_fits(&self, pod: PodId, n: NodeId) -> bool {
         self.world.gpu_fits(n, self.world.pods[pod.0 as usize].req.gpu_milli())
     }
+    /// The fragmentation measure's target workload (set for the FGD paper's
+    /// placement policies, [`World::set_placement`]).
+    pub fn frag_target(&self) -> &crate::frag::Target {
+        &self.world.frag_target
+    }
+    /// Node `n`'s GPU model index in the fragmentation measure's
+    /// [`ModelTable`](crate::frag::ModelTable).
+    pub fn node_model(&self, n: NodeId) -> Option<u8> {
+        self.world.node_models[n.0 as usize]
+    }
     /// True if a pod can be placed on a node's idle resources now: the aggregate
     /// fits and its GPU devices can take it.
     pub fn fits_idle(&self, pod: PodId, n: NodeId) -> bool {

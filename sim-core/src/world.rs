@@ -65,110 +65,7 @@ fn add_victim(list: &mut Vec<(VictimKey, u32, Resources)>, key: VictimKey, req: 
     }
 }
 
-/// Milli-GPU bound of one device.
-pub const DEVICE_MILLI: i64 = 1000;
-/// Most GPU devices one node may have (a pod's devices are a 64-bit mask).
-pub const MAX_NODE_GPUS: u32 = 64;
-
-/// A node's GPU devices, the way GPU-sharing schedulers see them: a pod asking for
-/// less than one GPU takes a share of one device; a pod asking for k whole GPUs
-/// takes k devices no one else uses (and a non-whole count above one, k whole
-/// devices plus a share of another). The node's aggregate `nvidia.com/gpu` is the
-/// sum over devices, so a node can have room in total yet no device for a pod
-/// (fragmentation).
-#[derive(Clone, Debug, Default)]
-pub struct GpuDevices {
-    /// Free milli-GPUs of each device.
-    pub free: Vec<i64>,
-    /// Devices neither free nor full: shared by fractional pods.
-    pub partial: u32,
-}
-
-/// The devices a pod holds on its node.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct DeviceHold {
-    /// Whole devices (bit d: device d).
-    pub whole: u64,
-    /// The device holding the pod's share below one GPU, if it has one.
-    pub share: Option<u8>,
-}
-
-impl GpuDevices {
-    fn new(devices: usize) -> GpuDevices {
-        GpuDevices { free: vec![DEVICE_MILLI; devices], partial: 0 }
-    }
-    /// Devices with nothing on them.
-    pub fn whole_free(&self) -> usize {
-        self.free.iter().filter(|&&f| f == DEVICE_MILLI).count()
-    }
-    /// True if a pod asking `milli` milli-GPUs finds devices now: k whole GPUs need
-    /// k free devices, a share below one GPU one further device with that much free.
-    pub fn fits(&self, milli: i64) -> bool {
-        if milli <= 0 {
-            return true;
-        }
-        let (k, rem) = ((milli / DEVICE_MILLI) as usize, milli % DEVICE_MILLI);
-        let whole = self.whole_free();
-        if rem == 0 {
-            return whole >= k;
-        }
-        // The share goes on a partly used device with room, else on one more free device.
-        whole > k || (whole == k && self.free.iter().any(|&f| f >= rem && f < DEVICE_MILLI))
-    }
-    /// Takes devices for `milli` milli-GPUs: whole GPUs on the lowest-numbered free
-    /// devices, the share on the device with the least free room that holds it
-    /// (best fit, lowest index on ties; partly used devices before free ones by
-    /// that rule). A request the devices cannot hold (only reachable through a
-    /// policy bug) is still charged, to the emptiest devices, so the invariant
-    /// check reports it.
-    fn take(&mut self, milli: i64) -> DeviceHold {
-        let mut hold = DeviceHold::default();
-        if milli <= 0 || self.free.is_empty() {
-            return hold;
-        }
-        let (mut want, rem) = (milli / DEVICE_MILLI, milli % DEVICE_MILLI);
-        // Whole devices: prefer free ones, then (policy bug) the emptiest others.
-        let mut order: Vec<usize> = (0..self.free.len()).collect();
-        order.sort_by_key(|&d| (std::cmp::Reverse(self.free[d]), d));
-        for d in order {
-            if want == 0 {
-                break;
-            }
-            self.charge(d, DEVICE_MILLI);
-            hold.whole |= 1 << d;
-            want -= 1;
-        }
-        if rem > 0 {
-            let others = || (0..self.free.len()).filter(|&d| hold.whole & (1 << d) == 0);
-            let pick = others()
-                .filter(|&d| self.free[d] >= rem)
-                .min_by_key(|&d| (self.free[d], d))
-                .or_else(|| others().max_by_key(|&d| (self.free[d], std::cmp::Reverse(d))))
-                .unwrap_or(0);
-            self.charge(pick, rem);
-            hold.share = Some(pick as u8);
-        }
-        hold
-    }
-    /// Returns what [`GpuDevices::take`] took.
-    fn give_back(&mut self, milli: i64, hold: DeviceHold) {
-        for d in 0..self.free.len() {
-            if hold.whole & (1 << d) != 0 {
-                self.charge(d, -DEVICE_MILLI);
-            }
-        }
-        if let Some(d) = hold.share {
-            self.charge(d as usize, -(milli % DEVICE_MILLI));
-        }
-    }
-    fn charge(&mut self, d: usize, milli: i64) {
-        let was = self.free[d];
-        let now = was - milli;
-        self.free[d] = now;
-        let partial = |f: i64| f > 0 && f < DEVICE_MILLI;
-        self.partial = self.partial + partial(now) as u32 - partial(was) as u32;
-    }
-}
+pub use crate::devices::{DEVICE_MILLI, DeviceHold, GpuDevices, MAX_NODE_GPUS, ShareRule};
 
 /// One pod.
 #[derive(Clone, Debug)]
@@ -470,6 +367,13 @@ fn queue_terms(j: &Job) -> [Resources; 3] {
 
 /// The whole mutable state.
 pub struct World {
+    /// The fragmentation measure's target workload (what FGD scores against; empty
+    /// unless [`World::set_placement`] set it).
+    pub frag_target: crate::frag::Target,
+    /// Each node's GPU model index in the measure's [`crate::frag::ModelTable`].
+    pub node_models: Vec<Option<u8>>,
+    /// Where pods' shares of one GPU go.
+    share_rule: ShareRule,
     /// Static cluster.
     pub cluster: Cluster,
     /// Node usage, by node id.
@@ -583,7 +487,11 @@ impl World {
                 hn_allocatable[h.0 as usize] += n.allocatable;
             }
         }
+        let table = crate::frag::ModelTable::of_nodes(&cluster.nodes);
         World {
+            frag_target: crate::frag::Target::default(),
+            node_models: cluster.nodes.iter().map(|n| table.node(n)).collect(),
+            share_rule: ShareRule::BestFit,
             hn_allocatable,
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
@@ -610,6 +518,13 @@ impl World {
             victims: Vec::new(),
             gpu_used_milli: 0,
         }
+    }
+
+    /// Sets the fragmentation measure's target workload and where shares of one
+    /// GPU go (a placement policy of the FGD paper; best fit otherwise).
+    pub fn set_placement(&mut self, target: crate::frag::Target, rule: ShareRule) {
+        self.frag_target = target;
+        self.share_rule = rule;
     }
 
     /// A node's idle resources: allocatable − used.
@@ -692,7 +607,13 @@ impl World {
                 self.nodes[n.0 as usize].gpus.give_back(req.get(GPU), mask);
             }
             if let Some(n) = after {
-                self.pods[pod.0 as usize].gpu_devices = self.nodes[n.0 as usize].gpus.take(req.get(GPU));
+                // The node's free CPU before this pod: `apply` has charged it already.
+                let free_cpu = self.idle(n).get(crate::resource::CPU) + req.get(crate::resource::CPU);
+                let ns = &self.nodes[n.0 as usize];
+                let model = self.node_models[n.0 as usize];
+                let cpu = req.get(crate::resource::CPU);
+                let share = self.share_rule.pick(&self.frag_target, free_cpu, model, &ns.gpus, cpu, req.get(GPU));
+                self.pods[pod.0 as usize].gpu_devices = self.nodes[n.0 as usize].gpus.take(req.get(GPU), share);
             }
         }
         let best_effort = self.pods[pod.0 as usize].best_effort as u32;

@@ -39,6 +39,15 @@ pub enum SchedulerChoice {
 }
 
 impl SchedulerChoice {
+    /// The FGD paper's policy this scheduler places by: a baseline of that name, or
+    /// the policy of a Volcano conf's `fgd` plugin.
+    pub fn placement_policy(&self) -> Option<lahar_policies::placement::Policy> {
+        match self {
+            SchedulerChoice::Baseline(b) => lahar_policies::placement::Policy::from_name(b),
+            SchedulerChoice::Volcano(conf) => lahar_policies::volcano::plugins::fgd::policy_of(conf),
+        }
+    }
+
     /// Name for reports.
     pub fn name(&self) -> String {
         match self {

@@ -24,12 +24,24 @@
 //! are the contested resource of a GPU cluster. Only this score is used (no
 //! `BalancedAllocation`, affinity, taints or image locality) and nothing is preempted.
 //!
+//! **The FGD paper's policies in time** (`scheduler: {baseline: fgd}` and the other
+//! five names of [`Policy`], in a scenario without `spec.placement`) are this
+//! scheduler with the policy's node score in place of `LeastAllocated`
+//! ([`crate::placement::live`]): the feasible node with the highest score, ties to
+//! the first node of a tie order drawn once per run (`placement/ties`), as in a
+//! placement replay; `random` draws a feasible node uniformly (`placement/nodes`).
+//! Where a pod's share of one GPU goes is the policy's too (the world's share rule).
+//!
 //! A lahar job makes progress only while at least `minAvailable` of its pods run, so
 //! this policy exhibits **partial allocation** (pods holding GPUs while their job
 //! cannot start) and **resource deadlock** (two gangs each holding part of the cluster
 //! that the other needs: neither ever runs).
 
 use super::gang::{self, Mode};
+use crate::placement::Policy;
+use crate::placement::live::Live;
+use lahar_core::rng::{RngStreams, StreamRng};
+use rand::RngExt;
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::resource::{CPU, GPU, MEMORY, Resources};
@@ -39,14 +51,36 @@ use std::cmp::Reverse;
 /// Resources scored by `LeastAllocated`.
 const SCORED: [usize; 3] = [CPU, MEMORY, GPU];
 
-/// Per-pod placement with a LeastAllocated node score and no gang.
-#[derive(Debug, Clone, Default)]
-pub struct KubeDefault;
+/// Per-pod placement with a node score (LeastAllocated, or a policy of the FGD
+/// paper) and no gang.
+#[derive(Debug, Default)]
+pub struct KubeDefault {
+    /// The paper's policy scoring nodes, and `random`'s draws; `None`: LeastAllocated.
+    paper: Option<(Live, StreamRng)>,
+}
 
 impl KubeDefault {
     /// A scheduler.
     pub fn new() -> Self {
-        KubeDefault
+        KubeDefault::default()
+    }
+
+    /// Per-pod placement by the FGD paper's `policy`, its ties and draws from `streams`.
+    pub fn placement(policy: Policy, streams: RngStreams) -> Self {
+        KubeDefault { paper: Some((Live::new(policy, streams), streams.stream("placement/nodes", 0))) }
+    }
+
+    /// The name of the node score.
+    fn score_name(&self) -> &'static str {
+        self.paper.as_ref().map_or("least-allocated", |(l, _)| l.policy().name())
+    }
+
+    /// Pod `p`'s score on feasible node `n`.
+    fn score(&self, ssn: &Session<'_>, p: PodId, n: NodeId) -> i64 {
+        match &self.paper {
+            Some((live, _)) => live.score(ssn, p, n),
+            None => Self::least_allocated_score(ssn, n, &ssn.pod(p).req),
+        }
     }
 
     /// `LeastAllocated` score (0..=100) of placing `req` on node `n`.
@@ -66,46 +100,64 @@ impl KubeDefault {
         if count == 0 { 0 } else { (sum / count) as i64 }
     }
 
-    /// `--explain` rows: each node's fit, the LeastAllocated score of every
-    /// feasible node and the choice.
-    fn explain_scores(ssn: &mut Session<'_>, p: PodId, choice: Option<NodeId>) {
-        let req = ssn.pod(p).req;
+    /// `--explain` rows: each node's fit, the score of every feasible node and the
+    /// choice.
+    fn explain_scores(&self, ssn: &mut Session<'_>, p: PodId, choice: Option<NodeId>) {
         let scores: Vec<(NodeId, i64)> = (0..ssn.node_count() as u32)
             .map(NodeId)
             .filter(|&n| ssn.fits_idle(p, n) && ssn.selector_matches(p, n))
-            .map(|n| (n, Self::least_allocated_score(ssn, n, &req)))
+            .map(|n| (n, self.score(ssn, p, n)))
             .collect();
         gang::explain_nodes(ssn, p, Mode::Allocate);
+        let name = self.score_name();
         for (n, s) in scores {
-            ssn.explain(p, Some(n), "least-allocated", None, "", Some(s as f64));
+            ssn.explain(p, Some(n), name, None, "", Some(s as f64));
         }
+        let ties = if self.paper.is_some() { "highest score (ties: first in the run's tie order)" } else { "highest score (ties: first node)" };
         match choice {
-            Some(n) => ssn.explain(p, Some(n), "best-node", Some(true), "highest score (ties: first node)", None),
+            Some(n) => ssn.explain(p, Some(n), "best-node", Some(true), ties, None),
             None => ssn.explain(p, None, "best-node", Some(false), "no node fits", None),
         }
     }
 
-    /// The feasible node with the best score for the pod (ties: lowest node id).
-    fn best_node(ssn: &Session<'_>, pod: PodId) -> Option<NodeId> {
+    /// The feasible node with the best score for the pod (ties: lowest node id,
+    /// or the first in a paper policy's tie order; `random`: a uniform draw).
+    fn best_node(&mut self, ssn: &Session<'_>, pod: PodId) -> Option<NodeId> {
         let req = ssn.pod(pod).req;
-        let mut best: Option<(i64, NodeId)> = None;
-        for n in ssn.fitting_nodes(&req) {
-            if !ssn.fits_idle(pod, n) || !ssn.selector_matches(pod, n) {
-                continue;
+        let feasible = ssn.fitting_nodes(&req).filter(|&n| ssn.fits_idle(pod, n) && ssn.selector_matches(pod, n));
+        match &mut self.paper {
+            None => {
+                let mut best: Option<(i64, NodeId)> = None;
+                for n in feasible {
+                    let s = Self::least_allocated_score(ssn, n, &req);
+                    // Nodes come in ascending id order: only a strictly better score wins.
+                    if best.is_none_or(|(b, _)| s > b) {
+                        best = Some((s, n));
+                    }
+                }
+                best.map(|(_, n)| n)
             }
-            let s = Self::least_allocated_score(ssn, n, &req);
-            // Nodes come in ascending id order: only a strictly better score wins.
-            if best.is_none_or(|(b, _)| s > b) {
-                best = Some((s, n));
+            Some((live, rng)) if live.policy() == Policy::Random => {
+                let nodes: Vec<NodeId> = feasible.collect();
+                (!nodes.is_empty()).then(|| nodes[rng.random_range(0..nodes.len())])
+            }
+            Some((live, _)) => {
+                let mut best: Option<(i64, std::cmp::Reverse<u32>, NodeId)> = None;
+                for n in feasible {
+                    let key = (live.score(ssn, pod, n), std::cmp::Reverse(live.rank(ssn, n)), n);
+                    if best.is_none_or(|b| (key.0, key.1) > (b.0, b.1)) {
+                        best = Some(key);
+                    }
+                }
+                best.map(|b| b.2)
             }
         }
-        best.map(|(_, n)| n)
     }
 }
 
 impl Scheduler for KubeDefault {
     fn name(&self) -> &str {
-        "kube-default"
+        self.paper.as_ref().map_or("kube-default", |(l, _)| l.policy().name())
     }
 
     fn schedule(&mut self, ssn: &mut Session<'_>) {
@@ -135,9 +187,9 @@ impl Scheduler for KubeDefault {
                 ssn.explain(p, None, "allocate", Some(false), why, None);
                 continue;
             }
-            let choice = Self::best_node(ssn, p);
+            let choice = self.best_node(ssn, p);
             if ssn.explaining(p) {
-                Self::explain_scores(ssn, p, choice);
+                self.explain_scores(ssn, p, choice);
             }
             match choice {
                 Some(n) => {

@@ -12,6 +12,7 @@
 //! source; docs/fragmentation.md gives the formulas and where lahar differs.
 
 pub mod demand;
+pub mod live;
 pub mod replay;
 pub mod score;
 

@@ -63,6 +63,17 @@ struct Class {
     members: Vec<u32>,
 }
 
+/// The tie order of `nodes` nodes: a uniform permutation (Fisher–Yates on the
+/// draws of `streams`' `placement/ties`), node indices by rank.
+pub fn tie_order(nodes: usize, streams: &RngStreams) -> Vec<u32> {
+    let mut by_rank: Vec<u32> = (0..nodes as u32).collect();
+    let mut tie_rng = streams.stream("placement/ties", 0);
+    for i in (1..by_rank.len()).rev() {
+        by_rank.swap(i, tie_rng.random_range(0..=i));
+    }
+    by_rank
+}
+
 /// Where a pod went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -145,12 +156,7 @@ impl<'t> Replay<'t> {
             allocated: 0,
             frag: 0,
         };
-        // A uniform permutation (Fisher–Yates on the stream's own draws).
-        let mut by_rank: Vec<u32> = (0..nodes.len() as u32).collect();
-        let mut tie_rng = streams.stream("placement/ties", 0);
-        for i in (1..by_rank.len()).rev() {
-            by_rank.swap(i, tie_rng.random_range(0..=i));
-        }
+        let by_rank = tie_order(nodes.len(), streams);
         r.rank = vec![0; nodes.len()];
         for (k, &n) in by_rank.iter().enumerate() {
             r.rank[n as usize] = k as u32;

@@ -4,6 +4,7 @@
 //! better, the node with the highest score wins (ties drawn uniformly).
 //! docs/fragmentation.md gives each formula.
 
+pub use lahar_core::frag::sigmoid_score;
 use lahar_core::frag::{Demand, Free, Target};
 
 /// CPU and GPU of the largest node spec the reference normalises by
@@ -151,7 +152,7 @@ pub fn gpu_packing(n: &NodeView<'_>, d: &Demand) -> (i64, Devices) {
         return ((MAX_SCORE / 3 - free).max(free), dev);
     }
     // Devices tightest first (stable: lower index first among equals).
-    let mut order = [0u8; super::MAX_DEVICES];
+    let mut order = [0u8; lahar_core::world::MAX_NODE_GPUS as usize];
     let order = &mut order[..n.gpus.len()];
     for (k, o) in order.iter_mut().enumerate() {
         *o = k as u8;
@@ -197,26 +198,15 @@ pub fn best_fit_node(n: &NodeView<'_>, d: &Demand) -> (i64, Devices) {
 /// share goes on the device with the highest score (the lowest-numbered on
 /// ties). `before` is the node's weighted fragmentation ([`Target::node`]).
 pub fn fgd(n: &NodeView<'_>, d: &Demand, target: &Target, before: i64) -> (i64, Devices) {
-    let mut after_gpus = [0u16; super::MAX_DEVICES];
+    let mut after_gpus = [0u16; lahar_core::world::MAX_NODE_GPUS as usize];
     let gpus = &mut after_gpus[..n.gpus.len()];
     gpus.copy_from_slice(n.gpus);
     let cpu = n.cpu - d.cpu;
     let weight = target.weight();
     if is_share(d) {
-        let mut best: Option<(i64, u8)> = None;
-        for i in 0..gpus.len() {
-            if gpus[i] < d.gpu_milli {
-                continue;
-            }
-            gpus[i] -= d.gpu_milli;
-            let after = target.node(Free { cpu, model: n.model, gpus });
-            gpus[i] += d.gpu_milli;
-            let s = sigmoid_score(before - after, weight);
-            if best.is_none_or(|(b, _)| s > b) {
-                best = Some((s, i as u8));
-            }
-        }
-        return best.map_or((0, Devices::FirstFree), |(s, i)| (s, Devices::Share(i)));
+        let free = Free { cpu: n.cpu, model: n.model, gpus: n.gpus };
+        return lahar_core::frag::fgd_share(target, free, before, d.cpu, d.gpu_milli)
+            .map_or((0, Devices::FirstFree), |(s, i)| (s, Devices::Share(i)));
     }
     let mut need = if d.wants_gpu() { d.gpus } else { 0 };
     for g in gpus.iter_mut() {
@@ -233,119 +223,6 @@ pub fn fgd(n: &NodeView<'_>, d: &Demand, target: &Target, before: i64) -> (i64, 
     (sigmoid_score(before - after, weight), dev)
 }
 
-/// `⌊100 × σ(x)⌋` with `x = delta / (weight × 1000)` GPUs, found against the
-/// table of `ln(k / (100 − k))` (σ(x) ≥ k/100 exactly when x is at least that),
-/// so the score never depends on a platform's `exp`.
-pub fn sigmoid_score(delta: i64, weight: u64) -> i64 {
-    if weight == 0 {
-        return MAX_SCORE / 2;
-    }
-    let x = delta as f64 / (weight as f64 * 1000.0);
-    LOGIT.partition_point(|&t| x >= t) as i64
-}
-
-/// `ln(k / (100 − k))` for k = 1..=99.
-const LOGIT: [f64; 99] = [
-    -4.59511985013459,
-    -3.891820298110627,
-    -3.4760986898352733,
-    -3.1780538303479458,
-    -2.9444389791664407,
-    -2.751535313041949,
-    -2.5866893440979424,
-    -2.4423470353692043,
-    -2.3136349291806306,
-    -2.1972245773362196,
-    -2.0907410969337694,
-    -1.9924301646902063,
-    -1.900958761193047,
-    -1.8152899666382492,
-    -1.7346010553881064,
-    -1.6582280766035324,
-    -1.5856272637403819,
-    -1.5163474893680884,
-    -1.4500101755059984,
-    -1.3862943611198906,
-    -1.3249254147435987,
-    -1.2656663733312759,
-    -1.2083112059245342,
-    -1.1526795099383855,
-    -1.0986122886681098,
-    -1.0459685551826876,
-    -0.9946225751440622,
-    -0.9444616088408514,
-    -0.8953840470548413,
-    -0.8472978603872037,
-    -0.8001193001121132,
-    -0.7537718023763802,
-    -0.7081850579244858,
-    -0.6632942174102642,
-    -0.6190392084062235,
-    -0.5753641449035618,
-    -0.5322168137473082,
-    -0.4895482253187058,
-    -0.4473122180436648,
-    -0.40546510810816444,
-    -0.3639653772014116,
-    -0.322773392263051,
-    -0.2818511521409877,
-    -0.2411620568168881,
-    -0.2006706954621511,
-    -0.16034265007517937,
-    -0.12014431184206321,
-    -0.08004270767353637,
-    -0.04000533461369913,
-    0.0,
-    0.040005334613699206,
-    0.08004270767353636,
-    0.12014431184206321,
-    0.16034265007517948,
-    0.20067069546215124,
-    0.24116205681688804,
-    0.28185115214098766,
-    0.322773392263051,
-    0.3639653772014116,
-    0.4054651081081644,
-    0.44731221804366483,
-    0.4895482253187058,
-    0.5322168137473082,
-    0.5753641449035618,
-    0.6190392084062235,
-    0.6632942174102642,
-    0.7081850579244858,
-    0.7537718023763802,
-    0.8001193001121131,
-    0.8472978603872037,
-    0.8953840470548413,
-    0.9444616088408515,
-    0.994622575144062,
-    1.0459685551826878,
-    1.0986122886681098,
-    1.1526795099383853,
-    1.2083112059245342,
-    1.2656663733312759,
-    1.3249254147435985,
-    1.3862943611198906,
-    1.4500101755059984,
-    1.5163474893680884,
-    1.5856272637403819,
-    1.6582280766035324,
-    1.7346010553881064,
-    1.8152899666382492,
-    1.900958761193047,
-    1.992430164690206,
-    2.0907410969337694,
-    2.1972245773362196,
-    2.3136349291806306,
-    2.4423470353692043,
-    2.586689344097943,
-    2.751535313041949,
-    2.9444389791664403,
-    3.1780538303479458,
-    3.4760986898352733,
-    3.8918202981106265,
-    4.59511985013459,
-];
 
 #[cfg(test)]
 mod tests {

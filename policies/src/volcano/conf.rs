@@ -270,6 +270,7 @@ pub const PLUGINS: &[&str] = &[
     "sla",
     "overcommit",
     "task-topology",
+    "fgd",
 ];
 
 /// Plugin arguments, typed on read.
@@ -439,6 +440,8 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ("sla", "sla-waiting-time") => Duration,
         ("overcommit", "overcommit-factor") => Float,
         ("task-topology", "task-topology.weight") => Int,
+        ("fgd", "fgd.weight") => Int,
+        ("fgd", "fgd.policy") => Str,
         _ => return None,
     })
 }
@@ -452,6 +455,9 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
         ("capacity", "ancestorReclaimLevel", ArgValue::Int(n)) if *n > 0 => Err(format!(
             "ancestorReclaimLevel {n} (reclaim checked against ancestor queues' deserved) is not modelled; 0, the default (leaf queues only), is"
         )),
+        ("fgd", "fgd.policy", ArgValue::Str(p)) if crate::placement::Policy::from_name(p).is_none() => {
+            Err(format!("unknown policy `{p}`; expected one of: {}", crate::placement::NAMES.join(", ")))
+        }
         _ => Ok(v),
     }
 }

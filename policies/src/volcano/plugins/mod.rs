@@ -5,6 +5,7 @@ pub mod binpack;
 pub mod capacity;
 pub mod conformance;
 pub mod drf;
+pub mod fgd;
 pub mod gang;
 pub mod network_topology;
 pub mod nodeorder;
@@ -39,6 +40,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "sla" => Box::new(sla::Sla::new(&pc.args)),
         "overcommit" => Box::new(overcommit::Overcommit::new(&pc.args)),
         "task-topology" => Box::new(task_topology::TaskTopologyPlugin::new(&pc.args)),
+        "fgd" => Box::new(fgd::Fgd::new(&pc.args)),
         other => unreachable!("conf loader accepted unknown plugin {other}"),
     }
 }
