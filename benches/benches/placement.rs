@@ -2,7 +2,10 @@
 //! pod list at 130% demand (10,9xx pods on the trace's 1,213 GPU nodes) per
 //! policy, from the loaded scenario (pruning/re-sampling and the replay; the
 //! files are read once, outside the measurement). The paper's simulator took 38
-//! minutes for one such run on a 2-core machine.
+//! minutes for one such run on a 2-core machine. `placement-in-time/*`: the openb
+//! pods in time through Volcano with binpack or the `fgd` plugin
+//! (examples/fragmentation/openb-time-*.yaml, 7,255 pods on 76 nodes, nothing
+//! written).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -25,6 +28,22 @@ fn bench(c: &mut Criterion) {
                 let (rows, _) = setup.replay(policy, 42, &arrivals, |_| {});
                 black_box(rows.last().copied())
             })
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("placement-in-time");
+    g.sample_size(10);
+    for name in ["binpack", "fgd"] {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/fragmentation/openb-time-{name}.yaml"));
+        let s = lahar::scenario::load_file(&path).expect("the example scenario loads");
+        let opts = lahar::RunOptions { no_write: true, ..Default::default() };
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || s.clone(),
+                |s| black_box(lahar::run(s, &opts).expect("run").output.stats.sessions),
+                criterion::BatchSize::LargeInput,
+            )
         });
     }
     g.finish();

@@ -86,9 +86,9 @@ impl GpuDevices {
         }
         if rem > 0 {
             let others = || (0..self.free.len()).filter(|&d| hold.whole & (1 << d) == 0);
-            let chosen = share.map(usize::from).filter(|&d| {
-                d < self.free.len() && hold.whole & (1 << d) == 0 && self.free[d] >= rem
-            });
+            let chosen = share
+                .map(usize::from)
+                .filter(|&d| d < self.free.len() && hold.whole & (1 << d) == 0 && self.free[d] >= rem);
             let pick = chosen
                 .or_else(|| others().filter(|&d| self.free[d] >= rem).min_by_key(|&d| (self.free[d], d)))
                 .or_else(|| others().max_by_key(|&d| (self.free[d], std::cmp::Reverse(d))))
@@ -117,7 +117,6 @@ impl GpuDevices {
         self.partial = self.partial + partial(now) as u32 - partial(was) as u32;
     }
 }
-
 
 /// Where a pod's share of one GPU goes on the node it was placed on.
 #[derive(Clone, Debug, Default)]

@@ -287,6 +287,7 @@ pub struct RawTrace {
     pub cpu_per_gpu: Option<Spanned<Quantity>>,
     pub memory_per_gpu: Option<Spanned<Quantity>>,
     pub allow_empty: Option<bool>,
+    pub time_scale: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -378,3 +378,125 @@ fn gpu_spec_alternatives_in_a_run_in_time() {
     assert!(b == "n-t4" || b == "n-v100", "b on {b}");
     assert_eq!(node_of("c"), None, "c never runs");
 }
+
+/// The paper's policies in time agree with the placement replay where they should:
+/// on the reduced (5-column) pod list, whose pods arrive one a second and never
+/// leave (the FGD simulator's own semantics), each baseline in time puts every pod
+/// on the node the replay in list order does, with the same seed's tie order —
+/// `fgd` with its shares on FGD's devices, so the whole run follows. (`random`
+/// draws among the feasible nodes in a different order in the two modes.)
+#[test]
+fn baselines_in_time_place_as_the_replay_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let nodes_csv: Vec<String> = std::fs::read_to_string(openb("openb_node_list_gpu_node.csv"))
+        .unwrap()
+        .lines()
+        .take(1 + 40)
+        .map(str::to_string)
+        .collect();
+    std::fs::write(dir.path().join("nodes.csv"), nodes_csv.join("\n") + "\n").unwrap();
+    // 320 pods of the default list, reduced to the five columns.
+    let pods_csv: Vec<String> = std::fs::read_to_string(openb("openb_pod_list_default.csv"))
+        .unwrap()
+        .lines()
+        .take(1 + 320)
+        .map(|l| l.split(',').take(5).collect::<Vec<_>>().join(","))
+        .collect();
+    std::fs::write(dir.path().join("pods.csv"), pods_csv.join("\n") + "\n").unwrap();
+    let setup_nodes = {
+        let text = format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: n}}\nspec:\n  cluster:\n    nodeList: {{format: openb, path: {}}}\n",
+            dir.path().join("nodes.csv").display()
+        );
+        lahar::scenario::load_str(&text, "n.yaml", Path::new("")).unwrap().cluster.nodes
+    };
+    let list = read_pods(&dir.path().join("pods.csv"), true).unwrap().pods;
+    assert!(list.iter().all(|p| p.gpu_spec.is_empty()), "no model sets: both modes number models alike");
+    let setup = Setup::new(&setup_nodes, &list).unwrap();
+    let arrivals = lahar_policies::placement::demand::list(&setup.pods);
+    for policy in [Policy::DotProduct, Policy::GpuClustering, Policy::GpuPacking, Policy::BestFit, Policy::Fgd] {
+        let mut want = Vec::new();
+        setup.replay(policy, 7, &arrivals, |o| {
+            want.push(match o {
+                Outcome::Placed { node, .. } => Some(setup_nodes[node as usize].name.clone()),
+                Outcome::Unplaced => None,
+            })
+        });
+        let text = format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  seed: 7\n  horizon: 1000s\n  cluster:\n    nodeList: {{format: openb, path: nodes.csv}}\n  scheduler: {{baseline: {}}}\n  workload:\n    - trace: {{format: openb, path: pods.csv}}\n",
+            policy.name()
+        );
+        let s = lahar::scenario::load_str(&text, "t.yaml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join(policy.name());
+        let opts = lahar::RunOptions { out_dir: Some(out.clone()), ..Default::default() };
+        lahar::run(s, &opts).unwrap();
+        // Each pod's node at its arrival (a pod left pending would start only
+        // when the first pods end, 10⁹ s later, past the horizon).
+        let mut got = vec![None; list.len()];
+        let pods = std::fs::read_to_string(out.join("pods.csv")).unwrap();
+        for l in pods.lines().skip(1) {
+            let f: Vec<&str> = l.split(',').collect();
+            let i = list.iter().position(|p| p.name == f[0]).unwrap();
+            assert_eq!(f[6], i.to_string(), "placed at its arrival");
+            got[i] = Some(f[4].to_string());
+        }
+        let placed = got.iter().filter(|g| g.is_some()).count();
+        assert!(placed > 200 && placed < list.len(), "{}: {placed} placed, some not", policy.name());
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{}: pod {} ({})", policy.name(), list[i].name, i);
+        }
+    }
+}
+
+/// `timeScale` on a trace source multiplies submit times (after the first), run
+/// times unchanged; a value out of range is refused at its place, and so is the
+/// field in placement mode, where times mean nothing.
+#[test]
+fn trace_time_scale_compresses_arrivals() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
+    std::fs::write(
+        dir.path().join("pods.csv"),
+        format!("{head}a,1000,1024,1,500,,LS,Running,1000,1040,1000\nb,1000,1024,1,500,,LS,Running,1100,1140,1100\nc,1000,1024,1,500,,LS,Running,1301,1341,1301\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("nodes.csv"), "sn,cpu_milli,memory_mib,gpu,model\nn,32000,65536,1,T4\n").unwrap();
+    let scenario = |scale: &str, extra: &str| {
+        format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: ts}}\nspec:\n{extra}  cluster:\n    nodeList: {{format: openb, path: nodes.csv}}\n  scheduler: {{baseline: fgd}}\n  workload:\n    - trace: {{format: openb, path: pods.csv, timeScale: {scale}}}\n"
+        )
+    };
+    std::fs::write(dir.path().join("s.yaml"), scenario("0.5", "")).unwrap();
+    let out = dir.path().join("out");
+    lahar().arg("run").arg(dir.path().join("s.yaml")).arg("--out").arg(&out).arg("-q").assert().success();
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    let col = |row: &str, i: usize| row.split(',').nth(i).unwrap().to_string();
+    let rows: Vec<(String, String, String)> = jobs.lines().skip(1).map(|l| (col(l, 0), col(l, 4), col(l, 8))).collect();
+    // submit: 0, 100 × 0.5, 301 × 0.5 (150.5 s, to the µs); JCT the same 40 s.
+    assert_eq!(
+        rows,
+        [
+            ("a".into(), "0".into(), "40".into()),
+            ("b".into(), "50".into(), "40".into()),
+            ("c".into(), "150.5".into(), "40".into())
+        ]
+    );
+    for (bad, want) in [("0", "expected a number above 0 and at most 10^6, got 0"), ("-2", "got -2")] {
+        std::fs::write(dir.path().join("s.yaml"), scenario(bad, "")).unwrap();
+        let o = lahar().arg("validate").arg(dir.path().join("s.yaml")).output().unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("s.yaml:9:57:") && err.contains("spec.workload[0].trace.timeScale") && err.contains(want),
+            "{err}"
+        );
+    }
+    std::fs::write(dir.path().join("s.yaml"), scenario("0.5", "  placement: {demand: 1}\n")).unwrap();
+    let o = lahar().arg("validate").arg(dir.path().join("s.yaml")).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("spec.workload[0].trace.timeScale"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

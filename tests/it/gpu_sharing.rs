@@ -106,3 +106,49 @@ fn explain_names_fragmented_devices() {
         "{csv}"
     );
 }
+
+fn two_nodes(plugins: &str, jobs: &str) -> String {
+    format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: fgd}}\nspec:\n  cluster:\n    nodes:\n      - {{name: n1, cpu: 32, memory: 64Gi, gpus: 2, gpuModel: T4}}\n      - {{name: n2, cpu: 32, memory: 64Gi, gpus: 2, gpuModel: T4}}\n  scheduler:\n    inline: |\n      actions: \"allocate, backfill\"\n      tiers:\n      - plugins:\n        - name: priority\n        - name: gang\n      - plugins:\n        - name: predicates\n{plugins}  workload:\n    - jobs:\n{jobs}"
+    )
+}
+
+/// Volcano with the `fgd` plugin. The target is two 0.5-GPU pods and one 2-GPU
+/// pod (weight 3). After `half` takes 0.5 of a node, `x` (0.5) on that node
+/// leaves it [0, 1] free: its fragmentation falls from 1500 (the 2-GPU pod fits
+/// neither way) to 1000, score ⌊100 σ(500/3000)⌋ = 54; on the empty node it rises
+/// from 0 to 1500, score ⌊100 σ(−0.5)⌋ = 37. So `x` joins `half` and the 2-GPU
+/// pod starts at once on the other node. `nodeorder`'s least-requested spreads
+/// `x` instead, and the 2-GPU pod waits for the halves to end.
+#[test]
+fn the_fgd_plugin_keeps_a_node_whole() {
+    let jobs = [job("half", 0, 1, "0.5", "1h"), job("x", 10, 1, "0.5", "1h"), job("whole", 20, 1, "2", "10m")].concat();
+    let fgd = run_text(&two_nodes("        - name: fgd\n", &jobs));
+    let node = |o: &crate::volcano::Out, j: &str| o.pods.iter().find(|p| p["job"] == j).map(|p| p["node"].clone());
+    assert_eq!(node(&fgd, "x"), node(&fgd, "half"), "x joins half");
+    assert_eq!(fgd.job("whole")["start"], "20");
+    let spread = run_text(&two_nodes("        - name: nodeorder\n", &jobs));
+    assert_ne!(node(&spread, "x"), node(&spread, "half"), "least-requested spreads");
+    assert_eq!(spread.job("whole")["start"], "3600");
+    // The policy argument picks another rule (gpu-packing also fills the used
+    // node first).
+    let packing = run_text(&two_nodes(
+        "        - name: fgd\n          arguments: {fgd.policy: gpu-packing, fgd.weight: 2}\n",
+        &jobs,
+    ));
+    assert_eq!(packing.job("whole")["start"], "20");
+}
+
+/// An unknown `fgd.policy` stops the run before it starts: exit 2, the conf's
+/// line and the argument's path.
+#[test]
+fn an_unknown_fgd_policy_is_refused_with_its_place() {
+    let (_d, p) = crate::write_scenario(&two_nodes(
+        "        - name: fgd\n          arguments: {fgd.policy: tetris}\n",
+        &job("a", 0, 1, "1", "1m"),
+    ));
+    let o = crate::lahar().arg("validate").arg(&p).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("tiers[1].plugins[1].arguments.fgd.policy: unknown policy `tetris`"), "{err}");
+}

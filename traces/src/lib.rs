@@ -159,7 +159,7 @@ pub fn import_reader(
     };
     let mut jobs = Vec::with_capacity(raws.len());
     for raw in raws {
-        if let Some(job) = admit(&mut report, raw) {
+        if let Some(job) = admit(&mut report, raw, opts.time_scale) {
             jobs.push(job);
         }
     }
@@ -209,10 +209,11 @@ pub fn stream_from(
 ) -> Result<ImportReport, ImportError> {
     let mut counts = ImportReport::new(format, path.to_path_buf());
     counts.origin_micros = origin;
-    let mut report = read_pass(format, &mut open(path)?, path, opts, &mut |raw| match admit(&mut counts, raw) {
-        Some(job) => sink(job).map_err(|source| ImportError::Sink { path: path.to_path_buf(), source }),
-        None => Ok(()),
-    })?;
+    let mut report =
+        read_pass(format, &mut open(path)?, path, opts, &mut |raw| match admit(&mut counts, raw, opts.time_scale) {
+            Some(job) => sink(job).map_err(|source| ImportError::Sink { path: path.to_path_buf(), source }),
+            None => Ok(()),
+        })?;
     report.origin_micros = origin;
     report.jobs = counts.jobs;
     report.pods = counts.pods;
@@ -263,15 +264,18 @@ fn read_pass(
     Ok(report)
 }
 
-/// Places a job on the import's time axis, or counts it as before the origin.
-fn admit(report: &mut ImportReport, raw: RawJob) -> Option<JobSpec> {
+/// Places a job on the import's time axis (its time since the origin times
+/// `scale`, rounded to the µs), or counts it as before the origin.
+fn admit(report: &mut ImportReport, raw: RawJob, scale: f64) -> Option<JobSpec> {
     let rel = raw.submit_micros.checked_sub(report.origin_micros).filter(|d| *d >= 0);
     let Some(rel) = rel else {
         *report.skipped.entry(SkipReason::BeforeOrigin).or_default() += 1;
         return None;
     };
     let mut job = raw.job;
-    job.submit = SimTime(rel as u64);
+    // One IEEE multiplication and rounding: the same on every machine.
+    let rel = if scale == 1.0 { rel as u64 } else { (rel as f64 * scale).round() as u64 };
+    job.submit = SimTime(rel);
     report.count_job(&job, &raw.status);
     Some(job)
 }

@@ -180,6 +180,9 @@ pub struct ImportOptions {
     pub swf: SwfOptions,
     /// openb knobs.
     pub openb: OpenbOptions,
+    /// Factor on submit times (after the origin): below 1 compresses arrivals and
+    /// raises the load, run times unchanged. 1 by default.
+    pub time_scale: f64,
 }
 
 impl Default for ImportOptions {
@@ -193,6 +196,7 @@ impl Default for ImportOptions {
             memory_per_gpu: 0,
             swf: SwfOptions::default(),
             openb: OpenbOptions::default(),
+            time_scale: 1.0,
         }
     }
 }

@@ -40,12 +40,12 @@
 use super::gang::{self, Mode};
 use crate::placement::Policy;
 use crate::placement::live::Live;
-use lahar_core::rng::{RngStreams, StreamRng};
-use rand::RngExt;
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::resource::{CPU, GPU, MEMORY, Resources};
+use lahar_core::rng::{RngStreams, StreamRng};
 use lahar_core::session::{Scheduler, Session};
+use rand::RngExt;
 use std::cmp::Reverse;
 
 /// Resources scored by `LeastAllocated`.
@@ -113,7 +113,11 @@ impl KubeDefault {
         for (n, s) in scores {
             ssn.explain(p, Some(n), name, None, "", Some(s as f64));
         }
-        let ties = if self.paper.is_some() { "highest score (ties: first in the run's tie order)" } else { "highest score (ties: first node)" };
+        let ties = if self.paper.is_some() {
+            "highest score (ties: first in the run's tie order)"
+        } else {
+            "highest score (ties: first node)"
+        };
         match choice {
             Some(n) => ssn.explain(p, Some(n), "best-node", Some(true), ties, None),
             None => ssn.explain(p, None, "best-node", Some(false), "no node fits", None),

@@ -223,7 +223,6 @@ pub fn fgd(n: &NodeView<'_>, d: &Demand, target: &Target, before: i64) -> (i64, 
     (sigmoid_score(before - after, weight), dev)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

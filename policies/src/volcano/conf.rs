@@ -771,6 +771,25 @@ mod tests {
         assert!(e.issues[0].message.contains("predicate.GPUSharingEnable"), "{:?}", e.issues);
     }
 
+    /// lahar's `fgd` plugin: its policy and weight load; an unknown policy or a
+    /// weight of the wrong type is refused at its path, both at once.
+    #[test]
+    fn fgd_arguments() {
+        let conf = |args: &str| {
+            format!("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: fgd\n    arguments: {{{args}}}\n")
+        };
+        let c = parse(&conf("fgd.policy: best-fit, fgd.weight: 3")).unwrap_or_else(|e| panic!("{:?}", e.issues));
+        assert_eq!(c.tiers[0][0].args.str("fgd.policy"), Some("best-fit"));
+        assert_eq!(crate::volcano::plugins::fgd::policy_of(&c), Some(crate::placement::Policy::BestFit));
+        let e = parse(&conf("fgd.policy: tetris, fgd.weight: high")).unwrap_err();
+        assert_eq!(e.issues.len(), 2, "{:?}", e.issues);
+        assert_eq!(e.issues[0].path, "tiers[0].plugins[0].arguments.fgd.policy");
+        assert!(e.issues[0].message.contains("unknown policy `tetris`; expected one of: random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd"), "{:?}", e.issues);
+        assert_eq!(e.issues[1].path, "tiers[0].plugins[0].arguments.fgd.weight");
+        let plain = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: fgd\n").unwrap();
+        assert_eq!(crate::volcano::plugins::fgd::policy_of(&plain), Some(crate::placement::Policy::Fgd));
+    }
+
     /// capacity's arguments (issue 13, item 3): `ancestorReclaimLevel` 0 (its
     /// default, leaf-level reclaim) loads and a level above it is refused as not
     /// modelled; the DRA quota switches load (lahar's jobs have no claims).

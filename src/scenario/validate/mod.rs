@@ -454,6 +454,17 @@ fn trace(
     {
         opts.memory_per_gpu = x;
     }
+    if let Some(x) = &t.time_scale {
+        if x.value.is_finite() && x.value > 0.0 && x.value <= 1e6 {
+            opts.time_scale = x.value;
+        } else {
+            v.err(
+                at(x),
+                format!("{tpath}.timeScale"),
+                format!("expected a number above 0 and at most 10^6, got {}", x.value),
+            );
+        }
+    }
     let file = base.join(&t.path.value);
     // Checked up front: a missing trace is reported with every other problem.
     if let Err(source) = lahar_core::files::open(&file) {

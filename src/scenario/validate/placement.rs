@@ -108,6 +108,7 @@ pub(super) fn placement(
         unused(v, t.queue.as_ref().map(at), &format!("{tpath}.queue"));
         unused(v, t.cpu_per_gpu.as_ref().map(at), &format!("{tpath}.cpuPerGpu"));
         unused(v, t.memory_per_gpu.as_ref().map(at), &format!("{tpath}.memoryPerGpu"));
+        unused(v, t.time_scale.as_ref().map(at), &format!("{tpath}.timeScale"));
         let file = base.join(&t.path.value);
         match lahar_traces::openb::read_pods(&file, t.strict.unwrap_or(false)) {
             Ok(list) => {
