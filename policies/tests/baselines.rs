@@ -23,6 +23,7 @@ fn node(name: &str, gpus: i64) -> Node {
         intra_node: IntraNode::NvSwitch,
         taints: Vec::new(),
         nics: Nics::default(),
+        speed: 1.0,
     }
 }
 

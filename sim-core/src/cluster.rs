@@ -19,15 +19,19 @@ pub enum IntraNode {
     NvLinkPairs,
     /// PCIe only.
     Pcie,
+    /// PCIe with the GPUs on two CPU sockets: a ring crosses the socket
+    /// interconnect (NCCL's `SYS` path).
+    PcieSys,
 }
 
 impl IntraNode {
-    /// Parses the scenario spelling (`nvswitch`, `nvlink-pairs`, `pcie`).
+    /// Parses the scenario spelling (`nvswitch`, `nvlink-pairs`, `pcie`, `pcie-sys`).
     pub fn parse(s: &str) -> Option<IntraNode> {
         match s {
             "nvswitch" => Some(IntraNode::NvSwitch),
             "nvlink-pairs" | "nvlink" => Some(IntraNode::NvLinkPairs),
             "pcie" => Some(IntraNode::Pcie),
+            "pcie-sys" => Some(IntraNode::PcieSys),
             _ => None,
         }
     }
@@ -37,6 +41,7 @@ impl IntraNode {
             IntraNode::NvSwitch => "nvswitch",
             IntraNode::NvLinkPairs => "nvlink-pairs",
             IntraNode::Pcie => "pcie",
+            IntraNode::PcieSys => "pcie-sys",
         }
     }
 }
@@ -77,6 +82,10 @@ pub struct Node {
     pub intra_node: IntraNode,
     /// NICs.
     pub nics: Nics,
+    /// Compute speed of its GPUs relative to the cluster's other nodes, for jobs
+    /// without a training model (a job spanning nodes runs at the slowest one's;
+    /// the fastest node runs a job in its `duration`). 1 by default.
+    pub speed: f64,
 }
 
 /// A node taint. `NoSchedule` and `NoExecute` keep pods that do not tolerate them

@@ -46,6 +46,13 @@ pub trait RuntimeModel: Send {
         Vec::new()
     }
 
+    /// True when the model prices `job`'s compute by the GPUs it runs on (a
+    /// training model's throughput per GPU model), so nodes' `speed` does not
+    /// apply to it.
+    fn prices_compute(&self, _job: JobId) -> bool {
+        false
+    }
+
     /// A job pulled from a source arrived with id `job` and `profile` (jobs
     /// listed in the World from the start were given to the model when it was made).
     fn admit(&mut self, _job: JobId, _profile: Option<std::sync::Arc<crate::comm::runtime::JobProfile>>) {}
@@ -270,6 +277,8 @@ pub struct Engine {
     effective_milli_ppm: i128,
     /// Jobs started or stopped this instant and the runtime model is coupled.
     reprice_due: bool,
+    /// Nodes' relative speeds (jobs the runtime model does not price by GPU).
+    speeds: crate::speed::NodeSpeeds,
 }
 
 impl Engine {
@@ -282,7 +291,9 @@ impl Engine {
     ) -> Engine {
         let arrivals = Arrivals::listed(&world);
         let rng = RngStreams::new(cfg.seed).stream("scheduler/session", 0);
+        let speeds = crate::speed::NodeSpeeds::new(&world.cluster);
         Engine {
+            speeds,
             world,
             arrivals,
             jobs_done: 0,
@@ -971,7 +982,11 @@ impl Engine {
 
     fn start_progress(&mut self, j: JobId) {
         let nodes = self.world.job_nodes(j);
-        let speed = self.runtime.speed_ppm(&self.world, j, &nodes).clamp(1, FULL_SPEED_PPM);
+        let mut speed = self.runtime.speed_ppm(&self.world, j, &nodes).clamp(1, FULL_SPEED_PPM);
+        if self.speeds.uneven() && !self.runtime.prices_compute(j) {
+            let gpus = self.world.jobs[j.0 as usize].allocated.gpu_milli() > 0;
+            speed = crate::speed::NodeSpeeds::apply(speed, self.speeds.of(&self.world.cluster, &nodes, gpus));
+        }
         let tier = self.world.cluster.topology.highest_tier(&nodes);
         let now = self.now;
         let job = &mut self.world.jobs[j.0 as usize];

@@ -447,6 +447,7 @@ mod tests {
             gpu_model: model.to_string(),
             intra_node: crate::cluster::IntraNode::Pcie,
             nics: crate::cluster::Nics::default(),
+            speed: 1.0,
         }
     }
 

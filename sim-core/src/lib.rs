@@ -43,6 +43,7 @@ pub mod record;
 pub mod resource;
 pub mod rng;
 pub mod session;
+pub mod speed;
 pub mod store;
 pub mod text;
 pub mod time;

@@ -224,6 +224,7 @@ pub struct RawNode {
     pub pods: Option<Spanned<i64>>,
     pub intra_node: Option<Spanned<String>>,
     pub nics: Option<RawNics>,
+    pub speed: Option<Spanned<f64>>,
     pub labels: Option<BTreeMap<String, String>>,
     pub extended_resources: Option<Spanned<BTreeMap<String, Quantity>>>,
 }

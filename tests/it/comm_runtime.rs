@@ -47,6 +47,24 @@ fn iterations_price_the_run_from_the_model() {
     assert!(spread.rows()[0].end.unwrap() > want_us as u64);
 }
 
+/// A PCIe server whose GPUs sit on two CPU sockets (`intraNode: pcie-sys`) prices
+/// its rings on NCCL's SYS path: the same 100 iterations as above, with the
+/// all-reduce over `pcie-sys` instead of NVSwitch, and slower than on plain PCIe.
+#[test]
+fn cross_socket_pcie_servers_take_the_sys_path() {
+    let node = |intra: &str| {
+        format!("    nodes:\n      - {{name: n-0, gpuModel: H100-PCIE-80GB, gpus: 8, cpu: 96, memory: 1Ti, intraNode: {intra}}}")
+    };
+    let jobs = format!("  workload:\n    - jobs:\n{}", job("a", "{name: llama-7b, iterations: 100}", "", 8, &["n-0"]));
+    let sys = run_str(&scenario(&node("pcie-sys"), &jobs));
+    let m = CommModel::default();
+    let one = Placement::single_node(GpuGen::Hopper, IntraLink::PcieSys, 8);
+    let ar = m.estimate(Collective::AllReduce, 13_400_000_000, &one, AlgoChoice::Auto).unwrap().time_us;
+    assert_eq!(sys.rows()[0].end, Some((100.0 * (4_860_000.0 / 2.5 + 0.5 * ar)).ceil() as u64));
+    let pcie = run_str(&scenario(&node("pcie"), &jobs));
+    assert!(sys.rows()[0].end > pcie.rows()[0].end, "the socket link is slower than one PCIe switch");
+}
+
 /// Tensor parallelism: tp 8 groups inside nodes run at ideal speed; the same job
 /// with its 16 GPUs as 4 per node puts every tensor group across two nodes.
 #[test]

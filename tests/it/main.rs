@@ -21,6 +21,7 @@ mod reports;
 mod scheduling;
 mod sessions;
 mod snapshot;
+mod speed;
 mod streaming;
 mod sweep;
 mod synthetic;

@@ -44,6 +44,7 @@ fn intra_link(intra: IntraNode, generation: GpuGen) -> IntraLink {
         (IntraNode::NvSwitch, GpuGen::Blackwell) => IntraLink::NvswitchNvlink5,
         (IntraNode::NvLinkPairs, _) => IntraLink::NvlinkBridgeNv12,
         (IntraNode::Pcie, g) => IntraLink::pcie_for(g),
+        (IntraNode::PcieSys, _) => IntraLink::PcieSys,
     }
 }
 
@@ -152,6 +153,7 @@ mod tests {
             intra_node: intra,
             taints: Vec::new(),
             nics,
+            speed: 1.0,
         }
     }
 

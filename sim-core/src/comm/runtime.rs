@@ -671,6 +671,10 @@ impl RuntimeModel for CommRuntime {
         self.sharing
     }
 
+    fn prices_compute(&self, job: JobId) -> bool {
+        self.profile_of(job).is_some()
+    }
+
     fn reprice(&self, world: &World, running: &[JobId]) -> Vec<(JobId, u32)> {
         if !self.sharing {
             return Vec::new();

@@ -180,6 +180,7 @@ fn node_list(v: &mut V<'_>, list: &Spanned<RawNodeList>, base: &Path) -> Vec<(No
             intra_node: IntraNode::Pcie,
             taints: Vec::new(),
             nics: Nics::default(),
+            speed: 1.0,
         };
         out.push((node, npath));
     }
@@ -240,7 +241,7 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
             v.err(
                 at(s),
                 format!("{path}.intraNode"),
-                format!("unknown intra-node fabric `{}`; expected nvswitch, nvlink-pairs or pcie", s.value),
+                format!("unknown intra-node fabric `{}`; expected nvswitch, nvlink-pairs, pcie or pcie-sys", s.value),
             );
             IntraNode::Pcie
         }),
@@ -253,6 +254,18 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
             gbps: v.count(&x.gbps, &format!("{path}.nics.gbps"), 1).unwrap_or(1),
         },
         None => Nics::default(),
+    };
+    let speed = match &n.speed {
+        Some(x) if x.value.is_finite() && x.value > 0.0 && x.value <= 1000.0 => x.value,
+        Some(x) => {
+            v.err(
+                at(x),
+                format!("{path}.speed"),
+                format!("expected a number above 0 and at most 1000, got {}", x.value),
+            );
+            1.0
+        }
+        None => 1.0,
     };
     let mut labels = n.labels.clone().unwrap_or_default();
     let gpu_model = n.gpu_model.clone().unwrap_or_default();
@@ -267,6 +280,7 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
         intra_node: intra,
         taints: Vec::new(),
         nics,
+        speed,
     })
 }
 

@@ -183,5 +183,6 @@ fn node(
         intra_node: if gpus { IntraNode::NvSwitch } else { IntraNode::Pcie },
         taints,
         nics: Nics::default(),
+        speed: 1.0,
     })
 }
