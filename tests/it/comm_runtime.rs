@@ -32,15 +32,16 @@ fn run(oversub: f64, comm: &str, jobs: &str) -> lahar::RunReport {
 }
 
 /// `iterations` prices the work on the fastest node kind: 100 iterations of
-/// LLaMA-7B data-parallel on one H100 node = 100 x (4.86 s / 2.5 + 0.5 x one
-/// 13.4 GB all-reduce over 8 NVSwitch GPUs).
+/// LLaMA-7B data-parallel on one H100 node = 100 x (4.86 s / (8611 / 3684) + 0.5 x
+/// one 13.4 GB all-reduce over 8 NVSwitch GPUs), H100's published bf16 throughput
+/// on a 7B model being 8611 tokens/s/GPU against A100's 3684 (llm-foundry).
 #[test]
 fn iterations_price_the_run_from_the_model() {
     let r = run(1.0, "", &job("a", "{name: llama-7b, iterations: 100}", "", 8, &["n-0"]));
     let m = CommModel::default();
     let one = Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8);
     let ar = m.estimate(Collective::AllReduce, 13_400_000_000, &one, AlgoChoice::Auto).unwrap().time_us;
-    let want_us = (100.0 * (4_860_000.0 / 2.5 + 0.5 * ar)).ceil();
+    let want_us = (100.0 * (4_860_000.0 / (8611.0 / 3684.0) + 0.5 * ar)).ceil();
     assert_eq!(r.rows()[0].end, Some(want_us as u64));
     // Spread over two nodes under one leaf it runs slower than that.
     let spread = run(1.0, "", &job("a", "{name: llama-7b, iterations: 100}", "", 4, &["n-0", "n-1"]));
@@ -53,7 +54,9 @@ fn iterations_price_the_run_from_the_model() {
 #[test]
 fn cross_socket_pcie_servers_take_the_sys_path() {
     let node = |intra: &str| {
-        format!("    nodes:\n      - {{name: n-0, gpuModel: H100-PCIE-80GB, gpus: 8, cpu: 96, memory: 1Ti, intraNode: {intra}}}")
+        format!(
+            "    nodes:\n      - {{name: n-0, gpuModel: H100-PCIE-80GB, gpus: 8, cpu: 96, memory: 1Ti, intraNode: {intra}}}"
+        )
     };
     let jobs = format!("  workload:\n    - jobs:\n{}", job("a", "{name: llama-7b, iterations: 100}", "", 8, &["n-0"]));
     let sys = run_str(&scenario(&node("pcie-sys"), &jobs));
@@ -206,4 +209,50 @@ fn nccl_table_takes_constant_overrides() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.yaml") && err.contains("constants.net.ib.speed"), "{err}");
+}
+
+/// A `duration` job's ideal is the cluster's fastest node kind: LLaMA-7B for one
+/// hour on an A100 node of a cluster that also has H100 nodes computes at
+/// 3684 / 8611 of the ideal's speed (their published tokens/s/GPU), so it takes
+/// `1 h × actual / ideal` (the ratio of the two nodes' iteration times, each
+/// 4.86 s / compute speed + half of its all-reduce).
+#[test]
+fn a_duration_job_on_slower_gpus_runs_longer() {
+    let nodes = "    nodes:\n      - {name: h, gpuModel: H100-SXM-80G, gpus: 8, cpu: 96, memory: 1Ti, intraNode: nvswitch}\n      - {name: a, gpuModel: A100-SXM4-80GB, gpus: 8, cpu: 96, memory: 1Ti, intraNode: nvswitch}";
+    let jobs = |node: &str| format!("  workload:\n    - jobs:\n{}", job("j", "llama-7b", "duration: 1h, ", 8, &[node]));
+    let m = CommModel::default();
+    let ar = |g, l| {
+        m.estimate(Collective::AllReduce, 13_400_000_000, &Placement::single_node(g, l, 8), AlgoChoice::Auto)
+            .unwrap()
+            .time_us
+    };
+    let ideal = 4_860_000.0 / (8611.0 / 3684.0) + 0.5 * ar(GpuGen::Hopper, IntraLink::NvswitchNvlink4);
+    let actual = 4_860_000.0 / 1.0 + 0.5 * ar(GpuGen::Ampere, IntraLink::NvswitchNvlink3);
+    let speed = ((ideal / actual) * 1e6) as u64;
+    let want = (3_600_000_000u128 * 1_000_000).div_ceil(u128::from(speed)) as u64;
+    assert_eq!(end_s(&run_str(&scenario(nodes, &jobs("a"))), "j"), want as f64 / 1e6);
+    // On the H100 node it runs its duration.
+    assert_eq!(end_s(&run_str(&scenario(nodes, &jobs("h"))), "j"), 3600.0);
+}
+
+/// A job spanning two GPU models computes at the slower one's published speed:
+/// BERT-Large over an A100-80GB and an A100-40GB node (133.6 against 152
+/// sequences/s) ends later than the same placement over two A100-80GB nodes (the
+/// ideal: it runs its hour), whose fabric, reference node and ideal are the same.
+#[test]
+fn a_job_spanning_two_gpu_models_runs_at_the_slower() {
+    let nodes = |second: &str| {
+        format!(
+            "    nodes:\n      - {{name: n-0, gpuModel: A100-SXM4-80GB, gpus: 8, cpu: 96, memory: 1Ti, intraNode: nvswitch}}\n      - {{name: n-1, gpuModel: {second}, gpus: 8, cpu: 96, memory: 1Ti, intraNode: nvswitch}}"
+        )
+    };
+    let jobs = format!("  workload:\n    - jobs:\n{}", job("j", "bert-large", "duration: 1h, ", 8, &["n-0", "n-1"]));
+    let same = end_s(&run_str(&scenario(&nodes("A100-SXM4-80GB"), &jobs)), "j");
+    let mixed = end_s(&run_str(&scenario(&nodes("A100-SXM4-40GB"), &jobs)), "j");
+    assert_eq!(same, 3600.0, "16 GPUs on two 8-GPU nodes is the ideal placement");
+    assert!(mixed > same, "{mixed} vs {same}");
+    // Compute is 441 ms per step at 1.0 and 441 / (133.6 / 152) ms on the 40GB
+    // GPUs; the extra time per step is exactly that difference, so the run's
+    // stretch is bounded by it: (mixed − same) / same < 152 / 133.6 − 1.
+    assert!((mixed - same) / same < 152.0 / 133.6 - 1.0);
 }

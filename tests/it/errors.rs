@@ -136,7 +136,7 @@ fn bad_values_with_paths() {
     );
     rejects(
         &scenario("    nodes:\n      - {name: n0, cpu: 1, memory: 1Gi, intraNode: infiniband}", ""),
-        &["spec.cluster.nodes[0].intraNode", "expected nvswitch, nvlink-pairs or pcie"],
+        &["spec.cluster.nodes[0].intraNode", "expected nvswitch, nvlink-pairs, pcie or pcie-sys"],
     );
     rejects(&scenario("    nodes:\n      - {name: n0, memory: 1Gi}", ""), &["spec.cluster.nodes[0]", "missing `cpu`"]);
     rejects(

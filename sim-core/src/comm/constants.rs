@@ -725,7 +725,7 @@ impl Default for CommConstants {
 }
 
 /// Upper case, alphanumerics only, without a leading vendor/brand word.
-fn normalize_gpu_name(name: &str) -> String {
+pub(crate) fn normalize_gpu_name(name: &str) -> String {
     let mut s: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_uppercase()).collect();
     for prefix in ["NVIDIA", "TESLA", "GEFORCE"] {
         if let Some(rest) = s.strip_prefix(prefix) {

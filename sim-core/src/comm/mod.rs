@@ -48,6 +48,7 @@ mod model;
 mod placement;
 mod row;
 pub mod runtime;
+pub mod throughput;
 
 pub use cache::{CommCache, CommKey};
 pub use constants::{

@@ -23,12 +23,13 @@
 //!   (`seq_len · hidden · 2 / tp` bytes each, scattered over the tensor ranks) across
 //!   the slowest stage boundary.
 //!
-//! A job's traced or configured `duration` is its run time under the best placement
-//! of the same GPUs (packed on the fewest nodes under one leaf), so its speed is
-//! `ideal t_iter / actual t_iter` and a spread placement stretches the run. A job
-//! given a number of `iterations` instead does `iterations · t_iter` of work priced on
-//! the cluster's fastest node kind ([`CommRuntime::reference_iteration_us`]), so it
-//! also runs slower on slower GPUs.
+//! A job's traced or configured `duration` is its run time under the best placement:
+//! its GPUs packed on the fewest nodes of the cluster's fastest node kind under one
+//! leaf ([`CommRuntime::reference_iteration_us`]), so its speed is
+//! `ideal t_iter / actual t_iter` and a spread placement, or slower GPUs, stretch
+//! the run (a job spanning two GPU generations computes at the slower). A job given
+//! a number of `iterations` instead does `iterations · t_iter` of work priced on
+//! that same ideal.
 //!
 //! With link sharing on ([`CommRuntime::with_link_sharing`]), jobs that cross the
 //! same oversubscribed uplink share it max-min fairly, so a job's speed also depends
@@ -156,6 +157,13 @@ pub fn relative_speed(generation: GpuGen) -> f64 {
         GpuGen::Hopper => 2.5,
         GpuGen::Blackwell => 4.0,
     }
+}
+
+/// How fast `p` computes on GPU model `gpu` relative to an A100: the published
+/// throughput of its catalog model on that GPU ([`super::throughput::published`]),
+/// else `generation`'s [`relative_speed`].
+pub fn compute_speed(p: &JobProfile, gpu: &str, generation: GpuGen) -> f64 {
+    super::throughput::published(&p.name, gpu).unwrap_or_else(|| relative_speed(generation))
 }
 
 /// Bytes per activation element (bf16).
@@ -311,13 +319,9 @@ where
     Ok(Communicators { dp: dps.into_iter().collect(), tp: tps.into_iter().collect(), pp: pps.into_iter().collect() })
 }
 
-/// Time of one iteration of `p` whose communicators are `c`, on GPUs of `generation`.
-pub fn iteration_us(
-    model: &CommModel,
-    p: &JobProfile,
-    generation: GpuGen,
-    c: &Communicators,
-) -> Result<f64, CommError> {
+/// Time of one iteration of `p` whose communicators are `c`, on GPUs that compute
+/// `speed` times as fast as an A100 ([`compute_speed`]).
+pub fn iteration_us(model: &CommModel, p: &JobProfile, speed: f64, c: &Communicators) -> Result<f64, CommError> {
     let worst = |coll: Collective, bytes: u64, ps: &[Placement]| -> Result<f64, CommError> {
         let mut w = 0.0f64;
         for pl in ps {
@@ -326,7 +330,7 @@ pub fn iteration_us(
         Ok(w)
     };
     let (t, s) = (u64::from(p.tensor_parallel.max(1)), u64::from(p.pipeline_parallel.max(1)));
-    let compute = p.a100_step_us / relative_speed(generation);
+    let compute = p.a100_step_us / speed;
     let mut it = compute + (1.0 - p.overlap) * worst(Collective::AllReduce, p.grad_bytes / (t * s), &c.dp)?;
     let seq = u64::from(p.seq_len.max(1));
     let act = seq * u64::from(p.hidden) * ACT_BYTES;
@@ -381,13 +385,37 @@ fn packed(p: &JobProfile, tpl: &Placement, node_gpus: u32, gpus: u32) -> Result<
 pub struct ReferenceNode {
     tpl: Placement,
     node_gpus: u32,
+    /// The cluster's GPU models with their generations (distinct, sorted).
+    gpus: Vec<(String, GpuGen)>,
 }
 
 impl ReferenceNode {
-    /// Ideal iteration time of `p` on `gpus` GPUs packed on nodes of this kind.
+    /// Ideal iteration time of `p` on `gpus` GPUs packed on nodes of this kind,
+    /// computing as fast as the cluster's fastest GPU for `p`.
     pub fn iteration_us(&self, model: &CommModel, p: &JobProfile, gpus: u32) -> Result<f64, CommError> {
-        iteration_us(model, p, self.tpl.gpu, &packed(p, &self.tpl, self.node_gpus, gpus)?)
+        iteration_us(model, p, fastest(p, &self.gpus), &packed(p, &self.tpl, self.node_gpus, gpus)?)
     }
+}
+
+/// The GPU models of `cluster`'s GPU nodes whose generation is known, with it.
+fn gpu_models(model: &CommModel, cluster: &Cluster) -> Vec<(String, GpuGen)> {
+    let mut out: Vec<(String, GpuGen)> = cluster
+        .nodes
+        .iter()
+        .filter(|n| n.gpus() > 0)
+        .filter_map(|n| model.constants().gpu_gen(&n.gpu_model).ok().map(|g| (n.gpu_model.clone(), g)))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The compute speed of `p` on the fastest of `gpus` for it (1 when none).
+fn fastest(p: &JobProfile, gpus: &[(String, GpuGen)]) -> f64 {
+    gpus.iter()
+        .map(|(m, g)| compute_speed(p, m, *g))
+        .fold(None, |a: Option<f64>, s| Some(a.map_or(s, |a| a.max(s))))
+        .unwrap_or(1.0)
 }
 
 /// A [`RuntimeModel`] backed by the collective cost model.
@@ -400,39 +428,61 @@ pub struct CommRuntime {
     job_profile: Vec<Option<u32>>,
     /// The cluster's fastest node kind (prices `iterations` jobs' ideal), with its GPUs.
     reference: Option<(Placement, u32)>,
+    /// Each node's GPU model: an index into the cluster's distinct GPU models
+    /// (`None` without GPUs or a known generation).
+    node_gpu: Vec<Option<u16>>,
+    /// The cluster's GPU models with their generations (distinct, sorted).
+    gpus: Vec<(String, GpuGen)>,
+    /// Per distinct profile: its compute speed on each of `gpus`, and the fastest.
+    speeds: Vec<(Vec<f64>, f64)>,
     /// Max-min sharing of oversubscribed uplinks between jobs.
     sharing: bool,
     /// Effective oversubscription (milli) each running job sees under sharing.
     shares: Mutex<BTreeMap<JobId, u32>>,
-    cache: Mutex<BTreeMap<(u32, Placement), u32>>,
+    /// Speeds by (profile, placement, bits of the slowest GPU's compute speed):
+    /// placements of one generation may hold GPU models of different speeds.
+    cache: Mutex<BTreeMap<(u32, Placement, u64), u32>>,
 }
 
 impl CommRuntime {
     /// A runtime for jobs with the given profiles (indexed by job id) on `cluster`.
     pub fn new(model: CommModel, cluster: &Cluster, profiles: Vec<Option<Arc<JobProfile>>>) -> CommRuntime {
         let opts = AdapterOptions::default();
-        let mut distinct: Vec<JobProfile> = Vec::new();
-        let job_profile = profiles.into_iter().map(|p| p.map(|p| Self::distinct(&mut distinct, p))).collect();
         let reference = Self::reference_node(&model, cluster, &opts);
-        CommRuntime {
+        let gpus = gpu_models(&model, cluster);
+        let node_gpu = cluster
+            .nodes
+            .iter()
+            .map(|n| gpus.binary_search_by(|(m, _)| m.as_str().cmp(&n.gpu_model)).ok().map(|i| i as u16))
+            .collect();
+        let mut rt = CommRuntime {
+            node_gpu,
+            gpus,
+            speeds: Vec::new(),
             model,
             opts,
-            profiles: distinct,
-            job_profile,
+            profiles: Vec::new(),
+            job_profile: Vec::new(),
             reference,
             sharing: false,
             shares: Mutex::new(BTreeMap::new()),
             cache: Mutex::new(BTreeMap::new()),
-        }
+        };
+        rt.job_profile = profiles.into_iter().map(|p| p.map(|p| rt.distinct(p))).collect();
+        rt
     }
 
-    /// The index of `p` in `distinct`, added when new.
-    fn distinct(distinct: &mut Vec<JobProfile>, p: Arc<JobProfile>) -> u32 {
-        match distinct.iter().position(|d| *d == *p) {
+    /// The index of `p` among the distinct profiles, added (with its compute
+    /// speed on each of the cluster's GPU models) when new.
+    fn distinct(&mut self, p: Arc<JobProfile>) -> u32 {
+        match self.profiles.iter().position(|d| *d == *p) {
             Some(i) => i as u32,
             None => {
-                distinct.push(Arc::unwrap_or_clone(p));
-                distinct.len() as u32 - 1
+                let on: Vec<f64> = self.gpus.iter().map(|(m, g)| compute_speed(&p, m, *g)).collect();
+                let top = fastest(&p, &self.gpus);
+                self.speeds.push((on, top));
+                self.profiles.push(Arc::unwrap_or_clone(p));
+                self.profiles.len() as u32 - 1
             }
         }
     }
@@ -479,12 +529,13 @@ impl CommRuntime {
         let (tpl, node_gpus) = Self::reference_node(model, cluster, &AdapterOptions::default()).ok_or_else(|| {
             CommError::InvalidPlacement("the cluster has no node with GPUs and a known GPU model".into())
         })?;
-        Ok(ReferenceNode { tpl, node_gpus })
+        Ok(ReferenceNode { tpl, node_gpus, gpus: gpu_models(model, cluster) })
     }
 
     /// Speed (ppm of ideal) of `p` on the job's `alloc` (node, GPUs), where `share`
     /// caps the oversubscription the job's groups see (sharing mode).
-    fn speed(&self, world: &World, p: &JobProfile, alloc: &[(NodeId, u32)], share: Option<u32>) -> Option<u32> {
+    fn speed(&self, world: &World, idx: u32, alloc: &[(NodeId, u32)], share: Option<u32>) -> Option<u32> {
+        let p = &self.profiles[idx as usize];
         let cluster = &world.cluster;
         let whole = self.model.placement(cluster, alloc, &self.opts).ok()?;
         let per_node: Vec<u32> = alloc.iter().map(|a| a.1).collect();
@@ -497,17 +548,26 @@ impl CommRuntime {
             Ok(q)
         })
         .ok()?;
-        let a = iteration_us(&self.model, p, whole.gpu, &actual).ok()?;
+        let a = iteration_us(&self.model, p, self.slowest(idx, alloc)?, &actual).ok()?;
         let ranks = whole.ranks;
-        let ideal = if p.iterations.is_some() {
-            let (tpl, g) = self.reference.as_ref()?;
-            iteration_us(&self.model, p, tpl.gpu, &packed(p, tpl, *g, ranks).ok()?).ok()?
-        } else {
-            // The same node kind, packed: the fullest node's GPU count per node.
-            let node_gpus = alloc.iter().map(|&(n, _)| cluster.node(n).gpus() as u32).max().unwrap_or(1);
-            iteration_us(&self.model, p, whole.gpu, &packed(p, &whole, node_gpus.min(ranks), ranks).ok()?).ok()?
-        };
+        // Ideal: packed on the cluster's fastest node kind, computing as fast as its
+        // fastest GPU for `p`, so a job on slower GPUs (or spanning a slower one)
+        // runs slower than its `duration`.
+        let (tpl, g) = self.reference.as_ref()?;
+        let ideal = iteration_us(&self.model, p, self.speeds[idx as usize].1, &packed(p, tpl, *g, ranks).ok()?).ok()?;
         (a > 0.0).then(|| ((ideal / a) * FULL_SPEED_PPM as f64).clamp(1.0, FULL_SPEED_PPM as f64) as u32)
+    }
+
+    /// The compute speed of profile `idx` on the slowest GPU of `alloc` (`None` if
+    /// a node's GPU generation is unknown).
+    fn slowest(&self, idx: u32, alloc: &[(NodeId, u32)]) -> Option<f64> {
+        let on = &self.speeds[idx as usize].0;
+        let mut s: Option<f64> = None;
+        for &(n, _) in alloc {
+            let x = on[usize::from((*self.node_gpu.get(n.0 as usize)?)?)];
+            s = Some(s.map_or(x, |a| a.min(x)));
+        }
+        s
     }
 
     /// The job's (node, GPUs) of its running pods, by node.
@@ -635,7 +695,7 @@ impl RuntimeModel for CommRuntime {
         if self.job_profile.len() <= i {
             self.job_profile.resize(i + 1, None);
         }
-        self.job_profile[i] = profile.map(|p| Self::distinct(&mut self.profiles, p));
+        self.job_profile[i] = profile.map(|p| self.distinct(p));
     }
 
     fn speed_ppm(&self, world: &World, job: JobId, _nodes: &[NodeId]) -> u32 {
@@ -651,18 +711,19 @@ impl RuntimeModel for CommRuntime {
             None
         };
         if !p.data_parallel_only() {
-            return self.speed(world, p, &alloc, share).unwrap_or(FULL_SPEED_PPM);
+            return self.speed(world, idx, &alloc, share).unwrap_or(FULL_SPEED_PPM);
         }
         let Ok(mut key) = self.model.placement(&world.cluster, &alloc, &self.opts) else { return FULL_SPEED_PPM };
         if let Some(s) = share.filter(|_| key.nodes > 1) {
             key.oversubscription_milli = key.oversubscription_milli.min(s).max(1000);
         }
-        if let Some(&s) = self.cache.lock().ok().as_ref().and_then(|c| c.get(&(idx, key))) {
+        let slow = self.slowest(idx, &alloc).map_or(0, f64::to_bits);
+        if let Some(&s) = self.cache.lock().ok().as_ref().and_then(|c| c.get(&(idx, key, slow))) {
             return s;
         }
-        let s = self.speed(world, p, &alloc, share).unwrap_or(FULL_SPEED_PPM);
+        let s = self.speed(world, idx, &alloc, share).unwrap_or(FULL_SPEED_PPM);
         if let Ok(mut cache) = self.cache.lock() {
-            cache.insert((idx, key), s);
+            cache.insert((idx, key, slow), s);
         }
         s
     }
@@ -747,13 +808,13 @@ mod tests {
         // Pure data parallel on one node: compute + (1 - 0.5) x all-reduce(13.4 GB).
         let one = Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 8);
         let c = communicators(&[8], 1, 1, make).unwrap();
-        let t = iteration_us(&m, &base, GpuGen::Hopper, &c).unwrap();
+        let t = iteration_us(&m, &base, 2.5, &c).unwrap();
         assert_eq!(t, compute + 0.5 * ar(13_400_000_000, &one));
         // tp 8 on one node: 4 x 32 layers x 8 x 16384/4096 = 4096 all-reduces of one
         // 4096-token micro-batch's activations (4096 x 4096 x 2 B = 32 MiB); no data parallelism.
         let tp8 = JobProfile { tensor_parallel: 8, ..base.clone() };
         let c = communicators(&[8], 8, 1, make).unwrap();
-        let t = iteration_us(&m, &tp8, GpuGen::Hopper, &c).unwrap();
+        let t = iteration_us(&m, &tp8, 2.5, &c).unwrap();
         assert_eq!(t, compute + 4096.0 * ar(32 << 20, &one));
         // pp 2 on one node: m = 2 x 16384/4096 = 8 micro-batches, bubble 1/8 of the
         // compute, 2 x (8 + 1) = 18 transfers of 32 MiB, data groups of 4.
@@ -762,7 +823,7 @@ mod tests {
         let two = Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 2);
         let four = Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, 4);
         let p2p = m.estimate(Collective::Broadcast, 32 << 20, &two, AlgoChoice::Auto).unwrap().time_us;
-        let t = iteration_us(&m, &pp2, GpuGen::Hopper, &c).unwrap();
+        let t = iteration_us(&m, &pp2, 2.5, &c).unwrap();
         let want = compute + 0.5 * ar(6_700_000_000, &four) + compute / 8.0 + 18.0 * p2p;
         assert!((t - want).abs() < 1e-6, "{t} vs {want}");
     }
@@ -771,8 +832,8 @@ mod tests {
     fn tensor_parallel_across_nodes_is_slower_than_inside() {
         let m = CommModel::default();
         let tp8 = JobProfile { tensor_parallel: 8, ..JobProfile::from_catalog(lookup("llama-13b").unwrap()) };
-        let inside = iteration_us(&m, &tp8, GpuGen::Hopper, &communicators(&[8, 8], 8, 1, make).unwrap()).unwrap();
-        let split = iteration_us(&m, &tp8, GpuGen::Hopper, &communicators(&[4, 4, 4, 4], 8, 1, make).unwrap()).unwrap();
+        let inside = iteration_us(&m, &tp8, 2.5, &communicators(&[8, 8], 8, 1, make).unwrap()).unwrap();
+        let split = iteration_us(&m, &tp8, 2.5, &communicators(&[4, 4, 4, 4], 8, 1, make).unwrap()).unwrap();
         // NVLS inside a node against a two-node tree for each of the 5,120 calls.
         assert!(split > 1.1 * inside, "{split} vs {inside}");
     }
