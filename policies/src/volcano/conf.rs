@@ -788,6 +788,8 @@ mod tests {
         assert_eq!(e.issues[1].path, "tiers[0].plugins[0].arguments.fgd.weight");
         let plain = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: fgd\n").unwrap();
         assert_eq!(crate::volcano::plugins::fgd::policy_of(&plain), Some(crate::placement::Policy::Fgd));
+        let off = parse(&conf("fgd.weight: 0")).unwrap();
+        assert_eq!(crate::volcano::plugins::fgd::policy_of(&off), None, "weight 0: no scores, no device choice");
     }
 
     /// capacity's arguments (issue 13, item 3): `ancestorReclaimLevel` 0 (its

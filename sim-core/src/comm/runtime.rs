@@ -412,10 +412,7 @@ fn gpu_models(model: &CommModel, cluster: &Cluster) -> Vec<(String, GpuGen)> {
 
 /// The compute speed of `p` on the fastest of `gpus` for it (1 when none).
 fn fastest(p: &JobProfile, gpus: &[(String, GpuGen)]) -> f64 {
-    gpus.iter()
-        .map(|(m, g)| compute_speed(p, m, *g))
-        .fold(None, |a: Option<f64>, s| Some(a.map_or(s, |a| a.max(s))))
-        .unwrap_or(1.0)
+    gpus.iter().map(|(m, g)| compute_speed(p, m, *g)).reduce(f64::max).unwrap_or(1.0)
 }
 
 /// A [`RuntimeModel`] backed by the collective cost model.

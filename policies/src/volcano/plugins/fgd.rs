@@ -1,7 +1,7 @@
 //! `fgd` (a lahar extension, not a Volcano plugin): the FGD paper's placement
 //! policies as a node order. Arguments: `fgd.policy` (`fgd`; or `random`,
 //! `dot-product`, `gpu-clustering`, `gpu-packing`, `best-fit`) and `fgd.weight`
-//! (1; 0 disables). Each feasible node scores the policy's 0–100
+//! (1; 0 disables it, GPU device choice included). Each feasible node scores the policy's 0–100
 //! ([`crate::placement::score`], seen on the session's nodes by
 //! [`crate::placement::live`]) times the weight, summed with the other node-order
 //! plugins as Volcano sums them. The policy also decides where a pod's share of
@@ -30,9 +30,11 @@ fn policy(args: &Args) -> Policy {
     args.str("fgd.policy").and_then(Policy::from_name).unwrap_or(Policy::Fgd)
 }
 
-/// The policy of the conf's first `fgd` plugin, if it has one.
+/// The policy of the conf's first `fgd` plugin, if it has one and its weight is
+/// not 0 (a disabled plugin chooses no GPU devices either).
 pub fn policy_of(conf: &SchedulerConf) -> Option<Policy> {
-    conf.tiers.iter().flatten().find(|p| p.name == "fgd").map(|p| policy(&p.args))
+    let p = conf.tiers.iter().flatten().find(|p| p.name == "fgd")?;
+    (p.args.int("fgd.weight", 1) != 0).then(|| policy(&p.args))
 }
 
 impl Fgd {
