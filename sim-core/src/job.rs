@@ -162,6 +162,19 @@ pub struct TaskSpec {
     pub never_preempts: bool,
     /// The pods' tolerations (`spec.tolerations`): which node taints they accept.
     pub tolerations: Vec<Toleration>,
+    /// The pods' own resource-strategy-fit scoring, from their
+    /// `volcano.sh/resource-strategy-scoring-type` and `-weight` annotations.
+    pub scoring: Option<Arc<TaskScoring>>,
+}
+
+/// A pod's own resource-strategy-fit scoring (Volcano's pod-level annotations):
+/// one strategy for every resource it weights.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskScoring {
+    /// `MostAllocated` (true) or `LeastAllocated`.
+    pub most_allocated: bool,
+    /// (resource dimension, weight) of the resources the annotation weights.
+    pub weights: Vec<(usize, i64)>,
 }
 
 /// A pod toleration.
@@ -350,6 +363,7 @@ impl Default for TaskSpec {
     /// One preemptable pod of priority 1 requesting only its pod slot, named `worker`.
     fn default() -> Self {
         TaskSpec {
+            scoring: None,
             node_label_in: Vec::new(),
             name: "worker".into(),
             replicas: 1,
@@ -595,6 +609,7 @@ mod tests {
             preemptable: true,
             never_preempts: false,
             tolerations: Vec::new(),
+            scoring: None,
         }
     }
 

@@ -43,6 +43,36 @@ pub struct Queue {
     pub hierarchy: Option<String>,
     /// `volcano.sh/hierarchy-weights` annotation.
     pub hierarchy_weights: Option<String>,
+    /// `spec.affinity`: node groups its jobs may, should, must not and should not
+    /// use (the `nodegroup` plugin). `None` when the queue has no `affinity`.
+    pub node_groups: Option<NodeGroupAffinity>,
+    /// The `volcano.sh/nodegroup-resource-limits` annotation: per node group, the
+    /// most the queue's pods may hold there, on the dimensions given.
+    pub node_group_limits: Vec<(String, ResourceList)>,
+}
+
+/// A queue's `spec.affinity` (Volcano's `Affinity`): node group names, by the
+/// node label `volcano.sh/nodegroup-name`, in the order given.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeGroupAffinity {
+    /// `nodeGroupAffinity.requiredDuringSchedulingIgnoredDuringExecution`.
+    pub required: Vec<String>,
+    /// `nodeGroupAffinity.preferredDuringSchedulingIgnoredDuringExecution`.
+    pub preferred: Vec<String>,
+    /// `nodeGroupAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution`.
+    pub anti_required: Vec<String>,
+    /// `nodeGroupAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution`.
+    pub anti_preferred: Vec<String>,
+}
+
+impl NodeGroupAffinity {
+    /// No group in any list (Volcano's "affinity not specified").
+    pub fn is_empty(&self) -> bool {
+        self.required.is_empty()
+            && self.preferred.is_empty()
+            && self.anti_required.is_empty()
+            && self.anti_preferred.is_empty()
+    }
 }
 
 impl Queue {
@@ -60,6 +90,8 @@ impl Queue {
             state: QueueState::Open,
             hierarchy: None,
             hierarchy_weights: None,
+            node_groups: None,
+            node_group_limits: Vec::new(),
         }
     }
 }

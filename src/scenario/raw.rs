@@ -257,6 +257,25 @@ pub struct RawQueue {
     pub parent: Option<Spanned<String>>,
     pub priority: Option<i32>,
     pub state: Option<Spanned<String>>,
+    pub affinity: Option<RawAffinity>,
+}
+
+/// A queue's `affinity`, as Volcano's Queue spells it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawAffinity {
+    pub node_group_affinity: Option<RawNodeGroups>,
+    pub node_group_anti_affinity: Option<RawNodeGroups>,
+}
+
+/// Node group names, required and preferred.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawNodeGroups {
+    #[serde(rename = "requiredDuringSchedulingIgnoredDuringExecution")]
+    pub required: Option<Vec<String>>,
+    #[serde(rename = "preferredDuringSchedulingIgnoredDuringExecution")]
+    pub preferred: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -29,6 +29,7 @@ mod tour;
 mod trace_cli;
 mod volcano;
 mod volcano_hier;
+mod volcano_plugins;
 mod volcano_scenarios;
 mod warnings;
 

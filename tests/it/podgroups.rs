@@ -235,3 +235,34 @@ fn objects_without_lahar_annotations_under_one_session() {
     assert!(r.stderr.contains("warning: ") && r.stderr.contains("1 job has no run time"), "{}", r.stderr);
     assert!(r.jobs.lines().nth(1).unwrap().starts_with("c1/pg1,default,"), "{}", r.jobs);
 }
+
+/// A Pod without a PodGroup goes to the queue of its
+/// `scheduling.volcano.sh/queue-name` annotation, as Volcano's PodGroup controller
+/// sets its shadow PodGroup's queue (it used to land in `default`); an unknown
+/// queue there is refused at the annotation.
+#[test]
+fn bare_pods_take_their_queue_annotation() {
+    let bare = |queue: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: alone\n  namespace: c1\n  annotations: {{scheduling.volcano.sh/queue-name: {queue}}}\nspec:\n  containers: [{{name: c, resources: {{requests: {{cpu: 1}}}}}}]\n"
+        )
+    };
+    let queues = "    - {name: default}\n    - {name: team}\n";
+    let r = run("      - {name: n1, cpu: 4, memory: 8Gi}\n", queues, "enqueue, allocate", &[&["gang"]], &bare("team"));
+    assert_eq!(r.of("bind"), ["c1/alone"], "{}", r.decisions);
+    assert!(r.jobs.lines().nth(1).unwrap().starts_with("c1/alone,team,"), "{}", r.jobs);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.yaml"), bare("nope")).unwrap();
+    let text = scenario(
+        "    nodes:\n      - {name: n1, cpu: 4, memory: 8Gi}",
+        "  queues:\n    - {name: default}\n  workload:\n    - manifests: m.yaml\n",
+    );
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let out = lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("m.yaml:6:51:")
+            && err.contains("metadata.annotations.scheduling.volcano.sh/queue-name: queue `nope` does not exist"),
+        "{err}"
+    );
+}

@@ -62,7 +62,8 @@ pub enum ArgValue {
 }
 
 impl ArgValue {
-    fn kind(&self) -> &'static str {
+    /// What the value is, for messages ("a map", "an integer").
+    pub fn kind(&self) -> &'static str {
         match self {
             ArgValue::Bool(_) => "a boolean",
             ArgValue::Int(_) => "an integer",
@@ -271,6 +272,9 @@ pub const PLUGINS: &[&str] = &[
     "overcommit",
     "task-topology",
     "fgd",
+    "resource-strategy-fit",
+    "nodegroup",
+    "usage",
 ];
 
 /// Plugin arguments, typed on read.
@@ -380,6 +384,8 @@ enum ArgType {
     Duration,
     /// A list (read for its shape; what it configures is not modelled).
     List,
+    /// A map checked field by field by its plugin.
+    Nested,
 }
 
 fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
@@ -442,6 +448,11 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ("task-topology", "task-topology.weight") => Int,
         ("fgd", "fgd.weight") => Int,
         ("fgd", "fgd.policy") => Str,
+        ("resource-strategy-fit", "resourceStrategyFitWeight") => Int,
+        ("nodegroup", "strict" | "enablePreferredOrder") => Bool,
+        ("usage", "usage.weight" | "cpu.weight" | "memory.weight") => Int,
+        ("usage", "thresholds" | "estimator") => Nested,
+        ("resource-strategy-fit", "resources" | "sra" | "proportional") => Nested,
         _ => return None,
     })
 }
@@ -459,6 +470,15 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
             Err(format!("unknown policy `{p}`; expected one of: {}", crate::placement::NAMES.join(", ")))
         }
         _ => Ok(v),
+    }
+}
+
+/// The problems in a map-valued argument: (path below the argument, message).
+fn nested_issues(plugin: &str, key: &str, v: &ArgValue) -> Vec<(String, String)> {
+    match plugin {
+        "resource-strategy-fit" => super::plugins::resource_strategy_fit::check(key, v),
+        "usage" => super::plugins::usage::check(key, v),
+        _ => Vec::new(),
     }
 }
 
@@ -480,6 +500,7 @@ fn check_arg(ty: ArgType, v: &ArgValue) -> Result<ArgValue, String> {
                 ArgType::Str => "a string",
                 ArgType::Duration => "a duration string",
                 ArgType::List => "a list",
+                ArgType::Nested => "a map",
             },
             v.kind()
         )),
@@ -625,6 +646,15 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                                     path: format!("{path}.arguments.{ak}"),
                                     message: format!("plugin `{name}` has no argument `{ak}`"),
                                 }),
+                                Some(ArgType::Nested) => {
+                                    let found = nested_issues(name, ak, &av.value);
+                                    if found.is_empty() {
+                                        pc.args.0.insert(ak.clone(), av.value.clone());
+                                    }
+                                    for (sub, message) in found {
+                                        issues.push(ConfIssue { at: at(av), path: format!("{path}.arguments.{ak}{sub}"), message });
+                                    }
+                                }
                                 Some(ty) => match check_arg(ty, &av.value).and_then(|v| check_value(name, ak, v)) {
                                     Ok(val) => {
                                         pc.args.0.insert(ak.clone(), val);
@@ -830,15 +860,16 @@ mod tests {
         let text = "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n    arguments:\n  - name: predicates\n    arguments:\n      predicate.CacheEnable: true\n      volumebinding.shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]\n- plugins:\n  - name: binpack\n    arguments:\n      binpack.weight: {a: 1}\n  - name: resource-strategy-fit\n    arguments:\n      resourceStrategyFitWeight: 10\n      resources:\n        nvidia.com/gpu: {type: MostAllocated, weight: 2}\n";
         let e = parse(text).unwrap_err();
         let issues: Vec<(Option<(u64, u64)>, &str)> = e.issues.iter().map(|i| (i.at, i.message.as_str())).collect();
-        assert_eq!(e.issues.len(), 2, "{issues:?}");
-        assert!(e.issues.iter().any(|i| i.message.contains("expected an integer, got a map")), "{issues:?}");
-        assert!(e.issues.iter().any(|i| i.message.contains("resource-strategy-fit")), "{issues:?}");
+        assert_eq!(e.issues.len(), 1, "{issues:?}");
+        assert!(e.issues[0].message.contains("expected an integer, got a map"), "{issues:?}");
         assert!(e.issues.iter().all(|i| i.at.is_some() || !i.path.is_empty()), "{issues:?}");
-        // Without the unknown pieces it loads; the empty `arguments:` is no argument.
-        let ok = text.split("- plugins:\n  - name: binpack").next().unwrap();
-        let c = parse(ok).unwrap_or_else(|e| panic!("{:?}", e.issues));
+        // Without the wrong value it loads; the empty `arguments:` is no argument,
+        // resource-strategy-fit's `resources` a map.
+        let ok = text.replace("binpack.weight: {a: 1}", "binpack.weight: 1");
+        let c = parse(&ok).unwrap_or_else(|e| panic!("{:?}", e.issues));
         assert!(c.tiers[0][0].args.0.is_empty());
         assert!(matches!(c.tiers[0][1].args.0["volumebinding.shape"], ArgValue::List(ref l) if l.len() == 2));
+        assert!(matches!(c.tiers[1][1].args.0["resources"], ArgValue::Map(ref m) if m.len() == 1));
     }
 
     #[test]

@@ -38,6 +38,17 @@ pub(super) fn queues(v: &mut V<'_>, raw: Option<&[Spanned<RawQueue>]>) -> Vec<Qu
         q.reclaimable = r.reclaimable.unwrap_or(true);
         q.parent = r.parent.as_ref().map(|p| p.value.clone());
         q.priority = r.priority.unwrap_or(0);
+        if let Some(a) = &r.affinity {
+            let lists = |g: &Option<RawNodeGroups>| {
+                let g = g.as_ref();
+                let l = |x: Option<&Vec<String>>| x.cloned().unwrap_or_default();
+                (l(g.and_then(|g| g.required.as_ref())), l(g.and_then(|g| g.preferred.as_ref())))
+            };
+            let (required, preferred) = lists(&a.node_group_affinity);
+            let (anti_required, anti_preferred) = lists(&a.node_group_anti_affinity);
+            q.node_groups =
+                Some(lahar_core::queue::NodeGroupAffinity { required, preferred, anti_required, anti_preferred });
+        }
         if let Some(s) = &r.state {
             q.state = match s.value.as_str() {
                 "Open" => QueueState::Open,

@@ -395,6 +395,8 @@ pub(crate) struct PodShape {
     pub never_preempts: bool,
     /// `spec.tolerations`.
     pub tolerations: Vec<lahar_core::job::Toleration>,
+    /// resource-strategy-fit's pod-level scoring annotations.
+    pub scoring: Option<std::sync::Arc<lahar_core::job::TaskScoring>>,
     pub scheduler_name: Option<String>,
     pub labels: BTreeMap<String, (String, At)>,
     pub annotations: BTreeMap<String, (String, At)>,
@@ -504,9 +506,63 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         preemptable,
         never_preempts,
         tolerations: tolerations(ck, spec, &sp),
+        scoring: scoring(ck, cx.names, &meta.annotations, path),
         scheduler_name: ck.opt_str(spec, "schedulerName", &sp),
         labels: meta.labels,
         annotations: meta.annotations,
+    }
+}
+
+/// resource-strategy-fit's pod-level scoring: the
+/// `volcano.sh/resource-strategy-scoring-type` annotation (`MostAllocated` or
+/// `LeastAllocated`) with the JSON weights of `volcano.sh/resource-strategy-weight`
+/// (`{"nvidia.com/gpu": 2}`). Volcano scores such a pod 0 on every node when the
+/// weights are missing or not JSON, and ignores weights without a type: lahar
+/// refuses all three, with the annotation's place.
+fn scoring(
+    ck: &mut Ck<'_>,
+    names: &ResourceNames,
+    ann: &BTreeMap<String, (String, At)>,
+    path: &str,
+) -> Option<std::sync::Arc<lahar_core::job::TaskScoring>> {
+    const TYPE: &str = "volcano.sh/resource-strategy-scoring-type";
+    const WEIGHT: &str = "volcano.sh/resource-strategy-weight";
+    let ap = |k: &str| format!("{}.{k}", join(path, "metadata.annotations"));
+    let kind = ann.get(TYPE).filter(|(t, _)| !t.is_empty());
+    let weights = ann.get(WEIGHT).filter(|(w, _)| !w.is_empty());
+    let Some((kind, at)) = kind else {
+        if let Some((_, at)) = weights {
+            ck.err(*at, &ap(WEIGHT), format!("is read only with the {TYPE} annotation, which this pod does not have"));
+        }
+        return None;
+    };
+    let most = match kind.as_str() {
+        "MostAllocated" => true,
+        "LeastAllocated" => false,
+        other => {
+            ck.err(*at, &ap(TYPE), format!("expected MostAllocated or LeastAllocated, got `{other}`"));
+            return None;
+        }
+    };
+    let Some((text, wat)) = weights else {
+        ck.err(
+            *at,
+            &ap(TYPE),
+            format!("needs the {WEIGHT} annotation (JSON resource → weight); Volcano scores the pod 0 without it"),
+        );
+        return None;
+    };
+    match serde_json::from_str::<BTreeMap<String, i64>>(text) {
+        Ok(m) => Some(std::sync::Arc::new(lahar_core::job::TaskScoring {
+            most_allocated: most,
+            // A resource no pod requests so far is not one this pod requests: it
+            // would never be scored.
+            weights: m.iter().filter_map(|(n, w)| names.dim(n).map(|d| (d, *w))).collect(),
+        })),
+        Err(e) => {
+            ck.err(*wat, &ap(WEIGHT), format!("expected a JSON object of resource → integer weight ({e})"));
+            None
+        }
     }
 }
 
@@ -731,6 +787,7 @@ pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodSha
         preemptable: shape.preemptable,
         never_preempts: shape.never_preempts,
         tolerations: shape.tolerations.clone(),
+        scoring: shape.scoring.clone(),
     }
 }
 

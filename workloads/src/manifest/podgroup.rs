@@ -319,7 +319,14 @@ impl Groups {
             let mut ck = Ck::new(&p.doc, errs);
             let root = &p.doc.root;
             let meta = common::meta(&mut ck, root, "", true);
-            let q = common::queue(&mut ck, cx, "default", root.at, "metadata");
+            // Volcano's PodGroup controller gives the pod's shadow PodGroup the
+            // queue of its `scheduling.volcano.sh/queue-name` annotation.
+            let q = match meta.annotations.get(QUEUE_NAME) {
+                Some((name, at)) => {
+                    common::queue(&mut ck, cx, name, *at, &format!("metadata.annotations.{QUEUE_NAME}"))
+                }
+                None => common::queue(&mut ck, cx, "default", root.at, "metadata"),
+            };
             let timing = common::timing(&mut ck, cx, &p.shape.annotations, meta.at, "");
             if !ck.ok() {
                 continue;
@@ -418,6 +425,8 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
 
 /// The annotation that says how many pods a PodGroup's controller will create.
 const REPLICAS: &str = "lahar.io/replicas";
+/// The queue of a pod without a PodGroup.
+const QUEUE_NAME: &str = "scheduling.volcano.sh/queue-name";
 
 /// A PodGroup without Pods: what the scheduler sees of a job before its controller
 /// creates the pods. It takes part in enqueue with its `minMember` and
@@ -432,6 +441,7 @@ fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Re
         preemptable: true,
         never_preempts: false,
         tolerations: Vec::new(),
+        scoring: None,
         scheduler_name: None,
         labels: BTreeMap::new(),
         annotations: BTreeMap::new(),

@@ -49,6 +49,12 @@ pub fn queues(docs: &[Doc], names: &mut ResourceNames, errs: &mut Vec<ManifestEr
         if let Some(g) = spec.get("guarantee") {
             q.guarantee = list(&mut ck, g, "resource", "spec.guarantee", names);
         }
+        if let Some(a) = spec.get("affinity").filter(|a| a.val != Val::Null) {
+            q.node_groups = Some(node_group_affinity(&mut ck, a));
+        }
+        if let Some((text, at)) = meta.annotations.get(NODE_GROUP_LIMITS) {
+            q.node_group_limits = node_group_limits(&mut ck, text, *at, names);
+        }
         q.reclaimable = ck.opt_bool(spec, "reclaimable", "spec").unwrap_or(true);
         q.parent = ck.opt_str(spec, "parent", "spec").filter(|p| p != "root");
         if let Some(p) = ck.opt_int(spec, "priority", "spec", i64::from(i32::MIN)) {
@@ -74,6 +80,76 @@ pub fn queues(docs: &[Doc], names: &mut ResourceNames, errs: &mut Vec<ManifestEr
         if ck.ok() {
             out.push(q);
         }
+    }
+    out
+}
+
+/// The queue annotation of the `nodegroup` plugin's per-group limits.
+const NODE_GROUP_LIMITS: &str = "volcano.sh/nodegroup-resource-limits";
+
+/// `spec.affinity`: `nodeGroupAffinity` and `nodeGroupAntiAffinity`, each with
+/// `requiredDuringSchedulingIgnoredDuringExecution` and
+/// `preferredDuringSchedulingIgnoredDuringExecution` lists of node group names.
+fn node_group_affinity(ck: &mut Ck<'_>, a: &Node) -> lahar_core::queue::NodeGroupAffinity {
+    const REQUIRED: &str = "requiredDuringSchedulingIgnoredDuringExecution";
+    const PREFERRED: &str = "preferredDuringSchedulingIgnoredDuringExecution";
+    let mut out = lahar_core::queue::NodeGroupAffinity::default();
+    let names = |ck: &mut Ck<'_>, part: &str, key: &str| -> Vec<String> {
+        let Some(p) = a.get(part) else { return Vec::new() };
+        let path = format!("spec.affinity.{part}");
+        let list = ck.seq(p, key, &path);
+        list.iter().enumerate().filter_map(|(i, n)| ck.str(n, &format!("{path}.{key}[{i}]"))).collect()
+    };
+    out.required = names(ck, "nodeGroupAffinity", REQUIRED);
+    out.preferred = names(ck, "nodeGroupAffinity", PREFERRED);
+    out.anti_required = names(ck, "nodeGroupAntiAffinity", REQUIRED);
+    out.anti_preferred = names(ck, "nodeGroupAntiAffinity", PREFERRED);
+    out
+}
+
+/// The `volcano.sh/nodegroup-resource-limits` annotation: JSON, node group →
+/// resource list (`{"group1": {"cpu": "3", "memory": "8Gi"}}`). Volcano refuses
+/// every pod of the queue when the JSON is bad; lahar refuses the file.
+fn node_group_limits(
+    ck: &mut Ck<'_>,
+    text: &str,
+    at: super::yaml::At,
+    names: &mut ResourceNames,
+) -> Vec<(String, ResourceList)> {
+    let path = format!("metadata.annotations.{NODE_GROUP_LIMITS}");
+    let parsed: Result<BTreeMap<String, BTreeMap<String, serde_json::Value>>, _> = serde_json::from_str(text);
+    let groups = match parsed {
+        Ok(g) => g,
+        Err(e) => {
+            ck.err(
+                at,
+                &path,
+                format!(
+                    "expected JSON of node group → resource list, such as {{\"group1\": {{\"cpu\": \"3\"}}}} ({e})"
+                ),
+            );
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    for (group, list) in groups {
+        let mut l = ResourceList::default();
+        for (name, v) in list {
+            let q = match v {
+                serde_json::Value::String(s) => s,
+                serde_json::Value::Number(n) => n.to_string(),
+                other => {
+                    ck.err(at, &format!("{path}.{group}.{name}"), format!("expected a quantity, got {other}"));
+                    continue;
+                }
+            };
+            let mut r = lahar_core::resource::Resources::ZERO;
+            match names.parse_into(&name, &q, &mut r) {
+                Ok(d) => l.put(d, r.get(d)),
+                Err(e) => ck.err(at, &format!("{path}.{group}.{name}"), e.to_string()),
+            }
+        }
+        out.push((group, l));
     }
     out
 }

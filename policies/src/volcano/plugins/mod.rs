@@ -8,14 +8,17 @@ pub mod drf;
 pub mod fgd;
 pub mod gang;
 pub mod network_topology;
+pub mod nodegroup;
 pub mod nodeorder;
 pub mod overcommit;
 pub mod predicates;
 pub mod priority;
 pub mod proportion;
 pub mod queue_tree;
+pub mod resource_strategy_fit;
 pub mod sla;
 pub mod task_topology;
+pub mod usage;
 
 use super::conf::PluginConf;
 use super::framework::{Plugin, Vote};
@@ -41,6 +44,9 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "overcommit" => Box::new(overcommit::Overcommit::new(&pc.args)),
         "task-topology" => Box::new(task_topology::TaskTopologyPlugin::new(&pc.args)),
         "fgd" => Box::new(fgd::Fgd::new(&pc.args)),
+        "nodegroup" => Box::new(nodegroup::NodeGroup::new(&pc.args, pc.flag("enableHierarchy"))),
+        "usage" => Box::new(usage::Usage::new(&pc.args)),
+        "resource-strategy-fit" => Box::new(resource_strategy_fit::ResourceStrategyFit::new(&pc.args)),
         other => unreachable!("conf loader accepted unknown plugin {other}"),
     }
 }
