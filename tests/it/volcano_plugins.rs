@@ -769,3 +769,106 @@ fn usage_predicate_over_sessions() {
     assert_eq!(at("x"), ("n2".to_string(), "10".to_string()));
     assert_eq!(at("y"), ("n1".to_string(), "400".to_string()));
 }
+
+// ---------------------------------------------------------------------------
+// Published confs (examples/volcano/published/, each file naming its source)
+
+fn published(name: &str) -> lahar_policies::volcano::conf::SchedulerConf {
+    let p: std::path::PathBuf = [env!("CARGO_MANIFEST_DIR"), "examples", "volcano", "published", name].iter().collect();
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    lahar_policies::volcano::conf::parse_file(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn plugin<'a>(
+    c: &'a lahar_policies::volcano::conf::SchedulerConf,
+    name: &str,
+) -> &'a lahar_policies::volcano::conf::PluginConf {
+    c.tiers.iter().flatten().find(|p| p.name == name).unwrap_or_else(|| panic!("no {name}"))
+}
+
+/// Every published conf of the new plugins loads, and each reads as written.
+#[test]
+fn published_confs_load_as_written() {
+    use lahar_policies::volcano::plugins::resource_strategy_fit::{RsfConf, Strategy};
+    let most = |w| Strategy { most: true, weight: w };
+    let least = |w| Strategy { most: false, weight: w };
+    let rsf = |f: &str| RsfConf::from_args(&plugin(&published(f), "resource-strategy-fit").args);
+    let c = rsf("rsf-user-guide.yaml");
+    assert_eq!(c.weight, 10);
+    assert_eq!(
+        c.resources,
+        [("cpu".into(), least(1)), ("memory".into(), least(1)), ("nvidia.com/gpu".into(), most(2))]
+    );
+    assert_eq!(published("rsf-user-guide.yaml").tiers.len(), 2);
+    let c = rsf("rsf-design.conf");
+    assert_eq!((c.weight, c.resources), (10, vec![("cpu".into(), least(1)), ("nvidia.com/gpu".into(), most(2))]));
+    let c = rsf("rsf-sra-design.conf");
+    assert_eq!(c.sra, Some((2, vec![("nvidia.com/t4".into(), 1), ("nvidia.com/a10".into(), 1)])));
+    let c = rsf("rsf-proportional-design.conf");
+    assert_eq!(
+        c.proportional,
+        Some(vec![("nvidia.com/gpu".into(), 8.0, 8.0), ("nvidia.com/v100-sxm2-16gb".into(), 16.0, 16.0)])
+    );
+    let ng = |f: &str| plugin(&published(f), "nodegroup").clone();
+    assert!(!ng("nodegroup-strict.conf").args.bool("strict", true));
+    assert!(ng("nodegroup-preferred-order.conf").args.bool("enablePreferredOrder", false));
+    assert!(ng("nodegroup-hierarchy.conf").flag("enableHierarchy"));
+    for f in ["usage-design.conf", "usage-plugin-header.conf"] {
+        let c = published(f);
+        let u = plugin(&c, "usage");
+        assert!(!u.flag("enablePredicate"), "{f}");
+        assert_eq!(
+            (u.args.int("usage.weight", 0), u.args.int("cpu.weight", 0), u.args.int("memory.weight", 0)),
+            (5, 1, 1)
+        );
+    }
+    let u = plugin(&published("usage-design.conf"), "usage").clone();
+    let t = lahar_policies::volcano::plugins::usage::Usage::new(&u.args);
+    assert_eq!(t.thresholds(), (80.0, 70.0));
+}
+
+/// docs/design/proportional.md's worked example: on nodeC0-0 (74 cpus, 128G, 8
+/// GPUs) with GPU:CPU:memory 1:8:8, `single-1000-0` (8 cpus, 8G) is placed and
+/// `single-1000-1` is not: 66 − 8 = 58 cpus would stay beside 8 idle GPUs, which
+/// need 64.
+#[test]
+fn proportional_design_example() {
+    let p: std::path::PathBuf =
+        [env!("CARGO_MANIFEST_DIR"), "examples", "volcano", "published", "rsf-proportional-design.conf"]
+            .iter()
+            .collect();
+    let text = scenario(
+        &["{name: nodeC0-0, cpu: 74, memory: 128G, gpus: 8}"],
+        "",
+        &[
+            "{name: single-1000-0, queue: c1, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 8, memory: 8G}}]}".into(),
+            "{name: single-1000-1, queue: c1, submitAt: 1s, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 8, memory: 8G}}]}".into(),
+        ],
+    )
+    .replace("  scheduler:\n    inline: |\n", &format!("  scheduler:\n    conf: {}\n", p.display()))
+    .replace("  sessions: 1\n", "  sessions: 3\n");
+    let o = run_text(&text);
+    assert_eq!(o.job("single-1000-0")["start"], "0");
+    assert_eq!(o.job("single-1000-1")["start"], "", "{:?}", o.job("single-1000-1"));
+}
+
+/// examples/volcano/nodegroup-limits.yaml behaves as its comments say: 12 pods
+/// start in groupname1 (its 100-cpu limit), 6 in groupname2 (50 cpus), and 2 wait
+/// an hour.
+#[test]
+fn nodegroup_limits_example_runs_as_documented() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/volcano/nodegroup-limits.yaml");
+    super::lahar().args(["run", "-q", "--out"]).arg(dir.path()).arg(&p).assert().success();
+    let mut starts: BTreeMap<(String, String), u32> = BTreeMap::new();
+    for r in read_rows(&dir.path().join("pods.csv")) {
+        let group = r["node"].split('-').next().expect("node").to_string();
+        *starts.entry((group, r["start"].clone())).or_default() += 1;
+    }
+    let want: BTreeMap<(String, String), u32> =
+        [(("fixed", "0"), 12), (("fixed", "3600"), 2), (("serverless", "0"), 6)]
+            .iter()
+            .map(|((g, t), n)| ((g.to_string(), t.to_string()), *n))
+            .collect();
+    assert_eq!(starts, want);
+}

@@ -564,6 +564,68 @@ fn config_arg(action: &str, key: &str) -> Option<ArgKind> {
     })
 }
 
+/// Just enough of a Kubernetes object to tell a ConfigMap.
+#[derive(Deserialize)]
+struct MaybeConfigMap {
+    kind: Option<String>,
+    data: Option<BTreeMap<String, Spanned<String>>>,
+}
+
+/// The key under which Volcano's Helm chart stores the conf in its ConfigMap.
+pub const CONFIGMAP_KEY: &str = "volcano-scheduler.conf";
+
+/// Parses a conf file: the conf itself, or a ConfigMap holding it under `data`
+/// (`volcano-scheduler.conf`, or a ConfigMap's only `*.conf` key), as Volcano's
+/// Helm chart installs it and `kubectl get configmap -o yaml` prints it. Problems
+/// inside the ConfigMap's conf are located in the file.
+pub fn parse_file(text: &str) -> Result<SchedulerConf, ConfError> {
+    let Ok(MaybeConfigMap { kind: Some(kind), data }) = serde_saphyr::from_str::<MaybeConfigMap>(text) else {
+        return parse(text);
+    };
+    if kind != "ConfigMap" {
+        return parse(text);
+    }
+    let data = data.unwrap_or_default();
+    let confs: Vec<&String> = data.keys().filter(|k| k.ends_with(".conf")).collect();
+    let key = match (data.get(CONFIGMAP_KEY), confs.as_slice()) {
+        (Some(_), _) => CONFIGMAP_KEY.to_string(),
+        (None, [one]) => one.to_string(),
+        _ => {
+            let keys: Vec<&str> = data.keys().map(String::as_str).collect();
+            return Err(ConfError {
+                issues: vec![ConfIssue {
+                    at: None,
+                    path: "data".into(),
+                    message: format!(
+                        "a ConfigMap holding the scheduler conf needs `data.{CONFIGMAP_KEY}` (or one `*.conf` key); it has: {}",
+                        if keys.is_empty() { "nothing".to_string() } else { keys.join(", ") }
+                    ),
+                }],
+            });
+        }
+    };
+    let value = &data[&key];
+    // Where the block's text starts: the first line at or after the value's
+    // line that holds the conf's first line, and its indentation.
+    let first = value.value.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim_end();
+    let from = value.referenced.line().saturating_sub(1) as usize;
+    let origin = text.lines().enumerate().skip(from).find(|(_, l)| !first.is_empty() && l.trim() == first.trim());
+    parse(&value.value).map_err(|mut e| {
+        for i in &mut e.issues {
+            i.path = if i.path.is_empty() { format!("data.{key}") } else { format!("data.{key}: {}", i.path) };
+            i.at = match (i.at, origin) {
+                (Some((l, c)), Some((row, line))) => {
+                    let skipped = value.value.lines().take_while(|l| l.trim().is_empty()).count() as u64;
+                    let indent = (line.len() - line.trim_start().len()) as u64;
+                    Some((row as u64 + 1 + l - 1 - skipped, c + indent))
+                }
+                _ => at(value),
+            };
+        }
+        e
+    })
+}
+
 /// Parses and validates conf text.
 pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
     let raw: RawConf = serde_saphyr::from_str(text).map_err(|e| {
@@ -870,6 +932,26 @@ mod tests {
         assert!(c.tiers[0][0].args.0.is_empty());
         assert!(matches!(c.tiers[0][1].args.0["volumebinding.shape"], ArgValue::List(ref l) if l.len() == 2));
         assert!(matches!(c.tiers[1][1].args.0["resources"], ArgValue::Map(ref m) if m.len() == 1));
+    }
+
+    /// A ConfigMap holding the conf loads as the conf; its problems are located in
+    /// the file and named under `data.volcano-scheduler.conf`.
+    #[test]
+    fn configmap_wrapped_conf() {
+        let cm = "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: volcano-scheduler-configmap\n  namespace: volcano-system\ndata:\n  volcano-scheduler.conf: |\n    actions: \"enqueue, allocate\"\n    tiers:\n    - plugins:\n      - name: gang\n";
+        let c = parse_file(cm).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.actions, [ActionKind::Enqueue, ActionKind::Allocate]);
+        let bad = cm.replace("name: gang", "name: gnag");
+        let e = parse_file(&bad).unwrap_err();
+        assert_eq!(e.issues[0].at, Some((11, 15)), "{e}");
+        assert!(e.issues[0].path.starts_with("data.volcano-scheduler.conf: tiers[0].plugins[0].name"), "{e}");
+        let e = parse_file("kind: ConfigMap\ndata:\n  other: x\n").unwrap_err();
+        assert!(
+            e.to_string().contains("needs `data.volcano-scheduler.conf`") && e.to_string().contains("other"),
+            "{e}"
+        );
+        // A plain conf is read as before.
+        assert_eq!(parse_file("actions: allocate\n").unwrap().actions, [ActionKind::Allocate]);
     }
 
     #[test]

@@ -8,7 +8,11 @@ use serde_saphyr::Spanned;
 use std::path::Path;
 
 fn volcano_conf(v: &mut V<'_>, text: &str, conf_file: Option<&str>, inline_at: At, path: &str) -> SchedulerChoice {
-    match lahar_policies::volcano::conf::parse(text) {
+    let parsed = match conf_file {
+        Some(_) => lahar_policies::volcano::conf::parse_file(text),
+        None => lahar_policies::volcano::conf::parse(text),
+    };
+    match parsed {
         Ok(c) => SchedulerChoice::Volcano(Box::new(c)),
         Err(e) => {
             for i in e.issues {

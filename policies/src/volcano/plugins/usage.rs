@@ -224,6 +224,11 @@ impl Usage {
         }
     }
 
+    /// The (cpu, memory) thresholds, in percent.
+    pub fn thresholds(&self) -> (f64, f64) {
+        (self.cpu_threshold, self.mem_threshold)
+    }
+
     /// The estimator's settings (for tests and docs).
     pub fn estimator(&self) -> Estimator {
         self.est
