@@ -219,9 +219,9 @@ fn manifests_load_through_globs_in_name_order() {
 fn bad_manifests_are_located_errors() {
     let w = "  workload:\n    - manifests: m.yaml\n";
     rejects(
-        &[("m.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n")],
+        &[("m.yaml", "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata: {name: d}\n")],
         w,
-        &["m.yaml:2:7: document 1: kind: unknown kind `Deployment` of apiVersion `apps/v1`"],
+        &["m.yaml:2:7: document 1: kind: unknown kind `ControllerRevision` of apiVersion `apps/v1`"],
     );
     rejects(
         &[("m.yaml", &VCJOB.replace("lahar.io/duration: 1h", "lahar.io/duration: soon"))],
@@ -345,6 +345,14 @@ fn documentation_examples_load_as_they_are() {
             vec![("launcher", 1, 0, res(1000, 2 * GI, 0)), ("worker", 2, 0, res(2000, 4 * GI, 0))]),
         ("paddle-simple-gpu", "PaddleJob", "kubeflow", QueueId(0), 2, vec![("worker", 2, 0, res(0, 0, 2000))]),
         ("pytorch-simple", "PyTorchJob", "kubeflow", QueueId(0), 2, vec![("master", 1, 0, zero), ("worker", 1, 0, zero)]),
+        ("jaxjob-simple", "JAXJob", "kubeflow", QueueId(0), 2, vec![("worker", 2, 0, zero)]),
+        ("jaxjob-mnist", "JAXJob", "kubeflow", QueueId(0), 2, vec![("worker", 2, 0, zero)]),
+        // RayService: the RayCluster of rayClusterConfig, head + 1 worker (replicas 1).
+        // A Deployment of schedulerName volcano: one PodGroup of minMember 1 in the
+        // pod template's queue.
+        ("deploy-with-volcano", "Deployment", "default", QueueId(2), 1, vec![("deploy-with-volcano", 1, 0, res(300, 0, 0))]),
+        ("rayservice-sample", "RayService", "default", QueueId(0), 2,
+            vec![("head", 1, 1, res(2000, 2 * GI, 0)), ("small-group", 1, 0, res(500, 2 * GI, 0))]),
         ("tfjob-simple", "TFJob", "kubeflow", QueueId(0), 2, vec![("worker", 2, 0, zero)]),
         ("xgboost-dist-iris-test-train", "XGBoostJob", "default", QueueId(0), 3,
             vec![("master", 1, 0, zero), ("worker", 2, 0, zero)]),
@@ -375,8 +383,9 @@ fn documentation_examples_load_as_they_are() {
     let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
     #[rustfmt::skip]
     assert_eq!(names, [
+        "jaxjob-simple", "jaxjob-mnist",
         "pi", "tensorflow-mnist", "paddle-simple-gpu", "elastic-example-echo", "pytorch-simple", "tfjob-simple",
-        "xgboost-dist-iris-test-train", "test-cluster-network-topology", "test-cluster-0", "spark-pi-volcano",
+        "xgboost-dist-iris-test-train", "test-cluster-network-topology", "test-cluster-0", "rayservice-sample", "spark-pi-volcano", "deploy-with-volcano",
         "ray-cluster-job", "tensorflow-dist-mnist", "job", "test-job", "mindspore-cpu", "test",
         "spark-pi-dynamic-allocation", "lm-mpi-job",
     ]);
@@ -415,6 +424,13 @@ fn documentation_examples_load_as_they_are() {
         names("spark-pi-volcano"),
         ["spark-pi-volcano-driver", "spark-pi-volcano-exec-1", "spark-pi-volcano-exec-2"]
     );
+    assert_eq!(names("jaxjob-simple"), ["jaxjob-simple-worker-0", "jaxjob-simple-worker-1"]);
+    // KubeRay names a RayService's cluster `<service>-<5 random characters>`; lahar
+    // derives the characters from the file.
+    let ray_service = names("rayservice-sample");
+    let cluster = ray_service[0].strip_suffix("-head").expect("head first");
+    assert!(cluster.starts_with("rayservice-sample-") && cluster.len() == "rayservice-sample-".len() + 5, "{cluster}");
+    assert_eq!(ray_service[1], format!("{cluster}-small-group-worker-0"));
     assert_eq!(
         names("test-cluster-0"),
         ["test-cluster-0-head", "test-cluster-0-worker-worker-0", "test-cluster-0-worker-worker-1"]
@@ -587,7 +603,7 @@ fn workload_files_as_people_write_them() {
     assert_eq!(load_file(&p).unwrap().jobs()[0].name, name, "the generated name is deterministic");
     let w = &s.warnings[0];
     assert_eq!((w.kind, w.count), ("manifest-objects-skipped", 3));
-    assert!(w.message.contains("3 objects that make no pods were skipped: 1 ConfigMap (v1), 1 Role (rbac.authorization.k8s.io/v1), 1 Service (v1)"), "{}", w.message);
+    assert!(w.message.contains("3 objects that make no pods for Volcano were skipped: 1 ConfigMap (v1), 1 Role (rbac.authorization.k8s.io/v1), 1 Service (v1)"), "{}", w.message);
     // An unknown kind is still an error (a typo must not be skipped).
     std::fs::write(dir.path().join("m.yaml"), job.replace("kind: Job", "kind: Jbo")).unwrap();
     let e = load_file(&p).unwrap_err().to_string();
@@ -641,4 +657,47 @@ spec:
     let twice = DENY.replace("    - event: PodFailed  ## this job will be rejected because one event should not have different action\n      action: AbortJob\n", "    - events: [PodEvicted, PodEvicted]\n      action: AbortJob\n");
     std::fs::write(dir.path().join("m.yaml"), twice).unwrap();
     assert!(load_file(&p).is_ok());
+}
+
+/// The new kinds' bad input through the binary: exit 2, each problem at its place.
+#[test]
+fn bad_workload_kinds_exit_2_with_their_place() {
+    let deploy = |ann: &str, replicas: u32| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations: {{lahar.io/duration: 1h{ann}}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata:\n      labels: {{app: web}}\n      annotations: {{scheduling.volcano.sh/queue-name: nope}}\n    spec:\n      schedulerName: volcano\n      containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+        )
+    };
+    let ray_service = "apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: svc, annotations: {lahar.io/duration: 1h}}\nspec:\n  suspend: true\n  rayClusterConfig: {headGroupSpec: {template: {spec: {containers: [{name: h}]}}}}\n---\napiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: svc2}\nspec: {serveConfigV2: x}\n";
+    let cases: [(String, &[&str]); 3] = [
+        (
+            deploy(", scheduling.volcano.sh/group-min-member: many", 2),
+            &[
+                "m.yaml:5:80: document 1: metadata.annotations.scheduling.volcano.sh/group-min-member: expected an integer ≥ 0, got `many`",
+                "m.yaml:12:55: document 1: spec.template.metadata.annotations.scheduling.volcano.sh/queue-name: queue `nope` does not exist",
+            ],
+        ),
+        (
+            deploy(", scheduling.volcano.sh/group-min-member: \"3\"", 2),
+            &["group-min-member: must not exceed the replicas (2), got 3"],
+        ),
+        (
+            ray_service.to_string(),
+            &[
+                "m.yaml:5:12: document 1: spec.suspend: a suspended RayService has no RayCluster",
+                "m.yaml:11:7: document 2: spec.rayClusterConfig: a RayService needs `rayClusterConfig`",
+            ],
+        ),
+    ];
+    for (text, needles) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.yaml"), &text).unwrap();
+        let s =
+            scenario("    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi}", "  workload:\n    - manifests: m.yaml\n");
+        std::fs::write(dir.path().join("s.yaml"), s).unwrap();
+        let out = lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        for n in needles {
+            assert!(err.contains(n), "error lacks {n:?}:\n{err}");
+        }
+    }
 }

@@ -872,3 +872,50 @@ fn nodegroup_limits_example_runs_as_documented() {
             .collect();
     assert_eq!(starts, want);
 }
+
+/// Pods of `job` running at `t` (seconds), from pods.csv rows.
+fn running_at(rows: &[Row], job: &str, t: u64) -> usize {
+    rows.iter()
+        .filter(|r| r["job"] == job)
+        .filter(|r| {
+            let s: u64 = r["start"].parse().expect("start");
+            let e: u64 = r["end"].parse().unwrap_or(u64::MAX);
+            s <= t && t < e
+        })
+        .count()
+}
+
+/// examples/volcano/capacity-guide.yaml, Volcano's capacity user guide with its
+/// published objects: at 20 minutes demo-1 runs 7 pods and demo-2 1 (reclaim stops
+/// once demo-2's PodGroup of minMember 1 is not starving, as Volcano's source
+/// does); with `scheduling.volcano.sh/group-min-member: "6"` on demo-2, the
+/// guide's 2 and 6.
+#[test]
+fn capacity_guide_example_runs_as_documented() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/volcano");
+    let run = |dir: &Path| {
+        let out = tempfile::tempdir().expect("tempdir");
+        super::lahar()
+            .args(["run", "-q", "--out"])
+            .arg(out.path())
+            .arg(dir.join("capacity-guide.yaml"))
+            .assert()
+            .success();
+        read_rows(&out.path().join("pods.csv"))
+    };
+    let rows = run(&examples);
+    assert_eq!((running_at(&rows, "demo-1", 1200), running_at(&rows, "demo-2", 1200)), (7, 1));
+    let copy = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(copy.path().join("published")).expect("mkdir");
+    std::fs::copy(examples.join("capacity-guide.yaml"), copy.path().join("capacity-guide.yaml")).expect("copy");
+    for f in ["capacity-guide-conf.yaml", "capacity-guide-queues.yaml", "capacity-guide-deployments.yaml"] {
+        let text = std::fs::read_to_string(examples.join("published").join(f)).expect("read");
+        let text = text.replace(
+            "    lahar.io/submit-at: 14m\n",
+            "    lahar.io/submit-at: 14m\n    scheduling.volcano.sh/group-min-member: \"6\"\n",
+        );
+        std::fs::write(copy.path().join("published").join(f), text).expect("write");
+    }
+    let rows = run(copy.path());
+    assert_eq!((running_at(&rows, "demo-1", 1200), running_at(&rows, "demo-2", 1200)), (2, 6));
+}

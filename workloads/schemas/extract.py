@@ -40,6 +40,28 @@ PRIORITY_CLASS = {
 }
 
 
+# apps/v1 Deployment, ReplicaSet and StatefulSet (Kubernetes API reference, v1.33):
+# their spec beside the pod template, which is the PodTemplateSpec every CRD
+# above embeds.
+LABEL_SELECTOR = {"matchLabels": "*", "matchExpressions": {"key": 0, "operator": 0, "values": 0}}
+APPS_SPECS = {
+    "Deployment": {
+        "replicas": 0, "selector": LABEL_SELECTOR, "minReadySeconds": 0,
+        "revisionHistoryLimit": 0, "paused": 0, "progressDeadlineSeconds": 0,
+        "strategy": {"type": 0, "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 0}},
+    },
+    "ReplicaSet": {"replicas": 0, "selector": LABEL_SELECTOR, "minReadySeconds": 0},
+    "StatefulSet": {
+        "replicas": 0, "selector": LABEL_SELECTOR, "minReadySeconds": 0,
+        "revisionHistoryLimit": 0, "serviceName": 0, "podManagementPolicy": 0,
+        "volumeClaimTemplates": "*",
+        "updateStrategy": {"type": 0, "rollingUpdate": {"partition": 0, "maxUnavailable": 0}},
+        "persistentVolumeClaimRetentionPolicy": {"whenDeleted": 0, "whenScaled": 0},
+        "ordinals": {"start": 0},
+    },
+}
+
+
 def tree(schema, top=False):
     if schema.get("x-kubernetes-preserve-unknown-fields"):
         return "*"
@@ -123,6 +145,10 @@ def main():
     kinds["v1 Pod"] = {"apiVersion": 0, "kind": 0, "metadata": OBJECT_META,
                        "spec": template["spec"], "status": "*"}
     kinds["scheduling.k8s.io/v1 PriorityClass"] = PRIORITY_CLASS
+    for kind, spec in APPS_SPECS.items():
+        spec = dict(spec, template={"metadata": OBJECT_META, "spec": template["spec"]})
+        kinds[f"apps/v1 {kind}"] = {"apiVersion": 0, "kind": 0, "metadata": OBJECT_META,
+                                    "spec": spec, "status": "*"}
     for k, t in kinds.items():
         t.setdefault("apiVersion", 0)
         t.setdefault("kind", 0)

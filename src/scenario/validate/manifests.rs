@@ -228,7 +228,10 @@ pub(super) fn source(
             file: first.file.clone(),
             at: first.root.at,
             path: format!("{path}.manifests"),
-            message: format!("{n} objects that make no pods were skipped: {}", kinds.join(", ")),
+            message: match n {
+                1 => format!("1 object that makes no pods for Volcano was skipped: {}", kinds.join(", ")),
+                _ => format!("{n} objects that make no pods for Volcano were skipped: {}", kinds.join(", ")),
+            },
             first_of_many: false,
         });
     }

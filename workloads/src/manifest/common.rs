@@ -369,15 +369,28 @@ pub(crate) fn meta(ck: &mut Ck<'_>, obj: &Node, path: &str, need_name: bool) -> 
 /// (not its folder) and the object's place in it, so a run is the same on every
 /// machine.
 pub(crate) fn generated_name(ck: &Ck<'_>, prefix: &str) -> String {
+    format!("{prefix}{}", derived_chars(ck, "", 5))
+}
+
+/// `n` characters of Kubernetes' random-name alphabet derived from the file's name,
+/// the object's place in it and `salt` (a pod's index): the random suffixes
+/// controllers give the objects they create, made the same on every machine.
+pub(crate) fn derived_chars(ck: &Ck<'_>, salt: &str, n: usize) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let file = std::path::Path::new(&ck.file).file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
-    // FNV-1a: stable across platforms and Rust versions.
+    // FNV-1a: stable across platforms and Rust versions. An empty salt hashes as
+    // generateName always has.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in file.bytes().chain([0]).chain(ck.doc.bytes()) {
+    let salted = if salt.is_empty() { Vec::new() } else { [&[0u8][..], salt.as_bytes()].concat() };
+    for b in file.bytes().chain([0]).chain(ck.doc.bytes()).chain(salted) {
         h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
     }
-    let mut out = prefix.to_string();
-    for _ in 0..5 {
+    let mut out = String::with_capacity(n);
+    for _ in 0..n {
+        if h == 0 {
+            // 10 characters need more than one word of hash.
+            h = 0x9e37_79b9_7f4a_7c15;
+        }
         out.push(ALPHABET[(h % ALPHABET.len() as u64) as usize] as char);
         h /= ALPHABET.len() as u64;
     }

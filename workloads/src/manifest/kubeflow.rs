@@ -1,4 +1,4 @@
-//! Kubeflow training jobs (PyTorchJob, MPIJob, TFJob, PaddleJob, XGBoostJob) as the
+//! Kubeflow training jobs (PyTorchJob, MPIJob, TFJob, PaddleJob, XGBoostJob, JAXJob) as the
 //! training-operator (and mpi-operator) create a Volcano PodGroup for them: one task
 //! per replica type, `minMember` = `runPolicy.schedulingPolicy.minAvailable`, else
 //! the sum of all replicas; queue and PriorityClass from the scheduling policy.
@@ -15,6 +15,7 @@ fn layout(kind: &str) -> (&'static str, &'static [&'static str]) {
         "MPIJob" => ("mpiReplicaSpecs", &["Launcher", "Worker"]),
         "TFJob" => ("tfReplicaSpecs", &["Chief", "Master", "PS", "Worker", "Evaluator"]),
         "PaddleJob" => ("paddleReplicaSpecs", &["Master", "Worker"]),
+        "JAXJob" => ("jaxReplicaSpecs", &["Worker"]),
         _ => ("xgbReplicaSpecs", &["Master", "Worker"]),
     }
 }

@@ -6,6 +6,7 @@
 //! Every problem is collected as a [`ManifestError`] naming the file, the line and
 //! column, the document (1-based) and the field path.
 
+mod apps;
 mod common;
 mod kubeflow;
 mod podgroup;
@@ -159,7 +160,8 @@ pub fn object_name(d: &Doc) -> String {
 
 /// `Kind (apiVersion)` when `d` is an object a workload file may hold beside its jobs
 /// that makes no pods for the scheduler — configuration, networking, storage,
-/// access control, autoscaling — and is skipped (and counted), not an error.
+/// access control, autoscaling, workloads whose pods another scheduler places,
+/// DaemonSets — and is skipped (and counted), not an error.
 pub fn support_object(d: &Doc) -> Option<String> {
     let (api, kind) = common::kind_of(&d.root);
     let group = if api.contains('/') { api.split('/').next().unwrap_or_default() } else { "" };
@@ -184,6 +186,16 @@ pub fn support_object(d: &Doc) -> Option<String> {
         "storage.k8s.io" => kind == "StorageClass",
         "policy" => kind == "PodDisruptionBudget",
         "autoscaling" => kind == "HorizontalPodAutoscaler",
+        // Workloads whose pods another scheduler places (Volcano never sees them),
+        // and DaemonSets, whose one pod per node lahar does not simulate.
+        "apps" if kind == "DaemonSet" => true,
+        "apps" if matches!(kind.as_str(), "Deployment" | "ReplicaSet" | "StatefulSet") => {
+            let scheduler = apps::scheduler_of(d);
+            if scheduler != "volcano" {
+                return Some(format!("{kind} ({api}) of schedulerName `{scheduler}`"));
+            }
+            false
+        }
         "discovery.k8s.io" => kind == "EndpointSlice",
         _ => false,
     };
@@ -217,10 +229,11 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
         match (group, kind.as_str()) {
             (_, "") => ck.err(d.root.at, "kind", "expected `apiVersion` and `kind` (a Kubernetes object)"),
             ("batch.volcano.sh", "Job") => out.extend(vcjob::job(d, cx, &mut ck)),
-            ("kubeflow.org", "PyTorchJob" | "MPIJob" | "TFJob" | "PaddleJob" | "XGBoostJob") => {
+            ("kubeflow.org", "PyTorchJob" | "MPIJob" | "TFJob" | "PaddleJob" | "XGBoostJob" | "JAXJob") => {
                 out.extend(kubeflow::job(d, &kind, cx, &mut ck))
             }
-            ("ray.io", "RayJob" | "RayCluster") => out.extend(ray::job(d, &kind, cx, &mut ck)),
+            ("ray.io", "RayJob" | "RayCluster" | "RayService") => out.extend(ray::job(d, &kind, cx, &mut ck)),
+            ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => out.extend(apps::job(d, &kind, cx, &mut ck)),
             ("sparkoperator.k8s.io", "SparkApplication") => out.extend(spark::job(d, cx, &mut ck)),
             ("scheduling.volcano.sh", "PodGroup") => groups.add_group(d, &mut ck),
             ("v1", "Pod") => groups.add_pod(d, cx, &mut ck),
@@ -236,7 +249,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
                 "kind",
                 format!(
                     "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
-                     PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob, ray.io RayJob/RayCluster, \
+                     PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob/JAXJob, ray.io RayJob/RayCluster/RayService, apps/v1 Deployment/ReplicaSet/StatefulSet, \
                      sparkoperator.k8s.io SparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
                      scheduling.k8s.io PriorityClass"
                 ),

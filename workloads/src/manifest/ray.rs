@@ -1,6 +1,9 @@
-//! KubeRay RayCluster / RayJob with KubeRay's Volcano batch scheduler: one PodGroup
-//! with the head and every worker group; `minMember` = 1 + desired workers, or 1 +
-//! each group's `minReplicas` when in-tree autoscaling is on.
+//! KubeRay RayCluster / RayJob / RayService with KubeRay's Volcano batch scheduler:
+//! one PodGroup with the head and every worker group; `minMember` = 1 + desired
+//! workers, or 1 + each group's `minReplicas` when in-tree autoscaling is on. A
+//! RayService's cluster is the RayCluster KubeRay makes from `rayClusterConfig`,
+//! with the service's labels (queue, scheduler, priority class) and a generated
+//! name, `<service>-<5 characters>`.
 
 use super::common::{self, Ck, JobHead, join};
 use super::yaml::{At, Doc, Node, Val};
@@ -13,17 +16,30 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let meta = common::meta(ck, root, "", true);
     let empty = Node { at: root.at, val: Val::Null };
     let spec = root.get("spec").unwrap_or(&empty);
-    let (cluster, cp) = if kind == "RayJob" {
-        match spec.get("rayClusterSpec") {
+    let (cluster, cp) = match kind {
+        "RayJob" => match spec.get("rayClusterSpec") {
             Some(c) => (c, "spec.rayClusterSpec".to_string()),
             None => {
                 let msg = "a RayJob needs `rayClusterSpec` (lahar does not model clusterSelector: jobs on an existing cluster)";
                 ck.err(spec.at, "spec.rayClusterSpec", msg);
                 return None;
             }
+        },
+        "RayService" => {
+            if ck.opt_bool(spec, "suspend", "spec") == Some(true) {
+                let at = spec.get("suspend").and_then(|n| n.at);
+                ck.err(at, "spec.suspend", "a suspended RayService has no RayCluster (KubeRay creates none): nothing to schedule; remove `suspend` to simulate the service");
+                return None;
+            }
+            match spec.get("rayClusterConfig") {
+                Some(c) => (c, "spec.rayClusterConfig".to_string()),
+                None => {
+                    ck.err(spec.at, "spec.rayClusterConfig", "a RayService needs `rayClusterConfig`");
+                    return None;
+                }
+            }
         }
-    } else {
-        (spec, "spec".to_string())
+        _ => (spec, "spec".to_string()),
     };
     if let Some((s, at)) = meta.labels.get("ray.io/scheduler-name")
         && s != "volcano"
@@ -80,9 +96,15 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         min_available: min_member,
         timing: timing?,
     };
+    // The RayCluster's name: the object's own, or for a RayService KubeRay's
+    // `<service>-<5 random characters>` (derived here, as for generateName).
+    let cluster_name = match kind {
+        "RayService" => common::generated_name(ck, &format!("{}-", head.name)),
+        _ => head.name.clone(),
+    };
     let (mut j, profile) = common::assemble(head, tasks, cx);
     j.network_topology = topology;
-    j.pod_names = Some(Box::new(pod_names(&j)));
+    j.pod_names = Some(Box::new(pod_names(&j, &cluster_name)));
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }
 
@@ -90,15 +112,15 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
 /// deterministic head-pod name), a group's workers `<cluster>-<group>-worker-<suffix>`,
 /// the prefix cut to 50 characters and lower-cased; KubeRay's suffix is 5 random
 /// characters, lahar's the worker's index.
-fn pod_names(j: &lahar_core::job::JobSpec) -> Vec<Vec<String>> {
+fn pod_names(j: &lahar_core::job::JobSpec, cluster: &str) -> Vec<Vec<String>> {
     let prefix = |p: String| p.chars().take(50).collect::<String>().to_lowercase();
     j.tasks
         .iter()
         .enumerate()
         .map(|(t, task)| match t {
-            0 => vec![format!("{}-head", prefix(j.name.clone()))],
+            0 => vec![format!("{}-head", prefix(cluster.to_string()))],
             _ => {
-                let stem = prefix(format!("{}-{}", j.name, task.name));
+                let stem = prefix(format!("{cluster}-{}", task.name));
                 (0..task.replicas).map(|k| format!("{stem}-worker-{k}")).collect()
             }
         })

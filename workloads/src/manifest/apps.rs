@@ -1,0 +1,111 @@
+//! `apps/v1` Deployment, ReplicaSet and StatefulSet whose pods name
+//! `schedulerName: volcano`, as Volcano's PodGroup controller groups them: one
+//! PodGroup per controlling owner (`podgroup-<owner uid>`: a Deployment's
+//! ReplicaSet, a ReplicaSet, a StatefulSet), holding every replica; `minMember` =
+//! the owner's `scheduling.volcano.sh/group-min-member` annotation (a Deployment's
+//! annotations reach its ReplicaSet), else 1; `minResources` = `minMember` pods'
+//! requests; the queue of the pod template's `scheduling.volcano.sh/queue-name`
+//! annotation (else `default`) and the template's `priorityClassName`.
+//!
+//! Pods are named as their controllers name them: a StatefulSet's
+//! `<name>-<ordinal>` (from `spec.ordinals.start`), a ReplicaSet's
+//! `<name>-<5 characters>`, a Deployment's `<name>-<10 characters>-<5 characters>`
+//! (the pod-template hash and the random suffix, derived from the file here).
+//! Every replica exists from the start: a StatefulSet's `OrderedReady` creation,
+//! one pod after the one before runs, is not modelled (docs/manifests.md).
+
+use super::common::{self, Ck, JobHead, join};
+use super::yaml::{Doc, Node, Val};
+use super::{Context, ImportedJob};
+
+/// The annotation of an owner that sets its PodGroup's `minMember`.
+pub const GROUP_MIN_MEMBER: &str = "scheduling.volcano.sh/group-min-member";
+/// The pod annotation naming the PodGroup's queue.
+const QUEUE_NAME: &str = "scheduling.volcano.sh/queue-name";
+
+/// The scheduler a workload's pod template names (`default-scheduler` when none).
+pub fn scheduler_of(d: &Doc) -> String {
+    d.root
+        .get("spec")
+        .and_then(|s| s.get("template"))
+        .and_then(|t| t.get("spec"))
+        .and_then(|s| s.get("schedulerName"))
+        .and_then(Node::scalar)
+        .unwrap_or_else(|| "default-scheduler".into())
+}
+
+pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
+    let root = &d.root;
+    let meta = common::meta(ck, root, "", true);
+    let empty = Node { at: root.at, val: Val::Null };
+    let spec = root.get("spec").unwrap_or(&empty);
+    let replicas = ck.opt_int(spec, "replicas", "spec", 0).unwrap_or(1) as u32;
+    let Some(tpl) = spec.get("template") else {
+        ck.err(spec.at, "spec.template", format!("a {kind} needs a pod `template`"));
+        return None;
+    };
+    let shape = common::pod_shape(ck, cx, tpl, "spec.template");
+    let min_member = match meta.annotations.get(GROUP_MIN_MEMBER) {
+        None => 1,
+        Some((v, at)) => match v.trim().parse::<u32>() {
+            Ok(m) if m <= replicas => m,
+            Ok(m) => {
+                let p = format!("metadata.annotations.{GROUP_MIN_MEMBER}");
+                ck.err(
+                    *at,
+                    &p,
+                    format!("must not exceed the replicas ({replicas}), got {m}: the group could never start"),
+                );
+                1
+            }
+            Err(_) => {
+                let p = format!("metadata.annotations.{GROUP_MIN_MEMBER}");
+                ck.err(*at, &p, format!("expected an integer ≥ 0, got `{v}` (Volcano falls back to 1)"));
+                1
+            }
+        },
+    };
+    let (qname, qat, qpath) = match shape.annotations.get(QUEUE_NAME) {
+        Some((q, at)) => (q.clone(), *at, format!("spec.template.metadata.annotations.{QUEUE_NAME}")),
+        None => ("default".to_string(), root.at, "spec.template.metadata".to_string()),
+    };
+    let q = common::queue(ck, cx, &qname, qat, &qpath);
+    let class = tpl.get("spec").and_then(|s| ck.opt_str(s, "priorityClassName", "spec.template.spec"));
+    let timing = common::timing(ck, cx, &meta.annotations, meta.at, "");
+    let start = match kind {
+        "StatefulSet" => {
+            spec.get("ordinals").and_then(|o| ck.opt_int(o, "start", &join("spec", "ordinals"), 0)).unwrap_or(0) as u32
+        }
+        _ => 0,
+    };
+    if !ck.ok() {
+        return None;
+    }
+    let head = JobHead {
+        name: meta.name.clone(),
+        namespace: meta.namespace,
+        kind: kind.to_string(),
+        queue: q?,
+        priority_class: class,
+        min_available: min_member,
+        timing: timing?,
+    };
+    let task = common::task(&meta.name, replicas, 0, &shape);
+    let (mut j, profile) = common::assemble(head, vec![task], cx);
+    // Volcano's CalTaskRequests: minMember pods' requests.
+    j.min_resources = shape.requests.times(i64::from(min_member));
+    let names: Vec<String> = match kind {
+        "StatefulSet" => (0..replicas).map(|i| format!("{}-{}", meta.name, start + i)).collect(),
+        "ReplicaSet" => {
+            (0..replicas).map(|i| format!("{}-{}", meta.name, common::derived_chars(ck, &i.to_string(), 5))).collect()
+        }
+        _ => {
+            let hash = common::derived_chars(ck, "pod-template-hash", 10);
+            (0..replicas)
+                .map(|i| format!("{}-{hash}-{}", meta.name, common::derived_chars(ck, &i.to_string(), 5)))
+                .collect()
+        }
+    };
+    j.pod_names = Some(Box::new(vec![names]));
+    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
+}
