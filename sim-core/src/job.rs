@@ -162,9 +162,27 @@ pub struct TaskSpec {
     pub never_preempts: bool,
     /// The pods' tolerations (`spec.tolerations`): which node taints they accept.
     pub tolerations: Vec<Toleration>,
-    /// The pods' own resource-strategy-fit scoring, from their
-    /// `volcano.sh/resource-strategy-scoring-type` and `-weight` annotations.
-    pub scoring: Option<Arc<TaskScoring>>,
+    /// What the pods' labels and annotations tell Volcano's plugins (none for
+    /// most tasks: one pointer).
+    pub hints: Option<Arc<PodHints>>,
+}
+
+/// What a pod's labels and annotations tell Volcano's plugins.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PodHints {
+    /// resource-strategy-fit's pod-level scoring
+    /// (`volcano.sh/resource-strategy-scoring-type` and `-weight`).
+    pub scoring: Option<TaskScoring>,
+    /// cdp's cooldown (`volcano.sh/cooldown-time`, a label or annotation): the pod
+    /// is no preemption or reclaim victim this long after it starts.
+    pub cooldown: Option<crate::time::SimDuration>,
+}
+
+impl PodHints {
+    /// The hints as a task keeps them: none when there is nothing to say.
+    pub fn shared(self) -> Option<Arc<PodHints>> {
+        (self != PodHints::default()).then(|| Arc::new(self))
+    }
 }
 
 /// A pod's own resource-strategy-fit scoring (Volcano's pod-level annotations):
@@ -363,7 +381,7 @@ impl Default for TaskSpec {
     /// One preemptable pod of priority 1 requesting only its pod slot, named `worker`.
     fn default() -> Self {
         TaskSpec {
-            scoring: None,
+            hints: None,
             node_label_in: Vec::new(),
             name: "worker".into(),
             replicas: 1,
@@ -609,7 +627,7 @@ mod tests {
             preemptable: true,
             never_preempts: false,
             tolerations: Vec::new(),
-            scoring: None,
+            hints: None,
         }
     }
 

@@ -130,6 +130,40 @@ pub enum DurationError {
     Overflow(String),
 }
 
+/// Parses a Go duration (`300ms`, `1.5h`, `2h45m`) into microseconds, as Go's
+/// `time.ParseDuration` reads it (Volcano's conf arguments and annotations).
+pub fn parse_go_duration(s: &str) -> Option<u64> {
+    let mut rest = s.trim();
+    if rest == "0" {
+        return Some(0);
+    }
+    let mut total = 0f64;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let n = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        if n == 0 {
+            return None;
+        }
+        let v: f64 = rest[..n].parse().ok()?;
+        rest = &rest[n..];
+        let u = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let mult = match &rest[..u] {
+            "ns" => 1e-3,
+            "us" | "µs" => 1.0,
+            "ms" => 1e3,
+            "s" => 1e6,
+            "m" => 60e6,
+            "h" => 3600e6,
+            _ => return None,
+        };
+        total += v * mult;
+        rest = &rest[u..];
+    }
+    Some(total.round() as u64)
+}
+
 /// Parses a duration: one or more `<integer><unit>` groups, units `us`, `ms`, `s`,
 /// `m`, `h`, `d`, `w` (e.g. `90s`, `15m`, `2h30m`, `30d`). A bare `0` is accepted.
 ///

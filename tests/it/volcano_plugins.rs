@@ -919,3 +919,84 @@ fn capacity_guide_example_runs_as_documented() {
     let rows = run(copy.path());
     assert_eq!((running_at(&rows, "demo-1", 1200), running_at(&rows, "demo-2", 1200)), (2, 6));
 }
+
+// ---------------------------------------------------------------------------
+// cdp (plugins/cdp)
+
+/// A one-pod VolcanoJob of 1 cpu with a PriorityClass; `extra` goes under the pod
+/// template's metadata, `ann` into the job's annotations.
+fn vcjob(name: &str, class: &str, ann: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{{ann}}}\nspec:\n  queue: c1\n  priorityClassName: {class}\n  tasks:\n    - replicas: 1\n      name: w\n      template:\n        metadata: {{{extra}}}\n        spec:\n          containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\n---\n"
+    )
+}
+
+const CLASSES: &str = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 1\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n---\n";
+
+/// `Test_CooldownTimePlugin_podPreemptStableTime` and `TestPreemptableFn` over
+/// sessions: `lo` (priority 1, cooldown 600s) runs from 0 on the only cpu; `hi`
+/// (priority 100) comes at 100 s. With cdp beside priority (and no other plugin
+/// choosing victims) `lo` is protected until 600 s: it is preempted then (the
+/// plugin asks for a session at the end of the cooldown), released after the
+/// 30 s grace period, and `hi` runs from 630 s. Without a cooldown — or with
+/// `lo` started 800 s before `hi`, past its cooldown (TestPreemptableFn's task3)
+/// — it is preempted at once.
+#[test]
+fn cdp_cooldown_protects_victims_until_it_ends() {
+    let conf = "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n    enablePreemptable: false\n  - name: cdp\n- plugins:\n  - name: predicates\n";
+    let run = |cooldown: &str, hi_at: &str| {
+        let objects = format!(
+            "{CLASSES}{}{}",
+            vcjob("lo", "low", "lahar.io/duration: 2000s", cooldown),
+            vcjob("hi", "high", &format!("lahar.io/duration: 100s, lahar.io/submit-at: {hi_at}"), "")
+        );
+        let dir = with_manifests(&["{name: n1, cpu: 1, memory: 8Gi}"], conf, &objects);
+        let text =
+            std::fs::read_to_string(dir.path().join("scenario.yaml")).expect("read").replace("  sessions: 1\n", "");
+        std::fs::write(dir.path().join("scenario.yaml"), text).expect("write");
+        let out = tempfile::tempdir().expect("tempdir");
+        super::lahar()
+            .args(["run", "-q", "--out"])
+            .arg(out.path())
+            .arg(dir.path().join("scenario.yaml"))
+            .assert()
+            .success();
+        let jobs = read_rows(&out.path().join("jobs.csv"));
+        let decisions = read_rows(&out.path().join("decisions.csv"));
+        let evict: Vec<String> =
+            decisions.iter().filter(|d| d["kind"] == "evict").map(|d| format!("{} {}", d["t"], d["pod"])).collect();
+        let start = jobs.iter().find(|j| j["job"] == "hi").expect("hi")["start"].clone();
+        (evict, start)
+    };
+    assert_eq!(
+        run("annotations: {volcano.sh/cooldown-time: 600s}", "100s"),
+        (vec!["600 default/lo-w-0".to_string()], "630".to_string())
+    );
+    // The label is read too (before the annotation).
+    assert_eq!(
+        run("labels: {volcano.sh/cooldown-time: 10m}", "100s"),
+        (vec!["600 default/lo-w-0".to_string()], "630".to_string())
+    );
+    assert_eq!(run("", "100s"), (vec!["100 default/lo-w-0".to_string()], "130".to_string()));
+    assert_eq!(
+        run("annotations: {volcano.sh/cooldown-time: 600s}", "800s"),
+        (vec!["800 default/lo-w-0".to_string()], "830".to_string())
+    );
+}
+
+/// `Test_CooldownTimePlugin_podPreemptStableTime` "not-enabled" (`600abcde`):
+/// Volcano reads it as no cooldown; lahar refuses it at its place, exit 2.
+#[test]
+fn cdp_bad_cooldown_is_refused() {
+    let objects = format!(
+        "{CLASSES}{}",
+        vcjob("lo", "low", "lahar.io/duration: 1h", "annotations: {volcano.sh/cooldown-time: 600abcde}")
+    );
+    let dir = with_manifests(&["{name: n1, cpu: 1, memory: 8Gi}"], &rsf_conf("{}"), &objects);
+    let out = super::lahar().arg("validate").arg(dir.path().join("scenario.yaml")).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("spec.tasks[0].template.metadata.annotations.volcano.sh/cooldown-time: expected a Go duration such as 600s or 10m, got `600abcde`"),
+        "{err}"
+    );
+}

@@ -381,7 +381,7 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
         preemptable,
         never_preempts: false,
         tolerations: Vec::new(),
-        scoring: None,
+        hints: None,
     };
     Ok((head, task))
 }

@@ -185,7 +185,7 @@ pub(crate) fn task(name: String, replicas: u32, requests: Resources, selector: &
         preemptable: true,
         never_preempts: false,
         tolerations: Vec::new(),
-        scoring: None,
+        hints: None,
     }
 }
 

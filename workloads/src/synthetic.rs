@@ -409,7 +409,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         preemptable: true,
         never_preempts: false,
         tolerations: Vec::new(),
-        scoring: None,
+        hints: None,
     }];
     if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 {
         let mut rest = tasks[0].clone();

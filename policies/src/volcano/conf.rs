@@ -275,6 +275,7 @@ pub const PLUGINS: &[&str] = &[
     "resource-strategy-fit",
     "nodegroup",
     "usage",
+    "cdp",
 ];
 
 /// Plugin arguments, typed on read.
@@ -507,38 +508,7 @@ fn check_arg(ty: ArgType, v: &ArgValue) -> Result<ArgValue, String> {
     }
 }
 
-/// Parses a Go duration (`300ms`, `1.5h`, `2h45m`) into microseconds.
-pub fn parse_go_duration(s: &str) -> Option<u64> {
-    let mut rest = s.trim();
-    if rest == "0" {
-        return Some(0);
-    }
-    let mut total = 0f64;
-    if rest.is_empty() {
-        return None;
-    }
-    while !rest.is_empty() {
-        let n = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        if n == 0 {
-            return None;
-        }
-        let v: f64 = rest[..n].parse().ok()?;
-        rest = &rest[n..];
-        let u = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let mult = match &rest[..u] {
-            "ns" => 1e-3,
-            "us" | "µs" => 1.0,
-            "ms" => 1e3,
-            "s" => 1e6,
-            "m" => 60e6,
-            "h" => 3600e6,
-            _ => return None,
-        };
-        total += v * mult;
-        rest = &rest[u..];
-    }
-    Some(total.round() as u64)
-}
+pub use lahar_core::time::parse_go_duration;
 
 /// The kind of value an action argument takes.
 #[derive(Clone, Copy, PartialEq)]

@@ -175,7 +175,7 @@ fn job(
             preemptable: t.preemptable.unwrap_or(true),
             never_preempts,
             tolerations: Vec::new(),
-            scoring: None,
+            hints: None,
         });
     }
     if let Some(cycle) = lahar_core::job::dependency_cycle(&tasks) {

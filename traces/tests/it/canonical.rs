@@ -190,7 +190,7 @@ fn arb_task(i: usize) -> impl Strategy<Value = TaskSpec> {
             preemptable,
             never_preempts: false,
             tolerations: Vec::new(),
-            scoring: None,
+            hints: None,
         })
 }
 

@@ -128,7 +128,7 @@ pub fn gang(
             preemptable: true,
             never_preempts: false,
             tolerations: Vec::new(),
-            scoring: None,
+            hints: None,
         })
         .collect();
     let mut job = JobSpec {

@@ -408,8 +408,8 @@ pub(crate) struct PodShape {
     pub never_preempts: bool,
     /// `spec.tolerations`.
     pub tolerations: Vec<lahar_core::job::Toleration>,
-    /// resource-strategy-fit's pod-level scoring annotations.
-    pub scoring: Option<std::sync::Arc<lahar_core::job::TaskScoring>>,
+    /// What the labels and annotations tell Volcano's plugins.
+    pub hints: Option<std::sync::Arc<lahar_core::job::PodHints>>,
     pub scheduler_name: Option<String>,
     pub labels: BTreeMap<String, (String, At)>,
     pub annotations: BTreeMap<String, (String, At)>,
@@ -519,7 +519,11 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         preemptable,
         never_preempts,
         tolerations: tolerations(ck, spec, &sp),
-        scoring: scoring(ck, cx.names, &meta.annotations, path),
+        hints: lahar_core::job::PodHints {
+            scoring: scoring(ck, cx.names, &meta.annotations, path),
+            cooldown: cooldown(ck, &meta.labels, &meta.annotations, path),
+        }
+        .shared(),
         scheduler_name: ck.opt_str(spec, "schedulerName", &sp),
         labels: meta.labels,
         annotations: meta.annotations,
@@ -537,7 +541,7 @@ fn scoring(
     names: &ResourceNames,
     ann: &BTreeMap<String, (String, At)>,
     path: &str,
-) -> Option<std::sync::Arc<lahar_core::job::TaskScoring>> {
+) -> Option<lahar_core::job::TaskScoring> {
     const TYPE: &str = "volcano.sh/resource-strategy-scoring-type";
     const WEIGHT: &str = "volcano.sh/resource-strategy-weight";
     let ap = |k: &str| format!("{}.{k}", join(path, "metadata.annotations"));
@@ -566,14 +570,42 @@ fn scoring(
         return None;
     };
     match serde_json::from_str::<BTreeMap<String, i64>>(text) {
-        Ok(m) => Some(std::sync::Arc::new(lahar_core::job::TaskScoring {
+        Ok(m) => Some(lahar_core::job::TaskScoring {
             most_allocated: most,
             // A resource no pod requests so far is not one this pod requests: it
             // would never be scored.
             weights: m.iter().filter_map(|(n, w)| names.dim(n).map(|d| (d, *w))).collect(),
-        })),
+        }),
         Err(e) => {
             ck.err(*wat, &ap(WEIGHT), format!("expected a JSON object of resource → integer weight ({e})"));
+            None
+        }
+    }
+}
+
+/// cdp's `volcano.sh/cooldown-time`, a pod label (read first) or annotation: a Go
+/// duration. Volcano reads a bad one as no cooldown; lahar refuses it.
+fn cooldown(
+    ck: &mut Ck<'_>,
+    labels: &BTreeMap<String, (String, At)>,
+    ann: &BTreeMap<String, (String, At)>,
+    path: &str,
+) -> Option<lahar_core::time::SimDuration> {
+    const KEY: &str = "volcano.sh/cooldown-time";
+    let (where_, (text, at)) = match (labels.get(KEY), ann.get(KEY)) {
+        (Some(l), _) => ("labels", l),
+        (None, Some(a)) => ("annotations", a),
+        (None, None) => return None,
+    };
+    match lahar_core::time::parse_go_duration(text) {
+        Some(us) => Some(lahar_core::time::SimDuration(us)),
+        None => {
+            let p = format!("{}.{KEY}", join(path, &format!("metadata.{where_}")));
+            ck.err(
+                *at,
+                &p,
+                format!("expected a Go duration such as 600s or 10m, got `{text}` (Volcano reads it as no cooldown)"),
+            );
             None
         }
     }
@@ -800,7 +832,7 @@ pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodSha
         preemptable: shape.preemptable,
         never_preempts: shape.never_preempts,
         tolerations: shape.tolerations.clone(),
-        scoring: shape.scoring.clone(),
+        hints: shape.hints.clone(),
     }
 }
 

@@ -441,7 +441,7 @@ fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Re
         preemptable: true,
         never_preempts: false,
         tolerations: Vec::new(),
-        scoring: None,
+        hints: None,
         scheduler_name: None,
         labels: BTreeMap::new(),
         annotations: BTreeMap::new(),

@@ -79,7 +79,7 @@ fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str, factor: f64
             .by_name
             .values()
             .any(|c| c.global_default && c.preemption_policy == "Never"),
-        scoring: None,
+        hints: None,
         scheduler_name: None,
         labels: BTreeMap::new(),
         annotations: BTreeMap::new(),

@@ -3,6 +3,7 @@
 
 pub mod binpack;
 pub mod capacity;
+pub mod cdp;
 pub mod conformance;
 pub mod drf;
 pub mod fgd;
@@ -46,6 +47,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "fgd" => Box::new(fgd::Fgd::new(&pc.args)),
         "nodegroup" => Box::new(nodegroup::NodeGroup::new(&pc.args, pc.flag("enableHierarchy"))),
         "usage" => Box::new(usage::Usage::new(&pc.args)),
+        "cdp" => Box::new(cdp::Cdp),
         "resource-strategy-fit" => Box::new(resource_strategy_fit::ResourceStrategyFit::new(&pc.args)),
         other => unreachable!("conf loader accepted unknown plugin {other}"),
     }

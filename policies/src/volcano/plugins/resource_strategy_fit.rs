@@ -439,7 +439,7 @@ impl Plugin for ResourceStrategyFit {
         if self.conf.weight > 0 {
             let used = ssn.node_state(node).used;
             let job = ssn.job(p.job);
-            score += match &job.spec.tasks[p.task as usize].scoring {
+            score += match job.spec.tasks[p.task as usize].hints.as_deref().and_then(|h| h.scoring.as_ref()) {
                 Some(own) => strategy_score(&req, &used, &alloc, self.conf.weight, |d| pod_strategy(own, d)),
                 None => strategy_score(&req, &used, &alloc, self.conf.weight, |d| r.strategies[d]),
             };
@@ -454,7 +454,7 @@ impl Plugin for ResourceStrategyFit {
     /// scores are not shared with other pods of its request.
     fn score_by_node(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         let p = ssn.pod(pod);
-        ssn.job(p.job).spec.tasks[p.task as usize].scoring.is_none()
+        ssn.job(p.job).spec.tasks[p.task as usize].hints.as_deref().is_none_or(|h| h.scoring.is_none())
     }
 }
 
