@@ -278,6 +278,17 @@ pub const PLUGINS: &[&str] = &[
     "cdp",
 ];
 
+/// Plugins Volcano registers that lahar does not run, with what they need.
+pub const VOLCANO_ONLY: &[(&str, &str)] = &[
+    ("deviceshare", "GPU sharing by memory, vGPU and vNPU need per-device memory and core accounting"),
+    ("numa-aware", "it needs each node's NUMA topology"),
+    ("tdm", "revocable zones by time of day"),
+    ("pdb", "PodDisruptionBudgets are not read"),
+    ("rescheduling", "it evicts pods from busy nodes through the shuffle action"),
+    ("extender", "calls to an external HTTP scheduler extender"),
+    ("resourcequota", "namespace ResourceQuotas are not read"),
+];
+
 /// Plugin arguments, typed on read.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Args(pub BTreeMap<String, ArgValue>);
@@ -435,8 +446,11 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
             | "predicate.DynamicResourceAllocationEnable"
             | "predicate.CacheEnable",
         ) => Bool,
-        // VolumeBinding's scoring shape: volumes are not modelled.
+        // VolumeBinding's scoring shape, weight and bind timeout, and dynamic
+        // resources' filter timeout: volumes and resource claims are not modelled.
         ("predicates", "volumebinding.shape") => List,
+        ("predicates", "volumebinding.weight" | "volumebinding.bindTimeoutSeconds") => Int,
+        ("predicates", "dynamicresources.filterTimeoutSeconds") => Int,
         // Level 0 (the default: reclaim checks leaf queues only) is what lahar
         // models; `check_value` refuses a level above it.
         ("capacity", "ancestorReclaimLevel") => Int,
@@ -656,14 +670,17 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 }
             };
             if !PLUGINS.contains(&name) {
-                issues.push(ConfIssue {
-                    at: name_at,
-                    path: format!("{path}.name"),
-                    message: format!(
+                let message = match VOLCANO_ONLY.iter().find(|(n, _)| *n == name) {
+                    Some((_, why)) => format!(
+                        "plugin `{name}` exists in Volcano but is not modelled by lahar ({why}); docs/volcano.md lists every plugin; lahar implements: {}",
+                        PLUGINS.join(", ")
+                    ),
+                    None => format!(
                         "unknown plugin `{name}` (Volcano would skip it silently); lahar implements: {}",
                         PLUGINS.join(", ")
                     ),
-                });
+                };
+                issues.push(ConfIssue { at: name_at, path: format!("{path}.name"), message });
                 continue;
             }
             let mut pc = PluginConf::new(name);
@@ -922,6 +939,48 @@ mod tests {
         );
         // A plain conf is read as before.
         assert_eq!(parse_file("actions: allocate\n").unwrap().actions, [ActionKind::Allocate]);
+    }
+
+    /// A Volcano plugin lahar does not run is named as such; a typo is unknown.
+    #[test]
+    fn volcano_plugins_not_modelled_and_unknown_ones() {
+        let conf = |p: &str| format!("actions: allocate\ntiers:\n- plugins:\n  - name: {p}\n");
+        let e = parse(&conf("deviceshare")).unwrap_err().to_string();
+        assert!(e.contains("plugin `deviceshare` exists in Volcano but is not modelled by lahar (GPU sharing"), "{e}");
+        let e = parse(&conf("binpak")).unwrap_err().to_string();
+        assert!(e.contains("unknown plugin `binpak` (Volcano would skip it silently)"), "{e}");
+        // Every name Volcano registers is either run or listed as not modelled.
+        for n in [
+            "drf",
+            "gang",
+            "deviceshare",
+            "predicates",
+            "priority",
+            "nodeorder",
+            "conformance",
+            "binpack",
+            "resource-strategy-fit",
+            "tdm",
+            "overcommit",
+            "sla",
+            "task-topology",
+            "numa-aware",
+            "cdp",
+            "rescheduling",
+            "usage",
+            "pdb",
+            "nodegroup",
+            "network-topology-aware",
+            "proportion",
+            "capacity",
+            "extender",
+            "resourcequota",
+        ] {
+            assert!(PLUGINS.contains(&n) || VOLCANO_ONLY.iter().any(|(v, _)| *v == n), "{n}");
+        }
+        // Predicates' volume and resource-claim tuning loads.
+        let c = "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {volumebinding.weight: 1, volumebinding.bindTimeoutSeconds: 600, dynamicresources.filterTimeoutSeconds: 10}\n";
+        parse(c).unwrap_or_else(|e| panic!("{e}"));
     }
 
     #[test]
