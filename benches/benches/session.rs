@@ -14,6 +14,10 @@
 //! Only the session is timed: building the world, the arrivals and the fill
 //! session are the untimed setup of each sample. `session-gpus/busy/*` repeats the
 //! busy case on 125, 1,250 and 12,500 nodes (1k, 10k and 100k GPUs).
+//! `session-plugins/busy/1000-nodes/*` repeats the 1,000-node busy case with the
+//! default conf and with a third tier of the plugins added for published confs
+//! (resource-strategy-fit with sra and proportional, nodegroup not strict, usage,
+//! cdp), so their per-node cost shows.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use lahar::scenario::{self, Scenario};
@@ -36,8 +40,39 @@ fn job(out: &mut String, name: &str, submit_s: u32, queue: &str, gpus: u32) {
     );
 }
 
+/// The default conf plus a tier of the plugins added for published confs.
+const PLUGINS_CONF: &str = "actions: \"enqueue, allocate, backfill\"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+- plugins:
+  - name: resource-strategy-fit
+    arguments:
+      resources: {nvidia.com/gpu: {type: MostAllocated, weight: 2}, cpu: {type: LeastAllocated, weight: 1}}
+      sra: {enable: true, resources: nvidia.com/gpu, weight: 1}
+      proportional: {enable: true, resources: nvidia.com/gpu, resourceProportion: {nvidia.com/gpu.cpu: 8, nvidia.com/gpu.memory: 64}}
+  - name: nodegroup
+    arguments: {strict: false}
+  - name: usage
+  - name: cdp
+";
+
 /// The scenario text: `nodes` nodes, optionally filled at t=0, then 1,000 jobs at t=1s.
 fn scenario(nodes: u32, busy: bool) -> Scenario {
+    scenario_with(nodes, busy, None)
+}
+
+/// [`scenario`] with an inline conf instead of Volcano's default.
+fn scenario_with(nodes: u32, busy: bool, conf: Option<&str>) -> Scenario {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -51,6 +86,12 @@ fn scenario(nodes: u32, busy: bool) -> Scenario {
     }
     for i in 0..1000u32 {
         job(&mut s, &format!("p-{i}"), 1, ["a", "b", "c"][i as usize % 3], SIZES[i as usize % SIZES.len()]);
+    }
+    if let Some(conf) = conf {
+        s += "  scheduler:\n    inline: |\n";
+        for l in conf.lines() {
+            let _ = writeln!(s, "      {l}");
+        }
     }
     scenario::load_str(&s, "bench-session.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -103,6 +144,27 @@ fn bench(c: &mut Criterion) {
     for nodes in [125u32, 1_250, 12_500] {
         let s = scenario(nodes, true);
         g.bench_function(format!("busy/{}-gpus/1000-pending", nodes * 8), |b| {
+            b.iter_batched(
+                || prepared(&s, true),
+                |mut e| {
+                    e.run_session();
+                    black_box(e)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("session-plugins");
+    g.sample_size(10);
+    for (name, conf) in [("default", None), ("new-plugins", Some(PLUGINS_CONF))] {
+        let s = scenario_with(1_000, true, conf);
+        let mut e = prepared(&s, true);
+        let before = bound(&e);
+        e.run_session();
+        eprintln!("session-plugins {name}: the session binds {} pods", bound(&e) - before);
+        g.bench_function(format!("busy/1000-nodes/{name}"), |b| {
             b.iter_batched(
                 || prepared(&s, true),
                 |mut e| {
