@@ -310,3 +310,48 @@ fn task_topology_errors_are_located() {
     let ok = topology_scenario(1, "{affinity: [[ps, '', worker], ['']]}", tasks, true);
     assert!(lahar::scenario::load_str(&ok, "s.yaml", Path::new("")).is_ok());
 }
+
+// Test_capacityPlugin_AncestorReclaimScenarios at levels above 0.
+
+#[test]
+fn replay_capacity_hier_level1_case6() {
+    let o = replay("capacity-hier-level1-case6");
+    assert_eq!(o.evictions(), list(&["ns1/p-victim"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p-reclaimer", "n1")]));
+}
+
+#[test]
+fn replay_capacity_hier_level2_case7() {
+    let o = replay("capacity-hier-level2-case7");
+    assert!(o.evictions().is_empty(), "{:?}", o.evictions());
+    assert!(o.pipelines().is_empty(), "{:?}", o.pipelines());
+}
+
+#[test]
+fn replay_capacity_hier_ancestor_level_blocks() {
+    for case in [
+        "capacity-hier-level1-case8",
+        "capacity-hier-level2-case9",
+        "capacity-hier-level2-case10",
+        "capacity-hier-level2-case11",
+    ] {
+        let o = replay(case);
+        assert!(o.evictions().is_empty(), "{case}: {:?}", o.evictions());
+        assert!(o.pipelines().is_empty(), "{case}: {:?}", o.pipelines());
+    }
+}
+
+#[test]
+fn replay_capacity_hier_ancestor_level_cross_parent() {
+    for (case, evicted, pipelined) in [
+        ("capacity-hier-level1-case1", "ns1/p1", "ns1/p2"),
+        ("capacity-hier-level1-case2", "ns1/p4", "ns1/p5"),
+        ("capacity-hier-level1-case3", "ns1/p3", "ns1/p6"),
+    ] {
+        let o = replay(case);
+        assert_eq!(o.evictions(), list(&[evicted]), "{case}");
+        assert_eq!(o.pipelines(), map(&[(pipelined, "n1")]), "{case}");
+    }
+    let o = replay("capacity-hier-level1-case4");
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?} {:?}", o.evictions(), o.pipelines());
+}

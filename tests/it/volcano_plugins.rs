@@ -822,6 +822,11 @@ fn published_confs_load_as_written() {
             (5, 1, 1)
         );
     }
+    let c = published("capacity-guide-ancestor-conf.yaml");
+    let cap = plugin(&c, "capacity");
+    assert!(cap.flag("enableHierarchy"));
+    assert_eq!(cap.args.int("ancestorReclaimLevel", 0), 1);
+    assert!(!plugin(&published("capacity-guide-conf.yaml"), "gang").flag("enablePreemptable"));
     let u = plugin(&published("usage-design.conf"), "usage").clone();
     let t = lahar_policies::volcano::plugins::usage::Usage::new(&u.args);
     assert_eq!(t.thresholds(), (80.0, 70.0));

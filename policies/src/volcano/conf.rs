@@ -451,8 +451,7 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ("predicates", "volumebinding.shape") => List,
         ("predicates", "volumebinding.weight" | "volumebinding.bindTimeoutSeconds") => Int,
         ("predicates", "dynamicresources.filterTimeoutSeconds") => Int,
-        // Level 0 (the default: reclaim checks leaf queues only) is what lahar
-        // models; `check_value` refuses a level above it.
+        // How many ancestor levels reclaim checks (0, the default: leaf queues only).
         ("capacity", "ancestorReclaimLevel") => Int,
         // Quota on dynamic resource allocation (ResourceClaims): lahar's workloads
         // have no claims (a pod's `resourceClaims` is an unknown field), so on
@@ -478,9 +477,6 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
         ("capacity", "ancestorReclaimLevel", ArgValue::Int(n)) if *n < 0 => {
             Err(format!("expected a level of 0 or more, got {n} (Volcano falls back to 0)"))
         }
-        ("capacity", "ancestorReclaimLevel", ArgValue::Int(n)) if *n > 0 => Err(format!(
-            "ancestorReclaimLevel {n} (reclaim checked against ancestor queues' deserved) is not modelled; 0, the default (leaf queues only), is"
-        )),
         ("fgd", "fgd.policy", ArgValue::Str(p)) if crate::placement::Policy::from_name(p).is_none() => {
             Err(format!("unknown policy `{p}`; expected one of: {}", crate::placement::NAMES.join(", ")))
         }
@@ -871,9 +867,9 @@ mod tests {
         assert_eq!(crate::volcano::plugins::fgd::policy_of(&off), None, "weight 0: no scores, no device choice");
     }
 
-    /// capacity's arguments (issue 13, item 3): `ancestorReclaimLevel` 0 (its
-    /// default, leaf-level reclaim) loads and a level above it is refused as not
-    /// modelled; the DRA quota switches load (lahar's jobs have no claims).
+    /// capacity's arguments (issue 13, item 3): `ancestorReclaimLevel` loads (0,
+    /// its default, and above), a negative one is refused; the DRA quota switches
+    /// load (lahar's jobs have no claims).
     #[test]
     fn capacity_ancestor_level_and_dra_switches() {
         let conf = |args: &str| {
@@ -887,15 +883,11 @@ mod tests {
         .unwrap_or_else(|e| panic!("{:?}", e.issues));
         assert_eq!(c.tiers[0][0].args.int("ancestorReclaimLevel", 9), 0);
         assert!(c.tiers[0][0].args.bool("capacity.DynamicResourceAllocationEnable", false));
+        let c = parse(&conf("ancestorReclaimLevel: 2")).unwrap_or_else(|e| panic!("{:?}", e.issues));
+        assert_eq!(c.tiers[0][0].args.int("ancestorReclaimLevel", 0), 2);
         let e = parse(&conf("ancestorReclaimLevel: 2, capacity.DRAConsumableCapacityEnable: maybe")).unwrap_err();
-        assert_eq!(e.issues.len(), 2, "{:?}", e.issues);
-        assert_eq!(e.issues[0].path, "tiers[0].plugins[0].arguments.ancestorReclaimLevel");
-        assert!(
-            e.issues[0]
-                .message
-                .contains("ancestorReclaimLevel 2 (reclaim checked against ancestor queues' deserved) is not modelled")
-        );
-        assert!(e.issues[1].message.contains("expected a boolean, got a string"), "{:?}", e.issues);
+        assert_eq!(e.issues.len(), 1, "{:?}", e.issues);
+        assert!(e.issues[0].message.contains("expected a boolean, got a string"), "{:?}", e.issues);
         let e = parse(&conf("ancestorReclaimLevel: -1")).unwrap_err();
         assert!(e.issues[0].message.contains("expected a level of 0 or more, got -1"), "{:?}", e.issues);
     }

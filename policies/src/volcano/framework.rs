@@ -700,6 +700,12 @@ impl Framework {
         })
     }
 
+    /// True when reclaim candidates go to the plugins in victim order: `capacity`
+    /// chooses reclaim victims in that order (Volcano's `BuildVictimsPriorityQueue`).
+    pub fn reclaim_in_victim_order(&self) -> bool {
+        self.tiers.iter().flatten().any(|s| s.conf.name == "capacity" && s.on(flag::ENABLE_RECLAIMABLE))
+    }
+
     /// Reclaim victims.
     pub fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, candidates: &[PodId]) -> Vec<PodId> {
         self.victims(flag::ENABLE_RECLAIMABLE, candidates, |p, c| p.reclaimable(ssn, reclaimer, c))

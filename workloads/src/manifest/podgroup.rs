@@ -297,11 +297,12 @@ impl Groups {
             j.roles = roles;
             j.start_phase = g.phase;
             j.network_topology = g.network_topology;
-            if let Some(r) = min_res {
-                let mut r = r;
-                r.set(PODS, j.min_resources.get(PODS));
-                j.min_resources = r;
-            }
+            // Volcano's scheduler reads a PodGroup's `minResources` as written: none
+            // is nothing to reserve (`GetMinResources` of a nil list), not the
+            // pods' requests.
+            let mut r = min_res.unwrap_or_default();
+            r.set(PODS, j.min_resources.get(PODS));
+            j.min_resources = r;
             out.push(ImportedJob { spec: j, profile, file: g.doc.file.clone(), doc: g.doc.label(), at: root.at });
         }
         for ((ns, g), pods) in std::mem::take(&mut self.pods) {

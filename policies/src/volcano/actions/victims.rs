@@ -60,7 +60,7 @@ fn victims_on(
     cache: Option<&mut VictimCache>,
 ) -> Option<Vec<PodId>> {
     let choose = || {
-        let cands: Vec<PodId> = ssn
+        let mut cands: Vec<PodId> = ssn
             .node_state(n)
             .pods
             .iter()
@@ -69,6 +69,13 @@ fn victims_on(
             .collect();
         if cands.is_empty() {
             return None;
+        }
+        // capacity takes reclaim victims one by one, each lowering its queue's
+        // running allocation, in Volcano's victim order
+        // (`BuildVictimsPriorityQueue`); the other plugins' order is Go's map order
+        // in Volcano, for which pod order stands in.
+        if reclaim && fw.reclaim_in_victim_order() {
+            cands.sort_by(|&a, &b| victim_order(fw, ssn, pod, a, b));
         }
         let victims = if reclaim { fw.reclaimable(ssn, pod, &cands) } else { fw.preemptable(ssn, pod, &cands) };
         let freed = victims.iter().fold(Resources::ZERO, |a, &v| a + ssn.pod(v).req);

@@ -7,6 +7,15 @@
 //!
 //! With `enableHierarchy: true` queues form a tree through `parent` (see
 //! [`super::queue_tree`]): limits are inherited and checked along the path to the root.
+//! The argument `ancestorReclaimLevel` (0) then also checks ancestors when
+//! reclaiming across subtrees (Volcano's `capacity.go`): a victim of another
+//! subtree must also be over the deserved share of each of its ancestors up to that
+//! many levels above its queue, where the reclaimer's ancestor at the same level is
+//! not the same queue; a queue below its deserved share nowhere may still reclaim
+//! when one of its ancestors up to that level is; and a victim that would be taken
+//! only because it asks for nothing its queue's deserved names is spared when the
+//! two queues share a non-root ancestor within the levels and the reclaimer's own
+//! queue deserves nothing it asks for either.
 
 use super::super::framework::{Plugin, Vote};
 use super::proportion::real_capability;
@@ -34,6 +43,8 @@ pub struct Capacity {
     admission: Vec<Admission>,
     hier: Option<Hier>,
     hierarchical: bool,
+    /// `ancestorReclaimLevel` (hierarchical mode only).
+    ancestor_level: usize,
 }
 
 /// Hierarchical-mode state: the queue tree and, per tree node, its attributes
@@ -52,6 +63,33 @@ impl Capacity {
     /// A capacity plugin, hierarchical when `hierarchical`.
     pub fn new(hierarchical: bool) -> Capacity {
         Capacity { hierarchical, ..Capacity::default() }
+    }
+
+    /// With Volcano's `ancestorReclaimLevel` (checked by the conf loader: ≥ 0).
+    pub fn with_ancestor_level(mut self, level: usize) -> Capacity {
+        self.ancestor_level = level;
+        self
+    }
+
+    /// The ancestor `depth` levels above tree node `n` (1: its parent), if any.
+    fn ancestor_at(&self, n: usize, depth: usize) -> Option<usize> {
+        let anc = &self.tree()?.ancestors[n];
+        (depth >= 1 && depth <= anc.len()).then(|| anc[anc.len() - depth])
+    }
+
+    /// Volcano's `sharesAnyNonRootAncestorWithinLevel`.
+    fn share_ancestor_within_level(&self, a: usize, b: usize) -> bool {
+        let Some(t) = self.tree() else { return false };
+        let within = |n: usize| (1..=self.ancestor_level).filter_map(move |d| self.ancestor_at(n, d));
+        within(a).any(|x| x != t.root && within(b).any(|y| y == x))
+    }
+
+    /// Volcano's `getReclaimeeAncestorToCheck`: the reclaimee queue's ancestor at
+    /// `level` when it is not the root and not the reclaimer's ancestor there.
+    fn ancestor_to_check(&self, reclaimer: usize, reclaimee: usize, level: usize) -> Option<usize> {
+        let t = self.tree()?;
+        let a = self.ancestor_at(reclaimee, level).filter(|&a| a != t.root)?;
+        (self.ancestor_at(reclaimer, level) != Some(a)).then_some(a)
     }
 
     fn share(&self, ssn: &Session<'_>, q: QueueId) -> f64 {
@@ -319,8 +357,24 @@ impl Plugin for Capacity {
         }
         let req = ssn.pod(pod).req;
         let after = f(&(ssn.queue(q).allocated + req));
-        let des = &self.attrs[q.0 as usize].deserved;
-        Some((0..DIMS).any(|d| d != PODS && req.get(d) > 0 && after[d] <= des[d]))
+        let below = |after: &FRes, des: &FRes| (0..DIMS).any(|d| d != PODS && req.get(d) > 0 && after[d] <= des[d]);
+        if below(&after, &self.attrs[q.0 as usize].deserved) {
+            return Some(true);
+        }
+        // With ancestorReclaimLevel, an ancestor below its deserved share (not the
+        // root) lets the queue reclaim too.
+        let root = self.tree().map(|t| t.root);
+        Some((1..=self.ancestor_level).filter_map(|d| self.ancestor_at(q.0 as usize, d)).any(|a| {
+            if Some(a) == root {
+                return false;
+            }
+            let mut after = self.node_allocated(ssn, a);
+            let r = f(&req);
+            for d in 0..DIMS {
+                after[d] += r[d];
+            }
+            below(&after, &self.attrs[a].deserved)
+        }))
     }
     fn registers_reclaimable(&self) -> bool {
         true
@@ -330,18 +384,28 @@ impl Plugin for Capacity {
             return Some(Vec::new());
         }
         let rreq = ssn.pod(reclaimer).req;
+        let rq = ssn.job(ssn.pod(reclaimer).job).spec.queue.0 as usize;
+        let levels = if self.tree().is_some() { self.ancestor_level } else { 0 };
         let mut running: Vec<Option<FRes>> = vec![None; self.attrs.len()];
         let mut out = Vec::new();
+        // Volcano's isImmediateVictim / checkDeservedExceedance: the reclaimee asks
+        // for nothing `deserved` names, or `allocated` is above `deserved` on a
+        // dimension it asks for.
+        let relevant = |req: &Resources, des: &FRes| (0..DIMS).any(|d| d != PODS && req.get(d) > 0 && des[d] > 0.0);
+        let over = |req: &Resources, alloc: &FRes, des: &FRes| {
+            (0..DIMS).any(|d| d != PODS && req.get(d) > 0 && des[d] > 0.0 && alloc[d] > des[d])
+        };
         for &c in cands {
             let v = ssn.pod(c);
             let q = ssn.job(v.job).spec.queue;
-            let a = &self.attrs[q.0 as usize];
+            let qi = q.0 as usize;
+            let a = &self.attrs[qi];
             // Skip a reclaimee that shares no resource dimension with the reclaimer.
             if !(0..DIMS).any(|d| d != PODS && v.req.get(d) > 0 && rreq.get(d) > 0) {
                 continue;
             }
-            let alloc = running[q.0 as usize].get_or_insert_with(|| f(&ssn.queue(q).allocated));
-            let mut after = *alloc;
+            let alloc = *running[qi].get_or_insert_with(|| f(&ssn.queue(q).allocated));
+            let mut after = alloc;
             let vr = f(&v.req);
             for d in 0..DIMS {
                 after[d] -= vr[d];
@@ -350,13 +414,47 @@ impl Plugin for Capacity {
             if !le(&a.guarantee, &after) {
                 continue;
             }
-            let requests_deserved = (0..DIMS).any(|d| d != PODS && v.req.get(d) > 0 && a.deserved[d] > 0.0);
-            let over =
-                (0..DIMS).any(|d| d != PODS && v.req.get(d) > 0 && a.deserved[d] > 0.0 && alloc[d] > a.deserved[d]);
-            if !requests_deserved || over {
-                *alloc = after;
-                out.push(c);
+            let immediate = !relevant(&v.req, &a.deserved);
+            if immediate {
+                // No real contention inside a shared subtree: both leaves deserve
+                // nothing of what they ask for.
+                if levels > 0 && self.share_ancestor_within_level(rq, qi) && !relevant(&rreq, &self.attrs[rq].deserved)
+                {
+                    continue;
+                }
+            } else if !over(&v.req, &alloc, &a.deserved) {
+                continue;
             }
+            // Each ancestor to check (up to the level, outside the reclaimer's own
+            // subtree at that level) must be over its deserved share too.
+            let mut checked: Vec<usize> = Vec::new();
+            let mut eligible = true;
+            for level in 1..=levels {
+                let Some(anc) = self.ancestor_to_check(rq, qi, level) else { continue };
+                let aa = &self.attrs[anc];
+                let anc_alloc = *running[anc].get_or_insert_with(|| self.node_allocated(ssn, anc));
+                // Taken off the ancestor's running allocation too when the victim is
+                // chosen, as Volcano does for every ancestor it looked at.
+                checked.push(anc);
+                if !relevant(&v.req, &aa.deserved) {
+                    continue;
+                }
+                if !over(&v.req, &anc_alloc, &aa.deserved) {
+                    eligible = false;
+                    break;
+                }
+            }
+            if !eligible {
+                continue;
+            }
+            running[qi] = Some(after);
+            for anc in checked {
+                let x = running[anc].as_mut().expect("counted");
+                for d in 0..DIMS {
+                    x[d] -= vr[d];
+                }
+            }
+            out.push(c);
         }
         Some(out)
     }

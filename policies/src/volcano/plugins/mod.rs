@@ -36,7 +36,10 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "conformance" => Box::new(conformance::Conformance),
         "drf" => Box::new(drf::Drf::new(pc.flag("enableHierarchy"))),
         "proportion" => Box::new(proportion::Proportion::default()),
-        "capacity" => Box::new(capacity::Capacity::new(pc.flag("enableHierarchy"))),
+        "capacity" => Box::new(
+            capacity::Capacity::new(pc.flag("enableHierarchy"))
+                .with_ancestor_level(pc.args.int("ancestorReclaimLevel", 0).max(0) as usize),
+        ),
         "predicates" => Box::new(predicates::Predicates::new(&pc.args)),
         "nodeorder" => Box::new(nodeorder::NodeOrder::new(&pc.args)),
         "binpack" => Box::new(binpack::Binpack::new(&pc.args)),
