@@ -827,6 +827,11 @@ fn published_confs_load_as_written() {
     assert!(cap.flag("enableHierarchy"));
     assert_eq!(cap.args.int("ancestorReclaimLevel", 0), 1);
     assert!(!plugin(&published("capacity-guide-conf.yaml"), "gang").flag("enablePreemptable"));
+    assert!(
+        plugin(&published("deviceshare-gpu-number.yaml"), "deviceshare")
+            .args
+            .bool("deviceshare.GPUNumberEnable", false)
+    );
     let u = plugin(&published("usage-design.conf"), "usage").clone();
     let t = lahar_policies::volcano::plugins::usage::Usage::new(&u.args);
     assert_eq!(t.thresholds(), (80.0, 70.0));
@@ -1003,5 +1008,41 @@ fn cdp_bad_cooldown_is_refused() {
     assert!(
         err.contains("spec.tasks[0].template.metadata.annotations.volcano.sh/cooldown-time: expected a Go duration such as 600s or 10m, got `600abcde`"),
         "{err}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// deviceshare, GPU-number mode
+
+/// deviceshare's GPU-number predicate reads the GPUs' current state. On n1 (2
+/// `volcano.sh/gpu-number`), `lo` (priority 1, 2 GPUs) runs; `hi` (priority 100, 2
+/// GPUs, at 10 s) preempts it — the predicate lets preempt through, as Volcano's
+/// `Unschedulable` code does — and `lo`'s GPUs are held while it releases (30 s):
+/// in the session after the eviction the resources fit `hi`'s future-idle room,
+/// yet deviceshare refuses the node (allocate would otherwise pipeline `hi` onto
+/// the releasing GPUs), with Volcano's words in `--explain`; `hi` binds at 40 s,
+/// after the release.
+#[test]
+fn deviceshare_gpu_number_counts_whole_gpus_on_their_current_state() {
+    let nodes = ["{name: n1, cpu: 8, memory: 32Gi, extendedResources: {volcano.sh/gpu-number: 2}}"];
+    let job = |name: &str, extra: &str| {
+        format!(
+            "{{name: {name}, queue: c1, {extra}, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1, volcano.sh/gpu-number: 2}}}}]}}"
+        )
+    };
+    let conf = "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n    enablePreemptable: false\n- plugins:\n  - name: predicates\n  - name: deviceshare\n    arguments: {deviceshare.GPUNumberEnable: true}\n";
+    let text = scenario(
+        &nodes,
+        conf,
+        &[job("lo", "duration: 1000s, priority: 1"), job("hi", "submitAt: 10s, duration: 100s, priority: 100")],
+    )
+    .replace("  sessions: 1\n", "");
+    let o = run_text(&text);
+    assert_eq!(o.evictions(), ["default/lo-w-0"]);
+    assert_eq!(o.job("hi")["start"], "40");
+    let rows = explain_rows(&text, "hi-w-0");
+    assert!(
+        rows.iter().any(|r| r["plugin"] == "deviceshare" && r["reason"] == "GpuNumber no enough gpu number on node n1"),
+        "{rows:?}"
     );
 }

@@ -276,11 +276,11 @@ pub const PLUGINS: &[&str] = &[
     "nodegroup",
     "usage",
     "cdp",
+    "deviceshare",
 ];
 
 /// Plugins Volcano registers that lahar does not run, with what they need.
 pub const VOLCANO_ONLY: &[(&str, &str)] = &[
-    ("deviceshare", "GPU sharing by memory, vGPU and vNPU need per-device memory and core accounting"),
     ("numa-aware", "it needs each node's NUMA topology"),
     ("tdm", "revocable zones by time of day"),
     ("pdb", "PodDisruptionBudgets are not read"),
@@ -464,6 +464,25 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ("fgd", "fgd.policy") => Str,
         ("resource-strategy-fit", "resourceStrategyFitWeight") => Int,
         ("nodegroup", "strict" | "enablePreferredOrder") => Bool,
+        // GPU-number mode is modelled; the sharing modes are refused when on
+        // (`check_value`).
+        (
+            "deviceshare",
+            "deviceshare.GPUNumberEnable"
+            | "deviceshare.NodeLockEnable"
+            | "deviceshare.GPUSharingEnable"
+            | "deviceshare.VGPUEnable"
+            | "deviceshare.AscendMindClusterVNPUEnable"
+            | "deviceshare.AscendHAMiVNPUEnable",
+        ) => Bool,
+        (
+            "deviceshare",
+            "deviceshare.SchedulePolicy"
+            | "deviceshare.KnownGeometriesCMName"
+            | "deviceshare.KnownGeometriesCMNamespace",
+        ) => Str,
+        ("deviceshare", "deviceshare.ScheduleWeight") => Int,
+        ("deviceshare", "deviceshare.GPUExclusiveRules") => List,
         ("usage", "usage.weight" | "cpu.weight" | "memory.weight") => Int,
         ("usage", "thresholds" | "estimator") => Nested,
         ("resource-strategy-fit", "resources" | "sra" | "proportional") => Nested,
@@ -476,6 +495,19 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
     match (plugin, key, &v) {
         ("capacity", "ancestorReclaimLevel", ArgValue::Int(n)) if *n < 0 => {
             Err(format!("expected a level of 0 or more, got {n} (Volcano falls back to 0)"))
+        }
+        (
+            "deviceshare",
+            "deviceshare.GPUSharingEnable"
+            | "deviceshare.VGPUEnable"
+            | "deviceshare.AscendMindClusterVNPUEnable"
+            | "deviceshare.AscendHAMiVNPUEnable",
+            ArgValue::Bool(true),
+        ) => Err(format!(
+            "{key}: this device-sharing mode needs per-device memory and core accounting, which lahar does not model; deviceshare.GPUNumberEnable (whole GPUs by `volcano.sh/gpu-number`) is"
+        )),
+        ("deviceshare", "deviceshare.GPUExclusiveRules", ArgValue::List(l)) if !l.is_empty() => {
+            Err("exclusive GPU rules apply to GPU sharing, which lahar does not model".into())
         }
         ("fgd", "fgd.policy", ArgValue::Str(p)) if crate::placement::Policy::from_name(p).is_none() => {
             Err(format!("unknown policy `{p}`; expected one of: {}", crate::placement::NAMES.join(", ")))
@@ -937,8 +969,23 @@ mod tests {
     #[test]
     fn volcano_plugins_not_modelled_and_unknown_ones() {
         let conf = |p: &str| format!("actions: allocate\ntiers:\n- plugins:\n  - name: {p}\n");
-        let e = parse(&conf("deviceshare")).unwrap_err().to_string();
-        assert!(e.contains("plugin `deviceshare` exists in Volcano but is not modelled by lahar (GPU sharing"), "{e}");
+        let e = parse(&conf("numa-aware")).unwrap_err().to_string();
+        assert!(e.contains("plugin `numa-aware` exists in Volcano but is not modelled by lahar (it needs"), "{e}");
+        // deviceshare: GPU-number mode loads, the sharing modes are refused.
+        let c = |args: &str| {
+            format!("actions: allocate\ntiers:\n- plugins:\n  - name: deviceshare\n    arguments: {{{args}}}\n")
+        };
+        parse(&c("deviceshare.GPUNumberEnable: true, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10, deviceshare.VGPUEnable: false")).unwrap_or_else(|e| panic!("{e}"));
+        let e = parse(&c("deviceshare.GPUSharingEnable: true, deviceshare.GPUExclusiveRules: [{app: x}]"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "arguments.deviceshare.GPUSharingEnable: deviceshare.GPUSharingEnable: this device-sharing mode"
+            ),
+            "{e}"
+        );
+        assert!(e.contains("arguments.deviceshare.GPUExclusiveRules: exclusive GPU rules"), "{e}");
         let e = parse(&conf("binpak")).unwrap_err().to_string();
         assert!(e.contains("unknown plugin `binpak` (Volcano would skip it silently)"), "{e}");
         // Every name Volcano registers is either run or listed as not modelled.

@@ -5,6 +5,7 @@ pub mod binpack;
 pub mod capacity;
 pub mod cdp;
 pub mod conformance;
+pub mod deviceshare;
 pub mod drf;
 pub mod fgd;
 pub mod gang;
@@ -51,6 +52,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "nodegroup" => Box::new(nodegroup::NodeGroup::new(&pc.args, pc.flag("enableHierarchy"))),
         "usage" => Box::new(usage::Usage::new(&pc.args)),
         "cdp" => Box::new(cdp::Cdp),
+        "deviceshare" => Box::new(deviceshare::DeviceShare::new(&pc.args)),
         "resource-strategy-fit" => Box::new(resource_strategy_fit::ResourceStrategyFit::new(&pc.args)),
         other => unreachable!("conf loader accepted unknown plugin {other}"),
     }
