@@ -503,9 +503,7 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
             | "deviceshare.AscendMindClusterVNPUEnable"
             | "deviceshare.AscendHAMiVNPUEnable",
             ArgValue::Bool(true),
-        ) => Err(format!(
-            "{key}: this device-sharing mode needs per-device memory and core accounting, which lahar does not model; deviceshare.GPUNumberEnable (whole GPUs by `volcano.sh/gpu-number`) is"
-        )),
+        ) => Err("this device-sharing mode needs per-device memory and core accounting, which lahar does not model; deviceshare.GPUNumberEnable (whole GPUs by `volcano.sh/gpu-number`) is".into()),
         ("deviceshare", "deviceshare.GPUExclusiveRules", ArgValue::List(l)) if !l.is_empty() => {
             Err("exclusive GPU rules apply to GPU sharing, which lahar does not model".into())
         }
@@ -979,12 +977,7 @@ mod tests {
         let e = parse(&c("deviceshare.GPUSharingEnable: true, deviceshare.GPUExclusiveRules: [{app: x}]"))
             .unwrap_err()
             .to_string();
-        assert!(
-            e.contains(
-                "arguments.deviceshare.GPUSharingEnable: deviceshare.GPUSharingEnable: this device-sharing mode"
-            ),
-            "{e}"
-        );
+        assert!(e.contains("arguments.deviceshare.GPUSharingEnable: this device-sharing mode"), "{e}");
         assert!(e.contains("arguments.deviceshare.GPUExclusiveRules: exclusive GPU rules"), "{e}");
         let e = parse(&conf("binpak")).unwrap_err().to_string();
         assert!(e.contains("unknown plugin `binpak` (Volcano would skip it silently)"), "{e}");
