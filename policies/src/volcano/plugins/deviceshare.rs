@@ -4,7 +4,7 @@
 //! needs k GPUs of the node that no pod holds now — Volcano's
 //! `checkNodeGPUNumberPredicate`, on the devices' current state, so GPUs a
 //! releasing pod still holds do not count (the resource check alone would count
-//! them as future-idle). Refusal: "GpuNumber no enough gpu number on node <name>",
+//! them as future-idle). Refusal: `GpuNumber no enough gpu number on node <name>`,
 //! with Volcano's `Unschedulable` code: preempt and reclaim may still make room on
 //! the node (only "unresolvable" refusals keep them off a node), so the predicate
 //! passes during those actions.
