@@ -40,21 +40,9 @@ fn job(out: &mut String, name: &str, submit_s: u32, queue: &str, gpus: u32) {
     );
 }
 
-/// The default conf plus a tier of the plugins added for published confs.
-const PLUGINS_CONF: &str = "actions: \"enqueue, allocate, backfill\"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: binpack
-- plugins:
+/// The third tier added to Volcano's default conf: the plugins added for
+/// published confs.
+const PLUGINS_TIER: &str = "- plugins:
   - name: resource-strategy-fit
     arguments:
       resources: {nvidia.com/gpu: {type: MostAllocated, weight: 2}, cpu: {type: LeastAllocated, weight: 1}}
@@ -107,6 +95,18 @@ fn prepared(s: &Scenario, busy: bool) -> Engine {
     e
 }
 
+/// Times one session on a freshly prepared engine per iteration.
+fn time_session(b: &mut criterion::Bencher<'_>, s: &Scenario, busy: bool) {
+    b.iter_batched(
+        || prepared(s, busy),
+        |mut e| {
+            e.run_session();
+            black_box(e)
+        },
+        BatchSize::PerIteration,
+    )
+}
+
 fn bound(e: &Engine) -> usize {
     e.world().pods.iter().filter(|p| p.node.is_some()).count()
 }
@@ -123,16 +123,7 @@ fn bench(c: &mut Criterion) {
             e.run_session();
             eprintln!("{nodes} nodes, busy={busy}: the session binds {} pods", bound(&e) - before);
             let label = format!("{}/{nodes}-nodes/1000-pending", if busy { "busy" } else { "empty" });
-            g.bench_function(label, |b| {
-                b.iter_batched(
-                    || prepared(&s, busy),
-                    |mut e| {
-                        e.run_session();
-                        black_box(e)
-                    },
-                    BatchSize::PerIteration,
-                )
-            });
+            g.bench_function(label, |b| time_session(b, &s, busy));
         }
     }
     g.finish();
@@ -143,37 +134,20 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     for nodes in [125u32, 1_250, 12_500] {
         let s = scenario(nodes, true);
-        g.bench_function(format!("busy/{}-gpus/1000-pending", nodes * 8), |b| {
-            b.iter_batched(
-                || prepared(&s, true),
-                |mut e| {
-                    e.run_session();
-                    black_box(e)
-                },
-                BatchSize::PerIteration,
-            )
-        });
+        g.bench_function(format!("busy/{}-gpus/1000-pending", nodes * 8), |b| time_session(b, &s, true));
     }
     g.finish();
 
     let mut g = c.benchmark_group("session-plugins");
     g.sample_size(10);
-    for (name, conf) in [("default", None), ("new-plugins", Some(PLUGINS_CONF))] {
+    let with_plugins = format!("{}{PLUGINS_TIER}", lahar_policies::volcano::conf::DEFAULT_CONF);
+    for (name, conf) in [("default", None), ("new-plugins", Some(with_plugins.as_str()))] {
         let s = scenario_with(1_000, true, conf);
         let mut e = prepared(&s, true);
         let before = bound(&e);
         e.run_session();
         eprintln!("session-plugins {name}: the session binds {} pods", bound(&e) - before);
-        g.bench_function(format!("busy/1000-nodes/{name}"), |b| {
-            b.iter_batched(
-                || prepared(&s, true),
-                |mut e| {
-                    e.run_session();
-                    black_box(e)
-                },
-                BatchSize::PerIteration,
-            )
-        });
+        g.bench_function(format!("busy/1000-nodes/{name}"), |b| time_session(b, &s, true));
     }
     g.finish();
 }
