@@ -261,6 +261,8 @@ pub struct Framework {
     gang_binds: bool,
     /// [`Framework::victims_below_priority`], fixed by the conf.
     victims_below: bool,
+    /// [`Framework::reclaim_in_victim_order`], fixed by the conf.
+    reclaim_ordered: bool,
 }
 
 /// Plugins' node scores per (plugin, pod request) and node, each valid while
@@ -332,9 +334,17 @@ impl Framework {
                     .collect()
             })
             .collect();
-        let mut fw = Framework { tiers, scores: RefCell::default(), gang_binds: false, victims_below: false };
+        let mut fw = Framework {
+            tiers,
+            scores: RefCell::default(),
+            gang_binds: false,
+            victims_below: false,
+            reclaim_ordered: false,
+        };
         fw.gang_binds = fw.find_gang_binds();
         fw.victims_below = fw.find_victims_below_priority();
+        fw.reclaim_ordered =
+            fw.tiers.iter().flatten().any(|s| s.conf.name == "capacity" && s.on(flag::ENABLE_RECLAIMABLE));
         fw
     }
 
@@ -703,7 +713,7 @@ impl Framework {
     /// True when reclaim candidates go to the plugins in victim order: `capacity`
     /// chooses reclaim victims in that order (Volcano's `BuildVictimsPriorityQueue`).
     pub fn reclaim_in_victim_order(&self) -> bool {
-        self.tiers.iter().flatten().any(|s| s.conf.name == "capacity" && s.on(flag::ENABLE_RECLAIMABLE))
+        self.reclaim_ordered
     }
 
     /// Reclaim victims.

@@ -20,8 +20,6 @@ use super::{Context, ImportedJob};
 
 /// The annotation of an owner that sets its PodGroup's `minMember`.
 pub const GROUP_MIN_MEMBER: &str = "scheduling.volcano.sh/group-min-member";
-/// The pod annotation naming the PodGroup's queue.
-const QUEUE_NAME: &str = "scheduling.volcano.sh/queue-name";
 
 /// The scheduler a workload's pod template names (`default-scheduler` when none).
 pub fn scheduler_of(d: &Doc) -> String {
@@ -65,8 +63,10 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
             }
         },
     };
-    let (qname, qat, qpath) = match shape.annotations.get(QUEUE_NAME) {
-        Some((q, at)) => (q.clone(), *at, format!("spec.template.metadata.annotations.{QUEUE_NAME}")),
+    let (qname, qat, qpath) = match shape.annotations.get(common::QUEUE_NAME_ANNOTATION) {
+        Some((q, at)) => {
+            (q.clone(), *at, format!("spec.template.metadata.annotations.{}", common::QUEUE_NAME_ANNOTATION))
+        }
         None => ("default".to_string(), root.at, "spec.template.metadata".to_string()),
     };
     let q = common::queue(ck, cx, &qname, qat, &qpath);

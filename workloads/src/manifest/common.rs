@@ -397,6 +397,11 @@ pub(crate) fn derived_chars(ck: &Ck<'_>, salt: &str, n: usize) -> String {
     out
 }
 
+/// The annotation naming the queue of a pod's PodGroup where no other field does
+/// (a Pod without a PodGroup, an apps/v1 workload's pods, older training-operator
+/// jobs).
+pub(crate) const QUEUE_NAME_ANNOTATION: &str = "scheduling.volcano.sh/queue-name";
+
 /// What the scheduler sees of a pod template (or a Pod).
 #[derive(Clone, Debug)]
 pub(crate) struct PodShape {

@@ -79,7 +79,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let spp = "spec.runPolicy.schedulingPolicy";
     let mut min_available = total;
     // Older training-operator releases read the queue from this annotation.
-    let (mut queue, mut queue_at) = match meta.annotations.get("scheduling.volcano.sh/queue-name") {
+    let (mut queue, mut queue_at) = match meta.annotations.get(common::QUEUE_NAME_ANNOTATION) {
         Some((q, at)) => (q.clone(), *at),
         None => ("default".to_string(), root.at),
     };

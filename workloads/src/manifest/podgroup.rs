@@ -322,10 +322,14 @@ impl Groups {
             let meta = common::meta(&mut ck, root, "", true);
             // Volcano's PodGroup controller gives the pod's shadow PodGroup the
             // queue of its `scheduling.volcano.sh/queue-name` annotation.
-            let q = match meta.annotations.get(QUEUE_NAME) {
-                Some((name, at)) => {
-                    common::queue(&mut ck, cx, name, *at, &format!("metadata.annotations.{QUEUE_NAME}"))
-                }
+            let q = match meta.annotations.get(common::QUEUE_NAME_ANNOTATION) {
+                Some((name, at)) => common::queue(
+                    &mut ck,
+                    cx,
+                    name,
+                    *at,
+                    &format!("metadata.annotations.{}", common::QUEUE_NAME_ANNOTATION),
+                ),
                 None => common::queue(&mut ck, cx, "default", root.at, "metadata"),
             };
             let timing = common::timing(&mut ck, cx, &p.shape.annotations, meta.at, "");
@@ -426,8 +430,6 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
 
 /// The annotation that says how many pods a PodGroup's controller will create.
 const REPLICAS: &str = "lahar.io/replicas";
-/// The queue of a pod without a PodGroup.
-const QUEUE_NAME: &str = "scheduling.volcano.sh/queue-name";
 
 /// A PodGroup without Pods: what the scheduler sees of a job before its controller
 /// creates the pods. It takes part in enqueue with its `minMember` and
