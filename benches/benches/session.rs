@@ -17,7 +17,10 @@
 //! `session-plugins/busy/1000-nodes/*` repeats the 1,000-node busy case with the
 //! default conf and with a third tier of the plugins added for published confs
 //! (resource-strategy-fit with sra and proportional, nodegroup not strict, usage,
-//! cdp), so their per-node cost shows.
+//! cdp), so their per-node cost shows. `session-evict/busy/1000-nodes/*` repeats
+//! the busy case with every other pending job outranking the fill (priority 10
+//! over 0), under Volcano's gang-eviction e2e tiers with preempt and reclaim or
+//! with gangpreempt and gangreclaim.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use lahar::scenario::{self, Scenario};
@@ -29,11 +32,11 @@ use std::path::Path;
 /// GPUs per pending job, cycled (mean 7.3 GPUs; 16 and 32 span nodes).
 const SIZES: [u32; 10] = [1, 1, 1, 2, 4, 4, 8, 8, 16, 32];
 
-fn job(out: &mut String, name: &str, submit_s: u32, queue: &str, gpus: u32) {
+fn job(out: &mut String, name: &str, submit_s: u32, queue: &str, gpus: u32, priority: i32) {
     let (replicas, per_pod) = if gpus > 8 { (gpus / 8, 8) } else { (1, gpus) };
     let _ = writeln!(
         out,
-        "        - {{name: {name}, submitAt: {submit_s}s, queue: {queue}, duration: 30d, \
+        "        - {{name: {name}, submitAt: {submit_s}s, queue: {queue}, priority: {priority}, duration: 30d, \
          tasks: [{{name: worker, replicas: {replicas}, resources: {{cpu: {cpu}, memory: {mem}Gi, nvidia.com/gpu: {per_pod}}}}}]}}",
         cpu = per_pod * 8,
         mem = per_pod * 64,
@@ -61,6 +64,12 @@ fn scenario(nodes: u32, busy: bool) -> Scenario {
 
 /// [`scenario`] with an inline conf instead of Volcano's default.
 fn scenario_with(nodes: u32, busy: bool, conf: Option<&str>) -> Scenario {
+    scenario_full(nodes, busy, conf, false)
+}
+
+/// [`scenario_with`]; with `outrank`, every other pending job has priority 10 over
+/// the fill's 0 (so it may preempt it).
+fn scenario_full(nodes: u32, busy: bool, conf: Option<&str>, outrank: bool) -> Scenario {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -69,11 +78,12 @@ fn scenario_with(nodes: u32, busy: bool, conf: Option<&str>) -> Scenario {
     if busy {
         for n in 0..nodes {
             let gpus = if n % 10 == 0 { 4 } else { 8 };
-            job(&mut s, &format!("fill-{n}"), 0, ["a", "b", "c"][n as usize % 3], gpus);
+            job(&mut s, &format!("fill-{n}"), 0, ["a", "b", "c"][n as usize % 3], gpus, 0);
         }
     }
     for i in 0..1000u32 {
-        job(&mut s, &format!("p-{i}"), 1, ["a", "b", "c"][i as usize % 3], SIZES[i as usize % SIZES.len()]);
+        let priority = if outrank && i % 2 == 0 { 10 } else { 0 };
+        job(&mut s, &format!("p-{i}"), 1, ["a", "b", "c"][i as usize % 3], SIZES[i as usize % SIZES.len()], priority);
     }
     if let Some(conf) = conf {
         s += "  scheduler:\n    inline: |\n";
@@ -150,7 +160,44 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("busy/1000-nodes/{name}"), |b| time_session(b, &s, true));
     }
     g.finish();
+
+    let mut g = c.benchmark_group("session-evict");
+    g.sample_size(10);
+    for (name, actions) in [
+        ("preempt-reclaim", "enqueue, allocate, backfill, reclaim, preempt"),
+        ("gangreclaim-gangpreempt", "enqueue, allocate, backfill, gangreclaim, gangpreempt"),
+    ] {
+        let conf = EVICT_CONF.replace("ACTIONS", actions);
+        let s = scenario_full(1_000, true, Some(&conf), true);
+        let mut e = prepared(&s, true);
+        let before = e.world().pods.iter().filter(|p| p.status == lahar_core::job::PodStatus::Releasing).count();
+        e.run_session();
+        let evicted =
+            e.world().pods.iter().filter(|p| p.status == lahar_core::job::PodStatus::Releasing).count() - before;
+        eprintln!("session-evict {name}: the session evicts {evicted} pods");
+        g.bench_function(format!("busy/1000-nodes/{name}"), |b| time_session(b, &s, true));
+    }
+    g.finish();
 }
+
+/// The conf of `session-evict`: Volcano's gang-eviction e2e tiers (capacity
+/// choosing reclaim victims) with legacy or gang-aware eviction actions.
+const EVICT_CONF: &str = "actions: \"ACTIONS\"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+    enablePreemptable: false
+  - name: conformance
+  - name: capacity
+- plugins:
+  - name: overcommit
+  - name: drf
+    enablePreemptable: false
+  - name: predicates
+  - name: nodeorder
+  - name: binpack
+";
 
 criterion_group!(benches, bench);
 criterion_main!(benches);

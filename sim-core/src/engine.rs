@@ -746,8 +746,8 @@ impl Engine {
         }
         for &(p, action) in &out.evictions {
             let reason = match action {
-                "preempt" => EndReason::Preempted,
-                "reclaim" => EndReason::Reclaimed,
+                "preempt" | "gangpreempt" => EndReason::Preempted,
+                "reclaim" | "gangreclaim" => EndReason::Reclaimed,
                 _ => EndReason::Evicted,
             };
             let j = self.world.pods[p.0 as usize].job;

@@ -236,6 +236,10 @@ pub struct JobSpec {
     pub submit: SimTime,
     /// Gang size (`minMember`).
     pub min_available: u32,
+    /// The PodGroup's `volcano.sh/preemptable` (annotation, else label); `None`
+    /// when neither is set. gangpreempt and gangreclaim take victims only from jobs
+    /// where it is unset or true.
+    pub preemptable: Option<bool>,
     /// Tasks.
     pub tasks: Vec<TaskSpec>,
     /// Job-level policies.
@@ -292,6 +296,7 @@ impl JobSpec {
             priority: 0,
             submit: SimTime::ZERO,
             min_available: 0,
+            preemptable: None,
             tasks: Vec::new(),
             policies: Vec::new(),
             max_retry: 0,
@@ -641,6 +646,7 @@ mod tests {
             priority: 0,
             submit: SimTime::ZERO,
             min_available: min,
+            preemptable: None,
             tasks,
             policies: vec![],
             max_retry: 3,

@@ -1,6 +1,6 @@
 //! The fast Volcano sessions make the decisions of the exhaustive walk
 //! (`lahar run --exhaustive`): over random scenarios — several confs with preempt
-//! and reclaim, gangs of several sizes and roles, BestEffort pods, two priorities,
+//! and reclaim or gangpreempt and gangreclaim, gangs of several sizes and roles, BestEffort pods, two priorities,
 //! three queues — decisions.csv and pods.csv are byte-identical in both modes. The
 //! last test breaks one skip on purpose and checks that this comparison notices.
 //! Runs stop at an 8 h horizon: some of these workloads preempt each other forever
@@ -14,8 +14,9 @@ use proptest::strategy::ValueTree;
 
 /// Confs under test: the issue's production-style conf (preempt by drf in tier 2,
 /// reclaim by proportion), Volcano's default conf with preempt and reclaim added,
-/// and one where gang does not protect victims and capacity replaces proportion.
-const CONFS: [&str; 3] = [
+/// one where gang does not protect victims and capacity replaces proportion, and
+/// Volcano's gang-eviction e2e conf (gangreclaim and gangpreempt).
+const CONFS: [&str; 4] = [
     r#"actions: "enqueue, allocate, backfill, preempt, reclaim"
       tiers:
       - plugins: [{name: priority}, {name: gang}, {name: conformance}]
@@ -28,6 +29,10 @@ const CONFS: [&str; 3] = [
       tiers:
       - plugins: [{name: priority}, {name: gang, enablePreemptable: false, enableReclaimable: false}, {name: conformance}]
       - plugins: [{name: drf, enablePreemptable: false}, {name: predicates}, {name: capacity}, {name: nodeorder}]"#,
+    r#"actions: "enqueue, allocate, backfill, gangreclaim, gangpreempt"
+      tiers:
+      - plugins: [{name: priority}, {name: gang, enablePreemptable: false}, {name: conformance}, {name: capacity}]
+      - plugins: [{name: overcommit}, {name: drf, enablePreemptable: false}, {name: predicates}, {name: nodeorder}, {name: binpack}, {name: network-topology-aware}]"#,
 ];
 
 #[derive(Debug, Clone)]
@@ -64,8 +69,14 @@ fn jobs() -> impl Strategy<Value = Vec<J>> {
 }
 
 fn text(nodes: u32, conf: &str, jobs: &[J]) -> String {
+    // gangreclaim's conf has capacity in its first tier: queues deserve shares,
+    // so that some reclaim (capacity reclaims for a queue below its share).
+    let deserved = |gpus: u32| {
+        if conf.contains("gangreclaim") { format!(", deserved: {{nvidia.com/gpu: {gpus}}}") } else { String::new() }
+    };
+    let (da, db, dc) = (deserved(16), deserved(8), deserved(8));
     let mut w = format!(
-        "  seed: 3\n  horizon: 8h\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, gpus: 8, cpu: 64, memory: 512Gi}}\n    fabric:\n      - {{tier: 1, name: leaf, fanout: 2}}\n      - {{tier: 2, name: spine, fanout: 8}}\n  queues:\n    - {{name: a, weight: 2}}\n    - {{name: b, weight: 1}}\n    - {{name: c, weight: 1, capability: {{nvidia.com/gpu: 16}}}}\n  scheduler:\n    inline: |\n      {conf}\n  workload:\n    - jobs:\n"
+        "  seed: 3\n  horizon: 8h\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, gpus: 8, cpu: 64, memory: 512Gi}}\n    fabric:\n      - {{tier: 1, name: leaf, fanout: 2}}\n      - {{tier: 2, name: spine, fanout: 8}}\n  queues:\n    - {{name: a, weight: 2{da}}}\n    - {{name: b, weight: 1{db}}}\n    - {{name: c, weight: 1, capability: {{nvidia.com/gpu: 16}}{dc}}}\n  scheduler:\n    inline: |\n      {conf}\n  workload:\n    - jobs:\n"
     );
     for (i, j) in jobs.iter().enumerate() {
         let mut tasks = vec![format!(
@@ -109,7 +120,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     #[test]
-    fn fast_sessions_decide_as_the_exhaustive_walk(nodes in 3u32..8, conf in 0usize..3, jobs in jobs()) {
+    fn fast_sessions_decide_as_the_exhaustive_walk(nodes in 3u32..8, conf in 0usize..4, jobs in jobs()) {
         let t = text(nodes, CONFS[conf], &jobs);
         let fast = outputs(&t, false, false);
         let full = outputs(&t, true, false);

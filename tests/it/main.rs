@@ -28,6 +28,7 @@ mod synthetic;
 mod tour;
 mod trace_cli;
 mod volcano;
+mod volcano_gang_evict;
 mod volcano_hier;
 mod volcano_plugins;
 mod volcano_scenarios;

@@ -42,6 +42,10 @@ pub(crate) fn replay(name: &str) -> Out {
     out
 }
 
+pub(crate) fn run_file(path: &Path) -> Out {
+    run_scenario(lahar::scenario::load_file(path).unwrap_or_else(|e| panic!("{e}")))
+}
+
 pub(crate) fn run_text(text: &str) -> Out {
     run_scenario(lahar::scenario::load_str(text, "test.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}")))
 }

@@ -832,6 +832,8 @@ fn published_confs_load_as_written() {
             .args
             .bool("deviceshare.GPUNumberEnable", false)
     );
+    use lahar_policies::volcano::conf::ActionKind::{Allocate, Backfill, GangPreempt, GangReclaim};
+    assert_eq!(published("gangevict-e2e.conf").actions, [Allocate, Backfill, GangReclaim, GangPreempt]);
     let u = plugin(&published("usage-design.conf"), "usage").clone();
     let t = lahar_policies::volcano::plugins::usage::Usage::new(&u.args);
     assert_eq!(t.thresholds(), (80.0, 70.0));

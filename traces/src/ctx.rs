@@ -220,6 +220,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         priority: 0,
         submit: SimTime::ZERO,
         min_available,
+        preemptable: None,
         tasks: p.tasks,
         policies: vec![],
         max_retry: 3,

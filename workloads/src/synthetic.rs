@@ -430,6 +430,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         priority: spec.priority,
         submit,
         min_available: pods,
+        preemptable: None,
         tasks,
         policies: vec![],
         max_retry: 3,

@@ -241,6 +241,10 @@ pub enum ActionKind {
     Preempt,
     /// Eviction across queues.
     Reclaim,
+    /// Gang-aware eviction within a queue.
+    GangPreempt,
+    /// Gang-aware eviction across queues.
+    GangReclaim,
 }
 
 impl ActionKind {
@@ -252,6 +256,8 @@ impl ActionKind {
             ActionKind::Backfill => "backfill",
             ActionKind::Preempt => "preempt",
             ActionKind::Reclaim => "reclaim",
+            ActionKind::GangPreempt => "gangpreempt",
+            ActionKind::GangReclaim => "gangreclaim",
         }
     }
 }
@@ -550,12 +556,17 @@ fn check_arg(ty: ArgType, v: &ArgValue) -> Result<ArgValue, String> {
 
 pub use lahar_core::time::parse_go_duration;
 
+/// The actions lahar runs, as error messages list them.
+const ACTIONS: &str = "enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim";
+
 /// The kind of value an action argument takes.
 #[derive(Clone, Copy, PartialEq)]
 enum ArgKind {
     Bool,
     /// An integer ≥ 0.
     Count,
+    /// An integer ≥ 1.
+    Positive,
 }
 
 /// The arguments Volcano's actions read (`GetArgOfActionFromConf`), by action.
@@ -570,6 +581,8 @@ fn config_arg(action: &str, key: &str) -> Option<ArgKind> {
         ("preempt", "minCandidateNodesPercentage") => ArgKind::Count,
         ("preempt", "minCandidateNodesAbsolute") => ArgKind::Count,
         ("preempt", "maxCandidateNodesAbsolute") => ArgKind::Count,
+        ("gangpreempt" | "gangreclaim", "maxDomains") => ArgKind::Positive,
+        ("gangpreempt" | "gangreclaim", "allowWholeBundle") => ArgKind::Bool,
         _ => return None,
     })
 }
@@ -655,11 +668,15 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
             "backfill" => ActionKind::Backfill,
             "preempt" => ActionKind::Preempt,
             "reclaim" => ActionKind::Reclaim,
-            "shuffle" | "gangpreempt" | "gangreclaim" => {
+            "gangpreempt" => ActionKind::GangPreempt,
+            "gangreclaim" => ActionKind::GangReclaim,
+            "shuffle" => {
                 issues.push(ConfIssue {
                     at: at(&raw.actions),
                     path: "actions".into(),
-                    message: format!("action `{name}` exists in Volcano but is not modelled by lahar; supported: enqueue, allocate, backfill, preempt, reclaim"),
+                    message: format!(
+                        "action `{name}` exists in Volcano but is not modelled by lahar; supported: {ACTIONS}"
+                    ),
                 });
                 continue;
             }
@@ -667,9 +684,7 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 issues.push(ConfIssue {
                     at: at(&raw.actions),
                     path: "actions".into(),
-                    message: format!(
-                        "unknown action `{other}`; expected enqueue, allocate, backfill, preempt or reclaim"
-                    ),
+                    message: format!("unknown action `{other}`; expected one of {ACTIONS}"),
                 });
                 continue;
             }
@@ -794,10 +809,16 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                     (ArgKind::Bool, ArgValue::Str(s)) => s == "true" || s == "false",
                     (ArgKind::Count, ArgValue::Int(x)) => *x >= 0,
                     (ArgKind::Count, ArgValue::Str(s)) => s.parse::<u32>().is_ok(),
+                    // Volcano replaces a value ≤ 0 with the default and logs it.
+                    (ArgKind::Positive, ArgValue::Int(x)) => *x >= 1,
                     _ => false,
                 };
                 if !ok {
-                    let want = if kind == ArgKind::Bool { "true or false" } else { "an integer ≥ 0" };
+                    let want = match kind {
+                        ArgKind::Bool => "true or false",
+                        ArgKind::Count => "an integer ≥ 0",
+                        ArgKind::Positive => "an integer ≥ 1",
+                    };
                     issues.push(ConfIssue {
                         at: at(v),
                         path: format!("configurations[{i}].arguments.{k}"),

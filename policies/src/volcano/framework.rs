@@ -164,8 +164,21 @@ pub trait Plugin: Send {
     fn allocatable(&self, ssn: &Session<'_>, queue: QueueId, pod: PodId) -> Option<bool> {
         None
     }
-    /// May the queue reclaim for this pod?
-    fn preemptive(&self, ssn: &Session<'_>, queue: QueueId, pod: PodId) -> Option<bool> {
+    /// May the queue reclaim for pods requesting `req` in all (one pod for
+    /// reclaim, a job's pending pods for gangreclaim)?
+    fn preemptive(&self, ssn: &Session<'_>, queue: QueueId, req: &Resources) -> Option<bool> {
+        None
+    }
+    /// Victims among `candidates` that gangpreempt or gangreclaim may take for
+    /// `job` (Volcano's `UnifiedEvictableFn`, which no enable flag switches off;
+    /// order kept).
+    fn unified_evictable(
+        &self,
+        ssn: &Session<'_>,
+        kind: EvictKind,
+        job: JobId,
+        candidates: &[PodId],
+    ) -> Option<Vec<PodId>> {
         None
     }
     /// For a hard-topology job: candidate HyperNodes grouped by tier, lowest first.
@@ -176,6 +189,45 @@ pub trait Plugin: Send {
     fn hypernode_score(&self, ssn: &Session<'_>, job: JobId, pods: &[PodId], hn: HyperNodeId) -> Option<f64> {
         None
     }
+}
+
+/// Volcano's victim tier walk (`Preemptable`, `Reclaimable`, `UnifiedEvictable`):
+/// in each tier, the answers of the plugins that answer (`Some`) are intersected;
+/// an empty answer, or an empty intersection, ends the tier's loop with no
+/// decision; the first tier with a decision gives the victims; none: no victim.
+/// (An empty answer thus does not veto later tiers.)
+fn tier_walk<T>(tiers: &[Vec<T>], mut ask: impl FnMut(&T) -> Option<Vec<PodId>>) -> Vec<PodId> {
+    for tier in tiers {
+        let mut victims: Option<Vec<PodId>> = None;
+        for s in tier {
+            let Some(cands) = ask(s) else { continue };
+            if cands.is_empty() {
+                victims = None;
+                break;
+            }
+            victims = match victims {
+                None => Some(cands),
+                Some(v) => {
+                    let kept: Vec<PodId> = v.into_iter().filter(|x| cands.contains(x)).collect();
+                    if kept.is_empty() { None } else { Some(kept) }
+                }
+            };
+        }
+        if let Some(v) = victims {
+            return v;
+        }
+    }
+    Vec::new()
+}
+
+/// Which gang-eviction action asks [`Plugin::unified_evictable`] (Volcano's
+/// `EvictionKind`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EvictKind {
+    /// `gangpreempt`: victims in the preemptor's queue.
+    GangPreempt,
+    /// `gangreclaim`: victims in other, reclaimable queues.
+    GangReclaim,
 }
 
 /// Bit positions of the enable flags (the order of [`super::conf::FLAGS`]).
@@ -620,29 +672,7 @@ impl Framework {
         candidates: &[PodId],
         f: impl Fn(&dyn Plugin, &[PodId]) -> Option<Vec<PodId>>,
     ) -> Vec<PodId> {
-        // Volcano's exact semantics, including that an empty answer ends the tier's
-        // loop without vetoing later tiers.
-        for tier in &self.tiers {
-            let mut victims: Option<Vec<PodId>> = None;
-            for s in tier.iter().filter(|s| s.on(bit)) {
-                let Some(cands) = f(s.plugin.as_ref(), candidates) else { continue };
-                if cands.is_empty() {
-                    victims = None;
-                    break;
-                }
-                victims = match victims {
-                    None => Some(cands),
-                    Some(v) => {
-                        let kept: Vec<PodId> = v.into_iter().filter(|x| cands.contains(x)).collect();
-                        if kept.is_empty() { None } else { Some(kept) }
-                    }
-                };
-            }
-            if let Some(v) = victims {
-                return v;
-            }
-        }
-        Vec::new()
+        tier_walk(&self.tiers, |s| if s.on(bit) { f(s.plugin.as_ref(), candidates) } else { None })
     }
 
     /// Preempt victims.
@@ -731,9 +761,27 @@ impl Framework {
         self.enabled(flag::ENABLED_ALLOCATABLE).all(|p| p.allocatable(ssn, q, pod).unwrap_or(true))
     }
 
-    /// AND over plugins.
+    /// AND over plugins, for one pod.
     pub fn preemptive(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> bool {
-        self.enabled(flag::ENABLE_PREEMPTIVE).all(|p| p.preemptive(ssn, q, pod).unwrap_or(true))
+        self.preemptive_for(ssn, q, &ssn.pod(pod).req)
+    }
+
+    /// AND over plugins, for pods requesting `req` in all.
+    pub fn preemptive_for(&self, ssn: &Session<'_>, q: QueueId, req: &Resources) -> bool {
+        self.enabled(flag::ENABLE_PREEMPTIVE).all(|p| p.preemptive(ssn, q, req).unwrap_or(true))
+    }
+
+    /// Gang-eviction victims (Volcano's `UnifiedEvictable`): tiers and
+    /// intersections as for preempt's victims, over every plugin that registers the
+    /// function.
+    pub fn unified_evictable(
+        &self,
+        ssn: &Session<'_>,
+        kind: EvictKind,
+        job: JobId,
+        candidates: &[PodId],
+    ) -> Vec<PodId> {
+        self.victims(flag::ALWAYS, candidates, |p, c| p.unified_evictable(ssn, kind, job, c))
     }
 
     /// The first enabled plugin with a gradient decides.
@@ -749,5 +797,46 @@ impl Framework {
     /// True if a plugin of this name is configured.
     pub fn has(&self, name: &str) -> bool {
         self.tiers.iter().flatten().any(|s| s.conf.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Volcano's `framework/session_plugins_test.go` UnifiedEvictable cases, on the
+    //! tier walk every victim function shares (each test plugin's fixed answer;
+    //! `None` abstains).
+    use super::*;
+
+    fn walk(tiers: &[Vec<Option<Vec<u32>>>]) -> Vec<u32> {
+        let tiers: Vec<Vec<Option<Vec<PodId>>>> = tiers
+            .iter()
+            .map(|t| t.iter().map(|a| a.as_ref().map(|v| v.iter().map(|&p| PodId(p)).collect())).collect())
+            .collect();
+        tier_walk(&tiers, |a| a.clone()).into_iter().map(|p| p.0).collect()
+    }
+
+    /// `TestUnifiedEvictable_TierWalkAndIntersection`: {a, b} ∩ {b, c} = {b}.
+    #[test]
+    fn unified_evictable_tier_walk_and_intersection() {
+        assert_eq!(walk(&[vec![Some(vec![0, 1]), Some(vec![1, 2])]]), [1]);
+    }
+
+    /// `TestUnifiedEvictable_AbstainSkipped`.
+    #[test]
+    fn unified_evictable_abstain_skipped() {
+        assert_eq!(walk(&[vec![None, Some(vec![0])]]), [0]);
+    }
+
+    /// `TestUnifiedEvictable_EmptyCandidatesBlocksTier`: an empty answer ends the
+    /// first tier undecided; the second tier's answer stands.
+    #[test]
+    fn unified_evictable_empty_candidates_blocks_tier() {
+        assert_eq!(walk(&[vec![Some(vec![]), Some(vec![0])], vec![Some(vec![0])]]), [0]);
+    }
+
+    /// `TestUnifiedEvictable_NoPluginsReturnsNil`.
+    #[test]
+    fn unified_evictable_no_plugins_returns_nil() {
+        assert!(walk(&[vec![None]]).is_empty());
     }
 }

@@ -11,9 +11,10 @@ pub mod framework;
 pub mod plugins;
 
 use actions::allocate::AllocState;
+use actions::gang_evict::GangArgs;
 use actions::waiting::WaitingOrder;
 use conf::{ActionKind, SchedulerConf};
-use framework::Framework;
+use framework::{EvictKind, Framework};
 use lahar_core::session::{Scheduler, Session};
 
 /// Volcano's scheduling pipeline.
@@ -22,13 +23,16 @@ pub struct Volcano {
     fw: Framework,
     alloc: AllocState,
     waiting: WaitingOrder,
+    /// gangpreempt's and gangreclaim's arguments.
+    gang_args: [GangArgs; 2],
 }
 
 impl Volcano {
     /// A scheduler for a validated conf.
     pub fn new(conf: SchedulerConf) -> Volcano {
         let fw = Framework::new(&conf);
-        Volcano { conf, fw, alloc: AllocState::default(), waiting: WaitingOrder::default() }
+        let gang_args = ["gangpreempt", "gangreclaim"].map(|a| GangArgs::from_conf(conf.configurations.get(a)));
+        Volcano { conf, fw, alloc: AllocState::default(), waiting: WaitingOrder::default(), gang_args }
     }
     /// Volcano's built-in default configuration.
     pub fn default_conf() -> Volcano {
@@ -58,6 +62,12 @@ impl Scheduler for Volcano {
                 ActionKind::Backfill => actions::backfill::run(&self.fw, ssn, &mut self.alloc),
                 ActionKind::Preempt => actions::preempt::run(&self.fw, ssn),
                 ActionKind::Reclaim => actions::reclaim::run(&self.fw, ssn),
+                ActionKind::GangPreempt => {
+                    actions::gang_evict::run(&self.fw, ssn, EvictKind::GangPreempt, self.gang_args[0])
+                }
+                ActionKind::GangReclaim => {
+                    actions::gang_evict::run(&self.fw, ssn, EvictKind::GangReclaim, self.gang_args[1])
+                }
             }
         }
     }

@@ -254,6 +254,7 @@ fn job(
         priority: job_priority,
         submit: SimTime(submit.micros()),
         min_available,
+        preemptable: None,
         tasks,
         policies: job_policies,
         max_retry,

@@ -218,6 +218,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 priority,
                 submit: SimTime(submit),
                 min_available: 1 + (submit as u32 % pods),
+                preemptable: None,
                 tasks,
                 policies: vec![],
                 max_retry: retry,

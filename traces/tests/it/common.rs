@@ -140,6 +140,7 @@ pub fn gang(
         priority: 0,
         submit: SimTime(submit_s * 1_000_000),
         min_available: tasks.iter().map(|t| t.replicas).sum(),
+        preemptable: None,
         tasks,
         policies: vec![],
         max_retry: 3,

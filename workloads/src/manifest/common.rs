@@ -402,6 +402,36 @@ pub(crate) fn derived_chars(ck: &Ck<'_>, salt: &str, n: usize) -> String {
 /// jobs).
 pub(crate) const QUEUE_NAME_ANNOTATION: &str = "scheduling.volcano.sh/queue-name";
 
+/// A PodGroup's `volcano.sh/preemptable`, from the annotations of the object its
+/// PodGroup takes them from (else its labels), read as Go's `strconv.ParseBool`
+/// reads it; `None` when neither is set. Volcano logs a value it cannot parse and
+/// takes it as false; lahar refuses it.
+pub(crate) fn group_preemptable(
+    ck: &mut Ck<'_>,
+    labels: &BTreeMap<String, (String, At)>,
+    annotations: &BTreeMap<String, (String, At)>,
+    path: &str,
+) -> Option<bool> {
+    const KEY: &str = "volcano.sh/preemptable";
+    let (field, (value, at)) = match (annotations.get(KEY), labels.get(KEY)) {
+        (Some(a), _) => ("annotations", a),
+        (None, Some(l)) => ("labels", l),
+        (None, None) => return None,
+    };
+    match value.as_str() {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        other => {
+            ck.err(
+                *at,
+                &join(path, &format!("metadata.{field}.{KEY}")),
+                format!("expected true or false, got `{other}`"),
+            );
+            None
+        }
+    }
+}
+
 /// What the scheduler sees of a pod template (or a Pod).
 #[derive(Clone, Debug)]
 pub(crate) struct PodShape {
@@ -863,6 +893,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         priority_class: h.priority_class,
         submit: h.timing.submit,
         min_available: h.min_available,
+        preemptable: None,
         tasks,
         policies: Vec::new(),
         max_retry: 3,

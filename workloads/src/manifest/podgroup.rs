@@ -60,6 +60,8 @@ struct Group {
     phase: Option<PodGroupPhase>,
     annotations: BTreeMap<String, (String, At)>,
     annotations_at: At,
+    /// `volcano.sh/preemptable` (annotation, else label).
+    preemptable: Option<bool>,
     ok: bool,
 }
 
@@ -136,6 +138,7 @@ impl Groups {
             priority_class: ck.opt_str(spec, "priorityClassName", "spec"),
             network_topology: nt,
             phase,
+            preemptable: common::group_preemptable(ck, &meta.labels, &meta.annotations, ""),
             annotations: meta.annotations,
             annotations_at: meta.at,
             ok: ck.ok(),
@@ -296,6 +299,7 @@ impl Groups {
             j.pod_names = (!pods.is_empty()).then(|| Box::new(names));
             j.roles = roles;
             j.start_phase = g.phase;
+            j.preemptable = g.preemptable;
             j.network_topology = g.network_topology;
             // Volcano's scheduler reads a PodGroup's `minResources` as written: none
             // is nothing to reserve (`GetMinResources` of a nil list), not the

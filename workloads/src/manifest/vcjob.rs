@@ -129,6 +129,8 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     }
     let timing = common::timing(ck, cx, &meta.annotations, meta.at, "");
     let topology = task_topology(ck, &meta.annotations, &tasks);
+    // The job controller gives the PodGroup the job's annotations and labels.
+    let group_preemptable = common::group_preemptable(ck, &meta.labels, &meta.annotations, "");
     if !ck.ok() {
         return None;
     }
@@ -147,6 +149,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     };
     let (mut spec_out, profile) = common::assemble(head, tasks, cx);
     spec_out.policies = job_policies;
+    spec_out.preemptable = group_preemptable;
     spec_out.network_topology = nt;
     spec_out.task_topology = topology.map(Box::new);
     if let Some(m) = max_retry {

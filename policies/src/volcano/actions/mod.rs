@@ -3,6 +3,7 @@
 pub mod allocate;
 pub mod backfill;
 pub mod enqueue;
+pub mod gang_evict;
 pub mod preempt;
 mod reach;
 pub mod reclaim;

@@ -17,7 +17,7 @@
 //! two queues share a non-root ancestor within the levels and the reclaimer's own
 //! queue deserves nothing it asks for either.
 
-use super::super::framework::{Plugin, Vote};
+use super::super::framework::{EvictKind, Plugin, Vote};
 use super::proportion::real_capability;
 use super::queue_tree::QueueTree;
 use super::{Admission, FRes, f, le, le_on, share};
@@ -346,16 +346,15 @@ impl Plugin for Capacity {
         }
         Some(le_on(&f(&(qs.allocated + req)), &self.attrs[q.0 as usize].real_capability, &req))
     }
-    fn preemptive(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<bool> {
+    fn preemptive(&self, ssn: &Session<'_>, q: QueueId, req: &Resources) -> Option<bool> {
         if self.broken() || ssn.queue(q).spec.state != QueueState::Open {
             return Some(false);
         }
         // Against the queue's own realCapability only (ancestors are not checked).
-        let req = ssn.pod(pod).req;
+        let req = *req;
         if !le_on(&f(&(ssn.queue(q).allocated + req)), &self.attrs[q.0 as usize].real_capability, &req) {
             return Some(false);
         }
-        let req = ssn.pod(pod).req;
         let after = f(&(ssn.queue(q).allocated + req));
         let below = |after: &FRes, des: &FRes| (0..DIMS).any(|d| d != PODS && req.get(d) > 0 && after[d] <= des[d]);
         if below(&after, &self.attrs[q.0 as usize].deserved) {
@@ -455,6 +454,43 @@ impl Plugin for Capacity {
                 }
             }
             out.push(c);
+        }
+        Some(out)
+    }
+    fn unified_evictable(&self, ssn: &Session<'_>, kind: EvictKind, _: JobId, cands: &[PodId]) -> Option<Vec<PodId>> {
+        // gangpreempt: no filter (legacy preempt has none from capacity either).
+        if kind == EvictKind::GangPreempt {
+            return Some(cands.to_vec());
+        }
+        if self.broken() {
+            return Some(Vec::new());
+        }
+        // gangreclaim: each victim queue keeps its guarantee, and gives pods back
+        // only on dimensions it holds above its deserved share (or pods asking for
+        // nothing it deserves). No ancestor levels and no shared-dimension check
+        // with the reclaimer here, as in Volcano.
+        let mut running: Vec<Option<FRes>> = vec![None; self.attrs.len()];
+        let mut out = Vec::new();
+        for &c in cands {
+            let v = ssn.pod(c);
+            let q = ssn.job(v.job).spec.queue;
+            let a = &self.attrs[q.0 as usize];
+            let alloc = running[q.0 as usize].get_or_insert_with(|| f(&ssn.queue(q).allocated));
+            let mut after = *alloc;
+            let vr = f(&v.req);
+            for d in 0..DIMS {
+                after[d] -= vr[d];
+            }
+            if !le(&a.guarantee, &after) {
+                continue;
+            }
+            let relevant = (0..DIMS).any(|d| d != PODS && v.req.get(d) > 0 && a.deserved[d] > 0.0);
+            let over =
+                (0..DIMS).any(|d| d != PODS && v.req.get(d) > 0 && a.deserved[d] > 0.0 && alloc[d] > a.deserved[d]);
+            if !relevant || over {
+                *alloc = after;
+                out.push(c);
+            }
         }
         Some(out)
     }

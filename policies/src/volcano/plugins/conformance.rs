@@ -1,8 +1,8 @@
 //! `conformance`: never evict system-critical pods (priority classes
 //! `system-cluster-critical`, `system-node-critical`) or pods in `kube-system`.
 
-use super::super::framework::Plugin;
-use lahar_core::job::PodId;
+use super::super::framework::{EvictKind, Plugin};
+use lahar_core::job::{JobId, PodId};
 use lahar_core::session::Session;
 
 /// The conformance plugin (no arguments).
@@ -31,6 +31,9 @@ impl Plugin for Conformance {
         true
     }
     fn reclaimable(&self, ssn: &Session<'_>, _: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
+        Some(cands.iter().copied().filter(|&c| evictable(ssn, c)).collect())
+    }
+    fn unified_evictable(&self, ssn: &Session<'_>, _: EvictKind, _: JobId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(cands.iter().copied().filter(|&c| evictable(ssn, c)).collect())
     }
 }

@@ -56,7 +56,7 @@ impl Plugin for DeviceShare {
         self.number
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
-        if !self.number || matches!(ssn.action(), "preempt" | "reclaim") {
+        if !self.number || matches!(ssn.action(), "preempt" | "reclaim" | "gangpreempt" | "gangreclaim") {
             return None;
         }
         let d = self.dim(ssn)?;
@@ -73,7 +73,7 @@ impl Plugin for DeviceShare {
     }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         !self.number
-            || matches!(ssn.action(), "preempt" | "reclaim")
+            || matches!(ssn.action(), "preempt" | "reclaim" | "gangpreempt" | "gangreclaim")
             || self.dim(ssn).is_none_or(|d| ssn.pod(pod).req.get(d) <= 0)
     }
 }

@@ -2,7 +2,7 @@
 //! Jobs that are not ready come first; victims never take a job below its
 //! `minAvailable`.
 
-use super::super::framework::{Plugin, Vote};
+use super::super::framework::{EvictKind, Plugin, Vote};
 use super::pending_best_effort;
 use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::session::Session;
@@ -111,6 +111,10 @@ impl Plugin for Gang {
     }
     fn reclaimable(&self, ssn: &Session<'_>, _reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(protect_min_available(ssn, cands))
+    }
+    fn unified_evictable(&self, _: &Session<'_>, _: EvictKind, _: JobId, cands: &[PodId]) -> Option<Vec<PodId>> {
+        // The gang actions' bundles keep gangs whole or take them whole.
+        Some(cands.to_vec())
     }
 }
 

@@ -1,7 +1,7 @@
 //! `priority`: job order and task order by priority, preemption of lower-priority
 //! jobs, and "starving" while a job is not fully placed.
 
-use super::super::framework::Plugin;
+use super::super::framework::{EvictKind, Plugin};
 use super::live_pods;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::session::Session;
@@ -34,6 +34,14 @@ impl Plugin for Priority {
     fn victim_group_ok(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
         // Other jobs' pods of lower job priority, or the preemptor's own job's pods.
         (!reclaim).then(|| key.1 <= ssn.job(ssn.pod(preemptor).job).spec.priority)
+    }
+    fn unified_evictable(&self, ssn: &Session<'_>, kind: EvictKind, job: JobId, cands: &[PodId]) -> Option<Vec<PodId>> {
+        // Reclaim is about queues' shares: priority lets every candidate go.
+        if kind == EvictKind::GangReclaim {
+            return Some(cands.to_vec());
+        }
+        let p = ssn.job(job).spec.priority;
+        Some(cands.iter().copied().filter(|&c| ssn.job(ssn.pod(c).job).spec.priority < p).collect())
     }
     fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         let p = ssn.pod(preemptor);

@@ -152,15 +152,15 @@ impl Plugin for Proportion {
         Some(le(&self.attr(q).deserved, &f(&ssn.queue(q).allocated)))
     }
     fn allocatable(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<bool> {
+        self.preemptive(ssn, q, &ssn.pod(pod).req)
+    }
+    fn preemptive(&self, ssn: &Session<'_>, q: QueueId, req: &Resources) -> Option<bool> {
+        // Volcano's queueAllocatable, over every pod asked about.
         let qs = ssn.queue(q);
         if qs.spec.state != QueueState::Open {
             return Some(false);
         }
-        let req = ssn.pod(pod).req;
-        Some(le_on(&f(&(qs.allocated + req)), &self.attr(q).deserved, &req))
-    }
-    fn preemptive(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<bool> {
-        self.allocatable(ssn, q, pod)
+        Some(le_on(&f(&(qs.allocated + *req)), &self.attr(q).deserved, req))
     }
     fn registers_reclaimable(&self) -> bool {
         true

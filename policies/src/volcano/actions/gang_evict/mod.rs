@@ -1,0 +1,356 @@
+//! `gangpreempt` and `gangreclaim` (Volcano's `actions/gangpreempt`,
+//! `actions/gangreclaim` and `actions/utils`): gang-aware eviction that plans a
+//! starving job's whole set of pending pods at once.
+//!
+//! Queues are visited once each in queue order (gangreclaim skips an overused
+//! queue); each starving job of the queue, in job order, is tried once. Its
+//! pending pods (BestEffort ones aside) must all fit. Victim candidates are the
+//! Running preemptable pods of other jobs — gangpreempt: of the same queue with a
+//! lower job priority; gangreclaim: of other, reclaimable queues — whose PodGroup
+//! is not marked `volcano.sh/preemptable: "false"`. Each victim job's candidates
+//! form a safe and a whole bundle (module `bundle`); the plugins' `UnifiedEvictable`
+//! functions (gang, priority, conformance, capacity) filter them; bundles are
+//! taken in order, cumulatively, and once the domain's idle and releasing
+//! resources plus the victims' cover the need, a dry run evicts every chosen
+//! victim and places each pending pod (queue quota, future-idle room,
+//! predicates, best node). The first dry run that leaves the job pipelined is
+//! kept; it is committed only if the job ends pipelined, as Volcano does.
+//!
+//! The domain is the whole cluster: Volcano narrows it to HyperNodes only for a
+//! job with a hard network topology, and such jobs are not preemptors here
+//! (docs/volcano.md § Deviations).
+
+mod bundle;
+
+use super::super::conf::Args;
+use super::super::explain;
+use super::super::framework::{EvictKind, Framework};
+use super::{best_node, predicate_nodes, queues_of, sort_by};
+use bundle::{Bundle, Gang, Task};
+use lahar_core::cluster::NodeId;
+use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::queue::QueueId;
+use lahar_core::resource::Resources;
+use lahar_core::session::{Session, Statement};
+use lahar_core::world::VictimKey;
+use std::collections::BTreeMap;
+
+/// The arguments of a gang-eviction action (`configurations:`), fixed at conf load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GangArgs {
+    /// `maxDomains` (default 8): HyperNode domains tried per job. Only hard-topology
+    /// jobs have more than one, and they do not preempt here: checked, kept on record.
+    pub max_domains: u32,
+    /// `allowWholeBundle` (default true): victims may include pods whose eviction
+    /// breaks their gang.
+    pub allow_whole: bool,
+}
+
+impl GangArgs {
+    /// The arguments under `configurations: - name: <action>`.
+    pub fn from_conf(args: Option<&Args>) -> GangArgs {
+        let d = Args::default();
+        let a = args.unwrap_or(&d);
+        GangArgs { max_domains: a.int("maxDomains", 8) as u32, allow_whole: a.bool("allowWholeBundle", true) }
+    }
+}
+
+fn action_name(kind: EvictKind) -> &'static str {
+    match kind {
+        EvictKind::GangPreempt => "gangpreempt",
+        EvictKind::GangReclaim => "gangreclaim",
+    }
+}
+
+/// Watched pods placed by a plan, with their nodes (for `--explain`).
+type Placed = Vec<(PodId, Option<NodeId>)>;
+
+/// Runs gangpreempt or gangreclaim.
+pub fn run(fw: &Framework, ssn: &mut Session<'_>, kind: EvictKind, args: GangArgs) {
+    ssn.set_action(action_name(kind));
+    let mut starving = ssn.admitted_jobs_with_pending();
+    starving.retain(|&j| {
+        fw.job_valid(ssn, j).is_ok()
+            && !ssn.job(j).spec.network_topology.as_ref().is_some_and(|t| t.hard)
+            && fw.job_starving(ssn, j)
+    });
+    for q in queues_of(fw, ssn, &starving) {
+        if kind == EvictKind::GangReclaim && fw.overused(ssn, q) {
+            continue;
+        }
+        let mut jobs: Vec<JobId> = starving.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
+        fw.sort_jobs(ssn, &mut jobs);
+        for j in jobs {
+            let mut stmt = ssn.statement();
+            let placed = match evict_for_job(fw, ssn, kind, args, q, j, &mut stmt) {
+                Ok(placed) => placed,
+                Err(why) => {
+                    for p in ssn.explained_pods(j) {
+                        if ssn.pod(p).status == PodStatus::Pending {
+                            ssn.explain(p, None, ssn.action(), Some(false), why.clone(), None);
+                        }
+                    }
+                    Vec::new()
+                }
+            };
+            let kept = fw.job_pipelined(ssn, j);
+            if kept {
+                ssn.commit(stmt);
+            } else {
+                ssn.discard(stmt);
+            }
+            explain::evict_outcome(ssn, &placed, kept);
+        }
+    }
+}
+
+/// The job's pending pods the action places: all but BestEffort ones (Volcano
+/// leaves out pods that request nothing), in task order.
+fn pending(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Vec<PodId> {
+    let mut v: Vec<PodId> = ssn
+        .job(j)
+        .pods
+        .iter()
+        .copied()
+        .filter(|&p| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).best_effort)
+        .collect();
+    sort_by(&mut v, |a, b| fw.task_order(ssn, a, b));
+    v
+}
+
+/// Tries to make room for job `j`; on success the dry run's evictions and
+/// placements are merged into `stmt`. Returns the watched pods it placed, or why
+/// nothing was tried or kept (for `--explain`).
+fn evict_for_job(
+    fw: &Framework,
+    ssn: &mut Session<'_>,
+    kind: EvictKind,
+    args: GangArgs,
+    q: QueueId,
+    j: JobId,
+    stmt: &mut Statement,
+) -> Result<Placed, String> {
+    let pods = pending(fw, ssn, j);
+    if pods.is_empty() {
+        return Ok(Vec::new());
+    }
+    let need = pods.iter().fold(Resources::ZERO, |a, &p| a + ssn.pod(p).req);
+    if kind == EvictKind::GangReclaim && !fw.preemptive_for(ssn, q, &need) {
+        return Err("the queue may not reclaim for the job's pending pods (preemptive)".into());
+    }
+    let p = ssn.job(j).spec.priority;
+    let group_ok = |ssn: &Session<'_>, k: VictimKey| match kind {
+        EvictKind::GangPreempt => k.0 == q && k.1 < p,
+        EvictKind::GangReclaim => k.0 != q && ssn.queue(k.0).spec.reclaimable,
+    };
+    // No Running preemptable pod anywhere that could be a candidate: no bundle,
+    // nothing to try (the exhaustive walk finds the same after looking).
+    let none = match kind {
+        EvictKind::GangPreempt => "no victim: no Running preemptable pod of a lower-priority job in the queue",
+        EvictKind::GangReclaim => "no victim: no Running preemptable pod in another, reclaimable queue",
+    };
+    if !ssn.is_exhaustive() && !ssn.victim_groups().iter().any(|g| group_ok(ssn, g.0)) {
+        return Err(none.into());
+    }
+    let bundles = domain_bundles(fw, ssn, kind, args, q, j, &need, &group_ok);
+    if bundles.is_empty() {
+        return Err(format!("{none} whose job and the plugins allow it (whole bundles allowed: {})", args.allow_whole));
+    }
+    // What the domain (the cluster) has idle or releasing.
+    let n = ssn.node_count() as u32;
+    let room = (0..n).map(NodeId).fold(Resources::ZERO, |a, n| a + ssn.idle(n) + ssn.node_state(n).releasing);
+    let mut victims: Vec<PodId> = Vec::new();
+    let mut freed = Resources::ZERO;
+    for b in &bundles {
+        victims.extend(b.tasks.iter().map(|t| t.pod));
+        freed += b.local;
+        if !need.fits_in(&(room + freed)) {
+            continue;
+        }
+        if let Some((plan, placed)) = dry_run(fw, ssn, kind, q, j, &pods, &victims) {
+            stmt.merge(plan);
+            return Ok(placed);
+        }
+    }
+    Err(if need.fits_in(&(room + freed)) {
+        format!("no plan evicting up to {} allowed victim(s) placed every pending pod of the job", victims.len())
+    } else {
+        format!("the {} allowed victim(s) and the idle room together are too little for the job", victims.len())
+    })
+}
+
+/// Volcano's `selectDomainBundles`: the candidates' bundles, filtered by the
+/// plugins, in the order they are taken.
+#[allow(clippy::too_many_arguments)]
+fn domain_bundles(
+    fw: &Framework,
+    ssn: &Session<'_>,
+    kind: EvictKind,
+    args: GangArgs,
+    q: QueueId,
+    j: JobId,
+    need: &Resources,
+    group_ok: &dyn Fn(&Session<'_>, VictimKey) -> bool,
+) -> Vec<Bundle> {
+    let exhaustive = ssn.is_exhaustive();
+    let mut by_job: BTreeMap<JobId, Vec<Task>> = BTreeMap::new();
+    for n in (0..ssn.node_count() as u32).map(NodeId) {
+        let ns = ssn.node_state(n);
+        if !exhaustive && !ns.victims.iter().any(|v| group_ok(ssn, v.0)) {
+            continue;
+        }
+        for &v in &ns.pods {
+            let pod = ssn.pod(v);
+            if pod.status != PodStatus::Running || !pod.preemptable || pod.job == j {
+                continue;
+            }
+            let spec = &ssn.job(pod.job).spec;
+            let key = (spec.queue, spec.priority, false);
+            if !group_ok(ssn, key) || spec.preemptable == Some(false) {
+                continue;
+            }
+            let role = spec.role_lead(pod.task as usize) as u16;
+            let task = Task { pod: v, priority: pod.priority, uid: String::new(), role, req: pod.req };
+            by_job.entry(pod.job).or_default().push(task);
+        }
+    }
+    let mut bundles: Vec<Bundle> = by_job
+        .into_iter()
+        .flat_map(|(vj, mut tasks)| {
+            // Names order a job's candidates (after priority): needed only for two
+            // or more.
+            if tasks.len() > 1 {
+                for t in &mut tasks {
+                    let p = ssn.pod(t.pod);
+                    t.uid = ssn.job(vj).spec.pod_name(p.task as usize, p.index);
+                }
+            }
+            bundle::job_bundles(&gang(ssn, vj), tasks)
+        })
+        .collect();
+    if bundles.is_empty() {
+        return bundles;
+    }
+    // Victim jobs in reverse job order (Volcano's `!JobOrderFn`; job order is
+    // total), victim queues in victim-queue order: each ranked once.
+    let mut order: Vec<u32> = match kind {
+        EvictKind::GangPreempt => bundles.iter().map(|b| b.job.0).collect(),
+        EvictKind::GangReclaim => bundles.iter().map(|b| b.queue.0).collect(),
+    };
+    order.sort_unstable();
+    order.dedup();
+    match kind {
+        EvictKind::GangPreempt => {
+            let mut jobs: Vec<JobId> = order.iter().map(|&j| JobId(j)).collect();
+            fw.sort_jobs(ssn, &mut jobs);
+            jobs.reverse();
+            order = jobs.iter().map(|j| j.0).collect();
+        }
+        EvictKind::GangReclaim => {
+            let mut qs: Vec<QueueId> = order.iter().map(|&q| QueueId(q)).collect();
+            qs.sort_by(|&l, &r| fw.victim_queue_order(ssn, l, r, q));
+            order = qs.iter().map(|q| q.0).collect();
+        }
+    }
+    let mut rank: Vec<(u32, usize)> = order.iter().enumerate().map(|(i, &x)| (x, i)).collect();
+    rank.sort_unstable();
+    let rank_of = |x: u32| rank.binary_search_by_key(&x, |r| r.0).map_or(0, |i| rank[i].1);
+    let sort = |bundles: &mut Vec<Bundle>| match kind {
+        EvictKind::GangPreempt => bundle::sort_for_preempt(bundles, need, Some(&|j: JobId| rank_of(j.0))),
+        EvictKind::GangReclaim => bundle::sort_for_reclaim(bundles, need, Some(&|q: QueueId| rank_of(q.0))),
+    };
+    sort(&mut bundles);
+    let flat: Vec<PodId> = bundles.iter().flat_map(|b| b.tasks.iter().map(|t| t.pod)).collect();
+    let mut allowed = fw.unified_evictable(ssn, kind, j, &flat);
+    if allowed.is_empty() {
+        return Vec::new();
+    }
+    allowed.sort_unstable();
+    let mut valid = bundle::apply_allowed(bundles, &allowed);
+    sort(&mut valid);
+    valid.retain(|b| args.allow_whole || b.kind == bundle::Kind::Safe);
+    valid
+}
+
+/// A victim job's gang facts: ready pods, minAvailable, and each role's ready
+/// pods and minimum when the gang covers the roles' minimums (as gang checks).
+fn gang(ssn: &Session<'_>, j: JobId) -> Gang {
+    let job = ssn.job(j);
+    let spec = &job.spec;
+    let ready_of = |t: usize| {
+        [PodStatus::Allocated, PodStatus::Running, PodStatus::Succeeded]
+            .iter()
+            .map(|&s| job.task_count(t, s))
+            .sum::<u32>()
+    };
+    let best_effort_pending = |t: usize| {
+        if spec.tasks[t].requests.is_best_effort() { job.task_count(t, PodStatus::Pending) } else { 0 }
+    };
+    let covered = spec.min_available >= spec.tasks.iter().map(|t| t.min_available).sum::<u32>();
+    let roles = covered.then(|| {
+        (0..spec.tasks.len())
+            .filter(|&t| spec.role_lead(t) == t && spec.tasks[t].min_available > 0)
+            .map(|t| {
+                let ready = spec.role_tasks(t).map(|u| ready_of(u) + best_effort_pending(u)).sum();
+                (t as u16, ready, spec.tasks[t].min_available)
+            })
+            .collect()
+    });
+    let total = job.pods.iter().fold(Resources::ZERO, |a, &p| a + ssn.pod(p).req);
+    Gang {
+        job: j,
+        uid: format!("{}/{}", spec.namespace, spec.name),
+        queue: spec.queue,
+        ready: job.ready_count(),
+        min_available: spec.min_available,
+        roles,
+        total,
+    }
+}
+
+/// Volcano's `BuildNominationPlanInDomain`: evicts every victim, then places
+/// each pending pod in task order (queue quota, predicates on future-idle room,
+/// best node); succeeds only if every pod is placed and the job ends pipelined.
+/// A failed run is undone.
+fn dry_run(
+    fw: &Framework,
+    ssn: &mut Session<'_>,
+    kind: EvictKind,
+    q: QueueId,
+    j: JobId,
+    pods: &[PodId],
+    victims: &[PodId],
+) -> Option<(Statement, Placed)> {
+    let mut stmt = ssn.statement();
+    let reason = format!("{} for {}", action_name(kind), ssn.job(j).spec.name);
+    for &v in victims {
+        ssn.evict(&mut stmt, v, reason.clone()).expect("candidates are running");
+    }
+    let mut start = 0;
+    let mut watched = Vec::new();
+    for &pod in pods {
+        let node = if fw.allocatable(ssn, q, pod) {
+            let nodes = predicate_nodes(fw, ssn, pod, None, &mut start);
+            best_node(fw, ssn, pod, &nodes)
+        } else {
+            if ssn.explaining(pod) {
+                ssn.explain(pod, None, ssn.action(), Some(false), "the queue's quota refuses the pod", None);
+            }
+            None
+        };
+        let Some(n) = node.filter(|&n| ssn.pipeline(&mut stmt, pod, n).is_ok()) else {
+            ssn.discard(stmt);
+            return None;
+        };
+        if ssn.explaining(pod) {
+            let why = format!("pipelined in a plan that evicts {} victim(s)", victims.len());
+            ssn.explain(pod, Some(n), ssn.action(), Some(true), why, None);
+            watched.push((pod, Some(n)));
+        }
+    }
+    if !fw.job_pipelined(ssn, j) {
+        ssn.discard(stmt);
+        return None;
+    }
+    Some((stmt, watched))
+}
