@@ -176,6 +176,11 @@ pub struct PodHints {
     /// cdp's cooldown (`volcano.sh/cooldown-time`, a label or annotation): the pod
     /// is no preemption or reclaim victim this long after it starts.
     pub cooldown: Option<crate::time::SimDuration>,
+    /// The pods' labels, as their controller makes them (the template's, then the
+    /// controller's own), sorted by key; `None` for jobs lahar builds itself
+    /// (compact, trace, synthetic), whose pods carry the labels of Volcano's job
+    /// controller ([`JobSpec::pod_labels`]).
+    pub labels: Option<Vec<(String, String)>>,
 }
 
 impl PodHints {
@@ -183,6 +188,20 @@ impl PodHints {
     pub fn shared(self) -> Option<Arc<PodHints>> {
         (self != PodHints::default()).then(|| Arc::new(self))
     }
+}
+
+/// The labels Volcano's job controller gives a VolcanoJob's pods (the per-pod
+/// `volcano.sh/task-index` aside), sorted by key.
+pub fn volcano_pod_labels(job: &str, namespace: &str, queue: &str, task: &str) -> Vec<(String, String)> {
+    [
+        ("volcano.sh/job-name", job),
+        ("volcano.sh/job-namespace", namespace),
+        ("volcano.sh/queue-name", queue),
+        ("volcano.sh/task-spec", task),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
 }
 
 /// A pod's own resource-strategy-fit scoring (Volcano's pod-level annotations):
@@ -422,6 +441,16 @@ impl JobSpec {
     /// Total pods over all tasks.
     pub fn total_replicas(&self) -> u32 {
         self.tasks.iter().map(|t| t.replicas).sum()
+    }
+    /// The labels of task `t`'s pods (PodDisruptionBudgets select on them): as
+    /// read from its manifest, else those Volcano's job controller gives a
+    /// VolcanoJob's pods (`volcano.sh/job-name`, `-job-namespace`, `-queue-name`,
+    /// `-task-spec`; the per-pod `volcano.sh/task-index` is left out).
+    pub fn pod_labels(&self, t: usize, queue: &str) -> Vec<(String, String)> {
+        if let Some(l) = self.tasks[t].hints.as_ref().and_then(|h| h.labels.as_ref()) {
+            return l.clone();
+        }
+        volcano_pod_labels(&self.name, &self.namespace, queue, &self.tasks[t].name)
     }
     /// The first task of task `t`'s role (see [`JobSpec::roles`]).
     pub fn role_lead(&self, t: usize) -> usize {

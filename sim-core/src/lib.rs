@@ -27,6 +27,7 @@
 //! ```
 
 pub mod arrivals;
+pub mod budget;
 pub mod cluster;
 pub mod comm;
 pub mod devices;

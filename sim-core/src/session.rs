@@ -409,6 +409,14 @@ impl<'w> Session<'w> {
         });
         v
     }
+    /// The cluster's PodDisruptionBudgets.
+    pub fn budgets(&self) -> &[crate::budget::DisruptionBudget] {
+        &self.world.budgets
+    }
+    /// The active jobs budget `b` covers, each with the tasks it covers.
+    pub fn budget_jobs(&self, b: usize) -> &std::collections::BTreeMap<JobId, Vec<u16>> {
+        &self.world.budget_jobs[b]
+    }
     /// Running preemptable pods of the whole cluster grouped by (queue, job
     /// priority): count and Σ requests, ascending key.
     pub fn victim_groups(&self) -> &[(crate::world::VictimKey, u32, Resources)] {

@@ -435,6 +435,11 @@ pub struct World {
     /// the actions read the facts of every waiting job from one sequential array
     /// (kept in step by `reindex` and `transition`).
     pub admitted_list: Vec<(JobId, ReachFacts)>,
+    /// PodDisruptionBudgets ([`World::set_budgets`]).
+    pub budgets: Vec<crate::budget::DisruptionBudget>,
+    /// Per budget: the active jobs it covers, with the tasks it covers (matched
+    /// once, when the job is submitted).
+    pub budget_jobs: Vec<BTreeMap<JobId, Vec<u16>>>,
 }
 
 /// Numbers `job`'s task requests in `list` (the distinct requests, first seen
@@ -517,7 +522,15 @@ impl World {
             pg_pending_by_shape: BTreeMap::new(),
             victims: Vec::new(),
             gpu_used_milli: 0,
+            budgets: Vec::new(),
+            budget_jobs: Vec::new(),
         }
+    }
+
+    /// Sets the cluster's PodDisruptionBudgets (before any job is submitted).
+    pub fn set_budgets(&mut self, budgets: Vec<crate::budget::DisruptionBudget>) {
+        self.budget_jobs = vec![BTreeMap::new(); budgets.len()];
+        self.budgets = budgets;
     }
 
     /// Sets the fragmentation measure's target workload and where shares of one
@@ -719,6 +732,15 @@ impl World {
         self.queues[q].active_jobs += 1;
         self.active.insert(j);
         self.reindex(j);
+        for (b, budget) in self.budgets.iter().enumerate() {
+            let spec = &self.jobs[j.0 as usize].spec;
+            let queue = &self.queues[q].spec.name;
+            let tasks: Vec<u16> =
+                (0..spec.tasks.len()).filter(|&t| budget.covers(spec, t, queue)).map(|t| t as u16).collect();
+            if !tasks.is_empty() {
+                self.budget_jobs[b].insert(j, tasks);
+            }
+        }
     }
 
     /// A job reached a terminal phase: it leaves the active set and its queue's sums.
@@ -732,6 +754,9 @@ impl World {
         self.active.remove(&j);
         self.with_pending.remove(&j);
         self.reindex(j);
+        for covered in &mut self.budget_jobs {
+            covered.remove(&j);
+        }
     }
 
     /// Sets a job's PodGroup phase.

@@ -80,6 +80,8 @@ pub struct Scenario {
     pub cluster: Cluster,
     /// Queues (at least one).
     pub queues: Vec<Queue>,
+    /// PodDisruptionBudgets (from manifests and the snapshot).
+    pub budgets: Vec<lahar_core::budget::DisruptionBudget>,
     /// Scheduler.
     pub scheduler: SchedulerChoice,
     /// All jobs of all sources, ordered by (submit time, source, position in

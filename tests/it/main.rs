@@ -30,6 +30,7 @@ mod trace_cli;
 mod volcano;
 mod volcano_gang_evict;
 mod volcano_hier;
+mod volcano_pdb;
 mod volcano_plugins;
 mod volcano_scenarios;
 mod warnings;

@@ -834,6 +834,12 @@ fn published_confs_load_as_written() {
     );
     use lahar_policies::volcano::conf::ActionKind::{Allocate, Backfill, GangPreempt, GangReclaim};
     assert_eq!(published("gangevict-e2e.conf").actions, [Allocate, Backfill, GangReclaim, GangPreempt]);
+    use lahar_policies::volcano::conf::ActionKind::{Preempt, Reclaim, Shuffle};
+    let c = published("pdb-design.conf");
+    assert_eq!(
+        (c.actions.as_slice(), plugin(&c, "pdb").name.as_str()),
+        ([Reclaim, Preempt, Shuffle].as_slice(), "pdb")
+    );
     let u = plugin(&published("usage-design.conf"), "usage").clone();
     let t = lahar_policies::volcano::plugins::usage::Usage::new(&u.args);
     assert_eq!(t.thresholds(), (80.0, 70.0));

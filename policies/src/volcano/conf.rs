@@ -245,6 +245,8 @@ pub enum ActionKind {
     GangPreempt,
     /// Gang-aware eviction across queues.
     GangReclaim,
+    /// Eviction of the pods the plugins' `VictimTasks` name.
+    Shuffle,
 }
 
 impl ActionKind {
@@ -258,6 +260,7 @@ impl ActionKind {
             ActionKind::Reclaim => "reclaim",
             ActionKind::GangPreempt => "gangpreempt",
             ActionKind::GangReclaim => "gangreclaim",
+            ActionKind::Shuffle => "shuffle",
         }
     }
 }
@@ -283,13 +286,13 @@ pub const PLUGINS: &[&str] = &[
     "usage",
     "cdp",
     "deviceshare",
+    "pdb",
 ];
 
 /// Plugins Volcano registers that lahar does not run, with what they need.
 pub const VOLCANO_ONLY: &[(&str, &str)] = &[
     ("numa-aware", "it needs each node's NUMA topology"),
     ("tdm", "revocable zones by time of day"),
-    ("pdb", "PodDisruptionBudgets are not read"),
     ("rescheduling", "it evicts pods from busy nodes through the shuffle action"),
     ("extender", "calls to an external HTTP scheduler extender"),
     ("resourcequota", "namespace ResourceQuotas are not read"),
@@ -557,7 +560,7 @@ fn check_arg(ty: ArgType, v: &ArgValue) -> Result<ArgValue, String> {
 pub use lahar_core::time::parse_go_duration;
 
 /// The actions lahar runs, as error messages list them.
-const ACTIONS: &str = "enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim";
+const ACTIONS: &str = "enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim, shuffle";
 
 /// The kind of value an action argument takes.
 #[derive(Clone, Copy, PartialEq)]
@@ -670,16 +673,7 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
             "reclaim" => ActionKind::Reclaim,
             "gangpreempt" => ActionKind::GangPreempt,
             "gangreclaim" => ActionKind::GangReclaim,
-            "shuffle" => {
-                issues.push(ConfIssue {
-                    at: at(&raw.actions),
-                    path: "actions".into(),
-                    message: format!(
-                        "action `{name}` exists in Volcano but is not modelled by lahar; supported: {ACTIONS}"
-                    ),
-                });
-                continue;
-            }
+            "shuffle" => ActionKind::Shuffle,
             other => {
                 issues.push(ConfIssue {
                     at: at(&raw.actions),

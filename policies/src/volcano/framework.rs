@@ -156,6 +156,15 @@ pub trait Plugin: Send {
     fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
         None
     }
+    /// True if the plugin implements [`Plugin::victim_tasks`].
+    fn registers_victim_tasks(&self) -> bool {
+        false
+    }
+    /// Pods among `running` that the `shuffle` action should evict (Volcano's
+    /// `VictimTasksFn`).
+    fn victim_tasks(&self, ssn: &Session<'_>, running: &[PodId]) -> Option<Vec<PodId>> {
+        None
+    }
     /// Is the queue over its share?
     fn overused(&self, ssn: &Session<'_>, queue: QueueId) -> Option<bool> {
         None
@@ -749,6 +758,31 @@ impl Framework {
     /// Reclaim victims.
     pub fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, candidates: &[PodId]) -> Vec<PodId> {
         self.victims(flag::ENABLE_RECLAIMABLE, candidates, |p, c| p.reclaimable(ssn, reclaimer, c))
+    }
+
+    /// True if some plugin with `enabledVictim` names shuffle's victims.
+    pub fn names_victims(&self) -> bool {
+        self.tiers.iter().flatten().any(|s| s.on(flag::ENABLED_VICTIM) && s.plugin.registers_victim_tasks())
+    }
+
+    /// shuffle's victims (Volcano's `VictimTasks`): per tier, the union of the
+    /// answers of the plugins with `enabledVictim`; the first tier with a victim
+    /// decides. Returned in pod order.
+    pub fn victim_tasks(&self, ssn: &Session<'_>, running: &[PodId]) -> Vec<PodId> {
+        for tier in &self.tiers {
+            let mut union: Vec<PodId> = tier
+                .iter()
+                .filter(|s| s.on(flag::ENABLED_VICTIM))
+                .filter_map(|s| s.plugin.victim_tasks(ssn, running))
+                .flatten()
+                .collect();
+            union.sort_unstable();
+            union.dedup();
+            if !union.is_empty() {
+                return union;
+            }
+        }
+        Vec::new()
     }
 
     /// OR over plugins.

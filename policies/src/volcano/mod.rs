@@ -65,6 +65,7 @@ impl Scheduler for Volcano {
                 ActionKind::GangPreempt => {
                     actions::gang_evict::run(&self.fw, ssn, EvictKind::GangPreempt, self.gang_args[0])
                 }
+                ActionKind::Shuffle => actions::shuffle::run(&self.fw, ssn),
                 ActionKind::GangReclaim => {
                     actions::gang_evict::run(&self.fw, ssn, EvictKind::GangReclaim, self.gang_args[1])
                 }

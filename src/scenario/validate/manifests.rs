@@ -4,6 +4,7 @@
 use super::{At, OBJECTS_SKIPPED, Source, Targets, V, fits_somewhere, largest};
 use crate::scenario::InputError;
 use crate::scenario::raw::{RawCluster, RawSource};
+use lahar_core::budget::DisruptionBudget;
 use lahar_core::cluster::Node;
 use lahar_core::comm::runtime::JobProfile;
 use lahar_core::job::JobSpec;
@@ -190,6 +191,16 @@ pub(super) fn workload_queues(v: &mut V<'_>, sources: &Sources, queues: &mut Vec
     }
 }
 
+/// PodDisruptionBudgets of the `manifests:` sources and the snapshot (`extra`).
+pub(super) fn budgets(v: &mut V<'_>, sources: &Sources, extra: &[Doc]) -> Vec<DisruptionBudget> {
+    let docs: Vec<Doc> =
+        sources.docs.values().flatten().chain(extra).filter(|d| manifest::is_budget(d)).cloned().collect();
+    let mut errs = Vec::new();
+    let out = manifest::budgets(&docs, &mut errs);
+    report(v, errs);
+    out
+}
+
 /// A `manifests:` source: its jobs. A source of PriorityClasses only is a class
 /// source; any other source that yields no job (empty files, comments only) is a
 /// mistake.
@@ -237,10 +248,12 @@ pub(super) fn source(
     }
     let docs = &docs[..];
     let jobs = jobs(v, docs, classes, t);
-    // A source of classes or queues (beside objects that make no pods) is fine.
+    // A source of classes, queues or budgets (beside objects that make no pods) is
+    // fine.
     let classes_only = !all.is_empty()
         && all.iter().all(|d| {
             manifest::is_queue(d)
+                || manifest::is_budget(d)
                 || manifest::support_object(d).is_some()
                 || d.root.get("kind").and_then(|k| k.scalar()).as_deref() == Some("PriorityClass")
         })

@@ -173,6 +173,9 @@ pub(crate) const EMPTY_CLUSTER: &str = "empty-cluster";
 /// Warning kind: jobs whose input gives no run time.
 pub(crate) const NO_RUN_TIME: &str = "jobs-without-run-time";
 
+/// Warning kind: PodDisruptionBudgets read without the `pdb` plugin.
+pub(crate) const BUDGETS_UNUSED: &str = "budgets-unused";
+
 /// Warning kind: trace rows skipped.
 pub(crate) const TRACE_ROWS_SKIPPED: &str = "trace-rows-skipped";
 
@@ -192,6 +195,8 @@ pub(crate) struct Validated<'a> {
     pub fabric: Option<Vec<FabricTier>>,
     pub decls: Option<Vec<HyperNodeDecl>>,
     pub queues: Vec<Queue>,
+    /// PodDisruptionBudgets (manifests and snapshot).
+    pub budgets: Vec<lahar_core::budget::DisruptionBudget>,
     pub scheduler: SchedulerChoice,
     /// The conf text, kept for the run's record (input-scheduler.conf).
     pub conf_text: Option<String>,
@@ -317,6 +322,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     };
     // Queue objects written beside the jobs of a `manifests:` source.
     manifests::workload_queues(&mut v, &manifest_docs, &mut queues, spec.queues.is_none() && snap.is_none());
+    let budgets = manifests::budgets(&mut v, &manifest_docs, snap.as_ref().map_or(&[][..], |s| &s.budgets));
     let queue_ids: BTreeMap<String, QueueId> =
         queues.iter().enumerate().map(|(i, q)| (q.name.clone(), QueueId(i as u32))).collect();
 
@@ -326,6 +332,26 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         None => scheduler::scheduler(&mut v, spec.scheduler.as_ref(), base),
     };
     let conf_text = scheduler::conf_text(&scheduler, spec.scheduler.as_ref(), base);
+    // Budgets only the pdb plugin reads: without it they change nothing.
+    let reads_budgets =
+        matches!(&scheduler, SchedulerChoice::Volcano(c) if c.tiers.iter().flatten().any(|p| p.name == "pdb"));
+    if !budgets.is_empty() && !reads_budgets {
+        let first = &budgets[0];
+        v.warnings.push(crate::scenario::Warning {
+            kind: BUDGETS_UNUSED,
+            count: budgets.len() as u64,
+            file: String::new(),
+            at: None,
+            path: "spec.workload".into(),
+            message: format!(
+                "{} PodDisruptionBudget(s) read (the first: {}/{}), but no `pdb` plugin in the scheduler conf reads them: they change nothing",
+                budgets.len(),
+                first.namespace,
+                first.name
+            ),
+            first_of_many: false,
+        });
+    }
     let comm = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
     let targets = Targets { queues: &queue_ids, node_ids: &node_ids, nodes: &nodes };
     // Run times of the traces named by `duration.empirical`, read once per (file, format).
@@ -380,6 +406,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         fabric,
         decls,
         queues,
+        budgets,
         scheduler,
         conf_text,
         comm,

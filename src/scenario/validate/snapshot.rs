@@ -26,6 +26,7 @@ pub(super) struct Parts {
     pub nodes: Vec<Node>,
     pub queues: Vec<Doc>,
     pub hypernodes: Vec<Doc>,
+    pub budgets: Vec<Doc>,
     pub workload: Vec<Doc>,
 }
 
@@ -76,7 +77,14 @@ pub(super) fn read(v: &mut V<'_>, spec: &RawSpec, base: &Path) -> Option<Parts> 
             first_of_many: false,
         });
     }
-    Some(Parts { at: at(p), nodes: s.nodes, queues: s.queues, hypernodes: s.hypernodes, workload: s.workload })
+    Some(Parts {
+        at: at(p),
+        nodes: s.nodes,
+        queues: s.queues,
+        hypernodes: s.hypernodes,
+        budgets: s.budgets,
+        workload: s.workload,
+    })
 }
 
 /// The snapshot's Queues (with Volcano's `default` queue when it lists none of

@@ -557,6 +557,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         hints: lahar_core::job::PodHints {
             scoring: scoring(ck, cx.names, &meta.annotations, path),
             cooldown: cooldown(ck, &meta.labels, &meta.annotations, path),
+            labels: Some(meta.labels.iter().map(|(k, (v, _))| (k.clone(), v.clone())).collect()),
         }
         .shared(),
         scheduler_name: ck.opt_str(spec, "schedulerName", &sp),
@@ -849,6 +850,20 @@ pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy
         }
     }
     out
+}
+
+/// Adds the labels a controller gives its pods to `task`'s (a controller's label
+/// replaces the template's of the same key).
+pub(crate) fn add_labels(task: &mut TaskSpec, extra: &[(&str, &str)]) {
+    let mut hints = task.hints.as_deref().cloned().unwrap_or_default();
+    let labels = hints.labels.get_or_insert_with(Vec::new);
+    for &(k, v) in extra {
+        match labels.binary_search_by(|(l, _)| l.as_str().cmp(k)) {
+            Ok(i) => labels[i].1 = v.to_string(),
+            Err(i) => labels.insert(i, (k.to_string(), v.to_string())),
+        }
+    }
+    task.hints = hints.shared();
 }
 
 /// A task from a pod shape.

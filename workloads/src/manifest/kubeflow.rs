@@ -71,7 +71,16 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
             &join(&p, "template.spec.schedulerName"),
         );
         // The PodGroup has no minTaskMember: the gang counts pods of any role.
-        tasks.push(common::task(&ty.to_lowercase(), replicas, 0, &shape));
+        let mut task = common::task(&ty.to_lowercase(), replicas, 0, &shape);
+        // The training operator's labels: the job, and the replica type in lower case.
+        common::add_labels(
+            &mut task,
+            &[
+                ("training.kubeflow.org/job-name", &meta.name),
+                ("training.kubeflow.org/replica-type", &ty.to_lowercase()),
+            ],
+        );
+        tasks.push(task);
     }
     let total: u32 = tasks.iter().map(|t| t.replicas).sum();
     // MPIJob v2beta1 and the training-operator kinds keep the policy in spec.runPolicy.

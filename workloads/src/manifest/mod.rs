@@ -9,6 +9,7 @@
 mod apps;
 mod common;
 mod kubeflow;
+mod pdb;
 mod podgroup;
 mod ray;
 mod schema;
@@ -21,6 +22,7 @@ pub mod yaml;
 pub use common::{
     BUILTIN_PRIORITY_CLASSES, Context, HIGHEST_USER_PRIORITY, ImportedJob, PriorityClass, PriorityClasses,
 };
+pub use pdb::{budgets, is_budget};
 pub use snapshot::{Snapshot, snapshot};
 pub use volcano::{NodeRef, hypernodes, queues};
 pub use yaml::{At, Doc, Node, Val};
@@ -184,7 +186,6 @@ pub fn support_object(d: &Doc) -> Option<String> {
         }
         "networking.k8s.io" => matches!(kind.as_str(), "Ingress" | "IngressClass" | "NetworkPolicy"),
         "storage.k8s.io" => kind == "StorageClass",
-        "policy" => kind == "PodDisruptionBudget",
         "autoscaling" => kind == "HorizontalPodAutoscaler",
         // Workloads whose pods another scheduler places (Volcano never sees them),
         // and DaemonSets, whose one pod per node lahar does not simulate.
@@ -239,6 +240,8 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
             ("v1", "Pod") => groups.add_pod(d, cx, &mut ck),
             ("scheduling.k8s.io", "PriorityClass") => {}
             ("scheduling.volcano.sh", "Queue") => {}
+            // Read with [`budgets`].
+            ("policy", "PodDisruptionBudget") => {}
             ("topology.volcano.sh", "HyperNode") => ck.err(
                 d.root.get("kind").and_then(|k| k.at),
                 "kind",

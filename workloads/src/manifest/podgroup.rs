@@ -399,6 +399,8 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
                 && t.priority == p.shape.priority
                 && t.preemptable == p.shape.preemptable
                 && t.never_preempts == p.shape.never_preempts
+                && t.hints.as_deref().map(|h| (&h.scoring, h.cooldown))
+                    == p.shape.hints.as_deref().map(|h| (&h.scoring, h.cooldown))
         };
         match tasks.iter_mut().find(|(t, role, _)| *role == p.role && same(t)) {
             Some((t, _, members)) => {

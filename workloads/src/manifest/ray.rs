@@ -52,7 +52,9 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     match cluster.get("headGroupSpec").and_then(|h| h.get("template")) {
         Some(tpl) => {
             let shape = common::pod_shape(ck, cx, tpl, &format!("{cp}.headGroupSpec.template"));
-            tasks.push(common::task("head", 1, 1, &shape));
+            let mut head = common::task("head", 1, 1, &shape);
+            common::add_labels(&mut head, &[("ray.io/group", "headgroup"), ("ray.io/node-type", "head")]);
+            tasks.push(head);
         }
         None => ck.err(cluster.at, &join(&cp, "headGroupSpec.template"), "a Ray cluster needs a head pod template"),
     }
@@ -76,7 +78,9 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         let gang = if autoscaling { min } else { want } * hosts;
         min_member += gang;
         // The PodGroup has no minTaskMember; per-task minimum stays 0.
-        tasks.push(common::task(&name, want * hosts, 0, &shape));
+        let mut task = common::task(&name, want * hosts, 0, &shape);
+        common::add_labels(&mut task, &[("ray.io/group", &name), ("ray.io/node-type", "worker")]);
+        tasks.push(task);
     }
     let qname = meta.labels.get("volcano.sh/queue-name").map(|x| x.0.clone()).unwrap_or_else(|| "default".into());
     let qat = meta.labels.get("volcano.sh/queue-name").and_then(|x| x.1).or(root.at);
@@ -105,6 +109,10 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let (mut j, profile) = common::assemble(head, tasks, cx);
     j.network_topology = topology;
     j.pod_names = Some(Box::new(pod_names(&j, &cluster_name)));
+    // KubeRay labels every pod with its cluster.
+    for t in &mut j.tasks {
+        common::add_labels(t, &[("ray.io/cluster", &cluster_name), ("ray.io/is-ray-node", "yes")]);
+    }
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }
 

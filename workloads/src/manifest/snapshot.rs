@@ -1,8 +1,8 @@
 //! A cluster snapshot: what `kubectl get nodes,pods,podgroups,queues,hypernodes,
 //! priorityclasses -A -o yaml` prints (one `kind: List`, or `---`-separated
-//! documents), split into what the scheduler reads — Nodes, Queues, HyperNodes, and
-//! the workload (PodGroups, Pods, PriorityClasses) — and everything else, skipped and
-//! counted by kind.
+//! documents), split into what the scheduler reads — Nodes, Queues, HyperNodes,
+//! PodDisruptionBudgets, and the workload (PodGroups, Pods, PriorityClasses) — and
+//! everything else, skipped and counted by kind.
 
 use super::common::{self, Ck};
 use super::yaml::{Doc, Node, Val};
@@ -24,6 +24,8 @@ pub struct Snapshot {
     pub queues: Vec<Doc>,
     /// HyperNode objects.
     pub hypernodes: Vec<Doc>,
+    /// PodDisruptionBudget objects.
+    pub budgets: Vec<Doc>,
     /// PodGroups, Pods and PriorityClasses.
     pub workload: Vec<Doc>,
     /// Objects the scheduler does not read, counted by kind.
@@ -49,6 +51,7 @@ pub fn snapshot(
                 }
             }
             ("scheduling.volcano.sh", "Queue") => out.queues.push(d),
+            ("policy", "PodDisruptionBudget") => out.budgets.push(d),
             ("topology.volcano.sh", "HyperNode") => out.hypernodes.push(d),
             ("v1", "Pod") | ("scheduling.volcano.sh", "PodGroup") | ("scheduling.k8s.io", "PriorityClass") => {
                 out.workload.push(d)

@@ -160,6 +160,10 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         exe.priority = c.value;
     }
     exe.depends_on = vec![0];
+    // The operator's labels: the application and the pod's role.
+    let app = meta.name.clone();
+    common::add_labels(&mut drv, &[("sparkoperator.k8s.io/app-name", &app), ("spark-role", "driver")]);
+    common::add_labels(&mut exe, &[("sparkoperator.k8s.io/app-name", &app), ("spark-role", "executor")]);
     let head = JobHead {
         name: meta.name,
         namespace: meta.namespace,

@@ -148,6 +148,12 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         timing: timing?,
     };
     let (mut spec_out, profile) = common::assemble(head, tasks, cx);
+    // The job controller labels every pod with its job, namespace, queue and task.
+    for t in &mut spec_out.tasks {
+        let own = lahar_core::job::volcano_pod_labels(&spec_out.name, &spec_out.namespace, &qname, &t.name);
+        let own: Vec<(&str, &str)> = own.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        common::add_labels(t, &own);
+    }
     spec_out.policies = job_policies;
     spec_out.preemptable = group_preemptable;
     spec_out.network_topology = nt;

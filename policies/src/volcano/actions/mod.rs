@@ -7,6 +7,7 @@ pub mod gang_evict;
 pub mod preempt;
 mod reach;
 pub mod reclaim;
+pub mod shuffle;
 mod victims;
 pub mod waiting;
 

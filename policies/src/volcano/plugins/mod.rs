@@ -13,6 +13,7 @@ pub mod network_topology;
 pub mod nodegroup;
 pub mod nodeorder;
 pub mod overcommit;
+pub mod pdb;
 pub mod predicates;
 pub mod priority;
 pub mod proportion;
@@ -52,6 +53,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "nodegroup" => Box::new(nodegroup::NodeGroup::new(&pc.args, pc.flag("enableHierarchy"))),
         "usage" => Box::new(usage::Usage::new(&pc.args)),
         "cdp" => Box::new(cdp::Cdp),
+        "pdb" => Box::new(pdb::Pdb::default()),
         "deviceshare" => Box::new(deviceshare::DeviceShare::new(&pc.args)),
         "resource-strategy-fit" => Box::new(resource_strategy_fit::ResourceStrategyFit::new(&pc.args)),
         other => unreachable!("conf loader accepted unknown plugin {other}"),
