@@ -30,12 +30,23 @@ mod trace_cli;
 mod volcano;
 mod volcano_gang_evict;
 mod volcano_hier;
-mod volcano_pdb;
 mod volcano_plugins;
 mod volcano_scenarios;
+mod volcano_shuffle;
 mod warnings;
 
 use std::path::{Path, PathBuf};
+
+/// `lahar validate` on a one-node scenario whose scheduler is the conf file
+/// `conf`: asserts exit 2 and returns stderr (the located errors).
+pub fn conf_errors(conf: &str) -> String {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("s.conf"), conf).expect("write");
+    let scenario = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n1, cpu: 1, memory: 1Gi}]\n  scheduler: {conf: s.conf}\n";
+    std::fs::write(dir.path().join("s.yaml"), scenario).expect("write");
+    let out = lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
+    String::from_utf8_lossy(&out.get_output().stderr).to_string()
+}
 
 /// The `lahar` binary, for CLI tests.
 pub fn lahar() -> assert_cmd::Command {

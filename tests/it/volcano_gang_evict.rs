@@ -407,13 +407,9 @@ fn bad_group_preemptable_is_refused() {
 /// and a non-boolean `allowWholeBundle` are refused together, exit 2.
 #[test]
 fn bad_gang_arguments_are_refused() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let conf = "actions: \"allocate, gangpreempt, gangreclaim\"\ntiers:\n- plugins:\n  - name: gang\nconfigurations:\n- name: gangpreempt\n  arguments: {maxDomains: 0}\n- name: gangreclaim\n  arguments: {allowWholeBundle: sometimes, maxDomains: -1}\n";
-    std::fs::write(dir.path().join("s.conf"), conf).expect("write");
-    let scenario = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n1, cpu: 1, memory: 1Gi}]\n  scheduler: {conf: s.conf}\n";
-    std::fs::write(dir.path().join("s.yaml"), scenario).expect("write");
-    let out = super::lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
-    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let err = super::conf_errors(
+        "actions: \"allocate, gangpreempt, gangreclaim\"\ntiers:\n- plugins:\n  - name: gang\nconfigurations:\n- name: gangpreempt\n  arguments: {maxDomains: 0}\n- name: gangreclaim\n  arguments: {allowWholeBundle: sometimes, maxDomains: -1}\n",
+    );
     for want in [
         "configurations[0].arguments.maxDomains: expected an integer ≥ 1",
         "configurations[1].arguments.allowWholeBundle: expected true or false",

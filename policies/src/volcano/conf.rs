@@ -287,13 +287,13 @@ pub const PLUGINS: &[&str] = &[
     "cdp",
     "deviceshare",
     "pdb",
+    "rescheduling",
 ];
 
 /// Plugins Volcano registers that lahar does not run, with what they need.
 pub const VOLCANO_ONLY: &[(&str, &str)] = &[
     ("numa-aware", "it needs each node's NUMA topology"),
     ("tdm", "revocable zones by time of day"),
-    ("rescheduling", "it evicts pods from busy nodes through the shuffle action"),
     ("extender", "calls to an external HTTP scheduler extender"),
     ("resourcequota", "namespace ResourceQuotas are not read"),
 ];
@@ -495,6 +495,10 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ("usage", "usage.weight" | "cpu.weight" | "memory.weight") => Int,
         ("usage", "thresholds" | "estimator") => Nested,
         ("resource-strategy-fit", "resources" | "sra" | "proportional") => Nested,
+        ("rescheduling", "interval" | "metricsPeriod") => Duration,
+        ("rescheduling", "strategies" | "labelSelector") => Nested,
+        // The design's selectors, which Volcano's code never reads.
+        ("rescheduling", "queueSelector") => List,
         _ => return None,
     })
 }
@@ -528,6 +532,7 @@ fn nested_issues(plugin: &str, key: &str, v: &ArgValue) -> Vec<(String, String)>
     match plugin {
         "resource-strategy-fit" => super::plugins::resource_strategy_fit::check(key, v),
         "usage" => super::plugins::usage::check(key, v),
+        "rescheduling" => super::plugins::rescheduling::check(key, v),
         _ => Vec::new(),
     }
 }

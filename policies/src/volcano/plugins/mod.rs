@@ -18,6 +18,7 @@ pub mod predicates;
 pub mod priority;
 pub mod proportion;
 pub mod queue_tree;
+pub mod rescheduling;
 pub mod resource_strategy_fit;
 pub mod sla;
 pub mod task_topology;
@@ -54,6 +55,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "usage" => Box::new(usage::Usage::new(&pc.args)),
         "cdp" => Box::new(cdp::Cdp),
         "pdb" => Box::new(pdb::Pdb::default()),
+        "rescheduling" => Box::new(rescheduling::Rescheduling::new(&pc.args)),
         "deviceshare" => Box::new(deviceshare::DeviceShare::new(&pc.args)),
         "resource-strategy-fit" => Box::new(resource_strategy_fit::ResourceStrategyFit::new(&pc.args)),
         other => unreachable!("conf loader accepted unknown plugin {other}"),

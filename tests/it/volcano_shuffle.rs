@@ -1,6 +1,7 @@
-//! The `pdb` plugin and the `shuffle` action: Volcano's pdb_test.go replayed
-//! (with budgets whose status lahar computes from the pods), budgets over several
-//! sessions of preempt, and PodDisruptionBudget input through the binary.
+//! The `shuffle` action with its victim plugins: `pdb` (Volcano's pdb_test.go
+//! replayed, with budgets whose status lahar computes from the pods; budgets over
+//! several sessions; PodDisruptionBudget input through the binary) and
+//! `rescheduling` (lowNodeUtilization over sessions, computed by hand).
 
 use super::volcano::{Out, run_file};
 
@@ -144,4 +145,71 @@ fn controller_labels_are_selected() {
     let mut e = o.evictions();
     e.sort();
     assert_eq!(e, ["default/compact-w-0", "default/web-w-0"]);
+}
+
+// ---------------------------------------------------------------------------
+// rescheduling (Volcano has no unit test for it: scenarios computed by hand)
+
+/// Four Running pods of 2 cpus and 2Gi on n1 (priorities 1–4), n2 empty; both
+/// nodes 10 cpus and 10Gi; rescheduling's `args` and nodeorder to place pods.
+fn rescheduling(args: &str) -> Out {
+    let pod = |n: u32| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p{n}\n  namespace: default\n  annotations: {{lahar.io/duration: 1h}}\nspec:\n  nodeName: n1\n  priority: {n}\n  containers: [{{name: c, resources: {{requests: {{cpu: \"2\", memory: 2Gi}}}}}}]\nstatus: {{phase: Running}}\n---\n"
+        )
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = String::from(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: rs}\nspec:\n  horizon: 20m\n  cluster:\n    nodes:\n      - {name: n1, cpu: 10, memory: 10Gi}\n      - {name: n2, cpu: 10, memory: 10Gi}\n  scheduler:\n    inline: |\n      actions: \"allocate, shuffle\"\n      tiers:\n      - plugins:\n        - name: rescheduling\n",
+    );
+    for l in args.lines() {
+        s += &format!("          {l}\n");
+    }
+    s += "      - plugins:\n        - name: nodeorder\n  workload:\n    - manifests: objects.yaml\n";
+    std::fs::write(dir.path().join("scenario.yaml"), s).expect("write");
+    std::fs::write(dir.path().join("objects.yaml"), (1..=4).map(pod).collect::<String>()).expect("write");
+    run_file(&dir.path().join("scenario.yaml"))
+}
+
+const LOW_NODE: &str = "arguments:\n  interval: 5m\n  strategies:\n  - name: lowNodeUtilization\n    params:\n      thresholds: {cpu: 20, memory: 20}\n      targetThresholds: {cpu: 50, memory: 50}\n";
+
+/// n1 is at 80% (above the 50% target: high), n2 at 0% (below 20%: low). The
+/// room up to n2's target is 5 cpus and 5Gi. The first session after 5 minutes
+/// (300 s and 1 µs) takes n1's pods lowest priority first while n1 is still at
+/// or above 50%: p1 (80% → 60%, room 3), p2 (60% → 40%, room 1), then stops.
+/// The evicted pods are made again and placed on n2 (nodeorder prefers the idle
+/// node) once released, 30 s later. At the next run (600 s) both nodes are at
+/// 40%: no node is low, nothing moves.
+#[test]
+fn low_node_utilization_moves_pods_to_idle_nodes() {
+    let o = rescheduling(LOW_NODE);
+    let e: Vec<String> = o.of("evict").iter().map(|d| format!("{} {}", d["t"], d["pod"])).collect();
+    assert_eq!(e, ["300.000001 default/p1", "300.000001 default/p2"]);
+    let b: Vec<String> = o.of("bind").iter().map(|d| format!("{} {} {}", d["t"], d["pod"], d["node"])).collect();
+    assert_eq!(b, ["330.000001 default/p1 n2", "330.000001 default/p2 n2"]);
+}
+
+/// Volcano's defaults (thresholds and targets of 100%) never find a high node:
+/// nothing moves; nor does anything before the first interval has passed.
+#[test]
+fn rescheduling_defaults_and_interval() {
+    assert!(rescheduling("arguments: {interval: 5m}\n").evictions().is_empty());
+    let late = LOW_NODE.replace("interval: 5m", "interval: 30m");
+    assert!(rescheduling(&late).evictions().is_empty());
+}
+
+/// A float threshold (Volcano panics on one) and an unknown strategy are refused
+/// at their place; the design's other strategy names load.
+#[test]
+fn rescheduling_bad_arguments_are_refused() {
+    let err = super::conf_errors(
+        "actions: \"shuffle\"\ntiers:\n- plugins:\n  - name: rescheduling\n    arguments:\n      strategies:\n      - name: offlineOnly\n      - name: highNodeUtilization\n      - name: lowNodeUtilization\n        params: {thresholds: {cpu: 20.5}}\n",
+    );
+    for want in [
+        "arguments.strategies[1].name: unknown strategy `highNodeUtilization`",
+        "arguments.strategies[2].params.thresholds.cpu: expected an integer percent",
+    ] {
+        assert!(err.contains(want), "{want} not in {err}");
+    }
+    assert!(!err.contains("strategies[0]"), "{err}");
 }
