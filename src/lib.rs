@@ -132,6 +132,7 @@ pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
     let (source, health) = s.workload.source();
     let mut world = World::new(s.cluster, s.queues, Vec::new());
     world.set_budgets(s.budgets);
+    world.clock_start = s.clock_start;
     // A policy of the FGD paper scores against the scenario's typical pods and
     // chooses where shares of one GPU go.
     if let Some(p) = s.scheduler.placement_policy() {

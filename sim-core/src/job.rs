@@ -181,6 +181,10 @@ pub struct PodHints {
     /// (compact, trace, synthetic), whose pods carry the labels of Volcano's job
     /// controller ([`JobSpec::pod_labels`]).
     pub labels: Option<Vec<(String, String)>>,
+    /// tdm's revocable zone: the pod may run on revocable nodes
+    /// (`volcano.sh/revocable-zone: "*"`, or a pod annotated
+    /// `volcano.sh/preemptable: "true"` without a zone).
+    pub revocable: bool,
 }
 
 impl PodHints {
@@ -259,6 +263,9 @@ pub struct JobSpec {
     /// when neither is set. gangpreempt and gangreclaim take victims only from jobs
     /// where it is unset or true.
     pub preemptable: Option<bool>,
+    /// The PodGroup's disruption budget for tdm (`volcano.sh/jdb-min-available`,
+    /// else `volcano.sh/jdb-max-unavailable`); `None` when neither is set.
+    pub disruption: Option<crate::budget::BudgetRule>,
     /// Tasks.
     pub tasks: Vec<TaskSpec>,
     /// Job-level policies.
@@ -316,6 +323,7 @@ impl JobSpec {
             submit: SimTime::ZERO,
             min_available: 0,
             preemptable: None,
+            disruption: None,
             tasks: Vec::new(),
             policies: Vec::new(),
             max_retry: 0,
@@ -676,6 +684,7 @@ mod tests {
             submit: SimTime::ZERO,
             min_available: min,
             preemptable: None,
+            disruption: None,
             tasks,
             policies: vec![],
             max_retry: 3,

@@ -409,6 +409,11 @@ impl<'w> Session<'w> {
         });
         v
     }
+    /// The wall-clock time now, whole seconds since 1970-01-01T00:00 in the
+    /// cluster's local time (`spec.startTime` plus the simulated time).
+    pub fn wall_clock(&self) -> i64 {
+        self.world.clock_start + (self.now.0 / crate::time::MICROS_PER_SEC) as i64
+    }
     /// The cluster's PodDisruptionBudgets.
     pub fn budgets(&self) -> &[crate::budget::DisruptionBudget] {
         &self.world.budgets

@@ -130,6 +130,41 @@ pub enum DurationError {
     Overflow(String),
 }
 
+/// Seconds in a day.
+pub const DAY_SECS: i64 = 86_400;
+
+/// A wall-clock date and time `YYYY-MM-DDTHH:MM[:SS]` (an optional trailing `Z`),
+/// as seconds since 1970-01-01T00:00:00 in the cluster's local time (no zone: the
+/// simulated cluster has one clock).
+pub fn parse_civil(s: &str) -> Option<i64> {
+    let s = s.strip_suffix('Z').unwrap_or(s);
+    let (date, time) = s.split_once('T')?;
+    let num = |x: &str, len: usize| {
+        (x.len() == len && x.bytes().all(|b| b.is_ascii_digit())).then(|| x.parse::<i64>().ok()).flatten()
+    };
+    let d: Vec<&str> = date.split('-').collect();
+    let t: Vec<&str> = time.split(':').collect();
+    if d.len() != 3 || !(2..=3).contains(&t.len()) {
+        return None;
+    }
+    let (y, m, day) = (num(d[0], 4)?, num(d[1], 2)?, num(d[2], 2)?);
+    let (h, mi) = (num(t[0], 2)?, num(t[1], 2)?);
+    let sec = if t.len() == 3 { num(t[2], 2)? } else { 0 };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days_in = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if !(1..=12).contains(&m) || day < 1 || day > days_in[m as usize - 1] || h > 23 || mi > 59 || sec > 59 {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let (yy, mm) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let doy = (153 * mm + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * DAY_SECS + h * 3600 + mi * 60 + sec)
+}
+
 /// Parses a Go duration (`300ms`, `1.5h`, `2h45m`) into microseconds, as Go's
 /// `time.ParseDuration` reads it (Volcano's conf arguments and annotations).
 pub fn parse_go_duration(s: &str) -> Option<u64> {
@@ -215,6 +250,18 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, DurationError> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn civil_times() {
+        assert_eq!(super::parse_civil("1970-01-01T00:00"), Some(0));
+        assert_eq!(super::parse_civil("1970-01-02T01:00:30Z"), Some(86_400 + 3_630));
+        assert_eq!(super::parse_civil("2026-11-24T12:00:00"), Some(1_795_521_600));
+        assert_eq!(super::parse_civil("2024-02-29T00:00"), Some(1_709_164_800));
+        assert_eq!(super::parse_civil("2023-02-29T00:00"), None);
+        assert_eq!(super::parse_civil("2026-11-24 12:00"), None);
+        assert_eq!(super::parse_civil("2026-11-24T24:00"), None);
+    }
+
     use super::*;
 
     #[test]

@@ -435,6 +435,9 @@ pub struct World {
     /// the actions read the facts of every waiting job from one sequential array
     /// (kept in step by `reindex` and `transition`).
     pub admitted_list: Vec<(JobId, ReachFacts)>,
+    /// The wall-clock time of t = 0, seconds since 1970-01-01T00:00 in the
+    /// cluster's local time (`spec.startTime`; 0 by default).
+    pub clock_start: i64,
     /// PodDisruptionBudgets ([`World::set_budgets`]).
     pub budgets: Vec<crate::budget::DisruptionBudget>,
     /// Per budget: the active jobs it covers, with the tasks it covers (matched
@@ -524,6 +527,7 @@ impl World {
             gpu_used_milli: 0,
             budgets: Vec::new(),
             budget_jobs: Vec::new(),
+            clock_start: 0,
         }
     }
 

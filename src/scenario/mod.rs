@@ -82,6 +82,9 @@ pub struct Scenario {
     pub queues: Vec<Queue>,
     /// PodDisruptionBudgets (from manifests and the snapshot).
     pub budgets: Vec<lahar_core::budget::DisruptionBudget>,
+    /// `spec.startTime`: the wall-clock time of t = 0, seconds since
+    /// 1970-01-01T00:00 (0 without it).
+    pub clock_start: i64,
     /// Scheduler.
     pub scheduler: SchedulerChoice,
     /// All jobs of all sources, ordered by (submit time, source, position in

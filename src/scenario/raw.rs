@@ -61,6 +61,8 @@ pub struct RawSpec {
     pub horizon: Option<Spanned<String>>,
     pub schedule_period: Option<Spanned<String>>,
     pub sessions: Option<Spanned<i64>>,
+    /// The wall-clock date and time of t = 0 (`YYYY-MM-DDTHH:MM[:SS]`).
+    pub start_time: Option<Spanned<String>>,
     #[serde(default)]
     pub cluster: RawCluster,
     /// A cluster snapshot (`kubectl get ... -o yaml`): nodes, queues, HyperNodes and

@@ -33,6 +33,7 @@ mod volcano_hier;
 mod volcano_plugins;
 mod volcano_scenarios;
 mod volcano_shuffle;
+mod volcano_tdm;
 mod warnings;
 
 use std::path::{Path, PathBuf};

@@ -840,6 +840,15 @@ fn published_confs_load_as_written() {
         (c.actions.as_slice(), plugin(&c, "pdb").name.as_str()),
         ([Reclaim, Preempt, Shuffle].as_slice(), "pdb")
     );
+    let c = published("rescheduling-design.conf");
+    let r = lahar_policies::volcano::plugins::rescheduling::Rescheduling::new(&plugin(&c, "rescheduling").args);
+    assert_eq!(r.settings(), (300_000_000, [20.0, 20.0], [50.0, 50.0]));
+    let c = published("tdm-plugin-header.conf");
+    let t = plugin(&c, "tdm");
+    assert_eq!(
+        (t.args.str("tdm.revocable-zone.rz1"), t.args.str("tdm.revocable-zone.rz2")),
+        (Some("10:00-21:00"), Some("12:00-14:00"))
+    );
     let u = plugin(&published("usage-design.conf"), "usage").clone();
     let t = lahar_policies::volcano::plugins::usage::Usage::new(&u.args);
     assert_eq!(t.thresholds(), (80.0, 70.0));

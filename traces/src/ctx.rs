@@ -221,6 +221,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         submit: SimTime::ZERO,
         min_available,
         preemptable: None,
+        disruption: None,
         tasks: p.tasks,
         policies: vec![],
         max_retry: 3,

@@ -431,6 +431,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         submit,
         min_available: pods,
         preemptable: None,
+        disruption: None,
         tasks,
         policies: vec![],
         max_retry: 3,

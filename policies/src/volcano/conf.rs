@@ -288,12 +288,12 @@ pub const PLUGINS: &[&str] = &[
     "deviceshare",
     "pdb",
     "rescheduling",
+    "tdm",
 ];
 
 /// Plugins Volcano registers that lahar does not run, with what they need.
 pub const VOLCANO_ONLY: &[(&str, &str)] = &[
     ("numa-aware", "it needs each node's NUMA topology"),
-    ("tdm", "revocable zones by time of day"),
     ("extender", "calls to an external HTTP scheduler extender"),
     ("resourcequota", "namespace ResourceQuotas are not read"),
 ];
@@ -496,6 +496,8 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ("usage", "thresholds" | "estimator") => Nested,
         ("resource-strategy-fit", "resources" | "sra" | "proportional") => Nested,
         ("rescheduling", "interval" | "metricsPeriod") => Duration,
+        ("tdm", "tdm.evict.period") => Duration,
+        ("tdm", k) if k.starts_with("tdm.revocable-zone.") && k.len() > "tdm.revocable-zone.".len() => Str,
         ("rescheduling", "strategies" | "labelSelector") => Nested,
         // The design's selectors, which Volcano's code never reads.
         ("rescheduling", "queueSelector") => List,
@@ -519,6 +521,9 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
         ) => Err("this device-sharing mode needs per-device memory and core accounting, which lahar does not model; deviceshare.GPUNumberEnable (whole GPUs by `volcano.sh/gpu-number`) is".into()),
         ("deviceshare", "deviceshare.GPUExclusiveRules", ArgValue::List(l)) if !l.is_empty() => {
             Err("exclusive GPU rules apply to GPU sharing, which lahar does not model".into())
+        }
+        ("tdm", k, ArgValue::Str(w)) if k.starts_with("tdm.revocable-zone.") && super::plugins::tdm::parse_window(w).is_none() => {
+            Err(format!("expected a daily window such as 10:00-21:00 (hours 0–23, two-digit minutes), got `{w}` (Volcano finds the zone never open)"))
         }
         ("fgd", "fgd.policy", ArgValue::Str(p)) if crate::placement::Policy::from_name(p).is_none() => {
             Err(format!("unknown policy `{p}`; expected one of: {}", crate::placement::NAMES.join(", ")))

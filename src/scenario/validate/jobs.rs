@@ -255,6 +255,7 @@ fn job(
         submit: SimTime(submit.micros()),
         min_available,
         preemptable: None,
+        disruption: None,
         tasks,
         policies: job_policies,
         max_retry,

@@ -197,6 +197,8 @@ pub(crate) struct Validated<'a> {
     pub queues: Vec<Queue>,
     /// PodDisruptionBudgets (manifests and snapshot).
     pub budgets: Vec<lahar_core::budget::DisruptionBudget>,
+    /// `spec.startTime`, seconds since 1970-01-01T00:00.
+    pub clock_start: i64,
     pub scheduler: SchedulerChoice,
     /// The conf text, kept for the run's record (input-scheduler.conf).
     pub conf_text: Option<String>,
@@ -264,6 +266,17 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     let spec = &raw.spec;
     let seed = spec.seed.unwrap_or(0);
     let mut engine = engine(&mut v, spec, seed);
+    let clock_start = match &spec.start_time {
+        Some(t) => lahar_core::time::parse_civil(&t.value).unwrap_or_else(|| {
+            v.err(
+                at(t),
+                "spec.startTime",
+                format!("expected a date and time such as 2026-01-05T08:00:00, got `{}`", t.value),
+            );
+            0
+        }),
+        None => 0,
+    };
     if let Some(d) = spec.defaults.as_ref().and_then(|d| d.value.duration.as_ref()) {
         v.default_duration = match v.duration(d, "spec.defaults.duration") {
             Some(x) if x.micros() == 0 => {
@@ -407,6 +420,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         decls,
         queues,
         budgets,
+        clock_start,
         scheduler,
         conf_text,
         comm,

@@ -219,6 +219,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 submit: SimTime(submit),
                 min_available: 1 + (submit as u32 % pods),
                 preemptable: None,
+                disruption: None,
                 tasks,
                 policies: vec![],
                 max_retry: retry,

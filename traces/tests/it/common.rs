@@ -141,6 +141,7 @@ pub fn gang(
         submit: SimTime(submit_s * 1_000_000),
         min_available: tasks.iter().map(|t| t.replicas).sum(),
         preemptable: None,
+        disruption: None,
         tasks,
         policies: vec![],
         max_retry: 3,

@@ -418,10 +418,10 @@ pub(crate) fn group_preemptable(
         (None, Some(l)) => ("labels", l),
         (None, None) => return None,
     };
-    match value.as_str() {
-        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
-        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
-        other => {
+    match parse_go_bool(value) {
+        Some(b) => Some(b),
+        None => {
+            let other = value.as_str();
             ck.err(
                 *at,
                 &join(path, &format!("metadata.{field}.{KEY}")),
@@ -430,6 +430,63 @@ pub(crate) fn group_preemptable(
             None
         }
     }
+}
+
+/// tdm's revocable zone of a pod (Volcano's `GetPodRevocableZone`, annotations
+/// only): `volcano.sh/revocable-zone: "*"`, else `volcano.sh/preemptable` true.
+/// Volcano reads any other zone value as none; lahar refuses it.
+fn revocable(ck: &mut Ck<'_>, annotations: &BTreeMap<String, (String, At)>, path: &str) -> bool {
+    const KEY: &str = "volcano.sh/revocable-zone";
+    match annotations.get(KEY) {
+        Some((v, _)) if v == "*" => true,
+        Some((v, at)) => {
+            let p = join(path, &format!("metadata.annotations.{KEY}"));
+            ck.err(*at, &p, format!("expected `*` (Volcano reads no other zone value), got `{v}`"));
+            false
+        }
+        None => annotations.get("volcano.sh/preemptable").is_some_and(|(v, _)| parse_go_bool(v) == Some(true)),
+    }
+}
+
+/// Go's `strconv.ParseBool`.
+pub(crate) fn parse_go_bool(v: &str) -> Option<bool> {
+    match v {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// A PodGroup's disruption budget for tdm (`volcano.sh/jdb-min-available`, else
+/// `volcano.sh/jdb-max-unavailable`: a count or `N%`), from the annotations its
+/// PodGroup takes. Volcano reads any other value as 0; lahar refuses it.
+pub(crate) fn group_disruption(
+    ck: &mut Ck<'_>,
+    annotations: &BTreeMap<String, (String, At)>,
+    path: &str,
+) -> Option<lahar_core::budget::BudgetRule> {
+    use lahar_core::budget::{BudgetRule, IntOrPercent};
+    let (key, rule): (&str, fn(IntOrPercent) -> BudgetRule) =
+        if annotations.contains_key("volcano.sh/jdb-min-available") {
+            ("volcano.sh/jdb-min-available", BudgetRule::MinAvailable)
+        } else if annotations.contains_key("volcano.sh/jdb-max-unavailable") {
+            ("volcano.sh/jdb-max-unavailable", BudgetRule::MaxUnavailable)
+        } else {
+            return None;
+        };
+    let (v, at) = &annotations[key];
+    let n = match v.strip_suffix('%') {
+        Some(p) => p.parse::<u32>().ok().filter(|&p| p <= 100).map(IntOrPercent::Percent),
+        None => v.parse::<u32>().ok().map(IntOrPercent::Int),
+    };
+    if n.is_none() {
+        ck.err(
+            *at,
+            &join(path, &format!("metadata.annotations.{key}")),
+            format!("expected a count or a percentage such as `30%`, got `{v}`"),
+        );
+    }
+    n.map(rule)
 }
 
 /// What the scheduler sees of a pod template (or a Pod).
@@ -558,6 +615,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
             scoring: scoring(ck, cx.names, &meta.annotations, path),
             cooldown: cooldown(ck, &meta.labels, &meta.annotations, path),
             labels: Some(meta.labels.iter().map(|(k, (v, _))| (k.clone(), v.clone())).collect()),
+            revocable: revocable(ck, &meta.annotations, path),
         }
         .shared(),
         scheduler_name: ck.opt_str(spec, "schedulerName", &sp),
@@ -909,6 +967,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         submit: h.timing.submit,
         min_available: h.min_available,
         preemptable: None,
+        disruption: None,
         tasks,
         policies: Vec::new(),
         max_retry: 3,

@@ -62,6 +62,8 @@ struct Group {
     annotations_at: At,
     /// `volcano.sh/preemptable` (annotation, else label).
     preemptable: Option<bool>,
+    /// `volcano.sh/jdb-min-available` / `-max-unavailable`.
+    disruption: Option<lahar_core::budget::BudgetRule>,
     ok: bool,
 }
 
@@ -139,6 +141,7 @@ impl Groups {
             network_topology: nt,
             phase,
             preemptable: common::group_preemptable(ck, &meta.labels, &meta.annotations, ""),
+            disruption: common::group_disruption(ck, &meta.annotations, ""),
             annotations: meta.annotations,
             annotations_at: meta.at,
             ok: ck.ok(),
@@ -300,6 +303,7 @@ impl Groups {
             j.roles = roles;
             j.start_phase = g.phase;
             j.preemptable = g.preemptable;
+            j.disruption = g.disruption;
             j.network_topology = g.network_topology;
             // Volcano's scheduler reads a PodGroup's `minResources` as written: none
             // is nothing to reserve (`GetMinResources` of a nil list), not the

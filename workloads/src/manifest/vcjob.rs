@@ -131,6 +131,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let topology = task_topology(ck, &meta.annotations, &tasks);
     // The job controller gives the PodGroup the job's annotations and labels.
     let group_preemptable = common::group_preemptable(ck, &meta.labels, &meta.annotations, "");
+    let disruption = common::group_disruption(ck, &meta.annotations, "");
     if !ck.ok() {
         return None;
     }
@@ -156,6 +157,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     }
     spec_out.policies = job_policies;
     spec_out.preemptable = group_preemptable;
+    spec_out.disruption = disruption;
     spec_out.network_topology = nt;
     spec_out.task_topology = topology.map(Box::new);
     if let Some(m) = max_retry {

@@ -22,6 +22,7 @@ pub mod rescheduling;
 pub mod resource_strategy_fit;
 pub mod sla;
 pub mod task_topology;
+pub mod tdm;
 pub mod usage;
 
 use super::conf::PluginConf;
@@ -56,6 +57,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "cdp" => Box::new(cdp::Cdp),
         "pdb" => Box::new(pdb::Pdb::default()),
         "rescheduling" => Box::new(rescheduling::Rescheduling::new(&pc.args)),
+        "tdm" => Box::new(tdm::Tdm::new(&pc.args)),
         "deviceshare" => Box::new(deviceshare::DeviceShare::new(&pc.args)),
         "resource-strategy-fit" => Box::new(resource_strategy_fit::ResourceStrategyFit::new(&pc.args)),
         other => unreachable!("conf loader accepted unknown plugin {other}"),
