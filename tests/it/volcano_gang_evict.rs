@@ -453,3 +453,22 @@ fn unified_evictable_fn_gang_reclaim_permits_all() {
     // ...and a two-cpu preemptor finds too little room: nothing is evicted.
     assert!(run("gangpreempt", "q1", 2).is_empty());
 }
+
+/// examples/volcano/gang-evict.yaml behaves as its comments say.
+#[test]
+fn gang_evict_example() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/volcano/gang-evict.yaml");
+    let o = super::volcano::run_file(&p);
+    let by_job = |t: &str, job: &str| o.of("evict").iter().filter(|d| d["t"] == t && d["job"] == job).count();
+    assert_eq!((by_job("600", "sweep"), by_job("600", "pretrain")), (8, 0));
+    assert_eq!((by_job("1200", "sweep"), by_job("1200", "pretrain")), (0, 2));
+    assert_eq!(o.evictions().len(), 10);
+    let job = |n: &str| {
+        let j = o.jobs.iter().find(|j| j["job"] == n).expect("job");
+        (j["start"].clone(), j["end"].clone())
+    };
+    assert_eq!(job("finetune"), ("630".to_string(), "7830".to_string()));
+    assert_eq!(job("eval"), ("1230".to_string(), "4830".to_string()));
+    assert_eq!(job("sweep"), ("60".to_string(), "14460".to_string()));
+    assert_eq!(job("pretrain"), ("0".to_string(), "33630".to_string()));
+}

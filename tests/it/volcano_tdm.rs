@@ -215,3 +215,26 @@ fn tdm_bad_input_through_the_binary() {
         assert!(err.contains(want), "{want} not in {err}");
     }
 }
+
+/// examples/volcano/revocable-nodes.yaml behaves as its comments say.
+#[test]
+fn revocable_nodes_example() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/volcano/revocable-nodes.yaml");
+    let o = super::volcano::run_file(&p);
+    let binds: Vec<String> = o.of("bind").iter().map(|d| format!("{} {} {}", d["t"], d["job"], d["node"])).collect();
+    assert_eq!(
+        binds,
+        [
+            "0 training regular-1",
+            "0 training regular-0",
+            "14400 batch-0 lent-0",
+            "14400 batch-1 lent-1",
+            "28800 batch-2 lent-1",
+            "28800 batch-3 lent-0",
+            "43200 batch-2 regular-0",
+            "43200 batch-3 regular-1"
+        ]
+    );
+    let evicted: Vec<String> = o.of("evict").iter().map(|d| format!("{} {}", d["t"], d["job"])).collect();
+    assert_eq!(evicted, ["36001 batch-2", "36001 batch-3"]);
+}
