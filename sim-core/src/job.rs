@@ -460,6 +460,11 @@ impl JobSpec {
         }
         volcano_pod_labels(&self.name, &self.namespace, queue, &self.tasks[t].name)
     }
+    /// True if task `t`'s pods have labels ([`JobSpec::pod_labels`] is not empty;
+    /// the job controller's labels always are), without building them.
+    pub fn has_pod_labels(&self, t: usize) -> bool {
+        self.tasks[t].hints.as_ref().and_then(|h| h.labels.as_ref()).is_none_or(|l| !l.is_empty())
+    }
     /// The first task of task `t`'s role (see [`JobSpec::roles`]).
     pub fn role_lead(&self, t: usize) -> usize {
         self.roles.as_ref().map_or(t, |r| r[t] as usize)

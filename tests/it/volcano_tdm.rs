@@ -238,3 +238,33 @@ fn revocable_nodes_example() {
     let evicted: Vec<String> = o.of("evict").iter().map(|d| format!("{} {}", d["t"], d["job"])).collect();
     assert_eq!(evicted, ["36001 batch-2", "36001 batch-3"]);
 }
+
+/// tdm's `preemptable` through preempt: a preemptor that is not preemptable
+/// (and has no revocable zone) takes preemptable pods on regular nodes, at most
+/// one per victim job and call (no disruption budget); each of prod's two pods
+/// makes its own call, so both of batch's pods go. A preemptable preemptor takes
+/// nothing.
+#[test]
+fn tdm_preemptable_through_preempt() {
+    let run = |prod_ann: &str| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let nodes = "      - {name: n1, cpu: 2, memory: 8Gi}\n";
+        let conf = "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: priority\n  - name: tdm\n";
+        let job = |name: &str, class: &str, at: u32, ann: &str| {
+            format!(
+                "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {{name: {name}, namespace: c1, annotations: {{lahar.io/duration: 1h, lahar.io/submit-at: {at}s}}}}\nspec:\n  queue: c1\n  minAvailable: 1\n  priorityClassName: {class}\n  tasks:\n    - replicas: 2\n      name: w\n      template:\n        metadata: {{annotations: {{{ann}}}}}\n        spec:\n          containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\n---\n"
+            )
+        };
+        let classes = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 1\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n---\n";
+        let objects = format!(
+            "{classes}{}{}",
+            job("batch", "low", 0, "volcano.sh/preemptable: \"true\""),
+            job("prod", "high", 60, prod_ann)
+        );
+        write(dir.path(), nodes, conf, "  horizon: 2h\n", &objects);
+        let o = super::volcano::run_file(&dir.path().join("scenario.yaml"));
+        o.of("evict").iter().map(|d| format!("{} {}", d["t"], d["pod"])).collect::<Vec<_>>()
+    };
+    assert_eq!(run("volcano.sh/preemptable: \"false\""), ["60 c1/batch-w-0", "60 c1/batch-w-1"]);
+    assert!(run("volcano.sh/preemptable: \"true\"").is_empty());
+}

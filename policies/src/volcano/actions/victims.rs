@@ -266,12 +266,16 @@ impl FailMemo {
         (job.spec.queue, job.spec.priority, p.priority, p.best_effort, req, owner)
     }
 
-    /// The two pods pass the same nodes' filters (selectors and tolerations).
+    /// The two pods pass the same nodes' filters (selectors and tolerations) and
+    /// the plugins read the same of them as preemptors: their preemptability and
+    /// hints (tdm's victims and predicate read both: a revocable zone).
     fn same_selector(ssn: &Session<'_>, a: PodId, b: PodId) -> bool {
         let task = |p: PodId| &ssn.job(ssn.pod(p).job).spec.tasks[ssn.pod(p).task as usize];
         task(a).node_selector == task(b).node_selector
             && task(a).node_label_in == task(b).node_label_in
             && task(a).tolerations == task(b).tolerations
+            && task(a).preemptable == task(b).preemptable
+            && task(a).hints == task(b).hints
     }
 
     /// True if a search for `pod` is known to fail (never in exhaustive mode, nor

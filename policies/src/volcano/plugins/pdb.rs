@@ -33,9 +33,7 @@ impl Pdb {
         let mut out = Vec::new();
         for &c in candidates {
             let p = ssn.pod(c);
-            let job = ssn.job(p.job);
-            let queue = &ssn.queue(job.spec.queue).spec.name;
-            if job.spec.pod_labels(p.task as usize, queue).is_empty() {
+            if !ssn.job(p.job).spec.has_pod_labels(p.task as usize) {
                 continue;
             }
             let mut violated = false;
