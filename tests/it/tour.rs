@@ -174,6 +174,22 @@ const CASES: &[Case] = &[
         stdout: &[],
     },
     Case {
+        name: "manifests whose every object is skipped",
+        files: &[
+            ("s.yaml", scn!("  workload:\n    - manifests: m.yaml\n")),
+            (
+                "m.yaml",
+                "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: nginx}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: nginx}}\n  template:\n    metadata: {labels: {app: nginx}}\n    spec:\n      containers: [{name: nginx, image: nginx}]\n",
+            ),
+        ],
+        args: &["validate", "{d}/s.yaml"],
+        code: 2,
+        stderr: &[
+            "s.yaml:9:7: spec.workload[0].manifests: the manifests yield no job: 1 object read, all skipped as making no pods for Volcano (1 ReplicaSet (apps/v1) of schedulerName `default-scheduler`)",
+        ],
+        stdout: &[],
+    },
+    Case {
         name: "trace allowed to be empty",
         files: &[
             ("s.yaml", scn!("  workload:\n    - trace: {format: lahar, path: t.csv, allowEmpty: true}\n")),

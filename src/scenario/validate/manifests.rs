@@ -259,7 +259,19 @@ pub(super) fn source(
         })
         && all.len() > skipped.values().sum::<usize>();
     if jobs.is_empty() && !classes_only && v.errors.len() == errors_before {
-        v.err(at, format!("{path}.manifests"), format!("the manifests yield no job ({} objects read)", docs.len()));
+        let n: usize = skipped.values().sum();
+        let message = if n > 0 && docs.is_empty() {
+            let kinds: Vec<String> = skipped.iter().map(|(k, c)| format!("{c} {k}")).collect();
+            format!(
+                "the manifests yield no job: {} object{} read, all skipped as making no pods for Volcano ({})",
+                all.len(),
+                if all.len() == 1 { "" } else { "s" },
+                kinds.join(", ")
+            )
+        } else {
+            format!("the manifests yield no job ({} objects read)", all.len())
+        };
+        v.err(at, format!("{path}.manifests"), message);
     }
     Source::Jobs { jobs: jobs.into_iter().map(|(j, p)| (j, p.map(Arc::new))).collect(), compact: false }
 }

@@ -467,6 +467,27 @@ spec:
         assert!(err[0].contains("spec.memoryOverheadFactor: expected a non-negative number"), "{err:?}");
     }
 
+    /// `v1beta1` SparkApplications (Volcano's kubecon sample) give `cores` as a
+    /// number: 0.1 cores is 100 millicores; `v1beta2` wants an integer.
+    #[test]
+    fn spark_v1beta1_fractional_cores() {
+        let text = "apiVersion: sparkoperator.k8s.io/v1beta1
+kind: SparkApplication
+metadata: {name: s, annotations: {lahar.io/duration: 1m}}
+spec:
+  type: Scala
+  batchScheduler: volcano
+  driver: {cores: 0.1, memory: 512m}
+  executor: {instances: 1, cores: 1, memory: 512m}
+";
+        let j = &convert(text).unwrap()[0].spec;
+        assert_eq!((j.tasks[0].requests.cpu(), j.tasks[1].requests.cpu()), (100, 1000));
+        let err = convert(&text.replace("v1beta1", "v1beta2")).unwrap_err();
+        assert!(err[0].contains("spec.driver.cores"), "{err:?}");
+        let err = convert(&text.replace("cores: 0.1", "cores: -0.5")).unwrap_err();
+        assert!(err[0].contains("spec.driver.cores: expected a number of cores above 0"), "{err:?}");
+    }
+
     #[test]
     fn pods_group_by_task_spec_or_identical_spec() {
         let pod = |name: &str, extra: &str, node: &str| {

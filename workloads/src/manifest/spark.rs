@@ -25,13 +25,22 @@ pub(crate) fn spark_memory(s: &str) -> Option<i64> {
 
 /// The requests of the driver or an executor pod: cores (or `coreRequest`), memory
 /// plus overhead (`memoryOverhead`, else max(`factor` × memory, 384Mi) as Spark
-/// computes it), and `gpu: {name, quantity}`.
-fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str, factor: f64) -> PodShape {
+/// computes it), and `gpu: {name, quantity}`. In `v1beta1`, `cores` is a number
+/// (`0.1`: 100 millicores); in `v1beta2` an integer.
+fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str, factor: f64, float_cores: bool) -> PodShape {
     let mut r = Resources::ZERO;
+    let cores = n.get("cores");
     let cpu = match ck.opt_str(n, "coreRequest", path) {
         Some(q) => lahar_core::quantity::parse_quantity(&q, 1000)
             .map_err(|e| ck.err(n.get("coreRequest").and_then(|x| x.at), &join(path, "coreRequest"), e.to_string()))
             .unwrap_or(0),
+        None if float_cores && matches!(cores.map(|c| &c.val), Some(Val::Float(_))) => match cores.map(|c| &c.val) {
+            Some(Val::Float(x)) if *x > 0.0 && x.is_finite() => (x * 1000.0).round() as i64,
+            _ => {
+                ck.err(cores.and_then(|c| c.at), &join(path, "cores"), "expected a number of cores above 0");
+                0
+            }
+        },
         None => ck.opt_int(n, "cores", path, 1).unwrap_or(1) * 1000,
     };
     r.set(CPU, cpu);
@@ -123,8 +132,9 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         ),
     }
     let factor = overhead_factor(ck, spec);
-    let driver = role(ck, cx, spec.get("driver").unwrap_or(&empty), "spec.driver", factor);
-    let executor = role(ck, cx, spec.get("executor").unwrap_or(&empty), "spec.executor", factor);
+    let float_cores = common::kind_of(root).0.ends_with("/v1beta1");
+    let driver = role(ck, cx, spec.get("driver").unwrap_or(&empty), "spec.driver", factor, float_cores);
+    let executor = role(ck, cx, spec.get("executor").unwrap_or(&empty), "spec.executor", factor, float_cores);
     let given = spec.get("executor").and_then(|e| ck.opt_int(e, "instances", "spec.executor", 0));
     let instances = match spec.get("dynamicAllocation") {
         // Spark starts max(minExecutors, initialExecutors, spark.executor.instances).
