@@ -472,3 +472,38 @@ fn gang_evict_example() {
     assert_eq!(job("sweep"), ("60".to_string(), "14460".to_string()));
     assert_eq!(job("pretrain"), ("0".to_string(), "33630".to_string()));
 }
+
+/// A preemptor with a hard network topology is not planned by gangpreempt (a
+/// deviation: Volcano searches HyperNode domains): nothing is evicted, and
+/// `--explain` says why.
+#[test]
+fn hard_topology_preemptors_are_passed_over() {
+    let mut s = String::from(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: hard}\nspec:\n  horizon: 2h\n  cluster:\n    nodes:\n",
+    );
+    for i in 0..4 {
+        s += &format!("      - {{name: kwok-node-{i}, cpu: 1, memory: 1Gi}}\n");
+    }
+    s += "  queues:\n    - {name: gp-q, deserved: {cpu: 4, memory: 4Gi}}\n  scheduler:\n    inline: |\n";
+    for l in GANG_EVICT_CONF.lines() {
+        s += &format!("      {l}\n");
+    }
+    s += "  workload:\n    - jobs:\n";
+    s += &format!("      - {}\n", gang("victim", "gp-q", 10, 4, 2, 0));
+    s += "      - {name: preemptor, queue: gp-q, priority: 100, submitAt: 60s, minAvailable: 2, duration: 600s, networkTopology: {mode: hard, highestTierAllowed: 1}, tasks: [{name: w, replicas: 2, resources: {cpu: 1, memory: 1Gi}}]}\n";
+    let sc = lahar::scenario::load_str(&s, "hard.yaml", std::path::Path::new("")).unwrap_or_else(|e| panic!("{e}"));
+    let out = tempfile::tempdir().expect("tempdir");
+    let opts = lahar::RunOptions {
+        out_dir: Some(out.path().to_path_buf()),
+        explain: vec!["default/preemptor-w-0".to_string()],
+        ..Default::default()
+    };
+    lahar::run(sc, &opts).expect("run");
+    let decisions = std::fs::read_to_string(out.path().join("decisions.csv")).expect("decisions");
+    assert!(!decisions.contains(",evict,"), "{decisions}");
+    let explain = std::fs::read_to_string(out.path().join("explain.csv")).expect("explain");
+    assert!(
+        explain.contains("gangpreempt,false,not tried: lahar does not plan jobs with a hard network topology"),
+        "{explain}"
+    );
+}

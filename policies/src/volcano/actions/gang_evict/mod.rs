@@ -69,11 +69,17 @@ type Placed = Vec<(PodId, Option<NodeId>)>;
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, kind: EvictKind, args: GangArgs) {
     ssn.set_action(action_name(kind));
     let mut starving = ssn.admitted_jobs_with_pending();
-    starving.retain(|&j| {
-        fw.job_valid(ssn, j).is_ok()
-            && !ssn.job(j).spec.network_topology.as_ref().is_some_and(|t| t.hard)
-            && fw.job_starving(ssn, j)
-    });
+    starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && fw.job_starving(ssn, j));
+    // Hard-topology jobs are not preemptors here (docs/volcano.md § Deviations).
+    let hard = |ssn: &Session<'_>, j: JobId| ssn.job(j).spec.network_topology.as_ref().is_some_and(|t| t.hard);
+    let hard_jobs: Vec<JobId> = starving.iter().copied().filter(|&j| hard(ssn, j)).collect();
+    for j in hard_jobs {
+        for p in ssn.explained_pods(j) {
+            let why = "not tried: lahar does not plan jobs with a hard network topology here (Volcano searches HyperNode domains)";
+            ssn.explain(p, None, ssn.action(), Some(false), why, None);
+        }
+    }
+    starving.retain(|&j| !hard(ssn, j));
     for q in queues_of(fw, ssn, &starving) {
         if kind == EvictKind::GangReclaim && fw.overused(ssn, q) {
             continue;
