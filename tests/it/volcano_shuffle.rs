@@ -213,3 +213,36 @@ fn rescheduling_bad_arguments_are_refused() {
     }
     assert!(!err.contains("strategies[0]"), "{err}");
 }
+
+/// A snapshot's PodDisruptionBudgets are read (`kubectl get ...,poddisruptionbudgets`):
+/// with shuffle and pdb, a budget of minAvailable 1 keeps the one web pod, one of
+/// 0 lets it go; without the plugin the budget is said to change nothing.
+#[test]
+fn snapshot_budgets() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let snapshot = |min: u32| {
+        format!(
+            "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {{name: n1}}\n  status: {{allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}}}\n- apiVersion: v1\n  kind: Pod\n  metadata: {{name: web-0, namespace: prod, labels: {{app: web}}, annotations: {{lahar.io/duration: 1h}}}}\n  spec: {{schedulerName: volcano, nodeName: n1, containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]}}\n  status: {{phase: Running}}\n- apiVersion: policy/v1\n  kind: PodDisruptionBudget\n  metadata: {{name: web, namespace: prod}}\n  spec: {{minAvailable: {min}, selector: {{matchLabels: {{app: web}}}}}}\n  status: {{currentHealthy: 1, desiredHealthy: 1, disruptionsAllowed: 0, expectedPods: 1, observedGeneration: 1}}\n"
+        )
+    };
+    std::fs::write(dir.path().join("s.conf"), SHUFFLE).expect("write");
+    let run = |min: u32| {
+        std::fs::write(dir.path().join("cluster.yaml"), snapshot(min)).expect("write");
+        let out = dir.path().join(format!("out{min}"));
+        super::lahar()
+            .args(["run", "-q", "--sessions", "1", "--snapshot"])
+            .arg(dir.path().join("cluster.yaml"))
+            .arg("--conf")
+            .arg(dir.path().join("s.conf"))
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        std::fs::read_to_string(out.join("decisions.csv")).expect("decisions").contains(",shuffle,evict,")
+    };
+    assert!(!run(1));
+    assert!(run(0));
+    let out = super::lahar().arg("validate").arg("--snapshot").arg(dir.path().join("cluster.yaml")).assert().success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("1 PodDisruptionBudget(s) read (the first: prod/web)"), "{err}");
+}

@@ -350,20 +350,13 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         matches!(&scheduler, SchedulerChoice::Volcano(c) if c.tiers.iter().flatten().any(|p| p.name == "pdb"));
     if !budgets.is_empty() && !reads_budgets {
         let first = &budgets[0];
-        v.warnings.push(crate::scenario::Warning {
-            kind: BUDGETS_UNUSED,
-            count: budgets.len() as u64,
-            file: String::new(),
-            at: None,
-            path: "spec.workload".into(),
-            message: format!(
-                "{} PodDisruptionBudget(s) read (the first: {}/{}), but no `pdb` plugin in the scheduler conf reads them: they change nothing",
-                budgets.len(),
-                first.namespace,
-                first.name
-            ),
-            first_of_many: false,
-        });
+        let message = format!(
+            "{} PodDisruptionBudget(s) read (the first: {}/{}), but no `pdb` plugin in the scheduler conf reads them: they change nothing",
+            budgets.len(),
+            first.namespace,
+            first.name
+        );
+        v.warn(BUDGETS_UNUSED, budgets.len() as u64, None, "spec.scheduler", message);
     }
     let comm = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
     let targets = Targets { queues: &queue_ids, node_ids: &node_ids, nodes: &nodes };
