@@ -260,6 +260,9 @@ pub struct Engine {
     now: SimTime,
     dirty: bool,
     session_pending: bool,
+    /// Times of the queued wakeup events: a time is queued once however many
+    /// sessions ask for it.
+    wakeups: std::collections::BTreeSet<SimTime>,
     next_sample: SimTime,
     rng: StreamRng,
     stats: RunStats,
@@ -304,6 +307,7 @@ impl Engine {
             now: SimTime::ZERO,
             dirty: false,
             session_pending: false,
+            wakeups: std::collections::BTreeSet::new(),
             next_sample: SimTime::ZERO,
             rng,
             stats: RunStats::default(),
@@ -615,7 +619,10 @@ impl Engine {
                     self.session();
                 }
             }
-            Event::Wakeup => self.dirty = true,
+            Event::Wakeup => {
+                self.wakeups.remove(&self.now);
+                self.dirty = true;
+            }
         }
     }
 
@@ -755,7 +762,7 @@ impl Engine {
             touched.push(j);
         }
         for at in out.wakeups {
-            self.events.push(at, Event::Wakeup);
+            self.wake_at(at);
         }
         // A session that bound or evicted something is always followed by another, as
         // Volcano's periodic loop would run one: without a period, at once (the next
@@ -765,7 +772,7 @@ impl Engine {
                 None => self.dirty = true,
                 Some(p) => {
                     let p = p.micros().max(1);
-                    self.events.push(SimTime((self.now.micros() / p + 1) * p), Event::Wakeup);
+                    self.wake_at(SimTime((self.now.micros() / p + 1) * p));
                 }
             }
         }
@@ -775,6 +782,13 @@ impl Engine {
         touched.dedup();
         for j in touched {
             self.refresh_job(j);
+        }
+    }
+
+    /// Queues a wakeup at `at` unless one is queued there already.
+    fn wake_at(&mut self, at: SimTime) {
+        if self.wakeups.insert(at) {
+            self.events.push(at, Event::Wakeup);
         }
     }
 

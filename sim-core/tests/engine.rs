@@ -346,3 +346,37 @@ fn fractional_pods_share_devices_and_fragment_the_node() {
     assert_eq!(w.nodes[0].gpus.free, vec![1000; 8]);
     w.check_invariants().unwrap();
 }
+
+/// Asks for a session at `at` in every session (`every`) or in the first only.
+struct Waker {
+    at: SimTime,
+    every: bool,
+    asked: bool,
+}
+
+impl Scheduler for Waker {
+    fn name(&self) -> &str {
+        "waker"
+    }
+    fn schedule(&mut self, ssn: &mut Session<'_>) {
+        if self.every || !self.asked {
+            ssn.request_wakeup(self.at);
+            self.asked = true;
+        }
+    }
+}
+
+/// A wakeup time asked for in every session is queued once: ten arrivals (ten
+/// sessions) asking for the same time make as many events as one asking once.
+#[test]
+fn repeated_wakeups_are_queued_once() {
+    let events = |every: bool| {
+        let jobs: Vec<JobSpec> = (0..10).map(|i| job(&format!("j{i}"), i, 10, 1, 1, 1)).collect();
+        let cluster = Cluster::new(vec![node("n0", 8)], ResourceNames::default(), Topology::flat(1));
+        let world = World::new(cluster, vec![Queue::new("default")], jobs);
+        let waker = Waker { at: SimTime(1_000 * S), every, asked: false };
+        let out = Engine::new(world, Box::new(waker), ideal(), EngineConfig::default()).run();
+        (out.stats.events, out.stats.sessions)
+    };
+    assert_eq!(events(true), events(false));
+}
