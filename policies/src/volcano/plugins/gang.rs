@@ -38,6 +38,13 @@ pub fn ready(ssn: &Session<'_>, j: JobId) -> bool {
         })
 }
 
+/// Volcano's `JobInfo.IsPipelined`: waiting + ready + pending BestEffort pods
+/// reach `minAvailable` (gang's and tdm's pipelined vote).
+pub fn pipelined(ssn: &Session<'_>, j: JobId) -> bool {
+    let job = ssn.job(j);
+    job.waiting_count() + job.ready_count() + pending_best_effort(ssn, j) >= job.spec.min_available
+}
+
 impl Plugin for Gang {
     fn name(&self) -> &'static str {
         "gang"
@@ -85,9 +92,7 @@ impl Plugin for Gang {
         Some(ready(ssn, j))
     }
     fn job_pipelined(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
-        let job = ssn.job(j);
-        let ok = job.waiting_count() + job.ready_count() + pending_best_effort(ssn, j) >= job.spec.min_available;
-        Some(if ok { 1 } else { -1 })
+        Some(if pipelined(ssn, j) { 1 } else { -1 })
     }
     fn job_starving(&self, ssn: &Session<'_>, j: JobId) -> Option<bool> {
         let job = ssn.job(j);

@@ -22,7 +22,6 @@
 
 use super::super::conf::{ArgValue, Args};
 use super::super::framework::{Plugin, Vote};
-use super::pending_best_effort;
 use lahar_core::budget::BudgetRule;
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
@@ -237,9 +236,7 @@ impl Plugin for Tdm {
         Some(Self::job_preemptable(ssn, l).cmp(&Self::job_preemptable(ssn, r)))
     }
     fn job_pipelined(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
-        let job = ssn.job(j);
-        let ok = job.waiting_count() + job.ready_count() + pending_best_effort(ssn, j) >= job.spec.min_available;
-        Some(if ok { 1 } else { -1 })
+        Some(if super::gang::pipelined(ssn, j) { 1 } else { -1 })
     }
     fn job_starving(&self, ssn: &Session<'_>, j: JobId) -> Option<bool> {
         Some(!Self::job_preemptable(ssn, j) && ssn.job(j).count(PodStatus::Pending) > 0)
