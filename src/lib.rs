@@ -67,6 +67,39 @@ pub struct RunReport {
     pub meta: RunMeta,
     /// Where the files went.
     pub out_dir: PathBuf,
+    /// What the run itself let through (also in `meta.warnings`, after the
+    /// scenario's): recurring objects' runs never created.
+    pub run_warnings: Vec<scenario::Warning>,
+}
+
+/// Warning kind: runs of recurring objects their concurrency policy or starting
+/// deadline never created.
+pub const RECURRING_RUNS_SKIPPED: &str = "recurring-runs-skipped";
+
+/// One warning per recurring object whose runs were skipped.
+fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> {
+    stats
+        .recurring
+        .iter()
+        .filter(|(_, c)| c.skipped > 0)
+        .map(|(series, c)| {
+            let first = c.first_skipped.map(|t| t.secs_string()).unwrap_or_default();
+            scenario::Warning {
+                kind: RECURRING_RUNS_SKIPPED,
+                count: c.skipped,
+                file: String::new(),
+                at: None,
+                path: series.to_string(),
+                message: format!(
+                    "{} run{} never created: an earlier run was still active (concurrencyPolicy Forbid) or the \
+                     run was later than startingDeadlineSeconds; the first was due at {first}s",
+                    c.skipped,
+                    if c.skipped == 1 { " was" } else { "s were" },
+                ),
+                first_of_many: false,
+            }
+        })
+        .collect()
 }
 
 impl RunReport {
@@ -246,7 +279,15 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         return Err(RunError::Source(e));
     }
     let wall = started.elapsed().as_secs_f64();
-    let meta = RunMeta { wall_time_s: wall, ..meta_base };
+    let run_warnings = run_warnings(&output.stats);
+    let mut meta = RunMeta { wall_time_s: wall, ..meta_base };
+    meta.warnings.extend(run_warnings.iter().map(|w| lahar_reports::WarningRecord {
+        kind: w.kind.to_string(),
+        count: w.count,
+        location: w.location(),
+        path: w.path.clone(),
+        message: w.text(),
+    }));
     let summary = match writer {
         // The summary was accumulated as the run went.
         Some(w) => {
@@ -270,7 +311,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
                 .map_err(|e| RunError::Plots { dir: out_dir.clone(), msg: e.to_string() })?;
         }
     }
-    Ok(RunReport { output, summary, meta, out_dir })
+    Ok(RunReport { output, summary, meta, out_dir, run_warnings })
 }
 
 /// The scenario text a run simulated (overrides applied), in its directory.

@@ -518,7 +518,9 @@ fn main() -> ExitCode {
                             outln!("explain: {line}");
                         }
                     }
-                    print_warnings(&warnings);
+                    let all: Vec<lahar::scenario::Warning> =
+                        warnings.iter().chain(&report.run_warnings).cloned().collect();
+                    print_warnings(&all);
                     // The process exits next and the OS takes the memory back at once;
                     // freeing a long run's millions of allocations one by one took
                     // half a second at a million jobs.

@@ -18,6 +18,7 @@ use crate::event::EventQueue;
 use crate::explain::{Explain, ExplainRow};
 use crate::job::{JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyAction, PolicyEvent};
 use crate::record::Recorder;
+use crate::recurring::Due;
 use crate::rng::{RngStreams, StreamRng};
 use crate::session::{Decision, DecisionKind, Scheduler, Session};
 use crate::time::{SimDuration, SimTime};
@@ -216,6 +217,9 @@ pub struct RunStats {
     /// The run stopped with events left (at the horizon or the session limit):
     /// jobs that never started were still waiting, not unschedulable.
     pub cut_short: bool,
+    /// Per recurring object (`Kind namespace/name`) whose concurrency policy
+    /// skipped or deleted runs: how many.
+    pub recurring: std::collections::BTreeMap<std::sync::Arc<str>, crate::recurring::SeriesCounts>,
 }
 
 /// Everything a run produced.
@@ -242,6 +246,8 @@ enum Event {
     PodReleased(PodId),
     Session,
     Wakeup,
+    /// A run of a recurring object held back until now (its controller creates it).
+    LateRun(JobId),
 }
 
 /// The simulator.
@@ -282,6 +288,8 @@ pub struct Engine {
     reprice_due: bool,
     /// Nodes' relative speeds (jobs the runtime model does not price by GPU).
     speeds: crate::speed::NodeSpeeds,
+    /// Recurring objects' runs: what is active, what is held back.
+    recurring: crate::recurring::Recurring,
 }
 
 impl Engine {
@@ -320,6 +328,7 @@ impl Engine {
             running_jobs: 0,
             effective_milli_ppm: 0,
             reprice_due: false,
+            recurring: crate::recurring::Recurring::default(),
         }
     }
 
@@ -393,10 +402,22 @@ impl Engine {
         }
     }
 
-    /// Tells the recorder that job `j` ended.
+    /// Tells the recorder that job `j` ended, and its recurring object's controller.
     fn ended(&mut self, j: JobId) {
         if let Some(r) = &mut self.recorder {
             r.job_ended(&self.world, j);
+        }
+        let job = &self.world.jobs[j.0 as usize];
+        // Volcano's CronJob controller counts an Aborted run as still active (it
+        // may be resumed): only Completed, Failed and Terminated end one.
+        if let Some(r) = job.spec.recurrence.as_deref().filter(|_| job.phase != JobPhase::Aborted) {
+            let (start, dropped) = self.recurring.ended(j, &r.clone(), self.now);
+            if let Some(h) = start {
+                self.events.push(self.now, Event::LateRun(h));
+            }
+            if let Some(d) = dropped {
+                self.drop_run(d);
+            }
         }
     }
 
@@ -464,7 +485,7 @@ impl Engine {
         while self.next_arrival_time() == Some(t) {
             let j = self.arrivals.pop(&mut self.world, &mut *self.runtime);
             self.stats.events += 1;
-            self.arrive(j);
+            self.due(j);
             if self.stats.events.is_multiple_of(4096) {
                 progress(t, self.jobs_done);
             }
@@ -564,6 +585,10 @@ impl Engine {
         self.sample_until(SimTime(end.micros() + 1));
         self.stats.end = end;
         self.stats.cut_short = cut_short;
+        for j in self.recurring.finish() {
+            self.drop_run(j);
+        }
+        self.stats.recurring = std::mem::take(&mut self.recurring.counts);
         if self.recorder.is_none() {
             // The in-memory records list every job of the scenario.
             self.arrivals.add_rest(&mut self.world, &mut *self.runtime);
@@ -623,6 +648,43 @@ impl Engine {
                 self.wakeups.remove(&self.now);
                 self.dirty = true;
             }
+            Event::LateRun(j) => {
+                // Created now: its submit time is its creation, its name keeps the
+                // scheduled time.
+                self.world.jobs[j.0 as usize].spec.submit = self.now;
+                let r = self.world.jobs[j.0 as usize].spec.recurrence.clone().expect("a recurring run");
+                self.recurring.created(j, &r);
+                self.arrive(j);
+            }
+        }
+    }
+
+    /// Job `j`'s submit time came: it arrives, unless it is a recurring object's
+    /// run that the object's concurrency policy holds back or skips.
+    fn due(&mut self, j: JobId) {
+        let Some(r) = self.world.jobs[j.0 as usize].spec.recurrence.clone() else { return self.arrive(j) };
+        let (due, dropped) = self.recurring.due(j, &r, self.now);
+        if let Some(d) = dropped {
+            self.drop_run(d);
+        }
+        match due {
+            Due::Create => {}
+            Due::Replace(old) => {
+                for o in old {
+                    self.end_job(o, JobPhase::Terminated, EndReason::Killed);
+                }
+            }
+            Due::Hold => return,
+            Due::Skip => return self.drop_run(j),
+        }
+        self.recurring.created(j, &r);
+        self.arrive(j);
+    }
+
+    /// Forgets a recurring object's run that is never created.
+    fn drop_run(&mut self, j: JobId) {
+        if self.retiring(j) {
+            self.world.jobs.remove(j.0 as usize);
         }
     }
 

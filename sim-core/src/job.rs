@@ -306,6 +306,43 @@ pub struct JobSpec {
     /// (a cluster's starting state: an Inqueue group is not enqueued again). `None`
     /// derives it: Pending, or Inqueue/Running from the pods already running.
     pub start_phase: Option<PodGroupPhase>,
+    /// The recurring object (a CronJob and its kin) whose controller creates this
+    /// run at its scheduled time, applying the object's concurrency policy then;
+    /// `None` for a job submitted on its own. Boxed: most jobs have none.
+    pub recurrence: Option<Box<Recurrence>>,
+}
+
+/// How a recurring object's runs share time: its `concurrencyPolicy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Concurrency {
+    /// Every run is created at its time, whatever else runs.
+    Allow,
+    /// A run due while an earlier one is active is not created then
+    /// ([`Recurrence::late_start`] says whether it may be when that one ends).
+    Forbid,
+    /// A run due while earlier ones are active deletes them first.
+    Replace,
+}
+
+/// A run of a recurring object, as its controller creates it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recurrence {
+    /// The recurring object, `Kind namespace/name`: runs with the same series
+    /// share the concurrency policy's view of what is active.
+    pub series: Arc<str>,
+    /// Its scheduled time (the job's submit time unless it starts late).
+    pub slot: SimTime,
+    /// The object's concurrency policy.
+    pub policy: Concurrency,
+    /// Under [`Concurrency::Forbid`], whether a run held back is created when the
+    /// active run ends (the latest one held back, if still within `deadline`).
+    /// Volcano's CronJob controller syncs when a run ends and does so; the Spark
+    /// operator looks again only at the next scheduled time and does not.
+    pub late_start: bool,
+    /// A run is created only less than this long after its scheduled time (Volcano's
+    /// `startingDeadlineSeconds`; its controller acts 100 ms after the time, so 0
+    /// creates nothing); `None`: no limit.
+    pub deadline: Option<SimDuration>,
 }
 
 impl JobSpec {
@@ -338,6 +375,7 @@ impl JobSpec {
             pod_names: None,
             roles: None,
             start_phase: None,
+            recurrence: None,
         }
     }
 }
@@ -704,6 +742,7 @@ mod tests {
             pod_names: None,
             roles: None,
             start_phase: None,
+            recurrence: None,
         }
     }
 

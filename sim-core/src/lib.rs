@@ -41,6 +41,7 @@ pub mod job;
 pub mod quantity;
 pub mod queue;
 pub mod record;
+pub mod recurring;
 pub mod resource;
 pub mod rng;
 pub mod session;

@@ -17,14 +17,20 @@ pub struct InputError {
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if let Some((l, c)) = self.at {
-            write!(f, ":{l}:{c}")?;
+        // A problem of the run, not of a file (a recurring object's skipped
+        // runs), names only its object.
+        let mut parts: Vec<String> = Vec::new();
+        if !self.file.is_empty() {
+            parts.push(match self.at {
+                Some((l, c)) => format!("{}:{l}:{c}", self.file),
+                None => self.file.clone(),
+            });
         }
         if !self.path.is_empty() {
-            write!(f, ": {}", self.path)?;
+            parts.push(self.path.clone());
         }
-        write!(f, ": {}", self.message)
+        parts.push(self.message.clone());
+        write!(f, "{}", parts.join(": "))
     }
 }
 

@@ -16,6 +16,7 @@ mod outputs;
 mod podgroups;
 mod priority_classes;
 mod quickstart;
+mod recurring;
 mod replays;
 mod reports;
 mod scheduling;

@@ -288,6 +288,7 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
         pod_names: None,
         roles: None,
         start_phase: None,
+        recurrence: None,
     };
     job.min_resources = job.compute_min_resources();
     Ok(RawJob { submit_micros: head.submit_micros, job, status: "unknown".into() })

@@ -236,6 +236,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         pod_names: None,
         roles: None,
         start_phase: None,
+        recurrence: None,
     };
     job.min_resources = job.compute_min_resources();
     Ok(job)

@@ -5,6 +5,7 @@
 //! Every generator draws only from named [`RngStreams`](lahar_core::rng::RngStreams)
 //! sub-streams, so the same seed gives the same jobs on any machine.
 
+pub mod cron;
 pub mod synthetic;
 
 pub use synthetic::{Arrival, DurationDist, IntervalDist, SyntheticSpec, generate, model_choices};

@@ -446,6 +446,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         pod_names: None,
         roles: None,
         start_phase: None,
+        recurrence: None,
     };
     j.min_resources = j.compute_min_resources();
     j

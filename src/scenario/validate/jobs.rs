@@ -270,6 +270,7 @@ fn job(
         pod_names: None,
         roles: None,
         start_phase: None,
+        recurrence: None,
     };
     j.min_resources = j.compute_min_resources();
     Some(j)

@@ -119,6 +119,8 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
         names: &mut v.names,
         priority_classes: classes,
         default_duration: v.default_duration,
+        clock_start: v.clock_start,
+        horizon: v.horizon,
     };
     let imported = manifest::jobs(docs, &mut cx, &mut errs);
     report(v, errs);

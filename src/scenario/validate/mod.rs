@@ -64,6 +64,10 @@ pub(crate) struct V<'a> {
     pub cluster_broken: bool,
     /// `spec.defaults.duration`.
     pub default_duration: Option<SimDuration>,
+    /// `spec.startTime` (Unix seconds) and `spec.horizon`: recurring objects'
+    /// schedules are read against them.
+    pub clock_start: i64,
+    pub horizon: Option<SimTime>,
 }
 
 impl V<'_> {
@@ -248,6 +252,8 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         parent_queues: BTreeSet::new(),
         cluster_broken: false,
         default_duration: None,
+        clock_start: 0,
+        horizon: None,
     };
     if raw.api_version.value != "lahar.io/v1alpha1" {
         v.err(
@@ -277,6 +283,8 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         }),
         None => 0,
     };
+    v.clock_start = clock_start;
+    v.horizon = engine.horizon;
     if let Some(d) = spec.defaults.as_ref().and_then(|d| d.value.duration.as_ref()) {
         v.default_duration = match v.duration(d, "spec.defaults.duration") {
             Some(x) if x.micros() == 0 => {

@@ -234,6 +234,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 pod_names: None,
                 roles: None,
                 start_phase: None,
+                recurrence: None,
             };
             job.min_resources = job.compute_min_resources();
             job

@@ -156,6 +156,7 @@ pub fn gang(
         pod_names: None,
         roles: None,
         start_phase: None,
+        recurrence: None,
     };
     // Written out rather than computed: every task is required, so minResources is
     // the sum of all pods' requests.

@@ -114,6 +114,11 @@ pub struct Context<'a> {
     pub priority_classes: &'a PriorityClasses,
     /// `spec.defaults.duration`: the run time of objects without `lahar.io/duration`.
     pub default_duration: Option<SimDuration>,
+    /// `spec.startTime`: the cluster clock at t = 0, Unix seconds (UTC), from
+    /// which recurring objects' schedules are read.
+    pub clock_start: i64,
+    /// `spec.horizon`: recurring objects' runs are those due by then.
+    pub horizon: Option<SimTime>,
 }
 
 /// A job read from a manifest.
@@ -138,14 +143,23 @@ pub(crate) struct Ck<'e> {
     pub doc: String,
     pub errs: &'e mut Vec<ManifestError>,
     before: usize,
+    /// Field paths as the user wrote them, for an object read inside another (a
+    /// CronJob's job template): `(from, to)` prefixes, the first that matches
+    /// (whole path components) rewrites the path.
+    pub rewrite: Vec<(&'static str, String)>,
 }
 
 impl<'e> Ck<'e> {
     pub fn new(d: &Doc, errs: &'e mut Vec<ManifestError>) -> Self {
         let before = errs.len();
-        Ck { file: d.file.clone(), doc: d.label(), errs, before }
+        Ck { file: d.file.clone(), doc: d.label(), errs, before, rewrite: Vec::new() }
     }
     pub fn err(&mut self, at: At, path: &str, message: impl Into<String>) {
+        let rewritten = self.rewrite.iter().find_map(|(from, to)| {
+            let rest = path.strip_prefix(from)?;
+            (rest.is_empty() || rest.starts_with(['.', '['])).then(|| format!("{to}{rest}"))
+        });
+        let path = rewritten.as_deref().unwrap_or(path);
         let path = if path.is_empty() { self.doc.clone() } else { format!("{}: {path}", self.doc) };
         self.errs.push(ManifestError { file: self.file.clone(), at, path, message: message.into() });
     }
@@ -982,6 +996,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         pod_names: None,
         roles: None,
         start_phase: None,
+        recurrence: None,
     };
     j.min_resources = j.compute_min_resources();
     (j, h.timing.profile)

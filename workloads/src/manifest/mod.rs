@@ -12,6 +12,7 @@ mod kubeflow;
 mod pdb;
 mod podgroup;
 mod ray;
+mod recurring;
 mod schema;
 mod snapshot;
 mod spark;
@@ -198,6 +199,16 @@ pub fn support_object(d: &Doc) -> Option<String> {
             false
         }
         "discovery.k8s.io" => kind == "EndpointSlice",
+        // A suspended recurring object makes no runs.
+        "batch.volcano.sh" | "ray.io" | "sparkoperator.k8s.io"
+            if matches!(kind.as_str(), "CronJob" | "RayCronJob" | "ScheduledSparkApplication")
+                && d.root
+                    .get("spec")
+                    .and_then(|s| s.get("suspend"))
+                    .is_some_and(|n| n.val == yaml::Val::Bool(true)) =>
+        {
+            return Some(format!("{kind} ({api}), suspended"));
+        }
         _ => false,
     };
     known.then(|| format!("{kind} ({api})"))
@@ -236,6 +247,11 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
             ("ray.io", "RayJob" | "RayCluster" | "RayService") => out.extend(ray::job(d, &kind, cx, &mut ck)),
             ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => out.extend(apps::job(d, &kind, cx, &mut ck)),
             ("sparkoperator.k8s.io", "SparkApplication") => out.extend(spark::job(d, cx, &mut ck)),
+            ("batch.volcano.sh", "CronJob")
+            | ("ray.io", "RayCronJob")
+            | ("sparkoperator.k8s.io", "ScheduledSparkApplication") => {
+                out.extend(recurring::jobs(d, &kind, cx, &mut ck))
+            }
             ("scheduling.volcano.sh", "PodGroup") => groups.add_group(d, &mut ck),
             ("v1", "Pod") => groups.add_pod(d, cx, &mut ck),
             ("scheduling.k8s.io", "PriorityClass") => {}
@@ -252,8 +268,9 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
                 "kind",
                 format!(
                     "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
-                     PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob/JAXJob, ray.io RayJob/RayCluster/RayService, apps/v1 Deployment/ReplicaSet/StatefulSet, \
-                     sparkoperator.k8s.io SparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
+                     PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob/JAXJob, ray.io RayJob/RayCluster/RayService/RayCronJob, \
+                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch.volcano.sh CronJob, sparkoperator.k8s.io \
+                     SparkApplication/ScheduledSparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
                      scheduling.k8s.io PriorityClass"
                 ),
             ),
@@ -311,6 +328,8 @@ mod kind_tests {
             names: &mut names,
             priority_classes: &classes,
             default_duration: None,
+            clock_start: 0,
+            horizon: Some(lahar_core::time::SimTime(3_600_000_000)),
         };
         let jobs = jobs(&docs, &mut cx, &mut errs);
         if errs.is_empty() {

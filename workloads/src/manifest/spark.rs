@@ -170,10 +170,26 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         exe.priority = c.value;
     }
     exe.depends_on = vec![0];
-    // The operator's labels: the application and the pod's role.
+    // The pods' labels, as the operator passes them to spark-submit: the
+    // application's own (but Kueue's), the role's `labels`, then its own: the
+    // application and the pod's role.
+    let app_labels: Vec<(String, String)> = meta
+        .labels
+        .iter()
+        .filter(|(k, _)| !k.starts_with("kueue.x-k8s.io/"))
+        .map(|(k, (v, _))| (k.clone(), v.clone()))
+        .collect();
     let app = meta.name.clone();
-    common::add_labels(&mut drv, &[("sparkoperator.k8s.io/app-name", &app), ("spark-role", "driver")]);
-    common::add_labels(&mut exe, &[("sparkoperator.k8s.io/app-name", &app), ("spark-role", "executor")]);
+    for (task, role) in [(&mut drv, "driver"), (&mut exe, "executor")] {
+        let own = spec.get(role).map(|r| ck.string_map(r, "labels", &join("spec", role))).unwrap_or_default();
+        let all: Vec<(&str, &str)> = app_labels
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .chain(own.iter().map(|(k, (v, _))| (k.as_str(), v.as_str())))
+            .chain([("sparkoperator.k8s.io/app-name", app.as_str()), ("spark-role", role)])
+            .collect();
+        common::add_labels(task, &all);
+    }
     let head = JobHead {
         name: meta.name,
         namespace: meta.namespace,
