@@ -76,8 +76,31 @@ pub struct RunReport {
 /// deadline never created.
 pub const RECURRING_RUNS_SKIPPED: &str = "recurring-runs-skipped";
 
-/// One warning per recurring object whose runs were skipped.
+/// Warning kind: jobs of a JobFlow never created (a job they depend on did not
+/// complete before the run ended).
+pub const FLOW_JOBS_NOT_CREATED: &str = "jobflow-jobs-not-created";
+
+/// One warning per recurring object whose runs were skipped and per JobFlow with
+/// jobs never created.
 fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> {
+    let flows = stats.flows.iter().map(|(flow, c)| {
+        let (step, target) = c.first.clone().unwrap_or_default();
+        let n = c.never_created;
+        scenario::Warning {
+            kind: FLOW_JOBS_NOT_CREATED,
+            count: n,
+            file: String::new(),
+            at: None,
+            path: flow.to_string(),
+            message: format!(
+                "{n} job{} never created: a job {} on did not complete before the run ended (the first, \
+                 step `{step}`, waits for `{target}`)",
+                if n == 1 { " was" } else { "s were" },
+                if n == 1 { "it depends" } else { "they depend" },
+            ),
+            first_of_many: false,
+        }
+    });
     stats
         .recurring
         .iter()
@@ -99,6 +122,7 @@ fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> 
                 first_of_many: false,
             }
         })
+        .chain(flows)
         .collect()
 }
 

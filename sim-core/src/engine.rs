@@ -220,6 +220,9 @@ pub struct RunStats {
     /// Per recurring object (`Kind namespace/name`) whose concurrency policy
     /// skipped or deleted runs: how many.
     pub recurring: std::collections::BTreeMap<std::sync::Arc<str>, crate::recurring::SeriesCounts>,
+    /// Per JobFlow (`JobFlow namespace/name`) with jobs never created (their
+    /// dependencies never all completed): how many.
+    pub flows: std::collections::BTreeMap<std::sync::Arc<str>, crate::flow::FlowCounts>,
 }
 
 /// Everything a run produced.
@@ -246,8 +249,9 @@ enum Event {
     PodReleased(PodId),
     Session,
     Wakeup,
-    /// A run of a recurring object held back until now (its controller creates it).
-    LateRun(JobId),
+    /// A job held back until now (a recurring object's run that Forbid held, a
+    /// JobFlow's job whose dependencies completed): its controller creates it.
+    Create(JobId),
 }
 
 /// The simulator.
@@ -290,6 +294,8 @@ pub struct Engine {
     speeds: crate::speed::NodeSpeeds,
     /// Recurring objects' runs: what is active, what is held back.
     recurring: crate::recurring::Recurring,
+    /// JobFlows: the steps completed, the jobs waiting for theirs.
+    flows: crate::flow::Flows,
 }
 
 impl Engine {
@@ -329,6 +335,7 @@ impl Engine {
             effective_milli_ppm: 0,
             reprice_due: false,
             recurring: crate::recurring::Recurring::default(),
+            flows: crate::flow::Flows::default(),
         }
     }
 
@@ -413,10 +420,16 @@ impl Engine {
         if let Some(r) = job.spec.recurrence.as_deref().filter(|_| job.phase != JobPhase::Aborted) {
             let (start, dropped) = self.recurring.ended(j, &r.clone(), self.now);
             if let Some(h) = start {
-                self.events.push(self.now, Event::LateRun(h));
+                self.events.push(self.now, Event::Create(h));
             }
             if let Some(d) = dropped {
                 self.drop_run(d);
+            }
+        }
+        let job = &self.world.jobs[j.0 as usize];
+        if let Some(f) = job.spec.flow.as_deref().filter(|_| job.phase == JobPhase::Completed) {
+            for k in self.flows.completed(&f.clone()) {
+                self.events.push(self.now, Event::Create(k));
             }
         }
     }
@@ -589,6 +602,14 @@ impl Engine {
             self.drop_run(j);
         }
         self.stats.recurring = std::mem::take(&mut self.recurring.counts);
+        let world = &self.world;
+        let (never, counts) = self.flows.finish(|j| {
+            world.jobs[j.0 as usize].spec.flow.as_ref().map(|f| std::sync::Arc::clone(&f.step)).unwrap_or_default()
+        });
+        for j in never {
+            self.drop_run(j);
+        }
+        self.stats.flows = counts;
         if self.recorder.is_none() {
             // The in-memory records list every job of the scenario.
             self.arrivals.add_rest(&mut self.world, &mut *self.runtime);
@@ -648,12 +669,13 @@ impl Engine {
                 self.wakeups.remove(&self.now);
                 self.dirty = true;
             }
-            Event::LateRun(j) => {
-                // Created now: its submit time is its creation, its name keeps the
-                // scheduled time.
+            Event::Create(j) => {
+                // Created now: its submit time is its creation (a run's name keeps
+                // its scheduled time).
                 self.world.jobs[j.0 as usize].spec.submit = self.now;
-                let r = self.world.jobs[j.0 as usize].spec.recurrence.clone().expect("a recurring run");
-                self.recurring.created(j, &r);
+                if let Some(r) = self.world.jobs[j.0 as usize].spec.recurrence.clone() {
+                    self.recurring.created(j, &r);
+                }
                 self.arrive(j);
             }
         }
@@ -662,6 +684,11 @@ impl Engine {
     /// Job `j`'s submit time came: it arrives, unless it is a recurring object's
     /// run that the object's concurrency policy holds back or skips.
     fn due(&mut self, j: JobId) {
+        if let Some(f) = &self.world.jobs[j.0 as usize].spec.flow
+            && !self.flows.due(j, f)
+        {
+            return;
+        }
         let Some(r) = self.world.jobs[j.0 as usize].spec.recurrence.clone() else { return self.arrive(j) };
         let (due, dropped) = self.recurring.due(j, &r, self.now);
         if let Some(d) = dropped {
@@ -681,7 +708,8 @@ impl Engine {
         self.arrive(j);
     }
 
-    /// Forgets a recurring object's run that is never created.
+    /// Forgets a job its controller never creates (a recurring object's run, a
+    /// JobFlow's job).
     fn drop_run(&mut self, j: JobId) {
         if self.retiring(j) {
             self.world.jobs.remove(j.0 as usize);

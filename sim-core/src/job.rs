@@ -310,6 +310,21 @@ pub struct JobSpec {
     /// run at its scheduled time, applying the object's concurrency policy then;
     /// `None` for a job submitted on its own. Boxed: most jobs have none.
     pub recurrence: Option<Box<Recurrence>>,
+    /// The JobFlow step this job is (Volcano's JobFlow controller creates it once
+    /// every job it depends on has completed); `None` for a job on its own.
+    /// Boxed: most jobs have none.
+    pub flow: Option<Box<FlowStep>>,
+}
+
+/// A job of a Volcano JobFlow: one step of the flow's graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowStep {
+    /// The flow, `JobFlow namespace/name`.
+    pub flow: Arc<str>,
+    /// The step's name (its JobTemplate's).
+    pub step: Arc<str>,
+    /// The steps whose jobs must be Completed before this one is created.
+    pub targets: Vec<Arc<str>>,
 }
 
 /// How a recurring object's runs share time: its `concurrencyPolicy`.
@@ -376,6 +391,7 @@ impl JobSpec {
             roles: None,
             start_phase: None,
             recurrence: None,
+            flow: None,
         }
     }
 }
@@ -743,6 +759,7 @@ mod tests {
             roles: None,
             start_phase: None,
             recurrence: None,
+            flow: None,
         }
     }
 

@@ -35,6 +35,7 @@ pub mod engine;
 pub mod event;
 pub mod explain;
 pub mod files;
+pub mod flow;
 pub mod frag;
 pub mod index;
 pub mod job;

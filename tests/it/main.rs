@@ -10,6 +10,7 @@ mod explain;
 mod fragmentation;
 mod gpu_sharing;
 mod invariants;
+mod jobflow;
 mod manifests;
 mod nccl;
 mod outputs;

@@ -289,6 +289,7 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
         roles: None,
         start_phase: None,
         recurrence: None,
+        flow: None,
     };
     job.min_resources = job.compute_min_resources();
     Ok(RawJob { submit_micros: head.submit_micros, job, status: "unknown".into() })

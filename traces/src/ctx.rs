@@ -237,6 +237,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         roles: None,
         start_phase: None,
         recurrence: None,
+        flow: None,
     };
     job.min_resources = job.compute_min_resources();
     Ok(job)

@@ -447,6 +447,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         roles: None,
         start_phase: None,
         recurrence: None,
+        flow: None,
     };
     j.min_resources = j.compute_min_resources();
     j

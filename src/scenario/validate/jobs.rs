@@ -271,6 +271,7 @@ fn job(
         roles: None,
         start_phase: None,
         recurrence: None,
+        flow: None,
     };
     j.min_resources = j.compute_min_resources();
     Some(j)

@@ -220,15 +220,21 @@ pub(super) fn source(
     let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
     let mut first_skipped: Option<&Doc> = None;
     let all = docs;
+    let used = manifest::used_templates(all);
     let docs: Vec<Doc> = all
         .iter()
-        .filter(|d| match manifest::support_object(d) {
-            Some(kind) => {
-                *skipped.entry(kind).or_default() += 1;
-                first_skipped.get_or_insert(d);
-                false
+        .filter(|d| {
+            match manifest::support_object(d).or_else(|| {
+                manifest::is_unused_template(d, &used)
+                    .then(|| "JobTemplate (flow.volcano.sh/v1alpha1) no JobFlow names".into())
+            }) {
+                Some(kind) => {
+                    *skipped.entry(kind).or_default() += 1;
+                    first_skipped.get_or_insert(d);
+                    false
+                }
+                None => true,
             }
-            None => true,
         })
         .cloned()
         .collect();
@@ -257,6 +263,7 @@ pub(super) fn source(
             manifest::is_queue(d)
                 || manifest::is_budget(d)
                 || manifest::support_object(d).is_some()
+                || manifest::is_unused_template(d, &used)
                 || d.root.get("kind").and_then(|k| k.scalar()).as_deref() == Some("PriorityClass")
         })
         && all.len() > skipped.values().sum::<usize>();

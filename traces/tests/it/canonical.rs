@@ -235,6 +235,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 roles: None,
                 start_phase: None,
                 recurrence: None,
+                flow: None,
             };
             job.min_resources = job.compute_min_resources();
             job

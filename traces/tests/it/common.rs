@@ -157,6 +157,7 @@ pub fn gang(
         roles: None,
         start_phase: None,
         recurrence: None,
+        flow: None,
     };
     // Written out rather than computed: every task is required, so minResources is
     // the sum of all pods' requests.

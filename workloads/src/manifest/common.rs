@@ -997,6 +997,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         roles: None,
         start_phase: None,
         recurrence: None,
+        flow: None,
     };
     j.min_resources = j.compute_min_resources();
     (j, h.timing.profile)

@@ -8,6 +8,7 @@
 
 mod apps;
 mod common;
+mod jobflow;
 mod kubeflow;
 mod pdb;
 mod podgroup;
@@ -23,6 +24,7 @@ pub mod yaml;
 pub use common::{
     BUILTIN_PRIORITY_CLASSES, Context, HIGHEST_USER_PRIORITY, ImportedJob, PriorityClass, PriorityClasses,
 };
+pub use jobflow::{is_unused_template, used_templates};
 pub use pdb::{budgets, is_budget};
 pub use snapshot::{Snapshot, snapshot};
 pub use volcano::{NodeRef, hypernodes, queues};
@@ -232,6 +234,8 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
     let mut out = Vec::new();
     let mut groups = podgroup::Groups::default();
     let mut owners = std::collections::BTreeSet::new();
+    let templates = jobflow::templates(docs);
+    let mut templates_reported = std::collections::BTreeSet::new();
     for d in docs {
         let (api, kind) = common::kind_of(&d.root);
         let group = api.split('/').next().unwrap_or_default();
@@ -247,6 +251,11 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
             ("ray.io", "RayJob" | "RayCluster" | "RayService") => out.extend(ray::job(d, &kind, cx, &mut ck)),
             ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => out.extend(apps::job(d, &kind, cx, &mut ck)),
             ("sparkoperator.k8s.io", "SparkApplication") => out.extend(spark::job(d, cx, &mut ck)),
+            ("flow.volcano.sh", "JobFlow") => {
+                out.extend(jobflow::jobs(d, &templates, &mut templates_reported, cx, &mut ck))
+            }
+            // Read by the JobFlows that name them.
+            ("flow.volcano.sh", "JobTemplate") => {}
             ("batch.volcano.sh", "CronJob")
             | ("ray.io", "RayCronJob")
             | ("sparkoperator.k8s.io", "ScheduledSparkApplication") => {
@@ -269,7 +278,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
                 format!(
                     "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
                      PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob/JAXJob, ray.io RayJob/RayCluster/RayService/RayCronJob, \
-                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch.volcano.sh CronJob, sparkoperator.k8s.io \
+                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, sparkoperator.k8s.io \
                      SparkApplication/ScheduledSparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
                      scheduling.k8s.io PriorityClass"
                 ),
