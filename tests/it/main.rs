@@ -29,6 +29,7 @@ mod sweep;
 mod synthetic;
 mod tour;
 mod trace_cli;
+mod trainer;
 mod volcano;
 mod volcano_gang_evict;
 mod volcano_hier;

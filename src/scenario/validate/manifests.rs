@@ -221,20 +221,24 @@ pub(super) fn source(
     let mut first_skipped: Option<&Doc> = None;
     let all = docs;
     let used = manifest::used_templates(all);
-    let docs: Vec<Doc> = all
-        .iter()
-        .filter(|d| {
-            match manifest::support_object(d).or_else(|| {
+    let runtimes = manifest::used_runtimes(all);
+    let skip = |d: &Doc| {
+        manifest::support_object(d)
+            .or_else(|| {
                 manifest::is_unused_template(d, &used)
                     .then(|| "JobTemplate (flow.volcano.sh/v1alpha1) no JobFlow names".into())
-            }) {
-                Some(kind) => {
-                    *skipped.entry(kind).or_default() += 1;
-                    first_skipped.get_or_insert(d);
-                    false
-                }
-                None => true,
+            })
+            .or_else(|| manifest::trainer_skip(d, all, &runtimes))
+    };
+    let docs: Vec<Doc> = all
+        .iter()
+        .filter(|d| match skip(d) {
+            Some(kind) => {
+                *skipped.entry(kind).or_default() += 1;
+                first_skipped.get_or_insert(d);
+                false
             }
+            None => true,
         })
         .cloned()
         .collect();
@@ -262,8 +266,7 @@ pub(super) fn source(
         && all.iter().all(|d| {
             manifest::is_queue(d)
                 || manifest::is_budget(d)
-                || manifest::support_object(d).is_some()
-                || manifest::is_unused_template(d, &used)
+                || skip(d).is_some()
                 || d.root.get("kind").and_then(|k| k.scalar()).as_deref() == Some("PriorityClass")
         })
         && all.len() > skipped.values().sum::<usize>();

@@ -17,6 +17,7 @@ mod recurring;
 mod schema;
 mod snapshot;
 mod spark;
+mod trainer;
 mod vcjob;
 mod volcano;
 pub mod yaml;
@@ -27,6 +28,7 @@ pub use common::{
 pub use jobflow::{is_unused_template, used_templates};
 pub use pdb::{budgets, is_budget};
 pub use snapshot::{Snapshot, snapshot};
+pub use trainer::{trainer_skip, used_runtimes};
 pub use volcano::{NodeRef, hypernodes, queues};
 pub use yaml::{At, Doc, Node, Val};
 
@@ -235,6 +237,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
     let mut groups = podgroup::Groups::default();
     let mut owners = std::collections::BTreeSet::new();
     let templates = jobflow::templates(docs);
+    let runtimes = trainer::runtimes(docs);
     let mut templates_reported = std::collections::BTreeSet::new();
     for d in docs {
         let (api, kind) = common::kind_of(&d.root);
@@ -256,6 +259,9 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
             }
             // Read by the JobFlows that name them.
             ("flow.volcano.sh", "JobTemplate") => {}
+            ("trainer.kubeflow.org", "TrainJob") => out.extend(trainer::job(d, &runtimes, cx, &mut ck)),
+            // Read by the TrainJobs that name them.
+            ("trainer.kubeflow.org", "TrainingRuntime" | "ClusterTrainingRuntime") => {}
             ("batch.volcano.sh", "CronJob")
             | ("ray.io", "RayCronJob")
             | ("sparkoperator.k8s.io", "ScheduledSparkApplication") => {
@@ -278,7 +284,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
                 format!(
                     "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
                      PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob/JAXJob, ray.io RayJob/RayCluster/RayService/RayCronJob, \
-                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, sparkoperator.k8s.io \
+                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
                      SparkApplication/ScheduledSparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
                      scheduling.k8s.io PriorityClass"
                 ),

@@ -42,6 +42,7 @@ fn source_of(api_version: &str) -> &'static str {
     match api_version.split('/').next().unwrap_or_default() {
         "batch.volcano.sh" | "scheduling.volcano.sh" | "topology.volcano.sh" | "flow.volcano.sh" => "Volcano's CRD",
         "kubeflow.org" => "the Kubeflow CRD",
+        "trainer.kubeflow.org" => "the Kubeflow Trainer CRD",
         "ray.io" => "KubeRay's CRD",
         "sparkoperator.k8s.io" => "the Spark operator's CRD",
         _ => "the Kubernetes API",
