@@ -253,6 +253,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         s.engine.max_sessions = Some(n);
     }
     s.engine.exhaustive |= opts.exhaustive;
+    check_extenders(&s)?;
     let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
     let meta_base = run_meta(&s, s.scheduler.name());
     let record = (s.text.clone(), s.conf_text.clone());
@@ -336,6 +337,32 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         }
     }
     Ok(RunReport { output, summary, meta, out_dir, run_warnings })
+}
+
+/// Every `extender` plugin of a Volcano conf must have its server answering
+/// before the run starts (its calls decide placements): a clear error up front,
+/// not a run of failed calls.
+fn check_extenders(s: &Scenario) -> Result<(), RunError> {
+    let SchedulerChoice::Volcano(conf) = &s.scheduler else { return Ok(()) };
+    for (ti, tier) in conf.tiers.iter().enumerate() {
+        for (pi, pc) in tier.iter().enumerate() {
+            if pc.name != "extender" {
+                continue;
+            }
+            let x = lahar_policies::volcano::plugins::extender::Extender::new(&pc.args);
+            let (ep, timeout) = x.endpoint();
+            if let Err(e) = ep.reachable(timeout.max(std::time::Duration::from_secs(1))) {
+                let url = pc.args.str("extender.urlPrefix").unwrap_or_default();
+                return Err(RunError::Input(scenario::ScenarioError::one(
+                    "spec.scheduler",
+                    None,
+                    &format!("tiers[{ti}].plugins[{pi}].arguments.extender.urlPrefix"),
+                    format!("no scheduler extender answers at {url} ({e}); start it before the run"),
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The scenario text a run simulated (overrides applied), in its directory.

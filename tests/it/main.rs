@@ -31,6 +31,7 @@ mod tour;
 mod trace_cli;
 mod trainer;
 mod volcano;
+mod volcano_extender;
 mod volcano_gang_evict;
 mod volcano_hier;
 mod volcano_plugins;

@@ -849,6 +849,18 @@ fn published_confs_load_as_written() {
         (t.args.str("tdm.revocable-zone.rz1"), t.args.str("tdm.revocable-zone.rz2")),
         (Some("10:00-21:00"), Some("12:00-14:00"))
     );
+    let c = published("extender-user-guide.yaml");
+    let x = plugin(&c, "extender");
+    assert_eq!(
+        (
+            x.args.str("extender.urlPrefix"),
+            x.args.str("extender.httpTimeout"),
+            x.args.bool("extender.ignorable", false)
+        ),
+        (Some("http://127.0.0.1:8713"), Some("100ms"), true)
+    );
+    let e = lahar_policies::volcano::plugins::extender::Extender::new(&x.args);
+    assert_eq!(e.endpoint().1, std::time::Duration::from_millis(100));
     let u = plugin(&published("usage-design.conf"), "usage").clone();
     let t = lahar_policies::volcano::plugins::usage::Usage::new(&u.args);
     assert_eq!(t.thresholds(), (80.0, 70.0));

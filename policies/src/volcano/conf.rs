@@ -289,14 +289,12 @@ pub const PLUGINS: &[&str] = &[
     "pdb",
     "rescheduling",
     "tdm",
+    "extender",
 ];
 
 /// Plugins Volcano registers that lahar does not run, with what they need.
-pub const VOLCANO_ONLY: &[(&str, &str)] = &[
-    ("numa-aware", "it needs each node's NUMA topology"),
-    ("extender", "calls to an external HTTP scheduler extender"),
-    ("resourcequota", "namespace ResourceQuotas are not read"),
-];
+pub const VOLCANO_ONLY: &[(&str, &str)] =
+    &[("numa-aware", "it needs each node's NUMA topology"), ("resourcequota", "namespace ResourceQuotas are not read")];
 
 /// Plugin arguments, typed on read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -497,6 +495,10 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ("resource-strategy-fit", "resources" | "sra" | "proportional") => Nested,
         ("rescheduling", "interval" | "metricsPeriod") => Duration,
         ("tdm", "tdm.evict.period") => Duration,
+        ("extender", k) if super::plugins::extender::STRING_KEYS.contains(&k) => Str,
+        ("extender", "extender.httpTimeout") => Duration,
+        ("extender", "extender.ignorable") => Bool,
+        ("extender", "extender.managedResources") => List,
         ("tdm", k) if k.starts_with("tdm.revocable-zone.") && k.len() > "tdm.revocable-zone.".len() => Str,
         ("rescheduling", "strategies" | "labelSelector") => Nested,
         // The design's selectors, which Volcano's code never reads.
@@ -524,6 +526,15 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
         }
         ("tdm", k, ArgValue::Str(w)) if k.starts_with("tdm.revocable-zone.") && super::plugins::tdm::parse_window(w).is_none() => {
             Err(format!("expected a daily window such as 10:00-21:00 (hours 0–23, two-digit minutes), got `{w}` (Volcano finds the zone never open)"))
+        }
+        ("extender", "extender.urlPrefix", ArgValue::Str(u)) => {
+            super::plugins::extender::http::Endpoint::parse(u).map(|_| v.clone())
+        }
+        ("extender", "extender.allocateFuncVerb" | "extender.deallocateFuncVerb", ArgValue::Str(s)) if !s.is_empty() => {
+            Err("an allocate or deallocate handler that may undo a bind is not modelled (lahar's binds are final within an action); leave it empty".into())
+        }
+        ("extender", "extender.managedResources", ArgValue::List(l)) if l.iter().any(|x| !matches!(x, ArgValue::Str(_))) => {
+            Err("expected a list of resource names".into())
         }
         ("fgd", "fgd.policy", ArgValue::Str(p)) if crate::placement::Policy::from_name(p).is_none() => {
             Err(format!("unknown policy `{p}`; expected one of: {}", crate::placement::NAMES.join(", ")))
@@ -781,6 +792,15 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                         }),
                     },
                 }
+            }
+            let written = |k: &str| matches!(rp.value.get("arguments").map(|a| &a.value), Some(PluginField::Map(m)) if m.contains_key(k));
+            if name == "extender" && !written("extender.urlPrefix") {
+                issues.push(ConfIssue {
+                    at: at(rp),
+                    path: format!("{path}.arguments.extender.urlPrefix"),
+                    message: "the extender's address is required, such as http://127.0.0.1:8713 (Volcano would fail every call)".into(),
+                });
+                continue;
             }
             plugins.push(pc);
         }

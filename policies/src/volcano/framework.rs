@@ -27,6 +27,8 @@ pub trait Plugin: Send {
     fn name(&self) -> &'static str;
     /// Per-session set-up (shares, deserved resources...).
     fn open(&mut self, ssn: &mut Session<'_>) {}
+    /// The session's end (after every action).
+    fn close(&mut self, ssn: &Session<'_>) {}
     /// `Less` puts `l` first; `Equal` abstains.
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         None
@@ -417,6 +419,13 @@ impl Framework {
     pub fn open(&mut self, ssn: &mut Session<'_>) {
         for s in self.tiers.iter_mut().flatten() {
             s.plugin.open(ssn);
+        }
+    }
+
+    /// Closes every plugin at the session's end.
+    pub fn close(&mut self, ssn: &Session<'_>) {
+        for s in self.tiers.iter_mut().flatten() {
+            s.plugin.close(ssn);
         }
     }
 

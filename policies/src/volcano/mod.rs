@@ -71,5 +71,6 @@ impl Scheduler for Volcano {
                 }
             }
         }
+        self.fw.close(ssn);
     }
 }

@@ -224,6 +224,9 @@ pub(crate) struct FailMemo {
     /// Set when task-topology (its scores read the job's tasks) or hierarchical drf
     /// (its victims depend on the job's total request) is configured.
     per_job: bool,
+    /// Set when an extender is configured: its answers may depend on anything
+    /// about the pod, so no search stands for another's.
+    off: bool,
     /// Reclaim victims per node, when they do not depend on the reclaimer.
     cache: Option<VictimCache>,
 }
@@ -236,7 +239,8 @@ impl FailMemo {
             .iter()
             .flatten()
             .any(|s| s.conf.name == "task-topology" || (s.conf.name == "drf" && s.conf.flag("enableHierarchy")));
-        FailMemo { failed: FxHashMap::default(), per_job, cache: None }
+        let off = fw.tiers.iter().flatten().any(|s| s.conf.name == "extender");
+        FailMemo { failed: FxHashMap::default(), per_job, off, cache: None }
     }
 
     /// A memo for reclaim, which also keeps each node's victims when no plugin
@@ -281,7 +285,7 @@ impl FailMemo {
     /// True if a search for `pod` is known to fail (never in exhaustive mode, nor
     /// for a pod watched by `--explain`, whose rows must be written).
     pub fn known_failure(&self, ssn: &Session<'_>, pod: PodId) -> bool {
-        if ssn.is_exhaustive() || ssn.explaining(pod) {
+        if self.off || ssn.is_exhaustive() || ssn.explaining(pod) {
             return false;
         }
         self.failed.get(&self.key(ssn, pod)).is_some_and(|seen| seen.iter().any(|&s| Self::same_selector(ssn, s, pod)))
@@ -293,7 +297,7 @@ impl FailMemo {
     /// the memo's key, so one pending pod per task answers for all of them
     /// (unless `--explain` watches pods: a watched pod's search is never skipped).
     pub fn job_known_to_fail(&self, ssn: &Session<'_>, j: JobId, tries: impl Fn(PodId) -> bool) -> bool {
-        if self.failed.is_empty() {
+        if self.off || self.failed.is_empty() {
             return false;
         }
         let per_task = !ssn.explaining_any();

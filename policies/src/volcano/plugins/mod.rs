@@ -7,6 +7,7 @@ pub mod cdp;
 pub mod conformance;
 pub mod deviceshare;
 pub mod drf;
+pub mod extender;
 pub mod fgd;
 pub mod gang;
 pub mod network_topology;
@@ -59,6 +60,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "rescheduling" => Box::new(rescheduling::Rescheduling::new(&pc.args)),
         "tdm" => Box::new(tdm::Tdm::new(&pc.args)),
         "deviceshare" => Box::new(deviceshare::DeviceShare::new(&pc.args)),
+        "extender" => Box::new(extender::Extender::new(&pc.args)),
         "resource-strategy-fit" => Box::new(resource_strategy_fit::ResourceStrategyFit::new(&pc.args)),
         other => unreachable!("conf loader accepted unknown plugin {other}"),
     }
