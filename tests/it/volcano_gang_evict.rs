@@ -1,7 +1,7 @@
 //! gangpreempt and gangreclaim over sessions: Volcano's e2e suite
-//! (`test/e2e/gangevict/gangevict.go`, the GP-* and GR-* cases that need no
-//! HyperNodes or sub-groups) replayed with its own conf, each with the outcome
-//! computed by hand. As in the suite: four nodes that each hold one pod of 1 cpu
+//! (`test/e2e/gangevict/gangevict.go`, the GP-* and GR-* cases without
+//! sub-groups, the GP-T* and GR-T* topology cases at the end) replayed with its
+//! own conf, each with the outcome computed by hand. As in the suite: four nodes that each hold one pod of 1 cpu
 //! and 1Gi, queues with a deserved share, victims running before the preemptor
 //! (or reclaimer) arrives at 60 s. An evicted pod holds its node for the 30 s
 //! grace period, so a preemptor that wins starts at 90 s.
@@ -38,12 +38,19 @@ fn roles(name: &str, queue: &str, priority: i32) -> String {
 }
 
 fn run(conf: &str, queues: &[String], jobs: &[String]) -> Out {
+    run_on(1, "", conf, queues, jobs)
+}
+
+/// [`run`] on four nodes of `cpu` cpus and Gi, with `cluster` added to the
+/// cluster (HyperNodes).
+fn run_on(cpu: u32, cluster: &str, conf: &str, queues: &[String], jobs: &[String]) -> Out {
     let mut s = String::from(
         "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: gang-evict}\nspec:\n  cluster:\n    nodes:\n",
     );
     for i in 0..4 {
-        s += &format!("      - {{name: kwok-node-{i}, cpu: 1, memory: 1Gi}}\n");
+        s += &format!("      - {{name: kwok-node-{i}, cpu: {cpu}, memory: {cpu}Gi}}\n");
     }
+    s += cluster;
     s += "  queues:\n";
     for q in queues {
         s += &format!("    - {q}\n");
@@ -473,24 +480,24 @@ fn gang_evict_example() {
     assert_eq!(job("pretrain"), ("0".to_string(), "33630".to_string()));
 }
 
-/// A preemptor with a hard network topology is not planned by gangpreempt (a
-/// deviation: Volcano searches HyperNode domains): nothing is evicted, and
-/// `--explain` says why.
+/// A preemptor with a hard network topology that no HyperNode of its tiers can
+/// hold has no domain: nothing is evicted, and `--explain` says why.
 #[test]
-fn hard_topology_preemptors_are_passed_over() {
+fn a_hard_topology_preemptor_without_a_domain_is_explained() {
     let mut s = String::from(
         "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: hard}\nspec:\n  horizon: 2h\n  cluster:\n    nodes:\n",
     );
     for i in 0..4 {
         s += &format!("      - {{name: kwok-node-{i}, cpu: 1, memory: 1Gi}}\n");
     }
+    s += "    hyperNodes:\n      - {name: s0, tier: 1, members: [kwok-node-0, kwok-node-1]}\n      - {name: s1, tier: 1, members: [kwok-node-2, kwok-node-3]}\n";
     s += "  queues:\n    - {name: gp-q, deserved: {cpu: 4, memory: 4Gi}}\n  scheduler:\n    inline: |\n";
     for l in GANG_EVICT_CONF.lines() {
         s += &format!("      {l}\n");
     }
     s += "  workload:\n    - jobs:\n";
     s += &format!("      - {}\n", gang("victim", "gp-q", 10, 4, 2, 0));
-    s += "      - {name: preemptor, queue: gp-q, priority: 100, submitAt: 60s, minAvailable: 2, duration: 600s, networkTopology: {mode: hard, highestTierAllowed: 1}, tasks: [{name: w, replicas: 2, resources: {cpu: 1, memory: 1Gi}}]}\n";
+    s += "      - {name: preemptor, queue: gp-q, priority: 100, submitAt: 60s, minAvailable: 3, duration: 600s, networkTopology: {mode: hard, highestTierAllowed: 1}, tasks: [{name: w, replicas: 3, resources: {cpu: 1, memory: 1Gi}}]}\n";
     let sc = lahar::scenario::load_str(&s, "hard.yaml", std::path::Path::new("")).unwrap_or_else(|e| panic!("{e}"));
     let out = tempfile::tempdir().expect("tempdir");
     let opts = lahar::RunOptions {
@@ -503,7 +510,145 @@ fn hard_topology_preemptors_are_passed_over() {
     assert!(!decisions.contains(",evict,"), "{decisions}");
     let explain = std::fs::read_to_string(out.path().join("explain.csv")).expect("explain");
     assert!(
-        explain.contains("gangpreempt,false,not tried: lahar does not plan jobs with a hard network topology"),
+        explain.contains(
+            "gangpreempt,false,no HyperNode domain: the network-topology-aware plugin's eviction gradient has none"
+        ),
         "{explain}"
     );
+}
+
+// ---------------------------------------------------------------------------
+// Hard network topology (the e2e suite's GP-T* and GR-T* cases).
+
+/// The suite's topology cluster (`setupTopoHyperNodes` over `install-kwok-nodes
+/// 4`): KWOK nodes of `cpu` cpus and as many Gi (the suite's are 8), tier-1
+/// HyperNodes s0 (nodes 0, 1) and s1 (nodes 2, 3) under the tier-2 s2.
+fn run_topo(cpu: u32, queues: &[String], jobs: &[String]) -> Out {
+    let hns = "    hyperNodes:\n      - {name: s0, tier: 1, members: [kwok-node-0, kwok-node-1]}\n      - {name: s1, tier: 1, members: [kwok-node-2, kwok-node-3]}\n      - {name: s2, tier: 2, members: [s0, s1]}\n";
+    run_on(cpu, hns, GANG_EVICT_CONF, queues, jobs)
+}
+
+/// The suite's `createTopologyGangJob`: `replicas` pods of `cpu` cpus and Gi, a
+/// hard topology up to `tier`, submitted at `at` seconds.
+fn topo_gang(
+    name: &str,
+    queue: &str,
+    priority: i32,
+    (replicas, min, cpu): (u32, u32, u32),
+    tier: u32,
+    at: u32,
+) -> String {
+    format!(
+        "{{name: {name}, queue: {queue}, priority: {priority}, submitAt: {at}s, minAvailable: {min}, duration: 1h, \
+         networkTopology: {{mode: hard, highestTierAllowed: {tier}}}, \
+         tasks: [{{name: w, replicas: {replicas}, resources: {{cpu: {cpu}, memory: {cpu}Gi}}}}]}}"
+    )
+}
+
+/// The nodes of `job`'s pods that started, sorted.
+fn nodes_of(o: &Out, job: &str) -> Vec<String> {
+    let mut v: Vec<String> = o.pods.iter().filter(|p| p["job"] == job).map(|p| p["node"].clone()).collect();
+    v.sort();
+    v
+}
+
+/// Whether `nodes` are all in one tier-1 HyperNode.
+fn one_tier1(nodes: &[String]) -> bool {
+    let s0 = ["kwok-node-0", "kwok-node-1"];
+    nodes.iter().all(|n| s0.contains(&n.as_str())) || nodes.iter().all(|n| !s0.contains(&n.as_str()))
+}
+
+/// GP-T1..T4 and GR-T1..T4 on the suite's 8-cpu KWOK nodes: the 4-cpu victims
+/// leave room, so every preemptor or reclaimer that can run is placed by
+/// allocate in its topology and none is evicted; the 3×5-cpu one cannot be
+/// bin-packed into a tier-1 HyperNode (2 × 8 cpus), and gangpreempt's plan in
+/// that domain fails too, so the victim keeps running.
+#[test]
+fn topology_cases_of_the_e2e_suite() {
+    let q = |cpu| vec![queue("gp-q", cpu, "")];
+    let victim = |name: &str, min| topo_gang(name, "gp-q", 10, (4, min, 1), 2, 0);
+    // GP-T1: tier 1, 2 pods; GP-T4: tier 2, 2 pods, in one tier-1 HyperNode.
+    for (name, tier) in [("gpt1", 1), ("gpt4", 2)] {
+        let p = format!("preemptor-{name}");
+        let o = run_topo(
+            8,
+            &q(4),
+            &[victim(&format!("victim-{name}"), 2), topo_gang(&p, "gp-q", 100, (2, 2, 1), tier, 60)],
+        );
+        assert_eq!(start(&o, &p), "60", "{name}");
+        assert!(one_tier1(&nodes_of(&o, &p)), "{name}: {:?}", nodes_of(&o, &p));
+        assert!(evicted(&o).is_empty(), "{name}");
+    }
+    // GP-T2: 3 × 5 cpus in a tier-1 HyperNode of 2 × 8 cpus: never.
+    let o =
+        run_topo(8, &q(16), &[victim("victim-gpt2", 4), topo_gang("preemptor-gpt2", "gp-q", 100, (3, 3, 5), 1, 60)]);
+    assert_eq!(start(&o, "preemptor-gpt2"), "");
+    assert!(evicted(&o).is_empty());
+    // GP-T3: tier 2, 3 pods.
+    let o = run_topo(8, &q(4), &[victim("victim-gpt3", 2), topo_gang("preemptor-gpt3", "gp-q", 100, (3, 3, 1), 2, 60)]);
+    assert_eq!(start(&o, "preemptor-gpt3"), "60");
+    // GR-T1..T4: the same shapes across two queues.
+    let qs = |d| vec![queue("q1", d, ""), queue("q2", d, "")];
+    let v = |name: &str, min| topo_gang(name, "q2", 10, (4, min, 1), 2, 0);
+    for (name, tier, n) in [("grt1", 1, 2), ("grt3", 2, 3), ("grt4", 2, 2)] {
+        let r = format!("reclaimer-{name}");
+        let o = run_topo(8, &qs(2), &[v(&format!("victim-{name}"), 2), topo_gang(&r, "q1", 10, (n, n, 1), tier, 60)]);
+        assert_eq!(start(&o, &r), "60", "{name}");
+        assert!(tier == 2 && n == 3 || one_tier1(&nodes_of(&o, &r)), "{name}: {:?}", nodes_of(&o, &r));
+        assert!(evicted(&o).is_empty(), "{name}");
+    }
+    let o = run_topo(8, &qs(16), &[v("victim-grt2", 4), topo_gang("reclaimer-grt2", "q1", 10, (3, 3, 5), 1, 60)]);
+    assert_eq!(start(&o, "reclaimer-grt2"), "");
+    assert!(evicted(&o).is_empty());
+}
+
+/// The same shapes on nodes that hold one pod each, so that eviction is needed,
+/// with the outcomes computed by hand. The victim (4 pods, minimum 2, tier 2) is
+/// placed one pod per node, `w-i` on `kwok-node-i`.
+///
+/// - Tier 1, 2 pods: the eviction gradient has s0 and s1 (2 cpus each, enough
+///   for the preemptor's minimum); in s0 the victim's two pods there are its
+///   safe bundle, the plan places the preemptor on them: w-0 and w-1 go, the
+///   preemptor starts at 90 s in s0.
+/// - Tier 2, 2 pods: the gradient is s2, then s0, s1 (widest first); in s2 the
+///   safe bundle is the two lowest names (w-0, w-1): the same evictions.
+/// - Tier 1, 3 pods: no tier-1 HyperNode holds 3 cpus: no domain, nothing
+///   evicted, the preemptor waits.
+/// - Tier 2, 3 pods: only s2; the safe bundle (2 pods) is too little, with the
+///   whole bundle all 4 pods go, and the preemptor starts at 90 s.
+#[test]
+fn hard_topology_preemption_in_domains() {
+    let q = vec![queue("gp-q", 4, "")];
+    let victim = topo_gang("victim", "gp-q", 10, (4, 2, 1), 2, 0);
+    let case = |tier: u32, n: u32| {
+        let o = run_topo(1, &q, &[victim.clone(), topo_gang("preemptor", "gp-q", 100, (n, n, 1), tier, 60)]);
+        (evicted(&o), start(&o, "preemptor"), nodes_of(&o, "preemptor"))
+    };
+    let two = ["60 gangpreempt default/victim-w-0", "60 gangpreempt default/victim-w-1"];
+    for tier in [1, 2] {
+        let (ev, at, nodes) = case(tier, 2);
+        assert_eq!(ev, two, "tier {tier}");
+        assert_eq!((at.as_str(), nodes), ("90", vec!["kwok-node-0".to_string(), "kwok-node-1".into()]), "tier {tier}");
+    }
+    let (ev, at, _) = case(1, 3);
+    assert!(ev.is_empty());
+    assert_eq!(at, "");
+    let (ev, at, nodes) = case(2, 3);
+    assert_eq!(ev.len(), 4);
+    assert_eq!((at.as_str(), nodes.len()), ("90", 3));
+}
+
+/// Reclaim in a domain: the reclaimer (tier 1, 2 pods) in q1 takes the victim's
+/// surplus in s0 only (q2 holds 4 cpus over its deserved 2).
+#[test]
+fn hard_topology_reclaim_in_a_domain() {
+    let qs = vec![queue("q1", 2, ""), queue("q2", 2, "")];
+    let o = run_topo(
+        1,
+        &qs,
+        &[topo_gang("victim", "q2", 10, (4, 2, 1), 2, 0), topo_gang("reclaimer", "q1", 10, (2, 2, 1), 1, 60)],
+    );
+    assert_eq!(evicted(&o), ["60 gangreclaim default/victim-w-0", "60 gangreclaim default/victim-w-1"]);
+    assert_eq!(start(&o, "reclaimer"), "90");
+    assert_eq!(nodes_of(&o, "reclaimer"), ["kwok-node-0", "kwok-node-1"]);
 }

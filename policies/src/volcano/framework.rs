@@ -196,6 +196,17 @@ pub trait Plugin: Send {
     fn hypernode_gradient(&self, ssn: &Session<'_>, job: JobId) -> Option<Vec<Vec<HyperNodeId>>> {
         None
     }
+    /// For gangpreempt and gangreclaim (Volcano's gradient with `PurposeEvict`): the
+    /// HyperNodes under `within` where a job may be planned, widest first; for a
+    /// job without a hard topology, `within` alone.
+    fn hypernode_gradient_evict(
+        &self,
+        ssn: &Session<'_>,
+        job: JobId,
+        within: HyperNodeId,
+    ) -> Option<Vec<Vec<HyperNodeId>>> {
+        None
+    }
     /// Score of placing the job's pods in a HyperNode.
     fn hypernode_score(&self, ssn: &Session<'_>, job: JobId, pods: &[PodId], hn: HyperNodeId) -> Option<f64> {
         None
@@ -830,6 +841,17 @@ impl Framework {
     /// The first enabled plugin with a gradient decides.
     pub fn hypernode_gradient(&self, ssn: &Session<'_>, job: JobId) -> Option<Vec<Vec<HyperNodeId>>> {
         self.enabled(flag::ENABLED_HYPER_NODE_GRADIENT).find_map(|p| p.hypernode_gradient(ssn, job))
+    }
+
+    /// The eviction gradient of the first plugin that gives one
+    /// ([`Plugin::hypernode_gradient_evict`]).
+    pub fn hypernode_gradient_evict(
+        &self,
+        ssn: &Session<'_>,
+        job: JobId,
+        within: HyperNodeId,
+    ) -> Option<Vec<Vec<HyperNodeId>>> {
+        self.enabled(flag::ENABLED_HYPER_NODE_GRADIENT).find_map(|p| p.hypernode_gradient_evict(ssn, job, within))
     }
 
     /// Sum of HyperNode scores.

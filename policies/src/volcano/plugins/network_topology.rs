@@ -19,8 +19,8 @@
 //! Arguments: `weight` (1), `hypernode.binpack.cpu` (1), `hypernode.binpack.memory`
 //! (1), `hypernode.binpack.resources` and `.resources.<name>`,
 //! `hypernode.binpack.normal-pod.enable` (true), `hypernode.binpack.normal-pod.fading`
-//! (0.8), `hypernode.gradient.evict.max-hypernodes` (8, accepted; eviction
-//! gradients are not modelled).
+//! (0.8), `hypernode.gradient.evict.max-hypernodes` (8; 0 or less is 8): how many
+//! HyperNodes an eviction gradient keeps, widest first.
 
 use super::super::conf::Args;
 use super::super::framework::Plugin;
@@ -39,6 +39,8 @@ pub struct NetworkTopologyAware {
     weights: ResourceWeights,
     normal_pod: bool,
     fading: f64,
+    /// `hypernode.gradient.evict.max-hypernodes`.
+    max_evict: usize,
     /// Normal pods' per-HyperNode binpack fractions by pod request: per HyperNode
     /// (epoch computed at, fraction), valid while the HyperNode's `used` is
     /// unchanged (epoch `u64::MAX`: none yet).
@@ -71,6 +73,10 @@ impl NetworkTopologyAware {
             weights: resource_weights(args, "hypernode.binpack."),
             normal_pod: args.bool("hypernode.binpack.normal-pod.enable", true),
             fading: args.float("hypernode.binpack.normal-pod.fading", 0.8),
+            max_evict: match args.int("hypernode.gradient.evict.max-hypernodes", 8) {
+                n if n <= 0 => 8,
+                n => n as usize,
+            },
             fractions: RefCell::default(),
             last_score: Cell::new(None),
         }
@@ -133,6 +139,58 @@ pub fn placed_nodes(ssn: &Session<'_>, j: JobId) -> Vec<NodeId> {
     v
 }
 
+/// The highest ancestor of `h` (itself included) within tier `limit`.
+fn highest_allowed(topo: &lahar_core::topology::Topology, h: HyperNodeId, limit: u32) -> HyperNodeId {
+    let mut r = h;
+    while let Some(p) = topo.get(r).parent.filter(|&p| topo.get(p).tier <= limit) {
+        r = p;
+    }
+    r
+}
+
+/// The HyperNodes under `root` (itself included) up to tier `limit` that pass
+/// `eligible`, by tier (lowest first), each tier in id order.
+fn gradient_rows(
+    topo: &lahar_core::topology::Topology,
+    root: HyperNodeId,
+    limit: u32,
+    eligible: impl Fn(HyperNodeId) -> bool,
+) -> Vec<Vec<HyperNodeId>> {
+    let mut by_tier: std::collections::BTreeMap<u32, Vec<HyperNodeId>> = Default::default();
+    let mut stack = vec![root];
+    while let Some(h) = stack.pop() {
+        let hn = topo.get(h);
+        stack.extend(hn.children.iter().rev().copied());
+        if hn.tier <= limit && eligible(h) {
+            by_tier.entry(hn.tier).or_default().push(h);
+        }
+    }
+    for v in by_tier.values_mut() {
+        v.sort_unstable();
+    }
+    by_tier.into_values().collect()
+}
+
+/// Volcano's `reverseAndCapEvictionGradients`: the rows (lowest tier first)
+/// widest first, at most `max` HyperNodes in all, a cut row keeping its last
+/// ones; `max` 0 keeps the rows as they are.
+pub fn reverse_and_cap<T: Clone>(rows: Vec<Vec<T>>, max: usize) -> Vec<Vec<T>> {
+    if max == 0 {
+        return rows;
+    }
+    let mut left = max;
+    let mut out = Vec::new();
+    for row in rows.into_iter().rev() {
+        if left == 0 {
+            break;
+        }
+        let keep = row.len().min(left);
+        out.push(row[row.len() - keep..].to_vec());
+        left -= keep;
+    }
+    out
+}
+
 impl Plugin for NetworkTopologyAware {
     fn name(&self) -> &'static str {
         "network-topology-aware"
@@ -142,36 +200,57 @@ impl Plugin for NetworkTopologyAware {
         let topo = &ssn.cluster().topology;
         let placed = placed_nodes(ssn, j);
         let root = match topo.lowest_common(&placed) {
-            Some(h) => {
-                // Highest ancestor within the allowed tier.
-                let mut r = h;
-                while let Some(p) = topo.get(r).parent.filter(|&p| topo.get(p).tier <= limit) {
-                    r = p;
-                }
-                r
-            }
+            Some(h) => highest_allowed(topo, h, limit),
             None => topo.top(),
         };
         let minr = ssn.job(j).spec.min_resources;
-        let mut by_tier: std::collections::BTreeMap<u32, Vec<HyperNodeId>> = Default::default();
-        let mut stack = vec![root];
-        while let Some(h) = stack.pop() {
-            let hn = topo.get(h);
-            stack.extend(hn.children.iter().rev().copied());
-            if hn.tier > limit {
-                continue;
+        Some(gradient_rows(topo, root, limit, |h| {
+            !placed.is_empty() || minr.fits_in(&ssn.hypernode_idle(h)) || minr.fits_in(&ssn.hypernode_future_idle(h))
+        }))
+    }
+    fn hypernode_gradient_evict(
+        &self,
+        ssn: &Session<'_>,
+        j: JobId,
+        within: HyperNodeId,
+    ) -> Option<Vec<Vec<HyperNodeId>>> {
+        let Some(limit) =
+            tier_limit(ssn, j).filter(|_| ssn.job(j).spec.network_topology.as_ref().is_some_and(|t| t.hard))
+        else {
+            return Some(vec![vec![within]]);
+        };
+        let topo = &ssn.cluster().topology;
+        let placed = placed_nodes(ssn, j);
+        // Volcano's getSearchRoot: `within`, narrowed to the highest HyperNode the
+        // job's placed pods allow; none when the two do not nest.
+        let root = match topo.lowest_common(&placed) {
+            None => within,
+            Some(h) => {
+                let highest = highest_allowed(topo, h, limit);
+                let under = |a: HyperNodeId, b: HyperNodeId| {
+                    let mut x = Some(a);
+                    while let Some(y) = x {
+                        if y == b {
+                            return true;
+                        }
+                        x = topo.get(y).parent;
+                    }
+                    false
+                };
+                if under(within, highest) {
+                    within
+                } else if under(highest, within) {
+                    highest
+                } else {
+                    return Some(Vec::new());
+                }
             }
-            let fits = !placed.is_empty()
-                || minr.fits_in(&ssn.hypernode_idle(h))
-                || minr.fits_in(&ssn.hypernode_future_idle(h));
-            if fits {
-                by_tier.entry(hn.tier).or_default().push(h);
-            }
-        }
-        for v in by_tier.values_mut() {
-            v.sort_unstable();
-        }
-        Some(by_tier.into_values().collect())
+        };
+        // Eligible for eviction: the job's minimum fits the HyperNode's allocatable.
+        let minr = ssn.job(j).spec.min_resources;
+        let rows =
+            gradient_rows(topo, root, limit, |h| !placed.is_empty() || minr.fits_in(&ssn.hypernode_allocatable(h)));
+        Some(reverse_and_cap(rows, self.max_evict))
     }
     fn hypernode_score(&self, ssn: &Session<'_>, _j: JobId, pods: &[PodId], hn: HyperNodeId) -> Option<f64> {
         let req = pods.iter().fold(Resources::ZERO, |a, &p| a + ssn.pod(p).req);
@@ -261,5 +340,18 @@ impl Plugin for NetworkTopologyAware {
         let score = if den > 0.0 { num / den * 100.0 * self.weight } else { 0.0 };
         self.last_score.set(Some((pod, epoch, group, score)));
         Some(score)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Volcano's TestReverseAndCapEvictionGradients.
+    #[test]
+    fn test_reverse_and_cap_eviction_gradients() {
+        let rows = vec![vec!["a", "b"], vec!["c", "d"]];
+        assert_eq!(reverse_and_cap(rows.clone(), 3), [vec!["c", "d"], vec!["b"]]);
+        assert_eq!(reverse_and_cap(rows.clone(), 0), rows);
     }
 }

@@ -16,9 +16,11 @@
 //! predicates, best node). The first dry run that leaves the job pipelined is
 //! kept; it is committed only if the job ends pipelined, as Volcano does.
 //!
-//! The domain is the whole cluster: Volcano narrows it to HyperNodes only for a
-//! job with a hard network topology, and such jobs are not preemptors here
-//! (docs/volcano.md § Deviations).
+//! The domain is the whole cluster, but for a job with a hard network topology:
+//! its domains are the HyperNodes of the network-topology-aware plugin's eviction
+//! gradient (widest first, at most `maxDomains`), tried in order; in each, the
+//! dry run tries the HyperNodes of the gradient under the domain, widest first,
+//! and places every pod within one of them.
 
 mod bundle;
 
@@ -32,14 +34,15 @@ use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::queue::QueueId;
 use lahar_core::resource::Resources;
 use lahar_core::session::{Session, Statement};
+use lahar_core::topology::HyperNodeId;
 use lahar_core::world::VictimKey;
 use std::collections::BTreeMap;
 
 /// The arguments of a gang-eviction action (`configurations:`), fixed at conf load.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GangArgs {
-    /// `maxDomains` (default 8): HyperNode domains tried per job. Only hard-topology
-    /// jobs have more than one, and they do not preempt here: checked, kept on record.
+    /// `maxDomains` (default 8): HyperNode domains tried per job (only a
+    /// hard-topology job has more than one).
     pub max_domains: u32,
     /// `allowWholeBundle` (default true): victims may include pods whose eviction
     /// breaks their gang.
@@ -70,16 +73,6 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, kind: EvictKind, args: GangArg
     ssn.set_action(action_name(kind));
     let mut starving = ssn.admitted_jobs_with_pending();
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && fw.job_starving(ssn, j));
-    // Hard-topology jobs are not preemptors here (docs/volcano.md § Deviations).
-    let hard = |ssn: &Session<'_>, j: JobId| ssn.job(j).spec.network_topology.as_ref().is_some_and(|t| t.hard);
-    let hard_jobs: Vec<JobId> = starving.iter().copied().filter(|&j| hard(ssn, j)).collect();
-    for j in hard_jobs {
-        for p in ssn.explained_pods(j) {
-            let why = "not tried: lahar does not plan jobs with a hard network topology here (Volcano searches HyperNode domains)";
-            ssn.explain(p, None, ssn.action(), Some(false), why, None);
-        }
-    }
-    starving.retain(|&j| !hard(ssn, j));
     for q in queues_of(fw, ssn, &starving) {
         if kind == EvictKind::GangReclaim && fw.overused(ssn, q) {
             continue;
@@ -158,13 +151,82 @@ fn evict_for_job(
     if !ssn.is_exhaustive() && !ssn.victim_groups().iter().any(|g| group_ok(ssn, g.0)) {
         return Err(none.into());
     }
-    let bundles = domain_bundles(fw, ssn, kind, args, q, j, &need, &group_ok);
-    if bundles.is_empty() {
-        return Err(format!("{none} whose job and the plugins allow it (whole bundles allowed: {})", args.allow_whole));
+    let hard = ssn.job(j).spec.network_topology.as_ref().is_some_and(|t| t.hard);
+    let top = ssn.cluster().topology.top();
+    // Volcano's GetCandidateDomains: the eviction gradient's HyperNodes in order,
+    // at most `maxDomains`; the cluster for a job without a hard topology.
+    let gradient = fw.hypernode_gradient_evict(ssn, j, top).unwrap_or_default();
+    let domains = pick_domains(&gradient, args.max_domains as usize, (!hard).then_some(top));
+    if domains.is_empty() {
+        return Err("no HyperNode domain: the network-topology-aware plugin's eviction gradient has none for the job's hard topology".into());
     }
-    // What the domain (the cluster) has idle or releasing.
-    let n = ssn.node_count() as u32;
-    let room = (0..n).map(NodeId).fold(Resources::ZERO, |a, n| a + ssn.idle(n) + ssn.node_state(n).releasing);
+    let mut why = String::new();
+    for domain in domains {
+        let nodes: Option<Vec<NodeId>> = hard.then(|| ssn.cluster().topology.get(domain).nodes.clone());
+        match evict_in_domain(fw, ssn, kind, args, (q, j), &pods, &need, nodes.as_deref(), domain, &group_ok) {
+            Ok((plan, placed)) => {
+                stmt.merge(plan);
+                return Ok(placed);
+            }
+            Err(e) => {
+                why = if hard { format!("in HyperNode `{}`: {e}", ssn.cluster().topology.get(domain).name) } else { e };
+            }
+        }
+    }
+    Err(match why.is_empty() {
+        true => format!("{none} whose job and the plugins allow it (whole bundles allowed: {})", args.allow_whole),
+        false => why,
+    })
+}
+
+/// Volcano's `PickDomainsFromGradients`: the gradient's HyperNodes in order,
+/// each once, at most `max` (0: no cap); none: the fallback, if any.
+fn pick_domains<T: Copy + PartialEq>(gradient: &[Vec<T>], max: usize, fallback: Option<T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for &h in gradient.iter().flatten() {
+        if !out.contains(&h) {
+            out.push(h);
+            if max > 0 && out.len() >= max {
+                return out;
+            }
+        }
+    }
+    if out.is_empty() {
+        out.extend(fallback);
+    }
+    out
+}
+
+/// A domain's nodes: `within`, or every node of the cluster.
+fn domain_nodes<'a>(ssn: &Session<'_>, within: Option<&'a [NodeId]>) -> std::borrow::Cow<'a, [NodeId]> {
+    match within {
+        Some(n) => std::borrow::Cow::Borrowed(n),
+        None => std::borrow::Cow::Owned((0..ssn.node_count() as u32).map(NodeId).collect()),
+    }
+}
+
+/// One domain of [`evict_for_job`] (`within`: its nodes; `None`, the cluster):
+/// its bundles, taken cumulatively until a dry run places the job.
+#[allow(clippy::too_many_arguments)]
+fn evict_in_domain(
+    fw: &Framework,
+    ssn: &mut Session<'_>,
+    kind: EvictKind,
+    args: GangArgs,
+    (q, j): (QueueId, JobId),
+    pods: &[PodId],
+    need: &Resources,
+    within: Option<&[NodeId]>,
+    domain: HyperNodeId,
+    group_ok: &dyn Fn(&Session<'_>, VictimKey) -> bool,
+) -> Result<(Statement, Placed), String> {
+    let bundles = domain_bundles(fw, ssn, kind, args, q, j, need, within, group_ok);
+    if bundles.is_empty() {
+        return Err(String::new());
+    }
+    // What the domain has idle or releasing.
+    let room =
+        domain_nodes(ssn, within).iter().fold(Resources::ZERO, |a, &n| a + ssn.idle(n) + ssn.node_state(n).releasing);
     let mut victims: Vec<PodId> = Vec::new();
     let mut freed = Resources::ZERO;
     for b in &bundles {
@@ -173,9 +235,23 @@ fn evict_for_job(
         if !need.fits_in(&(room + freed)) {
             continue;
         }
-        if let Some((plan, placed)) = dry_run(fw, ssn, kind, q, j, &pods, &victims) {
-            stmt.merge(plan);
-            return Ok(placed);
+        match within {
+            None => {
+                if let Some(done) = dry_run(fw, ssn, kind, q, j, pods, &victims, None) {
+                    return Ok(done);
+                }
+            }
+            // A hard topology: every pod within one HyperNode of the domain's
+            // gradient, widest first (Volcano's sub-job trials).
+            Some(_) => {
+                let trials = fw.hypernode_gradient_evict(ssn, j, domain).unwrap_or_default();
+                for h in trials.iter().flatten() {
+                    let hn_nodes = ssn.cluster().topology.get(*h).nodes.clone();
+                    if let Some(done) = dry_run(fw, ssn, kind, q, j, pods, &victims, Some(&hn_nodes)) {
+                        return Ok(done);
+                    }
+                }
+            }
         }
     }
     Err(if need.fits_in(&(room + freed)) {
@@ -196,11 +272,12 @@ fn domain_bundles(
     q: QueueId,
     j: JobId,
     need: &Resources,
+    within: Option<&[NodeId]>,
     group_ok: &dyn Fn(&Session<'_>, VictimKey) -> bool,
 ) -> Vec<Bundle> {
     let exhaustive = ssn.is_exhaustive();
     let mut by_job: BTreeMap<JobId, Vec<Task>> = BTreeMap::new();
-    for n in (0..ssn.node_count() as u32).map(NodeId) {
+    for &n in domain_nodes(ssn, within).iter() {
         let ns = ssn.node_state(n);
         if !exhaustive && !ns.victims.iter().any(|v| group_ok(ssn, v.0)) {
             continue;
@@ -316,8 +393,9 @@ fn gang(ssn: &Session<'_>, j: JobId) -> Gang {
 
 /// Volcano's `BuildNominationPlanInDomain`: evicts every victim, then places
 /// each pending pod in task order (queue quota, predicates on future-idle room,
-/// best node); succeeds only if every pod is placed and the job ends pipelined.
-/// A failed run is undone.
+/// best node; on `within` only, when given); succeeds only if every pod is placed
+/// and the job ends pipelined. A failed run is undone.
+#[allow(clippy::too_many_arguments)]
 fn dry_run(
     fw: &Framework,
     ssn: &mut Session<'_>,
@@ -326,6 +404,7 @@ fn dry_run(
     j: JobId,
     pods: &[PodId],
     victims: &[PodId],
+    within: Option<&[NodeId]>,
 ) -> Option<(Statement, Placed)> {
     let mut stmt = ssn.statement();
     let reason = format!("{} for {}", action_name(kind), ssn.job(j).spec.name);
@@ -336,7 +415,7 @@ fn dry_run(
     let mut watched = Vec::new();
     for &pod in pods {
         let node = if fw.allocatable(ssn, q, pod) {
-            let nodes = predicate_nodes(fw, ssn, pod, None, &mut start);
+            let nodes = predicate_nodes(fw, ssn, pod, within, &mut start);
             best_node(fw, ssn, pod, &nodes)
         } else {
             if ssn.explaining(pod) {
@@ -359,4 +438,21 @@ fn dry_run(
         return None;
     }
     Some((stmt, watched))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_domains;
+
+    /// Volcano's TestPickDomainsFromGradients_MaxDomainsAndDedup and
+    /// TestPickDomainsFromGradients_Fallback (gangpreempt and gangreclaim), and
+    /// util_test.go's TestGetCandidateDomains_EmptyGradient_* (a hard topology
+    /// has no fallback).
+    #[test]
+    fn test_pick_domains_from_gradients() {
+        let g = vec![vec!["d1", "d2"], vec!["d2", "d3"]];
+        assert_eq!(pick_domains(&g, 2, None), ["d1", "d2"]);
+        assert_eq!(pick_domains::<&str>(&[], 8, Some("<cluster-top-hypernode>")), ["<cluster-top-hypernode>"]);
+        assert!(pick_domains::<&str>(&[], 8, None).is_empty());
+    }
 }
