@@ -1,7 +1,7 @@
 //! The fast Volcano sessions make the decisions of the exhaustive walk
 //! (`lahar run --exhaustive`): over random scenarios — several confs with preempt
 //! and reclaim or gangpreempt and gangreclaim, gangs of several sizes and roles, BestEffort pods, two priorities,
-//! three queues — decisions.csv and pods.csv are byte-identical in both modes. The
+//! three queues, some jobs with a hard network topology — decisions.csv and pods.csv are byte-identical in both modes. The
 //! last test breaks one skip on purpose and checks that this comparison notices.
 //! Runs stop at an 8 h horizon: some of these workloads preempt each other forever
 //! (a victim's replacement takes the space its preemptor waits for), as Volcano's
@@ -44,6 +44,8 @@ struct J {
     workers: u32,
     gpus: u32,
     master: bool,
+    /// A hard network topology up to this tier (0: none).
+    hard_tier: u32,
 }
 
 fn jobs() -> impl Strategy<Value = Vec<J>> {
@@ -55,8 +57,9 @@ fn jobs() -> impl Strategy<Value = Vec<J>> {
         1u32..5,
         prop::sample::select(vec![1u32, 2, 4, 8]),
         any::<bool>(),
+        prop::sample::select(vec![0u32, 0, 0, 1, 2]),
     )
-        .prop_map(|(submit, dur, queue, high, workers, gpus, master)| J {
+        .prop_map(|(submit, dur, queue, high, workers, gpus, master, hard_tier)| J {
             submit,
             dur,
             queue,
@@ -64,6 +67,7 @@ fn jobs() -> impl Strategy<Value = Vec<J>> {
             workers,
             gpus,
             master,
+            hard_tier,
         });
     prop::collection::vec(job, 10..45)
 }
@@ -88,8 +92,12 @@ fn text(nodes: u32, conf: &str, jobs: &[J]) -> String {
         if j.master {
             tasks.insert(0, "{name: master, replicas: 1, resources: {}}".to_string());
         }
+        let topo = match j.hard_tier {
+            0 => String::new(),
+            t => format!(", networkTopology: {{mode: hard, highestTierAllowed: {t}}}"),
+        };
         w += &format!(
-            "        - {{name: j{i}, queue: {}, priority: {}, submitAt: {}s, duration: {}s, tasks: [{}]}}\n",
+            "        - {{name: j{i}, queue: {}, priority: {}, submitAt: {}s, duration: {}s{topo}, tasks: [{}]}}\n",
             ["a", "b", "c"][j.queue],
             if j.high { 10 } else { 0 },
             j.submit,
