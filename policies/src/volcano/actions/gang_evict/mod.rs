@@ -197,14 +197,6 @@ fn pick_domains<T: Copy + PartialEq>(gradient: &[Vec<T>], max: usize, fallback: 
     out
 }
 
-/// A domain's nodes: `within`, or every node of the cluster.
-fn domain_nodes<'a>(ssn: &Session<'_>, within: Option<&'a [NodeId]>) -> std::borrow::Cow<'a, [NodeId]> {
-    match within {
-        Some(n) => std::borrow::Cow::Borrowed(n),
-        None => std::borrow::Cow::Owned((0..ssn.node_count() as u32).map(NodeId).collect()),
-    }
-}
-
 /// One domain of [`evict_for_job`] (`within`: its nodes; `None`, the cluster):
 /// its bundles, taken cumulatively until a dry run places the job.
 #[allow(clippy::too_many_arguments)]
@@ -225,8 +217,11 @@ fn evict_in_domain(
         return Err(String::new());
     }
     // What the domain has idle or releasing.
-    let room =
-        domain_nodes(ssn, within).iter().fold(Resources::ZERO, |a, &n| a + ssn.idle(n) + ssn.node_state(n).releasing);
+    let add = |a: Resources, n: NodeId| a + ssn.idle(n) + ssn.node_state(n).releasing;
+    let room = match within {
+        Some(nodes) => nodes.iter().fold(Resources::ZERO, |a, &n| add(a, n)),
+        None => (0..ssn.node_count() as u32).map(NodeId).fold(Resources::ZERO, add),
+    };
     let mut victims: Vec<PodId> = Vec::new();
     let mut freed = Resources::ZERO;
     for b in &bundles {
@@ -277,10 +272,10 @@ fn domain_bundles(
 ) -> Vec<Bundle> {
     let exhaustive = ssn.is_exhaustive();
     let mut by_job: BTreeMap<JobId, Vec<Task>> = BTreeMap::new();
-    for &n in domain_nodes(ssn, within).iter() {
+    let mut visit = |n: NodeId| {
         let ns = ssn.node_state(n);
         if !exhaustive && !ns.victims.iter().any(|v| group_ok(ssn, v.0)) {
-            continue;
+            return;
         }
         for &v in &ns.pods {
             let pod = ssn.pod(v);
@@ -296,6 +291,12 @@ fn domain_bundles(
             let task = Task { pod: v, priority: pod.priority, uid: String::new(), role, req: pod.req };
             by_job.entry(pod.job).or_default().push(task);
         }
+    };
+    // Two plain loops, not one chained iterator: every starving job walks every
+    // node here.
+    match within {
+        Some(nodes) => nodes.iter().for_each(|&n| visit(n)),
+        None => (0..ssn.node_count() as u32).map(NodeId).for_each(visit),
     }
     let mut bundles: Vec<Bundle> = by_job
         .into_iter()
