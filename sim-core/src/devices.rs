@@ -29,6 +29,55 @@ pub struct GpuDevices {
     pub partial: u32,
 }
 
+/// Volcano's shared-GPU resources (its device plugin's `--gpu-strategy=share`):
+/// a node's GPU memory in MiB and its number of cards.
+pub const GPU_MEMORY: &str = "volcano.sh/gpu-memory";
+/// See [`GPU_MEMORY`].
+pub const GPU_NUMBER: &str = "volcano.sh/gpu-number";
+
+/// A node's cards as Volcano's GPU sharing by memory sees them (`gpushare`):
+/// each card has the node's `volcano.sh/gpu-memory` over its
+/// `volcano.sh/gpu-number` (MiB, rounded down), and a pod asking
+/// `volcano.sh/gpu-memory: m` takes m MiB of one card, the lowest-numbered one
+/// with that much idle.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryCards {
+    /// MiB of each card.
+    pub per_card: i64,
+    /// MiB held on each card.
+    pub used: Vec<i64>,
+}
+
+impl MemoryCards {
+    /// `cards` cards sharing `total` MiB.
+    pub fn new(total: i64, cards: i64) -> MemoryCards {
+        if cards <= 0 {
+            return MemoryCards::default();
+        }
+        MemoryCards { per_card: total / cards, used: vec![0; cards as usize] }
+    }
+    /// Idle MiB of each card (0 on a card held beyond its memory), Volcano's
+    /// `getDevicesIdleGPUMemory`.
+    pub fn idle(&self) -> impl Iterator<Item = i64> + '_ {
+        self.used.iter().map(|&u| (self.per_card - u).max(0))
+    }
+    /// The cards with at least `mib` idle, ascending (`predicateGPUbyMemory`).
+    pub fn fitting(&self, mib: i64) -> impl Iterator<Item = usize> + '_ {
+        self.idle().enumerate().filter(move |&(_, f)| f >= mib).map(|(i, _)| i)
+    }
+    /// Takes `mib` on the first fitting card, which it returns (none fits: none).
+    pub(crate) fn take(&mut self, mib: i64) -> Option<u8> {
+        let c = self.fitting(mib).next()?;
+        self.used[c] += mib;
+        Some(c as u8)
+    }
+    pub(crate) fn give_back(&mut self, mib: i64, card: Option<u8>) {
+        if let Some(c) = card {
+            self.used[c as usize] -= mib;
+        }
+    }
+}
+
 /// The devices a pod holds on its node.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct DeviceHold {
@@ -168,5 +217,32 @@ impl ShareRule {
                 fgd_share(target, free, target.node(free), cpu, milli as u16).map(|(_, d)| d)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Volcano's gpushare tests on a card held beyond its memory (3000 MiB on a
+    /// 1000 MiB card): TestGetDevicesIdleGPUMemory_OverSubscribedCardReportsZero
+    /// and TestPredicateGPUbyMemory_OverSubscribedCardNotOffered.
+    #[test]
+    fn over_subscribed_card() {
+        let cards = MemoryCards { per_card: 1000, used: vec![3000] };
+        assert_eq!(cards.idle().collect::<Vec<_>>(), [0]);
+        assert_eq!(cards.fitting(500).count(), 0);
+    }
+
+    /// The lowest card with room is taken; memory comes back to the card it was on.
+    #[test]
+    fn cards_are_taken_lowest_first() {
+        let mut c = MemoryCards::new(16000, 2);
+        assert_eq!(c.per_card, 8000);
+        assert_eq!((c.take(5000), c.take(5000), c.take(5000)), (Some(0), Some(1), None));
+        assert_eq!(c.take(3000), Some(0));
+        c.give_back(5000, Some(1));
+        assert_eq!(c.idle().collect::<Vec<_>>(), [0, 8000]);
+        assert_eq!(MemoryCards::new(89424, 8).per_card, 11178);
     }
 }

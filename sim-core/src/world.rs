@@ -28,6 +28,9 @@ pub struct NodeState {
     pub pods: Vec<PodId>,
     /// GPU devices: free milli-GPUs of each (see [`GpuDevices`]).
     pub gpus: GpuDevices,
+    /// Cards shared by GPU memory (Volcano's `volcano.sh/gpu-memory`; none
+    /// when the node has no such resource).
+    pub gpu_memory: crate::devices::MemoryCards,
     /// Possible preemption victims, by [`VictimKey`]: count and Σ
     /// requests of the node's Running pods that are preemptable (ascending key).
     /// Preempt and reclaim bound what evicting them could free without walking the
@@ -100,6 +103,8 @@ pub struct Pod {
     pub replace_on_release: bool,
     /// GPU devices it holds on its node, while it holds the node.
     pub gpu_devices: DeviceHold,
+    /// The card whose `volcano.sh/gpu-memory` it holds, while it holds the node.
+    pub memory_card: Option<u8>,
 }
 
 /// A pod of nothing: what a retired pod's slot holds (see `store::Store`).
@@ -121,6 +126,7 @@ impl Default for Pod {
             best_effort: false,
             replace_on_release: false,
             gpu_devices: DeviceHold::default(),
+            memory_card: None,
         }
     }
 }
@@ -438,6 +444,9 @@ pub struct World {
     /// The wall-clock time of t = 0, seconds since 1970-01-01T00:00 in the
     /// cluster's local time (`spec.startTime`; 0 by default).
     pub clock_start: i64,
+    /// The dimension of `volcano.sh/gpu-memory` when the cluster shares cards by
+    /// memory (it also has `volcano.sh/gpu-number`).
+    pub memory_dim: Option<usize>,
     /// PodDisruptionBudgets ([`World::set_budgets`]).
     pub budgets: Vec<crate::budget::DisruptionBudget>,
     /// Per budget: the active jobs it covers, with the tasks it covers (matched
@@ -470,11 +479,17 @@ impl World {
     pub fn new(cluster: Cluster, queues: Vec<Queue>, jobs: Vec<JobSpec>) -> World {
         let free: Vec<Resources> = cluster.nodes.iter().map(|n| n.allocatable).collect();
         let index = NodeIndex::new(&free);
+        let names = &cluster.resource_names;
+        let memory_dims = names.dim(crate::devices::GPU_MEMORY).zip(names.dim(crate::devices::GPU_NUMBER));
         let nodes = cluster
             .nodes
             .iter()
             .map(|n| NodeState {
                 gpus: GpuDevices::new((n.allocatable.gpu_milli() / DEVICE_MILLI) as usize),
+                // Extended resources are read in milli-units.
+                gpu_memory: memory_dims.map_or_else(Default::default, |(m, c)| {
+                    crate::devices::MemoryCards::new(n.allocatable.get(m) / 1000, n.allocatable.get(c) / 1000)
+                }),
                 ..NodeState::default()
             })
             .collect();
@@ -528,6 +543,7 @@ impl World {
             budgets: Vec::new(),
             budget_jobs: Vec::new(),
             clock_start: 0,
+            memory_dim: memory_dims.map(|(m, _)| m),
         }
     }
 
@@ -589,6 +605,7 @@ impl World {
             best_effort: t.requests.is_best_effort(),
             replace_on_release: false,
             gpu_devices: DeviceHold::default(),
+            memory_card: None,
         });
         let j = &mut self.jobs[job.0 as usize];
         j.pods.push(id);
@@ -618,6 +635,16 @@ impl World {
         let holds = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing);
         let before = old_node.filter(|_| holds(old_status));
         let after = node.filter(|_| holds(status));
+        if let Some(m) = self.memory_dim.filter(|&m| before != after && req.get(m) > 0) {
+            let mib = req.get(m) / 1000;
+            if let Some(n) = before {
+                let card = self.pods[pod.0 as usize].memory_card.take();
+                self.nodes[n.0 as usize].gpu_memory.give_back(mib, card);
+            }
+            if let Some(n) = after {
+                self.pods[pod.0 as usize].memory_card = self.nodes[n.0 as usize].gpu_memory.take(mib);
+            }
+        }
         if before != after && req.get(GPU) > 0 {
             if let Some(n) = before {
                 let mask = std::mem::take(&mut self.pods[pod.0 as usize].gpu_devices);

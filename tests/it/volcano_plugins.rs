@@ -1075,3 +1075,83 @@ fn deviceshare_gpu_number_counts_whole_gpus_on_their_current_state() {
         "{rows:?}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// deviceshare, GPU sharing by memory
+
+/// On n1 (`volcano.sh/gpu-memory: 16000` over `volcano.sh/gpu-number: 2`: two
+/// 8000 MiB cards), `a` and `b` (5000 MiB each, at 0 s) take card 0 and card 1;
+/// `c` (5000 MiB, at 10 s) finds 3000 MiB idle on each card — 6000 in all, so
+/// the node's resources fit it — and deviceshare refuses the node in Volcano's
+/// words until `a` ends at 100 s and card 0 is free again: `c` starts at 100 s,
+/// on card 0.
+#[test]
+fn deviceshare_gpu_memory_fits_one_card() {
+    let nodes = [
+        "{name: n1, cpu: 8, memory: 32Gi, extendedResources: {volcano.sh/gpu-memory: 16000, volcano.sh/gpu-number: 2}}",
+    ];
+    let job = |name: &str, extra: &str| {
+        format!(
+            "{{name: {name}, queue: c1, {extra}, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1, volcano.sh/gpu-memory: 5000}}}}]}}"
+        )
+    };
+    let conf = "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n- plugins:\n  - name: predicates\n  - name: deviceshare\n    arguments: {deviceshare.GPUSharingEnable: true}\n";
+    let text = scenario(
+        &nodes,
+        conf,
+        &[job("a", "duration: 100s"), job("b", "duration: 1000s"), job("c", "submitAt: 10s, duration: 100s")],
+    )
+    .replace("  sessions: 1\n", "");
+    let o = run_text(&text);
+    assert_eq!((o.job("a")["start"].as_str(), o.job("c")["start"].as_str()), ("0", "100"));
+    let rows = explain_rows(&text, "c-w-0");
+    assert!(
+        rows.iter().any(|r| r["plugin"] == "deviceshare" && r["reason"] == "GpuShare no enough gpu memory on node n1"),
+        "{rows:?}"
+    );
+    // The cards the pods hold at the end: b on 1, c on 0.
+    let r = super::run_str(&text.replace("spec:\n", "spec:\n  horizon: 150s\n"));
+    let w = &r.output.world;
+    let card = |job: &str| {
+        w.pods.iter().find(|p| w.jobs[p.job.0 as usize].spec.name == job && p.node.is_some()).map(|p| p.memory_card)
+    };
+    assert_eq!((card("b"), card("c")), (Some(Some(1)), Some(Some(0))));
+}
+
+/// Volcano's user guide (how_to_use_gpu_sharing.md): its conf, and its two pods of
+/// 1024 MiB on a node of `volcano.sh/gpu-memory: 89424` over 8 cards (11178 MiB
+/// each) share card 0.
+#[test]
+fn deviceshare_gpu_sharing_user_guide() {
+    let conf = published("deviceshare-gpu-sharing.yaml");
+    assert!(plugin(&conf, "deviceshare").args.bool("deviceshare.GPUSharingEnable", false));
+    let pod = |name: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, annotations: {{lahar.io/duration: 1h}}}}\nspec:\n  schedulerName: volcano\n  containers:\n    - name: cuda-container\n      image: nvidia/cuda:9.0-devel\n      command: [\"sleep\"]\n      args: [\"100000\"]\n      resources:\n        limits:\n          volcano.sh/gpu-memory: 1024 # requesting 1024MB GPU memory\n---\n"
+        )
+    };
+    let dir = with_manifests(
+        &[
+            "{name: volcano-control-plane, cpu: 4, memory: 8174332Ki, extendedResources: {volcano.sh/gpu-memory: 89424, volcano.sh/gpu-number: 8}}",
+        ],
+        "actions: allocate",
+        &format!("{}{}", pod("gpu-pod1"), pod("gpu-pod2")),
+    );
+    // The scheduler: the guide's ConfigMap, as a file.
+    let guide = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/volcano/published/deviceshare-gpu-sharing.yaml");
+    std::fs::copy(guide, dir.path().join("cm.yaml")).unwrap();
+    let p = dir.path().join("scenario.yaml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let a = text.find("  scheduler:").unwrap();
+    let b = text.find("  workload:").unwrap();
+    let text = format!("{}  horizon: 60s\n  scheduler: {{conf: cm.yaml}}\n{}", &text[..a], &text[b..])
+        .replace("  sessions: 1\n", "")
+        .replace("  queues:\n    - {name: c1}\n", "");
+    std::fs::write(&p, text).unwrap();
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).expect("run");
+    let w = &r.output.world;
+    let cards: Vec<Option<u8>> = w.pods.iter().filter(|p| p.node.is_some()).map(|p| p.memory_card).collect();
+    assert_eq!(cards, [Some(0), Some(0)]);
+    assert_eq!(w.nodes[0].gpu_memory.per_card, 11178);
+}

@@ -515,14 +515,11 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
         }
         (
             "deviceshare",
-            "deviceshare.GPUSharingEnable"
-            | "deviceshare.VGPUEnable"
-            | "deviceshare.AscendMindClusterVNPUEnable"
-            | "deviceshare.AscendHAMiVNPUEnable",
+            "deviceshare.VGPUEnable" | "deviceshare.AscendMindClusterVNPUEnable" | "deviceshare.AscendHAMiVNPUEnable",
             ArgValue::Bool(true),
-        ) => Err("this device-sharing mode needs per-device memory and core accounting, which lahar does not model; deviceshare.GPUNumberEnable (whole GPUs by `volcano.sh/gpu-number`) is".into()),
+        ) => Err("this device-sharing mode needs per-device core accounting and device geometries, which lahar does not model; deviceshare.GPUNumberEnable (whole GPUs by `volcano.sh/gpu-number`) and deviceshare.GPUSharingEnable (GPU memory by `volcano.sh/gpu-memory`) are".into()),
         ("deviceshare", "deviceshare.GPUExclusiveRules", ArgValue::List(l)) if !l.is_empty() => {
-            Err("exclusive GPU rules apply to GPU sharing, which lahar does not model".into())
+            Err("exclusive GPU rules (which pods may not share a vGPU card) are not modelled".into())
         }
         ("tdm", k, ArgValue::Str(w)) if k.starts_with("tdm.revocable-zone.") && super::plugins::tdm::parse_window(w).is_none() => {
             Err(format!("expected a daily window such as 10:00-21:00 (hours 0–23, two-digit minutes), got `{w}` (Volcano finds the zone never open)"))
@@ -1014,15 +1011,15 @@ mod tests {
         let conf = |p: &str| format!("actions: allocate\ntiers:\n- plugins:\n  - name: {p}\n");
         let e = parse(&conf("numa-aware")).unwrap_err().to_string();
         assert!(e.contains("plugin `numa-aware` exists in Volcano but is not modelled by lahar (it needs"), "{e}");
-        // deviceshare: GPU-number mode loads, the sharing modes are refused.
+        // deviceshare: the GPU-number and GPU-memory modes load, vGPU and vNPU are refused.
         let c = |args: &str| {
             format!("actions: allocate\ntiers:\n- plugins:\n  - name: deviceshare\n    arguments: {{{args}}}\n")
         };
-        parse(&c("deviceshare.GPUNumberEnable: true, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10, deviceshare.VGPUEnable: false")).unwrap_or_else(|e| panic!("{e}"));
-        let e = parse(&c("deviceshare.GPUSharingEnable: true, deviceshare.GPUExclusiveRules: [{app: x}]"))
+        parse(&c("deviceshare.GPUNumberEnable: true, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10, deviceshare.VGPUEnable: false, deviceshare.GPUSharingEnable: true")).unwrap_or_else(|e| panic!("{e}"));
+        let e = parse(&c("deviceshare.VGPUEnable: true, deviceshare.GPUExclusiveRules: [{app: x}]"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("arguments.deviceshare.GPUSharingEnable: this device-sharing mode"), "{e}");
+        assert!(e.contains("arguments.deviceshare.VGPUEnable: this device-sharing mode"), "{e}");
         assert!(e.contains("arguments.deviceshare.GPUExclusiveRules: exclusive GPU rules"), "{e}");
         let e = parse(&conf("binpak")).unwrap_err().to_string();
         assert!(e.contains("unknown plugin `binpak` (Volcano would skip it silently)"), "{e}");

@@ -13,56 +13,81 @@
 //! here; `deviceshare.NodeLockEnable` locks nodes while binding, which changes no
 //! decision.
 //!
-//! GPU sharing by memory (`deviceshare.GPUSharingEnable`), vGPU
-//! (`deviceshare.VGPUEnable`), Ascend vNPU (`deviceshare.AscendMindClusterVNPUEnable`,
-//! `deviceshare.AscendHAMiVNPUEnable`) and `deviceshare.GPUExclusiveRules` need
-//! per-device memory and core accounting lahar does not model: the conf loader
-//! refuses them when set.
+//! GPU sharing by memory (`deviceshare.GPUSharingEnable: true`): a pod asking for
+//! `volcano.sh/gpu-memory: m` (MiB) needs one card of the node with m MiB idle —
+//! each card has the node's `volcano.sh/gpu-memory` over its
+//! `volcano.sh/gpu-number`, and the pods holding the node hold memory on one card
+//! each (the world's `MemoryCards`, the lowest fitting card taken when a pod
+//! is placed, as Volcano's `Allocate` takes `predicateGPUbyMemory`'s first).
+//! Refusal: `GpuShare no enough gpu memory on node <name>`, `Unschedulable` like
+//! the number mode's. The sharing mode scores nothing either.
+//!
+//! vGPU (`deviceshare.VGPUEnable`), Ascend vNPU
+//! (`deviceshare.AscendMindClusterVNPUEnable`, `deviceshare.AscendHAMiVNPUEnable`)
+//! and `deviceshare.GPUExclusiveRules` need per-device core accounting and
+//! device geometries lahar does not model: the conf loader refuses them when set.
 
 use super::super::conf::Args;
 use super::super::framework::Plugin;
 use lahar_core::cluster::NodeId;
+use lahar_core::devices::GPU_MEMORY;
 use lahar_core::job::PodId;
 use lahar_core::session::Session;
 use std::cell::OnceCell;
 
 /// The resource of GPU-number mode.
-pub const GPU_NUMBER: &str = "volcano.sh/gpu-number";
+pub use lahar_core::devices::GPU_NUMBER;
 
 /// The plugin.
 #[derive(Debug)]
 pub struct DeviceShare {
     number: bool,
+    sharing: bool,
     /// The dimension of `volcano.sh/gpu-number`, if the run has it.
     dim: OnceCell<Option<usize>>,
+    /// The dimension of `volcano.sh/gpu-memory`, if the run has it.
+    memory_dim: OnceCell<Option<usize>>,
 }
 
 impl DeviceShare {
     /// Reads validated arguments.
     pub fn new(args: &Args) -> DeviceShare {
-        DeviceShare { number: args.bool("deviceshare.GPUNumberEnable", false), dim: OnceCell::new() }
+        DeviceShare {
+            number: args.bool("deviceshare.GPUNumberEnable", false),
+            sharing: args.bool("deviceshare.GPUSharingEnable", false),
+            dim: OnceCell::new(),
+            memory_dim: OnceCell::new(),
+        }
     }
 
     fn dim(&self, ssn: &Session<'_>) -> Option<usize> {
         *self.dim.get_or_init(|| ssn.cluster().resource_names.dim(GPU_NUMBER))
     }
-}
 
-impl Plugin for DeviceShare {
-    fn name(&self) -> &'static str {
-        "deviceshare"
+    fn memory_dim(&self, ssn: &Session<'_>) -> Option<usize> {
+        *self.memory_dim.get_or_init(|| ssn.cluster().resource_names.dim(GPU_MEMORY))
     }
-    fn has_predicate(&self) -> bool {
-        self.number
-    }
-    fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
-        if !self.number || matches!(ssn.action(), "preempt" | "reclaim" | "gangpreempt" | "gangreclaim") {
+
+    /// Volcano's `checkNodeGPUSharingPredicate`: a card with the pod's memory idle.
+    fn sharing_fits(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
+        let d = self.memory_dim(ssn)?;
+        let mib = ssn.pod(pod).req.get(d) / 1000;
+        if mib <= 0 {
             return None;
         }
+        Some(if ssn.node_state(node).gpu_memory.fitting(mib).next().is_some() {
+            Ok(())
+        } else {
+            Err(format!("GpuShare no enough gpu memory on node {}", ssn.node(node).name))
+        })
+    }
+
+    /// Volcano's `checkNodeGPUNumberPredicate`.
+    fn number_fits(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         let d = self.dim(ssn)?;
         let want = ssn.pod(pod).req.get(d);
         if want <= 0 {
-            return Some(Ok(()));
+            return None;
         }
         let idle = ssn.node(node).allocatable.get(d) - ssn.node_state(node).used.get(d);
         Some(if want <= idle {
@@ -71,9 +96,30 @@ impl Plugin for DeviceShare {
             Err(format!("GpuNumber no enough gpu number on node {}", ssn.node(node).name))
         })
     }
+}
+
+impl Plugin for DeviceShare {
+    fn name(&self) -> &'static str {
+        "deviceshare"
+    }
+    fn has_predicate(&self) -> bool {
+        self.number || self.sharing
+    }
+    fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
+        if matches!(ssn.action(), "preempt" | "reclaim" | "gangpreempt" | "gangreclaim") {
+            return None;
+        }
+        // Sharing first, then number, as Volcano's FilterNode checks them.
+        let sharing = self.sharing.then(|| self.sharing_fits(ssn, pod, node)).flatten();
+        if let Some(Err(e)) = sharing {
+            return Some(Err(e));
+        }
+        let number = self.number.then(|| self.number_fits(ssn, pod, node)).flatten();
+        number.or(sharing).or((self.number || self.sharing).then_some(Ok(())))
+    }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
-        !self.number
-            || matches!(ssn.action(), "preempt" | "reclaim" | "gangpreempt" | "gangreclaim")
-            || self.dim(ssn).is_none_or(|d| ssn.pod(pod).req.get(d) <= 0)
+        let asks = |d: Option<usize>| d.is_some_and(|d| ssn.pod(pod).req.get(d) > 0);
+        matches!(ssn.action(), "preempt" | "reclaim" | "gangpreempt" | "gangreclaim")
+            || !((self.number && asks(self.dim(ssn))) || (self.sharing && asks(self.memory_dim(ssn))))
     }
 }
