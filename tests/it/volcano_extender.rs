@@ -254,3 +254,77 @@ fn a_missing_server_and_bad_arguments_are_errors() {
         assert!(err.contains(want), "{want}\n{err}");
     }
 }
+
+/// The evicting verbs and queueOverused: on one 2-cpu node, `l1` and `l2`
+/// (priority 1) run and `h` (priority 100, at 10 s) must take one of them. Priority
+/// permits both; the extender, in the same tier, permits only `l1`'s pod, so the
+/// intersection evicts `l1` (without the extender preempt takes `l2`'s, the first
+/// in victim order). A queue the extender calls overused gets nothing placed.
+#[test]
+fn the_extender_chooses_victims_and_overused_queues() {
+    let answer = |verb: &str, body: &serde_json::Value| -> Option<(u16, String)> {
+        Some(match verb {
+            "preemptable" => {
+                let keep: Vec<&serde_json::Value> =
+                    body["evictees"].as_array().unwrap().iter().filter(|t| t["Job"] == "default/l1").collect();
+                (200, serde_json::json!({"status": 1, "victims": keep}).to_string())
+            }
+            "queueOverused" => (200, serde_json::json!({"overused": body["queue"]["Name"] == "default"}).to_string()),
+            _ => return None,
+        })
+    };
+    let (port, _) = server(answer, false);
+    let conf = |verbs: &str| {
+        format!(
+            "actions: \"enqueue, allocate, preempt\"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+    enablePreemptable: false
+  - name: extender
+    arguments:
+      extender.urlPrefix: http://127.0.0.1:{port}
+{verbs}- plugins:
+  - name: predicates
+"
+        )
+    };
+    let run = |conf: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.conf"), conf).unwrap();
+        let job = |n: &str, p: u32, at: u32| {
+            format!(
+                "        - {{name: {n}, priority: {p}, submitAt: {at}s, duration: 1h, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1}}}}]}}\n"
+            )
+        };
+        let text = scenario(
+            "    nodes:\n      - {name: n0, cpu: 2, memory: 8Gi}",
+            &format!(
+                "  horizon: 2h\n  scheduler: {{conf: s.conf}}\n  workload:\n    - jobs:\n{}{}{}",
+                job("l1", 1, 0),
+                job("l2", 1, 0),
+                job("h", 100, 10)
+            ),
+        );
+        let s = lahar::scenario::load_str(&text, "s.yaml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).expect("run");
+        let w = &r.output.world;
+        let evicted: Vec<String> = r
+            .output
+            .pods
+            .iter()
+            .filter(|p| p.reason == lahar_core::engine::EndReason::Preempted)
+            .map(|p| w.jobs[w.pods[p.pod.0 as usize].job.0 as usize].spec.name.clone())
+            .collect();
+        let started: Vec<String> =
+            w.jobs.iter().filter(|j| j.first_start.is_some()).map(|j| j.spec.name.clone()).collect();
+        (evicted, started)
+    };
+    let (evicted, started) = run(&conf("      extender.preemptableVerb: preemptable\n"));
+    assert_eq!((evicted, started), (vec!["l1".to_string()], vec!["l1".into(), "l2".into(), "h".into()]));
+    let (evicted, _) = run(&conf(""));
+    assert_eq!(evicted, ["l2"]);
+    let (evicted, started) = run(&conf("      extender.queueOverusedVerb: queueOverused\n"));
+    assert!(evicted.is_empty() && started.is_empty(), "{evicted:?} {started:?}");
+}
