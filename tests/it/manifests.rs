@@ -604,6 +604,17 @@ fn workload_files_as_people_write_them() {
     let w = &s.warnings[0];
     assert_eq!((w.kind, w.count), ("manifest-objects-skipped", 3));
     assert!(w.message.contains("3 objects that make no pods for Volcano were skipped: 1 ConfigMap (v1), 1 Role (rbac.authorization.k8s.io/v1), 1 Service (v1)"), "{}", w.message);
+    // A RayJob on an existing RayCluster (KubeRay's
+    // ray-job.use-existing-raycluster.yaml) adds no pod: skipped and counted.
+    let ray = "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: rayjob-use-existing-raycluster}\nspec:\n  entrypoint: python -c \"import ray\"\n  clusterSelector:\n    ray.io/cluster: ray-cluster-kuberay\n---\n";
+    std::fs::write(dir.path().join("m.yaml"), format!("{ray}{queue}{job}")).unwrap();
+    let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.jobs().len(), 1);
+    assert!(
+        s.warnings[0].message.contains("1 RayJob (ray.io/v1) on an existing RayCluster (clusterSelector)"),
+        "{}",
+        s.warnings[0].message
+    );
     // An unknown kind is still an error (a typo must not be skipped).
     std::fs::write(dir.path().join("m.yaml"), job.replace("kind: Job", "kind: Jbo")).unwrap();
     let e = load_file(&p).unwrap_err().to_string();

@@ -203,6 +203,16 @@ pub fn support_object(d: &Doc) -> Option<String> {
             false
         }
         "discovery.k8s.io" => kind == "EndpointSlice",
+        // A RayJob on an existing RayCluster adds no pod to the cluster's gang (its
+        // submitter pod is not simulated; docs/manifests.md).
+        "ray.io"
+            if kind == "RayJob"
+                && d.root
+                    .get("spec")
+                    .is_some_and(|s| s.get("clusterSelector").is_some() && s.get("rayClusterSpec").is_none()) =>
+        {
+            return Some(format!("{kind} ({api}) on an existing RayCluster (clusterSelector)"));
+        }
         // A suspended recurring object makes no runs.
         "batch.volcano.sh" | "ray.io" | "sparkoperator.k8s.io"
             if matches!(kind.as_str(), "CronJob" | "RayCronJob" | "ScheduledSparkApplication")

@@ -20,7 +20,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         "RayJob" => match spec.get("rayClusterSpec") {
             Some(c) => (c, "spec.rayClusterSpec".to_string()),
             None => {
-                let msg = "a RayJob needs `rayClusterSpec` (lahar does not model clusterSelector: jobs on an existing cluster)";
+                let msg = "a RayJob needs `rayClusterSpec` (or `clusterSelector`, to run on an existing RayCluster)";
                 ck.err(spec.at, "spec.rayClusterSpec", msg);
                 return None;
             }
