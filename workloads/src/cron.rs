@@ -440,6 +440,70 @@ mod tests {
         assert_eq!(parse("0 9 ? jan MON").unwrap().next(at("2024-01-01T09:00:00")), Some(at("2024-01-08T09:00:00")));
     }
 
+    /// robfig/cron's TestRange: bits and errors of one range expression.
+    #[test]
+    fn robfig_test_range() {
+        let b = |min, max| Bounds { min, max, names: &[] };
+        let ok = [
+            ("5", 0, 7, 1 << 5),
+            ("0", 0, 7, 1),
+            ("7", 0, 7, 1 << 7),
+            ("5-5", 0, 7, 1 << 5),
+            ("5-6", 0, 7, 1 << 5 | 1 << 6),
+            ("5-7", 0, 7, 1 << 5 | 1 << 6 | 1 << 7),
+            ("5-6/2", 0, 7, 1 << 5),
+            ("5-7/2", 0, 7, 1 << 5 | 1 << 7),
+            ("5-7/1", 0, 7, 1 << 5 | 1 << 6 | 1 << 7),
+            ("*", 1, 3, 1 << 1 | 1 << 2 | 1 << 3 | STAR),
+            ("*/2", 1, 3, 1 << 1 | 1 << 3),
+        ];
+        for (expr, min, max, want) in ok {
+            assert_eq!(range(expr, &b(min, max)), Ok(want), "{expr}");
+        }
+        let bad = [
+            ("5--5", 0, 0, "too many hyphens"),
+            ("jan-x", 0, 0, "failed to parse int from"),
+            ("2-x", 1, 5, "failed to parse int from"),
+            ("*/-12", 0, 0, "negative number"),
+            ("*//2", 0, 0, "too many slashes"),
+            ("1", 3, 5, "below minimum"),
+            ("6", 3, 5, "above maximum"),
+            ("5-3", 3, 5, "beyond end of range"),
+            ("*/0", 0, 0, "should be a positive number"),
+        ];
+        for (expr, min, max, want) in bad {
+            let e = range(expr, &b(min, max)).unwrap_err();
+            assert!(e.contains(want), "{expr}: {e}");
+        }
+    }
+
+    /// robfig/cron's TestErrors, TestStandardSpecSchedule's errors and
+    /// TestSlash0NoHang.
+    #[test]
+    fn robfig_test_errors() {
+        for spec in ["xyz", "60 0 * * *", "0 60 * * *", "0 0 * * XYZ", "TZ=America/New_York 15/0 * * * *"] {
+            assert!(parse(spec).is_err(), "{spec}");
+        }
+        assert!(parse("5 j * * *").unwrap_err().contains("failed to parse int from"));
+        assert!(parse("* * * *").unwrap_err().contains("expected exactly 5 fields"));
+    }
+
+    /// robfig/cron's TestNextWithTz: a schedule read in the start time's zone
+    /// (+05:30; here named in the schedule).
+    #[test]
+    fn robfig_test_next_with_tz() {
+        let want = at("2016-01-03T14:14:00+0530");
+        for (time, spec) in [
+            ("2016-01-03T13:09:03+0530", "14 14 * * *"),
+            ("2016-01-03T04:09:03+0530", "14 14 * * ?"),
+            ("2016-01-03T14:09:03+0530", "14 14 * * *"),
+            ("2016-01-03T14:00:00+0530", "14 14 * * ?"),
+        ] {
+            let s = parse(&format!("TZ=Asia/Kolkata {spec}")).unwrap();
+            assert_eq!(s.next(at(time)), Some(want), "{spec} after {time}");
+        }
+    }
+
     /// A zone off the hour (India, UTC+5:30): hours start on the local clock.
     #[test]
     fn a_half_hour_zone() {
