@@ -7,19 +7,13 @@
 
 use super::common::{self, Ck, join};
 use super::yaml::{At, Doc, Node, Val};
-use super::{Context, ImportedJob};
+use super::{Context, ImportedJob, ns_name};
 use lahar_core::job::FlowStep;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// JobTemplates by (namespace, name).
 pub(crate) type Templates<'d> = BTreeMap<(String, String), &'d Doc>;
-
-fn ns_name(d: &Doc) -> (String, String) {
-    let m = d.root.get("metadata");
-    let f = |k: &str| m.and_then(|m| m.get(k)).and_then(Node::scalar);
-    (f("namespace").unwrap_or_else(|| "default".into()), f("name").unwrap_or_default())
-}
 
 fn is_kind(d: &Doc, kind: &str) -> bool {
     let (api, k) = common::kind_of(&d.root);

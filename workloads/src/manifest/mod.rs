@@ -165,6 +165,13 @@ pub fn object_name(d: &Doc) -> String {
     d.root.get("metadata").and_then(|m| m.get("name")).and_then(Node::scalar).unwrap_or_default()
 }
 
+/// `(metadata.namespace, metadata.name)` of an object, the namespace `default`
+/// when it names none (objects that name others in their namespace).
+pub(crate) fn ns_name(d: &Doc) -> (String, String) {
+    let ns = d.root.get("metadata").and_then(|m| m.get("namespace")).and_then(Node::scalar);
+    (ns.unwrap_or_else(|| "default".into()), object_name(d))
+}
+
 /// `Kind (apiVersion)` when `d` is an object a workload file may hold beside its jobs
 /// that makes no pods for the scheduler — configuration, networking, storage,
 /// access control, autoscaling, workloads whose pods another scheduler places,

@@ -26,10 +26,6 @@ type Key = (String, String, String);
 /// Runtimes by key.
 pub(crate) type Runtimes<'d> = BTreeMap<Key, &'d Doc>;
 
-fn name_of(d: &Doc, k: &str) -> Option<String> {
-    d.root.get("metadata").and_then(|m| m.get(k)).and_then(Node::scalar)
-}
-
 fn is_runtime(d: &Doc) -> bool {
     let (api, k) = common::kind_of(&d.root);
     api.starts_with("trainer.kubeflow.org/") && (k == "TrainingRuntime" || k == "ClusterTrainingRuntime")
@@ -37,12 +33,8 @@ fn is_runtime(d: &Doc) -> bool {
 
 fn runtime_key(d: &Doc) -> Key {
     let kind = common::kind_of(&d.root).1;
-    let ns = if kind == "TrainingRuntime" {
-        name_of(d, "namespace").unwrap_or_else(|| "default".into())
-    } else {
-        String::new()
-    };
-    (kind, ns, name_of(d, "name").unwrap_or_default())
+    let (ns, name) = super::ns_name(d);
+    (kind.clone(), if kind == "TrainingRuntime" { ns } else { String::new() }, name)
 }
 
 /// The runtimes among `docs`.
@@ -55,11 +47,7 @@ fn reference(d: &Doc) -> Key {
     let r = d.root.get("spec").and_then(|s| s.get("runtimeRef"));
     let f = |k: &str| r.and_then(|r| r.get(k)).and_then(Node::scalar);
     let kind = f("kind").unwrap_or_else(|| "ClusterTrainingRuntime".into());
-    let ns = if kind == "TrainingRuntime" {
-        name_of(d, "namespace").unwrap_or_else(|| "default".into())
-    } else {
-        String::new()
-    };
+    let ns = if kind == "TrainingRuntime" { super::ns_name(d).0 } else { String::new() };
     (kind, ns, f("name").unwrap_or_default())
 }
 

@@ -110,12 +110,13 @@ impl Plugin for DeviceShare {
             return None;
         }
         // Sharing first, then number, as Volcano's FilterNode checks them.
-        let sharing = self.sharing.then(|| self.sharing_fits(ssn, pod, node)).flatten();
-        if let Some(Err(e)) = sharing {
+        if let Some(Err(e)) = self.sharing.then(|| self.sharing_fits(ssn, pod, node)).flatten() {
             return Some(Err(e));
         }
-        let number = self.number.then(|| self.number_fits(ssn, pod, node)).flatten();
-        number.or(sharing).or((self.number || self.sharing).then_some(Ok(())))
+        if let Some(Err(e)) = self.number.then(|| self.number_fits(ssn, pod, node)).flatten() {
+            return Some(Err(e));
+        }
+        Some(Ok(()))
     }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         let asks = |d: Option<usize>| d.is_some_and(|d| ssn.pod(pod).req.get(d) > 0);
