@@ -276,6 +276,9 @@ pub struct JobSpec {
     pub min_resources: Resources,
     /// Network topology constraint.
     pub network_topology: Option<NetworkTopology>,
+    /// Sub-groups of its pods (Volcano's PodGroup `subGroupPolicy`, from a
+    /// VolcanoJob task's `partitionPolicy`); `None` for most jobs. Boxed.
+    pub sub_groups: Option<Box<crate::subgroup::SubGroups>>,
     /// Run time under ideal placement (work to do once the gang runs).
     pub duration: SimDuration,
     /// Checkpoint interval in work time; progress since the last checkpoint is lost
@@ -381,6 +384,7 @@ impl JobSpec {
             max_retry: 0,
             min_resources: Resources::ZERO,
             network_topology: None,
+            sub_groups: None,
             duration: SimDuration::ZERO,
             checkpoint_interval: None,
             termination_grace: SimDuration::ZERO,
@@ -749,6 +753,7 @@ mod tests {
             max_retry: 3,
             min_resources: Resources::ZERO,
             network_topology: None,
+            sub_groups: None,
             duration: SimDuration::from_secs(10),
             checkpoint_interval: None,
             termination_grace: DEFAULT_TERMINATION_GRACE,

@@ -48,6 +48,7 @@ pub mod rng;
 pub mod session;
 pub mod speed;
 pub mod store;
+pub mod subgroup;
 pub mod text;
 pub mod time;
 pub mod topology;

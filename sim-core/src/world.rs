@@ -177,6 +177,8 @@ pub struct Job {
     pub counted: bool,
     /// Pending pods that request nothing but a pod slot (BestEffort).
     pub pending_best_effort: u32,
+    /// Per sub-job of its `sub_groups`: pod count per status (empty without).
+    pub sub_jobs: Vec<[u32; PodStatus::COUNT]>,
     /// The over-minAvailable flag its Running preemptable pods are filed under in
     /// the victim groups (`ready_count > minAvailable`, kept up to date).
     pub victims_over_min: bool,
@@ -269,6 +271,7 @@ impl Job {
     /// A job not yet submitted.
     pub fn new(spec: JobSpec) -> Job {
         let nt = spec.tasks.len();
+        let subs = spec.sub_groups.as_ref().map_or(0, |g| g.sub_jobs.len());
         Job {
             spec,
             phase: JobPhase::NotSubmitted,
@@ -287,6 +290,7 @@ impl Job {
             highest_tier: 0,
             counted: false,
             pending_best_effort: 0,
+            sub_jobs: vec![[0; PodStatus::COUNT]; subs],
             victims_over_min: false,
         }
     }
@@ -313,6 +317,25 @@ impl Job {
     /// Pods of a task in a status.
     pub fn task_count(&self, task: usize, s: PodStatus) -> u32 {
         self.tasks[task].counts[s.index()]
+    }
+    /// Pods of sub-job `s` in a status.
+    pub fn sub_count(&self, s: u32, st: PodStatus) -> u32 {
+        self.sub_jobs[s as usize][st.index()]
+    }
+    /// Volcano's `SubJobInfo.ReadyTaskNum` of sub-job `s`: Allocated + Running +
+    /// Succeeded.
+    pub fn sub_ready_count(&self, s: u32) -> u32 {
+        self.sub_count(s, PodStatus::Allocated)
+            + self.sub_count(s, PodStatus::Running)
+            + self.sub_count(s, PodStatus::Succeeded)
+    }
+    /// Pods of sub-job `s` in the cache (every status but Deleted).
+    pub fn sub_live_count(&self, s: u32) -> u32 {
+        self.sub_jobs[s as usize].iter().sum::<u32>() - self.sub_count(s, PodStatus::Deleted)
+    }
+    /// The sub-job of pod `task`/`index` (0 for a job without sub-groups).
+    pub fn sub_job_of(&self, task: usize, index: u32) -> u32 {
+        self.spec.sub_groups.as_ref().map_or(0, |g| g.of(task, index))
     }
     /// Whole GPUs over all pods.
     pub fn gpus(&self) -> i64 {
@@ -611,6 +634,10 @@ impl World {
         j.pods.push(id);
         j.counts[PodStatus::Pending.index()] += 1;
         j.tasks[task].counts[PodStatus::Pending.index()] += 1;
+        if !j.sub_jobs.is_empty() {
+            let sj = j.sub_job_of(task, index) as usize;
+            j.sub_jobs[sj][PodStatus::Pending.index()] += 1;
+        }
         j.pending_best_effort += t_req.is_best_effort() as u32;
         self.apply(id, PodStatus::Pending, None, t_req, 1);
         self.reindex(job);
@@ -666,6 +693,11 @@ impl World {
         j.tasks[task].counts[old_status.index()] -= 1;
         j.counts[status.index()] += 1;
         j.tasks[task].counts[status.index()] += 1;
+        if !j.sub_jobs.is_empty() {
+            let sj = j.sub_job_of(task, self.pods[pod.0 as usize].index) as usize;
+            j.sub_jobs[sj][old_status.index()] -= 1;
+            j.sub_jobs[sj][status.index()] += 1;
+        }
         let pending = |s: PodStatus| (s == PodStatus::Pending) as u32;
         j.pending_best_effort =
             j.pending_best_effort + best_effort * pending(status) - best_effort * pending(old_status);

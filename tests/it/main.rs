@@ -37,6 +37,7 @@ mod volcano_hier;
 mod volcano_plugins;
 mod volcano_scenarios;
 mod volcano_shuffle;
+mod volcano_subgroups;
 mod volcano_tdm;
 mod warnings;
 

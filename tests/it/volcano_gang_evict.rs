@@ -604,14 +604,21 @@ fn topology_cases_of_the_e2e_suite() {
 
 /// The same shapes on nodes that hold one pod each, so that eviction is needed,
 /// with the outcomes computed by hand. The victim (4 pods, minimum 2, tier 2) is
-/// placed one pod per node, `w-i` on `kwok-node-i`.
+/// placed one pod per node: its first step finds no tier-1 HyperNode that holds
+/// the sub-job's four pending pods (Volcano's sub-job gradient asks for all of
+/// them, not the minimum), so the gang of two goes to s2, on kwok-node-2 (the
+/// first node of the tie) and kwok-node-3 (the same leaf scores 1): w-0 and w-1
+/// in s1. Each later step places one more pod, in s0 (both leaves score 0 for
+/// the binpack of four pods; the first wins): w-2 on kwok-node-1, w-3 on
+/// kwok-node-0.
 ///
 /// - Tier 1, 2 pods: the eviction gradient has s0 and s1 (2 cpus each, enough
-///   for the preemptor's minimum); in s0 the victim's two pods there are its
-///   safe bundle, the plan places the preemptor on them: w-0 and w-1 go, the
-///   preemptor starts at 90 s in s0.
+///   for the preemptor's minimum); in s0 the victim's two pods there (w-2, w-3)
+///   are its safe bundle, the plan places the preemptor on them: they go, and
+///   the preemptor starts at 90 s in s0.
 /// - Tier 2, 2 pods: the gradient is s2, then s0, s1 (widest first); in s2 the
-///   safe bundle is the two lowest names (w-0, w-1): the same evictions.
+///   safe bundle is the two lowest names (w-0, w-1, in s1): the preemptor starts
+///   at 90 s on their nodes.
 /// - Tier 1, 3 pods: no tier-1 HyperNode holds 3 cpus: no domain, nothing
 ///   evicted, the preemptor waits.
 /// - Tier 2, 3 pods: only s2; the safe bundle (2 pods) is too little, with the
@@ -624,11 +631,15 @@ fn hard_topology_preemption_in_domains() {
         let o = run_topo(1, &q, &[victim.clone(), topo_gang("preemptor", "gp-q", 100, (n, n, 1), tier, 60)]);
         (evicted(&o), start(&o, "preemptor"), nodes_of(&o, "preemptor"))
     };
-    let two = ["60 gangpreempt default/victim-w-0", "60 gangpreempt default/victim-w-1"];
-    for tier in [1, 2] {
+    let pair = |a: usize, b: usize| {
+        [format!("60 gangpreempt default/victim-w-{a}"), format!("60 gangpreempt default/victim-w-{b}")]
+    };
+    for (tier, ev_want, nodes_want) in
+        [(1, pair(2, 3), ["kwok-node-0", "kwok-node-1"]), (2, pair(0, 1), ["kwok-node-2", "kwok-node-3"])]
+    {
         let (ev, at, nodes) = case(tier, 2);
-        assert_eq!(ev, two, "tier {tier}");
-        assert_eq!((at.as_str(), nodes), ("90", vec!["kwok-node-0".to_string(), "kwok-node-1".into()]), "tier {tier}");
+        assert_eq!(ev, ev_want, "tier {tier}");
+        assert_eq!((at.as_str(), nodes), ("90", nodes_want.map(String::from).to_vec()), "tier {tier}");
     }
     let (ev, at, _) = case(1, 3);
     assert!(ev.is_empty());
@@ -639,7 +650,8 @@ fn hard_topology_preemption_in_domains() {
 }
 
 /// Reclaim in a domain: the reclaimer (tier 1, 2 pods) in q1 takes the victim's
-/// surplus in s0 only (q2 holds 4 cpus over its deserved 2).
+/// surplus in s0 only (q2 holds 4 cpus over its deserved 2): w-2 and w-3 (the
+/// victim's layout is the one above).
 #[test]
 fn hard_topology_reclaim_in_a_domain() {
     let qs = vec![queue("q1", 2, ""), queue("q2", 2, "")];
@@ -648,7 +660,7 @@ fn hard_topology_reclaim_in_a_domain() {
         &qs,
         &[topo_gang("victim", "q2", 10, (4, 2, 1), 2, 0), topo_gang("reclaimer", "q1", 10, (2, 2, 1), 1, 60)],
     );
-    assert_eq!(evicted(&o), ["60 gangreclaim default/victim-w-0", "60 gangreclaim default/victim-w-1"]);
+    assert_eq!(evicted(&o), ["60 gangreclaim default/victim-w-2", "60 gangreclaim default/victim-w-3"]);
     assert_eq!(start(&o, "reclaimer"), "90");
     assert_eq!(nodes_of(&o, "reclaimer"), ["kwok-node-0", "kwok-node-1"]);
 }

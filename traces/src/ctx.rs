@@ -227,6 +227,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         max_retry: 3,
         min_resources: Resources::ZERO,
         network_topology: None,
+        sub_groups: None,
         duration: p.duration,
         checkpoint_interval: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,

@@ -437,6 +437,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         max_retry: 3,
         min_resources: Resources::ZERO,
         network_topology: None,
+        sub_groups: None,
         duration,
         checkpoint_interval: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,

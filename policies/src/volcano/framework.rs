@@ -207,8 +207,40 @@ pub trait Plugin: Send {
     ) -> Option<Vec<Vec<HyperNodeId>>> {
         None
     }
-    /// Score of placing the job's pods in a HyperNode.
-    fn hypernode_score(&self, ssn: &Session<'_>, job: JobId, pods: &[PodId], hn: HyperNodeId) -> Option<f64> {
+    /// For sub-job `sub` of a job being placed in HyperNode `within`: the
+    /// HyperNodes under it to try, grouped by tier, lowest first (Volcano's
+    /// `HyperNodeGradientForSubJobFn`); `within` alone for a sub-job without a
+    /// hard topology.
+    fn sub_job_gradient(
+        &self,
+        ssn: &Session<'_>,
+        job: JobId,
+        sub: u32,
+        within: HyperNodeId,
+    ) -> Option<Vec<Vec<HyperNodeId>>> {
+        None
+    }
+    /// Scores of placing sub-job `sub` in each of `candidates` (Volcano's
+    /// `HyperNodeOrderFn`, which sees the candidates together).
+    fn hypernode_scores(
+        &self,
+        ssn: &Session<'_>,
+        job: JobId,
+        sub: u32,
+        candidates: &[HyperNodeId],
+    ) -> Option<Vec<f64>> {
+        None
+    }
+    /// Is sub-job `sub` ready (jobs with a `subGroupPolicy`)?
+    fn sub_job_ready(&self, ssn: &Session<'_>, job: JobId, sub: u32) -> Option<bool> {
+        None
+    }
+    /// Pipelined vote for sub-job `sub`.
+    fn sub_job_pipelined(&self, ssn: &Session<'_>, job: JobId, sub: u32) -> Option<Vote> {
+        None
+    }
+    /// Order of two sub-jobs of a job (`Less` = first).
+    fn sub_job_order(&self, ssn: &Session<'_>, job: JobId, l: u32, r: u32) -> Option<Ordering> {
         None
     }
 }
@@ -855,8 +887,61 @@ impl Framework {
     }
 
     /// Sum of HyperNode scores.
-    pub fn hypernode_score(&self, ssn: &Session<'_>, job: JobId, pods: &[PodId], hn: HyperNodeId) -> f64 {
-        self.enabled(flag::ENABLED_HYPER_NODE_ORDER).filter_map(|p| p.hypernode_score(ssn, job, pods, hn)).sum()
+    /// The gradient of the first plugin that gives one for sub-job `sub` within
+    /// `within` ([`Plugin::sub_job_gradient`]); `within` alone when none does.
+    pub fn sub_job_gradient(
+        &self,
+        ssn: &Session<'_>,
+        job: JobId,
+        sub: u32,
+        within: HyperNodeId,
+    ) -> Vec<Vec<HyperNodeId>> {
+        self.enabled(flag::ENABLED_HYPER_NODE_GRADIENT)
+            .find_map(|p| p.sub_job_gradient(ssn, job, sub, within))
+            .unwrap_or_else(|| vec![vec![within]])
+    }
+
+    /// Σ over HyperNode-order plugins of their scores for sub-job `sub` in each
+    /// of `candidates` (0 where no plugin scores).
+    pub fn hypernode_scores(&self, ssn: &Session<'_>, job: JobId, sub: u32, candidates: &[HyperNodeId]) -> Vec<f64> {
+        let mut sums = vec![0.0; candidates.len()];
+        for p in self.enabled(flag::ENABLED_HYPER_NODE_ORDER) {
+            if let Some(v) = p.hypernode_scores(ssn, job, sub, candidates) {
+                for (s, x) in sums.iter_mut().zip(v) {
+                    *s += x;
+                }
+            }
+        }
+        sums
+    }
+
+    /// Volcano's `SubJobReady`: for a job without a `subGroupPolicy` its
+    /// `JobReady`; else every enabled answer.
+    pub fn sub_job_ready(&self, ssn: &Session<'_>, job: JobId, sub: u32) -> bool {
+        if !super::subjobs::has_policy(ssn, job) {
+            return self.job_ready(ssn, job);
+        }
+        self.enabled(flag::ENABLED_SUB_JOB_READY).all(|p| p.sub_job_ready(ssn, job, sub).unwrap_or(true))
+    }
+
+    /// Volcano's `SubJobPipelined`: for a job without a `subGroupPolicy` its
+    /// `JobPipelined`; else voted tier by tier as `job_pipelined`.
+    pub fn sub_job_pipelined(&self, ssn: &Session<'_>, job: JobId, sub: u32) -> bool {
+        if !super::subjobs::has_policy(ssn, job) {
+            return self.job_pipelined(ssn, job);
+        }
+        self.tier_vote(flag::ENABLED_SUB_JOB_PIPELINED, |p| p.sub_job_pipelined(ssn, job, sub))
+    }
+
+    /// Volcano's `SubJobOrderFn`: the first enabled plugin that tells two sub-jobs
+    /// apart, else their match index, then their UID.
+    pub fn sub_job_order(&self, ssn: &Session<'_>, job: JobId, l: u32, r: u32) -> Ordering {
+        for p in self.enabled(flag::ENABLED_SUB_JOB_ORDER) {
+            if let Some(o) = p.sub_job_order(ssn, job, l, r).filter(|o| o.is_ne()) {
+                return o;
+            }
+        }
+        super::subjobs::default_order(ssn, job, l, r)
     }
 
     /// True if a plugin of this name is configured.

@@ -9,6 +9,7 @@ pub mod conf;
 mod explain;
 pub mod framework;
 pub mod plugins;
+pub mod subjobs;
 
 use actions::allocate::AllocState;
 use actions::gang_evict::GangArgs;

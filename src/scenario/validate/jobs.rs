@@ -261,6 +261,7 @@ fn job(
         max_retry,
         min_resources: Resources::ZERO,
         network_topology,
+        sub_groups: None,
         duration: duration?,
         checkpoint_interval: checkpoint,
         termination_grace: grace,

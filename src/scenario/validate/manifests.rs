@@ -121,6 +121,7 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
         default_duration: v.default_duration,
         clock_start: v.clock_start,
         horizon: v.horizon,
+        tiers: t.tiers,
     };
     let imported = manifest::jobs(docs, &mut cx, &mut errs);
     report(v, errs);

@@ -367,7 +367,11 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         v.warn(BUDGETS_UNUSED, budgets.len() as u64, None, "spec.scheduler", message);
     }
     let comm = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
-    let targets = Targets { queues: &queue_ids, node_ids: &node_ids, nodes: &nodes };
+    let mut tiers: BTreeMap<String, u32> = BTreeMap::new();
+    for d in decls.iter().flatten().filter(|d| !d.tier_name.is_empty()) {
+        tiers.entry(d.tier_name.clone()).or_insert(d.tier);
+    }
+    let targets = Targets { queues: &queue_ids, tiers: &tiers, node_ids: &node_ids, nodes: &nodes };
     // Run times of the traces named by `duration.empirical`, read once per (file, format).
     let mut empirical_cache: BTreeMap<(PathBuf, &'static str), Vec<SimDuration>> = BTreeMap::new();
     let mut sources = Vec::new();
@@ -459,6 +463,8 @@ fn engine(v: &mut V<'_>, spec: &RawSpec, seed: u64) -> EngineConfig {
 /// What the jobs of a source are resolved against.
 pub(crate) struct Targets<'a> {
     pub queues: &'a BTreeMap<String, QueueId>,
+    /// HyperNode tiers by `tierName` (the first HyperNode to name one decides).
+    pub tiers: &'a BTreeMap<String, u32>,
     pub node_ids: &'a BTreeMap<String, NodeId>,
     pub nodes: &'a [Node],
 }

@@ -225,6 +225,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 max_retry: retry,
                 min_resources: Resources::ZERO,
                 network_topology: None,
+                sub_groups: None,
                 duration: SimDuration(duration),
                 checkpoint_interval: ckpt.map(SimDuration),
                 termination_grace: DEFAULT_TERMINATION_GRACE,

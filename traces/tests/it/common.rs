@@ -147,6 +147,7 @@ pub fn gang(
         max_retry: 3,
         min_resources: Resources::ZERO,
         network_topology: None,
+        sub_groups: None,
         duration: SimDuration::from_secs(duration_s),
         checkpoint_interval: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,

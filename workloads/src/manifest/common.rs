@@ -119,6 +119,8 @@ pub struct Context<'a> {
     pub clock_start: i64,
     /// `spec.horizon`: recurring objects' runs are those due by then.
     pub horizon: Option<SimTime>,
+    /// The cluster's HyperNode tiers by `tierName`, which `highestTierName` names.
+    pub tiers: &'a BTreeMap<String, u32>,
 }
 
 /// A job read from a manifest.
@@ -848,10 +850,37 @@ pub(crate) fn queue(ck: &mut Ck<'_>, cx: &super::Context<'_>, name: &str, at: At
     q
 }
 
-/// `networkTopology: {mode, highestTierAllowed}`, read by [`NetworkTopology::parse`].
-pub(crate) fn network_topology(ck: &mut Ck<'_>, n: &Node, path: &str) -> NetworkTopology {
+/// `networkTopology: {mode, highestTierAllowed | highestTierName}`, read by
+/// [`NetworkTopology::parse`]. A tier name is the `tierName` of the cluster's
+/// HyperNodes, turned into its tier as Volcano's session does; one the cluster does
+/// not have is an error (Volcano logs it and leaves the job unconstrained), and so
+/// are both fields at once (Volcano's webhook refuses them).
+pub(crate) fn network_topology(
+    ck: &mut Ck<'_>,
+    tiers: &BTreeMap<String, u32>,
+    n: &Node,
+    path: &str,
+) -> NetworkTopology {
     let mode = ck.opt_str(n, "mode", path);
-    let tier = ck.opt_int(n, "highestTierAllowed", path, i64::MIN);
+    let mut tier = ck.opt_int(n, "highestTierAllowed", path, i64::MIN);
+    if let Some(name) = ck.opt_str(n, "highestTierName", path) {
+        let at = n.get("highestTierName").and_then(|f| f.at);
+        let field = join(path, "highestTierName");
+        if tier.is_some() {
+            ck.err(at, &field, "must not specify `highestTierAllowed` and `highestTierName` simultaneously");
+        } else if let Some(&t) = tiers.get(&name) {
+            tier = Some(i64::from(t));
+        } else if tiers.is_empty() {
+            ck.err(at, &field, format!("no HyperNode of the cluster has a `tierName`; `{name}` names no tier"));
+        } else {
+            let known: Vec<String> = tiers.iter().map(|(k, t)| format!("{k} (tier {t})")).collect();
+            ck.err(
+                at,
+                &field,
+                format!("no HyperNode tier is named `{name}`; the cluster's tiers: {}", known.join(", ")),
+            );
+        }
+    }
     let (nt, errors) = NetworkTopology::parse(mode.as_deref(), tier);
     for (field, m) in errors {
         ck.err(n.get(field).and_then(|f| f.at), &join(path, field), m);
@@ -987,6 +1016,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         max_retry: 3,
         min_resources: Resources::ZERO,
         network_topology: None,
+        sub_groups: None,
         duration: h.timing.duration,
         checkpoint_interval: h.timing.checkpoint,
         termination_grace: DEFAULT_TERMINATION_GRACE,

@@ -17,6 +17,7 @@ mod recurring;
 mod schema;
 mod snapshot;
 mod spark;
+mod subgroup;
 mod trainer;
 mod vcjob;
 mod volcano;
@@ -284,7 +285,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
             | ("sparkoperator.k8s.io", "ScheduledSparkApplication") => {
                 out.extend(recurring::jobs(d, &kind, cx, &mut ck))
             }
-            ("scheduling.volcano.sh", "PodGroup") => groups.add_group(d, &mut ck),
+            ("scheduling.volcano.sh", "PodGroup") => groups.add_group(d, cx, &mut ck),
             ("v1", "Pod") => groups.add_pod(d, cx, &mut ck),
             ("scheduling.k8s.io", "PriorityClass") => {}
             ("scheduling.volcano.sh", "Queue") => {}
@@ -351,6 +352,7 @@ mod kind_tests {
             [("default".to_string(), QueueId(0)), ("q".to_string(), QueueId(1))].into();
         let nodes: BTreeMap<String, NodeId> = [("n0".to_string(), NodeId(0)), ("n1".to_string(), NodeId(1))].into();
         let mut names = ResourceNames::default();
+        let tiers: BTreeMap<String, u32> = [("leaf".to_string(), 1), ("spine".to_string(), 2)].into();
         let mut errs = Vec::new();
         let mut classes = PriorityClasses::default();
         priority_classes(&docs, &mut classes, &mut errs);
@@ -362,6 +364,7 @@ mod kind_tests {
             default_duration: None,
             clock_start: 0,
             horizon: Some(lahar_core::time::SimTime(3_600_000_000)),
+            tiers: &tiers,
         };
         let jobs = jobs(&docs, &mut cx, &mut errs);
         if errs.is_empty() {

@@ -43,7 +43,7 @@ fn int_or_percent(ck: &mut Ck<'_>, n: &Node, path: &str) -> Option<IntOrPercent>
     }
 }
 
-fn selector(ck: &mut Ck<'_>, n: &Node, path: &str) -> LabelSelector {
+pub(crate) fn selector(ck: &mut Ck<'_>, n: &Node, path: &str) -> LabelSelector {
     known_keys(ck, n, path, &["matchLabels", "matchExpressions"]);
     let mut out = LabelSelector::default();
     for (k, v) in ck.map(n, "matchLabels", path) {

@@ -2,6 +2,7 @@
 //! one PodGroup become one job; pods already bound to a node start there at t=0.
 
 use super::common::{self, Ck, JobHead, PodShape, PriorityClass, PriorityClasses};
+use super::subgroup;
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob, ManifestError};
 use lahar_core::cluster::NodeId;
@@ -56,6 +57,8 @@ struct Group {
     queue_at: At,
     priority_class: Option<String>,
     network_topology: Option<lahar_core::job::NetworkTopology>,
+    /// `spec.subGroupPolicy`.
+    sub_policies: Vec<subgroup::RawPolicy>,
     /// `status.phase`: the group's phase when the run starts.
     phase: Option<PodGroupPhase>,
     annotations: BTreeMap<String, (String, At)>,
@@ -76,6 +79,9 @@ struct Pod {
     node: Option<(NodeId, String)>,
     /// Shadow PodGroup: a pod without the group-name annotation is its own job.
     bare: bool,
+    /// Its sub-job under its group's `subGroupPolicy` (policy, match values);
+    /// `None`: the default one.
+    sub: Option<(u16, Vec<String>)>,
 }
 
 /// PodGroups and Pods of one workload source, joined at the end.
@@ -92,7 +98,7 @@ const TASK_SPEC: &str = "volcano.sh/task-spec";
 const PHASES: [&str; 5] = ["Pending", "Inqueue", "Running", "Unknown", "Completed"];
 
 impl Groups {
-    pub fn add_group(&mut self, d: &Doc, ck: &mut Ck<'_>) {
+    pub fn add_group(&mut self, d: &Doc, cx: &Context<'_>, ck: &mut Ck<'_>) {
         let root = &d.root;
         let meta = common::meta(ck, root, "", true);
         let empty = Node { at: root.at, val: Val::Null };
@@ -105,7 +111,8 @@ impl Groups {
             }
         }
         let queue = ck.opt_str(spec, "queue", "spec").unwrap_or_else(|| "default".into());
-        let nt = spec.get("networkTopology").map(|n| common::network_topology(ck, n, "spec.networkTopology"));
+        let nt = spec.get("networkTopology").map(|n| common::network_topology(ck, cx.tiers, n, "spec.networkTopology"));
+        let sub_policies = subgroup::policies(ck, cx.tiers, spec);
         let mut phase = None;
         if let Some(st) = root.get("status")
             && let Some(p) = ck.opt_str(st, "phase", "status")
@@ -139,6 +146,7 @@ impl Groups {
             queue_at: spec.get("queue").and_then(|n| n.at).or(root.at),
             priority_class: ck.opt_str(spec, "priorityClassName", "spec"),
             network_topology: nt,
+            sub_policies,
             phase,
             preemptable: common::group_preemptable(ck, &meta.labels, &meta.annotations, ""),
             disruption: common::group_disruption(ck, &meta.annotations, ""),
@@ -206,7 +214,7 @@ impl Groups {
         if !ck.ok() {
             return;
         }
-        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false };
+        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false, sub: None };
         match pod.shape.annotations.get("scheduling.k8s.io/group-name") {
             Some((g, _)) => self.pods.entry((namespace, g.clone())).or_default().push(pod),
             None => self.bare.push(Pod { bare: true, ..pod }),
@@ -224,7 +232,12 @@ impl Groups {
     ) -> Vec<ImportedJob> {
         let mut out = Vec::new();
         for g in std::mem::take(&mut self.groups) {
-            let pods = self.pods.remove(&(g.namespace.clone(), g.name.clone())).unwrap_or_default();
+            let mut pods = self.pods.remove(&(g.namespace.clone(), g.name.clone())).unwrap_or_default();
+            for p in &mut pods {
+                let labels: Vec<(String, String)> =
+                    p.shape.labels.iter().map(|(k, (v, _))| (k.clone(), v.clone())).collect();
+                p.sub = subgroup::pod_sub_job(&g.sub_policies, &labels);
+            }
             let mut ck = Ck::new(&g.doc, errs);
             if !g.ok {
                 continue;
@@ -253,7 +266,7 @@ impl Groups {
                     "the PodGroup has {n} Pods in the manifests; `{REPLICAS}` is for a PodGroup without Pods (it says how many its controller will create)"
                 ));
             }
-            let Grouped { mut tasks, initial, names, roles, role_names } =
+            let Grouped { mut tasks, initial, names, roles, role_names, subs } =
                 if pods.is_empty() { podless(&mut ck, &g, min_res.as_ref()) } else { group_tasks(&pods) };
             for (k, &m) in &g.min_task {
                 match role_names.iter().position(|r| r == k) {
@@ -305,6 +318,11 @@ impl Groups {
             j.preemptable = g.preemptable;
             j.disruption = g.disruption;
             j.network_topology = g.network_topology;
+            if !g.sub_policies.is_empty() {
+                let keys: Vec<subgroup::TaskKey> = subs.into_iter().map(subgroup::TaskKey::Whole).collect();
+                let policies = g.sub_policies.into_iter().map(|p| p.policy).collect();
+                j.sub_groups = Some(Box::new(subgroup::assemble(policies, &keys)));
+            }
             // Volcano's scheduler reads a PodGroup's `minResources` as written: none
             // is nothing to reserve (`GetMinResources` of a nil list), not the
             // pods' requests.
@@ -385,6 +403,8 @@ struct Grouped {
     roles: Option<Box<[u16]>>,
     /// Each task's role; the first task of a role is where its minTaskMember goes.
     role_names: Vec<String>,
+    /// Each task's sub-job (see `Pod::sub`).
+    subs: Vec<Option<(u16, Vec<String>)>>,
 }
 
 /// Groups pods into tasks: pods of one role (`volcano.sh/task-spec`, else "")
@@ -406,7 +426,7 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
                 && t.hints.as_deref().map(|h| (&h.scoring, h.cooldown))
                     == p.shape.hints.as_deref().map(|h| (&h.scoring, h.cooldown))
         };
-        match tasks.iter_mut().find(|(t, role, _)| *role == p.role && same(t)) {
+        match tasks.iter_mut().find(|(t, role, m)| *role == p.role && m[0].sub == p.sub && same(t)) {
             Some((t, _, members)) => {
                 t.replicas += 1;
                 members.push(p);
@@ -430,6 +450,7 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
         role_names.iter().map(|r| role_names.iter().position(|x| x == r).expect("its own role") as u16).collect();
     let shared = lead.iter().enumerate().any(|(i, &l)| l as usize != i);
     Grouped {
+        subs: tasks.iter().map(|(_, _, members)| members[0].sub.clone()).collect(),
         names: tasks.iter().map(|(_, _, members)| members.iter().map(|p| p.name.clone()).collect()).collect(),
         tasks: tasks.into_iter().map(|(t, _, _)| t).collect(),
         initial,
@@ -491,6 +512,7 @@ fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Re
         names: vec![Vec::new()],
         roles: None,
         role_names: vec![String::new()],
+        subs: vec![None],
     }
 }
 

@@ -259,7 +259,7 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
     let volcano = rspec.get("podGroupPolicy").and_then(|p| p.get("volcano"));
     out.topology = volcano
         .and_then(|v| v.get("networkTopology"))
-        .map(|n| common::network_topology(rck, n, "spec.podGroupPolicy.volcano.networkTopology"));
+        .map(|n| common::network_topology(rck, cx.tiers, n, "spec.podGroupPolicy.volcano.networkTopology"));
     out
 }
 

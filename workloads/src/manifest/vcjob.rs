@@ -2,6 +2,7 @@
 //! defaults it and its job controller turns it into a PodGroup and pods.
 
 use super::common::{self, Ck, JobHead, join};
+use super::subgroup;
 use super::yaml::{Doc, Node, Val};
 use super::{Context, ImportedJob};
 use lahar_core::time::SimDuration;
@@ -33,12 +34,15 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         names.push(name);
     }
     let mut tasks = Vec::new();
+    let mut partitions: Vec<Option<subgroup::Partition>> = Vec::new();
     let mut grace: Option<SimDuration> = None;
     for (i, t) in raw_tasks.iter().enumerate() {
         let tp = format!("spec.tasks[{i}]");
         let replicas = ck.opt_int(t, "replicas", &tp, 0).unwrap_or(1) as u32;
-        let min = match ck.opt_int(t, "minAvailable", &tp, 0) {
-            Some(m) if m as u32 > replicas => {
+        let given = ck.opt_int(t, "minAvailable", &tp, 0).map(|m| m as u32);
+        let part = subgroup::partition(ck, cx.tiers, t, &tp, replicas, given);
+        let min = match given {
+            Some(m) if m > replicas => {
                 ck.err(
                     t.get("minAvailable").and_then(|n| n.at),
                     &join(&tp, "minAvailable"),
@@ -46,9 +50,12 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
                 );
                 replicas
             }
-            Some(m) => m as u32,
-            None => replicas,
+            Some(m) => m,
+            // The webhook's default: minPartitions × partitionSize when
+            // minPartitions is set, else every replica.
+            None => part.as_ref().filter(|p| p.min > 0).map_or(replicas, |p| p.min * p.size),
         };
+        partitions.push(part);
         let Some(tpl) = t.get("template") else {
             ck.err(t.at, &join(&tp, "template"), "a task needs a pod `template`");
             continue;
@@ -115,7 +122,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let q = common::queue(ck, cx, &qname, spec.get("queue").and_then(|n| n.at).or(root.at), "spec.queue");
     let max_retry = ck.opt_int(spec, "maxRetry", sp, 0).map(|x| x as u32);
     let job_policies = common::policies(ck, spec, sp);
-    let nt = spec.get("networkTopology").map(|n| common::network_topology(ck, n, "spec.networkTopology"));
+    let nt = spec.get("networkTopology").map(|n| common::network_topology(ck, cx.tiers, n, "spec.networkTopology"));
     // Plugins (ssh, svc, env, pytorch, mpi, tensorflow, ray) add environment, services,
     // ports and secrets; none changes what the scheduler sees. Unknown names are errors.
     for (k, n) in ck.map(spec, "plugins", sp) {
@@ -159,6 +166,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     spec_out.preemptable = group_preemptable;
     spec_out.disruption = disruption;
     spec_out.network_topology = nt;
+    spec_out.sub_groups = sub_groups(&spec_out.tasks, partitions);
     spec_out.task_topology = topology.map(Box::new);
     if let Some(m) = max_retry {
         spec_out.max_retry = m;
@@ -214,4 +222,35 @@ fn task_topology(
     let anti_affinity = groups(KEYS[1]);
     let task_order = groups(KEYS[2]).concat();
     Some(lahar_core::job::TaskTopology { affinity, anti_affinity, task_order })
+}
+
+/// The PodGroup's `subGroupPolicy` that Volcano's job controller writes for the
+/// partitioned tasks (`setPgSubGroupPolicy`): one policy per such task, named
+/// after it, with `subGroupSize: partitionSize` and `minSubGroups: minPartitions`;
+/// its pods are split by their `volcano.sh/partition-id` label (index ÷
+/// partitionSize). `None` when no task is partitioned.
+fn sub_groups(
+    tasks: &[lahar_core::job::TaskSpec],
+    partitions: Vec<Option<subgroup::Partition>>,
+) -> Option<Box<lahar_core::subgroup::SubGroups>> {
+    if partitions.iter().all(Option::is_none) {
+        return None;
+    }
+    let mut policies = Vec::new();
+    let mut keys = Vec::new();
+    for (task, p) in tasks.iter().zip(partitions) {
+        keys.push(match p {
+            None => subgroup::TaskKey::Whole(None),
+            Some(p) => {
+                policies.push(lahar_core::subgroup::SubGroupPolicy {
+                    name: task.name.clone(),
+                    size: Some(p.size),
+                    min_groups: p.min,
+                    network_topology: p.network_topology,
+                });
+                subgroup::TaskKey::Partitions { policy: policies.len() as u16 - 1, total: p.total, size: p.size }
+            }
+        });
+    }
+    Some(Box::new(subgroup::assemble(policies, &keys)))
 }

@@ -13,7 +13,7 @@
 
 use super::super::explain;
 use super::super::framework::Framework;
-use super::super::plugins::network_topology::tier_limit;
+use super::super::plugins::network_topology::contains_topology;
 use super::reach::{Action, Reach, not_set_aside};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{pending_tasks, queues_of, sort_by};
@@ -75,7 +75,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
     ssn.set_action("preempt");
     let mut reach = Reach::new(fw, Action::Preempt);
     let mut starving = not_set_aside(fw, ssn, &mut reach);
-    starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && tier_limit(ssn, j).is_none() && fw.job_starving(ssn, j));
+    starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && !contains_topology(ssn, j) && fw.job_starving(ssn, j));
     let mut memo = FailMemo::new(fw);
     // Victims of other jobs have a lower job priority when every victim-choosing
     // tier has `priority`.

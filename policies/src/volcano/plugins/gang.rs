@@ -3,6 +3,7 @@
 //! `minAvailable`.
 
 use super::super::framework::{EvictKind, Plugin, Vote};
+use super::super::subjobs;
 use super::pending_best_effort;
 use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::session::Session;
@@ -24,25 +25,45 @@ fn role_count(ssn: &Session<'_>, j: JobId, t: usize, statuses: &[PodStatus]) -> 
     job.spec.role_tasks(t).map(|u| statuses.iter().map(|&s| job.task_count(u, s)).sum::<u32>()).sum()
 }
 
-/// Gang readiness: `Ready + pending BestEffort ≥ minAvailable`, and each role's
-/// `minTaskMember` (when the gang covers all roles' minimums).
+/// Gang readiness: `Ready + pending BestEffort ≥ minAvailable`, each role's
+/// `minTaskMember` (when the gang covers all roles' minimums), and each
+/// sub-group policy's `minSubGroups` ready sub-jobs.
 pub fn ready(ssn: &Session<'_>, j: JobId) -> bool {
     let job = ssn.job(j);
     if job.ready_count() + pending_best_effort(ssn, j) < job.spec.min_available {
         return false;
     }
-    !roles_checked(ssn, j)
+    let roles = !roles_checked(ssn, j)
         || (0..job.spec.tasks.len()).all(|t| {
             role_count(ssn, j, t, &[PodStatus::Allocated, PodStatus::Running, PodStatus::Succeeded])
                 >= job.spec.tasks[t].min_available
-        })
+        });
+    roles && sub_jobs_reach(ssn, j, subjobs::is_ready)
 }
 
 /// Volcano's `JobInfo.IsPipelined`: waiting + ready + pending BestEffort pods
-/// reach `minAvailable` (gang's and tdm's pipelined vote).
+/// reach `minAvailable` (gang's and tdm's pipelined vote); with sub-group
+/// policies, also `minSubGroups` pipelined sub-jobs per policy.
 pub fn pipelined(ssn: &Session<'_>, j: JobId) -> bool {
     let job = ssn.job(j);
     job.waiting_count() + job.ready_count() + pending_best_effort(ssn, j) >= job.spec.min_available
+        && sub_jobs_reach(ssn, j, subjobs::is_pipelined)
+}
+
+/// Volcano's `checkSubJobCondition`: each policy with `minSubGroups` > 0 has that
+/// many sub-jobs meeting `cond`.
+fn sub_jobs_reach(ssn: &Session<'_>, j: JobId, cond: fn(&Session<'_>, JobId, u32) -> bool) -> bool {
+    let Some(g) = &ssn.job(j).spec.sub_groups else { return true };
+    let mut met = vec![0u32; g.policies.len()];
+    for (s, sj) in g.sub_jobs.iter().enumerate() {
+        if let Some(p) = sj.policy.filter(|&p| g.policies[p as usize].min_groups > 0)
+            && subjobs::live_count(ssn, j, s as u32) > 0
+            && cond(ssn, j, s as u32)
+        {
+            met[p as usize] += 1;
+        }
+    }
+    g.policies.iter().zip(&met).all(|(p, &m)| m >= p.min_groups)
 }
 
 impl Plugin for Gang {
@@ -66,6 +87,24 @@ impl Plugin for Gang {
                         task.name, task.min_available
                     )));
                 }
+            }
+        }
+        // Volcano's `CheckSubJobValid`: each policy has `minSubGroups` sub-jobs
+        // (a sub-job exists while one of its pods does).
+        if let Some(g) = &job.spec.sub_groups {
+            let mut n = vec![0u32; g.policies.len()];
+            for (s, sj) in g.sub_jobs.iter().enumerate() {
+                if let Some(p) = sj.policy
+                    && subjobs::live_count(ssn, j, s as u32) > 0
+                {
+                    n[p as usize] += 1;
+                }
+            }
+            if let Some((p, &have)) = g.policies.iter().zip(&n).find(|(p, have)| **have < p.min_groups) {
+                return Some(Err(format!(
+                    "NotEnoughPodsOfTask: sub-group policy {} has {have} sub-groups, fewer than minSubGroups {}",
+                    p.name, p.min_groups
+                )));
             }
         }
         if job.valid_count() < job.spec.min_available {
@@ -93,6 +132,16 @@ impl Plugin for Gang {
     }
     fn job_pipelined(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
         Some(if pipelined(ssn, j) { 1 } else { -1 })
+    }
+    fn sub_job_ready(&self, ssn: &Session<'_>, j: JobId, s: u32) -> Option<bool> {
+        Some(subjobs::is_ready(ssn, j, s))
+    }
+    fn sub_job_pipelined(&self, ssn: &Session<'_>, j: JobId, s: u32) -> Option<Vote> {
+        Some(if subjobs::is_pipelined(ssn, j, s) { 1 } else { -1 })
+    }
+    fn sub_job_order(&self, ssn: &Session<'_>, j: JobId, l: u32, r: u32) -> Option<Ordering> {
+        // Not ready before ready.
+        Some(subjobs::is_ready(ssn, j, l).cmp(&subjobs::is_ready(ssn, j, r)))
     }
     fn job_starving(&self, ssn: &Session<'_>, j: JobId) -> Option<bool> {
         let job = ssn.job(j);

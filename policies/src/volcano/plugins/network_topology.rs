@@ -24,6 +24,7 @@
 
 use super::super::conf::Args;
 use super::super::framework::Plugin;
+use super::super::subjobs;
 use super::binpack::{ResourceWeights, binpack_fraction, resource_weights};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
@@ -125,18 +126,95 @@ pub fn tier_limit(ssn: &Session<'_>, j: JobId) -> Option<u32> {
     if nt.hard { nt.highest_tier_allowed.map(|t| t.min(top)) } else { Some(top) }
 }
 
-/// Nodes of a job's placed pods (allocated, pipelined or running), ascending.
-pub fn placed_nodes(ssn: &Session<'_>, j: JobId) -> Vec<NodeId> {
-    let mut v: Vec<NodeId> = ssn
-        .job(j)
-        .pods
-        .iter()
-        .filter(|&&p| matches!(ssn.pod(p).status, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running))
-        .filter_map(|&p| ssn.pod(p).node)
+/// The highest tier sub-job `s` of job `j` may span, if it is constrained: its own
+/// `highestTierAllowed` when hard; when soft, the job's hard limit (else the
+/// cluster top), as Volcano's session converts soft sub-jobs. For a job without
+/// sub-groups, sub-job 0 is the job ([`tier_limit`]).
+pub fn sub_tier_limit(ssn: &Session<'_>, j: JobId, s: u32) -> Option<u32> {
+    let nt = subjobs::topology(ssn, j, s)?;
+    let top = ssn.cluster().topology.top_tier();
+    if nt.hard {
+        return nt.highest_tier_allowed.map(|t| t.min(top));
+    }
+    Some(match &ssn.job(j).spec.network_topology {
+        Some(jn) if jn.hard => jn.highest_tier_allowed.map_or(top, |t| t.min(top)),
+        _ => top,
+    })
+}
+
+/// True if the job or one of its sub-groups has a network topology (Volcano's
+/// `ContainsNetworkTopology`).
+pub fn contains_topology(ssn: &Session<'_>, j: JobId) -> bool {
+    let spec = &ssn.job(j).spec;
+    spec.network_topology.is_some()
+        || spec.sub_groups.as_ref().is_some_and(|g| g.policies.iter().any(|p| p.network_topology.is_some()))
+}
+
+/// True if the job is placed HyperNode by HyperNode (Volcano's
+/// `ContainsHardTopology() || ContainsSubJobPolicy()`, soft modes converted).
+pub fn placed_by_hypernode(ssn: &Session<'_>, j: JobId) -> bool {
+    subjobs::has_policy(ssn, j) || tier_limit(ssn, j).is_some()
+}
+
+fn placed(ssn: &Session<'_>, pods: impl Iterator<Item = PodId>) -> Vec<NodeId> {
+    let mut v: Vec<NodeId> = pods
+        .filter(|&p| matches!(ssn.pod(p).status, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running))
+        .filter_map(|p| ssn.pod(p).node)
         .collect();
     v.sort_unstable();
     v.dedup();
     v
+}
+
+/// The sub-job of a pod scored by locality (its sub-job is topology-constrained),
+/// `None` for a normal pod.
+fn topology_aware_pod(ssn: &Session<'_>, pod: PodId) -> Option<u32> {
+    let j = ssn.pod(pod).job;
+    let s = subjobs::of_pod(ssn, pod);
+    sub_tier_limit(ssn, j, s).map(|_| s)
+}
+
+/// Nodes of a job's placed pods (allocated, pipelined or running), ascending.
+pub fn placed_nodes(ssn: &Session<'_>, j: JobId) -> Vec<NodeId> {
+    placed(ssn, ssn.job(j).pods.iter().copied())
+}
+
+/// Nodes of sub-job `s`'s placed pods, ascending.
+pub fn sub_placed_nodes(ssn: &Session<'_>, j: JobId, s: u32) -> Vec<NodeId> {
+    placed(ssn, subjobs::pods(ssn, j, s))
+}
+
+/// Volcano's `getSearchRoot`: `within`, narrowed to the highest HyperNode within
+/// `limit` above `lca` (the placed pods' lowest common HyperNode); `None` when the
+/// two do not nest or `lca` is above `limit`.
+fn search_root(
+    topo: &lahar_core::topology::Topology,
+    within: HyperNodeId,
+    lca: Option<HyperNodeId>,
+    limit: u32,
+) -> Option<HyperNodeId> {
+    let Some(h) = lca else { return Some(within) };
+    if topo.get(h).tier > limit {
+        return None;
+    }
+    let highest = highest_allowed(topo, h, limit);
+    let under = |a: HyperNodeId, b: HyperNodeId| {
+        let mut x = Some(a);
+        while let Some(y) = x {
+            if y == b {
+                return true;
+            }
+            x = topo.get(y).parent;
+        }
+        false
+    };
+    if under(within, highest) {
+        Some(within)
+    } else if under(highest, within) {
+        Some(highest)
+    } else {
+        None
+    }
 }
 
 /// The highest ancestor of `h` (itself included) within tier `limit`.
@@ -199,9 +277,8 @@ impl Plugin for NetworkTopologyAware {
         let limit = tier_limit(ssn, j)?;
         let topo = &ssn.cluster().topology;
         let placed = placed_nodes(ssn, j);
-        let root = match topo.lowest_common(&placed) {
-            Some(h) => highest_allowed(topo, h, limit),
-            None => topo.top(),
+        let Some(root) = search_root(topo, topo.top(), topo.lowest_common(&placed), limit) else {
+            return Some(Vec::new());
         };
         let minr = ssn.job(j).spec.min_resources;
         Some(gradient_rows(topo, root, limit, |h| {
@@ -221,30 +298,8 @@ impl Plugin for NetworkTopologyAware {
         };
         let topo = &ssn.cluster().topology;
         let placed = placed_nodes(ssn, j);
-        // Volcano's getSearchRoot: `within`, narrowed to the highest HyperNode the
-        // job's placed pods allow; none when the two do not nest.
-        let root = match topo.lowest_common(&placed) {
-            None => within,
-            Some(h) => {
-                let highest = highest_allowed(topo, h, limit);
-                let under = |a: HyperNodeId, b: HyperNodeId| {
-                    let mut x = Some(a);
-                    while let Some(y) = x {
-                        if y == b {
-                            return true;
-                        }
-                        x = topo.get(y).parent;
-                    }
-                    false
-                };
-                if under(within, highest) {
-                    within
-                } else if under(highest, within) {
-                    highest
-                } else {
-                    return Some(Vec::new());
-                }
-            }
+        let Some(root) = search_root(topo, within, topo.lowest_common(&placed), limit) else {
+            return Some(Vec::new());
         };
         // Eligible for eviction: the job's minimum fits the HyperNode's allocatable.
         let minr = ssn.job(j).spec.min_resources;
@@ -252,10 +307,47 @@ impl Plugin for NetworkTopologyAware {
             gradient_rows(topo, root, limit, |h| !placed.is_empty() || minr.fits_in(&ssn.hypernode_allocatable(h)));
         Some(reverse_and_cap(rows, self.max_evict))
     }
-    fn hypernode_score(&self, ssn: &Session<'_>, _j: JobId, pods: &[PodId], hn: HyperNodeId) -> Option<f64> {
+    fn sub_job_gradient(
+        &self,
+        ssn: &Session<'_>,
+        j: JobId,
+        s: u32,
+        within: HyperNodeId,
+    ) -> Option<Vec<Vec<HyperNodeId>>> {
+        let Some(limit) = sub_tier_limit(ssn, j, s) else { return Some(vec![vec![within]]) };
+        let topo = &ssn.cluster().topology;
+        let placed = sub_placed_nodes(ssn, j, s);
+        let Some(root) = search_root(topo, within, topo.lowest_common(&placed), limit) else {
+            return Some(Vec::new());
+        };
+        // Volcano's `GetMinResources` of a sub-job: its pending pods' requests.
+        let minr = subjobs::min_resources(ssn, j, s);
+        Some(gradient_rows(topo, root, limit, |h| {
+            !placed.is_empty() || minr.fits_in(&ssn.hypernode_idle(h)) || minr.fits_in(&ssn.hypernode_future_idle(h))
+        }))
+    }
+    fn hypernode_scores(&self, ssn: &Session<'_>, j: JobId, s: u32, cands: &[HyperNodeId]) -> Option<Vec<f64>> {
+        // Volcano's HyperNodeOrderFn: binpack of every pod of the sub-job (its
+        // `Tasks`, placed or not) into each HyperNode; the HyperNodes tied at the
+        // top add the share of the sub-job's pods already on their nodes.
+        let pods: Vec<PodId> = subjobs::pods(ssn, j, s).filter(|&p| ssn.pod(p).status != PodStatus::Deleted).collect();
         let req = pods.iter().fold(Resources::ZERO, |a, &p| a + ssn.pod(p).req);
-        let f = binpack_fraction(ssn, &self.weights, &ssn.hypernode_allocatable(hn), &ssn.hypernode_used(hn), &req);
-        Some(f * 100.0 * self.weight)
+        let mut v: Vec<f64> = cands
+            .iter()
+            .map(|&h| binpack_fraction(ssn, &self.weights, &ssn.hypernode_allocatable(h), &ssn.hypernode_used(h), &req))
+            .collect();
+        let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let tied: Vec<usize> = (0..v.len()).filter(|&i| v[i] == max).collect();
+        if tied.len() > 1 && !pods.is_empty() {
+            let topo = &ssn.cluster().topology;
+            for i in tied {
+                let nodes = &topo.get(cands[i]).nodes;
+                let on =
+                    pods.iter().filter(|&&p| ssn.pod(p).node.is_some_and(|n| nodes.binary_search(&n).is_ok())).count();
+                v[i] += on as f64 / pods.len() as f64;
+            }
+        }
+        Some(v.into_iter().map(|x| x * 100.0 * self.weight).collect())
     }
     fn has_node_score(&self) -> bool {
         true
@@ -269,7 +361,7 @@ impl Plugin for NetworkTopologyAware {
         // A normal pod's score is shared by the nodes of one lowest HyperNode:
         // computed at the first node of each run of them (as `last_score` would
         // return it for the others).
-        if ssn.is_exhaustive() || !self.normal_pod || tier_limit(ssn, ssn.pod(pod).job).is_some() {
+        if ssn.is_exhaustive() || !self.normal_pod || topology_aware_pod(ssn, pod).is_some() {
             for (sum, &n) in sums.iter_mut().zip(nodes) {
                 if let Some(s) = self.node_score(ssn, pod, n) {
                     *sum += s;
@@ -303,9 +395,8 @@ impl Plugin for NetworkTopologyAware {
         {
             return Some(score);
         }
-        let j = ssn.pod(pod).job;
-        if tier_limit(ssn, j).is_some() {
-            let mut placed = placed_nodes(ssn, j);
+        if let Some(s) = topology_aware_pod(ssn, pod) {
+            let mut placed = sub_placed_nodes(ssn, ssn.pod(pod).job, s);
             if placed.is_empty() {
                 return Some(0.0);
             }

@@ -2,6 +2,7 @@
 //! jobs, and "starving" while a job is not fully placed.
 
 use super::super::framework::{EvictKind, Plugin};
+use super::super::subjobs;
 use super::live_pods;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::session::Session;
@@ -24,6 +25,10 @@ impl Plugin for Priority {
     }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         Some(ssn.job(r).spec.priority.cmp(&ssn.job(l).spec.priority))
+    }
+    fn sub_job_order(&self, ssn: &Session<'_>, j: JobId, l: u32, r: u32) -> Option<Ordering> {
+        // Higher sub-job priority (its highest task priority) first.
+        Some(subjobs::priority(ssn, j, r).cmp(&subjobs::priority(ssn, j, l)))
     }
     fn task_order(&self, ssn: &Session<'_>, l: PodId, r: PodId) -> Option<Ordering> {
         Some(ssn.pod(r).priority.cmp(&ssn.pod(l).priority))

@@ -6,21 +6,22 @@
 //! action. A job that is only pipelined keeps its tentative placements until the
 //! session ends (Volcano neither commits nor discards it).
 //!
-//! Jobs constrained by `networkTopology` are placed inside one HyperNode: every
-//! HyperNode of the lowest tier in the job's gradient is tried (dry run), the best
-//! scoring one that makes the job ready or pipelined wins; only if no HyperNode of
-//! that tier works is the next tier tried.
+//! Jobs constrained by `networkTopology` or split into sub-groups are placed
+//! HyperNode by HyperNode (`hypernode.rs`).
+
+mod hypernode;
 
 use super::super::explain;
 use super::super::framework::Framework;
-use super::super::plugins::network_topology::tier_limit;
+use super::super::plugins::network_topology::placed_by_hypernode;
+use super::super::subjobs;
 use super::reach::{Action, Reach, set_aside};
 use super::{best_node, insert_sorted, pending_tasks, predicate_nodes, queues_of};
+use hypernode::Worksheet;
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use lahar_core::queue::QueueId;
 use lahar_core::session::{Session, Statement};
-use lahar_core::topology::HyperNodeId;
 use lahar_core::world::ReachFacts;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -31,13 +32,17 @@ pub struct AllocState {
     pub next_start: usize,
 }
 
-/// Should the step go on after a pod of `failed` roles found no node?
-fn need_continue(ssn: &Session<'_>, j: JobId, failed: &BTreeSet<u16>) -> bool {
+/// Should the step go on after a pod of `failed` roles of sub-job `s` found no
+/// node (Volcano's `NeedContinueAllocating`)?
+fn need_continue(ssn: &Session<'_>, j: JobId, s: u32, failed: &BTreeSet<u16>) -> bool {
     let job = ssn.job(j);
     let total = super::super::plugins::live_pods(ssn, j);
     let min = job.spec.min_available;
     if min >= total {
         return false;
+    }
+    if subjobs::has_policy(ssn, j) {
+        return subjobs::min_available(ssn, j, s) < subjobs::live_count(ssn, j, s);
     }
     let sum_task_min: u32 = job.spec.tasks.iter().map(|t| t.min_available).sum();
     if min < sum_task_min {
@@ -64,15 +69,17 @@ fn need_continue(ssn: &Session<'_>, j: JobId, failed: &BTreeSet<u16>) -> bool {
     })
 }
 
-/// One job step over `within` nodes (all nodes when `None`), consuming pods from
-/// the front of the job's task queue (`tasks` persists across the job's steps in a
+/// One step of sub-job `sub` of job `j` (for a job without sub-groups, sub-job 0
+/// is the job) over `within` nodes (all nodes when `None`), consuming pods from
+/// the front of its task queue (`tasks` persists across the job's steps in a
 /// session, as in Volcano: a pod that found no node is not retried). Returns the
-/// statement when the job ends ready or pipelined; otherwise discards it.
+/// statement when the sub-job ends ready or pipelined; otherwise discards it.
 pub(crate) fn allocate_tasks(
     fw: &Framework,
     ssn: &mut Session<'_>,
     st: &mut AllocState,
     j: JobId,
+    sub: u32,
     tasks: &mut VecDeque<PodId>,
     within: Option<&[NodeId]>,
 ) -> Option<Statement> {
@@ -124,7 +131,7 @@ pub(crate) fn allocate_tasks(
         };
         let Some(best) = best_node(fw, ssn, pod, &nodes) else {
             failed.insert(role);
-            let go_on = need_continue(ssn, j, &failed);
+            let go_on = need_continue(ssn, j, sub, &failed);
             if ssn.explaining(pod) {
                 let why = format!(
                     "no feasible node; {}",
@@ -142,11 +149,11 @@ pub(crate) fn allocate_tasks(
         } else {
             ssn.pipeline(&mut stmt, pod, best).expect("future idle checked");
         }
-        if fw.job_ready(ssn, j) {
+        if fw.sub_job_ready(ssn, j, sub) {
             break;
         }
     }
-    if fw.job_ready(ssn, j) || fw.job_pipelined(ssn, j) {
+    if fw.sub_job_ready(ssn, j, sub) || fw.sub_job_pipelined(ssn, j, sub) {
         Some(stmt)
     } else {
         if !tried.is_empty() {
@@ -160,87 +167,12 @@ pub(crate) fn allocate_tasks(
     }
 }
 
-/// A HyperNode's dry run: (score, HyperNode, placements (pod, node, idle), tasks left).
-type DryRun = (f64, usize, Vec<(PodId, NodeId, bool)>, VecDeque<PodId>);
-
-/// Places a topology-constrained job inside the best HyperNode of the lowest tier
-/// that can hold it.
-fn allocate_for_job(
-    fw: &Framework,
-    ssn: &mut Session<'_>,
-    st: &mut AllocState,
-    j: JobId,
-    tasks: &mut VecDeque<PodId>,
-) -> Option<Statement> {
-    let Some(gradient) = fw.hypernode_gradient(ssn, j) else { return allocate_tasks(fw, ssn, st, j, tasks, None) };
-    let pods: Vec<PodId> = tasks.iter().copied().collect();
-    for tier in gradient {
-        let mut best: Option<DryRun> = None;
-        for hn in tier {
-            let h = ssn.cluster().topology.get(hn);
-            let nodes: Option<Vec<NodeId>> = (!h.virtual_top).then(|| h.nodes.clone());
-            let mut left = tasks.clone();
-            if ssn.explaining_job(j) {
-                let h = ssn.cluster().topology.get(hn);
-                let note = format!("dry run in HyperNode {} (tier {})", h.name, h.tier);
-                explain::job_row(ssn, j, "network-topology-aware", true, &note);
-            }
-            let Some(stmt) = allocate_tasks(fw, ssn, st, j, &mut left, nodes.as_deref()) else { continue };
-            let ops: Vec<(PodId, NodeId, bool)> = pods
-                .iter()
-                .filter_map(|&p| {
-                    let pod = ssn.pod(p);
-                    match pod.status {
-                        PodStatus::Allocated => pod.node.map(|n| (p, n, true)),
-                        PodStatus::Pipelined => pod.node.map(|n| (p, n, false)),
-                        _ => None,
-                    }
-                })
-                .collect();
-            ssn.discard(stmt);
-            let score = fw.hypernode_score(ssn, j, &pods, hn);
-            if ssn.explaining_job(j) {
-                let note = format!("the job fits HyperNode {}: HyperNode score", ssn.cluster().topology.get(hn).name);
-                for p in ssn.explained_pods(j) {
-                    ssn.explain(p, None, "network-topology-aware", None, note.clone(), Some(score));
-                }
-            }
-            if best.as_ref().is_none_or(|b| score > b.0) {
-                best = Some((score, hn.0 as usize, ops, left));
-            }
-        }
-        if let Some((_, h, ops, left)) = best {
-            if ssn.explaining_job(j) {
-                let note = format!("chosen HyperNode {}", ssn.cluster().topology.get(HyperNodeId(h as u32)).name);
-                explain::job_row(ssn, j, "network-topology-aware", true, &note);
-            }
-            *tasks = left;
-            let mut stmt = ssn.statement();
-            for (p, n, idle) in ops {
-                let r = if idle { ssn.allocate(&mut stmt, p, n) } else { ssn.pipeline(&mut stmt, p, n) };
-                r.expect("replaying a dry run on the same state");
-            }
-            return Some(stmt);
-        }
-    }
-    if ssn.explaining_job(j) {
-        explain::job_row(
-            ssn,
-            j,
-            "network-topology-aware",
-            false,
-            "no HyperNode within the job's tier limit can hold it",
-        );
-    }
-    None
-}
-
 /// Runs the allocate action. `promote_pending`: no enqueue action is configured, so
 /// allocate admits Pending PodGroups itself.
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_pending: bool) {
     ssn.set_action("allocate");
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
-    let mut task_queues: BTreeMap<JobId, VecDeque<PodId>> = BTreeMap::new();
+    let mut task_queues: BTreeMap<JobId, Tasks> = BTreeMap::new();
     let candidates: Vec<(JobId, ReachFacts)> = if promote_pending {
         ssn.jobs_with_pending().map(|j| (j, lahar_core::world::reach_facts(ssn.job(j)))).collect()
     } else {
@@ -306,7 +238,12 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         if tasks.is_empty() {
             continue;
         }
-        task_queues.insert(j, tasks.into());
+        let tasks = if placed_by_hypernode(ssn, j) {
+            Tasks::Sheet(Worksheet::new(fw, ssn, j, &tasks))
+        } else {
+            Tasks::Plain(tasks.into())
+        };
+        task_queues.insert(j, tasks);
         per_queue.entry(ssn.job(j).spec.queue).or_default().push(j);
     }
     for jobs in per_queue.values_mut() {
@@ -337,11 +274,9 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         let j = jobs.remove(0);
         let watched: Vec<PodId> =
             ssn.explained_pods(j).into_iter().filter(|&p| ssn.pod(p).status == PodStatus::Pending).collect();
-        let tasks = task_queues.get_mut(&j).expect("task queue built at intake");
-        let stmt = if tier_limit(ssn, j).is_some() {
-            allocate_for_job(fw, ssn, st, j, tasks)
-        } else {
-            allocate_tasks(fw, ssn, st, j, tasks, None)
+        let stmt = match task_queues.get_mut(&j).expect("task queue built at intake") {
+            Tasks::Sheet(ws) => hypernode::allocate_for_job(fw, ssn, st, j, ws),
+            Tasks::Plain(tasks) => allocate_tasks(fw, ssn, st, j, 0, tasks, None),
         };
         let stepped = stmt.is_some();
         let mut committed = false;
@@ -366,8 +301,31 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     }
 }
 
+/// A job's pods still to place this session.
+enum Tasks {
+    /// In task order.
+    Plain(VecDeque<PodId>),
+    /// By sub-job, for jobs placed HyperNode by HyperNode.
+    Sheet(Worksheet),
+}
+
+impl Tasks {
+    fn is_empty(&self) -> bool {
+        match self {
+            Tasks::Plain(t) => t.is_empty(),
+            Tasks::Sheet(w) => w.is_empty(),
+        }
+    }
+    fn contains(&self, p: PodId) -> bool {
+        match self {
+            Tasks::Plain(t) => t.contains(&p),
+            Tasks::Sheet(w) => w.contains(p),
+        }
+    }
+}
+
 /// `--explain` rows for the watched pods of a job after its step.
-fn step_outcome(ssn: &mut Session<'_>, watched: &[PodId], left: &VecDeque<PodId>, stepped: bool, committed: bool) {
+fn step_outcome(ssn: &mut Session<'_>, watched: &[PodId], left: &Tasks, stepped: bool, committed: bool) {
     for &p in watched {
         let node = ssn.pod(p).node;
         let (passed, why) = match ssn.pod(p).status {
@@ -381,11 +339,11 @@ fn step_outcome(ssn: &mut Session<'_>, watched: &[PodId], left: &VecDeque<PodId>
                 (true, "pipelined: the job is pipelined but not ready; the placement holds until the session ends")
             }
             // The job is back in its queue's list: the pod is tried in a later step.
-            PodStatus::Pending if left.contains(&p) && committed => continue,
-            PodStatus::Pending if left.contains(&p) && stepped => {
+            PodStatus::Pending if left.contains(p) && committed => continue,
+            PodStatus::Pending if left.contains(p) && stepped => {
                 (false, "not tried: the job is pipelined, not ready; its other pods wait for a later session")
             }
-            PodStatus::Pending if left.contains(&p) => (false, "not tried: the job's step failed before this pod"),
+            PodStatus::Pending if left.contains(p) => (false, "not tried: the job's step failed before this pod"),
             _ => continue,
         };
         ssn.explain(p, node, "result", Some(passed), why, None);
