@@ -507,6 +507,16 @@ pub struct RawTask {
     pub node_selector: Option<BTreeMap<String, String>>,
     pub policies: Option<Vec<Spanned<RawPolicy>>>,
     pub preemptable: Option<bool>,
+    pub partition_policy: Option<Spanned<RawPartitionPolicy>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawPartitionPolicy {
+    pub total_partitions: Spanned<i64>,
+    pub partition_size: Spanned<i64>,
+    pub min_partitions: Option<Spanned<i64>>,
+    pub network_topology: Option<Spanned<RawNetworkTopology>>,
 }
 
 #[derive(Debug, Deserialize)]

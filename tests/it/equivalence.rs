@@ -1,7 +1,7 @@
 //! The fast Volcano sessions make the decisions of the exhaustive walk
 //! (`lahar run --exhaustive`): over random scenarios — several confs with preempt
 //! and reclaim or gangpreempt and gangreclaim, gangs of several sizes and roles, BestEffort pods, two priorities,
-//! three queues, some jobs with a hard network topology — decisions.csv and pods.csv are byte-identical in both modes. The
+//! three queues, some jobs with a hard network topology, some in partitions — decisions.csv and pods.csv are byte-identical in both modes. The
 //! last test breaks one skip on purpose and checks that this comparison notices.
 //! Runs stop at an 8 h horizon: some of these workloads preempt each other forever
 //! (a victim's replacement takes the space its preemptor waits for), as Volcano's
@@ -72,7 +72,11 @@ fn jobs() -> impl Strategy<Value = Vec<J>> {
     prop::collection::vec(job, 10..45)
 }
 
-fn text(nodes: u32, conf: &str, jobs: &[J]) -> String {
+/// The scenario of `jobs`; with `partitions`, a third of the jobs (by their
+/// submit time and duration, so that the random draws stay those of the fixed
+/// scenarios below) put their workers in partitions of 1 or 2 (one partition
+/// required, each within tier 1), where that divides them.
+fn text(nodes: u32, conf: &str, jobs: &[J], partitions: bool) -> String {
     // gangreclaim's conf has capacity in its first tier: queues deserve shares,
     // so that some reclaim (capacity reclaims for a queue below its share).
     let deserved = |gpus: u32| {
@@ -83,8 +87,16 @@ fn text(nodes: u32, conf: &str, jobs: &[J]) -> String {
         "  seed: 3\n  horizon: 8h\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, gpus: 8, cpu: 64, memory: 512Gi}}\n    fabric:\n      - {{tier: 1, name: leaf, fanout: 2}}\n      - {{tier: 2, name: spine, fanout: 8}}\n  queues:\n    - {{name: a, weight: 2{da}}}\n    - {{name: b, weight: 1{db}}}\n    - {{name: c, weight: 1, capability: {{nvidia.com/gpu: 16}}{dc}}}\n  scheduler:\n    inline: |\n      {conf}\n  workload:\n    - jobs:\n"
     );
     for (i, j) in jobs.iter().enumerate() {
+        let p = if partitions && (j.submit + j.dur) % 3 == 0 { 2 - j.workers % 2 } else { 0 };
+        let part = match p {
+            p if p > 0 && j.workers % p == 0 => format!(
+                ", partitionPolicy: {{totalPartitions: {}, partitionSize: {p}, minPartitions: 1, networkTopology: {{mode: hard, highestTierAllowed: 1}}}}",
+                j.workers / p
+            ),
+            _ => String::new(),
+        };
         let mut tasks = vec![format!(
-            "{{name: worker, replicas: {}, resources: {{nvidia.com/gpu: {}, cpu: {}}}}}",
+            "{{name: worker, replicas: {}, resources: {{nvidia.com/gpu: {}, cpu: {}}}{part}}}",
             j.workers,
             j.gpus,
             j.gpus * 4
@@ -129,7 +141,7 @@ proptest! {
 
     #[test]
     fn fast_sessions_decide_as_the_exhaustive_walk(nodes in 3u32..8, conf in 0usize..4, jobs in jobs()) {
-        let t = text(nodes, CONFS[conf], &jobs);
+        let t = text(nodes, CONFS[conf], &jobs, true);
         let fast = outputs(&t, false, false);
         let full = outputs(&t, true, false);
         prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
@@ -150,7 +162,7 @@ fn caught(conf: &str, wrong: impl Fn(&mut EngineConfig) + Copy) -> usize {
     (0..24)
         .filter(|_| {
             let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
-            let t = text(nodes, conf, &jobs);
+            let t = text(nodes, conf, &jobs, false);
             outputs_with(&t, false, wrong) != outputs(&t, true, false)
         })
         .count()

@@ -25,6 +25,7 @@ mod sessions;
 mod snapshot;
 mod speed;
 mod streaming;
+mod subgroups;
 mod sweep;
 mod synthetic;
 mod tour;

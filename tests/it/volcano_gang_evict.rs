@@ -664,3 +664,80 @@ fn hard_topology_reclaim_in_a_domain() {
     assert_eq!(start(&o, "reclaimer"), "90");
     assert_eq!(nodes_of(&o, "reclaimer"), ["kwok-node-0", "kwok-node-1"]);
 }
+
+/// The suite's `createSubGroupTopologyGangJob`: `2 × 2` pods of 1 cpu in two
+/// partitions of two (`minPartitions: 1`, so the task's minimum is 2), job
+/// minimum 2, a hard topology up to tier 2, submitted at 0.
+fn sub_group_victim(name: &str, queue: &str, priority: i32) -> String {
+    format!(
+        "{{name: {name}, queue: {queue}, priority: {priority}, minAvailable: 2, duration: 1h, \
+         networkTopology: {{mode: hard, highestTierAllowed: 2}}, \
+         tasks: [{{name: w, replicas: 4, resources: {{cpu: 1, memory: 1Gi}}, \
+         partitionPolicy: {{totalPartitions: 2, partitionSize: 2, minPartitions: 1}}}}]}}"
+    )
+}
+
+/// GP-S1 and GR-S1 ("sub-group group-slack caps safe, gang preserved") on the
+/// suite's 8-cpu KWOK nodes: the 2-pod preemptor (reclaimer) fits beside the
+/// victim, allocate places it, and the victim keeps all four pods.
+#[test]
+fn gps1_and_grs1_on_the_suite_nodes() {
+    let o = run_topo(
+        8,
+        &[queue("gp-q", 4, "")],
+        &[sub_group_victim("victim", "gp-q", 10), topo_gang("preemptor", "gp-q", 100, (2, 2, 1), 2, 60)],
+    );
+    assert_eq!(start(&o, "preemptor"), "60");
+    assert!(evicted(&o).is_empty());
+    assert_eq!(nodes_of(&o, "victim").len(), 4);
+    let qs = [queue("q1", 2, ""), queue("q2", 2, "")];
+    let o =
+        run_topo(8, &qs, &[sub_group_victim("victim", "q2", 10), topo_gang("reclaimer", "q1", 10, (2, 2, 1), 2, 60)]);
+    assert_eq!(start(&o, "reclaimer"), "60");
+    assert!(evicted(&o).is_empty());
+}
+
+/// GP-S1 and GR-S1 on nodes that hold one pod each, computed by hand.
+///
+/// The victim's first step puts its required partition (partition 0: the
+/// lowest match index) in s0, where both tier-1 HyperNodes tie and s0 comes
+/// first: w-0, w-1 (one per node, the two nodes tying); its next step finds s0
+/// full and puts partition 1 in s1: w-2, w-3.
+///
+/// The preemptor (2 pods, tier 2) has no room. Its first domain is s2 (widest
+/// first). There the victim's bundles are: surplus 4 − 2 = 2, the task's minimum 2
+/// of 4 ready, and one ready partition to spare (2 ready, `minPartitions` 1), in
+/// (priority, name) order: w-0 is safe and breaks partition 0, which uses up the
+/// spare; w-1 is in the broken partition, so safe too; w-2 and w-3 are whole (no
+/// surplus left). The safe bundle frees 2 cpus, enough: the plan evicts w-0 and
+/// w-1, and the preemptor starts at 90 s on their nodes. The victim keeps
+/// partition 1: two pods, its minimum, and `minPartitions` still holds.
+/// GR-S1 is the same from another queue.
+#[test]
+fn gps1_and_grs1_evict_one_partition() {
+    let o = run_topo(
+        1,
+        &[queue("gp-q", 4, "")],
+        &[sub_group_victim("victim", "gp-q", 10), topo_gang("preemptor", "gp-q", 100, (2, 2, 1), 2, 60)],
+    );
+    let at = |o: &Out, pod: &str| -> String {
+        o.pods
+            .iter()
+            .find(|p| p["pod"] == format!("default/victim-w-{pod}"))
+            .map(|p| p["node"].clone())
+            .unwrap_or_default()
+    };
+    // Within a leaf, the two nodes tie (the seeded stream picks).
+    let s0 = ["kwok-node-0", "kwok-node-1"];
+    assert!(["0", "1"].iter().all(|p| s0.contains(&at(&o, p).as_str())), "partition 0 in s0");
+    assert!(["2", "3"].iter().all(|p| !s0.contains(&at(&o, p).as_str()) && !at(&o, p).is_empty()), "partition 1 in s1");
+    assert_eq!(evicted(&o), ["60 gangpreempt default/victim-w-0", "60 gangpreempt default/victim-w-1"]);
+    assert_eq!(start(&o, "preemptor"), "90");
+    assert_eq!(nodes_of(&o, "preemptor"), ["kwok-node-0", "kwok-node-1"]);
+    let qs = [queue("q1", 2, ""), queue("q2", 2, "")];
+    let o =
+        run_topo(1, &qs, &[sub_group_victim("victim", "q2", 10), topo_gang("reclaimer", "q1", 10, (2, 2, 1), 2, 60)]);
+    assert_eq!(evicted(&o), ["60 gangreclaim default/victim-w-0", "60 gangreclaim default/victim-w-1"]);
+    assert_eq!(start(&o, "reclaimer"), "90");
+    assert_eq!(nodes_of(&o, "reclaimer"), ["kwok-node-0", "kwok-node-1"]);
+}

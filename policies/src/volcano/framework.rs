@@ -208,15 +208,17 @@ pub trait Plugin: Send {
         None
     }
     /// For sub-job `sub` of a job being placed in HyperNode `within`: the
-    /// HyperNodes under it to try, grouped by tier, lowest first (Volcano's
-    /// `HyperNodeGradientForSubJobFn`); `within` alone for a sub-job without a
-    /// hard topology.
+    /// HyperNodes under it to try (Volcano's `HyperNodeGradientForSubJobFn`),
+    /// grouped by tier, lowest first; with `evict` (gangpreempt and gangreclaim's
+    /// plans, `PurposeEvict`), widest first. `within` alone for a sub-job without
+    /// a hard topology.
     fn sub_job_gradient(
         &self,
         ssn: &Session<'_>,
         job: JobId,
         sub: u32,
         within: HyperNodeId,
+        evict: bool,
     ) -> Option<Vec<Vec<HyperNodeId>>> {
         None
     }
@@ -886,7 +888,6 @@ impl Framework {
         self.enabled(flag::ENABLED_HYPER_NODE_GRADIENT).find_map(|p| p.hypernode_gradient_evict(ssn, job, within))
     }
 
-    /// Sum of HyperNode scores.
     /// The gradient of the first plugin that gives one for sub-job `sub` within
     /// `within` ([`Plugin::sub_job_gradient`]); `within` alone when none does.
     pub fn sub_job_gradient(
@@ -895,9 +896,10 @@ impl Framework {
         job: JobId,
         sub: u32,
         within: HyperNodeId,
+        evict: bool,
     ) -> Vec<Vec<HyperNodeId>> {
         self.enabled(flag::ENABLED_HYPER_NODE_GRADIENT)
-            .find_map(|p| p.sub_job_gradient(ssn, job, sub, within))
+            .find_map(|p| p.sub_job_gradient(ssn, job, sub, within, evict))
             .unwrap_or_else(|| vec![vec![within]])
     }
 

@@ -9,6 +9,7 @@ use lahar_core::job::{
 };
 use lahar_core::queue::QueueId;
 use lahar_core::resource::{PODS, Resources};
+use lahar_core::subgroup::{Partition, from_partitions};
 use lahar_core::time::{SimDuration, SimTime};
 use lahar_workloads::manifest::PriorityClasses;
 use serde_saphyr::Spanned;
@@ -92,6 +93,7 @@ fn job(
         }
     }
     let mut tasks = Vec::new();
+    let mut partitions: Vec<Option<Partition>> = Vec::new();
     for (i, rt) in r.tasks.iter().enumerate() {
         let t = &rt.value;
         let tpath = format!("{path}.tasks[{i}]");
@@ -101,6 +103,7 @@ fn job(
             v.err(at(&t.replicas), format!("{tpath}.replicas"), why);
             replicas = 0;
         }
+        let part = t.partition_policy.as_ref().and_then(|p| partition(v, p, replicas, &tpath));
         let min_available = match &t.min_available {
             Some(m) => {
                 let x = v.count(m, &format!("{tpath}.minAvailable"), 0).unwrap_or(0);
@@ -111,10 +114,23 @@ fn job(
                         format!("must not exceed replicas ({replicas}), got {x}"),
                     );
                 }
+                if let Some(p) = part.as_ref().filter(|p| p.min > 0 && p.min * p.size != x) {
+                    v.err(
+                        at(m),
+                        format!("{tpath}.minAvailable"),
+                        format!(
+                            "must equal partitionPolicy.minPartitions × partitionSize ({} × {}), got {x}",
+                            p.min, p.size
+                        ),
+                    );
+                }
                 x
             }
-            None => replicas,
+            // As Volcano's webhook: minPartitions × partitionSize when minPartitions
+            // is set, else every replica.
+            None => part.as_ref().filter(|p| p.min > 0).map_or(replicas, |p| p.min * p.size),
         };
+        partitions.push(part);
         let mut requests = Resources::ZERO;
         if let Some(res) = &t.resources {
             for (k, q) in &res.value {
@@ -245,6 +261,8 @@ fn job(
     if v.errors.len() != before {
         return None;
     }
+    let names: Vec<Arc<str>> = tasks.iter().map(|t| t.name.clone()).collect();
+    let sub_groups = from_partitions(&names, partitions);
     let mut j = JobSpec {
         name: r.name.value.clone(),
         namespace: lahar_core::text::shared(r.namespace.as_deref().unwrap_or("default")),
@@ -261,7 +279,7 @@ fn job(
         max_retry,
         min_resources: Resources::ZERO,
         network_topology,
-        sub_groups: None,
+        sub_groups,
         duration: duration?,
         checkpoint_interval: checkpoint,
         termination_grace: grace,
@@ -421,4 +439,35 @@ pub(super) fn source(
         }
     }
     Source::Jobs { jobs, compact: true }
+}
+
+/// A compact task's `partitionPolicy`, checked as Volcano's webhook checks a
+/// VolcanoJob task's: `totalPartitions` and `partitionSize` ≥ 1 and their product
+/// the task's replicas, `minPartitions` at most `totalPartitions`.
+fn partition(v: &mut V<'_>, p: &Spanned<RawPartitionPolicy>, replicas: u32, tpath: &str) -> Option<Partition> {
+    let pp = format!("{tpath}.partitionPolicy");
+    let total = v.count(&p.value.total_partitions, &format!("{pp}.totalPartitions"), 1);
+    let size = v.count(&p.value.partition_size, &format!("{pp}.partitionSize"), 1);
+    let min = match &p.value.min_partitions {
+        Some(m) => v.count(m, &format!("{pp}.minPartitions"), 0),
+        None => Some(0),
+    };
+    let nt = p.value.network_topology.as_ref().map(|nt| network_topology(v, nt, &format!("{pp}.networkTopology")));
+    let (total, size, min) = (total?, size?, min?);
+    if u64::from(total) * u64::from(size) != u64::from(replicas) {
+        v.err(
+            at(p),
+            pp.clone(),
+            format!(
+                "replicas ({replicas}) must equal totalPartitions × partitionSize ({total} × {size} = {})",
+                u64::from(total) * u64::from(size)
+            ),
+        );
+        return None;
+    }
+    if min > total {
+        v.err(at(p), format!("{pp}.minPartitions"), format!("must not exceed totalPartitions ({total}), got {min}"));
+        return None;
+    }
+    Some(Partition { total, size, min, network_topology: nt })
 }

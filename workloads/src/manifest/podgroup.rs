@@ -319,9 +319,10 @@ impl Groups {
             j.disruption = g.disruption;
             j.network_topology = g.network_topology;
             if !g.sub_policies.is_empty() {
-                let keys: Vec<subgroup::TaskKey> = subs.into_iter().map(subgroup::TaskKey::Whole).collect();
+                let keys: Vec<lahar_core::subgroup::TaskKey> =
+                    subs.into_iter().map(lahar_core::subgroup::TaskKey::Whole).collect();
                 let policies = g.sub_policies.into_iter().map(|p| p.policy).collect();
-                j.sub_groups = Some(Box::new(subgroup::assemble(policies, &keys)));
+                j.sub_groups = Some(Box::new(lahar_core::subgroup::assemble(policies, &keys)));
             }
             // Volcano's scheduler reads a PodGroup's `minResources` as written: none
             // is nothing to reserve (`GetMinResources` of a nil list), not the

@@ -34,7 +34,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         names.push(name);
     }
     let mut tasks = Vec::new();
-    let mut partitions: Vec<Option<subgroup::Partition>> = Vec::new();
+    let mut partitions: Vec<Option<lahar_core::subgroup::Partition>> = Vec::new();
     let mut grace: Option<SimDuration> = None;
     for (i, t) in raw_tasks.iter().enumerate() {
         let tp = format!("spec.tasks[{i}]");
@@ -166,7 +166,8 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     spec_out.preemptable = group_preemptable;
     spec_out.disruption = disruption;
     spec_out.network_topology = nt;
-    spec_out.sub_groups = sub_groups(&spec_out.tasks, partitions);
+    let names: Vec<std::sync::Arc<str>> = spec_out.tasks.iter().map(|t| t.name.clone()).collect();
+    spec_out.sub_groups = lahar_core::subgroup::from_partitions(&names, partitions);
     spec_out.task_topology = topology.map(Box::new);
     if let Some(m) = max_retry {
         spec_out.max_retry = m;
@@ -222,35 +223,4 @@ fn task_topology(
     let anti_affinity = groups(KEYS[1]);
     let task_order = groups(KEYS[2]).concat();
     Some(lahar_core::job::TaskTopology { affinity, anti_affinity, task_order })
-}
-
-/// The PodGroup's `subGroupPolicy` that Volcano's job controller writes for the
-/// partitioned tasks (`setPgSubGroupPolicy`): one policy per such task, named
-/// after it, with `subGroupSize: partitionSize` and `minSubGroups: minPartitions`;
-/// its pods are split by their `volcano.sh/partition-id` label (index ÷
-/// partitionSize). `None` when no task is partitioned.
-fn sub_groups(
-    tasks: &[lahar_core::job::TaskSpec],
-    partitions: Vec<Option<subgroup::Partition>>,
-) -> Option<Box<lahar_core::subgroup::SubGroups>> {
-    if partitions.iter().all(Option::is_none) {
-        return None;
-    }
-    let mut policies = Vec::new();
-    let mut keys = Vec::new();
-    for (task, p) in tasks.iter().zip(partitions) {
-        keys.push(match p {
-            None => subgroup::TaskKey::Whole(None),
-            Some(p) => {
-                policies.push(lahar_core::subgroup::SubGroupPolicy {
-                    name: task.name.clone(),
-                    size: Some(p.size),
-                    min_groups: p.min,
-                    network_topology: p.network_topology,
-                });
-                subgroup::TaskKey::Partitions { policy: policies.len() as u16 - 1, total: p.total, size: p.size }
-            }
-        });
-    }
-    Some(Box::new(subgroup::assemble(policies, &keys)))
 }

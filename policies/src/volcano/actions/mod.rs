@@ -10,6 +10,7 @@ pub mod reclaim;
 pub mod shuffle;
 mod victims;
 pub mod waiting;
+pub(crate) mod worksheet;
 
 use super::framework::Framework;
 use lahar_core::cluster::NodeId;

@@ -313,18 +313,28 @@ impl Plugin for NetworkTopologyAware {
         j: JobId,
         s: u32,
         within: HyperNodeId,
+        evict: bool,
     ) -> Option<Vec<Vec<HyperNodeId>>> {
-        let Some(limit) = sub_tier_limit(ssn, j, s) else { return Some(vec![vec![within]]) };
+        // Eviction plans follow only a hard topology (as for jobs).
+        let hard = !evict || subjobs::topology(ssn, j, s).is_some_and(|t| t.hard);
+        let Some(limit) = sub_tier_limit(ssn, j, s).filter(|_| hard) else { return Some(vec![vec![within]]) };
         let topo = &ssn.cluster().topology;
         let placed = sub_placed_nodes(ssn, j, s);
         let Some(root) = search_root(topo, within, topo.lowest_common(&placed), limit) else {
             return Some(Vec::new());
         };
-        // Volcano's `GetMinResources` of a sub-job: its pending pods' requests.
+        // Volcano's `GetMinResources` of a sub-job: its pending pods' requests,
+        // which must fit a HyperNode's idle or future-idle resources, or for an
+        // eviction plan its allocatable.
         let minr = subjobs::min_resources(ssn, j, s);
-        Some(gradient_rows(topo, root, limit, |h| {
-            !placed.is_empty() || minr.fits_in(&ssn.hypernode_idle(h)) || minr.fits_in(&ssn.hypernode_future_idle(h))
-        }))
+        let rows = gradient_rows(topo, root, limit, |h| {
+            !placed.is_empty()
+                || match evict {
+                    false => minr.fits_in(&ssn.hypernode_idle(h)) || minr.fits_in(&ssn.hypernode_future_idle(h)),
+                    true => minr.fits_in(&ssn.hypernode_allocatable(h)),
+                }
+        });
+        Some(if evict { reverse_and_cap(rows, self.max_evict) } else { rows })
     }
     fn hypernode_scores(&self, ssn: &Session<'_>, j: JobId, s: u32, cands: &[HyperNodeId]) -> Option<Vec<f64>> {
         // Volcano's HyperNodeOrderFn: binpack of every pod of the sub-job (its

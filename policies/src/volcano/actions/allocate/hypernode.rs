@@ -14,89 +14,13 @@
 
 use super::super::super::explain;
 use super::super::super::framework::Framework;
-use super::super::super::subjobs;
+use super::super::worksheet::Worksheet;
 use super::{AllocState, allocate_tasks};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::session::{Session, Statement};
 use lahar_core::topology::HyperNodeId;
 use std::collections::VecDeque;
-
-/// The pending pods of a job's sub-jobs still to place this session (Volcano's
-/// `JobWorksheet`): per sub-job with pods to place, its pods in task order.
-#[derive(Clone, Debug)]
-pub(crate) struct Worksheet {
-    /// (sub-job, its pods left, required to reach its policy's `minSubGroups`).
-    subs: Vec<(u32, VecDeque<PodId>, bool)>,
-}
-
-impl Worksheet {
-    /// Volcano's `organizeJobWorksheet`: `pending` (the job's pending pods in task
-    /// order) split by sub-job; the sub-jobs a policy needs to reach its
-    /// `minSubGroups`, counting the ready ones, are marked required.
-    pub(crate) fn new(fw: &Framework, ssn: &Session<'_>, j: JobId, pending: &[PodId]) -> Worksheet {
-        let n = subjobs::count(ssn, j) as usize;
-        let mut lists: Vec<VecDeque<PodId>> = vec![VecDeque::new(); n];
-        for &p in pending {
-            lists[subjobs::of_pod(ssn, p) as usize].push_back(p);
-        }
-        let mut required = vec![false; n];
-        if let Some(g) = &ssn.job(j).spec.sub_groups {
-            let mut count = vec![0u32; g.policies.len()];
-            let mut waiting: Vec<u32> = Vec::new();
-            for s in 0..n as u32 {
-                if subjobs::live_count(ssn, j, s) == 0 {
-                    continue;
-                }
-                if fw.sub_job_ready(ssn, j, s) {
-                    if let Some(p) = g.sub_jobs[s as usize].policy {
-                        count[p as usize] += 1;
-                    }
-                } else {
-                    waiting.push(s);
-                }
-            }
-            waiting.sort_by(|&a, &b| fw.sub_job_order(ssn, j, a, b));
-            for s in waiting {
-                if let Some(p) = g.sub_jobs[s as usize].policy
-                    && count[p as usize] < g.policies[p as usize].min_groups
-                {
-                    required[s as usize] = true;
-                    count[p as usize] += 1;
-                }
-            }
-        }
-        let subs = lists
-            .into_iter()
-            .enumerate()
-            .filter(|(_, l)| !l.is_empty())
-            .map(|(s, l)| (s as u32, l, required[s]))
-            .collect();
-        Worksheet { subs }
-    }
-    /// Nothing left to place.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.subs.is_empty()
-    }
-    /// True if `p` is still to be placed.
-    pub(crate) fn contains(&self, p: PodId) -> bool {
-        self.subs.iter().any(|(_, l, _)| l.contains(&p))
-    }
-    /// Takes the first sub-job: required ones first, then in sub-job order.
-    fn pop(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId) -> Option<(u32, VecDeque<PodId>, bool)> {
-        let mut best: Option<usize> = None;
-        for i in 0..self.subs.len() {
-            let better = best.is_none_or(|b| {
-                let (x, y) = (&self.subs[i], &self.subs[b]);
-                y.2.cmp(&x.2).then_with(|| fw.sub_job_order(ssn, j, x.0, y.0)).is_lt()
-            });
-            if better {
-                best = Some(i);
-            }
-        }
-        best.map(|i| self.subs.remove(i))
-    }
-}
 
 /// A dry run's outcome: the placements (pod, node, on idle resources) and what
 /// is left to place.
@@ -142,7 +66,7 @@ fn allocate_sub_job(
     within: HyperNodeId,
 ) -> Option<(Statement, f64)> {
     let pods: Vec<PodId> = tasks.iter().copied().collect();
-    for tier in fw.sub_job_gradient(ssn, j, s, within) {
+    for tier in fw.sub_job_gradient(ssn, j, s, within, false) {
         let mut cands: Vec<(HyperNodeId, Placements, VecDeque<PodId>)> = Vec::new();
         for hn in tier {
             let h = ssn.cluster().topology.get(hn);
@@ -200,7 +124,7 @@ pub(crate) fn allocate_for_job(
 ) -> Option<Statement> {
     let top = ssn.cluster().topology.top();
     let gradient = fw.hypernode_gradient(ssn, j).unwrap_or_else(|| vec![vec![top]]);
-    let all: Vec<PodId> = ws.subs.iter().flat_map(|(_, l, _)| l.iter().copied()).collect();
+    let all: Vec<PodId> = ws.pods().collect();
     for tier in gradient {
         // (score, HyperNode, placements, worksheet left)
         let mut best: Option<(f64, HyperNodeId, Placements, Worksheet)> = None;
@@ -214,7 +138,7 @@ pub(crate) fn allocate_for_job(
                 score += x;
                 stmt.merge(sub);
                 if !tasks.is_empty() {
-                    left.subs.push((s, tasks, req));
+                    left.put_back(s, tasks, req);
                 }
                 if fw.job_ready(ssn, j) {
                     break;

@@ -30,6 +30,8 @@ pub(crate) struct Task {
     pub uid: String,
     /// The pod's role (a task index standing for its role).
     pub role: u16,
+    /// The pod's sub-job (0 for a job without sub-groups).
+    pub sub: u32,
     pub req: Resources,
 }
 
@@ -49,6 +51,20 @@ pub(crate) struct Gang {
     pub roles: Option<Vec<(u16, u32, u32)>>,
     /// Σ requests of all the job's pods (a whole bundle's cost).
     pub total: Resources,
+    /// For a job with sub-group policies: its sub-jobs' facts.
+    pub subs: Option<SubGangs>,
+}
+
+/// A victim job's sub-jobs as the bundles see them (Volcano's `MinSubJobs`,
+/// `SubJobs`): every policy is enforced, a `minSubGroups` of 0 included.
+#[derive(Clone, Debug)]
+pub(crate) struct SubGangs {
+    /// Per sub-job: `None` when it has no pod (Volcano has no such sub-job), else
+    /// its group (a policy; the default sub-job has a group of its own) and
+    /// whether it is ready.
+    pub sub_jobs: Vec<Option<(usize, bool)>>,
+    /// Per group: its `minSubGroups` (0 for the default sub-job's).
+    pub min: Vec<i64>,
 }
 
 /// A group of victims taken together.
@@ -92,14 +108,42 @@ pub(crate) fn job_bundles(gang: &Gang, mut local: Vec<Task>) -> Vec<Bundle> {
     }
     let mut roles: Vec<(u16, i64)> =
         gang.roles.iter().flatten().map(|&(r, ready, min)| (r, ready as i64 - min as i64)).collect();
+    // Per group, ready sub-jobs to spare; a sub-job already missing a pod
+    // ("broken") costs nothing more.
+    let mut broken: Vec<bool> = Vec::new();
+    let mut spare: Vec<i64> = Vec::new();
+    if let Some(g) = &gang.subs {
+        spare = g.min.iter().map(|m| -m).collect();
+        broken = vec![false; g.sub_jobs.len()];
+        for (s, sj) in g.sub_jobs.iter().enumerate() {
+            match sj {
+                Some((grp, true)) => spare[*grp] += 1,
+                Some((_, false)) => broken[s] = true,
+                None => {}
+            }
+        }
+    }
     let (mut safe, mut whole) = (Vec::new(), Vec::new());
     for t in local {
         let role = roles.iter_mut().find(|(r, _)| *r == t.role);
         let role_safe = role.as_ref().is_none_or(|(_, s)| *s > 0);
-        if surplus > 0 && role_safe {
+        let group = gang.subs.as_ref().map(|g| g.sub_jobs[t.sub as usize]);
+        let sub_safe = match group {
+            None => true,
+            // A pod of no known sub-job: whole, defensively, as Volcano does.
+            Some(None) => false,
+            Some(Some((grp, _))) => broken[t.sub as usize] || spare[grp] > 0,
+        };
+        if surplus > 0 && role_safe && sub_safe {
             surplus -= 1;
             if let Some((_, s)) = role {
                 *s -= 1;
+            }
+            if let Some(Some((grp, _))) = group
+                && !broken[t.sub as usize]
+            {
+                broken[t.sub as usize] = true;
+                spare[grp] -= 1;
             }
             safe.push(t);
         } else {
@@ -188,8 +232,7 @@ pub(crate) fn apply_allowed(bundles: Vec<Bundle>, allowed: &[PodId]) -> Vec<Bund
 #[cfg(test)]
 mod tests {
     //! Volcano's `actions/utils/bundle_test.go`, case by case (cpu in millicores).
-    //! The sub-job cases need sub-jobs (`partitionPolicy`), which lahar does not
-    //! model; `SelectBundles` is used by no action.
+    //! `SelectBundles` is used by no action.
     use super::*;
 
     fn cpu(m: i64) -> Resources {
@@ -197,7 +240,7 @@ mod tests {
     }
 
     fn task(pod: u32, uid: &str, priority: i32, role: u16, m: i64) -> Task {
-        Task { pod: PodId(pod), priority, uid: uid.into(), role, req: cpu(m) }
+        Task { pod: PodId(pod), priority, uid: uid.into(), role, sub: 0, req: cpu(m) }
     }
 
     fn gang(job: u32, uid: &str, ready: u32, min: u32, roles: Option<Vec<(u16, u32, u32)>>, total: i64) -> Gang {
@@ -209,7 +252,83 @@ mod tests {
             min_available: min,
             roles,
             total: cpu(total),
+            subs: None,
         }
+    }
+
+    /// A job of running 1-cpu workers in sub-jobs (Volcano's
+    /// `newJobForSubJobBundling`, `newSubJob`, `addRunningTaskToSubJob`): per
+    /// sub-job (group, gang, running pods as (uid, priority)); `min` per group.
+    /// Returns the gang and every task, pod ids in order.
+    /// A test sub-job: (group, gang, running pods as (uid, priority)).
+    type TestSub<'a> = (usize, u32, &'a [(&'a str, i32)]);
+
+    fn sub_gang(min_available: u32, min: &[i64], subs: &[TestSub<'_>]) -> (Gang, Vec<Task>) {
+        let mut tasks = Vec::new();
+        let mut sub_jobs = Vec::new();
+        for (s, &(grp, gang_min, pods)) in subs.iter().enumerate() {
+            sub_jobs.push(Some((grp, pods.len() as u32 >= gang_min)));
+            for &(uid, prio) in pods {
+                tasks.push(Task { sub: s as u32, ..task(tasks.len() as u32, uid, prio, 0, 1000) });
+            }
+        }
+        let mut g = gang(1, "ns/j", tasks.len() as u32, min_available, Some(vec![]), 1000 * tasks.len() as i64);
+        g.subs = Some(SubGangs { sub_jobs, min: min.to_vec() });
+        (g, tasks)
+    }
+
+    fn pick(tasks: &[Task], uids: &[&str]) -> Vec<Task> {
+        uids.iter().map(|u| tasks.iter().find(|t| t.uid == *u).expect("a task").clone()).collect()
+    }
+
+    /// `TestCreateJobBundles_SubJobGroupSlackCapsSafe`: three ready sub-jobs of
+    /// two, the group needs two: only the lowest-priority pod is safe.
+    #[test]
+    fn create_job_bundles_sub_job_group_slack_caps_safe() {
+        let pods = |a: &'static str, b: &'static str, p: i32| -> Vec<(&'static str, i32)> { vec![(a, p), (b, p + 1)] };
+        let (p1, p2, p3) = (pods("t1a", "t1b", 100), pods("t2a", "t2b", 102), pods("t3a", "t3b", 104));
+        let (g, tasks) = sub_gang(4, &[2], &[(0, 2, &p1), (0, 2, &p2), (0, 2, &p3)]);
+        let b = job_bundles(&g, pick(&tasks, &["t1a", "t2a", "t3a"]));
+        assert_eq!(b.len(), 2);
+        assert_eq!((b[0].kind, uids(&b[0])), (Kind::Safe, vec!["t1a"]));
+        assert_eq!((b[1].kind, uids(&b[1]).len()), (Kind::Whole, 2));
+    }
+
+    /// `TestCreateJobBundles_MixedLegacyAndSubJobBothEnforced`: the master goes
+    /// safe on its group's slack; the worker (role minimum 5 of 5) is whole.
+    #[test]
+    fn create_job_bundles_mixed_legacy_and_sub_job_both_enforced() {
+        let subs: [TestSub<'_>; 5] = [
+            (0, 1, &[("m1", 0)]),
+            (0, 1, &[("m2", 10)]),
+            (1, 2, &[("w1a", 1)]),
+            (1, 2, &[("w2a", 11), ("w2b", 12)]),
+            (1, 2, &[("w3a", 13), ("w3b", 14)]),
+        ];
+        let (mut g, mut tasks) = sub_gang(5, &[1, 2], &subs);
+        // Role 1 is the worker: its minimum is 5, its ready pods 5.
+        for t in tasks.iter_mut().filter(|t| t.uid.starts_with('w')) {
+            t.role = 1;
+        }
+        g.roles = Some(vec![(1, 5, 5)]);
+        let b = job_bundles(&g, pick(&tasks, &["m1", "w1a"]));
+        assert_eq!(b.len(), 2);
+        assert_eq!((b[0].kind, uids(&b[0])), (Kind::Safe, vec!["m1"]));
+        assert_eq!((b[1].kind, uids(&b[1])), (Kind::Whole, vec!["w1a"]));
+    }
+
+    /// `TestCreateJobBundles_AlreadyBrokenSubJobIsSubjectToFurtherEviction`: sj1
+    /// (one pod of two) is broken, so its pod is safe though the group has no
+    /// ready sub-job to spare; the ready ones' pods are whole.
+    #[test]
+    fn create_job_bundles_already_broken_sub_job_is_subject_to_further_eviction() {
+        let subs: [TestSub<'_>; 3] =
+            [(0, 2, &[("sj1a", 1)]), (0, 2, &[("sj2a", 2), ("sj2b", 3)]), (0, 2, &[("sj3a", 4), ("sj3b", 5)])];
+        let (g, tasks) = sub_gang(3, &[2], &subs);
+        let b = job_bundles(&g, pick(&tasks, &["sj1a", "sj2a", "sj3a"]));
+        assert_eq!(b.len(), 2);
+        assert_eq!((b[0].kind, uids(&b[0])), (Kind::Safe, vec!["sj1a"]));
+        assert_eq!((b[1].kind, uids(&b[1])), (Kind::Whole, vec!["sj2a", "sj3a"]));
     }
 
     fn bundle(kind: Kind, job: u32, uid: &str, queue: u32, local: i64, global: i64) -> Bundle {

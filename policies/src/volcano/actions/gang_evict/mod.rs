@@ -27,6 +27,8 @@ mod bundle;
 use super::super::conf::Args;
 use super::super::explain;
 use super::super::framework::{EvictKind, Framework};
+use super::super::subjobs;
+use super::worksheet::Worksheet;
 use super::{best_node, predicate_nodes, queues_of, sort_by};
 use bundle::{Bundle, Gang, Task};
 use lahar_core::cluster::NodeId;
@@ -103,9 +105,11 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, kind: EvictKind, args: GangArg
     }
 }
 
-/// The job's pending pods the action places: all but BestEffort ones (Volcano
-/// leaves out pods that request nothing), in task order.
-fn pending(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Vec<PodId> {
+/// The job's pending pods the action places (Volcano's eviction worksheet and
+/// `CollectPendingTasksForGangEviction`): all but BestEffort ones (Volcano leaves
+/// out pods that request nothing), by sub-job in the order they are planned,
+/// each in task order; of a job already ready, only the first sub-job's.
+fn pending(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Vec<(u32, Vec<PodId>)> {
     let mut v: Vec<PodId> = ssn
         .job(j)
         .pods
@@ -114,7 +118,11 @@ fn pending(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Vec<PodId> {
         .filter(|&p| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).best_effort)
         .collect();
     sort_by(&mut v, |a, b| fw.task_order(ssn, a, b));
-    v
+    let mut subs = Worksheet::new(fw, ssn, j, &v).in_order(fw, ssn, j);
+    if fw.job_ready(ssn, j) {
+        subs.truncate(1);
+    }
+    subs
 }
 
 /// Tries to make room for job `j`; on success the dry run's evictions and
@@ -129,11 +137,11 @@ fn evict_for_job(
     j: JobId,
     stmt: &mut Statement,
 ) -> Result<Placed, String> {
-    let pods = pending(fw, ssn, j);
-    if pods.is_empty() {
+    let subs = pending(fw, ssn, j);
+    if subs.is_empty() {
         return Ok(Vec::new());
     }
-    let need = pods.iter().fold(Resources::ZERO, |a, &p| a + ssn.pod(p).req);
+    let need = subs.iter().flat_map(|(_, v)| v).fold(Resources::ZERO, |a, &p| a + ssn.pod(p).req);
     if kind == EvictKind::GangReclaim && !fw.preemptive_for(ssn, q, &need) {
         return Err("the queue may not reclaim for the job's pending pods (preemptive)".into());
     }
@@ -163,7 +171,7 @@ fn evict_for_job(
     let mut why = String::new();
     for domain in domains {
         let nodes: Option<Vec<NodeId>> = hard.then(|| ssn.cluster().topology.get(domain).nodes.clone());
-        match evict_in_domain(fw, ssn, kind, args, (q, j), &pods, &need, nodes.as_deref(), domain, &group_ok) {
+        match evict_in_domain(fw, ssn, kind, args, (q, j), &subs, &need, nodes.as_deref(), domain, &group_ok) {
             Ok((plan, placed)) => {
                 stmt.merge(plan);
                 return Ok(placed);
@@ -206,7 +214,7 @@ fn evict_in_domain(
     kind: EvictKind,
     args: GangArgs,
     (q, j): (QueueId, JobId),
-    pods: &[PodId],
+    subs: &[(u32, Vec<PodId>)],
     need: &Resources,
     within: Option<&[NodeId]>,
     domain: HyperNodeId,
@@ -230,23 +238,8 @@ fn evict_in_domain(
         if !need.fits_in(&(room + freed)) {
             continue;
         }
-        match within {
-            None => {
-                if let Some(done) = dry_run(fw, ssn, kind, q, j, pods, &victims, None) {
-                    return Ok(done);
-                }
-            }
-            // A hard topology: every pod within one HyperNode of the domain's
-            // gradient, widest first (Volcano's sub-job trials).
-            Some(_) => {
-                let trials = fw.hypernode_gradient_evict(ssn, j, domain).unwrap_or_default();
-                for h in trials.iter().flatten() {
-                    let hn_nodes = ssn.cluster().topology.get(*h).nodes.clone();
-                    if let Some(done) = dry_run(fw, ssn, kind, q, j, pods, &victims, Some(&hn_nodes)) {
-                        return Ok(done);
-                    }
-                }
-            }
+        if let Some(done) = dry_run(fw, ssn, kind, (q, j), subs, &victims, domain) {
+            return Ok(done);
         }
     }
     Err(if need.fits_in(&(room + freed)) {
@@ -288,7 +281,8 @@ fn domain_bundles(
                 continue;
             }
             let role = spec.role_lead(pod.task as usize) as u16;
-            let task = Task { pod: v, priority: pod.priority, uid: String::new(), role, req: pod.req };
+            let sub = ssn.job(pod.job).sub_job_of(pod.task as usize, pod.index);
+            let task = Task { pod: v, priority: pod.priority, uid: String::new(), role, sub, req: pod.req };
             by_job.entry(pod.job).or_default().push(task);
         }
     };
@@ -381,6 +375,21 @@ fn gang(ssn: &Session<'_>, j: JobId) -> Gang {
             .collect()
     });
     let total = job.pods.iter().fold(Resources::ZERO, |a, &p| a + ssn.pod(p).req);
+    // Volcano enforces every sub-group policy, `minSubGroups: 0` included; the
+    // default sub-job is a group of its own, with no minimum.
+    let subs = spec.sub_groups.as_ref().map(|g| {
+        let n = g.policies.len();
+        let sub_jobs = (0..g.sub_jobs.len() as u32)
+            .map(|s| {
+                (subjobs::live_count(ssn, j, s) > 0).then(|| {
+                    let grp = g.sub_jobs[s as usize].policy.map_or(n, |p| p as usize);
+                    (grp, subjobs::is_ready(ssn, j, s))
+                })
+            })
+            .collect();
+        let min = g.policies.iter().map(|p| i64::from(p.min_groups)).chain([0]).collect();
+        bundle::SubGangs { sub_jobs, min }
+    });
     Gang {
         job: j,
         uid: format!("{}/{}", spec.namespace, spec.name),
@@ -389,29 +398,72 @@ fn gang(ssn: &Session<'_>, j: JobId) -> Gang {
         min_available: spec.min_available,
         roles,
         total,
+        subs,
     }
 }
 
-/// Volcano's `BuildNominationPlanInDomain`: evicts every victim, then places
-/// each pending pod in task order (queue quota, predicates on future-idle room,
-/// best node; on `within` only, when given); succeeds only if every pod is placed
-/// and the job ends pipelined. A failed run is undone.
-#[allow(clippy::too_many_arguments)]
+/// Volcano's `BuildNominationPlanInDomain`: evicts every victim, then plans the
+/// sub-jobs in order, each in the first HyperNode of its eviction gradient under
+/// `domain` (the domain itself for a sub-job without a hard topology) where all
+/// its pods are placed and it ends ready or pipelined, until the job is
+/// pipelined (or, for a job already ready, after its first sub-job). A sub-job
+/// with no such HyperNode fails the plan; a failed plan is undone.
 fn dry_run(
     fw: &Framework,
     ssn: &mut Session<'_>,
     kind: EvictKind,
-    q: QueueId,
-    j: JobId,
-    pods: &[PodId],
+    (q, j): (QueueId, JobId),
+    subs: &[(u32, Vec<PodId>)],
     victims: &[PodId],
-    within: Option<&[NodeId]>,
+    domain: HyperNodeId,
 ) -> Option<(Statement, Placed)> {
+    let was_ready = fw.job_ready(ssn, j);
     let mut stmt = ssn.statement();
     let reason = format!("{} for {}", action_name(kind), ssn.job(j).spec.name);
     for &v in victims {
         ssn.evict(&mut stmt, v, reason.clone()).expect("candidates are running");
     }
+    let mut watched = Vec::new();
+    for (s, pods) in subs {
+        let mut won = None;
+        for h in fw.sub_job_gradient(ssn, j, *s, domain, true).into_iter().flatten() {
+            let hn = ssn.cluster().topology.get(h);
+            let nodes: Option<Vec<NodeId>> = (!hn.virtual_top).then(|| hn.nodes.clone());
+            if let Some(t) = trial(fw, ssn, (q, j, *s), pods, victims.len(), nodes.as_deref()) {
+                won = Some(t);
+                break;
+            }
+        }
+        let Some((t, w)) = won else {
+            ssn.discard(stmt);
+            return None;
+        };
+        stmt.merge(t);
+        watched.extend(w);
+        if was_ready || fw.job_pipelined(ssn, j) {
+            break;
+        }
+    }
+    if !fw.job_pipelined(ssn, j) {
+        ssn.discard(stmt);
+        return None;
+    }
+    Some((stmt, watched))
+}
+
+/// Volcano's `runSimulateTrialAtHyperNode`: places each of sub-job `s`'s pending
+/// pods in task order (queue quota, predicates on future-idle room, best node;
+/// on `within` only, when given); succeeds only if every pod is placed and the
+/// sub-job ends ready or pipelined. A failed trial is undone.
+fn trial(
+    fw: &Framework,
+    ssn: &mut Session<'_>,
+    (q, j, s): (QueueId, JobId, u32),
+    pods: &[PodId],
+    victims: usize,
+    within: Option<&[NodeId]>,
+) -> Option<(Statement, Placed)> {
+    let mut stmt = ssn.statement();
     let mut start = 0;
     let mut watched = Vec::new();
     for &pod in pods {
@@ -429,12 +481,12 @@ fn dry_run(
             return None;
         };
         if ssn.explaining(pod) {
-            let why = format!("pipelined in a plan that evicts {} victim(s)", victims.len());
+            let why = format!("pipelined in a plan that evicts {victims} victim(s)");
             ssn.explain(pod, Some(n), ssn.action(), Some(true), why, None);
             watched.push((pod, Some(n)));
         }
     }
-    if !fw.job_pipelined(ssn, j) {
+    if stmt.is_empty() || !(fw.sub_job_ready(ssn, j, s) || fw.sub_job_pipelined(ssn, j, s)) {
         ssn.discard(stmt);
         return None;
     }
