@@ -20,7 +20,12 @@
 //! cdp), so their per-node cost shows. `session-evict/busy/1000-nodes/*` repeats
 //! the busy case with every other pending job outranking the fill (priority 10
 //! over 0), under Volcano's gang-eviction e2e tiers with preempt and reclaim or
-//! with gangpreempt and gangreclaim.
+//! with gangpreempt and gangreclaim. `session-topology/empty/1000-nodes/*` places
+//! the 1,000 jobs on the empty 1,000-node cluster under the default conf with
+//! network-topology-aware added: `plain` jobs, `hard` (every job within one leaf,
+//! `highestTierAllowed: 1`), `partitioned` (the jobs of 2 or 4 nodes within two
+//! leaves, in partitions of one or two nodes each within one leaf, one partition
+//! required; the others within one leaf).
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use lahar::scenario::{self, Scenario};
@@ -33,11 +38,34 @@ use std::path::Path;
 const SIZES: [u32; 10] = [1, 1, 1, 2, 4, 4, 8, 8, 16, 32];
 
 fn job(out: &mut String, name: &str, submit_s: u32, queue: &str, gpus: u32, priority: i32) {
+    topo_job(out, name, submit_s, queue, gpus, priority, Topo::Plain);
+}
+
+/// The network topology of a `session-topology` job.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Topo {
+    Plain,
+    Hard,
+    Partitioned,
+}
+
+fn topo_job(out: &mut String, name: &str, submit_s: u32, queue: &str, gpus: u32, priority: i32, topo: Topo) {
     let (replicas, per_pod) = if gpus > 8 { (gpus / 8, 8) } else { (1, gpus) };
+    let (nt, part) = match topo {
+        Topo::Plain => (String::new(), String::new()),
+        Topo::Partitioned if replicas > 1 => (
+            ", networkTopology: {mode: hard, highestTierAllowed: 2}".to_string(),
+            format!(
+                ", partitionPolicy: {{totalPartitions: 2, partitionSize: {}, minPartitions: 1, networkTopology: {{mode: hard, highestTierAllowed: 1}}}}",
+                replicas / 2
+            ),
+        ),
+        _ => (", networkTopology: {mode: hard, highestTierAllowed: 1}".to_string(), String::new()),
+    };
     let _ = writeln!(
         out,
-        "        - {{name: {name}, submitAt: {submit_s}s, queue: {queue}, priority: {priority}, duration: 30d, \
-         tasks: [{{name: worker, replicas: {replicas}, resources: {{cpu: {cpu}, memory: {mem}Gi, nvidia.com/gpu: {per_pod}}}}}]}}",
+        "        - {{name: {name}, submitAt: {submit_s}s, queue: {queue}, priority: {priority}, duration: 30d{nt}, \
+         tasks: [{{name: worker, replicas: {replicas}, resources: {{cpu: {cpu}, memory: {mem}Gi, nvidia.com/gpu: {per_pod}}}{part}}}]}}",
         cpu = per_pod * 8,
         mem = per_pod * 64,
     );
@@ -70,6 +98,11 @@ fn scenario_with(nodes: u32, busy: bool, conf: Option<&str>) -> Scenario {
 /// [`scenario_with`]; with `outrank`, every other pending job has priority 10 over
 /// the fill's 0 (so it may preempt it).
 fn scenario_full(nodes: u32, busy: bool, conf: Option<&str>, outrank: bool) -> Scenario {
+    scenario_topo(nodes, busy, conf, outrank, Topo::Plain)
+}
+
+/// [`scenario_full`] with the pending jobs' network topology.
+fn scenario_topo(nodes: u32, busy: bool, conf: Option<&str>, outrank: bool, topo: Topo) -> Scenario {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -83,7 +116,8 @@ fn scenario_full(nodes: u32, busy: bool, conf: Option<&str>, outrank: bool) -> S
     }
     for i in 0..1000u32 {
         let priority = if outrank && i % 2 == 0 { 10 } else { 0 };
-        job(&mut s, &format!("p-{i}"), 1, ["a", "b", "c"][i as usize % 3], SIZES[i as usize % SIZES.len()], priority);
+        let (q, gpus) = (["a", "b", "c"][i as usize % 3], SIZES[i as usize % SIZES.len()]);
+        topo_job(&mut s, &format!("p-{i}"), 1, q, gpus, priority, topo);
     }
     if let Some(conf) = conf {
         s += "  scheduler:\n    inline: |\n";
@@ -176,6 +210,18 @@ fn bench(c: &mut Criterion) {
             e.world().pods.iter().filter(|p| p.status == lahar_core::job::PodStatus::Releasing).count() - before;
         eprintln!("session-evict {name}: the session evicts {evicted} pods");
         g.bench_function(format!("busy/1000-nodes/{name}"), |b| time_session(b, &s, true));
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("session-topology");
+    g.sample_size(10);
+    let conf = format!("{}  - name: network-topology-aware\n", lahar_policies::volcano::conf::DEFAULT_CONF);
+    for (name, topo) in [("plain", Topo::Plain), ("hard", Topo::Hard), ("partitioned", Topo::Partitioned)] {
+        let s = scenario_topo(1_000, false, Some(&conf), false, topo);
+        let mut e = prepared(&s, false);
+        e.run_session();
+        eprintln!("session-topology {name}: the session binds {} pods", bound(&e));
+        g.bench_function(format!("empty/1000-nodes/{name}"), |b| time_session(b, &s, false));
     }
     g.finish();
 }

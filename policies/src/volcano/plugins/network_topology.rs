@@ -234,6 +234,11 @@ fn gradient_rows(
     limit: u32,
     eligible: impl Fn(HyperNodeId) -> bool,
 ) -> Vec<Vec<HyperNodeId>> {
+    // A HyperNode without HyperNodes under it (a leaf, the common root of a
+    // sub-job's search): itself or nothing, without building the tiers.
+    if topo.get(root).children.is_empty() {
+        return if topo.get(root).tier <= limit && eligible(root) { vec![vec![root]] } else { Vec::new() };
+    }
     let mut by_tier: std::collections::BTreeMap<u32, Vec<HyperNodeId>> = Default::default();
     let mut stack = vec![root];
     while let Some(h) = stack.pop() {
@@ -340,17 +345,18 @@ impl Plugin for NetworkTopologyAware {
         // Volcano's HyperNodeOrderFn: binpack of every pod of the sub-job (its
         // `Tasks`, placed or not) into each HyperNode; the HyperNodes tied at the
         // top add the share of the sub-job's pods already on their nodes.
-        let pods: Vec<PodId> = subjobs::pods(ssn, j, s).filter(|&p| ssn.pod(p).status != PodStatus::Deleted).collect();
-        let req = pods.iter().fold(Resources::ZERO, |a, &p| a + ssn.pod(p).req);
+        let live = || subjobs::pods(ssn, j, s).filter(|&p| ssn.pod(p).status != PodStatus::Deleted);
+        let req = live().fold(Resources::ZERO, |a, p| a + ssn.pod(p).req);
         let mut v: Vec<f64> = cands
             .iter()
             .map(|&h| binpack_fraction(ssn, &self.weights, &ssn.hypernode_allocatable(h), &ssn.hypernode_used(h), &req))
             .collect();
         let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let tied: Vec<usize> = (0..v.len()).filter(|&i| v[i] == max).collect();
-        if tied.len() > 1 && !pods.is_empty() {
+        if tied.len() > 1 {
+            let pods: Vec<PodId> = live().collect();
             let topo = &ssn.cluster().topology;
-            for i in tied {
+            for i in tied.into_iter().filter(|_| !pods.is_empty()) {
                 let nodes = &topo.get(cands[i]).nodes;
                 let on =
                     pods.iter().filter(|&&p| ssn.pod(p).node.is_some_and(|n| nodes.binary_search(&n).is_ok())).count();

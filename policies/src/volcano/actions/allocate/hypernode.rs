@@ -67,6 +67,32 @@ fn allocate_sub_job(
 ) -> Option<(Statement, f64)> {
     let pods: Vec<PodId> = tasks.iter().copied().collect();
     for tier in fw.sub_job_gradient(ssn, j, s, within, false) {
+        // One HyperNode: it is the best if it works, and its score is the same
+        // before its dry run as after the dry run is undone; keep the dry run
+        // instead of undoing and replaying it.
+        if let [hn] = tier[..] {
+            let h = ssn.cluster().topology.get(hn);
+            let nodes: Option<Vec<NodeId>> = (!h.virtual_top).then(|| h.nodes.clone());
+            if ssn.explaining_job(j) {
+                let note = format!("dry run in HyperNode {} (tier {})", h.name, h.tier);
+                explain::job_row(ssn, j, "network-topology-aware", true, &note);
+            }
+            let score = fw.hypernode_scores(ssn, j, s, &[hn])[0];
+            let mut left = tasks.clone();
+            let Some(stmt) = allocate_tasks(fw, ssn, st, j, s, &mut left, nodes.as_deref()) else { continue };
+            if stmt.is_empty() {
+                ssn.discard(stmt);
+                continue;
+            }
+            if ssn.explaining_job(j) {
+                let note = format!("chosen HyperNode {} (the only one of its tier): HyperNode score", hn_name(ssn, hn));
+                for p in ssn.explained_pods(j) {
+                    ssn.explain(p, None, "network-topology-aware", Some(true), note.clone(), Some(score));
+                }
+            }
+            *tasks = left;
+            return Some((stmt, score));
+        }
         let mut cands: Vec<(HyperNodeId, Placements, VecDeque<PodId>)> = Vec::new();
         for hn in tier {
             let h = ssn.cluster().topology.get(hn);
@@ -128,6 +154,7 @@ pub(crate) fn allocate_for_job(
     for tier in gradient {
         // (score, HyperNode, placements, worksheet left)
         let mut best: Option<(f64, HyperNodeId, Placements, Worksheet)> = None;
+        let single = tier.len() == 1;
         for hn in tier {
             let mut left = ws.clone();
             let mut stmt = ssn.statement();
@@ -144,8 +171,17 @@ pub(crate) fn allocate_for_job(
                     break;
                 }
             }
+            let keep = !stmt.is_empty() && (fw.job_ready(ssn, j) || fw.job_pipelined(ssn, j));
+            // The only HyperNode of its tier: kept as it is when it works.
+            if keep && single {
+                if ssn.explaining_job(j) {
+                    let note = format!("the job's HyperNode: {}", hn_name(ssn, hn));
+                    explain::job_row(ssn, j, "network-topology-aware", true, &note);
+                }
+                *ws = left;
+                return Some(stmt);
+            }
             let ops = placements(ssn, all.iter().copied());
-            let keep = !ops.is_empty() && (fw.job_ready(ssn, j) || fw.job_pipelined(ssn, j));
             ssn.discard(stmt);
             if keep && best.as_ref().is_none_or(|b| score > b.0) {
                 best = Some((score, hn, ops, left));
