@@ -662,13 +662,20 @@ impl World {
         let holds = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing);
         let before = old_node.filter(|_| holds(old_status));
         let after = node.filter(|_| holds(status));
-        if let Some(m) = self.memory_dim.filter(|&m| before != after && req.get(m) > 0) {
+        // A `volcano.sh/gpu-memory` card is held from Allocated through Running
+        // only: Volcano's node info adds a pod to its card's pods for those
+        // statuses, not for Releasing ones (`NodeInfo.AddTask`), so an evicted pod's
+        // memory is free on the card at once.
+        let holds_card = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Running);
+        let card_before = old_node.filter(|_| holds_card(old_status));
+        let card_after = node.filter(|_| holds_card(status));
+        if let Some(m) = self.memory_dim.filter(|&m| card_before != card_after && req.get(m) > 0) {
             let mib = req.get(m) / 1000;
-            if let Some(n) = before {
+            if let Some(n) = card_before {
                 let card = self.pods[pod.0 as usize].memory_card.take();
                 self.nodes[n.0 as usize].gpu_memory.give_back(mib, card);
             }
-            if let Some(n) = after {
+            if let Some(n) = card_after {
                 self.pods[pod.0 as usize].memory_card = self.nodes[n.0 as usize].gpu_memory.take(mib);
             }
         }

@@ -1043,26 +1043,40 @@ fn cdp_bad_cooldown_is_refused() {
 // ---------------------------------------------------------------------------
 // deviceshare, GPU-number mode
 
-/// deviceshare's GPU-number predicate reads the GPUs' current state. On n1 (2
-/// `volcano.sh/gpu-number`), `lo` (priority 1, 2 GPUs) runs; `hi` (priority 100, 2
-/// GPUs, at 10 s) preempts it — the predicate lets preempt through, as Volcano's
-/// `Unschedulable` code does — and `lo`'s GPUs are held while it releases (30 s):
-/// in the session after the eviction the resources fit `hi`'s future-idle room,
-/// yet deviceshare refuses the node (allocate would otherwise pipeline `hi` onto
-/// the releasing GPUs), with Volcano's words in `--explain`; `hi` binds at 40 s,
-/// after the release.
+/// deviceshare's GPU-number predicate reads the GPUs of the node's Allocated and
+/// Running pods. On n1 (2 `volcano.sh/gpu-number`), `lo` (priority 1, 2 GPUs) runs;
+/// `hi` (priority 100, 2 GPUs, at 10 s) preempts it — the predicate lets preempt
+/// through, as Volcano's `Unschedulable` code does. `lo` releases for 30 s; a
+/// releasing pod holds no device in Volcano's view, so in the session after the
+/// eviction deviceshare lets `hi` onto n1 and allocate pipelines it on the
+/// future-idle room; `hi` binds at 40 s, after the release.
 #[test]
 fn deviceshare_gpu_number_counts_whole_gpus_on_their_current_state() {
-    let nodes = ["{name: n1, cpu: 8, memory: 32Gi, extendedResources: {volcano.sh/gpu-number: 2}}"];
+    evicted_devices_are_free_at_once(
+        "volcano.sh/gpu-number: 2",
+        "volcano.sh/gpu-number: 2",
+        "deviceshare.GPUNumberEnable",
+    );
+}
+
+/// `lo` (priority 1) runs on n1 with `node` extended resources, asking `req`;
+/// `hi` (priority 100, the same request, at 10 s) preempts it under deviceshare
+/// with `mode` on. In the session after the eviction (still at 10 s, session 4)
+/// deviceshare lets `hi` onto n1 — a releasing pod holds no device in Volcano's
+/// view — and allocate pipelines it; `hi` starts at 40 s, when `lo`'s 30 s grace
+/// ends. Returns the scenario text.
+fn evicted_devices_are_free_at_once(node: &str, req: &str, mode: &str) -> String {
+    let nodes = [format!("{{name: n1, cpu: 8, memory: 32Gi, extendedResources: {{{node}}}}}")];
+    let nodes: Vec<&str> = nodes.iter().map(String::as_str).collect();
     let job = |name: &str, extra: &str| {
-        format!(
-            "{{name: {name}, queue: c1, {extra}, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1, volcano.sh/gpu-number: 2}}}}]}}"
-        )
+        format!("{{name: {name}, queue: c1, {extra}, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1, {req}}}}}]}}")
     };
-    let conf = "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n    enablePreemptable: false\n- plugins:\n  - name: predicates\n  - name: deviceshare\n    arguments: {deviceshare.GPUNumberEnable: true}\n";
+    let conf = format!(
+        "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n    enablePreemptable: false\n- plugins:\n  - name: predicates\n  - name: deviceshare\n    arguments: {{{mode}: true}}\n"
+    );
     let text = scenario(
         &nodes,
-        conf,
+        &conf,
         &[job("lo", "duration: 1000s, priority: 1"), job("hi", "submitAt: 10s, duration: 100s, priority: 100")],
     )
     .replace("  sessions: 1\n", "");
@@ -1070,14 +1084,34 @@ fn deviceshare_gpu_number_counts_whole_gpus_on_their_current_state() {
     assert_eq!(o.evictions(), ["default/lo-w-0"]);
     assert_eq!(o.job("hi")["start"], "40");
     let rows = explain_rows(&text, "hi-w-0");
-    assert!(
-        rows.iter().any(|r| r["plugin"] == "deviceshare" && r["reason"] == "GpuNumber no enough gpu number on node n1"),
-        "{rows:?}"
-    );
+    let pipelined = |r: &&Row| r["plugin"] == "result" && r["t"] == "10" && r["reason"].starts_with("pipelined:");
+    assert!(rows.iter().any(|r| pipelined(&r) && r["node"] == "n1" && r["session"] == "4"), "{rows:?}");
+    assert!(!rows.iter().any(|r| r["plugin"] == "deviceshare" && r["passed"] == "false"), "{rows:?}");
+    text
 }
 
 // ---------------------------------------------------------------------------
 // deviceshare, GPU sharing by memory
+
+/// An evicted pod's card memory is free at once, as in Volcano (its node info adds
+/// no device for a Releasing pod). On n1 (one 8000 MiB card), `lo` (6000 MiB,
+/// priority 1) runs; `hi` (6000 MiB, priority 100, at 10 s) preempts it, and in the
+/// session after the eviction deviceshare finds the card's 8000 MiB idle and
+/// allocate pipelines `hi` onto the releasing room; `hi` binds at 40 s, when `lo`'s
+/// 30 s grace ends. The card `hi` then holds is card 0.
+#[test]
+fn deviceshare_gpu_memory_of_an_evicted_pod_is_free_at_once() {
+    let text = evicted_devices_are_free_at_once(
+        "volcano.sh/gpu-memory: 8000, volcano.sh/gpu-number: 1",
+        "volcano.sh/gpu-memory: 6000",
+        "deviceshare.GPUSharingEnable",
+    );
+    let r = super::run_str(&text.replace("spec:\n", "spec:\n  horizon: 60s\n"));
+    let w = &r.output.world;
+    let hi =
+        w.pods.iter().find(|p| w.jobs[p.job.0 as usize].spec.name == "hi" && p.node.is_some()).map(|p| p.memory_card);
+    assert_eq!(hi, Some(Some(0)));
+}
 
 /// On n1 (`volcano.sh/gpu-memory: 16000` over `volcano.sh/gpu-number: 2`: two
 /// 8000 MiB cards), `a` and `b` (5000 MiB each, at 0 s) take card 0 and card 1;

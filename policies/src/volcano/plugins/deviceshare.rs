@@ -1,10 +1,11 @@
 //! `deviceshare` (Volcano's `plugins/deviceshare`), GPU-number mode: with
 //! `deviceshare.GPUNumberEnable: true` a pod asking for `volcano.sh/gpu-number: k`
 //! (the resource Volcano's device plugin advertises with `--gpu-strategy=number`)
-//! needs k GPUs of the node that no pod holds now — Volcano's
-//! `checkNodeGPUNumberPredicate`, on the devices' current state, so GPUs a
-//! releasing pod still holds do not count (the resource check alone would count
-//! them as future-idle). Refusal: `GpuNumber no enough gpu number on node <name>`,
+//! needs k GPUs of the node that no Allocated or Running pod holds — Volcano's
+//! `checkNodeGPUNumberPredicate` on its devices' pods, which leave out Releasing
+//! and Pipelined ones (`NodeInfo.AddTask` adds no device for them): an evicted
+//! pod's GPUs are free for the device check at once (the resource check still
+//! counts them as releasing). Refusal: `GpuNumber no enough gpu number on node <name>`,
 //! with Volcano's `Unschedulable` code: preempt and reclaim may still make room on
 //! the node (only "unresolvable" refusals keep them off a node), so the predicate
 //! passes during those actions.
@@ -16,9 +17,10 @@
 //! GPU sharing by memory (`deviceshare.GPUSharingEnable: true`): a pod asking for
 //! `volcano.sh/gpu-memory: m` (MiB) needs one card of the node with m MiB idle —
 //! each card has the node's `volcano.sh/gpu-memory` over its
-//! `volcano.sh/gpu-number`, and the pods holding the node hold memory on one card
-//! each (the world's `MemoryCards`, the lowest fitting card taken when a pod
-//! is placed, as Volcano's `Allocate` takes `predicateGPUbyMemory`'s first).
+//! `volcano.sh/gpu-number`, and the Allocated and Running pods of the node hold
+//! memory on one card each (the world's `MemoryCards`, the lowest fitting card
+//! taken when a pod is placed, as Volcano's `Allocate` takes
+//! `predicateGPUbyMemory`'s first; an evicted pod's memory is free at once).
 //! Refusal: `GpuShare no enough gpu memory on node <name>`, `Unschedulable` like
 //! the number mode's. The sharing mode scores nothing either.
 //!
@@ -89,7 +91,10 @@ impl DeviceShare {
         if want <= 0 {
             return None;
         }
-        let idle = ssn.node(node).allocatable.get(d) - ssn.node_state(node).used.get(d);
+        // Releasing pods hold no device in Volcano's view (`NodeInfo.AddTask` adds
+        // none for them): their GPUs count as idle.
+        let ns = ssn.node_state(node);
+        let idle = ssn.node(node).allocatable.get(d) - ns.used.get(d) + ns.releasing.get(d);
         Some(if want <= idle {
             Ok(())
         } else {
