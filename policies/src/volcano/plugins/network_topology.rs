@@ -170,6 +170,11 @@ fn placed(ssn: &Session<'_>, pods: impl Iterator<Item = PodId>) -> Vec<NodeId> {
 /// `None` for a normal pod.
 fn topology_aware_pod(ssn: &Session<'_>, pod: PodId) -> Option<u32> {
     let j = ssn.pod(pod).job;
+    // Most pods: no topology anywhere in their job (scored for every node).
+    let spec = &ssn.job(j).spec;
+    if spec.network_topology.is_none() && spec.sub_groups.is_none() {
+        return None;
+    }
     let s = subjobs::of_pod(ssn, pod);
     sub_tier_limit(ssn, j, s).map(|_| s)
 }
