@@ -86,16 +86,6 @@ impl SubGroups {
             None => job,
         }
     }
-    /// Sub-jobs per policy (the default sub-job in none).
-    pub fn per_policy(&self) -> Vec<u32> {
-        let mut n = vec![0; self.policies.len()];
-        for sj in &self.sub_jobs {
-            if let Some(p) = sj.policy {
-                n[p as usize] += 1;
-            }
-        }
-        n
-    }
 }
 
 /// Where a task's pods go, before sub-jobs are numbered.
@@ -235,7 +225,6 @@ mod tests {
         assert_eq!(g.of(0, 0), 0);
         assert_eq!([g.of(1, 0), g.of(1, 1), g.of(1, 2), g.of(1, 3)], [1, 1, 2, 2]);
         assert_eq!([g.min_available(0), g.min_available(1)], [1, 2]);
-        assert_eq!(g.per_policy(), [2]);
         let job = NetworkTopology { hard: false, highest_tier_allowed: None };
         assert_eq!(g.network_topology(0, Some(&job)), Some(&job));
         assert_eq!(g.network_topology(2, Some(&job)).and_then(|t| t.highest_tier_allowed), Some(1));

@@ -22,11 +22,10 @@ use lahar_core::session::{Session, Statement};
 use lahar_core::topology::HyperNodeId;
 use std::collections::VecDeque;
 
-/// A dry run's outcome: the placements (pod, node, on idle resources) and what
-/// is left to place.
+/// Placements made by a dry run: (pod, node, on idle resources).
 type Placements = Vec<(PodId, NodeId, bool)>;
 
-/// The placements `stmt`'s pods of `pods` hold.
+/// The placements the pods of `pods` hold (Allocated or Pipelined on a node).
 fn placements(ssn: &Session<'_>, pods: impl Iterator<Item = PodId>) -> Placements {
     pods.filter_map(|p| {
         let pod = ssn.pod(p);
@@ -53,6 +52,28 @@ fn hn_name<'a>(ssn: &'a Session<'_>, h: HyperNodeId) -> &'a str {
     &ssn.cluster().topology.get(h).name
 }
 
+/// Sub-job `s`'s step in HyperNode `hn` (all nodes for the cluster top) on a copy
+/// of its pods `tasks`: the statement (applied) and the pods left, or `None`.
+fn try_in(
+    fw: &Framework,
+    ssn: &mut Session<'_>,
+    st: &mut AllocState,
+    j: JobId,
+    s: u32,
+    tasks: &VecDeque<PodId>,
+    hn: HyperNodeId,
+) -> Option<(Statement, VecDeque<PodId>)> {
+    let h = ssn.cluster().topology.get(hn);
+    let nodes: Option<Vec<NodeId>> = (!h.virtual_top).then(|| h.nodes.clone());
+    if ssn.explaining_job(j) {
+        let note = format!("dry run in HyperNode {} (tier {})", h.name, h.tier);
+        explain::job_row(ssn, j, "network-topology-aware", true, &note);
+    }
+    let mut left = tasks.clone();
+    let stmt = allocate_tasks(fw, ssn, st, j, s, &mut left, nodes.as_deref())?;
+    Some((stmt, left))
+}
+
 /// Volcano's `allocateForSubJob`: places sub-job `s` (its pods `tasks`) in the
 /// best HyperNode of its gradient within `within`. Returns the statement and the
 /// HyperNode's score; `tasks` keeps what is left.
@@ -71,15 +92,8 @@ fn allocate_sub_job(
         // before its dry run as after the dry run is undone; keep the dry run
         // instead of undoing and replaying it.
         if let [hn] = tier[..] {
-            let h = ssn.cluster().topology.get(hn);
-            let nodes: Option<Vec<NodeId>> = (!h.virtual_top).then(|| h.nodes.clone());
-            if ssn.explaining_job(j) {
-                let note = format!("dry run in HyperNode {} (tier {})", h.name, h.tier);
-                explain::job_row(ssn, j, "network-topology-aware", true, &note);
-            }
             let score = fw.hypernode_scores(ssn, j, s, &[hn])[0];
-            let mut left = tasks.clone();
-            let Some(stmt) = allocate_tasks(fw, ssn, st, j, s, &mut left, nodes.as_deref()) else { continue };
+            let Some((stmt, left)) = try_in(fw, ssn, st, j, s, tasks, hn) else { continue };
             if stmt.is_empty() {
                 ssn.discard(stmt);
                 continue;
@@ -95,14 +109,7 @@ fn allocate_sub_job(
         }
         let mut cands: Vec<(HyperNodeId, Placements, VecDeque<PodId>)> = Vec::new();
         for hn in tier {
-            let h = ssn.cluster().topology.get(hn);
-            let nodes: Option<Vec<NodeId>> = (!h.virtual_top).then(|| h.nodes.clone());
-            if ssn.explaining_job(j) {
-                let note = format!("dry run in HyperNode {} (tier {})", h.name, h.tier);
-                explain::job_row(ssn, j, "network-topology-aware", true, &note);
-            }
-            let mut left = tasks.clone();
-            let Some(stmt) = allocate_tasks(fw, ssn, st, j, s, &mut left, nodes.as_deref()) else { continue };
+            let Some((stmt, left)) = try_in(fw, ssn, st, j, s, tasks, hn) else { continue };
             let ops = placements(ssn, pods.iter().copied());
             ssn.discard(stmt);
             if !ops.is_empty() {
