@@ -24,6 +24,7 @@ fn node(name: &str, gpus: i64) -> Node {
         taints: Vec::new(),
         nics: Nics::default(),
         speed: 1.0,
+        vgpu: Vec::new(),
     }
 }
 

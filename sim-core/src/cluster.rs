@@ -86,6 +86,9 @@ pub struct Node {
     /// without a training model (a job spanning nodes runs at the slowest one's;
     /// the fastest node runs a job in its `duration`). 1 by default.
     pub speed: f64,
+    /// Cards Volcano's vGPU sharing sees (its `volcano.sh/node-vgpu-register`
+    /// annotation); empty for most nodes.
+    pub vgpu: Vec<crate::vgpu::VgpuCard>,
 }
 
 /// A node taint. `NoSchedule` and `NoExecute` keep pods that do not tolerate them

@@ -448,6 +448,7 @@ mod tests {
             intra_node: crate::cluster::IntraNode::Pcie,
             nics: crate::cluster::Nics::default(),
             speed: 1.0,
+            vgpu: Vec::new(),
         }
     }
 

@@ -185,6 +185,10 @@ pub struct PodHints {
     /// (`volcano.sh/revocable-zone: "*"`, or a pod annotated
     /// `volcano.sh/preemptable: "true"` without a zone).
     pub revocable: bool,
+    /// What the pods ask of vGPU cards (`volcano.sh/vgpu-number` or
+    /// `volcano.sh/vgpu-memory` in a container's limits), with the annotations
+    /// that choose cards; boxed.
+    pub vgpu: Option<Box<crate::vgpu::VgpuAsk>>,
 }
 
 impl PodHints {

@@ -52,6 +52,7 @@ pub mod subgroup;
 pub mod text;
 pub mod time;
 pub mod topology;
+pub mod vgpu;
 pub mod world;
 
 /// The names most users of the crate need.

@@ -31,6 +31,9 @@ pub struct NodeState {
     /// Cards shared by GPU memory (Volcano's `volcano.sh/gpu-memory`; none
     /// when the node has no such resource).
     pub gpu_memory: crate::devices::MemoryCards,
+    /// What the vGPU cards' sharers hold, card by card (empty unless the run
+    /// models vGPU sharing and the node has cards).
+    pub vgpu: Vec<crate::vgpu::CardUse>,
     /// Possible preemption victims, by [`VictimKey`]: count and Σ
     /// requests of the node's Running pods that are preemptable (ascending key).
     /// Preempt and reclaim bound what evicting them could free without walking the
@@ -403,6 +406,9 @@ pub struct World {
     pub node_models: Vec<Option<u8>>,
     /// Where pods' shares of one GPU go.
     share_rule: ShareRule,
+    /// vGPU sharing's card order, when the run models it (Volcano's
+    /// `deviceshare.VGPUEnable`).
+    vgpu_policy: Option<crate::vgpu::VgpuPolicy>,
     /// Static cluster.
     pub cluster: Cluster,
     /// Node usage, by node id.
@@ -538,6 +544,7 @@ impl World {
             frag_target: crate::frag::Target::default(),
             node_models: cluster.nodes.iter().map(|n| table.node(n)).collect(),
             share_rule: ShareRule::BestFit,
+            vgpu_policy: None,
             hn_allocatable,
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
@@ -581,6 +588,20 @@ impl World {
     pub fn set_placement(&mut self, target: crate::frag::Target, rule: ShareRule) {
         self.frag_target = target;
         self.share_rule = rule;
+    }
+
+    /// Models vGPU sharing (before any pod is placed): the pods asking for vGPU
+    /// take cards of their nodes, chosen in `policy`'s order.
+    pub fn set_vgpu(&mut self, policy: crate::vgpu::VgpuPolicy) {
+        self.vgpu_policy = Some(policy);
+        for (n, ns) in self.cluster.nodes.iter().zip(&mut self.nodes) {
+            ns.vgpu = vec![Default::default(); n.vgpu.len()];
+        }
+    }
+
+    /// The card order vGPU pods are placed in, when the run models vGPU sharing.
+    pub fn vgpu_policy(&self) -> Option<crate::vgpu::VgpuPolicy> {
+        self.vgpu_policy
     }
 
     /// A node's idle resources: allocatable − used.
@@ -644,6 +665,27 @@ impl World {
         id
     }
 
+    /// Moves a pod's vGPU cards from node `from` to node `to` (either may be
+    /// none). On `to`, the pod takes the cards the fit chooses in the run's card
+    /// order, as Volcano's `Allocate` reruns the fit on the node's live cards; a
+    /// pod the cards cannot hold (placed by a path that did not ask deviceshare)
+    /// takes none.
+    fn move_vgpu(&mut self, pod: PodId, job: JobId, task: usize, from: Option<NodeId>, to: Option<NodeId>) {
+        let Some(policy) = self.vgpu_policy else { return };
+        let spec = &self.jobs[job.0 as usize].spec;
+        let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vgpu.as_deref()) else { return };
+        if let Some(n) = from {
+            crate::vgpu::give_back(&mut self.nodes[n.0 as usize].vgpu, pod);
+        }
+        if let Some(n) = to {
+            let node = &self.cluster.nodes[n.0 as usize];
+            let ns = &mut self.nodes[n.0 as usize];
+            if let Ok(fit) = crate::vgpu::fit(&node.vgpu, &ns.vgpu, ask, job, policy, &node.name) {
+                crate::vgpu::take(&mut ns.vgpu, &fit, pod, job);
+            }
+        }
+    }
+
     /// Moves a pod to `status` on `node`, keeping every aggregate consistent.
     pub fn transition(&mut self, pod: PodId, status: PodStatus, node: Option<NodeId>) {
         let (old_status, old_node, req, job, task) = {
@@ -678,6 +720,14 @@ impl World {
             if let Some(n) = card_after {
                 self.pods[pod.0 as usize].memory_card = self.nodes[n.0 as usize].gpu_memory.take(mib);
             }
+        }
+        // vGPU cards are held from Allocated (or Pipelined, in its session) through
+        // Running: Volcano's allocate event charges both, and an evicted pod's
+        // cards are free at once, as `RemoveTask` frees them.
+        let holds_vgpu = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running);
+        let (vg_before, vg_after) = (old_node.filter(|_| holds_vgpu(old_status)), node.filter(|_| holds_vgpu(status)));
+        if vg_before != vg_after && self.vgpu_policy.is_some() {
+            self.move_vgpu(pod, job, task, vg_before, vg_after);
         }
         if before != after && req.get(GPU) > 0 {
             if let Some(n) = before {

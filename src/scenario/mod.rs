@@ -48,6 +48,20 @@ impl SchedulerChoice {
         }
     }
 
+    /// The card order vGPU pods take cards in, when the scheduler models vGPU
+    /// sharing (a Volcano conf with `deviceshare.VGPUEnable: true`).
+    pub fn vgpu_policy(&self) -> Option<lahar_core::vgpu::VgpuPolicy> {
+        match self {
+            SchedulerChoice::Baseline(_) => None,
+            SchedulerChoice::Volcano(conf) => conf
+                .tiers
+                .iter()
+                .flatten()
+                .filter(|p| p.name == "deviceshare")
+                .find_map(|p| lahar_policies::volcano::plugins::deviceshare::DeviceShare::vgpu_policy(&p.args)),
+        }
+    }
+
     /// Name for reports.
     pub fn name(&self) -> String {
         match self {

@@ -229,6 +229,18 @@ pub struct RawNode {
     pub speed: Option<Spanned<f64>>,
     pub labels: Option<BTreeMap<String, String>>,
     pub extended_resources: Option<Spanned<BTreeMap<String, Quantity>>>,
+    pub vgpu: Option<RawVgpu>,
+}
+
+/// A node's vGPU cards, as Volcano's vGPU device plugin registers them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawVgpu {
+    pub cards: Spanned<i64>,
+    pub memory: Spanned<i64>,
+    pub split: Option<Spanned<i64>>,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

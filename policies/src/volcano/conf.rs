@@ -515,9 +515,9 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
         }
         (
             "deviceshare",
-            "deviceshare.VGPUEnable" | "deviceshare.AscendMindClusterVNPUEnable" | "deviceshare.AscendHAMiVNPUEnable",
+            "deviceshare.AscendMindClusterVNPUEnable" | "deviceshare.AscendHAMiVNPUEnable",
             ArgValue::Bool(true),
-        ) => Err("this device-sharing mode needs per-device core accounting and device geometries, which lahar does not model; deviceshare.GPUNumberEnable (whole GPUs by `volcano.sh/gpu-number`) and deviceshare.GPUSharingEnable (GPU memory by `volcano.sh/gpu-memory`) are".into()),
+        ) => Err("Ascend vNPU sharing needs the NPU chips' templates and topology, which lahar does not model; deviceshare.GPUNumberEnable, deviceshare.GPUSharingEnable and deviceshare.VGPUEnable are".into()),
         ("deviceshare", "deviceshare.GPUExclusiveRules", ArgValue::List(l)) if !l.is_empty() => {
             Err("exclusive GPU rules (which pods may not share a vGPU card) are not modelled".into())
         }
@@ -791,6 +791,28 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 }
             }
             let written = |k: &str| matches!(rp.value.get("arguments").map(|a| &a.value), Some(PluginField::Map(m)) if m.contains_key(k));
+            if name == "deviceshare"
+                && pc.args.bool("deviceshare.VGPUEnable", false)
+                && (pc.args.bool("deviceshare.GPUSharingEnable", false)
+                    || pc.args.bool("deviceshare.GPUNumberEnable", false))
+            {
+                issues.push(ConfIssue {
+                    at: at(rp),
+                    path: format!("{path}.arguments.deviceshare.VGPUEnable"),
+                    message: "vGPU cannot be used together with GPUSharingEnable or GPUNumberEnable (Volcano's scheduler exits: \"gpu-share and vgpu can't be used together\")".into(),
+                });
+            }
+            if name == "deviceshare"
+                && pc.args.bool("deviceshare.NodeLockEnable", false)
+                && (pc.args.bool("deviceshare.GPUSharingEnable", false)
+                    || pc.args.bool("deviceshare.VGPUEnable", false))
+            {
+                issues.push(ConfIssue {
+                    at: at(rp),
+                    path: format!("{path}.arguments.deviceshare.NodeLockEnable"),
+                    message: "the node lock fails a second GPU-memory or vGPU allocation on a node until the first pod starts, which changes decisions, and lahar does not model it; leave it false".into(),
+                });
+            }
             if name == "extender" && !written("extender.urlPrefix") {
                 issues.push(ConfIssue {
                     at: at(rp),
@@ -1016,11 +1038,21 @@ mod tests {
             format!("actions: allocate\ntiers:\n- plugins:\n  - name: deviceshare\n    arguments: {{{args}}}\n")
         };
         parse(&c("deviceshare.GPUNumberEnable: true, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10, deviceshare.VGPUEnable: false, deviceshare.GPUSharingEnable: true")).unwrap_or_else(|e| panic!("{e}"));
+        parse(&c("deviceshare.VGPUEnable: true, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10"))
+            .unwrap_or_else(|e| panic!("{e}"));
         let e = parse(&c("deviceshare.VGPUEnable: true, deviceshare.GPUExclusiveRules: [{app: x}]"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("arguments.deviceshare.VGPUEnable: this device-sharing mode"), "{e}");
         assert!(e.contains("arguments.deviceshare.GPUExclusiveRules: exclusive GPU rules"), "{e}");
+        let e = parse(&c("deviceshare.VGPUEnable: true, deviceshare.GPUNumberEnable: true")).unwrap_err().to_string();
+        assert!(e.contains("arguments.deviceshare.VGPUEnable: vGPU cannot be used together"), "{e}");
+        let e =
+            parse(&c("deviceshare.GPUSharingEnable: true, deviceshare.NodeLockEnable: true")).unwrap_err().to_string();
+        assert!(e.contains("arguments.deviceshare.NodeLockEnable: the node lock"), "{e}");
+        parse(&c("deviceshare.GPUNumberEnable: true, deviceshare.NodeLockEnable: true"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let e = parse(&c("deviceshare.AscendHAMiVNPUEnable: true")).unwrap_err().to_string();
+        assert!(e.contains("arguments.deviceshare.AscendHAMiVNPUEnable: Ascend vNPU sharing"), "{e}");
         let e = parse(&conf("binpak")).unwrap_err().to_string();
         assert!(e.contains("unknown plugin `binpak` (Volcano would skip it silently)"), "{e}");
         // Every name Volcano registers is either run or listed as not modelled.

@@ -70,6 +70,12 @@ pub trait Plugin: Send {
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         false
     }
+    /// True when every refusal of [`Plugin::predicate`] is resolvable (Volcano's
+    /// `Unschedulable` code): preempt and reclaim keep the node as a candidate
+    /// (`PredicateForPreemptAction`), and preempt asks again after each eviction.
+    fn predicate_resolvable(&self) -> bool {
+        false
+    }
     /// Node score (summed over plugins). A plugin whose score reads more than the
     /// pod's request, static node facts and the node's `used` must say so in
     /// [`Plugin::score_by_node`], or a cached score would be reused wrongly.
@@ -570,6 +576,27 @@ impl Framework {
             }
         }
         Ok(())
+    }
+
+    /// The predicates preempt and reclaim choose candidate nodes by: the
+    /// plugins whose refusals could be resolved by evicting are not asked
+    /// (Volcano's `PredicateForPreemptAction`).
+    pub fn predicate_for_preempt(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Result<(), String> {
+        for p in self.enabled(flag::ENABLE_PREDICATE).filter(|p| !p.predicate_resolvable()) {
+            if let Some(Err(e)) = p.predicate(ssn, pod, node) {
+                return Err(format!("{}: {e}", p.name()));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Framework::predicate_trivial`] for [`Framework::predicate_for_preempt`].
+    pub fn predicate_for_preempt_trivial(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        !ssn.is_exhaustive()
+            && self
+                .enabled(flag::ENABLE_PREDICATE)
+                .filter(|p| !p.predicate_resolvable())
+                .all(|p| p.predicate_passes_everywhere(ssn, pod))
     }
 
     /// True when every predicate passes the pod on every node, so searches need

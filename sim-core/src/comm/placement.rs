@@ -154,6 +154,7 @@ mod tests {
             taints: Vec::new(),
             nics,
             speed: 1.0,
+            vgpu: Vec::new(),
         }
     }
 

@@ -72,6 +72,9 @@ pub(super) fn cluster(v: &mut V<'_>, c: &RawCluster, base: &Path) -> (Vec<Node>,
             for k in 0..count {
                 let mut n = template.clone();
                 n.name = format!("{}-{k}", template.name);
+                for (i, c) in n.vgpu.iter_mut().enumerate() {
+                    c.uuid = format!("GPU-{}-{i}", n.name);
+                }
                 add(v, n, &path, at(g));
             }
         }
@@ -181,6 +184,7 @@ fn node_list(v: &mut V<'_>, list: &Spanned<RawNodeList>, base: &Path) -> Vec<(No
             taints: Vec::new(),
             nics: Nics::default(),
             speed: 1.0,
+            vgpu: Vec::new(),
         };
         out.push((node, npath));
     }
@@ -267,8 +271,10 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
         }
         None => 1.0,
     };
-    let mut labels = n.labels.clone().unwrap_or_default();
     let gpu_model = n.gpu_model.clone().unwrap_or_default();
+    let vgpu =
+        n.vgpu.as_ref().map(|g| vgpu_cards(v, g, &n.name.value, &gpu_model, &mut alloc, path)).unwrap_or_default();
+    let mut labels = n.labels.clone().unwrap_or_default();
     if !gpu_model.is_empty() {
         labels.entry(GPU_PRODUCT_LABEL.to_string()).or_insert_with(|| gpu_model.clone());
     }
@@ -281,7 +287,60 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
         taints: Vec::new(),
         nics,
         speed,
+        vgpu,
     })
+}
+
+/// A node's `vgpu` cards: `cards` cards of `memory` MiB, each shared by up to
+/// `split` pods (default 10, the device plugin's `deviceSplitCount`), of type
+/// `type` (default `NVIDIA-<gpuModel>`, else `NVIDIA`), with UUIDs
+/// `GPU-<node>-<i>`. Like the device plugin, the node then advertises
+/// `volcano.sh/vgpu-number` = cards × split, `volcano.sh/vgpu-memory` = cards ×
+/// memory and `volcano.sh/vgpu-cores` = 100 × cards, unless `extendedResources`
+/// says otherwise.
+fn vgpu_cards(
+    v: &mut V<'_>,
+    g: &crate::scenario::raw::RawVgpu,
+    name: &str,
+    gpu_model: &str,
+    alloc: &mut Resources,
+    path: &str,
+) -> Vec<lahar_core::vgpu::VgpuCard> {
+    use lahar_core::vgpu::{VGPU_CORES, VGPU_MEMORY, VGPU_NUMBER, VgpuCard};
+    let cards = v.count(&g.cards, &format!("{path}.vgpu.cards"), 1).unwrap_or(0);
+    if cards > MAX_NODE_GPUS {
+        v.err(
+            at(&g.cards),
+            format!("{path}.vgpu.cards"),
+            format!("at most {MAX_NODE_GPUS} cards per node, got {cards}"),
+        );
+        return Vec::new();
+    }
+    let memory = v.count(&g.memory, &format!("{path}.vgpu.memory"), 1).unwrap_or(0);
+    let split = g.split.as_ref().map_or(Some(10), |s| v.count(s, &format!("{path}.vgpu.split"), 1)).unwrap_or(0);
+    let kind = match &g.kind {
+        Some(k) => k.clone(),
+        None if gpu_model.is_empty() => "NVIDIA".into(),
+        None => format!("NVIDIA-{gpu_model}"),
+    };
+    if cards == 0 || memory == 0 || split == 0 {
+        return Vec::new();
+    }
+    for (r, x) in [(VGPU_NUMBER, cards * split), (VGPU_MEMORY, cards * memory), (VGPU_CORES, cards * 100)] {
+        if let Ok(d) = v.names.dim_or_register(r)
+            && alloc.get(d) == 0
+        {
+            alloc.set(d, i64::from(x) * 1000);
+        }
+    }
+    (0..cards)
+        .map(|i| VgpuCard {
+            uuid: format!("GPU-{name}-{i}"),
+            number: split,
+            memory: i64::from(memory),
+            kind: kind.clone(),
+        })
+        .collect()
 }
 
 /// Whether some node can hold a pod. Pods "fit" a cluster that had errors (its node

@@ -148,6 +148,7 @@ fn job(
             }
         }
         requests.set(PODS, 1);
+        let vgpu = vgpu_ask(v, &requests);
         let mut depends_on = Vec::new();
         let mut depends_any = false;
         if let Some(d) = &t.depends_on {
@@ -191,7 +192,7 @@ fn job(
             preemptable: t.preemptable.unwrap_or(true),
             never_preempts,
             tolerations: Vec::new(),
-            hints: None,
+            hints: lahar_core::job::PodHints { vgpu, ..Default::default() }.shared(),
         });
     }
     if let Some(cycle) = lahar_core::job::dependency_cycle(&tasks) {
@@ -470,4 +471,15 @@ fn partition(v: &mut V<'_>, p: &Spanned<RawPartitionPolicy>, replicas: u32, tpat
         return None;
     }
     Some(Partition { total, size, min, network_topology: nt })
+}
+
+/// A compact task's vGPU ask: its `volcano.sh/vgpu-number`, `-memory` (MiB per
+/// card) and `-cores` (percent per card) as one container's, when it names the
+/// number or the memory (see [`lahar_core::vgpu::ContainerAsk::of`]).
+fn vgpu_ask(v: &V<'_>, requests: &Resources) -> Option<Box<lahar_core::vgpu::VgpuAsk>> {
+    use lahar_core::vgpu::{ContainerAsk, VGPU_CORES, VGPU_MEMORY, VGPU_NUMBER, VgpuAsk};
+    // Extended resources are read in milli-units.
+    let get = |r: &str| v.names.dim(r).map(|d| requests.get(d) / 1000).filter(|&x| x > 0);
+    let c = ContainerAsk::of(get(VGPU_NUMBER), get(VGPU_MEMORY), get(VGPU_CORES))?;
+    Some(Box::new(VgpuAsk { containers: vec![c], ..Default::default() }))
 }

@@ -632,12 +632,99 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
             cooldown: cooldown(ck, &meta.labels, &meta.annotations, path),
             labels: Some(meta.labels.iter().map(|(k, (v, _))| (k.clone(), v.clone())).collect()),
             revocable: revocable(ck, &meta.annotations, path),
+            vgpu: vgpu_ask(ck, containers, &sp, &meta.annotations, path),
         }
         .shared(),
         scheduler_name: ck.opt_str(spec, "schedulerName", &sp),
         labels: meta.labels,
         annotations: meta.annotations,
     }
+}
+
+/// What a pod asks of Volcano's vGPU cards: each container whose limits name
+/// `volcano.sh/vgpu-number` or `volcano.sh/vgpu-memory` (Volcano's
+/// `ExtractResourceRequest`: memory without a count is one card; the memory and
+/// cores limits, else requests, per card; no memory is all of each card's), and
+/// the annotations that choose cards. Counts must be whole; `volcano.sh/vgpu-mode`
+/// must be `hami-core` (lahar models no MIG) and `volcano.sh/vgpu-podgroup-policy`
+/// `spread`, the only value Volcano reads.
+fn vgpu_ask(
+    ck: &mut Ck<'_>,
+    containers: &[Node],
+    sp: &str,
+    annotations: &BTreeMap<String, (String, At)>,
+    path: &str,
+) -> Option<Box<lahar_core::vgpu::VgpuAsk>> {
+    use lahar_core::vgpu::{ContainerAsk, VGPU_CORES, VGPU_MEMORY, VGPU_NUMBER, VgpuAsk, uuid_list};
+    let mut ask = VgpuAsk::default();
+    for (i, c) in containers.iter().enumerate() {
+        let res = c.get("resources");
+        let whole = |ck: &mut Ck<'_>, part: &str, name: &str| -> Option<i64> {
+            let n = res?.get(part)?.get(name)?;
+            let q = n.scalar()?;
+            match lahar_core::quantity::parse_quantity(&q, 1000) {
+                Ok(x) if x >= 0 && x % 1000 == 0 => Some(x / 1000),
+                // Negative or unparsable quantities are the resource reader's errors.
+                Ok(x) if x >= 0 => {
+                    ck.err(
+                        n.at,
+                        &format!("{sp}.containers[{i}].resources.{part}.{name}"),
+                        format!("expected a whole number, got `{q}`"),
+                    );
+                    None
+                }
+                _ => None,
+            }
+        };
+        let nums = whole(ck, "limits", VGPU_NUMBER);
+        let limit_mem = whole(ck, "limits", VGPU_MEMORY);
+        let memory = limit_mem.or_else(|| whole(ck, "requests", VGPU_MEMORY));
+        let cores = whole(ck, "limits", VGPU_CORES).or_else(|| whole(ck, "requests", VGPU_CORES));
+        if nums.is_none() && limit_mem.is_none() {
+            continue;
+        }
+        if let Some(c) = ContainerAsk::of(nums, memory, cores) {
+            ask.containers.push(c);
+        }
+    }
+    if ask.containers.is_empty() {
+        return None;
+    }
+    let text = |key: &str| annotations.get(key).map(|(v, at)| (v.clone(), *at));
+    let apath = |key: &str| {
+        format!("{}metadata.annotations.{key}", if path.is_empty() { String::new() } else { format!("{path}.") })
+    };
+    if let Some((m, at)) = text("volcano.sh/vgpu-mode") {
+        if m != lahar_core::vgpu::HAMI_CORE {
+            let why = if m == "mig" {
+                "MIG cards are not modelled; expected `hami-core`"
+            } else {
+                "expected `hami-core` or `mig`"
+            };
+            ck.err(at, &apath("volcano.sh/vgpu-mode"), format!("{why}, got `{m}`"));
+        }
+        ask.mode = Some(m);
+    }
+    if let Some((p, at)) = text("volcano.sh/vgpu-podgroup-policy") {
+        if p != "spread" {
+            ck.err(
+                at,
+                &apath("volcano.sh/vgpu-podgroup-policy"),
+                format!("expected `spread` (the only value Volcano reads), got `{p}`"),
+            );
+        }
+        ask.spread = p == "spread";
+    }
+    ask.use_types = text("nvidia.com/use-gputype").map(|x| x.0);
+    ask.nouse_types = text("nvidia.com/nouse-gputype").map(|x| x.0);
+    let (allow, deny) = (
+        text("volcano.sh/vgpu-use-gpuuuid").map(|x| x.0).unwrap_or_default(),
+        text("volcano.sh/vgpu-nouse-gpuuuid").map(|x| x.0).unwrap_or_default(),
+    );
+    ask.use_uuids = uuid_list(&allow);
+    ask.nouse_uuids = uuid_list(&deny);
+    ask.uuid_text = (allow, deny);
+    Some(Box::new(ask))
 }
 
 /// resource-strategy-fit's pod-level scoring: the

@@ -172,6 +172,7 @@ fn node(
     {
         ensure("node.kubernetes.io/not-ready");
     }
+    let vgpu = vgpu_cards(&mut ck, &meta.annotations, &alloc, names);
     if !ck.ok() {
         return None;
     }
@@ -187,5 +188,39 @@ fn node(
         taints,
         nics: Nics::default(),
         speed: 1.0,
+        vgpu,
     })
+}
+
+/// The node's vGPU cards, from its `volcano.sh/node-vgpu-register` annotation
+/// (see [`lahar_core::vgpu::decode_register`]). Volcano sees cards only on a node
+/// that also advertises `volcano.sh/vgpu-number`, `-memory` and `-cores` (as the
+/// device plugin does): an annotated node without them is refused, not taken as a
+/// node without cards.
+fn vgpu_cards(
+    ck: &mut Ck<'_>,
+    annotations: &BTreeMap<String, (String, super::yaml::At)>,
+    alloc: &Resources,
+    names: &ResourceNames,
+) -> Vec<lahar_core::vgpu::VgpuCard> {
+    use lahar_core::vgpu::{VGPU_CORES, VGPU_MEMORY, VGPU_NUMBER, VGPU_REGISTER};
+    let Some((text, at)) = annotations.get(VGPU_REGISTER) else { return Vec::new() };
+    let path = format!("metadata.annotations.{VGPU_REGISTER}");
+    let missing: Vec<&str> = [VGPU_NUMBER, VGPU_MEMORY, VGPU_CORES]
+        .into_iter()
+        .filter(|r| names.dim(r).is_none_or(|d| alloc.get(d) <= 0))
+        .collect();
+    if !missing.is_empty() {
+        ck.err(*at, &path, format!(
+            "a node registering vGPU cards must advertise {} in `status.allocatable` (Volcano sees no cards on it otherwise)",
+            missing.join(", ")
+        ));
+    }
+    match lahar_core::vgpu::decode_register(text) {
+        Ok(cards) => cards,
+        Err(e) => {
+            ck.err(*at, &path, e);
+            Vec::new()
+        }
+    }
 }

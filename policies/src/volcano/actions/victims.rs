@@ -138,8 +138,13 @@ pub(crate) fn preempt_pod(
     } else {
         (0..ssn.node_count() as u32).map(NodeId).collect()
     };
-    let trivial = fw.predicate_trivial(ssn, pod);
-    let pass = |ssn: &Session<'_>, n: NodeId| trivial || fw.predicate(ssn, pod, n).is_ok();
+    // Candidates by the predicates evicting cannot help (Volcano's
+    // `PredicateForPreemptAction`); preempt asks every predicate again after each
+    // eviction (`preemptorFitsOnNode`: a fragmented vGPU node may need several).
+    let trivial = fw.predicate_for_preempt_trivial(ssn, pod);
+    let pass = |ssn: &Session<'_>, n: NodeId| trivial || fw.predicate_for_preempt(ssn, pod, n).is_ok();
+    let all_trivial = fw.predicate_trivial(ssn, pod);
+    let pass_all = |ssn: &Session<'_>, n: NodeId| all_trivial || fw.predicate(ssn, pod, n).is_ok();
     let nodes = all.into_iter().filter(|&n| could_fit(ssn, n));
     // (node, its victims when pre-checked). Reclaim walks nodes in node order and
     // the first node whose victims make room takes the pod, so its victims are
@@ -167,7 +172,8 @@ pub(crate) fn preempt_pod(
         victims.sort_by(|&a, &b| victim_order(fw, ssn, pod, a, b));
         let mut node_stmt = ssn.statement();
         let fits = |ssn: &Session<'_>| {
-            req.fits_in(&ssn.future_idle(n)) && (reclaim || fw.allocatable(ssn, q, pod)) && pass(ssn, n)
+            req.fits_in(&ssn.future_idle(n))
+                && if reclaim { pass(ssn, n) } else { fw.allocatable(ssn, q, pod) && pass_all(ssn, n) }
         };
         let mut it = victims.into_iter();
         while !fits(ssn) {

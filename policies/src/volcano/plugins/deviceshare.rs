@@ -24,10 +24,27 @@
 //! Refusal: `GpuShare no enough gpu memory on node <name>`, `Unschedulable` like
 //! the number mode's. The sharing mode scores nothing either.
 //!
-//! vGPU (`deviceshare.VGPUEnable`), Ascend vNPU
-//! (`deviceshare.AscendMindClusterVNPUEnable`, `deviceshare.AscendHAMiVNPUEnable`)
-//! and `deviceshare.GPUExclusiveRules` need per-device core accounting and
-//! device geometries lahar does not model: the conf loader refuses them when set.
+//! vGPU (`deviceshare.VGPUEnable: true`, HAMi-core): a node's cards come from
+//! its `volcano.sh/node-vgpu-register` annotation (see [`lahar_core::vgpu`]); a
+//! pod whose containers name `volcano.sh/vgpu-number` or `volcano.sh/vgpu-memory`
+//! in their limits needs cards that pass Volcano's card-by-card fit, tried in
+//! `deviceshare.SchedulePolicy`'s order (`binpack`: most memory in use first;
+//! `spread`: fewest sharers first; anything else: highest index first). A node
+//! without cards passes (only the resource check stops such a pod). Refusal:
+//! `hami-vgpuDeviceSharing error`, Volcano's fixed reason, with its resolvable
+//! `Unschedulable` code. With `deviceshare.ScheduleWeight` > 0 a node scores
+//! `⌊s + 0.5⌋ × weight`, s the fit's Σ over the cards taken of 100 × memory in
+//! use after placing ÷ card memory under `binpack` (0 under the other policies,
+//! as in Volcano, where spread's score is taken after the pod is counted).
+//!
+//! Every refusal of this plugin is resolvable: preempt and reclaim keep the
+//! node as a candidate, and preempt asks again after each eviction, as Volcano's
+//! `preemptorFitsOnNode` does, until the pod's cards fit.
+//!
+//! Ascend vNPU (`deviceshare.AscendMindClusterVNPUEnable`,
+//! `deviceshare.AscendHAMiVNPUEnable`), `deviceshare.GPUExclusiveRules` and
+//! `deviceshare.NodeLockEnable` with the memory or vGPU mode are refused by the
+//! conf loader.
 
 use super::super::conf::Args;
 use super::super::framework::Plugin;
@@ -35,6 +52,7 @@ use lahar_core::cluster::NodeId;
 use lahar_core::devices::GPU_MEMORY;
 use lahar_core::job::PodId;
 use lahar_core::session::Session;
+use lahar_core::vgpu::{VgpuFit, VgpuPolicy};
 use std::cell::OnceCell;
 
 /// The resource of GPU-number mode.
@@ -45,6 +63,10 @@ pub use lahar_core::devices::GPU_NUMBER;
 pub struct DeviceShare {
     number: bool,
     sharing: bool,
+    /// vGPU mode.
+    vgpu: bool,
+    policy: VgpuPolicy,
+    weight: i64,
     /// The dimension of `volcano.sh/gpu-number`, if the run has it.
     dim: OnceCell<Option<usize>>,
     /// The dimension of `volcano.sh/gpu-memory`, if the run has it.
@@ -57,6 +79,9 @@ impl DeviceShare {
         DeviceShare {
             number: args.bool("deviceshare.GPUNumberEnable", false),
             sharing: args.bool("deviceshare.GPUSharingEnable", false),
+            vgpu: args.bool("deviceshare.VGPUEnable", false),
+            policy: VgpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or("")),
+            weight: args.int("deviceshare.ScheduleWeight", 0),
             dim: OnceCell::new(),
             memory_dim: OnceCell::new(),
         }
@@ -68,6 +93,29 @@ impl DeviceShare {
 
     fn memory_dim(&self, ssn: &Session<'_>) -> Option<usize> {
         *self.memory_dim.get_or_init(|| ssn.cluster().resource_names.dim(GPU_MEMORY))
+    }
+
+    /// The card order vGPU pods are placed in, when this conf models vGPU.
+    pub fn vgpu_policy(args: &Args) -> Option<VgpuPolicy> {
+        args.bool("deviceshare.VGPUEnable", false)
+            .then(|| VgpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or("")))
+    }
+
+    /// The vGPU fit of a pod on a node: `None` when the pod asks no vGPU or the
+    /// node has no cards.
+    fn vgpu_fit(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<VgpuFit, String>> {
+        let p = ssn.pod(pod);
+        let ask = ssn.job(p.job).spec.tasks[p.task as usize].hints.as_ref()?.vgpu.as_deref()?;
+        let n = ssn.node(node);
+        if n.vgpu.is_empty() {
+            return None;
+        }
+        Some(lahar_core::vgpu::fit(&n.vgpu, &ssn.node_state(node).vgpu, ask, p.job, self.policy, &n.name))
+    }
+
+    fn asks_vgpu(ssn: &Session<'_>, pod: PodId) -> bool {
+        let p = ssn.pod(pod);
+        ssn.job(p.job).spec.tasks[p.task as usize].hints.as_ref().is_some_and(|h| h.vgpu.is_some())
     }
 
     /// Volcano's `checkNodeGPUSharingPredicate`: a card with the pod's memory idle.
@@ -108,12 +156,9 @@ impl Plugin for DeviceShare {
         "deviceshare"
     }
     fn has_predicate(&self) -> bool {
-        self.number || self.sharing
+        self.number || self.sharing || self.vgpu
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
-        if matches!(ssn.action(), "preempt" | "reclaim" | "gangpreempt" | "gangreclaim") {
-            return None;
-        }
         // Sharing first, then number, as Volcano's FilterNode checks them.
         if let Some(Err(e)) = self.sharing.then(|| self.sharing_fits(ssn, pod, node)).flatten() {
             return Some(Err(e));
@@ -121,11 +166,35 @@ impl Plugin for DeviceShare {
         if let Some(Err(e)) = self.number.then(|| self.number_fits(ssn, pod, node)).flatten() {
             return Some(Err(e));
         }
+        if let Some(Err(_)) = self.vgpu.then(|| self.vgpu_fit(ssn, pod, node)).flatten() {
+            return Some(Err("hami-vgpuDeviceSharing error".into()));
+        }
         Some(Ok(()))
+    }
+    fn predicate_resolvable(&self) -> bool {
+        true
     }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         let asks = |d: Option<usize>| d.is_some_and(|d| ssn.pod(pod).req.get(d) > 0);
-        matches!(ssn.action(), "preempt" | "reclaim" | "gangpreempt" | "gangreclaim")
-            || !((self.number && asks(self.dim(ssn))) || (self.sharing && asks(self.memory_dim(ssn))))
+        !((self.number && asks(self.dim(ssn)))
+            || (self.sharing && asks(self.memory_dim(ssn)))
+            || (self.vgpu && Self::asks_vgpu(ssn, pod)))
+    }
+    fn has_node_score(&self) -> bool {
+        self.vgpu && self.weight > 0 && self.policy == VgpuPolicy::Binpack
+    }
+    fn score_by_node(&self, _: &Session<'_>, _: PodId) -> bool {
+        // The score reads the node's cards in use and the pod's annotations.
+        false
+    }
+    fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
+        if !self.has_node_score() {
+            return None;
+        }
+        let s = match self.vgpu_fit(ssn, pod, node)? {
+            Ok(f) => f.score,
+            Err(_) => return Some(0.0),
+        };
+        Some((s + 0.5).floor() * self.weight as f64)
     }
 }
