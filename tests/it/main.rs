@@ -40,6 +40,7 @@ mod volcano_scenarios;
 mod volcano_shuffle;
 mod volcano_subgroups;
 mod volcano_tdm;
+mod volcano_vgpu;
 mod warnings;
 
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// A one-session scenario: `nodes` (flow mappings), one queue `c1`, the conf's
 /// tiers, and `jobs` (compact job flow mappings, queue c1).
-fn scenario(nodes: &[&str], conf: &str, jobs: &[String]) -> String {
+pub(crate) fn scenario(nodes: &[&str], conf: &str, jobs: &[String]) -> String {
     let mut s = String::from(
         "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  sessions: 1\n  cluster:\n    nodes:\n",
     );
@@ -28,14 +28,14 @@ fn scenario(nodes: &[&str], conf: &str, jobs: &[String]) -> String {
 }
 
 /// The rows of a written CSV file.
-fn read_rows(path: &Path) -> Vec<Row> {
+pub(crate) fn read_rows(path: &Path) -> Vec<Row> {
     let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let h = r.headers().expect("header").clone();
     r.records().map(|x| h.iter().zip(x.expect("record").iter()).map(|(k, v)| (k.into(), v.into())).collect()).collect()
 }
 
 /// explain.csv rows of `pod` in a run of `text`.
-fn explain_rows(text: &str, pod: &str) -> Vec<Row> {
+pub(crate) fn explain_rows(text: &str, pod: &str) -> Vec<Row> {
     let dir = tempfile::tempdir().expect("tempdir");
     let s = lahar::scenario::load_str(text, "test.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}"));
     let opts = lahar::RunOptions {
@@ -266,7 +266,7 @@ fn proportional_keeps_cpus_for_idle_gpus() {
 }
 
 /// Writes `scenario.yaml` and `pods.yaml` (the manifests source) into a temp dir.
-fn with_manifests(nodes: &[&str], conf: &str, manifests: &str) -> tempfile::TempDir {
+pub(crate) fn with_manifests(nodes: &[&str], conf: &str, manifests: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let text =
         scenario(nodes, conf, &[]).replace("  workload:\n    - jobs:\n", "  workload:\n    - manifests: pods.yaml\n");
@@ -773,13 +773,13 @@ fn usage_predicate_over_sessions() {
 // ---------------------------------------------------------------------------
 // Published confs (examples/volcano/published/, each file naming its source)
 
-fn published(name: &str) -> lahar_policies::volcano::conf::SchedulerConf {
+pub(crate) fn published(name: &str) -> lahar_policies::volcano::conf::SchedulerConf {
     let p: std::path::PathBuf = [env!("CARGO_MANIFEST_DIR"), "examples", "volcano", "published", name].iter().collect();
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     lahar_policies::volcano::conf::parse_file(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-fn plugin<'a>(
+pub(crate) fn plugin<'a>(
     c: &'a lahar_policies::volcano::conf::SchedulerConf,
     name: &str,
 ) -> &'a lahar_policies::volcano::conf::PluginConf {
