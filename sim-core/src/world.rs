@@ -704,11 +704,11 @@ impl World {
         let holds = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing);
         let before = old_node.filter(|_| holds(old_status));
         let after = node.filter(|_| holds(status));
-        // A `volcano.sh/gpu-memory` card is held from Allocated through Running
-        // only: Volcano's node info adds a pod to its card's pods for those
-        // statuses, not for Releasing ones (`NodeInfo.AddTask`), so an evicted pod's
-        // memory is free on the card at once.
-        let holds_card = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Running);
+        // A `volcano.sh/gpu-memory` card is held from Allocated (or Pipelined, in
+        // its session: Volcano's allocate event charges both) through Running, not
+        // when Releasing (`NodeInfo.AddTask` adds no device for a Releasing pod), so
+        // an evicted pod's memory is free on the card at once.
+        let holds_card = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running);
         let card_before = old_node.filter(|_| holds_card(old_status));
         let card_after = node.filter(|_| holds_card(status));
         if let Some(m) = self.memory_dim.filter(|&m| card_before != card_after && req.get(m) > 0) {

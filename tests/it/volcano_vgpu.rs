@@ -281,3 +281,22 @@ fn vgpu_bad_input_through_the_binary() {
         assert!(err.contains(want), "missing {want:?} in:\n{err}");
     }
 }
+
+/// Cards without vGPU sharing in the conf change nothing, and a run that models
+/// them says its GPU metrics leave them out: one warning each, counting nodes.
+#[test]
+fn vgpu_warnings_say_what_the_cards_change() {
+    let nodes = [
+        "{name: n1, cpu: 8, memory: 32Gi, vgpu: {cards: 2, memory: 16000}}",
+        "{name: n2, cpu: 8, memory: 32Gi, vgpu: {cards: 2, memory: 16000}}",
+    ];
+    let jobs = [job("a", 1000, "duration: 1h")];
+    let warnings = |conf: &str| {
+        let s = lahar::scenario::load_str(&scenario(&nodes, conf, &jobs), "t.yaml", Path::new(""))
+            .unwrap_or_else(|e| panic!("{e}"));
+        s.warnings.iter().map(|w| (w.kind, w.count)).collect::<Vec<_>>()
+    };
+    let plain = "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n";
+    assert_eq!(warnings(plain), [("vgpu-cards-unused", 2)]);
+    assert_eq!(warnings(&conf("allocate", "")), [("vgpu-not-in-gpu-metrics", 2)]);
+}

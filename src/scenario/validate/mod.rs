@@ -179,6 +179,10 @@ pub(crate) const NO_RUN_TIME: &str = "jobs-without-run-time";
 
 /// Warning kind: PodDisruptionBudgets read without the `pdb` plugin.
 pub(crate) const BUDGETS_UNUSED: &str = "budgets-unused";
+/// Nodes with vGPU cards while the scheduler does not model vGPU sharing.
+pub(crate) const VGPU_UNUSED: &str = "vgpu-cards-unused";
+/// vGPU cards the GPU metrics leave out.
+pub(crate) const VGPU_NOT_IN_METRICS: &str = "vgpu-not-in-gpu-metrics";
 
 /// Warning kind: trace rows skipped.
 pub(crate) const TRACE_ROWS_SKIPPED: &str = "trace-rows-skipped";
@@ -366,6 +370,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         );
         v.warn(BUDGETS_UNUSED, budgets.len() as u64, None, "spec.scheduler", message);
     }
+    vgpu_warnings(&mut v, &nodes, &scheduler);
     let comm = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
     let mut tiers: BTreeMap<String, u32> = BTreeMap::new();
     for d in decls.iter().flatten().filter(|d| !d.tier_name.is_empty()) {
@@ -528,4 +533,32 @@ fn trace(
         at: at(&t.path),
         path: tpath,
     })
+}
+
+/// What a run makes of nodes with vGPU cards: nothing without
+/// `deviceshare.VGPUEnable` (the cards change nothing; their resources are
+/// plain extended resources), and no GPU metric either way (those count
+/// `nvidia.com/gpu`).
+fn vgpu_warnings(v: &mut V<'_>, nodes: &[lahar_core::cluster::Node], scheduler: &SchedulerChoice) {
+    let with: Vec<&lahar_core::cluster::Node> = nodes.iter().filter(|n| !n.vgpu.is_empty()).collect();
+    let Some(first) = with.first() else { return };
+    let (kind, message) = match scheduler.vgpu_policy() {
+        None => (
+            VGPU_UNUSED,
+            format!(
+                "{} node(s) have vGPU cards (the first: {}), but no deviceshare plugin with `deviceshare.VGPUEnable: true` is in the scheduler conf: the cards change nothing, and pods asking for vGPU are placed by their resources alone",
+                with.len(),
+                first.name
+            ),
+        ),
+        Some(_) => (
+            VGPU_NOT_IN_METRICS,
+            format!(
+                "{} node(s) have vGPU cards (the first: {}); the GPU metrics (allocation, utilization, fragmentation) count `nvidia.com/gpu` only and leave these cards out",
+                with.len(),
+                first.name
+            ),
+        ),
+    };
+    v.warn(kind, with.len() as u64, None, "spec.cluster", message);
 }

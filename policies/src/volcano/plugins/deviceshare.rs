@@ -140,9 +140,10 @@ impl DeviceShare {
             return None;
         }
         // Releasing pods hold no device in Volcano's view (`NodeInfo.AddTask` adds
-        // none for them): their GPUs count as idle.
+        // none for them): their GPUs count as idle. Pods pipelined in this session
+        // hold theirs (Volcano's allocate event charges a pipelined pod).
         let ns = ssn.node_state(node);
-        let idle = ssn.node(node).allocatable.get(d) - ns.used.get(d) + ns.releasing.get(d);
+        let idle = ssn.node(node).allocatable.get(d) - ns.used.get(d) + ns.releasing.get(d) - ns.pipelined.get(d);
         Some(if want <= idle {
             Ok(())
         } else {
