@@ -327,10 +327,10 @@ fn vgpu_cards(
         return Vec::new();
     }
     for (r, x) in [(VGPU_NUMBER, cards * split), (VGPU_MEMORY, cards * memory), (VGPU_CORES, cards * 100)] {
-        if let Ok(d) = v.names.dim_or_register(r)
-            && alloc.get(d) == 0
-        {
-            alloc.set(d, i64::from(x) * 1000);
+        match v.names.dim_or_register(r) {
+            Ok(d) if alloc.get(d) == 0 => alloc.set(d, i64::from(x) * 1000),
+            Ok(_) => {}
+            Err(e) => v.err(at(&g.cards), format!("{path}.vgpu"), e.to_string()),
         }
     }
     (0..cards)

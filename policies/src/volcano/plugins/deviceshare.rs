@@ -199,3 +199,31 @@ impl Plugin for DeviceShare {
         Some((s + 0.5).floor() * self.weight as f64)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::conf::ArgValue;
+    use super::*;
+
+    /// `TestArguments` (`pkg/scheduler/plugins/deviceshare/deviceshare_test.go`):
+    /// `VGPUEnable: true, SchedulePolicy: binpack, ScheduleWeight: 10` read as
+    /// vGPU mode with weight 10 and the binpack card order.
+    #[test]
+    fn test_arguments() {
+        let args = Args(
+            [
+                ("deviceshare.VGPUEnable", ArgValue::Bool(true)),
+                ("deviceshare.SchedulePolicy", ArgValue::Str("binpack".into())),
+                ("deviceshare.ScheduleWeight", ArgValue::Int(10)),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        );
+        let d = DeviceShare::new(&args);
+        assert_eq!((d.vgpu, d.weight, d.policy), (true, 10, VgpuPolicy::Binpack));
+        assert!(d.has_node_score());
+        assert_eq!(DeviceShare::vgpu_policy(&args), Some(VgpuPolicy::Binpack));
+        assert_eq!(DeviceShare::vgpu_policy(&Args(Default::default())), None);
+    }
+}
