@@ -731,6 +731,11 @@ impl Engine {
                     pod.task as usize == task && pod.index == index && pod.status == PodStatus::Pending
                 });
                 if let Some(p) = pod {
+                    let spec = &self.world.jobs[j.0 as usize].spec;
+                    if let Some(v) = spec.initial_vgpu.iter().find(|v| v.0 == task && v.1 == index) {
+                        let takes = v.2.clone();
+                        self.world.preset_vgpu(takes);
+                    }
                     self.world.transition(p, PodStatus::Running, Some(node));
                     self.world.pods[p.0 as usize].started = self.now;
                     self.started(p);

@@ -298,6 +298,10 @@ pub struct JobSpec {
     /// Pods already running when the job arrives (a starting cluster state):
     /// (task index, replica index, node). They are not scheduling decisions.
     pub initial: Vec<(usize, u32, crate::cluster::NodeId)>,
+    /// vGPU cards of initial pods, by their `volcano.sh/vgpu-ids-new` annotation:
+    /// (task index, replica index, (card, MiB, cores) per card). A pod without an
+    /// entry takes cards by the fit.
+    pub initial_vgpu: Vec<(usize, u32, crate::vgpu::CardTakes)>,
     /// The user's own pod names, per task and replica, for pods read from Pod
     /// manifests; `None` when lahar names the pods (`<job>-<task>-<index>`, as
     /// Volcano's job controller does). Boxed: most jobs have none.
@@ -395,6 +399,7 @@ impl JobSpec {
             user: Arc::clone(&NONE),
             task_topology: None,
             initial: Vec::new(),
+            initial_vgpu: Vec::new(),
             pod_names: None,
             roles: None,
             start_phase: None,
@@ -764,6 +769,7 @@ mod tests {
             user: "".into(),
             task_topology: None,
             initial: vec![],
+            initial_vgpu: vec![],
             pod_names: None,
             roles: None,
             start_phase: None,

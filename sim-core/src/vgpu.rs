@@ -82,6 +82,42 @@ pub fn decode_register(text: &str) -> Result<Vec<VgpuCard>, String> {
     Ok(cards)
 }
 
+/// The cards a pod holds: (card index, MiB, cores) per card.
+pub type CardTakes = Vec<(u8, i64, i64)>;
+
+/// The annotation where Volcano records the cards a placed pod holds.
+pub const VGPU_ASSIGNED: &str = "volcano.sh/vgpu-ids-new";
+
+/// What a placed pod holds by its `volcano.sh/vgpu-ids-new` annotation, on a node
+/// with `cards`: (card index, MiB, cores) per entry, as Volcano's cache reads it
+/// at session open (`addResource`). Containers are separated by `;`, entries
+/// `UUID,Type,MiB,cores` are ended by `:`; an entry's card is the first whose
+/// UUID its UUID contains, and a second entry of the pod on one card adds
+/// nothing (HAMi-core's `AddPod` keeps one entry per pod and card). Volcano skips
+/// a malformed entry or an unknown card; lahar refuses them.
+pub fn decode_assigned(text: &str, cards: &[VgpuCard]) -> Result<CardTakes, String> {
+    let mut out = CardTakes::new();
+    for container in text.split(';') {
+        for entry in container.split(':').filter(|e| e.contains(',')) {
+            let f: Vec<&str> = entry.split(',').collect();
+            if f.len() < 4 {
+                return Err(format!("entry `{entry}`: expected `UUID,Type,MiB,cores`"));
+            }
+            let num = |s: &str, what: &str| {
+                s.parse::<u32>().map(i64::from).map_err(|_| format!("entry `{entry}`: {what} `{s}` is not a count"))
+            };
+            let (mem, cores) = (num(f[2], "MiB")?, num(f[3], "cores")?);
+            let Some(c) = cards.iter().position(|c| f[0].contains(c.uuid.as_str())) else {
+                return Err(format!("entry `{entry}`: the node has no card {}", f[0]));
+            };
+            if !out.iter().any(|t| t.0 as usize == c) {
+                out.push((c as u8, mem, cores));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// What one container asks of the cards (Volcano's `ContainerDeviceRequest`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContainerAsk {
@@ -233,7 +269,7 @@ pub struct CardUse {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct VgpuFit {
     /// (card index, MiB, cores).
-    pub takes: Vec<(u8, i64, i64)>,
+    pub takes: CardTakes,
     /// Σ of [`card_score`] over the cards taken.
     pub score: f64,
 }
@@ -673,6 +709,31 @@ mod tests {
         assert_eq!((u[0].num, u[0].memory, u[0].holders.len(), u[0].holders[0].count), (2, 16000, 1, 2));
         give_back(&mut u, PodId(1));
         assert_eq!(u, vec![CardUse::default(); 2]);
+    }
+
+    /// `TestAddResource` ("Pod assigned to known GPU UUID"; an unknown UUID is an
+    /// error in lahar, where Volcano skips it) and
+    /// `TestDecodeContainerDevicesRejectsInvalidUsage` (a valid entry is read;
+    /// negative, non-numeric or missing fields are errors in lahar, where Volcano
+    /// skips the entry).
+    #[test]
+    fn test_add_resource_and_decode_assigned() {
+        let c = vec![VgpuCard { uuid: "GPU-1234".into(), number: 10, memory: 16384, kind: "NVIDIA".into() }];
+        // The test's annotation has no trailing `:`; the entry is read all the same.
+        assert_eq!(decode_assigned("GPU-1234,NVIDIA,16384,0", &c).unwrap(), [(0, 16384, 0)]);
+        assert!(decode_assigned("GPU-5678,NVIDIA,16384,0:", &c).unwrap_err().contains("no card GPU-5678"));
+        let c2 = cards(2, 16000, 4);
+        assert_eq!(decode_assigned("GPU-0000A,NVIDIA,4096,30:", &c2).unwrap(), [(0, 4096, 30)]);
+        for bad in
+            ["GPU-0000A,NVIDIA,-5,30:", "GPU-0000A,NVIDIA,4096,-1:", "GPU-0000A,NVIDIA,abc,30:", "GPU-0000A,NVIDIA:"]
+        {
+            assert!(decode_assigned(bad, &c2).is_err(), "{bad}");
+        }
+        // Two containers; a second entry of the pod on one card adds nothing.
+        assert_eq!(
+            decode_assigned("GPU-0000A,NVIDIA,1000,10:GPU-0000B,NVIDIA,2000,20:;GPU-0000A,NVIDIA,500,5:", &c2).unwrap(),
+            [(0, 1000, 10), (1, 2000, 20)]
+        );
     }
 
     /// The device plugin's annotation, as Volcano's user guide shows it.

@@ -409,6 +409,9 @@ pub struct World {
     /// vGPU sharing's card order, when the run models it (Volcano's
     /// `deviceshare.VGPUEnable`).
     vgpu_policy: Option<crate::vgpu::VgpuPolicy>,
+    /// The cards the next pod placed holds, instead of the fit's (a starting
+    /// state's pod, by its annotation).
+    vgpu_preset: Option<crate::vgpu::CardTakes>,
     /// Static cluster.
     pub cluster: Cluster,
     /// Node usage, by node id.
@@ -545,6 +548,7 @@ impl World {
             node_models: cluster.nodes.iter().map(|n| table.node(n)).collect(),
             share_rule: ShareRule::BestFit,
             vgpu_policy: None,
+            vgpu_preset: None,
             hn_allocatable,
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
@@ -596,6 +600,15 @@ impl World {
         self.vgpu_policy = Some(policy);
         for (n, ns) in self.cluster.nodes.iter().zip(&mut self.nodes) {
             ns.vgpu = vec![Default::default(); n.vgpu.len()];
+        }
+    }
+
+    /// The cards (index, MiB, cores) the next pod placed holds instead of the
+    /// fit's: a starting state's pod holds what its annotation says (none
+    /// without one, as Volcano's cache counts it).
+    pub fn preset_vgpu(&mut self, takes: crate::vgpu::CardTakes) {
+        if self.vgpu_policy.is_some() {
+            self.vgpu_preset = Some(takes);
         }
     }
 
@@ -672,17 +685,21 @@ impl World {
     /// takes none.
     fn move_vgpu(&mut self, pod: PodId, job: JobId, task: usize, from: Option<NodeId>, to: Option<NodeId>) {
         let Some(policy) = self.vgpu_policy else { return };
-        let spec = &self.jobs[job.0 as usize].spec;
-        let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vgpu.as_deref()) else { return };
         if let Some(n) = from {
             crate::vgpu::give_back(&mut self.nodes[n.0 as usize].vgpu, pod);
         }
-        if let Some(n) = to {
-            let node = &self.cluster.nodes[n.0 as usize];
-            let ns = &mut self.nodes[n.0 as usize];
-            if let Ok(fit) = crate::vgpu::fit(&node.vgpu, &ns.vgpu, ask, job, policy, &node.name) {
-                crate::vgpu::take(&mut ns.vgpu, &fit, pod, job);
-            }
+        let Some(n) = to else { return };
+        if let Some(takes) = self.vgpu_preset.take() {
+            let fit = crate::vgpu::VgpuFit { takes, score: 0.0 };
+            crate::vgpu::take(&mut self.nodes[n.0 as usize].vgpu, &fit, pod, job);
+            return;
+        }
+        let spec = &self.jobs[job.0 as usize].spec;
+        let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vgpu.as_deref()) else { return };
+        let node = &self.cluster.nodes[n.0 as usize];
+        let ns = &mut self.nodes[n.0 as usize];
+        if let Ok(fit) = crate::vgpu::fit(&node.vgpu, &ns.vgpu, ask, job, policy, &node.name) {
+            crate::vgpu::take(&mut ns.vgpu, &fit, pod, job);
         }
     }
 

@@ -35,6 +35,7 @@ mod volcano;
 mod volcano_extender;
 mod volcano_gang_evict;
 mod volcano_hier;
+mod volcano_nta_replays;
 mod volcano_plugins;
 mod volcano_scenarios;
 mod volcano_shuffle;

@@ -300,3 +300,55 @@ fn vgpu_warnings_say_what_the_cards_change() {
     assert_eq!(warnings(plain), [("vgpu-cards-unused", 2)]);
     assert_eq!(warnings(&conf("allocate", "")), [("vgpu-not-in-gpu-metrics", 2)]);
 }
+
+/// A running pod of a snapshot holds the cards its `volcano.sh/vgpu-ids-new`
+/// annotation names, as Volcano's cache counts it, and none without one. On v0
+/// (two 16000 MiB cards, binpack): `run-b` holds 10000 MiB and 30 cores of card
+/// GPU-B by its annotation (the fit would have taken card 0); `run-none` asks for
+/// 4000 MiB but has no annotation, so it holds nothing; the pending `new` (10000
+/// MiB) then finds card 1 with 6000 idle and takes card 0.
+#[test]
+fn snapshot_pods_hold_the_cards_their_annotation_names() {
+    let node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: v0\n  annotations: {volcano.sh/node-vgpu-register: \"GPU-A,10,16000,NVIDIA-A10,true,hami-core:GPU-B,10,16000,NVIDIA-A10,true,hami-core:\"}\nstatus:\n  allocatable: {cpu: \"8\", memory: 32Gi, volcano.sh/vgpu-number: \"20\", volcano.sh/vgpu-memory: \"32000\", volcano.sh/vgpu-cores: \"200\"}\n";
+    let pod = |name: &str, mib: i64, annotations: &str, status: &str| {
+        format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, annotations: {{lahar.io/duration: 1h{annotations}}}}}\nspec:\n  schedulerName: volcano\n{status}  containers: [{{name: c, resources: {{limits: {{volcano.sh/vgpu-number: 1, volcano.sh/vgpu-memory: {mib}, volcano.sh/vgpu-cores: 30}}}}}}]\n"
+        )
+    };
+    let running = "  nodeName: v0\n";
+    let snapshot = format!(
+        "{node}{}{}{}",
+        pod("run-b", 10000, ", volcano.sh/vgpu-ids-new: \"GPU-B,NVIDIA,10000,30:\"", running)
+            .replace("\nspec:", "\nstatus: {phase: Running}\nspec:"),
+        pod("run-none", 4000, "", running).replace("\nspec:", "\nstatus: {phase: Running}\nspec:"),
+        pod("new", 10000, "", ""),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cluster.yaml"), &snapshot).unwrap();
+    let scenario = |conf_args: &str| {
+        format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  snapshot: cluster.yaml\n  scheduler:\n    inline: |\n{}",
+            conf("allocate", conf_args).lines().map(|l| format!("      {l}\n")).collect::<String>()
+        )
+    };
+    std::fs::write(dir.path().join("s.yaml"), scenario(", deviceshare.SchedulePolicy: binpack")).unwrap();
+    let s = lahar::scenario::load_file(&dir.path().join("s.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let r = lahar::run(s, &lahar::RunOptions { no_write: true, sessions: Some(1), ..Default::default() }).unwrap();
+    let w = &r.output.world;
+    let held: Vec<(i64, i64, Vec<String>)> = w.nodes[0]
+        .vgpu
+        .iter()
+        .map(|u| (u.memory, u.cores, u.holders.iter().map(|h| w.jobs[h.group.0 as usize].spec.name.clone()).collect()))
+        .collect();
+    assert_eq!(held, [(10000, 30, vec!["new".to_string()]), (10000, 30, vec!["run-b".to_string()])]);
+    // An annotation naming a card the node does not have is an error at its place.
+    std::fs::write(dir.path().join("cluster.yaml"), snapshot.replace("GPU-B,NVIDIA", "GPU-C,NVIDIA")).unwrap();
+    let out = super::lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains(
+            "metadata.annotations.volcano.sh/vgpu-ids-new: entry `GPU-C,NVIDIA,10000,30`: the node has no card GPU-C"
+        ),
+        "{err}"
+    );
+}

@@ -234,6 +234,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         user: lahar_core::text::shared(&p.user),
         task_topology: None,
         initial: Vec::new(),
+        initial_vgpu: Vec::new(),
         pod_names: None,
         roles: None,
         start_phase: None,

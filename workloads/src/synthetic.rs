@@ -444,6 +444,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         user: lahar_core::text::shared(""),
         task_topology: None,
         initial: Vec::new(),
+        initial_vgpu: Vec::new(),
         pod_names: None,
         roles: None,
         start_phase: None,

@@ -287,6 +287,7 @@ fn job(
         user: lahar_core::text::shared(""),
         task_topology: task_topology.map(Box::new),
         initial,
+        initial_vgpu: Vec::new(),
         pod_names: None,
         roles: None,
         start_phase: None,

@@ -116,6 +116,7 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
     let mut cx = manifest::Context {
         queues: t.queues,
         nodes: t.node_ids,
+        node_list: t.nodes,
         names: &mut v.names,
         priority_classes: classes,
         default_duration: v.default_duration,

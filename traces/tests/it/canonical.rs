@@ -232,6 +232,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 user: user.into(),
                 task_topology: None,
                 initial: Vec::new(),
+                initial_vgpu: Vec::new(),
                 pod_names: None,
                 roles: None,
                 start_phase: None,

@@ -154,6 +154,7 @@ pub fn gang(
         user: user.into(),
         task_topology: None,
         initial: Vec::new(),
+        initial_vgpu: Vec::new(),
         pod_names: None,
         roles: None,
         start_phase: None,

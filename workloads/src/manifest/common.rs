@@ -108,6 +108,8 @@ pub struct Context<'a> {
     pub queues: &'a BTreeMap<String, QueueId>,
     /// Nodes by name (for pods already running).
     pub nodes: &'a BTreeMap<String, NodeId>,
+    /// The nodes, by id (a running pod's vGPU cards are its node's).
+    pub node_list: &'a [lahar_core::cluster::Node],
     /// Resource names (extended resources get registered as they appear).
     pub names: &'a mut ResourceNames,
     /// PriorityClasses by name.
@@ -1109,6 +1111,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         termination_grace: DEFAULT_TERMINATION_GRACE,
         user: lahar_core::text::shared(""),
         initial: Vec::new(),
+        initial_vgpu: Vec::new(),
         task_topology: None,
         pod_names: None,
         roles: None,

@@ -359,6 +359,7 @@ mod kind_tests {
         let mut cx = Context {
             queues: &queues,
             nodes: &nodes,
+            node_list: &[],
             names: &mut names,
             priority_classes: &classes,
             default_duration: None,

@@ -82,6 +82,10 @@ struct Pod {
     /// Its sub-job under its group's `subGroupPolicy` (policy, match values);
     /// `None`: the default one.
     sub: Option<(u16, Vec<String>)>,
+    /// A placed pod's vGPU cards (card, MiB, cores), by its
+    /// `volcano.sh/vgpu-ids-new` annotation (none without it, when it asks for
+    /// vGPU: Volcano's cache counts it on no card).
+    vgpu: Option<lahar_core::vgpu::CardTakes>,
 }
 
 /// PodGroups and Pods of one workload source, joined at the end.
@@ -214,7 +218,21 @@ impl Groups {
         if !ck.ok() {
             return;
         }
-        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false, sub: None };
+        let vgpu = match (&node, shape.annotations.get(lahar_core::vgpu::VGPU_ASSIGNED)) {
+            (Some((id, _)), Some((text, at))) => {
+                let cards = cx.node_list.get(id.0 as usize).map_or(&[][..], |n| &n.vgpu[..]);
+                match lahar_core::vgpu::decode_assigned(text, cards) {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        ck.err(*at, &format!("metadata.annotations.{}", lahar_core::vgpu::VGPU_ASSIGNED), e);
+                        return;
+                    }
+                }
+            }
+            (Some(_), None) if shape.hints.as_ref().is_some_and(|h| h.vgpu.is_some()) => Some(Vec::new()),
+            _ => None,
+        };
+        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false, sub: None, vgpu };
         match pod.shape.annotations.get("scheduling.k8s.io/group-name") {
             Some((g, _)) => self.pods.entry((namespace, g.clone())).or_default().push(pod),
             None => self.bare.push(Pod { bare: true, ..pod }),
@@ -266,7 +284,7 @@ impl Groups {
                     "the PodGroup has {n} Pods in the manifests; `{REPLICAS}` is for a PodGroup without Pods (it says how many its controller will create)"
                 ));
             }
-            let Grouped { mut tasks, initial, names, roles, role_names, subs } =
+            let Grouped { mut tasks, initial, initial_vgpu, names, roles, role_names, subs } =
                 if pods.is_empty() { podless(&mut ck, &g, min_res.as_ref()) } else { group_tasks(&pods) };
             for (k, &m) in &g.min_task {
                 match role_names.iter().position(|r| r == k) {
@@ -312,6 +330,7 @@ impl Groups {
             };
             let (mut j, profile) = common::assemble(head, tasks, cx);
             j.initial = initial;
+            j.initial_vgpu = initial_vgpu;
             j.pod_names = (!pods.is_empty()).then(|| Box::new(names));
             j.roles = roles;
             j.start_phase = g.phase;
@@ -374,7 +393,7 @@ impl Groups {
                 );
                 continue;
             }
-            let Grouped { tasks, initial, names, .. } = group_tasks(std::slice::from_ref(&p));
+            let Grouped { tasks, initial, initial_vgpu, names, .. } = group_tasks(std::slice::from_ref(&p));
             let head = JobHead {
                 name: meta.name,
                 namespace: meta.namespace,
@@ -386,6 +405,7 @@ impl Groups {
             };
             let (mut j, profile) = common::assemble(head, tasks, cx);
             j.initial = initial;
+            j.initial_vgpu = initial_vgpu;
             j.pod_names = Some(Box::new(names));
             out.push(ImportedJob { spec: j, profile, file: p.doc.file.clone(), doc: p.doc.label(), at: root.at });
         }
@@ -398,6 +418,8 @@ struct Grouped {
     tasks: Vec<TaskSpec>,
     /// Pods already bound: (task, replica, node).
     initial: Vec<(usize, u32, NodeId)>,
+    /// Their vGPU cards, where their annotation says (see `Pod::vgpu`).
+    initial_vgpu: Vec<(usize, u32, lahar_core::vgpu::CardTakes)>,
     /// The pods' own names per task, in replica order.
     names: Vec<Vec<String>>,
     /// `JobSpec::roles`, when two tasks share a role.
@@ -424,8 +446,8 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
                 && t.priority == p.shape.priority
                 && t.preemptable == p.shape.preemptable
                 && t.never_preempts == p.shape.never_preempts
-                && t.hints.as_deref().map(|h| (&h.scoring, h.cooldown))
-                    == p.shape.hints.as_deref().map(|h| (&h.scoring, h.cooldown))
+                && t.hints.as_deref().map(|h| (&h.scoring, h.cooldown, &h.vgpu))
+                    == p.shape.hints.as_deref().map(|h| (&h.scoring, h.cooldown, &h.vgpu))
         };
         match tasks.iter_mut().find(|(t, role, m)| *role == p.role && m[0].sub == p.sub && same(t)) {
             Some((t, _, members)) => {
@@ -438,11 +460,14 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
             }
         }
     }
-    let mut initial = Vec::new();
+    let (mut initial, mut initial_vgpu) = (Vec::new(), Vec::new());
     for (ti, (_, _, members)) in tasks.iter().enumerate() {
         for (k, p) in members.iter().enumerate() {
             if let Some((n, _)) = &p.node {
                 initial.push((ti, k as u32, *n));
+                if let Some(v) = &p.vgpu {
+                    initial_vgpu.push((ti, k as u32, v.clone()));
+                }
             }
         }
     }
@@ -455,6 +480,7 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
         names: tasks.iter().map(|(_, _, members)| members.iter().map(|p| p.name.clone()).collect()).collect(),
         tasks: tasks.into_iter().map(|(t, _, _)| t).collect(),
         initial,
+        initial_vgpu,
         roles: shared.then(|| lead.into_boxed_slice()),
         role_names,
     }
@@ -510,6 +536,7 @@ fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Re
     Grouped {
         tasks: vec![common::task("pod", replicas, 0, &shape)],
         initial: Vec::new(),
+        initial_vgpu: Vec::new(),
         names: vec![Vec::new()],
         roles: None,
         role_names: vec![String::new()],
