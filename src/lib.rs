@@ -190,8 +190,8 @@ pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
     let mut world = World::new(s.cluster, s.queues, Vec::new());
     world.set_budgets(s.budgets);
     world.clock_start = s.clock_start;
-    if let Some(p) = s.scheduler.vgpu_policy() {
-        world.set_vgpu(p);
+    if let Some((p, rules)) = s.scheduler.vgpu_policy() {
+        world.set_vgpu(p, rules);
     }
     // A policy of the FGD paper scores against the scenario's typical pods and
     // chooses where shares of one GPU go.

@@ -412,6 +412,8 @@ pub struct World {
     /// The cards the next pod placed holds, instead of the fit's (a starting
     /// state's pod, by its annotation).
     vgpu_preset: Option<crate::vgpu::CardTakes>,
+    /// `deviceshare.GPUExclusiveRules`: label sets whose pods may not share a card.
+    vgpu_rules: crate::vgpu::ExclusiveRules,
     /// Static cluster.
     pub cluster: Cluster,
     /// Node usage, by node id.
@@ -549,6 +551,7 @@ impl World {
             share_rule: ShareRule::BestFit,
             vgpu_policy: None,
             vgpu_preset: None,
+            vgpu_rules: Vec::new(),
             hn_allocatable,
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
@@ -595,9 +598,11 @@ impl World {
     }
 
     /// Models vGPU sharing (before any pod is placed): the pods asking for vGPU
-    /// take cards of their nodes, chosen in `policy`'s order.
-    pub fn set_vgpu(&mut self, policy: crate::vgpu::VgpuPolicy) {
+    /// take cards of their nodes, chosen in `policy`'s order, keeping off cards
+    /// that hold a pod matching one of their exclusive `rules` (label sets).
+    pub fn set_vgpu(&mut self, policy: crate::vgpu::VgpuPolicy, rules: crate::vgpu::ExclusiveRules) {
         self.vgpu_policy = Some(policy);
+        self.vgpu_rules = rules;
         for (n, ns) in self.cluster.nodes.iter().zip(&mut self.nodes) {
             ns.vgpu = vec![Default::default(); n.vgpu.len()];
         }
@@ -678,28 +683,67 @@ impl World {
         id
     }
 
-    /// Moves a pod's vGPU cards from node `from` to node `to` (either may be
-    /// none). On `to`, the pod takes the cards the fit chooses in the run's card
-    /// order, as Volcano's `Allocate` reruns the fit on the node's live cards; a
-    /// pod the cards cannot hold (placed by a path that did not ask deviceshare)
-    /// takes none.
-    fn move_vgpu(&mut self, pod: PodId, job: JobId, task: usize, from: Option<NodeId>, to: Option<NodeId>) {
+    /// Moves a pod's vGPU cards along its status change. A pod holds cards from
+    /// Allocated (or Pipelined, in its session: Volcano's allocate event charges
+    /// both) through Running. When it starts releasing its cards are free at once
+    /// (Volcano's `RemoveTask`) but stay exclusive to its rules until it is gone;
+    /// an undone eviction takes the same cards back. A pod placed takes the
+    /// cards the fit chooses in the run's card order, as Volcano's `Allocate`
+    /// reruns the fit on the node's live cards (a starting state's pod: the
+    /// preset cards); a pod the cards cannot hold (placed by a path that did not
+    /// ask deviceshare) takes none.
+    fn move_vgpu(
+        &mut self,
+        pod: PodId,
+        job: JobId,
+        task: usize,
+        was: (PodStatus, Option<NodeId>),
+        now: (PodStatus, Option<NodeId>),
+    ) {
         let Some(policy) = self.vgpu_policy else { return };
+        let holds = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running);
+        let releasing = |s: PodStatus| s == PodStatus::Releasing;
+        let (from, to) =
+            (was.1.filter(|_| holds(was.0) || releasing(was.0)), now.1.filter(|_| holds(now.0) || releasing(now.0)));
+        if let Some(n) = from.filter(|_| from == to) {
+            let n = n.0 as usize;
+            match (holds(was.0), holds(now.0)) {
+                (true, false) => {
+                    crate::vgpu::set_releasing(&mut self.nodes[n].vgpu, pod, true);
+                }
+                (false, true) if crate::vgpu::set_releasing(&mut self.nodes[n].vgpu, pod, false) => {}
+                (false, true) => self.take_vgpu(pod, job, task, policy, NodeId(n as u32)),
+                _ => {}
+            }
+            return;
+        }
         if let Some(n) = from {
             crate::vgpu::give_back(&mut self.nodes[n.0 as usize].vgpu, pod);
         }
-        let Some(n) = to else { return };
+        if let Some(n) = to.filter(|_| holds(now.0)) {
+            self.take_vgpu(pod, job, task, policy, n);
+        }
+    }
+
+    /// A pod placed on node `n` takes vGPU cards (see [`World::move_vgpu`]).
+    fn take_vgpu(&mut self, pod: PodId, job: JobId, task: usize, policy: crate::vgpu::VgpuPolicy, n: NodeId) {
+        let spec = &self.jobs[job.0 as usize].spec;
+        let rules = if self.vgpu_rules.is_empty() {
+            0
+        } else {
+            let queue = &self.queues[spec.queue.0 as usize].spec.name;
+            crate::vgpu::rule_mask(&self.vgpu_rules, &spec.pod_labels(task, queue))
+        };
         if let Some(takes) = self.vgpu_preset.take() {
             let fit = crate::vgpu::VgpuFit { takes, score: 0.0 };
-            crate::vgpu::take(&mut self.nodes[n.0 as usize].vgpu, &fit, pod, job);
+            crate::vgpu::take(&mut self.nodes[n.0 as usize].vgpu, &fit, pod, job, rules);
             return;
         }
-        let spec = &self.jobs[job.0 as usize].spec;
         let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vgpu.as_deref()) else { return };
         let node = &self.cluster.nodes[n.0 as usize];
         let ns = &mut self.nodes[n.0 as usize];
-        if let Ok(fit) = crate::vgpu::fit(&node.vgpu, &ns.vgpu, ask, job, policy, &node.name) {
-            crate::vgpu::take(&mut ns.vgpu, &fit, pod, job);
+        if let Ok(fit) = crate::vgpu::fit_exclusive(&node.vgpu, &ns.vgpu, ask, job, rules, policy, &node.name) {
+            crate::vgpu::take(&mut ns.vgpu, &fit, pod, job, rules);
         }
     }
 
@@ -738,13 +782,8 @@ impl World {
                 self.pods[pod.0 as usize].memory_card = self.nodes[n.0 as usize].gpu_memory.take(mib);
             }
         }
-        // vGPU cards are held from Allocated (or Pipelined, in its session) through
-        // Running: Volcano's allocate event charges both, and an evicted pod's
-        // cards are free at once, as `RemoveTask` frees them.
-        let holds_vgpu = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running);
-        let (vg_before, vg_after) = (old_node.filter(|_| holds_vgpu(old_status)), node.filter(|_| holds_vgpu(status)));
-        if vg_before != vg_after && self.vgpu_policy.is_some() {
-            self.move_vgpu(pod, job, task, vg_before, vg_after);
+        if self.vgpu_policy.is_some() {
+            self.move_vgpu(pod, job, task, (old_status, old_node), (status, node));
         }
         if before != after && req.get(GPU) > 0 {
             if let Some(n) = before {

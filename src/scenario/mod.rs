@@ -48,9 +48,10 @@ impl SchedulerChoice {
         }
     }
 
-    /// The card order vGPU pods take cards in, when the scheduler models vGPU
-    /// sharing (a Volcano conf with `deviceshare.VGPUEnable: true`).
-    pub fn vgpu_policy(&self) -> Option<lahar_core::vgpu::VgpuPolicy> {
+    /// The card order vGPU pods take cards in and the exclusive rules, when the
+    /// scheduler models vGPU sharing (a Volcano conf with
+    /// `deviceshare.VGPUEnable: true`).
+    pub fn vgpu_policy(&self) -> Option<(lahar_core::vgpu::VgpuPolicy, lahar_core::vgpu::ExclusiveRules)> {
         match self {
             SchedulerChoice::Baseline(_) => None,
             SchedulerChoice::Volcano(conf) => conf

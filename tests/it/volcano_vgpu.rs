@@ -2,7 +2,7 @@
 //! card fragmentation across sessions, binpack's node score, preempt evicting
 //! until the cards fit, the user guide's pod on a snapshot node, the spread
 //! annotation, and bad inputs through the binary. Volcano's own vGPU unit tests
-//! are replayed next to the fit, in `sim-core/src/vgpu.rs`.
+//! are replayed next to the fit, in `sim-core/src/vgpu/`.
 
 use super::volcano::run_text;
 use super::volcano_plugins::{explain_rows, plugin, published, scenario};
@@ -351,4 +351,40 @@ fn snapshot_pods_hold_the_cards_their_annotation_names() {
         ),
         "{err}"
     );
+}
+
+/// `deviceshare.GPUExclusiveRules` (the user guide's form, on the label Volcano's
+/// job controller gives a task's pods): on n1 (two 16000 MiB cards, binpack),
+/// the training pods t1 and t2 (4000 MiB each, task `train`) take card 0 and
+/// card 1 — binpack would stack them, the rule keeps card 0 for t1 — and t3
+/// finds both cards reserved and waits; `serve` (task `serve`, no rule) joins t1
+/// on card 0, the busier one. When t1 ends at 100 s, t3 takes card 0.
+#[test]
+fn exclusive_rules_keep_matching_pods_apart() {
+    let job = |name: &str, task: &str, extra: &str| {
+        format!(
+            "{{name: {name}, queue: c1, {extra}, tasks: [{{name: {task}, replicas: 1, resources: {{cpu: 1, volcano.sh/vgpu-number: 1, volcano.sh/vgpu-memory: 4000}}}}]}}"
+        )
+    };
+    let text = scenario(
+        &["{name: n1, cpu: 8, memory: 32Gi, vgpu: {cards: 2, memory: 16000}}"],
+        &conf(
+            "enqueue, allocate",
+            ", deviceshare.SchedulePolicy: binpack, deviceshare.GPUExclusiveRules: [{volcano.sh/task-spec: train}]",
+        ),
+        &[
+            job("t1", "train", "duration: 100s"),
+            job("t2", "train", "duration: 1000s"),
+            job("t3", "train", "duration: 100s"),
+            job("serve", "serve", "duration: 1000s"),
+        ],
+    )
+    .replace("  sessions: 1\n", "");
+    let o = run_text(&text);
+    let start = |j: &str| o.job(j)["start"].clone();
+    assert_eq!([start("t1"), start("t2"), start("t3"), start("serve")], ["0", "0", "100", "0"]);
+    assert_eq!(cards_held(&text, "50s"), [(0, 0, 8000, 2), (0, 1, 4000, 1)]);
+    assert_eq!(cards_held(&text, "150s"), [(0, 0, 8000, 2), (0, 1, 4000, 1)]);
+    let rows = explain_rows(&text, "t3-train-0");
+    assert!(rows.iter().any(|r| r["plugin"] == "deviceshare" && r["t"] == "0"), "{rows:?}");
 }

@@ -518,8 +518,8 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
             "deviceshare.AscendMindClusterVNPUEnable" | "deviceshare.AscendHAMiVNPUEnable",
             ArgValue::Bool(true),
         ) => Err("Ascend vNPU sharing needs the NPU chips' templates and topology, which lahar does not model; deviceshare.GPUNumberEnable, deviceshare.GPUSharingEnable and deviceshare.VGPUEnable are".into()),
-        ("deviceshare", "deviceshare.GPUExclusiveRules", ArgValue::List(l)) if !l.is_empty() => {
-            Err("exclusive GPU rules (which pods may not share a vGPU card) are not modelled".into())
+        ("deviceshare", "deviceshare.GPUExclusiveRules", _) => {
+            super::plugins::deviceshare::check_exclusive_rules(&v).map(|_| v.clone())
         }
         ("tdm", k, ArgValue::Str(w)) if k.starts_with("tdm.revocable-zone.") && super::plugins::tdm::parse_window(w).is_none() => {
             Err(format!("expected a daily window such as 10:00-21:00 (hours 0–23, two-digit minutes), got `{w}` (Volcano finds the zone never open)"))
@@ -1040,10 +1040,22 @@ mod tests {
         parse(&c("deviceshare.GPUNumberEnable: true, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10, deviceshare.VGPUEnable: false, deviceshare.GPUSharingEnable: true")).unwrap_or_else(|e| panic!("{e}"));
         parse(&c("deviceshare.VGPUEnable: true, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10"))
             .unwrap_or_else(|e| panic!("{e}"));
-        let e = parse(&c("deviceshare.VGPUEnable: true, deviceshare.GPUExclusiveRules: [{app: x}]"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("arguments.deviceshare.GPUExclusiveRules: exclusive GPU rules"), "{e}");
+        // TestLoadGPUExclusiveConfig: a list of two label maps; the edge cases
+        // Volcano reads as no rules (a wrong type, an empty rule, a label that is
+        // not a string) are errors.
+        let ok = parse(&c("deviceshare.VGPUEnable: true, deviceshare.GPUExclusiveRules: [{app: training, team: ml}, {workload: inference}]")).unwrap_or_else(|e| panic!("{e}"));
+        let d = crate::volcano::plugins::deviceshare::DeviceShare::vgpu_policy(&ok.tiers[0][0].args).unwrap();
+        assert_eq!(d.1.len(), 2);
+        for (args, want) in [
+            ("deviceshare.GPUExclusiveRules: {app: x}", "expected a list"),
+            ("deviceshare.GPUExclusiveRules: [{}]", "rule 0 is empty"),
+            ("deviceshare.GPUExclusiveRules: [{app: x}, {priority: 1}]", "rule 1: label `priority` has an integer"),
+            ("deviceshare.GPUExclusiveRules: [x]", "rule 0: expected a map of labels"),
+        ] {
+            let e = parse(&c(&format!("deviceshare.VGPUEnable: true, {args}"))).unwrap_err().to_string();
+            assert!(e.contains("arguments.deviceshare.GPUExclusiveRules") && e.contains(want), "{args}: {e}");
+        }
+        parse(&c("deviceshare.VGPUEnable: true, deviceshare.GPUExclusiveRules: []")).unwrap_or_else(|e| panic!("{e}"));
         let e = parse(&c("deviceshare.VGPUEnable: true, deviceshare.GPUNumberEnable: true")).unwrap_err().to_string();
         assert!(e.contains("arguments.deviceshare.VGPUEnable: vGPU cannot be used together"), "{e}");
         let e =

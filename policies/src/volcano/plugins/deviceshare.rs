@@ -41,18 +41,21 @@
 //! node as a candidate, and preempt asks again after each eviction, as Volcano's
 //! `preemptorFitsOnNode` does, until the pod's cards fit.
 //!
+//! `deviceshare.GPUExclusiveRules` (label sets): a pod matching rules keeps off
+//! cards holding a pod (releasing ones included) that matches one of the same
+//! rules.
+//!
 //! Ascend vNPU (`deviceshare.AscendMindClusterVNPUEnable`,
-//! `deviceshare.AscendHAMiVNPUEnable`), `deviceshare.GPUExclusiveRules` and
-//! `deviceshare.NodeLockEnable` with the memory or vGPU mode are refused by the
-//! conf loader.
+//! `deviceshare.AscendHAMiVNPUEnable`) and `deviceshare.NodeLockEnable` with the
+//! memory or vGPU mode are refused by the conf loader.
 
-use super::super::conf::Args;
+use super::super::conf::{ArgValue, Args};
 use super::super::framework::Plugin;
 use lahar_core::cluster::NodeId;
 use lahar_core::devices::GPU_MEMORY;
 use lahar_core::job::PodId;
 use lahar_core::session::Session;
-use lahar_core::vgpu::{VgpuFit, VgpuPolicy};
+use lahar_core::vgpu::{ExclusiveRules, VgpuFit, VgpuPolicy};
 use std::cell::OnceCell;
 
 /// The resource of GPU-number mode.
@@ -67,6 +70,8 @@ pub struct DeviceShare {
     vgpu: bool,
     policy: VgpuPolicy,
     weight: i64,
+    /// `deviceshare.GPUExclusiveRules`.
+    rules: ExclusiveRules,
     /// The dimension of `volcano.sh/gpu-number`, if the run has it.
     dim: OnceCell<Option<usize>>,
     /// The dimension of `volcano.sh/gpu-memory`, if the run has it.
@@ -82,6 +87,7 @@ impl DeviceShare {
             vgpu: args.bool("deviceshare.VGPUEnable", false),
             policy: VgpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or("")),
             weight: args.int("deviceshare.ScheduleWeight", 0),
+            rules: exclusive_rules(args),
             dim: OnceCell::new(),
             memory_dim: OnceCell::new(),
         }
@@ -95,10 +101,11 @@ impl DeviceShare {
         *self.memory_dim.get_or_init(|| ssn.cluster().resource_names.dim(GPU_MEMORY))
     }
 
-    /// The card order vGPU pods are placed in, when this conf models vGPU.
-    pub fn vgpu_policy(args: &Args) -> Option<VgpuPolicy> {
+    /// The card order vGPU pods are placed in and the exclusive rules, when this
+    /// conf models vGPU.
+    pub fn vgpu_policy(args: &Args) -> Option<(VgpuPolicy, ExclusiveRules)> {
         args.bool("deviceshare.VGPUEnable", false)
-            .then(|| VgpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or("")))
+            .then(|| (VgpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or("")), exclusive_rules(args)))
     }
 
     /// The vGPU fit of a pod on a node: `None` when the pod asks no vGPU or the
@@ -110,7 +117,21 @@ impl DeviceShare {
         if n.vgpu.is_empty() {
             return None;
         }
-        Some(lahar_core::vgpu::fit(&n.vgpu, &ssn.node_state(node).vgpu, ask, p.job, self.policy, &n.name))
+        let rules = if self.rules.is_empty() {
+            0
+        } else {
+            let job = &ssn.job(p.job).spec;
+            lahar_core::vgpu::rule_mask(&self.rules, &job.pod_labels(p.task as usize, &ssn.queue(job.queue).spec.name))
+        };
+        Some(lahar_core::vgpu::fit_exclusive(
+            &n.vgpu,
+            &ssn.node_state(node).vgpu,
+            ask,
+            p.job,
+            rules,
+            self.policy,
+            &n.name,
+        ))
     }
 
     fn asks_vgpu(ssn: &Session<'_>, pod: PodId) -> bool {
@@ -150,6 +171,46 @@ impl DeviceShare {
             Err(format!("GpuNumber no enough gpu number on node {}", ssn.node(node).name))
         })
     }
+}
+
+/// `deviceshare.GPUExclusiveRules` (checked by the conf loader): a list of label
+/// maps.
+fn exclusive_rules(args: &Args) -> ExclusiveRules {
+    let Some(ArgValue::List(l)) = args.0.get("deviceshare.GPUExclusiveRules") else { return Vec::new() };
+    l.iter()
+        .filter_map(|r| match r {
+            ArgValue::Map(m) => Some(
+                m.iter()
+                    .filter_map(|(k, v)| if let ArgValue::Str(s) = v { Some((k.clone(), s.clone())) } else { None })
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What is wrong with a `deviceshare.GPUExclusiveRules` value, if anything:
+/// each rule a map of labels to strings, not empty, at most 64 rules. Volcano
+/// drops a label whose value is not a string (widening the rule) and an empty
+/// rule; lahar refuses both.
+pub fn check_exclusive_rules(v: &ArgValue) -> Result<(), String> {
+    let ArgValue::List(l) = v else { return Err("expected a list of label maps".into()) };
+    if l.len() > lahar_core::vgpu::MAX_EXCLUSIVE_RULES {
+        return Err(format!("at most {} rules, got {}", lahar_core::vgpu::MAX_EXCLUSIVE_RULES, l.len()));
+    }
+    for (i, r) in l.iter().enumerate() {
+        let ArgValue::Map(m) = r else { return Err(format!("rule {i}: expected a map of labels, got {}", r.kind())) };
+        if m.is_empty() {
+            return Err(format!("rule {i} is empty (it would match every pod; Volcano drops it)"));
+        }
+        if let Some((k, v)) = m.iter().find(|(_, v)| !matches!(v, ArgValue::Str(_))) {
+            return Err(format!(
+                "rule {i}: label `{k}` has {}; expected a string (quote it: Volcano drops the label, which widens the rule)",
+                v.kind()
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Plugin for DeviceShare {
@@ -202,7 +263,6 @@ impl Plugin for DeviceShare {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::conf::ArgValue;
     use super::*;
 
     /// `TestArguments` (`pkg/scheduler/plugins/deviceshare/deviceshare_test.go`):
@@ -223,7 +283,7 @@ mod tests {
         let d = DeviceShare::new(&args);
         assert_eq!((d.vgpu, d.weight, d.policy), (true, 10, VgpuPolicy::Binpack));
         assert!(d.has_node_score());
-        assert_eq!(DeviceShare::vgpu_policy(&args), Some(VgpuPolicy::Binpack));
+        assert_eq!(DeviceShare::vgpu_policy(&args), Some((VgpuPolicy::Binpack, Vec::new())));
         assert_eq!(DeviceShare::vgpu_policy(&Args(Default::default())), None);
     }
 }

@@ -1,0 +1,272 @@
+//! Volcano's vGPU device sharing (`deviceshare.VGPUEnable`, HAMi-core mode): a
+//! node's physical cards as the `volcano-vgpu-device-plugin` registers them, what
+//! a pod asks of them, and the fit Volcano runs card by card
+//! (`checkNodeGPUSharingPredicateAndScore` in
+//! `pkg/scheduler/api/devices/nvidia/vgpu/utils.go`).
+//!
+//! Each card may be shared by up to `number` pods, has `memory` MiB and 100
+//! percent of compute ("cores"). A pod asks, per container, for `nums` cards with
+//! `memory` MiB and `cores` percent on each. The fit walks the cards in the
+//! schedule policy's order and takes the first `nums` that pass every check; the
+//! world keeps what each pod took ([`CardUse`]) while the pod holds its node.
+
+mod input;
+#[cfg(test)]
+mod tests;
+
+pub use input::*;
+
+use crate::job::{JobId, PodId};
+
+/// The order cards are tried in (`deviceshare.SchedulePolicy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VgpuPolicy {
+    /// Most memory in use first; scores the memory in use after placing.
+    Binpack,
+    /// Fewest sharers first; scores 0 (see [`card_score`]).
+    Spread,
+    /// Any other value, `""` included: highest card index first; scores 0.
+    #[default]
+    IndexDescending,
+}
+
+impl VgpuPolicy {
+    /// The policy a `deviceshare.SchedulePolicy` value names (case-sensitive, as
+    /// in Volcano: `Binpack` is the index order).
+    pub fn parse(s: &str) -> VgpuPolicy {
+        match s {
+            "binpack" => VgpuPolicy::Binpack,
+            "spread" => VgpuPolicy::Spread,
+            _ => VgpuPolicy::IndexDescending,
+        }
+    }
+}
+
+/// A pod's share of one card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Holder {
+    /// The pod.
+    pub pod: PodId,
+    /// Its job (its PodGroup).
+    pub group: JobId,
+    /// Containers of the pod on the card.
+    pub count: u32,
+    /// MiB it holds.
+    pub memory: i64,
+    /// Percent of compute it holds.
+    pub cores: i64,
+    /// The `deviceshare.GPUExclusiveRules` its pod matches (bit r: rule r).
+    pub rules: u64,
+    /// Its pod is releasing: it holds nothing (Volcano frees an evicted pod's
+    /// card at once) but keeps the card exclusive to its rules until it is gone,
+    /// and gets the same card back if the eviction is undone.
+    pub releasing: bool,
+}
+
+/// What a card's sharers hold.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CardUse {
+    /// Sharers (`UsedNum`).
+    pub num: u32,
+    /// MiB in use (`UsedMem`).
+    pub memory: i64,
+    /// Percent of compute in use (`UsedCore`).
+    pub cores: i64,
+    /// Who holds it (`PodMap`), in the order they came.
+    pub holders: Vec<Holder>,
+}
+
+/// Where a pod's containers go: (card, MiB, cores) for each card each container
+/// takes, containers in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VgpuFit {
+    /// (card index, MiB, cores).
+    pub takes: CardTakes,
+    /// Σ of [`card_score`] over the cards taken.
+    pub score: f64,
+}
+
+/// A card's score once a pod is on it (`GPUScore`): binpack 100 × its memory in
+/// use over its memory; spread 100 only for a card without sharers, which a card
+/// just taken never is, so always 0; any other policy 0.
+pub fn card_score(policy: VgpuPolicy, card: &VgpuCard, num: u32, memory: i64) -> f64 {
+    match policy {
+        VgpuPolicy::Binpack => 100.0 * (memory as f64 / card.memory as f64),
+        VgpuPolicy::Spread if num == 0 => 100.0,
+        _ => 0.0,
+    }
+}
+
+/// The card order of `policy` over usage `u` (`sortedDeviceIndicesByPolicy`).
+pub fn card_order(policy: VgpuPolicy, u: &[(u32, i64, i64)]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..u.len()).collect();
+    match policy {
+        VgpuPolicy::Binpack => idx.sort_by(|&a, &b| u[b].1.cmp(&u[a].1).then(a.cmp(&b))),
+        VgpuPolicy::Spread => idx.sort_by(|&a, &b| u[a].0.cmp(&u[b].0).then(a.cmp(&b))),
+        VgpuPolicy::IndexDescending => idx.reverse(),
+    }
+    idx
+}
+
+/// Volcano's node mode (lahar models HAMi-core nodes only).
+pub const HAMI_CORE: &str = "hami-core";
+
+/// [`fit_exclusive`] for a pod that matches no exclusive rule.
+pub fn fit(
+    cards: &[VgpuCard],
+    uses: &[CardUse],
+    ask: &VgpuAsk,
+    group: JobId,
+    policy: VgpuPolicy,
+    node: &str,
+) -> Result<VgpuFit, String> {
+    fit_exclusive(cards, uses, ask, group, 0, policy, node)
+}
+
+/// Fits `ask` on a node's `cards` in use as `uses`, for a pod of `group`
+/// matching the exclusive rules `rules` (a mask, see [`rule_mask`]): the cards
+/// each container takes, or why none fit (the messages Volcano logs).
+/// Containers are placed in order, each on distinct cards, each seeing what the
+/// containers before it took. A card holding a pod (releasing included) that
+/// matches one of the pod's rules counts as full for it, as Volcano's exclusive
+/// wrapper caps such a card's `Number` at its sharers.
+pub fn fit_exclusive(
+    cards: &[VgpuCard],
+    uses: &[CardUse],
+    ask: &VgpuAsk,
+    group: JobId,
+    rules: u64,
+    policy: VgpuPolicy,
+    node: &str,
+) -> Result<VgpuFit, String> {
+    if let Some(m) = ask.mode.as_deref().filter(|&m| m != HAMI_CORE) {
+        return Err(format!("pod required sharing mode {m} is not the same as the node mode {HAMI_CORE}"));
+    }
+    let mut u: Vec<(u32, i64, i64)> = uses.iter().map(|c| (c.num, c.memory, c.cores)).collect();
+    let mut out = VgpuFit::default();
+    for c in &ask.containers {
+        if c.nums as usize > cards.len() {
+            return Err(format!("no enough gpu cards on node {node}"));
+        }
+        let mut nums = c.nums;
+        let mut uuid_matched = false;
+        for i in card_order(policy, &u) {
+            let card = &cards[i];
+            if !ask.uuid_matches(&card.uuid) {
+                continue;
+            }
+            uuid_matched = true;
+            let (num, mem, cores) = u[i];
+            if card.number <= num || (rules != 0 && uses[i].holders.iter().any(|h| h.rules & rules != 0)) {
+                continue;
+            }
+            let mate = |h: &Holder| !h.releasing && h.group == group && (h.memory > 0 || h.cores > 0);
+            if ask.spread && uses[i].holders.iter().any(mate) {
+                continue;
+            }
+            let want = c.memory_on(card.memory);
+            if card.memory - mem < want
+                || cores + c.cores > 100
+                || (c.cores == 100 && num > 0)
+                || (cores == 100 && c.cores == 0)
+                || !card.kind.contains("NVIDIA")
+                || !ask.type_matches(&card.kind)
+            {
+                continue;
+            }
+            // A container asking for no card stops at the first that passes
+            // (Volcano charges it there without recording it; lahar charges nothing).
+            if nums == 0 {
+                break;
+            }
+            u[i] = (num + 1, mem + want, cores + c.cores);
+            out.takes.push((i as u8, want, c.cores));
+            out.score += card_score(policy, card, u[i].0, u[i].1);
+            nums -= 1;
+            if nums == 0 {
+                break;
+            }
+        }
+        if nums > 0 {
+            if ask.uuid_filter_on() && !uuid_matched {
+                return Err(format!(
+                    "no GPU matches UUID constraints volcano.sh/vgpu-use-gpuuuid={:?}, \
+                     volcano.sh/vgpu-nouse-gpuuuid={:?} on node {node}",
+                    ask.uuid_text.0, ask.uuid_text.1
+                ));
+            }
+            return Err("not enough gpu fitted on this node".into());
+        }
+    }
+    Ok(out)
+}
+
+/// Charges a fit to the cards (`TryAddPod` and `addToPodMap`) for a pod
+/// matching the exclusive rules `rules`.
+pub(crate) fn take(uses: &mut [CardUse], fit: &VgpuFit, pod: PodId, group: JobId, rules: u64) {
+    for &(c, mem, cores) in &fit.takes {
+        let u = &mut uses[c as usize];
+        u.num += 1;
+        u.memory += mem;
+        u.cores += cores;
+        match u.holders.iter_mut().find(|h| h.pod == pod) {
+            Some(h) => {
+                h.count += 1;
+                h.memory += mem;
+                h.cores += cores;
+            }
+            None => u.holders.push(Holder { pod, group, count: 1, memory: mem, cores, rules, releasing: false }),
+        }
+    }
+}
+
+/// Returns what `pod` holds on the cards (`SubPod`) and forgets it.
+pub(crate) fn give_back(uses: &mut [CardUse], pod: PodId) {
+    for u in uses {
+        if let Some(at) = u.holders.iter().position(|h| h.pod == pod) {
+            let h = u.holders.remove(at);
+            if !h.releasing {
+                u.num -= h.count;
+                u.memory -= h.memory;
+                u.cores -= h.cores;
+            }
+        }
+    }
+}
+
+/// `pod` starts releasing (`true`: its cards are free, its entries stay) or
+/// stops (`false`: an undone eviction takes the same cards back). Returns
+/// whether the pod had cards here.
+pub(crate) fn set_releasing(uses: &mut [CardUse], pod: PodId, releasing: bool) -> bool {
+    let mut found = false;
+    for u in uses {
+        if let Some(h) = u.holders.iter_mut().find(|h| h.pod == pod && h.releasing != releasing) {
+            h.releasing = releasing;
+            let sign = if releasing { -1 } else { 1 };
+            u.num = (i64::from(u.num) + sign * i64::from(h.count)) as u32;
+            u.memory += sign * h.memory;
+            u.cores += sign * h.cores;
+            found = true;
+        }
+    }
+    found
+}
+
+/// `deviceshare.GPUExclusiveRules`: label sets, each (label, value) pairs.
+pub type ExclusiveRules = Vec<Vec<(String, String)>>;
+
+/// The most exclusive rules a conf may have (a pod's matches are a 64-bit mask).
+pub const MAX_EXCLUSIVE_RULES: usize = 64;
+
+/// The rules of `deviceshare.GPUExclusiveRules` a pod with `labels` matches (bit
+/// r: rule r): it has every label of the rule with the same value
+/// (`podMatchesRule`).
+pub fn rule_mask(rules: &[Vec<(String, String)>], labels: &[(String, String)]) -> u64 {
+    let has = |(k, v): &(String, String)| labels.iter().any(|(lk, lv)| lk == k && lv == v);
+    rules
+        .iter()
+        .take(MAX_EXCLUSIVE_RULES)
+        .enumerate()
+        .filter(|(_, r)| r.iter().all(has))
+        .fold(0, |m, (i, _)| m | 1 << i)
+}
