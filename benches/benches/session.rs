@@ -25,7 +25,10 @@
 //! network-topology-aware added: `plain` jobs, `hard` (every job within one leaf,
 //! `highestTierAllowed: 1`), `partitioned` (the jobs of 2 or 4 nodes within two
 //! leaves, in partitions of one or two nodes each within one leaf, one partition
-//! required; the others within one leaf).
+//! required; the others within one leaf). `session-vgpu/empty/1000-nodes/*`
+//! places 1,000 jobs (2,500 pods) asking vGPU cards on 1,000 empty nodes of 8
+//! cards: `resources-only` without `deviceshare.VGPUEnable` (the cards are plain
+//! extended resources), `vgpu` with it (binpack, weight 10).
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use lahar::scenario::{self, Scenario};
@@ -224,6 +227,49 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("empty/1000-nodes/{name}"), |b| time_session(b, &s, false));
     }
     g.finish();
+
+    let mut g = c.benchmark_group("session-vgpu");
+    g.sample_size(10);
+    let cases = [
+        ("resources-only", ""),
+        ("vgpu", "deviceshare.VGPUEnable: true, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10"),
+    ];
+    for (name, args) in cases {
+        let s = scenario_vgpu(1_000, args);
+        let mut e = prepared(&s, false);
+        e.run_session();
+        eprintln!("session-vgpu {name}: the session binds {} pods", bound(&e));
+        g.bench_function(format!("empty/1000-nodes/{name}"), |b| time_session(b, &s, false));
+    }
+    g.finish();
+}
+
+/// `session-vgpu`: `nodes` nodes of 8 vGPU cards (80 GiB, 4 sharers each) and
+/// 1,000 jobs of 1–4 pods, each pod asking one card (2 for every fourth job)
+/// with 20 GiB and 25 cores on each; `conf` adds deviceshare to the default tiers.
+fn scenario_vgpu(nodes: u32, deviceshare: &str) -> Scenario {
+    let mut s = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: bench-vgpu}}\nspec:\n  seed: 1\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, cpu: 96, memory: 1Ti, vgpu: {{cards: 8, memory: 81920, split: 4}}}}\n  queues:\n    - {{name: a, weight: 1}}\n    - {{name: b, weight: 2}}\n  workload:\n    - jobs:\n"
+    );
+    for i in 0..1000u32 {
+        let (replicas, cards) = (1 + i % 4, if i % 4 == 3 { 2 } else { 1 });
+        let _ = writeln!(
+            s,
+            "        - {{name: v-{i}, submitAt: 1s, queue: {q}, duration: 30d, tasks: [{{name: worker, replicas: {replicas}, resources: {{cpu: 4, memory: 32Gi, volcano.sh/vgpu-number: {cards}, volcano.sh/vgpu-memory: {mem}, volcano.sh/vgpu-cores: {cores}}}}}]}}",
+            q = ["a", "b"][i as usize % 2],
+            mem = 20480 * cards,
+            cores = 25 * cards,
+        );
+    }
+    s += "  scheduler:\n    inline: |\n";
+    let conf = format!(
+        "{}  - name: deviceshare\n    arguments: {{{deviceshare}}}\n",
+        lahar_policies::volcano::conf::DEFAULT_CONF
+    );
+    for l in conf.lines() {
+        let _ = writeln!(s, "      {l}");
+    }
+    scenario::load_str(&s, "bench-vgpu.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The conf of `session-evict`: Volcano's gang-eviction e2e tiers (capacity

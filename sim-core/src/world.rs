@@ -742,7 +742,7 @@ impl World {
         let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vgpu.as_deref()) else { return };
         let node = &self.cluster.nodes[n.0 as usize];
         let ns = &mut self.nodes[n.0 as usize];
-        if let Ok(fit) = crate::vgpu::fit_exclusive(&node.vgpu, &ns.vgpu, ask, job, rules, policy, &node.name) {
+        if let Ok(fit) = crate::vgpu::fit_exclusive(&node.vgpu, &ns.vgpu, ask, job, rules, policy) {
             crate::vgpu::take(&mut ns.vgpu, &fit, pod, job, rules);
         }
     }

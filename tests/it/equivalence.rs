@@ -1,8 +1,10 @@
 //! The fast Volcano sessions make the decisions of the exhaustive walk
 //! (`lahar run --exhaustive`): over random scenarios — several confs with preempt
 //! and reclaim or gangpreempt and gangreclaim, gangs of several sizes and roles, BestEffort pods, two priorities,
-//! three queues, some jobs with a hard network topology, some in partitions — decisions.csv and pods.csv are byte-identical in both modes. The
-//! last test breaks one skip on purpose and checks that this comparison notices.
+//! three queues, some jobs with a hard network topology, some in partitions, and
+//! vGPU jobs under deviceshare — decisions.csv and pods.csv are byte-identical in
+//! both modes. The `a_*_is_caught` tests break one skip on purpose and check that
+//! this comparison notices.
 //! Runs stop at an 8 h horizon: some of these workloads preempt each other forever
 //! (a victim's replacement takes the space its preemptor waits for), as Volcano's
 //! semantics allow.
@@ -222,4 +224,68 @@ fn exhaustive_flag_writes_the_same_outputs() {
         let (a, b) = (std::fs::read(fast.join(f)).expect("fast"), std::fs::read(full.join(f)).expect("full"));
         assert!(a.len() > 100 && a == b, "{f} differs between the modes");
     }
+}
+
+/// A vGPU job of the equivalence property: (submit s, duration s, high priority,
+/// pods, cards per pod, MiB per card, cores per card).
+type VgpuJob = (u32, u32, bool, u32, u32, i64, i64);
+
+fn vgpu_jobs() -> impl Strategy<Value = Vec<VgpuJob>> {
+    let job = (
+        0u32..2000,
+        60u32..3000,
+        any::<bool>(),
+        1u32..4,
+        1u32..3,
+        prop::sample::select(vec![2000i64, 4000, 6000, 8000, 16000]),
+        prop::sample::select(vec![0i64, 25, 50]),
+    );
+    prop::collection::vec(job, 4..16)
+}
+
+/// Nodes of four 16000 MiB vGPU cards (4 sharers each) and jobs asking for
+/// cards, under deviceshare's vGPU mode with binpack's weighted score (whose
+/// scores of one-container asks are reused while a node is unchanged) and
+/// preempt, which asks deviceshare again after each eviction.
+fn vgpu_text(nodes: u32, jobs: &[VgpuJob]) -> String {
+    let mut w = format!(
+        "  seed: 5\n  horizon: 8h\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, cpu: 64, memory: 512Gi, vgpu: {{cards: 4, memory: 16000, split: 4}}}}\n  queues:\n    - {{name: a, weight: 1}}\n  scheduler:\n    inline: |\n      actions: \"enqueue, allocate, backfill, preempt\"\n      tiers:\n      - plugins: [{{name: priority}}, {{name: gang, enablePreemptable: false}}, {{name: conformance}}]\n      - plugins: [{{name: predicates}}, {{name: deviceshare, arguments: {{deviceshare.VGPUEnable: true, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10}}}}]\n  workload:\n    - jobs:\n"
+    );
+    for (i, &(submit, dur, high, pods, cards, mib, cores)) in jobs.iter().enumerate() {
+        w += &format!(
+            "        - {{name: v{i}, queue: a, priority: {}, submitAt: {submit}s, duration: {dur}s, tasks: [{{name: w, replicas: {pods}, resources: {{cpu: 2, volcano.sh/vgpu-number: {cards}, volcano.sh/vgpu-memory: {mib}, volcano.sh/vgpu-cores: {cores}}}}}]}}\n",
+            if high { 10 } else { 0 },
+        );
+    }
+    format!("apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: eq-vgpu}}\nspec:\n{w}")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn vgpu_sessions_decide_as_the_exhaustive_walk(nodes in 1u32..4, jobs in vgpu_jobs()) {
+        let t = vgpu_text(nodes, &jobs);
+        let fast = outputs(&t, false, false);
+        let full = outputs(&t, true, false);
+        prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
+        prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+    }
+}
+
+/// The vGPU comparison can fail: with every cached score reused however stale
+/// (the engine's `stale_scores_for_tests`), fixed vGPU scenarios differ from the
+/// exhaustive walk, so the reuse of deviceshare's scores is under test.
+#[test]
+fn a_stale_vgpu_score_is_caught() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (1u32..4, vgpu_jobs());
+    let differ = (0..12)
+        .filter(|_| {
+            let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
+            let t = vgpu_text(nodes, &jobs);
+            outputs_with(&t, false, |e| e.stale_scores_for_tests = true) != outputs(&t, true, false)
+        })
+        .count();
+    assert!(differ > 0, "no scenario noticed stale vGPU scores");
 }

@@ -69,6 +69,9 @@ pub fn decode_register(text: &str) -> Result<Vec<VgpuCard>, String> {
     if cards.is_empty() {
         return Err("no card records".into());
     }
+    if cards.len() > super::MAX_NODE_CARDS {
+        return Err(format!("at most {} cards per node, got {}", super::MAX_NODE_CARDS, cards.len()));
+    }
     Ok(cards)
 }
 
@@ -192,6 +195,9 @@ impl VgpuAsk {
     /// `checkGPUtype`: the use list if given, else the no-use list (case-blind
     /// substrings of the card's type).
     pub fn type_matches(&self, kind: &str) -> bool {
+        if self.use_types.is_none() && self.nouse_types.is_none() {
+            return true;
+        }
         let up = kind.to_uppercase();
         let any = |list: &str| list.split(',').any(|v| up.contains(&v.to_uppercase()));
         match (&self.use_types, &self.nouse_types) {

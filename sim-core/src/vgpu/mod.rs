@@ -99,19 +99,31 @@ pub fn card_score(policy: VgpuPolicy, card: &VgpuCard, num: u32, memory: i64) ->
 
 /// The card order of `policy` over usage `u` (`sortedDeviceIndicesByPolicy`).
 pub fn card_order(policy: VgpuPolicy, u: &[(u32, i64, i64)]) -> Vec<usize> {
-    let mut idx: Vec<usize> = (0..u.len()).collect();
+    let mut idx = vec![0u8; u.len()];
+    order_into(policy, u, &mut idx);
+    idx.into_iter().map(usize::from).collect()
+}
+
+/// [`card_order`] into `idx` (as long as `u`).
+fn order_into(policy: VgpuPolicy, u: &[(u32, i64, i64)], idx: &mut [u8]) {
+    for (i, x) in idx.iter_mut().enumerate() {
+        *x = i as u8;
+    }
     match policy {
-        VgpuPolicy::Binpack => idx.sort_by(|&a, &b| u[b].1.cmp(&u[a].1).then(a.cmp(&b))),
-        VgpuPolicy::Spread => idx.sort_by(|&a, &b| u[a].0.cmp(&u[b].0).then(a.cmp(&b))),
+        VgpuPolicy::Binpack => idx.sort_by(|&a, &b| u[b as usize].1.cmp(&u[a as usize].1).then(a.cmp(&b))),
+        VgpuPolicy::Spread => idx.sort_by(|&a, &b| u[a as usize].0.cmp(&u[b as usize].0).then(a.cmp(&b))),
         VgpuPolicy::IndexDescending => idx.reverse(),
     }
-    idx
 }
+
+/// The most cards a node may register.
+pub const MAX_NODE_CARDS: usize = 64;
 
 /// Volcano's node mode (lahar models HAMi-core nodes only).
 pub const HAMI_CORE: &str = "hami-core";
 
-/// [`fit_exclusive`] for a pod that matches no exclusive rule.
+/// [`fit_exclusive`] for a pod that matches no exclusive rule, with Volcano's
+/// message for a refusal.
 pub fn fit(
     cards: &[VgpuCard],
     uses: &[CardUse],
@@ -120,16 +132,49 @@ pub fn fit(
     policy: VgpuPolicy,
     node: &str,
 ) -> Result<VgpuFit, String> {
-    fit_exclusive(cards, uses, ask, group, 0, policy, node)
+    fit_exclusive(cards, uses, ask, group, 0, policy).map_err(|r| r.message(ask, node))
+}
+
+/// Why a pod's cards do not fit a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The pod asks for another sharing mode.
+    Mode,
+    /// A container asks for more cards than the node has.
+    Cards,
+    /// No card passes the pod's UUID filters.
+    Uuid,
+    /// Not enough cards pass.
+    Fit,
+}
+
+impl Refusal {
+    /// The message Volcano logs for it.
+    pub fn message(self, ask: &VgpuAsk, node: &str) -> String {
+        match self {
+            Refusal::Mode => format!(
+                "pod required sharing mode {} is not the same as the node mode {HAMI_CORE}",
+                ask.mode.as_deref().unwrap_or_default()
+            ),
+            Refusal::Cards => format!("no enough gpu cards on node {node}"),
+            Refusal::Uuid => format!(
+                "no GPU matches UUID constraints volcano.sh/vgpu-use-gpuuuid={:?}, \
+                 volcano.sh/vgpu-nouse-gpuuuid={:?} on node {node}",
+                ask.uuid_text.0, ask.uuid_text.1
+            ),
+            Refusal::Fit => "not enough gpu fitted on this node".into(),
+        }
+    }
 }
 
 /// Fits `ask` on a node's `cards` in use as `uses`, for a pod of `group`
 /// matching the exclusive rules `rules` (a mask, see [`rule_mask`]): the cards
-/// each container takes, or why none fit (the messages Volcano logs).
-/// Containers are placed in order, each on distinct cards, each seeing what the
-/// containers before it took. A card holding a pod (releasing included) that
-/// matches one of the pod's rules counts as full for it, as Volcano's exclusive
-/// wrapper caps such a card's `Number` at its sharers.
+/// each container takes, or why none fit. Containers are placed in order, each
+/// on distinct cards, each seeing what the containers before it took. A card
+/// holding a pod (releasing included) that matches one of the pod's rules counts
+/// as full for it, as Volcano's exclusive wrapper caps such a card's `Number` at
+/// its sharers. (Called per pod and node by the predicate and the score, so it
+/// works on the stack: a node has at most [`MAX_NODE_CARDS`] cards.)
 pub fn fit_exclusive(
     cards: &[VgpuCard],
     uses: &[CardUse],
@@ -137,20 +182,33 @@ pub fn fit_exclusive(
     group: JobId,
     rules: u64,
     policy: VgpuPolicy,
-    node: &str,
-) -> Result<VgpuFit, String> {
-    if let Some(m) = ask.mode.as_deref().filter(|&m| m != HAMI_CORE) {
-        return Err(format!("pod required sharing mode {m} is not the same as the node mode {HAMI_CORE}"));
+) -> Result<VgpuFit, Refusal> {
+    if ask.mode.as_deref().is_some_and(|m| m != HAMI_CORE) {
+        return Err(Refusal::Mode);
     }
-    let mut u: Vec<(u32, i64, i64)> = uses.iter().map(|c| (c.num, c.memory, c.cores)).collect();
+    let n = cards.len().min(MAX_NODE_CARDS);
+    // Most nodes have at most 16 cards: a small frame for them.
+    let (mut u_small, mut u_big) = ([(0u32, 0i64, 0i64); 16], Vec::new());
+    let u: &mut [(u32, i64, i64)] = if n <= 16 {
+        &mut u_small[..n]
+    } else {
+        u_big.resize(n, (0, 0, 0));
+        &mut u_big
+    };
+    for (x, c) in u.iter_mut().zip(uses) {
+        *x = (c.num, c.memory, c.cores);
+    }
+    let mut order = [0u8; MAX_NODE_CARDS];
     let mut out = VgpuFit::default();
     for c in &ask.containers {
-        if c.nums as usize > cards.len() {
-            return Err(format!("no enough gpu cards on node {node}"));
+        if c.nums as usize > n {
+            return Err(Refusal::Cards);
         }
         let mut nums = c.nums;
         let mut uuid_matched = false;
-        for i in card_order(policy, &u) {
+        order_into(policy, u, &mut order[..n]);
+        for &i in &order[..n] {
+            let i = i as usize;
             let card = &cards[i];
             if !ask.uuid_matches(&card.uuid) {
                 continue;
@@ -169,7 +227,7 @@ pub fn fit_exclusive(
                 || cores + c.cores > 100
                 || (c.cores == 100 && num > 0)
                 || (cores == 100 && c.cores == 0)
-                || !card.kind.contains("NVIDIA")
+                || !(card.kind.starts_with("NVIDIA") || card.kind.contains("NVIDIA"))
                 || !ask.type_matches(&card.kind)
             {
                 continue;
@@ -188,14 +246,7 @@ pub fn fit_exclusive(
             }
         }
         if nums > 0 {
-            if ask.uuid_filter_on() && !uuid_matched {
-                return Err(format!(
-                    "no GPU matches UUID constraints volcano.sh/vgpu-use-gpuuuid={:?}, \
-                     volcano.sh/vgpu-nouse-gpuuuid={:?} on node {node}",
-                    ask.uuid_text.0, ask.uuid_text.1
-                ));
-            }
-            return Err("not enough gpu fitted on this node".into());
+            return Err(if ask.uuid_filter_on() && !uuid_matched { Refusal::Uuid } else { Refusal::Fit });
         }
     }
     Ok(out)

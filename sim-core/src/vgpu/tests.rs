@@ -387,7 +387,7 @@ fn test_exclusive_reserved_cards() {
         containers: vec![ContainerAsk::of(Some(i64::from(k)), Some(100), None).unwrap()],
         ..Default::default()
     };
-    let fits = |k: u32, mask: u64| fit_exclusive(&c, &u, &n(k), JobId(9), mask, VgpuPolicy::Binpack, "n");
+    let fits = |k: u32, mask: u64| fit_exclusive(&c, &u, &n(k), JobId(9), mask, VgpuPolicy::Binpack);
     let taken = |k: u32, mask: u64| fits(k, mask).map(|f| f.takes.iter().map(|t| t.0).collect::<Vec<_>>());
     assert_eq!(taken(3, 0b01).unwrap(), [1, 2, 3], "r0 pod: card 0 reserved");
     assert!(fits(4, 0b01).is_err());
@@ -404,7 +404,7 @@ fn releasing_pods_keep_their_cards_exclusive() {
     let mut u = vec![CardUse::default()];
     take(&mut u, &VgpuFit { takes: vec![(0, 6000, 20)], score: 0.0 }, PodId(1), JobId(1), 0b1);
     let ask = pod(1000, false);
-    let fits = |u: &[CardUse], mask| fit_exclusive(&c, u, &ask, JobId(2), mask, VgpuPolicy::Binpack, "n").is_ok();
+    let fits = |u: &[CardUse], mask| fit_exclusive(&c, u, &ask, JobId(2), mask, VgpuPolicy::Binpack).is_ok();
     assert!(set_releasing(&mut u, PodId(1), true));
     assert_eq!((u[0].num, u[0].memory, u[0].cores), (0, 0, 0));
     assert!(!fits(&u, 0b1), "same rule: still reserved");

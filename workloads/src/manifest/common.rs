@@ -679,6 +679,19 @@ fn vgpu_ask(
             }
         };
         let nums = whole(ck, "limits", VGPU_NUMBER);
+        // Kubernetes requires an extended resource's request to equal its limit.
+        for name in [VGPU_NUMBER, VGPU_MEMORY, VGPU_CORES] {
+            if let (Some(l), Some(r)) = (whole(ck, "limits", name), whole(ck, "requests", name))
+                && l != r
+            {
+                let at = res.and_then(|r| r.get("requests")).and_then(|m| m.get(name)).and_then(|n| n.at);
+                ck.err(
+                    at,
+                    &format!("{sp}.containers[{i}].resources.requests.{name}"),
+                    format!("must equal its limit ({l}), as Kubernetes requires of extended resources; got {r}"),
+                );
+            }
+        }
         let limit_mem = whole(ck, "limits", VGPU_MEMORY);
         let memory = limit_mem.or_else(|| whole(ck, "requests", VGPU_MEMORY));
         let cores = whole(ck, "limits", VGPU_CORES).or_else(|| whole(ck, "requests", VGPU_CORES));

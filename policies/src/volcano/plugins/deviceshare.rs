@@ -55,7 +55,7 @@ use lahar_core::cluster::NodeId;
 use lahar_core::devices::GPU_MEMORY;
 use lahar_core::job::PodId;
 use lahar_core::session::Session;
-use lahar_core::vgpu::{ExclusiveRules, VgpuFit, VgpuPolicy};
+use lahar_core::vgpu::{ExclusiveRules, Refusal, VgpuFit, VgpuPolicy};
 use std::cell::OnceCell;
 
 /// The resource of GPU-number mode.
@@ -110,7 +110,7 @@ impl DeviceShare {
 
     /// The vGPU fit of a pod on a node: `None` when the pod asks no vGPU or the
     /// node has no cards.
-    fn vgpu_fit(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<VgpuFit, String>> {
+    fn vgpu_fit(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<VgpuFit, Refusal>> {
         let p = ssn.pod(pod);
         let ask = ssn.job(p.job).spec.tasks[p.task as usize].hints.as_ref()?.vgpu.as_deref()?;
         let n = ssn.node(node);
@@ -123,15 +123,7 @@ impl DeviceShare {
             let job = &ssn.job(p.job).spec;
             lahar_core::vgpu::rule_mask(&self.rules, &job.pod_labels(p.task as usize, &ssn.queue(job.queue).spec.name))
         };
-        Some(lahar_core::vgpu::fit_exclusive(
-            &n.vgpu,
-            &ssn.node_state(node).vgpu,
-            ask,
-            p.job,
-            rules,
-            self.policy,
-            &n.name,
-        ))
+        Some(lahar_core::vgpu::fit_exclusive(&n.vgpu, &ssn.node_state(node).vgpu, ask, p.job, rules, self.policy))
     }
 
     fn asks_vgpu(ssn: &Session<'_>, pod: PodId) -> bool {
@@ -245,9 +237,27 @@ impl Plugin for DeviceShare {
     fn has_node_score(&self) -> bool {
         self.vgpu && self.weight > 0 && self.policy == VgpuPolicy::Binpack
     }
-    fn score_by_node(&self, _: &Session<'_>, _: PodId) -> bool {
-        // The score reads the node's cards in use and the pod's annotations.
-        false
+    fn score_by_node(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        // The score reads the node's cards, which change only with its `used`
+        // (every pod takes a pod slot), and the pod's ask. A one-container ask
+        // without card filters, spread or exclusive rules is a function of the
+        // pod's request (Kubernetes requires an extended resource's request to
+        // equal its limit), so such a pod's score may be reused; any other is
+        // computed afresh.
+        let p = ssn.pod(pod);
+        let Some(ask) = ssn.job(p.job).spec.tasks[p.task as usize].hints.as_ref().and_then(|h| h.vgpu.as_deref())
+        else {
+            return true;
+        };
+        self.rules.is_empty()
+            && ask.containers.len() == 1
+            && ask.containers[0].nums >= 1
+            && ask.mode.is_none()
+            && !ask.spread
+            && ask.use_types.is_none()
+            && ask.nouse_types.is_none()
+            && ask.use_uuids.is_empty()
+            && ask.nouse_uuids.is_empty()
     }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         if !self.has_node_score() {
