@@ -247,6 +247,19 @@ fn vgpu_bad_input_through_the_binary() {
             pod("", "volcano.sh/vgpu-number: 1.5"),
             "spec.containers[0].resources.limits.volcano.sh/vgpu-number: expected a whole number, got `1.5`",
         ),
+        (
+            node(good, full),
+            pod(
+                "",
+                "volcano.sh/vgpu-number: 1, volcano.sh/vgpu-memory: 2000}, requests: {volcano.sh/vgpu-memory: 1000",
+            ),
+            "spec.containers[0].resources.requests.volcano.sh/vgpu-memory: must equal its limit (2000)",
+        ),
+        (
+            node(&"GPU-0,10,16000,NVIDIA-A10,true,hami-core:".repeat(65), full),
+            pod("", one),
+            "at most 64 cards per node, got 65",
+        ),
     ];
     for (nodes, pods, want) in cases {
         let dir = tempfile::tempdir().unwrap();
