@@ -461,7 +461,8 @@ pub struct World {
     /// computed from `used` compare it with [`World::node_used_epoch`] (a node's last change) to know whether
     /// they are still valid.
     pub epoch: u64,
-    /// Per node: the `epoch` of its last change of `used`.
+    /// Per node: the `epoch` of its last change of `used` (or of its vGPU
+    /// cards' use, which scores read too).
     pub node_used_epoch: Vec<u64>,
     /// Per HyperNode: the `epoch` of its last change of `used`.
     pub hn_used_epoch: Vec<u64>,
@@ -701,6 +702,15 @@ impl World {
         now: (PodStatus, Option<NodeId>),
     ) {
         let Some(policy) = self.vgpu_policy else { return };
+        // Scores read a node's cards, which change here without its `used`
+        // changing (an eviction frees them, a pipeline takes them): the node's
+        // cached scores must go.
+        for n in [was.1, now.1].into_iter().flatten() {
+            if !self.nodes[n.0 as usize].vgpu.is_empty() {
+                self.epoch += 1;
+                self.node_used_epoch[n.0 as usize] = self.epoch;
+            }
+        }
         let holds = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running);
         let releasing = |s: PodStatus| s == PodStatus::Releasing;
         let (from, to) =

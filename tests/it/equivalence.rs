@@ -261,7 +261,7 @@ fn vgpu_text(nodes: u32, jobs: &[VgpuJob]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
     #[test]
     fn vgpu_sessions_decide_as_the_exhaustive_walk(nodes in 1u32..4, jobs in vgpu_jobs()) {
