@@ -791,27 +791,14 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 }
             }
             let written = |k: &str| matches!(rp.value.get("arguments").map(|a| &a.value), Some(PluginField::Map(m)) if m.contains_key(k));
-            if name == "deviceshare"
-                && pc.args.bool("deviceshare.VGPUEnable", false)
-                && (pc.args.bool("deviceshare.GPUSharingEnable", false)
-                    || pc.args.bool("deviceshare.GPUNumberEnable", false))
-            {
-                issues.push(ConfIssue {
-                    at: at(rp),
-                    path: format!("{path}.arguments.deviceshare.VGPUEnable"),
-                    message: "vGPU cannot be used together with GPUSharingEnable or GPUNumberEnable (Volcano's scheduler exits: \"gpu-share and vgpu can't be used together\")".into(),
-                });
-            }
-            if name == "deviceshare"
-                && pc.args.bool("deviceshare.NodeLockEnable", false)
-                && (pc.args.bool("deviceshare.GPUSharingEnable", false)
-                    || pc.args.bool("deviceshare.VGPUEnable", false))
-            {
-                issues.push(ConfIssue {
-                    at: at(rp),
-                    path: format!("{path}.arguments.deviceshare.NodeLockEnable"),
-                    message: "the node lock fails a second GPU-memory or vGPU allocation on a node until the first pod starts, which changes decisions, and lahar does not model it; leave it false".into(),
-                });
+            if name == "deviceshare" {
+                for (k, message) in super::plugins::deviceshare::argument_conflicts(&pc.args) {
+                    issues.push(ConfIssue {
+                        at: at(rp),
+                        path: format!("{path}.arguments.{k}"),
+                        message: message.into(),
+                    });
+                }
             }
             if name == "extender" && !written("extender.urlPrefix") {
                 issues.push(ConfIssue {

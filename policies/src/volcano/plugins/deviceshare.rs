@@ -181,6 +181,30 @@ fn exclusive_rules(args: &Args) -> ExclusiveRules {
         .collect()
 }
 
+/// Arguments that cannot go together: (argument, why). vGPU with either other
+/// mode makes Volcano's scheduler exit; the node lock with the memory or vGPU
+/// mode fails a second allocation on a node within the session, which lahar
+/// does not model (the number mode takes no lock).
+pub fn argument_conflicts(args: &Args) -> Vec<(&'static str, &'static str)> {
+    let on = |k: &str| args.bool(k, false);
+    let (vgpu, sharing, number) =
+        (on("deviceshare.VGPUEnable"), on("deviceshare.GPUSharingEnable"), on("deviceshare.GPUNumberEnable"));
+    let mut out = Vec::new();
+    if vgpu && (sharing || number) {
+        out.push((
+            "deviceshare.VGPUEnable",
+            "vGPU cannot be used together with GPUSharingEnable or GPUNumberEnable (Volcano's scheduler exits: \"gpu-share and vgpu can't be used together\")",
+        ));
+    }
+    if on("deviceshare.NodeLockEnable") && (sharing || vgpu) {
+        out.push((
+            "deviceshare.NodeLockEnable",
+            "the node lock fails a second GPU-memory or vGPU allocation on a node until the first pod starts, which changes decisions, and lahar does not model it; leave it false",
+        ));
+    }
+    out
+}
+
 /// What is wrong with a `deviceshare.GPUExclusiveRules` value, if anything:
 /// each rule a map of labels to strings, not empty, at most 64 rules. Volcano
 /// drops a label whose value is not a string (widening the rule) and an empty
