@@ -618,11 +618,6 @@ impl World {
         }
     }
 
-    /// The card order vGPU pods are placed in, when the run models vGPU sharing.
-    pub fn vgpu_policy(&self) -> Option<crate::vgpu::VgpuPolicy> {
-        self.vgpu_policy
-    }
-
     /// A node's idle resources: allocatable − used.
     pub fn idle(&self, n: NodeId) -> Resources {
         self.cluster.node(n).allocatable - self.nodes[n.0 as usize].used

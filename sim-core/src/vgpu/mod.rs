@@ -97,14 +97,8 @@ pub fn card_score(policy: VgpuPolicy, card: &VgpuCard, num: u32, memory: i64) ->
     }
 }
 
-/// The card order of `policy` over usage `u` (`sortedDeviceIndicesByPolicy`).
-pub fn card_order(policy: VgpuPolicy, u: &[(u32, i64, i64)]) -> Vec<usize> {
-    let mut idx = vec![0u8; u.len()];
-    order_into(policy, u, &mut idx);
-    idx.into_iter().map(usize::from).collect()
-}
-
-/// [`card_order`] into `idx` (as long as `u`).
+/// The card order of `policy` over usage `u` (`sortedDeviceIndicesByPolicy`),
+/// into `idx` (as long as `u`).
 fn order_into(policy: VgpuPolicy, u: &[(u32, i64, i64)], idx: &mut [u8]) {
     for (i, x) in idx.iter_mut().enumerate() {
         *x = i as u8;

@@ -1,28 +1,25 @@
 //! `deviceshare` (Volcano's `plugins/deviceshare`), GPU-number mode: with
 //! `deviceshare.GPUNumberEnable: true` a pod asking for `volcano.sh/gpu-number: k`
 //! (the resource Volcano's device plugin advertises with `--gpu-strategy=number`)
-//! needs k GPUs of the node that no Allocated or Running pod holds — Volcano's
-//! `checkNodeGPUNumberPredicate` on its devices' pods, which leave out Releasing
-//! and Pipelined ones (`NodeInfo.AddTask` adds no device for them): an evicted
+//! needs k GPUs of the node that no Allocated, Running or (in the session)
+//! Pipelined pod holds — Volcano's `checkNodeGPUNumberPredicate` on its devices'
+//! pods: `NodeInfo.AddTask` adds no device for a Releasing pod, so an evicted
 //! pod's GPUs are free for the device check at once (the resource check still
-//! counts them as releasing). Refusal: `GpuNumber no enough gpu number on node <name>`,
-//! with Volcano's `Unschedulable` code: preempt and reclaim may still make room on
-//! the node (only "unresolvable" refusals keep them off a node), so the predicate
-//! passes during those actions.
+//! counts them as releasing), and the allocate event charges a pipelined one.
+//! Refusal: `GpuNumber no enough gpu number on node <name>`.
 //! The number mode scores nothing (`GPUDevices.ScoreNode` is 0), so
 //! `deviceshare.SchedulePolicy` and `deviceshare.ScheduleWeight` change nothing
-//! here; `deviceshare.NodeLockEnable` locks nodes while binding, which changes no
-//! decision.
+//! there; `deviceshare.NodeLockEnable` takes no lock in that mode.
 //!
 //! GPU sharing by memory (`deviceshare.GPUSharingEnable: true`): a pod asking for
 //! `volcano.sh/gpu-memory: m` (MiB) needs one card of the node with m MiB idle —
 //! each card has the node's `volcano.sh/gpu-memory` over its
-//! `volcano.sh/gpu-number`, and the Allocated and Running pods of the node hold
-//! memory on one card each (the world's `MemoryCards`, the lowest fitting card
-//! taken when a pod is placed, as Volcano's `Allocate` takes
-//! `predicateGPUbyMemory`'s first; an evicted pod's memory is free at once).
-//! Refusal: `GpuShare no enough gpu memory on node <name>`, `Unschedulable` like
-//! the number mode's. The sharing mode scores nothing either.
+//! `volcano.sh/gpu-number`, and the Allocated, Running and (in the session)
+//! Pipelined pods of the node hold memory on one card each (the world's
+//! `MemoryCards`, the lowest fitting card taken when a pod is placed, as
+//! Volcano's `Allocate` takes `predicateGPUbyMemory`'s first; an evicted pod's
+//! memory is free at once). Refusal: `GpuShare no enough gpu memory on node
+//! <name>`. The sharing mode scores nothing either.
 //!
 //! vGPU (`deviceshare.VGPUEnable: true`, HAMi-core): a node's cards come from
 //! its `volcano.sh/node-vgpu-register` annotation (see [`lahar_core::vgpu`]); a
@@ -262,8 +259,9 @@ impl Plugin for DeviceShare {
         self.vgpu && self.weight > 0 && self.policy == VgpuPolicy::Binpack
     }
     fn score_by_node(&self, ssn: &Session<'_>, pod: PodId) -> bool {
-        // The score reads the node's cards, which change only with its `used`
-        // (every pod takes a pod slot), and the pod's ask. A one-container ask
+        // The score reads the node's cards (a change of them counts as a change
+        // of the node for the score caches: `World::move_vgpu`) and the pod's
+        // ask. A one-container ask
         // without card filters, spread or exclusive rules is a function of the
         // pod's request (Kubernetes requires an extended resource's request to
         // equal its limit), so such a pod's score may be reused; any other is
