@@ -193,6 +193,9 @@ pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
     if let Some((p, rules)) = s.scheduler.vgpu_policy() {
         world.set_vgpu(p, rules);
     }
+    if s.scheduler.models_numa() {
+        world.set_numa();
+    }
     // A policy of the FGD paper scores against the scenario's typical pods and
     // chooses where shares of one GPU go.
     if let Some(p) = s.scheduler.placement_policy() {

@@ -89,6 +89,9 @@ pub struct Node {
     /// Cards Volcano's vGPU sharing sees (its `volcano.sh/node-vgpu-register`
     /// annotation); empty for most nodes.
     pub vgpu: Vec<crate::vgpu::VgpuCard>,
+    /// The NUMA topology Volcano's numa-aware plugin sees (the node's
+    /// `Numatopology`); `None` for most nodes.
+    pub numa: Option<std::sync::Arc<crate::numa::NodeNuma>>,
 }
 
 /// A node taint. `NoSchedule` and `NoExecute` keep pods that do not tolerate them

@@ -736,6 +736,10 @@ impl Engine {
                         let takes = v.2.clone();
                         self.world.preset_vgpu(takes);
                     }
+                    let spec = &self.world.jobs[j.0 as usize].spec;
+                    if let Some(cpus) = spec.initial_numa.iter().find(|v| v.0 == task && v.1 == index).map(|v| v.2) {
+                        self.world.preset_numa(cpus);
+                    }
                     self.world.transition(p, PodStatus::Running, Some(node));
                     self.world.pods[p.0 as usize].started = self.now;
                     self.started(p);

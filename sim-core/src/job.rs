@@ -189,6 +189,9 @@ pub struct PodHints {
     /// `volcano.sh/vgpu-memory` in a container's limits), with the annotations
     /// that choose cards; boxed.
     pub vgpu: Option<Box<crate::vgpu::VgpuAsk>>,
+    /// What the pods ask of NUMA placement (their QoS class, containers' CPU
+    /// requests and `volcano.sh/numa-topology-policy`); boxed.
+    pub numa: Option<Box<crate::numa::NumaAsk>>,
 }
 
 impl PodHints {
@@ -302,6 +305,10 @@ pub struct JobSpec {
     /// (task index, replica index, (card, MiB, cores) per card). A pod without an
     /// entry takes cards by the fit.
     pub initial_vgpu: Vec<(usize, u32, crate::vgpu::CardTakes)>,
+    /// CPUs of initial pods on nodes with a NUMA topology, by the node's
+    /// `podAllocations` (empty when it lists none): (task index, replica
+    /// index, CPUs).
+    pub initial_numa: Vec<(usize, u32, crate::numa::CpuSet)>,
     /// The user's own pod names, per task and replica, for pods read from Pod
     /// manifests; `None` when lahar names the pods (`<job>-<task>-<index>`, as
     /// Volcano's job controller does). Boxed: most jobs have none.
@@ -400,6 +407,7 @@ impl JobSpec {
             task_topology: None,
             initial: Vec::new(),
             initial_vgpu: Vec::new(),
+            initial_numa: Vec::new(),
             pod_names: None,
             roles: None,
             start_phase: None,
@@ -770,6 +778,7 @@ mod tests {
             task_topology: None,
             initial: vec![],
             initial_vgpu: vec![],
+            initial_numa: Vec::new(),
             pod_names: None,
             roles: None,
             start_phase: None,

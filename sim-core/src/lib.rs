@@ -39,6 +39,7 @@ pub mod flow;
 pub mod frag;
 pub mod index;
 pub mod job;
+pub mod numa;
 pub mod quantity;
 pub mod queue;
 pub mod record;

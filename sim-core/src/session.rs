@@ -195,6 +195,7 @@ pub struct Session<'w> {
 impl<'w> Session<'w> {
     /// Opens a session (the engine does this).
     pub fn new(world: &'w mut World, now: SimTime, index: u64, rng: &'w mut StreamRng) -> Self {
+        world.settle_numa();
         Session {
             world,
             now,

@@ -63,6 +63,15 @@ impl SchedulerChoice {
         }
     }
 
+    /// The scheduler places Guaranteed pods' CPUs by NUMA topology (a Volcano
+    /// conf with `numa-aware`).
+    pub fn models_numa(&self) -> bool {
+        match self {
+            SchedulerChoice::Baseline(_) => false,
+            SchedulerChoice::Volcano(conf) => conf.tiers.iter().flatten().any(|p| p.name == "numa-aware"),
+        }
+    }
+
     /// Name for reports.
     pub fn name(&self) -> String {
         match self {

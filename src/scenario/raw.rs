@@ -230,6 +230,19 @@ pub struct RawNode {
     pub labels: Option<BTreeMap<String, String>>,
     pub extended_resources: Option<Spanned<BTreeMap<String, Quantity>>>,
     pub vgpu: Option<RawVgpu>,
+    pub numa: Option<Spanned<RawNuma>>,
+}
+
+/// A node's NUMA topology, laid out as Linux numbers CPUs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawNuma {
+    pub numa_nodes: Spanned<i64>,
+    pub sockets: Option<Spanned<i64>>,
+    pub threads_per_core: Option<Spanned<i64>>,
+    pub topology_policy: Spanned<String>,
+    pub cpu_manager_policy: Option<Spanned<String>>,
+    pub reserved: Option<Spanned<i64>>,
 }
 
 /// A node's vGPU cards, as Volcano's vGPU device plugin registers them.
@@ -520,6 +533,7 @@ pub struct RawTask {
     pub policies: Option<Vec<Spanned<RawPolicy>>>,
     pub preemptable: Option<bool>,
     pub partition_policy: Option<Spanned<RawPartitionPolicy>>,
+    pub topology_policy: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

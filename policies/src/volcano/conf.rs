@@ -290,11 +290,11 @@ pub const PLUGINS: &[&str] = &[
     "rescheduling",
     "tdm",
     "extender",
+    "numa-aware",
 ];
 
 /// Plugins Volcano registers that lahar does not run, with what they need.
-pub const VOLCANO_ONLY: &[(&str, &str)] =
-    &[("numa-aware", "it needs each node's NUMA topology"), ("resourcequota", "namespace ResourceQuotas are not read")];
+pub const VOLCANO_ONLY: &[(&str, &str)] = &[("resourcequota", "namespace ResourceQuotas are not read")];
 
 /// Plugin arguments, typed on read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -468,6 +468,7 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ("overcommit", "overcommit-factor") => Float,
         ("task-topology", "task-topology.weight") => Int,
         ("fgd", "fgd.weight") => Int,
+        ("numa-aware", "weight") => Int,
         ("fgd", "fgd.policy") => Str,
         ("resource-strategy-fit", "resourceStrategyFitWeight") => Int,
         ("nodegroup", "strict" | "enablePreferredOrder") => Bool,
@@ -1018,8 +1019,8 @@ mod tests {
     #[test]
     fn volcano_plugins_not_modelled_and_unknown_ones() {
         let conf = |p: &str| format!("actions: allocate\ntiers:\n- plugins:\n  - name: {p}\n");
-        let e = parse(&conf("numa-aware")).unwrap_err().to_string();
-        assert!(e.contains("plugin `numa-aware` exists in Volcano but is not modelled by lahar (it needs"), "{e}");
+        let e = parse(&conf("resourcequota")).unwrap_err().to_string();
+        assert!(e.contains("plugin `resourcequota` exists in Volcano but is not modelled by lahar (namespace"), "{e}");
         // deviceshare: the GPU-number and GPU-memory modes load, vGPU and vNPU are refused.
         let c = |args: &str| {
             format!("actions: allocate\ntiers:\n- plugins:\n  - name: deviceshare\n    arguments: {{{args}}}\n")

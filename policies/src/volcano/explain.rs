@@ -64,11 +64,12 @@ pub(crate) fn score_rows(
         let why = "fits only future-idle resources; nodes whose idle resources fit come first";
         ssn.explain(pod, Some(n), "prioritize", Some(false), why, None);
     }
-    for &n in group {
-        let scores = fw.node_scores(ssn, pod, n);
+    let all = fw.node_scores(ssn, pod, group);
+    for (&n, scores) in group.iter().zip(all) {
         let total: f64 = scores.iter().map(|s| s.1).sum();
         for (plugin, s) in scores {
-            ssn.explain(pod, Some(n), plugin, None, "", Some(s));
+            let note = fw.score_note(ssn, pod, n, plugin).unwrap_or_default();
+            ssn.explain(pod, Some(n), plugin, None, note, Some(s));
         }
         ssn.explain(pod, Some(n), "total", None, "", Some(total));
     }

@@ -93,10 +93,20 @@ pub trait Plugin: Send {
             }
         }
     }
-    /// True for plugins that implement [`Plugin::node_score`]; the node-order
-    /// loops ask no other plugin.
+    /// True for plugins that implement [`Plugin::node_score`] or a batch score
+    /// ([`Plugin::batch_score`]); the node-order loops ask no other plugin.
     fn has_node_score(&self) -> bool {
         false
+    }
+    /// True when the plugin scores a set of candidate nodes together (Volcano's
+    /// `BatchNodeOrderFn`, normalized over the candidates) in
+    /// [`Plugin::add_node_scores`] only; its [`Plugin::node_score`] says nothing.
+    fn batch_score(&self) -> bool {
+        false
+    }
+    /// What the plugin's score of the pod on the node rests on, for `--explain`.
+    fn score_note(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<String> {
+        None
     }
     /// True when the pod's node score is a function of the pod's request, static
     /// node facts and the node's `used` only, so the framework may reuse it while
@@ -646,7 +656,13 @@ impl Framework {
     /// it, so it is the same number.
     pub fn node_scores_of(&self, ssn: &Session<'_>, pod: PodId, nodes: &[NodeId]) -> Vec<f64> {
         if ssn.is_exhaustive() {
-            return nodes.iter().map(|&n| self.node_score(ssn, pod, n)).collect();
+            // Plugin by plugin over all the nodes (batch scores need them all),
+            // each node's sum in plugin order as `node_score` forms it.
+            let mut sums = vec![std::iter::empty::<f64>().sum::<f64>(); nodes.len()];
+            for p in self.enabled(flag::ENABLE_NODE_ORDER) {
+                p.add_node_scores(ssn, pod, nodes, &mut sums);
+            }
+            return sums;
         }
         let req = ssn.pod(pod).req;
         let mut cache = self.scores.borrow_mut();
@@ -679,11 +695,32 @@ impl Framework {
         sums
     }
 
-    /// Node scores per plugin (for `--explain`).
-    pub fn node_scores(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Vec<(&'static str, f64)> {
-        self.enabled(flag::ENABLE_NODE_ORDER)
-            .filter_map(|p| p.node_score(ssn, pod, node).map(|s| (p.name(), s)))
-            .collect()
+    /// What plugin `name` says its score of the pod on the node rests on (for
+    /// `--explain`).
+    pub fn score_note(&self, ssn: &Session<'_>, pod: PodId, node: NodeId, name: &str) -> Option<String> {
+        self.enabled(flag::ENABLE_NODE_ORDER).find(|p| p.name() == name)?.score_note(ssn, pod, node)
+    }
+
+    /// Node scores per plugin on each of `nodes` (for `--explain`); a batch
+    /// score is computed over all of `nodes`, as the candidates.
+    pub fn node_scores(&self, ssn: &Session<'_>, pod: PodId, nodes: &[NodeId]) -> Vec<Vec<(&'static str, f64)>> {
+        let mut out = vec![Vec::new(); nodes.len()];
+        for p in self.enabled(flag::ENABLE_NODE_ORDER) {
+            if p.batch_score() {
+                let mut sums = vec![0.0; nodes.len()];
+                p.add_node_scores(ssn, pod, nodes, &mut sums);
+                for (o, s) in out.iter_mut().zip(sums) {
+                    o.push((p.name(), s));
+                }
+                continue;
+            }
+            for (o, &n) in out.iter_mut().zip(nodes) {
+                if let Some(s) = p.node_score(ssn, pod, n) {
+                    o.push((p.name(), s));
+                }
+            }
+        }
+        out
     }
 
     /// The first failing validity check.

@@ -185,6 +185,7 @@ fn node_list(v: &mut V<'_>, list: &Spanned<RawNodeList>, base: &Path) -> Vec<(No
             nics: Nics::default(),
             speed: 1.0,
             vgpu: Vec::new(),
+            numa: None,
         };
         out.push((node, npath));
     }
@@ -278,6 +279,7 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
     if !gpu_model.is_empty() {
         labels.entry(GPU_PRODUCT_LABEL.to_string()).or_insert_with(|| gpu_model.clone());
     }
+    let numa = n.numa.as_ref().and_then(|x| numa_topology(v, x, alloc.get(lahar_core::resource::CPU), path));
     (v.errors.len() == errors_before).then(|| Node {
         name: n.name.value.clone(),
         labels,
@@ -288,7 +290,98 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
         nics,
         speed,
         vgpu,
+        numa,
     })
+}
+
+/// A node's `numa` topology: its `cpu` CPUs over `sockets` sockets (default:
+/// one per NUMA node) of `numaNodes` NUMA nodes, `threadsPerCore` threads per
+/// core (default 2), numbered as Linux numbers an x86 machine's: the first
+/// thread of every core, socket by socket, then the second; core ids count
+/// from 0 on each socket; each socket's cores split evenly over its NUMA
+/// nodes. All CPUs are free when the run starts; `reserved` CPUs (taken as
+/// Volcano takes `resReserved`) go to no pod.
+fn numa_topology(
+    v: &mut V<'_>,
+    r: &Spanned<crate::scenario::raw::RawNuma>,
+    cpu_milli: i64,
+    path: &str,
+) -> Option<std::sync::Arc<lahar_core::numa::NodeNuma>> {
+    use lahar_core::numa::{CpuInfo, CpuTopology, NodeNuma, TopologyPolicy, take_by_topology};
+    let p = format!("{path}.numa");
+    let x = &r.value;
+    let numa = v.count(&x.numa_nodes, &format!("{p}.numaNodes"), 1)?;
+    let sockets = x.sockets.as_ref().map_or(Some(numa), |s| v.count(s, &format!("{p}.sockets"), 1))?;
+    let threads = x.threads_per_core.as_ref().map_or(Some(2), |s| v.count(s, &format!("{p}.threadsPerCore"), 1))?;
+    let topology = TopologyPolicy::parse(&x.topology_policy.value);
+    if topology.is_none() {
+        v.err(at(&x.topology_policy), format!("{p}.topologyPolicy"), format!(
+            "expected none, best-effort, restricted or single-numa-node (the kubelet's topology manager policies), got `{}`",
+            x.topology_policy.value
+        ));
+    }
+    let cpu_static = match x.cpu_manager_policy.as_ref().map(|s| s.value.as_str()) {
+        None | Some("static") => true,
+        Some("none") => false,
+        Some(o) => {
+            let s = x.cpu_manager_policy.as_ref().expect("some");
+            v.err(at(s), format!("{p}.cpuManagerPolicy"), format!("expected `static` or `none`, got `{o}`"));
+            false
+        }
+    };
+    let cpus = cpu_milli / 1000;
+    let per_core_group = u64::from(sockets) * u64::from(threads);
+    if numa % sockets != 0 {
+        v.err(at(r), format!("{p}.numaNodes"), format!("{numa} NUMA nodes do not split evenly over {sockets} sockets"));
+        return None;
+    }
+    let k = u64::from(numa / sockets);
+    if cpu_milli % 1000 != 0 || cpus <= 0 || !(cpus as u64).is_multiple_of(per_core_group * k) {
+        v.err(at(r), p.clone(), format!(
+            "the node's cpu ({}) must be a whole number of CPUs that splits into {sockets} socket(s) × {threads} thread(s) per core × {k} NUMA node(s) per socket",
+            cpu_milli as f64 / 1000.0
+        ));
+        return None;
+    }
+    let per_socket = cpus as u64 / per_core_group;
+    let per_numa = per_socket / k;
+    let mut list = Vec::new();
+    for t in 0..u64::from(threads) {
+        for s in 0..u64::from(sockets) {
+            for c in 0..per_socket {
+                let id = t * u64::from(sockets) * per_socket + s * per_socket + c;
+                let info = CpuInfo { numa: (s * k + c / per_numa) as u32, socket: s as u32, core: c as u32 };
+                list.push((id as u32, info));
+            }
+        }
+    }
+    let topo = match CpuTopology::new(&list) {
+        Ok(t) => t,
+        Err(e) => {
+            v.err(at(r), p, e);
+            return None;
+        }
+    };
+    let reserved = match &x.reserved {
+        Some(s) => {
+            let n = v.count(s, &format!("{p}.reserved"), 0)? as usize;
+            if n > topo.all.len() {
+                v.err(at(s), format!("{p}.reserved"), format!("{n} CPUs reserved of {}", topo.all.len()));
+                return None;
+            }
+            take_by_topology(&topo, &topo.all, n).unwrap_or_default()
+        }
+        None => Default::default(),
+    };
+    Some(std::sync::Arc::new(NodeNuma {
+        cpu_static,
+        topology,
+        allocatable: topo.all,
+        topo,
+        has_cpu: true,
+        reserved,
+        pod_allocations: Vec::new(),
+    }))
 }
 
 /// A node's `vgpu` cards: `cards` cards of `memory` MiB, each shared by up to

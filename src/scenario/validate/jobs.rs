@@ -149,6 +149,7 @@ fn job(
         }
         requests.set(PODS, 1);
         let vgpu = vgpu_ask(v, &requests);
+        let numa = numa_ask(v, t, &requests, &tpath);
         let mut depends_on = Vec::new();
         let mut depends_any = false;
         if let Some(d) = &t.depends_on {
@@ -192,7 +193,7 @@ fn job(
             preemptable: t.preemptable.unwrap_or(true),
             never_preempts,
             tolerations: Vec::new(),
-            hints: lahar_core::job::PodHints { vgpu, ..Default::default() }.shared(),
+            hints: lahar_core::job::PodHints { vgpu, numa, ..Default::default() }.shared(),
         });
     }
     if let Some(cycle) = lahar_core::job::dependency_cycle(&tasks) {
@@ -288,6 +289,7 @@ fn job(
         task_topology: task_topology.map(Box::new),
         initial,
         initial_vgpu: Vec::new(),
+        initial_numa: Vec::new(),
         pod_names: None,
         roles: None,
         start_phase: None,
@@ -472,6 +474,37 @@ fn partition(v: &mut V<'_>, p: &Spanned<RawPartitionPolicy>, replicas: u32, tpat
         return None;
     }
     Some(Partition { total, size, min, network_topology: nt })
+}
+
+/// A compact task's NUMA ask: its pods are Guaranteed when they request CPU
+/// and memory (a compact task's requests are its limits), with one container
+/// named after the task whose whole CPU request gets exclusive CPUs;
+/// `topologyPolicy` is the pods' `volcano.sh/numa-topology-policy`.
+fn numa_ask(
+    v: &mut V<'_>,
+    t: &crate::scenario::raw::RawTask,
+    requests: &Resources,
+    tpath: &str,
+) -> Option<Box<lahar_core::numa::NumaAsk>> {
+    use lahar_core::numa::{NumaAsk, NumaContainer, TopologyPolicy};
+    use lahar_core::resource::{CPU, MEMORY};
+    let policy = t.topology_policy.as_ref().and_then(|p| {
+        let x = TopologyPolicy::parse(&p.value);
+        if x.is_none() {
+            v.err(at(p), format!("{tpath}.topologyPolicy"), format!(
+                "expected none, best-effort, restricted or single-numa-node (the kubelet's topology manager policies), got `{}`",
+                p.value
+            ));
+        }
+        x
+    });
+    let (cpu, memory) = (requests.get(CPU), requests.get(MEMORY));
+    let guaranteed = cpu > 0 && memory > 0;
+    if !guaranteed && policy.is_none() {
+        return None;
+    }
+    let cpus = (cpu > 0).then(|| if cpu % 1000 == 0 { u32::try_from(cpu / 1000).unwrap_or(u32::MAX) } else { 0 });
+    Some(Box::new(NumaAsk { guaranteed, policy, containers: vec![NumaContainer { name: t.name.value.clone(), cpus }] }))
 }
 
 /// A compact task's vGPU ask: its `volcano.sh/vgpu-number`, `-memory` (MiB per

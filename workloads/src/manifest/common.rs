@@ -635,6 +635,13 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
             labels: Some(meta.labels.iter().map(|(k, (v, _))| (k.clone(), v.clone())).collect()),
             revocable: revocable(ck, &meta.annotations, path),
             vgpu: vgpu_ask(ck, containers, &sp, &meta.annotations, path),
+            numa: super::numa::pod_ask(
+                ck,
+                spec,
+                &meta.annotations,
+                path,
+                tpl.get("status").and_then(|s| s.get("qosClass")).and_then(Node::scalar),
+            ),
         }
         .shared(),
         scheduler_name: ck.opt_str(spec, "schedulerName", &sp),
@@ -1125,6 +1132,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         user: lahar_core::text::shared(""),
         initial: Vec::new(),
         initial_vgpu: Vec::new(),
+        initial_numa: Vec::new(),
         task_topology: None,
         pod_names: None,
         roles: None,

@@ -10,6 +10,7 @@ mod apps;
 mod common;
 mod jobflow;
 mod kubeflow;
+mod numa;
 mod pdb;
 mod podgroup;
 mod ray;

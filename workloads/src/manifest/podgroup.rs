@@ -86,6 +86,10 @@ struct Pod {
     /// `volcano.sh/vgpu-ids-new` annotation (none without it, when it asks for
     /// vGPU: Volcano's cache counts it on no card).
     vgpu: Option<lahar_core::vgpu::CardTakes>,
+    /// A placed pod's CPUs on a node with a NUMA topology, by the node's
+    /// `podAllocations` (none without an entry: Volcano then sees only the
+    /// node's free CPUs).
+    numa: Option<lahar_core::numa::CpuSet>,
 }
 
 /// PodGroups and Pods of one workload source, joined at the end.
@@ -232,7 +236,11 @@ impl Groups {
             (Some(_), None) if shape.hints.as_ref().is_some_and(|h| h.vgpu.is_some()) => Some(Vec::new()),
             _ => None,
         };
-        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false, sub: None, vgpu };
+        let numa = node.as_ref().and_then(|(id, _)| cx.node_list.get(id.0 as usize)?.numa.as_deref()).map(|t| {
+            let uid = m.and_then(|m| m.get("uid")).and_then(Node::scalar).unwrap_or_default();
+            t.allocation_of(&uid, &namespace, &name).unwrap_or_default()
+        });
+        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false, sub: None, vgpu, numa };
         match pod.shape.annotations.get("scheduling.k8s.io/group-name") {
             Some((g, _)) => self.pods.entry((namespace, g.clone())).or_default().push(pod),
             None => self.bare.push(Pod { bare: true, ..pod }),
@@ -284,7 +292,7 @@ impl Groups {
                     "the PodGroup has {n} Pods in the manifests; `{REPLICAS}` is for a PodGroup without Pods (it says how many its controller will create)"
                 ));
             }
-            let Grouped { mut tasks, initial, initial_vgpu, names, roles, role_names, subs } =
+            let Grouped { mut tasks, initial, initial_vgpu, initial_numa, names, roles, role_names, subs } =
                 if pods.is_empty() { podless(&mut ck, &g, min_res.as_ref()) } else { group_tasks(&pods) };
             for (k, &m) in &g.min_task {
                 match role_names.iter().position(|r| r == k) {
@@ -331,6 +339,7 @@ impl Groups {
             let (mut j, profile) = common::assemble(head, tasks, cx);
             j.initial = initial;
             j.initial_vgpu = initial_vgpu;
+            j.initial_numa = initial_numa;
             j.pod_names = (!pods.is_empty()).then(|| Box::new(names));
             j.roles = roles;
             j.start_phase = g.phase;
@@ -393,7 +402,8 @@ impl Groups {
                 );
                 continue;
             }
-            let Grouped { tasks, initial, initial_vgpu, names, .. } = group_tasks(std::slice::from_ref(&p));
+            let Grouped { tasks, initial, initial_vgpu, initial_numa, names, .. } =
+                group_tasks(std::slice::from_ref(&p));
             let head = JobHead {
                 name: meta.name,
                 namespace: meta.namespace,
@@ -406,6 +416,7 @@ impl Groups {
             let (mut j, profile) = common::assemble(head, tasks, cx);
             j.initial = initial;
             j.initial_vgpu = initial_vgpu;
+            j.initial_numa = initial_numa;
             j.pod_names = Some(Box::new(names));
             out.push(ImportedJob { spec: j, profile, file: p.doc.file.clone(), doc: p.doc.label(), at: root.at });
         }
@@ -420,6 +431,8 @@ struct Grouped {
     initial: Vec<(usize, u32, NodeId)>,
     /// Their vGPU cards, where their annotation says (see `Pod::vgpu`).
     initial_vgpu: Vec<(usize, u32, lahar_core::vgpu::CardTakes)>,
+    /// Their CPUs, on nodes with a NUMA topology (see `Pod::numa`).
+    initial_numa: Vec<(usize, u32, lahar_core::numa::CpuSet)>,
     /// The pods' own names per task, in replica order.
     names: Vec<Vec<String>>,
     /// `JobSpec::roles`, when two tasks share a role.
@@ -446,8 +459,8 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
                 && t.priority == p.shape.priority
                 && t.preemptable == p.shape.preemptable
                 && t.never_preempts == p.shape.never_preempts
-                && t.hints.as_deref().map(|h| (&h.scoring, h.cooldown, &h.vgpu))
-                    == p.shape.hints.as_deref().map(|h| (&h.scoring, h.cooldown, &h.vgpu))
+                && t.hints.as_deref().map(|h| (&h.scoring, h.cooldown, &h.vgpu, &h.numa))
+                    == p.shape.hints.as_deref().map(|h| (&h.scoring, h.cooldown, &h.vgpu, &h.numa))
         };
         match tasks.iter_mut().find(|(t, role, m)| *role == p.role && m[0].sub == p.sub && same(t)) {
             Some((t, _, members)) => {
@@ -460,13 +473,16 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
             }
         }
     }
-    let (mut initial, mut initial_vgpu) = (Vec::new(), Vec::new());
+    let (mut initial, mut initial_vgpu, mut initial_numa) = (Vec::new(), Vec::new(), Vec::new());
     for (ti, (_, _, members)) in tasks.iter().enumerate() {
         for (k, p) in members.iter().enumerate() {
             if let Some((n, _)) = &p.node {
                 initial.push((ti, k as u32, *n));
                 if let Some(v) = &p.vgpu {
                     initial_vgpu.push((ti, k as u32, v.clone()));
+                }
+                if let Some(c) = p.numa {
+                    initial_numa.push((ti, k as u32, c));
                 }
             }
         }
@@ -481,6 +497,7 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
         tasks: tasks.into_iter().map(|(t, _, _)| t).collect(),
         initial,
         initial_vgpu,
+        initial_numa,
         roles: shared.then(|| lead.into_boxed_slice()),
         role_names,
     }
@@ -537,6 +554,7 @@ fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Re
         tasks: vec![common::task("pod", replicas, 0, &shape)],
         initial: Vec::new(),
         initial_vgpu: Vec::new(),
+        initial_numa: Vec::new(),
         names: vec![Vec::new()],
         roles: None,
         role_names: vec![String::new()],

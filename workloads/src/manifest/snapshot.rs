@@ -41,6 +41,7 @@ pub fn snapshot(
 ) -> Result<Snapshot, Vec<ManifestError>> {
     let docs = read(base, pattern)?;
     let mut out = Snapshot::default();
+    let mut numa = Vec::new();
     for d in docs {
         let (api, kind) = common::kind_of(&d.root);
         let group = api.split('/').next().unwrap_or_default();
@@ -53,6 +54,7 @@ pub fn snapshot(
             ("scheduling.volcano.sh", "Queue") => out.queues.push(d),
             ("policy", "PodDisruptionBudget") => out.budgets.push(d),
             ("topology.volcano.sh", "HyperNode") => out.hypernodes.push(d),
+            ("nodeinfo.volcano.sh", "Numatopology") => numa.push(d),
             ("v1", "Pod") | ("scheduling.volcano.sh", "PodGroup") | ("scheduling.k8s.io", "PriorityClass") => {
                 out.workload.push(d)
             }
@@ -60,6 +62,25 @@ pub fn snapshot(
                 Ck::new(&d, errs).err(d.root.at, "kind", "expected `apiVersion` and `kind` (a Kubernetes object)")
             }
             _ => *out.skipped.entry(format!("{kind} ({api})")).or_default() += 1,
+        }
+    }
+    // Each node's NUMA topology, from the Numatopology named after it.
+    for d in numa {
+        let mut ck = Ck::new(&d, errs);
+        let Some((name, t)) = super::numa::numatopology(&mut ck, &d.root) else { continue };
+        if !ck.ok() {
+            continue;
+        }
+        match out.nodes.iter_mut().find(|n| n.name == name) {
+            Some(n) if n.numa.is_some() => {
+                ck.err(d.root.at, "metadata.name", format!("a second Numatopology for node `{name}`"))
+            }
+            Some(n) => n.numa = Some(std::sync::Arc::new(t)),
+            None => {
+                *out.skipped
+                    .entry("Numatopology (nodeinfo.volcano.sh/v1alpha1) of no Node in the snapshot".into())
+                    .or_default() += 1
+            }
         }
     }
     Ok(out)
@@ -189,6 +210,7 @@ fn node(
         nics: Nics::default(),
         speed: 1.0,
         vgpu,
+        numa: None,
     })
 }
 

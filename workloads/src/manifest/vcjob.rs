@@ -77,6 +77,16 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
             let g = SimDuration::from_secs(g as u64);
             grace = Some(grace.map_or(g, |x| x.max(g)));
         }
+        // The job controller writes a task's topologyPolicy into its pods'
+        // `volcano.sh/numa-topology-policy`, over the template's.
+        if let Some(n) = t.get("topologyPolicy") {
+            let v = n.scalar().unwrap_or_default();
+            if !v.is_empty()
+                && let Some(p) = super::numa::policy(ck, &v, n.at, &join(&tp, "topologyPolicy"))
+            {
+                super::numa::set_policy(&mut shape.hints, p);
+            }
+        }
         let mut task = common::task(&names[i], replicas, min, &shape);
         task.policies = common::policies(ck, t, &tp);
         if let Some(dep) = t.get("dependsOn") {

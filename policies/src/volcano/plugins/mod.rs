@@ -13,6 +13,7 @@ pub mod gang;
 pub mod network_topology;
 pub mod nodegroup;
 pub mod nodeorder;
+pub mod numa_aware;
 pub mod overcommit;
 pub mod pdb;
 pub mod predicates;
@@ -60,6 +61,7 @@ pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
         "rescheduling" => Box::new(rescheduling::Rescheduling::new(&pc.args)),
         "tdm" => Box::new(tdm::Tdm::new(&pc.args)),
         "deviceshare" => Box::new(deviceshare::DeviceShare::new(&pc.args)),
+        "numa-aware" => Box::new(numa_aware::NumaAware::new(&pc.args, pc.flag("enablePredicate"))),
         "extender" => Box::new(extender::Extender::new(&pc.args)),
         "resource-strategy-fit" => Box::new(resource_strategy_fit::ResourceStrategyFit::new(&pc.args)),
         other => unreachable!("conf loader accepted unknown plugin {other}"),

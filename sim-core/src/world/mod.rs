@@ -14,6 +14,8 @@ use crate::store::Store;
 use crate::time::SimTime;
 use std::collections::{BTreeMap, BTreeSet};
 
+mod ledgers;
+
 /// A node's usage.
 #[derive(Clone, Debug, Default)]
 pub struct NodeState {
@@ -34,6 +36,9 @@ pub struct NodeState {
     /// What the vGPU cards' sharers hold, card by card (empty unless the run
     /// models vGPU sharing and the node has cards).
     pub vgpu: Vec<crate::vgpu::CardUse>,
+    /// The CPUs its pods hold (empty unless the run models NUMA placement and
+    /// the node has a topology).
+    pub numa: crate::numa::NumaUse,
     /// Possible preemption victims, by [`VictimKey`]: count and Σ
     /// requests of the node's Running pods that are preemptable (ascending key).
     /// Preempt and reclaim bound what evicting them could free without walking the
@@ -414,6 +419,13 @@ pub struct World {
     vgpu_preset: Option<crate::vgpu::CardTakes>,
     /// `deviceshare.GPUExclusiveRules`: label sets whose pods may not share a card.
     vgpu_rules: crate::vgpu::ExclusiveRules,
+    /// The run models NUMA placement (a conf with `numa-aware`).
+    numa: bool,
+    /// The CPUs the next pod placed holds instead of the fit's (a starting
+    /// state's pod: its node's `podAllocations`).
+    numa_preset: Option<crate::numa::CpuSet>,
+    /// Nodes with CPUs released in this session (see [`World::settle_numa`]).
+    numa_released: Vec<NodeId>,
     /// Static cluster.
     pub cluster: Cluster,
     /// Node usage, by node id.
@@ -553,6 +565,9 @@ impl World {
             vgpu_policy: None,
             vgpu_preset: None,
             vgpu_rules: Vec::new(),
+            numa: false,
+            numa_preset: None,
+            numa_released: Vec::new(),
             hn_allocatable,
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
@@ -596,26 +611,6 @@ impl World {
     pub fn set_placement(&mut self, target: crate::frag::Target, rule: ShareRule) {
         self.frag_target = target;
         self.share_rule = rule;
-    }
-
-    /// Models vGPU sharing (before any pod is placed): the pods asking for vGPU
-    /// take cards of their nodes, chosen in `policy`'s order, keeping off cards
-    /// that hold a pod matching one of their exclusive `rules` (label sets).
-    pub fn set_vgpu(&mut self, policy: crate::vgpu::VgpuPolicy, rules: crate::vgpu::ExclusiveRules) {
-        self.vgpu_policy = Some(policy);
-        self.vgpu_rules = rules;
-        for (n, ns) in self.cluster.nodes.iter().zip(&mut self.nodes) {
-            ns.vgpu = vec![Default::default(); n.vgpu.len()];
-        }
-    }
-
-    /// The cards (index, MiB, cores) the next pod placed holds instead of the
-    /// fit's: a starting state's pod holds what its annotation says (none
-    /// without one, as Volcano's cache counts it).
-    pub fn preset_vgpu(&mut self, takes: crate::vgpu::CardTakes) {
-        if self.vgpu_policy.is_some() {
-            self.vgpu_preset = Some(takes);
-        }
     }
 
     /// A node's idle resources: allocatable − used.
@@ -679,79 +674,6 @@ impl World {
         id
     }
 
-    /// Moves a pod's vGPU cards along its status change. A pod holds cards from
-    /// Allocated (or Pipelined, in its session: Volcano's allocate event charges
-    /// both) through Running. When it starts releasing its cards are free at once
-    /// (Volcano's `RemoveTask`) but stay exclusive to its rules until it is gone;
-    /// an undone eviction takes the same cards back. A pod placed takes the
-    /// cards the fit chooses in the run's card order, as Volcano's `Allocate`
-    /// reruns the fit on the node's live cards (a starting state's pod: the
-    /// preset cards); a pod the cards cannot hold (placed by a path that did not
-    /// ask deviceshare) takes none.
-    fn move_vgpu(
-        &mut self,
-        pod: PodId,
-        job: JobId,
-        task: usize,
-        was: (PodStatus, Option<NodeId>),
-        now: (PodStatus, Option<NodeId>),
-    ) {
-        let Some(policy) = self.vgpu_policy else { return };
-        // Scores read a node's cards, which change here without its `used`
-        // changing (an eviction frees them, a pipeline takes them): the node's
-        // cached scores must go.
-        for n in [was.1, now.1].into_iter().flatten() {
-            if !self.nodes[n.0 as usize].vgpu.is_empty() {
-                self.epoch += 1;
-                self.node_used_epoch[n.0 as usize] = self.epoch;
-            }
-        }
-        let holds = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running);
-        let releasing = |s: PodStatus| s == PodStatus::Releasing;
-        let (from, to) =
-            (was.1.filter(|_| holds(was.0) || releasing(was.0)), now.1.filter(|_| holds(now.0) || releasing(now.0)));
-        if let Some(n) = from.filter(|_| from == to) {
-            let n = n.0 as usize;
-            match (holds(was.0), holds(now.0)) {
-                (true, false) => {
-                    crate::vgpu::set_releasing(&mut self.nodes[n].vgpu, pod, true);
-                }
-                (false, true) if crate::vgpu::set_releasing(&mut self.nodes[n].vgpu, pod, false) => {}
-                (false, true) => self.take_vgpu(pod, job, task, policy, NodeId(n as u32)),
-                _ => {}
-            }
-            return;
-        }
-        if let Some(n) = from {
-            crate::vgpu::give_back(&mut self.nodes[n.0 as usize].vgpu, pod);
-        }
-        if let Some(n) = to.filter(|_| holds(now.0)) {
-            self.take_vgpu(pod, job, task, policy, n);
-        }
-    }
-
-    /// A pod placed on node `n` takes vGPU cards (see [`World::move_vgpu`]).
-    fn take_vgpu(&mut self, pod: PodId, job: JobId, task: usize, policy: crate::vgpu::VgpuPolicy, n: NodeId) {
-        let spec = &self.jobs[job.0 as usize].spec;
-        let rules = if self.vgpu_rules.is_empty() {
-            0
-        } else {
-            let queue = &self.queues[spec.queue.0 as usize].spec.name;
-            crate::vgpu::rule_mask(&self.vgpu_rules, &spec.pod_labels(task, queue))
-        };
-        if let Some(takes) = self.vgpu_preset.take() {
-            let fit = crate::vgpu::VgpuFit { takes, score: 0.0 };
-            crate::vgpu::take(&mut self.nodes[n.0 as usize].vgpu, &fit, pod, job, rules);
-            return;
-        }
-        let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vgpu.as_deref()) else { return };
-        let node = &self.cluster.nodes[n.0 as usize];
-        let ns = &mut self.nodes[n.0 as usize];
-        if let Ok(fit) = crate::vgpu::fit_exclusive(&node.vgpu, &ns.vgpu, ask, job, rules, policy) {
-            crate::vgpu::take(&mut ns.vgpu, &fit, pod, job, rules);
-        }
-    }
-
     /// Moves a pod to `status` on `node`, keeping every aggregate consistent.
     pub fn transition(&mut self, pod: PodId, status: PodStatus, node: Option<NodeId>) {
         let (old_status, old_node, req, job, task) = {
@@ -789,6 +711,9 @@ impl World {
         }
         if self.vgpu_policy.is_some() {
             self.move_vgpu(pod, job, task, (old_status, old_node), (status, node));
+        }
+        if self.numa {
+            self.move_numa(pod, job, task, (old_status, old_node), (status, node));
         }
         if before != after && req.get(GPU) > 0 {
             if let Some(n) = before {

@@ -1,0 +1,210 @@
+//! The device ledgers the world keeps beside its resource sums: vGPU cards
+//! (Volcano's deviceshare, vGPU mode) and exclusive CPUs (numa-aware), moved
+//! along every pod's status change.
+
+use super::World;
+use crate::cluster::NodeId;
+use crate::job::{JobId, PodId, PodStatus};
+
+impl World {
+    /// Models vGPU sharing (before any pod is placed): the pods asking for vGPU
+    /// take cards of their nodes, chosen in `policy`'s order, keeping off cards
+    /// that hold a pod matching one of their exclusive `rules` (label sets).
+    pub fn set_vgpu(&mut self, policy: crate::vgpu::VgpuPolicy, rules: crate::vgpu::ExclusiveRules) {
+        self.vgpu_policy = Some(policy);
+        self.vgpu_rules = rules;
+        for (n, ns) in self.cluster.nodes.iter().zip(&mut self.nodes) {
+            ns.vgpu = vec![Default::default(); n.vgpu.len()];
+        }
+    }
+
+    /// The cards (index, MiB, cores) the next pod placed holds instead of the
+    /// fit's: a starting state's pod holds what its annotation says (none
+    /// without one, as Volcano's cache counts it).
+    pub fn preset_vgpu(&mut self, takes: crate::vgpu::CardTakes) {
+        if self.vgpu_policy.is_some() {
+            self.vgpu_preset = Some(takes);
+        }
+    }
+
+    /// Models NUMA placement (before any pod is placed): Guaranteed pods take
+    /// CPUs of nodes with a topology as Volcano's numa-aware plugin picks them.
+    pub fn set_numa(&mut self) {
+        self.numa = true;
+        for (n, ns) in self.cluster.nodes.iter().zip(&mut self.nodes) {
+            if let Some(t) = &n.numa {
+                ns.numa = crate::numa::NumaUse::new(t);
+            }
+        }
+    }
+
+    /// The CPUs the next pod placed holds instead of the fit's (a starting
+    /// state's pod holds what its node's `podAllocations` say: none without an
+    /// entry, as Volcano sees it).
+    pub fn preset_numa(&mut self, cpus: crate::numa::CpuSet) {
+        if self.numa {
+            self.numa_preset = Some(cpus);
+        }
+    }
+
+    /// A new session: CPUs released by evictions of the last session count as
+    /// held again (the kubelet holds them until the pods are gone; Volcano
+    /// frees them only in the session that evicts).
+    pub fn settle_numa(&mut self) {
+        for n in std::mem::take(&mut self.numa_released) {
+            let all = match &self.cluster.nodes[n.0 as usize].numa {
+                Some(t) => t.topo.all,
+                None => continue,
+            };
+            if self.nodes[n.0 as usize].numa.settle(&all) {
+                self.epoch += 1;
+                self.node_used_epoch[n.0 as usize] = self.epoch;
+            }
+        }
+    }
+
+    /// Moves a pod's CPUs along its status change. A pod holds CPUs from
+    /// Allocated (or Pipelined, in its session: Volcano's allocate event charges
+    /// both) through Running and Releasing; an eviction frees them for the rest
+    /// of its session ([`World::settle_numa`]). A pod placed takes the CPUs the
+    /// fit picks on the node's free CPUs, as Volcano's allocate event takes the
+    /// predicate's assignment made on the same state (a starting state's pod:
+    /// the preset CPUs); a pod the fit does not place takes none.
+    pub(super) fn move_numa(
+        &mut self,
+        pod: PodId,
+        job: JobId,
+        task: usize,
+        was: (PodStatus, Option<NodeId>),
+        now: (PodStatus, Option<NodeId>),
+    ) {
+        let holds = |s: PodStatus| {
+            matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running | PodStatus::Releasing)
+        };
+        let (from, to) = (was.1.filter(|_| holds(was.0)), now.1.filter(|_| holds(now.0)));
+        let topo = |w: &World, n: NodeId| w.cluster.nodes[n.0 as usize].numa.clone();
+        let mut changed = None;
+        if let Some(n) = from.filter(|_| from == to) {
+            let Some(t) = topo(self, n) else { return };
+            let released = now.0 == PodStatus::Releasing;
+            if (was.0 == PodStatus::Releasing) != released
+                && self.nodes[n.0 as usize].numa.set_released(&t.topo.all, pod, released)
+            {
+                if released {
+                    self.numa_released.push(n);
+                }
+                changed = Some(n);
+            }
+        } else {
+            if let Some(n) = from
+                && let Some(t) = topo(self, n)
+                && self.nodes[n.0 as usize].numa.give_back(&t.topo.all, pod)
+            {
+                self.bump_numa(n);
+            }
+            if let Some(n) = to
+                && let Some(t) = topo(self, n)
+            {
+                let preset = self.numa_preset.take();
+                let cpus = match preset {
+                    Some(c) => Some(c),
+                    None => {
+                        let ask =
+                            self.jobs[job.0 as usize].spec.tasks[task].hints.as_ref().and_then(|h| h.numa.as_deref());
+                        match ask.map(|a| crate::numa::fit(Some(&t), &self.nodes[n.0 as usize].numa.free, a)) {
+                            Some(crate::numa::NumaFit::Assign(c)) => Some(c),
+                            _ => None,
+                        }
+                    }
+                };
+                if let Some(c) = cpus {
+                    self.nodes[n.0 as usize].numa.take(&t.topo.all, pod, c, preset.is_some());
+                    changed = Some(n);
+                }
+            }
+        }
+        if let Some(n) = changed {
+            self.bump_numa(n);
+        }
+    }
+
+    /// Scores and predicates read a node's free CPUs, which change here without
+    /// its `used` changing: the node's cached answers must go.
+    fn bump_numa(&mut self, n: NodeId) {
+        self.epoch += 1;
+        self.node_used_epoch[n.0 as usize] = self.epoch;
+    }
+
+    /// Moves a pod's vGPU cards along its status change. A pod holds cards from
+    /// Allocated (or Pipelined, in its session: Volcano's allocate event charges
+    /// both) through Running. When it starts releasing its cards are free at once
+    /// (Volcano's `RemoveTask`) but stay exclusive to its rules until it is gone;
+    /// an undone eviction takes the same cards back. A pod placed takes the
+    /// cards the fit chooses in the run's card order, as Volcano's `Allocate`
+    /// reruns the fit on the node's live cards (a starting state's pod: the
+    /// preset cards); a pod the cards cannot hold (placed by a path that did not
+    /// ask deviceshare) takes none.
+    pub(super) fn move_vgpu(
+        &mut self,
+        pod: PodId,
+        job: JobId,
+        task: usize,
+        was: (PodStatus, Option<NodeId>),
+        now: (PodStatus, Option<NodeId>),
+    ) {
+        let Some(policy) = self.vgpu_policy else { return };
+        // Scores read a node's cards, which change here without its `used`
+        // changing (an eviction frees them, a pipeline takes them): the node's
+        // cached scores must go.
+        for n in [was.1, now.1].into_iter().flatten() {
+            if !self.nodes[n.0 as usize].vgpu.is_empty() {
+                self.epoch += 1;
+                self.node_used_epoch[n.0 as usize] = self.epoch;
+            }
+        }
+        let holds = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running);
+        let releasing = |s: PodStatus| s == PodStatus::Releasing;
+        let (from, to) =
+            (was.1.filter(|_| holds(was.0) || releasing(was.0)), now.1.filter(|_| holds(now.0) || releasing(now.0)));
+        if let Some(n) = from.filter(|_| from == to) {
+            let n = n.0 as usize;
+            match (holds(was.0), holds(now.0)) {
+                (true, false) => {
+                    crate::vgpu::set_releasing(&mut self.nodes[n].vgpu, pod, true);
+                }
+                (false, true) if crate::vgpu::set_releasing(&mut self.nodes[n].vgpu, pod, false) => {}
+                (false, true) => self.take_vgpu(pod, job, task, policy, NodeId(n as u32)),
+                _ => {}
+            }
+            return;
+        }
+        if let Some(n) = from {
+            crate::vgpu::give_back(&mut self.nodes[n.0 as usize].vgpu, pod);
+        }
+        if let Some(n) = to.filter(|_| holds(now.0)) {
+            self.take_vgpu(pod, job, task, policy, n);
+        }
+    }
+
+    /// A pod placed on node `n` takes vGPU cards (see [`World::move_vgpu`]).
+    fn take_vgpu(&mut self, pod: PodId, job: JobId, task: usize, policy: crate::vgpu::VgpuPolicy, n: NodeId) {
+        let spec = &self.jobs[job.0 as usize].spec;
+        let rules = if self.vgpu_rules.is_empty() {
+            0
+        } else {
+            let queue = &self.queues[spec.queue.0 as usize].spec.name;
+            crate::vgpu::rule_mask(&self.vgpu_rules, &spec.pod_labels(task, queue))
+        };
+        if let Some(takes) = self.vgpu_preset.take() {
+            let fit = crate::vgpu::VgpuFit { takes, score: 0.0 };
+            crate::vgpu::take(&mut self.nodes[n.0 as usize].vgpu, &fit, pod, job, rules);
+            return;
+        }
+        let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vgpu.as_deref()) else { return };
+        let node = &self.cluster.nodes[n.0 as usize];
+        let ns = &mut self.nodes[n.0 as usize];
+        if let Ok(fit) = crate::vgpu::fit_exclusive(&node.vgpu, &ns.vgpu, ask, job, rules, policy) {
+            crate::vgpu::take(&mut ns.vgpu, &fit, pod, job, rules);
+        }
+    }
+}
