@@ -36,6 +36,7 @@ mod volcano_extender;
 mod volcano_gang_evict;
 mod volcano_hier;
 mod volcano_nta_replays;
+mod volcano_numa;
 mod volcano_plugins;
 mod volcano_scenarios;
 mod volcano_shuffle;

@@ -184,6 +184,11 @@ pub(crate) const VGPU_UNUSED: &str = "vgpu-cards-unused";
 /// vGPU cards the GPU metrics leave out.
 pub(crate) const VGPU_NOT_IN_METRICS: &str = "vgpu-not-in-gpu-metrics";
 
+/// Nodes with a NUMA topology while the scheduler has no `numa-aware` plugin.
+pub(crate) const NUMA_UNUSED: &str = "numa-topology-unused";
+/// A `numa-aware` plugin with no node topology to read.
+pub(crate) const NUMA_NO_TOPOLOGY: &str = "numa-aware-without-topology";
+
 /// Warning kind: trace rows skipped.
 pub(crate) const TRACE_ROWS_SKIPPED: &str = "trace-rows-skipped";
 
@@ -371,6 +376,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         v.warn(BUDGETS_UNUSED, budgets.len() as u64, None, "spec.scheduler", message);
     }
     vgpu_warnings(&mut v, &nodes, &scheduler);
+    numa_warnings(&mut v, &nodes, &scheduler);
     let comm = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
     let mut tiers: BTreeMap<String, u32> = BTreeMap::new();
     for d in decls.iter().flatten().filter(|d| !d.tier_name.is_empty()) {
@@ -539,6 +545,25 @@ fn trace(
 /// `deviceshare.VGPUEnable` (the cards change nothing; their resources are
 /// plain extended resources), and no GPU metric either way (those count
 /// `nvidia.com/gpu`).
+fn numa_warnings(v: &mut V<'_>, nodes: &[lahar_core::cluster::Node], scheduler: &SchedulerChoice) {
+    let with: Vec<&lahar_core::cluster::Node> = nodes.iter().filter(|n| n.numa.is_some()).collect();
+    match (with.first(), scheduler.models_numa()) {
+        (Some(first), false) => {
+            let message = format!(
+                "{} node(s) have a NUMA topology (the first: {}), but no `numa-aware` plugin is in the scheduler conf: the topologies change nothing",
+                with.len(),
+                first.name
+            );
+            v.warn(NUMA_UNUSED, with.len() as u64, None, "spec.cluster", message);
+        }
+        (None, true) => {
+            let message = "the scheduler conf has `numa-aware`, but no node has a NUMA topology (a Numatopology in the snapshot, or `numa` on a compact node): Guaranteed pods with a topology policy other than none fit no node (`numa info is empty`), and other pods are not looked at";
+            v.warn(NUMA_NO_TOPOLOGY, 1, None, "spec.scheduler", message.to_string());
+        }
+        _ => {}
+    }
+}
+
 fn vgpu_warnings(v: &mut V<'_>, nodes: &[lahar_core::cluster::Node], scheduler: &SchedulerChoice) {
     let with: Vec<&lahar_core::cluster::Node> = nodes.iter().filter(|n| !n.vgpu.is_empty()).collect();
     let Some(first) = with.first() else { return };
