@@ -289,3 +289,47 @@ fn a_stale_vgpu_score_is_caught() {
         .count();
     assert!(differ > 0, "no scenario noticed stale vGPU scores");
 }
+
+/// A job of the NUMA equivalence property: (submit s, duration s, high
+/// priority, pods, CPUs per pod, topology policy: 0 none given, 1 the node's).
+type NumaJob = (u32, u32, bool, u32, u32, u8);
+
+fn numa_jobs() -> impl Strategy<Value = Vec<NumaJob>> {
+    let job = (0u32..2000, 60u32..3000, any::<bool>(), 1u32..4, 1u32..20, 0u8..2);
+    prop::collection::vec(job, 4..16)
+}
+
+/// Nodes of 32 CPUs on two NUMA nodes under `policy`, Guaranteed pods of a few
+/// CPUs each (some naming the node's policy), numa-aware's predicate and batch
+/// score beside binpack, and preempt: the CPUs a pod holds change without the
+/// node's `used` changing (an eviction frees them for the session).
+fn numa_text(nodes: u32, policy: &str, jobs: &[NumaJob]) -> String {
+    let mut w = format!(
+        "  seed: 5\n  horizon: 8h\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, cpu: 32, memory: 512Gi, numa: {{numaNodes: 2, topologyPolicy: {policy}, reserved: 1}}}}\n  queues:\n    - {{name: a, weight: 1}}\n  scheduler:\n    inline: |\n      actions: \"enqueue, allocate, backfill, preempt\"\n      tiers:\n      - plugins: [{{name: priority}}, {{name: gang, enablePreemptable: false}}, {{name: conformance}}]\n      - plugins: [{{name: predicates}}, {{name: binpack}}, {{name: numa-aware, arguments: {{weight: 10}}}}]\n  workload:\n    - jobs:\n"
+    );
+    for (i, &(submit, dur, high, pods, cpus, named)) in jobs.iter().enumerate() {
+        let p = if named == 1 { format!(", topologyPolicy: {policy}") } else { String::new() };
+        w += &format!(
+            "        - {{name: c{i}, queue: a, priority: {}, submitAt: {submit}s, duration: {dur}s, tasks: [{{name: w, replicas: {pods}{p}, resources: {{cpu: {cpus}, memory: 1Gi}}}}]}}\n",
+            if high { 10 } else { 0 },
+        );
+    }
+    format!("apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: eq-numa}}\nspec:\n{w}")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn numa_sessions_decide_as_the_exhaustive_walk(
+        nodes in 1u32..4,
+        policy in prop::sample::select(vec!["best-effort", "restricted", "single-numa-node"]),
+        jobs in numa_jobs(),
+    ) {
+        let t = numa_text(nodes, policy, &jobs);
+        let fast = outputs(&t, false, false);
+        let full = outputs(&t, true, false);
+        prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
+        prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+    }
+}
