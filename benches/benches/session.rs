@@ -29,6 +29,9 @@
 //! places 1,000 jobs (2,500 pods) asking vGPU cards on 1,000 empty nodes of 8
 //! cards: `resources-only` without `deviceshare.VGPUEnable` (the cards are plain
 //! extended resources), `vgpu` with it (binpack, weight 10).
+//! `session-numa/empty/1000-nodes/*` places 1,000 jobs (2,500 Guaranteed pods of
+//! 4–12 CPUs, best-effort) on 1,000 empty nodes of 64 CPUs on two NUMA nodes:
+//! `resources-only` without `numa-aware` in the conf, `numa` with it (weight 10).
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use lahar::scenario::{self, Scenario};
@@ -242,6 +245,43 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("empty/1000-nodes/{name}"), |b| time_session(b, &s, false));
     }
     g.finish();
+
+    let mut g = c.benchmark_group("session-numa");
+    g.sample_size(10);
+    for (name, plugin) in [("resources-only", ""), ("numa", "  - name: numa-aware\n    arguments: {weight: 10}\n")] {
+        let s = scenario_numa(1_000, plugin);
+        let mut e = prepared(&s, false);
+        e.run_session();
+        eprintln!("session-numa {name}: the session binds {} pods", bound(&e));
+        g.bench_function(format!("empty/1000-nodes/{name}"), |b| time_session(b, &s, false));
+    }
+    g.finish();
+}
+
+/// `session-numa`: `nodes` nodes of 64 CPUs (two sockets, one NUMA node each,
+/// two threads per core, best-effort) and 1,000 jobs of 1–4 Guaranteed pods of
+/// 4, 8 or 12 CPUs, half of them naming best-effort; `plugin` adds to the
+/// default tiers.
+fn scenario_numa(nodes: u32, plugin: &str) -> Scenario {
+    let mut s = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: bench-numa}}\nspec:\n  seed: 1\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, cpu: 64, memory: 1Ti, numa: {{numaNodes: 2, topologyPolicy: best-effort, reserved: 1}}}}\n  queues:\n    - {{name: a, weight: 1}}\n    - {{name: b, weight: 2}}\n  workload:\n    - jobs:\n"
+    );
+    for i in 0..1000u32 {
+        let policy = if i % 2 == 0 { ", topologyPolicy: best-effort" } else { "" };
+        let _ = writeln!(
+            s,
+            "        - {{name: c-{i}, submitAt: 1s, queue: {q}, duration: 30d, tasks: [{{name: worker, replicas: {replicas}{policy}, resources: {{cpu: {cpu}, memory: 32Gi}}}}]}}",
+            q = ["a", "b"][i as usize % 2],
+            replicas = 1 + i % 4,
+            cpu = 4 * (1 + i % 3),
+        );
+    }
+    s += "  scheduler:\n    inline: |\n";
+    let conf = format!("{}{plugin}", lahar_policies::volcano::conf::DEFAULT_CONF);
+    for l in conf.lines() {
+        let _ = writeln!(s, "      {l}");
+    }
+    scenario::load_str(&s, "bench-numa.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// `session-vgpu`: `nodes` nodes of 8 vGPU cards (80 GiB, 4 sharers each) and

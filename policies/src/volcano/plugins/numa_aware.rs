@@ -33,9 +33,9 @@ use super::super::conf::Args;
 use super::super::framework::Plugin;
 use lahar_core::cluster::NodeId;
 use lahar_core::job::PodId;
-use lahar_core::numa::{NumaAsk, NumaFit, TopologyPolicy, batch_scores, fit};
+use lahar_core::numa::{NumaAsk, NumaFit, NumaRefusal, TopologyPolicy, batch_scores, fit};
 use lahar_core::session::Session;
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 
 /// The plugin.
 #[derive(Debug)]
@@ -46,12 +46,43 @@ pub struct NumaAware {
     predicate_on: bool,
     /// Some node of the cluster has a topology.
     any_topology: OnceCell<bool>,
+    memo: RefCell<Memo>,
+}
+
+/// What the predicate and the score need of a fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// Passed without an assignment.
+    Skip,
+    /// Passed; the assignment spans this many NUMA nodes.
+    Spans(u32),
+    /// Refused.
+    Refuse(NumaRefusal),
+}
+
+/// Fits already made. A fit reads only the node's topology, its free CPUs and
+/// the ask, and every change of a node's free CPUs moves the node's epoch, so a
+/// verdict made at the node's current epoch is the verdict. Asks are numbered
+/// by content (tasks of equal asks share a number).
+#[derive(Debug, Default)]
+struct Memo {
+    /// Per job, per task: the ask's number + 1 (0: not numbered yet).
+    by_task: Vec<Vec<u32>>,
+    /// The distinct asks, by number.
+    asks: Vec<NumaAsk>,
+    /// Per node: (epoch, ask number, verdict).
+    nodes: Vec<Vec<(u64, u32, Verdict)>>,
 }
 
 impl NumaAware {
     /// Reads validated arguments; `predicate_on`: the entry's `enablePredicate`.
     pub fn new(args: &Args, predicate_on: bool) -> NumaAware {
-        NumaAware { weight: args.int("weight", 1), predicate_on, any_topology: OnceCell::new() }
+        NumaAware {
+            weight: args.int("weight", 1),
+            predicate_on,
+            any_topology: OnceCell::new(),
+            memo: RefCell::new(Memo::default()),
+        }
     }
 
     fn ask<'s>(ssn: &'s Session<'_>, pod: PodId) -> Option<&'s NumaAsk> {
@@ -61,6 +92,52 @@ impl NumaAware {
 
     fn fit(ssn: &Session<'_>, ask: &NumaAsk, node: NodeId) -> NumaFit {
         fit(ssn.node(node).numa.as_deref(), &ssn.node_state(node).numa.free, ask)
+    }
+
+    /// The pod's verdict on `node`: computed, or (outside exhaustive runs) the
+    /// one made at the node's current epoch.
+    fn verdict(&self, ssn: &Session<'_>, pod: PodId, ask: &NumaAsk, node: NodeId) -> Verdict {
+        let compute = || match Self::fit(ssn, ask, node) {
+            NumaFit::Skip => Verdict::Skip,
+            NumaFit::Assign(c) => Verdict::Spans(ssn.node(node).numa.as_deref().map_or(0, |t| t.topo.numa_count(&c))),
+            NumaFit::Refuse(r) => Verdict::Refuse(r),
+        };
+        if ssn.is_exhaustive() || ssn.node(node).numa.is_none() {
+            return compute();
+        }
+        let mut memo = self.memo.borrow_mut();
+        let m = &mut *memo;
+        let p = ssn.pod(pod);
+        let (j, t) = (p.job.0 as usize, p.task as usize);
+        if m.by_task.len() <= j {
+            m.by_task.resize_with(j + 1, Vec::new);
+        }
+        if m.by_task[j].len() <= t {
+            m.by_task[j].resize(ssn.job(p.job).spec.tasks.len().max(t + 1), 0);
+        }
+        if m.by_task[j][t] == 0 {
+            let id = match m.asks.iter().position(|a| a == ask) {
+                Some(i) => i,
+                None => {
+                    m.asks.push(ask.clone());
+                    m.asks.len() - 1
+                }
+            };
+            m.by_task[j][t] = id as u32 + 1;
+        }
+        let id = m.by_task[j][t] - 1;
+        if m.nodes.len() < ssn.node_count() {
+            m.nodes.resize_with(ssn.node_count(), Vec::new);
+        }
+        let epoch = ssn.node_used_epoch(node);
+        let entries = &mut m.nodes[node.0 as usize];
+        if let Some(&(_, _, v)) = entries.iter().find(|e| e.0 == epoch && e.1 == id) {
+            return v;
+        }
+        entries.retain(|e| e.0 == epoch);
+        let v = compute();
+        entries.push((epoch, id, v));
+        v
     }
 
     /// The pod is scored: Guaranteed with a policy other than `none`.
@@ -78,9 +155,9 @@ impl Plugin for NumaAware {
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         let Some(ask) = Self::ask(ssn, pod) else { return Some(Ok(())) };
-        Some(match Self::fit(ssn, ask, node) {
-            NumaFit::Refuse(r) => Err(r.reason(ask)),
-            NumaFit::Skip | NumaFit::Assign(_) => Ok(()),
+        Some(match self.verdict(ssn, pod, ask, node) {
+            Verdict::Refuse(r) => Err(r.reason(ask)),
+            Verdict::Skip | Verdict::Spans(_) => Ok(()),
         })
     }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
@@ -128,8 +205,8 @@ impl Plugin for NumaAware {
         // topology, which its predicate keeps out of the candidates).
         let counts: Vec<u32> = nodes
             .iter()
-            .map(|&n| match (Self::fit(ssn, ask, n), ssn.node(n).numa.as_deref()) {
-                (NumaFit::Assign(c), Some(t)) => t.topo.numa_count(&c),
+            .map(|&n| match self.verdict(ssn, pod, ask, n) {
+                Verdict::Spans(k) => k,
                 _ => 0,
             })
             .collect();
