@@ -126,6 +126,9 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     let total = nodes.iter().fold(Resources::ZERO, |a, n| a + n.allocatable);
     let mut gangs: Vec<Warning> = Vec::new();
     let mut unbounded: (usize, Option<String>) = (0, None);
+    // Jobs with a NUMA policy numa-aware will not look at (not Guaranteed).
+    let numa = scheduler.models_numa();
+    let mut burstable: (usize, Option<String>) = (0, None);
     // Names by a 64-bit hash (8 bytes a job, not the names themselves); a hash
     // seen twice is checked by name in a second pass over those jobs alone.
     let mut names: FxHashSet<u64> = FxHashSet::default();
@@ -160,6 +163,16 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
             *shapes.entry(models.demand(task)).or_default() += u64::from(task.replicas);
         }
         gang(&v, &mut gangs, &t, &nodes, &total, job_path);
+        if numa
+            && t.job.tasks.iter().any(|task| {
+                task.hints.as_ref().and_then(|h| h.numa.as_deref()).is_some_and(|a| {
+                    !a.guaranteed && a.policy.is_some_and(|p| p != lahar_core::numa::TopologyPolicy::None)
+                })
+            })
+        {
+            burstable.0 += 1;
+            burstable.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
+        }
         if t.job.duration.is_unbounded() {
             unbounded.0 += 1;
             unbounded.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
@@ -201,6 +214,20 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     }
     if let (n, Some(first)) = unbounded {
         run_times(&mut v, n, &first, &engine);
+    }
+    if let (n, Some(first)) = burstable {
+        let message = format!(
+            "{n} job(s) name a NUMA topology policy for pods that are not Guaranteed (the first `{first}`): numa-aware looks only at Guaranteed pods (CPU and memory limits on every container, requests equal to them), so their policy changes nothing"
+        );
+        v.warnings.push(Warning {
+            kind: super::validate::NUMA_NOT_GUARANTEED,
+            count: n as u64,
+            file: v.file.to_string(),
+            at: None,
+            path: "spec.workload".into(),
+            message,
+            first_of_many: false,
+        });
     }
     for (source, key) in twice {
         v.err(

@@ -236,6 +236,13 @@ fn numa_warnings_say_what_the_topology_changes() {
     assert_eq!(warnings(&with, plain), [("numa-topology-unused", 1)]);
     assert_eq!(warnings(&without, &conf("allocate")), [("numa-aware-without-topology", 1)]);
     assert_eq!(warnings(&with, &conf("allocate")), []);
+    // A policy on pods that are not Guaranteed (no memory request) changes nothing.
+    let burstable = ["{name: b, queue: c1, duration: 1h, tasks: [{name: w, replicas: 2, topologyPolicy: best-effort, resources: {cpu: 2}}]}".to_string()];
+    let s = lahar::scenario::load_str(&scenario(&with, &conf("allocate"), &burstable), "t.yaml", Path::new(""))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let w: Vec<_> = s.warnings.iter().map(|w| (w.kind, w.count)).collect();
+    assert_eq!(w, [("numa-policy-not-guaranteed", 1)]);
+    assert!(s.warnings[0].message.contains("the first `default/b`"), "{}", s.warnings[0].message);
 }
 
 /// Bad NUMA inputs, each refused by `lahar validate` with exit 2 and its place.

@@ -188,6 +188,8 @@ pub(crate) const VGPU_NOT_IN_METRICS: &str = "vgpu-not-in-gpu-metrics";
 pub(crate) const NUMA_UNUSED: &str = "numa-topology-unused";
 /// A `numa-aware` plugin with no node topology to read.
 pub(crate) const NUMA_NO_TOPOLOGY: &str = "numa-aware-without-topology";
+/// Jobs naming a topology policy for pods numa-aware does not look at.
+pub(crate) const NUMA_NOT_GUARANTEED: &str = "numa-policy-not-guaranteed";
 
 /// Warning kind: trace rows skipped.
 pub(crate) const TRACE_ROWS_SKIPPED: &str = "trace-rows-skipped";
