@@ -333,3 +333,20 @@ proptest! {
         prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
     }
 }
+
+/// The NUMA comparison can fail: with numa-aware's verdicts reused whatever the
+/// node's epoch (the engine's `stale_scores_for_tests`), fixed NUMA scenarios
+/// differ from the exhaustive walk, so keeping verdicts per epoch is under test.
+#[test]
+fn a_stale_numa_verdict_is_caught() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (1u32..4, prop::sample::select(vec!["best-effort", "restricted", "single-numa-node"]), numa_jobs());
+    let differ = (0..12)
+        .filter(|_| {
+            let (nodes, policy, jobs) = strategy.new_tree(&mut runner).expect("value").current();
+            let t = numa_text(nodes, policy, &jobs);
+            outputs_with(&t, false, |e| e.stale_scores_for_tests = true) != outputs(&t, true, false)
+        })
+        .count();
+    assert!(differ > 0, "no scenario noticed stale NUMA verdicts");
+}

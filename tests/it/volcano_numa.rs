@@ -111,6 +111,14 @@ fn user_guide_practice() {
             row("node-2", "web-1", "web", "22-23,46-47"),
         ]
     );
+    // db-0 and cache-0 end at 1200 s: their podAllocations CPUs are free again
+    // (the TFJob and vj-test ended at 660 s and 600 s).
+    let mut s = lahar::scenario::load_file(&example("examples/manifests/numa-scenario.yaml")).unwrap();
+    s.engine.horizon = Some(lahar_core::time::SimTime(1_300_000_000));
+    let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).unwrap();
+    let w = &r.output.world;
+    let free: Vec<String> = w.nodes.iter().map(|n| n.numa.free.to_string()).collect();
+    assert_eq!(free, ["0-31", "0-9,12-21,24-33,36-45"]);
     // The scores and the CPUs behind them, as --explain shows them.
     let text = std::fs::read_to_string(example("examples/manifests/numa-scenario.yaml")).unwrap();
     let base = example("examples/manifests");
