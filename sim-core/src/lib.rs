@@ -37,6 +37,7 @@ pub mod explain;
 pub mod files;
 pub mod flow;
 pub mod frag;
+pub mod gosort;
 pub mod index;
 pub mod job;
 pub mod numa;

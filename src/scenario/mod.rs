@@ -63,6 +63,23 @@ impl SchedulerChoice {
         }
     }
 
+    /// The device ConfigMap (namespace, name) a conf modelling vGPU reads
+    /// (`deviceshare.KnownGeometriesCMNamespace` / `…CMName`, by default
+    /// `kube-system/volcano-vgpu-device-config`).
+    pub fn device_config_map(&self) -> Option<(String, String)> {
+        let SchedulerChoice::Volcano(conf) = self else { return None };
+        let p = conf
+            .tiers
+            .iter()
+            .flatten()
+            .find(|p| p.name == "deviceshare" && p.args.bool("deviceshare.VGPUEnable", false))?;
+        let s = |k: &str, d: &str| p.args.str(k).filter(|x| !x.is_empty()).unwrap_or(d).to_string();
+        Some((
+            s("deviceshare.KnownGeometriesCMNamespace", "kube-system"),
+            s("deviceshare.KnownGeometriesCMName", "volcano-vgpu-device-config"),
+        ))
+    }
+
     /// The scheduler places Guaranteed pods' CPUs by NUMA topology (a Volcano
     /// conf with `numa-aware`).
     pub fn models_numa(&self) -> bool {

@@ -226,7 +226,6 @@ fn vgpu_bad_input_through_the_binary() {
             pod("", one),
             "metadata.annotations.volcano.sh/node-vgpu-register: record 1 (`GPU-0,10,16000,NVIDIA-A10,true`): expected 6 fields",
         ),
-        (node("GPU-0,10,16000,NVIDIA-A10,true,mig:", full), pod("", one), "MIG cards are not modelled"),
         (
             node(good, "volcano.sh/vgpu-number: \"10\", volcano.sh/vgpu-memory: \"16000\""),
             pod("", one),
@@ -234,8 +233,8 @@ fn vgpu_bad_input_through_the_binary() {
         ),
         (
             node(good, full),
-            pod(", volcano.sh/vgpu-mode: mig", one),
-            "metadata.annotations.volcano.sh/vgpu-mode: MIG cards are not modelled; expected `hami-core`, got `mig`",
+            pod(", volcano.sh/vgpu-mode: mps", one),
+            "metadata.annotations.volcano.sh/vgpu-mode: expected `hami-core` or `mig`, got `mps`",
         ),
         (
             node(good, full),
@@ -400,4 +399,105 @@ fn exclusive_rules_keep_matching_pods_apart() {
     assert_eq!(cards_held(&text, "150s"), [(0, 0, 8000, 2), (0, 1, 4000, 1)]);
     let rows = explain_rows(&text, "t3-train-0");
     assert!(rows.iter().any(|r| r["plugin"] == "deviceshare" && r["t"] == "0"), "{rows:?}");
+}
+
+/// Volcano's dynamic MIG with the vGPU user guide's conf and MIG pod, and the
+/// device plugin's published ConfigMap in the snapshot: two A100-SXM4-40GB cards
+/// in MIG mode. `mig-pod` (3000 MiB) takes card 0's smallest instance that holds
+/// it, a 1g.5gb of group1 (5120 MiB charged, as the guide's note says); at 10 s
+/// `mig-8g-a` (8000 MiB) finds no instance that large in card 0's group1 and
+/// takes card 1's 2g.10gb of group2 (the first group with one); at 70 s
+/// `mig-8g-b` goes to the busier card 1 (binpack) and takes its next 2g.10gb.
+#[test]
+fn user_guide_mig_pod() {
+    let s =
+        lahar::scenario::load_file(&example("examples/manifests/mig-scenario.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let n = &s.cluster.nodes[0];
+    assert!(n.vgpu.iter().all(|c| c.mig && c.groups.len() == 4 && c.percent));
+    assert!(lahar_core::vgpu::node_mig(&n.vgpu));
+    let mig = s.jobs().into_iter().find(|j| j.name == "mig-pod").expect("mig-pod");
+    let ask = mig.tasks[0].hints.as_ref().and_then(|h| h.vgpu.as_deref()).expect("a vGPU ask");
+    assert_eq!(ask.mode.as_deref(), Some("mig"));
+    let mut s = s;
+    s.engine.horizon = Some(lahar_core::time::SimTime(100_000_000));
+    let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).unwrap();
+    let w = &r.output.world;
+    let cards = &w.cluster.nodes[0].vgpu;
+    let held: Vec<(String, i64, Vec<String>)> = w.nodes[0]
+        .vgpu
+        .iter()
+        .zip(cards)
+        .flat_map(|(u, c)| {
+            u.holders.iter().map(move |h| {
+                let ids = h.slots.iter().map(|&s| lahar_core::vgpu::encode_id(&c.uuid, &c.groups, s)).collect();
+                (w.jobs[h.group.0 as usize].spec.name.clone(), h.memory, ids)
+            })
+        })
+        .collect();
+    let row = |j: &str, m: i64, id: &str| (j.to_string(), m, vec![id.to_string()]);
+    assert_eq!(
+        held,
+        [
+            row("mig-pod", 5120, "GPU-6a1f0c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b[group1-0]"),
+            row("mig-8g-a", 10240, "GPU-7b2e1d3f-4c5e-4f60-9bac-1d2e3f4a5b6c[group2-0]"),
+            row("mig-8g-b", 10240, "GPU-7b2e1d3f-4c5e-4f60-9bac-1d2e3f4a5b6c[group2-1]"),
+        ]
+    );
+}
+
+/// MIG records without the device ConfigMap run in HAMi-core mode (Volcano's
+/// defaults have no geometries), with a warning; a bad ConfigMap is refused
+/// with the field inside `device-config.yaml`.
+#[test]
+fn mig_needs_its_device_config() {
+    let node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: m0\n  annotations: {volcano.sh/node-vgpu-register: \"GPU-0,10,40960,NVIDIA-A100-SXM4-40GB,true,mig:\"}\nstatus:\n  allocatable: {cpu: \"8\", memory: 32Gi, volcano.sh/vgpu-number: \"10\", volcano.sh/vgpu-memory: \"40960\", volcano.sh/vgpu-cores: \"100\"}\n";
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h}}\nspec:\n  schedulerName: volcano\n  containers: [{name: c, resources: {limits: {volcano.sh/vgpu-number: 1, volcano.sh/vgpu-memory: 1000}}}]\n";
+    let cm = |body: &str| {
+        format!(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: volcano-vgpu-device-config, namespace: kube-system}}\ndata:\n  device-config.yaml: |\n{}",
+            body.lines().map(|l| format!("    {l}\n")).collect::<String>()
+        )
+    };
+    let write = |snapshot: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("cluster.yaml"), snapshot).unwrap();
+        std::fs::write(dir.path().join("pods.yaml"), pod).unwrap();
+        std::fs::write(
+            dir.path().join("scenario.yaml"),
+            format!(
+                "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  snapshot: cluster.yaml\n  queues: [{{name: default}}]\n  scheduler:\n    inline: |\n{}  workload:\n    - manifests: pods.yaml\n",
+                conf("allocate", "").lines().map(|l| format!("      {l}\n")).collect::<String>()
+            ),
+        )
+        .unwrap();
+        dir
+    };
+    let dir = write(node);
+    let s = lahar::scenario::load_file(&dir.path().join("scenario.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!lahar_core::vgpu::node_mig(&s.cluster.nodes[0].vgpu));
+    let w: Vec<_> = s.warnings.iter().map(|w| w.kind).collect();
+    assert!(w.contains(&"vgpu-mig-fallback"), "{w:?}");
+    for (body, want) in [
+        (
+            "nvidia:\n  resourceCountName: example.com/vgpu\n",
+            "data.device-config.yaml: nvidia.resourceCountName: lahar reads the vGPU resources under Volcano's default names",
+        ),
+        (
+            "nvidia:\n  gpuMemoryFactr: 2\n",
+            "data.device-config.yaml: nvidia.gpuMemoryFactr: unknown field of the nvidia section",
+        ),
+        (
+            "nvidia:\n  knownMigGeometries:\n  - models: [A100]\n    allowedGeometries:\n    - group: g-1\n      geometries: [{name: 1g.5gb, memory: 5120, count: 7}]\n",
+            "allowedGeometries[0].group: expected a group name without `-`",
+        ),
+        (
+            "nvidia:\n  knownMigGeometries:\n  - models: [A100]\n    allowedGeometries:\n    - group: g1\n      geometries: [{name: 1g.5gb, memory: lots, count: 7}]\n",
+            "geometries[0]: expected {name, memory: MiB > 0, count > 0}",
+        ),
+    ] {
+        let dir = write(&format!("{node}{}", cm(body)));
+        let out = super::lahar().arg("validate").arg(dir.path().join("scenario.yaml")).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+    }
 }

@@ -11,14 +11,12 @@
 //! holds ([`NumaUse`]).
 
 mod cpuset;
-mod gosort;
 mod policy;
 #[cfg(test)]
 mod tests;
 mod topo;
 
 pub use cpuset::{CpuSet, MAX_CPUS};
-pub use gosort::sort_slice;
 pub use policy::{TopologyPolicy, merge, provider_hints};
 pub use topo::{CpuInfo, CpuTopology, Hint, MAX_NUMA_NODES, allocate, cpu_hints, iterate_masks, take_by_topology};
 

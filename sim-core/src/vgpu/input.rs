@@ -22,14 +22,78 @@ pub struct VgpuCard {
     pub memory: i64,
     /// Type, `NVIDIA-<model>`.
     pub kind: String,
+    /// The record's mode is `mig`.
+    pub mig: bool,
+    /// The MIG geometry groups of its model (the device ConfigMap's
+    /// `knownMigGeometries`; see [`resolve_mig`]); empty when none applies.
+    pub groups: std::sync::Arc<[super::MigGroup]>,
+    /// `gpuMemoryFactor` of the device ConfigMap (MIG requests are scaled by it).
+    pub factor: i64,
+    /// The device ConfigMap names `volcano.sh/vgpu-memory-percentage` as its
+    /// `resourceMemoryPercentageName`.
+    pub percent: bool,
+}
+
+impl VgpuCard {
+    /// A HAMi-core card.
+    pub fn new(uuid: &str, number: u32, memory: i64, kind: &str) -> VgpuCard {
+        VgpuCard {
+            uuid: uuid.into(),
+            number,
+            memory,
+            kind: kind.into(),
+            mig: false,
+            groups: std::sync::Arc::from(Vec::new()),
+            factor: 1,
+            percent: false,
+        }
+    }
+}
+
+/// What the scheduler reads of the device ConfigMap (`device-config.yaml`'s
+/// `nvidia` section).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceConfig {
+    /// `knownMigGeometries`.
+    pub known: Vec<super::MigModels>,
+    /// `gpuMemoryFactor` (0 and 1: none).
+    pub factor: i64,
+    /// `resourceMemoryPercentageName` is `volcano.sh/vgpu-memory-percentage`.
+    pub percent: bool,
+}
+
+/// The memory-percentage resource the device ConfigMap may name.
+pub const VGPU_MEMORY_PERCENTAGE: &str = "volcano.sh/vgpu-memory-percentage";
+
+/// Gives a node's cards what the device ConfigMap says: the `mig` cards the
+/// geometry groups of their model (as Volcano's `decodeNodeDevices` does; a
+/// card of a model no entry names keeps none, so the node falls back to
+/// HAMi-core when it is the last card), every card the memory factor and the
+/// percentage switch.
+pub fn resolve_mig(cards: &mut [VgpuCard], config: &DeviceConfig) {
+    for c in cards.iter_mut() {
+        if c.mig
+            && let Some(g) = super::geometry_of(&config.known, &c.kind)
+        {
+            c.groups = std::sync::Arc::from(g.to_vec());
+        }
+        c.factor = config.factor.max(1);
+        c.percent = config.percent;
+    }
+}
+
+/// The node's sharing mode: that of its last card (`decodeNodeDevices`
+/// overwrites it record by record), `mig` only for a card with geometries.
+pub fn node_mig(cards: &[VgpuCard]) -> bool {
+    cards.last().is_some_and(|c| c.mig && !c.groups.is_empty())
 }
 
 /// Reads the `volcano.sh/node-vgpu-register` annotation: one
 /// `UUID,Number,MemoryMiB,Type,Health,Mode` record per card, each ended by `:`
 /// (Volcano's `decodeNodeDevices`). Volcano takes a malformed annotation, or an
 /// unparsable number in it, as a node without cards (or as 0); lahar refuses it
-/// with the record at fault. `mig` records are refused: MIG geometries come from
-/// a device ConfigMap lahar does not read.
+/// with the record at fault. A `mig` record's geometries come from the device
+/// ConfigMap ([`resolve_mig`]).
 pub fn decode_register(text: &str) -> Result<Vec<VgpuCard>, String> {
     if !text.contains(':') {
         return Err("expected records `UUID,Number,MemoryMiB,Type,Health,Mode:`, each ended by `:`".into());
@@ -57,14 +121,9 @@ pub fn decode_register(text: &str) -> Result<Vec<VgpuCard>, String> {
         if !matches!(f[4], "1" | "t" | "T" | "TRUE" | "true" | "True" | "0" | "f" | "F" | "FALSE" | "false" | "False") {
             return Err(format!("{}: Health `{}` is not a boolean", at(), f[4]));
         }
-        if f[5] == "mig" {
-            return Err(format!(
-                "{}: MIG cards are not modelled (their geometries come from the device plugin's ConfigMap); \
-                 lahar models HAMi-core sharing",
-                at()
-            ));
-        }
-        cards.push(VgpuCard { uuid: f[0].to_string(), number, memory, kind: f[3].to_string() });
+        let mut card = VgpuCard::new(f[0], number, memory, f[3]);
+        card.mig = f[5] == "mig";
+        cards.push(card);
     }
     if cards.is_empty() {
         return Err("no card records".into());
@@ -75,8 +134,8 @@ pub fn decode_register(text: &str) -> Result<Vec<VgpuCard>, String> {
     Ok(cards)
 }
 
-/// The cards a pod holds: (card index, MiB, cores) per card.
-pub type CardTakes = Vec<(u8, i64, i64)>;
+/// The cards a pod holds: (card index, MiB, cores, MIG instance) per card.
+pub type CardTakes = Vec<(u8, i64, i64, Option<super::MigSlot>)>;
 
 /// The annotation where Volcano records the cards a placed pod holds.
 pub const VGPU_ASSIGNED: &str = "volcano.sh/vgpu-ids-new";
@@ -86,9 +145,12 @@ pub const VGPU_ASSIGNED: &str = "volcano.sh/vgpu-ids-new";
 /// at session open (`addResource`). Containers are separated by `;`, entries
 /// `UUID,Type,MiB,cores` are ended by `:`; an entry's card is the first whose
 /// UUID its UUID contains, and a second entry of the pod on one card adds
-/// nothing (HAMi-core's `AddPod` keeps one entry per pod and card). Volcano skips
-/// a malformed entry or an unknown card; lahar refuses them.
+/// nothing (HAMi-core's `AddPod` keeps one entry per pod and card). On a MIG
+/// node an entry's UUID is `UUID[group-position]`, the instance it holds (its
+/// MiB is the instance's). Volcano skips a malformed entry or an unknown card;
+/// lahar refuses them.
 pub fn decode_assigned(text: &str, cards: &[VgpuCard]) -> Result<CardTakes, String> {
+    let mig = node_mig(cards);
     let mut out = CardTakes::new();
     for container in text.split(';') {
         for entry in container.split(':').filter(|e| e.contains(',')) {
@@ -103,9 +165,26 @@ pub fn decode_assigned(text: &str, cards: &[VgpuCard]) -> Result<CardTakes, Stri
             let Some(c) = cards.iter().position(|c| f[0].contains(c.uuid.as_str())) else {
                 return Err(format!("entry `{entry}`: the node has no card {}", f[0]));
             };
-            if !out.iter().any(|t| t.0 as usize == c) {
-                out.push((c as u8, mem, cores));
+            if out.iter().any(|t| t.0 as usize == c) {
+                continue;
             }
+            if !mig {
+                out.push((c as u8, mem, cores, None));
+                continue;
+            }
+            let (group, position) = super::decode_id(f[0]).map_err(|e| format!("entry `{entry}`: {e}"))?;
+            let card = &cards[c];
+            let Some(g) = card.groups.iter().position(|x| x.name == group) else {
+                return Err(format!("entry `{entry}`: card {} has no MIG group `{group}`", card.uuid));
+            };
+            let slot = super::MigSlot { group: g as u16, position };
+            let mut probe = super::MigUse::default();
+            let slice = super::add_used(&card.groups, &mut probe, slot);
+            if slice == 0 {
+                return Err(format!("entry `{entry}`: group `{group}` has no position {position}"));
+            }
+            let real = if card.factor > 1 { slice / card.factor } else { slice };
+            out.push((c as u8, real, cores, Some(slot)));
         }
     }
     Ok(out)
@@ -123,6 +202,9 @@ pub struct ContainerAsk {
     pub percent: i64,
     /// Percent of each card's compute (`vgpu-cores`; 0 when not given).
     pub cores: i64,
+    /// `volcano.sh/vgpu-memory-percentage` (limit, else request), which counts
+    /// only where the device ConfigMap names it (see [`VgpuCard::percent`]).
+    pub asked_percent: Option<i64>,
 }
 
 /// [`ContainerAsk::percent`] when no percentage applies.
@@ -143,12 +225,25 @@ impl ContainerAsk {
             memory,
             percent: if memory == 0 { 100 } else { PERCENT_UNSET },
             cores: cores.unwrap_or(0),
+            asked_percent: None,
         })
     }
 
-    /// MiB it takes on a card of `memory` MiB.
-    pub fn memory_on(&self, memory: i64) -> i64 {
-        if self.percent != PERCENT_UNSET { (memory as f64 * self.percent as f64 / 100.0) as i64 } else { self.memory }
+    /// The same ask with `volcano.sh/vgpu-memory-percentage` given.
+    pub fn with_percent(mut self, p: Option<i64>) -> ContainerAsk {
+        self.asked_percent = p;
+        self
+    }
+
+    /// MiB it takes on a card of `memory` MiB; `percent_on`: the device
+    /// ConfigMap names the percentage resource, so an asked percentage rules
+    /// (`ExtractResourceRequest`).
+    pub fn memory_on(&self, memory: i64, percent_on: bool) -> i64 {
+        let p = match self.asked_percent.filter(|_| percent_on) {
+            Some(p) => p,
+            None => self.percent,
+        };
+        if p != PERCENT_UNSET { (memory as f64 * p as f64 / 100.0) as i64 } else { self.memory }
     }
 }
 

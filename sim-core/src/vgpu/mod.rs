@@ -11,10 +11,12 @@
 //! world keeps what each pod took ([`CardUse`]) while the pod holds its node.
 
 mod input;
+mod mig;
 #[cfg(test)]
 mod tests;
 
 pub use input::*;
+pub use mig::*;
 
 use crate::job::{JobId, PodId};
 
@@ -43,7 +45,7 @@ impl VgpuPolicy {
 }
 
 /// A pod's share of one card.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Holder {
     /// The pod.
     pub pod: PodId,
@@ -61,6 +63,8 @@ pub struct Holder {
     /// card at once) but keeps the card exclusive to its rules until it is gone,
     /// and gets the same card back if the eviction is undone.
     pub releasing: bool,
+    /// The MIG instances it holds on the card.
+    pub slots: Vec<MigSlot>,
 }
 
 /// What a card's sharers hold.
@@ -74,6 +78,8 @@ pub struct CardUse {
     pub cores: i64,
     /// Who holds it (`PodMap`), in the order they came.
     pub holders: Vec<Holder>,
+    /// Its MIG instances in use (MIG nodes only).
+    pub mig: MigUse,
 }
 
 /// Where a pod's containers go: (card, MiB, cores) for each card each container
@@ -113,8 +119,10 @@ fn order_into(policy: VgpuPolicy, u: &[(u32, i64, i64)], idx: &mut [u8]) {
 /// The most cards a node may register.
 pub const MAX_NODE_CARDS: usize = 64;
 
-/// Volcano's node mode (lahar models HAMi-core nodes only).
+/// Volcano's HAMi-core node mode.
 pub const HAMI_CORE: &str = "hami-core";
+/// Volcano's MIG node mode.
+pub const MIG: &str = "mig";
 
 /// [`fit_exclusive`] for a pod that matches no exclusive rule, with Volcano's
 /// message for a refusal.
@@ -132,8 +140,9 @@ pub fn fit(
 /// Why a pod's cards do not fit a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
-    /// The pod asks for another sharing mode.
-    Mode,
+    /// The pod asks for another sharing mode than the node's (`true`: the
+    /// node is a MIG node).
+    Mode(bool),
     /// A container asks for more cards than the node has.
     Cards,
     /// No card passes the pod's UUID filters.
@@ -146,9 +155,10 @@ impl Refusal {
     /// The message Volcano logs for it.
     pub fn message(self, ask: &VgpuAsk, node: &str) -> String {
         match self {
-            Refusal::Mode => format!(
-                "pod required sharing mode {} is not the same as the node mode {HAMI_CORE}",
-                ask.mode.as_deref().unwrap_or_default()
+            Refusal::Mode(mig) => format!(
+                "pod required sharing mode {} is not the same as the node mode {}",
+                ask.mode.as_deref().unwrap_or_default(),
+                if mig { MIG } else { HAMI_CORE }
             ),
             Refusal::Cards => format!("no enough gpu cards on node {node}"),
             Refusal::Uuid => format!(
@@ -177,9 +187,13 @@ pub fn fit_exclusive(
     rules: u64,
     policy: VgpuPolicy,
 ) -> Result<VgpuFit, Refusal> {
-    if ask.mode.as_deref().is_some_and(|m| m != HAMI_CORE) {
-        return Err(Refusal::Mode);
+    let mig = node_mig(cards);
+    if ask.mode.as_deref().is_some_and(|m| m != if mig { MIG } else { HAMI_CORE }) {
+        return Err(Refusal::Mode(mig));
     }
+    // Volcano's exclusive wrapper wraps HAMi-core nodes only: MIG instances are
+    // isolated already.
+    let rules = if mig { 0 } else { rules };
     let n = cards.len().min(MAX_NODE_CARDS);
     // Most nodes have at most 16 cards: a small frame for them.
     let (mut u_small, mut u_big) = ([(0u32, 0i64, 0i64); 16], Vec::new());
@@ -216,7 +230,7 @@ pub fn fit_exclusive(
             if ask.spread && uses[i].holders.iter().any(mate) {
                 continue;
             }
-            let want = c.memory_on(card.memory);
+            let want = c.memory_on(card.memory, card.percent);
             if card.memory - mem < want
                 || cores + c.cores > 100
                 || (c.cores == 100 && num > 0)
@@ -226,13 +240,25 @@ pub fn fit_exclusive(
             {
                 continue;
             }
+            // MIG (`TryAddPod`): the smallest instance of the card's group that
+            // holds the request (scaled by the memory factor) on the card's
+            // instances in use (which Volcano does not update within a fit).
+            let (charge, slot) = if mig {
+                let req = if card.factor > 1 { want * card.factor } else { want };
+                match find_match(&card.groups, &uses[i].mig, req) {
+                    Some((slot, slice)) => (if card.factor > 1 { slice / card.factor } else { slice }, Some(slot)),
+                    None => continue,
+                }
+            } else {
+                (want, None)
+            };
             // A container asking for no card stops at the first that passes
             // (Volcano charges it there without recording it; lahar charges nothing).
             if nums == 0 {
                 break;
             }
-            u[i] = (num + 1, mem + want, cores + c.cores);
-            out.takes.push((i as u8, want, c.cores));
+            u[i] = (num + 1, mem + charge, cores + c.cores);
+            out.takes.push((i as u8, charge, c.cores, slot));
             out.score += card_score(policy, card, u[i].0, u[i].1);
             nums -= 1;
             if nums == 0 {
@@ -246,34 +272,51 @@ pub fn fit_exclusive(
     Ok(out)
 }
 
-/// Charges a fit to the cards (`TryAddPod` and `addToPodMap`) for a pod
-/// matching the exclusive rules `rules`.
-pub(crate) fn take(uses: &mut [CardUse], fit: &VgpuFit, pod: PodId, group: JobId, rules: u64) {
-    for &(c, mem, cores) in &fit.takes {
+/// Charges a fit to the cards (`TryAddPod` and `addToPodMap`, and on a MIG
+/// card the instance, as `AddPod` marks it) for a pod matching the exclusive
+/// rules `rules`.
+pub(crate) fn take(cards: &[VgpuCard], uses: &mut [CardUse], fit: &VgpuFit, pod: PodId, group: JobId, rules: u64) {
+    for &(c, mem, cores, slot) in &fit.takes {
         let u = &mut uses[c as usize];
         u.num += 1;
         u.memory += mem;
         u.cores += cores;
+        if let Some(s) = slot {
+            add_used(&cards[c as usize].groups, &mut u.mig, s);
+        }
         match u.holders.iter_mut().find(|h| h.pod == pod) {
             Some(h) => {
                 h.count += 1;
                 h.memory += mem;
                 h.cores += cores;
+                h.slots.extend(slot);
             }
-            None => u.holders.push(Holder { pod, group, count: 1, memory: mem, cores, rules, releasing: false }),
+            None => u.holders.push(Holder {
+                pod,
+                group,
+                count: 1,
+                memory: mem,
+                cores,
+                rules,
+                releasing: false,
+                slots: slot.into_iter().collect(),
+            }),
         }
     }
 }
 
 /// Returns what `pod` holds on the cards (`SubPod`) and forgets it.
-pub(crate) fn give_back(uses: &mut [CardUse], pod: PodId) {
-    for u in uses {
+pub(crate) fn give_back(cards: &[VgpuCard], uses: &mut [CardUse], pod: PodId) {
+    for (card, u) in cards.iter().zip(uses) {
         if let Some(at) = u.holders.iter().position(|h| h.pod == pod) {
             let h = u.holders.remove(at);
             if !h.releasing {
                 u.num -= h.count;
                 u.memory -= h.memory;
                 u.cores -= h.cores;
+                for &s in &h.slots {
+                    sub_used(&card.groups, &mut u.mig, s);
+                }
             }
         }
     }
@@ -282,15 +325,22 @@ pub(crate) fn give_back(uses: &mut [CardUse], pod: PodId) {
 /// `pod` starts releasing (`true`: its cards are free, its entries stay) or
 /// stops (`false`: an undone eviction takes the same cards back). Returns
 /// whether the pod had cards here.
-pub(crate) fn set_releasing(uses: &mut [CardUse], pod: PodId, releasing: bool) -> bool {
+pub(crate) fn set_releasing(cards: &[VgpuCard], uses: &mut [CardUse], pod: PodId, releasing: bool) -> bool {
     let mut found = false;
-    for u in uses {
+    for (card, u) in cards.iter().zip(uses) {
         if let Some(h) = u.holders.iter_mut().find(|h| h.pod == pod && h.releasing != releasing) {
             h.releasing = releasing;
             let sign = if releasing { -1 } else { 1 };
             u.num = (i64::from(u.num) + sign * i64::from(h.count)) as u32;
             u.memory += sign * h.memory;
             u.cores += sign * h.cores;
+            for &s in &h.slots {
+                if releasing {
+                    sub_used(&card.groups, &mut u.mig, s);
+                } else {
+                    add_used(&card.groups, &mut u.mig, s);
+                }
+            }
             found = true;
         }
     }

@@ -6,14 +6,7 @@ use super::*;
 /// `makeGPUDevices`: n cards `GPU-0000A`, `GPU-0000B`, … of `mem` MiB shared
 /// by up to `max`, type `NVIDIA`.
 fn cards(n: usize, mem: i64, max: u32) -> Vec<VgpuCard> {
-    (0..n)
-        .map(|i| VgpuCard {
-            uuid: format!("GPU-0000{}", (b'A' + i as u8) as char),
-            number: max,
-            memory: mem,
-            kind: "NVIDIA".into(),
-        })
-        .collect()
+    (0..n).map(|i| VgpuCard::new(&format!("GPU-0000{}", (b'A' + i as u8) as char), max, mem, "NVIDIA")).collect()
 }
 
 /// `makeVGPUPod`: one container of 1 card, `mem` MiB, 25 cores.
@@ -28,12 +21,12 @@ fn pod(mem: i64, spread: bool) -> VgpuAsk {
 /// `simulateAllocate`: fit under binpack and charge the cards; the UUID taken.
 fn simulate(cards: &[VgpuCard], uses: &mut [CardUse], ask: &VgpuAsk, pod: u32, group: u32) -> Option<String> {
     let f = fit(cards, uses, ask, JobId(group), VgpuPolicy::Binpack, "n").ok()?;
-    take(uses, &f, PodId(pod), JobId(group), 0);
+    take(cards, uses, &f, PodId(pod), JobId(group), 0);
     Some(cards[f.takes[0].0 as usize].uuid.clone())
 }
 
 fn used(num: u32, memory: i64, cores: i64) -> CardUse {
-    CardUse { num, memory, cores, holders: Vec::new() }
+    CardUse { num, memory, cores, ..Default::default() }
 }
 
 #[test]
@@ -45,7 +38,7 @@ fn test_get_gpu_memory_of_pod_gpus_required_only_in_containers() {
     // Memory alone is one card; neither is no ask; no memory is the whole card.
     assert_eq!(ContainerAsk::of(None, Some(100), None).unwrap().nums, 1);
     assert_eq!(ContainerAsk::of(None, None, Some(50)), None);
-    assert_eq!(ContainerAsk::of(Some(2), None, None).unwrap().memory_on(30000), 30000);
+    assert_eq!(ContainerAsk::of(Some(2), None, None).unwrap().memory_on(30000, false), 30000);
 }
 
 #[test]
@@ -166,8 +159,17 @@ fn test_gpu_uuid_constraints() {
 fn test_device_has_pod_from_same_group() {
     let c = cards(1, 16384, 4);
     let with = |group: u32, memory: i64, cores: i64| {
-        let h = Holder { pod: PodId(9), group: JobId(group), count: 1, memory, cores, rules: 0, releasing: false };
-        vec![CardUse { num: 1, memory, cores, holders: vec![h] }]
+        let h = Holder {
+            pod: PodId(9),
+            group: JobId(group),
+            count: 1,
+            memory,
+            cores,
+            rules: 0,
+            releasing: false,
+            slots: Vec::new(),
+        };
+        vec![CardUse { num: 1, memory, cores, holders: vec![h], ..Default::default() }]
     };
     let blocked = |u: &[CardUse]| fit(&c, u, &pod(1000, true), JobId(1), VgpuPolicy::Binpack, "n").is_err();
     assert!(!blocked(&with(2, 1000, 50)), "other group");
@@ -212,7 +214,7 @@ fn test_binpack_stacks_sequential_pods() {
 /// under binpack; spread scores 0 (the card is counted as taken first).
 #[test]
 fn test_vgpu_score() {
-    let c = vec![VgpuCard { uuid: String::new(), number: 10, memory: 30000, kind: "NVIDIA".into() }];
+    let c = vec![VgpuCard::new("", 10, 30000, "NVIDIA")];
     let ask = VgpuAsk { containers: vec![ContainerAsk::of(Some(1), Some(1000), None).unwrap()], ..Default::default() };
     let s = fit(&c, &[used(1, 3000, 0)], &ask, JobId(0), VgpuPolicy::Binpack, "node1").unwrap().score;
     assert!((s - 13.333_333).abs() < 1e-5, "{s}");
@@ -224,13 +226,10 @@ fn test_vgpu_score() {
 /// asking 3 cards at 100 cores, no memory (all of each card's), fits.
 #[test]
 fn test_filter_node_case0_should_allocated_3_card_with_diff_memory_for_pod() {
-    let c: Vec<VgpuCard> = [30000, 20000, 30000]
-        .iter()
-        .map(|&m| VgpuCard { uuid: String::new(), number: 10, memory: m, kind: "NVIDIA".into() })
-        .collect();
+    let c: Vec<VgpuCard> = [30000, 20000, 30000].iter().map(|&m| VgpuCard::new("", 10, m, "NVIDIA")).collect();
     let ask = VgpuAsk { containers: vec![ContainerAsk::of(Some(3), None, Some(100)).unwrap()], ..Default::default() };
     let f = fit(&c, &vec![CardUse::default(); 3], &ask, JobId(0), VgpuPolicy::Binpack, "n").unwrap();
-    assert_eq!(f.takes, [(0, 30000, 100), (1, 20000, 100), (2, 30000, 100)]);
+    assert_eq!(f.takes, [(0, 30000, 100, None), (1, 20000, 100, None), (2, 30000, 100, None)]);
 }
 
 /// `TestHAMICoreFactory_AddPod` ("fresh add"), `…AddPodDistinctUIDsAccumulate`
@@ -239,18 +238,19 @@ fn test_filter_node_case0_should_allocated_3_card_with_diff_memory_for_pod() {
 /// session open, a path lahar's ledger does not have: it is never rebuilt.)
 #[test]
 fn test_hami_core_factory_add_and_sub_pod() {
-    let one = VgpuFit { takes: vec![(0, 1000, 25)], score: 0.0 };
+    let one = VgpuFit { takes: vec![(0, 1000, 25, None)], score: 0.0 };
+    let c = cards(1, 16384, 4);
     let mut u = vec![CardUse::default()];
-    take(&mut u, &one, PodId(1), JobId(1), 0);
+    take(&c, &mut u, &one, PodId(1), JobId(1), 0);
     assert_eq!((u[0].num, u[0].memory, u[0].cores), (1, 1000, 25));
-    take(&mut u, &one, PodId(2), JobId(1), 0);
-    take(&mut u, &one, PodId(3), JobId(1), 0);
+    take(&c, &mut u, &one, PodId(2), JobId(1), 0);
+    take(&c, &mut u, &one, PodId(3), JobId(1), 0);
     assert_eq!((u[0].num, u[0].memory, u[0].cores), (3, 3000, 75));
     let mut u = vec![CardUse::default()];
-    take(&mut u, &one, PodId(1), JobId(1), 0);
-    give_back(&mut u, PodId(1));
+    take(&c, &mut u, &one, PodId(1), JobId(1), 0);
+    give_back(&c, &mut u, PodId(1));
     assert_eq!(u[0], CardUse::default());
-    take(&mut u, &one, PodId(1), JobId(1), 0);
+    take(&c, &mut u, &one, PodId(1), JobId(1), 0);
     assert_eq!((u[0].num, u[0].memory), (1, 1000));
 }
 
@@ -293,13 +293,13 @@ fn containers_take_cards_in_order() {
         ..Default::default()
     };
     let f = fit(&c, &vec![CardUse::default(); 2], &ask, JobId(0), VgpuPolicy::Binpack, "n").unwrap();
-    assert_eq!(f.takes, [(0, 10000, 0), (1, 10000, 0), (0, 6000, 0)]);
+    assert_eq!(f.takes, [(0, 10000, 0, None), (1, 10000, 0, None), (0, 6000, 0, None)]);
     // Binpack's score: 100·10000/16000 twice, then 100·16000/16000.
     assert!((f.score - 225.0).abs() < 1e-9, "{}", f.score);
     let mut u = vec![CardUse::default(); 2];
-    take(&mut u, &f, PodId(1), JobId(0), 0);
+    take(&c, &mut u, &f, PodId(1), JobId(0), 0);
     assert_eq!((u[0].num, u[0].memory, u[0].holders.len(), u[0].holders[0].count), (2, 16000, 1, 2));
-    give_back(&mut u, PodId(1));
+    give_back(&c, &mut u, PodId(1));
     assert_eq!(u, vec![CardUse::default(); 2]);
 }
 
@@ -310,12 +310,12 @@ fn containers_take_cards_in_order() {
 /// skips the entry).
 #[test]
 fn test_add_resource_and_decode_assigned() {
-    let c = vec![VgpuCard { uuid: "GPU-1234".into(), number: 10, memory: 16384, kind: "NVIDIA".into() }];
+    let c = vec![VgpuCard::new("GPU-1234", 10, 16384, "NVIDIA")];
     // The test's annotation has no trailing `:`; the entry is read all the same.
-    assert_eq!(decode_assigned("GPU-1234,NVIDIA,16384,0", &c).unwrap(), [(0, 16384, 0)]);
+    assert_eq!(decode_assigned("GPU-1234,NVIDIA,16384,0", &c).unwrap(), [(0, 16384, 0, None)]);
     assert!(decode_assigned("GPU-5678,NVIDIA,16384,0:", &c).unwrap_err().contains("no card GPU-5678"));
     let c2 = cards(2, 16000, 4);
-    assert_eq!(decode_assigned("GPU-0000A,NVIDIA,4096,30:", &c2).unwrap(), [(0, 4096, 30)]);
+    assert_eq!(decode_assigned("GPU-0000A,NVIDIA,4096,30:", &c2).unwrap(), [(0, 4096, 30, None)]);
     for bad in ["GPU-0000A,NVIDIA,-5,30:", "GPU-0000A,NVIDIA,4096,-1:", "GPU-0000A,NVIDIA,abc,30:", "GPU-0000A,NVIDIA:"]
     {
         assert!(decode_assigned(bad, &c2).is_err(), "{bad}");
@@ -323,7 +323,7 @@ fn test_add_resource_and_decode_assigned() {
     // Two containers; a second entry of the pod on one card adds nothing.
     assert_eq!(
         decode_assigned("GPU-0000A,NVIDIA,1000,10:GPU-0000B,NVIDIA,2000,20:;GPU-0000A,NVIDIA,500,5:", &c2).unwrap(),
-        [(0, 1000, 10), (1, 2000, 20)]
+        [(0, 1000, 10, None), (1, 2000, 20, None)]
     );
 }
 
@@ -380,7 +380,9 @@ fn test_exclusive_reserved_cards() {
             cores: 0,
             rules,
             releasing: false,
+            slots: Vec::new(),
         }],
+        ..Default::default()
     };
     let u = vec![holder(1, 0b01), holder(2, 0b10), CardUse::default(), CardUse::default()];
     let n = |k: u32| VgpuAsk {
@@ -402,17 +404,17 @@ fn test_exclusive_reserved_cards() {
 fn releasing_pods_keep_their_cards_exclusive() {
     let c = cards(1, 16000, 4);
     let mut u = vec![CardUse::default()];
-    take(&mut u, &VgpuFit { takes: vec![(0, 6000, 20)], score: 0.0 }, PodId(1), JobId(1), 0b1);
+    take(&c, &mut u, &VgpuFit { takes: vec![(0, 6000, 20, None)], score: 0.0 }, PodId(1), JobId(1), 0b1);
     let ask = pod(1000, false);
     let fits = |u: &[CardUse], mask| fit_exclusive(&c, u, &ask, JobId(2), mask, VgpuPolicy::Binpack).is_ok();
-    assert!(set_releasing(&mut u, PodId(1), true));
+    assert!(set_releasing(&c, &mut u, PodId(1), true));
     assert_eq!((u[0].num, u[0].memory, u[0].cores), (0, 0, 0));
     assert!(!fits(&u, 0b1), "same rule: still reserved");
     assert!(fits(&u, 0), "other pods share it");
-    assert!(set_releasing(&mut u, PodId(1), false));
+    assert!(set_releasing(&c, &mut u, PodId(1), false));
     assert_eq!((u[0].num, u[0].memory, u[0].cores), (1, 6000, 20));
-    set_releasing(&mut u, PodId(1), true);
-    give_back(&mut u, PodId(1));
+    set_releasing(&c, &mut u, PodId(1), true);
+    give_back(&c, &mut u, PodId(1));
     assert_eq!(u[0], CardUse::default());
     assert!(fits(&u, 0b1));
 }
@@ -425,17 +427,93 @@ fn decodes_the_register_annotation() {
     assert_eq!(c.len(), 2);
     assert_eq!(
         c[1],
-        VgpuCard {
-            uuid: "GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448".into(),
-            number: 10,
-            memory: 32768,
-            kind: "NVIDIA-Tesla V100S-PCIE-32GB".into()
-        }
+        VgpuCard::new("GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448", 10, 32768, "NVIDIA-Tesla V100S-PCIE-32GB")
     );
     assert!(decode_register("GPU-0,10,32768,NVIDIA,true").unwrap_err().contains("ended by `:`"));
     assert!(decode_register("GPU-0,10,32768,NVIDIA,true:").unwrap_err().contains("expected 6 fields"));
-    assert!(decode_register("GPU-0,10,32768,NVIDIA,true,mig:").unwrap_err().contains("MIG"));
+    assert!(decode_register("GPU-0,10,32768,NVIDIA,true,mig:").unwrap()[0].mig);
     assert!(decode_register("GPU-0,ten,32768,NVIDIA,true,hami-core:").unwrap_err().contains("Number `ten`"));
     assert!(decode_register("GPU-0,10,32768,NVIDIA,maybe,hami-core:").unwrap_err().contains("Health"));
     assert!(decode_register(":").unwrap_err().contains("no card"));
+}
+
+/// A MIG card of `memory` MiB with geometry group1 = `1g.10gb` × 2 (10240) and
+/// `2g.20gb` × 1 (20480), as `vgpu/mig_test.go` builds it, and memory factor
+/// `factor`.
+fn mig_card(uuid: &str, memory: i64, factor: i64) -> VgpuCard {
+    let mut c = VgpuCard::new(uuid, 10, memory, "NVIDIA-A100");
+    c.mig = true;
+    c.factor = factor;
+    c.groups = std::sync::Arc::from(vec![MigGroup {
+        name: "group1".into(),
+        instances: vec![
+            MigInstance { name: "1g.10gb".into(), memory: 10240, count: 2 },
+            MigInstance { name: "2g.20gb".into(), memory: 20480, count: 1 },
+        ],
+    }]);
+    c
+}
+
+/// `TestMIGFactory_TryAddPod_WithMemoryFactor`: factor 1, 10 MiB and 50 cores
+/// take `1g.10gb` (group1-0), charging 10240 MiB; factor 2, 6144 MiB asks for
+/// 12288, which takes `2g.20gb` (group1-2), charging 20480 ÷ 2.
+#[test]
+fn test_mig_factory_try_add_pod_with_memory_factor() {
+    for (factor, mib, want_mem, want_pos) in [(1, 10, 10240, 0), (2, 6144, 10240, 2)] {
+        let c = vec![mig_card("gpu-1234", 40960, factor)];
+        let ask =
+            VgpuAsk { containers: vec![ContainerAsk::of(Some(1), Some(mib), Some(50)).unwrap()], ..Default::default() };
+        let f = fit(&c, &[CardUse::default()], &ask, JobId(0), VgpuPolicy::Binpack, "n").unwrap();
+        let slot = MigSlot { group: 0, position: want_pos };
+        assert_eq!(f.takes, [(0, want_mem, 50, Some(slot))], "factor {factor}");
+        assert_eq!(encode_id("gpu-1234", &c[0].groups, slot), format!("gpu-1234[group1-{want_pos}]"));
+        let mut u = vec![CardUse::default()];
+        take(&c, &mut u, &f, PodId(1), JobId(0), 0);
+        assert_eq!((u[0].num, u[0].memory, u[0].cores), (1, want_mem, 50), "factor {factor}");
+    }
+}
+
+/// `TestMIGFactory_AddPod_WithMemoryFactor` and `…SubPod_WithMemoryFactor`: a
+/// placed pod's `gpu-1234[group1-0]` holds the 1g.10gb instance, 10240 MiB
+/// (5120 with factor 2) and its 50 cores; giving it back frees all.
+#[test]
+fn test_mig_factory_add_and_sub_pod_with_memory_factor() {
+    for (factor, want) in [(1, 10240), (2, 5120)] {
+        let c = vec![mig_card("gpu-1234", 40960, factor)];
+        let takes = decode_assigned("gpu-1234[group1-0],NVIDIA,0,50:", &c).unwrap();
+        assert_eq!(takes, [(0, want, 50, Some(MigSlot { group: 0, position: 0 }))]);
+        let mut u = vec![CardUse::default()];
+        take(&c, &mut u, &VgpuFit { takes, score: 0.0 }, PodId(1), JobId(0), 0);
+        assert_eq!((u[0].num, u[0].memory, u[0].cores, u[0].mig.group), (1, want, 50, Some(0)));
+        give_back(&c, &mut u, PodId(1));
+        assert_eq!(u[0], CardUse::default(), "factor {factor}");
+    }
+    let c = vec![mig_card("gpu-1234", 40960, 1)];
+    assert!(decode_assigned("gpu-1234[group9-0],NVIDIA,0,50:", &c).unwrap_err().contains("no MIG group `group9`"));
+    assert!(decode_assigned("gpu-1234[group1-7],NVIDIA,0,50:", &c).unwrap_err().contains("no position 7"));
+}
+
+/// A MIG node refuses a pod asking for HAMi-core (and the reverse), in
+/// Volcano's words; a `mig` card of a model without geometries leaves the node
+/// in HAMi-core mode.
+#[test]
+fn mig_and_hami_core_pods_keep_to_their_nodes() {
+    let mig = vec![mig_card("gpu-1", 40960, 1)];
+    let hami = cards(1, 40960, 10);
+    let pod = |mode: &str| VgpuAsk {
+        containers: vec![ContainerAsk::of(Some(1), Some(1000), None).unwrap()],
+        mode: Some(mode.into()),
+        ..Default::default()
+    };
+    let e = fit(&mig, &[CardUse::default()], &pod("hami-core"), JobId(0), VgpuPolicy::Binpack, "n").unwrap_err();
+    assert_eq!(e, "pod required sharing mode hami-core is not the same as the node mode mig");
+    assert!(fit(&hami, &[CardUse::default()], &pod("mig"), JobId(0), VgpuPolicy::Binpack, "n").is_err());
+    assert!(fit(&mig, &[CardUse::default()], &pod("mig"), JobId(0), VgpuPolicy::Binpack, "n").is_ok());
+    let mut unknown = decode_register("GPU-0,10,40960,NVIDIA-H100,true,mig:").unwrap();
+    let known = vec![MigModels { models: vec!["A100".into()], groups: mig[0].groups.to_vec() }];
+    resolve_mig(&mut unknown, &DeviceConfig { known: known.clone(), factor: 1, percent: false });
+    assert!(!node_mig(&unknown), "no geometry for H100: HAMi-core");
+    let mut a100 = decode_register("GPU-0,10,40960,NVIDIA-A100-SXM4-40GB,true,mig:").unwrap();
+    resolve_mig(&mut a100, &DeviceConfig { known, factor: 1, percent: false });
+    assert!(node_mig(&a100));
 }

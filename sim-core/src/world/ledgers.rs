@@ -170,16 +170,18 @@ impl World {
             let n = n.0 as usize;
             match (holds(was.0), holds(now.0)) {
                 (true, false) => {
-                    crate::vgpu::set_releasing(&mut self.nodes[n].vgpu, pod, true);
+                    crate::vgpu::set_releasing(&self.cluster.nodes[n].vgpu, &mut self.nodes[n].vgpu, pod, true);
                 }
-                (false, true) if crate::vgpu::set_releasing(&mut self.nodes[n].vgpu, pod, false) => {}
+                (false, true)
+                    if crate::vgpu::set_releasing(&self.cluster.nodes[n].vgpu, &mut self.nodes[n].vgpu, pod, false) => {
+                }
                 (false, true) => self.take_vgpu(pod, job, task, policy, NodeId(n as u32)),
                 _ => {}
             }
             return;
         }
         if let Some(n) = from {
-            crate::vgpu::give_back(&mut self.nodes[n.0 as usize].vgpu, pod);
+            crate::vgpu::give_back(&self.cluster.nodes[n.0 as usize].vgpu, &mut self.nodes[n.0 as usize].vgpu, pod);
         }
         if let Some(n) = to.filter(|_| holds(now.0)) {
             self.take_vgpu(pod, job, task, policy, n);
@@ -197,14 +199,15 @@ impl World {
         };
         if let Some(takes) = self.vgpu_preset.take() {
             let fit = crate::vgpu::VgpuFit { takes, score: 0.0 };
-            crate::vgpu::take(&mut self.nodes[n.0 as usize].vgpu, &fit, pod, job, rules);
+            let cards = &self.cluster.nodes[n.0 as usize].vgpu;
+            crate::vgpu::take(cards, &mut self.nodes[n.0 as usize].vgpu, &fit, pod, job, rules);
             return;
         }
         let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vgpu.as_deref()) else { return };
         let node = &self.cluster.nodes[n.0 as usize];
         let ns = &mut self.nodes[n.0 as usize];
         if let Ok(fit) = crate::vgpu::fit_exclusive(&node.vgpu, &ns.vgpu, ask, job, rules, policy) {
-            crate::vgpu::take(&mut ns.vgpu, &fit, pod, job, rules);
+            crate::vgpu::take(&node.vgpu, &mut ns.vgpu, &fit, pod, job, rules);
         }
     }
 }

@@ -426,14 +426,7 @@ fn vgpu_cards(
             Err(e) => v.err(at(&g.cards), format!("{path}.vgpu"), e.to_string()),
         }
     }
-    (0..cards)
-        .map(|i| VgpuCard {
-            uuid: format!("GPU-{name}-{i}"),
-            number: split,
-            memory: i64::from(memory),
-            kind: kind.clone(),
-        })
-        .collect()
+    (0..cards).map(|i| VgpuCard::new(&format!("GPU-{name}-{i}"), split, i64::from(memory), &kind)).collect()
 }
 
 /// Whether some node can hold a pod. Pods "fit" a cluster that had errors (its node

@@ -511,9 +511,10 @@ fn numa_ask(
 /// card) and `-cores` (percent per card) as one container's, when it names the
 /// number or the memory (see [`lahar_core::vgpu::ContainerAsk::of`]).
 fn vgpu_ask(v: &V<'_>, requests: &Resources) -> Option<Box<lahar_core::vgpu::VgpuAsk>> {
-    use lahar_core::vgpu::{ContainerAsk, VGPU_CORES, VGPU_MEMORY, VGPU_NUMBER, VgpuAsk};
+    use lahar_core::vgpu::{ContainerAsk, VGPU_CORES, VGPU_MEMORY, VGPU_MEMORY_PERCENTAGE, VGPU_NUMBER, VgpuAsk};
     // Extended resources are read in milli-units.
     let get = |r: &str| v.names.dim(r).map(|d| requests.get(d) / 1000).filter(|&x| x > 0);
-    let c = ContainerAsk::of(get(VGPU_NUMBER), get(VGPU_MEMORY), get(VGPU_CORES))?;
+    let c = ContainerAsk::of(get(VGPU_NUMBER), get(VGPU_MEMORY), get(VGPU_CORES))?
+        .with_percent(get(VGPU_MEMORY_PERCENTAGE));
     Some(Box::new(VgpuAsk { containers: vec![c], ..Default::default() }))
 }

@@ -377,6 +377,9 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         );
         v.warn(BUDGETS_UNUSED, budgets.len() as u64, None, "spec.scheduler", message);
     }
+    if let Some(id) = scheduler.device_config_map() {
+        snapshot::device_config(&mut v, snap.as_ref(), id, &mut nodes);
+    }
     vgpu_warnings(&mut v, &nodes, &scheduler);
     numa_warnings(&mut v, &nodes, &scheduler);
     let comm = comm::comm_settings(&mut v, spec.comm.as_ref(), base);

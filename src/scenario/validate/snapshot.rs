@@ -28,6 +28,7 @@ pub(super) struct Parts {
     pub hypernodes: Vec<Doc>,
     pub budgets: Vec<Doc>,
     pub workload: Vec<Doc>,
+    pub config_maps: Vec<Doc>,
 }
 
 /// Reads `spec.snapshot`, warning about what is skipped or not modelled.
@@ -84,8 +85,45 @@ pub(super) fn read(v: &mut V<'_>, spec: &RawSpec, base: &Path) -> Option<Parts> 
         hypernodes: s.hypernodes,
         budgets: s.budgets,
         workload: s.workload,
+        config_maps: s.config_maps,
     })
 }
+
+/// Gives the nodes' vGPU cards what the device ConfigMap the conf names
+/// (`deviceshare.KnownGeometriesCMName` in `…Namespace`) says: MIG geometries,
+/// the memory factor, the memory-percentage resource. Without that ConfigMap in
+/// the snapshot, Volcano's defaults (no MIG geometries: MIG records fall back to
+/// HAMi-core, with a warning).
+pub(super) fn device_config(v: &mut V<'_>, parts: Option<&Parts>, id: (String, String), nodes: &mut [Node]) {
+    let doc = parts.and_then(|p| p.config_maps.iter().find(|d| manifest::config_map_id(d) == id));
+    let mut errs = Vec::new();
+    let config = doc.and_then(|d| manifest::device_config(d, &mut errs)).unwrap_or_default();
+    report(v, errs);
+    let mut fallback: Vec<&str> = Vec::new();
+    for n in nodes.iter_mut().filter(|n| !n.vgpu.is_empty()) {
+        lahar_core::vgpu::resolve_mig(&mut n.vgpu, &config);
+        if n.vgpu.iter().any(|c| c.mig) && !lahar_core::vgpu::node_mig(&n.vgpu) {
+            fallback.push(&n.name);
+        }
+    }
+    if let Some(first) = fallback.first() {
+        let where_ = match doc {
+            Some(_) => format!("the device ConfigMap {}/{} gives no geometries for its last card's model", id.0, id.1),
+            None => format!(
+                "the snapshot has no device ConfigMap {}/{} (Volcano's defaults have no MIG geometries)",
+                id.0, id.1
+            ),
+        };
+        let message = format!(
+            "{} node(s) register MIG cards but run in HAMi-core mode, as in Volcano (the first: {first}): {where_}",
+            fallback.len()
+        );
+        v.warn(VGPU_MIG_FALLBACK, fallback.len() as u64, None, "spec.snapshot", message);
+    }
+}
+
+/// Warning kind: MIG cards that run in HAMi-core mode for want of geometries.
+pub(crate) const VGPU_MIG_FALLBACK: &str = "vgpu-mig-fallback";
 
 /// The snapshot's Queues (with Volcano's `default` queue when it lists none of
 /// that name: Volcano creates it in every cluster).

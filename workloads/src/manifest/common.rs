@@ -655,8 +655,8 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
 /// `ExtractResourceRequest`: memory without a count is one card; the memory and
 /// cores limits, else requests, per card; no memory is all of each card's), and
 /// the annotations that choose cards. Counts must be whole; `volcano.sh/vgpu-mode`
-/// must be `hami-core` (lahar models no MIG) and `volcano.sh/vgpu-podgroup-policy`
-/// `spread`, the only value Volcano reads.
+/// must be `hami-core` or `mig` and `volcano.sh/vgpu-podgroup-policy` `spread`,
+/// the only value Volcano reads.
 fn vgpu_ask(
     ck: &mut Ck<'_>,
     containers: &[Node],
@@ -664,7 +664,9 @@ fn vgpu_ask(
     annotations: &BTreeMap<String, (String, At)>,
     path: &str,
 ) -> Option<Box<lahar_core::vgpu::VgpuAsk>> {
-    use lahar_core::vgpu::{ContainerAsk, VGPU_CORES, VGPU_MEMORY, VGPU_NUMBER, VgpuAsk, uuid_list};
+    use lahar_core::vgpu::{
+        ContainerAsk, VGPU_CORES, VGPU_MEMORY, VGPU_MEMORY_PERCENTAGE, VGPU_NUMBER, VgpuAsk, uuid_list,
+    };
     let mut ask = VgpuAsk::default();
     for (i, c) in containers.iter().enumerate() {
         let res = c.get("resources");
@@ -687,7 +689,7 @@ fn vgpu_ask(
         };
         let nums = whole(ck, "limits", VGPU_NUMBER);
         // Kubernetes requires an extended resource's request to equal its limit.
-        for name in [VGPU_NUMBER, VGPU_MEMORY, VGPU_CORES] {
+        for name in [VGPU_NUMBER, VGPU_MEMORY, VGPU_CORES, VGPU_MEMORY_PERCENTAGE] {
             if let (Some(l), Some(r)) = (whole(ck, "limits", name), whole(ck, "requests", name))
                 && l != r
             {
@@ -705,8 +707,10 @@ fn vgpu_ask(
         if nums.is_none() && limit_mem.is_none() {
             continue;
         }
+        let percent =
+            whole(ck, "limits", VGPU_MEMORY_PERCENTAGE).or_else(|| whole(ck, "requests", VGPU_MEMORY_PERCENTAGE));
         if let Some(c) = ContainerAsk::of(nums, memory, cores) {
-            ask.containers.push(c);
+            ask.containers.push(c.with_percent(percent));
         }
     }
     if ask.containers.is_empty() {
@@ -717,13 +721,8 @@ fn vgpu_ask(
         format!("{}metadata.annotations.{key}", if path.is_empty() { String::new() } else { format!("{path}.") })
     };
     if let Some((m, at)) = text("volcano.sh/vgpu-mode") {
-        if m != lahar_core::vgpu::HAMI_CORE {
-            let why = if m == "mig" {
-                "MIG cards are not modelled; expected `hami-core`"
-            } else {
-                "expected `hami-core` or `mig`"
-            };
-            ck.err(at, &apath("volcano.sh/vgpu-mode"), format!("{why}, got `{m}`"));
+        if m != lahar_core::vgpu::HAMI_CORE && m != lahar_core::vgpu::MIG {
+            ck.err(at, &apath("volcano.sh/vgpu-mode"), format!("expected `hami-core` or `mig`, got `{m}`"));
         }
         ask.mode = Some(m);
     }

@@ -8,6 +8,7 @@
 
 mod apps;
 mod common;
+mod devices;
 mod jobflow;
 mod kubeflow;
 mod numa;
@@ -27,6 +28,7 @@ pub mod yaml;
 pub use common::{
     BUILTIN_PRIORITY_CLASSES, Context, HIGHEST_USER_PRIORITY, ImportedJob, PriorityClass, PriorityClasses,
 };
+pub use devices::{DEVICE_CONFIG_KEY, config_map_id, device_config};
 pub use jobflow::{is_unused_template, used_templates};
 pub use pdb::{budgets, is_budget};
 pub use snapshot::{Snapshot, snapshot};

@@ -26,6 +26,9 @@ pub struct Snapshot {
     pub hypernodes: Vec<Doc>,
     /// PodDisruptionBudget objects.
     pub budgets: Vec<Doc>,
+    /// ConfigMaps holding a device configuration (`device-config.yaml`), which
+    /// the conf's deviceshare may name.
+    pub config_maps: Vec<Doc>,
     /// PodGroups, Pods and PriorityClasses.
     pub workload: Vec<Doc>,
     /// Objects the scheduler does not read, counted by kind.
@@ -55,6 +58,9 @@ pub fn snapshot(
             ("policy", "PodDisruptionBudget") => out.budgets.push(d),
             ("topology.volcano.sh", "HyperNode") => out.hypernodes.push(d),
             ("nodeinfo.volcano.sh", "Numatopology") => numa.push(d),
+            ("v1", "ConfigMap") if d.root.get("data").and_then(|x| x.get(super::DEVICE_CONFIG_KEY)).is_some() => {
+                out.config_maps.push(d)
+            }
             ("v1", "Pod") | ("scheduling.volcano.sh", "PodGroup") | ("scheduling.k8s.io", "PriorityClass") => {
                 out.workload.push(d)
             }
