@@ -298,22 +298,8 @@ fn numa_bad_input_through_the_binary() {
         (topo(&good), vcjob.to_string(), "spec.tasks[0].topologyPolicy: expected none, best-effort"),
         (topo("  policies: {CPUManagerPolicy: static}\n"), pod(""), "spec.cpuDetail: a Numatopology needs its CPUs"),
     ];
-    let conf_text = conf("allocate");
     for (nodes, pods, want) in cases {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("cluster.yaml"), nodes).unwrap();
-        std::fs::write(dir.path().join("pods.yaml"), pods).unwrap();
-        std::fs::write(
-            dir.path().join("scenario.yaml"),
-            format!(
-                "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  snapshot: cluster.yaml\n  queues: [{{name: default}}]\n  scheduler:\n    inline: |\n{}  workload:\n    - manifests: pods.yaml\n",
-                conf_text.lines().map(|l| format!("      {l}\n")).collect::<String>()
-            ),
-        )
-        .unwrap();
-        let out = super::lahar().arg("validate").arg(dir.path().join("scenario.yaml")).assert().code(2);
-        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+        super::volcano_vgpu::refused(&super::volcano_vgpu::snapshot_dir(&nodes, &pods, &conf("allocate")), want);
     }
     // Compact nodes and tasks.
     let text = scenario(

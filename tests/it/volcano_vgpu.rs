@@ -261,20 +261,7 @@ fn vgpu_bad_input_through_the_binary() {
         ),
     ];
     for (nodes, pods, want) in cases {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("cluster.yaml"), nodes).unwrap();
-        std::fs::write(dir.path().join("pods.yaml"), pods).unwrap();
-        std::fs::write(
-            dir.path().join("scenario.yaml"),
-            format!(
-                "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  snapshot: cluster.yaml\n  queues: [{{name: default}}]\n  scheduler:\n    inline: |\n{}  workload:\n    - manifests: pods.yaml\n",
-                conf("allocate", "").lines().map(|l| format!("      {l}\n")).collect::<String>()
-            ),
-        )
-        .unwrap();
-        let out = super::lahar().arg("validate").arg(dir.path().join("scenario.yaml")).assert().code(2);
-        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+        refused(&snapshot_dir(&nodes, &pods, &conf("allocate", "")), want);
     }
     // A compact node's cards and a conf mixing modes.
     let text = scenario(
@@ -458,20 +445,7 @@ fn mig_needs_its_device_config() {
             body.lines().map(|l| format!("    {l}\n")).collect::<String>()
         )
     };
-    let write = |snapshot: &str| {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("cluster.yaml"), snapshot).unwrap();
-        std::fs::write(dir.path().join("pods.yaml"), pod).unwrap();
-        std::fs::write(
-            dir.path().join("scenario.yaml"),
-            format!(
-                "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  snapshot: cluster.yaml\n  queues: [{{name: default}}]\n  scheduler:\n    inline: |\n{}  workload:\n    - manifests: pods.yaml\n",
-                conf("allocate", "").lines().map(|l| format!("      {l}\n")).collect::<String>()
-            ),
-        )
-        .unwrap();
-        dir
-    };
+    let write = |snapshot: &str| snapshot_dir(snapshot, pod, &conf("allocate", ""));
     let dir = write(node);
     let s = lahar::scenario::load_file(&dir.path().join("scenario.yaml")).unwrap_or_else(|e| panic!("{e}"));
     assert!(!lahar_core::vgpu::node_mig(&s.cluster.nodes[0].vgpu));
@@ -495,9 +469,30 @@ fn mig_needs_its_device_config() {
             "geometries[0]: expected {name, memory: MiB > 0, count > 0}",
         ),
     ] {
-        let dir = write(&format!("{node}{}", cm(body)));
-        let out = super::lahar().arg("validate").arg(dir.path().join("scenario.yaml")).assert().code(2);
-        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+        refused(&write(&format!("{node}{}", cm(body))), want);
     }
+}
+
+/// A temp dir with `cluster.yaml` (a snapshot), `pods.yaml` (a manifests
+/// source) and `scenario.yaml` running them under the inline `conf`.
+pub(crate) fn snapshot_dir(snapshot: &str, pods: &str, conf: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cluster.yaml"), snapshot).unwrap();
+    std::fs::write(dir.path().join("pods.yaml"), pods).unwrap();
+    std::fs::write(
+        dir.path().join("scenario.yaml"),
+        format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  snapshot: cluster.yaml\n  queues: [{{name: default}}]\n  scheduler:\n    inline: |\n{}  workload:\n    - manifests: pods.yaml\n",
+            conf.lines().map(|l| format!("      {l}\n")).collect::<String>()
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+/// `lahar validate` of a snapshot scenario fails with exit 2 and says `want`.
+pub(crate) fn refused(dir: &tempfile::TempDir, want: &str) {
+    let out = super::lahar().arg("validate").arg(dir.path().join("scenario.yaml")).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains(want), "missing {want:?} in:\n{err}");
 }
