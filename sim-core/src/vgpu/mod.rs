@@ -8,7 +8,8 @@
 //! percent of compute ("cores"). A pod asks, per container, for `nums` cards with
 //! `memory` MiB and `cores` percent on each. The fit walks the cards in the
 //! schedule policy's order and takes the first `nums` that pass every check; the
-//! world keeps what each pod took ([`CardUse`]) while the pod holds its node.
+//! world keeps what each pod took ([`CardUse`]) while the pod holds its node. On
+//! a MIG node a card is cut into instances of one geometry group (`mig.rs`).
 
 mod input;
 mod mig;

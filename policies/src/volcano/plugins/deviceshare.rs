@@ -34,6 +34,12 @@
 //! use after placing ÷ card memory under `binpack` (0 under the other policies,
 //! as in Volcano, where spread's score is taken after the pod is counted).
 //!
+//! A node whose last card is registered in `mig` mode, with geometries for its
+//! model in the device ConfigMap, is a MIG node: a container takes the smallest
+//! instance of the card's geometry group that holds its memory, and the card
+//! charges the instance's memory (see [`lahar_core::vgpu::find_match`]); a pod's
+//! `volcano.sh/vgpu-mode` must be its node's mode.
+//!
 //! Every refusal of this plugin is resolvable: preempt and reclaim keep the
 //! node as a candidate, and preempt asks again after each eviction, as Volcano's
 //! `preemptorFitsOnNode` does, until the pod's cards fit.
