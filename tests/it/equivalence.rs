@@ -350,3 +350,52 @@ fn a_stale_numa_verdict_is_caught() {
         .count();
     assert!(differ > 0, "no scenario noticed stale NUMA verdicts");
 }
+
+/// A MIG scenario of the equivalence property: `nodes` nodes of two
+/// A100-SXM4-40GB cards in MIG mode (a snapshot, with the device plugin's
+/// published ConfigMap), vGPU jobs from `vgpu_jobs` (one card per pod; the
+/// instance taken depends on the card's group and instances in use), binpack
+/// with weight and preempt. Returns decisions.csv and pods.csv.
+fn mig_outputs(nodes: u32, jobs: &[VgpuJob], exhaustive: bool) -> (String, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cm = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/manifests/mig/snapshot-device-config.yaml"),
+    )
+    .expect("the example ConfigMap");
+    let mut snap = cm + "\n";
+    for n in 0..nodes {
+        snap += &format!(
+            "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: m{n}\n  annotations: {{volcano.sh/node-vgpu-register: \"GPU-{n}a,10,40960,NVIDIA-A100-SXM4-40GB,true,mig:GPU-{n}b,10,40960,NVIDIA-A100-SXM4-40GB,true,mig:\"}}\nstatus:\n  allocatable: {{cpu: \"64\", memory: 512Gi, volcano.sh/vgpu-number: \"20\", volcano.sh/vgpu-memory: \"81920\", volcano.sh/vgpu-cores: \"200\"}}\n"
+        );
+    }
+    std::fs::write(dir.path().join("cluster.yaml"), snap).expect("write");
+    let mut w = String::from(
+        "  seed: 5\n  horizon: 8h\n  snapshot: cluster.yaml\n  queues:\n    - {name: a, weight: 1}\n  scheduler:\n    inline: |\n      actions: \"enqueue, allocate, backfill, preempt\"\n      tiers:\n      - plugins: [{name: priority}, {name: gang, enablePreemptable: false}, {name: conformance}]\n      - plugins: [{name: predicates}, {name: deviceshare, arguments: {deviceshare.VGPUEnable: true, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10}}]\n  workload:\n    - jobs:\n",
+    );
+    for (i, &(submit, dur, high, pods, _cards, mib, cores)) in jobs.iter().enumerate() {
+        w += &format!(
+            "        - {{name: v{i}, queue: a, priority: {}, submitAt: {submit}s, duration: {dur}s, tasks: [{{name: w, replicas: {pods}, resources: {{cpu: 2, volcano.sh/vgpu-number: 1, volcano.sh/vgpu-memory: {mib}, volcano.sh/vgpu-cores: {cores}}}}}]}}\n",
+            if high { 10 } else { 0 },
+        );
+    }
+    let text = format!("apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: eq-mig}}\nspec:\n{w}");
+    let s = lahar::scenario::load_str(&text, "eq.yaml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out");
+    let opts = lahar::RunOptions { out_dir: Some(out.clone()), exhaustive, ..Default::default() };
+    lahar::run(s, &opts).expect("run");
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).expect("output");
+    (read("decisions.csv"), read("pods.csv"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mig_sessions_decide_as_the_exhaustive_walk(nodes in 1u32..3, jobs in vgpu_jobs()) {
+        let fast = mig_outputs(nodes, &jobs, false);
+        let full = mig_outputs(nodes, &jobs, true);
+        prop_assert!(fast.0.contains(",bind,"), "no pod placed: the scenario tests nothing");
+        prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
+        prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+    }
+}
