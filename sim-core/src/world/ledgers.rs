@@ -57,8 +57,7 @@ impl World {
                 None => continue,
             };
             if self.nodes[n.0 as usize].numa.settle(&all) {
-                self.epoch += 1;
-                self.node_used_epoch[n.0 as usize] = self.epoch;
+                self.bump_node(n);
             }
         }
     }
@@ -100,7 +99,7 @@ impl World {
                 && let Some(t) = topo(self, n)
                 && self.nodes[n.0 as usize].numa.give_back(&t.topo.all, pod)
             {
-                self.bump_numa(n);
+                self.bump_node(n);
             }
             if let Some(n) = to
                 && let Some(t) = topo(self, n)
@@ -124,13 +123,13 @@ impl World {
             }
         }
         if let Some(n) = changed {
-            self.bump_numa(n);
+            self.bump_node(n);
         }
     }
 
-    /// Scores and predicates read a node's free CPUs, which change here without
-    /// its `used` changing: the node's cached answers must go.
-    fn bump_numa(&mut self, n: NodeId) {
+    /// Scores and predicates read a node's devices (free CPUs, vGPU cards), which
+    /// change here without its `used` changing: the node's cached answers must go.
+    fn bump_node(&mut self, n: NodeId) {
         self.epoch += 1;
         self.node_used_epoch[n.0 as usize] = self.epoch;
     }
@@ -158,8 +157,7 @@ impl World {
         // cached scores must go.
         for n in [was.1, now.1].into_iter().flatten() {
             if !self.nodes[n.0 as usize].vgpu.is_empty() {
-                self.epoch += 1;
-                self.node_used_epoch[n.0 as usize] = self.epoch;
+                self.bump_node(n);
             }
         }
         let holds = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running);
