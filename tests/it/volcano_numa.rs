@@ -120,10 +120,8 @@ fn user_guide_practice() {
     let free: Vec<String> = w.nodes.iter().map(|n| n.numa.free.to_string()).collect();
     assert_eq!(free, ["0-31", "0-9,12-21,24-33,36-45"]);
     // The scores and the CPUs behind them, as --explain shows them.
-    let text = std::fs::read_to_string(example("examples/manifests/numa-scenario.yaml")).unwrap();
-    let base = example("examples/manifests");
     let dir = tempfile::tempdir().unwrap();
-    let s = lahar::scenario::load_str(&text, "numa-scenario.yaml", &base).unwrap_or_else(|e| panic!("{e}"));
+    let s = lahar::scenario::load_file(&example("examples/manifests/numa-scenario.yaml")).unwrap();
     let opts = lahar::RunOptions {
         out_dir: Some(dir.path().to_path_buf()),
         explain: vec!["default/vj-test-test-0".into(), "default/tfjob-test-ps-0".into()],

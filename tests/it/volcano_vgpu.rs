@@ -471,6 +471,17 @@ fn mig_needs_its_device_config() {
     ] {
         refused(&write(&format!("{node}{}", cm(body))), want);
     }
+    // A device ConfigMap no conf reads is counted among the skipped objects.
+    let plain = "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n";
+    let dir = snapshot_dir(&format!("{node}{}", cm("nvidia:\n  gpuMemoryFactor: 1\n")), pod, plain);
+    let s = lahar::scenario::load_file(&dir.path().join("scenario.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let skipped = s.warnings.iter().find(|w| w.kind == "snapshot-objects-skipped").expect("a skipped warning");
+    assert!(
+        skipped.message.contains("1 device ConfigMap(s)")
+            && skipped.message.contains("kube-system/volcano-vgpu-device-config: the conf models no vGPU sharing"),
+        "{}",
+        skipped.message
+    );
 }
 
 /// A temp dir with `cluster.yaml` (a snapshot), `pods.yaml` (a manifests

@@ -377,8 +377,12 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         );
         v.warn(BUDGETS_UNUSED, budgets.len() as u64, None, "spec.scheduler", message);
     }
-    if let Some(id) = scheduler.device_config_map() {
+    let device_map = scheduler.device_config_map();
+    if let Some(id) = device_map.clone() {
         snapshot::device_config(&mut v, snap.as_ref(), id, &mut nodes);
+    }
+    if let Some(s) = &snap {
+        snapshot::unused_device_configs(&mut v, s, device_map.as_ref());
     }
     vgpu_warnings(&mut v, &nodes, &scheduler);
     numa_warnings(&mut v, &nodes, &scheduler);

@@ -122,6 +122,25 @@ pub(super) fn device_config(v: &mut V<'_>, parts: Option<&Parts>, id: (String, S
     }
 }
 
+/// Device ConfigMaps of the snapshot that no conf reads (the conf models no vGPU,
+/// or its deviceshare names another): counted as skipped objects.
+pub(super) fn unused_device_configs(v: &mut V<'_>, parts: &Parts, used: Option<&(String, String)>) {
+    let unused: Vec<(String, String)> =
+        parts.config_maps.iter().map(manifest::config_map_id).filter(|id| used != Some(id)).collect();
+    let Some(first) = unused.first() else { return };
+    let why = match used {
+        Some((ns, name)) => format!("the conf's deviceshare reads {ns}/{name}"),
+        None => "the conf models no vGPU sharing".to_string(),
+    };
+    let message = format!(
+        "{} device ConfigMap(s) (`device-config.yaml`) were skipped, the first {}/{}: {why}",
+        unused.len(),
+        first.0,
+        first.1
+    );
+    v.warn(SNAPSHOT_SKIPPED, unused.len() as u64, parts.at, "spec.snapshot", message);
+}
+
 /// Warning kind: MIG cards that run in HAMi-core mode for want of geometries.
 pub(crate) const VGPU_MIG_FALLBACK: &str = "vgpu-mig-fallback";
 
