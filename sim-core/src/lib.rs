@@ -41,6 +41,7 @@ pub mod gosort;
 pub mod index;
 pub mod job;
 pub mod numa;
+pub mod progress;
 pub mod quantity;
 pub mod queue;
 pub mod record;

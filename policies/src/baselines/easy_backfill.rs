@@ -42,8 +42,8 @@
 
 use super::gang::{self, Mode};
 use lahar_core::cluster::NodeId;
-use lahar_core::engine::FULL_SPEED_PPM;
 use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::progress::{FULL_SPEED_PPM, remaining_at, wall_time};
 use lahar_core::resource::{GPU, Resources};
 use lahar_core::session::{Scheduler, Session};
 use lahar_core::time::SimTime;
@@ -82,9 +82,9 @@ impl EasyBackfill {
     fn expected_end(ssn: &Session<'_>, j: JobId) -> SimTime {
         let now = ssn.now();
         let job = ssn.job(j);
-        let remaining = job.spec.duration.micros().saturating_sub(gang::work_done(job, now));
+        let remaining = remaining_at(job, now);
         let speed = if job.is_progressing() { job.progress.speed_ppm } else { FULL_SPEED_PPM };
-        SimTime(now.micros().saturating_add(gang::wall_time(remaining, speed)))
+        SimTime(now.micros().saturating_add(wall_time(remaining, speed)))
     }
 
     /// The head's reservation: shadow time and spare resources per node.

@@ -3,11 +3,9 @@
 //! up to the session's instant.
 
 use lahar_core::cluster::NodeId;
-use lahar_core::engine::FULL_SPEED_PPM;
 use lahar_core::explain::{GPU_DEVICES_FULL, insufficient};
 use lahar_core::job::{JobId, PodGroupPhase, PodId};
 use lahar_core::session::{Session, Statement};
-use lahar_core::time::SimTime;
 use lahar_core::world::Job;
 
 /// Where a gang's pods go: on idle resources (`allocate`) or on future-idle ones
@@ -141,28 +139,4 @@ pub(crate) fn explain_nodes(ssn: &mut Session<'_>, p: PodId, mode: Mode) {
 /// [`place_gang`] with first-fit node choice.
 pub(crate) fn place_gang_first_fit(ssn: &mut Session<'_>, j: JobId, mode: Mode) -> Option<Statement> {
     place_gang(ssn, j, mode, |s, p| first_fit(s, p, mode))
-}
-
-/// Work done by the job at `now` (µs of ideal run time): the credited work plus what
-/// it did since its last speed change, if it is progressing; never more than its
-/// duration. Computed as the engine credits it, so a threshold crossing predicted from
-/// it happens at the instant the engine agrees on.
-pub(crate) fn work_done(job: &Job, now: SimTime) -> u64 {
-    let p = &job.progress;
-    let live = match p.since {
-        Some(since) => {
-            let elapsed = now.since(since).micros() as u128;
-            (elapsed * p.speed_ppm as u128 / FULL_SPEED_PPM as u128) as u64
-        }
-        None => 0,
-    };
-    p.done.saturating_add(live).min(job.spec.duration.micros())
-}
-
-/// Time (µs) the job needs to do `work` µs of ideal work at `speed_ppm`, rounded up so
-/// that the engine has credited at least `work` by then.
-pub(crate) fn wall_time(work: u64, speed_ppm: u32) -> u64 {
-    let speed = speed_ppm.clamp(1, FULL_SPEED_PPM) as u128;
-    let t = (work as u128 * FULL_SPEED_PPM as u128).div_ceil(speed);
-    t.min(u64::MAX as u128) as u64
 }

@@ -59,8 +59,8 @@
 
 use super::gang::{self, Mode};
 use lahar_core::cluster::NodeId;
-use lahar_core::engine::FULL_SPEED_PPM;
 use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::progress::{FULL_SPEED_PPM, wall_time, work_done_at};
 use lahar_core::resource::{GPU, Resources};
 use lahar_core::session::{Scheduler, Session, Statement};
 use lahar_core::time::{MICROS_PER_SEC, SimTime};
@@ -158,7 +158,7 @@ impl Tiresias {
     /// Attained service (GPU·µs) of the job now: GPUs × (work done + work lost).
     fn attained(ssn: &Session<'_>, j: JobId) -> u128 {
         let job = ssn.job(j);
-        Self::gpus(ssn, j) * gang::work_done(job, ssn.now()) as u128 + job.progress.lost_gpu_us
+        Self::gpus(ssn, j) * work_done_at(job, ssn.now()) as u128 + job.progress.lost_gpu_us
     }
 
     /// Queue service (GPU·µs): attained service minus what promotions forgave.
@@ -365,7 +365,7 @@ impl Tiresias {
                 let work = (threshold - service).div_ceil(gpus).min(u64::MAX as u128) as u64;
                 let speed =
                     if job.is_progressing() && !placed.contains(&j) { job.progress.speed_ppm } else { FULL_SPEED_PPM };
-                at.push(SimTime(now.micros().saturating_add(gang::wall_time(work, speed))));
+                at.push(SimTime(now.micros().saturating_add(wall_time(work, speed))));
             } else if let Some(due) = self.promotion_due(ssn, j) {
                 at.push(due);
             }

@@ -77,6 +77,7 @@ fn add_victim(list: &mut Vec<(VictimKey, u32, Resources)>, key: VictimKey, req: 
 }
 
 pub use crate::devices::{DEVICE_MILLI, DeviceHold, GpuDevices, MAX_NODE_GPUS, ShareRule};
+pub use crate::progress::Progress;
 
 /// One pod.
 #[derive(Clone, Debug)]
@@ -251,28 +252,6 @@ pub struct TaskState {
     pub created: bool,
     /// Its request's index in [`World::shapes`].
     pub shape: u32,
-}
-
-/// Work accounting of a job: work is measured in microseconds of run time under
-/// ideal placement; speed is in parts per million of ideal.
-#[derive(Clone, Debug, Default)]
-pub struct Progress {
-    /// Work completed, including work that may be lost at the next stop.
-    pub done: u64,
-    /// Work saved at the last checkpoint.
-    pub checkpointed: u64,
-    /// Current speed (ppm), meaningful while running.
-    pub speed_ppm: u32,
-    /// Running since (last speed change), if running.
-    pub since: Option<SimTime>,
-    /// Generation of the pending finish event; stale events are dropped.
-    pub generation: u64,
-    /// Work lost to stops, times GPUs held (GPU·µs of ideal work).
-    pub lost_gpu_us: u128,
-    /// Exposed-communication time accumulated (GPU·µs), for effective utilization.
-    pub comm_gpu_us: u128,
-    /// This job's term in the engine's effective-GPU sum (milli-GPU × ppm).
-    pub effective_term: i128,
 }
 
 impl Job {

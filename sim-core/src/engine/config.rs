@@ -1,0 +1,109 @@
+//! The engine's settings and its seam for the runtime model.
+
+use crate::cluster::NodeId;
+use crate::job::JobId;
+use crate::progress::FULL_SPEED_PPM;
+use crate::time::{SimDuration, SimTime};
+use crate::world::World;
+
+/// Prices a placement: how fast a job runs where it is, relative to its ideal
+/// placement. This is the seam for the communication model: iteration time =
+/// compute + exposed communication, speed = ideal iteration time / actual.
+pub trait RuntimeModel: Send {
+    /// Speed of `job` on `nodes` (distinct, ascending), in ppm of ideal (≤ 1,000,000).
+    fn speed_ppm(&self, world: &World, job: JobId, nodes: &[NodeId]) -> u32;
+
+    /// Whether one job's speed can depend on other jobs' placements (shared links).
+    /// The engine then calls [`RuntimeModel::reprice`] after the jobs running change.
+    fn coupled(&self) -> bool {
+        false
+    }
+
+    /// New speeds of the `running` jobs (ascending ids) whose speed changed because
+    /// the set of running jobs or their placements changed; called once per instant.
+    fn reprice(&self, _world: &World, _running: &[JobId]) -> Vec<(JobId, u32)> {
+        Vec::new()
+    }
+
+    /// True when the model prices `job`'s compute by the GPUs it runs on (a
+    /// training model's throughput per GPU model), so nodes' `speed` does not
+    /// apply to it.
+    fn prices_compute(&self, _job: JobId) -> bool {
+        false
+    }
+
+    /// A job pulled from a source arrived with id `job` and `profile` (jobs
+    /// listed in the World from the start were given to the model when it was made).
+    fn admit(&mut self, _job: JobId, _profile: Option<std::sync::Arc<crate::comm::runtime::JobProfile>>) {}
+}
+
+/// Every placement runs at the ideal speed (no communication cost).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdealRuntime;
+
+impl RuntimeModel for IdealRuntime {
+    fn speed_ppm(&self, _: &World, _: JobId, _: &[NodeId]) -> u32 {
+        FULL_SPEED_PPM
+    }
+}
+
+/// Engine settings.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Scenario seed.
+    pub seed: u64,
+    /// Stop time; `None`: run until no event is left.
+    pub horizon: Option<SimTime>,
+    /// With a period, sessions run at multiples of it (Volcano's loop); without,
+    /// right after the events that need one.
+    pub schedule_period: Option<SimDuration>,
+    /// Spacing of timeseries samples.
+    pub sample_interval: SimDuration,
+    /// Stop after this many sessions.
+    pub max_sessions: Option<u64>,
+    /// Sessions walk everything, as Volcano does, instead of skipping work that
+    /// provably cannot change a decision (the reference for equivalence tests).
+    pub exhaustive: bool,
+    /// Makes one of the session skips deliberately wrong, so that tests can show
+    /// the equivalence check catches a wrong skip. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_skip_for_tests: bool,
+    /// Makes cached node scores (and numa-aware's kept verdicts) never expire,
+    /// so that tests can show the equivalence check catches a stale one. Never
+    /// set outside tests.
+    #[doc(hidden)]
+    pub stale_scores_for_tests: bool,
+    /// Makes the fast count of free slots ([`Session::slots_up_to`]) miss a node,
+    /// so that tests can show the equivalence check catches it. Never set outside
+    /// tests.
+    #[doc(hidden)]
+    pub wrong_slots_for_tests: bool,
+    /// Makes the out-of-reach rule's fast path (from a job's facts) count one pod
+    /// short, so that tests can show the equivalence check catches it.
+    /// Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_reach_for_tests: bool,
+    /// Keys the out-of-reach rule's memo of the last job's facts without the
+    /// queue and priority, so that tests can show the equivalence check catches
+    /// it. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_memo_for_tests: bool,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            seed: 0,
+            horizon: None,
+            schedule_period: None,
+            sample_interval: SimDuration::from_secs(300),
+            max_sessions: None,
+            exhaustive: false,
+            wrong_skip_for_tests: false,
+            stale_scores_for_tests: false,
+            wrong_slots_for_tests: false,
+            wrong_reach_for_tests: false,
+            wrong_memo_for_tests: false,
+        }
+    }
+}

@@ -1,0 +1,469 @@
+//! The discrete-event engine.
+//!
+//! Events are ordered by `(time, sequence)`. After all events of one instant are
+//! handled, a scheduling session runs if anything that can change a decision
+//! happened (an arrival, a completion, a pod released or created, a wakeup), or, with
+//! `schedule_period`, at the next multiple of the period. A session that bound or
+//! evicted a pod is always followed by another (at the same instant without a
+//! period, at the next tick with one), as Volcano's periodic loop would run it: a
+//! gang completed by backfill's BestEffort binds is allocated then, not at some
+//! unrelated later event. No session runs when nothing changed. A running job makes
+//! progress at a speed set by its placement ([`RuntimeModel`]); when its placement
+//! changes, the work done at the old speed is credited and its finish event is
+//! rescheduled (stale finish events are dropped by a generation counter).
+
+mod config;
+mod controller;
+mod output;
+mod running;
+
+pub use crate::progress::FULL_SPEED_PPM;
+pub use config::{EngineConfig, IdealRuntime, RuntimeModel};
+pub use output::{EndReason, PodRecord, RunOutput, RunStats, Sample};
+
+use crate::arrivals::{Arrivals, Source};
+use crate::event::EventQueue;
+use crate::explain::Explain;
+use crate::job::{JobId, JobPhase, PodId, PodStatus};
+use crate::record::Recorder;
+use crate::recurring::Due;
+use crate::rng::{RngStreams, StreamRng};
+use crate::session::{Decision, Scheduler, Session};
+use crate::time::SimTime;
+use crate::world::World;
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    Finish(JobId, u64),
+    PodReleased(PodId),
+    Session,
+    Wakeup,
+    /// A job held back until now (a recurring object's run that Forbid held, a
+    /// JobFlow's job whose dependencies completed): its controller creates it.
+    Create(JobId),
+}
+
+/// The simulator.
+pub struct Engine {
+    world: World,
+    /// Jobs still to arrive, in arrival order. Arrivals are not queued as
+    /// events: at each instant they come before every queued event, exactly as
+    /// if they had been queued first.
+    arrivals: Arrivals,
+    /// Jobs that reached a terminal phase.
+    jobs_done: usize,
+    events: EventQueue<Event>,
+    scheduler: Box<dyn Scheduler>,
+    runtime: Box<dyn RuntimeModel>,
+    cfg: EngineConfig,
+    now: SimTime,
+    dirty: bool,
+    session_pending: bool,
+    /// Times of the queued wakeup events: a time is queued once however many
+    /// sessions ask for it.
+    wakeups: std::collections::BTreeSet<SimTime>,
+    next_sample: SimTime,
+    rng: StreamRng,
+    stats: RunStats,
+    pods_out: Vec<PodRecord>,
+    samples: Vec<Sample>,
+    decisions: Vec<Decision>,
+    /// Jobs that arrived in a PodGroup phase of their own (`JobSpec::start_phase`):
+    /// it stands until the next session closes, which re-derives it.
+    phase_due: Vec<JobId>,
+    /// Where records go as they are made, when set (else into `pods_out`,
+    /// `samples` and `decisions`).
+    recorder: Option<Box<dyn Recorder>>,
+    explain: Option<Explain>,
+    running_jobs: u32,
+    effective_milli_ppm: i128,
+    /// Jobs started or stopped this instant and the runtime model is coupled.
+    reprice_due: bool,
+    /// Nodes' relative speeds (jobs the runtime model does not price by GPU).
+    speeds: crate::speed::NodeSpeeds,
+    /// Recurring objects' runs: what is active, what is held back.
+    recurring: crate::recurring::Recurring,
+    /// JobFlows: the steps completed, the jobs waiting for theirs.
+    flows: crate::flow::Flows,
+}
+
+impl Engine {
+    /// An engine over `world` whose jobs arrive at their submit times.
+    pub fn new(
+        world: World,
+        scheduler: Box<dyn Scheduler>,
+        runtime: Box<dyn RuntimeModel>,
+        cfg: EngineConfig,
+    ) -> Engine {
+        let arrivals = Arrivals::listed(&world);
+        let rng = RngStreams::new(cfg.seed).stream("scheduler/session", 0);
+        let speeds = crate::speed::NodeSpeeds::new(&world.cluster);
+        Engine {
+            speeds,
+            world,
+            arrivals,
+            jobs_done: 0,
+            events: EventQueue::new(),
+            scheduler,
+            runtime,
+            cfg,
+            now: SimTime::ZERO,
+            dirty: false,
+            session_pending: false,
+            wakeups: std::collections::BTreeSet::new(),
+            next_sample: SimTime::ZERO,
+            rng,
+            stats: RunStats::default(),
+            pods_out: Vec::new(),
+            samples: Vec::new(),
+            decisions: Vec::new(),
+            phase_due: Vec::new(),
+            recorder: None,
+            explain: None,
+            running_jobs: 0,
+            effective_milli_ppm: 0,
+            reprice_due: false,
+            recurring: crate::recurring::Recurring::default(),
+            flows: crate::flow::Flows::default(),
+        }
+    }
+
+    /// An engine over `world` (whose own jobs are ignored: give it none) whose
+    /// jobs come from `source` in submit order, each added to the World when it
+    /// arrives, numbered in arrival order.
+    pub fn streaming(
+        world: World,
+        source: Source,
+        scheduler: Box<dyn Scheduler>,
+        runtime: Box<dyn RuntimeModel>,
+        cfg: EngineConfig,
+    ) -> Engine {
+        assert!(world.jobs.is_empty(), "a streaming engine's jobs come from its source");
+        let mut e = Engine::new(world, scheduler, runtime, cfg);
+        e.arrivals = Arrivals::streamed(source);
+        e
+    }
+
+    /// Records `--explain` rows for the pods `explain` watches (none by default).
+    pub fn set_explain(&mut self, explain: Explain) {
+        self.explain = (!explain.is_empty()).then_some(explain);
+    }
+
+    /// Hands every record to `recorder` as it is made; [`RunOutput::pods`],
+    /// [`RunOutput::samples`] and [`RunOutput::decisions`] then stay empty (but for
+    /// the intervals of `--explain` pods).
+    pub fn set_recorder(&mut self, recorder: Box<dyn Recorder>) {
+        self.recorder = Some(recorder);
+    }
+
+    /// Read access to the state (for tests and progress reporting).
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Runs to the end (no events left, horizon, or session limit).
+    pub fn run(mut self) -> RunOutput {
+        self.run_with(|_, _| {});
+        self.finish()
+    }
+
+    /// Runs, calling `progress(now, jobs_done)` every few thousand events.
+    pub fn run_with(&mut self, mut progress: impl FnMut(SimTime, usize)) {
+        while let Some(t) = self.next_time() {
+            if self.cfg.horizon.is_some_and(|h| t > h) {
+                break;
+            }
+            if self.cfg.max_sessions.is_some_and(|m| self.stats.sessions >= m) {
+                break;
+            }
+            self.handle_instant(t, &mut progress);
+            if self.dirty {
+                match self.cfg.schedule_period {
+                    None => {
+                        while self.dirty && self.cfg.max_sessions.is_none_or(|m| self.stats.sessions < m) {
+                            self.session();
+                        }
+                    }
+                    Some(p) if !self.session_pending => {
+                        let p = p.micros().max(1);
+                        let at = SimTime(t.micros().div_ceil(p) * p);
+                        self.events.push(at, Event::Session);
+                        self.session_pending = true;
+                    }
+                    Some(_) => {}
+                }
+            }
+            if self.reprice_due {
+                self.reprice();
+            }
+        }
+    }
+
+    /// The submit time of the next job to arrive.
+    fn next_arrival_time(&self) -> Option<SimTime> {
+        self.arrivals.next_time(&self.world)
+    }
+
+    /// The earliest instant with an arrival or a queued event.
+    fn next_time(&self) -> Option<SimTime> {
+        match (self.next_arrival_time(), self.events.peek_time()) {
+            (Some(a), Some(e)) => Some(a.min(e)),
+            (a, e) => a.or(e),
+        }
+    }
+
+    /// Handles every event at instant `t` (the earliest pending), without
+    /// running a session: arrivals first, then queued events.
+    fn handle_instant(&mut self, t: SimTime, progress: &mut impl FnMut(SimTime, usize)) {
+        self.sample_until(t);
+        self.now = t;
+        while self.next_arrival_time() == Some(t) {
+            let j = self.arrivals.pop(&mut self.world, &mut *self.runtime);
+            self.stats.events += 1;
+            self.due(j);
+            if self.stats.events.is_multiple_of(4096) {
+                progress(t, self.jobs_done);
+            }
+        }
+        while self.events.peek_time() == Some(t) {
+            let (_, ev) = self.events.pop().expect("peeked");
+            self.stats.events += 1;
+            self.handle(ev);
+            if self.stats.events.is_multiple_of(4096) {
+                progress(t, self.jobs_done);
+            }
+        }
+    }
+
+    /// Handles the events of the earliest pending instant (arrivals, finishes...)
+    /// without scheduling, and returns whether a session is due. With
+    /// [`Engine::run_session`], this lets benchmarks and tools time one session
+    /// on a prepared state.
+    pub fn prepare_instant(&mut self) -> bool {
+        if let Some(t) = self.next_time() {
+            self.handle_instant(t, &mut |_, _| {});
+        }
+        self.dirty
+    }
+
+    /// Runs one scheduling session at the current instant and applies its binds.
+    pub fn run_session(&mut self) {
+        self.session();
+    }
+
+    /// Closes open intervals and returns the outputs.
+    pub fn finish(mut self) -> RunOutput {
+        let cut_short = self.next_time().is_some();
+        let end = match self.cfg.horizon {
+            Some(h) if cut_short => h,
+            _ => self.now,
+        };
+        self.now = end;
+        // Credit the work of jobs still running so their progress is accurate.
+        let running: Vec<JobId> =
+            self.world.active.iter().copied().filter(|j| self.world.jobs[j.0 as usize].is_progressing()).collect();
+        for j in running {
+            self.credit(j);
+        }
+        // Intervals still open end with the run (before the last samples, which see
+        // the state after every change at their instant).
+        let open: Vec<PodId> = self
+            .world
+            .pods
+            .iter_ids()
+            .filter(|(_, p)| p.status == PodStatus::Running)
+            .map(|(i, _)| PodId(i as u32))
+            .collect();
+        for p in open {
+            self.record_pod_end(p, EndReason::Running);
+        }
+        self.sample_until(SimTime(end.micros() + 1));
+        self.stats.end = end;
+        self.stats.cut_short = cut_short;
+        for j in self.recurring.finish() {
+            self.drop_run(j);
+        }
+        self.stats.recurring = std::mem::take(&mut self.recurring.counts);
+        let world = &self.world;
+        let (never, counts) = self.flows.finish(|j| {
+            world.jobs[j.0 as usize].spec.flow.as_ref().map(|f| std::sync::Arc::clone(&f.step)).unwrap_or_default()
+        });
+        for j in never {
+            self.drop_run(j);
+        }
+        self.stats.flows = counts;
+        if self.recorder.is_none() {
+            // The in-memory records list every job of the scenario.
+            self.arrivals.add_rest(&mut self.world, &mut *self.runtime);
+        }
+        if let Some(r) = &mut self.recorder {
+            r.finished(&self.world, &self.stats);
+        }
+        RunOutput {
+            world: self.world,
+            pods: self.pods_out,
+            samples: self.samples,
+            decisions: self.decisions,
+            explain_tallies: self.explain.as_mut().map(|e| std::mem::take(&mut e.tallies)).unwrap_or_default(),
+            explain: self.explain.map(|e| e.rows).unwrap_or_default(),
+            stats: self.stats,
+        }
+    }
+
+    fn sample_until(&mut self, t: SimTime) {
+        let step = self.cfg.sample_interval.micros().max(1);
+        while self.next_sample < t {
+            let q = self.world.queues.iter().map(|q| q.allocated.gpu_milli()).collect();
+            let running = self.running_jobs;
+            let s = Sample {
+                t: self.next_sample,
+                gpu_allocated_milli: self.world.gpu_used_milli,
+                gpu_effective_milli: (self.effective_milli_ppm / FULL_SPEED_PPM as i128) as i64,
+                jobs_pending: self.world.active.len() as u32 - running,
+                jobs_running: running,
+                queue_gpu_milli: q,
+            };
+            match &mut self.recorder {
+                Some(r) => r.sample(&self.world, &s),
+                None => self.samples.push(s),
+            }
+            self.next_sample = SimTime(self.next_sample.micros() + step);
+        }
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::Finish(j, generation) => {
+                // A stale finish of a job already ended (and maybe retired) is dropped.
+                let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
+                if job.progress.generation == generation && job.is_progressing() {
+                    self.complete(j);
+                }
+            }
+            Event::PodReleased(p) => self.released(p),
+            Event::Session => {
+                self.session_pending = false;
+                if self.dirty {
+                    self.session();
+                }
+            }
+            Event::Wakeup => {
+                self.wakeups.remove(&self.now);
+                self.dirty = true;
+            }
+            Event::Create(j) => {
+                // Created now: its submit time is its creation (a run's name keeps
+                // its scheduled time).
+                self.world.jobs[j.0 as usize].spec.submit = self.now;
+                if let Some(r) = self.world.jobs[j.0 as usize].spec.recurrence.clone() {
+                    self.recurring.created(j, &r);
+                }
+                self.arrive(j);
+            }
+        }
+    }
+
+    /// Job `j`'s submit time came: it arrives, unless it is a recurring object's
+    /// run that the object's concurrency policy holds back or skips.
+    fn due(&mut self, j: JobId) {
+        if let Some(f) = &self.world.jobs[j.0 as usize].spec.flow
+            && !self.flows.due(j, f)
+        {
+            return;
+        }
+        let Some(r) = self.world.jobs[j.0 as usize].spec.recurrence.clone() else { return self.arrive(j) };
+        let (due, dropped) = self.recurring.due(j, &r, self.now);
+        if let Some(d) = dropped {
+            self.drop_run(d);
+        }
+        match due {
+            Due::Create => {}
+            Due::Replace(old) => {
+                for o in old {
+                    self.end_job(o, JobPhase::Terminated, EndReason::Killed);
+                }
+            }
+            Due::Hold => return,
+            Due::Skip => return self.drop_run(j),
+        }
+        self.recurring.created(j, &r);
+        self.arrive(j);
+    }
+
+    /// Forgets a job its controller never creates (a recurring object's run, a
+    /// JobFlow's job).
+    fn drop_run(&mut self, j: JobId) {
+        if self.retiring(j) {
+            self.world.jobs.remove(j.0 as usize);
+        }
+    }
+
+    fn session(&mut self) {
+        self.dirty = false;
+        self.stats.sessions += 1;
+        let idx = self.stats.sessions;
+        let mut ssn = Session::new(&mut self.world, self.now, idx, &mut self.rng).exhaustive(self.cfg.exhaustive);
+        ssn.wrong_skip_for_tests = self.cfg.wrong_skip_for_tests;
+        ssn.stale_scores_for_tests = self.cfg.stale_scores_for_tests;
+        ssn.wrong_slots_for_tests = self.cfg.wrong_slots_for_tests;
+        ssn.wrong_reach_for_tests = self.cfg.wrong_reach_for_tests;
+        ssn.wrong_memo_for_tests = self.cfg.wrong_memo_for_tests;
+        if let Some(e) = self.explain.as_mut() {
+            ssn = ssn.with_explain(e);
+        }
+        self.scheduler.schedule(&mut ssn);
+        let out = ssn.close();
+        for d in out.decisions {
+            self.emit(d);
+        }
+        let mut touched: Vec<JobId> = out.phase_jobs;
+        for &(p, _) in &out.binds {
+            let node = self.world.pods[p.0 as usize].node;
+            self.world.transition(p, PodStatus::Running, node);
+            let pod = &mut self.world.pods[p.0 as usize];
+            pod.started = self.now;
+            pod.nominated = None;
+            touched.push(pod.job);
+            self.started(p);
+        }
+        for &(p, action) in &out.evictions {
+            let reason = match action {
+                "preempt" | "gangpreempt" => EndReason::Preempted,
+                "reclaim" | "gangreclaim" => EndReason::Reclaimed,
+                _ => EndReason::Evicted,
+            };
+            let j = self.world.pods[p.0 as usize].job;
+            self.on_evicted(p, reason, idx);
+            touched.push(j);
+        }
+        for at in out.wakeups {
+            self.wake_at(at);
+        }
+        // A session that bound or evicted something is always followed by another, as
+        // Volcano's periodic loop would run one: without a period, at once (the next
+        // instant's events cannot change what it finds); with one, at the next tick.
+        if !out.binds.is_empty() || !out.evictions.is_empty() {
+            match self.cfg.schedule_period {
+                None => self.dirty = true,
+                Some(p) => {
+                    let p = p.micros().max(1);
+                    self.wake_at(SimTime((self.now.micros() / p + 1) * p));
+                }
+            }
+        }
+        // Starting phases are re-derived at the first session's close.
+        touched.append(&mut self.phase_due);
+        touched.sort_unstable();
+        touched.dedup();
+        for j in touched {
+            self.refresh_job(j);
+        }
+    }
+
+    /// Queues a wakeup at `at` unless one is queued there already.
+    fn wake_at(&mut self, at: SimTime) {
+        if self.wakeups.insert(at) {
+            self.events.push(at, Event::Wakeup);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! The running jobs' progress book: starting, stopping, crediting and
+//! re-pricing jobs, and the totals the samples read. The arithmetic itself is
+//! [`crate::progress`]'s, shared with the baselines.
+
+use super::{Engine, Event};
+use crate::job::{JobId, JobPhase};
+use crate::progress::FULL_SPEED_PPM;
+
+impl Engine {
+    /// Re-prices the running jobs after the set of running jobs changed (link
+    /// sharing): each job whose speed changed is credited at its old speed and goes
+    /// on at the new one.
+    pub(super) fn reprice(&mut self) {
+        self.reprice_due = false;
+        // `active` is ordered, so `running` is ascending.
+        let running: Vec<JobId> =
+            self.world.active.iter().copied().filter(|j| self.world.jobs[j.0 as usize].is_progressing()).collect();
+        for (j, speed) in self.runtime.reprice(&self.world, &running) {
+            let speed = speed.clamp(1, FULL_SPEED_PPM);
+            let job = &self.world.jobs[j.0 as usize];
+            if !job.is_progressing() || job.progress.speed_ppm == speed {
+                continue;
+            }
+            self.credit(j);
+            self.set_speed(j, speed);
+        }
+    }
+
+    /// Sets a progressing job's speed from now on: a new Finish generation at
+    /// the time its remaining work ends at that speed, and its term of the
+    /// effective-utilization sum.
+    pub(super) fn set_speed(&mut self, j: JobId, speed: u32) {
+        let job = &mut self.world.jobs[j.0 as usize];
+        let at = job.progress.set_speed(self.now, speed, job.spec.duration);
+        let generation = job.progress.generation;
+        let term = job.allocated.gpu_milli() as i128 * speed as i128;
+        self.effective_milli_ppm += term - std::mem::replace(&mut job.progress.effective_term, term);
+        // A job without a run time never finishes by itself.
+        if !job.spec.duration.is_unbounded() {
+            self.events.push(at, Event::Finish(j, generation));
+        }
+    }
+
+    /// Starts a runnable job's progress at the speed its placement gives it.
+    pub(super) fn start_progress(&mut self, j: JobId) {
+        let nodes = self.world.job_nodes(j);
+        let mut speed = self.runtime.speed_ppm(&self.world, j, &nodes).clamp(1, FULL_SPEED_PPM);
+        if self.speeds.uneven() && !self.runtime.prices_compute(j) {
+            let gpus = self.world.jobs[j.0 as usize].allocated.gpu_milli() > 0;
+            speed = crate::speed::NodeSpeeds::apply(speed, self.speeds.of(&self.world.cluster, &nodes, gpus));
+        }
+        let tier = self.world.cluster.topology.highest_tier(&nodes);
+        let now = self.now;
+        let job = &mut self.world.jobs[j.0 as usize];
+        job.nodes_spanned = nodes.len() as u32;
+        job.highest_tier = tier;
+        if job.first_start.is_none() {
+            job.first_start = Some(now);
+        }
+        job.phase = JobPhase::Running;
+        job.progress.since = Some(now);
+        // A stopped job's term is 0 (stop_progress clears it), so set_speed adds the full term.
+        self.set_speed(j, speed);
+        self.running_jobs += 1;
+        self.reprice_due |= self.runtime.coupled();
+    }
+
+    /// Credits work done since the last speed change.
+    pub(super) fn credit(&mut self, j: JobId) {
+        let job = &mut self.world.jobs[j.0 as usize];
+        let (duration, ckpt) = (job.spec.duration, job.spec.checkpoint_interval);
+        job.progress.credit(self.now, duration, job.allocated.gpu_milli(), ckpt);
+    }
+
+    /// Stops progress; with `lose`, work since the last checkpoint is lost.
+    pub(super) fn stop_progress(&mut self, j: JobId, lose: bool) {
+        if !self.world.jobs[j.0 as usize].is_progressing() {
+            return;
+        }
+        self.credit(j);
+        let job = &mut self.world.jobs[j.0 as usize];
+        let gpus = job.spec.total_gpus().max(0) as u128;
+        job.progress.stop(lose, gpus);
+        self.effective_milli_ppm -= std::mem::take(&mut job.progress.effective_term);
+        self.running_jobs -= 1;
+        self.reprice_due |= self.runtime.coupled();
+    }
+}

@@ -1,0 +1,135 @@
+//! A job's progress: how much of its ideal run time it has done, at what speed,
+//! and the arithmetic every part of lahar uses to read or change it.
+//!
+//! Work is measured in microseconds of run time under ideal placement; speed in
+//! parts per million of the ideal speed. The engine credits work with
+//! [`work_in`] (rounded down) and schedules a finish with [`wall_time`] (rounded
+//! up), so a baseline that predicts an instant from the same two functions
+//! agrees with the engine to the microsecond.
+
+use crate::time::{SimDuration, SimTime};
+use crate::world::Job;
+
+/// Full speed, in parts per million of the ideal speed.
+pub const FULL_SPEED_PPM: u32 = 1_000_000;
+
+/// Work accounting of a job: work is measured in microseconds of run time under
+/// ideal placement; speed is in parts per million of ideal.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    /// Work completed, including work that may be lost at the next stop.
+    pub done: u64,
+    /// Work saved at the last checkpoint.
+    pub checkpointed: u64,
+    /// Current speed (ppm), meaningful while running.
+    pub speed_ppm: u32,
+    /// Running since (last speed change), if running.
+    pub since: Option<SimTime>,
+    /// Generation of the pending finish event; stale events are dropped.
+    pub generation: u64,
+    /// Work lost to stops, times GPUs held (GPU·µs of ideal work).
+    pub lost_gpu_us: u128,
+    /// Exposed-communication time accumulated (GPU·µs), for effective utilization.
+    pub comm_gpu_us: u128,
+    /// This job's term in the engine's effective-GPU sum (milli-GPU × ppm).
+    pub effective_term: i128,
+}
+
+/// Ideal work (µs) done in `elapsed_us` at `speed_ppm`, rounded down.
+pub fn work_in(elapsed_us: u64, speed_ppm: u32) -> u64 {
+    (elapsed_us as u128 * speed_ppm as u128 / FULL_SPEED_PPM as u128) as u64
+}
+
+/// Time (µs) a job needs to do `work_us` of ideal work at `speed_ppm` (clamped
+/// to 1..=full speed), rounded up so that [`work_in`] credits at least `work_us`
+/// by then.
+pub fn wall_time(work_us: u64, speed_ppm: u32) -> u64 {
+    let speed = speed_ppm.clamp(1, FULL_SPEED_PPM) as u128;
+    let t = (work_us as u128 * FULL_SPEED_PPM as u128).div_ceil(speed);
+    t.min(u64::MAX as u128) as u64
+}
+
+/// Work done by `job` at `now`: the credited work plus what it did since its
+/// last speed change if it is progressing; never more than its duration.
+pub fn work_done_at(job: &Job, now: SimTime) -> u64 {
+    let p = &job.progress;
+    let live = p.since.map_or(0, |since| work_in(now.since(since).micros(), p.speed_ppm));
+    p.done.saturating_add(live).min(job.spec.duration.micros())
+}
+
+/// Work `job` still has to do at `now`.
+pub fn remaining_at(job: &Job, now: SimTime) -> u64 {
+    job.spec.duration.micros().saturating_sub(work_done_at(job, now))
+}
+
+impl Progress {
+    /// Credits the work done since the last speed change at `now`, by a job of
+    /// `duration` holding `gpu_milli` milli-GPUs that checkpoints every
+    /// `checkpoint`: the time not spent on work is counted as exposed
+    /// communication, and the last checkpoint moves with the work done.
+    pub(crate) fn credit(
+        &mut self,
+        now: SimTime,
+        duration: SimDuration,
+        gpu_milli: i64,
+        checkpoint: Option<SimDuration>,
+    ) {
+        let Some(since) = self.since else { return };
+        let elapsed = now.since(since).micros();
+        let work = work_in(elapsed, self.speed_ppm);
+        self.done = (self.done + work).min(duration.micros());
+        let gpus = gpu_milli.max(0) as u128;
+        self.comm_gpu_us += (elapsed - work.min(elapsed)) as u128 * gpus / 1000;
+        if let Some(c) = checkpoint.filter(|c| c.micros() > 0) {
+            self.checkpointed = self.done / c.micros() * c.micros();
+        }
+        self.since = Some(now);
+    }
+
+    /// Goes on at `speed` from `now` (a new finish generation): returns the
+    /// instant its remaining work of `duration` ends at that speed.
+    pub(crate) fn set_speed(&mut self, now: SimTime, speed: u32, duration: SimDuration) -> SimTime {
+        self.speed_ppm = speed;
+        self.generation += 1;
+        let remaining = duration.micros().saturating_sub(self.done);
+        SimTime(now.micros().saturating_add(wall_time(remaining, speed)))
+    }
+
+    /// Stops (the job was credited first): no finish pending. With `lose`, the
+    /// work since the last checkpoint is lost, counted for `gpus` whole GPUs;
+    /// returns the work lost.
+    pub(crate) fn stop(&mut self, lose: bool, gpus: u128) -> u64 {
+        self.since = None;
+        self.generation += 1;
+        if !lose {
+            return 0;
+        }
+        let lost = self.done - self.checkpointed;
+        self.done = self.checkpointed;
+        self.lost_gpu_us += lost as u128 * gpus;
+        lost
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A finish scheduled with `wall_time` is credited in full by `work_in`, and
+    /// one microsecond earlier it is not (for speeds that are not exact divisors).
+    #[test]
+    fn wall_time_and_work_in_agree() {
+        for speed in [1, 3, 300_000, 333_333, 999_999, FULL_SPEED_PPM] {
+            for work in [0u64, 1, 10, 7_777, 1_000_000_007] {
+                let t = wall_time(work, speed);
+                assert!(work_in(t, speed) >= work, "speed {speed} work {work}");
+                if t > 0 {
+                    assert!(work_in(t - 1, speed) < work, "speed {speed} work {work}");
+                }
+            }
+        }
+        // 10 µs at 0.3 speed: 34 µs (33 credit 9.9 → 9).
+        assert_eq!(wall_time(10, 300_000), 34);
+        assert_eq!(work_in(33, 300_000), 9);
+    }
+}
