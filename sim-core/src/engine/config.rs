@@ -73,7 +73,7 @@ pub struct EngineConfig {
     /// set outside tests.
     #[doc(hidden)]
     pub stale_scores_for_tests: bool,
-    /// Makes the fast count of free slots ([`Session::slots_up_to`]) miss a node,
+    /// Makes the fast count of free slots ([`crate::session::Session::slots_up_to`]) miss a node,
     /// so that tests can show the equivalence check catches it. Never set outside
     /// tests.
     #[doc(hidden)]
