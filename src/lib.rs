@@ -202,7 +202,11 @@ pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
         let rule = lahar_policies::placement::live::share_rule(p, &lahar_core::rng::RngStreams::new(s.seed));
         world.set_placement(s.workload.target.clone(), rule);
     }
-    (Engine::streaming(world, source, scheduler, runtime, s.engine), health)
+    let mut engine = Engine::streaming(world, source, scheduler, runtime, s.engine);
+    if let Some(plan) = s.faults {
+        engine.set_faults(plan);
+    }
+    (engine, health)
 }
 
 /// What [`run_any`] ran.
@@ -281,7 +285,8 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         let io = |source| RunError::Write { dir: out_dir.clone(), source };
         std::fs::create_dir_all(&out_dir).map_err(io)?;
         clear_earlier_outputs(&out_dir).map_err(io)?;
-        let w = lahar_reports::RunWriter::create(&out_dir, engine.world(), target, &Default::default()).map_err(io)?;
+        let opts = lahar_reports::SummaryOptions { faults: engine.has_faults(), ..Default::default() };
+        let w = lahar_reports::RunWriter::create(&out_dir, engine.world(), target, &opts).map_err(io)?;
         // What was simulated, kept beside the outputs (lahar report embeds them).
         std::fs::write(out_dir.join(INPUT_SCENARIO), &record.0).map_err(io)?;
         if let Some(conf) = &record.1 {
@@ -385,6 +390,7 @@ const RUN_FILES: &[&str] = &[
     "pods.csv",
     "timeseries.csv",
     "decisions.csv",
+    "events.csv",
     "summary.json",
     "summary.csv",
     "explain.csv",

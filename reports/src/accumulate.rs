@@ -517,6 +517,7 @@ impl RunMetrics {
             events: 0,
             sessions: 0,
             queues,
+            faults: None,
         }
     }
 }

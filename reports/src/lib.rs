@@ -12,6 +12,7 @@
 
 pub mod accumulate;
 pub mod compare;
+pub mod faults;
 pub mod headline;
 pub mod html;
 pub mod load;

@@ -162,11 +162,14 @@ pub struct SummaryOptions {
     /// A job misses its SLO when its slowdown exceeds this (jobs have no deadline
     /// field, so the SLO is stated as a slowdown bound).
     pub slo_slowdown: f64,
+    /// The run has a fault plan: timeseries.csv gets `gpus_unavailable`,
+    /// events.csv is written, summary.json gets its `faults` section.
+    pub faults: bool,
 }
 
 impl Default for SummaryOptions {
     fn default() -> Self {
-        SummaryOptions { slo_slowdown: 10.0 }
+        SummaryOptions { slo_slowdown: 10.0, faults: false }
     }
 }
 
@@ -269,6 +272,9 @@ pub struct Summary {
     pub sessions: u64,
     /// Per queue, by name.
     pub queues: BTreeMap<String, QueueSummary>,
+    /// What failures cost (runs with `spec.faults` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faults: Option<crate::faults::FaultSummary>,
 }
 
 /// Jain's fairness index `(Σx)² / (n·Σx²)`; 1 for no or all-zero values.
@@ -290,6 +296,9 @@ pub fn summarize_with(out: &RunOutput, opts: &SummaryOptions) -> Summary {
     let mut s = summarize_facts(&Facts::from_output(out), opts);
     s.events = out.stats.events;
     s.sessions = out.stats.sessions;
+    if out.faults_enabled {
+        s.faults = Some(crate::faults::summarize(&out.faults, &out.world, out.stats.end.micros(), &s));
+    }
     s
 }
 
@@ -339,7 +348,7 @@ mod tests {
             ],
             target: Target::typical([(Demand { cpu: 0, gpu_milli: 1000, gpus: 2, models: Models::ANY }, 2)], 100),
         };
-        let s = summarize_facts(&f, &SummaryOptions { slo_slowdown: 1.5 });
+        let s = summarize_facts(&f, &SummaryOptions { slo_slowdown: 1.5, ..Default::default() });
         assert_eq!(s.gang_wait_s.map(|d| d.max), Some(30.0));
         assert_eq!(s.gang_wait_gpu_hours, 2.0 * 30.0 / 3600.0);
         assert_eq!(s.preemptions, 1);

@@ -10,10 +10,11 @@
 //! closed intervals of jobs not yet ended, and one small record per alive job.
 
 use crate::accumulate::RunMetrics;
+use crate::faults::{EventWriter, FaultTally};
 use crate::metrics::{JobRow, Summary, SummaryOptions, job_row, push_job_label, push_pod_label};
 use crate::timeline::{JobFact, QueueFact};
 use crate::write::{DecisionWriter, Fields, csv_writer, io_err, push_fixed, push_milli};
-use lahar_core::engine::{PodRecord, RunStats, Sample};
+use lahar_core::engine::{FaultRecord, PodRecord, RunStats, Sample};
 use lahar_core::frag::Target;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::record::Recorder;
@@ -45,6 +46,8 @@ pub struct RunWriter {
     summary: Option<Summary>,
     /// The first write error; later rows are dropped and it is returned by `finish`.
     error: Option<io::Error>,
+    /// events.csv and the fault tally (runs with `spec.faults`).
+    faults: Option<(EventWriter, FaultTally)>,
 }
 
 impl RunWriter {
@@ -89,7 +92,14 @@ impl RunWriter {
         header.push("fragmentation".to_string());
         header.push("gpus_fragmented".to_string());
         header.extend(queues.iter().map(|q| format!("gpus_deserved:{}", q.name)));
+        if opts.faults {
+            header.push("gpus_unavailable".to_string());
+        }
         timeseries.write_record(&header).map_err(io_err)?;
+        let faults = match opts.faults {
+            true => Some((EventWriter::create(dir)?, FaultTally::default())),
+            false => None,
+        };
         let nodes: Vec<Resources> = world.cluster.nodes.iter().map(|n| n.allocatable).collect();
         let models = crate::timeline::node_models(&world.cluster.nodes);
         Ok(RunWriter {
@@ -104,14 +114,18 @@ impl RunWriter {
             metrics: Some(RunMetrics::new(&nodes, models, queues, target, opts)),
             summary: None,
             error: None,
+            faults,
         })
     }
 
     /// Flushes every file and returns the run's summary; returns the first error met.
     pub fn finish(self) -> io::Result<Summary> {
-        let RunWriter { decisions, mut jobs, mut pods, mut timeseries, summary, error, .. } = self;
+        let RunWriter { decisions, mut jobs, mut pods, mut timeseries, summary, error, faults, .. } = self;
         if let Some(e) = error {
             return Err(e);
+        }
+        if let Some((events, _)) = faults {
+            events.finish()?;
         }
         decisions.finish()?;
         jobs.flush()?;
@@ -219,6 +233,9 @@ impl Recorder for RunWriter {
     fn job_ended(&mut self, world: &World, j: JobId) {
         let fact = JobFact::of(&world.jobs[j.0 as usize]);
         self.metrics().job_ended(j.0, &fact);
+        if let Some((_, tally)) = &mut self.faults {
+            tally.job(&world.jobs[j.0 as usize]);
+        }
         self.write_job(world, j, None);
     }
 
@@ -229,7 +246,8 @@ impl Recorder for RunWriter {
             f.clear();
         }
         push_secs(&mut row[0], s.t.micros());
-        push_milli(&mut row[1], world.cluster.total().gpu_milli());
+        // Out-of-service GPUs are counted: the total is the cluster's nominal one.
+        push_milli(&mut row[1], world.cluster.total().gpu_milli() + world.gpus_out_of_service_milli());
         push_milli(&mut row[2], s.gpu_allocated_milli);
         push_milli(&mut row[3], s.gpu_effective_milli);
         push_u64(&mut row[4], s.jobs_pending.into());
@@ -243,12 +261,24 @@ impl Recorder for RunWriter {
         for (i, &d) in m.deserved().iter().enumerate() {
             push_fixed(&mut row[8 + nq + i], d, 3);
         }
+        if self.faults.is_some() {
+            let last = row.len() - 1;
+            push_milli(&mut row[last], s.gpu_unavailable_milli);
+        }
         let res = self.timeseries.write_record(&self.sample_row);
         self.keep(res);
     }
 
     fn decision(&mut self, world: &World, d: &Decision) {
         self.decisions.write(world, d);
+    }
+
+    fn fault(&mut self, _world: &World, r: &FaultRecord) {
+        if let Some((events, tally)) = &mut self.faults {
+            tally.record(r);
+            let res = events.write(r);
+            self.keep(res);
+        }
     }
 
     fn finished(&mut self, world: &World, stats: &RunStats) {
@@ -263,6 +293,12 @@ impl Recorder for RunWriter {
         let mut summary = m.finish(end, unfinished.iter().map(|(k, f)| (*k, f)));
         summary.events = stats.events;
         summary.sessions = stats.sessions;
+        if let Some((_, tally)) = &mut self.faults {
+            for &j in &world.active {
+                tally.job(&world.jobs[j.0 as usize]);
+            }
+            summary.faults = Some(std::mem::take(tally).finish(end, &summary));
+        }
         self.summary = Some(summary);
     }
 }

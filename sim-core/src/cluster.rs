@@ -164,6 +164,31 @@ impl Cluster {
     pub fn total(&self) -> Resources {
         self.total
     }
+    /// Sets a node's allocatable (a fault takes capacity out, a repair gives
+    /// it back), keeping the total.
+    pub(crate) fn set_allocatable(&mut self, n: NodeId, allocatable: Resources) {
+        let node = &mut self.nodes[n.0 as usize];
+        self.total = self.total - node.allocatable + allocatable;
+        node.allocatable = allocatable;
+    }
+    /// Cordons node `n` (the `node.kubernetes.io/unschedulable:NoSchedule`
+    /// taint `kubectl cordon` sets) or uncordons it.
+    pub(crate) fn set_cordoned(&mut self, n: NodeId, on: bool) {
+        let taints = &mut self.nodes[n.0 as usize].taints;
+        let at = taints.iter().position(|t| t.key == Taint::UNSCHEDULABLE);
+        match (on, at) {
+            (true, None) => taints.push(Taint {
+                key: Taint::UNSCHEDULABLE.into(),
+                value: String::new(),
+                effect: "NoSchedule".into(),
+            }),
+            (false, Some(i)) => {
+                taints.remove(i);
+            }
+            _ => {}
+        }
+        self.tainted = self.nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
+    }
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.nodes.len()

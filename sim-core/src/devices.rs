@@ -158,7 +158,7 @@ impl GpuDevices {
             self.charge(d as usize, -(milli % DEVICE_MILLI));
         }
     }
-    fn charge(&mut self, d: usize, milli: i64) {
+    pub(crate) fn charge(&mut self, d: usize, milli: i64) {
         let was = self.free[d];
         let now = was - milli;
         self.free[d] = now;

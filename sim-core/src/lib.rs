@@ -34,6 +34,7 @@ pub mod devices;
 pub mod engine;
 pub mod event;
 pub mod explain;
+pub mod faults;
 pub mod files;
 pub mod flow;
 pub mod frag;

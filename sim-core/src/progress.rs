@@ -29,6 +29,8 @@ pub struct Progress {
     pub generation: u64,
     /// Work lost to stops, times GPUs held (GPU·µs of ideal work).
     pub lost_gpu_us: u128,
+    /// The part of `lost_gpu_us` lost to failed nodes and GPUs.
+    pub lost_to_faults_gpu_us: u128,
     /// Exposed-communication time accumulated (GPU·µs), for effective utilization.
     pub comm_gpu_us: u128,
     /// This job's term in the engine's effective-GPU sum (milli-GPU × ppm).

@@ -28,6 +28,8 @@ pub trait Recorder {
     fn sample(&mut self, _world: &World, _s: &Sample) {}
     /// A scheduling decision was made.
     fn decision(&mut self, _world: &World, _d: &Decision) {}
+    /// A failure, repair or drain step happened (a row of events.csv).
+    fn fault(&mut self, _world: &World, _r: &crate::engine::FaultRecord) {}
     /// The run is over: open intervals were closed (reason `running`) and handed
     /// over; the jobs in `world.active` are unfinished.
     fn finished(&mut self, _world: &World, _stats: &RunStats) {}
@@ -52,6 +54,9 @@ impl<R: Recorder> Recorder for std::rc::Rc<std::cell::RefCell<R>> {
     }
     fn decision(&mut self, world: &World, d: &Decision) {
         self.borrow_mut().decision(world, d);
+    }
+    fn fault(&mut self, world: &World, r: &crate::engine::FaultRecord) {
+        self.borrow_mut().fault(world, r);
     }
     fn finished(&mut self, world: &World, stats: &RunStats) {
         self.borrow_mut().finished(world, stats);

@@ -149,13 +149,37 @@ pub enum SessionError {
     NoFutureIdle,
 }
 
+/// The kind of action that evicted a pod: it names the end of the pod's
+/// interval in pods.csv.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evictor {
+    /// `preempt` or `gangpreempt`.
+    Preempt,
+    /// `reclaim` or `gangreclaim`.
+    Reclaim,
+    /// Any other action (`shuffle`, a baseline's own).
+    Other,
+}
+
+impl Evictor {
+    /// The kind of the action named `action`.
+    pub fn of_action(action: &str) -> Evictor {
+        match action {
+            "preempt" | "gangpreempt" => Evictor::Preempt,
+            "reclaim" | "gangreclaim" => Evictor::Reclaim,
+            _ => Evictor::Other,
+        }
+    }
+}
+
 /// What the engine needs from a closed session.
 #[derive(Debug, Default)]
 pub struct SessionOutcome {
     /// Committed allocations (pod is Allocated on the node).
     pub binds: Vec<(PodId, NodeId)>,
-    /// Committed evictions (pod is Releasing), with the action that evicted it.
-    pub evictions: Vec<(PodId, &'static str)>,
+    /// Committed evictions (pod is Releasing), with the kind of action that
+    /// evicted it.
+    pub evictions: Vec<(PodId, Evictor)>,
     /// Decisions, in order.
     pub decisions: Vec<Decision>,
     /// Jobs whose PodGroup phase the policy set.
@@ -662,7 +686,7 @@ impl<'w> Session<'w> {
                 }
                 OpKind::Pipeline => DecisionKind::Pipeline,
                 OpKind::Evict => {
-                    self.outcome.evictions.push((op.pod, op.action));
+                    self.outcome.evictions.push((op.pod, Evictor::of_action(op.action)));
                     DecisionKind::Evict
                 }
             };

@@ -99,3 +99,44 @@ mod tests {
         assert_eq!((&*a, &*c), ("default", "prod"));
     }
 }
+
+/// `*` matches any run of characters, `?` one character.
+pub fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    // Classic two-pointer match with backtracking to the last `*`.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod wildcard_tests {
+    use super::*;
+
+    #[test]
+    fn wildcards() {
+        assert!(wildcard_match("*.yaml", "a.yaml"));
+        assert!(wildcard_match("job-?.y*", "job-1.yml"));
+        assert!(!wildcard_match("job-?.yaml", "job-12.yaml"));
+        assert!(!wildcard_match("*.yaml", "a.yml"));
+        assert!(wildcard_match("*", ""));
+        assert!(wildcard_match("a*b*c", "axxbyyc"));
+        assert!(!wildcard_match("a*b*c", "axxbyy"));
+    }
+}

@@ -1,8 +1,8 @@
 //! Engine behaviour on hand-built worlds: progress under changing speed, evictions,
 //! checkpoints, lifecycle policies, and the Statement contract.
 
-use lahar_core::cluster::{Cluster, IntraNode, Nics, Node, NodeId};
-use lahar_core::engine::{EndReason, Engine, EngineConfig, FULL_SPEED_PPM, RunOutput, RuntimeModel};
+use lahar_core::cluster::{Cluster, NodeId};
+use lahar_core::engine::{EndReason, Engine, EngineConfig, FULL_SPEED_PPM, RuntimeModel};
 use lahar_core::job::*;
 use lahar_core::queue::Queue;
 use lahar_core::resource::{ResourceNames, Resources};
@@ -12,92 +12,8 @@ use lahar_core::time::{SimDuration, SimTime};
 use lahar_core::topology::Topology;
 use lahar_core::world::{DeviceHold, World};
 
-const S: u64 = 1_000_000;
-
-fn node(name: &str, gpus: i64) -> Node {
-    Node {
-        name: name.into(),
-        labels: Default::default(),
-        allocatable: Resources::new(64_000, 1 << 40, gpus * 1000, 110),
-        gpu_model: "H100".into(),
-        intra_node: IntraNode::NvSwitch,
-        taints: Vec::new(),
-        nics: Nics::default(),
-        speed: 1.0,
-        vgpu: Vec::new(),
-        numa: None,
-    }
-}
-
-fn job(name: &str, submit: u64, dur: u64, replicas: u32, gpus: i64, min: u32) -> JobSpec {
-    let mut j = JobSpec {
-        name: name.into(),
-        kind: "test".into(),
-        submit: SimTime(submit * S),
-        min_available: min,
-        tasks: vec![TaskSpec {
-            name: "w".into(),
-            replicas,
-            min_available: min,
-            requests: Resources::new(1000, 0, gpus * 1000, 1),
-            ..TaskSpec::default()
-        }],
-        duration: SimDuration(dur * S),
-        ..JobSpec::default()
-    };
-    j.min_resources = j.compute_min_resources();
-    j
-}
-
-/// First-fit gang placement, plus evictions of `(time, job index)` pods by a
-/// "preempt" action at the given times.
-struct Scripted {
-    evict_at: Vec<(u64, usize)>,
-}
-
-impl Scheduler for Scripted {
-    fn name(&self) -> &str {
-        "scripted"
-    }
-    fn schedule(&mut self, ssn: &mut Session<'_>) {
-        ssn.set_action("preempt");
-        for &(t, j) in &self.evict_at {
-            let at = SimTime(t * S);
-            ssn.request_wakeup(at);
-            if ssn.now() == at {
-                let victims: Vec<PodId> = ssn
-                    .job(JobId(j as u32))
-                    .pods
-                    .iter()
-                    .copied()
-                    .filter(|&p| ssn.pod(p).status == PodStatus::Running)
-                    .collect();
-                let mut st = ssn.statement();
-                for v in victims {
-                    ssn.evict(&mut st, v, "scripted").unwrap();
-                }
-                ssn.commit(st);
-            }
-        }
-        ssn.set_action("allocate");
-        let jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
-        for j in jobs {
-            let mut st = ssn.statement();
-            for p in ssn.pending_pods(j) {
-                let req = ssn.pod(p).req;
-                let n = ssn.fitting_nodes(&req).find(|&n| req.fits_in(&ssn.idle(n)));
-                if let Some(n) = n {
-                    ssn.allocate(&mut st, p, n).unwrap();
-                }
-            }
-            if ssn.job(j).ready_count() >= ssn.job(j).spec.min_available {
-                ssn.commit(st);
-            } else {
-                ssn.discard(st);
-            }
-        }
-    }
-}
+mod common;
+use common::*;
 
 /// The job named `elastic` runs at half speed on one pod, full speed with two or
 /// more; every other job at full speed.
@@ -111,17 +27,6 @@ impl RuntimeModel for ByPods {
             FULL_SPEED_PPM
         }
     }
-}
-
-fn run(nodes: Vec<Node>, jobs: Vec<JobSpec>, evict_at: Vec<(u64, usize)>, rt: Box<dyn RuntimeModel>) -> RunOutput {
-    let n = nodes.len();
-    let cluster = Cluster::new(nodes, ResourceNames::default(), Topology::flat(n));
-    let world = World::new(cluster, vec![Queue::new("default")], jobs);
-    Engine::new(world, Box::new(Scripted { evict_at }), rt, EngineConfig::default()).run()
-}
-
-fn ideal() -> Box<dyn RuntimeModel> {
-    Box::new(lahar_core::engine::IdealRuntime)
 }
 
 /// A speed change mid-run credits the work done at the old speed before the

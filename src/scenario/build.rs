@@ -57,6 +57,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         output_dir,
         sample_at,
         placement,
+        faults,
     } = val;
     // The topology needs no job: it is built first so the pass can price jobs,
     // and its errors are reported after the jobs', as a user fixes them.
@@ -255,6 +256,10 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     }
     let target = lahar_core::frag::Target::typical(shapes, lahar_core::frag::POPULARITY_PCT);
     let workload = Workload::new(plans, pricing, count, target);
+    let faults = faults.map(|d| super::validate::faults::resolve(&mut v, d, &topology));
+    if !v.errors.is_empty() {
+        return Err(ScenarioError { errors: v.errors });
+    }
     let cluster = Cluster::new(nodes, std::mem::take(&mut v.names), topology);
     Ok(Scenario {
         name,
@@ -273,6 +278,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         text: String::new(),
         conf_text,
         placement,
+        faults,
     })
 }
 

@@ -148,6 +148,9 @@ pub struct Scenario {
     /// `spec.placement`: the FGD paper's placement-only evaluation, run by
     /// [`crate::placement::run`] instead of the engine (its workload is then empty).
     pub placement: Option<crate::placement::Placement>,
+    /// `spec.faults`: what fails during the run (`None`: nothing, and the
+    /// outputs carry no fault columns).
+    pub faults: Option<lahar_core::faults::FaultPlan>,
 }
 
 impl Scenario {

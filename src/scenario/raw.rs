@@ -77,6 +77,53 @@ pub struct RawSpec {
     pub defaults: Option<Spanned<RawDefaults>>,
     /// The FGD paper's placement-only evaluation instead of a run in time.
     pub placement: Option<Spanned<RawPlacement>>,
+    /// Failures, repairs and drains (docs/scenario.md, "Faults").
+    pub faults: Option<Spanned<RawFaults>>,
+}
+
+/// `spec.faults`: random failures, a failure trace, drains.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawFaults {
+    pub random: Option<Vec<Spanned<RawFaultRule>>>,
+    pub trace: Option<Spanned<String>>,
+    pub drains: Option<Vec<Spanned<RawDrain>>>,
+}
+
+/// `spec.faults.random[]`: a population that fails at random.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawFaultRule {
+    pub name: Option<Spanned<String>>,
+    pub scope: Option<Spanned<String>>,
+    pub nodes: Option<Spanned<String>>,
+    pub gpus: Option<Spanned<i64>>,
+    pub tier: Option<Spanned<i64>>,
+    pub between: Spanned<RawDist>,
+    pub repair: Spanned<RawDist>,
+}
+
+/// A distribution of durations.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawDist {
+    pub distribution: Spanned<String>,
+    pub mean: Option<Spanned<String>>,
+    pub scale: Option<Spanned<String>>,
+    pub median: Option<Spanned<String>>,
+    pub value: Option<Spanned<String>>,
+    pub shape: Option<Spanned<f64>>,
+    pub sigma: Option<Spanned<f64>>,
+}
+
+/// `spec.faults.drains[]`: a planned drain (maintenance).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawDrain {
+    pub at: Spanned<String>,
+    pub nodes: Spanned<String>,
+    pub deadline: Option<Spanned<String>>,
+    pub duration: Spanned<String>,
 }
 
 /// `spec.placement`: pods placed in arrival order, never leaving, until the

@@ -92,7 +92,10 @@ fn tiny_run_metrics_are_exact() {
     close(b.gpu_hours, 400.0 / 3600.0, "b gpu hours");
     dist(&a.rho, (r1 + 1.0) / 2.0, r1, 1.0, 1.0, 1.0, "a rho");
     // An SLO of slowdown 2 is missed by j2 only.
-    let tight = lahar_reports::summarize_with(&r.output, &lahar_reports::SummaryOptions { slo_slowdown: 2.0 });
+    let tight = lahar_reports::summarize_with(
+        &r.output,
+        &lahar_reports::SummaryOptions { slo_slowdown: 2.0, ..Default::default() },
+    );
     assert_eq!((tight.slo_misses, tight.queues["b"].slo_misses, tight.queues["a"].slo_misses), (1, 1, 0));
 }
 

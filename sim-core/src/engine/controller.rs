@@ -1,14 +1,91 @@
 //! The job controller: the only code outside a session that creates, kills or
 //! deletes pods and changes a job's phase, its PodGroup phase or its retries.
 
+//!
+//! It hears about the world through [`Lifecycle`] inputs, one per kind of
+//! change, and applies the job's lifecycle policies the way Volcano's job
+//! controller does: the task's policies, then the job's, first match wins.
+
 use super::{EndReason, Engine, Event};
 
 use crate::job::{JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyAction, PolicyEvent};
-use crate::session::{Decision, DecisionKind};
+use crate::session::{Decision, DecisionKind, Evictor};
 use std::borrow::Cow;
 
+/// What the job controller hears about.
+#[derive(Clone, Debug)]
+pub(super) enum Lifecycle {
+    /// A job's submit time came, or its controller (CronJob, JobFlow) created it.
+    JobArrived(JobId),
+    /// A recurring object's newer run replaced this one (concurrency Replace).
+    JobReplaced(JobId),
+    /// A job's finish event came: its work is done.
+    WorkDone(JobId),
+    /// A session's bind was committed: the pod runs on its node.
+    PodBound(PodId),
+    /// A session's eviction was committed in session `session`.
+    PodEvicted { pod: PodId, by: Evictor, session: u64 },
+    /// A pod's grace period ended: it is gone from its node.
+    PodReleased(PodId),
+    /// A drain's deadline came with the pod still Running: it is evicted
+    /// (graceful, `PodEvicted`), not counted as a preemption.
+    PodDrained(PodId),
+    /// The capacity under a Running or Releasing pod failed: the pod is gone
+    /// at once, and its job loses the work since its last checkpoint.
+    PodFailed(PodId),
+    /// A session closed: these jobs' pods changed (ascending, distinct after
+    /// the controller sorts them).
+    SessionClosed(Vec<JobId>),
+}
+
 impl Engine {
-    pub(super) fn arrive(&mut self, j: JobId) {
+    /// The controller's single entry point.
+    pub(super) fn on(&mut self, ev: Lifecycle) {
+        match ev {
+            Lifecycle::JobArrived(j) => self.arrive(j),
+            Lifecycle::JobReplaced(j) => self.end_job(j, JobPhase::Terminated, EndReason::Killed),
+            Lifecycle::WorkDone(j) => self.complete(j),
+            Lifecycle::PodBound(p) => self.bound(p),
+            Lifecycle::PodEvicted { pod, by, session } => {
+                let reason = match by {
+                    Evictor::Preempt => EndReason::Preempted,
+                    Evictor::Reclaim => EndReason::Reclaimed,
+                    Evictor::Other => EndReason::Evicted,
+                };
+                self.on_evicted(pod, reason, Some(session))
+            }
+            Lifecycle::PodDrained(p) => {
+                let node = self.world.pods[p.0 as usize].node;
+                self.world.transition(p, PodStatus::Releasing, node);
+                self.on_evicted(p, EndReason::Evicted, None);
+                self.refresh_job_keeping_phase(self.world.pods[p.0 as usize].job);
+                self.phase_due.push(self.world.pods[p.0 as usize].job);
+            }
+            Lifecycle::PodReleased(p) => self.released(p),
+            Lifecycle::PodFailed(p) => self.failed(p),
+            Lifecycle::SessionClosed(mut touched) => {
+                // Starting phases are re-derived at the first session's close.
+                touched.append(&mut self.phase_due);
+                touched.sort_unstable();
+                touched.dedup();
+                for j in touched {
+                    self.refresh_job(j);
+                }
+            }
+        }
+    }
+
+    /// A committed bind: the pod runs.
+    fn bound(&mut self, p: PodId) {
+        let node = self.world.pods[p.0 as usize].node;
+        self.world.transition(p, PodStatus::Running, node);
+        let pod = &mut self.world.pods[p.0 as usize];
+        pod.started = self.now;
+        pod.nominated = None;
+        self.started(p);
+    }
+
+    fn arrive(&mut self, j: JobId) {
         self.world.activate(j);
         if let Some(r) = &mut self.recorder {
             r.job_submitted(&self.world, j);
@@ -64,7 +141,7 @@ impl Engine {
         self.dirty = true;
     }
 
-    pub(super) fn create_initial_pods(&mut self, j: JobId) {
+    fn create_initial_pods(&mut self, j: JobId) {
         let ntasks = self.world.jobs[j.0 as usize].spec.tasks.len();
         for t in 0..ntasks {
             let job = &mut self.world.jobs[j.0 as usize];
@@ -75,7 +152,7 @@ impl Engine {
         }
     }
 
-    pub(super) fn create_task_pods(&mut self, j: JobId, t: usize) {
+    fn create_task_pods(&mut self, j: JobId, t: usize) {
         let job = &mut self.world.jobs[j.0 as usize];
         job.tasks[t].created = true;
         let replicas = job.spec.tasks[t].replicas;
@@ -87,14 +164,14 @@ impl Engine {
 
     /// A task is ready (for dependsOn) when at least its minAvailable pods are
     /// Running or Succeeded.
-    pub(super) fn task_ready(&self, j: JobId, t: usize) -> bool {
+    fn task_ready(&self, j: JobId, t: usize) -> bool {
         let job = &self.world.jobs[j.0 as usize];
         job.tasks[t].created
             && job.task_count(t, PodStatus::Running) + job.task_count(t, PodStatus::Succeeded)
                 >= job.spec.tasks[t].min_available.max(1)
     }
 
-    pub(super) fn create_dependent_pods(&mut self, j: JobId) {
+    fn create_dependent_pods(&mut self, j: JobId) {
         let ntasks = self.world.jobs[j.0 as usize].spec.tasks.len();
         for t in 0..ntasks {
             let job = &self.world.jobs[j.0 as usize];
@@ -115,15 +192,15 @@ impl Engine {
     }
 
     /// A committed eviction: end the interval, schedule the release, apply policies.
-    pub(super) fn on_evicted(&mut self, p: PodId, reason: EndReason, session: u64) {
+    fn on_evicted(&mut self, p: PodId, reason: EndReason, session: Option<u64>) {
         self.record_pod_end(p, reason);
         let pod = &mut self.world.pods[p.0 as usize];
         pod.evicted_at = Some(self.now);
         let j = pod.job;
         let task = pod.task as usize;
         let job = &mut self.world.jobs[j.0 as usize];
-        if job.last_preempt_session != Some(session) {
-            job.last_preempt_session = Some(session);
+        if session.is_some() && job.last_preempt_session != session {
+            job.last_preempt_session = session;
             job.preemptions += 1;
         }
         let grace = job.spec.termination_grace;
@@ -138,41 +215,59 @@ impl Engine {
         self.apply_policy(j, Some(p), task, action);
     }
 
-    pub(super) fn policy_for(&self, j: JobId, task: usize, ev: PolicyEvent) -> Option<PolicyAction> {
+    fn policy_for(&self, j: JobId, task: usize, ev: PolicyEvent) -> Option<PolicyAction> {
         let spec = &self.world.jobs[j.0 as usize].spec;
         spec.tasks[task].policies.iter().chain(spec.policies.iter()).find(|p| p.event.matches(ev)).map(|p| p.action)
     }
 
-    pub(super) fn apply_policy(&mut self, j: JobId, pod: Option<PodId>, task: usize, action: Option<PolicyAction>) {
+    /// Applies a lifecycle policy's action (`None`: no policy matched) to job
+    /// `j`, whose pod `pod` of task `task` was evicted or failed.
+    fn apply_policy(&mut self, j: JobId, pod: Option<PodId>, task: usize, action: Option<PolicyAction>) {
         match action {
-            None | Some(PolicyAction::RestartPod) => {
+            // No policy: the pod is recreated once it is gone (Volcano's SyncJob
+            // creates the replicas that are missing).
+            None => {
                 if let Some(p) = pod {
-                    self.world.pods[p.0 as usize].replace_on_release = true;
+                    self.replace_when_gone(p);
                 }
             }
-            Some(PolicyAction::RestartTask) => {
-                let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
-                for q in pods {
-                    if self.world.pods[q.0 as usize].task as usize == task {
-                        self.kill_pod(q, EndReason::Restarted);
-                        self.world.pods[q.0 as usize].replace_on_release = true;
-                    }
+            // Volcano's KillTarget: the pod or the task's pods are killed and
+            // recreated, the job counts a retry and restarts.
+            Some(a @ (PolicyAction::RestartPod | PolicyAction::RestartTask)) => {
+                if !self.count_retry(j) {
+                    return;
                 }
+                self.stop_progress(j, true);
+                self.set_phase(j, JobPhase::Restarting);
+                let targets: Vec<PodId> = match (a, pod) {
+                    (PolicyAction::RestartPod, Some(p)) => vec![p],
+                    _ => {
+                        let job = &self.world.jobs[j.0 as usize];
+                        job.pods
+                            .iter()
+                            .copied()
+                            .filter(|&q| self.world.pods[q.0 as usize].task as usize == task)
+                            .collect()
+                    }
+                };
+                for q in targets {
+                    self.kill_pod(q, EndReason::Restarted);
+                    self.replace_when_gone(q);
+                }
+                self.maybe_restart(j);
             }
             Some(PolicyAction::RestartJob) => {
-                let job = &mut self.world.jobs[j.0 as usize];
-                job.retries += 1;
-                if job.retries >= job.spec.max_retry {
-                    self.end_job(j, JobPhase::Failed, EndReason::Killed);
-                } else {
-                    self.stop_progress(j, true);
-                    self.set_phase(j, JobPhase::Restarting);
-                    let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
-                    for q in pods {
-                        self.kill_pod(q, EndReason::Restarted);
-                    }
-                    self.maybe_restart(j);
+                if !self.count_retry(j) {
+                    return;
                 }
+                self.stop_progress(j, true);
+                self.set_phase(j, JobPhase::Restarting);
+                self.world.jobs[j.0 as usize].restart_all = true;
+                let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
+                for q in pods {
+                    self.kill_pod(q, EndReason::Restarted);
+                }
+                self.maybe_restart(j);
             }
             Some(PolicyAction::AbortJob) => self.end_job(j, JobPhase::Aborted, EndReason::Killed),
             Some(PolicyAction::TerminateJob) => self.end_job(j, JobPhase::Terminated, EndReason::Killed),
@@ -180,8 +275,41 @@ impl Engine {
         }
     }
 
+    /// Counts a retry of job `j`; a job whose retries reach `maxRetry` fails
+    /// (Volcano's Restarting state checks it first): false then.
+    fn count_retry(&mut self, j: JobId) -> bool {
+        let job = &mut self.world.jobs[j.0 as usize];
+        job.retries += 1;
+        if job.retries >= job.spec.max_retry {
+            self.end_job(j, JobPhase::Failed, EndReason::Killed);
+            return false;
+        }
+        true
+    }
+
+    /// Recreates pod `p` (same task and replica) once it is gone: at its
+    /// release if it is releasing, now if it is already gone (failed, or a
+    /// Pending pod just deleted).
+    fn replace_when_gone(&mut self, p: PodId) {
+        match self.world.pods[p.0 as usize].status {
+            PodStatus::Releasing => self.world.pods[p.0 as usize].replace_on_release = true,
+            PodStatus::Failed | PodStatus::Deleted => self.replace(p),
+            _ => {}
+        }
+    }
+
+    /// A new Pending pod in place of `p`, which its job forgets.
+    fn replace(&mut self, p: PodId) {
+        let pod = &self.world.pods[p.0 as usize];
+        let (j, task, index) = (pod.job, pod.task as usize, pod.index);
+        self.world.jobs[j.0 as usize].pods.retain(|&q| q != p);
+        self.forget_pod(p);
+        self.world.create_pod(j, task, index, self.now);
+        self.dirty = true;
+    }
+
     /// Running → Releasing (interval ends now), Pending → Deleted.
-    pub(super) fn kill_pod(&mut self, p: PodId, reason: EndReason) {
+    fn kill_pod(&mut self, p: PodId, reason: EndReason) {
         let pod = &self.world.pods[p.0 as usize];
         match pod.status {
             PodStatus::Running => {
@@ -197,7 +325,7 @@ impl Engine {
         }
     }
 
-    pub(super) fn end_job(&mut self, j: JobId, phase: JobPhase, reason: EndReason) {
+    fn end_job(&mut self, j: JobId, phase: JobPhase, reason: EndReason) {
         let newly_done = !self.world.jobs[j.0 as usize].phase.is_terminal();
         self.stop_progress(j, phase != JobPhase::Completed);
         let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
@@ -216,31 +344,76 @@ impl Engine {
         self.maybe_retire(j);
     }
 
-    pub(super) fn maybe_restart(&mut self, j: JobId) {
+    /// A restarting job whose killed pods are all gone is Pending again: after
+    /// RestartJob with all its pods recreated, after RestartTask or RestartPod
+    /// with the killed pods' replacements (made as each went).
+    fn maybe_restart(&mut self, j: JobId) {
         let job = &mut self.world.jobs[j.0 as usize];
         if job.phase == JobPhase::Restarting && job.count(PodStatus::Releasing) == 0 {
-            for p in std::mem::take(&mut job.pods) {
-                self.forget_pod(p);
-            }
+            let all = std::mem::take(&mut job.restart_all);
             self.set_phase(j, JobPhase::Pending);
-            self.create_initial_pods(j);
+            if all {
+                for p in std::mem::take(&mut self.world.jobs[j.0 as usize].pods) {
+                    self.forget_pod(p);
+                }
+                self.create_initial_pods(j);
+            }
+            self.dirty = true;
         }
     }
 
-    pub(super) fn released(&mut self, p: PodId) {
+    /// Capacity under pod `p` failed: a Running pod's interval ends, the pod
+    /// is Failed and off its node at once (its host or GPU is gone: no grace
+    /// period), its job loses the work since its last checkpoint, and the
+    /// job's `PodFailed` policy applies.
+    fn failed(&mut self, p: PodId) {
+        let pod = &self.world.pods[p.0 as usize];
+        let (status, node, j, task) = (pod.status, pod.node, pod.job, pod.task as usize);
+        match status {
+            PodStatus::Running => self.record_pod_end(p, EndReason::Failed),
+            PodStatus::Releasing => {}
+            _ => return,
+        }
+        self.world.transition(p, PodStatus::Failed, node);
+        self.world.pods[p.0 as usize].replace_on_release = false;
+        self.dirty = true;
+        let job = &self.world.jobs[j.0 as usize];
+        if job.phase.is_terminal() {
+            self.maybe_retire(j);
+            return;
+        }
+        if job.phase == JobPhase::Restarting {
+            // A pod killed by a restart that failed before its grace ended:
+            // the restart goes on without it.
+            if !job.restart_all {
+                self.replace(p);
+            }
+            self.maybe_restart(j);
+            return;
+        }
+        if status == PodStatus::Running {
+            let lost = self.stop_progress(j, true);
+            let job = &mut self.world.jobs[j.0 as usize];
+            job.progress.lost_to_faults_gpu_us += lost as u128 * job.spec.total_gpus().max(0) as u128;
+            self.phase_due.push(j);
+        }
+        let action = self.policy_for(j, task, PolicyEvent::PodFailed);
+        self.apply_policy(j, Some(p), task, action);
+        // Whatever is left of the job goes on at its new size, or waits.
+        self.refresh_job_keeping_phase(j);
+    }
+
+    fn released(&mut self, p: PodId) {
         if self.world.pods[p.0 as usize].status != PodStatus::Releasing {
             return;
         }
         self.world.transition(p, PodStatus::Deleted, None);
         self.dirty = true;
         let pod = &self.world.pods[p.0 as usize];
-        let (j, task, index, replace) = (pod.job, pod.task as usize, pod.index, pod.replace_on_release);
-        let phase = self.world.jobs[j.0 as usize].phase;
-        if replace && !phase.is_terminal() && phase != JobPhase::Restarting {
-            let job = &mut self.world.jobs[j.0 as usize];
-            job.pods.retain(|&q| q != p);
-            self.forget_pod(p);
-            self.world.create_pod(j, task, index, self.now);
+        let (j, replace) = (pod.job, pod.replace_on_release);
+        let job = &self.world.jobs[j.0 as usize];
+        if replace && !job.phase.is_terminal() && !job.restart_all {
+            self.replace(p);
         }
         self.maybe_restart(j);
         self.maybe_retire(j);
@@ -248,14 +421,14 @@ impl Engine {
 
     /// Re-evaluates a job after its pods changed: start, stop or re-speed its
     /// progress, create dependent tasks, update its PodGroup phase.
-    pub(super) fn refresh_job(&mut self, j: JobId) {
+    fn refresh_job(&mut self, j: JobId) {
         if self.refresh_job_keeping_phase(j) {
             self.update_pod_group_phase(j);
         }
     }
 
     /// [`Engine::refresh_job`] but the PodGroup phase; false for a finished job.
-    pub(super) fn refresh_job_keeping_phase(&mut self, j: JobId) -> bool {
+    fn refresh_job_keeping_phase(&mut self, j: JobId) -> bool {
         let Some(job) = self.world.jobs.get(j.0 as usize) else { return false };
         if job.phase.is_terminal() {
             return false;
@@ -279,7 +452,7 @@ impl Engine {
         true
     }
 
-    pub(super) fn update_pod_group_phase(&mut self, j: JobId) {
+    fn update_pod_group_phase(&mut self, j: JobId) {
         let job = &self.world.jobs[j.0 as usize];
         let scheduled = job.count(PodStatus::Running)
             + job.count(PodStatus::Succeeded)
@@ -312,11 +485,11 @@ impl Engine {
         }
     }
 
-    pub(super) fn set_phase(&mut self, j: JobId, phase: JobPhase) {
+    fn set_phase(&mut self, j: JobId, phase: JobPhase) {
         self.world.jobs[j.0 as usize].phase = phase;
     }
 
-    pub(super) fn complete(&mut self, j: JobId) {
+    fn complete(&mut self, j: JobId) {
         self.credit(j);
         let job = &mut self.world.jobs[j.0 as usize];
         job.progress.done = job.spec.duration.micros();
@@ -349,7 +522,7 @@ impl Engine {
     }
 
     /// Tells the recorder that job `j` ended, and its recurring object's controller.
-    pub(super) fn ended(&mut self, j: JobId) {
+    fn ended(&mut self, j: JobId) {
         if let Some(r) = &mut self.recorder {
             r.job_ended(&self.world, j);
         }

@@ -14,17 +14,21 @@
 
 mod config;
 mod controller;
+mod faults;
+
+use controller::Lifecycle;
 mod output;
 mod running;
 
 pub use crate::progress::FULL_SPEED_PPM;
 pub use config::{EngineConfig, IdealRuntime, RuntimeModel};
+pub use faults::FaultRecord;
 pub use output::{EndReason, PodRecord, RunOutput, RunStats, Sample};
 
 use crate::arrivals::{Arrivals, Source};
 use crate::event::EventQueue;
 use crate::explain::Explain;
-use crate::job::{JobId, JobPhase, PodId, PodStatus};
+use crate::job::{JobId, PodId, PodStatus};
 use crate::record::Recorder;
 use crate::recurring::Due;
 use crate::rng::{RngStreams, StreamRng};
@@ -41,6 +45,14 @@ enum Event {
     /// A job held back until now (a recurring object's run that Forbid held, a
     /// JobFlow's job whose dependencies completed): its controller creates it.
     Create(JobId),
+    /// The fault plan's listed outage starts.
+    OutageStart(u32),
+    /// A live outage ends.
+    OutageEnd(u32),
+    /// A random rule's unit fails: `(rule, unit)`.
+    RandomFail(u32, u32),
+    /// A drain's deadline: what still runs on its nodes is evicted.
+    DrainDeadline(u32),
 }
 
 /// The simulator.
@@ -85,6 +97,10 @@ pub struct Engine {
     recurring: crate::recurring::Recurring,
     /// JobFlows: the steps completed, the jobs waiting for theirs.
     flows: crate::flow::Flows,
+    /// Faults: outages in force, random failures' clocks.
+    faults: faults::Faults,
+    /// events.csv rows, without a recorder.
+    faults_out: Vec<FaultRecord>,
 }
 
 impl Engine {
@@ -125,6 +141,8 @@ impl Engine {
             reprice_due: false,
             recurring: crate::recurring::Recurring::default(),
             flows: crate::flow::Flows::default(),
+            faults: faults::Faults::default(),
+            faults_out: Vec::new(),
         }
     }
 
@@ -206,6 +224,9 @@ impl Engine {
 
     /// The earliest instant with an arrival or a queued event.
     fn next_time(&self) -> Option<SimTime> {
+        if self.only_faults_left() {
+            return None;
+        }
         match (self.next_arrival_time(), self.events.peek_time()) {
             (Some(a), Some(e)) => Some(a.min(e)),
             (a, e) => a.or(e),
@@ -307,6 +328,8 @@ impl Engine {
             explain_tallies: self.explain.as_mut().map(|e| std::mem::take(&mut e.tallies)).unwrap_or_default(),
             explain: self.explain.map(|e| e.rows).unwrap_or_default(),
             stats: self.stats,
+            faults: self.faults_out,
+            faults_enabled: self.faults.enabled,
         }
     }
 
@@ -322,6 +345,7 @@ impl Engine {
                 jobs_pending: self.world.active.len() as u32 - running,
                 jobs_running: running,
                 queue_gpu_milli: q,
+                gpu_unavailable_milli: self.gpus_unavailable_milli(),
             };
             match &mut self.recorder {
                 Some(r) => r.sample(&self.world, &s),
@@ -337,10 +361,10 @@ impl Engine {
                 // A stale finish of a job already ended (and maybe retired) is dropped.
                 let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
                 if job.progress.generation == generation && job.is_progressing() {
-                    self.complete(j);
+                    self.on(Lifecycle::WorkDone(j));
                 }
             }
-            Event::PodReleased(p) => self.released(p),
+            Event::PodReleased(p) => self.on(Lifecycle::PodReleased(p)),
             Event::Session => {
                 self.session_pending = false;
                 if self.dirty {
@@ -358,8 +382,12 @@ impl Engine {
                 if let Some(r) = self.world.jobs[j.0 as usize].spec.recurrence.clone() {
                     self.recurring.created(j, &r);
                 }
-                self.arrive(j);
+                self.on(Lifecycle::JobArrived(j));
             }
+            Event::OutageStart(k) => self.trace_outage(k),
+            Event::OutageEnd(k) => self.end_outage(k),
+            Event::RandomFail(r, u) => self.random_failure(r, u),
+            Event::DrainDeadline(k) => self.drain_deadline(k),
         }
     }
 
@@ -371,7 +399,9 @@ impl Engine {
         {
             return;
         }
-        let Some(r) = self.world.jobs[j.0 as usize].spec.recurrence.clone() else { return self.arrive(j) };
+        let Some(r) = self.world.jobs[j.0 as usize].spec.recurrence.clone() else {
+            return self.on(Lifecycle::JobArrived(j));
+        };
         let (due, dropped) = self.recurring.due(j, &r, self.now);
         if let Some(d) = dropped {
             self.drop_run(d);
@@ -380,14 +410,14 @@ impl Engine {
             Due::Create => {}
             Due::Replace(old) => {
                 for o in old {
-                    self.end_job(o, JobPhase::Terminated, EndReason::Killed);
+                    self.on(Lifecycle::JobReplaced(o));
                 }
             }
             Due::Hold => return,
             Due::Skip => return self.drop_run(j),
         }
         self.recurring.created(j, &r);
-        self.arrive(j);
+        self.on(Lifecycle::JobArrived(j));
     }
 
     /// Forgets a job its controller never creates (a recurring object's run, a
@@ -418,23 +448,12 @@ impl Engine {
         }
         let mut touched: Vec<JobId> = out.phase_jobs;
         for &(p, _) in &out.binds {
-            let node = self.world.pods[p.0 as usize].node;
-            self.world.transition(p, PodStatus::Running, node);
-            let pod = &mut self.world.pods[p.0 as usize];
-            pod.started = self.now;
-            pod.nominated = None;
-            touched.push(pod.job);
-            self.started(p);
+            touched.push(self.world.pods[p.0 as usize].job);
+            self.on(Lifecycle::PodBound(p));
         }
-        for &(p, action) in &out.evictions {
-            let reason = match action {
-                "preempt" | "gangpreempt" => EndReason::Preempted,
-                "reclaim" | "gangreclaim" => EndReason::Reclaimed,
-                _ => EndReason::Evicted,
-            };
-            let j = self.world.pods[p.0 as usize].job;
-            self.on_evicted(p, reason, idx);
-            touched.push(j);
+        for &(pod, by) in &out.evictions {
+            touched.push(self.world.pods[pod.0 as usize].job);
+            self.on(Lifecycle::PodEvicted { pod, by, session: idx });
         }
         for at in out.wakeups {
             self.wake_at(at);
@@ -451,13 +470,7 @@ impl Engine {
                 }
             }
         }
-        // Starting phases are re-derived at the first session's close.
-        touched.append(&mut self.phase_due);
-        touched.sort_unstable();
-        touched.dedup();
-        for j in touched {
-            self.refresh_job(j);
-        }
+        self.on(Lifecycle::SessionClosed(touched));
     }
 
     /// Queues a wakeup at `at` unless one is queued there already.

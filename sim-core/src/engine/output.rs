@@ -25,6 +25,8 @@ pub enum EndReason {
     Restarted,
     /// Killed when its job was aborted, terminated or failed.
     Killed,
+    /// Its node or GPU failed under it.
+    Failed,
     /// Still running when the run stopped.
     Running,
 }
@@ -39,6 +41,7 @@ impl EndReason {
             EndReason::Evicted => "evicted",
             EndReason::Restarted => "restarted",
             EndReason::Killed => "killed",
+            EndReason::Failed => "failed",
             EndReason::Running => "running",
         }
     }
@@ -84,6 +87,8 @@ pub struct Sample {
     pub jobs_running: u32,
     /// Milli-GPUs allocated per queue.
     pub queue_gpu_milli: Vec<i64>,
+    /// Milli-GPUs out of service (failed nodes and GPUs) or cordoned by drains.
+    pub gpu_unavailable_milli: i64,
 }
 
 /// Counters of a run.
@@ -122,6 +127,11 @@ pub struct RunOutput {
     pub explain_tallies: std::collections::BTreeMap<(JobId, u16, u32), crate::explain::Tally>,
     /// Counters.
     pub stats: RunStats,
+    /// Faults: failures, repairs and drains, in order (events.csv), without a
+    /// recorder.
+    pub faults: Vec<super::FaultRecord>,
+    /// The run had a fault plan (its outputs carry the fault columns).
+    pub faults_enabled: bool,
 }
 
 impl Engine {

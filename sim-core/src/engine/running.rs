@@ -73,16 +73,18 @@ impl Engine {
     }
 
     /// Stops progress; with `lose`, work since the last checkpoint is lost.
-    pub(super) fn stop_progress(&mut self, j: JobId, lose: bool) {
+    /// Returns the work lost (µs of ideal run time).
+    pub(super) fn stop_progress(&mut self, j: JobId, lose: bool) -> u64 {
         if !self.world.jobs[j.0 as usize].is_progressing() {
-            return;
+            return 0;
         }
         self.credit(j);
         let job = &mut self.world.jobs[j.0 as usize];
         let gpus = job.spec.total_gpus().max(0) as u128;
-        job.progress.stop(lose, gpus);
+        let lost = job.progress.stop(lose, gpus);
         self.effective_milli_ppm -= std::mem::take(&mut job.progress.effective_term);
         self.running_jobs -= 1;
         self.reprice_due |= self.runtime.coupled();
+        lost
     }
 }

@@ -14,6 +14,7 @@ use crate::store::Store;
 use crate::time::SimTime;
 use std::collections::{BTreeMap, BTreeSet};
 
+mod capacity;
 mod ledgers;
 
 /// A node's usage.
@@ -44,6 +45,12 @@ pub struct NodeState {
     /// Preempt and reclaim bound what evicting them could free without walking the
     /// node's pods.
     pub victims: Vec<(VictimKey, u32, Resources)>,
+    /// Capacity out of service (a fault): the node's allocatable is its
+    /// nominal allocatable less this.
+    pub lost: Resources,
+    /// GPU devices out of service (bit d: device d); every device while the
+    /// whole node is down.
+    pub lost_devices: u64,
 }
 
 impl NodeState {
@@ -173,6 +180,9 @@ pub struct Job {
     pub end: Option<SimTime>,
     /// Restarts done.
     pub retries: u32,
+    /// Restarting after RestartJob: every pod is recreated once all are gone
+    /// (RestartTask and RestartPod recreate only the pods they killed).
+    pub restart_all: bool,
     /// Sessions in which the job lost pods to eviction.
     pub preemptions: u32,
     /// Session index of the last eviction counted.
@@ -271,6 +281,7 @@ impl Job {
             first_start: None,
             end: None,
             retries: 0,
+            restart_all: false,
             preemptions: 0,
             last_preempt_session: None,
             nodes_spanned: 0,
@@ -435,6 +446,8 @@ pub struct World {
     pub pg_pending_by_shape: BTreeMap<WaitingShape, BTreeSet<JobId>>,
     /// GPUs (milli) held by pods on nodes.
     pub gpu_used_milli: i64,
+    /// Milli-GPUs out of service (see [`World::gpus_out_of_service_milli`]).
+    gpus_out_milli: i64,
     /// Per HyperNode: Σ allocatable of its nodes.
     pub hn_allocatable: Vec<Resources>,
     /// Per HyperNode: Σ `used` of its nodes.
@@ -572,6 +585,7 @@ impl World {
             pg_pending_by_shape: BTreeMap::new(),
             victims: Vec::new(),
             gpu_used_milli: 0,
+            gpus_out_milli: 0,
             budgets: Vec::new(),
             budget_jobs: Vec::new(),
             clock_start: 0,
@@ -1066,7 +1080,8 @@ impl World {
                 return Err(format!("node {i}: index out of date"));
             }
             let g = &ns.gpus;
-            let device_used: i64 = g.free.iter().map(|f| DEVICE_MILLI - f).sum();
+            let out = ns.lost_devices.count_ones() as i64 * DEVICE_MILLI;
+            let device_used: i64 = g.free.iter().map(|f| DEVICE_MILLI - f).sum::<i64>() - out;
             if !g.free.is_empty() && device_used != ns.used.get(GPU) {
                 return Err(format!("node {i}: devices hold {device_used} milli-GPUs, pods {}", ns.used.get(GPU)));
             }

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 mod cluster;
 pub mod comm;
+pub(crate) mod faults;
 mod jobs;
 mod manifests;
 mod placement;
@@ -225,6 +226,8 @@ pub(crate) struct Validated<'a> {
     pub sample_at: Option<At>,
     /// `spec.placement`: the placement-only evaluation (then `sources` is empty).
     pub placement: Option<crate::placement::Placement>,
+    /// `spec.faults`, its switch targets still by name.
+    pub faults: Option<faults::Draft>,
 }
 
 /// One workload source, validated.
@@ -396,6 +399,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     let mut empirical_cache: BTreeMap<(PathBuf, &'static str), Vec<SimDuration>> = BTreeMap::new();
     let mut sources = Vec::new();
     let placement = placement_mode.and_then(|p| placement::placement(&mut v, p, spec, &scheduler, &nodes, base));
+    let faults = spec.faults.as_ref().map(|f| faults::faults(&mut v, f, &nodes, base));
     for (s, src) in spec.workload.iter().flatten().enumerate().filter(|_| placement_mode.is_none()) {
         let path = format!("spec.workload[{s}]");
         let source = match &src.value {
@@ -453,6 +457,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         output_dir,
         sample_at,
         placement,
+        faults,
     })
 }
 

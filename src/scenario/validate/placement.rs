@@ -83,6 +83,7 @@ pub(super) fn placement(
     unused(v, spec.queues.as_ref().map(at), "spec.queues");
     unused(v, spec.comm.as_ref().map(at), "spec.comm");
     unused(v, spec.defaults.as_ref().map(at), "spec.defaults");
+    unused(v, spec.faults.as_ref().map(at), "spec.faults");
     unused(v, spec.priority_classes.as_ref().and_then(|p| p.first()).map(at), "spec.priorityClasses");
     unused(v, spec.output.as_ref().and_then(|o| o.sample_interval.as_ref()).map(at), "spec.output.sampleInterval");
     let Some(sources) = spec.workload.as_ref().filter(|w| !w.is_empty()) else {

@@ -75,7 +75,7 @@ pub fn expand(base: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
     let mut out: Vec<PathBuf> = entries
         .filter_map(|e| e.ok())
         .filter(|e| e.path().is_file())
-        .filter(|e| wildcard_match(&last, &e.file_name().to_string_lossy()))
+        .filter(|e| lahar_core::text::wildcard_match(&last, &e.file_name().to_string_lossy()))
         .map(|e| dir.join(e.file_name()))
         .collect();
     out.sort();
@@ -83,31 +83,6 @@ pub fn expand(base: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
         return Err(format!("`{pattern}` matches no file in `{}`", dir.display()));
     }
     Ok(out)
-}
-
-/// `*` matches any run of characters, `?` one character.
-fn wildcard_match(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    // Classic two-pointer match with backtracking to the last `*`.
-    let (mut i, mut j) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while j < n.len() {
-        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
-            i += 1;
-            j += 1;
-        } else if i < p.len() && p[i] == '*' {
-            star = Some((i, j));
-            i += 1;
-        } else if let Some((si, sj)) = star {
-            i = si + 1;
-            j = sj + 1;
-            star = Some((si, sj + 1));
-        } else {
-            return false;
-        }
-    }
-    p[i..].iter().all(|&c| c == '*')
 }
 
 /// Reads every document of the files a path or pattern names (files in name order,
@@ -319,22 +294,6 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
     }
     out.extend(groups.finish(cx, &owners, errs));
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wildcards() {
-        assert!(wildcard_match("*.yaml", "a.yaml"));
-        assert!(wildcard_match("job-?.y*", "job-1.yml"));
-        assert!(!wildcard_match("job-?.yaml", "job-12.yaml"));
-        assert!(!wildcard_match("*.yaml", "a.yml"));
-        assert!(wildcard_match("*", ""));
-        assert!(wildcard_match("a*b*c", "axxbyyc"));
-        assert!(!wildcard_match("a*b*c", "axxbyy"));
-    }
 }
 
 #[cfg(test)]

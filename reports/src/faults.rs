@@ -1,0 +1,142 @@
+//! The fault outputs of a run with `spec.faults`: events.csv (one row per
+//! failure, repair and drain step) and summary.json's `faults` section.
+
+use crate::metrics::Summary;
+use crate::write::{csv_writer, io_err, push_milli};
+use lahar_core::engine::FaultRecord;
+use lahar_core::job::JobPhase;
+use lahar_core::text::push_u64;
+use lahar_core::time::push_secs;
+use lahar_core::world::{Job, World};
+use serde::Serialize;
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::Path;
+
+/// events.csv's columns.
+pub const EVENT_COLUMNS: [&str; 8] = ["t", "event", "scope", "target", "nodes", "gpus", "pods", "cause"];
+
+/// summary.json's `faults`: what failures cost the run (docs/metrics.md).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FaultSummary {
+    /// Outages that started (node, GPU and switch failures), drains not counted.
+    pub failures: u64,
+    /// Drains that started.
+    pub drains: u64,
+    /// Pods killed by failures.
+    pub pods_killed: u64,
+    /// Pods evicted at drains' deadlines.
+    pub pods_drained: u64,
+    /// GPU·hours out of service or cordoned (∫ gpus_unavailable dt).
+    pub gpu_hours_unavailable: f64,
+    /// GPU·hours of work lost to failures (redone), counted for the jobs'
+    /// GPUs; part of `gpu_hours_lost`.
+    pub gpu_hours_lost_to_failures: f64,
+    /// Useful GPU-hours over allocated GPU-hours: `1 − gpu_hours_lost /
+    /// allocated GPU-hours` (work later lost, to failures or stops, is not
+    /// useful).
+    pub goodput: f64,
+    /// Restarts (retries counted by RestartJob, RestartTask and RestartPod),
+    /// summed over jobs.
+    pub restarts: u64,
+    /// Jobs that ended Failed (their retries reached maxRetry).
+    pub jobs_failed: u64,
+}
+
+/// Counts a run's fault records and jobs as they come.
+#[derive(Debug, Default)]
+pub struct FaultTally {
+    s: FaultSummary,
+    lost_us: u128,
+    /// Unavailable milli-GPUs since `since` (µs), integrated into `gpu_milli_us`.
+    level: i64,
+    since: u64,
+    gpu_milli_us: i128,
+}
+
+impl FaultTally {
+    /// A fault record.
+    pub fn record(&mut self, r: &FaultRecord) {
+        let t = r.t.micros();
+        self.gpu_milli_us += self.level as i128 * (t - self.since) as i128;
+        self.since = t;
+        match r.event {
+            "fail" => {
+                self.s.failures += 1;
+                self.s.pods_killed += r.pods as u64;
+                self.level += r.gpu_milli;
+            }
+            "cordon" => {
+                self.s.drains += 1;
+                self.level += r.gpu_milli;
+            }
+            "evict" => self.s.pods_drained += r.pods as u64,
+            _ => self.level -= r.gpu_milli,
+        }
+    }
+
+    /// A job that ended, or is unfinished at the end.
+    pub fn job(&mut self, job: &Job) {
+        self.s.restarts += job.retries as u64;
+        self.s.jobs_failed += u64::from(job.phase == JobPhase::Failed);
+        self.lost_us += job.progress.lost_to_faults_gpu_us;
+    }
+
+    /// The section, for a run that ended at `end` with `summary`.
+    pub fn finish(mut self, end: u64, summary: &Summary) -> FaultSummary {
+        self.gpu_milli_us += self.level as i128 * end.saturating_sub(self.since) as i128;
+        self.s.gpu_hours_unavailable = self.gpu_milli_us as f64 / 1000.0 / 3.6e9;
+        self.s.gpu_hours_lost_to_failures = self.lost_us as f64 / 3.6e9;
+        let held = summary.gpu_allocation_rate * summary.gpus_total * summary.sim_time_s / 3600.0;
+        self.s.goodput = if held > 0.0 { (1.0 - summary.gpu_hours_lost / held).clamp(0.0, 1.0) } else { 1.0 };
+        self.s
+    }
+}
+
+/// The fault section of a run held in memory.
+pub fn summarize(records: &[FaultRecord], world: &World, end: u64, summary: &Summary) -> FaultSummary {
+    let mut t = FaultTally::default();
+    for r in records {
+        t.record(r);
+    }
+    for job in world.jobs.iter() {
+        t.job(job);
+    }
+    t.finish(end, summary)
+}
+
+/// Writes events.csv's rows as they come.
+pub struct EventWriter {
+    csv: csv::Writer<BufWriter<File>>,
+    row: [String; 8],
+}
+
+impl EventWriter {
+    /// Creates events.csv in `dir` with its header.
+    pub fn create(dir: &Path) -> io::Result<EventWriter> {
+        let mut csv = csv_writer(dir, "events.csv")?;
+        csv.write_record(EVENT_COLUMNS).map_err(io_err)?;
+        Ok(EventWriter { csv, row: Default::default() })
+    }
+
+    /// One row.
+    pub fn write(&mut self, r: &FaultRecord) -> csv::Result<()> {
+        for f in self.row.iter_mut() {
+            f.clear();
+        }
+        push_secs(&mut self.row[0], r.t.micros());
+        self.row[1].push_str(r.event);
+        self.row[2].push_str(r.scope);
+        self.row[3].push_str(&r.target);
+        push_u64(&mut self.row[4], r.nodes.into());
+        push_milli(&mut self.row[5], r.gpu_milli);
+        push_u64(&mut self.row[6], r.pods.into());
+        self.row[7].push_str(&r.cause);
+        self.csv.write_record(&self.row)
+    }
+
+    /// Flushes the file.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.csv.flush()
+    }
+}

@@ -1,0 +1,63 @@
+//! Capacity out of service: a node down, some of its GPUs failed, a node
+//! cordoned. A node's allocatable is what is up of it, so every scheduler,
+//! plugin and index sees a failure the way Volcano's cache does once the
+//! kubelet reports it (a NotReady node: nothing fits; lost GPUs: fewer
+//! `nvidia.com/gpu`).
+
+use super::World;
+use crate::cluster::NodeId;
+use crate::devices::DEVICE_MILLI;
+use crate::resource::{GPU, Resources};
+
+impl World {
+    /// Sets what of node `n` is out of service: the whole node when `down`,
+    /// else the GPU devices in `devices` (bit d: device d). Nothing may hold
+    /// what goes out (the engine kills those pods first).
+    pub(crate) fn set_out_of_service(&mut self, n: NodeId, down: bool, devices: u64) {
+        let i = n.0 as usize;
+        let ns = &self.nodes[i];
+        let nominal = self.cluster.node(n).allocatable + ns.lost;
+        let count = ns.gpus.free.len();
+        let all = if count >= 64 { u64::MAX } else { (1u64 << count) - 1 };
+        let mask = if down { all } else { devices & all };
+        let lost = if down {
+            nominal
+        } else {
+            let mut r = Resources::ZERO;
+            r.set(GPU, mask.count_ones() as i64 * DEVICE_MILLI);
+            r
+        };
+        let ns = &mut self.nodes[i];
+        for d in 0..count {
+            let (was, now) = (ns.lost_devices >> d & 1, mask >> d & 1);
+            if was != now {
+                ns.gpus.charge(d, if now == 1 { DEVICE_MILLI } else { -DEVICE_MILLI });
+            }
+        }
+        let delta = lost - ns.lost;
+        ns.lost = lost;
+        ns.lost_devices = mask;
+        self.cluster.set_allocatable(n, nominal - lost);
+        self.gpus_out_milli += delta.get(GPU);
+        self.epoch += 1;
+        self.node_used_epoch[i] = self.epoch;
+        for h in self.cluster.topology.chain(n) {
+            self.hn_allocatable[h.0 as usize] -= delta;
+            self.hn_used_epoch[h.0 as usize] = self.epoch;
+        }
+        let free = self.future_idle(n);
+        self.index.update(n, free);
+    }
+
+    /// Cordons node `n` or uncordons it.
+    pub(crate) fn set_cordoned(&mut self, n: NodeId, on: bool) {
+        self.cluster.set_cordoned(n, on);
+        self.epoch += 1;
+        self.node_used_epoch[n.0 as usize] = self.epoch;
+    }
+
+    /// Milli-GPUs out of service (failed nodes and devices).
+    pub fn gpus_out_of_service_milli(&self) -> i64 {
+        self.gpus_out_milli
+    }
+}
