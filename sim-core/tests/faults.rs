@@ -320,3 +320,85 @@ fn restart_task_recreates_the_pending_pods() {
         ]
     );
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    struct Plan {
+        jobs: Vec<(u64, u64, u32, i64, bool)>,
+        outages: Vec<(u64, u32, u64, Option<u32>)>,
+    }
+
+    fn plans() -> impl Strategy<Value = Plan> {
+        let job = (0u64..100, 10u64..200, 1u32..4, 1i64..5, any::<bool>());
+        let outage = (0u64..400, 0u32..4, 1u64..120, prop::option::of(1u32..3));
+        (prop::collection::vec(job, 1..7), prop::collection::vec(outage, 0..8))
+            .prop_map(|(jobs, outages)| Plan { jobs, outages })
+    }
+
+    fn run_plan(p: &Plan) -> RunOutput {
+        let jobs = p
+            .jobs
+            .iter()
+            .enumerate()
+            .map(|(i, &(submit, dur, replicas, gpus, ckpt))| {
+                let mut j = job(&format!("j{i}"), submit, dur, replicas, gpus, replicas);
+                j.checkpoint_interval = ckpt.then(|| secs(7));
+                j
+            })
+            .collect();
+        let mut outages: Vec<Outage> = p
+            .outages
+            .iter()
+            .map(|&(at, n, dur, gpus)| outage(at, &[n], dur, gpus.map_or(OutageKind::Node, OutageKind::Gpus)))
+            .collect();
+        outages.sort_by_key(|o| o.at);
+        run_faults((0..4).map(|i| node(&format!("n{i}"), 4)).collect(), jobs, outages)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// No pod runs on a node while a node outage holds it; every job
+        /// finishes; and work is conserved: for these gangs at the ideal speed
+        /// the time a job progressed (all its pods running) is its run time plus
+        /// the work it lost, to the microsecond.
+        #[test]
+        fn failed_capacity_is_never_used_and_work_is_conserved(p in plans()) {
+            let out = run_plan(&p);
+            for &(at, n, dur, gpus) in &p.outages {
+                if gpus.is_some() {
+                    continue;
+                }
+                let (a, b) = (at * S, (at + dur) * S);
+                for r in out.pods.iter().filter(|r| r.node == NodeId(n)) {
+                    prop_assert!(r.end.micros() <= a || r.start.micros() >= b, "pod {:?} on n{n} during [{at}, {}) s", r, at + dur);
+                }
+            }
+            for (i, j) in out.world.jobs.iter().enumerate() {
+                prop_assert_eq!(j.phase, JobPhase::Completed);
+                let min = j.spec.min_available;
+                let mut edges: Vec<(u64, i32)> = out
+                    .pods
+                    .iter()
+                    .filter(|r| r.job == JobId(i as u32))
+                    .flat_map(|r| [(r.start.micros(), 1), (r.end.micros(), -1)])
+                    .collect();
+                edges.sort();
+                let (mut running, mut since, mut progressed) = (0i32, 0u64, 0u64);
+                for (t, d) in edges {
+                    if running >= min as i32 {
+                        progressed += t - since;
+                    }
+                    running += d;
+                    since = t;
+                }
+                let lost = (j.progress.lost_gpu_us / j.spec.total_gpus() as u128) as u64;
+                prop_assert_eq!(progressed, j.spec.duration.micros() + lost, "job {}", i);
+                prop_assert_eq!(j.progress.lost_gpu_us, j.progress.lost_to_faults_gpu_us);
+            }
+        }
+    }
+}
