@@ -399,3 +399,32 @@ proptest! {
         prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
     }
 }
+
+/// Failures that come often: hosts, GPUs (2 at a time), leaf switches, and a
+/// drain of `n-1` with a deadline, over the same random scenarios.
+const FAULTS: &str = "  faults:
+    random:
+      - {name: hosts, between: {distribution: exponential, mean: 3h}, repair: {distribution: fixed, value: 20m}}
+      - {name: gpus, scope: gpu, gpus: 2, between: {distribution: weibull, shape: 0.8, scale: 2h}, repair: {distribution: lognormal, median: 30m, sigma: 0.5}}
+      - {name: leaves, scope: switch, tier: 1, between: {distribution: exponential, mean: 8h}, repair: {distribution: fixed, value: 10m}}
+    drains:
+      - {at: 1h, nodes: n-1, deadline: 10m, duration: 1h}
+";
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Capacity that fails and comes back (allocatable, devices, taints
+    /// changing under the caches) is decided the same by the fast sessions as
+    /// by the exhaustive walk.
+    #[test]
+    fn fault_sessions_decide_as_the_exhaustive_walk(nodes in 3u32..8, conf in 0usize..4, jobs in jobs()) {
+        let t = text(nodes, CONFS[conf], &jobs, true).replace("  workload:\n", &format!("{FAULTS}  workload:\n"));
+        prop_assert!(t.contains("faults:"));
+        let fast = outputs(&t, false, false);
+        let full = outputs(&t, true, false);
+        prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
+        prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+        prop_assert!(fast.1.contains(",failed\n") || jobs.len() < 3, "no pod failed: the run tests nothing new");
+    }
+}

@@ -7,6 +7,7 @@ mod comm_runtime;
 mod equivalence;
 mod errors;
 mod explain;
+mod faults;
 mod fragmentation;
 mod gpu_sharing;
 mod invariants;

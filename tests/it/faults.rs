@@ -1,0 +1,219 @@
+//! `spec.faults` through the binary: the example's outputs, a scenario with an
+//! empty fault plan against the same without, and every bad input refused
+//! with its location.
+
+use super::*;
+
+fn run_to(scenario: &Path, out: &Path) {
+    lahar().arg("run").arg(scenario).arg("--out").arg(out).assert().success();
+}
+
+fn read(dir: &Path, f: &str) -> String {
+    std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"))
+}
+
+/// The example replays its incident as written (the trace's rows at their
+/// times, on their targets) among its random failures, twice the same.
+#[test]
+fn failures_example_writes_its_fault_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/faults/failures.yaml");
+    run_to(&ex, &dir.path().join("a"));
+    let events = read(&dir.path().join("a"), "events.csv");
+    let mut lines = events.lines();
+    assert_eq!(lines.next(), Some("t,event,scope,target,nodes,gpus,pods,cause"));
+    let rows: Vec<Vec<&str>> = events.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let traced: Vec<String> = rows
+        .iter()
+        .filter(|r| r[7].starts_with("trace:"))
+        .map(|r| format!("{} {} {} {} {}", r[0], r[1], r[2], r[3], r[7]))
+        .collect();
+    assert_eq!(
+        traced,
+        [
+            "360000 fail switch leaf-3 trace:4",
+            "361800 fail node h100-25 trace:5",
+            "361800 fail node h100-26 trace:6",
+            "361800 repair switch leaf-3 trace:4",
+            "405000 repair node h100-25 trace:5",
+            "405000 repair node h100-26 trace:6",
+            "1080000 fail gpu h100-40 trace:7",
+            "1087200 repair gpu h100-40 trace:7",
+        ]
+    );
+    // The switch takes its 8 nodes (64 GPUs); at its repair the two hosts that
+    // failed under it keep 16 of them out.
+    let leaf = rows.iter().filter(|r| r[3] == "leaf-3").map(|r| (r[4], r[5])).collect::<Vec<_>>();
+    assert_eq!(leaf, [("8", "64"), ("8", "48")]);
+    for cause in ["gpu-faults", "host-failures", "drains[0]"] {
+        assert!(rows.iter().any(|r| r[7] == cause), "no {cause} row");
+    }
+    let ts = read(&dir.path().join("a"), "timeseries.csv");
+    assert!(ts.lines().next().unwrap().ends_with(",gpus_unavailable"));
+    assert!(ts.lines().skip(1).any(|l| l.ends_with(",64")), "the switch's 64 GPUs appear as unavailable");
+    let summary: serde_json::Value = serde_json::from_str(&read(&dir.path().join("a"), "summary.json")).unwrap();
+    let f = &summary["metrics"]["faults"];
+    let failures = rows.iter().filter(|r| r[1] == "fail").count() as u64;
+    assert_eq!(f["failures"].as_u64(), Some(failures));
+    assert_eq!(f["drains"].as_u64(), Some(1));
+    assert!(f["gpu_hours_lost_to_failures"].as_f64().unwrap() > 0.0);
+    assert!(f["goodput"].as_f64().unwrap() < 1.0);
+    let pods = read(&dir.path().join("a"), "pods.csv");
+    let killed = pods.lines().filter(|l| l.ends_with(",failed")).count() as u64;
+    assert_eq!(f["pods_killed"].as_u64(), Some(killed));
+    run_to(&ex, &dir.path().join("b"));
+    for file in ["events.csv", "pods.csv", "jobs.csv", "timeseries.csv", "decisions.csv"] {
+        assert_eq!(read(&dir.path().join("a"), file), read(&dir.path().join("b"), file), "{file}");
+    }
+}
+
+const NODES: &str = "    nodes:\n      - {name: n0, gpus: 8, cpu: 64, memory: 256Gi}\n      - {name: n1, gpus: 8, cpu: 64, memory: 256Gi}";
+const JOBS: &str = "  workload:\n    - jobs:\n        - {name: a, duration: 1h, tasks: [{name: w, replicas: 2, resources: {nvidia.com/gpu: 8}}]}\n        - {name: b, submitAt: 10m, duration: 30m, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 4}}]}\n";
+
+/// `faults: {}` fails nothing: every output but the new column and file is
+/// byte for byte the run without faults; without `faults` there is no events.csv.
+#[test]
+fn an_empty_fault_plan_changes_nothing_but_the_columns() {
+    let (d1, plain) = write_scenario(&scenario(NODES, JOBS));
+    let (d2, empty) = write_scenario(&scenario(NODES, &format!("{JOBS}  faults: {{}}\n")));
+    run_to(&plain, &d1.path().join("out"));
+    run_to(&empty, &d2.path().join("out"));
+    let (a, b) = (d1.path().join("out"), d2.path().join("out"));
+    for f in ["jobs.csv", "pods.csv", "decisions.csv"] {
+        assert_eq!(read(&a, f), read(&b, f), "{f}");
+    }
+    assert!(!a.join("events.csv").exists());
+    assert_eq!(read(&b, "events.csv"), "t,event,scope,target,nodes,gpus,pods,cause\n");
+    for (x, y) in read(&a, "timeseries.csv").lines().zip(read(&b, "timeseries.csv").lines()) {
+        let (head, last) = y.rsplit_once(',').unwrap();
+        assert_eq!(x, head);
+        assert!(last == "gpus_unavailable" || last == "0");
+    }
+    let s: serde_json::Value = serde_json::from_str(&read(&a, "summary.json")).unwrap();
+    assert!(s["metrics"].get("faults").is_none());
+}
+
+/// A failure of n1 at 20m for 1h, from a trace, kills `a`'s pod there: `a`
+/// loses its 20 minutes (16 GPUs) and reruns its hour once n1 is back: 80m →
+/// 140m. `b` (4 GPUs, at 10m) is not enqueued while `a`'s PodGroup claims the
+/// cluster (overcommit): it runs after `a`, 140m → 170m.
+#[test]
+fn a_traced_node_failure_delays_the_gang_by_its_repair() {
+    let text = scenario(NODES, &format!("{JOBS}  faults: {{trace: f.csv}}\n"));
+    let (d, p) = write_scenario(&text);
+    std::fs::write(d.path().join("f.csv"), "time,target,duration,kind\n20m,n1,1h,node\n").unwrap();
+    run_to(&p, &d.path().join("out"));
+    let jobs = read(&d.path().join("out"), "jobs.csv");
+    let a = jobs.lines().find(|l| l.starts_with("a,")).unwrap();
+    let cols: Vec<&str> = a.split(',').collect();
+    // start 0, end 140m = 8400 s, lost 20 m × 16 GPUs = 19200 GPU·s.
+    assert_eq!((cols[5], cols[6], cols[7], cols[16]), ("0", "8400", "Completed", "19200"));
+    let b = jobs.lines().find(|l| l.starts_with("b,")).unwrap();
+    assert_eq!(b.split(',').nth(6), Some("10200"));
+}
+
+fn refused_with(text: &str, files: &[(&str, &str)], want: &[&str]) {
+    let (d, p) = write_scenario(text);
+    for (name, body) in files {
+        std::fs::write(d.path().join(name), body).unwrap();
+    }
+    let out = lahar().arg("validate").arg(&p).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    for w in want {
+        assert!(err.contains(w), "missing {w:?} in:\n{err}");
+    }
+    // `lahar run` refuses it the same way, before any output.
+    lahar().arg("run").arg(&p).arg("--out").arg(d.path().join("out")).assert().code(2);
+    assert!(!d.path().join("out").join("jobs.csv").exists());
+}
+
+#[test]
+fn bad_faults_are_refused_with_their_location() {
+    let s = |faults: &str| scenario(NODES, &format!("{JOBS}  faults:\n{faults}"));
+    let dist = "between: {distribution: exponential, mean: 10d}, repair: {distribution: fixed, value: 1h}";
+    refused_with(&s("    randm: []\n"), &[], &["unknown field `randm`"]);
+    refused_with(
+        &s(&format!("    random:\n      - {{scope: host, {dist}}}\n")),
+        &[],
+        &["spec.faults.random[0].scope", "`host`: expected node, gpu or switch"],
+    );
+    refused_with(
+        &s(&format!("    random:\n      - {{nodes: \"x-*\", {dist}}}\n")),
+        &[],
+        &["spec.faults.random[0].nodes", "`x-*` matches no node"],
+    );
+    refused_with(
+        &s(
+            "    random:\n      - {between: {distribution: weibull, mean: 1d}, repair: {distribution: fixed, value: 1h}}\n",
+        ),
+        &[],
+        &[
+            "spec.faults.random[0].between.mean",
+            "has no meaning for a weibull distribution",
+            "spec.faults.random[0].between.shape",
+        ],
+    );
+    refused_with(
+        &s(
+            "    random:\n      - {between: {distribution: gamma, mean: 1d}, repair: {distribution: fixed, value: 0s}}\n",
+        ),
+        &[],
+        &[
+            "`gamma`: expected fixed, exponential, weibull or lognormal",
+            "spec.faults.random[0].repair.value",
+            "must be longer than 0",
+        ],
+    );
+    refused_with(
+        &s(&format!("    random:\n      - {{scope: switch, {dist}}}\n")),
+        &[],
+        &["spec.faults.random[0].tier", "needs the `tier`"],
+    );
+    refused_with(
+        &s(&format!("    random:\n      - {{scope: switch, tier: 2, {dist}}}\n")),
+        &[],
+        &["no HyperNode of tier 2"],
+    );
+    refused_with(
+        &s(&format!("    random:\n      - {{name: x, {dist}}}\n      - {{name: x, {dist}}}\n")),
+        &[],
+        &["`x` names two rules"],
+    );
+    refused_with(
+        &s(&format!("    random:\n      - {{scope: node, gpus: 2, {dist}}}\n")),
+        &[],
+        &["spec.faults.random[0].gpus", "only a `scope: gpu` rule"],
+    );
+    refused_with(
+        &s("    drains:\n      - {at: 1h, nodes: \"q*\", duration: 1h}\n"),
+        &[],
+        &["spec.faults.drains[0].nodes", "matches no node"],
+    );
+    refused_with(&s("    trace: missing.csv\n"), &[], &["spec.faults.trace", "cannot read"]);
+    refused_with(
+        &s("    trace: f.csv\n"),
+        &[("f.csv", "when,target,duration,kind\n")],
+        &["f.csv", "expected the columns `time,target,duration,kind,gpus,deadline`"],
+    );
+    refused_with(
+        &s("    trace: f.csv\n"),
+        &[(
+            "f.csv",
+            "time,target,duration,kind,gpus\n1h,n0,1h,node,\n2h,n9,1h,node,\n3h,n0,1x,gpu,0\n4h,n0,1h,crash,\n",
+        )],
+        &[
+            "f.csv:3:1: target: `n9` matches no node",
+            "f.csv:4:1: duration:",
+            "f.csv:4:1: gpus: `0`: expected a whole number of GPUs ≥ 1",
+            "f.csv:5:1: kind: `crash`: expected node, gpu, switch or drain",
+        ],
+    );
+    // HyperNodes are known once the rest is valid (the topology is built then).
+    refused_with(
+        &s("    trace: f.csv\n"),
+        &[("f.csv", "time,target,duration,kind\n5h,leaf-7,1h,switch\n")],
+        &["f.csv:2:1: target: `leaf-7` is no HyperNode of the cluster"],
+    );
+    let placement = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n0, gpus: 8, cpu: 64, memory: 256Gi}]\n  scheduler: {baseline: fgd}\n  placement: {demand: 0.5}\n  faults: {}\n";
+    refused_with(placement, &[], &["spec.faults", "has no meaning in placement mode"]);
+}
