@@ -528,7 +528,7 @@ pub fn summary_table(r: &RunReport) -> String {
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY);
     t.set_header(["metric", "value"]);
-    let rows: Vec<(&str, String)> = vec![
+    let mut rows: Vec<(&str, String)> = vec![
         ("scenario", format!("{} (seed {})", r.meta.scenario, r.meta.seed)),
         ("scheduler", r.meta.scheduler.clone()),
         ("jobs (completed / unfinished)", format!("{} ({} / {})", s.jobs, s.completed, s.unfinished)),
@@ -548,10 +548,17 @@ pub fn summary_table(r: &RunReport) -> String {
         ("GPU allocation rate", format!("{:.1}%", 100.0 * s.gpu_allocation_rate)),
         ("GPU effective utilization", format!("{:.1}%", 100.0 * s.gpu_effective_utilization)),
         ("preemptions", s.preemptions.to_string()),
+    ];
+    if let Some(f) = &s.faults {
+        rows.push(("failures / pods killed", format!("{} / {}", f.failures, f.pods_killed)));
+        rows.push(("GPU-hours lost to failures", format!("{:.1}", f.gpu_hours_lost_to_failures)));
+        rows.push(("goodput", format!("{:.2}%", 100.0 * f.goodput)));
+    }
+    rows.extend([
         ("events / sessions", format!("{} / {}", s.events, s.sessions)),
         ("wall time", format!("{:.2} s", r.meta.wall_time_s)),
         ("outputs", r.out_dir.display().to_string()),
-    ];
+    ]);
     for (k, v) in rows {
         t.add_row([k.to_string(), v]);
     }
