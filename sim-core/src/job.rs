@@ -291,6 +291,9 @@ pub struct JobSpec {
     /// Checkpoint interval in work time; progress since the last checkpoint is lost
     /// when the job stops. `None`: all progress is lost.
     pub checkpoint_interval: Option<SimDuration>,
+    /// Elastic: its speed follows its running workers, and resizing costs
+    /// time (`None`: its speed is its placement's whatever its size).
+    pub elastic: Option<crate::elastic::Elastic>,
     /// Graceful termination of evicted pods.
     pub termination_grace: SimDuration,
     /// User / tenant, for reports (shared).
@@ -402,6 +405,7 @@ impl JobSpec {
             sub_groups: None,
             duration: SimDuration::ZERO,
             checkpoint_interval: None,
+            elastic: None,
             termination_grace: SimDuration::ZERO,
             user: Arc::clone(&NONE),
             task_topology: None,
@@ -773,6 +777,7 @@ mod tests {
             sub_groups: None,
             duration: SimDuration::from_secs(10),
             checkpoint_interval: None,
+            elastic: None,
             termination_grace: DEFAULT_TERMINATION_GRACE,
             user: "".into(),
             task_topology: None,

@@ -31,6 +31,7 @@ pub mod budget;
 pub mod cluster;
 pub mod comm;
 pub mod devices;
+pub mod elastic;
 pub mod engine;
 pub mod event;
 pub mod explain;

@@ -35,6 +35,11 @@ pub struct Progress {
     pub comm_gpu_us: u128,
     /// This job's term in the engine's effective-GPU sum (milli-GPU × ppm).
     pub effective_term: i128,
+    /// An elastic job resized while running makes no progress until then (its
+    /// workers' re-rendezvous).
+    pub resume_at: Option<SimTime>,
+    /// Pods running when it last started or resized (elastic jobs).
+    pub workers: u32,
 }
 
 /// Ideal work (µs) done in `elapsed_us` at `speed_ppm`, rounded down.
@@ -55,7 +60,10 @@ pub fn wall_time(work_us: u64, speed_ppm: u32) -> u64 {
 /// last speed change if it is progressing; never more than its duration.
 pub fn work_done_at(job: &Job, now: SimTime) -> u64 {
     let p = &job.progress;
-    let live = p.since.map_or(0, |since| work_in(now.since(since).micros(), p.speed_ppm));
+    let live = p.since.map_or(0, |since| {
+        let from = p.resume_at.map_or(since, |r| r.max(since));
+        work_in(now.micros().saturating_sub(from.micros()), p.speed_ppm)
+    });
     p.done.saturating_add(live).min(job.spec.duration.micros())
 }
 
@@ -77,11 +85,14 @@ impl Progress {
         checkpoint: Option<SimDuration>,
     ) {
         let Some(since) = self.since else { return };
-        let elapsed = now.since(since).micros();
+        // A resize's pause counts with the time not spent on work.
+        let from = self.resume_at.map_or(since, |r| r.max(since)).min(now);
+        let paused = from.since(since).micros();
+        let elapsed = now.since(from).micros();
         let work = work_in(elapsed, self.speed_ppm);
         self.done = (self.done + work).min(duration.micros());
         let gpus = gpu_milli.max(0) as u128;
-        self.comm_gpu_us += (elapsed - work.min(elapsed)) as u128 * gpus / 1000;
+        self.comm_gpu_us += (paused + elapsed - work.min(elapsed)) as u128 * gpus / 1000;
         if let Some(c) = checkpoint.filter(|c| c.micros() > 0) {
             self.checkpointed = self.done / c.micros() * c.micros();
         }
@@ -94,7 +105,8 @@ impl Progress {
         self.speed_ppm = speed;
         self.generation += 1;
         let remaining = duration.micros().saturating_sub(self.done);
-        SimTime(now.micros().saturating_add(wall_time(remaining, speed)))
+        let from = self.resume_at.map_or(now, |r| r.max(now));
+        SimTime(from.micros().saturating_add(wall_time(remaining, speed)))
     }
 
     /// Stops (the job was credited first): no finish pending. With `lose`, the
@@ -102,6 +114,7 @@ impl Progress {
     /// returns the work lost.
     pub(crate) fn stop(&mut self, lose: bool, gpus: u128) -> u64 {
         self.since = None;
+        self.resume_at = None;
         self.generation += 1;
         if !lose {
             return 0;

@@ -549,6 +549,8 @@ pub struct RawJob {
     pub duration: Option<Spanned<String>>,
     pub max_retry: Option<Spanned<i64>>,
     pub checkpoint_interval: Option<Spanned<String>>,
+    pub scaling: Option<Spanned<String>>,
+    pub resize_overhead: Option<Spanned<String>>,
     pub termination_grace_period: Option<Spanned<String>>,
     pub policies: Option<Vec<Spanned<RawPolicy>>>,
     pub network_topology: Option<Spanned<RawNetworkTopology>>,

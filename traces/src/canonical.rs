@@ -282,6 +282,7 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
         sub_groups: None,
         duration: SimDuration(head.duration_micros as u64),
         checkpoint_interval: head.checkpoint,
+        elastic: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,
         user: lahar_core::text::shared(&head.user),
         task_topology: None,
@@ -488,6 +489,9 @@ fn check_representable(job: &JobSpec) -> Result<(), WriteError> {
     }
     if job.network_topology.is_some() {
         return refuse("a network topology");
+    }
+    if job.elastic.is_some() {
+        return refuse("elasticity (a scaling curve)");
     }
     if job.termination_grace != DEFAULT_TERMINATION_GRACE {
         return refuse("a non-default termination grace period");

@@ -230,6 +230,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         sub_groups: None,
         duration: p.duration,
         checkpoint_interval: None,
+        elastic: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,
         user: lahar_core::text::shared(&p.user),
         task_topology: None,

@@ -440,6 +440,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         sub_groups: None,
         duration,
         checkpoint_interval: None,
+        elastic: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,
         user: lahar_core::text::shared(""),
         task_topology: None,

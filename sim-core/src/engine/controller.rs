@@ -443,7 +443,17 @@ impl Engine {
             }
             (true, true) => {
                 // Placement may have changed: credit, then continue at the new speed.
+                // An elastic job whose workers changed pauses for its re-rendezvous.
+                let resize = job
+                    .spec
+                    .elastic
+                    .as_ref()
+                    .map(|e| e.resize_overhead)
+                    .filter(|_| job.count(PodStatus::Running) != job.progress.workers);
                 self.stop_progress(j, false);
+                if let Some(pause) = resize {
+                    self.world.jobs[j.0 as usize].progress.resume_at = Some(self.now.plus(pause));
+                }
                 self.start_progress(j);
             }
             (false, false) => {}

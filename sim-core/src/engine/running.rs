@@ -52,6 +52,13 @@ impl Engine {
         let tier = self.world.cluster.topology.highest_tier(&nodes);
         let now = self.now;
         let job = &mut self.world.jobs[j.0 as usize];
+        if let Some(e) = &job.spec.elastic {
+            // An elastic job runs at its placement's speed scaled by its workers.
+            let k = job.count(crate::job::PodStatus::Running);
+            let scale = e.curve.speed_ppm(k, job.spec.total_replicas());
+            speed = ((speed as u64 * scale as u64).div_ceil(FULL_SPEED_PPM as u64) as u32).clamp(1, FULL_SPEED_PPM);
+            job.progress.workers = k;
+        }
         job.nodes_spanned = nodes.len() as u32;
         job.highest_tier = tier;
         if job.first_start.is_none() {

@@ -217,6 +217,7 @@ fn job(
     };
     let max_retry = r.max_retry.as_ref().and_then(|m| v.count(m, &format!("{path}.maxRetry"), 0)).unwrap_or(3);
     let checkpoint = r.checkpoint_interval.as_ref().and_then(|d| v.duration(d, &format!("{path}.checkpointInterval")));
+    let elastic = elastic(v, r, path);
     let grace = r
         .termination_grace_period
         .as_ref()
@@ -284,6 +285,7 @@ fn job(
         sub_groups,
         duration: duration?,
         checkpoint_interval: checkpoint,
+        elastic,
         termination_grace: grace,
         user: lahar_core::text::shared(""),
         task_topology: task_topology.map(Box::new),
@@ -517,4 +519,24 @@ fn vgpu_ask(v: &V<'_>, requests: &Resources) -> Option<Box<lahar_core::vgpu::Vgp
     let c = ContainerAsk::of(get(VGPU_NUMBER), get(VGPU_MEMORY), get(VGPU_CORES))?
         .with_percent(get(VGPU_MEMORY_PERCENTAGE));
     Some(Box::new(VgpuAsk { containers: vec![c], ..Default::default() }))
+}
+
+/// A compact job's `scaling` and `resizeOverhead`: either makes it elastic.
+fn elastic(v: &mut V<'_>, r: &RawJob, path: &str) -> Option<lahar_core::elastic::Elastic> {
+    if r.scaling.is_none() && r.resize_overhead.is_none() {
+        return None;
+    }
+    let d = lahar_core::elastic::Elastic::default();
+    let curve = match &r.scaling {
+        Some(s) => lahar_core::elastic::ScalingCurve::parse(&s.value)
+            .map_err(|e| v.err(at(s), format!("{path}.scaling"), e))
+            .unwrap_or(d.curve),
+        None => d.curve,
+    };
+    let overhead = r
+        .resize_overhead
+        .as_ref()
+        .and_then(|o| v.duration(o, &format!("{path}.resizeOverhead")))
+        .unwrap_or(d.resize_overhead);
+    Some(lahar_core::elastic::Elastic { curve, resize_overhead: overhead })
 }

@@ -886,6 +886,7 @@ pub(crate) struct Timing {
     pub duration: SimDuration,
     pub profile: Option<JobProfile>,
     pub checkpoint: Option<SimDuration>,
+    pub elastic: Option<lahar_core::elastic::Elastic>,
 }
 
 /// Reads `lahar.io/submit-at`, `lahar.io/duration`, `lahar.io/model`,
@@ -908,6 +909,19 @@ pub(crate) fn timing(
     let checkpoint = ann
         .get("lahar.io/checkpoint-interval")
         .and_then(|(s, at)| ck.duration(s, *at, &f("lahar.io/checkpoint-interval")));
+    // `lahar.io/scaling` and `lahar.io/resize-overhead` make the job elastic.
+    let curve = ann.get("lahar.io/scaling").and_then(|(s, at)| {
+        lahar_core::elastic::ScalingCurve::parse(s).map_err(|e| ck.err(*at, &f("lahar.io/scaling"), e)).ok()
+    });
+    let overhead =
+        ann.get("lahar.io/resize-overhead").and_then(|(s, at)| ck.duration(s, *at, &f("lahar.io/resize-overhead")));
+    let elastic = (ann.contains_key("lahar.io/scaling") || ann.contains_key("lahar.io/resize-overhead")).then(|| {
+        let d = lahar_core::elastic::Elastic::default();
+        lahar_core::elastic::Elastic {
+            curve: curve.unwrap_or(d.curve),
+            resize_overhead: overhead.unwrap_or(d.resize_overhead),
+        }
+    });
     let mut profile = match ann.get("lahar.io/model") {
         Some((m, at)) => match lookup(m) {
             Some(p) => Some(JobProfile::from_catalog(p)),
@@ -945,7 +959,7 @@ pub(crate) fn timing(
         (None, true) => Some(SimDuration::ZERO), // priced from the model once the cluster is known
         (None, false) => Some(cx.default_duration.unwrap_or(SimDuration::UNBOUNDED)),
     };
-    Some(Timing { submit: SimTime(submit.micros()), duration: duration?, profile, checkpoint })
+    Some(Timing { submit: SimTime(submit.micros()), duration: duration?, profile, checkpoint, elastic })
 }
 
 /// A queue by name; unknown → error listing the defined ones.
@@ -1127,6 +1141,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         sub_groups: None,
         duration: h.timing.duration,
         checkpoint_interval: h.timing.checkpoint,
+        elastic: h.timing.elastic.clone(),
         termination_grace: DEFAULT_TERMINATION_GRACE,
         user: lahar_core::text::shared(""),
         initial: Vec::new(),
