@@ -228,6 +228,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 sub_groups: None,
                 duration: SimDuration(duration),
                 checkpoint_interval: ckpt.map(SimDuration),
+                elastic: None,
                 termination_grace: DEFAULT_TERMINATION_GRACE,
                 user: user.into(),
                 task_topology: None,

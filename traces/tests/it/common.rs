@@ -150,6 +150,7 @@ pub fn gang(
         sub_groups: None,
         duration: SimDuration::from_secs(duration_s),
         checkpoint_interval: None,
+        elastic: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,
         user: user.into(),
         task_topology: None,
