@@ -1,6 +1,9 @@
 //! Whole-pipeline benchmarks: load a scenario, simulate it, compute metrics.
 //! `pipeline/default` is the embedded default scenario (64 nodes, 3,000 jobs);
-//! `pipeline/large` is examples/large-h100.yaml (1,024 nodes, 12,000 jobs).
+//! `pipeline/large` is examples/large-h100.yaml (1,024 nodes, 12,000 jobs);
+//! `pipeline/default-faults` the default scenario with hosts failing every 20
+//! days and GPUs every 10 days on each node (about 10 failures a day), and
+//! every multi-pod job killed by one restarting from scratch.
 //! Throughput is reported in events/s; jobs/s follows from the job counts.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -19,6 +22,26 @@ fn large() -> Scenario {
     scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// `s` with random host and GPU failures on every node.
+fn with_faults(mut s: Scenario) -> Scenario {
+    use lahar_core::faults::{Dist, FaultPlan, FaultRule, RuleScope};
+    use lahar_core::time::SimDuration;
+    let units: Vec<u32> = (0..s.cluster.len() as u32).collect();
+    let day = SimDuration::from_secs(86_400);
+    let rule = |name: &str, scope, days: u64| FaultRule {
+        name: name.into(),
+        scope,
+        units: units.clone(),
+        between: Dist::Exponential { mean: SimDuration(day.micros() * days) },
+        repair: Dist::LogNormal { median: SimDuration::from_secs(4 * 3600), sigma: 1.0 },
+    };
+    s.faults = Some(FaultPlan {
+        rules: vec![rule("hosts", RuleScope::Node, 20), rule("gpus", RuleScope::Gpus(1), 10)],
+        outages: Vec::new(),
+    });
+    s
+}
+
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("pipeline");
     let default = scenario::load_default();
@@ -26,6 +49,12 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(events));
     g.bench_function("default", |b| {
         b.iter_batched(|| default.clone(), |s| black_box(simulate(s)), BatchSize::LargeInput)
+    });
+    let faulty = with_faults(default.clone());
+    let events = simulate(faulty.clone());
+    g.throughput(Throughput::Elements(events));
+    g.bench_function("default-faults", |b| {
+        b.iter_batched(|| faulty.clone(), |s| black_box(simulate(s)), BatchSize::LargeInput)
     });
     let large = large();
     let events = simulate(large.clone());

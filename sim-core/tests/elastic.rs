@@ -129,3 +129,123 @@ fn a_scaling_curve_sets_the_speed() {
     let out = elastic_run(vec![job("B", 0, 100, 1, 4, 1), e], vec![]);
     assert_eq!(out.world.jobs[1].end, Some(SimTime(475 * S)));
 }
+
+mod properties {
+    use super::*;
+    use lahar_core::faults::{FaultPlan, Outage, OutageKind, Target};
+    use proptest::prelude::*;
+
+    type JobDraw = (u64, u64, u32, u32, i64, bool);
+
+    /// Replays a job's progress from its pod intervals, independently of the
+    /// engine: it progresses while at least `min` pods run, at k/n of full
+    /// speed; a change of k while it progresses before and after pauses it for
+    /// `pause` (a failure too, the survivors' re-rendezvous); returns the
+    /// work integrated (µs) and the number of segments. Falling below `min`
+    /// stops it; starting again is no resize.
+    fn replay(out: &RunOutput, j: u32, min: u32, n: u32, pause: u64) -> (u64, u64) {
+        let mut edges: Vec<(u64, i32, bool)> = Vec::new();
+        for r in out.pods.iter().filter(|r| r.job == JobId(j)) {
+            edges.push((r.start.micros(), 1, false));
+            edges.push((r.end.micros(), -1, r.reason == EndReason::Failed));
+        }
+        edges.sort();
+        let (mut k, mut t0, mut resume, mut work, mut segments) = (0i64, 0u64, 0u64, 0u64, 0u64);
+        let mut i = 0;
+        while i < edges.len() {
+            let t = edges[i].0;
+            let (before, mut lost_at_t, mut delta) = (k, 0i64, 0i64);
+            while i < edges.len() && edges[i].0 == t {
+                if edges[i].2 {
+                    lost_at_t += 1;
+                } else {
+                    delta += edges[i].1 as i64;
+                }
+                i += 1;
+            }
+            if before >= min as i64 {
+                let from = resume.max(t0).min(t);
+                let speed = lahar_core::elastic::ScalingCurve::Linear.speed_ppm(before as u32, n);
+                work += lahar_core::progress::work_in(t - from, speed);
+                segments += 1;
+            }
+            // Failures come first in an instant, the session's binds after.
+            let mid = before - lost_at_t;
+            k = mid + delta;
+            let min = min as i64;
+            let running_through = before >= min && mid >= min;
+            if running_through && k >= min && (lost_at_t > 0 || k != before) {
+                resume = t + pause;
+            } else if !running_through || k < min {
+                resume = 0;
+            }
+            t0 = t;
+        }
+        (work, segments)
+    }
+
+    fn draws() -> impl Strategy<Value = (Vec<JobDraw>, Vec<(u64, u32, u64)>)> {
+        let job = (0u64..60, 20u64..200, 1u32..5, 1u32..5, 1i64..3, any::<bool>());
+        let outage = (0u64..300, 0u32..3, 1u64..80);
+        (prop::collection::vec(job, 1..6), prop::collection::vec(outage, 0..5))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// Elastic jobs under failures and resizes: every job finishes, and the
+        /// work integrated from their pods' intervals at k/n speed, outside the
+        /// resize pauses and only while at least their minimum runs, is their
+        /// run time plus the work they lost — the engine credits each old speed
+        /// before going on (Batsim #66) and never counts progress below the
+        /// minimum.
+        #[test]
+        fn elastic_work_is_conserved(d in draws()) {
+            let (jobs, outages) = d;
+            let specs: Vec<JobSpec> = jobs
+                .iter()
+                .enumerate()
+                .map(|(i, &(submit, dur, replicas, min, gpus, ckpt))| {
+                    let mut j = job(&format!("e{i}"), submit, dur, replicas, gpus, min.min(replicas));
+                    for t in &mut j.tasks {
+                        t.min_available = 0;
+                    }
+                    j.elastic = Some(Elastic { curve: ScalingCurve::Linear, resize_overhead: SimDuration(5 * S) });
+                    j.checkpoint_interval = ckpt.then_some(SimDuration(9 * S));
+                    j.min_resources = j.compute_min_resources();
+                    j
+                })
+                .collect();
+            let mut plan: Vec<Outage> = outages
+                .iter()
+                .map(|&(at, n, dur)| Outage {
+                    at: SimTime(at * S),
+                    target: Target::Nodes(vec![lahar_core::cluster::NodeId(n)]),
+                    duration: SimDuration(dur * S),
+                    kind: OutageKind::Node,
+                    cause: "p".into(),
+                })
+                .collect();
+            plan.sort_by_key(|o| o.at);
+            let nodes = (0..3).map(|i| node(&format!("n{i}"), 4)).collect();
+            let cluster = Cluster::new(nodes, ResourceNames::default(), Topology::flat(3));
+            let world = World::new(cluster, vec![Queue::new("default")], specs);
+            let mut e = Engine::new(world, Box::new(Scripted { evict_at: vec![] }), ideal(), EngineConfig::default());
+            e.set_faults(FaultPlan { rules: vec![], outages: plan });
+            let out = e.run();
+            out.world.check_invariants().unwrap();
+            for (i, j) in out.world.jobs.iter().enumerate() {
+                prop_assert_eq!(j.phase, JobPhase::Completed);
+                let n = j.spec.total_replicas();
+                let (work, segments) = replay(&out, i as u32, j.spec.min_available, n, 5 * S);
+                let lost = (j.progress.lost_gpu_us / j.spec.total_gpus() as u128) as u64;
+                let want = j.spec.duration.micros() + lost;
+                if !(work >= want && work <= want + segments) {
+                    let iv: Vec<_> = out.pods.iter().filter(|r| r.job == JobId(i as u32)).map(|r| (r.node.0, r.start.micros() as f64 / 1e6, r.end.micros() as f64 / 1e6, r.reason)).collect();
+                    eprintln!("job {i}: pod intervals (node, start, end, reason) {iv:?}, end {:?}", j.end);
+                }
+                prop_assert!(work >= want && work <= want + segments, "job {i}: replayed {work}, run time + lost {want}");
+            }
+        }
+    }
+}

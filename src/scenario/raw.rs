@@ -402,6 +402,16 @@ pub struct RawSynthetic {
     pub model: Option<Spanned<RawModel>>,
     pub models: Option<Spanned<BTreeMap<String, f64>>>,
     pub network_topology: Option<Spanned<RawNetworkTopology>>,
+    pub elastic: Option<Spanned<RawSyntheticElastic>>,
+}
+
+/// `synthetic.elastic`: multi-pod jobs made elastic.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawSyntheticElastic {
+    pub min_fraction: Option<Spanned<f64>>,
+    pub scaling: Option<Spanned<String>>,
+    pub resize_overhead: Option<Spanned<String>>,
 }
 
 /// `synthetic.gpus`: a named distribution (`philly`) or a map GPU count → weight.

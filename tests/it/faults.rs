@@ -217,3 +217,43 @@ fn bad_faults_are_refused_with_their_location() {
     let placement = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n0, gpus: 8, cpu: 64, memory: 256Gi}]\n  scheduler: {baseline: fgd}\n  placement: {demand: 0.5}\n  faults: {}\n";
     refused_with(placement, &[], &["spec.faults", "has no meaning in placement mode"]);
 }
+
+/// A compact elastic job through the binary: 2 pods of 8 GPUs, minAvailable 1,
+/// 1 h of work with both; one node is busy for 30 min, so it runs on one pod
+/// (half speed: 15 min of work), resizes at 30 min (a 1-minute pause) and does
+/// the 45 minutes left at full speed: ends at 76 min = 4560 s.
+#[test]
+fn a_compact_elastic_job_grows_when_room_frees() {
+    let jobs = "  workload:\n    - jobs:\n        - {name: blocker, duration: 30m, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 8}}]}\n        - {name: e, minAvailable: 1, scaling: linear, resizeOverhead: 1m, duration: 1h, tasks: [{name: w, replicas: 2, resources: {nvidia.com/gpu: 8}}]}\n";
+    let (d, p) = write_scenario(&scenario(NODES, jobs));
+    run_to(&p, &d.path().join("out"));
+    let out = read(&d.path().join("out"), "jobs.csv");
+    let e = out.lines().find(|l| l.starts_with("e,")).unwrap();
+    assert_eq!(e.split(',').nth(6), Some("4560"), "{e}");
+}
+
+#[test]
+fn bad_elastic_settings_are_refused_with_their_location() {
+    let job = |extra: &str| {
+        format!(
+            "  workload:\n    - jobs:\n        - {{name: e, minAvailable: 1, duration: 1h, {extra}, tasks: [{{name: w, replicas: 2, resources: {{nvidia.com/gpu: 8}}}}]}}\n"
+        )
+    };
+    refused_with(
+        &scenario(NODES, &job("scaling: \"2:0.5, 1:1\"")),
+        &[],
+        &["spec.workload[0].jobs[0].scaling", "worker counts must ascend"],
+    );
+    refused_with(
+        &scenario(NODES, &job("scaling: quadratic")),
+        &[],
+        &["spec.workload[0].jobs[0].scaling", "`quadratic`"],
+    );
+    refused_with(&scenario(NODES, &job("resizeOverhead: 5")), &[], &["spec.workload[0].jobs[0].resizeOverhead"]);
+    let syn = "  workload:\n    - synthetic:\n        jobs: 3\n        arrival: {poisson: {ratePerHour: 1}}\n        gpus: {16: 1}\n        gpusPerPod: 8\n        duration: {lognormal: {median: 1h, sigma: 0.1, min: 1m, max: 2h}}\n        elastic: {minFraction: 1.5}\n";
+    refused_with(
+        &scenario(NODES, syn),
+        &[],
+        &["spec.workload[0].synthetic.elastic.minFraction", "expected a number above 0 and at most 1, got 1.5"],
+    );
+}

@@ -119,9 +119,11 @@ fn ray_and_spark() {
     assert_eq!(j.tasks[0].requests, res(1000, 2 * GI, 0));
     assert_eq!(j.tasks[1].requests, res(1000, GI, 1000));
 
-    // Autoscaling: the gang is the head plus each group's minReplicas.
+    // Autoscaling: the gang is the head plus each group's minReplicas; the
+    // group grows to its maxReplicas (5), elastic.
     let j = job(&s, "rayjob-sample");
-    assert_eq!((&*j.kind, j.min_available, j.tasks[1].replicas), ("RayJob", 2, 3));
+    assert_eq!((&*j.kind, j.min_available, j.tasks[1].replicas), ("RayJob", 2, 5));
+    assert!(j.elastic.is_some());
 
     let j = job(&s, "spark-pi");
     assert_eq!((&*j.kind, j.min_available), ("SparkApplication", 1));
@@ -338,7 +340,8 @@ fn documentation_examples_load_as_they_are() {
     let zero = res(0, 0, 0);
     #[rustfmt::skip]
     let expected: Vec<Expected> = vec![
-        ("elastic-example-echo", "PyTorchJob", "default", QueueId(0), 2, vec![("worker", 2, 0, zero)]),
+        // elasticPolicy: the gang needs minReplicas (1) of its 2 workers.
+        ("elastic-example-echo", "PyTorchJob", "default", QueueId(0), 1, vec![("worker", 2, 0, zero)]),
         ("pi", "MPIJob", "default", QueueId(0), 3,
             vec![("launcher", 1, 0, res(1000, GI, 0)), ("worker", 2, 0, res(1000, GI, 0))]),
         ("tensorflow-mnist", "MPIJob", "kubeflow", QueueId(0), 3,
@@ -360,9 +363,9 @@ fn documentation_examples_load_as_they_are() {
             vec![("head", 1, 1, res(1000, 2 * GI, 0)), ("worker", 2, 0, res(1000, GI, 0))]),
         ("test-cluster-network-topology", "RayCluster", "default", QueueId(0), 3,
             vec![("head", 1, 1, res(1000, 2 * GI, 0)), ("worker", 2, 0, res(1000, GI, 0))]),
-        // Dynamic allocation: max(minExecutors 1, initialExecutors 2, instances 1) executors.
+        // Dynamic allocation: up to maxExecutors (5) executors, elastic.
         ("spark-pi-dynamic-allocation", "SparkApplication", "default", QueueId(0), 1,
-            vec![("driver", 1, 1, res(1000, 896 * MI, 0)), ("executor", 2, 0, res(1000, 896 * MI, 0))]),
+            vec![("driver", 1, 1, res(1000, 896 * MI, 0)), ("executor", 5, 0, res(1000, 896 * MI, 0))]),
         ("spark-pi-volcano", "SparkApplication", "default", QueueId(0), 1,
             vec![("driver", 1, 1, res(1000, 896 * MI, 0)), ("executor", 2, 0, res(1000, 896 * MI, 0))]),
         ("lm-mpi-job", "VolcanoJob", "default", QueueId(0), 3,
@@ -391,6 +394,8 @@ fn documentation_examples_load_as_they_are() {
     ]);
     for (name, kind, ns, queue, min, tasks) in &expected {
         let j = job(&s, name);
+        let elastic = ["elastic-example-echo", "spark-pi-dynamic-allocation"].contains(name);
+        assert_eq!(j.elastic.is_some(), elastic, "{name}");
         assert_eq!((&*j.kind, &*j.namespace, j.queue, j.min_available), (*kind, *ns, *queue, *min), "{name}");
         // Only `job` names an existing PriorityClass (test-job's `high-priority` is not
         // in the manifests: the scheduler's default, 0).

@@ -35,6 +35,7 @@ fn weibull_source_matches_the_generator() {
         },
         queues: vec![(QueueId(0), 1.0)],
         checkpoint_interval: None,
+        elastic: None,
         priority: 0,
         model_weights: vec![],
     };
@@ -81,6 +82,7 @@ fn base_spec(jobs: u32) -> SyntheticSpec {
         },
         queues: vec![(QueueId(0), 1.0)],
         checkpoint_interval: None,
+        elastic: None,
         priority: 0,
         model_weights: vec![],
     }

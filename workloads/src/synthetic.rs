@@ -231,6 +231,11 @@ pub struct SyntheticSpec {
     pub queues: Vec<(QueueId, f64)>,
     /// Checkpoint interval of the jobs.
     pub checkpoint_interval: Option<IntervalDist>,
+    /// Multi-pod jobs are elastic: they need this fraction of their pods
+    /// (rounded up, at least one) and scale as the [`Elastic`] says.
+    ///
+    /// [`Elastic`]: lahar_core::elastic::Elastic
+    pub elastic: Option<(f64, lahar_core::elastic::Elastic)>,
     /// Job priority.
     pub priority: i32,
     /// Weights of a model mix (the caller keeps the models, in the same order);
@@ -320,6 +325,17 @@ impl Iterator for Generator {
         let queue = self.spec.queues[self.queue_dist.sample(&mut self.queues)].0;
         let mut j = job(&self.spec, i, submit, gpus, SimDuration(d), queue);
         j.checkpoint_interval = self.spec.checkpoint_interval.as_ref().map(|c| c.sample(&mut self.checkpoints));
+        if let Some((fraction, e)) = &self.spec.elastic {
+            // No draw: a source's other jobs and draws are those of the same
+            // source without elasticity.
+            let pods = j.min_available;
+            j.min_available = ((fraction * pods as f64).ceil() as u32).clamp(1, pods.max(1));
+            for t in &mut j.tasks {
+                t.min_available = 0;
+            }
+            j.elastic = Some(e.clone());
+            j.min_resources = j.compute_min_resources();
+        }
         let model = self.models.as_mut().map(|(rng, dist)| dist.sample(rng));
         Some((j, model))
     }
@@ -480,6 +496,7 @@ mod tests {
             },
             queues: vec![(QueueId(0), 1.0), (QueueId(1), 3.0)],
             checkpoint_interval: None,
+            elastic: None,
             priority: 0,
             model_weights: vec![],
         }

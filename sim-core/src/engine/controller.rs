@@ -399,8 +399,17 @@ impl Engine {
         }
         let action = self.policy_for(j, task, PolicyEvent::PodFailed);
         self.apply_policy(j, Some(p), task, action);
-        // Whatever is left of the job goes on at its new size, or waits.
+        // Whatever is left of the job goes on at its new size, or waits; an
+        // elastic job's survivors meet again first (its resize overhead).
+        let job = &mut self.world.jobs[j.0 as usize];
+        if let Some(e) = &job.spec.elastic {
+            job.progress.resume_at = Some(self.now.plus(e.resize_overhead));
+        }
         self.refresh_job_keeping_phase(j);
+        // Below its minimum it waits: starting again later is no resize.
+        if let Some(job) = self.world.jobs.get_mut(j.0 as usize).filter(|job| !job.is_progressing()) {
+            job.progress.resume_at = None;
+        }
     }
 
     fn released(&mut self, p: PodId) {
@@ -450,10 +459,11 @@ impl Engine {
                     .as_ref()
                     .map(|e| e.resize_overhead)
                     .filter(|_| job.count(PodStatus::Running) != job.progress.workers);
+                // A pause under way goes on.
+                let pausing = job.progress.resume_at.filter(|&r| r > self.now);
                 self.stop_progress(j, false);
-                if let Some(pause) = resize {
-                    self.world.jobs[j.0 as usize].progress.resume_at = Some(self.now.plus(pause));
-                }
+                let resume = resize.map(|pause| self.now.plus(pause)).or(pausing);
+                self.world.jobs[j.0 as usize].progress.resume_at = resume;
                 self.start_progress(j);
             }
             (false, false) => {}

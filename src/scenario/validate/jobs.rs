@@ -526,17 +526,24 @@ fn elastic(v: &mut V<'_>, r: &RawJob, path: &str) -> Option<lahar_core::elastic:
     if r.scaling.is_none() && r.resize_overhead.is_none() {
         return None;
     }
+    Some(elastic_settings(v, r.scaling.as_ref(), r.resize_overhead.as_ref(), path))
+}
+
+/// `scaling` and `resizeOverhead` under `path` (defaults: linear, 30 s).
+pub(super) fn elastic_settings(
+    v: &mut V<'_>,
+    scaling: Option<&Spanned<String>>,
+    overhead: Option<&Spanned<String>>,
+    path: &str,
+) -> lahar_core::elastic::Elastic {
     let d = lahar_core::elastic::Elastic::default();
-    let curve = match &r.scaling {
+    let curve = match scaling {
         Some(s) => lahar_core::elastic::ScalingCurve::parse(&s.value)
             .map_err(|e| v.err(at(s), format!("{path}.scaling"), e))
             .unwrap_or(d.curve),
         None => d.curve,
     };
-    let overhead = r
-        .resize_overhead
-        .as_ref()
-        .and_then(|o| v.duration(o, &format!("{path}.resizeOverhead")))
-        .unwrap_or(d.resize_overhead);
-    Some(lahar_core::elastic::Elastic { curve, resize_overhead: overhead })
+    let resize_overhead =
+        overhead.and_then(|o| v.duration(o, &format!("{path}.resizeOverhead"))).unwrap_or(d.resize_overhead);
+    lahar_core::elastic::Elastic { curve, resize_overhead }
 }

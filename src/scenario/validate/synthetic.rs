@@ -353,6 +353,7 @@ fn synthetic(
     };
     let start = s.start.as_ref().and_then(|d| v.duration(d, &format!("{path}.synthetic.start"))).unwrap_or_default();
     let checkpoint = s.checkpoint_interval.as_ref().and_then(|c| checkpoint_interval(v, c, path));
+    let elastic = s.elastic.as_ref().map(|e| elastic(v, e, &format!("{path}.synthetic.elastic")));
     (v.errors.len() == before).then(|| SyntheticSpec {
         source: index,
         name_prefix: s.name_prefix.clone().unwrap_or_else(|| format!("syn{index}")),
@@ -366,6 +367,7 @@ fn synthetic(
         duration,
         queues: queue_list,
         checkpoint_interval: checkpoint,
+        elastic,
         priority: s.priority.unwrap_or(0),
         model_weights: Vec::new(),
     })
@@ -383,4 +385,21 @@ fn check_synthetic_fit(v: &mut V<'_>, sp: &SyntheticSpec, nodes: &[Node], raw: &
             ));
         }
     }
+}
+
+/// `synthetic.elastic`: `{minFraction, scaling, resizeOverhead}`.
+fn elastic(v: &mut V<'_>, e: &Spanned<RawSyntheticElastic>, path: &str) -> (f64, lahar_core::elastic::Elastic) {
+    let fraction = match &e.value.min_fraction {
+        Some(f) if f.value.is_finite() && f.value > 0.0 && f.value <= 1.0 => f.value,
+        Some(f) => {
+            v.err(
+                at(f),
+                format!("{path}.minFraction"),
+                format!("expected a number above 0 and at most 1, got {}", f.value),
+            );
+            1.0
+        }
+        None => 1.0,
+    };
+    (fraction, super::jobs::elastic_settings(v, e.value.scaling.as_ref(), e.value.resize_overhead.as_ref(), path))
 }

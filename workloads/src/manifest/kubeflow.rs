@@ -87,6 +87,41 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let sp = spec.get("runPolicy").and_then(|r| r.get("schedulingPolicy"));
     let spp = "spec.runPolicy.schedulingPolicy";
     let mut min_available = total;
+    // A PyTorchJob's elasticPolicy (the operator's defaulting: a missing bound
+    // takes the other's value, both missing the workers' replicas): the gang
+    // needs the masters and minReplicas workers, and the job is elastic.
+    let elastic = match (kind, spec.get("elasticPolicy")) {
+        ("PyTorchJob", Some(e)) => {
+            let ep = "spec.elasticPolicy";
+            let workers = tasks.iter().find(|t| &*t.name == "worker").map_or(0, |t| t.replicas);
+            let masters = total - workers;
+            let lo = ck.opt_int(e, "minReplicas", ep, 1).map(|x| x as u32);
+            let hi = ck.opt_int(e, "maxReplicas", ep, 1).map(|x| x as u32);
+            let (lo, hi) = match (lo, hi) {
+                (Some(l), Some(h)) => (l, h),
+                (None, Some(h)) => (h, h),
+                (Some(l), None) => (l, l),
+                (None, None) => (workers, workers),
+            };
+            if lo > hi {
+                ck.err(
+                    e.get("minReplicas").and_then(|n| n.at),
+                    &join(ep, "minReplicas"),
+                    format!("must not exceed maxReplicas ({hi}), got {lo}"),
+                );
+            }
+            if workers > hi {
+                ck.err(
+                    e.at,
+                    &join(ep, "maxReplicas"),
+                    format!("the Worker replicas ({workers}) exceed maxReplicas ({hi})"),
+                );
+            }
+            min_available = masters + lo.min(workers);
+            true
+        }
+        _ => false,
+    };
     // Older training-operator releases read the queue from this annotation.
     let (mut queue, mut queue_at) = match meta.annotations.get(common::QUEUE_NAME_ANNOTATION) {
         Some((q, at)) => (q.clone(), *at),
@@ -132,6 +167,9 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     }
     if let Some(b) = spec.get("runPolicy").and_then(|r| ck.opt_int(r, "backoffLimit", "spec.runPolicy", 0)) {
         j.max_retry = b as u32;
+    }
+    if elastic && j.elastic.is_none() {
+        j.elastic = Some(lahar_core::elastic::Elastic::default());
     }
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }

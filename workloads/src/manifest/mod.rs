@@ -476,8 +476,13 @@ spec:
         // Python: 40% overhead (819.2 MiB on 2 GiB), the 384 MiB minimum on 512 MiB.
         assert_eq!(j.tasks[0].requests, Resources::new(1000, 2048 * MI + 858_993_459, 0, 1));
         assert_eq!(j.tasks[1].requests, Resources::new(2000, 896 * MI, 0, 1));
-        // max(minExecutors, initialExecutors, instances).
-        assert_eq!(j.tasks[1].replicas, 3);
+        // Elastic up to maxExecutors; minResources count what Spark starts with,
+        // max(minExecutors, initialExecutors, instances) = 3.
+        assert_eq!(j.tasks[1].replicas, 5);
+        assert!(j.elastic.is_some());
+        assert_eq!(j.min_resources, j.tasks[0].requests + j.tasks[1].requests.times(3));
+        let fixed = &convert(&text.replace(", maxExecutors: 5", "")).unwrap()[0].spec;
+        assert_eq!((fixed.tasks[1].replicas, fixed.elastic.is_some()), (3, false));
         let j = &convert(&text.replace("type: Python", "memoryOverheadFactor: \"0.25\"")).unwrap()[0].spec;
         assert_eq!(j.tasks[0].requests.get(lahar_core::resource::MEMORY), 2560 * MI);
         let err = convert(&text.replace("type: Python", "memoryOverheadFactor: lots")).unwrap_err();

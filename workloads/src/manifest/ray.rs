@@ -65,6 +65,9 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         let max = ck.opt_int(g, "maxReplicas", &gp, 0).map(|x| x as u32).unwrap_or(u32::MAX);
         // KubeRay's desired count: replicas (default minReplicas) clamped to [min, max].
         let want = ck.opt_int(g, "replicas", &gp, 0).map(|x| x as u32).unwrap_or(min).clamp(min.min(max), max);
+        // With in-tree autoscaling and a bound, the autoscaler grows the group
+        // to maxReplicas as the job's demand finds room: the group's pods.
+        let want = if autoscaling && max != u32::MAX { max.max(want) } else { want };
         let hosts = ck.opt_int(g, "numOfHosts", &gp, 1).unwrap_or(1) as u32;
         // A suspended group has no pods and is not part of the PodGroup.
         if ck.opt_bool(g, "suspend", &gp).unwrap_or(false) {
@@ -108,6 +111,9 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     };
     let (mut j, profile) = common::assemble(head, tasks, cx);
     j.network_topology = topology;
+    if autoscaling && j.elastic.is_none() {
+        j.elastic = Some(lahar_core::elastic::Elastic::default());
+    }
     j.pod_names = Some(Box::new(pod_names(&j, &cluster_name)));
     // KubeRay labels every pod with its cluster.
     for t in &mut j.tasks {

@@ -136,13 +136,25 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let driver = role(ck, cx, spec.get("driver").unwrap_or(&empty), "spec.driver", factor, float_cores);
     let executor = role(ck, cx, spec.get("executor").unwrap_or(&empty), "spec.executor", factor, float_cores);
     let given = spec.get("executor").and_then(|e| ck.opt_int(e, "instances", "spec.executor", 0));
+    let mut dynamic = false;
+    let mut started = None;
     let instances = match spec.get("dynamicAllocation") {
-        // Spark starts max(minExecutors, initialExecutors, spark.executor.instances).
+        // Spark starts max(minExecutors, initialExecutors, spark.executor.instances),
+        // and grows to maxExecutors while tasks wait: with a bound, the job is
+        // elastic up to it.
         Some(da) if ck.opt_bool(da, "enabled", "spec.dynamicAllocation").unwrap_or(false) => {
             let dp = "spec.dynamicAllocation";
             let initial = ck.opt_int(da, "initialExecutors", dp, 0).unwrap_or(0);
             let min = ck.opt_int(da, "minExecutors", dp, 0).unwrap_or(0);
-            initial.max(min).max(given.unwrap_or(0))
+            let start = initial.max(min).max(given.unwrap_or(0));
+            started = Some(start as u32);
+            match ck.opt_int(da, "maxExecutors", dp, 0) {
+                Some(max) => {
+                    dynamic = true;
+                    max.max(start)
+                }
+                None => start,
+            }
         }
         _ => given.unwrap_or(1),
     } as u32;
@@ -210,8 +222,12 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     ]));
     j.min_resources = match min_res {
         Some(r) => r,
-        None => j.tasks[0].requests + j.tasks[1].requests.times(i64::from(instances)),
+        // The operator's minResources count the executors Spark starts with.
+        None => j.tasks[0].requests + j.tasks[1].requests.times(i64::from(started.unwrap_or(instances))),
     };
+    if dynamic && j.elastic.is_none() {
+        j.elastic = Some(lahar_core::elastic::Elastic::default());
+    }
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }
 
