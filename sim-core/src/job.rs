@@ -165,6 +165,10 @@ pub struct TaskSpec {
     /// What the pods' labels and annotations tell Volcano's plugins (none for
     /// most tasks: one pointer).
     pub hints: Option<Arc<PodHints>>,
+    /// The task's own run time: each pod succeeds once it has run this long (a
+    /// launcher, a data-preparation step), and when all have, the task is
+    /// complete (`TaskCompleted`). `None`: its pods end with their job.
+    pub run_time: Option<SimDuration>,
 }
 
 /// What a pod's labels and annotations tell Volcano's plugins.
@@ -493,6 +497,7 @@ impl Default for TaskSpec {
     fn default() -> Self {
         TaskSpec {
             hints: None,
+            run_time: None,
             node_label_in: Vec::new(),
             name: "worker".into(),
             replicas: 1,
@@ -754,6 +759,7 @@ mod tests {
             never_preempts: false,
             tolerations: Vec::new(),
             hints: None,
+            run_time: None,
         }
     }
 

@@ -402,3 +402,56 @@ mod properties {
         }
     }
 }
+
+/// A job of `launcher` (1 pod, its own run time `launcher_s`) and `worker`
+/// (2 pods), 4 GPUs each, on two 8-GPU nodes, with `policies` on the launcher.
+fn launched(launcher_s: u64, min: u32, policies: Vec<Policy>) -> JobSpec {
+    let mut j = job("l", 0, 100, 2, 4, min);
+    let mut launcher = j.tasks[0].clone();
+    launcher.name = "launcher".into();
+    launcher.replicas = 1;
+    launcher.min_available = 1;
+    launcher.run_time = Some(secs(launcher_s));
+    launcher.policies = policies;
+    j.tasks[0].min_available = 0;
+    j.tasks.insert(0, launcher);
+    j.min_resources = j.compute_min_resources();
+    j
+}
+
+/// `TaskCompleted → CompleteJob` (Volcano's MPI example): the launcher ends
+/// at 30, the job is Completed then and its workers are killed.
+#[test]
+fn task_completed_completes_the_job() {
+    let p = vec![Policy { event: PolicyEvent::TaskCompleted, action: PolicyAction::CompleteJob }];
+    let out = run_faults(vec![node("n0", 8), node("n1", 8)], vec![launched(30, 3, p)], vec![]);
+    let j = &out.world.jobs[0];
+    assert_eq!((j.phase, j.end), (JobPhase::Completed, Some(SimTime(30 * S))));
+    assert_eq!(
+        intervals(&out, 0),
+        vec![(0, 30, EndReason::Completed), (0, 30, EndReason::Killed), (0, 30, EndReason::Killed)]
+    );
+}
+
+/// Without a policy a completed task's pods leave their node and the job goes
+/// on (its Succeeded pods count towards its minimum): the launcher's 4 GPUs
+/// free at 20 let B (4 GPUs, waiting since 5) start then; the job ends at 100.
+#[test]
+fn a_completed_task_frees_its_node_and_the_job_goes_on() {
+    let out =
+        run_faults(vec![node("n0", 8), node("n1", 4)], vec![launched(20, 3, vec![]), job("B", 5, 50, 1, 4, 1)], vec![]);
+    assert_eq!(out.world.jobs[0].end, Some(SimTime(100 * S)));
+    assert_eq!(out.world.jobs[1].first_start, Some(SimTime(20 * S)));
+    assert_eq!(out.world.jobs[1].end, Some(SimTime(70 * S)));
+}
+
+/// A job all of whose pods have run their own run time is Completed, before
+/// its work would end (Volcano's job controller: every pod Succeeded).
+#[test]
+fn a_job_whose_pods_all_succeed_is_completed() {
+    let mut j = job("t", 0, 100, 2, 4, 2);
+    j.tasks[0].run_time = Some(secs(40));
+    let out = run_faults(vec![node("n0", 8)], vec![j], vec![]);
+    assert_eq!((out.world.jobs[0].phase, out.world.jobs[0].end), (JobPhase::Completed, Some(SimTime(40 * S))));
+    assert_eq!(intervals(&out, 0), vec![(0, 40, EndReason::Completed), (0, 40, EndReason::Completed)]);
+}

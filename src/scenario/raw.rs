@@ -593,6 +593,7 @@ pub struct RawTask {
     pub preemptable: Option<bool>,
     pub partition_policy: Option<Spanned<RawPartitionPolicy>>,
     pub topology_policy: Option<Spanned<String>>,
+    pub duration: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

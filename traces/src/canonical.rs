@@ -390,6 +390,7 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
         never_preempts: false,
         tolerations: Vec::new(),
         hints: None,
+        run_time: None,
     };
     Ok((head, task))
 }
@@ -499,6 +500,9 @@ fn check_representable(job: &JobSpec) -> Result<(), WriteError> {
     for t in &job.tasks {
         if !t.policies.is_empty() {
             return refuse("task policies");
+        }
+        if t.run_time.is_some() {
+            return refuse("a task run time");
         }
         if !t.depends_on.is_empty() || t.depends_any {
             return refuse("task dependencies (dependsOn)");

@@ -186,6 +186,7 @@ pub(crate) fn task(name: String, replicas: u32, requests: Resources, selector: &
         never_preempts: false,
         tolerations: Vec::new(),
         hints: None,
+        run_time: None,
     }
 }
 

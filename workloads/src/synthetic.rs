@@ -426,6 +426,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         never_preempts: false,
         tolerations: Vec::new(),
         hints: None,
+        run_time: None,
     }];
     if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 {
         let mut rest = tasks[0].clone();

@@ -27,6 +27,8 @@ pub(super) enum Lifecycle {
     PodEvicted { pod: PodId, by: Evictor, session: u64 },
     /// A pod's grace period ended: it is gone from its node.
     PodReleased(PodId),
+    /// A pod of a task with its own run time has run it.
+    PodSucceeded(PodId),
     /// A drain's deadline came with the pod still Running: it is evicted
     /// (graceful, `PodEvicted`), not counted as a preemption.
     PodDrained(PodId),
@@ -63,6 +65,7 @@ impl Engine {
             }
             Lifecycle::PodReleased(p) => self.released(p),
             Lifecycle::PodFailed(p) => self.failed(p),
+            Lifecycle::PodSucceeded(p) => self.succeeded(p),
             Lifecycle::SessionClosed(mut touched) => {
                 // Starting phases are re-derived at the first session's close.
                 touched.append(&mut self.phase_due);
@@ -83,6 +86,46 @@ impl Engine {
         pod.started = self.now;
         pod.nominated = None;
         self.started(p);
+        self.time_task_pod(p);
+    }
+
+    /// A pod of a task with its own run time ends once it has run it.
+    fn time_task_pod(&mut self, p: PodId) {
+        let pod = &self.world.pods[p.0 as usize];
+        let job = &self.world.jobs[pod.job.0 as usize];
+        if let Some(d) = job.spec.tasks[pod.task as usize].run_time {
+            self.events.push(self.now.plus(d), Event::PodDone(p, pod.started));
+        }
+    }
+
+    /// A pod of a task with its own run time has run it: it Succeeds and
+    /// leaves its node. When its task's pods all have, the task is complete
+    /// and its `TaskCompleted` policy applies; when all the job's pods have,
+    /// the job is Completed, as Volcano's job controller finds it.
+    fn succeeded(&mut self, p: PodId) {
+        let pod = &self.world.pods[p.0 as usize];
+        let (node, j, task) = (pod.node, pod.job, pod.task as usize);
+        self.record_pod_end(p, EndReason::Completed);
+        self.world.transition(p, PodStatus::Succeeded, node);
+        self.dirty = true;
+        let job = &self.world.jobs[j.0 as usize];
+        if job.phase.is_terminal() || job.phase == JobPhase::Restarting {
+            return;
+        }
+        if job.task_count(task, PodStatus::Succeeded) == job.spec.tasks[task].replicas {
+            let action = self.policy_for(j, task, PolicyEvent::TaskCompleted);
+            self.apply_policy(j, Some(p), task, action);
+        }
+        let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
+        if job.phase.is_terminal() {
+            return;
+        }
+        if job.count(PodStatus::Succeeded) == job.spec.total_replicas() && job.is_progressing() {
+            self.complete(j);
+            return;
+        }
+        self.refresh_job_keeping_phase(j);
+        self.phase_due.push(j);
     }
 
     fn arrive(&mut self, j: JobId) {
@@ -112,6 +155,7 @@ impl Engine {
                     self.world.transition(p, PodStatus::Running, Some(node));
                     self.world.pods[p.0 as usize].started = self.now;
                     self.started(p);
+                    self.time_task_pod(p);
                 }
             }
             let job = &self.world.jobs[j.0 as usize];

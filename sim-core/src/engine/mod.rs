@@ -53,6 +53,9 @@ enum Event {
     RandomFail(u32, u32),
     /// A drain's deadline: what still runs on its nodes is evicted.
     DrainDeadline(u32),
+    /// A pod of a task with its own run time, started at the given instant,
+    /// has run it (stale if the pod stopped meanwhile).
+    PodDone(PodId, SimTime),
 }
 
 /// The simulator.
@@ -388,6 +391,16 @@ impl Engine {
             Event::OutageEnd(k) => self.end_outage(k),
             Event::RandomFail(r, u) => self.random_failure(r, u),
             Event::DrainDeadline(k) => self.drain_deadline(k),
+            Event::PodDone(p, started) => {
+                let live = self
+                    .world
+                    .pods
+                    .get(p.0 as usize)
+                    .is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started);
+                if live {
+                    self.on(Lifecycle::PodSucceeded(p));
+                }
+            }
         }
     }
 

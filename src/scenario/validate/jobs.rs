@@ -194,6 +194,13 @@ fn job(
             never_preempts,
             tolerations: Vec::new(),
             hints: lahar_core::job::PodHints { vgpu, numa, ..Default::default() }.shared(),
+            run_time: t.duration.as_ref().and_then(|d| match v.duration(d, &format!("{tpath}.duration")) {
+                Some(SimDuration(0)) => {
+                    v.err(at(d), format!("{tpath}.duration"), "must be longer than 0");
+                    None
+                }
+                x => x,
+            }),
         });
     }
     if let Some(cycle) = lahar_core::job::dependency_cycle(&tasks) {

@@ -191,6 +191,7 @@ fn arb_task(i: usize) -> impl Strategy<Value = TaskSpec> {
             never_preempts: false,
             tolerations: Vec::new(),
             hints: None,
+            run_time: None,
         })
 }
 

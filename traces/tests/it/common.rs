@@ -129,6 +129,7 @@ pub fn gang(
             never_preempts: false,
             tolerations: Vec::new(),
             hints: None,
+            run_time: None,
         })
         .collect();
     let mut job = JobSpec {

@@ -1106,6 +1106,7 @@ pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodSha
         never_preempts: shape.never_preempts,
         tolerations: shape.tolerations.clone(),
         hints: shape.hints.clone(),
+        run_time: None,
     }
 }
 

@@ -89,6 +89,11 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         }
         let mut task = common::task(&names[i], replicas, min, &shape);
         task.policies = common::policies(ck, t, &tp);
+        // A task's own run time: its pods' `lahar.io/duration`.
+        if let Some((d, at)) = shape.annotations.get("lahar.io/duration") {
+            let path = format!("{tplp}.metadata.annotations.lahar.io/duration");
+            task.run_time = ck.duration(d, *at, &path).filter(|d| d.micros() > 0);
+        }
         if let Some(dep) = t.get("dependsOn") {
             let dp = join(&tp, "dependsOn");
             for (k, n) in ck.seq(dep, "name", &dp).iter().enumerate() {
