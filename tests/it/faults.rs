@@ -283,3 +283,27 @@ fn task_completed_fires_through_the_binary() {
     let bad = "  workload:\n    - jobs:\n        - {name: c, duration: 1h, tasks: [{name: l, replicas: 1, duration: 0s, resources: {cpu: 1}}]}\n";
     refused_with(&scenario(NODES, bad), &[], &["spec.workload[0].jobs[0].tasks[0].duration", "must be longer than 0"]);
 }
+
+/// Volcano's reclaim takes an elastic job's pods above its minimum only. Queue
+/// `a`'s elastic job (4 pods × 4 GPUs, minAvailable 1, 10 h with all four,
+/// 30 s resizes) fills both nodes; queue `b`'s gang (2 × 4 GPUs, 1 h) arrives
+/// at 10 min and reclaims two of its pods: they are released at 630 s and `b`
+/// runs until 4230 s. The elastic job did 600 s of work on four pods, pauses
+/// until 630, does (4230 − 630) × ½ = 1800 s on two, grows back at 4230,
+/// pauses until 4260 and does the 33,600 s left: ends at 37,860 s.
+#[test]
+fn reclaim_takes_an_elastic_job_down_to_its_minimum_at_most() {
+    let conf = "actions: \"enqueue, allocate, reclaim\"\ntiers:\n- plugins: [{name: priority}, {name: gang}, {name: conformance}]\n- plugins: [{name: drf}, {name: predicates}, {name: proportion}, {name: nodeorder}]\n";
+    let jobs = "  queues:\n    - {name: a, weight: 1}\n    - {name: b, weight: 1}\n  scheduler: {conf: s.conf}\n  workload:\n    - jobs:\n        - {name: e, queue: a, minAvailable: 1, scaling: linear, duration: 10h, tasks: [{name: w, replicas: 4, resources: {nvidia.com/gpu: 4}}]}\n        - {name: g, queue: b, submitAt: 10m, duration: 1h, tasks: [{name: w, replicas: 2, resources: {nvidia.com/gpu: 4}}]}\n";
+    let (d, p) = write_scenario(&scenario(NODES, jobs));
+    std::fs::write(d.path().join("s.conf"), conf).unwrap();
+    run_to(&p, &d.path().join("out"));
+    let jobs = read(&d.path().join("out"), "jobs.csv");
+    let e: Vec<&str> = jobs.lines().find(|l| l.starts_with("e,")).unwrap().split(',').collect();
+    let g: Vec<&str> = jobs.lines().find(|l| l.starts_with("g,")).unwrap().split(',').collect();
+    assert_eq!((g[5], g[6]), ("630", "4230"));
+    assert_eq!((e[6], e[7]), ("37860", "Completed"));
+    let pods = read(&d.path().join("out"), "pods.csv");
+    let reclaimed = pods.lines().filter(|l| l.starts_with("e,") && l.ends_with(",600,reclaimed")).count();
+    assert_eq!(reclaimed, 2, "{pods}");
+}
