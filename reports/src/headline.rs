@@ -36,7 +36,12 @@ const fn h(key: &'static str, label: &'static str, pointer: &'static str, scale:
 const HOUR: f64 = 1.0 / 3600.0;
 
 /// The headline metrics, in table order.
-pub const HEADLINE: &[Headline] = &[
+pub const HEADLINE: &[Headline] = WITH_FAULTS.split_at(WITH_FAULTS.len() - 2).0;
+
+/// [`HEADLINE`] and the fault metrics of runs with `spec.faults` (summary.json's
+/// `metrics.faults`): a sweep whose cells have them shows them too (sweep.csv,
+/// summary.csv, plots); `lahar check` and `lahar compare` keep to [`HEADLINE`].
+pub const WITH_FAULTS: &[Headline] = &[
     h("completed", "jobs completed", "/completed", 1.0, Better::Higher),
     h("unfinished", "jobs unfinished", "/unfinished", 1.0, Better::Lower),
     h("jct_s.mean", "JCT mean (h)", "/jct_s/mean", HOUR, Better::Lower),
@@ -64,6 +69,14 @@ pub const HEADLINE: &[Headline] = &[
     h("gpu_hours_lost", "GPU-hours lost", "/gpu_hours_lost", 1.0, Better::Lower),
     h("gang_wait_s.mean", "gang wait mean (s)", "/gang_wait_s/mean", 1.0, Better::Lower),
     h("slo_misses", "SLO misses", "/slo_misses", 1.0, Better::Lower),
+    h("faults.goodput", "goodput (%)", "/faults/goodput", 100.0, Better::Higher),
+    h(
+        "faults.gpu_hours_lost_to_failures",
+        "GPU-hours lost to failures",
+        "/faults/gpu_hours_lost_to_failures",
+        1.0,
+        Better::Lower,
+    ),
 ];
 
 impl Headline {
@@ -85,8 +98,9 @@ mod tests {
 
     #[test]
     fn keys_are_unique_and_match_pointers() {
-        for (i, m) in HEADLINE.iter().enumerate() {
-            assert!(HEADLINE[..i].iter().all(|o| o.key != m.key), "{} twice", m.key);
+        assert_eq!(HEADLINE.last().map(|m| m.key), Some("slo_misses"));
+        for (i, m) in WITH_FAULTS.iter().enumerate() {
+            assert!(WITH_FAULTS[..i].iter().all(|o| o.key != m.key), "{} twice", m.key);
             assert_eq!(m.pointer, format!("/{}", m.key.replace('.', "/")), "{}", m.key);
         }
         let s: Value = serde_json::json!({"metrics": {"jct_s": {"mean": 7200.0}, "makespan_s": null}});

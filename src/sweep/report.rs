@@ -4,8 +4,7 @@
 
 use super::exec::ExecError;
 use super::manifest::Manifest;
-use super::tables::{CellState, groups, plot_files, read_cells};
-use lahar_reports::headline::HEADLINE;
+use super::tables::{CellState, groups, metrics, plot_files, read_cells};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -55,7 +54,7 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
         let _ = write!(w, "<th class=l>{}</th>", esc(&a.name));
     }
     let _ = write!(w, "<th>cells ok</th>");
-    for hd in HEADLINE {
+    for hd in metrics(&states) {
         let _ = write!(w, "<th>{}</th>", esc(hd.label));
     }
     let _ = writeln!(w, "</tr>");
@@ -65,7 +64,7 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
             let _ = write!(w, "<td class=l>{}</td>", esc(&a.values[k]));
         }
         let _ = write!(w, "<td>{}/{}</td>", g.ok, g.cells);
-        for (hd, &(mean, ci)) in HEADLINE.iter().zip(&g.stats) {
+        for (hd, &(mean, ci)) in metrics(&states).iter().zip(&g.stats) {
             let cell = match (mean, ci) {
                 (Some(x), Some(c)) => format!("{} ± {}", fmt(x * hd.scale), fmt(c * hd.scale)),
                 (Some(x), None) => fmt(x * hd.scale),
@@ -76,7 +75,7 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
         let _ = writeln!(w, "</tr>");
     }
     let _ = writeln!(w, "</table></div>\n<h2>Plots</h2>");
-    for (_, _, name) in plot_files(&m) {
+    for (_, _, name) in plot_files(&m, metrics(&states)) {
         let p = dir.join("plots").join(&name);
         let svg = std::fs::read_to_string(&p).map_err(super::exec::io(&p))?;
         let _ = writeln!(w, "<figure>{svg}<figcaption>{}</figcaption></figure>", esc(&name.display().to_string()));

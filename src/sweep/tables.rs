@@ -5,14 +5,15 @@
 
 use super::exec::{ExecError, finished, io};
 use super::manifest::Manifest;
-use lahar_reports::headline::HEADLINE;
+use lahar_reports::headline::{HEADLINE, Headline, WITH_FAULTS};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// How a cell ended, as read from its directory.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CellState {
-    /// Finished: its headline metrics (`None`: no samples).
+    /// Finished: its metrics, in [`WITH_FAULTS`] order (`None`: no samples, or
+    /// no faults).
     Ok(Vec<Option<f64>>),
     /// Failed with this error.
     Failed(String),
@@ -30,7 +31,7 @@ pub fn read_cells(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError>
             let text = std::fs::read_to_string(&p).map_err(io(&p))?;
             let v: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| ExecError::Mismatch(format!("{}:{}:{}: {e}", p.display(), e.line(), e.column())))?;
-            CellState::Ok(HEADLINE.iter().map(|h| h.value(&v)).collect())
+            CellState::Ok(WITH_FAULTS.iter().map(|h| h.value(&v)).collect())
         } else if let Ok(e) = std::fs::read_to_string(d.join("error.txt")) {
             CellState::Failed(e.trim_end().to_string())
         } else {
@@ -43,6 +44,15 @@ pub fn read_cells(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError>
 
 fn num(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// The metrics a sweep shows: the headline metrics, and the fault metrics
+/// when some finished cell ran with `spec.faults` (so a sweep without faults
+/// writes what it wrote before they existed).
+pub fn metrics(states: &[CellState]) -> &'static [Headline] {
+    let faults =
+        states.iter().any(|s| matches!(s, CellState::Ok(v) if v[HEADLINE.len()..].iter().any(Option::is_some)));
+    if faults { WITH_FAULTS } else { HEADLINE }
 }
 
 /// Two-sided 97.5% quantile of Student's t with `df` degrees of freedom.
@@ -106,7 +116,7 @@ pub fn groups(m: &Manifest, states: &[CellState]) -> Vec<Group> {
     }
     by.into_values()
         .map(|(point, cells, oks)| {
-            let stats = (0..HEADLINE.len())
+            let stats = (0..WITH_FAULTS.len())
                 .map(|k| {
                     let xs: Vec<f64> = oks.iter().filter_map(|v| v[k]).collect();
                     mean_ci(&xs)
@@ -120,6 +130,7 @@ pub fn groups(m: &Manifest, states: &[CellState]) -> Vec<Group> {
 /// Writes sweep.csv, summary.csv and the plots into `dir`; returns the states.
 pub fn write(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
     let states = read_cells(dir, m)?;
+    let ms = metrics(&states);
     let csv_err = |p: &Path| {
         let p = p.to_path_buf();
         move |e: csv::Error| ExecError::Io { path: p.clone(), source: std::io::Error::other(e) }
@@ -129,7 +140,7 @@ pub fn write(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
     let mut head: Vec<String> = vec!["cell".into()];
     head.extend(m.axes.iter().map(|a| a.name.clone()));
     head.extend(["seed", "status", "error"].map(String::from));
-    head.extend(HEADLINE.iter().map(|h| h.key.to_string()));
+    head.extend(ms.iter().map(|h| h.key.to_string()));
     w.write_record(&head).map_err(csv_err(&p))?;
     for (c, s) in m.cells.iter().zip(&states) {
         let mut row: Vec<String> = vec![c.id.clone()];
@@ -138,15 +149,15 @@ pub fn write(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
         match s {
             CellState::Ok(v) => {
                 row.extend(["ok".to_string(), String::new()]);
-                row.extend(v.iter().map(|&x| num(x)));
+                row.extend(v[..ms.len()].iter().map(|&x| num(x)));
             }
             CellState::Failed(e) => {
                 row.extend(["failed".to_string(), e.clone()]);
-                row.extend(HEADLINE.iter().map(|_| String::new()));
+                row.extend(ms.iter().map(|_| String::new()));
             }
             CellState::Missing => {
                 row.extend(["missing".to_string(), String::new()]);
-                row.extend(HEADLINE.iter().map(|_| String::new()));
+                row.extend(ms.iter().map(|_| String::new()));
             }
         }
         w.write_record(&row).map_err(csv_err(&p))?;
@@ -157,7 +168,7 @@ pub fn write(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
     let mut w = csv::Writer::from_path(&p).map_err(csv_err(&p))?;
     let mut head: Vec<String> = m.axes.iter().map(|a| a.name.clone()).collect();
     head.extend(["cells", "ok"].map(String::from));
-    for h in HEADLINE {
+    for h in ms {
         head.push(format!("{}.mean", h.key));
         head.push(format!("{}.ci95", h.key));
     }
@@ -165,25 +176,26 @@ pub fn write(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
     for g in &gs {
         let mut row: Vec<String> = m.axes.iter().zip(&g.point).map(|(a, &k)| a.values[k].clone()).collect();
         row.extend([g.cells.to_string(), g.ok.to_string()]);
-        for &(mean, ci) in &g.stats {
+        for &(mean, ci) in &g.stats[..ms.len()] {
             row.extend([num(mean), num(ci)]);
         }
         w.write_record(&row).map_err(csv_err(&p))?;
     }
     w.flush().map_err(io(&p))?;
-    write_plots(dir, m, &gs)?;
+    write_plots(dir, m, &gs, ms)?;
     Ok(states)
 }
 
-/// The plots of `dir/plots/`: each headline metric against each numeric axis, one
-/// line per combination of the other axes' values, with its 95% band.
-pub fn plot_files(m: &Manifest) -> Vec<(usize, usize, PathBuf)> {
+/// The plots of `dir/plots/`: each of `ms` (see [`metrics`]) against each
+/// numeric axis, one line per combination of the other axes' values, with its
+/// 95% band.
+pub fn plot_files(m: &Manifest, ms: &[Headline]) -> Vec<(usize, usize, PathBuf)> {
     let mut out = Vec::new();
     for (a, axis) in m.axes.iter().enumerate() {
         if axis.values.len() < 2 || axis.x.iter().any(Option::is_none) {
             continue;
         }
-        for (k, h) in HEADLINE.iter().enumerate() {
+        for (k, h) in ms.iter().enumerate() {
             out.push((a, k, PathBuf::from(format!("{}-vs-{}.svg", h.key, axis.name))));
         }
     }
@@ -216,8 +228,8 @@ pub fn series(m: &Manifest, gs: &[Group], a: usize, k: usize) -> Vec<Line> {
         .collect()
 }
 
-fn write_plots(dir: &Path, m: &Manifest, gs: &[Group]) -> Result<(), ExecError> {
-    let files = plot_files(m);
+fn write_plots(dir: &Path, m: &Manifest, gs: &[Group], ms: &[Headline]) -> Result<(), ExecError> {
+    let files = plot_files(m, ms);
     if files.is_empty() {
         return Ok(());
     }
@@ -228,7 +240,7 @@ fn write_plots(dir: &Path, m: &Manifest, gs: &[Group]) -> Result<(), ExecError> 
     use rayon::prelude::*;
     files.par_iter().try_for_each(|(a, k, name)| {
         let (a, k) = (*a, *k);
-        let h = &HEADLINE[k];
+        let h = &ms[k];
         let scaled: Vec<Line> = series(m, gs, a, k)
             .into_iter()
             .map(|(l, pts)| (l, pts.into_iter().map(|(x, y, c)| (x, y * h.scale, c.map(|c| c * h.scale))).collect()))

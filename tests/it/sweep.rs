@@ -396,3 +396,27 @@ fn a_failing_cell_is_recorded_and_the_others_run() {
         .code(1)
         .stdout(predicates::str::contains("resumed: 1 cells kept, 1 run"));
 }
+
+/// The faults example's sweep: its tables end with the fault metrics and it
+/// plots goodput; the example sweep without faults keeps its columns.
+#[test]
+fn a_sweep_with_faults_shows_their_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sweeps/faults-elastic.yaml");
+    let out = dir.path().join("fe");
+    sweep_cmd().arg(&ex).arg("--out").arg(&out).assert().success();
+    let head = read(&out.join("sweep.csv")).lines().next().unwrap().to_string();
+    assert!(head.ends_with(",slo_misses,faults.goodput,faults.gpu_hours_lost_to_failures"), "{head}");
+    assert!(out.join("plots/faults.goodput-vs-min_fraction.png").exists());
+    let plain = dir.path().join("plain");
+    sweep_cmd().arg(example()).arg("--out").arg(&plain).assert().success();
+    let head = read(&plain.join("sweep.csv")).lines().next().unwrap().to_string();
+    assert!(head.ends_with(",slo_misses"), "{head}");
+    assert!(
+        !plain.join("plots").read_dir().unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("faults."))
+    );
+}
