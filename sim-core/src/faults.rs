@@ -188,13 +188,6 @@ pub struct FaultPlan {
     pub outages: Vec<Outage>,
 }
 
-impl FaultPlan {
-    /// True when nothing ever fails.
-    pub fn is_empty(&self) -> bool {
-        self.rules.iter().all(|r| r.units.is_empty()) && self.outages.is_empty()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
