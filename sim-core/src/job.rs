@@ -142,8 +142,8 @@ pub struct TaskSpec {
     pub requests: Resources,
     /// Pod priority (from its PriorityClass); Volcano's default task priority is 1.
     pub priority: i32,
-    /// Tasks (indices into the job's tasks) this task waits for.
-    pub depends_on: Vec<usize>,
+    /// The tasks this task waits for, each until it is [`Until`] far.
+    pub depends_on: Vec<Dependency>,
     /// `iteration: any` (true) or `all` (false).
     pub depends_any: bool,
     /// Node selector: every label must match.
@@ -169,6 +169,37 @@ pub struct TaskSpec {
     /// launcher, a data-preparation step), and when all have, the task is
     /// complete (`TaskCompleted`). `None`: its pods end with their job.
     pub run_time: Option<SimDuration>,
+}
+
+/// A task's dependency: another task of the job, and how far it must be before
+/// this task's pods are created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dependency {
+    /// The task waited for (an index into the job's tasks).
+    pub task: usize,
+    /// How far it must be.
+    pub until: Until,
+}
+
+impl Dependency {
+    /// Volcano's dependency on `task` (`until: Running`).
+    pub fn running(task: usize) -> Dependency {
+        Dependency { task, until: Until::Running }
+    }
+}
+
+/// How far a task must be for the tasks that depend on it to start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Until {
+    /// A VolcanoJob's `dependsOn`: at least the task's `minAvailable` pods (one if
+    /// it has none) are Running or Succeeded (the job controller's
+    /// `isDependsOnPodsReady`).
+    Running,
+    /// JobSet's `status: Ready`: every pod of the task is Running or Succeeded.
+    Ready,
+    /// JobSet's `status: Complete`: every pod of the task has Succeeded, which
+    /// needs the task's own run time.
+    Complete,
 }
 
 /// What a pod's labels and annotations tell Volcano's plugins.
@@ -449,7 +480,7 @@ pub fn dependency_cycle(tasks: &[TaskSpec]) -> Option<String> {
     fn dfs(i: usize, tasks: &[TaskSpec], state: &mut [u8], stack: &mut Vec<usize>) -> Option<Vec<usize>> {
         state[i] = 1;
         stack.push(i);
-        for &d in &tasks[i].depends_on {
+        for d in tasks[i].depends_on.iter().map(|d| d.task) {
             if state[d] == 1 {
                 let from = stack.iter().position(|&x| x == d).unwrap_or(0);
                 let mut c = stack[from..].to_vec();

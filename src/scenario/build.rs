@@ -130,6 +130,10 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     // Jobs with a NUMA policy numa-aware will not look at (not Guaranteed).
     let numa = scheduler.models_numa();
     let mut burstable: (usize, Option<String>) = (0, None);
+    // Jobs whose gang can never be valid: Volcano's gang plugin counts the pods
+    // that exist, and dependent tasks' pods do not until their dependencies run.
+    let gang_checked = scheduler.checks_gang();
+    let mut short: (usize, Option<(String, u32, u32)>) = (0, None);
     // Names by a 64-bit hash (8 bytes a job, not the names themselves); a hash
     // seen twice is checked by name in a second pass over those jobs alone.
     let mut names: FxHashSet<u64> = FxHashSet::default();
@@ -174,6 +178,10 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
             burstable.0 += 1;
             burstable.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
         }
+        if gang_checked && let Some(first) = first_wave_short(&t.job) {
+            short.0 += 1;
+            short.1.get_or_insert_with(|| (format!("{}/{}", t.job.namespace, t.job.name), first, t.job.min_available));
+        }
         if t.job.duration.is_unbounded() {
             unbounded.0 += 1;
             unbounded.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
@@ -215,6 +223,20 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     }
     if let (n, Some(first)) = unbounded {
         run_times(&mut v, n, &first, &engine);
+    }
+    if let (n, Some((first, pods, min))) = short {
+        let message = format!(
+            "{n} job(s) can never start (the first `{first}`: its gang needs {min} pods, and only {pods} exist before a task dependency (dependsOn) is met): Volcano's gang plugin refuses a job with fewer pods than its minimum (`Not enough valid tasks for gang-scheduling`), so the first pods never run and the others are never created"
+        );
+        v.warnings.push(Warning {
+            kind: super::validate::GANG_NEVER_VALID,
+            count: n as u64,
+            file: v.file.to_string(),
+            at: None,
+            path: "spec.workload".into(),
+            message,
+            first_of_many: false,
+        });
     }
     if let (n, Some(first)) = burstable {
         let message = format!(
@@ -450,6 +472,14 @@ fn check_samples(
         );
         v.err(sample_at.flatten(), "spec.output.sampleInterval", why);
     }
+}
+
+/// The pods a job has before any dependency is met (its tasks without
+/// `dependsOn`), when they are fewer than its gang minimum that all its pods
+/// reach: such a job is never valid for Volcano's gang plugin.
+fn first_wave_short(job: &JobSpec) -> Option<u32> {
+    let first: u32 = job.tasks.iter().filter(|t| t.depends_on.is_empty()).map(|t| t.replicas).sum();
+    (first < job.min_available && job.total_replicas() >= job.min_available).then_some(first)
 }
 
 /// A starting state must fit the nodes (`used`: what the pods given as running

@@ -89,6 +89,14 @@ impl SchedulerChoice {
         }
     }
 
+    /// Whether Volcano's gang plugin checks jobs' validity (it is in the conf).
+    pub fn checks_gang(&self) -> bool {
+        match self {
+            SchedulerChoice::Baseline(_) => false,
+            SchedulerChoice::Volcano(conf) => conf.tiers.iter().flatten().any(|p| p.name == "gang"),
+        }
+    }
+
     /// Name for reports.
     pub fn name(&self) -> String {
         match self {

@@ -5,7 +5,7 @@
 use super::*;
 use lahar::scenario::{Scenario, load_file};
 use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobSpec, PodGroupPhase, PolicyAction, PolicyEvent};
+use lahar_core::job::{Dependency, JobSpec, PodGroupPhase, PolicyAction, PolicyEvent};
 use lahar_core::queue::QueueId;
 use lahar_core::resource::{CPU, GPU, Resources};
 use lahar_core::time::{SimDuration, SimTime};
@@ -78,7 +78,7 @@ fn volcano_job_from_the_docs() {
     assert_eq!((nt.hard, nt.highest_tier_allowed), (true, Some(1)));
     assert_eq!((&*j.tasks[0].name, j.tasks[0].replicas), ("worker", 2));
     assert_eq!(j.tasks[0].requests, res(8000, 64 * GI, 8000)); // GPU from limits
-    assert_eq!((&*j.tasks[1].name, &j.tasks[1].depends_on), ("master", &vec![0]));
+    assert_eq!((&*j.tasks[1].name, &j.tasks[1].depends_on), ("master", &vec![Dependency::running(0)]));
     let i = s.jobs().iter().position(|x| x.name == "llm-train").unwrap();
     let models = s.models();
     let p = models[i].as_ref().unwrap();
@@ -129,7 +129,10 @@ fn ray_and_spark() {
     assert_eq!((&*j.kind, j.min_available), ("SparkApplication", 1));
     // 512m + the 384 MiB minimum overhead.
     assert_eq!(j.tasks[0].requests, res(1000, 896 * MI, 0));
-    assert_eq!((&*j.tasks[1].name, j.tasks[1].replicas, &j.tasks[1].depends_on), ("executor", 2, &vec![0]));
+    assert_eq!(
+        (&*j.tasks[1].name, j.tasks[1].replicas, &j.tasks[1].depends_on),
+        ("executor", 2, &vec![Dependency::running(0)])
+    );
     assert_eq!(j.min_resources, Resources::new(3000, 3 * 896 * MI, 0, 3));
 }
 
@@ -441,7 +444,7 @@ fn documentation_examples_load_as_they_are() {
         ["test-cluster-0-head", "test-cluster-0-worker-worker-0", "test-cluster-0-worker-worker-1"]
     );
     assert_eq!(names("pytorch-simple")[..2], ["pytorch-simple-master-0", "pytorch-simple-worker-0"]);
-    assert_eq!(job(&s, "spark-pi-volcano").tasks[1].depends_on, [0]);
+    assert_eq!(job(&s, "spark-pi-volcano").tasks[1].depends_on, [Dependency::running(0)]);
     assert_eq!(job(&s, "spark-pi-dynamic-allocation").submit, SimTime(30_000_000));
     // Task priorities: the task's own class, else the job's.
     let j = job(&s, "job");

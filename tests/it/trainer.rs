@@ -4,7 +4,9 @@
 
 use super::*;
 use lahar::scenario::load_str;
+use lahar_core::job::{Dependency, Until};
 use lahar_core::resource::Resources;
+use lahar_core::time::SimDuration;
 
 const GI: i64 = 1 << 30;
 
@@ -27,7 +29,7 @@ fn published_trainjobs_load_as_they_are() {
         j.tasks.iter().map(|t| (&*t.name, t.replicas, t.min_available, t.requests)).collect();
     assert_eq!(t, [("node", 4, 0, Resources::new(1000, 2 * GI, 0, 1))]);
     assert_eq!(j.min_resources, Resources::new(4000, 8 * GI, 0, 4));
-    assert_eq!(j.duration, lahar_core::time::SimDuration::from_secs(1200));
+    assert_eq!(j.duration, SimDuration::from_secs(1200));
     assert_eq!(j.pod_name(0, 3), "volcano-example-node-0-3");
     let labels = j.pod_labels(0, "default");
     for (k, v) in
@@ -61,6 +63,7 @@ spec:
             metadata: {{labels: {{trainer.kubeflow.org/trainjob-ancestor-step: dataset-initializer}}}}
             spec:
               template:
+                metadata: {{annotations: {{lahar.io/duration: 5m}}}}
                 spec:
                   containers: [{{name: dataset-initializer, resources: {{requests: {{cpu: 500m}}}}}}]
         - name: node
@@ -114,7 +117,8 @@ fn runtimes_replicated_jobs_and_overrides() {
     );
     let queue = |s: &lahar::scenario::Scenario, j: &lahar_core::job::JobSpec| s.queues[j.queue.0 as usize].name.clone();
     assert_eq!((j.min_available, queue(&s, j).as_str()), (3, "research"));
-    assert_eq!(j.tasks[1].depends_on, [0]);
+    assert_eq!(j.tasks[1].depends_on, [Dependency { task: 0, until: Until::Complete }]);
+    assert_eq!((j.tasks[0].run_time, j.tasks[1].run_time), (Some(SimDuration::from_secs(300)), None));
     assert_eq!(j.min_resources, Resources::new(500 + 2 * 2100, 8 * GI, 2000, 3));
     // numNodes and resourcesPerNode from the TrainJob; runtime patches add a
     // nodeSelector and move the queue.
@@ -175,7 +179,63 @@ fn bad_trainjobs_are_located_errors() {
         ),
         (
             format!("{}{}", rt.replace("name: dataset-initializer, status", "name: data, status"), trainjob("")),
-            "document 1: spec.template.spec.replicatedJobs[1].dependsOn: replicated job `data` is not in this runtime",
+            "m.yaml:22:23: document 1: spec.template.spec.replicatedJobs[1].dependsOn[0]: replicated job `data` is not in this runtime",
+        ),
+        // JobSet's API: a status of Ready or Complete, both fields given, at most
+        // five entries, none on the first replicated job, only earlier ones named.
+        (
+            format!("{}{}", rt.replace("status: Complete", "status: Done"), trainjob("")),
+            "m.yaml:22:59: document 1: spec.template.spec.replicatedJobs[1].dependsOn[0].status: expected `Ready` or `Complete`, got `Done`",
+        ),
+        (
+            format!("{}{}", rt.replace(", status: Complete", ""), trainjob("")),
+            "m.yaml:22:23: document 1: spec.template.spec.replicatedJobs[1].dependsOn[0].status: a dependency needs a status: `Ready` or `Complete`",
+        ),
+        (
+            format!("{}{}", rt.replace("name: dataset-initializer, status: Complete", "status: Ready"), trainjob("")),
+            "m.yaml:22:23: document 1: spec.template.spec.replicatedJobs[1].dependsOn[0].name: a dependency needs the name of a replicated job",
+        ),
+        (
+            format!(
+                "{}{}",
+                rt.replace(
+                    "        - name: dataset-initializer\n",
+                    "        - name: dataset-initializer\n          dependsOn: [{name: node, status: Ready}]\n"
+                ),
+                trainjob("")
+            ),
+            "document 1: spec.template.spec.replicatedJobs[0].dependsOn: the first replicated job cannot depend on another (JobSet's webhook)",
+        ),
+        (
+            format!(
+                "{}{}",
+                rt.replace(
+                    "dependsOn: [{name: dataset-initializer, status: Complete}]",
+                    "dependsOn: [{name: node, status: Ready}]"
+                ),
+                trainjob("")
+            ),
+            "document 1: spec.template.spec.replicatedJobs[1].dependsOn[0]: replicated job `node` cannot depend on the later replicated job `node`",
+        ),
+        (
+            format!(
+                "{}{}",
+                rt.replace(
+                    "{name: dataset-initializer, status: Complete}",
+                    &["{name: dataset-initializer, status: Ready}"; 6].join(", ")
+                ),
+                trainjob("")
+            ),
+            "document 1: spec.template.spec.replicatedJobs[1].dependsOn: at most 5 dependencies (JobSet's API), got 6",
+        ),
+        // A Complete dependency needs the pods to end: a run time, checked up front.
+        (
+            format!(
+                "{}{}",
+                rt.replace("metadata: {annotations: {lahar.io/duration: 5m}}", "metadata: {}"),
+                trainjob("")
+            ),
+            "m.yaml:22:23: document 1: spec.template.spec.replicatedJobs[1].dependsOn[0]: replicated job `dataset-initializer` must be Complete first, but its pods have no run time: give its pod template (replicatedJobs[0].template.spec.template) the annotation `lahar.io/duration`",
         ),
         (
             format!("{}{}", rt.replace("queue-name: research", "queue-name: nowhere"), trainjob("")),
@@ -204,4 +264,63 @@ fn bad_trainjobs_are_located_errors() {
         let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
         assert!(err.contains(want), "{want}\n{err}");
     }
+}
+
+/// JobSet's `dependsOn` in time, through the binary. The runtime's initializer
+/// (1 pod, `lahar.io/duration: 5m`) and 2 trainer nodes; the TrainJob runs 1 h.
+/// Under a conf without `gang`:
+/// - `status: Complete`: the initializer runs 0–300 s; the nodes are created when
+///   it has succeeded, bound at 300 s, and the job's hour runs 300–3900 s.
+/// - `status: Ready`: the nodes are created once the initializer runs (t = 0),
+///   so the job runs 0–3600 s while the initializer still ends at 300 s.
+///
+/// Under Volcano's default conf (with `gang`) the PodGroup needs all 3 pods and
+/// only the initializer exists: nothing ever runs, and the load says so.
+#[test]
+fn jobset_dependencies_in_time() {
+    let rt = runtime("ClusterTrainingRuntime", "", "");
+    let conf = "actions: \"enqueue, allocate, backfill\"\ntiers:\n- plugins: [{name: priority}, {name: conformance}]\n- plugins: [{name: drf}, {name: predicates}, {name: proportion}, {name: nodeorder}]\n";
+    let run = |manifest: &str, sched: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.yaml"), manifest).unwrap();
+        std::fs::write(dir.path().join("s.conf"), conf).unwrap();
+        let text = scenario(
+            "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}",
+            &format!("{QUEUES}{sched}  workload:\n    - manifests: m.yaml\n"),
+        );
+        std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+        let out = dir.path().join("out");
+        let cmd = lahar().arg("run").arg(dir.path().join("s.yaml")).arg("--out").arg(&out).assert().success();
+        let stderr = String::from_utf8_lossy(&cmd.get_output().stderr).to_string();
+        let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap();
+        let pods: Vec<String> =
+            read("pods.csv").lines().skip(1).map(|l| l.split(',').skip(2).collect::<Vec<_>>().join(",")).collect();
+        let job: Vec<String> = read("jobs.csv").lines().nth(1).unwrap().split(',').map(String::from).collect();
+        (pods, (job[5].clone(), job[6].clone(), job[7].clone()), stderr)
+    };
+    let gangless = "  scheduler: {conf: s.conf}\n";
+    let (pods, job, _) = run(&format!("{rt}{}", trainjob("")), gangless);
+    assert_eq!(
+        pods,
+        [
+            "dataset-initializer,0,n0,0,0,300,completed",
+            "node,0,n0,1,300,3900,completed",
+            "node,1,n0,1,300,3900,completed"
+        ]
+    );
+    assert_eq!(job, ("300".into(), "3900".into(), "Completed".into()));
+    let ready = rt.replace("status: Complete", "status: Ready");
+    let (pods, job, _) = run(&format!("{ready}{}", trainjob("")), gangless);
+    assert_eq!(
+        pods,
+        ["dataset-initializer,0,n0,0,0,300,completed", "node,0,n0,1,0,3600,completed", "node,1,n0,1,0,3600,completed"]
+    );
+    assert_eq!(job, ("0".into(), "3600".into(), "Completed".into()));
+    let (pods, job, stderr) = run(&format!("{rt}{}", trainjob("")), "");
+    assert!(pods.is_empty(), "{pods:?}");
+    assert_eq!(job, ("".into(), "".into(), "Pending".into()));
+    assert!(
+        stderr.contains("1 job(s) can never start (the first `default/tj`: its gang needs 3 pods, and only 1 exist before a task dependency (dependsOn) is met)"),
+        "{stderr}"
+    );
 }

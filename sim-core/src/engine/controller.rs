@@ -8,7 +8,7 @@
 
 use super::{EndReason, Engine, Event};
 
-use crate::job::{JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyAction, PolicyEvent};
+use crate::job::{Dependency, JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyAction, PolicyEvent, Until};
 use crate::session::{Decision, DecisionKind, Evictor};
 use std::borrow::Cow;
 
@@ -206,13 +206,20 @@ impl Engine {
         self.dirty = true;
     }
 
-    /// A task is ready (for dependsOn) when at least its minAvailable pods are
-    /// Running or Succeeded.
-    fn task_ready(&self, j: JobId, t: usize) -> bool {
+    /// Whether a dependency is met: its task's pods exist and are as far as it
+    /// asks.
+    fn dependency_met(&self, j: JobId, d: Dependency) -> bool {
         let job = &self.world.jobs[j.0 as usize];
+        let t = d.task;
+        let succeeded = job.task_count(t, PodStatus::Succeeded);
+        let up = job.task_count(t, PodStatus::Running) + succeeded;
+        let task = &job.spec.tasks[t];
         job.tasks[t].created
-            && job.task_count(t, PodStatus::Running) + job.task_count(t, PodStatus::Succeeded)
-                >= job.spec.tasks[t].min_available.max(1)
+            && match d.until {
+                Until::Running => up >= task.min_available.max(1),
+                Until::Ready => up >= task.replicas,
+                Until::Complete => succeeded >= task.replicas,
+            }
     }
 
     fn create_dependent_pods(&mut self, j: JobId) {
@@ -225,9 +232,9 @@ impl Engine {
             let deps = &job.spec.tasks[t].depends_on;
             let any = job.spec.tasks[t].depends_any;
             let ready = if any {
-                deps.iter().any(|&d| self.task_ready(j, d))
+                deps.iter().any(|&d| self.dependency_met(j, d))
             } else {
-                deps.iter().all(|&d| self.task_ready(j, d))
+                deps.iter().all(|&d| self.dependency_met(j, d))
             };
             if ready {
                 self.create_task_pods(j, t);

@@ -5,7 +5,8 @@ use super::{MAX_REPLICAS, Source, Targets, UNSCHEDULABLE, V, at, comm, fits_some
 use crate::scenario::raw::*;
 use lahar_core::cluster::{Node, NodeId};
 use lahar_core::job::{
-    DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec, TaskTopology,
+    DEFAULT_TERMINATION_GRACE, Dependency, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
+    TaskTopology,
 };
 use lahar_core::queue::QueueId;
 use lahar_core::resource::{PODS, Resources};
@@ -158,7 +159,7 @@ fn job(
                     Some(&k) if k == i => {
                         v.err(at(d), format!("{tpath}.dependsOn"), format!("task `{n}` cannot depend on itself"))
                     }
-                    Some(&k) => depends_on.push(k),
+                    Some(&k) => depends_on.push(Dependency::running(k)),
                     None => v.err(
                         at(d),
                         format!("{tpath}.dependsOn"),

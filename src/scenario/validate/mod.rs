@@ -169,6 +169,10 @@ pub(crate) const UNSCHEDULABLE: &str = "unschedulable-pods";
 /// Warning kind: a gang whose minimum exceeds the whole cluster.
 pub(crate) const GANG_EXCEEDS_CLUSTER: &str = "gang-exceeds-cluster";
 
+/// Warning kind: jobs whose gang minimum exceeds the pods they have before their
+/// task dependencies are met, under Volcano's gang plugin: they never start.
+pub(crate) const GANG_NEVER_VALID: &str = "gang-never-valid";
+
 /// Warning kind: objects of a `manifests:` source that make no pods.
 pub(crate) const OBJECTS_SKIPPED: &str = "manifest-objects-skipped";
 

@@ -1089,6 +1089,14 @@ pub(crate) fn add_labels(task: &mut TaskSpec, extra: &[(&str, &str)]) {
     task.hints = hints.shared();
 }
 
+/// A task's own run time: its pod template's `lahar.io/duration` (`template`: the
+/// template's path); none when absent or zero.
+pub(crate) fn task_run_time(ck: &mut Ck<'_>, shape: &PodShape, template: &str) -> Option<SimDuration> {
+    let (d, at) = shape.annotations.get("lahar.io/duration")?;
+    let path = format!("{template}.metadata.annotations.lahar.io/duration");
+    ck.duration(d, *at, &path).filter(|d| d.micros() > 0)
+}
+
 /// A task from a pod shape.
 pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodShape) -> TaskSpec {
     TaskSpec {

@@ -6,6 +6,7 @@
 use super::common::{self, Ck, JobHead, PodShape, join};
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob};
+use lahar_core::job::Dependency;
 use lahar_core::resource::{CPU, MEMORY, PODS, Resources};
 use std::collections::BTreeMap;
 
@@ -181,7 +182,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         drv.priority = c.value;
         exe.priority = c.value;
     }
-    exe.depends_on = vec![0];
+    exe.depends_on = vec![Dependency::running(0)];
     // The pods' labels, as the operator passes them to spark-submit: the
     // application's own (but Kueue's), the role's `labels`, then its own: the
     // application and the pod's role.

@@ -9,7 +9,7 @@
 use super::common::{self, Ck, JobHead, join};
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob};
-use lahar_core::job::NetworkTopology;
+use lahar_core::job::{Dependency, NetworkTopology, Until};
 use std::collections::{BTreeMap, BTreeSet};
 
 const GROUP: &str = "trainer.kubeflow.org";
@@ -180,7 +180,8 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
     }
     let mut out = PodSets { tasks: Vec::new(), class: None, annotations, topology: None };
     let mut names: Vec<String> = Vec::new();
-    let mut depends: Vec<(usize, Vec<String>)> = Vec::new();
+    // Each replicated job's dependsOn: (name, status, where, its path).
+    let mut depends: Vec<Vec<(String, Until, At, String)>> = Vec::new();
     for (i, rj) in rjobs.iter().enumerate() {
         let p = format!("{jp}.replicatedJobs[{i}]");
         let name = rck.opt_str(rj, "name", &p).unwrap_or_default();
@@ -229,30 +230,36 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
             out.class = Some(c);
         }
         let mut task = common::task(&name, count, 0, &shape);
+        task.run_time = common::task_run_time(rck, &shape, &pp);
         common::add_labels(
             &mut task,
             &[("jobset.sigs.k8s.io/jobset-name", o.name), ("jobset.sigs.k8s.io/replicatedjob-name", &name)],
         );
         out.tasks.push(task);
-        let mut deps = Vec::new();
-        for (k, dep) in rck.seq(rj, "dependsOn", &p).iter().enumerate() {
-            if let Some(n) = rck.opt_str(dep, "name", &format!("{p}.dependsOn[{k}]")) {
-                deps.push(n);
-            }
-        }
         names.push(name);
-        depends.push((i, deps));
+        depends.push(dependencies(rck, rj, &p, i));
     }
-    // JobSet's dependsOn: a replicated job starts after those it names.
-    for (t, (i, deps)) in depends.iter().enumerate() {
-        for dname in deps {
-            match names.iter().position(|n| n == dname) {
-                Some(k) => out.tasks[t].depends_on.push(k),
-                None => rck.err(
-                    rjobs[*i].at,
-                    &format!("{jp}.replicatedJobs[{i}].dependsOn"),
-                    format!("replicated job `{dname}` is not in this runtime"),
+    // JobSet's dependsOn: a replicated job is created once those it names are
+    // Ready or Complete (`dependencyReachedStatus`); the webhook admits only
+    // earlier replicated jobs.
+    for (t, deps) in depends.into_iter().enumerate() {
+        for (dname, until, at, dp) in deps {
+            match names[..t].iter().position(|n| *n == dname) {
+                Some(k) => {
+                    if until == Until::Complete && out.tasks[k].run_time.is_none() {
+                        let why = format!(
+                            "replicated job `{dname}` must be Complete first, but its pods have no run time: give its pod template (replicatedJobs[{k}].template.spec.template) the annotation `lahar.io/duration`"
+                        );
+                        rck.err(at, &dp, why);
+                    }
+                    out.tasks[t].depends_on.push(Dependency { task: k, until });
+                }
+                None if names.contains(&dname) => rck.err(
+                    at,
+                    &dp,
+                    format!("replicated job `{}` cannot depend on the later replicated job `{dname}`", names[t]),
                 ),
+                None => rck.err(at, &dp, format!("replicated job `{dname}` is not in this runtime")),
             }
         }
     }
@@ -260,6 +267,46 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
     out.topology = volcano
         .and_then(|v| v.get("networkTopology"))
         .map(|n| common::network_topology(rck, cx.tiers, n, "spec.podGroupPolicy.volcano.networkTopology"));
+    out
+}
+
+/// A replicated job's `dependsOn` list as JobSet's API admits it: at most five
+/// entries, each a `name` and a `status` of `Ready` or `Complete`; none on the
+/// first replicated job.
+fn dependencies(rck: &mut Ck<'_>, rj: &Node, p: &str, i: usize) -> Vec<(String, Until, At, String)> {
+    let list = rck.seq(rj, "dependsOn", p);
+    let lp = join(p, "dependsOn");
+    if i == 0 && !list.is_empty() {
+        rck.err(list[0].at, &lp, "the first replicated job cannot depend on another (JobSet's webhook)");
+        return Vec::new();
+    }
+    if list.len() > 5 {
+        rck.err(list[5].at, &lp, format!("at most 5 dependencies (JobSet's API), got {}", list.len()));
+    }
+    let mut out = Vec::new();
+    for (k, dep) in list.iter().enumerate() {
+        let dp = format!("{lp}[{k}]");
+        // Both fields are required; a value of the wrong type is reported by `str`.
+        let field = |rck: &mut Ck<'_>, key: &str, what: &str| match dep.get(key).filter(|n| n.val != Val::Null) {
+            Some(n) => rck.str(n, &join(&dp, key)).map(|v| (v, n.at)),
+            None => {
+                rck.err(dep.at, &join(&dp, key), format!("a dependency needs {what}"));
+                None
+            }
+        };
+        let name = field(rck, "name", "the name of a replicated job");
+        let status = field(rck, "status", "a status: `Ready` or `Complete`");
+        let (Some((name, _)), Some((status, at))) = (name, status) else { continue };
+        let until = match status.as_str() {
+            "Ready" => Until::Ready,
+            "Complete" => Until::Complete,
+            o => {
+                rck.err(at, &join(&dp, "status"), format!("expected `Ready` or `Complete`, got `{o}`"));
+                continue;
+            }
+        };
+        out.push((name, until, dep.at, dp));
+    }
     out
 }
 

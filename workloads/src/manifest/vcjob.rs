@@ -5,6 +5,7 @@ use super::common::{self, Ck, JobHead, join};
 use super::subgroup;
 use super::yaml::{Doc, Node, Val};
 use super::{Context, ImportedJob};
+use lahar_core::job::Dependency;
 use lahar_core::time::SimDuration;
 use std::collections::BTreeMap;
 
@@ -90,17 +91,14 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         let mut task = common::task(&names[i], replicas, min, &shape);
         task.policies = common::policies(ck, t, &tp);
         // A task's own run time: its pods' `lahar.io/duration`.
-        if let Some((d, at)) = shape.annotations.get("lahar.io/duration") {
-            let path = format!("{tplp}.metadata.annotations.lahar.io/duration");
-            task.run_time = ck.duration(d, *at, &path).filter(|d| d.micros() > 0);
-        }
+        task.run_time = common::task_run_time(ck, &shape, &tplp);
         if let Some(dep) = t.get("dependsOn") {
             let dp = join(&tp, "dependsOn");
             for (k, n) in ck.seq(dep, "name", &dp).iter().enumerate() {
                 let Some(n) = ck.str(n, &format!("{dp}.name[{k}]")) else { continue };
                 match index.get(&n) {
                     Some(&x) if x == i => ck.err(dep.at, &dp, format!("task `{n}` cannot depend on itself")),
-                    Some(&x) => task.depends_on.push(x),
+                    Some(&x) => task.depends_on.push(Dependency::running(x)),
                     None => ck.err(dep.at, &dp, format!("task `{n}` does not exist in job `{}`", meta.name)),
                 }
             }
