@@ -228,29 +228,13 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         let message = format!(
             "{n} job(s) can never start (the first `{first}`: its gang needs {min} pods, and only {pods} exist before a task dependency (dependsOn) is met): Volcano's gang plugin refuses a job with fewer pods than its minimum (`Not enough valid tasks for gang-scheduling`), so the first pods never run and the others are never created"
         );
-        v.warnings.push(Warning {
-            kind: super::validate::GANG_NEVER_VALID,
-            count: n as u64,
-            file: v.file.to_string(),
-            at: None,
-            path: "spec.workload".into(),
-            message,
-            first_of_many: false,
-        });
+        workload_warning(&mut v, super::validate::GANG_NEVER_VALID, n, message);
     }
     if let (n, Some(first)) = burstable {
         let message = format!(
             "{n} job(s) name a NUMA topology policy for pods that are not Guaranteed (the first `{first}`): numa-aware looks only at Guaranteed pods (CPU and memory limits on every container, requests equal to them), so their policy changes nothing"
         );
-        v.warnings.push(Warning {
-            kind: super::validate::NUMA_NOT_GUARANTEED,
-            count: n as u64,
-            file: v.file.to_string(),
-            at: None,
-            path: "spec.workload".into(),
-            message,
-            first_of_many: false,
-        });
+        workload_warning(&mut v, super::validate::NUMA_NOT_GUARANTEED, n, message);
     }
     for (source, key) in twice {
         v.err(
@@ -472,6 +456,13 @@ fn check_samples(
         );
         v.err(sample_at.flatten(), "spec.output.sampleInterval", why);
     }
+}
+
+/// A warning about `n` jobs of the whole workload, after the workload's own.
+fn workload_warning(v: &mut V<'_>, kind: &'static str, n: usize, message: String) {
+    let file = v.file.to_string();
+    let path = "spec.workload".into();
+    v.warnings.push(Warning { kind, count: n as u64, file, at: None, path, message, first_of_many: false });
 }
 
 /// The pods a job has before any dependency is met (its tasks without
