@@ -324,3 +324,67 @@ fn jobset_dependencies_in_time() {
         "{stderr}"
     );
 }
+
+/// An MPI runtime in the shape of the Trainer's published `deepspeed-distributed`
+/// (a `node` job, then a `launcher` labelled as the trainer step that waits for the
+/// nodes to be Ready), with Volcano's podGroupPolicy. The MPI plugin sizes the
+/// `node` job from the TrainJob's numNodes — one less with `runLauncherAsNode`, the
+/// launcher being a node — and the launcher keeps mlPolicy.numNodes (1);
+/// `resourcesPerNode` reaches the launcher and, with the launcher as a node, the
+/// node job's `node` container too.
+#[test]
+fn mpi_runtimes_size_the_node_job() {
+    let rt = |as_node: bool| {
+        format!(
+            "apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {{name: rt}}
+spec:
+  mlPolicy: {{numNodes: 1, mpi: {{numProcPerNode: 1, mpiImplementation: OpenMPI, runLauncherAsNode: {as_node}}}}}
+  podGroupPolicy: {{volcano: {{}}}}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            spec:
+              template:
+                spec:
+                  containers: [{{name: node, resources: {{requests: {{cpu: 1}}}}}}]
+        - name: launcher
+          dependsOn: [{{name: node, status: Ready}}]
+          template:
+            metadata: {{labels: {{trainer.kubeflow.org/trainjob-ancestor-step: trainer}}}}
+            spec:
+              template:
+                spec:
+                  containers: [{{name: node, resources: {{requests: {{cpu: 1}}}}}}]
+---
+"
+        )
+    };
+    let tj = trainjob("  trainer:\n    numNodes: 4\n    resourcesPerNode: {limits: {nvidia.com/gpu: 1}}\n");
+    let tasks = |s: &lahar::scenario::Scenario| -> Vec<(String, u32, Resources)> {
+        s.jobs()[0].tasks.iter().map(|t| (t.name.to_string(), t.replicas, t.requests)).collect()
+    };
+    let s = load(&format!("{}{tj}", rt(true)));
+    let gpu = Resources::new(1000, 0, 1000, 1);
+    assert_eq!(tasks(&s), [("node".into(), 3, gpu), ("launcher".into(), 1, gpu)]);
+    assert_eq!(s.jobs()[0].min_available, 4);
+    assert_eq!(s.jobs()[0].tasks[1].depends_on, [Dependency { task: 0, until: Until::Ready }]);
+    let s = load(&format!("{}{tj}", rt(false)));
+    assert_eq!(tasks(&s), [("node".into(), 4, Resources::new(1000, 0, 0, 1)), ("launcher".into(), 1, gpu)]);
+    // Volcano's gang plugin needs all 5 pods while the launcher waits for the
+    // nodes: the job can never start (kubeflow/mpi-operator#608 describes the
+    // same deadlock), and the load says so.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.yaml"), format!("{}{tj}", rt(false))).unwrap();
+    let text = scenario(
+        "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}",
+        &format!("{QUEUES}  workload:\n    - manifests: m.yaml\n"),
+    );
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let out = lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("its gang needs 5 pods, and only 4 exist before a task dependency"), "{err}");
+}

@@ -169,8 +169,12 @@ struct Overrides<'a> {
 fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>) -> PodSets {
     let empty = Node { at: rt.root.at, val: Val::Null };
     let rspec = rt.root.get("spec").unwrap_or(&empty);
-    let num_nodes =
-        rspec.get("mlPolicy").and_then(|m| rck.opt_int(m, "numNodes", "spec.mlPolicy", 1)).unwrap_or(1) as u32;
+    let ml = rspec.get("mlPolicy");
+    let num_nodes = ml.and_then(|m| rck.opt_int(m, "numNodes", "spec.mlPolicy", 1)).unwrap_or(1) as u32;
+    // The MPI policy sizes the `node` replicated job, not the trainer step (the
+    // launcher); with `runLauncherAsNode` the launcher is one of the nodes.
+    let mpi = ml.and_then(|m| m.get("mpi")).filter(|m| m.val != Val::Null);
+    let launcher_as_node = mpi.and_then(|m| rck.opt_bool(m, "runLauncherAsNode", "spec.mlPolicy.mpi")).unwrap_or(false);
     let template = rspec.get("template").unwrap_or(&empty);
     let annotations = common::meta(rck, template, "spec.template", false).annotations;
     let jp = "spec.template.spec";
@@ -191,15 +195,30 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
         let trainer_step = jmeta.labels.get(ANCESTOR).is_some_and(|(v, _)| v == "trainer");
         // The pod set's count: the Job's parallelism; the trainer's, the nodes.
         let mut count = rck.opt_int(jspec, "parallelism", &join(&p, "template.spec"), 0).unwrap_or(1) as u32;
+        // The Trainer's counts (`trainingruntime.go` `NewInfo`, then each ML
+        // plugin's `EnforceMLPolicy`): the trainer step has mlPolicy.numNodes,
+        // overridden by the TrainJob's numNodes except under MPI, which instead
+        // gives the `node` job numNodes (less the launcher if it runs as a node).
+        let mpi_nodes = mpi.is_some() && name == "node";
         if trainer_step {
-            count = o.num_nodes.unwrap_or(num_nodes);
+            if ml.is_some() {
+                count = num_nodes;
+            }
+            if mpi.is_none() {
+                count = o.num_nodes.unwrap_or(count);
+            }
+        }
+        if let Some(n) = o.num_nodes.filter(|_| mpi_nodes) {
+            count = if launcher_as_node { n.saturating_sub(1).max(1) } else { n };
         }
         let Some(pod) = jspec.get("template") else {
             rck.err(jspec.at, &join(&p, "template.spec.template"), "a replicated job needs a pod template");
             continue;
         };
         let mut pod = pod.clone();
-        if let Some(r) = o.per_node.filter(|_| trainer_step) {
+        // resourcesPerNode: the trainer step's, and under MPI with the launcher
+        // as a node, the `node` job's too.
+        if let Some(r) = o.per_node.filter(|_| trainer_step || (mpi_nodes && launcher_as_node)) {
             let spec = entry(&mut pod, "spec");
             if let Val::Seq(cs) = &mut entry(spec, "containers").val
                 && let Some(c) =
