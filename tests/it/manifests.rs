@@ -629,6 +629,78 @@ fn workload_files_as_people_write_them() {
     assert!(e.contains("unknown kind `Jbo`"), "{e}");
 }
 
+/// Another scheduler's objects are skipped and counted, as a Deployment of another
+/// scheduler is (the published corpus's KubeRay YuniKorn and KAI samples, the
+/// Spark operator's YuniKorn sample), and so are objects that make no pods
+/// (Gateway API routes, kustomize's build file, KAI's Queues): the Volcano job
+/// beside them loads.
+#[test]
+fn other_schedulers_objects_are_skipped_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let others = "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: test-yunikorn-0\n  labels: {ray.io/gang-scheduling-enabled: \"true\", yunikorn.apache.org/app-id: test-yunikorn-0, yunikorn.apache.org/queue: root.test}\nspec: {}\n---\n\
+                  apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: kai, labels: {kai.scheduler/queue: team-a}}\nspec: {}\n---\n\
+                  apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: rj, labels: {ray.io/scheduler-name: scheduler-plugins}}\nspec: {}\n---\n\
+                  apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: team-a}\nspec: {}\n---\n\
+                  apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nmetadata: {name: spark-pi-yunikorn}\nspec: {batchScheduler: yunikorn}\n---\n\
+                  apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: ray-gateway}\nspec: {}\n---\n\
+                  apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: ray-route}\nspec: {}\n---\n\
+                  apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml]\n---\n";
+    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, annotations: {lahar.io/duration: 1h}}\nspec:\n  tasks:\n    - replicas: 1\n      name: w\n      template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}\n";
+    std::fs::write(dir.path().join("m.yaml"), format!("{others}{job}")).unwrap();
+    let p = one_node_scenario(dir.path());
+    let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.jobs().iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["j"]);
+    let w = &s.warnings[0];
+    assert_eq!((w.kind, w.count), ("manifest-objects-skipped", 8));
+    assert_eq!(
+        w.message,
+        "8 objects that make no pods for Volcano were skipped: 1 Gateway (gateway.networking.k8s.io/v1), 1 HTTPRoute (gateway.networking.k8s.io/v1), 1 Kustomization (kustomize.config.k8s.io/v1beta1), 1 Queue (scheduling.run.ai/v2), 1 RayCluster (ray.io/v1) of another scheduler (label kai.scheduler/queue), 1 RayCluster (ray.io/v1) of another scheduler (label yunikorn.apache.org/app-id), 1 RayJob (ray.io/v1) of scheduler `scheduler-plugins` (label ray.io/scheduler-name), 1 SparkApplication (sparkoperator.k8s.io/v1beta2) of batchScheduler `yunikorn`"
+    );
+}
+
+/// A source that yields no job says why: the objects skipped are listed even when
+/// another object read (here the TrainJob's runtime) is neither a job nor skipped;
+/// a file that is not YAML is one error, not two.
+#[test]
+fn sources_without_jobs_say_why_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = one_node_scenario(dir.path());
+    let rt = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainingRuntime\nmetadata: {name: rt}\nspec:\n  mlPolicy: {numNodes: 1, torch: {}}\n  template:\n    spec:\n      replicatedJobs:\n        - name: node\n          template:\n            metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}\n            spec: {template: {spec: {containers: [{name: node}]}}}\n---\napiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: tj}\nspec:\n  runtimeRef: {name: rt, kind: TrainingRuntime}\n";
+    std::fs::write(dir.path().join("m.yaml"), rt).unwrap();
+    let out = lahar().arg("validate").arg(&p).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("spec.workload[0].manifests: the manifests yield no job (2 objects read; skipped as making no pods for Volcano: 1 TrainJob (trainer.kubeflow.org/v1alpha1) of a runtime without a Volcano podGroupPolicy)"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("m.yaml"), "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - image: {IMAGE_REGISTRY}/spark:3\n      name: c\n").unwrap();
+    let out = lahar().arg("validate").arg(&p).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("invalid YAML"), "{err}");
+    assert!(!err.contains("yield no job"), "{err}");
+}
+
+/// `spec.queues: PATH` (Queue objects) gives the cluster Volcano's `default`
+/// queue too when the files define none (Volcano creates it at start,
+/// `newDefaultAndRootQueue`), after theirs: a job without a queue goes there.
+#[test]
+fn queue_files_keep_volcanos_default_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("q.yaml"),
+        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: test}\nspec: {weight: 1, reclaimable: false}\n",
+    )
+    .unwrap();
+    let text = scenario(
+        "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi}",
+        "  queues: q.yaml\n  workload:\n    - jobs:\n        - {name: j, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n",
+    );
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let s = load_file(&dir.path().join("s.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.queues.iter().map(|q| q.name.as_str()).collect::<Vec<_>>(), ["test", "default"]);
+    assert_eq!(s.jobs()[0].queue, QueueId(1));
+}
+
 /// Admission as Volcano's job webhook does it (issue 13, item 6): Volcano's own
 /// `example/invalid_jobs/duplicatedPolicyEvent-webhook-deny.yaml` (volcano-sh/volcano,
 /// Apache-2.0, reproduced as published) is refused, with the line of the second

@@ -137,8 +137,13 @@ struct RawConf {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTier {
-    plugins: Vec<Spanned<BTreeMap<String, Spanned<PluginField>>>>,
+    /// Left empty (`- plugins:`), a tier without plugins, as Go's YAML reads it.
+    #[serde(default)]
+    plugins: Option<Vec<RawPlugin>>,
 }
+
+/// A plugin entry: its fields by name.
+type RawPlugin = Spanned<BTreeMap<String, Spanned<PluginField>>>;
 
 /// A value in a plugin entry: a scalar (`name`, flags) or the `arguments` map.
 #[derive(Debug)]
@@ -518,7 +523,7 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
             "deviceshare",
             "deviceshare.AscendMindClusterVNPUEnable" | "deviceshare.AscendHAMiVNPUEnable",
             ArgValue::Bool(true),
-        ) => Err("Ascend vNPU sharing needs the NPU chips' templates and topology, which lahar does not model; deviceshare.GPUNumberEnable, deviceshare.GPUSharingEnable and deviceshare.VGPUEnable are".into()),
+        ) => Err("Ascend vNPU sharing needs the NPU chips' templates and topology, which lahar does not model; only the NVIDIA modes (deviceshare.GPUNumberEnable, deviceshare.GPUSharingEnable, deviceshare.VGPUEnable) are modelled".into()),
         ("deviceshare", "deviceshare.GPUExclusiveRules", _) => {
             super::plugins::deviceshare::check_exclusive_rules(&v).map(|_| v.clone())
         }
@@ -707,7 +712,7 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
     let mut tiers = Vec::new();
     for (ti, tier) in raw.tiers.iter().flatten().enumerate() {
         let mut plugins = Vec::new();
-        for (pi, rp) in tier.plugins.iter().enumerate() {
+        for (pi, rp) in tier.plugins.iter().flatten().enumerate() {
             let path = format!("tiers[{ti}].plugins[{pi}]");
             let name_field = rp.value.get("name");
             let (name, name_at) = match name_field {
@@ -814,7 +819,7 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
         let hier_drf = plugins.iter().any(|p| p.name == "drf" && p.flag("enableHierarchy"));
         if hier_drf && plugins.iter().any(|p| p.name == "proportion") {
             issues.push(ConfIssue {
-                at: tier.plugins.first().and_then(at),
+                at: tier.plugins.iter().flatten().next().and_then(at),
                 path: format!("tiers[{ti}]"),
                 message: "drf with enableHierarchy and proportion cannot be in the same tier".into(),
             });
@@ -833,6 +838,17 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
     for (i, c) in raw.configurations.iter().flatten().enumerate() {
         let name = c.value.name.value.clone();
         let mut args = Args::default();
+        // A configuration holds an action's arguments; `init-params` is Ascend
+        // MindCluster vNPU's (read by deviceshare's 310P devices).
+        let not_an_action = match name.as_str() {
+            "init-params" => Some("`init-params` configures Ascend MindCluster vNPU sharing (deviceshare.AscendMindClusterVNPUEnable), which lahar does not model".to_string()),
+            n if ACTIONS.split(", ").any(|a| a == n) => None,
+            n => Some(format!("unknown action `{n}`; a configuration gives the arguments of one of {ACTIONS}")),
+        };
+        if let Some(message) = not_an_action {
+            issues.push(ConfIssue { at: at(&c.value.name), path: format!("configurations[{i}].name"), message });
+            continue;
+        }
         for (k, v) in c.value.arguments.iter().flatten() {
             if let Some(kind) = config_arg(&name, k) {
                 let ok = match (kind, &v.value) {
@@ -926,6 +942,38 @@ mod tests {
         let e = parse(&conf("").replace("predicate.TaintTolerationEnable: false", "predicate.GPUSharingEnable: true"))
             .unwrap_err();
         assert!(e.issues[0].message.contains("predicate.GPUSharingEnable"), "{:?}", e.issues);
+        // A configuration names an action; Ascend MindCluster's `init-params` is
+        // refused as what it is, once, at its name.
+        let e = parse(&conf(
+            "- name: init-params
+  arguments: {grace-over-time: \"900\", presetVirtualDevice: \"true\"}
+- name: alocate
+",
+        ))
+        .unwrap_err();
+        let got: Vec<(&str, &str)> = e.issues.iter().map(|i| (i.path.as_str(), i.message.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "configurations[0].name",
+                    "`init-params` configures Ascend MindCluster vNPU sharing (deviceshare.AscendMindClusterVNPUEnable), which lahar does not model"
+                ),
+                (
+                    "configurations[1].name",
+                    "unknown action `alocate`; a configuration gives the arguments of one of enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim, shuffle"
+                ),
+            ]
+        );
+    }
+
+    /// A tier left empty (`- plugins:`) is a tier without plugins, as Go's YAML
+    /// reads it, not a YAML error without a place.
+    #[test]
+    fn an_empty_tier_has_no_plugins() {
+        let c = parse("actions: \"allocate\"\ntiers:\n- plugins:\n- plugins:\n  - name: gang\n")
+            .unwrap_or_else(|e| panic!("{:?}", e.issues));
+        assert_eq!((c.tiers[0].len(), c.tiers[1][0].name.as_str()), (0, "gang"));
     }
 
     /// lahar's `fgd` plugin: its policy and weight load; an unknown policy or a
@@ -1052,7 +1100,7 @@ mod tests {
         parse(&c("deviceshare.GPUNumberEnable: true, deviceshare.NodeLockEnable: true"))
             .unwrap_or_else(|e| panic!("{e}"));
         let e = parse(&c("deviceshare.AscendHAMiVNPUEnable: true")).unwrap_err().to_string();
-        assert!(e.contains("arguments.deviceshare.AscendHAMiVNPUEnable: Ascend vNPU sharing"), "{e}");
+        assert!(e.ends_with("arguments.deviceshare.AscendHAMiVNPUEnable: Ascend vNPU sharing needs the NPU chips' templates and topology, which lahar does not model; only the NVIDIA modes (deviceshare.GPUNumberEnable, deviceshare.GPUSharingEnable, deviceshare.VGPUEnable) are modelled"), "{e}");
         let e = parse(&conf("binpak")).unwrap_err().to_string();
         assert!(e.contains("unknown plugin `binpak` (Volcano would skip it silently)"), "{e}");
         // Every name Volcano registers is either run or listed as not modelled.

@@ -12,7 +12,7 @@ use lahar_core::queue::Queue;
 use lahar_core::topology::HyperNodeDecl;
 use lahar_workloads::manifest::{self, Doc, ManifestError, PriorityClasses};
 use serde_saphyr::Spanned;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -41,14 +41,19 @@ fn read(v: &mut V<'_>, pattern: &str, at: At, field: &str, base: &Path) -> Vec<D
     }
 }
 
-/// `spec.queues: PATH`.
+/// `spec.queues: PATH`: the Queues of those files, and Volcano's `default` queue
+/// after them when they define none of that name (Volcano's scheduler creates it
+/// in every cluster: `newDefaultAndRootQueue`).
 pub(super) fn queues(v: &mut V<'_>, pattern: &str, at: At, base: &Path) -> Vec<Queue> {
     let docs = read(v, pattern, at, "spec.queues", base);
     let mut errs = Vec::new();
-    let q = manifest::queues(&docs, &mut v.names, &mut errs);
+    let mut q = manifest::queues(&docs, &mut v.names, &mut errs);
     report(v, errs);
     if q.is_empty() && v.errors.is_empty() {
         v.err(at, "spec.queues", format!("`{pattern}` defines no Queue"));
+    }
+    if !q.is_empty() && !q.iter().any(|q| q.name == "default") {
+        q.push(Queue::new("default"));
     }
     q
 }
@@ -79,6 +84,9 @@ pub(super) fn hypernodes(
 pub(super) struct Sources {
     pub docs: BTreeMap<usize, Vec<Doc>>,
     pub classes: PriorityClasses,
+    /// Sources with a file that could not be read (reported already): that they
+    /// yield no job follows, and is not reported again.
+    pub unread: BTreeSet<usize>,
 }
 
 pub(super) fn read_sources<'a>(
@@ -87,10 +95,11 @@ pub(super) fn read_sources<'a>(
     base: &Path,
     classes: PriorityClasses,
 ) -> Sources {
-    let mut out = Sources { docs: BTreeMap::new(), classes };
+    let mut out = Sources { docs: BTreeMap::new(), classes, unread: BTreeSet::new() };
     for (s, src) in workload.enumerate() {
         let RawSource::Manifests(m) = &src.value else { continue };
         let mut docs = Vec::new();
+        let errors_before = v.errors.len();
         if m.0.is_empty() {
             v.err(super::at(src), format!("spec.workload[{s}].manifests"), "list at least one path or glob");
         }
@@ -101,6 +110,9 @@ pub(super) fn read_sources<'a>(
                 format!("spec.workload[{s}].manifests[{k}]")
             };
             docs.extend(read(v, p, super::at(src), &field, base));
+        }
+        if v.errors.len() > errors_before {
+            out.unread.insert(s);
         }
         let mut errs = Vec::new();
         manifest::priority_classes(&docs, &mut out.classes, &mut errs);
@@ -215,6 +227,7 @@ pub(super) fn source(
     t: &Targets<'_>,
     at: At,
     path: &str,
+    unread: bool,
 ) -> Source {
     let errors_before = v.errors.len();
     // Queues were taken already (`jobs` passes them over); objects that make no
@@ -272,18 +285,22 @@ pub(super) fn source(
                 || d.root.get("kind").and_then(|k| k.scalar()).as_deref() == Some("PriorityClass")
         })
         && all.len() > skipped.values().sum::<usize>();
-    if jobs.is_empty() && !classes_only && v.errors.len() == errors_before {
+    if jobs.is_empty() && !classes_only && !unread && v.errors.len() == errors_before {
         let n: usize = skipped.values().sum();
-        let message = if n > 0 && docs.is_empty() {
-            let kinds: Vec<String> = skipped.iter().map(|(k, c)| format!("{c} {k}")).collect();
-            format!(
-                "the manifests yield no job: {} object{} read, all skipped as making no pods for Volcano ({})",
-                all.len(),
-                if all.len() == 1 { "" } else { "s" },
+        let kinds: Vec<String> = skipped.iter().map(|(k, c)| format!("{c} {k}")).collect();
+        let read = format!("{} object{} read", all.len(), if all.len() == 1 { "" } else { "s" });
+        let message = match (n, docs.is_empty()) {
+            (0, _) => format!("the manifests yield no job ({read})"),
+            (_, true) => {
+                format!(
+                    "the manifests yield no job: {read}, all skipped as making no pods for Volcano ({})",
+                    kinds.join(", ")
+                )
+            }
+            (_, false) => format!(
+                "the manifests yield no job ({read}; skipped as making no pods for Volcano: {})",
                 kinds.join(", ")
-            )
-        } else {
-            format!("the manifests yield no job ({} objects read)", all.len())
+            ),
         };
         v.err(at, format!("{path}.manifests"), message);
     }

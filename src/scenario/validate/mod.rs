@@ -414,7 +414,8 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
             RawSource::Trace(t) => trace(&mut v, t, &path, &queue_ids, base),
             RawSource::Manifests(_) => {
                 let docs = manifest_docs.docs.remove(&s).unwrap_or_default();
-                Some(manifests::source(&mut v, &docs, &manifest_docs.classes, &targets, at(src), &path))
+                let unread = manifest_docs.unread.contains(&s);
+                Some(manifests::source(&mut v, &docs, &manifest_docs.classes, &targets, at(src), &path, unread))
             }
             RawSource::Jobs(list) => Some(jobs::source(&mut v, list, &path, &targets, &manifest_docs.classes)),
         };
@@ -422,7 +423,15 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     }
     // The snapshot's PodGroups and Pods: the starting workload, after the sources.
     if let Some(s) = snap.as_ref().filter(|s| !s.workload.is_empty()) {
-        sources.push(manifests::source(&mut v, &s.workload, &manifest_docs.classes, &targets, s.at, "spec.snapshot"));
+        sources.push(manifests::source(
+            &mut v,
+            &s.workload,
+            &manifest_docs.classes,
+            &targets,
+            s.at,
+            "spec.snapshot",
+            false,
+        ));
     }
 
     let mut output_dir = PathBuf::from("out").join(&name);

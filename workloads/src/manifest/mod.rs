@@ -189,6 +189,11 @@ pub fn support_object(d: &Doc) -> Option<String> {
             false
         }
         "discovery.k8s.io" => kind == "EndpointSlice",
+        // Gateway API routing, kustomize's build file: no pods.
+        "gateway.networking.k8s.io" => true,
+        "kustomize.config.k8s.io" => true,
+        // KAI scheduler's queues: another scheduler's objects.
+        "scheduling.run.ai" => kind == "Queue",
         // A RayJob on an existing RayCluster adds no pod to the cluster's gang (its
         // submitter pod is not simulated; docs/manifests.md).
         "ray.io"
@@ -209,9 +214,42 @@ pub fn support_object(d: &Doc) -> Option<String> {
         {
             return Some(format!("{kind} ({api}), suspended"));
         }
+        // Ray objects another scheduler places: KubeRay's per-object scheduler
+        // label, else the labels YuniKorn's and KAI's integrations read.
+        "ray.io" if matches!(kind.as_str(), "RayCluster" | "RayJob" | "RayService") => {
+            if let Some(other) = ray_scheduler(d) {
+                return Some(format!("{kind} ({api}) of {other}"));
+            }
+            false
+        }
+        // A SparkApplication for another batch scheduler (absent: the operator's
+        // default, Volcano).
+        "sparkoperator.k8s.io" if kind == "SparkApplication" => {
+            let s = d.root.get("spec").and_then(|s| s.get("batchScheduler")).and_then(yaml::Node::scalar);
+            if let Some(s) = s.filter(|s| s != "volcano") {
+                return Some(format!("{kind} ({api}) of batchScheduler `{s}`"));
+            }
+            false
+        }
         _ => false,
     };
     known.then(|| format!("{kind} ({api})"))
+}
+
+/// The scheduler a Ray object names when it is not Volcano: `ray.io/scheduler-name`
+/// other than `volcano`, else YuniKorn's (`yunikorn.apache.org/app-id` or
+/// `/queue`) or KAI's (`kai.scheduler/queue`) labels.
+fn ray_scheduler(d: &Doc) -> Option<String> {
+    let labels = d.root.get("metadata").and_then(|m| m.get("labels"));
+    let label = |k: &str| labels.and_then(|l| l.get(k)).and_then(yaml::Node::scalar);
+    match label("ray.io/scheduler-name") {
+        Some(s) if s == "volcano" => None,
+        Some(s) => Some(format!("scheduler `{s}` (label ray.io/scheduler-name)")),
+        None => ["yunikorn.apache.org/app-id", "yunikorn.apache.org/queue", "kai.scheduler/queue"]
+            .into_iter()
+            .find(|k| label(k).is_some())
+            .map(|k| format!("another scheduler (label {k})")),
+    }
 }
 
 /// The PriorityClasses among `docs` (other kinds are skipped).

@@ -41,11 +41,6 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         }
         _ => (spec, "spec".to_string()),
     };
-    if let Some((s, at)) = meta.labels.get("ray.io/scheduler-name")
-        && s != "volcano"
-    {
-        ck.err(*at, "metadata.labels.ray.io/scheduler-name", format!("expected `volcano`, got `{s}`"));
-    }
     let autoscaling = ck.opt_bool(cluster, "enableInTreeAutoscaling", &cp).unwrap_or(false);
     let mut tasks = Vec::new();
     let mut min_member = 1u32;

@@ -120,18 +120,10 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let meta = common::meta(ck, root, "", true);
     let empty = Node { at: root.at, val: Val::Null };
     let spec = root.get("spec").unwrap_or(&empty);
-    // No batchScheduler: the operator's default (`--default-batch-scheduler=volcano`).
-    match ck.opt_str(spec, "batchScheduler", "spec").as_deref() {
-        None | Some("volcano") => {}
-        other => ck.err(
-            spec.get("batchScheduler").and_then(|n| n.at).or(spec.at),
-            "spec.batchScheduler",
-            format!(
-                "expected `volcano` (lahar simulates Volcano), got {}",
-                other.map_or("nothing".into(), |o| format!("`{o}`"))
-            ),
-        ),
-    }
+    // No batchScheduler: the operator's default (`--default-batch-scheduler=volcano`);
+    // another scheduler's application was skipped (`support_object`). Its type
+    // is still checked.
+    ck.opt_str(spec, "batchScheduler", "spec");
     let factor = overhead_factor(ck, spec);
     let float_cores = common::kind_of(root).0.ends_with("/v1beta1");
     let driver = role(ck, cx, spec.get("driver").unwrap_or(&empty), "spec.driver", factor, float_cores);
