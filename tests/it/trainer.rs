@@ -228,6 +228,15 @@ fn bad_trainjobs_are_located_errors() {
             ),
             "document 1: spec.template.spec.replicatedJobs[1].dependsOn: at most 5 dependencies (JobSet's API), got 6",
         ),
+        // The Trainer's webhook: one Job for the trainer and initializer steps.
+        (
+            format!(
+                "{}{}",
+                rt.replace("        - name: node\n", "        - name: node\n          replicas: 2\n"),
+                trainjob("")
+            ),
+            "m.yaml:22:21: document 1: spec.template.spec.replicatedJobs[1].replicas: always must be 1 (the Trainer's webhook, for the trainer step), got 2",
+        ),
         // A Complete dependency needs the pods to end: a run time, checked up front.
         (
             format!(
@@ -374,6 +383,20 @@ spec:
     assert_eq!(s.jobs()[0].tasks[1].depends_on, [Dependency { task: 0, until: Until::Ready }]);
     let s = load(&format!("{}{tj}", rt(false)));
     assert_eq!(tasks(&s), [("node".into(), 4, Resources::new(1000, 0, 0, 1)), ("launcher".into(), 1, gpu)]);
+    // JobSet makes `replicas` Jobs of a replicated job, while the Trainer's
+    // PodGroup counts one Job's pods (its pod set count).
+    let two = rt(false).replace(
+        "        - name: node\n          template:",
+        "        - name: node\n          replicas: 2\n          template:",
+    );
+    let s = load(&format!("{two}{tj}"));
+    let j = &s.jobs()[0];
+    assert_eq!(tasks(&s), [("node".into(), 8, Resources::new(1000, 0, 0, 1)), ("launcher".into(), 1, gpu)]);
+    assert_eq!((j.min_available, j.min_resources), (5, Resources::new(5000, 0, 1000, 5)));
+    assert_eq!(
+        (j.pod_name(0, 3), j.pod_name(0, 4), j.pod_name(1, 0)),
+        ("tj-node-0-3".into(), "tj-node-1-0".into(), "tj-launcher-0-0".into())
+    );
     // Volcano's gang plugin needs all 5 pods while the launcher waits for the
     // nodes: the job can never start (kubeflow/mpi-operator#608 describes the
     // same deadlock), and the load says so.

@@ -10,6 +10,7 @@ use super::common::{self, Ck, JobHead, join};
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob};
 use lahar_core::job::{Dependency, NetworkTopology, Until};
+use lahar_core::resource::Resources;
 use std::collections::{BTreeMap, BTreeSet};
 
 const GROUP: &str = "trainer.kubeflow.org";
@@ -156,6 +157,9 @@ struct PodSets {
     /// The runtime template's annotations.
     annotations: BTreeMap<String, (String, At)>,
     topology: Option<NetworkTopology>,
+    /// Each task's pod set count: the pods of one of its Jobs (JobSet makes
+    /// `replicas` Jobs of a replicated job; the Trainer's PodGroup counts one).
+    counts: Vec<u32>,
 }
 
 /// The TrainJob's view: its name, `trainer.numNodes` and `resourcesPerNode`, patches.
@@ -182,7 +186,7 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
     if rjobs.is_empty() {
         rck.err(template.at.or(rt.root.at), &join(jp, "replicatedJobs"), "a runtime needs at least one replicated job");
     }
-    let mut out = PodSets { tasks: Vec::new(), class: None, annotations, topology: None };
+    let mut out = PodSets { tasks: Vec::new(), class: None, annotations, topology: None, counts: Vec::new() };
     let mut names: Vec<String> = Vec::new();
     // Each replicated job's dependsOn: (name, status, where, its path).
     let mut depends: Vec<Vec<(String, Until, At, String)>> = Vec::new();
@@ -193,6 +197,21 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
         let jmeta = common::meta(rck, jt, &join(&p, "template"), false);
         let jspec = jt.get("spec").unwrap_or(&empty);
         let trainer_step = jmeta.labels.get(ANCESTOR).is_some_and(|(v, _)| v == "trainer");
+        // JobSet makes `replicas` Jobs of it; the Trainer's webhook admits one for
+        // the trainer and initializer steps.
+        let jobs = rck.opt_int(rj, "replicas", &p, 0).unwrap_or(1) as u32;
+        let step = jmeta.labels.get(ANCESTOR).map(|(v, _)| v.as_str());
+        if jobs != 1 && matches!(step, Some("trainer" | "dataset-initializer" | "model-initializer")) {
+            let at = rj.get("replicas").and_then(|n| n.at);
+            rck.err(
+                at,
+                &join(&p, "replicas"),
+                format!(
+                    "always must be 1 (the Trainer's webhook, for the {} step), got {jobs}",
+                    step.unwrap_or_default()
+                ),
+            );
+        }
         // The pod set's count: the Job's parallelism; the trainer's, the nodes.
         let mut count = rck.opt_int(jspec, "parallelism", &join(&p, "template.spec"), 0).unwrap_or(1) as u32;
         // The Trainer's counts (`trainingruntime.go` `NewInfo`, then each ML
@@ -248,7 +267,8 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
         if let Some(c) = pod.get("spec").and_then(|s| s.get("priorityClassName")).and_then(Node::scalar) {
             out.class = Some(c);
         }
-        let mut task = common::task(&name, count, 0, &shape);
+        let mut task = common::task(&name, count * jobs, 0, &shape);
+        out.counts.push(count);
         task.run_time = common::task_run_time(rck, &shape, &pp);
         common::add_labels(
             &mut task,
@@ -406,7 +426,12 @@ pub(crate) fn job(d: &Doc, runtimes: &Runtimes<'_>, cx: &mut Context<'_>, ck: &m
     if !runtime_ok || !ck.ok() {
         return None;
     }
-    let min_available = sets.tasks.iter().map(|t| t.replicas).sum();
+    // The Trainer's PodGroup: minMember and minResources over one Job of each
+    // replicated job (its pod set count).
+    let min_available = sets.counts.iter().sum();
+    let min_resources =
+        sets.tasks.iter().zip(&sets.counts).fold(Resources::ZERO, |a, (t, &c)| a + t.requests.times(i64::from(c)));
+    let counts = sets.counts;
     let head = JobHead {
         name: meta.name,
         namespace: meta.namespace,
@@ -418,10 +443,15 @@ pub(crate) fn job(d: &Doc, runtimes: &Runtimes<'_>, cx: &mut Context<'_>, ck: &m
     };
     let (mut j, profile) = common::assemble(head, sets.tasks, cx);
     j.network_topology = sets.topology;
+    j.min_resources = min_resources;
     // JobSet's pods: `<jobset>-<replicated job>-<job index>-<pod index>` (the
     // random suffix left out).
-    let pod_names: Vec<Vec<String>> =
-        j.tasks.iter().map(|t| (0..t.replicas).map(|i| format!("{}-{}-0-{i}", j.name, t.name)).collect()).collect();
+    let pod_names: Vec<Vec<String>> = j
+        .tasks
+        .iter()
+        .zip(&counts)
+        .map(|(t, &c)| (0..t.replicas).map(|i| format!("{}-{}-{}-{}", j.name, t.name, i / c, i % c)).collect())
+        .collect();
     j.pod_names = Some(Box::new(pod_names));
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }
