@@ -237,6 +237,10 @@ fn bad_trainjobs_are_located_errors() {
             ),
             "m.yaml:22:21: document 1: spec.template.spec.replicatedJobs[1].replicas: always must be 1 (the Trainer's webhook, for the trainer step), got 2",
         ),
+        (
+            format!("{}{}", rt.replace("{name: node, resources", "{name: trainer, resources"), trainjob("")),
+            "document 1: spec.template.spec.replicatedJobs[1].template.spec.template.spec.containers: must contain the required container for the ancestor: trainer (a container named `node`; the Trainer's webhook)",
+        ),
         // A Complete dependency needs the pods to end: a run time, checked up front.
         (
             format!(

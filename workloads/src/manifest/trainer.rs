@@ -234,6 +234,25 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
             rck.err(jspec.at, &join(&p, "template.spec.template"), "a replicated job needs a pod template");
             continue;
         };
+        // The Trainer's webhook: each step has its container (the trainer's is
+        // `node`, which resourcesPerNode and the ML plugins address).
+        let wanted = match step {
+            Some("trainer") => Some("node"),
+            Some(s @ ("dataset-initializer" | "model-initializer")) => Some(s),
+            _ => None,
+        };
+        let containers = pod.get("spec").and_then(|s| s.get("containers"));
+        let cname = |c: &Node| c.get("name").and_then(Node::scalar);
+        if let Some(w) = wanted
+            && !matches!(containers.map(|c| &c.val), Some(Val::Seq(cs)) if cs.iter().any(|c| cname(c).as_deref() == Some(w)))
+        {
+            let at = containers.and_then(|c| c.at).or(pod.at);
+            let why = format!(
+                "must contain the required container for the ancestor: {} (a container named `{w}`; the Trainer's webhook)",
+                step.unwrap_or_default()
+            );
+            rck.err(at, &join(&p, "template.spec.template.spec.containers"), why);
+        }
         let mut pod = pod.clone();
         // resourcesPerNode: the trainer step's, and under MPI with the launcher
         // as a node, the `node` job's too.
