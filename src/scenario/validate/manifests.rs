@@ -183,7 +183,7 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
                     task.requests.gpu_milli() as f64 / 1000.0,
                     task.requests.cpu() as f64 / 1000.0,
                     task.requests.memory(),
-                    largest(t.nodes)
+                    largest(&v.names, t.nodes, &task.requests)
                 ),
                 first_of_many: true,
             });
