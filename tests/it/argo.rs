@@ -123,3 +123,73 @@ fn bad_workflows_are_located_errors() {
         assert!(err.contains(want), "{want}\n{err}");
     }
 }
+
+/// A random DAG of resource steps (each task after a random set of earlier ones,
+/// its own run time, with or without a `successCondition`) on a cluster with
+/// room for all: each job is created, and starts, when the last step it waits
+/// for is done — a step with a condition when its job ends, one without when it
+/// was created — and runs its own time.
+mod random_dags {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn workflow(tasks: &[(Vec<usize>, u32, bool)]) -> String {
+        let mut s = String::from(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {name: w}\nspec:\n  entrypoint: main\n  templates:\n  - name: main\n    dag:\n      tasks:\n",
+        );
+        for (i, (deps, _, _)) in tasks.iter().enumerate() {
+            let deps: Vec<String> = deps.iter().map(|d| format!("t{d}")).collect();
+            s += &format!("      - {{name: t{i}, template: j{i}, dependencies: [{}]}}\n", deps.join(", "));
+        }
+        for (i, (_, minutes, waits)) in tasks.iter().enumerate() {
+            let cond = if *waits { "      successCondition: status.state.phase = Completed\n" } else { "" };
+            s += &format!(
+                "  - name: j{i}\n    resource:\n      action: create\n{cond}      manifest: |\n        apiVersion: batch.volcano.sh/v1alpha1\n        kind: Job\n        metadata: {{name: job{i}, annotations: {{lahar.io/duration: {minutes}m}}}}\n        spec:\n          tasks:\n          - replicas: 1\n            name: w\n            template: {{spec: {{containers: [{{name: c, resources: {{requests: {{cpu: 1}}}}}}]}}}}\n"
+            );
+        }
+        s
+    }
+
+    fn dags() -> impl Strategy<Value = Vec<(Vec<usize>, u32, bool)>> {
+        (1usize..8).prop_flat_map(|n| {
+            (0..n)
+                .map(|i| (proptest::sample::subsequence((0..i).collect::<Vec<_>>(), 0..=i), 1u32..30, any::<bool>()))
+                .collect::<Vec<_>>()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        #[test]
+        fn each_job_starts_when_what_it_waits_for_is_done(tasks in dags()) {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("w.yaml"), workflow(&tasks)).unwrap();
+            let text = scenario("    nodes:\n      - {name: n0, cpu: 64, memory: 64Gi}", "  workload:\n    - manifests: w.yaml\n");
+            let s = lahar::scenario::load_str(&text, "s.yaml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
+            let out = dir.path().join("out");
+            lahar::run(s, &lahar::RunOptions { out_dir: Some(out.clone()), ..Default::default() }).expect("run");
+            let rows = job_rows(&std::fs::read_to_string(out.join("jobs.csv")).unwrap());
+            // The expected times, by hand: created = the latest `done` of what it
+            // waits for; done = end with a condition, else created.
+            let mut created = vec![0u64; tasks.len()];
+            let mut done = vec![0u64; tasks.len()];
+            for (i, (deps, minutes, waits)) in tasks.iter().enumerate() {
+                created[i] = deps.iter().map(|&d| done[d]).max().unwrap_or(0);
+                done[i] = if *waits { created[i] + u64::from(*minutes) * 60 } else { created[i] };
+            }
+            let mut want: Vec<String> = tasks
+                .iter()
+                .enumerate()
+                .map(|(i, (_, minutes, _))| {
+                    let c = created[i];
+                    format!("job{i},{c},{c},{},Completed", c + u64::from(*minutes) * 60)
+                })
+                .collect();
+            let mut got = rows;
+            want.sort();
+            got.sort();
+            prop_assert_eq!(got, want);
+        }
+    }
+}
