@@ -150,6 +150,23 @@ mod random_dags {
         s
     }
 
+    /// The same steps as `steps` groups: group g of `sizes[g]` parallel steps.
+    fn steps_workflow(sizes: &[usize], tasks: &[(u32, bool)]) -> String {
+        let mut s = String::from(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {name: w}\nspec:\n  entrypoint: main\n  templates:\n  - name: main\n    steps:\n",
+        );
+        let mut i = 0;
+        for &n in sizes {
+            for k in 0..n {
+                s += &format!("    {} {{name: s{i}, template: j{i}}}\n", if k == 0 { "- -" } else { "  -" });
+                i += 1;
+            }
+        }
+        let dag: Vec<(Vec<usize>, u32, bool)> = tasks.iter().map(|&(m, w)| (vec![], m, w)).collect();
+        let dag = workflow(&dag);
+        s + &dag[dag.find("  - name: j0").expect("templates")..]
+    }
+
     fn dags() -> impl Strategy<Value = Vec<(Vec<usize>, u32, bool)>> {
         (1usize..8).prop_flat_map(|n| {
             (0..n)
@@ -187,6 +204,49 @@ mod random_dags {
                 })
                 .collect();
             let mut got = rows;
+            want.sort();
+            got.sort();
+            prop_assert_eq!(got, want);
+        }
+
+        /// `steps`: each group waits for the steps of the groups before it that
+        /// wait for their jobs (a group of steps all done at creation passes its
+        /// own wait on).
+        #[test]
+        fn each_group_starts_when_the_groups_before_are_done(
+            sizes in proptest::collection::vec(1usize..4, 1..5),
+            times in proptest::collection::vec((1u32..30, any::<bool>()), 12),
+        ) {
+            let n: usize = sizes.iter().sum();
+            let tasks = &times[..n];
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("w.yaml"), steps_workflow(&sizes, tasks)).unwrap();
+            let text = scenario("    nodes:\n      - {name: n0, cpu: 64, memory: 64Gi}", "  workload:\n    - manifests: w.yaml\n");
+            let s = lahar::scenario::load_str(&text, "s.yaml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
+            let out = dir.path().join("out");
+            lahar::run(s, &lahar::RunOptions { out_dir: Some(out.clone()), ..Default::default() }).expect("run");
+            let mut got = job_rows(&std::fs::read_to_string(out.join("jobs.csv")).unwrap());
+            // By hand: a group is created when the steps it waits for end; it
+            // passes on those of its steps that wait, else what it waited for.
+            let mut waits_for: Vec<u64> = Vec::new();
+            let mut want = Vec::new();
+            let mut i = 0;
+            for &size in &sizes {
+                let created = waits_for.iter().copied().max().unwrap_or(0);
+                let mut ends = Vec::new();
+                for _ in 0..size {
+                    let (minutes, waits) = tasks[i];
+                    let end = created + u64::from(minutes) * 60;
+                    want.push(format!("job{i},{created},{created},{end},Completed"));
+                    if waits {
+                        ends.push(end);
+                    }
+                    i += 1;
+                }
+                if !ends.is_empty() {
+                    waits_for = ends;
+                }
+            }
             want.sort();
             got.sort();
             prop_assert_eq!(got, want);
