@@ -405,7 +405,7 @@ fn unschedulable(v: &V<'_>, f: &mut SourceFindings, nodes: &[Node], j: &JobSpec,
         task.requests.gpu_milli() as f64 / 1000.0,
         task.requests.cpu() as f64 / 1000.0,
         task.requests.memory(),
-        largest(nodes)
+        largest(&v.names, nodes, &task.requests)
     );
     let file = v.file.to_string();
     let w = Warning { kind: UNSCHEDULABLE, count: 1, file, at, path: tpath.to_string(), message, first_of_many: true };

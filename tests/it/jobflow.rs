@@ -44,15 +44,7 @@ fn published_jobflow_becomes_its_jobs() {
 fn run(dir: &Path, args: &[&str]) -> (Vec<String>, String) {
     let out = lahar().arg("run").arg("-q").args(args).arg(dir.join("s.yaml")).assert().success();
     let csv = std::fs::read_to_string(dir.join("out/jobs.csv")).unwrap();
-    let rows = csv
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            [f[0], f[4], f[5], f[6], f[7]].join(",")
-        })
-        .collect();
-    (rows, String::from_utf8_lossy(&out.get_output().stderr).to_string())
+    (job_rows(&csv), String::from_utf8_lossy(&out.get_output().stderr).to_string())
 }
 
 fn example_in(dir: &Path, cpu: u32) {

@@ -1,6 +1,7 @@
 //! lahar's end-to-end tests: the CLI contract, bad input, scheduling scenarios and
 //! invariants over random workloads. One binary (see STYLE.md).
 
+mod argo;
 mod check;
 mod cli;
 mod comm_runtime;
@@ -75,6 +76,17 @@ pub fn write_scenario(text: &str) -> (tempfile::TempDir, PathBuf) {
     let p = dir.path().join("scenario.yaml");
     std::fs::write(&p, text).expect("write scenario");
     (dir, p)
+}
+
+/// jobs.csv as `name,submit,start,end,state` rows.
+pub fn job_rows(csv: &str) -> Vec<String> {
+    csv.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            [f[0], f[4], f[5], f[6], f[7]].join(",")
+        })
+        .collect()
 }
 
 /// Loads and runs a scenario in-process, without writing files.

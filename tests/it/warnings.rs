@@ -65,6 +65,22 @@ fn a_pod_no_node_can_hold_stays_pending_with_a_warning() {
     assert_eq!(s["metrics"]["unfinished"], 2);
 }
 
+/// A pod asking for an extended resource no node has (a KubeRay TPU sample's
+/// `google.com/tpu`): the warning names it, which the GPU/CPU/memory words
+/// leave out.
+#[test]
+fn an_extended_resource_no_node_has_is_named() {
+    let text = jobs(
+        "      - {name: tpu, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1, google.com/tpu: 4}}]}\n",
+    );
+    warns(
+        &text,
+        &[
+            "job `tpu` task `w`: a pod requests 0 GPUs, 1 CPU, 0 bytes of memory, but no node can hold it (largest node: 8 GPUs, 16 CPU, 68719476736 bytes of memory, 110 pods; it asks for 4 google.com/tpu (at most 0 on a node)); the job stays pending",
+        ],
+    );
+}
+
 /// A cluster without nodes is an enqueue-only study (issue 12, item 4): a warning,
 /// not an error; jobs are admitted (or not) and never placed, and no
 /// unschedulable-pods warning repeats what the empty cluster says.

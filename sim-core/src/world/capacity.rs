@@ -38,6 +38,12 @@ impl World {
         ns.lost = lost;
         ns.lost_devices = mask;
         self.cluster.set_allocatable(n, nominal - lost);
+        if !delta.is_zero() {
+            // The cluster's total changed, and with it every job's dominant share
+            // (drf's job order): a kept order of waiting PodGroups is rebuilt.
+            self.track_waiting = false;
+            self.waiting_changes.clear();
+        }
         self.gpus_out_milli += delta.get(GPU);
         self.epoch += 1;
         self.node_used_epoch[i] = self.epoch;

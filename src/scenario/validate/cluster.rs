@@ -4,7 +4,7 @@
 use super::{At, MAX_NODES, V, at};
 use crate::scenario::raw::*;
 use lahar_core::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics, Node, NodeId};
-use lahar_core::resource::{GPU, PODS, Resources};
+use lahar_core::resource::{FIRST_EXTENDED, GPU, PODS, ResourceNames, Resources};
 use lahar_core::topology::{FabricTier, HyperNodeDecl, Member};
 use lahar_core::world::MAX_NODE_GPUS;
 use serde_saphyr::Spanned;
@@ -446,14 +446,25 @@ pub(crate) fn fits_somewhere_with(
     v.cluster_broken || nodes.is_empty() || nodes.iter().any(|n| req.fits_in(&n.allocatable) && labels_ok(&n.labels))
 }
 
-/// The largest node's resources, dimension by dimension, in words.
-pub(crate) fn largest(nodes: &[Node]) -> String {
+/// The largest node's resources, dimension by dimension, in words, and each
+/// extended resource of `req` (`google.com/tpu`...) more than any node has,
+/// which those words leave out.
+pub(crate) fn largest(names: &ResourceNames, nodes: &[Node], req: &Resources) -> String {
     let m = nodes.iter().fold(Resources::ZERO, |a, n| a.max(&n.allocatable));
-    format!(
+    let mut out = format!(
         "{} GPUs, {} CPU, {} bytes of memory, {} pods",
         m.gpus_ceil(),
         m.cpu() as f64 / 1000.0,
         m.memory(),
         m.pods()
-    )
+    );
+    let scaled = |d: usize, x: i64| x as f64 / ResourceNames::scale(d) as f64;
+    let short: Vec<String> = (FIRST_EXTENDED..names.len())
+        .filter(|&d| req.get(d) > m.get(d))
+        .map(|d| format!("{} {} (at most {} on a node)", scaled(d, req.get(d)), names.name(d), scaled(d, m.get(d))))
+        .collect();
+    if !short.is_empty() {
+        out.push_str(&format!("; it asks for {}", short.join(", ")));
+    }
+    out
 }

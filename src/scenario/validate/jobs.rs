@@ -420,7 +420,7 @@ fn check_job_fit(v: &mut V<'_>, j: &JobSpec, nodes: &[Node], raw: &Spanned<RawJo
             let why = if !t.has_label_filter() { String::new() } else { " with a matching nodeSelector".to_string() };
             v.warn(UNSCHEDULABLE, 1, at(&raw.value.tasks[i]), format!("{path}.tasks[{i}]"), format!(
                 "job `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {}); the job stays pending",
-                j.name, t.name, t.requests.gpu_milli() as f64 / 1000.0, t.requests.cpu() as f64 / 1000.0, t.requests.memory(), largest(nodes)
+                j.name, t.name, t.requests.gpu_milli() as f64 / 1000.0, t.requests.cpu() as f64 / 1000.0, t.requests.memory(), largest(&v.names, nodes, &t.requests)
             ));
             return;
         }

@@ -122,6 +122,10 @@ pub(super) fn read_sources<'a>(
     out
 }
 
+/// Warning kind: parts of manifest objects lahar leaves out (an Argo container
+/// step nothing waits for).
+pub(crate) const PARTS_LEFT_OUT: &str = "manifest-parts-left-out";
+
 /// The jobs of one `manifests:` source, checked against the cluster.
 fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>) -> Vec<(JobSpec, Option<JobProfile>)> {
     let mut errs = Vec::new();
@@ -135,9 +139,27 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
         clock_start: v.clock_start,
         horizon: v.horizon,
         tiers: t.tiers,
+        left_out: Vec::new(),
     };
     let imported = manifest::jobs(docs, &mut cx, &mut errs);
+    let left_out = std::mem::take(&mut cx.left_out);
     report(v, errs);
+    if let Some(first) = left_out.first() {
+        let n = left_out.len();
+        v.warn_in(crate::scenario::Warning {
+            kind: PARTS_LEFT_OUT,
+            count: n as u64,
+            file: first.file.clone(),
+            at: first.at,
+            path: first.path.clone(),
+            message: format!(
+                "{n} part{} of objects left out, the first: {}",
+                if n == 1 { "" } else { "s" },
+                first.message
+            ),
+            first_of_many: false,
+        });
+    }
     let mut out = Vec::new();
     for ij in imported {
         let j = ij.spec;
@@ -161,7 +183,7 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
                     task.requests.gpu_milli() as f64 / 1000.0,
                     task.requests.cpu() as f64 / 1000.0,
                     task.requests.memory(),
-                    largest(t.nodes)
+                    largest(&v.names, t.nodes, &task.requests)
                 ),
                 first_of_many: true,
             });
@@ -236,12 +258,19 @@ pub(super) fn source(
     let mut first_skipped: Option<&Doc> = None;
     let all = docs;
     let used = manifest::used_templates(all);
+    let used_wft = manifest::used_workflow_templates(all);
     let runtimes = manifest::used_runtimes(all);
     let skip = |d: &Doc| {
         manifest::support_object(d)
             .or_else(|| {
                 manifest::is_unused_template(d, &used)
                     .then(|| "JobTemplate (flow.volcano.sh/v1alpha1) no JobFlow names".into())
+            })
+            .or_else(|| {
+                manifest::is_unused_workflow_template(d, &used_wft).then(|| {
+                    let f = |k: &str| d.root.get(k).and_then(manifest::Node::scalar).unwrap_or_default();
+                    format!("{} ({}) no Workflow names", f("kind"), f("apiVersion"))
+                })
             })
             .or_else(|| manifest::trainer_skip(d, all, &runtimes))
     };

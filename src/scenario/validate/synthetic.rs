@@ -381,7 +381,7 @@ fn check_synthetic_fit(v: &mut V<'_>, sp: &SyntheticSpec, nodes: &[Node], raw: &
         if !fits_somewhere_with(v, nodes, &req, |_| true) {
             v.err(at(&raw.gpus), format!("{path}.synthetic.gpus"), format!(
                 "jobs of {g} GPUs get pods of {per} GPUs, {} CPU and {} bytes of memory, which no node can hold (largest node: {})",
-                req.cpu() as f64 / 1000.0, req.memory(), largest(nodes)
+                req.cpu() as f64 / 1000.0, req.memory(), largest(&v.names, nodes, &req)
             ));
         }
     }

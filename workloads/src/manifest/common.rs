@@ -123,6 +123,9 @@ pub struct Context<'a> {
     pub horizon: Option<SimTime>,
     /// The cluster's HyperNode tiers by `tierName`, which `highestTierName` names.
     pub tiers: &'a BTreeMap<String, u32>,
+    /// Parts of objects left out, each with where and why (an Argo container
+    /// step nothing waits for): reported as warnings.
+    pub left_out: Vec<ManifestError>,
 }
 
 /// A job read from a manifest.

@@ -7,6 +7,7 @@
 //! column, the document (1-based) and the field path.
 
 mod apps;
+mod argo;
 mod common;
 mod devices;
 mod jobflow;
@@ -25,6 +26,7 @@ mod vcjob;
 mod volcano;
 pub mod yaml;
 
+pub use argo::{is_unused_workflow_template, used_workflow_templates};
 pub use common::{
     BUILTIN_PRIORITY_CLASSES, Context, HIGHEST_USER_PRIORITY, ImportedJob, PriorityClass, PriorityClasses,
 };
@@ -271,6 +273,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
     let mut groups = podgroup::Groups::default();
     let mut owners = std::collections::BTreeSet::new();
     let templates = jobflow::templates(docs);
+    let workflow_templates = argo::templates(docs);
     let runtimes = trainer::runtimes(docs);
     let mut templates_reported = std::collections::BTreeSet::new();
     for d in docs {
@@ -293,6 +296,12 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
             }
             // Read by the JobFlows that name them.
             ("flow.volcano.sh", "JobTemplate") => {}
+            ("argoproj.io", "Workflow") => {
+                drop(ck);
+                out.extend(argo::jobs(d, &workflow_templates, cx, errs));
+            }
+            // Read by the Workflows that name them.
+            ("argoproj.io", "WorkflowTemplate" | "ClusterWorkflowTemplate") => {}
             ("trainer.kubeflow.org", "TrainJob") => out.extend(trainer::job(d, &runtimes, cx, &mut ck)),
             // Read by the TrainJobs that name them.
             ("trainer.kubeflow.org", "TrainingRuntime" | "ClusterTrainingRuntime") => {}
@@ -318,7 +327,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
                 format!(
                     "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
                      PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob/JAXJob, ray.io RayJob/RayCluster/RayService/RayCronJob, \
-                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
+                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, argoproj.io Workflow/WorkflowTemplate/ClusterWorkflowTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
                      SparkApplication/ScheduledSparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
                      scheduling.k8s.io PriorityClass"
                 ),
@@ -366,6 +375,7 @@ mod kind_tests {
             clock_start: 0,
             horizon: Some(lahar_core::time::SimTime(3_600_000_000)),
             tiers: &tiers,
+            left_out: Vec::new(),
         };
         let jobs = jobs(&docs, &mut cx, &mut errs);
         if errs.is_empty() {
