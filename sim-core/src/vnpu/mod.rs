@@ -66,6 +66,35 @@ impl ChipType {
     }
 }
 
+/// The device ConfigMap's `vnpus` section: the chip types and the cluster's
+/// default hami-core mode (a node's `hami-vnpu-core` annotation overrides it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VnpuConfig {
+    /// `hamiVnpuCore` (the legacy list form has none: false).
+    pub hami_core: bool,
+    /// `configs`, their templates sorted by memory.
+    pub types: Vec<ChipType>,
+}
+
+impl Default for VnpuConfig {
+    /// Volcano's defaults when the ConfigMap is missing (`config.go`): one Ascend
+    /// 310P type, 21527 of 24576 MiB, templates vir01/vir02/vir04.
+    fn default() -> Self {
+        let t = |name: &str, memory| Template { name: name.into(), memory };
+        VnpuConfig {
+            hami_core: false,
+            types: vec![ChipType {
+                common_word: "Ascend310P".into(),
+                resource_name: "huawei.com/Ascend310P".into(),
+                resource_memory_name: "huawei.com/Ascend310P-memory".into(),
+                memory_allocatable: 21527,
+                memory_capacity: 24576,
+                templates: vec![t("vir01", 3072), t("vir02", 6144), t("vir04", 12288)],
+            }],
+        }
+    }
+}
+
 /// A chip of a node (one entry of `hami.io/node-register-<commonWord>`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chip {

@@ -8,6 +8,7 @@ use super::yaml::{Doc, Node, Val};
 use lahar_core::vgpu::{
     DeviceConfig, MigGroup, MigInstance, MigModels, VGPU_CORES, VGPU_MEMORY, VGPU_MEMORY_PERCENTAGE, VGPU_NUMBER,
 };
+use lahar_core::vnpu::{ChipType, Template, VnpuConfig};
 
 /// The key of the ConfigMap's data that holds the configuration.
 pub const DEVICE_CONFIG_KEY: &str = "device-config.yaml";
@@ -67,8 +68,10 @@ pub fn device_config(d: &Doc, errs: &mut Vec<super::ManifestError>) -> Option<De
         return None;
     };
     for (k, v) in top {
-        if k != "nvidia" && k != "vnpus" {
-            bad(v, k, "unknown section; expected nvidia or vnpus (vnpus: Ascend, which lahar does not model)".into());
+        match k.as_str() {
+            "nvidia" => {}
+            "vnpus" => cfg.vnpus = vnpus(v, &mut bad),
+            _ => bad(v, k, "unknown section; expected nvidia or vnpus".into()),
         }
     }
     let Some(nv) = root.get("nvidia") else { return Some(cfg) };
@@ -111,6 +114,103 @@ pub fn device_config(d: &Doc, errs: &mut Vec<super::ManifestError>) -> Option<De
         }
     }
     Some(cfg)
+}
+
+/// The `vnpus` section: `{hamiVnpuCore, configs: [...]}`, or the legacy bare list
+/// of configs (`hamiVnpuCore` false), as Volcano's `VNPUsConfig` reads it.
+fn vnpus(v: &Node, bad: &mut impl FnMut(&Node, &str, String)) -> Option<VnpuConfig> {
+    let (hami_core, list, base) = match &v.val {
+        Val::Seq(_) => (false, v, "vnpus".to_string()),
+        Val::Map(fields) => {
+            let mut hami_core = false;
+            let mut list = None;
+            for (k, x) in fields {
+                match k.as_str() {
+                    "hamiVnpuCore" => match x.val {
+                        Val::Bool(b) => hami_core = b,
+                        _ => bad(x, "vnpus.hamiVnpuCore", "expected true or false".into()),
+                    },
+                    "configs" => list = Some(x),
+                    _ => bad(x, &format!("vnpus.{k}"), "unknown field; expected hamiVnpuCore or configs".into()),
+                }
+            }
+            let Some(list) = list else {
+                bad(v, "vnpus.configs", "the vnpus section needs its configs".into());
+                return None;
+            };
+            (hami_core, list, "vnpus.configs".to_string())
+        }
+        _ => {
+            bad(v, "vnpus", "expected a map {hamiVnpuCore, configs} or a list of configs".into());
+            return None;
+        }
+    };
+    let Val::Seq(entries) = &list.val else {
+        bad(list, &base, "expected a list".into());
+        return None;
+    };
+    let mut types = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let p = format!("{base}[{i}]");
+        let Val::Map(fields) = &e.val else {
+            bad(e, &p, "expected a map".into());
+            continue;
+        };
+        let s = |f: &str| e.get(f).and_then(Node::scalar).unwrap_or_default();
+        let int = |f: &str| s(f).parse::<i64>().ok().filter(|&x| x > 0);
+        for (k, x) in fields {
+            let known = [
+                "chipName",
+                "commonWord",
+                "resourceName",
+                "resourceMemoryName",
+                "resourceCoreName",
+                "memoryAllocatable",
+                "memoryCapacity",
+                "aiCore",
+                "aiCPU",
+                "templates",
+            ];
+            if !known.contains(&k.as_str()) {
+                bad(x, &format!("{p}.{k}"), "unknown field of a vNPU config".into());
+            }
+        }
+        let (Some(alloc), Some(cap)) = (int("memoryAllocatable"), int("memoryCapacity")) else {
+            bad(e, &p, "needs memoryAllocatable and memoryCapacity (MiB > 0)".into());
+            continue;
+        };
+        if s("commonWord").is_empty() || s("resourceName").is_empty() || s("resourceMemoryName").is_empty() {
+            bad(e, &p, "needs commonWord, resourceName and resourceMemoryName".into());
+            continue;
+        }
+        let mut templates = Vec::new();
+        if let Some(ts) = e.get("templates") {
+            let Val::Seq(ts) = &ts.val else {
+                bad(ts, &format!("{p}.templates"), "expected a list".into());
+                continue;
+            };
+            for (k, t) in ts.iter().enumerate() {
+                let memory = t.get("memory").and_then(Node::scalar).and_then(|m| m.parse::<i64>().ok());
+                match (t.get("name").and_then(Node::scalar), memory) {
+                    (Some(name), Some(memory)) if memory > 0 => templates.push(Template { name, memory }),
+                    _ => {
+                        bad(t, &format!("{p}.templates[{k}]"), "expected {name, memory: MiB > 0, aiCore, aiCPU}".into())
+                    }
+                }
+            }
+        }
+        // Volcano sorts them at start (`InitDevices`).
+        templates.sort_by_key(|t| t.memory);
+        types.push(ChipType {
+            common_word: s("commonWord"),
+            resource_name: s("resourceName"),
+            resource_memory_name: s("resourceMemoryName"),
+            memory_allocatable: alloc,
+            memory_capacity: cap,
+            templates,
+        });
+    }
+    Some(VnpuConfig { hami_core, types })
 }
 
 /// `knownMigGeometries`: `[{models: [..], allowedGeometries: [{group, geometries:
@@ -174,4 +274,62 @@ fn geometries(v: &Node, bad: &mut impl FnMut(&Node, &str, String)) -> Vec<MigMod
         out.push(MigModels { models, groups });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Project-HAMi's published device ConfigMap (examples/manifests/vnpu/): its 7
+    /// Ascend types, templates sorted by memory, hami-core off; the legacy list
+    /// form and bad entries as Volcano's `TestParseVNPUs*` read them.
+    #[test]
+    fn published_vnpu_config() {
+        let text = include_str!("../../../examples/manifests/vnpu/ascend-device-configmap.yaml");
+        let docs = super::super::yaml::parse_documents(text, "c.yaml").unwrap();
+        let mut errs = Vec::new();
+        let cfg = device_config(&docs[0], &mut errs).unwrap();
+        assert!(errs.is_empty(), "{errs:?}");
+        let v = cfg.vnpus.unwrap();
+        let words: Vec<&str> = v.types.iter().map(|t| t.common_word.as_str()).collect();
+        assert_eq!(
+            words,
+            ["Ascend910A", "Ascend910B2", "Ascend910B3", "Ascend910B4-1", "Ascend910B4", "Ascend310P", "Ascend910C"]
+        );
+        let p310 = &v.types[5];
+        assert_eq!((p310.memory_allocatable, p310.memory_capacity, v.hami_core), (21527, 24576, false));
+        let mem: Vec<i64> = p310.templates.iter().map(|t| t.memory).collect();
+        assert_eq!(mem, [3072, 6144, 12288]);
+        assert_eq!(p310.resource_core_name(), "huawei.com/Ascend310P-core");
+        // TestParseVNPUsLegacyArrayFormat, TestParseVNPUsWrapperWithEmptyConfigs.
+        let cm = |body: &str| {
+            let t = format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c, namespace: kube-system}}\ndata:\n  device-config.yaml: |\n{}",
+                body.lines().map(|l| format!("    {l}\n")).collect::<String>()
+            );
+            let d = super::super::yaml::parse_documents(&t, "c.yaml").unwrap();
+            let mut errs = Vec::new();
+            let c = device_config(&d[0], &mut errs);
+            (c, errs.into_iter().map(|e| format!("{}: {}", e.path, e.message)).collect::<Vec<_>>())
+        };
+        let (c, e) = cm(
+            "vnpus:\n- {commonWord: Ascend910A, resourceName: huawei.com/Ascend910A, resourceMemoryName: huawei.com/Ascend910A-memory, memoryAllocatable: 32768, memoryCapacity: 32768}\n- {commonWord: Ascend310P, resourceName: huawei.com/Ascend310P, resourceMemoryName: huawei.com/Ascend310P-memory, memoryAllocatable: 21527, memoryCapacity: 24576}\n",
+        );
+        let v = c.unwrap().vnpus.unwrap();
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!((v.hami_core, v.types.len(), v.types[1].memory_allocatable), (false, 2, 21527));
+        let (c, e) = cm("vnpus: {hamiVnpuCore: true, configs: []}\n");
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(c.unwrap().vnpus, Some(VnpuConfig { hami_core: true, types: vec![] }));
+        let (_, e) = cm(
+            "vnpus: {hamiVnpuCore: true, configs: [{commonWord: X, memoryAllocatable: 1, memoryCapacity: 1, aiCores: 3}]}\n",
+        );
+        assert_eq!(
+            e,
+            [
+                "document 1: data.device-config.yaml: vnpus.configs[0].aiCores: unknown field of a vNPU config (line 1 of the text)",
+                "document 1: data.device-config.yaml: vnpus.configs[0]: needs commonWord, resourceName and resourceMemoryName (line 1 of the text)"
+            ]
+        );
+    }
 }
