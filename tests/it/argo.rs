@@ -105,6 +105,10 @@ fn bad_workflows_are_located_errors() {
         (format!("{}{container}", dag.replace("- name: A\n        template: hello-tmpl", "- name: A\n        template: logs")), "document 1: spec.templates[0].dag.tasks[1].template: step `B` waits for step `A`, a `container` template lahar does not simulate"),
         (dag.replace("kind: Job\n", "kind: Deployment\n").replace("apiVersion: batch.volcano.sh/v1alpha1\n        kind: Deployment", "apiVersion: apps/v1\n        kind: Deployment"), "document 1: spec.templates[1].resource.manifest: template `hello-tmpl` creates a `Deployment` (apps/v1): lahar reads resource steps that create VolcanoJobs (batch.volcano.sh Job)"),
         (dag.replace("  entrypoint: volcano-dag-job\n", "  entrypoint: volcano-dag-job\n  onExit: cleanup\n"), "document 1: spec.onExit: lahar does not model exit handlers"),
+        (
+            format!("{}{container}", dag.replace("- name: D\n        template: hello-tmpl", "- name: D\n        template: logs").replace("  entrypoint: volcano-dag-job\n", "  entrypoint: volcano-dag-job\n  schedulerName: volcano\n")),
+            "document 1: spec.templates[2].container: a `container` step whose pod Volcano schedules (schedulerName: volcano) is not modelled: lahar cannot time its command",
+        ),
         (dag.replace("    resource:\n", "    activeDeadlineSeconds: 60\n    resource:\n"), "document 1: spec.templates[1].activeDeadlineSeconds: lahar does not model a step deadline"),
         (dag.replace("template: hello-tmpl\n        arguments:\n          parameters: [{name: message, value: A}", "template: volcano-dag-job\n        arguments:\n          parameters: [{name: message, value: A}"), "document 1: spec.templates[0].dag.tasks[0].template: template `volcano-dag-job` calls itself: without `when` it never ends"),
         ("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {name: w}\nspec:\n  workflowTemplateRef: {name: nowhere}\n".to_string(), "m.yaml:5:24: document 1: spec.workflowTemplateRef.name: WorkflowTemplate (namespace `default`) `nowhere` is not in the manifests"),

@@ -133,6 +133,8 @@ struct Run<'a, 'e, 'c> {
     steps: BTreeSet<String>,
     /// Container steps (not simulated) by step: file, where, the field, the kind.
     untimed: BTreeMap<String, (String, At, String, String)>,
+    /// The Workflow's `schedulerName` for its pods (its own, else its template's).
+    scheduler: Option<String>,
     out: Vec<ImportedJob>,
 }
 
@@ -234,6 +236,10 @@ fn workflow(
         stack: Vec::new(),
         steps: BTreeSet::new(),
         untimed: BTreeMap::new(),
+        scheduler: [Some(spec), wspec]
+            .into_iter()
+            .flatten()
+            .find_map(|s| s.get("schedulerName").and_then(Node::scalar)),
         out: Vec::new(),
     };
     // The Workflow's own templates win over its WorkflowTemplate's.
@@ -328,6 +334,14 @@ impl Run<'_, '_, '_> {
             ["resource"] => self.resource(t, &scope, name, (at, path)),
             // A pod of the default scheduler, for as long as its command runs: left
             // out (with a warning) unless a step waits for it.
+            [k @ ("container" | "script" | "containerSet")]
+                if t.get("schedulerName").and_then(Node::scalar).or(self.scheduler.clone()).as_deref()
+                    == Some("volcano") =>
+            {
+                let n = t.get(k).expect("listed");
+                self.ck.err(n.at, &join(&tp, k), format!("a `{k}` step whose pod Volcano schedules (schedulerName: volcano) is not modelled: lahar cannot time its command"));
+                Vec::new()
+            }
             [k @ ("container" | "script" | "containerSet")] => {
                 let step = unique(&mut self.steps, prefix.trim_end_matches('.'));
                 let n = t.get(k).expect("listed");
