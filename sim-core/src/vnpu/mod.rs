@@ -351,3 +351,11 @@ pub fn node_score(policy: NpuPolicy, ty: &ChipType, chips: &[Chip], uses: &[Chip
     }
     score
 }
+
+/// The annotation a node registers its chips of type `common_word` in.
+pub fn register_annotation(common_word: &str) -> String {
+    format!("hami.io/node-register-{common_word}")
+}
+
+/// The node annotation that sets its hami-core mode (`"true"`; anything else: off).
+pub const NODE_HAMI_CORE: &str = "hami-vnpu-core";

@@ -276,9 +276,97 @@ fn geometries(v: &Node, bad: &mut impl FnMut(&Node, &str, String)) -> Vec<MigMod
     out
 }
 
+/// A node's chips of one Ascend type, from its `hami.io/node-register-<type>`
+/// annotation (a JSON list as Project-HAMi's device plugin writes it; `text`),
+/// in the node's hami-core mode `hami_core`. Volcano decodes it loosely — unknown
+/// fields dropped, a repeated id overwriting the earlier — so lahar refuses
+/// both, with the entry's place; an empty list is refused too (Volcano would
+/// see no chips while the node advertises them).
+pub fn vnpu_chips(text: &str, hami_core: bool) -> Result<Vec<lahar_core::vnpu::Chip>, String> {
+    const FIELDS: [&str; 12] = [
+        "id",
+        "index",
+        "count",
+        "devmem",
+        "devcore",
+        "type",
+        "numa",
+        "mode",
+        "health",
+        "devicevendor",
+        "custominfo",
+        "devicepairscore",
+    ];
+    let list: Vec<serde_json::Value> =
+        serde_json::from_str(text).map_err(|e| format!("not a JSON list of chips: {e}"))?;
+    if list.is_empty() {
+        return Err("no chips in the list".into());
+    }
+    let mut out: Vec<lahar_core::vnpu::Chip> = Vec::new();
+    for (i, v) in list.iter().enumerate() {
+        let Some(o) = v.as_object() else { return Err(format!("entry {i}: expected an object")) };
+        if let Some(k) = o.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+            return Err(format!("entry {i}: unknown field `{k}`; expected one of {}", FIELDS.join(", ")));
+        }
+        let int = |k: &str| o.get(k).map_or(Some(0), serde_json::Value::as_i64);
+        let (Some(count), Some(devmem), Some(devcore)) = (int("count"), int("devmem"), int("devcore")) else {
+            return Err(format!("entry {i}: count, devmem and devcore must be whole numbers"));
+        };
+        let id = o.get("id").and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
+        if id.is_empty() || count <= 0 || devmem < 0 || devcore < 0 {
+            return Err(format!("entry {i}: needs an id, a count above 0 and devmem, devcore of 0 or more"));
+        }
+        if out.iter().any(|c| c.id == id) {
+            return Err(format!("entry {i}: chip `{id}` is listed twice (Volcano would keep the last silently)"));
+        }
+        let network_id = match o.get("custominfo").and_then(|c| c.get("NetworkID")) {
+            None => None,
+            Some(n) => Some(n.as_f64().ok_or(format!("entry {i}: custominfo.NetworkID must be a number"))? as i64),
+        };
+        out.push(lahar_core::vnpu::Chip { id, count: count as u32, devmem, devcore, network_id, hami_core });
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// TestAscendDevice_GetNodeDevices_HAMiVnpuCore's record, and what lahar
+    /// refuses that Volcano reads loosely.
+    #[test]
+    fn vnpu_node_registration() {
+        let one = r#"[{"id":"dev-1","index":0,"count":1,"devmem":32768,"devcore":30}]"#;
+        let chips = vnpu_chips(one, true).unwrap();
+        assert_eq!(
+            chips,
+            [lahar_core::vnpu::Chip {
+                id: "dev-1".into(),
+                count: 1,
+                devmem: 32768,
+                devcore: 30,
+                network_id: None,
+                hami_core: true
+            }]
+        );
+        let ring = r#"[{"id":"a","count":4,"devmem":65536,"devcore":20,"type":"Ascend910B3","health":true,"custominfo":{"NetworkID":1}}]"#;
+        assert_eq!(vnpu_chips(ring, false).unwrap()[0].network_id, Some(1));
+        let bad = |t: &str| vnpu_chips(t, false).unwrap_err();
+        assert_eq!(bad("[]"), "no chips in the list");
+        assert!(bad("{}").starts_with("not a JSON list of chips"));
+        assert_eq!(
+            bad(r#"[{"id":"a","count":1,"devmem":1,"devcore":1,"uuid":"x"}]"#),
+            "entry 0: unknown field `uuid`; expected one of id, index, count, devmem, devcore, type, numa, mode, health, devicevendor, custominfo, devicepairscore"
+        );
+        assert_eq!(
+            bad(r#"[{"id":"a","count":1},{"id":"a","count":1}]"#),
+            "entry 1: chip `a` is listed twice (Volcano would keep the last silently)"
+        );
+        assert_eq!(
+            bad(r#"[{"id":"a","count":0}]"#),
+            "entry 0: needs an id, a count above 0 and devmem, devcore of 0 or more"
+        );
+    }
 
     /// Project-HAMi's published device ConfigMap (examples/manifests/vnpu/): its 7
     /// Ascend types, templates sorted by memory, hami-core off; the legacy list
