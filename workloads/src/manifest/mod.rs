@@ -30,7 +30,7 @@ pub use argo::{is_unused_workflow_template, used_workflow_templates};
 pub use common::{
     BUILTIN_PRIORITY_CLASSES, Context, HIGHEST_USER_PRIORITY, ImportedJob, PriorityClass, PriorityClasses,
 };
-pub use devices::{DEVICE_CONFIG_KEY, config_map_id, device_config};
+pub use devices::{DEVICE_CONFIG_KEY, config_map_id, device_config, vnpu_chips};
 pub use jobflow::{is_unused_template, used_templates};
 pub use pdb::{budgets, is_budget};
 pub use snapshot::{Snapshot, snapshot};
