@@ -83,17 +83,19 @@ impl SchedulerChoice {
     /// The scheduler places Guaranteed pods' CPUs by NUMA topology (a Volcano
     /// conf with `numa-aware`).
     pub fn models_numa(&self) -> bool {
-        match self {
-            SchedulerChoice::Baseline(_) => false,
-            SchedulerChoice::Volcano(conf) => conf.tiers.iter().flatten().any(|p| p.name == "numa-aware"),
-        }
+        self.has_plugin("numa-aware")
     }
 
     /// Whether Volcano's gang plugin checks jobs' validity (it is in the conf).
     pub fn checks_gang(&self) -> bool {
+        self.has_plugin("gang")
+    }
+
+    /// Whether a Volcano conf runs plugin `name`, in any tier.
+    fn has_plugin(&self, name: &str) -> bool {
         match self {
             SchedulerChoice::Baseline(_) => false,
-            SchedulerChoice::Volcano(conf) => conf.tiers.iter().flatten().any(|p| p.name == "gang"),
+            SchedulerChoice::Volcano(conf) => conf.tiers.iter().flatten().any(|p| p.name == name),
         }
     }
 

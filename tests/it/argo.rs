@@ -257,3 +257,72 @@ mod random_dags {
         }
     }
 }
+
+/// A WorkflowTemplate in its own file: its problems are reported in that file,
+/// two Workflows running it get jobs of distinct generated names, and the
+/// Workflow's parameters fill it (one without a value is an error where used).
+#[test]
+fn workflow_templates_are_shared_and_located() {
+    let wft = "apiVersion: argoproj.io/v1alpha1
+kind: WorkflowTemplate
+metadata: {name: t}
+spec:
+  entrypoint: main
+  arguments:
+    parameters: [{name: size}]
+  templates:
+  - name: main
+    resource:
+      action: create
+      successCondition: status.state.phase = Completed
+      manifest: |
+        apiVersion: batch.volcano.sh/v1alpha1
+        kind: Job
+        metadata: {generateName: run-}
+        spec:
+          tasks: [{replicas: {{workflow.parameters.size}}, name: w, template: {spec: {containers: [{name: c}]}}}]
+";
+    let wf = |name: &str, args: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {{name: {name}}}\nspec:\n  workflowTemplateRef: {{name: t}}\n{args}---\n"
+        )
+    };
+    let size = "  arguments: {parameters: [{name: size, value: \"2\"}]}\n";
+    let load = |files: &[(&str, String)]| {
+        let dir = tempfile::tempdir().unwrap();
+        for (f, text) in files {
+            std::fs::write(dir.path().join(f), text).unwrap();
+        }
+        let text = scenario(
+            "    nodes:\n      - {name: n0, cpu: 8, memory: 32Gi}",
+            "  defaults: {duration: 10m}\n  workload:\n    - manifests: [t.yaml, w.yaml]\n",
+        );
+        std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+        lahar::scenario::load_file(&dir.path().join("s.yaml")).map_err(|e| e.to_string())
+    };
+    let s = load(&[("t.yaml", wft.to_string()), ("w.yaml", format!("{}{}", wf("a", size), wf("b", size)))]).unwrap();
+    let jobs = s.jobs();
+    let names: Vec<(&str, u32)> = jobs.iter().map(|j| (j.name.as_str(), j.tasks[0].replicas)).collect();
+    assert_eq!(names.len(), 2);
+    assert_ne!(names[0].0, names[1].0, "{names:?}");
+    assert!(names.iter().all(|(n, r)| n.starts_with("run-") && *r == 2), "{names:?}");
+    // The template's own problem, in its file; a parameter without a value.
+    let e = load(&[
+        ("t.yaml", wft.replace("  entrypoint: main\n", "  entrypoint: main\n  onExit: bye\n")),
+        ("w.yaml", wf("a", size)),
+    ])
+    .unwrap_err();
+    assert!(e.contains("t.yaml:6:11: document 1: spec.onExit: lahar does not model exit handlers"), "{e}");
+    let e = load(&[("t.yaml", wft.to_string()), ("w.yaml", wf("a", ""))]).unwrap_err();
+    assert!(
+        e.contains("t.yaml:18:30: document 1: spec.templates[0].resource.manifest: `{{workflow.parameters.size}}`"),
+        "{e}"
+    );
+    // The Workflow gives the time, not the job it creates.
+    let e = load(&[
+        ("t.yaml", wft.replace("{generateName: run-}", "{generateName: run-, annotations: {lahar.io/submit-at: 1h}}")),
+        ("w.yaml", wf("a", size)),
+    ])
+    .unwrap_err();
+    assert!(e.contains("lahar.io/submit-at: a Workflow creates this job: give the Workflow the time"), "{e}");
+}

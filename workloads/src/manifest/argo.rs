@@ -135,6 +135,8 @@ struct Run<'a, 'e, 'c> {
     untimed: BTreeMap<String, (String, At, String, String)>,
     /// The Workflow's `schedulerName` for its pods (its own, else its template's).
     scheduler: Option<String>,
+    /// The Workflow's file and place.
+    origin: (String, String),
     out: Vec<ImportedJob>,
 }
 
@@ -188,25 +190,28 @@ fn workflow(
         None => None,
     };
     let wspec = wft.and_then(|t| t.root.get("spec"));
-    for s in [Some(spec), wspec].into_iter().flatten() {
+    // Each spec's problems in its own file; parameters: the template's, then the
+    // Workflow's over them (one without a value has none: using it is an error).
+    let mut params = BTreeMap::new();
+    for (doc, s) in [(wft, wspec), (Some(d), Some(spec))] {
+        let (Some(doc), Some(s)) = (doc, s) else { continue };
+        let home = enter(&mut ck, doc);
         for (f, what) in SPEC_REFUSED {
             if let Some(n) = s.get(f).filter(|n| n.val != Val::Null && n.val != Val::Bool(false)) {
                 ck.err(n.at, &join("spec", f), format!("lahar does not model {what}"));
             }
         }
-    }
-    let timing = common::timing(&mut ck, cx, &meta.annotations, meta.at, "");
-    // Parameters: the template's, then the Workflow's over them.
-    let mut params = BTreeMap::new();
-    for s in [wspec, Some(spec)].into_iter().flatten() {
-        let Some(args) = s.get("arguments") else { continue };
-        for (k, p) in ck.seq(args, "parameters", "spec.arguments").iter().enumerate() {
-            let pp = format!("spec.arguments.parameters[{k}]");
-            if let (Some(n), v) = (ck.opt_str(p, "name", &pp), ck.opt_str(p, "value", &pp)) {
-                params.insert(n, v.unwrap_or_default());
+        if let Some(args) = s.get("arguments") {
+            for (k, p) in ck.seq(args, "parameters", "spec.arguments").iter().enumerate() {
+                let pp = format!("spec.arguments.parameters[{k}]");
+                if let (Some(n), Some(v)) = (ck.opt_str(p, "name", &pp), ck.opt_str(p, "value", &pp)) {
+                    params.insert(n, v);
+                }
             }
         }
+        leave(&mut ck, home);
     }
+    let timing = common::timing(&mut ck, cx, &meta.annotations, meta.at, "");
     let entrypoint = ck
         .opt_str(spec, "entrypoint", "spec")
         .or_else(|| wspec.and_then(|s| s.get("entrypoint")).and_then(Node::scalar));
@@ -236,6 +241,7 @@ fn workflow(
         stack: Vec::new(),
         steps: BTreeSet::new(),
         untimed: BTreeMap::new(),
+        origin: (d.file.clone(), d.label()),
         scheduler: [Some(spec), wspec]
             .into_iter()
             .flatten()
@@ -291,27 +297,30 @@ impl Run<'_, '_, '_> {
             self.ck.err(at, path, format!("template `{name}` calls itself: without `when` it never ends"));
             return Vec::new();
         }
-        // A WorkflowTemplate's template: its problems are reported in its file.
-        let label = doc.label();
-        let home = (doc.file != self.ck.file || label != self.ck.doc).then(|| {
-            (std::mem::replace(&mut self.ck.file, doc.file.clone()), std::mem::replace(&mut self.ck.doc, label))
-        });
-        // Inputs: the call's arguments over the template's defaults.
+        // Inputs: the call's arguments over the template's defaults; one with
+        // neither is the call's mistake.
         let mut inputs = BTreeMap::new();
+        for p in t.get("inputs").and_then(|i| i.get("parameters")).map_or(&[][..], |ps| match &ps.val {
+            Val::Seq(ps) => ps.as_slice(),
+            _ => &[],
+        }) {
+            let Some(n) = p.get("name").and_then(Node::scalar) else { continue };
+            match args.get(&n).cloned().or_else(|| p.get("value").and_then(Node::scalar)) {
+                Some(v) => {
+                    inputs.insert(n, v);
+                }
+                None => self.ck.err(
+                    at,
+                    path,
+                    format!("template `{name}` needs parameter `{n}`, which the call does not give"),
+                ),
+            }
+        }
+        // A WorkflowTemplate's template: its problems are reported in its file.
+        let home = enter(&mut self.ck, doc);
         if let Some(i) = t.get("inputs") {
             for (k, p) in self.ck.seq(i, "parameters", &join(&tp, "inputs")).iter().enumerate() {
-                let pp = format!("{tp}.inputs.parameters[{k}]");
-                let Some(n) = self.ck.opt_str(p, "name", &pp) else { continue };
-                match args.get(&n).cloned().or_else(|| p.get("value").and_then(Node::scalar)) {
-                    Some(v) => {
-                        inputs.insert(n, v);
-                    }
-                    None => self.ck.err(
-                        at,
-                        path,
-                        format!("template `{name}` needs parameter `{n}`, which the call does not give"),
-                    ),
-                }
+                self.ck.opt_str(p, "name", &format!("{tp}.inputs.parameters[{k}]"));
             }
         }
         self.stack.push(name.to_string());
@@ -360,9 +369,7 @@ impl Run<'_, '_, '_> {
             }
         };
         self.stack.pop();
-        if let Some((file, doc)) = home {
-            (self.ck.file, self.ck.doc) = (file, doc);
-        }
+        leave(&mut self.ck, home);
         exits
     }
 
@@ -590,7 +597,15 @@ impl Run<'_, '_, '_> {
         let meta = entry(&mut root, "metadata");
         let has_name = meta.get("name").and_then(Node::scalar).is_some_and(|n| !n.is_empty());
         if !has_name && let Some(prefix) = meta.get("generateName").and_then(Node::scalar) {
-            let name = format!("{prefix}{}", common::derived_chars(&self.ck, step, 5));
+            // Derived from the file and place reported into, and the step; a
+            // WorkflowTemplate's step also from the Workflow, which Workflows sharing
+            // it tell apart.
+            let salt = if (&self.ck.file, &self.ck.doc) == (&self.origin.0, &self.origin.1) {
+                step.to_string()
+            } else {
+                format!("{}\0{step}", self.flow)
+            };
+            let name = format!("{prefix}{}", common::derived_chars(&self.ck, &salt, 5));
             set(meta, "name", Node { at: meta.at, val: Val::Str(name) });
         }
         if meta.get("namespace").is_none() {
@@ -598,6 +613,14 @@ impl Run<'_, '_, '_> {
             set(meta, "namespace", Node { at: meta.at, val: Val::Str(ns) });
         }
         let ann = entry(meta, "annotations");
+        if let Some(n) = ann.get("lahar.io/submit-at") {
+            self.ck.err(
+                n.at,
+                &format!("{mp}: metadata.annotations.lahar.io/submit-at"),
+                "a Workflow creates this job: give the Workflow the time",
+            );
+            return None;
+        }
         if let Val::Null = ann.val {
             ann.val = Val::Map(Vec::new());
         }
@@ -656,6 +679,21 @@ impl Run<'_, '_, '_> {
         }
         out.push_str(rest);
         out
+    }
+}
+
+/// Reports into `d`'s file and place from now on; returns where it reported
+/// before, for [`leave`] (nothing when it is there already).
+fn enter(ck: &mut Ck<'_>, d: &Doc) -> Option<(String, String)> {
+    let label = d.label();
+    (d.file != ck.file || label != ck.doc)
+        .then(|| (std::mem::replace(&mut ck.file, d.file.clone()), std::mem::replace(&mut ck.doc, label)))
+}
+
+/// Reports where it did before [`enter`].
+fn leave(ck: &mut Ck<'_>, home: Option<(String, String)>) {
+    if let Some((file, doc)) = home {
+        (ck.file, ck.doc) = (file, doc);
     }
 }
 

@@ -196,11 +196,11 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
         let jt = rj.get("template").unwrap_or(&empty);
         let jmeta = common::meta(rck, jt, &join(&p, "template"), false);
         let jspec = jt.get("spec").unwrap_or(&empty);
-        let trainer_step = jmeta.labels.get(ANCESTOR).is_some_and(|(v, _)| v == "trainer");
+        let step = jmeta.labels.get(ANCESTOR).map(|(v, _)| v.as_str());
+        let trainer_step = step == Some("trainer");
         // JobSet makes `replicas` Jobs of it; the Trainer's webhook admits one for
         // the trainer and initializer steps.
         let jobs = rck.opt_int(rj, "replicas", &p, 0).unwrap_or(1) as u32;
-        let step = jmeta.labels.get(ANCESTOR).map(|(v, _)| v.as_str());
         if jobs != 1 && matches!(step, Some("trainer" | "dataset-initializer" | "model-initializer")) {
             let at = rj.get("replicas").and_then(|n| n.at);
             rck.err(
