@@ -14,8 +14,11 @@
 //! sort by score, the ring groups of equal size), lahar takes the chips in their
 //! registration order and equal rings by ascending id: see docs/volcano.md.
 
+mod ledger;
 #[cfg(test)]
 mod tests;
+
+pub use ledger::*;
 
 /// A vNPU template of the device ConfigMap (`vnpus[].templates[]`): a slice of a
 /// chip's memory.
@@ -257,6 +260,16 @@ impl Refusal {
     }
 }
 
+/// The order Volcano tries a node's chips in under `policy` (`selectDevices`'
+/// sort by [`chip_score`], highest first; ties in registration order, where
+/// Volcano's are in Go's map order).
+fn order(policy: NpuPolicy, chips: &[Chip], uses: &[ChipUse]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..chips.len()).collect();
+    let scores: Vec<f64> = chips.iter().zip(uses).map(|(c, u)| chip_score(policy, u, c)).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    order
+}
+
 /// `selectDevices`: for each container's ask in order, the chips it takes
 /// (indices into `chips`), a chip at most once per pod. The chips are tried by
 /// their [`chip_score`] under `policy`, highest first (ties in registration
@@ -270,9 +283,7 @@ pub fn select(
     asks: &[Ask],
     hami_core_pod: bool,
 ) -> Result<Vec<Vec<usize>>, Refusal> {
-    let mut order: Vec<usize> = (0..chips.len()).collect();
-    let scores: Vec<f64> = chips.iter().zip(uses).map(|(c, u)| chip_score(policy, u, c)).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    let order = order(policy, chips, uses);
     let rings = ty.common_word.starts_with("Ascend910") && chips.iter().all(|c| c.network_id.is_some());
     let mut taken: Vec<bool> = vec![false; chips.len()];
     let mut out = Vec::with_capacity(asks.len());
