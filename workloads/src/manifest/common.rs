@@ -548,15 +548,19 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
     if containers.is_empty() {
         ck.err(spec.at, &join(&sp, "containers"), "a pod needs at least one container");
     }
+    // Under vNPU sharing the chip types' memory and core resources are no
+    // resources of the node: Volcano leaves them out of its resource check.
+    let ignored = cx.vnpu.map(super::vnpu::ignored).unwrap_or_default();
     let container_requests = |ck: &mut Ck<'_>, names: &mut ResourceNames, c: &Node, cp: &str| -> Resources {
         let mut r = Resources::ZERO;
         let empty = Node { at: c.at, val: Val::Null };
         let res = c.get("resources").unwrap_or(&empty);
         let rp = join(cp, "resources");
-        for (d, x, _) in ck.resources(res, "limits", &rp, names) {
+        let keep = |k: &str, _: &Node| !ignored.iter().any(|i| i == k);
+        for (d, x, _) in ck.resources_where(res, "limits", &rp, names, keep) {
             r.set(d, x);
         }
-        for (d, x, _) in ck.resources(res, "requests", &rp, names) {
+        for (d, x, _) in ck.resources_where(res, "requests", &rp, names, keep) {
             r.set(d, x);
         }
         r
@@ -569,13 +573,6 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         requests = requests.max(&r);
     }
     let vnpu = cx.vnpu.and_then(|c| super::vnpu::pod_ask(ck, containers, &sp, &meta.annotations, path, c));
-    if let Some(c) = cx.vnpu {
-        for name in super::vnpu::ignored(c) {
-            if let Some(d) = cx.names.dim(&name) {
-                requests.set(d, 0);
-            }
-        }
-    }
     if requests.get(PODS) != 0 {
         ck.err(spec.at, &sp, "containers must not request `pods`; every pod takes one pod slot");
     }

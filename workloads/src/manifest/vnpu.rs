@@ -73,7 +73,7 @@ pub(crate) fn pod_ask(
                 continue;
             }
             let pick = |k: usize| limits[k].or(requests[k]);
-            if let Some((_, at)) = pick(2).filter(|_| !annotations.get(VNPU_MODE).is_some_and(|m| m.0 == "hami-core")) {
+            if let Some((_, at)) = pick(2).filter(|_| annotations.get(VNPU_MODE).is_none_or(|m| m.0 != "hami-core")) {
                 ck.err(
                     at,
                     &format!("{cp}.limits.{core}"),
