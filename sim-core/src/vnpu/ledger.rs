@@ -154,9 +154,13 @@ pub fn allocated_annotation(common_word: &str) -> String {
 /// container), read as Volcano's `addResource` reads it: split on `:` alone,
 /// so an entry whose id starts with `;` (the first chip of every container
 /// after the first) matches no chip and is not counted. Any other id must be one
-/// of `chips`; the numbers must be whole.
+/// of `chips`; the numbers must be whole; text that is no entry at all is
+/// refused (Volcano counts nothing for it).
 pub fn decode_allocated(text: &str, chips: &[Chip]) -> Result<ChipTakes, String> {
     let mut out = ChipTakes::new();
+    if let Some(junk) = text.split(':').find(|s| !s.contains(',') && !s.trim_matches(';').is_empty()) {
+        return Err(format!("`{junk}`: expected `<chip id>,<type>,<MiB>,<cores>:` per chip"));
+    }
     for seg in text.split(':').filter(|s| s.contains(',')) {
         let f: Vec<&str> = seg.split(',').collect();
         if f.len() < 4 {

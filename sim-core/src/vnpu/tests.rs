@@ -212,3 +212,58 @@ fn ascend910_takes_the_largest_ring_first() {
     // One container on ring 1: its ring share is 1, +10.
     assert_eq!(node_score(NpuPolicy::Other, &t, &chips, &uses, &[vec![4, 5]]), 10.0);
 }
+
+/// TestAscendDevices_AddResource: what a pod's `devices-allocated` annotation
+/// charges (the test's devices: 100 cores, 32000 MiB). "Successfully add single
+/// device resource", "…multiple device resources", "Add resource to existing
+/// device usage - accumulate" and "Pod missing required annotation" as in
+/// Volcano; "Add same pod multiple times" cannot arise (a pod takes its chips
+/// once); "Pod has invalid annotation format" and "Device not found in devices
+/// map", which Volcano counts as nothing, lahar refuses.
+#[test]
+fn test_ascend_devices_add_resource() {
+    let dev = |id: &str| Chip {
+        id: id.into(),
+        count: 100,
+        devmem: 32000,
+        devcore: 0,
+        network_id: None,
+        hami_core: false,
+    };
+    let chips = [dev("device-1"), dev("device-2")];
+    let charge = |u: &mut NpuUse, pod: u32, text: &str| {
+        let t = decode_allocated(text, &chips).unwrap();
+        u.take(crate::job::PodId(pod), t);
+    };
+    let view = |u: &NpuUse| u.uses.iter().map(|c| (c.used, c.memory, c.cores)).collect::<Vec<_>>();
+    let mut u = NpuUse::new(2);
+    charge(&mut u, 0, "device-1,Ascend910,16000,50");
+    assert_eq!(view(&u), [(1, 16000, 50), (0, 0, 0)]);
+    let mut u = NpuUse::new(2);
+    charge(&mut u, 0, "device-1,Ascend910,8000,25:device-2,Ascend910,8000,25");
+    assert_eq!(view(&u), [(1, 8000, 25), (1, 8000, 25)]);
+    let mut u = NpuUse::new(2);
+    charge(&mut u, 0, "device-1,Ascend910,8000,25");
+    charge(&mut u, 1, "device-1,Ascend910,8000,25");
+    assert_eq!(view(&u), [(2, 16000, 50), (0, 0, 0)]);
+    assert_eq!(decode_allocated("", &chips), Ok(vec![]));
+    assert!(decode_allocated("invalid format", &chips).is_err());
+    assert_eq!(
+        decode_allocated("non-existent-device,Ascend910,16000,50", &chips),
+        Err("chip `non-existent-device` is not one the node registers".into())
+    );
+    // Two containers, as Volcano writes them: the second's first chip is lost.
+    assert_eq!(
+        decode_allocated("device-1,Ascend910,3072,0:;device-2,Ascend910,3072,0:;", &chips),
+        Ok(vec![(0, 3072, 0)])
+    );
+    // Giving back frees exactly what was taken.
+    let mut u = NpuUse::new(2);
+    charge(&mut u, 7, "device-1,Ascend910,8000,25:device-2,Ascend910,8000,25");
+    assert!(u.set_releasing(crate::job::PodId(7), true));
+    assert_eq!(view(&u), [(0, 0, 0), (0, 0, 0)]);
+    assert!(u.set_releasing(crate::job::PodId(7), false));
+    assert_eq!(view(&u), [(1, 8000, 25), (1, 8000, 25)]);
+    assert!(u.give_back(crate::job::PodId(7)));
+    assert_eq!(view(&u), [(0, 0, 0), (0, 0, 0)]);
+}

@@ -373,7 +373,7 @@ mod tests {
     /// form and bad entries as Volcano's `TestParseVNPUs*` read them.
     #[test]
     fn published_vnpu_config() {
-        let text = include_str!("../../../examples/manifests/vnpu/ascend-device-configmap.yaml");
+        let text = include_str!("../../../examples/manifests/vnpu/cluster/ascend-device-configmap.yaml");
         let docs = super::super::yaml::parse_documents(text, "c.yaml").unwrap();
         let mut errs = Vec::new();
         let cfg = device_config(&docs[0], &mut errs).unwrap();
