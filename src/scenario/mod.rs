@@ -82,15 +82,11 @@ impl SchedulerChoice {
     /// `kube-system/volcano-vgpu-device-config`).
     pub fn device_config_map(&self) -> Option<(String, String)> {
         let SchedulerChoice::Volcano(conf) = self else { return None };
-        let p = conf
-            .tiers
-            .iter()
-            .flatten()
-            .find(|p| {
-                p.name == "deviceshare"
-                    && (p.args.bool("deviceshare.VGPUEnable", false)
-                        || p.args.bool("deviceshare.AscendHAMiVNPUEnable", false))
-            })?;
+        let p = conf.tiers.iter().flatten().find(|p| {
+            p.name == "deviceshare"
+                && (p.args.bool("deviceshare.VGPUEnable", false)
+                    || p.args.bool("deviceshare.AscendHAMiVNPUEnable", false))
+        })?;
         let s = |k: &str, d: &str| p.args.str(k).filter(|x| !x.is_empty()).unwrap_or(d).to_string();
         Some((
             s("deviceshare.KnownGeometriesCMNamespace", "kube-system"),

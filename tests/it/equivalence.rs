@@ -458,12 +458,15 @@ fn vnpu_outputs(nodes: u32, jobs: &[VnpuJob], exhaustive: bool) -> (String, Stri
         .expect("the example ConfigMap");
     let chip = |id: String, i: u32, count: u32, mem: u32, core: u32, ty: &str, ring: Option<u32>| {
         let ring = ring.map_or(String::new(), |r| format!(",\"custominfo\":{{\"NetworkID\":{r}}}"));
-        format!("{{\"id\":\"{id}\",\"index\":{i},\"count\":{count},\"devmem\":{mem},\"devcore\":{core},\"type\":\"{ty}\"{ring}}}")
+        format!(
+            "{{\"id\":\"{id}\",\"index\":{i},\"count\":{count},\"devmem\":{mem},\"devcore\":{core},\"type\":\"{ty}\"{ring}}}"
+        )
     };
     for n in 0..nodes {
         let core = n == 0;
-        let chips: Vec<String> =
-            (0..2).map(|i| chip(format!("p{n}-{i}"), i, 7, 21527, if core { 100 } else { 8 }, "Ascend310P", None)).collect();
+        let chips: Vec<String> = (0..2)
+            .map(|i| chip(format!("p{n}-{i}"), i, 7, 21527, if core { 100 } else { 8 }, "Ascend310P", None))
+            .collect();
         snap += &format!(
             "\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: p{n}\n  annotations:\n    hami.io/node-register-Ascend310P: '[{}]'\n    hami-vnpu-core: \"{core}\"\nstatus:\n  allocatable: {{cpu: \"64\", memory: 256Gi, huawei.com/Ascend310P: \"14\"}}\n",
             chips.join(",")

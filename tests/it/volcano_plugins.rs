@@ -832,7 +832,8 @@ fn published_confs_load_as_written() {
             .args
             .bool("deviceshare.GPUNumberEnable", false)
     );
-    let v = plugin(&published("deviceshare-vnpu-hami.yaml"), "deviceshare");
+    let vc = published("deviceshare-vnpu-hami.yaml");
+    let v = plugin(&vc, "deviceshare");
     assert_eq!(
         (
             v.args.bool("deviceshare.AscendHAMiVNPUEnable", false),

@@ -174,13 +174,9 @@ fn binpack_score_stacks_pods_spread_scatters_them() {
 #[test]
 fn preempt_evicts_for_a_chip_shortage_not_for_a_refused_ask() {
     let classes = "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 0\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n";
-    let low = pod(
-        "low",
-        "huawei.com/Ascend310P: 1, huawei.com/Ascend310P-memory: 21527",
-        "",
-        "  priorityClassName: low\n",
-    )
-    .replace("1h", "10h");
+    let low =
+        pod("low", "huawei.com/Ascend310P: 1, huawei.com/Ascend310P-memory: 21527", "", "  priorityClassName: low\n")
+            .replace("1h", "10h");
     let nodes = config_map() + &node310("n0", 2, false);
     let actions = "enqueue, allocate, preempt";
     let high = pod("high", "huawei.com/Ascend310P: 2", ", lahar.io/submit-at: 10s", "  priorityClassName: high\n");
@@ -229,7 +225,10 @@ fn snapshot_pods_hold_the_chips_their_annotation_names() {
     // An annotation naming a chip the node does not register is an error at its place.
     std::fs::write(dir.path().join("cluster.yaml"), snapshot.replace("n0-1,Ascend310P,12288", "n9-1,Ascend310P,12288"))
         .unwrap();
-    refused(&dir, "metadata.annotations.hami.io/Ascend310P-devices-allocated: chip `n9-1` is not one the node registers");
+    refused(
+        &dir,
+        "metadata.annotations.hami.io/Ascend310P-devices-allocated: chip `n9-1` is not one the node registers",
+    );
 }
 
 /// What lahar refuses, each with its place: a core ask outside hami-core mode,

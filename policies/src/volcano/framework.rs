@@ -613,10 +613,7 @@ impl Framework {
 
     /// [`Framework::predicate_trivial`] for [`Framework::predicate_for_preempt`].
     pub fn predicate_for_preempt_trivial(&self, ssn: &Session<'_>, pod: PodId) -> bool {
-        !ssn.is_exhaustive()
-            && self
-                .enabled(flag::ENABLE_PREDICATE)
-                .all(|p| p.unresolvable_passes_everywhere(ssn, pod))
+        !ssn.is_exhaustive() && self.enabled(flag::ENABLE_PREDICATE).all(|p| p.unresolvable_passes_everywhere(ssn, pod))
     }
 
     /// True when every predicate passes the pod on every node, so searches need

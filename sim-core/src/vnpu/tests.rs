@@ -222,14 +222,8 @@ fn ascend910_takes_the_largest_ring_first() {
 /// map", which Volcano counts as nothing, lahar refuses.
 #[test]
 fn test_ascend_devices_add_resource() {
-    let dev = |id: &str| Chip {
-        id: id.into(),
-        count: 100,
-        devmem: 32000,
-        devcore: 0,
-        network_id: None,
-        hami_core: false,
-    };
+    let dev =
+        |id: &str| Chip { id: id.into(), count: 100, devmem: 32000, devcore: 0, network_id: None, hami_core: false };
     let chips = [dev("device-1"), dev("device-2")];
     let charge = |u: &mut NpuUse, pod: u32, text: &str| {
         let t = decode_allocated(text, &chips).unwrap();

@@ -407,7 +407,8 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     for d in decls.iter().flatten().filter(|d| !d.tier_name.is_empty()) {
         tiers.entry(d.tier_name.clone()).or_insert(d.tier);
     }
-    let targets = Targets { queues: &queue_ids, tiers: &tiers, node_ids: &node_ids, nodes: &nodes, vnpu: vnpu.as_ref() };
+    let targets =
+        Targets { queues: &queue_ids, tiers: &tiers, node_ids: &node_ids, nodes: &nodes, vnpu: vnpu.as_ref() };
     // Run times of the traces named by `duration.empirical`, read once per (file, format).
     let mut empirical_cache: BTreeMap<(PathBuf, &'static str), Vec<SimDuration>> = BTreeMap::new();
     let mut sources = Vec::new();

@@ -173,9 +173,10 @@ fn npu_chips(v: &mut V<'_>, config: &VnpuConfig, regs: &[manifest::NpuRegistrati
         let hami_core = r.hami_core.as_deref().map_or(config.hami_core, |s| s == "true");
         match manifest::vnpu_chips(&r.text, hami_core) {
             Ok(chips) => {
-                let at = node.vnpu.iter().position(|c| {
-                    types.iter().position(|t| std::sync::Arc::ptr_eq(t, &c.ty)).unwrap_or(0) > ti
-                });
+                let at = node
+                    .vnpu
+                    .iter()
+                    .position(|c| types.iter().position(|t| std::sync::Arc::ptr_eq(t, &c.ty)).unwrap_or(0) > ti);
                 let nc = lahar_core::vnpu::NodeChips { ty: ty.clone(), chips };
                 node.vnpu.insert(at.unwrap_or(node.vnpu.len()), nc);
             }

@@ -308,8 +308,17 @@ impl Groups {
                     "the PodGroup has {n} Pods in the manifests; `{REPLICAS}` is for a PodGroup without Pods (it says how many its controller will create)"
                 ));
             }
-            let Grouped { mut tasks, initial, initial_vgpu, initial_vnpu, initial_numa, names, roles, role_names, subs } =
-                if pods.is_empty() { podless(&mut ck, &g, min_res.as_ref()) } else { group_tasks(&pods) };
+            let Grouped {
+                mut tasks,
+                initial,
+                initial_vgpu,
+                initial_vnpu,
+                initial_numa,
+                names,
+                roles,
+                role_names,
+                subs,
+            } = if pods.is_empty() { podless(&mut ck, &g, min_res.as_ref()) } else { group_tasks(&pods) };
             for (k, &m) in &g.min_task {
                 match role_names.iter().position(|r| r == k) {
                     Some(lead) => tasks[lead].min_available = m,

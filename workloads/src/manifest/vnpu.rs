@@ -94,8 +94,10 @@ pub(crate) fn pod_ask(
         return None;
     }
     if let Some((m, at)) = annotations.get(VNPU_MODE) {
-        let apath =
-            format!("{}metadata.annotations.{VNPU_MODE}", if path.is_empty() { String::new() } else { format!("{path}.") });
+        let apath = format!(
+            "{}metadata.annotations.{VNPU_MODE}",
+            if path.is_empty() { String::new() } else { format!("{path}.") }
+        );
         if m != "hami-core" {
             ck.err(
                 *at,
