@@ -193,6 +193,9 @@ pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
     if let Some((p, rules)) = s.scheduler.vgpu_policy() {
         world.set_vgpu(p, rules);
     }
+    if let Some(p) = s.scheduler.vnpu_policy() {
+        world.set_vnpu(p);
+    }
     if s.scheduler.models_numa() {
         world.set_numa();
     }

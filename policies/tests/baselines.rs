@@ -25,6 +25,7 @@ fn node(name: &str, gpus: i64) -> Node {
         nics: Nics::default(),
         speed: 1.0,
         vgpu: Vec::new(),
+        vnpu: Vec::new(),
         numa: None,
     }
 }

@@ -89,6 +89,9 @@ pub struct Node {
     /// Cards Volcano's vGPU sharing sees (its `volcano.sh/node-vgpu-register`
     /// annotation); empty for most nodes.
     pub vgpu: Vec<crate::vgpu::VgpuCard>,
+    /// Ascend chips Volcano's vNPU sharing sees, type by type (its
+    /// `hami.io/node-register-<commonWord>` annotations); empty for most nodes.
+    pub vnpu: Vec<crate::vnpu::NodeChips>,
     /// The NUMA topology Volcano's numa-aware plugin sees (the node's
     /// `Numatopology`); `None` for most nodes.
     pub numa: Option<std::sync::Arc<crate::numa::NodeNuma>>,

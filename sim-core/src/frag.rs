@@ -449,6 +449,7 @@ mod tests {
             nics: crate::cluster::Nics::default(),
             speed: 1.0,
             vgpu: Vec::new(),
+            vnpu: Vec::new(),
             numa: None,
         }
     }

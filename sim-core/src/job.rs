@@ -224,6 +224,9 @@ pub struct PodHints {
     /// `volcano.sh/vgpu-memory` in a container's limits), with the annotations
     /// that choose cards; boxed.
     pub vgpu: Option<Box<crate::vgpu::VgpuAsk>>,
+    /// What the pods ask of Ascend chips (a chip type's count or memory
+    /// resource in a container's limits, with `huawei.com/vnpu-mode`); boxed.
+    pub vnpu: Option<Box<crate::vnpu::NpuAsk>>,
     /// What the pods ask of NUMA placement (their QoS class, containers' CPU
     /// requests and `volcano.sh/numa-topology-policy`); boxed.
     pub numa: Option<Box<crate::numa::NumaAsk>>,
@@ -343,6 +346,10 @@ pub struct JobSpec {
     /// (task index, replica index, (card, MiB, cores) per card). A pod without an
     /// entry takes cards by the fit.
     pub initial_vgpu: Vec<(usize, u32, crate::vgpu::CardTakes)>,
+    /// Ascend chips of initial pods, by their `hami.io/<commonWord>-devices-allocated`
+    /// annotations: (task index, replica index, chips). A pod without an entry
+    /// holds none (Volcano's cache counts none).
+    pub initial_vnpu: Vec<(usize, u32, crate::vnpu::NpuTakes)>,
     /// CPUs of initial pods on nodes with a NUMA topology, by the node's
     /// `podAllocations` (empty when it lists none): (task index, replica
     /// index, CPUs).
@@ -446,6 +453,7 @@ impl JobSpec {
             task_topology: None,
             initial: Vec::new(),
             initial_vgpu: Vec::new(),
+            initial_vnpu: Vec::new(),
             initial_numa: Vec::new(),
             pod_names: None,
             roles: None,
@@ -820,6 +828,7 @@ mod tests {
             task_topology: None,
             initial: vec![],
             initial_vgpu: vec![],
+            initial_vnpu: vec![],
             initial_numa: Vec::new(),
             pod_names: None,
             roles: None,

@@ -63,16 +63,30 @@ impl SchedulerChoice {
         }
     }
 
-    /// The device ConfigMap (namespace, name) a conf modelling vGPU reads
+    /// The chip order vNPU pods take chips in, when the scheduler models Ascend
+    /// vNPU sharing (a Volcano conf with `deviceshare.AscendHAMiVNPUEnable: true`).
+    pub fn vnpu_policy(&self) -> Option<lahar_core::vnpu::NpuPolicy> {
+        match self {
+            SchedulerChoice::Baseline(_) => None,
+            SchedulerChoice::Volcano(conf) => conf
+                .tiers
+                .iter()
+                .flatten()
+                .filter(|p| p.name == "deviceshare")
+                .find_map(|p| lahar_policies::volcano::plugins::deviceshare::DeviceShare::vnpu_policy(&p.args)),
+        }
+    }
+
+    /// The device ConfigMap (namespace, name) a conf modelling vGPU or vNPU reads
     /// (`deviceshare.KnownGeometriesCMNamespace` / `…CMName`, by default
     /// `kube-system/volcano-vgpu-device-config`).
     pub fn device_config_map(&self) -> Option<(String, String)> {
         let SchedulerChoice::Volcano(conf) = self else { return None };
-        let p = conf
-            .tiers
-            .iter()
-            .flatten()
-            .find(|p| p.name == "deviceshare" && p.args.bool("deviceshare.VGPUEnable", false))?;
+        let p = conf.tiers.iter().flatten().find(|p| {
+            p.name == "deviceshare"
+                && (p.args.bool("deviceshare.VGPUEnable", false)
+                    || p.args.bool("deviceshare.AscendHAMiVNPUEnable", false))
+        })?;
         let s = |k: &str, d: &str| p.args.str(k).filter(|x| !x.is_empty()).unwrap_or(d).to_string();
         Some((
             s("deviceshare.KnownGeometriesCMNamespace", "kube-system"),

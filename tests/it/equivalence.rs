@@ -428,3 +428,99 @@ proptest! {
         prop_assert!(fast.1.contains(",failed\n") || jobs.len() < 3, "no pod failed: the run tests nothing new");
     }
 }
+
+/// A job of the vNPU equivalence property: (submit s, duration s, high
+/// priority, 910B3 rather than 310P, chips, MiB per chip (0: none given),
+/// hami-core mode).
+type VnpuJob = (u32, u32, bool, bool, u32, i64, bool);
+
+fn vnpu_jobs() -> impl Strategy<Value = Vec<VnpuJob>> {
+    let job = (
+        0u32..2000,
+        60u32..3000,
+        any::<bool>(),
+        any::<bool>(),
+        1u32..3,
+        prop::sample::select(vec![0i64, 1024, 3072, 6144, 12288, 20480, 32768]),
+        prop::bool::weighted(0.2),
+    );
+    prop::collection::vec(job, 4..16)
+}
+
+/// Nodes of two Ascend 310P chips (the first in hami-core mode) and a 910B3
+/// node of eight chips on two rings (a snapshot, with Project-HAMi's published
+/// ConfigMap), pods asking for chips, binpack's weighted score and preempt.
+/// Returns decisions.csv and pods.csv.
+fn vnpu_outputs(nodes: u32, jobs: &[VnpuJob], exhaustive: bool) -> (String, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut snap = std::fs::read_to_string(root.join("examples/manifests/vnpu/cluster/ascend-device-configmap.yaml"))
+        .expect("the example ConfigMap");
+    let chip = |id: String, i: u32, count: u32, mem: u32, core: u32, ty: &str, ring: Option<u32>| {
+        let ring = ring.map_or(String::new(), |r| format!(",\"custominfo\":{{\"NetworkID\":{r}}}"));
+        format!(
+            "{{\"id\":\"{id}\",\"index\":{i},\"count\":{count},\"devmem\":{mem},\"devcore\":{core},\"type\":\"{ty}\"{ring}}}"
+        )
+    };
+    for n in 0..nodes {
+        let core = n == 0;
+        let chips: Vec<String> = (0..2)
+            .map(|i| chip(format!("p{n}-{i}"), i, 7, 21527, if core { 100 } else { 8 }, "Ascend310P", None))
+            .collect();
+        snap += &format!(
+            "\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: p{n}\n  annotations:\n    hami.io/node-register-Ascend310P: '[{}]'\n    hami-vnpu-core: \"{core}\"\nstatus:\n  allocatable: {{cpu: \"64\", memory: 256Gi, huawei.com/Ascend310P: \"14\"}}\n",
+            chips.join(",")
+        );
+    }
+    let chips: Vec<String> =
+        (0..8).map(|i| chip(format!("b-{i}"), i, 4, 65536, 20, "Ascend910B3", Some(i / 4))).collect();
+    snap += &format!(
+        "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: b0\n  annotations:\n    hami.io/node-register-Ascend910B3: '[{}]'\nstatus:\n  allocatable: {{cpu: \"64\", memory: 256Gi, huawei.com/Ascend910B3: \"32\"}}\n",
+        chips.join(",")
+    );
+    std::fs::write(dir.path().join("cluster.yaml"), snap).expect("write");
+    let mut pods = String::from(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 0\n",
+    );
+    // One pod that always fits, so that every case places something.
+    let first = (0, 600, false, false, 1, 3072, false);
+    for (i, &(submit, dur, high, b910, chips, mib, core)) in [first].iter().chain(jobs).enumerate() {
+        let ty = if b910 { "Ascend910B3" } else { "Ascend310P" };
+        let mut limits = format!("huawei.com/{ty}: {chips}");
+        if mib > 0 {
+            limits += &format!(", huawei.com/{ty}-memory: {mib}");
+        }
+        if core {
+            limits += &format!(", huawei.com/{ty}-core: 30");
+        }
+        pods += &format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: v{i}\n  annotations: {{lahar.io/submit-at: {submit}s, lahar.io/duration: {dur}s{}}}\nspec:\n  schedulerName: volcano\n  priorityClassName: {}\n  containers: [{{name: c, resources: {{limits: {{cpu: 2, {limits}}}}}}}]\n",
+            if core { ", huawei.com/vnpu-mode: hami-core" } else { "" },
+            if high { "high" } else { "low" },
+        );
+    }
+    std::fs::write(dir.path().join("pods.yaml"), pods).expect("write");
+    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: eq-vnpu}\nspec:\n  seed: 5\n  horizon: 8h\n  snapshot: cluster.yaml\n  queues:\n    - {name: default, weight: 1}\n  scheduler:\n    inline: |\n      actions: \"enqueue, allocate, backfill, preempt\"\n      tiers:\n      - plugins: [{name: priority}, {name: gang, enablePreemptable: false}, {name: conformance}]\n      - plugins: [{name: predicates}, {name: deviceshare, arguments: {deviceshare.AscendHAMiVNPUEnable: true, deviceshare.KnownGeometriesCMName: hami-scheduler-device, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10}}]\n  workload:\n    - manifests: pods.yaml\n";
+    let s = lahar::scenario::load_str(text, "eq.yaml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out");
+    let opts = lahar::RunOptions { out_dir: Some(out.clone()), exhaustive, ..Default::default() };
+    lahar::run(s, &opts).expect("run");
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).expect("output");
+    (read("decisions.csv"), read("pods.csv"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Ascend vNPU chips (a ledger beside the resource sums, read by the
+    /// predicate and the score) are decided the same by the fast sessions as by
+    /// the exhaustive walk.
+    #[test]
+    fn vnpu_sessions_decide_as_the_exhaustive_walk(nodes in 1u32..3, jobs in vnpu_jobs()) {
+        let fast = vnpu_outputs(nodes, &jobs, false);
+        let full = vnpu_outputs(nodes, &jobs, true);
+        prop_assert!(fast.0.contains(",bind,"), "no pod placed: the scenario tests nothing");
+        prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
+        prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+    }
+}

@@ -45,6 +45,7 @@ mod volcano_shuffle;
 mod volcano_subgroups;
 mod volcano_tdm;
 mod volcano_vgpu;
+mod volcano_vnpu;
 mod warnings;
 
 use std::path::{Path, PathBuf};

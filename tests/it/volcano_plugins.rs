@@ -832,6 +832,17 @@ fn published_confs_load_as_written() {
             .args
             .bool("deviceshare.GPUNumberEnable", false)
     );
+    let vc = published("deviceshare-vnpu-hami.yaml");
+    let v = plugin(&vc, "deviceshare");
+    assert_eq!(
+        (
+            v.args.bool("deviceshare.AscendHAMiVNPUEnable", false),
+            v.args.str("deviceshare.SchedulePolicy"),
+            v.args.str("deviceshare.KnownGeometriesCMNamespace"),
+            v.args.str("deviceshare.KnownGeometriesCMName"),
+        ),
+        (true, Some("binpack"), Some("kube-system"), Some("hami-scheduler-device"))
+    );
     use lahar_policies::volcano::conf::ActionKind::{Allocate, Backfill, GangPreempt, GangReclaim};
     assert_eq!(published("gangevict-e2e.conf").actions, [Allocate, Backfill, GangReclaim, GangPreempt]);
     use lahar_policies::volcano::conf::ActionKind::{Preempt, Reclaim, Shuffle};

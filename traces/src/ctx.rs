@@ -237,6 +237,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         task_topology: None,
         initial: Vec::new(),
         initial_vgpu: Vec::new(),
+        initial_vnpu: Vec::new(),
         initial_numa: Vec::new(),
         pod_names: None,
         roles: None,

@@ -463,6 +463,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         task_topology: None,
         initial: Vec::new(),
         initial_vgpu: Vec::new(),
+        initial_vnpu: Vec::new(),
         initial_numa: Vec::new(),
         pod_names: None,
         roles: None,

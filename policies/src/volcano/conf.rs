@@ -521,9 +521,9 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
         }
         (
             "deviceshare",
-            "deviceshare.AscendMindClusterVNPUEnable" | "deviceshare.AscendHAMiVNPUEnable",
+            "deviceshare.AscendMindClusterVNPUEnable",
             ArgValue::Bool(true),
-        ) => Err("Ascend vNPU sharing needs the NPU chips' templates and topology, which lahar does not model; only the NVIDIA modes (deviceshare.GPUNumberEnable, deviceshare.GPUSharingEnable, deviceshare.VGPUEnable) are modelled".into()),
+        ) => Err("Ascend vNPU sharing in MindCluster mode (dynamic 310P templates with Ascend's own device info ConfigMaps) is not modelled; HAMi mode (deviceshare.AscendHAMiVNPUEnable) and the NVIDIA modes are".into()),
         ("deviceshare", "deviceshare.GPUExclusiveRules", _) => {
             super::plugins::deviceshare::check_exclusive_rules(&v).map(|_| v.clone())
         }
@@ -1099,8 +1099,14 @@ mod tests {
         assert!(e.contains("arguments.deviceshare.NodeLockEnable: the node lock"), "{e}");
         parse(&c("deviceshare.GPUNumberEnable: true, deviceshare.NodeLockEnable: true"))
             .unwrap_or_else(|e| panic!("{e}"));
-        let e = parse(&c("deviceshare.AscendHAMiVNPUEnable: true")).unwrap_err().to_string();
-        assert!(e.ends_with("arguments.deviceshare.AscendHAMiVNPUEnable: Ascend vNPU sharing needs the NPU chips' templates and topology, which lahar does not model; only the NVIDIA modes (deviceshare.GPUNumberEnable, deviceshare.GPUSharingEnable, deviceshare.VGPUEnable) are modelled"), "{e}");
+        parse(&c("deviceshare.AscendHAMiVNPUEnable: true, deviceshare.SchedulePolicy: binpack"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let e = parse(&c("deviceshare.AscendHAMiVNPUEnable: true, deviceshare.NodeLockEnable: true"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("arguments.deviceshare.NodeLockEnable: the node lock"), "{e}");
+        let e = parse(&c("deviceshare.AscendMindClusterVNPUEnable: true")).unwrap_err().to_string();
+        assert!(e.ends_with("arguments.deviceshare.AscendMindClusterVNPUEnable: Ascend vNPU sharing in MindCluster mode (dynamic 310P templates with Ascend's own device info ConfigMaps) is not modelled; HAMi mode (deviceshare.AscendHAMiVNPUEnable) and the NVIDIA modes are"), "{e}");
         let e = parse(&conf("binpak")).unwrap_err().to_string();
         assert!(e.contains("unknown plugin `binpak` (Volcano would skip it silently)"), "{e}");
         // Every name Volcano registers is either run or listed as not modelled.

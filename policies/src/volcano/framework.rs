@@ -76,6 +76,17 @@ pub trait Plugin: Send {
     fn predicate_resolvable(&self) -> bool {
         false
     }
+    /// The refusals of [`Plugin::predicate`] evicting could not resolve
+    /// (Volcano's `Error` and `UnschedulableAndUnresolvable` codes), which
+    /// preempt and reclaim choose candidate nodes by: all of them by default,
+    /// none when [`Plugin::predicate_resolvable`].
+    fn predicate_unresolvable(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
+        if self.predicate_resolvable() { None } else { self.predicate(ssn, pod, node) }
+    }
+    /// True when [`Plugin::predicate_unresolvable`] passes the pod on every node.
+    fn unresolvable_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        self.predicate_resolvable() || self.predicate_passes_everywhere(ssn, pod)
+    }
     /// Node score (summed over plugins). A plugin whose score reads more than the
     /// pod's request, static node facts and the node's `used` must say so in
     /// [`Plugin::score_by_node`], or a cached score would be reused wrongly.
@@ -592,8 +603,8 @@ impl Framework {
     /// plugins whose refusals could be resolved by evicting are not asked
     /// (Volcano's `PredicateForPreemptAction`).
     pub fn predicate_for_preempt(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Result<(), String> {
-        for p in self.enabled(flag::ENABLE_PREDICATE).filter(|p| !p.predicate_resolvable()) {
-            if let Some(Err(e)) = p.predicate(ssn, pod, node) {
+        for p in self.enabled(flag::ENABLE_PREDICATE) {
+            if let Some(Err(e)) = p.predicate_unresolvable(ssn, pod, node) {
                 return Err(format!("{}: {e}", p.name()));
             }
         }
@@ -602,11 +613,7 @@ impl Framework {
 
     /// [`Framework::predicate_trivial`] for [`Framework::predicate_for_preempt`].
     pub fn predicate_for_preempt_trivial(&self, ssn: &Session<'_>, pod: PodId) -> bool {
-        !ssn.is_exhaustive()
-            && self
-                .enabled(flag::ENABLE_PREDICATE)
-                .filter(|p| !p.predicate_resolvable())
-                .all(|p| p.predicate_passes_everywhere(ssn, pod))
+        !ssn.is_exhaustive() && self.enabled(flag::ENABLE_PREDICATE).all(|p| p.unresolvable_passes_everywhere(ssn, pod))
     }
 
     /// True when every predicate passes the pod on every node, so searches need

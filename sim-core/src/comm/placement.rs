@@ -155,6 +155,7 @@ mod tests {
             nics,
             speed: 1.0,
             vgpu: Vec::new(),
+            vnpu: Vec::new(),
             numa: None,
         }
     }

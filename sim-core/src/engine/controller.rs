@@ -149,6 +149,12 @@ impl Engine {
                         self.world.preset_vgpu(takes);
                     }
                     let spec = &self.world.jobs[j.0 as usize].spec;
+                    if spec.tasks[task].hints.as_ref().is_some_and(|h| h.vnpu.is_some()) {
+                        let takes = spec.initial_vnpu.iter().find(|v| v.0 == task && v.1 == index);
+                        let takes = takes.map(|v| v.2.clone()).unwrap_or_default();
+                        self.world.preset_vnpu(takes);
+                    }
+                    let spec = &self.world.jobs[j.0 as usize].spec;
                     if let Some(cpus) = spec.initial_numa.iter().find(|v| v.0 == task && v.1 == index).map(|v| v.2) {
                         self.world.preset_numa(cpus);
                     }

@@ -60,6 +60,8 @@ pub struct DeviceConfig {
     pub factor: i64,
     /// `resourceMemoryPercentageName` is `volcano.sh/vgpu-memory-percentage`.
     pub percent: bool,
+    /// The `vnpus` section (Ascend), when the ConfigMap has one.
+    pub vnpus: Option<crate::vnpu::VnpuConfig>,
 }
 
 /// The memory-percentage resource the device ConfigMap may name.

@@ -511,9 +511,9 @@ fn mig_and_hami_core_pods_keep_to_their_nodes() {
     assert!(fit(&mig, &[CardUse::default()], &pod("mig"), JobId(0), VgpuPolicy::Binpack, "n").is_ok());
     let mut unknown = decode_register("GPU-0,10,40960,NVIDIA-H100,true,mig:").unwrap();
     let known = vec![MigModels { models: vec!["A100".into()], groups: mig[0].groups.to_vec() }];
-    resolve_mig(&mut unknown, &DeviceConfig { known: known.clone(), factor: 1, percent: false });
+    resolve_mig(&mut unknown, &DeviceConfig { known: known.clone(), factor: 1, percent: false, vnpus: None });
     assert!(!node_mig(&unknown), "no geometry for H100: HAMi-core");
     let mut a100 = decode_register("GPU-0,10,40960,NVIDIA-A100-SXM4-40GB,true,mig:").unwrap();
-    resolve_mig(&mut a100, &DeviceConfig { known, factor: 1, percent: false });
+    resolve_mig(&mut a100, &DeviceConfig { known, factor: 1, percent: false, vnpus: None });
     assert!(node_mig(&a100));
 }

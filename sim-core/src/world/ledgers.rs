@@ -209,3 +209,106 @@ impl World {
         }
     }
 }
+
+impl World {
+    /// Models Ascend vNPU sharing (before any pod is placed): the pods asking
+    /// for chips take chips of their nodes, tried in `policy`'s order.
+    pub fn set_vnpu(&mut self, policy: crate::vnpu::NpuPolicy) {
+        self.vnpu_policy = Some(policy);
+        for (n, ns) in self.cluster.nodes.iter().zip(&mut self.nodes) {
+            ns.vnpu = n.vnpu.iter().map(|t| crate::vnpu::NpuUse::new(t.chips.len())).collect();
+        }
+    }
+
+    /// The chips the next pod placed holds instead of the fit's: a starting
+    /// state's pod holds what its annotations say (none without them, as
+    /// Volcano's cache counts it).
+    pub fn preset_vnpu(&mut self, takes: crate::vnpu::NpuTakes) {
+        if self.vnpu_policy.is_some() {
+            self.vnpu_preset = Some(takes);
+        }
+    }
+
+    /// Moves a pod's chips along its status change. A pod holds chips from
+    /// Allocated (or Pipelined, in its session) through Running; an evicted
+    /// pod's chips are free at once (Volcano's `RemoveTask` subtracts them) and
+    /// an undone eviction takes the same chips back. A pod placed takes the
+    /// chips Volcano's `Allocate` chooses on the node's live chips (a starting
+    /// state's pod: the preset chips); a pod the chips cannot hold takes none.
+    pub(super) fn move_vnpu(
+        &mut self,
+        pod: PodId,
+        job: JobId,
+        task: usize,
+        was: (PodStatus, Option<NodeId>),
+        now: (PodStatus, Option<NodeId>),
+    ) {
+        let Some(policy) = self.vnpu_policy else { return };
+        let holds = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running);
+        let keeps = |s: PodStatus| holds(s) || s == PodStatus::Releasing;
+        let (from, to) = (was.1.filter(|_| keeps(was.0)), now.1.filter(|_| keeps(now.0)));
+        let mut changed = false;
+        if let Some(n) = from.filter(|_| from == to) {
+            if holds(was.0) != holds(now.0) {
+                let back = holds(now.0);
+                for u in &mut self.nodes[n.0 as usize].vnpu {
+                    changed |= u.set_releasing(pod, !back);
+                }
+                if back && !changed {
+                    changed = self.take_vnpu(pod, job, task, policy, n);
+                }
+            }
+            if changed {
+                self.bump_node(n);
+            }
+            return;
+        }
+        if let Some(n) = from {
+            let mut gave = false;
+            for u in &mut self.nodes[n.0 as usize].vnpu {
+                gave |= u.give_back(pod);
+            }
+            if gave {
+                self.bump_node(n);
+            }
+        }
+        if let Some(n) = to.filter(|_| holds(now.0))
+            && self.take_vnpu(pod, job, task, policy, n)
+        {
+            self.bump_node(n);
+        }
+    }
+
+    /// A pod placed on node `n` takes chips (see [`World::move_vnpu`]); whether
+    /// it took any.
+    fn take_vnpu(&mut self, pod: PodId, job: JobId, task: usize, policy: crate::vnpu::NpuPolicy, n: NodeId) -> bool {
+        let node = &self.cluster.nodes[n.0 as usize];
+        if node.vnpu.is_empty() {
+            return false;
+        }
+        let ns = &mut self.nodes[n.0 as usize];
+        let takes = match self.vnpu_preset.take() {
+            Some(t) => t,
+            None => {
+                let spec = &self.jobs[job.0 as usize].spec;
+                let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vnpu.as_deref()) else { return false };
+                let mut out = crate::vnpu::NpuTakes::new();
+                for (i, (nc, u)) in node.vnpu.iter().zip(&ns.vnpu).enumerate() {
+                    let Some(written) = ask.of(&nc.ty.common_word) else { continue };
+                    if let Ok((asks, chosen)) = crate::vnpu::choose(policy, nc, u, written, ask.hami_core) {
+                        out.push((i as u32, crate::vnpu::charged(&asks, &chosen)));
+                    }
+                }
+                out
+            }
+        };
+        let mut took = false;
+        for (i, t) in takes {
+            if let Some(u) = ns.vnpu.get_mut(i as usize) {
+                u.take(pod, t);
+                took = true;
+            }
+        }
+        took
+    }
+}

@@ -37,6 +37,9 @@ pub struct NodeState {
     /// What the vGPU cards' sharers hold, card by card (empty unless the run
     /// models vGPU sharing and the node has cards).
     pub vgpu: Vec<crate::vgpu::CardUse>,
+    /// What the Ascend chips' sharers hold, type by type as the node registers
+    /// them (empty unless the run models vNPU sharing and the node has chips).
+    pub vnpu: Vec<crate::vnpu::NpuUse>,
     /// The CPUs its pods hold (empty unless the run models NUMA placement and
     /// the node has a topology).
     pub numa: crate::numa::NumaUse,
@@ -409,6 +412,12 @@ pub struct World {
     vgpu_preset: Option<crate::vgpu::CardTakes>,
     /// `deviceshare.GPUExclusiveRules`: label sets whose pods may not share a card.
     vgpu_rules: crate::vgpu::ExclusiveRules,
+    /// vNPU sharing's chip order when a pod takes chips, when the run models
+    /// it (Volcano's `deviceshare.AscendHAMiVNPUEnable`).
+    vnpu_policy: Option<crate::vnpu::NpuPolicy>,
+    /// The chips the next pod placed holds, instead of the fit's (a starting
+    /// state's pod, by its annotation).
+    vnpu_preset: Option<crate::vnpu::NpuTakes>,
     /// The run models NUMA placement (a conf with `numa-aware`).
     numa: bool,
     /// The CPUs the next pod placed holds instead of the fit's (a starting
@@ -557,6 +566,8 @@ impl World {
             vgpu_policy: None,
             vgpu_preset: None,
             vgpu_rules: Vec::new(),
+            vnpu_policy: None,
+            vnpu_preset: None,
             numa: false,
             numa_preset: None,
             numa_released: Vec::new(),
@@ -704,6 +715,9 @@ impl World {
         }
         if self.vgpu_policy.is_some() {
             self.move_vgpu(pod, job, task, (old_status, old_node), (status, node));
+        }
+        if self.vnpu_policy.is_some() {
+            self.move_vnpu(pod, job, task, (old_status, old_node), (status, node));
         }
         if self.numa {
             self.move_numa(pod, job, task, (old_status, old_node), (status, node));

@@ -185,6 +185,7 @@ fn node_list(v: &mut V<'_>, list: &Spanned<RawNodeList>, base: &Path) -> Vec<(No
             nics: Nics::default(),
             speed: 1.0,
             vgpu: Vec::new(),
+            vnpu: Vec::new(),
             numa: None,
         };
         out.push((node, npath));
@@ -290,6 +291,7 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
         nics,
         speed,
         vgpu,
+        vnpu: Vec::new(),
         numa,
     })
 }

@@ -299,6 +299,7 @@ fn job(
         task_topology: task_topology.map(Box::new),
         initial,
         initial_vgpu: Vec::new(),
+        initial_vnpu: Vec::new(),
         initial_numa: Vec::new(),
         pod_names: None,
         roles: None,

@@ -188,6 +188,10 @@ pub(crate) const BUDGETS_UNUSED: &str = "budgets-unused";
 pub(crate) const VGPU_UNUSED: &str = "vgpu-cards-unused";
 /// vGPU cards the GPU metrics leave out.
 pub(crate) const VGPU_NOT_IN_METRICS: &str = "vgpu-not-in-gpu-metrics";
+/// Nodes registering Ascend chips while the scheduler models no vNPU sharing.
+pub(crate) const VNPU_UNUSED: &str = "vnpu-chips-unused";
+/// Ascend vNPU chips the GPU metrics leave out.
+pub(crate) const VNPU_NOT_IN_METRICS: &str = "vnpu-not-in-gpu-metrics";
 
 /// Nodes with a NUMA topology while the scheduler has no `numa-aware` plugin.
 pub(crate) const NUMA_UNUSED: &str = "numa-topology-unused";
@@ -385,20 +389,26 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         v.warn(BUDGETS_UNUSED, budgets.len() as u64, None, "spec.scheduler", message);
     }
     let device_map = scheduler.device_config_map();
-    if let Some(id) = device_map.clone() {
-        snapshot::device_config(&mut v, snap.as_ref(), id, &mut nodes);
-    }
+    let vnpu = match device_map.clone() {
+        Some(id) => {
+            let models = scheduler.vnpu_policy().is_some();
+            snapshot::device_config(&mut v, snap.as_ref(), id, &mut nodes, models)
+        }
+        None => None,
+    };
     if let Some(s) = &snap {
         snapshot::unused_device_configs(&mut v, s, device_map.as_ref());
     }
     vgpu_warnings(&mut v, &nodes, &scheduler);
+    vnpu_warnings(&mut v, snap.as_ref(), &nodes, &scheduler);
     numa_warnings(&mut v, &nodes, &scheduler);
     let comm = comm::comm_settings(&mut v, spec.comm.as_ref(), base);
     let mut tiers: BTreeMap<String, u32> = BTreeMap::new();
     for d in decls.iter().flatten().filter(|d| !d.tier_name.is_empty()) {
         tiers.entry(d.tier_name.clone()).or_insert(d.tier);
     }
-    let targets = Targets { queues: &queue_ids, tiers: &tiers, node_ids: &node_ids, nodes: &nodes };
+    let targets =
+        Targets { queues: &queue_ids, tiers: &tiers, node_ids: &node_ids, nodes: &nodes, vnpu: vnpu.as_ref() };
     // Run times of the traces named by `duration.empirical`, read once per (file, format).
     let mut empirical_cache: BTreeMap<(PathBuf, &'static str), Vec<SimDuration>> = BTreeMap::new();
     let mut sources = Vec::new();
@@ -505,6 +515,8 @@ pub(crate) struct Targets<'a> {
     pub tiers: &'a BTreeMap<String, u32>,
     pub node_ids: &'a BTreeMap<String, NodeId>,
     pub nodes: &'a [Node],
+    /// The chip types of the conf's vNPU sharing, when it models it.
+    pub vnpu: Option<&'a lahar_core::vnpu::VnpuConfig>,
 }
 
 /// A `trace:` source: its format, queue and per-GPU defaults; the file must open.
@@ -589,6 +601,34 @@ fn numa_warnings(v: &mut V<'_>, nodes: &[lahar_core::cluster::Node], scheduler: 
         }
         _ => {}
     }
+}
+
+fn vnpu_warnings(
+    v: &mut V<'_>,
+    snap: Option<&snapshot::Parts>,
+    nodes: &[lahar_core::cluster::Node],
+    scheduler: &SchedulerChoice,
+) {
+    if scheduler.vnpu_policy().is_none() {
+        let Some(regs) = snap.map(|s| &s.npu).filter(|r| !r.is_empty()) else { return };
+        let mut with: Vec<&str> = regs.iter().map(|r| r.node.as_str()).collect();
+        with.dedup();
+        let message = format!(
+            "{} node(s) register Ascend chips (the first: {}), but no deviceshare plugin with `deviceshare.AscendHAMiVNPUEnable: true` is in the scheduler conf: the chips change nothing, and pods asking for them are placed by their resources alone",
+            with.len(),
+            with[0]
+        );
+        v.warn(VNPU_UNUSED, with.len() as u64, None, "spec.snapshot", message);
+        return;
+    }
+    let with: Vec<&lahar_core::cluster::Node> = nodes.iter().filter(|n| !n.vnpu.is_empty()).collect();
+    let Some(first) = with.first() else { return };
+    let message = format!(
+        "{} node(s) have Ascend vNPU chips (the first: {}); the GPU metrics (allocation, utilization, fragmentation) count `nvidia.com/gpu` only and leave these chips out",
+        with.len(),
+        first.name
+    );
+    v.warn(VNPU_NOT_IN_METRICS, with.len() as u64, None, "spec.cluster", message);
 }
 
 fn vgpu_warnings(v: &mut V<'_>, nodes: &[lahar_core::cluster::Node], scheduler: &SchedulerChoice) {

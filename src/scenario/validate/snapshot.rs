@@ -10,6 +10,7 @@ use crate::scenario::raw::RawSpec;
 use lahar_core::cluster::Node;
 use lahar_core::queue::Queue;
 use lahar_core::topology::HyperNodeDecl;
+use lahar_core::vnpu::VnpuConfig;
 use lahar_workloads::manifest::{self, Doc};
 use std::path::Path;
 
@@ -29,6 +30,8 @@ pub(super) struct Parts {
     pub budgets: Vec<Doc>,
     pub workload: Vec<Doc>,
     pub config_maps: Vec<Doc>,
+    /// The nodes' Ascend chip registrations.
+    pub npu: Vec<manifest::NpuRegistration>,
 }
 
 /// Reads `spec.snapshot`, warning about what is skipped or not modelled.
@@ -86,6 +89,7 @@ pub(super) fn read(v: &mut V<'_>, spec: &RawSpec, base: &Path) -> Option<Parts> 
         budgets: s.budgets,
         workload: s.workload,
         config_maps: s.config_maps,
+        npu: s.npu_registrations,
     })
 }
 
@@ -93,12 +97,29 @@ pub(super) fn read(v: &mut V<'_>, spec: &RawSpec, base: &Path) -> Option<Parts> 
 /// (`deviceshare.KnownGeometriesCMName` in `…Namespace`) says: MIG geometries,
 /// the memory factor, the memory-percentage resource. Without that ConfigMap in
 /// the snapshot, Volcano's defaults (no MIG geometries: MIG records fall back to
-/// HAMi-core, with a warning).
-pub(super) fn device_config(v: &mut V<'_>, parts: Option<&Parts>, id: (String, String), nodes: &mut [Node]) {
+/// HAMi-core, with a warning). When the conf models vNPU sharing (`vnpu`), gives
+/// the nodes the Ascend chips they register of the ConfigMap's chip types and
+/// returns those types (without the ConfigMap, Volcano's default: one 310P type).
+pub(super) fn device_config(
+    v: &mut V<'_>,
+    parts: Option<&Parts>,
+    id: (String, String),
+    nodes: &mut [Node],
+    vnpu: bool,
+) -> Option<VnpuConfig> {
     let doc = parts.and_then(|p| p.config_maps.iter().find(|d| manifest::config_map_id(d) == id));
     let mut errs = Vec::new();
     let config = doc.and_then(|d| manifest::device_config(d, &mut errs)).unwrap_or_default();
     report(v, errs);
+    // A ConfigMap without a `vnpus` section has no chip types; no ConfigMap:
+    // Volcano's default one.
+    let npu = vnpu.then(|| match doc {
+        Some(_) => config.vnpus.clone().unwrap_or(VnpuConfig { hami_core: false, types: Vec::new() }),
+        None => VnpuConfig::default(),
+    });
+    if let (Some(npu), Some(p)) = (&npu, parts) {
+        npu_chips(v, npu, &p.npu, nodes);
+    }
     let mut fallback: Vec<&str> = Vec::new();
     for n in nodes.iter_mut().filter(|n| !n.vgpu.is_empty()) {
         lahar_core::vgpu::resolve_mig(&mut n.vgpu, &config);
@@ -120,7 +141,64 @@ pub(super) fn device_config(v: &mut V<'_>, parts: Option<&Parts>, id: (String, S
         );
         v.warn(VGPU_MIG_FALLBACK, fallback.len() as u64, None, "spec.snapshot", message);
     }
+    npu
 }
+
+/// The nodes' Ascend chips, from their registrations of the chip types in
+/// `config`, as Volcano's `NewAscendDevices` sees them: a type the ConfigMap
+/// lacks, or that the node does not advertise in `status.allocatable`, is not
+/// seen (counted in a warning); a registration lahar cannot read is an error
+/// at its annotation.
+fn npu_chips(v: &mut V<'_>, config: &VnpuConfig, regs: &[manifest::NpuRegistration], nodes: &mut [Node]) {
+    let types: Vec<std::sync::Arc<lahar_core::vnpu::ChipType>> =
+        config.types.iter().cloned().map(std::sync::Arc::new).collect();
+    let mut unseen: Vec<String> = Vec::new();
+    for r in regs {
+        let Some(node) = nodes.iter_mut().find(|n| n.name == r.node) else { continue };
+        let Some(ti) = types.iter().position(|t| t.common_word == r.common_word) else {
+            unseen.push(format!(
+                "node `{}` registers {} chips, a type the device ConfigMap does not list",
+                r.node, r.common_word
+            ));
+            continue;
+        };
+        let ty = &types[ti];
+        if v.names.dim(&ty.resource_name).is_none_or(|d| node.allocatable.get(d) <= 0) {
+            unseen.push(format!(
+                "node `{}` registers {} chips but does not advertise `{}` in status.allocatable",
+                r.node, r.common_word, ty.resource_name
+            ));
+            continue;
+        }
+        let hami_core = r.hami_core.as_deref().map_or(config.hami_core, |s| s == "true");
+        match manifest::vnpu_chips(&r.text, hami_core) {
+            Ok(chips) => {
+                let at = node
+                    .vnpu
+                    .iter()
+                    .position(|c| types.iter().position(|t| std::sync::Arc::ptr_eq(t, &c.ty)).unwrap_or(0) > ti);
+                let nc = lahar_core::vnpu::NodeChips { ty: ty.clone(), chips };
+                node.vnpu.insert(at.unwrap_or(node.vnpu.len()), nc);
+            }
+            Err(e) => v.errors.push(InputError {
+                file: r.place.file.clone(),
+                at: r.place.at,
+                path: r.place.path.clone(),
+                message: e,
+            }),
+        }
+    }
+    if let Some(first) = unseen.first() {
+        let message = format!(
+            "{} Ascend chip registration(s) Volcano does not see, so their chips hold no pod; the first: {first}",
+            unseen.len()
+        );
+        v.warn(VNPU_UNSEEN, unseen.len() as u64, None, "spec.snapshot", message);
+    }
+}
+
+/// Warning kind: Ascend chip registrations Volcano's vNPU sharing does not see.
+pub(crate) const VNPU_UNSEEN: &str = "vnpu-chips-unseen";
 
 /// Device ConfigMaps of the snapshot that no conf reads (the conf models no vGPU,
 /// or its deviceshare names another): counted as skipped objects.

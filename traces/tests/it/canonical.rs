@@ -235,6 +235,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 task_topology: None,
                 initial: Vec::new(),
                 initial_vgpu: Vec::new(),
+                initial_vnpu: Vec::new(),
                 initial_numa: Vec::new(),
                 pod_names: None,
                 roles: None,

@@ -157,6 +157,7 @@ pub fn gang(
         task_topology: None,
         initial: Vec::new(),
         initial_vgpu: Vec::new(),
+        initial_vnpu: Vec::new(),
         initial_numa: Vec::new(),
         pod_names: None,
         roles: None,

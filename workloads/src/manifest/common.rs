@@ -126,6 +126,10 @@ pub struct Context<'a> {
     /// Parts of objects left out, each with where and why (an Argo container
     /// step nothing waits for): reported as warnings.
     pub left_out: Vec<ManifestError>,
+    /// The chip types of Volcano's vNPU sharing, when the conf models it: pods
+    /// asking for them get a vNPU ask, and the types' memory and core
+    /// resources leave the resource check.
+    pub vnpu: Option<&'a lahar_core::vnpu::VnpuConfig>,
 }
 
 /// A job read from a manifest.
@@ -544,15 +548,19 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
     if containers.is_empty() {
         ck.err(spec.at, &join(&sp, "containers"), "a pod needs at least one container");
     }
+    // Under vNPU sharing the chip types' memory and core resources are no
+    // resources of the node: Volcano leaves them out of its resource check.
+    let ignored = cx.vnpu.map(super::vnpu::ignored).unwrap_or_default();
     let container_requests = |ck: &mut Ck<'_>, names: &mut ResourceNames, c: &Node, cp: &str| -> Resources {
         let mut r = Resources::ZERO;
         let empty = Node { at: c.at, val: Val::Null };
         let res = c.get("resources").unwrap_or(&empty);
         let rp = join(cp, "resources");
-        for (d, x, _) in ck.resources(res, "limits", &rp, names) {
+        let keep = |k: &str, _: &Node| !ignored.iter().any(|i| i == k);
+        for (d, x, _) in ck.resources_where(res, "limits", &rp, names, keep) {
             r.set(d, x);
         }
-        for (d, x, _) in ck.resources(res, "requests", &rp, names) {
+        for (d, x, _) in ck.resources_where(res, "requests", &rp, names, keep) {
             r.set(d, x);
         }
         r
@@ -564,6 +572,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         let r = container_requests(ck, cx.names, c, &format!("{sp}.initContainers[{i}]"));
         requests = requests.max(&r);
     }
+    let vnpu = cx.vnpu.and_then(|c| super::vnpu::pod_ask(ck, containers, &sp, &meta.annotations, path, c));
     if requests.get(PODS) != 0 {
         ck.err(spec.at, &sp, "containers must not request `pods`; every pod takes one pod slot");
     }
@@ -638,6 +647,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
             labels: Some(meta.labels.iter().map(|(k, (v, _))| (k.clone(), v.clone())).collect()),
             revocable: revocable(ck, &meta.annotations, path),
             vgpu: vgpu_ask(ck, containers, &sp, &meta.annotations, path),
+            vnpu,
             numa: super::numa::pod_ask(
                 ck,
                 spec,
@@ -1158,6 +1168,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         user: lahar_core::text::shared(""),
         initial: Vec::new(),
         initial_vgpu: Vec::new(),
+        initial_vnpu: Vec::new(),
         initial_numa: Vec::new(),
         task_topology: None,
         pod_names: None,

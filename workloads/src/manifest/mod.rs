@@ -23,6 +23,7 @@ mod spark;
 mod subgroup;
 mod trainer;
 mod vcjob;
+mod vnpu;
 mod volcano;
 pub mod yaml;
 
@@ -30,10 +31,10 @@ pub use argo::{is_unused_workflow_template, used_workflow_templates};
 pub use common::{
     BUILTIN_PRIORITY_CLASSES, Context, HIGHEST_USER_PRIORITY, ImportedJob, PriorityClass, PriorityClasses,
 };
-pub use devices::{DEVICE_CONFIG_KEY, config_map_id, device_config};
+pub use devices::{DEVICE_CONFIG_KEY, config_map_id, device_config, vnpu_chips};
 pub use jobflow::{is_unused_template, used_templates};
 pub use pdb::{budgets, is_budget};
-pub use snapshot::{Snapshot, snapshot};
+pub use snapshot::{NpuRegistration, Snapshot, snapshot};
 pub use trainer::{trainer_skip, used_runtimes};
 pub use volcano::{NodeRef, hypernodes, queues};
 pub use yaml::{At, Doc, Node, Val};
@@ -376,6 +377,7 @@ mod kind_tests {
             horizon: Some(lahar_core::time::SimTime(3_600_000_000)),
             tiers: &tiers,
             left_out: Vec::new(),
+            vnpu: None,
         };
         let jobs = jobs(&docs, &mut cx, &mut errs);
         if errs.is_empty() {

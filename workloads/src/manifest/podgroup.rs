@@ -90,6 +90,9 @@ struct Pod {
     /// `podAllocations` (none without an entry: Volcano then sees only the
     /// node's free CPUs).
     numa: Option<lahar_core::numa::CpuSet>,
+    /// A placed pod's Ascend chips, by its `hami.io/<commonWord>-devices-allocated`
+    /// annotations (none without them: Volcano's cache counts none).
+    vnpu: lahar_core::vnpu::NpuTakes,
 }
 
 /// PodGroups and Pods of one workload source, joined at the end.
@@ -236,11 +239,24 @@ impl Groups {
             (Some(_), None) if shape.hints.as_ref().is_some_and(|h| h.vgpu.is_some()) => Some(Vec::new()),
             _ => None,
         };
+        let mut vnpu = lahar_core::vnpu::NpuTakes::new();
+        let node_chips = node.as_ref().and_then(|(id, _)| cx.node_list.get(id.0 as usize)).map_or(&[][..], |n| &n.vnpu);
+        for (i, nc) in node_chips.iter().enumerate() {
+            let key = lahar_core::vnpu::allocated_annotation(&nc.ty.common_word);
+            let Some((text, at)) = shape.annotations.get(&key) else { continue };
+            match lahar_core::vnpu::decode_allocated(text, &nc.chips) {
+                Ok(t) => vnpu.push((i as u32, t)),
+                Err(e) => {
+                    ck.err(*at, &format!("metadata.annotations.{key}"), e);
+                    return;
+                }
+            }
+        }
         let numa = node.as_ref().and_then(|(id, _)| cx.node_list.get(id.0 as usize)?.numa.as_deref()).map(|t| {
             let uid = m.and_then(|m| m.get("uid")).and_then(Node::scalar).unwrap_or_default();
             t.allocation_of(&uid, &namespace, &name).unwrap_or_default()
         });
-        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false, sub: None, vgpu, numa };
+        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false, sub: None, vgpu, numa, vnpu };
         match pod.shape.annotations.get("scheduling.k8s.io/group-name") {
             Some((g, _)) => self.pods.entry((namespace, g.clone())).or_default().push(pod),
             None => self.bare.push(Pod { bare: true, ..pod }),
@@ -292,8 +308,17 @@ impl Groups {
                     "the PodGroup has {n} Pods in the manifests; `{REPLICAS}` is for a PodGroup without Pods (it says how many its controller will create)"
                 ));
             }
-            let Grouped { mut tasks, initial, initial_vgpu, initial_numa, names, roles, role_names, subs } =
-                if pods.is_empty() { podless(&mut ck, &g, min_res.as_ref()) } else { group_tasks(&pods) };
+            let Grouped {
+                mut tasks,
+                initial,
+                initial_vgpu,
+                initial_vnpu,
+                initial_numa,
+                names,
+                roles,
+                role_names,
+                subs,
+            } = if pods.is_empty() { podless(&mut ck, &g, min_res.as_ref()) } else { group_tasks(&pods) };
             for (k, &m) in &g.min_task {
                 match role_names.iter().position(|r| r == k) {
                     Some(lead) => tasks[lead].min_available = m,
@@ -339,6 +364,7 @@ impl Groups {
             let (mut j, profile) = common::assemble(head, tasks, cx);
             j.initial = initial;
             j.initial_vgpu = initial_vgpu;
+            j.initial_vnpu = initial_vnpu;
             j.initial_numa = initial_numa;
             j.pod_names = (!pods.is_empty()).then(|| Box::new(names));
             j.roles = roles;
@@ -402,7 +428,7 @@ impl Groups {
                 );
                 continue;
             }
-            let Grouped { tasks, initial, initial_vgpu, initial_numa, names, .. } =
+            let Grouped { tasks, initial, initial_vgpu, initial_vnpu, initial_numa, names, .. } =
                 group_tasks(std::slice::from_ref(&p));
             let head = JobHead {
                 name: meta.name,
@@ -416,6 +442,7 @@ impl Groups {
             let (mut j, profile) = common::assemble(head, tasks, cx);
             j.initial = initial;
             j.initial_vgpu = initial_vgpu;
+            j.initial_vnpu = initial_vnpu;
             j.initial_numa = initial_numa;
             j.pod_names = Some(Box::new(names));
             out.push(ImportedJob { spec: j, profile, file: p.doc.file.clone(), doc: p.doc.label(), at: root.at });
@@ -431,6 +458,8 @@ struct Grouped {
     initial: Vec<(usize, u32, NodeId)>,
     /// Their vGPU cards, where their annotation says (see `Pod::vgpu`).
     initial_vgpu: Vec<(usize, u32, lahar_core::vgpu::CardTakes)>,
+    /// Their Ascend chips, where their annotations say (see `Pod::vnpu`).
+    initial_vnpu: Vec<(usize, u32, lahar_core::vnpu::NpuTakes)>,
     /// Their CPUs, on nodes with a NUMA topology (see `Pod::numa`).
     initial_numa: Vec<(usize, u32, lahar_core::numa::CpuSet)>,
     /// The pods' own names per task, in replica order.
@@ -459,8 +488,8 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
                 && t.priority == p.shape.priority
                 && t.preemptable == p.shape.preemptable
                 && t.never_preempts == p.shape.never_preempts
-                && t.hints.as_deref().map(|h| (&h.scoring, h.cooldown, &h.vgpu, &h.numa))
-                    == p.shape.hints.as_deref().map(|h| (&h.scoring, h.cooldown, &h.vgpu, &h.numa))
+                && t.hints.as_deref().map(|h| (&h.scoring, h.cooldown, &h.vgpu, &h.numa, &h.vnpu))
+                    == p.shape.hints.as_deref().map(|h| (&h.scoring, h.cooldown, &h.vgpu, &h.numa, &h.vnpu))
         };
         match tasks.iter_mut().find(|(t, role, m)| *role == p.role && m[0].sub == p.sub && same(t)) {
             Some((t, _, members)) => {
@@ -473,7 +502,8 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
             }
         }
     }
-    let (mut initial, mut initial_vgpu, mut initial_numa) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut initial, mut initial_vgpu, mut initial_numa, mut initial_vnpu) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (ti, (_, _, members)) in tasks.iter().enumerate() {
         for (k, p) in members.iter().enumerate() {
             if let Some((n, _)) = &p.node {
@@ -483,6 +513,9 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
                 }
                 if let Some(c) = p.numa {
                     initial_numa.push((ti, k as u32, c));
+                }
+                if !p.vnpu.is_empty() {
+                    initial_vnpu.push((ti, k as u32, p.vnpu.clone()));
                 }
             }
         }
@@ -497,6 +530,7 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
         tasks: tasks.into_iter().map(|(t, _, _)| t).collect(),
         initial,
         initial_vgpu,
+        initial_vnpu,
         initial_numa,
         roles: shared.then(|| lead.into_boxed_slice()),
         role_names,
@@ -554,6 +588,7 @@ fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Re
         tasks: vec![common::task("pod", replicas, 0, &shape)],
         initial: Vec::new(),
         initial_vgpu: Vec::new(),
+        initial_vnpu: Vec::new(),
         initial_numa: Vec::new(),
         names: vec![Vec::new()],
         roles: None,

@@ -33,6 +33,28 @@ pub struct Snapshot {
     pub workload: Vec<Doc>,
     /// Objects the scheduler does not read, counted by kind.
     pub skipped: BTreeMap<String, usize>,
+    /// The nodes' Ascend chip registrations, in file order: read once the conf
+    /// says whether it models vNPU sharing and the device ConfigMap which chip
+    /// types there are.
+    pub npu_registrations: Vec<NpuRegistration>,
+}
+
+/// A node's registration of Ascend chips of one type (its
+/// `hami.io/node-register-<commonWord>` annotation, written by Project-HAMi's
+/// `ascend-device-plugin`).
+#[derive(Clone, Debug)]
+pub struct NpuRegistration {
+    /// The node.
+    pub node: String,
+    /// The chip type's `commonWord` (the annotation's suffix).
+    pub common_word: String,
+    /// The annotation's JSON list of chips.
+    pub text: String,
+    /// The node's `hami-vnpu-core` annotation, if any.
+    pub hami_core: Option<String>,
+    /// Where the annotation is (file, line, field path), for errors about it;
+    /// its message is empty.
+    pub place: ManifestError,
 }
 
 /// Reads the snapshot file `pattern` (relative to `base`).
@@ -51,6 +73,7 @@ pub fn snapshot(
         match (group, kind.as_str()) {
             ("v1", "Node") => {
                 if let Some(n) = node(&d, names, errs, &mut out.constrained) {
+                    out.npu_registrations.extend(npu_registrations(&d, &n.name));
                     out.nodes.push(n);
                 }
             }
@@ -216,8 +239,31 @@ fn node(
         nics: Nics::default(),
         speed: 1.0,
         vgpu,
+        vnpu: Vec::new(),
         numa: None,
     })
+}
+
+/// A node's Ascend chip registrations (see [`NpuRegistration`]).
+fn npu_registrations(d: &Doc, node: &str) -> Vec<NpuRegistration> {
+    let ann = d.root.get("metadata").and_then(|m| m.get("annotations"));
+    let Some(Val::Map(m)) = ann.map(|a| &a.val) else { return Vec::new() };
+    let hami_core = ann.and_then(|a| a.get(lahar_core::vnpu::NODE_HAMI_CORE)).and_then(Node::scalar);
+    let prefix = lahar_core::vnpu::register_annotation("");
+    m.iter()
+        .filter_map(|(k, v)| {
+            let cw = k.strip_prefix(&prefix).filter(|cw| !cw.is_empty())?;
+            let mut place = Vec::new();
+            Ck::new(d, &mut place).err(v.at, &format!("metadata.annotations.{k}"), "");
+            Some(NpuRegistration {
+                node: node.to_string(),
+                common_word: cw.to_string(),
+                text: v.scalar().unwrap_or_default(),
+                hami_core: hami_core.clone(),
+                place: place.pop()?,
+            })
+        })
+        .collect()
 }
 
 /// The node's vGPU cards, from its `volcano.sh/node-vgpu-register` annotation

@@ -48,9 +48,25 @@
 //! cards holding a pod (releasing ones included) that matches one of the same
 //! rules.
 //!
-//! Ascend vNPU (`deviceshare.AscendMindClusterVNPUEnable`,
-//! `deviceshare.AscendHAMiVNPUEnable`) and `deviceshare.NodeLockEnable` with the
-//! memory or vGPU mode are refused by the conf loader.
+//! Ascend vNPU, HAMi mode (`deviceshare.AscendHAMiVNPUEnable: true`): a node's
+//! chips come from its `hami.io/node-register-<commonWord>` annotations, one per
+//! chip type of the device ConfigMap (see [`lahar_core::vnpu`]); a pod whose
+//! containers name a type's count or memory resource in their limits needs
+//! chips of that type that pass Volcano's chip-by-chip fit, tried in
+//! `deviceshare.SchedulePolicy`'s order (`binpack`: most memory in use first;
+//! `spread`: unshared chips first). A node without chips of the type passes.
+//! Refusal: `no ascend device available`, resolvable (`Unschedulable`) when
+//! too few chips fit, not when a container asks several chips with part of
+//! their memory (Volcano's `Error` code: preempt and reclaim leave the node
+//! out). With `deviceshare.ScheduleWeight` > 0 a node scores `⌊s + 0.5⌋ ×
+//! weight`, s the Σ over the types of [`lahar_core::vnpu::node_score`]; the
+//! chips a placed pod takes are chosen in the policy's order only then
+//! (Volcano's `Allocate` reads the policy its score leaves on the node: without
+//! a score, registration order).
+//!
+//! Ascend MindCluster vNPU (`deviceshare.AscendMindClusterVNPUEnable`) and
+//! `deviceshare.NodeLockEnable` with the memory, vGPU or vNPU mode are refused
+//! by the conf loader.
 
 use super::super::conf::{ArgValue, Args};
 use super::super::framework::Plugin;
@@ -59,6 +75,7 @@ use lahar_core::devices::GPU_MEMORY;
 use lahar_core::job::PodId;
 use lahar_core::session::Session;
 use lahar_core::vgpu::{ExclusiveRules, Refusal, VgpuFit, VgpuPolicy};
+use lahar_core::vnpu::NpuPolicy;
 use std::cell::OnceCell;
 
 /// The resource of GPU-number mode.
@@ -71,6 +88,9 @@ pub struct DeviceShare {
     sharing: bool,
     /// vGPU mode.
     vgpu: bool,
+    /// Ascend vNPU, HAMi mode.
+    vnpu: bool,
+    npu_policy: NpuPolicy,
     policy: VgpuPolicy,
     weight: i64,
     /// `deviceshare.GPUExclusiveRules`.
@@ -88,6 +108,8 @@ impl DeviceShare {
             number: args.bool("deviceshare.GPUNumberEnable", false),
             sharing: args.bool("deviceshare.GPUSharingEnable", false),
             vgpu: args.bool("deviceshare.VGPUEnable", false),
+            vnpu: args.bool("deviceshare.AscendHAMiVNPUEnable", false),
+            npu_policy: NpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or("")),
             policy: VgpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or("")),
             weight: args.int("deviceshare.ScheduleWeight", 0),
             rules: exclusive_rules(args),
@@ -109,6 +131,52 @@ impl DeviceShare {
     pub fn vgpu_policy(args: &Args) -> Option<(VgpuPolicy, ExclusiveRules)> {
         args.bool("deviceshare.VGPUEnable", false)
             .then(|| (VgpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or("")), exclusive_rules(args)))
+    }
+
+    /// The chip order vNPU pods take chips in, when this conf models Ascend
+    /// vNPU sharing: the policy when the plugin scores (Volcano's `Allocate`
+    /// reads the policy `ScoreNode` leaves on the node), else none.
+    pub fn vnpu_policy(args: &Args) -> Option<NpuPolicy> {
+        args.bool("deviceshare.AscendHAMiVNPUEnable", false).then(|| {
+            if args.int("deviceshare.ScheduleWeight", 0) > 0 {
+                NpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or(""))
+            } else {
+                NpuPolicy::Other
+            }
+        })
+    }
+
+    /// The first vNPU chip type of the node that cannot hold the pod (`None`
+    /// when all can, or the pod asks none or the node has none).
+    fn vnpu_refusal(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<lahar_core::vnpu::Refusal> {
+        let p = ssn.pod(pod);
+        let ask = ssn.job(p.job).spec.tasks[p.task as usize].hints.as_ref()?.vnpu.as_deref()?;
+        let n = ssn.node(node);
+        n.vnpu.iter().zip(&ssn.node_state(node).vnpu).find_map(|(nc, u)| {
+            let written = ask.of(&nc.ty.common_word)?;
+            lahar_core::vnpu::choose(self.npu_policy, nc, u, written, ask.hami_core).err()
+        })
+    }
+
+    /// Σ of the node's vNPU chip types' [`lahar_core::vnpu::node_score`] for the
+    /// pod (0 for a type that cannot hold it).
+    fn vnpu_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
+        let p = ssn.pod(pod);
+        let ask = ssn.job(p.job).spec.tasks[p.task as usize].hints.as_ref()?.vnpu.as_deref()?;
+        let n = ssn.node(node);
+        let mut s = 0.0;
+        for (nc, u) in n.vnpu.iter().zip(&ssn.node_state(node).vnpu) {
+            let Some(written) = ask.of(&nc.ty.common_word) else { continue };
+            if let Ok((_, chosen)) = lahar_core::vnpu::choose(self.npu_policy, nc, u, written, ask.hami_core) {
+                s += lahar_core::vnpu::node_score(self.npu_policy, &nc.ty, &nc.chips, &u.uses, &chosen);
+            }
+        }
+        Some(s)
+    }
+
+    fn asks_vnpu(ssn: &Session<'_>, pod: PodId) -> bool {
+        let p = ssn.pod(pod);
+        ssn.job(p.job).spec.tasks[p.task as usize].hints.as_ref().is_some_and(|h| h.vnpu.is_some())
     }
 
     /// The vGPU fit of a pod on a node: `None` when the pod asks no vGPU or the
@@ -199,10 +267,10 @@ pub fn argument_conflicts(args: &Args) -> Vec<(&'static str, &'static str)> {
             "vGPU cannot be used together with GPUSharingEnable or GPUNumberEnable (Volcano's scheduler exits: \"gpu-share and vgpu can't be used together\")",
         ));
     }
-    if on("deviceshare.NodeLockEnable") && (sharing || vgpu) {
+    if on("deviceshare.NodeLockEnable") && (sharing || vgpu || on("deviceshare.AscendHAMiVNPUEnable")) {
         out.push((
             "deviceshare.NodeLockEnable",
-            "the node lock fails a second GPU-memory or vGPU allocation on a node until the first pod starts, which changes decisions, and lahar does not model it; leave it false",
+            "the node lock fails a second GPU-memory, vGPU or vNPU allocation on a node until the first pod starts, which changes decisions, and lahar does not model it; leave it false",
         ));
     }
     out
@@ -237,7 +305,7 @@ impl Plugin for DeviceShare {
         "deviceshare"
     }
     fn has_predicate(&self) -> bool {
-        self.number || self.sharing || self.vgpu
+        self.number || self.sharing || self.vgpu || self.vnpu
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         // Sharing first, then number, as Volcano's FilterNode checks them.
@@ -250,19 +318,33 @@ impl Plugin for DeviceShare {
         if let Some(Err(_)) = self.vgpu.then(|| self.vgpu_fit(ssn, pod, node)).flatten() {
             return Some(Err("hami-vgpuDeviceSharing error".into()));
         }
+        if self.vnpu && self.vnpu_refusal(ssn, pod, node).is_some() {
+            return Some(Err("no ascend device available".into()));
+        }
         Some(Ok(()))
     }
     fn predicate_resolvable(&self) -> bool {
         true
     }
+    fn predicate_unresolvable(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
+        match self.vnpu.then(|| self.vnpu_refusal(ssn, pod, node)).flatten() {
+            Some(r) if !r.resolvable() => Some(Err("no ascend device available".into())),
+            _ => None,
+        }
+    }
+    fn unresolvable_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        !(self.vnpu && Self::asks_vnpu(ssn, pod))
+    }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         let asks = |d: Option<usize>| d.is_some_and(|d| ssn.pod(pod).req.get(d) > 0);
         !((self.number && asks(self.dim(ssn)))
             || (self.sharing && asks(self.memory_dim(ssn)))
-            || (self.vgpu && Self::asks_vgpu(ssn, pod)))
+            || (self.vgpu && Self::asks_vgpu(ssn, pod))
+            || (self.vnpu && Self::asks_vnpu(ssn, pod)))
     }
     fn has_node_score(&self) -> bool {
-        self.vgpu && self.weight > 0 && self.policy == VgpuPolicy::Binpack
+        // vNPU scores under any policy: a 910 type's ring term does not read it.
+        self.weight > 0 && ((self.vgpu && self.policy == VgpuPolicy::Binpack) || self.vnpu)
     }
     fn score_by_node(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         // The score reads the node's cards (a change of them counts as a change
@@ -272,6 +354,10 @@ impl Plugin for DeviceShare {
         // pod's request (Kubernetes requires an extended resource's request to
         // equal its limit), so such a pod's score may be reused; any other is
         // computed afresh.
+        // A vNPU ask is not in the pod's request: its score is computed afresh.
+        if Self::asks_vnpu(ssn, pod) {
+            return false;
+        }
         let p = ssn.pod(pod);
         let Some(ask) = ssn.job(p.job).spec.tasks[p.task as usize].hints.as_ref().and_then(|h| h.vgpu.as_deref())
         else {
@@ -291,10 +377,16 @@ impl Plugin for DeviceShare {
         if !self.has_node_score() {
             return None;
         }
-        let s = match self.vgpu_fit(ssn, pod, node)? {
-            Ok(f) => f.score,
-            Err(_) => return Some(0.0),
-        };
+        // Volcano sums the scores of every device type the pod asks for.
+        let vnpu = self.vnpu.then(|| self.vnpu_score(ssn, pod, node)).flatten();
+        let vgpu = (self.vgpu && self.policy == VgpuPolicy::Binpack)
+            .then(|| self.vgpu_fit(ssn, pod, node))
+            .flatten()
+            .map(|f| f.map_or(0.0, |f| f.score));
+        if vnpu.is_none() && vgpu.is_none() {
+            return None;
+        }
+        let s = vnpu.unwrap_or(0.0) + vgpu.unwrap_or(0.0);
         Some((s + 0.5).floor() * self.weight as f64)
     }
 }
