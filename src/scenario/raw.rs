@@ -277,7 +277,22 @@ pub struct RawNode {
     pub labels: Option<BTreeMap<String, String>>,
     pub extended_resources: Option<Spanned<BTreeMap<String, Quantity>>>,
     pub vgpu: Option<RawVgpu>,
+    pub vnpu: Option<Spanned<RawVnpu>>,
     pub numa: Option<Spanned<RawNuma>>,
+}
+
+/// A node's Ascend chips of one type, as Project-HAMi's ascend-device-plugin
+/// registers them for Volcano's vNPU sharing.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawVnpu {
+    #[serde(rename = "type")]
+    pub kind: Spanned<String>,
+    pub chips: Spanned<i64>,
+    pub count: Spanned<i64>,
+    pub memory: Spanned<i64>,
+    pub cores: Spanned<i64>,
+    pub hami_core: Option<bool>,
 }
 
 /// A node's NUMA topology, laid out as Linux numbers CPUs.
@@ -593,6 +608,7 @@ pub struct RawTask {
     pub preemptable: Option<bool>,
     pub partition_policy: Option<Spanned<RawPartitionPolicy>>,
     pub topology_policy: Option<Spanned<String>>,
+    pub vnpu_mode: Option<Spanned<String>>,
     pub duration: Option<Spanned<String>>,
 }
 

@@ -289,7 +289,7 @@ fn vnpu_warnings_say_what_the_chips_change() {
     let plain = "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: predicates\n";
     let w = kinds(&snapshot_dir(&nodes, &p, plain));
     assert!(
-        w.iter().any(|l| l.contains("1 node(s) register Ascend chips (the first: n0), but no deviceshare plugin with `deviceshare.AscendHAMiVNPUEnable: true`")),
+        w.iter().any(|l| l.contains("1 node(s) have Ascend chips (the first: n0), but no deviceshare plugin with `deviceshare.AscendHAMiVNPUEnable: true`")),
         "{w:?}"
     );
     let unseen = nodes.replace("node-register-Ascend310P", "node-register-Ascend999");
@@ -305,5 +305,65 @@ fn vnpu_warnings_say_what_the_chips_change() {
             "node `n0` registers Ascend310P chips but does not advertise `huawei.com/Ascend310P` in status.allocatable"
         )),
         "{w:?}"
+    );
+}
+
+/// The compact forms: a node group of 910B3 nodes with `vnpu` chips (the
+/// device plugin's numbers for the published ConfigMap, which a snapshot of
+/// that ConfigMap alone provides) and compact jobs asking for chips. On n-0
+/// (8 chips of 65536 MiB, rings 0-3 and 4-7), where a node selector sends
+/// them, `pair` goes first (jobs created together go by namespace/name, as
+/// Volcano's UIDs stand in): 2 chips without memory take whole chips 0 and 1
+/// (both rings have four fitting chips; the lower ring first). `small` (3
+/// pods, 1024 MiB → 16384) then takes chip 4 three times: ring 1 has four
+/// fitting chips to ring 0's two. `core` asks 8192 MiB and 30 AI cores in
+/// hami-core mode and fits only the hami-core node h-0, on its chip 0.
+#[test]
+fn compact_nodes_and_jobs_ask_for_chips() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cm.yaml"), config_map()).unwrap();
+    let dir = &dir;
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  snapshot: cm.yaml\n  cluster:\n    nodeGroups:\n      - {{name: n, count: 1, cpu: 64, memory: 256Gi, labels: {{pool: a}}, vnpu: {{type: Ascend910B3, chips: 8, count: 4, memory: 65536, cores: 20}}}}\n      - {{name: h, count: 1, cpu: 64, memory: 256Gi, vnpu: {{type: Ascend910B3, chips: 8, count: 4, memory: 65536, cores: 20, hamiCore: true}}}}\n  queues: [{{name: default}}]\n  scheduler:\n    inline: |\n{}  workload:\n    - jobs:\n        - {{name: small, duration: 1h, tasks: [{{name: w, replicas: 3, nodeSelector: {{pool: a}}, resources: {{cpu: 1, huawei.com/Ascend910B3: 1, huawei.com/Ascend910B3-memory: 1024}}}}]}}\n        - {{name: pair, duration: 1h, tasks: [{{name: w, replicas: 1, nodeSelector: {{pool: a}}, resources: {{cpu: 1, huawei.com/Ascend910B3: 2}}}}]}}\n        - {{name: core, duration: 1h, tasks: [{{name: w, replicas: 1, vnpuMode: hami-core, resources: {{cpu: 1, huawei.com/Ascend910B3: 1, huawei.com/Ascend910B3-memory: 8192, huawei.com/Ascend910B3-core: 30}}}}]}}\n",
+        conf("allocate", "").lines().map(|l| format!("      {l}\n")).collect::<String>()
+    );
+    std::fs::write(dir.path().join("scenario.yaml"), &text).unwrap();
+    let o = run(&dir);
+    let nodes = |j: &str| o.pods_of(j).iter().map(|p| p["node"].clone()).collect::<Vec<_>>();
+    assert_eq!(nodes("core"), ["h-0"]);
+    assert_eq!((nodes("small"), nodes("pair")), (vec!["n-0".to_string(); 3], vec!["n-0".to_string()]));
+    let chips = chips_after(dir.path(), 1);
+    let mut n0 = vec![(0u32, 0i64, 0i64); 8];
+    n0[0] = (1, 65536, 0);
+    n0[1] = (1, 65536, 0);
+    n0[4] = (3, 3 * 16384, 0);
+    let mut h0 = vec![(0u32, 0i64, 0i64); 8];
+    h0[0] = (1, 8192, 30);
+    assert_eq!(chips, [vec![n0], vec![h0]]);
+    // Bad compact input, each at its field.
+    let refused_text = |t: String, want: &str| {
+        std::fs::write(dir.path().join("scenario.yaml"), t).unwrap();
+        refused(&dir, want);
+    };
+    refused_text(text.replacen("chips: 8,", "chips: 0,", 1), "spec.cluster.nodeGroups[0].vnpu.chips");
+    refused_text(
+        text.replace("vnpuMode: hami-core, ", ""),
+        "spec.workload[0].jobs[2].tasks[0].resources.huawei.com/Ascend910B3-core: AI cores are set only in hami-core mode: give the task `vnpuMode: hami-core`",
+    );
+    refused_text(
+        text.replace("vnpuMode: hami-core", "vnpuMode: template"),
+        "spec.workload[0].jobs[2].tasks[0].vnpuMode: expected `hami-core` (leave it out for template mode), got `template`",
+    );
+    // Without vNPU in the conf the chips change nothing, with a warning.
+    let plain = text.replace(
+        "deviceshare.AscendHAMiVNPUEnable: true, deviceshare.KnownGeometriesCMName: hami-scheduler-device",
+        "deviceshare.GPUNumberEnable: true",
+    );
+    std::fs::write(dir.path().join("scenario.yaml"), plain).unwrap();
+    let out = super::lahar().arg("validate").arg(dir.path().join("scenario.yaml")).assert().success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("2 node(s) have Ascend chips (the first: n-0), but no deviceshare plugin with `deviceshare.AscendHAMiVNPUEnable: true`"),
+        "{err}"
     );
 }

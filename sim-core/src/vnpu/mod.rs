@@ -363,6 +363,17 @@ pub fn node_score(policy: NpuPolicy, ty: &ChipType, chips: &[Chip], uses: &[Chip
     score
 }
 
+/// The HCCS ring the device plugin gives chip `index` of type `common_word`
+/// (`custominfo.NetworkID`): for 910 types, 0 for chips 0-3 and 1 from chip 4,
+/// always 0 for the 910C; none for other types.
+pub fn ring_of(common_word: &str, index: u32) -> Option<i64> {
+    match common_word {
+        "Ascend910C" => Some(0),
+        w if w.starts_with("Ascend910") => Some(if index >= 4 { 1 } else { 0 }),
+        _ => None,
+    }
+}
+
 /// The annotation a node registers its chips of type `common_word` in.
 pub fn register_annotation(common_word: &str) -> String {
     format!("hami.io/node-register-{common_word}")

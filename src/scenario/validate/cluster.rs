@@ -69,9 +69,14 @@ pub(super) fn cluster(v: &mut V<'_>, c: &RawCluster, base: &Path) -> (Vec<Node>,
         }
         if let (Some(template), Some(count)) = (node(v, &g.value, &path), count) {
             grouped += count as usize;
+            // The group's chips, once per node it expands to.
+            let npus = g.value.vnpu.is_some().then(|| v.compact_npus.pop()).flatten();
             for k in 0..count {
                 let mut n = template.clone();
                 n.name = format!("{}-{k}", template.name);
+                if let Some(c) = &npus {
+                    v.compact_npus.push(super::snapshot::CompactNpus { node: n.name.clone(), ..c.clone() });
+                }
                 for (i, c) in n.vgpu.iter_mut().enumerate() {
                     c.uuid = format!("GPU-{}-{i}", n.name);
                 }
@@ -273,6 +278,12 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
         }
         None => 1.0,
     };
+    if let Some(x) = &n.vnpu
+        && let Some(c) = compact_npus(v, x, &n.name.value, path)
+    {
+        compact_npu_resource(v, &c, x, &mut alloc, n.extended_resources.as_ref(), path);
+        v.compact_npus.push(c);
+    }
     let gpu_model = n.gpu_model.clone().unwrap_or_default();
     let vgpu =
         n.vgpu.as_ref().map(|g| vgpu_cards(v, g, &n.name.value, &gpu_model, &mut alloc, path)).unwrap_or_default();
@@ -294,6 +305,55 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
         vnpu: Vec::new(),
         numa,
     })
+}
+
+/// A compact node's `vnpu` chips, checked: `chips`, `count`, `memory` at least
+/// 1, `cores` at least 0, a type without spaces.
+fn compact_npus(v: &mut V<'_>, x: &Spanned<RawVnpu>, node: &str, path: &str) -> Option<super::snapshot::CompactNpus> {
+    let p = format!("{path}.vnpu");
+    let kind = &x.value.kind;
+    if kind.value.is_empty() || kind.value.contains(char::is_whitespace) {
+        v.err(at(kind), format!("{p}.type"), "expected a chip type's commonWord, such as Ascend310P or Ascend910B3");
+        return None;
+    }
+    let chips = v.count(&x.value.chips, &format!("{p}.chips"), 1)?;
+    let count = v.count(&x.value.count, &format!("{p}.count"), 1)?;
+    let memory = v.count(&x.value.memory, &format!("{p}.memory"), 1)?;
+    let cores = v.count(&x.value.cores, &format!("{p}.cores"), 0)?;
+    if chips > 64 {
+        v.err(at(&x.value.chips), format!("{p}.chips"), format!("at most 64 chips per type, got {chips}"));
+        return None;
+    }
+    Some(super::snapshot::CompactNpus {
+        node: node.to_string(),
+        common_word: kind.value.clone(),
+        chips,
+        count,
+        memory: i64::from(memory),
+        cores: i64::from(cores),
+        hami_core: x.value.hami_core,
+    })
+}
+
+/// The count resource a compact node's chips give: `huawei.com/<type>` =
+/// chips × count (the device plugin's name in every published ConfigMap),
+/// unless `extendedResources` sets it.
+fn compact_npu_resource(
+    v: &mut V<'_>,
+    c: &super::snapshot::CompactNpus,
+    x: &Spanned<RawVnpu>,
+    alloc: &mut Resources,
+    ext: Option<&Spanned<BTreeMap<String, crate::scenario::raw::Quantity>>>,
+    path: &str,
+) {
+    let name = format!("huawei.com/{}", c.common_word);
+    if ext.is_some_and(|e| e.value.contains_key(&name)) {
+        return;
+    }
+    let q = crate::scenario::raw::Quantity((i64::from(c.chips) * i64::from(c.count)).to_string());
+    if let Some((d, n)) = v.quantity(&name, &q, at(x), &format!("{path}.vnpu")) {
+        alloc.set(d, n);
+    }
 }
 
 /// A node's `numa` topology: its `cpu` CPUs over `sockets` sockets (default:

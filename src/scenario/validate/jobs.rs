@@ -3,12 +3,11 @@
 
 use super::{MAX_REPLICAS, Source, Targets, UNSCHEDULABLE, V, at, comm, fits_somewhere, largest, queues};
 use crate::scenario::raw::*;
-use lahar_core::cluster::{Node, NodeId};
+use lahar_core::cluster::Node;
 use lahar_core::job::{
     DEFAULT_TERMINATION_GRACE, Dependency, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
     TaskTopology,
 };
-use lahar_core::queue::QueueId;
 use lahar_core::resource::{PODS, Resources};
 use lahar_core::subgroup::{Partition, from_partitions};
 use lahar_core::time::{SimDuration, SimTime};
@@ -21,11 +20,11 @@ fn job(
     v: &mut V<'_>,
     rj: &Spanned<RawJob>,
     path: &str,
-    queues: &BTreeMap<String, QueueId>,
-    node_ids: &BTreeMap<String, NodeId>,
+    tg: &Targets<'_>,
     classes: &PriorityClasses,
     iterations: bool,
 ) -> Option<JobSpec> {
+    let (queues, node_ids) = (tg.queues, tg.node_ids);
     let before = v.errors.len();
     let r = &rj.value;
     // Job priority: the named class's value (as Volcano reads the PodGroup's class),
@@ -133,8 +132,25 @@ fn job(
         };
         partitions.push(part);
         let mut requests = Resources::ZERO;
+        // Under vNPU sharing the chip types' memory and core resources are the
+        // pod's ask of chips, not resources of the node.
+        let mut npu: BTreeMap<String, i64> = BTreeMap::new();
+        let ignored = tg.vnpu.map(lahar_workloads::manifest::vnpu_ignored).unwrap_or_default();
         if let Some(res) = &t.resources {
             for (k, q) in &res.value {
+                if ignored.contains(k) {
+                    match lahar_core::quantity::parse_quantity(&q.0, 1) {
+                        Ok(x) if x >= 0 => {
+                            npu.insert(k.clone(), x);
+                        }
+                        _ => v.err(
+                            at(res),
+                            format!("{tpath}.resources.{k}"),
+                            format!("expected a whole number ≥ 0, got `{}`", q.0),
+                        ),
+                    }
+                    continue;
+                }
                 if k == "pods" {
                     v.err(
                         at(res),
@@ -150,6 +166,7 @@ fn job(
         }
         requests.set(PODS, 1);
         let vgpu = vgpu_ask(v, &requests);
+        let vnpu = tg.vnpu.and_then(|c| vnpu_ask(v, c, &requests, &npu, t, &tpath));
         let numa = numa_ask(v, t, &requests, &tpath);
         let mut depends_on = Vec::new();
         let mut depends_any = false;
@@ -194,7 +211,7 @@ fn job(
             preemptable: t.preemptable.unwrap_or(true),
             never_preempts,
             tolerations: Vec::new(),
-            hints: lahar_core::job::PodHints { vgpu, numa, ..Default::default() }.shared(),
+            hints: lahar_core::job::PodHints { vgpu, vnpu, numa, ..Default::default() }.shared(),
             run_time: t.duration.as_ref().and_then(|d| match v.duration(d, &format!("{tpath}.duration")) {
                 Some(SimDuration(0)) => {
                     v.err(at(d), format!("{tpath}.duration"), "must be longer than 0");
@@ -443,7 +460,7 @@ pub(super) fn source(
         let prof =
             rj.value.model.as_ref().and_then(|m| comm::model_profile(v, m, &format!("{jpath}.model")).map(Arc::new));
         let iterations = prof.as_ref().is_some_and(|p| p.iterations.is_some());
-        if let Some(j) = job(v, rj, &jpath, t.queues, t.node_ids, classes, iterations) {
+        if let Some(j) = job(v, rj, &jpath, t, classes, iterations) {
             check_job_fit(v, &j, t.nodes, rj, &jpath);
             if let (Some(p), Some(m)) = (&prof, &rj.value.model)
                 && let Err(e) = p.check(j.total_gpus().max(0) as u32)
@@ -528,6 +545,55 @@ fn vgpu_ask(v: &V<'_>, requests: &Resources) -> Option<Box<lahar_core::vgpu::Vgp
     let c = ContainerAsk::of(get(VGPU_NUMBER), get(VGPU_MEMORY), get(VGPU_CORES))?
         .with_percent(get(VGPU_MEMORY_PERCENTAGE));
     Some(Box::new(VgpuAsk { containers: vec![c], ..Default::default() }))
+}
+
+/// A compact task's vNPU ask: for each chip type of `config`, its count
+/// resource (a request) and its memory and core resources (`npu`, read apart),
+/// as one container's; `vnpuMode: hami-core` as the pod annotation.
+fn vnpu_ask(
+    v: &mut V<'_>,
+    config: &lahar_core::vnpu::VnpuConfig,
+    requests: &Resources,
+    npu: &BTreeMap<String, i64>,
+    t: &RawTask,
+    tpath: &str,
+) -> Option<Box<lahar_core::vnpu::NpuAsk>> {
+    let hami_core = match &t.vnpu_mode {
+        Some(m) if m.value == "hami-core" => true,
+        Some(m) => {
+            v.err(
+                at(m),
+                format!("{tpath}.vnpuMode"),
+                format!("expected `hami-core` (leave it out for template mode), got `{}`", m.value),
+            );
+            false
+        }
+        None => false,
+    };
+    let mut ask = lahar_core::vnpu::NpuAsk { types: Vec::new(), hami_core };
+    for ty in &config.types {
+        // Extended resources are read in milli-units.
+        let count = v.names.dim(&ty.resource_name).map(|d| requests.get(d)).filter(|&x| x > 0);
+        if count.is_some_and(|c| c % 1000 != 0) {
+            v.err(None, format!("{tpath}.resources.{}", ty.resource_name), "expected a whole number of chips");
+            continue;
+        }
+        let count = count.map(|c| c / 1000);
+        let memory = npu.get(&ty.resource_memory_name).copied();
+        let cores = npu.get(&ty.resource_core_name()).copied();
+        if count.is_none() && memory.is_none() {
+            continue;
+        }
+        if cores.is_some() && !hami_core {
+            v.err(
+                None,
+                format!("{tpath}.resources.{}", ty.resource_core_name()),
+                "AI cores are set only in hami-core mode: give the task `vnpuMode: hami-core`",
+            );
+        }
+        ask.types.push((ty.common_word.clone(), vec![lahar_core::vnpu::Written { count, memory, cores }]));
+    }
+    (!ask.types.is_empty()).then(|| Box::new(ask))
 }
 
 /// A compact job's `scaling` and `resizeOverhead`: either makes it elastic.

@@ -69,6 +69,9 @@ pub(crate) struct V<'a> {
     /// schedules are read against them.
     pub clock_start: i64,
     pub horizon: Option<SimTime>,
+    /// Compact nodes' Ascend chips, given their types once the device
+    /// ConfigMap is read.
+    pub compact_npus: Vec<snapshot::CompactNpus>,
 }
 
 impl V<'_> {
@@ -276,6 +279,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         default_duration: None,
         clock_start: 0,
         horizon: None,
+        compact_npus: Vec::new(),
     };
     if raw.api_version.value != "lahar.io/v1alpha1" {
         v.err(
@@ -610,11 +614,16 @@ fn vnpu_warnings(
     scheduler: &SchedulerChoice,
 ) {
     if scheduler.vnpu_policy().is_none() {
-        let Some(regs) = snap.map(|s| &s.npu).filter(|r| !r.is_empty()) else { return };
+        let regs = snap.map_or(&[][..], |s| &s.npu[..]);
         let mut with: Vec<&str> = regs.iter().map(|r| r.node.as_str()).collect();
+        with.extend(v.compact_npus.iter().map(|c| c.node.as_str()));
         with.dedup();
+        if with.is_empty() {
+            return;
+        }
+        let with: Vec<String> = with.into_iter().map(str::to_string).collect();
         let message = format!(
-            "{} node(s) register Ascend chips (the first: {}), but no deviceshare plugin with `deviceshare.AscendHAMiVNPUEnable: true` is in the scheduler conf: the chips change nothing, and pods asking for them are placed by their resources alone",
+            "{} node(s) have Ascend chips (the first: {}), but no deviceshare plugin with `deviceshare.AscendHAMiVNPUEnable: true` is in the scheduler conf: the chips change nothing, and pods asking for them are placed by their resources alone",
             with.len(),
             with[0]
         );

@@ -117,8 +117,8 @@ pub(super) fn device_config(
         Some(_) => config.vnpus.clone().unwrap_or(VnpuConfig { hami_core: false, types: Vec::new() }),
         None => VnpuConfig::default(),
     });
-    if let (Some(npu), Some(p)) = (&npu, parts) {
-        npu_chips(v, npu, &p.npu, nodes);
+    if let Some(npu) = &npu {
+        npu_chips(v, npu, parts.map_or(&[][..], |p| &p.npu[..]), nodes);
     }
     let mut fallback: Vec<&str> = Vec::new();
     for n in nodes.iter_mut().filter(|n| !n.vgpu.is_empty()) {
@@ -188,6 +188,37 @@ fn npu_chips(v: &mut V<'_>, config: &VnpuConfig, regs: &[manifest::NpuRegistrati
             }),
         }
     }
+    for c in std::mem::take(&mut v.compact_npus) {
+        let Some(node) = nodes.iter_mut().find(|n| n.name == c.node) else { continue };
+        let Some(ti) = types.iter().position(|t| t.common_word == c.common_word) else {
+            unseen.push(format!(
+                "node `{}` has {} chips (`vnpu`), a type the device ConfigMap does not list",
+                c.node, c.common_word
+            ));
+            continue;
+        };
+        let ty = &types[ti];
+        if v.names.dim(&ty.resource_name).is_none_or(|d| node.allocatable.get(d) <= 0) {
+            unseen.push(format!(
+                "node `{}` has {} chips (`vnpu`) but not the resource `{}` (set it in extendedResources)",
+                c.node, c.common_word, ty.resource_name
+            ));
+            continue;
+        }
+        let hami_core = c.hami_core.unwrap_or(config.hami_core);
+        let chips = (0..c.chips)
+            .map(|i| lahar_core::vnpu::Chip {
+                id: format!("{}-npu{i}", c.node),
+                count: c.count,
+                devmem: c.memory,
+                devcore: if hami_core { 100 } else { c.cores },
+                network_id: lahar_core::vnpu::ring_of(&c.common_word, i),
+                hami_core,
+            })
+            .collect();
+        let nc = lahar_core::vnpu::NodeChips { ty: ty.clone(), chips };
+        node.vnpu.push(nc);
+    }
     if let Some(first) = unseen.first() {
         let message = format!(
             "{} Ascend chip registration(s) Volcano does not see, so their chips hold no pod; the first: {first}",
@@ -195,6 +226,22 @@ fn npu_chips(v: &mut V<'_>, config: &VnpuConfig, regs: &[manifest::NpuRegistrati
         );
         v.warn(VNPU_UNSEEN, unseen.len() as u64, None, "spec.snapshot", message);
     }
+}
+
+/// A compact node's `vnpu`, given its type once the device ConfigMap is read.
+#[derive(Clone, Debug)]
+pub(crate) struct CompactNpus {
+    /// The node.
+    pub node: String,
+    /// The chip type's `commonWord`.
+    pub common_word: String,
+    /// Chips, vNPUs per chip, MiB per chip, AI cores per chip.
+    pub chips: u32,
+    pub count: u32,
+    pub memory: i64,
+    pub cores: i64,
+    /// `hamiCore`, if given (else the ConfigMap's `hamiVnpuCore`).
+    pub hami_core: Option<bool>,
 }
 
 /// Warning kind: Ascend chip registrations Volcano's vNPU sharing does not see.
@@ -208,7 +255,7 @@ pub(super) fn unused_device_configs(v: &mut V<'_>, parts: &Parts, used: Option<&
     let Some(first) = unused.first() else { return };
     let why = match used {
         Some((ns, name)) => format!("the conf's deviceshare reads {ns}/{name}"),
-        None => "the conf models no vGPU sharing".to_string(),
+        None => "the conf models no vGPU or vNPU sharing".to_string(),
     };
     let message = format!(
         "{} device ConfigMap(s) (`device-config.yaml`) were skipped, the first {}/{}: {why}",

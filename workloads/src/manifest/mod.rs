@@ -31,6 +31,11 @@ pub use argo::{is_unused_workflow_template, used_workflow_templates};
 pub use common::{
     BUILTIN_PRIORITY_CLASSES, Context, HIGHEST_USER_PRIORITY, ImportedJob, PriorityClass, PriorityClasses,
 };
+/// The resources Volcano's vNPU sharing leaves out of the resource check: each
+/// chip type's memory and core resources.
+pub fn vnpu_ignored(config: &lahar_core::vnpu::VnpuConfig) -> Vec<String> {
+    vnpu::ignored(config)
+}
 pub use devices::{DEVICE_CONFIG_KEY, config_map_id, device_config, vnpu_chips};
 pub use jobflow::{is_unused_template, used_templates};
 pub use pdb::{budgets, is_budget};
