@@ -328,7 +328,7 @@ fn compact_nodes_and_jobs_ask_for_chips() {
         conf("allocate", "").lines().map(|l| format!("      {l}\n")).collect::<String>()
     );
     std::fs::write(dir.path().join("scenario.yaml"), &text).unwrap();
-    let o = run(&dir);
+    let o = run(dir);
     let nodes = |j: &str| o.pods_of(j).iter().map(|p| p["node"].clone()).collect::<Vec<_>>();
     assert_eq!(nodes("core"), ["h-0"]);
     assert_eq!((nodes("small"), nodes("pair")), (vec!["n-0".to_string(); 3], vec!["n-0".to_string()]));
@@ -343,7 +343,7 @@ fn compact_nodes_and_jobs_ask_for_chips() {
     // Bad compact input, each at its field.
     let refused_text = |t: String, want: &str| {
         std::fs::write(dir.path().join("scenario.yaml"), t).unwrap();
-        refused(&dir, want);
+        refused(dir, want);
     };
     refused_text(text.replacen("chips: 8,", "chips: 0,", 1), "spec.cluster.nodeGroups[0].vnpu.chips");
     refused_text(
