@@ -29,6 +29,10 @@
 //! places 1,000 jobs (2,500 pods) asking vGPU cards on 1,000 empty nodes of 8
 //! cards: `resources-only` without `deviceshare.VGPUEnable` (the cards are plain
 //! extended resources), `vgpu` with it (binpack, weight 10).
+//! `session-vnpu/empty/1000-nodes/*` places 1,000 jobs (2,500 pods) asking
+//! Ascend chips on 1,000 empty nodes of 8 Ascend 910B3 chips (Project-HAMi's
+//! published device ConfigMap): `resources-only` without
+//! `deviceshare.AscendHAMiVNPUEnable`, `vnpu` with it (binpack, weight 10).
 //! `session-numa/empty/1000-nodes/*` places 1,000 jobs (2,500 Guaranteed pods of
 //! 4–12 CPUs, best-effort) on 1,000 empty nodes of 64 CPUs on two NUMA nodes:
 //! `resources-only` without `numa-aware` in the conf, `numa` with it (weight 10).
@@ -246,6 +250,18 @@ fn bench(c: &mut Criterion) {
     }
     g.finish();
 
+    let mut g = c.benchmark_group("session-vnpu");
+    g.sample_size(10);
+    let vnpu = "deviceshare.AscendHAMiVNPUEnable: true, deviceshare.KnownGeometriesCMName: hami-scheduler-device, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10";
+    for (name, args) in [("resources-only", "deviceshare.SchedulePolicy: binpack"), ("vnpu", vnpu)] {
+        let s = scenario_vnpu(1_000, args);
+        let mut e = prepared(&s, false);
+        e.run_session();
+        eprintln!("session-vnpu {name}: the session binds {} pods", bound(&e));
+        g.bench_function(format!("empty/1000-nodes/{name}"), |b| time_session(b, &s, false));
+    }
+    g.finish();
+
     let mut g = c.benchmark_group("session-numa");
     g.sample_size(10);
     for (name, plugin) in [("resources-only", ""), ("numa", "  - name: numa-aware\n    arguments: {weight: 10}\n")] {
@@ -310,6 +326,41 @@ fn scenario_vgpu(nodes: u32, deviceshare: &str) -> Scenario {
         let _ = writeln!(s, "      {l}");
     }
     scenario::load_str(&s, "bench-vgpu.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `session-vnpu`: `nodes` nodes of 8 Ascend 910B3 chips (65536 MiB, 4 vNPUs
+/// each, two HCCS rings) with the device ConfigMap Project-HAMi publishes, and
+/// 1,000 jobs of 1–4 pods, each pod asking one chip with 16384 MiB (a
+/// `vir05_1c_16g` template), or two whole chips for every fourth job; the nodes
+/// also advertise the memory resource, so that without vNPU sharing it is a
+/// plain extended resource; `deviceshare` adds to the default tiers.
+fn scenario_vnpu(nodes: u32, deviceshare: &str) -> Scenario {
+    let mut s = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: bench-vnpu}}\nspec:\n  seed: 1\n  snapshot: examples/manifests/vnpu/cluster/ascend-device-configmap.yaml\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, cpu: 96, memory: 1Ti, extendedResources: {{huawei.com/Ascend910B3-memory: 524288}}, vnpu: {{type: Ascend910B3, chips: 8, count: 4, memory: 65536, cores: 20}}}}\n  queues:\n    - {{name: a, weight: 1}}\n    - {{name: b, weight: 2}}\n  workload:\n    - jobs:\n"
+    );
+    for i in 0..1000u32 {
+        let replicas = 1 + i % 4;
+        let ask = if i % 4 == 3 {
+            "huawei.com/Ascend910B3: 2, huawei.com/Ascend910B3-memory: 65536".to_string()
+        } else {
+            "huawei.com/Ascend910B3: 1, huawei.com/Ascend910B3-memory: 16384".to_string()
+        };
+        let _ = writeln!(
+            s,
+            "        - {{name: a-{i}, submitAt: 1s, queue: {q}, duration: 30d, tasks: [{{name: worker, replicas: {replicas}, resources: {{cpu: 4, memory: 32Gi, {ask}}}}}]}}",
+            q = ["a", "b"][i as usize % 2],
+        );
+    }
+    s += "  scheduler:\n    inline: |\n";
+    let conf = format!(
+        "{}  - name: deviceshare\n    arguments: {{{deviceshare}}}\n",
+        lahar_policies::volcano::conf::DEFAULT_CONF
+    );
+    for l in conf.lines() {
+        let _ = writeln!(s, "      {l}");
+    }
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    scenario::load_str(&s, "bench-vnpu.yaml", &base).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The conf of `session-evict`: Volcano's gang-eviction e2e tiers (capacity

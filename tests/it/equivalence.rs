@@ -451,7 +451,7 @@ fn vnpu_jobs() -> impl Strategy<Value = Vec<VnpuJob>> {
 /// node of eight chips on two rings (a snapshot, with Project-HAMi's published
 /// ConfigMap), pods asking for chips, binpack's weighted score and preempt.
 /// Returns decisions.csv and pods.csv.
-fn vnpu_outputs(nodes: u32, jobs: &[VnpuJob], exhaustive: bool) -> (String, String) {
+fn vnpu_outputs(nodes: u32, jobs: &[VnpuJob], exhaustive: bool, stale: bool) -> (String, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut snap = std::fs::read_to_string(root.join("examples/manifests/vnpu/cluster/ascend-device-configmap.yaml"))
@@ -501,12 +501,29 @@ fn vnpu_outputs(nodes: u32, jobs: &[VnpuJob], exhaustive: bool) -> (String, Stri
     }
     std::fs::write(dir.path().join("pods.yaml"), pods).expect("write");
     let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: eq-vnpu}\nspec:\n  seed: 5\n  horizon: 8h\n  snapshot: cluster.yaml\n  queues:\n    - {name: default, weight: 1}\n  scheduler:\n    inline: |\n      actions: \"enqueue, allocate, backfill, preempt\"\n      tiers:\n      - plugins: [{name: priority}, {name: gang, enablePreemptable: false}, {name: conformance}]\n      - plugins: [{name: predicates}, {name: deviceshare, arguments: {deviceshare.AscendHAMiVNPUEnable: true, deviceshare.KnownGeometriesCMName: hami-scheduler-device, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10}}]\n  workload:\n    - manifests: pods.yaml\n";
-    let s = lahar::scenario::load_str(text, "eq.yaml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let mut s = lahar::scenario::load_str(text, "eq.yaml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    s.engine.stale_scores_for_tests = stale;
     let out = dir.path().join("out");
     let opts = lahar::RunOptions { out_dir: Some(out.clone()), exhaustive, ..Default::default() };
     lahar::run(s, &opts).expect("run");
     let read = |f: &str| std::fs::read_to_string(out.join(f)).expect("output");
     (read("decisions.csv"), read("pods.csv"))
+}
+
+/// The vNPU comparison can fail: with every remembered verdict reused however
+/// stale, fixed vNPU scenarios differ from the exhaustive walk, so deviceshare's
+/// memo of verdicts is under test.
+#[test]
+fn a_stale_vnpu_verdict_is_caught() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (1u32..3, vnpu_jobs());
+    let differ = (0..12)
+        .filter(|_| {
+            let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
+            vnpu_outputs(nodes, &jobs, false, true) != vnpu_outputs(nodes, &jobs, true, false)
+        })
+        .count();
+    assert!(differ > 0, "no scenario noticed stale vNPU verdicts");
 }
 
 proptest! {
@@ -517,8 +534,8 @@ proptest! {
     /// the exhaustive walk.
     #[test]
     fn vnpu_sessions_decide_as_the_exhaustive_walk(nodes in 1u32..3, jobs in vnpu_jobs()) {
-        let fast = vnpu_outputs(nodes, &jobs, false);
-        let full = vnpu_outputs(nodes, &jobs, true);
+        let fast = vnpu_outputs(nodes, &jobs, false, false);
+        let full = vnpu_outputs(nodes, &jobs, true, false);
         prop_assert!(fast.0.contains(",bind,"), "no pod placed: the scenario tests nothing");
         prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
         prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));

@@ -478,7 +478,9 @@ fn mig_needs_its_device_config() {
     let skipped = s.warnings.iter().find(|w| w.kind == "snapshot-objects-skipped").expect("a skipped warning");
     assert!(
         skipped.message.contains("1 device ConfigMap(s)")
-            && skipped.message.contains("kube-system/volcano-vgpu-device-config: the conf models no vGPU or vNPU sharing"),
+            && skipped
+                .message
+                .contains("kube-system/volcano-vgpu-device-config: the conf models no vGPU or vNPU sharing"),
         "{}",
         skipped.message
     );

@@ -1,7 +1,7 @@
 //! What a node's Ascend chips hold, pod by pod, and the whole-pod choice that
 //! charges them (`AscendDevices.Allocate` and its `addResource`).
 
-use super::{Ask, Chip, ChipType, ChipUse, NpuPolicy, Refusal, Written, order, select};
+use super::{Ask, Chip, ChipType, ChipUse, NpuPolicy, Refusal, Written, order, select_in};
 use crate::job::PodId;
 use std::sync::Arc;
 
@@ -108,7 +108,11 @@ impl NpuUse {
 /// A pod's written asks as Volcano reads them on these chips (`ResourceReqs`
 /// on the first chip in `policy`'s order).
 pub fn asks(policy: NpuPolicy, nc: &NodeChips, u: &NpuUse, written: &[Written], hami_core_pod: bool) -> Vec<Ask> {
-    let Some(&first) = order(policy, &nc.chips, &u.uses).first() else { return Vec::new() };
+    asks_in(&order(policy, &nc.chips, &u.uses), nc, written, hami_core_pod)
+}
+
+fn asks_in(order: &[usize], nc: &NodeChips, written: &[Written], hami_core_pod: bool) -> Vec<Ask> {
+    let Some(&first) = order.first() else { return Vec::new() };
     let devmem = nc.chips[first].devmem;
     written.iter().filter_map(|w| super::ask(w, &nc.ty, devmem, hami_core_pod)).collect()
 }
@@ -121,8 +125,9 @@ pub fn choose(
     written: &[Written],
     hami_core_pod: bool,
 ) -> Result<(Vec<Ask>, Vec<Vec<usize>>), Refusal> {
-    let asks = asks(policy, nc, u, written, hami_core_pod);
-    let chosen = select(policy, &nc.ty, &nc.chips, &u.uses, &asks, hami_core_pod)?;
+    let order = order(policy, &nc.chips, &u.uses);
+    let asks = asks_in(&order, nc, written, hami_core_pod);
+    let chosen = select_in(&order, &nc.ty, &nc.chips, &u.uses, &asks, hami_core_pod)?;
     Ok((asks, chosen))
 }
 

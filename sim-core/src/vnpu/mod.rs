@@ -263,7 +263,7 @@ impl Refusal {
 /// The order Volcano tries a node's chips in under `policy` (`selectDevices`'
 /// sort by [`chip_score`], highest first; ties in registration order, where
 /// Volcano's are in Go's map order).
-fn order(policy: NpuPolicy, chips: &[Chip], uses: &[ChipUse]) -> Vec<usize> {
+pub(crate) fn order(policy: NpuPolicy, chips: &[Chip], uses: &[ChipUse]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..chips.len()).collect();
     let scores: Vec<f64> = chips.iter().zip(uses).map(|(c, u)| chip_score(policy, u, c)).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
@@ -283,7 +283,18 @@ pub fn select(
     asks: &[Ask],
     hami_core_pod: bool,
 ) -> Result<Vec<Vec<usize>>, Refusal> {
-    let order = order(policy, chips, uses);
+    select_in(&order(policy, chips, uses), ty, chips, uses, asks, hami_core_pod)
+}
+
+/// [`select`] with the chips' order given.
+fn select_in(
+    order: &[usize],
+    ty: &ChipType,
+    chips: &[Chip],
+    uses: &[ChipUse],
+    asks: &[Ask],
+    hami_core_pod: bool,
+) -> Result<Vec<Vec<usize>>, Refusal> {
     let rings = ty.common_word.starts_with("Ascend910") && chips.iter().all(|c| c.network_id.is_some());
     let mut taken: Vec<bool> = vec![false; chips.len()];
     let mut out = Vec::with_capacity(asks.len());

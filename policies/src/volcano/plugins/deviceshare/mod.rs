@@ -77,6 +77,9 @@ use lahar_core::session::Session;
 use lahar_core::vgpu::{ExclusiveRules, Refusal, VgpuFit, VgpuPolicy};
 use lahar_core::vnpu::NpuPolicy;
 use std::cell::OnceCell;
+use vnpu::VnpuShare;
+
+mod vnpu;
 
 /// The resource of GPU-number mode.
 pub use lahar_core::devices::GPU_NUMBER;
@@ -89,8 +92,7 @@ pub struct DeviceShare {
     /// vGPU mode.
     vgpu: bool,
     /// Ascend vNPU, HAMi mode.
-    vnpu: bool,
-    npu_policy: NpuPolicy,
+    vnpu: Option<VnpuShare>,
     policy: VgpuPolicy,
     weight: i64,
     /// `deviceshare.GPUExclusiveRules`.
@@ -108,8 +110,9 @@ impl DeviceShare {
             number: args.bool("deviceshare.GPUNumberEnable", false),
             sharing: args.bool("deviceshare.GPUSharingEnable", false),
             vgpu: args.bool("deviceshare.VGPUEnable", false),
-            vnpu: args.bool("deviceshare.AscendHAMiVNPUEnable", false),
-            npu_policy: NpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or("")),
+            vnpu: args
+                .bool("deviceshare.AscendHAMiVNPUEnable", false)
+                .then(|| VnpuShare::new(NpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or("")))),
             policy: VgpuPolicy::parse(args.str("deviceshare.SchedulePolicy").unwrap_or("")),
             weight: args.int("deviceshare.ScheduleWeight", 0),
             rules: exclusive_rules(args),
@@ -146,37 +149,8 @@ impl DeviceShare {
         })
     }
 
-    /// The first vNPU chip type of the node that cannot hold the pod (`None`
-    /// when all can, or the pod asks none or the node has none).
-    fn vnpu_refusal(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<lahar_core::vnpu::Refusal> {
-        let p = ssn.pod(pod);
-        let ask = ssn.job(p.job).spec.tasks[p.task as usize].hints.as_ref()?.vnpu.as_deref()?;
-        let n = ssn.node(node);
-        n.vnpu.iter().zip(&ssn.node_state(node).vnpu).find_map(|(nc, u)| {
-            let written = ask.of(&nc.ty.common_word)?;
-            lahar_core::vnpu::choose(self.npu_policy, nc, u, written, ask.hami_core).err()
-        })
-    }
-
-    /// Σ of the node's vNPU chip types' [`lahar_core::vnpu::node_score`] for the
-    /// pod (0 for a type that cannot hold it).
-    fn vnpu_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
-        let p = ssn.pod(pod);
-        let ask = ssn.job(p.job).spec.tasks[p.task as usize].hints.as_ref()?.vnpu.as_deref()?;
-        let n = ssn.node(node);
-        let mut s = 0.0;
-        for (nc, u) in n.vnpu.iter().zip(&ssn.node_state(node).vnpu) {
-            let Some(written) = ask.of(&nc.ty.common_word) else { continue };
-            if let Ok((_, chosen)) = lahar_core::vnpu::choose(self.npu_policy, nc, u, written, ask.hami_core) {
-                s += lahar_core::vnpu::node_score(self.npu_policy, &nc.ty, &nc.chips, &u.uses, &chosen);
-            }
-        }
-        Some(s)
-    }
-
     fn asks_vnpu(ssn: &Session<'_>, pod: PodId) -> bool {
-        let p = ssn.pod(pod);
-        ssn.job(p.job).spec.tasks[p.task as usize].hints.as_ref().is_some_and(|h| h.vnpu.is_some())
+        VnpuShare::ask(ssn, pod).is_some()
     }
 
     /// The vGPU fit of a pod on a node: `None` when the pod asks no vGPU or the
@@ -305,7 +279,7 @@ impl Plugin for DeviceShare {
         "deviceshare"
     }
     fn has_predicate(&self) -> bool {
-        self.number || self.sharing || self.vgpu || self.vnpu
+        self.number || self.sharing || self.vgpu || self.vnpu.is_some()
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         // Sharing first, then number, as Volcano's FilterNode checks them.
@@ -318,7 +292,9 @@ impl Plugin for DeviceShare {
         if let Some(Err(_)) = self.vgpu.then(|| self.vgpu_fit(ssn, pod, node)).flatten() {
             return Some(Err("hami-vgpuDeviceSharing error".into()));
         }
-        if self.vnpu && self.vnpu_refusal(ssn, pod, node).is_some() {
+        if let Some(v) = &self.vnpu
+            && v.verdict(ssn, pod, node).is_some_and(|v| v.refusal.is_some())
+        {
             return Some(Err("no ascend device available".into()));
         }
         Some(Ok(()))
@@ -327,24 +303,24 @@ impl Plugin for DeviceShare {
         true
     }
     fn predicate_unresolvable(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
-        match self.vnpu.then(|| self.vnpu_refusal(ssn, pod, node)).flatten() {
+        match self.vnpu.as_ref().and_then(|v| v.verdict(ssn, pod, node)).and_then(|v| v.refusal) {
             Some(r) if !r.resolvable() => Some(Err("no ascend device available".into())),
             _ => None,
         }
     }
     fn unresolvable_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
-        !(self.vnpu && Self::asks_vnpu(ssn, pod))
+        !(self.vnpu.is_some() && Self::asks_vnpu(ssn, pod))
     }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         let asks = |d: Option<usize>| d.is_some_and(|d| ssn.pod(pod).req.get(d) > 0);
         !((self.number && asks(self.dim(ssn)))
             || (self.sharing && asks(self.memory_dim(ssn)))
             || (self.vgpu && Self::asks_vgpu(ssn, pod))
-            || (self.vnpu && Self::asks_vnpu(ssn, pod)))
+            || (self.vnpu.is_some() && Self::asks_vnpu(ssn, pod)))
     }
     fn has_node_score(&self) -> bool {
         // vNPU scores under any policy: a 910 type's ring term does not read it.
-        self.weight > 0 && ((self.vgpu && self.policy == VgpuPolicy::Binpack) || self.vnpu)
+        self.weight > 0 && ((self.vgpu && self.policy == VgpuPolicy::Binpack) || self.vnpu.is_some())
     }
     fn score_by_node(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         // The score reads the node's cards (a change of them counts as a change
@@ -378,7 +354,7 @@ impl Plugin for DeviceShare {
             return None;
         }
         // Volcano sums the scores of every device type the pod asks for.
-        let vnpu = self.vnpu.then(|| self.vnpu_score(ssn, pod, node)).flatten();
+        let vnpu = self.vnpu.as_ref().and_then(|v| v.verdict(ssn, pod, node)).map(|v| v.score);
         let vgpu = (self.vgpu && self.policy == VgpuPolicy::Binpack)
             .then(|| self.vgpu_fit(ssn, pod, node))
             .flatten()
