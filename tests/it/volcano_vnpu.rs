@@ -255,6 +255,10 @@ fn vnpu_bad_input_through_the_binary() {
         &pod("p", "huawei.com/Ascend310P: 1.5", "", ""),
         "spec.containers[0].resources.limits.huawei.com/Ascend310P: expected a whole number, got `1.5`",
     );
+    bad(
+        &pod("p", "cpu: 1, huawei.com/Ascend310P-core: 20", ", huawei.com/vnpu-mode: hami-core", ""),
+        "spec.containers[0].resources.limits.huawei.com/Ascend310P-core: Volcano reads a chip ask from the limits of `huawei.com/Ascend310P` or `huawei.com/Ascend310P-memory`; without either this asks for nothing",
+    );
     let p = pod("p", "huawei.com/Ascend310P: 1", "", "");
     let node_bad = |from: &str, to: &str, want: &str| {
         refused(&snapshot_dir(&nodes.replace(from, to), &p, &c), want);

@@ -582,6 +582,16 @@ fn vnpu_ask(
         let memory = npu.get(&ty.resource_memory_name).copied();
         let cores = npu.get(&ty.resource_core_name()).copied();
         if count.is_none() && memory.is_none() {
+            if cores.is_some() {
+                v.err(
+                    None,
+                    format!("{tpath}.resources.{}", ty.resource_core_name()),
+                    format!(
+                        "AI cores ask for nothing without `{}` or `{}` (Volcano reads a chip ask from those)",
+                        ty.resource_name, ty.resource_memory_name
+                    ),
+                );
+            }
             continue;
         }
         if cores.is_some() && !hami_core {

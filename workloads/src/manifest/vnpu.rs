@@ -66,6 +66,20 @@ pub(crate) fn pod_ask(
                 }
             }
             if limits[0].is_none() && limits[1].is_none() {
+                // Volcano reads no ask from this container, and the memory and
+                // core resources are out of the resource check: they would ask
+                // for nothing at all.
+                if let Some((k, (_, at))) = [(0, requests[0]), (1, requests[1]), (2, limits[2].or(requests[2]))]
+                    .into_iter()
+                    .find_map(|(k, x)| x.map(|x| (k, x)))
+                {
+                    let name = [count, mem, &core][k];
+                    ck.err(
+                        at,
+                        &format!("{cp}.{}.{name}", if limits[2].is_some() && k == 2 { "limits" } else { "requests" }),
+                        format!("Volcano reads a chip ask from the limits of `{count}` or `{mem}`; without either this asks for nothing"),
+                    );
+                }
                 continue;
             }
             if let Some((0, at)) = limits[0] {
