@@ -453,6 +453,17 @@ fn vnpu_jobs() -> impl Strategy<Value = Vec<VnpuJob>> {
 /// Returns decisions.csv and pods.csv.
 fn vnpu_outputs(nodes: u32, jobs: &[VnpuJob], exhaustive: bool, stale: bool) -> (String, String) {
     let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = vnpu_scenario(dir.path(), nodes, jobs);
+    s.engine.stale_scores_for_tests = stale;
+    let out = dir.path().join("out");
+    let opts = lahar::RunOptions { out_dir: Some(out.clone()), exhaustive, ..Default::default() };
+    lahar::run(s, &opts).expect("run");
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).expect("output");
+    (read("decisions.csv"), read("pods.csv"))
+}
+
+/// The scenario of [`vnpu_outputs`], its files written in `dir`.
+fn vnpu_scenario(dir: &Path, nodes: u32, jobs: &[VnpuJob]) -> lahar::scenario::Scenario {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut snap = std::fs::read_to_string(root.join("examples/manifests/vnpu/cluster/ascend-device-configmap.yaml"))
         .expect("the example ConfigMap");
@@ -478,7 +489,7 @@ fn vnpu_outputs(nodes: u32, jobs: &[VnpuJob], exhaustive: bool, stale: bool) -> 
         "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: b0\n  annotations:\n    hami.io/node-register-Ascend910B3: '[{}]'\nstatus:\n  allocatable: {{cpu: \"64\", memory: 256Gi, huawei.com/Ascend910B3: \"32\"}}\n",
         chips.join(",")
     );
-    std::fs::write(dir.path().join("cluster.yaml"), snap).expect("write");
+    std::fs::write(dir.join("cluster.yaml"), snap).expect("write");
     let mut pods = String::from(
         "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 0\n",
     );
@@ -499,15 +510,9 @@ fn vnpu_outputs(nodes: u32, jobs: &[VnpuJob], exhaustive: bool, stale: bool) -> 
             if high { "high" } else { "low" },
         );
     }
-    std::fs::write(dir.path().join("pods.yaml"), pods).expect("write");
+    std::fs::write(dir.join("pods.yaml"), pods).expect("write");
     let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: eq-vnpu}\nspec:\n  seed: 5\n  horizon: 8h\n  snapshot: cluster.yaml\n  queues:\n    - {name: default, weight: 1}\n  scheduler:\n    inline: |\n      actions: \"enqueue, allocate, backfill, preempt\"\n      tiers:\n      - plugins: [{name: priority}, {name: gang, enablePreemptable: false}, {name: conformance}]\n      - plugins: [{name: predicates}, {name: deviceshare, arguments: {deviceshare.AscendHAMiVNPUEnable: true, deviceshare.KnownGeometriesCMName: hami-scheduler-device, deviceshare.SchedulePolicy: binpack, deviceshare.ScheduleWeight: 10}}]\n  workload:\n    - manifests: pods.yaml\n";
-    let mut s = lahar::scenario::load_str(text, "eq.yaml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
-    s.engine.stale_scores_for_tests = stale;
-    let out = dir.path().join("out");
-    let opts = lahar::RunOptions { out_dir: Some(out.clone()), exhaustive, ..Default::default() };
-    lahar::run(s, &opts).expect("run");
-    let read = |f: &str| std::fs::read_to_string(out.join(f)).expect("output");
-    (read("decisions.csv"), read("pods.csv"))
+    lahar::scenario::load_str(text, "eq.yaml", dir).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The vNPU comparison can fail: with every remembered verdict reused however
@@ -539,5 +544,51 @@ proptest! {
         prop_assert!(fast.0.contains(",bind,"), "no pod placed: the scenario tests nothing");
         prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
         prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// The chip ledger agrees with the pods when a run stops (at a random
+    /// time, most pods still running or waiting): each chip's use
+    /// is the sum of what its holders hold, within the chip's vNPUs, memory and
+    /// cores; every holder is a pod running (or releasing) on that node, and
+    /// every running pod that asks for chips of its node's type holds some.
+    #[test]
+    fn vnpu_ledger_agrees_with_the_pods(nodes in 1u32..3, jobs in vnpu_jobs(), stop in 1u32..4000) {
+        use lahar_core::job::PodStatus;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut s = vnpu_scenario(dir.path(), nodes, &jobs);
+        s.engine.horizon = Some(lahar_core::time::SimTime(u64::from(stop) * 1_000_000));
+        let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).expect("run");
+        let w = &r.output.world;
+        let mut holders = std::collections::BTreeSet::new();
+        for (n, (node, ns)) in w.cluster.nodes.iter().zip(&w.nodes).enumerate() {
+            for (nc, u) in node.vnpu.iter().zip(&ns.vnpu) {
+                let mut sum = vec![(0u32, 0i64, 0i64); nc.chips.len()];
+                for h in &u.holders {
+                    let pod = &w.pods[h.pod.0 as usize];
+                    let want = if h.releasing { PodStatus::Releasing } else { PodStatus::Running };
+                    prop_assert_eq!((pod.status, pod.node.map(|x| x.0 as usize)), (want, Some(n)));
+                    holders.insert(h.pod);
+                    for &(c, m, k) in h.takes.iter().filter(|_| !h.releasing) {
+                        let e = &mut sum[c as usize];
+                        *e = (e.0 + 1, e.1 + m, e.2 + k);
+                    }
+                }
+                for (c, (chip, use_)) in nc.chips.iter().zip(&u.uses).enumerate() {
+                    prop_assert_eq!((use_.used, use_.memory, use_.cores), sum[c]);
+                    prop_assert!(use_.used <= chip.count && use_.memory <= chip.devmem && use_.cores <= 100.max(chip.devcore));
+                }
+            }
+        }
+        for (id, pod) in w.pods.iter().enumerate() {
+            let Some(n) = pod.node.filter(|_| pod.status == PodStatus::Running) else { continue };
+            let spec = &w.jobs[pod.job.0 as usize].spec;
+            let Some(ask) = spec.tasks[pod.task as usize].hints.as_ref().and_then(|h| h.vnpu.as_deref()) else { continue };
+            let asks_here = w.cluster.nodes[n.0 as usize].vnpu.iter().any(|nc| ask.of(&nc.ty.common_word).is_some());
+            prop_assert!(!asks_here || holders.contains(&lahar_core::job::PodId(id as u32)), "pod {} holds no chip", id);
+        }
     }
 }
