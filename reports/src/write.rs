@@ -239,7 +239,8 @@ pub fn write_explain(dir: &Path, out: &RunOutput) -> io::Result<()> {
             &r.plugin,
             r.passed.map(|p| if p { "true" } else { "false" }).unwrap_or(""),
             &r.reason,
-            &r.score.map(|s| s.to_string()).unwrap_or_default(),
+            // `+ 0.0` writes a negative zero (an empty sum's) as 0.
+            &r.score.map(|s| (s + 0.0).to_string()).unwrap_or_default(),
         ])
         .map_err(io_err)?;
     }

@@ -356,3 +356,15 @@ fn explain_window_and_the_end_of_run_summary() {
             .stderr(predicates::str::contains("--explain-window"));
     }
 }
+
+/// A node scored by no plugin totals 0, not an empty sum's `-0`.
+#[test]
+fn a_node_scored_by_no_plugin_totals_zero() {
+    let text = scenario(
+        "    nodes:\n      - {name: n0, cpu: 8, memory: 16Gi}",
+        "  scheduler:\n    inline: |\n      actions: \"allocate\"\n      tiers:\n      - plugins:\n        - name: predicates\n  workload:\n    - jobs:\n      - {name: j, duration: 10s, tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n",
+    );
+    let csv = explain(&text, &["j-w-0"]);
+    assert!(csv.contains(",n0,total,,,0\n"), "{csv}");
+    assert!(!csv.contains(",-0"), "{csv}");
+}
