@@ -52,46 +52,36 @@ impl SchedulerChoice {
     /// scheduler models vGPU sharing (a Volcano conf with
     /// `deviceshare.VGPUEnable: true`).
     pub fn vgpu_policy(&self) -> Option<(lahar_core::vgpu::VgpuPolicy, lahar_core::vgpu::ExclusiveRules)> {
-        match self {
-            SchedulerChoice::Baseline(_) => None,
-            SchedulerChoice::Volcano(conf) => conf
-                .tiers
-                .iter()
-                .flatten()
-                .filter(|p| p.name == "deviceshare")
-                .find_map(|p| lahar_policies::volcano::plugins::deviceshare::DeviceShare::vgpu_policy(&p.args)),
-        }
+        self.deviceshare(lahar_policies::volcano::plugins::deviceshare::DeviceShare::vgpu_policy)
+    }
+
+    /// What `f` reads from the first deviceshare entry of a Volcano conf that it
+    /// says something of.
+    fn deviceshare<T>(&self, f: impl Fn(&lahar_policies::volcano::conf::Args) -> Option<T>) -> Option<T> {
+        let SchedulerChoice::Volcano(conf) = self else { return None };
+        conf.tiers.iter().flatten().filter(|p| p.name == "deviceshare").find_map(|p| f(&p.args))
     }
 
     /// The chip order vNPU pods take chips in, when the scheduler models Ascend
     /// vNPU sharing (a Volcano conf with `deviceshare.AscendHAMiVNPUEnable: true`).
     pub fn vnpu_policy(&self) -> Option<lahar_core::vnpu::NpuPolicy> {
-        match self {
-            SchedulerChoice::Baseline(_) => None,
-            SchedulerChoice::Volcano(conf) => conf
-                .tiers
-                .iter()
-                .flatten()
-                .filter(|p| p.name == "deviceshare")
-                .find_map(|p| lahar_policies::volcano::plugins::deviceshare::DeviceShare::vnpu_policy(&p.args)),
-        }
+        self.deviceshare(lahar_policies::volcano::plugins::deviceshare::DeviceShare::vnpu_policy)
     }
 
     /// The device ConfigMap (namespace, name) a conf modelling vGPU or vNPU reads
     /// (`deviceshare.KnownGeometriesCMNamespace` / `…CMName`, by default
     /// `kube-system/volcano-vgpu-device-config`).
     pub fn device_config_map(&self) -> Option<(String, String)> {
-        let SchedulerChoice::Volcano(conf) = self else { return None };
-        let p = conf.tiers.iter().flatten().find(|p| {
-            p.name == "deviceshare"
-                && (p.args.bool("deviceshare.VGPUEnable", false)
-                    || p.args.bool("deviceshare.AscendHAMiVNPUEnable", false))
-        })?;
-        let s = |k: &str, d: &str| p.args.str(k).filter(|x| !x.is_empty()).unwrap_or(d).to_string();
-        Some((
-            s("deviceshare.KnownGeometriesCMNamespace", "kube-system"),
-            s("deviceshare.KnownGeometriesCMName", "volcano-vgpu-device-config"),
-        ))
+        self.deviceshare(|a| {
+            let on = a.bool("deviceshare.VGPUEnable", false) || a.bool("deviceshare.AscendHAMiVNPUEnable", false);
+            let s = |k: &str, d: &str| a.str(k).filter(|x| !x.is_empty()).unwrap_or(d).to_string();
+            on.then(|| {
+                (
+                    s("deviceshare.KnownGeometriesCMNamespace", "kube-system"),
+                    s("deviceshare.KnownGeometriesCMName", "volcano-vgpu-device-config"),
+                )
+            })
+        })
     }
 
     /// The scheduler places Guaranteed pods' CPUs by NUMA topology (a Volcano

@@ -150,36 +150,36 @@ pub(super) fn device_config(
 /// seen (counted in a warning); a registration lahar cannot read is an error
 /// at its annotation.
 fn npu_chips(v: &mut V<'_>, config: &VnpuConfig, regs: &[manifest::NpuRegistration], nodes: &mut [Node]) {
-    let types: Vec<std::sync::Arc<lahar_core::vnpu::ChipType>> =
-        config.types.iter().cloned().map(std::sync::Arc::new).collect();
+    use lahar_core::vnpu::{Chip, ChipType, NodeChips};
+    use std::sync::Arc;
+    let types: Vec<Arc<ChipType>> = config.types.iter().cloned().map(Arc::new).collect();
     let mut unseen: Vec<String> = Vec::new();
+    // The index of type `common_word` if Volcano sees it on `node` (in the
+    // ConfigMap, its count resource advertised), else why not, in `unseen`.
+    let mut seen = |v: &V<'_>, node: &Node, common_word: &str, what: String| {
+        let Some(ti) = types.iter().position(|t| t.common_word == common_word) else {
+            unseen.push(format!("node `{}` {what}, a type the device ConfigMap does not list", node.name));
+            return None;
+        };
+        let name = &types[ti].resource_name;
+        if v.names.dim(name).is_none_or(|d| node.allocatable.get(d) <= 0) {
+            unseen.push(format!("node `{}` {what} but does not advertise `{name}`", node.name));
+            return None;
+        }
+        Some(ti)
+    };
+    // The node's chips of type `ti`, kept in the ConfigMap's order of types.
+    let insert = |node: &mut Node, ti: usize, chips: Vec<Chip>| {
+        let after = |c: &NodeChips| types.iter().position(|t| Arc::ptr_eq(t, &c.ty)).unwrap_or(0) > ti;
+        let at = node.vnpu.iter().position(after).unwrap_or(node.vnpu.len());
+        node.vnpu.insert(at, NodeChips { ty: types[ti].clone(), chips });
+    };
     for r in regs {
         let Some(node) = nodes.iter_mut().find(|n| n.name == r.node) else { continue };
-        let Some(ti) = types.iter().position(|t| t.common_word == r.common_word) else {
-            unseen.push(format!(
-                "node `{}` registers {} chips, a type the device ConfigMap does not list",
-                r.node, r.common_word
-            ));
-            continue;
-        };
-        let ty = &types[ti];
-        if v.names.dim(&ty.resource_name).is_none_or(|d| node.allocatable.get(d) <= 0) {
-            unseen.push(format!(
-                "node `{}` registers {} chips but does not advertise `{}` in status.allocatable",
-                r.node, r.common_word, ty.resource_name
-            ));
-            continue;
-        }
+        let Some(ti) = seen(v, node, &r.common_word, format!("registers {} chips", r.common_word)) else { continue };
         let hami_core = r.hami_core.as_deref().map_or(config.hami_core, |s| s == "true");
         match manifest::vnpu_chips(&r.text, hami_core) {
-            Ok(chips) => {
-                let at = node
-                    .vnpu
-                    .iter()
-                    .position(|c| types.iter().position(|t| std::sync::Arc::ptr_eq(t, &c.ty)).unwrap_or(0) > ti);
-                let nc = lahar_core::vnpu::NodeChips { ty: ty.clone(), chips };
-                node.vnpu.insert(at.unwrap_or(node.vnpu.len()), nc);
-            }
+            Ok(chips) => insert(node, ti, chips),
             Err(e) => v.errors.push(InputError {
                 file: r.place.file.clone(),
                 at: r.place.at,
@@ -190,34 +190,17 @@ fn npu_chips(v: &mut V<'_>, config: &VnpuConfig, regs: &[manifest::NpuRegistrati
     }
     for c in std::mem::take(&mut v.compact_npus) {
         let Some(node) = nodes.iter_mut().find(|n| n.name == c.node) else { continue };
-        let Some(ti) = types.iter().position(|t| t.common_word == c.common_word) else {
-            unseen.push(format!(
-                "node `{}` has {} chips (`vnpu`), a type the device ConfigMap does not list",
-                c.node, c.common_word
-            ));
-            continue;
-        };
-        let ty = &types[ti];
-        if v.names.dim(&ty.resource_name).is_none_or(|d| node.allocatable.get(d) <= 0) {
-            unseen.push(format!(
-                "node `{}` has {} chips (`vnpu`) but not the resource `{}` (set it in extendedResources)",
-                c.node, c.common_word, ty.resource_name
-            ));
-            continue;
-        }
+        let Some(ti) = seen(v, node, &c.common_word, format!("has {} chips (`vnpu`)", c.common_word)) else { continue };
         let hami_core = c.hami_core.unwrap_or(config.hami_core);
-        let chips = (0..c.chips)
-            .map(|i| lahar_core::vnpu::Chip {
-                id: format!("{}-npu{i}", c.node),
-                count: c.count,
-                devmem: c.memory,
-                devcore: if hami_core { 100 } else { c.cores },
-                network_id: lahar_core::vnpu::ring_of(&c.common_word, i),
-                hami_core,
-            })
-            .collect();
-        let nc = lahar_core::vnpu::NodeChips { ty: ty.clone(), chips };
-        node.vnpu.push(nc);
+        let chip = |i: u32| Chip {
+            id: format!("{}-npu{i}", c.node),
+            count: c.count,
+            devmem: c.memory,
+            devcore: if hami_core { 100 } else { c.cores },
+            network_id: lahar_core::vnpu::ring_of(&c.common_word, i),
+            hami_core,
+        };
+        insert(node, ti, (0..c.chips).map(chip).collect());
     }
     if let Some(first) = unseen.first() {
         let message = format!(

@@ -7,6 +7,7 @@ pub mod cdp;
 pub mod conformance;
 pub mod deviceshare;
 pub mod drf;
+mod epoch_memo;
 pub mod extender;
 pub mod fgd;
 pub mod gang;

@@ -31,6 +31,7 @@
 
 use super::super::conf::Args;
 use super::super::framework::Plugin;
+use super::epoch_memo::EpochMemo;
 use lahar_core::cluster::NodeId;
 use lahar_core::job::PodId;
 use lahar_core::numa::{NumaAsk, NumaFit, NumaRefusal, TopologyPolicy, batch_scores, fit};
@@ -46,7 +47,9 @@ pub struct NumaAware {
     predicate_on: bool,
     /// Some node of the cluster has a topology.
     any_topology: OnceCell<bool>,
-    memo: RefCell<Memo>,
+    /// Fits already made: a fit reads only the node's topology, its free CPUs
+    /// (every change of which moves the node's epoch) and the ask.
+    memo: RefCell<EpochMemo<NumaAsk, Verdict>>,
 }
 
 /// What the predicate and the score need of a fit.
@@ -60,20 +63,6 @@ enum Verdict {
     Refuse(NumaRefusal),
 }
 
-/// Fits already made. A fit reads only the node's topology, its free CPUs and
-/// the ask, and every change of a node's free CPUs moves the node's epoch, so a
-/// verdict made at the node's current epoch is the verdict. Asks are numbered
-/// by content (tasks of equal asks share a number).
-#[derive(Debug, Default)]
-struct Memo {
-    /// Per job, per task: the ask's number + 1 (0: not numbered yet).
-    by_task: Vec<Vec<u32>>,
-    /// The distinct asks, by number.
-    asks: Vec<NumaAsk>,
-    /// Per node: (epoch, ask number, verdict).
-    nodes: Vec<Vec<(u64, u32, Verdict)>>,
-}
-
 impl NumaAware {
     /// Reads validated arguments; `predicate_on`: the entry's `enablePredicate`.
     pub fn new(args: &Args, predicate_on: bool) -> NumaAware {
@@ -81,7 +70,7 @@ impl NumaAware {
             weight: args.int("weight", 1),
             predicate_on,
             any_topology: OnceCell::new(),
-            memo: RefCell::new(Memo::default()),
+            memo: RefCell::new(EpochMemo::default()),
         }
     }
 
@@ -105,41 +94,7 @@ impl NumaAware {
         if ssn.is_exhaustive() || ssn.node(node).numa.is_none() {
             return compute();
         }
-        let mut memo = self.memo.borrow_mut();
-        let m = &mut *memo;
-        let p = ssn.pod(pod);
-        let (j, t) = (p.job.0 as usize, p.task as usize);
-        if m.by_task.len() <= j {
-            m.by_task.resize_with(j + 1, Vec::new);
-        }
-        if m.by_task[j].len() <= t {
-            m.by_task[j].resize(ssn.job(p.job).spec.tasks.len().max(t + 1), 0);
-        }
-        if m.by_task[j][t] == 0 {
-            let id = match m.asks.iter().position(|a| a == ask) {
-                Some(i) => i,
-                None => {
-                    m.asks.push(ask.clone());
-                    m.asks.len() - 1
-                }
-            };
-            m.by_task[j][t] = id as u32 + 1;
-        }
-        let id = m.by_task[j][t] - 1;
-        if m.nodes.len() < ssn.node_count() {
-            m.nodes.resize_with(ssn.node_count(), Vec::new);
-        }
-        let epoch = ssn.node_used_epoch(node);
-        let entries = &mut m.nodes[node.0 as usize];
-        // (The equivalence tests' stale mode reuses a verdict of any epoch.)
-        let stale = ssn.stale_scores_for_tests;
-        if let Some(&(_, _, v)) = entries.iter().find(|e| (e.0 == epoch || stale) && e.1 == id) {
-            return v;
-        }
-        entries.retain(|e| e.0 == epoch);
-        let v = compute();
-        entries.push((epoch, id, v));
-        v
+        self.memo.borrow_mut().get(ssn, pod, ask, node, compute)
     }
 
     /// The pod is scored: Guaranteed with a policy other than `none`.
