@@ -183,6 +183,14 @@ fn vnpus(v: &Node, bad: &mut impl FnMut(&Node, &str, String)) -> Option<VnpuConf
             bad(e, &p, "needs commonWord, resourceName and resourceMemoryName".into());
             continue;
         }
+        // Volcano reads AI cores under `<resourceName>-core` whatever this says.
+        let core = format!("{}-core", s("resourceName"));
+        if let Some(x) =
+            e.get("resourceCoreName").filter(|_| !s("resourceCoreName").is_empty() && s("resourceCoreName") != core)
+        {
+            let why = format!("Volcano reads AI cores as `{core}` whatever this says; give that or leave it out");
+            bad(x, &format!("{p}.resourceCoreName"), why);
+        }
         let mut templates = Vec::new();
         if let Some(ts) = e.get("templates") {
             let Val::Seq(ts) = &ts.val else {
@@ -409,6 +417,15 @@ mod tests {
         let (c, e) = cm("vnpus: {hamiVnpuCore: true, configs: []}\n");
         assert!(e.is_empty(), "{e:?}");
         assert_eq!(c.unwrap().vnpus, Some(VnpuConfig { hami_core: true, types: vec![] }));
+        let (_, e) = cm(
+            "vnpus: [{commonWord: A, resourceName: r/A, resourceMemoryName: r/A-memory, resourceCoreName: r/A-cores, memoryAllocatable: 1, memoryCapacity: 1}]\n",
+        );
+        assert_eq!(
+            e,
+            [
+                "document 1: data.device-config.yaml: vnpus[0].resourceCoreName: Volcano reads AI cores as `r/A-core` whatever this says; give that or leave it out (line 1 of the text)"
+            ]
+        );
         let (_, e) = cm(
             "vnpus: {hamiVnpuCore: true, configs: [{commonWord: X, memoryAllocatable: 1, memoryCapacity: 1, aiCores: 3}]}\n",
         );
