@@ -106,12 +106,8 @@ impl NpuUse {
 }
 
 /// A pod's written asks as Volcano reads them on these chips (`ResourceReqs`
-/// on the first chip in `policy`'s order).
-pub fn asks(policy: NpuPolicy, nc: &NodeChips, u: &NpuUse, written: &[Written], hami_core_pod: bool) -> Vec<Ask> {
-    asks_in(&order(policy, &nc.chips, &u.uses), nc, written, hami_core_pod)
-}
-
-fn asks_in(order: &[usize], nc: &NodeChips, written: &[Written], hami_core_pod: bool) -> Vec<Ask> {
+/// on the first chip of `order`).
+fn asks(order: &[usize], nc: &NodeChips, written: &[Written], hami_core_pod: bool) -> Vec<Ask> {
     let Some(&first) = order.first() else { return Vec::new() };
     let devmem = nc.chips[first].devmem;
     written.iter().filter_map(|w| super::ask(w, &nc.ty, devmem, hami_core_pod)).collect()
@@ -126,7 +122,7 @@ pub fn choose(
     hami_core_pod: bool,
 ) -> Result<(Vec<Ask>, Vec<Vec<usize>>), Refusal> {
     let order = order(policy, &nc.chips, &u.uses);
-    let asks = asks_in(&order, nc, written, hami_core_pod);
+    let asks = asks(&order, nc, written, hami_core_pod);
     let chosen = select_in(&order, &nc.ty, &nc.chips, &u.uses, &asks, hami_core_pod)?;
     Ok((asks, chosen))
 }
