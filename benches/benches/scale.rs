@@ -9,6 +9,11 @@
 //! drf not choosing preempt victims (P′: the standing-backlog case, where the queue of
 //! waiting gangs grows through the run); `scale/gang-fifo/N` the same jobs under the
 //! `gang-fifo` baseline. Throughput is in jobs.
+//!
+//! `contention/*` (issue 39) are the hard case of preemption: three priority
+//! classes on a busy cluster ([`Scale::contention`]): `p-prime/N` (drf does not
+//! choose victims), `p/N` (drf chooses them: preemption churns), `p-prime-ckpt/N`
+//! (jobs checkpoint every 30 minutes) and `gang-fifo/N` on the same jobs.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use lahar::scenario::{self, Scenario};
@@ -17,7 +22,11 @@ use std::hint::black_box;
 use std::path::Path;
 
 fn load(jobs: u32, conf: Conf) -> Scenario {
-    scenario::load_str(&Scale::bench(jobs, conf).text(), "scale.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
+    load_scale(Scale::bench(jobs, conf))
+}
+
+fn load_scale(s: Scale) -> Scenario {
+    scenario::load_str(&s.text(), "scale.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn simulate(s: Scenario) -> u64 {
@@ -40,6 +49,21 @@ fn bench(c: &mut Criterion) {
                 b.iter_batched(|| s.clone(), |s| black_box(simulate(s)), BatchSize::LargeInput)
             });
         }
+    }
+    g.finish();
+    let mut g = c.benchmark_group("contention");
+    g.sample_size(10);
+    for (name, conf, checkpoint, n) in [
+        ("p-prime", Conf::PPrime, false, 10_000u32),
+        ("p-prime-ckpt", Conf::PPrime, true, 10_000),
+        ("p", Conf::P, false, 3_000),
+        ("gang-fifo", Conf::GangFifo, false, 10_000),
+    ] {
+        let s = load_scale(Scale { checkpoint, ..Scale::contention(n, 312, conf) });
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(format!("{name}/{n}"), |b| {
+            b.iter_batched(|| s.clone(), |s| black_box(simulate(s)), BatchSize::LargeInput)
+        });
     }
     g.finish();
 }

@@ -4,6 +4,14 @@
 //! (weight 1), synthetic jobs with the default scenario's GPU-count mix (1–64 GPUs,
 //! mean 6.8) and run times (lognormal, median 45 min, up to 7 days), Poisson
 //! arrivals. On 312 nodes 214 jobs/h offer about 90% of the GPUs.
+//!
+//! The contention scenarios ([`Scale::contention`], issue 39) are the hard case of
+//! preemption: three priority classes (`batch` 0, `standard` 100, `urgent` 1000:
+//! 70%, 20% and 10% of the jobs, one synthetic source each), 1–32 GPU jobs
+//! (mean 4.98 GPUs), lognormal run times (median 1 h, σ 1.2, mean about 2.05 h),
+//! queues `research` (weight 2) and `prod` (weight 1, not reclaimable), and an
+//! arrival rate that offers about 90% of the GPUs (0.088 jobs/h per GPU);
+//! optionally with checkpoints every 30 minutes.
 
 /// The production-style conf of issue 11 ("P"): enqueue, allocate, backfill,
 /// preempt, reclaim; priority, gang, conformance | drf, predicates, proportion,
@@ -60,12 +68,72 @@ pub struct Scale {
     pub tiers: u32,
     /// Scheduler.
     pub conf: Conf,
+    /// The contention mix (priority classes, 1–32 GPUs, a queue not
+    /// reclaimable) instead of the default scenario's.
+    pub classes: bool,
+    /// Jobs checkpoint every 30 minutes (work since the last is lost when
+    /// evicted).
+    pub checkpoint: bool,
 }
+
+/// The contention mix's classes: (source name prefix, priority, share of jobs in %).
+pub const CLASSES: [(&str, i32, u32); 3] = [("batch", 0, 70), ("standard", 100, 20), ("urgent", 1000, 10)];
 
 impl Scale {
     /// The scenario of the `scale` bench: 312 nodes, 214 jobs/h, two tiers.
     pub fn bench(jobs: u32, conf: Conf) -> Scale {
-        Scale { jobs, nodes: 312, rate_per_hour: 214.0, tiers: 2, conf }
+        Scale { jobs, nodes: 312, rate_per_hour: 214.0, tiers: 2, conf, classes: false, checkpoint: false }
+    }
+
+    /// A contention scenario: `jobs` jobs of the three priority classes on `nodes`
+    /// nodes of 8 GPUs at about 90% offered load (three fabric tiers from 2,048
+    /// nodes on).
+    pub fn contention(jobs: u32, nodes: u32, conf: Conf) -> Scale {
+        let rate_per_hour = (0.088 * 8.0 * nodes as f64).round();
+        let tiers = if nodes >= 2048 { 3 } else { 2 };
+        Scale { jobs, nodes, rate_per_hour, tiers, conf, classes: true, checkpoint: false }
+    }
+
+    /// The workload sources (YAML list items).
+    fn sources(&self) -> String {
+        if !self.classes {
+            return format!(
+                "    - synthetic:
+        jobs: {jobs}
+        namePrefix: job
+        arrival: {{poisson: {{ratePerHour: {rate}}}}}
+        gpus: {{1: 45, 2: 10, 4: 10, 8: 20, 16: 8, 32: 5, 64: 2}}
+        cpuPerGpu: 10
+        memoryPerGpu: 100Gi
+        duration: {{lognormal: {{median: 45m, sigma: 1.2, min: 1m, max: 7d}}}}
+        queues: {{research: 2, prod: 1}}
+",
+                jobs = self.jobs,
+                rate = self.rate_per_hour,
+            );
+        }
+        let mut out = String::new();
+        let mut left = self.jobs;
+        for (i, (name, priority, share)) in CLASSES.iter().enumerate() {
+            let n = if i + 1 == CLASSES.len() { left } else { self.jobs / 100 * share + self.jobs % 100 * share / 100 };
+            left -= n;
+            let checkpoint = if self.checkpoint { "        checkpointInterval: 30m\n" } else { "" };
+            out += &format!(
+                "    - synthetic:
+        jobs: {n}
+        namePrefix: {name}
+        arrival: {{poisson: {{ratePerHour: {rate}}}}}
+        gpus: {{1: 40, 2: 15, 4: 15, 8: 20, 16: 7, 32: 3}}
+        cpuPerGpu: 10
+        memoryPerGpu: 100Gi
+        duration: {{lognormal: {{median: 1h, sigma: 1.2, min: 1m, max: 7d}}}}
+        queues: {{research: 2, prod: 1}}
+        priority: {priority}
+{checkpoint}",
+                rate = self.rate_per_hour * *share as f64 / 100.0,
+            );
+        }
+        out
     }
 
     /// The scenario YAML.
@@ -99,24 +167,16 @@ spec:
     fabric:
 {fabric}  queues:
     - {{name: research, weight: 2}}
-    - {{name: prod, weight: 1}}
+    - {{name: prod, weight: 1{prod}}}
   scheduler: {scheduler}
   workload:
-    - synthetic:
-        jobs: {jobs}
-        namePrefix: job
-        arrival: {{poisson: {{ratePerHour: {rate}}}}}
-        gpus: {{1: 45, 2: 10, 4: 10, 8: 20, 16: 8, 32: 5, 64: 2}}
-        cpuPerGpu: 10
-        memoryPerGpu: 100Gi
-        duration: {{lognormal: {{median: 45m, sigma: 1.2, min: 1m, max: 7d}}}}
-        queues: {{research: 2, prod: 1}}
-  output: {{sampleInterval: 5m}}
+{sources}  output: {{sampleInterval: 5m}}
 ",
             jobs = self.jobs,
             nodes = self.nodes,
             scheduler = self.conf.scheduler(),
-            rate = self.rate_per_hour,
+            sources = self.sources(),
+            prod = if self.classes { ", reclaimable: false" } else { "" },
         )
     }
 }

@@ -58,6 +58,7 @@ pub mod text;
 pub mod time;
 pub mod topology;
 pub mod vgpu;
+pub mod victim_index;
 pub mod vnpu;
 pub mod world;
 

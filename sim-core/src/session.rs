@@ -502,6 +502,34 @@ impl<'w> Session<'w> {
     pub fn first_fit(&self, req: &Resources, from: usize) -> Option<NodeId> {
         self.world.index.first_fit(req, from)
     }
+    /// Every node, in node order, whose FutureIdle plus the Running preemptable
+    /// pods of the victim groups `keys` (ascending) covers `req`, into `out`
+    /// (indexed: [`World::victim_nodes`]).
+    pub fn victim_nodes(&mut self, keys: &[crate::world::VictimKey], req: &Resources, out: &mut Vec<NodeId>) {
+        self.world.victim_nodes(keys, req, out);
+    }
+    /// See [`crate::engine::EngineConfig::wrong_victim_index_for_tests`].
+    #[doc(hidden)]
+    pub fn break_victim_index_for_tests(&mut self) {
+        self.world.break_victim_index_for_tests();
+    }
+    /// See [`crate::engine::EngineConfig::wrong_carry_for_tests`].
+    #[doc(hidden)]
+    pub fn break_victim_log_for_tests(&mut self) {
+        self.world.break_victim_log_for_tests();
+    }
+    /// Starts the World's log of changed nodes ([`World::victim_log_since`]).
+    pub fn follow_victim_log(&mut self) {
+        self.world.follow_victim_log();
+    }
+    /// The position after the last change in the log of changed nodes.
+    pub fn victim_log_end(&self) -> u64 {
+        self.world.victim_log_end()
+    }
+    /// The nodes changed since `pos` ([`World::victim_log_since`]).
+    pub fn victim_log_since(&self, pos: u64) -> Option<&[NodeId]> {
+        self.world.victim_log_since(pos)
+    }
     /// Every node whose FutureIdle covers `req`, in node order (indexed).
     pub fn fitting_nodes<'a>(&'a self, req: &'a Resources) -> impl Iterator<Item = NodeId> + 'a {
         self.world.index.fitting(req)

@@ -128,7 +128,7 @@ fn outputs(text: &str, exhaustive: bool, wrong_skip: bool) -> (String, String) {
 }
 
 /// decisions.csv and pods.csv of a run whose engine settings `tweak` changes.
-fn outputs_with(text: &str, exhaustive: bool, tweak: impl Fn(&mut EngineConfig)) -> (String, String) {
+pub(super) fn outputs_with(text: &str, exhaustive: bool, tweak: impl Fn(&mut EngineConfig)) -> (String, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut s = lahar::scenario::load_str(text, "eq.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}"));
     tweak(&mut s.engine);
@@ -151,7 +151,7 @@ proptest! {
     }
 }
 
-fn first_difference(a: &str, b: &str) -> String {
+pub(super) fn first_difference(a: &str, b: &str) -> String {
     let at = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(a.lines().count().min(b.lines().count()));
     format!("line {}: fast {:?}, exhaustive {:?}", at + 1, a.lines().nth(at), b.lines().nth(at))
 }

@@ -6,14 +6,19 @@
 //!     --jobs 1000000 --nodes 813 --rate 445 --conf p-prime > scale.yaml
 //! ```
 //!
-//! Options: `--jobs N` (10000), `--nodes N` (312), `--rate JOBS_PER_HOUR` (214),
-//! `--tiers 2|3` (2), `--conf p|p-prime|gang-fifo` (p).
+//! Options: `--jobs N` (10000), `--nodes N` (312), `--rate JOBS_PER_HOUR` (214;
+//! with `--mix classes`, 0.088 per GPU: about 90% offered load), `--tiers 2|3` (2;
+//! with `--mix classes`, 3 from 2,048 nodes), `--conf p|p-prime|gang-fifo` (p),
+//! `--mix default|classes` (default: the default scenario's job mix; classes: the
+//! contention mix of issue 39, three priority classes), `--checkpoint on|off`
+//! (off: with on, jobs checkpoint every 30 minutes).
 
 use lahar_benches::scale::{Conf, Scale};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut s = Scale::bench(10_000, Conf::P);
+    let (mut rate, mut tiers) = (None, None);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -24,11 +29,25 @@ fn main() -> ExitCode {
         let ok = match flag.as_str() {
             "--jobs" => value.parse().map(|v| s.jobs = v).is_ok(),
             "--nodes" => value.parse().map(|v| s.nodes = v).is_ok_and(|_| s.nodes > 0),
-            "--rate" => value.parse().map(|v| s.rate_per_hour = v).is_ok_and(|_| s.rate_per_hour > 0.0),
-            "--tiers" => value.parse().map(|v| s.tiers = v).is_ok_and(|_| matches!(s.tiers, 2 | 3)),
+            "--rate" => value.parse::<f64>().ok().filter(|&v| v > 0.0).map(|v| rate = Some(v)).is_some(),
+            "--tiers" => value.parse::<u32>().ok().filter(|v| matches!(v, 2 | 3)).map(|v| tiers = Some(v)).is_some(),
             "--conf" => Conf::parse(value).map(|c| s.conf = c).is_some(),
+            "--mix" => {
+                matches!(value.as_str(), "default" | "classes") && {
+                    s.classes = value == "classes";
+                    true
+                }
+            }
+            "--checkpoint" => {
+                matches!(value.as_str(), "on" | "off") && {
+                    s.checkpoint = value == "on";
+                    true
+                }
+            }
             _ => {
-                eprintln!("error: unknown option {flag} (options: --jobs, --nodes, --rate, --tiers, --conf)");
+                eprintln!(
+                    "error: unknown option {flag} (options: --jobs, --nodes, --rate, --tiers, --conf, --mix, --checkpoint)"
+                );
                 return ExitCode::from(2);
             }
         };
@@ -37,6 +56,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    if s.classes {
+        let c = Scale::contention(s.jobs, s.nodes, s.conf);
+        (s.rate_per_hour, s.tiers) = (c.rate_per_hour, c.tiers);
+    }
+    s.rate_per_hour = rate.unwrap_or(s.rate_per_hour);
+    s.tiers = tiers.unwrap_or(s.tiers);
     print!("{}", s.text());
     ExitCode::SUCCESS
 }

@@ -303,6 +303,26 @@ fn tier_walk<T>(tiers: &[Vec<T>], mut ask: impl FnMut(&T) -> Option<Vec<PodId>>)
     Vec::new()
 }
 
+/// The positions in a tier's list of victim-choosing plugins from which
+/// [`tier_walk`]'s intersection can start: the first plugin; any plugin with two
+/// before it (an empty intersection at the one before re-seeds from it); and the
+/// second when the first may abstain (it is then skipped). Never empty for a
+/// tier with a chooser.
+fn seeds(choosers: &[&Slot]) -> impl Iterator<Item = usize> {
+    let second = choosers.first().is_some_and(|c| may_abstain(c));
+    (0..choosers.len()).filter(move |&s| s != 1 || second)
+}
+
+/// True if a victim-choosing plugin may answer "no opinion" (`None`, skipped by
+/// [`tier_walk`]): every plugin but those known to always answer.
+fn may_abstain(s: &Slot) -> bool {
+    match s.conf.name.as_str() {
+        "priority" | "gang" | "conformance" | "proportion" => false,
+        "drf" => s.conf.flag("enableHierarchy"),
+        _ => true,
+    }
+}
+
 /// Which gang-eviction action asks [`Plugin::unified_evictable`] (Volcano's
 /// `EvictionKind`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -838,11 +858,23 @@ impl Framework {
     }
 
     fn find_victims_below_priority(&self) -> bool {
+        // Every tier's choice is a subset of priority's when, from every plugin
+        // that can start the tier's intersection (see [`seeds`]), priority
+        // answers later on.
         self.tiers.iter().all(|tier| {
-            let choosers: Vec<&Slot> =
-                tier.iter().filter(|s| s.on(flag::ENABLE_PREEMPTABLE) && s.plugin.registers_preemptable()).collect();
-            choosers.is_empty() || choosers.iter().any(|s| s.conf.name == "priority")
+            let choosers = self.choosers(tier, false);
+            seeds(&choosers).all(|s| choosers[s..].iter().any(|c| c.conf.name == "priority"))
         })
+    }
+
+    /// The plugins of a tier that choose preempt (or reclaim) victims, in order.
+    fn choosers<'a>(&self, tier: &'a [Slot], reclaim: bool) -> Vec<&'a Slot> {
+        let bit = if reclaim { flag::ENABLE_RECLAIMABLE } else { flag::ENABLE_PREEMPTABLE };
+        tier.iter()
+            .filter(|s| {
+                s.on(bit) && if reclaim { s.plugin.registers_reclaimable() } else { s.plugin.registers_preemptable() }
+            })
+            .collect()
     }
 
     /// True if no plugin that chooses reclaim victims looks at the reclaimer: a
@@ -856,21 +888,18 @@ impl Framework {
             .all(|s| s.plugin.reclaim_victims_ignore_reclaimer())
     }
 
-    /// False if no tier can choose a victim of group `key` for `preemptor`: each
-    /// tier's victims are the intersection of its choosing plugins' answers, so a
-    /// group one of them rules out is out of that tier's choice.
+    /// False if no tier can choose a victim of group `key` for `preemptor`. A
+    /// tier's victims are the intersection of its choosing plugins' answers, but
+    /// with Volcano's re-seeding quirk ([`tier_walk`]): after an empty
+    /// intersection, the next plugin's whole answer starts the intersection again.
+    /// So a group is possible when, from some plugin that can start the
+    /// intersection ([`seeds`]), every later plugin may answer with it.
     pub fn may_choose_victims_in(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> bool {
-        let bit = if reclaim { flag::ENABLE_RECLAIMABLE } else { flag::ENABLE_PREEMPTABLE };
         self.tiers.iter().any(|tier| {
-            let mut choosers = tier
-                .iter()
-                .filter(|s| {
-                    s.on(bit)
-                        && if reclaim { s.plugin.registers_reclaimable() } else { s.plugin.registers_preemptable() }
-                })
-                .peekable();
-            choosers.peek().is_some()
-                && choosers.all(|s| s.plugin.victim_group_ok(ssn, preemptor, reclaim, key).unwrap_or(true))
+            let choosers = self.choosers(tier, reclaim);
+            let ok =
+                |c: &&Slot| may_abstain(c) || c.plugin.victim_group_ok(ssn, preemptor, reclaim, key).unwrap_or(true);
+            seeds(&choosers).any(|s| choosers[s..].iter().all(ok))
         })
     }
 

@@ -12,6 +12,7 @@ pub mod plugins;
 pub mod subjobs;
 
 use actions::allocate::AllocState;
+use actions::carry::Carry;
 use actions::gang_evict::GangArgs;
 use actions::waiting::WaitingOrder;
 use conf::{ActionKind, SchedulerConf};
@@ -26,6 +27,8 @@ pub struct Volcano {
     waiting: WaitingOrder,
     /// gangpreempt's and gangreclaim's arguments.
     gang_args: [GangArgs; 2],
+    /// preempt's failed searches, kept across sessions.
+    carry: Carry,
 }
 
 impl Volcano {
@@ -33,7 +36,8 @@ impl Volcano {
     pub fn new(conf: SchedulerConf) -> Volcano {
         let fw = Framework::new(&conf);
         let gang_args = ["gangpreempt", "gangreclaim"].map(|a| GangArgs::from_conf(conf.configurations.get(a)));
-        Volcano { conf, fw, alloc: AllocState::default(), waiting: WaitingOrder::default(), gang_args }
+        let carry = Carry::new(&fw);
+        Volcano { conf, fw, alloc: AllocState::default(), waiting: WaitingOrder::default(), gang_args, carry }
     }
     /// Volcano's built-in default configuration.
     pub fn default_conf() -> Volcano {
@@ -61,7 +65,7 @@ impl Scheduler for Volcano {
                 ActionKind::Enqueue => actions::enqueue::run(&mut self.fw, ssn, &mut self.waiting),
                 ActionKind::Allocate => actions::allocate::run(&self.fw, ssn, &mut self.alloc, !has_enqueue),
                 ActionKind::Backfill => actions::backfill::run(&self.fw, ssn, &mut self.alloc),
-                ActionKind::Preempt => actions::preempt::run(&self.fw, ssn),
+                ActionKind::Preempt => actions::preempt::run(&self.fw, ssn, &mut self.carry),
                 ActionKind::Reclaim => actions::reclaim::run(&self.fw, ssn),
                 ActionKind::GangPreempt => {
                     actions::gang_evict::run(&self.fw, ssn, EvictKind::GangPreempt, self.gang_args[0])

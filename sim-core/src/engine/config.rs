@@ -88,6 +88,17 @@ pub struct EngineConfig {
     /// it. Never set outside tests.
     #[doc(hidden)]
     pub wrong_memo_for_tests: bool,
+    /// Lets the victim index of preempt and reclaim go stale (it stops reading
+    /// the log of changed nodes), so that tests can show the equivalence check
+    /// catches it. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_victim_index_for_tests: bool,
+    /// Stops logging the nodes of a job whose pods change status, so preempt's
+    /// carried failures miss changes of its victims' shares and ready counts,
+    /// and tests can show the equivalence check catches it. Never set outside
+    /// tests.
+    #[doc(hidden)]
+    pub wrong_carry_for_tests: bool,
 }
 
 impl Default for EngineConfig {
@@ -104,6 +115,8 @@ impl Default for EngineConfig {
             wrong_slots_for_tests: false,
             wrong_reach_for_tests: false,
             wrong_memo_for_tests: false,
+            wrong_victim_index_for_tests: false,
+            wrong_carry_for_tests: false,
         }
     }
 }

@@ -451,6 +451,12 @@ impl Engine {
         ssn.wrong_slots_for_tests = self.cfg.wrong_slots_for_tests;
         ssn.wrong_reach_for_tests = self.cfg.wrong_reach_for_tests;
         ssn.wrong_memo_for_tests = self.cfg.wrong_memo_for_tests;
+        if self.cfg.wrong_victim_index_for_tests {
+            ssn.break_victim_index_for_tests();
+        }
+        if self.cfg.wrong_carry_for_tests {
+            ssn.break_victim_log_for_tests();
+        }
         if let Some(e) = self.explain.as_mut() {
             ssn = ssn.with_explain(e);
         }

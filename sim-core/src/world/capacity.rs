@@ -53,11 +53,13 @@ impl World {
         }
         let free = self.future_idle(n);
         self.index.update(n, free);
+        self.victim_index.touch(n);
     }
 
     /// Cordons node `n` or uncordons it.
     pub(crate) fn set_cordoned(&mut self, n: NodeId, on: bool) {
         self.cluster.set_cordoned(n, on);
+        self.victim_index.touch(n);
         self.epoch += 1;
         self.node_used_epoch[n.0 as usize] = self.epoch;
     }

@@ -12,6 +12,7 @@ use crate::queue::{Queue, QueueId};
 use crate::resource::{GPU, Resources};
 use crate::store::Store;
 use crate::time::SimTime;
+use crate::victim_index::VictimIndex;
 use std::collections::{BTreeMap, BTreeSet};
 
 mod capacity;
@@ -431,6 +432,9 @@ pub struct World {
     pub nodes: Vec<NodeState>,
     /// Free-resource index over `FutureIdle`.
     pub index: NodeIndex,
+    /// Nodes by `FutureIdle` plus victim room, per set of victim groups
+    /// (preempt's and reclaim's bound; see [`World::victim_nodes`]).
+    victim_index: VictimIndex,
     /// Every pod created, by id. A run whose records go to a recorder retires a
     /// finished job's pods with it, and a pod replaced by another at once.
     pub pods: Store<Pod>,
@@ -586,6 +590,7 @@ impl World {
             cluster,
             nodes,
             index,
+            victim_index: VictimIndex::default(),
             pods: Store::new(),
             jobs,
             queues,
@@ -625,6 +630,52 @@ impl World {
     pub fn future_idle(&self, n: NodeId) -> Resources {
         let s = &self.nodes[n.0 as usize];
         self.cluster.node(n).allocatable - s.used + s.releasing - s.pipelined
+    }
+
+    /// Every node, in node order, whose future-idle room plus the Running
+    /// preemptable pods of the victim groups `keys` (ascending) covers `req`, into
+    /// `out`: the nodes where evicting victims of those groups could make room
+    /// (preempt's and reclaim's bound), from an index kept per set of groups.
+    pub fn victim_nodes(&mut self, keys: &[VictimKey], req: &Resources, out: &mut Vec<NodeId>) {
+        let (cluster, nodes) = (&self.cluster, &self.nodes);
+        let bound = |n: NodeId, keys: &[VictimKey]| {
+            let s = &nodes[n.0 as usize];
+            let free = cluster.node(n).allocatable - s.used + s.releasing - s.pipelined;
+            free + s.victim_room(|k| keys.binary_search(&k).is_ok())
+        };
+        self.victim_index.fitting(keys, req, nodes.len(), bound, out);
+    }
+
+    /// Starts the log of nodes whose bound or victims may have changed, for a
+    /// reader that carries facts about them across sessions (see
+    /// [`World::victim_log_since`]).
+    pub fn follow_victim_log(&mut self) {
+        let n = self.nodes.len();
+        self.victim_index.follow(n);
+    }
+    /// The position after the last logged change.
+    pub fn victim_log_end(&self) -> u64 {
+        self.victim_index.end()
+    }
+    /// The nodes logged since `pos` (with repeats): every node whose future-idle
+    /// room, pods, victim sums or taints changed, and every node running a pod of a
+    /// job whose pods changed status (its allocation and ready count). `None` when
+    /// the log was cut after `pos`, or nobody follows it.
+    pub fn victim_log_since(&self, pos: u64) -> Option<&[NodeId]> {
+        self.victim_index.since(pos).filter(|_| self.victim_index.logging())
+    }
+    /// Stops logging the nodes of a job whose pods change (tests only; see
+    /// [`crate::engine::EngineConfig::wrong_carry_for_tests`]).
+    #[doc(hidden)]
+    pub fn break_victim_log_for_tests(&mut self) {
+        self.victim_index.skip_job_nodes_for_tests = true;
+    }
+
+    /// Lets the victim index go stale (tests only: the equivalence check must
+    /// notice; see [`crate::engine::EngineConfig::wrong_victim_index_for_tests`]).
+    #[doc(hidden)]
+    pub fn break_victim_index_for_tests(&mut self) {
+        self.victim_index.wrong_for_tests = true;
     }
 
     /// True if the GPU devices of node `n` can take a pod asking `milli` milli-GPUs.
@@ -765,6 +816,17 @@ impl World {
         if (j.ready_count() > j.spec.min_available) != j.victims_over_min {
             self.refile_victims(job);
         }
+        // The job's allocation or ready count may have changed: what drf and gang
+        // say of its pods as victims, on every node where it runs.
+        if self.victim_index.logging() && !self.victim_index.skip_job_nodes_for_tests {
+            let j = &self.jobs[job.0 as usize];
+            for &p in &j.pods {
+                let pod = &self.pods[p.0 as usize];
+                if let Some(n) = pod.node.filter(|_| pod.status == PodStatus::Running) {
+                    self.victim_index.touch(n);
+                }
+            }
+        }
     }
 
     /// Moves a job's Running preemptable pods to the victim groups of its new
@@ -779,6 +841,7 @@ impl World {
                 add_victim(list, (q, prio, was), pod.req, -1);
                 add_victim(list, (q, prio, !was), pod.req, 1);
             }
+            self.victim_index.touch(n);
         }
         self.jobs[job.0 as usize].victims_over_min = !was;
     }
@@ -923,6 +986,7 @@ impl World {
         if status == PodStatus::Running && preemptable {
             add_victim(&mut ns.victims, vkey, req, sign);
             add_victim(&mut self.victims, vkey, req, sign);
+            touched = true;
         }
         if holds {
             ns.used += delta;
@@ -953,6 +1017,7 @@ impl World {
         if touched {
             let free = self.future_idle(n);
             self.index.update(n, free);
+            self.victim_index.touch(n);
         }
     }
 

@@ -2,6 +2,7 @@
 
 pub mod allocate;
 pub mod backfill;
+pub mod carry;
 pub mod enqueue;
 pub mod gang_evict;
 pub mod preempt;

@@ -14,6 +14,7 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::contains_topology;
+use super::carry::Carry;
 use super::reach::{Action, Reach, not_set_aside};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{pending_tasks, queues_of, sort_by};
@@ -70,8 +71,8 @@ fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, below: bool, job
     });
 }
 
-/// Runs the preempt action.
-pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
+/// Runs the preempt action; `carry` keeps failed searches across sessions.
+pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
     ssn.set_action("preempt");
     let mut reach = Reach::new(fw, Action::Preempt);
     let mut starving = not_set_aside(fw, ssn, &mut reach);
@@ -110,7 +111,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
                     k.0 == q && (!below || k.1 < p) && fw.may_choose_victims_in(s, pod, false, k)
                 };
                 let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim };
-                let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None);
+                let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None, Some(&mut *carry));
                 memo.record(ssn, pod, placed);
                 if placed && ssn.explaining(pod) {
                     watched.push((pod, ssn.pod(pod).node));
@@ -150,7 +151,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
                 let victim =
                     move |s: &Session<'_>, k: VictimKey| candidate(s, k) && fw.may_choose_victims_in(s, pod, false, k);
                 let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim };
-                if preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None) {
+                if preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None, None) {
                     memo.clear();
                     let node = ssn.pod(pod).node;
                     ssn.commit(stmt);

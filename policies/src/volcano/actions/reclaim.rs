@@ -57,7 +57,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
             let victim =
                 move |s: &Session<'_>, k: VictimKey| candidate(s, k) && fw.may_choose_victims_in(s, pod, true, k);
             let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim };
-            let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, true, memo.cache());
+            let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, true, memo.cache(), None);
             memo.record(ssn, pod, placed);
             if placed && ssn.explaining(pod) {
                 watched.push((pod, ssn.pod(pod).node));

@@ -25,6 +25,7 @@
 //!   victims for a queue are computed once until then ([`VictimCache`]).
 
 use super::super::framework::Framework;
+use super::carry::Carry;
 use super::victim_order;
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
@@ -104,6 +105,9 @@ type Chosen = (Vec<PodId>, Resources);
 
 /// Tries to make room for `pod` by evicting victims that pass `filter`; on
 /// success pipelines the pod and merges the evictions into `stmt`.
+/// With `carry` (preempt's first pass), a search whose inputs failed before
+/// looks only at the nodes that changed since ([`Carry`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn preempt_pod(
     fw: &Framework,
     ssn: &mut Session<'_>,
@@ -112,6 +116,7 @@ pub(crate) fn preempt_pod(
     filter: &VictimFilter<'_>,
     reclaim: bool,
     mut cache: Option<&mut VictimCache>,
+    mut carry: Option<&mut Carry>,
 ) -> bool {
     let req = ssn.pod(pod).req;
     let q = ssn.job(ssn.pod(pod).job).spec.queue;
@@ -127,16 +132,24 @@ pub(crate) fn preempt_pod(
     } else {
         ssn.victim_groups().iter().map(|g| g.0).filter(|&k| (filter.victim)(ssn, k)).collect()
     };
-    let could_fit = |ssn: &Session<'_>, n: NodeId| {
-        exhaustive
-            || req.fits_in(&(ssn.future_idle(n) + ssn.node_state(n).victim_room(|k| allowed.binary_search(&k).is_ok())))
-    };
-    // With no possible victim anywhere, only nodes whose future-idle room alone
-    // holds the pod can pass the bound: the free-resource index lists them.
-    let all: Vec<NodeId> = if !exhaustive && allowed.is_empty() {
+    // The nodes whose future-idle room plus the allowed groups' pods hold the pod
+    // (the room bound), in node order: listed by the victim index, or — with no
+    // possible victim anywhere — by the free-resource index. Exhaustive mode walks
+    // every node.
+    let carried = carry.as_deref_mut().and_then(|c| c.nodes(ssn, pod, &allowed));
+    let all: Vec<NodeId> = if exhaustive {
+        (0..ssn.node_count() as u32).map(NodeId).collect()
+    } else if let Some(changed) = carried {
+        // Every other node fails as it did: only these can pass the bound now.
+        let room =
+            |n: NodeId| ssn.future_idle(n) + ssn.node_state(n).victim_room(|k| allowed.binary_search(&k).is_ok());
+        changed.into_iter().filter(|&n| req.fits_in(&room(n))).collect()
+    } else if allowed.is_empty() {
         ssn.fitting_nodes(&req).collect()
     } else {
-        (0..ssn.node_count() as u32).map(NodeId).collect()
+        let mut v = Vec::new();
+        ssn.victim_nodes(&allowed, &req, &mut v);
+        v
     };
     // Candidates by the predicates evicting cannot help (Volcano's
     // `PredicateForPreemptAction`); preempt asks every predicate again after each
@@ -145,7 +158,7 @@ pub(crate) fn preempt_pod(
     let pass = |ssn: &Session<'_>, n: NodeId| trivial || fw.predicate_for_preempt(ssn, pod, n).is_ok();
     let all_trivial = fw.predicate_trivial(ssn, pod);
     let pass_all = |ssn: &Session<'_>, n: NodeId| all_trivial || fw.predicate(ssn, pod, n).is_ok();
-    let nodes = all.into_iter().filter(|&n| could_fit(ssn, n));
+    let nodes = all.into_iter();
     // (node, its victims when pre-checked). Reclaim walks nodes in node order and
     // the first node whose victims make room takes the pod, so its victims are
     // computed as the walk reaches each node: no further node is looked at.
@@ -166,6 +179,8 @@ pub(crate) fn preempt_pod(
         scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
         order = scored.into_iter().map(|(_, n, v)| (n, v)).collect();
     }
+    // The nodes whose victims made room: a failed search re-checks them next time.
+    let tried: Vec<NodeId> = if carry.is_some() { order.iter().map(|(n, _)| *n).collect() } else { Vec::new() };
     for (n, pre) in order {
         let cache = cache.as_deref_mut();
         let Some(mut victims) = pre.or_else(|| victims_on(fw, ssn, pod, n, filter, reclaim, cache)) else { continue };
@@ -195,9 +210,15 @@ pub(crate) fn preempt_pod(
                 ssn.explain(pod, Some(n), ssn.action(), Some(true), why, None);
             }
             stmt.merge(node_stmt);
+            if let Some(c) = carry {
+                c.record(ssn, pod, &allowed, None);
+            }
             return true;
         }
         ssn.discard(node_stmt);
+    }
+    if let Some(c) = carry {
+        c.record(ssn, pod, &allowed, Some(tried));
     }
     failed(ssn, pod)
 }
