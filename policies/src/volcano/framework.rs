@@ -414,8 +414,6 @@ pub struct Framework {
     scores: RefCell<ScoreCache>,
     /// [`Framework::gang_binds`], fixed by the conf.
     gang_binds: bool,
-    /// [`Framework::victims_below_priority`], fixed by the conf.
-    victims_below: bool,
     /// [`Framework::reclaim_in_victim_order`], fixed by the conf.
     reclaim_ordered: bool,
 }
@@ -489,15 +487,8 @@ impl Framework {
                     .collect()
             })
             .collect();
-        let mut fw = Framework {
-            tiers,
-            scores: RefCell::default(),
-            gang_binds: false,
-            victims_below: false,
-            reclaim_ordered: false,
-        };
+        let mut fw = Framework { tiers, scores: RefCell::default(), gang_binds: false, reclaim_ordered: false };
         fw.gang_binds = fw.find_gang_binds();
-        fw.victims_below = fw.find_victims_below_priority();
         fw.reclaim_ordered =
             fw.tiers.iter().flatten().any(|s| s.conf.name == "capacity" && s.on(flag::ENABLE_RECLAIMABLE));
         fw
@@ -849,21 +840,40 @@ impl Framework {
         ready && first.is_some_and(|t| t.iter().any(|s| gang(s, flag::ENABLE_JOB_PIPELINED)))
     }
 
-    /// True if every preempt victim has a lower job priority than its preemptor's
-    /// job, or is a lower-priority pod of the preemptor's own job: every tier that
-    /// can choose victims has `priority` among its preemptable plugins, so each
-    /// tier's choice is a subset of priority's.
-    pub fn victims_below_priority(&self) -> bool {
-        self.victims_below
-    }
-
-    fn find_victims_below_priority(&self) -> bool {
-        // Every tier's choice is a subset of priority's when, from every plugin
-        // that can start the tier's intersection (see [`seeds`]), priority
-        // answers later on.
+    /// True if every preempt victim of `preemptor` has a lower job priority than
+    /// its job, or is a lower-priority pod of its own job: from every position
+    /// where a tier's intersection can start ([`Framework::seeds_for`]),
+    /// `priority` answers later on, so each tier's choice is a subset of
+    /// priority's.
+    pub fn victims_below_priority(&self, ssn: &Session<'_>, preemptor: PodId) -> bool {
         self.tiers.iter().all(|tier| {
             let choosers = self.choosers(tier, false);
-            seeds(&choosers).all(|s| choosers[s..].iter().any(|c| c.conf.name == "priority"))
+            self.seeds_for(ssn, preemptor, false, &choosers)
+                .all(|s| choosers[s..].iter().any(|c| c.conf.name == "priority"))
+        })
+    }
+
+    /// The positions from which a tier's intersection can start for
+    /// `preemptor` ([`seeds`]), keeping a re-seed at `s` only when the plugin
+    /// before it may answer at all: an empty answer ends the tier instead
+    /// ([`tier_walk`]), and a plugin's answer is empty when no victim group in
+    /// the cluster passes its rule.
+    fn seeds_for<'a>(
+        &'a self,
+        ssn: &'a Session<'_>,
+        preemptor: PodId,
+        reclaim: bool,
+        choosers: &'a [&'a Slot],
+    ) -> impl Iterator<Item = usize> + 'a {
+        seeds(choosers).filter(move |&s| {
+            s < 2 || {
+                let before = choosers[s - 1];
+                may_abstain(before)
+                    || ssn
+                        .victim_groups()
+                        .iter()
+                        .any(|g| before.plugin.victim_group_ok(ssn, preemptor, reclaim, g.0).unwrap_or(true))
+            }
         })
     }
 
@@ -893,13 +903,14 @@ impl Framework {
     /// with Volcano's re-seeding quirk ([`tier_walk`]): after an empty
     /// intersection, the next plugin's whole answer starts the intersection again.
     /// So a group is possible when, from some plugin that can start the
-    /// intersection ([`seeds`]), every later plugin may answer with it.
+    /// intersection ([`Framework::seeds_for`]), every later plugin may answer
+    /// with it.
     pub fn may_choose_victims_in(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> bool {
         self.tiers.iter().any(|tier| {
             let choosers = self.choosers(tier, reclaim);
             let ok =
                 |c: &&Slot| may_abstain(c) || c.plugin.victim_group_ok(ssn, preemptor, reclaim, key).unwrap_or(true);
-            seeds(&choosers).any(|s| choosers[s..].iter().all(ok))
+            self.seeds_for(ssn, preemptor, reclaim, &choosers).any(|s| choosers[s..].iter().all(ok))
         })
     }
 

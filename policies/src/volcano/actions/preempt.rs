@@ -45,23 +45,33 @@ pub(crate) fn never_preempts(ssn: &Session<'_>, p: PodId) -> bool {
 
 /// Drops the starving jobs of queue `q` for which both of preempt's passes are
 /// no-ops, before they are sorted. When no pending pod of the queue may choose a
-/// victim (every group of other jobs' pods is ruled out by `below` or by the
+/// victim (every group of other jobs' pods is ruled out by priority or by the
 /// plugins), a search can only pipeline a pod onto future-idle room without
 /// evicting anything, so searches never free room for later ones: a job none of
 /// whose pending pods fits any node's future-idle room (the free-resource index
 /// says so) fails every search now and for the rest of the pass. Such a job is
 /// dropped when it has no Running pod either (the intra-job pass then has no
 /// candidate) and no watched pod.
-fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, below: bool, jobs: &mut Vec<JobId>) {
+fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, jobs: &mut Vec<JobId>) {
     let pending = |j: JobId| ssn.job(j).pods.iter().copied().filter(|&p| ssn.pod(p).status == PodStatus::Pending);
-    let no_victim = |p: PodId| {
+    // The plugins' group rules read a preemptor only through its job's priority:
+    // one answer per priority (a backlog has thousands of pending pods and a few
+    // priorities).
+    let mut known: Vec<(i32, bool)> = Vec::new();
+    let mut no_victim = |p: PodId| {
         let prio = ssn.job(ssn.pod(p).job).spec.priority;
-        !ssn.victim_groups().iter().any(|g| {
+        if let Some(&(_, v)) = known.iter().find(|&&(pr, _)| pr == prio) {
+            return v;
+        }
+        let below = fw.victims_below_priority(ssn, p);
+        let v = !ssn.victim_groups().iter().any(|g| {
             let k = g.0;
             k.0 == q && (!below || k.1 < prio) && fw.may_choose_victims_in(ssn, p, false, k)
-        })
+        });
+        known.push((prio, v));
+        v
     };
-    if !jobs.iter().all(|&j| pending(j).all(no_victim)) {
+    if !jobs.iter().all(|&j| pending(j).all(&mut no_victim)) {
         return;
     }
     jobs.retain(|&j| {
@@ -78,13 +88,10 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
     let mut starving = not_set_aside(fw, ssn, &mut reach);
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && !contains_topology(ssn, j) && fw.job_starving(ssn, j));
     let mut memo = FailMemo::new(fw);
-    // Victims of other jobs have a lower job priority when every victim-choosing
-    // tier has `priority`.
-    let below = fw.victims_below_priority();
     for q in queues_of(fw, ssn, &starving) {
         let mut jobs: Vec<JobId> = starving.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
         if !ssn.is_exhaustive() {
-            drop_hopeless(fw, ssn, q, below, &mut jobs);
+            drop_hopeless(fw, ssn, q, &mut jobs);
         }
         fw.sort_jobs(ssn, &mut jobs);
         for &j in &jobs {
@@ -106,6 +113,9 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
                     vj != j && s.job(vj).spec.queue == q && (!s.pod(pod).best_effort || s.pod(v).best_effort)
                 };
                 let p = ssn.job(j).spec.priority;
+                // Victims of other jobs have a lower job priority when priority
+                // answers after every possible start of each tier's intersection.
+                let below = fw.victims_below_priority(ssn, pod);
                 let candidate = move |_: &Session<'_>, (vq, _, _): VictimKey| vq == q;
                 let victim = move |s: &Session<'_>, k: VictimKey| {
                     k.0 == q && (!below || k.1 < p) && fw.may_choose_victims_in(s, pod, false, k)

@@ -43,7 +43,6 @@ pub(crate) enum Action {
 pub(crate) struct Reach {
     action: Action,
     gang_binds: bool,
-    below: bool,
     /// Per request ([`Session::shape`] index): (the cap it was counted up to, the
     /// count). A few requests per action: a short list.
     slots: Vec<(u32, u32, u32)>,
@@ -71,7 +70,6 @@ impl Reach {
         Reach {
             action,
             gang_binds: fw.gang_binds(),
-            below: fw.victims_below_priority(),
             slots: Vec::new(),
             victims: Vec::new(),
             quota: Vec::new(),
@@ -136,10 +134,11 @@ impl Reach {
         if let Some(&(_, _, v)) = self.victims.iter().find(|&&(qq, pp, _)| qq == q && pp == prio) {
             return v;
         }
-        let (action, below) = (self.action, self.below);
+        let action = self.action;
         // The plugins' group rules read the preemptor only through its job's
         // priority, so one pending pod speaks for all.
         let v = pending().is_some_and(|pod| {
+            let below = action == Action::Preempt && fw.victims_below_priority(ssn, pod);
             ssn.victim_groups().iter().map(|g| g.0).any(|k| match action {
                 Action::Preempt => k.0 == q && (!below || k.1 < prio) && fw.may_choose_victims_in(ssn, pod, false, k),
                 Action::Reclaim => {
