@@ -33,6 +33,10 @@
 //! Ascend chips on 1,000 empty nodes of 8 Ascend 910B3 chips (Project-HAMi's
 //! published device ConfigMap): `resources-only` without
 //! `deviceshare.AscendHAMiVNPUEnable`, `vnpu` with it (binpack, weight 10).
+//! `session-contention/busy/*` is the busy state under the production-style conf
+//! of issue 11 with drf not choosing victims (preempt and reclaim), every other
+//! pending job outranking the fill, at 1k, 10k and 100k GPUs and 100, 1,000 and
+//! 10,000 pending jobs.
 //! `session-numa/empty/1000-nodes/*` places 1,000 jobs (2,500 Guaranteed pods of
 //! 4–12 CPUs, best-effort) on 1,000 empty nodes of 64 CPUs on two NUMA nodes:
 //! `resources-only` without `numa-aware` in the conf, `numa` with it (weight 10).
@@ -108,11 +112,12 @@ fn scenario_with(nodes: u32, busy: bool, conf: Option<&str>) -> Scenario {
 /// [`scenario_with`]; with `outrank`, every other pending job has priority 10 over
 /// the fill's 0 (so it may preempt it).
 fn scenario_full(nodes: u32, busy: bool, conf: Option<&str>, outrank: bool) -> Scenario {
-    scenario_topo(nodes, busy, conf, outrank, Topo::Plain)
+    scenario_topo(nodes, busy, conf, outrank, Topo::Plain, 1000)
 }
 
-/// [`scenario_full`] with the pending jobs' network topology.
-fn scenario_topo(nodes: u32, busy: bool, conf: Option<&str>, outrank: bool, topo: Topo) -> Scenario {
+/// [`scenario_full`] with the pending jobs' network topology and `pending` jobs
+/// arriving at t=1s.
+fn scenario_topo(nodes: u32, busy: bool, conf: Option<&str>, outrank: bool, topo: Topo, pending: u32) -> Scenario {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -124,7 +129,7 @@ fn scenario_topo(nodes: u32, busy: bool, conf: Option<&str>, outrank: bool, topo
             job(&mut s, &format!("fill-{n}"), 0, ["a", "b", "c"][n as usize % 3], gpus, 0);
         }
     }
-    for i in 0..1000u32 {
+    for i in 0..pending {
         let priority = if outrank && i % 2 == 0 { 10 } else { 0 };
         let (q, gpus) = (["a", "b", "c"][i as usize % 3], SIZES[i as usize % SIZES.len()]);
         topo_job(&mut s, &format!("p-{i}"), 1, q, gpus, priority, topo);
@@ -192,6 +197,21 @@ fn bench(c: &mut Criterion) {
     }
     g.finish();
 
+    // Contention (issue 39): the busy state under the issue's production-style
+    // conf (drf not choosing victims), every other pending job outranking the
+    // fill, at 1k, 10k and 100k GPUs and 100, 1,000 and 10,000 pending jobs, so the
+    // growth of one session with the cluster and with the backlog is visible.
+    let mut g = c.benchmark_group("session-contention");
+    g.sample_size(10);
+    let conf = lahar_benches::scale::FULL_CONF.replace("{name: drf}", "{name: drf, enablePreemptable: false}");
+    for nodes in [125u32, 1_250, 12_500] {
+        for pending in [100u32, 1_000, 10_000] {
+            let s = scenario_topo(nodes, true, Some(&conf), true, Topo::Plain, pending);
+            g.bench_function(format!("busy/{}-gpus/{pending}-pending", nodes * 8), |b| time_session(b, &s, true));
+        }
+    }
+    g.finish();
+
     let mut g = c.benchmark_group("session-plugins");
     g.sample_size(10);
     let with_plugins = format!("{}{PLUGINS_TIER}", lahar_policies::volcano::conf::DEFAULT_CONF);
@@ -227,7 +247,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     let conf = format!("{}  - name: network-topology-aware\n", lahar_policies::volcano::conf::DEFAULT_CONF);
     for (name, topo) in [("plain", Topo::Plain), ("hard", Topo::Hard), ("partitioned", Topo::Partitioned)] {
-        let s = scenario_topo(1_000, false, Some(&conf), false, topo);
+        let s = scenario_topo(1_000, false, Some(&conf), false, topo, 1000);
         let mut e = prepared(&s, false);
         e.run_session();
         eprintln!("session-topology {name}: the session binds {} pods", bound(&e));

@@ -120,7 +120,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
                 let victim = move |s: &Session<'_>, k: VictimKey| {
                     k.0 == q && (!below || k.1 < p) && fw.may_choose_victims_in(s, pod, false, k)
                 };
-                let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim };
+                let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: None };
                 let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None, Some(&mut *carry));
                 memo.record(ssn, pod, placed);
                 if placed && ssn.explaining(pod) {
@@ -145,6 +145,16 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
                 continue;
             }
             for pod in preemptor_tasks(fw, ssn, j) {
+                // The only nodes with a candidate: those running the job's pods.
+                let mut held: Vec<NodeId> = ssn
+                    .job(j)
+                    .pods
+                    .iter()
+                    .filter(|&&v| ssn.pod(v).status == PodStatus::Running)
+                    .filter_map(|&v| ssn.pod(v).node)
+                    .collect();
+                held.sort_unstable();
+                held.dedup();
                 // Not eligible: the pod is not assigned, which ends the job's pass.
                 if never_preempts(ssn, pod) {
                     break;
@@ -160,7 +170,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
                 };
                 let victim =
                     move |s: &Session<'_>, k: VictimKey| candidate(s, k) && fw.may_choose_victims_in(s, pod, false, k);
-                let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim };
+                let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: Some(&held) };
                 if preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None, None) {
                     memo.clear();
                     let node = ssn.pod(pod).node;

@@ -56,7 +56,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
             let candidate = move |s: &Session<'_>, (vq, _, _): VictimKey| victim_queue(s, vq);
             let victim =
                 move |s: &Session<'_>, k: VictimKey| candidate(s, k) && fw.may_choose_victims_in(s, pod, true, k);
-            let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim };
+            let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: None };
             let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, true, memo.cache(), None);
             memo.record(ssn, pod, placed);
             if placed && ssn.explaining(pod) {

@@ -46,6 +46,10 @@ pub(crate) struct VictimFilter<'a> {
     /// bound). A node can still take the pod with no victim at all, on its
     /// future-idle room, as long as it has a candidate.
     pub victim: &'a dyn Fn(&Session<'_>, VictimKey) -> bool,
+    /// Every node that holds a pod passing `pod`, ascending, when the caller
+    /// knows them (a job's own pods): no other node has a candidate, so no other
+    /// node can take the preemptor.
+    pub nodes: Option<&'a [NodeId]>,
 }
 
 /// The victims the plugins allow on node `n`, if evicting them all makes room for
@@ -139,6 +143,10 @@ pub(crate) fn preempt_pod(
     let carried = carry.as_deref_mut().and_then(|c| c.nodes(ssn, pod, &allowed));
     let all: Vec<NodeId> = if exhaustive {
         (0..ssn.node_count() as u32).map(NodeId).collect()
+    } else if let Some(held) = filter.nodes {
+        let room =
+            |n: NodeId| ssn.future_idle(n) + ssn.node_state(n).victim_room(|k| allowed.binary_search(&k).is_ok());
+        held.iter().copied().filter(|&n| req.fits_in(&room(n))).collect()
     } else if let Some(changed) = carried {
         // Every other node fails as it did: only these can pass the bound now.
         let room =
