@@ -308,9 +308,9 @@ fn tier_walk<T>(tiers: &[Vec<T>], mut ask: impl FnMut(&T) -> Option<Vec<PodId>>)
 /// before it (an empty intersection at the one before re-seeds from it); and the
 /// second when the first may abstain (it is then skipped). Never empty for a
 /// tier with a chooser.
-fn seeds(choosers: &[&Slot]) -> impl Iterator<Item = usize> {
-    let second = choosers.first().is_some_and(|c| may_abstain(c));
-    (0..choosers.len()).filter(move |&s| s != 1 || second)
+fn seeds<'a>(tier: &'a [Slot], idx: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
+    let second = idx.first().is_some_and(|&i| may_abstain(&tier[i]));
+    (0..idx.len()).filter(move |&s| s != 1 || second)
 }
 
 /// True if a victim-choosing plugin may answer "no opinion" (`None`, skipped by
@@ -416,6 +416,9 @@ pub struct Framework {
     gang_binds: bool,
     /// [`Framework::reclaim_in_victim_order`], fixed by the conf.
     reclaim_ordered: bool,
+    /// Per tier, the positions of the plugins that choose preempt victims ([0])
+    /// and reclaim victims ([1]), fixed by the conf.
+    choosers: [Vec<Vec<usize>>; 2],
 }
 
 /// Plugins' node scores per (plugin, pod request) and node, each valid while
@@ -462,7 +465,7 @@ fn name_index(ssn: &Session<'_>, p: PodId) -> u32 {
 impl Framework {
     /// Builds the plugins of a conf.
     pub fn new(conf: &SchedulerConf) -> Framework {
-        let tiers = conf
+        let tiers: Vec<Vec<Slot>> = conf
             .tiers
             .iter()
             .map(|t| {
@@ -487,7 +490,9 @@ impl Framework {
                     .collect()
             })
             .collect();
-        let mut fw = Framework { tiers, scores: RefCell::default(), gang_binds: false, reclaim_ordered: false };
+        let choosers = [Framework::find_choosers(&tiers, false), Framework::find_choosers(&tiers, true)];
+        let mut fw =
+            Framework { tiers, scores: RefCell::default(), gang_binds: false, reclaim_ordered: false, choosers };
         fw.gang_binds = fw.find_gang_binds();
         fw.reclaim_ordered =
             fw.tiers.iter().flatten().any(|s| s.conf.name == "capacity" && s.on(flag::ENABLE_RECLAIMABLE));
@@ -846,10 +851,9 @@ impl Framework {
     /// `priority` answers later on, so each tier's choice is a subset of
     /// priority's.
     pub fn victims_below_priority(&self, ssn: &Session<'_>, preemptor: PodId) -> bool {
-        self.tiers.iter().all(|tier| {
-            let choosers = self.choosers(tier, false);
-            self.seeds_for(ssn, preemptor, false, &choosers)
-                .all(|s| choosers[s..].iter().any(|c| c.conf.name == "priority"))
+        self.tiers.iter().zip(&self.choosers[0]).all(|(tier, idx)| {
+            self.seeds_for(ssn, preemptor, false, tier, idx)
+                .all(|s| idx[s..].iter().any(|&i| tier[i].conf.name == "priority"))
         })
     }
 
@@ -857,17 +861,18 @@ impl Framework {
     /// `preemptor` ([`seeds`]), keeping a re-seed at `s` only when the plugin
     /// before it may answer at all: an empty answer ends the tier instead
     /// ([`tier_walk`]), and a plugin's answer is empty when no victim group in
-    /// the cluster passes its rule.
+    /// the cluster passes its rule. `idx`: the tier's choosing plugins.
     fn seeds_for<'a>(
         &'a self,
         ssn: &'a Session<'_>,
         preemptor: PodId,
         reclaim: bool,
-        choosers: &'a [&'a Slot],
+        tier: &'a [Slot],
+        idx: &'a [usize],
     ) -> impl Iterator<Item = usize> + 'a {
-        seeds(choosers).filter(move |&s| {
+        seeds(tier, idx).filter(move |&s| {
             s < 2 || {
-                let before = choosers[s - 1];
+                let before = &tier[idx[s - 1]];
                 may_abstain(before)
                     || ssn
                         .victim_groups()
@@ -877,12 +882,20 @@ impl Framework {
         })
     }
 
-    /// The plugins of a tier that choose preempt (or reclaim) victims, in order.
-    fn choosers<'a>(&self, tier: &'a [Slot], reclaim: bool) -> Vec<&'a Slot> {
+    /// Per tier, the positions of the plugins that choose preempt (or reclaim)
+    /// victims, in order.
+    fn find_choosers(tiers: &[Vec<Slot>], reclaim: bool) -> Vec<Vec<usize>> {
         let bit = if reclaim { flag::ENABLE_RECLAIMABLE } else { flag::ENABLE_PREEMPTABLE };
-        tier.iter()
-            .filter(|s| {
-                s.on(bit) && if reclaim { s.plugin.registers_reclaimable() } else { s.plugin.registers_preemptable() }
+        tiers
+            .iter()
+            .map(|tier| {
+                (0..tier.len())
+                    .filter(|&i| {
+                        let s = &tier[i];
+                        s.on(bit)
+                            && if reclaim { s.plugin.registers_reclaimable() } else { s.plugin.registers_preemptable() }
+                    })
+                    .collect()
             })
             .collect()
     }
@@ -906,11 +919,12 @@ impl Framework {
     /// intersection ([`Framework::seeds_for`]), every later plugin may answer
     /// with it.
     pub fn may_choose_victims_in(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> bool {
-        self.tiers.iter().any(|tier| {
-            let choosers = self.choosers(tier, reclaim);
-            let ok =
-                |c: &&Slot| may_abstain(c) || c.plugin.victim_group_ok(ssn, preemptor, reclaim, key).unwrap_or(true);
-            self.seeds_for(ssn, preemptor, reclaim, &choosers).any(|s| choosers[s..].iter().all(ok))
+        self.tiers.iter().zip(&self.choosers[reclaim as usize]).any(|(tier, idx)| {
+            let ok = |&i: &usize| {
+                let c = &tier[i];
+                may_abstain(c) || c.plugin.victim_group_ok(ssn, preemptor, reclaim, key).unwrap_or(true)
+            };
+            self.seeds_for(ssn, preemptor, reclaim, tier, idx).any(|s| idx[s..].iter().all(ok))
         })
     }
 

@@ -116,7 +116,10 @@ impl Carry {
     /// nodes logged since, and those to re-check, ascending. `None`: search every
     /// node.
     pub(crate) fn nodes(&mut self, ssn: &mut Session<'_>, pod: PodId, allowed: &[VictimKey]) -> Option<Vec<NodeId>> {
-        if !self.on || ssn.is_exhaustive() || ssn.explaining(pod) {
+        // With no possible victim group the search lists only the nodes whose
+        // future-idle room holds the pod (the free-resource index): cheap, and
+        // not worth the log.
+        if !self.on || ssn.is_exhaustive() || ssn.explaining(pod) || allowed.is_empty() {
             return None;
         }
         let key = Self::key(ssn, pod)?;
@@ -153,7 +156,7 @@ impl Carry {
         allowed: &[VictimKey],
         failed: Option<Vec<NodeId>>,
     ) {
-        if !self.on || ssn.is_exhaustive() || ssn.explaining(pod) {
+        if !self.on || ssn.is_exhaustive() || ssn.explaining(pod) || allowed.is_empty() {
             return;
         }
         let Some(key) = Self::key(ssn, pod) else { return };
