@@ -847,7 +847,7 @@ impl Framework {
 
     /// True if every preempt victim of `preemptor` has a lower job priority than
     /// its job, or is a lower-priority pod of its own job: from every position
-    /// where a tier's intersection can start ([`Framework::seeds_for`]),
+    /// where a tier's intersection can start (`seeds_for`),
     /// `priority` answers later on, so each tier's choice is a subset of
     /// priority's.
     pub fn victims_below_priority(&self, ssn: &Session<'_>, preemptor: PodId) -> bool {
@@ -913,10 +913,10 @@ impl Framework {
 
     /// False if no tier can choose a victim of group `key` for `preemptor`. A
     /// tier's victims are the intersection of its choosing plugins' answers, but
-    /// with Volcano's re-seeding quirk ([`tier_walk`]): after an empty
+    /// with Volcano's re-seeding quirk (`tier_walk`): after an empty
     /// intersection, the next plugin's whole answer starts the intersection again.
     /// So a group is possible when, from some plugin that can start the
-    /// intersection ([`Framework::seeds_for`]), every later plugin may answer
+    /// intersection (`seeds_for`), every later plugin may answer
     /// with it.
     pub fn may_choose_victims_in(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> bool {
         self.tiers.iter().zip(&self.choosers[reclaim as usize]).any(|(tier, idx)| {

@@ -8,7 +8,7 @@
 //! Why that is exact. A search's nodes fail independently, and a failed attempt
 //! leaves the session as it found it. Whether a node passes the room bound, the
 //! predicates and the plugins' victim choice is a function of:
-//! - the preemptor's inputs, all in [`CarryKey`] (queue, job and pod priority,
+//! - the preemptor's inputs, all in `CarryKey` (queue, job and pod priority,
 //!   BestEffort-ness, request, and its job with the job's allocation when the job
 //!   holds resources — a job that holds nothing has no Running pod to exclude
 //!   and a zero share), and the pod has no node selector, label set,
