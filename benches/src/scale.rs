@@ -115,7 +115,7 @@ impl Scale {
         let mut out = String::new();
         let mut left = self.jobs;
         for (i, (name, priority, share)) in CLASSES.iter().enumerate() {
-            let n = if i + 1 == CLASSES.len() { left } else { self.jobs / 100 * share + self.jobs % 100 * share / 100 };
+            let n = if i + 1 == CLASSES.len() { left } else { (u64::from(self.jobs) * u64::from(*share) / 100) as u32 };
             left -= n;
             let checkpoint = if self.checkpoint { "        checkpointInterval: 30m\n" } else { "" };
             out += &format!(

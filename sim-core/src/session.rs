@@ -508,6 +508,16 @@ impl<'w> Session<'w> {
     pub fn victim_nodes(&mut self, keys: &[crate::world::VictimKey], req: &Resources, out: &mut Vec<NodeId>) {
         self.world.victim_nodes(keys, req, out);
     }
+    /// Node `n`'s future-idle room plus the Running preemptable pods of the
+    /// victim groups `keys` ([`World::victim_bound`]).
+    pub fn victim_bound(&self, n: NodeId, keys: &[crate::world::VictimKey]) -> Resources {
+        self.world.victim_bound(n, keys)
+    }
+    /// Distinct nodes holding the job's Running (or Allocated) pods, ascending
+    /// ([`World::job_nodes`]).
+    pub fn job_nodes(&self, j: JobId) -> Vec<NodeId> {
+        self.world.job_nodes(j)
+    }
     /// See [`crate::engine::EngineConfig::wrong_victim_index_for_tests`].
     #[doc(hidden)]
     pub fn break_victim_index_for_tests(&mut self) {

@@ -2,7 +2,7 @@
 //! every Running preemptable pod of those groups on the node were evicted.
 //!
 //! Preempt and reclaim bound a node by `FutureIdle + Σ victims of the allowed
-//! groups` ([`crate::world::NodeState::victim_room`]) before running its
+//! groups` (`NodeState::victim_room` in the World) before running its
 //! predicates. Walking every node for that bound, for every preemptor pod in
 //! every session, was most of a contended run (docs/PERFORMANCE.md § Preemption
 //! at scale). The index keeps, per distinct set of allowed groups, a
@@ -21,8 +21,13 @@
 
 use crate::cluster::NodeId;
 use crate::index::NodeIndex;
+use crate::queue::QueueId;
 use crate::resource::Resources;
-use crate::world::VictimKey;
+
+/// A group of possible victims: their queue, their job's priority, and whether
+/// their job has more ready pods than its minAvailable (gang lets only such jobs
+/// lose pods).
+pub type VictimKey = (QueueId, i32, bool);
 
 /// At most this many trees are kept (least recently used dropped first): one
 /// per distinct set of allowed groups, which is a few per queue and priority.
@@ -55,10 +60,10 @@ pub struct VictimIndex {
     /// Someone reads the log besides the trees (preempt's carried failures).
     followed: bool,
     /// Nodes of a job whose pods changed are not logged (tests only): see
-    /// [`crate::engine::EngineConfig::wrong_carry_for_tests`].
+    /// `EngineConfig::wrong_carry_for_tests`.
     pub(crate) skip_job_nodes_for_tests: bool,
     /// Leaves go stale on purpose (tests only): see
-    /// [`crate::engine::EngineConfig::wrong_victim_index_for_tests`].
+    /// `EngineConfig::wrong_victim_index_for_tests`.
     pub(crate) wrong_for_tests: bool,
 }
 
@@ -146,7 +151,6 @@ impl VictimIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::QueueId;
     use proptest::prelude::*;
 
     // Nodes of (free GPUs, victims' GPUs per group); the bound is free plus the

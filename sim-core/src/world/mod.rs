@@ -68,10 +68,7 @@ impl NodeState {
 /// PodGroups waiting for admission with the same queue and minResources.
 pub type WaitingShape = (QueueId, [i64; crate::resource::DIMS]);
 
-/// A group of possible victims: their queue, their job's priority, and whether
-/// their job has more ready pods than its minAvailable (gang lets only such jobs
-/// lose pods).
-pub type VictimKey = (QueueId, i32, bool);
+pub use crate::victim_index::VictimKey;
 
 /// Adds `sign` pods of `req` to the group `key` of a sorted victim list.
 fn add_victim(list: &mut Vec<(VictimKey, u32, Resources)>, key: VictimKey, req: Resources, sign: i64) {
@@ -85,6 +82,14 @@ fn add_victim(list: &mut Vec<(VictimKey, u32, Resources)>, key: VictimKey, req: 
     if v.1 == 0 {
         list.remove(at);
     }
+}
+
+/// [`World::victim_bound`] from the fields it reads (the victim index's trees
+/// compute leaves while the World lends them out).
+fn victim_bound(cluster: &Cluster, nodes: &[NodeState], n: NodeId, keys: &[VictimKey]) -> Resources {
+    let s = &nodes[n.0 as usize];
+    let free = cluster.node(n).allocatable - s.used + s.releasing - s.pipelined;
+    free + s.victim_room(|k| keys.binary_search(&k).is_ok())
 }
 
 pub use crate::devices::{DEVICE_MILLI, DeviceHold, GpuDevices, MAX_NODE_GPUS, ShareRule};
@@ -638,12 +643,15 @@ impl World {
     /// (preempt's and reclaim's bound), from an index kept per set of groups.
     pub fn victim_nodes(&mut self, keys: &[VictimKey], req: &Resources, out: &mut Vec<NodeId>) {
         let (cluster, nodes) = (&self.cluster, &self.nodes);
-        let bound = |n: NodeId, keys: &[VictimKey]| {
-            let s = &nodes[n.0 as usize];
-            let free = cluster.node(n).allocatable - s.used + s.releasing - s.pipelined;
-            free + s.victim_room(|k| keys.binary_search(&k).is_ok())
-        };
+        let bound = |n: NodeId, keys: &[VictimKey]| victim_bound(cluster, nodes, n, keys);
         self.victim_index.fitting(keys, req, nodes.len(), bound, out);
+    }
+
+    /// Node `n`'s future-idle room plus the Running preemptable pods of the
+    /// victim groups `keys` (ascending): what evicting all of them could leave
+    /// (the bound [`World::victim_nodes`] indexes).
+    pub fn victim_bound(&self, n: NodeId, keys: &[VictimKey]) -> Resources {
+        victim_bound(&self.cluster, &self.nodes, n, keys)
     }
 
     /// Starts the log of nodes whose bound or victims may have changed, for a

@@ -146,15 +146,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
             }
             for pod in preemptor_tasks(fw, ssn, j) {
                 // The only nodes with a candidate: those running the job's pods.
-                let mut held: Vec<NodeId> = ssn
-                    .job(j)
-                    .pods
-                    .iter()
-                    .filter(|&&v| ssn.pod(v).status == PodStatus::Running)
-                    .filter_map(|&v| ssn.pod(v).node)
-                    .collect();
-                held.sort_unstable();
-                held.dedup();
+                let held = ssn.job_nodes(j);
                 // Not eligible: the pod is not assigned, which ends the job's pass.
                 if never_preempts(ssn, pod) {
                     break;

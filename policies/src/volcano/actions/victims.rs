@@ -46,9 +46,9 @@ pub(crate) struct VictimFilter<'a> {
     /// bound). A node can still take the pod with no victim at all, on its
     /// future-idle room, as long as it has a candidate.
     pub victim: &'a dyn Fn(&Session<'_>, VictimKey) -> bool,
-    /// Every node that holds a pod passing `pod`, ascending, when the caller
-    /// knows them (a job's own pods): no other node has a candidate, so no other
-    /// node can take the preemptor.
+    /// Nodes, ascending, that include every node holding a pod passing `pod`,
+    /// when the caller knows them (a job's own pods): no other node has a
+    /// candidate, so no other node can take the preemptor.
     pub nodes: Option<&'a [NodeId]>,
 }
 
@@ -137,21 +137,16 @@ pub(crate) fn preempt_pod(
         ssn.victim_groups().iter().map(|g| g.0).filter(|&k| (filter.victim)(ssn, k)).collect()
     };
     // The nodes whose future-idle room plus the allowed groups' pods hold the pod
-    // (the room bound), in node order: listed by the victim index, or — with no
-    // possible victim anywhere — by the free-resource index. Exhaustive mode walks
-    // every node.
-    let carried = carry.as_deref_mut().and_then(|c| c.nodes(ssn, pod, &allowed));
+    // (the room bound), in node order: from a list known to hold every node that
+    // can pass — the caller's (the nodes of its candidates), or, for a search
+    // whose inputs failed before, the nodes changed since (every other node fails
+    // as it did) —, else listed by the victim index, or, with no possible victim
+    // anywhere, by the free-resource index. Exhaustive mode walks every node.
+    let listed = filter.nodes.map(<[NodeId]>::to_vec).or_else(|| carry.as_deref_mut()?.nodes(ssn, pod, &allowed));
     let all: Vec<NodeId> = if exhaustive {
         (0..ssn.node_count() as u32).map(NodeId).collect()
-    } else if let Some(held) = filter.nodes {
-        let room =
-            |n: NodeId| ssn.future_idle(n) + ssn.node_state(n).victim_room(|k| allowed.binary_search(&k).is_ok());
-        held.iter().copied().filter(|&n| req.fits_in(&room(n))).collect()
-    } else if let Some(changed) = carried {
-        // Every other node fails as it did: only these can pass the bound now.
-        let room =
-            |n: NodeId| ssn.future_idle(n) + ssn.node_state(n).victim_room(|k| allowed.binary_search(&k).is_ok());
-        changed.into_iter().filter(|&n| req.fits_in(&room(n))).collect()
+    } else if let Some(listed) = listed {
+        listed.into_iter().filter(|&n| req.fits_in(&ssn.victim_bound(n, &allowed))).collect()
     } else if allowed.is_empty() {
         ssn.fitting_nodes(&req).collect()
     } else {
