@@ -40,6 +40,9 @@ pub struct Progress {
     pub resume_at: Option<SimTime>,
     /// Pods running when it last started or resized (elastic jobs).
     pub workers: u32,
+    /// The instant it last started from stopped: workers added in a later
+    /// session of that same instant join the start (no resize pause).
+    pub started_at: Option<SimTime>,
 }
 
 /// Ideal work (µs) done in `elapsed_us` at `speed_ppm`, rounded down.

@@ -502,20 +502,25 @@ impl Engine {
         let runnable = job.count(PodStatus::Running) + job.count(PodStatus::Succeeded) >= job.spec.min_available.max(1)
             && job.phase != JobPhase::Restarting;
         match (job.is_progressing(), runnable) {
-            (false, true) => self.start_progress(j),
+            (false, true) => {
+                self.world.jobs[j.0 as usize].progress.started_at = Some(self.now);
+                self.start_progress(j)
+            }
             (true, false) => {
                 self.stop_progress(j, true);
                 self.set_phase(j, JobPhase::Pending);
             }
             (true, true) => {
                 // Placement may have changed: credit, then continue at the new speed.
-                // An elastic job whose workers changed pauses for its re-rendezvous.
+                // An elastic job whose workers changed pauses for its re-rendezvous,
+                // unless it started at this instant (the new workers join the start).
                 let resize = job
                     .spec
                     .elastic
                     .as_ref()
                     .map(|e| e.resize_overhead)
-                    .filter(|_| job.count(PodStatus::Running) != job.progress.workers);
+                    .filter(|_| job.count(PodStatus::Running) != job.progress.workers)
+                    .filter(|_| job.progress.started_at != Some(self.now));
                 // A pause under way goes on.
                 let pausing = job.progress.resume_at.filter(|&r| r > self.now);
                 self.stop_progress(j, false);
