@@ -339,11 +339,24 @@ fn tiresias_demotes_at_the_threshold_and_preempts() {
 }
 
 /// A queue-0 job arriving when a running job is already in queue 1 preempts it at
-/// once; work since the last checkpoint is lost and accounted for.
+/// once. Suspended (the default), `long` saves its 1,000 s at the preemption and
+/// resumes from there after `new`: 1,000 s more from t=1130.
+#[test]
+fn tiresias_suspends_a_preempted_job() {
+    let jobs = vec![checkpointed(job("long", 0, 2000, 1, 4, 1), 300), job("new", 1000, 100, 1, 4, 1)];
+    let out = run("tiresias", nodes(1, 4), jobs);
+    assert_eq!(pods(&out, "long"), vec![(0, 1000, 0, EndReason::Preempted), (1130, 2130, 0, EndReason::Completed)]);
+    assert_eq!(pods(&out, "new"), vec![(1030, 1130, 0, EndReason::Completed)]);
+    assert_eq!(out.world.jobs[job_id(&out, "long")].progress.lost_gpu_us, 0);
+}
+
+/// The same without suspension: the work since the last checkpoint is lost and
+/// accounted for.
 #[test]
 fn tiresias_preempts_a_lower_priority_job() {
     let jobs = vec![checkpointed(job("long", 0, 2000, 1, 4, 1), 300), job("new", 1000, 100, 1, 4, 1)];
-    let out = run("tiresias", nodes(1, 4), jobs);
+    let lossy = TiresiasConfig { suspend: false, ..TiresiasConfig::default() };
+    let out = run_with(Box::new(Tiresias::new(lossy)), nodes(1, 4), jobs);
     // Checkpoints every 300 s: 900 s saved at t=1000, 100 s × 4 GPUs lost.
     assert_eq!(pods(&out, "long"), vec![(0, 1000, 0, EndReason::Preempted), (1130, 2230, 0, EndReason::Completed)]);
     assert_eq!(pods(&out, "new"), vec![(1030, 1130, 0, EndReason::Completed)]);
@@ -367,7 +380,7 @@ fn tiresias_starvation_guard_promotes() {
         }
         v
     };
-    let cfg = |knob| TiresiasConfig { thresholds_gpu_secs: vec![3200], promote_knob: knob };
+    let cfg = |knob| TiresiasConfig { thresholds_gpu_secs: vec![3200], promote_knob: knob, suspend: true };
 
     let out = run_with(Box::new(Tiresias::new(cfg(2))), nodes(1, 4), jobs());
     assert_eq!(
@@ -392,7 +405,8 @@ fn tiresias_starvation_guard_promotes() {
 /// `mid` (4 GPUs, node 1) and `late` (3 GPUs, node 0, next to the 1-GPU `holder`)
 /// are in queue 1 when `p` (4 GPUs) arrives at t=400; `holder` is still in queue 0.
 /// Lowest priority first, `late` then `mid` are evicted in the trial; the gang then
-/// fits node 1 only, so only `mid` is evicted and `late` runs on.
+/// fits node 1 only, so only `mid` is evicted and `late` runs on (without
+/// suspension: `mid` loses its work).
 #[test]
 fn tiresias_evicts_only_victims_on_the_nodes_it_takes() {
     let jobs = vec![
@@ -401,7 +415,7 @@ fn tiresias_evicts_only_victims_on_the_nodes_it_takes() {
         job("late", 2, 5000, 1, 3, 1),
         job("p", 400, 100, 1, 4, 1),
     ];
-    let cfg = TiresiasConfig { thresholds_gpu_secs: vec![1000], promote_knob: 8 };
+    let cfg = TiresiasConfig { thresholds_gpu_secs: vec![1000], promote_knob: 8, suspend: false };
     let out = run_with(Box::new(Tiresias::new(cfg)), nodes(2, 4), jobs);
     assert_eq!(pods(&out, "late"), vec![(2, 5002, 0, EndReason::Completed)]);
     assert_eq!(pods(&out, "holder"), vec![(0, 5000, 0, EndReason::Completed)]);

@@ -97,7 +97,8 @@ impl Progress {
         let gpus = gpu_milli.max(0) as u128;
         self.comm_gpu_us += (paused + elapsed - work.min(elapsed)) as u128 * gpus / 1000;
         if let Some(c) = checkpoint.filter(|c| c.micros() > 0) {
-            self.checkpointed = self.done / c.micros() * c.micros();
+            // A save at a suspension may be ahead of the last periodic checkpoint.
+            self.checkpointed = self.checkpointed.max(self.done / c.micros() * c.micros());
         }
         self.since = Some(now);
     }

@@ -186,6 +186,9 @@ pub struct SessionOutcome {
     pub phase_jobs: Vec<JobId>,
     /// Times at which the policy wants another session.
     pub wakeups: Vec<SimTime>,
+    /// Jobs that save their work before this session's evictions stop them
+    /// ([`Session::suspend`]).
+    pub suspended: Vec<JobId>,
 }
 
 /// One scheduling cycle.
@@ -468,6 +471,10 @@ impl<'w> Session<'w> {
     pub fn idle(&self, n: NodeId) -> Resources {
         self.world.idle(n)
     }
+    /// Every node's idle resources summed ([`World::idle_total`]).
+    pub fn idle_total(&self) -> Resources {
+        self.world.idle_total()
+    }
     /// FutureIdle = idle + releasing − pipelined.
     pub fn future_idle(&self, n: NodeId) -> Resources {
         self.world.future_idle(n)
@@ -705,6 +712,14 @@ impl<'w> Session<'w> {
         self.record(stmt, OpKind::Evict, pod, node, reason.into());
         self.world.transition(pod, PodStatus::Releasing, node);
         Ok(())
+    }
+
+    /// Job `j`, whose pods this session evicts, saves its work first: a
+    /// checkpoint at the preemption, taken during the pods' grace period
+    /// (suspend and resume, as Tiresias preempts), so the stop loses nothing.
+    /// Call it once the evictions are committed.
+    pub fn suspend(&mut self, j: JobId) {
+        self.outcome.suspended.push(j);
     }
 
     /// Makes a statement's operations final.

@@ -6,6 +6,7 @@ mod check;
 mod cli;
 mod comm_runtime;
 mod equivalence;
+mod equivalence_baselines;
 mod equivalence_contention;
 mod errors;
 mod explain;

@@ -40,14 +40,14 @@
 //! The reservation is recomputed in every session; if the head's actual first-fit
 //! placement at the shadow time differs from the predicted one, it may start later.
 
-use super::gang::{self, Mode};
+use super::gang::{self, Misses, Mode};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::progress::{FULL_SPEED_PPM, remaining_at, wall_time};
-use lahar_core::resource::{GPU, Resources};
+use lahar_core::resource::Resources;
 use lahar_core::session::{Scheduler, Session};
 use lahar_core::time::SimTime;
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
 
 /// The head job's reservation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,10 +60,19 @@ pub struct Reservation {
     pub spare: Vec<Resources>,
 }
 
+/// A predicted release: `req` leaves `node` at `at`.
+#[derive(Debug, Clone, Copy)]
+struct Release {
+    at: SimTime,
+    node: u32,
+    req: Resources,
+}
+
 /// EASY backfilling: FIFO, one reservation for the head job, backfill around it.
 #[derive(Debug, Clone, Default)]
 pub struct EasyBackfill {
     last: Option<Reservation>,
+    misses: Misses,
 }
 
 impl EasyBackfill {
@@ -91,10 +100,19 @@ impl EasyBackfill {
     pub fn reservation(ssn: &Session<'_>, head: JobId) -> Option<Reservation> {
         let now = ssn.now();
         let nodes = ssn.node_count();
-        let mut free: Vec<Resources> = (0..nodes).map(|n| ssn.idle(NodeId(n as u32))).collect();
-        // Expected releases (time, node, resources).
-        let mut releases: Vec<(SimTime, u32, Resources)> = Vec::new();
-        let mut ends: BTreeMap<JobId, Option<SimTime>> = BTreeMap::new();
+        let job = ssn.job(head);
+        let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count());
+        let pending = ssn.pending_pods(head);
+        if needed == 0 || (pending.len() as u32) < needed {
+            return None;
+        }
+        let free: Vec<Resources> = (0..nodes).map(|n| ssn.idle(NodeId(n as u32))).collect();
+        // Expected releases (time, node, resources), earliest first. Releases at
+        // one instant are all applied before the head is tried, so their order
+        // among themselves does not matter; a heap pops only the instants needed.
+        let mut releases: Vec<Release> = Vec::new();
+        let mut ends: FxHashMap<JobId, Option<SimTime>> = FxHashMap::default();
+        let mut last: Option<(JobId, Option<SimTime>)> = None;
         for n in 0..nodes {
             let node = NodeId(n as u32);
             for &p in &ssn.node_state(node).pods {
@@ -104,43 +122,123 @@ impl EasyBackfill {
                         let grace = ssn.job(pod.job).spec.termination_grace;
                         Some(pod.evicted_at.map_or(now, |e| e.plus(grace)).max(now))
                     }
-                    _ => *ends
-                        .entry(pod.job)
-                        .or_insert_with(|| gang::is_whole(ssn.job(pod.job)).then(|| Self::expected_end(ssn, pod.job))),
+                    _ => match last {
+                        Some((j, at)) if j == pod.job => at,
+                        _ => {
+                            let at = *ends.entry(pod.job).or_insert_with(|| {
+                                gang::is_whole(ssn.job(pod.job)).then(|| Self::expected_end(ssn, pod.job))
+                            });
+                            last = Some((pod.job, at));
+                            at
+                        }
+                    },
                 };
                 if let Some(at) = at {
-                    releases.push((at, node.0, pod.req));
+                    releases.push(Release { at, node: node.0, req: pod.req });
                 }
             }
         }
-        releases.sort_by_key(|&(t, n, _)| (t, n));
+        releases.sort_unstable_by_key(|r| r.at);
+        Self::shadow(ssn, head, &pending, needed, free, &releases)
+    }
 
-        let job = ssn.job(head);
-        let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count());
-        let pending = ssn.pending_pods(head);
-        if needed == 0 || (pending.len() as u32) < needed {
-            return None;
-        }
-        // Cheap necessary condition before a placement attempt: enough free GPUs in
-        // total for the `needed` smallest pods.
-        let mut gpu_reqs: Vec<i64> = pending.iter().map(|&p| ssn.pod(p).req.get(GPU)).collect();
-        gpu_reqs.sort_unstable();
-        let min_gpus: i64 = gpu_reqs.iter().take(needed as usize).sum();
-        let mut free_gpus: i64 = free.iter().map(|r| r.get(GPU)).sum();
-
-        let mut i = 0;
-        while i < releases.len() {
-            let t = releases[i].0;
-            while i < releases.len() && releases[i].0 == t {
-                let (_, n, r) = releases[i];
-                free[n as usize] += r;
-                free_gpus += r.get(GPU);
-                i += 1;
-            }
-            if free_gpus < min_gpus {
+    /// The first release instant at which the head's first-fit placement of
+    /// `needed` of its `pending` pods succeeds, and the spare resources then.
+    ///
+    /// The exhaustive rule (`--exhaustive`) places the pods over every node at
+    /// every release instant. Otherwise, per run of pods of one task (one
+    /// request, one node selector), each node's room (how many of them its free
+    /// resources take) is kept and updated at each release, one node at a time:
+    /// - pods of a single task: first fit fills the nodes in turn, so the gang
+    ///   fits exactly when the rooms sum to `needed`, and the spare resources
+    ///   are those of that filling;
+    /// - pods of several tasks that must all be placed: each task's rooms must
+    ///   sum to its pods (a necessary condition) before the placement is tried;
+    /// - otherwise the totals over all nodes must cover the `needed` smallest
+    ///   requests before the placement is tried.
+    fn shadow(
+        ssn: &Session<'_>,
+        head: JobId,
+        pending: &[PodId],
+        needed: u32,
+        mut free: Vec<Resources>,
+        releases: &[Release],
+    ) -> Option<Reservation> {
+        let exhaustive = ssn.is_exhaustive();
+        // Runs of one task: (request, pods, whether each node's selector admits them).
+        let mut runs: Vec<(Resources, u64, Vec<bool>)> = Vec::new();
+        for (i, &p) in pending.iter().enumerate() {
+            if i > 0 && ssn.pod(p).task == ssn.pod(pending[i - 1]).task {
+                runs.last_mut().expect("a run is open").1 += 1;
                 continue;
             }
-            if let Some(spare) = Self::simulate_placement(ssn, &pending, needed, &free) {
+            let task = &ssn.job(head).spec.tasks[ssn.pod(p).task as usize];
+            let selects = if task.has_label_filter() || ssn.cluster().has_taints() {
+                (0..free.len()).map(|n| ssn.selector_matches(p, NodeId(n as u32))).collect()
+            } else {
+                vec![true; free.len()]
+            };
+            runs.push((ssn.pod(p).req, 1, selects));
+        }
+        let room = |run: &(Resources, u64, Vec<bool>), n: usize, free: &Resources| -> u64 {
+            let (req, _, selects) = run;
+            if selects[n] && req.fits_in(free) { u64::from(free.copies_of(req)) } else { 0 }
+        };
+        let counted = !exhaustive && (runs.len() == 1 || needed as usize == pending.len());
+        let mut rooms: Vec<u64> = if counted {
+            runs.iter()
+                .map(|r| free.iter().enumerate().map(|(n, f)| room(r, n, f)).fold(0, u64::saturating_add))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let reqs: Vec<Resources> = pending.iter().map(|&p| ssn.pod(p).req).collect();
+        let least = gang::least(&reqs, needed as usize);
+        let mut total = free.iter().fold(Resources::ZERO, |a, r| a + *r);
+        let slack = u64::from(ssn.wrong_skip_for_tests);
+        let mut i = 0;
+        while i < releases.len() {
+            let t = releases[i].at;
+            while let Some(&Release { node, req: r, .. }) = releases.get(i).filter(|e| e.at == t) {
+                i += 1;
+                let n = node as usize;
+                if counted {
+                    for (k, run) in runs.iter().enumerate() {
+                        rooms[k] = rooms[k].saturating_sub(room(run, n, &free[n]));
+                    }
+                }
+                free[n] += r;
+                total += r;
+                if counted {
+                    for (k, run) in runs.iter().enumerate() {
+                        rooms[k] = rooms[k].saturating_add(room(run, n, &free[n]));
+                    }
+                }
+            }
+            if counted && runs.len() == 1 {
+                if rooms[0] < u64::from(needed) + slack {
+                    continue;
+                }
+                let mut left = u64::from(needed);
+                for (n, f) in free.iter_mut().enumerate() {
+                    let k = room(&runs[0], n, f).min(left);
+                    for _ in 0..k {
+                        *f -= runs[0].0;
+                    }
+                    left -= k;
+                    if left == 0 {
+                        break;
+                    }
+                }
+                return Some(Reservation { job: head, at: t, spare: free });
+            }
+            if counted && runs.iter().zip(&rooms).any(|(run, &r)| r < run.1 + slack) {
+                continue;
+            }
+            if !exhaustive && !least.fits_in(&total) {
+                continue;
+            }
+            if let Some(spare) = Self::simulate_placement(ssn, pending, needed, &free) {
                 return Some(Reservation { job: head, at: t, spare });
             }
         }
@@ -179,12 +277,13 @@ impl Scheduler for EasyBackfill {
 
     fn schedule(&mut self, ssn: &mut Session<'_>) {
         self.last = None;
+        self.misses.clear();
         ssn.set_action("allocate");
         let jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
         let mut head = None;
         for (i, &j) in jobs.iter().enumerate() {
             gang::admit(ssn, j, "admitted in FIFO order");
-            match gang::place_gang_first_fit(ssn, j, Mode::Allocate) {
+            match gang::allocate_gang(ssn, j, &mut self.misses) {
                 Some(stmt) => ssn.commit(stmt),
                 None if gang::is_whole(ssn.job(j)) => {}
                 None => {
@@ -194,18 +293,30 @@ impl Scheduler for EasyBackfill {
             }
         }
         let Some(h) = head else { return };
-        let mut reservation = Self::reservation(ssn, jobs[h]);
+        // Made when a later gang could fit the idle resources at all (what
+        // no reservation changes for a gang that cannot).
+        let mut reservation: Option<Option<Reservation>> = None;
         ssn.set_action("backfill");
         for &j in &jobs[h + 1..] {
             gang::admit(ssn, j, "admitted in FIFO order");
-            let Some(res) = reservation.as_mut() else {
-                if let Some(stmt) = gang::place_gang_first_fit(ssn, j, Mode::Allocate) {
+            // A gang with no room on idle resources has none within the spare ones.
+            if self.misses.hopeless(ssn, j) {
+                gang::explain_miss(ssn, j);
+                continue;
+            }
+            if reservation.is_none() && !ssn.explaining_job(j) && !gang::may_fit_idle(ssn, j) {
+                continue;
+            }
+            let Some(res) = reservation.get_or_insert_with(|| Self::reservation(ssn, jobs[h])) else {
+                if let Some(stmt) = gang::allocate_gang(ssn, j, &mut self.misses) {
                     ssn.commit(stmt);
                 }
                 continue;
             };
             let short = Self::expected_end(ssn, j) <= res.at;
-            let mut spare = res.spare.clone();
+            // What this gang takes of the spare resources, undone if it does not start.
+            let mut taken: Vec<(usize, Resources)> = Vec::new();
+            let spare = &mut res.spare;
             let placed = gang::place_gang(ssn, j, Mode::Allocate, |s, p| {
                 let req = s.pod(p).req;
                 let n = s
@@ -213,14 +324,23 @@ impl Scheduler for EasyBackfill {
                     .find(|&n| gang::fits(s, p, n, Mode::Allocate) && (short || req.fits_in(&spare[n.0 as usize])))?;
                 if !short {
                     spare[n.0 as usize] -= req;
+                    taken.push((n.0 as usize, req));
                 }
                 Some(n)
             });
-            if let Some(stmt) = placed {
-                ssn.commit(stmt);
-                res.spare = spare;
+            match placed {
+                Some(stmt) => ssn.commit(stmt),
+                None => {
+                    for (n, req) in taken {
+                        res.spare[n] += req;
+                    }
+                    // Placed on idle resources alone: a miss of the shape.
+                    if short {
+                        self.misses.record(ssn, j);
+                    }
+                }
             }
         }
-        self.last = reservation;
+        self.last = reservation.flatten();
     }
 }

@@ -4,7 +4,8 @@
 
 use lahar_core::cluster::NodeId;
 use lahar_core::explain::{GPU_DEVICES_FULL, insufficient};
-use lahar_core::job::{JobId, PodGroupPhase, PodId};
+use lahar_core::job::{JobId, PodGroupPhase, PodId, PodStatus};
+use lahar_core::resource::{DIMS, Resources};
 use lahar_core::session::{Session, Statement};
 use lahar_core::world::Job;
 
@@ -66,6 +67,9 @@ pub(crate) fn place_gang(
     let needed = min.saturating_sub(ready);
     let pending = ssn.pending_pods(j);
     let total = pending.len() as u32;
+    if mode == Mode::Allocate && !ssn.explaining_job(j) && !may_fit_idle(ssn, j) {
+        return None;
+    }
     let mut stmt = ssn.statement();
     let mut placed = 0u32;
     let mut tried: Vec<PodId> = Vec::new();
@@ -139,4 +143,126 @@ pub(crate) fn explain_nodes(ssn: &mut Session<'_>, p: PodId, mode: Mode) {
 /// [`place_gang`] with first-fit node choice.
 pub(crate) fn place_gang_first_fit(ssn: &mut Session<'_>, j: JobId, mode: Mode) -> Option<Statement> {
     place_gang(ssn, j, mode, |s, p| first_fit(s, p, mode))
+}
+
+/// False when the job's gang cannot be completed on idle resources (checked
+/// on the cluster's totals, in O(pods)); true otherwise, and always with
+/// `--exhaustive` or when the gang is already complete. The pods the gang
+/// needs take at least the `needed` smallest requests of each dimension, and
+/// no placement on idle resources finds more than every node's idle summed.
+pub(crate) fn may_fit_idle(ssn: &Session<'_>, j: JobId) -> bool {
+    let job = ssn.job(j);
+    let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count()) as usize;
+    if needed == 0 || ssn.is_exhaustive() {
+        return true;
+    }
+    let reqs: Vec<Resources> =
+        job.pods.iter().filter(|&&p| ssn.pod(p).status == PodStatus::Pending).map(|&p| ssn.pod(p).req).collect();
+    let count = needed + usize::from(ssn.wrong_skip_for_tests);
+    count <= reqs.len() && least(&reqs, count).fits_in(&ssn.idle_total())
+}
+
+/// The explain rows of a gang [`Misses`] skipped.
+pub(crate) fn explain_miss(ssn: &mut Session<'_>, j: JobId) {
+    for p in ssn.explained_pods(j) {
+        let why = "skipped: a gang of the same pod shape needing no more pods found no room in this session";
+        ssn.explain(p, None, "gang", Some(false), why, None);
+    }
+}
+
+/// Per dimension, the sum of the `count` smallest of `reqs` (`count` ≤ its
+/// length): what any `count` of these pods take together at least.
+pub(crate) fn least(reqs: &[Resources], count: usize) -> Resources {
+    let Some(first) = reqs.first() else { return Resources::ZERO };
+    if reqs.iter().all(|r| r == first) {
+        let mut out = Resources::ZERO;
+        for d in 0..DIMS {
+            out.set(d, first.get(d).saturating_mul(count as i64));
+        }
+        return out;
+    }
+    let mut out = Resources::ZERO;
+    let mut values: Vec<i64> = Vec::with_capacity(reqs.len());
+    for d in 0..DIMS {
+        values.clear();
+        values.extend(reqs.iter().map(|r| r.get(d)));
+        if count < values.len() {
+            values.select_nth_unstable(count);
+        }
+        out.set(d, values[..count].iter().fold(0i64, |a, &v| a.saturating_add(v)));
+    }
+    out
+}
+
+/// Gangs that found no room on idle resources in one session, by pod shape.
+///
+/// A gang whose Pending pods all request the same resources, with no node
+/// selector on a cluster without taints, places `min(pods, room)` of them by
+/// first fit, where `room` (how many such pods the idle resources take) only
+/// shrinks while a session allocates. So once a gang of a shape needing `n`
+/// pods (with at least `n` Pending) fails, any later gang of that shape needing
+/// `n` or more fails too, until the session ends or frees resources
+/// ([`Misses::clear`]). Heterogeneous gangs are never skipped: first fit is not
+/// monotone in the room it is given.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Misses(Vec<(Resources, u32)>);
+
+impl Misses {
+    /// Forgets every miss (a new session).
+    pub(crate) fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// The job's (pod shape, pods needed, pods Pending) when the rule applies.
+    fn key(ssn: &Session<'_>, j: JobId) -> Option<(Resources, u32, u32)> {
+        let job = ssn.job(j);
+        let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count());
+        if needed == 0 || ssn.cluster().has_taints() || job.spec.tasks.iter().any(|t| t.has_label_filter()) {
+            return None;
+        }
+        let mut shape: Option<Resources> = None;
+        let mut pending = 0u32;
+        for (t, task) in job.spec.tasks.iter().enumerate() {
+            let n = job.task_count(t, PodStatus::Pending);
+            if n == 0 {
+                continue;
+            }
+            if shape.is_some_and(|r| r != task.requests) {
+                return None;
+            }
+            shape = Some(task.requests);
+            pending += n;
+        }
+        shape.map(|r| (r, needed, pending))
+    }
+
+    /// True if a gang of the job's shape needing no more pods already failed.
+    pub(crate) fn hopeless(&self, ssn: &Session<'_>, j: JobId) -> bool {
+        if ssn.is_exhaustive() {
+            return false;
+        }
+        Self::key(ssn, j).is_some_and(|(r, n, _)| self.0.iter().any(|&(mr, mn)| mr == r && n >= mn))
+    }
+
+    /// The job's gang found no room on idle resources.
+    pub(crate) fn record(&mut self, ssn: &Session<'_>, j: JobId) {
+        if let Some((r, n, _)) = Self::key(ssn, j).filter(|&(_, n, pending)| pending >= n) {
+            self.0.push((r, n));
+        }
+    }
+}
+
+/// [`place_gang_first_fit`] on idle resources, skipping a gang [`Misses`]
+/// knows cannot fit (its watched pods get an explain row saying so) and
+/// recording a gang that does not.
+pub(crate) fn allocate_gang(ssn: &mut Session<'_>, j: JobId, misses: &mut Misses) -> Option<Statement> {
+    if misses.hopeless(ssn, j) {
+        explain_miss(ssn, j);
+        return None;
+    }
+    let placed = place_gang_first_fit(ssn, j, Mode::Allocate);
+    if placed.is_none() {
+        misses.record(ssn, j);
+    }
+    placed
 }

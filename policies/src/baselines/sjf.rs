@@ -13,18 +13,20 @@
 //! starve: while shorter jobs keep arriving and use part of the cluster, a job that
 //! needs more than the part left free waits, however long it has waited.
 
-use super::gang::{self, Mode};
+use super::gang::{self, Misses};
 use lahar_core::job::JobId;
 use lahar_core::session::{Scheduler, Session};
 
 /// Shortest (oracle) job first, gang, non-preemptive, skipping jobs that do not fit.
 #[derive(Debug, Clone, Default)]
-pub struct Sjf;
+pub struct Sjf {
+    misses: Misses,
+}
 
 impl Sjf {
     /// A scheduler.
     pub fn new() -> Self {
-        Sjf
+        Sjf::default()
     }
 }
 
@@ -35,12 +37,13 @@ impl Scheduler for Sjf {
 
     fn schedule(&mut self, ssn: &mut Session<'_>) {
         ssn.set_action("allocate");
+        self.misses.clear();
         let mut jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
         // Stable sort: equal durations keep creation order (submit time, then id).
         jobs.sort_by_key(|&j| ssn.job(j).spec.duration);
         for j in jobs {
             gang::admit(ssn, j, "admitted in shortest-job-first order");
-            if let Some(stmt) = gang::place_gang_first_fit(ssn, j, Mode::Allocate) {
+            if let Some(stmt) = gang::allocate_gang(ssn, j, &mut self.misses) {
                 ssn.commit(stmt);
             }
         }

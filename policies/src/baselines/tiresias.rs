@@ -39,10 +39,12 @@
 //!    resources. Of those jobs, only the ones holding a node the gang's pods then take
 //!    are evicted (all of them if that is not enough); the evictions and the pipeline
 //!    are committed together. If even evicting every such job would not make it fit,
-//!    nothing is evicted. Jobs in the same queue never preempt each other. The evicted
-//!    pods release their nodes after their grace period and the engine drops the job's
-//!    work since its checkpoint; the preemptor is placed in a later session, when the
-//!    resources are free.
+//!    nothing is evicted. Jobs in the same queue never preempt each other. An evicted
+//!    job is suspended: it saves its work at the preemption ([`Session::suspend`]) and
+//!    resumes from there (with [`TiresiasConfig::suspend`] off, the engine drops its
+//!    work since its last checkpoint). The evicted pods release their nodes after their
+//!    grace period; the preemptor is placed in a later session, when the resources are
+//!    free.
 //! 5. **Wake-ups.** For every running job not in the last queue, a session is requested
 //!    at the instant its queue service reaches its queue's threshold (at its current
 //!    speed; full speed if it was placed in this session), so that demotion and any
@@ -51,20 +53,21 @@
 //!
 //! Departures from the paper: placement is first-fit, not Tiresias's consolidation
 //! heuristics; a run's start and end are observed at sessions (exact without
-//! `schedulePeriod`); preemption costs the grace period and the work since the last
-//! checkpoint. A job of *g* GPUs stays in queue 0 for `threshold / g` seconds of run;
-//! with a checkpoint interval longer than that, a wide job preempted at each demotion
-//! loses every stint and, promoted again by the guard, may never finish (see
+//! `schedulePeriod`); preemption costs the grace period. Without suspension, a job
+//! of *g* GPUs stays in queue 0 for `threshold / g` seconds of run; with a checkpoint
+//! interval longer than that, a wide job preempted at each demotion loses every
+//! stint and, promoted again by the guard, may never finish (see
 //! `docs/baselines.md`).
 
 use super::gang::{self, Mode};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::progress::{FULL_SPEED_PPM, wall_time, work_done_at};
-use lahar_core::resource::{GPU, Resources};
+use lahar_core::resource::Resources;
 use lahar_core::session::{Scheduler, Session, Statement};
 use lahar_core::time::{MICROS_PER_SEC, SimTime};
-use std::collections::{BTreeMap, BTreeSet};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 
 /// Tiresias's parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,11 +79,16 @@ pub struct TiresiasConfig {
     /// its last promotion) this many times its run time since its last promotion; 0
     /// disables the starvation guard. Default 8.
     pub promote_knob: u64,
+    /// A preempted job is suspended: it saves its work when it is evicted and
+    /// resumes from there, as Tiresias preempts (checkpoint, then restart). With
+    /// `false`, it loses the work since its last checkpoint like any evicted
+    /// job. Default `true`.
+    pub suspend: bool,
 }
 
 impl Default for TiresiasConfig {
     fn default() -> Self {
-        TiresiasConfig { thresholds_gpu_secs: vec![3200], promote_knob: 8 }
+        TiresiasConfig { thresholds_gpu_secs: vec![3200], promote_knob: 8, suspend: true }
     }
 }
 
@@ -98,6 +106,10 @@ struct Track {
     wait_start: Option<SimTime>,
     /// Promotions by the starvation guard.
     promotions: u32,
+    /// GPUs counted for service (all pods' GPUs, at least 1).
+    gpus: u128,
+    /// Attained service (GPU·µs) at the current session ([`Tiresias::observe`]).
+    attained: u128,
 }
 
 impl Track {
@@ -121,7 +133,8 @@ pub struct Tiresias {
     cfg: TiresiasConfig,
     /// Thresholds in GPU·µs, ascending.
     thresholds: Vec<u128>,
-    jobs: BTreeMap<JobId, Track>,
+    /// Per active job (looked up, never iterated for a decision).
+    jobs: FxHashMap<JobId, Track>,
     /// Wake-ups already requested and still ahead (not requested twice).
     wakeups: BTreeSet<SimTime>,
 }
@@ -138,7 +151,7 @@ impl Tiresias {
         let mut thresholds: Vec<u128> =
             cfg.thresholds_gpu_secs.iter().map(|&t| t as u128 * MICROS_PER_SEC as u128).collect();
         thresholds.sort_unstable();
-        Tiresias { cfg, thresholds, jobs: BTreeMap::new(), wakeups: BTreeSet::new() }
+        Tiresias { cfg, thresholds, jobs: FxHashMap::default(), wakeups: BTreeSet::new() }
     }
 
     /// The parameters.
@@ -156,15 +169,20 @@ impl Tiresias {
     }
 
     /// Attained service (GPU·µs) of the job now: GPUs × (work done + work lost).
-    fn attained(ssn: &Session<'_>, j: JobId) -> u128 {
+    fn attained(ssn: &Session<'_>, j: JobId, gpus: u128) -> u128 {
         let job = ssn.job(j);
-        Self::gpus(ssn, j) * work_done_at(job, ssn.now()) as u128 + job.progress.lost_gpu_us
+        gpus * work_done_at(job, ssn.now()) as u128 + job.progress.lost_gpu_us
     }
 
     /// Queue service (GPU·µs): attained service minus what promotions forgave.
+    /// Within a session a job's attained service does not change (its work and
+    /// losses move when the engine applies the session), so it is read once per
+    /// session ([`Tiresias::observe`]).
     fn service(&self, ssn: &Session<'_>, j: JobId) -> u128 {
-        let offset = self.jobs.get(&j).map_or(0, |t| t.offset);
-        Self::attained(ssn, j).saturating_sub(offset)
+        match self.jobs.get(&j) {
+            Some(t) => t.attained.saturating_sub(t.offset),
+            None => Self::attained(ssn, j, Self::gpus(ssn, j)),
+        }
     }
 
     /// The queue (0 = highest priority) of a queue service.
@@ -180,11 +198,15 @@ impl Tiresias {
     /// Records runs that started or ended since the last session.
     fn observe(&mut self, ssn: &Session<'_>, active: &[JobId]) {
         let now = ssn.now();
-        let live: BTreeSet<JobId> = active.iter().copied().collect();
-        self.jobs.retain(|j, _| live.contains(j));
+        // `active` is in job order.
+        self.jobs.retain(|j, _| active.binary_search(j).is_ok());
         for &j in active {
             let progressing = ssn.job(j).is_progressing();
             let t = self.jobs.entry(j).or_default();
+            if t.gpus == 0 {
+                t.gpus = Self::gpus(ssn, j);
+            }
+            t.attained = Self::attained(ssn, j, t.gpus);
             match (progressing, t.run_start) {
                 (true, None) => t.start(now),
                 (false, Some(_)) => t.stop(now),
@@ -226,9 +248,8 @@ impl Tiresias {
             if due > now {
                 continue;
             }
-            let attained = Self::attained(ssn, j);
             if let Some(t) = self.jobs.get_mut(&j) {
-                t.offset = attained;
+                t.offset = t.attained;
                 t.waited = 0;
                 t.wait_start = Some(now);
                 t.promotions += 1;
@@ -247,28 +268,30 @@ impl Tiresias {
         if victims.is_empty() {
             return false;
         }
-        // Necessary condition: the smallest pods the gang needs fit in the future-idle
-        // GPUs plus the victims' GPUs.
+        // Necessary condition, in every dimension: the smallest pods the gang needs
+        // fit in the future-idle resources plus the victims'.
         let job = ssn.job(j);
         let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count()) as usize;
-        let mut gpu_reqs: Vec<i64> = ssn.pending_pods(j).iter().map(|&p| ssn.pod(p).req.get(GPU)).collect();
-        gpu_reqs.sort_unstable();
-        let want: i64 = gpu_reqs.iter().take(needed).sum();
-        let free: i64 = (0..ssn.node_count()).map(|n| ssn.future_idle(NodeId(n as u32)).get(GPU).max(0)).sum();
-        let held: i64 = victims.iter().map(|&(_, v)| ssn.job(v).allocated.get(GPU)).sum();
-        if free + held < want {
+        let reqs: Vec<Resources> = ssn.pending_pods(j).iter().map(|&p| ssn.pod(p).req).collect();
+        if reqs.len() < needed {
+            return false;
+        }
+        let want = gang::least(&reqs, needed);
+        let free = (0..ssn.node_count()).fold(Resources::ZERO, |a, n| a + ssn.future_idle(NodeId(n as u32)));
+        let held = victims.iter().fold(Resources::ZERO, |a, &(_, v)| a + ssn.job(v).allocated);
+        if !want.fits_in(&(free + held)) {
             return false;
         }
         ssn.set_action("preempt");
         // Trial: evict lowest priority first until the gang fits on future-idle
         // resources, note the nodes its pods would take, and undo everything.
         let mut trial = ssn.statement();
-        let mut freed = 0i64;
+        let mut freed = free;
         let mut found: Option<(usize, Vec<NodeId>)> = None;
         for (i, &(vl, v)) in victims.iter().enumerate() {
-            freed += ssn.job(v).allocated.get(GPU);
+            freed += ssn.job(v).allocated;
             Self::evict_job(ssn, &mut trial, j, level, v, vl);
-            if free + freed < want {
+            if !want.fits_in(&freed) {
                 continue;
             }
             if let Some(pl) = gang::place_gang_first_fit(ssn, j, Mode::Pipeline) {
@@ -339,6 +362,9 @@ impl Tiresias {
                 let now = ssn.now();
                 for &(_, v) in victims {
                     self.jobs.entry(v).or_default().stop(now);
+                    if self.cfg.suspend {
+                        ssn.suspend(v);
+                    }
                 }
                 true
             }

@@ -470,6 +470,9 @@ impl Engine {
             touched.push(self.world.pods[p.0 as usize].job);
             self.on(Lifecycle::PodBound(p));
         }
+        for &j in &out.suspended {
+            self.save_progress(j);
+        }
         for &(pod, by) in &out.evictions {
             touched.push(self.world.pods[pod.0 as usize].job);
             self.on(Lifecycle::PodEvicted { pod, by, session: idx });

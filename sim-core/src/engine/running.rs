@@ -79,6 +79,17 @@ impl Engine {
         job.progress.credit(self.now, duration, job.allocated.gpu_milli(), ckpt);
     }
 
+    /// A suspended job saves its work now: what it has done is checkpointed
+    /// (a job not progressing has nothing new to save).
+    pub(super) fn save_progress(&mut self, j: JobId) {
+        if !self.world.jobs.get(j.0 as usize).is_some_and(|job| job.is_progressing()) {
+            return;
+        }
+        self.credit(j);
+        let p = &mut self.world.jobs[j.0 as usize].progress;
+        p.checkpointed = p.done;
+    }
+
     /// Stops progress; with `lose`, work since the last checkpoint is lost.
     /// Returns the work lost (µs of ideal run time).
     pub(super) fn stop_progress(&mut self, j: JobId, lose: bool) -> u64 {

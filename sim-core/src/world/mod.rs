@@ -464,6 +464,9 @@ pub struct World {
     pub pg_pending_by_shape: BTreeMap<WaitingShape, BTreeSet<JobId>>,
     /// GPUs (milli) held by pods on nodes.
     pub gpu_used_milli: i64,
+    /// Σ over nodes of `used`: with the cluster's total, every node's idle
+    /// resources summed ([`World::idle_total`]).
+    used_total: Resources,
     /// Milli-GPUs out of service (see [`World::gpus_out_of_service_milli`]).
     gpus_out_milli: i64,
     /// Per HyperNode: Σ allocatable of its nodes.
@@ -606,6 +609,7 @@ impl World {
             pg_pending_by_shape: BTreeMap::new(),
             victims: Vec::new(),
             gpu_used_milli: 0,
+            used_total: Resources::ZERO,
             gpus_out_milli: 0,
             budgets: Vec::new(),
             budget_jobs: Vec::new(),
@@ -630,6 +634,11 @@ impl World {
     /// A node's idle resources: allocatable − used.
     pub fn idle(&self, n: NodeId) -> Resources {
         self.cluster.node(n).allocatable - self.nodes[n.0 as usize].used
+    }
+    /// Every node's idle resources summed (cordoned and tainted nodes
+    /// included): what no set of placements on idle resources can exceed.
+    pub fn idle_total(&self) -> Resources {
+        self.cluster.total() - self.used_total
     }
     /// A node's future idle resources: idle + releasing − pipelined.
     pub fn future_idle(&self, n: NodeId) -> Resources {
@@ -999,6 +1008,7 @@ impl World {
         if holds {
             ns.used += delta;
             self.gpu_used_milli += delta.get(GPU);
+            self.used_total += delta;
             // Kept in pod-id order, so the order does not depend on history (an
             // eviction undone by a discarded statement leaves it as it was).
             match ns.pods.binary_search(&pod) {
@@ -1150,6 +1160,9 @@ impl World {
         }
         if hn != self.hn_used {
             return Err("HyperNode usage sums out of date".into());
+        }
+        if used.iter().fold(Resources::ZERO, |a, u| a + *u) != self.used_total {
+            return Err("the cluster's usage sum is out of date".into());
         }
         for (i, ns) in self.nodes.iter().enumerate() {
             if ns.used != used[i] {
