@@ -3,7 +3,8 @@
 //! or on a miss of their pod shape (`fifo`, `sjf`, `easy-backfill`), the
 //! head's shadow time found by counting each node's room (`easy-backfill`),
 //! the reservation made only when a later gang could fit at all, and
-//! preemption trials cut on every dimension (`tiresias`). Random scenarios mix
+//! preemption trials cut on every dimension and on per-node room counts
+//! (`tiresias`). Random scenarios mix
 //! GPU and CPU-only jobs, gangs of one pod shape and of two (a remainder pod,
 //! as SWF jobs have), gangs that need only part of their pods, node selectors,
 //! and run times that make reservations, backfills and demotions happen;
@@ -120,4 +121,5 @@ fn caught(policy: &str) -> usize {
 fn a_wrong_baseline_skip_is_caught() {
     assert!(caught("sjf") > 0, "no sjf scenario showed the wrong skip");
     assert!(caught("easy-backfill") > 0, "no easy-backfill scenario showed the wrong skip");
+    assert!(caught("tiresias") > 0, "no tiresias scenario showed the wrong skip");
 }

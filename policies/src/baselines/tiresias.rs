@@ -282,6 +282,9 @@ impl Tiresias {
         if !want.fits_in(&(free + held)) {
             return false;
         }
+        if !ssn.is_exhaustive() && !Self::may_fit_without(ssn, j, needed, &victims) {
+            return false;
+        }
         ssn.set_action("preempt");
         // Trial: evict lowest priority first until the gang fits on future-idle
         // resources, note the nodes its pods would take, and undo everything.
@@ -329,6 +332,48 @@ impl Tiresias {
             || self.evict_and_pipeline(ssn, j, level, &victims[..k]);
         ssn.set_action("allocate");
         done
+    }
+
+    /// Whether `j`'s gang could fit the future-idle resources once every victim's
+    /// Running pods are evicted, counted per node: for each task's run of Pending
+    /// pods, how many of them each node's future-idle resources plus the victims'
+    /// pods there take (node selector and taints included, GPU devices not: an upper
+    /// bound). False when a single task's rooms sum below `needed`, or when all the
+    /// pods must be placed and some task's rooms sum below its pods; the trial could
+    /// then not place the gang with every victim evicted either.
+    fn may_fit_without(ssn: &Session<'_>, j: JobId, needed: usize, victims: &[(usize, JobId)]) -> bool {
+        let pending = ssn.pending_pods(j);
+        let mut runs: Vec<(PodId, u64)> = Vec::new();
+        for (i, &p) in pending.iter().enumerate() {
+            match runs.last_mut() {
+                Some(run) if ssn.pod(p).task == ssn.pod(pending[i - 1]).task => run.1 += 1,
+                _ => runs.push((p, 1)),
+            }
+        }
+        if runs.len() > 1 && needed < pending.len() {
+            return true;
+        }
+        let mut room: Vec<Resources> = (0..ssn.node_count()).map(|n| ssn.future_idle(NodeId(n as u32))).collect();
+        for &(_, v) in victims {
+            for &p in &ssn.job(v).pods {
+                let pod = ssn.pod(p);
+                if let (PodStatus::Running, Some(n)) = (pod.status, pod.node) {
+                    room[n.0 as usize] += pod.req;
+                }
+            }
+        }
+        let slack = u64::from(ssn.wrong_skip_for_tests);
+        runs.iter().all(|&(p, count)| {
+            let req = ssn.pod(p).req;
+            let fits: u64 = room
+                .iter()
+                .enumerate()
+                .filter(|&(n, r)| req.fits_in(r) && ssn.selector_matches(p, NodeId(n as u32)))
+                .map(|(_, r)| u64::from(r.copies_of(&req)))
+                .fold(0, u64::saturating_add);
+            let want = if runs.len() == 1 { needed as u64 } else { count };
+            fits >= want + slack
+        })
     }
 
     /// Evicts the Running pods of victim `v` (queue `vl`) for job `j` (queue `level`).
