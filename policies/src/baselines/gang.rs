@@ -152,20 +152,57 @@ pub(crate) fn place_gang_first_fit(ssn: &mut Session<'_>, j: JobId, mode: Mode) 
 /// no placement on idle resources finds more than every node's idle summed.
 pub(crate) fn may_fit_idle(ssn: &Session<'_>, j: JobId) -> bool {
     let job = ssn.job(j);
-    let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count()) as usize;
+    let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count()) as u64;
     if needed == 0 || ssn.is_exhaustive() {
         return true;
     }
-    let reqs: Vec<Resources> =
-        job.pods.iter().filter(|&&p| ssn.pod(p).status == PodStatus::Pending).map(|&p| ssn.pod(p).req).collect();
-    let count = needed + usize::from(ssn.wrong_skip_for_tests);
-    count <= reqs.len() && least(&reqs, count).fits_in(&ssn.idle_total())
+    // A task's pods all request the task's resources.
+    let count = needed + u64::from(ssn.wrong_skip_for_tests);
+    let idle = ssn.idle_total();
+    if let [task] = job.spec.tasks.as_slice() {
+        let pending = u64::from(job.task_count(0, PodStatus::Pending));
+        return count <= pending && least_grouped(&[(task.requests, pending)], count).fits_in(&idle);
+    }
+    let tasks = job.spec.tasks.iter().enumerate();
+    let groups: Vec<(Resources, u64)> = tasks
+        .map(|(t, task)| (task.requests, u64::from(job.task_count(t, PodStatus::Pending))))
+        .filter(|&(_, n)| n > 0)
+        .collect();
+    count <= groups.iter().map(|g| g.1).sum::<u64>() && least_grouped(&groups, count).fits_in(&idle)
+}
+
+/// [`least`] over pods given as (request, how many).
+fn least_grouped(groups: &[(Resources, u64)], count: u64) -> Resources {
+    let mut out = Resources::ZERO;
+    if let [(r, _)] = groups {
+        for d in 0..DIMS {
+            out.set(d, r.get(d).saturating_mul(count as i64));
+        }
+        return out;
+    }
+    let mut values: Vec<(i64, u64)> = Vec::with_capacity(groups.len());
+    for d in 0..DIMS {
+        values.clear();
+        values.extend(groups.iter().map(|&(r, n)| (r.get(d), n)));
+        values.sort_unstable();
+        let (mut left, mut sum) = (count, 0i64);
+        for &(v, n) in &values {
+            let k = n.min(left);
+            sum = sum.saturating_add(v.saturating_mul(k as i64));
+            left -= k;
+            if left == 0 {
+                break;
+            }
+        }
+        out.set(d, sum);
+    }
+    out
 }
 
 /// The explain rows of a gang [`Misses`] skipped.
 pub(crate) fn explain_miss(ssn: &mut Session<'_>, j: JobId) {
     for p in ssn.explained_pods(j) {
-        let why = "skipped: a gang of the same pod shape needing no more pods found no room in this session";
+        let why = "skipped: a job of the same pod shape needing no more pods found no room in this session";
         ssn.explain(p, None, "gang", Some(false), why, None);
     }
 }
@@ -238,15 +275,20 @@ impl Misses {
 
     /// True if a gang of the job's shape needing no more pods already failed.
     pub(crate) fn hopeless(&self, ssn: &Session<'_>, j: JobId) -> bool {
-        if ssn.is_exhaustive() {
-            return false;
-        }
-        Self::key(ssn, j).is_some_and(|(r, n, _)| self.0.iter().any(|&(mr, mn)| mr == r && n >= mn))
+        !self.0.is_empty() && !ssn.is_exhaustive() && self.knows(Self::key(ssn, j))
+    }
+
+    fn knows(&self, key: Option<(Resources, u32, u32)>) -> bool {
+        key.is_some_and(|(r, n, _)| self.0.iter().any(|&(mr, mn)| mr == r && n >= mn))
     }
 
     /// The job's gang found no room on idle resources.
     pub(crate) fn record(&mut self, ssn: &Session<'_>, j: JobId) {
-        if let Some((r, n, _)) = Self::key(ssn, j).filter(|&(_, n, pending)| pending >= n) {
+        self.note(Self::key(ssn, j));
+    }
+
+    fn note(&mut self, key: Option<(Resources, u32, u32)>) {
+        if let Some((r, n, _)) = key.filter(|&(_, n, pending)| pending >= n) {
             self.0.push((r, n));
         }
     }
@@ -256,13 +298,14 @@ impl Misses {
 /// knows cannot fit (its watched pods get an explain row saying so) and
 /// recording a gang that does not.
 pub(crate) fn allocate_gang(ssn: &mut Session<'_>, j: JobId, misses: &mut Misses) -> Option<Statement> {
-    if misses.hopeless(ssn, j) {
+    let key = Misses::key(ssn, j);
+    if !ssn.is_exhaustive() && misses.knows(key) {
         explain_miss(ssn, j);
         return None;
     }
     let placed = place_gang_first_fit(ssn, j, Mode::Allocate);
     if placed.is_none() {
-        misses.record(ssn, j);
+        misses.note(key);
     }
     placed
 }
