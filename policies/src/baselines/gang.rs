@@ -309,3 +309,34 @@ pub(crate) fn allocate_gang(ssn: &mut Session<'_>, j: JobId, misses: &mut Misses
     }
     placed
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(cpu: i64, gpu: i64) -> Resources {
+        Resources::new(cpu, 0, gpu, 1)
+    }
+
+    /// Per dimension, the smallest requests: of (8 CPU, 1 GPU), (2, 4), (4, 2)
+    /// any two take at least 2 + 4 = 6 CPUs and 1 + 2 = 3 GPUs (no pair of pods
+    /// has both), and two pod slots.
+    #[test]
+    fn least_takes_the_smallest_of_each_dimension() {
+        let reqs = [r(8, 1), r(2, 4), r(4, 2)];
+        assert_eq!(least(&reqs, 2), r(6, 3) + Resources::new(0, 0, 0, 1));
+        assert_eq!(least(&reqs, 3), r(14, 7) + Resources::new(0, 0, 0, 2));
+        assert_eq!(least(&reqs, 0), Resources::ZERO);
+        assert_eq!(least(&[r(8, 1); 4], 3), Resources::new(24, 0, 3, 3));
+    }
+
+    /// The same over (request, count) groups: 3 × (1, 8) and 2 × (6, 0); four
+    /// pods take at least 1+1+1+6 = 9 CPUs, 0+0+8+8 = 16 GPUs.
+    #[test]
+    fn least_grouped_counts_each_group() {
+        let groups = [(r(1, 8), 3), (r(6, 0), 2)];
+        assert_eq!(least_grouped(&groups, 4), Resources::new(9, 0, 16, 4));
+        assert_eq!(least_grouped(&groups, 5), Resources::new(15, 0, 24, 5));
+        assert_eq!(least_grouped(&[(r(2, 1), 7)], 3), Resources::new(6, 0, 3, 3));
+    }
+}
