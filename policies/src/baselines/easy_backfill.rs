@@ -81,7 +81,9 @@ impl EasyBackfill {
         EasyBackfill::default()
     }
 
-    /// The reservation made in the last session, if it had a head job that got one.
+    /// The reservation made in the last session: `None` when it had no head job,
+    /// the head could never fit, or no later job could fit the idle resources at
+    /// all (the reservation is then not made).
     pub fn last_reservation(&self) -> Option<&Reservation> {
         self.last.as_ref()
     }
@@ -166,20 +168,18 @@ impl EasyBackfill {
     ) -> Option<Reservation> {
         let exhaustive = ssn.is_exhaustive();
         // Runs of one task: (request, pods, whether each node's selector admits them).
-        let mut runs: Vec<(Resources, u64, Vec<bool>)> = Vec::new();
-        for (i, &p) in pending.iter().enumerate() {
-            if i > 0 && ssn.pod(p).task == ssn.pod(pending[i - 1]).task {
-                runs.last_mut().expect("a run is open").1 += 1;
-                continue;
-            }
-            let task = &ssn.job(head).spec.tasks[ssn.pod(p).task as usize];
-            let selects = if task.has_label_filter() || ssn.cluster().has_taints() {
-                (0..free.len()).map(|n| ssn.selector_matches(p, NodeId(n as u32))).collect()
-            } else {
-                vec![true; free.len()]
-            };
-            runs.push((ssn.pod(p).req, 1, selects));
-        }
+        let runs: Vec<(Resources, u64, Vec<bool>)> = gang::task_runs(ssn, pending)
+            .into_iter()
+            .map(|(p, count)| {
+                let task = &ssn.job(head).spec.tasks[ssn.pod(p).task as usize];
+                let selects = if task.has_label_filter() || ssn.cluster().has_taints() {
+                    (0..free.len()).map(|n| ssn.selector_matches(p, NodeId(n as u32))).collect()
+                } else {
+                    vec![true; free.len()]
+                };
+                (ssn.pod(p).req, count, selects)
+            })
+            .collect();
         let room = |run: &(Resources, u64, Vec<bool>), n: usize, free: &Resources| -> u64 {
             let (req, _, selects) = run;
             if selects[n] && req.fits_in(free) { u64::from(free.copies_of(req)) } else { 0 }

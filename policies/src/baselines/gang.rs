@@ -210,25 +210,21 @@ pub(crate) fn explain_miss(ssn: &mut Session<'_>, j: JobId) {
 /// Per dimension, the sum of the `count` smallest of `reqs` (`count` ≤ its
 /// length): what any `count` of these pods take together at least.
 pub(crate) fn least(reqs: &[Resources], count: usize) -> Resources {
-    let Some(first) = reqs.first() else { return Resources::ZERO };
-    if reqs.iter().all(|r| r == first) {
-        let mut out = Resources::ZERO;
-        for d in 0..DIMS {
-            out.set(d, first.get(d).saturating_mul(count as i64));
+    let groups: Vec<(Resources, u64)> = reqs.iter().map(|&r| (r, 1)).collect();
+    least_grouped(&groups, count as u64)
+}
+
+/// The runs of `pending` (in task order) that belong to one task, each as its
+/// first pod and its length: pods of a run share a request and a node selector.
+pub(crate) fn task_runs(ssn: &Session<'_>, pending: &[PodId]) -> Vec<(PodId, u64)> {
+    let mut runs: Vec<(PodId, u64)> = Vec::new();
+    for &p in pending {
+        match runs.last_mut() {
+            Some(run) if ssn.pod(p).task == ssn.pod(run.0).task => run.1 += 1,
+            _ => runs.push((p, 1)),
         }
-        return out;
     }
-    let mut out = Resources::ZERO;
-    let mut values: Vec<i64> = Vec::with_capacity(reqs.len());
-    for d in 0..DIMS {
-        values.clear();
-        values.extend(reqs.iter().map(|r| r.get(d)));
-        if count < values.len() {
-            values.select_nth_unstable(count);
-        }
-        out.set(d, values[..count].iter().fold(0i64, |a, &v| a.saturating_add(v)));
-    }
-    out
+    runs
 }
 
 /// Gangs that found no room on idle resources in one session, by pod shape.

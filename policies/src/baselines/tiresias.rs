@@ -343,13 +343,7 @@ impl Tiresias {
     /// then not place the gang with every victim evicted either.
     fn may_fit_without(ssn: &Session<'_>, j: JobId, needed: usize, victims: &[(usize, JobId)]) -> bool {
         let pending = ssn.pending_pods(j);
-        let mut runs: Vec<(PodId, u64)> = Vec::new();
-        for (i, &p) in pending.iter().enumerate() {
-            match runs.last_mut() {
-                Some(run) if ssn.pod(p).task == ssn.pod(pending[i - 1]).task => run.1 += 1,
-                _ => runs.push((p, 1)),
-            }
-        }
+        let runs = gang::task_runs(ssn, &pending);
         if runs.len() > 1 && needed < pending.len() {
             return true;
         }
