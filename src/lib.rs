@@ -8,6 +8,7 @@
 pub mod check;
 pub mod explain_summary;
 pub mod nccl;
+pub mod outdir;
 pub mod overrides;
 pub mod placement;
 pub mod report_cmd;
@@ -23,7 +24,7 @@ use lahar_core::world::World;
 use lahar_reports::{JobRow, RunMeta, Summary};
 use scenario::{Scenario, SchedulerChoice};
 use std::cell::RefCell;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -51,6 +52,9 @@ pub struct RunOptions {
     /// Sessions walk everything instead of skipping provably fruitless work
     /// (`lahar run --exhaustive`; the reference of the equivalence tests).
     pub exhaustive: bool,
+    /// Let `extender` plugins call non-loopback addresses
+    /// (`--allow-remote-extender`).
+    pub allow_remote_extender: bool,
 }
 
 /// What a run produced.
@@ -153,6 +157,10 @@ pub enum RunError {
     /// went away after it was validated).
     #[error("{0}")]
     Source(String),
+    /// The output directory holds files lahar did not write, or another kind's
+    /// outputs (exit code 2).
+    #[error("{0}")]
+    Output(String),
     /// Plotting the written outputs failed.
     #[error("cannot plot the outputs in {dir}: {msg}")]
     Plots {
@@ -161,6 +169,15 @@ pub enum RunError {
         /// Cause.
         msg: String,
     },
+}
+
+impl From<outdir::OutDirError> for RunError {
+    fn from(e: outdir::OutDirError) -> RunError {
+        match e {
+            outdir::OutDirError::Io { dir, source } => RunError::Write { dir, source },
+            e @ outdir::OutDirError::Refused { .. } => RunError::Output(e.to_string()),
+        }
+    }
 }
 
 /// Builds the engine for a scenario (the scenario is consumed: its cluster moves
@@ -266,7 +283,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         s.engine.max_sessions = Some(n);
     }
     s.engine.exhaustive |= opts.exhaustive;
-    check_extenders(&s)?;
+    check_extenders(&s, opts.allow_remote_extender)?;
     let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
     let meta_base = run_meta(&s, s.scheduler.name());
     let record = (s.text.clone(), s.conf_text.clone());
@@ -286,8 +303,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         None
     } else {
         let io = |source| RunError::Write { dir: out_dir.clone(), source };
-        std::fs::create_dir_all(&out_dir).map_err(io)?;
-        clear_earlier_outputs(&out_dir).map_err(io)?;
+        outdir::claim(&out_dir, outdir::Kind::Run)?;
         let opts = lahar_reports::SummaryOptions { faults: engine.has_faults(), ..Default::default() };
         let w = lahar_reports::RunWriter::create(&out_dir, engine.world(), target, &opts).map_err(io)?;
         // What was simulated, kept beside the outputs (lahar report embeds them).
@@ -349,6 +365,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
             report_cmd::run_plots(&out_dir)
                 .map_err(|e| RunError::Plots { dir: out_dir.clone(), msg: e.to_string() })?;
         }
+        outdir::complete(&out_dir).map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
     }
     Ok(RunReport { output, summary, meta, out_dir, run_warnings })
 }
@@ -356,7 +373,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
 /// Every `extender` plugin of a Volcano conf must have its server answering
 /// before the run starts (its calls decide placements): a clear error up front,
 /// not a run of failed calls.
-fn check_extenders(s: &Scenario) -> Result<(), RunError> {
+fn check_extenders(s: &Scenario, allow_remote: bool) -> Result<(), RunError> {
     let SchedulerChoice::Volcano(conf) = &s.scheduler else { return Ok(()) };
     for (ti, tier) in conf.tiers.iter().enumerate() {
         for (pi, pc) in tier.iter().enumerate() {
@@ -365,14 +382,27 @@ fn check_extenders(s: &Scenario) -> Result<(), RunError> {
             }
             let x = lahar_policies::volcano::plugins::extender::Extender::new(&pc.args);
             let (ep, timeout) = x.endpoint();
-            if let Err(e) = ep.reachable(timeout.max(std::time::Duration::from_secs(1))) {
-                let url = pc.args.str("extender.urlPrefix").unwrap_or_default();
-                return Err(RunError::Input(scenario::ScenarioError::one(
+            let url = pc.args.str("extender.urlPrefix").unwrap_or_default();
+            let refuse = |m: String| {
+                RunError::Input(scenario::ScenarioError::one(
                     "spec.scheduler",
                     None,
                     &format!("tiers[{ti}].plugins[{pi}].arguments.extender.urlPrefix"),
-                    format!("no scheduler extender answers at {url} ({e}); start it before the run"),
-                )));
+                    m,
+                ))
+            };
+            match ep.is_loopback() {
+                Ok(true) => {}
+                Ok(false) if allow_remote => {}
+                Ok(false) => {
+                    return Err(refuse(format!(
+                        "{url} is not on this machine: lahar would send the simulated cluster's state there; pass --allow-remote-extender if you mean it"
+                    )));
+                }
+                Err(e) => return Err(refuse(e)),
+            }
+            if let Err(e) = ep.reachable(timeout.max(std::time::Duration::from_secs(1))) {
+                return Err(refuse(format!("no scheduler extender answers at {url} ({e}); start it before the run")));
             }
         }
     }
@@ -383,47 +413,6 @@ fn check_extenders(s: &Scenario) -> Result<(), RunError> {
 pub const INPUT_SCENARIO: &str = "input-scenario.yaml";
 /// The volcano-scheduler.conf a Volcano run used, in its directory.
 pub const INPUT_CONF: &str = "input-scheduler.conf";
-
-/// The files a run, `--explain`, `--plots` and `lahar report` write into a run
-/// directory (plots: `plots/<kind>.svg|png`).
-const RUN_FILES: &[&str] = &[
-    INPUT_SCENARIO,
-    INPUT_CONF,
-    "jobs.csv",
-    "pods.csv",
-    "timeseries.csv",
-    "decisions.csv",
-    "events.csv",
-    "summary.json",
-    "summary.csv",
-    "explain.csv",
-    "report.html",
-    placement::FRAGMENTATION_CSV,
-    placement::PLACEMENTS_CSV,
-];
-
-/// Removes lahar's own outputs of an earlier run from `dir` (only the names lahar
-/// writes; anything else the user keeps there is left alone).
-pub(crate) fn clear_earlier_outputs(dir: &Path) -> std::io::Result<()> {
-    let remove = |p: PathBuf| match std::fs::remove_file(&p) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
-    };
-    for f in RUN_FILES {
-        remove(dir.join(f))?;
-    }
-    let plots = dir.join("plots");
-    for kind in lahar_reports::plots::PlotKind::SINGLE {
-        for ext in ["svg", "png"] {
-            remove(plots.join(format!("{}.{ext}", kind.name())))?;
-        }
-    }
-    // The plots directory goes too when that leaves it empty.
-    if std::fs::read_dir(&plots).is_ok_and(|mut d| d.next().is_none()) {
-        std::fs::remove_dir(&plots)?;
-    }
-    Ok(())
-}
 
 /// Resolves `--explain` pod names against a scenario's jobs: `namespace/name`, or a
 /// name unique across namespaces. Pods from Pod manifests keep their own names;

@@ -1,5 +1,8 @@
 //! The `lahar` command line. Thin: parsing and exit codes; the work is in the library.
 //! Exit codes: 0 ok, 1 run failed, 2 bad input or usage.
+//! Output goes through `out!`/`outln!` and `errln!`, which never panic on a closed
+//! or full stream; the print macros, which do, are refused.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -74,6 +77,11 @@ enum Command {
         /// that provably cannot change a decision (same outputs, slower; for checking).
         #[arg(long)]
         exhaustive: bool,
+        /// Let the conf's `extender` plugins call servers on other machines (by
+        /// default only loopback addresses: a conf copied from a cluster would send
+        /// the simulated cluster's state to its extender).
+        #[arg(long)]
+        allow_remote_extender: bool,
         #[command(flatten)]
         overrides: OverrideArgs,
         /// Treat every warning (skipped rows, jobs that can never be placed...) as an
@@ -172,8 +180,9 @@ struct SweepArgs {
     /// Run only the cells without finished outputs in --out.
     #[arg(long)]
     resume: bool,
-    /// Run shard K of N (0-based; cell i belongs to shard i mod N). Without it, the
-    /// shard comes from SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or VC_TASK_INDEX.
+    /// Run shard K of N (K from 1 to N; cell i, counted from 0, belongs to shard
+    /// i mod N + 1). Without it, the shard comes from SLURM_ARRAY_TASK_ID,
+    /// JOB_COMPLETION_INDEX or VC_TASK_INDEX.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
     /// Number of shards, for array jobs whose environment does not say it
@@ -257,9 +266,11 @@ impl OverrideArgs {
             set(format!("--sessions {n}"), "spec.sessions", n.to_string());
         }
         if let Some(c) = conf {
-            // Absolute, so it does not resolve against the scenario's folder.
-            let abs = std::path::absolute(c).unwrap_or_else(|_| c.to_path_buf());
-            let value = serde_json::json!({ "conf": abs.display().to_string() });
+            // Relative to the scenario's folder, where the scenario's paths resolve:
+            // the recorded scenario (and its hash) is the same in every folder.
+            let base = snapshot.or(scenario).and_then(std::path::Path::parent).unwrap_or(std::path::Path::new(""));
+            let rel = lahar_core::files::relative_to(c, base);
+            let value = serde_json::json!({ "conf": rel.display().to_string() });
             set(format!("--conf {}", c.display()), "spec.scheduler", value.to_string());
         }
         overrides.extend(self.parse()?);
@@ -410,6 +421,20 @@ struct NcclArgs {
     oversubscription: f64,
 }
 
+/// Writes to stderr. A stderr that cannot be written (`2>/dev/full`, a closed
+/// pipe) loses the message but never the exit code: the message is dropped, the
+/// program goes on (a panic would exit 101 instead of the code that matters).
+fn emit_err(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.flush());
+}
+
+/// `eprintln!` through [`emit_err`] (`eprintln!` panics when stderr fails).
+macro_rules! errln {
+    ($($t:tt)*) => { emit_err(format_args!("{}\n", format_args!($($t)*))) };
+}
+
 /// Writes to stdout. A reader that went away (`| head`, `| true`) ends the program
 /// quietly with success, as Unix tools do; another write error is reported.
 fn emit(args: std::fmt::Arguments<'_>) {
@@ -419,7 +444,7 @@ fn emit(args: std::fmt::Arguments<'_>) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
-        eprintln!("error: cannot write to standard output: {e}");
+        errln!("error: cannot write to standard output: {e}");
         std::process::exit(1);
     }
 }
@@ -443,7 +468,7 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("error: --example: {e}");
+                errln!("error: --example: {e}");
                 ExitCode::from(2)
             }
         },
@@ -471,6 +496,7 @@ fn main() -> ExitCode {
             explain,
             explain_window,
             exhaustive,
+            allow_remote_extender,
             overrides,
             strict,
         } => {
@@ -502,6 +528,7 @@ fn main() -> ExitCode {
                 explain,
                 explain_window,
                 exhaustive,
+                allow_remote_extender,
             };
             match lahar::run_any(s, &opts) {
                 Ok(lahar::Ran::Placement(report)) => {
@@ -529,12 +556,12 @@ fn main() -> ExitCode {
                 }
                 Err(lahar::RunError::Input(e)) => input_error(&e),
                 // The input changed under the run: still the input's fault.
-                Err(lahar::RunError::Source(m)) => {
-                    eprintln!("error: {m}");
+                Err(lahar::RunError::Source(m) | lahar::RunError::Output(m)) => {
+                    errln!("error: {m}");
                     ExitCode::from(2)
                 }
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    errln!("error: {e}");
                     ExitCode::from(1)
                 }
             }
@@ -591,7 +618,7 @@ fn main() -> ExitCode {
                 }
             };
             done.unwrap_or_else(|e| {
-                eprintln!("error: {e}");
+                errln!("error: {e}");
                 ExitCode::from(e.exit_code())
             })
         }
@@ -613,7 +640,7 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    errln!("error: {e}");
                     ExitCode::from(2)
                 }
             }
@@ -631,7 +658,7 @@ fn main() -> ExitCode {
 fn sweep(a: SweepArgs) -> ExitCode {
     use lahar::sweep::{ExecError, Written};
     let exec_error = |e: ExecError| {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
         ExitCode::from(match e {
             ExecError::Mismatch(_) => 2,
             ExecError::Io { .. } => 1,
@@ -639,10 +666,10 @@ fn sweep(a: SweepArgs) -> ExitCode {
     };
     let tell = |w: &Written, out: &std::path::Path| {
         for (id, e) in &w.failed {
-            eprintln!("error: cell {id} failed: {}", e.lines().next().unwrap_or_default());
+            errln!("error: cell {id} failed: {}", e.lines().next().unwrap_or_default());
         }
         if !w.missing.is_empty() {
-            eprintln!(
+            errln!(
                 "warning: {} cells have no outputs (first: {}): not run, or their shard was not merged",
                 w.missing.len(),
                 w.missing[0]
@@ -672,7 +699,7 @@ fn sweep(a: SweepArgs) -> ExitCode {
         Err(e) => return input_error(&e),
     };
     let usage = |m: String| {
-        eprintln!("error: {m}");
+        errln!("error: {m}");
         ExitCode::from(2)
     };
     let shard = match &a.shard {
@@ -704,15 +731,13 @@ fn sweep(a: SweepArgs) -> ExitCode {
         }
         Ok((o, None)) => {
             for (id, e) in &o.failed {
-                eprintln!("error: cell {id} failed: {}", e.lines().next().unwrap_or_default());
+                errln!("error: cell {id} failed: {}", e.lines().next().unwrap_or_default());
             }
             if !a.quiet {
                 let s = shard.expect("sharded");
                 outln!(
-                    "{}: shard {}/{}: {} cells ({} run, {} kept, {} failed); join the shards with `lahar sweep merge`",
+                    "{}: shard {s}: {} cells ({} run, {} kept, {} failed); join the shards with `lahar sweep merge`",
                     out.display(),
-                    s.k,
-                    s.n,
                     o.cells,
                     o.ran,
                     o.kept,
@@ -741,14 +766,14 @@ fn trace(t: TraceCommand) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::from(e.exit_code())
         }
     }
 }
 
 fn report_error(e: &lahar::report_cmd::ReportError) -> ExitCode {
-    eprintln!("error: {e}");
+    errln!("error: {e}");
     ExitCode::from(e.exit_code())
 }
 
@@ -821,10 +846,10 @@ fn parse_window(text: &str) -> Result<(lahar_core::time::SimTime, lahar_core::ti
 /// Prints the scenario's warnings once, at the end, on stderr.
 fn print_warnings(ws: &[lahar::scenario::Warning]) {
     for w in ws {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     if ws.len() > 1 {
-        eprintln!("{} warnings", ws.len());
+        errln!("{} warnings", ws.len());
     }
 }
 
@@ -832,7 +857,7 @@ fn print_warnings(ws: &[lahar::scenario::Warning]) {
 fn strict_error(ws: &[lahar::scenario::Warning]) -> ExitCode {
     let errors = ws.iter().map(|w| w.as_error()).collect();
     let code = input_error(&lahar::scenario::ScenarioError { errors });
-    eprintln!("(--strict: warnings are errors)");
+    errln!("(--strict: warnings are errors)");
     code
 }
 
@@ -840,13 +865,13 @@ fn input_error(e: &lahar::scenario::ScenarioError) -> ExitCode {
     for err in &e.errors {
         let text = err.to_string();
         let mut lines = text.lines();
-        eprintln!("error: {}", lines.next().unwrap_or_default());
+        errln!("error: {}", lines.next().unwrap_or_default());
         for l in lines {
-            eprintln!("  {l}");
+            errln!("  {l}");
         }
     }
     if e.errors.len() > 1 {
-        eprintln!("{} errors", e.errors.len());
+        errln!("{} errors", e.errors.len());
     }
     ExitCode::from(2)
 }

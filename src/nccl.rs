@@ -71,6 +71,17 @@ pub fn table(model: &CommModel, a: &TableArgs) -> Result<String, ScenarioError> 
     if a.gpus_per_node == 0 {
         return Err(arg_error("--gpus-per-node", "must be at least 1"));
     }
+    // Each number is checked under its own flag's name (a NaN would otherwise
+    // surface as an invalid placement blamed on the message sizes).
+    if !(a.nic_gbps_per_gpu.is_finite() && a.nic_gbps_per_gpu > 0.0) {
+        return Err(arg_error("--nic-gbps", format!("expected a finite number above 0, got {}", a.nic_gbps_per_gpu)));
+    }
+    if !(a.oversubscription.is_finite() && a.oversubscription >= 1.0) {
+        return Err(arg_error(
+            "--oversubscription",
+            format!("expected a finite number of at least 1 (1 is 1:1), got {}", a.oversubscription),
+        ));
+    }
     let p = Placement::uniform(generation, intra, a.gpus_per_node, a.nodes, a.nic_gbps_per_gpu, net)
         .crossing(a.tier, a.oversubscription);
     let rows = model
@@ -129,13 +140,15 @@ pub fn rows(model: &CommModel, input: &Path, out: Option<&Path>) -> Result<usize
             message: msg,
         }],
     };
-    let mut rdr = csv::ReaderBuilder::new().from_path(input).map_err(|e| err(None, format!("cannot read: {e}")))?;
+    let f = lahar_core::files::open(input).map_err(|e| err(None, format!("cannot read: {e}")))?;
+    let mut rdr = csv::ReaderBuilder::new().from_reader(lahar_core::files::LfLines::new(std::io::BufReader::new(f)));
     let header: Vec<String> =
         rdr.headers().map_err(|e| err(Some(1), e.to_string()))?.iter().map(str::to_string).collect();
     let mut results: Vec<(csv::StringRecord, Estimate)> = Vec::new();
-    for (i, rec) in rdr.records().enumerate() {
-        let line = i as u64 + 2;
-        let rec = rec.map_err(|e| err(Some(line), e.to_string()))?;
+    for rec in rdr.records() {
+        // Physical lines, as an editor shows them (a quoted field may span lines).
+        let rec = rec.map_err(|e| err(e.position().map(csv::Position::line), e.to_string()))?;
+        let line = rec.position().map_or(0, csv::Position::line);
         let fields: Vec<&str> = rec.iter().collect();
         let id = header.iter().position(|h| h == "id").and_then(|k| fields.get(k)).copied().unwrap_or("");
         let what = if id.is_empty() { String::new() } else { format!("(id {id}) ") };

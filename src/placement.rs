@@ -243,8 +243,7 @@ pub fn run(s: Scenario, opts: &RunOptions) -> Result<PlacementReport, RunError> 
     let io = io_err(&out_dir);
     let mut placements = None;
     if !opts.no_write {
-        std::fs::create_dir_all(&out_dir).map_err(&io)?;
-        crate::clear_earlier_outputs(&out_dir).map_err(&io)?;
+        crate::outdir::claim(&out_dir, crate::outdir::Kind::Run)?;
         std::fs::write(out_dir.join(crate::INPUT_SCENARIO), &s.text).map_err(&io)?;
         let mut w = BufWriter::new(std::fs::File::create(out_dir.join(PLACEMENTS_CSV)).map_err(&io)?);
         w.write_all(b"pod,node,devices,cpu_milli,memory_mib,num_gpu,gpu_milli\n").map_err(&io)?;
@@ -295,11 +294,12 @@ pub fn run(s: Scenario, opts: &RunOptions) -> Result<PlacementReport, RunError> 
             fragmented_gpus: last.frag_gpus,
             typical_shapes: setup.target.shapes().len(),
         };
-        let mut f = BufWriter::new(std::fs::File::create(out_dir.join("summary.json")).map_err(&io)?);
+        let mut f = lahar_core::files::AtomicFile::create(&out_dir.join("summary.json")).map_err(&io)?;
         let file = SummaryFile { meta: &meta, metrics, run: RunFacts { wall_time_s: meta.wall_time_s } };
         serde_json::to_writer_pretty(&mut f, &file).map_err(|e| io(std::io::Error::other(e)))?;
         f.write_all(b"\n").map_err(&io)?;
-        f.flush().map_err(&io)?;
+        f.commit().map_err(&io)?;
+        crate::outdir::complete(&out_dir).map_err(&io)?;
     }
     drop(io);
     Ok(PlacementReport { rows, arrived: arrivals.len(), placed, meta, out_dir, last })

@@ -6,7 +6,7 @@
 //! keeps nothing), never with the file's text.
 
 use std::collections::BTreeMap;
-use std::io::Write;
+
 use std::path::{Path, PathBuf};
 
 use lahar_core::time::secs_string;
@@ -283,12 +283,14 @@ pub fn convert(args: &TraceArgs, out: &Path) -> Result<ImportReport, TraceCmdErr
     if out.exists() && same_file(out, &args.path) {
         return Err(TraceCmdError::Input(format!("--out {} is the input file", out.display())));
     }
-    let file = std::fs::File::create(out)
+    // Written beside `out` and renamed over it only when whole: a missing or bad
+    // input, or a full disk, leaves an earlier `out` as it was.
+    let file = lahar_core::files::AtomicFile::create(out)
         .map_err(|e| TraceCmdError::Output(format!("cannot create {}: {e}", out.display())))?;
     // Queue names are learnt as the importer meets them: ids are dense and never
     // change, so the writer's list is refreshed only when a job has a new id.
-    let mut writer = CanonicalWriter::new(std::io::BufWriter::new(file), Vec::new())
-        .map_err(|e| TraceCmdError::Output(format!("{}: {e}", out.display())))?;
+    let mut writer =
+        CanonicalWriter::new(file, Vec::new()).map_err(|e| TraceCmdError::Output(format!("{}: {e}", out.display())))?;
     let result = lahar_traces::stream(format, &args.path, &opts, &mut |job| {
         let names = writer.queue_names_mut();
         if job.queue.0 as usize >= names.len() {
@@ -298,15 +300,11 @@ pub fn convert(args: &TraceArgs, out: &Path) -> Result<ImportReport, TraceCmdErr
     });
     let report = match result {
         Ok(r) => r,
-        Err(e) => {
-            drop(writer);
-            // Do not leave a truncated trace behind.
-            let _ = std::fs::remove_file(out);
-            return Err(TraceCmdError::Input(e.to_string()));
-        }
+        // The temporary file goes with the writer.
+        Err(e) => return Err(TraceCmdError::Input(e.to_string())),
     };
-    let mut w = writer.finish().map_err(|e| TraceCmdError::Output(format!("{}: {e}", out.display())))?;
-    w.flush().map_err(|e| TraceCmdError::Output(format!("cannot write {}: {e}", out.display())))?;
+    let w = writer.finish().map_err(|e| TraceCmdError::Output(format!("{}: {e}", out.display())))?;
+    w.commit().map_err(|e| TraceCmdError::Output(format!("cannot write {}: {e}", out.display())))?;
     Ok(report)
 }
 

@@ -133,14 +133,15 @@ pub(crate) fn io_err(e: csv::Error) -> io::Error {
 /// Writes summary.json and summary.csv into `dir`.
 pub fn write_summary(dir: &Path, summary: &Summary, meta: &RunMeta) -> io::Result<()> {
     write_summary_csv(dir, summary, meta)?;
-    let mut f = BufWriter::new(File::create(dir.join("summary.json"))?);
+    // Whole or not at all: its presence says the run finished.
+    let mut f = lahar_core::files::AtomicFile::create(&dir.join("summary.json"))?;
     serde_json::to_writer_pretty(
         &mut f,
         &SummaryFile { meta, metrics: summary, run: RunFacts { wall_time_s: meta.wall_time_s } },
     )
     .map_err(io::Error::other)?;
     f.write_all(b"\n")?;
-    f.flush()
+    f.commit()
 }
 
 /// A CSV row's fields, formatted into buffers reused row after row (the files

@@ -478,6 +478,11 @@ pub struct TaskTopology {
     pub task_order: Vec<String>,
 }
 
+/// Pods of one job (or one task of it), at most: the one limit every job source
+/// applies (compact jobs, manifests of every kind, traces), so that no input can
+/// make lahar allocate for a billion pods.
+pub const MAX_PODS_PER_JOB: u32 = 1_000_000;
+
 /// Volcano's default graceful termination period.
 pub const DEFAULT_TERMINATION_GRACE: SimDuration = SimDuration::from_secs(30);
 

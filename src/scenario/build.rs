@@ -136,6 +136,8 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     let mut short: (usize, Option<(String, u32, u32)>) = (0, None);
     // Names by a 64-bit hash (8 bytes a job, not the names themselves); a hash
     // seen twice is checked by name in a second pass over those jobs alone.
+    // The latest end a job's own run time gives (a lower bound of the run's end).
+    let mut last_end: Option<SimTime> = None;
     let mut names: FxHashSet<u64> = FxHashSet::default();
     let mut suspects: FxHashSet<u64> = FxHashSet::default();
     let mut last_submit: Option<SimTime> = None;
@@ -191,6 +193,9 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
             suspects.insert(h);
         }
         last_submit = last_submit.max(Some(t.job.submit));
+        if !t.job.duration.is_unbounded() {
+            last_end = last_end.max(Some(t.job.submit.plus(t.job.duration)));
+        }
         for &(task, _, n) in &t.job.initial {
             used[n.0 as usize] += t.job.tasks[task].requests;
         }
@@ -243,7 +248,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
             format!("job `{key}` is defined twice; job names must be unique per namespace"),
         );
     }
-    check_samples(&mut v, &engine, last_submit, sample_at);
+    check_samples(&mut v, &engine, last_submit.max(last_end), sample_at);
     if !v.errors.is_empty() {
         return Err(ScenarioError { errors: v.errors });
     }
@@ -437,8 +442,8 @@ fn run_times(v: &mut V<'_>, n: usize, first: &str, engine: &lahar_core::engine::
 }
 
 /// The timeseries is sampled every interval up to the end: refuse one that would
-/// not fit in memory before any work (the end is the horizon, else at least the
-/// last submission).
+/// be unreasonably long before any work (the end is the horizon, else at least the
+/// last submission or the latest end of a job's own run time).
 fn check_samples(
     v: &mut V<'_>,
     engine: &lahar_core::engine::EngineConfig,
@@ -451,7 +456,7 @@ fn check_samples(
     let rows = end / sample.micros().max(1);
     if rows > MAX_SAMPLES {
         let why = format!(
-            "the timeseries would have at least {rows} rows up to {} (at most {MAX_SAMPLES}); choose a longer interval",
+            "the timeseries would have at least {rows} rows up to {} s (at most {MAX_SAMPLES}); choose a longer interval",
             SimTime(end).secs_string()
         );
         v.err(sample_at.flatten(), "spec.output.sampleInterval", why);

@@ -249,9 +249,7 @@ fn yaml_options() -> serde_saphyr::Options {
     budget.max_events = 400_000_000;
     budget.max_nodes = 200_000_000;
     budget.max_total_scalar_bytes = 4 << 30;
-    let mut options = serde_saphyr::Options::default();
-    options.budget = Some(budget);
-    options
+    lahar_core::files::yaml_options(Some(budget))
 }
 
 fn hex(bytes: &[u8]) -> String {

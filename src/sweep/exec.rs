@@ -10,27 +10,43 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// A deterministic subset of the cells: cell `i` belongs to shard `i mod n`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
-    /// This shard, `0 ≤ k < n`.
+    /// This shard, `0 ≤ k < n` (written `k + 1` on the command line and in
+    /// messages: see [`Shard::parse`] and its `Display`).
     pub k: usize,
     /// Number of shards.
     pub n: usize,
 }
 
+impl std::fmt::Display for Shard {
+    /// `K/N` with K from 1, as `--shard` takes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.k + 1, self.n)
+    }
+}
+
 impl Shard {
-    /// Parses `K/N` (0-based K).
+    /// Parses `K/N`, K counted from 1 as every sharding CLI counts (Jest,
+    /// Playwright, cargo-nextest): `1/4` is the first of four shards.
     pub fn parse(text: &str) -> Result<Shard, String> {
-        let (k, n) = text.split_once('/').ok_or_else(|| format!("--shard `{text}`: expected K/N, e.g. 0/4"))?;
+        let (k, n) = text.split_once('/').ok_or_else(|| format!("--shard `{text}`: expected K/N, e.g. 1/4"))?;
         let k: usize = k.trim().parse().map_err(|_| format!("--shard `{text}`: K is not a number"))?;
         let n: usize = n.trim().parse().map_err(|_| format!("--shard `{text}`: N is not a number"))?;
-        Shard::new(k, n).map_err(|m| format!("--shard `{text}`: {m}"))
+        if n == 0 {
+            return Err(format!("--shard `{text}`: the number of shards must be at least 1"));
+        }
+        if k == 0 || k > n {
+            return Err(format!("--shard `{text}`: shard {k} does not exist: shards are numbered 1 to {n}"));
+        }
+        Ok(Shard { k: k - 1, n })
     }
 
+    /// An array job's shard from its own 0-based index `k` of `n`.
     fn new(k: usize, n: usize) -> Result<Shard, String> {
         if n == 0 {
             return Err("the number of shards must be at least 1".into());
         }
         if k >= n {
-            return Err(format!("shard {k} does not exist: shards are numbered 0 to {}", n - 1));
+            return Err(format!("index {k} does not exist: indices run from 0 to {}", n - 1));
         }
         Ok(Shard { k, n })
     }
@@ -148,8 +164,18 @@ pub(crate) fn finished(dir: &Path) -> bool {
     dir.join("summary.json").is_file()
 }
 
+impl From<crate::outdir::OutDirError> for ExecError {
+    fn from(e: crate::outdir::OutDirError) -> ExecError {
+        match e {
+            crate::outdir::OutDirError::Io { dir, source } => ExecError::Io { path: dir, source },
+            e @ crate::outdir::OutDirError::Refused { .. } => ExecError::Mismatch(e.to_string()),
+        }
+    }
+}
+
 /// Runs the cells of `sweep` that this shard owns and that are not finished.
 pub fn run(sweep: &Sweep, opts: &ExecOptions) -> Result<ExecOutcome, ExecError> {
+    crate::outdir::claim(&opts.out, crate::outdir::Kind::Sweep)?;
     let cells_dir = opts.out.join("cells");
     std::fs::create_dir_all(&cells_dir).map_err(io(&cells_dir))?;
     let manifest = Manifest::of(sweep);
@@ -262,9 +288,12 @@ mod tests {
 
     #[test]
     fn shards_parse_and_partition() {
-        assert_eq!(Shard::parse("1/3"), Ok(Shard { k: 1, n: 3 }));
-        assert!(Shard::parse("3/3").unwrap_err().contains("numbered 0 to 2"));
-        assert!(Shard::parse("0/0").is_err() && Shard::parse("x").is_err());
+        assert_eq!(Shard::parse("1/3"), Ok(Shard { k: 0, n: 3 }));
+        assert_eq!(Shard::parse("3/3"), Ok(Shard { k: 2, n: 3 }));
+        assert_eq!(Shard { k: 2, n: 3 }.to_string(), "3/3");
+        assert!(Shard::parse("0/3").unwrap_err().contains("numbered 1 to 3"));
+        assert!(Shard::parse("4/3").unwrap_err().contains("numbered 1 to 3"));
+        assert!(Shard::parse("1/0").is_err() && Shard::parse("x").is_err());
         let owners: Vec<usize> = (0..7).map(|i| (0..3).find(|&k| Shard { k, n: 3 }.has(i)).unwrap()).collect();
         assert_eq!(owners, [0, 1, 2, 0, 1, 2, 0]);
     }

@@ -76,8 +76,39 @@ impl Manifest {
     /// Reads `dir/sweep.json`.
     pub fn read(dir: &Path) -> Result<Manifest, String> {
         let p = dir.join("sweep.json");
-        let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: not a sweep directory ({e})", p.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{}:{}:{}: {e}", p.display(), e.line(), e.column()))
+        let text = lahar_core::files::read_to_string(&p)
+            .map_err(|e| format!("{}: not a sweep directory ({e})", p.display()))?;
+        let m: Manifest =
+            serde_json::from_str(&text).map_err(|e| format!("{}:{}:{}: {e}", p.display(), e.line(), e.column()))?;
+        m.check().map_err(|e| format!("{}: {e}; it was not written by this lahar, or was edited", p.display()))?;
+        Ok(m)
+    }
+
+    /// Checks what lahar reads back before trusting it: every cell id is the one
+    /// lahar gives the cell at its position (ids become directory names under
+    /// `cells/`, which a merge replaces), every point indexes its axes' values, and
+    /// every axis name can be a column and a file name.
+    fn check(&self) -> Result<(), String> {
+        let width = self.cells.len().saturating_sub(1).to_string().len().max(4);
+        for (index, c) in self.cells.iter().enumerate() {
+            let id = match c.seed {
+                Some(s) => format!("{index:0width$}-seed{s}"),
+                None => format!("{index:0width$}"),
+            };
+            if c.id != id {
+                return Err(format!("cell {index} has id `{}`, expected `{id}`", c.id.escape_debug()));
+            }
+            if c.point.len() != self.axes.len() || c.point.iter().zip(&self.axes).any(|(&k, a)| k >= a.values.len()) {
+                return Err(format!("cell `{id}` names values its axes do not have"));
+            }
+        }
+        for a in &self.axes {
+            lahar_core::files::component(&a.name).map_err(|m| format!("axis name {m}"))?;
+            if a.x.len() != a.values.len() {
+                return Err(format!("axis `{}` has {} values and {} numbers", a.name, a.values.len(), a.x.len()));
+            }
+        }
+        Ok(())
     }
 
     /// Makes `out` this sweep's directory: writes sweep.json, or checks that the one

@@ -79,6 +79,9 @@ pub struct Cell {
     pub seed: Option<u64>,
 }
 
+/// Cells of one sweep, at most.
+pub const MAX_CELLS: usize = 1_000_000;
+
 fn err(file: &str, at: At, path: &str, msg: impl Into<String>) -> InputError {
     InputError { file: file.into(), at, path: path.into(), message: msg.into() }
 }
@@ -120,8 +123,8 @@ fn parse(text: &str, file: &str, dir: &Path) -> Result<Sweep, ScenarioError> {
         e(root.get("kind").and_then(|n| n.at), "kind", "expected `Sweep`".into());
     }
     let name = root.get("metadata").and_then(|m| m.get("name")).and_then(Node::scalar).unwrap_or_default();
-    if name.is_empty() || name.contains(['/', '\\']) {
-        e(root.get("metadata").and_then(|n| n.at), "metadata.name", "expected a non-empty name without slashes".into());
+    if let Err(m) = lahar_core::files::component(&name) {
+        e(root.get("metadata").and_then(|n| n.at), "metadata.name", m);
     }
     let Some(spec) = root.get("spec") else {
         e(root.at, "spec", "missing field `spec`".into());
@@ -207,17 +210,16 @@ fn parse(text: &str, file: &str, dir: &Path) -> Result<Sweep, ScenarioError> {
     }
     axes.extend(zipped);
     for (i, a) in axes.iter().enumerate() {
-        if axes[..i].iter().any(|b| b.name == a.name) || a.name == "seed" || a.name == "cell" {
-            errors.push(err(
-                file,
-                None,
-                "spec",
-                format!("axis name `{}` is used twice or reserved (cell, seed)", a.name),
-            ));
+        if axes[..i].iter().any(|b| b.name == a.name) {
+            errors.push(err(file, None, "spec", format!("axis name `{}` is used twice", a.name)));
         }
     }
     let seeds = match spec.get("seeds") {
         None => None,
+        Some(Node { val: Val::Int(n), at }) if *n > MAX_CELLS as i64 => {
+            errors.push(err(file, *at, "spec.seeds", format!("{n} seeds; a sweep has at most {MAX_CELLS} cells")));
+            None
+        }
         Some(Node { val: Val::Int(n), .. }) if *n >= 1 => {
             // N replications: the scenario's seed and the N − 1 after it.
             let first = base
@@ -251,6 +253,32 @@ fn parse(text: &str, file: &str, dir: &Path) -> Result<Sweep, ScenarioError> {
             None
         }
     };
+    // The number of cells, checked before any list of them is made.
+    let grid_points = axes[..grid.min(axes.len())].iter().try_fold(1usize, |n, a| n.checked_mul(a.values.len()));
+    let zip_len = axes.get(grid).map_or(1, |a| a.values.len());
+    let cells = grid_points
+        .and_then(|g| g.checked_mul(zip_len))
+        .and_then(|p| p.checked_mul(seeds.as_ref().map_or(1, Vec::len)));
+    if cells.is_none_or(|n| n > MAX_CELLS) {
+        let n = cells.map_or("more than 2^64".to_string(), |n| n.to_string());
+        errors.push(err(
+            file,
+            spec.at,
+            "spec",
+            format!("{n} cells (grid × zip × seeds); a sweep has at most {MAX_CELLS}"),
+        ));
+    }
+    // `seeds:` sets every cell's seed: an axis over it would be overridden.
+    if seeds.is_some()
+        && let Some(a) = axes.iter().find(|a| a.path.to_string() == "spec.seed")
+    {
+        errors.push(err(
+            file,
+            spec.get("seeds").and_then(|n| n.at),
+            "spec.seeds",
+            format!("axis `{}` sets spec.seed, which `seeds:` sets for every cell; drop one of the two", a.name),
+        ));
+    }
     if !errors.is_empty() {
         return Err(ScenarioError { errors });
     }
@@ -336,6 +364,21 @@ fn axes_of(list: Option<&Node>, at_path: &str, file: &str, errors: &mut Vec<Inpu
                 Vec::new()
             }
         };
+        if let Some(name) = &name {
+            // The name is a column of sweep.csv and summary.csv and part of plot
+            // file names: checked here, before any cell runs.
+            let at = a.get("name").and_then(|n| n.at).or(a.at);
+            if let Err(m) = lahar_core::files::component(name) {
+                errors.push(err(file, at, &format!("{here}.name"), format!("axis name {m}")));
+            } else if super::tables::reserved_column(name) {
+                errors.push(err(
+                    file,
+                    at,
+                    &format!("{here}.name"),
+                    format!("axis name `{name}` is a column lahar writes (cell, seed, status, error, cells, ok or a metric); give the axis another `name`"),
+                ));
+            }
+        }
         if let (Some(path), Some(name)) = (path, name) {
             axes.push(Axis { name, path, values });
         }

@@ -28,7 +28,7 @@ pub fn read_cells(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError>
         let d = dir.join("cells").join(&c.id);
         let state = if finished(&d) {
             let p = d.join("summary.json");
-            let text = std::fs::read_to_string(&p).map_err(io(&p))?;
+            let text = lahar_core::files::read_to_string(&p).map_err(io(&p))?;
             let v: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| ExecError::Mismatch(format!("{}:{}:{}: {e}", p.display(), e.line(), e.column())))?;
             CellState::Ok(WITH_FAULTS.iter().map(|h| h.value(&v)).collect())
@@ -40,6 +40,15 @@ pub fn read_cells(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError>
         out.push(state);
     }
     Ok(out)
+}
+
+/// True if `name` is a column sweep.csv or summary.csv writes besides the axes'
+/// (an axis may not take it).
+pub fn reserved_column(name: &str) -> bool {
+    ["cell", "seed", "status", "error", "cells", "ok"].contains(&name)
+        || WITH_FAULTS
+            .iter()
+            .any(|h| name.strip_prefix(h.key).is_some_and(|rest| rest.is_empty() || rest == ".mean" || rest == ".ci95"))
 }
 
 fn num(v: Option<f64>) -> String {

@@ -13,6 +13,7 @@ mod explain;
 mod faults;
 mod fragmentation;
 mod gpu_sharing;
+mod hardening;
 mod invariants;
 mod jobflow;
 mod manifests;

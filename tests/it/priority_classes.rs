@@ -93,7 +93,7 @@ fn priority_class_errors_are_located() {
         "scenario.yaml:12:27: spec.priorityClasses[3].value: a PriorityClass value must be at most 1000000000",
         "scenario.yaml:14:43: spec.priorityClasses[5].globalDefault: PriorityClass `d1` is already the global default",
         "scenario.yaml:15:45: spec.priorityClasses[6].preemptionPolicy: expected `PreemptLowerPriority` or `Never`, got `Sometimes`",
-        "scenario.yaml:16:14: spec.priorityClasses[7].name: PriorityClass `system-node-critical` is built into Kubernetes and cannot be redefined",
+        "scenario.yaml:16:14: spec.priorityClasses[7].name: PriorityClass `system-node-critical` is built into Kubernetes (value 2000001000, preemptionPolicy PreemptLowerPriority, not the global default) and cannot be redefined",
     ] {
         assert!(err.contains(needle), "lacks {needle:?}:\n{err}");
     }

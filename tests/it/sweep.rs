@@ -84,10 +84,11 @@ fn three_shards_in_separate_processes_merge_into_the_unsharded_sweep() {
     let mut shards = Vec::new();
     for k in 0..3 {
         let d = tmp.path().join(format!("shard{k}"));
-        let out = sweep_cmd().arg(example()).arg("--out").arg(&d).arg(format!("--shard={k}/3")).output().unwrap();
+        // `--shard` counts from 1.
+        let out = sweep_cmd().arg(example()).arg("--out").arg(&d).arg(format!("--shard={}/3", k + 1)).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let stdout = String::from_utf8(out.stdout).unwrap();
-        assert!(stdout.contains(&format!("shard {k}/3: 9 cells")), "{stdout}");
+        assert!(stdout.contains(&format!("shard {}/3: 9 cells", k + 1)), "{stdout}");
         // A shard runs cells i with i mod 3 = k, and writes no tables.
         let mut cells: Vec<String> = std::fs::read_dir(d.join("cells"))
             .unwrap()
@@ -133,7 +134,8 @@ fn the_shard_comes_from_each_array_job_environment() {
         for (k, v) in env {
             c.env(k, v);
         }
-        c.assert().success().stdout(predicates::str::contains("shard 1/4: 7 cells (7 run, 0 kept, 0 failed)"));
+        // Each environment counts from its own base; lahar prints the shard from 1.
+        c.assert().success().stdout(predicates::str::contains("shard 2/4: 7 cells (7 run, 0 kept, 0 failed)"));
         let mut cells: Vec<String> = std::fs::read_dir(d.join("cells"))
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy()[..4].to_string())

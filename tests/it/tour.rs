@@ -471,9 +471,9 @@ const CASES: &[Case] = &[
             ),
             ("s.yaml", scn_ok!()),
         ],
-        args: &["sweep", "{d}/w.yaml", "--out", "{d}/o", "--shard", "2/2"],
+        args: &["sweep", "{d}/w.yaml", "--out", "{d}/o", "--shard", "3/2"],
         code: 2,
-        stderr: &["shard 2 does not exist: shards are numbered 0 to 1"],
+        stderr: &["shard 3 does not exist: shards are numbered 1 to 2"],
         stdout: &[],
     },
     Case {

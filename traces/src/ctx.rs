@@ -121,7 +121,7 @@ impl<'a> Ctx<'a> {
 
 /// Largest number of pods of one imported job; more is taken for a corrupt value
 /// (and would make the per-pod loops and resource sums unreasonable).
-pub const MAX_PODS_PER_JOB: u32 = 1_000_000;
+pub use lahar_core::job::MAX_PODS_PER_JOB;
 
 /// Groups per-pod requests into tasks: consecutive pods with equal requests become one
 /// task. The first task is `worker`, later ones `worker-1`, `worker-2`...

@@ -227,7 +227,7 @@ pub fn stream_from(
 }
 
 fn open(path: &Path) -> Result<BufReader<File>, ImportError> {
-    lahar_core::files::open(path)
+    lahar_core::files::open_regular(path)
         .map(|f| BufReader::with_capacity(1 << 16, f))
         .map_err(|source| ImportError::Io { path: path.to_path_buf(), source })
 }

@@ -536,6 +536,9 @@ fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String>
         ("extender", "extender.allocateFuncVerb" | "extender.deallocateFuncVerb", ArgValue::Str(s)) if !s.is_empty() => {
             Err("an allocate or deallocate handler that may undo a bind is not modelled (lahar's binds are final within an action); leave it empty".into())
         }
+        ("extender", k, ArgValue::Str(verb)) if k.ends_with("Verb") => {
+            super::plugins::extender::http::check_verb(verb).map(|_| v.clone())
+        }
         ("extender", "extender.managedResources", ArgValue::List(l)) if l.iter().any(|x| !matches!(x, ArgValue::Str(_))) => {
             Err("expected a list of resource names".into())
         }
@@ -629,7 +632,9 @@ pub const CONFIGMAP_KEY: &str = "volcano-scheduler.conf";
 /// Helm chart installs it and `kubectl get configmap -o yaml` prints it. Problems
 /// inside the ConfigMap's conf are located in the file.
 pub fn parse_file(text: &str) -> Result<SchedulerConf, ConfError> {
-    let Ok(MaybeConfigMap { kind: Some(kind), data }) = serde_saphyr::from_str::<MaybeConfigMap>(text) else {
+    let Ok(MaybeConfigMap { kind: Some(kind), data }) =
+        serde_saphyr::from_str_with_options::<MaybeConfigMap>(text, lahar_core::files::yaml_options(None))
+    else {
         return parse(text);
     };
     if kind != "ConfigMap" {
@@ -678,14 +683,15 @@ pub fn parse_file(text: &str) -> Result<SchedulerConf, ConfError> {
 
 /// Parses and validates conf text.
 pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
-    let raw: RawConf = serde_saphyr::from_str(text).map_err(|e| {
-        let at = e.location().map(|l| (l.line(), l.column())).filter(|&(l, _)| l > 0);
-        let msg = e.render_with_formatter(&serde_saphyr::UserMessageFormatter);
-        let first = msg.lines().next().unwrap_or_default();
-        let first = first.strip_prefix("error: ").unwrap_or(first);
-        let first = first.split_once(": ").filter(|(p, _)| p.starts_with("line ")).map(|(_, m)| m).unwrap_or(first);
-        ConfError { issues: vec![ConfIssue { at, path: String::new(), message: first.to_string() }] }
-    })?;
+    let raw: RawConf =
+        serde_saphyr::from_str_with_options(text, lahar_core::files::yaml_options(None)).map_err(|e| {
+            let at = e.location().map(|l| (l.line(), l.column())).filter(|&(l, _)| l > 0);
+            let msg = e.render_with_formatter(&serde_saphyr::UserMessageFormatter);
+            let first = msg.lines().next().unwrap_or_default();
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            let first = first.split_once(": ").filter(|(p, _)| p.starts_with("line ")).map(|(_, m)| m).unwrap_or(first);
+            ConfError { issues: vec![ConfIssue { at, path: String::new(), message: first.to_string() }] }
+        })?;
     let mut issues = Vec::new();
     let mut actions = Vec::new();
     for name in raw.actions.value.split(',').map(str::trim).filter(|s| !s.is_empty()) {

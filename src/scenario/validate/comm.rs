@@ -70,10 +70,11 @@ pub fn load_constants(file: &Path) -> Result<CommConstants, ScenarioError> {
     let name = file.display().to_string();
     let text = lahar_core::files::read_to_string(file)
         .map_err(|e| ScenarioError::one(&name, None, "", format!("cannot read comm constants: {e}")))?;
-    let value: Value = serde_saphyr::from_str(&text).map_err(|e| {
-        let at = e.location().map(|l| (l.line(), l.column())).filter(|&(l, _)| l > 0);
-        ScenarioError::one(&name, at, "", format!("not a YAML map of comm constants: {e}"))
-    })?;
+    let value: Value =
+        serde_saphyr::from_str_with_options(&text, lahar_core::files::yaml_options(None)).map_err(|e| {
+            let at = e.location().map(|l| (l.line(), l.column())).filter(|&(l, _)| l > 0);
+            ScenarioError::one(&name, at, "", format!("not a YAML map of comm constants: {e}"))
+        })?;
     merge_constants(&value, "constants").map_err(|(p, m)| ScenarioError {
         errors: vec![InputError { file: name.clone(), at: None, path: p, message: m }],
     })
@@ -90,17 +91,20 @@ pub(super) fn comm_settings(v: &mut V<'_>, raw: Option<&Spanned<RawComm>>, base:
             RawConstants::Path(p) => {
                 let file = base.join(p);
                 match lahar_core::files::read_to_string(&file) {
-                    Ok(text) => match serde_saphyr::from_str::<Value>(&text) {
-                        Ok(v) => Some(v),
-                        Err(e) => {
-                            v.err(
-                                at(c),
-                                path,
-                                format!("`{}` is not a YAML map of comm constants: {e}", file.display()),
-                            );
-                            None
+                    Ok(text) => {
+                        match serde_saphyr::from_str_with_options::<Value>(&text, lahar_core::files::yaml_options(None))
+                        {
+                            Ok(v) => Some(v),
+                            Err(e) => {
+                                v.err(
+                                    at(c),
+                                    path,
+                                    format!("`{}` is not a YAML map of comm constants: {e}", file.display()),
+                                );
+                                None
+                            }
                         }
-                    },
+                    }
                     Err(e) => {
                         v.err(at(c), path, format!("cannot read `{}`: {e}", file.display()));
                         None

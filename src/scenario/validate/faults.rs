@@ -277,7 +277,7 @@ fn trace(v: &mut V<'_>, draft: &mut Draft, t: &Spanned<String>, nodes: &[Node], 
     let mut err = |line: u64, column: &str, message: String| {
         errs.push(InputError { file: file.clone(), at: Some((line, 1)), path: column.to_string(), message });
     };
-    let text = match std::fs::read_to_string(&path) {
+    let text = match lahar_core::files::read_to_string(&path) {
         Ok(s) => s,
         Err(e) => {
             v.err(at(t), "spec.faults.trace", format!("cannot read `{file}`: {e}"));
@@ -288,7 +288,7 @@ fn trace(v: &mut V<'_>, draft: &mut Draft, t: &Spanned<String>, nodes: &[Node], 
         .has_headers(true)
         .trim(csv::Trim::All)
         .comment(Some(b'#'))
-        .from_reader(text.as_bytes());
+        .from_reader(lahar_core::files::LfLines::new(text.as_bytes()));
     let header: Vec<String> = match rows.headers() {
         Ok(h) => h.iter().map(str::to_string).collect(),
         Err(e) => {

@@ -40,8 +40,8 @@ pub const MAX_NODES: usize = 1_000_000;
 /// Jobs of one synthetic source, at most (about 1.4 KB each, alive or not).
 pub const MAX_JOBS: usize = 10_000_000;
 
-/// Replicas of one task, at most.
-pub const MAX_REPLICAS: usize = 1_000_000;
+/// Replicas of one task, at most (the limit every job source shares).
+pub const MAX_REPLICAS: usize = lahar_core::job::MAX_PODS_PER_JOB as usize;
 
 /// Timeseries rows, at most (they are held until the run ends).
 pub const MAX_SAMPLES: u64 = 5_000_000;
@@ -109,8 +109,12 @@ impl V<'_> {
     }
 
     pub(crate) fn count(&mut self, s: &Spanned<i64>, path: &str, min: i64) -> Option<u32> {
-        if s.value < min || s.value > u32::MAX as i64 {
+        if s.value < min {
             self.err(at(s), path, format!("must be an integer ≥ {min}, got {}", s.value));
+            return None;
+        }
+        if s.value > i64::from(u32::MAX) {
+            self.err(at(s), path, format!("must be an integer from {min} to {}, got {}", u32::MAX, s.value));
             return None;
         }
         Some(s.value as u32)
@@ -292,8 +296,9 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         v.err(at(&raw.kind), "kind", format!("expected `Scenario`, got `{}`", raw.kind.value));
     }
     let name = raw.metadata.name.value.clone();
-    if name.is_empty() || name.contains(['/', '\\']) {
-        v.err(at(&raw.metadata.name), "metadata.name", "expected a non-empty name without slashes");
+    // The name is the default output folder's last component.
+    if let Err(m) = lahar_core::files::component(&name) {
+        v.err(at(&raw.metadata.name), "metadata.name", m);
     }
     let spec = &raw.spec;
     let seed = spec.seed.unwrap_or(0);

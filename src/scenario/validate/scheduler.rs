@@ -117,7 +117,7 @@ pub(super) fn priority_classes(v: &mut V<'_>, list: Option<&[Spanned<RawPriority
             );
             continue;
         }
-        if let Some((field, m)) = out.check(&r.name.value, r.value.value, global_default) {
+        if let Some((field, m)) = out.check(&r.name.value, r.value.value, global_default, &preemption_policy) {
             let at = match field {
                 "value" => at(&r.value),
                 "globalDefault" => r.global_default.as_ref().map_or(at(c), at),

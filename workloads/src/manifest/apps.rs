@@ -37,7 +37,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let meta = common::meta(ck, root, "", true);
     let empty = Node { at: root.at, val: Val::Null };
     let spec = root.get("spec").unwrap_or(&empty);
-    let replicas = ck.opt_int(spec, "replicas", "spec", 0).unwrap_or(1) as u32;
+    let replicas = ck.opt_count(spec, "replicas", "spec", 0).unwrap_or(1) as u32;
     let Some(tpl) = spec.get("template") else {
         ck.err(spec.at, "spec.template", format!("a {kind} needs a pod `template`"));
         return None;

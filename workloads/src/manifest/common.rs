@@ -6,7 +6,7 @@ use super::yaml::{At, Doc, Node, Val};
 use lahar_core::cluster::NodeId;
 use lahar_core::comm::runtime::{CATALOG, JobProfile, lookup};
 use lahar_core::job::{
-    DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
+    DEFAULT_TERMINATION_GRACE, JobSpec, MAX_PODS_PER_JOB, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
 };
 use lahar_core::queue::QueueId;
 use lahar_core::resource::{PODS, ResourceNames, Resources};
@@ -57,13 +57,24 @@ impl PriorityClasses {
     /// Why a user-defined class `name` with `value` cannot be added, as (the field at
     /// fault: `name`, `value` or `globalDefault`; the message): a name already defined,
     /// a reserved `system-` name, a value above [`HIGHEST_USER_PRIORITY`], or a second
-    /// global default. `None` when it can.
-    pub fn check(&self, name: &str, value: i64, global_default: bool) -> Option<(&'static str, String)> {
+    /// global default. `None` when it can — and for a built-in class listed as
+    /// Kubernetes defines it (every `kubectl get priorityclasses` lists them).
+    pub fn check(&self, name: &str, value: i64, global_default: bool, policy: &str) -> Option<(&'static str, String)> {
+        let builtin = BUILTIN_PRIORITY_CLASSES.iter().find(|(n, _)| *n == name);
+        if let Some(&(_, v)) = builtin
+            && i64::from(v) == value
+            && !global_default
+            && policy == "PreemptLowerPriority"
+        {
+            return None;
+        }
         if self.by_name.contains_key(name) {
             return Some((
                 "name",
-                if BUILTIN_PRIORITY_CLASSES.iter().any(|(n, _)| *n == name) {
-                    format!("PriorityClass `{name}` is built into Kubernetes and cannot be redefined")
+                if let Some((_, v)) = builtin {
+                    format!(
+                        "PriorityClass `{name}` is built into Kubernetes (value {v}, preemptionPolicy PreemptLowerPriority, not the global default) and cannot be redefined"
+                    )
                 } else {
                     format!("PriorityClass `{name}` is defined twice")
                 },
@@ -204,6 +215,10 @@ impl<'e> Ck<'e> {
         };
         match x {
             Some(x) if x >= min && x <= i64::from(u32::MAX) => Some(x),
+            Some(x) if x >= min => {
+                self.err(n.at, path, format!("must be an integer from {min} to {}, got {x}", u32::MAX));
+                None
+            }
             Some(x) => {
                 self.err(n.at, path, format!("must be an integer ≥ {min}, got {x}"));
                 None
@@ -220,6 +235,32 @@ impl<'e> Ck<'e> {
             return None;
         }
         self.int(n, &join(path, key), min)
+    }
+    /// A count of pods (`replicas`, `numNodes`, `instances`...): an integer from
+    /// `min` to [`MAX_PODS_PER_JOB`], the one limit every kind of job shares.
+    pub fn opt_count(&mut self, parent: &Node, key: &str, path: &str, min: i64) -> Option<i64> {
+        let x = self.opt_int(parent, key, path, min)?;
+        if x > i64::from(MAX_PODS_PER_JOB) {
+            let at = parent.get(key).and_then(|n| n.at);
+            self.err(
+                at,
+                &join(path, key),
+                format!("must be an integer from {min} to {MAX_PODS_PER_JOB} (pods of one job, at most), got {x}"),
+            );
+            return None;
+        }
+        Some(x)
+    }
+    /// `a × b` pods (a count of groups times pods per group), or 0 with an error
+    /// at `path` when that passes [`MAX_PODS_PER_JOB`].
+    pub fn pods(&mut self, at: At, path: &str, a: u32, b: u32) -> u32 {
+        match u64::from(a) * u64::from(b) {
+            n if n > u64::from(MAX_PODS_PER_JOB) => {
+                self.err(at, path, format!("{a} × {b} = {n} pods; a job has at most {MAX_PODS_PER_JOB}"));
+                0
+            }
+            n => n as u32,
+        }
     }
     pub fn opt_bool(&mut self, parent: &Node, key: &str, path: &str) -> Option<bool> {
         let n = parent.get(key)?;

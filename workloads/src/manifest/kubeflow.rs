@@ -57,7 +57,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     for ty in types {
         let Some((key, r)) = specs.iter().find(|(k, _)| canonical(k) == Some(*ty)) else { continue };
         let p = join(&rp, key);
-        let replicas = ck.opt_int(r, "replicas", &p, 0).unwrap_or(1) as u32;
+        let replicas = ck.opt_count(r, "replicas", &p, 0).unwrap_or(1) as u32;
         let Some(tpl) = r.get("template") else {
             ck.err(r.at, &join(&p, "template"), "a replica spec needs a pod `template`");
             continue;
@@ -95,8 +95,8 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
             let ep = "spec.elasticPolicy";
             let workers = tasks.iter().find(|t| &*t.name == "worker").map_or(0, |t| t.replicas);
             let masters = total - workers;
-            let lo = ck.opt_int(e, "minReplicas", ep, 1).map(|x| x as u32);
-            let hi = ck.opt_int(e, "maxReplicas", ep, 1).map(|x| x as u32);
+            let lo = ck.opt_count(e, "minReplicas", ep, 1).map(|x| x as u32);
+            let hi = ck.opt_count(e, "maxReplicas", ep, 1).map(|x| x as u32);
             let (lo, hi) = match (lo, hi) {
                 (Some(l), Some(h)) => (l, h),
                 (None, Some(h)) => (h, h),

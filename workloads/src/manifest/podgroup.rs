@@ -32,7 +32,7 @@ pub(crate) fn priority_class(d: &Doc, into: &mut PriorityClasses, errs: &mut Vec
         );
     }
     if let Some(v) = value
-        && let Some((field, m)) = into.check(&meta.name, i64::from(v), global_default)
+        && let Some((field, m)) = into.check(&meta.name, i64::from(v), global_default, &preemption_policy)
     {
         let (at, field) = match field {
             "name" => {
@@ -562,6 +562,14 @@ fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Re
     if let Some((n, at)) = g.annotations.get(REPLICAS) {
         let path = format!("metadata.annotations.{REPLICAS}");
         match (n.trim().parse::<u32>(), min_res) {
+            (Ok(n), _) if n > lahar_core::job::MAX_PODS_PER_JOB => ck.err(
+                *at,
+                &path,
+                format!(
+                    "must be an integer from 1 to {} (pods of one job, at most), got {n}",
+                    lahar_core::job::MAX_PODS_PER_JOB
+                ),
+            ),
             (Ok(n), Some(r)) if n >= g.min_member.max(1) && g.min_member >= 1 => {
                 replicas = n;
                 let per = g.min_member as i64;

@@ -56,14 +56,14 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     for (i, g) in ck.seq(cluster, "workerGroupSpecs", &cp).iter().enumerate() {
         let gp = format!("{cp}.workerGroupSpecs[{i}]");
         let name = ck.opt_str(g, "groupName", &gp).unwrap_or_else(|| format!("worker{i}"));
-        let min = ck.opt_int(g, "minReplicas", &gp, 0).unwrap_or(0) as u32;
-        let max = ck.opt_int(g, "maxReplicas", &gp, 0).map(|x| x as u32).unwrap_or(u32::MAX);
+        let min = ck.opt_count(g, "minReplicas", &gp, 0).unwrap_or(0) as u32;
+        let max = ck.opt_count(g, "maxReplicas", &gp, 0).map(|x| x as u32).unwrap_or(u32::MAX);
         // KubeRay's desired count: replicas (default minReplicas) clamped to [min, max].
-        let want = ck.opt_int(g, "replicas", &gp, 0).map(|x| x as u32).unwrap_or(min).clamp(min.min(max), max);
+        let want = ck.opt_count(g, "replicas", &gp, 0).map(|x| x as u32).unwrap_or(min).clamp(min.min(max), max);
         // With in-tree autoscaling and a bound, the autoscaler grows the group
         // to maxReplicas as the job's demand finds room: the group's pods.
         let want = if autoscaling && max != u32::MAX { max.max(want) } else { want };
-        let hosts = ck.opt_int(g, "numOfHosts", &gp, 1).unwrap_or(1) as u32;
+        let hosts = ck.opt_count(g, "numOfHosts", &gp, 1).unwrap_or(1) as u32;
         // A suspended group has no pods and is not part of the PodGroup.
         if ck.opt_bool(g, "suspend", &gp).unwrap_or(false) {
             continue;
@@ -73,10 +73,11 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
             continue;
         };
         let shape = common::pod_shape(ck, cx, tpl, &join(&gp, "template"));
-        let gang = if autoscaling { min } else { want } * hosts;
+        let pods = ck.pods(g.at, &gp, want, hosts);
+        let gang = if autoscaling { ck.pods(g.at, &gp, min, hosts) } else { pods };
         min_member += gang;
         // The PodGroup has no minTaskMember; per-task minimum stays 0.
-        let mut task = common::task(&name, want * hosts, 0, &shape);
+        let mut task = common::task(&name, pods, 0, &shape);
         common::add_labels(&mut task, &[("ray.io/group", &name), ("ray.io/node-type", "worker")]);
         tasks.push(task);
     }

@@ -67,12 +67,32 @@ pub fn snapshot(
     let docs = read(base, pattern)?;
     let mut out = Snapshot::default();
     let mut numa = Vec::new();
+    // Node names seen, with where: two kubectl outputs concatenated list a node twice.
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
     for d in docs {
         let (api, kind) = common::kind_of(&d.root);
         let group = api.split('/').next().unwrap_or_default();
         match (group, kind.as_str()) {
             ("v1", "Node") => {
+                let here = format!("{}: {}", d.file, d.label());
+                let name_at = d.root.get("metadata").and_then(|m| m.get("name")).and_then(|n| n.at).or(d.root.at);
+                if let Some(first) = d
+                    .root
+                    .get("metadata")
+                    .and_then(|m| m.get("name"))
+                    .and_then(Node::scalar)
+                    .and_then(|n| seen.get(&n).map(|f| (n, f.clone())))
+                {
+                    errs.push(ManifestError {
+                        file: d.file.clone(),
+                        at: name_at,
+                        path: format!("{}: metadata.name", d.label()),
+                        message: format!("node `{}` is listed twice (first at {})", first.0, first.1),
+                    });
+                    continue;
+                }
                 if let Some(n) = node(&d, names, errs, &mut out.constrained) {
+                    seen.insert(n.name.clone(), here);
                     out.npu_registrations.extend(npu_registrations(&d, &n.name));
                     out.nodes.push(n);
                 }

@@ -128,7 +128,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let float_cores = common::kind_of(root).0.ends_with("/v1beta1");
     let driver = role(ck, cx, spec.get("driver").unwrap_or(&empty), "spec.driver", factor, float_cores);
     let executor = role(ck, cx, spec.get("executor").unwrap_or(&empty), "spec.executor", factor, float_cores);
-    let given = spec.get("executor").and_then(|e| ck.opt_int(e, "instances", "spec.executor", 0));
+    let given = spec.get("executor").and_then(|e| ck.opt_count(e, "instances", "spec.executor", 0));
     let mut dynamic = false;
     let mut started = None;
     let instances = match spec.get("dynamicAllocation") {
@@ -137,11 +137,11 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         // elastic up to it.
         Some(da) if ck.opt_bool(da, "enabled", "spec.dynamicAllocation").unwrap_or(false) => {
             let dp = "spec.dynamicAllocation";
-            let initial = ck.opt_int(da, "initialExecutors", dp, 0).unwrap_or(0);
-            let min = ck.opt_int(da, "minExecutors", dp, 0).unwrap_or(0);
+            let initial = ck.opt_count(da, "initialExecutors", dp, 0).unwrap_or(0);
+            let min = ck.opt_count(da, "minExecutors", dp, 0).unwrap_or(0);
             let start = initial.max(min).max(given.unwrap_or(0));
             started = Some(start as u32);
-            match ck.opt_int(da, "maxExecutors", dp, 0) {
+            match ck.opt_count(da, "maxExecutors", dp, 0) {
                 Some(max) => {
                     dynamic = true;
                     max.max(start)

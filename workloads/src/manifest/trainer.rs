@@ -174,7 +174,7 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
     let empty = Node { at: rt.root.at, val: Val::Null };
     let rspec = rt.root.get("spec").unwrap_or(&empty);
     let ml = rspec.get("mlPolicy");
-    let num_nodes = ml.and_then(|m| rck.opt_int(m, "numNodes", "spec.mlPolicy", 1)).unwrap_or(1) as u32;
+    let num_nodes = ml.and_then(|m| rck.opt_count(m, "numNodes", "spec.mlPolicy", 1)).unwrap_or(1) as u32;
     // The MPI policy sizes the `node` replicated job, not the trainer step (the
     // launcher); with `runLauncherAsNode` the launcher is one of the nodes.
     let mpi = ml.and_then(|m| m.get("mpi")).filter(|m| m.val != Val::Null);
@@ -200,7 +200,7 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
         let trainer_step = step == Some("trainer");
         // JobSet makes `replicas` Jobs of it; the Trainer's webhook admits one for
         // the trainer and initializer steps.
-        let jobs = rck.opt_int(rj, "replicas", &p, 0).unwrap_or(1) as u32;
+        let jobs = rck.opt_count(rj, "replicas", &p, 0).unwrap_or(1) as u32;
         if jobs != 1 && matches!(step, Some("trainer" | "dataset-initializer" | "model-initializer")) {
             let at = rj.get("replicas").and_then(|n| n.at);
             rck.err(
@@ -286,7 +286,7 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
         if let Some(c) = pod.get("spec").and_then(|s| s.get("priorityClassName")).and_then(Node::scalar) {
             out.class = Some(c);
         }
-        let mut task = common::task(&name, count * jobs, 0, &shape);
+        let mut task = common::task(&name, rck.pods(rj.at, &p, count, jobs), 0, &shape);
         out.counts.push(count);
         task.run_time = common::task_run_time(rck, &shape, &pp);
         common::add_labels(
@@ -396,7 +396,7 @@ pub(crate) fn job(d: &Doc, runtimes: &Runtimes<'_>, cx: &mut Context<'_>, ck: &m
     }
     let trainer = spec.get("trainer");
     let tp = "spec.trainer";
-    let num_nodes = trainer.and_then(|t| ck.opt_int(t, "numNodes", tp, 1)).map(|n| n as u32);
+    let num_nodes = trainer.and_then(|t| ck.opt_count(t, "numNodes", tp, 1)).map(|n| n as u32);
     // Checked here, at the TrainJob's lines, before they are merged into the runtime's pods.
     let per_node = trainer.and_then(|t| t.get("resourcesPerNode"));
     if let Some(r) = per_node {

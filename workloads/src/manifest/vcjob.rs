@@ -39,7 +39,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let mut grace: Option<SimDuration> = None;
     for (i, t) in raw_tasks.iter().enumerate() {
         let tp = format!("spec.tasks[{i}]");
-        let replicas = ck.opt_int(t, "replicas", &tp, 0).unwrap_or(1) as u32;
+        let replicas = ck.opt_count(t, "replicas", &tp, 0).unwrap_or(1) as u32;
         let given = ck.opt_int(t, "minAvailable", &tp, 0).map(|m| m as u32);
         let part = subgroup::partition(ck, cx.tiers, t, &tp, replicas, given);
         let min = match given {

@@ -2,13 +2,67 @@
 //! HTTP/1.1, as Volcano's `send` does (`http.Client` with the configured timeout,
 //! status 200 required, the answer limited to 10 MiB), written on the standard
 //! library's sockets: one connection per call.
+//!
+//! The conf is third-party text: the address and the verbs are checked to be what
+//! they say (no space or control character can add a header or a request), the
+//! whole call — connection, request, headers, body — is bounded by the timeout,
+//! and the whole answer, headers included, by a size.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 /// Volcano's `maxBodySize`.
 pub const MAX_BODY: usize = 10 << 20;
+
+/// The most an answer's status line and headers may take.
+pub const MAX_HEAD: usize = 64 << 10;
+
+/// Checks a verb (a path segment after `urlPrefix`): letters, digits and
+/// `-._~/` only.
+pub fn check_verb(verb: &str) -> Result<(), String> {
+    match verb.chars().find(|c| !(c.is_ascii_alphanumeric() || "-._~/".contains(*c))) {
+        Some(c) => Err(format!(
+            "`{}` has {}; expected a URL path segment (letters, digits, -._~/)",
+            verb.escape_debug(),
+            what(c)
+        )),
+        None => Ok(()),
+    }
+}
+
+fn what(c: char) -> String {
+    match c {
+        ' ' => "a space".into(),
+        c if c.is_control() => format!("a control character ({})", c.escape_debug()),
+        c => format!("`{c}`"),
+    }
+}
+
+/// The answer's reader: every read within the call's deadline, at most `left`
+/// bytes in all.
+struct Bounded {
+    s: TcpStream,
+    deadline: Instant,
+    left: usize,
+}
+
+impl Read for Bounded {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let now = Instant::now();
+        if now >= self.deadline {
+            return Err(io::Error::new(io::ErrorKind::TimedOut, "the call took longer than extender.httpTimeout"));
+        }
+        if self.left == 0 {
+            return Err(io::Error::other("http: request body too large"));
+        }
+        self.s.set_read_timeout(Some(self.deadline - now))?;
+        let n = buf.len().min(self.left);
+        let got = self.s.read(&mut buf[..n])?;
+        self.left -= got;
+        Ok(got)
+    }
+}
 
 /// Where the extender listens: `http://host[:port][/path]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,12 +90,30 @@ impl Endpoint {
         if authority.is_empty() {
             return Err(format!("`{url}`: no host"));
         }
+        // Host and port: what a host name, an IP address and a port are made of.
+        if let Some(c) = authority.chars().find(|c| !(c.is_ascii_alphanumeric() || "-._:[]".contains(*c))) {
+            return Err(format!("`{}`: the host has {}; expected host[:port]", url.escape_debug(), what(c)));
+        }
+        if let Err(m) = check_verb(path) {
+            return Err(format!("`{}`: the path {m}", url.escape_debug()));
+        }
         let authority = if authority.contains(':') && !authority.ends_with(']') {
             authority.to_string()
         } else {
             format!("{authority}:80")
         };
         Ok(Endpoint { authority, path: path.to_string() })
+    }
+
+    /// True if every address the host resolves to is a loopback address (an
+    /// extender on this machine).
+    pub fn is_loopback(&self) -> Result<bool, String> {
+        let addrs: Vec<SocketAddr> = self
+            .authority
+            .to_socket_addrs()
+            .map_err(|e| format!("cannot resolve `{}`: {e}", self.authority))?
+            .collect();
+        Ok(!addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback()))
     }
 
     fn addr(&self) -> Result<SocketAddr, String> {
@@ -71,8 +143,7 @@ impl Endpoint {
             body.len()
         );
         s.write_all(head.as_bytes()).and_then(|_| s.write_all(body)).map_err(|e| format!("POST {url}: {e}"))?;
-        s.set_read_timeout(Some(left())).map_err(|e| e.to_string())?;
-        let mut r = BufReader::new(s);
+        let mut r = BufReader::new(Bounded { s, deadline, left: MAX_HEAD + 2 * MAX_BODY });
         let mut line = String::new();
         r.read_line(&mut line).map_err(|e| format!("POST {url}: {e}"))?;
         let code: u16 = line
@@ -81,9 +152,13 @@ impl Endpoint {
             .and_then(|c| c.parse().ok())
             .ok_or_else(|| format!("POST {url}: not an HTTP response (`{}`)", line.trim_end()))?;
         let (mut length, mut chunked) = (None, false);
+        let mut head = line.len();
         loop {
             line.clear();
-            r.read_line(&mut line).map_err(|e| format!("POST {url}: {e}"))?;
+            head += r.read_line(&mut line).map_err(|e| format!("POST {url}: {e}"))?;
+            if head > MAX_HEAD {
+                return Err(format!("POST {url}: the answer's headers exceed {} KiB", MAX_HEAD >> 10));
+            }
             let l = line.trim_end();
             if l.is_empty() {
                 break;
@@ -142,5 +217,18 @@ mod tests {
         assert_eq!((e.authority.as_str(), e.path.as_str()), ("extender.kube-system:80", "/api"));
         assert!(Endpoint::parse("https://x").unwrap_err().contains("plain HTTP"));
         assert!(Endpoint::parse("127.0.0.1:8713").unwrap_err().contains("expected an address"));
+        // Nothing can end the request line or add a header.
+        let e = Endpoint::parse("http://127.0.0.1:8713/x HTTP/1.1\r\nHost: evil").unwrap_err();
+        assert!(e.contains("a space"), "{e}");
+        assert!(Endpoint::parse("http://127.0.0.1\r\nX: y").unwrap_err().contains("control character"));
+        assert!(check_verb("filter\r\nX-Evil: 1").unwrap_err().contains("control character"));
+        assert!(check_verb("v1/filter").is_ok());
+    }
+
+    #[test]
+    fn loopback_is_told_apart() {
+        assert_eq!(Endpoint::parse("http://127.0.0.1:1").unwrap().is_loopback(), Ok(true));
+        assert_eq!(Endpoint::parse("http://[::1]:1").unwrap().is_loopback(), Ok(true));
+        assert_eq!(Endpoint::parse("http://10.1.2.3:1").unwrap().is_loopback(), Ok(false));
     }
 }

@@ -1,0 +1,168 @@
+//! Output directories: lahar replaces only what it wrote itself. A directory lahar
+//! writes into gets a marker file, `.lahar`, that says which kind of outputs it
+//! holds (a run's or a sweep's). lahar clears its earlier outputs only from a
+//! directory with the marker of the same kind; a directory that has files with
+//! lahar's names but no marker (the user's own, or another tool's), or another
+//! kind's marker (a run into a sweep's folder would replace its summary.csv), is
+//! refused with the names it would have replaced.
+
+use std::path::{Path, PathBuf};
+
+/// The marker's file name.
+pub const MARKER: &str = ".lahar";
+
+/// What a directory holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// One run's outputs (`lahar run`, a placement replay, a sweep's cell).
+    Run,
+    /// A sweep's directory (sweep.json, cells/, tables and plots).
+    Sweep,
+}
+
+impl Kind {
+    fn text(self) -> &'static str {
+        match self {
+            Kind::Run => "lahar run outputs\n",
+            Kind::Sweep => "lahar sweep outputs\n",
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Run => "a run's",
+            Kind::Sweep => "a sweep's",
+        }
+    }
+    /// The names lahar writes at the top of such a directory.
+    fn files(self) -> &'static [&'static str] {
+        match self {
+            Kind::Run => RUN_FILES,
+            Kind::Sweep => &["sweep.json", "sweep.csv", "summary.csv", "cells", "plots"],
+        }
+    }
+}
+
+/// The files a run, `--explain`, `--plots` and `lahar report` write into a run
+/// directory (plots: `plots/<kind>.svg|png`).
+const RUN_FILES: &[&str] = &[
+    crate::INPUT_SCENARIO,
+    crate::INPUT_CONF,
+    "jobs.csv",
+    "pods.csv",
+    "timeseries.csv",
+    "decisions.csv",
+    "events.csv",
+    "summary.json",
+    "summary.csv",
+    "explain.csv",
+    "report.html",
+    "plots",
+    INCOMPLETE,
+    crate::placement::FRAGMENTATION_CSV,
+    crate::placement::PLACEMENTS_CSV,
+];
+
+/// Why a directory cannot take outputs.
+#[derive(Debug, thiserror::Error)]
+pub enum OutDirError {
+    /// It holds files with lahar's names that lahar did not write there, or
+    /// another kind's outputs.
+    #[error("{dir}: {why}")]
+    Refused {
+        /// The directory.
+        dir: PathBuf,
+        /// What is there.
+        why: String,
+    },
+    /// The file system refused.
+    #[error("cannot write outputs to {dir}: {source}")]
+    Io {
+        /// The directory.
+        dir: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+}
+
+/// What the marker in `dir` says, if there is one lahar wrote.
+fn marked(dir: &Path) -> Option<Kind> {
+    let text = std::fs::read(dir.join(MARKER)).ok()?;
+    [Kind::Run, Kind::Sweep].into_iter().find(|k| text == k.text().as_bytes())
+}
+
+/// Makes `dir` a directory of `kind`'s outputs: creates it, or checks that lahar
+/// may write there (see the module's documentation), and marks it. For a run,
+/// the earlier run's outputs are removed (only the names lahar writes).
+pub fn claim(dir: &Path, kind: Kind) -> Result<(), OutDirError> {
+    let io = |source| OutDirError::Io { dir: dir.to_path_buf(), source };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    match marked(dir) {
+        Some(k) if k == kind => {}
+        Some(k) => {
+            return Err(OutDirError::Refused {
+                dir: dir.to_path_buf(),
+                why: format!(
+                    "holds {} outputs (its {MARKER} says so), which {} outputs would partly replace; use another output directory",
+                    k.name(),
+                    kind.name()
+                ),
+            });
+        }
+        None => {
+            let theirs: Vec<&str> = kind.files().iter().copied().filter(|f| dir.join(f).exists()).collect();
+            // Shards of one sweep claim one directory at once: one that marked it
+            // after the first look made those files.
+            if !theirs.is_empty() && marked(dir) != Some(kind) {
+                return Err(OutDirError::Refused {
+                    dir: dir.to_path_buf(),
+                    why: format!(
+                        "has {} that lahar did not write there (no {MARKER} marker); lahar replaces only its own outputs: move them, or use another output directory",
+                        theirs.join(", ")
+                    ),
+                });
+            }
+            lahar_core::files::write_atomic(&dir.join(MARKER), kind.text().as_bytes()).map_err(io)?;
+        }
+    }
+    if kind == Kind::Run {
+        clear_earlier_outputs(dir).map_err(io)?;
+        std::fs::write(dir.join(INCOMPLETE), INCOMPLETE_TEXT).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// The file that marks a run directory as not finished, from the start of the run
+/// until its summary.json is written: a run killed, stopped by a full disk or by
+/// an error leaves it beside CSVs that may be cut short.
+pub const INCOMPLETE: &str = "INCOMPLETE";
+
+const INCOMPLETE_TEXT: &str = "This run did not finish (it is running, or it was killed, ran out of disk or failed):\nits CSVs may end mid-way. lahar removes this file after writing summary.json, last.\n";
+
+/// Marks the run in `dir` finished (removes [`INCOMPLETE`]).
+pub fn complete(dir: &Path) -> std::io::Result<()> {
+    std::fs::remove_file(dir.join(INCOMPLETE))
+}
+
+/// Removes lahar's own outputs of an earlier run from `dir`, a directory with a
+/// run's marker (only the names lahar writes; anything else the user keeps there
+/// is left alone).
+fn clear_earlier_outputs(dir: &Path) -> std::io::Result<()> {
+    let remove = |p: PathBuf| match std::fs::remove_file(&p) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    };
+    for f in RUN_FILES.iter().filter(|&&f| f != "plots") {
+        remove(dir.join(f))?;
+    }
+    let plots = dir.join("plots");
+    for kind in lahar_reports::plots::PlotKind::SINGLE {
+        for ext in ["svg", "png"] {
+            remove(plots.join(format!("{}.{ext}", kind.name())))?;
+        }
+    }
+    // The plots directory goes too when that leaves it empty.
+    if std::fs::read_dir(&plots).is_ok_and(|mut d| d.next().is_none()) {
+        std::fs::remove_dir(&plots)?;
+    }
+    Ok(())
+}

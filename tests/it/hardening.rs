@@ -1,0 +1,384 @@
+//! Issue 41 through the binary: hostile and messy input never escapes the output
+//! directory, never panics or aborts, never loses data or passes `validate` to fail
+//! late. Each test failed on main before its fix.
+
+use super::*;
+use std::path::Path;
+use std::process::Stdio;
+
+const NODES: &str = "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}";
+const JOB: &str = "  workload:\n    - jobs:\n      - {name: j, duration: 1h, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n";
+
+fn ok_scenario() -> String {
+    scenario(NODES, JOB)
+}
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs `lahar args` in `dir`; returns the output.
+fn lahar_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    lahar().current_dir(dir).args(args).output().expect("lahar runs")
+}
+
+#[test]
+fn a_scenario_named_dot_dot_cannot_make_the_output_folder_the_current_one() {
+    let (d, p) = write_scenario(&ok_scenario().replace("metadata: {name: t}", "metadata: {name: '..'}"));
+    std::fs::write(d.path().join("summary.json"), "mine").unwrap();
+    let out = lahar().arg("run").arg(&p).current_dir(d.path().join("..")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("metadata.name: `..` is `.` or `..`"), "{}", stderr_of(&out));
+    assert_eq!(std::fs::read_to_string(d.path().join("summary.json")).unwrap(), "mine");
+}
+
+#[test]
+fn a_run_replaces_only_what_lahar_wrote() {
+    let (d, p) = write_scenario(&ok_scenario());
+    let own = d.path().join("own");
+    std::fs::create_dir(&own).unwrap();
+    std::fs::write(own.join("summary.json"), "the user's").unwrap();
+    let out = lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&own).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("has summary.json that lahar did not write there"), "{}", stderr_of(&out));
+    assert_eq!(std::fs::read_to_string(own.join("summary.json")).unwrap(), "the user's");
+    // lahar's own folder is replaced run after run, and a finished run has no INCOMPLETE.
+    let runs = d.path().join("runs");
+    for _ in 0..2 {
+        lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&runs).assert().success();
+        assert!(runs.join("summary.json").is_file() && runs.join(".lahar").is_file());
+        assert!(!runs.join("INCOMPLETE").exists());
+    }
+}
+
+fn tiny_sweep(dir: &Path, axes: &str) -> std::path::PathBuf {
+    std::fs::write(dir.join("s.yaml"), ok_scenario()).unwrap();
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {{name: w}}\nspec:\n  scenario: s.yaml\n  grid:\n{axes}"
+    );
+    let p = dir.join("w.yaml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const NODE_AXIS: &str = "    - {name: gpus, path: 'spec.cluster.nodes[0].gpus', values: [8, 4]}\n";
+
+#[test]
+fn runs_and_sweeps_do_not_share_a_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let w = tiny_sweep(tmp.path(), NODE_AXIS);
+    let (sw, run) = (tmp.path().join("sw"), tmp.path().join("run"));
+    lahar().arg("sweep").arg(&w).arg("--out").arg(&sw).arg("-q").assert().success();
+    let summary = std::fs::read(sw.join("summary.csv")).unwrap();
+    let out = lahar().args(["run", "-q"]).arg(tmp.path().join("s.yaml")).arg("--out").arg(&sw).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("holds a sweep's outputs"), "{}", stderr_of(&out));
+    assert_eq!(std::fs::read(sw.join("summary.csv")).unwrap(), summary);
+    lahar().args(["run", "-q"]).arg(tmp.path().join("s.yaml")).arg("--out").arg(&run).assert().success();
+    let out = lahar().arg("sweep").arg(&w).arg("--out").arg(&run).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("holds a run's outputs"), "{}", stderr_of(&out));
+}
+
+#[test]
+fn a_forged_cell_id_cannot_lead_a_merge_out_of_its_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let w = tiny_sweep(tmp.path(), NODE_AXIS);
+    let shard = tmp.path().join("a/b/shard");
+    lahar().arg("sweep").arg(&w).arg("--out").arg(&shard).args(["--shard", "1/1", "-q"]).assert().success();
+    let victim = tmp.path().join("a/victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("keep"), "x").unwrap();
+    let m = std::fs::read_to_string(shard.join("sweep.json")).unwrap();
+    assert!(m.contains("\"0000\""), "{m}");
+    std::fs::write(shard.join("sweep.json"), m.replace("\"0000\"", "\"../../../victim\"")).unwrap();
+    let merged = tmp.path().join("a/b/merged");
+    let out = lahar().args(["sweep", "merge"]).arg(&shard).arg("--out").arg(&merged).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(err.contains("cell 0 has id `../../../victim`, expected `0000`"), "{err}");
+    assert_eq!(std::fs::read_to_string(victim.join("keep")).unwrap(), "x");
+    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 1);
+}
+
+#[test]
+fn sweep_axes_are_checked_before_any_cell_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    // `n` is text (YAML 1.2), not the boolean `false` of YAML 1.1.
+    let w = tiny_sweep(tmp.path(), "    - {name: n, path: 'spec.cluster.nodes[0].gpus', values: [8]}\n");
+    let sw = tmp.path().join("sw");
+    lahar().arg("sweep").arg(&w).arg("--out").arg(&sw).arg("-q").assert().success();
+    let head = std::fs::read_to_string(sw.join("sweep.csv")).unwrap();
+    assert!(head.starts_with("cell,n,seed,status,"), "{head}");
+    for (axes, needle) in [
+        (
+            "    - {name: a/b, path: 'spec.cluster.nodes[0].gpus', values: [8]}\n",
+            "spec.grid[0].name: axis name `a/b` contains a slash",
+        ),
+        (
+            "    - {name: makespan_s, path: 'spec.cluster.nodes[0].gpus', values: [8]}\n",
+            "axis name `makespan_s` is a column lahar writes",
+        ),
+        (
+            "    - {path: spec.seed, values: [1, 2]}\n  seeds: 2\n",
+            "axis `seed` sets spec.seed, which `seeds:` sets for every cell",
+        ),
+        (
+            "    - {name: a, path: spec.x, values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}\n    - {name: b, path: spec.y, values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}\n  seeds: 100000\n",
+            "10000000 cells (grid × zip × seeds); a sweep has at most 1000000",
+        ),
+        (
+            "    - {name: a, path: spec.x, values: [1]}\n  seeds: 1000000000\n",
+            "1000000000 seeds; a sweep has at most 1000000 cells",
+        ),
+    ] {
+        let w = tiny_sweep(tmp.path(), axes);
+        let out = lahar().arg("sweep").arg(&w).arg("--out").arg(tmp.path().join("bad")).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{axes}");
+        assert!(stderr_of(&out).contains(needle), "{axes}: {}", stderr_of(&out));
+        assert!(!tmp.path().join("bad/cells").exists(), "{axes}: no cell ran");
+    }
+}
+
+/// A scenario whose conf (s.conf beside it) has an extender at `url` with a
+/// predicate verb `verb` (both written in YAML double quotes).
+fn extender_case(url: &str, verb: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let conf = format!(
+        "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: extender\n    arguments:\n      extender.urlPrefix: \"{url}\"\n      extender.predicateVerb: \"{verb}\"\n"
+    );
+    let (d, p) = write_scenario(&scenario(NODES, &format!("{JOB}  scheduler: {{conf: s.conf}}\n")));
+    std::fs::write(d.path().join("s.conf"), conf).unwrap();
+    (d, p)
+}
+
+#[test]
+fn an_extender_conf_cannot_inject_requests_or_reach_other_machines() {
+    for (url, verb, needle) in [
+        (
+            "http://127.0.0.1:9/x HTTP/1.1\\r\\nHost: evil",
+            "filter",
+            "the path `/x HTTP/1.1\\r\\nHost: evil` has a space",
+        ),
+        ("http://127.0.0.1:9", "filter\\r\\nX-Evil: 1", "has a control character"),
+    ] {
+        let (_d, p) = extender_case(url, verb);
+        let out = lahar().arg("validate").arg(&p).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{url} {verb}");
+        assert!(stderr_of(&out).contains(needle), "{}", stderr_of(&out));
+    }
+    // A remote address needs the user's opt-in; nothing is sent before it.
+    let (d, p) = extender_case("http://10.255.255.1:8713", "filter");
+    let out = lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(d.path().join("o")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("is not on this machine") && stderr_of(&out).contains("--allow-remote-extender"));
+}
+
+#[test]
+fn a_billion_replicas_is_an_error_in_every_kind() {
+    let vcjob = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: v, annotations: {lahar.io/duration: 1h}}\nspec:\n  minAvailable: 1\n  tasks:\n    - replicas: 1000000000\n      name: w\n      template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}\n";
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, annotations: {lahar.io/duration: 1h}}\nspec:\n  replicas: 1000000000\n  template: {spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu: 1}}}]}}\n";
+    let pg = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g, annotations: {lahar.io/replicas: '1000000000', lahar.io/duration: 1h}}\nspec: {minMember: 1, minResources: {cpu: 1}}\n";
+    for (m, needle) in [
+        (vcjob, "spec.tasks[0].replicas: must be an integer from 0 to 1000000"),
+        (deploy, "spec.replicas: must be an integer from 0 to 1000000"),
+        (pg, "lahar.io/replicas: must be an integer from 1 to 1000000"),
+    ] {
+        let (d, p) = write_scenario(&scenario(NODES, "  workload:\n    - manifests: m.yaml\n"));
+        std::fs::write(d.path().join("m.yaml"), m).unwrap();
+        let out = lahar().arg("validate").arg(&p).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+        assert!(stderr_of(&out).contains(needle), "{}", stderr_of(&out));
+    }
+}
+
+#[test]
+fn a_stderr_that_cannot_be_written_keeps_the_exit_code() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lahar"))
+        .args(["validate", "/nonexistent/s.yaml"])
+        .stderr(Stdio::from(full))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_piped_trace_is_refused_by_name_not_read_as_empty() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_csv = tmp.path().join("out.csv");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lahar"))
+        .args(["trace", "convert", "/dev/stdin", "--format", "swf", "--out"])
+        .arg(&out_csv)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let _ = child.stdin.take().unwrap().write_all(b"1 0 0 100 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n");
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("not a regular file"), "{}", stderr_of(&out));
+}
+
+#[test]
+fn trace_convert_keeps_an_earlier_output_when_the_input_is_bad() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_csv = tmp.path().join("out.csv");
+    std::fs::write(&out_csv, "earlier").unwrap();
+    let out = lahar_in(tmp.path(), &["trace", "convert", "missing.swf", "--format", "swf", "--out", "out.csv"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&out_csv).unwrap(), "earlier");
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "no temporary file is left");
+}
+
+#[test]
+fn a_node_listed_twice_in_a_snapshot_is_an_error() {
+    let node = |n: &str| {
+        format!(
+            "apiVersion: v1\nkind: Node\nmetadata: {{name: {n}}}\nstatus:\n  allocatable: {{cpu: '8', memory: 32Gi, pods: '110'}}\n"
+        )
+    };
+    let (d, _) = write_scenario("");
+    let snap = d.path().join("snap.yaml");
+    std::fs::write(&snap, format!("{}---\n{}---\n{}", node("a"), node("b"), node("a"))).unwrap();
+    let out = lahar().args(["validate", "--snapshot"]).arg(&snap).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("snap.yaml:15:"), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("document 3: metadata.name: node `a` is listed twice (first at"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn the_built_in_priority_classes_of_a_real_cluster_are_accepted() {
+    let pc = |n: &str, v: u64| {
+        format!(
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {{name: {n}}}\nvalue: {v}\npreemptionPolicy: PreemptLowerPriority\n"
+        )
+    };
+    let (d, _) = write_scenario("");
+    let snap = d.path().join("snap.yaml");
+    let node = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus:\n  allocatable: {cpu: '8', memory: 32Gi, pods: '110'}\n";
+    std::fs::write(
+        &snap,
+        format!(
+            "{node}---\n{}---\n{}",
+            pc("system-cluster-critical", 2000000000),
+            pc("system-node-critical", 2000001000)
+        ),
+    )
+    .unwrap();
+    let out = lahar().args(["validate", "--snapshot"]).arg(&snap).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    // Another value is still a redefinition.
+    std::fs::write(&snap, format!("{node}---\n{}", pc("system-node-critical", 5))).unwrap();
+    let out = lahar().args(["validate", "--snapshot"]).arg(&snap).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_conf_path_is_recorded_the_same_in_every_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut recorded = Vec::new();
+    for name in ["one", "two/deeper"] {
+        let d = tmp.path().join(name);
+        std::fs::create_dir_all(d.join("confs")).unwrap();
+        std::fs::write(d.join("s.yaml"), ok_scenario()).unwrap();
+        std::fs::write(d.join("confs/v.conf"), "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n")
+            .unwrap();
+        let out = lahar_in(&d, &["run", "-q", "s.yaml", "--conf", "confs/v.conf", "--out", "o"]);
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        recorded.push(std::fs::read_to_string(d.join("o/input-scenario.yaml")).unwrap());
+    }
+    assert_eq!(recorded[0], recorded[1]);
+    assert!(recorded[0].contains("confs/v.conf") && !recorded[0].contains(&*tmp.path().to_string_lossy()));
+}
+
+#[test]
+fn a_timeseries_as_long_as_a_job_is_refused_up_front() {
+    let text = scenario(
+        NODES,
+        "  output: {sampleInterval: 1s}\n  workload:\n    - jobs:\n      - {name: j, duration: 1000d, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n",
+    );
+    let (_d, p) = write_scenario(&text);
+    let out = lahar().arg("validate").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("the timeseries would have at least 86400000 rows up to 86400000 s"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn text_that_is_not_utf8_is_located() {
+    let (d, p) = write_scenario("");
+    let mut bytes = ok_scenario().into_bytes();
+    let at = bytes.windows(9).position(|w| w == b"{name: n0").unwrap();
+    bytes[at + 1] = 0xE9;
+    std::fs::write(&p, &bytes).unwrap();
+    let out = lahar().arg("validate").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("invalid UTF-8 at line 7, column 10 (byte 0xE9)"), "{}", stderr_of(&out));
+    std::fs::write(&p, [0xFF, 0xFE, b'a', 0]).unwrap();
+    let out = lahar().arg("validate").arg(&p).output().unwrap();
+    assert!(stderr_of(&out).contains("is UTF-16 text"), "{}", stderr_of(&out));
+    drop(d);
+}
+
+#[test]
+fn csv_errors_count_physical_lines_in_crlf_files_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, end) in [("lf.csv", "\n"), ("crlf.csv", "\r\n")] {
+        let text = ["time,target,duration,kind", "1m,n0,1m,node", "2m,n0,xx,node", ""].join(end);
+        std::fs::write(tmp.path().join(name), text).unwrap();
+        let s = scenario(NODES, &format!("  faults: {{trace: {name}}}\n{JOB}"));
+        std::fs::write(tmp.path().join("s.yaml"), s).unwrap();
+        let out = lahar_in(tmp.path(), &["validate", "s.yaml"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr_of(&out).contains(&format!("{name}:3:1: duration: `xx`")), "{}", stderr_of(&out));
+    }
+}
+
+#[test]
+fn a_bad_number_is_blamed_on_its_own_flag() {
+    let out = lahar().args(["nccl", "--oversubscription", "NaN"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("--oversubscription: expected a finite number of at least 1"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = lahar().args(["nccl", "--nic-gbps", "0"]).output().unwrap();
+    assert!(stderr_of(&out).contains("--nic-gbps: expected a finite number above 0, got 0"), "{}", stderr_of(&out));
+}
+
+#[test]
+fn a_baseline_with_a_byte_order_mark_is_read_as_a_scenario_with_one_is() {
+    let (d, p) = write_scenario(&format!("\u{feff}{}", ok_scenario()));
+    let run = d.path().join("run");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
+    let base = d.path().join("base.json");
+    lahar().arg("check").arg(&run).arg("--write-baseline").arg(&base).assert().success();
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend(std::fs::read(&base).unwrap());
+    std::fs::write(&base, bytes).unwrap();
+    lahar().arg("check").arg(&run).arg("--baseline").arg(&base).assert().success();
+}
+
+#[test]
+fn limits_are_stated_when_a_value_passes_them() {
+    let text = scenario(NODES, &format!("  queues:\n    - {{name: default, weight: 4294967296}}\n{JOB}"));
+    let (_d, p) = write_scenario(&text);
+    let out = lahar().arg("validate").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("weight: must be an integer from 1 to 4294967295, got 4294967296"),
+        "{}",
+        stderr_of(&out)
+    );
+}
