@@ -38,7 +38,8 @@ fn load(dirs: &[PathBuf]) -> Result<Vec<RunData>, ReportError> {
 }
 
 fn write(path: &Path, text: &str) -> Result<(), ReportError> {
-    std::fs::write(path, text).map_err(|e| ReportError::Output(format!("cannot write {}: {e}", path.display())))
+    lahar_core::files::write_atomic(path, text.as_bytes())
+        .map_err(|e| ReportError::Output(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Writes the plots of one run directory into `<dir>/plots/`; returns the files.

@@ -151,7 +151,8 @@ pub fn write_plots(dir: &Path, runs: &[RunData]) -> Result<Vec<PathBuf>, PlotErr
     for &k in kinds {
         let s = svg(k, runs)?;
         let p = dir.join(format!("{}.svg", k.name()));
-        std::fs::write(&p, s).map_err(|e| PlotError { plot: k.name().into(), msg: format!("{}: {e}", p.display()) })?;
+        lahar_core::files::write_atomic(&p, s.as_bytes())
+            .map_err(|e| PlotError { plot: k.name().into(), msg: format!("{}: {e}", p.display()) })?;
         files.push(p);
         let p = dir.join(format!("{}.png", k.name()));
         png(k, runs, &p)?;

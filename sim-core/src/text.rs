@@ -140,3 +140,79 @@ mod wildcard_tests {
         assert!(!wildcard_match("a*b*c", "axxbyy"));
     }
 }
+
+/// Why a name from input that outputs print (a job, node or queue name) is
+/// refused, if it is: a control character (it would break a CSV row or a
+/// terminal line), or a first character that makes a spreadsheet run the CSV cell
+/// as a formula (`=`, `+`, `-`, `@`). Names are written unchanged in every output,
+/// so such a name is refused where it is read (docs/outputs.md § Names).
+pub fn name_problem(name: &str) -> Option<String> {
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Some(format!("`{}` contains a control character ({})", name.escape_debug(), c.escape_debug()));
+    }
+    match name.chars().next() {
+        Some(c @ ('=' | '+' | '-' | '@')) => Some(format!(
+            "`{name}` starts with `{c}`, which makes a spreadsheet run the CSV cell as a formula; expected a name starting with a letter, digit or another sign"
+        )),
+        _ => None,
+    }
+}
+
+/// Why `name` is not a DNS-1123 subdomain (what Kubernetes requires of most
+/// object names: at most 253 characters, lower-case letters, digits, `-` and `.`,
+/// starting and ending with a letter or digit), if it is not.
+pub fn dns_subdomain_problem(name: &str) -> Option<String> {
+    dns_problem(name, 253, true)
+}
+
+/// Why `name` is not a DNS-1123 label (a namespace: at most 63 characters,
+/// lower-case letters, digits and `-`, starting and ending with a letter or digit),
+/// if it is not.
+pub fn dns_label_problem(name: &str) -> Option<String> {
+    dns_problem(name, 63, false)
+}
+
+fn dns_problem(name: &str, max: usize, dots: bool) -> Option<String> {
+    let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let ok = !name.is_empty()
+        && name.len() <= max
+        && name.chars().all(|c| alnum(c) || c == '-' || (dots && c == '.'))
+        && name.starts_with(alnum)
+        && name.ends_with(alnum)
+        && !(dots && name.split('.').any(|part| part.is_empty() || !part.starts_with(alnum) || !part.ends_with(alnum)));
+    (!ok).then(|| {
+        let what = if dots { "a DNS-1123 subdomain" } else { "a DNS-1123 label" };
+        let allowed = if dots { "lower-case letters, digits, `-` and `.`" } else { "lower-case letters, digits and `-`" };
+        format!(
+            "`{}` is not {what}, as Kubernetes requires: at most {max} characters, {allowed}, starting and ending with a letter or digit",
+            name.escape_debug()
+        )
+    })
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn names_that_would_run_as_formulas_are_named() {
+        for bad in ["=HYPERLINK(\"x\")", "+cmd|' /C calc'!A0", "@SUM(1)", "-2+3", "a\tb", "a\nb"] {
+            assert!(name_problem(bad).is_some(), "{bad:?}");
+        }
+        for ok in ["job-1", "1234", "a=b", "ünï", "x@y"] {
+            assert_eq!(name_problem(ok), None, "{ok:?}");
+        }
+    }
+
+    #[test]
+    fn dns_names_follow_kubernetes() {
+        for ok in ["a", "web-0", "ip-10-0-0-1.ec2.internal", "1abc"] {
+            assert_eq!(dns_subdomain_problem(ok), None, "{ok}");
+        }
+        for bad in ["", "Web", "a_b", "-a", "a-", "a..b", "a.-b", &"a".repeat(254)] {
+            assert!(dns_subdomain_problem(bad).is_some(), "{bad:?}");
+        }
+        assert!(dns_label_problem("a.b").is_some() && dns_label_problem(&"a".repeat(64)).is_some());
+        assert_eq!(dns_label_problem("kube-system"), None);
+    }
+}

@@ -82,6 +82,6 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
     }
     let _ = writeln!(w, "</body></html>");
     let path = out.map(Path::to_path_buf).unwrap_or_else(|| dir.join("report.html"));
-    std::fs::write(&path, h).map_err(super::exec::io(&path))?;
+    lahar_core::files::write_atomic(&path, h.as_bytes()).map_err(super::exec::io(&path))?;
     Ok(path)
 }

@@ -145,7 +145,7 @@ pub fn write(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
         move |e: csv::Error| ExecError::Io { path: p.clone(), source: std::io::Error::other(e) }
     };
     let p = dir.join("sweep.csv");
-    let mut w = csv::Writer::from_path(&p).map_err(csv_err(&p))?;
+    let mut w = csv::Writer::from_writer(lahar_core::files::AtomicFile::create(&p).map_err(io(&p))?);
     let mut head: Vec<String> = vec!["cell".into()];
     head.extend(m.axes.iter().map(|a| a.name.clone()));
     head.extend(["seed", "status", "error"].map(String::from));
@@ -171,10 +171,10 @@ pub fn write(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
         }
         w.write_record(&row).map_err(csv_err(&p))?;
     }
-    w.flush().map_err(io(&p))?;
+    w.into_inner().map_err(|e| io(&p)(e.into_error()))?.commit().map_err(io(&p))?;
     let gs = groups(m, &states);
     let p = dir.join("summary.csv");
-    let mut w = csv::Writer::from_path(&p).map_err(csv_err(&p))?;
+    let mut w = csv::Writer::from_writer(lahar_core::files::AtomicFile::create(&p).map_err(io(&p))?);
     let mut head: Vec<String> = m.axes.iter().map(|a| a.name.clone()).collect();
     head.extend(["cells", "ok"].map(String::from));
     for h in ms {
@@ -190,7 +190,7 @@ pub fn write(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
         }
         w.write_record(&row).map_err(csv_err(&p))?;
     }
-    w.flush().map_err(io(&p))?;
+    w.into_inner().map_err(|e| io(&p)(e.into_error()))?.commit().map_err(io(&p))?;
     write_plots(dir, m, &gs, ms)?;
     Ok(states)
 }
@@ -261,7 +261,7 @@ fn write_plots(dir: &Path, m: &Manifest, gs: &[Group], ms: &[Headline]) -> Resul
             source: std::io::Error::other(e.to_string()),
         };
         let svg = lahar_reports::sweep_plot::svg(&title, &m.axes[a].name, h.label, &scaled).map_err(plot_err)?;
-        std::fs::write(&p, svg).map_err(io(&p))?;
+        lahar_core::files::write_atomic(&p, svg.as_bytes()).map_err(io(&p))?;
         let png = p.with_extension("png");
         lahar_reports::sweep_plot::png(&png, &title, &m.axes[a].name, h.label, &scaled).map_err(plot_err)
     })

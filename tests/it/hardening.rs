@@ -382,3 +382,69 @@ fn limits_are_stated_when_a_value_passes_them() {
         stderr_of(&out)
     );
 }
+
+#[test]
+fn names_a_spreadsheet_would_run_are_refused_where_they_are_read() {
+    // A compact job: an error at its field.
+    let text = scenario(
+        NODES,
+        "  workload:\n    - jobs:\n      - {name: '=HYPERLINK(\"http://x\")', duration: 1h, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n",
+    );
+    let (_d, p) = write_scenario(&text);
+    let out = lahar().arg("validate").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("scenario.yaml:10:16: spec.workload[0].jobs[0].name: `=HYPERLINK"),
+        "{}",
+        stderr_of(&out)
+    );
+    // A Kubernetes object: DNS-1123, as the API server requires.
+    let vcjob = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: Web_1, annotations: {lahar.io/duration: 1h}}\nspec:\n  minAvailable: 1\n  tasks:\n    - replicas: 1\n      name: w\n      template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}\n";
+    let (d, p) = write_scenario(&scenario(NODES, "  workload:\n    - manifests: m.yaml\n"));
+    std::fs::write(d.path().join("m.yaml"), vcjob).unwrap();
+    let out = lahar().arg("validate").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("m.yaml:3:18: document 1: metadata.name: `Web_1` is not a DNS-1123 subdomain"),
+        "{}",
+        stderr_of(&out)
+    );
+    // A trace row: skipped and counted, as every bad row is (an error under --strict).
+    let head = "job,namespace,kind,queue,user,submit_s,duration_s,min_available,priority,priority_class,max_retry,checkpoint_s,task,replicas,task_min_available,task_priority,preemptable,cpu,memory,gpu,gpu_model\n";
+    let rows = "ok-1,default,x,default,,0,60,1,0,,3,,worker,1,1,1,true,1,1Gi,1,\n\"+cmd|' /C calc'!A0\",default,x,default,,0,60,1,0,,3,,worker,1,1,1,true,1,1Gi,1,\n";
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("t.csv"), format!("{head}{rows}")).unwrap();
+    let out = lahar_in(tmp.path(), &["trace", "inspect", "t.csv", "--format", "lahar", "--strict"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("line 3, row 2: malformed: job name `+cmd|' /C calc'!A0` starts with `+`"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = lahar_in(tmp.path(), &["trace", "inspect", "t.csv", "--format", "lahar"]);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("malformed"), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn retired_volcano_arguments_are_warnings_that_say_what_volcano_does() {
+    let conf = "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n  - name: predicates\n    arguments:\n      predicate.GPUSharingEnable: true\n      predicate.resources.nvidia.com/gpu.cpu: 8\n";
+    let (d, p) = write_scenario(&scenario(NODES, &format!("{JOB}  scheduler: {{conf: s.conf}}\n")));
+    std::fs::write(d.path().join("s.conf"), conf).unwrap();
+    let out = lahar().arg("validate").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(err.contains("s.conf:8:35: tiers[1].plugins[0].arguments.predicate.GPUSharingEnable: retired argument: GPU sharing moved to the deviceshare plugin"), "{err}");
+    assert!(err.contains("predicate.resources.nvidia.com/gpu.cpu: retired argument"), "{err}");
+    let out = lahar().arg("validate").arg(&p).arg("--strict").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // An argument Volcano never had stays an error.
+    std::fs::write(d.path().join("s.conf"), conf.replace("GPUSharingEnable", "GPUSharingEnabled")).unwrap();
+    let out = lahar().arg("validate").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("plugin `predicates` has no argument `predicate.GPUSharingEnabled`"),
+        "{}",
+        stderr_of(&out)
+    );
+}

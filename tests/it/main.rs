@@ -12,6 +12,7 @@ mod errors;
 mod explain;
 mod faults;
 mod fragmentation;
+mod fuzz;
 mod gpu_sharing;
 mod hardening;
 mod invariants;

@@ -472,12 +472,13 @@ impl<W: Write> CanonicalWriter<W> {
 
 /// Writes `jobs` to a new file at `path`.
 pub fn write_file(path: &Path, jobs: &[JobSpec], queue_names: Vec<String>) -> Result<(), WriteError> {
-    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    // Renamed into place when whole (lahar_core::files::AtomicFile).
+    let file = lahar_core::files::AtomicFile::create(path)?;
     let mut w = CanonicalWriter::new(file, queue_names)?;
     for job in jobs {
         w.write_job(job)?;
     }
-    w.finish()?.flush()?;
+    w.finish()?.commit()?;
     Ok(())
 }
 

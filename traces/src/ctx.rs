@@ -103,6 +103,12 @@ impl<'a> Ctx<'a> {
 
     /// Emits a job or applies the skip policy.
     pub fn outcome(&mut self, at: Location, r: Result<RawJob, Skip>) -> Result<(), ImportError> {
+        // A name every output would print unchanged is checked here, for every
+        // format (docs/outputs.md § Names).
+        let r = r.and_then(|job| match lahar_core::text::name_problem(&job.job.name) {
+            Some(why) => Err(Skip::malformed(format!("job name {why}"))),
+            None => Ok(job),
+        });
         match r {
             Ok(job) => (self.sink)(job),
             Err(skip) => self.reject(at, skip),

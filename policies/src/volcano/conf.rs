@@ -373,7 +373,43 @@ pub struct SchedulerConf {
     pub tiers: Vec<Vec<PluginConf>>,
     /// Per-action arguments.
     pub configurations: BTreeMap<String, Args>,
+    /// Arguments older Volcano releases read and today's Volcano ignores (from
+    /// [`RETIRED_ARGS`]): warnings, never errors (Volcano skips them too); the
+    /// scenario loader reports them, and `--strict` makes them errors.
+    pub retired: Vec<ConfIssue>,
 }
+
+/// What Volcano does now with the retired argument `arg` of `plugin`, if it is one.
+fn retired_arg(plugin: &str, arg: &str) -> Option<&'static str> {
+    // `predicate.resources.<name>.cpu` and its kin retired with `predicate.resources`.
+    let base = if arg.starts_with("predicate.resources.") { "predicate.resources" } else { arg };
+    RETIRED_ARGS.iter().find(|(p, a, _)| *p == plugin && *a == base).map(|r| r.2)
+}
+
+/// Arguments that older Volcano user guides publish and Volcano no longer reads,
+/// with what Volcano does with them now: (plugin, argument, what happens).
+pub const RETIRED_ARGS: &[(&str, &str, &str)] = &[
+    (
+        "predicates",
+        "predicate.GPUSharingEnable",
+        "GPU sharing moved to the deviceshare plugin (`deviceshare.GPUSharingEnable`) in Volcano v1.10; the predicates plugin no longer reads it, so it is ignored",
+    ),
+    (
+        "predicates",
+        "predicate.GPUNumberEnable",
+        "whole-GPU counting moved to the deviceshare plugin (`deviceshare.GPUNumberEnable`) in Volcano v1.10; the predicates plugin no longer reads it, so it is ignored",
+    ),
+    (
+        "predicates",
+        "predicate.ProportionalEnable",
+        "the proportional predicate moved to the resource-strategy-fit plugin (its `proportional` argument) in Volcano v1.13; the predicates plugin no longer reads it, so it is ignored",
+    ),
+    (
+        "predicates",
+        "predicate.resources",
+        "the proportional predicate's resources moved to the resource-strategy-fit plugin (`proportional.resources`) in Volcano v1.13; the predicates plugin no longer reads them, so they are ignored",
+    ),
+];
 
 /// One problem in a conf, located in the conf text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -443,8 +479,8 @@ fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
         ("network-topology-aware", k) if k.starts_with("hypernode.binpack.resources.") => Int,
         ("network-topology-aware", "hypernode.binpack.normal-pod.enable") => Bool,
         ("network-topology-aware", "hypernode.binpack.normal-pod.fading") => Float,
-        // The switches Volcano's predicates plugin reads (v1.15); others, such as the
-        // retired `predicate.GPUSharingEnable`, are unknown arguments.
+        // The switches Volcano's predicates plugin reads (v1.15); the retired ones
+        // older guides publish are warnings ([`RETIRED_ARGS`]), others unknown.
         (
             "predicates",
             "predicate.NodeAffinityEnable"
@@ -693,6 +729,7 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
             ConfError { issues: vec![ConfIssue { at, path: String::new(), message: first.to_string() }] }
         })?;
     let mut issues = Vec::new();
+    let mut retired = Vec::new();
     let mut actions = Vec::new();
     for name in raw.actions.value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let a = match name {
@@ -755,6 +792,11 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                     ("arguments", PluginField::Map(args)) => {
                         for (ak, av) in args {
                             match arg_type(name, ak) {
+                                None if retired_arg(name, ak).is_some() => retired.push(ConfIssue {
+                                    at: at(av),
+                                    path: format!("{path}.arguments.{ak}"),
+                                    message: format!("retired argument: {}", retired_arg(name, ak).unwrap_or_default()),
+                                }),
                                 None => issues.push(ConfIssue {
                                     at: at(av),
                                     path: format!("{path}.arguments.{ak}"),
@@ -889,7 +931,11 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
         }
         configurations.insert(name, args);
     }
-    if issues.is_empty() { Ok(SchedulerConf { actions, tiers, configurations }) } else { Err(ConfError { issues }) }
+    if issues.is_empty() {
+        Ok(SchedulerConf { actions, tiers, configurations, retired })
+    } else {
+        Err(ConfError { issues })
+    }
 }
 
 #[cfg(test)]
@@ -945,9 +991,16 @@ mod tests {
         assert_eq!(e.issues[0].path, "configurations[0].arguments.predicateErrorCacheEnable");
         assert!(e.issues[0].message.contains("expected true or false"));
         assert!(e.issues[1].message.contains("action `reclaim` has no argument `topologyAwarePreemptWorkerNum`"));
-        let e = parse(&conf("").replace("predicate.TaintTolerationEnable: false", "predicate.GPUSharingEnable: true"))
+        // A retired switch is read as Volcano reads it, ignored, with a note that says so.
+        let c = parse(&conf("").replace("predicate.TaintTolerationEnable: false", "predicate.GPUSharingEnable: true"))
+            .unwrap_or_else(|e| panic!("{:?}", e.issues));
+        assert_eq!(c.retired.len(), 1);
+        assert_eq!(c.retired[0].path, "tiers[0].plugins[0].arguments.predicate.GPUSharingEnable");
+        assert!(c.retired[0].message.contains("deviceshare.GPUSharingEnable"), "{:?}", c.retired);
+        assert!(c.tiers[0][0].args.0.is_empty());
+        let e = parse(&conf("").replace("predicate.TaintTolerationEnable: false", "predicate.GPUSharingEnabled: true"))
             .unwrap_err();
-        assert!(e.issues[0].message.contains("predicate.GPUSharingEnable"), "{:?}", e.issues);
+        assert!(e.issues[0].message.contains("has no argument `predicate.GPUSharingEnabled`"), "{:?}", e.issues);
         // A configuration names an action; Ascend MindCluster's `init-params` is
         // refused as what it is, once, at its name.
         let e = parse(&conf(

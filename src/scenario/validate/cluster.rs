@@ -48,6 +48,8 @@ pub(super) fn cluster(v: &mut V<'_>, c: &RawCluster, base: &Path) -> (Vec<Node>,
     let mut add = |v: &mut V<'_>, node: Node, path: &str, at: At| {
         if let Some(prev) = names.insert(node.name.clone(), path.to_string()) {
             v.err(at, path, format!("node name `{}` is already used by {prev}", node.name));
+        } else if let Some(why) = lahar_core::text::name_problem(&node.name) {
+            v.err(at, path, format!("node name {why}"));
         }
         nodes.push(node);
     };

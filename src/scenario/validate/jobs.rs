@@ -62,6 +62,9 @@ fn job(
         None => classes.by_name.values().find(|c| c.global_default),
     };
     let never_preempts = pod_class.is_some_and(|c| c.preemption_policy == "Never");
+    if let Some(why) = lahar_core::text::name_problem(&r.name.value) {
+        v.err(at(&r.name), format!("{path}.name"), why);
+    }
     if r.name.value.is_empty() {
         v.err(at(&r.name), format!("{path}.name"), "expected a non-empty name");
     }

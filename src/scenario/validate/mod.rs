@@ -183,6 +183,9 @@ pub(crate) const GANG_NEVER_VALID: &str = "gang-never-valid";
 /// Warning kind: objects of a `manifests:` source that make no pods.
 pub(crate) const OBJECTS_SKIPPED: &str = "manifest-objects-skipped";
 
+/// Warning kind: a conf argument Volcano no longer reads.
+pub(crate) const RETIRED_ARGUMENT: &str = "retired-argument";
+
 /// Warning kind: a cluster without nodes.
 pub(crate) const EMPTY_CLUSTER: &str = "empty-cluster";
 

@@ -17,6 +17,9 @@ pub(super) fn queues(v: &mut V<'_>, raw: Option<&[Spanned<RawQueue>]>) -> Vec<Qu
         let path = format!("spec.queues[{i}]");
         let r = &rq.value;
         let mut q = Queue::new(r.name.value.clone());
+        if let Some(why) = lahar_core::text::name_problem(&r.name.value) {
+            v.err(at(&r.name), format!("{path}.name"), why);
+        }
         if r.name.value.is_empty() {
             v.err(at(&r.name), format!("{path}.name"), "expected a non-empty name");
         }

@@ -13,7 +13,30 @@ fn volcano_conf(v: &mut V<'_>, text: &str, conf_file: Option<&str>, inline_at: A
         None => lahar_policies::volcano::conf::parse(text),
     };
     match parsed {
-        Ok(c) => SchedulerChoice::Volcano(Box::new(c)),
+        Ok(c) => {
+            for i in &c.retired {
+                let (file, at) = match conf_file {
+                    Some(f) => (f.to_string(), i.at),
+                    None => (
+                        v.file.to_string(),
+                        match (inline_at, i.at) {
+                            (Some((l0, _)), Some((l, c))) => Some((l0 + l, c)),
+                            _ => inline_at,
+                        },
+                    ),
+                };
+                v.warn_in(crate::scenario::Warning {
+                    kind: super::RETIRED_ARGUMENT,
+                    count: 1,
+                    file,
+                    at,
+                    path: i.path.clone(),
+                    message: i.message.clone(),
+                    first_of_many: true,
+                });
+            }
+            SchedulerChoice::Volcano(Box::new(c))
+        }
         Err(e) => {
             for i in e.issues {
                 let p = if i.path.is_empty() { path.to_string() } else { format!("{path}: {}", i.path) };

@@ -419,11 +419,23 @@ pub(crate) fn meta(ck: &mut Ck<'_>, obj: &Node, path: &str, need_name: bool) -> 
     if need_name && name.is_empty() {
         ck.err(m.at.or(obj.at), &join(&mp, "name"), "expected a non-empty name");
     }
+    let namespace = ck.opt_str(m, "namespace", &mp).unwrap_or_else(|| "default".into());
+    // A Kubernetes object's own name and namespace (not a template's): what the
+    // API server would accept, so every output can print them unchanged.
+    if path.is_empty() {
+        let at = |k: &str| m.get(k).and_then(|n| n.at).or(m.at).or(obj.at);
+        if let Some(why) = (!name.is_empty()).then(|| lahar_core::text::dns_subdomain_problem(&name)).flatten() {
+            ck.err(at("name"), &join(&mp, "name"), why);
+        }
+        if let Some(why) = lahar_core::text::dns_label_problem(&namespace) {
+            ck.err(at("namespace"), &join(&mp, "namespace"), why);
+        }
+    }
     let at = m.get("annotations").and_then(|a| a.at).or(m.at).or(obj.at);
     Meta {
         at,
         name,
-        namespace: ck.opt_str(m, "namespace", &mp).unwrap_or_else(|| "default".into()),
+        namespace,
         labels: ck.string_map(m, "labels", &mp),
         annotations: ck.string_map(m, "annotations", &mp),
     }
