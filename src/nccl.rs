@@ -157,11 +157,16 @@ pub fn rows(model: &CommModel, input: &Path, out: Option<&Path>) -> Result<usize
         let est = model.estimate_row(&row).map_err(|e| err(Some(line), format!("{what}{e}")))?;
         results.push((rec, est));
     }
-    let sink: Box<dyn Write> = match out {
-        Some(p) => Box::new(
-            std::fs::File::create(p)
-                .map_err(|e| ScenarioError::one(&p.display().to_string(), None, "", format!("cannot write: {e}")))?,
-        ),
+    // A file is written under a temporary name and renamed when whole.
+    let cannot = |p: &Path, e: std::io::Error| {
+        ScenarioError::one(&p.display().to_string(), None, "", format!("cannot write: {e}"))
+    };
+    let mut file = match out {
+        Some(p) => Some(lahar_core::files::AtomicFile::create(p).map_err(|e| cannot(p, e))?),
+        None => None,
+    };
+    let sink: Box<dyn Write + '_> = match file.as_mut() {
+        Some(f) => Box::new(f),
         None => Box::new(std::io::stdout().lock()),
     };
     let mut w = csv::Writer::from_writer(sink);
@@ -178,6 +183,10 @@ pub fn rows(model: &CommModel, input: &Path, out: Option<&Path>) -> Result<usize
         w.write_record(&r).map_err(io)?;
     }
     w.flush().map_err(|e| ScenarioError::one("<output>", None, "", e.to_string()))?;
+    drop(w);
+    if let (Some(f), Some(p)) = (file, out) {
+        f.commit().map_err(|e| cannot(p, e))?;
+    }
     Ok(results.len())
 }
 

@@ -248,10 +248,6 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
             format!("job `{key}` is defined twice; job names must be unique per namespace"),
         );
     }
-    check_samples(&mut v, &engine, last_submit.max(last_end), sample_at);
-    if !v.errors.is_empty() {
-        return Err(ScenarioError { errors: v.errors });
-    }
     check_starting_state(&mut v, &used, &nodes);
     for e in topology_errors {
         v.err(None, "spec.cluster.hyperNodes", e);
@@ -268,6 +264,13 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     let target = lahar_core::frag::Target::typical(shapes, lahar_core::frag::POPULARITY_PCT);
     let workload = Workload::new(plans, pricing, count, target);
     let faults = faults.map(|d| super::validate::faults::resolve(&mut v, d, &topology));
+    if !v.errors.is_empty() {
+        return Err(ScenarioError { errors: v.errors });
+    }
+    // A listed outage's start (its recovery is bounded by the run) keeps the run
+    // going too: the timeseries reaches it.
+    let last_outage = faults.as_ref().and_then(|f| f.outages.iter().map(|o| o.at).max());
+    check_samples(&mut v, &engine, last_submit.max(last_end).max(last_outage), sample_at);
     if !v.errors.is_empty() {
         return Err(ScenarioError { errors: v.errors });
     }
@@ -443,7 +446,7 @@ fn run_times(v: &mut V<'_>, n: usize, first: &str, engine: &lahar_core::engine::
 
 /// The timeseries is sampled every interval up to the end: refuse one that would
 /// be unreasonably long before any work (the end is the horizon, else at least the
-/// last submission or the latest end of a job's own run time).
+/// last submission, the latest end of a job's own run time or a listed outage).
 fn check_samples(
     v: &mut V<'_>,
     engine: &lahar_core::engine::EngineConfig,

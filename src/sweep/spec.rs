@@ -216,7 +216,7 @@ fn parse(text: &str, file: &str, dir: &Path) -> Result<Sweep, ScenarioError> {
     }
     let seeds = match spec.get("seeds") {
         None => None,
-        Some(Node { val: Val::Int(n), at }) if *n > MAX_CELLS as i64 => {
+        Some(Node { val: Val::Int(n), at }) if *n > MAX_CELLS as i128 => {
             errors.push(err(file, *at, "spec.seeds", format!("{n} seeds; a sweep has at most {MAX_CELLS} cells")));
             None
         }
@@ -236,7 +236,7 @@ fn parse(text: &str, file: &str, dir: &Path) -> Result<Sweep, ScenarioError> {
             let mut v = Vec::new();
             for (i, it) in items.iter().enumerate() {
                 match it.val {
-                    Val::Int(s) if s >= 0 => v.push(s as u64),
+                    Val::Int(s) if u64::try_from(s).is_ok() => v.push(s as u64),
                     _ => errors.push(err(file, it.at, &format!("spec.seeds[{i}]"), "expected a non-negative integer")),
                 }
             }
@@ -467,7 +467,7 @@ impl Sweep {
                 at: None,
                 origin: format!("seed {seed}"),
                 path: FieldPath::parse("spec.seed").expect("a valid path"),
-                value: Node { at: None, val: Val::Int(seed as i64) },
+                value: Node { at: None, val: Val::Int(seed.into()) },
             });
         }
         out

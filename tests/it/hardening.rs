@@ -448,3 +448,54 @@ fn retired_volcano_arguments_are_warnings_that_say_what_volcano_does() {
         stderr_of(&out)
     );
 }
+
+#[test]
+fn a_fault_far_in_the_future_cannot_make_validate_pass_and_the_run_write_for_ever() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("f.csv"), "time,target,duration,kind\n700000d,n0,1m,node\n").unwrap();
+    std::fs::write(tmp.path().join("s.yaml"), scenario(NODES, &format!("  faults: {{trace: f.csv}}\n{JOB}"))).unwrap();
+    let out = lahar_in(tmp.path(), &["validate", "s.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("spec.output.sampleInterval: the timeseries would have at least"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn nccl_keeps_an_earlier_output_when_the_input_is_bad() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("rows.csv"), "id,collective\n1,all_reduce\n").unwrap();
+    std::fs::write(tmp.path().join("out.csv"), "earlier").unwrap();
+    let out = lahar_in(tmp.path(), &["nccl", "--rows", "rows.csv", "--out", "out.csv"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert_eq!(std::fs::read_to_string(tmp.path().join("out.csv")).unwrap(), "earlier");
+}
+
+#[test]
+fn a_seed_up_to_2_64_minus_1_is_read_as_an_integer_everywhere() {
+    let (d, p) = write_scenario(&ok_scenario().replace("spec:\n", "spec:\n  seed: 18446744073709551615\n"));
+    let out = lahar()
+        .args(["run", "-q"])
+        .arg(&p)
+        .args(["--set", "spec.seed=18446744073709551615", "--out"])
+        .arg(d.path().join("o"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let recorded = std::fs::read_to_string(d.path().join("o/input-scenario.yaml")).unwrap();
+    assert!(recorded.contains("18446744073709551615"), "{recorded}");
+    std::fs::write(d.path().join("w.yaml"), "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {name: w}\nspec:\n  scenario: scenario.yaml\n  seeds: [18446744073709551615]\n").unwrap();
+    let out = lahar()
+        .arg("sweep")
+        .arg(d.path().join("w.yaml"))
+        .arg("--out")
+        .arg(d.path().join("sw"))
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let csv = std::fs::read_to_string(d.path().join("sw/sweep.csv")).unwrap();
+    assert!(csv.contains("\n0000-seed18446744073709551615,18446744073709551615,ok,"), "{csv}");
+}

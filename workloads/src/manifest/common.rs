@@ -210,11 +210,12 @@ impl<'e> Ck<'e> {
     pub fn int(&mut self, n: &Node, path: &str, min: i64) -> Option<i64> {
         let x = match &n.val {
             Val::Int(i) => Some(*i),
-            Val::Str(s) => s.trim().parse::<i64>().ok(),
+            Val::Str(s) => s.trim().parse::<i128>().ok(),
             _ => None,
         };
+        let min = i128::from(min);
         match x {
-            Some(x) if x >= min && x <= i64::from(u32::MAX) => Some(x),
+            Some(x) if x >= min && x <= i128::from(u32::MAX) => Some(x as i64),
             Some(x) if x >= min => {
                 self.err(n.at, path, format!("must be an integer from {min} to {}, got {x}", u32::MAX));
                 None

@@ -27,8 +27,9 @@ pub enum Val {
     Null,
     /// `true` / `false`.
     Bool(bool),
-    /// An integer.
-    Int(i64),
+    /// An integer: any YAML integer of 64 bits, signed or not (a seed up to
+    /// 2^64 − 1 stays exact when written back).
+    Int(i128),
     /// A float.
     Float(f64),
     /// A string.
@@ -101,10 +102,10 @@ impl<'de> Visitor<'de> for ValVisitor {
         Ok(Val::Bool(v))
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Val, E> {
-        Ok(Val::Int(v))
+        Ok(Val::Int(v.into()))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Val, E> {
-        Ok(i64::try_from(v).map(Val::Int).unwrap_or(Val::Float(v as f64)))
+        Ok(Val::Int(v.into()))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Val, E> {
         Ok(Val::Float(v))
