@@ -42,6 +42,11 @@ impl Kind {
     }
 }
 
+/// The placement run's per-arrival file.
+pub const PLACEMENTS_CSV: &str = "placements.csv";
+/// The placement run's per-percent file.
+pub const FRAGMENTATION_CSV: &str = "fragmentation.csv";
+
 /// The files a run, `--explain`, `--plots` and `lahar report` write into a run
 /// directory (plots: `plots/<kind>.svg|png`).
 const RUN_FILES: &[&str] = &[
@@ -58,8 +63,8 @@ const RUN_FILES: &[&str] = &[
     "report.html",
     "plots",
     INCOMPLETE,
-    crate::placement::FRAGMENTATION_CSV,
-    crate::placement::PLACEMENTS_CSV,
+    FRAGMENTATION_CSV,
+    PLACEMENTS_CSV,
 ];
 
 /// Why a directory cannot take outputs.

@@ -305,10 +305,7 @@ pub fn run(s: Scenario, opts: &RunOptions) -> Result<PlacementReport, RunError> 
     Ok(PlacementReport { rows, arrived: arrivals.len(), placed, meta, out_dir, last })
 }
 
-/// The placement run's per-arrival file.
-pub const PLACEMENTS_CSV: &str = "placements.csv";
-/// The placement run's per-percent file.
-pub const FRAGMENTATION_CSV: &str = "fragmentation.csv";
+pub use crate::outdir::{FRAGMENTATION_CSV, PLACEMENTS_CSV};
 
 fn pod_row(line: &mut String, pod: &OpenbPod, a: Arrival, out: Outcome, nodes: &[Node]) {
     use std::fmt::Write as _;
