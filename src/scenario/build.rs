@@ -134,10 +134,10 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     // that exist, and dependent tasks' pods do not until their dependencies run.
     let gang_checked = scheduler.checks_gang();
     let mut short: (usize, Option<(String, u32, u32)>) = (0, None);
-    // Names by a 64-bit hash (8 bytes a job, not the names themselves); a hash
-    // seen twice is checked by name in a second pass over those jobs alone.
     // The latest end a job's own run time gives (a lower bound of the run's end).
     let mut last_end: Option<SimTime> = None;
+    // Names by a 64-bit hash (8 bytes a job, not the names themselves); a hash
+    // seen twice is checked by name in a second pass over those jobs alone.
     let mut names: FxHashSet<u64> = FxHashSet::default();
     let mut suspects: FxHashSet<u64> = FxHashSet::default();
     let mut last_submit: Option<SimTime> = None;

@@ -89,12 +89,8 @@ impl Manifest {
     /// `cells/`, which a merge replaces), every point indexes its axes' values, and
     /// every axis name can be a column and a file name.
     fn check(&self) -> Result<(), String> {
-        let width = self.cells.len().saturating_sub(1).to_string().len().max(4);
         for (index, c) in self.cells.iter().enumerate() {
-            let id = match c.seed {
-                Some(s) => format!("{index:0width$}-seed{s}"),
-                None => format!("{index:0width$}"),
-            };
+            let id = super::spec::cell_id(index, self.cells.len(), c.seed);
             if c.id != id {
                 return Err(format!("cell {index} has id `{}`, expected `{id}`", c.id.escape_debug()));
             }

@@ -82,6 +82,17 @@ pub struct Cell {
 /// Cells of one sweep, at most.
 pub const MAX_CELLS: usize = 1_000_000;
 
+/// The directory name of cell `index` of `count`: the index zero-padded to the
+/// width of the largest (at least 4 digits), then `-seed<seed>` when the sweep
+/// sets seeds.
+pub fn cell_id(index: usize, count: usize, seed: Option<u64>) -> String {
+    let width = count.saturating_sub(1).to_string().len().max(4);
+    match seed {
+        Some(s) => format!("{index:0width$}-seed{s}"),
+        None => format!("{index:0width$}"),
+    }
+}
+
 fn err(file: &str, at: At, path: &str, msg: impl Into<String>) -> InputError {
     InputError { file: file.into(), at, path: path.into(), message: msg.into() }
 }
@@ -419,7 +430,6 @@ impl Sweep {
             Some(s) => s.iter().map(|&s| Some(s)).collect(),
             None => vec![None],
         };
-        let width = (points * seeds.len()).saturating_sub(1).to_string().len().max(4);
         let mut cells = Vec::with_capacity(points * seeds.len());
         for group in 0..points {
             // Mixed radix: the last grid axis varies fastest, then the zip index.
@@ -434,10 +444,7 @@ impl Sweep {
             }
             for &seed in &seeds {
                 let index = cells.len();
-                let id = match seed {
-                    Some(s) => format!("{index:0width$}-seed{s}"),
-                    None => format!("{index:0width$}"),
-                };
+                let id = cell_id(index, points * seeds.len(), seed);
                 cells.push(Cell { index, id, point: point.clone(), group, seed });
             }
         }

@@ -22,6 +22,13 @@ fn lahar_in(dir: &Path, args: &[&str]) -> std::process::Output {
     lahar().current_dir(dir).args(args).output().expect("lahar runs")
 }
 
+/// Runs `lahar validate p`: exit 2 with `needle` in the errors.
+fn validate_refuses(p: &Path, needle: &str) {
+    let out = lahar().arg("validate").arg(p).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains(needle), "{}", stderr_of(&out));
+}
+
 #[test]
 fn a_scenario_named_dot_dot_cannot_make_the_output_folder_the_current_one() {
     let (d, p) = write_scenario(&ok_scenario().replace("metadata: {name: t}", "metadata: {name: '..'}"));
@@ -162,9 +169,7 @@ fn an_extender_conf_cannot_inject_requests_or_reach_other_machines() {
         ("http://127.0.0.1:9", "filter\\r\\nX-Evil: 1", "has a control character"),
     ] {
         let (_d, p) = extender_case(url, verb);
-        let out = lahar().arg("validate").arg(&p).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{url} {verb}");
-        assert!(stderr_of(&out).contains(needle), "{}", stderr_of(&out));
+        validate_refuses(&p, needle);
     }
     // A remote address needs the user's opt-in; nothing is sent before it.
     let (d, p) = extender_case("http://10.255.255.1:8713", "filter");
@@ -185,9 +190,7 @@ fn a_billion_replicas_is_an_error_in_every_kind() {
     ] {
         let (d, p) = write_scenario(&scenario(NODES, "  workload:\n    - manifests: m.yaml\n"));
         std::fs::write(d.path().join("m.yaml"), m).unwrap();
-        let out = lahar().arg("validate").arg(&p).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
-        assert!(stderr_of(&out).contains(needle), "{}", stderr_of(&out));
+        validate_refuses(&p, needle);
     }
 }
 
@@ -305,13 +308,7 @@ fn a_timeseries_as_long_as_a_job_is_refused_up_front() {
         "  output: {sampleInterval: 1s}\n  workload:\n    - jobs:\n      - {name: j, duration: 1000d, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n",
     );
     let (_d, p) = write_scenario(&text);
-    let out = lahar().arg("validate").arg(&p).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr_of(&out).contains("the timeseries would have at least 86400000 rows up to 86400000 s"),
-        "{}",
-        stderr_of(&out)
-    );
+    validate_refuses(&p, "the timeseries would have at least 86400000 rows up to 86400000 s");
 }
 
 #[test]
@@ -321,9 +318,7 @@ fn text_that_is_not_utf8_is_located() {
     let at = bytes.windows(9).position(|w| w == b"{name: n0").unwrap();
     bytes[at + 1] = 0xE9;
     std::fs::write(&p, &bytes).unwrap();
-    let out = lahar().arg("validate").arg(&p).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr_of(&out).contains("invalid UTF-8 at line 7, column 10 (byte 0xE9)"), "{}", stderr_of(&out));
+    validate_refuses(&p, "invalid UTF-8 at line 7, column 10 (byte 0xE9)");
     std::fs::write(&p, [0xFF, 0xFE, b'a', 0]).unwrap();
     let out = lahar().arg("validate").arg(&p).output().unwrap();
     assert!(stderr_of(&out).contains("is UTF-16 text"), "{}", stderr_of(&out));
@@ -374,13 +369,7 @@ fn a_baseline_with_a_byte_order_mark_is_read_as_a_scenario_with_one_is() {
 fn limits_are_stated_when_a_value_passes_them() {
     let text = scenario(NODES, &format!("  queues:\n    - {{name: default, weight: 4294967296}}\n{JOB}"));
     let (_d, p) = write_scenario(&text);
-    let out = lahar().arg("validate").arg(&p).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr_of(&out).contains("weight: must be an integer from 1 to 4294967295, got 4294967296"),
-        "{}",
-        stderr_of(&out)
-    );
+    validate_refuses(&p, "weight: must be an integer from 1 to 4294967295, got 4294967296");
 }
 
 #[test]
@@ -391,24 +380,12 @@ fn names_a_spreadsheet_would_run_are_refused_where_they_are_read() {
         "  workload:\n    - jobs:\n      - {name: '=HYPERLINK(\"http://x\")', duration: 1h, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n",
     );
     let (_d, p) = write_scenario(&text);
-    let out = lahar().arg("validate").arg(&p).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr_of(&out).contains("scenario.yaml:10:16: spec.workload[0].jobs[0].name: `=HYPERLINK"),
-        "{}",
-        stderr_of(&out)
-    );
+    validate_refuses(&p, "scenario.yaml:10:16: spec.workload[0].jobs[0].name: `=HYPERLINK");
     // A Kubernetes object: DNS-1123, as the API server requires.
     let vcjob = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: Web_1, annotations: {lahar.io/duration: 1h}}\nspec:\n  minAvailable: 1\n  tasks:\n    - replicas: 1\n      name: w\n      template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}\n";
     let (d, p) = write_scenario(&scenario(NODES, "  workload:\n    - manifests: m.yaml\n"));
     std::fs::write(d.path().join("m.yaml"), vcjob).unwrap();
-    let out = lahar().arg("validate").arg(&p).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr_of(&out).contains("m.yaml:3:18: document 1: metadata.name: `Web_1` is not a DNS-1123 subdomain"),
-        "{}",
-        stderr_of(&out)
-    );
+    validate_refuses(&p, "m.yaml:3:18: document 1: metadata.name: `Web_1` is not a DNS-1123 subdomain");
     // A trace row: skipped and counted, as every bad row is (an error under --strict).
     let head = "job,namespace,kind,queue,user,submit_s,duration_s,min_available,priority,priority_class,max_retry,checkpoint_s,task,replicas,task_min_available,task_priority,preemptable,cpu,memory,gpu,gpu_model\n";
     let rows = "ok-1,default,x,default,,0,60,1,0,,3,,worker,1,1,1,true,1,1Gi,1,\n\"+cmd|' /C calc'!A0\",default,x,default,,0,60,1,0,,3,,worker,1,1,1,true,1,1Gi,1,\n";
@@ -440,13 +417,7 @@ fn retired_volcano_arguments_are_warnings_that_say_what_volcano_does() {
     assert_eq!(out.status.code(), Some(2));
     // An argument Volcano never had stays an error.
     std::fs::write(d.path().join("s.conf"), conf.replace("GPUSharingEnable", "GPUSharingEnabled")).unwrap();
-    let out = lahar().arg("validate").arg(&p).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr_of(&out).contains("plugin `predicates` has no argument `predicate.GPUSharingEnabled`"),
-        "{}",
-        stderr_of(&out)
-    );
+    validate_refuses(&p, "plugin `predicates` has no argument `predicate.GPUSharingEnabled`");
 }
 
 #[test]

@@ -791,18 +791,18 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                     ("name", _) => {}
                     ("arguments", PluginField::Map(args)) => {
                         for (ak, av) in args {
-                            match arg_type(name, ak) {
-                                None if retired_arg(name, ak).is_some() => retired.push(ConfIssue {
+                            match arg_type(name, ak).ok_or_else(|| retired_arg(name, ak)) {
+                                Err(Some(what)) => retired.push(ConfIssue {
                                     at: at(av),
                                     path: format!("{path}.arguments.{ak}"),
-                                    message: format!("retired argument: {}", retired_arg(name, ak).unwrap_or_default()),
+                                    message: format!("retired argument: {what}"),
                                 }),
-                                None => issues.push(ConfIssue {
+                                Err(None) => issues.push(ConfIssue {
                                     at: at(av),
                                     path: format!("{path}.arguments.{ak}"),
                                     message: format!("plugin `{name}` has no argument `{ak}`"),
                                 }),
-                                Some(ArgType::Nested) => {
+                                Ok(ArgType::Nested) => {
                                     let found = nested_issues(name, ak, &av.value);
                                     if found.is_empty() {
                                         pc.args.0.insert(ak.clone(), av.value.clone());
@@ -811,7 +811,7 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                                         issues.push(ConfIssue { at: at(av), path: format!("{path}.arguments.{ak}{sub}"), message });
                                     }
                                 }
-                                Some(ty) => match check_arg(ty, &av.value).and_then(|v| check_value(name, ak, v)) {
+                                Ok(ty) => match check_arg(ty, &av.value).and_then(|v| check_value(name, ak, v)) {
                                     Ok(val) => {
                                         pc.args.0.insert(ak.clone(), val);
                                     }

@@ -43,7 +43,7 @@ pub const MAX_JOBS: usize = 10_000_000;
 /// Replicas of one task, at most (the limit every job source shares).
 pub const MAX_REPLICAS: usize = lahar_core::job::MAX_PODS_PER_JOB as usize;
 
-/// Timeseries rows, at most (they are held until the run ends).
+/// Timeseries rows, at most (they are streamed; more is an unreasonable file).
 pub const MAX_SAMPLES: u64 = 5_000_000;
 
 pub(crate) fn at<T>(s: &Spanned<T>) -> At {

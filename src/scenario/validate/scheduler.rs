@@ -7,6 +7,15 @@ use lahar_workloads::manifest::{PriorityClass, PriorityClasses};
 use serde_saphyr::Spanned;
 use std::path::Path;
 
+/// Where a position `at` of an inline conf is in the scenario file: the block
+/// scalar's text starts on the line after its key, at `inline_at`.
+fn in_scenario(inline_at: At, at: Option<(u64, u64)>) -> At {
+    match (inline_at, at) {
+        (Some((l0, _)), Some((l, c))) => Some((l0 + l, c)),
+        _ => inline_at,
+    }
+}
+
 fn volcano_conf(v: &mut V<'_>, text: &str, conf_file: Option<&str>, inline_at: At, path: &str) -> SchedulerChoice {
     let parsed = match conf_file {
         Some(_) => lahar_policies::volcano::conf::parse_file(text),
@@ -17,13 +26,7 @@ fn volcano_conf(v: &mut V<'_>, text: &str, conf_file: Option<&str>, inline_at: A
             for i in &c.retired {
                 let (file, at) = match conf_file {
                     Some(f) => (f.to_string(), i.at),
-                    None => (
-                        v.file.to_string(),
-                        match (inline_at, i.at) {
-                            (Some((l0, _)), Some((l, c))) => Some((l0 + l, c)),
-                            _ => inline_at,
-                        },
-                    ),
+                    None => (v.file.to_string(), in_scenario(inline_at, i.at)),
                 };
                 v.warn_in(crate::scenario::Warning {
                     kind: super::RETIRED_ARGUMENT,
@@ -45,11 +48,7 @@ fn volcano_conf(v: &mut V<'_>, text: &str, conf_file: Option<&str>, inline_at: A
                         v.errors.push(InputError { file: f.to_string(), at: i.at, path: i.path, message: i.message })
                     }
                     None => {
-                        // Inline block scalar: its text starts on the line after the key.
-                        let at = match (inline_at, i.at) {
-                            (Some((l0, _)), Some((l, c))) => Some((l0 + l, c)),
-                            _ => inline_at,
-                        };
+                        let at = in_scenario(inline_at, i.at);
                         v.err(
                             at,
                             p,

@@ -75,19 +75,13 @@ pub fn snapshot(
         match (group, kind.as_str()) {
             ("v1", "Node") => {
                 let here = format!("{}: {}", d.file, d.label());
-                let name_at = d.root.get("metadata").and_then(|m| m.get("name")).and_then(|n| n.at).or(d.root.at);
-                if let Some(first) = d
-                    .root
-                    .get("metadata")
-                    .and_then(|m| m.get("name"))
-                    .and_then(Node::scalar)
-                    .and_then(|n| seen.get(&n).map(|f| (n, f.clone())))
-                {
+                let name = d.root.get("metadata").and_then(|m| m.get("name"));
+                if let Some((n, first)) = name.and_then(Node::scalar).and_then(|n| seen.get(&n).map(|f| (n, f))) {
                     errs.push(ManifestError {
                         file: d.file.clone(),
-                        at: name_at,
+                        at: name.and_then(|n| n.at).or(d.root.at),
                         path: format!("{}: metadata.name", d.label()),
-                        message: format!("node `{}` is listed twice (first at {})", first.0, first.1),
+                        message: format!("node `{n}` is listed twice (first at {first})"),
                     });
                     continue;
                 }
