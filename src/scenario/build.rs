@@ -7,18 +7,18 @@
 //! ([`super::workload`]).
 
 use super::validate::{
-    At, GANG_EXCEEDS_CLUSTER, MAX_SAMPLES, NO_RUN_TIME, Source, TRACE_ROWS_SKIPPED, UNSCHEDULABLE, V, Validated,
-    fits_somewhere, largest, merge_warning,
+    At, GANG_EXCEEDS_CLUSTER, MAX_SAMPLES, NO_RUN_TIME, Origin, Source, TRACE_ROWS_SKIPPED, UNSCHEDULABLE, V,
+    Validated, fits_somewhere, largest, merge_warning,
 };
 use super::workload::{Health, Plan, Pricing, Tagged, Workload, merge};
-use super::{Scenario, ScenarioError, Warning};
+use super::{InputError, Scenario, ScenarioError, Warning};
 use lahar_core::cluster::{Cluster, Node};
 use lahar_core::comm::runtime::CommRuntime;
 use lahar_core::job::JobSpec;
 use lahar_core::resource::Resources;
 use lahar_core::time::SimTime;
 use lahar_core::topology::Topology;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
 /// What a source's own checks found, reported in the sources' order before the
@@ -96,34 +96,42 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     // How each source makes its jobs; a trace is read once here for its order.
     let mut plans = Vec::with_capacity(sources.len());
     let mut findings: Vec<SourceFindings> = Vec::with_capacity(sources.len());
-    let mut compact = Vec::with_capacity(sources.len());
+    let mut whence = Vec::with_capacity(sources.len());
     let mut checked = Vec::with_capacity(sources.len());
-    for source in sources {
-        compact.push(matches!(source, Source::Jobs { compact: true, .. }));
+    for (s, source) in sources.into_iter().enumerate() {
         let mut f = SourceFindings::default();
+        let here = |at: At| Origin { file: v.file.to_string(), at, path: format!("spec.workload[{s}]") };
         match source {
             Source::Synthetic { spec, profile, mix, network_topology, at, path } => {
                 let field = if mix.is_empty() { "model" } else { "models" };
                 checked.push(Check::Models(at, format!("{path}.synthetic.{field}")));
                 plans.push(Plan::Synthetic { spec: Arc::new(*spec), seed, profile, mix: mix.into(), network_topology });
+                whence.push(Whence::Source(here(at)));
             }
             Source::Trace { format, file, opts, allow_empty, at, path } => {
+                let shown = file.display().to_string();
                 plans.push(trace(&mut f, format, file, opts, allow_empty, at, &path));
+                whence.push(Whence::Trace { file: shown, path: path.clone(), source: here(at) });
                 checked.push(Check::Fits(at, path));
             }
-            Source::Jobs { mut jobs, .. } => {
-                jobs.sort_by_key(|(j, _)| j.submit);
+            Source::Jobs { jobs, origins, compact } => {
+                // Sorted by submit time (stable), each job's origin with it.
+                let mut both: Vec<_> = jobs.into_iter().zip(origins).collect();
+                both.sort_by_key(|((j, _), _)| j.submit);
+                let (jobs, origins): (Vec<_>, Vec<_>) = both.into_iter().unzip();
                 plans.push(Plan::Listed(jobs.into()));
+                // Manifests' jobs are warned about at their source (their files
+                // are not the scenario).
+                whence.push(match compact {
+                    true => Whence::Each(origins),
+                    false => Whence::Manifests { each: origins, source: here(None) },
+                });
                 checked.push(Check::None);
             }
         }
         findings.push(f);
     }
     // The pass over every job.
-    let job_path = |s: usize, i: usize| match compact[s] {
-        true => format!("spec.workload[{s}].jobs[{i}]"),
-        false => format!("spec.workload[{s}]"),
-    };
     let total = nodes.iter().fold(Resources::ZERO, |a, n| a + n.allocatable);
     let mut gangs: Vec<Warning> = Vec::new();
     let mut unbounded: (usize, Option<String>) = (0, None);
@@ -169,7 +177,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         for task in &t.job.tasks {
             *shapes.entry(models.demand(task)).or_default() += u64::from(task.replicas);
         }
-        gang(&v, &mut gangs, &t, &nodes, &total, job_path);
+        gang(&v, &mut gangs, &t, &nodes, &total, &whence);
         if numa
             && t.job.tasks.iter().any(|task| {
                 task.hints.as_ref().and_then(|h| h.numa.as_deref()).is_some_and(|a| {
@@ -208,7 +216,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     }
     drop(names);
     let stopped: Vec<usize> = findings.iter().map(|f| f.stopped.unwrap_or(usize::MAX)).collect();
-    let twice = if suspects.is_empty() { Vec::new() } else { named_twice(&plans, &suspects, &stopped) };
+    let twice = if suspects.is_empty() { Vec::new() } else { named_twice(&plans, &suspects, &stopped, &whence) };
     if let Some(e) = health.failure() {
         v.err(None, "spec.workload", e);
     }
@@ -241,12 +249,16 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         );
         workload_warning(&mut v, super::validate::NUMA_NOT_GUARANTEED, n, message);
     }
-    for (source, key) in twice {
-        v.err(
-            None,
-            format!("spec.workload[{source}]"),
-            format!("job `{key}` is defined twice; job names must be unique per namespace"),
-        );
+    for (first, second, key) in twice {
+        v.errors.push(InputError {
+            file: second.file,
+            at: second.at,
+            path: second.path,
+            message: format!(
+                "job `{key}` is defined twice (first at {}); job names must be unique per namespace",
+                first.describe()
+            ),
+        });
     }
     check_starting_state(&mut v, &used, &nodes);
     for e in topology_errors {
@@ -304,21 +316,123 @@ fn name_hash(j: &JobSpec) -> u64 {
     h.finish()
 }
 
-/// The jobs, in the stream's order, whose (namespace, name) an earlier job has,
-/// with their source: a pass over the jobs whose name hash is in `suspects` (a
-/// source's jobs from `stopped[source]` on were not checked).
-fn named_twice(plans: &[Plan], suspects: &FxHashSet<u64>, stopped: &[usize]) -> Vec<(usize, String)> {
-    let mut seen: FxHashSet<(String, String)> = FxHashSet::default();
-    let mut twice = Vec::new();
-    for t in merge(plans, &Health::default()) {
-        if t.index < stopped[t.source]
-            && suspects.contains(&name_hash(&t.job))
-            && !seen.insert((t.job.namespace.to_string(), t.job.name.clone()))
-        {
-            twice.push((t.source, format!("{}/{}", t.job.namespace, t.job.name)));
+/// Where a source's jobs were defined.
+enum Whence {
+    /// A `jobs:` list: each job's own place, in the plan's (submit) order.
+    Each(Vec<Origin>),
+    /// Manifests: each job's document, in the plan's order, and the source's place.
+    Manifests { each: Vec<Origin>, source: Origin },
+    /// Generated jobs: the source's place.
+    Source(Origin),
+    /// A trace: its file as shown and the source's field path (a job's row is
+    /// found again when a message needs it), and the source's place.
+    Trace { file: String, path: String, source: Origin },
+}
+
+impl Whence {
+    /// Where the scenario's warnings about the source's job `index` point.
+    fn warn_at(&self, index: usize) -> &Origin {
+        match self {
+            Whence::Each(each) => &each[index],
+            Whence::Manifests { source, .. } | Whence::Source(source) | Whence::Trace { source, .. } => source,
         }
     }
-    twice
+}
+
+impl Origin {
+    /// `file:line:column path`, as an error's position reads.
+    fn describe(&self) -> String {
+        match self.at {
+            Some((l, c)) => format!("{}:{l}:{c} {}", self.file, self.path),
+            None => format!("{} {}", self.file, self.path),
+        }
+    }
+}
+
+/// A job found by (source, position in the source's submit order).
+type Found = (usize, usize);
+
+/// The jobs, in the stream's order, whose (namespace, name) an earlier job has:
+/// where the earlier and the later one were defined, and the name. A pass over
+/// the jobs whose name hash is in `suspects` (a source's jobs from
+/// `stopped[source]` on were not checked); a trace's rows are found again only
+/// for the jobs named here.
+fn named_twice(
+    plans: &[Plan],
+    suspects: &FxHashSet<u64>,
+    stopped: &[usize],
+    whence: &[Whence],
+) -> Vec<(Origin, Origin, String)> {
+    let mut seen: FxHashMap<(String, String), Found> = FxHashMap::default();
+    let mut twice: Vec<(Found, Found, String)> = Vec::new();
+    for t in merge(plans, &Health::default()) {
+        if t.index >= stopped[t.source] || !suspects.contains(&name_hash(&t.job)) {
+            continue;
+        }
+        let key = (t.job.namespace.to_string(), t.job.name.clone());
+        match seen.get(&key) {
+            Some(&first) => twice.push((first, (t.source, t.index), format!("{}/{}", key.0, key.1))),
+            None => {
+                seen.insert(key, (t.source, t.index));
+            }
+        }
+    }
+    let rows = trace_rows(plans, whence, twice.iter().flat_map(|(a, b, _)| [*a, *b]));
+    let origin = |(s, i): Found| -> Origin {
+        match &whence[s] {
+            Whence::Each(each) | Whence::Manifests { each, .. } => each[i].clone(),
+            Whence::Source(o) => Origin { path: format!("{} (its generated job {})", o.path, i + 1), ..o.clone() },
+            Whence::Trace { file, path, source } => match rows.get(&(s, i)) {
+                Some(l) => {
+                    Origin { file: file.clone(), at: Some((l.line, 1)), path: format!("{path} (row {})", l.row) }
+                }
+                None => source.clone(),
+            },
+        }
+    };
+    twice.into_iter().map(|(a, b, key)| (origin(a), origin(b), key)).collect()
+}
+
+/// The rows of the trace jobs among `found`, read again (one pass per trace
+/// concerned); a trace that cannot be read again gives none.
+fn trace_rows(
+    plans: &[Plan],
+    whence: &[Whence],
+    found: impl Iterator<Item = Found>,
+) -> FxHashMap<Found, lahar_traces::Location> {
+    let mut wanted: std::collections::BTreeMap<usize, std::collections::BTreeSet<usize>> = Default::default();
+    for (s, i) in found {
+        if matches!(whence[s], Whence::Trace { .. }) {
+            wanted.entry(s).or_default().insert(i);
+        }
+    }
+    let mut rows = FxHashMap::default();
+    for (s, indices) in wanted {
+        let Plan::Trace { format, file, opts, origin, rank, .. } = &plans[s] else { continue };
+        // The plan's positions are in submit order; the file's, in file order.
+        let in_file: Vec<(usize, usize)> = match rank {
+            None => indices.iter().map(|&i| (i, i)).collect(),
+            Some(rank) => {
+                let mut v: Vec<(usize, usize)> = rank
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| indices.contains(&(**r as usize)))
+                    .map(|(k, r)| (k, *r as usize))
+                    .collect();
+                v.sort_unstable();
+                v
+            }
+        };
+        let positions: Vec<usize> = in_file.iter().map(|(k, _)| *k).collect();
+        if let Ok(found) = lahar_traces::locate(*format, file, opts, *origin, &positions) {
+            for ((_, i), l) in in_file.into_iter().zip(found) {
+                if let Some(l) = l {
+                    rows.insert((s, i), l);
+                }
+            }
+        }
+    }
+    rows
 }
 
 /// The per-job check a source's kind needs in the pass.
@@ -500,14 +614,7 @@ fn check_starting_state(v: &mut V<'_>, used: &[Resources], nodes: &[Node]) {
 
 /// Warns about a job whose gang minimum (its smallest `minAvailable` pods) needs
 /// more than the whole cluster (`total`) has: it can never start.
-fn gang(
-    v: &V<'_>,
-    gangs: &mut Vec<Warning>,
-    t: &Tagged,
-    nodes: &[Node],
-    total: &Resources,
-    job_path: impl Fn(usize, usize) -> String,
-) {
+fn gang(v: &V<'_>, gangs: &mut Vec<Warning>, t: &Tagged, nodes: &[Node], total: &Resources, whence: &[Whence]) {
     let j = &t.job;
     if v.cluster_broken || nodes.is_empty() {
         return;
@@ -532,9 +639,8 @@ fn gang(
             total.cpu() as f64 / 1000.0,
             total.memory()
         );
-        let path = job_path(t.source, t.index);
-        let file = v.file.to_string();
-        let w = Warning { kind: GANG_EXCEEDS_CLUSTER, count: 1, file, at: None, path, message, first_of_many: true };
+        let Origin { file, at, path } = whence[t.source].warn_at(t.index).clone();
+        let w = Warning { kind: GANG_EXCEEDS_CLUSTER, count: 1, file, at, path, message, first_of_many: true };
         merge_warning(gangs, w);
     }
 }

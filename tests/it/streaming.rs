@@ -95,24 +95,88 @@ fn a_written_run_gives_back_the_jobs_it_finished() {
     assert_eq!(r.output.world.jobs.live(), 6);
 }
 
+/// The 1-based line of `text` where the `n`-th (from 1) occurrence of `needle`
+/// is, and its 1-based column.
+fn line_col(text: &str, needle: &str, n: usize) -> (usize, usize) {
+    let at = text.match_indices(needle).nth(n - 1).expect("occurs").0;
+    let line = text[..at].matches('\n').count() + 1;
+    let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+/// `lahar validate` of a scenario: its exit code and standard error.
+fn validate(p: &std::path::Path) -> (Option<i32>, String) {
+    let out = crate::lahar().arg("validate").arg(p).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
+}
+
 #[test]
 fn a_name_used_twice_across_sources_is_found() {
     // Names are kept as hashes while the jobs stream by; a hash seen twice is
-    // checked by name, so the error names the job and the source of the repeat.
-    let job = |n: &str| {
-        format!("      - {{name: {n}, duration: 5s, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1}}}}]}}\n")
+    // checked by name, so the error names the job and where both definitions are.
+    // The second list is out of submit order: its positions are the file's, not
+    // the sorted stream's.
+    let job = |n: &str, at: u32| {
+        format!(
+            "      - {{name: {n}, submitAt: {at}s, duration: 5s, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1}}}}]}}\n"
+        )
     };
     let text = scenario(
         NODES,
-        &format!("  workload:\n    - jobs:\n{}{}    - jobs:\n{}{}", job("a"), job("b"), job("c"), job("a")),
+        &format!("  workload:\n    - jobs:\n{}{}    - jobs:\n{}{}", job("a", 1), job("b", 2), job("c", 9), job("a", 5)),
     );
     let (_dir, p) = write_scenario(&text);
-    let out = crate::lahar().arg("validate").arg(&p).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (code, err) = validate(&p);
+    assert_eq!(code, Some(2), "{err}");
+    let f = p.display();
+    let (l1, c1) = line_col(&text, "a, submitAt", 1);
+    let (l2, c2) = line_col(&text, "a, submitAt", 2);
     assert!(
-        err.contains("spec.workload[1]: job `default/a` is defined twice; job names must be unique per namespace"),
+        err.contains(&format!(
+            "{f}:{l2}:{c2}: spec.workload[1].jobs[1]: job `default/a` is defined twice (first at {f}:{l1}:{c1} spec.workload[0].jobs[0]); job names must be unique per namespace"
+        )),
         "{err}"
     );
     assert!(!err.contains("`default/c`") && !err.contains("`default/b`"), "{err}");
+}
+
+#[test]
+fn a_name_used_twice_in_a_trace_or_a_manifest_points_at_its_row_and_document() {
+    // The trace is out of submit order (its jobs are re-read in submit order):
+    // the repeat is found at its row of the file.
+    let text = scenario(
+        NODES,
+        "  workload:\n    - trace: {format: lahar, path: t.csv}\n    - manifests: [m.yaml]\n    - jobs:\n      \
+         - {name: x, submitAt: 50s, duration: 5s, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n",
+    );
+    let (dir, p) = write_scenario(&text);
+    let t = dir.path().join("t.csv");
+    std::fs::write(&t, "job,submit_s,duration_s,gpu\nd,30,5,1\nb,10,5,1\nc,20,5,1\nd,40,5,1\nx,5,5,1\n").unwrap();
+    let m = dir.path().join("m.yaml");
+    let pod = |n: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {n}\nspec:\n  containers:\n    - name: c\n      image: i\n      resources: {{requests: {{cpu: 1}}}}\n"
+        )
+    };
+    std::fs::write(&m, format!("{}---\n{}", pod("p"), pod("b"))).unwrap();
+    let (code, err) = validate(&p);
+    assert_eq!(code, Some(2), "{err}");
+    let (t, m, f) = (t.display(), m.display(), p.display());
+    let (lx, cx) = line_col(&text, "x, submitAt", 1);
+    // d at line 2 (row 1) and line 5 (row 4); the Pod `b` (submitted at 0)
+    // precedes the trace's b (5 s after the trace's origin); the trace's x (row 5,
+    // at its origin) precedes the list's x (50 s).
+    for want in [
+        format!(
+            "{t}:5:1: spec.workload[0].trace (row 4): job `default/d` is defined twice (first at {t}:2:1 spec.workload[0].trace (row 1))"
+        ),
+        format!(
+            "{t}:3:1: spec.workload[0].trace (row 2): job `default/b` is defined twice (first at {m}:11:1 document 2)"
+        ),
+        format!(
+            "{f}:{lx}:{cx}: spec.workload[2].jobs[0]: job `default/x` is defined twice (first at {t}:6:1 spec.workload[0].trace (row 5))"
+        ),
+    ] {
+        assert!(err.contains(&want), "{want}\n{err}");
+    }
 }

@@ -103,14 +103,15 @@ fn an_empty_cluster_is_a_warning() {
 
 #[test]
 fn a_gang_larger_than_the_cluster_is_a_warning() {
-    // Each pod fits a node; 3 pods of 8 GPUs do not fit 16 GPUs in all.
+    // Each pod fits a node; 3 pods of 8 GPUs do not fit 16 GPUs in all. The
+    // warning points at the job's name (line 11, column 16).
     let text = jobs(
         "      - {name: wide, duration: 1h, minAvailable: 3, tasks: [{name: w, replicas: 3, resources: {nvidia.com/gpu: 8}}]}\n",
     );
     let s = warns(
         &text,
         &[
-            "scenario.yaml: spec.workload[0].jobs[0]: job `wide`: its gang of 3 pods needs 24 GPUs, 0 CPU, 0 bytes of memory at least, more than the whole cluster has (16 GPUs, 32 CPU, 137438953472 bytes); it can never start",
+            "scenario.yaml:11:16: spec.workload[0].jobs[0]: job `wide`: its gang of 3 pods needs 24 GPUs, 0 CPU, 0 bytes of memory at least, more than the whole cluster has (16 GPUs, 32 CPU, 137438953472 bytes); it can never start",
         ],
     );
     assert_eq!(s["warnings"][0]["kind"], "gang-exceeds-cluster");

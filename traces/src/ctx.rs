@@ -55,14 +55,14 @@ pub(crate) struct Ctx<'a> {
     /// The first skipped row of each reason and why.
     pub first_skipped: BTreeMap<SkipReason, (Location, String)>,
     pub notes: BTreeMap<String, u64>,
-    sink: &'a mut dyn FnMut(RawJob) -> Result<(), ImportError>,
+    sink: &'a mut dyn FnMut(RawJob, Location) -> Result<(), ImportError>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(
         path: &'a Path,
         opts: &'a ImportOptions,
-        sink: &'a mut dyn FnMut(RawJob) -> Result<(), ImportError>,
+        sink: &'a mut dyn FnMut(RawJob, Location) -> Result<(), ImportError>,
     ) -> Ctx<'a> {
         Ctx {
             path,
@@ -110,7 +110,7 @@ impl<'a> Ctx<'a> {
             None => Ok(job),
         });
         match r {
-            Ok(job) => (self.sink)(job),
+            Ok(job) => (self.sink)(job, at),
             Err(skip) => self.reject(at, skip),
         }
     }

@@ -149,7 +149,7 @@ pub fn import_reader(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let mut raws = Vec::new();
-    let mut report = read_pass(format, input, name, opts, &mut |raw| {
+    let mut report = read_pass(format, input, name, opts, &mut |raw, _| {
         raws.push(raw);
         Ok(())
     })?;
@@ -189,7 +189,7 @@ pub fn origin(format: Format, path: &Path, opts: &ImportOptions) -> Result<i64, 
         TimeOrigin::At(secs) => explicit_origin(secs, path),
         TimeOrigin::EarliestSubmit => {
             let mut earliest: Option<i64> = None;
-            read_pass(format, &mut open(path)?, path, opts, &mut |raw| {
+            read_pass(format, &mut open(path)?, path, opts, &mut |raw, _| {
                 earliest = Some(earliest.map_or(raw.submit_micros, |e| e.min(raw.submit_micros)));
                 Ok(())
             })?;
@@ -209,11 +209,14 @@ pub fn stream_from(
 ) -> Result<ImportReport, ImportError> {
     let mut counts = ImportReport::new(format, path.to_path_buf());
     counts.origin_micros = origin;
-    let mut report =
-        read_pass(format, &mut open(path)?, path, opts, &mut |raw| match admit(&mut counts, raw, opts.time_scale) {
-            Some(job) => sink(job).map_err(|source| ImportError::Sink { path: path.to_path_buf(), source }),
-            None => Ok(()),
-        })?;
+    let mut report = read_pass(format, &mut open(path)?, path, opts, &mut |raw, _| match admit(
+        &mut counts,
+        raw,
+        opts.time_scale,
+    ) {
+        Some(job) => sink(job).map_err(|source| ImportError::Sink { path: path.to_path_buf(), source }),
+        None => Ok(()),
+    })?;
     report.origin_micros = origin;
     report.jobs = counts.jobs;
     report.pods = counts.pods;
@@ -224,6 +227,33 @@ pub fn stream_from(
         *report.skipped.entry(reason).or_default() += n;
     }
     Ok(report)
+}
+
+/// Where jobs of a file are: the location of each job whose position among the
+/// jobs [`stream_from`] hands on (file order, from 0) is in `wanted` (sorted), in
+/// `wanted`'s order; one pass over the file. For messages about a job found later
+/// (a name used twice), without keeping every job's location.
+pub fn locate(
+    format: Format,
+    path: &Path,
+    opts: &ImportOptions,
+    origin: i64,
+    wanted: &[usize],
+) -> Result<Vec<Option<Location>>, ImportError> {
+    let mut counts = ImportReport::new(format, path.to_path_buf());
+    counts.origin_micros = origin;
+    let mut found = vec![None; wanted.len()];
+    let mut n = 0usize;
+    read_pass(format, &mut open(path)?, path, opts, &mut |raw, at| {
+        if admit(&mut counts, raw, opts.time_scale).is_some() {
+            if let Ok(k) = wanted.binary_search(&n) {
+                found[k] = Some(at);
+            }
+            n += 1;
+        }
+        Ok(())
+    })?;
+    Ok(found)
 }
 
 fn open(path: &Path) -> Result<BufReader<File>, ImportError> {
@@ -245,7 +275,7 @@ fn read_pass(
     input: &mut dyn BufRead,
     path: &Path,
     opts: &ImportOptions,
-    sink: &mut dyn FnMut(RawJob) -> Result<(), ImportError>,
+    sink: &mut dyn FnMut(RawJob, Location) -> Result<(), ImportError>,
 ) -> Result<ImportReport, ImportError> {
     let mut ctx = Ctx::new(path, opts, sink);
     match format {

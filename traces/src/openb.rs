@@ -233,7 +233,7 @@ pub fn read_pods(path: &Path, strict: bool) -> Result<PodList, ImportError> {
 /// Like [`read_pods`], from any reader; `name` is used in messages.
 pub fn read_pods_from(input: &mut dyn BufRead, name: &Path, strict: bool) -> Result<PodList, ImportError> {
     let opts = ImportOptions { strict, ..ImportOptions::default() };
-    let mut sink = |_| Ok(());
+    let mut sink = |_, _| Ok(());
     let mut ctx = Ctx::new(name, &opts, &mut sink);
     let mut table = Table::new(input);
     let cols = PodColumns::new(&table.columns(&ctx)?, &ctx)?;
@@ -283,7 +283,7 @@ pub fn read_nodes(path: &Path, strict: bool) -> Result<NodeList, ImportError> {
 /// Like [`read_nodes`], from any reader; `name` is used in messages.
 pub fn read_nodes_from(input: &mut dyn BufRead, name: &Path, strict: bool) -> Result<NodeList, ImportError> {
     let opts = ImportOptions { strict, ..ImportOptions::default() };
-    let mut sink = |_| Ok(());
+    let mut sink = |_, _| Ok(());
     let mut ctx = Ctx::new(name, &opts, &mut sink);
     let mut table = Table::new(input);
     let cols = table.columns(&ctx)?;

@@ -458,6 +458,7 @@ pub(super) fn source(
     classes: &PriorityClasses,
 ) -> Source {
     let mut jobs = Vec::new();
+    let mut origins = Vec::new();
     for (i, rj) in list.iter().enumerate() {
         let jpath = format!("{path}.jobs[{i}]");
         let prof =
@@ -471,9 +472,10 @@ pub(super) fn source(
                 v.err(at(m), format!("{jpath}.model"), e);
             }
             jobs.push((j, prof));
+            origins.push(super::Origin { file: v.file.to_string(), at: at(&rj.value.name), path: jpath });
         }
     }
-    Source::Jobs { jobs, compact: true }
+    Source::Jobs { jobs, origins, compact: true }
 }
 
 /// A compact task's `partitionPolicy`, checked as Volcano's webhook checks a

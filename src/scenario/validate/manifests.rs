@@ -127,7 +127,12 @@ pub(super) fn read_sources<'a>(
 pub(crate) const PARTS_LEFT_OUT: &str = "manifest-parts-left-out";
 
 /// The jobs of one `manifests:` source, checked against the cluster.
-fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>) -> Vec<(JobSpec, Option<JobProfile>)> {
+fn jobs(
+    v: &mut V<'_>,
+    docs: &[Doc],
+    classes: &PriorityClasses,
+    t: &Targets<'_>,
+) -> Vec<(JobSpec, Option<JobProfile>, super::Origin)> {
     let mut errs = Vec::new();
     let mut cx = manifest::Context {
         queues: t.queues,
@@ -196,7 +201,7 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
             ok = false;
         }
         if ok {
-            out.push((j, ij.profile));
+            out.push((j, ij.profile, super::Origin { file: ij.file, at: ij.at, path: ij.doc }));
         }
     }
     out
@@ -334,5 +339,6 @@ pub(super) fn source(
         };
         v.err(at, format!("{path}.manifests"), message);
     }
-    Source::Jobs { jobs: jobs.into_iter().map(|(j, p)| (j, p.map(Arc::new))).collect(), compact: false }
+    let (jobs, origins) = jobs.into_iter().map(|(j, p, o)| ((j, p.map(Arc::new)), o)).unzip();
+    Source::Jobs { jobs, origins, compact: false }
 }

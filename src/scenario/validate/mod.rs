@@ -270,8 +270,19 @@ pub(crate) enum Source {
         at: At,
         path: String,
     },
-    /// Jobs given whole: a `jobs:` list (`compact`) or the jobs of manifests.
-    Jobs { jobs: Vec<(JobSpec, Profile)>, compact: bool },
+    /// Jobs given whole: a `jobs:` list (`compact`) or the jobs of manifests,
+    /// each with where it was defined (`origins[i]` is `jobs[i]`'s).
+    Jobs { jobs: Vec<(JobSpec, Profile)>, origins: Vec<Origin>, compact: bool },
+}
+
+/// Where a job given whole was defined, for messages about it found later (a
+/// name used twice): its file, the position of its definition, its field path
+/// (a manifest's: the document).
+#[derive(Clone, Debug)]
+pub(crate) struct Origin {
+    pub file: String,
+    pub at: At,
+    pub path: String,
 }
 
 /// Validates a parsed scenario.
@@ -441,7 +452,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
             }
             RawSource::Jobs(list) => Some(jobs::source(&mut v, list, &path, &targets, &manifest_docs.classes)),
         };
-        sources.push(source.unwrap_or(Source::Jobs { jobs: Vec::new(), compact: false }));
+        sources.push(source.unwrap_or(Source::Jobs { jobs: Vec::new(), origins: Vec::new(), compact: false }));
     }
     // The snapshot's PodGroups and Pods: the starting workload, after the sources.
     if let Some(s) = snap.as_ref().filter(|s| !s.workload.is_empty()) {
