@@ -317,6 +317,14 @@ pub struct JobSpec {
     pub policies: Vec<Policy>,
     /// Restarts before the job fails (default 3).
     pub max_retry: u32,
+    /// VolcanoJob `minSuccess`: the job is Completed once this many pods
+    /// succeeded (its other pods are killed), and Failed if all its pods ended
+    /// with fewer succeeded (the job controller's Running state, `SyncJob`).
+    pub min_success: Option<u32>,
+    /// A Pod without a controller (no PodGroup, no `ownerReferences`): a pod
+    /// evicted or failed is gone for good, as in Kubernetes, and its job ends
+    /// (Terminated after an eviction, Failed after a failure).
+    pub orphan: bool,
     /// PodGroup `minResources` (computed as Volcano's controller does when absent).
     pub min_resources: Resources,
     /// Network topology constraint.
@@ -442,6 +450,8 @@ impl JobSpec {
             tasks: Vec::new(),
             policies: Vec::new(),
             max_retry: 0,
+            min_success: None,
+            orphan: false,
             min_resources: Resources::ZERO,
             network_topology: None,
             sub_groups: None,
@@ -822,6 +832,8 @@ mod tests {
             tasks,
             policies: vec![],
             max_retry: 3,
+            min_success: None,
+            orphan: false,
             min_resources: Resources::ZERO,
             network_topology: None,
             sub_groups: None,

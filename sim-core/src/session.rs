@@ -29,6 +29,13 @@ pub trait Scheduler: Send {
     fn name(&self) -> &str;
     /// Runs one scheduling cycle.
     fn schedule(&mut self, ssn: &mut Session<'_>);
+    /// True if the policy marks every job that is not ready at a session's close
+    /// unschedulable for that session (Volcano's gang plugin, `OnSessionClose`:
+    /// `ReadyTaskNum + PendingBestEffortTaskNum < MinAvailable`). Its PodGroup then
+    /// turns Unknown while some of its pods run (`getPodGroupPhase`).
+    fn marks_unschedulable(&self) -> bool {
+        false
+    }
 }
 
 /// The kind of a session operation or decision.

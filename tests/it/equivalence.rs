@@ -205,9 +205,13 @@ fn a_wrong_reach_fact_is_caught() {
 /// The same for the out-of-reach rule's memo of the last job's facts (preempt
 /// and reclaim): keyed without the queue and priority, a job takes the outcome
 /// of a neighbour whose queue has victims or none, and fixed scenarios differ.
+/// Under the first conf (priority, gang, conformance; drf, proportion): since
+/// PodGroups turn Unknown (issue 40), the 24 fixed scenarios of the second conf
+/// no longer reach a state where the memo's key matters (2 of the first conf's
+/// do; 4 of 96 of the second's).
 #[test]
 fn a_wrong_reach_memo_is_caught() {
-    assert!(caught(CONFS[1], |e| e.wrong_memo_for_tests = true) > 0, "no scenario showed the wrong memo");
+    assert!(caught(CONFS[0], |e| e.wrong_memo_for_tests = true) > 0, "no scenario showed the wrong memo");
 }
 
 /// `lahar run --exhaustive` through the binary: the example with Volcano's

@@ -94,9 +94,14 @@ fn an_empty_fault_plan_changes_nothing_but_the_columns() {
 }
 
 /// A failure of n1 at 20m for 1h, from a trace, kills `a`'s pod there: `a`
-/// loses its 20 minutes (16 GPUs) and reruns its hour once n1 is back: 80m →
-/// 140m. `b` (4 GPUs, at 10m) is not enqueued while `a`'s PodGroup claims the
-/// cluster (overcommit): it runs after `a`, 140m → 170m.
+/// loses its 20 minutes (16 GPUs). Its replacement pod finds no node, so at that
+/// session's close gang marks `a` unschedulable with a pod still Running: its
+/// PodGroup turns Unknown (Volcano's `getPodGroupPhase`), and overcommit stops
+/// reserving its unallocated minimum (it counts Inqueue and Running groups only).
+/// `b` (4 GPUs, at 10m) waits until n1 is back at 80m (8 GPUs in use, 19.2
+/// overcommitted: 4 fit); then drf orders `b` (share 0) before `a` (share ½): `b`
+/// runs on n1 80m → 110m, and `a` reruns its hour 110m → 170m. (Before PodGroups
+/// could turn Unknown, `a` held its claim and ran first: 80m → 140m, `b` after.)
 #[test]
 fn a_traced_node_failure_delays_the_gang_by_its_repair() {
     let text = scenario(NODES, &format!("{JOBS}  faults: {{trace: f.csv}}\n"));
@@ -106,10 +111,11 @@ fn a_traced_node_failure_delays_the_gang_by_its_repair() {
     let jobs = read(&d.path().join("out"), "jobs.csv");
     let a = jobs.lines().find(|l| l.starts_with("a,")).unwrap();
     let cols: Vec<&str> = a.split(',').collect();
-    // start 0, end 140m = 8400 s, lost 20 m × 16 GPUs = 19200 GPU·s.
-    assert_eq!((cols[5], cols[6], cols[7], cols[16]), ("0", "8400", "Completed", "19200"));
+    // start 0, end 170m = 10200 s, lost 20 m × 16 GPUs = 19200 GPU·s.
+    assert_eq!((cols[5], cols[6], cols[7], cols[16]), ("0", "10200", "Completed", "19200"));
     let b = jobs.lines().find(|l| l.starts_with("b,")).unwrap();
-    assert_eq!(b.split(',').nth(6), Some("10200"));
+    assert_eq!(b.split(',').nth(5), Some("4800"));
+    assert_eq!(b.split(',').nth(6), Some("6600"));
 }
 
 fn refused_with(text: &str, files: &[(&str, &str)], want: &[&str]) {

@@ -38,6 +38,7 @@ mod tour;
 mod trace_cli;
 mod trainer;
 mod volcano;
+mod volcano_controller;
 mod volcano_extender;
 mod volcano_gang_evict;
 mod volcano_hier;

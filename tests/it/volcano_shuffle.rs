@@ -6,11 +6,13 @@
 use super::volcano::{Out, run_file};
 
 /// Two Running pods `default/test-pod1` and `-2` of 1 cpu on a 2-cpu node, each
-/// labelled `volcano.sh/job-name: job-1` (pdb_test.go's tasks), and `extra`.
+/// labelled `volcano.sh/job-name: job-1` (pdb_test.go's tasks), and `extra`. They
+/// name their controller (`ownerReferences`), which re-creates an evicted pod; a
+/// bare Pod would be gone for good.
 fn pods(extra: &str) -> String {
     let pod = |n: u32| {
         format!(
-            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: test-pod{n}\n  namespace: default\n  labels: {{volcano.sh/job-name: job-1}}\n  annotations: {{lahar.io/duration: 1h}}\nspec:\n  nodeName: n1\n  containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\nstatus: {{phase: Running}}\n---\n"
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: test-pod{n}\n  namespace: default\n  labels: {{volcano.sh/job-name: job-1}}\n  annotations: {{lahar.io/duration: 1h}}\n  ownerReferences: [{{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: job-1, uid: u1}}]\nspec:\n  nodeName: n1\n  containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\nstatus: {{phase: Running}}\n---\n"
         )
     };
     format!("{}{}{extra}", pod(1), pod(2))
@@ -113,7 +115,7 @@ fn budget_input_through_the_binary() {
     let out = super::lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(
-        err.contains("objects.yaml:29:17:")
+        err.contains("objects.yaml:31:17:")
             && err.contains("spec.minAvailable: expected an integer ≥ 0 or a percentage such as `50%`"),
         "{err}"
     );
@@ -151,11 +153,12 @@ fn controller_labels_are_selected() {
 // rescheduling (Volcano has no unit test for it: scenarios computed by hand)
 
 /// Four Running pods of 2 cpus and 2Gi on n1 (priorities 1–4), n2 empty; both
-/// nodes 10 cpus and 10Gi; rescheduling's `args` and nodeorder to place pods.
+/// nodes 10 cpus and 10Gi; rescheduling's `args` and nodeorder to place pods. Each
+/// names a ReplicaSet (`ownerReferences`), which re-creates it once evicted.
 fn rescheduling(args: &str) -> Out {
     let pod = |n: u32| {
         format!(
-            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p{n}\n  namespace: default\n  annotations: {{lahar.io/duration: 1h}}\nspec:\n  nodeName: n1\n  priority: {n}\n  containers: [{{name: c, resources: {{requests: {{cpu: \"2\", memory: 2Gi}}}}}}]\nstatus: {{phase: Running}}\n---\n"
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p{n}\n  namespace: default\n  annotations: {{lahar.io/duration: 1h}}\n  ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: rs{n}, uid: u{n}}}]\nspec:\n  nodeName: n1\n  priority: {n}\n  containers: [{{name: c, resources: {{requests: {{cpu: \"2\", memory: 2Gi}}}}}}]\nstatus: {{phase: Running}}\n---\n"
         )
     };
     let dir = tempfile::tempdir().expect("tempdir");

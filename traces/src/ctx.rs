@@ -232,6 +232,8 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         tasks: p.tasks,
         policies: vec![],
         max_retry: 3,
+        min_success: None,
+        orphan: false,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

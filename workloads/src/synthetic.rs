@@ -452,6 +452,8 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         tasks,
         policies: vec![],
         max_retry: 3,
+        min_success: None,
+        orphan: false,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

@@ -78,4 +78,8 @@ impl Scheduler for Volcano {
         }
         self.fw.close(ssn);
     }
+    fn marks_unschedulable(&self) -> bool {
+        // Every plugin's OnSessionClose runs, whatever its enable flags.
+        self.conf.tiers.iter().flatten().any(|p| p.name == "gang")
+    }
 }

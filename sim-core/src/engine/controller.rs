@@ -38,6 +38,8 @@ pub(super) enum Lifecycle {
     /// A session closed: these jobs' pods changed (ascending, distinct after
     /// the controller sorts them).
     SessionClosed(Vec<JobId>),
+    /// The controller syncs a job after the instant's pod updates.
+    JobSync(JobId),
 }
 
 impl Engine {
@@ -66,13 +68,30 @@ impl Engine {
             Lifecycle::PodReleased(p) => self.released(p),
             Lifecycle::PodFailed(p) => self.failed(p),
             Lifecycle::PodSucceeded(p) => self.succeeded(p),
+            Lifecycle::JobSync(j) => self.sync_min_success(j),
             Lifecycle::SessionClosed(mut touched) => {
                 // Starting phases are re-derived at the first session's close.
                 touched.append(&mut self.phase_due);
                 touched.sort_unstable();
                 touched.dedup();
-                for j in touched {
+                // Volcano re-derives every PodGroup's phase at a session's close
+                // (`JobUpdater.UpdateAll`, `jobStatus`). A phase is a function of
+                // the job's pod counts and its phase: those of the jobs whose pods
+                // changed since the last close are re-derived, after the jobs the
+                // session touched; the exhaustive mode walks every active job.
+                let mut changed = std::mem::take(&mut self.world.pod_changes);
+                if self.cfg.exhaustive {
+                    changed = self.world.active.iter().copied().collect();
+                }
+                changed.sort_unstable();
+                changed.dedup();
+                for &j in &touched {
                     self.refresh_job(j);
+                }
+                for j in changed {
+                    if touched.binary_search(&j).is_err() {
+                        self.rederive_phase(j);
+                    }
                 }
             }
         }
@@ -114,18 +133,36 @@ impl Engine {
         }
         if job.task_count(task, PodStatus::Succeeded) == job.spec.tasks[task].replicas {
             let action = self.policy_for(j, task, PolicyEvent::TaskCompleted);
-            self.apply_policy(j, Some(p), task, action);
+            self.apply_policy(j, Some(p), Some(task), action);
         }
         let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
         if job.phase.is_terminal() {
             return;
         }
-        if job.count(PodStatus::Succeeded) == job.spec.total_replicas() && job.is_progressing() {
+        if job.spec.min_success.is_some() {
+            // Counted once the instant's other pods have ended too; the sync also
+            // ends a job whose pods all ended.
+            self.events.push(self.now, Event::JobSync(j));
+        } else if job.count(PodStatus::Succeeded) == job.spec.total_replicas() && job.is_progressing() {
             self.complete(j);
             return;
         }
         self.refresh_job_keeping_phase(j);
         self.phase_due.push(j);
+    }
+
+    /// A VolcanoJob's `minSuccess` (the Running state's `SyncJob`): Completed once
+    /// that many pods succeeded, its other pods killed; Failed if every pod ended
+    /// with fewer.
+    fn sync_min_success(&mut self, j: JobId) {
+        let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
+        let Some(min) = job.spec.min_success.filter(|_| !job.phase.is_terminal()) else { return };
+        let succeeded = job.count(PodStatus::Succeeded);
+        if succeeded >= min {
+            self.end_job(j, JobPhase::Completed, EndReason::Killed);
+        } else if succeeded + job.count(PodStatus::Failed) == job.spec.total_replicas() {
+            self.end_job(j, JobPhase::Failed, EndReason::Killed);
+        }
     }
 
     fn arrive(&mut self, j: JobId) {
@@ -269,7 +306,7 @@ impl Engine {
             return;
         }
         let action = self.policy_for(j, task, PolicyEvent::PodEvicted);
-        self.apply_policy(j, Some(p), task, action);
+        self.apply_policy(j, Some(p), Some(task), action);
     }
 
     fn policy_for(&self, j: JobId, task: usize, ev: PolicyEvent) -> Option<PolicyAction> {
@@ -278,9 +315,17 @@ impl Engine {
     }
 
     /// Applies a lifecycle policy's action (`None`: no policy matched) to job
-    /// `j`, whose pod `pod` of task `task` was evicted or failed.
-    fn apply_policy(&mut self, j: JobId, pod: Option<PodId>, task: usize, action: Option<PolicyAction>) {
+    /// `j`, whose pod `pod` of task `task` was evicted or failed (neither for an
+    /// event of the whole job: RestartTask and RestartPod then kill nothing, as
+    /// Volcano's `killTarget` with an empty target, but count a retry).
+    fn apply_policy(&mut self, j: JobId, pod: Option<PodId>, task: Option<usize>, action: Option<PolicyAction>) {
         match action {
+            // A Pod no controller owns is gone for good: its job ends.
+            None if pod.is_some() && self.world.jobs[j.0 as usize].spec.orphan => {
+                let failed = pod.is_some_and(|p| self.world.pods[p.0 as usize].status == PodStatus::Failed);
+                let phase = if failed { JobPhase::Failed } else { JobPhase::Terminated };
+                self.end_job(j, phase, EndReason::Killed);
+            }
             // No policy: the pod is recreated once it is gone (Volcano's SyncJob
             // creates the replicas that are missing).
             None => {
@@ -296,9 +341,9 @@ impl Engine {
                 }
                 self.stop_progress(j, true);
                 self.set_phase(j, JobPhase::Restarting);
-                let targets: Vec<PodId> = match (a, pod) {
-                    (PolicyAction::RestartPod, Some(p)) => vec![p],
-                    _ => {
+                let targets: Vec<PodId> = match (a, pod, task) {
+                    (PolicyAction::RestartPod, Some(p), _) => vec![p],
+                    (_, _, Some(task)) => {
                         let job = &self.world.jobs[j.0 as usize];
                         job.pods
                             .iter()
@@ -306,6 +351,7 @@ impl Engine {
                             .filter(|&q| self.world.pods[q.0 as usize].task as usize == task)
                             .collect()
                     }
+                    (_, _, None) => Vec::new(),
                 };
                 for q in targets {
                     self.kill_pod(q, EndReason::Restarted);
@@ -455,7 +501,7 @@ impl Engine {
             self.phase_due.push(j);
         }
         let action = self.policy_for(j, task, PolicyEvent::PodFailed);
-        self.apply_policy(j, Some(p), task, action);
+        self.apply_policy(j, Some(p), Some(task), action);
         // Whatever is left of the job goes on at its new size, or waits; an
         // elastic job's survivors meet again first (its resize overhead).
         let job = &mut self.world.jobs[j.0 as usize];
@@ -534,24 +580,35 @@ impl Engine {
         true
     }
 
+    /// [`Engine::update_pod_group_phase`] of a job that still runs.
+    fn rederive_phase(&mut self, j: JobId) {
+        if self.world.jobs.get(j.0 as usize).is_some_and(|job| !job.phase.is_terminal()) {
+            self.update_pod_group_phase(j);
+        }
+    }
+
+    /// Volcano's `getPodGroupPhase` at a session's close: Unknown for a job with
+    /// Running pods the scheduler marked unschedulable; Running (or Completed)
+    /// once `minMember` pods were scheduled (Running, Succeeded, Failed, or
+    /// Releasing on a node); else Pending, unless the group is Inqueue. A group
+    /// turning Unknown raises the controller's `JobUnknown` event.
     fn update_pod_group_phase(&mut self, j: JobId) {
         let job = &self.world.jobs[j.0 as usize];
-        let scheduled = job.count(PodStatus::Running)
-            + job.count(PodStatus::Succeeded)
-            + job.count(PodStatus::Failed)
-            + job.count(PodStatus::Releasing);
-        let new = if scheduled >= job.spec.min_available.max(1) {
-            if job.count(PodStatus::Running) + job.count(PodStatus::Releasing) == 0 {
-                PodGroupPhase::Completed
-            } else {
-                PodGroupPhase::Running
-            }
+        let running = job.count(PodStatus::Running);
+        let releasing = job.count(PodStatus::Releasing);
+        let scheduled = running + job.count(PodStatus::Succeeded) + job.count(PodStatus::Failed);
+        let min = job.spec.min_available;
+        let new = if running > 0 && self.marks_unschedulable && self.unschedulable(j) {
+            PodGroupPhase::Unknown
+        } else if scheduled + releasing >= min.max(1) {
+            if running + releasing == 0 { PodGroupPhase::Completed } else { PodGroupPhase::Running }
         } else if job.pg_phase != PodGroupPhase::Inqueue {
             PodGroupPhase::Pending
         } else {
             PodGroupPhase::Inqueue
         };
-        if new != job.pg_phase {
+        let old = job.pg_phase;
+        if new != old {
             self.world.set_pg_phase(j, new);
             self.emit(Decision {
                 session: self.stats.sessions,
@@ -564,7 +621,30 @@ impl Engine {
                 phase: Some(new),
                 reason: Cow::Borrowed(""),
             });
+            if new == PodGroupPhase::Unknown && self.world.jobs[j.0 as usize].phase != JobPhase::Restarting {
+                // The request names no task: only the job's own policies apply.
+                let spec = &self.world.jobs[j.0 as usize].spec;
+                let action = spec.policies.iter().find(|p| p.event.matches(PolicyEvent::JobUnknown)).map(|p| p.action);
+                self.apply_policy(j, None, None, action);
+            }
         }
+    }
+
+    /// Whether gang's close marks job `j` unschedulable: not ready
+    /// (`ReadyTaskNum + PendingBestEffortTaskNum < MinAvailable`), unless its only
+    /// unfinished pods are releasing on their nodes and they, with the scheduled
+    /// ones, reach its minimum (`shouldSkipUnschedulableForReleasing`). A job with
+    /// no pods is skipped.
+    fn unschedulable(&self, j: JobId) -> bool {
+        let job = &self.world.jobs[j.0 as usize];
+        let min = job.spec.min_available;
+        if job.pods.is_empty() || job.ready_count() + job.pending_best_effort >= min {
+            return false;
+        }
+        let releasing = job.count(PodStatus::Releasing);
+        let open = job.count(PodStatus::Pending) + job.count(PodStatus::Pipelined);
+        let scheduled = job.count(PodStatus::Running) + job.count(PodStatus::Succeeded) + job.count(PodStatus::Failed);
+        !(releasing > 0 && open == 0 && scheduled + releasing >= min)
     }
 
     fn set_phase(&mut self, j: JobId, phase: JobPhase) {

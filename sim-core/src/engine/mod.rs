@@ -56,6 +56,10 @@ enum Event {
     /// A pod of a task with its own run time, started at the given instant,
     /// has run it (stale if the pod stopped meanwhile).
     PodDone(PodId, SimTime),
+    /// The job controller syncs a job after the instant's pod updates (a
+    /// VolcanoJob's `minSuccess` is counted then, over every pod that ended at
+    /// this instant).
+    JobSync(JobId),
 }
 
 /// The simulator.
@@ -86,6 +90,9 @@ pub struct Engine {
     /// Jobs that arrived in a PodGroup phase of their own (`JobSpec::start_phase`):
     /// it stands until the next session closes, which re-derives it.
     phase_due: Vec<JobId>,
+    /// The scheduler marks jobs not ready at a session's close unschedulable
+    /// ([`Scheduler::marks_unschedulable`]): their PodGroups may turn Unknown.
+    marks_unschedulable: bool,
     /// Where records go as they are made, when set (else into `pods_out`,
     /// `samples` and `decisions`).
     recorder: Option<Box<dyn Recorder>>,
@@ -117,7 +124,9 @@ impl Engine {
         let arrivals = Arrivals::listed(&world);
         let rng = RngStreams::new(cfg.seed).stream("scheduler/session", 0);
         let speeds = crate::speed::NodeSpeeds::new(&world.cluster);
+        let marks_unschedulable = scheduler.marks_unschedulable();
         Engine {
+            marks_unschedulable,
             speeds,
             world,
             arrivals,
@@ -391,6 +400,7 @@ impl Engine {
             Event::OutageEnd(k) => self.end_outage(k),
             Event::RandomFail(r, u) => self.random_failure(r, u),
             Event::DrainDeadline(k) => self.drain_deadline(k),
+            Event::JobSync(j) => self.on(Lifecycle::JobSync(j)),
             Event::PodDone(p, started) => {
                 let live = self
                     .world

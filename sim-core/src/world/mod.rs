@@ -497,6 +497,10 @@ pub struct World {
     pub track_waiting: bool,
     /// Jobs whose waiting state may have changed since the last drain (repeats allowed).
     pub waiting_changes: Vec<JobId>,
+    /// Jobs whose pods changed status or were created since the last drain
+    /// (repeats allowed): the PodGroup phases a session's close re-derives (a
+    /// phase is a function of the job's pod counts and its own phase).
+    pub pod_changes: Vec<JobId>,
     /// `admitted_pending` as a list in job order, with each job's [`ReachFacts`]:
     /// the actions read the facts of every waiting job from one sequential array
     /// (kept in step by `reindex` and `transition`).
@@ -594,6 +598,7 @@ impl World {
             hn_used_epoch: vec![0; nh],
             track_waiting: false,
             waiting_changes: Vec::new(),
+            pod_changes: Vec::new(),
             admitted_list: Vec::new(),
             cluster,
             nodes,
@@ -732,6 +737,7 @@ impl World {
             gpu_devices: DeviceHold::default(),
             memory_card: None,
         });
+        self.pod_changes.push(job);
         let j = &mut self.jobs[job.0 as usize];
         j.pods.push(id);
         j.counts[PodStatus::Pending.index()] += 1;
@@ -753,6 +759,9 @@ impl World {
             (p.status, p.node, p.req, p.job, p.task as usize)
         };
         self.apply(pod, old_status, old_node, req, -1);
+        if old_status != status {
+            self.pod_changes.push(job);
+        }
         {
             let p = &mut self.pods[pod.0 as usize];
             p.status = status;

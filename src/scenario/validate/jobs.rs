@@ -308,6 +308,8 @@ fn job(
         tasks,
         policies: job_policies,
         max_retry,
+        min_success: None,
+        orphan: false,
         min_resources: Resources::ZERO,
         network_topology,
         sub_groups,

@@ -224,6 +224,8 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 tasks,
                 policies: vec![],
                 max_retry: retry,
+                min_success: None,
+                orphan: false,
                 min_resources: Resources::ZERO,
                 network_topology: None,
                 sub_groups: None,

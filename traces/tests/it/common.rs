@@ -146,6 +146,8 @@ pub fn gang(
         tasks,
         policies: vec![],
         max_retry: 3,
+        min_success: None,
+        orphan: false,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

@@ -1212,6 +1212,8 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         tasks,
         policies: Vec::new(),
         max_retry: 3,
+        min_success: None,
+        orphan: false,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

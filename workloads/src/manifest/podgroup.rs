@@ -439,7 +439,13 @@ impl Groups {
                 min_available: 1,
                 timing: timing.expect("checked"),
             };
+            // No controller owns it: once evicted or failed it is gone for good.
+            let owned = root
+                .get("metadata")
+                .and_then(|m| m.get("ownerReferences"))
+                .is_some_and(|o| matches!(&o.val, Val::Seq(s) if !s.is_empty()));
             let (mut j, profile) = common::assemble(head, tasks, cx);
+            j.orphan = !owned;
             j.initial = initial;
             j.initial_vgpu = initial_vgpu;
             j.initial_vnpu = initial_vnpu;

@@ -134,6 +134,9 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let qname = ck.opt_str(spec, "queue", sp).unwrap_or_else(|| "default".into());
     let q = common::queue(ck, cx, &qname, spec.get("queue").and_then(|n| n.at).or(root.at), "spec.queue");
     let max_retry = ck.opt_int(spec, "maxRetry", sp, 0).map(|x| x as u32);
+    // The CRD's minimum is 1; the webhook sets no maximum (a minSuccess above the
+    // replicas only makes the job Fail when every pod has ended).
+    let min_success = ck.opt_count(spec, "minSuccess", sp, 1).map(|x| x as u32);
     let job_policies = common::policies(ck, spec, sp);
     let nt = spec.get("networkTopology").map(|n| common::network_topology(ck, cx.tiers, n, "spec.networkTopology"));
     // Plugins (ssh, svc, env, pytorch, mpi, tensorflow, ray) add environment, services,
@@ -185,6 +188,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     if let Some(m) = max_retry {
         spec_out.max_retry = m;
     }
+    spec_out.min_success = min_success;
     if let Some(g) = grace {
         spec_out.termination_grace = g;
     }

@@ -1,0 +1,178 @@
+//! Volcano's job controller over many sessions (issue 40): its end-to-end tests
+//! (test/e2e) replayed as scenarios under their own `It(...)` names, with the e2e
+//! suites' conf (`tests/volcano/e2e/volcano-scheduler-ci.conf`, copied from
+//! Volcano). Where an e2e test acts on the live cluster in a way a scenario writes
+//! otherwise, the test says how it is restated.
+
+use super::volcano::Out;
+
+/// The e2e conf, read from the fixture.
+fn e2e_conf() -> String {
+    let p: std::path::PathBuf =
+        [env!("CARGO_MANIFEST_DIR"), "tests", "volcano", "e2e", "volcano-scheduler-ci.conf"].iter().collect();
+    std::fs::read_to_string(p).expect("the e2e conf")
+}
+
+/// Runs a scenario over `nodes` (one line each) with the VolcanoJob `job` (a
+/// manifest) and `faults` (the `spec.faults` body, or empty) under the e2e conf.
+fn run(nodes: &[&str], job: &str, faults: &str) -> Out {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("job.yaml"), job).expect("write");
+    std::fs::write(dir.path().join("ci.conf"), e2e_conf()).expect("write");
+    let nodes: String = nodes.iter().map(|n| format!("      - {n}\n")).collect();
+    let faults = if faults.is_empty() { String::new() } else { format!("  faults:\n{faults}") };
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodes:\n{nodes}  queues: [{{name: default}}]\n  scheduler: {{conf: ci.conf}}\n  workload:\n    - manifests: [job.yaml]\n{faults}"
+    );
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, text).expect("write");
+    super::volcano::run_file(&p)
+}
+
+/// (t, phase) of a job's PodGroup phase rows.
+fn phases<'a>(out: &'a Out, job: &str) -> Vec<(&'a str, &'a str)> {
+    out.of("phase").iter().filter(|d| d["job"] == job).map(|d| (d["t"].as_str(), d["phase"].as_str())).collect()
+}
+
+/// The phases of the drained job below: admitted and running at 0, Unknown at
+/// 40 s (its replacement pod unschedulable, a pod still Running), Running at 70 s.
+const UNKNOWN_THEN_RUNNING: [(&str, &str); 4] =
+    [("0", "Inqueue"), ("0", "Running"), ("40", "Unknown"), ("70", "Running")];
+
+/// A VolcanoJob of `replicas` one-CPU pods, all in its gang, running for `duration`,
+/// whose job-level policy reacts to `event` with `action`.
+fn policy_job(name: &str, replicas: u32, duration: &str, event: &str, action: &str) -> String {
+    format!(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: {duration}}}\nspec:\n  policies:\n    - {{event: {event}, action: {action}}}\n  tasks:\n    - name: test\n      replicas: {replicas}\n      minAvailable: {replicas}\n      template:\n        spec:\n          containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+    )
+}
+
+const TWO_ONE_CPU_NODES: &[&str] = &["{name: n0, cpu: 1, memory: 4Gi}", "{name: n1, cpu: 1, memory: 4Gi}"];
+
+/// `Job error handling: Restart job when job is unschedulable`
+/// (test/e2e/jobseq/job_error_handling.go). The e2e fills the cluster with the
+/// job (`ClusterSize` one-CPU pods), taints every node and deletes one pod; the
+/// controller recreates it, no node takes it, gang marks the job unschedulable at
+/// the session's close and, with a pod still Running, its PodGroup turns Unknown
+/// (`getPodGroupPhase`); the `Unknown` policy restarts the job; once the taints
+/// are gone it runs again.
+///
+/// Restated: the taint and the deletion are a drain of `n0` at 10 s (cordoned,
+/// its pod evicted at once, uncordoned at 70 s); `n1` is full with the job's other
+/// pod, so no node takes the replacement either. By hand: at 10 s the evicted pod
+/// releases for its 30 s grace (Running 1 + Releasing 1 reach the minimum 2: gang
+/// skips the job, `shouldSkipUnschedulableForReleasing`); at 40 s it is gone and
+/// recreated Pending, the session cannot place it, the job is not ready with a pod
+/// Running: Unknown → RestartJob kills `n1`'s pod (30 s grace); at 70 s it is gone,
+/// the job is Pending again with two new pods, `n0` is uncordoned, both run.
+#[test]
+fn job_error_handling_restart_job_when_job_is_unschedulable() {
+    let job = policy_job("job-restart-when-unschedulable", 2, "1h", "Unknown", "RestartJob");
+    let out = run(TWO_ONE_CPU_NODES, &job, "    drains: [{at: 10s, nodes: n0, deadline: 0s, duration: 60s}]\n");
+    assert_eq!(phases(&out, "job-restart-when-unschedulable"), UNKNOWN_THEN_RUNNING);
+    assert_eq!(row(&out, "job-restart-when-unschedulable"), "0,0,3670,Completed,1");
+}
+
+/// `Job error handling: Abort job when job is unschedulable`
+/// (test/e2e/jobseq/job_error_handling.go): the same situation, restated the same
+/// way, with the `Unknown` policy AbortJob: the job is Aborted at 40 s, when its
+/// PodGroup turns Unknown, and never runs again.
+#[test]
+fn job_error_handling_abort_job_when_job_is_unschedulable() {
+    let job = policy_job("job-abort-when-unschedulable", 2, "1h", "Unknown", "AbortJob");
+    let out = run(TWO_ONE_CPU_NODES, &job, "    drains: [{at: 10s, nodes: n0, deadline: 0s, duration: 60s}]\n");
+    let p = phases(&out, "job-abort-when-unschedulable");
+    assert_eq!(p.last(), Some(&("40", "Unknown")), "{p:?}");
+    assert_eq!(row(&out, "job-abort-when-unschedulable"), "0,0,40,Aborted,0");
+}
+
+/// Without a policy for it, an Unknown PodGroup changes nothing but its phase
+/// (the controller's default action, SyncJob): the replacement pod waits for the
+/// uncordon and the job goes on. Its rows: Unknown at 40 s, Running at 70 s.
+#[test]
+fn an_unknown_podgroup_without_a_policy_waits() {
+    let job = policy_job("no-policy", 2, "1h", "PodFailed", "RestartJob");
+    let out = run(TWO_ONE_CPU_NODES, &job, "    drains: [{at: 10s, nodes: n0, deadline: 0s, duration: 60s}]\n");
+    assert_eq!(phases(&out, "no-policy"), UNKNOWN_THEN_RUNNING);
+}
+
+/// A job's `submit,start,end,state,retries` in jobs.csv (start: its first).
+fn row(out: &Out, job: &str) -> String {
+    let j = out.job(job);
+    [&j["submit"], &j["start"], &j["end"], &j["state"], &j["retries"]].map(|s| s.as_str()).join(",")
+}
+
+/// `Min Success` (test/e2e/jobp/min_success.go): `minSuccess: 2`, a task `short`
+/// of 3 pods that sleep 3 s (`minAvailable: 1`) and a task `log` of 2 pods that
+/// sleep 100000 s (`minAvailable: 1`). The e2e waits for the job to run, for two
+/// pods to succeed, then for the job to be Completed. By hand: all five pods run
+/// at 0 (five CPUs free); the short pods succeed at 3 s; the controller counts 3
+/// succeeded ≥ 2 and completes the job at 3 s, killing the two `log` pods.
+#[test]
+fn min_success() {
+    let task = |name: &str, reps: u32, secs: u32| {
+        format!(
+            "    - name: {name}\n      replicas: {reps}\n      minAvailable: 1\n      template:\n        metadata: {{annotations: {{lahar.io/duration: {secs}s}}}}\n        spec:\n          containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+        )
+    };
+    let job = format!(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: min-success-job\nspec:\n  minSuccess: 2\n  tasks:\n{}{}",
+        task("short", 3, 3),
+        task("log", 2, 100000)
+    );
+    let out = run(&["{name: n0, cpu: 8, memory: 16Gi}"], &job, "");
+    assert_eq!(row(&out, "min-success-job"), "0,0,3,Completed,0");
+    let ends: Vec<(String, String, String)> =
+        out.pods.iter().map(|p| (p["pod"].clone(), p["end"].clone(), p["reason_end"].clone())).collect();
+    for (pod, end, reason) in &ends {
+        let want = if pod.contains("-short-") { "completed" } else { "killed" };
+        assert_eq!((end.as_str(), reason.as_str()), ("3", want), "{pod}: {ends:?}");
+    }
+    assert_eq!(ends.len(), 5);
+}
+
+/// `minSuccess` above what can succeed: the job Fails when its last pod has
+/// ended (the Running state's SyncJob: every pod ended, fewer succeeded).
+#[test]
+fn min_success_not_reached_fails_the_job() {
+    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: short\nspec:\n  minSuccess: 3\n  tasks:\n    - name: w\n      replicas: 2\n      template:\n        metadata: {annotations: {lahar.io/duration: 5s}}\n        spec:\n          containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1\"}}}]\n";
+    let out = run(&["{name: n0, cpu: 8, memory: 16Gi}"], job, "");
+    assert_eq!(row(&out, "short"), "0,0,5,Failed,0");
+}
+
+/// A Pod no controller owns (no PodGroup annotation, no `ownerReferences`) is
+/// gone once evicted, as in Kubernetes. Two 4-CPU nodes each run a low-priority
+/// Pod of 3 CPUs from 0; a high-priority Pod of 2 CPUs arrives at 10 s (proportion
+/// admits it: 6 + 2 ≤ 8), allocate finds no node with 2 CPUs free, preempt evicts
+/// one low Pod, which releases for its 30 s grace; the preemptor binds at 40 s and
+/// runs its minute to 100 s. The bare victim's job ends Terminated at its eviction
+/// (10 s) and never runs again. The same Pods with an owner (a controller lahar was
+/// not given) are recreated at 40 s; the victim's replacement waits for 3 free
+/// CPUs and runs 100 s → 3700 s.
+#[test]
+fn a_bare_pod_is_gone_once_evicted() {
+    let pod = |name: &str, class: &str, at: &str, dur: &str, cpu: u32, owner: &str| {
+        format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/submit-at: {at}, lahar.io/duration: {dur}}}\n{owner}spec:\n  schedulerName: volcano\n  priorityClassName: {class}\n  containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]\n"
+        )
+    };
+    let classes = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 1\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n";
+    let owner = "  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: u}]\n";
+    for (owned, want_victim) in [(false, "0,0,10,Terminated,0"), (true, "0,0,3700,Completed,0")] {
+        let o = if owned { owner } else { "" };
+        let objects = format!(
+            "{classes}{}{}{}",
+            pod("low-a", "low", "0s", "1h", 3, o),
+            pod("low-b", "low", "0s", "1h", 3, o),
+            pod("preemptor", "high", "10s", "1m", 2, "")
+        );
+        let out = run(&["{name: n0, cpu: 4, memory: 4Gi}", "{name: n1, cpu: 4, memory: 4Gi}"], &objects, "");
+        let evicted = out.evictions();
+        assert_eq!(evicted.len(), 1, "owned: {owned}: {evicted:?}");
+        let victim = evicted[0].trim_start_matches("default/");
+        let other = if victim == "low-a" { "low-b" } else { "low-a" };
+        assert_eq!(row(&out, victim), want_victim, "owned: {owned}");
+        assert_eq!(row(&out, other), "0,0,3600,Completed,0", "owned: {owned}");
+        assert_eq!(row(&out, "preemptor"), "10,40,100,Completed,0", "owned: {owned}");
+    }
+}
