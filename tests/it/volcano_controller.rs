@@ -176,3 +176,18 @@ fn a_bare_pod_is_gone_once_evicted() {
         assert_eq!(row(&out, "preemptor"), "10,40,100,Completed,0", "owned: {owned}");
     }
 }
+
+/// Gang's per-role readiness counts a role's pending BestEffort pods (Volcano's
+/// `getJobAllocatedRoles`: a Pending pod with an empty request counts, in
+/// `CheckTaskReady` and `CheckTaskPipelined`). A job of a BestEffort `ps` (no
+/// requests, `minAvailable` 1) and a 1-CPU `worker` (`minAvailable` 1), gang 2,
+/// under `enqueue, allocate` (no backfill: allocate never places BestEffort pods):
+/// the worker's step makes the job ready (1 allocated + 1 pending BestEffort, and
+/// each role holds its minimum), so the worker binds at 0. Counting only placed
+/// pods per role, the ps role never holds its minimum and nothing binds.
+#[test]
+fn gang_roles_count_pending_best_effort_pods() {
+    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n0, cpu: 4, memory: 4Gi}]\n  scheduler:\n    inline: |\n      actions: \"enqueue, allocate\"\n      tiers:\n      - plugins: [{name: priority}, {name: gang}]\n      - plugins: [{name: predicates}, {name: proportion}]\n  workload:\n    - jobs:\n      - {name: j, duration: 1h, minAvailable: 2, tasks: [{name: ps, replicas: 1, minAvailable: 1, resources: {}}, {name: worker, replicas: 1, minAvailable: 1, resources: {cpu: 1}}]}\n";
+    let out = super::volcano::run_text(text);
+    assert_eq!(out.bind_order(), ["default/j-worker-0"]);
+}

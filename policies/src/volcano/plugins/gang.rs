@@ -25,29 +25,52 @@ fn role_count(ssn: &Session<'_>, j: JobId, t: usize, statuses: &[PodStatus]) -> 
     job.spec.role_tasks(t).map(|u| statuses.iter().map(|&s| job.task_count(u, s)).sum::<u32>()).sum()
 }
 
-/// Gang readiness: `Ready + pending BestEffort ≥ minAvailable`, each role's
-/// `minTaskMember` (when the gang covers all roles' minimums), and each
+/// Each role holds its `minTaskMember` in `statuses` or as pending BestEffort
+/// pods (Volcano's `getJobAllocatedRoles`: a Pending pod with an empty request
+/// counts), when the gang covers all roles' minimums (`CheckTaskReady`,
+/// `CheckTaskPipelined`).
+fn roles_hold(ssn: &Session<'_>, j: JobId, statuses: &[PodStatus]) -> bool {
+    let job = ssn.job(j);
+    !roles_checked(ssn, j)
+        || (0..job.spec.tasks.len()).all(|t| {
+            let best_effort = job
+                .spec
+                .role_tasks(t)
+                .filter(|&u| job.spec.tasks[u].requests.is_best_effort())
+                .map(|u| job.task_count(u, PodStatus::Pending))
+                .sum::<u32>();
+            role_count(ssn, j, t, statuses) + best_effort >= job.spec.tasks[t].min_available
+        })
+}
+
+/// Gang readiness (`CheckTaskReady && CheckSubJobReady && IsReady`): `Ready +
+/// pending BestEffort ≥ minAvailable`, each role's `minTaskMember`, and each
 /// sub-group policy's `minSubGroups` ready sub-jobs.
 pub fn ready(ssn: &Session<'_>, j: JobId) -> bool {
     let job = ssn.job(j);
     if job.ready_count() + pending_best_effort(ssn, j) < job.spec.min_available {
         return false;
     }
-    let roles = !roles_checked(ssn, j)
-        || (0..job.spec.tasks.len()).all(|t| {
-            role_count(ssn, j, t, &[PodStatus::Allocated, PodStatus::Running, PodStatus::Succeeded])
-                >= job.spec.tasks[t].min_available
-        });
-    roles && sub_jobs_reach(ssn, j, subjobs::is_ready)
+    roles_hold(ssn, j, &[PodStatus::Allocated, PodStatus::Running, PodStatus::Succeeded])
+        && sub_jobs_reach(ssn, j, subjobs::is_ready)
+}
+
+/// Gang's pipelined vote (`CheckTaskPipelined && CheckSubJobPipelined &&
+/// IsPipelined`): waiting + ready + pending BestEffort pods reach `minAvailable`,
+/// each role its `minTaskMember` counting pipelined pods too, and with sub-group
+/// policies `minSubGroups` pipelined sub-jobs per policy. tdm's vote is
+/// `IsPipelined` alone ([`pipelined_count`]).
+pub fn pipelined(ssn: &Session<'_>, j: JobId) -> bool {
+    pipelined_count(ssn, j)
+        && roles_hold(ssn, j, &[PodStatus::Allocated, PodStatus::Running, PodStatus::Succeeded, PodStatus::Pipelined])
+        && sub_jobs_reach(ssn, j, subjobs::is_pipelined)
 }
 
 /// Volcano's `JobInfo.IsPipelined`: waiting + ready + pending BestEffort pods
-/// reach `minAvailable` (gang's and tdm's pipelined vote); with sub-group
-/// policies, also `minSubGroups` pipelined sub-jobs per policy.
-pub fn pipelined(ssn: &Session<'_>, j: JobId) -> bool {
+/// reach `minAvailable`.
+pub fn pipelined_count(ssn: &Session<'_>, j: JobId) -> bool {
     let job = ssn.job(j);
     job.waiting_count() + job.ready_count() + pending_best_effort(ssn, j) >= job.spec.min_available
-        && sub_jobs_reach(ssn, j, subjobs::is_pipelined)
 }
 
 /// Volcano's `checkSubJobCondition`: each policy with `minSubGroups` > 0 has that

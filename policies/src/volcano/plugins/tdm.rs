@@ -236,7 +236,7 @@ impl Plugin for Tdm {
         Some(Self::job_preemptable(ssn, l).cmp(&Self::job_preemptable(ssn, r)))
     }
     fn job_pipelined(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
-        Some(if super::gang::pipelined(ssn, j) { 1 } else { -1 })
+        Some(if super::gang::pipelined_count(ssn, j) { 1 } else { -1 })
     }
     fn job_starving(&self, ssn: &Session<'_>, j: JobId) -> Option<bool> {
         Some(!Self::job_preemptable(ssn, j) && ssn.job(j).count(PodStatus::Pending) > 0)
