@@ -325,6 +325,10 @@ pub struct JobSpec {
     /// evicted or failed is gone for good, as in Kubernetes, and its job ends
     /// (Terminated after an eviction, Failed after a failure).
     pub orphan: bool,
+    /// The PodGroup's `volcano.sh/sla-waiting-time` (else `sla-waiting-time`)
+    /// annotation: the sla plugin's waiting time for this job, over the plugin's
+    /// argument (`JobInfo.extractWaitingTime`).
+    pub sla_waiting: Option<SimDuration>,
     /// PodGroup `minResources` (computed as Volcano's controller does when absent).
     pub min_resources: Resources,
     /// Network topology constraint.
@@ -452,6 +456,7 @@ impl JobSpec {
             max_retry: 0,
             min_success: None,
             orphan: false,
+            sla_waiting: None,
             min_resources: Resources::ZERO,
             network_topology: None,
             sub_groups: None,
@@ -834,6 +839,7 @@ mod tests {
             max_retry: 3,
             min_success: None,
             orphan: false,
+            sla_waiting: None,
             min_resources: Resources::ZERO,
             network_topology: None,
             sub_groups: None,

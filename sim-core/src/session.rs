@@ -356,6 +356,10 @@ impl<'w> Session<'w> {
     pub fn jobs(&self) -> impl Iterator<Item = JobId> + '_ {
         self.world.active.iter().copied()
     }
+    /// True once a job with its own sla waiting time was submitted.
+    pub fn any_sla_waiting(&self) -> bool {
+        self.world.sla_jobs
+    }
     /// Active jobs that have Pending pods, in creation order.
     pub fn jobs_with_pending(&self) -> impl Iterator<Item = JobId> + '_ {
         self.world.with_pending.iter().copied()

@@ -191,3 +191,40 @@ fn gang_roles_count_pending_best_effort_pods() {
     let out = super::volcano::run_text(text);
     assert_eq!(out.bind_order(), ["default/j-worker-0"]);
 }
+
+/// A job's own `sla-waiting-time` annotation (Volcano's
+/// `JobInfo.extractWaitingTime`; the job controller gives the PodGroup the job's
+/// annotations), under the e2e conf, whose sla plugin has no argument. On a 2-CPU
+/// node `a` runs 0 → 1 h; `b` (2 CPUs, at 10 s) is refused by overcommit and
+/// proportion until its waiting time of 30 s is over: at 40 s sla's permit in the
+/// first tier admits it (Inqueue at 40 s), though it runs only when `a` ends.
+/// Without the annotation `b` is admitted when `a` ends, at 1 h.
+#[test]
+fn a_job_sla_waiting_time_admits_it_when_overdue() {
+    let job = |name: &str, at: &str, ann: &str| {
+        format!(
+            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h, lahar.io/submit-at: {at}{ann}}}\nspec:\n  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"2\"}}}}}}]\n"
+        )
+    };
+    for (ann, admitted) in [(", sla-waiting-time: 30s", "40"), ("", "3600")] {
+        let objects = format!("{}{}", job("a", "0s", ""), job("b", "10s", ann));
+        let out = run(&["{name: n0, cpu: 2, memory: 4Gi}"], &objects, "");
+        let p = phases(&out, "b");
+        assert_eq!(p.first(), Some(&(admitted, "Inqueue")), "{ann}: {p:?}");
+        assert_eq!(row(&out, "b"), "10,3600,7200,Completed,0", "{ann}");
+    }
+    // A waiting time that is not a Go duration above 0 is refused at its place.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("job.yaml"), job("a", "0s", ", volcano.sh/sla-waiting-time: soon")).unwrap();
+    let s = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n0, cpu: 2, memory: 4Gi}]\n  workload:\n    - manifests: [job.yaml]\n";
+    std::fs::write(dir.path().join("s.yaml"), s).unwrap();
+    let out = super::lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("job.yaml:6:93: document 1: ")
+            && err.contains(
+                "metadata.annotations.volcano.sh/sla-waiting-time: expected a Go duration above 0 (`30m`, `1h30m`), got `soon`"
+            ),
+        "{err}"
+    );
+}

@@ -234,6 +234,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         max_retry: 3,
         min_success: None,
         orphan: false,
+        sla_waiting: None,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

@@ -454,6 +454,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         max_retry: 3,
         min_success: None,
         orphan: false,
+        sla_waiting: None,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

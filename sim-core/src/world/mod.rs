@@ -501,6 +501,9 @@ pub struct World {
     /// (repeats allowed): the PodGroup phases a session's close re-derives (a
     /// phase is a function of the job's pod counts and its own phase).
     pub pod_changes: Vec<JobId>,
+    /// A job with its own sla waiting time ([`JobSpec::sla_waiting`]) has been
+    /// submitted: the sla plugin looks at each job's.
+    pub sla_jobs: bool,
     /// `admitted_pending` as a list in job order, with each job's [`ReachFacts`]:
     /// the actions read the facts of every waiting job from one sequential array
     /// (kept in step by `reindex` and `transition`).
@@ -599,6 +602,7 @@ impl World {
             track_waiting: false,
             waiting_changes: Vec::new(),
             pod_changes: Vec::new(),
+            sla_jobs: false,
             admitted_list: Vec::new(),
             cluster,
             nodes,
@@ -931,6 +935,7 @@ impl World {
             job.counted = true;
         });
         let q = self.jobs[j.0 as usize].spec.queue.0 as usize;
+        self.sla_jobs |= self.jobs[j.0 as usize].spec.sla_waiting.is_some();
         self.queues[q].active_jobs += 1;
         self.active.insert(j);
         self.reindex(j);

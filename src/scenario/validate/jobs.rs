@@ -310,6 +310,7 @@ fn job(
         max_retry,
         min_success: None,
         orphan: false,
+        sla_waiting: None,
         min_resources: Resources::ZERO,
         network_topology,
         sub_groups,

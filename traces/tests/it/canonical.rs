@@ -226,6 +226,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 max_retry: retry,
                 min_success: None,
                 orphan: false,
+                sla_waiting: None,
                 min_resources: Resources::ZERO,
                 network_topology: None,
                 sub_groups: None,

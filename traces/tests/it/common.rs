@@ -148,6 +148,7 @@ pub fn gang(
         max_retry: 3,
         min_success: None,
         orphan: false,
+        sla_waiting: None,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

@@ -539,6 +539,29 @@ pub(crate) fn parse_go_bool(v: &str) -> Option<bool> {
 /// A PodGroup's disruption budget for tdm (`volcano.sh/jdb-min-available`, else
 /// `volcano.sh/jdb-max-unavailable`: a count or `N%`), from the annotations its
 /// PodGroup takes. Volcano reads any other value as 0; lahar refuses it.
+/// The PodGroup's sla waiting time: `volcano.sh/sla-waiting-time`, else
+/// `sla-waiting-time` (`JobInfo.extractWaitingTime`), a Go duration above 0.
+/// Volcano logs and ignores a bad one; lahar refuses it at its place.
+pub(crate) fn group_sla_waiting(
+    ck: &mut Ck<'_>,
+    annotations: &BTreeMap<String, (String, At)>,
+    path: &str,
+) -> Option<SimDuration> {
+    let key = ["volcano.sh/sla-waiting-time", "sla-waiting-time"].into_iter().find(|k| annotations.contains_key(*k))?;
+    let (value, at) = &annotations[key];
+    match lahar_core::time::parse_go_duration(value).filter(|&us| us > 0) {
+        Some(us) => Some(SimDuration(us)),
+        None => {
+            ck.err(
+                *at,
+                &join(path, &format!("metadata.annotations.{key}")),
+                format!("expected a Go duration above 0 (`30m`, `1h30m`), got `{value}`"),
+            );
+            None
+        }
+    }
+}
+
 pub(crate) fn group_disruption(
     ck: &mut Ck<'_>,
     annotations: &BTreeMap<String, (String, At)>,
@@ -1214,6 +1237,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         max_retry: 3,
         min_success: None,
         orphan: false,
+        sla_waiting: None,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

@@ -67,6 +67,8 @@ struct Group {
     preemptable: Option<bool>,
     /// `volcano.sh/jdb-min-available` / `-max-unavailable`.
     disruption: Option<lahar_core::budget::BudgetRule>,
+    /// `volcano.sh/sla-waiting-time` (else `sla-waiting-time`).
+    sla_waiting: Option<lahar_core::time::SimDuration>,
     ok: bool,
 }
 
@@ -161,6 +163,7 @@ impl Groups {
             phase,
             preemptable: common::group_preemptable(ck, &meta.labels, &meta.annotations, ""),
             disruption: common::group_disruption(ck, &meta.annotations, ""),
+            sla_waiting: common::group_sla_waiting(ck, &meta.annotations, ""),
             annotations: meta.annotations,
             annotations_at: meta.at,
             ok: ck.ok(),
@@ -371,6 +374,7 @@ impl Groups {
             j.start_phase = g.phase;
             j.preemptable = g.preemptable;
             j.disruption = g.disruption;
+            j.sla_waiting = g.sla_waiting;
             j.network_topology = g.network_topology;
             if !g.sub_policies.is_empty() {
                 let keys: Vec<lahar_core::subgroup::TaskKey> =

@@ -155,6 +155,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     // The job controller gives the PodGroup the job's annotations and labels.
     let group_preemptable = common::group_preemptable(ck, &meta.labels, &meta.annotations, "");
     let disruption = common::group_disruption(ck, &meta.annotations, "");
+    let sla_waiting = common::group_sla_waiting(ck, &meta.annotations, "");
     if !ck.ok() {
         return None;
     }
@@ -180,6 +181,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     }
     spec_out.policies = job_policies;
     spec_out.preemptable = group_preemptable;
+    spec_out.sla_waiting = sla_waiting;
     spec_out.disruption = disruption;
     spec_out.network_topology = nt;
     let names: Vec<std::sync::Arc<str>> = spec_out.tasks.iter().map(|t| t.name.clone()).collect();

@@ -1,6 +1,7 @@
-//! `sla`: jobs that have waited longer than `sla-waiting-time` (a Go duration)
-//! are admitted and treated as pipelined regardless of later tiers' rejections,
-//! and go first in job order. lahar asks for a session at the moment the next job
+//! `sla`: jobs that have waited longer than `sla-waiting-time` (a Go duration:
+//! the job's PodGroup annotation, else the plugin's argument) are admitted and
+//! treated as pipelined regardless of later tiers' rejections, and jobs with a
+//! waiting time go first in job order, by deadline. lahar asks for a session at the moment the next job
 //! becomes overdue so the effect is not delayed until some other event.
 
 use super::super::conf::{Args, parse_go_duration};
@@ -20,8 +21,17 @@ impl Sla {
     pub fn new(args: &Args) -> Self {
         Sla { wait_us: args.str("sla-waiting-time").and_then(parse_go_duration) }
     }
+    /// Job `j`'s waiting time: its own (its PodGroup's annotation), else the
+    /// plugin's (`readJobWaitingTime`).
+    fn wait(&self, ssn: &Session<'_>, j: JobId) -> Option<u64> {
+        ssn.job(j).spec.sla_waiting.map(|d| d.micros()).or(self.wait_us)
+    }
     fn overdue(&self, ssn: &Session<'_>, j: JobId) -> bool {
-        self.wait_us.is_some_and(|w| ssn.now().micros() >= ssn.job(j).spec.submit.micros() + w)
+        self.wait(ssn, j).is_some_and(|w| ssn.now().micros() >= ssn.job(j).spec.submit.micros() + w)
+    }
+    /// True if some job may have a waiting time.
+    fn active(&self, ssn: &Session<'_>) -> bool {
+        self.wait_us.is_some() || ssn.any_sla_waiting()
     }
 }
 
@@ -30,12 +40,14 @@ impl Plugin for Sla {
         "sla"
     }
     fn open(&mut self, ssn: &mut Session<'_>) {
-        let Some(w) = self.wait_us else { return };
+        if !self.active(ssn) {
+            return;
+        }
         let now = ssn.now();
         let next = ssn
             .jobs()
             .filter(|&j| ssn.job(j).pg_phase == PodGroupPhase::Pending || ssn.job(j).ready_count() == 0)
-            .map(|j| SimTime(ssn.job(j).spec.submit.micros() + w))
+            .filter_map(|j| self.wait(ssn, j).map(|w| SimTime(ssn.job(j).spec.submit.micros() + w)))
             .filter(|&t| t > now)
             .min();
         if let Some(t) = next {
@@ -45,9 +57,18 @@ impl Plugin for Sla {
     fn registers_job_order(&self) -> bool {
         true
     }
+    /// Jobs with a waiting time first, by deadline (creation + waiting time).
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
-        // Every job has the same waiting time here: earlier deadline = earlier submit.
-        self.wait_us.map(|_| ssn.job(l).spec.submit.cmp(&ssn.job(r).spec.submit))
+        if !self.active(ssn) {
+            return None;
+        }
+        let deadline = |j: JobId| self.wait(ssn, j).map(|w| ssn.job(j).spec.submit.micros() + w);
+        Some(match (deadline(l), deadline(r)) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Greater,
+            (Some(_), None) => Ordering::Less,
+            (Some(a), Some(b)) => a.cmp(&b),
+        })
     }
     fn enqueue_vote_by_shape(&self) -> bool {
         false
