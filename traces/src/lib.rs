@@ -207,14 +207,28 @@ pub fn stream_from(
     origin: i64,
     sink: &mut dyn FnMut(JobSpec) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
 ) -> Result<ImportReport, ImportError> {
+    admitted_pass(format, path, opts, origin, &mut |job, _| {
+        sink(job).map_err(|source| ImportError::Sink { path: path.to_path_buf(), source })
+    })
+}
+
+/// One pass over the file with the time origin known: the jobs [`stream_from`]
+/// hands on, each with where it is, go to `sink`; the report counts them.
+fn admitted_pass(
+    format: Format,
+    path: &Path,
+    opts: &ImportOptions,
+    origin: i64,
+    sink: &mut dyn FnMut(JobSpec, Location) -> Result<(), ImportError>,
+) -> Result<ImportReport, ImportError> {
     let mut counts = ImportReport::new(format, path.to_path_buf());
     counts.origin_micros = origin;
-    let mut report = read_pass(format, &mut open(path)?, path, opts, &mut |raw, _| match admit(
+    let mut report = read_pass(format, &mut open(path)?, path, opts, &mut |raw, at| match admit(
         &mut counts,
         raw,
         opts.time_scale,
     ) {
-        Some(job) => sink(job).map_err(|source| ImportError::Sink { path: path.to_path_buf(), source }),
+        Some(job) => sink(job, at),
         None => Ok(()),
     })?;
     report.origin_micros = origin;
@@ -240,17 +254,13 @@ pub fn locate(
     origin: i64,
     wanted: &[usize],
 ) -> Result<Vec<Option<Location>>, ImportError> {
-    let mut counts = ImportReport::new(format, path.to_path_buf());
-    counts.origin_micros = origin;
     let mut found = vec![None; wanted.len()];
     let mut n = 0usize;
-    read_pass(format, &mut open(path)?, path, opts, &mut |raw, at| {
-        if admit(&mut counts, raw, opts.time_scale).is_some() {
-            if let Ok(k) = wanted.binary_search(&n) {
-                found[k] = Some(at);
-            }
-            n += 1;
+    admitted_pass(format, path, opts, origin, &mut |_, at| {
+        if let Ok(k) = wanted.binary_search(&n) {
+            found[k] = Some(at);
         }
+        n += 1;
         Ok(())
     })?;
     Ok(found)

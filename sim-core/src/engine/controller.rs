@@ -320,19 +320,18 @@ impl Engine {
     /// Volcano's `killTarget` with an empty target, but count a retry).
     fn apply_policy(&mut self, j: JobId, pod: Option<PodId>, task: Option<usize>, action: Option<PolicyAction>) {
         match action {
-            // A Pod no controller owns is gone for good: its job ends.
-            None if pod.is_some() && self.world.jobs[j.0 as usize].spec.orphan => {
-                let failed = pod.is_some_and(|p| self.world.pods[p.0 as usize].status == PodStatus::Failed);
-                let phase = if failed { JobPhase::Failed } else { JobPhase::Terminated };
-                self.end_job(j, phase, EndReason::Killed);
-            }
             // No policy: the pod is recreated once it is gone (Volcano's SyncJob
-            // creates the replicas that are missing).
-            None => {
-                if let Some(p) = pod {
-                    self.replace_when_gone(p);
+            // creates the replicas that are missing), unless no controller owns
+            // it: then it is gone for good and its job ends.
+            None => match pod {
+                Some(p) if self.world.jobs[j.0 as usize].spec.orphan => {
+                    let failed = self.world.pods[p.0 as usize].status == PodStatus::Failed;
+                    let phase = if failed { JobPhase::Failed } else { JobPhase::Terminated };
+                    self.end_job(j, phase, EndReason::Killed);
                 }
-            }
+                Some(p) => self.replace_when_gone(p),
+                None => {}
+            },
             // Volcano's KillTarget: the pod or the task's pods are killed and
             // recreated, the job counts a retry and restarts.
             Some(a @ (PolicyAction::RestartPod | PolicyAction::RestartTask)) => {
