@@ -329,6 +329,14 @@ pub struct JobSpec {
     /// annotation: the sla plugin's waiting time for this job, over the plugin's
     /// argument (`JobInfo.extractWaitingTime`).
     pub sla_waiting: Option<SimDuration>,
+    /// Its controller creates its pods only while its PodGroup is not Pending:
+    /// Volcano's job controller (`syncJob`) and the Kubeflow training-operator
+    /// (`DelayPodCreationDueToPodGroup`). Until the group is admitted the job has
+    /// no pods, so no queue counts their requests; a pod that goes while the
+    /// group is Pending is replaced once it is admitted again. False: the pods
+    /// exist from the submission (every other operator, Pods and PodGroups given
+    /// as they are, lahar's own jobs).
+    pub pods_once_admitted: bool,
     /// PodGroup `minResources` (computed as Volcano's controller does when absent).
     pub min_resources: Resources,
     /// Network topology constraint.
@@ -457,6 +465,7 @@ impl JobSpec {
             min_success: None,
             orphan: false,
             sla_waiting: None,
+            pods_once_admitted: false,
             min_resources: Resources::ZERO,
             network_topology: None,
             sub_groups: None,
@@ -840,6 +849,7 @@ mod tests {
             min_success: None,
             orphan: false,
             sla_waiting: None,
+            pods_once_admitted: false,
             min_resources: Resources::ZERO,
             network_topology: None,
             sub_groups: None,

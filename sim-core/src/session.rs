@@ -36,6 +36,15 @@ pub trait Scheduler: Send {
     fn marks_unschedulable(&self) -> bool {
         false
     }
+    /// True if the policy moves PodGroups out of Pending as a step of its own
+    /// (Volcano's enqueue, or allocate without it), before their pods are placed:
+    /// a controller that waits for that ([`crate::job::JobSpec::pods_once_admitted`])
+    /// then holds the job's pods back while its group is Pending. A policy that
+    /// admits a job only as it places its pods (the baselines) sees every job's
+    /// pods from its submission.
+    fn admits_pod_groups(&self) -> bool {
+        false
+    }
 }
 
 /// The kind of a session operation or decision.
@@ -417,7 +426,10 @@ impl<'w> Session<'w> {
     /// order. Read from an index; exhaustive sessions filter every active job.
     pub fn jobs_waiting_admission(&self) -> Vec<JobId> {
         if self.exhaustive {
-            let waiting = |j: &&JobId| self.world.jobs[j.0 as usize].pg_phase == PodGroupPhase::Pending;
+            let waiting = |j: &&JobId| {
+                let job = &self.world.jobs[j.0 as usize];
+                job.pg_phase == PodGroupPhase::Pending && !job.restart_all
+            };
             return self.world.active.iter().filter(waiting).copied().collect();
         }
         self.world.pg_pending.iter().copied().collect()

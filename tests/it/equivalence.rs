@@ -596,3 +596,77 @@ proptest! {
         }
     }
 }
+
+/// A VolcanoJob of the controller property: (submit s, duration s, queue, high
+/// priority, pods, GPUs per pod, policy: 0 none, 1 RestartJob on PodEvicted, 2
+/// RestartJob on Unknown, 3 RestartTask on PodEvicted).
+type VcJob = (u32, u32, usize, bool, u32, u32, u8);
+
+fn vc_jobs() -> impl Strategy<Value = Vec<VcJob>> {
+    let job =
+        (0u32..3000, 60u32..4000, 0usize..2, any::<bool>(), 1u32..5, prop::sample::select(vec![1u32, 2, 4, 8]), 0u8..4);
+    prop::collection::vec(job, 6..30)
+}
+
+/// VolcanoJob manifests (pods made once their PodGroup is admitted, RestartJob
+/// deleting it) under `conf`, in a folder of their own.
+fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut m = String::from(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 10\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 0\n",
+    );
+    for (i, &(submit, dur, queue, high, pods, gpus, policy)) in jobs.iter().enumerate() {
+        let policy = [
+            "",
+            "  policies: [{event: PodEvicted, action: RestartJob}]\n",
+            "  policies: [{event: Unknown, action: RestartJob}]\n",
+            "  policies: [{event: PodEvicted, action: RestartTask}]\n",
+        ][policy as usize];
+        m += &format!(
+            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: v{i}\n  annotations: {{lahar.io/duration: {dur}s, lahar.io/submit-at: {submit}s}}\nspec:\n  queue: {}\n  priorityClassName: {}\n  maxRetry: 5\n{policy}  tasks:\n    - name: w\n      replicas: {pods}\n      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{limits: {{nvidia.com/gpu: {gpus}, cpu: {}}}}}}}]\n",
+            ["a", "b"][queue],
+            if high { "high" } else { "low" },
+            gpus * 4
+        );
+    }
+    std::fs::write(dir.path().join("jobs.yaml"), m).expect("write");
+    let s = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: eq-vc}}\nspec:\n  seed: 3\n  horizon: 8h\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, gpus: 8, cpu: 64, memory: 512Gi}}\n  queues:\n    - {{name: a, weight: 2}}\n    - {{name: b, weight: 1}}\n  scheduler:\n    inline: |\n      {conf}\n  workload:\n    - manifests: jobs.yaml\n"
+    );
+    std::fs::write(dir.path().join("s.yaml"), s).expect("write");
+    dir
+}
+
+/// decisions.csv and pods.csv of the scenario in `dir`.
+fn vc_outputs(dir: &Path, exhaustive: bool) -> (String, String) {
+    let out = dir.join(if exhaustive { "full" } else { "fast" });
+    let s = lahar::scenario::load_file(&dir.join("s.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let opts = lahar::RunOptions { out_dir: Some(out.clone()), exhaustive, ..Default::default() };
+    lahar::run(s, &opts).expect("run");
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).expect("output");
+    (read("decisions.csv"), read("pods.csv"))
+}
+
+/// A conf without enqueue: allocate admits every Pending PodGroup itself.
+const NO_ENQUEUE: &str = r#"actions: "allocate, backfill, preempt, reclaim"
+      tiers:
+      - plugins: [{name: priority}, {name: gang}, {name: conformance}]
+      - plugins: [{name: drf}, {name: predicates}, {name: proportion}, {name: nodeorder}, {name: binpack}]"#;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// The job controller over sessions (issue 40): VolcanoJobs whose pods the
+    /// controller makes once their groups are admitted (the exhaustive mode asks
+    /// every active job at each close, the fast one the jobs the session touched),
+    /// restarts that delete and remake PodGroups, re-derived phases.
+    #[test]
+    fn controller_sessions_decide_as_the_exhaustive_walk(nodes in 2u32..6, conf in 0usize..3, jobs in vc_jobs()) {
+        let conf = [CONFS[0], CONFS[1], NO_ENQUEUE][conf];
+        let dir = vc_dir(nodes, conf, &jobs);
+        let fast = vc_outputs(dir.path(), false);
+        let full = vc_outputs(dir.path(), true);
+        prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
+        prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+    }
+}

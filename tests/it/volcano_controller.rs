@@ -69,7 +69,17 @@ const TWO_ONE_CPU_NODES: &[&str] = &["{name: n0, cpu: 1, memory: 4Gi}", "{name: 
 fn job_error_handling_restart_job_when_job_is_unschedulable() {
     let job = policy_job("job-restart-when-unschedulable", 2, "1h", "Unknown", "RestartJob");
     let out = run(TWO_ONE_CPU_NODES, &job, "    drains: [{at: 10s, nodes: n0, deadline: 0s, duration: 60s}]\n");
-    assert_eq!(phases(&out, "job-restart-when-unschedulable"), UNKNOWN_THEN_RUNNING);
+    // RestartJob deleted the PodGroup (killJob): the new one is Pending at 70 s,
+    // enqueue admits it, the controller makes the pods, the next session runs them.
+    let restarted = [
+        ("0", "Inqueue"),
+        ("0", "Running"),
+        ("40", "Unknown"),
+        ("70", "Pending"),
+        ("70", "Inqueue"),
+        ("70", "Running"),
+    ];
+    assert_eq!(phases(&out, "job-restart-when-unschedulable"), restarted);
     assert_eq!(row(&out, "job-restart-when-unschedulable"), "0,0,3670,Completed,1");
 }
 
@@ -227,4 +237,69 @@ fn a_job_sla_waiting_time_admits_it_when_overdue() {
             ),
         "{err}"
     );
+}
+
+/// A VolcanoJob has no pods until enqueue admits its PodGroup (`syncJob` creates
+/// them only once the group has left Pending), so a queue whose jobs all wait for
+/// admission requests nothing from proportion. Under the e2e conf on one 4-CPU
+/// node, with queues `q1` and `q2` of weight 1: `a` (q1, 2 × 1 CPU) runs from 0;
+/// `c` (q2, 4 × 1 CPU) at 1 s is refused by overcommit (4 > 4 × 1.2 − 2); `d` (q1,
+/// 2 × 1 CPU) at 2 s is admitted. With `c` podless, q2 requests nothing, q1
+/// deserves the whole node, and `d` runs at 2 s (its pods made after the session
+/// that admitted it, placed by the next one at the same instant). With `c` a
+/// PodGroup given with its pods (a compact job), q2 requests 4 CPUs, each queue
+/// deserves 2, q1 is overused and `d` waits for `a` to end at 1 h.
+#[test]
+fn a_waiting_volcano_job_asks_its_queue_for_nothing() {
+    let vcjob = |name: &str, queue: &str, at: &str, n: u32| {
+        format!(
+            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h, lahar.io/submit-at: {at}}}\nspec:\n  queue: {queue}\n  minAvailable: {n}\n  tasks:\n    - name: w\n      replicas: {n}\n      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+        )
+    };
+    let compact_c = "    - jobs:\n      - {name: c, queue: q2, submitAt: 1s, duration: 1h, tasks: [{name: w, replicas: 4, resources: {cpu: 1}}]}\n";
+    for (c_as_vcjob, d_row) in [(true, "2,2,3602,Completed,0"), (false, "2,3600,7200,Completed,0")] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut objects = vcjob("a", "q1", "0s", 2) + &vcjob("d", "q1", "2s", 2);
+        if c_as_vcjob {
+            objects += &vcjob("c", "q2", "1s", 4);
+        }
+        std::fs::write(dir.path().join("jobs.yaml"), objects).expect("write");
+        std::fs::write(dir.path().join("ci.conf"), e2e_conf()).expect("write");
+        let text = format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodes: [{{name: n0, cpu: 4, memory: 16Gi}}]\n  queues: [{{name: q1}}, {{name: q2}}]\n  scheduler: {{conf: ci.conf}}\n  workload:\n    - manifests: [jobs.yaml]\n{}",
+            if c_as_vcjob { "" } else { compact_c }
+        );
+        let p = dir.path().join("s.yaml");
+        std::fs::write(&p, text).expect("write");
+        let out = super::volcano::run_file(&p);
+        assert_eq!(row(&out, "a"), "0,0,3600,Completed,0", "c as a VolcanoJob: {c_as_vcjob}");
+        assert_eq!(row(&out, "d"), d_row, "c as a VolcanoJob: {c_as_vcjob}");
+    }
+}
+
+/// RestartJob deletes the PodGroup (Volcano's `killJob`); the controller makes a
+/// new one, Pending, once the job's pods are gone, and it orders the job by its
+/// new creation time. On one 1-CPU node: `r` (1 CPU, from 0, a `PodEvicted`
+/// policy of RestartJob) and `w` (1 CPU) submitted at 10 s, waiting. A drain of
+/// the node at 20 s (deadline 0, for 10 s) evicts `r`'s pod; it is gone at 50 s
+/// (30 s grace), when the restart ends with a new PodGroup created at 50 s: `w`,
+/// created at 10 s, comes first in job order and takes the node; `r` runs after
+/// it. Keeping the old PodGroup (created at 0), `r` would go first.
+#[test]
+fn a_restarted_job_queues_behind_older_jobs() {
+    let job = |name: &str, at: &str, policy: &str| {
+        format!(
+            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h, lahar.io/submit-at: {at}}}\nspec:\n{policy}  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+        )
+    };
+    let objects = job("r", "0s", "  policies: [{event: PodEvicted, action: RestartJob}]\n") + &job("w", "10s", "");
+    let out = run(
+        &["{name: n0, cpu: 1, memory: 4Gi}"],
+        &objects,
+        "    drains: [{at: 20s, nodes: n0, deadline: 0s, duration: 10s}]\n",
+    );
+    assert_eq!(row(&out, "w"), "10,50,3650,Completed,0");
+    assert_eq!(row(&out, "r"), "0,0,7250,Completed,1");
+    let r = phases(&out, "r");
+    assert_eq!(r, [("0", "Inqueue"), ("0", "Running"), ("50", "Pending"), ("3650", "Inqueue"), ("3650", "Running")]);
 }

@@ -96,7 +96,7 @@ fn user_guide_practice() {
     let db = ask("db-0", 0);
     assert_eq!((db.guaranteed, db.policy), (true, None), "status.qosClass");
 
-    let r = lahar::run(s, &lahar::RunOptions { no_write: true, sessions: Some(3), ..Default::default() }).unwrap();
+    let r = lahar::run(s, &lahar::RunOptions { no_write: true, sessions: Some(5), ..Default::default() }).unwrap();
     let held = cpus_held(&r);
     let row = |n: &str, j: &str, t: &str, c: &str| (n.to_string(), j.to_string(), t.to_string(), c.to_string());
     assert_eq!(

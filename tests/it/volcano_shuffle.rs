@@ -133,7 +133,7 @@ fn budget_input_through_the_binary() {
 #[test]
 fn controller_labels_are_selected() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let s = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: pdb}\nspec:\n  sessions: 2\n  cluster:\n    nodes:\n      - {name: n1, cpu: 4, memory: 8Gi}\n  scheduler:\n    inline: |\n      actions: \"allocate, shuffle\"\n      tiers:\n      - plugins:\n        - name: pdb\n  workload:\n    - manifests: budgets.yaml\n    - manifests: job.yaml\n    - jobs:\n      - {name: compact, duration: 1h, tasks: [{name: w, replicas: 2, resources: {cpu: 1}}]}\n";
+    let s = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: pdb}\nspec:\n  sessions: 3\n  cluster:\n    nodes:\n      - {name: n1, cpu: 4, memory: 8Gi}\n  scheduler:\n    inline: |\n      actions: \"allocate, shuffle\"\n      tiers:\n      - plugins:\n        - name: pdb\n  workload:\n    - manifests: budgets.yaml\n    - manifests: job.yaml\n    - jobs:\n      - {name: compact, duration: 1h, tasks: [{name: w, replicas: 2, resources: {cpu: 1}}]}\n";
     std::fs::write(dir.path().join("s.yaml"), s).expect("write");
     let b = |job: &str| {
         format!(

@@ -150,13 +150,13 @@ fn user_guide_hami_core_pod() {
     let ask = hami.tasks[0].hints.as_ref().and_then(|h| h.vgpu.as_deref()).expect("a vGPU ask");
     assert_eq!(ask.containers, [lahar_core::vgpu::ContainerAsk::of(Some(1), Some(3000), Some(50)).unwrap()]);
     assert_eq!(ask.mode.as_deref(), Some("hami-core"));
-    // After one session every pod runs. The jobs come in Volcano's order for
-    // equal creation times (by UID: hami-pod, spread-train, uuid-pod). hami-pod
-    // takes card 0 of gpu-v100-1 (binpack: both idle, the lower index first); the
-    // workers go one per node, worker-0 to card 0 of gpu-v100-0 and worker-1 to
-    // the busier card of gpu-v100-1, beside hami-pod (another PodGroup, so
-    // spread allows it); uuid-pod takes the card it names, card 1 of gpu-v100-0.
-    let r = lahar::run(s, &lahar::RunOptions { no_write: true, sessions: Some(1), ..Default::default() }).unwrap();
+    // After two sessions every pod runs. In the first, the two Pods (whose pods
+    // exist) are placed: hami-pod takes card 0 of gpu-v100-1 (binpack: both idle,
+    // the lower index first), uuid-pod the card it names, card 1 of gpu-v100-0;
+    // enqueue admits spread-train, whose controller makes its pods after the
+    // session. In the second its workers go one per node, each to the busier card,
+    // beside the Pods (other PodGroups, so spread allows it).
+    let r = lahar::run(s, &lahar::RunOptions { no_write: true, sessions: Some(2), ..Default::default() }).unwrap();
     let w = &r.output.world;
     let held: Vec<(usize, usize, i64, i64, Vec<String>)> = w
         .nodes
@@ -173,8 +173,7 @@ fn user_guide_hami_core_pod() {
     assert_eq!(
         held,
         [
-            (0, 0, 16000, 50, names(&["spread-train"])),
-            (0, 1, 3000, 0, names(&["uuid-pod"])),
+            (0, 1, 19000, 50, names(&["uuid-pod", "spread-train"])),
             (1, 0, 19000, 100, names(&["hami-pod", "spread-train"])),
         ]
     );
@@ -197,7 +196,7 @@ fn spread_annotation_keeps_a_gang_off_shared_cards() {
             &job(annotation),
         );
         let s = lahar::scenario::load_file(&dir.path().join("scenario.yaml")).unwrap_or_else(|e| panic!("{e}"));
-        let r = lahar::run(s, &lahar::RunOptions { no_write: true, sessions: Some(1), ..Default::default() }).unwrap();
+        let r = lahar::run(s, &lahar::RunOptions { no_write: true, sessions: Some(2), ..Default::default() }).unwrap();
         r.output.world.nodes[0].vgpu.iter().map(|u| u.num).collect::<Vec<_>>()
     };
     assert_eq!(run("volcano.sh/vgpu-podgroup-policy: spread"), [1, 1]);

@@ -235,6 +235,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         min_success: None,
         orphan: false,
         sla_waiting: None,
+        pods_once_admitted: false,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

@@ -455,6 +455,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         min_success: None,
         orphan: false,
         sla_waiting: None,
+        pods_once_admitted: false,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

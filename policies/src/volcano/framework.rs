@@ -517,18 +517,19 @@ impl Framework {
         }
     }
 
-    /// Job order: the first plugin with an opinion decides; then creation, then UID.
+    /// Job order: the first plugin with an opinion decides; then the PodGroup's
+    /// creation ([`lahar_core::world::Job::pg_created`]), then UID.
     pub fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Ordering {
         for p in self.enabled(flag::ENABLE_JOB_ORDER) {
             if let Some(o) = p.job_order(ssn, l, r).filter(|o| o.is_ne()) {
                 return o;
             }
         }
-        ssn.job(l).spec.submit.cmp(&ssn.job(r).spec.submit).then_with(|| uid(ssn, l).cmp(&uid(ssn, r)))
+        ssn.job(l).pg_created.cmp(&ssn.job(r).pg_created).then_with(|| uid(ssn, l).cmp(&uid(ssn, r)))
     }
 
     /// A job's numeric job-order keys in plugin order ([`Framework::sort_jobs`]
-    /// compares them, then submit time and (namespace, name)); `None` when a plugin
+    /// compares them, then the PodGroup's creation and (namespace, name)); `None` when a plugin
     /// that orders jobs gives no key.
     pub fn job_order_keys(&self, ssn: &Session<'_>, j: JobId) -> Option<Vec<f64>> {
         self.enabled(flag::ENABLE_JOB_ORDER)
@@ -539,7 +540,7 @@ impl Framework {
 
     /// Sorts jobs by [`Framework::job_order`] (stable). When every job-order plugin
     /// gives keys ([`Plugin::job_order_key`]), each job's keys are computed once and
-    /// compared in plugin order, then submit time and (namespace, name): the same
+    /// compared in plugin order, then the PodGroup's creation and (namespace, name): the same
     /// order as the comparator, with one plugin call per job instead of per pair.
     pub fn sort_jobs(&self, ssn: &Session<'_>, jobs: &mut [JobId]) {
         let plugins: Vec<&dyn Plugin> =
@@ -564,9 +565,10 @@ impl Framework {
                 .map(|(x, y)| x.partial_cmp(y).unwrap_or(Ordering::Equal))
                 .find(|o| o.is_ne())
                 .unwrap_or(Ordering::Equal);
-            let (l, r) = (&ssn.job(jobs[a]).spec, &ssn.job(jobs[b]).spec);
+            let (lj, rj) = (ssn.job(jobs[a]), ssn.job(jobs[b]));
+            let (l, r) = (&lj.spec, &rj.spec);
             by_key
-                .then_with(|| l.submit.cmp(&r.submit))
+                .then_with(|| lj.pg_created.cmp(&rj.pg_created))
                 .then_with(|| (&*l.namespace, l.name.as_str()).cmp(&(&*r.namespace, r.name.as_str())))
         });
         let sorted: Vec<JobId> = idx.iter().map(|&i| jobs[i]).collect();

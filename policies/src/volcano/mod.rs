@@ -82,4 +82,8 @@ impl Scheduler for Volcano {
         // Every plugin's OnSessionClose runs, whatever its enable flags.
         self.conf.tiers.iter().flatten().any(|p| p.name == "gang")
     }
+    fn admits_pod_groups(&self) -> bool {
+        // enqueue admits PodGroups, or allocate does without it.
+        true
+    }
 }

@@ -88,10 +88,23 @@ impl Engine {
                 for &j in &touched {
                     self.refresh_job(j);
                 }
-                for j in changed {
+                for &j in &changed {
                     if touched.binary_search(&j).is_err() {
                         self.rederive_phase(j);
                     }
+                }
+                // A group leaves Pending only in a session (enqueue, or allocate
+                // without it), so the jobs it touched are the ones whose controller
+                // may now make the pods it held back.
+                if self.admits_pod_groups {
+                    let dirty = self.dirty;
+                    // The exhaustive mode asks every active job.
+                    let held = if self.cfg.exhaustive { self.world.active.iter().copied().collect() } else { touched };
+                    for j in held {
+                        self.created_at_close |= self.make_held_pods(j);
+                    }
+                    // The engine asks for the next session (Engine::follow_up).
+                    self.dirty = dirty;
                 }
             }
         }
@@ -167,10 +180,17 @@ impl Engine {
 
     fn arrive(&mut self, j: JobId) {
         self.world.activate(j);
+        let job = &mut self.world.jobs[j.0 as usize];
+        job.pg_created = job.spec.submit;
         if let Some(r) = &mut self.recorder {
             r.job_submitted(&self.world, j);
         }
-        self.create_initial_pods(j);
+        // A group that arrives admitted or with running pods had its pods made.
+        let spec = &self.world.jobs[j.0 as usize].spec;
+        let admitted = !spec.initial.is_empty() || spec.start_phase.is_some_and(|p| p != PodGroupPhase::Pending);
+        if admitted || !self.holds_pods(j) {
+            self.create_initial_pods(j);
+        }
         let initial = self.world.jobs[j.0 as usize].spec.initial.clone();
         if !initial.is_empty() {
             // A starting state: these pods were bound before the run; no decisions.
@@ -249,6 +269,57 @@ impl Engine {
         self.dirty = true;
     }
 
+    /// Whether job `j`'s controller holds its pods back now: it makes them only
+    /// once the PodGroup has left Pending ([`crate::job::JobSpec::pods_once_admitted`];
+    /// Volcano's `syncJob`, the training-operator's `DelayPodCreationDueToPodGroup`),
+    /// under a scheduler that admits groups before placing them.
+    fn holds_pods(&self, j: JobId) -> bool {
+        let job = &self.world.jobs[j.0 as usize];
+        self.admits_pod_groups && job.spec.pods_once_admitted && job.pg_phase == PodGroupPhase::Pending
+    }
+
+    /// The controller's sync of job `j` once its group is admitted: the pods it
+    /// held back are made (tasks never created whose dependencies allow them,
+    /// replicas that went while the group was Pending). True if it made any.
+    fn make_held_pods(&mut self, j: JobId) -> bool {
+        let Some(job) = self.world.jobs.get(j.0 as usize) else { return false };
+        if !job.spec.pods_once_admitted
+            || self.holds_pods(j)
+            || job.phase.is_terminal()
+            || job.phase == JobPhase::Restarting
+            || (job.pods_missing == 0 && job.tasks.iter().all(|t| t.created))
+        {
+            return false;
+        }
+        let before = job.pods.len();
+        for t in 0..job.spec.tasks.len() {
+            let job = &self.world.jobs[j.0 as usize];
+            if job.tasks[t].created {
+                if job.pods_missing > 0 {
+                    // The replicas of the task that no pod stands for (syncJob makes
+                    // every missing index).
+                    let mut have = vec![false; job.spec.tasks[t].replicas as usize];
+                    for &p in &job.pods {
+                        let pod = &self.world.pods[p.0 as usize];
+                        if pod.task as usize == t
+                            && let Some(h) = have.get_mut(pod.index as usize)
+                        {
+                            *h = true;
+                        }
+                    }
+                    for (i, _) in have.iter().enumerate().filter(|(_, h)| !**h) {
+                        self.world.create_pod(j, t, i as u32, self.now);
+                    }
+                }
+            } else if job.spec.tasks[t].depends_on.is_empty() {
+                self.create_task_pods(j, t);
+            }
+        }
+        self.world.jobs[j.0 as usize].pods_missing = 0;
+        self.create_dependent_pods(j);
+        self.world.jobs[j.0 as usize].pods.len() != before
+    }
+
     /// Whether a dependency is met: its task's pods exist and are as far as it
     /// asks.
     fn dependency_met(&self, j: JobId, d: Dependency) -> bool {
@@ -266,6 +337,9 @@ impl Engine {
     }
 
     fn create_dependent_pods(&mut self, j: JobId) {
+        if self.holds_pods(j) {
+            return;
+        }
         let ntasks = self.world.jobs[j.0 as usize].spec.tasks.len();
         for t in 0..ntasks {
             let job = &self.world.jobs[j.0 as usize];
@@ -364,7 +438,10 @@ impl Engine {
                 }
                 self.stop_progress(j, true);
                 self.set_phase(j, JobPhase::Restarting);
+                // killJob deletes the PodGroup: no admission, reservation or phase
+                // until the restart ends and the controller makes a new one.
                 self.world.jobs[j.0 as usize].restart_all = true;
+                self.world.set_pg_phase(j, PodGroupPhase::Pending);
                 let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
                 for q in pods {
                     self.kill_pod(q, EndReason::Restarted);
@@ -400,13 +477,18 @@ impl Engine {
         }
     }
 
-    /// A new Pending pod in place of `p`, which its job forgets.
+    /// A new Pending pod in place of `p`, which its job forgets; while the
+    /// controller holds pods back, the replica waits for the group's admission.
     fn replace(&mut self, p: PodId) {
         let pod = &self.world.pods[p.0 as usize];
         let (j, task, index) = (pod.job, pod.task as usize, pod.index);
         self.world.jobs[j.0 as usize].pods.retain(|&q| q != p);
         self.forget_pod(p);
-        self.world.create_pod(j, task, index, self.now);
+        if self.holds_pods(j) {
+            self.world.jobs[j.0 as usize].pods_missing += 1;
+        } else {
+            self.world.create_pod(j, task, index, self.now);
+        }
         self.dirty = true;
     }
 
@@ -455,10 +537,31 @@ impl Engine {
             let all = std::mem::take(&mut job.restart_all);
             self.set_phase(j, JobPhase::Pending);
             if all {
+                // The new PodGroup: Pending, created now (it orders the job anew).
+                self.world.jobs[j.0 as usize].pg_created = self.now;
+                self.world.set_pg_phase(j, PodGroupPhase::Pending);
+                self.emit(Decision {
+                    session: self.stats.sessions,
+                    t: self.now,
+                    action: "job-controller",
+                    kind: DecisionKind::Phase,
+                    job: j,
+                    pod: None,
+                    node: None,
+                    phase: Some(PodGroupPhase::Pending),
+                    reason: Cow::Borrowed("PodGroup made anew after RestartJob"),
+                });
                 for p in std::mem::take(&mut self.world.jobs[j.0 as usize].pods) {
                     self.forget_pod(p);
                 }
-                self.create_initial_pods(j);
+                self.world.jobs[j.0 as usize].pods_missing = 0;
+                if !self.holds_pods(j) {
+                    self.create_initial_pods(j);
+                } else {
+                    for t in &mut self.world.jobs[j.0 as usize].tasks {
+                        t.created = false;
+                    }
+                }
             }
             self.dirty = true;
         }
@@ -593,6 +696,10 @@ impl Engine {
     /// turning Unknown raises the controller's `JobUnknown` event.
     fn update_pod_group_phase(&mut self, j: JobId) {
         let job = &self.world.jobs[j.0 as usize];
+        if job.restart_all {
+            // Its PodGroup was deleted by the RestartJob under way.
+            return;
+        }
         let running = job.count(PodStatus::Running);
         let releasing = job.count(PodStatus::Releasing);
         let scheduled = running + job.count(PodStatus::Succeeded) + job.count(PodStatus::Failed);

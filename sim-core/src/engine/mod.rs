@@ -93,6 +93,12 @@ pub struct Engine {
     /// The scheduler marks jobs not ready at a session's close unschedulable
     /// ([`Scheduler::marks_unschedulable`]): their PodGroups may turn Unknown.
     marks_unschedulable: bool,
+    /// The scheduler admits PodGroups before placing their pods
+    /// ([`Scheduler::admits_pod_groups`]): controllers that wait for it hold pods back.
+    admits_pod_groups: bool,
+    /// Pods were created at the last session's close (a group admitted in it):
+    /// another session follows, as after a bind.
+    created_at_close: bool,
     /// Where records go as they are made, when set (else into `pods_out`,
     /// `samples` and `decisions`).
     recorder: Option<Box<dyn Recorder>>,
@@ -125,8 +131,11 @@ impl Engine {
         let rng = RngStreams::new(cfg.seed).stream("scheduler/session", 0);
         let speeds = crate::speed::NodeSpeeds::new(&world.cluster);
         let marks_unschedulable = scheduler.marks_unschedulable();
+        let admits_pod_groups = scheduler.admits_pod_groups();
         Engine {
             marks_unschedulable,
+            admits_pod_groups,
+            created_at_close: false,
             speeds,
             world,
             arrivals,
@@ -493,16 +502,28 @@ impl Engine {
         // A session that bound or evicted something is always followed by another, as
         // Volcano's periodic loop would run one: without a period, at once (the next
         // instant's events cannot change what it finds); with one, at the next tick.
-        if !out.binds.is_empty() || !out.evictions.is_empty() {
-            match self.cfg.schedule_period {
-                None => self.dirty = true,
-                Some(p) => {
-                    let p = p.micros().max(1);
-                    self.wake_at(SimTime((self.now.micros() / p + 1) * p));
-                }
-            }
+        let followed = !out.binds.is_empty() || !out.evictions.is_empty();
+        if followed {
+            self.follow_up();
         }
         self.on(Lifecycle::SessionClosed(touched));
+        // Pods a controller made for the groups this session admitted are placed by
+        // the next session, as Volcano's next periodic one would find them.
+        if std::mem::take(&mut self.created_at_close) && !followed {
+            self.follow_up();
+        }
+    }
+
+    /// Asks for the session that follows one that changed the cluster: at once
+    /// without a period, at the next tick with one.
+    fn follow_up(&mut self) {
+        match self.cfg.schedule_period {
+            None => self.dirty = true,
+            Some(p) => {
+                let p = p.micros().max(1);
+                self.wake_at(SimTime((self.now.micros() / p + 1) * p));
+            }
+        }
     }
 
     /// Queues a wakeup at `at` unless one is queued there already.

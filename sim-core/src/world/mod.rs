@@ -190,8 +190,18 @@ pub struct Job {
     /// Restarts done.
     pub retries: u32,
     /// Restarting after RestartJob: every pod is recreated once all are gone
-    /// (RestartTask and RestartPod recreate only the pods they killed).
+    /// (RestartTask and RestartPod recreate only the pods they killed). Its
+    /// PodGroup is deleted meanwhile (Volcano's `killJob`): the job waits for no
+    /// admission and its phase is not re-derived until a new one is made.
     pub restart_all: bool,
+    /// When its PodGroup was created: its submission, or the end of its last
+    /// RestartJob (the controller makes a new PodGroup then). Volcano's job order
+    /// falls back on it (`CreationTimestamp`), and sla's waiting time runs from it.
+    pub pg_created: SimTime,
+    /// Pods gone while the controller held creation back
+    /// ([`JobSpec::pods_once_admitted`] with the PodGroup Pending): made again
+    /// once the group is admitted.
+    pub pods_missing: u32,
     /// Sessions in which the job lost pods to eviction.
     pub preemptions: u32,
     /// Session index of the last eviction counted.
@@ -291,6 +301,8 @@ impl Job {
             end: None,
             retries: 0,
             restart_all: false,
+            pg_created: SimTime::ZERO,
+            pods_missing: 0,
             preemptions: 0,
             last_preempt_session: None,
             nodes_spanned: 0,
@@ -882,7 +894,8 @@ impl World {
         let job = &self.jobs[j.0 as usize];
         let pending = job.counts[PodStatus::Pending.index()] > 0 && !job.phase.is_terminal();
         let admitted = job.pg_phase != PodGroupPhase::Pending;
-        let waiting = job.counted && !admitted;
+        // A RestartJob deleted its PodGroup: nothing to admit until a new one is made.
+        let waiting = job.counted && !admitted && !job.restart_all;
         let shape = (job.spec.queue, job.spec.min_resources.0);
         // True if membership changed.
         let put = |set: &mut BTreeSet<JobId>, on: bool| if on { set.insert(j) } else { set.remove(&j) };
@@ -1146,7 +1159,7 @@ impl World {
             let admitted = j.pg_phase != PodGroupPhase::Pending;
             if self.admitted_pending.contains(&JobId(i as u32))
                 != (self.with_pending.contains(&JobId(i as u32)) && admitted)
-                || self.pg_pending.contains(&JobId(i as u32)) != (j.counted && !admitted)
+                || self.pg_pending.contains(&JobId(i as u32)) != (j.counted && !admitted && !j.restart_all)
             {
                 return Err(format!("job {i}: pending-job sets out of date"));
             }

@@ -311,6 +311,9 @@ fn job(
         min_success: None,
         orphan: false,
         sla_waiting: None,
+        // A PodGroup with its pods, as Volcano's unit tests build them (a VolcanoJob
+        // manifest waits for admission: docs/volcano.md § Job controller over time).
+        pods_once_admitted: false,
         min_resources: Resources::ZERO,
         network_topology,
         sub_groups,

@@ -227,6 +227,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 min_success: None,
                 orphan: false,
                 sla_waiting: None,
+                pods_once_admitted: false,
                 min_resources: Resources::ZERO,
                 network_topology: None,
                 sub_groups: None,

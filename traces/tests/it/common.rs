@@ -149,6 +149,7 @@ pub fn gang(
         min_success: None,
         orphan: false,
         sla_waiting: None,
+        pods_once_admitted: false,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

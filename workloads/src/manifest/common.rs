@@ -1238,6 +1238,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         min_success: None,
         orphan: false,
         sla_waiting: None,
+        pods_once_admitted: false,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

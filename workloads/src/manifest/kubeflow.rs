@@ -22,6 +22,7 @@ fn layout(kind: &str) -> (&'static str, &'static [&'static str]) {
 
 pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
     let root = &d.root;
+    let (api, _) = common::kind_of(root);
     let meta = common::meta(ck, root, "", true);
     let empty = Node { at: root.at, val: Val::Null };
     let spec = root.get("spec").unwrap_or(&empty);
@@ -162,6 +163,10 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         timing: timing?,
     };
     let (mut j, profile) = common::assemble(head, tasks, cx);
+    // The training-operator (kubeflow.org/v1) makes no pod while Volcano's PodGroup
+    // is Pending (`DelayPodCreationDueToPodGroup`); the MPI operator's v2beta1
+    // MPIJob creates its pods at once.
+    j.pods_once_admitted = !(kind == "MPIJob" && api == "kubeflow.org/v2beta1");
     if let Some(r) = min_res {
         j.min_resources = r;
     }

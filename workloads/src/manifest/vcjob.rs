@@ -182,6 +182,8 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     spec_out.policies = job_policies;
     spec_out.preemptable = group_preemptable;
     spec_out.sla_waiting = sla_waiting;
+    // syncJob creates the pods only once the PodGroup has left Pending.
+    spec_out.pods_once_admitted = true;
     spec_out.disruption = disruption;
     spec_out.network_topology = nt;
     let names: Vec<std::sync::Arc<str>> = spec_out.tasks.iter().map(|t| t.name.clone()).collect();

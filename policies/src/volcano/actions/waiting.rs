@@ -22,7 +22,8 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug)]
 pub(crate) struct OrderKey {
     keys: Box<[f64]>,
-    submit: SimTime,
+    /// The PodGroup's creation.
+    created: SimTime,
     uid: Box<(std::sync::Arc<str>, String)>,
 }
 
@@ -47,7 +48,7 @@ impl Ord for OrderKey {
             .map(|(a, b)| a.total_cmp(b))
             .find(|c| c.is_ne())
             .unwrap_or(Ordering::Equal)
-            .then_with(|| self.submit.cmp(&o.submit))
+            .then_with(|| self.created.cmp(&o.created))
             .then_with(|| self.uid.cmp(&o.uid))
     }
 }
@@ -72,10 +73,11 @@ impl WaitingOrder {
         if keys.iter().any(|k| !k.is_finite()) {
             return None;
         }
-        let spec = &ssn.job(j).spec;
+        let job = ssn.job(j);
+        let spec = &job.spec;
         Some(OrderKey {
             keys: keys.into_iter().map(|k| k + 0.0).collect(),
-            submit: spec.submit,
+            created: job.pg_created,
             uid: Box::new((spec.namespace.clone(), spec.name.clone())),
         })
     }

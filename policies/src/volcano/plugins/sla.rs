@@ -27,7 +27,7 @@ impl Sla {
         ssn.job(j).spec.sla_waiting.map(|d| d.micros()).or(self.wait_us)
     }
     fn overdue(&self, ssn: &Session<'_>, j: JobId) -> bool {
-        self.wait(ssn, j).is_some_and(|w| ssn.now().micros() >= ssn.job(j).spec.submit.micros() + w)
+        self.wait(ssn, j).is_some_and(|w| ssn.now().micros() >= ssn.job(j).pg_created.micros() + w)
     }
     /// True if some job may have a waiting time.
     fn active(&self, ssn: &Session<'_>) -> bool {
@@ -47,7 +47,7 @@ impl Plugin for Sla {
         let next = ssn
             .jobs()
             .filter(|&j| ssn.job(j).pg_phase == PodGroupPhase::Pending || ssn.job(j).ready_count() == 0)
-            .filter_map(|j| self.wait(ssn, j).map(|w| SimTime(ssn.job(j).spec.submit.micros() + w)))
+            .filter_map(|j| self.wait(ssn, j).map(|w| SimTime(ssn.job(j).pg_created.micros() + w)))
             .filter(|&t| t > now)
             .min();
         if let Some(t) = next {
@@ -62,7 +62,7 @@ impl Plugin for Sla {
         if !self.active(ssn) {
             return None;
         }
-        let deadline = |j: JobId| self.wait(ssn, j).map(|w| ssn.job(j).spec.submit.micros() + w);
+        let deadline = |j: JobId| self.wait(ssn, j).map(|w| ssn.job(j).pg_created.micros() + w);
         Some(match (deadline(l), deadline(r)) {
             (None, None) => Ordering::Equal,
             (None, Some(_)) => Ordering::Greater,

@@ -174,6 +174,11 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
     let mut task_queues: BTreeMap<JobId, Tasks> = BTreeMap::new();
     let candidates: Vec<(JobId, ReachFacts)> = if promote_pending {
+        // Every Pending PodGroup is admitted, pods or not (a controller may wait
+        // for this to make them), in creation order as the rows were before.
+        for j in ssn.jobs_waiting_admission() {
+            ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, "no enqueue action: admitted by allocate");
+        }
         ssn.jobs_with_pending().map(|j| (j, lahar_core::world::reach_facts(ssn.job(j)))).collect()
     } else {
         ssn.admitted_with_facts()
@@ -182,10 +187,6 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     // Per queue: overused at intake (asked once per queue, not per job).
     let mut overused: Vec<(QueueId, bool)> = Vec::new();
     for (j, f) in candidates {
-        // The admitted list holds no Pending PodGroup.
-        if promote_pending && ssn.job(j).pg_phase == PodGroupPhase::Pending {
-            ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, "no enqueue action: admitted by allocate");
-        }
         // A job none of whose pending pods fits any node's future-idle resources
         // can only fail its step, which changes nothing: skip it without sorting
         // its pods (an O(1) index query per pod shape). This is what keeps sessions
