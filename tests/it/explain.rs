@@ -368,3 +368,27 @@ fn a_node_scored_by_no_plugin_totals_zero() {
     assert!(csv.contains(",n0,total,,,0\n"), "{csv}");
     assert!(!csv.contains(",-0"), "{csv}");
 }
+
+/// A step that leaves its job pipelined but not ready is not called bound. On
+/// two 2-CPU nodes, `old` (held to n2 by its node selector) runs there from 0; a
+/// drain of n2 at 5 s (deadline 0, uncordoned at 6 s) evicts it (30 s grace: n2's
+/// room is releasing until 35 s). `new` (priority 10, two 2-CPU pods, minAvailable
+/// 2) arrives at 10 s: allocate places `new-w-0` on n1's idle room (Allocated) and
+/// `new-w-1` on n2's releasing room (Pipelined): the job is pipelined, not ready,
+/// and its statement is neither committed nor discarded, so `new-w-0` is not
+/// bound; the gang binds once `old`'s pod is gone, at 35 s.
+#[test]
+fn a_pipelined_step_is_not_called_bound() {
+    let text = scenario(
+        "    nodes:\n      - {name: n1, cpu: 2, memory: 8Gi}\n      - {name: n2, cpu: 2, memory: 8Gi}",
+        "  scheduler:\n    inline: |\n      actions: \"enqueue, allocate\"\n      tiers:\n      - plugins: [{name: priority}, {name: gang}]\n      - plugins: [{name: predicates}]\n  faults:\n    drains: [{at: 5s, nodes: n2, deadline: 0s, duration: 1s}]\n  workload:\n    - jobs:\n      - {name: old, duration: 1h, running: {w: [n2]}, tasks: [{name: w, replicas: 1, resources: {cpu: 2}, nodeSelector: {kubernetes.io/hostname: n2}}]}\n      - {name: new, submitAt: 10s, priority: 10, duration: 1h, tasks: [{name: w, replicas: 2, resources: {cpu: 2}}]}\n",
+    );
+    let csv = explain(&text, &["new-w-0"]);
+    let results: Vec<&str> = csv.lines().filter(|l| l.contains(",result,")).collect();
+    assert!(
+        results[0]
+            .contains(",10,default/new-w-0,n1,result,true,\"allocated, not bound: the job is pipelined but not ready"),
+        "{csv}"
+    );
+    assert!(results.last().is_some_and(|l| l.contains(",35,") && l.contains("committed")), "{csv}");
+}

@@ -330,9 +330,14 @@ fn step_outcome(ssn: &mut Session<'_>, watched: &[PodId], left: &Tasks, stepped:
     for &p in watched {
         let node = ssn.pod(p).node;
         let (passed, why) = match ssn.pod(p).status {
-            PodStatus::Allocated => {
+            PodStatus::Allocated if committed => {
                 (true, "allocated: the job is ready and its statement is committed (bound at session end)")
             }
+            // Neither committed nor discarded: never bound (Volcano binds on commit).
+            PodStatus::Allocated => (
+                true,
+                "allocated, not bound: the job is pipelined but not ready; the placement holds until the session ends",
+            ),
             PodStatus::Pipelined if committed => {
                 (true, "pipelined: committed with the ready job; the pod waits nominated to this node")
             }
