@@ -32,6 +32,17 @@ pub enum PolicyEvent {
     TaskCompleted,
     /// The PodGroup became Unknown (part of the gang running, the rest unschedulable).
     JobUnknown,
+    /// A pod was created, or went back to Pending; a policy on it acts only with a
+    /// `timeout`, if the pod is still Pending then (Volcano's
+    /// `shouldConfigureTimeout`).
+    PodPending,
+    /// A task's pods restarted their containers more than its `maxRetry` (raised
+    /// by Volcano on a pod update; lahar models no container restarts, so never
+    /// raised).
+    TaskFailed,
+    /// The job's spec was updated (never raised: lahar's jobs are not edited while
+    /// they run).
+    JobUpdated,
 }
 
 impl PolicyEvent {
@@ -43,6 +54,9 @@ impl PolicyEvent {
             "PodFailed" => PolicyEvent::PodFailed,
             "TaskCompleted" => PolicyEvent::TaskCompleted,
             "Unknown" => PolicyEvent::JobUnknown,
+            "PodPending" => PolicyEvent::PodPending,
+            "TaskFailed" => PolicyEvent::TaskFailed,
+            "JobUpdated" => PolicyEvent::JobUpdated,
             _ => return None,
         })
     }
@@ -67,6 +81,12 @@ pub enum PolicyAction {
     TerminateJob,
     /// Kill unfinished pods; the job ends Completed.
     CompleteJob,
+    /// Kill and recreate the pods of the affected pod's partition (sub-job); a
+    /// job without partitions is left alone (Volcano's `killPods` finds none).
+    RestartPartition,
+    /// Resume an Aborted job; in any other state the job is only synced, as
+    /// without a policy (Volcano's Running and Pending states run `SyncJob`).
+    ResumeJob,
 }
 
 impl PolicyAction {
@@ -79,6 +99,8 @@ impl PolicyAction {
             "AbortJob" => PolicyAction::AbortJob,
             "TerminateJob" => PolicyAction::TerminateJob,
             "CompleteJob" => PolicyAction::CompleteJob,
+            "RestartPartition" => PolicyAction::RestartPartition,
+            "ResumeJob" => PolicyAction::ResumeJob,
             _ => return None,
         })
     }
@@ -91,6 +113,11 @@ pub struct Policy {
     pub event: PolicyEvent,
     /// Reaction.
     pub action: PolicyAction,
+    /// `timeout`: the action waits this long (Volcano's delayed action) and is
+    /// dropped if the pod left Pending meanwhile (PodPending), or a pod of the
+    /// same name runs again (PodEvicted, PodFailed). A PodPending policy acts
+    /// only with one.
+    pub timeout: Option<SimDuration>,
 }
 
 /// `networkTopology` of a PodGroup / VolcanoJob.

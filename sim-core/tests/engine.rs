@@ -78,7 +78,7 @@ fn eviction_without_checkpoint_loses_everything() {
 #[test]
 fn restart_job_policy_and_max_retry() {
     let mut j = job("r", 0, 100, 2, 1, 2);
-    j.policies = vec![Policy { event: PolicyEvent::PodEvicted, action: PolicyAction::RestartJob }];
+    j.policies = vec![Policy { event: PolicyEvent::PodEvicted, action: PolicyAction::RestartJob, timeout: None }];
     j.max_retry = 2;
     let out = run(vec![node("n0", 8)], vec![j.clone()], vec![(10, 0)], ideal());
     let r = &out.world.jobs[0];
@@ -94,7 +94,7 @@ fn restart_job_policy_and_max_retry() {
 #[test]
 fn abort_job_policy() {
     let mut j = job("a", 0, 100, 1, 1, 1);
-    j.policies = vec![Policy { event: PolicyEvent::Any, action: PolicyAction::AbortJob }];
+    j.policies = vec![Policy { event: PolicyEvent::Any, action: PolicyAction::AbortJob, timeout: None }];
     let out = run(vec![node("n0", 8)], vec![j], vec![(10, 0)], ideal());
     assert_eq!((out.world.jobs[0].phase, out.world.jobs[0].end), (JobPhase::Aborted, Some(SimTime(10 * S))));
 }

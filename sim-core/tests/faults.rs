@@ -105,7 +105,7 @@ fn two_tasks(action: PolicyAction) -> JobSpec {
     b.name = "b".into();
     j.tasks.push(b);
     j.min_available = 2;
-    j.policies = vec![Policy { event: PolicyEvent::PodFailed, action }];
+    j.policies = vec![Policy { event: PolicyEvent::PodFailed, action, timeout: None }];
     j.min_resources = j.compute_min_resources();
     j
 }
@@ -299,7 +299,7 @@ fn overlapping_outages_give_capacity_back_only_when_all_end() {
 #[test]
 fn restart_task_recreates_the_pending_pods() {
     let mut r = job("r", 0, 100, 3, 4, 1);
-    r.policies = vec![Policy { event: PolicyEvent::PodEvicted, action: PolicyAction::RestartTask }];
+    r.policies = vec![Policy { event: PolicyEvent::PodEvicted, action: PolicyAction::RestartTask, timeout: None }];
     let out = run_with(
         vec![node("n0", 8), node("n1", 4)],
         Topology::flat(2),
@@ -423,7 +423,7 @@ fn launched(launcher_s: u64, min: u32, policies: Vec<Policy>) -> JobSpec {
 /// at 30, the job is Completed then and its workers are killed.
 #[test]
 fn task_completed_completes_the_job() {
-    let p = vec![Policy { event: PolicyEvent::TaskCompleted, action: PolicyAction::CompleteJob }];
+    let p = vec![Policy { event: PolicyEvent::TaskCompleted, action: PolicyAction::CompleteJob, timeout: None }];
     let out = run_faults(vec![node("n0", 8), node("n1", 8)], vec![launched(30, 3, p)], vec![]);
     let j = &out.world.jobs[0];
     assert_eq!((j.phase, j.end), (JobPhase::Completed, Some(SimTime(30 * S))));

@@ -633,6 +633,7 @@ pub struct RawDependsOn {
 pub struct RawPolicy {
     pub event: Spanned<String>,
     pub action: Spanned<String>,
+    pub timeout: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -599,12 +599,13 @@ proptest! {
 
 /// A VolcanoJob of the controller property: (submit s, duration s, queue, high
 /// priority, pods, GPUs per pod, policy: 0 none, 1 RestartJob on PodEvicted, 2
-/// RestartJob on Unknown, 3 RestartTask on PodEvicted).
+/// RestartJob on Unknown, 3 RestartTask on PodEvicted, 4 RestartJob on PodPending
+/// after 20 min).
 type VcJob = (u32, u32, usize, bool, u32, u32, u8);
 
 fn vc_jobs() -> impl Strategy<Value = Vec<VcJob>> {
     let job =
-        (0u32..3000, 60u32..4000, 0usize..2, any::<bool>(), 1u32..5, prop::sample::select(vec![1u32, 2, 4, 8]), 0u8..4);
+        (0u32..3000, 60u32..4000, 0usize..2, any::<bool>(), 1u32..5, prop::sample::select(vec![1u32, 2, 4, 8]), 0u8..5);
     prop::collection::vec(job, 6..30)
 }
 
@@ -621,6 +622,7 @@ fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
             "  policies: [{event: PodEvicted, action: RestartJob}]\n",
             "  policies: [{event: Unknown, action: RestartJob}]\n",
             "  policies: [{event: PodEvicted, action: RestartTask}]\n",
+            "  policies: [{event: PodPending, action: RestartJob, timeout: 20m}]\n",
         ][policy as usize];
         m += &format!(
             "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: v{i}\n  annotations: {{lahar.io/duration: {dur}s, lahar.io/submit-at: {submit}s}}\nspec:\n  queue: {}\n  priorityClassName: {}\n  maxRetry: 5\n{policy}  tasks:\n    - name: w\n      replicas: {pods}\n      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{limits: {{nvidia.com/gpu: {gpus}, cpu: {}}}}}}}]\n",

@@ -303,3 +303,59 @@ fn a_restarted_job_queues_behind_older_jobs() {
     let r = phases(&out, "r");
     assert_eq!(r, [("0", "Inqueue"), ("0", "Running"), ("50", "Pending"), ("3650", "Inqueue"), ("3650", "Running")]);
 }
+
+/// A PodPending policy acts after its `timeout` if the pod is still Pending then
+/// (Volcano's delayed action; `applyPolicies` skips a PodPending policy without
+/// one), and not once the pod runs. On a 2-CPU node `a` runs 0 → 1 h; `b` (2 CPUs)
+/// is submitted at 10 s with its pod made at once (a compact job):
+/// - AbortJob after 10 min: `b` is Aborted at 610 s;
+/// - RestartPod after 10 min, `maxRetry` 3: the pod is made anew at 610 s (retry 1)
+///   and 1210 s (retry 2); at 1810 s the third retry reaches `maxRetry` and `b`
+///   fails;
+/// - AbortJob after 2 h: the pod runs from 3600 s, the timeout at 7210 s finds it
+///   Running and does nothing; `b` completes at 7200 s;
+/// - without a timeout the policy never acts.
+#[test]
+fn a_pod_pending_policy_acts_after_its_timeout() {
+    for (policy, want) in [
+        ("{event: PodPending, action: AbortJob, timeout: 10m}", "10,,610,Aborted,0"),
+        ("{event: PodPending, action: RestartPod, timeout: 10m}", "10,,1810,Failed,3"),
+        ("{event: PodPending, action: AbortJob, timeout: 2h}", "10,3600,7200,Completed,0"),
+        ("{event: PodPending, action: AbortJob}", "10,3600,7200,Completed,0"),
+    ] {
+        let text = format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodes: [{{name: n0, cpu: 2, memory: 4Gi}}]\n  scheduler:\n    inline: |\n      actions: \"enqueue, allocate\"\n      tiers:\n      - plugins: [{{name: priority}}, {{name: gang}}]\n      - plugins: [{{name: predicates}}, {{name: proportion}}]\n  workload:\n    - jobs:\n      - {{name: a, duration: 1h, tasks: [{{name: w, replicas: 1, resources: {{cpu: 2}}}}]}}\n      - {{name: b, submitAt: 10s, duration: 1h, policies: [{policy}], tasks: [{{name: w, replicas: 1, resources: {{cpu: 2}}}}]}}\n"
+        );
+        let out = super::volcano::run_text(&text);
+        assert_eq!(row(&out, "b"), want, "{policy}");
+        assert_eq!(row(&out, "a"), "0,0,3600,Completed,0", "{policy}");
+    }
+}
+
+/// The policy events and actions Volcano's admission webhook allows are read
+/// (`policyEventMap`, `policyActionMap`): PodPending with a timeout, TaskFailed,
+/// JobUpdated, RestartPartition and ResumeJob, in a VolcanoJob and in a compact
+/// job; a timeout that is not a duration is an error at its place.
+#[test]
+fn every_allowed_policy_event_and_action_is_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, annotations: {lahar.io/duration: 1h}}\nspec:\n  policies:\n    - {event: PodPending, action: RestartJob, timeout: 5m}\n    - {event: TaskFailed, action: RestartPartition}\n    - {events: [JobUpdated], action: ResumeJob}\n  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]\n";
+    std::fs::write(dir.path().join("job.yaml"), job).expect("write");
+    let scenario = |policies: &str| {
+        format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodes: [{{name: n0, cpu: 2, memory: 4Gi}}]\n  workload:\n    - manifests: job.yaml\n    - jobs:\n      - {{name: c, duration: 1h, policies: {policies}, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1}}}}]}}\n"
+        )
+    };
+    let good = dir.path().join("good.yaml");
+    std::fs::write(&good, scenario("[{event: PodPending, action: AbortJob, timeout: 90s}, {event: TaskFailed, action: RestartPartition}, {event: JobUpdated, action: ResumeJob}]")).expect("write");
+    crate::lahar().arg("validate").arg(&good).assert().success();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, scenario("[{event: PodPending, action: AbortJob, timeout: soon}]")).expect("write");
+    let out = crate::lahar().arg("validate").arg(&bad).assert().code(2).get_output().stderr.clone();
+    let err = String::from_utf8_lossy(&out);
+    assert!(err.contains("spec.workload[1].jobs[0].policies[0].timeout"), "{err}");
+    std::fs::write(dir.path().join("job.yaml"), job.replace("timeout: 5m", "timeout: 5 minutes")).expect("write");
+    let out = crate::lahar().arg("validate").arg(&good).assert().code(2).get_output().stderr.clone();
+    let err = String::from_utf8_lossy(&out);
+    assert!(err.contains("spec.policies[0].timeout") && err.contains("expected a Go duration"), "{err}");
+}

@@ -8,7 +8,7 @@
 
 use super::{EndReason, Engine, Event};
 
-use crate::job::{Dependency, JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyAction, PolicyEvent, Until};
+use crate::job::{Dependency, JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyEvent, Until};
 use crate::session::{Decision, DecisionKind, Evictor};
 use std::borrow::Cow;
 
@@ -145,8 +145,7 @@ impl Engine {
             return;
         }
         if job.task_count(task, PodStatus::Succeeded) == job.spec.tasks[task].replicas {
-            let action = self.policy_for(j, task, PolicyEvent::TaskCompleted);
-            self.apply_policy(j, Some(p), Some(task), action);
+            self.raise(j, Some(p), Some(task), PolicyEvent::TaskCompleted);
         }
         let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
         if job.phase.is_terminal() {
@@ -264,7 +263,8 @@ impl Engine {
         job.tasks[t].created = true;
         let replicas = job.spec.tasks[t].replicas;
         for i in 0..replicas {
-            self.world.create_pod(j, t, i, self.now);
+            let p = self.world.create_pod(j, t, i, self.now);
+            self.pod_made(p);
         }
         self.dirty = true;
     }
@@ -308,7 +308,8 @@ impl Engine {
                         }
                     }
                     for (i, _) in have.iter().enumerate().filter(|(_, h)| !**h) {
-                        self.world.create_pod(j, t, i as u32, self.now);
+                        let p = self.world.create_pod(j, t, i as u32, self.now);
+                        self.pod_made(p);
                     }
                 }
             } else if job.spec.tasks[t].depends_on.is_empty() {
@@ -379,97 +380,13 @@ impl Engine {
         if phase == JobPhase::Restarting || phase.is_terminal() {
             return;
         }
-        let action = self.policy_for(j, task, PolicyEvent::PodEvicted);
-        self.apply_policy(j, Some(p), Some(task), action);
-    }
-
-    fn policy_for(&self, j: JobId, task: usize, ev: PolicyEvent) -> Option<PolicyAction> {
-        let spec = &self.world.jobs[j.0 as usize].spec;
-        spec.tasks[task].policies.iter().chain(spec.policies.iter()).find(|p| p.event.matches(ev)).map(|p| p.action)
-    }
-
-    /// Applies a lifecycle policy's action (`None`: no policy matched) to job
-    /// `j`, whose pod `pod` of task `task` was evicted or failed (neither for an
-    /// event of the whole job: RestartTask and RestartPod then kill nothing, as
-    /// Volcano's `killTarget` with an empty target, but count a retry).
-    fn apply_policy(&mut self, j: JobId, pod: Option<PodId>, task: Option<usize>, action: Option<PolicyAction>) {
-        match action {
-            // No policy: the pod is recreated once it is gone (Volcano's SyncJob
-            // creates the replicas that are missing), unless no controller owns
-            // it: then it is gone for good and its job ends.
-            None => match pod {
-                Some(p) if self.world.jobs[j.0 as usize].spec.orphan => {
-                    let failed = self.world.pods[p.0 as usize].status == PodStatus::Failed;
-                    let phase = if failed { JobPhase::Failed } else { JobPhase::Terminated };
-                    self.end_job(j, phase, EndReason::Killed);
-                }
-                Some(p) => self.replace_when_gone(p),
-                None => {}
-            },
-            // Volcano's KillTarget: the pod or the task's pods are killed and
-            // recreated, the job counts a retry and restarts.
-            Some(a @ (PolicyAction::RestartPod | PolicyAction::RestartTask)) => {
-                if !self.count_retry(j) {
-                    return;
-                }
-                self.stop_progress(j, true);
-                self.set_phase(j, JobPhase::Restarting);
-                let targets: Vec<PodId> = match (a, pod, task) {
-                    (PolicyAction::RestartPod, Some(p), _) => vec![p],
-                    (_, _, Some(task)) => {
-                        let job = &self.world.jobs[j.0 as usize];
-                        job.pods
-                            .iter()
-                            .copied()
-                            .filter(|&q| self.world.pods[q.0 as usize].task as usize == task)
-                            .collect()
-                    }
-                    (_, _, None) => Vec::new(),
-                };
-                for q in targets {
-                    self.kill_pod(q, EndReason::Restarted);
-                    self.replace_when_gone(q);
-                }
-                self.maybe_restart(j);
-            }
-            Some(PolicyAction::RestartJob) => {
-                if !self.count_retry(j) {
-                    return;
-                }
-                self.stop_progress(j, true);
-                self.set_phase(j, JobPhase::Restarting);
-                // killJob deletes the PodGroup: no admission, reservation or phase
-                // until the restart ends and the controller makes a new one.
-                self.world.jobs[j.0 as usize].restart_all = true;
-                self.world.set_pg_phase(j, PodGroupPhase::Pending);
-                let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
-                for q in pods {
-                    self.kill_pod(q, EndReason::Restarted);
-                }
-                self.maybe_restart(j);
-            }
-            Some(PolicyAction::AbortJob) => self.end_job(j, JobPhase::Aborted, EndReason::Killed),
-            Some(PolicyAction::TerminateJob) => self.end_job(j, JobPhase::Terminated, EndReason::Killed),
-            Some(PolicyAction::CompleteJob) => self.end_job(j, JobPhase::Completed, EndReason::Killed),
-        }
-    }
-
-    /// Counts a retry of job `j`; a job whose retries reach `maxRetry` fails
-    /// (Volcano's Restarting state checks it first): false then.
-    fn count_retry(&mut self, j: JobId) -> bool {
-        let job = &mut self.world.jobs[j.0 as usize];
-        job.retries += 1;
-        if job.retries >= job.spec.max_retry {
-            self.end_job(j, JobPhase::Failed, EndReason::Killed);
-            return false;
-        }
-        true
+        self.raise(j, Some(p), Some(task), PolicyEvent::PodEvicted);
     }
 
     /// Recreates pod `p` (same task and replica) once it is gone: at its
     /// release if it is releasing, now if it is already gone (failed, or a
     /// Pending pod just deleted).
-    fn replace_when_gone(&mut self, p: PodId) {
+    pub(super) fn replace_when_gone(&mut self, p: PodId) {
         match self.world.pods[p.0 as usize].status {
             PodStatus::Releasing => self.world.pods[p.0 as usize].replace_on_release = true,
             PodStatus::Failed | PodStatus::Deleted => self.replace(p),
@@ -479,7 +396,7 @@ impl Engine {
 
     /// A new Pending pod in place of `p`, which its job forgets; while the
     /// controller holds pods back, the replica waits for the group's admission.
-    fn replace(&mut self, p: PodId) {
+    pub(super) fn replace(&mut self, p: PodId) {
         let pod = &self.world.pods[p.0 as usize];
         let (j, task, index) = (pod.job, pod.task as usize, pod.index);
         self.world.jobs[j.0 as usize].pods.retain(|&q| q != p);
@@ -487,13 +404,14 @@ impl Engine {
         if self.holds_pods(j) {
             self.world.jobs[j.0 as usize].pods_missing += 1;
         } else {
-            self.world.create_pod(j, task, index, self.now);
+            let p = self.world.create_pod(j, task, index, self.now);
+            self.pod_made(p);
         }
         self.dirty = true;
     }
 
     /// Running → Releasing (interval ends now), Pending → Deleted.
-    fn kill_pod(&mut self, p: PodId, reason: EndReason) {
+    pub(super) fn kill_pod(&mut self, p: PodId, reason: EndReason) {
         let pod = &self.world.pods[p.0 as usize];
         match pod.status {
             PodStatus::Running => {
@@ -509,7 +427,7 @@ impl Engine {
         }
     }
 
-    fn end_job(&mut self, j: JobId, phase: JobPhase, reason: EndReason) {
+    pub(super) fn end_job(&mut self, j: JobId, phase: JobPhase, reason: EndReason) {
         let newly_done = !self.world.jobs[j.0 as usize].phase.is_terminal();
         self.stop_progress(j, phase != JobPhase::Completed);
         let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
@@ -531,7 +449,7 @@ impl Engine {
     /// A restarting job whose killed pods are all gone is Pending again: after
     /// RestartJob with all its pods recreated, after RestartTask or RestartPod
     /// with the killed pods' replacements (made as each went).
-    fn maybe_restart(&mut self, j: JobId) {
+    pub(super) fn maybe_restart(&mut self, j: JobId) {
         let job = &mut self.world.jobs[j.0 as usize];
         if job.phase == JobPhase::Restarting && job.count(PodStatus::Releasing) == 0 {
             let all = std::mem::take(&mut job.restart_all);
@@ -602,8 +520,7 @@ impl Engine {
             job.progress.lost_to_faults_gpu_us += lost as u128 * job.spec.total_gpus().max(0) as u128;
             self.phase_due.push(j);
         }
-        let action = self.policy_for(j, task, PolicyEvent::PodFailed);
-        self.apply_policy(j, Some(p), Some(task), action);
+        self.raise(j, Some(p), Some(task), PolicyEvent::PodFailed);
         // Whatever is left of the job goes on at its new size, or waits; an
         // elastic job's survivors meet again first (its resize overhead).
         let job = &mut self.world.jobs[j.0 as usize];
@@ -729,9 +646,7 @@ impl Engine {
             });
             if new == PodGroupPhase::Unknown && self.world.jobs[j.0 as usize].phase != JobPhase::Restarting {
                 // The request names no task: only the job's own policies apply.
-                let spec = &self.world.jobs[j.0 as usize].spec;
-                let action = spec.policies.iter().find(|p| p.event.matches(PolicyEvent::JobUnknown)).map(|p| p.action);
-                self.apply_policy(j, None, None, action);
+                self.raise(j, None, None, PolicyEvent::JobUnknown);
             }
         }
     }
@@ -753,7 +668,7 @@ impl Engine {
         !(releasing > 0 && open == 0 && scheduled + releasing >= min)
     }
 
-    fn set_phase(&mut self, j: JobId, phase: JobPhase) {
+    pub(super) fn set_phase(&mut self, j: JobId, phase: JobPhase) {
         self.world.jobs[j.0 as usize].phase = phase;
     }
 

@@ -18,6 +18,7 @@ mod faults;
 
 use controller::Lifecycle;
 mod output;
+mod policies;
 mod running;
 
 pub use crate::progress::FULL_SPEED_PPM;
@@ -60,6 +61,8 @@ enum Event {
     /// VolcanoJob's `minSuccess` is counted then, over every pod that ended at
     /// this instant).
     JobSync(JobId),
+    /// A lifecycle policy's timeout has come: its delayed action (by slot).
+    PolicyDue(u32),
 }
 
 /// The simulator.
@@ -117,6 +120,8 @@ pub struct Engine {
     faults: faults::Faults,
     /// events.csv rows, without a recorder.
     faults_out: Vec<FaultRecord>,
+    /// Lifecycle policies' actions waiting for their timeouts (freed slots `None`).
+    delayed: Vec<Option<policies::Delayed>>,
 }
 
 impl Engine {
@@ -164,6 +169,7 @@ impl Engine {
             flows: crate::flow::Flows::default(),
             faults: faults::Faults::default(),
             faults_out: Vec::new(),
+            delayed: Vec::new(),
         }
     }
 
@@ -410,6 +416,7 @@ impl Engine {
             Event::RandomFail(r, u) => self.random_failure(r, u),
             Event::DrainDeadline(k) => self.drain_deadline(k),
             Event::JobSync(j) => self.on(Lifecycle::JobSync(j)),
+            Event::PolicyDue(slot) => self.policy_due(slot),
             Event::PodDone(p, started) => {
                 let live = self
                     .world

@@ -347,13 +347,13 @@ fn policies(v: &mut V<'_>, raw: Option<&Vec<Spanned<RawPolicy>>>, path: &str) ->
                 at(&p.value.event),
                 format!("{path}.policies[{i}].event"),
                 format!(
-                    "unknown event `{}`; expected *, PodEvicted, PodFailed, TaskCompleted or Unknown",
+                    "unknown event `{}`; expected *, PodEvicted, PodFailed, PodPending, TaskCompleted, TaskFailed, JobUpdated or Unknown",
                     p.value.event.value
                 ),
             );
         }
         if ac.is_none() {
-            v.err(at(&p.value.action), format!("{path}.policies[{i}].action"), format!("unknown action `{}`; expected RestartJob, RestartTask, RestartPod, AbortJob, TerminateJob or CompleteJob", p.value.action.value));
+            v.err(at(&p.value.action), format!("{path}.policies[{i}].action"), format!("unknown action `{}`; expected RestartJob, RestartTask, RestartPod, RestartPartition, AbortJob, TerminateJob, CompleteJob or ResumeJob", p.value.action.value));
         }
         // As Volcano's job webhook: one policy per event, and `*` alone.
         if let Some(event) = ev
@@ -372,8 +372,9 @@ fn policies(v: &mut V<'_>, raw: Option<&Vec<Spanned<RawPolicy>>>, path: &str) ->
                 format!("event `{}` {why} (Volcano's admission webhook refuses such a job)", p.value.event.value),
             );
         }
+        let timeout = p.value.timeout.as_ref().and_then(|d| v.duration(d, &format!("{path}.policies[{i}].timeout")));
         if let (Some(event), Some(action)) = (ev, ac) {
-            out.push(Policy { event, action });
+            out.push(Policy { event, action, timeout });
         }
     }
     out

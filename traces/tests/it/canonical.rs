@@ -145,7 +145,7 @@ fn truncated_and_mistyped_canonical_rows() {
 #[test]
 fn writer_refuses_what_it_cannot_represent() {
     let mut job = gang("j", "VolcanoJob", 0, 10, "", 0, &[("worker", 1, 1000, 0, 1000, None)]);
-    job.policies.push(Policy { event: PolicyEvent::PodEvicted, action: PolicyAction::RestartJob });
+    job.policies.push(Policy { event: PolicyEvent::PodEvicted, action: PolicyAction::RestartJob, timeout: None });
     let mut w = CanonicalWriter::new(Vec::new(), vec![]).unwrap();
     assert!(matches!(w.write_job(&job), Err(WriteError::Unrepresentable { .. })));
     let mut job = gang("j", "VolcanoJob", 0, 10, "", 0, &[("worker", 1, 1000, 0, 1000, None)]);

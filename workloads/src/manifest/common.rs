@@ -1120,14 +1120,24 @@ pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy
             }
         }
         if p.get("exitCode").is_some() && events.is_empty() {
-            // exitCode policies react to a container's exit code, which lahar does not model.
+            // exitCode policies react to a container's exit code, which lahar does not
+            // model: they never fire (docs/volcano.md § Job controller over time).
             continue;
         }
+        // metav1.Duration: a Go duration string.
+        let timeout = ck.opt_str(p, "timeout", &ip).and_then(|t| match lahar_core::time::parse_go_duration(&t) {
+            Some(us) => Some(SimDuration(us)),
+            None => {
+                let at = p.get("timeout").and_then(|n| n.at);
+                ck.err(at, &join(&ip, "timeout"), format!("expected a Go duration (`30s`, `10m`), got `{t}`"));
+                None
+            }
+        });
         let action = ck.opt_str(p, "action", &ip);
         let ac = action.as_deref().and_then(PolicyAction::parse);
         if ac.is_none() {
             ck.err(p.at, &join(&ip, "action"), format!(
-                "unknown action `{}`; expected RestartJob, RestartTask, RestartPod, AbortJob, TerminateJob or CompleteJob",
+                "unknown action `{}`; expected RestartJob, RestartTask, RestartPod, RestartPartition, AbortJob, TerminateJob, CompleteJob or ResumeJob",
                 action.unwrap_or_default()
             ));
         }
@@ -1152,11 +1162,11 @@ pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy
         }
         for (e, at) in events {
             match (PolicyEvent::parse(&e), ac) {
-                (Some(event), Some(action)) => out.push(Policy { event, action }),
+                (Some(event), Some(action)) => out.push(Policy { event, action, timeout }),
                 (None, _) => ck.err(
                     at,
                     &join(&ip, "event"),
-                    format!("unknown event `{e}`; expected *, PodEvicted, PodFailed, TaskCompleted or Unknown"),
+                    format!("unknown event `{e}`; expected *, PodEvicted, PodFailed, PodPending, TaskCompleted, TaskFailed, JobUpdated or Unknown"),
                 ),
                 _ => {}
             }

@@ -1,0 +1,263 @@
+//! A job's lifecycle policies: which one an event finds, what its action does,
+//! and actions that wait for a `timeout` (Volcano's delayed actions:
+//! `applyPolicies`, `AddDelayActionForJob`, `CleanPodDelayActionsIfNeed`,
+//! `cleanupDelayActions` in pkg/controllers/job).
+
+use super::{EndReason, Engine, Event};
+
+use crate::job::{JobId, JobPhase, PodGroupPhase, PodId, PodStatus, Policy, PolicyAction, PolicyEvent};
+use crate::time::SimTime;
+
+/// An action waiting for its policy's timeout.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Delayed {
+    job: JobId,
+    /// The pod the event was about, with its task and replica (its name).
+    pod: Option<(PodId, u16, u32)>,
+    task: Option<usize>,
+    event: PolicyEvent,
+    action: PolicyAction,
+    /// When the event came.
+    since: SimTime,
+}
+
+/// What an action acts on, for cancelling the delayed actions of its kind
+/// (`GetActionType`): the whole job, one task, one pod (by name) or one partition.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Job,
+    Task(Option<usize>),
+    Pod(Option<(u16, u32)>),
+    Partition(Option<u32>),
+}
+
+impl Engine {
+    /// The policy job `j` applies to `ev` about a pod of task `task`: the task's
+    /// policies, then the job's, the first that names the event (or `*`); a
+    /// PodPending event finds only policies with a timeout (`applyPolicies`,
+    /// `shouldConfigureTimeout`).
+    fn policy_for(&self, j: JobId, task: Option<usize>, ev: PolicyEvent) -> Option<Policy> {
+        let spec = &self.world.jobs[j.0 as usize].spec;
+        let of_task = task.map(|t| spec.tasks[t].policies.as_slice()).unwrap_or_default();
+        of_task
+            .iter()
+            .chain(spec.policies.iter())
+            .find(|p| p.event.matches(ev) && !(ev == PolicyEvent::PodPending && p.timeout.is_none()))
+            .copied()
+    }
+
+    /// The controller hears `ev` about job `j` (and its pod `pod` of task `task`):
+    /// the policy it finds acts now, or after its timeout; without one the job is
+    /// synced (an evicted or failed pod is made again once gone).
+    pub(super) fn raise(&mut self, j: JobId, pod: Option<PodId>, task: Option<usize>, ev: PolicyEvent) {
+        let policy = self.policy_for(j, task, ev);
+        let Some(Policy { timeout: Some(after), action, .. }) = policy else {
+            return self.apply_policy(j, pod, task, policy.map(|p| p.action));
+        };
+        let named = pod.map(|p| {
+            let q = &self.world.pods[p.0 as usize];
+            (p, q.task, q.index)
+        });
+        let d = Delayed { job: j, pod: named, task, event: ev, action, since: self.now };
+        // One delayed action per pod name and action (a second is not added).
+        let key = |x: &Delayed| (x.job, x.pod.map(|(_, t, i)| (t, i)), x.action);
+        if self.delayed.iter().flatten().any(|x| key(x) == key(&d)) {
+            return;
+        }
+        // Until it acts the job is synced as without a policy: an evicted or failed
+        // pod is made again once gone (a departure: Volcano leaves it to the job's
+        // next sync).
+        if ev != PolicyEvent::PodPending {
+            self.apply_policy(j, pod, task, None);
+        }
+        let slot = match self.delayed.iter().position(Option::is_none) {
+            Some(i) => {
+                self.delayed[i] = Some(d);
+                i
+            }
+            None => {
+                self.delayed.push(Some(d));
+                self.delayed.len() - 1
+            }
+        };
+        self.events.push(self.now.plus(after), Event::PolicyDue(slot as u32));
+    }
+
+    /// A pod was created: the controller hears PodPending (`addPod`).
+    pub(super) fn pod_made(&mut self, p: PodId) {
+        let pod = &self.world.pods[p.0 as usize];
+        let (j, task) = (pod.job, pod.task as usize);
+        let spec = &self.world.jobs[j.0 as usize].spec;
+        // Most jobs have no policy at all.
+        if spec.policies.is_empty() && spec.tasks[task].policies.is_empty() {
+            return;
+        }
+        if self.policy_for(j, Some(task), PolicyEvent::PodPending).is_some() {
+            self.raise(j, Some(p), Some(task), PolicyEvent::PodPending);
+        }
+    }
+
+    /// A delayed action's timeout has come: it acts unless it was cancelled — its
+    /// pod left Pending (PodPending), a pod of its name runs again since the event
+    /// (PodEvicted, PodFailed), or the job ended or restarts.
+    pub(super) fn policy_due(&mut self, slot: u32) {
+        let Some(d) = self.delayed.get_mut(slot as usize).and_then(Option::take) else { return };
+        let Some(job) = self.world.jobs.get(d.job.0 as usize) else { return };
+        if job.phase.is_terminal() || job.phase == JobPhase::Restarting {
+            return;
+        }
+        let cancelled = match (d.event, d.pod) {
+            (PolicyEvent::PodPending, Some((p, _, _))) => {
+                !job.pods.contains(&p) || self.world.pods[p.0 as usize].status != PodStatus::Pending
+            }
+            (PolicyEvent::PodEvicted | PolicyEvent::PodFailed, Some((_, t, i))) => job.pods.iter().any(|&q| {
+                let q = &self.world.pods[q.0 as usize];
+                q.task == t && q.index == i && q.status == PodStatus::Running && q.started >= d.since
+            }),
+            _ => false,
+        };
+        if cancelled {
+            return;
+        }
+        // The pod it names may be gone: a task or job action still acts.
+        let pod = d.pod.map(|(p, _, _)| p).filter(|p| job.pods.contains(p));
+        self.apply_policy(d.job, pod, d.task, Some(d.action));
+    }
+
+    /// After an action acted on job `j`, the delayed actions of its kind on the
+    /// same scope are dropped (`cleanupDelayActions`).
+    fn cancel_delayed(&mut self, j: JobId, scope: Scope) {
+        if self.delayed.is_empty() {
+            return;
+        }
+        let job = &self.world.jobs[j.0 as usize];
+        for slot in self.delayed.iter_mut() {
+            if slot.is_some_and(|d| d.job == j && Scope::of(d.action, d.pod, d.task, job) == scope) {
+                *slot = None;
+            }
+        }
+    }
+
+    /// Applies a lifecycle policy's action (`None`: no policy matched) to job
+    /// `j`, whose pod `pod` of task `task` the event was about (neither for an
+    /// event of the whole job: RestartTask, RestartPod and RestartPartition then
+    /// kill nothing, as Volcano's `killTarget` with an empty target, but the first
+    /// two count a retry).
+    pub(super) fn apply_policy(
+        &mut self,
+        j: JobId,
+        pod: Option<PodId>,
+        task: Option<usize>,
+        action: Option<PolicyAction>,
+    ) {
+        if let Some(a) = action {
+            let name = pod.map(|p| self.pod_name(p));
+            let scope = Scope::of(a, name, task, &self.world.jobs[j.0 as usize]);
+            self.cancel_delayed(j, scope);
+        }
+        match action {
+            // No policy (or ResumeJob, which syncs a job that is not Aborted): the
+            // pod is recreated once it is gone (Volcano's SyncJob creates the
+            // replicas that are missing), unless no controller owns it: then it is
+            // gone for good and its job ends.
+            None | Some(PolicyAction::ResumeJob) => match pod {
+                Some(p) if self.world.jobs[j.0 as usize].spec.orphan => {
+                    let failed = self.world.pods[p.0 as usize].status == PodStatus::Failed;
+                    let phase = if failed { JobPhase::Failed } else { JobPhase::Terminated };
+                    self.end_job(j, phase, EndReason::Killed);
+                }
+                Some(p) => self.replace_when_gone(p),
+                None => {}
+            },
+            // Volcano's KillTarget: the pod, the task's or the partition's pods are
+            // killed and recreated, the job counts a retry and restarts.
+            Some(a @ (PolicyAction::RestartPod | PolicyAction::RestartTask | PolicyAction::RestartPartition)) => {
+                let targets = self.targets(j, a, pod, task);
+                // A partition target with no partition kills nothing and changes
+                // nothing (`killPods` returns before the status update).
+                if a == PolicyAction::RestartPartition && targets.is_none() {
+                    return;
+                }
+                if !self.count_retry(j) {
+                    return;
+                }
+                self.stop_progress(j, true);
+                self.set_phase(j, JobPhase::Restarting);
+                for q in targets.unwrap_or_default() {
+                    self.kill_pod(q, EndReason::Restarted);
+                    self.replace_when_gone(q);
+                }
+                self.maybe_restart(j);
+            }
+            Some(PolicyAction::RestartJob) => {
+                if !self.count_retry(j) {
+                    return;
+                }
+                self.stop_progress(j, true);
+                self.set_phase(j, JobPhase::Restarting);
+                // killJob deletes the PodGroup: no admission, reservation or phase
+                // until the restart ends and the controller makes a new one.
+                self.world.jobs[j.0 as usize].restart_all = true;
+                self.world.set_pg_phase(j, PodGroupPhase::Pending);
+                let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
+                for q in pods {
+                    self.kill_pod(q, EndReason::Restarted);
+                }
+                self.maybe_restart(j);
+            }
+            Some(PolicyAction::AbortJob) => self.end_job(j, JobPhase::Aborted, EndReason::Killed),
+            Some(PolicyAction::TerminateJob) => self.end_job(j, JobPhase::Terminated, EndReason::Killed),
+            Some(PolicyAction::CompleteJob) => self.end_job(j, JobPhase::Completed, EndReason::Killed),
+        }
+    }
+
+    /// The pods a targeted restart kills; `None` for a partition restart of a
+    /// pod with no partition.
+    fn targets(&self, j: JobId, a: PolicyAction, pod: Option<PodId>, task: Option<usize>) -> Option<Vec<PodId>> {
+        let job = &self.world.jobs[j.0 as usize];
+        let of = |keep: &dyn Fn(&crate::world::Pod) -> bool| -> Vec<PodId> {
+            job.pods.iter().copied().filter(|&q| keep(&self.world.pods[q.0 as usize])).collect()
+        };
+        Some(match (a, pod, task) {
+            (PolicyAction::RestartPod, Some(p), _) => vec![p],
+            (PolicyAction::RestartPartition, p, _) => {
+                job.spec.sub_groups.as_ref()?;
+                let p = &self.world.pods[p?.0 as usize];
+                let sub = job.sub_job_of(p.task as usize, p.index);
+                of(&|q| job.sub_job_of(q.task as usize, q.index) == sub)
+            }
+            (PolicyAction::RestartTask, _, Some(t)) => of(&|q| q.task as usize == t),
+            _ => Vec::new(),
+        })
+    }
+
+    fn pod_name(&self, p: PodId) -> (PodId, u16, u32) {
+        let q = &self.world.pods[p.0 as usize];
+        (p, q.task, q.index)
+    }
+
+    /// Counts a retry of job `j`; a job whose retries reach `maxRetry` fails
+    /// (Volcano's Restarting state checks it first): false then.
+    fn count_retry(&mut self, j: JobId) -> bool {
+        let job = &mut self.world.jobs[j.0 as usize];
+        job.retries += 1;
+        if job.retries >= job.spec.max_retry {
+            self.end_job(j, JobPhase::Failed, EndReason::Killed);
+            return false;
+        }
+        true
+    }
+}
+
+impl Scope {
+    /// The scope action `a` works on, for a request about the pod `pod` (its id,
+    /// task and replica) of task `task` of `job`.
+    fn of(a: PolicyAction, pod: Option<(PodId, u16, u32)>, task: Option<usize>, job: &crate::world::Job) -> Scope {
+        match a {
+            PolicyAction::RestartTask => Scope::Task(task),
+            PolicyAction::RestartPod => Scope::Pod(pod.map(|(_, t, i)| (t, i))),
+            PolicyAction::RestartPartition => Scope::Partition(pod.map(|(_, t, i)| job.sub_job_of(t as usize, i))),
+            _ => Scope::Job,
+        }
+    }
+}
