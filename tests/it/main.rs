@@ -22,6 +22,7 @@ mod nccl;
 mod outputs;
 mod podgroups;
 mod priority_classes;
+mod published;
 mod quickstart;
 mod recurring;
 mod replays;
