@@ -84,9 +84,27 @@ pub const RECURRING_RUNS_SKIPPED: &str = "recurring-runs-skipped";
 /// complete before the run ended).
 pub const FLOW_JOBS_NOT_CREATED: &str = "jobflow-jobs-not-created";
 
+/// Warning kind: timeline actions that found no pod or job to act on.
+pub const TIMELINE_TARGET_MISSING: &str = "timeline-target-missing";
+
 /// One warning per recurring object whose runs were skipped and per JobFlow with
-/// jobs never created.
+/// jobs never created; one for the timeline's actions that found nothing.
 fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> {
+    let missed = stats.timeline_missed.first().map(|(place, what)| {
+        let n = stats.timeline_missed.len() as u64;
+        scenario::Warning {
+            kind: TIMELINE_TARGET_MISSING,
+            count: n,
+            file: String::new(),
+            at: None,
+            path: place.clone(),
+            message: format!(
+                "{n} timeline action{} found nothing to act on (the first, {what}): not submitted yet, ended, or misnamed",
+                if n == 1 { "" } else { "s" }
+            ),
+            first_of_many: false,
+        }
+    });
     let flows = stats.flows.iter().map(|(flow, c)| {
         let (step, target) = c.first.clone().unwrap_or_default();
         let n = c.never_created;
@@ -127,6 +145,7 @@ fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> 
             }
         })
         .chain(flows)
+        .chain(missed)
         .collect()
 }
 

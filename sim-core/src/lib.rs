@@ -56,6 +56,7 @@ pub mod store;
 pub mod subgroup;
 pub mod text;
 pub mod time;
+pub mod timeline;
 pub mod topology;
 pub mod vgpu;
 pub mod victim_index;

@@ -282,6 +282,8 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     // A listed outage's start (its recovery is bounded by the run) keeps the run
     // going too: the timeseries reaches it.
     let last_outage = faults.as_ref().and_then(|f| f.outages.iter().map(|o| o.at).max());
+    // So does the timeline's last action.
+    let last_outage = last_outage.max(engine.timeline.iter().map(|s| s.at).max());
     check_samples(&mut v, &engine, last_submit.max(last_end).max(last_outage), sample_at);
     if !v.errors.is_empty() {
         return Err(ScenarioError { errors: v.errors });

@@ -79,6 +79,23 @@ pub struct RawSpec {
     pub placement: Option<Spanned<RawPlacement>>,
     /// Failures, repairs and drains (docs/scenario.md, "Faults").
     pub faults: Option<Spanned<RawFaults>>,
+    /// Operators' actions during the run (docs/scenario.md, "spec.timeline").
+    pub timeline: Option<Vec<Spanned<RawStep>>>,
+}
+
+/// `spec.timeline[]`: one operator's action at `at`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawStep {
+    pub at: Spanned<String>,
+    pub delete_pod: Option<Spanned<String>>,
+    pub delete_job: Option<Spanned<String>>,
+    pub queue: Option<Spanned<String>>,
+    pub weight: Option<Spanned<i64>>,
+    pub state: Option<Spanned<String>>,
+    pub reclaimable: Option<Spanned<bool>>,
+    pub cordon: Option<Spanned<String>>,
+    pub uncordon: Option<Spanned<String>>,
 }
 
 /// `spec.faults`: random failures, a failure trace, drains.

@@ -359,3 +359,114 @@ fn every_allowed_policy_event_and_action_is_read() {
     let err = String::from_utf8_lossy(&out);
     assert!(err.contains("spec.policies[0].timeout") && err.contains("expected a Go duration"), "{err}");
 }
+
+/// Runs VolcanoJob manifests `objects` on `nodes` under the e2e conf with the
+/// operators' `timeline` (the `spec.timeline` list's entries, one per line).
+fn run_timeline(nodes: &[&str], objects: &str, timeline: &[&str]) -> Out {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("jobs.yaml"), objects).expect("write");
+    std::fs::write(dir.path().join("ci.conf"), e2e_conf()).expect("write");
+    let nodes: String = nodes.iter().map(|n| format!("      - {n}\n")).collect();
+    let steps: String = timeline.iter().map(|s| format!("    - {s}\n")).collect();
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodes:\n{nodes}  queues: [{{name: default}}]\n  scheduler: {{conf: ci.conf}}\n  workload:\n    - manifests: [jobs.yaml]\n  timeline:\n{steps}"
+    );
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, text).expect("write");
+    super::volcano::run_file(&p)
+}
+
+/// A one-pod VolcanoJob of 1 CPU for an hour, submitted at `at`, with `policies`.
+fn one_pod(name: &str, at: &str, policies: &str) -> String {
+    format!(
+        "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h, lahar.io/submit-at: {at}}}\nspec:\n{policies}  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+    )
+}
+
+/// An operator deletes a running pod at 10 min (`kubectl delete pod`, as the e2e
+/// suites' `DeletePod` does): it leaves its node after its 30 s grace, the job
+/// controller hears PodEvicted and, without a policy, makes the pod again; the
+/// job has lost its work (no checkpoint) and runs its hour from 630 s. With a
+/// `PodEvicted: AbortJob` policy the job is Aborted at 600 s.
+#[test]
+fn timeline_deletes_a_pod() {
+    let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
+    let out = run_timeline(&node, &one_pod("j", "0s", ""), &["{at: 10m, deletePod: default/j-w-0}"]);
+    assert_eq!(row(&out, "j"), "0,0,4230,Completed,0");
+    let abort = "  policies: [{event: PodEvicted, action: AbortJob}]\n";
+    let out = run_timeline(&node, &one_pod("j", "0s", abort), &["{at: 10m, deletePod: j-w-0}"]);
+    assert_eq!(row(&out, "j"), "0,0,600,Aborted,0");
+}
+
+/// An operator deletes a running job at 10 min: it ends (Terminated) and its pod
+/// leaves the node after its grace; `b`, waiting since 10 s, runs from 630 s.
+#[test]
+fn timeline_deletes_a_job() {
+    let objects = one_pod("a", "0s", "") + &one_pod("b", "10s", "");
+    let out = run_timeline(&["{name: n0, cpu: 1, memory: 4Gi}"], &objects, &["{at: 10m, deleteJob: a}"]);
+    assert_eq!(row(&out, "a"), "0,0,600,Terminated,0");
+    assert_eq!(row(&out, "b"), "10,630,4230,Completed,0");
+}
+
+/// A queue closed at 0 and opened at 1 h (`vcctl queue operate`): proportion's
+/// enqueue vote refuses a closed queue's jobs, so `j` (submitted at 10 s) is
+/// admitted and runs at 1 h.
+#[test]
+fn timeline_closes_and_opens_a_queue() {
+    let steps = ["{at: 0s, queue: default, state: Closed}", "{at: 1h, queue: default, state: Open}"];
+    let out = run_timeline(&["{name: n0, cpu: 1, memory: 4Gi}"], &one_pod("j", "10s", ""), &steps);
+    assert_eq!(row(&out, "j"), "10,3600,7200,Completed,0");
+    assert_eq!(phases(&out, "j"), [("3600", "Inqueue"), ("3600", "Running")]);
+}
+
+/// A node cordoned at 0 and uncordoned at 1 h takes no pod meanwhile; a cordon
+/// given during a drain outlasts the drain's end.
+#[test]
+fn timeline_cordons_and_uncordons_nodes() {
+    let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
+    let out = run_timeline(&node, &one_pod("j", "10s", ""), &["{at: 0s, cordon: n0}", "{at: 1h, uncordon: \"n*\"}"]);
+    assert_eq!(row(&out, "j"), "10,3600,7200,Completed,0");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("jobs.yaml"), one_pod("j", "10s", "")).expect("write");
+    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n0, cpu: 1, memory: 4Gi}]\n  workload:\n    - manifests: [jobs.yaml]\n  faults:\n    drains: [{at: 0s, nodes: n0, duration: 10m}]\n  timeline:\n    - {at: 5m, cordon: n0}\n    - {at: 2h, uncordon: n0}\n";
+    std::fs::write(dir.path().join("s.yaml"), text).expect("write");
+    let out = super::volcano::run_file(&dir.path().join("s.yaml"));
+    assert_eq!(row(&out, "j"), "10,7200,10800,Completed,0");
+}
+
+/// Bad timeline entries are refused before the run, each at its place; an action
+/// that finds no pod when it comes is a counted warning.
+#[test]
+fn timeline_bad_input_and_missing_targets() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("jobs.yaml"), one_pod("j", "0s", "")).expect("write");
+    let scenario = |steps: &str| {
+        format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodes: [{{name: n0, cpu: 1, memory: 4Gi}}]\n  workload:\n    - manifests: [jobs.yaml]\n  timeline:\n{steps}"
+        )
+    };
+    for (steps, needle) in [
+        (
+            "    - {at: 1m, cordon: n0, deleteJob: j}\n",
+            "spec.timeline[0]: expected exactly one action of deletePod, deleteJob, queue, cordon, uncordon; got deleteJob, cordon",
+        ),
+        ("    - {at: 1m, queue: nope, weight: 2}\n", "spec.timeline[0].queue: no queue `nope`"),
+        ("    - {at: 1m, cordon: n0, weight: 2}\n", "spec.timeline[0].weight: `weight` edits a queue"),
+        ("    - {at: 1m, queue: default}\n", "give what changes"),
+        ("    - {at: 1m, uncordon: \"gpu-*\"}\n", "spec.timeline[0].uncordon: `gpu-*` matches no node"),
+        ("    - {at: soon, deleteJob: j}\n", "spec.timeline[0].at"),
+        ("    - {at: 1m, deleteJob: j, grace: 5s}\n", "grace"),
+    ] {
+        let p = dir.path().join("bad.yaml");
+        std::fs::write(&p, scenario(steps)).expect("write");
+        let out = crate::lahar().arg("validate").arg(&p).assert().code(2).get_output().stderr.clone();
+        let err = String::from_utf8_lossy(&out);
+        assert!(err.contains(needle), "{steps}: {err}");
+    }
+    let p = dir.path().join("missing.yaml");
+    std::fs::write(&p, scenario("    - {at: 1m, deletePod: j-w-7}\n    - {at: 2h, deleteJob: j}\n")).expect("write");
+    let out = crate::lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(dir.path().join("o")).assert().success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("timeline-target-missing") || err.contains("2 timeline actions found nothing"), "{err}");
+    assert!(err.contains("no pod default/j-w-7 to delete"), "{err}");
+}

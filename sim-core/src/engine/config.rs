@@ -59,6 +59,8 @@ pub struct EngineConfig {
     pub schedule_period: Option<SimDuration>,
     /// Spacing of timeseries samples.
     pub sample_interval: SimDuration,
+    /// Operators' actions during the run (`spec.timeline`), in time order.
+    pub timeline: Vec<crate::timeline::Step>,
     /// Stop after this many sessions.
     pub max_sessions: Option<u64>,
     /// Sessions walk everything, as Volcano does, instead of skipping work that
@@ -108,6 +110,7 @@ impl Default for EngineConfig {
             horizon: None,
             schedule_period: None,
             sample_interval: SimDuration::from_secs(300),
+            timeline: Vec::new(),
             max_sessions: None,
             exhaustive: false,
             wrong_skip_for_tests: false,

@@ -559,7 +559,7 @@ impl Engine {
     }
 
     /// [`Engine::refresh_job`] but the PodGroup phase; false for a finished job.
-    fn refresh_job_keeping_phase(&mut self, j: JobId) -> bool {
+    pub(super) fn refresh_job_keeping_phase(&mut self, j: JobId) -> bool {
         let Some(job) = self.world.jobs.get(j.0 as usize) else { return false };
         if job.phase.is_terminal() {
             return false;

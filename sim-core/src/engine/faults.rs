@@ -60,8 +60,8 @@ pub(super) struct Faults {
     /// Per node: union of the devices failed by GPU outages in force.
     failed: Vec<u64>,
     /// Per node: drains in force, and whether it was cordoned before any.
-    cordons: Vec<u32>,
-    was_cordoned: Vec<bool>,
+    pub(super) cordons: Vec<u32>,
+    pub(super) was_cordoned: Vec<bool>,
     /// Random failures queued (the run ends when only they are left and
     /// nothing is out).
     pub(super) random_queued: usize,

@@ -17,6 +17,7 @@ mod controller;
 mod faults;
 
 use controller::Lifecycle;
+mod operate;
 mod output;
 mod policies;
 mod running;
@@ -63,6 +64,8 @@ enum Event {
     JobSync(JobId),
     /// A lifecycle policy's timeout has come: its delayed action (by slot).
     PolicyDue(u32),
+    /// An operator's action of the timeline (by index).
+    Operate(u32),
 }
 
 /// The simulator.
@@ -137,6 +140,10 @@ impl Engine {
         let speeds = crate::speed::NodeSpeeds::new(&world.cluster);
         let marks_unschedulable = scheduler.marks_unschedulable();
         let admits_pod_groups = scheduler.admits_pod_groups();
+        let mut events = EventQueue::new();
+        for (k, step) in cfg.timeline.iter().enumerate() {
+            events.push(step.at, Event::Operate(k as u32));
+        }
         Engine {
             marks_unschedulable,
             admits_pod_groups,
@@ -145,7 +152,7 @@ impl Engine {
             world,
             arrivals,
             jobs_done: 0,
-            events: EventQueue::new(),
+            events,
             scheduler,
             runtime,
             cfg,
@@ -417,6 +424,7 @@ impl Engine {
             Event::DrainDeadline(k) => self.drain_deadline(k),
             Event::JobSync(j) => self.on(Lifecycle::JobSync(j)),
             Event::PolicyDue(slot) => self.policy_due(slot),
+            Event::Operate(k) => self.operate(k as usize),
             Event::PodDone(p, started) => {
                 let live = self
                     .world

@@ -109,6 +109,9 @@ pub struct RunStats {
     /// Per JobFlow (`JobFlow namespace/name`) with jobs never created (their
     /// dependencies never all completed): how many.
     pub flows: std::collections::BTreeMap<std::sync::Arc<str>, crate::flow::FlowCounts>,
+    /// Timeline actions that found nothing to act on (a pod or job not there at
+    /// their instant): (place, what), in time order.
+    pub timeline_missed: Vec<(String, String)>,
 }
 
 /// Everything a run produced.

@@ -31,7 +31,7 @@ pub(crate) struct Draft {
 }
 
 /// The nodes a `nodes:` pattern (`*` any run, `?` one character) names.
-fn matching(nodes: &[Node], pattern: &str) -> Vec<NodeId> {
+pub(super) fn matching(nodes: &[Node], pattern: &str) -> Vec<NodeId> {
     nodes.iter().enumerate().filter(|(_, n)| wildcard_match(pattern, &n.name)).map(|(i, _)| NodeId(i as u32)).collect()
 }
 

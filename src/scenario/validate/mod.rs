@@ -29,6 +29,7 @@ mod queues;
 mod scheduler;
 mod snapshot;
 mod synthetic;
+mod timeline;
 
 pub(crate) use cluster::{fits_somewhere, fits_somewhere_with, largest};
 
@@ -437,6 +438,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     let mut sources = Vec::new();
     let placement = placement_mode.and_then(|p| placement::placement(&mut v, p, spec, &scheduler, &nodes, base));
     let faults = spec.faults.as_ref().map(|f| faults::faults(&mut v, f, &nodes, base));
+    engine.timeline = timeline::steps(&mut v, spec.timeline.as_deref().unwrap_or_default(), &nodes, &queue_ids);
     for (s, src) in spec.workload.iter().flatten().enumerate().filter(|_| placement_mode.is_none()) {
         let path = format!("spec.workload[{s}]");
         let source = match &src.value {

@@ -53,19 +53,7 @@ pub(super) fn queues(v: &mut V<'_>, raw: Option<&[Spanned<RawQueue>]>) -> Vec<Qu
                 Some(lahar_core::queue::NodeGroupAffinity { required, preferred, anti_required, anti_preferred });
         }
         if let Some(s) = &r.state {
-            q.state = match s.value.as_str() {
-                "Open" => QueueState::Open,
-                "Closing" => QueueState::Closing,
-                "Closed" => QueueState::Closed,
-                other => {
-                    v.err(
-                        at(s),
-                        format!("{path}.state"),
-                        format!("unknown queue state `{other}`; expected Open, Closing or Closed"),
-                    );
-                    QueueState::Open
-                }
-            };
+            q.state = state(v, s, &format!("{path}.state")).unwrap_or(QueueState::Open);
         }
         out.push(q);
     }
@@ -136,4 +124,17 @@ pub(super) fn queue_ref(
         return None;
     }
     q
+}
+
+/// A queue's `state`: `Open`, `Closing` or `Closed`.
+pub(super) fn state(v: &mut V<'_>, s: &Spanned<String>, path: &str) -> Option<QueueState> {
+    Some(match s.value.as_str() {
+        "Open" => QueueState::Open,
+        "Closing" => QueueState::Closing,
+        "Closed" => QueueState::Closed,
+        other => {
+            v.err(at(s), path, format!("unknown queue state `{other}`; expected Open, Closing or Closed"));
+            return None;
+        }
+    })
 }

@@ -1,0 +1,105 @@
+//! The timeline's operators' actions ([`crate::timeline`]) as the engine carries
+//! them out.
+
+use super::controller::Lifecycle;
+use super::{EndReason, Engine};
+
+use crate::job::{JobId, JobPhase, PodId, PodStatus, PolicyEvent};
+use crate::timeline::Operation;
+
+impl Engine {
+    /// Carries out the timeline's action `k`.
+    pub(super) fn operate(&mut self, k: usize) {
+        let step = self.cfg.timeline[k].clone();
+        self.dirty = true;
+        match step.op {
+            Operation::DeletePod { namespace, name } => match self.find_pod(&namespace, &name) {
+                Some(p) => self.delete_pod(p),
+                None => self.missed(&step.place, format!("no pod {namespace}/{name} to delete")),
+            },
+            Operation::DeleteJob { namespace, name } => match self.find_job(&namespace, &name) {
+                Some(j) => self.end_job(j, JobPhase::Terminated, EndReason::Killed),
+                None => self.missed(&step.place, format!("no job {namespace}/{name} to delete")),
+            },
+            Operation::Queue { queue, weight, state, reclaimable } => {
+                let spec = &mut self.world.queues[queue.0 as usize].spec;
+                if let Some(w) = weight {
+                    spec.weight = w;
+                }
+                if let Some(s) = state {
+                    spec.state = s;
+                }
+                if let Some(r) = reclaimable {
+                    spec.reclaimable = r;
+                }
+            }
+            Operation::Cordon(nodes) => {
+                for n in nodes {
+                    self.operator_cordon(n, true);
+                }
+            }
+            Operation::Uncordon(nodes) => {
+                for n in nodes {
+                    self.operator_cordon(n, false);
+                }
+            }
+        }
+    }
+
+    fn missed(&mut self, place: &str, what: String) {
+        self.stats.timeline_missed.push((place.to_string(), format!("at {}s: {what}", self.now.secs_string())));
+    }
+
+    /// The active job `namespace/name`, if one is submitted and not ended.
+    fn find_job(&self, namespace: &str, name: &str) -> Option<JobId> {
+        self.world.active.iter().copied().find(|&j| {
+            let s = &self.world.jobs[j.0 as usize].spec;
+            &*s.namespace == namespace && s.name == name
+        })
+    }
+
+    /// The live pod `namespace/name` (not yet gone) of an active job.
+    fn find_pod(&self, namespace: &str, name: &str) -> Option<PodId> {
+        self.world.active.iter().find_map(|&j| {
+            let job = &self.world.jobs[j.0 as usize];
+            if &*job.spec.namespace != namespace {
+                return None;
+            }
+            job.pods.iter().copied().find(|&p| {
+                let pod = &self.world.pods[p.0 as usize];
+                matches!(pod.status, PodStatus::Pending | PodStatus::Running)
+                    && job.spec.pod_name(pod.task as usize, pod.index) == name
+            })
+        })
+    }
+
+    /// A pod deleted by an operator: a Running pod leaves its node after its
+    /// grace period, a Pending one at once; the job controller hears PodEvicted
+    /// (Volcano's `deletePod` handler) and, without a policy, makes it again.
+    fn delete_pod(&mut self, p: PodId) {
+        let pod = &self.world.pods[p.0 as usize];
+        let (j, task) = (pod.job, pod.task as usize);
+        if pod.status == PodStatus::Running {
+            return self.on(Lifecycle::PodDrained(p));
+        }
+        self.world.transition(p, PodStatus::Deleted, None);
+        if !matches!(self.world.jobs[j.0 as usize].phase, JobPhase::Restarting) {
+            self.raise(j, Some(p), Some(task), PolicyEvent::PodEvicted);
+        }
+        self.refresh_job_keeping_phase(j);
+        self.phase_due.push(j);
+    }
+
+    /// An operator's cordon (`on`) or uncordon: a drain in force keeps its own
+    /// cordon until it ends; an operator's cordon outlasts a drain's end.
+    fn operator_cordon(&mut self, n: crate::cluster::NodeId, on: bool) {
+        let i = n.0 as usize;
+        let drains = self.faults.cordons.get(i).copied().unwrap_or(0);
+        if let Some(w) = self.faults.was_cordoned.get_mut(i) {
+            *w = on;
+        }
+        if drains == 0 {
+            self.world.set_cordoned(n, on);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+//! What operators do to a live cluster, at given instants (`spec.timeline`): the
+//! objects they delete, the queues they edit, the nodes they cordon. Each raises
+//! what Volcano's controllers would see: a deleted pod is a pod gone from its node
+//! after its grace period (the job controller's `PodEvicted`); a deleted job takes
+//! its pods with it; an edited queue is read by the next session; a cordon is the
+//! `node.kubernetes.io/unschedulable` taint.
+
+use crate::cluster::NodeId;
+use crate::queue::{QueueId, QueueState};
+use crate::time::SimTime;
+use std::sync::Arc;
+
+/// One operator's action.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operation {
+    /// `kubectl delete pod`: the pod named (as lahar's outputs name it) in the
+    /// namespace.
+    DeletePod {
+        /// Namespace.
+        namespace: Arc<str>,
+        /// Pod name.
+        name: String,
+    },
+    /// `kubectl delete` of the job (its PodGroup and pods go with it).
+    DeleteJob {
+        /// Namespace.
+        namespace: Arc<str>,
+        /// Job name.
+        name: String,
+    },
+    /// An edit of a queue's spec: the fields given change.
+    Queue {
+        /// The queue.
+        queue: QueueId,
+        /// `spec.weight`.
+        weight: Option<u32>,
+        /// `status.state` (`vcctl queue operate --action open|close`).
+        state: Option<QueueState>,
+        /// `spec.reclaimable`.
+        reclaimable: Option<bool>,
+    },
+    /// `kubectl cordon` of these nodes.
+    Cordon(Vec<NodeId>),
+    /// `kubectl uncordon` of these nodes.
+    Uncordon(Vec<NodeId>),
+}
+
+/// An action at its instant, with where it was written (for warnings).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// When.
+    pub at: SimTime,
+    /// What.
+    pub op: Operation,
+    /// Its place in the scenario (`spec.timeline[3]`).
+    pub place: String,
+}

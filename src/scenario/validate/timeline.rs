@@ -1,0 +1,127 @@
+//! `spec.timeline`: operators' actions during the run, checked before any work —
+//! one action per entry, its fields known, queues that exist, node patterns that
+//! match nodes. Pods and jobs are named as lahar's outputs name them and looked up
+//! when the action comes (a job may arrive from a trace); one that is not there
+//! then is a counted warning after the run.
+
+use super::faults::matching;
+use super::{V, at};
+use crate::scenario::raw::RawStep;
+use lahar_core::cluster::Node;
+use lahar_core::queue::QueueId;
+use lahar_core::time::SimTime;
+use lahar_core::timeline::{Operation, Step};
+use serde_saphyr::Spanned;
+use std::collections::BTreeMap;
+
+/// The steps, in time order (ties in the order given).
+pub(super) fn steps(
+    v: &mut V<'_>,
+    raw: &[Spanned<RawStep>],
+    nodes: &[Node],
+    queues: &BTreeMap<String, QueueId>,
+) -> Vec<Step> {
+    let mut out = Vec::new();
+    for (i, s) in raw.iter().enumerate() {
+        let path = format!("spec.timeline[{i}]");
+        if let Some(op) = operation(v, &s.value, &path, at(s), nodes, queues)
+            && let Some(d) = v.duration(&s.value.at, &format!("{path}.at"))
+        {
+            out.push(Step { at: SimTime::ZERO.plus(d), op, place: path });
+        }
+    }
+    out.sort_by_key(|s| s.at);
+    out
+}
+
+/// `namespace/name`, or `name` in `default`.
+fn object(s: &str) -> (std::sync::Arc<str>, String) {
+    match s.split_once('/') {
+        Some((ns, name)) => (lahar_core::text::shared(ns), name.to_string()),
+        None => (lahar_core::text::shared("default"), s.to_string()),
+    }
+}
+
+fn operation(
+    v: &mut V<'_>,
+    r: &RawStep,
+    path: &str,
+    whole: super::At,
+    nodes: &[Node],
+    queues: &BTreeMap<String, QueueId>,
+) -> Option<Operation> {
+    let verbs = [
+        ("deletePod", r.delete_pod.as_ref()),
+        ("deleteJob", r.delete_job.as_ref()),
+        ("queue", r.queue.as_ref()),
+        ("cordon", r.cordon.as_ref()),
+        ("uncordon", r.uncordon.as_ref()),
+    ];
+    let given: Vec<&str> = verbs.iter().filter(|(_, x)| x.is_some()).map(|(k, _)| *k).collect();
+    if given.len() != 1 {
+        let what = if given.is_empty() { "none".to_string() } else { given.join(", ") };
+        v.err(
+            whole,
+            path,
+            format!("expected exactly one action of deletePod, deleteJob, queue, cordon, uncordon; got {what}"),
+        );
+        return None;
+    }
+    let edits =
+        [("weight", r.weight.is_some()), ("state", r.state.is_some()), ("reclaimable", r.reclaimable.is_some())];
+    if r.queue.is_none() {
+        for (k, set) in edits {
+            if set {
+                v.err(whole, format!("{path}.{k}"), format!("`{k}` edits a queue: it goes with `queue`"));
+            }
+        }
+    }
+    let name = |x: &Spanned<String>, v: &mut V<'_>, field: &str| {
+        if x.value.is_empty() || x.value.split('/').count() > 2 {
+            v.err(at(x), format!("{path}.{field}"), format!("expected `name` or `namespace/name`, got `{}`", x.value));
+            return None;
+        }
+        Some(object(&x.value))
+    };
+    let nodes_of = |x: &Spanned<String>, v: &mut V<'_>, field: &str| {
+        let ids = matching(nodes, &x.value);
+        if ids.is_empty() {
+            v.err(at(x), format!("{path}.{field}"), format!("`{}` matches no node", x.value));
+            return None;
+        }
+        Some(ids)
+    };
+    if let Some(x) = &r.delete_pod {
+        let (namespace, name) = name(x, v, "deletePod")?;
+        return Some(Operation::DeletePod { namespace, name });
+    }
+    if let Some(x) = &r.delete_job {
+        let (namespace, name) = name(x, v, "deleteJob")?;
+        return Some(Operation::DeleteJob { namespace, name });
+    }
+    if let Some(x) = &r.cordon {
+        return nodes_of(x, v, "cordon").map(Operation::Cordon);
+    }
+    if let Some(x) = &r.uncordon {
+        return nodes_of(x, v, "uncordon").map(Operation::Uncordon);
+    }
+    let q = r.queue.as_ref()?;
+    let Some(&queue) = queues.get(&q.value) else {
+        let known: Vec<&str> = queues.keys().map(String::as_str).collect();
+        v.err(at(q), format!("{path}.queue"), format!("no queue `{}`; the queues: {}", q.value, known.join(", ")));
+        return None;
+    };
+    if edits.iter().all(|(_, set)| !set) {
+        v.err(at(q), format!("{path}.queue"), "give what changes: `weight`, `state` or `reclaimable`");
+        return None;
+    }
+    let weight = match &r.weight {
+        Some(w) => Some(v.count(w, &format!("{path}.weight"), 1)?),
+        None => None,
+    };
+    let state = match &r.state {
+        Some(s) => Some(super::queues::state(v, s, &format!("{path}.state"))?),
+        None => None,
+    };
+    Some(Operation::Queue { queue, weight, state, reclaimable: r.reclaimable.as_ref().map(|b| b.value) })
+}
