@@ -29,7 +29,7 @@ use std::rc::Rc;
 use std::time::Instant;
 
 /// lahar's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), env!("LAHAR_BUILD"));
 
 /// Options of one run.
 #[derive(Clone, Debug, Default)]

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "lahar",
-    version,
+    version = lahar::VERSION,
     about = "Offline discrete-event simulator of Volcano-style batch scheduling on GPU clusters",
     arg_required_else_help = true
 )]

@@ -79,3 +79,25 @@ fn topology_numbers_are_the_binary_s() {
     let claim = format!("halves the mean JCT ({:.1} h → {:.1} h)", mean(&without), mean(&with));
     assert!(readme.contains(&claim), "README.md should say: {claim}");
 }
+
+/// `lahar --version` and summary.json's `lahar_version` name the commit the binary
+/// was built from (`VERSION+COMMIT`, `-dirty` when tracked code differed from it),
+/// so a published number can be traced to its code.
+#[test]
+fn the_version_names_the_commit() {
+    let out = lahar().arg("--version").assert().success().get_output().stdout.clone();
+    let text = String::from_utf8_lossy(&out);
+    let version = text.trim().strip_prefix("lahar ").expect("`lahar VERSION`");
+    assert_eq!(version, lahar::VERSION);
+    let in_git = Path::new(env!("CARGO_MANIFEST_DIR")).join(".git").exists();
+    if in_git {
+        let (base, build) = version.split_once('+').expect("a commit after `+`");
+        assert_eq!(base, env!("CARGO_PKG_VERSION"));
+        let commit = build.trim_end_matches("-dirty");
+        assert!(commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit()), "{version}");
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    lahar().args(["run", "-q", "--out"]).arg(dir.path()).assert().success();
+    let summary = std::fs::read_to_string(dir.path().join("summary.json")).expect("summary.json");
+    assert!(summary.contains(&format!("\"lahar_version\": \"{version}\"")), "{summary}");
+}
