@@ -470,3 +470,17 @@ fn timeline_bad_input_and_missing_targets() {
     assert!(err.contains("timeline-target-missing") || err.contains("2 timeline actions found nothing"), "{err}");
     assert!(err.contains("no pod default/j-w-7 to delete"), "{err}");
 }
+
+/// A delayed action that an action of its kind cancels does not act later in the
+/// place of the one that follows it. On a 1-CPU node `a` runs 0 → 1 h; `j`
+/// (1 CPU, at 0) waits, with a PodPending RestartJob after 30 min and an
+/// immediate RestartJob on PodEvicted. An operator deletes its Pending pod at
+/// 10 min: RestartJob (retry 1) drops the PodPending action due at 30 min, and
+/// the new pod's own is due at 40 min; there it restarts the job (retry 2); the
+/// pod made then runs from 1 h, so the action due at 70 min finds it Running.
+#[test]
+fn a_cancelled_delayed_action_does_not_act_for_its_successor() {
+    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n0, cpu: 1, memory: 4Gi}]\n  workload:\n    - jobs:\n      - {name: a, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n      - {name: j, duration: 1h, policies: [{event: PodPending, action: RestartJob, timeout: 30m}, {event: PodEvicted, action: RestartJob}], tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n  timeline:\n    - {at: 10m, deletePod: j-w-0}\n";
+    let out = super::volcano::run_text(text);
+    assert_eq!(row(&out, "j"), "0,3600,7200,Completed,2");
+}

@@ -187,9 +187,7 @@ impl Engine {
         // A group that arrives admitted or with running pods had its pods made.
         let spec = &self.world.jobs[j.0 as usize].spec;
         let admitted = !spec.initial.is_empty() || spec.start_phase.is_some_and(|p| p != PodGroupPhase::Pending);
-        if admitted || !self.holds_pods(j) {
-            self.create_initial_pods(j);
-        }
+        self.create_initial_pods(j, !admitted && self.holds_pods(j));
         let initial = self.world.jobs[j.0 as usize].spec.initial.clone();
         if !initial.is_empty() {
             // A starting state: these pods were bound before the run; no decisions.
@@ -247,12 +245,15 @@ impl Engine {
         self.dirty = true;
     }
 
-    fn create_initial_pods(&mut self, j: JobId) {
+    /// A new incarnation's pods: every task starts uncreated; those without
+    /// dependencies are made now, unless the controller `held` them back (then
+    /// [`Engine::make_held_pods`] makes them once the group is admitted).
+    fn create_initial_pods(&mut self, j: JobId, held: bool) {
         let ntasks = self.world.jobs[j.0 as usize].spec.tasks.len();
         for t in 0..ntasks {
             let job = &mut self.world.jobs[j.0 as usize];
             job.tasks[t].created = false;
-            if job.spec.tasks[t].depends_on.is_empty() {
+            if !held && job.spec.tasks[t].depends_on.is_empty() {
                 self.create_task_pods(j, t);
             }
         }
@@ -473,13 +474,7 @@ impl Engine {
                     self.forget_pod(p);
                 }
                 self.world.jobs[j.0 as usize].pods_missing = 0;
-                if !self.holds_pods(j) {
-                    self.create_initial_pods(j);
-                } else {
-                    for t in &mut self.world.jobs[j.0 as usize].tasks {
-                        t.created = false;
-                    }
-                }
+                self.create_initial_pods(j, self.holds_pods(j));
             }
             self.dirty = true;
         }

@@ -11,14 +11,20 @@ impl Engine {
     /// Carries out the timeline's action `k`.
     pub(super) fn operate(&mut self, k: usize) {
         let step = self.cfg.timeline[k].clone();
-        self.dirty = true;
-        match step.op {
+        let cordon = matches!(step.op, Operation::Cordon(_));
+        let acted = match step.op {
             Operation::DeletePod { namespace, name } => match self.find_pod(&namespace, &name) {
-                Some(p) => self.delete_pod(p),
+                Some(p) => {
+                    self.delete_pod(p);
+                    true
+                }
                 None => self.missed(&step.place, format!("no pod {namespace}/{name} to delete")),
             },
             Operation::DeleteJob { namespace, name } => match self.find_job(&namespace, &name) {
-                Some(j) => self.end_job(j, JobPhase::Terminated, EndReason::Killed),
+                Some(j) => {
+                    self.end_job(j, JobPhase::Terminated, EndReason::Killed);
+                    true
+                }
                 None => self.missed(&step.place, format!("no job {namespace}/{name} to delete")),
             },
             Operation::Queue { queue, weight, state, reclaimable } => {
@@ -32,22 +38,23 @@ impl Engine {
                 if let Some(r) = reclaimable {
                     spec.reclaimable = r;
                 }
+                true
             }
-            Operation::Cordon(nodes) => {
+            Operation::Cordon(nodes) | Operation::Uncordon(nodes) => {
                 for n in nodes {
-                    self.operator_cordon(n, true);
+                    self.operator_cordon(n, cordon);
                 }
+                true
             }
-            Operation::Uncordon(nodes) => {
-                for n in nodes {
-                    self.operator_cordon(n, false);
-                }
-            }
-        }
+        };
+        // An action that found nothing changed nothing: no session for it.
+        self.dirty |= acted;
     }
 
-    fn missed(&mut self, place: &str, what: String) {
+    /// Records an action that found nothing to act on; false.
+    fn missed(&mut self, place: &str, what: String) -> bool {
         self.stats.timeline_missed.push((place.to_string(), format!("at {}s: {what}", self.now.secs_string())));
+        false
     }
 
     /// The active job `namespace/name`, if one is submitted and not ended.
@@ -83,7 +90,7 @@ impl Engine {
             return self.on(Lifecycle::PodDrained(p));
         }
         self.world.transition(p, PodStatus::Deleted, None);
-        if !matches!(self.world.jobs[j.0 as usize].phase, JobPhase::Restarting) {
+        if self.world.jobs[j.0 as usize].phase != JobPhase::Restarting {
             self.raise(j, Some(p), Some(task), PolicyEvent::PodEvicted);
         }
         self.refresh_job_keeping_phase(j);

@@ -19,6 +19,9 @@ pub(super) struct Delayed {
     action: PolicyAction,
     /// When the event came.
     since: SimTime,
+    /// When it acts: a slot freed by a cancellation may be taken again before
+    /// its old `PolicyDue` event comes, which then finds another due time.
+    due: SimTime,
 }
 
 /// What an action acts on, for cancelling the delayed actions of its kind
@@ -58,7 +61,7 @@ impl Engine {
             let q = &self.world.pods[p.0 as usize];
             (p, q.task, q.index)
         });
-        let d = Delayed { job: j, pod: named, task, event: ev, action, since: self.now };
+        let d = Delayed { job: j, pod: named, task, event: ev, action, since: self.now, due: self.now.plus(after) };
         // One delayed action per pod name and action (a second is not added).
         let key = |x: &Delayed| (x.job, x.pod.map(|(_, t, i)| (t, i)), x.action);
         if self.delayed.iter().flatten().any(|x| key(x) == key(&d)) {
@@ -80,7 +83,7 @@ impl Engine {
                 self.delayed.len() - 1
             }
         };
-        self.events.push(self.now.plus(after), Event::PolicyDue(slot as u32));
+        self.events.push(d.due, Event::PolicyDue(slot as u32));
     }
 
     /// A pod was created: the controller hears PodPending (`addPod`).
@@ -101,7 +104,8 @@ impl Engine {
     /// pod left Pending (PodPending), a pod of its name runs again since the event
     /// (PodEvicted, PodFailed), or the job ended or restarts.
     pub(super) fn policy_due(&mut self, slot: u32) {
-        let Some(d) = self.delayed.get_mut(slot as usize).and_then(Option::take) else { return };
+        let now = self.now;
+        let Some(d) = self.delayed.get_mut(slot as usize).and_then(|x| x.take_if(|d| d.due == now)) else { return };
         let Some(job) = self.world.jobs.get(d.job.0 as usize) else { return };
         if job.phase.is_terminal() || job.phase == JobPhase::Restarting {
             return;

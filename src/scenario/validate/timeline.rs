@@ -77,7 +77,7 @@ fn operation(
         }
     }
     let name = |x: &Spanned<String>, v: &mut V<'_>, field: &str| {
-        if x.value.is_empty() || x.value.split('/').count() > 2 {
+        if x.value.split('/').count() > 2 || x.value.split('/').any(str::is_empty) {
             v.err(at(x), format!("{path}.{field}"), format!("expected `name` or `namespace/name`, got `{}`", x.value));
             return None;
         }
