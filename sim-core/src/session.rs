@@ -22,6 +22,7 @@ use crate::rng::StreamRng;
 use crate::time::SimTime;
 use crate::world::{Job, NodeState, Pod, QueueState, World};
 use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A scheduling policy. It is called once per session and acts on the session.
 pub trait Scheduler: Send {
@@ -365,6 +366,10 @@ impl<'w> Session<'w> {
     pub fn jobs(&self) -> impl Iterator<Item = JobId> + '_ {
         self.world.active.iter().copied()
     }
+    /// True if some job has a Pending BestEffort pod (one count the World keeps).
+    pub fn any_pending_best_effort(&self) -> bool {
+        self.world.pending_best_effort_total > 0
+    }
     /// True once a job with its own sla waiting time was submitted.
     pub fn any_sla_waiting(&self) -> bool {
         self.world.sla_jobs
@@ -396,6 +401,12 @@ impl<'w> Session<'w> {
             return Cow::Owned(w.with_pending.iter().filter(admitted).map(|&j| (j, facts(j))).collect());
         }
         Cow::Borrowed(&self.world.admitted_list)
+    }
+    /// The admitted jobs with pending pods grouped by their
+    /// [`crate::world::ReachFacts`] (each group in job order), from the World's
+    /// index; `None` in exhaustive sessions, which walk every job.
+    pub fn admitted_groups(&self) -> Option<&BTreeMap<crate::world::ReachFacts, BTreeSet<JobId>>> {
+        (!self.exhaustive).then_some(&self.world.admitted_groups)
     }
     /// The PodGroups waiting for admission grouped by (queue, minResources), each
     /// group in creation order.
@@ -552,6 +563,11 @@ impl<'w> Session<'w> {
     #[doc(hidden)]
     pub fn break_victim_index_for_tests(&mut self) {
         self.world.break_victim_index_for_tests();
+    }
+    /// See [`crate::engine::EngineConfig::wrong_group_for_tests`].
+    #[doc(hidden)]
+    pub fn break_groups_for_tests(&mut self) {
+        self.world.stale_groups_for_tests = true;
     }
     /// See [`crate::engine::EngineConfig::wrong_carry_for_tests`].
     #[doc(hidden)]

@@ -3,9 +3,10 @@
 //! drf choosing preempt victims or not, gangs with spare pods above their
 //! minAvailable (victims gang lets go), checkpointing jobs, and hard and soft
 //! network topology. decisions.csv and pods.csv must be byte-identical with and
-//! without `--exhaustive`; `a_wrong_victim_index_is_caught` and
-//! `a_wrong_carry_is_caught` show the comparison notices a victim index that
-//! goes stale and a failure carried across a change it depends on.
+//! without `--exhaustive`; `a_wrong_victim_index_is_caught`,
+//! `a_wrong_carry_is_caught` and `a_wrong_group_check_is_caught` show the
+//! comparison notices a victim index that goes stale, a failure carried across
+//! a change it depends on, and groups of waiting jobs by facts that go stale.
 //!
 //! This property found a fast-path bug that predates the index: the room bound
 //! assumed a tier's victims pass every choosing plugin, but Volcano's tier walk
@@ -150,6 +151,18 @@ fn a_wrong_carry_is_caught() {
     let (differ, evict) = caught(CONFS[0], |e| e.wrong_carry_for_tests = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the wrong carry");
+}
+
+/// The same for the World's groups of admitted jobs by facts, which let
+/// allocate's intake and preempt's and reclaim's out-of-reach walk decide a
+/// backlog group by group: when a job's pod changes do not move it to the group
+/// of its new facts, groups are decided on facts their jobs no longer have, and
+/// fixed scenarios differ (6 of the 16 when this was written).
+#[test]
+fn a_wrong_group_check_is_caught() {
+    let (differ, evict) = caught(CONFS[0], |e| e.wrong_group_for_tests = true);
+    assert!(evict > 0, "no fixed scenario evicts");
+    assert!(differ > 0, "no scenario showed the wrong group check");
 }
 
 /// The fixed scenarios really contend: under each conf some of them evict, so

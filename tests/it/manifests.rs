@@ -792,3 +792,80 @@ fn bad_workload_kinds_exit_2_with_their_place() {
         }
     }
 }
+
+/// Pod spec fields that change where a pod may run and that lahar does not
+/// model (issue 40) are refused at their place through the binary (exit 2), in
+/// templates and in Pods still to be placed; a Pod already on its node keeps
+/// them (nothing is placed for it).
+#[test]
+fn unmodelled_placement_fields_are_refused_at_their_place() {
+    let tpl = |extra: &str| VCJOB.replace("          containers:\n", &format!("{extra}          containers:\n"));
+    let na = |req: &str| tpl(&format!("          affinity: {{nodeAffinity: {req}}}\n"));
+    let cases: Vec<(String, &str)> = vec![
+        (tpl("          nodeName: n0\n"), "m.yaml:11:21: document 1: spec.tasks[0].template.spec.nodeName: a template's `nodeName` binds every pod"),
+        (
+            tpl("          affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname}]}}\n"),
+            "m.yaml:11:39: document 1: spec.tasks[0].template.spec.affinity.podAntiAffinity: inter-pod anti-affinity changes where the pod may run",
+        ),
+        (
+            na("{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: NotIn, values: [a]}]}]}}"),
+            "spec.tasks[0].template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: operator `NotIn`: lahar models `In` only",
+        ),
+        (
+            na("{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]}]}, {matchFields: []}]}}"),
+            "nodeSelectorTerms: 2 terms (any one may match)",
+        ),
+        (
+            na("{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n0]}]}]}}"),
+            "nodeSelectorTerms[0].matchFields: `matchFields` selects nodes by their fields",
+        ),
+        (
+            na("{preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {}}]}"),
+            "affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution: a preferred node affinity changes node scores",
+        ),
+        (na("{requiredDuringScheduling: {}}"), "affinity.nodeAffinity.requiredDuringScheduling: unknown field"),
+        (
+            tpl("          topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]\n"),
+            "spec.tasks[0].template.spec.topologySpreadConstraints: `topologySpreadConstraints` changes",
+        ),
+        (tpl("          schedulingGates: [{name: wait}]\n"), "spec.tasks[0].template.spec.schedulingGates: `schedulingGates` changes"),
+        (
+            VCJOB.replace("              resources:", "              ports: [{containerPort: 80, hostPort: 80}]\n              resources:"),
+            "m.yaml:13:53: document 1: spec.tasks[0].template.spec.containers[0].ports[0].hostPort: a host port",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h}}\nspec:\n  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone}]}}\n  containers: [{name: c}]\n".to_string(),
+            "m.yaml:5:27: document 1: spec.affinity.podAffinity: inter-pod affinity changes where the pod may run",
+        ),
+    ];
+    let run = |text: &str, args: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.yaml"), text).unwrap();
+        let nodes = "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, labels: {zone: a}}\n      - {name: n1, cpu: 16, memory: 64Gi, labels: {zone: b}}";
+        std::fs::write(dir.path().join("s.yaml"), scenario(nodes, "  workload:\n    - manifests: m.yaml\n")).unwrap();
+        let mut cmd = lahar();
+        cmd.args(args).arg(dir.path().join("s.yaml"));
+        if args[0] == "run" {
+            cmd.arg("--out").arg(dir.path().join("out"));
+        }
+        let out = cmd.assert();
+        let pods = std::fs::read_to_string(dir.path().join("out/pods.csv")).unwrap_or_default();
+        (out, pods)
+    };
+    for (text, needle) in cases {
+        let out = run(&text, &["validate"]).0.code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(err.contains(needle), "error lacks {needle:?}:\n{err}");
+    }
+    let running = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeName: n0\n  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone}]}}\n  containers: [{name: c}]\nstatus: {phase: Running}\n";
+    run(running, &["validate"]).0.success();
+    // A required node affinity of `In` expressions is a predicate: both pods go
+    // to n1 (zone b), though n0 comes first and fits them.
+    let zone_b = na(
+        "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [b, c]}]}]}}",
+    );
+    let (out, pods) = run(&zone_b, &["run", "-q"]);
+    out.success();
+    assert_eq!(pods.lines().count(), 3, "{pods}");
+    assert!(pods.lines().skip(1).all(|l| l.contains(",n1,")) && !pods.contains(",n0,"), "{pods}");
+}

@@ -90,6 +90,12 @@ pub struct EngineConfig {
     /// it. Never set outside tests.
     #[doc(hidden)]
     pub wrong_memo_for_tests: bool,
+    /// Lets the World's groups of admitted jobs by facts go stale (a job stays
+    /// in the group of its facts when it was listed; pod changes do not move
+    /// it), so that tests can show the equivalence check catches it. Never set
+    /// outside tests.
+    #[doc(hidden)]
+    pub wrong_group_for_tests: bool,
     /// Lets the victim index of preempt and reclaim go stale (it stops reading
     /// the log of changed nodes), so that tests can show the equivalence check
     /// catches it. Never set outside tests.
@@ -118,6 +124,7 @@ impl Default for EngineConfig {
             wrong_slots_for_tests: false,
             wrong_reach_for_tests: false,
             wrong_memo_for_tests: false,
+            wrong_group_for_tests: false,
             wrong_victim_index_for_tests: false,
             wrong_carry_for_tests: false,
         }

@@ -485,6 +485,9 @@ impl Engine {
         ssn.wrong_slots_for_tests = self.cfg.wrong_slots_for_tests;
         ssn.wrong_reach_for_tests = self.cfg.wrong_reach_for_tests;
         ssn.wrong_memo_for_tests = self.cfg.wrong_memo_for_tests;
+        if self.cfg.wrong_group_for_tests {
+            ssn.break_groups_for_tests();
+        }
         if self.cfg.wrong_victim_index_for_tests {
             ssn.break_victim_index_for_tests();
         }

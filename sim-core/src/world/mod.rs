@@ -226,7 +226,7 @@ pub struct Job {
 /// jobs with pending pods ([`World::admitted_list`]) in step with their pods: a
 /// scheduler that looks at every waiting job in every session reads one small
 /// record per job from one array instead of each job's spec, counts and tasks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ReachFacts {
     /// Its queue (from the spec).
     pub queue: QueueId,
@@ -247,6 +247,30 @@ pub struct ReachFacts {
     pub pending: u32,
     /// See `task`.
     pub shape: u32,
+}
+
+/// Moves job `j` from group `old` to group `new` of [`World::admitted_groups`]
+/// (`None`: not listed).
+fn regroup(
+    groups: &mut BTreeMap<ReachFacts, BTreeSet<JobId>>,
+    j: JobId,
+    old: Option<ReachFacts>,
+    new: Option<ReachFacts>,
+) {
+    if old == new {
+        return;
+    }
+    if let Some(o) = old
+        && let Some(set) = groups.get_mut(&o)
+    {
+        set.remove(&j);
+        if set.is_empty() {
+            groups.remove(&o);
+        }
+    }
+    if let Some(n) = new {
+        groups.entry(n).or_default().insert(j);
+    }
 }
 
 /// A job's [`ReachFacts`], from its spec and counts.
@@ -516,10 +540,20 @@ pub struct World {
     /// A job with its own sla waiting time ([`JobSpec::sla_waiting`]) has been
     /// submitted: the sla plugin looks at each job's.
     pub sla_jobs: bool,
+    /// Σ jobs' `pending_best_effort` (backfill has nothing to do while it is 0).
+    pub pending_best_effort_total: u64,
     /// `admitted_pending` as a list in job order, with each job's [`ReachFacts`]:
     /// the actions read the facts of every waiting job from one sequential array
     /// (kept in step by `reindex` and `transition`).
     pub admitted_list: Vec<(JobId, ReachFacts)>,
+    /// `admitted_list` grouped by facts: the jobs of each distinct
+    /// [`ReachFacts`], in job order. A backlog of hundreds of waiting gangs has a
+    /// few dozen distinct facts, and the actions' rules that read only the facts
+    /// decide a whole group at once.
+    pub admitted_groups: BTreeMap<ReachFacts, BTreeSet<JobId>>,
+    /// See [`crate::engine::EngineConfig::wrong_group_for_tests`].
+    #[doc(hidden)]
+    pub stale_groups_for_tests: bool,
     /// The wall-clock time of t = 0, seconds since 1970-01-01T00:00 in the
     /// cluster's local time (`spec.startTime`; 0 by default).
     pub clock_start: i64,
@@ -615,7 +649,10 @@ impl World {
             waiting_changes: Vec::new(),
             pod_changes: Vec::new(),
             sla_jobs: false,
+            pending_best_effort_total: 0,
             admitted_list: Vec::new(),
+            admitted_groups: BTreeMap::new(),
+            stale_groups_for_tests: false,
             cluster,
             nodes,
             index,
@@ -763,6 +800,7 @@ impl World {
             j.sub_jobs[sj][PodStatus::Pending.index()] += 1;
         }
         j.pending_best_effort += t_req.is_best_effort() as u32;
+        self.pending_best_effort_total += t_req.is_best_effort() as u64;
         self.apply(id, PodStatus::Pending, None, t_req, 1);
         self.reindex(job);
         id
@@ -844,8 +882,14 @@ impl World {
         let pending = |s: PodStatus| (s == PodStatus::Pending) as u32;
         j.pending_best_effort =
             j.pending_best_effort + best_effort * pending(status) - best_effort * pending(old_status);
+        self.pending_best_effort_total = self.pending_best_effort_total + (best_effort * pending(status)) as u64
+            - (best_effort * pending(old_status)) as u64;
         if let Ok(at) = self.admitted_list.binary_search_by_key(&job, |e| e.0) {
-            self.admitted_list[at].1 = reach_facts(j);
+            let facts = reach_facts(j);
+            let old = std::mem::replace(&mut self.admitted_list[at].1, facts);
+            if !self.stale_groups_for_tests {
+                regroup(&mut self.admitted_groups, job, Some(old), Some(facts));
+            }
         }
         let j = &self.jobs[job.0 as usize];
         if pending(status) != pending(old_status) {
@@ -903,10 +947,17 @@ impl World {
         put(&mut self.admitted_pending, pending && admitted);
         let facts = if pending && admitted { reach_facts(job) } else { ReachFacts::default() };
         match (pending && admitted, self.admitted_list.binary_search_by_key(&j, |e| e.0)) {
-            (true, Err(at)) => self.admitted_list.insert(at, (j, facts)),
-            (true, Ok(at)) => self.admitted_list[at].1 = facts,
+            (true, Err(at)) => {
+                self.admitted_list.insert(at, (j, facts));
+                regroup(&mut self.admitted_groups, j, None, Some(facts));
+            }
+            (true, Ok(at)) => {
+                let old = std::mem::replace(&mut self.admitted_list[at].1, facts);
+                regroup(&mut self.admitted_groups, j, Some(old), Some(facts));
+            }
             (false, Ok(at)) => {
-                self.admitted_list.remove(at);
+                let (_, old) = self.admitted_list.remove(at);
+                regroup(&mut self.admitted_groups, j, Some(old), None);
             }
             (false, Err(_)) => {}
         }
@@ -1117,6 +1168,13 @@ impl World {
         if listed != self.admitted_list {
             return Err("the admitted jobs' list out of date".into());
         }
+        let mut groups: BTreeMap<ReachFacts, BTreeSet<JobId>> = BTreeMap::new();
+        for &(j, f) in &listed {
+            groups.entry(f).or_default().insert(j);
+        }
+        if groups != self.admitted_groups {
+            return Err("the admitted jobs' groups out of date".into());
+        }
         let mut victims: Vec<Vec<(VictimKey, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
         let mut all = Vec::new();
         for p in self.pods.iter().filter(|p| p.status == PodStatus::Running && p.preemptable) {
@@ -1135,6 +1193,10 @@ impl World {
         }
         if all != self.victims {
             return Err("cluster victim sums out of date".into());
+        }
+        let be_total: u64 = self.jobs.iter_ids().map(|(_, j)| j.pending_best_effort as u64).sum();
+        if be_total != self.pending_best_effort_total {
+            return Err("pending BestEffort total out of date".into());
         }
         let mut terms = vec![[Resources::ZERO; 3]; self.queues.len()];
         let mut active = vec![0u32; self.queues.len()];

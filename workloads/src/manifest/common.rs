@@ -596,6 +596,8 @@ pub(crate) fn group_disruption(
 pub(crate) struct PodShape {
     pub requests: Resources,
     pub node_selector: Vec<(String, String)>,
+    /// Required node affinity `In` terms ([`TaskSpec::node_label_in`]).
+    pub node_label_in: Vec<(String, Vec<String>)>,
     pub priority: i32,
     pub preemptable: bool,
     /// `preemptionPolicy: Never` (the pod's, else its PriorityClass's).
@@ -609,6 +611,145 @@ pub(crate) struct PodShape {
     pub annotations: BTreeMap<String, (String, At)>,
 }
 
+/// The placement fields of the spec of a pod lahar is to place (a template, or
+/// a Pod not yet on a node), `spec` at `sp`: a required node affinity of one
+/// `nodeSelectorTerms` entry whose `matchExpressions` are all `In` is returned as
+/// [`TaskSpec::node_label_in`] terms (Kubernetes' NodeAffinity filter, as
+/// Volcano's predicates run it). Every other field that changes where a pod may
+/// run and that lahar does not model is refused at its place: other node
+/// affinity forms (several terms, other operators, `matchFields`, preferences),
+/// inter-pod affinity and anti-affinity, topology spread, scheduling gates, host
+/// ports, and a template's `nodeName` (its pods would bypass the scheduler). A
+/// run that placed such pods as if the field were absent would answer another
+/// question than the user's.
+pub(crate) fn placement_fields(ck: &mut Ck<'_>, spec: &Node, sp: &str, template: bool) -> Vec<(String, Vec<String>)> {
+    let why = "lahar does not model it (docs/volcano.md § Job controller over time): remove it to simulate the pod without it";
+    let present = |n: &Node| match &n.val {
+        Val::Null => false,
+        Val::Seq(s) => !s.is_empty(),
+        Val::Map(m) => !m.is_empty(),
+        _ => true,
+    };
+    let mut label_in = Vec::new();
+    if spec.get("affinity").is_some_and(present) {
+        let ap = join(sp, "affinity");
+        for (key, n) in ck.map(spec, "affinity", sp) {
+            let kp = join(&ap, key);
+            match key.as_str() {
+                "nodeAffinity" => label_in = node_affinity(ck, n, &kp, why),
+                "podAffinity" | "podAntiAffinity" if present(n) => {
+                    ck.err(
+                        n.at,
+                        &kp,
+                        format!(
+                            "inter-pod {} changes where the pod may run, and {why}",
+                            if key == "podAffinity" { "affinity" } else { "anti-affinity" }
+                        ),
+                    );
+                }
+                "podAffinity" | "podAntiAffinity" => {}
+                _ => ck.err(n.at, &kp, "unknown field; expected nodeAffinity, podAffinity or podAntiAffinity"),
+            }
+        }
+    }
+    for key in ["topologySpreadConstraints", "schedulingGates"] {
+        if let Some(n) = spec.get(key).filter(|n| present(n)) {
+            ck.err(n.at, &join(sp, key), format!("`{key}` changes where the pod may run, and {why}"));
+        }
+    }
+    if template && let Some(n) = spec.get("nodeName").filter(|n| present(n)) {
+        let msg = "a template's `nodeName` binds every pod to one node without the scheduler (the kubelet admits it), and lahar does not model that; give running pods as Pods with `nodeName` and `status.phase: Running` instead";
+        ck.err(n.at, &join(sp, "nodeName"), msg);
+    }
+    for list in ["containers", "initContainers"] {
+        let Some(Val::Seq(cs)) = spec.get(list).map(|n| &n.val) else { continue };
+        for (i, c) in cs.iter().enumerate() {
+            let Some(Val::Seq(ports)) = c.get("ports").map(|n| &n.val) else { continue };
+            for (k, port) in ports.iter().enumerate() {
+                if let Some(n) = port.get("hostPort").filter(|n| present(n)) {
+                    let path = format!("{sp}.{list}[{i}].ports[{k}].hostPort");
+                    ck.err(
+                        n.at,
+                        &path,
+                        format!("a host port makes the pods that ask for it exclude each other per node, and {why}"),
+                    );
+                }
+            }
+        }
+    }
+    label_in
+}
+
+/// `affinity.nodeAffinity` at `path` (see [`placement_fields`]).
+fn node_affinity(ck: &mut Ck<'_>, n: &Node, path: &str, why: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let Val::Map(fields) = &n.val else {
+        if n.val != Val::Null {
+            ck.err(n.at, path, format!("expected a map, got {}", n.type_name()));
+        }
+        return out;
+    };
+    for (key, v) in fields {
+        let kp = join(path, key);
+        match key.as_str() {
+            "requiredDuringSchedulingIgnoredDuringExecution" => {
+                let terms = ck.seq(v, "nodeSelectorTerms", &kp);
+                let tp = join(&kp, "nodeSelectorTerms");
+                if terms.len() > 1 {
+                    let at = v.get("nodeSelectorTerms").and_then(|t| t.at);
+                    ck.err(at, &tp, format!("{} terms (any one may match) and {why}; lahar reads one term", terms.len()));
+                    continue;
+                }
+                let term: &[(String, Node)] = match terms.first().map(|t| &t.val) {
+                    Some(Val::Map(m)) => m,
+                    Some(Val::Null) | None => &[],
+                    Some(_) => {
+                        let at = terms[0].at;
+                        ck.err(at, &format!("{tp}[0]"), format!("expected a map, got {}", terms[0].type_name()));
+                        &[]
+                    }
+                };
+                for (tk, tv) in term {
+                    let ep = format!("{tp}[0].{tk}");
+                    if tk != "matchExpressions" {
+                        ck.err(tv.at, &ep, format!("`{tk}` selects nodes by their fields, and {why}"));
+                        continue;
+                    }
+                    let exprs: &[Node] = match &tv.val {
+                        Val::Seq(s) => s,
+                        Val::Null => &[],
+                        _ => {
+                            ck.err(tv.at, &ep, format!("expected a list, got {}", tv.type_name()));
+                            &[]
+                        }
+                    };
+                    for (i, e) in exprs.iter().enumerate() {
+                        let xp = format!("{ep}[{i}]");
+                        let k = ck.opt_str(e, "key", &xp).unwrap_or_default();
+                        let op = ck.opt_str(e, "operator", &xp).unwrap_or_default();
+                        let values: Vec<String> = ck.seq(e, "values", &xp).iter().filter_map(Node::scalar).collect();
+                        if op != "In" {
+                            let at = e.get("operator").and_then(|o| o.at).or(e.at);
+                            ck.err(at, &join(&xp, "operator"), format!("operator `{op}`: lahar models `In` only, and {why}"));
+                        } else if k.is_empty() || values.is_empty() {
+                            ck.err(e.at, &xp, "an `In` expression needs a key and at least one value");
+                        } else {
+                            out.push((k, values));
+                        }
+                    }
+                }
+            }
+            "preferredDuringSchedulingIgnoredDuringExecution" => {
+                if !matches!(&v.val, Val::Null) && !matches!(&v.val, Val::Seq(s) if s.is_empty()) {
+                    ck.err(v.at, &kp, format!("a preferred node affinity changes node scores, and {why}"));
+                }
+            }
+            _ => ck.err(v.at, &kp, "unknown field; expected requiredDuringSchedulingIgnoredDuringExecution or preferredDuringSchedulingIgnoredDuringExecution"),
+        }
+    }
+    out
+}
+
 /// Reads a pod template (`{metadata, spec}`) or a Pod object at `path`.
 /// Requests: the sum over containers, each resource's limit standing in for a
 /// missing request (as Kubernetes defaults it); init containers raise a dimension
@@ -620,6 +761,9 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
     let empty = Node { at: tpl.at, val: Val::Null };
     let spec = tpl.get("spec").unwrap_or(&empty);
     let sp = join(path, "spec");
+    // A Pod object (empty path) is checked by its reader, which knows whether
+    // it is already on a node.
+    let node_label_in = if path.is_empty() { Vec::new() } else { placement_fields(ck, spec, &sp, true) };
     let mut requests = Resources::ZERO;
     let containers = ck.seq(spec, "containers", &sp);
     if containers.is_empty() {
@@ -714,6 +858,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
     PodShape {
         requests,
         node_selector,
+        node_label_in,
         priority,
         preemptable,
         never_preempts,
@@ -1200,7 +1345,7 @@ pub(crate) fn task_run_time(ck: &mut Ck<'_>, shape: &PodShape, template: &str) -
 /// A task from a pod shape.
 pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodShape) -> TaskSpec {
     TaskSpec {
-        node_label_in: Vec::new(),
+        node_label_in: shape.node_label_in.clone(),
         name: lahar_core::text::shared(name),
         replicas,
         min_available,

@@ -182,7 +182,7 @@ impl Groups {
             ck.err(m.and_then(|m| m.at).or(root.at), "metadata.name", "expected a non-empty name");
         }
         let namespace = m.and_then(|m| m.get("namespace")).and_then(Node::scalar).unwrap_or_else(|| "default".into());
-        let shape = common::pod_shape(ck, cx, root, "");
+        let mut shape = common::pod_shape(ck, cx, root, "");
         common::check_scheduler(
             ck,
             shape.scheduler_name.as_deref(),
@@ -223,6 +223,11 @@ impl Groups {
             }
             None => None,
         };
+        if node.is_none()
+            && let Some(spec) = spec
+        {
+            shape.node_label_in = common::placement_fields(ck, spec, "spec", false);
+        }
         let role =
             shape.annotations.get(TASK_SPEC).or(shape.labels.get(TASK_SPEC)).map(|x| x.0.clone()).unwrap_or_default();
         if !ck.ok() {
@@ -495,6 +500,7 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
         let same = |t: &TaskSpec| {
             t.requests == p.shape.requests
                 && t.node_selector == p.shape.node_selector
+                && t.node_label_in == p.shape.node_label_in
                 && t.priority == p.shape.priority
                 && t.preemptable == p.shape.preemptable
                 && t.never_preempts == p.shape.never_preempts
@@ -559,6 +565,7 @@ fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Re
     let mut shape = PodShape {
         requests: lahar_core::resource::Resources::ZERO,
         node_selector: Vec::new(),
+        node_label_in: Vec::new(),
         priority: 1,
         preemptable: true,
         never_preempts: false,

@@ -10,6 +10,11 @@ use lahar_core::session::Session;
 /// Runs the backfill action.
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState) {
     ssn.set_action("backfill");
+    // No Pending BestEffort pod anywhere: the walk below would find no job (the
+    // exhaustive walk still makes it).
+    if !ssn.is_exhaustive() && !ssn.any_pending_best_effort() {
+        return;
+    }
     let jobs: Vec<JobId> = ssn
         .admitted_jobs_with_pending()
         .into_iter()

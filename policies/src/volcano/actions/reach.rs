@@ -238,6 +238,37 @@ impl Reach {
 }
 
 impl Reach {
+    /// True if the rule sets every admitted waiting job aside, decided group by
+    /// group of jobs with the same facts ([`Session::admitted_groups`]): one job
+    /// speaks for its group where the facts decide (the rule's memo of the last
+    /// facts rests on the same ground), and each job of the group is asked where
+    /// they do not (several tasks with pending pods; preempt's jobs with Running
+    /// pods, whose own pods count). False when some job may be kept, and in
+    /// exhaustive and explaining sessions, which walk the list.
+    pub fn sets_all_aside(&mut self, fw: &Framework, ssn: &Session<'_>) -> bool {
+        if !self.gang_binds || ssn.explaining_any() {
+            return false;
+        }
+        let Some(groups) = ssn.admitted_groups() else { return false };
+        for (f, jobs) in groups {
+            let first = *jobs.first().expect("groups are not empty");
+            if self.per_job(f) {
+                if jobs.iter().any(|&j| !self.out_of_reach(fw, ssn, j, f)) {
+                    return false;
+                }
+            } else if !self.out_of_reach(fw, ssn, first, f) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// True if jobs with facts `f` must be asked one by one (see
+    /// [`Reach::sets_all_aside`]).
+    pub fn per_job(&self, f: &ReachFacts) -> bool {
+        f.pending_tasks > 1 || (self.action == Action::Preempt && f.running > 0)
+    }
+
     /// The `--explain` reason for a job set aside: the count, term by term, as
     /// [`Reach::out_of_reach`] made it.
     fn why(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId) -> String {
@@ -284,6 +315,10 @@ pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach
 /// (with the `--explain` rows of the explained jobs it sets aside, in the same
 /// order): one read of the World's list, not a copy of it.
 pub(crate) fn not_set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach) -> Vec<JobId> {
+    // The common case of a backlog that waits for room: nothing to walk.
+    if reach.sets_all_aside(fw, ssn) {
+        return Vec::new();
+    }
     let mut kept = Vec::new();
     let mut explained = Vec::new();
     for (j, f) in ssn.admitted_facts().iter() {

@@ -167,12 +167,72 @@ pub(crate) fn allocate_tasks(
     }
 }
 
+/// True if some pending pod of job `j` (facts `f`) that requests resources fits
+/// some node's future-idle resources: a job none of whose pending pods does can
+/// only fail its step, which changes nothing. Outside exhaustive mode the facts
+/// say which task to ask about when only one has such pods (an O(1) index query
+/// per pod shape, not the job's spec and counts).
+fn any_fits(ssn: &Session<'_>, reach: &mut Reach, j: JobId, f: &ReachFacts) -> bool {
+    if !ssn.is_exhaustive() && f.pending_tasks <= 1 {
+        return f.pending_tasks == 1 && reach.fits_somewhere(ssn, f.shape);
+    }
+    let job = ssn.job(j);
+    job.spec.tasks.iter().enumerate().any(|(t, task)| {
+        job.task_count(t, PodStatus::Pending) > 0
+            && !task.requests.is_best_effort()
+            && ssn.first_fit(&task.requests, 0).is_some()
+    })
+}
+
+/// Whether queue `q` is overused at allocate's start, asked once per queue.
+fn queue_overused(fw: &Framework, ssn: &Session<'_>, known: &mut Vec<(QueueId, bool)>, q: QueueId) -> bool {
+    if let Some(&(_, o)) = known.iter().find(|(qq, _)| *qq == q) {
+        return o;
+    }
+    let o = fw.overused(ssn, q);
+    known.push((q, o));
+    o
+}
+
+/// True if allocate's intake (below) would take no admitted job: each group of
+/// jobs with the same facts ([`Session::admitted_groups`]) fits nowhere, belongs
+/// to an overused queue or is out of reach, decided by one job of the group where
+/// the facts decide and job by job where they do not (as [`Reach::per_job`]
+/// says). A backlog waiting for room then costs one check per group, not one per
+/// job and a copy of the list. False in exhaustive and explaining sessions.
+fn takes_none(fw: &Framework, ssn: &Session<'_>, reach: &mut Reach, overused: &mut Vec<(QueueId, bool)>) -> bool {
+    if ssn.explaining_any() {
+        return false;
+    }
+    let Some(groups) = ssn.admitted_groups() else { return false };
+    for (f, jobs) in groups {
+        let first = [*jobs.first().expect("groups are not empty")];
+        let each: &mut dyn Iterator<Item = &JobId> =
+            if reach.per_job(f) { &mut jobs.iter() } else { &mut first.iter() };
+        for &j in each {
+            if any_fits(ssn, reach, j, f)
+                && !queue_overused(fw, ssn, overused, f.queue)
+                && !reach.out_of_reach(fw, ssn, j, f)
+            {
+                return false;
+            }
+        }
+    }
+    true
+}
+
 /// Runs the allocate action. `promote_pending`: no enqueue action is configured, so
 /// allocate admits Pending PodGroups itself.
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_pending: bool) {
     ssn.set_action("allocate");
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
     let mut task_queues: BTreeMap<JobId, Tasks> = BTreeMap::new();
+    let mut reach = Reach::new(fw, Action::Allocate);
+    // Per queue: overused at intake (asked once per queue, not per job).
+    let mut overused: Vec<(QueueId, bool)> = Vec::new();
+    if !promote_pending && takes_none(fw, ssn, &mut reach, &mut overused) {
+        return;
+    }
     let candidates: Vec<(JobId, ReachFacts)> = if promote_pending {
         // Every Pending PodGroup is admitted, pods or not (a controller may wait
         // for this to make them), in creation order as the rows were before.
@@ -183,9 +243,6 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     } else {
         ssn.admitted_with_facts()
     };
-    let mut reach = Reach::new(fw, Action::Allocate);
-    // Per queue: overused at intake (asked once per queue, not per job).
-    let mut overused: Vec<(QueueId, bool)> = Vec::new();
     for (j, f) in candidates {
         // A job none of whose pending pods fits any node's future-idle resources
         // can only fail its step, which changes nothing: skip it without sorting
@@ -193,28 +250,11 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         // cheap while a backlog waits for a full cluster. Outside exhaustive mode
         // the job's out-of-reach facts say which task to ask about when only one
         // has such pods (one small record per job, not its spec and counts).
-        let any_fits = if !ssn.is_exhaustive() && f.pending_tasks <= 1 {
-            f.pending_tasks == 1 && reach.fits_somewhere(ssn, f.shape)
-        } else {
-            let job = ssn.job(j);
-            job.spec.tasks.iter().enumerate().any(|(t, task)| {
-                job.task_count(t, PodStatus::Pending) > 0
-                    && !task.requests.is_best_effort()
-                    && ssn.first_fit(&task.requests, 0).is_some()
-            })
-        };
+        let any_fits = any_fits(ssn, &mut reach, j, &f);
         // A queue overused now stays overused while allocate only adds to it, so
         // its jobs are never stepped (the loop below drops the queue at its first
         // turn): leave them out of the sort. Watched jobs stay, for their rows.
-        let q = f.queue;
-        let over = match overused.iter().find(|(qq, _)| *qq == q) {
-            Some(&(_, o)) => o,
-            None => {
-                let o = fw.overused(ssn, q);
-                overused.push((q, o));
-                o
-            }
-        };
+        let over = queue_overused(fw, ssn, &mut overused, f.queue);
         if over && !ssn.explaining_job(j) {
             continue;
         }
