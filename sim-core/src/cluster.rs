@@ -192,6 +192,22 @@ impl Cluster {
         }
         self.tainted = self.nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
     }
+    /// Puts `taint` on node `n`, replacing one of the same key and effect.
+    pub(crate) fn put_taint(&mut self, n: NodeId, taint: Taint) {
+        let taints = &mut self.nodes[n.0 as usize].taints;
+        taints.retain(|t| !(t.key == taint.key && t.effect == taint.effect));
+        taints.push(taint);
+        self.tainted = self.nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
+    }
+    /// Removes node `n`'s taints of `key` (of `effect`, when given); true if one went.
+    pub(crate) fn remove_taints(&mut self, n: NodeId, key: &str, effect: Option<&str>) -> bool {
+        let taints = &mut self.nodes[n.0 as usize].taints;
+        let before = taints.len();
+        taints.retain(|t| !(t.key == key && effect.is_none_or(|e| t.effect == e)));
+        let removed = taints.len() != before;
+        self.tainted = self.nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
+        removed
+    }
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.nodes.len()

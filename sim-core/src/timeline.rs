@@ -3,10 +3,12 @@
 //! what Volcano's controllers would see: a deleted pod is a pod gone from its node
 //! after its grace period (the job controller's `PodEvicted`); a deleted job takes
 //! its pods with it; an edited queue is read by the next session; a cordon is the
-//! `node.kubernetes.io/unschedulable` taint.
+//! `node.kubernetes.io/unschedulable` taint; a `NoExecute` taint makes the taint
+//! manager delete the pods that do not tolerate it.
 
-use crate::cluster::NodeId;
+use crate::cluster::{NodeId, Taint};
 use crate::queue::{QueueId, QueueState};
+use crate::resource::ResourceList;
 use crate::time::SimTime;
 use std::sync::Arc;
 
@@ -38,11 +40,31 @@ pub enum Operation {
         state: Option<QueueState>,
         /// `spec.reclaimable`.
         reclaimable: Option<bool>,
+        /// `spec.capability` (replaces the whole list).
+        capability: Option<ResourceList>,
     },
     /// `kubectl cordon` of these nodes.
     Cordon(Vec<NodeId>),
     /// `kubectl uncordon` of these nodes.
     Uncordon(Vec<NodeId>),
+    /// `kubectl taint nodes … key=value:Effect --overwrite`: the taint replaces
+    /// one of the same key and effect.
+    Taint {
+        /// The nodes.
+        nodes: Vec<NodeId>,
+        /// The taint (`NoSchedule` or `NoExecute`).
+        taint: Taint,
+    },
+    /// `kubectl taint nodes … key[:Effect]-`: the taints of that key (and
+    /// effect, when given) go.
+    Untaint {
+        /// The nodes.
+        nodes: Vec<NodeId>,
+        /// The key.
+        key: String,
+        /// The effect, or every effect.
+        effect: Option<String>,
+    },
 }
 
 /// An action at its instant, with where it was written (for warnings).

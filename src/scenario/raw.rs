@@ -94,8 +94,14 @@ pub struct RawStep {
     pub weight: Option<Spanned<i64>>,
     pub state: Option<Spanned<String>>,
     pub reclaimable: Option<Spanned<bool>>,
+    pub capability: Option<Spanned<BTreeMap<String, Quantity>>>,
     pub cordon: Option<Spanned<String>>,
     pub uncordon: Option<Spanned<String>>,
+    pub taint: Option<Spanned<String>>,
+    pub untaint: Option<Spanned<String>>,
+    pub key: Option<Spanned<String>>,
+    pub value: Option<Spanned<String>>,
+    pub effect: Option<Spanned<String>>,
 }
 
 /// `spec.faults`: random failures, a failure trace, drains.

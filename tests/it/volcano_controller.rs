@@ -434,6 +434,48 @@ fn timeline_cordons_and_uncordons_nodes() {
     assert_eq!(row(&out, "j"), "10,7200,10800,Completed,0");
 }
 
+/// Taints (`kubectl taint nodes`), by hand on one 1-CPU node. A `NoSchedule`
+/// taint from 0 to 1 h keeps `j` (10 s) off the node, as a cordon does. A
+/// `NoExecute` taint at 10 min makes the taint manager delete `j`'s running pod
+/// (it leaves after its 30 s grace; the job controller hears PodEvicted and
+/// makes it again), and the new pod waits for the untaint at 2 h: it runs its
+/// hour from 7200 s. A pod that tolerates the taint stays.
+#[test]
+fn timeline_taints_and_untaints_nodes() {
+    let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
+    let steps = [
+        "{at: 0s, taint: n0, key: maintenance, value: \"yes\", effect: NoSchedule}",
+        "{at: 1h, untaint: n0, key: maintenance}",
+    ];
+    let out = run_timeline(&node, &one_pod("j", "10s", ""), &steps);
+    assert_eq!(row(&out, "j"), "10,3600,7200,Completed,0");
+    let steps = [
+        "{at: 10m, taint: \"n*\", key: maintenance, effect: NoExecute}",
+        "{at: 2h, untaint: n0, key: maintenance, effect: NoExecute}",
+    ];
+    let out = run_timeline(&node, &one_pod("j", "0s", ""), &steps);
+    assert_eq!(row(&out, "j"), "0,0,10800,Completed,0");
+    let tolerant = one_pod("j", "0s", "").replace(
+        "        spec:\n",
+        "        spec:\n          tolerations: [{key: maintenance, operator: Exists, effect: NoExecute}]\n",
+    );
+    let out = run_timeline(&node, &tolerant, &steps);
+    assert_eq!(row(&out, "j"), "0,0,3600,Completed,0");
+}
+
+/// A queue's capability edited during the run: two 1-CPU jobs on a 2-CPU node;
+/// capped at one CPU from 0 s, `b` (10 s) is not admitted while `a` runs
+/// (proportion's enqueue vote against the real capability); raised to two CPUs
+/// at 30 min, `b` is admitted and runs from 1800 s.
+#[test]
+fn timeline_edits_a_queue_capability() {
+    let objects = one_pod("a", "0s", "") + &one_pod("b", "10s", "");
+    let steps = ["{at: 0s, queue: default, capability: {cpu: 1}}", "{at: 30m, queue: default, capability: {cpu: 2}}"];
+    let out = run_timeline(&["{name: n0, cpu: 2, memory: 4Gi}"], &objects, &steps);
+    assert_eq!(row(&out, "a"), "0,0,3600,Completed,0");
+    assert_eq!(row(&out, "b"), "10,1800,5400,Completed,0");
+}
+
 /// Bad timeline entries are refused before the run, each at its place; an action
 /// that finds no pod when it comes is a counted warning.
 #[test]
@@ -448,8 +490,29 @@ fn timeline_bad_input_and_missing_targets() {
     for (steps, needle) in [
         (
             "    - {at: 1m, cordon: n0, deleteJob: j}\n",
-            "spec.timeline[0]: expected exactly one action of deletePod, deleteJob, queue, cordon, uncordon; got deleteJob, cordon",
+            "spec.timeline[0]: expected exactly one action of deletePod, deleteJob, queue, cordon, uncordon, taint, untaint; got deleteJob, cordon",
         ),
+        ("    - {at: 1m, taint: n0, key: k}\n", "spec.timeline[0].effect: `taint` needs the taint's `effect`"),
+        ("    - {at: 1m, taint: n0, effect: NoSchedule}\n", "spec.timeline[0].key: `taint` needs the taint's `key`"),
+        (
+            "    - {at: 1m, taint: n0, key: k, effect: PreferNoSchedule}\n",
+            "spec.timeline[0].effect: a PreferNoSchedule taint is a scoring preference",
+        ),
+        (
+            "    - {at: 1m, taint: n0, key: k, effect: Never}\n",
+            "expected NoSchedule, NoExecute or PreferNoSchedule, got `Never`",
+        ),
+        (
+            "    - {at: 1m, taint: n0, key: node.kubernetes.io/unschedulable, effect: NoSchedule}\n",
+            "use `cordon` and `uncordon`",
+        ),
+        ("    - {at: 1m, untaint: n0, key: k, value: v}\n", "spec.timeline[0].value: `untaint` removes a taint by key"),
+        ("    - {at: 1m, cordon: n0, key: k}\n", "spec.timeline[0].key: `key` names a taint"),
+        (
+            "    - {at: 1m, cordon: n0, capability: {cpu: 1}}\n",
+            "spec.timeline[0].capability: `capability` edits a queue",
+        ),
+        ("    - {at: 1m, queue: default, capability: {cpu: lots}}\n", "spec.timeline[0].capability.cpu"),
         ("    - {at: 1m, queue: nope, weight: 2}\n", "spec.timeline[0].queue: no queue `nope`"),
         ("    - {at: 1m, cordon: n0, weight: 2}\n", "spec.timeline[0].weight: `weight` edits a queue"),
         ("    - {at: 1m, queue: default}\n", "give what changes"),

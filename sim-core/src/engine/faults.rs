@@ -9,7 +9,7 @@
 use super::{Engine, Event, Lifecycle};
 use crate::cluster::NodeId;
 use crate::faults::{FaultPlan, FaultRule, Outage, OutageKind, RuleScope, Target};
-use crate::job::{PodId, PodStatus};
+use crate::job::PodStatus;
 use crate::rng::{RngStreams, StreamRng};
 use crate::time::SimTime;
 use rand::RngExt;
@@ -235,15 +235,8 @@ impl Engine {
     /// Kills the Running and Releasing pods on node `n` that `hit` selects
     /// (ascending pod id); returns how many.
     fn kill_on(&mut self, n: NodeId, hit: impl Fn(&crate::world::Pod) -> bool) -> u32 {
-        let pods: Vec<PodId> = self.world.nodes[n.0 as usize]
-            .pods
-            .iter()
-            .copied()
-            .filter(|&p| {
-                let pod = &self.world.pods[p.0 as usize];
-                matches!(pod.status, PodStatus::Running | PodStatus::Releasing) && hit(pod)
-            })
-            .collect();
+        let pods =
+            self.world.pods_on(n, |pod| matches!(pod.status, PodStatus::Running | PodStatus::Releasing) && hit(pod));
         for &p in &pods {
             self.on(Lifecycle::PodFailed(p));
         }
@@ -255,12 +248,7 @@ impl Engine {
         let nodes = self.faults.live[id as usize].nodes.clone();
         let mut evicted = 0;
         for &n in &nodes {
-            let pods: Vec<PodId> = self.world.nodes[n.0 as usize]
-                .pods
-                .iter()
-                .copied()
-                .filter(|&p| self.world.pods[p.0 as usize].status == PodStatus::Running)
-                .collect();
+            let pods = self.world.pods_on(n, |pod| pod.status == PodStatus::Running);
             for p in pods {
                 self.on(Lifecycle::PodDrained(p));
                 evicted += 1;

@@ -27,7 +27,7 @@ impl Engine {
                 }
                 None => self.missed(&step.place, format!("no job {namespace}/{name} to delete")),
             },
-            Operation::Queue { queue, weight, state, reclaimable } => {
+            Operation::Queue { queue, weight, state, reclaimable, capability } => {
                 let spec = &mut self.world.queues[queue.0 as usize].spec;
                 if let Some(w) = weight {
                     spec.weight = w;
@@ -38,7 +38,26 @@ impl Engine {
                 if let Some(r) = reclaimable {
                     spec.reclaimable = r;
                 }
+                if let Some(c) = capability {
+                    spec.capability = c;
+                }
                 true
+            }
+            Operation::Taint { nodes, taint } => {
+                for n in nodes {
+                    self.world.put_taint(n, taint.clone());
+                    if taint.effect == "NoExecute" {
+                        self.evict_untolerating(n, &taint);
+                    }
+                }
+                true
+            }
+            Operation::Untaint { nodes, key, effect } => {
+                let mut any = false;
+                for n in nodes {
+                    any |= self.world.remove_taints(n, &key, effect.as_deref());
+                }
+                any || self.missed(&step.place, format!("no node of the pattern has a taint `{key}` to remove"))
             }
             Operation::Cordon(nodes) | Operation::Uncordon(nodes) => {
                 for n in nodes {
@@ -95,6 +114,21 @@ impl Engine {
         }
         self.refresh_job_keeping_phase(j);
         self.phase_due.push(j);
+    }
+
+    /// A `NoExecute` taint on node `n`: Kubernetes' taint manager deletes each
+    /// pod there that does not tolerate it (a deletion, as [`Engine::delete_pod`]:
+    /// the job controller hears PodEvicted). lahar's tolerations have no
+    /// `tolerationSeconds`: a tolerating pod stays for good.
+    fn evict_untolerating(&mut self, n: crate::cluster::NodeId, taint: &crate::cluster::Taint) {
+        let jobs = &self.world.jobs;
+        let pods = self.world.pods_on(n, |pod| {
+            let task = &jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
+            pod.status == PodStatus::Running && !task.tolerations.iter().any(|t| t.tolerates(taint))
+        });
+        for p in pods {
+            self.delete_pod(p);
+        }
     }
 
     /// An operator's cordon (`on`) or uncordon: a drain in force keeps its own

@@ -59,6 +59,30 @@ impl World {
     /// Cordons node `n` or uncordons it.
     pub(crate) fn set_cordoned(&mut self, n: NodeId, on: bool) {
         self.cluster.set_cordoned(n, on);
+        self.node_filters_changed(n);
+    }
+
+    /// The pods on node `n` that `keep` selects, in the node's order.
+    pub(crate) fn pods_on(&self, n: NodeId, keep: impl Fn(&super::Pod) -> bool) -> Vec<crate::job::PodId> {
+        self.nodes[n.0 as usize].pods.iter().copied().filter(|&p| keep(&self.pods[p.0 as usize])).collect()
+    }
+
+    /// Puts an operator's taint on node `n` (see [`crate::cluster::Cluster::put_taint`]).
+    pub(crate) fn put_taint(&mut self, n: NodeId, taint: crate::cluster::Taint) {
+        self.cluster.put_taint(n, taint);
+        self.node_filters_changed(n);
+    }
+    /// Removes node `n`'s taints of `key` (and `effect`); true if one went.
+    pub(crate) fn remove_taints(&mut self, n: NodeId, key: &str, effect: Option<&str>) -> bool {
+        let removed = self.cluster.remove_taints(n, key, effect);
+        if removed {
+            self.node_filters_changed(n);
+        }
+        removed
+    }
+    /// A change of what node `n` admits: its cached scores and the victim
+    /// index's view of it are stale, as after a change of its `used`.
+    fn node_filters_changed(&mut self, n: NodeId) {
         self.victim_index.touch(n);
         self.epoch += 1;
         self.node_used_epoch[n.0 as usize] = self.epoch;

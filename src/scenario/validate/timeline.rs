@@ -7,7 +7,7 @@
 use super::faults::matching;
 use super::{V, at};
 use crate::scenario::raw::RawStep;
-use lahar_core::cluster::Node;
+use lahar_core::cluster::{Node, Taint};
 use lahar_core::queue::QueueId;
 use lahar_core::time::SimTime;
 use lahar_core::timeline::{Operation, Step};
@@ -56,6 +56,8 @@ fn operation(
         ("queue", r.queue.as_ref()),
         ("cordon", r.cordon.as_ref()),
         ("uncordon", r.uncordon.as_ref()),
+        ("taint", r.taint.as_ref()),
+        ("untaint", r.untaint.as_ref()),
     ];
     let given: Vec<&str> = verbs.iter().filter(|(_, x)| x.is_some()).map(|(k, _)| *k).collect();
     if given.len() != 1 {
@@ -63,16 +65,28 @@ fn operation(
         v.err(
             whole,
             path,
-            format!("expected exactly one action of deletePod, deleteJob, queue, cordon, uncordon; got {what}"),
+            format!("expected exactly one action of deletePod, deleteJob, queue, cordon, uncordon, taint, untaint; got {what}"),
         );
         return None;
     }
-    let edits =
-        [("weight", r.weight.is_some()), ("state", r.state.is_some()), ("reclaimable", r.reclaimable.is_some())];
+    let edits = [
+        ("weight", r.weight.is_some()),
+        ("state", r.state.is_some()),
+        ("reclaimable", r.reclaimable.is_some()),
+        ("capability", r.capability.is_some()),
+    ];
     if r.queue.is_none() {
         for (k, set) in edits {
             if set {
                 v.err(whole, format!("{path}.{k}"), format!("`{k}` edits a queue: it goes with `queue`"));
+            }
+        }
+    }
+    let taint_fields = [("key", r.key.is_some()), ("value", r.value.is_some()), ("effect", r.effect.is_some())];
+    if r.taint.is_none() && r.untaint.is_none() {
+        for (k, set) in taint_fields {
+            if set {
+                v.err(whole, format!("{path}.{k}"), format!("`{k}` names a taint: it goes with `taint` or `untaint`"));
             }
         }
     }
@@ -105,6 +119,55 @@ fn operation(
     if let Some(x) = &r.uncordon {
         return nodes_of(x, v, "uncordon").map(Operation::Uncordon);
     }
+    if let Some(x) = r.taint.as_ref().or(r.untaint.as_ref()) {
+        let verb = if r.taint.is_some() { "taint" } else { "untaint" };
+        let nodes = nodes_of(x, v, verb);
+        let key = match &r.key {
+            Some(k) if k.value == Taint::UNSCHEDULABLE => {
+                v.err(at(k), format!("{path}.key"), "the cordon's taint: use `cordon` and `uncordon`");
+                None
+            }
+            Some(k) if k.value.is_empty() => {
+                v.err(at(k), format!("{path}.key"), "expected a non-empty taint key");
+                None
+            }
+            Some(k) => Some(k.value.clone()),
+            None => {
+                v.err(at(x), format!("{path}.key"), format!("`{verb}` needs the taint's `key`"));
+                None
+            }
+        };
+        let effect = match &r.effect {
+            Some(e) if matches!(e.value.as_str(), "NoSchedule" | "NoExecute") => Some(e.value.clone()),
+            Some(e) if e.value == "PreferNoSchedule" && r.untaint.is_some() => Some(e.value.clone()),
+            Some(e) if e.value == "PreferNoSchedule" => {
+                let why = "a PreferNoSchedule taint is a scoring preference lahar does not model; give NoSchedule or NoExecute";
+                v.err(at(e), format!("{path}.effect"), why);
+                return None;
+            }
+            Some(e) => {
+                let why = format!("expected NoSchedule, NoExecute or PreferNoSchedule, got `{}`", e.value);
+                v.err(at(e), format!("{path}.effect"), why);
+                return None;
+            }
+            None if r.taint.is_some() => {
+                v.err(at(x), format!("{path}.effect"), "`taint` needs the taint's `effect` (NoSchedule or NoExecute)");
+                return None;
+            }
+            None => None,
+        };
+        if let (Some(val), true) = (&r.value, r.untaint.is_some()) {
+            v.err(at(val), format!("{path}.value"), "`untaint` removes a taint by key (and effect): no `value`");
+        }
+        let (nodes, key) = (nodes?, key?);
+        return Some(match r.taint {
+            Some(_) => {
+                let value = r.value.as_ref().map(|x| x.value.clone()).unwrap_or_default();
+                Operation::Taint { nodes, taint: Taint { key, value, effect: effect.expect("checked above") } }
+            }
+            None => Operation::Untaint { nodes, key, effect },
+        });
+    }
     let q = r.queue.as_ref()?;
     let Some(&queue) = queues.get(&q.value) else {
         let known: Vec<&str> = queues.keys().map(String::as_str).collect();
@@ -112,7 +175,7 @@ fn operation(
         return None;
     };
     if edits.iter().all(|(_, set)| !set) {
-        v.err(at(q), format!("{path}.queue"), "give what changes: `weight`, `state` or `reclaimable`");
+        v.err(at(q), format!("{path}.queue"), "give what changes: `weight`, `state`, `reclaimable` or `capability`");
         return None;
     }
     let weight = match &r.weight {
@@ -123,5 +186,6 @@ fn operation(
         Some(s) => Some(super::queues::state(v, s, &format!("{path}.state"))?),
         None => None,
     };
-    Some(Operation::Queue { queue, weight, state, reclaimable: r.reclaimable.as_ref().map(|b| b.value) })
+    let capability = r.capability.as_ref().map(|c| v.resource_list(c, &format!("{path}.capability")));
+    Some(Operation::Queue { queue, weight, state, reclaimable: r.reclaimable.as_ref().map(|b| b.value), capability })
 }
