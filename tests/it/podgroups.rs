@@ -266,3 +266,33 @@ fn bare_pods_take_their_queue_annotation() {
         "{err}"
     );
 }
+
+/// Pods of one role that differ only in their tolerations are two tasks, each
+/// with its own: on two 1-CPU nodes, n0 tainted `NoSchedule` at 0 s, the gang's
+/// pod `a` (no toleration) goes to n1 and `b` (tolerating) to n0. When the
+/// pods were grouped without comparing tolerations, `b` took `a`'s (none), found
+/// no node, and the gang bound nothing.
+#[test]
+fn pods_that_differ_in_tolerations_keep_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let tolerate = "  tolerations: [{key: gpu, operator: Exists, effect: NoSchedule}]\n";
+    let objects = group("pg1", "{minMember: 2}", "") + &pod("a", "pg1", 1, "", "") + &pod("b", "pg1", 1, "", tolerate);
+    std::fs::write(dir.path().join("m.yaml"), objects).unwrap();
+    let text = scenario(
+        "    nodes:\n      - {name: n0, cpu: 1, memory: 8Gi}\n      - {name: n1, cpu: 1, memory: 8Gi}",
+        "  queues:\n    - {name: default}\n  workload:\n    - manifests: m.yaml\n  timeline:\n    - {at: 0s, taint: n0, key: gpu, effect: NoSchedule}\n",
+    );
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let out = dir.path().join("o");
+    lahar().args(["run", "-q"]).arg(dir.path().join("s.yaml")).arg("--out").arg(&out).assert().success();
+    let decisions = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
+    let binds: Vec<(String, String)> = decisions
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>())
+        .filter(|f| f[3] == "bind")
+        .map(|f| (f[5].clone(), f[6].clone()))
+        .collect();
+    let want = [("c1/a", "n1"), ("c1/b", "n0")].map(|(p, n)| (p.to_string(), n.to_string()));
+    assert_eq!(binds, want, "{decisions}");
+}

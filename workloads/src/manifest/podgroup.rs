@@ -488,7 +488,8 @@ struct Grouped {
 }
 
 /// Groups pods into tasks: pods of one role (`volcano.sh/task-spec`, else "")
-/// with identical specs are one task, named after the role, or for the role ""
+/// with identical specs (requests, node selector and affinity, tolerations,
+/// priority, preemptability, plugin hints) are one task, named after the role, or for the role ""
 /// after the first pod without its trailing `-<n>`. Pods keep name order within a
 /// task; bound pods become the job's initial placements. The gang checks count
 /// roles, not tasks (`JobSpec::roles`), as Volcano counts pods by task-spec.
@@ -501,6 +502,7 @@ fn group_tasks(pods: &[Pod]) -> Grouped {
             t.requests == p.shape.requests
                 && t.node_selector == p.shape.node_selector
                 && t.node_label_in == p.shape.node_label_in
+                && t.tolerations == p.shape.tolerations
                 && t.priority == p.shape.priority
                 && t.preemptable == p.shape.preemptable
                 && t.never_preempts == p.shape.never_preempts
