@@ -177,20 +177,17 @@ impl Cluster {
     /// Cordons node `n` (the `node.kubernetes.io/unschedulable:NoSchedule`
     /// taint `kubectl cordon` sets) or uncordons it.
     pub(crate) fn set_cordoned(&mut self, n: NodeId, on: bool) {
-        let taints = &mut self.nodes[n.0 as usize].taints;
-        let at = taints.iter().position(|t| t.key == Taint::UNSCHEDULABLE);
-        match (on, at) {
-            (true, None) => taints.push(Taint {
-                key: Taint::UNSCHEDULABLE.into(),
-                value: String::new(),
-                effect: "NoSchedule".into(),
-            }),
-            (false, Some(i)) => {
-                taints.remove(i);
+        let cordoned = self.nodes[n.0 as usize].taints.iter().any(|t| t.key == Taint::UNSCHEDULABLE);
+        match (on, cordoned) {
+            (true, false) => self.put_taint(
+                n,
+                Taint { key: Taint::UNSCHEDULABLE.into(), value: String::new(), effect: "NoSchedule".into() },
+            ),
+            (false, true) => {
+                self.remove_taints(n, Taint::UNSCHEDULABLE, None);
             }
             _ => {}
         }
-        self.tainted = self.nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
     }
     /// Puts `taint` on node `n`, replacing one of the same key and effect.
     pub(crate) fn put_taint(&mut self, n: NodeId, taint: Taint) {

@@ -7,7 +7,7 @@
 use super::faults::matching;
 use super::{V, at};
 use crate::scenario::raw::RawStep;
-use lahar_core::cluster::{Node, Taint};
+use lahar_core::cluster::{Node, NodeId, Taint};
 use lahar_core::queue::QueueId;
 use lahar_core::time::SimTime;
 use lahar_core::timeline::{Operation, Step};
@@ -122,51 +122,7 @@ fn operation(
     if let Some(x) = r.taint.as_ref().or(r.untaint.as_ref()) {
         let verb = if r.taint.is_some() { "taint" } else { "untaint" };
         let nodes = nodes_of(x, v, verb);
-        let key = match &r.key {
-            Some(k) if k.value == Taint::UNSCHEDULABLE => {
-                v.err(at(k), format!("{path}.key"), "the cordon's taint: use `cordon` and `uncordon`");
-                None
-            }
-            Some(k) if k.value.is_empty() => {
-                v.err(at(k), format!("{path}.key"), "expected a non-empty taint key");
-                None
-            }
-            Some(k) => Some(k.value.clone()),
-            None => {
-                v.err(at(x), format!("{path}.key"), format!("`{verb}` needs the taint's `key`"));
-                None
-            }
-        };
-        let effect = match &r.effect {
-            Some(e) if matches!(e.value.as_str(), "NoSchedule" | "NoExecute") => Some(e.value.clone()),
-            Some(e) if e.value == "PreferNoSchedule" && r.untaint.is_some() => Some(e.value.clone()),
-            Some(e) if e.value == "PreferNoSchedule" => {
-                let why = "a PreferNoSchedule taint is a scoring preference lahar does not model; give NoSchedule or NoExecute";
-                v.err(at(e), format!("{path}.effect"), why);
-                return None;
-            }
-            Some(e) => {
-                let why = format!("expected NoSchedule, NoExecute or PreferNoSchedule, got `{}`", e.value);
-                v.err(at(e), format!("{path}.effect"), why);
-                return None;
-            }
-            None if r.taint.is_some() => {
-                v.err(at(x), format!("{path}.effect"), "`taint` needs the taint's `effect` (NoSchedule or NoExecute)");
-                return None;
-            }
-            None => None,
-        };
-        if let (Some(val), true) = (&r.value, r.untaint.is_some()) {
-            v.err(at(val), format!("{path}.value"), "`untaint` removes a taint by key (and effect): no `value`");
-        }
-        let (nodes, key) = (nodes?, key?);
-        return Some(match r.taint {
-            Some(_) => {
-                let value = r.value.as_ref().map(|x| x.value.clone()).unwrap_or_default();
-                Operation::Taint { nodes, taint: Taint { key, value, effect: effect.expect("checked above") } }
-            }
-            None => Operation::Untaint { nodes, key, effect },
-        });
+        return taint(v, r, (x, verb), path, nodes);
     }
     let q = r.queue.as_ref()?;
     let Some(&queue) = queues.get(&q.value) else {
@@ -188,4 +144,61 @@ fn operation(
     };
     let capability = r.capability.as_ref().map(|c| v.resource_list(c, &format!("{path}.capability")));
     Some(Operation::Queue { queue, weight, state, reclaimable: r.reclaimable.as_ref().map(|b| b.value), capability })
+}
+
+/// `taint: PATTERN` or `untaint: PATTERN` (`x`, named `verb`) on `nodes` (None:
+/// the pattern matched nothing, already reported) with `key`, `value` and `effect`.
+fn taint(
+    v: &mut V<'_>,
+    r: &RawStep,
+    (x, verb): (&Spanned<String>, &str),
+    path: &str,
+    nodes: Option<Vec<NodeId>>,
+) -> Option<Operation> {
+    let key = match &r.key {
+        Some(k) if k.value == Taint::UNSCHEDULABLE => {
+            v.err(at(k), format!("{path}.key"), "the cordon's taint: use `cordon` and `uncordon`");
+            None
+        }
+        Some(k) if k.value.is_empty() => {
+            v.err(at(k), format!("{path}.key"), "expected a non-empty taint key");
+            None
+        }
+        Some(k) => Some(k.value.clone()),
+        None => {
+            v.err(at(x), format!("{path}.key"), format!("`{verb}` needs the taint's `key`"));
+            None
+        }
+    };
+    let effect = match &r.effect {
+        Some(e) if matches!(e.value.as_str(), "NoSchedule" | "NoExecute") => Some(e.value.clone()),
+        Some(e) if e.value == "PreferNoSchedule" && r.untaint.is_some() => Some(e.value.clone()),
+        Some(e) if e.value == "PreferNoSchedule" => {
+            let why =
+                "a PreferNoSchedule taint is a scoring preference lahar does not model; give NoSchedule or NoExecute";
+            v.err(at(e), format!("{path}.effect"), why);
+            return None;
+        }
+        Some(e) => {
+            let why = format!("expected NoSchedule, NoExecute or PreferNoSchedule, got `{}`", e.value);
+            v.err(at(e), format!("{path}.effect"), why);
+            return None;
+        }
+        None if r.taint.is_some() => {
+            v.err(at(x), format!("{path}.effect"), "`taint` needs the taint's `effect` (NoSchedule or NoExecute)");
+            return None;
+        }
+        None => None,
+    };
+    if let (Some(val), true) = (&r.value, r.untaint.is_some()) {
+        v.err(at(val), format!("{path}.value"), "`untaint` removes a taint by key (and effect): no `value`");
+    }
+    let (nodes, key) = (nodes?, key?);
+    Some(match r.taint {
+        Some(_) => {
+            let value = r.value.as_ref().map(|x| x.value.clone()).unwrap_or_default();
+            Operation::Taint { nodes, taint: Taint { key, value, effect: effect.expect("checked above") } }
+        }
+        None => Operation::Untaint { nodes, key, effect },
+    })
 }

@@ -624,34 +624,21 @@ pub(crate) struct PodShape {
 /// question than the user's.
 pub(crate) fn placement_fields(ck: &mut Ck<'_>, spec: &Node, sp: &str, template: bool) -> Vec<(String, Vec<String>)> {
     let why = "lahar does not model it (docs/volcano.md § Job controller over time): remove it to simulate the pod without it";
-    let present = |n: &Node| match &n.val {
-        Val::Null => false,
-        Val::Seq(s) => !s.is_empty(),
-        Val::Map(m) => !m.is_empty(),
-        _ => true,
-    };
-    let mut label_in = Vec::new();
-    if spec.get("affinity").is_some_and(present) {
-        let ap = join(sp, "affinity");
-        for (key, n) in ck.map(spec, "affinity", sp) {
-            let kp = join(&ap, key);
-            match key.as_str() {
-                "nodeAffinity" => label_in = node_affinity(ck, n, &kp, why),
-                "podAffinity" | "podAntiAffinity" if present(n) => {
-                    ck.err(
-                        n.at,
-                        &kp,
-                        format!(
-                            "inter-pod {} changes where the pod may run, and {why}",
-                            if key == "podAffinity" { "affinity" } else { "anti-affinity" }
-                        ),
-                    );
+    // Unknown keys and types are the schema's errors (schema.rs): only what the
+    // schema allows and lahar does not model is refused here.
+    let label_in = match spec.get("affinity") {
+        Some(aff) => {
+            let ap = join(sp, "affinity");
+            for (key, kind) in [("podAffinity", "affinity"), ("podAntiAffinity", "anti-affinity")] {
+                if let Some(n) = aff.get(key).filter(|n| present(n)) {
+                    let msg = format!("inter-pod {kind} changes where the pod may run, and {why}");
+                    ck.err(n.at, &join(&ap, key), msg);
                 }
-                "podAffinity" | "podAntiAffinity" => {}
-                _ => ck.err(n.at, &kp, "unknown field; expected nodeAffinity, podAffinity or podAntiAffinity"),
             }
+            aff.get("nodeAffinity").map(|n| node_affinity(ck, n, &join(&ap, "nodeAffinity"), why)).unwrap_or_default()
         }
-    }
+        None => Vec::new(),
+    };
     for key in ["topologySpreadConstraints", "schedulingGates"] {
         if let Some(n) = spec.get(key).filter(|n| present(n)) {
             ck.err(n.at, &join(sp, key), format!("`{key}` changes where the pod may run, and {why}"));
@@ -662,17 +649,18 @@ pub(crate) fn placement_fields(ck: &mut Ck<'_>, spec: &Node, sp: &str, template:
         ck.err(n.at, &join(sp, "nodeName"), msg);
     }
     for list in ["containers", "initContainers"] {
-        let Some(Val::Seq(cs)) = spec.get(list).map(|n| &n.val) else { continue };
-        for (i, c) in cs.iter().enumerate() {
-            let Some(Val::Seq(ports)) = c.get("ports").map(|n| &n.val) else { continue };
-            for (k, port) in ports.iter().enumerate() {
+        // Read (and their type reported) by pod_shape: read quietly here.
+        let containers = match spec.get(list).map(|n| &n.val) {
+            Some(Val::Seq(cs)) => cs.as_slice(),
+            _ => &[],
+        };
+        for (i, c) in containers.iter().enumerate() {
+            let cp = format!("{sp}.{list}[{i}]");
+            for (k, port) in ck.seq(c, "ports", &cp).iter().enumerate() {
                 if let Some(n) = port.get("hostPort").filter(|n| present(n)) {
-                    let path = format!("{sp}.{list}[{i}].ports[{k}].hostPort");
-                    ck.err(
-                        n.at,
-                        &path,
-                        format!("a host port makes the pods that ask for it exclude each other per node, and {why}"),
-                    );
+                    let msg =
+                        format!("a host port makes the pods that ask for it exclude each other per node, and {why}");
+                    ck.err(n.at, &format!("{cp}.ports[{k}].hostPort"), msg);
                 }
             }
         }
@@ -680,71 +668,52 @@ pub(crate) fn placement_fields(ck: &mut Ck<'_>, spec: &Node, sp: &str, template:
     label_in
 }
 
-/// `affinity.nodeAffinity` at `path` (see [`placement_fields`]).
+/// True if a field is given and not empty (`null`, `[]` and `{}` say nothing).
+fn present(n: &Node) -> bool {
+    match &n.val {
+        Val::Null => false,
+        Val::Seq(s) => !s.is_empty(),
+        Val::Map(m) => !m.is_empty(),
+        _ => true,
+    }
+}
+
+/// `affinity.nodeAffinity` at `path` (see [`placement_fields`]): the `In`
+/// expressions of its one required term.
 fn node_affinity(ck: &mut Ck<'_>, n: &Node, path: &str, why: &str) -> Vec<(String, Vec<String>)> {
+    const PREFERRED: &str = "preferredDuringSchedulingIgnoredDuringExecution";
+    const REQUIRED: &str = "requiredDuringSchedulingIgnoredDuringExecution";
+    if let Some(p) = n.get(PREFERRED).filter(|p| present(p)) {
+        ck.err(p.at, &join(path, PREFERRED), format!("a preferred node affinity changes node scores, and {why}"));
+    }
+    let Some(req) = n.get(REQUIRED) else { return Vec::new() };
+    let rp = join(path, REQUIRED);
+    let terms = ck.seq(req, "nodeSelectorTerms", &rp);
+    let tp = join(&rp, "nodeSelectorTerms");
+    if terms.len() > 1 {
+        let at = req.get("nodeSelectorTerms").and_then(|t| t.at);
+        ck.err(at, &tp, format!("{} terms (any one may match) and {why}; lahar reads one term", terms.len()));
+        return Vec::new();
+    }
+    let Some(term) = terms.first() else { return Vec::new() };
+    let t0 = format!("{tp}[0]");
+    if let Some(f) = term.get("matchFields").filter(|f| present(f)) {
+        ck.err(f.at, &join(&t0, "matchFields"), format!("`matchFields` selects nodes by their fields, and {why}"));
+    }
     let mut out = Vec::new();
-    let Val::Map(fields) = &n.val else {
-        if n.val != Val::Null {
-            ck.err(n.at, path, format!("expected a map, got {}", n.type_name()));
-        }
-        return out;
-    };
-    for (key, v) in fields {
-        let kp = join(path, key);
-        match key.as_str() {
-            "requiredDuringSchedulingIgnoredDuringExecution" => {
-                let terms = ck.seq(v, "nodeSelectorTerms", &kp);
-                let tp = join(&kp, "nodeSelectorTerms");
-                if terms.len() > 1 {
-                    let at = v.get("nodeSelectorTerms").and_then(|t| t.at);
-                    ck.err(at, &tp, format!("{} terms (any one may match) and {why}; lahar reads one term", terms.len()));
-                    continue;
-                }
-                let term: &[(String, Node)] = match terms.first().map(|t| &t.val) {
-                    Some(Val::Map(m)) => m,
-                    Some(Val::Null) | None => &[],
-                    Some(_) => {
-                        let at = terms[0].at;
-                        ck.err(at, &format!("{tp}[0]"), format!("expected a map, got {}", terms[0].type_name()));
-                        &[]
-                    }
-                };
-                for (tk, tv) in term {
-                    let ep = format!("{tp}[0].{tk}");
-                    if tk != "matchExpressions" {
-                        ck.err(tv.at, &ep, format!("`{tk}` selects nodes by their fields, and {why}"));
-                        continue;
-                    }
-                    let exprs: &[Node] = match &tv.val {
-                        Val::Seq(s) => s,
-                        Val::Null => &[],
-                        _ => {
-                            ck.err(tv.at, &ep, format!("expected a list, got {}", tv.type_name()));
-                            &[]
-                        }
-                    };
-                    for (i, e) in exprs.iter().enumerate() {
-                        let xp = format!("{ep}[{i}]");
-                        let k = ck.opt_str(e, "key", &xp).unwrap_or_default();
-                        let op = ck.opt_str(e, "operator", &xp).unwrap_or_default();
-                        let values: Vec<String> = ck.seq(e, "values", &xp).iter().filter_map(Node::scalar).collect();
-                        if op != "In" {
-                            let at = e.get("operator").and_then(|o| o.at).or(e.at);
-                            ck.err(at, &join(&xp, "operator"), format!("operator `{op}`: lahar models `In` only, and {why}"));
-                        } else if k.is_empty() || values.is_empty() {
-                            ck.err(e.at, &xp, "an `In` expression needs a key and at least one value");
-                        } else {
-                            out.push((k, values));
-                        }
-                    }
-                }
-            }
-            "preferredDuringSchedulingIgnoredDuringExecution" => {
-                if !matches!(&v.val, Val::Null) && !matches!(&v.val, Val::Seq(s) if s.is_empty()) {
-                    ck.err(v.at, &kp, format!("a preferred node affinity changes node scores, and {why}"));
-                }
-            }
-            _ => ck.err(v.at, &kp, "unknown field; expected requiredDuringSchedulingIgnoredDuringExecution or preferredDuringSchedulingIgnoredDuringExecution"),
+    let ep = join(&t0, "matchExpressions");
+    for (i, e) in ck.seq(term, "matchExpressions", &t0).iter().enumerate() {
+        let xp = format!("{ep}[{i}]");
+        let key = ck.opt_str(e, "key", &xp).unwrap_or_default();
+        let op = ck.opt_str(e, "operator", &xp).unwrap_or_default();
+        let values: Vec<String> = ck.seq(e, "values", &xp).iter().filter_map(Node::scalar).collect();
+        if op != "In" {
+            let at = e.get("operator").and_then(|o| o.at).or(e.at);
+            ck.err(at, &join(&xp, "operator"), format!("operator `{op}`: lahar models `In` only, and {why}"));
+        } else if key.is_empty() || values.is_empty() {
+            ck.err(e.at, &xp, "an `In` expression needs a key and at least one value");
+        } else {
+            out.push((key, values));
         }
     }
     out

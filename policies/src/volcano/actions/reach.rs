@@ -25,6 +25,7 @@ use lahar_core::job::{JobId, PodStatus};
 use lahar_core::queue::QueueId;
 use lahar_core::session::Session;
 use lahar_core::world::ReachFacts;
+use std::collections::{BTreeSet, btree_set};
 
 /// Which action asks: the victims that could add room differ.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -250,22 +251,17 @@ impl Reach {
             return false;
         }
         let Some(groups) = ssn.admitted_groups() else { return false };
-        for (f, jobs) in groups {
-            let first = *jobs.first().expect("groups are not empty");
-            if self.per_job(f) {
-                if jobs.iter().any(|&j| !self.out_of_reach(fw, ssn, j, f)) {
-                    return false;
-                }
-            } else if !self.out_of_reach(fw, ssn, first, f) {
-                return false;
-            }
-        }
-        true
+        groups.iter().all(|(f, jobs)| self.asked(f, jobs).all(|&j| self.out_of_reach(fw, ssn, j, f)))
     }
 
-    /// True if jobs with facts `f` must be asked one by one (see
-    /// [`Reach::sets_all_aside`]).
-    pub fn per_job(&self, f: &ReachFacts) -> bool {
+    /// The jobs of a group with facts `f` to ask: each where its own pods count,
+    /// else the first, which speaks for all (see [`Reach::sets_all_aside`]).
+    pub fn asked<'a>(&self, f: &ReachFacts, jobs: &'a BTreeSet<JobId>) -> std::iter::Take<btree_set::Iter<'a, JobId>> {
+        jobs.iter().take(if self.per_job(f) { jobs.len() } else { 1 })
+    }
+
+    /// True if jobs with facts `f` must be asked one by one.
+    fn per_job(&self, f: &ReachFacts) -> bool {
         f.pending_tasks > 1 || (self.action == Action::Preempt && f.running > 0)
     }
 

@@ -197,28 +197,20 @@ fn queue_overused(fw: &Framework, ssn: &Session<'_>, known: &mut Vec<(QueueId, b
 /// True if allocate's intake (below) would take no admitted job: each group of
 /// jobs with the same facts ([`Session::admitted_groups`]) fits nowhere, belongs
 /// to an overused queue or is out of reach, decided by one job of the group where
-/// the facts decide and job by job where they do not (as [`Reach::per_job`]
-/// says). A backlog waiting for room then costs one check per group, not one per
+/// the facts decide and job by job where they do not ([`Reach::asked`]). A backlog waiting for room then costs one check per group, not one per
 /// job and a copy of the list. False in exhaustive and explaining sessions.
 fn takes_none(fw: &Framework, ssn: &Session<'_>, reach: &mut Reach, overused: &mut Vec<(QueueId, bool)>) -> bool {
     if ssn.explaining_any() {
         return false;
     }
     let Some(groups) = ssn.admitted_groups() else { return false };
-    for (f, jobs) in groups {
-        let first = [*jobs.first().expect("groups are not empty")];
-        let each: &mut dyn Iterator<Item = &JobId> =
-            if reach.per_job(f) { &mut jobs.iter() } else { &mut first.iter() };
-        for &j in each {
-            if any_fits(ssn, reach, j, f)
-                && !queue_overused(fw, ssn, overused, f.queue)
-                && !reach.out_of_reach(fw, ssn, j, f)
-            {
-                return false;
-            }
-        }
-    }
-    true
+    groups.iter().all(|(f, jobs)| {
+        reach.asked(f, jobs).all(|&j| {
+            !any_fits(ssn, reach, j, f)
+                || queue_overused(fw, ssn, overused, f.queue)
+                || reach.out_of_reach(fw, ssn, j, f)
+        })
+    })
 }
 
 /// Runs the allocate action. `promote_pending`: no enqueue action is configured, so
