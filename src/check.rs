@@ -223,7 +223,9 @@ impl Check {
 /// A failed cell fails the check, even one that is not in the baseline.
 pub fn compare(baseline: &Snapshot, run: &Snapshot, tol: &Tolerances) -> Option<Check> {
     match (&baseline.metrics, &run.metrics) {
-        (Metrics::Run(b), Metrics::Run(r)) => Some(Check { sweep: false, rows: metric_rows(None, b, r, tol) }),
+        (Metrics::Run(b), Metrics::Run(r)) => {
+            Some(Check { sweep: false, rows: metric_rows(None, b, r, tol, &baseline.unrecorded) })
+        }
         (Metrics::Sweep(b), Metrics::Sweep(r)) => {
             let mut rows = Vec::new();
             let ids: BTreeSet<&String> = b.keys().chain(r.keys()).chain(run.failed.keys()).collect();
@@ -239,7 +241,7 @@ pub fn compare(baseline: &Snapshot, run: &Snapshot, tol: &Tolerances) -> Option<
                 };
                 match (b.get(id), r.get(id), run.failed.get(id)) {
                     (_, _, Some(e)) => rows.push(whole(Verdict::Failed, Some(e))),
-                    (Some(bv), Some(rv), None) => rows.extend(metric_rows(Some(id), bv, rv, tol)),
+                    (Some(bv), Some(rv), None) => rows.extend(metric_rows(Some(id), bv, rv, tol, &baseline.unrecorded)),
                     (Some(_), None, None) => rows.push(whole(Verdict::Missing, None)),
                     (None, _, None) => rows.push(whole(Verdict::New, None)),
                 }
@@ -250,14 +252,25 @@ pub fn compare(baseline: &Snapshot, run: &Snapshot, tol: &Tolerances) -> Option<
     }
 }
 
-fn metric_rows(cell: Option<&String>, b: &Values, r: &Values, tol: &Tolerances) -> Vec<Row> {
+/// A metric the baseline does not record (`unrecorded`: written before the
+/// metric existed) is new where the run has a value.
+fn metric_rows(
+    cell: Option<&String>,
+    b: &Values,
+    r: &Values,
+    tol: &Tolerances,
+    unrecorded: &BTreeSet<usize>,
+) -> Vec<Row> {
     HEADLINE
         .iter()
         .enumerate()
         .map(|(i, m)| {
             let (baseline, run) = (b.get(i).copied().flatten(), r.get(i).copied().flatten());
             let tolerance_pct = tol.of(m);
-            let verdict = judge(m.better, baseline, run, tolerance_pct);
+            let verdict = match unrecorded.contains(&i) && run.is_some() {
+                true => Verdict::New,
+                false => judge(m.better, baseline, run, tolerance_pct),
+            };
             Row { cell: cell.cloned(), metric: Some(m), baseline, run, tolerance_pct, verdict, error: None }
         })
         .collect()
@@ -308,6 +321,7 @@ pub fn write_baseline(path: &Path, run_dir: &Path) -> Result<Snapshot, CheckErro
 mod tests {
     use super::*;
     use lahar_reports::headline::by_key;
+    use std::collections::BTreeMap;
 
     #[test]
     fn judge_follows_direction_and_tolerance() {
@@ -352,7 +366,7 @@ mod tests {
         }
         let e = err("jct_s.maen=5%");
         assert!(e.starts_with("--tolerance `jct_s.maen=5%`: unknown metric `jct_s.maen` (did you mean `jct_s.mean`?); valid metrics: all, "));
-        assert!(e.ends_with("valid metrics: all, completed, unfinished, jct_s.mean, jct_s.p50, jct_s.p90, jct_s.p99, wait_s.mean, wait_s.p90, slowdown.mean, slowdown.p99, makespan_s, gpu_allocation_rate, gpu_effective_utilization, fragmentation, jain_fairness, rho.mean, rho.max, preemptions, gpu_hours_lost, gang_wait_s.mean, slo_misses"), "{e}");
+        assert!(e.ends_with("valid metrics: all, completed, unfinished, jct_s.mean, jct_s.p50, jct_s.p90, jct_s.p99, wait_s.mean, wait_s.p90, slowdown.mean, slowdown.p99, makespan_s, gpu_allocation_rate, gpu_effective_utilization, gpu_time.stalled, fragmentation, jain_fairness, rho.mean, rho.max, preemptions, gpu_hours_lost, gang_wait_s.mean, slo_misses"), "{e}");
         assert!(!err("zzzzzzzz=1%").contains("did you mean"));
     }
 
@@ -365,6 +379,7 @@ mod tests {
             seed: None,
             metrics,
             failed: failed.iter().map(|i| (i.to_string(), "boom".to_string())).collect(),
+            unrecorded: BTreeSet::new(),
         };
         let sweep = |ids: &[&str], failed: &[&str]| {
             snap(Metrics::Sweep(ids.iter().map(|i| (i.to_string(), v.clone())).collect()), failed)
@@ -379,6 +394,31 @@ mod tests {
         assert!(!c.passed());
         assert!(compare(&sweep(&["a"], &[]), &sweep(&["a", "c"], &[]), &tol).unwrap().passed());
         assert!(compare(&snap(Metrics::Run(v.clone()), &[]), &sweep(&["a"], &[]), &tol).is_none());
+    }
+
+    /// A baseline written before a metric existed does not record it: the run's
+    /// value is new and passes; a recorded null against a value is still missing.
+    #[test]
+    fn a_metric_the_baseline_predates_is_new() {
+        let run = Snapshot {
+            lahar_version: None,
+            scenario: None,
+            seed: None,
+            metrics: Metrics::Run(vec![Some(1.0); HEADLINE.len()]),
+            failed: BTreeMap::new(),
+            unrecorded: BTreeSet::new(),
+        };
+        let verdict = |c: &Check, key: &str| c.rows.iter().find(|r| r.metric.unwrap().key == key).unwrap().verdict;
+        let tol = Tolerances::default();
+        let old = parse_baseline(r#"{"lahar_check_baseline": 1, "metrics": {"completed": 1}}"#, "b.json").unwrap();
+        let c = compare(&old, &run, &tol).unwrap();
+        assert_eq!((verdict(&c, "completed"), verdict(&c, "gpu_time.stalled")), (Verdict::Ok, Verdict::New));
+        assert!(c.passed());
+        let null =
+            parse_baseline(r#"{"lahar_check_baseline": 1, "metrics": {"gpu_time.stalled": null}}"#, "b.json").unwrap();
+        let c = compare(&null, &run, &tol).unwrap();
+        assert_eq!(verdict(&c, "gpu_time.stalled"), Verdict::Missing);
+        assert!(!c.passed());
     }
 
     /// docs/ci.md lists every headline key with its direction.

@@ -558,6 +558,7 @@ pub fn summary_table(r: &RunReport) -> String {
         ("GPUs", format!("{}", s.gpus_total)),
         ("GPU allocation rate", format!("{:.1}%", 100.0 * s.gpu_allocation_rate)),
         ("GPU effective utilization", format!("{:.1}%", 100.0 * s.gpu_effective_utilization)),
+        ("GPUs held without progress", format!("{:.1}%", 100.0 * s.gpu_time.stalled)),
         ("preemptions", s.preemptions.to_string()),
     ];
     if let Some(f) = &s.faults {

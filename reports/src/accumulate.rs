@@ -10,7 +10,7 @@
 //! Memory: one small record per job alive, the run's per-queue sums, and one number
 //! per job for each distribution (exact percentiles need them).
 
-use crate::metrics::{Dist, QueueSummary, Summary, SummaryOptions, jain};
+use crate::metrics::{Dist, GpuTime, QueueSummary, Summary, SummaryOptions, jain};
 use crate::timeline::{Facts, JobFact, QueueFact};
 use lahar_core::frag::{Free, Target};
 use lahar_core::resource::{CPU, GPU, Resources};
@@ -43,6 +43,7 @@ struct Scope {
     preemptions: u64,
     lost_gpu_us: u128,
     comm_gpu_us: u128,
+    running_gpu_us: u128,
     gang_wait_milli_us: u128,
     slo_misses: usize,
     /// One value per job, in seconds or as a ratio: JCT, wait, slowdown, ρ, gang wait.
@@ -374,6 +375,7 @@ impl RunMetrics {
             sc.preemptions += f.preemptions as u64;
             sc.lost_gpu_us += f.lost_gpu_us as u128;
             sc.comm_gpu_us += f.comm_gpu_us as u128;
+            sc.running_gpu_us += f.running_gpu_us as u128;
             sc.gang_wait_milli_us += live.gang_wait_milli_us;
             sc.slo_misses += usize::from(slo.is_some_and(|x| x > self.slo_slowdown));
         }
@@ -434,9 +436,9 @@ impl RunMetrics {
 
     fn summary(mut self, end: u64) -> Summary {
         let nq = self.queues.len();
-        let (ended_otherwise, comm, lost) = {
+        let (ended_otherwise, comm, lost, running) = {
             let all = &self.scopes[nq];
-            (all.ended_otherwise, all.comm_gpu_us, all.lost_gpu_us)
+            (all.ended_otherwise, all.comm_gpu_us, all.lost_gpu_us, all.running_gpu_us)
         };
         let gpus_total = self.total_milli as f64 / 1000.0;
         let denom = gpus_total * end as f64;
@@ -465,6 +467,7 @@ impl RunMetrics {
                 slowdown: Dist::of(sc.slowdown),
                 makespan_s: sc.last_end.map(|e| secs(e.saturating_sub(sc.first_submit.unwrap_or(0)))),
                 gpu_hours: held / 3.6e9,
+                gpu_hours_stalled: (held - sc.running_gpu_us as f64).max(0.0) / 3.6e9,
                 gpu_share: share,
                 deserved_share: deserved,
                 share_over_deserved: if deserved > 0.0 { share / deserved } else { 0.0 },
@@ -488,6 +491,7 @@ impl RunMetrics {
             .map(|q| queues[&self.queues[q].name].share_over_deserved)
             .collect();
         let held = held_all as f64 / 1000.0;
+        let gpu_time = GpuTime::of(held, running as f64, comm as f64, lost as f64, gpus_total * end as f64);
         let idle = self.idle_gpu_us();
         let frag = self.frag_gpu_us();
         Summary {
@@ -502,7 +506,8 @@ impl RunMetrics {
             sim_time_s: secs(end),
             gpus_total,
             gpu_allocation_rate: rate(held),
-            gpu_effective_utilization: rate((held - comm as f64 - lost as f64).max(0.0)),
+            gpu_effective_utilization: gpu_time.useful,
+            gpu_time,
             fragmentation: if idle > 0.0 { frag / idle } else { 0.0 },
             fragmented_gpus_mean: if end > 0 { frag / end as f64 } else { 0.0 },
             jain_fairness: jain(&active),

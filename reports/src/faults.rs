@@ -32,9 +32,10 @@ pub struct FaultSummary {
     /// GPU·hours of work lost to failures (redone), counted for the jobs'
     /// GPUs; part of `gpu_hours_lost`.
     pub gpu_hours_lost_to_failures: f64,
-    /// Useful GPU-hours over allocated GPU-hours: `1 − gpu_hours_lost /
-    /// allocated GPU-hours` (work later lost, to failures or stops, is not
-    /// useful).
+    /// The share of the GPU time held by pods that did work that was kept:
+    /// `gpu_time.useful / gpu_allocation_rate`. Work later lost (to failures or
+    /// stops), exposed communication and GPUs held by a gang waiting for
+    /// replacements are not goodput.
     pub goodput: f64,
     /// Restarts (retries counted by RestartJob, RestartTask and RestartPod),
     /// summed over jobs.
@@ -87,8 +88,8 @@ impl FaultTally {
         self.gpu_milli_us += self.level as i128 * end.saturating_sub(self.since) as i128;
         self.s.gpu_hours_unavailable = self.gpu_milli_us as f64 / 1000.0 / 3.6e9;
         self.s.gpu_hours_lost_to_failures = self.lost_us as f64 / 3.6e9;
-        let held = summary.gpu_allocation_rate * summary.gpus_total * summary.sim_time_s / 3600.0;
-        self.s.goodput = if held > 0.0 { (1.0 - summary.gpu_hours_lost / held).clamp(0.0, 1.0) } else { 1.0 };
+        let held = summary.gpu_allocation_rate;
+        self.s.goodput = if held > 0.0 { (summary.gpu_time.useful / held).clamp(0.0, 1.0) } else { 1.0 };
         self.s
     }
 }

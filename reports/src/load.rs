@@ -66,6 +66,9 @@ pub struct Timeseries {
     pub allocated: Vec<f64>,
     /// GPUs doing useful work.
     pub effective: Vec<f64>,
+    /// GPUs held by jobs making no progress, if the column is present (runs
+    /// written before it was added have none).
+    pub stalled: Option<Vec<f64>>,
     /// Jobs pending.
     pub pending: Vec<f64>,
     /// Jobs running.
@@ -183,6 +186,7 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
         .map(|c| column(&tp, &h, c))
         .collect::<Result<_, _>>()?;
     let frag_col = h.iter().position(|c| c == "fragmentation");
+    let stalled_col = h.iter().position(|c| c == "gpus_stalled");
     let qcols: Vec<(String, usize, Option<usize>)> = h
         .iter()
         .enumerate()
@@ -194,6 +198,7 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
         .collect();
     let mut ts = Timeseries {
         fragmentation: frag_col.map(|_| Vec::new()),
+        stalled: stalled_col.map(|_| Vec::new()),
         queues: qcols.iter().map(|(q, _, d)| (q.clone(), Vec::new(), d.map(|_| Vec::new()))).collect(),
         ..Timeseries::default()
     };
@@ -208,6 +213,9 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
         ts.pending.push(get(base[4])?);
         ts.running.push(get(base[5])?);
         if let (Some(c), Some(v)) = (frag_col, ts.fragmentation.as_mut()) {
+            v.push(get(c)?);
+        }
+        if let (Some(c), Some(v)) = (stalled_col, ts.stalled.as_mut()) {
             v.push(get(c)?);
         }
         for (k, (_, a, d)) in qcols.iter().enumerate() {

@@ -194,6 +194,9 @@ pub struct QueueSummary {
     pub makespan_s: Option<f64>,
     /// GPU·hours held by its pods.
     pub gpu_hours: f64,
+    /// GPU·hours held by its pods while their job made no progress (a gang
+    /// waiting for the rest of its pods).
+    pub gpu_hours_stalled: f64,
     /// Time-weighted share of cluster GPUs its pods held.
     pub gpu_share: f64,
     /// Time-weighted deserved share (proportion's first round, see docs/metrics.md).
@@ -241,9 +244,10 @@ pub struct Summary {
     pub gpus_total: f64,
     /// Time-weighted share of GPUs held by running pods over the run.
     pub gpu_allocation_rate: f64,
-    /// Time-weighted share of GPUs doing useful work (allocation discounted by
-    /// exposed communication and by work later lost).
+    /// Time-weighted share of GPUs doing work that was kept: `gpu_time.useful`.
     pub gpu_effective_utilization: f64,
+    /// Where the cluster's GPU time went, as shares that sum to 1.
+    pub gpu_time: GpuTime,
     /// Share of idle GPU-time that cannot host a pod of the typical workload.
     pub fragmentation: f64,
     /// Time-averaged fragmented GPUs.
@@ -277,11 +281,80 @@ pub struct Summary {
     pub faults: Option<crate::faults::FaultSummary>,
 }
 
+/// Where a run's GPU time went: shares of `gpus_total × sim_time_s`, one
+/// category per GPU at each instant, summing to 1 (docs/metrics.md § GPU time).
+/// The timeseries' `gpus_busy_effective`, `gpus_stalled` and `gpus_releasing`
+/// are the same categories at one instant.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct GpuTime {
+    /// Held by progressing jobs doing work that was kept.
+    pub useful: f64,
+    /// Held by progressing jobs doing work later thrown away (a stop before the
+    /// next checkpoint).
+    pub lost: f64,
+    /// Held by progressing jobs beyond their work: exposed communication, slow
+    /// nodes, an elastic job's resize pauses and its workers' shortfall.
+    pub slowed: f64,
+    /// Held by pods of jobs making no progress: a gang waiting for the rest of
+    /// its pods (after a failure, a drain or a preemption, or before its start
+    /// under a scheduler that places pods one by one).
+    pub stalled: f64,
+    /// Held by Releasing pods (their grace period after an eviction).
+    pub releasing: f64,
+    /// Held by no pod: idle, failed or cordoned.
+    pub idle: f64,
+}
+
+impl GpuTime {
+    /// The shares from GPU·µs: `held` by pods (their intervals), `running` held
+    /// by progressing jobs, of which `comm` beyond their work and `lost` on work
+    /// later lost (counted for the job's whole GPUs, so capped at what the
+    /// progressing time holds), over `capacity` GPU·µs. Releasing pods, which no
+    /// interval covers, are added by [`GpuTime::with_releasing`].
+    pub fn of(held: f64, running: f64, comm: f64, lost: f64, capacity: f64) -> GpuTime {
+        if capacity <= 0.0 {
+            return GpuTime { idle: 1.0, ..GpuTime::default() };
+        }
+        let running = running.min(held);
+        let slowed = comm.min(running);
+        let lost = lost.min(running - slowed);
+        let useful = running - slowed - lost;
+        let share = |x: f64| x / capacity;
+        GpuTime {
+            useful: share(useful),
+            lost: share(lost),
+            slowed: share(slowed),
+            stalled: share(held - running),
+            releasing: 0.0,
+            idle: share((capacity - held).max(0.0)),
+        }
+    }
+
+    /// The same with `releasing` GPU·µs held by Releasing pods, taken from idle.
+    pub fn with_releasing(mut self, releasing: f64, capacity: f64) -> GpuTime {
+        if capacity > 0.0 {
+            let r = (releasing / capacity).min(self.idle);
+            self.releasing = r;
+            self.idle -= r;
+        }
+        self
+    }
+}
+
 /// Jain's fairness index `(Σx)² / (n·Σx²)`; 1 for no or all-zero values.
 pub fn jain(x: &[f64]) -> f64 {
     let s: f64 = x.iter().sum();
     let s2: f64 = x.iter().map(|v| v * v).sum();
     if x.is_empty() || s2 == 0.0 { 1.0 } else { s * s / (x.len() as f64 * s2) }
+}
+
+impl Summary {
+    /// Counts the GPU time held by Releasing pods (milli-GPU·µs, the engine's
+    /// [`lahar_core::engine::RunStats::releasing_milli_us`]) in `gpu_time`.
+    pub fn add_releasing(&mut self, milli_us: u128) {
+        let capacity = self.gpus_total * self.sim_time_s * MICROS_PER_SEC as f64;
+        self.gpu_time = std::mem::take(&mut self.gpu_time).with_releasing(milli_us as f64 / 1000.0, capacity);
+    }
 }
 
 /// Computes the summary of a finished run with the default options.
@@ -296,6 +369,7 @@ pub fn summarize_with(out: &RunOutput, opts: &SummaryOptions) -> Summary {
     let mut s = summarize_facts(&Facts::from_output(out), opts);
     s.events = out.stats.events;
     s.sessions = out.stats.sessions;
+    s.add_releasing(out.stats.releasing_milli_us);
     if out.faults_enabled {
         s.faults = Some(crate::faults::summarize(&out.faults, &out.world, out.stats.end.micros(), &s));
     }
@@ -336,6 +410,8 @@ mod tests {
                 preemptions: 1,
                 lost_gpu_us: 40_000_000,
                 comm_gpu_us: 20_000_000,
+                // Progressing from its gang's start at 40 s: 4 GPUs × 60 s.
+                running_gpu_us: 240_000_000,
             }],
             pods: vec![
                 PodFact { job: 0, node: 0, req: 0, start: 10_000_000, end: 100_000_000 },
@@ -355,7 +431,22 @@ mod tests {
         assert_eq!(s.gpu_hours_lost, 40.0 / 3600.0);
         // Held 2×90 + 2×60 = 300 GPU·s of 4×100.
         assert_eq!(s.gpu_allocation_rate, 0.75);
-        assert_eq!(s.gpu_effective_utilization, (300.0 - 20.0 - 40.0) / 400.0);
+        // The first pod's 30 s × 2 GPUs before the gang was whole held GPUs
+        // without progress; of the 240 GPU·s progressing, 20 were exposed
+        // communication and 40 went to work later lost.
+        assert_eq!(s.gpu_effective_utilization, (240.0 - 20.0 - 40.0) / 400.0);
+        assert_eq!(
+            s.gpu_time,
+            GpuTime {
+                useful: 180.0 / 400.0,
+                lost: 40.0 / 400.0,
+                slowed: 20.0 / 400.0,
+                stalled: 60.0 / 400.0,
+                releasing: 0.0,
+                idle: 100.0 / 400.0
+            }
+        );
+        assert_eq!(s.queues["q"].gpu_hours_stalled, 60e6 / 3.6e9);
         // Slowdown 100/50 = 2 > 1.5.
         assert_eq!(s.slo_misses, 1);
         // Alone in the cluster all along: ρ = JCT / ideal.

@@ -390,9 +390,11 @@ fn time_chart<'a, DB: DrawingBackend>(
 }
 
 fn utilization(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData]) -> Res {
-    let (root, strip) = legend_split(root, 2 * runs.len());
-    let (mut chart, unit) = time_chart(&root, runs, PlotKind::Utilization.title(), 105.0, "GPUs (% of cluster)", true)?;
     let many = runs.len() > 1;
+    // One run: also the GPUs held without progress, when some were.
+    let stalled = runs.first().and_then(|r| r.ts.stalled.as_ref()).filter(|v| !many && v.iter().any(|&x| x > 0.0));
+    let (root, strip) = legend_split(root, 2 * runs.len() + usize::from(stalled.is_some()));
+    let (mut chart, unit) = time_chart(&root, runs, PlotKind::Utilization.title(), 105.0, "GPUs (% of cluster)", true)?;
     let labels = run_labels(runs);
     let mut entries: Vec<Entry> = Vec::new();
     for (i, r) in runs.iter().enumerate() {
@@ -409,6 +411,11 @@ fn utilization(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData])
         chart.draw_series(DashedLineSeries::new(eff, 6, 4, ce.stroke_width(2))).map_err(e)?;
         entries.push((format!("{prefix}allocated"), ca, false));
         entries.push((format!("{prefix}effective"), ce, true));
+        if let Some(v) = stalled {
+            let cs = color(1);
+            chart.draw_series(LineSeries::new(thin(&t, &pct(v)), cs.stroke_width(2))).map_err(e)?;
+            entries.push(("held without progress".to_string(), cs, false));
+        }
     }
     draw_legend(&strip, &entries)
 }

@@ -30,6 +30,18 @@ use std::path::Path;
 
 type Csv = csv::Writer<BufWriter<File>>;
 
+/// timeseries.csv's first columns, before the per-queue ones (docs/outputs.md).
+pub const TIMESERIES_BASE: [&str; 8] = [
+    "t",
+    "gpus_total",
+    "gpus_allocated",
+    "gpus_busy_effective",
+    "gpus_stalled",
+    "gpus_releasing",
+    "jobs_pending",
+    "jobs_running",
+];
+
 /// Writes a run's jobs.csv, pods.csv, timeseries.csv and decisions.csv as the run
 /// makes their rows, and accumulates its summary.
 pub struct RunWriter {
@@ -83,11 +95,7 @@ impl RunWriter {
             .map_err(io_err)?;
         let mut timeseries = csv_writer(dir, "timeseries.csv")?;
         let queues = QueueFact::all(world);
-        let mut header: Vec<String> =
-            ["t", "gpus_total", "gpus_allocated", "gpus_busy_effective", "jobs_pending", "jobs_running"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
+        let mut header: Vec<String> = TIMESERIES_BASE.iter().map(|s| s.to_string()).collect();
         header.extend(queues.iter().map(|q| format!("gpus_allocated:{}", q.name)));
         header.push("fragmentation".to_string());
         header.push("gpus_fragmented".to_string());
@@ -250,16 +258,19 @@ impl Recorder for RunWriter {
         push_milli(&mut row[1], world.cluster.total().gpu_milli() + world.gpus_out_of_service_milli());
         push_milli(&mut row[2], s.gpu_allocated_milli);
         push_milli(&mut row[3], s.gpu_effective_milli);
-        push_u64(&mut row[4], s.jobs_pending.into());
-        push_u64(&mut row[5], s.jobs_running.into());
+        push_milli(&mut row[4], s.gpu_stalled_milli);
+        push_milli(&mut row[5], s.gpu_releasing_milli);
+        push_u64(&mut row[6], s.jobs_pending.into());
+        push_u64(&mut row[7], s.jobs_running.into());
+        let b = TIMESERIES_BASE.len();
         let nq = s.queue_gpu_milli.len();
         for (i, &g) in s.queue_gpu_milli.iter().enumerate() {
-            push_milli(&mut row[6 + i], g);
+            push_milli(&mut row[b + i], g);
         }
-        push_fixed(&mut row[6 + nq], m.frag_rate(), 6);
-        push_fixed(&mut row[7 + nq], m.frag_gpus(), 3);
+        push_fixed(&mut row[b + nq], m.frag_rate(), 6);
+        push_fixed(&mut row[b + 1 + nq], m.frag_gpus(), 3);
         for (i, &d) in m.deserved().iter().enumerate() {
-            push_fixed(&mut row[8 + nq + i], d, 3);
+            push_fixed(&mut row[b + 2 + nq + i], d, 3);
         }
         if self.faults.is_some() {
             let last = row.len() - 1;
@@ -293,6 +304,7 @@ impl Recorder for RunWriter {
         let mut summary = m.finish(end, unfinished.iter().map(|(k, f)| (*k, f)));
         summary.events = stats.events;
         summary.sessions = stats.sessions;
+        summary.add_releasing(stats.releasing_milli_us);
         if let Some((_, tally)) = &mut self.faults {
             for &j in &world.active {
                 tally.job(&world.jobs[j.0 as usize]);

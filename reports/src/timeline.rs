@@ -55,6 +55,8 @@ pub struct JobFact {
     pub lost_gpu_us: u64,
     /// Exposed communication (GPU·µs).
     pub comm_gpu_us: u64,
+    /// Held while progressing (GPU·µs): work, exposed communication, pauses.
+    pub running_gpu_us: u64,
 }
 
 impl JobFact {
@@ -73,6 +75,7 @@ impl JobFact {
             // 2⁶⁴ GPU·µs is 5 billion GPU-hours: no run comes near it.
             lost_gpu_us: u64::try_from(j.progress.lost_gpu_us).unwrap_or(u64::MAX),
             comm_gpu_us: u64::try_from(j.progress.comm_gpu_us).unwrap_or(u64::MAX),
+            running_gpu_us: u64::try_from(j.progress.running_gpu_us).unwrap_or(u64::MAX),
         }
     }
 }
@@ -257,6 +260,7 @@ mod tests {
             preemptions: 0,
             lost_gpu_us: 0,
             comm_gpu_us: 0,
+            running_gpu_us: 0,
         };
         let pod = |job, req, start, end| PodFact { job, node: 0, req, start, end };
         let f = Facts {

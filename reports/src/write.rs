@@ -270,6 +270,7 @@ pub const SUMMARY_COLUMNS: &[&str] = &[
     "slowdown.p99",
     "makespan_s",
     "gpu_hours",
+    "gpu_hours_stalled",
     "gpu_share",
     "gpu_effective_utilization",
     "fragmentation",
@@ -311,6 +312,7 @@ fn scope_row(scope: &str, q: &QueueSummary, run: Option<&Summary>) -> Vec<String
     r.extend(dist4(&q.slowdown));
     r.push(cell(q.makespan_s));
     r.push(q.gpu_hours.to_string());
+    r.push(q.gpu_hours_stalled.to_string());
     r.push(q.gpu_share.to_string());
     r.push(run_only(|s| s.gpu_effective_utilization));
     r.push(run_only(|s| s.fragmentation));
@@ -342,6 +344,7 @@ pub fn summary_rows(s: &Summary) -> Vec<Vec<String>> {
         slowdown: s.slowdown.clone(),
         makespan_s: s.makespan_s,
         gpu_hours: s.gpu_allocation_rate * s.gpus_total * s.sim_time_s / 3600.0,
+        gpu_hours_stalled: s.gpu_time.stalled * s.gpus_total * s.sim_time_s / 3600.0,
         gpu_share: s.gpu_allocation_rate,
         deserved_share: 1.0,
         share_over_deserved: s.gpu_allocation_rate,

@@ -33,8 +33,19 @@ pub struct Progress {
     pub lost_to_faults_gpu_us: u128,
     /// Exposed-communication time accumulated (GPU·µs), for effective utilization.
     pub comm_gpu_us: u128,
+    /// GPU·µs held while progressing: its work (kept or later lost), its exposed
+    /// communication and its pauses. What its pods held beyond this, they held
+    /// without progress (a gang waiting for the rest of its pods).
+    pub running_gpu_us: u128,
     /// This job's term in the engine's effective-GPU sum (milli-GPU × ppm).
     pub effective_term: i128,
+    /// This job's term in the engine's sum of GPUs held by progressing jobs
+    /// (milli-GPUs): what its pods held at its last speed change.
+    pub running_term: i64,
+    /// The milli-GPUs one microsecond of its ideal work stands for: its pods'
+    /// (`running_term`), or for an elastic job, whose speed counts its workers
+    /// against all of them, every replica's.
+    pub work_milli: i64,
     /// An elastic job resized while running makes no progress until then (its
     /// workers' re-rendezvous).
     pub resume_at: Option<SimTime>,
@@ -77,16 +88,10 @@ pub fn remaining_at(job: &Job, now: SimTime) -> u64 {
 
 impl Progress {
     /// Credits the work done since the last speed change at `now`, by a job of
-    /// `duration` holding `gpu_milli` milli-GPUs that checkpoints every
-    /// `checkpoint`: the time not spent on work is counted as exposed
+    /// `duration` that checkpoints every `checkpoint`, holding `running_term`
+    /// milli-GPUs since: the GPU time not spent on work is counted as exposed
     /// communication, and the last checkpoint moves with the work done.
-    pub(crate) fn credit(
-        &mut self,
-        now: SimTime,
-        duration: SimDuration,
-        gpu_milli: i64,
-        checkpoint: Option<SimDuration>,
-    ) {
+    pub(crate) fn credit(&mut self, now: SimTime, duration: SimDuration, checkpoint: Option<SimDuration>) {
         let Some(since) = self.since else { return };
         // A resize's pause counts with the time not spent on work.
         let from = self.resume_at.map_or(since, |r| r.max(since)).min(now);
@@ -94,8 +99,10 @@ impl Progress {
         let elapsed = now.since(from).micros();
         let work = work_in(elapsed, self.speed_ppm);
         self.done = (self.done + work).min(duration.micros());
-        let gpus = gpu_milli.max(0) as u128;
-        self.comm_gpu_us += (paused + elapsed - work.min(elapsed)) as u128 * gpus / 1000;
+        let held = (paused + elapsed) as u128 * self.running_term.max(0) as u128;
+        let worked = (work as u128 * self.work_milli.max(0) as u128).min(held);
+        self.comm_gpu_us += (held - worked) / 1000;
+        self.running_gpu_us += held / 1000;
         if let Some(c) = checkpoint.filter(|c| c.micros() > 0) {
             // A save at a suspension may be ahead of the last periodic checkpoint.
             self.checkpointed = self.checkpointed.max(self.done / c.micros() * c.micros());

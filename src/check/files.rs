@@ -5,7 +5,7 @@ use super::{CheckError, unknown_metric};
 use lahar_reports::headline::HEADLINE;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::Path;
@@ -41,6 +41,10 @@ pub struct Snapshot {
     /// Cells of a sweep directory that failed (no summary.json, an error.txt): cell
     /// id → the error's first line. Empty for runs and baselines.
     pub failed: BTreeMap<String, String>,
+    /// Headline metrics (indices into [`HEADLINE`]) a baseline does not record at
+    /// all — written by a lahar before the metric existed: a run's value for one
+    /// is new, not missing. Empty for run and sweep directories.
+    pub unrecorded: BTreeSet<usize>,
 }
 
 impl Snapshot {
@@ -76,7 +80,14 @@ pub fn read_run_dir(dir: &Path) -> Result<Snapshot, CheckError> {
     }
     if !dir.join("sweep.json").is_file() {
         let (lahar_version, scenario, seed, values) = read_summary(dir)?;
-        return Ok(Snapshot { lahar_version, scenario, seed, metrics: Metrics::Run(values), failed: BTreeMap::new() });
+        return Ok(Snapshot {
+            lahar_version,
+            scenario,
+            seed,
+            metrics: Metrics::Run(values),
+            failed: BTreeMap::new(),
+            unrecorded: BTreeSet::new(),
+        });
     }
     let cells_dir = dir.join("cells");
     let bad = |e: std::io::Error| {
@@ -116,6 +127,7 @@ pub fn read_run_dir(dir: &Path) -> Result<Snapshot, CheckError> {
         seed: common(facts.iter().map(|f| &f.2)),
         metrics: Metrics::Sweep(cells),
         failed,
+        unrecorded: BTreeSet::new(),
     })
 }
 
@@ -200,6 +212,12 @@ pub fn parse_baseline(text: &str, name: &str) -> Result<Snapshot, CheckError> {
         }
     }
     let raw: Raw = serde_json::from_str(text).map_err(|e| json_error(name, &e))?;
+    let recorded = |i: usize| match (&raw.metrics, &raw.cells) {
+        (Some(m), _) => m.0.contains_key(&Key(i)),
+        (None, Some(c)) => c.0.values().any(|m| m.0.contains_key(&Key(i))),
+        (None, None) => true,
+    };
+    let unrecorded: BTreeSet<usize> = (0..HEADLINE.len()).filter(|&i| !recorded(i)).collect();
     let metrics = match (raw.metrics, raw.cells) {
         (Some(m), None) => Metrics::Run(m.values()),
         (None, Some(c)) => Metrics::Sweep(c.0.into_iter().map(|(id, m)| (id, m.values())).collect()),
@@ -218,6 +236,7 @@ pub fn parse_baseline(text: &str, name: &str) -> Result<Snapshot, CheckError> {
         seed: raw.seed,
         metrics,
         failed: BTreeMap::new(),
+        unrecorded,
     })
 }
 
@@ -342,6 +361,7 @@ mod tests {
             seed: Some(7),
             metrics: Metrics::Run(v.clone()),
             failed: BTreeMap::new(),
+            unrecorded: BTreeSet::new(),
         };
         let text = baseline_json(&run);
         assert!(text.starts_with("{\n  \"lahar_check_baseline\": 1,\n"), "{text}");

@@ -133,6 +133,62 @@ fn refused_with(text: &str, files: &[(&str, &str)], want: &[&str]) {
     assert!(!d.path().join("out").join("jobs.csv").exists());
 }
 
+/// The same run's GPU time, by hand (16 GPUs × 170 min = 2,720 GPU·min): `a`
+/// progresses on 16 GPUs 0 → 20 m and 110 → 170 m (1,280), its pod on n0 holds
+/// 8 GPUs without progress from the failure at 20 m until the rerun at 110 m
+/// (720), `b` runs 4 GPUs 80 → 110 m (120); the 20 minutes `a` lost on 16 GPUs
+/// (320) were progressing then; no pod held n1 in 20 → 80 m nor the rest (600).
+/// The summary, summary.csv, the goodput and the timeseries' samples agree.
+#[test]
+fn gpu_time_counts_a_gang_waiting_for_its_replacement() {
+    let text = scenario(NODES, &format!("{JOBS}  faults: {{trace: f.csv}}\n  output: {{sampleInterval: 10m}}\n"));
+    let (d, p) = write_scenario(&text);
+    std::fs::write(d.path().join("f.csv"), "time,target,duration,kind\n20m,n1,1h,node\n").unwrap();
+    let out = d.path().join("out");
+    run_to(&p, &out);
+    let summary: serde_json::Value = serde_json::from_str(&read(&out, "summary.json")).unwrap();
+    let m = &summary["metrics"];
+    let share = |k: &str| m["gpu_time"][k].as_f64().unwrap_or_else(|| panic!("gpu_time.{k}"));
+    let close = |got: f64, want: f64, what: &str| assert!((got - want).abs() < 1e-12, "{what}: {got} != {want}");
+    for (k, want) in
+        [("useful", 1080.0), ("lost", 320.0), ("slowed", 0.0), ("stalled", 720.0), ("releasing", 0.0), ("idle", 600.0)]
+    {
+        close(share(k), want / 2720.0, k);
+    }
+    close(m["gpu_effective_utilization"].as_f64().unwrap(), 1080.0 / 2720.0, "effective");
+    close(m["gpu_allocation_rate"].as_f64().unwrap(), 2120.0 / 2720.0, "allocation");
+    close(m["faults"]["goodput"].as_f64().unwrap(), 1080.0 / 2120.0, "goodput: useful over held");
+    close(m["queues"]["default"]["gpu_hours_stalled"].as_f64().unwrap(), 12.0, "720 GPU·min");
+    let csv = read(&out, "summary.csv");
+    let mut rd = csv::Reader::from_reader(csv.as_bytes());
+    let col = rd.headers().unwrap().iter().position(|h| h == "gpu_hours_stalled").expect("column");
+    let all = rd.records().next().unwrap().unwrap();
+    close(all[col].parse().unwrap(), 12.0, "summary.csv");
+    // Samples every 10 minutes: 8 GPUs stalled from the sample after 20 m to the
+    // one at 110 m, where `a` reruns (the sample sees the state after the instant).
+    let ts = read(&out, "timeseries.csv");
+    let head: Vec<&str> = ts.lines().next().unwrap().split(',').collect();
+    let (c_alloc, c_stall) = (
+        head.iter().position(|&h| h == "gpus_allocated").unwrap(),
+        head.iter().position(|&h| h == "gpus_stalled").unwrap(),
+    );
+    let stalled: Vec<(String, String, String)> = ts
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|r| r[c_stall] != "0")
+        .map(|r| (r[0].to_string(), r[c_alloc].to_string(), r[c_stall].to_string()))
+        .collect();
+    let want: Vec<(String, String, String)> = [20, 30, 40, 50, 60, 70, 80, 90, 100]
+        .iter()
+        .map(|m| {
+            let alloc = if (80..110).contains(m) { "12" } else { "8" };
+            ((m * 60).to_string(), alloc.to_string(), "8".to_string())
+        })
+        .collect();
+    assert_eq!(stalled, want);
+}
+
 #[test]
 fn bad_faults_are_refused_with_their_location() {
     let s = |faults: &str| scenario(NODES, &format!("{JOBS}  faults:\n{faults}"));

@@ -96,6 +96,37 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// The GPU time's six shares sum to 1 and none is negative. Under a gang
+    /// baseline no GPU is held without progress and every held GPU works (ideal
+    /// run times, no loss); under `kube-default`, which places pods one by one, what is held
+    /// without progress is exactly what pods held before their gang was whole
+    /// (`gang_wait_gpu_hours`, summed from the pods' intervals by another path).
+    #[test]
+    fn gpu_time_partitions_the_cluster(
+        nodes in prop::collection::vec((4u32..9, 8u32..33), 1..6),
+        jobs in jobs(),
+    ) {
+        for baseline in ["gang-fifo", "kube-default"] {
+            let s = run_str(&text(&nodes, &jobs, baseline)).summary;
+            let g = &s.gpu_time;
+            let shares = [g.useful, g.lost, g.slowed, g.stalled, g.releasing, g.idle];
+            prop_assert!(shares.iter().all(|&x| x >= 0.0), "{baseline}: {g:?}");
+            prop_assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{baseline}: {g:?}");
+            let held = |share: f64| share * s.gpus_total * s.sim_time_s / 3600.0;
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+            prop_assert!(close(held(g.useful + g.stalled), held(s.gpu_allocation_rate)), "{baseline}: {g:?} vs {}", s.gpu_allocation_rate);
+            if baseline == "gang-fifo" {
+                prop_assert_eq!(g.stalled, 0.0);
+            } else {
+                prop_assert!(close(held(g.stalled), s.gang_wait_gpu_hours), "kube-default: stalled {} GPU·h, gang wait {} GPU·h", held(g.stalled), s.gang_wait_gpu_hours);
+            }
+        }
+    }
+}
+
 /// GPU sharing: random fractional and whole-GPU pods under Volcano's default conf
 /// and a gang baseline. At every instant no device holds more than one GPU, a
 /// whole-GPU pod's devices hold nobody else, and every GPU pod held devices that

@@ -1,5 +1,6 @@
 //! What people read is what the binary prints (issue 42): the README's table of
 //! the default run, and the topology result in the README and docs/topology.md,
+//! and the table of gangs against elastic jobs under failures in docs/model.md
 //! are checked against runs of the same commands. A change that moves a number
 //! fails here until the page is brought up to date.
 
@@ -100,4 +101,70 @@ fn the_version_names_the_commit() {
     lahar().args(["run", "-q", "--out"]).arg(dir.path()).assert().success();
     let summary = std::fs::read_to_string(dir.path().join("summary.json")).expect("summary.json");
     assert!(summary.contains(&format!("\"lahar_version\": \"{version}\"")), "{summary}");
+}
+
+/// Thousands separated by commas, as the docs' tables write them: 19945 → "19,945".
+fn grouped(x: f64) -> String {
+    let digits = format!("{x:.0}");
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// docs/model.md's table of gangs against elastic jobs under failures is the
+/// means over seeds of `lahar sweep examples/sweeps/faults-elastic.yaml`.
+#[test]
+fn faults_elastic_table_is_the_sweep_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("sweep");
+    lahar()
+        .args(["sweep", "-q", "--out"])
+        .arg(&out)
+        .arg(root.join("examples/sweeps/faults-elastic.yaml"))
+        .assert()
+        .success();
+    let json = |p: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
+    };
+    let sweep = json(&out.join("sweep.json"));
+    let axes = sweep["axes"].as_array().expect("axes");
+    let value = |a: usize, i: u64| axes[a]["values"][i as usize].as_str().expect("value name").to_string();
+    // Cells in sweep.json's order, grouped by point (seeds of one point are adjacent).
+    let mut groups: Vec<(Vec<u64>, Vec<serde_json::Value>)> = Vec::new();
+    for c in sweep["cells"].as_array().expect("cells") {
+        let point: Vec<u64> = c["point"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        let m = json(&out.join("cells").join(c["id"].as_str().unwrap()).join("summary.json"))["metrics"].clone();
+        match groups.last_mut() {
+            Some((p, ms)) if *p == point => ms.push(m),
+            _ => groups.push((point, vec![m])),
+        }
+    }
+    assert_eq!(groups.len(), 12);
+    let doc = std::fs::read_to_string(root.join("docs/model.md")).expect("model.md");
+    for (p, ms) in &groups {
+        let mean = |ptr: &str| {
+            ms.iter().map(|m| m.pointer(ptr).and_then(|v| v.as_f64()).expect(ptr)).sum::<f64>() / ms.len() as f64
+        };
+        let fraction = match value(0, p[0]).as_str() {
+            "1" => "1 (gang)".to_string(),
+            v => v.to_string(),
+        };
+        let ckpt = if value(1, p[1]) == "every-30m" { "every 30 min" } else { "none" };
+        let rate = if value(2, p[2]) == "llama3-rate" { "Llama 3" } else { "10×" };
+        let row = format!(
+            "| {fraction} | {ckpt} | {rate} | {:.1} | {:.1} | {} | {:.2} % | {:.2} % |",
+            mean("/faults/failures"),
+            mean("/jct_s/mean") / 3600.0,
+            grouped(mean("/faults/gpu_hours_lost_to_failures")),
+            100.0 * mean("/gpu_time/stalled"),
+            100.0 * mean("/faults/goodput"),
+        );
+        assert!(doc.contains(&row), "docs/model.md should have:\n{row}");
+    }
 }

@@ -54,6 +54,9 @@ fn tiny_run_metrics_are_exact() {
     // Held GPU·s: j1 4×100 + j3 2×30 + j2 8×50 = 860 of 8×150.
     close(s.gpu_allocation_rate, 860.0 / 1200.0, "allocation");
     close(s.gpu_effective_utilization, 860.0 / 1200.0, "effective (ideal runtime: no comm, no loss)");
+    // Every gang starts whole and runs to its end: nothing held without progress.
+    assert_eq!(s.gpu_time.stalled, 0.0);
+    close(s.gpu_time.idle, 340.0 / 1200.0, "idle");
     // Target workload: 4-GPU pods with p = 3/4, 2-GPU pods with p = 1/4. Only in
     // [20, 50) is an idle GPU fragmented: n-1 has 2 idle, a 4-GPU pod cannot use them
     // → 1.5 expected fragmented GPUs. Idle GPU·s: 4×20 + 2×30 + 4×50 + 0×50 = 340.
@@ -108,15 +111,15 @@ fn tiny_run_files_carry_the_metrics() {
     let mut lines = ts.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "t,gpus_total,gpus_allocated,gpus_busy_effective,jobs_pending,jobs_running,gpus_allocated:a,gpus_allocated:b,fragmentation,gpus_fragmented,gpus_deserved:a,gpus_deserved:b"
+        "t,gpus_total,gpus_allocated,gpus_busy_effective,gpus_stalled,gpus_releasing,jobs_pending,jobs_running,gpus_allocated:a,gpus_allocated:b,fragmentation,gpus_fragmented,gpus_deserved:a,gpus_deserved:b"
     );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 16, "{ts}");
-    assert_eq!(rows[0], "0,8,4,4,0,1,4,0,0,0,8,0");
-    assert_eq!(rows[1], "10,8,4,4,1,1,4,0,0,0,5.333,2.667");
-    assert_eq!(rows[2], "20,8,6,6,1,2,6,0,0.75,1.5,5.333,2.667");
-    assert_eq!(rows[10], "100,8,8,8,0,1,0,8,0,0,0,8");
-    assert_eq!(rows[15], "150,8,0,0,0,0,0,0,0,0,0,0");
+    assert_eq!(rows[0], "0,8,4,4,0,0,0,1,4,0,0,0,8,0");
+    assert_eq!(rows[1], "10,8,4,4,0,0,1,1,4,0,0,0,5.333,2.667");
+    assert_eq!(rows[2], "20,8,6,6,0,0,1,2,6,0,0.75,1.5,5.333,2.667");
+    assert_eq!(rows[10], "100,8,8,8,0,0,0,1,0,8,0,0,0,8");
+    assert_eq!(rows[15], "150,8,0,0,0,0,0,0,0,0,0,0,0,0");
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     let mut rd = csv::Reader::from_reader(csv.as_bytes());
     let header = rd.headers().unwrap().clone();

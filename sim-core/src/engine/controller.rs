@@ -674,6 +674,7 @@ impl Engine {
         job.progress.since = None;
         job.progress.generation += 1;
         self.effective_milli_ppm -= std::mem::take(&mut job.progress.effective_term);
+        self.running_milli -= std::mem::take(&mut job.progress.running_term);
         self.running_jobs -= 1;
         self.reprice_due |= self.runtime.coupled();
         let pods: Vec<PodId> = job.pods.clone();

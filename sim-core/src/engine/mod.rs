@@ -111,6 +111,8 @@ pub struct Engine {
     explain: Option<Explain>,
     running_jobs: u32,
     effective_milli_ppm: i128,
+    /// Σ milli-GPUs held by progressing jobs (their `running_term`s).
+    running_milli: i64,
     /// Jobs started or stopped this instant and the runtime model is coupled.
     reprice_due: bool,
     /// Nodes' relative speeds (jobs the runtime model does not price by GPU).
@@ -171,6 +173,7 @@ impl Engine {
             explain: None,
             running_jobs: 0,
             effective_milli_ppm: 0,
+            running_milli: 0,
             reprice_due: false,
             recurring: crate::recurring::Recurring::default(),
             flows: crate::flow::Flows::default(),
@@ -271,7 +274,7 @@ impl Engine {
     /// running a session: arrivals first, then queued events.
     fn handle_instant(&mut self, t: SimTime, progress: &mut impl FnMut(SimTime, usize)) {
         self.sample_until(t);
-        self.now = t;
+        self.advance_to(t);
         while self.next_arrival_time() == Some(t) {
             let j = self.arrivals.pop(&mut self.world, &mut *self.runtime);
             self.stats.events += 1;
@@ -313,7 +316,7 @@ impl Engine {
             Some(h) if cut_short => h,
             _ => self.now,
         };
-        self.now = end;
+        self.advance_to(end);
         // Credit the work of jobs still running so their progress is accurate.
         let running: Vec<JobId> =
             self.world.active.iter().copied().filter(|j| self.world.jobs[j.0 as usize].is_progressing()).collect();
@@ -367,6 +370,13 @@ impl Engine {
         }
     }
 
+    /// Moves the clock to `t`, integrating what the samples cannot give exactly.
+    fn advance_to(&mut self, t: SimTime) {
+        let dt = t.micros().saturating_sub(self.now.micros()) as u128;
+        self.stats.releasing_milli_us += self.world.gpu_releasing_milli.max(0) as u128 * dt;
+        self.now = t;
+    }
+
     fn sample_until(&mut self, t: SimTime) {
         let step = self.cfg.sample_interval.micros().max(1);
         while self.next_sample < t {
@@ -374,8 +384,10 @@ impl Engine {
             let running = self.running_jobs;
             let s = Sample {
                 t: self.next_sample,
-                gpu_allocated_milli: self.world.gpu_used_milli,
+                gpu_allocated_milli: self.world.gpu_used_milli - self.world.gpu_releasing_milli,
                 gpu_effective_milli: (self.effective_milli_ppm / FULL_SPEED_PPM as i128) as i64,
+                gpu_stalled_milli: self.world.gpu_used_milli - self.world.gpu_releasing_milli - self.running_milli,
+                gpu_releasing_milli: self.world.gpu_releasing_milli,
                 jobs_pending: self.world.active.len() as u32 - running,
                 jobs_running: running,
                 queue_gpu_milli: q,

@@ -77,10 +77,15 @@ pub struct PodRecord {
 pub struct Sample {
     /// Instant.
     pub t: SimTime,
-    /// Milli-GPUs held by pods.
+    /// Milli-GPUs held by pods (Running; Releasing pods are counted apart).
     pub gpu_allocated_milli: i64,
     /// Milli-GPUs of progressing jobs weighted by speed.
     pub gpu_effective_milli: i64,
+    /// Milli-GPUs held by pods of jobs not progressing (part of
+    /// `gpu_allocated_milli`: a gang waiting for the rest of its pods).
+    pub gpu_stalled_milli: i64,
+    /// Milli-GPUs held by Releasing pods (their grace period).
+    pub gpu_releasing_milli: i64,
     /// Submitted jobs not making progress.
     pub jobs_pending: u32,
     /// Jobs making progress.
@@ -100,6 +105,9 @@ pub struct RunStats {
     pub sessions: u64,
     /// Time of the last event (or the horizon).
     pub end: SimTime,
+    /// ∫ GPUs held by Releasing pods dt over the run (milli-GPU·µs): the one
+    /// part of the GPU time that no pod interval covers.
+    pub releasing_milli_us: u128,
     /// The run stopped with events left (at the horizon or the session limit):
     /// jobs that never started were still waiting, not unschedulable.
     pub cut_short: bool,

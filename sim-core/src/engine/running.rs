@@ -33,8 +33,17 @@ impl Engine {
         let job = &mut self.world.jobs[j.0 as usize];
         let at = job.progress.set_speed(self.now, speed, job.spec.duration);
         let generation = job.progress.generation;
-        let term = job.allocated.gpu_milli() as i128 * speed as i128;
+        let held = job.allocated.gpu_milli();
+        let work_milli = if job.spec.elastic.is_some() {
+            job.spec.tasks.iter().map(|t| t.requests.gpu_milli() * t.replicas as i64).sum()
+        } else {
+            held
+        };
+        job.progress.work_milli = work_milli;
+        // Never more than it holds (a scaling curve above linear).
+        let term = (work_milli as i128 * speed as i128).min(held as i128 * FULL_SPEED_PPM as i128);
         self.effective_milli_ppm += term - std::mem::replace(&mut job.progress.effective_term, term);
+        self.running_milli += held - std::mem::replace(&mut job.progress.running_term, held);
         // A job without a run time never finishes by itself.
         if !job.spec.duration.is_unbounded() {
             self.events.push(at, Event::Finish(j, generation));
@@ -76,7 +85,7 @@ impl Engine {
     pub(super) fn credit(&mut self, j: JobId) {
         let job = &mut self.world.jobs[j.0 as usize];
         let (duration, ckpt) = (job.spec.duration, job.spec.checkpoint_interval);
-        job.progress.credit(self.now, duration, job.allocated.gpu_milli(), ckpt);
+        job.progress.credit(self.now, duration, ckpt);
     }
 
     /// A suspended job saves its work now: what it has done is checkpointed
@@ -101,6 +110,7 @@ impl Engine {
         let gpus = job.spec.total_gpus().max(0) as u128;
         let lost = job.progress.stop(lose, gpus);
         self.effective_milli_ppm -= std::mem::take(&mut job.progress.effective_term);
+        self.running_milli -= std::mem::take(&mut job.progress.running_term);
         self.running_jobs -= 1;
         self.reprice_due |= self.runtime.coupled();
         lost

@@ -498,8 +498,11 @@ pub struct World {
     pub pg_pending: BTreeSet<JobId>,
     /// `pg_pending` grouped by (queue, minResources).
     pub pg_pending_by_shape: BTreeMap<WaitingShape, BTreeSet<JobId>>,
-    /// GPUs (milli) held by pods on nodes.
+    /// GPUs (milli) held by pods on nodes (Releasing pods included).
     pub gpu_used_milli: i64,
+    /// GPUs (milli) held by Releasing pods (their grace period), part of
+    /// `gpu_used_milli`.
+    pub gpu_releasing_milli: i64,
     /// Σ over nodes of `used`: with the cluster's total, every node's idle
     /// resources summed ([`World::idle_total`]).
     used_total: Resources,
@@ -667,6 +670,7 @@ impl World {
             pg_pending_by_shape: BTreeMap::new(),
             victims: Vec::new(),
             gpu_used_milli: 0,
+            gpu_releasing_milli: 0,
             used_total: Resources::ZERO,
             gpus_out_milli: 0,
             budgets: Vec::new(),
@@ -1100,6 +1104,7 @@ impl World {
         }
         if status == PodStatus::Releasing {
             ns.releasing += delta;
+            self.gpu_releasing_milli += delta.get(GPU);
             touched = true;
         }
         if status == PodStatus::Pipelined {
@@ -1252,6 +1257,14 @@ impl World {
         }
         if used.iter().fold(Resources::ZERO, |a, u| a + *u) != self.used_total {
             return Err("the cluster's usage sum is out of date".into());
+        }
+        let releasing: i64 =
+            self.pods.iter().filter(|p| p.status == PodStatus::Releasing).map(|p| p.req.get(GPU)).sum();
+        if releasing != self.gpu_releasing_milli {
+            return Err(format!("releasing GPUs: {} counted, {releasing} found", self.gpu_releasing_milli));
+        }
+        if used.iter().map(|u| u.get(GPU)).sum::<i64>() != self.gpu_used_milli {
+            return Err("the cluster's GPU usage sum is out of date".into());
         }
         for (i, ns) in self.nodes.iter().enumerate() {
             if ns.used != used[i] {
