@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod explain_summary;
+pub mod interrupt;
 pub mod nccl;
 pub mod outdir;
 pub mod overrides;
@@ -288,6 +289,7 @@ pub(crate) fn run_meta(s: &Scenario, scheduler: String) -> RunMeta {
             .collect(),
         tiers: s.cluster.topology.tier_names(),
         nodes: s.cluster.len(),
+        interrupted: None,
     }
 }
 
@@ -334,6 +336,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         engine.set_recorder(Box::new(Rc::clone(&w)));
         Some(w)
     };
+    engine.set_stop(interrupt::flag());
     if let Some(e) = &explain {
         let mut ex = Explain::new(e.iter().copied());
         if let Some((from, until)) = opts.explain_window {
@@ -362,11 +365,15 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         path: w.path.clone(),
         message: w.text(),
     }));
+    let interrupted = output.stats.interrupted;
     let summary = match writer {
         // The summary was accumulated as the run went.
         Some(w) => {
             let w = Rc::try_unwrap(w).ok().expect("the engine that held the writer is finished").into_inner();
             let summary = w.finish().map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
+            if interrupted {
+                meta.interrupted = Some(interrupted_at(&summary));
+            }
             let io = |source| RunError::Write { dir: out_dir.clone(), source };
             lahar_reports::write_summary(&out_dir, &summary, &meta).map_err(io)?;
             Some(summary)
@@ -375,18 +382,32 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     };
     let written = summary.is_some();
     let summary = summary.unwrap_or_else(|| lahar_reports::summarize(&output));
+    if interrupted && meta.interrupted.is_none() {
+        meta.interrupted = Some(interrupted_at(&summary));
+    }
     if written {
         if explain.is_some() {
             lahar_reports::write_explain(&out_dir, &output)
                 .map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
         }
-        if opts.plots {
+        // An interrupted run ends as soon as its files are whole.
+        if opts.plots && !interrupted {
             report_cmd::run_plots(&out_dir)
                 .map_err(|e| RunError::Plots { dir: out_dir.clone(), msg: e.to_string() })?;
         }
         outdir::complete(&out_dir).map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
     }
     Ok(RunReport { output, summary, meta, out_dir, run_warnings })
+}
+
+/// Where a run the interrupt stopped had got to.
+fn interrupted_at(summary: &Summary) -> lahar_reports::Interrupted {
+    lahar_reports::Interrupted {
+        signal: interrupt::signal().unwrap_or("SIGINT").to_string(),
+        at_s: summary.sim_time_s,
+        jobs_ended: summary.completed + summary.ended_otherwise,
+        jobs: summary.jobs,
+    }
 }
 
 /// Every `extender` plugin of a Volcano conf must have its server answering

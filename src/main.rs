@@ -530,6 +530,7 @@ fn main() -> ExitCode {
                 exhaustive,
                 allow_remote_extender,
             };
+            install_interrupt();
             match lahar::run_any(s, &opts) {
                 Ok(lahar::Ran::Placement(report)) => {
                     if !quiet {
@@ -548,6 +549,17 @@ fn main() -> ExitCode {
                     let all: Vec<lahar::scenario::Warning> =
                         warnings.iter().chain(&report.run_warnings).cloned().collect();
                     print_warnings(&all);
+                    if let Some(i) = &report.meta.interrupted {
+                        errln!(
+                            "interrupted ({}) at simulated time {:.2} h, {} of {} jobs ended: the files in {} are whole up to there and summary.json says `interrupted`",
+                            i.signal,
+                            i.at_s / 3600.0,
+                            i.jobs_ended,
+                            i.jobs,
+                            report.out_dir.display()
+                        );
+                        return ExitCode::from(lahar::interrupt::exit_code());
+                    }
                     // The process exits next and the OS takes the memory back at once;
                     // freeing a long run's millions of allocations one by one took
                     // half a second at a million jobs.
@@ -655,6 +667,13 @@ fn main() -> ExitCode {
     }
 }
 
+/// SIGINT and SIGTERM end `run` and `sweep` cleanly ([`lahar::interrupt`]).
+fn install_interrupt() {
+    if let Err(e) = lahar::interrupt::install() {
+        errln!("warning: cannot handle SIGINT/SIGTERM ({e}): an interrupt will cut the outputs short");
+    }
+}
+
 fn sweep(a: SweepArgs) -> ExitCode {
     use lahar::sweep::{ExecError, Written};
     let exec_error = |e: ExecError| {
@@ -715,6 +734,7 @@ fn sweep(a: SweepArgs) -> ExitCode {
             }
         }
     };
+    install_interrupt();
     let opts = lahar::sweep::ExecOptions {
         out: out.clone(),
         jobs: a.jobs.map(|n| n as usize),
@@ -732,6 +752,15 @@ fn sweep(a: SweepArgs) -> ExitCode {
         Ok((o, None)) => {
             for (id, e) in &o.failed {
                 errln!("error: cell {id} failed: {}", e.lines().next().unwrap_or_default());
+            }
+            if o.interrupted > 0 {
+                errln!(
+                    "interrupted ({}): {} cells finished and kept, {} not run (nothing of them is left); `lahar sweep --resume` with the same sweep and --out runs them",
+                    lahar::interrupt::signal().unwrap_or("SIGINT"),
+                    o.kept + o.ran,
+                    o.interrupted
+                );
+                return ExitCode::from(lahar::interrupt::exit_code());
             }
             if !a.quiet {
                 let s = shard.expect("sharded");

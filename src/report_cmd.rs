@@ -96,25 +96,88 @@ pub fn terminal_bar(n: usize, template: &str) -> indicatif::ProgressBar {
     bar
 }
 
-/// A progress bar on stderr showing simulated time and jobs done. It draws only
-/// when stderr is a terminal (indicatif also hides itself for `TERM=dumb`), so CI
-/// logs and pipes stay quiet.
+/// Progress on stderr, simulated time and jobs done: a bar with the time left when
+/// stderr is a terminal (indicatif also hides itself for `TERM=dumb`), else — a
+/// batch system's log, CI — a line every [`LogLines::every`] (30 s).
 pub struct Progress {
     bar: indicatif::ProgressBar,
+    lines: Option<LogLines>,
+    jobs: usize,
+}
+
+/// Progress lines for a log: one every `every` of wall time, with the time left
+/// estimated from the rate so far. Shared by threads (a sweep's cells).
+pub struct LogLines {
+    start: std::time::Instant,
+    every: std::time::Duration,
+    next: std::sync::Mutex<std::time::Duration>,
+}
+
+impl LogLines {
+    /// Lines every 30 s, or every `LAHAR_PROGRESS_SECONDS` (a positive number)
+    /// when set; none when stderr is a terminal (the bar shows it).
+    pub fn for_log() -> Option<LogLines> {
+        if std::io::stderr().is_terminal() {
+            return None;
+        }
+        let every = std::env::var("LAHAR_PROGRESS_SECONDS")
+            .ok()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .unwrap_or(30.0);
+        let every = std::time::Duration::from_secs_f64(every);
+        Some(LogLines { start: std::time::Instant::now(), every, next: std::sync::Mutex::new(every) })
+    }
+
+    /// Writes `what` with the elapsed time and the time left for `done` of
+    /// `total` when the next line is due.
+    pub fn tick(&self, done: usize, total: usize, what: impl FnOnce() -> String) {
+        let elapsed = self.start.elapsed();
+        let Ok(mut next) = self.next.lock() else { return };
+        if elapsed < *next {
+            return;
+        }
+        while *next <= elapsed {
+            *next += self.every;
+        }
+        let left = match done {
+            0 => "time left unknown".to_string(),
+            d if d >= total => "ending".to_string(),
+            d => format!("about {} left", duration(elapsed.mul_f64((total - d) as f64 / d as f64))),
+        };
+        use std::io::Write;
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "lahar: {}, {} elapsed, {left}", what(), duration(elapsed)).and_then(|()| err.flush());
+    }
+}
+
+/// `1h 02m 03s`, `2m 05s`, `7s`.
+fn duration(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m {:02}s", s / 3600, s % 3600 / 60, s % 60),
+    }
 }
 
 impl Progress {
     /// A bar over `jobs` jobs; hidden unless stderr is a terminal.
     pub fn new(jobs: usize) -> Progress {
-        let template = "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} jobs done, simulated {msg}";
-        Progress { bar: terminal_bar(jobs, template) }
+        let template = "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} jobs done, simulated {msg}, ETA {eta}";
+        Progress { bar: terminal_bar(jobs, template), lines: LogLines::for_log(), jobs }
     }
 
     /// Reports the engine's progress (its `run_with` callback).
     pub fn update(&self, now: SimTime, done: usize) {
         let s = now.micros() / 1_000_000;
+        let simulated = format!("{}d {:02}h {:02}m", s / 86400, s % 86400 / 3600, s % 3600 / 60);
+        if let Some(l) = &self.lines {
+            let pct = if self.jobs > 0 { 100.0 * done as f64 / self.jobs as f64 } else { 100.0 };
+            l.tick(done, self.jobs, || format!("{done}/{} jobs done ({pct:.1}%), simulated {simulated}", self.jobs));
+        }
         self.bar.set_position(done as u64);
-        self.bar.set_message(format!("{}d {:02}h {:02}m", s / 86400, s % 86400 / 3600, s % 3600 / 60));
+        self.bar.set_message(simulated);
     }
 
     /// Removes the bar.

@@ -125,13 +125,26 @@ fn run_view(r: &RunData) -> Result<RunView, PlotError> {
         .unwrap_or_default();
     let jobs = num("/metrics/jobs");
     let horizon = num("/metrics/sim_time_s");
-    let setup = vec![
+    let mut setup = Vec::new();
+    if s.get("interrupted").is_some_and(|x| !x.is_null()) {
+        setup.push((
+            "interrupted".to_string(),
+            format!(
+                "by {} at {} s of simulated time, {} of {} jobs ended: every metric covers the run up to there",
+                s.pointer("/interrupted/signal").and_then(serde_json::Value::as_str).unwrap_or("a signal"),
+                num("/interrupted/at_s"),
+                num("/interrupted/jobs_ended"),
+                num("/interrupted/jobs"),
+            ),
+        ));
+    }
+    setup.extend([
         ("cluster".to_string(), format!("{} nodes, {} GPUs", num("/nodes"), num("/metrics/gpus_total"))),
         ("fabric tiers".to_string(), if tiers.is_empty() { "—".to_string() } else { tiers.join(" < ") }),
         ("queues".to_string(), queues.join(", ")),
         ("scheduler".to_string(), text("scheduler")),
         ("workload".to_string(), format!("{jobs} jobs over {horizon} s of simulated time")),
-    ];
+    ]);
     Ok(RunView {
         setup,
         scenario_text: read("input-scenario.yaml"),

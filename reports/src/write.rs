@@ -36,6 +36,23 @@ pub struct RunMeta {
     /// The fabric's tier names by tier number (`node`, `leaf`, `spine`...,
     /// `cluster`): what jobs.csv's `highest_tier` numbers mean.
     pub tiers: Vec<String>,
+    /// Set when a signal stopped the run before its end (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interrupted>,
+}
+
+/// Where an interrupted run stopped: its files are whole up to there, and its
+/// metrics cover `[0, at_s)` with the jobs still alive counted unfinished.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Interrupted {
+    /// The signal: `SIGINT` (Ctrl-C) or `SIGTERM` (a batch system's time limit).
+    pub signal: String,
+    /// The simulated instant it stopped at (s).
+    pub at_s: f64,
+    /// Jobs that had ended by then, of `jobs` submitted.
+    pub jobs_ended: usize,
+    /// Jobs submitted by then.
+    pub jobs: usize,
 }
 
 /// One warning of summary.json's `warnings` list.

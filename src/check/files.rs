@@ -153,6 +153,12 @@ fn read_summary(dir: &Path) -> Result<Summary, CheckError> {
     let Some(metrics) = v.get("metrics").filter(|m| m.is_object()) else {
         return Err(input(format!("{name}: expected a `metrics` object (as `lahar run` writes)")));
     };
+    if let Some(at) = v.get("interrupted").filter(|x| !x.is_null()) {
+        let when = at.get("at_s").and_then(Value::as_f64).map_or(String::new(), |s| format!(" at {s} s"));
+        return Err(input(format!(
+            "{name}: the run was interrupted{when} (`interrupted`): its metrics cover only part of it; run it to its end"
+        )));
+    }
     let mut values = Values::with_capacity(HEADLINE.len());
     for m in HEADLINE {
         values.push(match metrics.pointer(m.pointer) {

@@ -137,6 +137,9 @@ pub struct ExecOutcome {
     pub kept: usize,
     /// Failed cells: id and error.
     pub failed: Vec<(String, String)>,
+    /// Cells an interrupt stopped or kept from starting: nothing of them is left,
+    /// and `--resume` runs them.
+    pub interrupted: usize,
 }
 
 /// Why a sweep could not run.
@@ -199,28 +202,43 @@ pub fn run(sweep: &Sweep, opts: &ExecOptions) -> Result<ExecOutcome, ExecError> 
         .build()
         .map_err(|e| ExecError::Io { path: opts.out.clone(), source: std::io::Error::other(e) })?;
     let bar = bar(todo.len(), opts.progress);
+    let lines = opts.progress.then(crate::report_cmd::LogLines::for_log).flatten();
+    let done = AtomicUsize::new(0);
     let failures = AtomicUsize::new(0);
-    let results: Vec<Result<Option<String>, ExecError>> = pool.install(|| {
+    let results: Vec<Result<CellEnd, ExecError>> = pool.install(|| {
         use rayon::prelude::*;
         todo.par_iter()
             .with_max_len(1)
             .map(|c| {
+                // After an interrupt no further cell starts.
+                if crate::interrupt::requested() {
+                    return Ok(CellEnd::Interrupted);
+                }
                 let r = run_cell(sweep, c, &cells_dir);
-                if matches!(r, Ok(Some(_))) {
+                if matches!(r, Ok(CellEnd::Failed(_))) {
                     let f = failures.fetch_add(1, Ordering::Relaxed) + 1;
                     bar.set_message(format!("{f}"));
                 }
                 bar.inc(1);
+                if let Some(l) = &lines {
+                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    let f = failures.load(Ordering::Relaxed);
+                    l.tick(d, todo.len(), || format!("{d}/{} cells done, {f} failed", todo.len()));
+                }
                 r
             })
             .collect()
     });
     bar.finish_and_clear();
     for (c, r) in todo.iter().zip(results) {
-        if let Some(e) = r? {
-            outcome.failed.push((c.id.clone(), e));
+        match r? {
+            CellEnd::Done => outcome.ran += 1,
+            CellEnd::Failed(e) => {
+                outcome.failed.push((c.id.clone(), e));
+                outcome.ran += 1;
+            }
+            CellEnd::Interrupted => outcome.interrupted += 1,
         }
-        outcome.ran += 1;
     }
     Ok(outcome)
 }
@@ -246,17 +264,34 @@ fn remove_temporaries(cells_dir: &Path, id: &str) -> Result<(), ExecError> {
     Ok(())
 }
 
-/// Runs one cell into a temporary directory and renames it into place. `Ok(Some)`
-/// is a failed cell (its error is also in the cell's error.txt).
-fn run_cell(sweep: &Sweep, cell: &Cell, cells_dir: &Path) -> Result<Option<String>, ExecError> {
+/// What became of a cell.
+enum CellEnd {
+    /// It ran to its end (summary.json in its directory).
+    Done,
+    /// It failed: the error (also in its directory's error.txt).
+    Failed(String),
+    /// An interrupt stopped it or kept it from starting: it left nothing.
+    Interrupted,
+}
+
+/// Runs one cell into a temporary directory and renames it into place; an
+/// interrupted cell's temporary directory (lahar's own) is removed instead.
+fn run_cell(sweep: &Sweep, cell: &Cell, cells_dir: &Path) -> Result<CellEnd, ExecError> {
     let tmp = cells_dir.join(format!(".tmp-{}-{}", cell.id, std::process::id()));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), String> {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<bool, String> {
         let s = sweep.scenario(cell).map_err(|e| e.to_string())?;
         let opts = crate::RunOptions { out_dir: Some(tmp.clone()), ..Default::default() };
-        crate::run_any(s, &opts).map(|_| ()).map_err(|e| e.to_string())
+        let ran = crate::run_any(s, &opts).map_err(|e| e.to_string())?;
+        Ok(matches!(ran, crate::Ran::Run(r) if r.output.stats.interrupted))
     }));
+    if matches!(result, Ok(Ok(true))) {
+        if tmp.exists() {
+            std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
+        }
+        return Ok(CellEnd::Interrupted);
+    }
     let failure = match result {
-        Ok(Ok(())) => None,
+        Ok(Ok(_)) => None,
         Ok(Err(e)) => Some(e),
         Err(p) => {
             let what =
@@ -275,7 +310,7 @@ fn run_cell(sweep: &Sweep, cell: &Cell, cells_dir: &Path) -> Result<Option<Strin
         std::fs::remove_dir_all(&dir).map_err(io(&dir))?;
     }
     std::fs::rename(&tmp, &dir).map_err(io(&dir))?;
-    Ok(failure)
+    Ok(failure.map_or(CellEnd::Done, CellEnd::Failed))
 }
 
 #[cfg(test)]

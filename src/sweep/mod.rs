@@ -45,11 +45,13 @@ fn written(m: &Manifest, states: &[CellState]) -> Written {
     w
 }
 
-/// Runs a sweep: its cells (this shard's), then — unless sharded — the tables and
-/// plots over every cell.
+/// Runs a sweep: its cells (this shard's), then — unless sharded or interrupted
+/// ([`ExecOutcome::interrupted`]) — the tables and plots over every cell.
 pub fn run(sweep: &Sweep, opts: &ExecOptions) -> Result<(ExecOutcome, Option<Written>), ExecError> {
     let outcome = exec::run(sweep, opts)?;
-    if opts.shard.is_some() {
+    // Tables over some cells would pass for the sweep's: an interrupted sweep has
+    // none until `--resume` finishes it.
+    if opts.shard.is_some() || outcome.interrupted > 0 {
         return Ok((outcome, None));
     }
     let m = Manifest::of(sweep);

@@ -113,6 +113,8 @@ pub struct Engine {
     effective_milli_ppm: i128,
     /// Σ milli-GPUs held by progressing jobs (their `running_term`s).
     running_milli: i64,
+    /// Set from outside (an interrupt): the run stops before its next instant.
+    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Jobs started or stopped this instant and the runtime model is coupled.
     reprice_due: bool,
     /// Nodes' relative speeds (jobs the runtime model does not price by GPU).
@@ -174,6 +176,7 @@ impl Engine {
             running_jobs: 0,
             effective_milli_ppm: 0,
             running_milli: 0,
+            stop: None,
             reprice_due: false,
             recurring: crate::recurring::Recurring::default(),
             flows: crate::flow::Flows::default(),
@@ -211,6 +214,13 @@ impl Engine {
         self.recorder = Some(recorder);
     }
 
+    /// Stops the run before its next instant once `stop` is set (an interrupt):
+    /// [`Engine::finish`] then ends it at the last instant handled, its open
+    /// intervals closed and [`RunStats::interrupted`] set.
+    pub fn set_stop(&mut self, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.stop = Some(stop);
+    }
+
     /// Read access to the state (for tests and progress reporting).
     pub fn world(&self) -> &World {
         &self.world
@@ -226,6 +236,10 @@ impl Engine {
     pub fn run_with(&mut self, mut progress: impl FnMut(SimTime, usize)) {
         while let Some(t) = self.next_time() {
             if self.cfg.horizon.is_some_and(|h| t > h) {
+                break;
+            }
+            if self.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                self.stats.interrupted = true;
                 break;
             }
             if self.cfg.max_sessions.is_some_and(|m| self.stats.sessions >= m) {
@@ -313,7 +327,7 @@ impl Engine {
     pub fn finish(mut self) -> RunOutput {
         let cut_short = self.next_time().is_some();
         let end = match self.cfg.horizon {
-            Some(h) if cut_short => h,
+            Some(h) if cut_short && !self.stats.interrupted => h,
             _ => self.now,
         };
         self.advance_to(end);

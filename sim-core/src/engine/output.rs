@@ -105,6 +105,9 @@ pub struct RunStats {
     pub sessions: u64,
     /// Time of the last event (or the horizon).
     pub end: SimTime,
+    /// The run was stopped by its stop flag ([`super::Engine::set_stop`]: an
+    /// interrupt) at `end`, with events left.
+    pub interrupted: bool,
     /// ∫ GPUs held by Releasing pods dt over the run (milli-GPU·µs): the one
     /// part of the GPU time that no pod interval covers.
     pub releasing_milli_us: u128,
