@@ -81,6 +81,12 @@ pub const WITH_FAULTS: &[Headline] = &[
 ];
 
 impl Headline {
+    /// The values the metric can take, stored (unscaled): shares and Jain's index
+    /// lie in 0..=1, every other headline metric is at least 0.
+    pub fn range(&self) -> (f64, f64) {
+        if self.scale == 100.0 || self.key == "jain_fairness" { (0.0, 1.0) } else { (0.0, f64::INFINITY) }
+    }
+
     /// The metric's stored value (unscaled) in a summary.json document; `None` when
     /// absent or `null` (no samples).
     pub fn value(&self, summary: &Value) -> Option<f64> {

@@ -10,14 +10,26 @@ pub type Line = (String, Vec<(f64, f64, Option<f64>)>);
 /// Plot size (pixels).
 pub const SIZE: (u32, u32) = (900, 560);
 
+/// The values a metric can take (`lo..=hi`, either end infinite when open): a 95%
+/// band is drawn clipped to it (a share never below 0 nor above 100%).
+pub type Range = (f64, f64);
+
+/// Any value.
+pub const ANY: Range = (f64::NEG_INFINITY, f64::INFINITY);
+
 /// Renders the plot as SVG.
 pub fn svg(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<String, PlotError> {
+    svg_in(title, x_label, y_label, lines, ANY)
+}
+
+/// [`svg`] of a metric whose values lie in `range`.
+pub fn svg_in(title: &str, x_label: &str, y_label: &str, lines: &[Line], range: Range) -> Result<String, PlotError> {
     init_fonts();
     let err = |msg: String| PlotError { plot: title.to_string(), msg };
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, SIZE).into_drawing_area();
-        draw(&root, title, x_label, y_label, lines).map_err(err)?;
+        draw(&root, title, x_label, y_label, lines, range).map_err(err)?;
         root.present().map_err(|e| err(e.to_string()))?;
     }
     Ok(buf)
@@ -25,11 +37,54 @@ pub fn svg(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<
 
 /// Renders the plot as a PNG file.
 pub fn png(path: &std::path::Path, title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<(), PlotError> {
+    png_in(path, title, x_label, y_label, lines, ANY)
+}
+
+/// [`png`] of a metric whose values lie in `range`.
+pub fn png_in(
+    path: &std::path::Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    lines: &[Line],
+    range: Range,
+) -> Result<(), PlotError> {
     init_fonts();
     let err = |msg: String| PlotError { plot: title.to_string(), msg };
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    draw(&root, title, x_label, y_label, lines).map_err(err)?;
+    draw(&root, title, x_label, y_label, lines, range).map_err(err)?;
     root.present().map_err(|e| err(format!("{}: {e}", path.display())))
+}
+
+/// A line's 95% band as a polygon (upper edge forward, lower edge back), clipped
+/// to `range`; none unless every point has a band.
+fn band(p: &[(f64, f64, Option<f64>)], (lo, hi): Range) -> Option<Vec<(f64, f64)>> {
+    if p.len() < 2 || p.iter().any(|q| q.2.is_none()) {
+        return None;
+    }
+    let clip = |y: f64| y.clamp(lo, hi);
+    let mut poly: Vec<(f64, f64)> = p.iter().map(|&(x, y, c)| (x, clip(y + c.unwrap_or(0.0)))).collect();
+    poly.extend(p.iter().rev().map(|&(x, y, c)| (x, clip(y - c.unwrap_or(0.0)))));
+    Some(poly)
+}
+
+/// The axes' spans: every point and band edge (clipped to `range`), padded; the
+/// y axis not past an end of `range` that no value reaches beyond.
+fn spans(lines: &[Line], range: Range) -> ((f64, f64), (f64, f64)) {
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    for &(x, y, c) in lines.iter().flat_map(|l| l.1.iter()) {
+        let c = c.unwrap_or(0.0);
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min((y - c).clamp(range.0, range.1));
+        y1 = y1.max((y + c).clamp(range.0, range.1));
+    }
+    let (y0p, y1p) = span(y0, y1);
+    // Padding may show a little beyond a bound, never a tick far past it.
+    let pad = (y1p - y1).max(0.0);
+    let y_lo = if y0 >= range.0 && y0p < range.0 { (range.0 - pad).max(y0p) } else { y0p };
+    let y_hi = if y1 <= range.1 && y1p > range.1 { (range.1 + pad).min(y1p) } else { y1p };
+    (span(x0, x1), (y_lo, y_hi))
 }
 
 fn span(lo: f64, hi: f64) -> (f64, f64) {
@@ -82,20 +137,11 @@ fn draw<DB: DrawingBackend>(
     x_label: &str,
     y_label: &str,
     lines: &[Line],
+    range: Range,
 ) -> Result<(), String> {
     let e = |x: &dyn std::fmt::Display| x.to_string();
     root.fill(&WHITE).map_err(|x| e(&x))?;
-    let pts = lines.iter().flat_map(|l| l.1.iter());
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
-    for &(x, y, c) in pts {
-        let c = c.unwrap_or(0.0);
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y0 = y0.min(y - c);
-        y1 = y1.max(y + c);
-    }
-    let (x0, x1) = span(x0, x1);
-    let (y0, y1) = span(y0, y1);
+    let ((x0, x1), (y0, y1)) = spans(lines, range);
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 22))
         .margin(15)
@@ -113,10 +159,7 @@ fn draw<DB: DrawingBackend>(
         .map_err(|x| e(&x))?;
     for (i, (label, p)) in lines.iter().enumerate() {
         let c = PALETTE[i % PALETTE.len()];
-        // The band: upper edge forward, lower edge back.
-        if p.len() > 1 && p.iter().all(|q| q.2.is_some()) {
-            let mut poly: Vec<(f64, f64)> = p.iter().map(|&(x, y, ci)| (x, y + ci.unwrap_or(0.0))).collect();
-            poly.extend(p.iter().rev().map(|&(x, y, ci)| (x, y - ci.unwrap_or(0.0))));
+        if let Some(poly) = band(p, range) {
             chart.draw_series(std::iter::once(Polygon::new(poly, c.mix(0.18).filled()))).map_err(|x| e(&x))?;
         }
         let name = if label.is_empty() { y_label.to_string() } else { label.clone() };
@@ -135,4 +178,29 @@ fn draw<DB: DrawingBackend>(
         .label_font(("sans-serif", 14))
         .draw()
         .map_err(|x| e(&x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A goodput near 100% with a wide band: the band stops at 100 and 0, and the
+    /// axis goes no further than a little padding past 100.
+    #[test]
+    fn bands_stay_in_the_metric_s_range() {
+        let lines: Vec<Line> =
+            vec![("a".into(), vec![(0.25, 99.3, Some(1.9)), (0.5, 98.3, Some(2.9)), (1.0, 2.0, Some(5.0))])];
+        let poly = band(&lines[0].1, (0.0, 100.0)).expect("a band");
+        assert!(poly.iter().all(|&(_, y)| (0.0..=100.0).contains(&y)), "{poly:?}");
+        assert_eq!(poly[0].1, 100.0);
+        assert_eq!(poly.last().unwrap().1, 99.3 - 1.9);
+        assert_eq!(poly[3].1, 0.0, "the lower edge at x = 1 is clipped at 0");
+        let (_, (y0, y1)) = spans(&lines, (0.0, 100.0));
+        assert!((-5.0..0.0).contains(&y0) && y1 > 100.0 && y1 <= 105.0, "{y0}..{y1}");
+        // Unbounded: the band as computed.
+        let open = band(&lines[0].1, ANY).unwrap();
+        assert_eq!(open[0].1, 99.3 + 1.9);
+        assert_eq!(open[3].1, 2.0 - 5.0);
+        assert!(band(&[(0.0, 1.0, Some(0.1))], ANY).is_none(), "one point draws no band");
+    }
 }

@@ -260,10 +260,13 @@ fn write_plots(dir: &Path, m: &Manifest, gs: &[Group], ms: &[Headline]) -> Resul
             path: p.clone(),
             source: std::io::Error::other(e.to_string()),
         };
-        let svg = lahar_reports::sweep_plot::svg(&title, &m.axes[a].name, h.label, &scaled).map_err(plot_err)?;
+        let (lo, hi) = h.range();
+        let range = (lo * h.scale, hi * h.scale);
+        let svg =
+            lahar_reports::sweep_plot::svg_in(&title, &m.axes[a].name, h.label, &scaled, range).map_err(plot_err)?;
         lahar_core::files::write_atomic(&p, svg.as_bytes()).map_err(io(&p))?;
         let png = p.with_extension("png");
-        lahar_reports::sweep_plot::png(&png, &title, &m.axes[a].name, h.label, &scaled).map_err(plot_err)
+        lahar_reports::sweep_plot::png_in(&png, &title, &m.axes[a].name, h.label, &scaled, range).map_err(plot_err)
     })
 }
 
