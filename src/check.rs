@@ -210,6 +210,33 @@ pub struct Check {
     pub sweep: bool,
     /// The rows.
     pub rows: Vec<Row>,
+    /// What differs between the baseline's inputs and the run's ([`other_inputs`]):
+    /// then the metrics compare two experiments, not two versions of one.
+    pub other_inputs: Option<String>,
+}
+
+/// What differs between the inputs the baseline and the run record — scenario
+/// name, seed, the scenario text's sha256, each where both sides have it — or
+/// `None` when nothing recorded differs.
+pub fn other_inputs(baseline: &Snapshot, run: &Snapshot) -> Option<String> {
+    let mut diffs = Vec::new();
+    if let (Some(b), Some(r)) = (&baseline.scenario, &run.scenario)
+        && b != r
+    {
+        diffs.push(format!("scenario `{b}`, run `{r}`"));
+    }
+    if let (Some(b), Some(r)) = (baseline.seed, run.seed)
+        && b != r
+    {
+        diffs.push(format!("seed {b}, run {r}"));
+    }
+    if let (Some(b), Some(r)) = (&baseline.scenario_sha256, &run.scenario_sha256)
+        && b != r
+    {
+        let short = |x: &str| x.chars().take(12).collect::<String>();
+        diffs.push(format!("scenario text sha256 {}…, run {}…", short(b), short(r)));
+    }
+    (!diffs.is_empty()).then(|| diffs.join("; "))
 }
 
 impl Check {
@@ -223,9 +250,11 @@ impl Check {
 /// A failed cell fails the check, even one that is not in the baseline.
 pub fn compare(baseline: &Snapshot, run: &Snapshot, tol: &Tolerances) -> Option<Check> {
     match (&baseline.metrics, &run.metrics) {
-        (Metrics::Run(b), Metrics::Run(r)) => {
-            Some(Check { sweep: false, rows: metric_rows(None, b, r, tol, &baseline.unrecorded) })
-        }
+        (Metrics::Run(b), Metrics::Run(r)) => Some(Check {
+            sweep: false,
+            rows: metric_rows(None, b, r, tol, &baseline.unrecorded),
+            other_inputs: other_inputs(baseline, run),
+        }),
         (Metrics::Sweep(b), Metrics::Sweep(r)) => {
             let mut rows = Vec::new();
             let ids: BTreeSet<&String> = b.keys().chain(r.keys()).chain(run.failed.keys()).collect();
@@ -246,7 +275,7 @@ pub fn compare(baseline: &Snapshot, run: &Snapshot, tol: &Tolerances) -> Option<
                     (None, _, None) => rows.push(whole(Verdict::New, None)),
                 }
             }
-            Some(Check { sweep: true, rows })
+            Some(Check { sweep: true, rows, other_inputs: other_inputs(baseline, run) })
         }
         _ => None,
     }
@@ -377,6 +406,7 @@ mod tests {
             lahar_version: None,
             scenario: None,
             seed: None,
+            scenario_sha256: None,
             metrics,
             failed: failed.iter().map(|i| (i.to_string(), "boom".to_string())).collect(),
             unrecorded: BTreeSet::new(),
@@ -404,6 +434,7 @@ mod tests {
             lahar_version: None,
             scenario: None,
             seed: None,
+            scenario_sha256: None,
             metrics: Metrics::Run(vec![Some(1.0); HEADLINE.len()]),
             failed: BTreeMap::new(),
             unrecorded: BTreeSet::new(),
@@ -419,6 +450,30 @@ mod tests {
         let c = compare(&null, &run, &tol).unwrap();
         assert_eq!(verdict(&c, "gpu_time.stalled"), Verdict::Missing);
         assert!(!c.passed());
+    }
+
+    /// A baseline of another scenario, seed or scenario text is named as such;
+    /// what one side does not record is not compared.
+    #[test]
+    fn other_inputs_are_named() {
+        let snap = |name: Option<&str>, seed: Option<u64>, sha: Option<&str>| Snapshot {
+            lahar_version: None,
+            scenario: name.map(Into::into),
+            seed,
+            scenario_sha256: sha.map(Into::into),
+            metrics: Metrics::Run(vec![None; HEADLINE.len()]),
+            failed: BTreeMap::new(),
+            unrecorded: BTreeSet::new(),
+        };
+        let a = snap(Some("mix"), Some(7), Some("0123456789abcdef"));
+        assert_eq!(other_inputs(&a, &a), None);
+        assert_eq!(other_inputs(&a, &snap(None, None, None)), None);
+        assert_eq!(
+            other_inputs(&a, &snap(Some("big"), Some(8), Some("fedcba9876543210"))).as_deref(),
+            Some("scenario `mix`, run `big`; seed 7, run 8; scenario text sha256 0123456789ab…, run fedcba987654…")
+        );
+        let c = compare(&a, &snap(Some("mix"), Some(7), Some("ff")), &Tolerances::default()).unwrap();
+        assert!(c.other_inputs.as_deref().is_some_and(|m| m.starts_with("scenario text sha256")));
     }
 
     /// docs/ci.md lists every headline key with its direction.

@@ -616,6 +616,11 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }),
                 (Some(file), None) => lahar::check::check(&file, &run_dir, &tolerance).map(|c| {
+                    if let Some(what) = &c.other_inputs {
+                        errln!(
+                            "warning: the baseline and the run are of different inputs ({what}): the check compares two experiments; write the baseline again if the inputs changed on purpose"
+                        );
+                    }
                     if markdown {
                         out!("{}\n", c.to_markdown());
                     } else {

@@ -98,7 +98,7 @@ pub fn terminal_bar(n: usize, template: &str) -> indicatif::ProgressBar {
 
 /// Progress on stderr, simulated time and jobs done: a bar with the time left when
 /// stderr is a terminal (indicatif also hides itself for `TERM=dumb`), else — a
-/// batch system's log, CI — a line every [`LogLines::every`] (30 s).
+/// batch system's log, CI — a line every 30 s ([`LogLines`]).
 pub struct Progress {
     bar: indicatif::ProgressBar,
     lines: Option<LogLines>,

@@ -36,6 +36,9 @@ pub struct Snapshot {
     pub scenario: Option<String>,
     /// Seed (on a sweep: when all cells agree).
     pub seed: Option<u64>,
+    /// sha256 of the scenario text (on a sweep: when all cells agree; absent from
+    /// baselines written before it was recorded).
+    pub scenario_sha256: Option<String>,
     /// The metrics.
     pub metrics: Metrics,
     /// Cells of a sweep directory that failed (no summary.json, an error.txt): cell
@@ -79,11 +82,12 @@ pub fn read_run_dir(dir: &Path) -> Result<Snapshot, CheckError> {
         return Err(input(format!("{}: not a run directory (it does not exist or is not a directory)", dir.display())));
     }
     if !dir.join("sweep.json").is_file() {
-        let (lahar_version, scenario, seed, values) = read_summary(dir)?;
+        let (lahar_version, scenario, seed, scenario_sha256, values) = read_summary(dir)?;
         return Ok(Snapshot {
             lahar_version,
             scenario,
             seed,
+            scenario_sha256,
             metrics: Metrics::Run(values),
             failed: BTreeMap::new(),
             unrecorded: BTreeSet::new(),
@@ -114,8 +118,8 @@ pub fn read_run_dir(dir: &Path) -> Result<Snapshot, CheckError> {
             failed.insert(id, e.lines().next().unwrap_or_default().to_string());
             continue;
         }
-        let (version, scenario, seed, values) = read_summary(&path)?;
-        facts.push((version, scenario, seed));
+        let (version, scenario, seed, sha, values) = read_summary(&path)?;
+        facts.push((version, scenario, seed, sha));
         cells.insert(id, values);
     }
     if cells.is_empty() && failed.is_empty() {
@@ -125,6 +129,7 @@ pub fn read_run_dir(dir: &Path) -> Result<Snapshot, CheckError> {
         lahar_version: common(facts.iter().map(|f| &f.0)),
         scenario: common(facts.iter().map(|f| &f.1)),
         seed: common(facts.iter().map(|f| &f.2)),
+        scenario_sha256: common(facts.iter().map(|f| &f.3)),
         metrics: Metrics::Sweep(cells),
         failed,
         unrecorded: BTreeSet::new(),
@@ -137,9 +142,10 @@ fn common<'a, T: PartialEq + Clone + 'a>(mut xs: impl Iterator<Item = &'a Option
     xs.all(|x| x.as_ref() == Some(&first)).then_some(first)
 }
 
-type Summary = (Option<String>, Option<String>, Option<u64>, Values);
+type Summary = (Option<String>, Option<String>, Option<u64>, Option<String>, Values);
 
-/// Version, scenario, seed and headline values of `<dir>/summary.json`.
+/// Version, scenario, seed, the scenario's sha256 and headline values of
+/// `<dir>/summary.json`.
 fn read_summary(dir: &Path) -> Result<Summary, CheckError> {
     let path = dir.join("summary.json");
     let name = path.display().to_string();
@@ -169,7 +175,13 @@ fn read_summary(dir: &Path) -> Result<Summary, CheckError> {
         });
     }
     let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    Ok((text("lahar_version"), text("scenario"), v.get("seed").and_then(Value::as_u64), values))
+    Ok((
+        text("lahar_version"),
+        text("scenario"),
+        v.get("seed").and_then(Value::as_u64),
+        text("scenario_sha256"),
+        values,
+    ))
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -240,6 +252,7 @@ pub fn parse_baseline(text: &str, name: &str) -> Result<Snapshot, CheckError> {
         lahar_version: raw.lahar_version,
         scenario: raw.scenario,
         seed: raw.seed,
+        scenario_sha256: raw.scenario_sha256,
         metrics,
         failed: BTreeMap::new(),
         unrecorded,
@@ -255,6 +268,7 @@ struct Raw {
     lahar_version: Option<String>,
     scenario: Option<String>,
     seed: Option<u64>,
+    scenario_sha256: Option<String>,
     metrics: Option<Unique<Key, Option<f64>>>,
     cells: Option<Unique<String, Unique<Key, Option<f64>>>>,
 }
@@ -323,6 +337,9 @@ pub fn baseline_json(s: &Snapshot) -> String {
     if let Some(seed) = s.seed {
         out += &format!("  \"seed\": {seed},\n");
     }
+    if let Some(sha) = &s.scenario_sha256 {
+        out += &format!("  \"scenario_sha256\": {},\n", text(sha));
+    }
     match &s.metrics {
         Metrics::Run(v) => out += &format!("  \"metrics\": {}\n", values_json(v, "  ")),
         Metrics::Sweep(cells) => {
@@ -365,6 +382,7 @@ mod tests {
             lahar_version: Some(crate::VERSION.into()),
             scenario: Some("s\"q".into()),
             seed: Some(7),
+            scenario_sha256: Some("ab12".into()),
             metrics: Metrics::Run(v.clone()),
             failed: BTreeMap::new(),
             unrecorded: BTreeSet::new(),
@@ -388,7 +406,7 @@ mod tests {
         );
         assert_eq!(
             err("{\"lahar_check_baseline\": 1, \"metric\": {}}"),
-            "b.json:1:36: unknown field `metric`, expected one of `lahar_check_baseline`, `lahar_version`, `scenario`, `seed`, `metrics`, `cells`"
+            "b.json:1:36: unknown field `metric`, expected one of `lahar_check_baseline`, `lahar_version`, `scenario`, `seed`, `scenario_sha256`, `metrics`, `cells`"
         );
         assert_eq!(
             err("{\"lahar_check_baseline\": 1, \"metrics\": {}, \"cells\": {}}"),

@@ -105,6 +105,9 @@ impl Check {
         for row in self.cells(true) {
             out += &line(&row);
         }
+        if let Some(what) = &self.other_inputs {
+            out += &format!("\n**Warning:** the baseline and the run are of different inputs ({what}).\n");
+        }
         out
     }
 

@@ -242,14 +242,14 @@ fn bad_input_exits_2_with_a_located_message() {
         "error: {}: unknown baseline format version 2 (this lahar reads version 1)",
         bad.display()
     )));
-    // Line 9 of the baseline lahar writes is `    "jct_s.mean": 119,`.
+    // Line 10 of the baseline lahar writes is `    "jct_s.mean": 119,`.
     let text = std::fs::read_to_string(&b).expect("read").replace("\"jct_s.mean\"", "\"jct_mean\"");
     let renamed = t.path().join("renamed.json");
     std::fs::write(&renamed, text).expect("write");
     let e = err(&renamed, &run, &[]);
     assert!(
         e.starts_with(&format!(
-            "error: {}:9:14: unknown metric `jct_mean` (did you mean `jct_s.mean`?); valid metrics: completed, ",
+            "error: {}:10:14: unknown metric `jct_mean` (did you mean `jct_s.mean`?); valid metrics: completed, ",
             renamed.display()
         )),
         "{e}"
@@ -401,4 +401,32 @@ fn sweep_dirs_are_checked_per_cell() {
     let e = check(&b, &run, &[]);
     assert_eq!(e.0, 2);
     assert!(e.2.contains("a sweep baseline (it holds `cells`), but ") && e.2.contains("is a run directory"), "{}", e.2);
+}
+
+/// A baseline of another input (here: another seed and scenario text) is named on
+/// stderr and under the markdown table; the metrics are still compared.
+#[test]
+fn a_baseline_of_other_inputs_is_named() {
+    let (t, run) = fifo_run();
+    let b = baseline(t.path(), &run, &[]);
+    let base = read_json(&b);
+    assert_eq!(base["scenario_sha256"], read_json(&run.join("summary.json"))["scenario_sha256"]);
+    let (code, _, err) = check(&b, &run, &[]);
+    assert_eq!((code, err.as_str()), (0, ""), "same inputs: no warning");
+    let mut other = base.clone();
+    other["seed"] = json!(99);
+    other["scenario_sha256"] = json!("0000000000000000000000000000000000000000000000000000000000000000");
+    write_json(&b, &other);
+    let (code, out, err) = check(&b, &run, &["--markdown"]);
+    assert_eq!(code, 0, "{out}");
+    let seed = base["seed"].as_u64().unwrap();
+    let sha: String = base["scenario_sha256"].as_str().unwrap().chars().take(12).collect();
+    let what = format!("seed 99, run {seed}; scenario text sha256 000000000000…, run {sha}…");
+    assert!(err.starts_with(&format!("warning: the baseline and the run are of different inputs ({what})")), "{err}");
+    assert!(out.contains(&format!("**Warning:** the baseline and the run are of different inputs ({what}).")), "{out}");
+    // A baseline written before the sha256 was recorded is compared by name and seed.
+    other.as_object_mut().unwrap().remove("scenario_sha256");
+    other["seed"] = json!(seed);
+    write_json(&b, &other);
+    assert_eq!(check(&b, &run, &[]).2, "");
 }
