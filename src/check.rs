@@ -395,7 +395,7 @@ mod tests {
         }
         let e = err("jct_s.maen=5%");
         assert!(e.starts_with("--tolerance `jct_s.maen=5%`: unknown metric `jct_s.maen` (did you mean `jct_s.mean`?); valid metrics: all, "));
-        assert!(e.ends_with("valid metrics: all, completed, unfinished, jct_s.mean, jct_s.p50, jct_s.p90, jct_s.p99, wait_s.mean, wait_s.p90, slowdown.mean, slowdown.p99, makespan_s, gpu_allocation_rate, gpu_effective_utilization, gpu_time.stalled, fragmentation, jain_fairness, rho.mean, rho.max, preemptions, gpu_hours_lost, gang_wait_s.mean, slo_misses"), "{e}");
+        assert!(e.ends_with("valid metrics: all, completed, unfinished, jct_s.mean, jct_s.p50, jct_s.p90, jct_s.p99, wait_s.mean, wait_s.p90, slowdown.mean, slowdown.p99, makespan_s, gpu_allocation_rate, gpu_effective_utilization, gpu_time.stalled, cpu_allocation_rate, fragmentation, jain_fairness, rho.mean, rho.max, preemptions, gpu_hours_lost, gang_wait_s.mean, slo_misses"), "{e}");
         assert!(!err("zzzzzzzz=1%").contains("did you mean"));
     }
 

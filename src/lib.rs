@@ -576,12 +576,22 @@ pub fn summary_table(r: &RunReport) -> String {
         ("queueing delay mean / p90", format!("{} / {}", h(of(&s.wait_s, |d| d.mean)), h(of(&s.wait_s, |d| d.p90)))),
         ("slowdown mean / p99", format!("{} / {}", r2(of(&s.slowdown, |d| d.mean)), r2(of(&s.slowdown, |d| d.p99)))),
         ("makespan", h(s.makespan_s)),
-        ("GPUs", format!("{}", s.gpus_total)),
-        ("GPU allocation rate", format!("{:.1}%", 100.0 * s.gpu_allocation_rate)),
-        ("GPU effective utilization", format!("{:.1}%", 100.0 * s.gpu_effective_utilization)),
-        ("GPUs held without progress", format!("{:.1}%", 100.0 * s.gpu_time.stalled)),
-        ("preemptions", s.preemptions.to_string()),
     ];
+    if s.gpus_total > 0.0 {
+        rows.extend([
+            ("GPUs", format!("{}", s.gpus_total)),
+            ("GPU allocation rate", format!("{:.1}%", 100.0 * s.gpu_allocation_rate)),
+            ("GPU effective utilization", format!("{:.1}%", 100.0 * s.gpu_effective_utilization)),
+            ("GPUs held without progress", format!("{:.1}%", 100.0 * s.gpu_time.stalled)),
+        ]);
+    } else {
+        // A cluster without GPUs (an HPC trace): its CPUs are what is used.
+        rows.extend([
+            ("CPUs", format!("{}", s.cpus_total)),
+            ("CPU allocation rate", format!("{:.1}%", 100.0 * s.cpu_allocation_rate)),
+        ]);
+    }
+    rows.push(("preemptions", s.preemptions.to_string()));
     if let Some(f) = &s.faults {
         rows.push(("failures / pods killed", format!("{} / {}", f.failures, f.pods_killed)));
         rows.push(("GPU-hours lost to failures", format!("{:.1}", f.gpu_hours_lost_to_failures)));

@@ -79,6 +79,10 @@ pub struct RunMetrics {
     n_active: u32,
     alloc_q: Vec<i64>,
     deserved: Vec<f64>,
+    /// The cluster's millicores, those pods hold now, and ∫ held dt (millicore·µs).
+    cpu_total: i64,
+    cpu_held: i64,
+    cpu_int: i128,
     /// ∫ frag_sum dt, ∫ idle dt (milli-GPU·µs), ∫ N dt (job·µs).
     frag_int: i128,
     idle_int: i128,
@@ -119,6 +123,9 @@ impl RunMetrics {
             slo_slowdown: opts.slo_slowdown,
             t: 0,
             cpu_free: nodes.iter().map(|n| n.get(CPU)).collect(),
+            cpu_total: nodes.iter().map(|n| n.get(CPU)).sum(),
+            cpu_held: 0,
+            cpu_int: 0,
             models,
             dev_start,
             devices,
@@ -222,6 +229,7 @@ impl RunMetrics {
         let dt = t - self.t;
         self.frag_int += self.frag_sum.max(0) * dt as i128;
         self.idle_int += self.idle_milli.max(0) as i128 * dt as i128;
+        self.cpu_int += self.cpu_held.max(0) as i128 * dt as i128;
         self.active_int += self.n_active as u128 * dt as u128;
         for q in 0..self.queues.len() {
             self.deserved_int[q] += self.deserved[q] * dt as f64;
@@ -263,6 +271,7 @@ impl RunMetrics {
     fn hold(&mut self, queue: u32, node: u32, req: &Resources, hold: DeviceHold, sign: i64) {
         let n = node as usize;
         self.cpu_free[n] -= req.get(CPU) * sign;
+        self.cpu_held += req.get(CPU) * sign;
         let g = req.get(GPU) * sign;
         self.idle_milli -= g;
         self.alloc_q[queue as usize] += g;
@@ -505,8 +514,13 @@ impl RunMetrics {
             makespan_s: all.makespan_s,
             sim_time_s: secs(end),
             gpus_total,
+            cpus_total: self.cpu_total as f64 / 1000.0,
             gpu_allocation_rate: rate(held),
             gpu_effective_utilization: gpu_time.useful,
+            cpu_allocation_rate: match self.cpu_total as f64 * end as f64 {
+                d if d > 0.0 => self.cpu_int as f64 / d,
+                _ => 0.0,
+            },
             gpu_time,
             fragmentation: if idle > 0.0 { frag / idle } else { 0.0 },
             fragmented_gpus_mean: if end > 0 { frag / end as f64 } else { 0.0 },

@@ -85,9 +85,15 @@ pub fn judged(r: Option<f64>, b: crate::headline::Better) -> String {
     }
 }
 
-/// A relative difference as a signed percentage.
+/// A relative difference as a signed percentage; more digits when one decimal
+/// would show a nonzero change as 0.0 (Jain's index 1.000 → 1.000 moved by
+/// 2.2e-14 is `-2.2e-12% worse`, not `-0.0% worse`).
 pub fn fmt_rel(r: Option<f64>) -> String {
-    r.map(|r| format!("{:+.1}%", 100.0 * r)).unwrap_or_default()
+    r.map(|r| {
+        let p = 100.0 * r;
+        if p != 0.0 && p.abs() < 0.05 { format!("{p:+.1e}%") } else { format!("{p:+.1}%") }
+    })
+    .unwrap_or_default()
 }
 
 impl Comparison {
@@ -174,5 +180,20 @@ impl Comparison {
             let _ = w.write_record(&c);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::headline::Better;
+
+    #[test]
+    fn a_change_too_small_for_one_decimal_shows_its_size() {
+        assert_eq!(judged(Some(-2.2e-14), Better::Higher), "-2.2e-12% worse");
+        assert_eq!(judged(Some(0.12), Better::Lower), "+12.0% worse");
+        assert_eq!(judged(Some(-0.03), Better::Lower), "-3.0% better");
+        assert_eq!(judged(Some(0.0), Better::Higher), "+0.0%");
+        assert_eq!(judged(None, Better::Higher), "");
     }
 }

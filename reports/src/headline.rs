@@ -62,6 +62,7 @@ pub const WITH_FAULTS: &[Headline] = &[
         Better::Higher,
     ),
     h("gpu_time.stalled", "GPUs held without progress (%)", "/gpu_time/stalled", 100.0, Better::Lower),
+    h("cpu_allocation_rate", "CPU allocation rate (%)", "/cpu_allocation_rate", 100.0, Better::Higher),
     h("fragmentation", "fragmentation (% of idle GPU-time)", "/fragmentation", 100.0, Better::Lower),
     h("jain_fairness", "Jain's fairness index (queues)", "/jain_fairness", 1.0, Better::Higher),
     h("rho.mean", "finish-time fairness rho mean", "/rho/mean", 1.0, Better::Lower),

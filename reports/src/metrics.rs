@@ -242,12 +242,17 @@ pub struct Summary {
     pub sim_time_s: f64,
     /// GPUs in the cluster.
     pub gpus_total: f64,
+    /// CPU cores in the cluster.
+    pub cpus_total: f64,
     /// Time-weighted share of GPUs held by running pods over the run.
     pub gpu_allocation_rate: f64,
     /// Time-weighted share of GPUs doing work that was kept: `gpu_time.useful`.
     pub gpu_effective_utilization: f64,
     /// Where the cluster's GPU time went, as shares that sum to 1.
     pub gpu_time: GpuTime,
+    /// Time-weighted share of the cluster's CPUs held by pods (the headline of a
+    /// cluster without GPUs: an HPC trace).
+    pub cpu_allocation_rate: f64,
     /// Share of idle GPU-time that cannot host a pod of the typical workload.
     pub fragmentation: f64,
     /// Time-averaged fragmented GPUs.

@@ -15,11 +15,9 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// A relative change in percent, signed; more digits when one decimal would show a
-/// nonzero change as 0.0.
+/// A relative change in percent, as `lahar compare` writes it.
 fn fmt_pct(rel: f64) -> String {
-    let p = 100.0 * rel;
-    if p != 0.0 && p.abs() < 0.05 { format!("{p:+.1e}%") } else { format!("{p:+.1}%") }
+    lahar_reports::compare::fmt_rel(Some(rel))
 }
 
 /// The change column: relative, or the scaled absolute move when the baseline is 0.

@@ -71,7 +71,7 @@ fn identical_run_passes_and_the_baseline_holds_its_values() {
     let (t, run) = fifo_run();
     let b = t.path().join("ci/baseline.json");
     lahar().args(["check", "--write-baseline"]).arg(&b).arg(&run).assert().success().stdout(format!(
-        "{}: baseline of {} (22 metrics)\n",
+        "{}: baseline of {} (23 metrics)\n",
         b.display(),
         run.display()
     ));
@@ -81,7 +81,7 @@ fn identical_run_passes_and_the_baseline_holds_its_values() {
     assert_eq!(v["lahar_version"], summary["lahar_version"]);
     assert_eq!((v["scenario"].as_str(), v["seed"].as_u64()), (Some("baseline-fifo"), Some(1)));
     let m = v["metrics"].as_object().expect("metrics");
-    assert_eq!(m.len(), 22);
+    assert_eq!(m.len(), 23);
     assert_eq!(
         (m["completed"].as_f64(), m["jct_s.mean"].as_f64(), m["makespan_s"].as_f64()),
         (Some(3.0), Some(119.0), Some(150.0))
@@ -91,8 +91,8 @@ fn identical_run_passes_and_the_baseline_holds_its_values() {
 
     let (code, out, err) = check(&b, &run, &[]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
-    assert_eq!(last_line(&out), "check passed: 22 metrics within tolerance");
-    assert_eq!(out.lines().filter(|l| cells(l).last() == Some(&"ok")).count(), 22, "{out}");
+    assert_eq!(last_line(&out), "check passed: 23 metrics within tolerance");
+    assert_eq!(out.lines().filter(|l| cells(l).last() == Some(&"ok")).count(), 23, "{out}");
     // 119 s = 0.033 h.
     assert_eq!(cells(row(&out, "jct_s.mean")), ["jct_s.mean — JCT mean (h)", "0.033", "0.033", "+0.0%", "0%", "ok"]);
 }
@@ -129,7 +129,7 @@ fn moves_in_the_good_direction_are_improvements() {
     let b = baseline(t.path(), &run, &edits);
     let (code, out, _) = check(&b, &run, &[]);
     assert_eq!(code, 0, "{out}");
-    assert_eq!(last_line(&out), "check passed: 22 metrics within tolerance");
+    assert_eq!(last_line(&out), "check passed: 23 metrics within tolerance");
     // 119 vs 125: −4.8%; 3 vs 2: +50%.
     assert_eq!(cells(row(&out, "jct_s.mean"))[1..], ["0.035", "0.033", "-4.8%", "0%", "improved"]);
     assert_eq!(cells(row(&out, "completed"))[1..], ["2", "3", "+50.0%", "0%", "improved"]);
@@ -299,13 +299,13 @@ fn markdown_is_a_table_for_a_job_summary() {
     let (code, out, _) = check(&b, &run, &["--markdown"]);
     assert_eq!(code, 1);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 2 + 22 + 2, "{out}");
+    assert_eq!(lines.len(), 2 + 23 + 2, "{out}");
     assert_eq!(lines[0], "| metric | baseline | run | change | tolerance | verdict |");
     assert_eq!(lines[1], "|---|---:|---:|---:|---:|---|");
     assert_eq!(lines[2], "| `completed` — jobs completed | 3 | 3 | +0.0% | 0% | ok |");
     assert_eq!(row(&out, "jct_s.mean"), "| `jct_s.mean` — JCT mean (h) | 0.028 | 0.033 | +19.0% | 0% | REGRESSION |");
-    assert_eq!(lines[24], "");
-    assert_eq!(lines[25], "check failed: 1 regression: jct_s.mean +19.0% (tolerance 0%)");
+    assert_eq!(lines[25], "");
+    assert_eq!(lines[26], "check failed: 1 regression: jct_s.mean +19.0% (tolerance 0%)");
 }
 
 /// A sweep directory made by hand: sweep.json and cells `a` and `b`, copies of `run`.
@@ -329,7 +329,7 @@ fn sweep_dirs_are_checked_per_cell() {
     sweep_of(&run, &sweep, &["a", "b"]);
     let b = t.path().join("sweep-baseline.json");
     lahar().args(["check", "--write-baseline"]).arg(&b).arg(&sweep).assert().success().stdout(format!(
-        "{}: baseline of {} (2 cells × 22 metrics)\n",
+        "{}: baseline of {} (2 cells × 23 metrics)\n",
         b.display(),
         sweep.display()
     ));
@@ -343,7 +343,7 @@ fn sweep_dirs_are_checked_per_cell() {
 
     let (code, out, _) = check(&b, &sweep, &[]);
     assert_eq!(code, 0, "{out}");
-    assert_eq!(last_line(&out), "check passed: 44 metrics in 2 cells within tolerance");
+    assert_eq!(last_line(&out), "check passed: 46 metrics in 2 cells within tolerance");
     assert!(out.lines().nth(1).is_some_and(|h| h.starts_with("│ cell   metric ")), "{out}");
 
     // Per cell: a regression in b is named b/<key>.
@@ -366,7 +366,7 @@ fn sweep_dirs_are_checked_per_cell() {
     assert_eq!(code, 0, "{out}");
     assert_eq!(
         last_line(&out),
-        "check passed: 44 metrics in 2 cells within tolerance; 1 new cell not in the baseline: c"
+        "check passed: 46 metrics in 2 cells within tolerance; 1 new cell not in the baseline: c"
     );
     assert!(out.lines().any(|l| cells(l) == ["c", "all metrics", "absent", "present", "new"]), "{out}");
 

@@ -469,3 +469,24 @@ fn rows_are_written_as_jobs_end() {
     let pods = std::fs::read_to_string(out2.join("pods.csv")).unwrap();
     assert!(pods.lines().last().unwrap().ends_with(",100,120,running"), "{pods}");
 }
+
+/// A cluster without GPUs (an HPC trace) gets CPU headlines: one 8-core node, a
+/// 4-core job for 100 s, then an 8-core job that waits for it and runs 50 s:
+/// 4×100 + 8×50 = 800 core·s of 8×150.
+#[test]
+fn a_cpu_cluster_reports_its_cpus() {
+    let nodes = "    nodes:\n      - {name: c0, cpu: 8, memory: 64Gi}";
+    let jobs = "  workload:\n    - jobs:\n        - {name: a, duration: 100s, tasks: [{name: w, replicas: 1, resources: {cpu: 4}}]}\n        - {name: b, duration: 50s, tasks: [{name: w, replicas: 1, resources: {cpu: 8}}]}\n";
+    let (d, p) = write_scenario(&scenario(nodes, jobs));
+    let out = d.path().join("out");
+    let o = lahar().arg("run").arg(&p).arg("--out").arg(&out).assert().success().get_output().clone();
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains("CPUs                            8 ") && table.contains("CPU allocation rate             66.7%"),
+        "{table}"
+    );
+    assert!(!table.contains("GPU allocation rate"), "{table}");
+    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    close(s["metrics"]["cpu_allocation_rate"].as_f64().unwrap(), 800.0 / 1200.0, "cpu allocation");
+    assert_eq!(s["metrics"]["cpus_total"].as_f64(), Some(8.0));
+}
