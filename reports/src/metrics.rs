@@ -100,7 +100,7 @@ pub fn job_row(world: &World, j: &Job, cut_short_at: Option<u64>) -> JobRow {
         job: job_label(s),
         queue: world.queues[s.queue.0 as usize].spec.name.clone(),
         priority: s.priority,
-        gpu_milli: s.tasks.iter().map(|t| t.requests.gpu_milli() * t.replicas as i64).sum(),
+        gpu_milli: s.total_gpu_milli(),
         submit,
         start,
         end: jend,

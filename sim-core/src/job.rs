@@ -655,9 +655,13 @@ impl JobSpec {
         let many = self.roles.as_ref().map(move |r| (lead..n).filter(move |&u| r[u] as usize == lead));
         one.into_iter().chain(many.into_iter().flatten())
     }
+    /// Milli-GPUs requested by all pods (fractional shares included).
+    pub fn total_gpu_milli(&self) -> i64 {
+        self.tasks.iter().map(|t| t.requests.gpu_milli() * t.replicas as i64).sum()
+    }
     /// Total whole GPUs requested by all pods.
     pub fn total_gpus(&self) -> i64 {
-        self.tasks.iter().map(|t| t.requests.gpu_milli() * t.replicas as i64).sum::<i64>().saturating_add(999) / 1000
+        self.total_gpu_milli().saturating_add(999) / 1000
     }
     /// `minResources` the way Volcano's job controller computes it: tasks ordered by
     /// pod priority (high first, stable), then the first `min_available` pods, taking

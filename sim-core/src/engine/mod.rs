@@ -396,11 +396,12 @@ impl Engine {
         while self.next_sample < t {
             let q = self.world.queues.iter().map(|q| q.allocated.gpu_milli()).collect();
             let running = self.running_jobs;
+            let held = self.world.gpu_used_milli - self.world.gpu_releasing_milli;
             let s = Sample {
                 t: self.next_sample,
-                gpu_allocated_milli: self.world.gpu_used_milli - self.world.gpu_releasing_milli,
+                gpu_allocated_milli: held,
                 gpu_effective_milli: (self.effective_milli_ppm / FULL_SPEED_PPM as i128) as i64,
-                gpu_stalled_milli: self.world.gpu_used_milli - self.world.gpu_releasing_milli - self.running_milli,
+                gpu_stalled_milli: held - self.running_milli,
                 gpu_releasing_milli: self.world.gpu_releasing_milli,
                 jobs_pending: self.world.active.len() as u32 - running,
                 jobs_running: running,

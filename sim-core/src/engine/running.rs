@@ -34,11 +34,7 @@ impl Engine {
         let at = job.progress.set_speed(self.now, speed, job.spec.duration);
         let generation = job.progress.generation;
         let held = job.allocated.gpu_milli();
-        let work_milli = if job.spec.elastic.is_some() {
-            job.spec.tasks.iter().map(|t| t.requests.gpu_milli() * t.replicas as i64).sum()
-        } else {
-            held
-        };
+        let work_milli = if job.spec.elastic.is_some() { job.spec.total_gpu_milli() } else { held };
         job.progress.work_milli = work_milli;
         // Never more than it holds (a scaling curve above linear).
         let term = (work_milli as i128 * speed as i128).min(held as i128 * FULL_SPEED_PPM as i128);
