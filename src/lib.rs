@@ -88,6 +88,10 @@ pub const FLOW_JOBS_NOT_CREATED: &str = "jobflow-jobs-not-created";
 /// Warning kind: timeline actions that found no pod or job to act on.
 pub const TIMELINE_TARGET_MISSING: &str = "timeline-target-missing";
 
+/// Warning kind: timeline actions whose job was in a state that ignores them
+/// (a suspend of a Restarting or suspended job, a resume of one not Aborted).
+pub const TIMELINE_ACTION_IGNORED: &str = "timeline-action-ignored";
+
 /// One warning per recurring object whose runs were skipped and per JobFlow with
 /// jobs never created; one for the timeline's actions that found nothing.
 fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> {
@@ -101,6 +105,22 @@ fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> 
             path: place.clone(),
             message: format!(
                 "{n} timeline action{} found nothing to act on (the first, {what}): not submitted yet, ended, or misnamed",
+                if n == 1 { "" } else { "s" }
+            ),
+            first_of_many: false,
+        }
+    });
+    let ignored = stats.timeline_ignored.first().map(|(place, what)| {
+        let n = stats.timeline_ignored.len() as u64;
+        scenario::Warning {
+            kind: TIMELINE_ACTION_IGNORED,
+            count: n,
+            file: String::new(),
+            at: None,
+            path: place.clone(),
+            message: format!(
+                "{n} timeline action{} changed nothing: the job's state ignores the command, as Volcano's job \
+                 controller does (the first, {what})",
                 if n == 1 { "" } else { "s" }
             ),
             first_of_many: false,
@@ -147,6 +167,7 @@ fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> 
         })
         .chain(flows)
         .chain(missed)
+        .chain(ignored)
         .collect()
 }
 

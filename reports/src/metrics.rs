@@ -104,7 +104,7 @@ pub fn job_row(world: &World, j: &Job, cut_short_at: Option<u64>) -> JobRow {
         submit,
         start,
         end: jend,
-        state: j.phase.as_str(),
+        state: j.phase_name(),
         jct: jend.map(|e| e - submit),
         wait: match (start, jend) {
             (Some(s), _) => Some(s - submit),

@@ -30,6 +30,23 @@ pub enum Operation {
         /// Job name.
         name: String,
     },
+    /// `vcctl job suspend` (a `bus/v1alpha1` Command with `AbortJob`): the job's
+    /// pods are killed and it is Aborted; a later [`Operation::ResumeJob`] can
+    /// start it again.
+    SuspendJob {
+        /// Namespace.
+        namespace: Arc<str>,
+        /// Job name.
+        name: String,
+    },
+    /// `vcctl job resume` (a Command with `ResumeJob`): an Aborted job restarts
+    /// (Volcano's Aborted state: Restarting, one more retry).
+    ResumeJob {
+        /// Namespace.
+        namespace: Arc<str>,
+        /// Job name.
+        name: String,
+    },
     /// An edit of a queue's spec: the fields given change.
     Queue {
         /// The queue.

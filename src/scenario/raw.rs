@@ -90,6 +90,8 @@ pub struct RawStep {
     pub at: Spanned<String>,
     pub delete_pod: Option<Spanned<String>>,
     pub delete_job: Option<Spanned<String>>,
+    pub suspend_job: Option<Spanned<String>>,
+    pub resume_job: Option<Spanned<String>>,
     pub queue: Option<Spanned<String>>,
     pub weight: Option<Spanned<i64>>,
     pub state: Option<Spanned<String>>,

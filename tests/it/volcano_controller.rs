@@ -490,7 +490,7 @@ fn timeline_bad_input_and_missing_targets() {
     for (steps, needle) in [
         (
             "    - {at: 1m, cordon: n0, deleteJob: j}\n",
-            "spec.timeline[0]: expected exactly one action of deletePod, deleteJob, queue, cordon, uncordon, taint, untaint; got deleteJob, cordon",
+            "spec.timeline[0]: expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, queue, cordon, uncordon, taint, untaint; got deleteJob, cordon",
         ),
         ("    - {at: 1m, taint: n0, key: k}\n", "spec.timeline[0].effect: `taint` needs the taint's `effect`"),
         ("    - {at: 1m, taint: n0, effect: NoSchedule}\n", "spec.timeline[0].key: `taint` needs the taint's `key`"),
@@ -519,6 +519,8 @@ fn timeline_bad_input_and_missing_targets() {
         ("    - {at: 1m, uncordon: \"gpu-*\"}\n", "spec.timeline[0].uncordon: `gpu-*` matches no node"),
         ("    - {at: soon, deleteJob: j}\n", "spec.timeline[0].at"),
         ("    - {at: 1m, deleteJob: j, grace: 5s}\n", "grace"),
+        ("    - {at: 1m, suspendJob: a/b/c}\n", "spec.timeline[0].suspendJob: expected `name` or `namespace/name`"),
+        ("    - {at: 1m, resumeJob: j, suspendJob: j}\n", "got suspendJob, resumeJob"),
     ] {
         let p = dir.path().join("bad.yaml");
         std::fs::write(&p, scenario(steps)).expect("write");
@@ -546,4 +548,97 @@ fn a_cancelled_delayed_action_does_not_act_for_its_successor() {
     let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n0, cpu: 1, memory: 4Gi}]\n  workload:\n    - jobs:\n      - {name: a, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n      - {name: j, duration: 1h, policies: [{event: PodPending, action: RestartJob, timeout: 30m}, {event: PodEvicted, action: RestartJob}], tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n  timeline:\n    - {at: 10m, deletePod: j-w-0}\n";
     let out = super::volcano::run_text(text);
     assert_eq!(row(&out, "j"), "0,3600,7200,Completed,2");
+}
+
+/// `Suspend running job&Resume aborted job` (test/e2e/vcctl/command.go): a
+/// one-pod job runs; `vcctl job suspend` aborts it and its pod goes; `vcctl job
+/// resume` runs it again. Restated with the timeline's `suspendJob` at 10 min and
+/// `resumeJob` at 20 min, by hand on one 1-CPU node: the pod is killed at 600 s
+/// (it leaves after its 30 s grace; no checkpoint, its work is lost); at 1200 s
+/// the Aborted job restarts (Volcano's Aborted state: Restarting, retry 1), its
+/// pods already gone: a new PodGroup, Pending, admitted and running at 1200 s; it
+/// runs its hour to 4800 s.
+#[test]
+fn suspend_running_job_and_resume_aborted_job() {
+    let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
+    let steps = ["{at: 10m, suspendJob: default/j}", "{at: 20m, resumeJob: j}"];
+    let out = run_timeline(&node, &one_pod("j", "0s", ""), &steps);
+    assert_eq!(row(&out, "j"), "0,0,4800,Completed,1");
+    assert_eq!(
+        phases(&out, "j"),
+        [("0", "Inqueue"), ("0", "Running"), ("1200", "Pending"), ("1200", "Inqueue"), ("1200", "Running")]
+    );
+    let pods: Vec<String> =
+        out.pods.iter().map(|p| format!("{},{},{}", p["start"], p["end"], p["reason_end"])).collect();
+    assert_eq!(pods, ["0,600,killed", "1200,4800,completed"]);
+    let made = out.of("phase").iter().filter(|d| d["reason"] == "PodGroup made anew after ResumeJob").count();
+    assert_eq!(made, 1);
+}
+
+/// `Suspend pending job` (test/e2e/vcctl/command.go): a job whose one pod asks
+/// for the whole cluster's CPUs (`ClusterSize` × 1 CPU on one pod: no node holds
+/// it) waits; suspended, it is Aborted and its pod is gone. The e2e's
+/// `WaitJobPending` holds on the job's initial phase, so it passes whatever the
+/// scheduler does; restated from the code: the pod is never placed, and with no
+/// resume to come the job ends Aborted at the suspension (its jobs.csv row then).
+#[test]
+fn suspend_pending_job() {
+    let nodes = TWO_ONE_CPU_NODES;
+    let job = one_pod("test-suspend-pending-job", "0s", "").replace("cpu: \"1\"", "cpu: \"2\"");
+    let out = run_timeline(nodes, &job, &["{at: 10m, suspendJob: test-suspend-pending-job}"]);
+    assert_eq!(row(&out, "test-suspend-pending-job"), "0,,600,Aborted,0");
+    assert!(out.pods.iter().all(|p| p["start"].is_empty()), "no pod ever ran");
+}
+
+/// A suspension frees the node for the waiting job, and the resumed job's new
+/// PodGroup queues behind it. On one 1-CPU node `a` runs from 0, `b` (10 s)
+/// waits; `a` is suspended at 10 min: its pod leaves at 630 s and `b` runs its
+/// hour 630 → 4230 s; `a`, resumed at 20 min, waits for the node and runs
+/// 4230 → 7830 s. A job Aborted by its own `PodEvicted: AbortJob` policy is
+/// resumed by a later `resumeJob` alike.
+#[test]
+fn a_suspended_job_frees_its_node_and_resumes_behind() {
+    let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
+    let objects = one_pod("a", "0s", "") + &one_pod("b", "10s", "");
+    let out = run_timeline(&node, &objects, &["{at: 10m, suspendJob: a}", "{at: 20m, resumeJob: a}"]);
+    assert_eq!(row(&out, "b"), "10,630,4230,Completed,0");
+    assert_eq!(row(&out, "a"), "0,0,7830,Completed,1");
+    let abort = "  policies: [{event: PodEvicted, action: AbortJob}]\n";
+    let out =
+        run_timeline(&node, &one_pod("j", "0s", abort), &["{at: 10m, deletePod: j-w-0}", "{at: 1h, resumeJob: j}"]);
+    assert_eq!(row(&out, "j"), "0,0,7200,Completed,1");
+}
+
+/// Resuming counts a retry as Volcano's Aborted state does: with `maxRetry: 2`
+/// the second resume fails the job (Restarting with RetryCount ≥ maxRetry). A
+/// suspension the job never leaves before the horizon shows it Aborted. A
+/// suspend of a suspended job, a resume of a running one and a suspend of a job
+/// that ended are counted warnings that change nothing.
+#[test]
+fn resumes_count_retries_and_misplaced_commands_warn() {
+    let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
+    let job = one_pod("j", "0s", "  maxRetry: 2\n");
+    let steps =
+        ["{at: 1m, suspendJob: j}", "{at: 2m, resumeJob: j}", "{at: 3m, suspendJob: j}", "{at: 4m, resumeJob: j}"];
+    let out = run_timeline(&node, &job, &steps);
+    assert_eq!(row(&out, "j"), "0,0,240,Failed,2");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("jobs.yaml"), one_pod("j", "0s", "")).expect("write");
+    std::fs::write(dir.path().join("ci.conf"), e2e_conf()).expect("write");
+    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  horizon: 30m\n  cluster:\n    nodes: [{name: n0, cpu: 1, memory: 4Gi}]\n  scheduler: {conf: ci.conf}\n  workload:\n    - manifests: [jobs.yaml]\n  timeline:\n    - {at: 1m, resumeJob: j}\n    - {at: 5m, suspendJob: j}\n    - {at: 6m, suspendJob: j}\n    - {at: 2h, resumeJob: j}\n";
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, text).expect("write");
+    let o = dir.path().join("o");
+    let run = crate::lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&o).assert().success();
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(err.contains("2 timeline actions changed nothing"), "{err}");
+    assert!(err.contains("at 60s: job default/j is Running, not Aborted: nothing to resume"), "{err}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(o.join("summary.json")).expect("summary")).expect("json");
+    let w = summary["warnings"].as_array().expect("warnings");
+    let ignored = w.iter().find(|w| w["kind"] == "timeline-action-ignored").expect("the ignored actions' warning");
+    assert_eq!(ignored["count"], 2, "{ignored}");
+    let jobs = std::fs::read_to_string(o.join("jobs.csv")).expect("jobs.csv");
+    let row = jobs.lines().find(|l| l.starts_with("j,")).expect("j's row");
+    assert!(row.contains(",Aborted,"), "{jobs}");
 }

@@ -10,6 +10,7 @@ use super::{EndReason, Engine, Event};
 
 use crate::job::{Dependency, JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyEvent, Until};
 use crate::session::{Decision, DecisionKind, Evictor};
+use crate::world::Suspension;
 use std::borrow::Cow;
 
 /// What the job controller hears about.
@@ -452,7 +453,11 @@ impl Engine {
     /// with the killed pods' replacements (made as each went).
     pub(super) fn maybe_restart(&mut self, j: JobId) {
         let job = &mut self.world.jobs[j.0 as usize];
-        if job.phase == JobPhase::Restarting && job.count(PodStatus::Releasing) == 0 {
+        if job.phase == JobPhase::Restarting
+            && job.count(PodStatus::Releasing) == 0
+            && job.suspension != Suspension::Aborted
+        {
+            let resumed = std::mem::take(&mut job.suspension) == Suspension::Resuming;
             let all = std::mem::take(&mut job.restart_all);
             self.set_phase(j, JobPhase::Pending);
             if all {
@@ -468,7 +473,11 @@ impl Engine {
                     pod: None,
                     node: None,
                     phase: Some(PodGroupPhase::Pending),
-                    reason: Cow::Borrowed("PodGroup made anew after RestartJob"),
+                    reason: Cow::Borrowed(if resumed {
+                        "PodGroup made anew after ResumeJob"
+                    } else {
+                        "PodGroup made anew after RestartJob"
+                    }),
                 });
                 for p in std::mem::take(&mut self.world.jobs[j.0 as usize].pods) {
                     self.forget_pod(p);

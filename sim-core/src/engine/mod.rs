@@ -81,6 +81,8 @@ pub struct Engine {
     scheduler: Box<dyn Scheduler>,
     runtime: Box<dyn RuntimeModel>,
     cfg: EngineConfig,
+    /// Steps of the timeline carried out (they come in order).
+    operated: usize,
     now: SimTime,
     dirty: bool,
     session_pending: bool,
@@ -161,6 +163,7 @@ impl Engine {
             runtime,
             cfg,
             now: SimTime::ZERO,
+            operated: 0,
             dirty: false,
             session_pending: false,
             wakeups: std::collections::BTreeSet::new(),

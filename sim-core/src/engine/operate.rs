@@ -4,13 +4,15 @@
 use super::controller::Lifecycle;
 use super::{EndReason, Engine};
 
-use crate::job::{JobId, JobPhase, PodId, PodStatus, PolicyEvent};
+use crate::job::{JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyEvent};
 use crate::timeline::Operation;
+use crate::world::Suspension;
 
 impl Engine {
     /// Carries out the timeline's action `k`.
     pub(super) fn operate(&mut self, k: usize) {
         let step = self.cfg.timeline[k].clone();
+        self.operated = k + 1;
         let cordon = matches!(step.op, Operation::Cordon(_));
         let acted = match step.op {
             Operation::DeletePod { namespace, name } => match self.find_pod(&namespace, &name) {
@@ -26,6 +28,38 @@ impl Engine {
                     true
                 }
                 None => self.missed(&step.place, format!("no job {namespace}/{name} to delete")),
+            },
+            Operation::SuspendJob { namespace, name } => match self.find_job(&namespace, &name) {
+                Some(j) => match self.world.jobs[j.0 as usize].suspension {
+                    Suspension::Aborted => {
+                        self.ignored(&step.place, format!("job {namespace}/{name} is already suspended"))
+                    }
+                    // Volcano's Restarting state ignores commands (it only kills).
+                    _ if self.world.jobs[j.0 as usize].phase == JobPhase::Restarting => self.ignored(
+                        &step.place,
+                        format!("job {namespace}/{name} is Restarting, whose state ignores the command"),
+                    ),
+                    _ => {
+                        self.abort(j);
+                        true
+                    }
+                },
+                None => self.missed(&step.place, format!("no job {namespace}/{name} to suspend")),
+            },
+            Operation::ResumeJob { namespace, name } => match self.find_job(&namespace, &name) {
+                Some(j) if self.world.jobs[j.0 as usize].suspension == Suspension::Aborted => {
+                    self.resume(j);
+                    true
+                }
+                // Any other state syncs the job: nothing changes.
+                Some(j) => {
+                    let phase = self.world.jobs[j.0 as usize].phase.as_str();
+                    self.ignored(
+                        &step.place,
+                        format!("job {namespace}/{name} is {phase}, not Aborted: nothing to resume"),
+                    )
+                }
+                None => self.missed(&step.place, format!("no job {namespace}/{name} to resume")),
             },
             Operation::Queue { queue, weight, state, reclaimable, capability } => {
                 let spec = &mut self.world.queues[queue.0 as usize].spec;
@@ -68,6 +102,55 @@ impl Engine {
         };
         // An action that found nothing changed nothing: no session for it.
         self.dirty |= acted;
+    }
+
+    /// Volcano's AbortJob (a policy's, or `vcctl job suspend`): the job's pods
+    /// are killed and its PodGroup deleted (`killJob`, which keeps Succeeded and
+    /// Failed pods). An Aborted job stays until resumed or deleted; lahar ends it
+    /// at once (its row written) unless a later step of the timeline resumes it,
+    /// and otherwise holds it as [`Suspension::Aborted`].
+    pub(super) fn abort(&mut self, j: JobId) {
+        if !self.resumed_later(j) {
+            return self.end_job(j, JobPhase::Aborted, EndReason::Killed);
+        }
+        self.stop_progress(j, true);
+        let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
+        for p in pods {
+            self.kill_pod(p, EndReason::Killed);
+            self.world.pods[p.0 as usize].replace_on_release = false;
+        }
+        self.set_phase(j, JobPhase::Restarting);
+        let job = &mut self.world.jobs[j.0 as usize];
+        job.suspension = Suspension::Aborted;
+        job.restart_all = true;
+        self.world.set_pg_phase(j, PodGroupPhase::Pending);
+        self.dirty = true;
+    }
+
+    /// True if a step of the timeline still to come resumes job `j`.
+    fn resumed_later(&self, j: JobId) -> bool {
+        let s = &self.world.jobs[j.0 as usize].spec;
+        self.cfg.timeline[self.operated..].iter().any(|step| {
+            matches!(&step.op, Operation::ResumeJob { namespace, name } if *namespace == s.namespace && *name == s.name)
+        })
+    }
+
+    /// `vcctl job resume` of an Aborted job (Volcano's Aborted state): Restarting
+    /// with one more retry — Failed if that reaches `maxRetry` — and, once its
+    /// killed pods are gone, a new PodGroup with all its pods.
+    fn resume(&mut self, j: JobId) {
+        self.world.jobs[j.0 as usize].suspension = Suspension::Resuming;
+        if !self.count_retry(j) {
+            return;
+        }
+        self.maybe_restart(j);
+        self.dirty = true;
+    }
+
+    /// Records an action whose job's state ignores it; false.
+    fn ignored(&mut self, place: &str, what: String) -> bool {
+        self.stats.timeline_ignored.push((place.to_string(), format!("at {}s: {what}", self.now.secs_string())));
+        false
     }
 
     /// Records an action that found nothing to act on; false.

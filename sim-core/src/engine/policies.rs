@@ -209,7 +209,7 @@ impl Engine {
                 }
                 self.maybe_restart(j);
             }
-            Some(PolicyAction::AbortJob) => self.end_job(j, JobPhase::Aborted, EndReason::Killed),
+            Some(PolicyAction::AbortJob) => self.abort(j),
             Some(PolicyAction::TerminateJob) => self.end_job(j, JobPhase::Terminated, EndReason::Killed),
             Some(PolicyAction::CompleteJob) => self.end_job(j, JobPhase::Completed, EndReason::Killed),
         }
@@ -242,7 +242,7 @@ impl Engine {
 
     /// Counts a retry of job `j`; a job whose retries reach `maxRetry` fails
     /// (Volcano's Restarting state checks it first): false then.
-    fn count_retry(&mut self, j: JobId) -> bool {
+    pub(super) fn count_retry(&mut self, j: JobId) -> bool {
         let job = &mut self.world.jobs[j.0 as usize];
         job.retries += 1;
         if job.retries >= job.spec.max_retry {

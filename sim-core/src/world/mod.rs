@@ -163,6 +163,22 @@ impl Default for Job {
     }
 }
 
+/// A job's suspension by `vcctl job suspend` and `vcctl job resume`
+/// ([`crate::timeline::Operation::SuspendJob`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Suspension {
+    /// Not suspended.
+    #[default]
+    None,
+    /// Aborted with its pods killed and its PodGroup deleted, until resumed: held
+    /// in the Restarting phase with [`Job::restart_all`], which makes no pod and
+    /// asks no admission, and spelled `Aborted` (Volcano's phase) in the outputs.
+    Aborted,
+    /// Resumed: restarting as after RestartJob (one more retry); a new PodGroup
+    /// is made once its killed pods are gone.
+    Resuming,
+}
+
 /// A job's runtime state.
 #[derive(Clone, Debug)]
 pub struct Job {
@@ -194,6 +210,9 @@ pub struct Job {
     /// PodGroup is deleted meanwhile (Volcano's `killJob`): the job waits for no
     /// admission and its phase is not re-derived until a new one is made.
     pub restart_all: bool,
+    /// Where an operator's suspension (`vcctl job suspend`, or an `AbortJob`
+    /// policy with a resume to come) has the job.
+    pub suspension: Suspension,
     /// When its PodGroup was created: its submission, or the end of its last
     /// RestartJob (the controller makes a new PodGroup then). Volcano's job order
     /// falls back on it (`CreationTimestamp`), and sla's waiting time runs from it.
@@ -308,6 +327,12 @@ pub struct TaskState {
 }
 
 impl Job {
+    /// Its phase as the outputs spell it: Volcano's, and `Aborted` while an
+    /// operator's suspension holds it.
+    pub fn phase_name(&self) -> &'static str {
+        if self.suspension == Suspension::Aborted { "Aborted" } else { self.phase.as_str() }
+    }
+
     /// A job not yet submitted.
     pub fn new(spec: JobSpec) -> Job {
         let nt = spec.tasks.len();
@@ -325,6 +350,7 @@ impl Job {
             end: None,
             retries: 0,
             restart_all: false,
+            suspension: Suspension::None,
             pg_created: SimTime::ZERO,
             pods_missing: 0,
             preemptions: 0,

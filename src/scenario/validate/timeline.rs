@@ -53,6 +53,8 @@ fn operation(
     let verbs = [
         ("deletePod", r.delete_pod.as_ref()),
         ("deleteJob", r.delete_job.as_ref()),
+        ("suspendJob", r.suspend_job.as_ref()),
+        ("resumeJob", r.resume_job.as_ref()),
         ("queue", r.queue.as_ref()),
         ("cordon", r.cordon.as_ref()),
         ("uncordon", r.uncordon.as_ref()),
@@ -65,7 +67,9 @@ fn operation(
         v.err(
             whole,
             path,
-            format!("expected exactly one action of deletePod, deleteJob, queue, cordon, uncordon, taint, untaint; got {what}"),
+            format!(
+                "expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, queue, cordon, uncordon, taint, untaint; got {what}"
+            ),
         );
         return None;
     }
@@ -112,6 +116,14 @@ fn operation(
     if let Some(x) = &r.delete_job {
         let (namespace, name) = name(x, v, "deleteJob")?;
         return Some(Operation::DeleteJob { namespace, name });
+    }
+    if let Some(x) = &r.suspend_job {
+        let (namespace, name) = name(x, v, "suspendJob")?;
+        return Some(Operation::SuspendJob { namespace, name });
+    }
+    if let Some(x) = &r.resume_job {
+        let (namespace, name) = name(x, v, "resumeJob")?;
+        return Some(Operation::ResumeJob { namespace, name });
     }
     if let Some(x) = &r.cordon {
         return nodes_of(x, v, "cordon").map(Operation::Cordon);
