@@ -88,8 +88,9 @@ pub const FLOW_JOBS_NOT_CREATED: &str = "jobflow-jobs-not-created";
 /// Warning kind: timeline actions that found no pod or job to act on.
 pub const TIMELINE_TARGET_MISSING: &str = "timeline-target-missing";
 
-/// Warning kind: timeline actions whose job was in a state that ignores them
-/// (a suspend of a Restarting or suspended job, a resume of one not Aborted).
+/// Warning kind: timeline actions that changed nothing, as in Volcano: a job's
+/// state ignores them (a suspend of a Restarting or suspended job, a resume of
+/// one not Aborted) or the admission webhook refuses the edit (a scale).
 pub const TIMELINE_ACTION_IGNORED: &str = "timeline-action-ignored";
 
 /// One warning per recurring object whose runs were skipped and per JobFlow with
@@ -119,8 +120,7 @@ fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> 
             at: None,
             path: place.clone(),
             message: format!(
-                "{n} timeline action{} changed nothing: the job's state ignores the command, as Volcano's job \
-                 controller does (the first, {what})",
+                "{n} timeline action{} changed nothing, as in Volcano (the first, {what})",
                 if n == 1 { "" } else { "s" }
             ),
             first_of_many: false,

@@ -47,6 +47,22 @@ pub enum Operation {
         /// Job name.
         name: String,
     },
+    /// `kubectl edit` of a VolcanoJob's gang sizes (the e2e suites' `UpdateJob`):
+    /// the fields given change; the controller makes or deletes pods to match.
+    ScaleJob {
+        /// Namespace.
+        namespace: Arc<str>,
+        /// Job name.
+        name: String,
+        /// The task edited (`None`: the job's only task).
+        task: Option<String>,
+        /// `spec.tasks[].replicas`.
+        replicas: Option<u32>,
+        /// `spec.tasks[].minAvailable`.
+        task_min_available: Option<u32>,
+        /// `spec.minAvailable`.
+        min_available: Option<u32>,
+    },
     /// An edit of a queue's spec: the fields given change.
     Queue {
         /// The queue.

@@ -612,8 +612,8 @@ fn vc_jobs() -> impl Strategy<Value = Vec<VcJob>> {
 /// VolcanoJob manifests (pods made once their PodGroup is admitted, RestartJob
 /// deleting it) under `conf`, with operators editing queues (weight, state,
 /// reclaimable, capability), cordoning a node, tainting one `NoExecute`,
-/// deleting a job and a pod, and suspending and resuming jobs (`spec.timeline`),
-/// in a folder of their own.
+/// deleting a job and a pod, suspending, resuming and scaling jobs
+/// (`spec.timeline`), in a folder of their own.
 fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut m = String::from(
@@ -636,7 +636,7 @@ fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
     }
     std::fs::write(dir.path().join("jobs.yaml"), m).expect("write");
     let s = format!(
-        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: eq-vc}}\nspec:\n  seed: 3\n  horizon: 8h\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, gpus: 8, cpu: 64, memory: 512Gi}}\n  queues:\n    - {{name: a, weight: 2}}\n    - {{name: b, weight: 1}}\n  scheduler:\n    inline: |\n      {conf}\n  workload:\n    - manifests: jobs.yaml\n  timeline:\n    - {{at: 30m, queue: b, weight: 3}}\n    - {{at: 1h, cordon: n-0}}\n    - {{at: 90m, queue: a, state: Closed}}\n    - {{at: 2h, queue: a, state: Open, reclaimable: false}}\n    - {{at: 3h, uncordon: n-0}}\n    - {{at: 150m, taint: n-1, key: k, effect: NoExecute}}\n    - {{at: 170m, queue: b, capability: {{nvidia.com/gpu: 8}}}}\n    - {{at: 200m, untaint: n-1, key: k}}\n    - {{at: 4h, deleteJob: v3}}\n    - {{at: 5h, deletePod: v5-w-0}}\n    - {{at: 40m, suspendJob: v1}}\n    - {{at: 100m, resumeJob: v1}}\n    - {{at: 130m, suspendJob: v2}}\n    - {{at: 6h, resumeJob: v2}}\n    - {{at: 7h, suspendJob: v4}}\n"
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: eq-vc}}\nspec:\n  seed: 3\n  horizon: 8h\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, gpus: 8, cpu: 64, memory: 512Gi}}\n  queues:\n    - {{name: a, weight: 2}}\n    - {{name: b, weight: 1}}\n  scheduler:\n    inline: |\n      {conf}\n  workload:\n    - manifests: jobs.yaml\n  timeline:\n    - {{at: 30m, queue: b, weight: 3}}\n    - {{at: 1h, cordon: n-0}}\n    - {{at: 90m, queue: a, state: Closed}}\n    - {{at: 2h, queue: a, state: Open, reclaimable: false}}\n    - {{at: 3h, uncordon: n-0}}\n    - {{at: 150m, taint: n-1, key: k, effect: NoExecute}}\n    - {{at: 170m, queue: b, capability: {{nvidia.com/gpu: 8}}}}\n    - {{at: 200m, untaint: n-1, key: k}}\n    - {{at: 4h, deleteJob: v3}}\n    - {{at: 5h, deletePod: v5-w-0}}\n    - {{at: 40m, suspendJob: v1}}\n    - {{at: 100m, resumeJob: v1}}\n    - {{at: 130m, suspendJob: v2}}\n    - {{at: 6h, resumeJob: v2}}\n    - {{at: 7h, suspendJob: v4}}\n    - {{at: 50m, scaleJob: v0, replicas: 6, minAvailable: 6}}\n    - {{at: 80m, scaleJob: v2, replicas: 1, taskMinAvailable: 1, minAvailable: 1}}\n    - {{at: 110m, scaleJob: v6, replicas: 0, taskMinAvailable: 0, minAvailable: 0}}\n    - {{at: 140m, scaleJob: v6, replicas: 3}}\n"
     );
     std::fs::write(dir.path().join("s.yaml"), s).expect("write");
     dir

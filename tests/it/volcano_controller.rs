@@ -490,7 +490,7 @@ fn timeline_bad_input_and_missing_targets() {
     for (steps, needle) in [
         (
             "    - {at: 1m, cordon: n0, deleteJob: j}\n",
-            "spec.timeline[0]: expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, queue, cordon, uncordon, taint, untaint; got deleteJob, cordon",
+            "spec.timeline[0]: expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, taint, untaint; got deleteJob, cordon",
         ),
         ("    - {at: 1m, taint: n0, key: k}\n", "spec.timeline[0].effect: `taint` needs the taint's `effect`"),
         ("    - {at: 1m, taint: n0, effect: NoSchedule}\n", "spec.timeline[0].key: `taint` needs the taint's `key`"),
@@ -521,6 +521,10 @@ fn timeline_bad_input_and_missing_targets() {
         ("    - {at: 1m, deleteJob: j, grace: 5s}\n", "grace"),
         ("    - {at: 1m, suspendJob: a/b/c}\n", "spec.timeline[0].suspendJob: expected `name` or `namespace/name`"),
         ("    - {at: 1m, resumeJob: j, suspendJob: j}\n", "got suspendJob, resumeJob"),
+        ("    - {at: 1m, scaleJob: j}\n", "spec.timeline[0].scaleJob: give what changes"),
+        ("    - {at: 1m, scaleJob: j, replicas: -1}\n", "spec.timeline[0].replicas: must be an integer ≥ 0"),
+        ("    - {at: 1m, scaleJob: j, replicas: 4000000}\n", "4000000 pods exceed the limit of 1000000 per job"),
+        ("    - {at: 1m, deleteJob: j, replicas: 2}\n", "spec.timeline[0].replicas: `replicas` edits a job's sizes"),
     ] {
         let p = dir.path().join("bad.yaml");
         std::fs::write(&p, scenario(steps)).expect("write");
@@ -641,4 +645,119 @@ fn resumes_count_retries_and_misplaced_commands_warn() {
     let jobs = std::fs::read_to_string(o.join("jobs.csv")).expect("jobs.csv");
     let row = jobs.lines().find(|l| l.starts_with("j,")).expect("j's row");
     assert!(row.contains(",Aborted,"), "{jobs}");
+}
+
+/// The e2e jobs of `Dynamic Job scale up and down` (test/e2e/jobp/
+/// job_scale_up_down.go): task `default` of `replicas` half-CPU pods, all in
+/// the gang, for an hour. The e2e's `UpdateJob` is restated as a dated
+/// `scaleJob`.
+fn scaled_job(replicas: u32) -> String {
+    format!(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: scale-job\n  annotations: {{lahar.io/duration: 1h}}\nspec:\n  minAvailable: {replicas}\n  plugins: {{svc: []}}\n  tasks:\n    - name: default\n      replicas: {replicas}\n      template:\n        spec:\n          containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: 500m}}}}}}]\n"
+    )
+}
+
+/// Each pod of scale-job as `name start end reason`.
+fn scaled_pods(out: &Out) -> Vec<String> {
+    out.pods_of("scale-job")
+        .iter()
+        .map(|p| format!("{} {} {} {}", p["pod"], p["start"], p["end"], p["reason_end"]))
+        .collect()
+}
+
+/// `Scale up`: 2 → 4 replicas (`minAvailable` 4) at 10 min on a 2-CPU node. By
+/// hand: the PodGroup is Running, so the controller makes replicas 2 and 3 at
+/// 600 s (`syncJob`), the session binds them there; the job keeps its work and
+/// ends at 3600 s with its four pods.
+#[test]
+fn scale_up() {
+    let node = ["{name: n0, cpu: 2, memory: 4Gi}"];
+    let out = run_timeline(&node, &scaled_job(2), &["{at: 10m, scaleJob: scale-job, replicas: 4, minAvailable: 4}"]);
+    assert_eq!(row(&out, "scale-job"), "0,0,3600,Completed,0");
+    assert_eq!(
+        scaled_pods(&out),
+        [
+            "default/scale-job-default-0 0 3600 completed",
+            "default/scale-job-default-1 0 3600 completed",
+            "default/scale-job-default-2 600 3600 completed",
+            "default/scale-job-default-3 600 3600 completed",
+        ]
+    );
+}
+
+/// `Scale down`: 2 → 1 replica (`minAvailable` 1, the task's 1) at 10 min. By
+/// hand: replica 1 is deleted at 600 s (its `deletePod` heard as PodEvicted:
+/// without a policy the controller syncs, and makes no replica above the count);
+/// replica 0 keeps running and the job ends at 3600 s.
+#[test]
+fn scale_down() {
+    let node = ["{name: n0, cpu: 2, memory: 4Gi}"];
+    let step = "{at: 10m, scaleJob: scale-job, replicas: 1, taskMinAvailable: 1, minAvailable: 1}";
+    let out = run_timeline(&node, &scaled_job(2), &[step]);
+    assert_eq!(row(&out, "scale-job"), "0,0,3600,Completed,0");
+    assert_eq!(
+        scaled_pods(&out),
+        ["default/scale-job-default-0 0 3600 completed", "default/scale-job-default-1 0 600 evicted"]
+    );
+}
+
+/// `Scale down to zero and scale up`: 2 → 0 at 10 min, 0 → 2 at 20 min. By
+/// hand: both pods are deleted at 600 s and the work since the start is lost
+/// (no checkpoint); at 1200 s the controller makes both replicas again (the
+/// PodGroup, `minMember` 0, stayed admitted), they run at once and the job runs
+/// its hour to 4800 s.
+#[test]
+fn scale_down_to_zero_and_scale_up() {
+    let node = ["{name: n0, cpu: 2, memory: 4Gi}"];
+    let steps = [
+        "{at: 10m, scaleJob: scale-job, replicas: 0, taskMinAvailable: 0, minAvailable: 0}",
+        "{at: 20m, scaleJob: scale-job, replicas: 2, minAvailable: 2}",
+    ];
+    let out = run_timeline(&node, &scaled_job(2), &steps);
+    assert_eq!(row(&out, "scale-job"), "0,0,4800,Completed,0");
+    assert_eq!(
+        scaled_pods(&out),
+        [
+            "default/scale-job-default-0 0 600 evicted",
+            "default/scale-job-default-0 1200 4800 completed",
+            "default/scale-job-default-1 0 600 evicted",
+            "default/scale-job-default-1 1200 4800 completed",
+        ]
+    );
+}
+
+/// A scale-up the cluster cannot hold: the gang (now 4) waits with two pods
+/// Running — the job stops progressing (lahar runs a gang only while
+/// `minAvailable` pods run) — until a second node arrives from a repair
+/// at 30 min... restated with a node freed by another job's end: `a` (1 CPU,
+/// 0 → 30 min) shares the 2-CPU node; at 10 min scale-job goes to 4 half-CPU
+/// pods, two of which wait for `a`'s CPU; at 1800 s they run and the job, whose
+/// progress stopped at 600 s, runs its remaining 50 minutes to 4800 s. Edits
+/// Volcano's webhook refuses, and jobs of other kinds, change nothing: counted
+/// warnings.
+#[test]
+fn a_scale_up_waits_for_room_and_bad_edits_are_refused() {
+    let node = ["{name: n0, cpu: 2, memory: 4Gi}"];
+    let a = one_pod("a", "0s", "").replace("lahar.io/duration: 1h", "lahar.io/duration: 30m");
+    let objects = a + "---\n" + &scaled_job(2);
+    let out = run_timeline(&node, &objects, &["{at: 10m, scaleJob: scale-job, replicas: 4, minAvailable: 4}"]);
+    assert_eq!(row(&out, "a"), "0,0,1800,Completed,0");
+    assert_eq!(row(&out, "scale-job"), "0,0,4800,Completed,0");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("jobs.yaml"), scaled_job(2)).expect("write");
+    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n0, cpu: 2, memory: 4Gi}]\n  workload:\n    - manifests: [jobs.yaml]\n  timeline:\n    - {at: 1m, scaleJob: scale-job, replicas: 1}\n    - {at: 2m, scaleJob: scale-job, minAvailable: 3}\n    - {at: 3m, scaleJob: scale-job, task: nope, replicas: 3}\n";
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, text).expect("write");
+    let o = dir.path().join("o");
+    let run = crate::lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&o).assert().success();
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(err.contains("3 timeline actions changed nothing"), "{err}");
+    // The first: the task's minAvailable (its replicas by default, as Volcano's
+    // mutating webhook sets it) above its new replicas.
+    assert!(
+        err.contains("at 60s: job default/scale-job: refused: 'minAvailable' must be <= 'replicas' in task: default"),
+        "{err}"
+    );
+    let jobs = std::fs::read_to_string(o.join("jobs.csv")).expect("jobs.csv");
+    assert!(jobs.lines().any(|l| l.starts_with("scale-job,") && l.contains(",Completed,")), "{jobs}");
 }

@@ -275,7 +275,7 @@ impl Engine {
     /// once the PodGroup has left Pending ([`crate::job::JobSpec::pods_once_admitted`];
     /// Volcano's `syncJob`, the training-operator's `DelayPodCreationDueToPodGroup`),
     /// under a scheduler that admits groups before placing them.
-    fn holds_pods(&self, j: JobId) -> bool {
+    pub(super) fn holds_pods(&self, j: JobId) -> bool {
         let job = &self.world.jobs[j.0 as usize];
         self.admits_pod_groups && job.spec.pods_once_admitted && job.pg_phase == PodGroupPhase::Pending
     }
@@ -403,6 +403,12 @@ impl Engine {
         let (j, task, index) = (pod.job, pod.task as usize, pod.index);
         self.world.jobs[j.0 as usize].pods.retain(|&q| q != p);
         self.forget_pod(p);
+        // A replica above the task's count (the job was scaled down) is not made
+        // again: `syncJob` makes only the replicas below it.
+        if index >= self.world.jobs[j.0 as usize].spec.tasks[task].replicas {
+            self.dirty = true;
+            return;
+        }
         if self.holds_pods(j) {
             self.world.jobs[j.0 as usize].pods_missing += 1;
         } else {

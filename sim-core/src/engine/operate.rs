@@ -61,6 +61,18 @@ impl Engine {
                 }
                 None => self.missed(&step.place, format!("no job {namespace}/{name} to resume")),
             },
+            Operation::ScaleJob { namespace, name, task, replicas, task_min_available, min_available } => {
+                match self.find_job(&namespace, &name) {
+                    Some(j) => {
+                        let sizes = (replicas, task_min_available, min_available);
+                        match self.scale(j, task.as_deref(), sizes) {
+                            Ok(()) => true,
+                            Err(why) => self.ignored(&step.place, format!("job {namespace}/{name}: {why}")),
+                        }
+                    }
+                    None => self.missed(&step.place, format!("no job {namespace}/{name} to scale")),
+                }
+            }
             Operation::Queue { queue, weight, state, reclaimable, capability } => {
                 let spec = &mut self.world.queues[queue.0 as usize].spec;
                 if let Some(w) = weight {
@@ -147,7 +159,110 @@ impl Engine {
         self.dirty = true;
     }
 
-    /// Records an action whose job's state ignores it; false.
+    /// A VolcanoJob's gang sizes edited (`sizes`: task `task`'s replicas and
+    /// minAvailable, the job's minAvailable; `None` keeps one). Volcano's webhook
+    /// checks the edit (`validateJobUpdate`: an error here, nothing changes); the
+    /// controller's `updateJob` → `syncJob` updates the PodGroup (`minMember`,
+    /// `minResources`) and, once the group has left Pending, makes the missing
+    /// replicas and deletes those above the new count (each deletion heard as
+    /// `PodEvicted`, as its `deletePod` handler raises it). While the group is
+    /// Pending the new replicas are made at its admission.
+    fn scale(
+        &mut self,
+        j: JobId,
+        task: Option<&str>,
+        sizes: (Option<u32>, Option<u32>, Option<u32>),
+    ) -> Result<(), String> {
+        let spec = &self.world.jobs[j.0 as usize].spec;
+        if &*spec.kind != "VolcanoJob" {
+            return Err(format!("a {} is scaled by its own operator, which lahar does not model", spec.kind));
+        }
+        if spec.sub_groups.is_some() {
+            return Err("a job with partitions or sub-groups is not rescaled by lahar".to_string());
+        }
+        let t = match task {
+            Some(name) => {
+                spec.tasks.iter().position(|t| &*t.name == name).ok_or_else(|| format!("no task `{name}`"))?
+            }
+            None if spec.tasks.len() == 1 => 0,
+            None => return Err(format!("the job has {} tasks: name one with `task`", spec.tasks.len())),
+        };
+        let ts = &spec.tasks[t];
+        let replicas = sizes.0.unwrap_or(ts.replicas);
+        let task_min = sizes.1.unwrap_or(ts.min_available);
+        let job_min = sizes.2.unwrap_or(spec.min_available);
+        // The webhook's checks, with its messages.
+        if task_min > replicas {
+            return Err(format!("refused: 'minAvailable' must be <= 'replicas' in task: {}", ts.name));
+        }
+        let total: u64 =
+            spec.tasks.iter().enumerate().map(|(u, x)| u64::from(if u == t { replicas } else { x.replicas })).sum();
+        if u64::from(job_min) > total {
+            return Err("refused: job 'minAvailable' must not be greater than total replicas".to_string());
+        }
+        if total > u64::from(crate::job::MAX_PODS_PER_JOB) {
+            return Err(format!("refused: {total} pods exceed the limit of {} per job", crate::job::MAX_PODS_PER_JOB));
+        }
+        let old = ts.replicas;
+        self.world.rescale(j, t, replicas, task_min, job_min);
+        self.dirty = true;
+        // A gang grown beyond the pods it runs waits for its new members without
+        // losing its work: nothing of it stopped (its own pods' deletions below
+        // lose work as any deletion does).
+        let job = &self.world.jobs[j.0 as usize];
+        let runs = job.count(PodStatus::Running) + job.count(PodStatus::Succeeded) >= job.spec.min_available.max(1);
+        if job.is_progressing() && !runs {
+            self.stop_progress(j, false);
+            self.set_phase(j, JobPhase::Pending);
+        }
+        let job = &self.world.jobs[j.0 as usize];
+        // A restart in progress, or a task not made yet, makes the new count.
+        if job.phase == JobPhase::Restarting || !job.tasks[t].created {
+            return Ok(());
+        }
+        if replicas > old {
+            if self.holds_pods(j) {
+                self.world.jobs[j.0 as usize].pods_missing += replicas - old;
+            } else {
+                for i in old..replicas {
+                    let p = self.world.create_pod(j, t, i, self.now);
+                    self.pod_made(p);
+                }
+            }
+        }
+        let above: Vec<PodId> = self.world.jobs[j.0 as usize]
+            .pods
+            .iter()
+            .copied()
+            .filter(|&p| {
+                let pod = &self.world.pods[p.0 as usize];
+                pod.task as usize == t && pod.index >= replicas
+            })
+            .collect();
+        for p in above {
+            // A deletion's policy may have restarted or ended the job, its pods
+            // then gone or killed already.
+            let job = &self.world.jobs[j.0 as usize];
+            if job.phase.is_terminal() || job.phase == JobPhase::Restarting || !job.pods.contains(&p) {
+                break;
+            }
+            match self.world.pods[p.0 as usize].status {
+                PodStatus::Running | PodStatus::Pending => self.delete_pod(p),
+                // Ended pods are deleted quietly: nothing runs, nothing is heard.
+                PodStatus::Succeeded | PodStatus::Failed => {
+                    self.world.transition(p, PodStatus::Deleted, None);
+                    self.world.jobs[j.0 as usize].pods.retain(|&q| q != p);
+                    self.forget_pod(p);
+                }
+                _ => {}
+            }
+        }
+        self.refresh_job_keeping_phase(j);
+        self.phase_due.push(j);
+        Ok(())
+    }
+
+    /// Records an action that changed nothing, as in Volcano; false.
     fn ignored(&mut self, place: &str, what: String) -> bool {
         self.stats.timeline_ignored.push((place.to_string(), format!("at {}s: {what}", self.now.secs_string())));
         false

@@ -123,8 +123,8 @@ pub struct RunStats {
     /// Timeline actions that found nothing to act on (a pod or job not there at
     /// their instant): (place, what), in time order.
     pub timeline_missed: Vec<(String, String)>,
-    /// Timeline actions whose job's state ignores them (a suspend of a
-    /// Restarting or suspended job, a resume of one not Aborted): (place, what).
+    /// Timeline actions that changed nothing, as in Volcano (a job's state
+    /// ignores them, or the webhook refuses a scale): (place, what).
     pub timeline_ignored: Vec<(String, String)>,
 }
 

@@ -1060,6 +1060,37 @@ impl World {
         }
     }
 
+    /// An edit of a job's gang sizes (a VolcanoJob scaled: task `t`'s replicas and
+    /// minAvailable, the job's minAvailable; its `minResources` computed anew, as
+    /// the controller's `createOrUpdatePodGroup` does): the job's queue terms, its
+    /// waiting-admission shape, its out-of-reach facts and its victim groups move
+    /// with it. Pods are the caller's to make or delete.
+    pub fn rescale(&mut self, j: JobId, t: usize, replicas: u32, task_min: u32, job_min: u32) {
+        // Out of the shape-keyed waiting set under the old shape; `reindex` files
+        // it under the new one.
+        let old_shape = (self.jobs[j.0 as usize].spec.queue, self.jobs[j.0 as usize].spec.min_resources.0);
+        if self.pg_pending.remove(&j)
+            && let Some(set) = self.pg_pending_by_shape.get_mut(&old_shape)
+        {
+            set.remove(&j);
+            if set.is_empty() {
+                self.pg_pending_by_shape.remove(&old_shape);
+            }
+        }
+        self.with_queue_terms(j, |job| {
+            let task = &mut job.spec.tasks[t];
+            task.replicas = replicas;
+            task.min_available = task_min;
+            job.spec.min_available = job_min;
+            job.spec.min_resources = job.spec.compute_min_resources();
+        });
+        let job = &self.jobs[j.0 as usize];
+        if (job.ready_count() > job.spec.min_available) != job.victims_over_min {
+            self.refile_victims(j);
+        }
+        self.reindex(j);
+    }
+
     /// Sets a job's PodGroup phase.
     pub fn set_pg_phase(&mut self, j: JobId, phase: PodGroupPhase) {
         self.with_queue_terms(j, |job| job.pg_phase = phase);

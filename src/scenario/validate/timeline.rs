@@ -55,6 +55,7 @@ fn operation(
         ("deleteJob", r.delete_job.as_ref()),
         ("suspendJob", r.suspend_job.as_ref()),
         ("resumeJob", r.resume_job.as_ref()),
+        ("scaleJob", r.scale_job.as_ref()),
         ("queue", r.queue.as_ref()),
         ("cordon", r.cordon.as_ref()),
         ("uncordon", r.uncordon.as_ref()),
@@ -68,7 +69,7 @@ fn operation(
             whole,
             path,
             format!(
-                "expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, queue, cordon, uncordon, taint, untaint; got {what}"
+                "expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, taint, untaint; got {what}"
             ),
         );
         return None;
@@ -83,6 +84,19 @@ fn operation(
         for (k, set) in edits {
             if set {
                 v.err(whole, format!("{path}.{k}"), format!("`{k}` edits a queue: it goes with `queue`"));
+            }
+        }
+    }
+    let scale_fields = [
+        ("task", r.task.is_some()),
+        ("replicas", r.replicas.is_some()),
+        ("taskMinAvailable", r.task_min_available.is_some()),
+        ("minAvailable", r.min_available.is_some()),
+    ];
+    if r.scale_job.is_none() {
+        for (k, set) in scale_fields {
+            if set {
+                v.err(whole, format!("{path}.{k}"), format!("`{k}` edits a job's sizes: it goes with `scaleJob`"));
             }
         }
     }
@@ -125,6 +139,29 @@ fn operation(
         let (namespace, name) = name(x, v, "resumeJob")?;
         return Some(Operation::ResumeJob { namespace, name });
     }
+    if let Some(x) = &r.scale_job {
+        let (namespace, name) = name(x, v, "scaleJob")?;
+        if r.replicas.is_none() && r.task_min_available.is_none() && r.min_available.is_none() {
+            v.err(
+                at(x),
+                format!("{path}.scaleJob"),
+                "give what changes: `replicas`, `taskMinAvailable` or `minAvailable`",
+            );
+            return None;
+        }
+        let replicas = size(v, &r.replicas, path, "replicas", lahar_core::job::MAX_PODS_PER_JOB);
+        let task_min_available = size(v, &r.task_min_available, path, "taskMinAvailable", u32::MAX);
+        let min_available = size(v, &r.min_available, path, "minAvailable", u32::MAX);
+        let task = r.task.as_ref().map(|t| t.value.clone());
+        return Some(Operation::ScaleJob {
+            namespace,
+            name,
+            task,
+            replicas: replicas?,
+            task_min_available: task_min_available?,
+            min_available: min_available?,
+        });
+    }
     if let Some(x) = &r.cordon {
         return nodes_of(x, v, "cordon").map(Operation::Cordon);
     }
@@ -156,6 +193,20 @@ fn operation(
     };
     let capability = r.capability.as_ref().map(|c| v.resource_list(c, &format!("{path}.capability")));
     Some(Operation::Queue { queue, weight, state, reclaimable: r.reclaimable.as_ref().map(|b| b.value), capability })
+}
+
+/// A `scaleJob` size `f` (field `k`): absent, or an integer from 0 to `max`
+/// (replicas: the pods-per-job limit every input kind has). `None` if bad.
+fn size(v: &mut V<'_>, f: &Option<Spanned<i64>>, path: &str, k: &str, max: u32) -> Option<Option<u32>> {
+    let Some(n) = f else { return Some(None) };
+    let field = format!("{path}.{k}");
+    let n = v.count(n, &field, 0)?;
+    if n > max {
+        let x = f.as_ref().expect("given");
+        v.err(at(x), field, format!("{n} pods exceed the limit of {max} per job"));
+        return None;
+    }
+    Some(Some(n))
 }
 
 /// `taint: PATTERN` or `untaint: PATTERN` (`x`, named `verb`) on `nodes` (None:
