@@ -341,7 +341,8 @@ fn relocate(e: ScenarioError, root: &Node, file: &str, overrides: &[Override]) -
             };
             let culprit = overrides.iter().rev().find(|o| o.path.covers(&err.path) || created(o));
             if let Some(o) = culprit {
-                err.message = format!("{} (set by {})", err.message, o.origin);
+                let hint = scalar_for_mapping(&err.message, o);
+                err.message = format!("{} (set by {}){hint}", err.message, o.origin);
                 err.file = o.file.clone();
                 err.at = o.at;
             } else {
@@ -351,6 +352,28 @@ fn relocate(e: ScenarioError, root: &Node, file: &str, overrides: &[Override]) -
         })
         .collect();
     ScenarioError { errors }
+}
+
+/// What to write instead when an override gave a plain value where a mapping
+/// belongs (`--set spec.scheduler=sjf`): its fields one by one, or the whole
+/// mapping — for a baseline's name, the baseline mapping itself.
+fn scalar_for_mapping(message: &str, o: &Override) -> String {
+    let plain = match &o.value.val {
+        Val::Str(s) if !s.contains([' ', ':', '{', '}', '\'', '"']) => Some(s.clone()),
+        v => scalar(v),
+    };
+    let Some(v) = plain.filter(|_| message.starts_with("expected mapping")) else {
+        return String::new();
+    };
+    let path = o.path.to_string();
+    if path == "spec.scheduler" && lahar_policies::BASELINES.contains(&v.as_str()) {
+        return format!(
+            "; `{path}` is a mapping: write --set '{path}={{baseline: {v}}}' (or --set {path}.baseline={v})"
+        );
+    }
+    format!(
+        "; `{path}` is a mapping: set one of its fields (--set {path}.FIELD={v}) or write the whole mapping (--set '{path}={{FIELD: {v}}}')"
+    )
 }
 
 #[cfg(test)]

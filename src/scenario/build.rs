@@ -78,6 +78,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         Source::Jobs { jobs, .. } => jobs.iter().any(|(_, p)| p.as_ref().is_some_and(|p| p.iterations.is_some())),
         Source::Trace { .. } => false,
     });
+    super::validate::gpu_model::warnings(&mut v, &nodes, &comm.constants, priced);
     let mut price_errors: Vec<(&str, String)> = Vec::new();
     let pricing = match priced {
         false => None,

@@ -256,3 +256,51 @@ fn a_job_spanning_two_gpu_models_runs_at_the_slower() {
     // stretch is bounded by it: (mixed − same) / same < 152 / 133.6 − 1.
     assert!((mixed - same) / same < 152.0 / 133.6 - 1.0);
 }
+
+/// A `gpuModel` the collective model does not know is named, never silently
+/// priced as something else (issue 42, discovery): through `lahar validate`. A
+/// known prefix followed by no size, form factor or variant (`H100X`) says what
+/// it is read as; an unknown name on a cluster whose jobs have a communication
+/// profile says those jobs run at their ideal speed there; a near miss says what
+/// was meant; real product names (`NVIDIA-H100-80GB-HBM3`, `L40S`, `A10G`,
+/// OpenB's `V100M16`) and an unknown name used only as a label pass quietly.
+/// (A cluster whose every GPU node is unknown cannot price such a job at all:
+/// that stays an error, so each scenario has one known H100 node beside.)
+#[test]
+fn a_gpu_model_lahar_does_not_know_is_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let stderr = |model: &str, priced: bool| {
+        let job = if priced {
+            "{name: a, model: {name: llama-7b, iterations: 10}, tasks: [{name: w, replicas: 1, resources: {cpu: 1, nvidia.com/gpu: 8}}]}"
+        } else {
+            "{name: a, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1, nvidia.com/gpu: 8}}]}"
+        };
+        let text = format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodeGroups:\n      - {{name: n, count: 2, gpuModel: \"{model}\", gpus: 8, cpu: 96, memory: 1Ti, intraNode: nvswitch, nics: {{count: 8, gbps: 400}}}}\n      - {{name: k, count: 1, gpuModel: H100-SXM-80G, gpus: 8, cpu: 96, memory: 1Ti, intraNode: nvswitch, nics: {{count: 8, gbps: 400}}}}\n  workload:\n    - jobs: [{job}]\n"
+        );
+        let p = dir.path().join("s.yaml");
+        std::fs::write(&p, text).expect("write");
+        let out = crate::lahar().arg("validate").arg(&p).assert().success();
+        String::from_utf8_lossy(&out.get_output().stderr).to_string()
+    };
+    let e = stderr("H100X", false);
+    assert!(
+        e.contains("gpuModel `H100X` (2 nodes, the first `n-0`) is no GPU model lahar knows: it is read as `H100` (hopper) by its prefix, and `X` after it is no size, form factor or variant"),
+        "{e}"
+    );
+    let e = stderr("Foo", true);
+    assert!(e.contains("gpuModel `Foo` (2 nodes, the first `n-0`) matches no GPU the collective model knows: jobs with a communication profile placed there run at their ideal speed, with no collective cost; known model prefixes: A10, A100,"), "{e}");
+    let e = stderr("H10", false);
+    assert!(
+        e.contains(
+            "(did you mean `A10` or `H100` or `H20`?): no job here has a communication profile, so it is only a label"
+        ),
+        "{e}"
+    );
+    for quiet in ["NVIDIA-H100-80GB-HBM3", "L40S", "A10G", "V100M16", "B200"] {
+        let e = stderr(quiet, true);
+        assert!(!e.contains("gpuModel"), "{quiet}: {e}");
+    }
+    let e = stderr("Foo", false);
+    assert!(!e.contains("gpuModel"), "{e}");
+}

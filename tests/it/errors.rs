@@ -379,3 +379,24 @@ fn no_cascade_errors_and_directories_named() {
             .stderr(predicate::str::contains("panicked").not());
     }
 }
+
+/// `--set` of a plain value where a mapping belongs says what to write (issue
+/// 42, discovery: `--set spec.scheduler=sjf` answered only "expected mapping
+/// start"): for a baseline's name the baseline mapping, otherwise a field or the
+/// whole mapping. Exit 2, nothing run.
+#[test]
+fn a_plain_value_where_a_mapping_belongs_says_what_to_write() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let err = |set: &str| {
+        let out = crate::lahar().args(["run", "-q", "--set", set, "--out"]).arg(dir.path().join("o")).assert().code(2);
+        String::from_utf8_lossy(&out.get_output().stderr).to_string()
+    };
+    let e = err("spec.scheduler=sjf");
+    assert!(
+        e.contains("spec.scheduler: expected mapping start (set by --set spec.scheduler=sjf); `spec.scheduler` is a mapping: write --set 'spec.scheduler={baseline: sjf}' (or --set spec.scheduler.baseline=sjf)"),
+        "{e}"
+    );
+    let e = err("spec.cluster=3");
+    assert!(e.contains("`spec.cluster` is a mapping: set one of its fields (--set spec.cluster.FIELD=3) or write the whole mapping (--set 'spec.cluster={FIELD: 3}')"), "{e}");
+    assert!(!dir.path().join("o").exists(), "nothing runs");
+}

@@ -725,7 +725,7 @@ impl Default for CommConstants {
 }
 
 /// Upper case, alphanumerics only, without a leading vendor/brand word.
-pub(crate) fn normalize_gpu_name(name: &str) -> String {
+pub fn normalize_gpu_name(name: &str) -> String {
     let mut s: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_uppercase()).collect();
     for prefix in ["NVIDIA", "TESLA", "GEFORCE"] {
         if let Some(rest) = s.strip_prefix(prefix) {
@@ -739,16 +739,21 @@ impl CommConstants {
     /// The generation of a GPU model name (`A100-SXM4-80GB`, `NVIDIA-H100-80GB-HBM3`,
     /// `B200`...), by the longest matching alias prefix.
     pub fn gpu_gen(&self, model: &str) -> Result<GpuGen, CommError> {
+        self.gpu_alias(model).map(|(_, g, _)| g).ok_or_else(|| CommError::UnknownGpu(model.to_string()))
+    }
+
+    /// The alias a GPU model name is read as (the longest alias prefix of its
+    /// normalised name), its generation, and the rest of the normalised name.
+    pub fn gpu_alias(&self, model: &str) -> Option<(&str, GpuGen, String)> {
         let norm = normalize_gpu_name(model);
-        self.gpu_aliases
+        let (alias, g, len) = self
+            .gpu_aliases
             .iter()
-            .filter(|(prefix, _)| {
-                let p = normalize_gpu_name(prefix);
-                !p.is_empty() && norm.starts_with(&p)
-            })
-            .max_by_key(|(prefix, _)| normalize_gpu_name(prefix).len())
-            .map(|(_, g)| *g)
-            .ok_or_else(|| CommError::UnknownGpu(model.to_string()))
+            .map(|(prefix, g)| (prefix, g, normalize_gpu_name(prefix)))
+            .filter(|(_, _, p)| !p.is_empty() && norm.starts_with(p))
+            .max_by_key(|(_, _, p)| p.len())
+            .map(|(a, g, p)| (a.as_str(), *g, p.len()))?;
+        Some((alias, g, norm[len..].to_string()))
     }
 
     /// Checks that every bandwidth is positive, every efficiency in (0, 1] (NVLS may

@@ -53,7 +53,7 @@ pub mod throughput;
 pub use cache::{CommCache, CommKey};
 pub use constants::{
     AlgoLatency, ArchConstants, ArchTable, CommConstants, GpuGen, IntraConstants, IntraLink, IntraTable, LatencyTable,
-    LinkKind, NetConstants, NetFabric, NetTable, NodeBuckets, ProtoLatency,
+    LinkKind, NetConstants, NetFabric, NetTable, NodeBuckets, ProtoLatency, normalize_gpu_name,
 };
 pub use model::{Capacity, CommModel, Estimate, Placement};
 pub use placement::AdapterOptions;

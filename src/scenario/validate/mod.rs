@@ -22,6 +22,7 @@ use std::sync::Arc;
 mod cluster;
 pub mod comm;
 pub(crate) mod faults;
+pub(crate) mod gpu_model;
 mod jobs;
 mod manifests;
 mod placement;
