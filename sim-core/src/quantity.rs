@@ -2,8 +2,32 @@
 
 /// Why a quantity string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("bad quantity `{0}`: expected a Kubernetes quantity such as 500m, 4, 1.5, 4Gi, 1G, 1Ti")]
+#[error("bad quantity `{0}`: expected a Kubernetes quantity such as 500m, 4, 1.5, 4Gi, 1G, 1Ti{hint}", hint = unit_hint(.0))]
 pub struct QuantityError(pub String);
+
+/// " (did you mean `80G` or `80Gi`?)" for a size written with a unit Kubernetes
+/// does not spell (`80GB`, `80gb`, `16GiB`, `512mi`); empty otherwise.
+fn unit_hint(s: &str) -> String {
+    let t = s.trim();
+    let end = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(end);
+    let lower = unit.to_ascii_lowercase();
+    let letter = lower.chars().next();
+    let known = matches!(lower.as_str(), "k" | "m" | "g" | "t" | "p" | "e" | "kb" | "mb" | "gb" | "tb" | "pb" | "eb")
+        || matches!(
+            lower.as_str(),
+            "ki" | "mi" | "gi" | "ti" | "pi" | "ei" | "kib" | "mib" | "gib" | "tib" | "pib" | "eib"
+        );
+    let valid = matches!(unit, "k" | "M" | "G" | "T" | "P" | "E" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei");
+    match letter {
+        Some(l) if !num.is_empty() && known && !valid => {
+            let decimal = if l == 'k' { "k".to_string() } else { l.to_ascii_uppercase().to_string() };
+            let binary = format!("{}i", l.to_ascii_uppercase());
+            format!(" (did you mean `{num}{decimal}` or `{num}{binary}`?)")
+        }
+        _ => String::new(),
+    }
+}
 
 /// Parses a quantity and returns its value multiplied by `scale`, rounded up
 /// (Kubernetes rounds fractional requests up). `scale = 1000` gives milli-units
@@ -97,6 +121,18 @@ mod tests {
         assert_eq!(parse_quantity("1m", 1).unwrap(), 1);
         assert_eq!(parse_quantity("0.0001", 1000).unwrap(), 1);
         assert_eq!(parse_quantity("-1", 1000).unwrap(), -1000);
+    }
+
+    #[test]
+    fn a_unit_kubernetes_does_not_spell_gets_a_hint() {
+        let msg = |s: &str| parse_quantity(s, 1).unwrap_err().to_string();
+        assert!(msg("80GB").ends_with("1Ti (did you mean `80G` or `80Gi`?)"), "{}", msg("80GB"));
+        assert!(msg("16gib").ends_with("(did you mean `16G` or `16Gi`?)"));
+        assert!(msg("4kb").ends_with("(did you mean `4k` or `4Ki`?)"));
+        // No hint where the unit is right or no size unit at all.
+        assert!(msg("lots").ends_with("1Ti"));
+        assert!(msg("5Q").ends_with("1Ti"));
+        assert!(msg("99999999999999999999999999999G").ends_with("1Ti"));
     }
 
     #[test]

@@ -400,3 +400,20 @@ fn a_plain_value_where_a_mapping_belongs_says_what_to_write() {
     assert!(e.contains("`spec.cluster` is a mapping: set one of its fields (--set spec.cluster.FIELD=3) or write the whole mapping (--set 'spec.cluster={FIELD: 3}')"), "{e}");
     assert!(!dir.path().join("o").exists(), "nothing runs");
 }
+
+/// A memory size in a unit Kubernetes does not spell (`80GB`) is refused at its
+/// place with the two spellings it may mean (issue 42, discovery).
+#[test]
+fn a_size_in_a_unit_kubernetes_does_not_spell_names_the_spellings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("s.yaml");
+    std::fs::write(
+        &p,
+        job("{name: a, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1, memory: 80GB}}]}"),
+    )
+    .expect("write");
+    let out = crate::lahar().arg("validate").arg(&p).assert().code(2);
+    let e = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(e.contains("spec.workload[0].jobs[0].tasks[0].resources.memory: bad quantity `80GB`"), "{e}");
+    assert!(e.contains("(did you mean `80G` or `80Gi`?)"), "{e}");
+}
