@@ -438,11 +438,7 @@ impl Engine {
     pub(super) fn end_job(&mut self, j: JobId, phase: JobPhase, reason: EndReason) {
         let newly_done = !self.world.jobs[j.0 as usize].phase.is_terminal();
         self.stop_progress(j, phase != JobPhase::Completed);
-        let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
-        for p in pods {
-            self.kill_pod(p, reason);
-            self.world.pods[p.0 as usize].replace_on_release = false;
-        }
+        self.kill_for_good(j, reason);
         self.set_phase(j, phase);
         self.world.jobs[j.0 as usize].end = Some(self.now);
         self.world.deactivate(j);
@@ -452,6 +448,16 @@ impl Engine {
             self.ended(j);
         }
         self.maybe_retire(j);
+    }
+
+    /// Kills every pod of job `j` (Running ones leave after their grace), none
+    /// to be made again when it goes.
+    pub(super) fn kill_for_good(&mut self, j: JobId, reason: EndReason) {
+        let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
+        for p in pods {
+            self.kill_pod(p, reason);
+            self.world.pods[p.0 as usize].replace_on_release = false;
+        }
     }
 
     /// A restarting job whose killed pods are all gone is Pending again: after

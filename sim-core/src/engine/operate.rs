@@ -126,11 +126,7 @@ impl Engine {
             return self.end_job(j, JobPhase::Aborted, EndReason::Killed);
         }
         self.stop_progress(j, true);
-        let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
-        for p in pods {
-            self.kill_pod(p, EndReason::Killed);
-            self.world.pods[p.0 as usize].replace_on_release = false;
-        }
+        self.kill_for_good(j, EndReason::Killed);
         self.set_phase(j, JobPhase::Restarting);
         let job = &mut self.world.jobs[j.0 as usize];
         job.suspension = Suspension::Aborted;
