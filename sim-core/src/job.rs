@@ -229,7 +229,34 @@ pub enum Until {
     Complete,
 }
 
-/// What a pod's labels and annotations tell Volcano's plugins.
+/// A host port a pod's container asks for (`ports[].hostPort`, Kubernetes'
+/// NodePorts filter): no two pods on a node may hold the same protocol and
+/// port on overlapping addresses.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HostPort {
+    /// `TCP` (the default), `UDP` or `SCTP`.
+    pub protocol: Arc<str>,
+    /// `hostIP`; `0.0.0.0` (every address, the default) when not given.
+    pub ip: Arc<str>,
+    /// `hostPort`, 1–65535.
+    pub port: u16,
+}
+
+impl HostPort {
+    /// Every IPv4 address: a port on it takes the port on every address.
+    pub const ANY_IP: &'static str = "0.0.0.0";
+
+    /// True if the two cannot be held on one node at once (Kubernetes'
+    /// `HostPortInfo.CheckConflict`: the same protocol and port, and the same
+    /// address or one of them `0.0.0.0`).
+    pub fn conflicts(&self, other: &HostPort) -> bool {
+        self.port == other.port
+            && self.protocol == other.protocol
+            && (self.ip == other.ip || &*self.ip == Self::ANY_IP || &*other.ip == Self::ANY_IP)
+    }
+}
+
+/// What a pod's labels, annotations and host ports tell Volcano's plugins.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodHints {
     /// resource-strategy-fit's pod-level scoring
@@ -257,6 +284,9 @@ pub struct PodHints {
     /// What the pods ask of NUMA placement (their QoS class, containers' CPU
     /// requests and `volcano.sh/numa-topology-policy`); boxed.
     pub numa: Option<Box<crate::numa::NumaAsk>>,
+    /// The host ports the pod's containers hold while it is on a node
+    /// (predicates' NodePorts), in the order the manifest gives them.
+    pub host_ports: Vec<HostPort>,
 }
 
 impl PodHints {
@@ -584,6 +614,17 @@ impl TaskSpec {
     /// True if the task filters nodes by label at all.
     pub fn has_label_filter(&self) -> bool {
         !self.node_selector.is_empty() || !self.node_label_in.is_empty()
+    }
+
+    /// The host ports its pods hold (none for most tasks).
+    pub fn host_ports(&self) -> &[HostPort] {
+        self.hints.as_ref().map_or(&[], |h| &h.host_ports)
+    }
+
+    /// True if its pods pass some nodes' filters and not others: a label
+    /// filter, or host ports (which the pods on a node decide).
+    pub fn has_node_filter(&self) -> bool {
+        self.has_label_filter() || !self.host_ports().is_empty()
     }
 }
 

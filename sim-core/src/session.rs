@@ -240,6 +240,7 @@ impl<'w> Session<'w> {
     /// Opens a session (the engine does this).
     pub fn new(world: &'w mut World, now: SimTime, index: u64, rng: &'w mut StreamRng) -> Self {
         world.settle_numa();
+        world.settle_ports();
         Session {
             world,
             now,
@@ -642,10 +643,22 @@ impl<'w> Session<'w> {
     pub fn hypernode_future_idle(&self, h: crate::topology::HyperNodeId) -> Resources {
         self.world.hn_future_idle(h)
     }
-    /// True if the node passes the pod's node filters: its node selector matches the
-    /// node's labels and it tolerates the node's taints.
+    /// True if the node passes the pod's static node filters: its node selector
+    /// matches the node's labels and it tolerates the node's taints.
     pub fn selector_matches(&self, p: PodId, n: NodeId) -> bool {
         self.labels_match(p, n) && self.untolerated_taint(p, n).is_none()
+    }
+    /// True if the node passes every node filter of the pod in the current
+    /// state: [`Session::selector_matches`], and no pod on the node holds one of
+    /// its host ports. Placements ask this; predictions of a later state (whose
+    /// pods may be gone) ask only the static filters.
+    pub fn fits_filters(&self, p: PodId, n: NodeId) -> bool {
+        self.selector_matches(p, n) && !self.port_conflict(p, n)
+    }
+    /// True if another pod on the node holds one of the pod's host ports
+    /// (Kubernetes' NodePorts filter; [`World::port_conflict`]).
+    pub fn port_conflict(&self, p: PodId, n: NodeId) -> bool {
+        self.world.port_conflict(p, n)
     }
     /// True if the pod's node selector matches the node's labels.
     pub fn labels_match(&self, p: PodId, n: NodeId) -> bool {

@@ -634,6 +634,7 @@ pub struct RawTask {
     pub priority: Option<i32>,
     pub depends_on: Option<Spanned<RawDependsOn>>,
     pub node_selector: Option<BTreeMap<String, String>>,
+    pub host_ports: Option<Vec<Spanned<i64>>>,
     pub policies: Option<Vec<Spanned<RawPolicy>>>,
     pub preemptable: Option<bool>,
     pub partition_policy: Option<Spanned<RawPartitionPolicy>>,

@@ -100,6 +100,29 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    /// The same with every third job's pods holding host port 7000 (one per
+    /// node): the baselines' skips by pod shape must not stand for them.
+    #[test]
+    fn baselines_with_host_ports_decide_as_their_exhaustive_rules(nodes in 2u32..6, policy in 0usize..4, jobs in jobs()) {
+        let t: String = text(nodes, POLICIES[policy], &jobs)
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                let tagged = l.trim_start().starts_with("- {name: j") && i % 3 == 0;
+                (if tagged { l.replace("resources: {", "hostPorts: [7000], resources: {") } else { l.to_string() }) + "\n"
+            })
+            .collect();
+        prop_assert!(t.contains("hostPorts"));
+        let fast = outputs_with(&t, false, |_| {});
+        let full = outputs_with(&t, true, |_| {});
+        prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
+        prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+    }
+}
+
 /// How many of 16 fixed random scenarios under `policy` differ from the
 /// exhaustive rule when the shortcuts ask one pod more than a gang needs.
 fn caught(policy: &str) -> usize {

@@ -114,6 +114,33 @@ proptest! {
     }
 }
 
+/// `text` with every third job's pods holding host port 9000 (one such pod per
+/// node): the NodePorts filter makes preempt keep nodes whose port a victim
+/// holds, and the fast paths must ask it wherever the exhaustive walk does.
+fn with_host_ports(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.lines().enumerate() {
+        let tagged = line.trim_start().starts_with("- {name: j") && i % 3 == 0;
+        out += &if tagged { line.replace("resources: {", "hostPorts: [9000], resources: {") } else { line.to_string() };
+        out.push('\n');
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    #[test]
+    fn contended_sessions_with_host_ports_decide_as_the_exhaustive_walk(nodes in 3u32..9, conf in 0usize..3, jobs in jobs()) {
+        let t = with_host_ports(&text(nodes, CONFS[conf], &jobs));
+        prop_assert!(t.contains("hostPorts"));
+        let fast = outputs(&t, false);
+        let full = outputs(&t, true);
+        prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
+        prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+    }
+}
+
 /// How many of 16 fixed random scenarios under `conf` differ from the
 /// exhaustive walk when the engine settings are broken by `wrong`, and how many
 /// of them evict at all.

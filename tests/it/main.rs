@@ -15,6 +15,7 @@ mod fragmentation;
 mod fuzz;
 mod gpu_sharing;
 mod hardening;
+mod host_ports;
 mod interrupt;
 mod invariants;
 mod jobflow;

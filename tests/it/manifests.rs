@@ -830,10 +830,6 @@ fn unmodelled_placement_fields_are_refused_at_their_place() {
         ),
         (tpl("          schedulingGates: [{name: wait}]\n"), "spec.tasks[0].template.spec.schedulingGates: `schedulingGates` changes"),
         (
-            VCJOB.replace("              resources:", "              ports: [{containerPort: 80, hostPort: 80}]\n              resources:"),
-            "m.yaml:13:53: document 1: spec.tasks[0].template.spec.containers[0].ports[0].hostPort: a host port",
-        ),
-        (
             "apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h}}\nspec:\n  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone}]}}\n  containers: [{name: c}]\n".to_string(),
             "m.yaml:5:27: document 1: spec.affinity.podAffinity: inter-pod affinity changes where the pod may run",
         ),

@@ -7,7 +7,7 @@
 use super::volcano::Out;
 
 /// The e2e conf, read from the fixture.
-fn e2e_conf() -> String {
+pub(super) fn e2e_conf() -> String {
     let p: std::path::PathBuf =
         [env!("CARGO_MANIFEST_DIR"), "tests", "volcano", "e2e", "volcano-scheduler-ci.conf"].iter().collect();
     std::fs::read_to_string(p).expect("the e2e conf")

@@ -172,7 +172,7 @@ impl EasyBackfill {
             .into_iter()
             .map(|(p, count)| {
                 let task = &ssn.job(head).spec.tasks[ssn.pod(p).task as usize];
-                let selects = if task.has_label_filter() || ssn.cluster().has_taints() {
+                let selects = if task.has_node_filter() || ssn.cluster().has_taints() {
                     (0..free.len()).map(|n| ssn.selector_matches(p, NodeId(n as u32))).collect()
                 } else {
                     vec![true; free.len()]

@@ -39,14 +39,15 @@ pub(crate) fn first_fit(ssn: &Session<'_>, pod: PodId, mode: Mode) -> Option<Nod
     ssn.fitting_nodes(&req).find(|&n| fits(ssn, pod, n, mode))
 }
 
-/// True if the pod fits the node's resources for `mode` and the node's labels.
+/// True if the pod fits the node's resources for `mode` and the node's filters
+/// (labels, taints, host ports).
 pub(crate) fn fits(ssn: &Session<'_>, pod: PodId, n: NodeId, mode: Mode) -> bool {
     let req = ssn.pod(pod).req;
     let free = match mode {
         Mode::Allocate => ssn.idle(n),
         Mode::Pipeline => ssn.future_idle(n),
     };
-    req.fits_in(&free) && ssn.gpu_fits(pod, n) && ssn.selector_matches(pod, n)
+    req.fits_in(&free) && ssn.gpu_fits(pod, n) && ssn.fits_filters(pod, n)
 }
 
 /// Places the job's Pending pods in task order, each on the node `choose` returns
@@ -129,6 +130,8 @@ pub(crate) fn explain_nodes(ssn: &mut Session<'_>, p: PodId, mode: Mode) {
             rows.push((n, "resources", false, r));
         } else if !ssn.gpu_fits(p, n) {
             rows.push((n, "gpu-devices", false, GPU_DEVICES_FULL.to_string()));
+        } else if ssn.port_conflict(p, n) {
+            rows.push((n, "ports", false, crate::volcano::plugins::predicates::PORTS_TAKEN.to_string()));
         } else if !ssn.selector_matches(p, n) {
             rows.push((n, "selector", false, "node(s) didn't match Pod's node selector".to_string()));
         } else {
@@ -250,7 +253,7 @@ impl Misses {
     fn key(ssn: &Session<'_>, j: JobId) -> Option<(Resources, u32, u32)> {
         let job = ssn.job(j);
         let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count());
-        if needed == 0 || ssn.cluster().has_taints() || job.spec.tasks.iter().any(|t| t.has_label_filter()) {
+        if needed == 0 || ssn.cluster().has_taints() || job.spec.tasks.iter().any(|t| t.has_node_filter()) {
             return None;
         }
         let mut shape: Option<Resources> = None;

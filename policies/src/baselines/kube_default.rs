@@ -105,7 +105,7 @@ impl KubeDefault {
     fn explain_scores(&self, ssn: &mut Session<'_>, p: PodId, choice: Option<NodeId>) {
         let scores: Vec<(NodeId, i64)> = (0..ssn.node_count() as u32)
             .map(NodeId)
-            .filter(|&n| ssn.fits_idle(p, n) && ssn.selector_matches(p, n))
+            .filter(|&n| ssn.fits_idle(p, n) && ssn.fits_filters(p, n))
             .map(|n| (n, self.score(ssn, p, n)))
             .collect();
         gang::explain_nodes(ssn, p, Mode::Allocate);
@@ -128,7 +128,7 @@ impl KubeDefault {
     /// or the first in a paper policy's tie order; `random`: a uniform draw).
     fn best_node(&mut self, ssn: &Session<'_>, pod: PodId) -> Option<NodeId> {
         let req = ssn.pod(pod).req;
-        let feasible = ssn.fitting_nodes(&req).filter(|&n| ssn.fits_idle(pod, n) && ssn.selector_matches(pod, n));
+        let feasible = ssn.fitting_nodes(&req).filter(|&n| ssn.fits_idle(pod, n) && ssn.fits_filters(pod, n));
         match &mut self.paper {
             None => {
                 let mut best: Option<(i64, NodeId)> = None;
@@ -185,7 +185,7 @@ impl Scheduler for KubeDefault {
                 let pod = ssn.pod(p);
                 (pod.req, pod.job, pod.task)
             };
-            let unselective = !ssn.job(job).spec.tasks[task as usize].has_label_filter() && !ssn.cluster().has_taints();
+            let unselective = !ssn.job(job).spec.tasks[task as usize].has_node_filter() && !ssn.cluster().has_taints();
             if failed.iter().any(|&(r, fj, ft, any_node)| r == req && (any_node || (fj == job && ft == task))) {
                 let why = "skipped: an earlier pod with the same requests found no node in this session";
                 ssn.explain(p, None, "allocate", Some(false), why, None);

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod capacity;
 mod ledgers;
+mod ports;
 
 /// A node's usage.
 #[derive(Clone, Debug, Default)]
@@ -55,6 +56,9 @@ pub struct NodeState {
     /// GPU devices out of service (bit d: device d); every device while the
     /// whole node is down.
     pub lost_devices: u64,
+    /// The pods on the node whose host ports the predicates see held, in
+    /// pod-id order (see [`World::port_conflict`]).
+    pub ported: Vec<PodId>,
 }
 
 impl NodeState {
@@ -493,6 +497,9 @@ pub struct World {
     numa_preset: Option<crate::numa::CpuSet>,
     /// Nodes with CPUs released in this session (see [`World::settle_numa`]).
     numa_released: Vec<NodeId>,
+    /// Pods with host ports evicted since the session opened (see
+    /// [`World::settle_ports`]).
+    ports_released: Vec<(NodeId, PodId)>,
     /// Static cluster.
     pub cluster: Cluster,
     /// Node usage, by node id.
@@ -665,6 +672,7 @@ impl World {
             numa: false,
             numa_preset: None,
             numa_released: Vec::new(),
+            ports_released: Vec::new(),
             hn_allocatable,
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
@@ -882,6 +890,9 @@ impl World {
         }
         if self.numa {
             self.move_numa(pod, job, task, (old_status, old_node), (status, node));
+        }
+        if !self.jobs[job.0 as usize].spec.tasks[task].host_ports().is_empty() {
+            self.move_ports(pod, (old_status, old_node), (status, node));
         }
         if before != after && req.get(GPU) > 0 {
             if let Some(n) = before {

@@ -500,6 +500,40 @@ pub(crate) fn fits_somewhere(v: &V<'_>, nodes: &[Node], task: &lahar_core::job::
     fits_somewhere_with(v, nodes, &task.requests, |labels| task.labels_fit(labels))
 }
 
+/// Why a job whose pods hold host ports can never start: its gang needs more
+/// pods than can be placed when each task's pods with host ports take a node
+/// each (an upper bound: pods of different tasks may conflict too). `None`
+/// when the bound allows it, or when the cluster is not known.
+pub(crate) fn ports_bound_the_gang(v: &V<'_>, nodes: &[Node], j: &lahar_core::job::JobSpec) -> Option<String> {
+    if v.cluster_broken || nodes.is_empty() || j.tasks.iter().all(|t| t.host_ports().is_empty()) {
+        return None;
+    }
+    let hosts = |t: &lahar_core::job::TaskSpec| {
+        nodes.iter().filter(|n| t.requests.fits_in(&n.allocatable) && t.labels_fit(&n.labels)).count() as u32
+    };
+    let mut placeable = 0u32;
+    for t in &j.tasks {
+        let ports = t.host_ports();
+        if ports.is_empty() {
+            placeable = placeable.saturating_add(t.replicas);
+            continue;
+        }
+        let n = hosts(t);
+        let list = ports.iter().map(|p| p.port.to_string()).collect::<Vec<_>>().join(", ");
+        if t.min_available > n {
+            return Some(format!(
+                "task `{}` needs {} pods at once, but its pods hold host port {list}, one pod per node, and {n} node(s) can hold them",
+                t.name, t.min_available
+            ));
+        }
+        placeable = placeable.saturating_add(t.replicas.min(n));
+    }
+    let need = j.min_available.max(1);
+    (placeable < need).then(|| {
+        format!("its gang needs {need} pods at once, but at most {placeable} can be placed: pods with host ports take a node each")
+    })
+}
+
 /// [`fits_somewhere`] for requests `req` on nodes whose labels pass `labels_ok`.
 pub(crate) fn fits_somewhere_with(
     v: &V<'_>,

@@ -200,6 +200,22 @@ fn job(
                 }
             };
         }
+        let mut host_ports: Vec<lahar_core::job::HostPort> = Vec::new();
+        for (k, port) in t.host_ports.iter().flatten().enumerate() {
+            let hp = lahar_core::job::HostPort {
+                protocol: "TCP".into(),
+                ip: lahar_core::job::HostPort::ANY_IP.into(),
+                port: u16::try_from(port.value).unwrap_or(0),
+            };
+            if hp.port == 0 {
+                let msg = format!("expected a port number from 1 to 65535, got {}", port.value);
+                v.err(at(port), format!("{tpath}.hostPorts[{k}]"), msg);
+            } else if host_ports.contains(&hp) {
+                v.err(at(port), format!("{tpath}.hostPorts[{k}]"), format!("port {} is given twice", hp.port));
+            } else {
+                host_ports.push(hp);
+            }
+        }
         tasks.push(TaskSpec {
             node_label_in: Vec::new(),
             name: lahar_core::text::shared(&t.name.value),
@@ -214,7 +230,7 @@ fn job(
             preemptable: t.preemptable.unwrap_or(true),
             never_preempts,
             tolerations: Vec::new(),
-            hints: lahar_core::job::PodHints { vgpu, vnpu, numa, ..Default::default() }.shared(),
+            hints: lahar_core::job::PodHints { vgpu, vnpu, numa, host_ports, ..Default::default() }.shared(),
             run_time: t.duration.as_ref().and_then(|d| match v.duration(d, &format!("{tpath}.duration")) {
                 Some(SimDuration(0)) => {
                     v.err(at(d), format!("{tpath}.duration"), "must be longer than 0");
@@ -452,6 +468,9 @@ fn check_job_fit(v: &mut V<'_>, j: &JobSpec, nodes: &[Node], raw: &Spanned<RawJo
             ));
             return;
         }
+    }
+    if let Some(why) = super::cluster::ports_bound_the_gang(v, nodes, j) {
+        v.warn(UNSCHEDULABLE, 1, at(raw), path.to_string(), format!("job `{}`: {why}; the job stays pending", j.name));
     }
 }
 

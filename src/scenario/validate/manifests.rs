@@ -173,26 +173,33 @@ fn jobs(
             v.errors.push(InputError { file: ij.file.clone(), at: ij.at, path: ij.doc.clone(), message: m })
         };
         let mut ok = true;
-        if let Some(task) = j.tasks.iter().find(|task| task.replicas > 0 && !fits_somewhere(v, t.nodes, task)) {
-            let why = if !task.has_label_filter() { "" } else { " with a matching nodeSelector" };
+        let unschedulable = |v: &mut V<'_>, message: String| {
             v.warn_in(crate::scenario::Warning {
                 kind: super::UNSCHEDULABLE,
                 count: 1,
                 file: ij.file.clone(),
                 at: ij.at,
                 path: ij.doc.clone(),
-                message: format!(
-                    "{} `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {}); the job stays pending",
-                    j.kind,
-                    j.name,
-                    task.name,
-                    task.requests.gpu_milli() as f64 / 1000.0,
-                    task.requests.cpu() as f64 / 1000.0,
-                    task.requests.memory(),
-                    largest(&v.names, t.nodes, &task.requests)
-                ),
+                message,
                 first_of_many: true,
-            });
+            })
+        };
+        if let Some(task) = j.tasks.iter().find(|task| task.replicas > 0 && !fits_somewhere(v, t.nodes, task)) {
+            let why = if !task.has_label_filter() { "" } else { " with a matching nodeSelector" };
+            let message = format!(
+                "{} `{}` task `{}`: a pod requests {} GPUs, {} CPU, {} bytes of memory, but no node{why} can hold it (largest node: {}); the job stays pending",
+                j.kind,
+                j.name,
+                task.name,
+                task.requests.gpu_milli() as f64 / 1000.0,
+                task.requests.cpu() as f64 / 1000.0,
+                task.requests.memory(),
+                largest(&v.names, t.nodes, &task.requests)
+            );
+            unschedulable(v, message);
+        }
+        if let Some(why) = super::cluster::ports_bound_the_gang(v, t.nodes, &j) {
+            unschedulable(v, format!("{} `{}`: {why}; the job stays pending", j.kind, j.name));
         }
         if let Some(p) = &ij.profile
             && let Err(m) = p.check(j.total_gpus().max(0) as u32)

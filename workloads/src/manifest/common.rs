@@ -618,8 +618,8 @@ pub(crate) struct PodShape {
 /// Volcano's predicates run it). Every other field that changes where a pod may
 /// run and that lahar does not model is refused at its place: other node
 /// affinity forms (several terms, other operators, `matchFields`, preferences),
-/// inter-pod affinity and anti-affinity, topology spread, scheduling gates, host
-/// ports, and a template's `nodeName` (its pods would bypass the scheduler). A
+/// inter-pod affinity and anti-affinity, topology spread, scheduling gates,
+/// and a template's `nodeName` (its pods would bypass the scheduler). A
 /// run that placed such pods as if the field were absent would answer another
 /// question than the user's.
 pub(crate) fn placement_fields(ck: &mut Ck<'_>, spec: &Node, sp: &str, template: bool) -> Vec<(String, Vec<String>)> {
@@ -647,23 +647,6 @@ pub(crate) fn placement_fields(ck: &mut Ck<'_>, spec: &Node, sp: &str, template:
     if template && let Some(n) = spec.get("nodeName").filter(|n| present(n)) {
         let msg = "a template's `nodeName` binds every pod to one node without the scheduler (the kubelet admits it), and lahar does not model that; give running pods as Pods with `nodeName` and `status.phase: Running` instead";
         ck.err(n.at, &join(sp, "nodeName"), msg);
-    }
-    for list in ["containers", "initContainers"] {
-        // Read (and their type reported) by pod_shape: read quietly here.
-        let containers = match spec.get(list).map(|n| &n.val) {
-            Some(Val::Seq(cs)) => cs.as_slice(),
-            _ => &[],
-        };
-        for (i, c) in containers.iter().enumerate() {
-            let cp = format!("{sp}.{list}[{i}]");
-            for (k, port) in ck.seq(c, "ports", &cp).iter().enumerate() {
-                if let Some(n) = port.get("hostPort").filter(|n| present(n)) {
-                    let msg =
-                        format!("a host port makes the pods that ask for it exclude each other per node, and {why}");
-                    ck.err(n.at, &format!("{cp}.ports[{k}].hostPort"), msg);
-                }
-            }
-        }
     }
     label_in
 }
@@ -833,6 +816,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         never_preempts,
         tolerations: tolerations(ck, spec, &sp),
         hints: lahar_core::job::PodHints {
+            host_ports: host_ports(ck, spec, &sp),
             scoring: scoring(ck, cx.names, &meta.annotations, path),
             cooldown: cooldown(ck, &meta.labels, &meta.annotations, path),
             labels: Some(meta.labels.iter().map(|(k, (v, _))| (k.clone(), v.clone())).collect()),
@@ -852,6 +836,79 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         labels: meta.labels,
         annotations: meta.annotations,
     }
+}
+
+/// The host ports of a pod spec at `sp` (Kubernetes' NodePorts reads the
+/// `containers`' ports, not the init containers'): each `ports[]` entry with a
+/// `hostPort`, or, under `hostNetwork: true`, every entry (its `hostPort`
+/// defaults to its `containerPort`, as the API server sets it). Checked as the
+/// API server validates them: ports 1–65535, protocol `TCP` (the default),
+/// `UDP` or `SCTP`, `hostIP` an IP address (`0.0.0.0`, every address, when not
+/// given), no (protocol, address, port) twice in one pod, and under
+/// `hostNetwork` the host port equal to the container port.
+fn host_ports(ck: &mut Ck<'_>, spec: &Node, sp: &str) -> Vec<lahar_core::job::HostPort> {
+    use lahar_core::job::HostPort;
+    let host_network = ck.opt_bool(spec, "hostNetwork", sp).unwrap_or(false);
+    let containers = match spec.get("containers").map(|n| &n.val) {
+        Some(Val::Seq(cs)) => cs.as_slice(),
+        _ => &[],
+    };
+    let mut out: Vec<HostPort> = Vec::new();
+    for (i, c) in containers.iter().enumerate() {
+        let cp = format!("{sp}.containers[{i}]");
+        for (k, port) in ck.seq(c, "ports", &cp).iter().enumerate() {
+            let pp = format!("{cp}.ports[{k}]");
+            let container_port = ck.opt_int(port, "containerPort", &pp, 1);
+            let host = ck.opt_int(port, "hostPort", &pp, 0).filter(|&h| h > 0);
+            let at = |key: &str| port.get(key).and_then(|n| n.at).or(port.at);
+            let host = match (host, host_network) {
+                (Some(h), true) if container_port.is_some_and(|c| c != h) => {
+                    let msg = format!(
+                        "must match `containerPort` ({}) when `hostNetwork` is true (Kubernetes rejects the pod)",
+                        container_port.unwrap_or_default()
+                    );
+                    ck.err(at("hostPort"), &join(&pp, "hostPort"), msg);
+                    continue;
+                }
+                (Some(h), _) => h,
+                (None, true) => match container_port {
+                    Some(c) => c,
+                    None => continue,
+                },
+                (None, false) => continue,
+            };
+            for (key, n) in [("hostPort", Some(host)), ("containerPort", container_port)] {
+                if let Some(n) = n.filter(|&n| n > 65535) {
+                    ck.err(at(key), &join(&pp, key), format!("expected a port number from 1 to 65535, got {n}"));
+                }
+            }
+            let protocol = ck.opt_str(port, "protocol", &pp).unwrap_or_else(|| "TCP".into());
+            if !["TCP", "UDP", "SCTP"].contains(&protocol.as_str()) {
+                let msg = format!("expected `TCP`, `UDP` or `SCTP`, got `{protocol}`");
+                ck.err(at("protocol"), &join(&pp, "protocol"), msg);
+            }
+            let ip = ck.opt_str(port, "hostIP", &pp).filter(|ip| !ip.is_empty());
+            if let Some(ip) = ip.as_deref().filter(|ip| ip.parse::<std::net::IpAddr>().is_err()) {
+                let msg = format!("expected an IP address such as `10.0.0.1` or `::1`, got `{ip}`");
+                ck.err(at("hostIP"), &join(&pp, "hostIP"), msg);
+            }
+            let hp = HostPort {
+                protocol: protocol.into(),
+                ip: ip.as_deref().unwrap_or(HostPort::ANY_IP).into(),
+                port: u16::try_from(host).unwrap_or(0),
+            };
+            if out.contains(&hp) {
+                let msg = format!(
+                    "host port {}/{} on {} is given twice in the pod; each must be unique (Kubernetes rejects the pod)",
+                    hp.port, hp.protocol, hp.ip
+                );
+                ck.err(at("hostPort"), &join(&pp, "hostPort"), msg);
+                continue;
+            }
+            out.push(hp);
+        }
+    }
+    out
 }
 
 /// What a pod asks of Volcano's vGPU cards: each container whose limits name

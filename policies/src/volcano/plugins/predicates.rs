@@ -1,8 +1,14 @@
-//! `predicates`: Kubernetes filters. lahar models node selectors (including the GPU
-//! model label), taints and tolerations (TaintToleration, and NodeUnschedulable
-//! through the cordon taint), and the pod-count limit (through the `pods` resource,
-//! checked with the other resources by the actions). Affinities, ports and volumes
-//! are not part of lahar's model.
+//! `predicates`: Kubernetes filters. lahar models node selectors and required
+//! node affinity `In` terms (NodeAffinity, including the GPU model label), taints
+//! and tolerations (TaintToleration, and NodeUnschedulable through the cordon
+//! taint), host ports (NodePorts) and the pod-count limit (through the `pods`
+//! resource, checked with the other resources by the actions). Inter-pod
+//! affinity, topology spread and volumes are not part of lahar's model.
+//!
+//! A host-port conflict is Kubernetes' `Unschedulable` (evicting the pod that
+//! holds the port resolves it): preempt and reclaim keep such a node as a
+//! candidate, and preempt asks again after each eviction. Node affinity and
+//! taints are `UnschedulableAndUnresolvable`.
 
 use super::super::framework::Plugin;
 use lahar_core::cluster::NodeId;
@@ -11,14 +17,37 @@ use lahar_core::session::Session;
 
 /// The predicates plugin.
 pub struct Predicates {
+    /// `predicate.NodeAffinityEnable` (default true): filter nodes by the pods'
+    /// node selectors and required node affinity.
+    labels: bool,
+    /// `predicate.NodePortsEnable` (default true): filter nodes by host ports.
+    ports: bool,
     /// `predicate.TaintTolerationEnable` (default true): filter nodes by taints.
     taints: bool,
 }
 
+/// Kubernetes' NodePorts reason.
+pub const PORTS_TAKEN: &str = "node(s) didn't have free ports for the requested pod ports";
+
 impl Predicates {
     /// From the plugin's arguments.
     pub fn new(args: &crate::volcano::conf::Args) -> Predicates {
-        Predicates { taints: args.bool("predicate.TaintTolerationEnable", true) }
+        Predicates {
+            labels: args.bool("predicate.NodeAffinityEnable", true),
+            ports: args.bool("predicate.NodePortsEnable", true),
+            taints: args.bool("predicate.TaintTolerationEnable", true),
+        }
+    }
+
+    /// The filters evicting cannot resolve: the cordon, taints and node affinity
+    /// (Kubernetes' messages).
+    fn unresolvable(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Result<(), String> {
+        match ssn.untolerated_taint(pod, node).filter(|_| self.taints) {
+            Some(t) if t.key == lahar_core::cluster::Taint::UNSCHEDULABLE => Err("node(s) were unschedulable".into()),
+            Some(t) => Err(format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value)),
+            None if !self.labels || ssn.labels_match(pod, node) => Ok(()),
+            None => Err("node(s) didn't match Pod's node selector".into()),
+        }
     }
 }
 
@@ -31,15 +60,22 @@ impl Plugin for Predicates {
     }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         let p = ssn.pod(pod);
-        !ssn.job(p.job).spec.tasks[p.task as usize].has_label_filter() && (!self.taints || !ssn.cluster().has_taints())
+        let task = &ssn.job(p.job).spec.tasks[p.task as usize];
+        self.unresolvable_passes_everywhere(ssn, pod) && (!self.ports || task.host_ports().is_empty())
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
-        // Kubernetes' messages (NodeUnschedulable, TaintToleration, NodeAffinity).
-        Some(match ssn.untolerated_taint(pod, node).filter(|_| self.taints) {
-            Some(t) if t.key == lahar_core::cluster::Taint::UNSCHEDULABLE => Err("node(s) were unschedulable".into()),
-            Some(t) => Err(format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value)),
-            None if ssn.labels_match(pod, node) => Ok(()),
-            None => Err("node(s) didn't match Pod's node selector".into()),
-        })
+        Some(
+            self.unresolvable(ssn, pod, node).and_then(|()| {
+                if self.ports && ssn.port_conflict(pod, node) { Err(PORTS_TAKEN.into()) } else { Ok(()) }
+            }),
+        )
+    }
+    fn predicate_unresolvable(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
+        Some(self.unresolvable(ssn, pod, node))
+    }
+    fn unresolvable_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        let p = ssn.pod(pod);
+        let task = &ssn.job(p.job).spec.tasks[p.task as usize];
+        (!self.labels || !task.has_label_filter()) && (!self.taints || !ssn.cluster().has_taints())
     }
 }
