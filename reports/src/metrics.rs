@@ -308,6 +308,14 @@ pub struct GpuTime {
     pub releasing: f64,
     /// Held by no pod: idle, failed or cordoned.
     pub idle: f64,
+    /// On nodes out of the cluster (declared `absent`, or removed by the
+    /// timeline): capacity the scheduler never had. Left out when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub absent: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl GpuTime {
@@ -332,6 +340,7 @@ impl GpuTime {
             stalled: share(held - running),
             releasing: 0.0,
             idle: share((capacity - held).max(0.0)),
+            absent: 0.0,
         }
     }
 
@@ -341,6 +350,16 @@ impl GpuTime {
             let r = (releasing / capacity).min(self.idle);
             self.releasing = r;
             self.idle -= r;
+        }
+        self
+    }
+
+    /// The same with `absent` GPU·µs of nodes out of the cluster, taken from idle.
+    pub fn with_absent(mut self, absent: f64, capacity: f64) -> GpuTime {
+        if capacity > 0.0 {
+            let a = (absent / capacity).min(self.idle);
+            self.absent = a;
+            self.idle -= a;
         }
         self
     }
@@ -360,6 +379,13 @@ impl Summary {
         let capacity = self.gpus_total * self.sim_time_s * MICROS_PER_SEC as f64;
         self.gpu_time = std::mem::take(&mut self.gpu_time).with_releasing(milli_us as f64 / 1000.0, capacity);
     }
+
+    /// Counts the GPU time of nodes out of the cluster (milli-GPU·µs, the
+    /// engine's [`lahar_core::engine::RunStats::absent_milli_us`]) in `gpu_time`.
+    pub fn add_absent(&mut self, milli_us: u128) {
+        let capacity = self.gpus_total * self.sim_time_s * MICROS_PER_SEC as f64;
+        self.gpu_time = std::mem::take(&mut self.gpu_time).with_absent(milli_us as f64 / 1000.0, capacity);
+    }
 }
 
 /// Computes the summary of a finished run with the default options.
@@ -375,6 +401,7 @@ pub fn summarize_with(out: &RunOutput, opts: &SummaryOptions) -> Summary {
     s.events = out.stats.events;
     s.sessions = out.stats.sessions;
     s.add_releasing(out.stats.releasing_milli_us);
+    s.add_absent(out.stats.absent_milli_us);
     if out.faults_enabled {
         s.faults = Some(crate::faults::summarize(&out.faults, &out.world, out.stats.end.micros(), &s));
     }
@@ -448,7 +475,8 @@ mod tests {
                 slowed: 20.0 / 400.0,
                 stalled: 60.0 / 400.0,
                 releasing: 0.0,
-                idle: 100.0 / 400.0
+                idle: 100.0 / 400.0,
+                absent: 0.0,
             }
         );
         assert_eq!(s.queues["q"].gpu_hours_stalled, 60e6 / 3.6e9);

@@ -108,7 +108,10 @@ impl RunWriter {
             true => Some((EventWriter::create(dir)?, FaultTally::default())),
             false => None,
         };
-        let nodes: Vec<Resources> = world.cluster.nodes.iter().map(|n| n.allocatable).collect();
+        // Declared capacity: nodes absent at the start count (gpu_time.absent).
+        let nodes: Vec<Resources> = (0..world.cluster.len())
+            .map(|i| world.nominal_allocatable(lahar_core::cluster::NodeId(i as u32)))
+            .collect();
         let models = crate::timeline::node_models(&world.cluster.nodes);
         Ok(RunWriter {
             decisions,
@@ -305,6 +308,7 @@ impl Recorder for RunWriter {
         summary.events = stats.events;
         summary.sessions = stats.sessions;
         summary.add_releasing(stats.releasing_milli_us);
+        summary.add_absent(stats.absent_milli_us);
         if let Some((_, tally)) = &mut self.faults {
             for &j in &world.active {
                 tally.job(&world.jobs[j.0 as usize]);

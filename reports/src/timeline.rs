@@ -173,7 +173,10 @@ impl Facts {
         }
         Facts {
             end: out.stats.end.micros(),
-            nodes: nodes.iter().map(|n| n.allocatable).collect(),
+            // Declared capacity, whatever is out of service at the end.
+            nodes: (0..nodes.len())
+                .map(|i| out.world.nominal_allocatable(lahar_core::cluster::NodeId(i as u32)))
+                .collect(),
             node_models: node_models(nodes),
             queues: QueueFact::all(&out.world),
             jobs,

@@ -198,6 +198,19 @@ pub struct TaskSpec {
     pub run_time: Option<SimDuration>,
 }
 
+/// How Kubernetes' Job controller runs a `batch/v1` Job (`syncJob` in
+/// pkg/controller/job): at most `parallelism` pods active at once, a new one made
+/// as each succeeds until `completions` (the task's replicas) have; a pod that
+/// ends without succeeding (failed, evicted, deleted) is replaced and counted,
+/// and once more than `backoff_limit` have, the Job fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchRules {
+    /// `spec.parallelism` (default 1).
+    pub parallelism: u32,
+    /// `spec.backoffLimit` (default 6).
+    pub backoff_limit: u32,
+}
+
 /// A task's dependency: another task of the job, and how far it must be before
 /// this task's pods are created.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -394,6 +407,9 @@ pub struct JobSpec {
     /// exist from the submission (every other operator, Pods and PodGroups given
     /// as they are, lahar's own jobs).
     pub pods_once_admitted: bool,
+    /// A Kubernetes `batch/v1` Job's controller rules (its one task's replicas
+    /// are the Job's `completions`); `None` for every other kind.
+    pub batch: Option<BatchRules>,
     /// PodGroup `minResources` (computed as Volcano's controller does when absent).
     pub min_resources: Resources,
     /// Network topology constraint.
@@ -523,6 +539,7 @@ impl JobSpec {
             orphan: false,
             sla_waiting: None,
             pods_once_admitted: false,
+            batch: None,
             min_resources: Resources::ZERO,
             network_topology: None,
             sub_groups: None,
@@ -922,6 +939,7 @@ mod tests {
             orphan: false,
             sla_waiting: None,
             pods_once_admitted: false,
+            batch: None,
             min_resources: Resources::ZERO,
             network_topology: None,
             sub_groups: None,

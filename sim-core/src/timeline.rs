@@ -4,7 +4,8 @@
 //! after its grace period (the job controller's `PodEvicted`); a deleted job takes
 //! its pods with it; an edited queue is read by the next session; a cordon is the
 //! `node.kubernetes.io/unschedulable` taint; a `NoExecute` taint makes the taint
-//! manager delete the pods that do not tolerate it.
+//! manager delete the pods that do not tolerate it; a node deleted takes its pods
+//! with it; a node added brings its capacity.
 
 use crate::cluster::{NodeId, Taint};
 use crate::queue::{QueueId, QueueState};
@@ -80,6 +81,13 @@ pub enum Operation {
     Cordon(Vec<NodeId>),
     /// `kubectl uncordon` of these nodes.
     Uncordon(Vec<NodeId>),
+    /// These nodes join the cluster (a node declared `absent`, or one removed
+    /// before): their capacity is the scheduler's from the next session.
+    AddNodes(Vec<NodeId>),
+    /// `kubectl delete node` of these nodes: they leave the cluster, and the pod
+    /// garbage collector deletes their pods at once (the job controller hears
+    /// `PodEvicted` for each).
+    RemoveNodes(Vec<NodeId>),
     /// `kubectl taint nodes … key=value:Effect --overwrite`: the taint replaces
     /// one of the same key and effect.
     Taint {

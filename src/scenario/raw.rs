@@ -104,6 +104,8 @@ pub struct RawStep {
     pub capability: Option<Spanned<BTreeMap<String, Quantity>>>,
     pub cordon: Option<Spanned<String>>,
     pub uncordon: Option<Spanned<String>>,
+    pub add_nodes: Option<Spanned<String>>,
+    pub remove_nodes: Option<Spanned<String>>,
     pub taint: Option<Spanned<String>>,
     pub untaint: Option<Spanned<String>>,
     pub key: Option<Spanned<String>>,
@@ -309,6 +311,7 @@ pub struct RawNode {
     pub vgpu: Option<RawVgpu>,
     pub vnpu: Option<Spanned<RawVnpu>>,
     pub numa: Option<Spanned<RawNuma>>,
+    pub absent: Option<bool>,
 }
 
 /// A node's Ascend chips of one type, as Project-HAMi's ascend-device-plugin

@@ -2,6 +2,7 @@
 //! invariants over random workloads. One binary (see STYLE.md).
 
 mod argo;
+mod batch_jobs;
 mod check;
 mod cli;
 mod comm_runtime;
@@ -18,9 +19,11 @@ mod hardening;
 mod host_ports;
 mod interrupt;
 mod invariants;
+mod job_keys;
 mod jobflow;
 mod manifests;
 mod nccl;
+mod node_timeline;
 mod outputs;
 mod podgroups;
 mod priority_classes;

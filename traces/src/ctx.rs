@@ -236,6 +236,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         orphan: false,
         sla_waiting: None,
         pods_once_admitted: false,
+        batch: None,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

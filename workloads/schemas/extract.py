@@ -62,6 +62,22 @@ APPS_SPECS = {
 }
 
 
+# batch/v1 Job (Kubernetes API reference, v1.33): its spec beside the same pod
+# template.
+BATCH_JOB_SPEC = {
+    "parallelism": 0, "completions": 0, "activeDeadlineSeconds": 0,
+    "podFailurePolicy": {"rules": {
+        "action": 0,
+        "onExitCodes": {"containerName": 0, "operator": 0, "values": 0},
+        "onPodConditions": {"type": 0, "status": 0},
+    }},
+    "successPolicy": {"rules": {"succeededIndexes": 0, "succeededCount": 0}},
+    "backoffLimit": 0, "backoffLimitPerIndex": 0, "maxFailedIndexes": 0,
+    "selector": LABEL_SELECTOR, "manualSelector": 0, "ttlSecondsAfterFinished": 0,
+    "completionMode": 0, "suspend": 0, "podReplacementPolicy": 0, "managedBy": 0,
+}
+
+
 def tree(schema, top=False):
     if schema.get("x-kubernetes-preserve-unknown-fields"):
         return "*"
@@ -149,6 +165,8 @@ def main():
         spec = dict(spec, template={"metadata": OBJECT_META, "spec": template["spec"]})
         kinds[f"apps/v1 {kind}"] = {"apiVersion": 0, "kind": 0, "metadata": OBJECT_META,
                                     "spec": spec, "status": "*"}
+    spec = dict(BATCH_JOB_SPEC, template={"metadata": OBJECT_META, "spec": template["spec"]})
+    kinds["batch/v1 Job"] = {"apiVersion": 0, "kind": 0, "metadata": OBJECT_META, "spec": spec, "status": "*"}
     for k, t in kinds.items():
         t.setdefault("apiVersion", 0)
         t.setdefault("kind", 0)

@@ -456,6 +456,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         orphan: false,
         sla_waiting: None,
         pods_once_admitted: false,
+        batch: None,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

@@ -61,6 +61,9 @@ pub struct EngineConfig {
     pub sample_interval: SimDuration,
     /// Operators' actions during the run (`spec.timeline`), in time order.
     pub timeline: Vec<crate::timeline::Step>,
+    /// Nodes declared but not in the cluster at the start (`absent: true`):
+    /// out of service, holding nothing, until a timeline step adds them.
+    pub absent_nodes: Vec<crate::cluster::NodeId>,
     /// Stop after this many sessions.
     pub max_sessions: Option<u64>,
     /// Sessions walk everything, as Volcano does, instead of skipping work that
@@ -117,6 +120,7 @@ impl Default for EngineConfig {
             schedule_period: None,
             sample_interval: SimDuration::from_secs(300),
             timeline: Vec::new(),
+            absent_nodes: Vec::new(),
             max_sessions: None,
             exhaustive: false,
             wrong_skip_for_tests: false,

@@ -36,6 +36,10 @@ pub(super) enum Lifecycle {
     /// The capacity under a Running or Releasing pod failed: the pod is gone
     /// at once, and its job loses the work since its last checkpoint.
     PodFailed(PodId),
+    /// A Running or Releasing pod's node was deleted: the pod garbage collector
+    /// deletes it at once (no grace), its job loses the work since its last
+    /// checkpoint, and the job controller hears `PodEvicted`.
+    PodDeletedWithNode(PodId),
     /// A session closed: these jobs' pods changed (ascending, distinct after
     /// the controller sorts them).
     SessionClosed(Vec<JobId>),
@@ -67,7 +71,8 @@ impl Engine {
                 self.phase_due.push(self.world.pods[p.0 as usize].job);
             }
             Lifecycle::PodReleased(p) => self.released(p),
-            Lifecycle::PodFailed(p) => self.failed(p),
+            Lifecycle::PodFailed(p) => self.gone_at_once(p, true),
+            Lifecycle::PodDeletedWithNode(p) => self.gone_at_once(p, false),
             Lifecycle::PodSucceeded(p) => self.succeeded(p),
             Lifecycle::JobSync(j) => self.sync_min_success(j),
             Lifecycle::SessionClosed(mut touched) => {
@@ -145,6 +150,10 @@ impl Engine {
         if job.phase.is_terminal() || job.phase == JobPhase::Restarting {
             return;
         }
+        if job.spec.batch.is_some() {
+            self.next_completions(j, task);
+        }
+        let job = &self.world.jobs[j.0 as usize];
         if job.task_count(task, PodStatus::Succeeded) == job.spec.tasks[task].replicas {
             self.raise(j, Some(p), Some(task), PolicyEvent::TaskCompleted);
         }
@@ -162,6 +171,32 @@ impl Engine {
         }
         self.refresh_job_keeping_phase(j);
         self.phase_due.push(j);
+    }
+
+    /// A batch/v1 Job's controller after a pod of task `t` succeeded: it makes
+    /// the next completions' pods while fewer than `parallelism` are active
+    /// (Kubernetes' `syncJob`: `wantActive = min(parallelism, completions −
+    /// succeeded)`), each the next index.
+    fn next_completions(&mut self, j: JobId, t: usize) {
+        let job = &self.world.jobs[j.0 as usize];
+        let Some(rules) = job.spec.batch else { return };
+        let replicas = job.spec.tasks[t].replicas;
+        let mut made = 0u32;
+        let mut active = 0u32;
+        for &p in &job.pods {
+            let pod = &self.world.pods[p.0 as usize];
+            if pod.task as usize != t {
+                continue;
+            }
+            made = made.max(pod.index + 1);
+            active += !matches!(pod.status, PodStatus::Succeeded | PodStatus::Failed | PodStatus::Deleted) as u32;
+        }
+        while made < replicas && active < rules.parallelism {
+            let p = self.world.create_pod(j, t, made, self.now);
+            self.pod_made(p);
+            made += 1;
+            active += 1;
+        }
     }
 
     /// A VolcanoJob's `minSuccess` (the Running state's `SyncJob`): Completed once
@@ -263,7 +298,8 @@ impl Engine {
     fn create_task_pods(&mut self, j: JobId, t: usize) {
         let job = &mut self.world.jobs[j.0 as usize];
         job.tasks[t].created = true;
-        let replicas = job.spec.tasks[t].replicas;
+        // A batch/v1 Job starts `parallelism` of its completions.
+        let replicas = job.spec.tasks[t].replicas.min(job.spec.batch.map_or(u32::MAX, |b| b.parallelism));
         for i in 0..replicas {
             let p = self.world.create_pod(j, t, i, self.now);
             self.pod_made(p);
@@ -505,15 +541,20 @@ impl Engine {
     /// is Failed and off its node at once (its host or GPU is gone: no grace
     /// period), its job loses the work since its last checkpoint, and the
     /// job's `PodFailed` policy applies.
-    fn failed(&mut self, p: PodId) {
+    /// A Running or Releasing pod is gone at once: its capacity failed
+    /// (`fault`: Failed, `PodFailed`, the lost work counted as lost to faults)
+    /// or its node was deleted (`PodEvicted`).
+    fn gone_at_once(&mut self, p: PodId, fault: bool) {
         let pod = &self.world.pods[p.0 as usize];
         let (status, node, j, task) = (pod.status, pod.node, pod.job, pod.task as usize);
+        let reason = if fault { EndReason::Failed } else { EndReason::NodeDeleted };
         match status {
-            PodStatus::Running => self.record_pod_end(p, EndReason::Failed),
+            PodStatus::Running => self.record_pod_end(p, reason),
             PodStatus::Releasing => {}
             _ => return,
         }
-        self.world.transition(p, PodStatus::Failed, node);
+        let end = if fault { PodStatus::Failed } else { PodStatus::Deleted };
+        self.world.transition(p, end, if fault { node } else { None });
         self.world.pods[p.0 as usize].replace_on_release = false;
         self.dirty = true;
         let job = &self.world.jobs[j.0 as usize];
@@ -532,11 +573,14 @@ impl Engine {
         }
         if status == PodStatus::Running {
             let lost = self.stop_progress(j, true);
-            let job = &mut self.world.jobs[j.0 as usize];
-            job.progress.lost_to_faults_gpu_us += lost as u128 * job.spec.total_gpus().max(0) as u128;
+            if fault {
+                let job = &mut self.world.jobs[j.0 as usize];
+                job.progress.lost_to_faults_gpu_us += lost as u128 * job.spec.total_gpus().max(0) as u128;
+            }
             self.phase_due.push(j);
         }
-        self.raise(j, Some(p), Some(task), PolicyEvent::PodFailed);
+        let event = if fault { PolicyEvent::PodFailed } else { PolicyEvent::PodEvicted };
+        self.raise(j, Some(p), Some(task), event);
         // Whatever is left of the job goes on at its new size, or waits; an
         // elastic job's survivors meet again first (its resize overhead).
         let job = &mut self.world.jobs[j.0 as usize];

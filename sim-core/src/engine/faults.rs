@@ -114,6 +114,16 @@ impl Engine {
         self.faults = f;
     }
 
+    /// Puts node `n`'s capacity in or out of service from what holds it out:
+    /// whole-node outages in force or absence from the cluster (all of it), else
+    /// its failed GPUs.
+    pub(super) fn set_service(&mut self, n: NodeId) {
+        let i = n.0 as usize;
+        let down = self.faults.down.get(i).is_some_and(|&d| d > 0) || self.absent[i];
+        let failed = self.faults.failed.get(i).copied().unwrap_or(0);
+        self.world.set_out_of_service(n, down, failed);
+    }
+
     /// Whether the run has a fault plan (see [`Engine::set_faults`]).
     pub fn has_faults(&self) -> bool {
         self.faults.enabled
@@ -172,7 +182,7 @@ impl Engine {
                     self.faults.down[n.0 as usize] += 1;
                     if self.faults.down[n.0 as usize] == 1 {
                         killed += self.kill_on(n, |_| true);
-                        self.world.set_out_of_service(n, true, self.faults.failed[n.0 as usize]);
+                        self.set_service(n);
                     }
                 }
                 self.events.push(self.now.plus(outage.duration), Event::OutageEnd(id));
@@ -203,7 +213,7 @@ impl Engine {
                     }
                     self.faults.failed[i] |= mask;
                     if self.faults.down[i] == 0 {
-                        self.world.set_out_of_service(n, false, self.faults.failed[i]);
+                        self.set_service(n);
                     }
                 }
                 self.events.push(self.now.plus(outage.duration), Event::OutageEnd(id));
@@ -271,7 +281,7 @@ impl Engine {
                     let i = n.0 as usize;
                     self.faults.down[i] -= 1;
                     if self.faults.down[i] == 0 {
-                        self.world.set_out_of_service(n, false, self.faults.failed[i]);
+                        self.set_service(n);
                     }
                 }
                 "repair"
@@ -281,7 +291,7 @@ impl Engine {
                     let i = n.0 as usize;
                     self.faults.failed[i] &= !mask;
                     if self.faults.down[i] == 0 {
-                        self.world.set_out_of_service(n, false, self.faults.failed[i]);
+                        self.set_service(n);
                     }
                 }
                 "repair"

@@ -131,6 +131,11 @@ pub struct Engine {
     faults_out: Vec<FaultRecord>,
     /// Lifecycle policies' actions waiting for their timeouts (freed slots `None`).
     delayed: Vec<Option<policies::Delayed>>,
+    /// Per node: out of the cluster (declared `absent`, or removed by the
+    /// timeline and not added back).
+    absent: Vec<bool>,
+    /// Σ nominal milli-GPUs of the absent nodes.
+    absent_gpu_milli: i64,
 }
 
 impl Engine {
@@ -150,7 +155,7 @@ impl Engine {
         for (k, step) in cfg.timeline.iter().enumerate() {
             events.push(step.at, Event::Operate(k as u32));
         }
-        Engine {
+        let mut engine = Engine {
             marks_unschedulable,
             admits_pod_groups,
             created_at_close: false,
@@ -186,7 +191,14 @@ impl Engine {
             faults: faults::Faults::default(),
             faults_out: Vec::new(),
             delayed: Vec::new(),
+            absent: Vec::new(),
+            absent_gpu_milli: 0,
+        };
+        engine.absent = vec![false; engine.world.cluster.len()];
+        for n in engine.cfg.absent_nodes.clone() {
+            engine.take_out(n);
         }
+        engine
     }
 
     /// An engine over `world` (whose own jobs are ignored: give it none) whose
@@ -391,6 +403,7 @@ impl Engine {
     fn advance_to(&mut self, t: SimTime) {
         let dt = t.micros().saturating_sub(self.now.micros()) as u128;
         self.stats.releasing_milli_us += self.world.gpu_releasing_milli.max(0) as u128 * dt;
+        self.stats.absent_milli_us += self.absent_gpu_milli.max(0) as u128 * dt;
         self.now = t;
     }
 

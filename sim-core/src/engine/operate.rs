@@ -105,6 +105,20 @@ impl Engine {
                 }
                 any || self.missed(&step.place, format!("no node of the pattern has a taint `{key}` to remove"))
             }
+            Operation::AddNodes(nodes) => {
+                let mut any = false;
+                for n in nodes {
+                    any |= self.bring_in(n);
+                }
+                any || self.ignored(&step.place, "every node of the pattern is in the cluster already".into())
+            }
+            Operation::RemoveNodes(nodes) => {
+                let mut any = false;
+                for n in nodes {
+                    any |= self.take_out(n);
+                }
+                any || self.ignored(&step.place, "no node of the pattern is in the cluster".into())
+            }
             Operation::Cordon(nodes) | Operation::Uncordon(nodes) => {
                 for n in nodes {
                     self.operator_cordon(n, cordon);
@@ -323,6 +337,45 @@ impl Engine {
         for p in pods {
             self.delete_pod(p);
         }
+    }
+
+    /// Node `n` leaves the cluster (`kubectl delete node`, or absent from the
+    /// start): the pod garbage collector deletes the pods still on it at once
+    /// (`gcOrphaned`, no grace period; the job controller hears PodEvicted for
+    /// each), and its capacity is out of the scheduler's view (the cluster's
+    /// total shrinks). False if it was out already.
+    pub(super) fn take_out(&mut self, n: crate::cluster::NodeId) -> bool {
+        let i = n.0 as usize;
+        if self.absent[i] {
+            return false;
+        }
+        let pods = self.world.pods_on(n, |pod| matches!(pod.status, PodStatus::Running | PodStatus::Releasing));
+        for p in pods {
+            self.on(Lifecycle::PodDeletedWithNode(p));
+        }
+        self.absent[i] = true;
+        self.absent_gpu_milli += self.nominal_gpu_milli(n);
+        self.set_service(n);
+        self.dirty = true;
+        true
+    }
+
+    /// Node `n` joins the cluster with its declared capacity (less what faults
+    /// in force hold out). False if it was in already.
+    fn bring_in(&mut self, n: crate::cluster::NodeId) -> bool {
+        let i = n.0 as usize;
+        if !self.absent[i] {
+            return false;
+        }
+        self.absent[i] = false;
+        self.absent_gpu_milli -= self.nominal_gpu_milli(n);
+        self.set_service(n);
+        true
+    }
+
+    /// Node `n`'s milli-GPUs as declared, whatever is out of service.
+    fn nominal_gpu_milli(&self, n: crate::cluster::NodeId) -> i64 {
+        self.world.cluster.node(n).allocatable.gpu_milli() + self.world.nodes[n.0 as usize].lost.gpu_milli()
     }
 
     /// An operator's cordon (`on`) or uncordon: a drain in force keeps its own

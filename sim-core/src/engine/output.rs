@@ -27,6 +27,8 @@ pub enum EndReason {
     Killed,
     /// Its node or GPU failed under it.
     Failed,
+    /// Its node was deleted (`removeNodes`): the pod garbage collector deleted it.
+    NodeDeleted,
     /// Still running when the run stopped.
     Running,
 }
@@ -42,6 +44,7 @@ impl EndReason {
             EndReason::Restarted => "restarted",
             EndReason::Killed => "killed",
             EndReason::Failed => "failed",
+            EndReason::NodeDeleted => "node-deleted",
             EndReason::Running => "running",
         }
     }
@@ -111,6 +114,9 @@ pub struct RunStats {
     /// ∫ GPUs held by Releasing pods dt over the run (milli-GPU·µs): the one
     /// part of the GPU time that no pod interval covers.
     pub releasing_milli_us: u128,
+    /// Milli-GPU·µs of nodes out of the cluster (declared `absent`, or removed
+    /// by the timeline), integrated over the run.
+    pub absent_milli_us: u128,
     /// The run stopped with events left (at the horizon or the session limit):
     /// jobs that never started were still waiting, not unschedulable.
     pub cut_short: bool,

@@ -53,6 +53,14 @@ impl Engine {
     /// the policy it finds acts now, or after its timeout; without one the job is
     /// synced (an evicted or failed pod is made again once gone).
     pub(super) fn raise(&mut self, j: JobId, pod: Option<PodId>, task: Option<usize>, ev: PolicyEvent) {
+        // A batch/v1 Job counts each pod that ended without succeeding against
+        // its `backoffLimit` (its max_retry is one more): past it, the Job fails.
+        if self.world.jobs[j.0 as usize].spec.batch.is_some()
+            && matches!(ev, PolicyEvent::PodFailed | PolicyEvent::PodEvicted)
+            && !self.count_retry(j)
+        {
+            return;
+        }
         let policy = self.policy_for(j, task, ev);
         let Some(Policy { timeout: Some(after), action, .. }) = policy else {
             return self.apply_policy(j, pod, task, policy.map(|p| p.action));

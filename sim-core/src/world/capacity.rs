@@ -56,6 +56,12 @@ impl World {
         self.victim_index.touch(n);
     }
 
+    /// Node `n`'s allocatable as declared, whatever faults or absence from the
+    /// cluster hold out of service now.
+    pub fn nominal_allocatable(&self, n: NodeId) -> Resources {
+        self.cluster.node(n).allocatable + self.nodes[n.0 as usize].lost
+    }
+
     /// Cordons node `n` or uncordons it.
     pub(crate) fn set_cordoned(&mut self, n: NodeId, on: bool) {
         self.cluster.set_cordoned(n, on);

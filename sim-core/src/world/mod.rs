@@ -500,6 +500,8 @@ pub struct World {
     /// Pods with host ports evicted since the session opened (see
     /// [`World::settle_ports`]).
     ports_released: Vec<(NodeId, PodId)>,
+    /// Some job's pods hold host ports: only then are the nodes' ledgers kept.
+    ported_jobs: bool,
     /// Static cluster.
     pub cluster: Cluster,
     /// Node usage, by node id.
@@ -605,6 +607,11 @@ pub struct World {
 
 /// Numbers `job`'s task requests in `list` (the distinct requests, first seen
 /// first; `of` finds a request's number).
+/// True if some task of the job holds host ports.
+fn holds_ports(job: &Job) -> bool {
+    job.spec.tasks.iter().any(|t| !t.host_ports().is_empty())
+}
+
 fn number_shapes(list: &mut Vec<Resources>, of: &mut rustc_hash::FxHashMap<Resources, u32>, job: &mut Job) {
     for (state, task) in job.tasks.iter_mut().zip(&job.spec.tasks) {
         state.shape = *of.entry(task.requests).or_insert_with(|| {
@@ -620,6 +627,7 @@ impl World {
     pub fn add_job(&mut self, spec: JobSpec) -> JobId {
         let mut job = Job::new(spec);
         number_shapes(&mut self.shapes, &mut self.shape_of, &mut job);
+        self.ported_jobs |= holds_ports(&job);
         self.jobs.push(job);
         JobId(self.jobs.len() as u32 - 1)
     }
@@ -651,6 +659,7 @@ impl World {
             jobs_in.push(job);
         }
         let jobs = jobs_in;
+        let ported_jobs = jobs.iter().any(holds_ports);
         let queues = queues.into_iter().map(QueueState::new).collect();
         let nh = cluster.topology.hypernodes.len();
         let mut hn_allocatable = vec![Resources::ZERO; nh];
@@ -673,6 +682,7 @@ impl World {
             numa_preset: None,
             numa_released: Vec::new(),
             ports_released: Vec::new(),
+            ported_jobs,
             hn_allocatable,
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
@@ -891,7 +901,7 @@ impl World {
         if self.numa {
             self.move_numa(pod, job, task, (old_status, old_node), (status, node));
         }
-        if !self.jobs[job.0 as usize].spec.tasks[task].host_ports().is_empty() {
+        if self.ported_jobs && !self.jobs[job.0 as usize].spec.tasks[task].host_ports().is_empty() {
             self.move_ports(pod, (old_status, old_node), (status, node));
         }
         if before != after && req.get(GPU) > 0 {

@@ -82,6 +82,9 @@ pub(super) fn cluster(v: &mut V<'_>, c: &RawCluster, base: &Path) -> (Vec<Node>,
                 for (i, c) in n.vgpu.iter_mut().enumerate() {
                     c.uuid = format!("GPU-{}-{i}", n.name);
                 }
+                if g.value.absent == Some(true) {
+                    v.absent_nodes.insert(n.name.clone());
+                }
                 add(v, n, &path, at(g));
             }
         }
@@ -92,6 +95,9 @@ pub(super) fn cluster(v: &mut V<'_>, c: &RawCluster, base: &Path) -> (Vec<Node>,
             v.err(at(cnt), format!("{path}.count"), "`count` belongs to nodeGroups; an explicit node is one node");
         }
         if let Some(node) = node(v, &n.value, &path) {
+            if n.value.absent == Some(true) {
+                v.absent_nodes.insert(node.name.clone());
+            }
             add(v, node, &path, at(n));
         }
     }

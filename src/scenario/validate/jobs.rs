@@ -330,6 +330,7 @@ fn job(
         // A PodGroup with its pods, as Volcano's unit tests build them (a VolcanoJob
         // manifest waits for admission: docs/volcano.md § Job controller over time).
         pods_once_admitted: false,
+        batch: None,
         min_resources: Resources::ZERO,
         network_topology,
         sub_groups,

@@ -74,6 +74,9 @@ pub(crate) struct V<'a> {
     /// Compact nodes' Ascend chips, given their types once the device
     /// ConfigMap is read.
     pub compact_npus: Vec<snapshot::CompactNpus>,
+    /// Nodes declared `absent: true`: not in the cluster until a timeline
+    /// `addNodes` brings them in.
+    pub absent_nodes: BTreeSet<String>,
 }
 
 impl V<'_> {
@@ -300,6 +303,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         clock_start: 0,
         horizon: None,
         compact_npus: Vec::new(),
+        absent_nodes: BTreeSet::new(),
     };
     if raw.api_version.value != "lahar.io/v1alpha1" {
         v.err(
@@ -370,8 +374,19 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         (None, Some(s)) if !s.hypernodes.is_empty() => Some(snapshot::hypernodes(&mut v, s, &nodes)),
         _ => cluster::hypernodes(&mut v, &spec.cluster, &nodes),
     };
-    let node_ids: BTreeMap<String, NodeId> =
-        nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), NodeId(i as u32))).collect();
+    // Pods of the starting state run on the nodes in the cluster at the start.
+    let node_ids: BTreeMap<String, NodeId> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !v.absent_nodes.contains(&n.name))
+        .map(|(i, n)| (n.name.clone(), NodeId(i as u32)))
+        .collect();
+    engine.absent_nodes = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| v.absent_nodes.contains(&n.name))
+        .map(|(i, _)| NodeId(i as u32))
+        .collect();
     // One registry of PriorityClasses: Kubernetes' built-in ones, `spec.priorityClasses`,
     // then the PriorityClass objects of every manifest source (a name defined twice
     // anywhere is an error).

@@ -59,6 +59,8 @@ fn operation(
         ("queue", r.queue.as_ref()),
         ("cordon", r.cordon.as_ref()),
         ("uncordon", r.uncordon.as_ref()),
+        ("addNodes", r.add_nodes.as_ref()),
+        ("removeNodes", r.remove_nodes.as_ref()),
         ("taint", r.taint.as_ref()),
         ("untaint", r.untaint.as_ref()),
     ];
@@ -69,7 +71,7 @@ fn operation(
             whole,
             path,
             format!(
-                "expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, taint, untaint; got {what}"
+                "expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, addNodes, removeNodes, taint, untaint; got {what}"
             ),
         );
         return None;
@@ -167,6 +169,12 @@ fn operation(
     }
     if let Some(x) = &r.uncordon {
         return nodes_of(x, v, "uncordon").map(Operation::Uncordon);
+    }
+    if let Some(x) = &r.add_nodes {
+        return nodes_of(x, v, "addNodes").map(Operation::AddNodes);
+    }
+    if let Some(x) = &r.remove_nodes {
+        return nodes_of(x, v, "removeNodes").map(Operation::RemoveNodes);
     }
     if let Some(x) = r.taint.as_ref().or(r.untaint.as_ref()) {
         let verb = if r.taint.is_some() { "taint" } else { "untaint" };

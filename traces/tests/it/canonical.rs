@@ -228,6 +228,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 orphan: false,
                 sla_waiting: None,
                 pods_once_admitted: false,
+                batch: None,
                 min_resources: Resources::ZERO,
                 network_topology: None,
                 sub_groups: None,

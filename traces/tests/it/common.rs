@@ -150,6 +150,7 @@ pub fn gang(
         orphan: false,
         sla_waiting: None,
         pods_once_admitted: false,
+        batch: None,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

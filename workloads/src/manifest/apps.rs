@@ -43,33 +43,8 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         return None;
     };
     let shape = common::pod_shape(ck, cx, tpl, "spec.template");
-    let min_member = match meta.annotations.get(GROUP_MIN_MEMBER) {
-        None => 1,
-        Some((v, at)) => match v.trim().parse::<u32>() {
-            Ok(m) if m <= replicas => m,
-            Ok(m) => {
-                let p = format!("metadata.annotations.{GROUP_MIN_MEMBER}");
-                ck.err(
-                    *at,
-                    &p,
-                    format!("must not exceed the replicas ({replicas}), got {m}: the group could never start"),
-                );
-                1
-            }
-            Err(_) => {
-                let p = format!("metadata.annotations.{GROUP_MIN_MEMBER}");
-                ck.err(*at, &p, format!("expected an integer ≥ 0, got `{v}` (Volcano falls back to 1)"));
-                1
-            }
-        },
-    };
-    let (qname, qat, qpath) = match shape.annotations.get(common::QUEUE_NAME_ANNOTATION) {
-        Some((q, at)) => {
-            (q.clone(), *at, format!("spec.template.metadata.annotations.{}", common::QUEUE_NAME_ANNOTATION))
-        }
-        None => ("default".to_string(), root.at, "spec.template.metadata".to_string()),
-    };
-    let q = common::queue(ck, cx, &qname, qat, &qpath);
+    let min_member = group_min_member(ck, &meta, replicas, format!("the replicas ({replicas})"));
+    let q = template_queue(ck, cx, &shape, root);
     let class = tpl.get("spec").and_then(|s| ck.opt_str(s, "priorityClassName", "spec.template.spec"));
     let timing = common::timing(ck, cx, &meta.annotations, meta.at, "");
     let start = match kind {
@@ -108,4 +83,41 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     };
     j.pod_names = Some(Box::new(vec![names]));
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
+}
+
+/// The PodGroup's `minMember` (Volcano's `getMinMemberFromUpperRes`): the
+/// owner's [`GROUP_MIN_MEMBER`] annotation, else 1; more than `most` (the pods
+/// the owner runs at once, `what` in words) or not an integer is an error
+/// (Volcano falls back to 1).
+pub(crate) fn group_min_member(ck: &mut Ck<'_>, meta: &common::Meta, most: u32, what: String) -> u32 {
+    let Some((v, at)) = meta.annotations.get(GROUP_MIN_MEMBER) else { return 1 };
+    let p = format!("metadata.annotations.{GROUP_MIN_MEMBER}");
+    match v.trim().parse::<u32>() {
+        Ok(m) if m <= most => m,
+        Ok(m) => {
+            ck.err(*at, &p, format!("must not exceed {what}, got {m}: the group could never start"));
+            1
+        }
+        Err(_) => {
+            ck.err(*at, &p, format!("expected an integer ≥ 0, got `{v}` (Volcano falls back to 1)"));
+            1
+        }
+    }
+}
+
+/// The queue the PodGroup controller gives an owner's pods: the pod
+/// template's `scheduling.volcano.sh/queue-name` annotation, else `default`.
+pub(crate) fn template_queue(
+    ck: &mut Ck<'_>,
+    cx: &Context<'_>,
+    shape: &common::PodShape,
+    root: &Node,
+) -> Option<lahar_core::queue::QueueId> {
+    let (qname, qat, qpath) = match shape.annotations.get(common::QUEUE_NAME_ANNOTATION) {
+        Some((q, at)) => {
+            (q.clone(), *at, format!("spec.template.metadata.annotations.{}", common::QUEUE_NAME_ANNOTATION))
+        }
+        None => ("default".to_string(), root.at, "spec.template.metadata".to_string()),
+    };
+    common::queue(ck, cx, &qname, qat, &qpath)
 }

@@ -800,12 +800,14 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
             class.is_some_and(|c| c.preemption_policy == "Never")
         }
     };
-    // Annotation first, then label; anything but a boolean means "not preemptable".
+    // Annotation first, then label (`GetPodPreemptable`), read as Go's
+    // `strconv.ParseBool` reads it (`True`, `1`, `t`...); anything else means
+    // "not preemptable".
     let preemptable = meta
         .annotations
         .get("volcano.sh/preemptable")
         .or(meta.labels.get("volcano.sh/preemptable"))
-        .map(|(s, _)| s.parse::<bool>().unwrap_or(false))
+        .map(|(s, _)| parse_go_bool(s).unwrap_or(false))
         .unwrap_or(true);
     PodShape {
         requests,
@@ -1420,6 +1422,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         orphan: false,
         sla_waiting: None,
         pods_once_admitted: false,
+        batch: None,
         min_resources: Resources::ZERO,
         network_topology: None,
         sub_groups: None,

@@ -8,6 +8,7 @@
 
 mod apps;
 mod argo;
+mod batchjob;
 mod common;
 mod devices;
 mod jobflow;
@@ -196,6 +197,17 @@ pub fn support_object(d: &Doc) -> Option<String> {
             }
             false
         }
+        "batch" if kind == "Job" => {
+            let scheduler = apps::scheduler_of(d);
+            if scheduler != "volcano" {
+                return Some(format!("{kind} ({api}) of schedulerName `{scheduler}`"));
+            }
+            // A suspended Job makes no pods until resumed.
+            if d.root.get("spec").and_then(|s| s.get("suspend")).is_some_and(|n| n.val == yaml::Val::Bool(true)) {
+                return Some(format!("{kind} ({api}), suspended"));
+            }
+            false
+        }
         "discovery.k8s.io" => kind == "EndpointSlice",
         // Gateway API routing, kustomize's build file: no pods.
         "gateway.networking.k8s.io" => true,
@@ -296,6 +308,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
             }
             ("ray.io", "RayJob" | "RayCluster" | "RayService") => out.extend(ray::job(d, &kind, cx, &mut ck)),
             ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => out.extend(apps::job(d, &kind, cx, &mut ck)),
+            ("batch", "Job") => out.extend(batchjob::job(d, cx, &mut ck)),
             ("sparkoperator.k8s.io", "SparkApplication") => out.extend(spark::job(d, cx, &mut ck)),
             ("flow.volcano.sh", "JobFlow") => {
                 out.extend(jobflow::jobs(d, &templates, &mut templates_reported, cx, &mut ck))
@@ -333,7 +346,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
                 format!(
                     "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
                      PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob/JAXJob, ray.io RayJob/RayCluster/RayService/RayCronJob, \
-                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, argoproj.io Workflow/WorkflowTemplate/ClusterWorkflowTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
+                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch/v1 Job, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, argoproj.io Workflow/WorkflowTemplate/ClusterWorkflowTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
                      SparkApplication/ScheduledSparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
                      scheduling.k8s.io PriorityClass"
                 ),

@@ -62,7 +62,8 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
             continue;
         };
         let tplp = join(&tp, "template");
-        let mut shape = common::pod_shape(ck, cx, tpl, &tplp);
+        let tpl = with_job_keys(tpl, &meta);
+        let mut shape = common::pod_shape(ck, cx, &tpl, &tplp);
         let tspec = tpl.get("spec");
         // The controller gives pods the job's PriorityClass when their template has none.
         let own = tspec.is_some_and(|s| s.get("priorityClassName").is_some() || s.get("priority").is_some());
@@ -244,4 +245,61 @@ fn task_topology(
     let anti_affinity = groups(KEYS[1]);
     let task_order = groups(KEYS[2]).concat();
     Some(lahar_core::job::TaskTopology { affinity, anti_affinity, task_order })
+}
+
+/// The pod template as the job controller makes its pods (`createJobPod`): the
+/// job's `volcano.sh/preemptable`, `volcano.sh/cooldown-time` and
+/// `volcano.sh/revocable-zone` annotations, and its `volcano.sh/preemptable` and
+/// `volcano.sh/cooldown-time` labels, replace the template's. The template
+/// itself when the job has none of them.
+fn with_job_keys<'t>(tpl: &'t Node, meta: &common::Meta) -> std::borrow::Cow<'t, Node> {
+    const ANNOTATIONS: [&str; 3] = ["volcano.sh/preemptable", "volcano.sh/cooldown-time", "volcano.sh/revocable-zone"];
+    const LABELS: [&str; 2] = ["volcano.sh/preemptable", "volcano.sh/cooldown-time"];
+    let pick = |keys: &[&str], from: &BTreeMap<String, (String, super::yaml::At)>| -> Vec<(String, Node)> {
+        keys.iter()
+            .filter_map(|&k| from.get(k).map(|(v, at)| (k.to_string(), Node { at: *at, val: Val::Str(v.clone()) })))
+            .collect()
+    };
+    let (annotations, labels) = (pick(&ANNOTATIONS, &meta.annotations), pick(&LABELS, &meta.labels));
+    if annotations.is_empty() && labels.is_empty() {
+        return std::borrow::Cow::Borrowed(tpl);
+    }
+    let mut out = tpl.clone();
+    let root = map_of(&mut out, "metadata");
+    for (field, keys) in [("annotations", annotations), ("labels", labels)] {
+        if keys.is_empty() {
+            continue;
+        }
+        let m = map_of(root, field);
+        if let Val::Map(entries) = &mut m.val {
+            for (k, v) in keys {
+                match entries.iter_mut().find(|(e, _)| *e == k) {
+                    Some(e) => e.1 = v,
+                    None => entries.push((k, v)),
+                }
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The mapping under `key` of mapping `n`, made (empty) when absent or null.
+fn map_of<'n>(n: &'n mut Node, key: &str) -> &'n mut Node {
+    let at = n.at;
+    if !matches!(n.val, Val::Map(_)) {
+        n.val = Val::Map(Vec::new());
+    }
+    let Val::Map(entries) = &mut n.val else { unreachable!("made a mapping above") };
+    let i = match entries.iter().position(|(k, _)| k == key) {
+        Some(i) => i,
+        None => {
+            entries.push((key.to_string(), Node { at, val: Val::Map(Vec::new()) }));
+            entries.len() - 1
+        }
+    };
+    let child = &mut entries[i].1;
+    if !matches!(child.val, Val::Map(_)) {
+        child.val = Val::Map(Vec::new());
+    }
+    child
 }

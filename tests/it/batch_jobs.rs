@@ -1,0 +1,141 @@
+//! Kubernetes `batch/v1` Jobs scheduled by Volcano (issue 40): Volcano's
+//! PodGroup controller groups a Job's pods (`podgroup-<uid>`, `minMember` from
+//! `scheduling.volcano.sh/group-min-member`, else 1); Kubernetes' Job controller
+//! keeps `parallelism` pods active until `completions` have succeeded, replaces
+//! pods that end without succeeding and fails the Job past `backoffLimit`.
+//! Hand-checked through the binary.
+
+use super::*;
+
+/// A batch/v1 Job `name` of one-CPU pods that each run `duration`, with `spec`
+/// more lines (2 spaces of indentation) and Job annotations `ann`.
+fn job(name: &str, spec: &str, ann: &str) -> String {
+    format!(
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h{ann}}}\nspec:\n{spec}  template:\n    spec:\n      schedulerName: volcano\n      restartPolicy: Never\n      containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+    )
+}
+
+/// A CSV file's rows, split at commas.
+type Rows = Vec<Vec<String>>;
+
+/// Runs the manifests `objects` on `nodes` nodes of `cpu` CPUs, with
+/// `timeline` entries; returns (decisions, pods, jobs) rows and stderr.
+fn run(cpu: u32, nodes: u32, objects: &str, timeline: &str) -> (Rows, Rows, Rows, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.yaml"), objects).unwrap();
+    let text = scenario(
+        &format!("    nodeGroups:\n      - {{name: n, count: {nodes}, cpu: {cpu}, memory: 64Gi}}"),
+        &format!("{timeline}  workload:\n    - manifests: m.yaml\n"),
+    );
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let out = dir.path().join("o");
+    let o = lahar().arg("run").arg(dir.path().join("s.yaml")).arg("--out").arg(&out).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    let rows = |f: &str| -> Rows {
+        std::fs::read_to_string(out.join(f))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect()
+    };
+    (rows("decisions.csv"), rows("pods.csv"), rows("jobs.csv"), stderr)
+}
+
+/// Five completions, two at a time, on a node of 8 CPUs: pods start at 0, 0,
+/// 1 h, 1 h and 2 h (each made as one succeeds), and the Job completes at 3 h.
+/// The pods are named as the Job controller names them.
+#[test]
+fn parallelism_runs_completions_in_waves() {
+    let (_, pods, jobs, _) = run(8, 1, &job("wave", "  parallelism: 2\n  completions: 5\n", ""), "");
+    let mut starts: Vec<&str> = pods.iter().map(|r| r[6].as_str()).collect();
+    starts.sort_by_key(|s| s.parse::<f64>().unwrap() as i64);
+    assert_eq!(starts, ["0", "0", "3600", "3600", "7200"], "{pods:?}");
+    assert!(
+        pods.iter().all(|r| r[8] == "completed" && r[1].starts_with("default/wave-") && r[1].len() == 18),
+        "{pods:?}"
+    );
+    assert_eq!((jobs[0][0].as_str(), jobs[0][6].as_str(), jobs[0][7].as_str()), ("wave", "10800", "Completed"));
+    // Indexed: `<job>-<index>-<suffix>`.
+    let (_, pods, _, _) =
+        run(8, 1, &job("ix", "  completionMode: Indexed\n  completions: 2\n  parallelism: 2\n", ""), "");
+    let mut names: Vec<&str> = pods.iter().map(|r| &r[1][..13]).collect();
+    names.sort();
+    assert_eq!(names, ["default/ix-0-", "default/ix-1-"], "{pods:?}");
+}
+
+/// `minMember` from the Job's annotation makes a gang: three pods at once on
+/// two one-CPU nodes never start; with `minMember` 2 they run two at a time.
+#[test]
+fn group_min_member_gangs_the_jobs_pods() {
+    let three = job("g", "  parallelism: 3\n  completions: 3\n", ", scheduling.volcano.sh/group-min-member: \"3\"");
+    let (decisions, _, jobs, _) = run(1, 2, &three, "");
+    assert!(decisions.iter().all(|r| r[3] != "bind"), "{decisions:?}");
+    assert_eq!(jobs[0][7], "Pending", "{jobs:?}");
+    let two = three.replace("group-min-member: \"3\"", "group-min-member: \"2\"");
+    let (_, _, jobs, _) = run(1, 2, &two, "");
+    assert_eq!((jobs[0][6].as_str(), jobs[0][7].as_str()), ("7200", "Completed"), "{jobs:?}");
+}
+
+/// A pod deleted before it succeeds is replaced and counted: with
+/// `backoffLimit: 1` the second deletion fails the Job.
+#[test]
+fn backoff_limit_fails_the_job() {
+    let j = job("b", "  backoffLimit: 1\n", "");
+    let tl = "  timeline:\n    - {at: 10m, removeNodes: n-0}\n    - {at: 20m, addNodes: n-0}\n    - {at: 30m, removeNodes: n-0}\n    - {at: 40m, addNodes: n-0}\n";
+    let (_, pods, jobs, _) = run(4, 1, &j, tl);
+    let ends: Vec<(&str, &str)> = pods.iter().map(|r| (r[7].as_str(), r[8].as_str())).collect();
+    assert_eq!(ends, [("600", "node-deleted"), ("1800", "node-deleted")], "{pods:?}");
+    assert_eq!((jobs[0][7].as_str(), jobs[0][6].as_str()), ("Failed", "1800"), "{jobs:?}");
+    // With the default backoffLimit (6) it goes on and completes 1 h after its
+    // last replacement started (at 40 min).
+    let (_, _, jobs, _) = run(4, 1, &job("b", "", ""), tl);
+    assert_eq!((jobs[0][7].as_str(), jobs[0][6].as_str()), ("Completed", "6000"), "{jobs:?}");
+}
+
+/// Jobs for another scheduler and suspended Jobs are left out with a warning;
+/// fields lahar does not model, unknown fields and bad values are refused at
+/// their place.
+#[test]
+fn jobs_lahar_cannot_simulate_are_named() {
+    // Beside a Job lahar runs, they are counted; alone, nothing would run.
+    let other = job("k", "", "").replace("      schedulerName: volcano\n", "");
+    let suspended = job("s", "  suspend: true\n", "");
+    let (_, pods, _, stderr) = run(4, 1, &format!("{other}---\n{suspended}---\n{}", job("ok", "", "")), "");
+    assert_eq!(pods.len(), 1, "{pods:?}");
+    assert!(stderr.contains("Job (batch/v1) of schedulerName `default-scheduler`"), "{stderr}");
+    assert!(stderr.contains("Job (batch/v1), suspended"), "{stderr}");
+    let cases = [
+        (
+            "  activeDeadlineSeconds: 60\n",
+            "spec.activeDeadlineSeconds: `activeDeadlineSeconds` kills the Job at a deadline",
+        ),
+        ("  podFailurePolicy: {rules: []}\n", "spec.podFailurePolicy: `podFailurePolicy` decides"),
+        ("  completionMode: Sometimes\n", "spec.completionMode: expected `NonIndexed` or `Indexed`, got `Sometimes`"),
+        ("  paralelism: 2\n", "spec.paralelism: unknown field"),
+        ("  parallelism: -1\n", "spec.parallelism"),
+    ];
+    for (spec, needle) in cases {
+        let err = refused(&job("x", spec, ""));
+        assert!(err.contains(needle), "error lacks {needle:?}:\n{err}");
+    }
+    let err = refused(&job("r", "", "").replace("restartPolicy: Never", "restartPolicy: Always"));
+    assert!(
+        err.contains("spec.template.spec.restartPolicy: a Job's pods restart `Never` or `OnFailure`, got `Always`"),
+        "{err}"
+    );
+}
+
+/// `lahar validate`'s error (exit 2) on manifests `objects`.
+fn refused(objects: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.yaml"), objects).unwrap();
+    let text = scenario(
+        "    nodeGroups:\n      - {name: n, count: 1, cpu: 4, memory: 8Gi}",
+        "  workload:\n    - manifests: m.yaml\n",
+    );
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let o = lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
+    String::from_utf8_lossy(&o.get_output().stderr).to_string()
+}
