@@ -139,3 +139,50 @@ fn refused(objects: &str) -> String {
     let o = lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
     String::from_utf8_lossy(&o.get_output().stderr).to_string()
 }
+
+/// Volcano's PodGroup controller gives the Job's PodGroup the Job's
+/// `volcano.sh/*` annotations (`inheritUpperAnnotations`): under the e2e conf
+/// (sla with no argument), on a 2-CPU node where `a` runs 0 → 1 h, `b` (2 CPUs,
+/// at 10 s) with `volcano.sh/sla-waiting-time: 30s` is admitted when its
+/// waiting time is over, at 40 s; the bare `sla-waiting-time` has no
+/// `volcano.sh/` prefix and stays on the Job, so `b` waits for `a`'s end. The
+/// template's network-topology annotations make the group's `networkTopology`
+/// (a bad mode is refused at its place; Volcano reads it in any case).
+#[test]
+fn the_podgroup_takes_the_jobs_volcano_keys() {
+    let pair = |ann: &str| {
+        let a = job("a", "", "").replace("cpu: \"1\"", "cpu: \"2\"");
+        let b = job("b", "", &format!(", lahar.io/submit-at: 10s{ann}")).replace("cpu: \"1\"", "cpu: \"2\"");
+        format!("{a}---\n{b}")
+    };
+    for (ann, admitted) in [(", volcano.sh/sla-waiting-time: 30s", "40"), (", sla-waiting-time: 30s", "3600")] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.yaml"), pair(ann)).unwrap();
+        std::fs::write(dir.path().join("ci.conf"), super::volcano_controller::e2e_conf()).unwrap();
+        let text = scenario(
+            "    nodes: [{name: n0, cpu: 2, memory: 4Gi}]",
+            "  scheduler: {conf: ci.conf}\n  workload:\n    - manifests: m.yaml\n",
+        );
+        std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+        let out = super::volcano::run_file(&dir.path().join("s.yaml"));
+        let inqueue: Vec<&str> = out
+            .of("phase")
+            .iter()
+            .filter(|d| d["job"] == "b" && d["phase"] == "Inqueue")
+            .map(|d| d["t"].as_str())
+            .collect();
+        assert_eq!(inqueue.first(), Some(&admitted), "{ann}: {inqueue:?}");
+    }
+    let topo = |mode: &str| {
+        job("t", "", "").replace(
+            "    spec:\n      schedulerName",
+            &format!("    metadata:\n      annotations: {{volcano.sh/network-topology-mode: {mode}, volcano.sh/network-topology-highest-tier: \"1\"}}\n    spec:\n      schedulerName"),
+        )
+    };
+    let err = refused(&format!("{}---\n{}", topo("Hard"), topo("loose").replace("name: t\n", "name: u\n")));
+    assert!(
+        err.contains("spec.template.metadata.annotations.volcano.sh/network-topology-mode: expected `hard` or `soft`, got `loose`"),
+        "{err}"
+    );
+    assert_eq!(err.matches("network-topology-mode").count(), 1, "`Hard` is read as `hard`:\n{err}");
+}

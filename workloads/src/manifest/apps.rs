@@ -58,7 +58,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     }
     let head = JobHead {
         name: meta.name.clone(),
-        namespace: meta.namespace,
+        namespace: meta.namespace.clone(),
         kind: kind.to_string(),
         queue: q?,
         priority_class: class,
@@ -67,6 +67,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     };
     let task = common::task(&meta.name, replicas, 0, &shape);
     let (mut j, profile) = common::assemble(head, vec![task], cx);
+    controller_group(ck, Some(&meta), &shape, &mut j);
     // Volcano's CalTaskRequests: minMember pods' requests.
     j.min_resources = shape.requests.times(i64::from(min_member));
     let names: Vec<String> = match kind {
@@ -120,4 +121,72 @@ pub(crate) fn template_queue(
         None => ("default".to_string(), root.at, "spec.template.metadata".to_string()),
     };
     common::queue(ck, cx, &qname, qat, &qpath)
+}
+
+/// What Volcano's PodGroup controller puts on the PodGroup it makes for an
+/// owner's pods, or for a Pod alone (`buildPodGroupFromPod`): the owner's
+/// `volcano.sh/*` annotations (`inheritUpperAnnotations`), then the pod's
+/// `volcano.sh/preemptable` (annotation and label) and `volcano.sh/jdb-*`
+/// annotations over them, and the `networkTopology` of the pod's
+/// `volcano.sh/network-topology-mode` and `-highest-tier` annotations. The
+/// scheduler reads the group's preemptability (gangpreempt, gangreclaim, tdm),
+/// disruption budget (tdm) and sla waiting time from it.
+pub(crate) fn controller_group(
+    ck: &mut Ck<'_>,
+    owner: Option<&common::Meta>,
+    shape: &common::PodShape,
+    j: &mut lahar_core::job::JobSpec,
+) {
+    type Keys = std::collections::BTreeMap<String, (String, super::yaml::At)>;
+    let mut annotations: Keys = owner
+        .map(|m| {
+            m.annotations
+                .iter()
+                .filter(|(k, _)| k.starts_with("volcano.sh/"))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    const PREEMPTABLE: &str = "volcano.sh/preemptable";
+    const JDB: [&str; 2] = ["volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"];
+    if let Some(v) = shape.annotations.get(PREEMPTABLE) {
+        annotations.insert(PREEMPTABLE.to_string(), v.clone());
+    }
+    // The pod's min-available, else its max-unavailable, replaces the owner's.
+    if let Some(k) = JDB.iter().find(|k| shape.annotations.contains_key(**k)) {
+        for other in JDB {
+            annotations.remove(other);
+        }
+        annotations.insert(k.to_string(), shape.annotations[*k].clone());
+    }
+    let labels: Keys =
+        shape.labels.iter().filter(|(k, _)| *k == PREEMPTABLE).map(|(k, v)| (k.clone(), v.clone())).collect();
+    j.preemptable = common::group_preemptable(ck, &labels, &annotations, "");
+    j.disruption = common::group_disruption(ck, &annotations, "");
+    j.sla_waiting = common::group_sla_waiting(ck, &annotations, "");
+    const MODE: &str = "volcano.sh/network-topology-mode";
+    const TIER: &str = "volcano.sh/network-topology-highest-tier";
+    let (mode, tier) = (shape.annotations.get(MODE), shape.annotations.get(TIER));
+    if mode.is_none() && tier.is_none() {
+        return;
+    }
+    let tier_value = tier.and_then(|(t, at)| match t.trim().parse::<i64>() {
+        Ok(x) => Some(x),
+        Err(_) => {
+            ck.err(
+                *at,
+                &format!("spec.template.metadata.annotations.{TIER}"),
+                format!("expected an integer ≥ 0, got `{t}`"),
+            );
+            None
+        }
+    });
+    // Volcano reads the mode in any case (`strings.ToLower`).
+    let lower = mode.map(|(m, _)| m.to_lowercase());
+    let (nt, errors) = lahar_core::job::NetworkTopology::parse(lower.as_deref(), tier_value);
+    for (field, m) in errors {
+        let (key, at) = if field == "mode" { (MODE, mode.and_then(|x| x.1)) } else { (TIER, tier.and_then(|x| x.1)) };
+        ck.err(at, &format!("spec.template.metadata.annotations.{key}"), m);
+    }
+    j.network_topology = Some(nt);
 }

@@ -85,7 +85,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     }
     let head = JobHead {
         name: meta.name.clone(),
-        namespace: meta.namespace,
+        namespace: meta.namespace.clone(),
         kind: "Job".to_string(),
         queue: q?,
         priority_class: class,
@@ -95,6 +95,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let mut task = common::task(&meta.name, completions, 0, &shape);
     task.run_time = run_time;
     let (mut j, profile) = common::assemble(head, vec![task], cx);
+    super::apps::controller_group(ck, Some(&meta), &shape, &mut j);
     j.batch = Some(BatchRules { parallelism, backoff_limit });
     // Kubernetes fails the Job once more than backoffLimit pods failed.
     j.max_retry = backoff_limit.saturating_add(1);

@@ -454,6 +454,9 @@ impl Groups {
                 .and_then(|m| m.get("ownerReferences"))
                 .is_some_and(|o| matches!(&o.val, Val::Seq(s) if !s.is_empty()));
             let (mut j, profile) = common::assemble(head, tasks, cx);
+            // Its shadow PodGroup takes the pod's keys (the owner's, if any, are
+            // not in the manifests).
+            super::apps::controller_group(&mut ck, None, &p.shape, &mut j);
             j.orphan = !owned;
             j.initial = initial;
             j.initial_vgpu = initial_vgpu;
