@@ -198,6 +198,8 @@ impl Engine {
         for n in engine.cfg.absent_nodes.clone() {
             engine.take_out(n);
         }
+        // Nodes absent from the start hold nothing: no session is owed to them.
+        engine.dirty = false;
         engine
     }
 

@@ -354,7 +354,7 @@ impl Engine {
             self.on(Lifecycle::PodDeletedWithNode(p));
         }
         self.absent[i] = true;
-        self.absent_gpu_milli += self.nominal_gpu_milli(n);
+        self.absent_gpu_milli += self.world.nominal_allocatable(n).gpu_milli();
         self.set_service(n);
         self.dirty = true;
         true
@@ -368,14 +368,9 @@ impl Engine {
             return false;
         }
         self.absent[i] = false;
-        self.absent_gpu_milli -= self.nominal_gpu_milli(n);
+        self.absent_gpu_milli -= self.world.nominal_allocatable(n).gpu_milli();
         self.set_service(n);
         true
-    }
-
-    /// Node `n`'s milli-GPUs as declared, whatever is out of service.
-    fn nominal_gpu_milli(&self, n: crate::cluster::NodeId) -> i64 {
-        self.world.cluster.node(n).allocatable.gpu_milli() + self.world.nodes[n.0 as usize].lost.gpu_milli()
     }
 
     /// An operator's cordon (`on`) or uncordon: a drain in force keeps its own

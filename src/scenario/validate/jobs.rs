@@ -470,7 +470,7 @@ fn check_job_fit(v: &mut V<'_>, j: &JobSpec, nodes: &[Node], raw: &Spanned<RawJo
             return;
         }
     }
-    if let Some(why) = super::cluster::ports_bound_the_gang(v, nodes, j) {
+    if let Some(why) = super::ports_bound_the_gang(v, nodes, j) {
         v.warn(UNSCHEDULABLE, 1, at(raw), path.to_string(), format!("job `{}`: {why}; the job stays pending", j.name));
     }
 }

@@ -198,7 +198,7 @@ fn jobs(
             );
             unschedulable(v, message);
         }
-        if let Some(why) = super::cluster::ports_bound_the_gang(v, t.nodes, &j) {
+        if let Some(why) = super::ports_bound_the_gang(v, t.nodes, &j) {
             unschedulable(v, format!("{} `{}`: {why}; the job stays pending", j.kind, j.name));
         }
         if let Some(p) = &ij.profile

@@ -22,6 +22,7 @@ use std::sync::Arc;
 mod cluster;
 pub mod comm;
 pub(crate) mod faults;
+mod fit;
 pub(crate) mod gpu_model;
 mod jobs;
 mod manifests;
@@ -32,7 +33,7 @@ mod snapshot;
 mod synthetic;
 mod timeline;
 
-pub(crate) use cluster::{fits_somewhere, fits_somewhere_with, largest};
+pub(crate) use fit::{fits_somewhere, fits_somewhere_with, largest, ports_bound_the_gang};
 
 pub(crate) type At = Option<(u64, u64)>;
 
