@@ -300,6 +300,8 @@ pub struct PodHints {
     /// The host ports the pod's containers hold while it is on a node
     /// (predicates' NodePorts), in the order the manifest gives them.
     pub host_ports: Vec<HostPort>,
+    /// Inter-pod affinity and anti-affinity (boxed; none for most pods).
+    pub affinity: Option<Box<crate::affinity::PodAffinity>>,
 }
 
 impl PodHints {
@@ -638,10 +640,16 @@ impl TaskSpec {
         self.hints.as_ref().map_or(&[], |h| &h.host_ports)
     }
 
+    /// Its pods' inter-pod affinity and anti-affinity, if they have any.
+    pub fn pod_affinity(&self) -> Option<&crate::affinity::PodAffinity> {
+        self.hints.as_ref().and_then(|h| h.affinity.as_deref())
+    }
+
     /// True if its pods pass some nodes' filters and not others: a label
-    /// filter, or host ports (which the pods on a node decide).
+    /// filter, host ports (which the pods on a node decide) or inter-pod
+    /// (anti-)affinity (which the pods of a domain decide).
     pub fn has_node_filter(&self) -> bool {
-        self.has_label_filter() || !self.host_ports().is_empty()
+        self.has_label_filter() || !self.host_ports().is_empty() || self.pod_affinity().is_some()
     }
 }
 

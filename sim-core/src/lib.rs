@@ -26,6 +26,7 @@
 //! # let _: EventQueue<()> = q;
 //! ```
 
+pub mod affinity;
 pub mod arrivals;
 pub mod budget;
 pub mod cluster;

@@ -241,6 +241,7 @@ impl<'w> Session<'w> {
     pub fn new(world: &'w mut World, now: SimTime, index: u64, rng: &'w mut StreamRng) -> Self {
         world.settle_numa();
         world.settle_ports();
+        world.settle_affinity();
         Session {
             world,
             now,
@@ -570,6 +571,11 @@ impl<'w> Session<'w> {
     pub fn break_groups_for_tests(&mut self) {
         self.world.stale_groups_for_tests = true;
     }
+    /// See [`crate::engine::EngineConfig::wrong_affinity_for_tests`].
+    #[doc(hidden)]
+    pub fn break_affinity_for_tests(&mut self) {
+        self.world.break_affinity_for_tests();
+    }
     /// See [`crate::engine::EngineConfig::wrong_carry_for_tests`].
     #[doc(hidden)]
     pub fn break_victim_log_for_tests(&mut self) {
@@ -653,7 +659,31 @@ impl<'w> Session<'w> {
     /// its host ports. Placements ask this; predictions of a later state (whose
     /// pods may be gone) ask only the static filters.
     pub fn fits_filters(&self, p: PodId, n: NodeId) -> bool {
-        self.selector_matches(p, n) && !self.port_conflict(p, n)
+        self.selector_matches(p, n) && !self.port_conflict(p, n) && self.affinity_refusal(p, n).is_none()
+    }
+    /// Why inter-pod affinity refuses node `n` to the pod, if it does
+    /// ([`World::affinity_refusal`]).
+    pub fn affinity_refusal(&self, p: PodId, n: NodeId) -> Option<crate::world::AffinityRefusal> {
+        self.world.affinity_refusal(p, n)
+    }
+    /// True if inter-pod affinity may refuse the pod some node now
+    /// ([`World::affinity_may_refuse`]).
+    pub fn affinity_may_refuse(&self, p: PodId) -> bool {
+        self.world.affinity_may_refuse(p)
+    }
+    /// True if the pod's required affinity terms may refuse it a node
+    /// ([`World::affinity_unresolvable_possible`]).
+    pub fn affinity_unresolvable_possible(&self, p: PodId) -> bool {
+        self.world.affinity_unresolvable_possible(p)
+    }
+    /// True once some job has inter-pod affinity terms ([`World::affinity_on`]).
+    pub fn affinity_on(&self) -> bool {
+        self.world.affinity_on()
+    }
+    /// Inter-pod affinity's raw scores of the pod on `nodes`
+    /// ([`World::affinity_scores`]).
+    pub fn affinity_scores(&self, p: PodId, nodes: &[NodeId]) -> Option<Vec<i64>> {
+        self.world.affinity_scores(p, nodes)
     }
     /// True if another pod on the node holds one of the pod's host ports
     /// (Kubernetes' NodePorts filter; [`World::port_conflict`]).

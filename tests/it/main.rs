@@ -25,6 +25,7 @@ mod manifests;
 mod nccl;
 mod node_timeline;
 mod outputs;
+mod pod_affinity;
 mod podgroups;
 mod priority_classes;
 mod published;

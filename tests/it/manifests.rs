@@ -794,9 +794,10 @@ fn bad_workload_kinds_exit_2_with_their_place() {
 }
 
 /// Pod spec fields that change where a pod may run and that lahar does not
-/// model (issue 40) are refused at their place through the binary (exit 2), in
-/// templates and in Pods still to be placed; a Pod already on its node keeps
-/// them (nothing is placed for it).
+/// model (issue 40), or inter-pod affinity terms the API server refuses or lahar
+/// cannot read (a namespaceSelector by labels), are refused at their place
+/// through the binary (exit 2), in templates and in Pods still to be placed; a
+/// Pod already on its node keeps its placement fields (nothing is placed for it).
 #[test]
 fn unmodelled_placement_fields_are_refused_at_their_place() {
     let tpl = |extra: &str| VCJOB.replace("          containers:\n", &format!("{extra}          containers:\n"));
@@ -804,8 +805,8 @@ fn unmodelled_placement_fields_are_refused_at_their_place() {
     let cases: Vec<(String, &str)> = vec![
         (tpl("          nodeName: n0\n"), "m.yaml:11:21: document 1: spec.tasks[0].template.spec.nodeName: a template's `nodeName` binds every pod"),
         (
-            tpl("          affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname}]}}\n"),
-            "m.yaml:11:39: document 1: spec.tasks[0].template.spec.affinity.podAntiAffinity: inter-pod anti-affinity changes where the pod may run",
+            tpl("          affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {}}]}}\n"),
+            "m.yaml:11:89: document 1: spec.tasks[0].template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: a pod affinity term needs a non-empty `topologyKey`",
         ),
         (
             na("{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: NotIn, values: [a]}]}]}}"),
@@ -830,8 +831,8 @@ fn unmodelled_placement_fields_are_refused_at_their_place() {
         ),
         (tpl("          schedulingGates: [{name: wait}]\n"), "spec.tasks[0].template.spec.schedulingGates: `schedulingGates` changes"),
         (
-            "apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h}}\nspec:\n  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone}]}}\n  containers: [{name: c}]\n".to_string(),
-            "m.yaml:5:27: document 1: spec.affinity.podAffinity: inter-pod affinity changes where the pod may run",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h}}\nspec:\n  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone, namespaceSelector: {matchLabels: {team: a}}}]}}\n  containers: [{name: c}]\n".to_string(),
+            "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector: a namespaceSelector that selects by labels needs the namespaces' labels",
         ),
     ];
     let run = |text: &str, args: &[&str]| {

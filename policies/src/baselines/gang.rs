@@ -134,6 +134,8 @@ pub(crate) fn explain_nodes(ssn: &mut Session<'_>, p: PodId, mode: Mode) {
             rows.push((n, "ports", false, crate::volcano::plugins::predicates::PORTS_TAKEN.to_string()));
         } else if !ssn.selector_matches(p, n) {
             rows.push((n, "selector", false, "node(s) didn't match Pod's node selector".to_string()));
+        } else if let Some(r) = ssn.affinity_refusal(p, n) {
+            rows.push((n, "affinity", false, r.reason().to_string()));
         } else {
             rows.push((n, "fit", true, String::new()));
         }
@@ -253,7 +255,11 @@ impl Misses {
     fn key(ssn: &Session<'_>, j: JobId) -> Option<(Resources, u32, u32)> {
         let job = ssn.job(j);
         let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count());
-        if needed == 0 || ssn.cluster().has_taints() || job.spec.tasks.iter().any(|t| t.has_node_filter()) {
+        if needed == 0
+            || ssn.cluster().has_taints()
+            || ssn.affinity_on()
+            || job.spec.tasks.iter().any(|t| t.has_node_filter())
+        {
             return None;
         }
         let mut shape: Option<Resources> = None;

@@ -185,7 +185,9 @@ impl Scheduler for KubeDefault {
                 let pod = ssn.pod(p);
                 (pod.req, pod.job, pod.task)
             };
-            let unselective = !ssn.job(job).spec.tasks[task as usize].has_node_filter() && !ssn.cluster().has_taints();
+            let unselective = !ssn.job(job).spec.tasks[task as usize].has_node_filter()
+                && !ssn.cluster().has_taints()
+                && !ssn.affinity_on();
             if failed.iter().any(|&(r, fj, ft, any_node)| r == req && (any_node || (fj == job && ft == task))) {
                 let why = "skipped: an earlier pod with the same requests found no node in this session";
                 ssn.explain(p, None, "allocate", Some(false), why, None);

@@ -476,7 +476,9 @@ impl Scheduler for Tiresias {
             let job = ssn.job(j);
             let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count());
             let shape = match job.spec.tasks.as_slice() {
-                [t] if !t.has_node_filter() && !ssn.cluster().has_taints() && !was_whole => Some(t.requests),
+                [t] if !t.has_node_filter() && !ssn.cluster().has_taints() && !ssn.affinity_on() && !was_whole => {
+                    Some(t.requests)
+                }
                 _ => None,
             };
             if let Some(r) = shape

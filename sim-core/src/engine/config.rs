@@ -110,6 +110,11 @@ pub struct EngineConfig {
     /// tests.
     #[doc(hidden)]
     pub wrong_carry_for_tests: bool,
+    /// Makes the predicates' "passes everywhere" shortcut forget existing pods'
+    /// anti-affinity, so that tests can show the equivalence check catches it.
+    /// Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_affinity_for_tests: bool,
 }
 
 impl Default for EngineConfig {
@@ -131,6 +136,7 @@ impl Default for EngineConfig {
             wrong_group_for_tests: false,
             wrong_victim_index_for_tests: false,
             wrong_carry_for_tests: false,
+            wrong_affinity_for_tests: false,
         }
     }
 }

@@ -539,6 +539,9 @@ impl Engine {
         if self.cfg.wrong_carry_for_tests {
             ssn.break_victim_log_for_tests();
         }
+        if self.cfg.wrong_affinity_for_tests {
+            ssn.break_affinity_for_tests();
+        }
         if let Some(e) = self.explain.as_mut() {
             ssn = ssn.with_explain(e);
         }

@@ -15,6 +15,7 @@ use crate::time::SimTime;
 use crate::victim_index::VictimIndex;
 use std::collections::{BTreeMap, BTreeSet};
 
+mod affinity;
 mod capacity;
 mod ledgers;
 mod ports;
@@ -73,6 +74,7 @@ impl NodeState {
 pub type WaitingShape = (QueueId, [i64; crate::resource::DIMS]);
 
 pub use crate::victim_index::VictimKey;
+pub use affinity::{AffinityRefusal, normalize_affinity};
 
 /// Adds `sign` pods of `req` to the group `key` of a sorted victim list.
 fn add_victim(list: &mut Vec<(VictimKey, u32, Resources)>, key: VictimKey, req: Resources, sign: i64) {
@@ -502,6 +504,9 @@ pub struct World {
     ports_released: Vec<(NodeId, PodId)>,
     /// Some job's pods hold host ports: only then are the nodes' ledgers kept.
     ported_jobs: bool,
+    /// The pods each node holds for inter-pod affinity, once some job has
+    /// affinity terms (see `affinity.rs`).
+    affinity: Option<Box<affinity::AffinityLedger>>,
     /// Static cluster.
     pub cluster: Cluster,
     /// Node usage, by node id.
@@ -628,7 +633,11 @@ impl World {
         let mut job = Job::new(spec);
         number_shapes(&mut self.shapes, &mut self.shape_of, &mut job);
         self.ported_jobs |= holds_ports(&job);
+        let affine = job.spec.tasks.iter().any(|t| t.pod_affinity().is_some());
         self.jobs.push(job);
+        if affine {
+            self.start_affinity();
+        }
         JobId(self.jobs.len() as u32 - 1)
     }
 
@@ -660,6 +669,7 @@ impl World {
         }
         let jobs = jobs_in;
         let ported_jobs = jobs.iter().any(holds_ports);
+        let affine = jobs.iter().any(|j| j.spec.tasks.iter().any(|t| t.pod_affinity().is_some()));
         let queues = queues.into_iter().map(QueueState::new).collect();
         let nh = cluster.topology.hypernodes.len();
         let mut hn_allocatable = vec![Resources::ZERO; nh];
@@ -683,6 +693,7 @@ impl World {
             numa_released: Vec::new(),
             ports_released: Vec::new(),
             ported_jobs,
+            affinity: affine.then(|| Box::new(affinity::AffinityLedger::sized(cluster.nodes.len()))),
             hn_allocatable,
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
@@ -903,6 +914,9 @@ impl World {
         }
         if self.ported_jobs && !self.jobs[job.0 as usize].spec.tasks[task].host_ports().is_empty() {
             self.move_ports(pod, (old_status, old_node), (status, node));
+        }
+        if self.affinity.is_some() {
+            self.move_affine(pod, (old_status, old_node), (status, node));
         }
         if before != after && req.get(GPU) > 0 {
             if let Some(n) = before {

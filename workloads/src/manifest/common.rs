@@ -618,11 +618,18 @@ pub(crate) struct PodShape {
 /// Volcano's predicates run it). Every other field that changes where a pod may
 /// run and that lahar does not model is refused at its place: other node
 /// affinity forms (several terms, other operators, `matchFields`, preferences),
-/// inter-pod affinity and anti-affinity, topology spread, scheduling gates,
-/// and a template's `nodeName` (its pods would bypass the scheduler). A
-/// run that placed such pods as if the field were absent would answer another
-/// question than the user's.
-pub(crate) fn placement_fields(ck: &mut Ck<'_>, spec: &Node, sp: &str, template: bool) -> Vec<(String, Vec<String>)> {
+/// inter-pod affinity and anti-affinity where the reader does not read them
+/// (`pod_terms`: false), topology spread, scheduling gates, and a template's
+/// `nodeName` (its pods would bypass the scheduler). A run that placed such
+/// pods as if the field were absent would answer another question than the
+/// user's.
+pub(crate) fn placement_fields(
+    ck: &mut Ck<'_>,
+    spec: &Node,
+    sp: &str,
+    template: bool,
+    pod_terms: bool,
+) -> Vec<(String, Vec<String>)> {
     let why = "lahar does not model it (docs/volcano.md § Job controller over time): remove it to simulate the pod without it";
     // Unknown keys and types are the schema's errors (schema.rs): only what the
     // schema allows and lahar does not model is refused here.
@@ -630,7 +637,7 @@ pub(crate) fn placement_fields(ck: &mut Ck<'_>, spec: &Node, sp: &str, template:
         Some(aff) => {
             let ap = join(sp, "affinity");
             for (key, kind) in [("podAffinity", "affinity"), ("podAntiAffinity", "anti-affinity")] {
-                if let Some(n) = aff.get(key).filter(|n| present(n)) {
+                if let Some(n) = aff.get(key).filter(|n| present(n) && !pod_terms) {
                     let msg = format!("inter-pod {kind} changes where the pod may run, and {why}");
                     ck.err(n.at, &join(&ap, key), msg);
                 }
@@ -715,7 +722,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
     let sp = join(path, "spec");
     // A Pod object (empty path) is checked by its reader, which knows whether
     // it is already on a node.
-    let node_label_in = if path.is_empty() { Vec::new() } else { placement_fields(ck, spec, &sp, true) };
+    let node_label_in = if path.is_empty() { Vec::new() } else { placement_fields(ck, spec, &sp, true, true) };
     let mut requests = Resources::ZERO;
     let containers = ck.seq(spec, "containers", &sp);
     if containers.is_empty() {
@@ -819,6 +826,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         tolerations: tolerations(ck, spec, &sp),
         hints: lahar_core::job::PodHints {
             host_ports: host_ports(ck, spec, &sp),
+            affinity: super::affinity::pod_affinity(ck, spec, &sp),
             scoring: scoring(ck, cx.names, &meta.annotations, path),
             cooldown: cooldown(ck, &meta.labels, &meta.annotations, path),
             labels: Some(meta.labels.iter().map(|(k, (v, _))| (k.clone(), v.clone())).collect()),

@@ -6,6 +6,7 @@
 //! Every problem is collected as a [`ManifestError`] naming the file, the line and
 //! column, the document (1-based) and the field path.
 
+mod affinity;
 mod apps;
 mod argo;
 mod batchjob;

@@ -226,7 +226,7 @@ impl Groups {
         if node.is_none()
             && let Some(spec) = spec
         {
-            shape.node_label_in = common::placement_fields(ck, spec, "spec", false);
+            shape.node_label_in = common::placement_fields(ck, spec, "spec", false, true);
         }
         let role =
             shape.annotations.get(TASK_SPEC).or(shape.labels.get(TASK_SPEC)).map(|x| x.0.clone()).unwrap_or_default();

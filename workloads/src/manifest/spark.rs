@@ -81,7 +81,7 @@ fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str, factor: f64
     PodShape {
         requests: r,
         node_selector,
-        node_label_in: common::placement_fields(ck, n, path, false),
+        node_label_in: common::placement_fields(ck, n, path, false, false),
         priority: cx.priority_classes.global_default().unwrap_or(1),
         preemptable: true,
         tolerations: common::tolerations(ck, n, path),

@@ -24,8 +24,9 @@
 //!
 //! Only confs whose plugins are all known to read nothing else carry failures
 //! ([`Carry::new`]); any other plugin (capacity, tdm, pdb, extender, usage,
-//! nodegroup, deviceshare...) switches carrying off, as do `--exhaustive` and
-//! `--explain` on the pod. Reclaim does not carry: proportion's victims follow
+//! nodegroup, deviceshare...) switches carrying off, as do `--exhaustive`,
+//! `--explain` on the pod and inter-pod affinity in the run (an existing pod's
+//! anti-affinity refuses the nodes of its domain, which the log does not follow). Reclaim does not carry: proportion's victims follow
 //! every queue's allocation. `a_wrong_carry_is_caught` shows the contended
 //! equivalence property notices a log that misses the jobs' changes.
 
@@ -119,7 +120,7 @@ impl Carry {
         // With no possible victim group the search lists only the nodes whose
         // future-idle room holds the pod (the free-resource index): cheap, and
         // not worth the log.
-        if !self.on || ssn.is_exhaustive() || ssn.explaining(pod) || allowed.is_empty() {
+        if !self.on || ssn.is_exhaustive() || ssn.explaining(pod) || allowed.is_empty() || ssn.affinity_on() {
             return None;
         }
         let key = Self::key(ssn, pod)?;
@@ -156,7 +157,7 @@ impl Carry {
         allowed: &[VictimKey],
         failed: Option<Vec<NodeId>>,
     ) {
-        if !self.on || ssn.is_exhaustive() || ssn.explaining(pod) || allowed.is_empty() {
+        if !self.on || ssn.is_exhaustive() || ssn.explaining(pod) || allowed.is_empty() || ssn.affinity_on() {
             return;
         }
         let Some(key) = Self::key(ssn, pod) else { return };

@@ -302,9 +302,14 @@ impl FailMemo {
 
     /// The two pods pass the same nodes' filters (selectors and tolerations) and
     /// the plugins read the same of them as preemptors: their preemptability and
-    /// hints (tdm's victims and predicate read both: a revocable zone).
+    /// hints (tdm's victims and predicate read both: a revocable zone; inter-pod
+    /// affinity reads the labels and terms there, and the namespace).
     fn same_selector(ssn: &Session<'_>, a: PodId, b: PodId) -> bool {
         let task = |p: PodId| &ssn.job(ssn.pod(p).job).spec.tasks[ssn.pod(p).task as usize];
+        let ns = |p: PodId| &ssn.job(ssn.pod(p).job).spec.namespace;
+        if ssn.affinity_on() && ns(a) != ns(b) {
+            return false;
+        }
         task(a).node_selector == task(b).node_selector
             && task(a).node_label_in == task(b).node_label_in
             && task(a).tolerations == task(b).tolerations

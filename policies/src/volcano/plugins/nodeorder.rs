@@ -1,8 +1,9 @@
 //! `nodeorder`: Kubernetes' node scores, each 0..100 times its weight, summed.
 //! Arguments (integers): `leastrequested.weight` (1), `mostrequested.weight` (0),
-//! `balancedresource.weight` (1); the affinity, taint, image and spread weights are
-//! accepted but add the same constant to every node in lahar's model (no taints or
-//! affinities), so they do not change a ranking and are left out of the score.
+//! `balancedresource.weight` (1), `podaffinity.weight` (2); the node affinity,
+//! taint, image and spread weights are accepted but add the same constant to
+//! every node in lahar's model, so they do not change a ranking and are left out
+//! of the score.
 //!
 //! - LeastRequested (cpu, memory): `(alloc − requested) · 100 / alloc`, integer,
 //!   averaged; requested = node's used + the pod (a pod without cpu or memory
@@ -10,6 +11,10 @@
 //! - MostRequested: `min(requested, alloc) · 100 / alloc`, averaged.
 //! - BalancedAllocation (cpu, memory, nvidia.com/gpu where allocatable > 0):
 //!   `⌊(1 − std(fractions)) · 100⌋`, fractions capped at 1; 0 for BestEffort pods.
+//! - InterPodAffinity: the raw domain sums of `lahar_core::world`'s affinity
+//!   module, normalized over the candidate nodes (Volcano's `BatchNodeOrderFn`:
+//!   `⌊100 · (s − min) / (max − min)⌋`, 0 when all are equal); nothing while no
+//!   pod's preferred terms (or the incoming pod's) touch any domain.
 
 use super::super::conf::Args;
 use super::super::framework::Plugin;
@@ -23,6 +28,7 @@ pub struct NodeOrder {
     least: i64,
     most: i64,
     balanced: i64,
+    pod_affinity: i64,
 }
 
 impl NodeOrder {
@@ -32,6 +38,7 @@ impl NodeOrder {
             least: args.int("leastrequested.weight", 1),
             most: args.int("mostrequested.weight", 0),
             balanced: args.int("balancedresource.weight", 1),
+            pod_affinity: args.int("podaffinity.weight", 2),
         }
     }
 }
@@ -104,5 +111,21 @@ impl Plugin for NodeOrder {
             s += self.balanced * balanced(&alloc, &used, &req);
         }
         Some(s as f64)
+    }
+    fn score_by_node(&self, ssn: &Session<'_>, _pod: PodId) -> bool {
+        // The affinity score reads other nodes' pods and the other candidates.
+        self.pod_affinity == 0 || !ssn.affinity_on()
+    }
+    fn batch_score(&self) -> bool {
+        true
+    }
+    fn add_node_scores(&self, ssn: &Session<'_>, pod: PodId, nodes: &[NodeId], sums: &mut [f64]) {
+        let affinity = if self.pod_affinity != 0 { ssn.affinity_scores(pod, nodes) } else { None };
+        let affinity = affinity.map(|raw| lahar_core::world::normalize_affinity(&raw));
+        for (i, (sum, &n)) in sums.iter_mut().zip(nodes).enumerate() {
+            let own = self.node_score(ssn, pod, n).expect("nodeorder scores every node");
+            let extra = affinity.as_ref().map_or(0, |a| a[i] * self.pod_affinity);
+            *sum += own + extra as f64;
+        }
     }
 }

@@ -1,14 +1,17 @@
 //! `predicates`: Kubernetes filters. lahar models node selectors and required
 //! node affinity `In` terms (NodeAffinity, including the GPU model label), taints
 //! and tolerations (TaintToleration, and NodeUnschedulable through the cordon
-//! taint), host ports (NodePorts) and the pod-count limit (through the `pods`
-//! resource, checked with the other resources by the actions). Inter-pod
-//! affinity, topology spread and volumes are not part of lahar's model.
+//! taint), host ports (NodePorts), inter-pod affinity and anti-affinity
+//! (InterPodAffinity, see `lahar_core::world`'s affinity module) and the
+//! pod-count limit (through the `pods` resource, checked with the other
+//! resources by the actions). Topology spread and volumes are not part of
+//! lahar's model.
 //!
-//! A host-port conflict is Kubernetes' `Unschedulable` (evicting the pod that
-//! holds the port resolves it): preempt and reclaim keep such a node as a
-//! candidate, and preempt asks again after each eviction. Node affinity and
-//! taints are `UnschedulableAndUnresolvable`.
+//! A host-port conflict and an anti-affinity refusal (the pod's or an existing
+//! pod's) are Kubernetes' `Unschedulable` (evicting the pod that holds the port
+//! or matches the term resolves it): preempt and reclaim keep such a node as a
+//! candidate, and preempt asks again after each eviction. Node affinity, taints
+//! and the pod's required affinity are `UnschedulableAndUnresolvable`.
 
 use super::super::framework::Plugin;
 use lahar_core::cluster::NodeId;
@@ -24,6 +27,9 @@ pub struct Predicates {
     ports: bool,
     /// `predicate.TaintTolerationEnable` (default true): filter nodes by taints.
     taints: bool,
+    /// `predicate.PodAffinityEnable` (default true): filter nodes by inter-pod
+    /// affinity and anti-affinity.
+    affinity: bool,
 }
 
 /// Kubernetes' NodePorts reason.
@@ -36,6 +42,7 @@ impl Predicates {
             labels: args.bool("predicate.NodeAffinityEnable", true),
             ports: args.bool("predicate.NodePortsEnable", true),
             taints: args.bool("predicate.TaintTolerationEnable", true),
+            affinity: args.bool("predicate.PodAffinityEnable", true),
         }
     }
 
@@ -45,8 +52,13 @@ impl Predicates {
         match ssn.untolerated_taint(pod, node).filter(|_| self.taints) {
             Some(t) if t.key == lahar_core::cluster::Taint::UNSCHEDULABLE => Err("node(s) were unschedulable".into()),
             Some(t) => Err(format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value)),
-            None if !self.labels || ssn.labels_match(pod, node) => Ok(()),
-            None => Err("node(s) didn't match Pod's node selector".into()),
+            None if self.labels && !ssn.labels_match(pod, node) => {
+                Err("node(s) didn't match Pod's node selector".into())
+            }
+            None => match self.affinity.then(|| ssn.affinity_refusal(pod, node)).flatten() {
+                Some(r) if !r.resolvable() => Err(r.reason().into()),
+                _ => Ok(()),
+            },
         }
     }
 }
@@ -61,14 +73,20 @@ impl Plugin for Predicates {
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         let p = ssn.pod(pod);
         let task = &ssn.job(p.job).spec.tasks[p.task as usize];
-        self.unresolvable_passes_everywhere(ssn, pod) && (!self.ports || task.host_ports().is_empty())
+        self.unresolvable_passes_everywhere(ssn, pod)
+            && (!self.ports || task.host_ports().is_empty())
+            && (!self.affinity || !ssn.affinity_may_refuse(pod))
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
-        Some(
-            self.unresolvable(ssn, pod, node).and_then(|()| {
-                if self.ports && ssn.port_conflict(pod, node) { Err(PORTS_TAKEN.into()) } else { Ok(()) }
-            }),
-        )
+        Some(self.unresolvable(ssn, pod, node).and_then(|()| {
+            if self.ports && ssn.port_conflict(pod, node) {
+                return Err(PORTS_TAKEN.into());
+            }
+            match self.affinity.then(|| ssn.affinity_refusal(pod, node)).flatten() {
+                Some(r) => Err(r.reason().into()),
+                None => Ok(()),
+            }
+        }))
     }
     fn predicate_unresolvable(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         Some(self.unresolvable(ssn, pod, node))
@@ -76,6 +94,8 @@ impl Plugin for Predicates {
     fn unresolvable_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         let p = ssn.pod(pod);
         let task = &ssn.job(p.job).spec.tasks[p.task as usize];
-        (!self.labels || !task.has_label_filter()) && (!self.taints || !ssn.cluster().has_taints())
+        (!self.labels || !task.has_label_filter())
+            && (!self.taints || !ssn.cluster().has_taints())
+            && (!self.affinity || !ssn.affinity_unresolvable_possible(pod))
     }
 }
