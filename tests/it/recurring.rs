@@ -276,3 +276,32 @@ fn bad_recurring_objects_are_located_errors() {
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(stdout.contains("12 jobs"), "{stdout}");
 }
+
+/// Kubernetes' `batch/v1` CronJob of Jobs scheduled by Volcano: runs as
+/// Volcano's CronJob makes them (the same controller rules: Forbid holds a run
+/// back until the active one ends), each a `batch/v1` Job named `<name>-<minutes>`
+/// with its PodGroup; one whose pods another scheduler places makes none, and
+/// says so.
+#[test]
+fn kubernetes_cronjobs_of_volcano_jobs() {
+    let k8s = |name: &str, scheduler: &str, extra: &str| {
+        format!(
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata: {{name: {name}, annotations: {{lahar.io/duration: 7m}}}}\nspec:\n  schedule: \"*/5 * * * *\"\n{extra}  jobTemplate:\n    spec:\n      template:\n        spec:\n          schedulerName: {scheduler}\n          restartPolicy: Never\n          containers: [{{name: c, resources: {{requests: {{cpu: 1}}}}}}]\n"
+        )
+    };
+    let both =
+        format!("{}---\n{}", k8s("c", "volcano", "  concurrencyPolicy: Forbid\n"), k8s("d", "default-scheduler", ""));
+    let (rows, err) = run_cron(&both, "26m");
+    assert_eq!(
+        rows,
+        [
+            row("c-5", 300, "720", "Completed"),
+            row("c-10", 720, "1140", "Completed"),
+            row("c-15", 1140, "1560", "Completed"),
+            row("c-25", 1560, "", "Running"),
+        ],
+        "{err}"
+    );
+    assert!(err.contains("warning: CronJob default/c: 1 run was never created"), "{err}");
+    assert!(err.contains("CronJob (batch/v1) of schedulerName `default-scheduler`"), "{err}");
+}

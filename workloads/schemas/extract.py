@@ -14,8 +14,9 @@ Lists are transparent: a list's subtree is its items'. Subtrees that repeat (the
 PodSpec of every pod template) are stored once under "defs" and referenced as
 {"$ref": "dN"}. `metadata` is Kubernetes' ObjectMeta, which CRDs leave untyped;
 `v1 Pod` is the PodTemplateSpec of the Volcano Job CRD with `apiVersion`, `kind`
-and a free `status`; `scheduling.k8s.io/v1 PriorityClass` is listed from the
-Kubernetes API reference (it has no CRD).
+and a free `status`; `scheduling.k8s.io/v1 PriorityClass`, the `apps/v1` kinds
+and `batch/v1` Job and CronJob are listed from the Kubernetes API reference
+(they have no CRD).
 """
 import hashlib
 import json
@@ -75,6 +76,15 @@ BATCH_JOB_SPEC = {
     "backoffLimit": 0, "backoffLimitPerIndex": 0, "maxFailedIndexes": 0,
     "selector": LABEL_SELECTOR, "manualSelector": 0, "ttlSecondsAfterFinished": 0,
     "completionMode": 0, "suspend": 0, "podReplacementPolicy": 0, "managedBy": 0,
+}
+
+
+# batch/v1 CronJob (Kubernetes API reference, v1.33): its spec around a Job
+# template (`jobTemplate`: ObjectMeta and a batch/v1 Job spec).
+BATCH_CRON_JOB_SPEC = {
+    "schedule": 0, "timeZone": 0, "startingDeadlineSeconds": 0,
+    "concurrencyPolicy": 0, "suspend": 0,
+    "successfulJobsHistoryLimit": 0, "failedJobsHistoryLimit": 0,
 }
 
 
@@ -167,6 +177,8 @@ def main():
                                     "spec": spec, "status": "*"}
     spec = dict(BATCH_JOB_SPEC, template={"metadata": OBJECT_META, "spec": template["spec"]})
     kinds["batch/v1 Job"] = {"apiVersion": 0, "kind": 0, "metadata": OBJECT_META, "spec": spec, "status": "*"}
+    cron = dict(BATCH_CRON_JOB_SPEC, jobTemplate={"metadata": OBJECT_META, "spec": spec})
+    kinds["batch/v1 CronJob"] = {"apiVersion": 0, "kind": 0, "metadata": OBJECT_META, "spec": cron, "status": "*"}
     for k, t in kinds.items():
         t.setdefault("apiVersion", 0)
         t.setdefault("kind", 0)

@@ -23,8 +23,13 @@ pub const GROUP_MIN_MEMBER: &str = "scheduling.volcano.sh/group-min-member";
 
 /// The scheduler a workload's pod template names (`default-scheduler` when none).
 pub fn scheduler_of(d: &Doc) -> String {
-    d.root
-        .get("spec")
+    scheduler_of_spec(&d.root)
+}
+
+/// The `schedulerName` of the pod template under `obj`'s `spec.template`
+/// (`default-scheduler` when absent).
+pub fn scheduler_of_spec(obj: &Node) -> String {
+    obj.get("spec")
         .and_then(|s| s.get("template"))
         .and_then(|t| t.get("spec"))
         .and_then(|s| s.get("schedulerName"))

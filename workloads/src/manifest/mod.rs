@@ -198,6 +198,17 @@ pub fn support_object(d: &Doc) -> Option<String> {
             }
             false
         }
+        "batch" if kind == "CronJob" => {
+            let template = d.root.get("spec").and_then(|s| s.get("jobTemplate"));
+            let scheduler = template.map(apps::scheduler_of_spec).unwrap_or_else(|| "default-scheduler".into());
+            if scheduler != "volcano" {
+                return Some(format!("{kind} ({api}) of schedulerName `{scheduler}`"));
+            }
+            if d.root.get("spec").and_then(|s| s.get("suspend")).is_some_and(|n| n.val == yaml::Val::Bool(true)) {
+                return Some(format!("{kind} ({api}), suspended"));
+            }
+            false
+        }
         "batch" if kind == "Job" => {
             let scheduler = apps::scheduler_of(d);
             if scheduler != "volcano" {
@@ -325,6 +336,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
             ("trainer.kubeflow.org", "TrainJob") => out.extend(trainer::job(d, &runtimes, cx, &mut ck)),
             // Read by the TrainJobs that name them.
             ("trainer.kubeflow.org", "TrainingRuntime" | "ClusterTrainingRuntime") => {}
+            ("batch", "CronJob") => out.extend(recurring::jobs(d, recurring::BATCH_CRON_JOB, cx, &mut ck)),
             ("batch.volcano.sh", "CronJob")
             | ("ray.io", "RayCronJob")
             | ("sparkoperator.k8s.io", "ScheduledSparkApplication") => {
@@ -347,7 +359,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -
                 format!(
                     "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
                      PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob/JAXJob, ray.io RayJob/RayCluster/RayService/RayCronJob, \
-                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch/v1 Job, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, argoproj.io Workflow/WorkflowTemplate/ClusterWorkflowTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
+                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch/v1 Job/CronJob, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, argoproj.io Workflow/WorkflowTemplate/ClusterWorkflowTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
                      SparkApplication/ScheduledSparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
                      scheduling.k8s.io PriorityClass"
                 ),

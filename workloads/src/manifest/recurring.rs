@@ -1,5 +1,6 @@
-//! Recurring kinds: Volcano's `CronJob`, KubeRay's `RayCronJob` and the Spark
-//! operator's `ScheduledSparkApplication`. Each becomes the runs its controller
+//! Recurring kinds: Volcano's `CronJob`, Kubernetes' `batch/v1` `CronJob` (of
+//! Jobs scheduled by Volcano), KubeRay's `RayCronJob` and the Spark operator's
+//! `ScheduledSparkApplication`. Each becomes the runs its controller
 //! creates from its cron schedule on the cluster clock (`spec.startTime`, UTC)
 //! until `spec.horizon`: one job per scheduled time, named as the controller
 //! names it, read from the object's job template as the inner kind is read, and
@@ -22,7 +23,11 @@ pub const MAX_RUNS: usize = 100_000;
 /// characters of the 63 of a job name for the `-<minutes>` suffix.
 const MAX_NAME: usize = 52;
 
-/// What differs between the three kinds.
+/// The key [`jobs`] takes for Kubernetes' `batch/v1` CronJob (Volcano's is
+/// `CronJob`).
+pub(crate) const BATCH_CRON_JOB: &str = "batch/v1 CronJob";
+
+/// What differs between the kinds.
 struct KindRules {
     /// The kind its runs are.
     inner_api: &'static str,
@@ -38,6 +43,17 @@ struct KindRules {
 
 fn rules(kind: &str) -> KindRules {
     match kind {
+        // Kubernetes' CronJob controller (`syncCronJob`, `getJobFromTemplate2`):
+        // the same schedule, concurrency and deadline rules as Volcano's, which
+        // copies them.
+        BATCH_CRON_JOB => KindRules {
+            inner_api: "batch/v1",
+            inner_kind: "Job",
+            template: "jobTemplate",
+            template_has_meta: true,
+            concurrency: true,
+            late_start: true,
+        },
         "CronJob" => KindRules {
             inner_api: "batch.volcano.sh/v1alpha1",
             inner_kind: "Job",
@@ -74,8 +90,11 @@ fn string_map(at: super::yaml::At, m: &[(String, (String, super::yaml::At))]) ->
 }
 
 /// The runs of one recurring object (none when it is suspended).
-pub(crate) fn jobs(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Vec<ImportedJob> {
-    let r = rules(kind);
+pub(crate) fn jobs(d: &Doc, key: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Vec<ImportedJob> {
+    let r = rules(key);
+    // Kubernetes' CronJob follows Volcano's rules; its name in messages is its kind.
+    let batch = key == BATCH_CRON_JOB;
+    let kind = if batch { "CronJob" } else { key };
     let root = &d.root;
     let meta = common::meta(ck, root, "", true);
     let empty = node(root.at, Val::Null);
@@ -113,6 +132,7 @@ pub(crate) fn jobs(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) -
         Concurrency::Allow
     };
     let deadline = if kind == "CronJob" {
+        // (Volcano's and Kubernetes'.)
         ck.opt_int(spec, "startingDeadlineSeconds", sp, 0).map(|s| SimDuration(s as u64 * MICROS_PER_SEC))
     } else {
         None
@@ -242,6 +262,7 @@ pub(crate) fn jobs(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) -
         let mut ick = Ck::new(&inner, errs);
         ick.rewrite = rewrite.clone();
         let job = match kind {
+            "CronJob" if batch => super::batchjob::job(&inner, cx, &mut ick),
             "CronJob" => super::vcjob::job(&inner, cx, &mut ick),
             "RayCronJob" => super::ray::job(&inner, "RayJob", cx, &mut ick),
             _ => super::spark::job(&inner, cx, &mut ick),
