@@ -144,6 +144,19 @@ fn row(name: &str, submit: u64, end: &str, state: &str) -> (String, String, Stri
     (name.to_string(), submit.to_string(), end.to_string(), state.to_string())
 }
 
+/// Runs of 7 minutes every 5 under Forbid without a deadline, by hand: the run
+/// due at 600 waits for the one of 300 (ends 720) and starts then; the one due
+/// at 900 waits for it (ends 1140), and so on; due 1200 and 1500, at 1560 only
+/// the latest is created.
+fn forbid_rows() -> Vec<(String, String, String, String)> {
+    vec![
+        row("c-5", 300, "720", "Completed"),
+        row("c-10", 720, "1140", "Completed"),
+        row("c-15", 1140, "1560", "Completed"),
+        row("c-25", 1560, "", "Running"),
+    ]
+}
+
 /// Runs of 7 minutes every 5 minutes, under each policy, computed by hand. Slot
 /// k (k ≥ 1) is due at 300·k s and named `c-<k·5>` (minutes since 1970).
 #[test]
@@ -151,16 +164,7 @@ fn concurrency_policies_over_sessions() {
     // Forbid, no deadline: the run due at 600 waits for the one of 300 (ends 720)
     // and starts then; the one due at 900 waits for it (ends 1140), and so on.
     let (rows, err) = run_cron(&cronjob("  concurrencyPolicy: Forbid\n"), "26m");
-    assert_eq!(
-        rows,
-        [
-            row("c-5", 300, "720", "Completed"),
-            row("c-10", 720, "1140", "Completed"),
-            row("c-15", 1140, "1560", "Completed"),
-            // Due 1200 and 1500: at 1560 only the latest is created.
-            row("c-25", 1560, "", "Running"),
-        ]
-    );
+    assert_eq!(rows, forbid_rows());
     assert!(
         err.contains("warning: CronJob default/c: 1 run was never created: an earlier run was still active (concurrencyPolicy Forbid) or the run was later than startingDeadlineSeconds; the first was due at 1200s"),
         "{err}"
@@ -292,16 +296,7 @@ fn kubernetes_cronjobs_of_volcano_jobs() {
     let both =
         format!("{}---\n{}", k8s("c", "volcano", "  concurrencyPolicy: Forbid\n"), k8s("d", "default-scheduler", ""));
     let (rows, err) = run_cron(&both, "26m");
-    assert_eq!(
-        rows,
-        [
-            row("c-5", 300, "720", "Completed"),
-            row("c-10", 720, "1140", "Completed"),
-            row("c-15", 1140, "1560", "Completed"),
-            row("c-25", 1560, "", "Running"),
-        ],
-        "{err}"
-    );
+    assert_eq!(rows, forbid_rows(), "{err}");
     assert!(err.contains("warning: CronJob default/c: 1 run was never created"), "{err}");
     assert!(err.contains("CronJob (batch/v1) of schedulerName `default-scheduler`"), "{err}");
 }
