@@ -327,6 +327,42 @@ fn vcjob_task_topology_annotations() {
     );
 }
 
+/// A PodGroup given as a manifest carries the same task-topology annotations
+/// (Volcano's plugin reads the PodGroup's), over its pods' roles
+/// (`volcano.sh/task-spec`); they were read on VolcanoJobs only.
+#[test]
+fn podgroup_task_topology_annotations() {
+    let pod = |name: &str, role: &str| {
+        format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, annotations: {{scheduling.k8s.io/group-name: tf, volcano.sh/task-spec: {role}}}}}\nspec:\n  schedulerName: volcano\n  containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+        )
+    };
+    let group = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: tf\n  annotations:\n    lahar.io/duration: 1h\n    volcano.sh/task-topology-affinity: \"ps,worker\"\n    volcano.sh/task-topology-task-order: \"worker,ps\"\nspec:\n  minMember: 3\n";
+    let text =
+        format!("{group}{}{}{}", pod("tf-ps-0", "ps"), pod("tf-worker-0", "worker"), pod("tf-worker-1", "worker"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.yaml"), &text).unwrap();
+    let p = dir.path().join("scenario.yaml");
+    std::fs::write(
+        &p,
+        scenario("    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi}", "  workload:\n    - manifests: m.yaml\n"),
+    )
+    .unwrap();
+    let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    let t = job(&s, "tf").task_topology.expect("task topology");
+    assert_eq!(t.affinity, [["ps".to_string(), "worker".to_string()]]);
+    assert!(t.anti_affinity.is_empty());
+    assert_eq!(t.task_order, ["worker", "ps"]);
+    rejects(
+        &[("m.yaml", &text.replace("\"worker,ps\"", "\"worker,pz\""))],
+        "  workload:\n    - manifests: m.yaml\n",
+        &[
+            "m.yaml:8:",
+            "metadata.annotations.volcano.sh/task-topology-task-order: unknown task `pz`; the job's tasks are: ps, worker",
+        ],
+    );
+}
+
 /// The published examples under examples/manifests/docs/ (each file names its
 /// source repository and path), loaded as they are: kind, namespace, queue, gang,
 /// tasks with replicas, per-task minimum and pod requests.

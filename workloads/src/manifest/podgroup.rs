@@ -346,6 +346,7 @@ impl Groups {
                 );
             }
             let q = common::queue(&mut ck, cx, &g.queue, g.queue_at, "spec.queue");
+            let topology = super::vcjob::task_topology(&mut ck, &g.annotations, &tasks);
             let timing = common::timing(&mut ck, cx, &g.annotations, g.annotations_at, "");
             if let Some(t) = &timing
                 && !initial.is_empty()
@@ -381,6 +382,7 @@ impl Groups {
             j.disruption = g.disruption;
             j.sla_waiting = g.sla_waiting;
             j.network_topology = g.network_topology;
+            j.task_topology = topology.map(Box::new);
             if !g.sub_policies.is_empty() {
                 let keys: Vec<lahar_core::subgroup::TaskKey> =
                     subs.into_iter().map(lahar_core::subgroup::TaskKey::Whole).collect();

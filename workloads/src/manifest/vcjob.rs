@@ -203,8 +203,11 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
 /// The task-topology plugin's annotations: `volcano.sh/task-topology-affinity` and
 /// `-anti-affinity` (`"ps,worker;chief"`: groups split by `;`, names by `,`) and
 /// `-task-order` (`"ps,worker"`). Names must be tasks of the job (Volcano ignores the
-/// job's annotations otherwise; lahar says so).
-fn task_topology(
+/// job's annotations otherwise; lahar says so). Read from a VolcanoJob (whose
+/// PodGroup the job controller gives them) and from a PodGroup given as a
+/// manifest, whose tasks are its pods' roles (`volcano.sh/task-spec`, which the
+/// plugin's `getTaskName` reads).
+pub(crate) fn task_topology(
     ck: &mut Ck<'_>,
     ann: &BTreeMap<String, (String, super::yaml::At)>,
     tasks: &[lahar_core::job::TaskSpec],
