@@ -625,6 +625,53 @@ pub use lahar_core::time::parse_go_duration;
 /// The actions lahar runs, as error messages list them.
 const ACTIONS: &str = "enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim, shuffle";
 
+/// `; did you mean `x`?` for the name of `names` nearest to `got` (at most two
+/// edits, and fewer than half its length), or nothing.
+fn did_you_mean<'a>(got: &str, names: impl IntoIterator<Item = &'a str>) -> String {
+    let d = |n: &str| lahar_core::text::edit_distance(got, n);
+    let best = names.into_iter().map(|n| (d(n), n)).filter(|&(k, _)| k <= 2 && k * 2 < got.chars().count()).min();
+    best.map(|(_, n)| format!("; did you mean `{n}`?")).unwrap_or_default()
+}
+
+/// `; did you mean `x`?` for a key one edit (or one swap of neighbours) from
+/// `got` that `known` accepts — the smallest such, so the hint is the same on
+/// every machine — or nothing. For argument names, which the plugins match by
+/// pattern rather than list.
+fn did_you_mean_key(got: &str, known: impl Fn(&str) -> bool) -> String {
+    const ALPHABET: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_";
+    let chars: Vec<char> = got.chars().collect();
+    let mut found: Option<String> = None;
+    let mut take = |c: Vec<char>| {
+        let s: String = c.into_iter().collect();
+        if s != got && known(&s) && found.as_ref().is_none_or(|f| s < *f) {
+            found = Some(s);
+        }
+    };
+    for i in 0..=chars.len() {
+        if i < chars.len() {
+            let mut c = chars.clone();
+            c.remove(i);
+            take(c);
+            if i + 1 < chars.len() {
+                let mut c = chars.clone();
+                c.swap(i, i + 1);
+                take(c);
+            }
+        }
+        for a in ALPHABET.chars() {
+            if i < chars.len() {
+                let mut c = chars.clone();
+                c[i] = a;
+                take(c);
+            }
+            let mut c = chars.clone();
+            c.insert(i, a);
+            take(c);
+        }
+    }
+    found.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
+}
+
 /// The kind of value an action argument takes.
 #[derive(Clone, Copy, PartialEq)]
 enum ArgKind {
@@ -745,7 +792,10 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 issues.push(ConfIssue {
                     at: at(&raw.actions),
                     path: "actions".into(),
-                    message: format!("unknown action `{other}`; expected one of {ACTIONS}"),
+                    message: format!(
+                        "unknown action `{other}`; expected one of {ACTIONS}{}",
+                        did_you_mean(other, ACTIONS.split(", "))
+                    ),
                 });
                 continue;
             }
@@ -778,8 +828,9 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                         PLUGINS.join(", ")
                     ),
                     None => format!(
-                        "unknown plugin `{name}` (Volcano would skip it silently); lahar implements: {}",
-                        PLUGINS.join(", ")
+                        "unknown plugin `{name}` (Volcano would skip it silently); lahar implements: {}{}",
+                        PLUGINS.join(", "),
+                        did_you_mean(name, PLUGINS.iter().copied())
                     ),
                 };
                 issues.push(ConfIssue { at: name_at, path: format!("{path}.name"), message });
@@ -800,7 +851,10 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                                 Err(None) => issues.push(ConfIssue {
                                     at: at(av),
                                     path: format!("{path}.arguments.{ak}"),
-                                    message: format!("plugin `{name}` has no argument `{ak}`"),
+                                    message: format!(
+                                        "plugin `{name}` has no argument `{ak}`{}",
+                                        did_you_mean_key(ak, |k| arg_type(name, k).is_some())
+                                    ),
                                 }),
                                 Ok(ArgType::Nested) => {
                                     let found = nested_issues(name, ak, &av.value);
@@ -891,7 +945,10 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
         let not_an_action = match name.as_str() {
             "init-params" => Some("`init-params` configures Ascend MindCluster vNPU sharing (deviceshare.AscendMindClusterVNPUEnable), which lahar does not model".to_string()),
             n if ACTIONS.split(", ").any(|a| a == n) => None,
-            n => Some(format!("unknown action `{n}`; a configuration gives the arguments of one of {ACTIONS}")),
+            n => Some(format!(
+                "unknown action `{n}`; a configuration gives the arguments of one of {ACTIONS}{}",
+                did_you_mean(n, ACTIONS.split(", "))
+            )),
         };
         if let Some(message) = not_an_action {
             issues.push(ConfIssue { at: at(&c.value.name), path: format!("configurations[{i}].name"), message });
@@ -925,7 +982,10 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 issues.push(ConfIssue {
                     at: at(v),
                     path: format!("configurations[{i}].arguments.{k}"),
-                    message: format!("action `{name}` has no argument `{k}` that lahar knows"),
+                    message: format!(
+                        "action `{name}` has no argument `{k}` that lahar knows{}",
+                        did_you_mean_key(k, |x| config_arg(&name, x).is_some())
+                    ),
                 });
             }
         }
@@ -1020,7 +1080,7 @@ mod tests {
                 ),
                 (
                     "configurations[1].name",
-                    "unknown action `alocate`; a configuration gives the arguments of one of enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim, shuffle"
+                    "unknown action `alocate`; a configuration gives the arguments of one of enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim, shuffle; did you mean `allocate`?"
                 ),
             ]
         );
@@ -1235,5 +1295,24 @@ mod tests {
         assert_eq!(parse_go_duration("300ms"), Some(300_000));
         assert_eq!(parse_go_duration("1.5h"), Some(5_400_000_000));
         assert_eq!(parse_go_duration("5"), None);
+    }
+
+    #[test]
+    fn typos_get_a_did_you_mean() {
+        let text = "actions: \"enqueue, alocate\"\ntiers:\n- plugins:\n  - name: proportoin\n  - {name: nodeorder, arguments: {leastrequested.wieght: 2}}\n  - {name: binpack, arguments: {binpack.resource: nvidia.com/gpu}}\nconfigurations:\n- {name: preemt, arguments: {}}\n- {name: preempt, arguments: {enableTopologyAwarePreemptoin: true}}\n";
+        let e = parse(text).unwrap_err().to_string();
+        for want in [
+            "unknown action `alocate`; expected one of enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim, shuffle; did you mean `allocate`?",
+            "; did you mean `proportion`?",
+            "plugin `nodeorder` has no argument `leastrequested.wieght`; did you mean `leastrequested.weight`?",
+            "plugin `binpack` has no argument `binpack.resource`; did you mean `binpack.resources`?",
+            "unknown action `preemt`; a configuration gives the arguments of one of enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim, shuffle; did you mean `preempt`?",
+            "action `preempt` has no argument `enableTopologyAwarePreemptoin` that lahar knows; did you mean `enableTopologyAwarePreemption`?",
+        ] {
+            assert!(e.contains(want), "lacks {want:?}:\n{e}");
+        }
+        // Nothing near: no hint.
+        let e = parse("actions: \"zzzzzz\"\ntiers: []\n").unwrap_err().to_string();
+        assert!(!e.contains("did you mean"), "{e}");
     }
 }
