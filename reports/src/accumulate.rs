@@ -75,6 +75,13 @@ pub struct RunMetrics {
     frag: Vec<i128>,
     frag_sum: i128,
     idle_milli: i64,
+    /// Per node: its GPU devices out of service (bit d: device d).
+    lost: Vec<u64>,
+    /// Σ free milli-GPUs of the devices out of service: idle, but of no use to
+    /// anyone, so neither idle nor fragmented for the measure. Kept linear in the
+    /// devices' free amounts, so the order of changes within an instant does not
+    /// matter.
+    lost_free: i64,
     active_q: Vec<u32>,
     n_active: u32,
     alloc_q: Vec<i64>,
@@ -132,6 +139,8 @@ impl RunMetrics {
             frag: Vec::new(),
             frag_sum: 0,
             idle_milli: total_milli,
+            lost: vec![0; nodes.len()],
+            lost_free: 0,
             active_q: vec![0; nq],
             n_active: 0,
             alloc_q: vec![0; nq],
@@ -166,6 +175,7 @@ impl RunMetrics {
         const START: u8 = 1;
         const END: u8 = 2;
         const JOB_END: u8 = 3;
+        const SERVICE: u8 = 4;
         let mut changes: Vec<(u64, u8, u32)> = Vec::with_capacity(2 * f.jobs.len() + 2 * f.pods.len());
         for (i, j) in f.jobs.iter().enumerate() {
             changes.push((j.submit, SUBMIT, i as u32));
@@ -176,6 +186,9 @@ impl RunMetrics {
         for (i, p) in f.pods.iter().enumerate() {
             changes.push((p.start, START, i as u32));
             changes.push((p.end, END, i as u32));
+        }
+        for (i, &(t, _, _)) in f.service.iter().enumerate() {
+            changes.push((t, SERVICE, i as u32));
         }
         changes.sort_unstable();
         let mut samples = samples.iter().copied().peekable();
@@ -195,6 +208,10 @@ impl RunMetrics {
                     let p = &f.pods[i];
                     m.pod_ended(p.job, p.node, f.req(p), f.hold(p), p.start, t, f.jobs[p.job as usize].first_start);
                 }
+                SERVICE => {
+                    let (t, node, mask) = f.service[i];
+                    m.node_service(node, mask, t);
+                }
                 _ => m.job_ended(i as u32, &f.jobs[i]),
             }
         }
@@ -209,11 +226,34 @@ impl RunMetrics {
     fn node_frag(&self, n: usize) -> i128 {
         let devs = &self.devices[self.dev_start[n] as usize..self.dev_start[n + 1] as usize];
         let mut free = [0u16; 64];
-        for (f, &d) in free.iter_mut().zip(devs) {
-            *f = d.clamp(0, DEVICE_MILLI) as u16;
+        let lost = self.lost[n];
+        for (i, (f, &d)) in free.iter_mut().zip(devs).enumerate() {
+            *f = if lost & (1 << i) != 0 { 0 } else { d.clamp(0, DEVICE_MILLI) as u16 };
         }
         let view = Free { cpu: self.cpu_free[n], model: self.models[n], gpus: &free[..devs.len().min(64)] };
         i128::from(self.target.node(view))
+    }
+
+    /// Node `node`'s GPU devices out of service are `mask` from `t` on (a
+    /// failure or repair, the node leaving or joining): their free GPUs are no
+    /// longer idle, nor fragmented.
+    pub fn node_service(&mut self, node: u32, mask: u64, t: u64) {
+        self.advance(t);
+        let n = node as usize;
+        let devs = &self.devices[self.dev_start[n] as usize..self.dev_start[n + 1] as usize];
+        let free_of = |m: u64| -> i64 {
+            devs.iter().take(64).enumerate().filter(|(d, _)| m & (1 << d) != 0).map(|(_, &f)| f).sum()
+        };
+        self.lost_free += free_of(mask) - free_of(self.lost[n]);
+        self.lost[n] = mask;
+        let nf = self.node_frag(n);
+        self.frag_sum += nf - self.frag[n];
+        self.frag[n] = nf;
+    }
+
+    /// Idle milli-GPUs on devices in service.
+    fn usable_idle(&self) -> i64 {
+        self.idle_milli - self.lost_free
     }
 
     /// Integrates the state over `[self.t, t)` and moves to `t` (no change happens
@@ -228,7 +268,7 @@ impl RunMetrics {
         }
         let dt = t - self.t;
         self.frag_int += self.frag_sum.max(0) * dt as i128;
-        self.idle_int += self.idle_milli.max(0) as i128 * dt as i128;
+        self.idle_int += self.usable_idle().max(0) as i128 * dt as i128;
         self.cpu_int += self.cpu_held.max(0) as i128 * dt as i128;
         self.active_int += self.n_active as u128 * dt as u128;
         for q in 0..self.queues.len() {
@@ -276,15 +316,22 @@ impl RunMetrics {
         self.idle_milli -= g;
         self.alloc_q[queue as usize] += g;
         let devs = &mut self.devices[self.dev_start[n] as usize..self.dev_start[n + 1] as usize];
+        let lost = self.lost[n];
         for (d, free) in devs.iter_mut().enumerate().take(64) {
             if hold.whole & (1 << d) != 0 {
                 *free -= DEVICE_MILLI * sign;
+                if lost & (1 << d) != 0 {
+                    self.lost_free -= DEVICE_MILLI * sign;
+                }
             }
         }
         if let Some(d) = hold.share
             && let Some(free) = devs.get_mut(usize::from(d))
         {
             *free -= req.get(GPU).rem_euclid(DEVICE_MILLI) * sign;
+            if d < 64 && lost & (1 << d) != 0 {
+                self.lost_free -= req.get(GPU).rem_euclid(DEVICE_MILLI) * sign;
+            }
         }
         let nf = self.node_frag(n);
         self.frag_sum += nf - self.frag[n];
@@ -392,10 +439,10 @@ impl RunMetrics {
 
     /// Fragmentation rate now: fragmented / idle GPUs (0 when none is idle).
     pub fn frag_rate(&self) -> f64 {
-        if self.idle_milli <= 0 || self.target.weight() == 0 {
+        if self.usable_idle() <= 0 || self.target.weight() == 0 {
             return 0.0;
         }
-        (self.frag_sum as f64 / (self.target.weight() as f64 * self.idle_milli as f64)).clamp(0.0, 1.0)
+        (self.frag_sum as f64 / (self.target.weight() as f64 * self.usable_idle() as f64)).clamp(0.0, 1.0)
     }
 
     /// Fragmented GPUs now.

@@ -455,6 +455,7 @@ mod tests {
                 (pod, DeviceHold { whole: 0b1100, share: None }),
             ],
             target: Target::typical([(Demand { cpu: 0, gpu_milli: 1000, gpus: 2, models: Models::ANY }, 2)], 100),
+            service: Vec::new(),
         };
         let s = summarize_facts(&f, &SummaryOptions { slo_slowdown: 1.5, ..Default::default() });
         assert_eq!(s.gang_wait_s.map(|d| d.max), Some(30.0));

@@ -287,6 +287,11 @@ impl Recorder for RunWriter {
         self.decisions.write(world, d);
     }
 
+    fn node_service(&mut self, world: &World, n: lahar_core::cluster::NodeId, t: lahar_core::time::SimTime) {
+        let mask = world.nodes[n.0 as usize].lost_devices;
+        self.metrics.as_mut().expect("the run is not finished").node_service(n.0, mask, t.micros());
+    }
+
     fn fault(&mut self, _world: &World, r: &FaultRecord) {
         if let Some((events, tally)) = &mut self.faults {
             tally.record(r);

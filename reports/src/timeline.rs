@@ -129,6 +129,8 @@ pub struct Facts {
     /// The fragmentation measure's target workload: the typical pod shapes of the
     /// scenario's jobs, submitted or not ([`workload`]).
     pub target: Target,
+    /// Changes of nodes' lost GPU devices: (µs, node, the devices out after).
+    pub service: Vec<(u64, u32, u64)>,
 }
 
 impl Facts {
@@ -183,6 +185,7 @@ impl Facts {
             pods,
             requests,
             target,
+            service: out.service.iter().map(|&(t, n, mask)| (t.micros(), n.0, mask)).collect(),
         }
     }
 
@@ -275,6 +278,7 @@ mod tests {
             pods: vec![pod(0, 0, 10, 50), pod(1, 1, 50, 100), pod(1, 2, 30, 30)],
             requests: vec![gpus(6), gpus(2), gpus(8)],
             target: Target::typical([(Demand { cpu: 0, gpu_milli: 1000, gpus: 4, models: Models::ANY }, 1)], 100),
+            service: Vec::new(),
         };
         let tl = sweep(&f, &[0, 10, 50, 99]);
         // Idle 8 over [0, 10), 2 over [10, 50), 6 over [50, 100); only the 2 idle

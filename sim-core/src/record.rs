@@ -30,6 +30,9 @@ pub trait Recorder {
     fn decision(&mut self, _world: &World, _d: &Decision) {}
     /// A failure, repair or drain step happened (a row of events.csv).
     fn fault(&mut self, _world: &World, _r: &crate::engine::FaultRecord) {}
+    /// Node `n`'s service changed at `t` (a failure or repair, the node leaving
+    /// or joining): `world.nodes[n].lost_devices` holds the GPU devices out now.
+    fn node_service(&mut self, _world: &World, _n: crate::cluster::NodeId, _t: crate::time::SimTime) {}
     /// The run is over: open intervals were closed (reason `running`) and handed
     /// over; the jobs in `world.active` are unfinished.
     fn finished(&mut self, _world: &World, _stats: &RunStats) {}
@@ -57,6 +60,9 @@ impl<R: Recorder> Recorder for std::rc::Rc<std::cell::RefCell<R>> {
     }
     fn fault(&mut self, world: &World, r: &crate::engine::FaultRecord) {
         self.borrow_mut().fault(world, r);
+    }
+    fn node_service(&mut self, world: &World, n: crate::cluster::NodeId, t: crate::time::SimTime) {
+        self.borrow_mut().node_service(world, n, t);
     }
     fn finished(&mut self, world: &World, stats: &RunStats) {
         self.borrow_mut().finished(world, stats);

@@ -112,3 +112,43 @@ fn absent_nodes_hold_no_starting_pods_and_patterns_must_match() {
     let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
     assert!(err.contains("spec.timeline[0].removeNodes: `c-*` matches no node"), "{err}");
 }
+
+/// A node out of the cluster is neither idle nor fragmented: a run with a node
+/// absent throughout measures fragmentation exactly as the same run on the
+/// cluster without that node (both the summary and each timeseries sample; the
+/// in-process summary too, which replays the run's facts). Before, the absent
+/// node's 8 GPUs counted as idle and diluted the rate. The workload's typical
+/// shapes (1-GPU and 3-GPU pods) fragment the 8-GPU nodes the jobs leave.
+#[test]
+fn absent_nodes_are_neither_idle_nor_fragmented() {
+    let jobs = "  workload:\n    - jobs:\n        - {name: a, duration: 3h, tasks: [{name: w, replicas: 3, resources: {nvidia.com/gpu: 3}}]}\n        - {name: b, submitAt: 10m, duration: 1h, tasks: [{name: w, replicas: 5, resources: {nvidia.com/gpu: 1}}]}\n        - {name: c, submitAt: 20m, duration: 2h, tasks: [{name: w, replicas: 2, resources: {nvidia.com/gpu: 3}}]}\n";
+    let with_absent = scenario(
+        "    nodeGroups:\n      - {name: a, count: 2, gpus: 8, cpu: 64, memory: 512Gi}\n      - {name: b, count: 1, gpus: 8, cpu: 64, memory: 512Gi, absent: true}",
+        jobs,
+    );
+    let without = scenario("    nodeGroups:\n      - {name: a, count: 2, gpus: 8, cpu: 64, memory: 512Gi}", jobs);
+    let summary = |text: &str| {
+        let (dir, path) = write_scenario(text);
+        let out = dir.path().join("out");
+        lahar().arg("run").arg("-q").arg(&path).arg("--out").arg(&out).assert().success();
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        let ts = std::fs::read_to_string(out.join("timeseries.csv")).unwrap();
+        let header: Vec<String> = ts.lines().next().unwrap().split(',').map(str::to_string).collect();
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("{name}: {header:?}"));
+        let (fr, fg) = (col("fragmentation"), col("gpus_fragmented"));
+        let frag: Vec<(String, String)> = rows(&ts).into_iter().map(|r| (r[fr].clone(), r[fg].clone())).collect();
+        let m = &s["metrics"];
+        (m["fragmentation"].as_f64().unwrap(), m["fragmented_gpus_mean"].as_f64().unwrap(), frag)
+    };
+    let (a, b) = (summary(&with_absent), summary(&without));
+    assert_eq!(a, b);
+    assert!(a.0 > 0.0, "the case fragments: {a:?}");
+    let in_process = |text: &str| {
+        let s = lahar::scenario::load_str(text, "t.yaml", std::path::Path::new("")).unwrap_or_else(|e| panic!("{e}"));
+        let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).expect("run");
+        (r.summary.fragmentation, r.summary.fragmented_gpus_mean)
+    };
+    assert_eq!(in_process(&with_absent), (a.0, a.1));
+    assert_eq!(in_process(&without), (b.0, b.1));
+}

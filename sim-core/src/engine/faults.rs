@@ -121,7 +121,15 @@ impl Engine {
         let i = n.0 as usize;
         let down = self.faults.down.get(i).is_some_and(|&d| d > 0) || self.absent[i];
         let failed = self.faults.failed.get(i).copied().unwrap_or(0);
+        let was = self.world.nodes[i].lost_devices;
         self.world.set_out_of_service(n, down, failed);
+        let now = self.world.nodes[i].lost_devices;
+        if now != was {
+            match &mut self.recorder {
+                Some(r) => r.node_service(&self.world, n, self.now),
+                None => self.service.push((self.now, n, now)),
+            }
+        }
     }
 
     /// Whether the run has a fault plan (see [`Engine::set_faults`]).

@@ -110,6 +110,9 @@ pub struct Engine {
     /// Where records go as they are made, when set (else into `pods_out`,
     /// `samples` and `decisions`).
     recorder: Option<Box<dyn Recorder>>,
+    /// Changes of nodes' lost GPU devices (instant, node, devices out after),
+    /// without a recorder.
+    service: Vec<(SimTime, crate::cluster::NodeId, u64)>,
     explain: Option<Explain>,
     running_jobs: u32,
     effective_milli_ppm: i128,
@@ -180,6 +183,7 @@ impl Engine {
             decisions: Vec::new(),
             phase_due: Vec::new(),
             recorder: None,
+            service: Vec::new(),
             explain: None,
             running_jobs: 0,
             effective_milli_ppm: 0,
@@ -227,7 +231,11 @@ impl Engine {
     /// Hands every record to `recorder` as it is made; [`RunOutput::pods`],
     /// [`RunOutput::samples`] and [`RunOutput::decisions`] then stay empty (but for
     /// the intervals of `--explain` pods).
-    pub fn set_recorder(&mut self, recorder: Box<dyn Recorder>) {
+    pub fn set_recorder(&mut self, mut recorder: Box<dyn Recorder>) {
+        // Nodes absent from the start went out of service before the recorder came.
+        for (t, n, _) in std::mem::take(&mut self.service) {
+            recorder.node_service(&self.world, n, t);
+        }
         self.recorder = Some(recorder);
     }
 
@@ -398,6 +406,7 @@ impl Engine {
             stats: self.stats,
             faults: self.faults_out,
             faults_enabled: self.faults.enabled,
+            service: self.service,
         }
     }
 

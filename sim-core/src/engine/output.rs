@@ -155,6 +155,9 @@ pub struct RunOutput {
     pub faults: Vec<super::FaultRecord>,
     /// The run had a fault plan (its outputs carry the fault columns).
     pub faults_enabled: bool,
+    /// Changes of nodes' lost GPU devices: (instant, node, the devices out
+    /// after it), in order, without a recorder (see [`crate::record::Recorder::node_service`]).
+    pub service: Vec<(SimTime, crate::cluster::NodeId, u64)>,
 }
 
 impl Engine {
