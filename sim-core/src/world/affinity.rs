@@ -3,12 +3,9 @@
 //! as a score): the pods each node holds in the plugins' view, and the filter's
 //! and the score's answers from them.
 //!
-//! The view is the one host ports have (see `ports.rs`): Volcano builds a
-//! Kubernetes `NodeInfo` per node at session open from the node's tasks
-//! (Allocated, Running, Releasing), the session's allocations and pipelinings add
-//! a pod (`AllocateFunc`), its evictions and discarded placements remove it
-//! (`DeallocateFunc`). So an evicted pod stops counting for the rest of its
-//! session and counts again from the next session while it is Releasing.
+//! The view is the predicates plugin's, which host ports read too (`view.rs`):
+//! an evicted pod stops counting for the rest of its session and counts again
+//! from the next session while it is Releasing.
 //!
 //! The ledger is kept from the first job with affinity terms on (until then no
 //! answer can depend on it), for every pod: an incoming pod's terms may match any
@@ -32,6 +29,7 @@
 //! and existing pods' preferred terms always count.
 
 use super::World;
+use super::view::NodeView;
 use crate::affinity::{AffinityTerm, PodAffinity, node_label, node_labels};
 use crate::cluster::NodeId;
 use crate::job::{JobId, PodId, PodStatus};
@@ -83,10 +81,8 @@ struct PreFilter {
 /// The pods each node holds in the plugins' view.
 #[derive(Debug, Default)]
 pub(crate) struct AffinityLedger {
-    /// Per node, its listed pods in pod-id order.
-    listed: Vec<Vec<PodId>>,
-    /// Listed pods evicted since the session opened, and their node.
-    released: Vec<(NodeId, PodId)>,
+    /// The pods in the predicates' view of each node (`view.rs`): the listed pods.
+    view: NodeView,
     /// The listed pods whose required anti-affinity terms may refuse any pod.
     anti: BTreeSet<PodId>,
     /// The listed pods with any terms (Kubernetes' `PodsWithAffinity`): the
@@ -101,19 +97,19 @@ pub(crate) struct AffinityLedger {
 }
 
 impl AffinityLedger {
-    /// An empty ledger of `nodes` nodes.
-    pub(crate) fn sized(nodes: usize) -> AffinityLedger {
-        AffinityLedger { listed: vec![Vec::new(); nodes], ..Default::default() }
+    /// A ledger over `view`, whose pods' terms are then entered by the caller.
+    pub(super) fn new(view: NodeView) -> AffinityLedger {
+        AffinityLedger { view, ..Default::default() }
     }
-}
 
-fn holds(s: PodStatus) -> bool {
-    matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running | PodStatus::Releasing)
-}
-
-fn add(list: &mut Vec<PodId>, pod: PodId) {
-    if let Err(at) = list.binary_search(&pod) {
-        list.insert(at, pod);
+    /// Enters a pod now in the view in the sets its terms put it in.
+    fn enter(&mut self, pod: PodId, terms: Option<&PodAffinity>) {
+        if let Some(a) = terms {
+            self.termed.insert(pod);
+            if !a.required_anti.is_empty() {
+                self.anti.insert(pod);
+            }
+        }
     }
 }
 
@@ -130,10 +126,12 @@ impl World {
         if self.affinity.is_some() {
             return;
         }
-        let listed: Vec<Vec<PodId>> = self.nodes.iter().map(|ns| ns.pods.clone()).collect();
-        let anti = listed.iter().flatten().copied().filter(|&p| self.has_required_anti(p)).collect();
-        let termed = listed.iter().flatten().copied().filter(|&p| self.terms_of(p).is_some()).collect();
-        self.affinity = Some(Box::new(AffinityLedger { listed, anti, termed, ..Default::default() }));
+        let mut l = AffinityLedger::new(NodeView::of(self.nodes.iter().map(|ns| ns.pods.clone()).collect()));
+        let pods: Vec<PodId> = l.view.all().map(|(_, p)| p).collect();
+        for p in pods {
+            l.enter(p, self.terms_of(p));
+        }
+        self.affinity = Some(Box::new(l));
     }
 
     /// Moves a pod between the nodes' lists along its status change (see the
@@ -144,52 +142,28 @@ impl World {
         was: (PodStatus, Option<NodeId>),
         now: (PodStatus, Option<NodeId>),
     ) {
-        let anti = self.affinity.is_some() && self.has_required_anti(pod);
-        let termed = self.affinity.is_some() && self.terms_of(pod).is_some();
-        let Some(l) = self.affinity.as_deref_mut() else { return };
+        let Some(mut l) = self.affinity.take() else { return };
         l.version += 1;
-        if let Some(n) = was.1 {
-            let list = &mut l.listed[n.0 as usize];
-            if let Ok(at) = list.binary_search(&pod) {
-                list.remove(at);
-            }
-        }
         l.anti.remove(&pod);
         l.termed.remove(&pod);
-        let Some(n) = now.1.filter(|_| holds(now.0)) else { return };
-        if was.0 == PodStatus::Running && now.0 == PodStatus::Releasing {
-            l.released.push((n, pod));
-            return;
+        if l.view.shift(pod, was, now) {
+            l.enter(pod, self.terms_of(pod));
         }
-        add(&mut l.listed[n.0 as usize], pod);
-        if anti {
-            l.anti.insert(pod);
-        }
-        if termed {
-            l.termed.insert(pod);
-        }
-    }
-
-    fn has_required_anti(&self, pod: PodId) -> bool {
-        self.terms_of(pod).is_some_and(|a| !a.required_anti.is_empty())
+        self.affinity = Some(l);
     }
 
     /// A new session: pods evicted in an earlier one count again while they are
     /// still Releasing on their node.
     pub fn settle_affinity(&mut self) {
         let Some(mut l) = self.affinity.take() else { return };
-        for (n, pod) in std::mem::take(&mut l.released) {
-            let p = &self.pods[pod.0 as usize];
-            if p.status == PodStatus::Releasing && p.node == Some(n) {
-                l.version += 1;
-                add(&mut l.listed[n.0 as usize], pod);
-                if let Some(a) = self.jobs[p.job.0 as usize].spec.tasks[p.task as usize].pod_affinity() {
-                    l.termed.insert(pod);
-                    if !a.required_anti.is_empty() {
-                        l.anti.insert(pod);
-                    }
-                }
-            }
+        let pods = &self.pods;
+        let back = l.view.settle(|p, n| {
+            let p = &pods[p.0 as usize];
+            p.status == PodStatus::Releasing && p.node == Some(n)
+        });
+        for pod in back {
+            l.version += 1;
+            l.enter(pod, self.terms_of(pod));
         }
         self.affinity = Some(l);
     }
@@ -204,7 +178,7 @@ impl World {
 
     fn terms_of(&self, pod: PodId) -> Option<&PodAffinity> {
         let p = &self.pods[pod.0 as usize];
-        self.jobs[p.job.0 as usize].spec.tasks[p.task as usize].pod_affinity()
+        self.job_terms(p.job, p.task)
     }
 
     fn job_terms(&self, job: JobId, task: u16) -> Option<&PodAffinity> {
@@ -217,9 +191,7 @@ impl World {
         let Some(l) = self.affinity.as_deref() else { return Vec::new() };
         match only {
             Some(set) => set.iter().filter_map(|&p| self.pods[p.0 as usize].node.map(|n| (n, p))).collect(),
-            None => {
-                l.listed.iter().enumerate().flat_map(|(n, ps)| ps.iter().map(move |&p| (NodeId(n as u32), p))).collect()
-            }
+            None => l.view.all().collect(),
         }
     }
 

@@ -19,6 +19,7 @@ mod affinity;
 mod capacity;
 mod ledgers;
 mod ports;
+mod view;
 
 /// A node's usage.
 #[derive(Clone, Debug, Default)]
@@ -57,9 +58,6 @@ pub struct NodeState {
     /// GPU devices out of service (bit d: device d); every device while the
     /// whole node is down.
     pub lost_devices: u64,
-    /// The pods on the node whose host ports the predicates see held, in
-    /// pod-id order (see [`World::port_conflict`]).
-    pub ported: Vec<PodId>,
 }
 
 impl NodeState {
@@ -499,9 +497,9 @@ pub struct World {
     numa_preset: Option<crate::numa::CpuSet>,
     /// Nodes with CPUs released in this session (see [`World::settle_numa`]).
     numa_released: Vec<NodeId>,
-    /// Pods with host ports evicted since the session opened (see
-    /// [`World::settle_ports`]).
-    ports_released: Vec<(NodeId, PodId)>,
+    /// The pods with host ports each node holds in the predicates' view (see
+    /// [`World::port_conflict`]).
+    ports: view::NodeView,
     /// Some job's pods hold host ports: only then are the nodes' ledgers kept.
     ported_jobs: bool,
     /// The pods each node holds for inter-pod affinity, once some job has
@@ -691,9 +689,10 @@ impl World {
             numa: false,
             numa_preset: None,
             numa_released: Vec::new(),
-            ports_released: Vec::new(),
+            ports: view::NodeView::sized(cluster.nodes.len()),
             ported_jobs,
-            affinity: affine.then(|| Box::new(affinity::AffinityLedger::sized(cluster.nodes.len()))),
+            affinity: affine
+                .then(|| Box::new(affinity::AffinityLedger::new(view::NodeView::sized(cluster.nodes.len())))),
             hn_allocatable,
             hn_used: vec![Resources::ZERO; nh],
             hn_future_delta: vec![Resources::ZERO; nh],
