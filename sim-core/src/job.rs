@@ -302,6 +302,10 @@ pub struct PodHints {
     pub host_ports: Vec<HostPort>,
     /// Inter-pod affinity and anti-affinity (boxed; none for most pods).
     pub affinity: Option<Box<crate::affinity::PodAffinity>>,
+    /// The template's `spec.schedulingGates` names, in the manifest's order (at
+    /// most [`MAX_SCHEDULING_GATES`]): each pod made from it carries them until
+    /// they are removed (`spec.timeline`'s `ungatePod`, `ungateJob`).
+    pub scheduling_gates: Vec<String>,
 }
 
 impl PodHints {
@@ -310,6 +314,17 @@ impl PodHints {
         (self != PodHints::default()).then(|| Arc::new(self))
     }
 }
+
+/// Volcano's own scheduling gate (`QueueAllocationGateKey`), which its
+/// scheduler lifts only under the alpha feature `SchedulingGatesQueueAdmission`
+/// (off by default, and in lahar): a pod whose only gate it is stays gated, but
+/// its request is not deducted from its job's reservations
+/// (`HasOnlyVolcanoSchedulingGate`, api/helpers.go).
+pub const QUEUE_ALLOCATION_GATE: &str = "scheduling.volcano.sh/queue-allocation-gate";
+
+/// The most scheduling gates one pod template may carry (each pod keeps which
+/// are left in 16 bits; Kubernetes sets no limit, real pods carry one or two).
+pub const MAX_SCHEDULING_GATES: usize = 16;
 
 /// The labels Volcano's job controller gives a VolcanoJob's pods (the per-pod
 /// `volcano.sh/task-index` aside), sorted by key.
@@ -638,6 +653,17 @@ impl TaskSpec {
     /// The host ports its pods hold (none for most tasks).
     pub fn host_ports(&self) -> &[HostPort] {
         self.hints.as_ref().map_or(&[], |h| &h.host_ports)
+    }
+
+    /// The scheduling gates its pods are made with (none for most tasks).
+    pub fn scheduling_gates(&self) -> &[String] {
+        self.hints.as_ref().map_or(&[], |h| &h.scheduling_gates)
+    }
+
+    /// Which of [`TaskSpec::scheduling_gates`] Volcano's own gate is (bit i: gate
+    /// i), 0 if it has none.
+    pub fn volcano_gate_bit(&self) -> u16 {
+        self.scheduling_gates().iter().position(|g| g == QUEUE_ALLOCATION_GATE).map_or(0, |i| 1 << i)
     }
 
     /// Its pods' inter-pod affinity and anti-affinity, if they have any.

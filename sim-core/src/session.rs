@@ -459,13 +459,17 @@ impl<'w> Session<'w> {
     pub fn pod(&self, p: PodId) -> &Pod {
         &self.world.pods[p.0 as usize]
     }
-    /// The job's Pending pods in task order (task index, then replica index).
+    /// The job's Pending pods that may be placed (not gated: see
+    /// [`Pod::is_gated`]) in task order (task index, then replica index).
     pub fn pending_pods(&self, j: JobId) -> Vec<PodId> {
         let mut v: Vec<PodId> = self.world.jobs[j.0 as usize]
             .pods
             .iter()
             .copied()
-            .filter(|p| self.world.pods[p.0 as usize].status == PodStatus::Pending)
+            .filter(|p| {
+                let pod = &self.world.pods[p.0 as usize];
+                pod.status == PodStatus::Pending && !pod.is_gated()
+            })
             .collect();
         v.sort_by_key(|p| {
             let pod = &self.world.pods[p.0 as usize];
@@ -565,6 +569,11 @@ impl<'w> Session<'w> {
     #[doc(hidden)]
     pub fn break_victim_index_for_tests(&mut self) {
         self.world.break_victim_index_for_tests();
+    }
+    /// See [`crate::engine::EngineConfig::wrong_gates_for_tests`].
+    #[doc(hidden)]
+    pub fn break_gates_for_tests(&mut self) {
+        self.world.stale_gating_for_tests = true;
     }
     /// See [`crate::engine::EngineConfig::wrong_group_for_tests`].
     #[doc(hidden)]
@@ -675,6 +684,15 @@ impl<'w> Session<'w> {
     /// ([`World::affinity_unresolvable_possible`]).
     pub fn affinity_unresolvable_possible(&self, p: PodId) -> bool {
         self.world.affinity_unresolvable_possible(p)
+    }
+    /// Gated pods in the cluster ([`World::gated_pods`]): while there are none,
+    /// every Pending pod may be placed.
+    pub fn gated_pods(&self) -> u64 {
+        self.world.gated_pods()
+    }
+    /// Job `j`'s gated pods and what comes off its reservations for them.
+    pub fn gating(&self, j: JobId) -> Option<&crate::world::Gating> {
+        self.world.gating(j)
     }
     /// True once some job has inter-pod affinity terms ([`World::affinity_on`]).
     pub fn affinity_on(&self) -> bool {

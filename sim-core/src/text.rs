@@ -172,6 +172,32 @@ pub fn dns_label_problem(name: &str) -> Option<String> {
     dns_problem(name, 63, false)
 }
 
+/// Why `name` is not a Kubernetes qualified name (a label key, a scheduling
+/// gate: an optional DNS-1123 subdomain prefix and `/`, then at most 63
+/// characters of letters, digits, `-`, `_` and `.`, starting and ending with a
+/// letter or digit), if it is not.
+pub fn qualified_name_problem(name: &str) -> Option<String> {
+    let (prefix, base) = match name.split_once('/') {
+        Some((p, b)) => (Some(p), b),
+        None => (None, name),
+    };
+    if let Some(why) = prefix.and_then(dns_subdomain_problem) {
+        return Some(format!("the prefix of `{}`: {why}", name.escape_debug()));
+    }
+    let alnum = |c: char| c.is_ascii_alphanumeric();
+    let ok = !base.is_empty()
+        && base.len() <= 63
+        && base.chars().all(|c| alnum(c) || matches!(c, '-' | '_' | '.'))
+        && base.starts_with(alnum)
+        && base.ends_with(alnum);
+    (!ok).then(|| {
+        format!(
+            "`{}` is not a qualified name, as Kubernetes requires: an optional DNS subdomain and `/`, then at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
+            name.escape_debug()
+        )
+    })
+}
+
 fn dns_problem(name: &str, max: usize, dots: bool) -> Option<String> {
     let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
     let ok = !name.is_empty()

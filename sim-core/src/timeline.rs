@@ -96,6 +96,20 @@ pub enum Operation {
         /// The taint (`NoSchedule` or `NoExecute`).
         taint: Taint,
     },
+    /// A patch removing scheduling gates (`spec.schedulingGates`) from a pod, or
+    /// from every live pod of a job: those named, or all. A pod left without
+    /// gates may be scheduled from the next session. A pod made later (a
+    /// replacement) carries its template's gates again, as in Kubernetes.
+    Ungate {
+        /// Namespace.
+        namespace: Arc<str>,
+        /// The pod's name, or the job's.
+        name: String,
+        /// `name` names a job (`ungateJob`), not a pod (`ungatePod`).
+        job: bool,
+        /// The gates to remove; every gate when `None`.
+        gates: Option<Vec<String>>,
+    },
     /// `kubectl taint nodes … key[:Effect]-`: the taints of that key (and
     /// effect, when given) go.
     Untaint {

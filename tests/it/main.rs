@@ -34,6 +34,7 @@ mod recurring;
 mod replays;
 mod reports;
 mod scheduling;
+mod scheduling_gates;
 mod sessions;
 mod snapshot;
 mod speed;

@@ -865,7 +865,11 @@ fn unmodelled_placement_fields_are_refused_at_their_place() {
             tpl("          topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]\n"),
             "spec.tasks[0].template.spec.topologySpreadConstraints: `topologySpreadConstraints` changes",
         ),
-        (tpl("          schedulingGates: [{name: wait}]\n"), "spec.tasks[0].template.spec.schedulingGates: `schedulingGates` changes"),
+        // Scheduling gates are read (tests/it/scheduling_gates.rs); a duplicate is refused.
+        (
+            tpl("          schedulingGates: [{name: wait}, {name: wait}]\n"),
+            "spec.tasks[0].template.spec.schedulingGates[1].name: scheduling gate `wait` is given twice",
+        ),
         (
             "apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h}}\nspec:\n  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone, namespaceSelector: {matchLabels: {team: a}}}]}}\n  containers: [{name: c}]\n".to_string(),
             "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector: a namespaceSelector that selects by labels needs the namespaces' labels",

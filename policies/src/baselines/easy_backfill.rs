@@ -279,7 +279,7 @@ impl Scheduler for EasyBackfill {
         self.last = None;
         self.misses.clear();
         ssn.set_action("allocate");
-        let jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
+        let jobs: Vec<JobId> = ssn.jobs_with_pending().filter(|&j| gang::eligible(ssn, j)).collect();
         let mut head = None;
         for (i, &j) in jobs.iter().enumerate() {
             gang::admit(ssn, j, "admitted in FIFO order");

@@ -41,7 +41,7 @@ impl Scheduler for Fifo {
 
     fn schedule(&mut self, ssn: &mut Session<'_>) {
         ssn.set_action("allocate");
-        let jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
+        let jobs: Vec<JobId> = ssn.jobs_with_pending().filter(|&j| gang::eligible(ssn, j)).collect();
         for j in jobs {
             gang::admit(ssn, j, "admitted in FIFO order");
             match gang::place_gang_first_fit(ssn, j, Mode::Allocate) {

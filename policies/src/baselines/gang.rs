@@ -19,6 +19,18 @@ pub(crate) enum Mode {
     Pipeline,
 }
 
+/// True if job `j` is a candidate at all: gated pods wait outside the
+/// scheduler's queue (Kubernetes keeps them out of its active queue), so a job
+/// whose gang needs some of them is skipped — it neither starts nor blocks (not
+/// the head of `fifo` or `easy-backfill`) — until their gates are removed. A job
+/// without gated pods always is.
+pub(crate) fn eligible(ssn: &Session<'_>, j: JobId) -> bool {
+    let Some(g) = ssn.gating(j) else { return true };
+    let job = ssn.job(j);
+    let free = job.count(PodStatus::Pending) - g.pods;
+    free > 0 && job.ready_count() + free >= job.spec.min_available.max(1)
+}
+
 /// Admits the job's PodGroup (Pending → Inqueue); there is no separate enqueue step.
 pub(crate) fn admit(ssn: &mut Session<'_>, j: JobId, reason: &'static str) {
     if ssn.job(j).pg_phase == PodGroupPhase::Pending {
@@ -255,9 +267,11 @@ impl Misses {
     fn key(ssn: &Session<'_>, j: JobId) -> Option<(Resources, u32, u32)> {
         let job = ssn.job(j);
         let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count());
+        // A gang with gated pods may fail for its gates, not for room.
         if needed == 0
             || ssn.cluster().has_taints()
             || ssn.affinity_on()
+            || ssn.gating(j).is_some()
             || job.spec.tasks.iter().any(|t| t.has_node_filter())
         {
             return None;

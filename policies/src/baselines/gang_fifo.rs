@@ -36,7 +36,7 @@ impl Scheduler for GangFifo {
     fn schedule(&mut self, ssn: &mut Session<'_>) {
         self.misses.clear();
         ssn.set_action("allocate");
-        let jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
+        let jobs: Vec<JobId> = ssn.jobs_with_pending().filter(|&j| gang::eligible(ssn, j)).collect();
         for (i, &j) in jobs.iter().enumerate() {
             if ssn.job(j).pg_phase == PodGroupPhase::Pending {
                 ssn.set_pod_group_phase(j, PodGroupPhase::Inqueue, "admitted in FIFO order");

@@ -38,7 +38,7 @@ impl Scheduler for Sjf {
     fn schedule(&mut self, ssn: &mut Session<'_>) {
         ssn.set_action("allocate");
         self.misses.clear();
-        let mut jobs: Vec<JobId> = ssn.jobs_with_pending().collect();
+        let mut jobs: Vec<JobId> = ssn.jobs_with_pending().filter(|&j| gang::eligible(ssn, j)).collect();
         // Stable sort: equal durations keep creation order (submit time, then id).
         jobs.sort_by_key(|&j| ssn.job(j).spec.duration);
         for j in jobs {

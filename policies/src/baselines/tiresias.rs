@@ -468,7 +468,7 @@ impl Scheduler for Tiresias {
         // preemption commits.
         let mut failed: Vec<(Resources, u32, usize)> = Vec::new();
         for &(level, _, j) in &order {
-            if ssn.job(j).count(PodStatus::Pending) == 0 {
+            if ssn.job(j).count(PodStatus::Pending) == 0 || !gang::eligible(ssn, j) {
                 continue;
             }
             gang::admit(ssn, j, "admitted by tiresias");
@@ -476,7 +476,12 @@ impl Scheduler for Tiresias {
             let job = ssn.job(j);
             let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count());
             let shape = match job.spec.tasks.as_slice() {
-                [t] if !t.has_node_filter() && !ssn.cluster().has_taints() && !ssn.affinity_on() && !was_whole => {
+                [t] if !t.has_node_filter()
+                    && !ssn.cluster().has_taints()
+                    && !ssn.affinity_on()
+                    && !was_whole
+                    && ssn.gating(j).is_none() =>
+                {
                     Some(t.requests)
                 }
                 _ => None,

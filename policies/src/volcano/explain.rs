@@ -92,6 +92,28 @@ pub(crate) fn job_row(ssn: &mut Session<'_>, j: JobId, plugin: &'static str, pas
     }
 }
 
+/// A row for every watched pod of job `j` that is still gated: the gates left,
+/// and that no action tries it until they go.
+pub(crate) fn gated_rows(ssn: &mut Session<'_>, j: JobId) {
+    for p in ssn.explained_pods(j) {
+        let pod = ssn.pod(p);
+        if pod.status != PodStatus::Pending || !pod.is_gated() {
+            continue;
+        }
+        let task = &ssn.job(j).spec.tasks[pod.task as usize];
+        let left: Vec<&str> = task
+            .scheduling_gates()
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| pod.gates >> i & 1 == 1)
+            .map(|(_, g)| g.as_str())
+            .collect();
+        let why =
+            format!("scheduling gated ({}): no action tries the pod until its gates are removed", left.join(", "));
+        ssn.explain(p, None, "scheduling-gates", Some(false), why, None);
+    }
+}
+
 /// Why the gang of `j` is not ready, in numbers.
 pub(crate) fn gang_shortfall(ssn: &Session<'_>, j: JobId) -> String {
     let job = ssn.job(j);

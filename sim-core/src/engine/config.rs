@@ -99,6 +99,11 @@ pub struct EngineConfig {
     /// outside tests.
     #[doc(hidden)]
     pub wrong_group_for_tests: bool,
+    /// Lets the queues' sums miss gates removed from pods (the deduction of a
+    /// gated pod's request stays after its gates go), so that tests can show
+    /// the equivalence check catches it. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_gates_for_tests: bool,
     /// Lets the victim index of preempt and reclaim go stale (it stops reading
     /// the log of changed nodes), so that tests can show the equivalence check
     /// catches it. Never set outside tests.
@@ -134,6 +139,7 @@ impl Default for EngineConfig {
             wrong_reach_for_tests: false,
             wrong_memo_for_tests: false,
             wrong_group_for_tests: false,
+            wrong_gates_for_tests: false,
             wrong_victim_index_for_tests: false,
             wrong_carry_for_tests: false,
             wrong_affinity_for_tests: false,

@@ -542,6 +542,9 @@ impl Engine {
         if self.cfg.wrong_group_for_tests {
             ssn.break_groups_for_tests();
         }
+        if self.cfg.wrong_gates_for_tests {
+            ssn.break_gates_for_tests();
+        }
         if self.cfg.wrong_victim_index_for_tests {
             ssn.break_victim_index_for_tests();
         }

@@ -119,6 +119,9 @@ impl Engine {
                 }
                 any || self.ignored(&step.place, "no node of the pattern is in the cluster".into())
             }
+            Operation::Ungate { namespace, name, job, gates } => {
+                self.ungate(&step.place, (&namespace, &name), job, gates.as_deref())
+            }
             Operation::Cordon(nodes) | Operation::Uncordon(nodes) => {
                 for n in nodes {
                     self.operator_cordon(n, cordon);
@@ -305,6 +308,45 @@ impl Engine {
                     && job.spec.pod_name(pod.task as usize, pod.index) == name
             })
         })
+    }
+
+    /// Removes scheduling gates (`gates`, or all) from the pod `namespace/name`,
+    /// or from every live pod of the job of that name (`job`); true if one went.
+    /// A target missing, or one with none of those gates, is a counted warning.
+    fn ungate(&mut self, place: &str, (namespace, name): (&str, &str), job: bool, gates: Option<&[String]>) -> bool {
+        let what = if job { "job" } else { "pod" };
+        let pods: Vec<PodId> = if job {
+            match self.find_job(namespace, name) {
+                Some(j) => self.world.jobs[j.0 as usize].pods.clone(),
+                None => return self.missed(place, format!("no job {namespace}/{name} to ungate")),
+            }
+        } else {
+            match self.find_pod(namespace, name) {
+                Some(p) => vec![p],
+                None => return self.missed(place, format!("no pod {namespace}/{name} to ungate")),
+            }
+        };
+        let mut any = false;
+        for p in pods {
+            let pod = &self.world.pods[p.0 as usize];
+            if pod.status != PodStatus::Pending || !pod.is_gated() {
+                continue;
+            }
+            let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
+            let mask = match gates {
+                None => u16::MAX,
+                Some(names) => task
+                    .scheduling_gates()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| names.contains(g))
+                    .fold(0u16, |m, (i, _)| m | 1 << i),
+            };
+            any |= self.world.ungate(p, mask);
+        }
+        let which = gates.map_or("scheduling gates".to_string(), |g| format!("the scheduling gates {}", g.join(", ")));
+        let none = if job { "has no Pending pod with" } else { "is not a Pending pod with" };
+        any || self.ignored(place, format!("{what} {namespace}/{name} {none} {which} to remove"))
     }
 
     /// A pod deleted by an operator: a Running pod leaves its node after its

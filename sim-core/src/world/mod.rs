@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod affinity;
 mod capacity;
+mod gates;
 mod ledgers;
 mod ports;
 mod view;
@@ -73,6 +74,7 @@ pub type WaitingShape = (QueueId, [i64; crate::resource::DIMS]);
 
 pub use crate::victim_index::VictimKey;
 pub use affinity::{AffinityRefusal, normalize_affinity};
+pub use gates::Gating;
 
 /// Adds `sign` pods of `req` to the group `key` of a sorted victim list.
 fn add_victim(list: &mut Vec<(VictimKey, u32, Resources)>, key: VictimKey, req: Resources, sign: i64) {
@@ -130,6 +132,10 @@ pub struct Pod {
     pub best_effort: bool,
     /// Create a replacement when this pod is gone.
     pub replace_on_release: bool,
+    /// The scheduling gates it still has (bit i: its task's
+    /// [`crate::job::TaskSpec::scheduling_gates`]`[i]`); while any is left the pod
+    /// is gated: Pending, and no action places it ([`Pod::is_gated`]).
+    pub gates: u16,
     /// GPU devices it holds on its node, while it holds the node.
     pub gpu_devices: DeviceHold,
     /// The card whose `volcano.sh/gpu-memory` it holds, while it holds the node.
@@ -154,9 +160,18 @@ impl Default for Pod {
             preemptable: false,
             best_effort: false,
             replace_on_release: false,
+            gates: 0,
             gpu_devices: DeviceHold::default(),
             memory_card: None,
         }
+    }
+}
+
+impl Pod {
+    /// True while it has a scheduling gate: allocate, backfill, preempt and
+    /// reclaim skip it (Volcano's `TaskInfo.SchGated`), and so do the baselines.
+    pub fn is_gated(&self) -> bool {
+        self.gates != 0
     }
 }
 
@@ -453,15 +468,18 @@ impl QueueState {
 }
 
 /// A job's terms in its queue's sums (zero unless counted).
-fn queue_terms(j: &Job) -> [Resources; 3] {
+/// The requests of its gated pods (`deducted`, see [`gates::Gating`]) come off
+/// its reservations, as Volcano's `DeductSchGatedResources` takes them off.
+fn queue_terms(j: &Job, deducted: Resources) -> [Resources; 3] {
     if !j.counted {
         return [Resources::ZERO; 3];
     }
     let minr = j.spec.min_resources;
-    let inqueue = if j.pg_phase == PodGroupPhase::Inqueue { minr.exceeded_part(&j.allocated) } else { Resources::ZERO };
+    let unmet = minr.exceeded_part(&j.allocated).exceeded_part(&deducted);
+    let inqueue = if j.pg_phase == PodGroupPhase::Inqueue { unmet } else { Resources::ZERO };
     let reserved = match j.pg_phase {
-        PodGroupPhase::Inqueue => minr,
-        PodGroupPhase::Running => minr.exceeded_part(&j.allocated),
+        PodGroupPhase::Inqueue => minr.exceeded_part(&deducted),
+        PodGroupPhase::Running => unmet,
         _ => Resources::ZERO,
     };
     [inqueue, j.allocated.exceeded_part(&minr), reserved]
@@ -583,6 +601,14 @@ pub struct World {
     pub sla_jobs: bool,
     /// Σ jobs' `pending_best_effort` (backfill has nothing to do while it is 0).
     pub pending_best_effort_total: u64,
+    /// Per job with gated pods: how many, and what comes off its reservations
+    /// (see `gates.rs`).
+    gating: BTreeMap<JobId, gates::Gating>,
+    /// Gated pods in the cluster.
+    gated_pods: u64,
+    /// See [`crate::engine::EngineConfig::wrong_gates_for_tests`].
+    #[doc(hidden)]
+    pub stale_gating_for_tests: bool,
     /// `admitted_pending` as a list in job order, with each job's [`ReachFacts`]:
     /// the actions read the facts of every waiting job from one sequential array
     /// (kept in step by `reindex` and `transition`).
@@ -707,6 +733,9 @@ impl World {
             pod_changes: Vec::new(),
             sla_jobs: false,
             pending_best_effort_total: 0,
+            gating: BTreeMap::new(),
+            gated_pods: 0,
+            stale_gating_for_tests: false,
             admitted_list: Vec::new(),
             admitted_groups: BTreeMap::new(),
             stale_groups_for_tests: false,
@@ -830,6 +859,7 @@ impl World {
         let t = &j.spec.tasks[task];
         let id = PodId(self.pods.len() as u32);
         let t_req = t.requests;
+        let gates = ((1u32 << t.scheduling_gates().len()) - 1) as u16;
         self.pods.push(Pod {
             job,
             task: task as u16,
@@ -845,6 +875,7 @@ impl World {
             preemptable: t.preemptable,
             best_effort: t.requests.is_best_effort(),
             replace_on_release: false,
+            gates,
             gpu_devices: DeviceHold::default(),
             memory_card: None,
         });
@@ -860,6 +891,9 @@ impl World {
         j.pending_best_effort += t_req.is_best_effort() as u32;
         self.pending_best_effort_total += t_req.is_best_effort() as u64;
         self.apply(id, PodStatus::Pending, None, t_req, 1);
+        if gates != 0 {
+            self.gate(id);
+        }
         self.reindex(job);
         id
     }
@@ -870,6 +904,14 @@ impl World {
             let p = &self.pods[pod.0 as usize];
             (p.status, p.node, p.req, p.job, p.task as usize)
         };
+        if status != PodStatus::Pending && self.pods[pod.0 as usize].is_gated() {
+            // Only a gone pod leaves Pending gated (no action places one).
+            debug_assert!(
+                matches!(status, PodStatus::Succeeded | PodStatus::Failed | PodStatus::Deleted),
+                "a gated pod placed: {status:?}"
+            );
+            self.ungate(pod, u16::MAX);
+        }
         self.apply(pod, old_status, old_node, req, -1);
         if old_status != status {
             self.pod_changes.push(job);
@@ -1045,10 +1087,11 @@ impl World {
     /// Runs `f` on a job, moving its terms in its queue's sums from the old state
     /// to the new one.
     fn with_queue_terms(&mut self, j: JobId, f: impl FnOnce(&mut Job)) {
+        let deducted = self.deducted(j);
         let job = &mut self.jobs[j.0 as usize];
-        let before = queue_terms(job);
+        let before = queue_terms(job, deducted);
         f(job);
-        let after = queue_terms(job);
+        let after = queue_terms(job, deducted);
         let q = &mut self.queues[job.spec.queue.0 as usize];
         q.inqueue = q.inqueue - before[0] + after[0];
         q.elastic = q.elastic - before[1] + after[1];
@@ -1294,11 +1337,15 @@ impl World {
         if be_total != self.pending_best_effort_total {
             return Err("pending BestEffort total out of date".into());
         }
+        let gating = self.gating_from_pods();
+        if gating != self.gating || gating.values().map(|g| u64::from(g.pods)).sum::<u64>() != self.gated_pods {
+            return Err("gated pods' records out of date".into());
+        }
         let mut terms = vec![[Resources::ZERO; 3]; self.queues.len()];
         let mut active = vec![0u32; self.queues.len()];
         for (i, j) in self.jobs.iter_ids() {
             let q = j.spec.queue.0 as usize;
-            let t = queue_terms(j);
+            let t = queue_terms(j, self.deducted(JobId(i as u32)));
             for k in 0..3 {
                 terms[q][k] += t[k];
             }

@@ -63,6 +63,8 @@ fn operation(
         ("removeNodes", r.remove_nodes.as_ref()),
         ("taint", r.taint.as_ref()),
         ("untaint", r.untaint.as_ref()),
+        ("ungatePod", r.ungate_pod.as_ref()),
+        ("ungateJob", r.ungate_job.as_ref()),
     ];
     let given: Vec<&str> = verbs.iter().filter(|(_, x)| x.is_some()).map(|(k, _)| *k).collect();
     if given.len() != 1 {
@@ -71,7 +73,7 @@ fn operation(
             whole,
             path,
             format!(
-                "expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, addNodes, removeNodes, taint, untaint; got {what}"
+                "expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, addNodes, removeNodes, taint, untaint, ungatePod, ungateJob; got {what}"
             ),
         );
         return None;
@@ -109,6 +111,16 @@ fn operation(
                 v.err(whole, format!("{path}.{k}"), format!("`{k}` names a taint: it goes with `taint` or `untaint`"));
             }
         }
+    }
+    if r.ungate_pod.is_none()
+        && r.ungate_job.is_none()
+        && let Some(g) = &r.gates
+    {
+        v.err(
+            at(g),
+            format!("{path}.gates"),
+            "`gates` names scheduling gates: it goes with `ungatePod` or `ungateJob`",
+        );
     }
     let name = |x: &Spanned<String>, v: &mut V<'_>, field: &str| {
         if x.value.split('/').count() > 2 || x.value.split('/').any(str::is_empty) {
@@ -163,6 +175,33 @@ fn operation(
             task_min_available: task_min_available?,
             min_available: min_available?,
         });
+    }
+    if let Some((x, job)) = r.ungate_pod.as_ref().map(|x| (x, false)).or(r.ungate_job.as_ref().map(|x| (x, true))) {
+        let verb = if job { "ungateJob" } else { "ungatePod" };
+        let (namespace, name) = name(x, v, verb)?;
+        let gates = match &r.gates {
+            Some(g) if g.value.is_empty() => {
+                v.err(
+                    at(g),
+                    format!("{path}.gates"),
+                    "give the gates to remove, or leave `gates` out to remove them all",
+                );
+                return None;
+            }
+            Some(g) => {
+                let mut out: Vec<String> = Vec::new();
+                for (i, n) in g.value.iter().enumerate() {
+                    if let Some(why) = lahar_core::text::qualified_name_problem(&n.value) {
+                        v.err(at(n), format!("{path}.gates[{i}]"), why);
+                    } else if !out.contains(&n.value) {
+                        out.push(n.value.clone());
+                    }
+                }
+                Some(out)
+            }
+            None => None,
+        };
+        return Some(Operation::Ungate { namespace, name, job, gates });
     }
     if let Some(x) = &r.cordon {
         return nodes_of(x, v, "cordon").map(Operation::Cordon);

@@ -619,7 +619,7 @@ pub(crate) struct PodShape {
 /// run and that lahar does not model is refused at its place: other node
 /// affinity forms (several terms, other operators, `matchFields`, preferences),
 /// inter-pod affinity and anti-affinity where the reader does not read them
-/// (`pod_terms`: false), topology spread, scheduling gates, and a template's
+/// (`pod_terms`: false), topology spread, and a template's
 /// `nodeName` (its pods would bypass the scheduler). A run that placed such
 /// pods as if the field were absent would answer another question than the
 /// user's.
@@ -646,10 +646,9 @@ pub(crate) fn placement_fields(
         }
         None => Vec::new(),
     };
-    for key in ["topologySpreadConstraints", "schedulingGates"] {
-        if let Some(n) = spec.get(key).filter(|n| present(n)) {
-            ck.err(n.at, &join(sp, key), format!("`{key}` changes where the pod may run, and {why}"));
-        }
+    if let Some(n) = spec.get("topologySpreadConstraints").filter(|n| present(n)) {
+        let key = "topologySpreadConstraints";
+        ck.err(n.at, &join(sp, key), format!("`{key}` changes where the pod may run, and {why}"));
     }
     if template && let Some(n) = spec.get("nodeName").filter(|n| present(n)) {
         let msg = "a template's `nodeName` binds every pod to one node without the scheduler (the kubelet admits it), and lahar does not model that; give running pods as Pods with `nodeName` and `status.phase: Running` instead";
@@ -827,6 +826,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         hints: lahar_core::job::PodHints {
             host_ports: host_ports(ck, spec, &sp),
             affinity: super::affinity::pod_affinity(ck, spec, &sp),
+            scheduling_gates: scheduling_gates(ck, spec, &sp),
             scoring: scoring(ck, cx.names, &meta.annotations, path),
             cooldown: cooldown(ck, &meta.labels, &meta.annotations, path),
             labels: Some(meta.labels.iter().map(|(k, (v, _))| (k.clone(), v.clone())).collect()),
@@ -846,6 +846,41 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         labels: meta.labels,
         annotations: meta.annotations,
     }
+}
+
+/// `spec.schedulingGates` of a pod spec at `sp`: the gates' names, checked as
+/// the API server validates them (`validateSchedulingGates`: qualified names,
+/// none twice), at most [`lahar_core::job::MAX_SCHEDULING_GATES`].
+fn scheduling_gates(ck: &mut Ck<'_>, spec: &Node, sp: &str) -> Vec<String> {
+    let path = join(sp, "schedulingGates");
+    let mut out: Vec<String> = Vec::new();
+    let gates = ck.seq(spec, "schedulingGates", sp);
+    let max = lahar_core::job::MAX_SCHEDULING_GATES;
+    if gates.len() > max {
+        let at = spec.get("schedulingGates").and_then(|n| n.at);
+        ck.err(at, &path, format!("{} scheduling gates; lahar reads at most {max} per pod", gates.len()));
+        return out;
+    }
+    for (i, g) in gates.iter().enumerate() {
+        let gp = format!("{path}[{i}]");
+        let Some(name) = ck.opt_str(g, "name", &gp) else {
+            ck.err(g.at, &join(&gp, "name"), "a scheduling gate needs a `name`");
+            continue;
+        };
+        let at = g.get("name").and_then(|n| n.at);
+        if let Some(why) = lahar_core::text::qualified_name_problem(&name) {
+            ck.err(at, &join(&gp, "name"), why);
+        } else if out.contains(&name) {
+            ck.err(
+                at,
+                &join(&gp, "name"),
+                format!("scheduling gate `{name}` is given twice (Kubernetes refuses duplicates)"),
+            );
+        } else {
+            out.push(name);
+        }
+    }
+    out
 }
 
 /// The host ports of a pod spec at `sp` (Kubernetes' NodePorts reads the

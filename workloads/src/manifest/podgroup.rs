@@ -228,6 +228,14 @@ impl Groups {
         {
             shape.node_label_in = common::placement_fields(ck, spec, "spec", false, true);
         }
+        if node.is_some()
+            && shape.hints.as_ref().is_some_and(|h| !h.scheduling_gates.is_empty())
+            && let Some(g) = spec.and_then(|s| s.get("schedulingGates"))
+        {
+            let why = "a pod on a node has no scheduling gates (the API server refuses `nodeName` until every gate is removed)";
+            ck.err(g.at, "spec.schedulingGates", why);
+            return;
+        }
         let role =
             shape.annotations.get(TASK_SPEC).or(shape.labels.get(TASK_SPEC)).map(|x| x.0.clone()).unwrap_or_default();
         if !ck.ok() {

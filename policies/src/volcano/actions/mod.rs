@@ -32,15 +32,19 @@ pub(crate) fn sort_by<T: Copy>(v: &mut [T], mut cmp: impl FnMut(T, T) -> Orderin
     v.sort_by(|&a, &b| cmp(a, b));
 }
 
-/// A job's pending pods in task order; `best_effort` selects BestEffort pods
-/// (backfill's) or the others (allocate's).
+/// A job's pending pods in task order, gated ones left out (every action skips
+/// a `SchGated` task); `best_effort` selects BestEffort pods (backfill's) or the
+/// others (allocate's).
 pub(crate) fn pending_tasks(fw: &Framework, ssn: &Session<'_>, j: JobId, best_effort: bool) -> Vec<PodId> {
     let mut v: Vec<PodId> = ssn
         .job(j)
         .pods
         .iter()
         .copied()
-        .filter(|&p| ssn.pod(p).status == PodStatus::Pending && ssn.pod(p).best_effort == best_effort)
+        .filter(|&p| {
+            let pod = ssn.pod(p);
+            pod.status == PodStatus::Pending && pod.best_effort == best_effort && !pod.is_gated()
+        })
         .collect();
     sort_by(&mut v, |a, b| fw.task_order(ssn, a, b));
     v

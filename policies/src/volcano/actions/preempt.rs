@@ -53,7 +53,10 @@ pub(crate) fn never_preempts(ssn: &Session<'_>, p: PodId) -> bool {
 /// dropped when it has no Running pod either (the intra-job pass then has no
 /// candidate) and no watched pod.
 fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, jobs: &mut Vec<JobId>) {
-    let pending = |j: JobId| ssn.job(j).pods.iter().copied().filter(|&p| ssn.pod(p).status == PodStatus::Pending);
+    let pending = |j: JobId| {
+        let candidate = |&p: &PodId| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).is_gated();
+        ssn.job(j).pods.iter().copied().filter(candidate)
+    };
     // The plugins' group rules read a preemptor only through its job's priority:
     // one answer per priority (a backlog has thousands of pending pods and a few
     // priorities).

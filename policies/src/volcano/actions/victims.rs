@@ -340,7 +340,7 @@ impl FailMemo {
         ssn.job(j)
             .pods
             .iter()
-            .filter(|&&p| ssn.pod(p).status == PodStatus::Pending)
+            .filter(|&&p| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).is_gated())
             .filter(|&&p| {
                 let t = ssn.pod(p).task;
                 !per_task

@@ -114,6 +114,12 @@ pub(crate) fn share(alloc: &FRes, deserved: &FRes) -> f64 {
     (0..DIMS).filter(|&d| deserved[d] >= 0.1).map(|d| alloc[d] / deserved[d]).fold(0.0, f64::max)
 }
 
+/// The requests of job `j`'s gated pods that Volcano's `DeductSchGatedResources`
+/// takes off its reservations (zero for most jobs).
+pub(crate) fn deducted(ssn: &Session<'_>, j: JobId) -> lahar_core::resource::Resources {
+    ssn.gating(j).map_or(lahar_core::resource::Resources::ZERO, |g| g.deducted)
+}
+
 /// Per-queue admission bookkeeping shared by `proportion` and `capacity`:
 /// resources reserved by admitted PodGroups that are not yet placed (`inqueue`) and
 /// allocation beyond jobs' minResources (`elastic`).
@@ -142,7 +148,7 @@ impl Admission {
             let a = &mut out[job.spec.queue.0 as usize];
             let minr = job.spec.min_resources;
             if job.pg_phase == PodGroupPhase::Inqueue {
-                let unmet = f(&minr.exceeded_part(&job.allocated));
+                let unmet = f(&minr.exceeded_part(&job.allocated).exceeded_part(&deducted(ssn, j)));
                 for d in 0..DIMS {
                     a.inqueue[d] += unmet[d];
                 }
@@ -176,9 +182,10 @@ impl Admission {
         if le_on(&need, real_capability, &minr) { 1 } else { -1 }
     }
 
-    /// Reserves an admitted job's minResources.
+    /// Reserves an admitted job's minResources, less its gated pods' requests
+    /// (`DeductSchGatedResources`).
     pub fn admit(&mut self, ssn: &Session<'_>, j: JobId) {
-        let mr = f(&ssn.job(j).spec.min_resources);
+        let mr = f(&ssn.job(j).spec.min_resources.exceeded_part(&deducted(ssn, j)));
         for d in 0..DIMS {
             self.inqueue[d] += mr[d];
         }

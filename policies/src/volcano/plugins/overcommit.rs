@@ -44,9 +44,13 @@ impl Plugin for Overcommit {
         self.inqueue = [0.0; DIMS];
         for j in ssn.jobs() {
             let job = ssn.job(j);
+            // Less the gated pods' requests (`DeductSchGatedResources`).
+            let gated = super::deducted(ssn, j);
             let add = match job.pg_phase {
-                PodGroupPhase::Inqueue => f(&job.spec.min_resources),
-                PodGroupPhase::Running => f(&job.spec.min_resources.exceeded_part(&job.allocated)),
+                PodGroupPhase::Inqueue => f(&job.spec.min_resources.exceeded_part(&gated)),
+                PodGroupPhase::Running => {
+                    f(&job.spec.min_resources.exceeded_part(&job.allocated).exceeded_part(&gated))
+                }
                 _ => continue,
             };
             for d in 0..DIMS {
@@ -67,7 +71,7 @@ impl Plugin for Overcommit {
         Some(if le_on(&need, &self.idle, &minr) { 1 } else { -1 })
     }
     fn job_enqueued(&mut self, ssn: &Session<'_>, j: JobId) {
-        let mr = f(&ssn.job(j).spec.min_resources);
+        let mr = f(&ssn.job(j).spec.min_resources.exceeded_part(&super::deducted(ssn, j)));
         for d in 0..DIMS {
             self.inqueue[d] += mr[d];
         }

@@ -236,6 +236,9 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         ssn.admitted_with_facts()
     };
     for (j, f) in candidates {
+        if ssn.explaining_job(j) {
+            explain::gated_rows(ssn, j);
+        }
         // A job none of whose pending pods fits any node's future-idle resources
         // can only fail its step, which changes nothing: skip it without sorting
         // its pods (an O(1) index query per pod shape). This is what keeps sessions

@@ -106,8 +106,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, kind: EvictKind, args: GangArg
 }
 
 /// The job's pending pods the action places (Volcano's eviction worksheet and
-/// `CollectPendingTasksForGangEviction`): all but BestEffort ones (Volcano leaves
-/// out pods that request nothing), by sub-job in the order they are planned,
+/// `CollectPendingTasksForGangEviction`): all but BestEffort and gated ones
+/// (Volcano leaves out pods that request nothing and `SchGated` ones), by sub-job in the order they are planned,
 /// each in task order; of a job already ready, only the first sub-job's.
 fn pending(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Vec<(u32, Vec<PodId>)> {
     let mut v: Vec<PodId> = ssn
@@ -115,7 +115,7 @@ fn pending(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Vec<(u32, Vec<PodId>)
         .pods
         .iter()
         .copied()
-        .filter(|&p| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).best_effort)
+        .filter(|&p| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).best_effort && !ssn.pod(p).is_gated())
         .collect();
     sort_by(&mut v, |a, b| fw.task_order(ssn, a, b));
     let mut subs = Worksheet::new(fw, ssn, j, &v).in_order(fw, ssn, j);
