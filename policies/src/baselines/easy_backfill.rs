@@ -47,7 +47,6 @@ use lahar_core::progress::{FULL_SPEED_PPM, remaining_at, wall_time};
 use lahar_core::resource::Resources;
 use lahar_core::session::{Scheduler, Session};
 use lahar_core::time::SimTime;
-use rustc_hash::FxHashMap;
 
 /// The head job's reservation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,39 +108,63 @@ impl EasyBackfill {
             return None;
         }
         let free: Vec<Resources> = (0..nodes).map(|n| ssn.idle(NodeId(n as u32))).collect();
-        // Expected releases (time, node, resources), earliest first. Releases at
-        // one instant are all applied before the head is tried, so their order
-        // among themselves does not matter; a heap pops only the instants needed.
-        let mut releases: Vec<Release> = Vec::new();
-        let mut ends: FxHashMap<JobId, Option<SimTime>> = FxHashMap::default();
-        let mut last: Option<(JobId, Option<SimTime>)> = None;
-        for n in 0..nodes {
+        // A head that could not fit even the empty cluster never fits: no
+        // release need be predicted (a gang larger than the cluster heads the
+        // queue for good, and every session would predict them all again).
+        let whole: Vec<Resources> = (0..nodes).map(|n| ssn.node(NodeId(n as u32)).allocatable).collect();
+        if !ssn.is_exhaustive() && !Self::may_fit(ssn, head, &pending, needed, &whole) {
+            return None;
+        }
+        let releases = Self::releases(ssn, now);
+        Self::shadow(ssn, head, &pending, needed, free, &releases)
+    }
+
+    /// The expected releases (time, node, resources), earliest first: each pod
+    /// holding a node of a job whose gang is placed at the job's expected end,
+    /// each Releasing pod at the end of its grace. Releases at one instant are all
+    /// applied before the head is tried, so their order among themselves does not
+    /// matter: the jobs are sorted by their ends (a few hundred), not their pods
+    /// (thousands), and each job's pods follow in its order.
+    fn releases(ssn: &Session<'_>, now: SimTime) -> Vec<Release> {
+        let mut leaving: Vec<Release> = Vec::new();
+        let mut holders: Vec<JobId> = Vec::new();
+        for n in 0..ssn.node_count() {
             let node = NodeId(n as u32);
             for &p in &ssn.node_state(node).pods {
                 let pod = ssn.pod(p);
-                let at = match pod.status {
-                    PodStatus::Releasing => {
-                        let grace = ssn.job(pod.job).spec.termination_grace;
-                        Some(pod.evicted_at.map_or(now, |e| e.plus(grace)).max(now))
-                    }
-                    _ => match last {
-                        Some((j, at)) if j == pod.job => at,
-                        _ => {
-                            let at = *ends.entry(pod.job).or_insert_with(|| {
-                                gang::is_whole(ssn.job(pod.job)).then(|| Self::expected_end(ssn, pod.job))
-                            });
-                            last = Some((pod.job, at));
-                            at
-                        }
-                    },
-                };
-                if let Some(at) = at {
-                    releases.push(Release { at, node: node.0, req: pod.req });
+                if pod.status == PodStatus::Releasing {
+                    let grace = ssn.job(pod.job).spec.termination_grace;
+                    let at = pod.evicted_at.map_or(now, |e| e.plus(grace)).max(now);
+                    leaving.push(Release { at, node: node.0, req: pod.req });
+                } else if holders.last() != Some(&pod.job) {
+                    holders.push(pod.job);
                 }
             }
         }
-        releases.sort_unstable_by_key(|r| r.at);
-        Self::shadow(ssn, head, &pending, needed, free, &releases)
+        holders.sort_unstable();
+        holders.dedup();
+        let mut ends: Vec<(SimTime, JobId)> = holders
+            .into_iter()
+            .filter(|&j| gang::is_whole(ssn.job(j)))
+            .map(|j| (Self::expected_end(ssn, j), j))
+            .collect();
+        ends.sort_unstable();
+        leaving.sort_unstable_by_key(|r| r.at);
+        let mut out: Vec<Release> = Vec::with_capacity(leaving.len() + ends.len());
+        let mut leaving = leaving.into_iter().peekable();
+        for (at, j) in ends {
+            while let Some(r) = leaving.next_if(|r| r.at <= at) {
+                out.push(r);
+            }
+            for &p in &ssn.job(j).pods {
+                let pod = ssn.pod(p);
+                if let (PodStatus::Allocated | PodStatus::Running, Some(node)) = (pod.status, pod.node) {
+                    out.push(Release { at, node: node.0, req: pod.req });
+                }
+            }
+        }
+        out.extend(leaving);
+        out
     }
 
     /// The first release instant at which the head's first-fit placement of
@@ -243,6 +266,33 @@ impl EasyBackfill {
             }
         }
         None
+    }
+
+    /// False if the conditions [`EasyBackfill::shadow`] asks before it places
+    /// the head fail on `free`: its runs' rooms (when it counts them) or the
+    /// `needed` smallest requests against the total. Each only grows with the
+    /// free resources, so on every node's whole allocatable a false answer holds
+    /// at every instant.
+    fn may_fit(ssn: &Session<'_>, head: JobId, pending: &[PodId], needed: u32, free: &[Resources]) -> bool {
+        let slack = u64::from(ssn.wrong_skip_for_tests);
+        let runs = gang::task_runs(ssn, pending);
+        if runs.len() == 1 || needed as usize == pending.len() {
+            let filtered = ssn.job(head).spec.tasks.iter().any(|t| t.has_node_filter()) || ssn.cluster().has_taints();
+            for &(p, count) in &runs {
+                let req = ssn.pod(p).req;
+                let room = free
+                    .iter()
+                    .enumerate()
+                    .filter(|&(n, f)| req.fits_in(f) && (!filtered || ssn.selector_matches(p, NodeId(n as u32))))
+                    .fold(0u64, |a, (_, f)| a.saturating_add(u64::from(f.copies_of(&req))));
+                let want = if runs.len() == 1 { u64::from(needed) } else { count };
+                if room < want + slack {
+                    return false;
+                }
+            }
+        }
+        let reqs: Vec<Resources> = pending.iter().map(|&p| ssn.pod(p).req).collect();
+        gang::least(&reqs, needed as usize).fits_in(&free.iter().fold(Resources::ZERO, |a, r| a + *r))
     }
 
     /// First-fit of `pending` (task order) on `free`, until `needed` pods are placed;
