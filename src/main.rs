@@ -8,12 +8,26 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// The examples `lahar --help` ends with.
+const EXAMPLES_HELP: &str = "Examples:
+  lahar run                                 the embedded default scenario (3,000 jobs, 512 GPUs)
+  lahar init --example baseline-sjf > s.yaml  start from an example (`lahar list examples`)
+  lahar run s.yaml --set 'spec.scheduler={baseline: fifo}' --out out/fifo
+  lahar run --snapshot cluster.yaml --conf volcano-scheduler.conf --explain team-a/train-0
+  lahar compare out/default out/fifo        headline metrics side by side
+  lahar sweep examples/sweeps/nodes-by-policy.yaml --out out/sweep --jobs 2
+  lahar check out/default --write-baseline baseline.json   then, in CI:
+  lahar check out/default --baseline baseline.json   exit 1 when scheduling got worse
+
+Docs: README.md and docs/ (scenario.md, outputs.md, volcano.md, metrics.md)";
+
 #[derive(Parser)]
 #[command(
     name = "lahar",
     version = lahar::VERSION,
     about = "Offline discrete-event simulator of Volcano-style batch scheduling on GPU clusters",
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    after_help = EXAMPLES_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -25,7 +39,7 @@ enum Command {
     /// Print a scenario to start from: the embedded default scenario (what `lahar
     /// run` runs without one), or a named example (`--example`).
     Init {
-        /// Example name (one of `lahar init --example ?`'s list).
+        /// Example name (`lahar list examples` lists them).
         #[arg(long)]
         example: Option<String>,
     },

@@ -14,7 +14,24 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("baseline-easy-backfill", include_str!("../examples/baseline-easy-backfill.yaml")),
     ("baseline-tiresias", include_str!("../examples/baseline-tiresias.yaml")),
     ("baseline-kube-default", include_str!("../examples/baseline-kube-default.yaml")),
+    ("without-nta", include_str!("../examples/topology/without-nta.yaml")),
+    ("faults-training", include_str!("../examples/faults/training.yaml")),
 ];
+
+/// An example's first sentence: its leading comment up to the first `. ` (all
+/// of it when it has none), cut to 160 characters at a space.
+fn describe(text: &str) -> String {
+    let comment: Vec<&str> =
+        text.lines().map_while(|l| l.strip_prefix('#')).map(str::trim).filter(|l| !l.is_empty()).collect();
+    let joined = comment.join(" ");
+    let end = joined.find(". ").map_or(joined.len(), |i| i + 1);
+    let first = &joined[..end];
+    if first.chars().count() <= 160 {
+        return first.to_string();
+    }
+    let cut: String = first.chars().take(160).collect();
+    format!("{}…", cut.rsplit_once(' ').map_or(cut.as_str(), |(a, _)| a))
+}
 
 /// The text `lahar init` prints: the embedded default scenario, or the named
 /// example; an unknown name lists the known ones.
@@ -23,7 +40,10 @@ pub fn init(example: Option<&str>) -> Result<&'static str, String> {
         None => Ok(crate::scenario::DEFAULT_SCENARIO),
         Some(name) => EXAMPLES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).ok_or_else(|| {
             let known: Vec<&str> = EXAMPLES.iter().map(|(n, _)| *n).collect();
-            format!("unknown example `{name}`; expected one of: {}", known.join(", "))
+            format!(
+                "unknown example `{name}`; expected one of: {} (`lahar list examples` says what each is; the examples/ folder of a clone has the ones made of several files)",
+                known.join(", ")
+            )
         }),
     }
 }
@@ -39,6 +59,8 @@ pub enum Listing {
     Models,
     /// GPU model names the communication model knows (by prefix) and their generation.
     Gpus,
+    /// Example scenarios `lahar init --example NAME` prints, with their first sentence.
+    Examples,
 }
 
 /// The lines `lahar list WHAT` prints.
@@ -57,6 +79,7 @@ pub fn list(what: Listing) -> Vec<String> {
         Listing::Gpus => {
             CommConstants::default().gpu_aliases.iter().map(|(name, g)| format!("{name}\t{g:?}")).collect()
         }
+        Listing::Examples => EXAMPLES.iter().map(|(name, text)| format!("{name}\t{}", describe(text))).collect(),
     }
 }
 
@@ -72,5 +95,10 @@ mod tests {
                 .unwrap_or_else(|e| panic!("example {name}: {e}"));
         }
         assert!(init(Some("nope")).unwrap_err().contains("large-h100"));
+        // Each is described by its first sentence.
+        let lines = list(Listing::Examples);
+        assert_eq!(lines.len(), EXAMPLES.len());
+        assert!(lines.iter().all(|l| l.split('\t').nth(1).is_some_and(|d| d.len() > 20)), "{lines:?}");
+        assert!(lines[0].starts_with("large-h100\tA large what-if: 1,024 H100 nodes"), "{}", lines[0]);
     }
 }

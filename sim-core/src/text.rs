@@ -66,9 +66,52 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// `; did you mean `x`?` for the name of `names` nearest to `got` (at most two
+/// edits, and fewer than half its length; ties to the first smallest name), or
+/// nothing.
+pub fn did_you_mean<'a>(got: &str, names: impl IntoIterator<Item = &'a str>) -> String {
+    let d = |n: &str| edit_distance(got, n);
+    let best = names.into_iter().map(|n| (d(n), n)).filter(|&(k, _)| k <= 2 && k * 2 < got.chars().count()).min();
+    best.map(|(_, n)| format!("; did you mean `{n}`?")).unwrap_or_default()
+}
+
+/// [`did_you_mean`] for serde's `unknown field `x`, expected one of a, b, c`
+/// (or `unknown variant`, `expected a or b`, names in backticks or not): the
+/// hint for `x` among the names listed, or nothing when `msg` is no such
+/// message.
+pub fn serde_hint(msg: &str) -> String {
+    let Some(rest) = msg.strip_prefix("unknown field `").or_else(|| msg.strip_prefix("unknown variant `")) else {
+        return String::new();
+    };
+    let Some((got, rest)) = rest.split_once('`') else { return String::new() };
+    let Some(list) = rest.split_once("expected one of ").or_else(|| rest.split_once("expected ")).map(|(_, l)| l)
+    else {
+        return String::new();
+    };
+    let names = list.split(", ").flat_map(|n| n.split(" or ")).map(|n| n.trim().trim_matches('`'));
+    did_you_mean(got, names)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{edit_distance, shared};
+    use super::{did_you_mean, edit_distance, serde_hint, shared};
+
+    #[test]
+    fn serde_messages_get_the_nearest_name() {
+        let m = "unknown field `horizn`, expected one of seed, horizon, schedulePeriod";
+        assert_eq!(serde_hint(m), "; did you mean `horizon`?");
+        assert_eq!(
+            serde_hint("unknown field `nodeGroup`, expected `nodes` or `nodeGroups`"),
+            "; did you mean `nodeGroups`?"
+        );
+        assert_eq!(
+            serde_hint("unknown variant `Clsoed`, expected one of `Open`, `Closed`"),
+            "; did you mean `Closed`?"
+        );
+        assert_eq!(serde_hint("unknown field `zzz`, expected one of seed, horizon"), "");
+        assert_eq!(serde_hint("invalid type: string, expected u32"), "");
+        assert_eq!(did_you_mean("ab", ["abc"]), "", "an edit of half the name is no hint");
+    }
     use std::sync::Arc;
 
     #[test]

@@ -306,7 +306,10 @@ fn parse_error(file: &str, source: &str, e: &serde_saphyr::Error) -> ScenarioErr
     let (path, found) = at.and_then(|at| node_at(source, at)).unwrap_or_default();
     let msg = match (expected_words(&msg), found) {
         (Some(words), Some(found)) => format!("{words}, got `{found}`"),
-        _ => msg,
+        _ => {
+            let hint = lahar_core::text::serde_hint(&msg);
+            msg + &hint
+        }
     };
     let message = if snippet.is_empty() {
         msg
@@ -315,7 +318,9 @@ fn parse_error(file: &str, source: &str, e: &serde_saphyr::Error) -> ScenarioErr
         let snippet: Vec<String> = snippet
             .iter()
             .map(|l| match l.rfind('^') {
-                Some(i) if expected_words(l[i + 1..].trim()).is_some() => format!("{} {msg}", &l[..=i]),
+                Some(i) if expected_words(l[i + 1..].trim()).is_some() || l[i + 1..].trim().starts_with("unknown ") => {
+                    format!("{} {msg}", &l[..=i])
+                }
                 _ => l.to_string(),
             })
             .collect();

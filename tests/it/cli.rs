@@ -285,3 +285,35 @@ fn every_example_runs_from_a_copy_outside_the_repository() {
     let sweep = copy.join("sweeps/nodes-by-policy.yaml");
     lahar().arg("sweep").arg(&sweep).arg("--out").arg(tmp.path().join("sweep")).arg("-q").assert().success();
 }
+
+/// Every command `lahar --help` shows as an example is one the parser takes:
+/// each is run with `--help` appended, which clap answers only once every
+/// argument before it is known (an unknown flag is an error first).
+#[test]
+fn the_help_examples_parse() {
+    let out = lahar().arg("--help").assert().success().get_output().stdout.clone();
+    let help = String::from_utf8_lossy(&out).to_string();
+    let examples = help.split_once("Examples:\n").expect("an Examples section").1;
+    let mut seen = 0;
+    for line in examples.lines().take_while(|l| !l.trim().is_empty()) {
+        // The command ends where its comment begins (two spaces or more) or at a redirect.
+        let cmd = line.trim_start().split("  ").next().unwrap_or_default();
+        let cmd = cmd.split(" > ").next().unwrap_or_default();
+        let mut words: Vec<String> = Vec::new();
+        let mut quoted = false;
+        let mut word = String::new();
+        for c in cmd.chars() {
+            match c {
+                '\'' => quoted = !quoted,
+                ' ' if !quoted => words.push(std::mem::take(&mut word)),
+                c => word.push(c),
+            }
+        }
+        words.push(word);
+        assert_eq!(words[0], "lahar", "{line}");
+        let o = lahar().args(&words[1..]).arg("--help").output().unwrap();
+        assert!(o.status.success(), "`{cmd}` does not parse: {}", String::from_utf8_lossy(&o.stderr));
+        seen += 1;
+    }
+    assert!(seen >= 6, "{examples}");
+}

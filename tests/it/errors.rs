@@ -34,8 +34,15 @@ fn rejects(text: &str, needles: &[&str]) -> String {
 fn unknown_field() {
     rejects(
         &scenario("    nodeGroups:\n      - {name: h, count: 2, cpu: 8, memory: 1Gi, gpuz: 3}", ""),
-        &["scenario.yaml:7:50", "unknown field `gpuz`", "expected one of"],
+        &["scenario.yaml:7:50", "unknown field `gpuz`", "expected one of", "; did you mean `gpus`?"],
     );
+    // A name nothing is near gets no hint; a misspelt top-level field does.
+    let err = rejects(
+        &scenario("    nodeGroups:\n      - {name: h, count: 2, cpu: 8, memory: 1Gi, zzz: 3}", ""),
+        &["unknown field `zzz`"],
+    );
+    assert!(!err.contains("did you mean"), "{err}");
+    rejects(&scenario(NODES, "  horizn: 1h\n"), &["unknown field `horizn`", "did you mean `horizon`?"]);
 }
 
 #[test]

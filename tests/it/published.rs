@@ -27,7 +27,7 @@ fn table(text: &str) -> Vec<String> {
 #[test]
 fn readme_default_run_table_is_the_binary_s() {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README");
-    let want = table(block_after(&readme, "The first prints a summary and writes `out/default/`:"));
+    let want = table(block_after(&readme, "The first command prints a summary and writes `out/default/`:"));
     let dir = tempfile::tempdir().expect("tempdir");
     let out = lahar().current_dir(dir.path()).arg("run").assert().success().get_output().stdout.clone();
     let got = table(&String::from_utf8_lossy(&out));

@@ -20,6 +20,7 @@
 //! setting defeats a what-if study. Enable flags default to true (except
 //! `enableHierarchy` and `enabledClusterOrder`), as in Volcano's conf parser.
 
+use lahar_core::text::did_you_mean;
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, Visitor};
 use serde_saphyr::Spanned;
@@ -624,14 +625,6 @@ pub use lahar_core::time::parse_go_duration;
 
 /// The actions lahar runs, as error messages list them.
 const ACTIONS: &str = "enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim, shuffle";
-
-/// `; did you mean `x`?` for the name of `names` nearest to `got` (at most two
-/// edits, and fewer than half its length), or nothing.
-fn did_you_mean<'a>(got: &str, names: impl IntoIterator<Item = &'a str>) -> String {
-    let d = |n: &str| lahar_core::text::edit_distance(got, n);
-    let best = names.into_iter().map(|n| (d(n), n)).filter(|&(k, _)| k <= 2 && k * 2 < got.chars().count()).min();
-    best.map(|(_, n)| format!("; did you mean `{n}`?")).unwrap_or_default()
-}
 
 /// `; did you mean `x`?` for a key one edit (or one swap of neighbours) from
 /// `got` that `known` accepts — the smallest such, so the hint is the same on
