@@ -169,3 +169,27 @@ fn skipped_objects_taints_and_located_errors() {
     );
     assert!(!stderr.contains("panicked"));
 }
+
+/// A lahar scenario (or sweep) given as `--snapshot` is refused with the command
+/// that runs it (exit 2), not run as an empty cluster.
+#[test]
+fn a_scenario_given_as_a_snapshot_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.yaml");
+    let text = lahar().args(["init", "--example", "baseline-fifo"]).assert().success().get_output().stdout.clone();
+    std::fs::write(&p, text).unwrap();
+    for sub in ["run", "validate"] {
+        let mut cmd = lahar();
+        cmd.arg(sub).arg("--snapshot").arg(&p);
+        if sub == "run" {
+            cmd.arg("--out").arg(dir.path().join("o"));
+        }
+        let o = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{sub}: {stderr}");
+        assert!(
+            stderr.contains("a lahar Scenario is not a cluster snapshot") && stderr.contains("run it as `lahar run"),
+            "{stderr}"
+        );
+    }
+}

@@ -104,6 +104,17 @@ pub fn snapshot(
             (_, "") => {
                 Ck::new(&d, errs).err(d.root.at, "kind", "expected `apiVersion` and `kind` (a Kubernetes object)")
             }
+            // lahar's own files are no cluster objects: a run of them as a
+            // snapshot would be an empty cluster that exits 0.
+            ("lahar.io", _) => Ck::new(&d, errs).err(
+                d.root.at,
+                "kind",
+                format!(
+                    "a lahar {kind} is not a cluster snapshot (`kubectl get nodes,pods,podgroups,queues -A -o yaml`); run it as `lahar {} {}`",
+                    if kind == "Sweep" { "sweep" } else { "run" },
+                    d.file
+                ),
+            ),
             _ => *out.skipped.entry(format!("{kind} ({api})")).or_default() += 1,
         }
     }
