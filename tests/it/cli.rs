@@ -317,3 +317,31 @@ fn the_help_examples_parse() {
     }
     assert!(seen >= 6, "{examples}");
 }
+
+/// No example names its own output folder: each writes `out/<its name>` under
+/// the directory it is run from (a copied example then never writes above it,
+/// as `dir: ../../out/...` relative to the example's folder did).
+#[test]
+fn examples_leave_the_output_folder_to_the_user() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("examples/") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "yaml") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"), &mut files);
+    assert!(files.len() > 50, "{}", files.len());
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("read");
+        if !text.contains("kind: Scenario") {
+            continue;
+        }
+        let named = text.lines().any(|l| l.trim_start().starts_with("output:") && l.contains("dir:"));
+        assert!(!named, "{} sets spec.output.dir", f.display());
+    }
+}
