@@ -685,11 +685,6 @@ impl<'w> Session<'w> {
     pub fn affinity_unresolvable_possible(&self, p: PodId) -> bool {
         self.world.affinity_unresolvable_possible(p)
     }
-    /// Gated pods in the cluster ([`World::gated_pods`]): while there are none,
-    /// every Pending pod may be placed.
-    pub fn gated_pods(&self) -> u64 {
-        self.world.gated_pods()
-    }
     /// Job `j`'s gated pods and what comes off its reservations for them.
     pub fn gating(&self, j: JobId) -> Option<&crate::world::Gating> {
         self.world.gating(j)

@@ -111,9 +111,11 @@ impl EasyBackfill {
         // A head that could not fit even the empty cluster never fits: no
         // release need be predicted (a gang larger than the cluster heads the
         // queue for good, and every session would predict them all again).
-        let whole: Vec<Resources> = (0..nodes).map(|n| ssn.node(NodeId(n as u32)).allocatable).collect();
-        if !ssn.is_exhaustive() && !Self::may_fit(ssn, head, &pending, needed, &whole) {
-            return None;
+        if !ssn.is_exhaustive() {
+            let whole: Vec<Resources> = (0..nodes).map(|n| ssn.node(NodeId(n as u32)).allocatable).collect();
+            if !Self::may_fit(ssn, head, &pending, needed, &whole) {
+                return None;
+            }
         }
         let releases = Self::releases(ssn, now);
         Self::shadow(ssn, head, &pending, needed, free, &releases)

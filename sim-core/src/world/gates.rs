@@ -43,11 +43,6 @@ impl World {
         self.gating.get(&j)
     }
 
-    /// Gated pods in the whole cluster.
-    pub fn gated_pods(&self) -> u64 {
-        self.gated_pods
-    }
-
     /// Enters a pod just made with gates (see [`World::create_pod`]).
     pub(super) fn gate(&mut self, p: PodId) {
         let pod = &self.pods[p.0 as usize];
@@ -58,13 +53,13 @@ impl World {
             g.pods += 1;
             g.deducted += add;
         });
-        self.gated_pods += 1;
     }
 
     /// Removes the gates `mask` selects (bit i: the task's gate i) from pod
     /// `p`; true if it had any of them. The pod is schedulable once none is
     /// left: nothing else changes (it was Pending, counted and listed as one all
-    /// along), but the job's reservations grow back by what was deducted.
+    /// along, and its job's order and facts do not read its gates), but the
+    /// job's reservations grow back by what was deducted.
     pub fn ungate(&mut self, p: PodId, mask: u16) -> bool {
         let stale = self.stale_gating_for_tests;
         let pod = &self.pods[p.0 as usize];
@@ -76,21 +71,12 @@ impl World {
         let bit = self.jobs[j.0 as usize].spec.tasks[pod.task as usize].volcano_gate_bit();
         let (before, after) = (deductible(req, old, bit), deductible(req, new, bit));
         self.pods[p.0 as usize].gates = new;
-        let opened = new == 0;
         self.with_gating(j, |g| {
-            g.pods -= opened as u32;
+            g.pods -= (new == 0) as u32;
             if !stale {
                 g.deducted = g.deducted - before + after;
             }
         });
-        self.gated_pods -= opened as u64;
-        if opened {
-            // The job's pods to try changed: its listed state is asked again.
-            self.pod_changes.push(j);
-            if self.track_waiting && self.jobs[j.0 as usize].counted {
-                self.waiting_changes.push(j);
-            }
-        }
         true
     }
 
@@ -108,12 +94,8 @@ impl World {
         }
         if before != after {
             let job: &Job = &self.jobs[j.0 as usize];
-            let old = super::queue_terms(job, before);
-            let new = super::queue_terms(job, after);
-            let q = &mut self.queues[job.spec.queue.0 as usize];
-            q.inqueue = q.inqueue - old[0] + new[0];
-            q.elastic = q.elastic - old[1] + new[1];
-            q.reserved = q.reserved - old[2] + new[2];
+            let (old, new) = (super::queue_terms(job, before), super::queue_terms(job, after));
+            self.queues[job.spec.queue.0 as usize].move_terms(old, new);
         }
     }
 

@@ -465,6 +465,14 @@ impl QueueState {
             reserved: Resources::ZERO,
         }
     }
+
+    /// Moves a job's terms ([`queue_terms`]: inqueue, elastic, reserved) in the
+    /// queue's sums from `old` to `new`.
+    fn move_terms(&mut self, old: [Resources; 3], new: [Resources; 3]) {
+        self.inqueue = self.inqueue - old[0] + new[0];
+        self.elastic = self.elastic - old[1] + new[1];
+        self.reserved = self.reserved - old[2] + new[2];
+    }
 }
 
 /// A job's terms in its queue's sums (zero unless counted).
@@ -604,8 +612,6 @@ pub struct World {
     /// Per job with gated pods: how many, and what comes off its reservations
     /// (see `gates.rs`).
     gating: BTreeMap<JobId, gates::Gating>,
-    /// Gated pods in the cluster.
-    gated_pods: u64,
     /// See [`crate::engine::EngineConfig::wrong_gates_for_tests`].
     #[doc(hidden)]
     pub stale_gating_for_tests: bool,
@@ -734,7 +740,6 @@ impl World {
             sla_jobs: false,
             pending_best_effort_total: 0,
             gating: BTreeMap::new(),
-            gated_pods: 0,
             stale_gating_for_tests: false,
             admitted_list: Vec::new(),
             admitted_groups: BTreeMap::new(),
@@ -1092,10 +1097,7 @@ impl World {
         let before = queue_terms(job, deducted);
         f(job);
         let after = queue_terms(job, deducted);
-        let q = &mut self.queues[job.spec.queue.0 as usize];
-        q.inqueue = q.inqueue - before[0] + after[0];
-        q.elastic = q.elastic - before[1] + after[1];
-        q.reserved = q.reserved - before[2] + after[2];
+        self.queues[job.spec.queue.0 as usize].move_terms(before, after);
     }
 
     /// A job is submitted: Pending, its PodGroup Pending, counted in its queue.
@@ -1338,7 +1340,7 @@ impl World {
             return Err("pending BestEffort total out of date".into());
         }
         let gating = self.gating_from_pods();
-        if gating != self.gating || gating.values().map(|g| u64::from(g.pods)).sum::<u64>() != self.gated_pods {
+        if gating != self.gating {
             return Err("gated pods' records out of date".into());
         }
         let mut terms = vec![[Resources::ZERO; 3]; self.queues.len()];
