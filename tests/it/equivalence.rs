@@ -429,7 +429,10 @@ proptest! {
         let full = outputs(&t, true, false);
         prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
         prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
-        prop_assert!(fast.1.contains(",failed\n") || jobs.len() < 3, "no pod failed: the run tests nothing new");
+        // A draw whose faults hit no running pod tests nothing new: it is
+        // rejected, not failed (about one in two thousand; proptest fails the
+        // test if rejections pile up).
+        prop_assume!(fast.1.contains(",failed\n") || jobs.len() < 3);
     }
 }
 
