@@ -431,6 +431,26 @@ impl<'w> Session<'w> {
         }
         true
     }
+    /// Swaps the jobs changed since the last call (submitted or ended, pods
+    /// created or changing status, progress started, stopped or re-priced; repeats
+    /// allowed) into `into` (its old contents are the World's next journal,
+    /// cleared), and returns true; false on the first call, which starts the
+    /// journal (walk [`Session::jobs`] then). For a scheduler that keeps its own
+    /// view of the jobs between sessions.
+    pub fn take_job_changes(&mut self, into: &mut Vec<JobId>) -> bool {
+        into.clear();
+        std::mem::swap(into, &mut self.world.job_changes);
+        if !self.world.track_jobs {
+            self.world.track_jobs = true;
+            into.clear();
+            return false;
+        }
+        true
+    }
+    /// True if the job is submitted and not ended.
+    pub fn is_active(&self, j: JobId) -> bool {
+        self.world.active.contains(&j)
+    }
     /// True if the job is active and its PodGroup is Pending.
     pub fn is_waiting_admission(&self, j: JobId) -> bool {
         self.world.pg_pending.contains(&j)
@@ -515,7 +535,11 @@ impl<'w> Session<'w> {
     pub fn idle_total(&self) -> Resources {
         self.world.idle_total()
     }
-    /// FutureIdle = idle + releasing − pipelined.
+    /// Every node's future idle resources summed.
+    pub fn future_idle_total(&self) -> Resources {
+        self.world.future_idle_total()
+    }
+    /// A node's future idle resources (idle + releasing − pipelined).
     pub fn future_idle(&self, n: NodeId) -> Resources {
         self.world.future_idle(n)
     }
@@ -815,6 +839,17 @@ impl<'w> Session<'w> {
     /// Call it once the evictions are committed.
     pub fn suspend(&mut self, j: JobId) {
         self.outcome.suspended.push(j);
+    }
+
+    /// The pods a statement places (allocates or pipelines) and their nodes, in
+    /// the order it placed them.
+    pub fn placements(&self, stmt: &Statement) -> Vec<(PodId, NodeId)> {
+        stmt.ops
+            .iter()
+            .map(|&i| &self.journal[i])
+            .filter(|op| matches!(op.kind, OpKind::Allocate | OpKind::Pipeline))
+            .filter_map(|op| Some((op.pod, op.node?)))
+            .collect()
     }
 
     /// Makes a statement's operations final.

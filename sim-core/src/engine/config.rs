@@ -73,9 +73,10 @@ pub struct EngineConfig {
     /// the equivalence check catches a wrong skip. Never set outside tests.
     #[doc(hidden)]
     pub wrong_skip_for_tests: bool,
-    /// Makes cached node scores (and numa-aware's kept verdicts) never expire,
-    /// so that tests can show the equivalence check catches a stale one. Never
-    /// set outside tests.
+    /// Makes cached node scores (and numa-aware's kept verdicts, and the
+    /// queues the `tiresias` baseline keeps per job) never expire, so that tests
+    /// can show the equivalence check catches a stale one. Never set outside
+    /// tests.
     #[doc(hidden)]
     pub stale_scores_for_tests: bool,
     /// Makes the fast count of free slots ([`crate::session::Session::slots_up_to`]) miss a node,

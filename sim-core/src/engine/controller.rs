@@ -734,6 +734,7 @@ impl Engine {
 
     fn complete(&mut self, j: JobId) {
         self.credit(j);
+        self.world.job_changed(j);
         let job = &mut self.world.jobs[j.0 as usize];
         job.progress.done = job.spec.duration.micros();
         job.progress.since = None;

@@ -30,6 +30,7 @@ impl Engine {
     /// the time its remaining work ends at that speed, and its term of the
     /// effective-utilization sum.
     pub(super) fn set_speed(&mut self, j: JobId, speed: u32) {
+        self.world.job_changed(j);
         let job = &mut self.world.jobs[j.0 as usize];
         let at = job.progress.set_speed(self.now, speed, job.spec.duration);
         let generation = job.progress.generation;
@@ -102,6 +103,7 @@ impl Engine {
             return 0;
         }
         self.credit(j);
+        self.world.job_changed(j);
         let job = &mut self.world.jobs[j.0 as usize];
         let gpus = job.spec.total_gpus().max(0) as u128;
         let lost = job.progress.stop(lose, gpus);

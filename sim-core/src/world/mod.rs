@@ -570,6 +570,9 @@ pub struct World {
     /// Σ over nodes of `used`: with the cluster's total, every node's idle
     /// resources summed ([`World::idle_total`]).
     used_total: Resources,
+    /// Every node's releasing minus pipelined resources summed
+    /// ([`World::future_idle_total`]).
+    ahead_total: Resources,
     /// Milli-GPUs out of service (see [`World::gpus_out_of_service_milli`]).
     gpus_out_milli: i64,
     /// Per HyperNode: Σ allocatable of its nodes.
@@ -604,6 +607,13 @@ pub struct World {
     /// (repeats allowed): the PodGroup phases a session's close re-derives (a
     /// phase is a function of the job's pod counts and its own phase).
     pub pod_changes: Vec<JobId>,
+    /// While set, every job that was submitted or ended, whose pods changed status
+    /// or were created, or whose progress started, stopped or changed speed is
+    /// appended to `job_changes` (a scheduler that keeps its own view of the jobs
+    /// drains it; see [`crate::session::Session::take_job_changes`]).
+    pub track_jobs: bool,
+    /// Jobs changed since the last drain (repeats allowed).
+    pub job_changes: Vec<JobId>,
     /// A job with its own sla waiting time ([`JobSpec::sla_waiting`]) has been
     /// submitted: the sla plugin looks at each job's.
     pub sla_jobs: bool,
@@ -737,6 +747,8 @@ impl World {
             track_waiting: false,
             waiting_changes: Vec::new(),
             pod_changes: Vec::new(),
+            track_jobs: false,
+            job_changes: Vec::new(),
             sla_jobs: false,
             pending_best_effort_total: 0,
             gating: BTreeMap::new(),
@@ -760,6 +772,7 @@ impl World {
             gpu_used_milli: 0,
             gpu_releasing_milli: 0,
             used_total: Resources::ZERO,
+            ahead_total: Resources::ZERO,
             gpus_out_milli: 0,
             budgets: Vec::new(),
             budget_jobs: Vec::new(),
@@ -789,6 +802,10 @@ impl World {
     /// included): what no set of placements on idle resources can exceed.
     pub fn idle_total(&self) -> Resources {
         self.cluster.total() - self.used_total
+    }
+    /// Every node's future idle resources summed ([`World::future_idle`]).
+    pub fn future_idle_total(&self) -> Resources {
+        self.cluster.total() - self.used_total + self.ahead_total
     }
     /// A node's future idle resources: idle + releasing − pipelined.
     pub fn future_idle(&self, n: NodeId) -> Resources {
@@ -885,6 +902,7 @@ impl World {
             memory_card: None,
         });
         self.pod_changes.push(job);
+        self.job_changed(job);
         let j = &mut self.jobs[job.0 as usize];
         j.pods.push(id);
         j.counts[PodStatus::Pending.index()] += 1;
@@ -920,6 +938,7 @@ impl World {
         self.apply(pod, old_status, old_node, req, -1);
         if old_status != status {
             self.pod_changes.push(job);
+            self.job_changed(job);
         }
         {
             let p = &mut self.pods[pod.0 as usize];
@@ -1100,6 +1119,14 @@ impl World {
         self.queues[job.spec.queue.0 as usize].move_terms(before, after);
     }
 
+    /// Notes a change of job `j` for a scheduler that follows them
+    /// ([`World::track_jobs`]).
+    pub fn job_changed(&mut self, j: JobId) {
+        if self.track_jobs {
+            self.job_changes.push(j);
+        }
+    }
+
     /// A job is submitted: Pending, its PodGroup Pending, counted in its queue.
     pub fn activate(&mut self, j: JobId) {
         self.with_queue_terms(j, |job| {
@@ -1111,6 +1138,7 @@ impl World {
         self.sla_jobs |= self.jobs[j.0 as usize].spec.sla_waiting.is_some();
         self.queues[q].active_jobs += 1;
         self.active.insert(j);
+        self.job_changed(j);
         self.reindex(j);
         for (b, budget) in self.budgets.iter().enumerate() {
             let spec = &self.jobs[j.0 as usize].spec;
@@ -1132,6 +1160,7 @@ impl World {
         let q = self.jobs[j.0 as usize].spec.queue.0 as usize;
         self.queues[q].active_jobs -= 1;
         self.active.remove(&j);
+        self.job_changed(j);
         self.with_pending.remove(&j);
         self.reindex(j);
         for covered in &mut self.budget_jobs {
@@ -1209,6 +1238,7 @@ impl World {
             self.epoch += 1;
             self.node_used_epoch[n.0 as usize] = self.epoch;
         }
+        self.ahead_total += future;
         if holds || !future.is_zero() {
             for h in self.cluster.topology.chain(n) {
                 if holds {
@@ -1397,6 +1427,10 @@ impl World {
         }
         if used.iter().fold(Resources::ZERO, |a, u| a + *u) != self.used_total {
             return Err("the cluster's usage sum is out of date".into());
+        }
+        let future = (0..self.nodes.len()).fold(Resources::ZERO, |a, n| a + self.future_idle(NodeId(n as u32)));
+        if future != self.future_idle_total() {
+            return Err("the cluster's future-idle sum is out of date".into());
         }
         let releasing: i64 =
             self.pods.iter().filter(|p| p.status == PodStatus::Releasing).map(|p| p.req.get(GPU)).sum();

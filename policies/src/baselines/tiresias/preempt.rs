@@ -1,0 +1,290 @@
+//! Tiresias's preemption (rule 4): a gang that does not fit evicts running jobs of
+//! strictly lower-priority queues, whole, lowest priority first, and only when its
+//! pods then fit. The checks that rule a preemptor out cheaply read one
+//! [`VictimView`] per queue level, kept until this scheduler commits a change.
+
+use super::Tiresias;
+use super::book::Key;
+use crate::baselines::gang::{self, Mode};
+use lahar_core::cluster::NodeId;
+use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::resource::{DIMS, Resources};
+use lahar_core::session::{Session, Statement};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
+
+/// What [`Tiresias::preempt_for`]'s checks read of one queue level's victims: the
+/// same for every preemptor of that level until a pod moves, which within a session
+/// only this scheduler's commits do (each clears it). The exhaustive mode builds it
+/// for every preemptor.
+#[derive(Debug, Clone)]
+pub(super) struct VictimView {
+    /// The preemptors' queue.
+    level: usize,
+    /// Running jobs of a lower-priority queue, lowest priority first.
+    victims: Vec<(usize, JobId)>,
+    /// Every node's future-idle resources summed.
+    free: Resources,
+    /// What the victims hold.
+    held: Resources,
+    /// Per node: future-idle resources plus the victims' Running pods (empty until
+    /// a check needs it, [`VictimView::room`]; the exhaustive mode does not prune).
+    room: Vec<Resources>,
+    /// Per pod request asked so far: the copies of it `room` holds, summed over
+    /// the nodes (kept as pods are placed).
+    copies: FxHashMap<[i64; DIMS], u64>,
+}
+
+/// The copies of `req` that a node with room `r` takes (none if it does not fit).
+fn copies(r: &Resources, req: &Resources) -> u64 {
+    if req.fits_in(r) { u64::from(r.copies_of(req)) } else { 0 }
+}
+
+impl VictimView {
+    /// The view for preemptors of queue `level`, from the jobs in `order`.
+    fn of(ssn: &Session<'_>, level: usize, order: &BTreeSet<Key>) -> VictimView {
+        let victims: Vec<(usize, JobId)> = order
+            .iter()
+            .rev()
+            .take_while(|k| k.0 > level)
+            .filter(|k| ssn.job(k.2).count(PodStatus::Running) > 0)
+            .map(|k| (k.0, k.2))
+            .collect();
+        if victims.is_empty() {
+            // No preemptor of this level has anything to evict.
+            return VictimView {
+                level,
+                victims,
+                free: Resources::ZERO,
+                held: Resources::ZERO,
+                room: Vec::new(),
+                copies: FxHashMap::default(),
+            };
+        }
+        let held = victims.iter().fold(Resources::ZERO, |a, &(_, v)| a + ssn.job(v).allocated);
+        let free = match ssn.is_exhaustive() {
+            true => (0..ssn.node_count()).fold(Resources::ZERO, |a, n| a + ssn.future_idle(NodeId(n as u32))),
+            false => ssn.future_idle_total(),
+        };
+        VictimView { level, victims, free, held, room: Vec::new(), copies: FxHashMap::default() }
+    }
+
+    /// Per node: future-idle resources plus the victims' Running pods, built on
+    /// first use.
+    fn room(&mut self, ssn: &Session<'_>) -> &[Resources] {
+        if self.room.is_empty() {
+            self.room = (0..ssn.node_count()).map(|n| ssn.future_idle(NodeId(n as u32))).collect();
+            for &(_, v) in &self.victims {
+                for &p in &ssn.job(v).pods {
+                    let pod = ssn.pod(p);
+                    if let (PodStatus::Running, Some(n)) = (pod.status, pod.node) {
+                        self.room[n.0 as usize] += pod.req;
+                    }
+                }
+            }
+        }
+        &self.room
+    }
+}
+
+impl VictimView {
+    /// This scheduler placed (allocated or pipelined) these pods: their nodes'
+    /// future-idle resources shrink by their requests; the victims and what they
+    /// hold stay (a pod placed in a session is not Running before it ends).
+    fn placed(&mut self, ssn: &Session<'_>, pods: &[(PodId, NodeId)]) {
+        for &(p, n) in pods {
+            let req = ssn.pod(p).req;
+            self.free -= req;
+            let Some(r) = self.room.get_mut(n.0 as usize) else { continue };
+            let before = *r;
+            *r -= req;
+            // Sums: the order of the updates does not matter.
+            for (shape, count) in self.copies.iter_mut() {
+                let shape = Resources(*shape);
+                *count = *count - copies(&before, &shape) + copies(r, &shape);
+            }
+        }
+    }
+}
+
+impl Tiresias {
+    /// Commits a statement that only places pods, keeping the victims' view.
+    pub(super) fn commit_placements(&mut self, ssn: &mut Session<'_>, stmt: Statement) {
+        if let Some(view) = &mut self.view {
+            view.placed(ssn, &ssn.placements(&stmt));
+        }
+        ssn.commit(stmt);
+    }
+
+    /// Tries to start `j` (of queue `level`) by evicting running jobs of a strictly
+    /// lower-priority queue, lowest priority first. Returns whether it committed.
+    pub(super) fn preempt_for(&mut self, ssn: &mut Session<'_>, j: JobId, level: usize) -> bool {
+        let view = match self.view.take() {
+            Some(v) if v.level == level => v,
+            _ => VictimView::of(ssn, level, self.book.order()),
+        };
+        let mut view = view;
+        let done = self.preempt_with(ssn, j, level, &mut view);
+        // Nothing moves a pod during this scheduler's session but its own commits.
+        if !done && !ssn.is_exhaustive() {
+            self.view = Some(view);
+        }
+        done
+    }
+
+    /// [`Tiresias::preempt_for`] over the victims of `view`.
+    fn preempt_with(&mut self, ssn: &mut Session<'_>, j: JobId, level: usize, view: &mut VictimView) -> bool {
+        if view.victims.is_empty() {
+            return false;
+        }
+        // Necessary condition, in every dimension: the smallest pods the gang needs
+        // fit in the future-idle resources plus the victims'.
+        let job = ssn.job(j);
+        let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count()) as usize;
+        let reqs: Vec<Resources> = ssn.pending_pods(j).iter().map(|&p| ssn.pod(p).req).collect();
+        if reqs.len() < needed {
+            return false;
+        }
+        let want = gang::least(&reqs, needed);
+        let free = view.free;
+        if !want.fits_in(&(free + view.held)) {
+            return false;
+        }
+        if !ssn.is_exhaustive() && !Self::may_fit_without(ssn, j, needed, view) {
+            return false;
+        }
+        let victims = &view.victims;
+        ssn.set_action("preempt");
+        // Trial: evict lowest priority first until the gang fits on future-idle
+        // resources, note the nodes its pods would take, and undo everything.
+        let mut trial = ssn.statement();
+        let mut freed = free;
+        let mut found: Option<(usize, Vec<NodeId>)> = None;
+        for (i, &(vl, v)) in victims.iter().enumerate() {
+            freed += ssn.job(v).allocated;
+            Self::evict_job(ssn, &mut trial, j, level, v, vl);
+            if !want.fits_in(&freed) {
+                continue;
+            }
+            if let Some(pl) = gang::place_gang_first_fit(ssn, j, Mode::Pipeline) {
+                let mut nodes: Vec<NodeId> = ssn
+                    .job(j)
+                    .pods
+                    .iter()
+                    .filter(|&&p| ssn.pod(p).status == PodStatus::Pipelined)
+                    .filter_map(|&p| ssn.pod(p).node)
+                    .collect();
+                nodes.sort_unstable();
+                nodes.dedup();
+                ssn.discard(pl);
+                found = Some((i + 1, nodes));
+                break;
+            }
+        }
+        ssn.discard(trial);
+        let Some((k, nodes)) = found else {
+            ssn.set_action("allocate");
+            return false;
+        };
+        // Keep only the victims holding a node the gang takes; if that is not enough
+        // (first-fit may then choose other nodes), evict all victims of the trial.
+        let kept: Vec<(usize, JobId)> = victims[..k]
+            .iter()
+            .copied()
+            .filter(|&(_, v)| {
+                ssn.job(v).pods.iter().any(|&p| {
+                    ssn.pod(p).status == PodStatus::Running && ssn.pod(p).node.is_some_and(|n| nodes.contains(&n))
+                })
+            })
+            .collect();
+        let done = (kept.len() < k && self.evict_and_pipeline(ssn, j, level, &kept))
+            || self.evict_and_pipeline(ssn, j, level, &victims[..k]);
+        ssn.set_action("allocate");
+        done
+    }
+
+    /// Whether `j`'s gang could fit the future-idle resources once every victim's
+    /// Running pods are evicted (`room`, per node), counted per node: for each task's run of Pending
+    /// pods, how many of them each node's future-idle resources plus the victims'
+    /// pods there take (node selector and taints included, GPU devices not: an upper
+    /// bound). False when a single task's rooms sum below `needed`, or when all the
+    /// pods must be placed and some task's rooms sum below its pods; the trial could
+    /// then not place the gang with every victim evicted either.
+    fn may_fit_without(ssn: &Session<'_>, j: JobId, needed: usize, view: &mut VictimView) -> bool {
+        let pending = ssn.pending_pods(j);
+        let runs = gang::task_runs(ssn, &pending);
+        if runs.len() > 1 && needed < pending.len() {
+            return true;
+        }
+        let slack = u64::from(ssn.wrong_skip_for_tests);
+        runs.iter().all(|&(p, count)| {
+            let pod = ssn.pod(p);
+            let req = pod.req;
+            // A pod any node may take (no node filter, no taints) counts the same
+            // as any other pod of its request: counted once per view.
+            let anywhere = !ssn.cluster().has_taints() && !ssn.job(j).spec.tasks[pod.task as usize].has_node_filter();
+            let fits = match anywhere {
+                true => match view.copies.get(&req.0) {
+                    Some(&c) => c,
+                    None => {
+                        let c = view.room(ssn).iter().map(|r| copies(r, &req)).sum();
+                        view.copies.insert(req.0, c);
+                        c
+                    }
+                },
+                false => view
+                    .room(ssn)
+                    .iter()
+                    .enumerate()
+                    .filter(|&(n, _)| ssn.selector_matches(p, NodeId(n as u32)))
+                    .map(|(_, r)| copies(r, &req))
+                    .sum(),
+            };
+            let want = if runs.len() == 1 { needed as u64 } else { count };
+            fits >= want + slack
+        })
+    }
+
+    /// Evicts the Running pods of victim `v` (queue `vl`) for job `j` (queue `level`).
+    fn evict_job(ssn: &mut Session<'_>, stmt: &mut Statement, j: JobId, level: usize, v: JobId, vl: usize) {
+        let pods: Vec<PodId> =
+            ssn.job(v).pods.iter().copied().filter(|&p| ssn.pod(p).status == PodStatus::Running).collect();
+        for p in pods {
+            let reason = format!("tiresias: job {} (queue {level}) preempts job {} (queue {vl})", j.0, v.0);
+            // The pod was just checked to be Running.
+            let _ = ssn.evict(stmt, p, reason);
+        }
+    }
+
+    /// Evicts `victims` and pipelines `j`'s gang; commits both and records the stops if
+    /// the gang fits, otherwise undoes everything. Returns whether it committed.
+    fn evict_and_pipeline(
+        &mut self,
+        ssn: &mut Session<'_>,
+        j: JobId,
+        level: usize,
+        victims: &[(usize, JobId)],
+    ) -> bool {
+        let mut ev = ssn.statement();
+        for &(vl, v) in victims {
+            Self::evict_job(ssn, &mut ev, j, level, v, vl);
+        }
+        match gang::place_gang_first_fit(ssn, j, Mode::Pipeline) {
+            Some(pl) => {
+                ssn.commit(ev);
+                ssn.commit(pl);
+                for &(_, v) in victims {
+                    self.book.stopped(ssn, v);
+                    if self.cfg.suspend {
+                        ssn.suspend(v);
+                    }
+                }
+                true
+            }
+            None => {
+                ssn.discard(ev);
+                false
+            }
+        }
+    }
+}
