@@ -56,6 +56,9 @@ pub struct RunOptions {
     /// Let `extender` plugins call non-loopback addresses
     /// (`--allow-remote-extender`).
     pub allow_remote_extender: bool,
+    /// Replace another scenario's outputs in the output directory (`--force`);
+    /// without it, a directory whose marker names another scenario is refused.
+    pub force: bool,
 }
 
 /// What a run produced.
@@ -345,7 +348,11 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         None
     } else {
         let io = |source| RunError::Write { dir: out_dir.clone(), source };
-        outdir::claim(&out_dir, outdir::Kind::Run)?;
+        outdir::claim(
+            &out_dir,
+            outdir::Kind::Run,
+            outdir::Claimant { scenario: Some(&meta_base.scenario), force: opts.force },
+        )?;
         let opts = lahar_reports::SummaryOptions { faults: engine.has_faults(), ..Default::default() };
         let w = lahar_reports::RunWriter::create(&out_dir, engine.world(), target, &opts).map_err(io)?;
         // What was simulated, kept beside the outputs (lahar report embeds them).

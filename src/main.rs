@@ -96,6 +96,10 @@ enum Command {
         /// the simulated cluster's state to its extender).
         #[arg(long)]
         allow_remote_extender: bool,
+        /// Replace the outputs of another scenario in the output directory (by
+        /// default refused: its .lahar marker names the scenario that wrote them).
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         overrides: OverrideArgs,
         /// Treat every warning (skipped rows, jobs that can never be placed...) as an
@@ -511,6 +515,7 @@ fn main() -> ExitCode {
             explain_window,
             exhaustive,
             allow_remote_extender,
+            force,
             overrides,
             strict,
         } => {
@@ -543,6 +548,7 @@ fn main() -> ExitCode {
                 explain_window,
                 exhaustive,
                 allow_remote_extender,
+                force,
             };
             install_interrupt();
             match lahar::run_any(s, &opts) {

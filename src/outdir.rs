@@ -4,7 +4,10 @@
 //! directory with the marker of the same kind; a directory that has files with
 //! lahar's names but no marker (the user's own, or another tool's), or another
 //! kind's marker (a run into a sweep's folder would replace its summary.csv), is
-//! refused with the names it would have replaced.
+//! refused with the names it would have replaced. A run's marker also names the
+//! scenario whose outputs the directory holds: a run of another scenario replaces
+//! them only when asked to (`lahar run --force`); the same scenario run again
+//! replaces its own.
 
 use std::path::{Path, PathBuf};
 
@@ -89,21 +92,64 @@ pub enum OutDirError {
     },
 }
 
-/// What the marker in `dir` says, if there is one lahar wrote.
-fn marked(dir: &Path) -> Option<Kind> {
+/// What the marker in `dir` says, if there is one lahar wrote: the kind, and the
+/// scenario named on its second line if there is one. Anything else in the file
+/// (it is read back from disk) makes it not lahar's.
+fn marked(dir: &Path) -> Option<(Kind, Option<String>)> {
     let text = std::fs::read(dir.join(MARKER)).ok()?;
-    [Kind::Run, Kind::Sweep].into_iter().find(|k| text == k.text().as_bytes())
+    let text = String::from_utf8(text).ok()?;
+    let kind = [Kind::Run, Kind::Sweep].into_iter().find(|k| text.starts_with(k.text()))?;
+    let rest = &text[kind.text().len()..];
+    if rest.is_empty() {
+        return Some((kind, None));
+    }
+    let name = rest.strip_prefix(OWNER)?.strip_suffix('\n')?;
+    let plain = !name.is_empty() && !name.contains(|c: char| c.is_control());
+    plain.then(|| (kind, Some(name.to_string())))
+}
+
+/// The marker's second line starts so: the scenario whose outputs it holds.
+const OWNER: &str = "scenario: ";
+
+/// Who may replace what a directory holds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Claimant<'a> {
+    /// The scenario about to write there (recorded in the marker; a run's
+    /// directory of another scenario is refused without `force`).
+    pub scenario: Option<&'a str>,
+    /// Replace another scenario's outputs (`--force`).
+    pub force: bool,
 }
 
 /// Makes `dir` a directory of `kind`'s outputs: creates it, or checks that lahar
 /// may write there (see the module's documentation), and marks it. For a run,
 /// the earlier run's outputs are removed (only the names lahar writes).
-pub fn claim(dir: &Path, kind: Kind) -> Result<(), OutDirError> {
+pub fn claim(dir: &Path, kind: Kind, by: Claimant<'_>) -> Result<(), OutDirError> {
     let io = |source| OutDirError::Io { dir: dir.to_path_buf(), source };
     std::fs::create_dir_all(dir).map_err(io)?;
+    let text = match by.scenario {
+        Some(name) => format!("{}{OWNER}{name}\n", kind.text()),
+        None => kind.text().to_string(),
+    };
     match marked(dir) {
-        Some(k) if k == kind => {}
-        Some(k) => {
+        Some((k, owner)) if k == kind => {
+            if let (Some(was), Some(now)) = (&owner, by.scenario)
+                && was != now
+                && !by.force
+            {
+                return Err(OutDirError::Refused {
+                    dir: dir.to_path_buf(),
+                    why: format!(
+                        "holds the outputs of scenario `{}` (its {MARKER} says so), not of `{now}`; pass --force to replace them, or use another output directory",
+                        was.escape_debug()
+                    ),
+                });
+            }
+            if by.scenario.is_some() && owner.as_deref() != by.scenario {
+                lahar_core::files::write_atomic(&dir.join(MARKER), text.as_bytes()).map_err(io)?;
+            }
+        }
+        Some((k, _)) => {
             return Err(OutDirError::Refused {
                 dir: dir.to_path_buf(),
                 why: format!(
@@ -117,7 +163,7 @@ pub fn claim(dir: &Path, kind: Kind) -> Result<(), OutDirError> {
             let theirs: Vec<&str> = kind.files().iter().copied().filter(|f| dir.join(f).exists()).collect();
             // Shards of one sweep claim one directory at once: one that marked it
             // after the first look made those files.
-            if !theirs.is_empty() && marked(dir) != Some(kind) {
+            if !theirs.is_empty() && marked(dir).map(|m| m.0) != Some(kind) {
                 return Err(OutDirError::Refused {
                     dir: dir.to_path_buf(),
                     why: format!(
@@ -126,7 +172,7 @@ pub fn claim(dir: &Path, kind: Kind) -> Result<(), OutDirError> {
                     ),
                 });
             }
-            lahar_core::files::write_atomic(&dir.join(MARKER), kind.text().as_bytes()).map_err(io)?;
+            lahar_core::files::write_atomic(&dir.join(MARKER), text.as_bytes()).map_err(io)?;
         }
     }
     if kind == Kind::Run {

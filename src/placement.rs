@@ -243,7 +243,8 @@ pub fn run(s: Scenario, opts: &RunOptions) -> Result<PlacementReport, RunError> 
     let io = io_err(&out_dir);
     let mut placements = None;
     if !opts.no_write {
-        crate::outdir::claim(&out_dir, crate::outdir::Kind::Run)?;
+        let by = crate::outdir::Claimant { scenario: Some(&s.name), force: opts.force };
+        crate::outdir::claim(&out_dir, crate::outdir::Kind::Run, by)?;
         std::fs::write(out_dir.join(crate::INPUT_SCENARIO), &s.text).map_err(&io)?;
         let mut w = BufWriter::new(std::fs::File::create(out_dir.join(PLACEMENTS_CSV)).map_err(&io)?);
         w.write_all(b"pod,node,devices,cpu_milli,memory_mib,num_gpu,gpu_milli\n").map_err(&io)?;

@@ -178,7 +178,7 @@ impl From<crate::outdir::OutDirError> for ExecError {
 
 /// Runs the cells of `sweep` that this shard owns and that are not finished.
 pub fn run(sweep: &Sweep, opts: &ExecOptions) -> Result<ExecOutcome, ExecError> {
-    crate::outdir::claim(&opts.out, crate::outdir::Kind::Sweep)?;
+    crate::outdir::claim(&opts.out, crate::outdir::Kind::Sweep, Default::default())?;
     let cells_dir = opts.out.join("cells");
     std::fs::create_dir_all(&cells_dir).map_err(io(&cells_dir))?;
     let manifest = Manifest::of(sweep);

@@ -81,7 +81,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Written, ExecError> {
         }
     }
     let m = manifest.ok_or_else(|| ExecError::Mismatch("no shard directory given".into()))?;
-    crate::outdir::claim(out, crate::outdir::Kind::Sweep)?;
+    crate::outdir::claim(out, crate::outdir::Kind::Sweep, Default::default())?;
     let cells = out.join("cells");
     std::fs::create_dir_all(&cells).map_err(exec::io(&cells))?;
     m.claim(out)?;

@@ -58,6 +58,45 @@ fn a_run_replaces_only_what_lahar_wrote() {
     }
 }
 
+/// A run's folder names its scenario in `.lahar`: another scenario's run into it
+/// is refused (exit 2, the folder untouched) unless `--force`; the same scenario
+/// replaces its own outputs; a marker of an older lahar (no scenario line) is
+/// taken over, and a marker with anything else in it is not lahar's.
+#[test]
+fn another_scenarios_outputs_are_replaced_only_with_force() {
+    let (d, a) = write_scenario(&ok_scenario());
+    let b = d.path().join("b.yaml");
+    std::fs::write(&b, ok_scenario().replace("metadata: {name: t}", "metadata: {name: other}")).unwrap();
+    let out_dir = d.path().join("results");
+    lahar().args(["run", "-q"]).arg(&a).arg("--out").arg(&out_dir).assert().success();
+    assert_eq!(std::fs::read_to_string(out_dir.join(".lahar")).unwrap(), "lahar run outputs\nscenario: t\n");
+    let summary = std::fs::read(out_dir.join("summary.json")).unwrap();
+    let out = lahar().args(["run", "-q"]).arg(&b).arg("--out").arg(&out_dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out)
+            .contains("holds the outputs of scenario `t` (its .lahar says so), not of `other`; pass --force"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(std::fs::read(out_dir.join("summary.json")).unwrap(), summary);
+    // The same scenario again replaces its own outputs.
+    lahar().args(["run", "-q"]).arg(&a).arg("--out").arg(&out_dir).assert().success();
+    lahar().args(["run", "-q", "--force"]).arg(&b).arg("--out").arg(&out_dir).assert().success();
+    let after = std::fs::read_to_string(out_dir.join("summary.json")).unwrap();
+    assert!(after.contains("\"scenario\": \"other\""), "{after}");
+    assert_eq!(std::fs::read_to_string(out_dir.join(".lahar")).unwrap(), "lahar run outputs\nscenario: other\n");
+    // An older marker names no scenario: any scenario takes the folder over.
+    std::fs::write(out_dir.join(".lahar"), "lahar run outputs\n").unwrap();
+    lahar().args(["run", "-q"]).arg(&a).arg("--out").arg(&out_dir).assert().success();
+    assert_eq!(std::fs::read_to_string(out_dir.join(".lahar")).unwrap(), "lahar run outputs\nscenario: t\n");
+    // A marker with more in it is not lahar's: the folder's files are not replaced.
+    std::fs::write(out_dir.join(".lahar"), "lahar run outputs\nscenario: t\nrm -rf\n").unwrap();
+    let out = lahar().args(["run", "-q", "--force"]).arg(&a).arg("--out").arg(&out_dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("that lahar did not write there"), "{}", stderr_of(&out));
+}
+
 fn tiny_sweep(dir: &Path, axes: &str) -> std::path::PathBuf {
     std::fs::write(dir.join("s.yaml"), ok_scenario()).unwrap();
     let text = format!(
