@@ -433,6 +433,7 @@ pub struct RawTrace {
     pub memory_per_gpu: Option<Spanned<Quantity>>,
     pub allow_empty: Option<bool>,
     pub time_scale: Option<Spanned<f64>>,
+    pub processors_per_pod: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

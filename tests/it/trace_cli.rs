@@ -225,3 +225,71 @@ fn philly_pai_helios_examples_run() {
         assert_eq!((row[4], row[10]), (submit.to_string().as_str(), ideal.to_string().as_str()), "{name}");
     }
 }
+
+/// `processorsPerPod` of an SWF trace in a scenario splits jobs as
+/// `lahar trace convert --procs-per-pod` does: without it (no header) a job of 4
+/// processors is 4 one-processor pods and one of 3 is 3; with 2, each is two pods
+/// (3 = 2 + a remainder pod of 1). It applies to SWF only, in [1, 2^20], each
+/// misuse exit 2 at its field.
+#[test]
+fn processors_per_pod_in_a_scenario_splits_swf_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.swf"),
+        "1 0 0 100 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1\n2 10 0 200 3 -1 -1 3 -1 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let scenario = |extra: &str| {
+        let text = format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: ppp}}\nspec:\n  cluster:\n    nodeGroups:\n      - {{name: n, count: 4, cpu: 2, memory: 1Gi}}\n  workload:\n    - trace: {{format: swf, path: t.swf{extra}}}\n"
+        );
+        let p = dir.path().join("s.yaml");
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let pods_per_job = |extra: &str| {
+        let out = dir.path().join("out");
+        lahar().args(["run", "-q", "--force"]).arg(scenario(extra)).arg("--out").arg(&out).assert().success();
+        let pods = std::fs::read_to_string(out.join("pods.csv")).unwrap();
+        let count = |job: &str| pods.lines().filter(|l| l.starts_with(&format!("{job},"))).count();
+        (count("job-1"), count("job-2"))
+    };
+    assert_eq!(pods_per_job(""), (4, 3));
+    assert_eq!(pods_per_job(", processorsPerPod: 2"), (2, 2));
+    // The same split as trace convert's.
+    let csv = dir.path().join("t.csv");
+    lahar()
+        .args(["trace", "convert"])
+        .arg(dir.path().join("t.swf"))
+        .args(["--procs-per-pod", "2", "--out"])
+        .arg(&csv)
+        .assert()
+        .success();
+    let converted = std::fs::read_to_string(&csv).unwrap();
+    let replicas = |job: &str| -> usize {
+        let rows = converted.lines().filter(|l| l.starts_with(&format!("{job},")));
+        rows.map(|l| l.split(',').nth(13).unwrap().parse::<usize>().unwrap()).sum()
+    };
+    assert_eq!((replicas("job-1"), replicas("job-2")), (2, 2), "{converted}");
+    for (extra, why) in [
+        (
+            ", processorsPerPod: 0",
+            "spec.workload[0].trace.processorsPerPod: expected an integer from 1 to 1048576, got 0",
+        ),
+        (", processorsPerPod: 1048577", "expected an integer from 1 to 1048576, got 1048577"),
+    ] {
+        lahar().args(["run", "-q"]).arg(scenario(extra)).assert().code(2).stderr(predicate::str::contains(why));
+    }
+    let openb = dir.path().join("o.yaml");
+    std::fs::write(
+        &openb,
+        format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: o}}\nspec:\n  cluster:\n    nodeGroups:\n      - {{name: n, count: 4, cpu: 2, memory: 1Gi}}\n  workload:\n    - trace: {{format: openb, path: {}, processorsPerPod: 2}}\n",
+            sample(OPENB).display()
+        ),
+    )
+    .unwrap();
+    lahar().args(["run", "-q"]).arg(&openb).assert().code(2).stderr(predicate::str::contains(
+        "spec.workload[0].trace.processorsPerPod: applies to SWF traces only (this trace's format is `openb`)",
+    ));
+}

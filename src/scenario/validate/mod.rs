@@ -561,6 +561,9 @@ pub(crate) struct Targets<'a> {
     pub vnpu: Option<&'a lahar_core::vnpu::VnpuConfig>,
 }
 
+/// The most processors one pod of an SWF trace may take (`processorsPerPod`).
+const MAX_PROCESSORS_PER_POD: i64 = 1 << 20;
+
 /// A `trace:` source: its format, queue and per-GPU defaults; the file must open.
 fn trace(
     v: &mut V<'_>,
@@ -602,6 +605,23 @@ fn trace(
                 at(x),
                 format!("{tpath}.timeScale"),
                 format!("expected a number above 0 and at most 10^6, got {}", x.value),
+            );
+        }
+    }
+    if let Some(x) = &t.processors_per_pod {
+        if format != lahar_traces::Format::Swf {
+            v.err(
+                at(x),
+                format!("{tpath}.processorsPerPod"),
+                format!("applies to SWF traces only (this trace's format is `{}`)", format.name()),
+            );
+        } else if (1..=MAX_PROCESSORS_PER_POD).contains(&x.value) {
+            opts.swf.procs_per_pod = Some(x.value as u32);
+        } else {
+            v.err(
+                at(x),
+                format!("{tpath}.processorsPerPod"),
+                format!("expected an integer from 1 to {MAX_PROCESSORS_PER_POD}, got {}", x.value),
             );
         }
     }
