@@ -88,7 +88,14 @@ pub fn serde_hint(msg: &str) -> String {
     else {
         return String::new();
     };
-    let names = list.split(", ").flat_map(|n| n.split(" or ")).map(|n| n.trim().trim_matches('`'));
+    let names: Vec<&str> = list.split(", ").flat_map(|n| n.split(" or ")).map(|n| n.trim().trim_matches('`')).collect();
+    // `{baseline:sjf}`: YAML reads a colon without a space after it as part of
+    // the key, so the whole `baseline:sjf` is the field's name.
+    if let Some((key, value)) = got.split_once(':')
+        && names.contains(&key)
+    {
+        return format!("; write `{key}: {value}`: YAML needs a space after the colon");
+    }
     did_you_mean(got, names)
 }
 
@@ -109,6 +116,10 @@ mod tests {
             "; did you mean `Closed`?"
         );
         assert_eq!(serde_hint("unknown field `zzz`, expected one of seed, horizon"), "");
+        assert_eq!(
+            serde_hint("unknown field `baseline:sjf`, expected one of baseline, conf, inline"),
+            "; write `baseline: sjf`: YAML needs a space after the colon"
+        );
         assert_eq!(serde_hint("invalid type: string, expected u32"), "");
         assert_eq!(did_you_mean("ab", ["abc"]), "", "an edit of half the name is no hint");
     }

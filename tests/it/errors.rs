@@ -405,6 +405,12 @@ fn a_plain_value_where_a_mapping_belongs_says_what_to_write() {
     );
     let e = err("spec.cluster=3");
     assert!(e.contains("`spec.cluster` is a mapping: set one of its fields (--set spec.cluster.FIELD=3) or write the whole mapping (--set 'spec.cluster={FIELD: 3}')"), "{e}");
+    // YAML reads `baseline:sjf` (no space) as one key: the hint says so.
+    let e = err("spec.scheduler={baseline:sjf}");
+    assert!(
+        e.contains("unknown field `baseline:sjf`, expected one of baseline, conf, inline; write `baseline: sjf`: YAML needs a space after the colon"),
+        "{e}"
+    );
     assert!(!dir.path().join("o").exists(), "nothing runs");
 }
 
