@@ -306,6 +306,29 @@ fn easy_backfill_long_job_on_unreserved_resources() {
     assert_eq!(pods(&out, "long-2gpu"), vec![(150, 1150, 0, EndReason::Completed)]);
 }
 
+/// The head takes capacity released by the shadow time before capacity idle now
+/// (Mu'alem & Feitelson's EASY: `extra` = free at the shadow time − the head's
+/// size, wherever it is). At t=100 node 1's four GPUs come back and the 4-pod head
+/// fits there whole, so the two GPUs idle on node 0 stay spare: `long` (running
+/// past t=100) backfills on them at t=2 and the head still starts at t=100. Taking
+/// node 0's idle GPUs first, in node order, reserved them and held `long` back
+/// until t=100.
+#[test]
+fn easy_backfill_reserves_released_capacity_before_idle() {
+    let jobs = vec![
+        job("n0-holder", 0, 300, 1, 2, 1),
+        job("n1-holder", 0, 100, 1, 4, 1),
+        job("head", 1, 50, 4, 1, 4),
+        job("long", 2, 1000, 1, 2, 1),
+    ];
+    let out = run("easy-backfill", nodes(2, 4), jobs);
+    assert_eq!(pods(&out, "n0-holder"), vec![(0, 300, 0, EndReason::Completed)]);
+    assert_eq!(pods(&out, "n1-holder"), vec![(0, 100, 1, EndReason::Completed)]);
+    assert_eq!(pods(&out, "long"), vec![(2, 1002, 0, EndReason::Completed)]);
+    assert_eq!(span(&out, "head"), (Some(100), Some(150)), "the head is not delayed");
+    assert!(pods(&out, "head").iter().all(|p| p.2 == 1), "{:?}", pods(&out, "head"));
+}
+
 /// A head that can never fit gets no reservation: later jobs start whenever they fit
 /// (strict fifo would block them for ever).
 #[test]

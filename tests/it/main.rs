@@ -42,6 +42,7 @@ mod streaming;
 mod subgroups;
 mod sweep;
 mod synthetic;
+mod textbook_easy;
 mod tour;
 mod trace_cli;
 mod trainer;

@@ -9,9 +9,11 @@
 //! 2. **Reservation.** The head gets a reservation at the *shadow time*: the earliest
 //!    instant at which its gang fits, predicted from the expected ends of what holds
 //!    resources now (below). The reserved resources are, per node, what a first-fit
-//!    placement of the head's Pending pods (task order, node order, resources and node
-//!    selectors) takes at the shadow time. Per node, `spare` = resources free at the
-//!    shadow time − reserved.
+//!    placement of the head's Pending pods (task order; resources and node selectors)
+//!    takes at the shadow time over the nodes that release something by then first,
+//!    then the others, each in node order: the head takes released capacity before
+//!    capacity idle now, which stays for backfill (Mu'alem & Feitelson's `extra`
+//!    processors). Per node, `spare` = resources free at the shadow time − reserved.
 //! 3. **Backfill.** Every later job with Pending pods, in creation order, may start now
 //!    (action `backfill`) if its gang fits now on idle resources (first-fit) and either
 //!    - its expected end, `now + remaining work` at full speed, is at or before the
@@ -221,6 +223,9 @@ impl EasyBackfill {
         let least = gang::least(&reqs, needed as usize);
         let mut total = free.iter().fold(Resources::ZERO, |a, r| a + *r);
         let slack = u64::from(ssn.wrong_skip_for_tests);
+        // Nodes that release something by the shadow time: the head takes their
+        // capacity first, leaving what is idle now to backfill (EASY's `extra`).
+        let mut releasing = vec![false; free.len()];
         let mut i = 0;
         while i < releases.len() {
             let t = releases[i].at;
@@ -234,6 +239,7 @@ impl EasyBackfill {
                 }
                 free[n] += r;
                 total += r;
+                releasing[n] = true;
                 if counted {
                     for (k, run) in runs.iter().enumerate() {
                         rooms[k] = rooms[k].saturating_add(room(run, n, &free[n]));
@@ -245,10 +251,10 @@ impl EasyBackfill {
                     continue;
                 }
                 let mut left = u64::from(needed);
-                for (n, f) in free.iter_mut().enumerate() {
-                    let k = room(&runs[0], n, f).min(left);
+                for n in released_first(&releasing) {
+                    let k = room(&runs[0], n, &free[n]).min(left);
                     for _ in 0..k {
-                        *f -= runs[0].0;
+                        free[n] -= runs[0].0;
                     }
                     left -= k;
                     if left == 0 {
@@ -263,7 +269,7 @@ impl EasyBackfill {
             if !exhaustive && !least.fits_in(&total) {
                 continue;
             }
-            if let Some(spare) = Self::simulate_placement(ssn, pending, needed, &free) {
+            if let Some(spare) = Self::simulate_placement(ssn, pending, needed, &free, &releasing) {
                 return Some(Reservation { job: head, at: t, spare });
             }
         }
@@ -297,22 +303,26 @@ impl EasyBackfill {
         gang::least(&reqs, needed as usize).fits_in(&free.iter().fold(Resources::ZERO, |a, r| a + *r))
     }
 
-    /// First-fit of `pending` (task order) on `free`, until `needed` pods are placed;
-    /// returns what is left per node, or `None` if the gang does not fit.
+    /// First-fit of `pending` (task order) on `free`, until `needed` pods are placed,
+    /// over the nodes that release something first (`releasing`), then the others,
+    /// each in node order; returns what is left per node, or `None` if the gang
+    /// does not fit.
     fn simulate_placement(
         ssn: &Session<'_>,
         pending: &[PodId],
         needed: u32,
         free: &[Resources],
+        releasing: &[bool],
     ) -> Option<Vec<Resources>> {
         let mut left = free.to_vec();
+        let order: Vec<usize> = released_first(releasing).collect();
         let mut placed = 0;
         for &p in pending {
             if placed >= needed {
                 break;
             }
             let req = ssn.pod(p).req;
-            let n = (0..left.len()).find(|&n| req.fits_in(&left[n]) && ssn.selector_matches(p, NodeId(n as u32)));
+            let n = order.iter().copied().find(|&n| req.fits_in(&left[n]) && ssn.selector_matches(p, NodeId(n as u32)));
             if let Some(n) = n {
                 left[n] -= req;
                 placed += 1;
@@ -320,6 +330,13 @@ impl EasyBackfill {
         }
         (placed >= needed).then_some(left)
     }
+}
+
+/// The nodes that release something by the shadow time, then the others, each
+/// in node order.
+fn released_first(releasing: &[bool]) -> impl Iterator<Item = usize> + '_ {
+    let of = |released: bool| (0..releasing.len()).filter(move |&n| releasing[n] == released);
+    of(true).chain(of(false))
 }
 
 impl Scheduler for EasyBackfill {

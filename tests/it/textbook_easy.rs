@@ -1,0 +1,121 @@
+//! `easy-backfill` against EASY backfilling as the textbook states it (Mu'alem &
+//! Feitelson, "Utilization, predictability, workloads, and user runtime estimates
+//! in scheduling the IBM SP2 with backfilling", 2001), computed here by an
+//! independent event simulation over a pool of processors with exact run times:
+//! at each instant, start the queue's jobs in order while they fit; the head's
+//! shadow time is the first end at which enough processors are free, `extra` the
+//! processors free then beyond the head's; a later job starts if it fits now and
+//! ends by the shadow time or takes no more than `extra` (which it then reduces).
+//! On the KTH SP2 sample (one processor per node) every start time must agree.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::path::Path;
+
+/// A trace job: (submit s, SWF job number, run time s, processors).
+type Job = (u64, u64, u64, u64);
+
+/// Start time (s) of each job (`job-<number>`) under the textbook rule on `procs`
+/// processors.
+fn textbook(swf: &str, procs: u64) -> BTreeMap<String, u64> {
+    let mut jobs: Vec<Job> = Vec::new();
+    for line in swf.lines() {
+        let f: Vec<i64> = line.split_whitespace().map(|x| x.parse().unwrap_or(-1)).collect();
+        if f.len() < 18 || line.trim_start().starts_with(';') {
+            continue;
+        }
+        let p = if f[4] > 0 { f[4] } else { f[7] };
+        if f[3] > 0 && p > 0 {
+            jobs.push((f[1] as u64, f[0] as u64, f[3] as u64, p as u64));
+        }
+    }
+    let t0 = jobs.iter().map(|j| j.0).min().expect("jobs");
+    let mut jobs: Vec<Job> = jobs.into_iter().map(|(s, i, r, p)| (s - t0, i, r, p)).collect();
+    jobs.sort_unstable();
+    let (mut queue, mut running): (Vec<Job>, BinaryHeap<Reverse<(u64, u64)>>) = (Vec::new(), BinaryHeap::new());
+    let (mut free, mut next, mut start) = (procs, 0, BTreeMap::new());
+    loop {
+        let t = match (jobs.get(next), running.peek()) {
+            (Some(j), Some(Reverse((end, _)))) => j.0.min(*end),
+            (Some(j), None) => j.0,
+            (None, Some(Reverse((end, _)))) => *end,
+            (None, None) => break,
+        };
+        while let Some(&Reverse((end, p))) = running.peek().filter(|r| r.0.0 == t) {
+            running.pop();
+            let _ = end;
+            free += p;
+        }
+        while jobs.get(next).is_some_and(|j| j.0 == t) {
+            queue.push(jobs[next]);
+            next += 1;
+        }
+        let mut run = |j: Job, free: &mut u64, running: &mut BinaryHeap<Reverse<(u64, u64)>>| {
+            start.insert(format!("job-{}", j.1), t);
+            *free -= j.3;
+            running.push(Reverse((t + j.2, j.3)));
+        };
+        while queue.first().is_some_and(|j| j.3 <= free) {
+            let j = queue.remove(0);
+            run(j, &mut free, &mut running);
+        }
+        let Some(&head) = queue.first() else { continue };
+        let mut ends: Vec<(u64, u64)> = running.iter().map(|r| r.0).collect();
+        ends.sort_unstable();
+        let mut acc = free;
+        let shadow = ends.iter().find(|&&(_, p)| {
+            acc += p;
+            acc >= head.3
+        });
+        let (shadow, mut extra) = match shadow {
+            Some(&(at, _)) => (Some(at), free + ends.iter().filter(|e| e.0 <= at).map(|e| e.1).sum::<u64>() - head.3),
+            None => (None, 0),
+        };
+        let mut rest = vec![head];
+        for &j in &queue[1..] {
+            let short = shadow.is_none_or(|s| t + j.2 <= s);
+            if j.3 <= free && (short || j.3 <= extra) {
+                run(j, &mut free, &mut running);
+                if !short {
+                    extra -= j.3;
+                }
+            } else {
+                rest.push(j);
+            }
+        }
+        queue = rest;
+    }
+    start
+}
+
+#[test]
+fn easy_backfill_starts_every_kth_job_when_the_textbook_does() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let swf = std::fs::read_to_string(root.join("examples/traces/swf/KTH-SP2-1996-2.1-cln.records-1-10000.swf"))
+        .expect("the KTH sample");
+    let expected = textbook(&swf, 100);
+    assert_eq!(expected.len(), 9996, "the jobs lahar imports (4 have run time 0)");
+    let dir = tempfile::tempdir().expect("tempdir");
+    crate::lahar()
+        .args(["run", "-q", "--set", "spec.scheduler={baseline: easy-backfill}", "--out"])
+        .arg(dir.path())
+        .arg(root.join("examples/traces/swf-kth.yaml"))
+        .assert()
+        .success();
+    let jobs = std::fs::read_to_string(dir.path().join("jobs.csv")).expect("jobs.csv");
+    let mut differ = Vec::new();
+    for line in jobs.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let want = expected.get(f[0]).map(|s| s.to_string()).unwrap_or_default();
+        if f[5] != want {
+            differ.push(format!("{}: lahar {}, textbook {want}", f[0], f[5]));
+        }
+    }
+    assert_eq!(jobs.lines().count() - 1, 9996);
+    assert!(
+        differ.is_empty(),
+        "{} of 9,996 start times differ, first: {:?}",
+        differ.len(),
+        &differ[..differ.len().min(5)]
+    );
+}
