@@ -78,6 +78,19 @@ struct Op {
     state: OpState,
 }
 
+/// Swaps a World journal of changed jobs into `into` (whose old contents, cleared,
+/// become the journal) and returns true; on the first call (`tracking` off) starts
+/// the journal and returns false, `into` empty.
+fn drain_journal(into: &mut Vec<JobId>, journal: &mut Vec<JobId>, tracking: &mut bool) -> bool {
+    into.clear();
+    std::mem::swap(into, journal);
+    if !std::mem::replace(tracking, true) {
+        into.clear();
+        return false;
+    }
+    true
+}
+
 /// A transaction of session operations, committed or discarded whole.
 #[derive(Debug, Default)]
 #[must_use = "a statement must be committed or discarded"]
@@ -422,14 +435,7 @@ impl<'w> Session<'w> {
     /// [`Session::jobs_waiting_admission`] then). For a scheduler that keeps its own
     /// order of waiting PodGroups.
     pub fn take_waiting_changes(&mut self, into: &mut Vec<JobId>) -> bool {
-        into.clear();
-        std::mem::swap(into, &mut self.world.waiting_changes);
-        if !self.world.track_waiting {
-            self.world.track_waiting = true;
-            into.clear();
-            return false;
-        }
-        true
+        drain_journal(into, &mut self.world.waiting_changes, &mut self.world.track_waiting)
     }
     /// Swaps the jobs changed since the last call (submitted or ended, pods
     /// created or changing status, progress started, stopped or re-priced; repeats
@@ -438,14 +444,7 @@ impl<'w> Session<'w> {
     /// journal (walk [`Session::jobs`] then). For a scheduler that keeps its own
     /// view of the jobs between sessions.
     pub fn take_job_changes(&mut self, into: &mut Vec<JobId>) -> bool {
-        into.clear();
-        std::mem::swap(into, &mut self.world.job_changes);
-        if !self.world.track_jobs {
-            self.world.track_jobs = true;
-            into.clear();
-            return false;
-        }
-        true
+        drain_journal(into, &mut self.world.job_changes, &mut self.world.track_jobs)
     }
     /// True if the job is submitted and not ended.
     pub fn is_active(&self, j: JobId) -> bool {

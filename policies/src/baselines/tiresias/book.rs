@@ -205,10 +205,7 @@ impl Book {
     fn forget(&mut self, j: JobId) {
         let Some(t) = self.jobs.remove(&j) else { return };
         if let Some(level) = t.level {
-            self.order.remove(&(level, t.submit, j));
-            if t.pending {
-                self.waiting.remove(&(level, t.submit, j));
-            }
+            self.unfile((level, t.submit, j), t.pending);
         }
         if let Some(at) = t.timer {
             self.timers.remove(&(at, j));
@@ -256,10 +253,7 @@ impl Book {
         if let Some(old) = old
             && (old != level || was_pending != pending)
         {
-            self.order.remove(&(old, submit, j));
-            if was_pending {
-                self.waiting.remove(&(old, submit, j));
-            }
+            self.unfile((old, submit, j), was_pending);
         }
         self.order.insert((level, submit, j));
         if pending {
@@ -268,6 +262,14 @@ impl Book {
         let t = self.jobs.get_mut(&j).expect("filed");
         t.level = Some(level);
         t.pending = pending;
+    }
+
+    /// Takes a job's entries out of `order` (and `waiting`, if `pending`).
+    fn unfile(&mut self, key: Key, pending: bool) {
+        self.order.remove(&key);
+        if pending {
+            self.waiting.remove(&key);
+        }
     }
 
     /// Moves the job's timer to `at` (none if it is not ahead) and requests a

@@ -15,8 +15,9 @@ use std::collections::BTreeSet;
 
 /// What [`Tiresias::preempt_for`]'s checks read of one queue level's victims: the
 /// same for every preemptor of that level until a pod moves, which within a session
-/// only this scheduler's commits do (each clears it). The exhaustive mode builds it
-/// for every preemptor.
+/// only this scheduler's commits do — a placement is subtracted from it
+/// ([`Tiresias::commit_placements`]), a preemption drops it. The exhaustive mode
+/// builds it for every preemptor.
 #[derive(Debug, Clone)]
 pub(super) struct VictimView {
     /// The preemptors' queue.
@@ -85,9 +86,7 @@ impl VictimView {
         }
         &self.room
     }
-}
 
-impl VictimView {
     /// This scheduler placed (allocated or pipelined) these pods: their nodes'
     /// future-idle resources shrink by their requests; the victims and what they
     /// hold stay (a pod placed in a session is not Running before it ends).
@@ -119,11 +118,10 @@ impl Tiresias {
     /// Tries to start `j` (of queue `level`) by evicting running jobs of a strictly
     /// lower-priority queue, lowest priority first. Returns whether it committed.
     pub(super) fn preempt_for(&mut self, ssn: &mut Session<'_>, j: JobId, level: usize) -> bool {
-        let view = match self.view.take() {
+        let mut view = match self.view.take() {
             Some(v) if v.level == level => v,
             _ => VictimView::of(ssn, level, self.book.order()),
         };
-        let mut view = view;
         let done = self.preempt_with(ssn, j, level, &mut view);
         // Nothing moves a pod during this scheduler's session but its own commits.
         if !done && !ssn.is_exhaustive() {
