@@ -4,7 +4,7 @@
 //! outside `--explain-window`).
 
 use lahar_core::engine::RunOutput;
-use lahar_core::job::PodStatus;
+use lahar_core::job::{JobId, PodStatus};
 
 /// A duration in the largest unit that reads well.
 fn human(s: f64) -> String {
@@ -19,11 +19,11 @@ fn human(s: f64) -> String {
     }
 }
 
-/// One line per explained pod, in pod order.
-pub fn lines(out: &RunOutput) -> Vec<String> {
+/// One line per pod `--explain` named (`named`), in pod order.
+pub fn lines(out: &RunOutput, named: &[(JobId, u16, u32)]) -> Vec<String> {
     let end = out.stats.end.as_secs_f64();
     let mut lines = Vec::new();
-    for (&(j, t, i), tally) in &out.explain_tallies {
+    for (&(j, t, i), tally) in out.explain_tallies.iter().filter(|(k, _)| named.contains(k)) {
         let job = &out.world.jobs[j.0 as usize];
         let name = lahar_reports::metrics::pod_label(&job.spec, t, i);
         let submit = job.spec.submit.as_secs_f64();

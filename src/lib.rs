@@ -6,9 +6,11 @@
 //! tests and benches drive the same code in-process.
 
 pub mod check;
+pub mod diff;
 pub mod explain_summary;
 pub mod interrupt;
 pub mod nccl;
+pub mod operator;
 pub mod outdir;
 pub mod overrides;
 pub mod placement;
@@ -59,6 +61,9 @@ pub struct RunOptions {
     /// Replace another scenario's outputs in the output directory (`--force`);
     /// without it, a directory whose marker names another scenario is refused.
     pub force: bool,
+    /// Keep the first this many decision rows in memory as well
+    /// ([`RunReport::decisions`]): an operator's snapshot run prints them.
+    pub keep_decisions: Option<usize>,
 }
 
 /// What a run produced.
@@ -78,6 +83,11 @@ pub struct RunReport {
     /// What the run itself let through (also in `meta.warnings`, after the
     /// scenario's): recurring objects' runs never created.
     pub run_warnings: Vec<scenario::Warning>,
+    /// The first decision rows, with [`RunOptions::keep_decisions`].
+    pub decisions: Option<lahar_reports::KeptDecisions>,
+    /// The pods `--explain` named (a job's name names all its pods); the run also
+    /// watches their jobs' other pods, to find what keeps a gang waiting.
+    pub explained: Vec<(JobId, u16, u32)>,
 }
 
 /// Warning kind: runs of recurring objects their concurrency policy or starting
@@ -332,10 +342,15 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
     let meta_base = run_meta(&s, s.scheduler.name());
     let record = (s.text.clone(), s.conf_text.clone());
-    let explain = if opts.explain.is_empty() {
-        None
+    // The pods named, and those watched: every pod of a named pod's job (a gang
+    // waits for its members).
+    let (explain, watched) = if opts.explain.is_empty() {
+        (None, Default::default())
     } else {
-        Some(resolve_explain(&s.workload.specs(), &opts.explain).map_err(RunError::Input)?)
+        let specs = s.workload.specs();
+        let named = resolve_explain(&specs, &opts.explain).map_err(RunError::Input)?;
+        let watched = whole_jobs(&named, specs.iter());
+        (Some(named), watched)
     };
     // The files are written as the run makes their rows; creating them first also
     // finds an unwritable output directory before any work is done. A reused
@@ -353,20 +368,23 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
             outdir::Kind::Run,
             outdir::Claimant { scenario: Some(&meta_base.scenario), force: opts.force },
         )?;
-        let opts = lahar_reports::SummaryOptions { faults: engine.has_faults(), ..Default::default() };
-        let w = lahar_reports::RunWriter::create(&out_dir, engine.world(), target, &opts).map_err(io)?;
+        let sopts = lahar_reports::SummaryOptions { faults: engine.has_faults(), ..Default::default() };
+        let mut w = lahar_reports::RunWriter::create(&out_dir, engine.world(), target, &sopts).map_err(io)?;
         // What was simulated, kept beside the outputs (lahar report embeds them).
         std::fs::write(out_dir.join(INPUT_SCENARIO), &record.0).map_err(io)?;
         if let Some(conf) = &record.1 {
             std::fs::write(out_dir.join(INPUT_CONF), conf).map_err(io)?;
+        }
+        if let Some(n) = opts.keep_decisions {
+            w.keep_decisions(n);
         }
         let w = Rc::new(RefCell::new(w));
         engine.set_recorder(Box::new(Rc::clone(&w)));
         Some(w)
     };
     engine.set_stop(interrupt::flag());
-    if let Some(e) = &explain {
-        let mut ex = Explain::new(e.iter().copied());
+    if explain.is_some() {
+        let mut ex = Explain::new(watched);
         if let Some((from, until)) = opts.explain_window {
             ex = ex.with_window(from, until);
         }
@@ -394,10 +412,12 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         message: w.text(),
     }));
     let interrupted = output.stats.interrupted;
+    let mut decisions = None;
     let summary = match writer {
         // The summary was accumulated as the run went.
         Some(w) => {
-            let w = Rc::try_unwrap(w).ok().expect("the engine that held the writer is finished").into_inner();
+            let mut w = Rc::try_unwrap(w).ok().expect("the engine that held the writer is finished").into_inner();
+            decisions = w.take_kept_decisions();
             let summary = w.finish().map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
             if interrupted {
                 meta.interrupted = Some(interrupted_at(&summary));
@@ -425,7 +445,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         }
         outdir::complete(&out_dir).map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
     }
-    Ok(RunReport { output, summary, meta, out_dir, run_warnings })
+    Ok(RunReport { output, summary, meta, out_dir, run_warnings, decisions, explained: explain.unwrap_or_default() })
 }
 
 /// Where a run the interrupt stopped had got to.
@@ -482,9 +502,11 @@ pub const INPUT_SCENARIO: &str = "input-scenario.yaml";
 /// The volcano-scheduler.conf a Volcano run used, in its directory.
 pub const INPUT_CONF: &str = "input-scheduler.conf";
 
-/// Resolves `--explain` pod names against a scenario's jobs: `namespace/name`, or a
-/// name unique across namespaces. Pods from Pod manifests keep their own names;
-/// the others are `<job>-<task>-<index>`. An unknown
+/// Resolves `--explain` names against a scenario's jobs: a pod or a job (every pod
+/// of it), as `namespace/name` or a name unique across namespaces. Pods from Pod
+/// manifests keep their own names; the others are `<job>-<task>-<index>`; a job
+/// from PodGroups or a snapshot is named by its PodGroup. A pod name wins over a
+/// job name. An unknown
 /// name is an error listing the nearest pod names; an ambiguous one lists its
 /// namespaces.
 pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId, u16, u32)>, scenario::ScenarioError> {
@@ -521,13 +543,33 @@ pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId,
                 }
             }
         }
+        // Not a pod: a job (a PodGroup's name for PodGroups and snapshots), all its pods.
+        if hits.is_empty() {
+            let jobs_named: Vec<usize> = (0..jobs.len())
+                .filter(|&j| jobs[j].name == name && ns.is_none_or(|ns| ns == &*jobs[j].namespace))
+                .collect();
+            if let [j] = jobs_named[..] {
+                for (t, task) in jobs[j].tasks.iter().enumerate() {
+                    out.extend((0..task.replicas).map(|i| (JobId(j as u32), t as u16, i)));
+                }
+                continue;
+            }
+            hits.extend(jobs_named.iter().map(|&j| (JobId(j as u32), 0, 0)));
+            if hits.len() > 1 {
+                let mut all: Vec<String> =
+                    hits.iter().map(|&(j, _, _)| lahar_reports::metrics::job_label(&jobs[j.0 as usize])).collect();
+                all.sort();
+                let m = format!("job name `{arg}` is ambiguous: {}; use namespace/name", all.join(", "));
+                return Err(scenario::ScenarioError::one("<command line>", None, "--explain", m));
+            }
+        }
         let err = |m: String| scenario::ScenarioError::one("<command line>", None, "--explain", m);
         match hits.len() {
             0 => {
                 let near = near_pods(jobs, arg);
                 let hint = if near.is_empty() { String::new() } else { format!("; nearest: {}", near.join(", ")) };
                 return Err(err(format!(
-                    "no pod `{arg}` in the scenario (pods keep their manifest names; lahar names the others <job>-<task>-<index>){hint}"
+                    "no pod `{arg}` in the scenario, nor a job of that name (pods keep their manifest names; lahar names the others <job>-<task>-<index>){hint}"
                 )));
             }
             1 => out.push(hits[0]),
@@ -549,28 +591,45 @@ pub fn resolve_explain(jobs: &[JobSpec], names: &[String]) -> Result<Vec<(JobId,
     Ok(out)
 }
 
-/// Up to five `namespace/name` pod names closest to `arg` by edit distance (at
-/// most a third of its length), nearest first, then by name.
+/// Every replica of the jobs of `named` (job, task, replica), in order.
+fn whole_jobs<'a>(
+    named: &[(JobId, u16, u32)],
+    specs: impl Iterator<Item = &'a JobSpec>,
+) -> std::collections::BTreeSet<(JobId, u16, u32)> {
+    let jobs: std::collections::BTreeSet<JobId> = named.iter().map(|k| k.0).collect();
+    let mut out: std::collections::BTreeSet<(JobId, u16, u32)> = named.iter().copied().collect();
+    for (j, spec) in specs.enumerate() {
+        let j = JobId(j as u32);
+        if jobs.contains(&j) {
+            for (t, task) in spec.tasks.iter().enumerate() {
+                out.extend((0..task.replicas).map(|i| (j, t as u16, i)));
+            }
+        }
+    }
+    out
+}
+
+/// Up to five `namespace/name` pod or job names closest to `arg` by edit distance
+/// (at most a third of its length), nearest first, then by name.
 fn near_pods(jobs: &[JobSpec], arg: &str) -> Vec<String> {
     let limit = (arg.chars().count() / 3).max(2);
     let mut near: Vec<(usize, String)> = Vec::new();
     for spec in jobs {
-        for (t, task) in spec.tasks.iter().enumerate() {
-            for i in 0..task.replicas {
-                let name = spec.pod_name(t, i);
-                let full = format!("{}/{}", spec.namespace, name);
-                let probe = if arg.contains('/') { &full } else { &name };
-                if probe.len().abs_diff(arg.len()) > limit {
-                    continue;
-                }
-                let d = edit_distance(probe, arg);
-                if d <= limit {
-                    near.push((d, full));
-                }
+        let pods = spec.tasks.iter().enumerate().flat_map(|(t, task)| (0..task.replicas).map(move |i| (t, i)));
+        for name in std::iter::once(spec.name.clone()).chain(pods.map(|(t, i)| spec.pod_name(t, i))) {
+            let full = format!("{}/{}", spec.namespace, name);
+            let probe = if arg.contains('/') { &full } else { &name };
+            if probe.len().abs_diff(arg.len()) > limit {
+                continue;
+            }
+            let d = edit_distance(probe, arg);
+            if d <= limit {
+                near.push((d, full));
             }
         }
     }
     near.sort();
+    near.dedup();
     near.into_iter().take(5).map(|x| x.1).collect()
 }
 

@@ -14,6 +14,7 @@ const EXAMPLES_HELP: &str = "Examples:
   lahar init --example baseline-sjf > s.yaml  start from an example (`lahar list examples`)
   lahar run s.yaml --set 'spec.scheduler={baseline: fifo}' --out out/fifo
   lahar run --snapshot cluster.yaml --conf volcano-scheduler.conf --explain team-a/train-0
+  lahar diff --snapshot cluster.yaml --conf a.conf --conf b.conf   decisions a conf changes
   lahar compare out/default out/fifo        headline metrics side by side
   lahar sweep examples/sweeps/nodes-by-policy.yaml --out out/sweep --jobs 2
   lahar check out/default --write-baseline baseline.json   then, in CI:
@@ -78,8 +79,10 @@ enum Command {
         /// Also write plots (SVG and PNG) into <out>/plots/.
         #[arg(long)]
         plots: bool,
-        /// Explain a pod's placement (namespace/name or a unique pod name; repeatable):
-        /// writes explain.csv with per-node predicate results and plugin scores.
+        /// Explain a pod's placement, or every pod of a job (namespace/name or a
+        /// unique name; repeatable): writes explain.csv with per-node predicate
+        /// results and plugin scores (its job's other pods too), and prints each
+        /// pod's node × plugin table and what keeps a waiting gang waiting.
         #[arg(long, value_name = "POD")]
         explain: Vec<String>,
         /// Keep explain.csv rows only for simulated times FROM..UNTIL (durations:
@@ -106,6 +109,27 @@ enum Command {
         /// error: exit 2 before running.
         #[arg(long)]
         strict: bool,
+    },
+    /// Which decisions change with the conf: run one scenario or snapshot under two
+    /// confs (`--conf A --conf B`; with one `--conf`, A is the input's own
+    /// scheduler) and show the first session where they differ, the decisions only
+    /// one side made there, and the pods that end in a different state. Writes no
+    /// files.
+    Diff {
+        /// Scenario YAML file (without one and without --snapshot: the embedded default).
+        scenario: Option<PathBuf>,
+        /// A cluster snapshot instead of a scenario (as `lahar run --snapshot`).
+        #[arg(long, value_name = "FILE", conflicts_with = "scenario")]
+        snapshot: Option<PathBuf>,
+        /// A volcano-scheduler.conf: once (B, against the input's own scheduler) or
+        /// twice (A, then B).
+        #[arg(long, value_name = "FILE", required = true)]
+        conf: Vec<PathBuf>,
+        /// Stop each run after N scheduling sessions (overrides spec.sessions).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        sessions: Option<u64>,
+        #[command(flatten)]
+        overrides: OverrideArgs,
     },
     /// Gate a run on a baseline (for CI): compare the headline metrics of a run
     /// directory, or of every cell of a sweep directory, with a baseline file; exit 1
@@ -549,6 +573,7 @@ fn main() -> ExitCode {
                 exhaustive,
                 allow_remote_extender,
                 force,
+                keep_decisions: snapshot.is_some().then_some(lahar::operator::DECISIONS_SHOWN),
             };
             install_interrupt();
             match lahar::run_any(s, &opts) {
@@ -560,11 +585,25 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 Ok(lahar::Ran::Run(report)) => {
-                    if !quiet {
+                    if !quiet && snapshot.is_some() {
+                        // An operator's question: what the sessions did, not research metrics.
+                        if let Some(k) = &report.decisions {
+                            outln!("{}", lahar::operator::decisions_table(k));
+                        }
+                        let sessions = report.summary.sessions;
+                        outln!(
+                            "{}",
+                            lahar::operator::snapshot_summary(&report.output, report.decisions.as_ref(), sessions)
+                        );
+                        outln!("outputs: {}", report.out_dir.display());
+                    } else if !quiet {
                         outln!("{}", lahar::summary_table(&report));
-                        for line in lahar::explain_summary::lines(&report.output) {
+                        for line in lahar::explain_summary::lines(&report.output, &report.explained) {
                             outln!("explain: {line}");
                         }
+                    }
+                    if !quiet && !report.explained.is_empty() {
+                        outln!("\n{}", lahar::operator::explain_report(&report.output, &report.explained));
                     }
                     let all: Vec<lahar::scenario::Warning> =
                         warnings.iter().chain(&report.run_warnings).cloned().collect();
@@ -629,6 +668,9 @@ fn main() -> ExitCode {
         Command::Sweep(a) => sweep(a),
         Command::Nccl(a) => nccl(a),
         Command::Trace(t) => trace(t),
+        Command::Diff { scenario, snapshot, conf, sessions, overrides } => {
+            diff(scenario.as_deref(), snapshot.as_deref(), &conf, sessions, &overrides)
+        }
         Command::Check { baseline, write_baseline, run_dir, tolerance, markdown } => {
             let done = match (baseline, write_baseline) {
                 (_, Some(file)) => lahar::check::write_baseline(&file, &run_dir).map(|s| {
@@ -693,6 +735,47 @@ fn main() -> ExitCode {
 }
 
 /// SIGINT and SIGTERM end `run` and `sweep` cleanly ([`lahar::interrupt`]).
+/// `lahar diff`: both sides loaded before either runs (a bad input fails first).
+fn diff(
+    scenario: Option<&std::path::Path>,
+    snapshot: Option<&std::path::Path>,
+    conf: &[PathBuf],
+    sessions: Option<u64>,
+    overrides: &OverrideArgs,
+) -> ExitCode {
+    let (a, b) = match conf {
+        [b] => (None, b),
+        [a, b] => (Some(a), b),
+        _ => {
+            let m =
+                format!("give one conf (B, against the input's own scheduler) or two (A, then B), not {}", conf.len());
+            return input_error(&lahar::scenario::ScenarioError::one("<command line>", None, "--conf", m));
+        }
+    };
+    let load = |c: Option<&PathBuf>| overrides.load_run(scenario, snapshot, c.map(PathBuf::as_path), sessions);
+    let (sa, sb) = match (load(a), load(Some(b))) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => return input_error(&e),
+    };
+    let name_a =
+        a.map_or_else(|| format!("the input's scheduler ({})", sa.scheduler.name()), |p| p.display().to_string());
+    let name_b = b.display().to_string();
+    let side = |s, label| match lahar::diff::side(s, label) {
+        Ok(side) => Ok(side),
+        Err(lahar::RunError::Input(e)) => Err(input_error(&e)),
+        Err(e) => {
+            errln!("error: {e}");
+            Err(ExitCode::from(1))
+        }
+    };
+    let (sa, sb) = match (side(sa, name_a), side(sb, name_b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(c), _) | (_, Err(c)) => return c,
+    };
+    outln!("{}", lahar::diff::render(&sa, &sb).0);
+    ExitCode::SUCCESS
+}
+
 fn install_interrupt() {
     if let Err(e) = lahar::interrupt::install() {
         errln!("warning: cannot handle SIGINT/SIGTERM ({e}): an interrupt will cut the outputs short");

@@ -40,6 +40,11 @@ struct RunView {
     /// input-scheduler.conf), empty when the directory has none.
     scenario_text: String,
     conf_text: String,
+    /// The first rows of decisions.csv and explain.csv.
+    decisions: Option<crate::load::Rows>,
+    explain: Option<crate::load::Rows>,
+    /// Why the plots are left out (a run of a session or two has nothing to draw).
+    no_plots: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -102,10 +107,22 @@ fn run_view(r: &RunData) -> Result<RunView, PlotError> {
         }
     }
     let runs = std::slice::from_ref(r);
-    let plots = PlotKind::SINGLE
-        .iter()
-        .map(|&k| Ok(Plot { name: k.name(), title: k.title(), svg: svg(k, runs)? }))
-        .collect::<Result<_, PlotError>>()?;
+    // A snapshot's session or two leaves one or two samples: no line to draw.
+    let no_plots = (r.ts.t.len() < 3).then(|| {
+        format!(
+            "No plots: the run has {} timeseries sample(s) ({} session(s)); its decisions are below.",
+            r.ts.t.len(),
+            s.pointer("/metrics/sessions").and_then(serde_json::Value::as_u64).unwrap_or(0)
+        )
+    });
+    let plots = if no_plots.is_some() {
+        Vec::new()
+    } else {
+        PlotKind::SINGLE
+            .iter()
+            .map(|&k| Ok(Plot { name: k.name(), title: k.title(), svg: svg(k, runs)? }))
+            .collect::<Result<_, PlotError>>()?
+    };
     let read = |name: &str| std::fs::read_to_string(r.dir.join(name)).unwrap_or_default();
     let num =
         |p: &str| s.pointer(p).and_then(serde_json::Value::as_f64).map(|x| fmt_value(Some(x))).unwrap_or_default();
@@ -160,6 +177,9 @@ fn run_view(r: &RunData) -> Result<RunView, PlotError> {
         queue_header: QUEUE_HEADER.to_vec(),
         queue_rows,
         plots,
+        decisions: r.decisions.clone(),
+        explain: r.explain.clone(),
+        no_plots,
     })
 }
 

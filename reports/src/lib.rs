@@ -25,4 +25,6 @@ pub mod write;
 
 pub use metrics::{JobRow, Summary, SummaryOptions, job_rows, summarize, summarize_with};
 pub use stream::RunWriter;
-pub use write::{DecisionWriter, Interrupted, RunMeta, WarningRecord, write_explain, write_summary};
+pub use write::{
+    DecisionWriter, Interrupted, KeptDecisions, RunMeta, WarningRecord, decision_fields, write_explain, write_summary,
+};

@@ -94,6 +94,49 @@ pub struct RunData {
     pub ts: Timeseries,
     /// Rows of pods.csv (placement intervals), if the file is there.
     pub pod_intervals: Option<usize>,
+    /// The first rows of decisions.csv (the report shows them).
+    pub decisions: Option<Rows>,
+    /// The first rows of explain.csv, if the run had `--explain`.
+    pub explain: Option<Rows>,
+}
+
+/// The first rows of a CSV file, for a table in the report.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Rows {
+    /// The columns.
+    pub header: Vec<String>,
+    /// The first rows, as written.
+    pub rows: Vec<Vec<String>>,
+    /// Rows beyond those kept.
+    pub more: u64,
+}
+
+/// Rows of decisions.csv the report shows.
+pub const DECISIONS_IN_REPORT: usize = 500;
+/// Rows of explain.csv the report shows.
+pub const EXPLAIN_IN_REPORT: usize = 2000;
+
+/// The first `keep` rows of `path`, whose header must be `columns`; `None` when
+/// the file is absent.
+fn first_rows(path: &Path, columns: &[&str], keep: usize) -> Result<Option<Rows>, LoadError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let mut rd = open_csv(path)?;
+    let h = rd.headers().map_err(|e| bad(path, e))?.clone();
+    if h.iter().ne(columns.iter().copied()) {
+        return Err(bad(path, format!("line 1: expected the columns {}", columns.join(","))));
+    }
+    let mut out = Rows { header: columns.iter().map(|c| c.to_string()).collect(), ..Rows::default() };
+    for r in rd.records() {
+        let r = r.map_err(|e| bad(path, e))?;
+        if out.rows.len() < keep {
+            out.rows.push(r.iter().map(str::to_string).collect());
+        } else {
+            out.more += 1;
+        }
+    }
+    Ok(Some(out))
 }
 
 impl RunData {
@@ -245,7 +288,9 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| !n.is_empty() && n != "." && n != "..")
         .unwrap_or_else(|| dir.display().to_string());
-    Ok(RunData { dir: dir.to_path_buf(), label, summary, jobs, ts, pod_intervals })
+    let decisions = first_rows(&dir.join("decisions.csv"), &crate::write::DECISION_COLUMNS, DECISIONS_IN_REPORT)?;
+    let explain = first_rows(&dir.join("explain.csv"), &crate::write::EXPLAIN_COLUMNS, EXPLAIN_IN_REPORT)?;
+    Ok(RunData { dir: dir.to_path_buf(), label, summary, jobs, ts, pod_intervals, decisions, explain })
 }
 
 /// Reads several run directories; labels that repeat get a `#k` suffix.

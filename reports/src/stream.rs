@@ -129,6 +129,16 @@ impl RunWriter {
         })
     }
 
+    /// Keeps the first `limit` decision rows in memory too ([`RunWriter::take_kept_decisions`]).
+    pub fn keep_decisions(&mut self, limit: usize) {
+        self.decisions.keep(limit);
+    }
+
+    /// The decision rows kept (see [`RunWriter::keep_decisions`]).
+    pub fn take_kept_decisions(&mut self) -> Option<crate::write::KeptDecisions> {
+        self.decisions.take_kept()
+    }
+
     /// Flushes every file and returns the run's summary; returns the first error met.
     pub fn finish(self) -> io::Result<Summary> {
         let RunWriter { decisions, mut jobs, mut pods, mut timeseries, summary, error, faults, .. } = self;

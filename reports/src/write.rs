@@ -186,6 +186,25 @@ pub struct DecisionWriter {
     row: [String; 4],
     /// The first write error; later rows are dropped and it is returned by `finish`.
     error: Option<io::Error>,
+    /// Rows also kept in memory, up to a limit (see [`DecisionWriter::keep`]).
+    kept: Option<KeptDecisions>,
+}
+
+/// The columns of explain.csv.
+pub const EXPLAIN_COLUMNS: [&str; 8] = ["session", "t", "pod", "node", "plugin", "passed", "reason", "score"];
+
+/// The columns of decisions.csv.
+pub const DECISION_COLUMNS: [&str; 9] = ["session", "t", "action", "kind", "job", "pod", "node", "phase", "reason"];
+
+/// Decision rows kept in memory as written (for the terminal), the first `limit`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeptDecisions {
+    /// The rows, fields as in decisions.csv.
+    pub rows: Vec<[String; 9]>,
+    /// The most rows kept.
+    pub limit: usize,
+    /// Rows written beyond the limit.
+    pub more: u64,
 }
 
 impl DecisionWriter {
@@ -193,8 +212,18 @@ impl DecisionWriter {
     pub fn create(dir: &Path) -> io::Result<DecisionWriter> {
         std::fs::create_dir_all(dir)?;
         let mut w = csv_writer(dir, "decisions.csv")?;
-        w.write_record(["session", "t", "action", "kind", "job", "pod", "node", "phase", "reason"]).map_err(io_err)?;
-        Ok(DecisionWriter { w, row: Default::default(), error: None })
+        w.write_record(DECISION_COLUMNS).map_err(io_err)?;
+        Ok(DecisionWriter { w, row: Default::default(), error: None, kept: None })
+    }
+
+    /// Keeps the first `limit` rows in memory too (an operator's run prints them).
+    pub fn keep(&mut self, limit: usize) {
+        self.kept = Some(KeptDecisions { limit, ..Default::default() });
+    }
+
+    /// The rows kept so far (see [`DecisionWriter::keep`]).
+    pub fn take_kept(&mut self) -> Option<KeptDecisions> {
+        self.kept.take()
     }
 
     /// Writes one decision, its names resolved in `world`.
@@ -214,7 +243,7 @@ impl DecisionWriter {
             let p = &world.pods[p.0 as usize];
             crate::metrics::push_pod_label(pod, j, p.task, p.index);
         }
-        let r = self.w.write_record([
+        let fields = [
             session.as_str(),
             t,
             d.action,
@@ -224,7 +253,15 @@ impl DecisionWriter {
             d.node.map(|n| world.cluster.node(n).name.as_str()).unwrap_or_default(),
             d.phase.map(|p| p.as_str()).unwrap_or(""),
             &d.reason,
-        ]);
+        ];
+        if let Some(k) = &mut self.kept {
+            if k.rows.len() < k.limit {
+                k.rows.push(fields.map(str::to_string));
+            } else {
+                k.more += 1;
+            }
+        }
+        let r = self.w.write_record(fields);
         if let Err(e) = r {
             self.error = Some(io_err(e));
         }
@@ -239,13 +276,35 @@ impl DecisionWriter {
     }
 }
 
+/// One decision's fields as decisions.csv writes them, names resolved in `world`.
+pub fn decision_fields(world: &World, d: &Decision) -> [String; 9] {
+    let j = &world.jobs[d.job.0 as usize].spec;
+    let mut t = String::new();
+    lahar_core::time::push_secs(&mut t, d.t.micros());
+    let pod = d.pod.map(|p| {
+        let p = &world.pods[p.0 as usize];
+        crate::metrics::pod_label(j, p.task, p.index)
+    });
+    [
+        d.session.to_string(),
+        t,
+        d.action.to_string(),
+        d.kind.as_str().to_string(),
+        crate::metrics::job_label(j),
+        pod.unwrap_or_default(),
+        d.node.map(|n| world.cluster.node(n).name.clone()).unwrap_or_default(),
+        d.phase.map(|p| p.as_str()).unwrap_or("").to_string(),
+        d.reason.to_string(),
+    ]
+}
+
 /// Writes explain.csv (`--explain`): the rows recorded for the watched pods, in the
 /// order recorded (session by session, as the scheduler evaluated them). An empty
 /// `passed` or `score` means the row has none (score rows; pass/fail rows).
 pub fn write_explain(dir: &Path, out: &RunOutput) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut w = csv_writer(dir, "explain.csv")?;
-    w.write_record(["session", "t", "pod", "node", "plugin", "passed", "reason", "score"]).map_err(io_err)?;
+    w.write_record(EXPLAIN_COLUMNS).map_err(io_err)?;
     for r in &out.explain {
         let pod = &out.world.pods[r.pod.0 as usize];
         let j = &out.world.jobs[pod.job.0 as usize].spec;

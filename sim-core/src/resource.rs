@@ -283,6 +283,24 @@ impl ResourceNames {
     pub fn scale(d: usize) -> i64 {
         if d == MEMORY || d == PODS { 1 } else { 1000 }
     }
+    /// `v` of dimension `d` as a person reads it, with its name: `8 nvidia.com/gpu`,
+    /// `0.5 cpu`, `64Gi memory` (binary units when whole), `110 pods`.
+    pub fn show(&self, d: usize, v: f64) -> String {
+        format!("{} {}", Self::amount(d, v), self.name(d))
+    }
+    /// `v` of dimension `d` without its name: `8`, `0.5`, `64Gi`.
+    pub fn amount(d: usize, v: f64) -> String {
+        if d == MEMORY {
+            for (unit, size) in [("Ti", 1u64 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)] {
+                let n = v / size as f64;
+                if n.abs() >= 1.0 && (n - n.round()).abs() < 1e-9 {
+                    return format!("{}{unit}", n.round());
+                }
+            }
+            return trim(v);
+        }
+        trim(v / Self::scale(d) as f64)
+    }
     /// Parses `quantity` for resource `name` and stores it in `into`.
     pub fn parse_into(&mut self, name: &str, quantity: &str, into: &mut Resources) -> Result<usize, ResourceError> {
         let d = self.dim_or_register(name)?;
@@ -291,9 +309,27 @@ impl ResourceNames {
     }
 }
 
+/// A number with at most three decimals, trailing zeros dropped.
+fn trim(x: f64) -> String {
+    let s = format!("{x:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".to_string() } else { s.to_string() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantities_read_as_written() {
+        let n = ResourceNames::default();
+        assert_eq!(n.show(GPU, 8000.0), "8 nvidia.com/gpu");
+        assert_eq!(n.show(CPU, 500.0), "0.5 cpu");
+        assert_eq!(n.show(CPU, 1234.5678), "1.235 cpu");
+        assert_eq!(n.show(MEMORY, (64u64 << 30) as f64), "64Gi memory");
+        assert_eq!(n.show(MEMORY, 1000.0), "1000 memory");
+        assert_eq!(n.show(PODS, 110.0), "110 pods");
+    }
 
     #[test]
     fn fit_and_arithmetic() {

@@ -54,6 +54,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         conf_text,
         comm,
         sources,
+        snapshot_source,
         output_dir,
         sample_at,
         placement,
@@ -193,7 +194,11 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
             short.0 += 1;
             short.1.get_or_insert_with(|| (format!("{}/{}", t.job.namespace, t.job.name), first, t.job.min_available));
         }
-        if t.job.duration.is_unbounded() {
+        // A snapshot's pods say nothing of how long they run: with a session
+        // limit (an operator's question about the next sessions) that is the
+        // point, not a finding.
+        let snapshot_limited = Some(t.source) == snapshot_source && engine.max_sessions.is_some();
+        if t.job.duration.is_unbounded() && !snapshot_limited {
             unbounded.0 += 1;
             unbounded.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
         }

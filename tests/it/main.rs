@@ -24,6 +24,7 @@ mod jobflow;
 mod manifests;
 mod nccl;
 mod node_timeline;
+mod operator;
 mod outputs;
 mod pod_affinity;
 mod podgroups;

@@ -578,7 +578,10 @@ fn pod_manifests_keep_their_names() {
     assert!(decisions.contains("ml/alice") && decisions.contains("ml/bob"), "{decisions}");
     assert!(!decisions.contains("trainers-"), "{decisions}");
     let explain = std::fs::read_to_string(out.join("explain.csv")).unwrap();
-    assert!(explain.lines().skip(1).all(|l| l.contains(",ml/bob,")), "{explain}");
+    // bob's rows, and those of alice, the other pod of its PodGroup (a gang is
+    // explained whole), each under its own name.
+    assert!(explain.lines().skip(1).all(|l| l.contains(",ml/bob,") || l.contains(",ml/alice,")), "{explain}");
+    assert!(explain.contains(",ml/bob,n0,predicates,true,"), "{explain}");
 }
 
 /// A HyperNode of tier 0 is valid (Volcano's CRD allows tier ≥ 0; issue 12, item 4):

@@ -8,7 +8,7 @@ use super::*;
 
 /// The README's fenced block after `marker`.
 fn block_after<'a>(text: &'a str, marker: &str) -> &'a str {
-    let from = text.find(marker).unwrap_or_else(|| panic!("no `{marker}` in README.md")) + marker.len();
+    let from = text.find(marker).unwrap_or_else(|| panic!("no `{marker}` in the page")) + marker.len();
     let open = text[from..].find("```\n").expect("a fenced block") + from + 4;
     let close = text[open..].find("```").expect("its end") + open;
     &text[open..close]
@@ -167,4 +167,50 @@ fn faults_elastic_table_is_the_sweep_s() {
         );
         assert!(doc.contains(&row), "docs/model.md should have:\n{row}");
     }
+}
+
+/// docs/manifests.md's operator outputs on the snapshot example: `--explain` on the
+/// fine-tuning PodGroup (the part after the decisions) and `lahar diff` against
+/// the conf without `priority`, as the binary prints them.
+#[test]
+fn snapshot_operator_outputs_are_the_binary_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/manifests.md")).expect("manifests.md");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = lahar()
+        .current_dir(root)
+        .args([
+            "run",
+            "--snapshot",
+            "examples/snapshot/cluster.yaml",
+            "--conf",
+            "examples/snapshot/volcano-scheduler.conf",
+        ])
+        .args(["--sessions", "1", "--explain", "team-b/finetune-2b9d", "--out"])
+        .arg(dir.path().join("o"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let run = String::from_utf8_lossy(&run);
+    let explained = &run[run.find("explain team-b/").expect("the explain part")..];
+    assert_eq!(block_after(&doc, "and the step that keep the gang waiting:\n"), explained);
+    let diff = lahar()
+        .current_dir(root)
+        .args([
+            "diff",
+            "--snapshot",
+            "examples/snapshot/cluster.yaml",
+            "--conf",
+            "examples/snapshot/volcano-scheduler.conf",
+        ])
+        .args(["--conf", "examples/snapshot/no-priority.conf", "--sessions", "1"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let marker = "--conf examples/snapshot/no-priority.conf --sessions 1\n```\n";
+    assert_eq!(block_after(&doc, marker), String::from_utf8_lossy(&diff));
 }

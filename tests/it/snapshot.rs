@@ -38,26 +38,15 @@ fn a_kind_list_snapshot_is_the_cluster_and_its_state() {
 
 /// The README's one-command study, through the binary: one session of the conf on
 /// the snapshot, decisions under the objects' own names, and `--explain` saying why
-/// the fine-tuning gang waits.
+/// the fine-tuning gang waits (in full: `operator.rs`).
 #[test]
 fn the_one_command_study() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o");
-    let o = lahar()
-        .arg("run")
-        .arg("--snapshot")
-        .arg(example("cluster.yaml"))
-        .arg("--conf")
-        .arg(example("volcano-scheduler.conf"))
-        .args(["--sessions", "1", "--explain", "team-b/finetune-worker-0", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("3 jobs have no run time") && stderr.contains("until the session limit (1)"), "{stderr}");
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("explain: team-b/finetune-worker-0: never placed"), "{stdout}");
+    let (code, stdout, stderr) = super::operator::snapshot_run(&out, &["--explain", "team-b/finetune-worker-0"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr, "", "a snapshot's pods have no run time: with --sessions, no warning");
+    assert!(stdout.contains("blocked by team-b/finetune-worker-1 at allocatable"), "{stdout}");
     let decisions = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
     assert_eq!(
         decisions,

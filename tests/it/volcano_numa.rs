@@ -131,7 +131,7 @@ fn user_guide_practice() {
     let rows = super::volcano_plugins::read_rows(&dir.path().join("explain.csv"));
     let numa: Vec<(String, String, String, String)> = rows
         .iter()
-        .filter(|r| r["plugin"] == "numa-aware")
+        .filter(|r| r["plugin"] == "numa-aware" && opts.explain.contains(&r["pod"]))
         .map(|r| (r["pod"].clone(), r["node"].clone(), r["score"].clone(), r["reason"].clone()))
         .collect();
     let e = |p: &str, n: &str, s: &str, why: &str| (p.to_string(), n.to_string(), s.to_string(), why.to_string());

@@ -202,6 +202,12 @@ pub trait Plugin: Send {
     fn allocatable(&self, ssn: &Session<'_>, queue: QueueId, pod: PodId) -> Option<bool> {
         None
     }
+    /// Why [`Plugin::allocatable`] says no, in numbers (`--explain` only): the
+    /// limit, what the queue holds and what the pod asks. `None` when it says yes
+    /// or has nothing to add to its name.
+    fn allocatable_why(&self, ssn: &Session<'_>, queue: QueueId, pod: PodId) -> Option<String> {
+        None
+    }
     /// May the queue reclaim for pods requesting `req` in all (one pod for
     /// reclaim, a job's pending pods for gangreclaim)?
     fn preemptive(&self, ssn: &Session<'_>, queue: QueueId, req: &Resources) -> Option<bool> {
@@ -648,11 +654,15 @@ impl Framework {
         })
     }
 
-    /// Plugins whose `allocatable` says no. For `--explain`.
-    pub fn allocatable_rejecters(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Vec<&'static str> {
+    /// Plugins whose `allocatable` says no, each with its numbers when it gives
+    /// them (`proportion (nvidia.com/gpu: ...)`). For `--explain`.
+    pub fn allocatable_rejecters(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Vec<String> {
         self.enabled(flag::ENABLED_ALLOCATABLE)
             .filter(|p| p.allocatable(ssn, q, pod) == Some(false))
-            .map(|p| p.name())
+            .map(|p| match p.allocatable_why(ssn, q, pod) {
+                Some(why) => format!("{} ({why})", p.name()),
+                None => p.name().to_string(),
+            })
             .collect()
     }
 

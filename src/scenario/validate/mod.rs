@@ -245,6 +245,8 @@ pub(crate) struct Validated<'a> {
     pub comm: CommSettings,
     /// The workload sources, in the scenario's order.
     pub sources: Vec<Source>,
+    /// Which of `sources` holds the snapshot's PodGroups and Pods (the last).
+    pub snapshot_source: Option<usize>,
     pub output_dir: PathBuf,
     /// Where `spec.output.sampleInterval` was given, if it was.
     pub sample_at: Option<At>,
@@ -474,7 +476,9 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         sources.push(source.unwrap_or(Source::Jobs { jobs: Vec::new(), origins: Vec::new(), compact: false }));
     }
     // The snapshot's PodGroups and Pods: the starting workload, after the sources.
+    let mut snapshot_source = None;
     if let Some(s) = snap.as_ref().filter(|s| !s.workload.is_empty()) {
+        snapshot_source = Some(sources.len());
         sources.push(manifests::source(
             &mut v,
             &s.workload,
@@ -519,6 +523,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         conf_text,
         comm,
         sources,
+        snapshot_source,
         output_dir,
         sample_at,
         placement,

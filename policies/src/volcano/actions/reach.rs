@@ -279,7 +279,19 @@ impl Reach {
             let slots = if self.quota_admits(fw, ssn, j, t, q, shape) {
                 format!("free slots {}", self.slots(ssn, shape, pending))
             } else {
-                "refused by the queue's quota".to_string()
+                // Allocate and preempt ask `allocatable`, which gives its numbers.
+                let pod = job
+                    .pods
+                    .iter()
+                    .copied()
+                    .find(|&p| ssn.pod(p).task as usize == t && ssn.pod(p).status == PodStatus::Pending);
+                let by = pod
+                    .filter(|_| self.action != Action::Reclaim)
+                    .map(|p| fw.allocatable_rejecters(ssn, q, p))
+                    .filter(|r| !r.is_empty())
+                    .map(|r| format!(": rejected by {}", r.join(", ")))
+                    .unwrap_or_default();
+                format!("refused by the queue's quota{by}")
             };
             terms.push(format!("task {}: {pending} pending, {slots}", task.name));
         }

@@ -20,7 +20,7 @@
 use super::super::framework::{EvictKind, Plugin, Vote};
 use super::proportion::real_capability;
 use super::queue_tree::QueueTree;
-use super::{Admission, FRes, f, le, le_on, share};
+use super::{Admission, FRes, f, le, le_on, over_limit, share};
 use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::{QueueId, QueueState};
 use lahar_core::resource::{DIMS, PODS, Resources};
@@ -345,6 +345,29 @@ impl Plugin for Capacity {
             }));
         }
         Some(le_on(&f(&(qs.allocated + req)), &self.attrs[q.0 as usize].real_capability, &req))
+    }
+    fn allocatable_why(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<String> {
+        let qs = ssn.queue(q);
+        if qs.spec.state != QueueState::Open {
+            return Some(format!("the queue is {:?}, not Open", qs.spec.state));
+        }
+        let req = ssn.pod(pod).req;
+        if let Some(t) = self.tree() {
+            let n = q.0 as usize;
+            if self.broken() {
+                return Some("the queue hierarchy is invalid: no queue takes pods".to_string());
+            }
+            if !t.is_leaf(n) {
+                return Some(format!("queue {} is not a leaf of the hierarchy", qs.spec.name));
+            }
+            return std::iter::once(n).chain(t.ancestors[n].iter().rev().copied()).find_map(|a| {
+                let used = self.node_allocated(ssn, a);
+                let why = over_limit(ssn, &used, &req, &self.attrs[a].real_capability, "capability")?;
+                let name = ssn.queues().get(a).map_or("root", |q| q.spec.name.as_str());
+                Some(format!("queue {name}: {why}"))
+            });
+        }
+        over_limit(ssn, &f(&qs.allocated), &req, &self.attrs[q.0 as usize].real_capability, "capability")
     }
     fn preemptive(&self, ssn: &Session<'_>, q: QueueId, req: &Resources) -> Option<bool> {
         if self.broken() || ssn.queue(q).spec.state != QueueState::Open {

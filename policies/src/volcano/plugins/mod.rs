@@ -109,6 +109,30 @@ pub(crate) fn le_on(a: &FRes, b: &FRes, mask: &Resources) -> bool {
     (0..DIMS).all(|d| d == PODS || mask.get(d) <= 0 || a[d] <= b[d])
 }
 
+/// Why `allocated + req ≤ limit` fails on the dimensions `req` asks for (as
+/// [`le_on`] checks it), for `--explain`: the first such dimension in numbers,
+/// `nvidia.com/gpu: 24 allocated + 8 asked = 32 > deserved 24`.
+pub(crate) fn over_limit(
+    ssn: &Session<'_>,
+    allocated: &FRes,
+    req: &Resources,
+    limit: &FRes,
+    what: &str,
+) -> Option<String> {
+    let names = &ssn.cluster().resource_names;
+    let r = f(req);
+    let d = (0..DIMS).find(|&d| d != PODS && req.get(d) > 0 && allocated[d] + r[d] > limit[d])?;
+    let a = |v: f64| lahar_core::resource::ResourceNames::amount(d, v);
+    let cap = if limit[d].is_finite() { a(limit[d]) } else { "unlimited".to_string() };
+    Some(format!(
+        "{}: {} allocated + {} asked = {} > {what} {cap}",
+        names.name(d),
+        a(allocated[d]),
+        a(r[d]),
+        a(allocated[d] + r[d])
+    ))
+}
+
 /// Share: max over dimensions with `deserved ≥ 0.1` of allocated / deserved.
 pub(crate) fn share(alloc: &FRes, deserved: &FRes) -> f64 {
     (0..DIMS).filter(|&d| deserved[d] >= 0.1).map(|d| alloc[d] / deserved[d]).fold(0.0, f64::max)

@@ -7,10 +7,10 @@
 //! `max(allocated / deserved)`.
 
 use super::super::framework::{Plugin, Vote};
-use super::{Admission, FRes, f, le, le_on, share};
+use super::{Admission, FRes, f, le, le_on, over_limit, share};
 use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::{QueueId, QueueState};
-use lahar_core::resource::{DIMS, ResourceList, Resources};
+use lahar_core::resource::{DIMS, PODS, ResourceList, Resources};
 use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 use std::cmp::Ordering;
@@ -153,6 +153,22 @@ impl Plugin for Proportion {
     }
     fn allocatable(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<bool> {
         self.preemptive(ssn, q, &ssn.pod(pod).req)
+    }
+    fn allocatable_why(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<String> {
+        let qs = ssn.queue(q);
+        if qs.spec.state != QueueState::Open {
+            return Some(format!("the queue is {:?}, not Open", qs.spec.state));
+        }
+        let a = self.attr(q);
+        let req = ssn.pod(pod).req;
+        let why = over_limit(ssn, &f(&qs.allocated), &req, &a.deserved, "deserved")?;
+        // The capability the user gave, on the dimensions the pod asks for.
+        let names = &ssn.cluster().resource_names;
+        let cap: Vec<String> = (0..DIMS)
+            .filter(|&d| d != PODS && req.get(d) > 0 && qs.spec.capability.has(d))
+            .map(|d| names.show(d, qs.spec.capability.values.get(d) as f64))
+            .collect();
+        Some(if cap.is_empty() { why } else { format!("{why}; capability {}", cap.join(", ")) })
     }
     fn preemptive(&self, ssn: &Session<'_>, q: QueueId, req: &Resources) -> Option<bool> {
         // Volcano's queueAllocatable, over every pod asked about.

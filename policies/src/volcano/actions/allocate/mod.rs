@@ -95,7 +95,7 @@ pub(crate) fn allocate_tasks(
         if !fw.allocatable(ssn, q, pod) {
             if ssn.explaining(pod) {
                 let why = format!(
-                    "queue {} cannot take the pod: allocatable rejected by {}",
+                    "queue {} cannot take the pod: rejected by {}",
                     ssn.queue(q).spec.name,
                     fw.allocatable_rejecters(ssn, q, pod).join(", ")
                 );
