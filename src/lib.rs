@@ -245,7 +245,9 @@ pub fn build_engine(s: Scenario) -> Engine {
 /// failed to make its jobs again (a trace changed since it was validated).
 pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
     let scheduler: Box<dyn lahar_core::session::Scheduler> = match &s.scheduler {
-        SchedulerChoice::Baseline(name) => lahar_policies::baseline(name, s.seed).expect("baseline name validated"),
+        SchedulerChoice::Baseline(name) => {
+            lahar_policies::baseline_with(name, s.seed, s.baseline_options).expect("baseline name validated")
+        }
         SchedulerChoice::Volcano(conf) => Box::new(lahar_policies::volcano::Volcano::new((**conf).clone())),
     };
     let runtime: Box<dyn lahar_core::engine::RuntimeModel> = if s.workload.has_models() {

@@ -25,5 +25,14 @@ pub const BASELINES: &[&str] = baselines::NAMES;
 
 /// Builds a baseline scheduler by name (its draws from `seed`'s streams).
 pub fn baseline(name: &str, seed: u64) -> Result<Box<dyn Scheduler>, PolicyError> {
-    baselines::build(name, seed).ok_or_else(|| PolicyError::UnknownBaseline(name.to_string()))
+    baseline_with(name, seed, baselines::BaselineOptions::default())
+}
+
+/// [`baseline`] with the scenario's options.
+pub fn baseline_with(
+    name: &str,
+    seed: u64,
+    opts: baselines::BaselineOptions,
+) -> Result<Box<dyn Scheduler>, PolicyError> {
+    baselines::build_with(name, seed, opts).ok_or_else(|| PolicyError::UnknownBaseline(name.to_string()))
 }

@@ -436,6 +436,12 @@ pub struct JobSpec {
     pub sub_groups: Option<Box<crate::subgroup::SubGroups>>,
     /// Run time under ideal placement (work to do once the gang runs).
     pub duration: SimDuration,
+    /// The user's run-time estimate, as a time limit gives it (SWF's requested
+    /// time, a `lahar.io/estimate` annotation, a compact job's `estimate`, a
+    /// synthetic source's `estimateFactor`); `None` when the input gives none.
+    /// Only the baselines told to (`runTime: estimate`) read it; nothing kills a
+    /// job that runs past it.
+    pub estimate: Option<SimDuration>,
     /// Checkpoint interval in work time; progress since the last checkpoint is lost
     /// when the job stops. `None`: all progress is lost.
     pub checkpoint_interval: Option<SimDuration>,
@@ -561,6 +567,7 @@ impl JobSpec {
             network_topology: None,
             sub_groups: None,
             duration: SimDuration::ZERO,
+            estimate: None,
             checkpoint_interval: None,
             elastic: None,
             termination_grace: SimDuration::ZERO,
@@ -978,6 +985,7 @@ mod tests {
             network_topology: None,
             sub_groups: None,
             duration: SimDuration::from_secs(10),
+            estimate: None,
             checkpoint_interval: None,
             elastic: None,
             termination_grace: DEFAULT_TERMINATION_GRACE,

@@ -51,6 +51,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         budgets,
         clock_start,
         scheduler,
+        baseline_options,
         conf_text,
         comm,
         sources,
@@ -137,6 +138,9 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     let total = nodes.iter().fold(Resources::ZERO, |a, n| a + n.allocatable);
     let mut gangs: Vec<Warning> = Vec::new();
     let mut unbounded: (usize, Option<String>) = (0, None);
+    // `runTime: estimate` and jobs without one (they are planned with their run time).
+    let estimates = baseline_options.run_time == lahar_policies::baselines::RunTime::Estimate;
+    let mut no_estimate: (usize, Option<String>) = (0, None);
     // Jobs with a NUMA policy numa-aware will not look at (not Guaranteed).
     let numa = scheduler.models_numa();
     let mut burstable: (usize, Option<String>) = (0, None);
@@ -198,6 +202,10 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         // limit (an operator's question about the next sessions) that is the
         // point, not a finding.
         let snapshot_limited = Some(t.source) == snapshot_source && engine.max_sessions.is_some();
+        if estimates && t.job.estimate.is_none() {
+            no_estimate.0 += 1;
+            no_estimate.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
+        }
         if t.job.duration.is_unbounded() && !snapshot_limited {
             unbounded.0 += 1;
             unbounded.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
@@ -242,6 +250,18 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     }
     if let (n, Some(first)) = unbounded {
         run_times(&mut v, n, &first, &engine);
+    }
+    if let (n, Some(first)) = no_estimate {
+        let message = format!(
+            "{n} job{} no run-time estimate (SWF field 9, `lahar.io/estimate`, `estimate`, `estimateFactor`), the first `{first}`: `runTime: estimate` plans {} with {} actual run time",
+            if n == 1 { " has" } else { "s have" },
+            if n == 1 { "it" } else { "them" },
+            if n == 1 { "its" } else { "their" },
+        );
+        let file = v.file.to_string();
+        let path = "spec.scheduler.runTime".to_string();
+        let kind = super::validate::NO_ESTIMATE;
+        v.warnings.push(Warning { kind, count: n as u64, file, at: None, path, message, first_of_many: false });
     }
     if let (n, Some((first, pods, min))) = short {
         let message = format!(
@@ -304,6 +324,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         budgets,
         clock_start,
         scheduler,
+        baseline_options,
         workload,
         comm,
         engine,

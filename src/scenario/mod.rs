@@ -142,6 +142,8 @@ pub struct Scenario {
     pub clock_start: i64,
     /// Scheduler.
     pub scheduler: SchedulerChoice,
+    /// A baseline's options (`spec.scheduler.runTime`).
+    pub baseline_options: lahar_policies::baselines::BaselineOptions,
     /// All jobs of all sources, ordered by (submit time, source, position in
     /// source): made again for each pass, never held whole.
     pub workload: Workload,

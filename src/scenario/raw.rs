@@ -407,6 +407,9 @@ pub struct RawNodeGroups {
 #[serde(deny_unknown_fields)]
 pub struct RawScheduler {
     pub baseline: Option<Spanned<String>>,
+    /// `actual` or `estimate`: the run time `sjf` and `easy-backfill` plan with.
+    #[serde(rename = "runTime")]
+    pub run_time: Option<Spanned<String>>,
     pub conf: Option<Spanned<String>>,
     pub inline: Option<Spanned<String>>,
 }
@@ -450,6 +453,8 @@ pub struct RawSynthetic {
     pub duration: RawDuration,
     pub queues: Option<Spanned<BTreeMap<String, f64>>>,
     pub checkpoint_interval: Option<Spanned<RawInterval>>,
+    /// Each job's run-time estimate is its run time times this.
+    pub estimate_factor: Option<Spanned<f64>>,
     pub priority: Option<i32>,
     pub model: Option<Spanned<RawModel>>,
     pub models: Option<Spanned<BTreeMap<String, f64>>>,
@@ -609,6 +614,8 @@ pub struct RawJob {
     pub priority_class_name: Option<Spanned<String>>,
     pub min_available: Option<Spanned<i64>>,
     pub duration: Option<Spanned<String>>,
+    /// The user's run-time estimate (a time limit), for baselines that use one.
+    pub estimate: Option<Spanned<String>>,
     pub max_retry: Option<Spanned<i64>>,
     pub checkpoint_interval: Option<Spanned<String>>,
     pub scaling: Option<Spanned<String>>,

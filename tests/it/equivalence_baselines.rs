@@ -16,7 +16,8 @@ use super::equivalence::{first_difference, outputs_with};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 
-const POLICIES: [&str; 4] = ["fifo", "sjf", "easy-backfill", "tiresias"];
+const POLICIES: [&str; 6] =
+    ["fifo", "sjf", "easy-backfill", "tiresias", "sjf, runTime: estimate", "easy-backfill, runTime: estimate"];
 
 #[derive(Debug, Clone)]
 struct J {
@@ -31,6 +32,8 @@ struct J {
     min: u32,
     /// Only on nodes labelled `zone: a`.
     zone: bool,
+    /// The user's estimate, seconds (above or below the run time).
+    est: u32,
 }
 
 fn jobs() -> impl Strategy<Value = Vec<J>> {
@@ -43,8 +46,9 @@ fn jobs() -> impl Strategy<Value = Vec<J>> {
         any::<bool>(),
         0u32..4,
         prop::sample::select(vec![false, false, false, true]),
+        30u32..9000,
     )
-        .prop_map(|(submit, dur, workers, gpus, cpu, rest, min, zone)| J {
+        .prop_map(|(submit, dur, workers, gpus, cpu, rest, min, zone, est)| J {
             submit,
             dur,
             workers,
@@ -53,6 +57,7 @@ fn jobs() -> impl Strategy<Value = Vec<J>> {
             rest,
             min: min.min(workers),
             zone,
+            est,
         });
     prop::collection::vec(job, 8..40)
 }
@@ -78,9 +83,10 @@ fn text(nodes: u32, policy: &str, jobs: &[J]) -> String {
         }
         let min = if j.min > 0 { format!(", minAvailable: {}", j.min) } else { String::new() };
         w += &format!(
-            "        - {{name: j{i}, submitAt: {}s, duration: {}s, checkpointInterval: 600s{min}, tasks: [{}]}}\n",
+            "        - {{name: j{i}, submitAt: {}s, duration: {}s, estimate: {}s, checkpointInterval: 600s{min}, tasks: [{}]}}\n",
             j.submit,
             j.dur,
+            j.est,
             tasks.join(", ")
         );
     }
@@ -91,7 +97,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     #[test]
-    fn baselines_decide_as_their_exhaustive_rules(nodes in 2u32..6, policy in 0usize..4, jobs in jobs()) {
+    fn baselines_decide_as_their_exhaustive_rules(nodes in 2u32..6, policy in 0usize..POLICIES.len(), jobs in jobs()) {
         let t = text(nodes, POLICIES[policy], &jobs);
         let fast = outputs_with(&t, false, |_| {});
         let full = outputs_with(&t, true, |_| {});
@@ -106,7 +112,7 @@ proptest! {
     /// The same with every third job's pods holding host port 7000 (one per
     /// node): the baselines' skips by pod shape must not stand for them.
     #[test]
-    fn baselines_with_host_ports_decide_as_their_exhaustive_rules(nodes in 2u32..6, policy in 0usize..4, jobs in jobs()) {
+    fn baselines_with_host_ports_decide_as_their_exhaustive_rules(nodes in 2u32..6, policy in 0usize..POLICIES.len(), jobs in jobs()) {
         let t: String = text(nodes, POLICIES[policy], &jobs)
             .lines()
             .enumerate()

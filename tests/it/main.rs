@@ -10,6 +10,7 @@ mod equivalence;
 mod equivalence_baselines;
 mod equivalence_contention;
 mod errors;
+mod estimates;
 mod explain;
 mod faults;
 mod fragmentation;

@@ -214,3 +214,46 @@ fn snapshot_operator_outputs_are_the_binary_s() {
     let marker = "--conf examples/snapshot/no-priority.conf --sessions 1\n```\n";
     assert_eq!(block_after(&doc, marker), String::from_utf8_lossy(&diff));
 }
+
+/// docs/baselines.md's counts of jobs whose start time the users' estimates move
+/// (`runTime: estimate` against the true run times) on the KTH and RICC samples.
+#[test]
+fn estimate_counts_are_the_binary_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let moved = |trace: &str, baseline: &str| -> (usize, usize) {
+        let starts = |rt: &str| -> std::collections::BTreeMap<String, String> {
+            let out = dir.path().join(format!("{trace}-{baseline}-{rt}"));
+            lahar()
+                .args([
+                    "run",
+                    "-q",
+                    "--set",
+                    &format!("spec.scheduler={{baseline: {baseline}, runTime: {rt}}}"),
+                    "--out",
+                ])
+                .arg(&out)
+                .arg(root.join(format!("examples/traces/swf-{trace}.yaml")))
+                .assert()
+                .success();
+            let jobs = std::fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
+            jobs.lines().skip(1).map(|l| l.split(',').collect::<Vec<_>>()).map(|f| (f[0].into(), f[5].into())).collect()
+        };
+        let (a, e) = (starts("actual"), starts("estimate"));
+        (a.iter().filter(|(k, v)| e.get(*k) != Some(v)).count(), a.len())
+    };
+    let doc = std::fs::read_to_string(root.join("docs/baselines.md")).expect("baselines.md");
+    let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    let pct = |(n, of): (usize, usize)| format!("{:.1}%", 100.0 * n as f64 / of as f64);
+    let (ke, ks) = (moved("kth", "easy-backfill"), moved("kth", "sjf"));
+    let (rs, re) = (moved("ricc", "sjf"), moved("ricc", "easy-backfill"));
+    let want = [
+        format!("`easy-backfill` starts {} of {} jobs ({})", grouped(ke.0 as f64), grouped(ke.1 as f64), pct(ke)),
+        format!("and `sjf` {} ({});", grouped(ks.0 as f64), pct(ks)),
+        format!("`sjf` {} of {} ({})", grouped(rs.0 as f64), grouped(rs.1 as f64), pct(rs)),
+    ];
+    for w in want {
+        assert!(doc.contains(&w), "docs/baselines.md should have: {w}");
+    }
+    assert_eq!(re.0, 0, "docs/baselines.md says no RICC start moves under easy-backfill");
+}

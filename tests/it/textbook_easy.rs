@@ -6,18 +6,21 @@
 //! shadow time is the first end at which enough processors are free, `extra` the
 //! processors free then beyond the head's; a later job starts if it fits now and
 //! ends by the shadow time or takes no more than `extra` (which it then reduces).
-//! On the KTH SP2 sample (one processor per node) every start time must agree.
+//! On the KTH SP2 sample (one processor per node) every start time must agree,
+//! with the true run times and with the users' estimates.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-/// A trace job: (submit s, SWF job number, run time s, processors).
-type Job = (u64, u64, u64, u64);
+/// A trace job: (submit s, SWF job number, run time s, processors, planned run
+/// time s: the estimate, or the run time).
+type Job = (u64, u64, u64, u64, u64);
 
 /// Start time (s) of each job (`job-<number>`) under the textbook rule on `procs`
-/// processors.
-fn textbook(swf: &str, procs: u64) -> BTreeMap<String, u64> {
+/// processors; with `estimates`, the shadow time and the backfill test use each
+/// job's requested time (field 9, where positive) as its run time, less what it
+/// has run (none once past it), while jobs end at their true run time.
+fn textbook(swf: &str, procs: u64, estimates: bool) -> BTreeMap<String, u64> {
     let mut jobs: Vec<Job> = Vec::new();
     for line in swf.lines() {
         let f: Vec<i64> = line.split_whitespace().map(|x| x.parse().unwrap_or(-1)).collect();
@@ -25,42 +28,46 @@ fn textbook(swf: &str, procs: u64) -> BTreeMap<String, u64> {
             continue;
         }
         let p = if f[4] > 0 { f[4] } else { f[7] };
+        let planned = if estimates && f[8] > 0 { f[8] } else { f[3] };
         if f[3] > 0 && p > 0 {
-            jobs.push((f[1] as u64, f[0] as u64, f[3] as u64, p as u64));
+            jobs.push((f[1] as u64, f[0] as u64, f[3] as u64, p as u64, planned as u64));
         }
     }
     let t0 = jobs.iter().map(|j| j.0).min().expect("jobs");
-    let mut jobs: Vec<Job> = jobs.into_iter().map(|(s, i, r, p)| (s - t0, i, r, p)).collect();
+    let mut jobs: Vec<Job> = jobs.into_iter().map(|(s, i, r, p, e)| (s - t0, i, r, p, e)).collect();
     jobs.sort_unstable();
-    let (mut queue, mut running): (Vec<Job>, BinaryHeap<Reverse<(u64, u64)>>) = (Vec::new(), BinaryHeap::new());
+    // Running jobs: (true end, planned end, processors).
+    let (mut queue, mut running): (Vec<Job>, Vec<(u64, u64, u64)>) = (Vec::new(), Vec::new());
     let (mut free, mut next, mut start) = (procs, 0, BTreeMap::new());
     loop {
-        let t = match (jobs.get(next), running.peek()) {
-            (Some(j), Some(Reverse((end, _)))) => j.0.min(*end),
+        let end = running.iter().map(|r| r.0).min();
+        let t = match (jobs.get(next), end) {
+            (Some(j), Some(end)) => j.0.min(end),
             (Some(j), None) => j.0,
-            (None, Some(Reverse((end, _)))) => *end,
+            (None, Some(end)) => end,
             (None, None) => break,
         };
-        while let Some(&Reverse((end, p))) = running.peek().filter(|r| r.0.0 == t) {
-            running.pop();
-            let _ = end;
-            free += p;
-        }
+        running.retain(|r| {
+            if r.0 == t {
+                free += r.2;
+            }
+            r.0 != t
+        });
         while jobs.get(next).is_some_and(|j| j.0 == t) {
             queue.push(jobs[next]);
             next += 1;
         }
-        let mut run = |j: Job, free: &mut u64, running: &mut BinaryHeap<Reverse<(u64, u64)>>| {
+        let mut run = |j: Job, free: &mut u64, running: &mut Vec<(u64, u64, u64)>| {
             start.insert(format!("job-{}", j.1), t);
             *free -= j.3;
-            running.push(Reverse((t + j.2, j.3)));
+            running.push((t + j.2, t + j.4, j.3));
         };
         while queue.first().is_some_and(|j| j.3 <= free) {
             let j = queue.remove(0);
             run(j, &mut free, &mut running);
         }
         let Some(&head) = queue.first() else { continue };
-        let mut ends: Vec<(u64, u64)> = running.iter().map(|r| r.0).collect();
+        let mut ends: Vec<(u64, u64)> = running.iter().map(|r| (r.1.max(t), r.2)).collect();
         ends.sort_unstable();
         let mut acc = free;
         let shadow = ends.iter().find(|&&(_, p)| {
@@ -73,7 +80,7 @@ fn textbook(swf: &str, procs: u64) -> BTreeMap<String, u64> {
         };
         let mut rest = vec![head];
         for &j in &queue[1..] {
-            let short = shadow.is_none_or(|s| t + j.2 <= s);
+            let short = shadow.is_none_or(|s| t + j.4 <= s);
             if j.3 <= free && (short || j.3 <= extra) {
                 run(j, &mut free, &mut running);
                 if !short {
@@ -88,21 +95,34 @@ fn textbook(swf: &str, procs: u64) -> BTreeMap<String, u64> {
     start
 }
 
-#[test]
-fn easy_backfill_starts_every_kth_job_when_the_textbook_does() {
+/// The KTH SP2 sample's text.
+fn kth() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let swf = std::fs::read_to_string(root.join("examples/traces/swf/KTH-SP2-1996-2.1-cln.records-1-10000.swf"))
-        .expect("the KTH sample");
-    let expected = textbook(&swf, 100);
+    std::fs::read_to_string(root.join("examples/traces/swf/KTH-SP2-1996-2.1-cln.records-1-10000.swf"))
+        .expect("the KTH sample")
+}
+
+/// lahar's start times of the KTH sample under `easy-backfill` with `run_time`
+/// are the textbook's (with `estimates` or not), every one.
+fn agrees_on_kth(run_time: &str, estimates: bool) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let expected = textbook(&kth(), 100, estimates);
     assert_eq!(expected.len(), 9996, "the jobs lahar imports (4 have run time 0)");
     let dir = tempfile::tempdir().expect("tempdir");
     crate::lahar()
-        .args(["run", "-q", "--set", "spec.scheduler={baseline: easy-backfill}", "--out"])
+        .args([
+            "run",
+            "-q",
+            "--set",
+            &format!("spec.scheduler={{baseline: easy-backfill, runTime: {run_time}}}"),
+            "--out",
+        ])
         .arg(dir.path())
         .arg(root.join("examples/traces/swf-kth.yaml"))
         .assert()
         .success();
     let jobs = std::fs::read_to_string(dir.path().join("jobs.csv")).expect("jobs.csv");
+    assert_eq!(jobs.lines().count() - 1, 9996);
     let mut differ = Vec::new();
     for line in jobs.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
@@ -111,11 +131,27 @@ fn easy_backfill_starts_every_kth_job_when_the_textbook_does() {
             differ.push(format!("{}: lahar {}, textbook {want}", f[0], f[5]));
         }
     }
-    assert_eq!(jobs.lines().count() - 1, 9996);
     assert!(
         differ.is_empty(),
         "{} of 9,996 start times differ, first: {:?}",
         differ.len(),
         &differ[..differ.len().min(5)]
     );
+}
+
+#[test]
+fn easy_backfill_starts_every_kth_job_when_the_textbook_does() {
+    agrees_on_kth("actual", false);
+}
+
+/// The same with the users' estimates (SWF field 9), as Mu'alem & Feitelson ran
+/// EASY: every start time agrees too, and the estimates matter (the textbook's
+/// start times with and without them differ for thousands of jobs).
+#[test]
+fn easy_backfill_with_estimates_starts_every_kth_job_when_the_textbook_does() {
+    agrees_on_kth("estimate", true);
+    let swf = kth();
+    let (a, e) = (textbook(&swf, 100, false), textbook(&swf, 100, true));
+    let moved = a.iter().filter(|(k, v)| e.get(*k) != Some(v)).count();
+    assert!(moved > 1000, "estimates move {moved} start times");
 }

@@ -268,7 +268,9 @@ fn processors_per_pod_in_a_scenario_splits_swf_jobs() {
     let converted = std::fs::read_to_string(&csv).unwrap();
     let replicas = |job: &str| -> usize {
         let rows = converted.lines().filter(|l| l.starts_with(&format!("{job},")));
-        rows.map(|l| l.split(',').nth(13).unwrap().parse::<usize>().unwrap()).sum()
+        // The `replicas` column, found by the header.
+        let col = converted.lines().next().unwrap().split(',').position(|c| c == "replicas").unwrap();
+        rows.map(|l| l.split(',').nth(col).unwrap().parse::<usize>().unwrap()).sum()
     };
     assert_eq!((replicas("job-1"), replicas("job-2")), (2, 2), "{converted}");
     for (extra, why) in [

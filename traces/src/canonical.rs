@@ -14,6 +14,7 @@
 //! | `user` | user | empty |
 //! | `submit_s` | submit time, decimal seconds (≤ 6 places) | required |
 //! | `duration_s` | run time under ideal placement, decimal seconds (≤ 6 places) | required |
+//! | `estimate_s` | the user's run-time estimate (a time limit), decimal seconds, > 0 | none |
 //! | `min_available` | gang size (`minMember`) | all pods |
 //! | `priority` | job priority | 0 |
 //! | `priority_class` | PriorityClass name | none |
@@ -61,7 +62,7 @@ use crate::report::SkipReason;
 use crate::table::{Columns, Table, check_width};
 
 /// Every column, in the order the writer emits them.
-pub const COLUMNS: [&str; 21] = [
+pub const COLUMNS: [&str; 22] = [
     "job",
     "namespace",
     "kind",
@@ -69,6 +70,7 @@ pub const COLUMNS: [&str; 21] = [
     "user",
     "submit_s",
     "duration_s",
+    "estimate_s",
     "min_available",
     "priority",
     "priority_class",
@@ -95,6 +97,7 @@ enum Col {
     User,
     Submit,
     Duration,
+    Estimate,
     MinAvailable,
     Priority,
     PriorityClass,
@@ -156,6 +159,7 @@ struct Head {
     priority_class: Option<String>,
     max_retry: u32,
     checkpoint: Option<SimDuration>,
+    estimate: Option<SimDuration>,
 }
 
 /// The rows of the job being read.
@@ -286,6 +290,7 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
         network_topology: None,
         sub_groups: None,
         duration: SimDuration(head.duration_micros as u64),
+        estimate: head.estimate,
         checkpoint_interval: head.checkpoint,
         elastic: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,
@@ -341,6 +346,13 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
             Some(SimDuration(u64::try_from(v).map_err(|_| Skip::malformed("`checkpoint_s` must not be negative"))?))
         }
     };
+    let estimate = match get(Col::Estimate) {
+        "" => None,
+        s => match parse::scaled_decimal(s, 6, "estimate_s")? {
+            v if v > 0 => Some(SimDuration(v as u64)),
+            _ => return Err(Skip::malformed(format!("`estimate_s` must be above 0, got `{s}`"))),
+        },
+    };
     let head = Head {
         name: get(Col::Job).to_string(),
         namespace: non_empty(get(Col::Namespace)).unwrap_or(&ctx.opts.namespace).to_string(),
@@ -357,6 +369,7 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
         priority_class: non_empty(get(Col::PriorityClass)).map(str::to_string),
         max_retry: opt_u32(Col::MaxRetry, 3)?,
         checkpoint,
+        estimate,
     };
     let replicas = opt_u32(Col::Replicas, 1)?;
     if replicas == 0 {
@@ -449,6 +462,7 @@ impl<W: Write> CanonicalWriter<W> {
                 job.user.to_string(),
                 job.submit.secs_string(),
                 job.duration.secs_string(),
+                job.estimate.map(|e| e.secs_string()).unwrap_or_default(),
                 job.min_available.to_string(),
                 job.priority.to_string(),
                 job.priority_class.clone().unwrap_or_default(),

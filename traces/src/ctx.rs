@@ -241,6 +241,7 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         network_topology: None,
         sub_groups: None,
         duration: p.duration,
+        estimate: None,
         checkpoint_interval: None,
         elastic: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,

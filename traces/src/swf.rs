@@ -10,6 +10,7 @@
 //! | `name` | `job-<1: job number>` |
 //! | `submit` | 2: submit time, seconds (from the header's `UnixStartTime`) |
 //! | `duration` | 4: run time, seconds |
+//! | `estimate` | 9: requested time (the user's estimate, a time limit), seconds; none when ≤ 0 |
 //! | pods | 5: allocated processors, or 8: requested processors when 5 is ≤ 0; one pod per node: `ceil(procs / procs_per_pod)` pods of `procs_per_pod` processors, the last pod taking the remainder (task `worker-1`) |
 //! | pod CPU | 1000 millicores per processor |
 //! | pod memory | 10: requested memory (KB per processor) × 1024 × processors of the pod; 0 when `-1` |
@@ -19,8 +20,7 @@
 //! | status (report) | 11: `completed` (1), `failed` (0), `cancelled` (5), `unknown` (-1), `status-N` otherwise |
 //!
 //! Wait time (3) is ignored (the simulator computes it); so are the CPU time, used
-//! memory, requested time, group, executable, partition, preceding job and think
-//! time. Cancelled and failed jobs with a positive run time are kept: they held
+//! memory, group, executable, partition, preceding job and think time. Cancelled and failed jobs with a positive run time are kept: they held
 //! their processors that long.
 //!
 //! Skips: fewer or more than 18 fields or a non-integer in a used field →
@@ -108,6 +108,7 @@ fn convert(line: &str, ppn: u32, ctx: &mut Ctx<'_>) -> Result<RawJob, Skip> {
     let run = parse::int(f[3], "run time (field 4)")?;
     let alloc = parse::int(f[4], "allocated processors (field 5)")?;
     let req_procs = parse::int(f[7], "requested processors (field 8)")?;
+    let req_time = parse::int(f[8], "requested time (field 9)")?;
     let req_mem_kb = parse::int(f[9], "requested memory (field 10)")?;
     let status = parse::int(f[10], "status (field 11)")?;
     let user = parse::int(f[11], "user (field 12)")?;
@@ -136,7 +137,7 @@ fn convert(line: &str, ppn: u32, ctx: &mut Ctx<'_>) -> Result<RawJob, Skip> {
     let queue_key = (queue >= 0).then(|| queue.to_string());
     let user_key = (user >= 0).then(|| user.to_string());
     let qid = ctx.queue(queue_key.as_deref(), user_key.as_deref());
-    let job = build_job(
+    let mut job = build_job(
         JobParts {
             name: format!("job-{id}"),
             kind: "swf",
@@ -147,6 +148,7 @@ fn convert(line: &str, ppn: u32, ctx: &mut Ctx<'_>) -> Result<RawJob, Skip> {
         },
         ctx.opts,
     )?;
+    job.estimate = (req_time > 0).then(|| SimDuration::from_secs(req_time as u64));
     let status = match status {
         1 => "completed".to_string(),
         0 => "failed".to_string(),

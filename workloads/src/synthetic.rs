@@ -231,6 +231,8 @@ pub struct SyntheticSpec {
     pub queues: Vec<(QueueId, f64)>,
     /// Checkpoint interval of the jobs.
     pub checkpoint_interval: Option<IntervalDist>,
+    /// Each job's run-time estimate is its run time times this (no draw).
+    pub estimate_factor: Option<f64>,
     /// Multi-pod jobs are elastic: they need this fraction of their pods
     /// (rounded up, at least one) and scale as the [`Elastic`] says.
     ///
@@ -325,6 +327,7 @@ impl Iterator for Generator {
         let queue = self.spec.queues[self.queue_dist.sample(&mut self.queues)].0;
         let mut j = job(&self.spec, i, submit, gpus, SimDuration(d), queue);
         j.checkpoint_interval = self.spec.checkpoint_interval.as_ref().map(|c| c.sample(&mut self.checkpoints));
+        j.estimate = self.spec.estimate_factor.map(|f| SimDuration(((d as f64 * f).round() as u64).max(1)));
         if let Some((fraction, e)) = &self.spec.elastic {
             // No draw: a source's other jobs and draws are those of the same
             // source without elasticity.
@@ -461,6 +464,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         network_topology: None,
         sub_groups: None,
         duration,
+        estimate: None,
         checkpoint_interval: None,
         elastic: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,
@@ -503,6 +507,7 @@ mod tests {
             },
             queues: vec![(QueueId(0), 1.0), (QueueId(1), 3.0)],
             checkpoint_interval: None,
+            estimate_factor: None,
             elastic: None,
             priority: 0,
             model_weights: vec![],

@@ -74,12 +74,18 @@ struct Release {
 pub struct EasyBackfill {
     last: Option<Reservation>,
     misses: Misses,
+    run_time: super::RunTime,
 }
 
 impl EasyBackfill {
-    /// A scheduler.
+    /// A scheduler planning with the true run times.
     pub fn new() -> Self {
         EasyBackfill::default()
+    }
+
+    /// A scheduler planning with `run_time`.
+    pub fn with_run_time(run_time: super::RunTime) -> Self {
+        EasyBackfill { run_time, ..EasyBackfill::default() }
     }
 
     /// The reservation made in the last session: `None` when it had no head job,
@@ -89,18 +95,22 @@ impl EasyBackfill {
         self.last.as_ref()
     }
 
-    /// Expected end of the job if it runs from now on: its remaining work at its
+    /// Expected end of the job if it runs from now on: its remaining work (by the
+    /// run time planned with, less the work done; none once past it) at its
     /// current speed if progressing, at full speed otherwise.
-    fn expected_end(ssn: &Session<'_>, j: JobId) -> SimTime {
+    fn expected_end(&self, ssn: &Session<'_>, j: JobId) -> SimTime {
         let now = ssn.now();
         let job = ssn.job(j);
-        let remaining = remaining_at(job, now);
+        let remaining = match self.run_time {
+            super::RunTime::Actual => remaining_at(job, now),
+            rt => rt.of(&job.spec).micros().saturating_sub(job.spec.duration.micros() - remaining_at(job, now)),
+        };
         let speed = if job.is_progressing() { job.progress.speed_ppm } else { FULL_SPEED_PPM };
         SimTime(now.micros().saturating_add(wall_time(remaining, speed)))
     }
 
     /// The head's reservation: shadow time and spare resources per node.
-    pub fn reservation(ssn: &Session<'_>, head: JobId) -> Option<Reservation> {
+    pub fn reservation(&self, ssn: &Session<'_>, head: JobId) -> Option<Reservation> {
         let now = ssn.now();
         let nodes = ssn.node_count();
         let job = ssn.job(head);
@@ -119,7 +129,7 @@ impl EasyBackfill {
                 return None;
             }
         }
-        let releases = Self::releases(ssn, now);
+        let releases = self.releases(ssn, now);
         Self::shadow(ssn, head, &pending, needed, free, &releases)
     }
 
@@ -129,7 +139,7 @@ impl EasyBackfill {
     /// applied before the head is tried, so their order among themselves does not
     /// matter: the jobs are sorted by their ends (a few hundred), not their pods
     /// (thousands), and each job's pods follow in its order.
-    fn releases(ssn: &Session<'_>, now: SimTime) -> Vec<Release> {
+    fn releases(&self, ssn: &Session<'_>, now: SimTime) -> Vec<Release> {
         let mut leaving: Vec<Release> = Vec::new();
         let mut holders: Vec<JobId> = Vec::new();
         for n in 0..ssn.node_count() {
@@ -150,7 +160,7 @@ impl EasyBackfill {
         let mut ends: Vec<(SimTime, JobId)> = holders
             .into_iter()
             .filter(|&j| gang::is_whole(ssn.job(j)))
-            .map(|j| (Self::expected_end(ssn, j), j))
+            .map(|j| (self.expected_end(ssn, j), j))
             .collect();
         ends.sort_unstable();
         leaving.sort_unstable_by_key(|r| r.at);
@@ -376,13 +386,13 @@ impl Scheduler for EasyBackfill {
             if reservation.is_none() && !ssn.explaining_job(j) && !gang::may_fit_idle(ssn, j) {
                 continue;
             }
-            let Some(res) = reservation.get_or_insert_with(|| Self::reservation(ssn, jobs[h])) else {
+            let Some(res) = reservation.get_or_insert_with(|| self.reservation(ssn, jobs[h])) else {
                 if let Some(stmt) = gang::allocate_gang(ssn, j, &mut self.misses) {
                     ssn.commit(stmt);
                 }
                 continue;
             };
-            let short = Self::expected_end(ssn, j) <= res.at;
+            let short = self.expected_end(ssn, j) <= res.at;
             // What this gang takes of the spare resources, undone if it does not start.
             let mut taken: Vec<(usize, Resources)> = Vec::new();
             let spare = &mut res.spare;

@@ -48,9 +48,54 @@ pub const NAMES: &[&str] = &[
     "fgd",
 ];
 
+/// The run time a baseline that plans by run times (`sjf`, `easy-backfill`) reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RunTime {
+    /// The job's true run time under ideal placement (`JobSpec.duration`): an oracle.
+    #[default]
+    Actual,
+    /// The user's estimate (`JobSpec.estimate`, a time limit) where the job has
+    /// one, else its true run time: what Slurm's backfill and the EASY papers see.
+    Estimate,
+}
+
+impl RunTime {
+    /// `actual` or `estimate`.
+    pub fn parse(s: &str) -> Option<RunTime> {
+        match s {
+            "actual" => Some(RunTime::Actual),
+            "estimate" => Some(RunTime::Estimate),
+            _ => None,
+        }
+    }
+
+    /// The run time this reads for a job.
+    pub fn of(self, spec: &lahar_core::job::JobSpec) -> lahar_core::time::SimDuration {
+        match (self, spec.estimate) {
+            (RunTime::Estimate, Some(e)) => e,
+            _ => spec.duration,
+        }
+    }
+}
+
+/// Baselines that plan by run times, and so take [`BaselineOptions::run_time`].
+pub const PLAN_BY_RUN_TIME: &[&str] = &["sjf", "easy-backfill"];
+
+/// A baseline's parameters a scenario may set (`spec.scheduler`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BaselineOptions {
+    /// `runTime`: which run time `sjf` and `easy-backfill` plan with.
+    pub run_time: RunTime,
+}
+
 /// Builds a baseline by name, with its default parameters, drawing what it draws
 /// from `seed`'s streams; `None` for an unknown name.
 pub fn build(name: &str, seed: u64) -> Option<Box<dyn Scheduler>> {
+    build_with(name, seed, BaselineOptions::default())
+}
+
+/// [`build`] with the scenario's options.
+pub fn build_with(name: &str, seed: u64, opts: BaselineOptions) -> Option<Box<dyn Scheduler>> {
     if let Some(p) = Policy::from_name(name) {
         return Some(Box::new(KubeDefault::placement(p, RngStreams::new(seed))));
     }
@@ -58,9 +103,9 @@ pub fn build(name: &str, seed: u64) -> Option<Box<dyn Scheduler>> {
         "gang-fifo" => Some(Box::new(GangFifo::new(false))),
         "gang-fifo-strict" => Some(Box::new(GangFifo::new(true))),
         "fifo" => Some(Box::new(Fifo::new())),
-        "sjf" => Some(Box::new(Sjf::new())),
+        "sjf" => Some(Box::new(Sjf::with_run_time(opts.run_time))),
         "kube-default" => Some(Box::new(KubeDefault::new())),
-        "easy-backfill" => Some(Box::new(EasyBackfill::new())),
+        "easy-backfill" => Some(Box::new(EasyBackfill::with_run_time(opts.run_time))),
         "tiresias" => Some(Box::new(Tiresias::default())),
         _ => None,
     }

@@ -261,6 +261,13 @@ fn job(
     };
     let max_retry = r.max_retry.as_ref().and_then(|m| v.count(m, &format!("{path}.maxRetry"), 0)).unwrap_or(3);
     let checkpoint = r.checkpoint_interval.as_ref().and_then(|d| v.duration(d, &format!("{path}.checkpointInterval")));
+    let estimate = r.estimate.as_ref().and_then(|d| match v.duration(d, &format!("{path}.estimate")) {
+        Some(e) if e.micros() == 0 => {
+            v.err(at(d), format!("{path}.estimate"), "must be longer than 0");
+            None
+        }
+        e => e,
+    });
     let elastic = elastic(v, r, path);
     let grace = r
         .termination_grace_period
@@ -335,6 +342,7 @@ fn job(
         network_topology,
         sub_groups,
         duration: duration?,
+        estimate,
         checkpoint_interval: checkpoint,
         elastic,
         termination_grace: grace,

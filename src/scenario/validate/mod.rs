@@ -197,6 +197,8 @@ pub(crate) const EMPTY_CLUSTER: &str = "empty-cluster";
 
 /// Warning kind: jobs whose input gives no run time.
 pub(crate) const NO_RUN_TIME: &str = "jobs-without-run-time";
+/// Warning kind: `runTime: estimate` with jobs whose input gives no estimate.
+pub(crate) const NO_ESTIMATE: &str = "jobs-without-estimate";
 
 /// Warning kind: PodDisruptionBudgets read without the `pdb` plugin.
 pub(crate) const BUDGETS_UNUSED: &str = "budgets-unused";
@@ -240,6 +242,8 @@ pub(crate) struct Validated<'a> {
     /// `spec.startTime`, seconds since 1970-01-01T00:00.
     pub clock_start: i64,
     pub scheduler: SchedulerChoice,
+    /// A baseline's options (`spec.scheduler.runTime`).
+    pub baseline_options: lahar_policies::baselines::BaselineOptions,
     /// The conf text, kept for the run's record (input-scheduler.conf).
     pub conf_text: Option<String>,
     pub comm: CommSettings,
@@ -418,6 +422,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         None => scheduler::scheduler(&mut v, spec.scheduler.as_ref(), base),
     };
     let conf_text = scheduler::conf_text(&scheduler, spec.scheduler.as_ref(), base);
+    let baseline_options = scheduler::baseline_options(&mut v, spec.scheduler.as_ref());
     // Budgets only the pdb plugin reads: without it they change nothing.
     let reads_budgets =
         matches!(&scheduler, SchedulerChoice::Volcano(c) if c.tiers.iter().flatten().any(|p| p.name == "pdb"));
@@ -520,6 +525,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         budgets,
         clock_start,
         scheduler,
+        baseline_options,
         conf_text,
         comm,
         sources,

@@ -108,6 +108,32 @@ pub(super) fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: 
     }
 }
 
+/// `spec.scheduler.runTime`: for the baselines that plan by run times only.
+pub(super) fn baseline_options(
+    v: &mut V<'_>,
+    s: Option<&Spanned<RawScheduler>>,
+) -> lahar_policies::baselines::BaselineOptions {
+    use lahar_policies::baselines::{BaselineOptions, PLAN_BY_RUN_TIME, RunTime};
+    let Some((s, rt)) = s.and_then(|s| Some((s, s.value.run_time.as_ref()?))) else {
+        return BaselineOptions::default();
+    };
+    let path = "spec.scheduler.runTime";
+    let Some(run_time) = RunTime::parse(&rt.value) else {
+        v.err(at(rt), path, format!("expected `actual` or `estimate`, got `{}`", rt.value));
+        return BaselineOptions::default();
+    };
+    match &s.value.baseline {
+        Some(b) if PLAN_BY_RUN_TIME.contains(&b.value.as_str()) => BaselineOptions { run_time },
+        other => {
+            let what =
+                other.as_ref().map_or_else(|| "a Volcano conf".to_string(), |b| format!("baseline `{}`", b.value));
+            let m = format!("{what} plans with no run time: `runTime` applies to {}", PLAN_BY_RUN_TIME.join(" and "));
+            v.err(at(rt), path, m);
+            BaselineOptions::default()
+        }
+    }
+}
+
 /// `spec.priorityClasses`: user classes added to Kubernetes' built-in ones.
 pub(super) fn priority_classes(v: &mut V<'_>, list: Option<&[Spanned<RawPriorityClass>]>) -> PriorityClasses {
     let mut out = PriorityClasses::builtin();

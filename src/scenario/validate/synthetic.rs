@@ -40,6 +40,14 @@ pub(super) fn source(
         .map(|nt| jobs::network_topology(v, nt, &format!("{path}.synthetic.networkTopology")));
     let mut spec = synthetic(v, syn, ctx, empirical_cache)?;
     spec.model_weights = mix.iter().map(|m| m.1).collect();
+    // A model's `iterations` set the run time only once the cluster prices them.
+    let priced =
+        profile.as_ref().is_some_and(|p| p.iterations.is_some()) || mix.iter().any(|m| m.0.iterations.is_some());
+    if let (Some(f), true) = (&syn.estimate_factor, priced) {
+        let m =
+            "a model's `iterations` price the run time on the cluster; give the jobs a `duration` to have estimates";
+        v.err(at(f), format!("{path}.synthetic.estimateFactor"), m);
+    }
     check_synthetic_fit(v, &spec, ctx.targets.nodes, syn, path);
     Some(Source::Synthetic {
         spec: Box::new(spec),
@@ -354,6 +362,15 @@ fn synthetic(
     let start = s.start.as_ref().and_then(|d| v.duration(d, &format!("{path}.synthetic.start"))).unwrap_or_default();
     let checkpoint = s.checkpoint_interval.as_ref().and_then(|c| checkpoint_interval(v, c, path));
     let elastic = s.elastic.as_ref().map(|e| elastic(v, e, &format!("{path}.synthetic.elastic")));
+    let estimate_factor = s.estimate_factor.as_ref().and_then(|f| {
+        if f.value.is_finite() && f.value > 0.0 && f.value <= 1e6 {
+            Some(f.value)
+        } else {
+            let m = format!("must be a number above 0 (at most 1e6), got {}", f.value);
+            v.err(at(f), format!("{path}.synthetic.estimateFactor"), m);
+            None
+        }
+    });
     (v.errors.len() == before).then(|| SyntheticSpec {
         source: index,
         name_prefix: s.name_prefix.clone().unwrap_or_else(|| format!("syn{index}")),
@@ -367,6 +384,7 @@ fn synthetic(
         duration,
         queues: queue_list,
         checkpoint_interval: checkpoint,
+        estimate_factor,
         elastic,
         priority: s.priority.unwrap_or(0),
         model_weights: Vec::new(),

@@ -54,7 +54,7 @@ fn written_rows_are_readable_by_hand() {
     assert_eq!(
         text,
         format!(
-            "{}\nopenb-pod-0001,default,openb,research,,427061,12475899,1,0,,3,,worker,1,1,1,true,6,12Gi,460m,\n",
+            "{}\nopenb-pod-0001,default,openb,research,,427061,12475899,,1,0,,3,,worker,1,1,1,true,6,12Gi,460m,\n",
             COLUMNS.join(",")
         )
     );
@@ -87,7 +87,7 @@ fn minimal_columns_take_defaults() {
 fn canonical_skip_policy() {
     let header = COLUMNS.join(",");
     let row = |job: &str, submit: &str, dur: &str, task: &str, cpu: &str| {
-        format!("{job},default,trace,q,u,{submit},{dur},,0,,3,,{task},1,1,1,true,{cpu},1Gi,1,\n")
+        format!("{job},default,trace,q,u,{submit},{dur},,,0,,3,,{task},1,1,1,true,{cpu},1Gi,1,\n")
     };
     let text = [
         format!("{header}\n"),
@@ -131,7 +131,7 @@ fn truncated_and_mistyped_canonical_rows() {
     let good = dir.path().join("good.csv");
     write_file(&good, &out.jobs, vec![]).unwrap();
     let cases: [(Edit, &str); 2] = [
-        (|l| Some(l.rsplitn(4, ',').nth(3).unwrap_or("").to_string()), "expected 21 fields, found 18"),
+        (|l| Some(l.rsplitn(4, ',').nth(3).unwrap_or("").to_string()), "expected 22 fields, found 19"),
         (|l| Some(l.replacen(",true,", ",yes,", 1)), "`preemptable`: expected true or false, got `yes`"),
     ];
     for (edit, needle) in cases {
@@ -233,6 +233,7 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 network_topology: None,
                 sub_groups: None,
                 duration: SimDuration(duration),
+                estimate: None,
                 checkpoint_interval: ckpt.map(SimDuration),
                 elastic: None,
                 termination_grace: DEFAULT_TERMINATION_GRACE,

@@ -155,6 +155,7 @@ pub fn gang(
         network_topology: None,
         sub_groups: None,
         duration: SimDuration::from_secs(duration_s),
+        estimate: None,
         checkpoint_interval: None,
         elastic: None,
         termination_grace: DEFAULT_TERMINATION_GRACE,

@@ -29,9 +29,13 @@ fn kth_counts_and_jobs() {
     assert_eq!(out.jobs.len(), 9_996);
     assert!(out.jobs.windows(2).all(|w| w[0].submit <= w[1].submit));
     //    15   599850 192180   3477    4 ... 4  53940 -1  1  12  12  -1 -1 -1 -1 -1
-    assert_eq!(out.jobs[0], gang("job-15", "swf", 0, 3477, "12", 0, &[("worker", 4, 1000, 0, 0, None)]));
+    // Field 9, the requested time, is the estimate.
+    assert_eq!(out.jobs[0], est(gang("job-15", "swf", 0, 3477, "12", 0, &[("worker", 4, 1000, 0, 0, None)]), 53_940));
     //    17   600476 364560 215337    5 ... 0 (failed), user 14
-    assert_eq!(*job(&out, "job-17"), gang("job-17", "swf", 626, 215_337, "14", 0, &[("worker", 5, 1000, 0, 0, None)]));
+    assert_eq!(
+        *job(&out, "job-17"),
+        est(gang("job-17", "swf", 626, 215_337, "14", 0, &[("worker", 5, 1000, 0, 0, None)]), 215_400)
+    );
     // Zero run time (job 2466) is skipped.
     assert!(out.jobs.iter().all(|j| j.name != "job-2466"));
 }
@@ -53,18 +57,24 @@ fn ricc_counts_and_jobs() {
     assert_balanced(r);
     let kb = 1_200_000i64 * 1024;
     //    18     7438      0      6    4  -1 -1    4     60 1200000  1   5   5  -1  1 ...
-    assert_eq!(*job(&out, "job-18"), gang("job-18", "swf", 7438, 6, "5", 0, &[("worker", 1, 4000, 4 * kb, 0, None)]));
+    assert_eq!(
+        *job(&out, "job-18"),
+        est(gang("job-18", "swf", 7438, 6, "5", 0, &[("worker", 1, 4000, 4 * kb, 0, None)]), 60)
+    );
     //   236    98340      0    327   20  -1 -1   20 259200 1200000  1   1   1  -1  2 ...: 8 + 8 + 4
     assert_eq!(
         *job(&out, "job-236"),
-        gang(
-            "job-236",
-            "swf",
-            98_340,
-            327,
-            "1",
-            0,
-            &[("worker", 2, 8000, 8 * kb, 0, None), ("worker-1", 1, 4000, 4 * kb, 0, None)]
+        est(
+            gang(
+                "job-236",
+                "swf",
+                98_340,
+                327,
+                "1",
+                0,
+                &[("worker", 2, 8000, 8 * kb, 0, None), ("worker-1", 1, 4000, 4 * kb, 0, None)]
+            ),
+            259_200
         )
     );
     // Requested processors -1, allocated 4: the allocation is used.
@@ -137,7 +147,7 @@ fn swf_unknown_values_are_filtered() {
         3 10 5 -1 6 -1 -1 6 200 1000 0 3 3 -1 2 -1 -1 -1\n\
         4 10 5 100 -1 -1 -1 -1 200 1000 5 3 3 -1 2 -1 -1 -1\n\
         \n\
-        5 20 5 100 0 -1 -1 2 200 -1 7 -1 3 -1 -1 -1 -1 -1\n";
+        5 20 5 100 0 -1 -1 2 -1 -1 7 -1 3 -1 -1 -1 -1 -1\n";
     let (_dir, path) = write_temp("t.swf", text);
     let out = load(Format::Swf, &path);
     let r = &out.report;
@@ -150,17 +160,27 @@ fn swf_unknown_values_are_filtered() {
     // 6 processors at 4 per node: 4 + 2; 1000 KB per processor.
     assert_eq!(
         out.jobs[0],
-        gang(
-            "job-1",
-            "swf",
-            0,
-            100,
-            "3",
-            0,
-            &[("worker", 1, 4000, 4 * 1024 * 1000, 0, None), ("worker-1", 1, 2000, 2 * 1024 * 1000, 0, None)]
+        est(
+            gang(
+                "job-1",
+                "swf",
+                0,
+                100,
+                "3",
+                0,
+                &[("worker", 1, 4000, 4 * 1024 * 1000, 0, None), ("worker-1", 1, 2000, 2 * 1024 * 1000, 0, None)]
+            ),
+            200
         )
     );
+    // Requested time -1: no estimate.
     assert_eq!(out.jobs[1], gang("job-5", "swf", 20, 100, "", 0, &[("worker", 1, 2000, 0, 0, None)]));
+}
+
+/// `j` with the estimate `secs`.
+fn est(mut j: lahar_core::job::JobSpec, secs: u64) -> lahar_core::job::JobSpec {
+    j.estimate = Some(lahar_core::time::SimDuration::from_secs(secs));
+    j
 }
 
 fn set_field(line: &str, i: usize, value: &str) -> String {

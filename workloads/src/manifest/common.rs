@@ -1190,12 +1190,14 @@ pub(crate) fn check_scheduler(ck: &mut Ck<'_>, name: Option<&str>, at: At, path:
 pub(crate) struct Timing {
     pub submit: SimTime,
     pub duration: SimDuration,
+    /// `lahar.io/estimate`: the user's run-time estimate.
+    pub estimate: Option<SimDuration>,
     pub profile: Option<JobProfile>,
     pub checkpoint: Option<SimDuration>,
     pub elastic: Option<lahar_core::elastic::Elastic>,
 }
 
-/// Reads `lahar.io/submit-at`, `lahar.io/duration`, `lahar.io/model`,
+/// Reads `lahar.io/submit-at`, `lahar.io/duration`, `lahar.io/estimate`, `lahar.io/model`,
 /// `lahar.io/iterations` and `lahar.io/checkpoint-interval`; without `lahar.io/duration` (or a model with
 /// `lahar.io/iterations`) the run time is `spec.defaults.duration`, else
 /// [`SimDuration::UNBOUNDED`].
@@ -1265,7 +1267,15 @@ pub(crate) fn timing(
         (None, true) => Some(SimDuration::ZERO), // priced from the model once the cluster is known
         (None, false) => Some(cx.default_duration.unwrap_or(SimDuration::UNBOUNDED)),
     };
-    Some(Timing { submit: SimTime(submit.micros()), duration: duration?, profile, checkpoint, elastic })
+    let estimate = ann.get("lahar.io/estimate").and_then(|(s, at)| {
+        let e = ck.duration(s, *at, &f("lahar.io/estimate"))?;
+        if e.micros() == 0 {
+            ck.err(*at, &f("lahar.io/estimate"), "must be longer than 0");
+            return None;
+        }
+        Some(e)
+    });
+    Some(Timing { submit: SimTime(submit.micros()), duration: duration?, estimate, profile, checkpoint, elastic })
 }
 
 /// A queue by name; unknown → error listing the defined ones.
@@ -1470,6 +1480,7 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         network_topology: None,
         sub_groups: None,
         duration: h.timing.duration,
+        estimate: h.timing.estimate,
         checkpoint_interval: h.timing.checkpoint,
         elastic: h.timing.elastic.clone(),
         termination_grace: DEFAULT_TERMINATION_GRACE,
