@@ -65,14 +65,21 @@ pub enum PlotKind {
     QueueShare,
     /// Jobs by nodes spanned and by highest tier (one run only).
     Placement,
+    /// CDF of job completion times per queue (one run only).
+    QueueJct,
+    /// Where the cluster's GPUs go over time, stacked: progressing, held without
+    /// progress, slowed or starting, idle but fragmented, idle (one run only).
+    GpuTime,
 }
 
 impl PlotKind {
     /// Every plot of a single run, in report order.
-    pub const SINGLE: [PlotKind; 6] = [
+    pub const SINGLE: [PlotKind; 8] = [
         PlotKind::JctCdf,
         PlotKind::WaitCdf,
+        PlotKind::QueueJct,
         PlotKind::Utilization,
+        PlotKind::GpuTime,
         PlotKind::Jobs,
         PlotKind::QueueShare,
         PlotKind::Placement,
@@ -89,6 +96,8 @@ impl PlotKind {
             PlotKind::Jobs => "jobs",
             PlotKind::QueueShare => "queue_share",
             PlotKind::Placement => "placement",
+            PlotKind::QueueJct => "queue_jct_cdf",
+            PlotKind::GpuTime => "gpu_time",
         }
     }
     /// Title.
@@ -100,6 +109,8 @@ impl PlotKind {
             PlotKind::Jobs => "Pending and running jobs over time",
             PlotKind::QueueShare => "Queue GPU share vs deserved share",
             PlotKind::Placement => "Placement spread",
+            PlotKind::QueueJct => "Job completion time per queue (CDF)",
+            PlotKind::GpuTime => "Where the GPUs go",
         }
     }
     /// Size in pixels (width, height), the same for SVG and PNG.
@@ -184,6 +195,29 @@ fn draw<DB: DrawingBackend>(kind: PlotKind, runs: &[RunData], root: &DrawingArea
         PlotKind::Jobs => jobs(root, runs),
         PlotKind::QueueShare => queue_share(root, &runs[..1.min(runs.len())]),
         PlotKind::Placement => placement(root, &runs[..1.min(runs.len())]),
+        PlotKind::QueueJct => {
+            let Some(r) = runs.first() else { return Ok(()) };
+            let queues: std::collections::BTreeSet<&str> = r.jobs.iter().map(|j| j.queue.as_str()).collect();
+            let series = queues
+                .into_iter()
+                .map(|q| {
+                    let v: Vec<f64> = r
+                        .jobs
+                        .iter()
+                        .filter(|j| j.queue == q && j.state == "Completed")
+                        .filter_map(|j| j.jct_s)
+                        .collect();
+                    let unfinished = r.jobs.iter().filter(|j| j.queue == q && j.state != "Completed").count();
+                    let label = match unfinished {
+                        0 => format!("{q} ({} jobs)", v.len()),
+                        u => format!("{q} ({} completed, {u} not)", v.len()),
+                    };
+                    (label, v.len(), cdf_points(v))
+                })
+                .collect();
+            cdf_series(root, kind.title(), "job completion time", series, false)
+        }
+        PlotKind::GpuTime => gpu_time(root, &runs[..1.min(runs.len())]),
     }
 }
 
@@ -242,6 +276,18 @@ fn cdf(
             (label, v.len(), cdf_points(v))
         })
         .collect();
+    cdf_series(root, title, what, series, true)
+}
+
+/// Draws CDFs on a log duration axis, one line per series (`count`: the legend
+/// says how many jobs each has).
+fn cdf_series(
+    root: &DrawingArea<impl DrawingBackend, Shift>,
+    title: &str,
+    what: &str,
+    series: Vec<Cdf>,
+    count: bool,
+) -> Res {
     let (root, strip) = legend_split(root, series.len());
     let root = &root;
     let max = series.iter().flat_map(|s| s.2.iter().map(|p| p.0)).fold(0.0f64, f64::max);
@@ -281,7 +327,51 @@ fn cdf(
             prev = y;
         }
         chart.draw_series(LineSeries::new(line, c.stroke_width(2))).map_err(e)?;
-        entries.push((format!("{label} ({n} jobs)"), c, false));
+        entries.push((if count { format!("{label} ({n} jobs)") } else { label.clone() }, c, false));
+    }
+    draw_legend(&strip, &entries)
+}
+
+/// The GPUs of one run over time, stacked to 100%: progressing (effective), held
+/// by jobs making no progress (stalled gangs), the rest of the allocated (slowed
+/// by communication, or allocated this instant), idle but fragmented (the FGD
+/// measure's share of the idle GPUs), and idle. Each band is clipped to [0, 100].
+fn gpu_time(root: &DrawingArea<impl DrawingBackend, Shift>, runs: &[RunData]) -> Res {
+    let (root, strip) = legend_split(root, 5);
+    let (mut chart, unit) = time_chart(&root, runs, PlotKind::GpuTime.title(), 100.0, "GPUs (% of cluster)", true)?;
+    let Some(r) = runs.first() else { return Ok(()) };
+    let ts = &r.ts;
+    let n = ts.t.len();
+    let zeros = vec![0.0; n];
+    let stalled = ts.stalled.as_deref().unwrap_or(&zeros);
+    let frag = ts.fragmentation.as_deref().unwrap_or(&zeros);
+    // Cumulative tops of the five bands, per sample, in % of the cluster.
+    let mut tops: [Vec<f64>; 5] = Default::default();
+    for i in 0..n {
+        let total = ts.total[i];
+        let pct = |v: f64| if total > 0.0 { (100.0 * v / total).clamp(0.0, 100.0) } else { 0.0 };
+        let (alloc, eff, st) = (pct(ts.allocated[i]), pct(ts.effective[i]), pct(stalled[i]));
+        let eff = eff.min(alloc);
+        let st = st.min(alloc - eff);
+        let idle = 100.0 - alloc;
+        let fragmented = idle * frag[i].clamp(0.0, 1.0);
+        let bands = [eff, st, alloc - eff - st, fragmented, idle - fragmented];
+        let mut acc = 0.0;
+        for (b, top) in bands.iter().zip(tops.iter_mut()) {
+            acc = (acc + b.max(0.0)).min(100.0);
+            top.push(acc);
+        }
+    }
+    let t: Vec<f64> = ts.t.iter().map(|x| x / unit).collect();
+    let names = ["progressing", "held without progress", "allocated, slowed or starting", "idle, fragmented", "idle"];
+    let colors = [color(2), color(1), color(0), color(3), RGBColor(200, 200, 200)];
+    let mut entries: Vec<Entry> = Vec::new();
+    // Drawn top band first, so each lower band covers the one above it from below.
+    for (top, c) in tops.iter().zip(colors).rev() {
+        chart.draw_series(AreaSeries::new(thin(&t, top), 0.0, c.mix(0.85).filled())).map_err(e)?;
+    }
+    for (name, c) in names.iter().zip(colors) {
+        entries.push((name.to_string(), c, false));
     }
     draw_legend(&strip, &entries)
 }

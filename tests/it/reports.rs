@@ -156,7 +156,66 @@ fn svg_size(text: &str) -> (u32, u32) {
     (attr("width"), attr("height"))
 }
 
-/// Checks every plot of `kinds` exists in `dir` as SVG and PNG of its declared size.
+/// The numbers of attribute `name` of an SVG element's text (`points` gives pairs).
+fn attr_numbers(el: &str, name: &str) -> Vec<f64> {
+    let key = format!(" {name}=\"");
+    let Some(i) = el.find(&key) else { return Vec::new() };
+    let rest = &el[i + key.len()..];
+    let v = &rest[..rest.find('"').unwrap_or(0)];
+    v.split([' ', ',']).filter(|x| !x.is_empty()).map(|x| x.parse::<f64>().unwrap_or(f64::NAN)).collect()
+}
+
+/// What a plot draws outside its axes: every data line (a polyline of more than
+/// two points: legend marks have two), area (polygon) and bar (rect, but the
+/// background) must lie within the grid's extent (the mesh lines), one pixel of
+/// slack. Returns the offending elements.
+fn drawn_outside(svg: &str) -> Vec<String> {
+    let elements: Vec<&str> = svg.split('<').skip(1).map(|e| e.split('>').next().unwrap_or("")).collect();
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    for el in elements
+        .iter()
+        .filter(|e| e.starts_with("line ") && (e.contains("opacity=\"0.1\"") || e.contains("opacity=\"0.2\"")))
+    {
+        for (x, y) in [("x1", "y1"), ("x2", "y2")] {
+            let (x, y) = (attr_numbers(el, x)[0], attr_numbers(el, y)[0]);
+            (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+        }
+    }
+    assert!(x0 < x1 && y0 < y1, "a plot without a grid");
+    let inside = |x: f64, y: f64| x >= x0 - 1.0 && x <= x1 + 1.0 && y >= y0 - 1.0 && y <= y1 + 1.0;
+    let mut bad = Vec::new();
+    for el in &elements {
+        let pts: Vec<(f64, f64)> = if el.starts_with("polyline ") || el.starts_with("polygon ") {
+            attr_numbers(el, "points").chunks(2).map(|c| (c[0], c.get(1).copied().unwrap_or(f64::NAN))).collect()
+        } else if el.starts_with("rect ") && !el.contains(" x=\"0\" y=\"0\"") {
+            let (x, y) = (attr_numbers(el, "x")[0], attr_numbers(el, "y")[0]);
+            let (w, h) = (attr_numbers(el, "width")[0], attr_numbers(el, "height")[0]);
+            vec![(x, y), (x + w, y + h)]
+        } else {
+            continue;
+        };
+        if el.starts_with("polyline ") && pts.len() <= 2 {
+            continue;
+        }
+        if pts.iter().any(|&(x, y)| !inside(x, y)) {
+            bad.push(el.chars().take(160).collect());
+        }
+    }
+    bad
+}
+
+/// The check of the drawn data can fail: a line with a point above the grid.
+#[test]
+fn a_line_outside_its_axes_is_caught() {
+    let grid = "<line opacity=\"0.1\" x1=\"75\" y1=\"404\" x2=\"75\" y2=\"42\"/><line opacity=\"0.1\" x1=\"75\" y1=\"404\" x2=\"880\" y2=\"404\"/>";
+    let ok = format!("<svg>{grid}<polyline points=\"80,400 90,300 100,42\"/></svg>");
+    assert!(drawn_outside(&ok).is_empty());
+    let spike = format!("<svg>{grid}<polyline points=\"80,400 90,300 100,20\"/></svg>");
+    assert_eq!(drawn_outside(&spike).len(), 1);
+}
+
+/// Checks every plot of `kinds` exists in `dir` as SVG and PNG of its declared
+/// size, with nothing drawn outside its axes.
 fn check_plots(dir: &Path, kinds: &[lahar_reports::plots::PlotKind]) {
     for k in kinds {
         let png = std::fs::read(dir.join(format!("{}.png", k.name()))).unwrap_or_else(|e| panic!("{}: {e}", k.name()));
@@ -165,6 +224,8 @@ fn check_plots(dir: &Path, kinds: &[lahar_reports::plots::PlotKind]) {
         let svg = std::fs::read_to_string(dir.join(format!("{}.svg", k.name()))).unwrap();
         assert!(svg.len() > 2000 && svg.contains("<text"), "{}.svg has no text", k.name());
         assert_eq!(svg_size(&svg), k.size(), "{}.svg", k.name());
+        let outside = drawn_outside(&svg);
+        assert!(outside.is_empty(), "{}.svg draws outside its axes: {outside:?}", k.name());
     }
 }
 
