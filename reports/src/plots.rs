@@ -247,7 +247,7 @@ fn duration_unit(max_s: f64) -> (f64, &'static str) {
     }
 }
 
-fn fmt_num(v: f64) -> String {
+pub(crate) fn fmt_num(v: f64) -> String {
     if v == 0.0 {
         "0".into()
     } else if v.abs() >= 100.0 || v.fract() == 0.0 {

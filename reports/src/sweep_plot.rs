@@ -149,10 +149,18 @@ fn draw<DB: DrawingBackend>(
         .y_label_area_size(70)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(|x| e(&x))?;
+    // Axes of whole numbers (node counts, job counts) are ticked at whole numbers
+    // only, and no label carries a `.0`.
+    let whole_x = lines.iter().flat_map(|l| l.1.iter()).all(|p| p.0.fract() == 0.0);
+    let x_ticks = if whole_x { ((x1 - x0).floor() as usize + 1).clamp(2, 12) } else { 10 };
+    let x_fmt = |v: &f64| if whole_x && v.fract() != 0.0 { String::new() } else { crate::plots::fmt_num(*v) };
     chart
         .configure_mesh()
         .x_desc(x_label)
         .y_desc(y_label)
+        .x_labels(x_ticks)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&|v| crate::plots::fmt_num(*v))
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 15))
         .draw()

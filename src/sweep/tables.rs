@@ -260,7 +260,19 @@ fn write_plots(dir: &Path, m: &Manifest, gs: &[Group], ms: &[Headline]) -> Resul
             path: p.clone(),
             source: std::io::Error::other(e.to_string()),
         };
-        let (lo, hi) = h.range();
+        let (lo, mut hi) = h.range();
+        // A count of jobs is at most the jobs of a cell: completed + unfinished
+        // at its largest point (failed jobs would only raise the true bound).
+        if ["completed", "unfinished"].contains(&h.key) {
+            let of = |key: &str| ms.iter().position(|x| x.key == key);
+            if let (Some(c), Some(u)) = (of("completed"), of("unfinished")) {
+                let jobs =
+                    gs.iter().filter_map(|g| Some(g.stats[c].0? + g.stats[u].0?)).fold(f64::NEG_INFINITY, f64::max);
+                if jobs.is_finite() {
+                    hi = jobs;
+                }
+            }
+        }
         let range = (lo * h.scale, hi * h.scale);
         let svg =
             lahar_reports::sweep_plot::svg_in(&title, &m.axes[a].name, h.label, &scaled, range).map_err(plot_err)?;

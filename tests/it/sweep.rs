@@ -70,6 +70,20 @@ fn example_sweep_runs_and_jobs_do_not_change_the_tables() {
     assert_eq!(rows[4].split(',').nth(8).unwrap().parse::<f64>().unwrap(), jct);
     assert!(one.join("plots/jct_s.mean-vs-nodes.svg").is_file());
     assert!(one.join("plots/jct_s.mean-vs-nodes.png").is_file());
+    // Jobs completed: the 95% band of volcano at 3 nodes (389.7 ± 22.3) stops at
+    // the 400 jobs a cell has, so no tick goes above 400; node counts are ticked
+    // at whole numbers and no label carries a `.0`.
+    let svg = read(&one.join("plots/completed-vs-nodes.svg"));
+    let labels: Vec<&str> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| t.split('>').nth(1))
+        .map(|t| t.split('<').next().unwrap_or("").trim())
+        .collect();
+    let numbers: Vec<f64> = labels.iter().filter_map(|l| l.parse::<f64>().ok()).collect();
+    assert!(numbers.iter().all(|&v| v <= 400.0), "{labels:?}");
+    assert!(numbers.contains(&400.0) && numbers.contains(&5.0), "{labels:?}");
+    assert!(labels.iter().all(|l| !l.ends_with(".0") && *l != "3.5"), "{labels:?}");
     // The sweep's report.
     lahar().arg("report").arg(&one).assert().success();
     let html = read(&one.join("report.html"));
