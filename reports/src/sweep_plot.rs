@@ -58,6 +58,9 @@ pub fn png_in(
 
 /// A line's 95% band as a polygon (upper edge forward, lower edge back), clipped
 /// to `range`; none unless every point has a band.
+/// Dash and gap lengths (pixels) of the second, third... line.
+const DASHES: [(u32, u32); 3] = [(8, 4), (3, 4), (12, 3)];
+
 fn band(p: &[(f64, f64, Option<f64>)], (lo, hi): Range) -> Option<Vec<(f64, f64)>> {
     if p.len() < 2 || p.iter().any(|q| q.2.is_none()) {
         return None;
@@ -171,8 +174,16 @@ fn draw<DB: DrawingBackend>(
             chart.draw_series(std::iter::once(Polygon::new(poly, c.mix(0.18).filled()))).map_err(|x| e(&x))?;
         }
         let name = if label.is_empty() { y_label.to_string() } else { label.clone() };
-        chart
-            .draw_series(LineSeries::new(p.iter().map(|&(x, y, _)| (x, y)), c.stroke_width(2)))
+        let pts = p.iter().map(|&(x, y, _)| (x, y));
+        // Lines after the first are dashed, each with its own pattern, so a line
+        // drawn over an equal one leaves it visible between its dashes.
+        let series = if i == 0 {
+            chart.draw_series(LineSeries::new(pts, c.stroke_width(2)))
+        } else {
+            let (dash, gap) = DASHES[(i - 1) % DASHES.len()];
+            chart.draw_series(DashedLineSeries::new(pts, dash, gap, c.stroke_width(2)))
+        };
+        series
             .map_err(|x| e(&x))?
             .label(name)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));

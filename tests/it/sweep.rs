@@ -84,6 +84,16 @@ fn example_sweep_runs_and_jobs_do_not_change_the_tables() {
     assert!(numbers.iter().all(|&v| v <= 400.0), "{labels:?}");
     assert!(numbers.contains(&400.0) && numbers.contains(&5.0), "{labels:?}");
     assert!(labels.iter().all(|l| !l.ends_with(".0") && *l != "3.5"), "{labels:?}");
+    // sjf and gang-fifo both complete all 400 jobs: their lines coincide, so the
+    // second and third lines are dashed (many short strokes), each leaving the
+    // lines under it visible.
+    let strokes = |color: &str| svg.matches(&format!("stroke=\"{color}\" stroke-width=\"2\"")).count();
+    assert!(
+        strokes("#FF7F0E") > 10 && strokes("#2CA02C") > 10,
+        "dashed: {} {}",
+        strokes("#FF7F0E"),
+        strokes("#2CA02C")
+    );
     // The sweep's report.
     lahar().arg("report").arg(&one).assert().success();
     let html = read(&one.join("report.html"));
