@@ -21,7 +21,7 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::pending_best_effort;
-use lahar_core::job::{JobId, PodStatus};
+use lahar_core::job::{JobId, PodId, PodStatus};
 use lahar_core::queue::QueueId;
 use lahar_core::session::Session;
 use lahar_core::world::ReachFacts;
@@ -162,13 +162,7 @@ impl Reach {
         if let Some(&(_, _, ok)) = self.quota.iter().find(|&&(qq, s, _)| qq == q && s == shape) {
             return ok;
         }
-        let job = ssn.job(j);
-        let pod = job
-            .pods
-            .iter()
-            .copied()
-            .find(|&p| ssn.pod(p).task as usize == t && ssn.pod(p).status == PodStatus::Pending);
-        let ok = pod.is_none_or(|p| match action {
+        let ok = pending_pod(ssn, j, t).is_none_or(|p| match action {
             Action::Allocate | Action::Preempt => fw.allocatable(ssn, q, p),
             Action::Reclaim => fw.preemptive(ssn, q, p),
         });
@@ -280,12 +274,7 @@ impl Reach {
                 format!("free slots {}", self.slots(ssn, shape, pending))
             } else {
                 // Allocate and preempt ask `allocatable`, which gives its numbers.
-                let pod = job
-                    .pods
-                    .iter()
-                    .copied()
-                    .find(|&p| ssn.pod(p).task as usize == t && ssn.pod(p).status == PodStatus::Pending);
-                let by = pod
+                let by = pending_pod(ssn, j, t)
                     .filter(|_| self.action != Action::Reclaim)
                     .map(|p| fw.allocatable_rejecters(ssn, q, p))
                     .filter(|r| !r.is_empty())
@@ -305,6 +294,11 @@ impl Reach {
             job.spec.min_available
         )
     }
+}
+
+/// The first Pending pod of task `t` of job `j`: the one a quota vote asks about.
+fn pending_pod(ssn: &Session<'_>, j: JobId, t: usize) -> Option<PodId> {
+    ssn.job(j).pods.iter().copied().find(|&p| ssn.pod(p).task as usize == t && ssn.pod(p).status == PodStatus::Pending)
 }
 
 /// The out-of-reach rule of [`Reach`], with its `--explain` row.
