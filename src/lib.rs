@@ -45,8 +45,8 @@ pub struct RunOptions {
     pub no_write: bool,
     /// Show a progress bar on stderr (only drawn when stderr is a terminal).
     pub progress: bool,
-    /// Also write plots (SVG and PNG) into `<out>/plots/`.
-    pub plots: bool,
+    /// Also write plots (SVG and PNG) into `<out>/plots/`, in this style.
+    pub plots: Option<lahar_reports::plots::PlotStyle>,
     /// Pods to explain (`namespace/name` or a unique name): writes explain.csv.
     pub explain: Vec<String>,
     /// Keep explain.csv rows only for sessions at `from ≤ t < until`
@@ -441,8 +441,8 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
                 .map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
         }
         // An interrupted run ends as soon as its files are whole.
-        if opts.plots && !interrupted {
-            report_cmd::run_plots(&out_dir)
+        if let (Some(style), false) = (&opts.plots, interrupted) {
+            report_cmd::run_plots(&out_dir, style)
                 .map_err(|e| RunError::Plots { dir: out_dir.clone(), msg: e.to_string() })?;
         }
         outdir::complete(&out_dir).map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;

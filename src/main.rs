@@ -79,6 +79,8 @@ enum Command {
         /// Also write plots (SVG and PNG) into <out>/plots/.
         #[arg(long)]
         plots: bool,
+        #[command(flatten)]
+        plot: PlotArgs,
         /// Explain a pod's placement, or every pod of a job (namespace/name or a
         /// unique name; repeatable): writes explain.csv with per-node predicate
         /// results and plugin scores (its job's other pods too), and prints each
@@ -166,6 +168,8 @@ enum Command {
         /// What to print on stdout.
         #[arg(long, value_enum, default_value = "table")]
         format: CompareFormat,
+        #[command(flatten)]
+        plot: PlotArgs,
     },
     /// Write one self-contained report.html (plots inline) for one or more runs.
     Report {
@@ -175,6 +179,8 @@ enum Command {
         /// Report file (default: DIR/report.html for one run, ./report.html for several).
         #[arg(long)]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        plot: PlotArgs,
     },
     /// Run a sweep: scenario cells over a grid of field overrides and seeds, in
     /// parallel, sharded, resumable (`lahar sweep merge` joins shard directories).
@@ -234,6 +240,8 @@ struct SweepArgs {
     /// Print nothing on success.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    plot: PlotArgs,
 }
 
 #[derive(Subcommand)]
@@ -246,7 +254,53 @@ enum SweepCommand {
         /// Where the merged sweep goes (may be one of the shard directories).
         #[arg(long)]
         out: PathBuf,
+        #[command(flatten)]
+        plot: PlotArgs,
     },
+}
+
+/// How plots are drawn.
+#[derive(clap::Args, Clone, Debug, Default)]
+struct PlotArgs {
+    /// `screen` (each plot's own size, with a title) or `paper` (300 dpi at a
+    /// column's or a page's width, no title: the caption says it, every line told
+    /// apart by its dash as well as its color).
+    #[arg(long, value_enum, default_value = "screen", value_name = "STYLE")]
+    plot_style: PlotStyleArg,
+    /// Every plot's size in pixels, WIDTHxHEIGHT (default: each plot's own in the
+    /// style).
+    #[arg(long, value_name = "WxH", value_parser = lahar_reports::plots::PlotStyle::parse_size)]
+    plot_size: Option<(u32, u32)>,
+    /// Tick-label size in pixels; titles, legends, margins and lines scale with it
+    /// (default: 14 on screen, 32 for a paper).
+    #[arg(long, value_name = "PX", value_parser = parse_font_size)]
+    plot_font_size: Option<u32>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum PlotStyleArg {
+    #[default]
+    Screen,
+    Paper,
+}
+
+fn parse_font_size(s: &str) -> Result<u32, String> {
+    let n: u32 = s.trim().parse().map_err(|_| format!("`{s}` is not a whole number of pixels"))?;
+    lahar_reports::plots::PlotStyle::check_font(n)
+}
+
+impl PlotArgs {
+    fn style(&self) -> lahar_reports::plots::PlotStyle {
+        lahar_reports::plots::PlotStyle {
+            paper: self.plot_style == PlotStyleArg::Paper,
+            size: self.plot_size,
+            font: self.plot_font_size,
+        }
+    }
+    /// Whether any plot option was given.
+    fn given(&self) -> bool {
+        self.plot_style != PlotStyleArg::Screen || self.plot_size.is_some() || self.plot_font_size.is_some()
+    }
 }
 
 /// Scenario fields changed from the command line.
@@ -535,6 +589,7 @@ fn main() -> ExitCode {
             sessions,
             quiet,
             plots,
+            plot,
             explain,
             explain_window,
             exhaustive,
@@ -554,6 +609,12 @@ fn main() -> ExitCode {
                     ));
                 }
             };
+            if plot.given() && !plots {
+                errln!(
+                    "error: --plot-style, --plot-size and --plot-font-size shape the plots --plots writes: add --plots"
+                );
+                return ExitCode::from(2);
+            }
             let s = match overrides.load_run(scenario.as_deref(), snapshot.as_deref(), conf.as_deref(), sessions) {
                 Ok(s) => s,
                 Err(e) => return input_error(&e),
@@ -567,7 +628,7 @@ fn main() -> ExitCode {
                 sessions,
                 no_write: false,
                 progress: !quiet,
-                plots,
+                plots: plots.then(|| plot.style()),
                 explain,
                 explain_window,
                 exhaustive,
@@ -701,7 +762,7 @@ fn main() -> ExitCode {
                 ExitCode::from(e.exit_code())
             })
         }
-        Command::Compare { dirs, out, format } => match lahar::report_cmd::compare(&dirs, &out) {
+        Command::Compare { dirs, out, format, plot } => match lahar::report_cmd::compare(&dirs, &out, &plot.style()) {
             Ok(c) => {
                 match format {
                     CompareFormat::Table => outln!("{}", c.to_terminal()),
@@ -712,7 +773,14 @@ fn main() -> ExitCode {
             }
             Err(e) => report_error(&e),
         },
-        Command::Report { dirs, out } if dirs.len() == 1 && dirs[0].join("sweep.json").is_file() => {
+        Command::Report { dirs, out, plot } if dirs.len() == 1 && dirs[0].join("sweep.json").is_file() => {
+            if plot.given() {
+                errln!(
+                    "error: {}: a sweep's report shows the plots the sweep drew; draw them in another style with `lahar sweep ... --plot-style`",
+                    dirs[0].display()
+                );
+                return ExitCode::from(2);
+            }
             match lahar::sweep::report::write(&dirs[0], out.as_deref()) {
                 Ok(p) => {
                     outln!("{}", p.display());
@@ -724,7 +792,7 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Report { dirs, out } => match lahar::report_cmd::report(&dirs, out.as_deref()) {
+        Command::Report { dirs, out, plot } => match lahar::report_cmd::report(&dirs, out.as_deref(), &plot.style()) {
             Ok(p) => {
                 outln!("{}", p.display());
                 ExitCode::SUCCESS
@@ -814,8 +882,8 @@ fn sweep(a: SweepArgs) -> ExitCode {
         }
         if w.failed.is_empty() && w.missing.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
     };
-    if let Some(SweepCommand::Merge { dirs, out }) = &a.command {
-        return match lahar::sweep::merge(dirs, out) {
+    if let Some(SweepCommand::Merge { dirs, out, plot }) = &a.command {
+        return match lahar::sweep::merge(dirs, out, &plot.style()) {
             Ok(w) => tell(&w, out),
             Err(e) => exec_error(e),
         };
@@ -849,6 +917,7 @@ fn sweep(a: SweepArgs) -> ExitCode {
         resume: a.resume,
         shard,
         progress: !a.quiet,
+        plot_style: a.plot.style(),
     };
     match lahar::sweep::run(&sweep, &opts) {
         Ok((o, Some(w))) => {

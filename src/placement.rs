@@ -222,7 +222,7 @@ pub fn run(s: Scenario, opts: &RunOptions) -> Result<PlacementReport, RunError> 
     let p = s.placement.clone().expect("a placement scenario");
     // Options of a run in time are refused rather than ignored.
     let unused = [
-        ("--plots", opts.plots),
+        ("--plots", opts.plots.is_some()),
         ("--explain", !opts.explain.is_empty()),
         ("--explain-window", opts.explain_window.is_some()),
         ("--exhaustive", opts.exhaustive),

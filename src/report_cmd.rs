@@ -5,7 +5,7 @@
 use lahar_core::time::SimTime;
 use lahar_reports::compare::{Comparison, compare as compare_runs};
 use lahar_reports::load::{RunData, load_runs};
-use lahar_reports::plots::write_plots;
+use lahar_reports::plots::{PlotStyle, write_plots};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -43,32 +43,36 @@ fn write(path: &Path, text: &str) -> Result<(), ReportError> {
 }
 
 /// Writes the plots of one run directory into `<dir>/plots/`; returns the files.
-pub fn run_plots(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+pub fn run_plots(dir: &Path, style: &PlotStyle) -> Result<Vec<PathBuf>, ReportError> {
     let runs = load(&[dir.to_path_buf()])?;
-    write_plots(&dir.join("plots"), &runs).map_err(|e| ReportError::Output(e.to_string()))
+    write_plots(&dir.join("plots"), &runs, style).map_err(|e| ReportError::Output(e.to_string()))
 }
 
 /// `lahar compare DIR...`: reads the runs, writes `compare.csv`, `compare.md` and
-/// overlay plots (`plots/*.svg|png`) into `out`, and returns the comparison.
-pub fn compare(dirs: &[PathBuf], out: &Path) -> Result<Comparison, ReportError> {
+/// overlay plots (`plots/*.svg|png`, in `style`) into `out`, and returns the
+/// comparison.
+pub fn compare(dirs: &[PathBuf], out: &Path, style: &PlotStyle) -> Result<Comparison, ReportError> {
     let runs = load(dirs)?;
     let c = compare_runs(&runs);
     std::fs::create_dir_all(out).map_err(|e| ReportError::Output(format!("cannot create {}: {e}", out.display())))?;
     write(&out.join("compare.csv"), &c.to_csv())?;
     write(&out.join("compare.md"), &c.to_markdown())?;
-    write_plots(&out.join("plots"), &runs).map_err(|e| ReportError::Output(e.to_string()))?;
+    write_plots(&out.join("plots"), &runs, style).map_err(|e| ReportError::Output(e.to_string()))?;
     Ok(c)
 }
 
 /// `lahar report DIR...`: writes each run's plots into `<dir>/plots/` and one
 /// self-contained HTML report to `out` (default: `<DIR>/report.html` for one run,
-/// `report.html` in the current directory for several). Returns the report's path.
-pub fn report(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf, ReportError> {
+/// `report.html` in the current directory for several), plots in `style`.
+/// Returns the report's path.
+pub fn report(dirs: &[PathBuf], out: Option<&Path>, style: &PlotStyle) -> Result<PathBuf, ReportError> {
     let runs = load(dirs)?;
     for r in &runs {
-        write_plots(&r.dir.join("plots"), std::slice::from_ref(r)).map_err(|e| ReportError::Output(e.to_string()))?;
+        write_plots(&r.dir.join("plots"), std::slice::from_ref(r), style)
+            .map_err(|e| ReportError::Output(e.to_string()))?;
     }
-    let html = lahar_reports::html::render(&runs, crate::VERSION).map_err(|e| ReportError::Output(e.to_string()))?;
+    let html =
+        lahar_reports::html::render(&runs, crate::VERSION, style).map_err(|e| ReportError::Output(e.to_string()))?;
     let path = match out {
         Some(p) => p.to_path_buf(),
         None if runs.len() == 1 => runs[0].dir.join("report.html"),

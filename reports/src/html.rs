@@ -7,7 +7,7 @@
 
 use crate::compare::{Comparison, HEADLINE, compare, fmt_value};
 use crate::load::RunData;
-use crate::plots::{PlotError, PlotKind, svg};
+use crate::plots::{PlotError, PlotKind, PlotStyle, svg};
 use minijinja::value::Serde;
 use minijinja::{Environment, Value, context};
 use serde::Serialize;
@@ -78,7 +78,7 @@ const QUEUE_HEADER: [&str; 10] = [
     "SLO misses",
 ];
 
-fn run_view(r: &RunData) -> Result<RunView, PlotError> {
+fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
     let s = &r.summary;
     let text = |k: &str| match &s[k] {
         serde_json::Value::String(v) => v.clone(),
@@ -118,9 +118,9 @@ fn run_view(r: &RunData) -> Result<RunView, PlotError> {
     let plots = if no_plots.is_some() {
         Vec::new()
     } else {
-        PlotKind::SINGLE
-            .iter()
-            .map(|&k| Ok(Plot { name: k.name(), title: k.title(), svg: svg(k, runs)? }))
+        PlotKind::for_run(r)
+            .into_iter()
+            .map(|k| Ok(Plot { name: k.name(), title: k.title(), svg: svg(k, runs, style)? }))
             .collect::<Result<_, PlotError>>()?
     };
     let read = |name: &str| std::fs::read_to_string(r.dir.join(name)).unwrap_or_default();
@@ -184,14 +184,14 @@ fn run_view(r: &RunData) -> Result<RunView, PlotError> {
 }
 
 /// Renders report.html for one or more runs (several: with the comparison to the
-/// first and overlay plots).
-pub fn render(runs: &[RunData], version: &str) -> Result<String, HtmlError> {
-    let views: Vec<RunView> = runs.iter().map(run_view).collect::<Result<_, _>>()?;
+/// first and overlay plots), the plots drawn in `style`.
+pub fn render(runs: &[RunData], version: &str, style: &PlotStyle) -> Result<String, HtmlError> {
+    let views: Vec<RunView> = runs.iter().map(|r| run_view(r, style)).collect::<Result<_, _>>()?;
     let (comparison, overlay) = if runs.len() > 1 {
         let c: Comparison = compare(runs);
         let overlay: Vec<Plot> = PlotKind::OVERLAY
             .iter()
-            .map(|&k| Ok(Plot { name: k.name(), title: k.title(), svg: svg(k, runs)? }))
+            .map(|&k| Ok(Plot { name: k.name(), title: k.title(), svg: svg(k, runs, style)? }))
             .collect::<Result<_, PlotError>>()?;
         (Some(CompareView { runs: c.runs.clone(), header: c.header(), cells: c.cells() }), overlay)
     } else {

@@ -1,6 +1,7 @@
 //! Reading a run's output directory back (for plots, `lahar compare` and
-//! `lahar report`): summary.json, jobs.csv and timeseries.csv are required,
-//! pods.csv is read when present (placement intervals count).
+//! `lahar report`): summary.json, jobs.csv and timeseries.csv are required;
+//! pods.csv (the per-node timeline) and events.csv (the faults timeline) are read
+//! when present.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,8 @@ pub enum LoadError {
 /// One job of jobs.csv (the columns the plots and comparison use).
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobRecord {
+    /// The job's name.
+    pub name: String,
     /// Queue.
     pub queue: String,
     /// Final state.
@@ -92,12 +95,57 @@ pub struct RunData {
     pub jobs: Vec<JobRecord>,
     /// timeseries.csv.
     pub ts: Timeseries,
-    /// Rows of pods.csv (placement intervals), if the file is there.
-    pub pod_intervals: Option<usize>,
+    /// pods.csv (placement intervals), if the file is there.
+    pub pods: Option<Pods>,
+    /// events.csv (failures, repairs, drains), if the run had faults.
+    pub events: Option<Vec<EventRecord>>,
     /// The first rows of decisions.csv (the report shows them).
     pub decisions: Option<Rows>,
     /// The first rows of explain.csv, if the run had `--explain`.
     pub explain: Option<Rows>,
+}
+
+/// One placement interval of pods.csv.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PodRecord {
+    /// Index of its node in [`Pods::nodes`].
+    pub node: u32,
+    /// Index of its job in [`RunData::jobs`], if jobs.csv has it.
+    pub job: Option<u32>,
+    /// GPUs held (a pod without GPUs: 0).
+    pub gpus: f64,
+    /// Start (s).
+    pub start: f64,
+    /// End (s); `None` while it was still running when the run ended.
+    pub end: Option<f64>,
+}
+
+/// pods.csv: the intervals and the nodes they name (in order of first mention).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pods {
+    /// Node names.
+    pub nodes: Vec<String>,
+    /// Intervals, in file order.
+    pub rows: Vec<PodRecord>,
+}
+
+/// One row of events.csv.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventRecord {
+    /// Instant (s).
+    pub t: f64,
+    /// `fail`, `repair`, `cordon`, `evict` or `uncordon`.
+    pub event: String,
+    /// `node`, `gpu`, `switch` or `drain`.
+    pub scope: String,
+    /// The node or HyperNode (`first (+N)` for a pattern).
+    pub target: String,
+    /// GPUs made unavailable (`fail`, `cordon`) or given back (`repair`, `uncordon`).
+    pub gpus: f64,
+    /// Pods killed (`fail`) or evicted (`evict`).
+    pub pods: f64,
+    /// The rule, trace line or drain that caused it.
+    pub cause: String,
 }
 
 /// The first rows of a CSV file, for a table in the report.
@@ -197,7 +245,8 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
     let jp = dir.join("jobs.csv");
     let mut rd = open_csv(&jp)?;
     let h = rd.headers().map_err(|e| bad(&jp, e))?.clone();
-    let (cq, cs, cj, cw, cst, cn, ct) = (
+    let (cname, cq, cs, cj, cw, cst, cn, ct) = (
+        column(&jp, &h, "job")?,
         column(&jp, &h, "queue")?,
         column(&jp, &h, "state")?,
         column(&jp, &h, "jct_s")?,
@@ -212,6 +261,7 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
         let line = i as u64 + 2;
         let started = !r.get(cst).unwrap_or("").is_empty();
         jobs.push(JobRecord {
+            name: r.get(cname).unwrap_or("").to_string(),
             queue: r.get(cq).unwrap_or("").to_string(),
             state: r.get(cs).unwrap_or("").to_string(),
             jct_s: num(&jp, line, r.get(cj).unwrap_or(""))?,
@@ -271,17 +321,13 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
     }
 
     let pp = dir.join("pods.csv");
-    let pod_intervals = if pp.is_file() {
-        let mut rd = open_csv(&pp)?;
-        let mut n = 0usize;
-        for r in rd.records() {
-            r.map_err(|e| bad(&pp, e))?;
-            n += 1;
-        }
-        Some(n)
+    let pods = if pp.is_file() {
+        Some(read_pods(&pp, &jobs, summary.pointer("/metrics/sim_time_s").and_then(Value::as_f64))?)
     } else {
         None
     };
+    let ep = dir.join("events.csv");
+    let events = if ep.is_file() { Some(read_events(&ep)?) } else { None };
 
     let label = dir
         .file_name()
@@ -290,7 +336,87 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
         .unwrap_or_else(|| dir.display().to_string());
     let decisions = first_rows(&dir.join("decisions.csv"), &crate::write::DECISION_COLUMNS, DECISIONS_IN_REPORT)?;
     let explain = first_rows(&dir.join("explain.csv"), &crate::write::EXPLAIN_COLUMNS, EXPLAIN_IN_REPORT)?;
-    Ok(RunData { dir: dir.to_path_buf(), label, summary, jobs, ts, pod_intervals, decisions, explain })
+    Ok(RunData { dir: dir.to_path_buf(), label, summary, jobs, ts, pods, events, decisions, explain })
+}
+
+/// Reads pods.csv; a pod's job is looked up in `jobs` by name, a start or end
+/// past the run's simulated time (`horizon`, summary.json's `sim_time_s`) is an
+/// error (the file was not written by this run).
+fn read_pods(path: &Path, jobs: &[JobRecord], horizon: Option<f64>) -> Result<Pods, LoadError> {
+    let mut rd = open_csv(path)?;
+    let h = rd.headers().map_err(|e| bad(path, e))?.clone();
+    let (cj, cn, cg, cs, ce) = (
+        column(path, &h, "job")?,
+        column(path, &h, "node")?,
+        column(path, &h, "gpus")?,
+        column(path, &h, "start")?,
+        column(path, &h, "end")?,
+    );
+    let by_name: std::collections::HashMap<&str, u32> =
+        jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i as u32)).collect();
+    let mut node_ix: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut out = Pods::default();
+    for (i, r) in rd.records().enumerate() {
+        let r = r.map_err(|e| bad(path, e))?;
+        let line = i as u64 + 2;
+        let node = r.get(cn).unwrap_or("");
+        let start = num(path, line, r.get(cs).unwrap_or(""))?;
+        let (Some(start), false) = (start, node.is_empty()) else {
+            return Err(bad(path, format!("line {line}: a pod interval needs a node and a start")));
+        };
+        let end = num(path, line, r.get(ce).unwrap_or(""))?;
+        let gpus = num(path, line, r.get(cg).unwrap_or(""))?.unwrap_or(0.0);
+        let valid = start.is_finite()
+            && start >= 0.0
+            && gpus.is_finite()
+            && gpus >= 0.0
+            && end.is_none_or(|e| e.is_finite() && e >= start)
+            && horizon.is_none_or(|h| start <= h + 1e-6 && end.is_none_or(|e| e <= h + 1e-6));
+        if !valid {
+            return Err(bad(path, format!("line {line}: start, end or gpus out of range for this run")));
+        }
+        let next = out.nodes.len() as u32;
+        let n = *node_ix.entry(node.to_string()).or_insert_with(|| {
+            out.nodes.push(node.to_string());
+            next
+        });
+        out.rows.push(PodRecord { node: n, job: by_name.get(r.get(cj).unwrap_or("")).copied(), gpus, start, end });
+    }
+    Ok(out)
+}
+
+/// Reads events.csv (its columns as [`crate::faults::EVENT_COLUMNS`]).
+fn read_events(path: &Path) -> Result<Vec<EventRecord>, LoadError> {
+    let mut rd = open_csv(path)?;
+    let h = rd.headers().map_err(|e| bad(path, e))?.clone();
+    if h.iter().ne(crate::faults::EVENT_COLUMNS.iter().copied()) {
+        return Err(bad(path, format!("line 1: expected the columns {}", crate::faults::EVENT_COLUMNS.join(","))));
+    }
+    let mut out = Vec::new();
+    for (i, r) in rd.records().enumerate() {
+        let r = r.map_err(|e| bad(path, e))?;
+        let line = i as u64 + 2;
+        let f = |k: usize| r.get(k).unwrap_or("").to_string();
+        let n = |k: usize| -> Result<f64, LoadError> {
+            match num(path, line, r.get(k).unwrap_or(""))? {
+                Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
+                _ => Err(bad(
+                    path,
+                    format!("line {line}: column `{}` needs a number of at least 0", h.get(k).unwrap_or("")),
+                )),
+            }
+        };
+        out.push(EventRecord {
+            t: n(0)?,
+            event: f(1),
+            scope: f(2),
+            target: f(3),
+            gpus: n(5)?,
+            pods: n(6)?,
+            cause: f(7),
+        });
+    }
+    Ok(out)
 }
 
 /// Reads several run directories; labels that repeat get a `#k` suffix.

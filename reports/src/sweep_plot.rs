@@ -1,14 +1,20 @@
 //! A sweep's plot: one metric against one numeric axis, a line per combination of
 //! the other axes' values, each with its 95% confidence band (over seeds).
 
-use crate::plots::{PALETTE, PlotError, init_fonts};
+use crate::plots::{Look, PALETTE, PlotError, PlotStyle, init_fonts};
 use plotters::prelude::*;
 
 /// One line: legend label and points (x, mean, 95% half-width).
 pub type Line = (String, Vec<(f64, f64, Option<f64>)>);
 
-/// Plot size (pixels).
+/// Plot size on screen (pixels).
 pub const SIZE: (u32, u32) = (900, 560);
+/// Plot size for a paper (pixels: 3.5 in at 300 dpi).
+pub const PAPER_SIZE: (u32, u32) = (1050, 700);
+
+fn size(style: &PlotStyle) -> (u32, u32) {
+    style.size.unwrap_or(if style.paper { PAPER_SIZE } else { SIZE })
+}
 
 /// The values a metric can take (`lo..=hi`, either end infinite when open): a 95%
 /// band is drawn clipped to it (a share never below 0 nor above 100%).
@@ -17,19 +23,35 @@ pub type Range = (f64, f64);
 /// Any value.
 pub const ANY: Range = (f64::NEG_INFINITY, f64::INFINITY);
 
-/// Renders the plot as SVG.
-pub fn svg(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<String, PlotError> {
-    svg_in(title, x_label, y_label, lines, ANY)
+/// What a sweep plot shows: its title, axis names and lines, and the values its
+/// metric can take.
+#[derive(Clone, Copy, Debug)]
+pub struct SweepPlot<'a> {
+    /// Title (not drawn in the paper style).
+    pub title: &'a str,
+    /// The x axis's name.
+    pub x_label: &'a str,
+    /// The metric's name.
+    pub y_label: &'a str,
+    /// The lines.
+    pub lines: &'a [Line],
+    /// The metric's range ([`ANY`] if unbounded).
+    pub range: Range,
 }
 
-/// [`svg`] of a metric whose values lie in `range`.
-pub fn svg_in(title: &str, x_label: &str, y_label: &str, lines: &[Line], range: Range) -> Result<String, PlotError> {
+/// Renders the plot as SVG.
+pub fn svg(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<String, PlotError> {
+    svg_in(&SweepPlot { title, x_label, y_label, lines, range: ANY }, &PlotStyle::default())
+}
+
+/// [`svg`] of a plot in `style`.
+pub fn svg_in(p: &SweepPlot, style: &PlotStyle) -> Result<String, PlotError> {
     init_fonts();
-    let err = |msg: String| PlotError { plot: title.to_string(), msg };
+    let err = |msg: String| PlotError { plot: p.title.to_string(), msg };
     let mut buf = String::new();
     {
-        let root = SVGBackend::with_string(&mut buf, SIZE).into_drawing_area();
-        draw(&root, title, x_label, y_label, lines, range).map_err(err)?;
+        let root = SVGBackend::with_string(&mut buf, size(style)).into_drawing_area();
+        draw(&root, p, &style.look()).map_err(err)?;
         root.present().map_err(|e| err(e.to_string()))?;
     }
     Ok(buf)
@@ -37,30 +59,20 @@ pub fn svg_in(title: &str, x_label: &str, y_label: &str, lines: &[Line], range: 
 
 /// Renders the plot as a PNG file.
 pub fn png(path: &std::path::Path, title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<(), PlotError> {
-    png_in(path, title, x_label, y_label, lines, ANY)
+    png_in(path, &SweepPlot { title, x_label, y_label, lines, range: ANY }, &PlotStyle::default())
 }
 
-/// [`png`] of a metric whose values lie in `range`.
-pub fn png_in(
-    path: &std::path::Path,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    lines: &[Line],
-    range: Range,
-) -> Result<(), PlotError> {
+/// [`png`] of a plot in `style`.
+pub fn png_in(path: &std::path::Path, p: &SweepPlot, style: &PlotStyle) -> Result<(), PlotError> {
     init_fonts();
-    let err = |msg: String| PlotError { plot: title.to_string(), msg };
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    draw(&root, title, x_label, y_label, lines, range).map_err(err)?;
+    let err = |msg: String| PlotError { plot: p.title.to_string(), msg };
+    let root = BitMapBackend::new(path, size(style)).into_drawing_area();
+    draw(&root, p, &style.look()).map_err(err)?;
     root.present().map_err(|e| err(format!("{}: {e}", path.display())))
 }
 
 /// A line's 95% band as a polygon (upper edge forward, lower edge back), clipped
 /// to `range`; none unless every point has a band.
-/// Dash and gap lengths (pixels) of the second, third... line.
-const DASHES: [(u32, u32); 3] = [(8, 4), (3, 4), (12, 3)];
-
 fn band(p: &[(f64, f64, Option<f64>)], (lo, hi): Range) -> Option<Vec<(f64, f64)>> {
     if p.len() < 2 || p.iter().any(|q| q.2.is_none()) {
         return None;
@@ -136,20 +148,16 @@ fn legend_corner(lines: &[Line], (x0, x1): (f64, f64), (y0, y1): (f64, f64)) -> 
 
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, plotters::coord::Shift>,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    lines: &[Line],
-    range: Range,
+    p: &SweepPlot,
+    look: &Look,
 ) -> Result<(), String> {
+    let (x_label, y_label, lines, range) = (p.x_label, p.y_label, p.lines, p.range);
     let e = |x: &dyn std::fmt::Display| x.to_string();
     root.fill(&WHITE).map_err(|x| e(&x))?;
     let ((x0, x1), (y0, y1)) = spans(lines, range);
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 22))
-        .margin(15)
-        .x_label_area_size(50)
-        .y_label_area_size(70)
+    let mut chart = look
+        .chart(root, p.title)
+        .y_label_area_size(look.px(70))
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(|x| e(&x))?;
     // Axes of whole numbers (node counts, job counts) are ticked at whole numbers
@@ -164,10 +172,11 @@ fn draw<DB: DrawingBackend>(
         .x_labels(x_ticks)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&|v| crate::plots::fmt_num(*v))
-        .label_style(("sans-serif", 14))
-        .axis_desc_style(("sans-serif", 15))
+        .label_style(("sans-serif", look.font))
+        .axis_desc_style(("sans-serif", look.desc()))
         .draw()
         .map_err(|x| e(&x))?;
+    let w = look.line();
     for (i, (label, p)) in lines.iter().enumerate() {
         let c = PALETTE[i % PALETTE.len()];
         if let Some(poly) = band(p, range) {
@@ -177,24 +186,26 @@ fn draw<DB: DrawingBackend>(
         let pts = p.iter().map(|&(x, y, _)| (x, y));
         // Lines after the first are dashed, each with its own pattern, so a line
         // drawn over an equal one leaves it visible between its dashes.
-        let series = if i == 0 {
-            chart.draw_series(LineSeries::new(pts, c.stroke_width(2)))
-        } else {
-            let (dash, gap) = DASHES[(i - 1) % DASHES.len()];
-            chart.draw_series(DashedLineSeries::new(pts, dash, gap, c.stroke_width(2)))
+        let dash = look.dash(i);
+        let series = match dash {
+            None => chart.draw_series(LineSeries::new(pts, c.stroke_width(w))),
+            Some((d, g)) => chart.draw_series(DashedLineSeries::new(pts, d, g, c.stroke_width(w))),
         };
-        series
-            .map_err(|x| e(&x))?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
-        chart.draw_series(p.iter().map(|&(x, y, _)| Circle::new((x, y), 3, c.filled()))).map_err(|x| e(&x))?;
+        let solid = look.pxi(8);
+        series.map_err(|x| e(&x))?.label(name).legend(move |(x, y)| {
+            // The legend's mark shows the line's dash: three dashes, or one line.
+            let (d, g) = dash.map_or((solid, 0), |(d, g)| (d as i32, g as i32));
+            let seg = |k: i32| PathElement::new(vec![(k * (d + g), 0), (k * (d + g) + d, 0)], c.stroke_width(w));
+            EmptyElement::at((x, y)) + seg(0) + seg(1) + seg(2)
+        });
+        chart.draw_series(p.iter().map(|&(x, y, _)| Circle::new((x, y), look.px(3), c.filled()))).map_err(|x| e(&x))?;
     }
     chart
         .configure_series_labels()
         .position(legend_corner(lines, (x0, x1), (y0, y1)))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.4))
-        .label_font(("sans-serif", 14))
+        .label_font(("sans-serif", look.font))
         .draw()
         .map_err(|x| e(&x))
 }

@@ -124,6 +124,8 @@ pub struct ExecOptions {
     pub shard: Option<Shard>,
     /// Draw a progress bar (only on a terminal).
     pub progress: bool,
+    /// How the sweep's plots are drawn.
+    pub plot_style: lahar_reports::plots::PlotStyle,
 }
 
 /// What a sweep run did.

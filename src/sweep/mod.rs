@@ -55,14 +55,14 @@ pub fn run(sweep: &Sweep, opts: &ExecOptions) -> Result<(ExecOutcome, Option<Wri
         return Ok((outcome, None));
     }
     let m = Manifest::of(sweep);
-    let states = tables::write(&opts.out, &m)?;
+    let states = tables::write(&opts.out, &m, &opts.plot_style)?;
     Ok((outcome, Some(written(&m, &states))))
 }
 
 /// Joins shard directories into `out`: every cell directory is copied in (cells
 /// already in `out` are kept), then the tables and plots are written exactly as a
-/// single-machine run writes them.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Written, ExecError> {
+/// single-machine run writes them (the plots in `style`).
+pub fn merge(dirs: &[PathBuf], out: &Path, style: &lahar_reports::plots::PlotStyle) -> Result<Written, ExecError> {
     let mut manifest: Option<Manifest> = None;
     for d in dirs {
         let m = Manifest::read(d).map_err(ExecError::Mismatch)?;
@@ -102,7 +102,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Written, ExecError> {
             }
         }
     }
-    let states = tables::write(out, &m)?;
+    let states = tables::write(out, &m, style)?;
     Ok(written(&m, &states))
 }
 

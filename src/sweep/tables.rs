@@ -6,6 +6,7 @@
 use super::exec::{ExecError, finished, io};
 use super::manifest::Manifest;
 use lahar_reports::headline::{HEADLINE, Headline, WITH_FAULTS};
+use lahar_reports::plots::PlotStyle;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -137,7 +138,7 @@ pub fn groups(m: &Manifest, states: &[CellState]) -> Vec<Group> {
 }
 
 /// Writes sweep.csv, summary.csv and the plots into `dir`; returns the states.
-pub fn write(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
+pub fn write(dir: &Path, m: &Manifest, style: &PlotStyle) -> Result<Vec<CellState>, ExecError> {
     let states = read_cells(dir, m)?;
     let ms = metrics(&states);
     let csv_err = |p: &Path| {
@@ -191,7 +192,7 @@ pub fn write(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
         w.write_record(&row).map_err(csv_err(&p))?;
     }
     w.into_inner().map_err(|e| io(&p)(e.into_error()))?.commit().map_err(io(&p))?;
-    write_plots(dir, m, &gs, ms)?;
+    write_plots(dir, m, &gs, ms, style)?;
     Ok(states)
 }
 
@@ -237,7 +238,7 @@ pub fn series(m: &Manifest, gs: &[Group], a: usize, k: usize) -> Vec<Line> {
         .collect()
 }
 
-fn write_plots(dir: &Path, m: &Manifest, gs: &[Group], ms: &[Headline]) -> Result<(), ExecError> {
+fn write_plots(dir: &Path, m: &Manifest, gs: &[Group], ms: &[Headline], style: &PlotStyle) -> Result<(), ExecError> {
     let files = plot_files(m, ms);
     if files.is_empty() {
         return Ok(());
@@ -274,11 +275,17 @@ fn write_plots(dir: &Path, m: &Manifest, gs: &[Group], ms: &[Headline]) -> Resul
             }
         }
         let range = (lo * h.scale, hi * h.scale);
-        let svg =
-            lahar_reports::sweep_plot::svg_in(&title, &m.axes[a].name, h.label, &scaled, range).map_err(plot_err)?;
+        let plot = lahar_reports::sweep_plot::SweepPlot {
+            title: &title,
+            x_label: &m.axes[a].name,
+            y_label: h.label,
+            lines: &scaled,
+            range,
+        };
+        let svg = lahar_reports::sweep_plot::svg_in(&plot, style).map_err(plot_err)?;
         lahar_core::files::write_atomic(&p, svg.as_bytes()).map_err(io(&p))?;
         let png = p.with_extension("png");
-        lahar_reports::sweep_plot::png_in(&png, &title, &m.axes[a].name, h.label, &scaled, range).map_err(plot_err)
+        lahar_reports::sweep_plot::png_in(&png, &plot, style).map_err(plot_err)
     })
 }
 

@@ -217,13 +217,24 @@ fn a_line_outside_its_axes_is_caught() {
 /// Checks every plot of `kinds` exists in `dir` as SVG and PNG of its declared
 /// size, with nothing drawn outside its axes.
 fn check_plots(dir: &Path, kinds: &[lahar_reports::plots::PlotKind]) {
+    check_styled_plots(dir, kinds, &lahar_reports::plots::PlotStyle::default());
+}
+
+/// The plots of the run in `dir` (the node timeline when it has pods.csv, the
+/// faults timeline when it had faults).
+fn plots_of(dir: &Path) -> Vec<lahar_reports::plots::PlotKind> {
+    lahar_reports::plots::PlotKind::for_run(&lahar_reports::load::load_run(dir).unwrap())
+}
+
+/// [`check_plots`] in `style`: each plot of the style's size.
+fn check_styled_plots(dir: &Path, kinds: &[lahar_reports::plots::PlotKind], style: &lahar_reports::plots::PlotStyle) {
     for k in kinds {
         let png = std::fs::read(dir.join(format!("{}.png", k.name()))).unwrap_or_else(|e| panic!("{}: {e}", k.name()));
         assert!(png.len() > 5000, "{}.png is nearly empty", k.name());
-        assert_eq!(png_size(&png), k.size(), "{}.png", k.name());
+        assert_eq!(png_size(&png), style.size_of(*k), "{}.png", k.name());
         let svg = std::fs::read_to_string(dir.join(format!("{}.svg", k.name()))).unwrap();
         assert!(svg.len() > 2000 && svg.contains("<text"), "{}.svg has no text", k.name());
-        assert_eq!(svg_size(&svg), k.size(), "{}.svg", k.name());
+        assert_eq!(svg_size(&svg), style.size_of(*k), "{}.svg", k.name());
         let outside = drawn_outside(&svg);
         assert!(outside.is_empty(), "{}.svg draws outside its axes: {outside:?}", k.name());
     }
@@ -235,7 +246,10 @@ fn run_plots_compare_and_report() {
     let d = tempfile::tempdir().unwrap();
     let (a, b) = (d.path().join("volcano"), d.path().join("strict"));
     cargo_bin_cmd!("lahar").args(["run", "-q", "--plots", "--out"]).arg(&a).assert().success().stderr("");
-    check_plots(&a.join("plots"), &PlotKind::SINGLE);
+    let single = plots_of(&a);
+    assert_eq!(single.len(), PlotKind::SINGLE.len() - 1, "every plot but the faults timeline: {single:?}");
+    assert!(single.contains(&PlotKind::NodeTimeline));
+    check_plots(&a.join("plots"), &single);
 
     // A second run of the default scenario (Volcano's default conf) under strict
     // FIFO, to compare against.
@@ -277,9 +291,9 @@ fn run_plots_compare_and_report() {
 
     // One run: report.html in its directory, every plot inline, nothing external.
     cargo_bin_cmd!("lahar").arg("report").arg(&b).assert().success();
-    check_plots(&b.join("plots"), &PlotKind::SINGLE);
+    check_plots(&b.join("plots"), &single);
     let html = std::fs::read_to_string(b.join("report.html")).unwrap();
-    assert_eq!(html.matches("<svg").count(), PlotKind::SINGLE.len());
+    assert_eq!(html.matches("<svg").count(), single.len());
     assert!(html.contains("default") && html.contains("gang-fifo-strict"));
     for external in ["src=\"http", "href=\"http", "<script src", "<link"] {
         assert!(!html.contains(external), "report.html refers to an external resource: {external}");
@@ -288,8 +302,66 @@ fn run_plots_compare_and_report() {
     let rp = d.path().join("r/report.html");
     cargo_bin_cmd!("lahar").args(["report", "--out"]).arg(&rp).arg(&a).arg(&b).assert().success();
     let html = std::fs::read_to_string(&rp).unwrap();
-    assert_eq!(html.matches("<svg").count(), 2 * PlotKind::SINGLE.len() + PlotKind::OVERLAY.len());
+    assert_eq!(html.matches("<svg").count(), 2 * single.len() + PlotKind::OVERLAY.len());
     assert!(html.contains("id=\"comparison\""));
+}
+
+/// The paper style through the binary: the size and font asked for, no title,
+/// nothing outside the axes; a run with faults gets its faults timeline; plot
+/// options without plots, and sizes or fonts out of range, exit 2.
+#[test]
+fn plots_for_a_paper() {
+    use lahar_reports::plots::{PlotKind, PlotStyle};
+    let d = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = d.path().join("faults");
+    cargo_bin_cmd!("lahar")
+        .args(["run", "-q", "--plots", "--plot-style", "paper", "--plot-size", "700x480", "--plot-font-size", "18"])
+        .arg(root.join("examples/faults/failures.yaml"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let kinds = plots_of(&out);
+    assert_eq!(kinds, PlotKind::SINGLE.to_vec(), "a run with faults has every plot");
+    let style = PlotStyle { paper: true, size: Some((700, 480)), font: Some(18) };
+    check_styled_plots(&out.join("plots"), &kinds, &style);
+    for k in &kinds {
+        let svg = std::fs::read_to_string(out.join("plots").join(format!("{}.svg", k.name()))).unwrap();
+        assert!(!svg.contains(k.title()), "{}: a paper's figure has no title", k.name());
+        // plotters writes a font of N px as N / 1.24 in SVG units: 18 px is 14.516.
+        assert!(svg.contains("font-size=\"14.516"), "{}: tick labels of 18 px", k.name());
+    }
+    let faults = std::fs::read_to_string(out.join("plots/faults.svg")).unwrap();
+    for row in ["node h100-50", "switch leaf-3", "drain h100-10 (+9)"] {
+        assert!(faults.contains(row), "the faults timeline names {row}");
+    }
+    // The paper style's own sizes.
+    let own = d.path().join("own");
+    cargo_bin_cmd!("lahar")
+        .args(["run", "-q", "--plots", "--plot-style", "paper", "--out"])
+        .arg(&own)
+        .assert()
+        .success();
+    check_styled_plots(&own.join("plots"), &plots_of(&own), &PlotStyle::PAPER);
+    assert_eq!(PlotStyle::PAPER.size_of(PlotKind::JctCdf), (1050, 700));
+
+    for (args, msg) in [
+        (vec!["run", "--plot-style", "paper"], "add --plots"),
+        (vec!["run", "--plots", "--plot-size", "100x100"], "200 to 8000"),
+        (vec!["run", "--plots", "--plot-size", "700"], "WIDTHxHEIGHT"),
+        (vec!["run", "--plots", "--plot-font-size", "300"], "6 to 200"),
+        (vec!["report", "--plot-size", "widex480"], "not a whole number"),
+    ] {
+        cargo_bin_cmd!("lahar")
+            .args(&args)
+            .arg("--out")
+            .arg(d.path().join("never"))
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(msg));
+        assert!(!d.path().join("never").exists(), "{args:?}: nothing written");
+    }
 }
 
 #[test]

@@ -127,9 +127,31 @@ fn three_shards_in_separate_processes_merge_into_the_unsharded_sweep() {
     let merged = tmp.path().join("merged");
     lahar().args(["sweep", "merge"]).args(&shards).arg("--out").arg(&merged).assert().success();
     assert_eq!(tables(&merged), tables(&whole));
-    // Merging into one of the shard directories works too.
-    lahar().args(["sweep", "merge"]).args(&shards).arg("--out").arg(&shards[0]).assert().success();
+    // Merging into one of the shard directories works too, here with the plots
+    // for a paper: the same tables, each plot at the paper's size, no title.
+    lahar()
+        .args(["sweep", "merge", "--plot-style", "paper"])
+        .args(&shards)
+        .arg("--out")
+        .arg(&shards[0])
+        .assert()
+        .success();
     assert_eq!(tables(&shards[0]), tables(&whole));
+    let plots: Vec<PathBuf> = std::fs::read_dir(shards[0].join("plots"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "png"))
+        .collect();
+    assert!(!plots.is_empty());
+    for p in &plots {
+        let png = std::fs::read(p).unwrap();
+        let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        assert_eq!((be(&png[16..20]), be(&png[20..24])), (1050, 700), "{}", p.display());
+        let svg = read(&p.with_extension("svg"));
+        assert!(!svg.contains(" by nodes\n") && svg.contains("<text"), "{}: no title", p.display());
+        let screen = read(&whole.join("plots").join(p.with_extension("svg").file_name().unwrap()));
+        assert!(screen.contains(" by nodes\n"), "{}: the screen style's has its title", p.display());
+    }
     // A merge of too few shards says which cells are missing and fails.
     let partial = tmp.path().join("partial");
     lahar()
