@@ -58,6 +58,7 @@ const RUN_FILES: &[&str] = &[
     "jobs.csv",
     "pods.csv",
     "timeseries.csv",
+    "queues.csv",
     "decisions.csv",
     "events.csv",
     "summary.json",

@@ -524,7 +524,7 @@ impl RunMetrics {
                 makespan_s: sc.last_end.map(|e| secs(e.saturating_sub(sc.first_submit.unwrap_or(0)))),
                 gpu_hours: held / 3.6e9,
                 gpu_hours_stalled: (held - sc.running_gpu_us as f64).max(0.0) / 3.6e9,
-                gpu_share: share,
+                gpu_allocation_rate: share,
                 deserved_share: deserved,
                 share_over_deserved: if deserved > 0.0 { share / deserved } else { 0.0 },
                 rho: Dist::of(sc.rho),

@@ -14,7 +14,7 @@ use std::io::{self, BufWriter};
 use std::path::Path;
 
 /// events.csv's columns.
-pub const EVENT_COLUMNS: [&str; 8] = ["t", "event", "scope", "target", "nodes", "gpus", "pods", "cause"];
+pub const EVENT_COLUMNS: [&str; 8] = ["t_s", "event", "scope", "target", "nodes", "gpus", "pods", "cause"];
 
 /// summary.json's `faults`: what failures cost the run (docs/metrics.md).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

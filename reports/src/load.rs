@@ -172,7 +172,7 @@ fn first_rows(path: &Path, columns: &[&str], keep: usize) -> Result<Option<Rows>
     }
     let mut rd = open_csv(path)?;
     let h = rd.headers().map_err(|e| bad(path, e))?.clone();
-    if h.iter().ne(columns.iter().copied()) {
+    if !header_is(path, &h, columns) {
         return Err(bad(path, format!("line 1: expected the columns {}", columns.join(","))));
     }
     let mut out = Rows { header: columns.iter().map(|c| c.to_string()).collect(), ..Rows::default() };
@@ -213,8 +213,39 @@ fn open_csv(path: &Path) -> Result<csv::Reader<std::fs::File>, LoadError> {
     csv::Reader::from_path(path).map_err(|e| bad(path, e))
 }
 
+/// Columns renamed in lahar 0.2 (docs/outputs.md § Renamed columns): (file,
+/// old name, new name). Run directories written before still read.
+pub const RENAMED: [(&str, &str, &str); 12] = [
+    ("jobs.csv", "submit", "submit_s"),
+    ("jobs.csv", "start", "start_s"),
+    ("jobs.csv", "end", "end_s"),
+    ("pods.csv", "start", "start_s"),
+    ("pods.csv", "end", "end_s"),
+    ("timeseries.csv", "t", "t_s"),
+    ("timeseries.csv", "gpus_allocated:<queue>", "queues.csv gpus_allocated"),
+    ("timeseries.csv", "gpus_deserved:<queue>", "queues.csv gpus_deserved"),
+    ("decisions.csv", "t", "t_s"),
+    ("explain.csv", "t", "t_s"),
+    ("events.csv", "t", "t_s"),
+    ("summary.csv, summary.json (queues)", "gpu_share", "gpu_allocation_rate"),
+];
+
+/// The name a column of `file` had before [`RENAMED`].
+fn old_name(file: &str, name: &str) -> Option<&'static str> {
+    RENAMED.iter().find(|r| r.0 == file && r.2 == name).map(|r| r.1)
+}
+
+/// The column `name`, or its name before 0.2 ([`RENAMED`]).
 fn column(path: &Path, headers: &csv::StringRecord, name: &str) -> Result<usize, LoadError> {
-    headers.iter().position(|h| h == name).ok_or_else(|| bad(path, format!("no column `{name}`")))
+    let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
+    let old = old_name(file, name);
+    headers.iter().position(|h| h == name || Some(h) == old).ok_or_else(|| bad(path, format!("no column `{name}`")))
+}
+
+/// Whether a header is `columns`, each by its name or its name before 0.2.
+fn header_is(path: &Path, h: &csv::StringRecord, columns: &[&str]) -> bool {
+    let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
+    h.len() == columns.len() && h.iter().zip(columns).all(|(a, b)| a == *b || Some(a) == old_name(file, b))
 }
 
 fn num(path: &Path, line: u64, s: &str) -> Result<Option<f64>, LoadError> {
@@ -251,7 +282,7 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
         column(&jp, &h, "state")?,
         column(&jp, &h, "jct_s")?,
         column(&jp, &h, "wait_s")?,
-        column(&jp, &h, "start")?,
+        column(&jp, &h, "start_s")?,
         column(&jp, &h, "nodes_spanned")?,
         column(&jp, &h, "highest_tier")?,
     );
@@ -274,12 +305,14 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
     let tp = dir.join("timeseries.csv");
     let mut rd = open_csv(&tp)?;
     let h = rd.headers().map_err(|e| bad(&tp, e))?.clone();
-    let base: Vec<usize> = ["t", "gpus_total", "gpus_allocated", "gpus_busy_effective", "jobs_pending", "jobs_running"]
-        .iter()
-        .map(|c| column(&tp, &h, c))
-        .collect::<Result<_, _>>()?;
+    let base: Vec<usize> =
+        ["t_s", "gpus_total", "gpus_allocated", "gpus_busy_effective", "jobs_pending", "jobs_running"]
+            .iter()
+            .map(|c| column(&tp, &h, c))
+            .collect::<Result<_, _>>()?;
     let frag_col = h.iter().position(|c| c == "fragmentation");
     let stalled_col = h.iter().position(|c| c == "gpus_stalled");
+    // Runs before 0.2 kept the queues in timeseries.csv's columns.
     let qcols: Vec<(String, usize, Option<usize>)> = h
         .iter()
         .enumerate()
@@ -320,6 +353,11 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
         }
     }
 
+    let qp = dir.join("queues.csv");
+    if qp.is_file() {
+        ts.queues = read_queues(&qp, &ts.t)?;
+    }
+
     let pp = dir.join("pods.csv");
     let pods = if pp.is_file() {
         Some(read_pods(&pp, &jobs, summary.pointer("/metrics/sim_time_s").and_then(Value::as_f64))?)
@@ -349,8 +387,8 @@ fn read_pods(path: &Path, jobs: &[JobRecord], horizon: Option<f64>) -> Result<Po
         column(path, &h, "job")?,
         column(path, &h, "node")?,
         column(path, &h, "gpus")?,
-        column(path, &h, "start")?,
-        column(path, &h, "end")?,
+        column(path, &h, "start_s")?,
+        column(path, &h, "end_s")?,
     );
     let by_name: std::collections::HashMap<&str, u32> =
         jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i as u32)).collect();
@@ -385,11 +423,53 @@ fn read_pods(path: &Path, jobs: &[JobRecord], horizon: Option<f64>) -> Result<Po
     Ok(out)
 }
 
+/// Reads queues.csv: each queue's rows, one per sample of timeseries.csv (at
+/// its instants `t`), in order.
+#[allow(clippy::type_complexity)]
+fn read_queues(path: &Path, t: &[f64]) -> Result<Vec<(String, Vec<f64>, Option<Vec<f64>>)>, LoadError> {
+    let mut rd = open_csv(path)?;
+    let h = rd.headers().map_err(|e| bad(path, e))?.clone();
+    if !header_is(path, &h, &crate::stream::QUEUE_COLUMNS) {
+        let cols = crate::stream::QUEUE_COLUMNS.join(",");
+        return Err(bad(path, format!("line 1: expected the columns {cols}")));
+    }
+    let mut out: Vec<(String, Vec<f64>, Option<Vec<f64>>)> = Vec::new();
+    for (i, r) in rd.records().enumerate() {
+        let r = r.map_err(|e| bad(path, e))?;
+        let line = i as u64 + 2;
+        let name = r.get(1).unwrap_or("");
+        let k = match out.iter().position(|q| q.0 == name) {
+            Some(k) => k,
+            None => {
+                out.push((name.to_string(), Vec::new(), Some(Vec::new())));
+                out.len() - 1
+            }
+        };
+        let at = num(path, line, r.get(0).unwrap_or(""))?;
+        let q = &mut out[k];
+        let sample = q.1.len();
+        if t.get(sample).is_none_or(|&x| Some(x) != at) {
+            return Err(bad(
+                path,
+                format!("line {line}: queue `{name}`'s sample {} is not at an instant of timeseries.csv", sample + 1),
+            ));
+        }
+        q.1.push(num(path, line, r.get(2).unwrap_or(""))?.unwrap_or(0.0));
+        if let Some(d) = q.2.as_mut() {
+            d.push(num(path, line, r.get(3).unwrap_or(""))?.unwrap_or(0.0));
+        }
+    }
+    if let Some(q) = out.iter().find(|q| q.1.len() != t.len()) {
+        return Err(bad(path, format!("queue `{}` has {} samples, timeseries.csv {}", q.0, q.1.len(), t.len())));
+    }
+    Ok(out)
+}
+
 /// Reads events.csv (its columns as [`crate::faults::EVENT_COLUMNS`]).
 fn read_events(path: &Path) -> Result<Vec<EventRecord>, LoadError> {
     let mut rd = open_csv(path)?;
     let h = rd.headers().map_err(|e| bad(path, e))?.clone();
-    if h.iter().ne(crate::faults::EVENT_COLUMNS.iter().copied()) {
+    if !header_is(path, &h, &crate::faults::EVENT_COLUMNS) {
         return Err(bad(path, format!("line 1: expected the columns {}", crate::faults::EVENT_COLUMNS.join(","))));
     }
     let mut out = Vec::new();

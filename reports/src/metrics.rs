@@ -197,11 +197,12 @@ pub struct QueueSummary {
     /// GPU·hours held by its pods while their job made no progress (a gang
     /// waiting for the rest of its pods).
     pub gpu_hours_stalled: f64,
-    /// Time-weighted share of cluster GPUs its pods held.
-    pub gpu_share: f64,
+    /// Time-weighted share of cluster GPUs its pods held: the queue's part of the
+    /// run's `gpu_allocation_rate` (called `gpu_share` before 0.2).
+    pub gpu_allocation_rate: f64,
     /// Time-weighted deserved share (proportion's first round, see docs/metrics.md).
     pub deserved_share: f64,
-    /// `gpu_share / deserved_share` (0 when it never deserved anything).
+    /// `gpu_allocation_rate / deserved_share` (0 when it never deserved anything).
     pub share_over_deserved: f64,
     /// Finish-time fairness ρ of completed jobs.
     pub rho: Option<Dist>,

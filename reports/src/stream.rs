@@ -1,8 +1,8 @@
 //! A run's files written as it goes: [`RunWriter`] is the engine's
 //! [`Recorder`] for a run that writes its outputs.
 //!
-//! decisions.csv gets each decision as it is made and timeseries.csv each sample
-//! as it is taken. A job's jobs.csv row and its pods.csv rows are written when it
+//! decisions.csv gets each decision as it is made, timeseries.csv and queues.csv
+//! each sample as it is taken. A job's jobs.csv row and its pods.csv rows are written when it
 //! ends — once its last interval is closed — so both files list jobs in the order
 //! they ended (then the jobs unfinished at the end of the run, by submission); a
 //! job's pod rows are ordered by task, replica and start. The summary is
@@ -30,9 +30,9 @@ use std::path::Path;
 
 type Csv = csv::Writer<BufWriter<File>>;
 
-/// timeseries.csv's first columns, before the per-queue ones (docs/outputs.md).
+/// timeseries.csv's first columns (docs/outputs.md).
 pub const TIMESERIES_BASE: [&str; 8] = [
-    "t",
+    "t_s",
     "gpus_total",
     "gpus_allocated",
     "gpus_busy_effective",
@@ -42,13 +42,20 @@ pub const TIMESERIES_BASE: [&str; 8] = [
     "jobs_running",
 ];
 
-/// Writes a run's jobs.csv, pods.csv, timeseries.csv and decisions.csv as the run
-/// makes their rows, and accumulates its summary.
+/// queues.csv's columns: one row per queue per sample (docs/outputs.md).
+pub const QUEUE_COLUMNS: [&str; 4] = ["t_s", "queue", "gpus_allocated", "gpus_deserved"];
+
+/// Writes a run's jobs.csv, pods.csv, timeseries.csv, queues.csv and
+/// decisions.csv as the run makes their rows, and accumulates its summary.
 pub struct RunWriter {
     decisions: DecisionWriter,
     jobs: Csv,
     pods: Csv,
     timeseries: Csv,
+    queues: Csv,
+    /// The queues' names, in the World's order.
+    queue_names: Vec<String>,
+    queue_row: [String; 4],
     job_row: Fields<18>,
     pod_row: Fields<9>,
     sample_row: Vec<String>,
@@ -74,9 +81,9 @@ impl RunWriter {
             "queue",
             "priority",
             "gpus",
-            "submit",
-            "start",
-            "end",
+            "submit_s",
+            "start_s",
+            "end_s",
             "state",
             "jct_s",
             "wait_s",
@@ -91,19 +98,20 @@ impl RunWriter {
         ])
         .map_err(io_err)?;
         let mut pods = csv_writer(dir, "pods.csv")?;
-        pods.write_record(["job", "pod", "task", "index", "node", "gpus", "start", "end", "reason_end"])
+        pods.write_record(["job", "pod", "task", "index", "node", "gpus", "start_s", "end_s", "reason_end"])
             .map_err(io_err)?;
         let mut timeseries = csv_writer(dir, "timeseries.csv")?;
         let queues = QueueFact::all(world);
         let mut header: Vec<String> = TIMESERIES_BASE.iter().map(|s| s.to_string()).collect();
-        header.extend(queues.iter().map(|q| format!("gpus_allocated:{}", q.name)));
         header.push("fragmentation".to_string());
         header.push("gpus_fragmented".to_string());
-        header.extend(queues.iter().map(|q| format!("gpus_deserved:{}", q.name)));
         if opts.faults {
             header.push("gpus_unavailable".to_string());
         }
         timeseries.write_record(&header).map_err(io_err)?;
+        let mut queues_csv = csv_writer(dir, "queues.csv")?;
+        queues_csv.write_record(QUEUE_COLUMNS).map_err(io_err)?;
+        let queue_names: Vec<String> = queues.iter().map(|q| q.name.clone()).collect();
         let faults = match opts.faults {
             true => Some((EventWriter::create(dir)?, FaultTally::default())),
             false => None,
@@ -118,6 +126,9 @@ impl RunWriter {
             jobs,
             pods,
             timeseries,
+            queues: queues_csv,
+            queue_names,
+            queue_row: Default::default(),
             job_row: Fields::new(),
             pod_row: Fields::new(),
             sample_row: vec![String::new(); header.len()],
@@ -141,7 +152,7 @@ impl RunWriter {
 
     /// Flushes every file and returns the run's summary; returns the first error met.
     pub fn finish(self) -> io::Result<Summary> {
-        let RunWriter { decisions, mut jobs, mut pods, mut timeseries, summary, error, faults, .. } = self;
+        let RunWriter { decisions, mut jobs, mut pods, mut timeseries, mut queues, summary, error, faults, .. } = self;
         if let Some(e) = error {
             return Err(e);
         }
@@ -152,6 +163,7 @@ impl RunWriter {
         jobs.flush()?;
         pods.flush()?;
         timeseries.flush()?;
+        queues.flush()?;
         Ok(summary.expect("RunWriter::finish after the run finished"))
     }
 
@@ -276,20 +288,27 @@ impl Recorder for RunWriter {
         push_u64(&mut row[6], s.jobs_pending.into());
         push_u64(&mut row[7], s.jobs_running.into());
         let b = TIMESERIES_BASE.len();
-        let nq = s.queue_gpu_milli.len();
-        for (i, &g) in s.queue_gpu_milli.iter().enumerate() {
-            push_milli(&mut row[b + i], g);
-        }
-        push_fixed(&mut row[b + nq], m.frag_rate(), 6);
-        push_fixed(&mut row[b + 1 + nq], m.frag_gpus(), 3);
-        for (i, &d) in m.deserved().iter().enumerate() {
-            push_fixed(&mut row[b + 2 + nq + i], d, 3);
-        }
+        push_fixed(&mut row[b], m.frag_rate(), 6);
+        push_fixed(&mut row[b + 1], m.frag_gpus(), 3);
         if self.faults.is_some() {
             let last = row.len() - 1;
             push_milli(&mut row[last], s.gpu_unavailable_milli);
         }
-        let res = self.timeseries.write_record(&self.sample_row);
+        let mut res = self.timeseries.write_record(&self.sample_row);
+        // queues.csv: the same instant, a row per queue.
+        let q = &mut self.queue_row;
+        q[0].clear();
+        q[0].push_str(&self.sample_row[0]);
+        let deserved = m.deserved();
+        for (i, name) in self.queue_names.iter().enumerate() {
+            q[1].clear();
+            q[1].push_str(name);
+            q[2].clear();
+            push_milli(&mut q[2], s.queue_gpu_milli.get(i).copied().unwrap_or(0));
+            q[3].clear();
+            push_fixed(&mut q[3], deserved.get(i).copied().unwrap_or(0.0), 3);
+            res = res.and(self.queues.write_record(&*q));
+        }
         self.keep(res);
     }
 

@@ -37,11 +37,14 @@ pub struct SweepPlot<'a> {
     pub lines: &'a [Line],
     /// The metric's range ([`ANY`] if unbounded).
     pub range: Range,
+    /// Per line and point, whether the point's cells left jobs unfinished: such a
+    /// point is drawn hollow and the legend says why. Empty: none flagged.
+    pub unfinished: &'a [Vec<bool>],
 }
 
 /// Renders the plot as SVG.
 pub fn svg(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<String, PlotError> {
-    svg_in(&SweepPlot { title, x_label, y_label, lines, range: ANY }, &PlotStyle::default())
+    svg_in(&SweepPlot { title, x_label, y_label, lines, range: ANY, unfinished: &[] }, &PlotStyle::default())
 }
 
 /// [`svg`] of a plot in `style`.
@@ -59,7 +62,7 @@ pub fn svg_in(p: &SweepPlot, style: &PlotStyle) -> Result<String, PlotError> {
 
 /// Renders the plot as a PNG file.
 pub fn png(path: &std::path::Path, title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<(), PlotError> {
-    png_in(path, &SweepPlot { title, x_label, y_label, lines, range: ANY }, &PlotStyle::default())
+    png_in(path, &SweepPlot { title, x_label, y_label, lines, range: ANY, unfinished: &[] }, &PlotStyle::default())
 }
 
 /// [`png`] of a plot in `style`.
@@ -151,7 +154,7 @@ fn draw<DB: DrawingBackend>(
     p: &SweepPlot,
     look: &Look,
 ) -> Result<(), String> {
-    let (x_label, y_label, lines, range) = (p.x_label, p.y_label, p.lines, p.range);
+    let (x_label, y_label, lines, range, unfinished) = (p.x_label, p.y_label, p.lines, p.range, p.unfinished);
     let e = |x: &dyn std::fmt::Display| x.to_string();
     root.fill(&WHITE).map_err(|x| e(&x))?;
     let ((x0, x1), (y0, y1)) = spans(lines, range);
@@ -198,7 +201,28 @@ fn draw<DB: DrawingBackend>(
             let seg = |k: i32| PathElement::new(vec![(k * (d + g), 0), (k * (d + g) + d, 0)], c.stroke_width(w));
             EmptyElement::at((x, y)) + seg(0) + seg(1) + seg(2)
         });
-        chart.draw_series(p.iter().map(|&(x, y, _)| Circle::new((x, y), look.px(3), c.filled()))).map_err(|x| e(&x))?;
+        let open = |j: usize| unfinished.get(i).and_then(|v| v.get(j)).copied().unwrap_or(false);
+        chart
+            .draw_series(p.iter().enumerate().map(|(j, &(x, y, _))| {
+                // A point whose cells left jobs unfinished is hollow.
+                let (inner, size) = if open(j) { (WHITE.filled(), look.px(2)) } else { (c.filled(), look.px(3)) };
+                EmptyElement::at((x, y))
+                    + Circle::new((0, 0), look.px(4), c.filled())
+                    + Circle::new((0, 0), size, inner)
+            }))
+            .map_err(|x| e(&x))?;
+    }
+    if unfinished.iter().flatten().any(|&o| o) {
+        // The legend's last entry: what a hollow point means.
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())
+            .map_err(|x| e(&x))?
+            .label("hollow: cells with unfinished jobs (not in the mean)")
+            .legend(move |(x, y)| {
+                EmptyElement::at((x + look.pxi(12), y))
+                    + Circle::new((0, 0), look.px(4), BLACK.filled())
+                    + Circle::new((0, 0), look.px(2), WHITE.filled())
+            });
     }
     chart
         .configure_series_labels()

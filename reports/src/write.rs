@@ -191,10 +191,10 @@ pub struct DecisionWriter {
 }
 
 /// The columns of explain.csv.
-pub const EXPLAIN_COLUMNS: [&str; 8] = ["session", "t", "pod", "node", "plugin", "passed", "reason", "score"];
+pub const EXPLAIN_COLUMNS: [&str; 8] = ["session", "t_s", "pod", "node", "plugin", "passed", "reason", "score"];
 
 /// The columns of decisions.csv.
-pub const DECISION_COLUMNS: [&str; 9] = ["session", "t", "action", "kind", "job", "pod", "node", "phase", "reason"];
+pub const DECISION_COLUMNS: [&str; 9] = ["session", "t_s", "action", "kind", "job", "pod", "node", "phase", "reason"];
 
 /// Decision rows kept in memory as written (for the terminal), the first `limit`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -347,7 +347,7 @@ pub const SUMMARY_COLUMNS: &[&str] = &[
     "makespan_s",
     "gpu_hours",
     "gpu_hours_stalled",
-    "gpu_share",
+    "gpu_allocation_rate",
     "gpu_effective_utilization",
     "fragmentation",
     "deserved_share",
@@ -389,7 +389,7 @@ fn scope_row(scope: &str, q: &QueueSummary, run: Option<&Summary>) -> Vec<String
     r.push(cell(q.makespan_s));
     r.push(q.gpu_hours.to_string());
     r.push(q.gpu_hours_stalled.to_string());
-    r.push(q.gpu_share.to_string());
+    r.push(q.gpu_allocation_rate.to_string());
     r.push(run_only(|s| s.gpu_effective_utilization));
     r.push(run_only(|s| s.fragmentation));
     r.push(q.deserved_share.to_string());
@@ -421,7 +421,7 @@ pub fn summary_rows(s: &Summary) -> Vec<Vec<String>> {
         makespan_s: s.makespan_s,
         gpu_hours: s.gpu_allocation_rate * s.gpus_total * s.sim_time_s / 3600.0,
         gpu_hours_stalled: s.gpu_time.stalled * s.gpus_total * s.sim_time_s / 3600.0,
-        gpu_share: s.gpu_allocation_rate,
+        gpu_allocation_rate: s.gpu_allocation_rate,
         deserved_share: 1.0,
         share_over_deserved: s.gpu_allocation_rate,
         rho: s.rho.clone(),

@@ -212,19 +212,23 @@ pub fn plot_files(m: &Manifest, ms: &[Headline]) -> Vec<(usize, usize, PathBuf)>
     out
 }
 
-/// The series of one plot: per combination of the other axes, (x, mean, ci95).
-pub fn series(m: &Manifest, gs: &[Group], a: usize, k: usize) -> Vec<Line> {
-    let mut lines: BTreeMap<Vec<usize>, Vec<Point>> = BTreeMap::new();
+/// The series of one plot: per combination of the other axes, (x, mean, ci95);
+/// and per line and point, whether its cells left jobs unfinished (the
+/// `unfinished` metric's mean above 0: a mean over completed jobs leaves them out).
+pub fn series(m: &Manifest, gs: &[Group], a: usize, k: usize) -> (Vec<Line>, Vec<Vec<bool>>) {
+    let u = WITH_FAULTS.iter().position(|h| h.key == "unfinished");
+    let mut lines: BTreeMap<Vec<usize>, Vec<(Point, bool)>> = BTreeMap::new();
     for g in gs {
         let others: Vec<usize> = g.point.iter().enumerate().filter(|&(i, _)| i != a).map(|(_, &v)| v).collect();
         if let (Some(x), (Some(mean), ci)) = (m.axes[a].x[g.point[a]], g.stats[k]) {
-            lines.entry(others).or_default().push((x, mean, ci));
+            let open = u.and_then(|u| g.stats[u].0).is_some_and(|n| n > 0.0);
+            lines.entry(others).or_default().push(((x, mean, ci), open));
         }
     }
     lines
         .into_iter()
         .map(|(others, mut pts)| {
-            pts.sort_by(|p, q| p.0.total_cmp(&q.0));
+            pts.sort_by(|p, q| p.0.0.total_cmp(&q.0.0));
             let label: Vec<String> = m
                 .axes
                 .iter()
@@ -233,9 +237,16 @@ pub fn series(m: &Manifest, gs: &[Group], a: usize, k: usize) -> Vec<Line> {
                 .zip(&others)
                 .map(|((_, ax), &v)| format!("{}={}", ax.name, ax.values[v]))
                 .collect();
-            (label.join(", "), pts)
+            let (pts, open): (Vec<Point>, Vec<bool>) = pts.into_iter().unzip();
+            ((label.join(", "), pts), open)
         })
-        .collect()
+        .unzip()
+}
+
+/// Metrics over completed (or started) jobs only: their plots mark the points
+/// whose cells left jobs unfinished.
+fn over_completed(key: &str) -> bool {
+    ["jct_s", "wait_s", "slowdown", "rho", "gang_wait_s"].iter().any(|p| key.starts_with(p))
 }
 
 fn write_plots(dir: &Path, m: &Manifest, gs: &[Group], ms: &[Headline], style: &PlotStyle) -> Result<(), ExecError> {
@@ -251,7 +262,9 @@ fn write_plots(dir: &Path, m: &Manifest, gs: &[Group], ms: &[Headline], style: &
     files.par_iter().try_for_each(|(a, k, name)| {
         let (a, k) = (*a, *k);
         let h = &ms[k];
-        let scaled: Vec<Line> = series(m, gs, a, k)
+        let (lines, open) = series(m, gs, a, k);
+        let open = if over_completed(h.key) && open.iter().flatten().any(|&o| o) { open } else { Vec::new() };
+        let scaled: Vec<Line> = lines
             .into_iter()
             .map(|(l, pts)| (l, pts.into_iter().map(|(x, y, c)| (x, y * h.scale, c.map(|c| c * h.scale))).collect()))
             .collect();
@@ -281,6 +294,7 @@ fn write_plots(dir: &Path, m: &Manifest, gs: &[Group], ms: &[Headline], style: &
             y_label: h.label,
             lines: &scaled,
             range,
+            unfinished: &open,
         };
         let svg = lahar_reports::sweep_plot::svg_in(&plot, style).map_err(plot_err)?;
         lahar_core::files::write_atomic(&p, svg.as_bytes()).map_err(io(&p))?;

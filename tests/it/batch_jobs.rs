@@ -169,7 +169,7 @@ fn the_podgroup_takes_the_jobs_volcano_keys() {
             .of("phase")
             .iter()
             .filter(|d| d["job"] == "b" && d["phase"] == "Inqueue")
-            .map(|d| d["t"].as_str())
+            .map(|d| d["t_s"].as_str())
             .collect();
         assert_eq!(inqueue.first(), Some(&admitted), "{ann}: {inqueue:?}");
     }

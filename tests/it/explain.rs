@@ -69,7 +69,7 @@ fn predicate_failures_scores_and_the_chosen_node() {
     let csv = explain(&text, &["new-w-0"]);
     assert_eq!(
         csv,
-        "session,t,pod,node,plugin,passed,reason,score
+        "session,t_s,pod,node,plugin,passed,reason,score
 2,10,default/new-w-0,,enqueue,true,PodGroup admitted: Pending → Inqueue,
 2,10,default/new-w-0,n1,resources,false,Insufficient nvidia.com/gpu,
 2,10,default/new-w-0,n2,predicates,false,node(s) didn't match Pod's node selector,
@@ -176,7 +176,7 @@ fn enqueue_rejection_names_the_plugins() {
     assert_eq!(
         csv,
         format!(
-            "session,t,pod,node,plugin,passed,reason,score\n2,10,default/gang-w-1,,enqueue,false,{why},\n3,30,default/gang-w-1,,enqueue,false,{why},\n"
+            "session,t_s,pod,node,plugin,passed,reason,score\n2,10,default/gang-w-1,,enqueue,false,{why},\n3,30,default/gang-w-1,,enqueue,false,{why},\n"
         )
     );
 }
@@ -189,7 +189,7 @@ fn baselines_explain_fit_and_scores() {
     let csv = explain(&gang_text("  scheduler: {baseline: kube-default}\n"), &["gang-w-2"]);
     assert_eq!(
         csv,
-        "session,t,pod,node,plugin,passed,reason,score
+        "session,t_s,pod,node,plugin,passed,reason,score
 2,10,default/gang-w-2,n1,resources,false,Insufficient nvidia.com/gpu,
 2,10,default/gang-w-2,n2,resources,false,Insufficient nvidia.com/gpu,
 2,10,default/gang-w-2,,best-node,false,no node fits,
@@ -225,7 +225,7 @@ fn strict_fifo_explains_head_of_line_blocking() {
     let csv = explain(&text, &["small-w-0"]);
     assert_eq!(
         csv,
-        "session,t,pod,node,plugin,passed,reason,score
+        "session,t_s,pod,node,plugin,passed,reason,score
 2,10,default/small-w-0,,fifo,false,not tried: job gang at the head of the line does not fit,
 3,30,default/small-w-0,n1,resources,false,Insufficient nvidia.com/gpu,
 3,30,default/small-w-0,n2,fit,true,,
@@ -297,7 +297,7 @@ fn preemption_is_explained() {
     let csv = explain(&text, &["high-w-0"]);
     assert_eq!(
         csv,
-        "session,t,pod,node,plugin,passed,reason,score
+        "session,t_s,pod,node,plugin,passed,reason,score
 3,10,default/high-w-0,,enqueue,true,PodGroup admitted: Pending → Inqueue,
 3,10,default/high-w-0,n1,resources,false,Insufficient cpu,
 3,10,default/high-w-0,,allocate,false,not tried: no pending pod of the job fits any node's future-idle resources,

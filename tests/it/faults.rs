@@ -21,7 +21,7 @@ fn failures_example_writes_its_fault_outputs() {
     run_to(&ex, &dir.path().join("a"));
     let events = read(&dir.path().join("a"), "events.csv");
     let mut lines = events.lines();
-    assert_eq!(lines.next(), Some("t,event,scope,target,nodes,gpus,pods,cause"));
+    assert_eq!(lines.next(), Some("t_s,event,scope,target,nodes,gpus,pods,cause"));
     let rows: Vec<Vec<&str>> = events.lines().skip(1).map(|l| l.split(',').collect()).collect();
     let traced: Vec<String> = rows
         .iter()
@@ -83,7 +83,7 @@ fn an_empty_fault_plan_changes_nothing_but_the_columns() {
         assert_eq!(read(&a, f), read(&b, f), "{f}");
     }
     assert!(!a.join("events.csv").exists());
-    assert_eq!(read(&b, "events.csv"), "t,event,scope,target,nodes,gpus,pods,cause\n");
+    assert_eq!(read(&b, "events.csv"), "t_s,event,scope,target,nodes,gpus,pods,cause\n");
     for (x, y) in read(&a, "timeseries.csv").lines().zip(read(&b, "timeseries.csv").lines()) {
         let (head, last) = y.rsplit_once(',').unwrap();
         assert_eq!(x, head);

@@ -35,7 +35,7 @@ fn fragmenting_jobs() -> String {
 fn whole_gpus_wait_for_free_devices_on_a_fragmented_node() {
     let jobs = fragmenting_jobs();
     let o = run_text(&scenario(&jobs));
-    let start = |j: &str| o.job(j)["start"].clone();
+    let start = |j: &str| o.job(j)["start_s"].clone();
     assert_eq!(start("frac"), "0");
     assert_eq!(start("small"), "20");
     assert_eq!(start("single"), "30");
@@ -66,8 +66,8 @@ fn fragmentation_over_time_counts_device_shares() {
 #[test]
 fn shares_pack_best_fit_leaving_whole_devices() {
     let o = run_text(&scenario(&[job("tiny", 0, 2, "0.3", "1h"), job("trio", 10, 1, "3", "10m")].concat()));
-    assert_eq!(o.job("tiny")["start"], "0");
-    assert_eq!(o.job("trio")["start"], "10", "best fit left three whole devices");
+    assert_eq!(o.job("tiny")["start_s"], "0");
+    assert_eq!(o.job("trio")["start_s"], "10", "best fit left three whole devices");
 }
 
 /// A share lives on one device: 4 × 0.7 leave 0.3 on each device (1.2 GPUs idle in
@@ -75,8 +75,8 @@ fn shares_pack_best_fit_leaving_whole_devices() {
 #[test]
 fn a_share_needs_room_on_one_device() {
     let o = run_text(&scenario(&[job("wide", 0, 4, "0.7", "1h"), job("half", 10, 1, "0.5", "10m")].concat()));
-    assert_eq!(o.job("wide")["start"], "0");
-    assert_eq!(o.job("half")["start"], "3600");
+    assert_eq!(o.job("wide")["start_s"], "0");
+    assert_eq!(o.job("half")["start_s"], "3600");
 }
 
 /// A non-whole count above one is whole devices plus a share of another: 3 × 0.6
@@ -88,9 +88,9 @@ fn a_non_whole_count_above_one_is_whole_devices_plus_a_share() {
     let jobs =
         [job("sixty", 0, 3, "0.6", "1h"), job("odd", 10, 1, "1.5", "10m"), job("odd2", 20, 1, "1.3", "10m")].concat();
     let o = run_text(&scenario(&jobs));
-    assert_eq!(o.job("sixty")["start"], "0");
-    assert_eq!(o.job("odd2")["start"], "20");
-    assert_eq!(o.job("odd")["start"], "3600", "2.2 GPUs idle, but no device with 0.5 beside a whole one");
+    assert_eq!(o.job("sixty")["start_s"], "0");
+    assert_eq!(o.job("odd2")["start_s"], "20");
+    assert_eq!(o.job("odd")["start_s"], "3600", "2.2 GPUs idle, but no device with 0.5 beside a whole one");
 }
 
 /// `--explain` names fragmented devices as the reason a pod waits on a node whose
@@ -126,17 +126,17 @@ fn the_fgd_plugin_keeps_a_node_whole() {
     let fgd = run_text(&two_nodes("        - name: fgd\n", &jobs));
     let node = |o: &crate::volcano::Out, j: &str| o.pods.iter().find(|p| p["job"] == j).map(|p| p["node"].clone());
     assert_eq!(node(&fgd, "x"), node(&fgd, "half"), "x joins half");
-    assert_eq!(fgd.job("whole")["start"], "20");
+    assert_eq!(fgd.job("whole")["start_s"], "20");
     let spread = run_text(&two_nodes("        - name: nodeorder\n", &jobs));
     assert_ne!(node(&spread, "x"), node(&spread, "half"), "least-requested spreads");
-    assert_eq!(spread.job("whole")["start"], "3600");
+    assert_eq!(spread.job("whole")["start_s"], "3600");
     // The policy argument picks another rule (gpu-packing also fills the used
     // node first).
     let packing = run_text(&two_nodes(
         "        - name: fgd\n          arguments: {fgd.policy: gpu-packing, fgd.weight: 2}\n",
         &jobs,
     ));
-    assert_eq!(packing.job("whole")["start"], "20");
+    assert_eq!(packing.job("whole")["start_s"], "20");
 }
 
 /// An unknown `fgd.policy` stops the run before it starts: exit 2, the conf's

@@ -268,7 +268,7 @@ fn hostport() {
     let mut nodes: Vec<&String> = binds.values().collect();
     nodes.sort();
     assert_eq!(nodes, ["n0", "n1", "n2"]);
-    let ran = out.pods.iter().filter(|p| !p["start"].is_empty()).count();
+    let ran = out.pods.iter().filter(|p| !p["start_s"].is_empty()).count();
     assert_eq!(ran, 3, "three pods never start");
     assert_eq!(out.jobs[0]["state"], "Completed");
 }

@@ -253,6 +253,6 @@ fn the_report_shows_decisions_and_explanations() {
     std::fs::write(out.join("decisions.csv"), "when,what\n1,2\n").unwrap();
     lahar().arg("report").arg(&out).assert().code(2).stderr(
         predicate::str::contains("decisions.csv")
-            .and(predicate::str::contains("line 1: expected the columns session,t,action")),
+            .and(predicate::str::contains("line 1: expected the columns session,t_s,action")),
     );
 }

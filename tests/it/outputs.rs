@@ -26,9 +26,74 @@ fn every_output_column_is_documented() {
     let (d, p) = write_scenario(&scenario(crate::reports::TINY, ""));
     let out = d.path().join("out");
     lahar().args(["run", "-q", "--explain", "j1-w-0", "--out"]).arg(&out).arg(&p).assert().success();
-    let missing =
-        undocumented(&out, &["jobs.csv", "pods.csv", "timeseries.csv", "decisions.csv", "explain.csv", "summary.csv"]);
+    let files = ["jobs.csv", "pods.csv", "timeseries.csv", "queues.csv", "decisions.csv", "explain.csv", "summary.csv"];
+    let missing = undocumented(&out, &files);
     assert!(missing.is_empty(), "not in docs/outputs.md: {missing:?}");
+    // No column name carries a queue's (or any) name after a `:`.
+    for f in files {
+        let text = std::fs::read_to_string(out.join(f)).unwrap();
+        let header = text.lines().next().unwrap();
+        assert!(!header.contains(':'), "{f}: {header}");
+    }
+}
+
+/// Every rename of 0.2 is listed in docs/outputs.md's table, and a run directory
+/// written with the old names still reads (`lahar report` on it).
+#[test]
+fn renamed_columns_are_listed_and_old_runs_still_read() {
+    let doc = documented();
+    let section = &doc[doc.find("## Renamed columns").expect("a section of renamed columns")..];
+    for (file, old, new) in lahar_reports::load::RENAMED {
+        let old = old.split(':').next().unwrap();
+        let new = new.rsplit(' ').next().unwrap();
+        assert!(section.contains(&format!("`{old}")), "{file}: {old} not listed");
+        assert!(section.contains(&format!("`{new}`")), "{file}: {new} not listed");
+    }
+    // A run as lahar 0.1 wrote it: the old headers, queues in timeseries.csv.
+    let (d, p) = write_scenario(&scenario(crate::reports::TINY, ""));
+    let out = d.path().join("out");
+    lahar().args(["run", "-q", "--out"]).arg(&out).arg(&p).assert().success();
+    let rename = |f: &str, pairs: &[(&str, &str)]| {
+        let text = std::fs::read_to_string(out.join(f)).unwrap();
+        let (head, rest) = text.split_once('\n').unwrap();
+        let head: Vec<String> = head
+            .split(',')
+            .map(|c| pairs.iter().find(|p| p.0 == c).map_or(c.to_string(), |p| p.1.to_string()))
+            .collect();
+        std::fs::write(out.join(f), format!("{}\n{rest}", head.join(","))).unwrap();
+    };
+    rename("jobs.csv", &[("submit_s", "submit"), ("start_s", "start"), ("end_s", "end")]);
+    rename("pods.csv", &[("start_s", "start"), ("end_s", "end")]);
+    rename("decisions.csv", &[("t_s", "t")]);
+    // timeseries.csv with the queues as columns, and no queues.csv.
+    let ts = std::fs::read_to_string(out.join("timeseries.csv")).unwrap();
+    let qs = std::fs::read_to_string(out.join("queues.csv")).unwrap();
+    let q: Vec<Vec<&str>> = qs.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let mut names: Vec<&str> = Vec::new();
+    for r in &q {
+        if !names.contains(&r[1]) {
+            names.push(r[1]);
+        }
+    }
+    let mut lines = ts.lines();
+    let mut old = lines.next().unwrap().replacen("t_s,", "t,", 1);
+    for n in &names {
+        old.push_str(&format!(",gpus_allocated:{n}"));
+    }
+    old.push('\n');
+    for (i, l) in lines.enumerate() {
+        old.push_str(l);
+        for k in 0..names.len() {
+            old.push_str(&format!(",{}", q[i * names.len() + k][2]));
+        }
+        old.push('\n');
+    }
+    std::fs::write(out.join("timeseries.csv"), old).unwrap();
+    std::fs::remove_file(out.join("queues.csv")).unwrap();
+    let old_run = lahar_reports::load::load_run(&out).unwrap();
+    assert_eq!(old_run.ts.queues.len(), names.len());
+    assert!(old_run.jobs.iter().all(|j| j.wait_s.is_some()), "start read under its old name");
+    lahar().arg("report").arg(&out).assert().success();
 }
 
 /// The columns of `files` in `out` and the keys of its summary.json that

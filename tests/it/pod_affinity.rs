@@ -167,7 +167,7 @@ fn anti_affinity_is_resolved_by_preemption() {
     let evict = out.of("evict")[0];
     assert_eq!(evict["reason"], "preempted for high-w-0");
     let bind = out.of("bind").into_iter().find(|d| d["pod"] == "default/high-w-0").expect("high binds");
-    let t = |d: &super::volcano::Row| d["t"].parse::<f64>().unwrap();
+    let t = |d: &super::volcano::Row| d["t_s"].parse::<f64>().unwrap();
     assert_eq!((t(evict), t(bind)), (60.0, 90.0), "evicted at its arrival, bound after the grace");
     let plain =
         job("high", 1, "1", "{app: y}", "          priorityClassName: high\n", "60s", "  priorityClassName: high\n");

@@ -66,8 +66,8 @@ fn tiny_run_metrics_are_exact() {
     // both [10,100) a 16/3, b 8/3; b alone [100,150) 8.
     let a = &s.queues["a"];
     let b = &s.queues["b"];
-    close(a.gpu_share, 460.0 / 1200.0, "a share");
-    close(b.gpu_share, 400.0 / 1200.0, "b share");
+    close(a.gpu_allocation_rate, 460.0 / 1200.0, "a share");
+    close(b.gpu_allocation_rate, 400.0 / 1200.0, "b share");
     close(a.deserved_share, (80.0 + 16.0 / 3.0 * 90.0) / 1200.0, "a deserved");
     close(b.deserved_share, (8.0 / 3.0 * 90.0 + 400.0) / 1200.0, "b deserved");
     let (xa, xb) = (460.0 / 560.0, 400.0 / 640.0);
@@ -111,15 +111,24 @@ fn tiny_run_files_carry_the_metrics() {
     let mut lines = ts.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "t,gpus_total,gpus_allocated,gpus_busy_effective,gpus_stalled,gpus_releasing,jobs_pending,jobs_running,gpus_allocated:a,gpus_allocated:b,fragmentation,gpus_fragmented,gpus_deserved:a,gpus_deserved:b"
+        "t_s,gpus_total,gpus_allocated,gpus_busy_effective,gpus_stalled,gpus_releasing,jobs_pending,jobs_running,fragmentation,gpus_fragmented"
     );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 16, "{ts}");
-    assert_eq!(rows[0], "0,8,4,4,0,0,0,1,4,0,0,0,8,0");
-    assert_eq!(rows[1], "10,8,4,4,0,0,1,1,4,0,0,0,5.333,2.667");
-    assert_eq!(rows[2], "20,8,6,6,0,0,1,2,6,0,0.75,1.5,5.333,2.667");
-    assert_eq!(rows[10], "100,8,8,8,0,0,0,1,0,8,0,0,0,8");
-    assert_eq!(rows[15], "150,8,0,0,0,0,0,0,0,0,0,0,0,0");
+    assert_eq!(rows[0], "0,8,4,4,0,0,0,1,0,0");
+    assert_eq!(rows[1], "10,8,4,4,0,0,1,1,0,0");
+    assert_eq!(rows[2], "20,8,6,6,0,0,1,2,0.75,1.5");
+    assert_eq!(rows[10], "100,8,8,8,0,0,0,1,0,0");
+    assert_eq!(rows[15], "150,8,0,0,0,0,0,0,0,0");
+    // Each queue's GPUs and deserved GPUs at each sample: a row per queue.
+    let qs = std::fs::read_to_string(out.join("queues.csv")).unwrap();
+    let q: Vec<&str> = qs.lines().collect();
+    assert_eq!(q[0], "t_s,queue,gpus_allocated,gpus_deserved");
+    assert_eq!(q.len(), 1 + 2 * 16, "{qs}");
+    assert_eq!(q[1..5], ["0,a,4,8", "0,b,0,0", "10,a,4,5.333", "10,b,0,2.667"]);
+    assert_eq!(q[5..7], ["20,a,6,5.333", "20,b,0,2.667"]);
+    assert_eq!(q[21..23], ["100,a,0,0", "100,b,8,8"]);
+    assert_eq!(q[31..33], ["150,a,0,0", "150,b,0,0"]);
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     let mut rd = csv::Reader::from_reader(csv.as_bytes());
     let header = rd.headers().unwrap().clone();

@@ -49,12 +49,12 @@ fn job(name: &str, queue: &str, replicas: u32, cpu: u32, at: &str, gates: &str) 
 /// jobs.csv's `submit,start,end,state` of a job.
 fn row(out: &Out, name: &str) -> String {
     let r = out.jobs.iter().find(|r| r["job"] == name).unwrap_or_else(|| panic!("no job {name}"));
-    ["submit", "start", "end", "state"].map(|k| r[k].as_str()).join(",")
+    ["submit_s", "start_s", "end_s", "state"].map(|k| r[k].as_str()).join(",")
 }
 
 /// (t, phase) of a job's PodGroup phase rows.
 fn phases<'a>(out: &'a Out, job: &str) -> Vec<(&'a str, &'a str)> {
-    out.of("phase").iter().filter(|d| d["job"] == job).map(|d| (d["t"].as_str(), d["phase"].as_str())).collect()
+    out.of("phase").iter().filter(|d| d["job"] == job).map(|d| (d["t_s"].as_str(), d["phase"].as_str())).collect()
 }
 
 /// `Scheduling gates block vcjob. vcjob allocated after removed.`
@@ -71,7 +71,7 @@ fn scheduling_gates_block_vcjob_vcjob_allocated_after_removed() {
     let j = job("j1-q1", "q1", 2, 2, "0s", "[example.com/g1]").replace("memory: 2Gi", "memory: 2048Mi");
     let out = run(&nodes, "{name: q1}", &j, &["{at: 10m, ungateJob: j1-q1}"]);
     assert_eq!(phases(&out, "j1-q1"), [("0", "Inqueue"), ("600", "Running")]);
-    let binds: Vec<&str> = out.of("bind").iter().map(|d| d["t"].as_str()).collect();
+    let binds: Vec<&str> = out.of("bind").iter().map(|d| d["t_s"].as_str()).collect();
     assert_eq!(binds, ["600", "600"], "both pods bind once their gates are gone");
     assert_eq!(row(&out, "j1-q1"), "0,600,4200,Completed");
 }
@@ -94,7 +94,7 @@ fn scheduling_gates_block_deployment_deployment_allocated_after_removed() {
     assert_eq!(jobs.len(), 1, "one PodGroup for the Deployment: {jobs:?}");
     let pg = jobs[0];
     assert_eq!(phases(&out, pg), [("0", "Inqueue"), ("300", "Running")]);
-    let binds: Vec<&str> = out.of("bind").iter().map(|d| d["t"].as_str()).collect();
+    let binds: Vec<&str> = out.of("bind").iter().map(|d| d["t_s"].as_str()).collect();
     assert_eq!(binds, ["300"; 4]);
 }
 
@@ -140,7 +140,7 @@ fn gates_go_one_by_one_and_pod_by_pod() {
     let out = run(&node, "{name: default}", &objects, &steps);
     assert_eq!(row(&out, "a"), "0,1200,4800,Completed");
     let b: Vec<(&str, &str)> =
-        out.of("bind").iter().filter(|d| d["job"] == "b").map(|d| (d["t"].as_str(), d["pod"].as_str())).collect();
+        out.of("bind").iter().filter(|d| d["job"] == "b").map(|d| (d["t_s"].as_str(), d["pod"].as_str())).collect();
     assert_eq!(b, [("1800", "default/b-t-1")], "b-t-0 keeps its gate");
     assert_eq!(row(&out, "b"), "0,1800,5400,Completed");
 }

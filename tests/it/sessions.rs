@@ -40,7 +40,7 @@ fn best_effort_gang_starts_at_submission_without_a_period() {
     let o = run_text(&best_effort_gang(""));
     let job = o.job("mindspore");
     assert_eq!(job["state"], "Completed", "{job:?}");
-    assert_eq!(job["start"], "10");
+    assert_eq!(job["start_s"], "10");
     assert_eq!(job["wait_s"], "0");
     let binds: Vec<(String, String)> = o.of("bind").iter().map(|d| (d["session"].clone(), d["pod"].clone())).collect();
     assert_eq!(
@@ -48,7 +48,7 @@ fn best_effort_gang_starts_at_submission_without_a_period() {
         [("1", "default/mindspore-worker-0"), ("1", "default/mindspore-worker-1"), ("1", "default/mindspore-master-0")]
             .map(|(s, p)| (s.to_string(), p.to_string()))
     );
-    assert!(o.of("bind").iter().all(|d| d["t"] == "10"));
+    assert!(o.of("bind").iter().all(|d| d["t_s"] == "10"));
 }
 
 /// With `schedulePeriod: 5s` the arrival at 10 s is handled by the session at the
@@ -60,8 +60,8 @@ fn best_effort_gang_starts_within_one_period() {
     let o = run_text(&best_effort_gang("  schedulePeriod: 5s\n"));
     let job = o.job("mindspore");
     assert_eq!(job["state"], "Completed", "{job:?}");
-    assert_eq!(job["start"], "10");
-    let master = o.of("bind").iter().find(|d| d["pod"] == "default/mindspore-master-0").map(|d| d["t"].clone());
+    assert_eq!(job["start_s"], "10");
+    let master = o.of("bind").iter().find(|d| d["pod"] == "default/mindspore-master-0").map(|d| d["t_s"].clone());
     assert_eq!(master.as_deref(), Some("10"));
 }
 

@@ -50,7 +50,7 @@ fn the_one_command_study() {
     let decisions = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
     assert_eq!(
         decisions,
-        "session,t,action,kind,job,pod,node,phase,reason\n\
+        "session,t_s,action,kind,job,pod,node,phase,reason\n\
          1,0,enqueue,phase,team-c/eval-5e3a,,,Inqueue,enqueued\n\
          1,0,allocate,bind,team-c/eval-5e3a,team-c/eval-runner-0,gpu-b-1,,\n\
          1,0,session-close,phase,team-c/eval-5e3a,,,Running,\n"

@@ -27,7 +27,7 @@ fn a_job_runs_at_its_slowest_node() {
     ]
     .concat();
     let o = run_text(&scenario(&jobs));
-    let span = |j: &str| (o.job(j)["start"].clone(), o.job(j)["end"].clone(), o.job(j)["slowdown"].clone());
+    let span = |j: &str| (o.job(j)["start_s"].clone(), o.job(j)["end_s"].clone(), o.job(j)["slowdown"].clone());
     assert_eq!(span("a"), ("0".into(), "100".into(), "1".into()));
     assert_eq!(span("b"), ("1".into(), "201".into(), "2".into()));
     assert_eq!(span("c"), ("300".into(), "500".into(), "2".into()));
@@ -42,7 +42,7 @@ fn a_job_runs_at_its_slowest_node() {
 fn equal_speeds_change_nothing() {
     let jobs = "      - {name: a, duration: 100s, tasks: [{name: w, replicas: 2, resources: {nvidia.com/gpu: 2}}]}\n";
     let o = run_text(&scenario(jobs).replace("speed: 2}", "speed: 3}").replace("speed: 1}", "speed: 3}"));
-    assert_eq!(o.job("a")["end"], "100");
+    assert_eq!(o.job("a")["end_s"], "100");
 }
 
 #[test]

@@ -13,7 +13,7 @@ fn pods(dir: &Path) -> std::collections::BTreeMap<String, (String, String)> {
     let mut r = csv::Reader::from_path(dir.join("pods.csv")).expect("pods.csv");
     let h = r.headers().expect("header").clone();
     let col = |n: &str| h.iter().position(|x| x == n).expect("column");
-    let (p, n, s) = (col("pod"), col("node"), col("start"));
+    let (p, n, s) = (col("pod"), col("node"), col("start_s"));
     r.records().map(|x| x.expect("row")).map(|x| (x[p].to_string(), (x[n].to_string(), x[s].to_string()))).collect()
 }
 

@@ -70,6 +70,13 @@ fn example_sweep_runs_and_jobs_do_not_change_the_tables() {
     assert_eq!(rows[4].split(',').nth(8).unwrap().parse::<f64>().unwrap(), jct);
     assert!(one.join("plots/jct_s.mean-vs-nodes.svg").is_file());
     assert!(one.join("plots/jct_s.mean-vs-nodes.png").is_file());
+    // Volcano's 3-node cells leave jobs unfinished (a mean of 10.3): the JCT plots
+    // mark that point hollow and say why; plots of other metrics do not.
+    let first = read(&one.join("summary.csv")).lines().nth(1).unwrap().to_string();
+    assert!(first.starts_with("3,volcano,3,3,") && first.contains(",10.333333333333334,"), "{first}");
+    let jct = read(&one.join("plots/jct_s.mean-vs-nodes.svg"));
+    assert!(jct.contains("hollow: cells with unfinished jobs (not in the mean)"));
+    assert!(!read(&one.join("plots/gpu_allocation_rate-vs-nodes.svg")).contains("hollow"));
     // Jobs completed: the 95% band of volcano at 3 nodes (389.7 ± 22.3) stops at
     // the 400 jobs a cell has, so no tick goes above 400; node counts are ticked
     // at whole numbers and no label carries a `.0`.

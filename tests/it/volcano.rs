@@ -617,7 +617,7 @@ fn spec(nodes: &str, queues: &str, conf: &str, jobs: &str) -> String {
 }
 
 fn started_at_zero(o: &Out, job: &str) -> usize {
-    o.pods_of(job).iter().filter(|p| p["start"] == "0").count()
+    o.pods_of(job).iter().filter(|p| p["start_s"] == "0").count()
 }
 
 /// proportion, semantics worked example: 10 cpus, three weight-1 queues asking 1, 6 and
@@ -657,14 +657,14 @@ fn gang_preempt(min_low: u32) -> Out {
 fn preempt_never_breaks_a_gang_below_min_available() {
     let o = gang_preempt(4);
     assert!(o.evictions().is_empty(), "{:?}", o.evictions());
-    assert_eq!(o.job("high")["start"], "3600");
+    assert_eq!(o.job("high")["start_s"], "3600");
     assert_eq!(o.job("low")["preemptions"], "0");
 
     let o = gang_preempt(2);
     assert_eq!(o.evictions().len(), 1, "{:?}", o.evictions());
     assert!(o.of("evict").iter().all(|d| d["action"] == "preempt" && d["job"] == "low"));
     assert_eq!(o.pods_of("low").iter().filter(|p| p["reason_end"] == "preempted").count(), 1);
-    let start: f64 = o.job("high")["start"].parse().expect("started");
+    let start: f64 = o.job("high")["start_s"].parse().expect("started");
     assert!((10.0..100.0).contains(&start), "high starts after the victim's grace period: {start}");
 }
 
@@ -684,13 +684,13 @@ fn reclaim_run(reclaimable: bool) -> Out {
 fn reclaim_only_from_reclaimable_queues() {
     let o = reclaim_run(false);
     assert!(o.evictions().is_empty(), "{:?}", o.evictions());
-    assert_eq!(o.job("late")["start"], "3600");
+    assert_eq!(o.job("late")["start_s"], "3600");
 
     let o = reclaim_run(true);
     assert_eq!(o.evictions().len(), 2, "q2 deserves 2 of the 4 cpus: {:?}", o.evictions());
     assert!(o.of("evict").iter().all(|d| d["action"] == "reclaim" && d["job"] == "hog"));
     assert_eq!(o.pods_of("hog").iter().filter(|p| p["reason_end"] == "reclaimed").count(), 2);
-    assert!(o.job("late")["start"].parse::<f64>().expect("started") < 100.0);
+    assert!(o.job("late")["start_s"].parse::<f64>().expect("started") < 100.0);
 }
 
 fn binpack_run(tier2: &[&str]) -> String {
@@ -743,5 +743,5 @@ fn topology_hard_job_confined_to_one_leaf() {
     assert_eq!(nodes, ["n3", "n4"].iter().map(|s| s.to_string()).collect(), "t stays in leaf s1");
     assert_eq!(o.job("t")["highest_tier"], "1");
     // `big` (3 three-cpu pods, hard tier 1) fits no leaf (n2 is the only free node left) and waits.
-    assert_ne!(o.job("big")["start"], "20");
+    assert_ne!(o.job("big")["start_s"], "20");
 }

@@ -31,7 +31,7 @@ fn run(nodes: &[&str], job: &str, faults: &str) -> Out {
 
 /// (t, phase) of a job's PodGroup phase rows.
 fn phases<'a>(out: &'a Out, job: &str) -> Vec<(&'a str, &'a str)> {
-    out.of("phase").iter().filter(|d| d["job"] == job).map(|d| (d["t"].as_str(), d["phase"].as_str())).collect()
+    out.of("phase").iter().filter(|d| d["job"] == job).map(|d| (d["t_s"].as_str(), d["phase"].as_str())).collect()
 }
 
 /// The phases of the drained job below: admitted and running at 0, Unknown at
@@ -109,7 +109,7 @@ fn an_unknown_podgroup_without_a_policy_waits() {
 /// A job's `submit,start,end,state,retries` in jobs.csv (start: its first).
 fn row(out: &Out, job: &str) -> String {
     let j = out.job(job);
-    [&j["submit"], &j["start"], &j["end"], &j["state"], &j["retries"]].map(|s| s.as_str()).join(",")
+    [&j["submit_s"], &j["start_s"], &j["end_s"], &j["state"], &j["retries"]].map(|s| s.as_str()).join(",")
 }
 
 /// `Min Success` (test/e2e/jobp/min_success.go): `minSuccess: 2`, a task `short`
@@ -133,7 +133,7 @@ fn min_success() {
     let out = run(&["{name: n0, cpu: 8, memory: 16Gi}"], &job, "");
     assert_eq!(row(&out, "min-success-job"), "0,0,3,Completed,0");
     let ends: Vec<(String, String, String)> =
-        out.pods.iter().map(|p| (p["pod"].clone(), p["end"].clone(), p["reason_end"].clone())).collect();
+        out.pods.iter().map(|p| (p["pod"].clone(), p["end_s"].clone(), p["reason_end"].clone())).collect();
     for (pod, end, reason) in &ends {
         let want = if pod.contains("-short-") { "completed" } else { "killed" };
         assert_eq!((end.as_str(), reason.as_str()), ("3", want), "{pod}: {ends:?}");
@@ -573,7 +573,7 @@ fn suspend_running_job_and_resume_aborted_job() {
         [("0", "Inqueue"), ("0", "Running"), ("1200", "Pending"), ("1200", "Inqueue"), ("1200", "Running")]
     );
     let pods: Vec<String> =
-        out.pods.iter().map(|p| format!("{},{},{}", p["start"], p["end"], p["reason_end"])).collect();
+        out.pods.iter().map(|p| format!("{},{},{}", p["start_s"], p["end_s"], p["reason_end"])).collect();
     assert_eq!(pods, ["0,600,killed", "1200,4800,completed"]);
     let made = out.of("phase").iter().filter(|d| d["reason"] == "PodGroup made anew after ResumeJob").count();
     assert_eq!(made, 1);
@@ -591,7 +591,7 @@ fn suspend_pending_job() {
     let job = one_pod("test-suspend-pending-job", "0s", "").replace("cpu: \"1\"", "cpu: \"2\"");
     let out = run_timeline(nodes, &job, &["{at: 10m, suspendJob: test-suspend-pending-job}"]);
     assert_eq!(row(&out, "test-suspend-pending-job"), "0,,600,Aborted,0");
-    assert!(out.pods.iter().all(|p| p["start"].is_empty()), "no pod ever ran");
+    assert!(out.pods.iter().all(|p| p["start_s"].is_empty()), "no pod ever ran");
 }
 
 /// A suspension frees the node for the waiting job, and the resumed job's new
@@ -661,7 +661,7 @@ fn scaled_job(replicas: u32) -> String {
 fn scaled_pods(out: &Out) -> Vec<String> {
     out.pods_of("scale-job")
         .iter()
-        .map(|p| format!("{} {} {} {}", p["pod"], p["start"], p["end"], p["reason_end"]))
+        .map(|p| format!("{} {} {} {}", p["pod"], p["start_s"], p["end_s"], p["reason_end"]))
         .collect()
 }
 

@@ -68,7 +68,7 @@ fn run_on(cpu: u32, cluster: &str, conf: &str, queues: &[String], jobs: &[String
 
 /// "t pod" of every eviction.
 fn evicted(o: &Out) -> Vec<String> {
-    o.of("evict").iter().map(|d| format!("{} {} {}", d["t"], d["action"], d["pod"])).collect()
+    o.of("evict").iter().map(|d| format!("{} {} {}", d["t_s"], d["action"], d["pod"])).collect()
 }
 
 /// "pod start end reason" of every pod record of `job` that ended before the run.
@@ -76,12 +76,12 @@ fn ended(o: &Out, job: &str) -> Vec<String> {
     o.pods
         .iter()
         .filter(|p| p["job"] == job && p["reason_end"] != "completed")
-        .map(|p| format!("{} {} {} {}", p["pod"], p["start"], p["end"], p["reason_end"]))
+        .map(|p| format!("{} {} {} {}", p["pod"], p["start_s"], p["end_s"], p["reason_end"]))
         .collect()
 }
 
 fn start(o: &Out, job: &str) -> String {
-    o.jobs.iter().find(|j| j["job"] == job).unwrap_or_else(|| panic!("no job {job}"))["start"].clone()
+    o.jobs.iter().find(|j| j["job"] == job).unwrap_or_else(|| panic!("no job {job}"))["start_s"].clone()
 }
 
 fn gp(jobs: &[String]) -> Out {
@@ -466,13 +466,13 @@ fn unified_evictable_fn_gang_reclaim_permits_all() {
 fn gang_evict_example() {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/volcano/gang-evict.yaml");
     let o = super::volcano::run_file(&p);
-    let by_job = |t: &str, job: &str| o.of("evict").iter().filter(|d| d["t"] == t && d["job"] == job).count();
+    let by_job = |t: &str, job: &str| o.of("evict").iter().filter(|d| d["t_s"] == t && d["job"] == job).count();
     assert_eq!((by_job("600", "sweep"), by_job("600", "pretrain")), (8, 0));
     assert_eq!((by_job("1200", "sweep"), by_job("1200", "pretrain")), (0, 2));
     assert_eq!(o.evictions().len(), 10);
     let job = |n: &str| {
         let j = o.jobs.iter().find(|j| j["job"] == n).expect("job");
-        (j["start"].clone(), j["end"].clone())
+        (j["start_s"].clone(), j["end_s"].clone())
     };
     assert_eq!(job("finetune"), ("630".to_string(), "7830".to_string()));
     assert_eq!(job("eval"), ("1230".to_string(), "4830".to_string()));

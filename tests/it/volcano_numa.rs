@@ -163,7 +163,7 @@ fn single_numa_node_waits_for_one_numa_node() {
     ];
     let text = scenario(&nodes, &conf("enqueue, allocate"), &jobs).replace("  sessions: 1\n", "");
     let o = run_text(&text);
-    let start = |j: &str| o.job(j)["start"].clone();
+    let start = |j: &str| o.job(j)["start_s"].clone();
     assert_eq!((start("a"), start("b"), start("c")), ("0".into(), "1".into(), "100".into()));
     let rows = explain_rows(&text, "c-w-0");
     assert!(
@@ -176,7 +176,7 @@ fn single_numa_node_waits_for_one_numa_node() {
     let plain = text
         .replace("- name: numa-aware\n", "- name: conformance\n")
         .replace("arguments: {weight: 10}\n", "enablePredicate: true\n");
-    assert_eq!(run_text(&plain).job("c")["start"], "10");
+    assert_eq!(run_text(&plain).job("c")["start_s"], "10");
 }
 
 /// numa-aware's refusals are unresolvable (Volcano's `Error` and
@@ -209,14 +209,14 @@ fn unresolvable_refusals_keep_preempt_off_the_node() {
     };
     let (single, _) = run("single-numa-node", true);
     assert_eq!(single.evictions(), Vec::<String>::new());
-    assert_eq!(single.job("hi")["start"], "1000");
+    assert_eq!(single.job("hi")["start_s"], "1000");
     let (plain, _) = run("single-numa-node", false);
     assert_eq!(plain.evictions().len(), 1);
     let (best, text) = run("best-effort", true);
     assert_eq!(best.evictions(), plain.evictions());
-    assert_eq!(best.job("hi")["start"], plain.job("hi")["start"]);
+    assert_eq!(best.job("hi")["start_s"], plain.job("hi")["start_s"]);
     // hi holds 4 CPUs of its victim's NUMA node once it runs.
-    let t: u64 = best.job("hi")["start"].parse().unwrap();
+    let t: u64 = best.job("hi")["start_s"].parse().unwrap();
     let held = cpus_held(&run_until(&text, &format!("{}s", t + 1)));
     let victim = &best.evictions()[0];
     let victim_cpus = if victim.starts_with("lo1") { "0-3,8-11" } else { "4-7,12-15" };

@@ -258,11 +258,11 @@ fn proportional_keeps_cpus_for_idle_gpus() {
     )
     .replace("  sessions: 1\n", "");
     let o = run_text(&text);
-    assert_eq!(o.job("train")["start"], "0");
-    assert_eq!(o.job("etl")["start"], "10", "all 8 GPUs are busy: nothing to keep");
+    assert_eq!(o.job("train")["start_s"], "0");
+    assert_eq!(o.job("etl")["start_s"], "10", "all 8 GPUs are busy: nothing to keep");
     // At 200 s the GPUs are idle: small (8 cpus) would leave 40 − 30 − 8 = 2 < 32
     // cpus; it starts when etl ends at 1010 s: 40 − 8 = 32 ≥ 32.
-    assert_eq!(o.job("small")["start"], "1010");
+    assert_eq!(o.job("small")["start_s"], "1010");
 }
 
 /// Writes `scenario.yaml` and `pods.yaml` (the manifests source) into a temp dir.
@@ -765,7 +765,7 @@ fn usage_predicate_over_sessions() {
     let conf = "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n  - name: usage\n    arguments: {thresholds: {cpu: 50, mem: 80}}\n";
     let text = scenario(&nodes, conf, &jobs).replace("  sessions: 1\n", "");
     let o = run_text(&text);
-    let at = |j: &str| (o.pods_of(j)[0]["node"].clone(), o.job(j)["start"].clone());
+    let at = |j: &str| (o.pods_of(j)[0]["node"].clone(), o.job(j)["start_s"].clone());
     assert_eq!(at("x"), ("n2".to_string(), "10".to_string()));
     assert_eq!(at("y"), ("n1".to_string(), "400".to_string()));
 }
@@ -898,8 +898,8 @@ fn proportional_design_example() {
     .replace("  scheduler:\n    inline: |\n", &format!("  scheduler:\n    conf: {}\n", p.display()))
     .replace("  sessions: 1\n", "  sessions: 3\n");
     let o = run_text(&text);
-    assert_eq!(o.job("single-1000-0")["start"], "0");
-    assert_eq!(o.job("single-1000-1")["start"], "", "{:?}", o.job("single-1000-1"));
+    assert_eq!(o.job("single-1000-0")["start_s"], "0");
+    assert_eq!(o.job("single-1000-1")["start_s"], "", "{:?}", o.job("single-1000-1"));
 }
 
 /// examples/volcano/nodegroup-limits.yaml behaves as its comments say: 12 pods
@@ -913,7 +913,7 @@ fn nodegroup_limits_example_runs_as_documented() {
     let mut starts: BTreeMap<(String, String), u32> = BTreeMap::new();
     for r in read_rows(&dir.path().join("pods.csv")) {
         let group = r["node"].split('-').next().expect("node").to_string();
-        *starts.entry((group, r["start"].clone())).or_default() += 1;
+        *starts.entry((group, r["start_s"].clone())).or_default() += 1;
     }
     let want: BTreeMap<(String, String), u32> =
         [(("fixed", "0"), 12), (("fixed", "3600"), 2), (("serverless", "0"), 6)]
@@ -928,8 +928,8 @@ fn running_at(rows: &[Row], job: &str, t: u64) -> usize {
     rows.iter()
         .filter(|r| r["job"] == job)
         .filter(|r| {
-            let s: u64 = r["start"].parse().expect("start");
-            let e: u64 = r["end"].parse().unwrap_or(u64::MAX);
+            let s: u64 = r["start_s"].parse().expect("start");
+            let e: u64 = r["end_s"].parse().unwrap_or(u64::MAX);
             s <= t && t < e
         })
         .count()
@@ -1014,8 +1014,8 @@ fn cdp_cooldown_protects_victims_until_it_ends() {
         let jobs = read_rows(&out.path().join("jobs.csv"));
         let decisions = read_rows(&out.path().join("decisions.csv"));
         let evict: Vec<String> =
-            decisions.iter().filter(|d| d["kind"] == "evict").map(|d| format!("{} {}", d["t"], d["pod"])).collect();
-        let start = jobs.iter().find(|j| j["job"] == "hi").expect("hi")["start"].clone();
+            decisions.iter().filter(|d| d["kind"] == "evict").map(|d| format!("{} {}", d["t_s"], d["pod"])).collect();
+        let start = jobs.iter().find(|j| j["job"] == "hi").expect("hi")["start_s"].clone();
         (evict, start)
     };
     assert_eq!(
@@ -1093,9 +1093,9 @@ fn evicted_devices_are_free_at_once(node: &str, req: &str, mode: &str) -> String
     .replace("  sessions: 1\n", "");
     let o = run_text(&text);
     assert_eq!(o.evictions(), ["default/lo-w-0"]);
-    assert_eq!(o.job("hi")["start"], "40");
+    assert_eq!(o.job("hi")["start_s"], "40");
     let rows = explain_rows(&text, "hi-w-0");
-    let pipelined = |r: &&Row| r["plugin"] == "result" && r["t"] == "10" && r["reason"].starts_with("pipelined:");
+    let pipelined = |r: &&Row| r["plugin"] == "result" && r["t_s"] == "10" && r["reason"].starts_with("pipelined:");
     assert!(rows.iter().any(|r| pipelined(&r) && r["node"] == "n1" && r["session"] == "4"), "{rows:?}");
     assert!(!rows.iter().any(|r| r["plugin"] == "deviceshare" && r["passed"] == "false"), "{rows:?}");
     text
@@ -1148,7 +1148,7 @@ fn deviceshare_gpu_memory_fits_one_card() {
     )
     .replace("  sessions: 1\n", "");
     let o = run_text(&text);
-    assert_eq!((o.job("a")["start"].as_str(), o.job("c")["start"].as_str()), ("0", "100"));
+    assert_eq!((o.job("a")["start_s"].as_str(), o.job("c")["start_s"].as_str()), ("0", "100"));
     let rows = explain_rows(&text, "c-w-0");
     assert!(
         rows.iter().any(|r| r["plugin"] == "deviceshare" && r["reason"] == "GpuShare no enough gpu memory on node n1"),

@@ -113,7 +113,7 @@ fn pods(o: &Out) -> Vec<String> {
         .map(|p| {
             format!(
                 "{}-{}-{} {} {}-{} {}",
-                p["job"], p["task"], p["index"], p["node"], p["start"], p["end"], p["reason_end"]
+                p["job"], p["task"], p["index"], p["node"], p["start_s"], p["end_s"], p["reason_end"]
             )
         })
         .collect();
@@ -134,12 +134,12 @@ fn jf(o: &Out, job: &str, field: &str) -> String {
 
 /// `t pod` of every decision of `kind`, in decision order.
 fn at(o: &Out, kind: &str) -> Vec<String> {
-    o.of(kind).iter().map(|d| format!("{} {}", d["t"], d["pod"])).collect()
+    o.of(kind).iter().map(|d| format!("{} {}", d["t_s"], d["pod"])).collect()
 }
 
 /// `t job` of every `phase` decision that set `phase`.
 fn phase_at(o: &Out, phase: &str) -> Vec<String> {
-    o.of("phase").iter().filter(|d| d["phase"] == phase).map(|d| format!("{} {}", d["t"], d["job"])).collect()
+    o.of("phase").iter().filter(|d| d["phase"] == phase).map(|d| format!("{} {}", d["t_s"], d["job"])).collect()
 }
 
 /// Rows of `job` in pods.csv ending with `reason`.
@@ -181,7 +181,7 @@ fn enqueue_rejects_min_resources_over_real_capability_left_by_guarantees() {
         ])
         .run();
     assert_eq!(pods(&o), sorted(&["a-w-0 n1 0-100 completed", "c-w-0 n1 10-60 completed"]));
-    assert_eq!(jf(&o, "b", "start"), "");
+    assert_eq!(jf(&o, "b", "start_s"), "");
     assert!(!phase_at(&o, "Inqueue").iter().any(|s| s.ends_with(" b")), "{:?}", o.phases());
 }
 
@@ -208,7 +208,7 @@ fn enqueue_admits_queue_by_queue_in_queue_priority_order() {
         .jobs(&[jb("a", "queue: qlo, duration: 100s", 4, "cpu: 1"), jb("b", "queue: qhi, duration: 100s", 4, "cpu: 1")])
         .run();
     assert_eq!(phase_at(&o, "Inqueue"), strs(&["0 b", "100 a"]));
-    assert_eq!((jf(&o, "b", "start"), jf(&o, "a", "start")), ("0".into(), "100".into()));
+    assert_eq!((jf(&o, "b", "start_s"), jf(&o, "a", "start_s")), ("0".into(), "100".into()));
 }
 
 /// enqueue + capacity: q1's capability (2 cpus) is below big's minResources (3 cpus),
@@ -250,8 +250,8 @@ fn overcommit_hole(actions: &str, factor: &str) -> Out {
 #[test]
 fn enqueue_action_absent_allocate_admits_every_job() {
     let o = overcommit_hole("allocate", "1.25");
-    assert_eq!(jf(&o, "small", "start"), "20");
-    assert_eq!(jf(&o, "big", "start"), "100");
+    assert_eq!(jf(&o, "small", "start_s"), "20");
+    assert_eq!(jf(&o, "big", "start_s"), "100");
 }
 
 // ---------------------------------------------------------------------------
@@ -303,7 +303,7 @@ fn overcommit_ten(tier2_first: &str) -> Out {
 fn overcommit_default_factor_is_1_2() {
     let o = overcommit_ten("overcommit");
     assert_eq!(phase_at(&o, "Inqueue"), strs(&["0 r", "10 big", "100 small"]));
-    assert_eq!((jf(&o, "big", "start"), jf(&o, "small", "start")), ("100".into(), "100".into()));
+    assert_eq!((jf(&o, "big", "start_s"), jf(&o, "small", "start_s")), ("100".into(), "100".into()));
 }
 
 /// A factor below 1 falls back to 1.2 (same decisions as the default); factor 1.0
@@ -312,10 +312,10 @@ fn overcommit_default_factor_is_1_2() {
 fn overcommit_factor_below_one_falls_back_to_default() {
     let o = overcommit_ten("{name: overcommit, arguments: {overcommit-factor: 0.5}}");
     assert_eq!(phase_at(&o, "Inqueue"), strs(&["0 r", "10 big", "100 small"]));
-    assert_eq!(jf(&o, "small", "start"), "100");
+    assert_eq!(jf(&o, "small", "start_s"), "100");
     let o = overcommit_ten("{name: overcommit, arguments: {overcommit-factor: 1.0}}");
     assert_eq!(phase_at(&o, "Inqueue"), strs(&["0 r", "20 small", "100 big"]));
-    assert_eq!(jf(&o, "small", "start"), "20");
+    assert_eq!(jf(&o, "small", "start_s"), "20");
 }
 
 // ---------------------------------------------------------------------------
@@ -512,8 +512,8 @@ fn preempt_evicts_victims_lowest_priority_first_until_the_pod_fits() {
         at(&o, "bind")[3..].to_vec(),
         strs(&["80 default/high-w-0", "180 default/lo2-w-0", "180 default/lo1-w-0"])
     );
-    assert_eq!(jf(&o, "lo3", "end"), "1000");
-    assert_eq!((jf(&o, "lo1", "end"), jf(&o, "lo2", "end")), ("1180".into(), "1180".into()));
+    assert_eq!(jf(&o, "lo3", "end_s"), "1000");
+    assert_eq!((jf(&o, "lo1", "end_s"), jf(&o, "lo2", "end_s")), ("1180".into(), "1180".into()));
 }
 
 fn preempt_topology(topology: &str) -> Out {
@@ -533,10 +533,10 @@ fn preempt_topology(topology: &str) -> Out {
 fn preempt_network_topology_job_never_preempts() {
     let o = preempt_topology(", networkTopology: {mode: hard, highestTierAllowed: 1}");
     assert!(o.evictions().is_empty(), "{:?}", o.evictions());
-    assert_eq!(jf(&o, "t", "start"), "100");
+    assert_eq!(jf(&o, "t", "start_s"), "100");
     let o = preempt_topology("");
     assert_eq!(at(&o, "evict"), strs(&["10 default/lo-w-0"]));
-    assert_eq!(jf(&o, "t", "start"), "40");
+    assert_eq!(jf(&o, "t", "start_s"), "40");
 }
 
 // ---------------------------------------------------------------------------
@@ -567,12 +567,12 @@ fn reclaim_stops_once_the_starving_job_reaches_min_available() {
     let hog = o.pods_of("hog");
     let reclaimed: Vec<_> = hog.iter().filter(|p| p["reason_end"] == "reclaimed").collect();
     assert_eq!(reclaimed.len(), 1);
-    assert_eq!((reclaimed[0]["start"].as_str(), reclaimed[0]["end"].as_str()), ("0", "10"));
-    let back: Vec<_> = hog.iter().filter(|p| p["start"] == "140").collect();
+    assert_eq!((reclaimed[0]["start_s"].as_str(), reclaimed[0]["end_s"].as_str()), ("0", "10"));
+    let back: Vec<_> = hog.iter().filter(|p| p["start_s"] == "140").collect();
     assert_eq!(back.len(), 1);
     assert_eq!(back[0]["index"], reclaimed[0]["index"]);
     assert_eq!(ended(&o, "hog", "completed"), 4);
-    assert_eq!(jf(&o, "hog", "end"), "1000");
+    assert_eq!(jf(&o, "hog", "end_s"), "1000");
 }
 
 /// q2 (weight 3) deserves 3 of 4 cpus, less than late's gang of 4: reclaim pipelines
@@ -589,7 +589,7 @@ fn reclaim_gang_larger_than_deserved_reclaims_nothing() {
         ])
         .run();
     assert!(o.evictions().is_empty(), "{:?}", pods(&o));
-    assert_eq!(jf(&o, "late", "start"), "1000");
+    assert_eq!(jf(&o, "late", "start_s"), "1000");
 }
 
 fn reclaim_three_queues(q1_reclaimable: bool) -> Out {
@@ -615,12 +615,12 @@ fn reclaim_takes_down_to_deserved_from_each_reclaimable_queue() {
     let o = reclaim_three_queues(true);
     assert_eq!(o.evictions().len(), 2, "{:?}", pods(&o));
     assert_eq!((ended(&o, "a", "reclaimed"), ended(&o, "b", "reclaimed")), (1, 1));
-    assert_eq!(jf(&o, "late", "start"), "40");
-    assert_eq!(o.pods_of("a").iter().filter(|p| p["start"] == "140").count(), 1);
-    assert_eq!(o.pods_of("b").iter().filter(|p| p["start"] == "140").count(), 1);
+    assert_eq!(jf(&o, "late", "start_s"), "40");
+    assert_eq!(o.pods_of("a").iter().filter(|p| p["start_s"] == "140").count(), 1);
+    assert_eq!(o.pods_of("b").iter().filter(|p| p["start_s"] == "140").count(), 1);
     let o = reclaim_three_queues(false);
     assert!(o.evictions().is_empty(), "{:?}", pods(&o));
-    assert_eq!(jf(&o, "late", "start"), "1000");
+    assert_eq!(jf(&o, "late", "start_s"), "1000");
 }
 
 /// Volcano's default layout breaks a gang in reclaim (see
@@ -641,10 +641,10 @@ fn reclaim_breaking_a_gang_loses_work_since_its_checkpoint() {
         ])
         .run();
     assert_eq!(o.evictions().len(), 2, "{:?}", pods(&o));
-    assert_eq!(o.pods_of("hog").iter().filter(|p| p["start"] == "140").count(), 2);
-    assert_eq!((jf(&o, "late", "start"), jf(&o, "late", "end")), ("40".into(), "140".into()));
+    assert_eq!(o.pods_of("hog").iter().filter(|p| p["start_s"] == "140").count(), 2);
+    assert_eq!((jf(&o, "late", "start_s"), jf(&o, "late", "end_s")), ("40".into(), "140".into()));
     assert_eq!(
-        (jf(&o, "hog", "preemptions"), jf(&o, "hog", "lost_gpu_s"), jf(&o, "hog", "end")),
+        (jf(&o, "hog", "preemptions"), jf(&o, "hog", "lost_gpu_s"), jf(&o, "hog", "end_s")),
         ("1".into(), "8".into(), "1132".into())
     );
 }
@@ -664,7 +664,7 @@ fn priority_job_order_starts_higher_priority_first() {
             jb("hi", "submitAt: 20s, priority: 10, duration: 100s", 1, "cpu: 1"),
         ])
         .run();
-    assert_eq!((jf(&o, "hi", "start"), jf(&o, "lo", "start")), ("100".into(), "200".into()));
+    assert_eq!((jf(&o, "hi", "start_s"), jf(&o, "lo", "start_s")), ("100".into(), "200".into()));
 }
 
 /// Task order: with room for two of four pods, the two pods of the priority-10 task
@@ -696,10 +696,10 @@ fn priority_preempt(hi: u32) -> Out {
 fn priority_preemptable_needs_strictly_lower_job_priority() {
     let o = priority_preempt(5);
     assert!(o.evictions().is_empty());
-    assert_eq!(jf(&o, "hi", "start"), "1000");
+    assert_eq!(jf(&o, "hi", "start_s"), "1000");
     let o = priority_preempt(6);
     assert_eq!(at(&o, "evict"), strs(&["10 default/lo-w-0"]));
-    assert_eq!(jf(&o, "hi", "start"), "40");
+    assert_eq!(jf(&o, "hi", "start_s"), "40");
 }
 
 // ---------------------------------------------------------------------------
@@ -775,11 +775,11 @@ fn gang_reclaim(tiers: &[&[&str]]) -> Out {
 fn gang_reclaim_protects_min_available_only_within_its_tier() {
     let o = gang_reclaim(&[&["priority", "gang", "conformance", "proportion"], T2]);
     assert!(o.evictions().is_empty(), "{:?}", pods(&o));
-    assert_eq!((jf(&o, "late", "start"), jf(&o, "hog", "end")), ("1000".into(), "1000".into()));
+    assert_eq!((jf(&o, "late", "start_s"), jf(&o, "hog", "end_s")), ("1000".into(), "1000".into()));
     let o = gang_reclaim(&[T1, T2P]);
     assert_eq!(o.evictions().len(), 2, "{:?}", pods(&o));
     assert_eq!(ended(&o, "hog", "reclaimed"), 2);
-    assert_eq!((jf(&o, "late", "start"), jf(&o, "hog", "end")), ("40".into(), "1140".into()));
+    assert_eq!((jf(&o, "late", "start_s"), jf(&o, "hog", "end_s")), ("40".into(), "1140".into()));
 }
 
 fn gang_preempt(tiers: &[&[&str]]) -> Out {
@@ -803,13 +803,13 @@ fn gang_preempt(tiers: &[&[&str]]) -> Out {
 fn gang_preempt_protects_min_available_only_within_its_tier() {
     let o = gang_preempt(&[&["priority", "gang", "conformance", "drf"], &["predicates", "nodeorder"]]);
     assert!(o.evictions().is_empty(), "{:?}", pods(&o));
-    assert_eq!(jf(&o, "high", "start"), "1000");
+    assert_eq!(jf(&o, "high", "start_s"), "1000");
     let o = gang_preempt(&[T1, T2]);
     assert_eq!(o.evictions().len(), 1, "{:?}", pods(&o));
     assert_eq!(ended(&o, "low", "preempted"), 1);
-    assert_eq!((jf(&o, "high", "start"), jf(&o, "high", "end")), ("40".into(), "140".into()));
-    assert_eq!(o.pods_of("low").iter().filter(|p| p["start"] == "140").count(), 1);
-    assert_eq!(jf(&o, "low", "end"), "1140");
+    assert_eq!((jf(&o, "high", "start_s"), jf(&o, "high", "end_s")), ("40".into(), "140".into()));
+    assert_eq!(o.pods_of("low").iter().filter(|p| p["start_s"] == "140").count(), 1);
+    assert_eq!(jf(&o, "low", "end_s"), "1140");
 }
 
 // ---------------------------------------------------------------------------
@@ -831,7 +831,7 @@ fn conformance_preempt(ns: &str) -> Out {
 fn conformance_never_preempts_kube_system_pods() {
     let o = conformance_preempt("kube-system");
     assert!(o.evictions().is_empty());
-    assert_eq!(jf(&o, "hi", "start"), "1000");
+    assert_eq!(jf(&o, "hi", "start_s"), "1000");
     let o = conformance_preempt("default");
     assert_eq!(at(&o, "evict"), strs(&["10 default/lo-w-0"]));
     assert_eq!(
@@ -853,8 +853,8 @@ fn conformance_victims_skip_kube_system_and_take_the_next() {
         ])
         .run();
     assert_eq!(at(&o, "evict"), strs(&["10 default/lo-w-0"]));
-    assert_eq!(jf(&o, "hi", "start"), "40");
-    assert_eq!(jf(&o, "kube-system/sys", "end"), "1000");
+    assert_eq!(jf(&o, "hi", "start_s"), "40");
+    assert_eq!(jf(&o, "kube-system/sys", "end_s"), "1000");
 }
 
 fn conformance_reclaim(tiers: &[&[&str]]) -> Out {
@@ -877,14 +877,14 @@ fn conformance_reclaim(tiers: &[&[&str]]) -> Out {
 fn conformance_protects_kube_system_from_reclaim_only_within_its_tier() {
     let o = conformance_reclaim(&[&["priority", "gang", "conformance", "proportion"], T2]);
     assert!(o.evictions().is_empty(), "{:?}", pods(&o));
-    assert_eq!(jf(&o, "late", "start"), "1000");
+    assert_eq!(jf(&o, "late", "start_s"), "1000");
     let o = conformance_reclaim(&[T1, T2P]);
     assert_eq!(o.evictions().len(), 1);
     // Which of sys's two identical pods goes is a tie (Volcano walks a Go map).
     assert_eq!(ended(&o, "kube-system/sys", "reclaimed"), 1);
-    assert_eq!(o.pods_of("kube-system/sys").iter().filter(|p| p["start"] == "140").count(), 1);
-    assert_eq!(jf(&o, "late", "start"), "40");
-    assert_eq!(jf(&o, "late", "end"), "140");
+    assert_eq!(o.pods_of("kube-system/sys").iter().filter(|p| p["start_s"] == "140").count(), 1);
+    assert_eq!(jf(&o, "late", "start_s"), "40");
+    assert_eq!(jf(&o, "late", "end_s"), "140");
 }
 
 /// Conformance by priority class (Volcano's conformance.go skips evictees whose pod
@@ -946,15 +946,15 @@ fn conformance_never_reclaims_system_critical_pods() {
     for class in ["system-node-critical", "system-cluster-critical"] {
         let o = conformance_class_reclaim(class);
         assert!(o.evictions().is_empty(), "{class}: {:?}", pods(&o));
-        assert_eq!((jf(&o, "late", "start"), jf(&o, "late", "end")), ("1000".into(), "1100".into()), "{class}");
+        assert_eq!((jf(&o, "late", "start_s"), jf(&o, "late", "end_s")), ("1000".into(), "1100".into()), "{class}");
     }
     let o = conformance_class_reclaim("batch");
     assert_eq!(o.evictions().len(), 1);
     assert_eq!(o.of("evict")[0]["action"], "reclaim");
-    assert_eq!(o.of("evict")[0]["t"], "10");
+    assert_eq!(o.of("evict")[0]["t_s"], "10");
     assert_eq!(ended(&o, "crit", "reclaimed"), 1);
-    assert_eq!(o.pods_of("crit").iter().filter(|p| p["start"] == "140").count(), 1);
-    assert_eq!((jf(&o, "late", "start"), jf(&o, "late", "end")), ("40".into(), "140".into()));
+    assert_eq!(o.pods_of("crit").iter().filter(|p| p["start_s"] == "140").count(), 1);
+    assert_eq!((jf(&o, "late", "start_s"), jf(&o, "late", "end_s")), ("40".into(), "140".into()));
 }
 
 // ---------------------------------------------------------------------------
@@ -999,9 +999,9 @@ fn drf_preemptable_lets_a_smaller_share_preempt_at_equal_priority() {
     let o = drf_preempt("drf");
     assert_eq!(o.evictions().len(), 1, "{:?}", pods(&o));
     assert_eq!(ended(&o, "hog", "preempted"), 1);
-    assert_eq!(jf(&o, "nj", "start"), "40");
-    assert_eq!(o.pods_of("hog").iter().filter(|p| p["start"] == "140").count(), 1);
-    assert_eq!(jf(&o, "hog", "end"), "1000");
+    assert_eq!(jf(&o, "nj", "start_s"), "40");
+    assert_eq!(o.pods_of("hog").iter().filter(|p| p["start_s"] == "140").count(), 1);
+    assert_eq!(jf(&o, "hog", "end_s"), "1000");
 }
 
 /// The helm chart's `drf.enablePreemptable: false`: no plugin offers a victim, nj
@@ -1010,7 +1010,7 @@ fn drf_preemptable_lets_a_smaller_share_preempt_at_equal_priority() {
 fn drf_enable_preemptable_false_keeps_equal_priority_jobs_running() {
     let o = drf_preempt("{name: drf, enablePreemptable: false}");
     assert!(o.evictions().is_empty());
-    assert_eq!(jf(&o, "nj", "start"), "1000");
+    assert_eq!(jf(&o, "nj", "start_s"), "1000");
 }
 
 // ---------------------------------------------------------------------------
@@ -1098,12 +1098,12 @@ fn capacity_borrows_up_to_capability_then_reclaims_to_deserved() {
             jb("b", "queue: q2, submitAt: 10s, duration: 100s", 2, "cpu: 1"),
         ])
         .run();
-    assert_eq!(o.pods_of("a").iter().filter(|p| p["start"] == "0").count(), 4);
+    assert_eq!(o.pods_of("a").iter().filter(|p| p["start_s"] == "0").count(), 4);
     assert_eq!(o.evictions().len(), 2, "{:?}", pods(&o));
     assert_eq!(ended(&o, "a", "reclaimed"), 2);
-    assert_eq!(jf(&o, "b", "start"), "40");
-    assert_eq!(o.pods_of("a").iter().filter(|p| p["start"] == "140").count(), 2);
-    assert_eq!(jf(&o, "a", "end"), "1000");
+    assert_eq!(jf(&o, "b", "start_s"), "40");
+    assert_eq!(o.pods_of("a").iter().filter(|p| p["start_s"] == "140").count(), 2);
+    assert_eq!(jf(&o, "a", "end_s"), "1000");
 }
 
 /// q1's capability (2 cpus) caps it although half the node is idle; b (q2, no
@@ -1140,7 +1140,7 @@ fn capacity_higher_priority_queue_allocates_first() {
         .conf("enqueue, allocate", &[T1, T2C])
         .jobs(&[jb("a", "queue: q1, duration: 100s", 2, "cpu: 1"), jb("b", "queue: q2, duration: 100s", 2, "cpu: 1")])
         .run();
-    assert_eq!((jf(&o, "b", "start"), jf(&o, "a", "start")), ("0".into(), "100".into()));
+    assert_eq!((jf(&o, "b", "start_s"), jf(&o, "a", "start_s")), ("0".into(), "100".into()));
 }
 
 // ---------------------------------------------------------------------------
@@ -1379,7 +1379,7 @@ fn nodes_of(o: &Out, job: &str) -> Vec<String> {
 #[test]
 fn network_topology_hard_tier1_waits_for_a_whole_leaf() {
     let o = nt_two_leaves("{mode: hard, highestTierAllowed: 1}");
-    assert_eq!(jf(&o, "t", "start"), "50");
+    assert_eq!(jf(&o, "t", "start_s"), "50");
     assert_eq!(nodes_of(&o, "t"), strs(&["n3", "n4"]));
     assert_eq!(jf(&o, "t", "highest_tier"), "1");
 }
@@ -1389,7 +1389,7 @@ fn network_topology_hard_tier1_waits_for_a_whole_leaf() {
 #[test]
 fn network_topology_hard_tier2_spans_leaves_under_the_spine() {
     let o = nt_two_leaves("{mode: hard, highestTierAllowed: 2}");
-    assert_eq!(jf(&o, "t", "start"), "10");
+    assert_eq!(jf(&o, "t", "start_s"), "10");
     assert_eq!(nodes_of(&o, "t"), strs(&["n2", "n4"]));
     assert_eq!(jf(&o, "t", "highest_tier"), "2");
 }
@@ -1399,7 +1399,7 @@ fn network_topology_hard_tier2_spans_leaves_under_the_spine() {
 #[test]
 fn network_topology_soft_falls_back_to_higher_tiers() {
     let o = nt_two_leaves("{mode: soft, highestTierAllowed: 1}");
-    assert_eq!(jf(&o, "t", "start"), "10");
+    assert_eq!(jf(&o, "t", "start_s"), "10");
     assert_eq!(nodes_of(&o, "t"), strs(&["n2", "n4"]));
 }
 
@@ -1440,7 +1440,7 @@ fn sla_orders_jobs_by_waiting_deadline_before_priority() {
             jb("hi", "submitAt: 20s, priority: 10, duration: 100s", 1, "cpu: 1"),
         ])
         .run();
-    assert_eq!((jf(&o, "lo", "start"), jf(&o, "hi", "start")), ("100".into(), "200".into()));
+    assert_eq!((jf(&o, "lo", "start_s"), jf(&o, "hi", "start_s")), ("100".into(), "200".into()));
 }
 
 /// overcommit 1.0 on 4 cpus with r using 3: big (2 cpus, t=10) is rejected until it
@@ -1464,7 +1464,7 @@ fn sla_admits_overdue_jobs_despite_overcommit() {
         ])
         .run();
     assert_eq!(phase_at(&o, "Inqueue"), strs(&["0 r", "40 big", "80 s"]));
-    assert_eq!((jf(&o, "big", "start"), jf(&o, "s", "start")), ("100".into(), "80".into()));
+    assert_eq!((jf(&o, "big", "start_s"), jf(&o, "s", "start_s")), ("100".into(), "80".into()));
 }
 
 /// x's minResources (3 cpus) exceed q1's capability (2): proportion rejects it, until
@@ -1503,7 +1503,7 @@ fn proportion_job_larger_than_deserved_share_waits_and_blocks_admission() {
         "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodeGroups:\n      - {{name: n, count: 2, gpus: 8, cpu: 64, memory: 512Gi}}\n  queues:\n    - {{name: research, weight: 3}}\n    - {{name: prod, weight: 1}}\n  workload:\n    - jobs:\n{jobs}"
     );
     let o = run_text(&text);
-    assert_eq!((jf(&o, "j0", "end"), jf(&o, "j1", "end")), ("3600".to_string(), "3660".to_string()));
+    assert_eq!((jf(&o, "j0", "end_s"), jf(&o, "j1", "end_s")), ("3600".to_string(), "3660".to_string()));
     let pending: Vec<String> =
         (2..12).filter(|i| jf(&o, &format!("j{i}"), "state") == "Pending").map(|i| format!("j{i}")).collect();
     assert_eq!(pending.len(), 10, "{pending:?}");

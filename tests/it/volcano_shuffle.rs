@@ -76,7 +76,7 @@ fn preemptable_and_reclaimable_fn_preemptable() {
     let mut e = o.evictions();
     e.sort();
     assert_eq!(e, ["default/test-pod1", "default/test-pod2"]);
-    assert_eq!(o.jobs.iter().find(|j| j["job"] == "hi").expect("hi")["start"], "90");
+    assert_eq!(o.jobs.iter().find(|j| j["job"] == "hi").expect("hi")["start_s"], "90");
     let o = run(conf, None, &pods(&format!("{}{}", budget("minAvailable: 1"), hi(2))));
     assert!(o.evictions().is_empty());
     let o = run(conf, None, &pods(&format!("{}{}", budget("minAvailable: 1"), hi(1))));
@@ -93,7 +93,7 @@ fn preemptable_and_reclaimable_fn_preemptable() {
 fn budgets_follow_the_pods_across_sessions() {
     let conf = "actions: \"allocate, shuffle\"\ntiers:\n- plugins:\n  - name: pdb\n";
     let o = run(conf, Some(7), &pods(&budget("minAvailable: 1")));
-    let evicted: Vec<String> = o.of("evict").iter().map(|d| format!("{} {}", d["t"], d["pod"])).collect();
+    let evicted: Vec<String> = o.of("evict").iter().map(|d| format!("{} {}", d["t_s"], d["pod"])).collect();
     assert_eq!(evicted, ["0 default/test-pod1", "30 default/test-pod1", "60 default/test-pod1"]);
 }
 
@@ -186,9 +186,9 @@ const LOW_NODE: &str = "arguments:\n  interval: 5m\n  strategies:\n  - name: low
 #[test]
 fn low_node_utilization_moves_pods_to_idle_nodes() {
     let o = rescheduling(LOW_NODE);
-    let e: Vec<String> = o.of("evict").iter().map(|d| format!("{} {}", d["t"], d["pod"])).collect();
+    let e: Vec<String> = o.of("evict").iter().map(|d| format!("{} {}", d["t_s"], d["pod"])).collect();
     assert_eq!(e, ["300.000001 default/p1", "300.000001 default/p2"]);
-    let b: Vec<String> = o.of("bind").iter().map(|d| format!("{} {} {}", d["t"], d["pod"], d["node"])).collect();
+    let b: Vec<String> = o.of("bind").iter().map(|d| format!("{} {} {}", d["t_s"], d["pod"], d["node"])).collect();
     assert_eq!(b, ["330.000001 default/p1 n2", "330.000001 default/p2 n2"]);
 }
 

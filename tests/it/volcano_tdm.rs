@@ -177,8 +177,9 @@ fn revocable_node_over_a_day() {
     let text = std::fs::read_to_string(dir.path().join("scenario.yaml")).expect("read").replace("12:00:00", "08:00:00");
     std::fs::write(dir.path().join("scenario.yaml"), text).expect("write");
     let o = super::volcano::run_file(&dir.path().join("scenario.yaml"));
-    let f =
-        |k: &str| -> Vec<String> { o.of(k).iter().map(|d| format!("{} {} {}", d["t"], d["pod"], d["node"])).collect() };
+    let f = |k: &str| -> Vec<String> {
+        o.of(k).iter().map(|d| format!("{} {} {}", d["t_s"], d["pod"], d["node"])).collect()
+    };
     assert_eq!(f("bind"), ["0 c1/batch-w-0 n1", "0 c1/batch-w-1 n1", "7200 c1/batch-w-2 r1", "7200 c1/batch-w-3 r1"]);
     assert_eq!(f("evict"), ["14401 c1/batch-w-2 r1", "14461 c1/batch-w-3 r1"]);
 }
@@ -221,7 +222,7 @@ fn tdm_bad_input_through_the_binary() {
 fn revocable_nodes_example() {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/volcano/revocable-nodes.yaml");
     let o = super::volcano::run_file(&p);
-    let binds: Vec<String> = o.of("bind").iter().map(|d| format!("{} {} {}", d["t"], d["job"], d["node"])).collect();
+    let binds: Vec<String> = o.of("bind").iter().map(|d| format!("{} {} {}", d["t_s"], d["job"], d["node"])).collect();
     assert_eq!(
         binds,
         [
@@ -235,7 +236,7 @@ fn revocable_nodes_example() {
             "43200 batch-3 regular-1"
         ]
     );
-    let evicted: Vec<String> = o.of("evict").iter().map(|d| format!("{} {}", d["t"], d["job"])).collect();
+    let evicted: Vec<String> = o.of("evict").iter().map(|d| format!("{} {}", d["t_s"], d["job"])).collect();
     assert_eq!(evicted, ["36001 batch-2", "36001 batch-3"]);
 }
 
@@ -263,7 +264,7 @@ fn tdm_preemptable_through_preempt() {
         );
         write(dir.path(), nodes, conf, "  horizon: 2h\n", &objects);
         let o = super::volcano::run_file(&dir.path().join("scenario.yaml"));
-        o.of("evict").iter().map(|d| format!("{} {}", d["t"], d["pod"])).collect::<Vec<_>>()
+        o.of("evict").iter().map(|d| format!("{} {}", d["t_s"], d["pod"])).collect::<Vec<_>>()
     };
     assert_eq!(run("volcano.sh/preemptable: \"false\""), ["60 c1/batch-w-0", "60 c1/batch-w-1"]);
     assert!(run("volcano.sh/preemptable: \"true\"").is_empty());

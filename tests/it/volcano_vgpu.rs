@@ -56,7 +56,7 @@ fn vgpu_fits_cards_not_the_node_total() {
     )
     .replace("  sessions: 1\n", "");
     let o = run_text(&text);
-    let start = |j: &str| o.job(j)["start"].clone();
+    let start = |j: &str| o.job(j)["start_s"].clone();
     assert_eq!((start("a"), start("b"), start("c")), ("0".into(), "0".into(), "100".into()));
     let rows = explain_rows(&text, "c-w-0");
     assert!(
@@ -122,7 +122,7 @@ fn vgpu_preempt_evicts_until_the_cards_fit() {
     .replace("  sessions: 1\n", "");
     let o = run_text(&text);
     assert_eq!(o.evictions().len(), 1, "{:?}", o.evictions());
-    assert_eq!(o.job("hi")["start"], "10");
+    assert_eq!(o.job("hi")["start_s"], "10");
 }
 
 fn example(rel: &str) -> std::path::PathBuf {
@@ -379,12 +379,12 @@ fn exclusive_rules_keep_matching_pods_apart() {
     )
     .replace("  sessions: 1\n", "");
     let o = run_text(&text);
-    let start = |j: &str| o.job(j)["start"].clone();
+    let start = |j: &str| o.job(j)["start_s"].clone();
     assert_eq!([start("t1"), start("t2"), start("t3"), start("serve")], ["0", "0", "100", "0"]);
     assert_eq!(cards_held(&text, "50s"), [(0, 0, 8000, 2), (0, 1, 4000, 1)]);
     assert_eq!(cards_held(&text, "150s"), [(0, 0, 8000, 2), (0, 1, 4000, 1)]);
     let rows = explain_rows(&text, "t3-train-0");
-    assert!(rows.iter().any(|r| r["plugin"] == "deviceshare" && r["t"] == "0"), "{rows:?}");
+    assert!(rows.iter().any(|r| r["plugin"] == "deviceshare" && r["t_s"] == "0"), "{rows:?}");
 }
 
 /// Volcano's dynamic MIG with the vGPU user guide's conf and MIG pod, and the

@@ -118,7 +118,7 @@ fn chips_fill_up_across_sessions() {
     .concat();
     let dir = snapshot_dir(&(config_map() + &node310("n0", 2, false)), &pods, &conf("enqueue, allocate", ""));
     let o = run(&dir);
-    let start = |j: &str| o.job(j)["start"].clone();
+    let start = |j: &str| o.job(j)["start_s"].clone();
     assert_eq!([start("a"), start("b"), start("c"), start("d")], ["0", "0", "3600", "0"]);
     assert_eq!(chips_after(dir.path(), 1), [[[(2, 12288 + 6144, 0), (1, 12288, 0)]]]);
 }
@@ -182,7 +182,7 @@ fn preempt_evicts_for_a_chip_shortage_not_for_a_refused_ask() {
     let high = pod("high", "huawei.com/Ascend310P: 2", ", lahar.io/submit-at: 10s", "  priorityClassName: high\n");
     let o = run(&snapshot_dir(&nodes, &format!("{classes}{low}{high}"), &conf(actions, "")));
     assert_eq!(o.evictions(), ["default/low"]);
-    assert_ne!(o.job("high")["start"], "");
+    assert_ne!(o.job("high")["start_s"], "");
     let partial = pod(
         "partial",
         "huawei.com/Ascend310P: 2, huawei.com/Ascend310P-memory: 4096",
@@ -191,7 +191,7 @@ fn preempt_evicts_for_a_chip_shortage_not_for_a_refused_ask() {
     );
     let o = run(&snapshot_dir(&nodes, &format!("{classes}{low}{partial}"), &conf(actions, "")));
     assert!(o.evictions().is_empty(), "{:?}", o.evictions());
-    assert_eq!(o.job("partial")["start"], "");
+    assert_eq!(o.job("partial")["start_s"], "");
 }
 
 /// Running pods of a snapshot hold the chips their

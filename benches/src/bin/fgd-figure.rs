@@ -84,7 +84,7 @@ fn in_time(out: &Path) {
         let mut rd = csv::Reader::from_path(dir.join("timeseries.csv")).expect("timeseries.csv");
         let h = rd.headers().expect("header").clone();
         let col = |c: &str| h.iter().position(|x| x == c).expect("column");
-        let (t, p, f) = (col("t"), col("jobs_pending"), col("fragmentation"));
+        let (t, p, f) = (col("t_s"), col("jobs_pending"), col("fragmentation"));
         let (mut pl, mut fl) = (Vec::new(), Vec::new());
         for rec in rd.records() {
             let rec = rec.expect("row");
