@@ -1,10 +1,31 @@
 //! What people read is what the binary prints (issue 42): the README's table of
 //! the default run, and the topology result in the README and docs/topology.md,
 //! and the table of gangs against elastic jobs under failures in docs/model.md
-//! are checked against runs of the same commands. A change that moves a number
-//! fails here until the page is brought up to date.
+//! are checked against runs of the same commands, and so are the figures the
+//! pages show ([`same_figure`]). A change that moves a number or a line fails here
+//! until the page is brought up to date.
 
 use super::*;
+
+/// A figure of the docs (`doc`, from the repository's root) is, byte for byte,
+/// the PNG its documented command drew now (`made`); lahar's rendering is
+/// deterministic (a bundled font, integer pixels). Run with
+/// `LAHAR_WRITE_FIGURES=1` to write the new figure instead, and commit it after
+/// looking at it.
+pub fn same_figure(made: &Path, doc: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(doc);
+    let new = std::fs::read(made).unwrap_or_else(|e| panic!("{}: {e}", made.display()));
+    if std::env::var_os("LAHAR_WRITE_FIGURES").is_some() {
+        std::fs::write(&path, &new).unwrap_or_else(|e| panic!("{doc}: {e}"));
+        return;
+    }
+    let old = std::fs::read(&path).unwrap_or_else(|e| panic!("{doc}: {e}"));
+    assert!(
+        old == new,
+        "{doc} is not what its command draws now ({}): look at the new one, then rerun with LAHAR_WRITE_FIGURES=1 and commit it",
+        made.display()
+    );
+}
 
 /// The README's fenced block after `marker`.
 fn block_after<'a>(text: &'a str, marker: &str) -> &'a str {
@@ -81,6 +102,30 @@ fn topology_numbers_are_the_binary_s() {
     assert!(readme.contains(&claim), "README.md should say: {claim}");
 }
 
+/// The README's topology figure is the JCT CDF of its three commands' `lahar compare`.
+#[test]
+fn topology_figure_is_the_compare_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let d = tempfile::tempdir().unwrap();
+    for f in ["without", "with"] {
+        lahar()
+            .args(["run", "-q", "--out"])
+            .arg(d.path().join(format!("nta-{f}")))
+            .arg(root.join(format!("examples/topology/{f}-nta.yaml")))
+            .assert()
+            .success();
+    }
+    let cmp = d.path().join("nta-compare");
+    lahar()
+        .args(["compare", "--out"])
+        .arg(&cmp)
+        .arg(d.path().join("nta-without"))
+        .arg(d.path().join("nta-with"))
+        .assert()
+        .success();
+    same_figure(&cmp.join("plots/jct_cdf.png"), "docs/img/topology-jct-cdf.png");
+}
+
 /// `lahar --version` and summary.json's `lahar_version` name the commit the binary
 /// was built from (`VERSION+COMMIT`, `-dirty` when tracked code differed from it),
 /// so a published number can be traced to its code.
@@ -146,6 +191,13 @@ fn faults_elastic_table_is_the_sweep_s() {
         }
     }
     assert_eq!(groups.len(), 12);
+    for (plot, doc) in [
+        ("jct_s.mean", "faults-elastic-jct"),
+        ("faults.goodput", "faults-elastic-goodput"),
+        ("gpu_time.stalled", "faults-elastic-stalled"),
+    ] {
+        same_figure(&out.join(format!("plots/{plot}-vs-min_fraction.png")), &format!("docs/img/{doc}.png"));
+    }
     let doc = std::fs::read_to_string(root.join("docs/model.md")).expect("model.md");
     for (p, ms) in &groups {
         let mean = |ptr: &str| {

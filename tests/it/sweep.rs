@@ -77,6 +77,8 @@ fn example_sweep_runs_and_jobs_do_not_change_the_tables() {
     let jct = read(&one.join("plots/jct_s.mean-vs-nodes.svg"));
     assert!(jct.contains("hollow: cells with unfinished jobs (not in the mean)"));
     assert!(!read(&one.join("plots/gpu_allocation_rate-vs-nodes.svg")).contains("hollow"));
+    // docs/sweeps.md's figure is this plot.
+    crate::published::same_figure(&one.join("plots/jct_s.mean-vs-nodes.png"), "docs/img/sweep-jct-vs-nodes.png");
     // Jobs completed: the 95% band of volcano at 3 nodes (389.7 ± 22.3) stops at
     // the 400 jobs a cell has, so no tick goes above 400; node counts are ticked
     // at whole numbers and no label carries a `.0`.
