@@ -222,7 +222,6 @@ pub fn run(s: Scenario, opts: &RunOptions) -> Result<PlacementReport, RunError> 
     let p = s.placement.clone().expect("a placement scenario");
     // Options of a run in time are refused rather than ignored.
     let unused = [
-        ("--plots", opts.plots.is_some()),
         ("--explain", !opts.explain.is_empty()),
         ("--explain-window", opts.explain_window.is_some()),
         ("--exhaustive", opts.exhaustive),
@@ -300,6 +299,10 @@ pub fn run(s: Scenario, opts: &RunOptions) -> Result<PlacementReport, RunError> 
         serde_json::to_writer_pretty(&mut f, &file).map_err(|e| io(std::io::Error::other(e)))?;
         f.write_all(b"\n").map_err(&io)?;
         f.commit().map_err(&io)?;
+        if let Some(style) = &opts.plots {
+            crate::report_cmd::run_plots(&out_dir, style)
+                .map_err(|e| RunError::Plots { dir: out_dir.clone(), msg: e.to_string() })?;
+        }
         crate::outdir::complete(&out_dir).map_err(&io)?;
     }
     drop(io);

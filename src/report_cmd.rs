@@ -4,7 +4,7 @@
 
 use lahar_core::time::SimTime;
 use lahar_reports::compare::{Comparison, compare as compare_runs};
-use lahar_reports::load::{RunData, load_runs};
+use lahar_reports::load::{RunData, load_any_runs, load_runs};
 use lahar_reports::plots::{PlotStyle, write_plots};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -44,7 +44,7 @@ fn write(path: &Path, text: &str) -> Result<(), ReportError> {
 
 /// Writes the plots of one run directory into `<dir>/plots/`; returns the files.
 pub fn run_plots(dir: &Path, style: &PlotStyle) -> Result<Vec<PathBuf>, ReportError> {
-    let runs = load(&[dir.to_path_buf()])?;
+    let runs = load_any_runs(&[dir.to_path_buf()]).map_err(|e| ReportError::Input(e.to_string()))?;
     write_plots(&dir.join("plots"), &runs, style).map_err(|e| ReportError::Output(e.to_string()))
 }
 
@@ -52,7 +52,10 @@ pub fn run_plots(dir: &Path, style: &PlotStyle) -> Result<Vec<PathBuf>, ReportEr
 /// overlay plots (`plots/*.svg|png`, in `style`) into `out`, and returns the
 /// comparison.
 pub fn compare(dirs: &[PathBuf], out: &Path, style: &PlotStyle) -> Result<Comparison, ReportError> {
-    let runs = load(dirs)?;
+    if dirs.is_empty() {
+        return Err(ReportError::Input("no run directory given".into()));
+    }
+    let runs = load_any_runs(dirs).map_err(|e| ReportError::Input(e.to_string()))?;
     let c = compare_runs(&runs);
     std::fs::create_dir_all(out).map_err(|e| ReportError::Output(format!("cannot create {}: {e}", out.display())))?;
     write(&out.join("compare.csv"), &c.to_csv())?;

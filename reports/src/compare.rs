@@ -32,9 +32,14 @@ pub struct Comparison {
     pub rows: Vec<CompareRow>,
 }
 
-/// Compares runs (the first is the baseline).
+/// Compares runs (the first is the baseline): the [`HEADLINE`] metrics of runs
+/// in time, the [`crate::headline::PLACEMENT`] metrics of placement runs.
 pub fn compare(runs: &[RunData]) -> Comparison {
-    let rows = HEADLINE
+    let metrics = match runs.first().is_some_and(|r| r.placement.is_some()) {
+        true => crate::headline::PLACEMENT,
+        false => HEADLINE,
+    };
+    let rows = metrics
         .iter()
         .map(|m| {
             let metric = m.label;

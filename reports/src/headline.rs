@@ -38,6 +38,16 @@ const HOUR: f64 = 1.0 / 3600.0;
 /// The headline metrics, in table order.
 pub const HEADLINE: &[Headline] = WITH_FAULTS.split_at(WITH_FAULTS.len() - 2).0;
 
+/// The metrics of a placement run's summary.json (`spec.placement`), compared by
+/// `lahar compare`.
+pub const PLACEMENT: &[Headline] = &[
+    h("gpu_allocation_rate", "GPU allocation rate (%)", "/gpu_allocation_rate", 100.0, Better::Higher),
+    h("fragmentation", "fragmentation (% of free GPUs)", "/fragmentation", 100.0, Better::Lower),
+    h("fragmented_gpus", "fragmented GPUs", "/fragmented_gpus", 1.0, Better::Lower),
+    h("pods_placed", "pods placed", "/pods_placed", 1.0, Better::Higher),
+    h("pods_unplaced", "pods unplaced", "/pods_unplaced", 1.0, Better::Lower),
+];
+
 /// [`HEADLINE`] and the fault metrics of runs with `spec.faults` (summary.json's
 /// `metrics.faults`): a sweep whose cells have them shows them too (sweep.csv,
 /// summary.csv, plots); `lahar check` and `lahar compare` keep to [`HEADLINE`].

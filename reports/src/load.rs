@@ -23,11 +23,19 @@ pub enum LoadError {
     },
     /// The directory holds a placement-only evaluation, not a run in time.
     #[error(
-        "{path}: a placement run (`spec.placement`): its results are fragmentation.csv, placements.csv and summary.json; `lahar report` and `lahar compare` read runs in time (docs/fragmentation.md)"
+        "{path}: a placement run (`spec.placement`): its results are fragmentation.csv, placements.csv and summary.json; `lahar report` reads runs in time (`lahar compare` and `--plots` read both; docs/fragmentation.md)"
     )]
     Placement {
         /// The directory.
         path: PathBuf,
+    },
+    /// Runs in time and placement runs given together.
+    #[error("{path}: a placement run and a run in time cannot be compared (the first, {first}, is the other kind)")]
+    Mixed {
+        /// The directory of the other kind.
+        path: PathBuf,
+        /// The first directory.
+        first: PathBuf,
     },
     /// A file could not be read or parsed.
     #[error("{path}: {msg}")]
@@ -103,6 +111,20 @@ pub struct RunData {
     pub decisions: Option<Rows>,
     /// The first rows of explain.csv, if the run had `--explain`.
     pub explain: Option<Rows>,
+    /// A placement run's fragmentation.csv (`spec.placement`; its jobs and
+    /// timeseries are then empty).
+    pub placement: Option<Vec<PlacementPoint>>,
+}
+
+/// One row of a placement run's fragmentation.csv.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlacementPoint {
+    /// Arrived GPU request, % of the cluster's GPUs.
+    pub demand_pct: f64,
+    /// GPUs held by placed pods, % of the cluster's.
+    pub gpu_alloc_pct: f64,
+    /// Fragmented share of the free GPUs, %.
+    pub frag_ratio_pct: f64,
 }
 
 /// One placement interval of pods.csv.
@@ -367,14 +389,80 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
     let ep = dir.join("events.csv");
     let events = if ep.is_file() { Some(read_events(&ep)?) } else { None };
 
-    let label = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .filter(|n| !n.is_empty() && n != "." && n != "..")
-        .unwrap_or_else(|| dir.display().to_string());
+    let label = dir_label(dir);
     let decisions = first_rows(&dir.join("decisions.csv"), &crate::write::DECISION_COLUMNS, DECISIONS_IN_REPORT)?;
     let explain = first_rows(&dir.join("explain.csv"), &crate::write::EXPLAIN_COLUMNS, EXPLAIN_IN_REPORT)?;
-    Ok(RunData { dir: dir.to_path_buf(), label, summary, jobs, ts, pods, events, decisions, explain })
+    Ok(RunData { dir: dir.to_path_buf(), label, summary, jobs, ts, pods, events, decisions, explain, placement: None })
+}
+
+/// The label of a run directory: its name.
+fn dir_label(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty() && n != "." && n != "..")
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// Reads a run directory of either kind: a run in time ([`load_run`]) or a
+/// placement run (summary.json and fragmentation.csv).
+pub fn load_any(dir: &Path) -> Result<RunData, LoadError> {
+    match load_run(dir) {
+        Err(LoadError::Placement { .. }) => {}
+        other => return other,
+    }
+    let sp = dir.join("summary.json");
+    let text = std::fs::read(&sp).map_err(|e| bad(&sp, e))?;
+    let summary: Value = serde_json::from_slice(&text).map_err(|e| bad(&sp, e))?;
+    let fp = dir.join("fragmentation.csv");
+    let mut rd = open_csv(&fp)?;
+    let h = rd.headers().map_err(|e| bad(&fp, e))?.clone();
+    let cols = ["demand_pct", "gpu_alloc_pct", "frag_gpus", "frag_ratio_pct"];
+    if !header_is(&fp, &h, &cols) {
+        return Err(bad(&fp, format!("line 1: expected the columns {}", cols.join(","))));
+    }
+    let mut points = Vec::new();
+    for (i, r) in rd.records().enumerate() {
+        let r = r.map_err(|e| bad(&fp, e))?;
+        let line = i as u64 + 2;
+        let n = |k: usize| -> Result<f64, LoadError> {
+            match num(&fp, line, r.get(k).unwrap_or(""))? {
+                Some(v) if v.is_finite() && (0.0..=1e6).contains(&v) => Ok(v),
+                _ => Err(bad(&fp, format!("line {line}: column `{}` needs a number from 0", cols[k]))),
+            }
+        };
+        points.push(PlacementPoint { demand_pct: n(0)?, gpu_alloc_pct: n(1)?, frag_ratio_pct: n(3)? });
+    }
+    Ok(RunData {
+        dir: dir.to_path_buf(),
+        label: dir_label(dir),
+        summary,
+        jobs: Vec::new(),
+        ts: Timeseries::default(),
+        pods: None,
+        events: None,
+        decisions: None,
+        explain: None,
+        placement: Some(points),
+    })
+}
+
+/// Reads several run directories of either kind, all of one kind (runs in time
+/// or placement runs); labels that repeat get a `#k` suffix.
+pub fn load_any_runs(dirs: &[PathBuf]) -> Result<Vec<RunData>, LoadError> {
+    let runs: Vec<RunData> = dirs.iter().map(|d| load_any(d)).collect::<Result<_, _>>()?;
+    if let Some(r) = runs.iter().find(|r| r.placement.is_some() != runs[0].placement.is_some()) {
+        return Err(LoadError::Mixed { path: r.dir.clone(), first: runs[0].dir.clone() });
+    }
+    Ok(dedupe(runs))
+}
+
+fn dedupe(mut runs: Vec<RunData>) -> Vec<RunData> {
+    for i in 1..runs.len() {
+        if runs[..i].iter().any(|r| r.label == runs[i].label) {
+            runs[i].label = format!("{}#{}", runs[i].label, i + 1);
+        }
+    }
+    runs
 }
 
 /// Reads pods.csv; a pod's job is looked up in `jobs` by name, a start or end
@@ -501,11 +589,6 @@ fn read_events(path: &Path) -> Result<Vec<EventRecord>, LoadError> {
 
 /// Reads several run directories; labels that repeat get a `#k` suffix.
 pub fn load_runs(dirs: &[PathBuf]) -> Result<Vec<RunData>, LoadError> {
-    let mut runs: Vec<RunData> = dirs.iter().map(|d| load_run(d)).collect::<Result<_, _>>()?;
-    for i in 1..runs.len() {
-        if runs[..i].iter().any(|r| r.label == runs[i].label) {
-            runs[i].label = format!("{}#{}", runs[i].label, i + 1);
-        }
-    }
-    Ok(runs)
+    let runs: Vec<RunData> = dirs.iter().map(|d| load_run(d)).collect::<Result<_, _>>()?;
+    Ok(dedupe(runs))
 }

@@ -230,7 +230,7 @@ fn placement_mode_through_the_binary() {
 #[test]
 fn flags_of_a_run_in_time_are_refused() {
     let (_dir, p) = write_scenario(&placement_scenario("", "{baseline: fgd}"));
-    for flags in [vec!["--plots"], vec!["--explain", "openb-pod-0001"], vec!["--exhaustive"]] {
+    for flags in [vec!["--explain", "openb-pod-0001"], vec!["--exhaustive"]] {
         let o = lahar().arg("run").arg(&p).args(&flags).arg("-q").output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{flags:?}: {err}");
@@ -238,8 +238,10 @@ fn flags_of_a_run_in_time_are_refused() {
     }
 }
 
-/// `lahar validate` says what a placement scenario will do; `lahar report` and
-/// `lahar compare` explain that a placement run is not theirs to read.
+/// `lahar validate` says what a placement scenario will do; `--plots` draws its
+/// curves against the arrived demand; `lahar compare` puts placement runs side by
+/// side (their metrics and curves), refuses to mix them with a run in time, and
+/// `lahar report` explains that a placement run is not its to read.
 #[test]
 fn other_commands_on_a_placement_scenario() {
     let (dir, p) = write_scenario(&placement_scenario(", order: trace", "{baseline: best-fit}"));
@@ -248,18 +250,41 @@ fn other_commands_on_a_placement_scenario() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("placement: 1213 nodes, 8152 pods listed, demand 1.3, policy best-fit"), "{text}");
     let out = dir.path().join("o");
-    lahar().arg("run").arg(&p).arg("--out").arg(&out).arg("-q").assert().success();
-    for cmd in [vec!["report"], vec!["compare"]] {
-        let mut c = lahar();
-        c.args(&cmd).arg(&out);
-        if cmd[0] == "compare" {
-            c.arg(&out).arg("--out").arg(dir.path().join("cmp"));
-        }
-        let o = c.output().unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {err}");
-        assert!(err.contains("a placement run (`spec.placement`)"), "{cmd:?}: {err}");
+    lahar().arg("run").arg(&p).arg("--out").arg(&out).args(["-q", "--plots"]).assert().success();
+    for f in ["allocation_vs_demand", "fragmentation_vs_demand"] {
+        let svg = std::fs::read_to_string(out.join(format!("plots/{f}.svg"))).unwrap();
+        assert!(svg.contains("arrived GPU demand (% of the cluster)") && svg.contains("best-fit"), "{f}");
+        assert!(out.join(format!("plots/{f}.png")).is_file());
     }
+    let o = lahar().arg("report").arg(&out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("a placement run (`spec.placement`)"), "{err}");
+    // Under another policy, compared.
+    let fgd = dir.path().join("fgd");
+    lahar()
+        .arg("run")
+        .arg(&p)
+        .args(["-q", "--set", "spec.scheduler={baseline: fgd}", "--out"])
+        .arg(&fgd)
+        .assert()
+        .success();
+    let cmp = dir.path().join("cmp");
+    let o =
+        lahar().arg("compare").arg(&out).arg(&fgd).arg("--out").arg(&cmp).args(["--format", "csv"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = String::from_utf8(o.stdout).unwrap();
+    assert!(csv.starts_with("metric,better,o,fgd,rel_diff:fgd\ngpu_allocation_rate,higher,"), "{csv}");
+    assert!(csv.contains("\npods_unplaced,lower,"), "{csv}");
+    assert!(cmp.join("plots/allocation_vs_demand.png").is_file());
+    let svg = std::fs::read_to_string(cmp.join("plots/allocation_vs_demand.svg")).unwrap();
+    assert!(svg.contains("(best-fit)") && svg.contains("(fgd)"), "a line per policy");
+    // A run in time beside them is refused.
+    let time = dir.path().join("time");
+    lahar().args(["run", "-q", "--out"]).arg(&time).assert().success();
+    let o = lahar().arg("compare").arg(&out).arg(&time).arg("--out").arg(&cmp).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be compared"));
 }
 
 /// A cluster with CPU-only nodes (the openb list of all nodes): GPU pods never

@@ -126,6 +126,42 @@ fn topology_figure_is_the_compare_s() {
     same_figure(&cmp.join("plots/jct_cdf.png"), "docs/img/topology-jct-cdf.png");
 }
 
+/// The README's FGD figure is the `lahar compare` of its six placement runs, and
+/// its caption's two numbers are theirs.
+#[test]
+fn fgd_figure_is_the_compare_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let d = tempfile::tempdir().unwrap();
+    let policies = ["random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd"];
+    for p in policies {
+        lahar()
+            .arg("run")
+            .arg("-q")
+            .arg(root.join("examples/fragmentation/openb-fgd.yaml"))
+            .args(["--set", &format!("spec.scheduler={{baseline: {p}}}"), "--out"])
+            .arg(d.path().join("fgd").join(p))
+            .assert()
+            .success();
+    }
+    let cmp = d.path().join("fgd/compare");
+    let mut c = lahar();
+    c.arg("compare");
+    for p in policies {
+        c.arg(d.path().join("fgd").join(p));
+    }
+    c.arg("--out").arg(&cmp).assert().success();
+    same_figure(&cmp.join("plots/allocation_vs_demand.png"), "docs/img/fgd-allocation-seed42.png");
+    let rate = |p: &str| -> f64 {
+        let s = std::fs::read_to_string(d.path().join("fgd").join(p).join("summary.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        100.0 * v["metrics"]["gpu_allocation_rate"].as_f64().unwrap()
+    };
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let claim =
+        format!("FGD\nplaces the most ({:.1}% of the GPUs against random's {:.1}%)", rate("fgd"), rate("random"));
+    assert!(readme.contains(&claim), "README.md should say: {claim}");
+}
+
 /// `lahar --version` and summary.json's `lahar_version` name the commit the binary
 /// was built from (`VERSION+COMMIT`, `-dirty` when tracked code differed from it),
 /// so a published number can be traced to its code.

@@ -116,6 +116,46 @@ fn cdf_series(
     draw_legend(&strip, look, &entries)
 }
 
+/// Placement runs: `pick` of each run's fragmentation.csv against the arrived
+/// demand, a line per run (the second and later dashed).
+pub(super) fn against_demand(
+    root: &DrawingArea<impl DrawingBackend, Shift>,
+    look: &Look,
+    runs: &[RunData],
+    title: &str,
+    ydesc: &str,
+    pick: fn(&crate::load::PlacementPoint) -> f64,
+) -> Res {
+    let (root, strip) = legend_split(root, look, runs.len());
+    let pts = |r: &RunData| -> Vec<(f64, f64)> {
+        r.placement.iter().flatten().map(|p| (p.demand_pct, pick(p).clamp(0.0, 100.0))).collect()
+    };
+    let xmax = runs.iter().flat_map(|r| pts(r)).map(|p| p.0).fold(1.0f64, f64::max);
+    let mut chart = look.chart(&root, title).build_cartesian_2d(0.0..xmax, 0.0..105.0).map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("arrived GPU demand (% of the cluster)")
+        .y_desc(ydesc)
+        .x_label_formatter(&|v| format!("{}%", fmt_num(*v)))
+        .y_label_formatter(&|v| format!("{}%", fmt_num(*v)))
+        .label_style(("sans-serif", look.font))
+        .axis_desc_style(("sans-serif", look.desc()))
+        .draw()
+        .map_err(e)?;
+    let mut entries = Vec::new();
+    // One run names its policy too.
+    let labels = match runs {
+        [r] => vec![format!("{} ({})", r.scenario(), r.scheduler())],
+        _ => run_labels(runs),
+    };
+    for (i, (r, label)) in runs.iter().zip(labels).enumerate() {
+        let c = color(i);
+        line(&mut chart, look, pts(r), c.stroke_width(look.line()), look.dash(i))?;
+        entries.push(Entry::line(label, c, look.dash(i), look.line()));
+    }
+    draw_legend(&strip, look, &entries)
+}
+
 /// A chart over the runs' simulated time, `0..ymax` on the y axis.
 fn time_chart<'a, DB: DrawingBackend>(
     root: &'a DrawingArea<DB, Shift>,

@@ -90,6 +90,11 @@ pub enum PlotKind {
     Faults,
     /// Mean JCT per queue, the runs side by side (several runs).
     QueueJctMean,
+    /// A placement run's allocated GPUs against the arrived demand (a line per run).
+    DemandAllocation,
+    /// A placement run's fragmented share of the free GPUs against the arrived
+    /// demand (a line per run).
+    DemandFragmentation,
 }
 
 impl PlotKind {
@@ -130,8 +135,15 @@ impl PlotKind {
             .collect()
     }
 
-    /// The plots of `runs`: [`PlotKind::for_run`] for one, [`PlotKind::OVERLAY`] for several.
+    /// The plots of a placement run, one or several.
+    pub const PLACEMENT: [PlotKind; 2] = [PlotKind::DemandAllocation, PlotKind::DemandFragmentation];
+
+    /// The plots of `runs`: [`PlotKind::for_run`] for one, [`PlotKind::OVERLAY`] for
+    /// several, [`PlotKind::PLACEMENT`] for placement runs.
     pub fn for_runs(runs: &[RunData]) -> Vec<PlotKind> {
+        if runs.first().is_some_and(|r| r.placement.is_some()) {
+            return PlotKind::PLACEMENT.to_vec();
+        }
         match runs {
             [r] => PlotKind::for_run(r),
             _ => PlotKind::OVERLAY.to_vec(),
@@ -152,6 +164,8 @@ impl PlotKind {
             PlotKind::NodeTimeline => "node_timeline",
             PlotKind::Faults => "faults",
             PlotKind::QueueJctMean => "queue_jct",
+            PlotKind::DemandAllocation => "allocation_vs_demand",
+            PlotKind::DemandFragmentation => "fragmentation_vs_demand",
         }
     }
     /// Title.
@@ -168,6 +182,8 @@ impl PlotKind {
             PlotKind::NodeTimeline => "Pods on nodes over time",
             PlotKind::Faults => "Faults over time",
             PlotKind::QueueJctMean => "Mean job completion time per queue",
+            PlotKind::DemandAllocation => "Allocated GPUs against arrived demand",
+            PlotKind::DemandFragmentation => "Fragmented free GPUs against arrived demand",
         }
     }
     /// Size in pixels (width, height) on screen, the same for SVG and PNG.
@@ -382,6 +398,16 @@ fn draw<DB: DrawingBackend>(kind: PlotKind, runs: &[RunData], root: &DrawingArea
         PlotKind::QueueJctMean => bars::queue_jct_mean(root, look, runs),
         PlotKind::NodeTimeline => gantt::node_timeline(root, look, first),
         PlotKind::Faults => faults::timeline(root, look, first),
+        PlotKind::DemandAllocation => {
+            lines::against_demand(root, look, runs, kind.title(), "allocated GPUs (% of the cluster)", |p| {
+                p.gpu_alloc_pct
+            })
+        }
+        PlotKind::DemandFragmentation => {
+            lines::against_demand(root, look, runs, kind.title(), "fragmented share of free GPUs (%)", |p| {
+                p.frag_ratio_pct
+            })
+        }
     }
 }
 
