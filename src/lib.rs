@@ -64,6 +64,9 @@ pub struct RunOptions {
     /// Keep the first this many decision rows in memory as well
     /// ([`RunReport::decisions`]): an operator's snapshot run prints them.
     pub keep_decisions: Option<usize>,
+    /// The run is `--snapshot` (summary.json says so: its report shows what the
+    /// sessions did instead of research metrics).
+    pub snapshot: bool,
 }
 
 /// What a run produced.
@@ -326,6 +329,7 @@ pub(crate) fn run_meta(s: &Scenario, scheduler: String) -> RunMeta {
         tiers: s.cluster.topology.tier_names(),
         nodes: s.cluster.len(),
         interrupted: None,
+        snapshot: false,
     }
 }
 
@@ -342,7 +346,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     s.engine.exhaustive |= opts.exhaustive;
     check_extenders(&s, opts.allow_remote_extender)?;
     let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
-    let meta_base = run_meta(&s, s.scheduler.name());
+    let meta_base = RunMeta { snapshot: opts.snapshot, ..run_meta(&s, s.scheduler.name()) };
     let record = (s.text.clone(), s.conf_text.clone());
     // The pods named, and those watched: every pod of a named pod's job (a gang
     // waits for its members).

@@ -635,6 +635,7 @@ fn main() -> ExitCode {
                 allow_remote_extender,
                 force,
                 keep_decisions: snapshot.is_some().then_some(lahar::operator::DECISIONS_SHOWN),
+                snapshot: snapshot.is_some(),
             };
             install_interrupt();
             match lahar::run_any(s, &opts) {

@@ -23,6 +23,8 @@ struct Plot {
 
 #[derive(Serialize)]
 struct RunView {
+    /// "Summary", or for a snapshot run "After N sessions".
+    summary_title: String,
     label: String,
     scenario: String,
     sha: String,
@@ -85,10 +87,20 @@ fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
         serde_json::Value::Null => String::new(),
         v => v.to_string(),
     };
-    let metrics =
-        HEADLINE.iter().map(|m| (m.label.to_string(), fmt_value(r.metric(m.pointer).map(|v| v * m.scale)))).collect();
+    let snapshot = s["snapshot"].as_bool() == Some(true);
+    let metrics = if snapshot {
+        snapshot_rows(r)
+    } else {
+        HEADLINE.iter().map(|m| (m.label.to_string(), fmt_value(r.metric(m.pointer).map(|v| v * m.scale)))).collect()
+    };
+    let summary_title = if snapshot {
+        let n = s.pointer("/metrics/sessions").and_then(serde_json::Value::as_u64).unwrap_or(0);
+        format!("After {n} session{}", if n == 1 { "" } else { "s" })
+    } else {
+        "Summary".to_string()
+    };
     let mut queue_rows = Vec::new();
-    if let Some(qs) = s["metrics"]["queues"].as_object() {
+    if let Some(qs) = s["metrics"]["queues"].as_object().filter(|_| !snapshot) {
         // serde_json's map is ordered by key (no preserve_order feature): stable.
         for (name, q) in qs {
             let f = |p: &str, scale: f64| fmt_value(q.pointer(p).and_then(|v| v.as_f64()).map(|v| v * scale));
@@ -163,6 +175,7 @@ fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
         ("workload".to_string(), format!("{jobs} jobs over {horizon} s of simulated time")),
     ]);
     Ok(RunView {
+        summary_title,
         setup,
         scenario_text: read("input-scenario.yaml"),
         conf_text: read("input-scheduler.conf"),
@@ -181,6 +194,36 @@ fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
         explain: r.explain.clone(),
         no_plots,
     })
+}
+
+/// What an operator's snapshot run did, in place of research metrics: the
+/// decisions by kind (of the rows the report keeps), and the cluster at the end.
+fn snapshot_rows(r: &RunData) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    if let Some(d) = &r.decisions {
+        let kind = d.header.iter().position(|h| h == "kind");
+        let of = if d.more > 0 { format!(" (of the first {} decisions)", d.rows.len()) } else { String::new() };
+        for (k, what) in [
+            ("bind", "pods bound"),
+            ("evict", "pods evicted"),
+            ("pipeline", "pods pipelined"),
+            ("phase", "PodGroup phase changes"),
+        ] {
+            let n = kind.map_or(0, |c| d.rows.iter().filter(|row| row.get(c).map(String::as_str) == Some(k)).count());
+            rows.push((format!("{what}{of}"), n.to_string()));
+        }
+    }
+    let last = |v: &[f64]| v.last().copied();
+    if let (Some(a), Some(t)) = (last(&r.ts.allocated), last(&r.ts.total)) {
+        rows.push(("GPUs in use at the end".to_string(), format!("{} of {}", fmt_value(Some(a)), fmt_value(Some(t)))));
+    }
+    if let (Some(p), Some(n)) = (last(&r.ts.pending), last(&r.ts.running)) {
+        rows.push((
+            "jobs pending / running at the end".to_string(),
+            format!("{} / {}", fmt_value(Some(p)), fmt_value(Some(n))),
+        ));
+    }
+    rows
 }
 
 /// Renders report.html for one or more runs (several: with the comparison to the

@@ -39,6 +39,10 @@ pub struct RunMeta {
     /// Set when a signal stopped the run before its end (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<Interrupted>,
+    /// The run is `lahar run --snapshot`: an operator's question about a live
+    /// cluster, not a study (`true`; absent otherwise).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub snapshot: bool,
 }
 
 /// Where an interrupted run stopped: its files are whole up to there, and its

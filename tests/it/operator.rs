@@ -249,6 +249,16 @@ fn the_report_shows_decisions_and_explanations() {
         "escaped reason"
     );
     assert!(html.contains("No plots: the run has 1 timeseries sample(s) (1 session(s))"), "why no plots");
+    // What the session did, not research metrics (a half-full cluster is not
+    // "0.0% allocation", and one session has no JCT).
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["snapshot"], true);
+    assert!(html.contains("<h3>After 1 session</h3>"), "the summary's title");
+    assert!(html.contains("<tr><td>pods bound</td><td class=\"n\">1</td></tr>"), "pods bound");
+    assert!(html.contains("<tr><td>PodGroup phase changes</td><td class=\"n\">2</td></tr>"), "phases");
+    assert!(html.contains("<tr><td>GPUs in use at the end</td><td class=\"n\">18 of 32</td></tr>"), "GPUs");
+    assert!(!html.contains("JCT mean (h)") && !html.contains("<h3>Per queue</h3>"), "no research summary");
     assert!(!html.contains("<svg"), "no empty plot");
     std::fs::write(out.join("decisions.csv"), "when,what\n1,2\n").unwrap();
     lahar().arg("report").arg(&out).assert().code(2).stderr(

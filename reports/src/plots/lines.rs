@@ -130,7 +130,7 @@ pub(super) fn against_demand(
     let pts = |r: &RunData| -> Vec<(f64, f64)> {
         r.placement.iter().flatten().map(|p| (p.demand_pct, pick(p).clamp(0.0, 100.0))).collect()
     };
-    let xmax = runs.iter().flat_map(|r| pts(r)).map(|p| p.0).fold(1.0f64, f64::max);
+    let xmax = runs.iter().flat_map(&pts).map(|p| p.0).fold(1.0f64, f64::max);
     let mut chart = look.chart(&root, title).build_cartesian_2d(0.0..xmax, 0.0..105.0).map_err(e)?;
     chart
         .configure_mesh()
