@@ -194,11 +194,15 @@ fn draw<DB: DrawingBackend>(
             None => chart.draw_series(LineSeries::new(pts, c.stroke_width(w))),
             Some((d, g)) => chart.draw_series(DashedLineSeries::new(pts, d, g, c.stroke_width(w))),
         };
-        let solid = look.pxi(8);
+        // The legend's mark (as wide as plotters leaves before the label) shows
+        // the line's dash: up to three dashes, or one line.
+        let width = look.pxi(18);
         series.map_err(|x| e(&x))?.label(name).legend(move |(x, y)| {
-            // The legend's mark shows the line's dash: three dashes, or one line.
-            let (d, g) = dash.map_or((solid, 0), |(d, g)| (d as i32, g as i32));
-            let seg = |k: i32| PathElement::new(vec![(k * (d + g), 0), (k * (d + g) + d, 0)], c.stroke_width(w));
+            let (d, g) = dash.map_or((width, 0), |(d, g)| (d as i32, g as i32));
+            let seg = |k: i32| {
+                let a = (k * (d + g)).min(width);
+                PathElement::new(vec![(a, 0), ((a + d).min(width), 0)], c.stroke_width(w))
+            };
             EmptyElement::at((x, y)) + seg(0) + seg(1) + seg(2)
         });
         let open = |j: usize| unfinished.get(i).and_then(|v| v.get(j)).copied().unwrap_or(false);
