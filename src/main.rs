@@ -151,8 +151,12 @@ enum Command {
         /// key such as jct_s.mean, or `all`; repeatable; default 0%).
         #[arg(long, value_name = "METRIC=P%", conflicts_with = "write_baseline")]
         tolerance: Vec<String>,
-        /// Print a Markdown table (for a CI job summary) instead of a terminal table.
-        #[arg(long, conflicts_with = "write_baseline")]
+        /// What to print on stdout: `table`, or `markdown` (for a CI job summary),
+        /// as `lahar compare --format`.
+        #[arg(long, value_enum, default_value = "table", conflicts_with = "write_baseline")]
+        format: CheckFormat,
+        /// The same as `--format markdown` (the flag's name before 0.2).
+        #[arg(long, hide = true, conflicts_with_all = ["write_baseline", "format"])]
         markdown: bool,
     },
     /// Put several runs side by side: headline metrics with the relative difference
@@ -454,8 +458,17 @@ impl From<TraceFileArgs> for lahar::trace_cmd::TraceArgs {
     }
 }
 
+/// Output format of `lahar check` on stdout.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum CheckFormat {
+    /// Aligned table.
+    Table,
+    /// Markdown table.
+    Markdown,
+}
+
 /// Output format of `lahar compare` on stdout.
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum CompareFormat {
     /// Aligned table.
     Table,
@@ -733,7 +746,8 @@ fn main() -> ExitCode {
         Command::Diff { scenario, snapshot, conf, sessions, overrides } => {
             diff(scenario.as_deref(), snapshot.as_deref(), &conf, sessions, &overrides)
         }
-        Command::Check { baseline, write_baseline, run_dir, tolerance, markdown } => {
+        Command::Check { baseline, write_baseline, run_dir, tolerance, format, markdown } => {
+            let markdown = markdown || format == CheckFormat::Markdown;
             let done = match (baseline, write_baseline) {
                 (_, Some(file)) => lahar::check::write_baseline(&file, &run_dir).map(|s| {
                     outln!("{}: baseline of {} ({})", file.display(), run_dir.display(), s.extent());

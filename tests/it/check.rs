@@ -296,7 +296,7 @@ fn write_baseline_exit_codes() {
 fn markdown_is_a_table_for_a_job_summary() {
     let (t, run) = fifo_run();
     let b = baseline(t.path(), &run, &[("jct_s.mean", Some(json!(100)))]);
-    let (code, out, _) = check(&b, &run, &["--markdown"]);
+    let (code, out, _) = check(&b, &run, &["--format", "markdown"]);
     assert_eq!(code, 1);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 2 + 23 + 2, "{out}");
