@@ -313,6 +313,11 @@ fn run_plots_compare_and_report() {
     let html = std::fs::read_to_string(&rp).unwrap();
     assert_eq!(html.matches("<svg").count(), 2 * single.len() + PlotKind::OVERLAY.len());
     assert!(html.contains("id=\"comparison\""));
+    // Each plot's anchor names its run: no id twice.
+    assert!(html.contains("id=\"run-2-jct_cdf\"") && html.contains("id=\"run-1-node_timeline\""));
+    let ids: Vec<&str> = html.split(" id=\"").skip(1).map(|s| &s[..s.find('"').unwrap()]).collect();
+    let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "{ids:?}");
 }
 
 /// The paper style through the binary: the size and font asked for, no title,
