@@ -30,11 +30,12 @@ impl ReportError {
     }
 }
 
-fn load(dirs: &[PathBuf]) -> Result<Vec<RunData>, ReportError> {
+/// Reads runs in time, or with `any` placement runs too (all of one kind).
+fn load(dirs: &[PathBuf], any: bool) -> Result<Vec<RunData>, ReportError> {
     if dirs.is_empty() {
         return Err(ReportError::Input("no run directory given".into()));
     }
-    load_runs(dirs).map_err(|e| ReportError::Input(e.to_string()))
+    if any { load_any_runs(dirs) } else { load_runs(dirs) }.map_err(|e| ReportError::Input(e.to_string()))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), ReportError> {
@@ -44,7 +45,7 @@ fn write(path: &Path, text: &str) -> Result<(), ReportError> {
 
 /// Writes the plots of one run directory into `<dir>/plots/`; returns the files.
 pub fn run_plots(dir: &Path, style: &PlotStyle) -> Result<Vec<PathBuf>, ReportError> {
-    let runs = load_any_runs(&[dir.to_path_buf()]).map_err(|e| ReportError::Input(e.to_string()))?;
+    let runs = load(&[dir.to_path_buf()], true)?;
     write_plots(&dir.join("plots"), &runs, style).map_err(|e| ReportError::Output(e.to_string()))
 }
 
@@ -52,10 +53,7 @@ pub fn run_plots(dir: &Path, style: &PlotStyle) -> Result<Vec<PathBuf>, ReportEr
 /// overlay plots (`plots/*.svg|png`, in `style`) into `out`, and returns the
 /// comparison.
 pub fn compare(dirs: &[PathBuf], out: &Path, style: &PlotStyle) -> Result<Comparison, ReportError> {
-    if dirs.is_empty() {
-        return Err(ReportError::Input("no run directory given".into()));
-    }
-    let runs = load_any_runs(dirs).map_err(|e| ReportError::Input(e.to_string()))?;
+    let runs = load(dirs, true)?;
     let c = compare_runs(&runs);
     std::fs::create_dir_all(out).map_err(|e| ReportError::Output(format!("cannot create {}: {e}", out.display())))?;
     write(&out.join("compare.csv"), &c.to_csv())?;
@@ -69,7 +67,7 @@ pub fn compare(dirs: &[PathBuf], out: &Path, style: &PlotStyle) -> Result<Compar
 /// `report.html` in the current directory for several), plots in `style`.
 /// Returns the report's path.
 pub fn report(dirs: &[PathBuf], out: Option<&Path>, style: &PlotStyle) -> Result<PathBuf, ReportError> {
-    let runs = load(dirs)?;
+    let runs = load(dirs, false)?;
     for r in &runs {
         write_plots(&r.dir.join("plots"), std::slice::from_ref(r), style)
             .map_err(|e| ReportError::Output(e.to_string()))?;

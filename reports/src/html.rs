@@ -103,7 +103,12 @@ fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
     if let Some(qs) = s["metrics"]["queues"].as_object().filter(|_| !snapshot) {
         // serde_json's map is ordered by key (no preserve_order feature): stable.
         for (name, q) in qs {
-            let f = |p: &str, scale: f64| fmt_value(q.pointer(p).and_then(|v| v.as_f64()).map(|v| v * scale));
+            // A run written before 0.2 calls the queue's allocation `gpu_share`.
+            let get = |p: &str| {
+                let old = crate::load::RENAMED.iter().find(|r| format!("/{}", r.2) == p).map(|r| format!("/{}", r.1));
+                q.pointer(p).or_else(|| old.and_then(|o| q.pointer(&o))).and_then(|v| v.as_f64())
+            };
+            let f = |p: &str, scale: f64| fmt_value(get(p).map(|v| v * scale));
             queue_rows.push(vec![
                 name.clone(),
                 f("/weight", 1.0),

@@ -80,6 +80,8 @@ pub struct Timeseries {
     /// GPUs held by jobs making no progress, if the column is present (runs
     /// written before it was added have none).
     pub stalled: Option<Vec<f64>>,
+    /// GPUs out of service or cordoned (runs with faults only).
+    pub unavailable: Option<Vec<f64>>,
     /// Jobs pending.
     pub pending: Vec<f64>,
     /// Jobs running.
@@ -277,8 +279,9 @@ fn num(path: &Path, line: u64, s: &str) -> Result<Option<f64>, LoadError> {
     s.parse::<f64>().map(Some).map_err(|_| bad(path, format!("line {line}: `{s}` is not a number")))
 }
 
-/// Reads a run directory.
-pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
+/// A run directory's summary.json, and whether the directory holds a placement
+/// run (fragmentation.csv and no jobs.csv).
+fn read_summary(dir: &Path) -> Result<(Value, bool), LoadError> {
     if !dir.is_dir() {
         return Err(LoadError::NotADir { path: dir.to_path_buf() });
     }
@@ -291,10 +294,21 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
     if !summary.get("metrics").is_some_and(Value::is_object) {
         return Err(bad(&sp, "no `metrics` object: not a lahar summary"));
     }
-    if dir.join("fragmentation.csv").is_file() && !dir.join("jobs.csv").is_file() {
+    let placement = dir.join("fragmentation.csv").is_file() && !dir.join("jobs.csv").is_file();
+    Ok((summary, placement))
+}
+
+/// Reads a run directory.
+pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
+    let (summary, placement) = read_summary(dir)?;
+    if placement {
         return Err(LoadError::Placement { path: dir.to_path_buf() });
     }
+    in_time(dir, summary)
+}
 
+/// Reads a run in time whose summary.json is `summary`.
+fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
     let jp = dir.join("jobs.csv");
     let mut rd = open_csv(&jp)?;
     let h = rd.headers().map_err(|e| bad(&jp, e))?.clone();
@@ -334,6 +348,7 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
             .collect::<Result<_, _>>()?;
     let frag_col = h.iter().position(|c| c == "fragmentation");
     let stalled_col = h.iter().position(|c| c == "gpus_stalled");
+    let unavailable_col = h.iter().position(|c| c == "gpus_unavailable");
     // Runs before 0.2 kept the queues in timeseries.csv's columns.
     let qcols: Vec<(String, usize, Option<usize>)> = h
         .iter()
@@ -347,6 +362,7 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
     let mut ts = Timeseries {
         fragmentation: frag_col.map(|_| Vec::new()),
         stalled: stalled_col.map(|_| Vec::new()),
+        unavailable: unavailable_col.map(|_| Vec::new()),
         queues: qcols.iter().map(|(q, _, d)| (q.clone(), Vec::new(), d.map(|_| Vec::new()))).collect(),
         ..Timeseries::default()
     };
@@ -364,6 +380,9 @@ pub fn load_run(dir: &Path) -> Result<RunData, LoadError> {
             v.push(get(c)?);
         }
         if let (Some(c), Some(v)) = (stalled_col, ts.stalled.as_mut()) {
+            v.push(get(c)?);
+        }
+        if let (Some(c), Some(v)) = (unavailable_col, ts.unavailable.as_mut()) {
             v.push(get(c)?);
         }
         for (k, (_, a, d)) in qcols.iter().enumerate() {
@@ -406,13 +425,10 @@ fn dir_label(dir: &Path) -> String {
 /// Reads a run directory of either kind: a run in time ([`load_run`]) or a
 /// placement run (summary.json and fragmentation.csv).
 pub fn load_any(dir: &Path) -> Result<RunData, LoadError> {
-    match load_run(dir) {
-        Err(LoadError::Placement { .. }) => {}
-        other => return other,
+    let (summary, placement) = read_summary(dir)?;
+    if !placement {
+        return in_time(dir, summary);
     }
-    let sp = dir.join("summary.json");
-    let text = std::fs::read(&sp).map_err(|e| bad(&sp, e))?;
-    let summary: Value = serde_json::from_slice(&text).map_err(|e| bad(&sp, e))?;
     let fp = dir.join("fragmentation.csv");
     let mut rd = open_csv(&fp)?;
     let h = rd.headers().map_err(|e| bad(&fp, e))?.clone();

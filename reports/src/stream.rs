@@ -70,7 +70,8 @@ pub struct RunWriter {
 }
 
 impl RunWriter {
-    /// Creates the four files in `dir` (which must exist) and writes their headers.
+    /// Creates the run's CSV files in `dir` (which must exist) and writes their
+    /// headers.
     /// `target` is the fragmentation measure's workload (the scenario's typical
     /// pod shapes, [`crate::timeline::workload`]).
     pub fn create(dir: &Path, world: &World, target: Target, opts: &SummaryOptions) -> io::Result<RunWriter> {

@@ -90,10 +90,25 @@ fn renamed_columns_are_listed_and_old_runs_still_read() {
     }
     std::fs::write(out.join("timeseries.csv"), old).unwrap();
     std::fs::remove_file(out.join("queues.csv")).unwrap();
+    // summary.json's queues with `gpu_share`.
+    let sp = out.join("summary.json");
+    let mut summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sp).unwrap()).unwrap();
+    let mut shares = Vec::new();
+    for q in summary["metrics"]["queues"].as_object_mut().unwrap().values_mut() {
+        let q = q.as_object_mut().unwrap();
+        let v = q.remove("gpu_allocation_rate").unwrap();
+        shares.push(lahar_reports::compare::fmt_value(v.as_f64().map(|x| x * 100.0)));
+        q.insert("gpu_share".into(), v);
+    }
+    std::fs::write(&sp, serde_json::to_string_pretty(&summary).unwrap()).unwrap();
     let old_run = lahar_reports::load::load_run(&out).unwrap();
     assert_eq!(old_run.ts.queues.len(), names.len());
     assert!(old_run.jobs.iter().all(|j| j.wait_s.is_some()), "start read under its old name");
     lahar().arg("report").arg(&out).assert().success();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for s in &shares {
+        assert!(html.contains(&format!("<td class=\"n\">{s}</td>")), "the queue's GPU allocation {s} shown");
+    }
 }
 
 /// The columns of `files` in `out` and the keys of its summary.json that

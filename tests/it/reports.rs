@@ -346,6 +346,11 @@ fn plots_for_a_paper() {
         // plotters writes a font of N px as N / 1.24 in SVG units: 18 px is 14.516.
         assert!(svg.contains("font-size=\"14.516"), "{}: tick labels of 18 px", k.name());
     }
+    // The faults timeline's upper line is timeseries.csv's gpus_unavailable: at
+    // most the drain's 10 nodes of 8 GPUs.
+    let run = lahar_reports::load::load_run(&out).unwrap();
+    let unavailable = run.ts.unavailable.as_ref().expect("gpus_unavailable read");
+    assert_eq!(unavailable.iter().copied().fold(0.0, f64::max), 80.0);
     let faults = std::fs::read_to_string(out.join("plots/faults.svg")).unwrap();
     for row in ["node h100-50", "switch leaf-3", "drain h100-10 (+9)"] {
         assert!(faults.contains(row), "the faults timeline names {row}");

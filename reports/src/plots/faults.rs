@@ -55,23 +55,6 @@ pub(crate) fn outages(events: &[EventRecord]) -> Vec<Outage> {
     out
 }
 
-/// GPUs unavailable over time: (instant, GPUs) steps from the events' counts.
-fn unavailable(events: &[EventRecord]) -> Vec<(f64, f64)> {
-    let mut v = 0.0f64;
-    let mut pts = vec![(0.0, 0.0)];
-    for ev in events {
-        let d = match ev.event.as_str() {
-            "fail" | "cordon" => ev.gpus,
-            "repair" | "uncordon" => -ev.gpus,
-            _ => continue,
-        };
-        pts.push((ev.t, v));
-        v = (v + d).max(0.0);
-        pts.push((ev.t, v));
-    }
-    pts
-}
-
 fn scope_color(scope: &str) -> RGBColor {
     match scope {
         "node" => color(3),
@@ -105,28 +88,24 @@ pub(super) fn timeline(root: &DrawingArea<impl DrawingBackend, Shift>, look: &Lo
     let h = area.dim_in_pixel().1;
     let (upper, lower) = area.split_vertically(h * 2 / 5);
 
-    // Above: % of the cluster's GPUs.
-    let total = r.metric("/gpus_total").unwrap_or(0.0);
-    let pct = |g: f64| if total > 0.0 { (100.0 * g / total).clamp(0.0, 100.0) } else { 0.0 };
-    let mut steps: Vec<(f64, f64)> = unavailable(events).into_iter().map(|(t, g)| (t / unit, pct(g))).collect();
-    if let Some(&(_, v)) = steps.last() {
-        steps.push((tmax, v));
-    }
+    // Above: timeseries.csv's GPUs unavailable and held without progress, % of
+    // the cluster's.
     let t: Vec<f64> = r.ts.t.iter().map(|x| x / unit).collect();
-    let stalled: Vec<f64> = match &r.ts.stalled {
-        Some(s) => s
-            .iter()
+    let pct = |v: &Option<Vec<f64>>| -> Vec<f64> {
+        let Some(v) = v else { return Vec::new() };
+        v.iter()
             .zip(&r.ts.total)
             .map(|(a, tt)| if *tt > 0.0 { (100.0 * a / tt).clamp(0.0, 100.0) } else { 0.0 })
-            .collect(),
-        None => Vec::new(),
+            .collect()
     };
-    let top = steps.iter().map(|p| p.1).chain(stalled.iter().copied()).fold(1.0f64, f64::max);
+    let (unavailable, stalled) = (pct(&r.ts.unavailable), pct(&r.ts.stalled));
+    let steps = thin(&t, &unavailable);
+    let top = unavailable.iter().chain(stalled.iter()).copied().fold(1.0f64, f64::max);
     let ymax = (top * 1.15).min(105.0);
     let mut chart = ChartBuilder::on(&upper)
         .margin(look.px(10))
         .x_label_area_size(look.px(10))
-        .y_label_area_size(look.px(100))
+        .y_label_area_size(look.px(125))
         .build_cartesian_2d(0.0..tmax, 0.0..ymax)
         .map_err(e)?;
     chart
@@ -153,7 +132,7 @@ pub(super) fn timeline(root: &DrawingArea<impl DrawingBackend, Shift>, look: &Lo
     let mut chart = ChartBuilder::on(&lower)
         .margin(look.px(10))
         .x_label_area_size(look.px(50))
-        .y_label_area_size(look.px(100))
+        .y_label_area_size(look.px(125))
         .build_cartesian_2d(0.0..tmax, 0.0..rows as f64)
         .map_err(e)?;
     let names: Vec<String> = shown.iter().map(|o| format!("{} {}", o.scope, o.target)).collect();
@@ -231,8 +210,5 @@ mod tests {
         assert_eq!((o[0].start, o[0].end, o[0].kills.clone()), (1.0, None, vec![(1.0, 2.0)]));
         assert_eq!((o[1].scope.as_str(), o[1].end), ("gpu", Some(4.0)));
         assert_eq!((o[2].end, o[2].kills.clone()), (Some(6.0), vec![(5.0, 3.0)]));
-        let u = unavailable(&evs);
-        assert_eq!(u.last(), Some(&(6.0, 8.0)), "the node is still down: {u:?}");
-        assert_eq!(u.iter().map(|p| p.1).fold(0.0, f64::max), 25.0);
     }
 }

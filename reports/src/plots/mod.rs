@@ -443,7 +443,7 @@ pub(crate) fn fmt_num(v: f64) -> String {
     }
 }
 
-/// Draws a line through `pts`, dashed when `dash` is given. A thick solid line
+/// Draws a line through `pts`, dashed when `dash` is given. A solid line wider than a pixel
 /// in a bitmap is drawn segment by segment: plotters joins a polyline's thick
 /// segments with mitres that overshoot far at sharp turns (out of the frame).
 fn line<DB: DrawingBackend, CT: plotters::coord::CoordTranslate<From = (f64, f64)>>(
@@ -455,7 +455,7 @@ fn line<DB: DrawingBackend, CT: plotters::coord::CoordTranslate<From = (f64, f64
 ) -> Res {
     match dash {
         Some((d, g)) => chart.draw_series(DashedLineSeries::new(pts, d, g, style)).map(|_| ()),
-        None if look.bitmap && style.stroke_width > 2 => {
+        None if look.bitmap && style.stroke_width > 1 => {
             chart.draw_series(pts.windows(2).map(|w| PathElement::new(vec![w[0], w[1]], style))).map(|_| ())
         }
         None => chart.draw_series(LineSeries::new(pts, style)).map(|_| ()),
