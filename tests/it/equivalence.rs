@@ -205,13 +205,14 @@ fn a_wrong_reach_fact_is_caught() {
 /// The same for the out-of-reach rule's memo of the last job's facts (preempt
 /// and reclaim): keyed without the queue and priority, a job takes the outcome
 /// of a neighbour whose queue has victims or none, and fixed scenarios differ.
-/// Under the first conf (priority, gang, conformance; drf, proportion): since
-/// PodGroups turn Unknown (issue 40), the 24 fixed scenarios of the second conf
-/// no longer reach a state where the memo's key matters (2 of the first conf's
-/// do; 4 of 96 of the second's).
+/// Over every conf: few fixed scenarios reach a state where the memo's key
+/// matters, and which do moves with the controller's rules (with a bound pod
+/// counted scheduled one close later, 0, 1, 2 and 0 of the 24 under the four
+/// confs).
 #[test]
 fn a_wrong_reach_memo_is_caught() {
-    assert!(caught(CONFS[0], |e| e.wrong_memo_for_tests = true) > 0, "no scenario showed the wrong memo");
+    let caught: Vec<usize> = CONFS.iter().map(|c| caught(c, |e| e.wrong_memo_for_tests = true)).collect();
+    assert!(caught.iter().sum::<usize>() > 0, "no scenario showed the wrong memo");
 }
 
 /// `lahar run --exhaustive` through the binary: the example with Volcano's

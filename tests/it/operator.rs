@@ -83,8 +83,10 @@ fn a_snapshot_run_prints_its_decisions_and_no_research_headline() {
     for want in [
         "team-c/eval-runner-0",
         "gpu-b-1",
-        "after 1 session: 1 pod(s) bound, 2 PodGroup phase change(s)",
-        "PodGroups: 1 Inqueue, 2 Running",
+        // The evaluation pod is bound, but its PodGroup turns Running only at the
+        // next session's close: Volcano's cache holds the pod Binding at this one.
+        "after 1 session: 1 pod(s) bound, 1 PodGroup phase change(s)",
+        "PodGroups: 2 Inqueue, 1 Running",
         "GPUs in use: 18 of 32",
         "pods still pending: team-b/finetune-2b9d (2)",
     ] {
@@ -215,7 +217,7 @@ fn diff_shows_the_decisions_a_conf_change_changes() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let want = "first difference: session 1 (t = 0 s)\n  only under A (0):\n  only under B (4):\n  + preempt  evict  team-a/llm-pretrain-7c1f  team-a/llm-pretrain-worker-0  gpu-a-0  preempted for finetune-worker-0\n  + preempt  pipeline  team-b/finetune-2b9d  team-b/finetune-worker-0  gpu-a-0\n  + preempt  evict  team-a/llm-pretrain-7c1f  team-a/llm-pretrain-worker-1  gpu-a-1  preempted for finetune-worker-1\n  + preempt  pipeline  team-b/finetune-2b9d  team-b/finetune-worker-1  gpu-a-1\npods that end differently (4 of 5):";
     assert!(stdout.contains(want), "{stdout}");
-    assert!(stdout.contains("A: ") && stdout.contains("3 decisions (1 bind, 2 phase) in 1 session(s)"), "{stdout}");
+    assert!(stdout.contains("A: ") && stdout.contains("2 decisions (1 bind, 1 phase) in 1 session(s)"), "{stdout}");
     let row = stdout.lines().find(|l| l.starts_with("│ team-b/finetune-worker-0 ")).unwrap_or_default();
     assert!(row.contains("Pending") && row.contains("Pending, nominated to gpu-a-0"), "{stdout}");
     let o = diff(&[&base, &base]);
@@ -256,7 +258,7 @@ fn the_report_shows_decisions_and_explanations() {
     assert_eq!(summary["snapshot"], true);
     assert!(html.contains("<h3>After 1 session</h3>"), "the summary's title");
     assert!(html.contains("<tr><td>pods bound</td><td class=\"n\">1</td></tr>"), "pods bound");
-    assert!(html.contains("<tr><td>PodGroup phase changes</td><td class=\"n\">2</td></tr>"), "phases");
+    assert!(html.contains("<tr><td>PodGroup phase changes</td><td class=\"n\">1</td></tr>"), "phases");
     assert!(html.contains("<tr><td>GPUs in use at the end</td><td class=\"n\">18 of 32</td></tr>"), "GPUs");
     assert!(!html.contains("JCT mean (h)") && !html.contains("<h3>Per queue</h3>"), "no research summary");
     assert!(!html.contains("<svg"), "no empty plot");

@@ -35,9 +35,14 @@ fn phases<'a>(out: &'a Out, job: &str) -> Vec<(&'a str, &'a str)> {
 }
 
 /// The phases of the drained job below: admitted and running at 0, Unknown at
-/// 40 s (its replacement pod unschedulable, a pod still Running), Running at 70 s.
-const UNKNOWN_THEN_RUNNING: [(&str, &str); 4] =
-    [("0", "Inqueue"), ("0", "Running"), ("40", "Unknown"), ("70", "Running")];
+/// 40 s (its replacement pod unschedulable, a pod still Running). At 70 s the
+/// replacement is bound; at that session's close Volcano's cache holds it Binding,
+/// so one pod is scheduled of the two and the Unknown group turns Pending
+/// (`getPodGroupPhase`); the next session's enqueue leaves it Pending (overcommit:
+/// the full cluster has 0.4 CPU of room for its 2), and at that close both pods
+/// are scheduled: Running.
+const UNKNOWN_THEN_RUNNING: [(&str, &str); 5] =
+    [("0", "Inqueue"), ("0", "Running"), ("40", "Unknown"), ("70", "Pending"), ("70", "Running")];
 
 /// A VolcanoJob of `replicas` one-CPU pods, all in its gang, running for `duration`,
 /// whose job-level policy reacts to `event` with `action`.
@@ -98,7 +103,8 @@ fn job_error_handling_abort_job_when_job_is_unschedulable() {
 
 /// Without a policy for it, an Unknown PodGroup changes nothing but its phase
 /// (the controller's default action, SyncJob): the replacement pod waits for the
-/// uncordon and the job goes on. Its rows: Unknown at 40 s, Running at 70 s.
+/// uncordon and the job goes on. Its rows: Unknown at 40 s, Pending then Running
+/// at 70 s.
 #[test]
 fn an_unknown_podgroup_without_a_policy_waits() {
     let job = policy_job("no-policy", 2, "1h", "PodFailed", "RestartJob");

@@ -669,7 +669,8 @@ impl Engine {
     /// Volcano's `getPodGroupPhase` at a session's close: Unknown for a job with
     /// Running pods the scheduler marked unschedulable; Running (or Completed)
     /// once `minMember` pods were scheduled (Running, Succeeded, Failed, or
-    /// Releasing on a node); else Pending, unless the group is Inqueue. A group
+    /// Releasing on a node; not those this session bound, still Binding in
+    /// Volcano's cache); else Pending, unless the group is Inqueue. A group
     /// turning Unknown raises the controller's `JobUnknown` event.
     fn update_pod_group_phase(&mut self, j: JobId) {
         let job = &self.world.jobs[j.0 as usize];
@@ -677,7 +678,10 @@ impl Engine {
             // Its PodGroup was deleted by the RestartJob under way.
             return;
         }
-        let running = job.count(PodStatus::Running);
+        // Pods this session bound are Binding in Volcano's cache until the next
+        // close: neither Running nor scheduled yet (`ScheduledStatus`).
+        let binding = self.binding.binary_search_by_key(&j, |&(j, _)| j).map_or(0, |k| self.binding[k].1);
+        let running = job.count(PodStatus::Running).saturating_sub(binding);
         let releasing = job.count(PodStatus::Releasing);
         let scheduled = running + job.count(PodStatus::Succeeded) + job.count(PodStatus::Failed);
         let min = job.spec.min_available;

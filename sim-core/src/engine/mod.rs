@@ -107,6 +107,10 @@ pub struct Engine {
     /// Pods were created at the last session's close (a group admitted in it):
     /// another session follows, as after a bind.
     created_at_close: bool,
+    /// While a session closes: per job (ascending), its pods bound by this
+    /// session. Volcano's cache still holds them Binding at the close, and
+    /// `getPodGroupPhase` counts them scheduled only at the next one.
+    binding: Vec<(JobId, u32)>,
     /// Where records go as they are made, when set (else into `pods_out`,
     /// `samples` and `decisions`).
     recorder: Option<Box<dyn Recorder>>,
@@ -162,6 +166,7 @@ impl Engine {
             marks_unschedulable,
             admits_pod_groups,
             created_at_close: false,
+            binding: Vec::new(),
             speeds,
             world,
             arrivals,
@@ -567,6 +572,9 @@ impl Engine {
             touched.push(self.world.pods[p.0 as usize].job);
             self.on(Lifecycle::PodBound(p));
         }
+        if self.admits_pod_groups {
+            self.note_binding(&out.binds);
+        }
         for &j in &out.suspended {
             self.save_progress(j);
         }
@@ -585,11 +593,31 @@ impl Engine {
             self.follow_up();
         }
         self.on(Lifecycle::SessionClosed(touched));
+        // The next close counts them scheduled: their jobs' phases are re-derived then.
+        for (j, _) in std::mem::take(&mut self.binding) {
+            self.world.pod_changes.push(j);
+        }
         // Pods a controller made for the groups this session admitted are placed by
         // the next session, as Volcano's next periodic one would find them.
         if std::mem::take(&mut self.created_at_close) && !followed {
             self.follow_up();
         }
+    }
+
+    /// Counts, per job, the pods this session bound ([`Engine::binding`]).
+    fn note_binding(&mut self, binds: &[(PodId, crate::cluster::NodeId)]) {
+        self.binding.clear();
+        for &(p, _) in binds {
+            self.binding.push((self.world.pods[p.0 as usize].job, 1));
+        }
+        self.binding.sort_unstable_by_key(|&(j, _)| j);
+        self.binding.dedup_by(|b, a| {
+            let same = a.0 == b.0;
+            if same {
+                a.1 += b.1;
+            }
+            same
+        });
     }
 
     /// Asks for the session that follows one that changed the cluster: at once
