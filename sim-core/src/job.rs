@@ -43,6 +43,9 @@ pub enum PolicyEvent {
     /// The job's spec was updated (never raised: lahar's jobs are not edited while
     /// they run).
     JobUpdated,
+    /// Not an event: a policy on a container's exit code (`exitCode`, never 0),
+    /// which fires for a pod that failed with it, whatever event names the failure.
+    ExitCode(i32),
 }
 
 impl PolicyEvent {
@@ -196,6 +199,20 @@ pub struct TaskSpec {
     /// launcher, a data-preparation step), and when all have, the task is
     /// complete (`TaskCompleted`). `None`: its pods end with their job.
     pub run_time: Option<SimDuration>,
+    /// The pods' container exits with a failure after running this long
+    /// (`lahar.io/fail-after`, with `restartPolicy: Never`): the pod is Failed and
+    /// the job controller hears `PodFailed` with its exit code.
+    pub exits: Option<ContainerExit>,
+}
+
+/// A container that exits with a failure: after running `after`, with exit code
+/// `code` (1–255).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContainerExit {
+    /// How long each run of the container lasts before it exits.
+    pub after: SimDuration,
+    /// Its exit code (`containerStatuses[0].state.terminated.exitCode`).
+    pub code: i32,
 }
 
 /// How Kubernetes' Job controller runs a `batch/v1` Job (`syncJob` in
@@ -408,9 +425,10 @@ pub struct JobSpec {
     /// succeeded (its other pods are killed), and Failed if all its pods ended
     /// with fewer succeeded (the job controller's Running state, `SyncJob`).
     pub min_success: Option<u32>,
-    /// A Pod without a controller (no PodGroup, no `ownerReferences`): a pod
-    /// evicted or failed is gone for good, as in Kubernetes, and its job ends
-    /// (Terminated after an eviction, Failed after a failure).
+    /// Pods without a controller (a bare Pod, or a PodGroup's Pods none of which
+    /// has `ownerReferences`): a pod evicted or failed is gone for good, as in
+    /// Kubernetes, and once no pod is left alive the job ends (Terminated after
+    /// an eviction, Failed after a failure).
     pub orphan: bool,
     /// The PodGroup's `volcano.sh/sla-waiting-time` (else `sla-waiting-time`)
     /// annotation: the sla plugin's waiting time for this job, over the plugin's
@@ -692,6 +710,7 @@ impl Default for TaskSpec {
         TaskSpec {
             hints: None,
             run_time: None,
+            exits: None,
             node_label_in: Vec::new(),
             name: "worker".into(),
             replicas: 1,
@@ -958,6 +977,7 @@ mod tests {
             tolerations: Vec::new(),
             hints: None,
             run_time: None,
+            exits: None,
         }
     }
 

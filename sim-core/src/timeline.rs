@@ -10,7 +10,7 @@
 use crate::cluster::{NodeId, Taint};
 use crate::queue::{QueueId, QueueState};
 use crate::resource::ResourceList;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use std::sync::Arc;
 
 /// One operator's action.
@@ -23,6 +23,9 @@ pub enum Operation {
         namespace: Arc<str>,
         /// Pod name.
         name: String,
+        /// The deletion's grace period (`kubectl delete --grace-period`); `None`:
+        /// the pod's own.
+        grace: Option<SimDuration>,
     },
     /// `kubectl delete` of the job (its PodGroup and pods go with it).
     DeleteJob {

@@ -89,6 +89,9 @@ pub struct RawSpec {
 pub struct RawStep {
     pub at: Spanned<String>,
     pub delete_pod: Option<Spanned<String>>,
+    /// With `deletePod`: the deletion's grace period (`kubectl delete
+    /// --grace-period`), over the pod's own.
+    pub grace_period: Option<Spanned<String>>,
     pub delete_job: Option<Spanned<String>>,
     pub suspend_job: Option<Spanned<String>>,
     pub resume_job: Option<Spanned<String>>,
@@ -655,6 +658,10 @@ pub struct RawTask {
     pub topology_policy: Option<Spanned<String>>,
     pub vnpu_mode: Option<Spanned<String>>,
     pub duration: Option<Spanned<String>>,
+    /// The pods' container exits with a failure after running this long.
+    pub fail_after: Option<Spanned<String>>,
+    /// With `failAfter`: the exit code (1–255, default 1).
+    pub exit_code: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -6,6 +6,7 @@ mod batch_jobs;
 mod check;
 mod cli;
 mod comm_runtime;
+mod e2e_jobseq;
 mod equivalence;
 mod equivalence_baselines;
 mod equivalence_contention;

@@ -410,6 +410,7 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
         tolerations: Vec::new(),
         hints: None,
         run_time: None,
+        exits: None,
     };
     Ok((head, task))
 }

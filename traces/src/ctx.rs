@@ -193,6 +193,7 @@ pub(crate) fn task(name: String, replicas: u32, requests: Resources, selector: &
         tolerations: Vec::new(),
         hints: None,
         run_time: None,
+        exits: None,
     }
 }
 

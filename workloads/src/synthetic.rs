@@ -430,6 +430,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         tolerations: Vec::new(),
         hints: None,
         run_time: None,
+        exits: None,
     }];
     if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 {
         let mut rest = tasks[0].clone();

@@ -10,6 +10,7 @@ use super::{EndReason, Engine, Event};
 
 use crate::job::{Dependency, JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyEvent, Until};
 use crate::session::{Decision, DecisionKind, Evictor};
+use crate::time::SimDuration;
 use crate::world::Suspension;
 use std::borrow::Cow;
 
@@ -33,9 +34,17 @@ pub(super) enum Lifecycle {
     /// A drain's deadline came with the pod still Running: it is evicted
     /// (graceful, `PodEvicted`), not counted as a preemption.
     PodDrained(PodId),
+    /// An operator deleted a Running pod: as a drain's eviction, with the
+    /// deletion's own grace period if it gives one.
+    PodDeleted(PodId, Option<SimDuration>),
     /// The capacity under a Running or Releasing pod failed: the pod is gone
     /// at once, and its job loses the work since its last checkpoint.
     PodFailed(PodId),
+    /// A Running pod's container exited with a failure (`lahar.io/fail-after`,
+    /// `restartPolicy: Never`): the pod is Failed, its node's resources free, its
+    /// job loses the work since its last checkpoint, and the job controller hears
+    /// `PodFailed` with the exit code.
+    PodExited(PodId),
     /// A Running or Releasing pod's node was deleted: the pod garbage collector
     /// deletes it at once (no grace), its job loses the work since its last
     /// checkpoint, and the job controller hears `PodEvicted`.
@@ -45,6 +54,17 @@ pub(super) enum Lifecycle {
     SessionClosed(Vec<JobId>),
     /// The controller syncs a job after the instant's pod updates.
     JobSync(JobId),
+}
+
+/// How a pod went at once ([`Engine::gone_at_once`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Gone {
+    /// The capacity under it failed.
+    Fault,
+    /// Its container exited with a failure, with this exit code.
+    Exit(i32),
+    /// Its node was deleted.
+    NodeDeleted,
 }
 
 impl Engine {
@@ -61,18 +81,25 @@ impl Engine {
                     Evictor::Reclaim => EndReason::Reclaimed,
                     Evictor::Other => EndReason::Evicted,
                 };
-                self.on_evicted(pod, reason, Some(session))
+                self.on_evicted(pod, reason, Some(session), None)
             }
-            Lifecycle::PodDrained(p) => {
+            Lifecycle::PodDrained(p) => self.on(Lifecycle::PodDeleted(p, None)),
+            Lifecycle::PodDeleted(p, grace) => {
                 let node = self.world.pods[p.0 as usize].node;
                 self.world.transition(p, PodStatus::Releasing, node);
-                self.on_evicted(p, EndReason::Evicted, None);
+                self.on_evicted(p, EndReason::Evicted, None, grace);
                 self.refresh_job_keeping_phase(self.world.pods[p.0 as usize].job);
                 self.phase_due.push(self.world.pods[p.0 as usize].job);
             }
             Lifecycle::PodReleased(p) => self.released(p),
-            Lifecycle::PodFailed(p) => self.gone_at_once(p, true),
-            Lifecycle::PodDeletedWithNode(p) => self.gone_at_once(p, false),
+            Lifecycle::PodFailed(p) => self.gone_at_once(p, Gone::Fault),
+            Lifecycle::PodExited(p) => {
+                let pod = &self.world.pods[p.0 as usize];
+                let code =
+                    self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize].exits.map_or(1, |e| e.code);
+                self.gone_at_once(p, Gone::Exit(code))
+            }
+            Lifecycle::PodDeletedWithNode(p) => self.gone_at_once(p, Gone::NodeDeleted),
             Lifecycle::PodSucceeded(p) => self.succeeded(p),
             Lifecycle::JobSync(j) => self.sync_min_success(j),
             Lifecycle::SessionClosed(mut touched) => {
@@ -127,12 +154,17 @@ impl Engine {
         self.time_task_pod(p);
     }
 
-    /// A pod of a task with its own run time ends once it has run it.
+    /// A pod of a task with its own run time ends once it has run it; one whose
+    /// container fails exits after its `fail-after` (the earlier of the two acts).
     fn time_task_pod(&mut self, p: PodId) {
         let pod = &self.world.pods[p.0 as usize];
-        let job = &self.world.jobs[pod.job.0 as usize];
-        if let Some(d) = job.spec.tasks[pod.task as usize].run_time {
+        let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
+        let exits = task.exits.filter(|e| task.run_time.is_none_or(|d| e.after < d));
+        if let Some(d) = task.run_time.filter(|_| exits.is_none()) {
             self.events.push(self.now.plus(d), Event::PodDone(p, pod.started));
+        }
+        if let Some(e) = exits {
+            self.events.push(self.now.plus(e.after), Event::PodExit(p, pod.started));
         }
     }
 
@@ -161,9 +193,10 @@ impl Engine {
         if job.phase.is_terminal() {
             return;
         }
-        if job.spec.min_success.is_some() {
+        if job.spec.min_success.is_some() || job.count(PodStatus::Failed) > 0 {
             // Counted once the instant's other pods have ended too; the sync also
-            // ends a job whose pods all ended.
+            // ends a job whose pods all ended (some stay Failed: their containers
+            // exited).
             self.events.push(self.now, Event::JobSync(j));
         } else if job.count(PodStatus::Succeeded) == job.spec.total_replicas() && job.is_progressing() {
             self.complete(j);
@@ -204,6 +237,9 @@ impl Engine {
     /// with fewer.
     fn sync_min_success(&mut self, j: JobId) {
         let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
+        if job.spec.min_success.is_none() && !job.phase.is_terminal() && job.phase != JobPhase::Restarting {
+            return self.sync_all_ended(j);
+        }
         let Some(min) = job.spec.min_success.filter(|_| !job.phase.is_terminal()) else { return };
         let succeeded = job.count(PodStatus::Succeeded);
         if succeeded >= min {
@@ -211,6 +247,26 @@ impl Engine {
         } else if succeeded + job.count(PodStatus::Failed) == job.spec.total_replicas() {
             self.end_job(j, JobPhase::Failed, EndReason::Killed);
         }
+    }
+
+    /// The Running state's `SyncJob` once every replica has ended (a pod whose
+    /// container failed stays Failed; state/running.go): Failed if a task with a
+    /// `minAvailable` has fewer Succeeded pods, when the job's `minAvailable` is
+    /// all its replicas; else Completed once `minAvailable` pods succeeded, Failed
+    /// if fewer did.
+    fn sync_all_ended(&mut self, j: JobId) {
+        let job = &self.world.jobs[j.0 as usize];
+        let total = job.spec.total_replicas();
+        let succeeded = job.count(PodStatus::Succeeded);
+        if total == 0 || succeeded + job.count(PodStatus::Failed) != total {
+            return;
+        }
+        let short_task = job.spec.min_available >= total
+            && (0..job.spec.tasks.len())
+                .any(|t| job.task_count(t, PodStatus::Succeeded) < job.spec.tasks[t].min_available);
+        let phase =
+            if !short_task && succeeded >= job.spec.min_available { JobPhase::Completed } else { JobPhase::Failed };
+        self.end_job(j, phase, EndReason::Killed);
     }
 
     fn arrive(&mut self, j: JobId) {
@@ -399,7 +455,7 @@ impl Engine {
     }
 
     /// A committed eviction: end the interval, schedule the release, apply policies.
-    fn on_evicted(&mut self, p: PodId, reason: EndReason, session: Option<u64>) {
+    fn on_evicted(&mut self, p: PodId, reason: EndReason, session: Option<u64>, grace: Option<SimDuration>) {
         self.record_pod_end(p, reason);
         let pod = &mut self.world.pods[p.0 as usize];
         pod.evicted_at = Some(self.now);
@@ -410,7 +466,7 @@ impl Engine {
             job.last_preempt_session = session;
             job.preemptions += 1;
         }
-        let grace = job.spec.termination_grace;
+        let grace = grace.unwrap_or(job.spec.termination_grace);
         let phase = job.phase;
         self.events.push(self.now.plus(grace), Event::PodReleased(p));
         // A job already restarting or ended ignores further evictions, as the
@@ -542,12 +598,18 @@ impl Engine {
     /// period), its job loses the work since its last checkpoint, and the
     /// job's `PodFailed` policy applies.
     /// A Running or Releasing pod is gone at once: its capacity failed
-    /// (`fault`: Failed, `PodFailed`, the lost work counted as lost to faults)
+    /// (Failed, `PodFailed`, the lost work counted as lost to faults), its
+    /// container exited with a failure (Failed, `PodFailed` with the exit code)
     /// or its node was deleted (`PodEvicted`).
-    fn gone_at_once(&mut self, p: PodId, fault: bool) {
+    fn gone_at_once(&mut self, p: PodId, how: Gone) {
         let pod = &self.world.pods[p.0 as usize];
         let (status, node, j, task) = (pod.status, pod.node, pod.job, pod.task as usize);
-        let reason = if fault { EndReason::Failed } else { EndReason::NodeDeleted };
+        let fault = how != Gone::NodeDeleted;
+        let reason = match how {
+            Gone::Fault => EndReason::Failed,
+            Gone::Exit(_) => EndReason::Exited,
+            Gone::NodeDeleted => EndReason::NodeDeleted,
+        };
         match status {
             PodStatus::Running => self.record_pod_end(p, reason),
             PodStatus::Releasing => {}
@@ -556,6 +618,7 @@ impl Engine {
         let end = if fault { PodStatus::Failed } else { PodStatus::Deleted };
         self.world.transition(p, end, if fault { node } else { None });
         self.world.pods[p.0 as usize].replace_on_release = false;
+        self.world.pods[p.0 as usize].exited = matches!(how, Gone::Exit(_));
         self.dirty = true;
         let job = &self.world.jobs[j.0 as usize];
         if job.phase.is_terminal() {
@@ -573,14 +636,18 @@ impl Engine {
         }
         if status == PodStatus::Running {
             let lost = self.stop_progress(j, true);
-            if fault {
+            if how == Gone::Fault {
                 let job = &mut self.world.jobs[j.0 as usize];
                 job.progress.lost_to_faults_gpu_us += lost as u128 * job.spec.total_gpus().max(0) as u128;
             }
             self.phase_due.push(j);
         }
         let event = if fault { PolicyEvent::PodFailed } else { PolicyEvent::PodEvicted };
-        self.raise(j, Some(p), Some(task), event);
+        let code = match how {
+            Gone::Exit(code) => Some(code),
+            _ => None,
+        };
+        self.raise_with_exit(j, Some(p), Some(task), event, code);
         // Whatever is left of the job goes on at its new size, or waits; an
         // elastic job's survivors meet again first (its resize overhead).
         let job = &mut self.world.jobs[j.0 as usize];

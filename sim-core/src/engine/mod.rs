@@ -58,6 +58,9 @@ enum Event {
     /// A pod of a task with its own run time, started at the given instant,
     /// has run it (stale if the pod stopped meanwhile).
     PodDone(PodId, SimTime),
+    /// A pod's container, started at the given instant, exits with a failure
+    /// (`lahar.io/fail-after`; stale if the pod stopped meanwhile).
+    PodExit(PodId, SimTime),
     /// The job controller syncs a job after the instant's pod updates (a
     /// VolcanoJob's `minSuccess` is counted then, over every pod that ended at
     /// this instant).
@@ -492,6 +495,16 @@ impl Engine {
                     .is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started);
                 if live {
                     self.on(Lifecycle::PodSucceeded(p));
+                }
+            }
+            Event::PodExit(p, started) => {
+                let live = self
+                    .world
+                    .pods
+                    .get(p.0 as usize)
+                    .is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started);
+                if live {
+                    self.on(Lifecycle::PodExited(p));
                 }
             }
         }

@@ -5,6 +5,7 @@ use super::controller::Lifecycle;
 use super::{EndReason, Engine};
 
 use crate::job::{JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyEvent};
+use crate::time::SimDuration;
 use crate::timeline::Operation;
 use crate::world::Suspension;
 
@@ -15,9 +16,9 @@ impl Engine {
         self.operated = k + 1;
         let cordon = matches!(step.op, Operation::Cordon(_));
         let acted = match step.op {
-            Operation::DeletePod { namespace, name } => match self.find_pod(&namespace, &name) {
+            Operation::DeletePod { namespace, name, grace } => match self.find_pod(&namespace, &name) {
                 Some(p) => {
-                    self.delete_pod(p);
+                    self.delete_pod(p, grace);
                     true
                 }
                 None => self.missed(&step.place, format!("no pod {namespace}/{name} to delete")),
@@ -260,7 +261,7 @@ impl Engine {
                 break;
             }
             match self.world.pods[p.0 as usize].status {
-                PodStatus::Running | PodStatus::Pending => self.delete_pod(p),
+                PodStatus::Running | PodStatus::Pending => self.delete_pod(p, None),
                 // Ended pods are deleted quietly: nothing runs, nothing is heard.
                 PodStatus::Succeeded | PodStatus::Failed => {
                     self.world.transition(p, PodStatus::Deleted, None);
@@ -352,11 +353,11 @@ impl Engine {
     /// A pod deleted by an operator: a Running pod leaves its node after its
     /// grace period, a Pending one at once; the job controller hears PodEvicted
     /// (Volcano's `deletePod` handler) and, without a policy, makes it again.
-    fn delete_pod(&mut self, p: PodId) {
+    fn delete_pod(&mut self, p: PodId, grace: Option<SimDuration>) {
         let pod = &self.world.pods[p.0 as usize];
         let (j, task) = (pod.job, pod.task as usize);
         if pod.status == PodStatus::Running {
-            return self.on(Lifecycle::PodDrained(p));
+            return self.on(Lifecycle::PodDeleted(p, grace));
         }
         self.world.transition(p, PodStatus::Deleted, None);
         if self.world.jobs[j.0 as usize].phase != JobPhase::Restarting {
@@ -377,7 +378,7 @@ impl Engine {
             pod.status == PodStatus::Running && !task.tolerations.iter().any(|t| t.tolerates(taint))
         });
         for p in pods {
-            self.delete_pod(p);
+            self.delete_pod(p, None);
         }
     }
 

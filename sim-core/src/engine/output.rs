@@ -27,6 +27,8 @@ pub enum EndReason {
     Killed,
     /// Its node or GPU failed under it.
     Failed,
+    /// Its container exited with a failure (`lahar.io/fail-after`).
+    Exited,
     /// Its node was deleted (`removeNodes`): the pod garbage collector deleted it.
     NodeDeleted,
     /// Still running when the run stopped.
@@ -44,6 +46,7 @@ impl EndReason {
             EndReason::Restarted => "restarted",
             EndReason::Killed => "killed",
             EndReason::Failed => "failed",
+            EndReason::Exited => "exited",
             EndReason::NodeDeleted => "node-deleted",
             EndReason::Running => "running",
         }

@@ -39,20 +39,34 @@ impl Engine {
     /// policies, then the job's, the first that names the event (or `*`); a
     /// PodPending event finds only policies with a timeout (`applyPolicies`,
     /// `shouldConfigureTimeout`).
-    fn policy_for(&self, j: JobId, task: Option<usize>, ev: PolicyEvent) -> Option<Policy> {
+    fn policy_for(&self, j: JobId, task: Option<usize>, ev: PolicyEvent, exit: Option<i32>) -> Option<Policy> {
         let spec = &self.world.jobs[j.0 as usize].spec;
         let of_task = task.map(|t| spec.tasks[t].policies.as_slice()).unwrap_or_default();
-        of_task
-            .iter()
-            .chain(spec.policies.iter())
-            .find(|p| p.event.matches(ev) && !(ev == PolicyEvent::PodPending && p.timeout.is_none()))
-            .copied()
+        // Each policy in turn: its events, then its exit code (a failed pod's).
+        let fires = |p: &&Policy| {
+            (p.event.matches(ev) && !(ev == PolicyEvent::PodPending && p.timeout.is_none()))
+                || exit.is_some_and(|c| p.event == PolicyEvent::ExitCode(c))
+        };
+        of_task.iter().chain(spec.policies.iter()).find(fires).copied()
     }
 
     /// The controller hears `ev` about job `j` (and its pod `pod` of task `task`):
     /// the policy it finds acts now, or after its timeout; without one the job is
     /// synced (an evicted or failed pod is made again once gone).
     pub(super) fn raise(&mut self, j: JobId, pod: Option<PodId>, task: Option<usize>, ev: PolicyEvent) {
+        self.raise_with_exit(j, pod, task, ev, None)
+    }
+
+    /// [`Engine::raise`] for a pod that failed with exit code `exit` (which
+    /// `exitCode` policies match).
+    pub(super) fn raise_with_exit(
+        &mut self,
+        j: JobId,
+        pod: Option<PodId>,
+        task: Option<usize>,
+        ev: PolicyEvent,
+        exit: Option<i32>,
+    ) {
         // A batch/v1 Job counts each pod that ended without succeeding against
         // its `backoffLimit` (its max_retry is one more): past it, the Job fails.
         if self.world.jobs[j.0 as usize].spec.batch.is_some()
@@ -61,7 +75,7 @@ impl Engine {
         {
             return;
         }
-        let policy = self.policy_for(j, task, ev);
+        let policy = self.policy_for(j, task, ev, exit);
         let Some(Policy { timeout: Some(after), action, .. }) = policy else {
             return self.apply_policy(j, pod, task, policy.map(|p| p.action));
         };
@@ -103,7 +117,7 @@ impl Engine {
         if spec.policies.is_empty() && spec.tasks[task].policies.is_empty() {
             return;
         }
-        if self.policy_for(j, Some(task), PolicyEvent::PodPending).is_some() {
+        if self.policy_for(j, Some(task), PolicyEvent::PodPending, None).is_some() {
             self.raise(j, Some(p), Some(task), PolicyEvent::PodPending);
         }
     }
@@ -173,10 +187,28 @@ impl Engine {
             // replicas that are missing), unless no controller owns it: then it is
             // gone for good and its job ends.
             None | Some(PolicyAction::ResumeJob) => match pod {
+                // A pod whose container failed stays Failed: a VolcanoJob's syncJob
+                // makes only missing replicas (a batch/v1 Job's controller makes a
+                // new pod for it); the job ends once every replica has.
+                Some(p)
+                    if self.world.pods[p.0 as usize].exited && self.world.jobs[j.0 as usize].spec.batch.is_none() =>
+                {
+                    self.events.push(self.now, Event::JobSync(j));
+                }
                 Some(p) if self.world.jobs[j.0 as usize].spec.orphan => {
                     let failed = self.world.pods[p.0 as usize].status == PodStatus::Failed;
-                    let phase = if failed { JobPhase::Failed } else { JobPhase::Terminated };
-                    self.end_job(j, phase, EndReason::Killed);
+                    let job = &self.world.jobs[j.0 as usize];
+                    let alive = |q: &PodId| {
+                        *q != p
+                            && matches!(
+                                self.world.pods[q.0 as usize].status,
+                                PodStatus::Pending | PodStatus::Pipelined | PodStatus::Running | PodStatus::Releasing
+                            )
+                    };
+                    if !job.pods.iter().any(alive) {
+                        let phase = if failed { JobPhase::Failed } else { JobPhase::Terminated };
+                        self.end_job(j, phase, EndReason::Killed);
+                    }
                 }
                 Some(p) => self.replace_when_gone(p),
                 None => {}

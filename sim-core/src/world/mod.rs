@@ -132,6 +132,10 @@ pub struct Pod {
     pub best_effort: bool,
     /// Create a replacement when this pod is gone.
     pub replace_on_release: bool,
+    /// Failed because its container exited (`lahar.io/fail-after`): the pod
+    /// object stays Failed, and a VolcanoJob's controller makes no new one unless
+    /// a policy restarts it.
+    pub exited: bool,
     /// The scheduling gates it still has (bit i: its task's
     /// [`crate::job::TaskSpec::scheduling_gates`]`[i]`); while any is left the pod
     /// is gated: Pending, and no action places it ([`Pod::is_gated`]).
@@ -160,6 +164,7 @@ impl Default for Pod {
             preemptable: false,
             best_effort: false,
             replace_on_release: false,
+            exited: false,
             gates: 0,
             gpu_devices: DeviceHold::default(),
             memory_card: None,
@@ -897,6 +902,7 @@ impl World {
             preemptable: t.preemptable,
             best_effort: t.requests.is_best_effort(),
             replace_on_release: false,
+            exited: false,
             gates,
             gpu_devices: DeviceHold::default(),
             memory_card: None,

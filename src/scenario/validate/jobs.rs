@@ -238,6 +238,7 @@ fn job(
                 }
                 x => x,
             }),
+            exits: container_exit(v, t, &tpath),
         });
     }
     if let Some(cycle) = lahar_core::job::dependency_cycle(&tasks) {
@@ -403,6 +404,32 @@ fn policies(v: &mut V<'_>, raw: Option<&Vec<Spanned<RawPolicy>>>, path: &str) ->
         }
     }
     out
+}
+
+/// A compact task's failing container: `failAfter` (above 0), `exitCode` (1–255,
+/// only with `failAfter`; default 1).
+fn container_exit(v: &mut V<'_>, t: &RawTask, tpath: &str) -> Option<lahar_core::job::ContainerExit> {
+    let code = t.exit_code.as_ref().and_then(|c| {
+        if (1..=255).contains(&c.value) {
+            Some(c.value as i32)
+        } else {
+            v.err(at(c), format!("{tpath}.exitCode"), format!("expected an exit code from 1 to 255, got {}", c.value));
+            None
+        }
+    });
+    let Some(f) = &t.fail_after else {
+        if let Some(c) = &t.exit_code {
+            v.err(at(c), format!("{tpath}.exitCode"), "an exit code needs `failAfter` (when the container exits)");
+        }
+        return None;
+    };
+    match v.duration(f, &format!("{tpath}.failAfter"))? {
+        SimDuration(0) => {
+            v.err(at(f), format!("{tpath}.failAfter"), "must be longer than 0");
+            None
+        }
+        after => Some(lahar_core::job::ContainerExit { after, code: code.unwrap_or(1) }),
+    }
 }
 
 /// `taskTopology`: every name is a task of the job, and no name repeats within a

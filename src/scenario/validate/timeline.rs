@@ -112,6 +112,11 @@ fn operation(
             }
         }
     }
+    if r.delete_pod.is_none()
+        && let Some(g) = &r.grace_period
+    {
+        v.err(at(g), format!("{path}.gracePeriod"), "`gracePeriod` is a deletion's: it goes with `deletePod`");
+    }
     if r.ungate_pod.is_none()
         && r.ungate_job.is_none()
         && let Some(g) = &r.gates
@@ -139,7 +144,11 @@ fn operation(
     };
     if let Some(x) = &r.delete_pod {
         let (namespace, name) = name(x, v, "deletePod")?;
-        return Some(Operation::DeletePod { namespace, name });
+        let grace = match &r.grace_period {
+            Some(g) => Some(v.duration(g, &format!("{path}.gracePeriod"))?),
+            None => None,
+        };
+        return Some(Operation::DeletePod { namespace, name, grace });
     }
     if let Some(x) = &r.delete_job {
         let (namespace, name) = name(x, v, "deleteJob")?;

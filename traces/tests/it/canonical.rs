@@ -192,6 +192,7 @@ fn arb_task(i: usize) -> impl Strategy<Value = TaskSpec> {
             tolerations: Vec::new(),
             hints: None,
             run_time: None,
+            exits: None,
         })
 }
 

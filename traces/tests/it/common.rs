@@ -130,6 +130,7 @@ pub fn gang(
             tolerations: Vec::new(),
             hints: None,
             run_time: None,
+            exits: None,
         })
         .collect();
     let mut job = JobSpec {

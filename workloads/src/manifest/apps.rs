@@ -48,6 +48,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         return None;
     };
     let shape = common::pod_shape(ck, cx, tpl, "spec.template");
+    common::no_container_exit(ck, &shape, "spec.template");
     let min_member = group_min_member(ck, &meta, replicas, format!("the replicas ({replicas})"));
     let q = template_queue(ck, cx, &shape, root);
     let class = tpl.get("spec").and_then(|s| ck.opt_str(s, "priorityClassName", "spec.template.spec"));

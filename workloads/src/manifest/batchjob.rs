@@ -94,6 +94,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     };
     let mut task = common::task(&meta.name, completions, 0, &shape);
     task.run_time = run_time;
+    task.exits = common::container_exit(ck, &shape, tpl, "spec.template");
     let (mut j, profile) = common::assemble(head, vec![task], cx);
     super::apps::controller_group(ck, Some(&meta), &shape, &mut j);
     j.batch = Some(BatchRules { parallelism, backoff_limit });

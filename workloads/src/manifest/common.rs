@@ -6,7 +6,8 @@ use super::yaml::{At, Doc, Node, Val};
 use lahar_core::cluster::NodeId;
 use lahar_core::comm::runtime::{CATALOG, JobProfile, lookup};
 use lahar_core::job::{
-    DEFAULT_TERMINATION_GRACE, JobSpec, MAX_PODS_PER_JOB, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
+    ContainerExit, DEFAULT_TERMINATION_GRACE, JobSpec, MAX_PODS_PER_JOB, NetworkTopology, Policy, PolicyAction,
+    PolicyEvent, TaskSpec,
 };
 use lahar_core::queue::QueueId;
 use lahar_core::resource::{PODS, ResourceNames, Resources};
@@ -1334,6 +1335,7 @@ pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy
     let pp = join(path, "policies");
     // Events named so far, across this list's policies (one policy may repeat one).
     let mut seen: Vec<String> = Vec::new();
+    let mut codes: Vec<i32> = Vec::new();
     for (i, p) in ck.seq(parent, "policies", path).iter().enumerate() {
         let ip = format!("{pp}[{i}]");
         let mut events: Vec<(String, At)> = Vec::new();
@@ -1345,10 +1347,23 @@ pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy
                 events.push((s, e.at));
             }
         }
-        if p.get("exitCode").is_some() && events.is_empty() {
-            // exitCode policies react to a container's exit code, which lahar does not
-            // model: they never fire (docs/volcano.md § Job controller over time).
-            continue;
+        // exitCode: a failed pod's container exit code (`lahar.io/exit-code`), as
+        // Volcano's webhook checks it (`validatePolicies`).
+        let mut exit: Option<i32> = None;
+        if let Some(c) = p.get("exitCode") {
+            let path = join(&ip, "exitCode");
+            match c.scalar().and_then(|v| v.trim().parse::<i32>().ok()) {
+                _ if !events.is_empty() => ck.err(c.at, &path, "must not specify event and exitCode simultaneously"),
+                Some(0) => ck.err(c.at, &path, "0 is not a valid error code"),
+                Some(code) if codes.contains(&code) => ck.err(c.at, &path, format!("duplicate exitCode {code}")),
+                Some(code) => {
+                    codes.push(code);
+                    exit = Some(code);
+                }
+                None => ck.err(c.at, &path, "expected an integer exit code"),
+            }
+        } else if events.is_empty() {
+            ck.err(p.at, &ip, "either event and exitCode should be specified");
         }
         // metav1.Duration: a Go duration string.
         let timeout = ck.opt_str(p, "timeout", &ip).and_then(|t| match lahar_core::time::parse_go_duration(&t) {
@@ -1385,6 +1400,9 @@ pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy
                 );
             }
             seen.push(e.clone());
+        }
+        if let (Some(code), Some(action)) = (exit, ac) {
+            out.push(Policy { event: PolicyEvent::ExitCode(code), action, timeout });
         }
         for (e, at) in events {
             match (PolicyEvent::parse(&e), ac) {
@@ -1423,6 +1441,66 @@ pub(crate) fn task_run_time(ck: &mut Ck<'_>, shape: &PodShape, template: &str) -
     ck.duration(d, *at, &path).filter(|d| d.micros() > 0)
 }
 
+/// A failing container: the pod template's `lahar.io/fail-after` (each run of
+/// the container exits with a failure after that long) and `lahar.io/exit-code`
+/// (1–255, default 1). The pods must not restart in place (`restartPolicy:
+/// Never`): the kubelet's in-place restarts are not modelled. `template`: the
+/// template node, `path` its field path.
+pub(crate) fn container_exit(ck: &mut Ck<'_>, shape: &PodShape, template: &Node, path: &str) -> Option<ContainerExit> {
+    let key = |k: &str| format!("{path}.metadata.annotations.{k}");
+    let code = shape.annotations.get(EXIT_CODE).and_then(|(v, at)| match v.trim().parse::<i32>() {
+        Ok(c) if (1..=255).contains(&c) => Some((c, *at)),
+        _ => {
+            ck.err(*at, &key(EXIT_CODE), format!("expected an exit code from 1 to 255, got `{v}`"));
+            None
+        }
+    });
+    let Some((after, at)) = shape.annotations.get(FAIL_AFTER) else {
+        if let Some((_, at)) = code {
+            ck.err(at, &key(EXIT_CODE), format!("an exit code needs `{FAIL_AFTER}` (when the container exits)"));
+        }
+        return None;
+    };
+    let after = ck.duration(after, *at, &key(FAIL_AFTER))?;
+    if after.micros() == 0 {
+        ck.err(*at, &key(FAIL_AFTER), "a container runs for some time before it exits: expected a duration above 0");
+        return None;
+    }
+    let restart = template.get("spec").and_then(|s| s.get("restartPolicy"));
+    let policy = restart.and_then(Node::scalar).unwrap_or_else(|| "Always".to_string());
+    if policy != "Never" {
+        let given = if restart.is_some() { format!("`{policy}`") } else { "the default `Always`".to_string() };
+        let msg = format!(
+            "`{FAIL_AFTER}` needs `restartPolicy: Never` (got {given}): with `OnFailure` or `Always` the kubelet restarts the container in place, which lahar does not model"
+        );
+        ck.err(restart.and_then(|n| n.at).or(*at), &format!("{path}.spec.restartPolicy"), msg);
+        return None;
+    }
+    Some(ContainerExit { after, code: code.map_or(1, |c| c.0) })
+}
+
+/// Refuses a failing container where it is not read (every kind but a
+/// VolcanoJob's task templates and a batch/v1 Job's template): never placed as if
+/// the annotation were absent.
+pub(crate) fn no_container_exit(ck: &mut Ck<'_>, shape: &PodShape, path: &str) {
+    for k in [FAIL_AFTER, EXIT_CODE] {
+        if let Some((_, at)) = shape.annotations.get(k) {
+            let field =
+                format!("{}metadata.annotations.{k}", if path.is_empty() { String::new() } else { format!("{path}.") });
+            ck.err(
+                *at,
+                &field,
+                format!("`{k}` is read on a VolcanoJob's task templates and a batch/v1 Job's template only"),
+            );
+        }
+    }
+}
+
+/// The annotation that makes a pod's container exit with a failure.
+pub(crate) const FAIL_AFTER: &str = "lahar.io/fail-after";
+/// The failing container's exit code.
+pub(crate) const EXIT_CODE: &str = "lahar.io/exit-code";
+
 /// A task from a pod shape.
 pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodShape) -> TaskSpec {
     TaskSpec {
@@ -1441,6 +1519,7 @@ pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodSha
         tolerations: shape.tolerations.clone(),
         hints: shape.hints.clone(),
         run_time: None,
+        exits: None,
     }
 }
 

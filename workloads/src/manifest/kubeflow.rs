@@ -64,6 +64,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
             continue;
         };
         let shape = common::pod_shape(ck, cx, tpl, &join(&p, "template"));
+        common::no_container_exit(ck, &shape, &join(&p, "template"));
         let sched_at = tpl.get("spec").and_then(|s| s.get("schedulerName")).and_then(|n| n.at);
         common::check_scheduler(
             ck,

@@ -8,6 +8,7 @@ use super::{Context, ImportedJob, ManifestError};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{PodGroupPhase, TaskSpec};
 use lahar_core::resource::PODS;
+use lahar_core::time::SimDuration;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Reads one PriorityClass into `into`.
@@ -81,6 +82,8 @@ struct Pod {
     node: Option<(NodeId, String)>,
     /// Shadow PodGroup: a pod without the group-name annotation is its own job.
     bare: bool,
+    /// Its `spec.terminationGracePeriodSeconds`.
+    grace: Option<SimDuration>,
     /// Its sub-job under its group's `subGroupPolicy` (policy, match values);
     /// `None`: the default one.
     sub: Option<(u16, Vec<String>)>,
@@ -183,6 +186,11 @@ impl Groups {
         }
         let namespace = m.and_then(|m| m.get("namespace")).and_then(Node::scalar).unwrap_or_else(|| "default".into());
         let mut shape = common::pod_shape(ck, cx, root, "");
+        common::no_container_exit(ck, &shape, "");
+        let grace = root
+            .get("spec")
+            .and_then(|s| ck.opt_int(s, "terminationGracePeriodSeconds", "spec", 0))
+            .map(|g| SimDuration::from_secs(g as u64));
         common::check_scheduler(
             ck,
             shape.scheduler_name.as_deref(),
@@ -272,7 +280,7 @@ impl Groups {
             let uid = m.and_then(|m| m.get("uid")).and_then(Node::scalar).unwrap_or_default();
             t.allocation_of(&uid, &namespace, &name).unwrap_or_default()
         });
-        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false, sub: None, vgpu, numa, vnpu };
+        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false, grace, sub: None, vgpu, numa, vnpu };
         match pod.shape.annotations.get("scheduling.k8s.io/group-name") {
             Some((g, _)) => self.pods.entry((namespace, g.clone())).or_default().push(pod),
             None => self.bare.push(Pod { bare: true, ..pod }),
@@ -335,6 +343,11 @@ impl Groups {
                 role_names,
                 subs,
             } = if pods.is_empty() { podless(&mut ck, &g, min_res.as_ref()) } else { group_tasks(&pods) };
+            // Pods no controller owns are not made again once gone (Kubernetes
+            // recreates nothing; the PodGroup controller makes groups, not pods).
+            let unowned = !pods.is_empty() && pods.iter().all(|p| !has_owner(&p.doc.root));
+            // The longest of its pods' grace periods (lahar keeps one a job).
+            let grace = pods.iter().filter_map(|p| p.grace).max();
             for (k, &m) in &g.min_task {
                 match role_names.iter().position(|r| r == k) {
                     Some(lead) => tasks[lead].min_available = m,
@@ -386,6 +399,10 @@ impl Groups {
             j.pod_names = (!pods.is_empty()).then(|| Box::new(names));
             j.roles = roles;
             j.start_phase = g.phase;
+            j.orphan = unowned;
+            if let Some(g) = grace {
+                j.termination_grace = g;
+            }
             j.preemptable = g.preemptable;
             j.disruption = g.disruption;
             j.sla_waiting = g.sla_waiting;
@@ -459,15 +476,15 @@ impl Groups {
                 timing: timing.expect("checked"),
             };
             // No controller owns it: once evicted or failed it is gone for good.
-            let owned = root
-                .get("metadata")
-                .and_then(|m| m.get("ownerReferences"))
-                .is_some_and(|o| matches!(&o.val, Val::Seq(s) if !s.is_empty()));
+            let owned = has_owner(root);
             let (mut j, profile) = common::assemble(head, tasks, cx);
             // Its shadow PodGroup takes the pod's keys (the owner's, if any, are
             // not in the manifests).
             super::apps::controller_group(&mut ck, None, &p.shape, &mut j);
             j.orphan = !owned;
+            if let Some(g) = p.grace {
+                j.termination_grace = g;
+            }
             j.initial = initial;
             j.initial_vgpu = initial_vgpu;
             j.initial_vnpu = initial_vnpu;
@@ -647,4 +664,11 @@ fn natural(name: &str) -> (String, u64) {
 
 fn strip_index(name: &str) -> String {
     natural(name).0
+}
+
+/// Whether a Pod names a controller (`metadata.ownerReferences`, not empty).
+fn has_owner(root: &Node) -> bool {
+    root.get("metadata")
+        .and_then(|m| m.get("ownerReferences"))
+        .is_some_and(|o| matches!(&o.val, Val::Seq(s) if !s.is_empty()))
 }

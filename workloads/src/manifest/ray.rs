@@ -47,6 +47,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     match cluster.get("headGroupSpec").and_then(|h| h.get("template")) {
         Some(tpl) => {
             let shape = common::pod_shape(ck, cx, tpl, &format!("{cp}.headGroupSpec.template"));
+            common::no_container_exit(ck, &shape, &format!("{cp}.headGroupSpec.template"));
             let mut head = common::task("head", 1, 1, &shape);
             common::add_labels(&mut head, &[("ray.io/group", "headgroup"), ("ray.io/node-type", "head")]);
             tasks.push(head);
@@ -73,6 +74,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
             continue;
         };
         let shape = common::pod_shape(ck, cx, tpl, &join(&gp, "template"));
+        common::no_container_exit(ck, &shape, &join(&gp, "template"));
         let pods = ck.pods(g.at, &gp, want, hosts);
         let gang = if autoscaling { ck.pods(g.at, &gp, min, hosts) } else { pods };
         min_member += gang;

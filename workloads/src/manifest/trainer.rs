@@ -281,6 +281,7 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
         }
         let pp = join(&p, "template.spec.template");
         let shape = common::pod_shape(rck, cx, &pod, &pp);
+        common::no_container_exit(rck, &shape, &pp);
         let sched_at = pod.get("spec").and_then(|s| s.get("schedulerName")).and_then(|n| n.at);
         common::check_scheduler(rck, shape.scheduler_name.as_deref(), sched_at, &join(&pp, "spec.schedulerName"));
         if let Some(c) = pod.get("spec").and_then(|s| s.get("priorityClassName")).and_then(Node::scalar) {

@@ -93,6 +93,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         task.policies = common::policies(ck, t, &tp);
         // A task's own run time: its pods' `lahar.io/duration`.
         task.run_time = common::task_run_time(ck, &shape, &tplp);
+        task.exits = common::container_exit(ck, &shape, &tpl, &tplp);
         if let Some(dep) = t.get("dependsOn") {
             let dp = join(&tp, "dependsOn");
             for (k, n) in ck.seq(dep, "name", &dp).iter().enumerate() {
