@@ -604,17 +604,17 @@ proptest! {
 /// A VolcanoJob of the controller property: (submit s, duration s, queue, high
 /// priority, pods, GPUs per pod, policy: 0 none, 1 RestartJob on PodEvicted, 2
 /// RestartJob on Unknown, 3 RestartTask on PodEvicted, 4 RestartJob on PodPending
-/// after 20 min).
+/// after 20 min, 5 RestartJob on PodFailed, 6 AbortJob on exit code 3).
 type VcJob = (u32, u32, usize, bool, u32, u32, u8);
 
 fn vc_jobs() -> impl Strategy<Value = Vec<VcJob>> {
     let job =
-        (0u32..3000, 60u32..4000, 0usize..2, any::<bool>(), 1u32..5, prop::sample::select(vec![1u32, 2, 4, 8]), 0u8..5);
+        (0u32..3000, 60u32..4000, 0usize..2, any::<bool>(), 1u32..5, prop::sample::select(vec![1u32, 2, 4, 8]), 0u8..7);
     prop::collection::vec(job, 6..30)
 }
 
 /// VolcanoJob manifests (pods made once their PodGroup is admitted, RestartJob
-/// deleting it) under `conf`, with operators editing queues (weight, state,
+/// deleting it, every fifth job's containers failing) under `conf`, with operators editing queues (weight, state,
 /// reclaimable, capability), cordoning a node, tainting one `NoExecute`,
 /// adding a node declared absent and removing nodes,
 /// deleting a job and a pod, suspending, resuming and scaling jobs, removing
@@ -632,7 +632,20 @@ fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
             "  policies: [{event: Unknown, action: RestartJob}]\n",
             "  policies: [{event: PodEvicted, action: RestartTask}]\n",
             "  policies: [{event: PodPending, action: RestartJob, timeout: 20m}]\n",
+            "  policies: [{event: PodFailed, action: RestartJob}]\n",
+            "  policies: [{exitCode: 3, action: AbortJob}]\n",
         ][policy as usize];
+        // Every fifth job's containers fail (exit code 3 or 1) before its work is done.
+        let fails = if i % 5 == 2 {
+            format!(
+                "        metadata: {{annotations: {{lahar.io/fail-after: {}s, lahar.io/exit-code: \"{}\"}}}}\n",
+                dur / 3 + 30,
+                1 + 2 * (i % 2)
+            )
+        } else {
+            String::new()
+        };
+        let restart = if fails.is_empty() { "" } else { "          restartPolicy: Never\n" };
         let gates = match i % 8 {
             3 | 7 => "          schedulingGates: [{name: example.com/a}]\n",
             5 => {
@@ -641,7 +654,7 @@ fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
             _ => "",
         };
         m += &format!(
-            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: v{i}\n  annotations: {{lahar.io/duration: {dur}s, lahar.io/submit-at: {submit}s}}\nspec:\n  queue: {}\n  priorityClassName: {}\n  maxRetry: 5\n{policy}  tasks:\n    - name: w\n      replicas: {pods}\n      template:\n        spec:\n{gates}          containers: [{{name: c, image: i, resources: {{limits: {{nvidia.com/gpu: {gpus}, cpu: {}}}}}}}]\n",
+            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: v{i}\n  annotations: {{lahar.io/duration: {dur}s, lahar.io/submit-at: {submit}s}}\nspec:\n  queue: {}\n  priorityClassName: {}\n  maxRetry: 5\n{policy}  tasks:\n    - name: w\n      replicas: {pods}\n      template:\n{fails}        spec:\n{restart}{gates}          containers: [{{name: c, image: i, resources: {{limits: {{nvidia.com/gpu: {gpus}, cpu: {}}}}}}}]\n",
             ["a", "b"][queue],
             if high { "high" } else { "low" },
             gpus * 4

@@ -494,6 +494,7 @@ impl Engine {
         let pod = &self.world.pods[p.0 as usize];
         let (j, task, index) = (pod.job, pod.task as usize, pod.index);
         self.world.jobs[j.0 as usize].pods.retain(|&q| q != p);
+        self.delete_failed(p);
         self.forget_pod(p);
         // A replica above the task's count (the job was scaled down) is not made
         // again: `syncJob` makes only the replicas below it.
@@ -508,6 +509,14 @@ impl Engine {
             self.pod_made(p);
         }
         self.dirty = true;
+    }
+
+    /// A Failed pod's object is deleted (a controller deletes it to make another,
+    /// or with its job's restart): it leaves its job's counts.
+    fn delete_failed(&mut self, p: PodId) {
+        if self.world.pods[p.0 as usize].status == PodStatus::Failed {
+            self.world.transition(p, PodStatus::Deleted, None);
+        }
     }
 
     /// Running → Releasing (interval ends now), Pending → Deleted.
@@ -583,7 +592,9 @@ impl Engine {
                         "PodGroup made anew after RestartJob"
                     }),
                 });
+                // killJob deletes every pod, the Failed ones too.
                 for p in std::mem::take(&mut self.world.jobs[j.0 as usize].pods) {
+                    self.delete_failed(p);
                     self.forget_pod(p);
                 }
                 self.world.jobs[j.0 as usize].pods_missing = 0;
