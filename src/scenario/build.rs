@@ -206,7 +206,9 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
             no_estimate.0 += 1;
             no_estimate.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
         }
-        if t.job.duration.is_unbounded() && !snapshot_limited {
+        // A job whose every task has its own run time ends when its pods have run it.
+        let pods_end = !t.job.tasks.is_empty() && t.job.tasks.iter().all(|k| k.run_time.is_some());
+        if t.job.duration.is_unbounded() && !snapshot_limited && !pods_end {
             unbounded.0 += 1;
             unbounded.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
         }

@@ -81,7 +81,7 @@ fn vcjob(name: &str, min: u32, policies: &str, tasks: &[Task<'_>]) -> String {
 
 /// Runs `manifests` (one YAML stream) on the CI cluster under the e2e conf until
 /// `horizon`, with `timeline` entries (YAML flow maps) if any.
-fn e2e(manifests: &str, timeline: &[&str], horizon: &str) -> Out {
+pub(super) fn e2e(manifests: &str, timeline: &[&str], horizon: &str) -> Out {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("jobs.yaml"), manifests).expect("write");
     std::fs::write(dir.path().join("ci.conf"), e2e_conf()).expect("write");
@@ -97,7 +97,7 @@ fn e2e(manifests: &str, timeline: &[&str], horizon: &str) -> Out {
 }
 
 /// A pod's intervals in pods.csv: (start_s, end_s, reason_end).
-fn intervals(out: &Out, pod: &str) -> Vec<(String, String, String)> {
+pub(super) fn intervals(out: &Out, pod: &str) -> Vec<(String, String, String)> {
     let pod = format!("default/{pod}");
     out.pods
         .iter()
@@ -106,18 +106,18 @@ fn intervals(out: &Out, pod: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn iv(start: &str, end: &str, reason: &str) -> (String, String, String) {
+pub(super) fn iv(start: &str, end: &str, reason: &str) -> (String, String, String) {
     (start.to_string(), end.to_string(), reason.to_string())
 }
 
 /// A job's `state,retries,end_s` in jobs.csv.
-fn state(out: &Out, job: &str) -> String {
+pub(super) fn state(out: &Out, job: &str) -> String {
     let j = out.job(job);
     [&j["state"], &j["retries"], &j["end_s"]].map(|s| s.as_str()).join(",")
 }
 
 /// (t, phase, action) of a job's PodGroup phase rows.
-fn pg_rows(out: &Out, job: &str) -> Vec<(String, String, String)> {
+pub(super) fn pg_rows(out: &Out, job: &str) -> Vec<(String, String, String)> {
     out.of("phase")
         .iter()
         .filter(|d| d["job"] == job)
@@ -125,7 +125,7 @@ fn pg_rows(out: &Out, job: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn row(t: &str, phase: &str, action: &str) -> (String, String, String) {
+pub(super) fn row(t: &str, phase: &str, action: &str) -> (String, String, String) {
     (t.to_string(), phase.to_string(), action.to_string())
 }
 

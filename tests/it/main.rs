@@ -6,6 +6,8 @@ mod batch_jobs;
 mod check;
 mod cli;
 mod comm_runtime;
+mod e2e_cronjob;
+mod e2e_jobp_base;
 mod e2e_jobseq;
 mod equivalence;
 mod equivalence_baselines;

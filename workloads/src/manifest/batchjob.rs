@@ -58,13 +58,14 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         return None;
     };
     let shape = common::pod_shape(ck, cx, tpl, "spec.template");
-    if let Some(tspec) = tpl.get("spec")
-        && let Some(p) = ck.opt_str(tspec, "restartPolicy", "spec.template.spec")
-        && p != "Never"
-        && p != "OnFailure"
-    {
-        let at = tspec.get("restartPolicy").and_then(|n| n.at);
-        let msg = format!("a Job's pods restart `Never` or `OnFailure`, got `{p}` (Kubernetes rejects the Job)");
+    // The API server defaults a pod template's restartPolicy to Always, which a
+    // Job's validation refuses.
+    let tspec = tpl.get("spec");
+    let policy = tspec.and_then(|s| ck.opt_str(s, "restartPolicy", "spec.template.spec"));
+    if policy.as_deref() != Some("Never") && policy.as_deref() != Some("OnFailure") {
+        let at = tspec.and_then(|s| s.get("restartPolicy")).and_then(|n| n.at).or(tpl.at);
+        let got = policy.map_or("the default `Always`".to_string(), |p| format!("`{p}`"));
+        let msg = format!("a Job's pods restart `Never` or `OnFailure`, got {got} (Kubernetes rejects the Job)");
         ck.err(at, "spec.template.spec.restartPolicy", msg);
     }
     let most = parallelism.min(completions).max(1);
