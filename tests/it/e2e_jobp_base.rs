@@ -236,6 +236,15 @@ fn schedule_v1_job_type_using_volcano_scheduler_with_error_case() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("spec.template.spec.restartPolicy") && err.contains("`Always`"), "{err}");
+    // The valid Job: its pods have their own run time, so no run-time warning.
+    std::fs::write(
+        dir.path().join("j.yaml"),
+        k8s_job("job1", "  parallelism: 2\n", "Never", "", "lahar.io/duration: 1h"),
+    )
+    .expect("write");
+    let out = crate::lahar().arg("validate").arg(dir.path().join("s.yaml")).output().expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("no run time"), "{err}");
     let out = e2e(&k8s_job("job1", "  parallelism: 2\n", "Never", "", "lahar.io/duration: 1h"), &[], "1m");
     assert_eq!(started(&out, "job1"), 2);
 }
