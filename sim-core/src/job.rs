@@ -663,11 +663,13 @@ pub fn dependency_cycle(tasks: &[TaskSpec]) -> Option<String> {
 }
 
 impl TaskSpec {
-    /// True if a node with `labels` passes the task's label filters: every
-    /// selector label matches and every `node_label_in` label is one of its values.
-    pub fn labels_fit(&self, labels: &std::collections::BTreeMap<String, String>) -> bool {
-        self.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v))
-            && self.node_label_in.iter().all(|(k, vs)| labels.get(k).is_some_and(|v| vs.contains(v)))
+    /// True if `node` passes the task's label filters: every selector label
+    /// matches and every `node_label_in` label is one of its values (the
+    /// kubelet's `kubernetes.io/hostname`, the node's name, included).
+    pub fn labels_fit(&self, node: &crate::cluster::Node) -> bool {
+        let label = |k: &str| crate::affinity::node_label(node, k);
+        self.node_selector.iter().all(|(k, v)| label(k) == Some(v.as_str()))
+            && self.node_label_in.iter().all(|(k, vs)| label(k).is_some_and(|v| vs.iter().any(|x| x == v)))
     }
 
     /// True if the task filters nodes by label at all.

@@ -730,7 +730,7 @@ impl<'w> Session<'w> {
     pub fn labels_match(&self, p: PodId, n: NodeId) -> bool {
         let pod = &self.world.pods[p.0 as usize];
         let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
-        task.labels_fit(&self.world.cluster.node(n).labels)
+        task.labels_fit(self.world.cluster.node(n))
     }
     /// The first taint of the node that repels the pod (`NoSchedule`/`NoExecute`,
     /// not tolerated), if any.

@@ -9,6 +9,7 @@ mod comm_runtime;
 mod e2e_cronjob;
 mod e2e_jobp_base;
 mod e2e_jobseq;
+mod e2e_schedulingaction;
 mod equivalence;
 mod equivalence_baselines;
 mod equivalence_contention;

@@ -5,13 +5,12 @@
 use super::V;
 use lahar_core::cluster::Node;
 use lahar_core::resource::{FIRST_EXTENDED, ResourceNames, Resources};
-use std::collections::BTreeMap;
 
 /// Whether some node can hold a pod. Pods "fit" a cluster that had errors (its node
 /// list is incomplete: the cluster's own errors say what is wrong) and a cluster
 /// without nodes (its one warning says no pod can be placed).
 pub(crate) fn fits_somewhere(v: &V<'_>, nodes: &[Node], task: &lahar_core::job::TaskSpec) -> bool {
-    fits_somewhere_with(v, nodes, &task.requests, |labels| task.labels_fit(labels))
+    fits_somewhere_with(v, nodes, &task.requests, |n| task.labels_fit(n))
 }
 
 /// Why a job whose pods hold host ports can never start: its gang needs more
@@ -23,7 +22,7 @@ pub(crate) fn ports_bound_the_gang(v: &V<'_>, nodes: &[Node], j: &lahar_core::jo
         return None;
     }
     let hosts = |t: &lahar_core::job::TaskSpec| {
-        nodes.iter().filter(|n| t.requests.fits_in(&n.allocatable) && t.labels_fit(&n.labels)).count() as u32
+        nodes.iter().filter(|n| t.requests.fits_in(&n.allocatable) && t.labels_fit(n)).count() as u32
     };
     let mut placeable = 0u32;
     for t in &j.tasks {
@@ -53,9 +52,9 @@ pub(crate) fn fits_somewhere_with(
     v: &V<'_>,
     nodes: &[Node],
     req: &Resources,
-    labels_ok: impl Fn(&BTreeMap<String, String>) -> bool,
+    labels_ok: impl Fn(&Node) -> bool,
 ) -> bool {
-    v.cluster_broken || nodes.is_empty() || nodes.iter().any(|n| req.fits_in(&n.allocatable) && labels_ok(&n.labels))
+    v.cluster_broken || nodes.is_empty() || nodes.iter().any(|n| req.fits_in(&n.allocatable) && labels_ok(n))
 }
 
 /// The largest node's resources, dimension by dimension, in words, and each
