@@ -357,3 +357,43 @@ fn reclaim_case_10_multi_reclaimed_queue() {
     assert_eq!(evicted(&out, "reclaim-j1") + evicted(&out, "reclaim-j2"), 2);
     assert!(running(&out, "reclaim-j1") >= 1 && running(&out, "reclaim-j2") >= 1);
 }
+
+/// Pod lines that gate a template's pods with `example.com/g1`.
+const GATED: &str = "          schedulingGates: [{name: example.com/g1}]\n";
+
+#[test]
+fn scheduling_gated_task_will_not_consume_inqueue_resources() {
+    // `Scheduling gated task will not consume inqueue resources` (enqueue.go):
+    // j-gated's 12 one-CPU pods are gated for good; once its pods exist their
+    // requests come off its reservation (DeductSchGatedResources), so job1 and
+    // job2 (6 pods each) are admitted and run beside it. Without the deduction
+    // 12 + 6 + 6 CPUs exceed what overcommit and proportion allow.
+    let jobs = vcjob("j-gated", "default", "", 12, 12, 1000, false, GATED)
+        + &vcjob("job1", "default", "", 6, 6, 1000, false, "")
+        + &vcjob("job2", "default", "", 6, 6, 1000, false, "");
+    let out = ci(&jobs, None, &e2e_conf(), &[], "2m");
+    assert_eq!((running(&out, "job1"), running(&out, "job2")), (6, 6));
+    assert_eq!(out.pods_of("j-gated").len(), 0);
+    assert_eq!(pg_rows(&out, "j-gated").first().map(|r| r.1.as_str()), Some("Inqueue"));
+}
+
+#[test]
+fn jobs_unschedulable_due_to_scheduling_gates_will_not_preempt_other_jobs_despite_sufficient_preemptor() {
+    // `Jobs unschedulable due to scheduling gates will not preempt other jobs
+    // despite sufficient preemptor` (preempt.go, enqueue taken out). The e2e's
+    // preemptor sets no gates (its TaskSpec has none, so removing them is a
+    // no-op); restated as the test's name means it: the preemptor's pods are
+    // gated until 30 s, nothing is evicted before, and then it preempts and runs
+    // at least its minimum of 6.
+    let jobs = CLASSES.to_string()
+        + &vcjob("preemptee-1", "default", "low-priority", 12, 1, 1000, true, "")
+        + &at(vcjob("preemptor-1", "default", "high-priority", 12, 6, 1000, true, GATED), 10);
+    let out = ci(&jobs, None, &without_enqueue(), &["{at: 30s, ungateJob: preemptor-1}"], "2m");
+    let evictions = out.of("evict");
+    assert!(
+        !evictions.is_empty() && evictions.iter().all(|d| d["t_s"].parse::<f64>().unwrap() >= 30.0),
+        "{evictions:?}"
+    );
+    assert!(running(&out, "preemptor-1") >= 6);
+    assert!(evicted(&out, "preemptee-1") >= 6);
+}
