@@ -101,7 +101,7 @@ impl Engine {
             }
             Lifecycle::PodDeletedWithNode(p) => self.gone_at_once(p, Gone::NodeDeleted),
             Lifecycle::PodSucceeded(p) => self.succeeded(p),
-            Lifecycle::JobSync(j) => self.sync_min_success(j),
+            Lifecycle::JobSync(j) => self.sync_job(j),
             Lifecycle::SessionClosed(mut touched) => {
                 // Starting phases are re-derived at the first session's close.
                 touched.append(&mut self.phase_due);
@@ -232,10 +232,11 @@ impl Engine {
         }
     }
 
-    /// A VolcanoJob's `minSuccess` (the Running state's `SyncJob`): Completed once
-    /// that many pods succeeded, its other pods killed; Failed if every pod ended
-    /// with fewer.
-    fn sync_min_success(&mut self, j: JobId) {
+    /// The Running state's `SyncJob` after the instant's pod updates: with a
+    /// `minSuccess`, Completed once that many pods succeeded (its other pods
+    /// killed), Failed if every pod ended with fewer; without one, see
+    /// [`Engine::sync_all_ended`].
+    fn sync_job(&mut self, j: JobId) {
         let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
         if job.spec.min_success.is_none() && !job.phase.is_terminal() && job.phase != JobPhase::Restarting {
             return self.sync_all_ended(j);
@@ -604,18 +605,15 @@ impl Engine {
         }
     }
 
-    /// Capacity under pod `p` failed: a Running pod's interval ends, the pod
-    /// is Failed and off its node at once (its host or GPU is gone: no grace
-    /// period), its job loses the work since its last checkpoint, and the
-    /// job's `PodFailed` policy applies.
-    /// A Running or Releasing pod is gone at once: its capacity failed
-    /// (Failed, `PodFailed`, the lost work counted as lost to faults), its
-    /// container exited with a failure (Failed, `PodFailed` with the exit code)
-    /// or its node was deleted (`PodEvicted`).
+    /// A Running or Releasing pod is gone at once (no grace period): its
+    /// capacity failed (Failed, `PodFailed`, the lost work counted as lost to
+    /// faults), its container exited with a failure (Failed, `PodFailed` with the
+    /// exit code) or its node was deleted (`PodEvicted`). A Running pod's job
+    /// loses the work since its last checkpoint.
     fn gone_at_once(&mut self, p: PodId, how: Gone) {
         let pod = &self.world.pods[p.0 as usize];
         let (status, node, j, task) = (pod.status, pod.node, pod.job, pod.task as usize);
-        let fault = how != Gone::NodeDeleted;
+        let failed = how != Gone::NodeDeleted;
         let reason = match how {
             Gone::Fault => EndReason::Failed,
             Gone::Exit(_) => EndReason::Exited,
@@ -626,8 +624,8 @@ impl Engine {
             PodStatus::Releasing => {}
             _ => return,
         }
-        let end = if fault { PodStatus::Failed } else { PodStatus::Deleted };
-        self.world.transition(p, end, if fault { node } else { None });
+        let end = if failed { PodStatus::Failed } else { PodStatus::Deleted };
+        self.world.transition(p, end, if failed { node } else { None });
         self.world.pods[p.0 as usize].replace_on_release = false;
         self.world.pods[p.0 as usize].exited = matches!(how, Gone::Exit(_));
         self.dirty = true;
@@ -653,7 +651,7 @@ impl Engine {
             }
             self.phase_due.push(j);
         }
-        let event = if fault { PolicyEvent::PodFailed } else { PolicyEvent::PodEvicted };
+        let event = if failed { PolicyEvent::PodFailed } else { PolicyEvent::PodEvicted };
         let code = match how {
             Gone::Exit(code) => Some(code),
             _ => None,

@@ -487,27 +487,17 @@ impl Engine {
             Event::JobSync(j) => self.on(Lifecycle::JobSync(j)),
             Event::PolicyDue(slot) => self.policy_due(slot),
             Event::Operate(k) => self.operate(k as usize),
-            Event::PodDone(p, started) => {
-                let live = self
-                    .world
-                    .pods
-                    .get(p.0 as usize)
-                    .is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started);
-                if live {
-                    self.on(Lifecycle::PodSucceeded(p));
-                }
-            }
-            Event::PodExit(p, started) => {
-                let live = self
-                    .world
-                    .pods
-                    .get(p.0 as usize)
-                    .is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started);
-                if live {
-                    self.on(Lifecycle::PodExited(p));
-                }
-            }
+            Event::PodDone(p, started) if self.runs_since(p, started) => self.on(Lifecycle::PodSucceeded(p)),
+            Event::PodExit(p, started) if self.runs_since(p, started) => self.on(Lifecycle::PodExited(p)),
+            // The pod stopped since the event was queued.
+            Event::PodDone(..) | Event::PodExit(..) => {}
         }
+    }
+
+    /// Whether pod `p` still runs the run that started at `started` (a timed
+    /// event about it is not stale).
+    fn runs_since(&self, p: PodId, started: SimTime) -> bool {
+        self.world.pods.get(p.0 as usize).is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started)
     }
 
     /// Job `j`'s submit time came: it arrives, unless it is a recurring object's

@@ -77,6 +77,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     // ends when its completions have succeeded.
     let run_time = common::task_run_time(ck, &shape, "spec.template")
         .or(timing.as_ref().map(|t| t.duration).filter(|d| *d != SimDuration::UNBOUNDED && d.micros() > 0));
+    let exits = common::container_exit(ck, &shape, tpl, "spec.template");
     if !ck.ok() {
         return None;
     }
@@ -95,7 +96,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     };
     let mut task = common::task(&meta.name, completions, 0, &shape);
     task.run_time = run_time;
-    task.exits = common::container_exit(ck, &shape, tpl, "spec.template");
+    task.exits = exits;
     let (mut j, profile) = common::assemble(head, vec![task], cx);
     super::apps::controller_group(ck, Some(&meta), &shape, &mut j);
     j.batch = Some(BatchRules { parallelism, backoff_limit });
