@@ -74,7 +74,7 @@ pub fn list(what: Listing) -> Vec<String> {
             );
             v
         }
-        Listing::Plugins => lahar_policies::volcano::conf::PLUGINS.iter().map(|p| p.to_string()).collect(),
+        Listing::Plugins => lahar_policies::volcano::plugins::names().map(str::to_string).collect(),
         Listing::Models => lahar_core::comm::runtime::CATALOG.iter().map(|m| m.name.to_string()).collect(),
         Listing::Gpus => {
             CommConstants::default().gpu_aliases.iter().map(|(name, g)| format!("{name}\t{g:?}")).collect()

@@ -44,7 +44,9 @@ impl SchedulerChoice {
     pub fn placement_policy(&self) -> Option<lahar_policies::placement::Policy> {
         match self {
             SchedulerChoice::Baseline(b) => lahar_policies::placement::Policy::from_name(b),
-            SchedulerChoice::Volcano(conf) => lahar_policies::volcano::plugins::fgd::policy_of(conf),
+            SchedulerChoice::Volcano(conf) => {
+                lahar_policies::volcano::plugins::fgd::policy_of(conf.tiers.iter().flatten())
+            }
         }
     }
 
@@ -57,7 +59,7 @@ impl SchedulerChoice {
 
     /// What `f` reads from the first deviceshare entry of a Volcano conf that it
     /// says something of.
-    fn deviceshare<T>(&self, f: impl Fn(&lahar_policies::volcano::conf::Args) -> Option<T>) -> Option<T> {
+    fn deviceshare<T>(&self, f: impl Fn(&lahar_policies::volcano::args::Args) -> Option<T>) -> Option<T> {
         let SchedulerChoice::Volcano(conf) = self else { return None };
         conf.tiers.iter().flatten().filter(|p| p.name == "deviceshare").find_map(|p| f(&p.args))
     }

@@ -345,3 +345,59 @@ fn estimate_counts_are_the_binary_s() {
     }
     assert_eq!(re.0, 0, "docs/baselines.md says no RICC start moves under easy-backfill");
 }
+
+/// The rows of docs/volcano.md's table of Volcano's plugins ("| plugin | status |
+/// arguments |"): (plugin names of the first cell, whole row).
+fn plugin_rows(doc: &str) -> Vec<(Vec<String>, String)> {
+    let start = doc.find("| plugin | status | arguments |").expect("docs/volcano.md has the plugin table");
+    doc[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let first = l.split('|').nth(1).unwrap_or_default();
+            (first.split(',').map(|n| n.trim().to_string()).collect(), l.to_string())
+        })
+        .collect()
+}
+
+/// docs/volcano.md's plugin table and `plugins::ALL` agree: a row for every plugin
+/// lahar runs (and for the ones it refuses), no row for a plugin it does not know,
+/// and every argument of a plugin's spec named in full in its row.
+#[test]
+fn plugin_table_is_the_registry_s() {
+    use lahar_policies::volcano::{conf::VOLCANO_ONLY, plugins};
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/volcano.md")).unwrap();
+    let rows = plugin_rows(&doc);
+    let row = |name: &str| rows.iter().find(|(names, _)| names.iter().any(|n| n == name)).map(|r| &r.1);
+    let mut missing = Vec::new();
+    for spec in plugins::ALL {
+        let Some(r) = row(spec.name) else {
+            missing.push(format!("no row for plugin `{}`", spec.name));
+            continue;
+        };
+        for a in spec.args {
+            if !r.contains(&format!("`{}`", a.key)) {
+                missing.push(format!("`{}`'s row does not name `{}`", spec.name, a.key));
+            }
+        }
+        for (key, _) in spec.retired {
+            if !r.contains(key) {
+                missing.push(format!("`{}`'s row does not name its retired `{key}`", spec.name));
+            }
+        }
+    }
+    for (name, _) in VOLCANO_ONLY {
+        if row(name).is_none() {
+            missing.push(format!("no row for `{name}`, which lahar refuses"));
+        }
+    }
+    for (names, _) in &rows {
+        for n in names {
+            if plugins::spec(n).is_none() && !VOLCANO_ONLY.iter().any(|(v, _)| v == n) {
+                missing.push(format!("a row for `{n}`, which is no plugin lahar knows"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "docs/volcano.md's plugin table:\n{}", missing.join("\n"));
+}

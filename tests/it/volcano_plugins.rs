@@ -782,7 +782,7 @@ pub(crate) fn published(name: &str) -> lahar_policies::volcano::conf::SchedulerC
 pub(crate) fn plugin<'a>(
     c: &'a lahar_policies::volcano::conf::SchedulerConf,
     name: &str,
-) -> &'a lahar_policies::volcano::conf::PluginConf {
+) -> &'a lahar_policies::volcano::plugin::PluginConf {
     c.tiers.iter().flatten().find(|p| p.name == name).unwrap_or_else(|| panic!("no {name}"))
 }
 

@@ -20,6 +20,9 @@
 //! setting defeats a what-if study. Enable flags default to true (except
 //! `enableHierarchy` and `enabledClusterOrder`), as in Volcano's conf parser.
 
+use super::args::{ArgType, ArgValue, Args, check_arg};
+use super::plugin::{FLAGS, PluginConf};
+use super::plugins;
 use lahar_core::text::did_you_mean;
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, Visitor};
@@ -41,89 +44,6 @@ tiers:
   - name: proportion
   - name: nodeorder
 ";
-
-/// An argument value as written (Volcano's readers are typed).
-#[derive(Clone, Debug, PartialEq)]
-pub enum ArgValue {
-    /// A YAML boolean.
-    Bool(bool),
-    /// A YAML integer.
-    Int(i64),
-    /// A YAML float.
-    Float(f64),
-    /// A YAML string.
-    Str(String),
-    /// A map (resource-strategy-fit `resources`, usage `thresholds`...), read as
-    /// Volcano's conf loader reads `arguments` (a `map[string]interface{}`).
-    Map(BTreeMap<String, ArgValue>),
-    /// A list (rescheduling `strategies`...).
-    List(Vec<ArgValue>),
-    /// An empty value.
-    Null,
-}
-
-impl ArgValue {
-    /// What the value is, for messages ("a map", "an integer").
-    pub fn kind(&self) -> &'static str {
-        match self {
-            ArgValue::Bool(_) => "a boolean",
-            ArgValue::Int(_) => "an integer",
-            ArgValue::Float(_) => "a number",
-            ArgValue::Str(_) => "a string",
-            ArgValue::Map(_) => "a map",
-            ArgValue::List(_) => "a list",
-            ArgValue::Null => "nothing",
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for ArgValue {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ArgValue;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a value (boolean, integer, number, string, map or list)")
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<ArgValue, E> {
-                Ok(ArgValue::Null)
-            }
-            fn visit_none<E: de::Error>(self) -> Result<ArgValue, E> {
-                Ok(ArgValue::Null)
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut m: A) -> Result<ArgValue, A::Error> {
-                let mut out = BTreeMap::new();
-                while let Some(k) = m.next_key::<String>()? {
-                    out.insert(k, m.next_value()?);
-                }
-                Ok(ArgValue::Map(out))
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut s: A) -> Result<ArgValue, A::Error> {
-                let mut out = Vec::new();
-                while let Some(v) = s.next_element()? {
-                    out.push(v);
-                }
-                Ok(ArgValue::List(out))
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<ArgValue, E> {
-                Ok(ArgValue::Bool(v))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<ArgValue, E> {
-                Ok(ArgValue::Int(v))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<ArgValue, E> {
-                i64::try_from(v).map(ArgValue::Int).map_err(|_| E::custom("integer too large"))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<ArgValue, E> {
-                Ok(ArgValue::Float(v))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<ArgValue, E> {
-                Ok(ArgValue::Str(v.to_string()))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -205,35 +125,6 @@ struct RawConfiguration {
     arguments: Option<BTreeMap<String, Spanned<ArgValue>>>,
 }
 
-/// Every enable flag Volcano's conf accepts, with its default.
-pub const FLAGS: &[(&str, bool)] = &[
-    ("enableJobOrder", true),
-    ("enableTaskOrder", true),
-    ("enableQueueOrder", true),
-    ("enabledClusterOrder", false),
-    ("enableJobReady", true),
-    ("enableJobPipelined", true),
-    ("enableJobEnqueued", true),
-    ("enableJobStarving", true),
-    ("enablePreemptable", true),
-    ("enableReclaimable", true),
-    ("enablePreemptive", true),
-    ("enablePredicate", true),
-    ("enableNodeOrder", true),
-    ("enableBestNode", true),
-    ("enableTargetJob", true),
-    ("enableReservedNodes", true),
-    ("enabledVictim", true),
-    ("enabledOverused", true),
-    ("enabledAllocatable", true),
-    ("enabledHyperNodeOrder", true),
-    ("enabledHyperNodeGradient", true),
-    ("enabledSubJobReady", true),
-    ("enabledSubJobPipelined", true),
-    ("enabledSubJobOrder", true),
-    ("enableHierarchy", false),
-];
-
 /// An action of the pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ActionKind {
@@ -271,99 +162,8 @@ impl ActionKind {
     }
 }
 
-/// Plugins lahar implements, with the argument keys each accepts.
-pub const PLUGINS: &[&str] = &[
-    "priority",
-    "gang",
-    "conformance",
-    "drf",
-    "proportion",
-    "capacity",
-    "predicates",
-    "nodeorder",
-    "binpack",
-    "network-topology-aware",
-    "sla",
-    "overcommit",
-    "task-topology",
-    "fgd",
-    "resource-strategy-fit",
-    "nodegroup",
-    "usage",
-    "cdp",
-    "deviceshare",
-    "pdb",
-    "rescheduling",
-    "tdm",
-    "extender",
-    "numa-aware",
-];
-
 /// Plugins Volcano registers that lahar does not run, with what they need.
 pub const VOLCANO_ONLY: &[(&str, &str)] = &[("resourcequota", "namespace ResourceQuotas are not read")];
-
-/// Plugin arguments, typed on read.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Args(pub BTreeMap<String, ArgValue>);
-
-impl Args {
-    /// An integer argument.
-    pub fn int(&self, key: &str, default: i64) -> i64 {
-        match self.0.get(key) {
-            Some(ArgValue::Int(v)) => *v,
-            _ => default,
-        }
-    }
-    /// A float argument (integers accepted).
-    pub fn float(&self, key: &str, default: f64) -> f64 {
-        match self.0.get(key) {
-            Some(ArgValue::Float(v)) => *v,
-            Some(ArgValue::Int(v)) => *v as f64,
-            _ => default,
-        }
-    }
-    /// A boolean argument (bools or `"true"`/`"false"` strings).
-    pub fn bool(&self, key: &str, default: bool) -> bool {
-        match self.0.get(key) {
-            Some(ArgValue::Bool(v)) => *v,
-            Some(ArgValue::Str(s)) => s.parse().unwrap_or(default),
-            _ => default,
-        }
-    }
-    /// A string argument.
-    pub fn str(&self, key: &str) -> Option<&str> {
-        match self.0.get(key) {
-            Some(ArgValue::Str(s)) => Some(s),
-            _ => None,
-        }
-    }
-    /// Keys with a prefix, in order.
-    pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a ArgValue)> + 'a {
-        self.0.iter().filter(move |(k, _)| k.starts_with(prefix)).map(|(k, v)| (k.as_str(), v))
-    }
-}
-
-/// A plugin in a tier.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PluginConf {
-    /// Name.
-    pub name: String,
-    /// Enable flags (every key of [`FLAGS`]).
-    pub flags: BTreeMap<&'static str, bool>,
-    /// Arguments.
-    pub args: Args,
-}
-
-impl PluginConf {
-    /// A plugin with every flag at Volcano's default.
-    pub fn new(name: &str) -> PluginConf {
-        PluginConf { name: name.to_string(), flags: FLAGS.iter().copied().collect(), args: Args::default() }
-    }
-    /// A flag's value.
-    pub fn flag(&self, key: &str) -> bool {
-        self.flags.get(key).copied().unwrap_or(false)
-    }
-}
 
 /// A validated configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -375,42 +175,10 @@ pub struct SchedulerConf {
     /// Per-action arguments.
     pub configurations: BTreeMap<String, Args>,
     /// Arguments older Volcano releases read and today's Volcano ignores (from
-    /// [`RETIRED_ARGS`]): warnings, never errors (Volcano skips them too); the
+    /// [`crate::volcano::plugin::PluginSpec::retired`]): warnings, never errors (Volcano skips them too); the
     /// scenario loader reports them, and `--strict` makes them errors.
     pub retired: Vec<ConfIssue>,
 }
-
-/// What Volcano does now with the retired argument `arg` of `plugin`, if it is one.
-fn retired_arg(plugin: &str, arg: &str) -> Option<&'static str> {
-    // `predicate.resources.<name>.cpu` and its kin retired with `predicate.resources`.
-    let base = if arg.starts_with("predicate.resources.") { "predicate.resources" } else { arg };
-    RETIRED_ARGS.iter().find(|(p, a, _)| *p == plugin && *a == base).map(|r| r.2)
-}
-
-/// Arguments that older Volcano user guides publish and Volcano no longer reads,
-/// with what Volcano does with them now: (plugin, argument, what happens).
-pub const RETIRED_ARGS: &[(&str, &str, &str)] = &[
-    (
-        "predicates",
-        "predicate.GPUSharingEnable",
-        "GPU sharing moved to the deviceshare plugin (`deviceshare.GPUSharingEnable`) in Volcano v1.10; the predicates plugin no longer reads it, so it is ignored",
-    ),
-    (
-        "predicates",
-        "predicate.GPUNumberEnable",
-        "whole-GPU counting moved to the deviceshare plugin (`deviceshare.GPUNumberEnable`) in Volcano v1.10; the predicates plugin no longer reads it, so it is ignored",
-    ),
-    (
-        "predicates",
-        "predicate.ProportionalEnable",
-        "the proportional predicate moved to the resource-strategy-fit plugin (its `proportional` argument) in Volcano v1.13; the predicates plugin no longer reads it, so it is ignored",
-    ),
-    (
-        "predicates",
-        "predicate.resources",
-        "the proportional predicate's resources moved to the resource-strategy-fit plugin (`proportional.resources`) in Volcano v1.13; the predicates plugin no longer reads them, so they are ignored",
-    ),
-];
 
 /// One problem in a conf, located in the conf text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -434,194 +202,6 @@ pub struct ConfError {
 fn at<T>(s: &Spanned<T>) -> Option<(u64, u64)> {
     (s.referenced.line() > 0).then(|| (s.referenced.line(), s.referenced.column()))
 }
-
-/// Argument type expected by a plugin for a key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ArgType {
-    Int,
-    Float,
-    Bool,
-    Str,
-    Duration,
-    /// A list (read for its shape; what it configures is not modelled).
-    List,
-    /// A map checked field by field by its plugin.
-    Nested,
-}
-
-fn arg_type(plugin: &str, key: &str) -> Option<ArgType> {
-    use ArgType::*;
-    Some(match (plugin, key) {
-        ("nodeorder", k) if k.ends_with(".weight") => {
-            let base = &k[..k.len() - ".weight".len()];
-            if [
-                "leastrequested",
-                "mostrequested",
-                "balancedresource",
-                "nodeaffinity",
-                "podaffinity",
-                "tainttoleration",
-                "imagelocality",
-                "podtopologyspread",
-            ]
-            .contains(&base)
-            {
-                Int
-            } else {
-                return None;
-            }
-        }
-        ("binpack", "binpack.weight" | "binpack.cpu" | "binpack.memory") => Int,
-        ("binpack", "binpack.resources") => Str,
-        ("binpack", k) if k.starts_with("binpack.resources.") => Int,
-        ("network-topology-aware", "weight" | "hypernode.binpack.cpu" | "hypernode.binpack.memory") => Int,
-        ("network-topology-aware", "hypernode.gradient.evict.max-hypernodes") => Int,
-        ("network-topology-aware", "hypernode.binpack.resources") => Str,
-        ("network-topology-aware", k) if k.starts_with("hypernode.binpack.resources.") => Int,
-        ("network-topology-aware", "hypernode.binpack.normal-pod.enable") => Bool,
-        ("network-topology-aware", "hypernode.binpack.normal-pod.fading") => Float,
-        // The switches Volcano's predicates plugin reads (v1.15); the retired ones
-        // older guides publish are warnings ([`RETIRED_ARGS`]), others unknown.
-        (
-            "predicates",
-            "predicate.NodeAffinityEnable"
-            | "predicate.NodePortsEnable"
-            | "predicate.TaintTolerationEnable"
-            | "predicate.PodAffinityEnable"
-            | "predicate.NodeVolumeLimitsEnable"
-            | "predicate.VolumeZoneEnable"
-            | "predicate.PodTopologySpreadEnable"
-            | "predicate.VolumeBindingEnable"
-            | "predicate.DynamicResourceAllocationEnable"
-            | "predicate.CacheEnable",
-        ) => Bool,
-        // VolumeBinding's scoring shape, weight and bind timeout, and dynamic
-        // resources' filter timeout: volumes and resource claims are not modelled.
-        ("predicates", "volumebinding.shape") => List,
-        ("predicates", "volumebinding.weight" | "volumebinding.bindTimeoutSeconds") => Int,
-        ("predicates", "dynamicresources.filterTimeoutSeconds") => Int,
-        // How many ancestor levels reclaim checks (0, the default: leaf queues only).
-        ("capacity", "ancestorReclaimLevel") => Int,
-        // Quota on dynamic resource allocation (ResourceClaims): lahar's workloads
-        // have no claims (a pod's `resourceClaims` is an unknown field), so on
-        // them the switches change nothing.
-        ("capacity", "capacity.DynamicResourceAllocationEnable" | "capacity.DRAConsumableCapacityEnable") => Bool,
-        ("sla", "sla-waiting-time") => Duration,
-        ("overcommit", "overcommit-factor") => Float,
-        ("task-topology", "task-topology.weight") => Int,
-        ("fgd", "fgd.weight") => Int,
-        ("numa-aware", "weight") => Int,
-        ("fgd", "fgd.policy") => Str,
-        ("resource-strategy-fit", "resourceStrategyFitWeight") => Int,
-        ("nodegroup", "strict" | "enablePreferredOrder") => Bool,
-        // GPU-number mode is modelled; the sharing modes are refused when on
-        // (`check_value`).
-        (
-            "deviceshare",
-            "deviceshare.GPUNumberEnable"
-            | "deviceshare.NodeLockEnable"
-            | "deviceshare.GPUSharingEnable"
-            | "deviceshare.VGPUEnable"
-            | "deviceshare.AscendMindClusterVNPUEnable"
-            | "deviceshare.AscendHAMiVNPUEnable",
-        ) => Bool,
-        (
-            "deviceshare",
-            "deviceshare.SchedulePolicy"
-            | "deviceshare.KnownGeometriesCMName"
-            | "deviceshare.KnownGeometriesCMNamespace",
-        ) => Str,
-        ("deviceshare", "deviceshare.ScheduleWeight") => Int,
-        ("deviceshare", "deviceshare.GPUExclusiveRules") => List,
-        ("usage", "usage.weight" | "cpu.weight" | "memory.weight") => Int,
-        ("usage", "thresholds" | "estimator") => Nested,
-        ("resource-strategy-fit", "resources" | "sra" | "proportional") => Nested,
-        ("rescheduling", "interval" | "metricsPeriod") => Duration,
-        ("tdm", "tdm.evict.period") => Duration,
-        ("extender", k) if super::plugins::extender::STRING_KEYS.contains(&k) => Str,
-        ("extender", "extender.httpTimeout") => Duration,
-        ("extender", "extender.ignorable") => Bool,
-        ("extender", "extender.managedResources") => List,
-        ("tdm", k) if k.starts_with("tdm.revocable-zone.") && k.len() > "tdm.revocable-zone.".len() => Str,
-        ("rescheduling", "strategies" | "labelSelector") => Nested,
-        // The design's selectors, which Volcano's code never reads.
-        ("rescheduling", "queueSelector") => List,
-        _ => return None,
-    })
-}
-
-/// What an argument's value may be, beyond its type.
-fn check_value(plugin: &str, key: &str, v: ArgValue) -> Result<ArgValue, String> {
-    match (plugin, key, &v) {
-        ("capacity", "ancestorReclaimLevel", ArgValue::Int(n)) if *n < 0 => {
-            Err(format!("expected a level of 0 or more, got {n} (Volcano falls back to 0)"))
-        }
-        (
-            "deviceshare",
-            "deviceshare.AscendMindClusterVNPUEnable",
-            ArgValue::Bool(true),
-        ) => Err("Ascend vNPU sharing in MindCluster mode (dynamic 310P templates with Ascend's own device info ConfigMaps) is not modelled; HAMi mode (deviceshare.AscendHAMiVNPUEnable) and the NVIDIA modes are".into()),
-        ("deviceshare", "deviceshare.GPUExclusiveRules", _) => {
-            super::plugins::deviceshare::check_exclusive_rules(&v).map(|_| v.clone())
-        }
-        ("tdm", k, ArgValue::Str(w)) if k.starts_with("tdm.revocable-zone.") && super::plugins::tdm::parse_window(w).is_none() => {
-            Err(format!("expected a daily window such as 10:00-21:00 (hours 0–23, two-digit minutes), got `{w}` (Volcano finds the zone never open)"))
-        }
-        ("extender", "extender.urlPrefix", ArgValue::Str(u)) => {
-            super::plugins::extender::http::Endpoint::parse(u).map(|_| v.clone())
-        }
-        ("extender", "extender.allocateFuncVerb" | "extender.deallocateFuncVerb", ArgValue::Str(s)) if !s.is_empty() => {
-            Err("an allocate or deallocate handler that may undo a bind is not modelled (lahar's binds are final within an action); leave it empty".into())
-        }
-        ("extender", k, ArgValue::Str(verb)) if k.ends_with("Verb") => {
-            super::plugins::extender::http::check_verb(verb).map(|_| v.clone())
-        }
-        ("extender", "extender.managedResources", ArgValue::List(l)) if l.iter().any(|x| !matches!(x, ArgValue::Str(_))) => {
-            Err("expected a list of resource names".into())
-        }
-        ("fgd", "fgd.policy", ArgValue::Str(p)) if crate::placement::Policy::from_name(p).is_none() => {
-            Err(format!("unknown policy `{p}`; expected one of: {}", crate::placement::NAMES.join(", ")))
-        }
-        _ => Ok(v),
-    }
-}
-
-/// The problems in a map-valued argument: (path below the argument, message).
-fn nested_issues(plugin: &str, key: &str, v: &ArgValue) -> Vec<(String, String)> {
-    match plugin {
-        "resource-strategy-fit" => super::plugins::resource_strategy_fit::check(key, v),
-        "usage" => super::plugins::usage::check(key, v),
-        "rescheduling" => super::plugins::rescheduling::check(key, v),
-        _ => Vec::new(),
-    }
-}
-
-fn check_arg(ty: ArgType, v: &ArgValue) -> Result<ArgValue, String> {
-    match (ty, v) {
-        (ArgType::Int, ArgValue::Int(_)) | (ArgType::Float, ArgValue::Float(_) | ArgValue::Int(_)) => Ok(v.clone()),
-        (ArgType::Bool, ArgValue::Bool(_)) => Ok(v.clone()),
-        (ArgType::Bool, ArgValue::Str(s)) if s == "true" || s == "false" => Ok(ArgValue::Bool(s == "true")),
-        (ArgType::Str, ArgValue::Str(_)) | (ArgType::List, ArgValue::List(_)) => Ok(v.clone()),
-        (ArgType::Duration, ArgValue::Str(s)) => parse_go_duration(s)
-            .map(|_| v.clone())
-            .ok_or_else(|| format!("expected a Go duration such as 30s or 1h30m, got `{s}`")),
-        (ty, v) => Err(format!(
-            "expected {}, got {} (Volcano would silently ignore this value)",
-            match ty {
-                ArgType::Int => "an integer",
-                ArgType::Float => "a number",
-                ArgType::Bool => "a boolean",
-                ArgType::Str => "a string",
-                ArgType::Duration => "a duration string",
-                ArgType::List => "a list",
-                ArgType::Nested => "a map",
-            },
-            v.kind()
-        )),
-    }
-}
-
-pub use lahar_core::time::parse_go_duration;
 
 /// The actions lahar runs, as error messages list them.
 const ACTIONS: &str = "enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim, shuffle";
@@ -814,56 +394,64 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                     continue;
                 }
             };
-            if !PLUGINS.contains(&name) {
+            let Some(spec) = plugins::spec(name) else {
+                let names = plugins::names().collect::<Vec<_>>().join(", ");
                 let message = match VOLCANO_ONLY.iter().find(|(n, _)| *n == name) {
                     Some((_, why)) => format!(
-                        "plugin `{name}` exists in Volcano but is not modelled by lahar ({why}); docs/volcano.md lists every plugin; lahar implements: {}",
-                        PLUGINS.join(", ")
+                        "plugin `{name}` exists in Volcano but is not modelled by lahar ({why}); docs/volcano.md lists every plugin; lahar implements: {names}"
                     ),
                     None => format!(
-                        "unknown plugin `{name}` (Volcano would skip it silently); lahar implements: {}{}",
-                        PLUGINS.join(", "),
-                        did_you_mean(name, PLUGINS.iter().copied())
+                        "unknown plugin `{name}` (Volcano would skip it silently); lahar implements: {names}{}",
+                        did_you_mean(name, plugins::names())
                     ),
                 };
                 issues.push(ConfIssue { at: name_at, path: format!("{path}.name"), message });
                 continue;
-            }
+            };
             let mut pc = PluginConf::new(name);
             for (k, v) in &rp.value {
                 match (k.as_str(), &v.value) {
                     ("name", _) => {}
                     ("arguments", PluginField::Map(args)) => {
                         for (ak, av) in args {
-                            match arg_type(name, ak).ok_or_else(|| retired_arg(name, ak)) {
-                                Err(Some(what)) => retired.push(ConfIssue {
-                                    at: at(av),
-                                    path: format!("{path}.arguments.{ak}"),
-                                    message: format!("retired argument: {what}"),
-                                }),
-                                Err(None) => issues.push(ConfIssue {
-                                    at: at(av),
-                                    path: format!("{path}.arguments.{ak}"),
-                                    message: format!(
-                                        "plugin `{name}` has no argument `{ak}`{}",
-                                        did_you_mean_key(ak, |k| arg_type(name, k).is_some())
-                                    ),
-                                }),
-                                Ok(ArgType::Nested) => {
-                                    let found = nested_issues(name, ak, &av.value);
-                                    if found.is_empty() {
-                                        pc.args.0.insert(ak.clone(), av.value.clone());
-                                    }
-                                    for (sub, message) in found {
-                                        issues.push(ConfIssue { at: at(av), path: format!("{path}.arguments.{ak}{sub}"), message });
-                                    }
+                            let arg_path = format!("{path}.arguments.{ak}");
+                            let Some(arg) = spec.arg(ak) else {
+                                match spec.retired_arg(ak) {
+                                    Some(what) => retired.push(ConfIssue {
+                                        at: at(av),
+                                        path: arg_path,
+                                        message: format!("retired argument: {what}"),
+                                    }),
+                                    None => issues.push(ConfIssue {
+                                        at: at(av),
+                                        path: arg_path,
+                                        message: format!(
+                                            "plugin `{name}` has no argument `{ak}`{}",
+                                            did_you_mean_key(ak, |k| spec.arg(k).is_some())
+                                        ),
+                                    }),
                                 }
-                                Ok(ty) => match check_arg(ty, &av.value).and_then(|v| check_value(name, ak, v)) {
-                                    Ok(val) => {
-                                        pc.args.0.insert(ak.clone(), val);
-                                    }
-                                    Err(m) => issues.push(ConfIssue { at: at(av), path: format!("{path}.arguments.{ak}"), message: m }),
-                                },
+                                continue;
+                            };
+                            // A map's own check reads it field by field; any other
+                            // value is first read as its type.
+                            let typed = if arg.ty == ArgType::Nested {
+                                Ok(av.value.clone())
+                            } else {
+                                check_arg(arg.ty, &av.value)
+                            };
+                            let found = match &typed {
+                                Ok(v) => (arg.check)(ak, v),
+                                Err(m) => vec![(String::new(), m.clone())],
+                            };
+                            match typed {
+                                Ok(v) if found.is_empty() => {
+                                    pc.args.0.insert(ak.clone(), v);
+                                }
+                                _ => {}
+                            }
+                            for (sub, message) in found {
+                                issues.push(ConfIssue { at: at(av), path: format!("{arg_path}{sub}"), message });
                             }
                         }
                     }
@@ -892,22 +480,17 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 }
             }
             let written = |k: &str| matches!(rp.value.get("arguments").map(|a| &a.value), Some(PluginField::Map(m)) if m.contains_key(k));
-            if name == "deviceshare" {
-                for (k, message) in super::plugins::deviceshare::argument_conflicts(&pc.args) {
+            for (k, message) in (spec.conflicts)(&pc.args) {
+                issues.push(ConfIssue { at: at(rp), path: format!("{path}.arguments.{k}"), message: message.into() });
+            }
+            for arg in spec.args.iter().filter(|a| !written(a.key)) {
+                if let Some(missing) = arg.required {
                     issues.push(ConfIssue {
                         at: at(rp),
-                        path: format!("{path}.arguments.{k}"),
-                        message: message.into(),
+                        path: format!("{path}.arguments.{}", arg.key),
+                        message: missing.into(),
                     });
                 }
-            }
-            if name == "extender" && !written("extender.urlPrefix") {
-                issues.push(ConfIssue {
-                    at: at(rp),
-                    path: format!("{path}.arguments.extender.urlPrefix"),
-                    message: "the extender's address is required, such as http://127.0.0.1:8713 (Volcano would fail every call)".into(),
-                });
-                continue;
             }
             plugins.push(pc);
         }
@@ -1097,16 +680,26 @@ mod tests {
         };
         let c = parse(&conf("fgd.policy: best-fit, fgd.weight: 3")).unwrap_or_else(|e| panic!("{:?}", e.issues));
         assert_eq!(c.tiers[0][0].args.str("fgd.policy"), Some("best-fit"));
-        assert_eq!(crate::volcano::plugins::fgd::policy_of(&c), Some(crate::placement::Policy::BestFit));
+        assert_eq!(
+            crate::volcano::plugins::fgd::policy_of(c.tiers.iter().flatten()),
+            Some(crate::placement::Policy::BestFit)
+        );
         let e = parse(&conf("fgd.policy: tetris, fgd.weight: high")).unwrap_err();
         assert_eq!(e.issues.len(), 2, "{:?}", e.issues);
         assert_eq!(e.issues[0].path, "tiers[0].plugins[0].arguments.fgd.policy");
         assert!(e.issues[0].message.contains("unknown policy `tetris`; expected one of: random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd"), "{:?}", e.issues);
         assert_eq!(e.issues[1].path, "tiers[0].plugins[0].arguments.fgd.weight");
         let plain = parse("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: fgd\n").unwrap();
-        assert_eq!(crate::volcano::plugins::fgd::policy_of(&plain), Some(crate::placement::Policy::Fgd));
+        assert_eq!(
+            crate::volcano::plugins::fgd::policy_of(plain.tiers.iter().flatten()),
+            Some(crate::placement::Policy::Fgd)
+        );
         let off = parse(&conf("fgd.weight: 0")).unwrap();
-        assert_eq!(crate::volcano::plugins::fgd::policy_of(&off), None, "weight 0: no scores, no device choice");
+        assert_eq!(
+            crate::volcano::plugins::fgd::policy_of(off.tiers.iter().flatten()),
+            None,
+            "weight 0: no scores, no device choice"
+        );
     }
 
     /// capacity's arguments (issue 13, item 3): `ancestorReclaimLevel` loads (0,
@@ -1248,7 +841,7 @@ mod tests {
             "extender",
             "resourcequota",
         ] {
-            assert!(PLUGINS.contains(&n) || VOLCANO_ONLY.iter().any(|(v, _)| *v == n), "{n}");
+            assert!(plugins::spec(n).is_some() || VOLCANO_ONLY.iter().any(|(v, _)| *v == n), "{n}");
         }
         // Predicates' volume and resource-claim tuning loads.
         let c = "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {volumebinding.weight: 1, volumebinding.bindTimeoutSeconds: 600, dynamicresources.filterTimeoutSeconds: 10}\n";
@@ -1284,10 +877,10 @@ mod tests {
 
     #[test]
     fn go_durations() {
-        assert_eq!(parse_go_duration("1h30m"), Some(5_400_000_000));
-        assert_eq!(parse_go_duration("300ms"), Some(300_000));
-        assert_eq!(parse_go_duration("1.5h"), Some(5_400_000_000));
-        assert_eq!(parse_go_duration("5"), None);
+        assert_eq!(lahar_core::time::parse_go_duration("1h30m"), Some(5_400_000_000));
+        assert_eq!(lahar_core::time::parse_go_duration("300ms"), Some(300_000));
+        assert_eq!(lahar_core::time::parse_go_duration("1.5h"), Some(5_400_000_000));
+        assert_eq!(lahar_core::time::parse_go_duration("5"), None);
     }
 
     #[test]

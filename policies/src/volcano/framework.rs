@@ -5,7 +5,8 @@
 //! `None`, "not registered"); the framework consults a plugin only when the enable
 //! flag of that extension point is on in the conf.
 
-use super::conf::{PluginConf, SchedulerConf};
+use super::conf::SchedulerConf;
+use super::plugin::{EvictKind, FLAGS, Hooks, Plugin, PluginConf, Vote, flag};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::QueueId;
@@ -16,269 +17,6 @@ use lahar_core::world::VictimKey;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::cmp::Ordering;
-
-/// A vote: +1 permit, 0 abstain, −1 reject.
-pub type Vote = i8;
-
-/// Volcano's plugin extension points. Every method has a "not registered" default.
-#[allow(unused_variables)]
-pub trait Plugin: Send {
-    /// Name in the conf.
-    fn name(&self) -> &'static str;
-    /// Per-session set-up (shares, deserved resources...).
-    fn open(&mut self, ssn: &mut Session<'_>) {}
-    /// The session's end (after every action).
-    fn close(&mut self, ssn: &Session<'_>) {}
-    /// `Less` puts `l` first; `Equal` abstains.
-    fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
-        None
-    }
-    /// True if the plugin implements [`Plugin::job_order`]. A plugin that
-    /// implements it must say so: [`Framework::sort_jobs`] relies on it.
-    fn registers_job_order(&self) -> bool {
-        false
-    }
-    /// A number whose ascending order is this plugin's `job_order` (`Some` for
-    /// every job, or `None` for every job): lets the framework sort jobs by
-    /// precomputed keys. A plugin that returns keys must order exactly by them.
-    fn job_order_key(&self, ssn: &Session<'_>, j: JobId) -> Option<f64> {
-        None
-    }
-    /// Order of pods of one job.
-    fn task_order(&self, ssn: &Session<'_>, l: PodId, r: PodId) -> Option<Ordering> {
-        None
-    }
-    /// Order of queues.
-    fn queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId) -> Option<Ordering> {
-        None
-    }
-    /// Order of victim queues (no flag; the first registered decides).
-    fn victim_queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId, preemptor: QueueId) -> Option<Ordering> {
-        None
-    }
-    /// Can the pod run on the node (resources aside)? `Err` carries the reason.
-    fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
-        None
-    }
-    /// True for plugins that implement [`Plugin::predicate`]; the predicate loops
-    /// ask no other plugin.
-    fn has_predicate(&self) -> bool {
-        false
-    }
-    /// True when [`Plugin::predicate`] passes the pod on every node (so a search
-    /// need not ask per node).
-    fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
-        false
-    }
-    /// True when every refusal of [`Plugin::predicate`] is resolvable (Volcano's
-    /// `Unschedulable` code): preempt and reclaim keep the node as a candidate
-    /// (`PredicateForPreemptAction`), and preempt asks again after each eviction.
-    fn predicate_resolvable(&self) -> bool {
-        false
-    }
-    /// The refusals of [`Plugin::predicate`] evicting could not resolve
-    /// (Volcano's `Error` and `UnschedulableAndUnresolvable` codes), which
-    /// preempt and reclaim choose candidate nodes by: all of them by default,
-    /// none when [`Plugin::predicate_resolvable`].
-    fn predicate_unresolvable(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
-        if self.predicate_resolvable() { None } else { self.predicate(ssn, pod, node) }
-    }
-    /// True when [`Plugin::predicate_unresolvable`] passes the pod on every node.
-    fn unresolvable_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
-        self.predicate_resolvable() || self.predicate_passes_everywhere(ssn, pod)
-    }
-    /// Node score (summed over plugins). A plugin whose score reads more than the
-    /// pod's request, static node facts and the node's `used` must say so in
-    /// [`Plugin::score_by_node`], or a cached score would be reused wrongly.
-    fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
-        None
-    }
-    /// Adds the pod's [`Plugin::node_score`] on each of `nodes` to `sums` (same
-    /// length), node by node in order. A plugin whose score is shared by runs of
-    /// nodes may compute it once per run; the numbers added must be the very ones
-    /// `node_score` gives.
-    fn add_node_scores(&self, ssn: &Session<'_>, pod: PodId, nodes: &[NodeId], sums: &mut [f64]) {
-        for (sum, &n) in sums.iter_mut().zip(nodes) {
-            if let Some(s) = self.node_score(ssn, pod, n) {
-                *sum += s;
-            }
-        }
-    }
-    /// True for plugins that implement [`Plugin::node_score`] or a batch score
-    /// ([`Plugin::batch_score`]); the node-order loops ask no other plugin.
-    fn has_node_score(&self) -> bool {
-        false
-    }
-    /// True when the plugin scores a set of candidate nodes together (Volcano's
-    /// `BatchNodeOrderFn`, normalized over the candidates) in
-    /// [`Plugin::add_node_scores`] only; its [`Plugin::node_score`] says nothing.
-    fn batch_score(&self) -> bool {
-        false
-    }
-    /// What the plugin's score of the pod on the node rests on, for `--explain`.
-    fn score_note(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<String> {
-        None
-    }
-    /// True when the pod's node score is a function of the pod's request, static
-    /// node facts and the node's `used` only, so the framework may reuse it while
-    /// the node's `used` is unchanged; false when it reads more (the job's own
-    /// placement, HyperNode sums, the session...).
-    fn score_by_node(&self, ssn: &Session<'_>, pod: PodId) -> bool {
-        true
-    }
-    /// Is the job schedulable at all (no flag)?
-    fn job_valid(&self, ssn: &Session<'_>, job: JobId) -> Option<Result<(), String>> {
-        None
-    }
-    /// Is the gang satisfied?
-    fn job_ready(&self, ssn: &Session<'_>, job: JobId) -> Option<bool> {
-        None
-    }
-    /// Is the gang satisfied counting pipelined pods?
-    fn job_pipelined(&self, ssn: &Session<'_>, job: JobId) -> Option<Vote> {
-        None
-    }
-    /// Does the job need more resources (preemptor)?
-    fn job_starving(&self, ssn: &Session<'_>, job: JobId) -> Option<bool> {
-        None
-    }
-    /// True unless the plugin's `job_enqueueable` vote depends on more than the
-    /// job's queue, its minResources and the session's state (enqueue then votes
-    /// once per such group of waiting PodGroups). A plugin whose vote reads anything
-    /// else about the job must return false.
-    fn enqueue_vote_by_shape(&self) -> bool {
-        true
-    }
-    /// May the PodGroup be admitted (Pending → Inqueue)?
-    fn job_enqueueable(&self, ssn: &Session<'_>, job: JobId) -> Option<Vote> {
-        None
-    }
-    /// The PodGroup was admitted.
-    fn job_enqueued(&mut self, ssn: &Session<'_>, job: JobId) {}
-    /// True if the plugin implements [`Plugin::preemptable`] (the framework uses it
-    /// to know which tiers can choose victims). A plugin that implements it must
-    /// say so: the victim search relies on it.
-    fn registers_preemptable(&self) -> bool {
-        false
-    }
-    /// Victims among `candidates` for preempt (order kept).
-    fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
-        None
-    }
-    /// A necessary condition on the victims this plugin's `preemptable` (or, with
-    /// `reclaim`, `reclaimable`) can choose for `preemptor`, by victim group:
-    /// `Some(false)` if it never chooses a pod of group `key`. `None`: no rule.
-    fn victim_group_ok(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
-        None
-    }
-    /// True if the plugin implements [`Plugin::reclaimable`]. A plugin that
-    /// implements it must say so: the victim search relies on it.
-    fn registers_reclaimable(&self) -> bool {
-        false
-    }
-    /// True if the plugin's reclaim victims do not depend on the reclaimer (only on
-    /// the candidates and the session's state).
-    fn reclaim_victims_ignore_reclaimer(&self) -> bool {
-        false
-    }
-    /// Victims among `candidates` for reclaim (order kept).
-    fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
-        None
-    }
-    /// True if the plugin implements [`Plugin::victim_tasks`].
-    fn registers_victim_tasks(&self) -> bool {
-        false
-    }
-    /// Pods among `running` that the `shuffle` action should evict (Volcano's
-    /// `VictimTasksFn`).
-    fn victim_tasks(&self, ssn: &Session<'_>, running: &[PodId]) -> Option<Vec<PodId>> {
-        None
-    }
-    /// Is the queue over its share?
-    fn overused(&self, ssn: &Session<'_>, queue: QueueId) -> Option<bool> {
-        None
-    }
-    /// May the queue take this pod?
-    fn allocatable(&self, ssn: &Session<'_>, queue: QueueId, pod: PodId) -> Option<bool> {
-        None
-    }
-    /// Why [`Plugin::allocatable`] says no, in numbers (`--explain` only): the
-    /// limit, what the queue holds and what the pod asks. `None` when it says yes
-    /// or has nothing to add to its name.
-    fn allocatable_why(&self, ssn: &Session<'_>, queue: QueueId, pod: PodId) -> Option<String> {
-        None
-    }
-    /// May the queue reclaim for pods requesting `req` in all (one pod for
-    /// reclaim, a job's pending pods for gangreclaim)?
-    fn preemptive(&self, ssn: &Session<'_>, queue: QueueId, req: &Resources) -> Option<bool> {
-        None
-    }
-    /// Victims among `candidates` that gangpreempt or gangreclaim may take for
-    /// `job` (Volcano's `UnifiedEvictableFn`, which no enable flag switches off;
-    /// order kept).
-    fn unified_evictable(
-        &self,
-        ssn: &Session<'_>,
-        kind: EvictKind,
-        job: JobId,
-        candidates: &[PodId],
-    ) -> Option<Vec<PodId>> {
-        None
-    }
-    /// For a hard-topology job: candidate HyperNodes grouped by tier, lowest first.
-    fn hypernode_gradient(&self, ssn: &Session<'_>, job: JobId) -> Option<Vec<Vec<HyperNodeId>>> {
-        None
-    }
-    /// For gangpreempt and gangreclaim (Volcano's gradient with `PurposeEvict`): the
-    /// HyperNodes under `within` where a job may be planned, widest first; for a
-    /// job without a hard topology, `within` alone.
-    fn hypernode_gradient_evict(
-        &self,
-        ssn: &Session<'_>,
-        job: JobId,
-        within: HyperNodeId,
-    ) -> Option<Vec<Vec<HyperNodeId>>> {
-        None
-    }
-    /// For sub-job `sub` of a job being placed in HyperNode `within`: the
-    /// HyperNodes under it to try (Volcano's `HyperNodeGradientForSubJobFn`),
-    /// grouped by tier, lowest first; with `evict` (gangpreempt and gangreclaim's
-    /// plans, `PurposeEvict`), widest first. `within` alone for a sub-job without
-    /// a hard topology.
-    fn sub_job_gradient(
-        &self,
-        ssn: &Session<'_>,
-        job: JobId,
-        sub: u32,
-        within: HyperNodeId,
-        evict: bool,
-    ) -> Option<Vec<Vec<HyperNodeId>>> {
-        None
-    }
-    /// Scores of placing sub-job `sub` in each of `candidates` (Volcano's
-    /// `HyperNodeOrderFn`, which sees the candidates together).
-    fn hypernode_scores(
-        &self,
-        ssn: &Session<'_>,
-        job: JobId,
-        sub: u32,
-        candidates: &[HyperNodeId],
-    ) -> Option<Vec<f64>> {
-        None
-    }
-    /// Is sub-job `sub` ready (jobs with a `subGroupPolicy`)?
-    fn sub_job_ready(&self, ssn: &Session<'_>, job: JobId, sub: u32) -> Option<bool> {
-        None
-    }
-    /// Pipelined vote for sub-job `sub`.
-    fn sub_job_pipelined(&self, ssn: &Session<'_>, job: JobId, sub: u32) -> Option<Vote> {
-        None
-    }
-    /// Order of two sub-jobs of a job (`Less` = first).
-    fn sub_job_order(&self, ssn: &Session<'_>, job: JobId, l: u32, r: u32) -> Option<Ordering> {
-        None
-    }
-}
 
 /// Volcano's victim tier walk (`Preemptable`, `Reclaimable`, `UnifiedEvictable`):
 /// in each tier, the answers of the plugins that answer (`Some`) are intersected;
@@ -320,79 +58,9 @@ fn seeds<'a>(tier: &'a [Slot], idx: &'a [usize]) -> impl Iterator<Item = usize> 
 }
 
 /// True if a victim-choosing plugin may answer "no opinion" (`None`, skipped by
-/// [`tier_walk`]): every plugin but those known to always answer.
+/// [`tier_walk`]): every plugin but those that declare [`Hooks::NEVER_ABSTAINS`].
 fn may_abstain(s: &Slot) -> bool {
-    match s.conf.name.as_str() {
-        "priority" | "gang" | "conformance" | "proportion" => false,
-        "drf" => s.conf.flag("enableHierarchy"),
-        _ => true,
-    }
-}
-
-/// Which gang-eviction action asks [`Plugin::unified_evictable`] (Volcano's
-/// `EvictionKind`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum EvictKind {
-    /// `gangpreempt`: victims in the preemptor's queue.
-    GangPreempt,
-    /// `gangreclaim`: victims in other, reclaimable queues.
-    GangReclaim,
-}
-
-/// Bit positions of the enable flags (the order of [`super::conf::FLAGS`]).
-pub mod flag {
-    /// `enableJobOrder`.
-    pub const ENABLE_JOB_ORDER: u32 = 0;
-    /// `enableTaskOrder`.
-    pub const ENABLE_TASK_ORDER: u32 = 1;
-    /// `enableQueueOrder`.
-    pub const ENABLE_QUEUE_ORDER: u32 = 2;
-    /// `enabledClusterOrder`.
-    pub const ENABLED_CLUSTER_ORDER: u32 = 3;
-    /// `enableJobReady`.
-    pub const ENABLE_JOB_READY: u32 = 4;
-    /// `enableJobPipelined`.
-    pub const ENABLE_JOB_PIPELINED: u32 = 5;
-    /// `enableJobEnqueued`.
-    pub const ENABLE_JOB_ENQUEUED: u32 = 6;
-    /// `enableJobStarving`.
-    pub const ENABLE_JOB_STARVING: u32 = 7;
-    /// `enablePreemptable`.
-    pub const ENABLE_PREEMPTABLE: u32 = 8;
-    /// `enableReclaimable`.
-    pub const ENABLE_RECLAIMABLE: u32 = 9;
-    /// `enablePreemptive`.
-    pub const ENABLE_PREEMPTIVE: u32 = 10;
-    /// `enablePredicate`.
-    pub const ENABLE_PREDICATE: u32 = 11;
-    /// `enableNodeOrder`.
-    pub const ENABLE_NODE_ORDER: u32 = 12;
-    /// `enableBestNode`.
-    pub const ENABLE_BEST_NODE: u32 = 13;
-    /// `enableTargetJob`.
-    pub const ENABLE_TARGET_JOB: u32 = 14;
-    /// `enableReservedNodes`.
-    pub const ENABLE_RESERVED_NODES: u32 = 15;
-    /// `enabledVictim`.
-    pub const ENABLED_VICTIM: u32 = 16;
-    /// `enabledOverused`.
-    pub const ENABLED_OVERUSED: u32 = 17;
-    /// `enabledAllocatable`.
-    pub const ENABLED_ALLOCATABLE: u32 = 18;
-    /// `enabledHyperNodeOrder`.
-    pub const ENABLED_HYPER_NODE_ORDER: u32 = 19;
-    /// `enabledHyperNodeGradient`.
-    pub const ENABLED_HYPER_NODE_GRADIENT: u32 = 20;
-    /// `enabledSubJobReady`.
-    pub const ENABLED_SUB_JOB_READY: u32 = 21;
-    /// `enabledSubJobPipelined`.
-    pub const ENABLED_SUB_JOB_PIPELINED: u32 = 22;
-    /// `enabledSubJobOrder`.
-    pub const ENABLED_SUB_JOB_ORDER: u32 = 23;
-    /// `enableHierarchy`.
-    pub const ENABLE_HIERARCHY: u32 = 24;
-    /// Extension points without a flag.
-    pub const ALWAYS: u32 = 31;
+    !s.plugin.hooks().has(Hooks::NEVER_ABSTAINS)
 }
 
 /// A plugin and its conf entry.
@@ -478,17 +146,20 @@ impl Framework {
                 t.iter()
                     .map(|pc| {
                         let mut mask = 1u32 << flag::ALWAYS;
-                        for (i, (name, _)) in super::conf::FLAGS.iter().enumerate() {
+                        for (i, (name, _)) in FLAGS.iter().enumerate() {
                             if pc.flag(name) {
                                 mask |= 1 << i;
                             }
                         }
-                        let plugin = super::plugins::build(pc);
+                        let spec = super::plugins::spec(&pc.name)
+                            .expect("the conf loader accepts only plugins of plugins::ALL");
+                        let plugin = (spec.build)(pc);
+                        let hooks = plugin.hooks();
                         // Nothing to ask the others for in the per-(pod, node) loops.
-                        if !plugin.has_node_score() {
+                        if !hooks.has(Hooks::NODE_SCORE) {
                             mask &= !(1 << flag::ENABLE_NODE_ORDER);
                         }
-                        if !plugin.has_predicate() {
+                        if !hooks.has(Hooks::PREDICATE) {
                             mask &= !(1 << flag::ENABLE_PREDICATE);
                         }
                         Slot { conf: pc.clone(), mask, plugin }
@@ -503,6 +174,51 @@ impl Framework {
         fw.reclaim_ordered =
             fw.tiers.iter().flatten().any(|s| s.conf.name == "capacity" && s.on(flag::ENABLE_RECLAIMABLE));
         fw
+    }
+
+    /// Answers plugins give at extension points they did not declare in
+    /// [`Plugin::hooks`] — the framework never asks them there, so each is a plugin
+    /// bug that would be silently ignored — sampled on the session's first jobs
+    /// with pending pods (two pods each), its first nodes and Running pods. Debug
+    /// builds check every session ([`crate::volcano::Volcano::check_hooks`]).
+    pub fn undeclared(&self, ssn: &Session<'_>) -> Vec<String> {
+        let jobs: Vec<JobId> = ssn.jobs_with_pending().take(4).collect();
+        let pods: Vec<PodId> = jobs.iter().flat_map(|&j| ssn.pending_pods(j).into_iter().take(2)).collect();
+        let nodes: Vec<NodeId> = (0..ssn.node_count().min(4)).map(|n| NodeId(n as u32)).collect();
+        let running: Vec<PodId> = ssn
+            .jobs()
+            .flat_map(|j| ssn.job(j).pods.iter().copied())
+            .filter(|&p| ssn.pod(p).status == lahar_core::job::PodStatus::Running)
+            .take(8)
+            .collect();
+        let mut out = Vec::new();
+        for s in self.tiers.iter().flatten() {
+            let (p, h) = (s.plugin.as_ref(), s.plugin.hooks());
+            let on_pods = |f: &dyn Fn(PodId, NodeId) -> bool| pods.iter().any(|&q| nodes.iter().any(|&n| f(q, n)));
+            let asks: [(Hooks, &str, &dyn Fn() -> bool); 6] = [
+                (Hooks::JOB_ORDER, "job_order", &|| {
+                    jobs.iter().any(|&a| {
+                        p.job_order_key(ssn, a).is_some() || jobs.iter().any(|&b| p.job_order(ssn, a, b).is_some())
+                    })
+                }),
+                (Hooks::PREDICATE, "predicate", &|| on_pods(&|q, n| p.predicate(ssn, q, n).is_some())),
+                (Hooks::NODE_SCORE, "node_score", &|| on_pods(&|q, n| p.node_score(ssn, q, n).is_some())),
+                (Hooks::PREEMPTABLE, "preemptable", &|| {
+                    pods.iter().any(|&q| p.preemptable(ssn, q, &running).is_some())
+                }),
+                (Hooks::RECLAIMABLE, "reclaimable", &|| {
+                    pods.iter().any(|&q| p.reclaimable(ssn, q, &running).is_some())
+                }),
+                (Hooks::VICTIM_TASKS, "victim_tasks", &|| p.victim_tasks(ssn, &running).is_some()),
+            ];
+            // Only the undeclared points are asked (a declared one may cost a call).
+            for (hook, name, answers) in asks {
+                if !h.has(hook) && answers() {
+                    out.push(format!("plugin `{}` answers {name} without declaring it in hooks()", p.name()));
+                }
+            }
+        }
+        out
     }
 
     fn enabled(&self, bit: u32) -> impl Iterator<Item = &dyn Plugin> + '_ {
@@ -539,7 +255,7 @@ impl Framework {
     /// that orders jobs gives no key.
     pub fn job_order_keys(&self, ssn: &Session<'_>, j: JobId) -> Option<Vec<f64>> {
         self.enabled(flag::ENABLE_JOB_ORDER)
-            .filter(|p| p.registers_job_order())
+            .filter(|p| p.hooks().has(Hooks::JOB_ORDER))
             .map(|p| p.job_order_key(ssn, j))
             .collect()
     }
@@ -550,7 +266,7 @@ impl Framework {
     /// order as the comparator, with one plugin call per job instead of per pair.
     pub fn sort_jobs(&self, ssn: &Session<'_>, jobs: &mut [JobId]) {
         let plugins: Vec<&dyn Plugin> =
-            self.enabled(flag::ENABLE_JOB_ORDER).filter(|p| p.registers_job_order()).collect();
+            self.enabled(flag::ENABLE_JOB_ORDER).filter(|p| p.hooks().has(Hooks::JOB_ORDER)).collect();
         let Some(&first) = jobs.first() else { return };
         // Short lists sort faster with the comparator than with a key table.
         if ssn.is_exhaustive() || jobs.len() < 16 || plugins.iter().any(|p| p.job_order_key(ssn, first).is_none()) {
@@ -741,7 +457,7 @@ impl Framework {
     pub fn node_scores(&self, ssn: &Session<'_>, pod: PodId, nodes: &[NodeId]) -> Vec<Vec<(&'static str, f64)>> {
         let mut out = vec![Vec::new(); nodes.len()];
         for p in self.enabled(flag::ENABLE_NODE_ORDER) {
-            if p.batch_score() {
+            if p.hooks().has(Hooks::BATCH_SCORE) {
                 let mut sums = vec![0.0; nodes.len()];
                 p.add_node_scores(ssn, pod, nodes, &mut sums);
                 for (o, s) in out.iter_mut().zip(sums) {
@@ -802,7 +518,7 @@ impl Framework {
 
     /// True if every enqueue vote depends only on the job's queue and minResources.
     pub fn enqueue_votes_by_shape(&self) -> bool {
-        self.enabled(flag::ENABLE_JOB_ENQUEUED).all(|p| p.enqueue_vote_by_shape())
+        self.enabled(flag::ENABLE_JOB_ENQUEUED).all(|p| !p.hooks().has(Hooks::ENQUEUE_BY_JOB))
     }
 
     /// Tells every plugin the job was admitted.
@@ -905,7 +621,11 @@ impl Framework {
                     .filter(|&i| {
                         let s = &tier[i];
                         s.on(bit)
-                            && if reclaim { s.plugin.registers_reclaimable() } else { s.plugin.registers_preemptable() }
+                            && if reclaim {
+                                s.plugin.hooks().has(Hooks::RECLAIMABLE)
+                            } else {
+                                s.plugin.hooks().has(Hooks::PREEMPTABLE)
+                            }
                     })
                     .collect()
             })
@@ -919,8 +639,8 @@ impl Framework {
         self.tiers
             .iter()
             .flatten()
-            .filter(|s| s.on(flag::ENABLE_RECLAIMABLE) && s.plugin.registers_reclaimable())
-            .all(|s| s.plugin.reclaim_victims_ignore_reclaimer())
+            .filter(|s| s.on(flag::ENABLE_RECLAIMABLE) && s.plugin.hooks().has(Hooks::RECLAIMABLE))
+            .all(|s| s.plugin.hooks().has(Hooks::RECLAIM_IGNORES_RECLAIMER))
     }
 
     /// False if no tier can choose a victim of group `key` for `preemptor`. A
@@ -953,7 +673,7 @@ impl Framework {
 
     /// True if some plugin with `enabledVictim` names shuffle's victims.
     pub fn names_victims(&self) -> bool {
-        self.tiers.iter().flatten().any(|s| s.on(flag::ENABLED_VICTIM) && s.plugin.registers_victim_tasks())
+        self.tiers.iter().flatten().any(|s| s.on(flag::ENABLED_VICTIM) && s.plugin.hooks().has(Hooks::VICTIM_TASKS))
     }
 
     /// shuffle's victims (Volcano's `VictimTasks`): per tier, the union of the

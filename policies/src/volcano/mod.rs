@@ -5,9 +5,11 @@
 //! deliberately differs from Volcano.
 
 pub mod actions;
+pub mod args;
 pub mod conf;
 mod explain;
 pub mod framework;
+pub mod plugin;
 pub mod plugins;
 pub mod subjobs;
 
@@ -16,8 +18,9 @@ use actions::carry::Carry;
 use actions::gang_evict::GangArgs;
 use actions::waiting::WaitingOrder;
 use conf::{ActionKind, SchedulerConf};
-use framework::{EvictKind, Framework};
+use framework::Framework;
 use lahar_core::session::{Scheduler, Session};
+use plugin::EvictKind;
 
 /// Volcano's scheduling pipeline.
 pub struct Volcano {
@@ -29,6 +32,9 @@ pub struct Volcano {
     gang_args: [GangArgs; 2],
     /// preempt's failed searches, kept across sessions.
     carry: Carry,
+    /// Check at each session's open that no plugin answers an extension point it
+    /// did not declare ([`Framework::undeclared`]); on in debug builds.
+    check_hooks: bool,
 }
 
 impl Volcano {
@@ -37,7 +43,21 @@ impl Volcano {
         let fw = Framework::new(&conf);
         let gang_args = ["gangpreempt", "gangreclaim"].map(|a| GangArgs::from_conf(conf.configurations.get(a)));
         let carry = Carry::new(&fw);
-        Volcano { conf, fw, alloc: AllocState::default(), waiting: WaitingOrder::default(), gang_args, carry }
+        Volcano {
+            conf,
+            fw,
+            alloc: AllocState::default(),
+            waiting: WaitingOrder::default(),
+            gang_args,
+            carry,
+            check_hooks: cfg!(debug_assertions),
+        }
+    }
+    /// The same scheduler checking every session that no plugin answers an
+    /// extension point it did not declare (a panic naming it if one does).
+    pub fn check_hooks(mut self, on: bool) -> Volcano {
+        self.check_hooks = on;
+        self
     }
     /// Volcano's built-in default configuration.
     pub fn default_conf() -> Volcano {
@@ -59,6 +79,10 @@ impl Scheduler for Volcano {
     }
     fn schedule(&mut self, ssn: &mut Session<'_>) {
         self.fw.open(ssn);
+        if self.check_hooks {
+            let wrong = self.fw.undeclared(ssn);
+            assert!(wrong.is_empty(), "{}", wrong.join("; "));
+        }
         let has_enqueue = self.conf.actions.contains(&ActionKind::Enqueue);
         for a in self.conf.actions.clone() {
             match a {

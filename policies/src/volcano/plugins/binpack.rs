@@ -6,12 +6,21 @@
 //! weight to the denominator only; any resource that would overflow makes the score
 //! 0. Result: `score / Σw · 100 · binpack.weight`.
 
-use super::super::conf::Args;
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType, Args};
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::PodId;
 use lahar_core::resource::{CPU, MEMORY, Resources};
 use lahar_core::session::Session;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("binpack", |pc| Box::new(Binpack::new(&pc.args))).args(&[
+    ArgSpec::new("binpack.weight", ArgType::Int, "1", "the plugin's weight"),
+    ArgSpec::new("binpack.cpu", ArgType::Int, "1", "CPU's weight"),
+    ArgSpec::new("binpack.memory", ArgType::Int, "1", "memory's weight"),
+    ArgSpec::new("binpack.resources", ArgType::Str, "", "extended resources to weigh, comma-separated"),
+    ArgSpec::new("binpack.resources.<name>", ArgType::Int, "1", "that resource's weight"),
+]);
 
 /// The binpack plugin.
 pub struct Binpack {
@@ -91,8 +100,8 @@ impl Plugin for Binpack {
     fn name(&self) -> &'static str {
         "binpack"
     }
-    fn has_node_score(&self) -> bool {
-        true
+    fn hooks(&self) -> Hooks {
+        Hooks::NODE_SCORE
     }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         if self.weight == 0 {

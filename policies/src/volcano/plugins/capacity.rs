@@ -17,7 +17,8 @@
 //! two queues share a non-root ancestor within the levels and the reclaimer's own
 //! queue deserves nothing it asks for either.
 
-use super::super::framework::{EvictKind, Plugin, Vote};
+use super::super::args::{ArgSpec, ArgType, ArgValue, problem};
+use super::super::plugin::{EvictKind, Hooks, Plugin, PluginSpec, Vote};
 use super::proportion::real_capability;
 use super::queue_tree::QueueTree;
 use super::{Admission, FRes, f, le, le_on, over_limit, share};
@@ -26,6 +27,40 @@ use lahar_core::queue::{QueueId, QueueState};
 use lahar_core::resource::{DIMS, PODS, Resources};
 use lahar_core::session::Session;
 use std::cmp::Ordering;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("capacity", |pc| {
+    Box::new(
+        Capacity::new(pc.flag("enableHierarchy"))
+            .with_ancestor_level(pc.args.int("ancestorReclaimLevel", 0).max(0) as usize),
+    )
+})
+.args(&[
+    ArgSpec::new("ancestorReclaimLevel", ArgType::Int, "0", "ancestor levels reclaim checks (0: leaf queues only)")
+        .checked(check_level),
+    ArgSpec::new(
+        "capacity.DynamicResourceAllocationEnable",
+        ArgType::Bool,
+        "false",
+        "quota on ResourceClaims (lahar's jobs have none)",
+    ),
+    ArgSpec::new(
+        "capacity.DRAConsumableCapacityEnable",
+        ArgType::Bool,
+        "false",
+        "quota on consumable ResourceClaim capacity (lahar's jobs have none)",
+    ),
+]);
+
+/// A negative level, which Volcano replaces with 0.
+fn check_level(_: &str, v: &ArgValue) -> Vec<(String, String)> {
+    match v {
+        ArgValue::Int(n) if *n < 0 => {
+            problem(format!("expected a level of 0 or more, got {n} (Volcano falls back to 0)"))
+        }
+        _ => Vec::new(),
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 struct Attr {
@@ -258,6 +293,9 @@ impl Plugin for Capacity {
     fn name(&self) -> &'static str {
         "capacity"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::RECLAIMABLE
+    }
     fn open(&mut self, ssn: &mut Session<'_>) {
         if self.hierarchical {
             self.open_hier(ssn);
@@ -397,9 +435,6 @@ impl Plugin for Capacity {
             }
             below(&after, &self.attrs[a].deserved)
         }))
-    }
-    fn registers_reclaimable(&self) -> bool {
-        true
     }
     fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         if self.broken() {

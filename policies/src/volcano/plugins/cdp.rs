@@ -10,10 +10,13 @@
 //! the plugin asks for a session when the earliest cooldown of a running pod ends
 //! (each session walks the jobs to find it, as `sla` does).
 
-use super::super::framework::Plugin;
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use lahar_core::job::{PodId, PodStatus};
 use lahar_core::session::Session;
 use lahar_core::time::SimTime;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("cdp", |_| Box::new(Cdp));
 
 /// The plugin.
 #[derive(Debug, Default)]
@@ -35,6 +38,9 @@ impl Plugin for Cdp {
     fn name(&self) -> &'static str {
         "cdp"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::PREEMPTABLE.and(Hooks::RECLAIMABLE).and(Hooks::RECLAIM_IGNORES_RECLAIMER)
+    }
     fn open(&mut self, ssn: &mut Session<'_>) {
         let cooled = |j| ssn.job(j).spec.tasks.iter().any(|t| t.hints.as_deref().is_some_and(|h| h.cooldown.is_some()));
         let next = ssn
@@ -48,17 +54,8 @@ impl Plugin for Cdp {
             ssn.request_wakeup(t);
         }
     }
-    fn registers_preemptable(&self) -> bool {
-        true
-    }
     fn preemptable(&self, ssn: &Session<'_>, _: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
         Some(unprotected(ssn, candidates))
-    }
-    fn registers_reclaimable(&self) -> bool {
-        true
-    }
-    fn reclaim_victims_ignore_reclaimer(&self) -> bool {
-        true
     }
     fn reclaimable(&self, ssn: &Session<'_>, _: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
         Some(unprotected(ssn, candidates))

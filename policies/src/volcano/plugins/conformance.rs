@@ -1,9 +1,12 @@
 //! `conformance`: never evict system-critical pods (priority classes
 //! `system-cluster-critical`, `system-node-critical`) or pods in `kube-system`.
 
-use super::super::framework::{EvictKind, Plugin};
+use super::super::plugin::{EvictKind, Hooks, Plugin, PluginSpec};
 use lahar_core::job::{JobId, PodId};
 use lahar_core::session::Session;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("conformance", |_| Box::new(Conformance));
 
 /// The conformance plugin (no arguments).
 pub struct Conformance;
@@ -18,17 +21,11 @@ impl Plugin for Conformance {
     fn name(&self) -> &'static str {
         "conformance"
     }
-    fn registers_preemptable(&self) -> bool {
-        true
+    fn hooks(&self) -> Hooks {
+        Hooks::PREEMPTABLE.and(Hooks::RECLAIMABLE).and(Hooks::RECLAIM_IGNORES_RECLAIMER).and(Hooks::NEVER_ABSTAINS)
     }
     fn preemptable(&self, ssn: &Session<'_>, _: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(cands.iter().copied().filter(|&c| evictable(ssn, c)).collect())
-    }
-    fn registers_reclaimable(&self) -> bool {
-        true
-    }
-    fn reclaim_victims_ignore_reclaimer(&self) -> bool {
-        true
     }
     fn reclaimable(&self, ssn: &Session<'_>, _: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(cands.iter().copied().filter(|&c| evictable(ssn, c)).collect())

@@ -8,7 +8,7 @@
 //! orders queues and picks reclaim victims by shares computed over the queue tree;
 //! see [`HierTree`].
 
-use super::super::framework::Plugin;
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use super::FRes;
 use super::queue_tree::{QueueTree, ROOT};
 use lahar_core::job::{JobId, PodId, PodStatus};
@@ -18,6 +18,9 @@ use lahar_core::session::Session;
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("drf", |pc| Box::new(Drf::new(pc.flag("enableHierarchy"))));
 
 /// A job for the hdrf tree: id, queue path below the root, allocated, total request.
 type JobEntry<'a> = (JobId, &'a [(String, f64)], FRes, FRes);
@@ -267,6 +270,13 @@ impl Plugin for Drf {
     fn name(&self) -> &'static str {
         "drf"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::JOB_ORDER.and(Hooks::PREEMPTABLE).and(if self.hierarchical {
+            Hooks::RECLAIMABLE
+        } else {
+            Hooks::NEVER_ABSTAINS
+        })
+    }
     fn open(&mut self, ssn: &mut Session<'_>) {
         self.cache = RefCell::new(None);
         self.paths = if self.hierarchical { queue_paths(ssn) } else { None };
@@ -277,9 +287,6 @@ impl Plugin for Drf {
         }
         // Smaller dominant share first.
         Some(dominant_share(&ssn.job(j).allocated, &ssn.total()))
-    }
-    fn registers_job_order(&self) -> bool {
-        true
     }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         if self.hierarchical && self.paths.is_none() {
@@ -292,9 +299,6 @@ impl Plugin for Drf {
     fn queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId) -> Option<Ordering> {
         let c = self.compare_now(ssn, l, r)?;
         Some(c.partial_cmp(&0.0).unwrap_or(Ordering::Equal))
-    }
-    fn registers_preemptable(&self) -> bool {
-        true
     }
     fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         if self.hierarchical && self.paths.is_none() {
@@ -315,10 +319,6 @@ impl Plugin for Drf {
             }
         }
         Some(out)
-    }
-    fn registers_reclaimable(&self) -> bool {
-        // Only hdrf chooses reclaim victims (flat drf answers "not registered").
-        self.hierarchical
     }
     fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         // hdrf only: a reclaimee is a victim when, with the reclaimer's request moved

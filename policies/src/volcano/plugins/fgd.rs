@@ -9,14 +9,30 @@
 //! starts): FGD's device for `fgd`, a uniform draw for `random`, best fit
 //! otherwise. docs/fragmentation.md has the formulas.
 
-use super::super::conf::{Args, SchedulerConf};
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType, ArgValue, Args, problem};
+use super::super::plugin::{Hooks, Plugin, PluginConf, PluginSpec};
 use crate::placement::Policy;
 use crate::placement::live::Live;
 use lahar_core::cluster::NodeId;
 use lahar_core::job::PodId;
 use lahar_core::rng::RngStreams;
 use lahar_core::session::Session;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("fgd", |pc| Box::new(Fgd::new(&pc.args))).args(&[
+    ArgSpec::new("fgd.policy", ArgType::Str, "fgd", "the placement policy").checked(check_policy),
+    ArgSpec::new("fgd.weight", ArgType::Int, "1", "the node score's weight (0 disables the plugin)"),
+]);
+
+/// A policy lahar knows.
+fn check_policy(_: &str, v: &ArgValue) -> Vec<(String, String)> {
+    match v {
+        ArgValue::Str(p) if Policy::from_name(p).is_none() => {
+            problem(format!("unknown policy `{p}`; expected one of: {}", crate::placement::NAMES.join(", ")))
+        }
+        _ => Vec::new(),
+    }
+}
 
 /// The plugin.
 #[derive(Debug)]
@@ -30,10 +46,11 @@ fn policy(args: &Args) -> Policy {
     args.str("fgd.policy").and_then(Policy::from_name).unwrap_or(Policy::Fgd)
 }
 
-/// The policy of the conf's first `fgd` plugin, if it has one and its weight is
-/// not 0 (a disabled plugin chooses no GPU devices either).
-pub fn policy_of(conf: &SchedulerConf) -> Option<Policy> {
-    let p = conf.tiers.iter().flatten().find(|p| p.name == "fgd")?;
+/// The policy of the first `fgd` plugin among a conf's `plugins` (in tier order),
+/// if it has one and its weight is not 0 (a disabled plugin chooses no GPU
+/// devices either).
+pub fn policy_of<'a>(plugins: impl IntoIterator<Item = &'a PluginConf>) -> Option<Policy> {
+    let p = plugins.into_iter().find(|p| p.name == "fgd")?;
     (p.args.int("fgd.weight", 1) != 0).then(|| policy(&p.args))
 }
 
@@ -49,8 +66,8 @@ impl Plugin for Fgd {
     fn name(&self) -> &'static str {
         "fgd"
     }
-    fn has_node_score(&self) -> bool {
-        true
+    fn hooks(&self) -> Hooks {
+        Hooks::NODE_SCORE
     }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         if self.weight == 0 {

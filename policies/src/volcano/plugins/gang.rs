@@ -2,7 +2,7 @@
 //! Jobs that are not ready come first; victims never take a job below its
 //! `minAvailable`.
 
-use super::super::framework::{EvictKind, Plugin, Vote};
+use super::super::plugin::{EvictKind, Hooks, Plugin, PluginSpec, Vote};
 use super::super::subjobs;
 use super::pending_best_effort;
 use lahar_core::job::{JobId, PodId, PodStatus};
@@ -10,6 +10,9 @@ use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("gang", |_| Box::new(Gang));
 
 /// The gang plugin (no arguments).
 pub struct Gang;
@@ -93,6 +96,13 @@ impl Plugin for Gang {
     fn name(&self) -> &'static str {
         "gang"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::JOB_ORDER
+            .and(Hooks::PREEMPTABLE)
+            .and(Hooks::RECLAIMABLE)
+            .and(Hooks::RECLAIM_IGNORES_RECLAIMER)
+            .and(Hooks::NEVER_ABSTAINS)
+    }
     fn job_valid(&self, ssn: &Session<'_>, j: JobId) -> Option<Result<(), String>> {
         let job = ssn.job(j);
         if roles_checked(ssn, j) {
@@ -143,9 +153,6 @@ impl Plugin for Gang {
         // Not ready (0) before ready (1).
         Some(ready(ssn, j) as u8 as f64)
     }
-    fn registers_job_order(&self) -> bool {
-        true
-    }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         // Not ready before ready.
         Some(ready(ssn, l).cmp(&ready(ssn, r)))
@@ -170,21 +177,12 @@ impl Plugin for Gang {
         let job = ssn.job(j);
         Some(job.waiting_count() + job.ready_count() < job.spec.min_available)
     }
-    fn registers_preemptable(&self) -> bool {
-        true
-    }
     fn victim_group_ok(&self, _: &Session<'_>, _: PodId, _: bool, key: VictimKey) -> Option<bool> {
         // Only jobs with more ready pods than minAvailable lose pods.
         Some(key.2)
     }
     fn preemptable(&self, ssn: &Session<'_>, _preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(protect_min_available(ssn, cands))
-    }
-    fn registers_reclaimable(&self) -> bool {
-        true
-    }
-    fn reclaim_victims_ignore_reclaimer(&self) -> bool {
-        true
     }
     fn reclaimable(&self, ssn: &Session<'_>, _reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(protect_min_available(ssn, cands))

@@ -28,45 +28,50 @@ pub mod task_topology;
 pub mod tdm;
 pub mod usage;
 
-use super::conf::PluginConf;
-use super::framework::{Plugin, Vote};
+use super::plugin::{PluginSpec, Vote};
 use lahar_core::job::{JobId, PodGroupPhase, PodStatus};
 use lahar_core::queue::QueueState;
 use lahar_core::resource::{DIMS, PODS, Resources};
 use lahar_core::session::Session;
 
-/// Builds a plugin from its conf entry (names are validated by the conf loader).
-pub fn build(pc: &PluginConf) -> Box<dyn Plugin> {
-    match pc.name.as_str() {
-        "priority" => Box::new(priority::Priority),
-        "gang" => Box::new(gang::Gang),
-        "conformance" => Box::new(conformance::Conformance),
-        "drf" => Box::new(drf::Drf::new(pc.flag("enableHierarchy"))),
-        "proportion" => Box::new(proportion::Proportion::default()),
-        "capacity" => Box::new(
-            capacity::Capacity::new(pc.flag("enableHierarchy"))
-                .with_ancestor_level(pc.args.int("ancestorReclaimLevel", 0).max(0) as usize),
-        ),
-        "predicates" => Box::new(predicates::Predicates::new(&pc.args)),
-        "nodeorder" => Box::new(nodeorder::NodeOrder::new(&pc.args)),
-        "binpack" => Box::new(binpack::Binpack::new(&pc.args)),
-        "network-topology-aware" => Box::new(network_topology::NetworkTopologyAware::new(&pc.args)),
-        "sla" => Box::new(sla::Sla::new(&pc.args)),
-        "overcommit" => Box::new(overcommit::Overcommit::new(&pc.args)),
-        "task-topology" => Box::new(task_topology::TaskTopologyPlugin::new(&pc.args)),
-        "fgd" => Box::new(fgd::Fgd::new(&pc.args)),
-        "nodegroup" => Box::new(nodegroup::NodeGroup::new(&pc.args, pc.flag("enableHierarchy"))),
-        "usage" => Box::new(usage::Usage::new(&pc.args)),
-        "cdp" => Box::new(cdp::Cdp),
-        "pdb" => Box::new(pdb::Pdb::default()),
-        "rescheduling" => Box::new(rescheduling::Rescheduling::new(&pc.args)),
-        "tdm" => Box::new(tdm::Tdm::new(&pc.args)),
-        "deviceshare" => Box::new(deviceshare::DeviceShare::new(&pc.args)),
-        "numa-aware" => Box::new(numa_aware::NumaAware::new(&pc.args, pc.flag("enablePredicate"))),
-        "extender" => Box::new(extender::Extender::new(&pc.args)),
-        "resource-strategy-fit" => Box::new(resource_strategy_fit::ResourceStrategyFit::new(&pc.args)),
-        other => unreachable!("conf loader accepted unknown plugin {other}"),
-    }
+/// Every plugin lahar runs, in the order messages list them. A new plugin is its
+/// module (which exports a `SPEC`) and one line here; its docs row in
+/// docs/volcano.md is held to its spec by a test.
+pub const ALL: &[PluginSpec] = &[
+    priority::SPEC,
+    gang::SPEC,
+    conformance::SPEC,
+    drf::SPEC,
+    proportion::SPEC,
+    capacity::SPEC,
+    predicates::SPEC,
+    nodeorder::SPEC,
+    binpack::SPEC,
+    network_topology::SPEC,
+    sla::SPEC,
+    overcommit::SPEC,
+    task_topology::SPEC,
+    fgd::SPEC,
+    resource_strategy_fit::SPEC,
+    nodegroup::SPEC,
+    usage::SPEC,
+    cdp::SPEC,
+    deviceshare::SPEC,
+    pdb::SPEC,
+    rescheduling::SPEC,
+    tdm::SPEC,
+    extender::SPEC,
+    numa_aware::SPEC,
+];
+
+/// The spec of the plugin named `name`.
+pub fn spec(name: &str) -> Option<&'static PluginSpec> {
+    ALL.iter().find(|s| s.name == name)
+}
+
+/// The names of [`ALL`], in order.
+pub fn names() -> impl Iterator<Item = &'static str> + Clone {
+    ALL.iter().map(|s| s.name)
 }
 
 /// Pods of a job that are not deleted (Volcano's `job.Tasks`).

@@ -22,8 +22,8 @@
 //! (0.8), `hypernode.gradient.evict.max-hypernodes` (8; 0 or less is 8): how many
 //! HyperNodes an eviction gradient keeps, widest first.
 
-use super::super::conf::Args;
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType, Args};
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use super::super::subjobs;
 use super::binpack::{ResourceWeights, binpack_fraction, resource_weights};
 use lahar_core::cluster::NodeId;
@@ -33,6 +33,34 @@ use lahar_core::session::Session;
 use lahar_core::topology::HyperNodeId;
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec =
+    PluginSpec::new("network-topology-aware", |pc| Box::new(NetworkTopologyAware::new(&pc.args))).args(&[
+        ArgSpec::new("weight", ArgType::Int, "1", "the node score's weight"),
+        ArgSpec::new("hypernode.binpack.cpu", ArgType::Int, "1", "CPU's weight in the HyperNode binpack"),
+        ArgSpec::new("hypernode.binpack.memory", ArgType::Int, "1", "memory's weight in the HyperNode binpack"),
+        ArgSpec::new(
+            "hypernode.binpack.resources",
+            ArgType::Str,
+            "",
+            "extended resources the HyperNode binpack weighs, comma-separated",
+        ),
+        ArgSpec::new("hypernode.binpack.resources.<name>", ArgType::Int, "1", "that resource's weight"),
+        ArgSpec::new(
+            "hypernode.binpack.normal-pod.enable",
+            ArgType::Bool,
+            "true",
+            "score HyperNodes for pods without a network topology too",
+        ),
+        ArgSpec::new("hypernode.binpack.normal-pod.fading", ArgType::Float, "0.8", "how fast that score fades by tier"),
+        ArgSpec::new(
+            "hypernode.gradient.evict.max-hypernodes",
+            ArgType::Int,
+            "8",
+            "HyperNodes gangpreempt and gangreclaim plan in per tier",
+        ),
+    ]);
 
 /// The network-topology-aware plugin.
 pub struct NetworkTopologyAware {
@@ -283,6 +311,9 @@ impl Plugin for NetworkTopologyAware {
     fn name(&self) -> &'static str {
         "network-topology-aware"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::NODE_SCORE
+    }
     fn hypernode_gradient(&self, ssn: &Session<'_>, j: JobId) -> Option<Vec<Vec<HyperNodeId>>> {
         let limit = tier_limit(ssn, j)?;
         let topo = &ssn.cluster().topology;
@@ -369,9 +400,6 @@ impl Plugin for NetworkTopologyAware {
             }
         }
         Some(v.into_iter().map(|x| x * 100.0 * self.weight).collect())
-    }
-    fn has_node_score(&self) -> bool {
-        true
     }
     fn score_by_node(&self, _: &Session<'_>, _: PodId) -> bool {
         // A constrained job's score follows its own placement; a normal pod's reads

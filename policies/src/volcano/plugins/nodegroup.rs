@@ -23,8 +23,8 @@
 //! preferred one; a group in the anti-affinity preferred list scores −1 whatever
 //! else it is.
 
-use super::super::conf::Args;
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType, Args};
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{PodId, PodStatus};
 use lahar_core::queue::{NodeGroupAffinity, QueueId};
@@ -32,6 +32,13 @@ use lahar_core::resource::{DIMS, Resources};
 use lahar_core::session::Session;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec =
+    PluginSpec::new("nodegroup", |pc| Box::new(NodeGroup::new(&pc.args, pc.flag("enableHierarchy")))).args(&[
+        ArgSpec::new("strict", ArgType::Bool, "true", "refuse nodes without a node group"),
+        ArgSpec::new("enablePreferredOrder", ArgType::Bool, "false", "score preferred groups by their order"),
+    ]);
 
 /// The node label naming a node's group.
 pub const NODE_GROUP_LABEL: &str = "volcano.sh/nodegroup-name";
@@ -185,6 +192,9 @@ impl Plugin for NodeGroup {
     fn name(&self) -> &'static str {
         "nodegroup"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::PREDICATE.and(Hooks::NODE_SCORE)
+    }
     fn open(&mut self, ssn: &mut Session<'_>) {
         let queues = ssn.queues();
         let by_name: BTreeMap<&str, usize> =
@@ -215,17 +225,11 @@ impl Plugin for NodeGroup {
             .collect();
         self.held.borrow_mut().0 = u64::MAX;
     }
-    fn has_predicate(&self) -> bool {
-        true
-    }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         Some(match self.refusal(ssn, pod, node) {
             None => Ok(()),
             Some(r) => Err(r.reason().to_string()),
         })
-    }
-    fn has_node_score(&self) -> bool {
-        true
     }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         let q = ssn.job(ssn.pod(pod).job).spec.queue;

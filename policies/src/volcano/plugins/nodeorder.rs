@@ -16,12 +16,24 @@
 //!   `⌊100 · (s − min) / (max − min)⌋`, 0 when all are equal); nothing while no
 //!   pod's preferred terms (or the incoming pod's) touch any domain.
 
-use super::super::conf::Args;
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType, Args};
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::PodId;
 use lahar_core::resource::{CPU, GPU, MEMORY, Resources};
 use lahar_core::session::Session;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("nodeorder", |pc| Box::new(NodeOrder::new(&pc.args))).args(&[
+    ArgSpec::new("leastrequested.weight", ArgType::Int, "1", "least-requested score weight"),
+    ArgSpec::new("mostrequested.weight", ArgType::Int, "0", "most-requested score weight"),
+    ArgSpec::new("balancedresource.weight", ArgType::Int, "1", "balanced-resource score weight"),
+    ArgSpec::new("podaffinity.weight", ArgType::Int, "2", "inter-pod affinity score weight"),
+    ArgSpec::new("nodeaffinity.weight", ArgType::Int, "", "accepted; constant across nodes in lahar's model"),
+    ArgSpec::new("tainttoleration.weight", ArgType::Int, "", "accepted; constant across nodes in lahar's model"),
+    ArgSpec::new("imagelocality.weight", ArgType::Int, "", "accepted; constant across nodes in lahar's model"),
+    ArgSpec::new("podtopologyspread.weight", ArgType::Int, "", "accepted; constant across nodes in lahar's model"),
+]);
 
 /// The nodeorder plugin.
 pub struct NodeOrder {
@@ -93,8 +105,8 @@ impl Plugin for NodeOrder {
     fn name(&self) -> &'static str {
         "nodeorder"
     }
-    fn has_node_score(&self) -> bool {
-        true
+    fn hooks(&self) -> Hooks {
+        Hooks::NODE_SCORE.and(Hooks::BATCH_SCORE)
     }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         let alloc = ssn.node(node).allocatable;
@@ -115,9 +127,6 @@ impl Plugin for NodeOrder {
     fn score_by_node(&self, ssn: &Session<'_>, _pod: PodId) -> bool {
         // The affinity score reads other nodes' pods and the other candidates.
         self.pod_affinity == 0 || !ssn.affinity_on()
-    }
-    fn batch_score(&self) -> bool {
-        true
     }
     fn add_node_scores(&self, ssn: &Session<'_>, pod: PodId, nodes: &[NodeId], sums: &mut [f64]) {
         let affinity = if self.pod_affinity != 0 { ssn.affinity_scores(pod, nodes) } else { None };

@@ -29,14 +29,19 @@
 //! gone ([`lahar_core::numa::NumaUse`]); an eviction frees them for the rest of
 //! its session, as Volcano's deallocate event does.
 
-use super::super::conf::Args;
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType, Args};
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use super::epoch_memo::EpochMemo;
 use lahar_core::cluster::NodeId;
 use lahar_core::job::PodId;
 use lahar_core::numa::{NumaAsk, NumaFit, NumaRefusal, TopologyPolicy, batch_scores, fit};
 use lahar_core::session::Session;
 use std::cell::{OnceCell, RefCell};
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec =
+    PluginSpec::new("numa-aware", |pc| Box::new(NumaAware::new(&pc.args, pc.flag("enablePredicate"))))
+        .args(&[ArgSpec::new("weight", ArgType::Int, "1", "the batch score's weight")]);
 
 /// The plugin.
 #[derive(Debug)]
@@ -107,8 +112,8 @@ impl Plugin for NumaAware {
     fn name(&self) -> &'static str {
         "numa-aware"
     }
-    fn has_predicate(&self) -> bool {
-        true
+    fn hooks(&self) -> Hooks {
+        Hooks::PREDICATE.and(Hooks::NODE_SCORE).and(Hooks::BATCH_SCORE)
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         let Some(ask) = Self::ask(ssn, pod) else { return Some(Ok(())) };
@@ -123,16 +128,10 @@ impl Plugin for NumaAware {
         let any = *self.any_topology.get_or_init(|| ssn.cluster().nodes.iter().any(|n| n.numa.is_some()));
         !any && ask.policy.is_none_or(|p| p == TopologyPolicy::None)
     }
-    fn has_node_score(&self) -> bool {
-        true
-    }
     fn score_by_node(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         // A scored pod's score depends on the other candidates; any other pod
         // scores nothing.
         !self.scored(ssn, pod)
-    }
-    fn batch_score(&self) -> bool {
-        true
     }
     fn score_note(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<String> {
         let ask = Self::ask(ssn, pod)?;

@@ -2,12 +2,16 @@
 //! `overcommit-factor` (default 1.2; below 1 means 1.2), has room for their
 //! `minResources` beside what is used and what admitted groups reserve.
 
-use super::super::conf::Args;
-use super::super::framework::{Plugin, Vote};
+use super::super::args::{ArgSpec, ArgType, Args};
+use super::super::plugin::{Plugin, PluginSpec, Vote};
 use super::{FRes, f, le_on};
 use lahar_core::job::{JobId, PodGroupPhase};
 use lahar_core::resource::DIMS;
 use lahar_core::session::Session;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("overcommit", |pc| Box::new(Overcommit::new(&pc.args)))
+    .args(&[ArgSpec::new("overcommit-factor", ArgType::Float, "1.2", "cluster-wide admission headroom")]);
 
 /// The overcommit plugin.
 pub struct Overcommit {

@@ -15,9 +15,12 @@
 //! answers with every Running pod of its input that the budgets allow: shuffle
 //! with pdb evicts them all, as in Volcano.
 
-use super::super::framework::Plugin;
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use lahar_core::job::{PodId, PodStatus};
 use lahar_core::session::Session;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("pdb", |_| Box::new(Pdb::default()));
 
 /// The plugin.
 #[derive(Debug, Default)]
@@ -55,6 +58,9 @@ impl Plugin for Pdb {
     fn name(&self) -> &'static str {
         "pdb"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::PREEMPTABLE.and(Hooks::RECLAIMABLE).and(Hooks::RECLAIM_IGNORES_RECLAIMER).and(Hooks::VICTIM_TASKS)
+    }
     fn open(&mut self, ssn: &mut Session<'_>) {
         self.allowed = (0..ssn.budgets().len())
             .map(|b| {
@@ -70,23 +76,11 @@ impl Plugin for Pdb {
             })
             .collect();
     }
-    fn registers_preemptable(&self) -> bool {
-        true
-    }
     fn preemptable(&self, ssn: &Session<'_>, _: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
         Some(self.filter(ssn, candidates))
     }
-    fn registers_reclaimable(&self) -> bool {
-        true
-    }
-    fn reclaim_victims_ignore_reclaimer(&self) -> bool {
-        true
-    }
     fn reclaimable(&self, ssn: &Session<'_>, _: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
         Some(self.filter(ssn, candidates))
-    }
-    fn registers_victim_tasks(&self) -> bool {
-        true
     }
     fn victim_tasks(&self, ssn: &Session<'_>, running: &[PodId]) -> Option<Vec<PodId>> {
         Some(self.filter(ssn, running))

@@ -13,10 +13,77 @@
 //! candidate, and preempt asks again after each eviction. Node affinity, taints
 //! and the pod's required affinity are `UnschedulableAndUnresolvable`.
 
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType};
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::PodId;
 use lahar_core::session::Session;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("predicates", |pc| Box::new(Predicates::new(&pc.args)))
+    .args(&[
+        ArgSpec::new("predicate.NodeAffinityEnable", ArgType::Bool, "true", "switches its filter"),
+        ArgSpec::new("predicate.NodePortsEnable", ArgType::Bool, "true", "switches its filter"),
+        ArgSpec::new("predicate.TaintTolerationEnable", ArgType::Bool, "true", "switches its filter"),
+        ArgSpec::new("predicate.PodAffinityEnable", ArgType::Bool, "true", "switches its filter"),
+        ArgSpec::new(
+            "predicate.NodeVolumeLimitsEnable",
+            ArgType::Bool,
+            "true",
+            "accepted; what it switches is not modelled",
+        ),
+        ArgSpec::new("predicate.VolumeZoneEnable", ArgType::Bool, "true", "accepted; what it switches is not modelled"),
+        ArgSpec::new(
+            "predicate.PodTopologySpreadEnable",
+            ArgType::Bool,
+            "true",
+            "accepted; what it switches is not modelled",
+        ),
+        ArgSpec::new(
+            "predicate.VolumeBindingEnable",
+            ArgType::Bool,
+            "true",
+            "accepted; what it switches is not modelled",
+        ),
+        ArgSpec::new(
+            "predicate.DynamicResourceAllocationEnable",
+            ArgType::Bool,
+            "true",
+            "accepted; what it switches is not modelled",
+        ),
+        ArgSpec::new("predicate.CacheEnable", ArgType::Bool, "true", "accepted; what it switches is not modelled"),
+        ArgSpec::new("volumebinding.shape", ArgType::List, "", "accepted; volumes are not modelled"),
+        ArgSpec::new("volumebinding.weight", ArgType::Int, "", "accepted; volumes are not modelled"),
+        ArgSpec::new("volumebinding.bindTimeoutSeconds", ArgType::Int, "", "accepted; volumes are not modelled"),
+        ArgSpec::new(
+            "dynamicresources.filterTimeoutSeconds",
+            ArgType::Int,
+            "",
+            "accepted; resource claims are not modelled",
+        ),
+    ])
+    .retired(RETIRED);
+
+/// Arguments that older Volcano user guides publish and Volcano no longer reads,
+/// with what Volcano does with them now.
+const RETIRED: &[(&str, &str)] = &[
+    (
+        "predicate.GPUSharingEnable",
+        "GPU sharing moved to the deviceshare plugin (`deviceshare.GPUSharingEnable`) in Volcano v1.10; the predicates plugin no longer reads it, so it is ignored",
+    ),
+    (
+        "predicate.GPUNumberEnable",
+        "whole-GPU counting moved to the deviceshare plugin (`deviceshare.GPUNumberEnable`) in Volcano v1.10; the predicates plugin no longer reads it, so it is ignored",
+    ),
+    (
+        "predicate.ProportionalEnable",
+        "the proportional predicate moved to the resource-strategy-fit plugin (its `proportional` argument) in Volcano v1.13; the predicates plugin no longer reads it, so it is ignored",
+    ),
+    (
+        "predicate.resources",
+        "the proportional predicate's resources moved to the resource-strategy-fit plugin (`proportional.resources`) in Volcano v1.13; the predicates plugin no longer reads them, so they are ignored",
+    ),
+];
 
 /// The predicates plugin.
 pub struct Predicates {
@@ -37,7 +104,7 @@ pub const PORTS_TAKEN: &str = "node(s) didn't have free ports for the requested 
 
 impl Predicates {
     /// From the plugin's arguments.
-    pub fn new(args: &crate::volcano::conf::Args) -> Predicates {
+    pub fn new(args: &crate::volcano::args::Args) -> Predicates {
         Predicates {
             labels: args.bool("predicate.NodeAffinityEnable", true),
             ports: args.bool("predicate.NodePortsEnable", true),
@@ -67,8 +134,8 @@ impl Plugin for Predicates {
     fn name(&self) -> &'static str {
         "predicates"
     }
-    fn has_predicate(&self) -> bool {
-        true
+    fn hooks(&self) -> Hooks {
+        Hooks::PREDICATE
     }
     fn predicate_passes_everywhere(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         let p = ssn.pod(pod);

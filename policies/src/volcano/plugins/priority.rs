@@ -1,13 +1,16 @@
 //! `priority`: job order and task order by priority, preemption of lower-priority
 //! jobs, and "starving" while a job is not fully placed.
 
-use super::super::framework::{EvictKind, Plugin};
+use super::super::plugin::{EvictKind, Hooks, Plugin, PluginSpec};
 use super::super::subjobs;
 use super::live_pods;
 use lahar_core::job::{JobId, PodId};
 use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 use std::cmp::Ordering;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("priority", |_| Box::new(Priority));
 
 /// The priority plugin (no arguments).
 pub struct Priority;
@@ -16,12 +19,12 @@ impl Plugin for Priority {
     fn name(&self) -> &'static str {
         "priority"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::JOB_ORDER.and(Hooks::PREEMPTABLE).and(Hooks::NEVER_ABSTAINS)
+    }
     fn job_order_key(&self, ssn: &Session<'_>, j: JobId) -> Option<f64> {
         // Higher priority first.
         Some(-(ssn.job(j).spec.priority as f64))
-    }
-    fn registers_job_order(&self) -> bool {
-        true
     }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         Some(ssn.job(r).spec.priority.cmp(&ssn.job(l).spec.priority))
@@ -32,9 +35,6 @@ impl Plugin for Priority {
     }
     fn task_order(&self, ssn: &Session<'_>, l: PodId, r: PodId) -> Option<Ordering> {
         Some(ssn.pod(r).priority.cmp(&ssn.pod(l).priority))
-    }
-    fn registers_preemptable(&self) -> bool {
-        true
     }
     fn victim_group_ok(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
         // Other jobs' pods of lower job priority, or the preemptor's own job's pods.

@@ -6,7 +6,7 @@
 //! dimensions, and queues are ordered by priority, then by share
 //! `max(allocated / deserved)`.
 
-use super::super::framework::{Plugin, Vote};
+use super::super::plugin::{Hooks, Plugin, PluginSpec, Vote};
 use super::{Admission, FRes, f, le, le_on, over_limit, share};
 use lahar_core::job::{JobId, PodId};
 use lahar_core::queue::{QueueId, QueueState};
@@ -14,6 +14,9 @@ use lahar_core::resource::{DIMS, PODS, ResourceList, Resources};
 use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 use std::cmp::Ordering;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("proportion", |_| Box::new(Proportion::default()));
 
 /// Per-queue attributes of a session.
 #[derive(Clone, Debug, Default)]
@@ -66,6 +69,9 @@ impl Proportion {
 impl Plugin for Proportion {
     fn name(&self) -> &'static str {
         "proportion"
+    }
+    fn hooks(&self) -> Hooks {
+        Hooks::RECLAIMABLE.and(Hooks::RECLAIM_IGNORES_RECLAIMER).and(Hooks::NEVER_ABSTAINS)
     }
     fn open(&mut self, ssn: &mut Session<'_>) {
         let nq = ssn.queues().len();
@@ -178,15 +184,9 @@ impl Plugin for Proportion {
         }
         Some(le_on(&f(&(qs.allocated + *req)), &self.attr(q).deserved, req))
     }
-    fn registers_reclaimable(&self) -> bool {
-        true
-    }
     fn victim_group_ok(&self, ssn: &Session<'_>, _: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
         // Only queues above their deserved share give pods back.
         reclaim.then(|| !le(&f(&ssn.queue(key.0).allocated), &self.attr(key.0).deserved))
-    }
-    fn reclaim_victims_ignore_reclaimer(&self) -> bool {
-        true
     }
     fn reclaimable(&self, ssn: &Session<'_>, _reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         let mut running: Vec<Option<FRes>> = vec![None; self.attrs.len()];

@@ -18,13 +18,23 @@
 //! the strategy runs in the first session more than `interval` after the last run.
 //! Volcano opens a session every second; lahar asks for a session then.
 
-use super::super::conf::{ArgValue, Args};
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType, ArgValue, Args};
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use lahar_core::cluster::{NodeId, Taint};
 use lahar_core::job::{PodId, PodStatus};
 use lahar_core::resource::{CPU, MEMORY};
 use lahar_core::session::Session;
 use lahar_core::time::{SimDuration, SimTime};
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("rescheduling", |pc| Box::new(Rescheduling::new(&pc.args))).args(&[
+    ArgSpec::new("interval", ArgType::Duration, "5m", "how often shuffle asks for victims"),
+    ArgSpec::new("metricsPeriod", ArgType::Duration, "", "accepted; lahar's utilisation is the simulation's load"),
+    ArgSpec::new("strategies", ArgType::Nested, "", "lowNodeUtilization with its thresholds").checked(check),
+    ArgSpec::new("labelSelector", ArgType::Nested, "", "accepted (the design's; Volcano's code does not read it)")
+        .checked(check),
+    ArgSpec::new("queueSelector", ArgType::List, "", "accepted (the design's; Volcano's code does not read it)"),
+]);
 
 /// The plugin.
 #[derive(Debug)]
@@ -167,6 +177,9 @@ impl Plugin for Rescheduling {
     fn name(&self) -> &'static str {
         "rescheduling"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::VICTIM_TASKS
+    }
     fn open(&mut self, ssn: &mut Session<'_>) {
         // Volcano's timeToRun: strictly more than `interval` since the last run.
         let next = self.last.plus(self.interval);
@@ -177,9 +190,6 @@ impl Plugin for Rescheduling {
         } else if self.low_node {
             ssn.request_wakeup(next.plus(SimDuration(1)));
         }
-    }
-    fn registers_victim_tasks(&self) -> bool {
-        true
     }
     fn victim_tasks(&self, ssn: &Session<'_>, running: &[PodId]) -> Option<Vec<PodId>> {
         if !self.due {

@@ -39,14 +39,41 @@
 //! key the plugin does not read are conf errors with their place; Volcano drops or
 //! ignores them with a log line (docs/volcano.md).
 
-use super::super::conf::{ArgValue, Args};
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType, ArgValue, Args};
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{PodId, TaskScoring};
 use lahar_core::resource::{CPU, DIMS, MEMORY, ResourceNames, Resources};
 use lahar_core::session::Session;
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec =
+    PluginSpec::new("resource-strategy-fit", |pc| Box::new(ResourceStrategyFit::new(&pc.args))).args(&[
+        ArgSpec::new("resourceStrategyFitWeight", ArgType::Int, "10", "the node score's weight"),
+        ArgSpec::new(
+            "resources",
+            ArgType::Nested,
+            "cpu, memory LeastAllocated",
+            "scoring type and weight per resource or prefix",
+        )
+        .checked(check),
+        ArgSpec::new(
+            "sra",
+            ArgType::Nested,
+            "",
+            "scarce-resource avoidance (enable, resources, weight, resourceWeight)",
+        )
+        .checked(check),
+        ArgSpec::new(
+            "proportional",
+            ArgType::Nested,
+            "",
+            "the proportional predicate (enable, resources, resourceProportion)",
+        )
+        .checked(check),
+    ]);
 
 /// Volcano's default plugin weight.
 const DEFAULT_WEIGHT: i64 = 10;
@@ -408,8 +435,9 @@ impl Plugin for ResourceStrategyFit {
     fn name(&self) -> &'static str {
         "resource-strategy-fit"
     }
-    fn has_predicate(&self) -> bool {
-        self.conf.proportional.is_some()
+    fn hooks(&self) -> Hooks {
+        Hooks::when(self.conf.proportional.is_some(), Hooks::PREDICATE)
+            .and(Hooks::when(self.conf.weight > 0 || self.sra_weight() > 0, Hooks::NODE_SCORE))
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         self.conf.proportional.as_ref()?;
@@ -425,11 +453,8 @@ impl Plugin for ResourceStrategyFit {
         let r = self.resolved(&ssn.cluster().resource_names);
         r.proportional.is_empty() || r.proportional.iter().any(|(d, ..)| ssn.pod(pod).req.get(*d) > 0)
     }
-    fn has_node_score(&self) -> bool {
-        self.conf.weight > 0 || self.sra_weight() > 0
-    }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
-        if !self.has_node_score() {
+        if !self.hooks().has(Hooks::NODE_SCORE) {
             return None;
         }
         let r = self.resolved(&ssn.cluster().resource_names);

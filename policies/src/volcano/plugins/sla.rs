@@ -4,12 +4,21 @@
 //! waiting time go first in job order, by deadline. lahar asks for a session at the moment the next job
 //! becomes overdue so the effect is not delayed until some other event.
 
-use super::super::conf::{Args, parse_go_duration};
-use super::super::framework::{Plugin, Vote};
+use super::super::args::{ArgSpec, ArgType, Args};
+use super::super::plugin::{Hooks, Plugin, PluginSpec, Vote};
 use lahar_core::job::{JobId, PodGroupPhase};
 use lahar_core::session::Session;
 use lahar_core::time::SimTime;
+use lahar_core::time::parse_go_duration;
 use std::cmp::Ordering;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("sla", |pc| Box::new(Sla::new(&pc.args))).args(&[ArgSpec::new(
+    "sla-waiting-time",
+    ArgType::Duration,
+    "",
+    "the longest a job should wait",
+)]);
 
 /// The sla plugin.
 pub struct Sla {
@@ -39,6 +48,9 @@ impl Plugin for Sla {
     fn name(&self) -> &'static str {
         "sla"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::JOB_ORDER.and(Hooks::ENQUEUE_BY_JOB)
+    }
     fn open(&mut self, ssn: &mut Session<'_>) {
         if !self.active(ssn) {
             return;
@@ -54,9 +66,6 @@ impl Plugin for Sla {
             ssn.request_wakeup(t);
         }
     }
-    fn registers_job_order(&self) -> bool {
-        true
-    }
     /// Jobs with a waiting time first, by deadline (creation + waiting time).
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         if !self.active(ssn) {
@@ -69,9 +78,6 @@ impl Plugin for Sla {
             (Some(_), None) => Ordering::Less,
             (Some(a), Some(b)) => a.cmp(&b),
         })
-    }
-    fn enqueue_vote_by_shape(&self) -> bool {
-        false
     }
     fn job_enqueueable(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
         Some(if self.overdue(ssn, j) { 1 } else { 0 })

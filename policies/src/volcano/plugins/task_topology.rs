@@ -12,14 +12,18 @@
 //! to fit the node's idle + releasing resources — × `task-topology.weight` (1) × 100 /
 //! the largest bucket.
 
-use super::super::conf::Args;
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType, Args};
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus, TaskTopology};
 use lahar_core::resource::{DIMS, MEMORY, PODS, Resources};
 use lahar_core::session::Session;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("task-topology", |pc| Box::new(TaskTopologyPlugin::new(&pc.args)))
+    .args(&[ArgSpec::new("task-topology.weight", ArgType::Int, "1", "the node score's weight")]);
 
 /// Priority of the topology kinds a task takes part in (larger = placed earlier).
 const SELF_ANTI_AFFINITY: u8 = 4;
@@ -239,6 +243,9 @@ impl Plugin for TaskTopologyPlugin {
     fn name(&self) -> &'static str {
         "task-topology"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::NODE_SCORE
+    }
     fn open(&mut self, ssn: &mut Session<'_>) {
         self.managers.clear();
         self.pending_at_open.clear();
@@ -278,9 +285,6 @@ impl Plugin for TaskTopologyPlugin {
             return Some(m.affinity_order(task_name(ssn, r), task_name(ssn, l)));
         }
         Some(li.cmp(&ri))
-    }
-    fn has_node_score(&self) -> bool {
-        true
     }
     fn score_by_node(&self, _: &Session<'_>, _: PodId) -> bool {
         // The score follows where the job's other tasks already are.

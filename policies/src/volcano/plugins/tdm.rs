@@ -20,8 +20,8 @@
 //! 22:00 to midnight only, as in Volcano. lahar asks for a session when a window
 //! opens or closes, and when the evict period ends; Volcano runs one every second.
 
-use super::super::conf::{ArgValue, Args};
-use super::super::framework::{Plugin, Vote};
+use super::super::args::{ArgSpec, ArgType, ArgValue, Args, problem};
+use super::super::plugin::{Hooks, Plugin, PluginSpec, Vote};
 use lahar_core::budget::BudgetRule;
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
@@ -29,6 +29,23 @@ use lahar_core::session::Session;
 use lahar_core::time::{DAY_SECS, SimDuration, SimTime};
 use std::cell::Cell;
 use std::cmp::Ordering;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("tdm", |pc| Box::new(Tdm::new(&pc.args))).args(&[
+    ArgSpec::new("tdm.revocable-zone.<zone>", ArgType::Str, "", "the zone's daily window, HH:MM-HH:MM")
+        .checked(check_window),
+    ArgSpec::new("tdm.evict.period", ArgType::Duration, "1m", "how often revocable pods are evicted"),
+]);
+
+/// A daily window Volcano would find open.
+fn check_window(_: &str, v: &ArgValue) -> Vec<(String, String)> {
+    match v {
+        ArgValue::Str(w) if parse_window(w).is_none() => problem(format!(
+            "expected a daily window such as 10:00-21:00 (hours 0–23, two-digit minutes), got `{w}` (Volcano finds the zone never open)"
+        )),
+        _ => Vec::new(),
+    }
+}
 
 /// The node label naming a node's revocable zone.
 pub const ZONE_LABEL: &str = "volcano.sh/revocable-zone";
@@ -144,6 +161,9 @@ impl Plugin for Tdm {
     fn name(&self) -> &'static str {
         "tdm"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::PREDICATE.and(Hooks::NODE_SCORE).and(Hooks::PREEMPTABLE).and(Hooks::VICTIM_TASKS).and(Hooks::JOB_ORDER)
+    }
     fn open(&mut self, ssn: &mut Session<'_>) {
         // A session when a window next opens or closes, and when the evict period ends.
         let now = ssn.wall_clock();
@@ -166,9 +186,6 @@ impl Plugin for Tdm {
             }
         }
     }
-    fn has_predicate(&self) -> bool {
-        true
-    }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         let Some(zone) = Self::zone_of(ssn, node) else { return Some(Ok(())) };
         if let Err(e) = self.open(ssn, zone) {
@@ -179,9 +196,6 @@ impl Plugin for Tdm {
         }
         Some(Ok(()))
     }
-    fn has_node_score(&self) -> bool {
-        true
-    }
     fn score_by_node(&self, _: &Session<'_>, _: PodId) -> bool {
         // The score reads the pod's zone and the clock.
         false
@@ -190,9 +204,6 @@ impl Plugin for Tdm {
         let Some(zone) = Self::zone_of(ssn, node) else { return Some(0.0) };
         let open = self.open(ssn, zone).is_ok();
         Some(if open && Self::revocable(ssn, pod) { 100.0 } else { 0.0 })
-    }
-    fn registers_preemptable(&self) -> bool {
-        true
     }
     fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         if ssn.pod(preemptor).preemptable || Self::revocable(ssn, preemptor) {
@@ -203,9 +214,6 @@ impl Plugin for Tdm {
             p.preemptable && p.status == PodStatus::Running && p.node.is_some_and(|n| Self::zone_of(ssn, n).is_none())
         });
         Some(Self::by_job(ssn, on_regular))
-    }
-    fn registers_victim_tasks(&self) -> bool {
-        true
     }
     fn victim_tasks(&self, ssn: &Session<'_>, _: &[PodId]) -> Option<Vec<PodId>> {
         if self.last_evict.get().is_some_and(|last| last.plus(self.evict_period) > ssn.now()) {
@@ -225,9 +233,6 @@ impl Plugin for Tdm {
         }
         self.last_evict.set(Some(ssn.now()));
         Some(out)
-    }
-    fn registers_job_order(&self) -> bool {
-        true
     }
     fn job_order_key(&self, ssn: &Session<'_>, j: JobId) -> Option<f64> {
         Some(Self::job_preemptable(ssn, j) as u8 as f64)

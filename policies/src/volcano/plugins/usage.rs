@@ -27,12 +27,22 @@
 //! usage.weight`, each utilisation the load plus the shadow estimate over
 //! allocatable, capped at 1.
 
-use super::super::conf::{ArgValue, Args};
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType, ArgValue, Args};
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{PodId, PodStatus};
 use lahar_core::resource::{CPU, MEMORY, Resources};
 use lahar_core::session::Session;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("usage", |pc| Box::new(Usage::new(&pc.args))).args(&[
+    ArgSpec::new("usage.weight", ArgType::Int, "5", "the node score's weight"),
+    ArgSpec::new("cpu.weight", ArgType::Int, "1", "CPU load's weight"),
+    ArgSpec::new("memory.weight", ArgType::Int, "1", "memory load's weight"),
+    ArgSpec::new("thresholds", ArgType::Nested, "cpu 80, mem 80", "load above which a node is refused (percent)")
+        .checked(check),
+    ArgSpec::new("estimator", ArgType::Nested, "", "shadow estimate of pods placed this session").checked(check),
+]);
 
 /// The CPU refusal, in Volcano's words.
 pub const CPU_EXCEEDED: &str = "the CPU load of the node exceeds the upper limit.";
@@ -288,8 +298,8 @@ impl Plugin for Usage {
     fn name(&self) -> &'static str {
         "usage"
     }
-    fn has_predicate(&self) -> bool {
-        true
+    fn hooks(&self) -> Hooks {
+        Hooks::PREDICATE.and(Hooks::NODE_SCORE)
     }
     fn predicate(&self, ssn: &Session<'_>, _: PodId, node: NodeId) -> Option<Result<(), String>> {
         let (cpu, mem) = Usage::load(ssn, node);
@@ -300,9 +310,6 @@ impl Plugin for Usage {
         } else {
             Ok(())
         })
-    }
-    fn has_node_score(&self) -> bool {
-        true
     }
     fn node_score(&self, ssn: &Session<'_>, _: PodId, node: NodeId) -> Option<f64> {
         let load = Usage::load(ssn, node);

@@ -24,9 +24,10 @@
 
 mod bundle;
 
-use super::super::conf::Args;
+use super::super::args::Args;
 use super::super::explain;
-use super::super::framework::{EvictKind, Framework};
+use super::super::framework::Framework;
+use super::super::plugin::EvictKind;
 use super::super::subjobs;
 use super::worksheet::Worksheet;
 use super::{best_node, predicate_nodes, queues_of, sort_by};

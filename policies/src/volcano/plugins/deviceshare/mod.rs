@@ -68,8 +68,8 @@
 //! `deviceshare.NodeLockEnable` with the memory, vGPU or vNPU mode are refused
 //! by the conf loader.
 
-use super::super::conf::{ArgValue, Args};
-use super::super::framework::Plugin;
+use super::super::args::{ArgSpec, ArgType, ArgValue, Args, problem};
+use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use lahar_core::cluster::NodeId;
 use lahar_core::devices::GPU_MEMORY;
 use lahar_core::job::PodId;
@@ -83,6 +83,50 @@ mod vnpu;
 
 /// The resource of GPU-number mode.
 pub use lahar_core::devices::GPU_NUMBER;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("deviceshare", |pc| Box::new(DeviceShare::new(&pc.args)))
+    .args(&[
+        ArgSpec::new("deviceshare.GPUNumberEnable", ArgType::Bool, "false", "whole GPUs by volcano.sh/gpu-number"),
+        ArgSpec::new("deviceshare.NodeLockEnable", ArgType::Bool, "false", "the device node lock"),
+        ArgSpec::new("deviceshare.GPUSharingEnable", ArgType::Bool, "false", "GPU sharing by memory"),
+        ArgSpec::new("deviceshare.VGPUEnable", ArgType::Bool, "false", "vGPU on HAMi-core and MIG cards"),
+        ArgSpec::new(
+            "deviceshare.AscendMindClusterVNPUEnable",
+            ArgType::Bool,
+            "false",
+            "Ascend vNPU in MindCluster mode (true refused)",
+        )
+        .checked(check_mindcluster),
+        ArgSpec::new("deviceshare.AscendHAMiVNPUEnable", ArgType::Bool, "false", "Ascend vNPU in HAMi mode"),
+        ArgSpec::new("deviceshare.SchedulePolicy", ArgType::Str, "", "binpack or spread"),
+        ArgSpec::new("deviceshare.KnownGeometriesCMName", ArgType::Str, "", "the device ConfigMap's name"),
+        ArgSpec::new("deviceshare.KnownGeometriesCMNamespace", ArgType::Str, "", "the device ConfigMap's namespace"),
+        ArgSpec::new("deviceshare.ScheduleWeight", ArgType::Int, "0", "the node score's weight"),
+        ArgSpec::new(
+            "deviceshare.GPUExclusiveRules",
+            ArgType::List,
+            "",
+            "label maps of pods that take cards exclusively",
+        )
+        .checked(check_rules),
+    ])
+    .conflicts(argument_conflicts);
+
+/// MindCluster vNPU on, which is not modelled.
+fn check_mindcluster(_: &str, v: &ArgValue) -> Vec<(String, String)> {
+    match v {
+        ArgValue::Bool(true) => problem(
+            "Ascend vNPU sharing in MindCluster mode (dynamic 310P templates with Ascend's own device info ConfigMaps) is not modelled; HAMi mode (deviceshare.AscendHAMiVNPUEnable) and the NVIDIA modes are",
+        ),
+        _ => Vec::new(),
+    }
+}
+
+/// [`check_exclusive_rules`] as an argument check.
+fn check_rules(_: &str, v: &ArgValue) -> Vec<(String, String)> {
+    check_exclusive_rules(v).err().map(problem).unwrap_or_default()
+}
 
 /// The plugin.
 #[derive(Debug)]
@@ -278,10 +322,18 @@ impl Plugin for DeviceShare {
     fn name(&self) -> &'static str {
         "deviceshare"
     }
-    fn has_predicate(&self) -> bool {
-        self.number || self.sharing || self.vgpu || self.vnpu.is_some()
+    fn hooks(&self) -> Hooks {
+        Hooks::RESOLVABLE
+            .and(Hooks::when(self.number || self.sharing || self.vgpu || self.vnpu.is_some(), Hooks::PREDICATE))
+            .and(Hooks::when(
+                self.weight > 0 && ((self.vgpu && self.policy == VgpuPolicy::Binpack) || self.vnpu.is_some()),
+                Hooks::NODE_SCORE,
+            ))
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
+        if !self.hooks().has(Hooks::PREDICATE) {
+            return None;
+        }
         // Sharing first, then number, as Volcano's FilterNode checks them.
         if let Some(Err(e)) = self.sharing.then(|| self.sharing_fits(ssn, pod, node)).flatten() {
             return Some(Err(e));
@@ -299,9 +351,6 @@ impl Plugin for DeviceShare {
         }
         Some(Ok(()))
     }
-    fn predicate_resolvable(&self) -> bool {
-        true
-    }
     fn predicate_unresolvable(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         match self.vnpu.as_ref().and_then(|v| v.verdict(ssn, pod, node)).and_then(|v| v.refusal) {
             Some(r) if !r.resolvable() => Some(Err("no ascend device available".into())),
@@ -317,10 +366,6 @@ impl Plugin for DeviceShare {
             || (self.sharing && asks(self.memory_dim(ssn)))
             || (self.vgpu && Self::asks_vgpu(ssn, pod))
             || (self.vnpu.is_some() && Self::asks_vnpu(ssn, pod)))
-    }
-    fn has_node_score(&self) -> bool {
-        // vNPU scores under any policy: a 910 type's ring term does not read it.
-        self.weight > 0 && ((self.vgpu && self.policy == VgpuPolicy::Binpack) || self.vnpu.is_some())
     }
     fn score_by_node(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         // The score reads the node's cards (a change of them counts as a change
@@ -350,7 +395,7 @@ impl Plugin for DeviceShare {
             && ask.nouse_uuids.is_empty()
     }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
-        if !self.has_node_score() {
+        if !self.hooks().has(Hooks::NODE_SCORE) {
             return None;
         }
         // Volcano sums the scores of every device type the pod asks for.
@@ -388,7 +433,7 @@ mod tests {
         );
         let d = DeviceShare::new(&args);
         assert_eq!((d.vgpu, d.weight, d.policy), (true, 10, VgpuPolicy::Binpack));
-        assert!(d.has_node_score());
+        assert!(d.hooks().has(Hooks::NODE_SCORE));
         assert_eq!(DeviceShare::vgpu_policy(&args), Some((VgpuPolicy::Binpack, Vec::new())));
         assert_eq!(DeviceShare::vgpu_policy(&Args(Default::default())), None);
     }

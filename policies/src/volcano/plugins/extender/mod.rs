@@ -11,8 +11,8 @@
 pub mod http;
 pub mod wire;
 
-use crate::volcano::conf::{ArgValue, Args};
-use crate::volcano::framework::{Plugin, Vote};
+use crate::volcano::args::{ArgSpec, ArgType, ArgValue, Args, problem};
+use crate::volcano::plugin::{Hooks, Plugin, PluginSpec, Vote};
 use http::Endpoint;
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId};
@@ -20,6 +20,61 @@ use lahar_core::queue::QueueId;
 use lahar_core::session::Session;
 use serde_json::{Value, json};
 use std::time::Duration;
+
+/// The plugin's entry in [`super::ALL`].
+pub const SPEC: PluginSpec = PluginSpec::new("extender", |pc| Box::new(Extender::new(&pc.args))).args(&[
+    ArgSpec::new("extender.urlPrefix", ArgType::Str, "", "the server's http:// address")
+        .checked(check_url)
+        .required("the extender's address is required, such as http://127.0.0.1:8713 (Volcano would fail every call)"),
+    ArgSpec::new("extender.httpTimeout", ArgType::Duration, "1s", "the bound on a whole call"),
+    ArgSpec::new("extender.onSessionOpenVerb", ArgType::Str, "", "the path of that call").checked(check_verb_arg),
+    ArgSpec::new("extender.onSessionCloseVerb", ArgType::Str, "", "the path of that call").checked(check_verb_arg),
+    ArgSpec::new("extender.predicateVerb", ArgType::Str, "", "the path of that call").checked(check_verb_arg),
+    ArgSpec::new("extender.prioritizeVerb", ArgType::Str, "", "the path of that call").checked(check_verb_arg),
+    ArgSpec::new("extender.preemptableVerb", ArgType::Str, "", "the path of that call").checked(check_verb_arg),
+    ArgSpec::new("extender.reclaimableVerb", ArgType::Str, "", "the path of that call").checked(check_verb_arg),
+    ArgSpec::new("extender.queueOverusedVerb", ArgType::Str, "", "the path of that call").checked(check_verb_arg),
+    ArgSpec::new("extender.jobEnqueueableVerb", ArgType::Str, "", "the path of that call").checked(check_verb_arg),
+    ArgSpec::new("extender.jobEnqueuedVerb", ArgType::Str, "", "the path of that call").checked(check_verb_arg),
+    ArgSpec::new("extender.jobReadyVerb", ArgType::Str, "", "the path of that call").checked(check_verb_arg),
+    ArgSpec::new("extender.allocateFuncVerb", ArgType::Str, "", "refused unless empty").checked(check_undo_verb),
+    ArgSpec::new("extender.deallocateFuncVerb", ArgType::Str, "", "refused unless empty").checked(check_undo_verb),
+    ArgSpec::new("extender.ignorable", ArgType::Bool, "false", "a failed call passes, permits and scores nothing"),
+    ArgSpec::new("extender.managedResources", ArgType::List, "", "resources whose pods are sent").checked(check_names),
+]);
+
+fn check_url(_: &str, v: &ArgValue) -> Vec<(String, String)> {
+    match v {
+        ArgValue::Str(u) => http::Endpoint::parse(u).err().map(problem).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+fn check_verb_arg(_: &str, v: &ArgValue) -> Vec<(String, String)> {
+    match v {
+        ArgValue::Str(verb) => http::check_verb(verb).err().map(problem).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// An allocate or deallocate handler, which may undo a bind.
+fn check_undo_verb(k: &str, v: &ArgValue) -> Vec<(String, String)> {
+    match v {
+        ArgValue::Str(s) if !s.is_empty() => problem(
+            "an allocate or deallocate handler that may undo a bind is not modelled (lahar's binds are final within an action); leave it empty",
+        ),
+        _ => check_verb_arg(k, v),
+    }
+}
+
+fn check_names(_: &str, v: &ArgValue) -> Vec<(String, String)> {
+    match v {
+        ArgValue::List(l) if l.iter().any(|x| !matches!(x, ArgValue::Str(_))) => {
+            problem("expected a list of resource names")
+        }
+        _ => Vec::new(),
+    }
+}
 
 /// Volcano's default `extender.httpTimeout`.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
@@ -195,6 +250,13 @@ impl Plugin for Extender {
     fn name(&self) -> &'static str {
         "extender"
     }
+    fn hooks(&self) -> Hooks {
+        Hooks::when(self.verbs.predicate.is_some(), Hooks::PREDICATE)
+            .and(Hooks::when(self.verbs.prioritize.is_some(), Hooks::NODE_SCORE))
+            .and(Hooks::when(self.verbs.preemptable.is_some(), Hooks::PREEMPTABLE))
+            .and(Hooks::when(self.verbs.reclaimable.is_some(), Hooks::RECLAIMABLE))
+            .and(Hooks::when(self.verbs.enqueueable.is_some(), Hooks::ENQUEUE_BY_JOB))
+    }
     fn open(&mut self, ssn: &mut Session<'_>) {
         self.on = true;
         if let Some(v) = self.verbs.open.clone() {
@@ -207,9 +269,6 @@ impl Plugin for Extender {
             // Only logged by Volcano.
             let _ = self.post(&v, &json!({}));
         }
-    }
-    fn has_predicate(&self) -> bool {
-        self.verbs.predicate.is_some()
     }
     fn predicate(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<Result<(), String>> {
         let verb = self.verb(&self.verbs.predicate)?;
@@ -227,9 +286,6 @@ impl Plugin for Extender {
             },
         }
     }
-    fn has_node_score(&self) -> bool {
-        self.verbs.prioritize.is_some()
-    }
     fn score_by_node(&self, _: &Session<'_>, _: PodId) -> bool {
         false
     }
@@ -244,20 +300,11 @@ impl Plugin for Extender {
             }
         }
     }
-    fn registers_preemptable(&self) -> bool {
-        self.verbs.preemptable.is_some()
-    }
     fn preemptable(&self, ssn: &Session<'_>, preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         self.victims(self.verb(&self.verbs.preemptable), ssn, preemptor, cands)
     }
-    fn registers_reclaimable(&self) -> bool {
-        self.verbs.reclaimable.is_some()
-    }
     fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         self.victims(self.verb(&self.verbs.reclaimable), ssn, reclaimer, cands)
-    }
-    fn enqueue_vote_by_shape(&self) -> bool {
-        self.verbs.enqueueable.is_none()
     }
     fn job_enqueueable(&self, ssn: &Session<'_>, job: JobId) -> Option<Vote> {
         let verb = self.verb(&self.verbs.enqueueable)?;
