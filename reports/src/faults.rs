@@ -1,48 +1,19 @@
 //! The fault outputs of a run with `spec.faults`: events.csv (one row per
 //! failure, repair and drain step) and summary.json's `faults` section.
 
-use crate::metrics::Summary;
+use crate::summary::{FaultSummary, Summary};
 use crate::write::{csv_writer, io_err, push_milli};
 use lahar_core::engine::FaultRecord;
 use lahar_core::job::JobPhase;
 use lahar_core::text::push_u64;
 use lahar_core::time::push_secs;
 use lahar_core::world::{Job, World};
-use serde::Serialize;
 use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::Path;
 
 /// events.csv's columns.
 pub const EVENT_COLUMNS: [&str; 8] = ["t_s", "event", "scope", "target", "nodes", "gpus", "pods", "cause"];
-
-/// summary.json's `faults`: what failures cost the run (docs/metrics.md).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct FaultSummary {
-    /// Outages that started (node, GPU and switch failures), drains not counted.
-    pub failures: u64,
-    /// Drains that started.
-    pub drains: u64,
-    /// Pods killed by failures.
-    pub pods_killed: u64,
-    /// Pods evicted at drains' deadlines.
-    pub pods_drained: u64,
-    /// GPU·hours out of service or cordoned (∫ gpus_unavailable dt).
-    pub gpu_hours_unavailable: f64,
-    /// GPU·hours of work lost to failures (redone), counted for the jobs'
-    /// GPUs; part of `gpu_hours_lost`.
-    pub gpu_hours_lost_to_failures: f64,
-    /// The share of the GPU time held by pods that did work that was kept:
-    /// `gpu_time.useful / gpu_allocation_rate`. Work later lost (to failures or
-    /// stops), exposed communication and GPUs held by a gang waiting for
-    /// replacements are not goodput.
-    pub goodput: f64,
-    /// Restarts (retries counted by RestartJob, RestartTask and RestartPod),
-    /// summed over jobs.
-    pub restarts: u64,
-    /// Jobs that ended Failed (their retries reached maxRetry).
-    pub jobs_failed: u64,
-}
 
 /// Counts a run's fault records and jobs as they come.
 #[derive(Debug, Default)]

@@ -11,7 +11,9 @@
 
 use crate::accumulate::RunMetrics;
 use crate::faults::{EventWriter, FaultTally};
-use crate::metrics::{JobRow, Summary, SummaryOptions, job_row, push_job_label, push_pod_label};
+use crate::labels::{push_job_label, push_pod_label};
+use crate::metrics::{JobRow, job_row};
+use crate::summary::{Summary, SummaryOptions};
 use crate::timeline::{JobFact, QueueFact};
 use crate::write::{DecisionWriter, Fields, csv_writer, io_err, push_fixed, push_milli};
 use lahar_core::engine::{FaultRecord, PodRecord, RunStats, Sample};

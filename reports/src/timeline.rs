@@ -1,14 +1,12 @@
-//! The facts metrics are computed from, and their replay.
+//! The facts metrics are computed from.
 //!
 //! [`Facts`] is a plain copy of what a run recorded (jobs, pod placement intervals,
 //! nodes, queues), so the metrics can be tested on hand-made records without the
-//! engine. [`sweep`] replays them in time order into [`RunMetrics`], the same
-//! accumulator a streaming run feeds as it goes, and integrates exactly over time
-//! the quantities that are piecewise constant between changes: fragmentation, each
-//! queue's deserved share, and the number of active jobs.
+//! engine. [`crate::accumulate::RunMetrics::replay`] replays them in time order
+//! (the same accumulator a streaming run feeds as it goes) and integrates exactly
+//! over time the quantities that are piecewise constant between changes:
+//! fragmentation, each queue's deserved share, and the number of active jobs.
 
-use crate::accumulate::RunMetrics;
-use crate::metrics::SummaryOptions;
 use lahar_core::cluster::Node;
 use lahar_core::engine::RunOutput;
 use lahar_core::frag::{ModelTable, Target};
@@ -202,93 +200,5 @@ impl Facts {
     /// Cluster GPUs (milli).
     pub fn gpus_total_milli(&self) -> i64 {
         self.nodes.iter().map(|n| n.get(GPU)).sum()
-    }
-}
-
-/// Time integrals (over `[0, end)`) and per-sample values of a run.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Timeline {
-    /// ∫ fragmented GPUs dt (GPU·µs).
-    pub frag_gpu_us: f64,
-    /// ∫ idle GPUs dt (GPU·µs).
-    pub idle_gpu_us: f64,
-    /// Per queue: ∫ deserved GPUs dt (GPU·µs).
-    pub deserved_gpu_us: Vec<f64>,
-    /// Per queue: ∫ allocated GPUs dt (GPU·µs).
-    pub allocated_gpu_us: Vec<f64>,
-    /// ∫ active jobs dt (job·µs): jobs submitted and not yet ended.
-    pub active_job_us: u128,
-    /// Fragmentation rate (fragmented / idle GPUs, 0 when none is idle) at each
-    /// requested sample instant.
-    pub frag_at: Vec<f64>,
-    /// Deserved GPUs per queue at each requested sample instant.
-    pub deserved_at: Vec<Vec<f64>>,
-}
-
-/// Replays the run's facts once (through [`RunMetrics`], as a streaming run
-/// accumulates them); `samples` (ascending, µs) are the instants at which the
-/// per-sample values are wanted (the state just after every change at that instant).
-pub fn sweep(f: &Facts, samples: &[u64]) -> Timeline {
-    let mut tl = Timeline::default();
-    let m = RunMetrics::replay(f, samples, &SummaryOptions::default(), |m| {
-        tl.frag_at.push(m.frag_rate());
-        tl.deserved_at.push(m.deserved().to_vec());
-    });
-    let mut m = m;
-    m.advance_to(f.end);
-    tl.frag_gpu_us = m.frag_gpu_us();
-    tl.idle_gpu_us = m.idle_gpu_us();
-    tl.deserved_gpu_us = m.deserved_gpu_us().to_vec();
-    tl.allocated_gpu_us = m.allocated_gpu_us();
-    tl.active_job_us = m.active_job_us();
-    tl
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use lahar_core::frag::{Demand, Models};
-
-    /// One 8-GPU node, a 4-GPU target shape. Job `a` (0–100) holds 6 GPUs over
-    /// [10, 50); job `b` (from 50, unfinished) takes 2 GPUs at the instant `a`'s
-    /// pod leaves; a zero-length interval counts for nothing.
-    #[test]
-    fn sweep_integrates_exactly_and_samples_after_each_instant() {
-        let gpus = |n: i64| (Resources::new(0, 0, n * 1000, 1), DeviceHold { whole: (1 << n) - 1, share: None });
-        let job = |submit, end| JobFact {
-            queue: 0,
-            gpus: 0,
-            submit,
-            first_start: None,
-            end,
-            completed: end.is_some(),
-            ideal: 0,
-            preemptions: 0,
-            lost_gpu_us: 0,
-            comm_gpu_us: 0,
-            running_gpu_us: 0,
-        };
-        let pod = |job, req, start, end| PodFact { job, node: 0, req, start, end };
-        let f = Facts {
-            end: 100,
-            nodes: vec![Resources::new(8000, 1 << 30, 8000, 110)],
-            node_models: vec![None],
-            queues: vec![QueueFact { name: "q".into(), weight: 1 }],
-            jobs: vec![job(0, Some(100)), job(50, None)],
-            pods: vec![pod(0, 0, 10, 50), pod(1, 1, 50, 100), pod(1, 2, 30, 30)],
-            requests: vec![gpus(6), gpus(2), gpus(8)],
-            target: Target::typical([(Demand { cpu: 0, gpu_milli: 1000, gpus: 4, models: Models::ANY }, 1)], 100),
-            service: Vec::new(),
-        };
-        let tl = sweep(&f, &[0, 10, 50, 99]);
-        // Idle 8 over [0, 10), 2 over [10, 50), 6 over [50, 100); only the 2 idle
-        // GPUs are fragmented (a 4-GPU pod fits in 6 and in 8).
-        assert_eq!(tl.idle_gpu_us, 8.0 * 10.0 + 2.0 * 40.0 + 6.0 * 50.0);
-        assert_eq!(tl.frag_gpu_us, 2.0 * 40.0);
-        assert_eq!(tl.frag_at, vec![0.0, 1.0, 0.0, 0.0]);
-        assert_eq!(tl.allocated_gpu_us, vec![6.0 * 40.0 + 2.0 * 50.0]);
-        assert_eq!(tl.deserved_at, vec![vec![8.0]; 4]);
-        // One job active over [0, 50), two over [50, 100).
-        assert_eq!(tl.active_job_us, 150);
     }
 }

@@ -1,7 +1,7 @@
 //! Writers for the output contract: jobs.csv, pods.csv, timeseries.csv,
 //! decisions.csv, summary.json and its flat twin summary.csv; explain.csv on request.
 
-use crate::metrics::{Dist, QueueSummary, Summary};
+use crate::summary::{Dist, QueueSummary, Summary};
 use lahar_core::engine::RunOutput;
 use lahar_core::session::Decision;
 use lahar_core::world::World;
@@ -242,10 +242,10 @@ impl DecisionWriter {
         }
         let _ = write!(session, "{}", d.session);
         lahar_core::time::push_secs(t, d.t.micros());
-        crate::metrics::push_job_label(job, j);
+        crate::labels::push_job_label(job, j);
         if let Some(p) = d.pod {
             let p = &world.pods[p.0 as usize];
-            crate::metrics::push_pod_label(pod, j, p.task, p.index);
+            crate::labels::push_pod_label(pod, j, p.task, p.index);
         }
         let fields = [
             session.as_str(),
@@ -287,14 +287,14 @@ pub fn decision_fields(world: &World, d: &Decision) -> [String; 9] {
     lahar_core::time::push_secs(&mut t, d.t.micros());
     let pod = d.pod.map(|p| {
         let p = &world.pods[p.0 as usize];
-        crate::metrics::pod_label(j, p.task, p.index)
+        crate::labels::pod_label(j, p.task, p.index)
     });
     [
         d.session.to_string(),
         t,
         d.action.to_string(),
         d.kind.as_str().to_string(),
-        crate::metrics::job_label(j),
+        crate::labels::job_label(j),
         pod.unwrap_or_default(),
         d.node.map(|n| world.cluster.node(n).name.clone()).unwrap_or_default(),
         d.phase.map(|p| p.as_str()).unwrap_or("").to_string(),
@@ -315,7 +315,7 @@ pub fn write_explain(dir: &Path, out: &RunOutput) -> io::Result<()> {
         w.write_record([
             r.session.to_string().as_str(),
             &r.t.secs_string(),
-            &crate::metrics::pod_label(j, pod.task, pod.index),
+            &crate::labels::pod_label(j, pod.task, pod.index),
             &r.node.map(|n| out.world.cluster.node(n).name.clone()).unwrap_or_default(),
             &r.plugin,
             r.passed.map(|p| if p { "true" } else { "false" }).unwrap_or(""),

@@ -3,9 +3,9 @@
 //! submit time (a scenario's sources generate or read their jobs lazily, so a
 //! run holds the jobs alive, not every job of the scenario).
 
-use crate::comm::runtime::JobProfile;
-use crate::engine::RuntimeModel;
+use crate::comm::profile::JobProfile;
 use crate::job::{JobId, JobSpec};
+use crate::runtime_model::RuntimeModel;
 use crate::time::SimTime;
 use crate::world::World;
 use std::sync::Arc;

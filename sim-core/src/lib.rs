@@ -51,6 +51,7 @@ pub mod record;
 pub mod recurring;
 pub mod resource;
 pub mod rng;
+pub mod runtime_model;
 pub mod session;
 pub mod speed;
 pub mod store;

@@ -8,10 +8,160 @@
 //! and the engine keeps none of them: a month-long run's outputs are written as it
 //! goes instead of held to the end.
 
-use crate::engine::{PodRecord, RunStats, Sample};
+use crate::cluster::NodeId;
 use crate::job::{JobId, PodId};
 use crate::session::Decision;
+use crate::time::SimTime;
 use crate::world::World;
+
+/// Why a pod's placement interval ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EndReason {
+    /// Its job finished.
+    Completed,
+    /// Evicted by the preempt action.
+    Preempted,
+    /// Evicted by the reclaim action.
+    Reclaimed,
+    /// Evicted by another action.
+    Evicted,
+    /// Killed by a restart policy.
+    Restarted,
+    /// Killed when its job was aborted, terminated or failed.
+    Killed,
+    /// Its node or GPU failed under it.
+    Failed,
+    /// Its container exited with a failure (`lahar.io/fail-after`).
+    Exited,
+    /// Its node was deleted (`removeNodes`): the pod garbage collector deleted it.
+    NodeDeleted,
+    /// Still running when the run stopped.
+    Running,
+}
+
+impl EndReason {
+    /// Spelling in pods.csv.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Completed => "completed",
+            EndReason::Preempted => "preempted",
+            EndReason::Reclaimed => "reclaimed",
+            EndReason::Evicted => "evicted",
+            EndReason::Restarted => "restarted",
+            EndReason::Killed => "killed",
+            EndReason::Failed => "failed",
+            EndReason::Exited => "exited",
+            EndReason::NodeDeleted => "node-deleted",
+            EndReason::Running => "running",
+        }
+    }
+}
+
+/// One placement interval of a pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodRecord {
+    /// Pod.
+    pub pod: PodId,
+    /// Job.
+    pub job: JobId,
+    /// Task index.
+    pub task: u16,
+    /// Replica index.
+    pub index: u32,
+    /// Node.
+    pub node: NodeId,
+    /// Milli-GPUs held.
+    pub gpu_milli: i64,
+    /// The GPU devices it held.
+    pub gpu_devices: crate::world::DeviceHold,
+    /// Start.
+    pub start: SimTime,
+    /// End.
+    pub end: SimTime,
+    /// Why it ended.
+    pub reason: EndReason,
+}
+
+/// One timeseries sample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// Instant.
+    pub t: SimTime,
+    /// Milli-GPUs held by pods (Running; Releasing pods are counted apart).
+    pub gpu_allocated_milli: i64,
+    /// Milli-GPUs of progressing jobs weighted by speed.
+    pub gpu_effective_milli: i64,
+    /// Milli-GPUs held by pods of jobs not progressing (part of
+    /// `gpu_allocated_milli`: a gang waiting for the rest of its pods).
+    pub gpu_stalled_milli: i64,
+    /// Milli-GPUs held by Releasing pods (their grace period).
+    pub gpu_releasing_milli: i64,
+    /// Submitted jobs not making progress.
+    pub jobs_pending: u32,
+    /// Jobs making progress.
+    pub jobs_running: u32,
+    /// Milli-GPUs allocated per queue.
+    pub queue_gpu_milli: Vec<i64>,
+    /// Milli-GPUs out of service (failed nodes and GPUs) or cordoned by drains.
+    pub gpu_unavailable_milli: i64,
+}
+
+/// Counters of a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// Events handled.
+    pub events: u64,
+    /// Sessions run.
+    pub sessions: u64,
+    /// Time of the last event (or the horizon).
+    pub end: SimTime,
+    /// The run was stopped by its stop flag ([`crate::engine::Engine::set_stop`]: an
+    /// interrupt) at `end`, with events left.
+    pub interrupted: bool,
+    /// ∫ GPUs held by Releasing pods dt over the run (milli-GPU·µs): the one
+    /// part of the GPU time that no pod interval covers.
+    pub releasing_milli_us: u128,
+    /// Milli-GPU·µs of nodes out of the cluster (declared `absent`, or removed
+    /// by the timeline), integrated over the run.
+    pub absent_milli_us: u128,
+    /// The run stopped with events left (at the horizon or the session limit):
+    /// jobs that never started were still waiting, not unschedulable.
+    pub cut_short: bool,
+    /// Per recurring object (`Kind namespace/name`) whose concurrency policy
+    /// skipped or deleted runs: how many.
+    pub recurring: std::collections::BTreeMap<std::sync::Arc<str>, crate::recurring::SeriesCounts>,
+    /// Per JobFlow (`JobFlow namespace/name`) with jobs never created (their
+    /// dependencies never all completed): how many.
+    pub flows: std::collections::BTreeMap<std::sync::Arc<str>, crate::flow::FlowCounts>,
+    /// Timeline actions that found nothing to act on (a pod or job not there at
+    /// their instant): (place, what), in time order.
+    pub timeline_missed: Vec<(String, String)>,
+    /// Timeline actions that changed nothing, as in Volcano (a job's state
+    /// ignores them, or the webhook refuses a scale): (place, what).
+    pub timeline_ignored: Vec<(String, String)>,
+}
+
+/// One row of events.csv: a failure, a repair, a drain's steps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultRecord {
+    /// Instant.
+    pub t: SimTime,
+    /// `fail`, `repair`, `cordon`, `evict` (a drain's deadline) or `uncordon`.
+    pub event: &'static str,
+    /// `node`, `gpu`, `switch` or `drain`.
+    pub scope: &'static str,
+    /// The node, HyperNode, or (several nodes) the first node's name and a count.
+    pub target: String,
+    /// Nodes concerned.
+    pub nodes: u32,
+    /// Milli-GPUs this event took out of service (`fail`) or gave back (`repair`);
+    /// a drain's: the GPUs of the nodes it cordons or uncordons.
+    pub gpu_milli: i64,
+    /// Pods killed (`fail`) or evicted (`evict`).
+    pub pods: u32,
+    /// Where it came from: the random rule's name, or `trace:LINE`.
+    pub cause: std::sync::Arc<str>,
+}
 
 /// Receives a run's records as they are made. Every method has an empty default.
 pub trait Recorder {
@@ -29,7 +179,7 @@ pub trait Recorder {
     /// A scheduling decision was made.
     fn decision(&mut self, _world: &World, _d: &Decision) {}
     /// A failure, repair or drain step happened (a row of events.csv).
-    fn fault(&mut self, _world: &World, _r: &crate::engine::FaultRecord) {}
+    fn fault(&mut self, _world: &World, _r: &FaultRecord) {}
     /// Node `n`'s service changed at `t` (a failure or repair, the node leaving
     /// or joining): `world.nodes[n].lost_devices` holds the GPU devices out now.
     fn node_service(&mut self, _world: &World, _n: crate::cluster::NodeId, _t: crate::time::SimTime) {}
@@ -58,7 +208,7 @@ impl<R: Recorder> Recorder for std::rc::Rc<std::cell::RefCell<R>> {
     fn decision(&mut self, world: &World, d: &Decision) {
         self.borrow_mut().decision(world, d);
     }
-    fn fault(&mut self, world: &World, r: &crate::engine::FaultRecord) {
+    fn fault(&mut self, world: &World, r: &FaultRecord) {
         self.borrow_mut().fault(world, r);
     }
     fn node_service(&mut self, world: &World, n: crate::cluster::NodeId, t: crate::time::SimTime) {

@@ -7,7 +7,7 @@
 //! holds, a job without GPUs by all of its nodes.
 
 use crate::cluster::{Cluster, NodeId};
-use crate::engine::FULL_SPEED_PPM;
+use crate::progress::FULL_SPEED_PPM;
 
 /// Each node's speed relative to the fastest of its kind, in ppm; `None` when
 /// every node of a kind has the same speed (nothing is slowed: the common case,

@@ -2,7 +2,8 @@
 //! temporary directory renamed into place (a killed sweep loses no finished cell),
 //! a shard at a time, resumable.
 
-use super::manifest::Manifest;
+use super::error::{ExecError, io};
+use super::manifest::{Manifest, finished};
 use super::spec::{Cell, Sweep};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -142,40 +143,6 @@ pub struct ExecOutcome {
     /// Cells an interrupt stopped or kept from starting: nothing of them is left,
     /// and `--resume` runs them.
     pub interrupted: usize,
-}
-
-/// Why a sweep could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum ExecError {
-    /// The output directory holds another sweep (exit 2).
-    #[error("{0}")]
-    Mismatch(String),
-    /// The output directory cannot be written (exit 1).
-    #[error("cannot write {path}: {source}")]
-    Io {
-        /// What was written.
-        path: PathBuf,
-        /// Cause.
-        source: std::io::Error,
-    },
-}
-
-pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ExecError + '_ {
-    move |source| ExecError::Io { path: path.to_path_buf(), source }
-}
-
-/// A finished cell: its directory holds summary.json (a run) or error.txt.
-pub(crate) fn finished(dir: &Path) -> bool {
-    dir.join("summary.json").is_file()
-}
-
-impl From<crate::outdir::OutDirError> for ExecError {
-    fn from(e: crate::outdir::OutDirError) -> ExecError {
-        match e {
-            crate::outdir::OutDirError::Io { dir, source } => ExecError::Io { path: dir, source },
-            e @ crate::outdir::OutDirError::Refused { .. } => ExecError::Mismatch(e.to_string()),
-        }
-    }
 }
 
 /// Runs the cells of `sweep` that this shard owns and that are not finished.

@@ -2,7 +2,7 @@
 //! every cell — so resuming, merging shards and building the tables need only the
 //! directory, never the sweep file. Every shard writes the same bytes.
 
-use super::exec::{ExecError, io};
+use super::error::{ExecError, io};
 use super::spec::Sweep;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -134,4 +134,9 @@ impl Manifest {
         let p = out.join("sweep.json");
         std::fs::rename(&tmp, &p).map_err(io(&p))
     }
+}
+
+/// A finished cell: its directory holds summary.json (a run) or error.txt.
+pub(crate) fn finished(dir: &Path) -> bool {
+    dir.join("summary.json").is_file()
 }

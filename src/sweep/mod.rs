@@ -7,13 +7,15 @@
 //! `summary.csv` and `plots/`. The tables and plots are built from the directory
 //! alone, so a single run, a resumed run and a merge of shards write the same bytes.
 
+pub mod error;
 pub mod exec;
 pub mod manifest;
 pub mod report;
 pub mod spec;
 pub mod tables;
 
-pub use exec::{ExecError, ExecOptions, ExecOutcome, Shard};
+pub use error::ExecError;
+pub use exec::{ExecOptions, ExecOutcome, Shard};
 pub use spec::{Sweep, load};
 
 use manifest::Manifest;
@@ -83,7 +85,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, style: &lahar_reports::plots::PlotSty
     let m = manifest.ok_or_else(|| ExecError::Mismatch("no shard directory given".into()))?;
     crate::outdir::claim(out, crate::outdir::Kind::Sweep, Default::default())?;
     let cells = out.join("cells");
-    std::fs::create_dir_all(&cells).map_err(exec::io(&cells))?;
+    std::fs::create_dir_all(&cells).map_err(error::io(&cells))?;
     m.claim(out)?;
     for d in dirs {
         if same_dir(d, out) {
@@ -92,11 +94,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path, style: &lahar_reports::plots::PlotSty
         for c in &m.cells {
             let from = d.join("cells").join(&c.id);
             let to = cells.join(&c.id);
-            let done = |p: &Path| exec::finished(p) || p.join("error.txt").is_file();
+            let done = |p: &Path| manifest::finished(p) || p.join("error.txt").is_file();
             // A finished cell beats a failed one; the first shard's copy wins otherwise.
-            if done(&from) && (!done(&to) || (exec::finished(&from) && !exec::finished(&to))) {
+            if done(&from) && (!done(&to) || (manifest::finished(&from) && !manifest::finished(&to))) {
                 if to.exists() {
-                    std::fs::remove_dir_all(&to).map_err(exec::io(&to))?;
+                    std::fs::remove_dir_all(&to).map_err(error::io(&to))?;
                 }
                 copy_dir(&from, &to)?;
             }
@@ -114,14 +116,14 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<(), ExecError> {
-    std::fs::create_dir_all(to).map_err(exec::io(to))?;
-    for e in std::fs::read_dir(from).map_err(exec::io(from))? {
-        let e = e.map_err(exec::io(from))?;
+    std::fs::create_dir_all(to).map_err(error::io(to))?;
+    for e in std::fs::read_dir(from).map_err(error::io(from))? {
+        let e = e.map_err(error::io(from))?;
         let target = to.join(e.file_name());
-        if e.file_type().map_err(exec::io(from))?.is_dir() {
+        if e.file_type().map_err(error::io(from))?.is_dir() {
             copy_dir(&e.path(), &target)?;
         } else {
-            std::fs::copy(e.path(), &target).map_err(exec::io(&target))?;
+            std::fs::copy(e.path(), &target).map_err(error::io(&target))?;
         }
     }
     Ok(())

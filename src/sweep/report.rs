@@ -2,7 +2,7 @@
 //! the per-point table of summary.csv's headline means (± 95% half-width) and every
 //! plot inline.
 
-use super::exec::ExecError;
+use super::error::ExecError;
 use super::manifest::Manifest;
 use super::tables::{CellState, groups, metrics, plot_files, read_cells};
 use std::fmt::Write as _;
@@ -77,11 +77,11 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
     let _ = writeln!(w, "</table></div>\n<h2>Plots</h2>");
     for (_, _, name) in plot_files(&m, metrics(&states)) {
         let p = dir.join("plots").join(&name);
-        let svg = std::fs::read_to_string(&p).map_err(super::exec::io(&p))?;
+        let svg = std::fs::read_to_string(&p).map_err(super::error::io(&p))?;
         let _ = writeln!(w, "<figure>{svg}<figcaption>{}</figcaption></figure>", esc(&name.display().to_string()));
     }
     let _ = writeln!(w, "</body></html>");
     let path = out.map(Path::to_path_buf).unwrap_or_else(|| dir.join("report.html"));
-    lahar_core::files::write_atomic(&path, h.as_bytes()).map_err(super::exec::io(&path))?;
+    lahar_core::files::write_atomic(&path, h.as_bytes()).map_err(super::error::io(&path))?;
     Ok(path)
 }

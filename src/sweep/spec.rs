@@ -381,7 +381,7 @@ fn axes_of(list: Option<&Node>, at_path: &str, file: &str, errors: &mut Vec<Inpu
             let at = a.get("name").and_then(|n| n.at).or(a.at);
             if let Err(m) = lahar_core::files::component(name) {
                 errors.push(err(file, at, &format!("{here}.name"), format!("axis name {m}")));
-            } else if super::tables::reserved_column(name) {
+            } else if reserved_column(name) {
                 errors.push(err(
                     file,
                     at,
@@ -517,6 +517,15 @@ fn check_values(s: &Sweep) -> Result<(), ScenarioError> {
         }
     }
     if errors.is_empty() { Ok(()) } else { Err(ScenarioError { errors }) }
+}
+
+/// True if `name` is a column sweep.csv or summary.csv writes besides the axes'
+/// (an axis may not take it).
+pub fn reserved_column(name: &str) -> bool {
+    ["cell", "seed", "status", "error", "cells", "ok"].contains(&name)
+        || lahar_reports::headline::WITH_FAULTS
+            .iter()
+            .any(|h| name.strip_prefix(h.key).is_some_and(|rest| rest.is_empty() || rest == ".mean" || rest == ".ci95"))
 }
 
 #[cfg(test)]

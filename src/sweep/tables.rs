@@ -3,8 +3,8 @@
 //! summary.csv (mean and 95% confidence interval per point over its seeds) and
 //! plots/ (each headline metric against each numeric axis).
 
-use super::exec::{ExecError, finished, io};
-use super::manifest::Manifest;
+use super::error::{ExecError, io};
+use super::manifest::{Manifest, finished};
 use lahar_reports::headline::{HEADLINE, Headline, WITH_FAULTS};
 use lahar_reports::plots::PlotStyle;
 use std::collections::BTreeMap;
@@ -41,15 +41,6 @@ pub fn read_cells(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError>
         out.push(state);
     }
     Ok(out)
-}
-
-/// True if `name` is a column sweep.csv or summary.csv writes besides the axes'
-/// (an axis may not take it).
-pub fn reserved_column(name: &str) -> bool {
-    ["cell", "seed", "status", "error", "cells", "ok"].contains(&name)
-        || WITH_FAULTS
-            .iter()
-            .any(|h| name.strip_prefix(h.key).is_some_and(|rest| rest.is_empty() || rest == ".mean" || rest == ".ci95"))
 }
 
 fn num(v: Option<f64>) -> String {

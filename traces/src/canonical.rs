@@ -56,9 +56,9 @@ use lahar_core::resource::{DIMS, FIRST_EXTENDED, Resources};
 use lahar_core::time::{SimDuration, SimTime};
 
 use crate::ctx::{Ctx, GPU_MODEL_LABEL, RawJob, Skip, check_totals};
+use crate::error::SkipReason;
 use crate::error::{ImportError, Location, WriteError};
 use crate::parse;
-use crate::report::SkipReason;
 use crate::table::{Columns, Table, check_width};
 
 /// Every column, in the order the writer emits them.

@@ -9,9 +9,9 @@ use lahar_core::queue::QueueId;
 use lahar_core::resource::{DIMS, Resources};
 use lahar_core::time::{SimDuration, SimTime};
 
+use crate::error::SkipReason;
 use crate::error::{ImportError, Location};
 use crate::options::{ImportOptions, QueueKey};
-use crate::report::SkipReason;
 
 /// Node-selector label naming the GPU model.
 pub const GPU_MODEL_LABEL: &str = "nvidia.com/gpu.product";

@@ -1,8 +1,81 @@
 //! Import errors, each naming the file and, for a bad row, where it is.
 
+use std::fmt;
 use std::path::PathBuf;
 
-use crate::report::SkipReason;
+/// Why a row (or, for formats that group rows, a job) was not turned into a job.
+///
+/// The first three are *invalid* data: in strict mode they abort the import. The
+/// others are valid records of jobs lahar cannot replay; they are skipped and
+/// counted in both modes (otherwise strict mode would reject every real trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    /// Unparsable: wrong number of fields, a value of the wrong type or out of range,
+    /// invalid UTF-8, inconsistent rows of one job.
+    Malformed,
+    /// A required value is empty or absent.
+    MissingField,
+    /// The job ends before it starts.
+    EndBeforeStart,
+    /// The job never started (pending, cancelled in the queue, no attempts).
+    NotStarted,
+    /// The job has no end time (still running when the trace was cut).
+    StillRunning,
+    /// The job ran for zero time.
+    ZeroDuration,
+    /// The trace records the submit time as unknown (SWF `-1`, Philly `None`).
+    UnknownSubmit,
+    /// The trace records the run time as unknown (SWF `-1`).
+    UnknownRunTime,
+    /// The job's size is unknown or zero (SWF processors `-1`, no machines).
+    NoResources,
+    /// Submitted before an explicit time origin.
+    BeforeOrigin,
+}
+
+impl SkipReason {
+    /// Every reason, in report order.
+    pub const ALL: [SkipReason; 10] = [
+        SkipReason::Malformed,
+        SkipReason::MissingField,
+        SkipReason::EndBeforeStart,
+        SkipReason::NotStarted,
+        SkipReason::StillRunning,
+        SkipReason::ZeroDuration,
+        SkipReason::UnknownSubmit,
+        SkipReason::UnknownRunTime,
+        SkipReason::NoResources,
+        SkipReason::BeforeOrigin,
+    ];
+
+    /// The snake_case name used in reports and docs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::Malformed => "malformed",
+            SkipReason::MissingField => "missing_field",
+            SkipReason::EndBeforeStart => "end_before_start",
+            SkipReason::NotStarted => "not_started",
+            SkipReason::StillRunning => "still_running",
+            SkipReason::ZeroDuration => "zero_duration",
+            SkipReason::UnknownSubmit => "unknown_submit",
+            SkipReason::UnknownRunTime => "unknown_run_time",
+            SkipReason::NoResources => "no_resources",
+            SkipReason::BeforeOrigin => "before_origin",
+        }
+    }
+
+    /// True for invalid data (an error in strict mode); false for valid records
+    /// that are filtered out.
+    pub fn is_invalid(self) -> bool {
+        matches!(self, SkipReason::Malformed | SkipReason::MissingField | SkipReason::EndBeforeStart)
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Where a row is in its file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -31,8 +31,8 @@ use lahar_core::resource::Resources;
 
 use crate::ctx::{Ctx, JobParts, RawJob, Skip, build_job, run_time, secs_to_micros, share, tasks_from_pods};
 use crate::error::ImportError;
+use crate::error::SkipReason;
 use crate::parse;
-use crate::report::SkipReason;
 use crate::table::{Table, check_width};
 
 struct Cols {

@@ -60,9 +60,9 @@ use lahar_core::job::JobSpec;
 use lahar_core::time::SimTime;
 
 pub use ctx::{GPU_MODEL_LABEL, MAX_PODS_PER_JOB};
-pub use error::{ImportError, Location, WriteError};
+pub use error::{ImportError, Location, SkipReason, WriteError};
 pub use options::{ImportOptions, OpenbOptions, QueueInterner, QueueKey, QueueMapping, SwfOptions, TimeOrigin};
-pub use report::{ImportReport, Imported, SkipReason};
+pub use report::{ImportReport, Imported};
 
 use ctx::{Ctx, RawJob};
 

@@ -38,10 +38,10 @@ use csv::StringRecord;
 use lahar_core::resource::Resources;
 
 use crate::ctx::{Ctx, GPU_MODEL_LABEL, JobParts, RawJob, Skip, build_job, run_time, secs_to_micros, tasks_from_pods};
+use crate::error::SkipReason;
 use crate::error::{ImportError, Location};
 use crate::options::ImportOptions;
 use crate::parse;
-use crate::report::SkipReason;
 use crate::table::{Columns, Table, check_width};
 
 /// Column positions of a pod list.

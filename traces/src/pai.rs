@@ -42,9 +42,9 @@ use lahar_core::resource::Resources;
 use lahar_core::time::SimDuration;
 
 use crate::ctx::{Ctx, JobParts, RawJob, Skip, build_job, task};
+use crate::error::SkipReason;
 use crate::error::{ImportError, Location};
 use crate::parse;
-use crate::report::SkipReason;
 use crate::table::{Table, check_width};
 
 /// Upstream column order (`pai_task_table.header`).

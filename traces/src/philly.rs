@@ -40,9 +40,9 @@ use serde::de::{SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::ctx::{Ctx, JobParts, RawJob, Skip, build_job, run_time, secs_to_micros, tasks_from_pods};
+use crate::error::SkipReason;
 use crate::error::{ImportError, Location};
 use crate::parse;
-use crate::report::SkipReason;
 
 /// Counts the newlines the JSON parser has consumed, to locate elements.
 struct LineCounter<'r> {

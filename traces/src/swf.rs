@@ -34,9 +34,9 @@ use lahar_core::resource::Resources;
 use lahar_core::time::SimDuration;
 
 use crate::ctx::{Ctx, JobParts, RawJob, Skip, build_job, secs_to_micros, tasks_from_pods};
+use crate::error::SkipReason;
 use crate::error::{ImportError, Location};
 use crate::parse;
-use crate::report::SkipReason;
 
 /// Header values that shape the conversion.
 #[derive(Default)]

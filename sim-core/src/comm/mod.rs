@@ -46,6 +46,7 @@ mod constants;
 mod invariants;
 mod model;
 mod placement;
+pub mod profile;
 mod row;
 pub mod runtime;
 pub mod throughput;

@@ -10,32 +10,11 @@ use super::{Engine, Event, Lifecycle};
 use crate::cluster::NodeId;
 use crate::faults::{FaultPlan, FaultRule, Outage, OutageKind, RuleScope, Target};
 use crate::job::PodStatus;
+use crate::record::FaultRecord;
 use crate::rng::{RngStreams, StreamRng};
 use crate::time::SimTime;
 use rand::RngExt;
 use std::sync::Arc;
-
-/// One row of events.csv: a failure, a repair, a drain's steps.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FaultRecord {
-    /// Instant.
-    pub t: SimTime,
-    /// `fail`, `repair`, `cordon`, `evict` (a drain's deadline) or `uncordon`.
-    pub event: &'static str,
-    /// `node`, `gpu`, `switch` or `drain`.
-    pub scope: &'static str,
-    /// The node, HyperNode, or (several nodes) the first node's name and a count.
-    pub target: String,
-    /// Nodes concerned.
-    pub nodes: u32,
-    /// Milli-GPUs this event took out of service (`fail`) or gave back (`repair`);
-    /// a drain's: the GPUs of the nodes it cordons or uncordons.
-    pub gpu_milli: i64,
-    /// Pods killed (`fail`) or evicted (`evict`).
-    pub pods: u32,
-    /// Where it came from: the random rule's name, or `trace:LINE`.
-    pub cause: Arc<str>,
-}
 
 /// An outage in force (or over).
 struct Live {

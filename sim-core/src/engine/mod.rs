@@ -23,9 +23,10 @@ mod policies;
 mod running;
 
 pub use crate::progress::FULL_SPEED_PPM;
-pub use config::{EngineConfig, IdealRuntime, RuntimeModel};
-pub use faults::FaultRecord;
-pub use output::{EndReason, PodRecord, RunOutput, RunStats, Sample};
+pub use crate::record::{EndReason, FaultRecord, PodRecord, RunStats, Sample};
+pub use crate::runtime_model::{IdealRuntime, RuntimeModel};
+pub use config::EngineConfig;
+pub use output::RunOutput;
 
 use crate::arrivals::{Arrivals, Source};
 use crate::event::EventQueue;

@@ -6,7 +6,7 @@
 //! labels is refused (lahar has no Namespace objects to read labels from); an
 //! empty one means every namespace.
 
-use super::common::{Ck, join};
+use super::ck::{Ck, join};
 use super::yaml::{Node, Val};
 use lahar_core::affinity::{AffinityTerm, PodAffinity, WeightedTerm};
 

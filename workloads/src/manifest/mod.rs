@@ -10,6 +10,7 @@ mod affinity;
 mod apps;
 mod argo;
 mod batchjob;
+mod ck;
 mod common;
 mod devices;
 mod jobflow;

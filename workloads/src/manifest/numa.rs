@@ -3,7 +3,7 @@
 //! `Numatopology` object of `nodeinfo.volcano.sh/v1alpha1`, as Volcano's
 //! resource exporter writes it). See [`lahar_core::numa`].
 
-use super::common::{Ck, join};
+use super::ck::{Ck, join};
 use super::yaml::{At, Node, Val};
 use lahar_core::numa::{
     CpuInfo, CpuSet, CpuTopology, NUMA_POLICY_ANNOTATION, NodeNuma, NumaAsk, NumaContainer, PodAllocation,

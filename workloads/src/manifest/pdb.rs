@@ -5,14 +5,14 @@
 //! it simulates.
 
 use super::ManifestError;
-use super::common::{self, Ck, join};
+use super::ck::{self, Ck, join};
 use super::yaml::{Doc, Node, Val};
 use lahar_core::budget::{BudgetRule, DisruptionBudget, IntOrPercent, LabelSelector, SelectorOp};
 use std::sync::Arc;
 
 /// Whether `d` is a PodDisruptionBudget.
 pub fn is_budget(d: &Doc) -> bool {
-    let (api, kind) = common::kind_of(&d.root);
+    let (api, kind) = ck::kind_of(&d.root);
     kind == "PodDisruptionBudget" && api.starts_with("policy/")
 }
 
@@ -95,7 +95,7 @@ fn budget(d: &Doc, errs: &mut Vec<ManifestError>) -> Option<DisruptionBudget> {
     let mut ck = Ck::new(d, errs);
     let root = &d.root;
     known_keys(&mut ck, root, "", &["apiVersion", "kind", "metadata", "spec", "status"]);
-    let meta = common::meta(&mut ck, root, "", true);
+    let meta = ck::meta(&mut ck, root, "", true);
     let empty = Node { at: root.at, val: Val::Null };
     let spec = root.get("spec").unwrap_or(&empty);
     known_keys(&mut ck, spec, "spec", &["minAvailable", "maxUnavailable", "selector", "unhealthyPodEvictionPolicy"]);

@@ -5,7 +5,7 @@
 //! resource (`huawei.com/Ascend310P-memory`, MiB; alone it means one chip), with
 //! the memory and `<count resource>-core` limits, else requests.
 
-use super::common::Ck;
+use super::ck::Ck;
 use super::yaml::{At, Node};
 use lahar_core::vnpu::{NpuAsk, VnpuConfig, Written};
 use std::collections::BTreeMap;
