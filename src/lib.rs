@@ -296,11 +296,11 @@ pub enum Ran {
     Placement(Box<placement::PlacementReport>),
 }
 
-/// Runs a scenario of either mode: [`placement::run`] when it has
+/// Runs a scenario of either mode: [`placement::run::run`] when it has
 /// `spec.placement`, else [`run`].
 pub fn run_any(s: Scenario, opts: &RunOptions) -> Result<Ran, RunError> {
     match s.placement {
-        Some(_) => placement::run(s, opts).map(|r| Ran::Placement(Box::new(r))),
+        Some(_) => placement::run::run(s, opts).map(|r| Ran::Placement(Box::new(r))),
         None => run(s, opts).map(|r| Ran::Run(Box::new(r))),
     }
 }
@@ -337,7 +337,7 @@ pub(crate) fn run_meta(s: &Scenario, scheduler: String) -> RunMeta {
 /// refused: [`run_any`] runs either).
 pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     if s.placement.is_some() {
-        let why = "a placement scenario (`spec.placement`) runs through lahar::run_any or lahar::placement::run";
+        let why = "a placement scenario (`spec.placement`) runs through lahar::run_any or lahar::placement::run::run";
         return Err(RunError::Input(scenario::ScenarioError::one(&s.name, None, "spec.placement", why)));
     }
     if let Some(n) = opts.sessions {

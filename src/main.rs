@@ -375,8 +375,8 @@ impl OverrideArgs {
         }
         overrides.extend(self.parse()?);
         match (snapshot, scenario) {
-            (Some(s), _) => lahar::scenario::load_snapshot(s, &overrides),
-            (None, Some(p)) => lahar::scenario::load_file_with(p, &overrides),
+            (Some(s), _) => lahar::overrides::load_snapshot(s, &overrides),
+            (None, Some(p)) => lahar::overrides::load_file_with(p, &overrides),
             (None, None) if overrides.is_empty() => Ok(lahar::scenario::load_default()),
             (None, None) => lahar::overrides::load_with(
                 lahar::scenario::DEFAULT_SCENARIO,

@@ -4,7 +4,8 @@
 //! run holds the jobs alive, not every job of the scenario).
 
 use crate::comm::profile::JobProfile;
-use crate::job::{JobId, JobSpec};
+use crate::ids::JobId;
+use crate::job::JobSpec;
 use crate::runtime_model::RuntimeModel;
 use crate::time::SimTime;
 use crate::world::World;

@@ -3,9 +3,8 @@
 //! disrupted, as the disruption controller computes `status.disruptionsAllowed`.
 //!
 //! A pod's labels are its template's labels with those its controller adds
-//! ([`JobSpec::pod_labels`]).
+//! ([`crate::job::JobSpec::pod_labels`], matched by [`crate::job::JobSpec::covered_by`]).
 
-use crate::job::JobSpec;
 use std::sync::Arc;
 
 /// An integer or a percentage (Kubernetes' `IntOrString` for budgets).
@@ -92,13 +91,6 @@ pub struct DisruptionBudget {
 }
 
 impl DisruptionBudget {
-    /// True if the budget covers the pods of task `t` of `job` (of queue `queue`).
-    pub fn covers(&self, job: &JobSpec, t: usize, queue: &str) -> bool {
-        *job.namespace == *self.namespace
-            && !self.selector.is_empty()
-            && self.selector.matches(&job.pod_labels(t, queue))
-    }
-
     /// `status.disruptionsAllowed` for `healthy` running pods out of `expected`, as
     /// the disruption controller computes it: healthy pods above the desired
     /// number (`minAvailable`, or `expected − maxUnavailable`), never below 0.

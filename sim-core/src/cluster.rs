@@ -5,9 +5,7 @@ use crate::resource::{ResourceNames, Resources};
 use crate::topology::Topology;
 use std::collections::BTreeMap;
 
-/// Index of a node in [`Cluster::nodes`] (dense, stable for a run).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId(pub u32);
+pub use crate::ids::NodeId;
 
 /// How GPUs inside a node talk to each other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -10,8 +10,8 @@
 //! Pods are watched by (job, task, replica index), so a pod that is replaced after
 //! an eviction or a restart is still watched under its new id.
 
-use crate::cluster::NodeId;
-use crate::job::{JobId, PodId};
+use crate::ids::NodeId;
+use crate::ids::{JobId, PodId};
 use crate::resource::{ResourceNames, Resources};
 use crate::time::SimTime;
 use std::borrow::Cow;

@@ -9,10 +9,10 @@
 //! engine applies both: `crate::engine` kills the pods on what failed and
 //! gives the capacity back at repair.
 
-use crate::cluster::NodeId;
+use crate::ids::HyperNodeId;
+use crate::ids::NodeId;
 use crate::rng::StreamRng;
 use crate::time::{SimDuration, SimTime};
-use crate::topology::HyperNodeId;
 use rand_distr::Distribution;
 
 /// What an outage takes out.

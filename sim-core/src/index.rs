@@ -5,7 +5,7 @@
 //! descends only into subtrees whose maxima cover `req`, so a scheduler that places a
 //! pod does not scan every node. Updates are O(log n).
 
-use crate::cluster::NodeId;
+use crate::ids::NodeId;
 use crate::resource::{DIMS, Resources};
 
 /// Max-per-dimension segment tree over node free resources.

@@ -5,19 +5,13 @@
 //! workload importers, the way the respective controllers would create the PodGroup
 //! and pods.
 
-use crate::cluster::NodeId;
-use crate::queue::QueueId;
+use crate::ids::NodeId;
+use crate::ids::QueueId;
 use crate::resource::Resources;
 use crate::time::{SimDuration, SimTime};
 use std::sync::Arc;
 
-/// Index of a job (dense, in submission order after merging sources).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct JobId(pub u32);
-
-/// Index of a pod (dense, in creation order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PodId(pub u32);
+pub use crate::ids::{JobId, PodId};
 
 /// A controller event a policy reacts to (`policies[].event`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,41 +117,7 @@ pub struct Policy {
     pub timeout: Option<SimDuration>,
 }
 
-/// `networkTopology` of a PodGroup / VolcanoJob.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NetworkTopology {
-    /// `hard` (true) or `soft`.
-    pub hard: bool,
-    /// `highestTierAllowed`; `None` = unconstrained.
-    pub highest_tier_allowed: Option<u32>,
-}
-
-impl NetworkTopology {
-    /// Reads `mode` (`hard`, the default, or `soft`) and `highestTierAllowed` (an
-    /// integer ≥ 0, as Volcano's CRD allows; 0 keeps a job on one node or within one
-    /// tier-0 HyperNode), as every input form — compact jobs, PodGroups, VolcanoJobs,
-    /// KubeRay's labels — writes them. Returns the constraint (with the defaults in
-    /// place of what was wrong) and, per wrong field, its name and what was expected.
-    pub fn parse(mode: Option<&str>, highest_tier: Option<i64>) -> (NetworkTopology, Vec<(&'static str, String)>) {
-        let mut errors = Vec::new();
-        let hard = match mode {
-            None | Some("hard") => true,
-            Some("soft") => false,
-            Some(other) => {
-                errors.push(("mode", format!("expected `hard` or `soft`, got `{other}`")));
-                true
-            }
-        };
-        let tier = highest_tier.and_then(|t| match u32::try_from(t) {
-            Ok(t) => Some(t),
-            _ => {
-                errors.push(("highestTierAllowed", format!("must be an integer ≥ 0, got {t}")));
-                None
-            }
-        });
-        (NetworkTopology { hard, highest_tier_allowed: tier }, errors)
-    }
-}
+pub use crate::topology::NetworkTopology;
 
 /// A task (role) of a job: `replicas` identical pods.
 #[derive(Clone, Debug, PartialEq)]
@@ -475,7 +435,7 @@ pub struct JobSpec {
     pub task_topology: Option<Box<TaskTopology>>,
     /// Pods already running when the job arrives (a starting cluster state):
     /// (task index, replica index, node). They are not scheduling decisions.
-    pub initial: Vec<(usize, u32, crate::cluster::NodeId)>,
+    pub initial: Vec<(usize, u32, crate::ids::NodeId)>,
     /// vGPU cards of initial pods, by their `volcano.sh/vgpu-ids-new` annotation:
     /// (task index, replica index, (card, MiB, cores) per card). A pod without an
     /// entry takes cards by the fit.
@@ -745,6 +705,14 @@ impl Default for JobSpec {
 }
 
 impl JobSpec {
+    /// True if PodDisruptionBudget `budget` covers the pods of task `t` (of queue
+    /// `queue`): same namespace, a selector that is not empty and matches their labels.
+    pub fn covered_by(&self, budget: &crate::budget::DisruptionBudget, t: usize, queue: &str) -> bool {
+        *self.namespace == *budget.namespace
+            && !budget.selector.is_empty()
+            && budget.selector.matches(&self.pod_labels(t, queue))
+    }
+
     /// Total pods over all tasks.
     pub fn total_replicas(&self) -> u32 {
         self.tasks.iter().map(|t| t.replicas).sum()

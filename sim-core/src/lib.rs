@@ -41,6 +41,7 @@ pub mod files;
 pub mod flow;
 pub mod frag;
 pub mod gosort;
+pub mod ids;
 pub mod index;
 pub mod job;
 pub mod numa;

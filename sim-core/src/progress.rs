@@ -8,7 +8,6 @@
 //! agrees with the engine to the microsecond.
 
 use crate::time::{SimDuration, SimTime};
-use crate::world::Job;
 
 /// Full speed, in parts per million of the ideal speed.
 pub const FULL_SPEED_PPM: u32 = 1_000_000;
@@ -68,22 +67,6 @@ pub fn wall_time(work_us: u64, speed_ppm: u32) -> u64 {
     let speed = speed_ppm.clamp(1, FULL_SPEED_PPM) as u128;
     let t = (work_us as u128 * FULL_SPEED_PPM as u128).div_ceil(speed);
     t.min(u64::MAX as u128) as u64
-}
-
-/// Work done by `job` at `now`: the credited work plus what it did since its
-/// last speed change if it is progressing; never more than its duration.
-pub fn work_done_at(job: &Job, now: SimTime) -> u64 {
-    let p = &job.progress;
-    let live = p.since.map_or(0, |since| {
-        let from = p.resume_at.map_or(since, |r| r.max(since));
-        work_in(now.micros().saturating_sub(from.micros()), p.speed_ppm)
-    });
-    p.done.saturating_add(live).min(job.spec.duration.micros())
-}
-
-/// Work `job` still has to do at `now`.
-pub fn remaining_at(job: &Job, now: SimTime) -> u64 {
-    job.spec.duration.micros().saturating_sub(work_done_at(job, now))
 }
 
 impl Progress {

@@ -2,9 +2,7 @@
 
 use crate::resource::ResourceList;
 
-/// Index of a queue in the run's queue list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct QueueId(pub u32);
+pub use crate::ids::QueueId;
 
 /// Queue state (`status.state`). Only Open queues admit and allocate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -5,7 +5,9 @@
 //! the runs still active. The schedule itself was expanded into runs when the
 //! input was read (`Recurrence` on each run's spec).
 
-use crate::job::{Concurrency, JobId, Recurrence};
+use crate::job::{Concurrency, Recurrence};
+
+use crate::ids::JobId;
 use crate::time::SimTime;
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! The seam for runtime models: how fast a job runs where it is placed.
 
-use crate::cluster::NodeId;
-use crate::job::JobId;
+use crate::ids::JobId;
+use crate::ids::NodeId;
 use crate::progress::FULL_SPEED_PPM;
 use crate::world::World;
 

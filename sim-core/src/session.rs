@@ -13,10 +13,13 @@
 //! allocations become Running and committed evictions start the pod's graceful
 //! termination.
 
-use crate::cluster::{Cluster, Node, NodeId};
+use crate::cluster::{Cluster, Node};
+
 use crate::explain::{Explain, ExplainRow};
-use crate::job::{JobId, PodGroupPhase, PodId, PodStatus};
-use crate::queue::QueueId;
+use crate::ids::NodeId;
+use crate::ids::QueueId;
+use crate::ids::{JobId, PodId};
+use crate::job::{PodGroupPhase, PodStatus};
 use crate::resource::Resources;
 use crate::rng::StreamRng;
 use crate::time::SimTime;
@@ -654,7 +657,7 @@ impl<'w> Session<'w> {
         total.min(cap)
     }
     /// Σ allocatable of a HyperNode's nodes.
-    pub fn hypernode_allocatable(&self, h: crate::topology::HyperNodeId) -> Resources {
+    pub fn hypernode_allocatable(&self, h: crate::ids::HyperNodeId) -> Resources {
         self.world.hn_allocatable[h.0 as usize]
     }
     /// The `epoch` of the last change of a node's `used`.
@@ -662,7 +665,7 @@ impl<'w> Session<'w> {
         self.world.node_used_epoch[n.0 as usize]
     }
     /// The `epoch` of the last change of a HyperNode's `used`.
-    pub fn hypernode_used_epoch(&self, h: crate::topology::HyperNodeId) -> u64 {
+    pub fn hypernode_used_epoch(&self, h: crate::ids::HyperNodeId) -> u64 {
         self.world.hn_used_epoch[h.0 as usize]
     }
     /// The World's count of `used` changes ([`World::epoch`]).
@@ -670,15 +673,15 @@ impl<'w> Session<'w> {
         self.world.epoch
     }
     /// Σ used of a HyperNode's nodes.
-    pub fn hypernode_used(&self, h: crate::topology::HyperNodeId) -> Resources {
+    pub fn hypernode_used(&self, h: crate::ids::HyperNodeId) -> Resources {
         self.world.hn_used[h.0 as usize]
     }
     /// Σ idle of a HyperNode's nodes.
-    pub fn hypernode_idle(&self, h: crate::topology::HyperNodeId) -> Resources {
+    pub fn hypernode_idle(&self, h: crate::ids::HyperNodeId) -> Resources {
         self.world.hn_idle(h)
     }
     /// Σ future idle of a HyperNode's nodes.
-    pub fn hypernode_future_idle(&self, h: crate::topology::HyperNodeId) -> Resources {
+    pub fn hypernode_future_idle(&self, h: crate::ids::HyperNodeId) -> Resources {
         self.world.hn_future_idle(h)
     }
     /// True if the node passes the pod's static node filters: its node selector

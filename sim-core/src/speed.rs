@@ -6,7 +6,9 @@
 //! and CPU nodes with CPU nodes: a job holding GPUs is slowed by the GPU nodes it
 //! holds, a job without GPUs by all of its nodes.
 
-use crate::cluster::{Cluster, NodeId};
+use crate::cluster::Cluster;
+
+use crate::ids::NodeId;
 use crate::progress::FULL_SPEED_PPM;
 
 /// Each node's speed relative to the fastest of its kind, in ppm; `None` when

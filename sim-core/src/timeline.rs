@@ -7,8 +7,11 @@
 //! manager delete the pods that do not tolerate it; a node deleted takes its pods
 //! with it; a node added brings its capacity.
 
-use crate::cluster::{NodeId, Taint};
-use crate::queue::{QueueId, QueueState};
+use crate::cluster::Taint;
+
+use crate::ids::NodeId;
+use crate::ids::QueueId;
+use crate::queue::QueueState;
 use crate::resource::ResourceList;
 use crate::time::{SimDuration, SimTime};
 use std::sync::Arc;

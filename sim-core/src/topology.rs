@@ -6,11 +6,45 @@
 //! *highest tier* is the tier of the lowest HyperNode that holds all its nodes
 //! (0 when it sits on a single node).
 
-use crate::cluster::NodeId;
+use crate::ids::NodeId;
 
-/// Index of a HyperNode in [`Topology::hypernodes`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct HyperNodeId(pub u32);
+pub use crate::ids::HyperNodeId;
+
+/// `networkTopology` of a PodGroup / VolcanoJob.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkTopology {
+    /// `hard` (true) or `soft`.
+    pub hard: bool,
+    /// `highestTierAllowed`; `None` = unconstrained.
+    pub highest_tier_allowed: Option<u32>,
+}
+
+impl NetworkTopology {
+    /// Reads `mode` (`hard`, the default, or `soft`) and `highestTierAllowed` (an
+    /// integer ≥ 0, as Volcano's CRD allows; 0 keeps a job on one node or within one
+    /// tier-0 HyperNode), as every input form — compact jobs, PodGroups, VolcanoJobs,
+    /// KubeRay's labels — writes them. Returns the constraint (with the defaults in
+    /// place of what was wrong) and, per wrong field, its name and what was expected.
+    pub fn parse(mode: Option<&str>, highest_tier: Option<i64>) -> (NetworkTopology, Vec<(&'static str, String)>) {
+        let mut errors = Vec::new();
+        let hard = match mode {
+            None | Some("hard") => true,
+            Some("soft") => false,
+            Some(other) => {
+                errors.push(("mode", format!("expected `hard` or `soft`, got `{other}`")));
+                true
+            }
+        };
+        let tier = highest_tier.and_then(|t| match u32::try_from(t) {
+            Ok(t) => Some(t),
+            _ => {
+                errors.push(("highestTierAllowed", format!("must be an integer ≥ 0, got {t}")));
+                None
+            }
+        });
+        (NetworkTopology { hard, highest_tier_allowed: tier }, errors)
+    }
+}
 
 /// One tier of a generated switch fabric.
 #[derive(Clone, Debug, PartialEq)]

@@ -19,9 +19,9 @@
 //! equivalence property compares runs against `--exhaustive`, which walks every
 //! node, and `a_wrong_victim_index_is_caught` shows it notices a stale tree.
 
-use crate::cluster::NodeId;
+use crate::ids::NodeId;
+use crate::ids::QueueId;
 use crate::index::NodeIndex;
-use crate::queue::QueueId;
 use crate::resource::Resources;
 
 /// A group of possible victims: their queue, their job's priority, and whether

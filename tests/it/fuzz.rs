@@ -167,7 +167,7 @@ proptest! {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("snap.yaml");
         std::fs::write(&p, mutate(&text("examples/snapshot/cluster.yaml", 400), &e)).unwrap();
-        let _ = lahar::scenario::load_snapshot(&p, &[]);
+        let _ = lahar::overrides::load_snapshot(&p, &[]);
     }
 
     #[test]

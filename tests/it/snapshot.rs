@@ -14,7 +14,7 @@ fn example(name: &str) -> PathBuf {
 /// and HyperNodes it lists, and its PodGroups with their Pods under their own names.
 #[test]
 fn a_kind_list_snapshot_is_the_cluster_and_its_state() {
-    let s = lahar::scenario::load_snapshot(&example("cluster.yaml"), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let s = lahar::overrides::load_snapshot(&example("cluster.yaml"), &[]).unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<&str> = s.cluster.nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, ["gpu-a-0", "gpu-a-1", "gpu-b-0", "gpu-b-1"]);
     let n = &s.cluster.nodes[0];

@@ -45,7 +45,7 @@
 use super::gang::{self, Misses, Mode};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::progress::{FULL_SPEED_PPM, remaining_at, wall_time, work_done_at};
+use lahar_core::progress::{FULL_SPEED_PPM, wall_time};
 use lahar_core::resource::Resources;
 use lahar_core::session::{Scheduler, Session};
 use lahar_core::time::SimTime;
@@ -102,8 +102,8 @@ impl EasyBackfill {
         let now = ssn.now();
         let job = ssn.job(j);
         let remaining = match self.run_time {
-            super::RunTime::Actual => remaining_at(job, now),
-            rt => rt.of(&job.spec).micros().saturating_sub(work_done_at(job, now)),
+            super::RunTime::Actual => job.remaining_at(now),
+            rt => rt.of(&job.spec).micros().saturating_sub(job.work_done_at(now)),
         };
         let speed = if job.is_progressing() { job.progress.speed_ppm } else { FULL_SPEED_PPM };
         SimTime(now.micros().saturating_add(wall_time(remaining, speed)))

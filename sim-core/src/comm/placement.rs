@@ -17,7 +17,8 @@
 
 use super::model::Placement;
 use super::{CommError, CommModel, GpuGen, IntraLink, NetFabric};
-use crate::cluster::{Cluster, IntraNode, NodeId};
+use crate::cluster::{Cluster, IntraNode};
+use crate::ids::NodeId;
 use std::collections::BTreeMap;
 
 /// What the cluster description does not say about the network.

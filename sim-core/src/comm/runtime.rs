@@ -38,11 +38,13 @@
 
 pub use super::profile::{CATALOG, JobProfile, ModelProfile};
 use super::{AdapterOptions, AlgoChoice, Collective, CommError, CommModel, GpuGen, Placement};
-use crate::cluster::{Cluster, NodeId};
-use crate::job::{JobId, PodStatus};
+use crate::cluster::Cluster;
+use crate::ids::HyperNodeId;
+use crate::ids::JobId;
+use crate::ids::NodeId;
+use crate::job::PodStatus;
 use crate::progress::FULL_SPEED_PPM;
 use crate::runtime_model::RuntimeModel;
-use crate::topology::HyperNodeId;
 use crate::world::World;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};

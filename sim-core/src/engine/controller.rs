@@ -8,7 +8,9 @@
 
 use super::{EndReason, Engine, Event};
 
-use crate::job::{Dependency, JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyEvent, Until};
+use crate::job::{Dependency, JobPhase, PodGroupPhase, PodStatus, PolicyEvent, Until};
+
+use crate::ids::{JobId, PodId};
 use crate::session::{Decision, DecisionKind, Evictor};
 use crate::time::SimDuration;
 use crate::world::Suspension;

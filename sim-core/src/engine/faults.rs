@@ -7,8 +7,8 @@
 //! nothing holds it out. Every change is one row of events.csv.
 
 use super::{Engine, Event, Lifecycle};
-use crate::cluster::NodeId;
 use crate::faults::{FaultPlan, FaultRule, Outage, OutageKind, RuleScope, Target};
+use crate::ids::NodeId;
 use crate::job::PodStatus;
 use crate::record::FaultRecord;
 use crate::rng::{RngStreams, StreamRng};
@@ -142,7 +142,7 @@ impl Engine {
         let (target, kind) = match rule.scope {
             RuleScope::Node => (Target::Nodes(vec![NodeId(unit)]), OutageKind::Node),
             RuleScope::Gpus(k) => (Target::Nodes(vec![NodeId(unit)]), OutageKind::Gpus(k)),
-            RuleScope::Switch => (Target::HyperNode(crate::topology::HyperNodeId(unit)), OutageKind::Switch),
+            RuleScope::Switch => (Target::HyperNode(crate::ids::HyperNodeId(unit)), OutageKind::Switch),
         };
         let outage = Outage { at: self.now, target, duration, kind, cause: Arc::clone(&rule.name) };
         self.start_outage(outage, Some((r, u)), None);

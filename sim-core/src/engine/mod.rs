@@ -31,7 +31,8 @@ pub use output::RunOutput;
 use crate::arrivals::{Arrivals, Source};
 use crate::event::EventQueue;
 use crate::explain::Explain;
-use crate::job::{JobId, PodId, PodStatus};
+use crate::ids::{JobId, PodId};
+use crate::job::PodStatus;
 use crate::record::Recorder;
 use crate::recurring::Due;
 use crate::rng::{RngStreams, StreamRng};
@@ -120,7 +121,7 @@ pub struct Engine {
     recorder: Option<Box<dyn Recorder>>,
     /// Changes of nodes' lost GPU devices (instant, node, devices out after),
     /// without a recorder.
-    service: Vec<(SimTime, crate::cluster::NodeId, u64)>,
+    service: Vec<(SimTime, crate::ids::NodeId, u64)>,
     explain: Option<Explain>,
     running_jobs: u32,
     effective_milli_ppm: i128,
@@ -609,7 +610,7 @@ impl Engine {
     }
 
     /// Counts, per job, the pods this session bound ([`Engine::binding`]).
-    fn note_binding(&mut self, binds: &[(PodId, crate::cluster::NodeId)]) {
+    fn note_binding(&mut self, binds: &[(PodId, crate::ids::NodeId)]) {
         self.binding.clear();
         for &(p, _) in binds {
             self.binding.push((self.world.pods[p.0 as usize].job, 1));

@@ -4,7 +4,9 @@
 use super::controller::Lifecycle;
 use super::{EndReason, Engine};
 
-use crate::job::{JobId, JobPhase, PodGroupPhase, PodId, PodStatus, PolicyEvent};
+use crate::job::{JobPhase, PodGroupPhase, PodStatus, PolicyEvent};
+
+use crate::ids::{JobId, PodId};
 use crate::time::SimDuration;
 use crate::timeline::Operation;
 use crate::world::Suspension;
@@ -371,7 +373,7 @@ impl Engine {
     /// pod there that does not tolerate it (a deletion, as [`Engine::delete_pod`]:
     /// the job controller hears PodEvicted). lahar's tolerations have no
     /// `tolerationSeconds`: a tolerating pod stays for good.
-    fn evict_untolerating(&mut self, n: crate::cluster::NodeId, taint: &crate::cluster::Taint) {
+    fn evict_untolerating(&mut self, n: crate::ids::NodeId, taint: &crate::cluster::Taint) {
         let jobs = &self.world.jobs;
         let pods = self.world.pods_on(n, |pod| {
             let task = &jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
@@ -387,7 +389,7 @@ impl Engine {
     /// (`gcOrphaned`, no grace period; the job controller hears PodEvicted for
     /// each), and its capacity is out of the scheduler's view (the cluster's
     /// total shrinks). False if it was out already.
-    pub(super) fn take_out(&mut self, n: crate::cluster::NodeId) -> bool {
+    pub(super) fn take_out(&mut self, n: crate::ids::NodeId) -> bool {
         let i = n.0 as usize;
         if self.absent[i] {
             return false;
@@ -405,7 +407,7 @@ impl Engine {
 
     /// Node `n` joins the cluster with its declared capacity (less what faults
     /// in force hold out). False if it was in already.
-    fn bring_in(&mut self, n: crate::cluster::NodeId) -> bool {
+    fn bring_in(&mut self, n: crate::ids::NodeId) -> bool {
         let i = n.0 as usize;
         if !self.absent[i] {
             return false;
@@ -418,7 +420,7 @@ impl Engine {
 
     /// An operator's cordon (`on`) or uncordon: a drain in force keeps its own
     /// cordon until it ends; an operator's cordon outlasts a drain's end.
-    fn operator_cordon(&mut self, n: crate::cluster::NodeId, on: bool) {
+    fn operator_cordon(&mut self, n: crate::ids::NodeId, on: bool) {
         let i = n.0 as usize;
         let drains = self.faults.cordons.get(i).copied().unwrap_or(0);
         if let Some(w) = self.faults.was_cordoned.get_mut(i) {

@@ -5,7 +5,8 @@ use super::Engine;
 use crate::record::{EndReason, PodRecord, RunStats, Sample};
 
 use crate::explain::ExplainRow;
-use crate::job::{JobId, PodId, PodStatus};
+use crate::ids::{JobId, PodId};
+use crate::job::PodStatus;
 use crate::session::Decision;
 use crate::time::SimTime;
 use crate::world::World;
@@ -33,7 +34,7 @@ pub struct RunOutput {
     pub faults_enabled: bool,
     /// Changes of nodes' lost GPU devices: (instant, node, the devices out
     /// after it), in order, without a recorder (see [`crate::record::Recorder::node_service`]).
-    pub service: Vec<(SimTime, crate::cluster::NodeId, u64)>,
+    pub service: Vec<(SimTime, crate::ids::NodeId, u64)>,
 }
 
 impl Engine {

@@ -5,7 +5,9 @@
 
 use super::{EndReason, Engine, Event};
 
-use crate::job::{JobId, JobPhase, PodGroupPhase, PodId, PodStatus, Policy, PolicyAction, PolicyEvent};
+use crate::job::{JobPhase, PodGroupPhase, PodStatus, Policy, PolicyAction, PolicyEvent};
+
+use crate::ids::{JobId, PodId};
 use crate::time::SimTime;
 
 /// An action waiting for its policy's timeout.

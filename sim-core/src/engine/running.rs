@@ -3,7 +3,8 @@
 //! [`crate::progress`]'s, shared with the baselines.
 
 use super::{Engine, Event};
-use crate::job::{JobId, JobPhase};
+use crate::ids::JobId;
+use crate::job::JobPhase;
 use crate::progress::FULL_SPEED_PPM;
 
 impl Engine {

@@ -31,8 +31,9 @@
 use super::World;
 use super::view::NodeView;
 use crate::affinity::{AffinityTerm, PodAffinity, node_label, node_labels};
-use crate::cluster::NodeId;
-use crate::job::{JobId, PodId, PodStatus};
+use crate::ids::NodeId;
+use crate::ids::{JobId, PodId};
+use crate::job::PodStatus;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 

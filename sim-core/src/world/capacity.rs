@@ -5,8 +5,8 @@
 //! `nvidia.com/gpu`).
 
 use super::World;
-use crate::cluster::NodeId;
 use crate::devices::DEVICE_MILLI;
+use crate::ids::NodeId;
 use crate::resource::{GPU, Resources};
 
 impl World {
@@ -69,7 +69,7 @@ impl World {
     }
 
     /// The pods on node `n` that `keep` selects, in the node's order.
-    pub(crate) fn pods_on(&self, n: NodeId, keep: impl Fn(&super::Pod) -> bool) -> Vec<crate::job::PodId> {
+    pub(crate) fn pods_on(&self, n: NodeId, keep: impl Fn(&super::Pod) -> bool) -> Vec<crate::ids::PodId> {
         self.nodes[n.0 as usize].pods.iter().copied().filter(|&p| keep(&self.pods[p.0 as usize])).collect()
     }
 

@@ -7,7 +7,7 @@
 //! gate is the only one left (`GetSchGatedPodResources` skips those pods).
 
 use super::{Job, World};
-use crate::job::{JobId, PodId};
+use crate::ids::{JobId, PodId};
 use crate::resource::{PODS, Resources};
 
 /// A job's gated pods.

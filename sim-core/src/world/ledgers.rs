@@ -3,8 +3,9 @@
 //! along every pod's status change.
 
 use super::World;
-use crate::cluster::NodeId;
-use crate::job::{JobId, PodId, PodStatus};
+use crate::ids::NodeId;
+use crate::ids::{JobId, PodId};
+use crate::job::PodStatus;
 
 impl World {
     /// Models vGPU sharing (before any pod is placed): the pods asking for vGPU

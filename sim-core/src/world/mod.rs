@@ -5,10 +5,14 @@
 //! session operation is the inverse transition, so a discarded statement leaves no
 //! trace.
 
-use crate::cluster::{Cluster, NodeId};
+use crate::cluster::Cluster;
+
+use crate::ids::NodeId;
+use crate::ids::QueueId;
+use crate::ids::{JobId, PodId};
 use crate::index::NodeIndex;
-use crate::job::{JobId, JobPhase, JobSpec, PodGroupPhase, PodId, PodStatus};
-use crate::queue::{Queue, QueueId};
+use crate::job::{JobPhase, JobSpec, PodGroupPhase, PodStatus};
+use crate::queue::Queue;
 use crate::resource::{GPU, Resources};
 use crate::store::Store;
 use crate::time::SimTime;
@@ -351,6 +355,22 @@ pub struct TaskState {
 }
 
 impl Job {
+    /// Work done at `now`: the credited work plus what it did since its last
+    /// speed change if it is progressing; never more than its duration.
+    pub fn work_done_at(&self, now: SimTime) -> u64 {
+        let p = &self.progress;
+        let live = p.since.map_or(0, |since| {
+            let from = p.resume_at.map_or(since, |r| r.max(since));
+            crate::progress::work_in(now.micros().saturating_sub(from.micros()), p.speed_ppm)
+        });
+        p.done.saturating_add(live).min(self.spec.duration.micros())
+    }
+
+    /// Work it still has to do at `now`.
+    pub fn remaining_at(&self, now: SimTime) -> u64 {
+        self.spec.duration.micros().saturating_sub(self.work_done_at(now))
+    }
+
     /// Its phase as the outputs spell it: Volcano's, and `Aborted` while an
     /// operator's suspension holds it.
     pub fn phase_name(&self) -> &'static str {
@@ -1150,7 +1170,7 @@ impl World {
             let spec = &self.jobs[j.0 as usize].spec;
             let queue = &self.queues[q].spec.name;
             let tasks: Vec<u16> =
-                (0..spec.tasks.len()).filter(|&t| budget.covers(spec, t, queue)).map(|t| t as u16).collect();
+                (0..spec.tasks.len()).filter(|&t| spec.covered_by(budget, t, queue)).map(|t| t as u16).collect();
             if !tasks.is_empty() {
                 self.budget_jobs[b].insert(j, tasks);
             }
@@ -1295,11 +1315,11 @@ impl World {
     }
 
     /// A HyperNode's idle resources (Σ over its nodes).
-    pub fn hn_idle(&self, h: crate::topology::HyperNodeId) -> Resources {
+    pub fn hn_idle(&self, h: crate::ids::HyperNodeId) -> Resources {
         self.hn_allocatable[h.0 as usize] - self.hn_used[h.0 as usize]
     }
     /// A HyperNode's future idle resources (Σ over its nodes).
-    pub fn hn_future_idle(&self, h: crate::topology::HyperNodeId) -> Resources {
+    pub fn hn_future_idle(&self, h: crate::ids::HyperNodeId) -> Resources {
         self.hn_idle(h) + self.hn_future_delta[h.0 as usize]
     }
 

@@ -5,8 +5,9 @@
 //! Releasing.
 
 use super::World;
-use crate::cluster::NodeId;
-use crate::job::{PodId, PodStatus};
+use crate::ids::NodeId;
+use crate::ids::PodId;
+use crate::job::PodStatus;
 
 impl World {
     /// Moves a pod with host ports between the nodes' ledgers along its status

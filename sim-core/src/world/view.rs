@@ -9,8 +9,9 @@
 //! session leaves the view for the rest of that session, and is in it again
 //! from the next session on while it is Releasing.
 
-use crate::cluster::NodeId;
-use crate::job::{PodId, PodStatus};
+use crate::ids::NodeId;
+use crate::ids::PodId;
+use crate::job::PodStatus;
 
 /// Per node, the pods in the view (pod-id order), and the pods evicted since
 /// the session opened.

@@ -12,7 +12,7 @@
 //! session: the reference the equivalence tests compare against.
 
 use lahar_core::job::{JobId, PodStatus};
-use lahar_core::progress::{wall_time, work_done_at};
+use lahar_core::progress::wall_time;
 use lahar_core::session::Session;
 use lahar_core::time::SimTime;
 use lahar_core::world::Job;
@@ -86,7 +86,7 @@ impl Track {
 
 /// Attained service (GPU·µs) of the job at `now`: GPUs × (work done + work lost).
 fn attained(job: &Job, now: SimTime, gpus: u128) -> u128 {
-    gpus * work_done_at(job, now) as u128 + job.progress.lost_gpu_us
+    gpus * job.work_done_at(now) as u128 + job.progress.lost_gpu_us
 }
 
 /// The book (see the module's documentation).

@@ -1,0 +1,23 @@
+//! The dense indexes every part of the model names things by: nodes, jobs,
+//! pods, queues, HyperNodes. A leaf: it imports nothing, so any module can
+//! name an object without reaching into the module that owns it.
+
+/// Index of a node in [`crate::cluster::Cluster::nodes`] (dense, stable for a run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+/// Index of a job (dense, in submission order after merging sources).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct JobId(pub u32);
+
+/// Index of a pod (dense, in creation order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PodId(pub u32);
+
+/// Index of a queue in the run's queue list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct QueueId(pub u32);
+
+/// Index of a HyperNode in [`crate::topology::Topology::hypernodes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HyperNodeId(pub u32);
