@@ -73,7 +73,8 @@ fn run(sched: Box<dyn Scheduler>) -> RunOutput {
     let world = World::new(cluster, vec![Queue::new("a"), Queue::new("b")], jobs());
     // Periodic plugins (tdm's windows, rescheduling's interval) ask for sessions
     // forever: the run stops at two hours.
-    let config = EngineConfig { horizon: Some(SimTime(7200 * S)), ..EngineConfig::default() };
+    // The World's invariants are checked after every instant too.
+    let config = EngineConfig { horizon: Some(SimTime(7200 * S)), check_invariants: true, ..EngineConfig::default() };
     Engine::new(world, sched, Box::new(IdealRuntime), config).run()
 }
 

@@ -19,6 +19,7 @@ pub mod labels;
 pub mod load;
 pub mod metrics;
 pub mod plots;
+pub mod schema;
 pub mod stream;
 pub mod summary;
 pub mod sweep_plot;

@@ -13,6 +13,7 @@ use crate::accumulate::RunMetrics;
 use crate::faults::{EventWriter, FaultTally};
 use crate::labels::{push_job_label, push_pod_label};
 use crate::metrics::{JobRow, job_row};
+use crate::schema::{self, JOBS, PODS, QUEUES, TIMESERIES, TIMESERIES_WITHOUT_FAULTS, at};
 use crate::summary::{Summary, SummaryOptions};
 use crate::timeline::{JobFact, QueueFact};
 use crate::write::{DecisionWriter, Fields, csv_writer, io_err, push_fixed, push_milli};
@@ -32,20 +33,8 @@ use std::path::Path;
 
 type Csv = csv::Writer<BufWriter<File>>;
 
-/// timeseries.csv's first columns (docs/outputs.md).
-pub const TIMESERIES_BASE: [&str; 8] = [
-    "t_s",
-    "gpus_total",
-    "gpus_allocated",
-    "gpus_busy_effective",
-    "gpus_stalled",
-    "gpus_releasing",
-    "jobs_pending",
-    "jobs_running",
-];
-
-/// queues.csv's columns: one row per queue per sample (docs/outputs.md).
-pub const QUEUE_COLUMNS: [&str; 4] = ["t_s", "queue", "gpus_allocated", "gpus_deserved"];
+/// queues.csv's columns (docs/outputs.md).
+pub const QUEUE_COLUMNS: [&str; 4] = [QUEUES[0].name, QUEUES[1].name, QUEUES[2].name, QUEUES[3].name];
 
 /// Writes a run's jobs.csv, pods.csv, timeseries.csv, queues.csv and
 /// decisions.csv as the run makes their rows, and accumulates its summary.
@@ -57,9 +46,9 @@ pub struct RunWriter {
     queues: Csv,
     /// The queues' names, in the World's order.
     queue_names: Vec<String>,
-    queue_row: [String; 4],
-    job_row: Fields<18>,
-    pod_row: Fields<9>,
+    queue_row: [String; QUEUES.len()],
+    job_row: Fields<{ JOBS.len() }>,
+    pod_row: Fields<{ PODS.len() }>,
     sample_row: Vec<String>,
     /// The closed intervals of each job not yet written (looked up, never iterated).
     closed: FxHashMap<JobId, Vec<PodRecord>>,
@@ -79,41 +68,16 @@ impl RunWriter {
     pub fn create(dir: &Path, world: &World, target: Target, opts: &SummaryOptions) -> io::Result<RunWriter> {
         let decisions = DecisionWriter::create(dir)?;
         let mut jobs = csv_writer(dir, "jobs.csv")?;
-        jobs.write_record([
-            "job",
-            "queue",
-            "priority",
-            "gpus",
-            "submit_s",
-            "start_s",
-            "end_s",
-            "state",
-            "jct_s",
-            "wait_s",
-            "ideal_s",
-            "slowdown",
-            "preemptions",
-            "nodes_spanned",
-            "highest_tier",
-            "retries",
-            "lost_gpu_s",
-            "kind",
-        ])
-        .map_err(io_err)?;
+        jobs.write_record(schema::names(&JOBS)).map_err(io_err)?;
         let mut pods = csv_writer(dir, "pods.csv")?;
-        pods.write_record(["job", "pod", "task", "index", "node", "gpus", "start_s", "end_s", "reason_end"])
-            .map_err(io_err)?;
+        pods.write_record(schema::names(&PODS)).map_err(io_err)?;
         let mut timeseries = csv_writer(dir, "timeseries.csv")?;
         let queues = QueueFact::all(world);
-        let mut header: Vec<String> = TIMESERIES_BASE.iter().map(|s| s.to_string()).collect();
-        header.push("fragmentation".to_string());
-        header.push("gpus_fragmented".to_string());
-        if opts.faults {
-            header.push("gpus_unavailable".to_string());
-        }
-        timeseries.write_record(&header).map_err(io_err)?;
+        let width = if opts.faults { TIMESERIES.len() } else { TIMESERIES_WITHOUT_FAULTS };
+        let header = &schema::names(&TIMESERIES)[..width];
+        timeseries.write_record(header).map_err(io_err)?;
         let mut queues_csv = csv_writer(dir, "queues.csv")?;
-        queues_csv.write_record(QUEUE_COLUMNS).map_err(io_err)?;
+        queues_csv.write_record(schema::names(&QUEUES)).map_err(io_err)?;
         let queue_names: Vec<String> = queues.iter().map(|q| q.name.clone()).collect();
         let faults = match opts.faults {
             true => Some((EventWriter::create(dir)?, FaultTally::default())),
@@ -193,46 +157,63 @@ impl RunWriter {
     }
 
     fn write_job_row(&mut self, r: &JobRow) {
+        const fn j(name: &str) -> usize {
+            at(&JOBS, name)
+        }
         let f = self.job_row.clear();
-        f[0].push_str(&r.job);
-        f[1].push_str(&r.queue);
-        push_i64(&mut f[2], r.priority.into());
-        push_milli(&mut f[3], r.gpu_milli);
-        push_secs(&mut f[4], r.submit);
-        let times = [(5, r.start), (6, r.end), (8, r.jct), (9, r.wait)];
+        f[const { j("job") }].push_str(&r.job);
+        f[const { j("queue") }].push_str(&r.queue);
+        push_i64(&mut f[const { j("priority") }], r.priority.into());
+        push_milli(&mut f[const { j("gpus") }], r.gpu_milli);
+        push_secs(&mut f[const { j("submit_s") }], r.submit);
+        let times = [
+            (const { j("start_s") }, r.start),
+            (const { j("end_s") }, r.end),
+            (const { j("jct_s") }, r.jct),
+            (const { j("wait_s") }, r.wait),
+        ];
         for (i, t) in times {
             if let Some(t) = t {
                 push_secs(&mut f[i], t);
             }
         }
-        f[7].push_str(r.state);
-        push_secs(&mut f[10], r.ideal);
-        if let (Some(j), i) = (r.jct, r.ideal)
+        f[const { j("state") }].push_str(r.state);
+        push_secs(&mut f[const { j("ideal_s") }], r.ideal);
+        if let (Some(jct), i) = (r.jct, r.ideal)
             && i > 0
         {
-            push_fixed(&mut f[11], j as f64 / i as f64, 6);
+            push_fixed(&mut f[const { j("slowdown") }], jct as f64 / i as f64, 6);
         }
-        for (i, v) in [(12, r.preemptions), (13, r.nodes_spanned), (14, r.highest_tier), (15, r.retries)] {
+        let counts = [
+            (const { j("preemptions") }, r.preemptions),
+            (const { j("nodes_spanned") }, r.nodes_spanned),
+            (const { j("highest_tier") }, r.highest_tier),
+            (const { j("retries") }, r.retries),
+        ];
+        for (i, v) in counts {
             push_u64(&mut f[i], v.into());
         }
-        push_fixed(&mut f[16], r.lost_gpu_s, 3);
-        f[17].push_str(&r.kind);
+        push_fixed(&mut f[const { j("lost_gpu_s") }], r.lost_gpu_s, 3);
+        f[const { j("kind") }].push_str(&r.kind);
         let res = self.jobs.write_record(&self.job_row.0);
         self.keep(res);
     }
 
     fn write_pod_row(&mut self, world: &World, p: &PodRecord) {
+        const fn c(name: &str) -> usize {
+            at(&PODS, name)
+        }
         let j = &world.jobs[p.job.0 as usize].spec;
         let f = self.pod_row.clear();
-        push_job_label(&mut f[0], j);
-        push_pod_label(&mut f[1], j, p.task, p.index);
-        f[2].push_str(&j.tasks[p.task as usize].name);
-        push_u64(&mut f[3], p.index.into());
-        f[4].push_str(&world.cluster.node(p.node).name);
-        push_milli(&mut f[5], p.gpu_milli);
-        push_secs(&mut f[6], p.start.micros());
-        push_secs(&mut f[7], p.end.micros());
-        f[8].push_str(p.reason.as_str());
+        push_job_label(&mut f[const { c("job") }], j);
+        push_pod_label(&mut f[const { c("pod") }], j, p.task, p.index);
+        f[const { c("task") }].push_str(&j.tasks[p.task as usize].name);
+        push_u64(&mut f[const { c("index") }], p.index.into());
+        f[const { c("node") }].push_str(&world.cluster.node(p.node).name);
+        push_milli(&mut f[const { c("gpus") }], p.gpu_milli);
+        push_secs(&mut f[const { c("start_s") }], p.start.micros());
+        push_secs(&mut f[const { c("end_s") }], p.end.micros());
+        f[const { c("reason_end") }].push_str(p.reason.as_str());
         let res = self.pods.write_record(&self.pod_row.0);
         self.keep(res);
     }
@@ -281,35 +262,45 @@ impl Recorder for RunWriter {
         for f in row.iter_mut() {
             f.clear();
         }
-        push_secs(&mut row[0], s.t.micros());
+        const fn t(name: &str) -> usize {
+            at(&TIMESERIES, name)
+        }
+        push_secs(&mut row[const { t("t_s") }], s.t.micros());
         // Out-of-service GPUs are counted: the total is the cluster's nominal one.
-        push_milli(&mut row[1], world.cluster.total().gpu_milli() + world.gpus_out_of_service_milli());
-        push_milli(&mut row[2], s.gpu_allocated_milli);
-        push_milli(&mut row[3], s.gpu_effective_milli);
-        push_milli(&mut row[4], s.gpu_stalled_milli);
-        push_milli(&mut row[5], s.gpu_releasing_milli);
-        push_u64(&mut row[6], s.jobs_pending.into());
-        push_u64(&mut row[7], s.jobs_running.into());
-        let b = TIMESERIES_BASE.len();
-        push_fixed(&mut row[b], m.frag_rate(), 6);
-        push_fixed(&mut row[b + 1], m.frag_gpus(), 3);
+        push_milli(
+            &mut row[const { t("gpus_total") }],
+            world.cluster.total().gpu_milli() + world.gpus_out_of_service_milli(),
+        );
+        push_milli(&mut row[const { t("gpus_allocated") }], s.gpu_allocated_milli);
+        push_milli(&mut row[const { t("gpus_busy_effective") }], s.gpu_effective_milli);
+        push_milli(&mut row[const { t("gpus_stalled") }], s.gpu_stalled_milli);
+        push_milli(&mut row[const { t("gpus_releasing") }], s.gpu_releasing_milli);
+        push_u64(&mut row[const { t("jobs_pending") }], s.jobs_pending.into());
+        push_u64(&mut row[const { t("jobs_running") }], s.jobs_running.into());
+        push_fixed(&mut row[const { t("fragmentation") }], m.frag_rate(), 6);
+        push_fixed(&mut row[const { t("gpus_fragmented") }], m.frag_gpus(), 3);
         if self.faults.is_some() {
-            let last = row.len() - 1;
-            push_milli(&mut row[last], s.gpu_unavailable_milli);
+            push_milli(&mut row[const { t("gpus_unavailable") }], s.gpu_unavailable_milli);
         }
         let mut res = self.timeseries.write_record(&self.sample_row);
         // queues.csv: the same instant, a row per queue.
         let q = &mut self.queue_row;
-        q[0].clear();
-        q[0].push_str(&self.sample_row[0]);
+        const fn c(name: &str) -> usize {
+            at(&QUEUES, name)
+        }
+        q[const { c("t_s") }].clear();
+        q[const { c("t_s") }].push_str(&self.sample_row[const { t("t_s") }]);
         let deserved = m.deserved();
         for (i, name) in self.queue_names.iter().enumerate() {
-            q[1].clear();
-            q[1].push_str(name);
-            q[2].clear();
-            push_milli(&mut q[2], s.queue_gpu_milli.get(i).copied().unwrap_or(0));
-            q[3].clear();
-            push_fixed(&mut q[3], deserved.get(i).copied().unwrap_or(0.0), 3);
+            let f = &mut q[const { c("queue") }];
+            f.clear();
+            f.push_str(name);
+            let f = &mut q[const { c("gpus_allocated") }];
+            f.clear();
+            push_milli(f, s.queue_gpu_milli.get(i).copied().unwrap_or(0));
+            let f = &mut q[const { c("gpus_deserved") }];
+            f.clear();
+            push_fixed(f, deserved.get(i).copied().unwrap_or(0.0), 3);
             res = res.and(self.queues.write_record(&*q));
         }
         self.keep(res);

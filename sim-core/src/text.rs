@@ -9,6 +9,22 @@ thread_local! {
     static SHARED: RefCell<FxHashMap<Box<str>, Arc<str>>> = RefCell::new(FxHashMap::default());
 }
 
+/// `a == b`, usable in constants (a name looked up in a table at compile time).
+pub const fn const_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// One shared copy of `s` (per thread): a namespace, kind or user that a million
 /// jobs repeat costs one allocation, not a million. Only looked up, never
 /// iterated, so the map's order cannot reach an output.

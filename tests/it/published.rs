@@ -401,3 +401,30 @@ fn plugin_table_is_the_registry_s() {
     }
     assert!(missing.is_empty(), "docs/volcano.md's plugin table:\n{}", missing.join("\n"));
 }
+
+/// docs/outputs.md's table of each streamed CSV lists exactly the columns the
+/// writer declares (`lahar_reports::schema`), in order, with the same units.
+#[test]
+fn output_tables_are_the_schema_s() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/outputs.md")).unwrap();
+    let mut wrong = Vec::new();
+    for (file, cols) in lahar_reports::schema::FILES {
+        let start =
+            doc.find(&format!("\n## {file}\n")).unwrap_or_else(|| panic!("docs/outputs.md has a section {file}"));
+        let rows: Vec<(String, String)> = doc[start..]
+            .lines()
+            .skip_while(|l| !l.starts_with("| column |"))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                (cells[1].trim_matches('`').to_string(), cells[2].to_string())
+            })
+            .collect();
+        let want: Vec<(String, String)> = cols.iter().map(|c| (c.name.to_string(), c.unit.to_string())).collect();
+        if rows != want {
+            wrong.push(format!("{file}: docs {rows:?}\n  schema {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "docs/outputs.md's column tables differ from the schema:\n{}", wrong.join("\n"));
+}

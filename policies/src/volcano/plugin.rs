@@ -410,26 +410,12 @@ pub mod flag {
     const fn bit(name: &str) -> u32 {
         let mut i = 0;
         while i < FLAGS.len() {
-            if eq(FLAGS[i].0.as_bytes(), name.as_bytes()) {
+            if lahar_core::text::const_eq(FLAGS[i].0, name) {
                 return i as u32;
             }
             i += 1;
         }
         panic!("not an enable flag")
-    }
-
-    const fn eq(a: &[u8], b: &[u8]) -> bool {
-        if a.len() != b.len() {
-            return false;
-        }
-        let mut i = 0;
-        while i < a.len() {
-            if a[i] != b[i] {
-                return false;
-            }
-            i += 1;
-        }
-        true
     }
 
     /// `enableJobOrder`.

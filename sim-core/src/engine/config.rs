@@ -44,6 +44,11 @@ pub struct EngineConfig {
     /// Never set outside tests.
     #[doc(hidden)]
     pub wrong_reach_for_tests: bool,
+    /// Check the World's aggregates against a recomputation from its pods after
+    /// every instant (its events, controllers and sessions), panicking at the
+    /// first inconsistency ([`crate::world::World::check_invariants`]). On in debug
+    /// builds; tests turn it on in release.
+    pub check_invariants: bool,
     /// Keys the out-of-reach rule's memo of the last job's facts without the
     /// queue and priority, so that tests can show the equivalence check catches
     /// it. Never set outside tests.
@@ -93,6 +98,7 @@ impl Default for EngineConfig {
             stale_scores_for_tests: false,
             wrong_slots_for_tests: false,
             wrong_reach_for_tests: false,
+            check_invariants: cfg!(debug_assertions),
             wrong_memo_for_tests: false,
             wrong_group_for_tests: false,
             wrong_gates_for_tests: false,

@@ -300,6 +300,11 @@ impl Engine {
             if self.reprice_due {
                 self.reprice();
             }
+            if self.cfg.check_invariants
+                && let Err(e) = self.world.check_invariants()
+            {
+                panic!("the World's invariants broke at {} s: {e}", t.micros() / 1_000_000);
+            }
         }
     }
 

@@ -1337,7 +1337,8 @@ impl World {
     }
 
     /// Checks every aggregate against a recomputation from pods; returns the first
-    /// inconsistency. Used by tests and debug assertions.
+    /// inconsistency. The engine runs it after every instant in debug builds and
+    /// when [`crate::engine::EngineConfig::check_invariants`] is on.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut used = vec![Resources::ZERO; self.nodes.len()];
         for p in self.pods.iter() {

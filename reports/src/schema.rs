@@ -1,0 +1,102 @@
+//! The columns of the CSVs a run streams, declared once: name, unit (as
+//! docs/outputs.md shows it) and what the column holds. The writers take their
+//! headers and their column positions from here (a position is found by name at
+//! compile time), and a test holds docs/outputs.md's tables to these lists.
+
+/// One column of an output CSV.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// Header name.
+    pub name: &'static str,
+    /// Unit as docs/outputs.md writes it (`s`, `GPUs`, `count`...; empty: none).
+    pub unit: &'static str,
+    /// What it holds, briefly (docs/outputs.md has the whole definition).
+    pub doc: &'static str,
+}
+
+const fn c(name: &'static str, unit: &'static str, doc: &'static str) -> Column {
+    Column { name, unit, doc }
+}
+
+/// jobs.csv: one row per submitted job.
+pub const JOBS: [Column; 18] = [
+    c("job", "", "job name"),
+    c("queue", "", "queue name"),
+    c("priority", "", "job priority"),
+    c("gpus", "GPUs", "GPUs requested by all its pods"),
+    c("submit_s", "s", "submission time"),
+    c("start_s", "s", "first time its gang ran"),
+    c("end_s", "s", "time it reached a final state"),
+    c("state", "", "final phase"),
+    c("jct_s", "s", "end − submit"),
+    c("wait_s", "s", "start − submit"),
+    c("ideal_s", "s", "run time under ideal placement"),
+    c("slowdown", "ratio", "jct_s / ideal_s"),
+    c("preemptions", "count", "sessions in which it lost pods to eviction"),
+    c("nodes_spanned", "count", "distinct nodes at its last start"),
+    c("highest_tier", "tier", "highest fabric tier its placement crossed"),
+    c("retries", "count", "restarts by its lifecycle policies"),
+    c("lost_gpu_s", "GPU·s", "work lost at stops × its GPUs"),
+    c("kind", "", "what the job came from"),
+];
+
+/// pods.csv: one row per pod placement interval.
+pub const PODS: [Column; 9] = [
+    c("job", "", "its job"),
+    c("pod", "", "the pod's name"),
+    c("task", "", "task name"),
+    c("index", "", "replica index within the task"),
+    c("node", "", "node name"),
+    c("gpus", "GPUs", "GPUs the pod held"),
+    c("start_s", "s", "start of the interval"),
+    c("end_s", "s", "end of the interval"),
+    c("reason_end", "", "why it ended"),
+];
+
+/// timeseries.csv: one row per sample; the last column only in runs with faults.
+pub const TIMESERIES: [Column; 11] = [
+    c("t_s", "s", "sample time"),
+    c("gpus_total", "GPUs", "GPUs in the cluster"),
+    c("gpus_allocated", "GPUs", "GPUs held by pods"),
+    c("gpus_busy_effective", "GPUs", "GPUs of progressing jobs weighted by their speed"),
+    c("gpus_stalled", "GPUs", "GPUs held by pods of jobs making no progress"),
+    c("gpus_releasing", "GPUs", "GPUs held by Releasing pods"),
+    c("jobs_pending", "count", "submitted jobs not making progress"),
+    c("jobs_running", "count", "jobs making progress"),
+    c("fragmentation", "ratio", "fragmented idle GPUs / idle GPUs"),
+    c("gpus_fragmented", "GPUs", "fragmented idle GPUs"),
+    c("gpus_unavailable", "GPUs", "GPUs out of service or cordoned (runs with faults only)"),
+];
+
+/// The columns of timeseries.csv in a run without faults.
+pub const TIMESERIES_WITHOUT_FAULTS: usize = TIMESERIES.len() - 1;
+
+/// queues.csv: one row per queue per sample.
+pub const QUEUES: [Column; 4] = [
+    c("t_s", "s", "sample time"),
+    c("queue", "", "the queue's name"),
+    c("gpus_allocated", "GPUs", "GPUs held by the queue's pods"),
+    c("gpus_deserved", "GPUs", "the queue's deserved share"),
+];
+
+/// Every streamed file and its columns, for docs and tests.
+pub const FILES: [(&str, &[Column]); 4] =
+    [("jobs.csv", &JOBS), ("pods.csv", &PODS), ("timeseries.csv", &TIMESERIES), ("queues.csv", &QUEUES)];
+
+/// The position of column `name` in `cols` (a name not there does not compile
+/// where it is evaluated in a constant).
+pub const fn at(cols: &[Column], name: &str) -> usize {
+    let mut i = 0;
+    while i < cols.len() {
+        if lahar_core::text::const_eq(cols[i].name, name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("no such column")
+}
+
+/// The header names of `cols`.
+pub fn names(cols: &[Column]) -> Vec<&'static str> {
+    cols.iter().map(|c| c.name).collect()
+}
