@@ -693,10 +693,10 @@ impl Default for TaskSpec {
 impl Default for JobSpec {
     /// An empty job in namespace `default`, queue 0, submitted at 0, with Volcano's
     /// defaults (3 retries, 30 s grace). Fixtures set what they test with
-    /// `..JobSpec::default()` and then [`JobSpec::compute_min_resources`].
+    /// `..JobSpec::default()` and then [`JobSpec::finish`]; so do the job sources.
     fn default() -> Self {
         JobSpec {
-            namespace: "default".into(),
+            namespace: crate::text::shared("default"),
             max_retry: 3,
             termination_grace: DEFAULT_TERMINATION_GRACE,
             ..JobSpec::empty()
@@ -711,6 +711,13 @@ impl JobSpec {
         *self.namespace == *budget.namespace
             && !budget.selector.is_empty()
             && budget.selector.matches(&self.pod_labels(t, queue))
+    }
+
+    /// Finishes a job every source has filled in: derives what follows from
+    /// its tasks (`minResources`, as Volcano's job controller computes it). Every
+    /// job source ends with it.
+    pub fn finish(&mut self) {
+        self.min_resources = self.compute_min_resources();
     }
 
     /// Total pods over all tasks.

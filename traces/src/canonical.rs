@@ -53,7 +53,7 @@ use csv::StringRecord;
 use lahar_core::job::{DEFAULT_TERMINATION_GRACE, JobSpec, TaskSpec};
 use lahar_core::quantity::parse_quantity;
 use lahar_core::resource::{DIMS, FIRST_EXTENDED, Resources};
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::time::SimDuration;
 
 use crate::ctx::{Ctx, GPU_MODEL_LABEL, RawJob, Skip, check_totals};
 use crate::error::SkipReason;
@@ -274,39 +274,16 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
         queue,
         priority_class: head.priority_class,
         priority: head.priority,
-        submit: SimTime::ZERO,
         min_available,
-        preemptable: None,
-        disruption: None,
         tasks,
-        policies: vec![],
         max_retry: head.max_retry,
-        min_success: None,
-        orphan: false,
-        sla_waiting: None,
-        pods_once_admitted: false,
-        batch: None,
-        min_resources: Resources::ZERO,
-        network_topology: None,
-        sub_groups: None,
         duration: SimDuration(head.duration_micros as u64),
         estimate: head.estimate,
         checkpoint_interval: head.checkpoint,
-        elastic: None,
-        termination_grace: DEFAULT_TERMINATION_GRACE,
         user: lahar_core::text::shared(&head.user),
-        task_topology: None,
-        initial: Vec::new(),
-        initial_vgpu: Vec::new(),
-        initial_vnpu: Vec::new(),
-        initial_numa: Vec::new(),
-        pod_names: None,
-        roles: None,
-        start_phase: None,
-        recurrence: None,
-        flow: None,
+        ..JobSpec::default()
     };
-    job.min_resources = job.compute_min_resources();
+    job.finish();
     Ok(RawJob { submit_micros: head.submit_micros, job, status: "unknown".into() })
 }
 

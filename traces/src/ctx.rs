@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use lahar_core::job::{DEFAULT_TERMINATION_GRACE, JobSpec, TaskSpec};
+use lahar_core::job::{JobSpec, TaskSpec};
 use lahar_core::queue::QueueId;
 use lahar_core::resource::{DIMS, Resources};
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::time::SimDuration;
 
 use crate::error::SkipReason;
 use crate::error::{ImportError, Location};
@@ -224,41 +224,13 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
         namespace: lahar_core::text::shared(&opts.namespace),
         kind: lahar_core::text::shared(p.kind),
         queue: p.queue,
-        priority_class: None,
-        priority: 0,
-        submit: SimTime::ZERO,
         min_available,
-        preemptable: None,
-        disruption: None,
         tasks: p.tasks,
-        policies: vec![],
-        max_retry: 3,
-        min_success: None,
-        orphan: false,
-        sla_waiting: None,
-        pods_once_admitted: false,
-        batch: None,
-        min_resources: Resources::ZERO,
-        network_topology: None,
-        sub_groups: None,
         duration: p.duration,
-        estimate: None,
-        checkpoint_interval: None,
-        elastic: None,
-        termination_grace: DEFAULT_TERMINATION_GRACE,
         user: lahar_core::text::shared(&p.user),
-        task_topology: None,
-        initial: Vec::new(),
-        initial_vgpu: Vec::new(),
-        initial_vnpu: Vec::new(),
-        initial_numa: Vec::new(),
-        pod_names: None,
-        roles: None,
-        start_phase: None,
-        recurrence: None,
-        flow: None,
+        ..JobSpec::default()
     };
-    job.min_resources = job.compute_min_resources();
+    job.finish();
     Ok(job)
 }
 

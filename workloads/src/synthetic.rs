@@ -7,7 +7,7 @@
 //! the remainder), with CPU and memory in proportion to GPUs, and
 //! `minAvailable` = all pods, as a data-parallel training job needs.
 
-use lahar_core::job::{DEFAULT_TERMINATION_GRACE, JobSpec, TaskSpec};
+use lahar_core::job::{JobSpec, TaskSpec};
 use lahar_core::queue::QueueId;
 use lahar_core::resource::Resources;
 use lahar_core::rng::{RngStreams, StreamRng};
@@ -337,7 +337,7 @@ impl Iterator for Generator {
                 t.min_available = 0;
             }
             j.elastic = Some(e.clone());
-            j.min_resources = j.compute_min_resources();
+            j.finish();
         }
         let model = self.models.as_mut().map(|(rng, dist)| dist.sample(rng));
         Some((j, model))
@@ -447,41 +447,14 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         namespace: lahar_core::text::shared("default"),
         kind: lahar_core::text::shared("synthetic"),
         queue,
-        priority_class: None,
         priority: spec.priority,
         submit,
         min_available: pods,
-        preemptable: None,
-        disruption: None,
         tasks,
-        policies: vec![],
-        max_retry: 3,
-        min_success: None,
-        orphan: false,
-        sla_waiting: None,
-        pods_once_admitted: false,
-        batch: None,
-        min_resources: Resources::ZERO,
-        network_topology: None,
-        sub_groups: None,
         duration,
-        estimate: None,
-        checkpoint_interval: None,
-        elastic: None,
-        termination_grace: DEFAULT_TERMINATION_GRACE,
-        user: lahar_core::text::shared(""),
-        task_topology: None,
-        initial: Vec::new(),
-        initial_vgpu: Vec::new(),
-        initial_vnpu: Vec::new(),
-        initial_numa: Vec::new(),
-        pod_names: None,
-        roles: None,
-        start_phase: None,
-        recurrence: None,
-        flow: None,
+        ..JobSpec::default()
     };
-    j.min_resources = j.compute_min_resources();
+    j.finish();
     j
 }
 

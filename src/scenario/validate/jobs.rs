@@ -327,19 +327,12 @@ fn job(
         priority: job_priority,
         submit: SimTime(submit.micros()),
         min_available,
-        preemptable: None,
-        disruption: None,
         tasks,
         policies: job_policies,
         max_retry,
-        min_success: None,
-        orphan: false,
-        sla_waiting: None,
         // A PodGroup with its pods, as Volcano's unit tests build them (a VolcanoJob
         // manifest waits for admission: docs/volcano.md § Job controller over time).
         pods_once_admitted: false,
-        batch: None,
-        min_resources: Resources::ZERO,
         network_topology,
         sub_groups,
         duration: duration?,
@@ -347,19 +340,11 @@ fn job(
         checkpoint_interval: checkpoint,
         elastic,
         termination_grace: grace,
-        user: lahar_core::text::shared(""),
         task_topology: task_topology.map(Box::new),
         initial,
-        initial_vgpu: Vec::new(),
-        initial_vnpu: Vec::new(),
-        initial_numa: Vec::new(),
-        pod_names: None,
-        roles: None,
-        start_phase: None,
-        recurrence: None,
-        flow: None,
+        ..JobSpec::default()
     };
-    j.min_resources = j.compute_min_resources();
+    j.finish();
     Some(j)
 }
 

@@ -7,7 +7,7 @@ use super::yaml::{At, Node, Val};
 use lahar_core::cluster::NodeId;
 use lahar_core::comm::runtime::{CATALOG, JobProfile, lookup};
 use lahar_core::job::{
-    ContainerExit, DEFAULT_TERMINATION_GRACE, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
+    ContainerExit, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
 };
 use lahar_core::queue::QueueId;
 use lahar_core::resource::{PODS, ResourceNames, Resources};
@@ -1218,36 +1218,13 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         priority_class: h.priority_class,
         submit: h.timing.submit,
         min_available: h.min_available,
-        preemptable: None,
-        disruption: None,
         tasks,
-        policies: Vec::new(),
-        max_retry: 3,
-        min_success: None,
-        orphan: false,
-        sla_waiting: None,
-        pods_once_admitted: false,
-        batch: None,
-        min_resources: Resources::ZERO,
-        network_topology: None,
-        sub_groups: None,
         duration: h.timing.duration,
         estimate: h.timing.estimate,
         checkpoint_interval: h.timing.checkpoint,
         elastic: h.timing.elastic.clone(),
-        termination_grace: DEFAULT_TERMINATION_GRACE,
-        user: lahar_core::text::shared(""),
-        initial: Vec::new(),
-        initial_vgpu: Vec::new(),
-        initial_vnpu: Vec::new(),
-        initial_numa: Vec::new(),
-        task_topology: None,
-        pod_names: None,
-        roles: None,
-        start_phase: None,
-        recurrence: None,
-        flow: None,
+        ..JobSpec::default()
     };
-    j.min_resources = j.compute_min_resources();
+    j.finish();
     (j, h.timing.profile)
 }
