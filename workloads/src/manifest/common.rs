@@ -6,9 +6,7 @@ pub(crate) use super::ck::{Ck, Meta, derived_chars, generated_name, join, kind_o
 use super::yaml::{At, Node, Val};
 use lahar_core::cluster::NodeId;
 use lahar_core::comm::runtime::{CATALOG, JobProfile, lookup};
-use lahar_core::job::{
-    ContainerExit, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
-};
+use lahar_core::job::{ContainerExit, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec};
 use lahar_core::queue::QueueId;
 use lahar_core::resource::{PODS, ResourceNames, Resources};
 use lahar_core::time::{SimDuration, SimTime};

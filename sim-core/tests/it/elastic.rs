@@ -1,8 +1,7 @@
 //! Elastic jobs on hand-built worlds: growth, shrinking, resize pauses, and
 //! the work credited at each old speed (the Batsim #66 class of bug).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use lahar_core::cluster::Cluster;
 use lahar_core::elastic::{Elastic, ScalingCurve};

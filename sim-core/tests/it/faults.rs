@@ -1,8 +1,7 @@
 //! Faults and lifecycle policies on hand-built worlds: every time below is
 //! computed by hand in the comment above its assertion.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use lahar_core::cluster::{Cluster, Node, NodeId};
 use lahar_core::engine::{EndReason, Engine, EngineConfig, RunOutput};

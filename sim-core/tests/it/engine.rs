@@ -12,8 +12,7 @@ use lahar_core::time::{SimDuration, SimTime};
 use lahar_core::topology::Topology;
 use lahar_core::world::{DeviceHold, World};
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// The job named `elastic` runs at half speed on one pod, full speed with two or
 /// more; every other job at full speed.
