@@ -366,7 +366,7 @@ fn scalar_for_mapping(message: &str, o: &Override) -> String {
         return String::new();
     };
     let path = o.path.to_string();
-    if path == "spec.scheduler" && lahar_policies::BASELINES.contains(&v.as_str()) {
+    if path == "spec.scheduler" && lahar_policies::baselines::spec_of(v.as_str()).is_some() {
         return format!(
             "; `{path}` is a mapping: write --set '{path}={{baseline: {v}}}' (or --set {path}.baseline={v})"
         );

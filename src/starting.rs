@@ -70,7 +70,8 @@ pub fn list(what: Listing) -> Vec<String> {
             let mut v =
                 vec!["volcano\t(default) Volcano's actions and plugins from a volcano-scheduler.conf".to_string()];
             v.extend(
-                lahar_policies::BASELINES.iter().map(|b| format!("{b}\tbaseline (spec.scheduler: {{baseline: {b}}})")),
+                lahar_policies::baselines::names()
+                    .map(|b| format!("{b}\tbaseline (spec.scheduler: {{baseline: {b}}})")),
             );
             v
         }

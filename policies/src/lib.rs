@@ -16,12 +16,9 @@ use lahar_core::session::Scheduler;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PolicyError {
     /// No baseline of that name.
-    #[error("unknown scheduler baseline `{0}`; expected one of: {known}", known = BASELINES.join(", "))]
+    #[error("unknown scheduler baseline `{0}`; expected one of: {known}", known = baselines::names().collect::<Vec<_>>().join(", "))]
     UnknownBaseline(String),
 }
-
-/// Baselines selectable with `scheduler: {baseline: NAME}`.
-pub const BASELINES: &[&str] = baselines::NAMES;
 
 /// Builds a baseline scheduler by name (its draws from `seed`'s streams).
 pub fn baseline(name: &str, seed: u64) -> Result<Box<dyn Scheduler>, PolicyError> {

@@ -32,7 +32,7 @@ pub const DEFAULT_SCENARIO_FILE: &str = "<default scenario>";
 /// The scheduler a scenario asks for.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SchedulerChoice {
-    /// A baseline by name (see `lahar_policies::BASELINES`).
+    /// A baseline by name (see `lahar_policies::baselines::ALL`).
     Baseline(String),
     /// Volcano's pipeline with a validated `volcano-scheduler.conf`.
     Volcano(Box<lahar_policies::volcano::conf::SchedulerConf>),

@@ -428,3 +428,20 @@ fn output_tables_are_the_schema_s() {
     }
     assert!(wrong.is_empty(), "docs/outputs.md's column tables differ from the schema:\n{}", wrong.join("\n"));
 }
+
+/// docs/baselines.md's table names exactly the baselines of `baselines::ALL`.
+#[test]
+fn baseline_table_is_the_registry_s() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/baselines.md")).unwrap();
+    let start = doc.find("| name | in one line |").expect("docs/baselines.md has the baseline table");
+    let mut documented: Vec<String> = doc[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .flat_map(|l| l.split('|').nth(1).unwrap_or_default().split(',').map(|n| n.trim().trim_matches('`').to_string()))
+        .collect();
+    documented.sort();
+    let mut registered: Vec<String> = lahar_policies::baselines::names().map(str::to_string).collect();
+    registered.sort();
+    assert_eq!(documented, registered, "docs/baselines.md's table and baselines::ALL");
+}

@@ -31,23 +31,6 @@ use crate::placement::Policy;
 use lahar_core::rng::RngStreams;
 use lahar_core::session::Scheduler;
 
-/// Baselines selectable by name.
-pub const NAMES: &[&str] = &[
-    "gang-fifo",
-    "gang-fifo-strict",
-    "fifo",
-    "sjf",
-    "kube-default",
-    "easy-backfill",
-    "tiresias",
-    "random",
-    "dot-product",
-    "gpu-clustering",
-    "gpu-packing",
-    "best-fit",
-    "fgd",
-];
-
 /// The run time a baseline that plans by run times (`sjf`, `easy-backfill`) reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum RunTime {
@@ -78,14 +61,83 @@ impl RunTime {
     }
 }
 
-/// Baselines that plan by run times, and so take [`BaselineOptions::run_time`].
-pub const PLAN_BY_RUN_TIME: &[&str] = &["sjf", "easy-backfill"];
-
 /// A baseline's parameters a scenario may set (`spec.scheduler`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BaselineOptions {
     /// `runTime`: which run time `sjf` and `easy-backfill` plan with.
     pub run_time: RunTime,
+}
+
+/// A baseline as `spec.scheduler.baseline` names it: its name, what it is, and how
+/// to build it.
+pub struct BaselineSpec {
+    /// The name in a scenario.
+    pub name: &'static str,
+    /// What it does, in one line (docs/baselines.md has its exact rules).
+    pub summary: &'static str,
+    /// It plans by run times, and so reads [`BaselineOptions::run_time`].
+    pub plans_by_run_time: bool,
+    /// The scheduler, drawing what it draws from `seed`'s streams.
+    pub build: fn(seed: u64, opts: BaselineOptions) -> Box<dyn Scheduler>,
+}
+
+const fn spec(
+    name: &'static str,
+    summary: &'static str,
+    build: fn(u64, BaselineOptions) -> Box<dyn Scheduler>,
+) -> BaselineSpec {
+    BaselineSpec { name, summary, plans_by_run_time: false, build }
+}
+
+/// The FGD paper's placement policy named `name` in time (`kube-default`'s loop).
+fn placement(name: &str, seed: u64) -> Box<dyn Scheduler> {
+    let p = Policy::from_name(name).expect("a placement policy's spec names it");
+    Box::new(KubeDefault::placement(p, RngStreams::new(seed)))
+}
+
+/// Every baseline, in the order `lahar list schedulers` and messages show them.
+/// A new baseline is its module and one entry here (and its row in
+/// docs/baselines.md, which a test holds to this list).
+pub const ALL: &[BaselineSpec] = &[
+    spec("gang-fifo", "FIFO, first-fit, later jobs start around a head that does not fit", |_, _| {
+        Box::new(GangFifo::new(false))
+    }),
+    spec("gang-fifo-strict", "the same with head-of-line blocking", |_, _| Box::new(GangFifo::new(true))),
+    spec("fifo", "strict head-of-line FIFO", |_, _| Box::new(Fifo::new())),
+    BaselineSpec {
+        plans_by_run_time: true,
+        ..spec("sjf", "shortest job first by run time, skipping jobs that do not fit", |_, o| {
+            Box::new(Sjf::with_run_time(o.run_time))
+        })
+    },
+    spec("kube-default", "per-pod placement like kube-scheduler, LeastAllocated score", |_, _| {
+        Box::new(KubeDefault::new())
+    }),
+    BaselineSpec {
+        plans_by_run_time: true,
+        ..spec("easy-backfill", "FIFO with one reservation for the head job (Slurm's EASY)", |_, o| {
+            Box::new(EasyBackfill::with_run_time(o.run_time))
+        })
+    },
+    spec("tiresias", "discretized 2D-LAS with priority queues and a starvation guard", |_, _| {
+        Box::new(Tiresias::default())
+    }),
+    spec("random", "the FGD paper's random placement, in time", |s, _| placement("random", s)),
+    spec("dot-product", "the FGD paper's dot-product placement, in time", |s, _| placement("dot-product", s)),
+    spec("gpu-clustering", "the FGD paper's GPU clustering, in time", |s, _| placement("gpu-clustering", s)),
+    spec("gpu-packing", "the FGD paper's GPU packing, in time", |s, _| placement("gpu-packing", s)),
+    spec("best-fit", "the FGD paper's best fit, in time", |s, _| placement("best-fit", s)),
+    spec("fgd", "the FGD paper's fragmentation-gradient descent, in time", |s, _| placement("fgd", s)),
+];
+
+/// The names of [`ALL`], in order.
+pub fn names() -> impl Iterator<Item = &'static str> + Clone {
+    ALL.iter().map(|b| b.name)
+}
+
+/// The spec of the baseline named `name`.
+pub fn spec_of(name: &str) -> Option<&'static BaselineSpec> {
+    ALL.iter().find(|b| b.name == name)
 }
 
 /// Builds a baseline by name, with its default parameters, drawing what it draws
@@ -96,17 +148,5 @@ pub fn build(name: &str, seed: u64) -> Option<Box<dyn Scheduler>> {
 
 /// [`build`] with the scenario's options.
 pub fn build_with(name: &str, seed: u64, opts: BaselineOptions) -> Option<Box<dyn Scheduler>> {
-    if let Some(p) = Policy::from_name(name) {
-        return Some(Box::new(KubeDefault::placement(p, RngStreams::new(seed))));
-    }
-    match name {
-        "gang-fifo" => Some(Box::new(GangFifo::new(false))),
-        "gang-fifo-strict" => Some(Box::new(GangFifo::new(true))),
-        "fifo" => Some(Box::new(Fifo::new())),
-        "sjf" => Some(Box::new(Sjf::with_run_time(opts.run_time))),
-        "kube-default" => Some(Box::new(KubeDefault::new())),
-        "easy-backfill" => Some(Box::new(EasyBackfill::with_run_time(opts.run_time))),
-        "tiresias" => Some(Box::new(Tiresias::default())),
-        _ => None,
-    }
+    spec_of(name).map(|b| (b.build)(seed, opts))
 }

@@ -73,14 +73,14 @@ pub(super) fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: 
     let Some(s) = s else { return default() };
     match (&s.value.baseline, &s.value.conf, &s.value.inline) {
         (Some(b), None, None) => {
-            if !lahar_policies::BASELINES.contains(&b.value.as_str()) {
+            if lahar_policies::baselines::spec_of(&b.value).is_none() {
                 v.err(
                     at(b),
                     "spec.scheduler.baseline",
                     format!(
                         "unknown baseline `{}`; expected one of: {}",
                         b.value,
-                        lahar_policies::BASELINES.join(", ")
+                        lahar_policies::baselines::names().collect::<Vec<_>>().join(", ")
                     ),
                 );
             }
@@ -113,7 +113,7 @@ pub(super) fn baseline_options(
     v: &mut V<'_>,
     s: Option<&Spanned<RawScheduler>>,
 ) -> lahar_policies::baselines::BaselineOptions {
-    use lahar_policies::baselines::{BaselineOptions, PLAN_BY_RUN_TIME, RunTime};
+    use lahar_policies::baselines::{ALL, BaselineOptions, RunTime, spec_of};
     let Some((s, rt)) = s.and_then(|s| Some((s, s.value.run_time.as_ref()?))) else {
         return BaselineOptions::default();
     };
@@ -123,11 +123,12 @@ pub(super) fn baseline_options(
         return BaselineOptions::default();
     };
     match &s.value.baseline {
-        Some(b) if PLAN_BY_RUN_TIME.contains(&b.value.as_str()) => BaselineOptions { run_time },
+        Some(b) if spec_of(&b.value).is_some_and(|s| s.plans_by_run_time) => BaselineOptions { run_time },
         other => {
             let what =
                 other.as_ref().map_or_else(|| "a Volcano conf".to_string(), |b| format!("baseline `{}`", b.value));
-            let m = format!("{what} plans with no run time: `runTime` applies to {}", PLAN_BY_RUN_TIME.join(" and "));
+            let planners: Vec<&str> = ALL.iter().filter(|s| s.plans_by_run_time).map(|s| s.name).collect();
+            let m = format!("{what} plans with no run time: `runTime` applies to {}", planners.join(" and "));
             v.err(at(rt), path, m);
             BaselineOptions::default()
         }
