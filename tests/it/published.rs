@@ -438,7 +438,9 @@ fn baseline_table_is_the_registry_s() {
         .lines()
         .skip(2)
         .take_while(|l| l.starts_with('|'))
-        .flat_map(|l| l.split('|').nth(1).unwrap_or_default().split(',').map(|n| n.trim().trim_matches('`').to_string()))
+        .flat_map(|l| {
+            l.split('|').nth(1).unwrap_or_default().split(',').map(|n| n.trim().trim_matches('`').to_string())
+        })
         .collect();
     documented.sort();
     let mut registered: Vec<String> = lahar_policies::baselines::names().map(str::to_string).collect();
