@@ -447,3 +447,21 @@ fn baseline_table_is_the_registry_s() {
     registered.sort();
     assert_eq!(documented, registered, "docs/baselines.md's table and baselines::ALL");
 }
+
+/// docs/volcano.md's table of Volcano's actions names exactly the actions lahar runs.
+#[test]
+fn action_table_is_the_registry_s() {
+    use lahar_policies::volcano::conf::ActionKind;
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/volcano.md")).unwrap();
+    let start = doc.find("| action | status | arguments |").expect("docs/volcano.md has the action table");
+    let mut documented: Vec<String> = doc[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('|').nth(1).unwrap_or_default().trim().to_string())
+        .collect();
+    documented.sort();
+    let mut run: Vec<String> = ActionKind::names().into_iter().map(str::to_string).collect();
+    run.sort();
+    assert_eq!(documented, run, "docs/volcano.md's action table and ActionKind::ALL");
+}

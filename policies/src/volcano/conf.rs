@@ -147,6 +147,28 @@ pub enum ActionKind {
 }
 
 impl ActionKind {
+    /// Every action lahar runs, in the order messages list them.
+    pub const ALL: [ActionKind; 8] = [
+        ActionKind::Enqueue,
+        ActionKind::Allocate,
+        ActionKind::Backfill,
+        ActionKind::Preempt,
+        ActionKind::Reclaim,
+        ActionKind::GangPreempt,
+        ActionKind::GangReclaim,
+        ActionKind::Shuffle,
+    ];
+
+    /// The action Volcano's conf names `name`.
+    pub fn from_name(name: &str) -> Option<ActionKind> {
+        ActionKind::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+
+    /// The names of [`ActionKind::ALL`], in order.
+    pub fn names() -> Vec<&'static str> {
+        ActionKind::ALL.iter().map(|a| a.as_str()).collect()
+    }
+
     /// Volcano's name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -202,9 +224,6 @@ pub struct ConfError {
 fn at<T>(s: &Spanned<T>) -> Option<(u64, u64)> {
     (s.referenced.line() > 0).then(|| (s.referenced.line(), s.referenced.column()))
 }
-
-/// The actions lahar runs, as error messages list them.
-const ACTIONS: &str = "enqueue, allocate, backfill, preempt, reclaim, gangpreempt, gangreclaim, shuffle";
 
 /// `; did you mean `x`?` for a key one edit (or one swap of neighbours) from
 /// `got` that `known` accepts — the smallest such, so the hint is the same on
@@ -352,26 +371,18 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
     let mut retired = Vec::new();
     let mut actions = Vec::new();
     for name in raw.actions.value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let a = match name {
-            "enqueue" => ActionKind::Enqueue,
-            "allocate" => ActionKind::Allocate,
-            "backfill" => ActionKind::Backfill,
-            "preempt" => ActionKind::Preempt,
-            "reclaim" => ActionKind::Reclaim,
-            "gangpreempt" => ActionKind::GangPreempt,
-            "gangreclaim" => ActionKind::GangReclaim,
-            "shuffle" => ActionKind::Shuffle,
-            other => {
-                issues.push(ConfIssue {
-                    at: at(&raw.actions),
-                    path: "actions".into(),
-                    message: format!(
-                        "unknown action `{other}`; expected one of {ACTIONS}{}",
-                        did_you_mean(other, ACTIONS.split(", "))
-                    ),
-                });
-                continue;
-            }
+        let Some(a) = ActionKind::from_name(name) else {
+            let known = ActionKind::names();
+            issues.push(ConfIssue {
+                at: at(&raw.actions),
+                path: "actions".into(),
+                message: format!(
+                    "unknown action `{name}`; expected one of {}{}",
+                    known.join(", "),
+                    did_you_mean(name, known.iter().copied())
+                ),
+            });
+            continue;
         };
         actions.push(a);
     }
@@ -520,10 +531,11 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
         // MindCluster vNPU's (read by deviceshare's 310P devices).
         let not_an_action = match name.as_str() {
             "init-params" => Some("`init-params` configures Ascend MindCluster vNPU sharing (deviceshare.AscendMindClusterVNPUEnable), which lahar does not model".to_string()),
-            n if ACTIONS.split(", ").any(|a| a == n) => None,
+            n if ActionKind::from_name(n).is_some() => None,
             n => Some(format!(
-                "unknown action `{n}`; a configuration gives the arguments of one of {ACTIONS}{}",
-                did_you_mean(n, ACTIONS.split(", "))
+                "unknown action `{n}`; a configuration gives the arguments of one of {}{}",
+                ActionKind::names().join(", "),
+                did_you_mean(n, ActionKind::names())
             )),
         };
         if let Some(message) = not_an_action {
