@@ -533,8 +533,9 @@ fn read_pods(path: &Path, jobs: &[JobRecord], horizon: Option<f64>) -> Result<Po
 fn read_queues(path: &Path, t: &[f64]) -> Result<Vec<(String, Vec<f64>, Option<Vec<f64>>)>, LoadError> {
     let mut rd = open_csv(path)?;
     let h = rd.headers().map_err(|e| bad(path, e))?.clone();
-    if !header_is(path, &h, &crate::stream::QUEUE_COLUMNS) {
-        let cols = crate::stream::QUEUE_COLUMNS.join(",");
+    let columns = crate::schema::names(&crate::schema::QUEUES);
+    if !header_is(path, &h, &columns) {
+        let cols = columns.join(",");
         return Err(bad(path, format!("line 1: expected the columns {cols}")));
     }
     let mut out: Vec<(String, Vec<f64>, Option<Vec<f64>>)> = Vec::new();

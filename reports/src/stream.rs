@@ -33,9 +33,6 @@ use std::path::Path;
 
 type Csv = csv::Writer<BufWriter<File>>;
 
-/// queues.csv's columns (docs/outputs.md).
-pub const QUEUE_COLUMNS: [&str; 4] = [QUEUES[0].name, QUEUES[1].name, QUEUES[2].name, QUEUES[3].name];
-
 /// Writes a run's jobs.csv, pods.csv, timeseries.csv, queues.csv and
 /// decisions.csv as the run makes their rows, and accumulates its summary.
 pub struct RunWriter {

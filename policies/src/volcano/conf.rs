@@ -451,15 +451,16 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                             } else {
                                 check_arg(arg.ty, &av.value)
                             };
-                            let found = match &typed {
-                                Ok(v) => (arg.check)(ak, v),
-                                Err(m) => vec![(String::new(), m.clone())],
-                            };
-                            match typed {
-                                Ok(v) if found.is_empty() => {
-                                    pc.args.0.insert(ak.clone(), v);
+                            let value = match typed {
+                                Ok(v) => v,
+                                Err(message) => {
+                                    issues.push(ConfIssue { at: at(av), path: arg_path, message });
+                                    continue;
                                 }
-                                _ => {}
+                            };
+                            let found = (arg.check)(ak, &value);
+                            if found.is_empty() {
+                                pc.args.0.insert(ak.clone(), value);
                             }
                             for (sub, message) in found {
                                 issues.push(ConfIssue { at: at(av), path: format!("{arg_path}{sub}"), message });

@@ -338,11 +338,12 @@ impl PluginSpec {
         super::args::find(self.args, key)
     }
 
-    /// What Volcano does now with the retired argument `key`, if it is one.
+    /// What Volcano does now with the retired argument `key`, if it is one: a
+    /// retired argument, or a key below one (`predicate.resources.<name>.cpu`
+    /// retired with `predicate.resources`).
     pub fn retired_arg(&self, key: &str) -> Option<&'static str> {
-        // `predicate.resources.<name>.cpu` and its kin retired with `predicate.resources`.
-        let base = if key.starts_with("predicate.resources.") { "predicate.resources" } else { key };
-        self.retired.iter().find(|(a, _)| *a == base).map(|r| r.1)
+        let below = |a: &str| key.strip_prefix(a).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
+        self.retired.iter().find(|(a, _)| below(a)).map(|r| r.1)
     }
 }
 
