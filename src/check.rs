@@ -13,30 +13,10 @@ pub use files::{
     FORMAT_VERSION, Metrics, Snapshot, Values, baseline_json, parse_baseline, read_baseline, read_run_dir,
 };
 
+use crate::error::CmdError;
 use lahar_reports::headline::{Better, HEADLINE, Headline};
 use std::collections::BTreeSet;
 use std::path::Path;
-
-/// Why `lahar check` could not reach a verdict, with its exit code.
-#[derive(Debug, thiserror::Error)]
-pub enum CheckError {
-    /// Bad baseline file, run directory or `--tolerance`: exit 2.
-    #[error("{0}")]
-    Input(String),
-    /// The baseline could not be written: exit 1.
-    #[error("{0}")]
-    Output(String),
-}
-
-impl CheckError {
-    /// The exit code the CLI contract gives this failure.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            CheckError::Input(_) => 2,
-            CheckError::Output(_) => 1,
-        }
-    }
-}
 
 /// Tolerance of each headline metric, in percent of |baseline| (see [`judge`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -56,12 +36,12 @@ impl Tolerances {
     /// Parses `--tolerance` arguments, `METRIC=P%` each: METRIC a headline key or
     /// `all`, P a non-negative number. A metric's own tolerance wins over `all`
     /// whatever their order; a metric given twice keeps the last.
-    pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Tolerances, CheckError> {
+    pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Tolerances, CmdError> {
         let mut all = 0.0;
         let mut own: Vec<Option<f64>> = vec![None; HEADLINE.len()];
         for arg in args {
             let arg = arg.as_ref();
-            let bad = |why: String| CheckError::Input(format!("--tolerance `{arg}`: {why}"));
+            let bad = |why: String| CmdError::Input(format!("--tolerance `{arg}`: {why}"));
             let Some((name, p)) = arg.split_once('=') else {
                 return Err(bad("expected METRIC=P% (e.g. jct_s.mean=5%)".into()));
             };
@@ -307,13 +287,13 @@ fn metric_rows(
 
 /// `lahar check --baseline FILE RUN_DIR --tolerance ...`: reads both sides and
 /// compares them.
-pub fn check<S: AsRef<str>>(baseline: &Path, run_dir: &Path, tolerances: &[S]) -> Result<Check, CheckError> {
+pub fn check<S: AsRef<str>>(baseline: &Path, run_dir: &Path, tolerances: &[S]) -> Result<Check, CmdError> {
     let tol = Tolerances::parse(tolerances)?;
     let base = read_baseline(baseline)?;
     let run = read_run_dir(run_dir)?;
     compare(&base, &run, &tol).ok_or_else(|| {
         let (b, r) = (baseline.display(), run_dir.display());
-        CheckError::Input(match base.metrics {
+        CmdError::Input(match base.metrics {
             Metrics::Run(_) => format!(
                 "{b}: a run baseline (it holds `metrics`), but {r} is a sweep directory (it holds sweep.json); \
                  write a sweep baseline with `lahar check --write-baseline FILE {r}`"
@@ -329,16 +309,16 @@ pub fn check<S: AsRef<str>>(baseline: &Path, run_dir: &Path, tolerances: &[S]) -
 /// `lahar check --write-baseline FILE RUN_DIR`: writes the baseline of a run or
 /// sweep directory (creating FILE's directory) and returns what it holds. A sweep
 /// with a failed cell has no baseline: the check would later call that cell new.
-pub fn write_baseline(path: &Path, run_dir: &Path) -> Result<Snapshot, CheckError> {
+pub fn write_baseline(path: &Path, run_dir: &Path) -> Result<Snapshot, CmdError> {
     let run = read_run_dir(run_dir)?;
     if let Some((id, e)) = run.failed.iter().next() {
-        return Err(CheckError::Input(format!(
+        return Err(CmdError::Input(format!(
             "{}: the cell failed ({e}); a baseline needs every cell's summary.json ({} failed)",
             run_dir.join("cells").join(id).display(),
             run.failed.len()
         )));
     }
-    let out = |e: std::io::Error| CheckError::Output(format!("cannot write {}: {e}", path.display()));
+    let out = |e: std::io::Error| CmdError::Output(format!("cannot write {}: {e}", path.display()));
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(out)?;
     }

@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod diff;
+pub mod error;
 pub mod explain_summary;
 pub mod interrupt;
 pub mod nccl;
@@ -19,6 +20,8 @@ pub mod scenario;
 pub mod starting;
 pub mod sweep;
 pub mod trace_cmd;
+
+pub use error::{CmdError, RunError};
 
 use lahar_core::engine::{Engine, IdealRuntime, RunOutput};
 use lahar_core::explain::Explain;
@@ -192,48 +195,6 @@ impl RunReport {
     /// them), of the jobs the world still has: every job for a `no_write` run.
     pub fn rows(&self) -> Vec<JobRow> {
         lahar_reports::job_rows(&self.output)
-    }
-}
-
-/// A run that failed after its input was accepted.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// Writing outputs failed.
-    #[error("cannot write outputs to {dir}: {source}")]
-    Write {
-        /// Output directory.
-        dir: PathBuf,
-        /// Cause.
-        source: std::io::Error,
-    },
-    /// An `--explain` pod that the scenario does not have, or names ambiguously
-    /// (bad input: exit code 2).
-    #[error("{0}")]
-    Input(scenario::ScenarioError),
-    /// A source could not make its jobs again during the run (a trace changed or
-    /// went away after it was validated).
-    #[error("{0}")]
-    Source(String),
-    /// The output directory holds files lahar did not write, or another kind's
-    /// outputs (exit code 2).
-    #[error("{0}")]
-    Output(String),
-    /// Plotting the written outputs failed.
-    #[error("cannot plot the outputs in {dir}: {msg}")]
-    Plots {
-        /// Output directory.
-        dir: PathBuf,
-        /// Cause.
-        msg: String,
-    },
-}
-
-impl From<outdir::OutDirError> for RunError {
-    fn from(e: outdir::OutDirError) -> RunError {
-        match e {
-            outdir::OutDirError::Io { dir, source } => RunError::Write { dir, source },
-            e @ outdir::OutDirError::Refused { .. } => RunError::Output(e.to_string()),
-        }
     }
 }
 

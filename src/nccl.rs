@@ -1,7 +1,7 @@
 //! `lahar nccl`: the collective cost model as tables users can hold against their
 //! own nccl-tests runs, and a batch evaluator for rows in the calibration format.
 
-use crate::scenario::{InputError, ScenarioError};
+use crate::scenario::{Diagnostic, ScenarioError};
 use lahar_core::comm::{AlgoChoice, Collective, CommModel, Estimate, IntraLink, NetFabric, Placement, RowInput};
 use std::io::Write;
 use std::path::Path;
@@ -133,7 +133,7 @@ fn significant(x: f64) -> String {
 pub fn rows(model: &CommModel, input: &Path, out: Option<&Path>) -> Result<usize, ScenarioError> {
     let file = input.display().to_string();
     let err = |row: Option<u64>, msg: String| ScenarioError {
-        errors: vec![InputError {
+        errors: vec![Diagnostic {
             file: file.clone(),
             at: row.map(|r| (r, 1)),
             path: row.map(|r| format!("row {r}")).unwrap_or_default(),

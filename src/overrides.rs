@@ -9,7 +9,7 @@
 //! can fix it: an error inside an overridden value names the override, any other
 //! keeps its line and column in the original file.
 
-use crate::scenario::{InputError, Scenario, ScenarioError};
+use crate::scenario::{Diagnostic, Scenario, ScenarioError};
 use lahar_workloads::manifest::yaml::{At, parse_documents};
 use lahar_workloads::manifest::{Node, Val};
 use std::fmt::Write as _;
@@ -313,7 +313,7 @@ pub fn load_tree(root: &Node, file: &str, base: &Path, overrides: &[Override]) -
     let mut errors = Vec::new();
     for o in overrides {
         if let Err(m) = apply(&mut edited, &o.path, o.value.clone()) {
-            errors.push(InputError { file: o.file.clone(), at: o.at, path: o.path.to_string(), message: m });
+            errors.push(Diagnostic { file: o.file.clone(), at: o.at, path: o.path.to_string(), message: m });
         }
     }
     if !errors.is_empty() {

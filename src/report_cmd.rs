@@ -2,6 +2,7 @@
 //! progress bar of long runs. The work is in `lahar-reports`; this module reads run
 //! directories, writes files and maps failures to the CLI's exit codes.
 
+use crate::error::CmdError;
 use lahar_core::time::SimTime;
 use lahar_reports::compare::{Comparison, compare as compare_runs};
 use lahar_reports::load::{RunData, load_any_runs, load_runs};
@@ -9,56 +10,35 @@ use lahar_reports::plots::{PlotStyle, write_plots};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-/// Why a report command failed, with its exit code.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    /// Bad input (missing or unreadable run directory): exit 2.
-    #[error("{0}")]
-    Input(String),
-    /// Outputs could not be written or rendered: exit 1.
-    #[error("{0}")]
-    Output(String),
-}
-
-impl ReportError {
-    /// The exit code the CLI contract gives this failure.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            ReportError::Input(_) => 2,
-            ReportError::Output(_) => 1,
-        }
-    }
-}
-
 /// Reads runs in time, or with `any` placement runs too (all of one kind).
-fn load(dirs: &[PathBuf], any: bool) -> Result<Vec<RunData>, ReportError> {
+fn load(dirs: &[PathBuf], any: bool) -> Result<Vec<RunData>, CmdError> {
     if dirs.is_empty() {
-        return Err(ReportError::Input("no run directory given".into()));
+        return Err(CmdError::Input("no run directory given".into()));
     }
-    if any { load_any_runs(dirs) } else { load_runs(dirs) }.map_err(|e| ReportError::Input(e.to_string()))
+    if any { load_any_runs(dirs) } else { load_runs(dirs) }.map_err(|e| CmdError::Input(e.to_string()))
 }
 
-fn write(path: &Path, text: &str) -> Result<(), ReportError> {
+fn write(path: &Path, text: &str) -> Result<(), CmdError> {
     lahar_core::files::write_atomic(path, text.as_bytes())
-        .map_err(|e| ReportError::Output(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| CmdError::Output(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Writes the plots of one run directory into `<dir>/plots/`; returns the files.
-pub fn run_plots(dir: &Path, style: &PlotStyle) -> Result<Vec<PathBuf>, ReportError> {
+pub fn run_plots(dir: &Path, style: &PlotStyle) -> Result<Vec<PathBuf>, CmdError> {
     let runs = load(&[dir.to_path_buf()], true)?;
-    write_plots(&dir.join("plots"), &runs, style).map_err(|e| ReportError::Output(e.to_string()))
+    write_plots(&dir.join("plots"), &runs, style).map_err(|e| CmdError::Output(e.to_string()))
 }
 
 /// `lahar compare DIR...`: reads the runs, writes `compare.csv`, `compare.md` and
 /// overlay plots (`plots/*.svg|png`, in `style`) into `out`, and returns the
 /// comparison.
-pub fn compare(dirs: &[PathBuf], out: &Path, style: &PlotStyle) -> Result<Comparison, ReportError> {
+pub fn compare(dirs: &[PathBuf], out: &Path, style: &PlotStyle) -> Result<Comparison, CmdError> {
     let runs = load(dirs, true)?;
     let c = compare_runs(&runs);
-    std::fs::create_dir_all(out).map_err(|e| ReportError::Output(format!("cannot create {}: {e}", out.display())))?;
+    std::fs::create_dir_all(out).map_err(|e| CmdError::Output(format!("cannot create {}: {e}", out.display())))?;
     write(&out.join("compare.csv"), &c.to_csv())?;
     write(&out.join("compare.md"), &c.to_markdown())?;
-    write_plots(&out.join("plots"), &runs, style).map_err(|e| ReportError::Output(e.to_string()))?;
+    write_plots(&out.join("plots"), &runs, style).map_err(|e| CmdError::Output(e.to_string()))?;
     Ok(c)
 }
 
@@ -66,14 +46,14 @@ pub fn compare(dirs: &[PathBuf], out: &Path, style: &PlotStyle) -> Result<Compar
 /// self-contained HTML report to `out` (default: `<DIR>/report.html` for one run,
 /// `report.html` in the current directory for several), plots in `style`.
 /// Returns the report's path.
-pub fn report(dirs: &[PathBuf], out: Option<&Path>, style: &PlotStyle) -> Result<PathBuf, ReportError> {
+pub fn report(dirs: &[PathBuf], out: Option<&Path>, style: &PlotStyle) -> Result<PathBuf, CmdError> {
     let runs = load(dirs, false)?;
     for r in &runs {
         write_plots(&r.dir.join("plots"), std::slice::from_ref(r), style)
-            .map_err(|e| ReportError::Output(e.to_string()))?;
+            .map_err(|e| CmdError::Output(e.to_string()))?;
     }
     let html =
-        lahar_reports::html::render(&runs, crate::VERSION, style).map_err(|e| ReportError::Output(e.to_string()))?;
+        lahar_reports::html::render(&runs, crate::VERSION, style).map_err(|e| CmdError::Output(e.to_string()))?;
     let path = match out {
         Some(p) => p.to_path_buf(),
         None if runs.len() == 1 => runs[0].dir.join("report.html"),
@@ -81,7 +61,7 @@ pub fn report(dirs: &[PathBuf], out: Option<&Path>, style: &PlotStyle) -> Result
     };
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
-            .map_err(|e| ReportError::Output(format!("cannot create {}: {e}", parent.display())))?;
+            .map_err(|e| CmdError::Output(format!("cannot create {}: {e}", parent.display())))?;
     }
     write(&path, &html)?;
     Ok(path)

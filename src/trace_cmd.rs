@@ -5,6 +5,7 @@
 //! jobs kept (`inspect` keeps one duration per job for the percentiles; `convert`
 //! keeps nothing), never with the file's text.
 
+use crate::error::CmdError;
 use std::collections::BTreeMap;
 
 use std::path::{Path, PathBuf};
@@ -12,28 +13,6 @@ use std::path::{Path, PathBuf};
 use lahar_core::time::secs_string;
 use lahar_traces::canonical::CanonicalWriter;
 use lahar_traces::{Format, ImportOptions, ImportReport, QueueInterner, QueueMapping, SkipReason, TimeOrigin};
-
-/// Why a trace command failed, with its exit code.
-#[derive(Debug, thiserror::Error)]
-pub enum TraceCmdError {
-    /// Bad input: unknown format, bad option value, unreadable or invalid trace
-    /// (the message names the file and, for a bad row, its line and row). Exit 2.
-    #[error("{0}")]
-    Input(String),
-    /// The output could not be written. Exit 1.
-    #[error("{0}")]
-    Output(String),
-}
-
-impl TraceCmdError {
-    /// The exit code the CLI contract gives this failure.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            TraceCmdError::Input(_) => 2,
-            TraceCmdError::Output(_) => 1,
-        }
-    }
-}
 
 /// Options shared by `inspect` and `convert`, as given on the command line.
 #[derive(Clone, Debug, Default)]
@@ -61,17 +40,17 @@ pub struct TraceArgs {
 
 impl TraceArgs {
     /// The format to read: given, or guessed from the file name.
-    pub fn format(&self) -> Result<Format, TraceCmdError> {
+    pub fn format(&self) -> Result<Format, CmdError> {
         match &self.format {
             Some(name) => Format::from_name(name).ok_or_else(|| {
                 let known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-                TraceCmdError::Input(format!(
+                CmdError::Input(format!(
                     "--format: unknown trace format `{name}`; expected one of: {}",
                     known.join(", ")
                 ))
             }),
             None => Format::guess(&self.path).ok_or_else(|| {
-                TraceCmdError::Input(format!(
+                CmdError::Input(format!(
                     "{}: cannot tell the trace format from the file name; give --format",
                     self.path.display()
                 ))
@@ -80,12 +59,12 @@ impl TraceArgs {
     }
 
     /// Import options; queues are interned by the trace's queue names into `interner`.
-    fn options(&self, interner: &QueueInterner) -> Result<ImportOptions, TraceCmdError> {
-        let quantity = |flag: &str, s: &str, scale: i64| -> Result<i64, TraceCmdError> {
+    fn options(&self, interner: &QueueInterner) -> Result<ImportOptions, CmdError> {
+        let quantity = |flag: &str, s: &str, scale: i64| -> Result<i64, CmdError> {
             match lahar_core::quantity::parse_quantity(s, scale) {
                 Ok(v) if v >= 0 => Ok(v),
-                Ok(v) => Err(TraceCmdError::Input(format!("{flag}: must not be negative, got {v}"))),
-                Err(e) => Err(TraceCmdError::Input(format!("{flag}: {e}"))),
+                Ok(v) => Err(CmdError::Input(format!("{flag}: must not be negative, got {v}"))),
+                Err(e) => Err(CmdError::Input(format!("{flag}: {e}"))),
             }
         };
         let mut opts = ImportOptions {
@@ -106,7 +85,7 @@ impl TraceArgs {
             opts.origin = TimeOrigin::At(o);
         }
         let duration = |flag: &str, s: &str| {
-            lahar_core::time::parse_duration(s).map_err(|e| TraceCmdError::Input(format!("{flag}: {e}")))
+            lahar_core::time::parse_duration(s).map_err(|e| CmdError::Input(format!("{flag}: {e}")))
         };
         if let Some(d) = &self.untimed_interval {
             opts.openb.untimed_interval = duration("--untimed-interval", d)?;
@@ -142,7 +121,7 @@ fn percentile(sorted: &[u64], p: u64) -> u64 {
 }
 
 /// Reads a trace and summarizes it.
-pub fn inspect(args: &TraceArgs) -> Result<Inspection, TraceCmdError> {
+pub fn inspect(args: &TraceArgs) -> Result<Inspection, CmdError> {
     let format = args.format()?;
     let interner = QueueInterner::new();
     let opts = args.options(&interner)?;
@@ -156,7 +135,7 @@ pub fn inspect(args: &TraceArgs) -> Result<Inspection, TraceCmdError> {
         durations.push(job.duration.micros());
         Ok(())
     })
-    .map_err(|e| TraceCmdError::Input(e.to_string()))?;
+    .map_err(|e| CmdError::Input(e.to_string()))?;
     durations.sort_unstable();
     let duration = (!durations.is_empty()).then(|| {
         [
@@ -275,22 +254,22 @@ impl Inspection {
 
 /// Converts a trace to lahar's canonical CSV at `out` (jobs in the importer's
 /// streaming order, queues written by the trace's queue names). Returns the report.
-pub fn convert(args: &TraceArgs, out: &Path) -> Result<ImportReport, TraceCmdError> {
+pub fn convert(args: &TraceArgs, out: &Path) -> Result<ImportReport, CmdError> {
     let format = args.format()?;
     let interner = QueueInterner::new();
     let opts = args.options(&interner)?;
     // Creating the output would truncate the input.
     if out.exists() && same_file(out, &args.path) {
-        return Err(TraceCmdError::Input(format!("--out {} is the input file", out.display())));
+        return Err(CmdError::Input(format!("--out {} is the input file", out.display())));
     }
     // Written beside `out` and renamed over it only when whole: a missing or bad
     // input, or a full disk, leaves an earlier `out` as it was.
     let file = lahar_core::files::AtomicFile::create(out)
-        .map_err(|e| TraceCmdError::Output(format!("cannot create {}: {e}", out.display())))?;
+        .map_err(|e| CmdError::Output(format!("cannot create {}: {e}", out.display())))?;
     // Queue names are learnt as the importer meets them: ids are dense and never
     // change, so the writer's list is refreshed only when a job has a new id.
     let mut writer =
-        CanonicalWriter::new(file, Vec::new()).map_err(|e| TraceCmdError::Output(format!("{}: {e}", out.display())))?;
+        CanonicalWriter::new(file, Vec::new()).map_err(|e| CmdError::Output(format!("{}: {e}", out.display())))?;
     let result = lahar_traces::stream(format, &args.path, &opts, &mut |job| {
         let names = writer.queue_names_mut();
         if job.queue.0 as usize >= names.len() {
@@ -301,10 +280,10 @@ pub fn convert(args: &TraceArgs, out: &Path) -> Result<ImportReport, TraceCmdErr
     let report = match result {
         Ok(r) => r,
         // The temporary file goes with the writer.
-        Err(e) => return Err(TraceCmdError::Input(e.to_string())),
+        Err(e) => return Err(CmdError::Input(e.to_string())),
     };
-    let w = writer.finish().map_err(|e| TraceCmdError::Output(format!("{}: {e}", out.display())))?;
-    w.commit().map_err(|e| TraceCmdError::Output(format!("cannot write {}: {e}", out.display())))?;
+    let w = writer.finish().map_err(|e| CmdError::Output(format!("{}: {e}", out.display())))?;
+    w.commit().map_err(|e| CmdError::Output(format!("cannot write {}: {e}", out.display())))?;
     Ok(report)
 }
 

@@ -32,6 +32,7 @@ pub mod budget;
 pub mod cluster;
 pub mod comm;
 pub mod devices;
+pub mod diag;
 pub mod elastic;
 pub mod engine;
 pub mod event;

@@ -1,7 +1,7 @@
 //! The two sides of a check: a run or sweep directory, read from its summary.json
 //! files, and the baseline file, read and written.
 
-use super::{CheckError, unknown_metric};
+use super::{CmdError, unknown_metric};
 use lahar_reports::headline::HEADLINE;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
@@ -60,13 +60,13 @@ impl Snapshot {
     }
 }
 
-fn input(msg: String) -> CheckError {
-    CheckError::Input(msg)
+fn input(msg: String) -> CmdError {
+    CmdError::Input(msg)
 }
 
 /// A JSON error as `file:line:col: message` (serde_json's message says what was
 /// expected).
-fn json_error(file: &str, e: &serde_json::Error) -> CheckError {
+fn json_error(file: &str, e: &serde_json::Error) -> CmdError {
     let text = e.to_string();
     if e.line() == 0 {
         return input(format!("{file}: {text}"));
@@ -77,7 +77,7 @@ fn json_error(file: &str, e: &serde_json::Error) -> CheckError {
 
 /// Reads a run directory (its summary.json), or a sweep directory (sweep.json at its
 /// root, one run directory per cell in `cells/<cell-id>/`).
-pub fn read_run_dir(dir: &Path) -> Result<Snapshot, CheckError> {
+pub fn read_run_dir(dir: &Path) -> Result<Snapshot, CmdError> {
     if !dir.is_dir() {
         return Err(input(format!("{}: not a run directory (it does not exist or is not a directory)", dir.display())));
     }
@@ -146,7 +146,7 @@ type Summary = (Option<String>, Option<String>, Option<u64>, Option<String>, Val
 
 /// Version, scenario, seed, the scenario's sha256 and headline values of
 /// `<dir>/summary.json`.
-fn read_summary(dir: &Path) -> Result<Summary, CheckError> {
+fn read_summary(dir: &Path) -> Result<Summary, CmdError> {
     let path = dir.join("summary.json");
     let name = path.display().to_string();
     let text = lahar_core::files::read_to_string(&path).map_err(|e| match e.kind() {
@@ -196,7 +196,7 @@ fn kind(v: &Value) -> &'static str {
 }
 
 /// Reads a baseline file (see [`parse_baseline`]).
-pub fn read_baseline(path: &Path) -> Result<Snapshot, CheckError> {
+pub fn read_baseline(path: &Path) -> Result<Snapshot, CmdError> {
     // As every input: bounded, UTF-8 with the line and column of a bad byte, a
     // leading byte-order mark dropped (as a scenario's is).
     let text = lahar_core::files::read_to_string(path)
@@ -207,7 +207,7 @@ pub fn read_baseline(path: &Path) -> Result<Snapshot, CheckError> {
 /// Parses a baseline's text; `name` locates errors (`name:line:col: ...`). Rejects
 /// another format version, unknown fields and metric keys, and a file that holds
 /// neither or both of `metrics` and `cells`. An absent metric key reads as null.
-pub fn parse_baseline(text: &str, name: &str) -> Result<Snapshot, CheckError> {
+pub fn parse_baseline(text: &str, name: &str) -> Result<Snapshot, CmdError> {
     // The version is checked first, so a future format is named as such rather than
     // failing on its new fields.
     let v: Value = serde_json::from_str(text).map_err(|e| json_error(name, &e))?;

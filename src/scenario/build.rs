@@ -11,7 +11,7 @@ use super::validate::{
     Validated, fits_somewhere, largest, merge_warning,
 };
 use super::workload::{Health, Plan, Pricing, Tagged, Workload, merge};
-use super::{InputError, Scenario, ScenarioError, Warning};
+use super::{Diagnostic, Scenario, ScenarioError, Warning};
 use lahar_core::cluster::{Cluster, Node};
 use lahar_core::comm::runtime::CommRuntime;
 use lahar_core::job::JobSpec;
@@ -278,7 +278,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         workload_warning(&mut v, super::validate::NUMA_NOT_GUARANTEED, n, message);
     }
     for (first, second, key) in twice {
-        v.errors.push(InputError {
+        v.errors.push(Diagnostic {
             file: second.file,
             at: second.at,
             path: second.path,

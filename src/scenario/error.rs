@@ -1,44 +1,15 @@
-//! Input errors with locations: `file:line:col: field.path: what was expected`.
+//! A scenario's problems: every [`Diagnostic`] validation found, and the
+//! [`Warning`]s of input let through.
 
 use std::fmt;
 
-/// One problem in an input file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InputError {
-    /// File name as given (or `<default scenario>`).
-    pub file: String,
-    /// 1-based line and column, when known.
-    pub at: Option<(u64, u64)>,
-    /// Field path, e.g. `spec.cluster.nodeGroups[0].count`.
-    pub path: String,
-    /// What is wrong and what was expected.
-    pub message: String,
-}
-
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // A problem of the run, not of a file (a recurring object's skipped
-        // runs), names only its object.
-        let mut parts: Vec<String> = Vec::new();
-        if !self.file.is_empty() {
-            parts.push(match self.at {
-                Some((l, c)) => format!("{}:{l}:{c}", self.file),
-                None => self.file.clone(),
-            });
-        }
-        if !self.path.is_empty() {
-            parts.push(self.path.clone());
-        }
-        parts.push(self.message.clone());
-        write!(f, "{}", parts.join(": "))
-    }
-}
+pub use lahar_core::diag::Diagnostic;
 
 /// Every problem found in a scenario (validation collects all of them).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct ScenarioError {
     /// The problems, in file order.
-    pub errors: Vec<InputError>,
+    pub errors: Vec<Diagnostic>,
 }
 
 impl fmt::Display for ScenarioError {
@@ -60,7 +31,7 @@ impl fmt::Display for ScenarioError {
 impl ScenarioError {
     /// A single error.
     pub fn one(file: &str, at: Option<(u64, u64)>, path: &str, message: impl Into<String>) -> Self {
-        ScenarioError { errors: vec![InputError { file: file.into(), at, path: path.into(), message: message.into() }] }
+        ScenarioError { errors: vec![Diagnostic { file: file.into(), at, path: path.into(), message: message.into() }] }
     }
 }
 
@@ -95,8 +66,8 @@ impl fmt::Display for Warning {
 
 impl Warning {
     /// The warning as an error (`--strict`).
-    pub fn as_error(&self) -> InputError {
-        InputError { file: self.file.clone(), at: self.at, path: self.path.clone(), message: self.text() }
+    pub fn as_error(&self) -> Diagnostic {
+        Diagnostic { file: self.file.clone(), at: self.at, path: self.path.clone(), message: self.text() }
     }
 
     /// The message with the count: the first case is described, the others counted.

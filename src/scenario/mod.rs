@@ -11,7 +11,7 @@ pub mod raw;
 mod validate;
 mod workload;
 
-pub use error::{InputError, ScenarioError, Warning};
+pub use error::{Diagnostic, ScenarioError, Warning};
 pub use validate::comm::{load_constants, merge_constants};
 pub use workload::{Health, Workload};
 

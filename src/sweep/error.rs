@@ -18,6 +18,17 @@ pub enum ExecError {
     },
 }
 
+impl ExecError {
+    /// The exit code the CLI contract gives this failure: 2 for another sweep in
+    /// the directory, 1 for a write that failed.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ExecError::Mismatch(_) => 2,
+            ExecError::Io { .. } => 1,
+        }
+    }
+}
+
 pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ExecError + '_ {
     move |source| ExecError::Io { path: path.to_path_buf(), source }
 }

@@ -6,7 +6,7 @@
 //! shard runs it, never depends on how or where the sweep runs.
 
 use crate::overrides::{FieldPath, Override, load_tree, parse_one};
-use crate::scenario::{InputError, ScenarioError};
+use crate::scenario::{Diagnostic, ScenarioError};
 use lahar_workloads::manifest::yaml::{At, parse_documents};
 use lahar_workloads::manifest::{Node, Val};
 use sha2::{Digest, Sha256};
@@ -93,8 +93,8 @@ pub fn cell_id(index: usize, count: usize, seed: Option<u64>) -> String {
     }
 }
 
-fn err(file: &str, at: At, path: &str, msg: impl Into<String>) -> InputError {
-    InputError { file: file.into(), at, path: path.into(), message: msg.into() }
+fn err(file: &str, at: At, path: &str, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic { file: file.into(), at, path: path.into(), message: msg.into() }
 }
 
 /// Reads and checks a sweep file: its structure, the base scenario, and every axis
@@ -301,7 +301,7 @@ fn parse(text: &str, file: &str, dir: &Path) -> Result<Sweep, ScenarioError> {
 }
 
 /// The axes of `spec.grid` or `spec.zip`.
-fn axes_of(list: Option<&Node>, at_path: &str, file: &str, errors: &mut Vec<InputError>) -> Vec<Axis> {
+fn axes_of(list: Option<&Node>, at_path: &str, file: &str, errors: &mut Vec<Diagnostic>) -> Vec<Axis> {
     let Some(list) = list else { return Vec::new() };
     let Val::Seq(items) = &list.val else {
         errors.push(err(file, list.at, at_path, format!("expected a list of axes, got {}", list.type_name())));
@@ -491,7 +491,7 @@ impl Sweep {
 /// collecting every error (each once).
 fn check_values(s: &Sweep) -> Result<(), ScenarioError> {
     let (root, file, dir) = &s.base;
-    let mut errors: Vec<InputError> = Vec::new();
+    let mut errors: Vec<Diagnostic> = Vec::new();
     let mut push = |e: ScenarioError| {
         for x in e.errors {
             if !errors.contains(&x) {

@@ -1,5 +1,6 @@
 //! Import errors, each naming the file and, for a bad row, where it is.
 
+use lahar_core::diag::Diagnostic;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -135,6 +136,29 @@ pub enum ImportError {
 }
 
 impl ImportError {
+    /// The error as the located problem every input reader reports
+    /// ([`Diagnostic`]): the file, the row as its field path (`line L, row R`; a
+    /// CSV's column is not known), the reason and message. Prints as the error does.
+    pub fn diagnostic(&self) -> Diagnostic {
+        let file = match self {
+            ImportError::Io { path, .. }
+            | ImportError::Row { path, .. }
+            | ImportError::File { path, .. }
+            | ImportError::Sink { path, .. } => path.display().to_string(),
+        };
+        match self {
+            ImportError::Io { source, .. } => Diagnostic::new(&file, None, "", source.to_string()),
+            ImportError::Row { at, reason, message, .. } => Diagnostic::new(
+                &file,
+                None,
+                &format!("line {}, row {}", at.line, at.row),
+                format!("{reason}: {message}"),
+            ),
+            ImportError::File { message, .. } => Diagnostic::new(&file, None, "", message.clone()),
+            ImportError::Sink { source, .. } => Diagnostic::new(&file, None, "", source.to_string()),
+        }
+    }
+
     /// The location of the offending row, if the error is about one.
     pub fn location(&self) -> Option<Location> {
         match self {
@@ -162,4 +186,27 @@ pub enum WriteError {
         /// The feature.
         what: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ImportError, Location, SkipReason};
+    use std::path::PathBuf;
+
+    #[test]
+    fn an_import_error_is_the_diagnostic_it_prints_as() {
+        let row = ImportError::Row {
+            path: PathBuf::from("t.csv"),
+            at: Location { line: 7, row: 5 },
+            reason: SkipReason::Malformed,
+            message: "`gpus`: expected an integer".into(),
+        };
+        let d = row.diagnostic();
+        assert_eq!((d.file.as_str(), d.at, d.path.as_str()), ("t.csv", None, "line 7, row 5"));
+        assert_eq!(d.to_string(), row.to_string());
+        assert_eq!(d.to_string(), "t.csv: line 7, row 5: malformed: `gpus`: expected an integer");
+        let file = ImportError::File { path: PathBuf::from("t.json"), message: "expected an array".into() };
+        assert_eq!(file.diagnostic().to_string(), file.to_string());
+        assert_eq!(file.diagnostic().to_string(), "t.json: expected an array");
+    }
 }

@@ -23,6 +23,7 @@
 use super::args::{ArgType, ArgValue, Args, check_arg};
 use super::plugin::{FLAGS, PluginConf};
 use super::plugins;
+use lahar_core::diag::Diagnostic;
 use lahar_core::text::did_you_mean;
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, Visitor};
@@ -199,26 +200,15 @@ pub struct SchedulerConf {
     /// Arguments older Volcano releases read and today's Volcano ignores (from
     /// [`crate::volcano::plugin::PluginSpec::retired`]): warnings, never errors (Volcano skips them too); the
     /// scenario loader reports them, and `--strict` makes them errors.
-    pub retired: Vec<ConfIssue>,
-}
-
-/// One problem in a conf, located in the conf text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfIssue {
-    /// 1-based line and column in the conf text, when known.
-    pub at: Option<(u64, u64)>,
-    /// Field path (`tiers[1].plugins[0].arguments.binpack.weight`).
-    pub path: String,
-    /// What is wrong and what was expected.
-    pub message: String,
+    pub retired: Vec<Diagnostic>,
 }
 
 /// Every problem found in a conf.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}", .issues.iter().map(|i| format!("{}{}: {}", i.at.map(|(l, c)| format!("{l}:{c}: ")).unwrap_or_default(), i.path, i.message)).collect::<Vec<_>>().join("\n"))]
+#[error("{}", .issues.iter().map(Diagnostic::to_string).collect::<Vec<_>>().join("\n"))]
 pub struct ConfError {
     /// The problems.
-    pub issues: Vec<ConfIssue>,
+    pub issues: Vec<Diagnostic>,
 }
 
 fn at<T>(s: &Spanned<T>) -> Option<(u64, u64)> {
@@ -323,7 +313,8 @@ pub fn parse_file(text: &str) -> Result<SchedulerConf, ConfError> {
         _ => {
             let keys: Vec<&str> = data.keys().map(String::as_str).collect();
             return Err(ConfError {
-                issues: vec![ConfIssue {
+                issues: vec![Diagnostic {
+                    file: String::new(),
                     at: None,
                     path: "data".into(),
                     message: format!(
@@ -365,7 +356,9 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
             let first = msg.lines().next().unwrap_or_default();
             let first = first.strip_prefix("error: ").unwrap_or(first);
             let first = first.split_once(": ").filter(|(p, _)| p.starts_with("line ")).map(|(_, m)| m).unwrap_or(first);
-            ConfError { issues: vec![ConfIssue { at, path: String::new(), message: first.to_string() }] }
+            ConfError {
+                issues: vec![Diagnostic { file: String::new(), at, path: String::new(), message: first.to_string() }],
+            }
         })?;
     let mut issues = Vec::new();
     let mut retired = Vec::new();
@@ -373,7 +366,8 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
     for name in raw.actions.value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let Some(a) = ActionKind::from_name(name) else {
             let known = ActionKind::names();
-            issues.push(ConfIssue {
+            issues.push(Diagnostic {
+                file: String::new(),
                 at: at(&raw.actions),
                 path: "actions".into(),
                 message: format!(
@@ -397,7 +391,8 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                     (n.as_str(), name_field.and_then(at))
                 }
                 _ => {
-                    issues.push(ConfIssue {
+                    issues.push(Diagnostic {
+                        file: String::new(),
                         at: at(rp),
                         path: format!("{path}.name"),
                         message: "a plugin needs a `name`".into(),
@@ -416,7 +411,7 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                         did_you_mean(name, plugins::names())
                     ),
                 };
-                issues.push(ConfIssue { at: name_at, path: format!("{path}.name"), message });
+                issues.push(Diagnostic { file: String::new(), at: name_at, path: format!("{path}.name"), message });
                 continue;
             };
             let mut pc = PluginConf::new(name);
@@ -428,12 +423,12 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                             let arg_path = format!("{path}.arguments.{ak}");
                             let Some(arg) = spec.arg(ak) else {
                                 match spec.retired_arg(ak) {
-                                    Some(what) => retired.push(ConfIssue {
+                                    Some(what) => retired.push(Diagnostic { file: String::new(),
                                         at: at(av),
                                         path: arg_path,
                                         message: format!("retired argument: {what}"),
                                     }),
-                                    None => issues.push(ConfIssue {
+                                    None => issues.push(Diagnostic { file: String::new(),
                                         at: at(av),
                                         path: arg_path,
                                         message: format!(
@@ -454,7 +449,7 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                             let value = match typed {
                                 Ok(v) => v,
                                 Err(message) => {
-                                    issues.push(ConfIssue { at: at(av), path: arg_path, message });
+                                    issues.push(Diagnostic { file: String::new(), at: at(av), path: arg_path, message });
                                     continue;
                                 }
                             };
@@ -463,11 +458,11 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                                 pc.args.0.insert(ak.clone(), value);
                             }
                             for (sub, message) in found {
-                                issues.push(ConfIssue { at: at(av), path: format!("{arg_path}{sub}"), message });
+                                issues.push(Diagnostic { file: String::new(), at: at(av), path: format!("{arg_path}{sub}"), message });
                             }
                         }
                     }
-                    ("arguments", PluginField::Scalar(_)) => issues.push(ConfIssue {
+                    ("arguments", PluginField::Scalar(_)) => issues.push(Diagnostic { file: String::new(),
                         at: at(v),
                         path: format!("{path}.arguments"),
                         message: "expected a map of arguments".into(),
@@ -477,13 +472,13 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                             PluginField::Scalar(ArgValue::Bool(b)) => {
                                 pc.flags.insert(f, *b);
                             }
-                            _ => issues.push(ConfIssue {
+                            _ => issues.push(Diagnostic { file: String::new(),
                                 at: at(v),
                                 path: format!("{path}.{k}"),
                                 message: "expected true or false".into(),
                             }),
                         },
-                        None => issues.push(ConfIssue {
+                        None => issues.push(Diagnostic { file: String::new(),
                             at: at(v),
                             path: format!("{path}.{k}"),
                             message: format!("unknown field `{k}`; expected name, arguments or an enable flag (enableJobOrder, enablePreemptable, ...)"),
@@ -493,11 +488,17 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
             }
             let written = |k: &str| matches!(rp.value.get("arguments").map(|a| &a.value), Some(PluginField::Map(m)) if m.contains_key(k));
             for (k, message) in (spec.conflicts)(&pc.args) {
-                issues.push(ConfIssue { at: at(rp), path: format!("{path}.arguments.{k}"), message: message.into() });
+                issues.push(Diagnostic {
+                    file: String::new(),
+                    at: at(rp),
+                    path: format!("{path}.arguments.{k}"),
+                    message: message.into(),
+                });
             }
             for arg in spec.args.iter().filter(|a| !written(a.key)) {
                 if let Some(missing) = arg.required {
-                    issues.push(ConfIssue {
+                    issues.push(Diagnostic {
+                        file: String::new(),
                         at: at(rp),
                         path: format!("{path}.arguments.{}", arg.key),
                         message: missing.into(),
@@ -508,7 +509,8 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
         }
         let hier_drf = plugins.iter().any(|p| p.name == "drf" && p.flag("enableHierarchy"));
         if hier_drf && plugins.iter().any(|p| p.name == "proportion") {
-            issues.push(ConfIssue {
+            issues.push(Diagnostic {
+                file: String::new(),
                 at: tier.plugins.iter().flatten().next().and_then(at),
                 path: format!("tiers[{ti}]"),
                 message: "drf with enableHierarchy and proportion cannot be in the same tier".into(),
@@ -518,7 +520,8 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
     }
     let all: Vec<&str> = tiers.iter().flatten().map(|p| p.name.as_str()).collect();
     if all.contains(&"proportion") && all.contains(&"capacity") {
-        issues.push(ConfIssue {
+        issues.push(Diagnostic {
+            file: String::new(),
             at: None,
             path: "tiers".into(),
             message: "proportion and capacity are mutually exclusive".into(),
@@ -540,7 +543,12 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
             )),
         };
         if let Some(message) = not_an_action {
-            issues.push(ConfIssue { at: at(&c.value.name), path: format!("configurations[{i}].name"), message });
+            issues.push(Diagnostic {
+                file: String::new(),
+                at: at(&c.value.name),
+                path: format!("configurations[{i}].name"),
+                message,
+            });
             continue;
         }
         for (k, v) in c.value.arguments.iter().flatten() {
@@ -560,7 +568,8 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                         ArgKind::Count => "an integer ≥ 0",
                         ArgKind::Positive => "an integer ≥ 1",
                     };
-                    issues.push(ConfIssue {
+                    issues.push(Diagnostic {
+                        file: String::new(),
                         at: at(v),
                         path: format!("configurations[{i}].arguments.{k}"),
                         message: format!("expected {want}"),
@@ -568,7 +577,8 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 }
                 args.0.insert(k.clone(), v.value.clone());
             } else {
-                issues.push(ConfIssue {
+                issues.push(Diagnostic {
+                    file: String::new(),
                     at: at(v),
                     path: format!("configurations[{i}].arguments.{k}"),
                     message: format!(

@@ -2,7 +2,7 @@
 
 use super::{At, V, at};
 use crate::scenario::raw::{RawComm, RawConstants, RawModel, RawModelSpec};
-use crate::scenario::{CommSettings, InputError, ScenarioError};
+use crate::scenario::{CommSettings, Diagnostic, ScenarioError};
 use lahar_core::comm::CommConstants;
 use lahar_core::comm::runtime::{CATALOG, JobProfile, lookup};
 use lahar_core::time::parse_duration;
@@ -76,7 +76,7 @@ pub fn load_constants(file: &Path) -> Result<CommConstants, ScenarioError> {
             ScenarioError::one(&name, at, "", format!("not a YAML map of comm constants: {e}"))
         })?;
     merge_constants(&value, "constants").map_err(|(p, m)| ScenarioError {
-        errors: vec![InputError { file: name.clone(), at: None, path: p, message: m }],
+        errors: vec![Diagnostic { file: name.clone(), at: None, path: p, message: m }],
     })
 }
 

@@ -5,7 +5,7 @@
 //! them then.
 
 use super::{At, V, at};
-use crate::scenario::error::InputError;
+use crate::scenario::error::Diagnostic;
 use crate::scenario::raw::*;
 use lahar_core::cluster::{Node, NodeId};
 use lahar_core::faults::{Dist, FaultPlan, FaultRule, Outage, OutageKind, RuleScope, Target};
@@ -273,9 +273,9 @@ pub const TRACE_COLUMNS: [&str; 6] = ["time", "target", "duration", "kind", "gpu
 fn trace(v: &mut V<'_>, draft: &mut Draft, t: &Spanned<String>, nodes: &[Node], base: &Path) {
     let path = base.join(&t.value);
     let file = path.display().to_string();
-    let mut errs: Vec<InputError> = Vec::new();
+    let mut errs: Vec<Diagnostic> = Vec::new();
     let mut err = |line: u64, column: &str, message: String| {
-        errs.push(InputError { file: file.clone(), at: Some((line, 1)), path: column.to_string(), message });
+        errs.push(Diagnostic { file: file.clone(), at: Some((line, 1)), path: column.to_string(), message });
     };
     let text = match lahar_core::files::read_to_string(&path) {
         Ok(s) => s,
@@ -426,7 +426,7 @@ pub(crate) fn resolve(v: &mut V<'_>, mut draft: Draft, topology: &Topology) -> F
             Pending::Named { outage, name, file, line } => {
                 match topology.hypernodes.iter().position(|h| h.name == name && !h.virtual_top) {
                     Some(h) => draft.plan.outages[outage].target = Target::HyperNode(HyperNodeId(h as u32)),
-                    None => v.errors.push(InputError {
+                    None => v.errors.push(Diagnostic {
                         file,
                         at: Some((line, 1)),
                         path: "target".into(),

@@ -2,7 +2,7 @@
 //! PATH` and `- manifests: PATH_OR_GLOB` workload sources (see docs/manifests.md).
 
 use super::{At, OBJECTS_SKIPPED, Source, Targets, V, fits_somewhere, largest};
-use crate::scenario::InputError;
+use crate::scenario::Diagnostic;
 use crate::scenario::raw::{RawCluster, RawSource};
 use lahar_core::budget::DisruptionBudget;
 use lahar_core::cluster::Node;
@@ -10,17 +10,15 @@ use lahar_core::comm::runtime::JobProfile;
 use lahar_core::job::JobSpec;
 use lahar_core::queue::Queue;
 use lahar_core::topology::HyperNodeDecl;
-use lahar_workloads::manifest::{self, Doc, ManifestError, PriorityClasses};
+use lahar_workloads::manifest::{self, Doc, PriorityClasses};
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
 /// The errors of a manifest reader, located in their own files.
-pub(super) fn report(v: &mut V<'_>, errs: Vec<ManifestError>) {
-    for e in errs {
-        v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
-    }
+pub(super) fn report(v: &mut V<'_>, errs: Vec<Diagnostic>) {
+    v.errors.extend(errs);
 }
 
 /// Reads a path or pattern; errors that concern the pattern itself point at the
@@ -33,7 +31,7 @@ fn read(v: &mut V<'_>, pattern: &str, at: At, field: &str, base: &Path) -> Vec<D
                 if e.path.is_empty() && e.at.is_none() && e.file == pattern {
                     v.err(at, field, e.message);
                 } else {
-                    v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
+                    v.errors.push(e);
                 }
             }
             Vec::new()
@@ -170,7 +168,7 @@ fn jobs(
     for ij in imported {
         let j = ij.spec;
         let push = |v: &mut V<'_>, m: String| {
-            v.errors.push(InputError { file: ij.file.clone(), at: ij.at, path: ij.doc.clone(), message: m })
+            v.errors.push(Diagnostic { file: ij.file.clone(), at: ij.at, path: ij.doc.clone(), message: m })
         };
         let mut ok = true;
         let unschedulable = |v: &mut V<'_>, message: String| {
@@ -230,7 +228,7 @@ pub(super) fn workload_queues(v: &mut V<'_>, sources: &Sources, queues: &mut Vec
             Some(i) if implicit_default && q.name == "default" => queues[i] = q,
             Some(_) => {
                 let d = docs.iter().find(|d| manifest::object_name(d) == q.name).expect("read from these documents");
-                v.errors.push(InputError {
+                v.errors.push(Diagnostic {
                     file: d.file.clone(),
                     at: d.root.at,
                     path: d.label(),

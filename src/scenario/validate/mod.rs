@@ -4,7 +4,7 @@
 //! scheduler, synthetic sources, explicit jobs, manifests and the comm model.
 
 use super::raw::*;
-use super::{CommSettings, InputError, SchedulerChoice, Warning};
+use super::{CommSettings, Diagnostic, SchedulerChoice, Warning};
 use lahar_core::cluster::{Node, NodeId};
 use lahar_core::comm::runtime::JobProfile;
 use lahar_core::engine::EngineConfig;
@@ -58,7 +58,7 @@ pub(crate) fn at<T>(s: &Spanned<T>) -> At {
 /// resource names registered.
 pub(crate) struct V<'a> {
     pub file: &'a str,
-    pub errors: Vec<InputError>,
+    pub errors: Vec<Diagnostic>,
     pub warnings: Vec<Warning>,
     pub names: ResourceNames,
     /// Queues that are some queue's `parent`: they hold no jobs.
@@ -107,7 +107,7 @@ impl V<'_> {
         merge_warning(&mut self.warnings, w);
     }
     pub(crate) fn err(&mut self, at: At, path: impl Into<String>, message: impl Into<String>) {
-        self.errors.push(InputError { file: self.file.to_string(), at, path: path.into(), message: message.into() });
+        self.errors.push(Diagnostic { file: self.file.to_string(), at, path: path.into(), message: message.into() });
     }
 
     pub(crate) fn duration(&mut self, s: &Spanned<String>, path: &str) -> Option<SimDuration> {
@@ -298,7 +298,7 @@ pub(crate) struct Origin {
 }
 
 /// Validates a parsed scenario.
-pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Result<Validated<'a>, Vec<InputError>> {
+pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Result<Validated<'a>, Vec<Diagnostic>> {
     let mut v = V {
         file,
         errors: Vec::new(),

@@ -1,8 +1,8 @@
 //! `spec.scheduler` and `spec.priorityClasses`.
 
 use super::{At, V, at};
+use crate::scenario::SchedulerChoice;
 use crate::scenario::raw::*;
-use crate::scenario::{InputError, SchedulerChoice};
 use lahar_workloads::manifest::{PriorityClass, PriorityClasses};
 use serde_saphyr::Spanned;
 use std::path::Path;
@@ -44,9 +44,7 @@ fn volcano_conf(v: &mut V<'_>, text: &str, conf_file: Option<&str>, inline_at: A
             for i in e.issues {
                 let p = if i.path.is_empty() { path.to_string() } else { format!("{path}: {}", i.path) };
                 match conf_file {
-                    Some(f) => {
-                        v.errors.push(InputError { file: f.to_string(), at: i.at, path: i.path, message: i.message })
-                    }
+                    Some(f) => v.errors.push(i.in_file(f)),
                     None => {
                         let at = in_scenario(inline_at, i.at);
                         v.err(

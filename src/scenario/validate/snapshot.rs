@@ -5,7 +5,7 @@
 
 use super::manifests::report;
 use super::{At, V, at};
-use crate::scenario::InputError;
+use crate::scenario::Diagnostic;
 use crate::scenario::raw::RawSpec;
 use lahar_core::cluster::Node;
 use lahar_core::queue::Queue;
@@ -45,7 +45,7 @@ pub(super) fn read(v: &mut V<'_>, spec: &RawSpec, base: &Path) -> Option<Parts> 
                 if e.path.is_empty() && e.at.is_none() && e.file == p.value {
                     v.err(at(p), "spec.snapshot", e.message);
                 } else {
-                    v.errors.push(InputError { file: e.file, at: e.at, path: e.path, message: e.message });
+                    v.errors.push(e);
                 }
             }
             return None;
@@ -180,7 +180,7 @@ fn npu_chips(v: &mut V<'_>, config: &VnpuConfig, regs: &[manifest::NpuRegistrati
         let hami_core = r.hami_core.as_deref().map_or(config.hami_core, |s| s == "true");
         match manifest::vnpu_chips(&r.text, hami_core) {
             Ok(chips) => insert(node, ti, chips),
-            Err(e) => v.errors.push(InputError {
+            Err(e) => v.errors.push(Diagnostic {
                 file: r.place.file.clone(),
                 at: r.place.at,
                 path: r.place.path.clone(),

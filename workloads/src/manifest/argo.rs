@@ -145,7 +145,7 @@ pub(crate) fn jobs(
     d: &Doc,
     wfts: &WorkflowTemplates<'_>,
     cx: &mut Context<'_>,
-    errs: &mut Vec<super::ManifestError>,
+    errs: &mut Vec<super::Diagnostic>,
 ) -> Vec<ImportedJob> {
     let start = errs.len();
     let out = workflow(d, wfts, cx, errs);
@@ -167,7 +167,7 @@ fn workflow(
     d: &Doc,
     wfts: &WorkflowTemplates<'_>,
     cx: &mut Context<'_>,
-    errs: &mut Vec<super::ManifestError>,
+    errs: &mut Vec<super::Diagnostic>,
 ) -> Vec<ImportedJob> {
     let mut ck = Ck::new(d, errs);
     let meta = common::meta(&mut ck, &d.root, "", true);
@@ -270,7 +270,7 @@ fn workflow(
             "Workflow `{}` step `{step}`: a `{kind}` template's pod goes to the default scheduler and runs for as long as its command; nothing waits for it, so it is left out",
             run.name
         );
-        run.cx.left_out.push(super::ManifestError { file, at, path, message });
+        run.cx.left_out.push(super::Diagnostic { file, at, path, message });
     }
     run.out
 }

@@ -2,7 +2,7 @@
 //! ([`Ck`], with its typed field readers) and the small helpers all kinds share
 //! (field paths, kinds, object metadata, derived names).
 
-use super::ManifestError;
+use super::Diagnostic;
 use super::yaml::{At, Doc, Node, Val};
 use lahar_core::job::MAX_PODS_PER_JOB;
 use lahar_core::resource::{ResourceNames, Resources};
@@ -14,7 +14,7 @@ pub(crate) struct Ck<'e> {
     pub file: String,
     /// [`Doc::label`].
     pub doc: String,
-    pub errs: &'e mut Vec<ManifestError>,
+    pub errs: &'e mut Vec<Diagnostic>,
     before: usize,
     /// Field paths as the user wrote them, for an object read inside another (a
     /// CronJob's job template): `(from, to)` prefixes, the first that matches
@@ -23,7 +23,7 @@ pub(crate) struct Ck<'e> {
 }
 
 impl<'e> Ck<'e> {
-    pub fn new(d: &Doc, errs: &'e mut Vec<ManifestError>) -> Self {
+    pub fn new(d: &Doc, errs: &'e mut Vec<Diagnostic>) -> Self {
         let before = errs.len();
         Ck { file: d.file.clone(), doc: d.label(), errs, before, rewrite: Vec::new() }
     }
@@ -34,7 +34,7 @@ impl<'e> Ck<'e> {
         });
         let path = rewritten.as_deref().unwrap_or(path);
         let path = if path.is_empty() { self.doc.clone() } else { format!("{}: {path}", self.doc) };
-        self.errs.push(ManifestError { file: self.file.clone(), at, path, message: message.into() });
+        self.errs.push(Diagnostic { file: self.file.clone(), at, path, message: message.into() });
     }
     /// True when no error was added since this sink was made.
     pub fn ok(&self) -> bool {

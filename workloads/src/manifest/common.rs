@@ -1,7 +1,7 @@
 //! Helpers every kind shares: error collection with document and field path,
 //! typed field access, pod templates, lahar's timing annotations, job assembly.
 
-use super::ManifestError;
+use super::Diagnostic;
 pub(crate) use super::ck::{Ck, Meta, derived_chars, generated_name, join, kind_of, meta, parse_go_bool};
 use super::yaml::{At, Node, Val};
 use lahar_core::cluster::NodeId;
@@ -135,7 +135,7 @@ pub struct Context<'a> {
     pub tiers: &'a BTreeMap<String, u32>,
     /// Parts of objects left out, each with where and why (an Argo container
     /// step nothing waits for): reported as warnings.
-    pub left_out: Vec<ManifestError>,
+    pub left_out: Vec<Diagnostic>,
     /// The chip types of Volcano's vNPU sharing, when the conf models it: pods
     /// asking for them get a vNPU ask, and the types' memory and core
     /// resources leave the resource check.

@@ -37,7 +37,7 @@ const PLUGIN_ONLY: [&str; 9] = [
 
 /// Reads the device configuration of ConfigMap `d`. Errors name the ConfigMap's
 /// `data.device-config.yaml` and the field inside it, with its line there.
-pub fn device_config(d: &Doc, errs: &mut Vec<super::ManifestError>) -> Option<DeviceConfig> {
+pub fn device_config(d: &Doc, errs: &mut Vec<super::Diagnostic>) -> Option<DeviceConfig> {
     let ck = &mut Ck::new(d, errs);
     let path = format!("data.{DEVICE_CONFIG_KEY}");
     let Some(text_node) = d.root.get("data").and_then(|x| x.get(DEVICE_CONFIG_KEY)) else {

@@ -120,7 +120,7 @@ pub(crate) fn jobs(
         };
         let mut scratch = Vec::new();
         let first = reported.insert(key);
-        let errs: &mut Vec<super::ManifestError> = if first { &mut *ck.errs } else { &mut scratch };
+        let errs: &mut Vec<super::Diagnostic> = if first { &mut *ck.errs } else { &mut scratch };
         let Some(mut job) = template_job(t, &format!("{}-{}", meta.name, s.name), &origin, &meta.annotations, cx, errs)
         else {
             continue;
@@ -203,7 +203,7 @@ fn template_job(
     origin: &str,
     flow_ann: &BTreeMap<String, (String, At)>,
     cx: &mut Context<'_>,
-    errs: &mut Vec<super::ManifestError>,
+    errs: &mut Vec<super::Diagnostic>,
 ) -> Option<ImportedJob> {
     let mut ck = Ck::new(t, errs);
     let tmeta = common::meta(&mut ck, &t.root, "", true);

@@ -3,7 +3,7 @@
 //! way their controllers would create PodGroups and Pods. The mapping per kind is
 //! documented in docs/manifests.md.
 //!
-//! Every problem is collected as a [`ManifestError`] naming the file, the line and
+//! Every problem is collected as a [`Diagnostic`] naming the file, the line and
 //! column, the document (1-based) and the field path.
 
 mod affinity;
@@ -49,18 +49,7 @@ pub use yaml::{At, Doc, Node, Val};
 
 use std::path::{Path, PathBuf};
 
-/// One problem in a manifest file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ManifestError {
-    /// File name as shown to the user.
-    pub file: String,
-    /// 1-based line and column, when known.
-    pub at: At,
-    /// `document N: field.path` (or empty for file-level problems).
-    pub path: String,
-    /// What is wrong and what was expected.
-    pub message: String,
-}
+pub(crate) use lahar_core::diag::Diagnostic;
 
 /// Expands a path or a pattern (`*` and `?` in the last path component) relative to
 /// `base` into the matching files, sorted by name. A pattern that matches nothing
@@ -98,9 +87,9 @@ pub fn expand(base: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
 
 /// Reads every document of the files a path or pattern names (files in name order,
 /// documents in file order). `shown` turns a path into the name used in messages.
-pub fn read(base: &Path, pattern: &str) -> Result<Vec<Doc>, Vec<ManifestError>> {
+pub fn read(base: &Path, pattern: &str) -> Result<Vec<Doc>, Vec<Diagnostic>> {
     let files = expand(base, pattern)
-        .map_err(|m| vec![ManifestError { file: pattern.to_string(), at: None, path: String::new(), message: m }])?;
+        .map_err(|m| vec![Diagnostic { file: pattern.to_string(), at: None, path: String::new(), message: m }])?;
     let mut docs = Vec::new();
     let mut errs = Vec::new();
     for f in files {
@@ -108,9 +97,9 @@ pub fn read(base: &Path, pattern: &str) -> Result<Vec<Doc>, Vec<ManifestError>> 
         match lahar_core::files::read_to_string(&f) {
             Ok(text) => match yaml::parse_documents(&text, &name) {
                 Ok(d) => docs.extend(d.into_iter().flat_map(|d| list_items(d, &mut errs))),
-                Err((at, message)) => errs.push(ManifestError { file: name, at, path: String::new(), message }),
+                Err((at, message)) => errs.push(Diagnostic { file: name, at, path: String::new(), message }),
             },
-            Err(e) => errs.push(ManifestError { file: name, at: None, path: String::new(), message: e.to_string() }),
+            Err(e) => errs.push(Diagnostic { file: name, at: None, path: String::new(), message: e.to_string() }),
         }
     }
     if errs.is_empty() { Ok(docs) } else { Err(errs) }
@@ -119,7 +108,7 @@ pub fn read(base: &Path, pattern: &str) -> Result<Vec<Doc>, Vec<ManifestError>> 
 /// A document as objects: a `kind: List` (what `kubectl get -o yaml` prints for
 /// several objects) becomes its `items`, each located as `document N: items[K]`;
 /// any other document is one object.
-fn list_items(d: Doc, errs: &mut Vec<ManifestError>) -> Vec<Doc> {
+fn list_items(d: Doc, errs: &mut Vec<Diagnostic>) -> Vec<Doc> {
     let (api, kind) = common::kind_of(&d.root);
     if kind != "List" || !(api == "v1" || api.is_empty()) {
         return vec![d];
@@ -133,7 +122,7 @@ fn list_items(d: Doc, errs: &mut Vec<ManifestError>) -> Vec<Doc> {
         Some(yaml::Val::Null) | None => Vec::new(),
         Some(_) => {
             let at = d.root.get("items").and_then(|n| n.at);
-            errs.push(ManifestError {
+            errs.push(Diagnostic {
                 file: d.file.clone(),
                 at,
                 path: format!("{}: items", d.label()),
@@ -286,7 +275,7 @@ fn ray_scheduler(d: &Doc) -> Option<String> {
 }
 
 /// The PriorityClasses among `docs` (other kinds are skipped).
-pub fn priority_classes(docs: &[Doc], into: &mut PriorityClasses, errs: &mut Vec<ManifestError>) {
+pub fn priority_classes(docs: &[Doc], into: &mut PriorityClasses, errs: &mut Vec<Diagnostic>) {
     for d in docs {
         if common::kind_of(&d.root).1 == "PriorityClass" {
             podgroup::priority_class(d, into, errs);
@@ -299,7 +288,7 @@ pub fn priority_classes(docs: &[Doc], into: &mut PriorityClasses, errs: &mut Vec
 /// skipped (read them with [`priority_classes`] and [`queues`]: a workload file may
 /// hold its queue beside its job, as KubeRay's samples do); HyperNodes are errors
 /// here.
-pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<ManifestError>) -> Vec<ImportedJob> {
+pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> Vec<ImportedJob> {
     let mut out = Vec::new();
     let mut groups = podgroup::Groups::default();
     let mut owners = std::collections::BTreeSet::new();

@@ -4,7 +4,7 @@
 //! `kubectl` prints it and recomputed: lahar's disruption counts follow the pods
 //! it simulates.
 
-use super::ManifestError;
+use super::Diagnostic;
 use super::ck::{self, Ck, join};
 use super::yaml::{Doc, Node, Val};
 use lahar_core::budget::{BudgetRule, DisruptionBudget, IntOrPercent, LabelSelector, SelectorOp};
@@ -91,7 +91,7 @@ pub(crate) fn selector(ck: &mut Ck<'_>, n: &Node, path: &str) -> LabelSelector {
 }
 
 /// One budget.
-fn budget(d: &Doc, errs: &mut Vec<ManifestError>) -> Option<DisruptionBudget> {
+fn budget(d: &Doc, errs: &mut Vec<Diagnostic>) -> Option<DisruptionBudget> {
     let mut ck = Ck::new(d, errs);
     let root = &d.root;
     known_keys(&mut ck, root, "", &["apiVersion", "kind", "metadata", "spec", "status"]);
@@ -137,7 +137,7 @@ fn budget(d: &Doc, errs: &mut Vec<ManifestError>) -> Option<DisruptionBudget> {
 }
 
 /// The PodDisruptionBudgets among `docs` (other kinds are skipped).
-pub fn budgets(docs: &[Doc], errs: &mut Vec<ManifestError>) -> Vec<DisruptionBudget> {
+pub fn budgets(docs: &[Doc], errs: &mut Vec<Diagnostic>) -> Vec<DisruptionBudget> {
     docs.iter().filter(|d| is_budget(d)).filter_map(|d| budget(d, errs)).collect()
 }
 

@@ -4,7 +4,7 @@
 use super::common::{self, Ck, JobHead, PodShape, PriorityClass, PriorityClasses};
 use super::subgroup;
 use super::yaml::{At, Doc, Node, Val};
-use super::{Context, ImportedJob, ManifestError};
+use super::{Context, Diagnostic, ImportedJob};
 use lahar_core::cluster::NodeId;
 use lahar_core::job::{PodGroupPhase, TaskSpec};
 use lahar_core::resource::PODS;
@@ -12,7 +12,7 @@ use lahar_core::time::SimDuration;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Reads one PriorityClass into `into`.
-pub(crate) fn priority_class(d: &Doc, into: &mut PriorityClasses, errs: &mut Vec<ManifestError>) {
+pub(crate) fn priority_class(d: &Doc, into: &mut PriorityClasses, errs: &mut Vec<Diagnostic>) {
     let mut ck = Ck::new(d, errs);
     let meta = common::meta(&mut ck, &d.root, "", true);
     let value = match d.root.get("value") {
@@ -294,7 +294,7 @@ impl Groups {
         mut self,
         cx: &mut Context<'_>,
         owners: &BTreeSet<(String, String, String)>,
-        errs: &mut Vec<ManifestError>,
+        errs: &mut Vec<Diagnostic>,
     ) -> Vec<ImportedJob> {
         let mut out = Vec::new();
         for g in std::mem::take(&mut self.groups) {

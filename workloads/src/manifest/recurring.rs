@@ -258,7 +258,7 @@ pub(crate) fn jobs(d: &Doc, key: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         };
         // The first run reports the template's problems; the others are the same.
         let mut scratch = Vec::new();
-        let errs: &mut Vec<super::ManifestError> = if i == 0 { ck.errs } else { &mut scratch };
+        let errs: &mut Vec<super::Diagnostic> = if i == 0 { ck.errs } else { &mut scratch };
         let mut ick = Ck::new(&inner, errs);
         ick.rewrite = rewrite.clone();
         let job = match kind {

@@ -6,7 +6,7 @@
 
 use super::common::{self, Ck};
 use super::yaml::{Doc, Node, Val};
-use super::{ManifestError, read};
+use super::{Diagnostic, read};
 use lahar_core::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics, Taint};
 use lahar_core::resource::{GPU_RESOURCE, PODS, ResourceNames, Resources};
 use std::collections::BTreeMap;
@@ -54,7 +54,7 @@ pub struct NpuRegistration {
     pub hami_core: Option<String>,
     /// Where the annotation is (file, line, field path), for errors about it;
     /// its message is empty.
-    pub place: ManifestError,
+    pub place: Diagnostic,
 }
 
 /// Reads the snapshot file `pattern` (relative to `base`).
@@ -62,8 +62,8 @@ pub fn snapshot(
     base: &Path,
     pattern: &str,
     names: &mut ResourceNames,
-    errs: &mut Vec<ManifestError>,
-) -> Result<Snapshot, Vec<ManifestError>> {
+    errs: &mut Vec<Diagnostic>,
+) -> Result<Snapshot, Vec<Diagnostic>> {
     let docs = read(base, pattern)?;
     let mut out = Snapshot::default();
     let mut numa = Vec::new();
@@ -77,7 +77,7 @@ pub fn snapshot(
                 let here = format!("{}: {}", d.file, d.label());
                 let name = d.root.get("metadata").and_then(|m| m.get("name"));
                 if let Some((n, first)) = name.and_then(Node::scalar).and_then(|n| seen.get(&n).map(|f| (n, f))) {
-                    errs.push(ManifestError {
+                    errs.push(Diagnostic {
                         file: d.file.clone(),
                         at: name.and_then(|n| n.at).or(d.root.at),
                         path: format!("{}: metadata.name", d.label()),
@@ -167,7 +167,7 @@ const NODE_STATUS: [&str; 13] = [
 fn node(
     d: &Doc,
     names: &mut ResourceNames,
-    errs: &mut Vec<ManifestError>,
+    errs: &mut Vec<Diagnostic>,
     constrained: &mut Vec<(String, String)>,
 ) -> Option<lahar_core::cluster::Node> {
     let mut ck = Ck::new(d, errs);

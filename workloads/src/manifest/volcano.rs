@@ -1,6 +1,6 @@
 //! `scheduling.volcano.sh` Queue and `topology.volcano.sh` HyperNode objects.
 
-use super::ManifestError;
+use super::Diagnostic;
 use super::common::{self, Ck, join};
 use super::yaml::{Doc, Node, Val};
 use lahar_core::cluster::NodeId;
@@ -18,7 +18,7 @@ fn list(ck: &mut Ck<'_>, parent: &Node, key: &str, path: &str, names: &mut Resou
 }
 
 /// Queues from `scheduling.volcano.sh` Queue objects (any other kind is an error).
-pub fn queues(docs: &[Doc], names: &mut ResourceNames, errs: &mut Vec<ManifestError>) -> Vec<Queue> {
+pub fn queues(docs: &[Doc], names: &mut ResourceNames, errs: &mut Vec<Diagnostic>) -> Vec<Queue> {
     let mut out: Vec<Queue> = Vec::new();
     for d in docs {
         let mut ck = Ck::new(d, errs);
@@ -165,7 +165,7 @@ pub struct NodeRef<'a> {
 /// HyperNodes from `topology.volcano.sh` HyperNode objects. Members select nodes
 /// (`type: Node`) or HyperNodes (`type: HyperNode`) by `exactMatch.name`,
 /// `regexMatch.pattern` (unanchored, like Go's `regexp.MatchString`) or `labelMatch.matchLabels` (nodes only).
-pub fn hypernodes(docs: &[Doc], nodes: &[NodeRef<'_>], errs: &mut Vec<ManifestError>) -> Vec<HyperNodeDecl> {
+pub fn hypernodes(docs: &[Doc], nodes: &[NodeRef<'_>], errs: &mut Vec<Diagnostic>) -> Vec<HyperNodeDecl> {
     // Names first: members may name HyperNodes declared later.
     let hn_names: Vec<String> = docs
         .iter()
