@@ -36,7 +36,7 @@ pub fn side(s: Scenario, label: String) -> Result<Side, RunError> {
     let mut end = BTreeMap::new();
     for job in w.jobs.iter() {
         for &p in &job.pods {
-            let pod = &w.pods[p.0 as usize];
+            let pod = &w.pods[p];
             let state = match (pod.status, pod.node, pod.nominated) {
                 (PodStatus::Pending, _, Some(n)) => format!("Pending, nominated to {}", w.cluster.node(n).name),
                 (st, Some(n), _) => format!("{st:?} on {}", w.cluster.node(n).name),

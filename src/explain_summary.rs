@@ -24,12 +24,12 @@ pub fn lines(out: &RunOutput, named: &[(JobId, u16, u32)]) -> Vec<String> {
     let end = out.stats.end.as_secs_f64();
     let mut lines = Vec::new();
     for (&(j, t, i), tally) in out.explain_tallies.iter().filter(|(k, _)| named.contains(k)) {
-        let job = &out.world.jobs[j.0 as usize];
+        let job = &out.world.jobs[j];
         let name = lahar_reports::metrics::pod_label(&job.spec, t, i);
         let submit = job.spec.submit.as_secs_f64();
         let first = out.pods.iter().filter(|r| r.job == j && r.task == t && r.index == i).min_by_key(|r| r.start);
         // The pods of its current incarnation (an explained job is never retired).
-        let mine = || job.pods.iter().map(|&p| &out.world.pods[p.0 as usize]).filter(|p| p.task == t && p.index == i);
+        let mine = || job.pods.iter().map(|&p| &out.world.pods[p]).filter(|p| p.task == t && p.index == i);
         let running = mine().filter(|p| p.status == PodStatus::Running && p.node.is_some()).min_by_key(|p| p.started);
         let pending_at_end = mine().next_back().is_some_and(|p| p.status == PodStatus::Pending);
         let node_name = |n: lahar_core::cluster::NodeId| out.world.cluster.node(n).name.clone();

@@ -93,7 +93,7 @@ pub fn snapshot_summary(out: &RunOutput, k: Option<&KeptDecisions>, sessions: u6
     let mut pending: Vec<String> = Vec::new();
     for job in w.jobs.iter() {
         *phases.entry(job.pg_phase.as_str()).or_default() += 1;
-        let n = job.pods.iter().filter(|&&p| w.pods[p.0 as usize].status == PodStatus::Pending).count();
+        let n = job.pods.iter().filter(|&&p| w.pods[p].status == PodStatus::Pending).count();
         if n > 0 {
             pending.push(format!("{} ({n})", job_label(&job.spec)));
         }
@@ -126,9 +126,9 @@ pub fn explain_report(out: &RunOutput, named: &[(JobId, u16, u32)]) -> String {
     }
     let mut parts = Vec::new();
     for (j, members) in by_job {
-        let rows: Vec<&ExplainRow> = out.explain.iter().filter(|r| out.world.pods[r.pod.0 as usize].job == j).collect();
+        let rows: Vec<&ExplainRow> = out.explain.iter().filter(|r| out.world.pods[r.pod].job == j).collect();
         let Some(last) = rows.iter().map(|r| r.session).max() else {
-            let label = job_label(&out.world.jobs[j.0 as usize].spec);
+            let label = job_label(&out.world.jobs[j].spec);
             parts.push(format!("explain {label}: no session looked at it within --explain-window"));
             continue;
         };
@@ -139,11 +139,11 @@ pub fn explain_report(out: &RunOutput, named: &[(JobId, u16, u32)]) -> String {
                 .iter()
                 .copied()
                 .filter(|r| {
-                    let p = &out.world.pods[r.pod.0 as usize];
+                    let p = &out.world.pods[r.pod];
                     (p.task, p.index) == (t, i)
                 })
                 .collect();
-            let name = pod_label(&out.world.jobs[j.0 as usize].spec, t, i);
+            let name = pod_label(&out.world.jobs[j].spec, t, i);
             if mine.is_empty() {
                 part.push(format!("{name}: not looked at in session {last}"));
             } else {
@@ -158,14 +158,14 @@ pub fn explain_report(out: &RunOutput, named: &[(JobId, u16, u32)]) -> String {
 /// The job's line: placed, or waiting and why (the first cause among its
 /// members' rows of the session, by [`rank`]).
 fn verdict(out: &RunOutput, j: JobId, rows: &[&ExplainRow]) -> String {
-    let job = &out.world.jobs[j.0 as usize];
+    let job = &out.world.jobs[j];
     let label = job_label(&job.spec);
     let (session, t) = rows.first().map(|r| (r.session, r.t.as_secs_f64())).unwrap_or_default();
     let when = format!("session {session} at t = {} s", score(t));
-    let pending = job.pods.iter().filter(|&&p| out.world.pods[p.0 as usize].status == PodStatus::Pending).count();
+    let pending = job.pods.iter().filter(|&&p| out.world.pods[p].status == PodStatus::Pending).count();
     let facts = format!(
         "queue {}, minAvailable {}, PodGroup {}",
-        out.world.queues[job.spec.queue.0 as usize].spec.name,
+        out.world.queues[job.spec.queue].spec.name,
         job.spec.min_available,
         job.pg_phase.as_str()
     );
@@ -179,7 +179,7 @@ fn verdict(out: &RunOutput, j: JobId, rows: &[&ExplainRow]) -> String {
         .filter(|r| r.node.is_none() && r.passed == Some(false))
         .min_by_key(|r| rank(r))
         .map(|r| {
-            let p = &out.world.pods[r.pod.0 as usize];
+            let p = &out.world.pods[r.pod];
             let member = pod_label(&job.spec, p.task, p.index);
             let reason = if r.plugin == "allocate" && r.reason.starts_with("no feasible node") {
                 format!("no node fits it: {}", failing_nodes(rows, r.pod))

@@ -76,8 +76,8 @@ fn run(name: &str, nodes: Vec<Node>, jobs: Vec<JobSpec>) -> RunOutput {
     run_with(sched, nodes, jobs)
 }
 
-fn job_id(out: &RunOutput, name: &str) -> usize {
-    out.world.jobs.iter().position(|j| j.spec.name == name).expect("job exists")
+fn job_id(out: &RunOutput, name: &str) -> lahar_core::ids::JobId {
+    out.world.jobs.iter_ids().find(|(_, j)| j.spec.name == name).expect("job exists").0
 }
 
 /// (first start, end) of a job, in seconds.
@@ -88,9 +88,9 @@ fn span(out: &RunOutput, name: &str) -> (Option<u64>, Option<u64>) {
 
 /// The job's pod placement intervals (start s, end s, node, reason), by start then node.
 fn pods(out: &RunOutput, name: &str) -> Vec<(u64, u64, u32, EndReason)> {
-    let id = job_id(out, name) as u32;
+    let id = job_id(out, name);
     let mut v: Vec<_> =
-        out.pods.iter().filter(|r| r.job.0 == id).map(|r| (r.start.0 / S, r.end.0 / S, r.node.0, r.reason)).collect();
+        out.pods.iter().filter(|r| r.job == id).map(|r| (r.start.0 / S, r.end.0 / S, r.node.0, r.reason)).collect();
     v.sort_by_key(|&(s, _, n, _)| (s, n));
     v
 }
@@ -273,11 +273,11 @@ fn easy_backfill_respects_the_head_reservation() {
     assert_eq!(span(&out, "short"), (Some(61), Some(91)));
     assert_eq!(span(&out, "head"), (Some(100), Some(150)), "the head is not delayed");
     assert_eq!(span(&out, "too-long"), (Some(150), Some(350)), "refused until after the head");
-    let backfilled: Vec<usize> = out
+    let backfilled: Vec<_> = out
         .decisions
         .iter()
         .filter(|d| d.kind == DecisionKind::Bind && d.action == "backfill")
-        .map(|d| d.job.0 as usize)
+        .map(|d| d.job)
         .collect();
     assert_eq!(backfilled, vec![job_id(&out, "fits-before"), job_id(&out, "short")]);
 
@@ -358,7 +358,7 @@ fn tiresias_demotes_at_the_threshold_and_preempts() {
     let evict = out.decisions.iter().find(|d| d.kind == DecisionKind::Evict).expect("an eviction");
     assert_eq!((evict.t, evict.action), (SimTime(800 * S), "preempt"));
     let pipe = out.decisions.iter().find(|d| d.kind == DecisionKind::Pipeline).expect("a pipeline");
-    assert_eq!((pipe.t, pipe.job.0 as usize), (SimTime(800 * S), job_id(&out, "short")));
+    assert_eq!((pipe.t, pipe.job), (SimTime(800 * S), job_id(&out, "short")));
 }
 
 /// A queue-0 job arriving when a running job is already in queue 1 preempts it at

@@ -66,7 +66,7 @@ pub fn job_row(world: &World, j: &Job, cut_short_at: Option<u64>) -> JobRow {
     let jend = j.end.map(SimTime::micros);
     JobRow {
         job: job_label(s),
-        queue: world.queues[s.queue.0 as usize].spec.name.clone(),
+        queue: world.queues[s.queue].spec.name.clone(),
         priority: s.priority,
         gpu_milli: s.total_gpu_milli(),
         submit,

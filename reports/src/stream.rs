@@ -143,7 +143,7 @@ impl RunWriter {
 
     /// Writes job `j`'s row and its intervals' rows.
     fn write_job(&mut self, world: &World, j: JobId, cut_short_at: Option<u64>) {
-        let job = &world.jobs[j.0 as usize];
+        let job = &world.jobs[j];
         let row = job_row(world, job, cut_short_at);
         self.write_job_row(&row);
         let Some(mut recs) = self.closed.remove(&j) else { return };
@@ -200,7 +200,7 @@ impl RunWriter {
         const fn c(name: &str) -> usize {
             at(&PODS, name)
         }
-        let j = &world.jobs[p.job.0 as usize].spec;
+        let j = &world.jobs[p.job].spec;
         let f = self.pod_row.clear();
         push_job_label(&mut f[const { c("job") }], j);
         push_pod_label(&mut f[const { c("pod") }], j, p.task, p.index);
@@ -218,13 +218,13 @@ impl RunWriter {
 
 impl Recorder for RunWriter {
     fn job_submitted(&mut self, world: &World, j: JobId) {
-        let s = &world.jobs[j.0 as usize].spec;
+        let s = &world.jobs[j].spec;
         let (queue, t) = (s.queue.0, s.submit.micros());
         self.metrics().job_submitted(j.0, queue, t);
     }
 
     fn pod_started(&mut self, world: &World, p: PodId) {
-        let pod = &world.pods[p.0 as usize];
+        let pod = &world.pods[p];
         let node = pod.node.expect("a running pod has a node").0;
         let (job, req, t) = (pod.job.0, pod.req, pod.started.micros());
         let devices = pod.gpu_devices;
@@ -232,11 +232,11 @@ impl Recorder for RunWriter {
     }
 
     fn pod_ended(&mut self, world: &World, r: &PodRecord) {
-        let req = world.pods[r.pod.0 as usize].req;
-        let first_start = world.jobs[r.job.0 as usize].first_start.map(|t| t.micros());
+        let req = world.pods[r.pod].req;
+        let first_start = world.jobs[r.job].first_start.map(|t| t.micros());
         let (start, end) = (r.start.micros(), r.end.micros());
         self.metrics().pod_ended(r.job.0, r.node.0, &req, r.gpu_devices, start, end, first_start);
-        if world.jobs[r.job.0 as usize].end.is_some() {
+        if world.jobs[r.job].end.is_some() {
             // Its job's rows are written already.
             self.write_pod_row(world, r);
         } else {
@@ -245,10 +245,10 @@ impl Recorder for RunWriter {
     }
 
     fn job_ended(&mut self, world: &World, j: JobId) {
-        let fact = JobFact::of(&world.jobs[j.0 as usize]);
+        let fact = JobFact::of(&world.jobs[j]);
         self.metrics().job_ended(j.0, &fact);
         if let Some((_, tally)) = &mut self.faults {
-            tally.job(&world.jobs[j.0 as usize]);
+            tally.job(&world.jobs[j]);
         }
         self.write_job(world, j, None);
     }
@@ -308,7 +308,7 @@ impl Recorder for RunWriter {
     }
 
     fn node_service(&mut self, world: &World, n: lahar_core::cluster::NodeId, t: lahar_core::time::SimTime) {
-        let mask = world.nodes[n.0 as usize].lost_devices;
+        let mask = world.nodes[n].lost_devices;
         self.metrics.as_mut().expect("the run is not finished").node_service(n.0, mask, t.micros());
     }
 
@@ -324,7 +324,7 @@ impl Recorder for RunWriter {
         let end = stats.end.micros();
         let cut_short_at = stats.cut_short.then_some(end);
         let unfinished: Vec<(u32, JobFact)> =
-            world.active.iter().map(|&j| (j.0, JobFact::of(&world.jobs[j.0 as usize]))).collect();
+            world.active.iter().map(|&j| (j.0, JobFact::of(&world.jobs[j]))).collect();
         for &j in &world.active {
             self.write_job(world, j, cut_short_at);
         }
@@ -336,7 +336,7 @@ impl Recorder for RunWriter {
         summary.add_absent(stats.absent_milli_us);
         if let Some((_, tally)) = &mut self.faults {
             for &j in &world.active {
-                tally.job(&world.jobs[j.0 as usize]);
+                tally.job(&world.jobs[j]);
             }
             summary.faults = Some(std::mem::take(tally).finish(end, &summary));
         }

@@ -144,7 +144,7 @@ impl Facts {
             if j.phase == JobPhase::NotSubmitted {
                 continue;
             }
-            index[i] = jobs.len();
+            index[i.0 as usize] = jobs.len();
             jobs.push(JobFact::of(j));
         }
         // Pods of one task share a request, and most hold one of few device sets:
@@ -158,7 +158,7 @@ impl Facts {
             if job == usize::MAX {
                 continue;
             }
-            let req = (out.world.pods[p.pod.0 as usize].req, p.gpu_devices);
+            let req = (out.world.pods[p.pod].req, p.gpu_devices);
             let id = *request_ids.entry(req).or_insert_with(|| {
                 requests.push(req);
                 (requests.len() - 1) as u32

@@ -235,7 +235,7 @@ impl DecisionWriter {
         if self.error.is_some() {
             return;
         }
-        let j = &world.jobs[d.job.0 as usize].spec;
+        let j = &world.jobs[d.job].spec;
         let [session, t, job, pod] = &mut self.row;
         for f in [&mut *session, &mut *t, &mut *job, &mut *pod] {
             f.clear();
@@ -244,7 +244,7 @@ impl DecisionWriter {
         lahar_core::time::push_secs(t, d.t.micros());
         crate::labels::push_job_label(job, j);
         if let Some(p) = d.pod {
-            let p = &world.pods[p.0 as usize];
+            let p = &world.pods[p];
             crate::labels::push_pod_label(pod, j, p.task, p.index);
         }
         let fields = [
@@ -282,11 +282,11 @@ impl DecisionWriter {
 
 /// One decision's fields as decisions.csv writes them, names resolved in `world`.
 pub fn decision_fields(world: &World, d: &Decision) -> [String; 9] {
-    let j = &world.jobs[d.job.0 as usize].spec;
+    let j = &world.jobs[d.job].spec;
     let mut t = String::new();
     lahar_core::time::push_secs(&mut t, d.t.micros());
     let pod = d.pod.map(|p| {
-        let p = &world.pods[p.0 as usize];
+        let p = &world.pods[p];
         crate::labels::pod_label(j, p.task, p.index)
     });
     [
@@ -310,8 +310,8 @@ pub fn write_explain(dir: &Path, out: &RunOutput) -> io::Result<()> {
     let mut w = csv_writer(dir, "explain.csv")?;
     w.write_record(EXPLAIN_COLUMNS).map_err(io_err)?;
     for r in &out.explain {
-        let pod = &out.world.pods[r.pod.0 as usize];
-        let j = &out.world.jobs[pod.job.0 as usize].spec;
+        let pod = &out.world.pods[r.pod];
+        let j = &out.world.jobs[pod.job].spec;
         w.write_record([
             r.session.to_string().as_str(),
             &r.t.secs_string(),

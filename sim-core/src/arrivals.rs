@@ -38,7 +38,7 @@ impl Arrivals {
     pub(crate) fn listed(world: &World) -> Arrivals {
         let mut order: Vec<JobId> = (0..world.jobs.len() as u32).map(JobId).collect();
         // Stable: equal submit times keep id order, as queued events would.
-        order.sort_by_key(|j| world.jobs[j.0 as usize].spec.submit);
+        order.sort_by_key(|j| world.jobs[*j].spec.submit);
         Arrivals::Listed { order, next: 0 }
     }
 
@@ -51,7 +51,7 @@ impl Arrivals {
     /// The submit time of the next job to arrive.
     pub(crate) fn next_time(&self, world: &World) -> Option<SimTime> {
         match self {
-            Arrivals::Listed { order, next } => order.get(*next).map(|j| world.jobs[j.0 as usize].spec.submit),
+            Arrivals::Listed { order, next } => order.get(*next).map(|j| world.jobs[*j].spec.submit),
             Arrivals::Streamed { next, .. } => next.as_ref().map(|a| a.spec.submit),
         }
     }

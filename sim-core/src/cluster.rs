@@ -2,6 +2,7 @@
 //! fabric and NICs; and the HyperNode topology above them.
 
 use crate::resource::{ResourceNames, Resources};
+use crate::store::IdVec;
 use crate::topology::Topology;
 use std::collections::BTreeMap;
 
@@ -129,7 +130,7 @@ impl Node {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
     /// Nodes, indexed by [`NodeId`].
-    pub nodes: Vec<Node>,
+    pub nodes: IdVec<NodeId, Node>,
     /// Names of the resource dimensions.
     pub resource_names: ResourceNames,
     /// HyperNode tree.
@@ -146,7 +147,7 @@ impl Cluster {
         let by_name = nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), NodeId(i as u32))).collect();
         let total = nodes.iter().fold(Resources::ZERO, |acc, n| acc + n.allocatable);
         let tainted = nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
-        Cluster { nodes, resource_names, topology, by_name, total, tainted }
+        Cluster { nodes: nodes.into(), resource_names, topology, by_name, total, tainted }
     }
     /// True if some node has a `NoSchedule` or `NoExecute` taint: node filters then
     /// depend on the pod's tolerations, not only on its node selector.
@@ -155,7 +156,7 @@ impl Cluster {
     }
     /// A node by id.
     pub fn node(&self, id: NodeId) -> &Node {
-        &self.nodes[id.0 as usize]
+        &self.nodes[id]
     }
     /// A node by name.
     pub fn node_id(&self, name: &str) -> Option<NodeId> {
@@ -168,14 +169,14 @@ impl Cluster {
     /// Sets a node's allocatable (a fault takes capacity out, a repair gives
     /// it back), keeping the total.
     pub(crate) fn set_allocatable(&mut self, n: NodeId, allocatable: Resources) {
-        let node = &mut self.nodes[n.0 as usize];
+        let node = &mut self.nodes[n];
         self.total = self.total - node.allocatable + allocatable;
         node.allocatable = allocatable;
     }
     /// Cordons node `n` (the `node.kubernetes.io/unschedulable:NoSchedule`
     /// taint `kubectl cordon` sets) or uncordons it.
     pub(crate) fn set_cordoned(&mut self, n: NodeId, on: bool) {
-        let cordoned = self.nodes[n.0 as usize].taints.iter().any(|t| t.key == Taint::UNSCHEDULABLE);
+        let cordoned = self.nodes[n].taints.iter().any(|t| t.key == Taint::UNSCHEDULABLE);
         match (on, cordoned) {
             (true, false) => self.put_taint(
                 n,
@@ -189,14 +190,14 @@ impl Cluster {
     }
     /// Puts `taint` on node `n`, replacing one of the same key and effect.
     pub(crate) fn put_taint(&mut self, n: NodeId, taint: Taint) {
-        let taints = &mut self.nodes[n.0 as usize].taints;
+        let taints = &mut self.nodes[n].taints;
         taints.retain(|t| !(t.key == taint.key && t.effect == taint.effect));
         taints.push(taint);
         self.tainted = self.nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
     }
     /// Removes node `n`'s taints of `key` (of `effect`, when given); true if one went.
     pub(crate) fn remove_taints(&mut self, n: NodeId, key: &str, effect: Option<&str>) -> bool {
-        let taints = &mut self.nodes[n.0 as usize].taints;
+        let taints = &mut self.nodes[n].taints;
         let before = taints.len();
         taints.retain(|t| !(t.key == key && effect.is_none_or(|e| t.effect == e)));
         let removed = taints.len() != before;

@@ -21,3 +21,30 @@ pub struct QueueId(pub u32);
 /// Index of a HyperNode in [`crate::topology::Topology::hypernodes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct HyperNodeId(pub u32);
+
+/// A dense index: what the typed stores ([`crate::store::Store`],
+/// [`crate::store::IdVec`]) are indexed by, so a job's store cannot be read with
+/// a pod's id.
+pub trait Id: Copy {
+    /// The position it names.
+    fn index(self) -> usize;
+    /// The id at a position.
+    fn from_index(i: usize) -> Self;
+}
+
+macro_rules! dense_id {
+    ($($t:ident),*) => {$(
+        impl Id for $t {
+            #[inline]
+            fn index(self) -> usize {
+                self.0 as usize
+            }
+            #[inline]
+            fn from_index(i: usize) -> Self {
+                $t(u32::try_from(i).expect("fewer than 2^32 objects"))
+            }
+        }
+    )*};
+}
+
+dense_id!(NodeId, JobId, PodId, QueueId, HyperNodeId);

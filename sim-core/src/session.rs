@@ -301,7 +301,7 @@ impl<'w> Session<'w> {
     /// Policies record rows for a pod only when this is true.
     pub fn explaining(&self, p: PodId) -> bool {
         self.explain.as_ref().is_some_and(|e| {
-            let pod = &self.world.pods[p.0 as usize];
+            let pod = &self.world.pods[p];
             e.watches(pod.job, pod.task, pod.index)
         })
     }
@@ -318,7 +318,7 @@ impl<'w> Session<'w> {
         if !self.explaining_job(j) {
             return Vec::new();
         }
-        self.world.jobs[j.0 as usize].pods.iter().copied().filter(|&p| self.explaining(p)).collect()
+        self.world.jobs[j].pods.iter().copied().filter(|&p| self.explaining(p)).collect()
     }
     /// Records an explain row for a watched pod (ignored for other pods).
     pub fn explain(
@@ -333,7 +333,7 @@ impl<'w> Session<'w> {
         if !self.explaining(pod) {
             return;
         }
-        let pod_state = &self.world.pods[pod.0 as usize];
+        let pod_state = &self.world.pods[pod];
         let key = (pod_state.job, pod_state.task, pod_state.index);
         let row = ExplainRow {
             session: self.index,
@@ -378,7 +378,7 @@ impl<'w> Session<'w> {
     }
     /// One queue.
     pub fn queue(&self, q: QueueId) -> &QueueState {
-        &self.world.queues[q.0 as usize]
+        &self.world.queues[q]
     }
     /// Submitted, non-terminal jobs in creation order (submit time, then id).
     pub fn jobs(&self) -> impl Iterator<Item = JobId> + '_ {
@@ -414,8 +414,8 @@ impl<'w> Session<'w> {
     pub fn admitted_facts(&self) -> Cow<'_, [(JobId, crate::world::ReachFacts)]> {
         if self.exhaustive {
             let w = &*self.world;
-            let admitted = |j: &&JobId| w.jobs[j.0 as usize].pg_phase != PodGroupPhase::Pending;
-            let facts = |j: JobId| crate::world::reach_facts(&w.jobs[j.0 as usize]);
+            let admitted = |j: &&JobId| w.jobs[**j].pg_phase != PodGroupPhase::Pending;
+            let facts = |j: JobId| crate::world::reach_facts(&w.jobs[j]);
             return Cow::Owned(w.with_pending.iter().filter(admitted).map(|&j| (j, facts(j))).collect());
         }
         Cow::Borrowed(&self.world.admitted_list)
@@ -462,7 +462,7 @@ impl<'w> Session<'w> {
     pub fn jobs_waiting_admission(&self) -> Vec<JobId> {
         if self.exhaustive {
             let waiting = |j: &&JobId| {
-                let job = &self.world.jobs[j.0 as usize];
+                let job = &self.world.jobs[**j];
                 job.pg_phase == PodGroupPhase::Pending && !job.restart_all
             };
             return self.world.active.iter().filter(waiting).copied().collect();
@@ -471,7 +471,7 @@ impl<'w> Session<'w> {
     }
     /// A job.
     pub fn job(&self, j: JobId) -> &Job {
-        &self.world.jobs[j.0 as usize]
+        &self.world.jobs[j]
     }
     /// A distinct task request by index ([`crate::world::TaskState::shape`]).
     pub fn shape(&self, shape: u32) -> &crate::resource::Resources {
@@ -479,22 +479,22 @@ impl<'w> Session<'w> {
     }
     /// A pod.
     pub fn pod(&self, p: PodId) -> &Pod {
-        &self.world.pods[p.0 as usize]
+        &self.world.pods[p]
     }
     /// The job's Pending pods that may be placed (not gated: see
     /// [`Pod::is_gated`]) in task order (task index, then replica index).
     pub fn pending_pods(&self, j: JobId) -> Vec<PodId> {
-        let mut v: Vec<PodId> = self.world.jobs[j.0 as usize]
+        let mut v: Vec<PodId> = self.world.jobs[j]
             .pods
             .iter()
             .copied()
             .filter(|p| {
-                let pod = &self.world.pods[p.0 as usize];
+                let pod = &self.world.pods[*p];
                 pod.status == PodStatus::Pending && !pod.is_gated()
             })
             .collect();
         v.sort_by_key(|p| {
-            let pod = &self.world.pods[p.0 as usize];
+            let pod = &self.world.pods[*p];
             (pod.task, pod.index, p.0)
         });
         v
@@ -527,7 +527,7 @@ impl<'w> Session<'w> {
     }
     /// A node's usage.
     pub fn node_state(&self, n: NodeId) -> &NodeState {
-        &self.world.nodes[n.0 as usize]
+        &self.world.nodes[n]
     }
     /// Idle = allocatable − used.
     pub fn idle(&self, n: NodeId) -> Resources {
@@ -548,7 +548,7 @@ impl<'w> Session<'w> {
     /// True if the node's GPU devices can take the pod (see [`World::gpu_fits`]):
     /// the device-level check GPU sharing adds to the aggregate resource fit.
     pub fn gpu_fits(&self, pod: PodId, n: NodeId) -> bool {
-        self.world.gpu_fits(n, self.world.pods[pod.0 as usize].req.gpu_milli())
+        self.world.gpu_fits(n, self.world.pods[pod].req.gpu_milli())
     }
     /// The fragmentation measure's target workload (set for the FGD paper's
     /// placement policies, [`World::set_placement`]).
@@ -558,12 +558,12 @@ impl<'w> Session<'w> {
     /// Node `n`'s GPU model index in the fragmentation measure's
     /// [`ModelTable`](crate::frag::ModelTable).
     pub fn node_model(&self, n: NodeId) -> Option<u8> {
-        self.world.node_models[n.0 as usize]
+        self.world.node_models[n]
     }
     /// True if a pod can be placed on a node's idle resources now: the aggregate
     /// fits and its GPU devices can take it.
     pub fn fits_idle(&self, pod: PodId, n: NodeId) -> bool {
-        let req = &self.world.pods[pod.0 as usize].req;
+        let req = &self.world.pods[pod].req;
         req.fits_in(&self.world.idle(n)) && self.world.gpu_fits(n, req.gpu_milli())
     }
     /// True when no node has resources releasing or pipelined: every node's idle
@@ -658,15 +658,15 @@ impl<'w> Session<'w> {
     }
     /// Σ allocatable of a HyperNode's nodes.
     pub fn hypernode_allocatable(&self, h: crate::ids::HyperNodeId) -> Resources {
-        self.world.hn_allocatable[h.0 as usize]
+        self.world.hn_allocatable[h]
     }
     /// The `epoch` of the last change of a node's `used`.
     pub fn node_used_epoch(&self, n: NodeId) -> u64 {
-        self.world.node_used_epoch[n.0 as usize]
+        self.world.node_used_epoch[n]
     }
     /// The `epoch` of the last change of a HyperNode's `used`.
     pub fn hypernode_used_epoch(&self, h: crate::ids::HyperNodeId) -> u64 {
-        self.world.hn_used_epoch[h.0 as usize]
+        self.world.hn_used_epoch[h]
     }
     /// The World's count of `used` changes ([`World::epoch`]).
     pub fn epoch(&self) -> u64 {
@@ -674,7 +674,7 @@ impl<'w> Session<'w> {
     }
     /// Σ used of a HyperNode's nodes.
     pub fn hypernode_used(&self, h: crate::ids::HyperNodeId) -> Resources {
-        self.world.hn_used[h.0 as usize]
+        self.world.hn_used[h]
     }
     /// Σ idle of a HyperNode's nodes.
     pub fn hypernode_idle(&self, h: crate::ids::HyperNodeId) -> Resources {
@@ -731,8 +731,8 @@ impl<'w> Session<'w> {
     }
     /// True if the pod's node selector matches the node's labels.
     pub fn labels_match(&self, p: PodId, n: NodeId) -> bool {
-        let pod = &self.world.pods[p.0 as usize];
-        let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
+        let pod = &self.world.pods[p];
+        let task = &self.world.jobs[pod.job].spec.tasks[pod.task as usize];
         task.labels_fit(self.world.cluster.node(n))
     }
     /// The first taint of the node that repels the pod (`NoSchedule`/`NoExecute`,
@@ -741,8 +741,8 @@ impl<'w> Session<'w> {
         if !self.world.cluster.has_taints() {
             return None;
         }
-        let pod = &self.world.pods[p.0 as usize];
-        let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
+        let pod = &self.world.pods[p];
+        let task = &self.world.jobs[pod.job].spec.tasks[pod.task as usize];
         self.world
             .cluster
             .node(n)
@@ -774,7 +774,7 @@ impl<'w> Session<'w> {
         node: Option<NodeId>,
         reason: Cow<'static, str>,
     ) {
-        let p = &self.world.pods[pod.0 as usize];
+        let p = &self.world.pods[pod];
         let op = Op {
             kind,
             pod,
@@ -791,7 +791,7 @@ impl<'w> Session<'w> {
 
     /// Places a Pending pod on a node's idle resources.
     pub fn allocate(&mut self, stmt: &mut Statement, pod: PodId, node: NodeId) -> Result<(), SessionError> {
-        let p = &self.world.pods[pod.0 as usize];
+        let p = &self.world.pods[pod];
         if p.status != PodStatus::Pending {
             return Err(SessionError::NotPending(p.status));
         }
@@ -806,7 +806,7 @@ impl<'w> Session<'w> {
     /// Places a Pending pod on a node's future idle resources (what evicted pods
     /// will free).
     pub fn pipeline(&mut self, stmt: &mut Statement, pod: PodId, node: NodeId) -> Result<(), SessionError> {
-        let p = &self.world.pods[pod.0 as usize];
+        let p = &self.world.pods[pod];
         if p.status != PodStatus::Pending {
             return Err(SessionError::NotPending(p.status));
         }
@@ -825,7 +825,7 @@ impl<'w> Session<'w> {
         pod: PodId,
         reason: impl Into<Cow<'static, str>>,
     ) -> Result<(), SessionError> {
-        let p = &self.world.pods[pod.0 as usize];
+        let p = &self.world.pods[pod];
         if p.status != PodStatus::Running {
             return Err(SessionError::NotRunning(p.status));
         }
@@ -863,7 +863,7 @@ impl<'w> Session<'w> {
             }
             op.state = OpState::Committed;
             let op = op.clone();
-            let job = self.world.pods[op.pod.0 as usize].job;
+            let job = self.world.pods[op.pod].job;
             let kind = match op.kind {
                 OpKind::Allocate => {
                     self.outcome.binds.push((op.pod, op.node.expect("allocate has a node")));
@@ -916,7 +916,7 @@ impl<'w> Session<'w> {
 
     /// Sets a job's PodGroup phase (enqueue admits Pending → Inqueue).
     pub fn set_pod_group_phase(&mut self, j: JobId, phase: PodGroupPhase, reason: impl Into<Cow<'static, str>>) {
-        if self.world.jobs[j.0 as usize].pg_phase == phase {
+        if self.world.jobs[j].pg_phase == phase {
             return;
         }
         self.world.set_pg_phase(j, phase);
@@ -951,7 +951,7 @@ impl<'w> Session<'w> {
         for op in &self.journal {
             if op.state == OpState::Committed && op.kind == OpKind::Pipeline {
                 self.world.transition(op.pod, PodStatus::Pending, None);
-                self.world.pods[op.pod.0 as usize].nominated = op.node;
+                self.world.pods[op.pod].nominated = op.node;
             }
         }
         self.outcome

@@ -50,7 +50,7 @@ impl NodeSpeeds {
         let Some(ppm) = &self.ppm else { return FULL_SPEED_PPM };
         nodes
             .iter()
-            .filter(|n| !gpus || cluster.nodes[n.0 as usize].gpus() > 0)
+            .filter(|n| !gpus || cluster.nodes[**n].gpus() > 0)
             .map(|n| ppm[n.0 as usize])
             .min()
             .unwrap_or(FULL_SPEED_PPM)

@@ -576,7 +576,7 @@ proptest! {
             for (nc, u) in node.vnpu.iter().zip(&ns.vnpu) {
                 let mut sum = vec![(0u32, 0i64, 0i64); nc.chips.len()];
                 for h in &u.holders {
-                    let pod = &w.pods[h.pod.0 as usize];
+                    let pod = &w.pods[h.pod];
                     let want = if h.releasing { PodStatus::Releasing } else { PodStatus::Running };
                     prop_assert_eq!((pod.status, pod.node.map(|x| x.0 as usize)), (want, Some(n)));
                     holders.insert(h.pod);
@@ -593,9 +593,9 @@ proptest! {
         }
         for (id, pod) in w.pods.iter().enumerate() {
             let Some(n) = pod.node.filter(|_| pod.status == PodStatus::Running) else { continue };
-            let spec = &w.jobs[pod.job.0 as usize].spec;
+            let spec = &w.jobs[pod.job].spec;
             let Some(ask) = spec.tasks[pod.task as usize].hints.as_ref().and_then(|h| h.vnpu.as_deref()) else { continue };
-            let asks_here = w.cluster.nodes[n.0 as usize].vnpu.iter().any(|nc| ask.of(&nc.ty.common_word).is_some());
+            let asks_here = w.cluster.nodes[n].vnpu.iter().any(|nc| ask.of(&nc.ty.common_word).is_some());
             prop_assert!(!asks_here || holders.contains(&lahar_core::job::PodId(id as u32)), "pod {} holds no chip", id);
         }
     }

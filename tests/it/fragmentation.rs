@@ -33,7 +33,7 @@ fn nodes_of(file: &str) -> Vec<Node> {
         openb(file).display()
     );
     let s = lahar::scenario::load_str(&text, "n.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}"));
-    s.cluster.nodes
+    s.cluster.nodes.to_vec()
 }
 
 #[test]

@@ -63,7 +63,7 @@ proptest! {
         // Sweep each node's intervals: ends before starts at the same instant.
         let mut per_node: BTreeMap<u32, Vec<(u64, i32, lahar_core::resource::Resources)>> = BTreeMap::new();
         for p in &r.output.pods {
-            let req = w.pods[p.pod.0 as usize].req;
+            let req = w.pods[p.pod].req;
             per_node.entry(p.node.0).or_default().push((p.start.micros(), 1, req));
             per_node.entry(p.node.0).or_default().push((p.end.micros(), -1, req));
         }

@@ -61,8 +61,7 @@ fn ray_style_job_starts_whole() {
         "  workload:\n    - jobs:\n      - {name: filler, duration: 100s, tasks: [{name: w, replicas: 1, resources: {cpu: 2}}]}\n      - {name: ray, submitAt: 10s, minAvailable: 3, duration: 10m, tasks: [{name: head, replicas: 1, resources: {cpu: 2}}, {name: worker, replicas: 2, resources: {cpu: 2}}]}\n",
     ));
     assert_eq!(jobs_csv(&r, "ray"), (Some(100_000_000), "Completed"));
-    let ray: Vec<_> =
-        r.output.pods.iter().filter(|p| r.output.world.jobs[p.job.0 as usize].spec.name == "ray").collect();
+    let ray: Vec<_> = r.output.pods.iter().filter(|p| r.output.world.jobs[p.job].spec.name == "ray").collect();
     assert_eq!(ray.len(), 3);
     assert!(ray.iter().all(|p| p.start.micros() == 100_000_000), "the gang started in parts");
     // No pod of the gang was ever bound before t=100 s.
@@ -71,7 +70,7 @@ fn ray_style_job_starts_whole() {
             .decisions
             .iter()
             .filter(|d| d.kind == lahar_core::session::DecisionKind::Bind)
-            .all(|d| { r.output.world.jobs[d.job.0 as usize].spec.name != "ray" || d.t.micros() == 100_000_000 })
+            .all(|d| { r.output.world.jobs[d.job].spec.name != "ray" || d.t.micros() == 100_000_000 })
     );
 }
 
@@ -84,8 +83,7 @@ fn pytorch_style_job_starts_whole() {
     ));
     // Only 2 GPUs free until t=300: the 3-GPU gang waits, then starts whole.
     assert_eq!(jobs_csv(&r, "pytorch"), (Some(300_000_000), "Completed"));
-    let pods: Vec<_> =
-        r.output.pods.iter().filter(|p| r.output.world.jobs[p.job.0 as usize].spec.name == "pytorch").collect();
+    let pods: Vec<_> = r.output.pods.iter().filter(|p| r.output.world.jobs[p.job].spec.name == "pytorch").collect();
     assert_eq!(pods.len(), 3);
     assert!(pods.iter().all(|p| p.start.micros() == 300_000_000));
 }
@@ -117,7 +115,7 @@ fn overcommit_admission_order_under_the_default_conf() {
         .decisions
         .iter()
         .filter(|d| d.session == 1 && d.action == "enqueue")
-        .map(|d| r.output.world.jobs[d.job.0 as usize].spec.name.as_str())
+        .map(|d| r.output.world.jobs[d.job].spec.name.as_str())
         .collect();
     assert_eq!(admitted.len(), 7, "6 GPUs x 1.2 admit seven 1-GPU groups: {admitted:?}");
     assert!(admitted[..6].iter().all(|n| n.starts_with("queue-a")), "{admitted:?}");

@@ -3,7 +3,7 @@
 use super::*;
 
 fn pods_of<'a>(r: &'a lahar::RunReport, job: &str) -> Vec<&'a lahar_core::engine::PodRecord> {
-    r.output.pods.iter().filter(|p| r.output.world.jobs[p.job.0 as usize].spec.name == job).collect()
+    r.output.pods.iter().filter(|p| r.output.world.jobs[p.job].spec.name == job).collect()
 }
 
 fn row(r: &lahar::RunReport, job: &str) -> lahar_reports::JobRow {
@@ -82,8 +82,8 @@ fn session_of_bind(r: &lahar::RunReport, pod: &str) -> u64 {
         .find(|d| {
             d.kind == lahar_core::session::DecisionKind::Bind
                 && d.pod.map(|p| {
-                    let pod_rec = &r.output.world.pods[p.0 as usize];
-                    r.output.world.jobs[pod_rec.job.0 as usize].spec.pod_name(pod_rec.task as usize, pod_rec.index)
+                    let pod_rec = &r.output.world.pods[p];
+                    r.output.world.jobs[pod_rec.job].spec.pod_name(pod_rec.task as usize, pod_rec.index)
                 }) == Some(pod.to_string())
         })
         .unwrap_or_else(|| panic!("no bind of {pod}"))
@@ -101,7 +101,7 @@ fn depends_on_waits_for_the_named_task() {
     let pods = pods_of(&r, "job");
     let start = |t: &str| {
         pods.iter()
-            .find(|p| r.output.world.jobs[p.job.0 as usize].spec.tasks[p.task as usize].name == t.into())
+            .find(|p| r.output.world.jobs[p.job].spec.tasks[p.task as usize].name == t.into())
             .unwrap()
             .start
             .micros()
@@ -130,7 +130,7 @@ fn depends_on_any_and_all() {
     let start_c = |r: &lahar::RunReport| {
         pods_of(r, "job")
             .iter()
-            .find(|p| r.output.world.jobs[p.job.0 as usize].spec.tasks[p.task as usize].name == "c".into())
+            .find(|p| r.output.world.jobs[p.job].spec.tasks[p.task as usize].name == "c".into())
             .unwrap()
             .start
             .micros()

@@ -102,8 +102,8 @@ fn run(conf: &str, gpus: bool) -> (Vec<(String, String)>, Vec<String>) {
         .pods
         .iter()
         .map(|p| {
-            let pod = &w.pods[p.pod.0 as usize];
-            (w.jobs[pod.job.0 as usize].spec.name.clone(), w.cluster.nodes[p.node.0 as usize].name.clone())
+            let pod = &w.pods[p.pod];
+            (w.jobs[pod.job].spec.name.clone(), w.cluster.nodes[p.node].name.clone())
         })
         .collect();
     placed.sort();
@@ -315,7 +315,7 @@ tiers:
             .pods
             .iter()
             .filter(|p| p.reason == lahar_core::engine::EndReason::Preempted)
-            .map(|p| w.jobs[w.pods[p.pod.0 as usize].job.0 as usize].spec.name.clone())
+            .map(|p| w.jobs[w.pods[p.pod].job].spec.name.clone())
             .collect();
         let started: Vec<String> =
             w.jobs.iter().filter(|j| j.first_start.is_some()).map(|j| j.spec.name.clone()).collect();

@@ -29,8 +29,8 @@ fn cpus_held(r: &lahar::RunReport) -> Vec<(String, String, String, String)> {
     let mut out = Vec::new();
     for (n, ns) in w.nodes.iter().enumerate() {
         for h in &ns.numa.holders {
-            let p = &w.pods[h.pod.0 as usize];
-            let spec = &w.jobs[p.job.0 as usize].spec;
+            let p = &w.pods[h.pod];
+            let spec = &w.jobs[p.job].spec;
             out.push((
                 w.cluster.nodes[n].name.clone(),
                 spec.name.clone(),

@@ -1119,8 +1119,7 @@ fn deviceshare_gpu_memory_of_an_evicted_pod_is_free_at_once() {
     );
     let r = super::run_str(&text.replace("spec:\n", "spec:\n  horizon: 60s\n"));
     let w = &r.output.world;
-    let hi =
-        w.pods.iter().find(|p| w.jobs[p.job.0 as usize].spec.name == "hi" && p.node.is_some()).map(|p| p.memory_card);
+    let hi = w.pods.iter().find(|p| w.jobs[p.job].spec.name == "hi" && p.node.is_some()).map(|p| p.memory_card);
     assert_eq!(hi, Some(Some(0)));
 }
 
@@ -1157,9 +1156,8 @@ fn deviceshare_gpu_memory_fits_one_card() {
     // The cards the pods hold at the end: b on 1, c on 0.
     let r = super::run_str(&text.replace("spec:\n", "spec:\n  horizon: 150s\n"));
     let w = &r.output.world;
-    let card = |job: &str| {
-        w.pods.iter().find(|p| w.jobs[p.job.0 as usize].spec.name == job && p.node.is_some()).map(|p| p.memory_card)
-    };
+    let card =
+        |job: &str| w.pods.iter().find(|p| w.jobs[p.job].spec.name == job && p.node.is_some()).map(|p| p.memory_card);
     assert_eq!((card("b"), card("c")), (Some(Some(1)), Some(Some(0))));
 }
 

@@ -165,7 +165,7 @@ fn user_guide_hami_core_pod() {
         .flat_map(|(n, ns)| ns.vgpu.iter().enumerate().map(move |(c, u)| (n, c, u)))
         .filter(|(_, _, u)| u.num > 0)
         .map(|(n, c, u)| {
-            let pods = u.holders.iter().map(|h| w.jobs[h.group.0 as usize].spec.name.clone()).collect();
+            let pods = u.holders.iter().map(|h| w.jobs[h.group].spec.name.clone()).collect();
             (n, c, u.memory, u.cores, pods)
         })
         .collect();
@@ -336,7 +336,7 @@ fn snapshot_pods_hold_the_cards_their_annotation_names() {
     let held: Vec<(i64, i64, Vec<String>)> = w.nodes[0]
         .vgpu
         .iter()
-        .map(|u| (u.memory, u.cores, u.holders.iter().map(|h| w.jobs[h.group.0 as usize].spec.name.clone()).collect()))
+        .map(|u| (u.memory, u.cores, u.holders.iter().map(|h| w.jobs[h.group].spec.name.clone()).collect()))
         .collect();
     assert_eq!(held, [(10000, 30, vec!["new".to_string()]), (10000, 30, vec!["run-b".to_string()])]);
     // An annotation naming a card the node does not have is an error at its place.
@@ -416,7 +416,7 @@ fn user_guide_mig_pod() {
         .flat_map(|(u, c)| {
             u.holders.iter().map(move |h| {
                 let ids = h.slots.iter().map(|&s| lahar_core::vgpu::encode_id(&c.uuid, &c.groups, s)).collect();
-                (w.jobs[h.group.0 as usize].spec.name.clone(), h.memory, ids)
+                (w.jobs[h.group].spec.name.clone(), h.memory, ids)
             })
         })
         .collect();

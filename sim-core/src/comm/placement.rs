@@ -76,7 +76,7 @@ impl CommModel {
         for (&id, &gpus) in &per_node {
             let node = cluster
                 .nodes
-                .get(id.0 as usize)
+                .get(id)
                 .ok_or_else(|| CommError::InvalidPlacement(format!("node #{} is not in the cluster", id.0)))?;
             let node_gpus = u64::try_from(node.gpus()).unwrap_or(0);
             if gpus > node_gpus {

@@ -164,7 +164,7 @@ pub fn iteration_us(model: &CommModel, p: &JobProfile, speed: f64, c: &Communica
 /// One node's kind as a one-node placement template (its generation, intra-node
 /// link and NIC rate per GPU), for pricing layouts that exist only on paper.
 fn template(model: &CommModel, cluster: &Cluster, node: NodeId, opts: &AdapterOptions) -> Option<(Placement, u32)> {
-    let n = cluster.nodes.get(node.0 as usize)?;
+    let n = cluster.nodes.get(node)?;
     let gpus = u32::try_from(n.gpus()).ok().filter(|&g| g > 0)?;
     let mut p = model.placement(cluster, &[(node, gpus)], opts).ok()?;
     p.nic_mbps_per_gpu = (u64::from(n.nics.count) * u64::from(n.nics.gbps) * 1000 / u64::from(gpus)) as u32;
@@ -385,8 +385,8 @@ impl CommRuntime {
     /// The job's (node, GPUs) of its running pods, by node.
     fn alloc(world: &World, job: JobId) -> Vec<(NodeId, u32)> {
         let mut per_node: BTreeMap<NodeId, u32> = BTreeMap::new();
-        for &pod in &world.jobs[job.0 as usize].pods {
-            let pod = &world.pods[pod.0 as usize];
+        for &pod in &world.jobs[job].pods {
+            let pod = &world.pods[pod];
             if let (PodStatus::Running, Some(n)) = (pod.status, pod.node) {
                 *per_node.entry(n).or_default() += pod.req.gpus_ceil() as u32;
             }

@@ -87,18 +87,17 @@ impl Engine {
             }
             Lifecycle::PodDrained(p) => self.on(Lifecycle::PodDeleted(p, None)),
             Lifecycle::PodDeleted(p, grace) => {
-                let node = self.world.pods[p.0 as usize].node;
+                let node = self.world.pods[p].node;
                 self.world.transition(p, PodStatus::Releasing, node);
                 self.on_evicted(p, EndReason::Evicted, None, grace);
-                self.refresh_job_keeping_phase(self.world.pods[p.0 as usize].job);
-                self.phase_due.push(self.world.pods[p.0 as usize].job);
+                self.refresh_job_keeping_phase(self.world.pods[p].job);
+                self.phase_due.push(self.world.pods[p].job);
             }
             Lifecycle::PodReleased(p) => self.released(p),
             Lifecycle::PodFailed(p) => self.gone_at_once(p, Gone::Fault),
             Lifecycle::PodExited(p) => {
-                let pod = &self.world.pods[p.0 as usize];
-                let code =
-                    self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize].exits.map_or(1, |e| e.code);
+                let pod = &self.world.pods[p];
+                let code = self.world.jobs[pod.job].spec.tasks[pod.task as usize].exits.map_or(1, |e| e.code);
                 self.gone_at_once(p, Gone::Exit(code))
             }
             Lifecycle::PodDeletedWithNode(p) => self.gone_at_once(p, Gone::NodeDeleted),
@@ -147,9 +146,9 @@ impl Engine {
 
     /// A committed bind: the pod runs.
     fn bound(&mut self, p: PodId) {
-        let node = self.world.pods[p.0 as usize].node;
+        let node = self.world.pods[p].node;
         self.world.transition(p, PodStatus::Running, node);
-        let pod = &mut self.world.pods[p.0 as usize];
+        let pod = &mut self.world.pods[p];
         pod.started = self.now;
         pod.nominated = None;
         self.started(p);
@@ -159,8 +158,8 @@ impl Engine {
     /// A pod of a task with its own run time ends once it has run it; one whose
     /// container fails exits after its `fail-after` (the earlier of the two acts).
     fn time_task_pod(&mut self, p: PodId) {
-        let pod = &self.world.pods[p.0 as usize];
-        let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
+        let pod = &self.world.pods[p];
+        let task = &self.world.jobs[pod.job].spec.tasks[pod.task as usize];
         let exits = task.exits.filter(|e| task.run_time.is_none_or(|d| e.after < d));
         if let Some(d) = task.run_time.filter(|_| exits.is_none()) {
             self.events.push(self.now.plus(d), Event::PodDone(p, pod.started));
@@ -175,23 +174,23 @@ impl Engine {
     /// and its `TaskCompleted` policy applies; when all the job's pods have,
     /// the job is Completed, as Volcano's job controller finds it.
     fn succeeded(&mut self, p: PodId) {
-        let pod = &self.world.pods[p.0 as usize];
+        let pod = &self.world.pods[p];
         let (node, j, task) = (pod.node, pod.job, pod.task as usize);
         self.record_pod_end(p, EndReason::Completed);
         self.world.transition(p, PodStatus::Succeeded, node);
         self.dirty = true;
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         if job.phase.is_terminal() || job.phase == JobPhase::Restarting {
             return;
         }
         if job.spec.batch.is_some() {
             self.next_completions(j, task);
         }
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         if job.task_count(task, PodStatus::Succeeded) == job.spec.tasks[task].replicas {
             self.raise(j, Some(p), Some(task), PolicyEvent::TaskCompleted);
         }
-        let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
+        let Some(job) = self.world.jobs.get(j) else { return };
         if job.phase.is_terminal() {
             return;
         }
@@ -213,13 +212,13 @@ impl Engine {
     /// (Kubernetes' `syncJob`: `wantActive = min(parallelism, completions −
     /// succeeded)`), each the next index.
     fn next_completions(&mut self, j: JobId, t: usize) {
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         let Some(rules) = job.spec.batch else { return };
         let replicas = job.spec.tasks[t].replicas;
         let mut made = 0u32;
         let mut active = 0u32;
         for &p in &job.pods {
-            let pod = &self.world.pods[p.0 as usize];
+            let pod = &self.world.pods[p];
             if pod.task as usize != t {
                 continue;
             }
@@ -239,7 +238,7 @@ impl Engine {
     /// killed), Failed if every pod ended with fewer; without one, see
     /// [`Engine::sync_all_ended`].
     fn sync_job(&mut self, j: JobId) {
-        let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
+        let Some(job) = self.world.jobs.get(j) else { return };
         if job.spec.min_success.is_none() && !job.phase.is_terminal() && job.phase != JobPhase::Restarting {
             return self.sync_all_ended(j);
         }
@@ -258,7 +257,7 @@ impl Engine {
     /// all its replicas; else Completed once `minAvailable` pods succeeded, Failed
     /// if fewer did.
     fn sync_all_ended(&mut self, j: JobId) {
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         let total = job.spec.total_replicas();
         let succeeded = job.count(PodStatus::Succeeded);
         if total == 0 || succeeded + job.count(PodStatus::Failed) != total {
@@ -274,46 +273,46 @@ impl Engine {
 
     fn arrive(&mut self, j: JobId) {
         self.world.activate(j);
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         job.pg_created = job.spec.submit;
         if let Some(r) = &mut self.recorder {
             r.job_submitted(&self.world, j);
         }
         // A group that arrives admitted or with running pods had its pods made.
-        let spec = &self.world.jobs[j.0 as usize].spec;
+        let spec = &self.world.jobs[j].spec;
         let admitted = !spec.initial.is_empty() || spec.start_phase.is_some_and(|p| p != PodGroupPhase::Pending);
         self.create_initial_pods(j, !admitted && self.holds_pods(j));
-        let initial = self.world.jobs[j.0 as usize].spec.initial.clone();
+        let initial = self.world.jobs[j].spec.initial.clone();
         if !initial.is_empty() {
             // A starting state: these pods were bound before the run; no decisions.
             for (task, index, node) in initial {
-                let pod = self.world.jobs[j.0 as usize].pods.iter().copied().find(|&p| {
-                    let pod = &self.world.pods[p.0 as usize];
+                let pod = self.world.jobs[j].pods.iter().copied().find(|&p| {
+                    let pod = &self.world.pods[p];
                     pod.task as usize == task && pod.index == index && pod.status == PodStatus::Pending
                 });
                 if let Some(p) = pod {
-                    let spec = &self.world.jobs[j.0 as usize].spec;
+                    let spec = &self.world.jobs[j].spec;
                     if let Some(v) = spec.initial_vgpu.iter().find(|v| v.0 == task && v.1 == index) {
                         let takes = v.2.clone();
                         self.world.preset_vgpu(takes);
                     }
-                    let spec = &self.world.jobs[j.0 as usize].spec;
+                    let spec = &self.world.jobs[j].spec;
                     if spec.tasks[task].hints.as_ref().is_some_and(|h| h.vnpu.is_some()) {
                         let takes = spec.initial_vnpu.iter().find(|v| v.0 == task && v.1 == index);
                         let takes = takes.map(|v| v.2.clone()).unwrap_or_default();
                         self.world.preset_vnpu(takes);
                     }
-                    let spec = &self.world.jobs[j.0 as usize].spec;
+                    let spec = &self.world.jobs[j].spec;
                     if let Some(cpus) = spec.initial_numa.iter().find(|v| v.0 == task && v.1 == index).map(|v| v.2) {
                         self.world.preset_numa(cpus);
                     }
                     self.world.transition(p, PodStatus::Running, Some(node));
-                    self.world.pods[p.0 as usize].started = self.now;
+                    self.world.pods[p].started = self.now;
                     self.started(p);
                     self.time_task_pod(p);
                 }
             }
-            let job = &self.world.jobs[j.0 as usize];
+            let job = &self.world.jobs[j];
             let running = job.count(PodStatus::Running);
             match job.spec.start_phase {
                 // The group's own phase stands until the next session closes (Volcano
@@ -330,8 +329,7 @@ impl Engine {
                     self.refresh_job(j);
                 }
             }
-        } else if let Some(p) = self.world.jobs[j.0 as usize].spec.start_phase.filter(|&p| p != PodGroupPhase::Pending)
-        {
+        } else if let Some(p) = self.world.jobs[j].spec.start_phase.filter(|&p| p != PodGroupPhase::Pending) {
             // A starting state without running pods (an Inqueue PodGroup keeps its
             // admission) until the next session closes.
             self.world.set_pg_phase(j, p);
@@ -344,9 +342,9 @@ impl Engine {
     /// dependencies are made now, unless the controller `held` them back (then
     /// [`Engine::make_held_pods`] makes them once the group is admitted).
     fn create_initial_pods(&mut self, j: JobId, held: bool) {
-        let ntasks = self.world.jobs[j.0 as usize].spec.tasks.len();
+        let ntasks = self.world.jobs[j].spec.tasks.len();
         for t in 0..ntasks {
-            let job = &mut self.world.jobs[j.0 as usize];
+            let job = &mut self.world.jobs[j];
             job.tasks[t].created = false;
             if !held && job.spec.tasks[t].depends_on.is_empty() {
                 self.create_task_pods(j, t);
@@ -355,7 +353,7 @@ impl Engine {
     }
 
     fn create_task_pods(&mut self, j: JobId, t: usize) {
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         job.tasks[t].created = true;
         // A batch/v1 Job starts `parallelism` of its completions.
         let replicas = job.spec.tasks[t].replicas.min(job.spec.batch.map_or(u32::MAX, |b| b.parallelism));
@@ -371,7 +369,7 @@ impl Engine {
     /// Volcano's `syncJob`, the training-operator's `DelayPodCreationDueToPodGroup`),
     /// under a scheduler that admits groups before placing them.
     pub(super) fn holds_pods(&self, j: JobId) -> bool {
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         self.admits_pod_groups && job.spec.pods_once_admitted && job.pg_phase == PodGroupPhase::Pending
     }
 
@@ -379,7 +377,7 @@ impl Engine {
     /// held back are made (tasks never created whose dependencies allow them,
     /// replicas that went while the group was Pending). True if it made any.
     fn make_held_pods(&mut self, j: JobId) -> bool {
-        let Some(job) = self.world.jobs.get(j.0 as usize) else { return false };
+        let Some(job) = self.world.jobs.get(j) else { return false };
         if !job.spec.pods_once_admitted
             || self.holds_pods(j)
             || job.phase.is_terminal()
@@ -390,14 +388,14 @@ impl Engine {
         }
         let before = job.pods.len();
         for t in 0..job.spec.tasks.len() {
-            let job = &self.world.jobs[j.0 as usize];
+            let job = &self.world.jobs[j];
             if job.tasks[t].created {
                 if job.pods_missing > 0 {
                     // The replicas of the task that no pod stands for (syncJob makes
                     // every missing index).
                     let mut have = vec![false; job.spec.tasks[t].replicas as usize];
                     for &p in &job.pods {
-                        let pod = &self.world.pods[p.0 as usize];
+                        let pod = &self.world.pods[p];
                         if pod.task as usize == t
                             && let Some(h) = have.get_mut(pod.index as usize)
                         {
@@ -413,15 +411,15 @@ impl Engine {
                 self.create_task_pods(j, t);
             }
         }
-        self.world.jobs[j.0 as usize].pods_missing = 0;
+        self.world.jobs[j].pods_missing = 0;
         self.create_dependent_pods(j);
-        self.world.jobs[j.0 as usize].pods.len() != before
+        self.world.jobs[j].pods.len() != before
     }
 
     /// Whether a dependency is met: its task's pods exist and are as far as it
     /// asks.
     fn dependency_met(&self, j: JobId, d: Dependency) -> bool {
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         let t = d.task;
         let succeeded = job.task_count(t, PodStatus::Succeeded);
         let up = job.task_count(t, PodStatus::Running) + succeeded;
@@ -438,9 +436,9 @@ impl Engine {
         if self.holds_pods(j) {
             return;
         }
-        let ntasks = self.world.jobs[j.0 as usize].spec.tasks.len();
+        let ntasks = self.world.jobs[j].spec.tasks.len();
         for t in 0..ntasks {
-            let job = &self.world.jobs[j.0 as usize];
+            let job = &self.world.jobs[j];
             if job.tasks[t].created || job.phase.is_terminal() || job.phase == JobPhase::Restarting {
                 continue;
             }
@@ -460,11 +458,11 @@ impl Engine {
     /// A committed eviction: end the interval, schedule the release, apply policies.
     fn on_evicted(&mut self, p: PodId, reason: EndReason, session: Option<u64>, grace: Option<SimDuration>) {
         self.record_pod_end(p, reason);
-        let pod = &mut self.world.pods[p.0 as usize];
+        let pod = &mut self.world.pods[p];
         pod.evicted_at = Some(self.now);
         let j = pod.job;
         let task = pod.task as usize;
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         if session.is_some() && job.last_preempt_session != session {
             job.last_preempt_session = session;
             job.preemptions += 1;
@@ -484,8 +482,8 @@ impl Engine {
     /// release if it is releasing, now if it is already gone (failed, or a
     /// Pending pod just deleted).
     pub(super) fn replace_when_gone(&mut self, p: PodId) {
-        match self.world.pods[p.0 as usize].status {
-            PodStatus::Releasing => self.world.pods[p.0 as usize].replace_on_release = true,
+        match self.world.pods[p].status {
+            PodStatus::Releasing => self.world.pods[p].replace_on_release = true,
             PodStatus::Failed | PodStatus::Deleted => self.replace(p),
             _ => {}
         }
@@ -494,19 +492,19 @@ impl Engine {
     /// A new Pending pod in place of `p`, which its job forgets; while the
     /// controller holds pods back, the replica waits for the group's admission.
     pub(super) fn replace(&mut self, p: PodId) {
-        let pod = &self.world.pods[p.0 as usize];
+        let pod = &self.world.pods[p];
         let (j, task, index) = (pod.job, pod.task as usize, pod.index);
-        self.world.jobs[j.0 as usize].pods.retain(|&q| q != p);
+        self.world.jobs[j].pods.retain(|&q| q != p);
         self.delete_failed(p);
         self.forget_pod(p);
         // A replica above the task's count (the job was scaled down) is not made
         // again: `syncJob` makes only the replicas below it.
-        if index >= self.world.jobs[j.0 as usize].spec.tasks[task].replicas {
+        if index >= self.world.jobs[j].spec.tasks[task].replicas {
             self.dirty = true;
             return;
         }
         if self.holds_pods(j) {
-            self.world.jobs[j.0 as usize].pods_missing += 1;
+            self.world.jobs[j].pods_missing += 1;
         } else {
             let p = self.world.create_pod(j, task, index, self.now);
             self.pod_made(p);
@@ -517,21 +515,21 @@ impl Engine {
     /// A Failed pod's object is deleted (a controller deletes it to make another,
     /// or with its job's restart): it leaves its job's counts.
     fn delete_failed(&mut self, p: PodId) {
-        if self.world.pods[p.0 as usize].status == PodStatus::Failed {
+        if self.world.pods[p].status == PodStatus::Failed {
             self.world.transition(p, PodStatus::Deleted, None);
         }
     }
 
     /// Running → Releasing (interval ends now), Pending → Deleted.
     pub(super) fn kill_pod(&mut self, p: PodId, reason: EndReason) {
-        let pod = &self.world.pods[p.0 as usize];
+        let pod = &self.world.pods[p];
         match pod.status {
             PodStatus::Running => {
                 let node = pod.node;
-                let grace = self.world.jobs[pod.job.0 as usize].spec.termination_grace;
+                let grace = self.world.jobs[pod.job].spec.termination_grace;
                 self.record_pod_end(p, reason);
                 self.world.transition(p, PodStatus::Releasing, node);
-                self.world.pods[p.0 as usize].evicted_at = Some(self.now);
+                self.world.pods[p].evicted_at = Some(self.now);
                 self.events.push(self.now.plus(grace), Event::PodReleased(p));
             }
             PodStatus::Pending => self.world.transition(p, PodStatus::Deleted, None),
@@ -540,11 +538,11 @@ impl Engine {
     }
 
     pub(super) fn end_job(&mut self, j: JobId, phase: JobPhase, reason: EndReason) {
-        let newly_done = !self.world.jobs[j.0 as usize].phase.is_terminal();
+        let newly_done = !self.world.jobs[j].phase.is_terminal();
         self.stop_progress(j, phase != JobPhase::Completed);
         self.kill_for_good(j, reason);
         self.set_phase(j, phase);
-        self.world.jobs[j.0 as usize].end = Some(self.now);
+        self.world.jobs[j].end = Some(self.now);
         self.world.deactivate(j);
         self.jobs_done += usize::from(newly_done);
         self.dirty = true;
@@ -557,10 +555,10 @@ impl Engine {
     /// Kills every pod of job `j` (Running ones leave after their grace), none
     /// to be made again when it goes.
     pub(super) fn kill_for_good(&mut self, j: JobId, reason: EndReason) {
-        let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
+        let pods: Vec<PodId> = self.world.jobs[j].pods.clone();
         for p in pods {
             self.kill_pod(p, reason);
-            self.world.pods[p.0 as usize].replace_on_release = false;
+            self.world.pods[p].replace_on_release = false;
         }
     }
 
@@ -568,7 +566,7 @@ impl Engine {
     /// RestartJob with all its pods recreated, after RestartTask or RestartPod
     /// with the killed pods' replacements (made as each went).
     pub(super) fn maybe_restart(&mut self, j: JobId) {
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         if job.phase == JobPhase::Restarting
             && job.count(PodStatus::Releasing) == 0
             && job.suspension != Suspension::Aborted
@@ -578,7 +576,7 @@ impl Engine {
             self.set_phase(j, JobPhase::Pending);
             if all {
                 // The new PodGroup: Pending, created now (it orders the job anew).
-                self.world.jobs[j.0 as usize].pg_created = self.now;
+                self.world.jobs[j].pg_created = self.now;
                 self.world.set_pg_phase(j, PodGroupPhase::Pending);
                 self.emit(Decision {
                     session: self.stats.sessions,
@@ -596,11 +594,11 @@ impl Engine {
                     }),
                 });
                 // killJob deletes every pod, the Failed ones too.
-                for p in std::mem::take(&mut self.world.jobs[j.0 as usize].pods) {
+                for p in std::mem::take(&mut self.world.jobs[j].pods) {
                     self.delete_failed(p);
                     self.forget_pod(p);
                 }
-                self.world.jobs[j.0 as usize].pods_missing = 0;
+                self.world.jobs[j].pods_missing = 0;
                 self.create_initial_pods(j, self.holds_pods(j));
             }
             self.dirty = true;
@@ -613,7 +611,7 @@ impl Engine {
     /// exit code) or its node was deleted (`PodEvicted`). A Running pod's job
     /// loses the work since its last checkpoint.
     fn gone_at_once(&mut self, p: PodId, how: Gone) {
-        let pod = &self.world.pods[p.0 as usize];
+        let pod = &self.world.pods[p];
         let (status, node, j, task) = (pod.status, pod.node, pod.job, pod.task as usize);
         let failed = how != Gone::NodeDeleted;
         let reason = match how {
@@ -628,10 +626,10 @@ impl Engine {
         }
         let end = if failed { PodStatus::Failed } else { PodStatus::Deleted };
         self.world.transition(p, end, if failed { node } else { None });
-        self.world.pods[p.0 as usize].replace_on_release = false;
-        self.world.pods[p.0 as usize].exited = matches!(how, Gone::Exit(_));
+        self.world.pods[p].replace_on_release = false;
+        self.world.pods[p].exited = matches!(how, Gone::Exit(_));
         self.dirty = true;
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         if job.phase.is_terminal() {
             self.maybe_retire(j);
             return;
@@ -648,7 +646,7 @@ impl Engine {
         if status == PodStatus::Running {
             let lost = self.stop_progress(j, true);
             if how == Gone::Fault {
-                let job = &mut self.world.jobs[j.0 as usize];
+                let job = &mut self.world.jobs[j];
                 job.progress.lost_to_faults_gpu_us += lost as u128 * job.spec.total_gpus().max(0) as u128;
             }
             self.phase_due.push(j);
@@ -661,26 +659,26 @@ impl Engine {
         self.raise_with_exit(j, Some(p), Some(task), event, code);
         // Whatever is left of the job goes on at its new size, or waits; an
         // elastic job's survivors meet again first (its resize overhead).
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         if let Some(e) = &job.spec.elastic {
             job.progress.resume_at = Some(self.now.plus(e.resize_overhead));
         }
         self.refresh_job_keeping_phase(j);
         // Below its minimum it waits: starting again later is no resize.
-        if let Some(job) = self.world.jobs.get_mut(j.0 as usize).filter(|job| !job.is_progressing()) {
+        if let Some(job) = self.world.jobs.get_mut(j).filter(|job| !job.is_progressing()) {
             job.progress.resume_at = None;
         }
     }
 
     fn released(&mut self, p: PodId) {
-        if self.world.pods[p.0 as usize].status != PodStatus::Releasing {
+        if self.world.pods[p].status != PodStatus::Releasing {
             return;
         }
         self.world.transition(p, PodStatus::Deleted, None);
         self.dirty = true;
-        let pod = &self.world.pods[p.0 as usize];
+        let pod = &self.world.pods[p];
         let (j, replace) = (pod.job, pod.replace_on_release);
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         if replace && !job.phase.is_terminal() && !job.restart_all {
             self.replace(p);
         }
@@ -698,7 +696,7 @@ impl Engine {
 
     /// [`Engine::refresh_job`] but the PodGroup phase; false for a finished job.
     pub(super) fn refresh_job_keeping_phase(&mut self, j: JobId) -> bool {
-        let Some(job) = self.world.jobs.get(j.0 as usize) else { return false };
+        let Some(job) = self.world.jobs.get(j) else { return false };
         if job.phase.is_terminal() {
             return false;
         }
@@ -706,7 +704,7 @@ impl Engine {
             && job.phase != JobPhase::Restarting;
         match (job.is_progressing(), runnable) {
             (false, true) => {
-                self.world.jobs[j.0 as usize].progress.started_at = Some(self.now);
+                self.world.jobs[j].progress.started_at = Some(self.now);
                 self.start_progress(j)
             }
             (true, false) => {
@@ -728,7 +726,7 @@ impl Engine {
                 let pausing = job.progress.resume_at.filter(|&r| r > self.now);
                 self.stop_progress(j, false);
                 let resume = resize.map(|pause| self.now.plus(pause)).or(pausing);
-                self.world.jobs[j.0 as usize].progress.resume_at = resume;
+                self.world.jobs[j].progress.resume_at = resume;
                 self.start_progress(j);
             }
             (false, false) => {}
@@ -739,7 +737,7 @@ impl Engine {
 
     /// [`Engine::update_pod_group_phase`] of a job that still runs.
     fn rederive_phase(&mut self, j: JobId) {
-        if self.world.jobs.get(j.0 as usize).is_some_and(|job| !job.phase.is_terminal()) {
+        if self.world.jobs.get(j).is_some_and(|job| !job.phase.is_terminal()) {
             self.update_pod_group_phase(j);
         }
     }
@@ -751,7 +749,7 @@ impl Engine {
     /// Volcano's cache); else Pending, unless the group is Inqueue. A group
     /// turning Unknown raises the controller's `JobUnknown` event.
     fn update_pod_group_phase(&mut self, j: JobId) {
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         if job.restart_all {
             // Its PodGroup was deleted by the RestartJob under way.
             return;
@@ -786,7 +784,7 @@ impl Engine {
                 phase: Some(new),
                 reason: Cow::Borrowed(""),
             });
-            if new == PodGroupPhase::Unknown && self.world.jobs[j.0 as usize].phase != JobPhase::Restarting {
+            if new == PodGroupPhase::Unknown && self.world.jobs[j].phase != JobPhase::Restarting {
                 // The request names no task: only the job's own policies apply.
                 self.raise(j, None, None, PolicyEvent::JobUnknown);
             }
@@ -799,7 +797,7 @@ impl Engine {
     /// ones, reach its minimum (`shouldSkipUnschedulableForReleasing`). A job with
     /// no pods is skipped.
     fn unschedulable(&self, j: JobId) -> bool {
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         let min = job.spec.min_available;
         if job.pods.is_empty() || job.ready_count() + job.pending_best_effort >= min {
             return false;
@@ -811,13 +809,13 @@ impl Engine {
     }
 
     pub(super) fn set_phase(&mut self, j: JobId, phase: JobPhase) {
-        self.world.jobs[j.0 as usize].phase = phase;
+        self.world.jobs[j].phase = phase;
     }
 
     fn complete(&mut self, j: JobId) {
         self.credit(j);
         self.world.job_changed(j);
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         job.progress.done = job.spec.duration.micros();
         job.progress.since = None;
         job.progress.generation += 1;
@@ -827,19 +825,19 @@ impl Engine {
         self.reprice_due |= self.runtime.coupled();
         let pods: Vec<PodId> = job.pods.clone();
         for p in pods {
-            match self.world.pods[p.0 as usize].status {
+            match self.world.pods[p].status {
                 PodStatus::Running => {
                     self.record_pod_end(p, EndReason::Completed);
-                    let node = self.world.pods[p.0 as usize].node;
+                    let node = self.world.pods[p].node;
                     self.world.transition(p, PodStatus::Succeeded, node);
                 }
                 PodStatus::Pending => self.world.transition(p, PodStatus::Deleted, None),
                 _ => {}
             }
-            self.world.pods[p.0 as usize].replace_on_release = false;
+            self.world.pods[p].replace_on_release = false;
         }
         self.set_phase(j, JobPhase::Completed);
-        self.world.jobs[j.0 as usize].end = Some(self.now);
+        self.world.jobs[j].end = Some(self.now);
         self.world.set_pg_phase(j, PodGroupPhase::Completed);
         self.world.deactivate(j);
         self.jobs_done += 1;
@@ -853,7 +851,7 @@ impl Engine {
         if let Some(r) = &mut self.recorder {
             r.job_ended(&self.world, j);
         }
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         // Volcano's CronJob controller counts an Aborted run as still active (it
         // may be resumed): only Completed, Failed and Terminated end one.
         if let Some(r) = job.spec.recurrence.as_deref().filter(|_| job.phase != JobPhase::Aborted) {
@@ -865,7 +863,7 @@ impl Engine {
                 self.drop_run(d);
             }
         }
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         if let Some(f) = job.spec.flow.as_deref().filter(|_| job.phase == JobPhase::Completed) {
             for k in self.flows.completed(&f.clone()) {
                 self.events.push(self.now, Event::Create(k));

@@ -373,19 +373,14 @@ impl Engine {
         self.advance_to(end);
         // Credit the work of jobs still running so their progress is accurate.
         let running: Vec<JobId> =
-            self.world.active.iter().copied().filter(|j| self.world.jobs[j.0 as usize].is_progressing()).collect();
+            self.world.active.iter().copied().filter(|j| self.world.jobs[*j].is_progressing()).collect();
         for j in running {
             self.credit(j);
         }
         // Intervals still open end with the run (before the last samples, which see
         // the state after every change at their instant).
-        let open: Vec<PodId> = self
-            .world
-            .pods
-            .iter_ids()
-            .filter(|(_, p)| p.status == PodStatus::Running)
-            .map(|(i, _)| PodId(i as u32))
-            .collect();
+        let open: Vec<PodId> =
+            self.world.pods.iter_ids().filter(|(_, p)| p.status == PodStatus::Running).map(|(i, _)| i).collect();
         for p in open {
             self.record_pod_end(p, EndReason::Running);
         }
@@ -397,9 +392,9 @@ impl Engine {
         }
         self.stats.recurring = std::mem::take(&mut self.recurring.counts);
         let world = &self.world;
-        let (never, counts) = self.flows.finish(|j| {
-            world.jobs[j.0 as usize].spec.flow.as_ref().map(|f| std::sync::Arc::clone(&f.step)).unwrap_or_default()
-        });
+        let (never, counts) = self
+            .flows
+            .finish(|j| world.jobs[j].spec.flow.as_ref().map(|f| std::sync::Arc::clone(&f.step)).unwrap_or_default());
         for j in never {
             self.drop_run(j);
         }
@@ -462,7 +457,7 @@ impl Engine {
         match ev {
             Event::Finish(j, generation) => {
                 // A stale finish of a job already ended (and maybe retired) is dropped.
-                let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
+                let Some(job) = self.world.jobs.get(j) else { return };
                 if job.progress.generation == generation && job.is_progressing() {
                     self.on(Lifecycle::WorkDone(j));
                 }
@@ -481,8 +476,8 @@ impl Engine {
             Event::Create(j) => {
                 // Created now: its submit time is its creation (a run's name keeps
                 // its scheduled time).
-                self.world.jobs[j.0 as usize].spec.submit = self.now;
-                if let Some(r) = self.world.jobs[j.0 as usize].spec.recurrence.clone() {
+                self.world.jobs[j].spec.submit = self.now;
+                if let Some(r) = self.world.jobs[j].spec.recurrence.clone() {
                     self.recurring.created(j, &r);
                 }
                 self.on(Lifecycle::JobArrived(j));
@@ -504,18 +499,18 @@ impl Engine {
     /// Whether pod `p` still runs the run that started at `started` (a timed
     /// event about it is not stale).
     fn runs_since(&self, p: PodId, started: SimTime) -> bool {
-        self.world.pods.get(p.0 as usize).is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started)
+        self.world.pods.get(p).is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started)
     }
 
     /// Job `j`'s submit time came: it arrives, unless it is a recurring object's
     /// run that the object's concurrency policy holds back or skips.
     fn due(&mut self, j: JobId) {
-        if let Some(f) = &self.world.jobs[j.0 as usize].spec.flow
+        if let Some(f) = &self.world.jobs[j].spec.flow
             && !self.flows.due(j, f)
         {
             return;
         }
-        let Some(r) = self.world.jobs[j.0 as usize].spec.recurrence.clone() else {
+        let Some(r) = self.world.jobs[j].spec.recurrence.clone() else {
             return self.on(Lifecycle::JobArrived(j));
         };
         let (due, dropped) = self.recurring.due(j, &r, self.now);
@@ -540,7 +535,7 @@ impl Engine {
     /// JobFlow's job).
     fn drop_run(&mut self, j: JobId) {
         if self.retiring(j) {
-            self.world.jobs.remove(j.0 as usize);
+            self.world.jobs.remove(j);
         }
     }
 
@@ -579,7 +574,7 @@ impl Engine {
         }
         let mut touched: Vec<JobId> = out.phase_jobs;
         for &(p, _) in &out.binds {
-            touched.push(self.world.pods[p.0 as usize].job);
+            touched.push(self.world.pods[p].job);
             self.on(Lifecycle::PodBound(p));
         }
         if self.admits_pod_groups {
@@ -589,7 +584,7 @@ impl Engine {
             self.save_progress(j);
         }
         for &(pod, by) in &out.evictions {
-            touched.push(self.world.pods[pod.0 as usize].job);
+            touched.push(self.world.pods[pod].job);
             self.on(Lifecycle::PodEvicted { pod, by, session: idx });
         }
         for at in out.wakeups {
@@ -618,7 +613,7 @@ impl Engine {
     fn note_binding(&mut self, binds: &[(PodId, crate::ids::NodeId)]) {
         self.binding.clear();
         for &(p, _) in binds {
-            self.binding.push((self.world.pods[p.0 as usize].job, 1));
+            self.binding.push((self.world.pods[p].job, 1));
         }
         self.binding.sort_unstable_by_key(|&(j, _)| j);
         self.binding.dedup_by(|b, a| {

@@ -33,12 +33,12 @@ impl Engine {
                 None => self.missed(&step.place, format!("no job {namespace}/{name} to delete")),
             },
             Operation::SuspendJob { namespace, name } => match self.find_job(&namespace, &name) {
-                Some(j) => match self.world.jobs[j.0 as usize].suspension {
+                Some(j) => match self.world.jobs[j].suspension {
                     Suspension::Aborted => {
                         self.ignored(&step.place, format!("job {namespace}/{name} is already suspended"))
                     }
                     // Volcano's Restarting state ignores commands (it only kills).
-                    _ if self.world.jobs[j.0 as usize].phase == JobPhase::Restarting => self.ignored(
+                    _ if self.world.jobs[j].phase == JobPhase::Restarting => self.ignored(
                         &step.place,
                         format!("job {namespace}/{name} is Restarting, whose state ignores the command"),
                     ),
@@ -50,13 +50,13 @@ impl Engine {
                 None => self.missed(&step.place, format!("no job {namespace}/{name} to suspend")),
             },
             Operation::ResumeJob { namespace, name } => match self.find_job(&namespace, &name) {
-                Some(j) if self.world.jobs[j.0 as usize].suspension == Suspension::Aborted => {
+                Some(j) if self.world.jobs[j].suspension == Suspension::Aborted => {
                     self.resume(j);
                     true
                 }
                 // Any other state syncs the job: nothing changes.
                 Some(j) => {
-                    let phase = self.world.jobs[j.0 as usize].phase.as_str();
+                    let phase = self.world.jobs[j].phase.as_str();
                     self.ignored(
                         &step.place,
                         format!("job {namespace}/{name} is {phase}, not Aborted: nothing to resume"),
@@ -77,7 +77,7 @@ impl Engine {
                 }
             }
             Operation::Queue { queue, weight, state, reclaimable, capability } => {
-                let spec = &mut self.world.queues[queue.0 as usize].spec;
+                let spec = &mut self.world.queues[queue].spec;
                 if let Some(w) = weight {
                     spec.weight = w;
                 }
@@ -148,7 +148,7 @@ impl Engine {
         self.stop_progress(j, true);
         self.kill_for_good(j, EndReason::Killed);
         self.set_phase(j, JobPhase::Restarting);
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         job.suspension = Suspension::Aborted;
         job.restart_all = true;
         self.world.set_pg_phase(j, PodGroupPhase::Pending);
@@ -157,7 +157,7 @@ impl Engine {
 
     /// True if a step of the timeline still to come resumes job `j`.
     fn resumed_later(&self, j: JobId) -> bool {
-        let s = &self.world.jobs[j.0 as usize].spec;
+        let s = &self.world.jobs[j].spec;
         self.cfg.timeline[self.operated..].iter().any(|step| {
             matches!(&step.op, Operation::ResumeJob { namespace, name } if *namespace == s.namespace && *name == s.name)
         })
@@ -167,7 +167,7 @@ impl Engine {
     /// with one more retry — Failed if that reaches `maxRetry` — and, once its
     /// killed pods are gone, a new PodGroup with all its pods.
     fn resume(&mut self, j: JobId) {
-        self.world.jobs[j.0 as usize].suspension = Suspension::Resuming;
+        self.world.jobs[j].suspension = Suspension::Resuming;
         if !self.count_retry(j) {
             return;
         }
@@ -189,7 +189,7 @@ impl Engine {
         task: Option<&str>,
         sizes: (Option<u32>, Option<u32>, Option<u32>),
     ) -> Result<(), String> {
-        let spec = &self.world.jobs[j.0 as usize].spec;
+        let spec = &self.world.jobs[j].spec;
         if &*spec.kind != "VolcanoJob" {
             return Err(format!("a {} is scaled by its own operator, which lahar does not model", spec.kind));
         }
@@ -225,20 +225,20 @@ impl Engine {
         // A gang grown beyond the pods it runs waits for its new members without
         // losing its work: nothing of it stopped (its own pods' deletions below
         // lose work as any deletion does).
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         let runs = job.count(PodStatus::Running) + job.count(PodStatus::Succeeded) >= job.spec.min_available.max(1);
         if job.is_progressing() && !runs {
             self.stop_progress(j, false);
             self.set_phase(j, JobPhase::Pending);
         }
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         // A restart in progress, or a task not made yet, makes the new count.
         if job.phase == JobPhase::Restarting || !job.tasks[t].created {
             return Ok(());
         }
         if replicas > old {
             if self.holds_pods(j) {
-                self.world.jobs[j.0 as usize].pods_missing += replicas - old;
+                self.world.jobs[j].pods_missing += replicas - old;
             } else {
                 for i in old..replicas {
                     let p = self.world.create_pod(j, t, i, self.now);
@@ -246,28 +246,28 @@ impl Engine {
                 }
             }
         }
-        let above: Vec<PodId> = self.world.jobs[j.0 as usize]
+        let above: Vec<PodId> = self.world.jobs[j]
             .pods
             .iter()
             .copied()
             .filter(|&p| {
-                let pod = &self.world.pods[p.0 as usize];
+                let pod = &self.world.pods[p];
                 pod.task as usize == t && pod.index >= replicas
             })
             .collect();
         for p in above {
             // A deletion's policy may have restarted or ended the job, its pods
             // then gone or killed already.
-            let job = &self.world.jobs[j.0 as usize];
+            let job = &self.world.jobs[j];
             if job.phase.is_terminal() || job.phase == JobPhase::Restarting || !job.pods.contains(&p) {
                 break;
             }
-            match self.world.pods[p.0 as usize].status {
+            match self.world.pods[p].status {
                 PodStatus::Running | PodStatus::Pending => self.delete_pod(p, None),
                 // Ended pods are deleted quietly: nothing runs, nothing is heard.
                 PodStatus::Succeeded | PodStatus::Failed => {
                     self.world.transition(p, PodStatus::Deleted, None);
-                    self.world.jobs[j.0 as usize].pods.retain(|&q| q != p);
+                    self.world.jobs[j].pods.retain(|&q| q != p);
                     self.forget_pod(p);
                 }
                 _ => {}
@@ -293,7 +293,7 @@ impl Engine {
     /// The active job `namespace/name`, if one is submitted and not ended.
     fn find_job(&self, namespace: &str, name: &str) -> Option<JobId> {
         self.world.active.iter().copied().find(|&j| {
-            let s = &self.world.jobs[j.0 as usize].spec;
+            let s = &self.world.jobs[j].spec;
             &*s.namespace == namespace && s.name == name
         })
     }
@@ -301,12 +301,12 @@ impl Engine {
     /// The live pod `namespace/name` (not yet gone) of an active job.
     fn find_pod(&self, namespace: &str, name: &str) -> Option<PodId> {
         self.world.active.iter().find_map(|&j| {
-            let job = &self.world.jobs[j.0 as usize];
+            let job = &self.world.jobs[j];
             if &*job.spec.namespace != namespace {
                 return None;
             }
             job.pods.iter().copied().find(|&p| {
-                let pod = &self.world.pods[p.0 as usize];
+                let pod = &self.world.pods[p];
                 matches!(pod.status, PodStatus::Pending | PodStatus::Running)
                     && job.spec.pod_name(pod.task as usize, pod.index) == name
             })
@@ -320,7 +320,7 @@ impl Engine {
         let what = if job { "job" } else { "pod" };
         let pods: Vec<PodId> = if job {
             match self.find_job(namespace, name) {
-                Some(j) => self.world.jobs[j.0 as usize].pods.clone(),
+                Some(j) => self.world.jobs[j].pods.clone(),
                 None => return self.missed(place, format!("no job {namespace}/{name} to ungate")),
             }
         } else {
@@ -331,11 +331,11 @@ impl Engine {
         };
         let mut any = false;
         for p in pods {
-            let pod = &self.world.pods[p.0 as usize];
+            let pod = &self.world.pods[p];
             if pod.status != PodStatus::Pending || !pod.is_gated() {
                 continue;
             }
-            let task = &self.world.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
+            let task = &self.world.jobs[pod.job].spec.tasks[pod.task as usize];
             let mask = match gates {
                 None => u16::MAX,
                 Some(names) => task
@@ -356,13 +356,13 @@ impl Engine {
     /// grace period, a Pending one at once; the job controller hears PodEvicted
     /// (Volcano's `deletePod` handler) and, without a policy, makes it again.
     fn delete_pod(&mut self, p: PodId, grace: Option<SimDuration>) {
-        let pod = &self.world.pods[p.0 as usize];
+        let pod = &self.world.pods[p];
         let (j, task) = (pod.job, pod.task as usize);
         if pod.status == PodStatus::Running {
             return self.on(Lifecycle::PodDeleted(p, grace));
         }
         self.world.transition(p, PodStatus::Deleted, None);
-        if self.world.jobs[j.0 as usize].phase != JobPhase::Restarting {
+        if self.world.jobs[j].phase != JobPhase::Restarting {
             self.raise(j, Some(p), Some(task), PolicyEvent::PodEvicted);
         }
         self.refresh_job_keeping_phase(j);
@@ -376,7 +376,7 @@ impl Engine {
     fn evict_untolerating(&mut self, n: crate::ids::NodeId, taint: &crate::cluster::Taint) {
         let jobs = &self.world.jobs;
         let pods = self.world.pods_on(n, |pod| {
-            let task = &jobs[pod.job.0 as usize].spec.tasks[pod.task as usize];
+            let task = &jobs[pod.job].spec.tasks[pod.task as usize];
             pod.status == PodStatus::Running && !task.tolerations.iter().any(|t| t.tolerates(taint))
         });
         for p in pods {

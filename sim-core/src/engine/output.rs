@@ -46,23 +46,23 @@ impl Engine {
 
     /// Drops a pod no job refers to any more (a replaced pod, an old incarnation's).
     pub(super) fn forget_pod(&mut self, p: PodId) {
-        let j = self.world.pods[p.0 as usize].job;
+        let j = self.world.pods[p].job;
         if self.retiring(j) {
-            self.world.pods.remove(p.0 as usize);
+            self.world.pods.remove(p);
         }
     }
 
     /// Drops an ended job whose pods have all let go of their nodes, with its pods:
     /// a long run's memory follows the jobs alive, not the jobs it has seen.
     pub(super) fn maybe_retire(&mut self, j: JobId) {
-        let Some(job) = self.world.jobs.get(j.0 as usize) else { return };
+        let Some(job) = self.world.jobs.get(j) else { return };
         if !job.phase.is_terminal() || job.count(PodStatus::Releasing) > 0 || !self.retiring(j) {
             return;
         }
-        for p in std::mem::take(&mut self.world.jobs[j.0 as usize].pods) {
-            self.world.pods.remove(p.0 as usize);
+        for p in std::mem::take(&mut self.world.jobs[j].pods) {
+            self.world.pods.remove(p);
         }
-        self.world.jobs.remove(j.0 as usize);
+        self.world.jobs.remove(j);
     }
 
     /// Hands a decision to the recorder, or keeps it.
@@ -81,7 +81,7 @@ impl Engine {
     }
 
     pub(super) fn record_pod_end(&mut self, p: PodId, reason: EndReason) {
-        let pod = &self.world.pods[p.0 as usize];
+        let pod = &self.world.pods[p];
         if let Some(node) = pod.node {
             let r = PodRecord {
                 pod: p,

@@ -42,7 +42,7 @@ impl Engine {
     /// PodPending event finds only policies with a timeout (`applyPolicies`,
     /// `shouldConfigureTimeout`).
     fn policy_for(&self, j: JobId, task: Option<usize>, ev: PolicyEvent, exit: Option<i32>) -> Option<Policy> {
-        let spec = &self.world.jobs[j.0 as usize].spec;
+        let spec = &self.world.jobs[j].spec;
         let of_task = task.map(|t| spec.tasks[t].policies.as_slice()).unwrap_or_default();
         // Each policy in turn: its events, then its exit code (a failed pod's).
         let fires = |p: &&Policy| {
@@ -71,7 +71,7 @@ impl Engine {
     ) {
         // A batch/v1 Job counts each pod that ended without succeeding against
         // its `backoffLimit` (its max_retry is one more): past it, the Job fails.
-        if self.world.jobs[j.0 as usize].spec.batch.is_some()
+        if self.world.jobs[j].spec.batch.is_some()
             && matches!(ev, PolicyEvent::PodFailed | PolicyEvent::PodEvicted)
             && !self.count_retry(j)
         {
@@ -82,7 +82,7 @@ impl Engine {
             return self.apply_policy(j, pod, task, policy.map(|p| p.action));
         };
         let named = pod.map(|p| {
-            let q = &self.world.pods[p.0 as usize];
+            let q = &self.world.pods[p];
             (p, q.task, q.index)
         });
         let d = Delayed { job: j, pod: named, task, event: ev, action, since: self.now, due: self.now.plus(after) };
@@ -112,9 +112,9 @@ impl Engine {
 
     /// A pod was created: the controller hears PodPending (`addPod`).
     pub(super) fn pod_made(&mut self, p: PodId) {
-        let pod = &self.world.pods[p.0 as usize];
+        let pod = &self.world.pods[p];
         let (j, task) = (pod.job, pod.task as usize);
-        let spec = &self.world.jobs[j.0 as usize].spec;
+        let spec = &self.world.jobs[j].spec;
         // Most jobs have no policy at all.
         if spec.policies.is_empty() && spec.tasks[task].policies.is_empty() {
             return;
@@ -130,16 +130,16 @@ impl Engine {
     pub(super) fn policy_due(&mut self, slot: u32) {
         let now = self.now;
         let Some(d) = self.delayed.get_mut(slot as usize).and_then(|x| x.take_if(|d| d.due == now)) else { return };
-        let Some(job) = self.world.jobs.get(d.job.0 as usize) else { return };
+        let Some(job) = self.world.jobs.get(d.job) else { return };
         if job.phase.is_terminal() || job.phase == JobPhase::Restarting {
             return;
         }
         let cancelled = match (d.event, d.pod) {
             (PolicyEvent::PodPending, Some((p, _, _))) => {
-                !job.pods.contains(&p) || self.world.pods[p.0 as usize].status != PodStatus::Pending
+                !job.pods.contains(&p) || self.world.pods[p].status != PodStatus::Pending
             }
             (PolicyEvent::PodEvicted | PolicyEvent::PodFailed, Some((_, t, i))) => job.pods.iter().any(|&q| {
-                let q = &self.world.pods[q.0 as usize];
+                let q = &self.world.pods[q];
                 q.task == t && q.index == i && q.status == PodStatus::Running && q.started >= d.since
             }),
             _ => false,
@@ -158,7 +158,7 @@ impl Engine {
         if self.delayed.is_empty() {
             return;
         }
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         for slot in self.delayed.iter_mut() {
             if slot.is_some_and(|d| d.job == j && Scope::of(d.action, d.pod, d.task, job) == scope) {
                 *slot = None;
@@ -180,7 +180,7 @@ impl Engine {
     ) {
         if let Some(a) = action {
             let name = pod.map(|p| self.pod_name(p));
-            let scope = Scope::of(a, name, task, &self.world.jobs[j.0 as usize]);
+            let scope = Scope::of(a, name, task, &self.world.jobs[j]);
             self.cancel_delayed(j, scope);
         }
         match action {
@@ -192,18 +192,16 @@ impl Engine {
                 // A pod whose container failed stays Failed: a VolcanoJob's syncJob
                 // makes only missing replicas (a batch/v1 Job's controller makes a
                 // new pod for it); the job ends once every replica has.
-                Some(p)
-                    if self.world.pods[p.0 as usize].exited && self.world.jobs[j.0 as usize].spec.batch.is_none() =>
-                {
+                Some(p) if self.world.pods[p].exited && self.world.jobs[j].spec.batch.is_none() => {
                     self.events.push(self.now, Event::JobSync(j));
                 }
-                Some(p) if self.world.jobs[j.0 as usize].spec.orphan => {
-                    let failed = self.world.pods[p.0 as usize].status == PodStatus::Failed;
-                    let job = &self.world.jobs[j.0 as usize];
+                Some(p) if self.world.jobs[j].spec.orphan => {
+                    let failed = self.world.pods[p].status == PodStatus::Failed;
+                    let job = &self.world.jobs[j];
                     let alive = |q: &PodId| {
                         *q != p
                             && matches!(
-                                self.world.pods[q.0 as usize].status,
+                                self.world.pods[*q].status,
                                 PodStatus::Pending | PodStatus::Pipelined | PodStatus::Running | PodStatus::Releasing
                             )
                     };
@@ -243,9 +241,9 @@ impl Engine {
                 self.set_phase(j, JobPhase::Restarting);
                 // killJob deletes the PodGroup: no admission, reservation or phase
                 // until the restart ends and the controller makes a new one.
-                self.world.jobs[j.0 as usize].restart_all = true;
+                self.world.jobs[j].restart_all = true;
                 self.world.set_pg_phase(j, PodGroupPhase::Pending);
-                let pods: Vec<PodId> = self.world.jobs[j.0 as usize].pods.clone();
+                let pods: Vec<PodId> = self.world.jobs[j].pods.clone();
                 for q in pods {
                     self.kill_pod(q, EndReason::Restarted);
                 }
@@ -260,15 +258,15 @@ impl Engine {
     /// The pods a targeted restart kills; `None` for a partition restart of a
     /// pod with no partition.
     fn targets(&self, j: JobId, a: PolicyAction, pod: Option<PodId>, task: Option<usize>) -> Option<Vec<PodId>> {
-        let job = &self.world.jobs[j.0 as usize];
+        let job = &self.world.jobs[j];
         let of = |keep: &dyn Fn(&crate::world::Pod) -> bool| -> Vec<PodId> {
-            job.pods.iter().copied().filter(|&q| keep(&self.world.pods[q.0 as usize])).collect()
+            job.pods.iter().copied().filter(|&q| keep(&self.world.pods[q])).collect()
         };
         Some(match (a, pod, task) {
             (PolicyAction::RestartPod, Some(p), _) => vec![p],
             (PolicyAction::RestartPartition, p, _) => {
                 job.spec.sub_groups.as_ref()?;
-                let p = &self.world.pods[p?.0 as usize];
+                let p = &self.world.pods[p?];
                 let sub = job.sub_job_of(p.task as usize, p.index);
                 of(&|q| job.sub_job_of(q.task as usize, q.index) == sub)
             }
@@ -278,14 +276,14 @@ impl Engine {
     }
 
     fn pod_name(&self, p: PodId) -> (PodId, u16, u32) {
-        let q = &self.world.pods[p.0 as usize];
+        let q = &self.world.pods[p];
         (p, q.task, q.index)
     }
 
     /// Counts a retry of job `j`; a job whose retries reach `maxRetry` fails
     /// (Volcano's Restarting state checks it first): false then.
     pub(super) fn count_retry(&mut self, j: JobId) -> bool {
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         job.retries += 1;
         if job.retries >= job.spec.max_retry {
             self.end_job(j, JobPhase::Failed, EndReason::Killed);

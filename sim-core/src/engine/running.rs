@@ -15,10 +15,10 @@ impl Engine {
         self.reprice_due = false;
         // `active` is ordered, so `running` is ascending.
         let running: Vec<JobId> =
-            self.world.active.iter().copied().filter(|j| self.world.jobs[j.0 as usize].is_progressing()).collect();
+            self.world.active.iter().copied().filter(|j| self.world.jobs[*j].is_progressing()).collect();
         for (j, speed) in self.runtime.reprice(&self.world, &running) {
             let speed = speed.clamp(1, FULL_SPEED_PPM);
-            let job = &self.world.jobs[j.0 as usize];
+            let job = &self.world.jobs[j];
             if !job.is_progressing() || job.progress.speed_ppm == speed {
                 continue;
             }
@@ -32,7 +32,7 @@ impl Engine {
     /// effective-utilization sum.
     pub(super) fn set_speed(&mut self, j: JobId, speed: u32) {
         self.world.job_changed(j);
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         let at = job.progress.set_speed(self.now, speed, job.spec.duration);
         let generation = job.progress.generation;
         let held = job.allocated.gpu_milli();
@@ -53,12 +53,12 @@ impl Engine {
         let nodes = self.world.job_nodes(j);
         let mut speed = self.runtime.speed_ppm(&self.world, j, &nodes).clamp(1, FULL_SPEED_PPM);
         if self.speeds.uneven() && !self.runtime.prices_compute(j) {
-            let gpus = self.world.jobs[j.0 as usize].allocated.gpu_milli() > 0;
+            let gpus = self.world.jobs[j].allocated.gpu_milli() > 0;
             speed = crate::speed::NodeSpeeds::apply(speed, self.speeds.of(&self.world.cluster, &nodes, gpus));
         }
         let tier = self.world.cluster.topology.highest_tier(&nodes);
         let now = self.now;
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         if let Some(e) = &job.spec.elastic {
             // An elastic job runs at its placement's speed scaled by its workers.
             let k = job.count(crate::job::PodStatus::Running);
@@ -81,7 +81,7 @@ impl Engine {
 
     /// Credits work done since the last speed change.
     pub(super) fn credit(&mut self, j: JobId) {
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         let (duration, ckpt) = (job.spec.duration, job.spec.checkpoint_interval);
         job.progress.credit(self.now, duration, ckpt);
     }
@@ -89,23 +89,23 @@ impl Engine {
     /// A suspended job saves its work now: what it has done is checkpointed
     /// (a job not progressing has nothing new to save).
     pub(super) fn save_progress(&mut self, j: JobId) {
-        if !self.world.jobs.get(j.0 as usize).is_some_and(|job| job.is_progressing()) {
+        if !self.world.jobs.get(j).is_some_and(|job| job.is_progressing()) {
             return;
         }
         self.credit(j);
-        let p = &mut self.world.jobs[j.0 as usize].progress;
+        let p = &mut self.world.jobs[j].progress;
         p.checkpointed = p.done;
     }
 
     /// Stops progress; with `lose`, work since the last checkpoint is lost.
     /// Returns the work lost (µs of ideal run time).
     pub(super) fn stop_progress(&mut self, j: JobId, lose: bool) -> u64 {
-        if !self.world.jobs[j.0 as usize].is_progressing() {
+        if !self.world.jobs[j].is_progressing() {
             return 0;
         }
         self.credit(j);
         self.world.job_changed(j);
-        let job = &mut self.world.jobs[j.0 as usize];
+        let job = &mut self.world.jobs[j];
         let gpus = job.spec.total_gpus().max(0) as u128;
         let lost = job.progress.stop(lose, gpus);
         self.effective_milli_ppm -= std::mem::take(&mut job.progress.effective_term);

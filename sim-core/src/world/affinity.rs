@@ -159,7 +159,7 @@ impl World {
         let Some(mut l) = self.affinity.take() else { return };
         let pods = &self.pods;
         let back = l.view.settle(|p, n| {
-            let p = &pods[p.0 as usize];
+            let p = &pods[p];
             p.status == PodStatus::Releasing && p.node == Some(n)
         });
         for pod in back {
@@ -171,19 +171,19 @@ impl World {
 
     /// The labels and namespace of a pod (its job's, its task's).
     fn pod_meta(&self, pod: PodId) -> (Vec<(String, String)>, &str) {
-        let p = &self.pods[pod.0 as usize];
-        let job = &self.jobs[p.job.0 as usize];
-        let queue = &self.queues[job.spec.queue.0 as usize].spec.name;
+        let p = &self.pods[pod];
+        let job = &self.jobs[p.job];
+        let queue = &self.queues[job.spec.queue].spec.name;
         (job.spec.pod_labels(p.task as usize, queue), &job.spec.namespace)
     }
 
     fn terms_of(&self, pod: PodId) -> Option<&PodAffinity> {
-        let p = &self.pods[pod.0 as usize];
+        let p = &self.pods[pod];
         self.job_terms(p.job, p.task)
     }
 
     fn job_terms(&self, job: JobId, task: u16) -> Option<&PodAffinity> {
-        self.jobs[job.0 as usize].spec.tasks[task as usize].pod_affinity()
+        self.jobs[job].spec.tasks[task as usize].pod_affinity()
     }
 
     /// Every listed pod with its node, or (`only`) those of one of the ledger's
@@ -191,7 +191,7 @@ impl World {
     fn listed(&self, only: Option<&BTreeSet<PodId>>) -> Vec<(NodeId, PodId)> {
         let Some(l) = self.affinity.as_deref() else { return Vec::new() };
         match only {
-            Some(set) => set.iter().filter_map(|&p| self.pods[p.0 as usize].node.map(|n| (n, p))).collect(),
+            Some(set) => set.iter().filter_map(|&p| self.pods[p].node.map(|n| (n, p))).collect(),
             None => l.view.all().collect(),
         }
     }
@@ -223,7 +223,7 @@ impl World {
             if q == pod {
                 continue;
             }
-            let qp = &self.pods[q.0 as usize];
+            let qp = &self.pods[q];
             let theirs = self.job_terms(qp.job, qp.task);
             if !mine && theirs.is_none_or(|a| a.required_anti.is_empty()) {
                 continue;
@@ -330,7 +330,7 @@ impl World {
             if q == pod {
                 continue;
             }
-            let qp = &self.pods[q.0 as usize];
+            let qp = &self.pods[q];
             let theirs = self.job_terms(qp.job, qp.task);
             if !constrained && theirs.is_none() {
                 continue;

@@ -47,9 +47,9 @@ impl World {
         self.gpus_out_milli += delta.get(GPU);
         self.epoch += 1;
         self.node_used_epoch[i] = self.epoch;
-        for h in self.cluster.topology.chain(n) {
-            self.hn_allocatable[h.0 as usize] -= delta;
-            self.hn_used_epoch[h.0 as usize] = self.epoch;
+        for &h in self.cluster.topology.chain(n) {
+            self.hn_allocatable[h] -= delta;
+            self.hn_used_epoch[h] = self.epoch;
         }
         let free = self.future_idle(n);
         self.index.update(n, free);
@@ -59,7 +59,7 @@ impl World {
     /// Node `n`'s allocatable as declared, whatever faults or absence from the
     /// cluster hold out of service now.
     pub fn nominal_allocatable(&self, n: NodeId) -> Resources {
-        self.cluster.node(n).allocatable + self.nodes[n.0 as usize].lost
+        self.cluster.node(n).allocatable + self.nodes[n].lost
     }
 
     /// Cordons node `n` or uncordons it.
@@ -70,7 +70,7 @@ impl World {
 
     /// The pods on node `n` that `keep` selects, in the node's order.
     pub(crate) fn pods_on(&self, n: NodeId, keep: impl Fn(&super::Pod) -> bool) -> Vec<crate::ids::PodId> {
-        self.nodes[n.0 as usize].pods.iter().copied().filter(|&p| keep(&self.pods[p.0 as usize])).collect()
+        self.nodes[n].pods.iter().copied().filter(|&p| keep(&self.pods[p])).collect()
     }
 
     /// Puts an operator's taint on node `n` (see [`crate::cluster::Cluster::put_taint`]).
@@ -91,7 +91,7 @@ impl World {
     fn node_filters_changed(&mut self, n: NodeId) {
         self.victim_index.touch(n);
         self.epoch += 1;
-        self.node_used_epoch[n.0 as usize] = self.epoch;
+        self.node_used_epoch[n] = self.epoch;
     }
 
     /// Milli-GPUs out of service (failed nodes and devices).

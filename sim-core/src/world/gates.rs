@@ -45,9 +45,9 @@ impl World {
 
     /// Enters a pod just made with gates (see [`World::create_pod`]).
     pub(super) fn gate(&mut self, p: PodId) {
-        let pod = &self.pods[p.0 as usize];
+        let pod = &self.pods[p];
         let (j, req, gates) = (pod.job, pod.req, pod.gates);
-        let bit = self.jobs[j.0 as usize].spec.tasks[pod.task as usize].volcano_gate_bit();
+        let bit = self.jobs[j].spec.tasks[pod.task as usize].volcano_gate_bit();
         let add = deductible(req, gates, bit);
         self.with_gating(j, |g| {
             g.pods += 1;
@@ -62,15 +62,15 @@ impl World {
     /// job's reservations grow back by what was deducted.
     pub fn ungate(&mut self, p: PodId, mask: u16) -> bool {
         let stale = self.stale_gating_for_tests;
-        let pod = &self.pods[p.0 as usize];
+        let pod = &self.pods[p];
         let (j, req, old) = (pod.job, pod.req, pod.gates);
         if old & mask == 0 {
             return false;
         }
         let new = old & !mask;
-        let bit = self.jobs[j.0 as usize].spec.tasks[pod.task as usize].volcano_gate_bit();
+        let bit = self.jobs[j].spec.tasks[pod.task as usize].volcano_gate_bit();
         let (before, after) = (deductible(req, old, bit), deductible(req, new, bit));
-        self.pods[p.0 as usize].gates = new;
+        self.pods[p].gates = new;
         self.with_gating(j, |g| {
             g.pods -= (new == 0) as u32;
             if !stale {
@@ -93,9 +93,9 @@ impl World {
             self.gating.remove(&j);
         }
         if before != after {
-            let job: &Job = &self.jobs[j.0 as usize];
+            let job: &Job = &self.jobs[j];
             let (old, new) = (super::queue_terms(job, before), super::queue_terms(job, after));
-            self.queues[job.spec.queue.0 as usize].move_terms(old, new);
+            self.queues[job.spec.queue].move_terms(old, new);
         }
     }
 
@@ -104,7 +104,7 @@ impl World {
     pub(super) fn gating_from_pods(&self) -> std::collections::BTreeMap<JobId, Gating> {
         let mut out: std::collections::BTreeMap<JobId, Gating> = std::collections::BTreeMap::new();
         for pod in self.pods.iter().filter(|p| p.is_gated()) {
-            let bit = self.jobs[pod.job.0 as usize].spec.tasks[pod.task as usize].volcano_gate_bit();
+            let bit = self.jobs[pod.job].spec.tasks[pod.task as usize].volcano_gate_bit();
             let g = out.entry(pod.job).or_default();
             g.pods += 1;
             g.deducted += deductible(pod.req, pod.gates, bit);

@@ -53,11 +53,11 @@ impl World {
     /// frees them only in the session that evicts).
     pub fn settle_numa(&mut self) {
         for n in std::mem::take(&mut self.numa_released) {
-            let all = match &self.cluster.nodes[n.0 as usize].numa {
+            let all = match &self.cluster.nodes[n].numa {
                 Some(t) => t.topo.all,
                 None => continue,
             };
-            if self.nodes[n.0 as usize].numa.settle(&all) {
+            if self.nodes[n].numa.settle(&all) {
                 self.bump_node(n);
             }
         }
@@ -82,13 +82,13 @@ impl World {
             matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running | PodStatus::Releasing)
         };
         let (from, to) = (was.1.filter(|_| holds(was.0)), now.1.filter(|_| holds(now.0)));
-        let topo = |w: &World, n: NodeId| w.cluster.nodes[n.0 as usize].numa.clone();
+        let topo = |w: &World, n: NodeId| w.cluster.nodes[n].numa.clone();
         let mut changed = None;
         if let Some(n) = from.filter(|_| from == to) {
             let Some(t) = topo(self, n) else { return };
             let released = now.0 == PodStatus::Releasing;
             if (was.0 == PodStatus::Releasing) != released
-                && self.nodes[n.0 as usize].numa.set_released(&t.topo.all, pod, released)
+                && self.nodes[n].numa.set_released(&t.topo.all, pod, released)
             {
                 if released {
                     self.numa_released.push(n);
@@ -98,7 +98,7 @@ impl World {
         } else {
             if let Some(n) = from
                 && let Some(t) = topo(self, n)
-                && self.nodes[n.0 as usize].numa.give_back(&t.topo.all, pod)
+                && self.nodes[n].numa.give_back(&t.topo.all, pod)
             {
                 self.bump_node(n);
             }
@@ -109,16 +109,15 @@ impl World {
                 let cpus = match preset {
                     Some(c) => Some(c),
                     None => {
-                        let ask =
-                            self.jobs[job.0 as usize].spec.tasks[task].hints.as_ref().and_then(|h| h.numa.as_deref());
-                        match ask.map(|a| crate::numa::fit(Some(&t), &self.nodes[n.0 as usize].numa.free, a)) {
+                        let ask = self.jobs[job].spec.tasks[task].hints.as_ref().and_then(|h| h.numa.as_deref());
+                        match ask.map(|a| crate::numa::fit(Some(&t), &self.nodes[n].numa.free, a)) {
                             Some(crate::numa::NumaFit::Assign(c)) => Some(c),
                             _ => None,
                         }
                     }
                 };
                 if let Some(c) = cpus {
-                    self.nodes[n.0 as usize].numa.take(&t.topo.all, pod, c, preset.is_some());
+                    self.nodes[n].numa.take(&t.topo.all, pod, c, preset.is_some());
                     changed = Some(n);
                 }
             }
@@ -132,7 +131,7 @@ impl World {
     /// change here without its `used` changing: the node's cached answers must go.
     fn bump_node(&mut self, n: NodeId) {
         self.epoch += 1;
-        self.node_used_epoch[n.0 as usize] = self.epoch;
+        self.node_used_epoch[n] = self.epoch;
     }
 
     /// Moves a pod's vGPU cards along its status change. A pod holds cards from
@@ -157,7 +156,7 @@ impl World {
         // changing (an eviction frees them, a pipeline takes them): the node's
         // cached scores must go.
         for n in [was.1, now.1].into_iter().flatten() {
-            if !self.nodes[n.0 as usize].vgpu.is_empty() {
+            if !self.nodes[n].vgpu.is_empty() {
                 self.bump_node(n);
             }
         }
@@ -180,7 +179,7 @@ impl World {
             return;
         }
         if let Some(n) = from {
-            crate::vgpu::give_back(&self.cluster.nodes[n.0 as usize].vgpu, &mut self.nodes[n.0 as usize].vgpu, pod);
+            crate::vgpu::give_back(&self.cluster.nodes[n].vgpu, &mut self.nodes[n].vgpu, pod);
         }
         if let Some(n) = to.filter(|_| holds(now.0)) {
             self.take_vgpu(pod, job, task, policy, n);
@@ -189,22 +188,22 @@ impl World {
 
     /// A pod placed on node `n` takes vGPU cards (see [`World::move_vgpu`]).
     fn take_vgpu(&mut self, pod: PodId, job: JobId, task: usize, policy: crate::vgpu::VgpuPolicy, n: NodeId) {
-        let spec = &self.jobs[job.0 as usize].spec;
+        let spec = &self.jobs[job].spec;
         let rules = if self.vgpu_rules.is_empty() {
             0
         } else {
-            let queue = &self.queues[spec.queue.0 as usize].spec.name;
+            let queue = &self.queues[spec.queue].spec.name;
             crate::vgpu::rule_mask(&self.vgpu_rules, &spec.pod_labels(task, queue))
         };
         if let Some(takes) = self.vgpu_preset.take() {
             let fit = crate::vgpu::VgpuFit { takes, score: 0.0 };
-            let cards = &self.cluster.nodes[n.0 as usize].vgpu;
-            crate::vgpu::take(cards, &mut self.nodes[n.0 as usize].vgpu, &fit, pod, job, rules);
+            let cards = &self.cluster.nodes[n].vgpu;
+            crate::vgpu::take(cards, &mut self.nodes[n].vgpu, &fit, pod, job, rules);
             return;
         }
         let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vgpu.as_deref()) else { return };
-        let node = &self.cluster.nodes[n.0 as usize];
-        let ns = &mut self.nodes[n.0 as usize];
+        let node = &self.cluster.nodes[n];
+        let ns = &mut self.nodes[n];
         if let Ok(fit) = crate::vgpu::fit_exclusive(&node.vgpu, &ns.vgpu, ask, job, rules, policy) {
             crate::vgpu::take(&node.vgpu, &mut ns.vgpu, &fit, pod, job, rules);
         }
@@ -252,7 +251,7 @@ impl World {
         if let Some(n) = from.filter(|_| from == to) {
             if holds(was.0) != holds(now.0) {
                 let back = holds(now.0);
-                for u in &mut self.nodes[n.0 as usize].vnpu {
+                for u in &mut self.nodes[n].vnpu {
                     changed |= u.set_releasing(pod, !back);
                 }
                 if back && !changed {
@@ -266,7 +265,7 @@ impl World {
         }
         if let Some(n) = from {
             let mut gave = false;
-            for u in &mut self.nodes[n.0 as usize].vnpu {
+            for u in &mut self.nodes[n].vnpu {
                 gave |= u.give_back(pod);
             }
             if gave {
@@ -283,15 +282,15 @@ impl World {
     /// A pod placed on node `n` takes chips (see [`World::move_vnpu`]); whether
     /// it took any.
     fn take_vnpu(&mut self, pod: PodId, job: JobId, task: usize, policy: crate::vnpu::NpuPolicy, n: NodeId) -> bool {
-        let node = &self.cluster.nodes[n.0 as usize];
+        let node = &self.cluster.nodes[n];
         if node.vnpu.is_empty() {
             return false;
         }
-        let ns = &mut self.nodes[n.0 as usize];
+        let ns = &mut self.nodes[n];
         let takes = match self.vnpu_preset.take() {
             Some(t) => t,
             None => {
-                let spec = &self.jobs[job.0 as usize].spec;
+                let spec = &self.jobs[job].spec;
                 let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vnpu.as_deref()) else { return false };
                 let mut out = crate::vnpu::NpuTakes::new();
                 for (i, (nc, u)) in node.vnpu.iter().zip(&ns.vnpu).enumerate() {

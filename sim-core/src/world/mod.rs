@@ -8,18 +8,19 @@
 use crate::cluster::Cluster;
 
 use crate::ids::NodeId;
-use crate::ids::QueueId;
+use crate::ids::{HyperNodeId, QueueId};
 use crate::ids::{JobId, PodId};
 use crate::index::NodeIndex;
 use crate::job::{JobPhase, JobSpec, PodGroupPhase, PodStatus};
 use crate::queue::Queue;
 use crate::resource::{GPU, Resources};
-use crate::store::Store;
+use crate::store::{IdVec, Store};
 use crate::time::SimTime;
 use crate::victim_index::VictimIndex;
 use std::collections::{BTreeMap, BTreeSet};
 
 mod affinity;
+mod books;
 mod capacity;
 mod gates;
 mod ledgers;
@@ -524,7 +525,7 @@ pub struct World {
     /// unless [`World::set_placement`] set it).
     pub frag_target: crate::frag::Target,
     /// Each node's GPU model index in the measure's [`crate::frag::ModelTable`].
-    pub node_models: Vec<Option<u8>>,
+    pub node_models: IdVec<NodeId, Option<u8>>,
     /// Where pods' shares of one GPU go.
     share_rule: ShareRule,
     /// vGPU sharing's card order, when the run models it (Volcano's
@@ -559,7 +560,7 @@ pub struct World {
     /// Static cluster.
     pub cluster: Cluster,
     /// Node usage, by node id.
-    pub nodes: Vec<NodeState>,
+    pub nodes: IdVec<NodeId, NodeState>,
     /// Free-resource index over `FutureIdle`.
     pub index: NodeIndex,
     /// Nodes by `FutureIdle` plus victim room, per set of victim groups
@@ -567,13 +568,13 @@ pub struct World {
     victim_index: VictimIndex,
     /// Every pod created, by id. A run whose records go to a recorder retires a
     /// finished job's pods with it, and a pod replaced by another at once.
-    pub pods: Store<Pod>,
+    pub pods: Store<Pod, PodId>,
     /// Every job added (arrived, or listed from the start and not yet submitted),
     /// by id. A run whose records go to a recorder retires a job once it ended
     /// and its pods let go of their nodes (never an `--explain` job).
-    pub jobs: Store<Job>,
+    pub jobs: Store<Job, JobId>,
     /// Queues.
-    pub queues: Vec<QueueState>,
+    pub queues: IdVec<QueueId, QueueState>,
     /// Submitted jobs that are not terminal, ascending id (= creation order).
     pub active: BTreeSet<JobId>,
     /// Active jobs that have Pending pods.
@@ -601,11 +602,11 @@ pub struct World {
     /// Milli-GPUs out of service (see [`World::gpus_out_of_service_milli`]).
     gpus_out_milli: i64,
     /// Per HyperNode: Σ allocatable of its nodes.
-    pub hn_allocatable: Vec<Resources>,
+    pub hn_allocatable: IdVec<HyperNodeId, Resources>,
     /// Per HyperNode: Σ `used` of its nodes.
-    pub hn_used: Vec<Resources>,
+    pub hn_used: IdVec<HyperNodeId, Resources>,
     /// Per HyperNode: Σ `releasing` minus Σ `pipelined` of its nodes.
-    pub hn_future_delta: Vec<Resources>,
+    pub hn_future_delta: IdVec<HyperNodeId, Resources>,
     /// Nodes with resources releasing or pipelined: while there are none, every
     /// node's idle room is its future-idle room.
     pub nodes_ahead: u32,
@@ -619,9 +620,9 @@ pub struct World {
     pub epoch: u64,
     /// Per node: the `epoch` of its last change of `used` (or of its vGPU
     /// cards' use, which scores read too).
-    pub node_used_epoch: Vec<u64>,
+    pub node_used_epoch: IdVec<NodeId, u64>,
     /// Per HyperNode: the `epoch` of its last change of `used`.
-    pub hn_used_epoch: Vec<u64>,
+    pub hn_used_epoch: IdVec<HyperNodeId, u64>,
     /// While set, every job that is or was in `pg_pending` when its state changed
     /// is appended to `waiting_changes` (a scheduler that keeps its own order of
     /// waiting PodGroups drains it; see [`crate::session::Session::take_waiting_changes`]).
@@ -726,7 +727,7 @@ impl World {
             .collect();
         // Each distinct task request once, numbered in job order.
         let (mut shapes, mut shape_of) = (Vec::new(), Default::default());
-        let mut jobs_in: Store<Job> = Store::new();
+        let mut jobs_in: Store<Job, JobId> = Store::new();
         for spec in jobs {
             let mut job = Job::new(spec);
             number_shapes(&mut shapes, &mut shape_of, &mut job);
@@ -760,15 +761,15 @@ impl World {
             ported_jobs,
             affinity: affine
                 .then(|| Box::new(affinity::AffinityLedger::new(view::NodeView::sized(cluster.nodes.len())))),
-            hn_allocatable,
-            hn_used: vec![Resources::ZERO; nh],
-            hn_future_delta: vec![Resources::ZERO; nh],
+            hn_allocatable: hn_allocatable.into(),
+            hn_used: vec![Resources::ZERO; nh].into(),
+            hn_future_delta: vec![Resources::ZERO; nh].into(),
             nodes_ahead: 0,
             shapes,
             shape_of,
             epoch: 0,
-            node_used_epoch: vec![0; cluster.nodes.len()],
-            hn_used_epoch: vec![0; nh],
+            node_used_epoch: vec![0; cluster.nodes.len()].into(),
+            hn_used_epoch: vec![0; nh].into(),
             track_waiting: false,
             waiting_changes: Vec::new(),
             pod_changes: Vec::new(),
@@ -821,7 +822,7 @@ impl World {
 
     /// A node's idle resources: allocatable − used.
     pub fn idle(&self, n: NodeId) -> Resources {
-        self.cluster.node(n).allocatable - self.nodes[n.0 as usize].used
+        self.cluster.node(n).allocatable - self.nodes[n].used
     }
     /// Every node's idle resources summed (cordoned and tainted nodes
     /// included): what no set of placements on idle resources can exceed.
@@ -834,7 +835,7 @@ impl World {
     }
     /// A node's future idle resources: idle + releasing − pipelined.
     pub fn future_idle(&self, n: NodeId) -> Resources {
-        let s = &self.nodes[n.0 as usize];
+        let s = &self.nodes[n];
         self.cluster.node(n).allocatable - s.used + s.releasing - s.pipelined
     }
 
@@ -893,7 +894,7 @@ impl World {
     /// resources being released); with a device shared by fractional pods, or for a
     /// fractional pod, the current devices decide.
     pub fn gpu_fits(&self, n: NodeId, milli: i64) -> bool {
-        let g = &self.nodes[n.0 as usize].gpus;
+        let g = &self.nodes[n].gpus;
         if milli <= 0 || (milli % DEVICE_MILLI == 0 && g.partial == 0) {
             return true;
         }
@@ -902,7 +903,7 @@ impl World {
 
     /// Creates a Pending pod of `job`'s task `task`, replica `index`.
     pub fn create_pod(&mut self, job: JobId, task: usize, index: u32, now: SimTime) -> PodId {
-        let j = &self.jobs[job.0 as usize];
+        let j = &self.jobs[job];
         let t = &j.spec.tasks[task];
         let id = PodId(self.pods.len() as u32);
         let t_req = t.requests;
@@ -929,7 +930,7 @@ impl World {
         });
         self.pod_changes.push(job);
         self.job_changed(job);
-        let j = &mut self.jobs[job.0 as usize];
+        let j = &mut self.jobs[job];
         j.pods.push(id);
         j.counts[PodStatus::Pending.index()] += 1;
         j.tasks[task].counts[PodStatus::Pending.index()] += 1;
@@ -950,10 +951,10 @@ impl World {
     /// Moves a pod to `status` on `node`, keeping every aggregate consistent.
     pub fn transition(&mut self, pod: PodId, status: PodStatus, node: Option<NodeId>) {
         let (old_status, old_node, req, job, task) = {
-            let p = &self.pods[pod.0 as usize];
+            let p = &self.pods[pod];
             (p.status, p.node, p.req, p.job, p.task as usize)
         };
-        if status != PodStatus::Pending && self.pods[pod.0 as usize].is_gated() {
+        if status != PodStatus::Pending && self.pods[pod].is_gated() {
             // Only a gone pod leaves Pending gated (no action places one).
             debug_assert!(
                 matches!(status, PodStatus::Succeeded | PodStatus::Failed | PodStatus::Deleted),
@@ -967,71 +968,25 @@ impl World {
             self.job_changed(job);
         }
         {
-            let p = &mut self.pods[pod.0 as usize];
+            let p = &mut self.pods[pod];
             p.status = status;
             p.node = node;
         }
         self.apply(pod, status, node, req, 1);
-        // Devices follow holding: a pod keeps its devices from Allocated through
-        // Running to Releasing on the same node, and takes or returns them otherwise.
-        let holds = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing);
-        let before = old_node.filter(|_| holds(old_status));
-        let after = node.filter(|_| holds(status));
-        // A `volcano.sh/gpu-memory` card is held from Allocated (or Pipelined, in
-        // its session: Volcano's allocate event charges both) through Running, not
-        // when Releasing (`NodeInfo.AddTask` adds no device for a Releasing pod), so
-        // an evicted pod's memory is free on the card at once.
-        let holds_card = |s: PodStatus| matches!(s, PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running);
-        let card_before = old_node.filter(|_| holds_card(old_status));
-        let card_after = node.filter(|_| holds_card(status));
-        if let Some(m) = self.memory_dim.filter(|&m| card_before != card_after && req.get(m) > 0) {
-            let mib = req.get(m) / 1000;
-            if let Some(n) = card_before {
-                let card = self.pods[pod.0 as usize].memory_card.take();
-                self.nodes[n.0 as usize].gpu_memory.give_back(mib, card);
-            }
-            if let Some(n) = card_after {
-                self.pods[pod.0 as usize].memory_card = self.nodes[n.0 as usize].gpu_memory.take(mib);
+        let change = books::PodMove { pod, job, task, req, was: (old_status, old_node), now: (status, node) };
+        for book in books::BOOKS {
+            if book.kept(self, &change) {
+                book.moved(self, &change);
             }
         }
-        if self.vgpu_policy.is_some() {
-            self.move_vgpu(pod, job, task, (old_status, old_node), (status, node));
-        }
-        if self.vnpu_policy.is_some() {
-            self.move_vnpu(pod, job, task, (old_status, old_node), (status, node));
-        }
-        if self.numa {
-            self.move_numa(pod, job, task, (old_status, old_node), (status, node));
-        }
-        if self.ported_jobs && !self.jobs[job.0 as usize].spec.tasks[task].host_ports().is_empty() {
-            self.move_ports(pod, (old_status, old_node), (status, node));
-        }
-        if self.affinity.is_some() {
-            self.move_affine(pod, (old_status, old_node), (status, node));
-        }
-        if before != after && req.get(GPU) > 0 {
-            if let Some(n) = before {
-                let mask = std::mem::take(&mut self.pods[pod.0 as usize].gpu_devices);
-                self.nodes[n.0 as usize].gpus.give_back(req.get(GPU), mask);
-            }
-            if let Some(n) = after {
-                // The node's free CPU before this pod: `apply` has charged it already.
-                let free_cpu = self.idle(n).get(crate::resource::CPU) + req.get(crate::resource::CPU);
-                let ns = &self.nodes[n.0 as usize];
-                let model = self.node_models[n.0 as usize];
-                let cpu = req.get(crate::resource::CPU);
-                let share = self.share_rule.pick(&self.frag_target, free_cpu, model, &ns.gpus, cpu, req.get(GPU));
-                self.pods[pod.0 as usize].gpu_devices = self.nodes[n.0 as usize].gpus.take(req.get(GPU), share);
-            }
-        }
-        let best_effort = self.pods[pod.0 as usize].best_effort as u32;
-        let j = &mut self.jobs[job.0 as usize];
+        let best_effort = self.pods[pod].best_effort as u32;
+        let j = &mut self.jobs[job];
         j.counts[old_status.index()] -= 1;
         j.tasks[task].counts[old_status.index()] -= 1;
         j.counts[status.index()] += 1;
         j.tasks[task].counts[status.index()] += 1;
         if !j.sub_jobs.is_empty() {
-            let sj = j.sub_job_of(task, self.pods[pod.0 as usize].index) as usize;
+            let sj = j.sub_job_of(task, self.pods[pod].index) as usize;
             j.sub_jobs[sj][old_status.index()] -= 1;
             j.sub_jobs[sj][status.index()] += 1;
         }
@@ -1047,23 +1002,23 @@ impl World {
                 regroup(&mut self.admitted_groups, job, Some(old), Some(facts));
             }
         }
-        let j = &self.jobs[job.0 as usize];
+        let j = &self.jobs[job];
         if pending(status) != pending(old_status) {
             self.reindex(job);
         } else if self.track_waiting && j.counted && j.pg_phase == PodGroupPhase::Pending {
             // A waiting job's counts and allocation changed (its job-order keys may have).
             self.waiting_changes.push(job);
         }
-        let j = &self.jobs[job.0 as usize];
+        let j = &self.jobs[job];
         if (j.ready_count() > j.spec.min_available) != j.victims_over_min {
             self.refile_victims(job);
         }
         // The job's allocation or ready count may have changed: what drf and gang
         // say of its pods as victims, on every node where it runs.
         if self.victim_index.logging() && !self.victim_index.skip_job_nodes_for_tests {
-            let j = &self.jobs[job.0 as usize];
+            let j = &self.jobs[job];
             for &p in &j.pods {
-                let pod = &self.pods[p.0 as usize];
+                let pod = &self.pods[p];
                 if let Some(n) = pod.node.filter(|_| pod.status == PodStatus::Running) {
                     self.victim_index.touch(n);
                 }
@@ -1074,24 +1029,24 @@ impl World {
     /// Moves a job's Running preemptable pods to the victim groups of its new
     /// over-minAvailable flag.
     fn refile_victims(&mut self, job: JobId) {
-        let j = &self.jobs[job.0 as usize];
+        let j = &self.jobs[job];
         let (q, prio, was) = (j.spec.queue, j.spec.priority, j.victims_over_min);
         for &p in &j.pods {
-            let pod = &self.pods[p.0 as usize];
+            let pod = &self.pods[p];
             let Some(n) = pod.node.filter(|_| pod.status == PodStatus::Running && pod.preemptable) else { continue };
-            for list in [&mut self.nodes[n.0 as usize].victims, &mut self.victims] {
+            for list in [&mut self.nodes[n].victims, &mut self.victims] {
                 add_victim(list, (q, prio, was), pod.req, -1);
                 add_victim(list, (q, prio, !was), pod.req, 1);
             }
             self.victim_index.touch(n);
         }
-        self.jobs[job.0 as usize].victims_over_min = !was;
+        self.jobs[job].victims_over_min = !was;
     }
 
     /// Keeps `with_pending`, `admitted_pending` and `pg_pending` in step with a
     /// job's pods and phases.
     fn reindex(&mut self, j: JobId) {
-        let job = &self.jobs[j.0 as usize];
+        let job = &self.jobs[j];
         let pending = job.counts[PodStatus::Pending.index()] > 0 && !job.phase.is_terminal();
         let admitted = job.pg_phase != PodGroupPhase::Pending;
         // A RestartJob deleted its PodGroup: nothing to admit until a new one is made.
@@ -1138,11 +1093,11 @@ impl World {
     /// to the new one.
     fn with_queue_terms(&mut self, j: JobId, f: impl FnOnce(&mut Job)) {
         let deducted = self.deducted(j);
-        let job = &mut self.jobs[j.0 as usize];
+        let job = &mut self.jobs[j];
         let before = queue_terms(job, deducted);
         f(job);
         let after = queue_terms(job, deducted);
-        self.queues[job.spec.queue.0 as usize].move_terms(before, after);
+        self.queues[job.spec.queue].move_terms(before, after);
     }
 
     /// Notes a change of job `j` for a scheduler that follows them
@@ -1160,14 +1115,14 @@ impl World {
             job.pg_phase = PodGroupPhase::Pending;
             job.counted = true;
         });
-        let q = self.jobs[j.0 as usize].spec.queue.0 as usize;
-        self.sla_jobs |= self.jobs[j.0 as usize].spec.sla_waiting.is_some();
+        let q = self.jobs[j].spec.queue.0 as usize;
+        self.sla_jobs |= self.jobs[j].spec.sla_waiting.is_some();
         self.queues[q].active_jobs += 1;
         self.active.insert(j);
         self.job_changed(j);
         self.reindex(j);
         for (b, budget) in self.budgets.iter().enumerate() {
-            let spec = &self.jobs[j.0 as usize].spec;
+            let spec = &self.jobs[j].spec;
             let queue = &self.queues[q].spec.name;
             let tasks: Vec<u16> =
                 (0..spec.tasks.len()).filter(|&t| spec.covered_by(budget, t, queue)).map(|t| t as u16).collect();
@@ -1179,11 +1134,11 @@ impl World {
 
     /// A job reached a terminal phase: it leaves the active set and its queue's sums.
     pub fn deactivate(&mut self, j: JobId) {
-        if !self.jobs[j.0 as usize].counted {
+        if !self.jobs[j].counted {
             return;
         }
         self.with_queue_terms(j, |job| job.counted = false);
-        let q = self.jobs[j.0 as usize].spec.queue.0 as usize;
+        let q = self.jobs[j].spec.queue.0 as usize;
         self.queues[q].active_jobs -= 1;
         self.active.remove(&j);
         self.job_changed(j);
@@ -1202,7 +1157,7 @@ impl World {
     pub fn rescale(&mut self, j: JobId, t: usize, replicas: u32, task_min: u32, job_min: u32) {
         // Out of the shape-keyed waiting set under the old shape; `reindex` files
         // it under the new one.
-        let old_shape = (self.jobs[j.0 as usize].spec.queue, self.jobs[j.0 as usize].spec.min_resources.0);
+        let old_shape = (self.jobs[j].spec.queue, self.jobs[j].spec.min_resources.0);
         if self.pg_pending.remove(&j)
             && let Some(set) = self.pg_pending_by_shape.get_mut(&old_shape)
         {
@@ -1218,7 +1173,7 @@ impl World {
             job.spec.min_available = job_min;
             job.spec.min_resources = job.spec.compute_min_resources();
         });
-        let job = &self.jobs[j.0 as usize];
+        let job = &self.jobs[j];
         if (job.ready_count() > job.spec.min_available) != job.victims_over_min {
             self.refile_victims(j);
         }
@@ -1232,8 +1187,8 @@ impl World {
     }
 
     fn apply(&mut self, pod: PodId, status: PodStatus, node: Option<NodeId>, req: Resources, sign: i64) {
-        let job = self.pods[pod.0 as usize].job;
-        let qid = self.jobs[job.0 as usize].spec.queue;
+        let job = self.pods[pod].job;
+        let qid = self.jobs[job].spec.queue;
         let q = qid.0 as usize;
         let delta = req.times(sign);
         if status.is_allocated() {
@@ -1244,10 +1199,10 @@ impl World {
             self.queues[q].pending += delta;
         }
         let Some(n) = node else { return };
-        let preemptable = self.pods[pod.0 as usize].preemptable;
-        let j = &self.jobs[job.0 as usize];
+        let preemptable = self.pods[pod].preemptable;
+        let j = &self.jobs[job];
         let vkey = (qid, j.spec.priority, j.victims_over_min);
-        let ns = &mut self.nodes[n.0 as usize];
+        let ns = &mut self.nodes[n];
         let mut touched = false;
         let ahead = |ns: &NodeState| !ns.releasing.is_zero() || !ns.pipelined.is_zero();
         let mut ahead_change = 0i64;
@@ -1262,16 +1217,16 @@ impl World {
         };
         if holds {
             self.epoch += 1;
-            self.node_used_epoch[n.0 as usize] = self.epoch;
+            self.node_used_epoch[n] = self.epoch;
         }
         self.ahead_total += future;
         if holds || !future.is_zero() {
-            for h in self.cluster.topology.chain(n) {
+            for &h in self.cluster.topology.chain(n) {
                 if holds {
-                    self.hn_used[h.0 as usize] += delta;
-                    self.hn_used_epoch[h.0 as usize] = self.epoch;
+                    self.hn_used[h] += delta;
+                    self.hn_used_epoch[h] = self.epoch;
                 }
-                self.hn_future_delta[h.0 as usize] += future;
+                self.hn_future_delta[h] += future;
             }
         }
         if status == PodStatus::Running && preemptable {
@@ -1316,20 +1271,20 @@ impl World {
 
     /// A HyperNode's idle resources (Σ over its nodes).
     pub fn hn_idle(&self, h: crate::ids::HyperNodeId) -> Resources {
-        self.hn_allocatable[h.0 as usize] - self.hn_used[h.0 as usize]
+        self.hn_allocatable[h] - self.hn_used[h]
     }
     /// A HyperNode's future idle resources (Σ over its nodes).
     pub fn hn_future_idle(&self, h: crate::ids::HyperNodeId) -> Resources {
-        self.hn_idle(h) + self.hn_future_delta[h.0 as usize]
+        self.hn_idle(h) + self.hn_future_delta[h]
     }
 
     /// Distinct nodes holding the job's Running pods, ascending.
     pub fn job_nodes(&self, job: JobId) -> Vec<NodeId> {
-        let mut v: Vec<NodeId> = self.jobs[job.0 as usize]
+        let mut v: Vec<NodeId> = self.jobs[job]
             .pods
             .iter()
-            .filter(|p| matches!(self.pods[p.0 as usize].status, PodStatus::Running | PodStatus::Allocated))
-            .filter_map(|p| self.pods[p.0 as usize].node)
+            .filter(|p| matches!(self.pods[**p].status, PodStatus::Running | PodStatus::Allocated))
+            .filter_map(|p| self.pods[*p].node)
             .collect();
         v.sort_unstable();
         v.dedup();
@@ -1358,11 +1313,11 @@ impl World {
             let shapes_right =
                 j.tasks.iter().zip(&j.spec.tasks).all(|(s, t)| self.shapes.get(s.shape as usize) == Some(&t.requests));
             if !shapes_right {
-                return Err(format!("job {i}: request indices out of date"));
+                return Err(format!("job {}: request indices out of date", i.0));
             }
         }
         let listed: Vec<(JobId, ReachFacts)> =
-            self.admitted_pending.iter().map(|&j| (j, reach_facts(&self.jobs[j.0 as usize]))).collect();
+            self.admitted_pending.iter().map(|&j| (j, reach_facts(&self.jobs[j]))).collect();
         if listed != self.admitted_list {
             return Err("the admitted jobs' list out of date".into());
         }
@@ -1376,7 +1331,7 @@ impl World {
         let mut victims: Vec<Vec<(VictimKey, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
         let mut all = Vec::new();
         for p in self.pods.iter().filter(|p| p.status == PodStatus::Running && p.preemptable) {
-            let j = &self.jobs[p.job.0 as usize];
+            let j = &self.jobs[p.job];
             if j.victims_over_min != (j.ready_count() > j.spec.min_available) {
                 return Err(format!("job {}: over-minAvailable flag out of date", p.job.0));
             }
@@ -1404,36 +1359,32 @@ impl World {
         let mut active = vec![0u32; self.queues.len()];
         for (i, j) in self.jobs.iter_ids() {
             let q = j.spec.queue.0 as usize;
-            let t = queue_terms(j, self.deducted(JobId(i as u32)));
+            let t = queue_terms(j, self.deducted(i));
             for k in 0..3 {
                 terms[q][k] += t[k];
             }
             active[q] += j.counted as u32;
-            if j.counted != self.active.contains(&JobId(i as u32)) {
-                return Err(format!("job {i}: counted but not active, or the reverse"));
+            if j.counted != self.active.contains(&i) {
+                return Err(format!("job {}: counted but not active, or the reverse", i.0));
             }
             let be = j
                 .pods
                 .iter()
-                .filter(|p| self.pods[p.0 as usize].status == PodStatus::Pending && self.pods[p.0 as usize].best_effort)
+                .filter(|p| self.pods[**p].status == PodStatus::Pending && self.pods[**p].best_effort)
                 .count() as u32;
             if be != j.pending_best_effort {
-                return Err(format!("job {i}: pending BestEffort count out of date"));
+                return Err(format!("job {}: pending BestEffort count out of date", i.0));
             }
             let admitted = j.pg_phase != PodGroupPhase::Pending;
-            if self.admitted_pending.contains(&JobId(i as u32))
-                != (self.with_pending.contains(&JobId(i as u32)) && admitted)
-                || self.pg_pending.contains(&JobId(i as u32)) != (j.counted && !admitted && !j.restart_all)
+            if self.admitted_pending.contains(&i) != (self.with_pending.contains(&i) && admitted)
+                || self.pg_pending.contains(&i) != (j.counted && !admitted && !j.restart_all)
             {
-                return Err(format!("job {i}: pending-job sets out of date"));
+                return Err(format!("job {}: pending-job sets out of date", i.0));
             }
         }
         let grouped: BTreeSet<JobId> = self.pg_pending_by_shape.values().flatten().copied().collect();
         let shapes_right = self.pg_pending_by_shape.iter().all(|(k, set)| {
-            !set.is_empty()
-                && set
-                    .iter()
-                    .all(|j| (self.jobs[j.0 as usize].spec.queue, self.jobs[j.0 as usize].spec.min_resources.0) == *k)
+            !set.is_empty() && set.iter().all(|j| (self.jobs[*j].spec.queue, self.jobs[*j].spec.min_resources.0) == *k)
         });
         if grouped != self.pg_pending || !shapes_right {
             return Err("waiting PodGroups by shape out of date".into());
@@ -1449,7 +1400,7 @@ impl World {
                 hn[h.0 as usize] += *u;
             }
         }
-        if hn != self.hn_used {
+        if hn[..] != *self.hn_used {
             return Err("HyperNode usage sums out of date".into());
         }
         if used.iter().fold(Resources::ZERO, |a, u| a + *u) != self.used_total {

@@ -26,7 +26,7 @@ impl World {
     pub fn settle_ports(&mut self) {
         let pods = &self.pods;
         self.ports.settle(|p, n| {
-            let p = &pods[p.0 as usize];
+            let p = &pods[p];
             p.status == PodStatus::Releasing && p.node == Some(n)
         });
     }
@@ -36,8 +36,8 @@ impl World {
     /// `0.0.0.0` on either side).
     pub fn port_conflict(&self, pod: PodId, n: NodeId) -> bool {
         let ports_of = |p: PodId| {
-            let p = &self.pods[p.0 as usize];
-            self.jobs[p.job.0 as usize].spec.tasks[p.task as usize].host_ports()
+            let p = &self.pods[p];
+            self.jobs[p.job].spec.tasks[p.task as usize].host_ports()
         };
         let want = ports_of(pod);
         !want.is_empty()
