@@ -179,6 +179,28 @@ fn replay_preempt_enough_idle() {
 #[test]
 fn replay_preempt_job_pipelined() {
     assert!(replay("preempt-job-pipelined").evictions().is_empty());
+    job_pipelined_twin("preempt-job-pipelined");
+}
+
+/// The positive twin of `do not preempt if job is pipelined` (both replays): pg2
+/// is given the high-priority class, so pg1's pods (job priority 0 against
+/// 100000) may be victims. With pg2's `minMember` 1, met by its running
+/// preemptee3, pg2 does not starve and preempts nothing: being pipelined is what
+/// blocks. With `minMember` 2 it starves, and preemptor2 takes preemptee1's cpu
+/// on the full n1 (gang lets pg1 lose one of its two pods; preemptee1 and
+/// preemptee2 tie in victim order and the first goes).
+fn job_pipelined_twin(name: &str) {
+    let pg2 = "name: pg2\n  namespace: c1\nspec:\n  queue: q1\n  minMember: 1\n";
+    let high = |min: u32| {
+        format!(
+            "name: pg2\n  namespace: c1\nspec:\n  queue: q1\n  priorityClassName: high-priority\n  minMember: {min}\n"
+        )
+    };
+    let o = replay_with(name, &[(pg2, &high(1))]);
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{name}: {:?}", o.decisions);
+    let o = replay_with(name, &[(pg2, &high(2))]);
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]), "{name}");
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor2", "n1")]), "{name}");
 }
 
 #[test]
@@ -241,6 +263,13 @@ fn replay_preempt_preemption_policy_never() {
 fn replay_preempt_rollback_over_queue_capability() {
     let o = replay("preempt-rollback-over-queue-capability");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+    // Twin: q1's capability at 5 cpu / 5G: gang lets pg1 lose one pod, and with
+    // preemptee1 gone q1 holds 1 + 4 = 5 cpus, so the eviction is kept and
+    // preemptor1 is pipelined onto n1.
+    let cap = [("capability: {cpu: 3, memory: 3G}", "capability: {cpu: 5, memory: 5G}")];
+    let o = replay_with("preempt-rollback-over-queue-capability", &cap);
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
@@ -280,6 +309,7 @@ fn replay_preempt_topology_aware_enough_idle() {
 #[test]
 fn replay_preempt_topology_aware_job_pipelined() {
     assert!(replay("preempt-topology-aware-job-pipelined").evictions().is_empty());
+    job_pipelined_twin("preempt-topology-aware-job-pipelined");
 }
 
 #[test]
@@ -359,6 +389,21 @@ fn replay_reclaim_sort_reclaimees_by_queue_priority() {
 fn replay_reclaim_preemption_policy_never() {
     let o = replay("reclaim-preemption-policy-never");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+    // Removing `Never` alone changes nothing, in Volcano as in lahar: pg2 with
+    // minMember 0 never starves (gang: 0 occupied < 0 is false), so reclaim never
+    // takes it up; and q2 deserves 10/15 of n1's 1 cpu / 1Gi, less than preemptor1's
+    // 1 cpu / 1G, so proportion's preemptive refuses it. Twin: with pg2's minMember
+    // 1 and q2 guaranteed 1 cpu / 1Gi, `Never` alone blocks; without the pod's own
+    // `preemptionPolicy` (pg2's class is not the pod's: the pod names none),
+    // preemptor1 takes n1 from preemptee1.
+    let name = "reclaim-preemption-policy-never";
+    let starving = ("  queue: q2\n  minMember: 0\n", "  queue: q2\n  minMember: 1\n");
+    let deserves = ("{name: q2, weight: 10}", "{name: q2, weight: 10, guarantee: {cpu: 1, memory: 1Gi}}");
+    let o = replay_with(name, &[starving, deserves]);
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+    let o = replay_with(name, &[starving, deserves, ("  preemptionPolicy: Never\n", "")]);
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
@@ -371,6 +416,17 @@ fn replay_reclaim_closed_queue() {
     // preemptable pod, preemptee2, and is pipelined onto n1 in its place.
     let open = [("{name: q2, weight: 1, state: Closed}", "{name: q2, weight: 1}")];
     let o = replay_with("reclaim-closed-queue-proportion", &open);
+    assert_eq!(o.evictions(), list(&["c1/preemptee2"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
+    // Opening q2 alone changes nothing under capacity, in Volcano too: q2 has no
+    // `deserved`, so capacity's preemptive refuses it (its 1 cpu would exceed a
+    // deserved of 0 on every dimension). Twin (capacity): q2 deserving 1 cpu /
+    // 1Gi, closed it reclaims nothing; open, preemptor1 takes preemptee2's cpu.
+    let deserving = |state: &str| format!("{{name: q2, weight: 1, {state}deserved: {{cpu: 1, memory: 1Gi}}}}");
+    let closed = "{name: q2, weight: 1, state: Closed}";
+    let o = replay_with("reclaim-closed-queue-capacity", &[(closed, &deserving("state: Closed, "))]);
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+    let o = replay_with("reclaim-closed-queue-capacity", &[(closed, &deserving(""))]);
     assert_eq!(o.evictions(), list(&["c1/preemptee2"]));
     assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
@@ -525,12 +581,25 @@ fn replay_capacity_reclaim_one_dimension() {
 fn replay_capacity_no_reclaim_above_deserved() {
     let o = replay("capacity-no-reclaim-above-deserved");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty());
+    // Twin: q12 deserving 2 cpus holds p19 + p20 (2 cpus) on one dimension, so it
+    // may reclaim: p21 (q13 deserves nothing) leaves n1 and p20 is pipelined there.
+    let deserved = [("deserved: {cpu: 1, memory: 2Gi}", "deserved: {cpu: 2, memory: 2Gi}")];
+    let o = replay_with("capacity-no-reclaim-above-deserved", &deserved);
+    assert_eq!(o.evictions(), list(&["ns1/p21"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p20", "n1")]));
+    assert!(o.binds().is_empty());
 }
 
 #[test]
 fn replay_capacity_no_reclaim_unallocated_scalar() {
     let o = replay("capacity-no-reclaim-unallocated-scalar");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+    // Twin: queue14 deserving 1 cpu is over its share with p22's 2 cpus: p22 goes,
+    // and its 2 cpus with n7's 2 free GPUs hold p25.
+    let deserved = [("{name: queue14, weight: 1, deserved: {cpu: 2,", "{name: queue14, weight: 1, deserved: {cpu: 1,")];
+    let o = replay_with("capacity-no-reclaim-unallocated-scalar", &deserved);
+    assert_eq!(o.evictions(), list(&["ns1/p22"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p25", "n7")]));
 }
 
 #[test]
@@ -544,12 +613,24 @@ fn replay_capacity_reclaim_reclaimer_dimensions() {
 fn replay_capacity_no_reclaim_scalar_only_deserved() {
     let o = replay("capacity-no-reclaim-scalar-only-deserved");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+    // Twin: queue19 deserving 2 cpus as well is over its share on cpu with p31's 4:
+    // p31 goes and p32 is pipelined onto n8.
+    let deserved = [("deserved: {nvidia.com/gpu: 1}", "deserved: {cpu: 2, nvidia.com/gpu: 1}")];
+    let o = replay_with("capacity-no-reclaim-scalar-only-deserved", &deserved);
+    assert_eq!(o.evictions(), list(&["ns1/p31"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p32", "n8")]));
 }
 
 #[test]
 fn replay_capacity_no_reclaim_over_capability() {
     let o = replay("capacity-no-reclaim-over-capability");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+    // Twin: queue21's capability at 9 cpus holds p33 + p34: allocate binds p34 on
+    // n10, the only node with 2 free cpus, and nothing is evicted.
+    let cap = [("capability: {cpu: 8, memory: 100Gi}", "capability: {cpu: 9, memory: 100Gi}")];
+    let o = replay_with("capacity-no-reclaim-over-capability", &cap);
+    assert_eq!(o.binds(), map(&[("ns1/p34", "n10")]));
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
 }
 
 // capacity_test.go TestEnqueueAndAllocatable
