@@ -3,7 +3,7 @@
 
 use super::*;
 use lahar_core::comm::runtime::{CommRuntime, JobProfile, lookup};
-use lahar_core::comm::{AlgoChoice, Collective, CommModel, GpuGen, IntraLink, Placement};
+use lahar_core::comm::{AlgoChoice, Collective, CommConstants, CommModel, GpuGen, IntraLink, NetFabric, Placement};
 
 /// Four H100 nodes (8 GPUs, 8x400G NICs); leaves of two nodes whose uplinks are
 /// `oversub`:1 oversubscribed.
@@ -23,8 +23,52 @@ fn job(name: &str, model: &str, duration: &str, gpus_per_pod: u32, nodes: &[&str
 }
 
 fn end_s(r: &lahar::RunReport, job: &str) -> f64 {
+    end_us(r, job) as f64 / 1e6
+}
+
+fn end_us(r: &lahar::RunReport, job: &str) -> u64 {
     let row = r.rows().into_iter().find(|x| x.job == job).unwrap_or_else(|| panic!("no job {job}"));
-    row.end.unwrap_or_else(|| panic!("{job} did not end")) as f64 / 1e6
+    row.end.unwrap_or_else(|| panic!("{job} did not end"))
+}
+
+/// One hour of ideal work, µs (a `duration: 1h` job's work).
+const HOUR_US: u64 = 3_600_000_000;
+/// LLaMA-7B: compute of one step on an A100 (µs), bf16 gradients (bytes).
+const LLAMA7B_STEP_US: f64 = 4_860_000.0;
+const LLAMA7B_GRAD: u64 = 13_400_000_000;
+/// LLaMA-13B: the same.
+const LLAMA13B_STEP_US: f64 = 7_970_000.0;
+const LLAMA13B_GRAD: u64 = 26_000_000_000;
+/// H100 against A100 tokens/s/GPU (llm-foundry) on LLaMA-7B and -13B.
+const H100_7B: f64 = 8611.0 / 3684.0;
+const H100_13B: f64 = 4717.0 / 2060.0;
+/// The share of the data-parallel all-reduce not hidden behind compute (overlap 0.5).
+const EXPOSED: f64 = 0.5;
+
+/// `per_node` GPUs on each of `nodes` of [`cluster`]'s H100 nodes under one leaf
+/// (8 x 400G NICs over 8 GPUs: 400 Gbit/s per GPU).
+fn h100(per_node: u32, nodes: u32) -> Placement {
+    if nodes == 1 {
+        Placement::single_node(GpuGen::Hopper, IntraLink::NvswitchNvlink4, per_node)
+    } else {
+        Placement::uniform(GpuGen::Hopper, IntraLink::NvswitchNvlink4, per_node, nodes, 400.0, NetFabric::Ib)
+    }
+}
+
+/// Time (µs) of one `coll` of `bytes` on `p` under `m`.
+fn coll_us(m: &CommModel, coll: Collective, bytes: u64, p: &Placement) -> f64 {
+    m.estimate(coll, bytes, p, AlgoChoice::Auto).unwrap().time_us
+}
+
+/// The runtime's speed for an `ideal` against an `actual` iteration time: ppm of
+/// full speed, rounded down, at most full.
+fn speed_ppm(ideal: f64, actual: f64) -> u64 {
+    ((ideal / actual) * 1e6).min(1e6) as u64
+}
+
+/// The engine's wall time (µs) of `work_us` of ideal work at `ppm`, rounded up.
+fn wall_us(work_us: u64, ppm: u64) -> u64 {
+    (u128::from(work_us) * 1_000_000).div_ceil(u128::from(ppm)) as u64
 }
 
 fn run(oversub: f64, comm: &str, jobs: &str) -> lahar::RunReport {
@@ -43,8 +87,12 @@ fn iterations_price_the_run_from_the_model() {
     let ar = m.estimate(Collective::AllReduce, 13_400_000_000, &one, AlgoChoice::Auto).unwrap().time_us;
     let want_us = (100.0 * (4_860_000.0 / (8611.0 / 3684.0) + 0.5 * ar)).ceil();
     assert_eq!(r.rows()[0].end, Some(want_us as u64));
-    // Spread over two nodes under one leaf it runs slower than that.
+    // Spread over two nodes under one leaf it runs slower than that: the same
+    // work at ideal / actual speed, the actual all-reduce over 2 nodes x 4 GPUs.
     let spread = run(1.0, "", &job("a", "{name: llama-7b, iterations: 100}", "", 4, &["n-0", "n-1"]));
+    let ideal = LLAMA7B_STEP_US / H100_7B + EXPOSED * ar;
+    let actual = LLAMA7B_STEP_US / H100_7B + EXPOSED * coll_us(&m, Collective::AllReduce, LLAMA7B_GRAD, &h100(4, 2));
+    assert_eq!(spread.rows()[0].end, Some(wall_us(want_us as u64, speed_ppm(ideal, actual))));
     assert!(spread.rows()[0].end.unwrap() > want_us as u64);
 }
 
@@ -65,6 +113,11 @@ fn cross_socket_pcie_servers_take_the_sys_path() {
     let ar = m.estimate(Collective::AllReduce, 13_400_000_000, &one, AlgoChoice::Auto).unwrap().time_us;
     assert_eq!(sys.rows()[0].end, Some((100.0 * (4_860_000.0 / 2.5 + 0.5 * ar)).ceil() as u64));
     let pcie = run_str(&scenario(&node("pcie"), &jobs));
+    // `pcie` on a Hopper node is PCIe Gen5; H100 PCIe has no published LLaMA
+    // throughput, so it computes at Hopper's 2.5; one node is its own ideal.
+    let one = Placement::single_node(GpuGen::Hopper, IntraLink::PcieGen5, 8);
+    let ar5 = m.estimate(Collective::AllReduce, 13_400_000_000, &one, AlgoChoice::Auto).unwrap().time_us;
+    assert_eq!(pcie.rows()[0].end, Some((100.0 * (4_860_000.0 / 2.5 + 0.5 * ar5)).ceil() as u64));
     assert!(sys.rows()[0].end > pcie.rows()[0].end, "the socket link is slower than one PCIe switch");
 }
 
@@ -77,6 +130,25 @@ fn tensor_groups_split_across_nodes_slow_the_job() {
     assert_eq!(end_s(&packed, "a"), 3600.0);
     let split = run(1.0, "", &job("a", model, "duration: 1h, ", 4, &["n-0", "n-1", "n-2", "n-3"]));
     let pure_dp = run(1.0, "", &job("a", "llama-13b", "duration: 1h, ", 4, &["n-0", "n-1", "n-2", "n-3"]));
+    let m = CommModel::default();
+    let ar = |bytes: u64, p: &Placement| coll_us(&m, Collective::AllReduce, bytes, p);
+    let compute = LLAMA13B_STEP_US / H100_13B;
+    // tp 8: 4 x 40 layers x 8 x 16384/4096 = 5120 all-reduces of one 4096-token
+    // micro-batch's activations (4096 x 5120 x 2 B); each rank all-reduces its
+    // eighth of the gradients with its data-parallel peer (rank t and t + 8).
+    let (calls, act, grad) = (5120.0, 4096 * 5120 * 2, LLAMA13B_GRAD / 8);
+    // Ideal (2 nodes x 8 under one leaf): tensor groups inside a node, data groups
+    // of one GPU on each node.
+    let ideal = compute + EXPOSED * ar(grad, &h100(1, 2)) + calls * ar(act, &h100(8, 1));
+    // Split: each tensor group is 4 + 4 GPUs on two nodes of one leaf; ranks t and
+    // t + 8 sit on n-0/n-1 and n-2/n-3, crossing the leaves (tier 2, 1:1 here).
+    let split_it = compute + EXPOSED * ar(grad, &h100(1, 2).crossing(2, 1.0)) + calls * ar(act, &h100(4, 2));
+    assert_eq!(end_us(&split, "a"), wall_us(HOUR_US, speed_ppm(ideal, split_it)));
+    // Pure data parallel: one all-reduce of all gradients over 4 nodes x 4 GPUs
+    // crossing the leaves, against 2 nodes x 8 under one leaf.
+    let dp_ideal = compute + EXPOSED * ar(LLAMA13B_GRAD, &h100(8, 2));
+    let dp_it = compute + EXPOSED * ar(LLAMA13B_GRAD, &h100(4, 4).crossing(2, 1.0));
+    assert_eq!(end_us(&pure_dp, "a"), wall_us(HOUR_US, speed_ppm(dp_ideal, dp_it)));
     assert!(end_s(&split, "a") > 3600.0);
     // Data parallel on 4 nodes suffers too, but tensor parallelism across NICs more.
     assert!(end_s(&split, "a") > end_s(&pure_dp, "a"), "{} vs {}", end_s(&split, "a"), end_s(&pure_dp, "a"));
@@ -92,6 +164,19 @@ fn pipeline_stages_across_nodes_cost_transfers() {
     assert_eq!((end_s(&r, "a"), end_s(&dp, "a")), (3600.0, 3600.0));
     // On an oversubscribed leaf boundary both slow down.
     let crossing = run(4.0, "", &job("a", model, "duration: 1h, ", 8, &["n-0", "n-2"]));
+    // pp 2: stage 0 is n-0's 8 GPUs, stage 1 n-2's; each stage's 8 ranks form a
+    // data group inside its node and all-reduce half the gradients; m = 2 x 16384/4096 = 8
+    // micro-batches: a bubble of 1/8 of the compute and 2 x (8 + 1) = 18 transfers
+    // of 4096 x 4096 x 2 B between ranks i and i + 8, one GPU on each node; ideally
+    // under one leaf, here across the 4:1 leaf uplinks (tier 2).
+    let m = CommModel::default();
+    let compute = LLAMA7B_STEP_US / H100_7B;
+    let dp = EXPOSED * coll_us(&m, Collective::AllReduce, LLAMA7B_GRAD / 2, &h100(8, 1));
+    let act = 4096 * 4096 * 2;
+    let ideal = compute + dp + compute / 8.0 + 18.0 * coll_us(&m, Collective::Broadcast, act, &h100(1, 2));
+    let across =
+        compute + dp + compute / 8.0 + 18.0 * coll_us(&m, Collective::Broadcast, act, &h100(1, 2).crossing(2, 4.0));
+    assert_eq!(end_us(&crossing, "a"), wall_us(HOUR_US, speed_ppm(ideal, across)));
     assert!(end_s(&crossing, "a") > 3600.0);
     let p = JobProfile { pipeline_parallel: 2, ..JobProfile::from_catalog(lookup("llama-7b").unwrap()) };
     assert!(p.check(16).is_ok());
@@ -104,6 +189,17 @@ fn comm_constant_overrides_change_run_time() {
     let slow = "  comm:\n    constants: {net: {ib: {efficiency: 0.3}}}\n";
     let base = run(4.0, "", &job("a", "llama-7b", "duration: 1h, ", 8, &["n-0", "n-2"]));
     let over = run(4.0, slow, &job("a", "llama-7b", "duration: 1h, ", 8, &["n-0", "n-2"]));
+    // 16 GPUs over n-0 and n-2 cross the 4:1 leaf uplinks (tier 2); the ideal is
+    // 2 x 8 under one leaf. The override prices both with IB at 0.3 of line rate.
+    let price = |m: &CommModel| {
+        let it =
+            |p: &Placement| LLAMA7B_STEP_US / H100_7B + EXPOSED * coll_us(m, Collective::AllReduce, LLAMA7B_GRAD, p);
+        wall_us(HOUR_US, speed_ppm(it(&h100(8, 2)), it(&h100(8, 2).crossing(2, 4.0))))
+    };
+    let mut c = CommConstants::default();
+    c.net.ib.efficiency = 0.3;
+    assert_eq!(end_us(&base, "a"), price(&CommModel::default()));
+    assert_eq!(end_us(&over, "a"), price(&CommModel::new(c).unwrap()));
     assert!(end_s(&over, "a") > end_s(&base, "a"), "{} vs {}", end_s(&over, "a"), end_s(&base, "a"));
     let one = run(4.0, slow, &job("a", "llama-7b", "duration: 1h, ", 8, &["n-0"]));
     assert_eq!(end_s(&one, "a"), 3600.0);
@@ -123,11 +219,25 @@ fn link_sharing_makes_speed_depend_on_neighbours() {
     let alone = end_s(&run(4.0, sharing, &a), "a");
     let both = run(4.0, sharing, &format!("{a}{b_long}"));
     let short = run(4.0, sharing, &format!("{a}{b_short}"));
+    // Each speed is ideal (2 x 8 under one leaf) over actual (2 x 8 across the
+    // leaves at an oversubscription of 4:1 static or shared by two jobs, 2:1 alone).
+    let m = CommModel::default();
+    let it = |p: &Placement| LLAMA7B_STEP_US / H100_7B + EXPOSED * coll_us(&m, Collective::AllReduce, LLAMA7B_GRAD, p);
+    let ppm = |oversub: f64| speed_ppm(it(&h100(8, 2)), it(&h100(8, 2).crossing(2, oversub)));
+    let (ppm_shared, ppm_alone) = (ppm(4.0), ppm(2.0));
+    assert_eq!(fixed, wall_us(HOUR_US, ppm_shared) as f64 / 1e6);
+    assert_eq!(alone, wall_us(HOUR_US, ppm_alone) as f64 / 1e6);
     assert!(fixed > 3600.0);
     assert!(alone < fixed && alone > 3600.0, "alone {alone} fixed {fixed}");
     assert_eq!(end_s(&both, "a"), fixed, "two jobs on the uplink see the static 4:1");
     assert_eq!(end_s(&both, "b"), fixed);
     let a_short = end_s(&short, "a");
+    // b does 20 minutes of work at the shared speed; a has done what that time
+    // credits (rounded down) and does the rest at its lone speed (rounded up).
+    let b_end = wall_us(HOUR_US / 3, ppm_shared);
+    assert_eq!(end_us(&short, "b"), b_end);
+    let a_done = (u128::from(b_end) * u128::from(ppm_shared) / 1_000_000) as u64;
+    assert_eq!(end_us(&short, "a"), b_end + wall_us(HOUR_US - a_done, ppm_alone));
     assert!(a_short < fixed && a_short > alone, "{a_short} between {alone} and {fixed}");
     // Work is conserved across the speed change: a ran at the shared speed until b
     // ended, then at the lone speed (each speed read off the single-speed runs).
@@ -250,6 +360,14 @@ fn a_job_spanning_two_gpu_models_runs_at_the_slower() {
     let same = end_s(&run_str(&scenario(&nodes("A100-SXM4-80GB"), &jobs)), "j");
     let mixed = end_s(&run_str(&scenario(&nodes("A100-SXM4-40GB"), &jobs)), "j");
     assert_eq!(same, 3600.0, "16 GPUs on two 8-GPU nodes is the ideal placement");
+    // Both runs: 2 x 8 A100s (NVSwitch, NVLink 3) with the default NICs (1 x
+    // 100G over 8 GPUs: 12.5 Gbit/s per GPU) under the flat cluster's one switch;
+    // the ideal computes at the 80GB's speed (1), the mixed job at the 40GB's.
+    let m = CommModel::default();
+    let p = Placement::uniform(GpuGen::Ampere, IntraLink::NvswitchNvlink3, 8, 2, 12.5, NetFabric::Ib);
+    let dp = 0.5 * coll_us(&m, Collective::AllReduce, 680_000_000, &p);
+    let (ideal, actual) = (441_000.0 + dp, 441_000.0 / (133.6 / 152.0) + dp);
+    assert_eq!(mixed, wall_us(HOUR_US, speed_ppm(ideal, actual)) as f64 / 1e6);
     assert!(mixed > same, "{mixed} vs {same}");
     // Compute is 441 ms per step at 1.0 and 441 / (133.6 / 152) ms on the 40GB
     // GPUs; the extra time per step is exactly that difference, so the run's

@@ -133,6 +133,11 @@ fn allow_to_create_pod_when_podgroup_is_pending() {
     let objects = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pending-pg, annotations: {lahar.io/duration: 1h}}\nspec: {minMember: 1, minResources: {cpu: \"30\"}}\nstatus: {phase: Pending}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: pod-volcano, annotations: {scheduling.k8s.io/group-name: pending-pg}}\nspec:\n  schedulerName: volcano\n  containers: [{name: c, image: nginx, resources: {requests: {cpu: \"1\"}, limits: {cpu: \"1\"}}}]\n";
     let out = e2e(objects, &[], "1m");
     assert!(out.pods.is_empty() && pg_rows(&out, "pending-pg").is_empty());
+    // Twin: the group asking for 1 CPU is admitted at once and its pod runs from
+    // 0 to the 1-minute horizon.
+    let out = e2e(&objects.replacen("cpu: \"30\"", "cpu: \"1\"", 1), &[], "1m");
+    assert_eq!(pg_rows(&out, "pending-pg")[0], row("0", "Inqueue", "enqueue"));
+    assert_eq!(intervals(&out, "pod-volcano"), [iv("0", "60", "running")]);
 }
 
 // ---------------------------------------------------------------------------

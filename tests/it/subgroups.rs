@@ -75,6 +75,19 @@ fn user_guide_partition_example() {
 /// whole nodes, so the job waits. lahar follows the source (docs/volcano.md).
 #[test]
 fn user_guide_elastic_hard_job_waits_as_the_source_decides() {
+    assert!(elastic_hard_job(8).values().all(|(node, _)| node.is_empty()));
+    // Twin: with 4 replicas the sub-job's pending pods fit one tier-1 HyperNode
+    // (4 whole nodes): all 4 start at 0, one per node of node0-3 or of node4-7.
+    let pods = elastic_hard_job(4);
+    let nodes: Vec<u32> = pods.values().map(|(node, _)| node.trim_start_matches("node").parse().unwrap()).collect();
+    assert_eq!(nodes.len(), 4, "{pods:?}");
+    assert_eq!(nodes.iter().collect::<std::collections::BTreeSet<_>>().len(), 4, "{pods:?}");
+    assert!(nodes.iter().all(|n| n / 4 == nodes[0] / 4), "one HyperNode: {pods:?}");
+    assert!(pods.values().all(|(_, start)| start == "0"), "{pods:?}");
+}
+
+/// pods.csv of the guide's section 3.3.1 job with `replicas` pods, over 2 hours.
+fn elastic_hard_job(replicas: u32) -> std::collections::BTreeMap<String, (String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/manifests");
     let dir = tempfile::tempdir().unwrap();
     let job = std::fs::read_to_string(root.join("partition/network-topology-job.yaml"))
@@ -83,8 +96,9 @@ fn user_guide_elastic_hard_job_waits_as_the_source_decides() {
         .replace(
             "      partitionPolicy:\n        totalPartitions: 2\n        partitionSize: 4\n        networkTopology:\n          mode: hard\n          highestTierAllowed: 1\n",
             "",
-        );
-    assert!(!job.contains("partitionPolicy"));
+        )
+        .replace("replicas: 8", &format!("replicas: {replicas}"));
+    assert!(!job.contains("partitionPolicy") && job.contains(&format!("replicas: {replicas}")));
     std::fs::write(dir.path().join("job.yaml"), job).unwrap();
     let text = std::fs::read_to_string(root.join("partition-scenario.yaml"))
         .unwrap()
@@ -94,7 +108,7 @@ fn user_guide_elastic_hard_job_waits_as_the_source_decides() {
         .replace("spec:\n  seed: 1", "spec:\n  seed: 1\n  horizon: 2h");
     std::fs::write(dir.path().join("s.yaml"), text).unwrap();
     run_to(&dir.path().join("s.yaml"), &dir.path().join("out"));
-    assert!(pods(&dir.path().join("out")).values().all(|(node, _)| node.is_empty()));
+    pods(&dir.path().join("out"))
 }
 
 const NODES: &str = "    nodes:\n      - {name: n0, cpu: 1, memory: 1Gi}\n      - {name: n1, cpu: 1, memory: 1Gi}\n      - {name: n2, cpu: 1, memory: 1Gi}\n      - {name: n3, cpu: 1, memory: 1Gi}\n    hyperNodes:\n      - {name: s0, tier: 1, tierName: rack, members: [n0, n1]}\n      - {name: s1, tier: 1, tierName: rack, members: [n2, n3]}\n      - {name: s2, tier: 2, tierName: zone, members: [s0, s1]}";

@@ -42,6 +42,36 @@ pub(crate) fn replay(name: &str) -> Out {
     out
 }
 
+/// Runs `tests/volcano/<name>.yaml` with one condition changed (a negative
+/// replay's positive twin): each (`from`, `to`) replaces the one place `from`
+/// occurs in the scenario or the `objects/` files it reads.
+pub(crate) fn replay_with(name: &str, edits: &[(&str, &str)]) -> Out {
+    let src: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "volcano"].iter().collect();
+    let main = format!("{name}.yaml");
+    let text = std::fs::read_to_string(src.join(&main)).expect("replay");
+    let mut files = vec![(main, text.clone())];
+    let path_char = |c: char| c.is_ascii_alphanumeric() || "._/-".contains(c);
+    for w in text.split(|c: char| !path_char(c)) {
+        if w.starts_with("objects/") && w.ends_with(".yaml") && !files.iter().any(|f| f.0 == w) {
+            files.push((w.to_string(), std::fs::read_to_string(src.join(w)).expect("objects")));
+        }
+    }
+    for (from, to) in edits {
+        let hits: usize = files.iter().map(|f| f.1.matches(from).count()).sum();
+        assert_eq!(hits, 1, "{name}: `{from}` must occur exactly once");
+        let f = files.iter_mut().find(|f| f.1.contains(from)).expect("found");
+        f.1 = f.1.replacen(from, to, 1);
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("objects")).expect("objects dir");
+    for (p, t) in &files {
+        std::fs::write(dir.path().join(p), t).expect("write");
+    }
+    let out = run_file(&dir.path().join(&files[0].0));
+    assert!(out.decisions.iter().all(|d| d["session"] == "1"), "{name}: a replay is one session");
+    out
+}
+
 pub(crate) fn run_file(path: &Path) -> Out {
     run_scenario(lahar::scenario::load_file(path).unwrap_or_else(|e| panic!("{e}")))
 }
@@ -109,6 +139,10 @@ fn replay_allocate_continue_until_min_member() {
 fn replay_allocate_master_min_member_break() {
     let o = replay("allocate-master-min-member-break");
     assert!(o.binds().is_empty(), "{:?}", o.binds());
+    // Twin: n1 with 2 cpus holds both masters (only n1 is nodeRole=master), and
+    // the workers go to n2 (the only nodeRole=worker node).
+    let o = replay_with("allocate-master-min-member-break", &[("{name: n1, cpu: 1,", "{name: n1, cpu: 2,")]);
+    assert_eq!(o.binds(), map(&[("c1/p0", "n1"), ("c1/p1", "n1"), ("c1/p2", "n2"), ("c1/p3", "n2")]));
 }
 
 #[test]
@@ -135,12 +169,38 @@ fn replay_allocate_high_priority_queue_not_blocking() {
 
 #[test]
 fn replay_preempt_enough_idle() {
-    assert!(replay("preempt-enough-idle").evictions().is_empty());
+    let o = replay("preempt-enough-idle");
+    assert!(o.evictions().is_empty());
+    // What preempt does instead: n1 has 8 idle cpus, so preemptor1 is pipelined
+    // there without a victim.
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
 fn replay_preempt_job_pipelined() {
     assert!(replay("preempt-job-pipelined").evictions().is_empty());
+    job_pipelined_twin("preempt-job-pipelined");
+}
+
+/// The positive twin of `do not preempt if job is pipelined` (both replays): pg2
+/// is given the high-priority class, so pg1's pods (job priority 0 against
+/// 100000) may be victims. With pg2's `minMember` 1, met by its running
+/// preemptee3, pg2 does not starve and preempts nothing: being pipelined is what
+/// blocks. With `minMember` 2 it starves, and preemptor2 takes preemptee1's cpu
+/// on the full n1 (gang lets pg1 lose one of its two pods; preemptee1 and
+/// preemptee2 tie in victim order and the first goes).
+fn job_pipelined_twin(name: &str) {
+    let pg2 = "name: pg2\n  namespace: c1\nspec:\n  queue: q1\n  minMember: 1\n";
+    let high = |min: u32| {
+        format!(
+            "name: pg2\n  namespace: c1\nspec:\n  queue: q1\n  priorityClassName: high-priority\n  minMember: {min}\n"
+        )
+    };
+    let o = replay_with(name, &[(pg2, &high(1))]);
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{name}: {:?}", o.decisions);
+    let o = replay_with(name, &[(pg2, &high(2))]);
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]), "{name}");
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor2", "n1")]), "{name}");
 }
 
 #[test]
@@ -164,7 +224,11 @@ fn replay_preempt_same_queue_over_capability() {
 
 #[test]
 fn replay_preempt_same_queue_allocatable() {
-    assert!(replay("preempt-same-queue-allocatable").evictions().is_empty());
+    let o = replay("preempt-same-queue-allocatable");
+    assert!(o.evictions().is_empty());
+    // q1's capability (6 cpu) and n1's 12 cpus hold preemptor1 beside the
+    // preemptees: it is pipelined onto n1 without a victim.
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
@@ -188,12 +252,24 @@ fn replay_preempt_besteffort_preemptor() {
 fn replay_preempt_preemption_policy_never() {
     let o = replay("preempt-preemption-policy-never");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+    // Twin: without the pod's `preemptionPolicy: Never`, preemptor1 takes n1's
+    // one pod slot from preemptee1 (the only running pod).
+    let o = replay_with("preempt-preemption-policy-never", &[("  preemptionPolicy: Never\n", "")]);
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
 fn replay_preempt_rollback_over_queue_capability() {
     let o = replay("preempt-rollback-over-queue-capability");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+    // Twin: q1's capability at 5 cpu / 5G: gang lets pg1 lose one pod, and with
+    // preemptee1 gone q1 holds 1 + 4 = 5 cpus, so the eviction is kept and
+    // preemptor1 is pipelined onto n1.
+    let cap = [("capability: {cpu: 3, memory: 3G}", "capability: {cpu: 5, memory: 5G}")];
+    let o = replay_with("preempt-rollback-over-queue-capability", &cap);
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
@@ -223,12 +299,17 @@ fn replay_preempt_topology_aware_priority_queues() {
 
 #[test]
 fn replay_preempt_topology_aware_enough_idle() {
-    assert!(replay("preempt-topology-aware-enough-idle").evictions().is_empty());
+    let o = replay("preempt-topology-aware-enough-idle");
+    assert!(o.evictions().is_empty());
+    // What preempt does instead: n1 has 8 idle cpus, so preemptor1 is pipelined
+    // there without a victim.
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
 fn replay_preempt_topology_aware_job_pipelined() {
     assert!(replay("preempt-topology-aware-job-pipelined").evictions().is_empty());
+    job_pipelined_twin("preempt-topology-aware-job-pipelined");
 }
 
 #[test]
@@ -251,7 +332,11 @@ fn replay_preempt_topology_aware_same_queue_over_capability() {
 
 #[test]
 fn replay_preempt_topology_aware_same_queue_allocatable() {
-    assert!(replay("preempt-topology-aware-same-queue-allocatable").evictions().is_empty());
+    let o = replay("preempt-topology-aware-same-queue-allocatable");
+    assert!(o.evictions().is_empty());
+    // q1's capability (6 cpu) and n1's 12 cpus hold preemptor1 beside the
+    // preemptees: it is pipelined onto n1 without a victim.
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
@@ -273,6 +358,11 @@ fn replay_preempt_topology_aware_besteffort_preemptor() {
 fn replay_preempt_topology_aware_preemption_policy_never() {
     let o = replay("preempt-topology-aware-preemption-policy-never");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+    // Twin: without the pod's `preemptionPolicy: Never`, preemptor1 takes n1's
+    // one pod slot from preemptee1 (the only running pod).
+    let o = replay_with("preempt-topology-aware-preemption-policy-never", &[("  preemptionPolicy: Never\n", "")]);
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 // ---------------------------------------------------------------------------
@@ -299,6 +389,21 @@ fn replay_reclaim_sort_reclaimees_by_queue_priority() {
 fn replay_reclaim_preemption_policy_never() {
     let o = replay("reclaim-preemption-policy-never");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+    // Removing `Never` alone changes nothing, in Volcano as in lahar: pg2 with
+    // minMember 0 never starves (gang: 0 occupied < 0 is false), so reclaim never
+    // takes it up; and q2 deserves 10/15 of n1's 1 cpu / 1Gi, less than preemptor1's
+    // 1 cpu / 1G, so proportion's preemptive refuses it. Twin: with pg2's minMember
+    // 1 and q2 guaranteed 1 cpu / 1Gi, `Never` alone blocks; without the pod's own
+    // `preemptionPolicy` (pg2's class is not the pod's: the pod names none),
+    // preemptor1 takes n1 from preemptee1.
+    let name = "reclaim-preemption-policy-never";
+    let starving = ("  queue: q2\n  minMember: 0\n", "  queue: q2\n  minMember: 1\n");
+    let deserves = ("{name: q2, weight: 10}", "{name: q2, weight: 10, guarantee: {cpu: 1, memory: 1Gi}}");
+    let o = replay_with(name, &[starving, deserves]);
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+    let o = replay_with(name, &[starving, deserves, ("  preemptionPolicy: Never\n", "")]);
+    assert_eq!(o.evictions(), list(&["c1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
@@ -307,6 +412,23 @@ fn replay_reclaim_closed_queue() {
         let o = replay(&format!("reclaim-closed-queue-{plugin}"));
         assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{plugin}");
     }
+    // Twin (proportion): with q2 open, preemptor1 reclaims from q1 the one
+    // preemptable pod, preemptee2, and is pipelined onto n1 in its place.
+    let open = [("{name: q2, weight: 1, state: Closed}", "{name: q2, weight: 1}")];
+    let o = replay_with("reclaim-closed-queue-proportion", &open);
+    assert_eq!(o.evictions(), list(&["c1/preemptee2"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
+    // Opening q2 alone changes nothing under capacity, in Volcano too: q2 has no
+    // `deserved`, so capacity's preemptive refuses it (its 1 cpu would exceed a
+    // deserved of 0 on every dimension). Twin (capacity): q2 deserving 1 cpu /
+    // 1Gi, closed it reclaims nothing; open, preemptor1 takes preemptee2's cpu.
+    let deserving = |state: &str| format!("{{name: q2, weight: 1, {state}deserved: {{cpu: 1, memory: 1Gi}}}}");
+    let closed = "{name: q2, weight: 1, state: Closed}";
+    let o = replay_with("reclaim-closed-queue-capacity", &[(closed, &deserving("state: Closed, "))]);
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
+    let o = replay_with("reclaim-closed-queue-capacity", &[(closed, &deserving(""))]);
+    assert_eq!(o.evictions(), list(&["c1/preemptee2"]));
+    assert_eq!(o.pipelines(), map(&[("c1/preemptor1", "n1")]));
 }
 
 #[test]
@@ -346,6 +468,11 @@ fn replay_priority_preempt_enabled() {
 fn replay_priority_preempt_disabled() {
     let o = replay("priority-preempt-disabled");
     assert!(o.evictions().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+    // Twin: with the priority plugin voting on preemptable, the one preemptable
+    // pod (preemptee1, on node1) goes and preemptor1 takes its 3 cpus.
+    let o = replay_with("priority-preempt-disabled", &[("enablePreemptable: false", "enablePreemptable: true")]);
+    assert_eq!(o.evictions(), list(&["ns1/preemptee1"]));
+    assert_eq!(o.pipelines(), map(&[("ns2/preemptor1", "node1")]));
 }
 
 // ---------------------------------------------------------------------------
@@ -356,6 +483,9 @@ fn replay_enqueue_inqueue_podgroup() {
     // No decision: pg1 starts Inqueue and stays there.
     let o = replay("enqueue-inqueue-podgroup");
     assert!(o.decisions.is_empty(), "{:?}", o.decisions);
+    // Twin: the same PodGroup Pending is admitted (its 2 cpu fit c1's 4).
+    let o = replay_with("enqueue-inqueue-podgroup", &[("phase: Inqueue", "phase: Pending")]);
+    assert_eq!(o.phases(), [("c1/pg1".to_string(), "Inqueue".to_string())]);
 }
 
 #[test]
@@ -379,6 +509,10 @@ fn replay_enqueue_min_resources_over_capability() {
     let o = replay("enqueue-min-resources-over-capability");
     assert!(o.decisions.is_empty(), "{:?}", o.decisions);
     assert_eq!(o.job("c1/pg1")["state"], "Pending");
+    // Twin: a capability of 8 cpu / 8G holds pg1's minResources: it is admitted.
+    let cap = [("capability: {cpu: 1, memory: 1G}", "capability: {cpu: 8, memory: 8G}")];
+    let o = replay_with("enqueue-min-resources-over-capability", &cap);
+    assert_eq!(o.phases(), [("c1/pg1".to_string(), "Inqueue".to_string())]);
 }
 
 // ---------------------------------------------------------------------------
@@ -407,6 +541,12 @@ fn replay_capacity_allocatable_under_capability() {
 #[test]
 fn replay_capacity_over_capability() {
     assert!(replay("capacity-over-capability").binds().is_empty());
+    // Twin: q2's capability at 2 cpu / 2Gi holds p3 and p4 (1 cpu, 1Gi each): p4
+    // binds (n1 and n2 both have a free cpu and nothing scores them).
+    let cap = [("capability: {cpu: 1500m, memory: 1536Mi}", "capability: {cpu: 2, memory: 2Gi}")];
+    let b = replay_with("capacity-over-capability", &cap).binds();
+    assert_eq!(b.keys().collect::<Vec<_>>(), ["ns1/p4"]);
+    assert!(["n1", "n2"].contains(&b["ns1/p4"].as_str()), "{b:?}");
 }
 
 #[test]
@@ -441,12 +581,25 @@ fn replay_capacity_reclaim_one_dimension() {
 fn replay_capacity_no_reclaim_above_deserved() {
     let o = replay("capacity-no-reclaim-above-deserved");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty());
+    // Twin: q12 deserving 2 cpus holds p19 + p20 (2 cpus) on one dimension, so it
+    // may reclaim: p21 (q13 deserves nothing) leaves n1 and p20 is pipelined there.
+    let deserved = [("deserved: {cpu: 1, memory: 2Gi}", "deserved: {cpu: 2, memory: 2Gi}")];
+    let o = replay_with("capacity-no-reclaim-above-deserved", &deserved);
+    assert_eq!(o.evictions(), list(&["ns1/p21"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p20", "n1")]));
+    assert!(o.binds().is_empty());
 }
 
 #[test]
 fn replay_capacity_no_reclaim_unallocated_scalar() {
     let o = replay("capacity-no-reclaim-unallocated-scalar");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+    // Twin: queue14 deserving 1 cpu is over its share with p22's 2 cpus: p22 goes,
+    // and its 2 cpus with n7's 2 free GPUs hold p25.
+    let deserved = [("{name: queue14, weight: 1, deserved: {cpu: 2,", "{name: queue14, weight: 1, deserved: {cpu: 1,")];
+    let o = replay_with("capacity-no-reclaim-unallocated-scalar", &deserved);
+    assert_eq!(o.evictions(), list(&["ns1/p22"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p25", "n7")]));
 }
 
 #[test]
@@ -460,12 +613,24 @@ fn replay_capacity_reclaim_reclaimer_dimensions() {
 fn replay_capacity_no_reclaim_scalar_only_deserved() {
     let o = replay("capacity-no-reclaim-scalar-only-deserved");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+    // Twin: queue19 deserving 2 cpus as well is over its share on cpu with p31's 4:
+    // p31 goes and p32 is pipelined onto n8.
+    let deserved = [("deserved: {nvidia.com/gpu: 1}", "deserved: {cpu: 2, nvidia.com/gpu: 1}")];
+    let o = replay_with("capacity-no-reclaim-scalar-only-deserved", &deserved);
+    assert_eq!(o.evictions(), list(&["ns1/p31"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p32", "n8")]));
 }
 
 #[test]
 fn replay_capacity_no_reclaim_over_capability() {
     let o = replay("capacity-no-reclaim-over-capability");
     assert!(o.evictions().is_empty() && o.pipelines().is_empty() && o.binds().is_empty(), "{:?}", o.decisions);
+    // Twin: queue21's capability at 9 cpus holds p33 + p34: allocate binds p34 on
+    // n10, the only node with 2 free cpus, and nothing is evicted.
+    let cap = [("capability: {cpu: 8, memory: 100Gi}", "capability: {cpu: 9, memory: 100Gi}")];
+    let o = replay_with("capacity-no-reclaim-over-capability", &cap);
+    assert_eq!(o.binds(), map(&[("ns1/p34", "n10")]));
+    assert!(o.evictions().is_empty() && o.pipelines().is_empty(), "{:?}", o.decisions);
 }
 
 // capacity_test.go TestEnqueueAndAllocatable
@@ -487,6 +652,16 @@ fn replay_capacity_enqueue_exceeds_capability() {
     let o = replay("capacity-enqueue-exceeds-capability");
     assert!(o.decisions.is_empty(), "{:?}", o.decisions);
     assert_eq!(o.job("ns1/pg5")["state"], "Pending");
+    // Twin: q1's capability raised to 4 cpu / 4G has room for pg5's 1 cpu / 1G:
+    // it is admitted.
+    let o = replay_with(
+        "capacity-enqueue-exceeds-capability",
+        &[(
+            "deserved: {cpu: 2, memory: 2G}, capability: {cpu: 2, memory: 2G}}",
+            "deserved: {cpu: 2, memory: 2G}, capability: {cpu: 4, memory: 4G}}",
+        )],
+    );
+    assert_eq!(o.phases(), [("ns1/pg5".to_string(), "Inqueue".to_string())]);
 }
 
 #[test]
@@ -494,6 +669,12 @@ fn replay_capacity_enqueue_closed_queue() {
     let o = replay("capacity-enqueue-closed-queue");
     assert!(o.decisions.is_empty(), "{:?}", o.decisions);
     assert_eq!(o.job("ns1/pg6")["state"], "Pending");
+    // Twin: q3 open admits pg6 and binds pod6 (1 cpu) on one of the two empty nodes.
+    let o = replay_with("capacity-enqueue-closed-queue", &[(", state: Closed}", "}")]);
+    assert_eq!(o.phases(), [("ns1/pg6".to_string(), "Inqueue".to_string())]);
+    let b = o.binds();
+    assert_eq!(b.keys().collect::<Vec<_>>(), ["ns1/pod6"]);
+    assert!(["n1", "n2"].contains(&b["ns1/pod6"].as_str()), "{b:?}");
 }
 
 // ---------------------------------------------------------------------------
@@ -518,6 +699,16 @@ fn replay_proportion_enqueue_exceeds_capability() {
     let o = replay("proportion-enqueue-exceeds-capability");
     assert!(o.decisions.is_empty(), "{:?}", o.decisions);
     assert_eq!(o.job("ns1/pg5")["state"], "Pending");
+    // Twin: q1's capability raised to 4 cpu / 4G has room for pg5's 1 cpu / 1G:
+    // it is admitted.
+    let o = replay_with(
+        "proportion-enqueue-exceeds-capability",
+        &[(
+            "{name: q1, weight: 1, capability: {cpu: 2, memory: 2G}}",
+            "{name: q1, weight: 1, capability: {cpu: 4, memory: 4G}}",
+        )],
+    );
+    assert_eq!(o.phases(), [("ns1/pg5".to_string(), "Inqueue".to_string())]);
 }
 
 #[test]
@@ -525,6 +716,12 @@ fn replay_proportion_enqueue_closed_queue() {
     let o = replay("proportion-enqueue-closed-queue");
     assert!(o.decisions.is_empty(), "{:?}", o.decisions);
     assert_eq!(o.job("ns1/pg6")["state"], "Pending");
+    // Twin: q3 open admits pg6 and binds pod6 (1 cpu) on one of the two empty nodes.
+    let o = replay_with("proportion-enqueue-closed-queue", &[(", state: Closed}", "}")]);
+    assert_eq!(o.phases(), [("ns1/pg6".to_string(), "Inqueue".to_string())]);
+    let b = o.binds();
+    assert_eq!(b.keys().collect::<Vec<_>>(), ["ns1/pod6"]);
+    assert!(["n1", "n2"].contains(&b["ns1/pod6"].as_str()), "{b:?}");
 }
 
 #[test]
@@ -561,6 +758,12 @@ fn replay_nt_soft_enough_resources() {
 #[test]
 fn replay_nt_hard_tier1_cannot_fit() {
     assert!(replay("nt-hard-tier1-cannot-fit").binds().is_empty());
+    // Twin: allowed up to tier 2, the three 2-cpu pods bind, one per 2-cpu node,
+    // so they span both leaves.
+    let b = replay_with("nt-hard-tier1-cannot-fit", &[("highestTierAllowed: 1", "highestTierAllowed: 2")]).binds();
+    assert_eq!(b.keys().collect::<Vec<_>>(), ["c1/p1", "c1/p2", "c1/p3"]);
+    assert_eq!(b.values().collect::<BTreeSet<_>>().len(), 3, "one pod per node: {b:?}");
+    assert_eq!(b.values().map(|n| leaf(n)).collect::<BTreeSet<_>>(), ["s0", "s1"].into(), "{b:?}");
 }
 
 #[test]
@@ -584,6 +787,11 @@ fn replay_nt_soft_affinity_two_hypernodes() {
 #[test]
 fn replay_nt_hard_rescheduled_cannot_cross_tier() {
     assert!(replay("nt-hard-rescheduled-cannot-cross-tier").binds().is_empty());
+    // Twin: allowed up to tier 2, p3 (2 cpus) leaves the full leaf s0 for s1.
+    let b = replay_with("nt-hard-rescheduled-cannot-cross-tier", &[("highestTierAllowed: 1", "highestTierAllowed: 2")])
+        .binds();
+    assert_eq!(b.keys().collect::<Vec<_>>(), ["c1/p3"]);
+    assert_eq!(leaf(&b["c1/p3"]), "s1", "{b:?}");
 }
 
 #[test]

@@ -389,6 +389,9 @@ fn select_domain_victims_reclaimable_cross_queue_only() {
 }
 
 /// gangreclaim's `TestSelectDomainVictims_RespectVictimJobPreemptable`.
+/// Its positive twin is `select_domain_victims_reclaimable_cross_queue_only`
+/// above: the same `gr_unit` without `volcano.sh/preemptable: "false"` on the
+/// victim job, where `default/victim-w-0` is reclaimed.
 #[test]
 fn select_domain_victims_reclaim_respect_victim_job_preemptable() {
     assert!(gr_unit(", volcano.sh/preemptable: \"false\"").is_empty());

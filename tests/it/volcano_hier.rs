@@ -2,7 +2,7 @@
 //! `enableHierarchy`, the queue tree checks at load, and `task-topology`. Replays of
 //! Volcano's unit tests (`tests/volcano/*-hier-*.yaml`) and hand-computed scenarios.
 
-use super::volcano::{list, map, replay, run_text};
+use super::volcano::{Out, list, map, replay, replay_with, run_text};
 use std::path::Path;
 
 // ---------------------------------------------------------------------------
@@ -31,6 +31,12 @@ fn replay_capacity_hier_reclaim_nearest_queue() {
 fn replay_capacity_hier_ancestor_real_capability() {
     let o = replay("capacity-hier-ancestor-real-capability");
     assert!(o.binds().is_empty() && o.pipelines().is_empty() && o.evictions().is_empty());
+    // Twin: q3's capability at 7 cpu / 7Gi holds p6 + p9 + p10 (2 + 2 + 3 cpus):
+    // p10 binds on n1, the only node (4 of its 8 cpus free).
+    let cap = [("capability: {cpu: 4, memory: 4Gi, pods: 10}}", "capability: {cpu: 7, memory: 7Gi, pods: 10}}")];
+    let o = replay_with("capacity-hier-ancestor-real-capability", &cap);
+    assert_eq!(o.binds(), map(&[("ns1/p10", "n1")]));
+    assert!(o.pipelines().is_empty() && o.evictions().is_empty());
 }
 
 #[test]
@@ -326,6 +332,20 @@ fn replay_capacity_hier_level2_case7() {
     let o = replay("capacity-hier-level2-case7");
     assert!(o.evictions().is_empty(), "{:?}", o.evictions());
     assert!(o.pipelines().is_empty(), "{:?}", o.pipelines());
+    // Twin: grand-b deserving 1 cpu / 1Gi is over its share with p-victim's 2 cpu /
+    // 2Gi, so the level-2 check passes: p-victim goes and p-reclaimer takes n1.
+    let grand = [(
+        "{name: grand-b, parent: root, deserved: {cpu: 3, memory: 3Gi}",
+        "{name: grand-b, parent: root, deserved: {cpu: 1, memory: 1Gi}",
+    )];
+    reclaims_n1(&replay_with("capacity-hier-level2-case7", &grand));
+}
+
+/// p-reclaimer reclaims n1 from p-victim (the ancestor-reclaim cases' one outcome
+/// when reclaim happens: one node, one pod each).
+fn reclaims_n1(o: &Out) {
+    assert_eq!(o.evictions(), list(&["ns1/p-victim"]));
+    assert_eq!(o.pipelines(), map(&[("ns1/p-reclaimer", "n1")]));
 }
 
 #[test]
@@ -340,6 +360,29 @@ fn replay_capacity_hier_ancestor_level_blocks() {
         assert!(o.evictions().is_empty(), "{case}: {:?}", o.evictions());
         assert!(o.pipelines().is_empty(), "{case}: {:?}", o.pipelines());
     }
+    // Twins. Cases 8-10: the reclaimer's leaf deserving 2 cpu / 2Gi gives a leaf
+    // deserved signal for what p-reclaimer asks, so the shared ancestor no longer
+    // blocks and p-victim's leaf (no deserved) gives it up.
+    let deserving = |leaf: &str, parent: &str| {
+        (
+            format!("{{name: {leaf}, parent: {parent}}}"),
+            format!("{{name: {leaf}, parent: {parent}, deserved: {{cpu: 2, memory: 2Gi}}}}"),
+        )
+    };
+    for (case, leaf, parent) in [
+        ("capacity-hier-level1-case8", "queue-a", "parent"),
+        ("capacity-hier-level2-case9", "queue-a", "parent-a"),
+        ("capacity-hier-level2-case10", "queue-shallow", "grand"),
+    ] {
+        let (from, to) = deserving(leaf, parent);
+        reclaims_n1(&replay_with(case, &[(&from, &to)]));
+    }
+    // Case 11: deep-grand deserving 1 a100 is over its share with p-victim's 2.
+    let grand = [(
+        "{name: deep-grand, parent: root, deserved: {nvidia.com/a100: 2}}",
+        "{name: deep-grand, parent: root, deserved: {nvidia.com/a100: 1}}",
+    )];
+    reclaims_n1(&replay_with("capacity-hier-level2-case11", &grand));
 }
 
 #[test]

@@ -102,6 +102,10 @@ fn budgets_follow_the_pods_across_sessions() {
 fn pods_without_labels_are_never_victims() {
     let text = pods("").replace("  labels: {volcano.sh/job-name: job-1}\n", "");
     assert!(run(SHUFFLE, Some(1), &text).evictions().is_empty());
+    // Twin: only test-pod1 loses its labels; test-pod2 keeps them and is still
+    // pdb's victim (no budget selects it).
+    let text = pods("").replacen("  labels: {volcano.sh/job-name: job-1}\n", "", 1);
+    assert_eq!(run(SHUFFLE, Some(1), &text).evictions(), ["default/test-pod2"]);
 }
 
 /// A bad budget is refused at its place, exit 2; budgets without the pdb plugin

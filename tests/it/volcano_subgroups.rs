@@ -5,15 +5,32 @@
 //! with the test's gang, predicates and network-topology-aware flags), and the
 //! scenario of `BenchmarkHyperNodeGradientFnPerformance`, built here.
 //!
-//! Each test checks what the Go case checks, no more. All cases but one set
+//! Each test checks what the Go case checks; a case that binds nothing also runs
+//! its positive twin (the same replay with the one blocking condition changed,
+//! `replay_with`) and checks who binds where. All cases but one set
 //! `MinimalBindCheck`, so Volcano checks only the number of binds, exactly (it waits
 //! for that many, then for none more); some of those cases also list an
 //! `ExpectBindMap` that this leaves unchecked, noted at the test. The one case
 //! without it compares the whole bind map. `ExpectBindNumsInHyperNode` is not used
 //! by this Go test (and `CheckAll` never reads it). The benchmark checks nothing.
 
-use super::volcano::{map, replay, run_file};
+use super::volcano::{map, replay, replay_with, run_file};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+/// The tier-1 HyperNode (leaf) of a node `s<k>-n<i>`.
+fn leaf(node: &str) -> &str {
+    node.split('-').next().expect("leaf")
+}
+
+/// The binds of `name` (a positive twin) with its one sub-group policy's
+/// `highestTierAllowed` raised from `from` to `from + 1`.
+fn binds_with_sub_tier(name: &str, from: u32) -> BTreeMap<String, String> {
+    let policy = |t: u32| {
+        format!("matchLabelKeys: [volcano.sh/task-spec]\n    networkTopology: {{mode: hard, highestTierAllowed: {t}}}")
+    };
+    replay_with(name, &[(&policy(from), &policy(from + 1))]).binds()
+}
 
 /// Volcano's case "podgroup hard network topology constrain and subGroup soft network topology constrain, can allocate job when resources are enough".
 #[test]
@@ -76,6 +93,12 @@ fn replay_subgroup_soft_hard_min_lt_replicas() {
 fn replay_subgroup_soft_hard_cannot_cross_tier() {
     let b = replay("subgroup-soft-hard-cannot-cross-tier").binds();
     assert_eq!(b.len(), 0, "{b:?}");
+    // Twin: the sub-jobs may span tier 2, so the 4 pods (2 cpus each) fill the 4
+    // nodes of 2 cpus, one each; the 3 workers cannot all share a leaf.
+    let b = binds_with_sub_tier("subgroup-soft-hard-cannot-cross-tier", 1);
+    assert_eq!(b.keys().collect::<Vec<_>>(), ["c1/p1", "c1/p2", "c1/p3", "c1/p4"]);
+    let nodes: BTreeSet<&str> = b.values().map(|n| n.as_str()).collect();
+    assert_eq!(nodes, ["s0-n1", "s0-n2", "s1-n3", "s1-n4"].into(), "{b:?}");
 }
 
 /// Volcano's case "podgroup soft network topology constrain and subGroup hard network topology constrain and tasks in job rescheduled, can allocate job when resources are enough".
@@ -91,6 +114,11 @@ fn replay_subgroup_soft_hard_rescheduled_enough() {
 fn replay_subgroup_soft_hard_rescheduled_three_tier_cannot_cross() {
     let b = replay("subgroup-soft-hard-rescheduled-three-tier-cannot-cross").binds();
     assert_eq!(b.len(), 0, "{b:?}");
+    // Twin: allowed up to tier 3, p5 leaves the full tier-2 HyperNode s1 for s2
+    // (any of its four empty nodes).
+    let b = binds_with_sub_tier("subgroup-soft-hard-rescheduled-three-tier-cannot-cross", 2);
+    assert_eq!(b.keys().collect::<Vec<_>>(), ["c1/p5"]);
+    assert!(["s5", "s6"].contains(&leaf(&b["c1/p5"])), "{b:?}");
 }
 
 /// Volcano's case "podgroup hard network topology constrain and subGroup hard network topology constrain, can allocate job when highestTierAllowed not reached".
@@ -149,6 +177,10 @@ fn replay_subgroup_hard_hard_rescheduled_three_tier() {
 fn replay_subgroup_hard_hard_rescheduled_cannot_cross_tier() {
     let b = replay("subgroup-hard-hard-rescheduled-cannot-cross-tier").binds();
     assert_eq!(b.len(), 0, "{b:?}");
+    // Twin: allowed up to tier 2, p3 leaves the full leaf s0 for s1 (either node).
+    let b = binds_with_sub_tier("subgroup-hard-hard-rescheduled-cannot-cross-tier", 1);
+    assert_eq!(b.keys().collect::<Vec<_>>(), ["c1/p3"]);
+    assert_eq!(leaf(&b["c1/p3"]), "s1", "{b:?}");
 }
 
 /// Volcano's case "podgroup hard network topology constrain and subGroup hard network topology constrain and tasks in job rescheduled, can not allocate job when cross highestTierAllowed tier and hyperNodesInfo has three tier".
@@ -156,6 +188,11 @@ fn replay_subgroup_hard_hard_rescheduled_cannot_cross_tier() {
 fn replay_subgroup_hard_hard_rescheduled_three_tier_cannot_cross() {
     let b = replay("subgroup-hard-hard-rescheduled-three-tier-cannot-cross").binds();
     assert_eq!(b.len(), 0, "{b:?}");
+    // Twin: allowed up to tier 3 (the job's own limit), p5 leaves the full tier-2
+    // HyperNode s1 for s2 (any of its four empty nodes).
+    let b = binds_with_sub_tier("subgroup-hard-hard-rescheduled-three-tier-cannot-cross", 2);
+    assert_eq!(b.keys().collect::<Vec<_>>(), ["c1/p5"]);
+    assert!(["s5", "s6"].contains(&leaf(&b["c1/p5"])), "{b:?}");
 }
 
 /// Volcano's case "podgroup hard network topology constrain and subGroup hard network topology constrain and tasks in job rescheduled, can allocate job when LCAHyperNode is empty".
@@ -193,6 +230,19 @@ fn replay_subgroup_min_subgroups_resources_meet() {
 fn replay_subgroup_min_member_not_satisfied() {
     let b = replay("subgroup-min-member-not-satisfied").binds();
     assert_eq!(b.len(), 0, "{b:?}");
+    // Twin: minMember 3 (the 5 pods, 2 cpus each, need 10 of the 8 cpus).
+    master_and_one_pair(&replay_with("subgroup-min-member-not-satisfied", &[("minMember: 5", "minMember: 3")]).binds());
+}
+
+/// The positive twins of the two cases with task2's worker pairs: master p1 and
+/// the first pair (p2, p3) bind. A pair (subGroupSize 2, tier 1) takes both
+/// nodes of one leaf, so p1 is in the other, which then has one node left: the
+/// second pair (p4, p5) waits.
+fn master_and_one_pair(b: &BTreeMap<String, String>) {
+    assert_eq!(b.keys().collect::<Vec<_>>(), ["c1/p1", "c1/p2", "c1/p3"]);
+    assert_eq!(leaf(&b["c1/p2"]), leaf(&b["c1/p3"]), "{b:?}");
+    assert_ne!(b["c1/p2"], b["c1/p3"], "{b:?}");
+    assert_ne!(leaf(&b["c1/p1"]), leaf(&b["c1/p2"]), "{b:?}");
 }
 
 /// Volcano's case "podgroup hard network topology constrain and subGroup hard network topology constrain, can not allocate job when minSubGroups is not satisfied".
@@ -200,6 +250,10 @@ fn replay_subgroup_min_member_not_satisfied() {
 fn replay_subgroup_min_subgroups_not_satisfied() {
     let b = replay("subgroup-min-subgroups-not-satisfied").binds();
     assert_eq!(b.len(), 0, "{b:?}");
+    // Twin: task2's minSubGroups 1 (both pairs and p1 need 10 cpus of the 8).
+    master_and_one_pair(
+        &replay_with("subgroup-min-subgroups-not-satisfied", &[("minSubGroups: 2", "minSubGroups: 1")]).binds(),
+    );
 }
 
 /// Volcano's case "podgroup hard network topology constrain and subGroup hard network topology constrain with minSubGroups and tasks in job rescheduled, two available hyperNodes, can allocate job to nodes with affinity".
@@ -215,6 +269,10 @@ fn replay_subgroup_min_subgroups_rescheduled_affinity() {
 fn replay_subgroup_min_subgroups_rescheduled_insufficient() {
     let b = replay("subgroup-min-subgroups-rescheduled-insufficient").binds();
     assert_eq!(b.len(), 0, "{b:?}");
+    // Twin: allowed up to tier 2, p4 leaves the full leaf s1 (p2, p3) for s0-n2,
+    // the only free node.
+    let b = binds_with_sub_tier("subgroup-min-subgroups-rescheduled-insufficient", 1);
+    assert_eq!(b, map(&[("c1/p4", "s0-n2")]));
 }
 
 /// Volcano's case "podgroup hard network topology constrain and subGroup hard network topology constrain with minSubGroups and tasks in job rescheduled, can allocate job when highestTierAllowed not reached and minAvailable = replicas".
@@ -264,6 +322,10 @@ fn replay_subgroup_resched_different_requests() {
 fn replay_subgroup_resched_insufficient() {
     let b = replay("subgroup-resched-insufficient").binds();
     assert_eq!(b.len(), 0, "{b:?}");
+    // Twin: minMember 2, met by p1 and one more: p2 (first in task order) takes
+    // s0-n2, the only node with 4 free cpus; p3 waits.
+    let b = replay_with("subgroup-resched-insufficient", &[("minMember: 3", "minMember: 2")]).binds();
+    assert_eq!(b, map(&[("c1/p2", "s0-n2")]));
 }
 
 /// Volcano's case "rescheduling scenario: SubJob rescheduling within tier-2 HyperNode constraint".
