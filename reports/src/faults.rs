@@ -12,8 +12,8 @@ use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::Path;
 
-/// events.csv's columns.
-pub const EVENT_COLUMNS: [&str; 8] = ["t_s", "event", "scope", "target", "nodes", "gpus", "pods", "cause"];
+/// events.csv's columns ([`crate::schema::EVENTS`]).
+pub const EVENT_COLUMNS: [&str; 8] = crate::schema::header(&crate::schema::EVENTS);
 
 /// Counts a run's fault records and jobs as they come.
 #[derive(Debug, Default)]
@@ -96,14 +96,16 @@ impl EventWriter {
         for f in self.row.iter_mut() {
             f.clear();
         }
-        push_secs(&mut self.row[0], r.t.micros());
-        self.row[1].push_str(r.event);
-        self.row[2].push_str(r.scope);
-        self.row[3].push_str(&r.target);
-        push_u64(&mut self.row[4], r.nodes.into());
-        push_milli(&mut self.row[5], r.gpu_milli);
-        push_u64(&mut self.row[6], r.pods.into());
-        self.row[7].push_str(&r.cause);
+        use crate::schema::{EVENTS, at};
+        let row = &mut self.row;
+        push_secs(&mut row[const { at(&EVENTS, "t_s") }], r.t.micros());
+        row[const { at(&EVENTS, "event") }].push_str(r.event);
+        row[const { at(&EVENTS, "scope") }].push_str(r.scope);
+        row[const { at(&EVENTS, "target") }].push_str(&r.target);
+        push_u64(&mut row[const { at(&EVENTS, "nodes") }], r.nodes.into());
+        push_milli(&mut row[const { at(&EVENTS, "gpus") }], r.gpu_milli);
+        push_u64(&mut row[const { at(&EVENTS, "pods") }], r.pods.into());
+        row[const { at(&EVENTS, "cause") }].push_str(&r.cause);
         self.csv.write_record(&self.row)
     }
 

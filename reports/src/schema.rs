@@ -79,9 +79,65 @@ pub const QUEUES: [Column; 4] = [
     c("gpus_deserved", "GPUs", "the queue's deserved share"),
 ];
 
-/// Every streamed file and its columns, for docs and tests.
-pub const FILES: [(&str, &[Column]); 4] =
-    [("jobs.csv", &JOBS), ("pods.csv", &PODS), ("timeseries.csv", &TIMESERIES), ("queues.csv", &QUEUES)];
+/// events.csv (runs with faults): one row per failure, repair and drain step.
+pub const EVENTS: [Column; 8] = [
+    c("t_s", "s", "instant"),
+    c("event", "", "fail, repair, cordon, evict or uncordon"),
+    c("scope", "", "node, gpu, switch or drain"),
+    c("target", "", "the node or HyperNode"),
+    c("nodes", "count", "nodes the outage covers"),
+    c("gpus", "GPUs", "GPUs the event made unavailable or gave back"),
+    c("pods", "count", "pods killed or evicted"),
+    c("cause", "", "the rule, trace line or drain that made it"),
+];
+
+/// decisions.csv: one row per scheduling decision, in the order made.
+pub const DECISIONS: [Column; 9] = [
+    c("session", "", "scheduling session number"),
+    c("t_s", "s", "time of the session"),
+    c("action", "", "what made it"),
+    c("kind", "", "bind, evict, pipeline or phase"),
+    c("job", "", "job name"),
+    c("pod", "", "namespace/name of the pod"),
+    c("node", "", "node name"),
+    c("phase", "", "the PodGroup's new phase, on phase rows"),
+    c("reason", "", "why, in words"),
+];
+
+/// explain.csv (`--explain`): one row per check of a watched pod.
+pub const EXPLAIN: [Column; 8] = [
+    c("session", "", "session number"),
+    c("t_s", "s", "session time"),
+    c("pod", "", "the watched pod"),
+    c("node", "", "node the row is about"),
+    c("plugin", "", "the plugin or step"),
+    c("passed", "", "true or false on pass/fail rows"),
+    c("reason", "", "what happened, in words"),
+    c("score", "", "the plugin's node score on score rows"),
+];
+
+/// Every CSV a run writes row by row and its columns, for docs and tests
+/// (summary.csv's columns follow summary.json's metrics: `write::SUMMARY_COLUMNS`).
+pub const FILES: [(&str, &[Column]); 7] = [
+    ("jobs.csv", &JOBS),
+    ("pods.csv", &PODS),
+    ("timeseries.csv", &TIMESERIES),
+    ("queues.csv", &QUEUES),
+    ("events.csv", &EVENTS),
+    ("decisions.csv", &DECISIONS),
+    ("explain.csv", &EXPLAIN),
+];
+
+/// The header of `cols`, as a constant.
+pub const fn header<const N: usize>(cols: &[Column; N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = cols[i].name;
+        i += 1;
+    }
+    out
+}
 
 /// The position of column `name` in `cols` (a name not there does not compile
 /// where it is evaluated in a constant).

@@ -194,11 +194,11 @@ pub struct DecisionWriter {
     kept: Option<KeptDecisions>,
 }
 
-/// The columns of explain.csv.
-pub const EXPLAIN_COLUMNS: [&str; 8] = ["session", "t_s", "pod", "node", "plugin", "passed", "reason", "score"];
+/// The columns of explain.csv ([`crate::schema::EXPLAIN`]).
+pub const EXPLAIN_COLUMNS: [&str; 8] = crate::schema::header(&crate::schema::EXPLAIN);
 
-/// The columns of decisions.csv.
-pub const DECISION_COLUMNS: [&str; 9] = ["session", "t_s", "action", "kind", "job", "pod", "node", "phase", "reason"];
+/// The columns of decisions.csv ([`crate::schema::DECISIONS`]).
+pub const DECISION_COLUMNS: [&str; 9] = crate::schema::header(&crate::schema::DECISIONS);
 
 /// Decision rows kept in memory as written (for the terminal), the first `limit`.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -465,3 +465,28 @@ fn action_table_is_the_registry_s() {
     run.sort();
     assert_eq!(documented, run, "docs/volcano.md's action table and ActionKind::ALL");
 }
+
+/// docs/traces.md's format table is `lahar_traces::FORMATS`, row by row: the name
+/// (and its aliases), the file, what one job is.
+#[test]
+fn trace_format_table_is_the_registry_s() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/traces.md")).unwrap();
+    let start = doc.find("| format (`--format`) | file | one lahar job is |").expect("docs/traces.md's format table");
+    let documented: Vec<String> =
+        doc[start..].lines().skip(2).take_while(|l| l.starts_with('|')).map(str::to_string).collect();
+    let registered: Vec<String> = lahar_traces::FORMATS
+        .iter()
+        .map(|f| {
+            let name = match f.aliases {
+                [] => format!("`{}`", f.name),
+                more => format!(
+                    "`{}` (or {})",
+                    f.name,
+                    more.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            format!("| {name} | {} | {} |", f.file, f.one_job)
+        })
+        .collect();
+    assert_eq!(documented, registered, "docs/traces.md's format table and lahar_traces::FORMATS");
+}

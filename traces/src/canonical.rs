@@ -171,6 +171,18 @@ struct Group {
     bad: Option<Skip>,
 }
 
+/// The format's entry in [`crate::FORMATS`].
+pub(crate) const SPEC: crate::FormatSpec = crate::FormatSpec {
+    format: crate::Format::Canonical,
+    name: "lahar",
+    aliases: &["canonical"],
+    file: "lahar canonical CSV",
+    one_job: "consecutive rows of a job",
+    // Never guessed: a canonical CSV is named by whoever wrote it.
+    guess: |_| false,
+    read,
+};
+
 pub(crate) fn read(input: &mut dyn BufRead, ctx: &mut Ctx<'_>) -> Result<(), ImportError> {
     let mut table = Table::new(input);
     let layout = Layout::new(&table.columns(ctx)?, ctx)?;

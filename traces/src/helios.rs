@@ -49,6 +49,17 @@ struct Cols {
     state: Option<usize>,
 }
 
+/// The format's entry in [`crate::FORMATS`].
+pub(crate) const SPEC: crate::FormatSpec = crate::FormatSpec {
+    format: crate::Format::Helios,
+    name: "helios",
+    aliases: &[],
+    file: "SenseTime Helios `cluster_log.csv`",
+    one_job: "a row",
+    guess: |name| name.starts_with("cluster_log"),
+    read,
+};
+
 pub(crate) fn read(input: &mut dyn BufRead, ctx: &mut Ctx<'_>) -> Result<(), ImportError> {
     let mut table = Table::new(input);
     let c = table.columns(ctx)?;

@@ -83,29 +83,57 @@ pub enum Format {
     Canonical,
 }
 
+/// One trace format: how the command line names it, what a file of it is, how
+/// to recognise one by its name, and its reader. Each reader's module declares
+/// its own (`SPEC`); [`FORMATS`] lists them once, and everything that names,
+/// guesses or reads a format goes through it (a test holds docs/traces.md's
+/// table to it).
+#[derive(Clone, Copy)]
+pub struct FormatSpec {
+    /// The format.
+    pub format: Format,
+    /// The name used on the command line and in scenarios (`format:`).
+    pub name: &'static str,
+    /// Other names accepted for it.
+    pub aliases: &'static [&'static str],
+    /// What file it reads, as docs/traces.md's table says.
+    pub file: &'static str,
+    /// What one lahar job is made from.
+    pub one_job: &'static str,
+    /// Whether a file name looks like this format as the traces ship them.
+    pub guess: fn(&str) -> bool,
+    /// The reader: every row of `input` to the context's sink.
+    pub(crate) read: fn(&mut dyn BufRead, &mut Ctx<'_>) -> Result<(), ImportError>,
+}
+
+/// Every format, in the order docs and messages list them.
+pub const FORMATS: [FormatSpec; 6] = [swf::SPEC, openb::SPEC, philly::SPEC, pai::SPEC, helios::SPEC, canonical::SPEC];
+
 impl Format {
     /// Every format.
-    pub const ALL: [Format; 6] =
-        [Format::Swf, Format::Openb, Format::Philly, Format::Pai, Format::Helios, Format::Canonical];
+    pub const ALL: [Format; 6] = {
+        let mut all = [Format::Swf; 6];
+        let mut i = 0;
+        while i < FORMATS.len() {
+            all[i] = FORMATS[i].format;
+            i += 1;
+        }
+        all
+    };
+
+    /// Its entry in [`FORMATS`].
+    pub fn spec(self) -> &'static FormatSpec {
+        FORMATS.iter().find(|s| s.format == self).expect("every format is in FORMATS")
+    }
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::Swf => "swf",
-            Format::Openb => "openb",
-            Format::Philly => "philly",
-            Format::Pai => "pai",
-            Format::Helios => "helios",
-            Format::Canonical => "lahar",
-        }
+        self.spec().name
     }
 
-    /// Parses [`Format::name`] (`canonical` is accepted for `lahar`).
+    /// Parses [`Format::name`] or one of its aliases (`canonical` for `lahar`).
     pub fn from_name(s: &str) -> Option<Format> {
-        match s {
-            "canonical" => Some(Format::Canonical),
-            _ => Format::ALL.into_iter().find(|f| f.name() == s),
-        }
+        FORMATS.iter().find(|f| f.name == s || f.aliases.contains(&s)).map(|f| f.format)
     }
 
     /// Guesses the format from a file name as the traces ship them (`*.swf`,
@@ -113,19 +141,7 @@ impl Format {
     /// `None` when unsure; canonical files are never guessed.
     pub fn guess(path: &Path) -> Option<Format> {
         let name = path.file_name()?.to_str()?;
-        if name.ends_with(".swf") {
-            Some(Format::Swf)
-        } else if name.starts_with("openb_pod_list") {
-            Some(Format::Openb)
-        } else if name.starts_with("cluster_job_log") {
-            Some(Format::Philly)
-        } else if name.starts_with("pai_task_table") {
-            Some(Format::Pai)
-        } else if name.starts_with("cluster_log") {
-            Some(Format::Helios)
-        } else {
-            None
-        }
+        FORMATS.iter().find(|f| (f.guess)(name)).map(|f| f.format)
     }
 }
 
@@ -288,14 +304,7 @@ fn read_pass(
     sink: &mut dyn FnMut(RawJob, Location) -> Result<(), ImportError>,
 ) -> Result<ImportReport, ImportError> {
     let mut ctx = Ctx::new(path, opts, sink);
-    match format {
-        Format::Swf => swf::read(input, &mut ctx)?,
-        Format::Openb => openb::read(input, &mut ctx)?,
-        Format::Philly => philly::read(input, &mut ctx)?,
-        Format::Pai => pai::read(input, &mut ctx)?,
-        Format::Helios => helios::read(input, &mut ctx)?,
-        Format::Canonical => canonical::read(input, &mut ctx)?,
-    }
+    (format.spec().read)(input, &mut ctx)?;
     let mut report = ImportReport::new(format, path.to_path_buf());
     report.rows_read = ctx.rows_read;
     report.skipped = std::mem::take(&mut ctx.skipped);

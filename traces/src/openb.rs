@@ -80,6 +80,17 @@ impl PodColumns {
     }
 }
 
+/// The format's entry in [`crate::FORMATS`].
+pub(crate) const SPEC: crate::FormatSpec = crate::FormatSpec {
+    format: crate::Format::Openb,
+    name: "openb",
+    aliases: &[],
+    file: "Alibaba v2023 `openb_pod_list_*.csv`",
+    one_job: "a pod",
+    guess: |name| name.starts_with("openb_pod_list"),
+    read,
+};
+
 pub(crate) fn read(input: &mut dyn BufRead, ctx: &mut Ctx<'_>) -> Result<(), ImportError> {
     let mut table = Table::new(input);
     let cols = PodColumns::new(&table.columns(ctx)?, ctx)?;

@@ -81,6 +81,17 @@ struct TaskRow {
     empty_plan: bool,
 }
 
+/// The format's entry in [`crate::FORMATS`].
+pub(crate) const SPEC: crate::FormatSpec = crate::FormatSpec {
+    format: crate::Format::Pai,
+    name: "pai",
+    aliases: &[],
+    file: "Alibaba PAI 2020 `pai_task_table.csv`",
+    one_job: "the tasks of a job",
+    guess: |name| name.starts_with("pai_task_table"),
+    read,
+};
+
 pub(crate) fn read(input: &mut dyn BufRead, ctx: &mut Ctx<'_>) -> Result<(), ImportError> {
     let mut table = Table::new(input);
     let mut index: BTreeMap<String, usize> = BTreeMap::new();

@@ -89,6 +89,17 @@ impl<'de> Visitor<'de> for Jobs<'_, '_> {
     }
 }
 
+/// The format's entry in [`crate::FORMATS`].
+pub(crate) const SPEC: crate::FormatSpec = crate::FormatSpec {
+    format: crate::Format::Philly,
+    name: "philly",
+    aliases: &[],
+    file: "Microsoft Philly `cluster_job_log` (JSON)",
+    one_job: "a job object",
+    guess: |name| name.starts_with("cluster_job_log"),
+    read,
+};
+
 pub(crate) fn read(input: &mut dyn BufRead, ctx: &mut Ctx<'_>) -> Result<(), ImportError> {
     let newlines = Rc::new(Cell::new(0));
     let reader = LineCounter { inner: input, newlines: newlines.clone() };

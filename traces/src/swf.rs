@@ -64,6 +64,17 @@ impl Header {
     }
 }
 
+/// The format's entry in [`crate::FORMATS`].
+pub(crate) const SPEC: crate::FormatSpec = crate::FormatSpec {
+    format: crate::Format::Swf,
+    name: "swf",
+    aliases: &[],
+    file: "Parallel Workloads Archive `*.swf`",
+    one_job: "a record",
+    guess: |name| name.ends_with(".swf"),
+    read,
+};
+
 pub(crate) fn read(input: &mut dyn BufRead, ctx: &mut Ctx<'_>) -> Result<(), ImportError> {
     let mut header = Header::default();
     let mut per_pod: Option<u32> = ctx.opts.swf.procs_per_pod.map(|p| p.max(1));
