@@ -464,6 +464,31 @@ fn action_table_is_the_registry_s() {
     let mut run: Vec<String> = ActionKind::names().into_iter().map(str::to_string).collect();
     run.sort();
     assert_eq!(documented, run, "docs/volcano.md's action table and ActionKind::ALL");
+    // Each row's arguments column names (in backticks) exactly the arguments the
+    // action reads; `as X` stands for X's.
+    let rows: std::collections::BTreeMap<String, String> = doc[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cells[1].to_string(), cells[3].to_string())
+        })
+        .collect();
+    let named = |cell: &str| -> Vec<String> {
+        let cell = match cell.strip_prefix("as ") {
+            Some(other) => rows[other].clone(),
+            None => cell.to_string(),
+        };
+        let mut names: Vec<String> = cell.split('`').skip(1).step_by(2).map(str::to_string).collect();
+        names.sort();
+        names
+    };
+    for a in ActionKind::ALL {
+        let mut want: Vec<String> = a.args().iter().map(|(k, _)| k.to_string()).collect();
+        want.sort();
+        assert_eq!(named(&rows[a.as_str()]), want, "docs/volcano.md's arguments of `{}`", a.as_str());
+    }
 }
 
 /// docs/traces.md's format table is `lahar_traces::FORMATS`, row by row: the name

@@ -170,6 +170,30 @@ impl ActionKind {
         ActionKind::ALL.iter().map(|a| a.as_str()).collect()
     }
 
+    /// The arguments the action reads from the conf's `configurations`
+    /// (Volcano's `GetArgOfActionFromConf`), with their types.
+    /// `predicateErrorCacheEnable` (allocate, backfill, preempt, reclaim) and
+    /// `topologyAwarePreemptWorkerNum` (preempt) change how Volcano computes, not
+    /// what it decides: lahar checks them and keeps them on record
+    /// (docs/volcano.md's action table, which a test holds to this list).
+    pub fn args(self) -> &'static [(&'static str, ArgKind)] {
+        const CACHE: (&str, ArgKind) = ("predicateErrorCacheEnable", ArgKind::Bool);
+        const GANG: &[(&str, ArgKind)] = &[("allowWholeBundle", ArgKind::Bool), ("maxDomains", ArgKind::Positive)];
+        match self {
+            ActionKind::Enqueue | ActionKind::Shuffle => &[],
+            ActionKind::Allocate | ActionKind::Backfill | ActionKind::Reclaim => &[CACHE],
+            ActionKind::Preempt => &[
+                CACHE,
+                ("enableTopologyAwarePreemption", ArgKind::Bool),
+                ("topologyAwarePreemptWorkerNum", ArgKind::Count),
+                ("minCandidateNodesPercentage", ArgKind::Count),
+                ("minCandidateNodesAbsolute", ArgKind::Count),
+                ("maxCandidateNodesAbsolute", ArgKind::Count),
+            ],
+            ActionKind::GangPreempt | ActionKind::GangReclaim => GANG,
+        }
+    }
+
     /// Volcano's name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -255,8 +279,9 @@ fn did_you_mean_key(got: &str, known: impl Fn(&str) -> bool) -> String {
 }
 
 /// The kind of value an action argument takes.
-#[derive(Clone, Copy, PartialEq)]
-enum ArgKind {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// true or false.
     Bool,
     /// An integer ≥ 0.
     Count,
@@ -264,22 +289,11 @@ enum ArgKind {
     Positive,
 }
 
-/// The arguments Volcano's actions read (`GetArgOfActionFromConf`), by action.
-/// `predicateErrorCacheEnable` (allocate, backfill, preempt, reclaim) and
-/// `topologyAwarePreemptWorkerNum` (preempt) change how Volcano computes, not what it
-/// decides: lahar checks them and keeps them on record (docs/volcano.md).
+/// The argument `key` of `action` (its name in the conf's `configurations`), if
+/// the action reads one ([`ActionKind::args`]).
 fn config_arg(action: &str, key: &str) -> Option<ArgKind> {
-    Some(match (action, key) {
-        ("allocate" | "backfill" | "preempt" | "reclaim", "predicateErrorCacheEnable") => ArgKind::Bool,
-        ("preempt", "enableTopologyAwarePreemption") => ArgKind::Bool,
-        ("preempt", "topologyAwarePreemptWorkerNum") => ArgKind::Count,
-        ("preempt", "minCandidateNodesPercentage") => ArgKind::Count,
-        ("preempt", "minCandidateNodesAbsolute") => ArgKind::Count,
-        ("preempt", "maxCandidateNodesAbsolute") => ArgKind::Count,
-        ("gangpreempt" | "gangreclaim", "maxDomains") => ArgKind::Positive,
-        ("gangpreempt" | "gangreclaim", "allowWholeBundle") => ArgKind::Bool,
-        _ => return None,
-    })
+    let args = ActionKind::from_name(action)?.args();
+    args.iter().find(|(k, _)| *k == key).map(|&(_, kind)| kind)
 }
 
 /// Just enough of a Kubernetes object to tell a ConfigMap.
