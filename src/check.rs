@@ -322,7 +322,7 @@ pub fn write_baseline(path: &Path, run_dir: &Path) -> Result<Snapshot, CmdError>
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(out)?;
     }
-    lahar_core::files::write_atomic(path, baseline_json(&run).as_bytes()).map_err(out)?;
+    lahar_core::util::files::write_atomic(path, baseline_json(&run).as_bytes()).map_err(out)?;
     Ok(run)
 }
 

@@ -8,7 +8,7 @@
 
 use crate::scenario::Scenario;
 use crate::{RunError, RunOptions};
-use lahar_core::job::PodStatus;
+use lahar_core::model::job::PodStatus;
 use std::collections::BTreeMap;
 
 /// Rows of the first differing session shown per side; pods with a different end

@@ -4,7 +4,7 @@
 //! outside `--explain-window`).
 
 use lahar_core::engine::RunOutput;
-use lahar_core::job::{JobId, PodStatus};
+use lahar_core::model::job::{JobId, PodStatus};
 
 /// A duration in the largest unit that reads well.
 fn human(s: f64) -> String {
@@ -32,7 +32,7 @@ pub fn lines(out: &RunOutput, named: &[(JobId, u16, u32)]) -> Vec<String> {
         let mine = || job.pods.iter().map(|&p| &out.world.pods[p]).filter(|p| p.task == t && p.index == i);
         let running = mine().filter(|p| p.status == PodStatus::Running && p.node.is_some()).min_by_key(|p| p.started);
         let pending_at_end = mine().next_back().is_some_and(|p| p.status == PodStatus::Pending);
-        let node_name = |n: lahar_core::cluster::NodeId| out.world.cluster.node(n).name.clone();
+        let node_name = |n: lahar_core::model::cluster::NodeId| out.world.cluster.node(n).name.clone();
         let placed = match (first, running) {
             (Some(r), Some(p)) if p.started < r.start => Some((p.started, p.node.expect("running"))),
             (Some(r), _) => Some((r.start, r.node)),

@@ -25,7 +25,7 @@ pub use error::{CmdError, RunError};
 
 use lahar_core::engine::{Engine, IdealRuntime, RunOutput};
 use lahar_core::explain::Explain;
-use lahar_core::job::{JobId, JobSpec};
+use lahar_core::model::job::{JobId, JobSpec};
 use lahar_core::world::World;
 use lahar_reports::{JobRow, RunMeta, Summary};
 use scenario::{Scenario, SchedulerChoice};
@@ -54,7 +54,7 @@ pub struct RunOptions {
     pub explain: Vec<String>,
     /// Keep explain.csv rows only for sessions at `from ≤ t < until`
     /// (`--explain-window`); the end-of-run summary still counts every session.
-    pub explain_window: Option<(lahar_core::time::SimTime, lahar_core::time::SimTime)>,
+    pub explain_window: Option<(lahar_core::util::time::SimTime, lahar_core::util::time::SimTime)>,
     /// Sessions walk everything instead of skipping provably fruitless work
     /// (`lahar run --exhaustive`; the reference of the equivalence tests).
     pub exhaustive: bool,
@@ -239,7 +239,7 @@ pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
     // A policy of the FGD paper scores against the scenario's typical pods and
     // chooses where shares of one GPU go.
     if let Some(p) = s.scheduler.placement_policy() {
-        let rule = lahar_policies::placement::live::share_rule(p, &lahar_core::rng::RngStreams::new(s.seed));
+        let rule = lahar_policies::placement::live::share_rule(p, &lahar_core::util::rng::RngStreams::new(s.seed));
         world.set_placement(s.workload.target.clone(), rule);
     }
     let mut engine = Engine::streaming(world, source, scheduler, runtime, s.engine);
@@ -600,7 +600,7 @@ fn near_pods(jobs: &[JobSpec], arg: &str) -> Vec<String> {
     near.into_iter().take(5).map(|x| x.1).collect()
 }
 
-pub(crate) use lahar_core::text::edit_distance;
+pub(crate) use lahar_core::util::text::edit_distance;
 
 /// The summary table `lahar run` prints.
 pub fn summary_table(r: &RunReport) -> String {

@@ -140,8 +140,9 @@ pub fn rows(model: &CommModel, input: &Path, out: Option<&Path>) -> Result<usize
             message: msg,
         }],
     };
-    let f = lahar_core::files::open(input).map_err(|e| err(None, format!("cannot read: {e}")))?;
-    let mut rdr = csv::ReaderBuilder::new().from_reader(lahar_core::files::LfLines::new(std::io::BufReader::new(f)));
+    let f = lahar_core::util::files::open(input).map_err(|e| err(None, format!("cannot read: {e}")))?;
+    let mut rdr =
+        csv::ReaderBuilder::new().from_reader(lahar_core::util::files::LfLines::new(std::io::BufReader::new(f)));
     let header: Vec<String> =
         rdr.headers().map_err(|e| err(Some(1), e.to_string()))?.iter().map(str::to_string).collect();
     let mut results: Vec<(csv::StringRecord, Estimate)> = Vec::new();
@@ -162,7 +163,7 @@ pub fn rows(model: &CommModel, input: &Path, out: Option<&Path>) -> Result<usize
         ScenarioError::one(&p.display().to_string(), None, "", format!("cannot write: {e}"))
     };
     let mut file = match out {
-        Some(p) => Some(lahar_core::files::AtomicFile::create(p).map_err(|e| cannot(p, e))?),
+        Some(p) => Some(lahar_core::util::files::AtomicFile::create(p).map_err(|e| cannot(p, e))?),
         None => None,
     };
     let sink: Box<dyn Write + '_> = match file.as_mut() {

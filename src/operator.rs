@@ -9,7 +9,7 @@
 
 use lahar_core::engine::RunOutput;
 use lahar_core::explain::ExplainRow;
-use lahar_core::job::{JobId, PodGroupPhase, PodStatus};
+use lahar_core::model::job::{JobId, PodGroupPhase, PodStatus};
 use lahar_reports::KeptDecisions;
 use lahar_reports::metrics::{job_label, pod_label};
 use std::collections::BTreeMap;
@@ -209,7 +209,7 @@ fn rank(r: &ExplainRow) -> u8 {
 
 /// The nodes' failures for one pod, by reason: `3 nodes Insufficient
 /// nvidia.com/gpu, 1 node <plugin>: <reason>`.
-fn failing_nodes(rows: &[&ExplainRow], pod: lahar_core::job::PodId) -> String {
+fn failing_nodes(rows: &[&ExplainRow], pod: lahar_core::model::job::PodId) -> String {
     let mut by: BTreeMap<String, usize> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.pod == pod && r.node.is_some() && r.passed == Some(false)) {
         *by.entry(fit_reason(r)).or_default() += 1;
@@ -301,8 +301,10 @@ fn pod_table(out: &RunOutput, name: &str, rows: &[&ExplainRow]) -> String {
     let body: Vec<Vec<String>> = nodes
         .iter()
         .map(|(&n, node)| {
-            let mut row =
-                vec![cluster.node(lahar_core::cluster::NodeId(n)).name.clone(), node.fit.clone().unwrap_or_default()];
+            let mut row = vec![
+                cluster.node(lahar_core::model::cluster::NodeId(n)).name.clone(),
+                node.fit.clone().unwrap_or_default(),
+            ];
             row.extend(scores.iter().map(|s| node.scores.get(*s).map(|&x| score(x)).unwrap_or_default()));
             if has_total {
                 row.push(node.total.map(score).unwrap_or_default());

@@ -147,7 +147,7 @@ pub fn claim(dir: &Path, kind: Kind, by: Claimant<'_>) -> Result<(), OutDirError
                 });
             }
             if by.scenario.is_some() && owner.as_deref() != by.scenario {
-                lahar_core::files::write_atomic(&dir.join(MARKER), text.as_bytes()).map_err(io)?;
+                lahar_core::util::files::write_atomic(&dir.join(MARKER), text.as_bytes()).map_err(io)?;
             }
         }
         Some((k, _)) => {
@@ -173,7 +173,7 @@ pub fn claim(dir: &Path, kind: Kind, by: Claimant<'_>) -> Result<(), OutDirError
                     ),
                 });
             }
-            lahar_core::files::write_atomic(&dir.join(MARKER), text.as_bytes()).map_err(io)?;
+            lahar_core::util::files::write_atomic(&dir.join(MARKER), text.as_bytes()).map_err(io)?;
         }
     }
     if kind == Kind::Run {

@@ -380,7 +380,7 @@ fn scalar_for_mapping(message: &str, o: &Override) -> String {
 /// and validates the result; errors point at the file or at the override.
 pub fn load_file_with(path: &Path, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
-    let text = lahar_core::files::read_to_string(path)
+    let text = lahar_core::util::files::read_to_string(path)
         .map_err(|e| ScenarioError::one(&file, None, "", format!("cannot read scenario: {e}")))?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_with(&text, &file, &base, overrides)

@@ -3,7 +3,7 @@
 //! directories, writes files and maps failures to the CLI's exit codes.
 
 use crate::error::CmdError;
-use lahar_core::time::SimTime;
+use lahar_core::util::time::SimTime;
 use lahar_reports::compare::{Comparison, compare as compare_runs};
 use lahar_reports::load::{RunData, load_any_runs, load_runs};
 use lahar_reports::plots::{PlotStyle, write_plots};
@@ -19,7 +19,7 @@ fn load(dirs: &[PathBuf], any: bool) -> Result<Vec<RunData>, CmdError> {
 }
 
 fn write(path: &Path, text: &str) -> Result<(), CmdError> {
-    lahar_core::files::write_atomic(path, text.as_bytes())
+    lahar_core::util::files::write_atomic(path, text.as_bytes())
         .map_err(|e| CmdError::Output(format!("cannot write {}: {e}", path.display())))
 }
 

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use std::path::{Path, PathBuf};
 
-use lahar_core::time::secs_string;
+use lahar_core::util::time::secs_string;
 use lahar_traces::canonical::CanonicalWriter;
 use lahar_traces::{Format, ImportOptions, ImportReport, QueueInterner, QueueMapping, SkipReason, TimeOrigin};
 
@@ -61,7 +61,7 @@ impl TraceArgs {
     /// Import options; queues are interned by the trace's queue names into `interner`.
     fn options(&self, interner: &QueueInterner) -> Result<ImportOptions, CmdError> {
         let quantity = |flag: &str, s: &str, scale: i64| -> Result<i64, CmdError> {
-            match lahar_core::quantity::parse_quantity(s, scale) {
+            match lahar_core::util::quantity::parse_quantity(s, scale) {
                 Ok(v) if v >= 0 => Ok(v),
                 Ok(v) => Err(CmdError::Input(format!("{flag}: must not be negative, got {v}"))),
                 Err(e) => Err(CmdError::Input(format!("{flag}: {e}"))),
@@ -85,7 +85,7 @@ impl TraceArgs {
             opts.origin = TimeOrigin::At(o);
         }
         let duration = |flag: &str, s: &str| {
-            lahar_core::time::parse_duration(s).map_err(|e| CmdError::Input(format!("{flag}: {e}")))
+            lahar_core::util::time::parse_duration(s).map_err(|e| CmdError::Input(format!("{flag}: {e}")))
         };
         if let Some(d) = &self.untimed_interval {
             opts.openb.untimed_interval = duration("--untimed-interval", d)?;
@@ -264,7 +264,7 @@ pub fn convert(args: &TraceArgs, out: &Path) -> Result<ImportReport, CmdError> {
     }
     // Written beside `out` and renamed over it only when whole: a missing or bad
     // input, or a full disk, leaves an earlier `out` as it was.
-    let file = lahar_core::files::AtomicFile::create(out)
+    let file = lahar_core::util::files::AtomicFile::create(out)
         .map_err(|e| CmdError::Output(format!("cannot create {}: {e}", out.display())))?;
     // Queue names are learnt as the importer meets them: ids are dense and never
     // change, so the writer's list is refreshed only when a job has a new id.

@@ -25,7 +25,7 @@ fn large() -> Scenario {
 /// `s` with random host and GPU failures on every node.
 fn with_faults(mut s: Scenario) -> Scenario {
     use lahar_core::faults::{Dist, FaultPlan, FaultRule, RuleScope};
-    use lahar_core::time::SimDuration;
+    use lahar_core::util::time::SimDuration;
     let units: Vec<u32> = (0..s.cluster.len() as u32).collect();
     let day = SimDuration::from_secs(86_400);
     let rule = |name: &str, scope, days: u64| FaultRule {

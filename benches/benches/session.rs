@@ -234,10 +234,10 @@ fn bench(c: &mut Criterion) {
         let conf = EVICT_CONF.replace("ACTIONS", actions);
         let s = scenario_full(1_000, true, Some(&conf), true);
         let mut e = prepared(&s, true);
-        let before = e.world().pods.iter().filter(|p| p.status == lahar_core::job::PodStatus::Releasing).count();
+        let before = e.world().pods.iter().filter(|p| p.status == lahar_core::model::job::PodStatus::Releasing).count();
         e.run_session();
         let evicted =
-            e.world().pods.iter().filter(|p| p.status == lahar_core::job::PodStatus::Releasing).count() - before;
+            e.world().pods.iter().filter(|p| p.status == lahar_core::model::job::PodStatus::Releasing).count() - before;
         eprintln!("session-evict {name}: the session evicts {evicted} pods");
         g.bench_function(format!("busy/1000-nodes/{name}"), |b| time_session(b, &s, true));
     }

@@ -1,14 +1,14 @@
 //! The research baselines on small hand-checked scenarios: exact start and end times,
 //! placements, preemptions.
 
-use lahar_core::cluster::{Cluster, IntraNode, Nics, Node};
 use lahar_core::engine::{EndReason, Engine, EngineConfig, IdealRuntime, RunOutput};
-use lahar_core::job::{JobSpec, TaskSpec};
-use lahar_core::queue::Queue;
-use lahar_core::resource::{ResourceNames, Resources};
+use lahar_core::model::cluster::{Cluster, IntraNode, Nics, Node};
+use lahar_core::model::job::{JobSpec, TaskSpec};
+use lahar_core::model::queue::Queue;
+use lahar_core::model::resource::{ResourceNames, Resources};
+use lahar_core::model::topology::Topology;
 use lahar_core::session::{DecisionKind, Scheduler};
-use lahar_core::time::{SimDuration, SimTime};
-use lahar_core::topology::Topology;
+use lahar_core::util::time::{SimDuration, SimTime};
 use lahar_core::world::World;
 use lahar_policies::baselines::{self, Tiresias, TiresiasConfig};
 
@@ -76,7 +76,7 @@ fn run(name: &str, nodes: Vec<Node>, jobs: Vec<JobSpec>) -> RunOutput {
     run_with(sched, nodes, jobs)
 }
 
-fn job_id(out: &RunOutput, name: &str) -> lahar_core::ids::JobId {
+fn job_id(out: &RunOutput, name: &str) -> lahar_core::model::ids::JobId {
     out.world.jobs.iter_ids().find(|(_, j)| j.spec.name == name).expect("job exists").0
 }
 

@@ -4,14 +4,14 @@
 //! contended cluster (two priorities, two queues, preempt and reclaim); a toy plugin
 //! that answers job order without declaring it is caught.
 
-use lahar_core::cluster::{Cluster, IntraNode, Nics, Node};
 use lahar_core::engine::{Engine, EngineConfig, IdealRuntime, RunOutput};
-use lahar_core::job::{JobId, JobSpec, TaskSpec};
-use lahar_core::queue::Queue;
-use lahar_core::resource::{ResourceNames, Resources};
+use lahar_core::model::cluster::{Cluster, IntraNode, Nics, Node};
+use lahar_core::model::job::{JobId, JobSpec, TaskSpec};
+use lahar_core::model::queue::Queue;
+use lahar_core::model::resource::{ResourceNames, Resources};
+use lahar_core::model::topology::Topology;
 use lahar_core::session::{Scheduler, Session};
-use lahar_core::time::{SimDuration, SimTime};
-use lahar_core::topology::Topology;
+use lahar_core::util::time::{SimDuration, SimTime};
 use lahar_core::world::World;
 use lahar_policies::volcano::framework::{Framework, Slot};
 use lahar_policies::volcano::plugin::{Plugin, PluginConf};
@@ -48,7 +48,7 @@ fn jobs() -> Vec<JobSpec> {
                 name: format!("j{i}"),
                 kind: "test".into(),
                 submit: SimTime(i * 10 * S),
-                queue: lahar_core::queue::QueueId((i % 2) as u32),
+                queue: lahar_core::model::queue::QueueId((i % 2) as u32),
                 priority: if i % 3 == 2 { 100 } else { 0 },
                 min_available: replicas,
                 tasks: vec![TaskSpec {

@@ -13,8 +13,8 @@
 use crate::summary::{Dist, GpuTime, QueueSummary, Summary, SummaryOptions, jain};
 use crate::timeline::{Facts, JobFact, QueueFact};
 use lahar_core::frag::{Free, Target};
-use lahar_core::resource::{CPU, GPU, Resources};
-use lahar_core::time::MICROS_PER_SEC;
+use lahar_core::model::resource::{CPU, GPU, Resources};
+use lahar_core::util::time::MICROS_PER_SEC;
 use lahar_core::world::{DEVICE_MILLI, DeviceHold};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -595,7 +595,7 @@ mod timeline_tests {
     use super::*;
     use crate::timeline::PodFact;
     use lahar_core::frag::Target;
-    use lahar_core::resource::Resources;
+    use lahar_core::model::resource::Resources;
     use lahar_core::world::DeviceHold;
 
     /// Time integrals (over `[0, end)`) and per-sample values of a run.

@@ -4,9 +4,9 @@
 use crate::summary::{FaultSummary, Summary};
 use crate::write::{csv_writer, io_err, push_milli};
 use lahar_core::engine::FaultRecord;
-use lahar_core::job::JobPhase;
-use lahar_core::text::push_u64;
-use lahar_core::time::push_secs;
+use lahar_core::model::job::JobPhase;
+use lahar_core::util::text::push_u64;
+use lahar_core::util::time::push_secs;
 use lahar_core::world::{Job, World};
 use std::fs::File;
 use std::io::{self, BufWriter};

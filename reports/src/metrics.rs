@@ -5,8 +5,8 @@ pub use crate::labels::{job_label, pod_label, push_job_label, push_pod_label};
 pub use crate::summary::{Dist, GpuTime, QueueSummary, Summary, SummaryOptions, jain};
 use crate::timeline::Facts;
 use lahar_core::engine::RunOutput;
-use lahar_core::job::JobPhase;
-use lahar_core::time::{MICROS_PER_SEC, SimTime};
+use lahar_core::model::job::JobPhase;
+use lahar_core::util::time::{MICROS_PER_SEC, SimTime};
 use lahar_core::world::{Job, World};
 
 /// One row of jobs.csv.
@@ -122,7 +122,7 @@ mod tests {
     use super::*;
     use crate::timeline::{JobFact, PodFact, QueueFact};
     use lahar_core::frag::{Demand, Models, Target};
-    use lahar_core::resource::Resources;
+    use lahar_core::model::resource::Resources;
     use lahar_core::world::DeviceHold;
 
     /// A non-gang job whose first pod starts 30 s before its second, then loses work.

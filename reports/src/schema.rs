@@ -144,7 +144,7 @@ pub const fn header<const N: usize>(cols: &[Column; N]) -> [&'static str; N] {
 pub const fn at(cols: &[Column], name: &str) -> usize {
     let mut i = 0;
     while i < cols.len() {
-        if lahar_core::text::const_eq(cols[i].name, name) {
+        if lahar_core::util::text::const_eq(cols[i].name, name) {
             return i;
         }
         i += 1;

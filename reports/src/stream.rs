@@ -19,12 +19,12 @@ use crate::timeline::{JobFact, QueueFact};
 use crate::write::{DecisionWriter, Fields, csv_writer, io_err, push_fixed, push_milli};
 use lahar_core::engine::{FaultRecord, PodRecord, RunStats, Sample};
 use lahar_core::frag::Target;
-use lahar_core::job::{JobId, PodId};
+use lahar_core::model::job::{JobId, PodId};
+use lahar_core::model::resource::Resources;
 use lahar_core::record::Recorder;
-use lahar_core::resource::Resources;
 use lahar_core::session::Decision;
-use lahar_core::text::{push_i64, push_u64};
-use lahar_core::time::push_secs;
+use lahar_core::util::text::{push_i64, push_u64};
+use lahar_core::util::time::push_secs;
 use lahar_core::world::World;
 use rustc_hash::FxHashMap;
 use std::fs::File;
@@ -82,7 +82,7 @@ impl RunWriter {
         };
         // Declared capacity: nodes absent at the start count (gpu_time.absent).
         let nodes: Vec<Resources> = (0..world.cluster.len())
-            .map(|i| world.nominal_allocatable(lahar_core::cluster::NodeId(i as u32)))
+            .map(|i| world.nominal_allocatable(lahar_core::model::cluster::NodeId(i as u32)))
             .collect();
         let models = crate::timeline::node_models(&world.cluster.nodes);
         Ok(RunWriter {
@@ -307,7 +307,12 @@ impl Recorder for RunWriter {
         self.decisions.write(world, d);
     }
 
-    fn node_service(&mut self, world: &World, n: lahar_core::cluster::NodeId, t: lahar_core::time::SimTime) {
+    fn node_service(
+        &mut self,
+        world: &World,
+        n: lahar_core::model::cluster::NodeId,
+        t: lahar_core::util::time::SimTime,
+    ) {
         let mask = world.nodes[n].lost_devices;
         self.metrics.as_mut().expect("the run is not finished").node_service(n.0, mask, t.micros());
     }

@@ -1,7 +1,7 @@
 //! What a run's metrics are: summary.json's types ([`Summary`], its
 //! distributions, queues, GPU time and fault costs) and the options that shape them.
 
-use lahar_core::time::MICROS_PER_SEC;
+use lahar_core::util::time::MICROS_PER_SEC;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

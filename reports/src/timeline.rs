@@ -7,11 +7,11 @@
 //! over time the quantities that are piecewise constant between changes:
 //! fragmentation, each queue's deserved share, and the number of active jobs.
 
-use lahar_core::cluster::Node;
 use lahar_core::engine::RunOutput;
 use lahar_core::frag::{ModelTable, Target};
-use lahar_core::job::JobPhase;
-use lahar_core::resource::{GPU, Resources};
+use lahar_core::model::cluster::Node;
+use lahar_core::model::job::JobPhase;
+use lahar_core::model::resource::{GPU, Resources};
 use lahar_core::world::{DeviceHold, Job};
 
 /// One queue.
@@ -175,7 +175,7 @@ impl Facts {
             end: out.stats.end.micros(),
             // Declared capacity, whatever is out of service at the end.
             nodes: (0..nodes.len())
-                .map(|i| out.world.nominal_allocatable(lahar_core::cluster::NodeId(i as u32)))
+                .map(|i| out.world.nominal_allocatable(lahar_core::model::cluster::NodeId(i as u32)))
                 .collect(),
             node_models: node_models(nodes),
             queues: QueueFact::all(&out.world),

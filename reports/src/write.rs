@@ -131,7 +131,7 @@ pub fn push_milli(out: &mut String, m: i64) {
     }
     let m = m.unsigned_abs();
     let (w, f) = (m / 1000, m % 1000);
-    lahar_core::text::push_u64(out, w);
+    lahar_core::util::text::push_u64(out, w);
     if f == 0 {
         return;
     }
@@ -155,7 +155,7 @@ pub(crate) fn io_err(e: csv::Error) -> io::Error {
 pub fn write_summary(dir: &Path, summary: &Summary, meta: &RunMeta) -> io::Result<()> {
     write_summary_csv(dir, summary, meta)?;
     // Whole or not at all: its presence says the run finished.
-    let mut f = lahar_core::files::AtomicFile::create(&dir.join("summary.json"))?;
+    let mut f = lahar_core::util::files::AtomicFile::create(&dir.join("summary.json"))?;
     serde_json::to_writer_pretty(
         &mut f,
         &SummaryFile { meta, metrics: summary, run: RunFacts { wall_time_s: meta.wall_time_s } },
@@ -241,7 +241,7 @@ impl DecisionWriter {
             f.clear();
         }
         let _ = write!(session, "{}", d.session);
-        lahar_core::time::push_secs(t, d.t.micros());
+        lahar_core::util::time::push_secs(t, d.t.micros());
         crate::labels::push_job_label(job, j);
         if let Some(p) = d.pod {
             let p = &world.pods[p];
@@ -284,7 +284,7 @@ impl DecisionWriter {
 pub fn decision_fields(world: &World, d: &Decision) -> [String; 9] {
     let j = &world.jobs[d.job].spec;
     let mut t = String::new();
-    lahar_core::time::push_secs(&mut t, d.t.micros());
+    lahar_core::util::time::push_secs(&mut t, d.t.micros());
     let pod = d.pod.map(|p| {
         let p = &world.pods[p];
         crate::labels::pod_label(j, p.task, p.index)

@@ -4,10 +4,10 @@
 //! run holds the jobs alive, not every job of the scenario).
 
 use crate::comm::profile::JobProfile;
-use crate::ids::JobId;
-use crate::job::JobSpec;
+use crate::model::ids::JobId;
+use crate::model::job::JobSpec;
 use crate::runtime_model::RuntimeModel;
-use crate::time::SimTime;
+use crate::util::time::SimTime;
 use crate::world::World;
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! the same instant pop in the order they were scheduled. Nothing else (payload,
 //! hash, address) takes part in the order, which makes runs reproducible.
 
-use crate::time::SimTime;
+use crate::util::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 

@@ -10,10 +10,10 @@
 //! Pods are watched by (job, task, replica index), so a pod that is replaced after
 //! an eviction or a restart is still watched under its new id.
 
-use crate::ids::NodeId;
-use crate::ids::{JobId, PodId};
-use crate::resource::{ResourceNames, Resources};
-use crate::time::SimTime;
+use crate::model::ids::NodeId;
+use crate::model::ids::{JobId, PodId};
+use crate::model::resource::{ResourceNames, Resources};
+use crate::util::time::SimTime;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -9,10 +9,10 @@
 //! engine applies both: `crate::engine` kills the pods on what failed and
 //! gives the capacity back at repair.
 
-use crate::ids::HyperNodeId;
-use crate::ids::NodeId;
-use crate::rng::StreamRng;
-use crate::time::{SimDuration, SimTime};
+use crate::model::ids::HyperNodeId;
+use crate::model::ids::NodeId;
+use crate::util::rng::StreamRng;
+use crate::util::time::{SimDuration, SimTime};
 use rand_distr::Distribution;
 
 /// What an outage takes out.
@@ -191,7 +191,7 @@ pub struct FaultPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::RngStreams;
+    use crate::util::rng::RngStreams;
 
     #[test]
     fn gamma_matches_known_values() {

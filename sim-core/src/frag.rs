@@ -18,9 +18,9 @@
 //! Σ_shape count × milli-GPUs ("weighted milli-GPUs"); divide by
 //! [`Target::weight`] × 1000 for GPUs.
 
-use crate::cluster::{GPU_PRODUCT_LABEL, Node};
-use crate::job::TaskSpec;
-use crate::resource::{CPU, GPU};
+use crate::model::cluster::{GPU_PRODUCT_LABEL, Node};
+use crate::model::job::TaskSpec;
+use crate::model::resource::{CPU, GPU};
 
 /// A set of GPU models, bit `i` standing for model `i` of a cluster's model table;
 /// the empty set means any model will do.
@@ -443,10 +443,10 @@ mod tests {
             taints: Vec::new(),
             name: format!("{model}-{gpus}"),
             labels,
-            allocatable: crate::resource::Resources::new(8000, 1 << 30, gpus * 1000, 110),
+            allocatable: crate::model::resource::Resources::new(8000, 1 << 30, gpus * 1000, 110),
             gpu_model: model.to_string(),
-            intra_node: crate::cluster::IntraNode::Pcie,
-            nics: crate::cluster::Nics::default(),
+            intra_node: crate::model::cluster::IntraNode::Pcie,
+            nics: crate::model::cluster::Nics::default(),
             speed: 1.0,
             vgpu: Vec::new(),
             vnpu: Vec::new(),
@@ -465,7 +465,7 @@ mod tests {
         assert_eq!(table.node(&nodes[1]), Some(0));
         assert_eq!(table.node(&nodes[2]), None, "no GPUs");
         let task = |gpu_milli: i64| TaskSpec {
-            requests: crate::resource::Resources::new(2000, 0, gpu_milli, 1),
+            requests: crate::model::resource::Resources::new(2000, 0, gpu_milli, 1),
             ..TaskSpec::default()
         };
         assert_eq!(table.demand(&task(0)), d(2000, 0, 0));

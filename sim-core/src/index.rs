@@ -5,8 +5,8 @@
 //! descends only into subtrees whose maxima cover `req`, so a scheduler that places a
 //! pod does not scan every node. Updates are O(log n).
 
-use crate::ids::NodeId;
-use crate::resource::{DIMS, Resources};
+use crate::model::ids::NodeId;
+use crate::model::resource::{DIMS, Resources};
 
 /// Max-per-dimension segment tree over node free resources.
 #[derive(Clone, Debug)]

@@ -8,10 +8,10 @@
 //! and the engine keeps none of them: a month-long run's outputs are written as it
 //! goes instead of held to the end.
 
-use crate::ids::NodeId;
-use crate::ids::{JobId, PodId};
+use crate::model::ids::NodeId;
+use crate::model::ids::{JobId, PodId};
 use crate::session::Decision;
-use crate::time::SimTime;
+use crate::util::time::SimTime;
 use crate::world::World;
 
 /// Why a pod's placement interval ended.
@@ -129,10 +129,10 @@ pub struct RunStats {
     pub cut_short: bool,
     /// Per recurring object (`Kind namespace/name`) whose concurrency policy
     /// skipped or deleted runs: how many.
-    pub recurring: std::collections::BTreeMap<std::sync::Arc<str>, crate::recurring::SeriesCounts>,
+    pub recurring: std::collections::BTreeMap<std::sync::Arc<str>, crate::model::recurring::SeriesCounts>,
     /// Per JobFlow (`JobFlow namespace/name`) with jobs never created (their
     /// dependencies never all completed): how many.
-    pub flows: std::collections::BTreeMap<std::sync::Arc<str>, crate::flow::FlowCounts>,
+    pub flows: std::collections::BTreeMap<std::sync::Arc<str>, crate::model::flow::FlowCounts>,
     /// Timeline actions that found nothing to act on (a pod or job not there at
     /// their instant): (place, what), in time order.
     pub timeline_missed: Vec<(String, String)>,
@@ -182,7 +182,7 @@ pub trait Recorder {
     fn fault(&mut self, _world: &World, _r: &FaultRecord) {}
     /// Node `n`'s service changed at `t` (a failure or repair, the node leaving
     /// or joining): `world.nodes[n].lost_devices` holds the GPU devices out now.
-    fn node_service(&mut self, _world: &World, _n: crate::ids::NodeId, _t: crate::time::SimTime) {}
+    fn node_service(&mut self, _world: &World, _n: crate::model::ids::NodeId, _t: crate::util::time::SimTime) {}
     /// The run is over: open intervals were closed (reason `running`) and handed
     /// over; the jobs in `world.active` are unfinished.
     fn finished(&mut self, _world: &World, _stats: &RunStats) {}
@@ -211,7 +211,7 @@ impl<R: Recorder> Recorder for std::rc::Rc<std::cell::RefCell<R>> {
     fn fault(&mut self, world: &World, r: &FaultRecord) {
         self.borrow_mut().fault(world, r);
     }
-    fn node_service(&mut self, world: &World, n: crate::ids::NodeId, t: crate::time::SimTime) {
+    fn node_service(&mut self, world: &World, n: crate::model::ids::NodeId, t: crate::util::time::SimTime) {
         self.borrow_mut().node_service(world, n, t);
     }
     fn finished(&mut self, world: &World, stats: &RunStats) {

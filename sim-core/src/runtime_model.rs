@@ -1,8 +1,8 @@
 //! The seam for runtime models: how fast a job runs where it is placed.
 
-use crate::ids::JobId;
-use crate::ids::NodeId;
-use crate::progress::FULL_SPEED_PPM;
+use crate::model::ids::JobId;
+use crate::model::ids::NodeId;
+use crate::model::progress::FULL_SPEED_PPM;
 use crate::world::World;
 
 /// Prices a placement: how fast a job runs where it is, relative to its ideal

@@ -13,16 +13,16 @@
 //! allocations become Running and committed evictions start the pod's graceful
 //! termination.
 
-use crate::cluster::{Cluster, Node};
+use crate::model::cluster::{Cluster, Node};
 
 use crate::explain::{Explain, ExplainRow};
-use crate::ids::NodeId;
-use crate::ids::QueueId;
-use crate::ids::{JobId, PodId};
-use crate::job::{PodGroupPhase, PodStatus};
-use crate::resource::Resources;
-use crate::rng::StreamRng;
-use crate::time::SimTime;
+use crate::model::ids::NodeId;
+use crate::model::ids::QueueId;
+use crate::model::ids::{JobId, PodId};
+use crate::model::job::{PodGroupPhase, PodStatus};
+use crate::model::resource::Resources;
+use crate::util::rng::StreamRng;
+use crate::util::time::SimTime;
 use crate::world::{Job, NodeState, Pod, QueueState, World};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,7 +42,7 @@ pub trait Scheduler: Send {
     }
     /// True if the policy moves PodGroups out of Pending as a step of its own
     /// (Volcano's enqueue, or allocate without it), before their pods are placed:
-    /// a controller that waits for that ([`crate::job::JobSpec::pods_once_admitted`])
+    /// a controller that waits for that ([`crate::model::job::JobSpec::pods_once_admitted`])
     /// then holds the job's pods back while its group is Pending. A policy that
     /// admits a job only as it places its pods (the baselines) sees every job's
     /// pods from its submission.
@@ -474,7 +474,7 @@ impl<'w> Session<'w> {
         &self.world.jobs[j]
     }
     /// A distinct task request by index ([`crate::world::TaskState::shape`]).
-    pub fn shape(&self, shape: u32) -> &crate::resource::Resources {
+    pub fn shape(&self, shape: u32) -> &crate::model::resource::Resources {
         &self.world.shapes[shape as usize]
     }
     /// A pod.
@@ -502,10 +502,10 @@ impl<'w> Session<'w> {
     /// The wall-clock time now, whole seconds since 1970-01-01T00:00 in the
     /// cluster's local time (`spec.startTime` plus the simulated time).
     pub fn wall_clock(&self) -> i64 {
-        self.world.clock_start + (self.now.0 / crate::time::MICROS_PER_SEC) as i64
+        self.world.clock_start + (self.now.0 / crate::util::time::MICROS_PER_SEC) as i64
     }
     /// The cluster's PodDisruptionBudgets.
-    pub fn budgets(&self) -> &[crate::budget::DisruptionBudget] {
+    pub fn budgets(&self) -> &[crate::model::budget::DisruptionBudget] {
         &self.world.budgets
     }
     /// The active jobs budget `b` covers, each with the tasks it covers.
@@ -657,7 +657,7 @@ impl<'w> Session<'w> {
         total.min(cap)
     }
     /// Σ allocatable of a HyperNode's nodes.
-    pub fn hypernode_allocatable(&self, h: crate::ids::HyperNodeId) -> Resources {
+    pub fn hypernode_allocatable(&self, h: crate::model::ids::HyperNodeId) -> Resources {
         self.world.hn_allocatable[h]
     }
     /// The `epoch` of the last change of a node's `used`.
@@ -665,7 +665,7 @@ impl<'w> Session<'w> {
         self.world.node_used_epoch[n]
     }
     /// The `epoch` of the last change of a HyperNode's `used`.
-    pub fn hypernode_used_epoch(&self, h: crate::ids::HyperNodeId) -> u64 {
+    pub fn hypernode_used_epoch(&self, h: crate::model::ids::HyperNodeId) -> u64 {
         self.world.hn_used_epoch[h]
     }
     /// The World's count of `used` changes ([`World::epoch`]).
@@ -673,15 +673,15 @@ impl<'w> Session<'w> {
         self.world.epoch
     }
     /// Σ used of a HyperNode's nodes.
-    pub fn hypernode_used(&self, h: crate::ids::HyperNodeId) -> Resources {
+    pub fn hypernode_used(&self, h: crate::model::ids::HyperNodeId) -> Resources {
         self.world.hn_used[h]
     }
     /// Σ idle of a HyperNode's nodes.
-    pub fn hypernode_idle(&self, h: crate::ids::HyperNodeId) -> Resources {
+    pub fn hypernode_idle(&self, h: crate::model::ids::HyperNodeId) -> Resources {
         self.world.hn_idle(h)
     }
     /// Σ future idle of a HyperNode's nodes.
-    pub fn hypernode_future_idle(&self, h: crate::ids::HyperNodeId) -> Resources {
+    pub fn hypernode_future_idle(&self, h: crate::model::ids::HyperNodeId) -> Resources {
         self.world.hn_future_idle(h)
     }
     /// True if the node passes the pod's static node filters: its node selector
@@ -737,7 +737,7 @@ impl<'w> Session<'w> {
     }
     /// The first taint of the node that repels the pod (`NoSchedule`/`NoExecute`,
     /// not tolerated), if any.
-    pub fn untolerated_taint(&self, p: PodId, n: NodeId) -> Option<&crate::cluster::Taint> {
+    pub fn untolerated_taint(&self, p: PodId, n: NodeId) -> Option<&crate::model::cluster::Taint> {
         if !self.world.cluster.has_taints() {
             return None;
         }

@@ -6,10 +6,10 @@
 //! and CPU nodes with CPU nodes: a job holding GPUs is slowed by the GPU nodes it
 //! holds, a job without GPUs by all of its nodes.
 
-use crate::cluster::Cluster;
+use crate::model::cluster::Cluster;
 
-use crate::ids::NodeId;
-use crate::progress::FULL_SPEED_PPM;
+use crate::model::ids::NodeId;
+use crate::model::progress::FULL_SPEED_PPM;
 
 /// Each node's speed relative to the fastest of its kind, in ppm; `None` when
 /// every node of a kind has the same speed (nothing is slowed: the common case,

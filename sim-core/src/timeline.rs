@@ -7,13 +7,13 @@
 //! manager delete the pods that do not tolerate it; a node deleted takes its pods
 //! with it; a node added brings its capacity.
 
-use crate::cluster::Taint;
+use crate::model::cluster::Taint;
 
-use crate::ids::NodeId;
-use crate::ids::QueueId;
-use crate::queue::QueueState;
-use crate::resource::ResourceList;
-use crate::time::{SimDuration, SimTime};
+use crate::model::ids::NodeId;
+use crate::model::ids::QueueId;
+use crate::model::queue::QueueState;
+use crate::model::resource::ResourceList;
+use crate::util::time::{SimDuration, SimTime};
 use std::sync::Arc;
 
 /// One operator's action.

@@ -19,10 +19,10 @@
 //! equivalence property compares runs against `--exhaustive`, which walks every
 //! node, and `a_wrong_victim_index_is_caught` shows it notices a stale tree.
 
-use crate::ids::NodeId;
-use crate::ids::QueueId;
 use crate::index::NodeIndex;
-use crate::resource::Resources;
+use crate::model::ids::NodeId;
+use crate::model::ids::QueueId;
+use crate::model::resource::Resources;
 
 /// A group of possible victims: their queue, their job's priority, and whether
 /// their job has more ready pods than its minAvailable (gang lets only such jobs

@@ -149,7 +149,7 @@ type Summary = (Option<String>, Option<String>, Option<u64>, Option<String>, Val
 fn read_summary(dir: &Path) -> Result<Summary, CmdError> {
     let path = dir.join("summary.json");
     let name = path.display().to_string();
-    let text = lahar_core::files::read_to_string(&path).map_err(|e| match e.kind() {
+    let text = lahar_core::util::files::read_to_string(&path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => {
             input(format!("{name}: missing (a run directory holds the summary.json that `lahar run` writes)"))
         }
@@ -199,7 +199,7 @@ fn kind(v: &Value) -> &'static str {
 pub fn read_baseline(path: &Path) -> Result<Snapshot, CmdError> {
     // As every input: bounded, UTF-8 with the line and column of a bad byte, a
     // leading byte-order mark dropped (as a scenario's is).
-    let text = lahar_core::files::read_to_string(path)
+    let text = lahar_core::util::files::read_to_string(path)
         .map_err(|e| input(format!("{}: cannot read the baseline: {e}", path.display())))?;
     parse_baseline(&text, &path.display().to_string())
 }

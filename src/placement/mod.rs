@@ -9,10 +9,10 @@
 //! (where each pod went) and `summary.json`; docs/fragmentation.md describes the
 //! mode and docs/outputs.md the files.
 
-use lahar_core::cluster::Node;
 use lahar_core::frag::{Demand, Models, POPULARITY_PCT, Target};
-use lahar_core::resource::{CPU, GPU, MEMORY, PODS};
-use lahar_core::rng::RngStreams;
+use lahar_core::model::cluster::Node;
+use lahar_core::model::resource::{CPU, GPU, MEMORY, PODS};
+use lahar_core::util::rng::RngStreams;
 use lahar_policies::placement::demand::{self, Arrival};
 use lahar_policies::placement::replay::{self, Outcome, Row};
 use lahar_policies::placement::{MAX_DEVICES, NodeSpec, Pod, Policy, Replay};

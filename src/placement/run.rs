@@ -4,7 +4,7 @@
 use super::{PlacementReport, Setup};
 use crate::scenario::Scenario;
 use crate::{RunError, RunOptions};
-use lahar_core::cluster::Node;
+use lahar_core::model::cluster::Node;
 use lahar_policies::placement::demand::Arrival;
 use lahar_policies::placement::replay::{Outcome, Row};
 use lahar_reports::RunMeta;
@@ -128,7 +128,7 @@ pub fn run(s: Scenario, opts: &RunOptions) -> Result<PlacementReport, RunError> 
             fragmented_gpus: last.frag_gpus,
             typical_shapes: setup.target.shapes().len(),
         };
-        let mut f = lahar_core::files::AtomicFile::create(&out_dir.join("summary.json")).map_err(&io)?;
+        let mut f = lahar_core::util::files::AtomicFile::create(&out_dir.join("summary.json")).map_err(&io)?;
         let file = SummaryFile { meta: &meta, metrics, run: RunFacts { wall_time_s: meta.wall_time_s } };
         serde_json::to_writer_pretty(&mut f, &file).map_err(|e| io(std::io::Error::other(e)))?;
         f.write_all(b"\n").map_err(&io)?;

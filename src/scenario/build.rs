@@ -12,12 +12,12 @@ use super::validate::{
 };
 use super::workload::{Health, Plan, Pricing, Tagged, Workload, merge};
 use super::{Diagnostic, Scenario, ScenarioError, Warning};
-use lahar_core::cluster::{Cluster, Node};
 use lahar_core::comm::runtime::CommRuntime;
-use lahar_core::job::JobSpec;
-use lahar_core::resource::Resources;
-use lahar_core::time::SimTime;
-use lahar_core::topology::Topology;
+use lahar_core::model::cluster::{Cluster, Node};
+use lahar_core::model::job::JobSpec;
+use lahar_core::model::resource::Resources;
+use lahar_core::model::topology::Topology;
+use lahar_core::util::time::SimTime;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
@@ -187,7 +187,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         if numa
             && t.job.tasks.iter().any(|task| {
                 task.hints.as_ref().and_then(|h| h.numa.as_deref()).is_some_and(|a| {
-                    !a.guaranteed && a.policy.is_some_and(|p| p != lahar_core::numa::TopologyPolicy::None)
+                    !a.guaranteed && a.policy.is_some_and(|p| p != lahar_core::devices::numa::TopologyPolicy::None)
                 })
             })
         {

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-pub use lahar_core::diag::Diagnostic;
+pub use lahar_core::util::diag::Diagnostic;
 
 /// Every problem found in a scenario (validation collects all of them).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -15,10 +15,10 @@ pub use error::{Diagnostic, ScenarioError, Warning};
 pub use validate::comm::{load_constants, merge_constants};
 pub use workload::{Health, Workload};
 
-use lahar_core::cluster::Cluster;
 use lahar_core::engine::EngineConfig;
-use lahar_core::job::JobSpec;
-use lahar_core::queue::Queue;
+use lahar_core::model::cluster::Cluster;
+use lahar_core::model::job::JobSpec;
+use lahar_core::model::queue::Queue;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
@@ -53,7 +53,9 @@ impl SchedulerChoice {
     /// The card order vGPU pods take cards in and the exclusive rules, when the
     /// scheduler models vGPU sharing (a Volcano conf with
     /// `deviceshare.VGPUEnable: true`).
-    pub fn vgpu_policy(&self) -> Option<(lahar_core::vgpu::VgpuPolicy, lahar_core::vgpu::ExclusiveRules)> {
+    pub fn vgpu_policy(
+        &self,
+    ) -> Option<(lahar_core::devices::vgpu::VgpuPolicy, lahar_core::devices::vgpu::ExclusiveRules)> {
         self.deviceshare(lahar_policies::volcano::plugins::deviceshare::DeviceShare::vgpu_policy)
     }
 
@@ -66,7 +68,7 @@ impl SchedulerChoice {
 
     /// The chip order vNPU pods take chips in, when the scheduler models Ascend
     /// vNPU sharing (a Volcano conf with `deviceshare.AscendHAMiVNPUEnable: true`).
-    pub fn vnpu_policy(&self) -> Option<lahar_core::vnpu::NpuPolicy> {
+    pub fn vnpu_policy(&self) -> Option<lahar_core::devices::vnpu::NpuPolicy> {
         self.deviceshare(lahar_policies::volcano::plugins::deviceshare::DeviceShare::vnpu_policy)
     }
 
@@ -138,7 +140,7 @@ pub struct Scenario {
     /// Queues (at least one).
     pub queues: Vec<Queue>,
     /// PodDisruptionBudgets (from manifests and the snapshot).
-    pub budgets: Vec<lahar_core::budget::DisruptionBudget>,
+    pub budgets: Vec<lahar_core::model::budget::DisruptionBudget>,
     /// `spec.startTime`: the wall-clock time of t = 0, seconds since
     /// 1970-01-01T00:00 (0 without it).
     pub clock_start: i64,
@@ -187,7 +189,7 @@ impl Scenario {
 /// Reads and validates a scenario file.
 pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
-    let text = lahar_core::files::read_to_string(path)
+    let text = lahar_core::util::files::read_to_string(path)
         .map_err(|e| ScenarioError::one(&file, None, "", format!("cannot read scenario: {e}")))?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_str(&text, &file, &base)
@@ -220,7 +222,7 @@ fn yaml_options() -> serde_saphyr::Options {
     budget.max_events = 400_000_000;
     budget.max_nodes = 200_000_000;
     budget.max_total_scalar_bytes = 4 << 30;
-    lahar_core::files::yaml_options(Some(budget))
+    lahar_core::util::files::yaml_options(Some(budget))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -278,7 +280,7 @@ fn parse_error(file: &str, source: &str, e: &serde_saphyr::Error) -> ScenarioErr
     let msg = match (expected_words(&msg), found) {
         (Some(words), Some(found)) => format!("{words}, got `{found}`"),
         _ => {
-            let hint = lahar_core::text::serde_hint(&msg);
+            let hint = lahar_core::util::text::serde_hint(&msg);
             msg + &hint
         }
     };

@@ -76,7 +76,7 @@ impl Manifest {
     /// Reads `dir/sweep.json`.
     pub fn read(dir: &Path) -> Result<Manifest, String> {
         let p = dir.join("sweep.json");
-        let text = lahar_core::files::read_to_string(&p)
+        let text = lahar_core::util::files::read_to_string(&p)
             .map_err(|e| format!("{}: not a sweep directory ({e})", p.display()))?;
         let m: Manifest =
             serde_json::from_str(&text).map_err(|e| format!("{}:{}:{}: {e}", p.display(), e.line(), e.column()))?;
@@ -99,7 +99,7 @@ impl Manifest {
             }
         }
         for a in &self.axes {
-            lahar_core::files::component(&a.name).map_err(|m| format!("axis name {m}"))?;
+            lahar_core::util::files::component(&a.name).map_err(|m| format!("axis name {m}"))?;
             if a.x.len() != a.values.len() {
                 return Err(format!("axis `{}` has {} values and {} numbers", a.name, a.values.len(), a.x.len()));
             }

@@ -82,6 +82,6 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
     }
     let _ = writeln!(w, "</body></html>");
     let path = out.map(Path::to_path_buf).unwrap_or_else(|| dir.join("report.html"));
-    lahar_core::files::write_atomic(&path, h.as_bytes()).map_err(super::error::io(&path))?;
+    lahar_core::util::files::write_atomic(&path, h.as_bytes()).map_err(super::error::io(&path))?;
     Ok(path)
 }

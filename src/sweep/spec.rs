@@ -102,7 +102,7 @@ fn err(file: &str, at: At, path: &str, msg: impl Into<String>) -> Diagnostic {
 /// type is reported here, before any cell runs, at the value in the sweep file).
 pub fn load(path: &Path) -> Result<Sweep, ScenarioError> {
     let file = path.display().to_string();
-    let text = lahar_core::files::read_to_string(path)
+    let text = lahar_core::util::files::read_to_string(path)
         .map_err(|e| ScenarioError::one(&file, None, "", format!("cannot read sweep file: {e}")))?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let sweep = parse(&text, &file, &dir)?;
@@ -134,7 +134,7 @@ fn parse(text: &str, file: &str, dir: &Path) -> Result<Sweep, ScenarioError> {
         e(root.get("kind").and_then(|n| n.at), "kind", "expected `Sweep`".into());
     }
     let name = root.get("metadata").and_then(|m| m.get("name")).and_then(Node::scalar).unwrap_or_default();
-    if let Err(m) = lahar_core::files::component(&name) {
+    if let Err(m) = lahar_core::util::files::component(&name) {
         e(root.get("metadata").and_then(|n| n.at), "metadata.name", m);
     }
     let Some(spec) = root.get("spec") else {
@@ -163,7 +163,7 @@ fn parse(text: &str, file: &str, dir: &Path) -> Result<Sweep, ScenarioError> {
         }
         Some(Node { val: Val::Str(p), at }) => {
             let path = dir.join(p);
-            match lahar_core::files::read_to_string(&path) {
+            match lahar_core::util::files::read_to_string(&path) {
                 Ok(t) => {
                     let f = path.display().to_string();
                     match parse_one(&t, &f) {
@@ -379,7 +379,7 @@ fn axes_of(list: Option<&Node>, at_path: &str, file: &str, errors: &mut Vec<Diag
             // The name is a column of sweep.csv and summary.csv and part of plot
             // file names: checked here, before any cell runs.
             let at = a.get("name").and_then(|n| n.at).or(a.at);
-            if let Err(m) = lahar_core::files::component(name) {
+            if let Err(m) = lahar_core::util::files::component(name) {
                 errors.push(err(file, at, &format!("{here}.name"), format!("axis name {m}")));
             } else if reserved_column(name) {
                 errors.push(err(

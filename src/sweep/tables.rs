@@ -29,7 +29,7 @@ pub fn read_cells(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError>
         let d = dir.join("cells").join(&c.id);
         let state = if finished(&d) {
             let p = d.join("summary.json");
-            let text = lahar_core::files::read_to_string(&p).map_err(io(&p))?;
+            let text = lahar_core::util::files::read_to_string(&p).map_err(io(&p))?;
             let v: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| ExecError::Mismatch(format!("{}:{}:{}: {e}", p.display(), e.line(), e.column())))?;
             CellState::Ok(WITH_FAULTS.iter().map(|h| h.value(&v)).collect())
@@ -137,7 +137,7 @@ pub fn write(dir: &Path, m: &Manifest, style: &PlotStyle) -> Result<Vec<CellStat
         move |e: csv::Error| ExecError::Io { path: p.clone(), source: std::io::Error::other(e) }
     };
     let p = dir.join("sweep.csv");
-    let mut w = csv::Writer::from_writer(lahar_core::files::AtomicFile::create(&p).map_err(io(&p))?);
+    let mut w = csv::Writer::from_writer(lahar_core::util::files::AtomicFile::create(&p).map_err(io(&p))?);
     let mut head: Vec<String> = vec!["cell".into()];
     head.extend(m.axes.iter().map(|a| a.name.clone()));
     head.extend(["seed", "status", "error"].map(String::from));
@@ -166,7 +166,7 @@ pub fn write(dir: &Path, m: &Manifest, style: &PlotStyle) -> Result<Vec<CellStat
     w.into_inner().map_err(|e| io(&p)(e.into_error()))?.commit().map_err(io(&p))?;
     let gs = groups(m, &states);
     let p = dir.join("summary.csv");
-    let mut w = csv::Writer::from_writer(lahar_core::files::AtomicFile::create(&p).map_err(io(&p))?);
+    let mut w = csv::Writer::from_writer(lahar_core::util::files::AtomicFile::create(&p).map_err(io(&p))?);
     let mut head: Vec<String> = m.axes.iter().map(|a| a.name.clone()).collect();
     head.extend(["cells", "ok"].map(String::from));
     for h in ms {
@@ -288,7 +288,7 @@ fn write_plots(dir: &Path, m: &Manifest, gs: &[Group], ms: &[Headline], style: &
             unfinished: &open,
         };
         let svg = lahar_reports::sweep_plot::svg_in(&plot, style).map_err(plot_err)?;
-        lahar_core::files::write_atomic(&p, svg.as_bytes()).map_err(io(&p))?;
+        lahar_core::util::files::write_atomic(&p, svg.as_bytes()).map_err(io(&p))?;
         let png = p.with_extension("png");
         lahar_reports::sweep_plot::png_in(&png, &plot, style).map_err(plot_err)
     })

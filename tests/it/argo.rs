@@ -4,9 +4,9 @@
 
 use super::*;
 use lahar::scenario::load_file;
-use lahar_core::job::{PolicyAction, PolicyEvent};
-use lahar_core::resource::Resources;
-use lahar_core::time::SimTime;
+use lahar_core::model::job::{PolicyAction, PolicyEvent};
+use lahar_core::model::resource::Resources;
+use lahar_core::util::time::SimTime;
 
 fn example() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/manifests/argo-scenario.yaml")

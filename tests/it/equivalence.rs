@@ -565,10 +565,10 @@ proptest! {
     /// every running pod that asks for chips of its node's type holds some.
     #[test]
     fn vnpu_ledger_agrees_with_the_pods(nodes in 1u32..3, jobs in vnpu_jobs(), stop in 1u32..4000) {
-        use lahar_core::job::PodStatus;
+        use lahar_core::model::job::PodStatus;
         let dir = tempfile::tempdir().expect("tempdir");
         let mut s = vnpu_scenario(dir.path(), nodes, &jobs);
-        s.engine.horizon = Some(lahar_core::time::SimTime(u64::from(stop) * 1_000_000));
+        s.engine.horizon = Some(lahar_core::util::time::SimTime(u64::from(stop) * 1_000_000));
         let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).expect("run");
         let w = &r.output.world;
         let mut holders = std::collections::BTreeSet::new();
@@ -596,7 +596,7 @@ proptest! {
             let spec = &w.jobs[pod.job].spec;
             let Some(ask) = spec.tasks[pod.task as usize].hints.as_ref().and_then(|h| h.vnpu.as_deref()) else { continue };
             let asks_here = w.cluster.nodes[n].vnpu.iter().any(|nc| ask.of(&nc.ty.common_word).is_some());
-            prop_assert!(!asks_here || holders.contains(&lahar_core::job::PodId(id as u32)), "pod {} holds no chip", id);
+            prop_assert!(!asks_here || holders.contains(&lahar_core::model::job::PodId(id as u32)), "pod {} holds no chip", id);
         }
     }
 }

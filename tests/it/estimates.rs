@@ -95,16 +95,16 @@ fn every_input_kind_gives_estimates() {
     std::fs::write(&p, text).unwrap();
     let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
     let est = |name: &str| s.jobs().iter().find(|j| j.name == name).unwrap_or_else(|| panic!("{name}")).estimate;
-    let secs = |x: u64| Some(lahar_core::time::SimDuration::from_secs(x));
+    let secs = |x: u64| Some(lahar_core::util::time::SimDuration::from_secs(x));
     assert_eq!(est("vj"), secs(5400));
     assert_eq!(est("cj"), secs(3 * 3600));
-    assert_eq!(est("tr"), Some(lahar_core::time::SimDuration(250_500_000)));
+    assert_eq!(est("tr"), Some(lahar_core::util::time::SimDuration(250_500_000)));
     assert_eq!(est("tr2"), None);
     let synthetic: Vec<_> = s.jobs().into_iter().filter(|j| j.kind.as_ref() == "synthetic").collect();
     assert_eq!(synthetic.len(), 3);
     for j in synthetic {
         let want = (j.duration.micros() as f64 * 2.5).round() as u64;
-        assert_eq!(j.estimate, Some(lahar_core::time::SimDuration(want)), "{}", j.name);
+        assert_eq!(j.estimate, Some(lahar_core::util::time::SimDuration(want)), "{}", j.name);
     }
 }
 

@@ -5,8 +5,8 @@
 
 use super::{lahar, write_scenario};
 use lahar::placement::{Order, Setup};
-use lahar_core::cluster::Node;
-use lahar_core::rng::RngStreams;
+use lahar_core::model::cluster::Node;
+use lahar_core::util::rng::RngStreams;
 use lahar_policies::placement::replay::Outcome;
 use lahar_policies::placement::{Policy, Replay};
 use lahar_traces::openb::{OpenbPod, read_nodes, read_pods};

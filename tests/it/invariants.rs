@@ -61,7 +61,7 @@ proptest! {
         let r = run_str(&text(&nodes, &jobs, baseline));
         let w = &r.output.world;
         // Sweep each node's intervals: ends before starts at the same instant.
-        let mut per_node: BTreeMap<u32, Vec<(u64, i32, lahar_core::resource::Resources)>> = BTreeMap::new();
+        let mut per_node: BTreeMap<u32, Vec<(u64, i32, lahar_core::model::resource::Resources)>> = BTreeMap::new();
         for p in &r.output.pods {
             let req = w.pods[p.pod].req;
             per_node.entry(p.node.0).or_default().push((p.start.micros(), 1, req));
@@ -69,7 +69,7 @@ proptest! {
         }
         for (n, mut ev) in per_node {
             ev.sort_by_key(|e| (e.0, e.1));
-            let mut used = lahar_core::resource::Resources::ZERO;
+            let mut used = lahar_core::model::resource::Resources::ZERO;
             let cap = w.cluster.nodes[n as usize].allocatable;
             for (t, sign, req) in ev {
                 if sign > 0 { used += req } else { used -= req }

@@ -4,9 +4,9 @@
 
 use super::*;
 use lahar::scenario::load_file;
-use lahar_core::job::FlowStep;
-use lahar_core::resource::Resources;
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::model::job::FlowStep;
+use lahar_core::model::resource::Resources;
+use lahar_core::util::time::{SimDuration, SimTime};
 use std::sync::Arc;
 
 /// Volcano's published example (examples/manifests/jobflow/), job by job.

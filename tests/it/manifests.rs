@@ -4,11 +4,11 @@
 
 use super::*;
 use lahar::scenario::{Scenario, load_file};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{Dependency, JobSpec, PodGroupPhase, PolicyAction, PolicyEvent};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::{CPU, GPU, Resources};
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{Dependency, JobSpec, PodGroupPhase, PolicyAction, PolicyEvent};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::{CPU, GPU, Resources};
+use lahar_core::util::time::{SimDuration, SimTime};
 
 const GI: i64 = 1 << 30;
 const MI: i64 = 1 << 20;

@@ -7,9 +7,9 @@
 
 use super::*;
 use lahar::scenario::load_file;
-use lahar_core::job::{Concurrency, JobSpec, PolicyAction, PolicyEvent, Recurrence};
-use lahar_core::resource::Resources;
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::model::job::{Concurrency, JobSpec, PolicyAction, PolicyEvent, Recurrence};
+use lahar_core::model::resource::Resources;
+use lahar_core::util::time::{SimDuration, SimTime};
 use std::sync::Arc;
 
 const GI: i64 = 1 << 30;

@@ -570,7 +570,7 @@ fn a_written_run_accumulates_the_summary_of_its_records() {
         let load = || {
             let mut s = lahar::scenario::load_str(&text, "t.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}"));
             if let Some(h) = horizon {
-                s.engine.horizon = Some(lahar_core::time::SimTime(h));
+                s.engine.horizon = Some(lahar_core::util::time::SimTime(h));
             }
             s
         };

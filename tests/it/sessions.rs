@@ -82,6 +82,6 @@ fn sessions_stop_when_nothing_changes() {
     assert_eq!(close.len(), 1, "{close:?}");
     assert_eq!(
         (close[0].session, close[0].action, close[0].phase),
-        (2, "session-close", Some(lahar_core::job::PodGroupPhase::Running))
+        (2, "session-close", Some(lahar_core::model::job::PodGroupPhase::Running))
     );
 }

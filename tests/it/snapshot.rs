@@ -3,7 +3,7 @@
 //! with `lahar run --snapshot FILE --conf CONF --sessions 1 --explain ns/pod`.
 
 use super::*;
-use lahar_core::resource::Resources;
+use lahar_core::model::resource::Resources;
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/snapshot").join(name)

@@ -5,8 +5,8 @@
 
 use super::*;
 use lahar::scenario::load_file;
-use lahar_core::job::NetworkTopology;
-use lahar_core::subgroup::{SubGroupPolicy, SubJobSpec, TaskSubJobs};
+use lahar_core::model::job::NetworkTopology;
+use lahar_core::model::subgroup::{SubGroupPolicy, SubJobSpec, TaskSubJobs};
 
 /// pod → (node, start) of a run's pods.csv in `dir`.
 fn pods(dir: &Path) -> std::collections::BTreeMap<String, (String, String)> {

@@ -1,9 +1,9 @@
 //! Synthetic sources as written in a scenario: the parsed distributions reach the
 //! generator unchanged.
 
-use lahar_core::queue::QueueId;
-use lahar_core::rng::RngStreams;
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::model::queue::QueueId;
+use lahar_core::util::rng::RngStreams;
+use lahar_core::util::time::{SimDuration, SimTime};
 use lahar_workloads::synthetic::{Arrival, DurationDist, SyntheticSpec, generate};
 
 use super::*;

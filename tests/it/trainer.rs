@@ -4,9 +4,9 @@
 
 use super::*;
 use lahar::scenario::load_str;
-use lahar_core::job::{Dependency, Until};
-use lahar_core::resource::Resources;
-use lahar_core::time::SimDuration;
+use lahar_core::model::job::{Dependency, Until};
+use lahar_core::model::resource::Resources;
+use lahar_core::util::time::SimDuration;
 
 const GI: i64 = 1 << 30;
 
@@ -115,7 +115,8 @@ fn runtimes_replicated_jobs_and_overrides() {
         t,
         [("dataset-initializer", 1, Resources::new(500, 0, 0, 1)), ("node", 2, Resources::new(2100, 4 * GI, 1000, 1))]
     );
-    let queue = |s: &lahar::scenario::Scenario, j: &lahar_core::job::JobSpec| s.queues[j.queue.0 as usize].name.clone();
+    let queue =
+        |s: &lahar::scenario::Scenario, j: &lahar_core::model::job::JobSpec| s.queues[j.queue.0 as usize].name.clone();
     assert_eq!((j.min_available, queue(&s, j).as_str()), (3, "research"));
     assert_eq!(j.tasks[1].depends_on, [Dependency { task: 0, until: Until::Complete }]);
     assert_eq!((j.tasks[0].run_time, j.tasks[1].run_time), (Some(SimDuration::from_secs(300)), None));

@@ -2,11 +2,11 @@
 //! Numatopology objects, a pod waiting for one NUMA node across sessions, the
 //! unresolvable refusals preempt respects, the warnings, and bad inputs through
 //! the binary. Volcano's own numa-aware unit tests are replayed next to the
-//! picker, in `sim-core/src/numa/`.
+//! picker, in `sim-core/src/devices/numa/`.
 
 use super::volcano::run_text;
 use super::volcano_plugins::{explain_rows, plugin, published, scenario};
-use lahar_core::numa::{NumaContainer, TopologyPolicy};
+use lahar_core::devices::numa::{NumaContainer, TopologyPolicy};
 use std::path::Path;
 
 /// A conf of `actions` with predicates and numa-aware (weight 10).
@@ -114,7 +114,7 @@ fn user_guide_practice() {
     // db-0 and cache-0 end at 1200 s: their podAllocations CPUs are free again
     // (the TFJob and vj-test ended at 660 s and 600 s).
     let mut s = lahar::scenario::load_file(&example("examples/manifests/numa-scenario.yaml")).unwrap();
-    s.engine.horizon = Some(lahar_core::time::SimTime(1_300_000_000));
+    s.engine.horizon = Some(lahar_core::util::time::SimTime(1_300_000_000));
     let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).unwrap();
     let w = &r.output.world;
     let free: Vec<String> = w.nodes.iter().map(|n| n.numa.free.to_string()).collect();
@@ -221,8 +221,8 @@ fn unresolvable_refusals_keep_preempt_off_the_node() {
     let victim = &best.evictions()[0];
     let victim_cpus = if victim.starts_with("lo1") { "0-3,8-11" } else { "4-7,12-15" };
     let hi = held.iter().find(|h| h.1 == "hi").expect("hi holds CPUs");
-    let v = lahar_core::numa::CpuSet::parse(victim_cpus).unwrap();
-    let h = lahar_core::numa::CpuSet::parse(&hi.3).unwrap();
+    let v = lahar_core::devices::numa::CpuSet::parse(victim_cpus).unwrap();
+    let h = lahar_core::devices::numa::CpuSet::parse(&hi.3).unwrap();
     assert_eq!((h.len(), h.minus(&v).len()), (4, 0), "{held:?}");
 }
 

@@ -2,7 +2,7 @@
 //! card fragmentation across sessions, binpack's node score, preempt evicting
 //! until the cards fit, the user guide's pod on a snapshot node, the spread
 //! annotation, and bad inputs through the binary. Volcano's own vGPU unit tests
-//! are replayed next to the fit, in `sim-core/src/vgpu/`.
+//! are replayed next to the fit, in `sim-core/src/devices/vgpu/`.
 
 use super::volcano::run_text;
 use super::volcano_plugins::{explain_rows, plugin, published, scenario};
@@ -148,7 +148,7 @@ fn user_guide_hami_core_pod() {
     );
     let hami = s.jobs().into_iter().find(|j| j.name == "hami-pod").expect("hami-pod");
     let ask = hami.tasks[0].hints.as_ref().and_then(|h| h.vgpu.as_deref()).expect("a vGPU ask");
-    assert_eq!(ask.containers, [lahar_core::vgpu::ContainerAsk::of(Some(1), Some(3000), Some(50)).unwrap()]);
+    assert_eq!(ask.containers, [lahar_core::devices::vgpu::ContainerAsk::of(Some(1), Some(3000), Some(50)).unwrap()]);
     assert_eq!(ask.mode.as_deref(), Some("hami-core"));
     // After two sessions every pod runs. In the first, the two Pods (whose pods
     // exist) are placed: hami-pod takes card 0 of gpu-v100-1 (binpack: both idle,
@@ -400,12 +400,12 @@ fn user_guide_mig_pod() {
         lahar::scenario::load_file(&example("examples/manifests/mig-scenario.yaml")).unwrap_or_else(|e| panic!("{e}"));
     let n = &s.cluster.nodes[0];
     assert!(n.vgpu.iter().all(|c| c.mig && c.groups.len() == 4 && c.percent));
-    assert!(lahar_core::vgpu::node_mig(&n.vgpu));
+    assert!(lahar_core::devices::vgpu::node_mig(&n.vgpu));
     let mig = s.jobs().into_iter().find(|j| j.name == "mig-pod").expect("mig-pod");
     let ask = mig.tasks[0].hints.as_ref().and_then(|h| h.vgpu.as_deref()).expect("a vGPU ask");
     assert_eq!(ask.mode.as_deref(), Some("mig"));
     let mut s = s;
-    s.engine.horizon = Some(lahar_core::time::SimTime(100_000_000));
+    s.engine.horizon = Some(lahar_core::util::time::SimTime(100_000_000));
     let r = lahar::run(s, &lahar::RunOptions { no_write: true, ..Default::default() }).unwrap();
     let w = &r.output.world;
     let cards = &w.cluster.nodes[0].vgpu;
@@ -415,7 +415,8 @@ fn user_guide_mig_pod() {
         .zip(cards)
         .flat_map(|(u, c)| {
             u.holders.iter().map(move |h| {
-                let ids = h.slots.iter().map(|&s| lahar_core::vgpu::encode_id(&c.uuid, &c.groups, s)).collect();
+                let ids =
+                    h.slots.iter().map(|&s| lahar_core::devices::vgpu::encode_id(&c.uuid, &c.groups, s)).collect();
                 (w.jobs[h.group].spec.name.clone(), h.memory, ids)
             })
         })
@@ -447,7 +448,7 @@ fn mig_needs_its_device_config() {
     let write = |snapshot: &str| snapshot_dir(snapshot, pod, &conf("allocate", ""));
     let dir = write(node);
     let s = lahar::scenario::load_file(&dir.path().join("scenario.yaml")).unwrap_or_else(|e| panic!("{e}"));
-    assert!(!lahar_core::vgpu::node_mig(&s.cluster.nodes[0].vgpu));
+    assert!(!lahar_core::devices::vgpu::node_mig(&s.cluster.nodes[0].vgpu));
     let w: Vec<_> = s.warnings.iter().map(|w| w.kind).collect();
     assert!(w.contains(&"vgpu-mig-fallback"), "{w:?}");
     for (body, want) in [

@@ -3,7 +3,7 @@
 //! that fill up across sessions, binpack's node score, preempt that evicts for a
 //! chip shortage but not for a refused ask, snapshot pods holding the chips their
 //! annotation names, and bad inputs and warnings through the binary. Volcano's
-//! own unit tests are replayed next to the fit, in `sim-core/src/vnpu/`.
+//! own unit tests are replayed next to the fit, in `sim-core/src/devices/vnpu/`.
 
 use super::volcano::{Out, run_file};
 use super::volcano_vgpu::{refused, snapshot_dir};

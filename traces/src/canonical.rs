@@ -32,7 +32,7 @@
 //!
 //! Quantities are Kubernetes syntax because they are exact and familiar; the writer
 //! emits the shortest exact form (`12`, `460m`, `16Gi`). Times are decimal seconds
-//! rendered exactly ([`SimTime::secs_string`](lahar_core::time::SimTime::secs_string)).
+//! rendered exactly ([`SimTime::secs_string`](lahar_core::util::time::SimTime::secs_string)).
 //!
 //! Not representable (the writer refuses such jobs rather than drop them): job or
 //! task policies, `dependsOn`, network topology, a termination grace other than
@@ -50,10 +50,10 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 use csv::StringRecord;
-use lahar_core::job::{DEFAULT_TERMINATION_GRACE, JobSpec, TaskSpec};
-use lahar_core::quantity::parse_quantity;
-use lahar_core::resource::{DIMS, FIRST_EXTENDED, Resources};
-use lahar_core::time::SimDuration;
+use lahar_core::model::job::{DEFAULT_TERMINATION_GRACE, JobSpec, TaskSpec};
+use lahar_core::model::resource::{DIMS, FIRST_EXTENDED, Resources};
+use lahar_core::util::quantity::parse_quantity;
+use lahar_core::util::time::SimDuration;
 
 use crate::ctx::{Ctx, GPU_MODEL_LABEL, RawJob, Skip, check_totals};
 use crate::error::SkipReason;
@@ -281,8 +281,8 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
     let queue = ctx.queue(non_empty(&head.queue), non_empty(&head.user));
     let mut job = JobSpec {
         name: head.name,
-        namespace: lahar_core::text::shared(&head.namespace),
-        kind: lahar_core::text::shared(&head.kind),
+        namespace: lahar_core::util::text::shared(&head.namespace),
+        kind: lahar_core::util::text::shared(&head.kind),
         queue,
         priority_class: head.priority_class,
         priority: head.priority,
@@ -292,7 +292,7 @@ fn build(head: Head, tasks: Vec<TaskSpec>, ctx: &mut Ctx<'_>) -> Result<RawJob, 
         duration: SimDuration(head.duration_micros as u64),
         estimate: head.estimate,
         checkpoint_interval: head.checkpoint,
-        user: lahar_core::text::shared(&head.user),
+        user: lahar_core::util::text::shared(&head.user),
         ..JobSpec::default()
     };
     job.finish();
@@ -382,7 +382,7 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
                 vec![(GPU_MODEL_LABEL.to_string(), models.into_iter().map(str::to_string).collect())]
             })
             .unwrap_or_default(),
-        name: lahar_core::text::shared(non_empty(get(Col::Task)).unwrap_or("worker")),
+        name: lahar_core::util::text::shared(non_empty(get(Col::Task)).unwrap_or("worker")),
         replicas,
         min_available: task_min,
         requests: Resources::new(quantity(Col::Cpu, 1000)?, quantity(Col::Memory, 1)?, quantity(Col::Gpu, 1000)?, 1),
@@ -481,8 +481,8 @@ impl<W: Write> CanonicalWriter<W> {
 
 /// Writes `jobs` to a new file at `path`.
 pub fn write_file(path: &Path, jobs: &[JobSpec], queue_names: Vec<String>) -> Result<(), WriteError> {
-    // Renamed into place when whole (lahar_core::files::AtomicFile).
-    let file = lahar_core::files::AtomicFile::create(path)?;
+    // Renamed into place when whole (lahar_core::util::files::AtomicFile).
+    let file = lahar_core::util::files::AtomicFile::create(path)?;
     let mut w = CanonicalWriter::new(file, queue_names)?;
     for job in jobs {
         w.write_job(job)?;

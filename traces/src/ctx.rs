@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use lahar_core::job::{JobSpec, TaskSpec};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::{DIMS, Resources};
-use lahar_core::time::SimDuration;
+use lahar_core::model::job::{JobSpec, TaskSpec};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::{DIMS, Resources};
+use lahar_core::util::time::SimDuration;
 
 use crate::error::SkipReason;
 use crate::error::{ImportError, Location};
@@ -105,7 +105,7 @@ impl<'a> Ctx<'a> {
     pub fn outcome(&mut self, at: Location, r: Result<RawJob, Skip>) -> Result<(), ImportError> {
         // A name every output would print unchanged is checked here, for every
         // format (docs/outputs.md § Names).
-        let r = r.and_then(|job| match lahar_core::text::name_problem(&job.job.name) {
+        let r = r.and_then(|job| match lahar_core::util::text::name_problem(&job.job.name) {
             Some(why) => Err(Skip::malformed(format!("job name {why}"))),
             None => Ok(job),
         });
@@ -127,7 +127,7 @@ impl<'a> Ctx<'a> {
 
 /// Largest number of pods of one imported job; more is taken for a corrupt value
 /// (and would make the per-pod loops and resource sums unreasonable).
-pub use lahar_core::job::MAX_PODS_PER_JOB;
+pub use lahar_core::model::job::MAX_PODS_PER_JOB;
 
 /// Groups per-pod requests into tasks: consecutive pods with equal requests become one
 /// task. The first task is `worker`, later ones `worker-1`, `worker-2`...
@@ -179,7 +179,7 @@ pub(crate) fn check_totals(tasks: &[TaskSpec]) -> Result<(), Skip> {
 pub(crate) fn task(name: String, replicas: u32, requests: Resources, selector: &[(String, String)]) -> TaskSpec {
     TaskSpec {
         node_label_in: Vec::new(),
-        name: lahar_core::text::shared(&name),
+        name: lahar_core::util::text::shared(&name),
         replicas,
         min_available: replicas,
         requests,
@@ -221,13 +221,13 @@ pub(crate) fn build_job(p: JobParts, opts: &ImportOptions) -> Result<JobSpec, Sk
     let min_available = p.tasks.iter().map(|t| t.replicas).sum();
     let mut job = JobSpec {
         name: p.name,
-        namespace: lahar_core::text::shared(&opts.namespace),
-        kind: lahar_core::text::shared(p.kind),
+        namespace: lahar_core::util::text::shared(&opts.namespace),
+        kind: lahar_core::util::text::shared(p.kind),
         queue: p.queue,
         min_available,
         tasks: p.tasks,
         duration: p.duration,
-        user: lahar_core::text::shared(&p.user),
+        user: lahar_core::util::text::shared(&p.user),
         ..JobSpec::default()
     };
     job.finish();

@@ -1,6 +1,6 @@
 //! Import errors, each naming the file and, for a bad row, where it is.
 
-use lahar_core::diag::Diagnostic;
+use lahar_core::util::diag::Diagnostic;
 use std::fmt;
 use std::path::PathBuf;
 

@@ -27,7 +27,7 @@
 use std::io::BufRead;
 
 use csv::StringRecord;
-use lahar_core::resource::Resources;
+use lahar_core::model::resource::Resources;
 
 use crate::ctx::{Ctx, JobParts, RawJob, Skip, build_job, run_time, secs_to_micros, share, tasks_from_pods};
 use crate::error::ImportError;

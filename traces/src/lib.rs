@@ -56,8 +56,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use lahar_core::job::JobSpec;
-use lahar_core::time::SimTime;
+use lahar_core::model::job::JobSpec;
+use lahar_core::util::time::SimTime;
 
 pub use ctx::{GPU_MODEL_LABEL, MAX_PODS_PER_JOB};
 pub use error::{ImportError, Location, SkipReason, WriteError};
@@ -283,7 +283,7 @@ pub fn locate(
 }
 
 fn open(path: &Path) -> Result<BufReader<File>, ImportError> {
-    lahar_core::files::open_regular(path)
+    lahar_core::util::files::open_regular(path)
         .map(|f| BufReader::with_capacity(1 << 16, f))
         .map_err(|source| ImportError::Io { path: path.to_path_buf(), source })
 }

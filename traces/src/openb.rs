@@ -11,7 +11,7 @@
 //! | pod CPU | `cpu_milli` (millicores) |
 //! | pod memory | `memory_mib` × 2^20 bytes |
 //! | pod GPU | `num_gpu` × `gpu_milli` milli-GPUs (`gpu_milli` is per GPU: 460 = 0.46 of one GPU; 0 when `num_gpu` is 0) |
-//! | node filter | `gpu_spec` naming one model (after removing repeats, e.g. `V100M32\|V100M32`) → node selector `nvidia.com/gpu.product=<model>`; several (`V100M16\|V100M32`) → the label must be one of them ([`TaskSpec::node_label_in`](lahar_core::job::TaskSpec::node_label_in)) |
+//! | node filter | `gpu_spec` naming one model (after removing repeats, e.g. `V100M32\|V100M32`) → node selector `nvidia.com/gpu.product=<model>`; several (`V100M16\|V100M32`) → the label must be one of them ([`TaskSpec::node_label_in`](lahar_core::model::job::TaskSpec::node_label_in)) |
 //! | `submit` | `creation_time` (seconds) |
 //! | `duration` | `deletion_time − scheduled_time`: the time the pod held its node. Pods still `Running` when the trace ends have `deletion_time` = trace end, so their run is truncated there |
 //! | queue key | `qos` (`LS`, `BE`, `Burstable`, `Guaranteed`); no user |
@@ -35,7 +35,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use csv::StringRecord;
-use lahar_core::resource::Resources;
+use lahar_core::model::resource::Resources;
 
 use crate::ctx::{Ctx, GPU_MODEL_LABEL, JobParts, RawJob, Skip, build_job, run_time, secs_to_micros, tasks_from_pods};
 use crate::error::SkipReason;
@@ -237,7 +237,8 @@ pub struct PodList {
 /// placement-only evaluation ignores them). Bad rows are skipped and counted, or
 /// abort when `strict`.
 pub fn read_pods(path: &Path, strict: bool) -> Result<PodList, ImportError> {
-    let file = lahar_core::files::open(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
+    let file =
+        lahar_core::util::files::open(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
     read_pods_from(&mut std::io::BufReader::new(file), path, strict)
 }
 
@@ -287,7 +288,8 @@ pub struct NodeList {
 /// Reads an openb node list (`sn,cpu_milli,memory_mib,gpu,model`, columns by name;
 /// `model` may be absent). Bad rows are skipped and counted, or abort when `strict`.
 pub fn read_nodes(path: &Path, strict: bool) -> Result<NodeList, ImportError> {
-    let file = lahar_core::files::open(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
+    let file =
+        lahar_core::util::files::open(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
     read_nodes_from(&mut std::io::BufReader::new(file), path, strict)
 }
 

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use lahar_core::queue::QueueId;
-use lahar_core::time::SimDuration;
+use lahar_core::model::queue::QueueId;
+use lahar_core::util::time::SimDuration;
 
 /// What a trace says about a job's queue, handed to the [`QueueMapping`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

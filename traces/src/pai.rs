@@ -36,10 +36,10 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 
 use csv::StringRecord;
-use lahar_core::job::TaskSpec;
-use lahar_core::quantity::parse_quantity;
-use lahar_core::resource::Resources;
-use lahar_core::time::SimDuration;
+use lahar_core::model::job::TaskSpec;
+use lahar_core::model::resource::Resources;
+use lahar_core::util::quantity::parse_quantity;
+use lahar_core::util::time::SimDuration;
 
 use crate::ctx::{Ctx, JobParts, RawJob, Skip, build_job, task};
 use crate::error::SkipReason;
@@ -135,7 +135,7 @@ pub(crate) fn read(input: &mut dyn BufRead, ctx: &mut Ctx<'_>) -> Result<(), Imp
                 let mut k = 1;
                 while job.tasks.iter().any(|t| t.name == row.task.name) {
                     k += 1;
-                    row.task.name = lahar_core::text::shared(&format!("{base}-{k}"));
+                    row.task.name = lahar_core::util::text::shared(&format!("{base}-{k}"));
                 }
                 job.start_micros = job.start_micros.min(row.start_micros);
                 job.end_micros = job.end_micros.max(row.end_micros);

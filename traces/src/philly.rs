@@ -34,7 +34,7 @@ use std::fmt;
 use std::io::{BufRead, Read};
 use std::rc::Rc;
 
-use lahar_core::resource::Resources;
+use lahar_core::model::resource::Resources;
 use serde::Deserializer as _;
 use serde::de::{SeqAccess, Visitor};
 use serde_json::Value;

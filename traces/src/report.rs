@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use lahar_core::job::JobSpec;
-use lahar_core::time::SimTime;
+use lahar_core::model::job::JobSpec;
+use lahar_core::util::time::SimTime;
 
 use crate::Format;
 use crate::error::{Location, SkipReason};

@@ -30,8 +30,8 @@
 
 use std::io::BufRead;
 
-use lahar_core::resource::Resources;
-use lahar_core::time::SimDuration;
+use lahar_core::model::resource::Resources;
+use lahar_core::util::time::SimDuration;
 
 use crate::ctx::{Ctx, JobParts, RawJob, Skip, build_job, secs_to_micros, tasks_from_pods};
 use crate::error::SkipReason;

@@ -44,7 +44,7 @@ pub(crate) type Row<'t> = (Location, Result<&'t StringRecord, Skip>);
 /// Reads CSV records one at a time. With `header`, the first record is returned as
 /// [`Columns`] by [`Table::columns`]; data rows are numbered from 1 after it.
 pub(crate) struct Table<'r> {
-    reader: csv::Reader<lahar_core::files::LfLines<&'r mut dyn BufRead>>,
+    reader: csv::Reader<lahar_core::util::files::LfLines<&'r mut dyn BufRead>>,
     record: StringRecord,
 }
 
@@ -52,7 +52,7 @@ impl<'r> Table<'r> {
     pub fn new(input: &'r mut dyn BufRead) -> Table<'r> {
         let reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).trim(csv::Trim::All).from_reader(
             // Lines counted alike in CRLF and LF files.
-            lahar_core::files::LfLines::new(input),
+            lahar_core::util::files::LfLines::new(input),
         );
         Table { reader, record: StringRecord::new() }
     }

@@ -107,7 +107,7 @@ fn descriptor(d: &str, zone: TimeZone) -> Result<Schedule, String> {
         "hourly" => spec(1, all(&HOURS), all(&DOM), all(&MONTHS), all(&DOW)),
         _ => match d.strip_prefix("every ") {
             Some(dur) => {
-                let us = lahar_core::time::parse_go_duration(dur)
+                let us = lahar_core::util::time::parse_go_duration(dur)
                     .ok_or_else(|| format!("failed to parse duration `@{d}`: expected a Go duration such as 3m"))?;
                 // Below a second is a second; the rest is rounded down to seconds.
                 Schedule { kind: Kind::Every(((us / 1_000_000) as i64).max(1)) }
@@ -317,7 +317,7 @@ mod tests {
             }
             _ => panic!("{s}"),
         };
-        lahar_core::time::parse_civil(civil_part).unwrap() - off
+        lahar_core::util::time::parse_civil(civil_part).unwrap() - off
     }
 
     /// robfig/cron's TestActivation: whether `spec` fires at `time` (UTC).

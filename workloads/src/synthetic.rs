@@ -7,11 +7,11 @@
 //! the remainder), with CPU and memory in proportion to GPUs, and
 //! `minAvailable` = all pods, as a data-parallel training job needs.
 
-use lahar_core::job::{JobSpec, TaskSpec};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::Resources;
-use lahar_core::rng::{RngStreams, StreamRng};
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::model::job::{JobSpec, TaskSpec};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::Resources;
+use lahar_core::util::rng::{RngStreams, StreamRng};
+use lahar_core::util::time::{SimDuration, SimTime};
 use rand::distr::Distribution;
 use rand::distr::Uniform;
 use rand::distr::weighted::WeightedIndex;
@@ -236,8 +236,8 @@ pub struct SyntheticSpec {
     /// Multi-pod jobs are elastic: they need this fraction of their pods
     /// (rounded up, at least one) and scale as the [`Elastic`] says.
     ///
-    /// [`Elastic`]: lahar_core::elastic::Elastic
-    pub elastic: Option<(f64, lahar_core::elastic::Elastic)>,
+    /// [`Elastic`]: lahar_core::model::elastic::Elastic
+    pub elastic: Option<(f64, lahar_core::model::elastic::Elastic)>,
     /// Job priority.
     pub priority: i32,
     /// Weights of a model mix (the caller keeps the models, in the same order);
@@ -416,7 +416,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
     };
     let mut tasks = vec![TaskSpec {
         node_label_in: Vec::new(),
-        name: lahar_core::text::shared("worker"),
+        name: lahar_core::util::text::shared("worker"),
         replicas: if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 { pods - 1 } else { pods },
         min_available: 0,
         requests: req(per_pod),
@@ -434,7 +434,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
     }];
     if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 {
         let mut rest = tasks[0].clone();
-        rest.name = lahar_core::text::shared("worker-rest");
+        rest.name = lahar_core::util::text::shared("worker-rest");
         rest.replicas = 1;
         rest.requests = req(gpus % per);
         tasks.push(rest);
@@ -444,8 +444,8 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
     }
     let mut j = JobSpec {
         name: format!("{}-{}", spec.name_prefix, i),
-        namespace: lahar_core::text::shared("default"),
-        kind: lahar_core::text::shared("synthetic"),
+        namespace: lahar_core::util::text::shared("default"),
+        kind: lahar_core::util::text::shared("synthetic"),
         queue,
         priority: spec.priority,
         submit,

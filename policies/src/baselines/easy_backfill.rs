@@ -43,12 +43,12 @@
 //! placement at the shadow time differs from the predicted one, it may start later.
 
 use super::gang::{self, Misses, Mode};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::progress::{FULL_SPEED_PPM, wall_time};
-use lahar_core::resource::Resources;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::progress::{FULL_SPEED_PPM, wall_time};
+use lahar_core::model::resource::Resources;
 use lahar_core::session::{Scheduler, Session};
-use lahar_core::time::SimTime;
+use lahar_core::util::time::SimTime;
 
 /// The head job's reservation.
 #[derive(Debug, Clone, PartialEq, Eq)]

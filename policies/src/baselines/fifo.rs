@@ -20,7 +20,7 @@
 //! `easy-backfill`, `tiresias`) shares one placement rule.
 
 use super::gang::{self, Mode};
-use lahar_core::job::JobId;
+use lahar_core::model::job::JobId;
 use lahar_core::session::{Scheduler, Session};
 
 /// Strict FIFO with gang all-or-nothing placement and head-of-line blocking.

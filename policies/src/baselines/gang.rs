@@ -2,10 +2,10 @@
 //! PodGroup admission, all-or-nothing first-fit gang placement, and a job's work done
 //! up to the session's instant.
 
-use lahar_core::cluster::NodeId;
 use lahar_core::explain::{GPU_DEVICES_FULL, insufficient};
-use lahar_core::job::{JobId, PodGroupPhase, PodId, PodStatus};
-use lahar_core::resource::{DIMS, Resources};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodGroupPhase, PodId, PodStatus};
+use lahar_core::model::resource::{DIMS, Resources};
 use lahar_core::session::{Session, Statement};
 use lahar_core::world::Job;
 

@@ -11,7 +11,7 @@
 //! (strict FIFO); without it, later jobs may start around it.
 
 use super::gang::{self, Misses};
-use lahar_core::job::{JobId, PodGroupPhase};
+use lahar_core::model::job::{JobId, PodGroupPhase};
 use lahar_core::session::{Scheduler, Session};
 
 /// Gang-aware FIFO, first-fit.

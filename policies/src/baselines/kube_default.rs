@@ -40,11 +40,11 @@
 use super::gang::{self, Mode};
 use crate::placement::Policy;
 use crate::placement::live::Live;
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId};
-use lahar_core::resource::{CPU, GPU, MEMORY, Resources};
-use lahar_core::rng::{RngStreams, StreamRng};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId};
+use lahar_core::model::resource::{CPU, GPU, MEMORY, Resources};
 use lahar_core::session::{Scheduler, Session};
+use lahar_core::util::rng::{RngStreams, StreamRng};
 use rand::RngExt;
 use std::cmp::Reverse;
 

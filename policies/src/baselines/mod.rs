@@ -28,8 +28,8 @@ pub use sjf::Sjf;
 pub use tiresias::{Tiresias, TiresiasConfig};
 
 use crate::placement::Policy;
-use lahar_core::rng::RngStreams;
 use lahar_core::session::Scheduler;
+use lahar_core::util::rng::RngStreams;
 
 /// The run time a baseline that plans by run times (`sjf`, `easy-backfill`) reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -53,7 +53,7 @@ impl RunTime {
     }
 
     /// The run time this reads for a job.
-    pub fn of(self, spec: &lahar_core::job::JobSpec) -> lahar_core::time::SimDuration {
+    pub fn of(self, spec: &lahar_core::model::job::JobSpec) -> lahar_core::util::time::SimDuration {
         match (self, spec.estimate) {
             (RunTime::Estimate, Some(e)) => e,
             _ => spec.duration,

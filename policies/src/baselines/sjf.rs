@@ -16,7 +16,7 @@
 //! needs more than the part left free waits, however long it has waited.
 
 use super::gang::{self, Misses};
-use lahar_core::job::JobId;
+use lahar_core::model::job::JobId;
 use lahar_core::session::{Scheduler, Session};
 
 /// Shortest job first (oracle or estimate), gang, non-preemptive, skipping jobs that do not fit.

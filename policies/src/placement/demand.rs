@@ -67,7 +67,7 @@ pub fn shuffle(arrivals: &mut [Arrival], rng: &mut impl Rng) {
 mod tests {
     use super::*;
     use lahar_core::frag::{Demand, Models};
-    use lahar_core::rng::RngStreams;
+    use lahar_core::util::rng::RngStreams;
 
     fn pod(milli: u16, gpus: u8) -> Pod {
         Pod { demand: Demand { cpu: 1000, gpu_milli: milli, gpus, models: Models::ANY }, memory: 0 }

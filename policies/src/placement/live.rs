@@ -9,12 +9,12 @@
 use super::Policy;
 use super::replay::tie_order;
 use super::score::{self, NodeView};
-use lahar_core::cluster::NodeId;
 use lahar_core::frag::{Demand, Free, ModelTable};
-use lahar_core::job::PodId;
-use lahar_core::resource::CPU;
-use lahar_core::rng::RngStreams;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::PodId;
+use lahar_core::model::resource::CPU;
 use lahar_core::session::Session;
+use lahar_core::util::rng::RngStreams;
 use lahar_core::world::{DEVICE_MILLI, MAX_NODE_GPUS, ShareRule};
 use std::cell::OnceCell;
 

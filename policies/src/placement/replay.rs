@@ -17,7 +17,7 @@
 use super::score::{self, Devices, NodeView};
 use super::{MAX_DEVICES, NodeSpec, Pod, Policy};
 use lahar_core::frag::{Demand, Free, Target};
-use lahar_core::rng::{RngStreams, StreamRng};
+use lahar_core::util::rng::{RngStreams, StreamRng};
 use rand::RngExt;
 use rustc_hash::FxHashMap;
 

@@ -235,7 +235,7 @@ pub fn check_arg(ty: ArgType, v: &ArgValue) -> Result<ArgValue, String> {
         (ArgType::Bool, ArgValue::Bool(_)) => Ok(v.clone()),
         (ArgType::Bool, ArgValue::Str(s)) if s == "true" || s == "false" => Ok(ArgValue::Bool(s == "true")),
         (ArgType::Str, ArgValue::Str(_)) | (ArgType::List, ArgValue::List(_)) => Ok(v.clone()),
-        (ArgType::Duration, ArgValue::Str(s)) => lahar_core::time::parse_go_duration(s)
+        (ArgType::Duration, ArgValue::Str(s)) => lahar_core::util::time::parse_go_duration(s)
             .map(|_| v.clone())
             .ok_or_else(|| format!("expected a Go duration such as 30s or 1h30m, got `{s}`")),
         (ty, v) => Err(format!(

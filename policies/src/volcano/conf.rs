@@ -23,8 +23,8 @@
 use super::args::{ArgType, ArgValue, Args, check_arg};
 use super::plugin::{FLAGS, PluginConf};
 use super::plugins;
-use lahar_core::diag::Diagnostic;
-use lahar_core::text::did_you_mean;
+use lahar_core::util::diag::Diagnostic;
+use lahar_core::util::text::did_you_mean;
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, Visitor};
 use serde_saphyr::Spanned;
@@ -312,7 +312,7 @@ pub const CONFIGMAP_KEY: &str = "volcano-scheduler.conf";
 /// inside the ConfigMap's conf are located in the file.
 pub fn parse_file(text: &str) -> Result<SchedulerConf, ConfError> {
     let Ok(MaybeConfigMap { kind: Some(kind), data }) =
-        serde_saphyr::from_str_with_options::<MaybeConfigMap>(text, lahar_core::files::yaml_options(None))
+        serde_saphyr::from_str_with_options::<MaybeConfigMap>(text, lahar_core::util::files::yaml_options(None))
     else {
         return parse(text);
     };
@@ -364,7 +364,7 @@ pub fn parse_file(text: &str) -> Result<SchedulerConf, ConfError> {
 /// Parses and validates conf text.
 pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
     let raw: RawConf =
-        serde_saphyr::from_str_with_options(text, lahar_core::files::yaml_options(None)).map_err(|e| {
+        serde_saphyr::from_str_with_options(text, lahar_core::util::files::yaml_options(None)).map_err(|e| {
             let at = e.location().map(|l| (l.line(), l.column())).filter(|&(l, _)| l > 0);
             let msg = e.render_with_formatter(&serde_saphyr::UserMessageFormatter);
             let first = msg.lines().next().unwrap_or_default();
@@ -914,10 +914,10 @@ mod tests {
 
     #[test]
     fn go_durations() {
-        assert_eq!(lahar_core::time::parse_go_duration("1h30m"), Some(5_400_000_000));
-        assert_eq!(lahar_core::time::parse_go_duration("300ms"), Some(300_000));
-        assert_eq!(lahar_core::time::parse_go_duration("1.5h"), Some(5_400_000_000));
-        assert_eq!(lahar_core::time::parse_go_duration("5"), None);
+        assert_eq!(lahar_core::util::time::parse_go_duration("1h30m"), Some(5_400_000_000));
+        assert_eq!(lahar_core::util::time::parse_go_duration("300ms"), Some(300_000));
+        assert_eq!(lahar_core::util::time::parse_go_duration("1.5h"), Some(5_400_000_000));
+        assert_eq!(lahar_core::util::time::parse_go_duration("5"), None);
     }
 
     #[test]

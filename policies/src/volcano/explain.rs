@@ -4,9 +4,9 @@
 //! decision.
 
 use super::framework::Framework;
-use lahar_core::cluster::NodeId;
 use lahar_core::explain::{GPU_DEVICES_FULL, insufficient};
-use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::session::Session;
 
 /// One row per node (every node of `within`, or of the cluster): the resource fit

@@ -7,12 +7,12 @@
 
 use super::conf::SchedulerConf;
 use super::plugin::{EvictKind, FLAGS, Hooks, Plugin, PluginConf, Vote, flag};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::Resources;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::Resources;
+use lahar_core::model::topology::HyperNodeId;
 use lahar_core::session::Session;
-use lahar_core::topology::HyperNodeId;
 use lahar_core::world::VictimKey;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -188,7 +188,7 @@ impl Framework {
         let running: Vec<PodId> = ssn
             .jobs()
             .flat_map(|j| ssn.job(j).pods.iter().copied())
-            .filter(|&p| ssn.pod(p).status == lahar_core::job::PodStatus::Running)
+            .filter(|&p| ssn.pod(p).status == lahar_core::model::job::PodStatus::Running)
             .take(8)
             .collect();
         let mut out = Vec::new();

@@ -3,12 +3,12 @@
 //! spec each plugin module exports ([`PluginSpec`]).
 
 use super::args::{ArgSpec, Args};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::Resources;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::Resources;
+use lahar_core::model::topology::HyperNodeId;
 use lahar_core::session::Session;
-use lahar_core::topology::HyperNodeId;
 use lahar_core::world::VictimKey;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -411,7 +411,7 @@ pub mod flag {
     const fn bit(name: &str) -> u32 {
         let mut i = 0;
         while i < FLAGS.len() {
-            if lahar_core::text::const_eq(FLAGS[i].0, name) {
+            if lahar_core::util::text::const_eq(FLAGS[i].0, name) {
                 return i as u32;
             }
             i += 1;

@@ -1,10 +1,10 @@
 //! A job's sub-jobs as Volcano's scheduler sees them (`SubJobInfo`): the sub-jobs
-//! of its `subGroupPolicy` (see `lahar_core::subgroup`), or, for a job without
+//! of its `subGroupPolicy` (see `lahar_core::model::subgroup`), or, for a job without
 //! one, a single sub-job that is the whole job (Volcano's default sub-job, whose
 //! gang is the job's `minAvailable` and whose topology is the job's).
 
-use lahar_core::job::{JobId, NetworkTopology, PodId, PodStatus};
-use lahar_core::resource::Resources;
+use lahar_core::model::job::{JobId, NetworkTopology, PodId, PodStatus};
+use lahar_core::model::resource::Resources;
 use lahar_core::session::Session;
 
 /// True if the job has a `subGroupPolicy` (Volcano's `ContainsSubJobPolicy`).
@@ -98,8 +98,8 @@ pub fn priority(ssn: &Session<'_>, j: JobId, s: u32) -> i32 {
     let mut best: Option<i32> = None;
     for (t, task) in job.spec.tasks.iter().enumerate() {
         let holds = match g.tasks[t] {
-            lahar_core::subgroup::TaskSubJobs::Whole(x) => x == s && task.replicas > 0,
-            lahar_core::subgroup::TaskSubJobs::Partitions { first, size } => {
+            lahar_core::model::subgroup::TaskSubJobs::Whole(x) => x == s && task.replicas > 0,
+            lahar_core::model::subgroup::TaskSubJobs::Partitions { first, size } => {
                 s >= first && (s - first) * size.max(1) < task.replicas
             }
         };

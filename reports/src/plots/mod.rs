@@ -362,7 +362,7 @@ pub fn write_plots(dir: &Path, runs: &[RunData], style: &PlotStyle) -> Result<Ve
     for k in PlotKind::for_runs(runs) {
         let s = svg(k, runs, style)?;
         let p = dir.join(format!("{}.svg", k.name()));
-        lahar_core::files::write_atomic(&p, s.as_bytes())
+        lahar_core::util::files::write_atomic(&p, s.as_bytes())
             .map_err(|e| PlotError { plot: k.name().into(), msg: format!("{}: {e}", p.display()) })?;
         files.push(p);
         let p = dir.join(format!("{}.png", k.name()));

@@ -17,8 +17,8 @@
 
 use super::model::Placement;
 use super::{CommError, CommModel, GpuGen, IntraLink, NetFabric};
-use crate::cluster::{Cluster, IntraNode};
-use crate::ids::NodeId;
+use crate::model::cluster::{Cluster, IntraNode};
+use crate::model::ids::NodeId;
 use std::collections::BTreeMap;
 
 /// What the cluster description does not say about the network.
@@ -140,10 +140,10 @@ impl CommModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::{Nics, Node};
     use crate::comm::{AlgoChoice, Collective};
-    use crate::resource::{ResourceNames, Resources};
-    use crate::topology::{FabricTier, Topology};
+    use crate::model::cluster::{Nics, Node};
+    use crate::model::resource::{ResourceNames, Resources};
+    use crate::model::topology::{FabricTier, Topology};
 
     fn node(name: &str, model: &str, gpus: i64, intra: IntraNode, nics: Nics) -> Node {
         Node {

@@ -38,12 +38,12 @@
 
 pub use super::profile::{CATALOG, JobProfile, ModelProfile};
 use super::{AdapterOptions, AlgoChoice, Collective, CommError, CommModel, GpuGen, Placement};
-use crate::cluster::Cluster;
-use crate::ids::HyperNodeId;
-use crate::ids::JobId;
-use crate::ids::NodeId;
-use crate::job::PodStatus;
-use crate::progress::FULL_SPEED_PPM;
+use crate::model::cluster::Cluster;
+use crate::model::ids::HyperNodeId;
+use crate::model::ids::JobId;
+use crate::model::ids::NodeId;
+use crate::model::job::PodStatus;
+use crate::model::progress::FULL_SPEED_PPM;
 use crate::runtime_model::RuntimeModel;
 use crate::world::World;
 use std::collections::{BTreeMap, BTreeSet};

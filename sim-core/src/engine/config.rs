@@ -1,6 +1,6 @@
 //! The engine's settings.
 
-use crate::time::{SimDuration, SimTime};
+use crate::util::time::{SimDuration, SimTime};
 
 /// Engine settings.
 #[derive(Clone, Debug)]
@@ -18,7 +18,7 @@ pub struct EngineConfig {
     pub timeline: Vec<crate::timeline::Step>,
     /// Nodes declared but not in the cluster at the start (`absent: true`):
     /// out of service, holding nothing, until a timeline step adds them.
-    pub absent_nodes: Vec<crate::ids::NodeId>,
+    pub absent_nodes: Vec<crate::model::ids::NodeId>,
     /// Stop after this many sessions.
     pub max_sessions: Option<u64>,
     /// Sessions walk everything, as Volcano does, instead of skipping work that

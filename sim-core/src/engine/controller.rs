@@ -1,6 +1,11 @@
-//! The job controller: the only code outside a session that creates, kills or
-//! deletes pods and changes a job's phase, its PodGroup phase or its retries.
-
+//! The job controller: what Volcano's job controller does over a job's life
+//! outside sessions — creating its pods, applying its lifecycle policies (with
+//! `policies.rs`) when a pod ends, fails or is evicted, its retries, restarts and
+//! phases. Three other places change a job outside a session: `World::activate`
+//! makes a submitted job Pending, `running.rs` marks it Running when its gang
+//! runs (the phase Volcano's controller derives from its pods' counts), and
+//! `operate.rs` carries out what operators do to a live cluster (delete pods;
+//! abort, resume and scale jobs; cordon and taint nodes).
 //!
 //! It hears about the world through [`Lifecycle`] inputs, one per kind of
 //! change, and applies the job's lifecycle policies the way Volcano's job
@@ -8,11 +13,11 @@
 
 use super::{EndReason, Engine, Event};
 
-use crate::job::{Dependency, JobPhase, PodGroupPhase, PodStatus, PolicyEvent, Until};
+use crate::model::job::{Dependency, JobPhase, PodGroupPhase, PodStatus, PolicyEvent, Until};
 
-use crate::ids::{JobId, PodId};
+use crate::model::ids::{JobId, PodId};
 use crate::session::{Decision, DecisionKind, Evictor};
-use crate::time::SimDuration;
+use crate::util::time::SimDuration;
 use crate::world::Suspension;
 use std::borrow::Cow;
 
@@ -365,7 +370,7 @@ impl Engine {
     }
 
     /// Whether job `j`'s controller holds its pods back now: it makes them only
-    /// once the PodGroup has left Pending ([`crate::job::JobSpec::pods_once_admitted`];
+    /// once the PodGroup has left Pending ([`crate::model::job::JobSpec::pods_once_admitted`];
     /// Volcano's `syncJob`, the training-operator's `DelayPodCreationDueToPodGroup`),
     /// under a scheduler that admits groups before placing them.
     pub(super) fn holds_pods(&self, j: JobId) -> bool {

@@ -8,11 +8,11 @@
 
 use super::{Engine, Event, Lifecycle};
 use crate::faults::{FaultPlan, FaultRule, Outage, OutageKind, RuleScope, Target};
-use crate::ids::NodeId;
-use crate::job::PodStatus;
+use crate::model::ids::NodeId;
+use crate::model::job::PodStatus;
 use crate::record::FaultRecord;
-use crate::rng::{RngStreams, StreamRng};
-use crate::time::SimTime;
+use crate::util::rng::{RngStreams, StreamRng};
+use crate::util::time::SimTime;
 use rand::RngExt;
 use std::sync::Arc;
 
@@ -69,7 +69,7 @@ impl Engine {
                 .cluster
                 .nodes
                 .iter()
-                .map(|n| n.taints.iter().any(|t| t.key == crate::cluster::Taint::UNSCHEDULABLE))
+                .map(|n| n.taints.iter().any(|t| t.key == crate::model::cluster::Taint::UNSCHEDULABLE))
                 .collect(),
             ..Faults::default()
         };
@@ -142,7 +142,7 @@ impl Engine {
         let (target, kind) = match rule.scope {
             RuleScope::Node => (Target::Nodes(vec![NodeId(unit)]), OutageKind::Node),
             RuleScope::Gpus(k) => (Target::Nodes(vec![NodeId(unit)]), OutageKind::Gpus(k)),
-            RuleScope::Switch => (Target::HyperNode(crate::ids::HyperNodeId(unit)), OutageKind::Switch),
+            RuleScope::Switch => (Target::HyperNode(crate::model::ids::HyperNodeId(unit)), OutageKind::Switch),
         };
         let outage = Outage { at: self.now, target, duration, kind, cause: Arc::clone(&rule.name) };
         self.start_outage(outage, Some((r, u)), None);

@@ -22,7 +22,7 @@ mod output;
 mod policies;
 mod running;
 
-pub use crate::progress::FULL_SPEED_PPM;
+pub use crate::model::progress::FULL_SPEED_PPM;
 pub use crate::record::{EndReason, FaultRecord, PodRecord, RunStats, Sample};
 pub use crate::runtime_model::{IdealRuntime, RuntimeModel};
 pub use config::EngineConfig;
@@ -31,13 +31,13 @@ pub use output::RunOutput;
 use crate::arrivals::{Arrivals, Source};
 use crate::event::EventQueue;
 use crate::explain::Explain;
-use crate::ids::{JobId, PodId};
-use crate::job::PodStatus;
+use crate::model::ids::{JobId, PodId};
+use crate::model::job::PodStatus;
+use crate::model::recurring::Due;
 use crate::record::Recorder;
-use crate::recurring::Due;
-use crate::rng::{RngStreams, StreamRng};
 use crate::session::{Decision, Scheduler, Session};
-use crate::time::SimTime;
+use crate::util::rng::{RngStreams, StreamRng};
+use crate::util::time::SimTime;
 use crate::world::World;
 
 #[derive(Clone, Copy, Debug)]
@@ -121,7 +121,7 @@ pub struct Engine {
     recorder: Option<Box<dyn Recorder>>,
     /// Changes of nodes' lost GPU devices (instant, node, devices out after),
     /// without a recorder.
-    service: Vec<(SimTime, crate::ids::NodeId, u64)>,
+    service: Vec<(SimTime, crate::model::ids::NodeId, u64)>,
     explain: Option<Explain>,
     running_jobs: u32,
     effective_milli_ppm: i128,
@@ -134,9 +134,9 @@ pub struct Engine {
     /// Nodes' relative speeds (jobs the runtime model does not price by GPU).
     speeds: crate::speed::NodeSpeeds,
     /// Recurring objects' runs: what is active, what is held back.
-    recurring: crate::recurring::Recurring,
+    recurring: crate::model::recurring::Recurring,
     /// JobFlows: the steps completed, the jobs waiting for theirs.
-    flows: crate::flow::Flows,
+    flows: crate::model::flow::Flows,
     /// Faults: outages in force, random failures' clocks.
     faults: faults::Faults,
     /// events.csv rows, without a recorder.
@@ -200,8 +200,8 @@ impl Engine {
             running_milli: 0,
             stop: None,
             reprice_due: false,
-            recurring: crate::recurring::Recurring::default(),
-            flows: crate::flow::Flows::default(),
+            recurring: crate::model::recurring::Recurring::default(),
+            flows: crate::model::flow::Flows::default(),
             faults: faults::Faults::default(),
             faults_out: Vec::new(),
             delayed: Vec::new(),
@@ -610,7 +610,7 @@ impl Engine {
     }
 
     /// Counts, per job, the pods this session bound ([`Engine::binding`]).
-    fn note_binding(&mut self, binds: &[(PodId, crate::ids::NodeId)]) {
+    fn note_binding(&mut self, binds: &[(PodId, crate::model::ids::NodeId)]) {
         self.binding.clear();
         for &(p, _) in binds {
             self.binding.push((self.world.pods[p].job, 1));

@@ -4,11 +4,11 @@
 use super::controller::Lifecycle;
 use super::{EndReason, Engine};
 
-use crate::job::{JobPhase, PodGroupPhase, PodStatus, PolicyEvent};
+use crate::model::job::{JobPhase, PodGroupPhase, PodStatus, PolicyEvent};
 
-use crate::ids::{JobId, PodId};
-use crate::time::SimDuration;
+use crate::model::ids::{JobId, PodId};
 use crate::timeline::Operation;
+use crate::util::time::SimDuration;
 use crate::world::Suspension;
 
 impl Engine {
@@ -216,8 +216,11 @@ impl Engine {
         if u64::from(job_min) > total {
             return Err("refused: job 'minAvailable' must not be greater than total replicas".to_string());
         }
-        if total > u64::from(crate::job::MAX_PODS_PER_JOB) {
-            return Err(format!("refused: {total} pods exceed the limit of {} per job", crate::job::MAX_PODS_PER_JOB));
+        if total > u64::from(crate::model::job::MAX_PODS_PER_JOB) {
+            return Err(format!(
+                "refused: {total} pods exceed the limit of {} per job",
+                crate::model::job::MAX_PODS_PER_JOB
+            ));
         }
         let old = ts.replicas;
         self.world.rescale(j, t, replicas, task_min, job_min);
@@ -373,7 +376,7 @@ impl Engine {
     /// pod there that does not tolerate it (a deletion, as [`Engine::delete_pod`]:
     /// the job controller hears PodEvicted). lahar's tolerations have no
     /// `tolerationSeconds`: a tolerating pod stays for good.
-    fn evict_untolerating(&mut self, n: crate::ids::NodeId, taint: &crate::cluster::Taint) {
+    fn evict_untolerating(&mut self, n: crate::model::ids::NodeId, taint: &crate::model::cluster::Taint) {
         let jobs = &self.world.jobs;
         let pods = self.world.pods_on(n, |pod| {
             let task = &jobs[pod.job].spec.tasks[pod.task as usize];
@@ -389,7 +392,7 @@ impl Engine {
     /// (`gcOrphaned`, no grace period; the job controller hears PodEvicted for
     /// each), and its capacity is out of the scheduler's view (the cluster's
     /// total shrinks). False if it was out already.
-    pub(super) fn take_out(&mut self, n: crate::ids::NodeId) -> bool {
+    pub(super) fn take_out(&mut self, n: crate::model::ids::NodeId) -> bool {
         let i = n.0 as usize;
         if self.absent[i] {
             return false;
@@ -407,7 +410,7 @@ impl Engine {
 
     /// Node `n` joins the cluster with its declared capacity (less what faults
     /// in force hold out). False if it was in already.
-    fn bring_in(&mut self, n: crate::ids::NodeId) -> bool {
+    fn bring_in(&mut self, n: crate::model::ids::NodeId) -> bool {
         let i = n.0 as usize;
         if !self.absent[i] {
             return false;
@@ -420,7 +423,7 @@ impl Engine {
 
     /// An operator's cordon (`on`) or uncordon: a drain in force keeps its own
     /// cordon until it ends; an operator's cordon outlasts a drain's end.
-    fn operator_cordon(&mut self, n: crate::ids::NodeId, on: bool) {
+    fn operator_cordon(&mut self, n: crate::model::ids::NodeId, on: bool) {
         let i = n.0 as usize;
         let drains = self.faults.cordons.get(i).copied().unwrap_or(0);
         if let Some(w) = self.faults.was_cordoned.get_mut(i) {

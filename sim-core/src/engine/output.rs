@@ -5,10 +5,10 @@ use super::Engine;
 use crate::record::{EndReason, PodRecord, RunStats, Sample};
 
 use crate::explain::ExplainRow;
-use crate::ids::{JobId, PodId};
-use crate::job::PodStatus;
+use crate::model::ids::{JobId, PodId};
+use crate::model::job::PodStatus;
 use crate::session::Decision;
-use crate::time::SimTime;
+use crate::util::time::SimTime;
 use crate::world::World;
 
 /// Everything a run produced.
@@ -34,7 +34,7 @@ pub struct RunOutput {
     pub faults_enabled: bool,
     /// Changes of nodes' lost GPU devices: (instant, node, the devices out
     /// after it), in order, without a recorder (see [`crate::record::Recorder::node_service`]).
-    pub service: Vec<(SimTime, crate::ids::NodeId, u64)>,
+    pub service: Vec<(SimTime, crate::model::ids::NodeId, u64)>,
 }
 
 impl Engine {

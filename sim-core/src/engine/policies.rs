@@ -5,10 +5,10 @@
 
 use super::{EndReason, Engine, Event};
 
-use crate::job::{JobPhase, PodGroupPhase, PodStatus, Policy, PolicyAction, PolicyEvent};
+use crate::model::job::{JobPhase, PodGroupPhase, PodStatus, Policy, PolicyAction, PolicyEvent};
 
-use crate::ids::{JobId, PodId};
-use crate::time::SimTime;
+use crate::model::ids::{JobId, PodId};
+use crate::util::time::SimTime;
 
 /// An action waiting for its policy's timeout.
 #[derive(Clone, Copy, Debug)]

@@ -1,11 +1,11 @@
 //! The running jobs' progress book: starting, stopping, crediting and
 //! re-pricing jobs, and the totals the samples read. The arithmetic itself is
-//! [`crate::progress`]'s, shared with the baselines.
+//! [`crate::model::progress`]'s, shared with the baselines.
 
 use super::{Engine, Event};
-use crate::ids::JobId;
-use crate::job::JobPhase;
-use crate::progress::FULL_SPEED_PPM;
+use crate::model::ids::JobId;
+use crate::model::job::JobPhase;
+use crate::model::progress::FULL_SPEED_PPM;
 
 impl Engine {
     /// Re-prices the running jobs after the set of running jobs changed (link
@@ -61,7 +61,7 @@ impl Engine {
         let job = &mut self.world.jobs[j];
         if let Some(e) = &job.spec.elastic {
             // An elastic job runs at its placement's speed scaled by its workers.
-            let k = job.count(crate::job::PodStatus::Running);
+            let k = job.count(crate::model::job::PodStatus::Running);
             let scale = e.curve.speed_ppm(k, job.spec.total_replicas());
             speed = ((speed as u64 * scale as u64).div_ceil(FULL_SPEED_PPM as u64) as u32).clamp(1, FULL_SPEED_PPM);
             job.progress.workers = k;

@@ -30,10 +30,10 @@
 
 use super::World;
 use super::view::NodeView;
-use crate::affinity::{AffinityTerm, PodAffinity, node_label, node_labels};
-use crate::ids::NodeId;
-use crate::ids::{JobId, PodId};
-use crate::job::PodStatus;
+use crate::model::affinity::{AffinityTerm, PodAffinity, node_label, node_labels};
+use crate::model::ids::NodeId;
+use crate::model::ids::{JobId, PodId};
+use crate::model::job::PodStatus;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 

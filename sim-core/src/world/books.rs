@@ -9,9 +9,9 @@
 //! `NodeInfo.AddTask` does per device.
 
 use super::World;
-use crate::ids::{JobId, NodeId, PodId};
-use crate::job::PodStatus;
-use crate::resource::{GPU, Resources};
+use crate::model::ids::{JobId, NodeId, PodId};
+use crate::model::job::PodStatus;
+use crate::model::resource::{GPU, Resources};
 
 /// A pod's status change, as every book sees it (after the world's resource
 /// sums have taken it).
@@ -161,10 +161,10 @@ impl Book for WholeGpus {
         }
         if let Some(n) = after {
             // The node's free CPU before this pod: the resource sums have charged it already.
-            let free_cpu = w.idle(n).get(crate::resource::CPU) + req.get(crate::resource::CPU);
+            let free_cpu = w.idle(n).get(crate::model::resource::CPU) + req.get(crate::model::resource::CPU);
             let ns = &w.nodes[n];
             let model = w.node_models[n];
-            let cpu = req.get(crate::resource::CPU);
+            let cpu = req.get(crate::model::resource::CPU);
             let share = w.share_rule.pick(&w.frag_target, free_cpu, model, &ns.gpus, cpu, req.get(GPU));
             w.pods[pod].gpu_devices = w.nodes[n].gpus.take(req.get(GPU), share);
         }

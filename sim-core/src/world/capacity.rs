@@ -6,8 +6,8 @@
 
 use super::World;
 use crate::devices::DEVICE_MILLI;
-use crate::ids::NodeId;
-use crate::resource::{GPU, Resources};
+use crate::model::ids::NodeId;
+use crate::model::resource::{GPU, Resources};
 
 impl World {
     /// Sets what of node `n` is out of service: the whole node when `down`,
@@ -69,12 +69,12 @@ impl World {
     }
 
     /// The pods on node `n` that `keep` selects, in the node's order.
-    pub(crate) fn pods_on(&self, n: NodeId, keep: impl Fn(&super::Pod) -> bool) -> Vec<crate::ids::PodId> {
+    pub(crate) fn pods_on(&self, n: NodeId, keep: impl Fn(&super::Pod) -> bool) -> Vec<crate::model::ids::PodId> {
         self.nodes[n].pods.iter().copied().filter(|&p| keep(&self.pods[p])).collect()
     }
 
-    /// Puts an operator's taint on node `n` (see [`crate::cluster::Cluster::put_taint`]).
-    pub(crate) fn put_taint(&mut self, n: NodeId, taint: crate::cluster::Taint) {
+    /// Puts an operator's taint on node `n` (see [`crate::model::cluster::Cluster::put_taint`]).
+    pub(crate) fn put_taint(&mut self, n: NodeId, taint: crate::model::cluster::Taint) {
         self.cluster.put_taint(n, taint);
         self.node_filters_changed(n);
     }

@@ -7,8 +7,8 @@
 //! gate is the only one left (`GetSchGatedPodResources` skips those pods).
 
 use super::{Job, World};
-use crate::ids::{JobId, PodId};
-use crate::resource::{PODS, Resources};
+use crate::model::ids::{JobId, PodId};
+use crate::model::resource::{PODS, Resources};
 
 /// A job's gated pods.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -3,15 +3,15 @@
 //! along every pod's status change.
 
 use super::World;
-use crate::ids::NodeId;
-use crate::ids::{JobId, PodId};
-use crate::job::PodStatus;
+use crate::model::ids::NodeId;
+use crate::model::ids::{JobId, PodId};
+use crate::model::job::PodStatus;
 
 impl World {
     /// Models vGPU sharing (before any pod is placed): the pods asking for vGPU
     /// take cards of their nodes, chosen in `policy`'s order, keeping off cards
     /// that hold a pod matching one of their exclusive `rules` (label sets).
-    pub fn set_vgpu(&mut self, policy: crate::vgpu::VgpuPolicy, rules: crate::vgpu::ExclusiveRules) {
+    pub fn set_vgpu(&mut self, policy: crate::devices::vgpu::VgpuPolicy, rules: crate::devices::vgpu::ExclusiveRules) {
         self.vgpu_policy = Some(policy);
         self.vgpu_rules = rules;
         for (n, ns) in self.cluster.nodes.iter().zip(&mut self.nodes) {
@@ -22,7 +22,7 @@ impl World {
     /// The cards (index, MiB, cores) the next pod placed holds instead of the
     /// fit's: a starting state's pod holds what its annotation says (none
     /// without one, as Volcano's cache counts it).
-    pub fn preset_vgpu(&mut self, takes: crate::vgpu::CardTakes) {
+    pub fn preset_vgpu(&mut self, takes: crate::devices::vgpu::CardTakes) {
         if self.vgpu_policy.is_some() {
             self.vgpu_preset = Some(takes);
         }
@@ -34,7 +34,7 @@ impl World {
         self.numa = true;
         for (n, ns) in self.cluster.nodes.iter().zip(&mut self.nodes) {
             if let Some(t) = &n.numa {
-                ns.numa = crate::numa::NumaUse::new(t);
+                ns.numa = crate::devices::numa::NumaUse::new(t);
             }
         }
     }
@@ -42,7 +42,7 @@ impl World {
     /// The CPUs the next pod placed holds instead of the fit's (a starting
     /// state's pod holds what its node's `podAllocations` say: none without an
     /// entry, as Volcano sees it).
-    pub fn preset_numa(&mut self, cpus: crate::numa::CpuSet) {
+    pub fn preset_numa(&mut self, cpus: crate::devices::numa::CpuSet) {
         if self.numa {
             self.numa_preset = Some(cpus);
         }
@@ -110,8 +110,8 @@ impl World {
                     Some(c) => Some(c),
                     None => {
                         let ask = self.jobs[job].spec.tasks[task].hints.as_ref().and_then(|h| h.numa.as_deref());
-                        match ask.map(|a| crate::numa::fit(Some(&t), &self.nodes[n].numa.free, a)) {
-                            Some(crate::numa::NumaFit::Assign(c)) => Some(c),
+                        match ask.map(|a| crate::devices::numa::fit(Some(&t), &self.nodes[n].numa.free, a)) {
+                            Some(crate::devices::numa::NumaFit::Assign(c)) => Some(c),
                             _ => None,
                         }
                     }
@@ -168,18 +168,27 @@ impl World {
             let n = n.0 as usize;
             match (holds(was.0), holds(now.0)) {
                 (true, false) => {
-                    crate::vgpu::set_releasing(&self.cluster.nodes[n].vgpu, &mut self.nodes[n].vgpu, pod, true);
+                    crate::devices::vgpu::set_releasing(
+                        &self.cluster.nodes[n].vgpu,
+                        &mut self.nodes[n].vgpu,
+                        pod,
+                        true,
+                    );
                 }
                 (false, true)
-                    if crate::vgpu::set_releasing(&self.cluster.nodes[n].vgpu, &mut self.nodes[n].vgpu, pod, false) => {
-                }
+                    if crate::devices::vgpu::set_releasing(
+                        &self.cluster.nodes[n].vgpu,
+                        &mut self.nodes[n].vgpu,
+                        pod,
+                        false,
+                    ) => {}
                 (false, true) => self.take_vgpu(pod, job, task, policy, NodeId(n as u32)),
                 _ => {}
             }
             return;
         }
         if let Some(n) = from {
-            crate::vgpu::give_back(&self.cluster.nodes[n].vgpu, &mut self.nodes[n].vgpu, pod);
+            crate::devices::vgpu::give_back(&self.cluster.nodes[n].vgpu, &mut self.nodes[n].vgpu, pod);
         }
         if let Some(n) = to.filter(|_| holds(now.0)) {
             self.take_vgpu(pod, job, task, policy, n);
@@ -187,25 +196,25 @@ impl World {
     }
 
     /// A pod placed on node `n` takes vGPU cards (see [`World::move_vgpu`]).
-    fn take_vgpu(&mut self, pod: PodId, job: JobId, task: usize, policy: crate::vgpu::VgpuPolicy, n: NodeId) {
+    fn take_vgpu(&mut self, pod: PodId, job: JobId, task: usize, policy: crate::devices::vgpu::VgpuPolicy, n: NodeId) {
         let spec = &self.jobs[job].spec;
         let rules = if self.vgpu_rules.is_empty() {
             0
         } else {
             let queue = &self.queues[spec.queue].spec.name;
-            crate::vgpu::rule_mask(&self.vgpu_rules, &spec.pod_labels(task, queue))
+            crate::devices::vgpu::rule_mask(&self.vgpu_rules, &spec.pod_labels(task, queue))
         };
         if let Some(takes) = self.vgpu_preset.take() {
-            let fit = crate::vgpu::VgpuFit { takes, score: 0.0 };
+            let fit = crate::devices::vgpu::VgpuFit { takes, score: 0.0 };
             let cards = &self.cluster.nodes[n].vgpu;
-            crate::vgpu::take(cards, &mut self.nodes[n].vgpu, &fit, pod, job, rules);
+            crate::devices::vgpu::take(cards, &mut self.nodes[n].vgpu, &fit, pod, job, rules);
             return;
         }
         let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vgpu.as_deref()) else { return };
         let node = &self.cluster.nodes[n];
         let ns = &mut self.nodes[n];
-        if let Ok(fit) = crate::vgpu::fit_exclusive(&node.vgpu, &ns.vgpu, ask, job, rules, policy) {
-            crate::vgpu::take(&node.vgpu, &mut ns.vgpu, &fit, pod, job, rules);
+        if let Ok(fit) = crate::devices::vgpu::fit_exclusive(&node.vgpu, &ns.vgpu, ask, job, rules, policy) {
+            crate::devices::vgpu::take(&node.vgpu, &mut ns.vgpu, &fit, pod, job, rules);
         }
     }
 }
@@ -213,17 +222,17 @@ impl World {
 impl World {
     /// Models Ascend vNPU sharing (before any pod is placed): the pods asking
     /// for chips take chips of their nodes, tried in `policy`'s order.
-    pub fn set_vnpu(&mut self, policy: crate::vnpu::NpuPolicy) {
+    pub fn set_vnpu(&mut self, policy: crate::devices::vnpu::NpuPolicy) {
         self.vnpu_policy = Some(policy);
         for (n, ns) in self.cluster.nodes.iter().zip(&mut self.nodes) {
-            ns.vnpu = n.vnpu.iter().map(|t| crate::vnpu::NpuUse::new(t.chips.len())).collect();
+            ns.vnpu = n.vnpu.iter().map(|t| crate::devices::vnpu::NpuUse::new(t.chips.len())).collect();
         }
     }
 
     /// The chips the next pod placed holds instead of the fit's: a starting
     /// state's pod holds what its annotations say (none without them, as
     /// Volcano's cache counts it).
-    pub fn preset_vnpu(&mut self, takes: crate::vnpu::NpuTakes) {
+    pub fn preset_vnpu(&mut self, takes: crate::devices::vnpu::NpuTakes) {
         if self.vnpu_policy.is_some() {
             self.vnpu_preset = Some(takes);
         }
@@ -281,7 +290,14 @@ impl World {
 
     /// A pod placed on node `n` takes chips (see [`World::move_vnpu`]); whether
     /// it took any.
-    fn take_vnpu(&mut self, pod: PodId, job: JobId, task: usize, policy: crate::vnpu::NpuPolicy, n: NodeId) -> bool {
+    fn take_vnpu(
+        &mut self,
+        pod: PodId,
+        job: JobId,
+        task: usize,
+        policy: crate::devices::vnpu::NpuPolicy,
+        n: NodeId,
+    ) -> bool {
         let node = &self.cluster.nodes[n];
         if node.vnpu.is_empty() {
             return false;
@@ -292,11 +308,11 @@ impl World {
             None => {
                 let spec = &self.jobs[job].spec;
                 let Some(ask) = spec.tasks[task].hints.as_ref().and_then(|h| h.vnpu.as_deref()) else { return false };
-                let mut out = crate::vnpu::NpuTakes::new();
+                let mut out = crate::devices::vnpu::NpuTakes::new();
                 for (i, (nc, u)) in node.vnpu.iter().zip(&ns.vnpu).enumerate() {
                     let Some(written) = ask.of(&nc.ty.common_word) else { continue };
-                    if let Ok((asks, chosen)) = crate::vnpu::choose(policy, nc, u, written, ask.hami_core) {
-                        out.push((i as u32, crate::vnpu::charged(&asks, &chosen)));
+                    if let Ok((asks, chosen)) = crate::devices::vnpu::choose(policy, nc, u, written, ask.hami_core) {
+                        out.push((i as u32, crate::devices::vnpu::charged(&asks, &chosen)));
                     }
                 }
                 out

@@ -5,17 +5,17 @@
 //! session operation is the inverse transition, so a discarded statement leaves no
 //! trace.
 
-use crate::cluster::Cluster;
+use crate::model::cluster::Cluster;
 
-use crate::ids::NodeId;
-use crate::ids::{HyperNodeId, QueueId};
-use crate::ids::{JobId, PodId};
 use crate::index::NodeIndex;
-use crate::job::{JobPhase, JobSpec, PodGroupPhase, PodStatus};
-use crate::queue::Queue;
-use crate::resource::{GPU, Resources};
-use crate::store::{IdVec, Store};
-use crate::time::SimTime;
+use crate::model::ids::NodeId;
+use crate::model::ids::{HyperNodeId, QueueId};
+use crate::model::ids::{JobId, PodId};
+use crate::model::job::{JobPhase, JobSpec, PodGroupPhase, PodStatus};
+use crate::model::queue::Queue;
+use crate::model::resource::{GPU, Resources};
+use crate::util::store::{IdVec, Store};
+use crate::util::time::SimTime;
 use crate::victim_index::VictimIndex;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,13 +46,13 @@ pub struct NodeState {
     pub gpu_memory: crate::devices::MemoryCards,
     /// What the vGPU cards' sharers hold, card by card (empty unless the run
     /// models vGPU sharing and the node has cards).
-    pub vgpu: Vec<crate::vgpu::CardUse>,
+    pub vgpu: Vec<crate::devices::vgpu::CardUse>,
     /// What the Ascend chips' sharers hold, type by type as the node registers
     /// them (empty unless the run models vNPU sharing and the node has chips).
-    pub vnpu: Vec<crate::vnpu::NpuUse>,
+    pub vnpu: Vec<crate::devices::vnpu::NpuUse>,
     /// The CPUs its pods hold (empty unless the run models NUMA placement and
     /// the node has a topology).
-    pub numa: crate::numa::NumaUse,
+    pub numa: crate::devices::numa::NumaUse,
     /// Possible preemption victims, by [`VictimKey`]: count and Σ
     /// requests of the node's Running pods that are preemptable (ascending key).
     /// Preempt and reclaim bound what evicting them could free without walking the
@@ -75,7 +75,7 @@ impl NodeState {
 }
 
 /// PodGroups waiting for admission with the same queue and minResources.
-pub type WaitingShape = (QueueId, [i64; crate::resource::DIMS]);
+pub type WaitingShape = (QueueId, [i64; crate::model::resource::DIMS]);
 
 pub use crate::victim_index::VictimKey;
 pub use affinity::{AffinityRefusal, normalize_affinity};
@@ -104,7 +104,7 @@ fn victim_bound(cluster: &Cluster, nodes: &[NodeState], n: NodeId, keys: &[Victi
 }
 
 pub use crate::devices::{DEVICE_MILLI, DeviceHold, GpuDevices, MAX_NODE_GPUS, ShareRule};
-pub use crate::progress::Progress;
+pub use crate::model::progress::Progress;
 
 /// One pod.
 #[derive(Clone, Debug)]
@@ -142,7 +142,7 @@ pub struct Pod {
     /// a policy restarts it.
     pub exited: bool,
     /// The scheduling gates it still has (bit i: its task's
-    /// [`crate::job::TaskSpec::scheduling_gates`]`[i]`); while any is left the pod
+    /// [`crate::model::job::TaskSpec::scheduling_gates`]`[i]`); while any is left the pod
     /// is gated: Pending, and no action places it ([`Pod::is_gated`]).
     pub gates: u16,
     /// GPU devices it holds on its node, while it holds the node.
@@ -362,7 +362,7 @@ impl Job {
         let p = &self.progress;
         let live = p.since.map_or(0, |since| {
             let from = p.resume_at.map_or(since, |r| r.max(since));
-            crate::progress::work_in(now.micros().saturating_sub(from.micros()), p.speed_ppm)
+            crate::model::progress::work_in(now.micros().saturating_sub(from.micros()), p.speed_ppm)
         });
         p.done.saturating_add(live).min(self.spec.duration.micros())
     }
@@ -530,23 +530,23 @@ pub struct World {
     share_rule: ShareRule,
     /// vGPU sharing's card order, when the run models it (Volcano's
     /// `deviceshare.VGPUEnable`).
-    vgpu_policy: Option<crate::vgpu::VgpuPolicy>,
+    vgpu_policy: Option<crate::devices::vgpu::VgpuPolicy>,
     /// The cards the next pod placed holds, instead of the fit's (a starting
     /// state's pod, by its annotation).
-    vgpu_preset: Option<crate::vgpu::CardTakes>,
+    vgpu_preset: Option<crate::devices::vgpu::CardTakes>,
     /// `deviceshare.GPUExclusiveRules`: label sets whose pods may not share a card.
-    vgpu_rules: crate::vgpu::ExclusiveRules,
+    vgpu_rules: crate::devices::vgpu::ExclusiveRules,
     /// vNPU sharing's chip order when a pod takes chips, when the run models
     /// it (Volcano's `deviceshare.AscendHAMiVNPUEnable`).
-    vnpu_policy: Option<crate::vnpu::NpuPolicy>,
+    vnpu_policy: Option<crate::devices::vnpu::NpuPolicy>,
     /// The chips the next pod placed holds, instead of the fit's (a starting
     /// state's pod, by its annotation).
-    vnpu_preset: Option<crate::vnpu::NpuTakes>,
+    vnpu_preset: Option<crate::devices::vnpu::NpuTakes>,
     /// The run models NUMA placement (a conf with `numa-aware`).
     numa: bool,
     /// The CPUs the next pod placed holds instead of the fit's (a starting
     /// state's pod: its node's `podAllocations`).
-    numa_preset: Option<crate::numa::CpuSet>,
+    numa_preset: Option<crate::devices::numa::CpuSet>,
     /// Nodes with CPUs released in this session (see [`World::settle_numa`]).
     numa_released: Vec<NodeId>,
     /// The pods with host ports each node holds in the predicates' view (see
@@ -670,7 +670,7 @@ pub struct World {
     /// memory (it also has `volcano.sh/gpu-number`).
     pub memory_dim: Option<usize>,
     /// PodDisruptionBudgets ([`World::set_budgets`]).
-    pub budgets: Vec<crate::budget::DisruptionBudget>,
+    pub budgets: Vec<crate::model::budget::DisruptionBudget>,
     /// Per budget: the active jobs it covers, with the tasks it covers (matched
     /// once, when the job is submitted).
     pub budget_jobs: Vec<BTreeMap<JobId, Vec<u16>>>,
@@ -808,7 +808,7 @@ impl World {
     }
 
     /// Sets the cluster's PodDisruptionBudgets (before any job is submitted).
-    pub fn set_budgets(&mut self, budgets: Vec<crate::budget::DisruptionBudget>) {
+    pub fn set_budgets(&mut self, budgets: Vec<crate::model::budget::DisruptionBudget>) {
         self.budget_jobs = vec![BTreeMap::new(); budgets.len()];
         self.budgets = budgets;
     }
@@ -1270,11 +1270,11 @@ impl World {
     }
 
     /// A HyperNode's idle resources (Σ over its nodes).
-    pub fn hn_idle(&self, h: crate::ids::HyperNodeId) -> Resources {
+    pub fn hn_idle(&self, h: crate::model::ids::HyperNodeId) -> Resources {
         self.hn_allocatable[h] - self.hn_used[h]
     }
     /// A HyperNode's future idle resources (Σ over its nodes).
-    pub fn hn_future_idle(&self, h: crate::ids::HyperNodeId) -> Resources {
+    pub fn hn_future_idle(&self, h: crate::model::ids::HyperNodeId) -> Resources {
         self.hn_idle(h) + self.hn_future_delta[h]
     }
 

@@ -5,9 +5,9 @@
 //! Releasing.
 
 use super::World;
-use crate::ids::NodeId;
-use crate::ids::PodId;
-use crate::job::PodStatus;
+use crate::model::ids::NodeId;
+use crate::model::ids::PodId;
+use crate::model::job::PodStatus;
 
 impl World {
     /// Moves a pod with host ports between the nodes' ledgers along its status

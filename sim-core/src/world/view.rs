@@ -9,9 +9,9 @@
 //! session leaves the view for the rest of that session, and is in it again
 //! from the next session on while it is Releasing.
 
-use crate::ids::NodeId;
-use crate::ids::PodId;
-use crate::job::PodStatus;
+use crate::model::ids::NodeId;
+use crate::model::ids::PodId;
+use crate::model::job::PodStatus;
 
 /// Per node, the pods in the view (pod-id order), and the pods evicted since
 /// the session opened.

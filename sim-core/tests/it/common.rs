@@ -2,14 +2,14 @@
 //! gang scheduler that can also evict on cue.
 #![allow(dead_code)]
 
-use lahar_core::cluster::{Cluster, IntraNode, Nics, Node};
 use lahar_core::engine::{Engine, EngineConfig, RunOutput, RuntimeModel};
-use lahar_core::job::*;
-use lahar_core::queue::Queue;
-use lahar_core::resource::{ResourceNames, Resources};
+use lahar_core::model::cluster::{Cluster, IntraNode, Nics, Node};
+use lahar_core::model::job::*;
+use lahar_core::model::queue::Queue;
+use lahar_core::model::resource::{ResourceNames, Resources};
+use lahar_core::model::topology::Topology;
 use lahar_core::session::{Scheduler, Session};
-use lahar_core::time::{SimDuration, SimTime};
-use lahar_core::topology::Topology;
+use lahar_core::util::time::{SimDuration, SimTime};
 use lahar_core::world::World;
 
 pub const S: u64 = 1_000_000;

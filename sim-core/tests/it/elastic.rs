@@ -3,15 +3,15 @@
 
 use crate::common::*;
 
-use lahar_core::cluster::Cluster;
-use lahar_core::elastic::{Elastic, ScalingCurve};
 use lahar_core::engine::{EndReason, Engine, EngineConfig, RunOutput};
-use lahar_core::job::*;
-use lahar_core::queue::Queue;
-use lahar_core::resource::ResourceNames;
+use lahar_core::model::cluster::Cluster;
+use lahar_core::model::elastic::{Elastic, ScalingCurve};
+use lahar_core::model::job::*;
+use lahar_core::model::queue::Queue;
+use lahar_core::model::resource::ResourceNames;
+use lahar_core::model::topology::Topology;
 use lahar_core::session::{Scheduler, Session};
-use lahar_core::time::{SimDuration, SimTime};
-use lahar_core::topology::Topology;
+use lahar_core::util::time::{SimDuration, SimTime};
 use lahar_core::world::World;
 
 /// Evicts the highest-numbered running pod of job `j` at each `(time, j)` (a
@@ -83,7 +83,7 @@ fn an_elastic_job_grows_twice_and_shrinks_once() {
     e.elastic = Some(Elastic { curve: ScalingCurve::Linear, resize_overhead: SimDuration(30 * S) });
     let jobs = vec![job("C", 300, 1000, 1, 2, 1), job("B1", 0, 100, 1, 4, 1), job("B2", 0, 200, 1, 2, 1), e];
     let out = elastic_run(jobs, vec![(300, 3)]);
-    let e = &out.world.jobs[lahar_core::ids::JobId(3)];
+    let e = &out.world.jobs[lahar_core::model::ids::JobId(3)];
     assert_eq!(e.end, Some(SimTime(666_666_667)));
     assert_eq!(e.progress.lost_gpu_us, 0);
     let mut iv: Vec<_> =
@@ -98,7 +98,7 @@ fn an_elastic_job_grows_twice_and_shrinks_once() {
             (200 * S, 300 * S, EndReason::Reclaimed),
         ]
     );
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(0)].first_start, Some(SimTime(330 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(0)].first_start, Some(SimTime(330 * S)));
 }
 
 /// The same job without elasticity runs at full speed with any number of
@@ -112,7 +112,7 @@ fn a_job_below_its_replicas_without_elasticity_is_not_slowed() {
         job("E", 0, 400, 4, 2, 1),
     ];
     let out = elastic_run(jobs, vec![]);
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(3)].end, Some(SimTime(400 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(3)].end, Some(SimTime(400 * S)));
 }
 
 /// A scaling curve: 1:0.3, 2:0.55, 4:1 on a 4-worker job that keeps 2 workers
@@ -126,7 +126,7 @@ fn a_scaling_curve_sets_the_speed() {
         resize_overhead: SimDuration(30 * S),
     });
     let out = elastic_run(vec![job("B", 0, 100, 1, 4, 1), e], vec![]);
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(1)].end, Some(SimTime(475 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(1)].end, Some(SimTime(475 * S)));
 }
 
 mod properties {
@@ -164,8 +164,8 @@ mod properties {
             }
             if before >= min as i64 {
                 let from = resume.max(t0).min(t);
-                let speed = lahar_core::elastic::ScalingCurve::Linear.speed_ppm(before as u32, n);
-                work += lahar_core::progress::work_in(t - from, speed);
+                let speed = lahar_core::model::elastic::ScalingCurve::Linear.speed_ppm(before as u32, n);
+                work += lahar_core::model::progress::work_in(t - from, speed);
                 segments += 1;
             }
             // Failures come first in an instant, the session's binds after.
@@ -219,7 +219,7 @@ mod properties {
                 .iter()
                 .map(|&(at, n, dur)| Outage {
                     at: SimTime(at * S),
-                    target: Target::Nodes(vec![lahar_core::cluster::NodeId(n)]),
+                    target: Target::Nodes(vec![lahar_core::model::cluster::NodeId(n)]),
                     duration: SimDuration(dur * S),
                     kind: OutageKind::Node,
                     cause: "p".into(),

@@ -1,15 +1,15 @@
 //! Engine behaviour on hand-built worlds: progress under changing speed, evictions,
 //! checkpoints, lifecycle policies, and the Statement contract.
 
-use lahar_core::cluster::{Cluster, NodeId};
 use lahar_core::engine::{EndReason, Engine, EngineConfig, FULL_SPEED_PPM, RuntimeModel};
-use lahar_core::job::*;
-use lahar_core::queue::Queue;
-use lahar_core::resource::{ResourceNames, Resources};
-use lahar_core::rng::RngStreams;
+use lahar_core::model::cluster::{Cluster, NodeId};
+use lahar_core::model::job::*;
+use lahar_core::model::queue::Queue;
+use lahar_core::model::resource::{ResourceNames, Resources};
+use lahar_core::model::topology::Topology;
 use lahar_core::session::{Scheduler, Session};
-use lahar_core::time::{SimDuration, SimTime};
-use lahar_core::topology::Topology;
+use lahar_core::util::rng::RngStreams;
+use lahar_core::util::time::{SimDuration, SimTime};
 use lahar_core::world::{DeviceHold, World};
 
 use crate::common::*;
@@ -41,7 +41,7 @@ fn speed_change_credits_work_then_reschedules() {
         vec![],
         Box::new(ByPods),
     );
-    let j = &out.world.jobs[lahar_core::ids::JobId(1)];
+    let j = &out.world.jobs[lahar_core::model::ids::JobId(1)];
     assert_eq!(j.first_start, Some(SimTime(0)));
     assert_eq!(j.end, Some(SimTime(120 * S)));
     assert_eq!(j.phase, JobPhase::Completed);
@@ -55,7 +55,7 @@ fn eviction_loses_work_since_checkpoint_and_restarts_pod() {
     let mut j = job("ckpt", 0, 100, 1, 2, 1);
     j.checkpoint_interval = Some(SimDuration::from_secs(30));
     let out = run(vec![node("n0", 8)], vec![j], vec![(50, 0)], ideal());
-    let job = &out.world.jobs[lahar_core::ids::JobId(0)];
+    let job = &out.world.jobs[lahar_core::model::ids::JobId(0)];
     // 50 s done, 30 s checkpointed → 20 s lost. Released at 80, 70 s left → 150.
     assert_eq!(job.end, Some(SimTime(150 * S)));
     assert_eq!(job.preemptions, 1);
@@ -70,7 +70,7 @@ fn eviction_loses_work_since_checkpoint_and_restarts_pod() {
 #[test]
 fn eviction_without_checkpoint_loses_everything() {
     let out = run(vec![node("n0", 8)], vec![job("j", 0, 100, 1, 1, 1)], vec![(50, 0)], ideal());
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(0)].end, Some(SimTime(180 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(0)].end, Some(SimTime(180 * S)));
 }
 
 /// PodEvicted → RestartJob counts retries; reaching maxRetry fails the job.
@@ -80,11 +80,11 @@ fn restart_job_policy_and_max_retry() {
     j.policies = vec![Policy { event: PolicyEvent::PodEvicted, action: PolicyAction::RestartJob, timeout: None }];
     j.max_retry = 2;
     let out = run(vec![node("n0", 8)], vec![j.clone()], vec![(10, 0)], ideal());
-    let r = &out.world.jobs[lahar_core::ids::JobId(0)];
+    let r = &out.world.jobs[lahar_core::model::ids::JobId(0)];
     // retry 1 < 2: pods killed (released at 40), recreated, rerun 100 s from scratch.
     assert_eq!((r.phase, r.retries, r.end), (JobPhase::Completed, 1, Some(SimTime(140 * S))));
     let out = run(vec![node("n0", 8)], vec![j], vec![(10, 0), (60, 0)], ideal());
-    let r = &out.world.jobs[lahar_core::ids::JobId(0)];
+    let r = &out.world.jobs[lahar_core::model::ids::JobId(0)];
     assert_eq!((r.phase, r.retries, r.end), (JobPhase::Failed, 2, Some(SimTime(60 * S))));
     assert!(out.world.pods.iter().all(|p| !matches!(p.status, PodStatus::Running | PodStatus::Pending)));
 }
@@ -96,7 +96,7 @@ fn abort_job_policy() {
     j.policies = vec![Policy { event: PolicyEvent::Any, action: PolicyAction::AbortJob, timeout: None }];
     let out = run(vec![node("n0", 8)], vec![j], vec![(10, 0)], ideal());
     assert_eq!(
-        (out.world.jobs[lahar_core::ids::JobId(0)].phase, out.world.jobs[lahar_core::ids::JobId(0)].end),
+        (out.world.jobs[lahar_core::model::ids::JobId(0)].phase, out.world.jobs[lahar_core::model::ids::JobId(0)].end),
         (JobPhase::Aborted, Some(SimTime(10 * S)))
     );
 }
@@ -178,8 +178,8 @@ fn schedule_period_snaps_sessions() {
     let world = World::new(cluster, vec![Queue::new("default")], vec![job("j", 3, 10, 1, 1, 1)]);
     let cfg = EngineConfig { schedule_period: Some(SimDuration::from_secs(5)), ..Default::default() };
     let out = Engine::new(world, Box::new(Scripted { evict_at: vec![] }), ideal(), cfg).run();
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(0)].first_start, Some(SimTime(5 * S)));
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(0)].end, Some(SimTime(15 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(0)].first_start, Some(SimTime(5 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(0)].end, Some(SimTime(15 * S)));
 }
 
 /// A horizon stops the run and closes running intervals as `running`.
@@ -193,8 +193,8 @@ fn horizon_stops_the_run() {
     assert_eq!(out.stats.end, SimTime(50 * S));
     assert_eq!(out.pods.len(), 1);
     assert_eq!((out.pods[0].end, out.pods[0].reason), (SimTime(50 * S), EndReason::Running));
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(0)].progress.done, 50 * S);
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(1)].phase, JobPhase::NotSubmitted);
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(0)].progress.done, 50 * S);
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(1)].phase, JobPhase::NotSubmitted);
 }
 
 /// GPU sharing: fractional pods share devices best-fit, whole-GPU pods need free

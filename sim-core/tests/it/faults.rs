@@ -3,14 +3,14 @@
 
 use crate::common::*;
 
-use lahar_core::cluster::{Cluster, Node, NodeId};
 use lahar_core::engine::{EndReason, Engine, EngineConfig, RunOutput};
 use lahar_core::faults::{Dist, FaultPlan, FaultRule, Outage, OutageKind, RuleScope, Target};
-use lahar_core::job::*;
-use lahar_core::queue::Queue;
-use lahar_core::resource::ResourceNames;
-use lahar_core::time::{SimDuration, SimTime};
-use lahar_core::topology::{FabricTier, Topology};
+use lahar_core::model::cluster::{Cluster, Node, NodeId};
+use lahar_core::model::job::*;
+use lahar_core::model::queue::Queue;
+use lahar_core::model::resource::ResourceNames;
+use lahar_core::model::topology::{FabricTier, Topology};
+use lahar_core::util::time::{SimDuration, SimTime};
 use lahar_core::world::World;
 
 fn secs(s: u64) -> SimDuration {
@@ -72,7 +72,7 @@ fn gang() -> JobSpec {
 fn node_failure_kills_a_gang_without_checkpoint() {
     let out =
         run_faults(vec![node("n0", 4), node("n1", 4)], vec![gang()], vec![outage(30, &[1], 50, OutageKind::Node)]);
-    let j = &out.world.jobs[lahar_core::ids::JobId(0)];
+    let j = &out.world.jobs[lahar_core::model::ids::JobId(0)];
     assert_eq!((j.phase, j.end), (JobPhase::Completed, Some(SimTime(180 * S))));
     assert_eq!(j.progress.lost_gpu_us, 30 * S as u128 * 8);
     assert_eq!(j.progress.lost_to_faults_gpu_us, 30 * S as u128 * 8);
@@ -92,7 +92,7 @@ fn node_failure_with_checkpoint_loses_work_since_it() {
     let mut g = gang();
     g.checkpoint_interval = Some(secs(20));
     let out = run_faults(vec![node("n0", 4), node("n1", 4)], vec![g], vec![outage(30, &[1], 50, OutageKind::Node)]);
-    let j = &out.world.jobs[lahar_core::ids::JobId(0)];
+    let j = &out.world.jobs[lahar_core::model::ids::JobId(0)];
     assert_eq!(j.end, Some(SimTime(160 * S)));
     assert_eq!(j.progress.lost_to_faults_gpu_us, 10 * S as u128 * 8);
 }
@@ -118,7 +118,7 @@ fn restart_task_versus_restart_job() {
     let nodes = || vec![node("n0", 4), node("n1", 4)];
     let out =
         run_faults(nodes(), vec![two_tasks(PolicyAction::RestartTask)], vec![outage(30, &[1], 10, OutageKind::Node)]);
-    let j = &out.world.jobs[lahar_core::ids::JobId(0)];
+    let j = &out.world.jobs[lahar_core::model::ids::JobId(0)];
     assert_eq!((j.phase, j.end, j.retries), (JobPhase::Completed, Some(SimTime(140 * S)), 1));
     assert_eq!(
         intervals(&out, 0),
@@ -126,7 +126,7 @@ fn restart_task_versus_restart_job() {
     );
     let out =
         run_faults(nodes(), vec![two_tasks(PolicyAction::RestartJob)], vec![outage(30, &[1], 10, OutageKind::Node)]);
-    let j = &out.world.jobs[lahar_core::ids::JobId(0)];
+    let j = &out.world.jobs[lahar_core::model::ids::JobId(0)];
     assert_eq!((j.phase, j.end, j.retries), (JobPhase::Completed, Some(SimTime(160 * S)), 1));
     assert_eq!(
         intervals(&out, 0),
@@ -145,7 +145,7 @@ fn max_retry_exhausted_fails_the_job() {
     let mut j = two_tasks(PolicyAction::RestartJob);
     j.max_retry = 1;
     let out = run_faults(vec![node("n0", 4), node("n1", 4)], vec![j], vec![outage(30, &[1], 10, OutageKind::Node)]);
-    let j = &out.world.jobs[lahar_core::ids::JobId(0)];
+    let j = &out.world.jobs[lahar_core::model::ids::JobId(0)];
     assert_eq!((j.phase, j.end, j.retries), (JobPhase::Failed, Some(SimTime(30 * S)), 1));
 }
 
@@ -163,7 +163,7 @@ fn terminate_abort_and_complete_on_failure() {
             vec![two_tasks(action)],
             vec![outage(30, &[1], 10, OutageKind::Node)],
         );
-        let j = &out.world.jobs[lahar_core::ids::JobId(0)];
+        let j = &out.world.jobs[lahar_core::model::ids::JobId(0)];
         assert_eq!((j.phase, j.end), (phase, Some(SimTime(30 * S))), "{action:?}");
         assert_eq!(intervals(&out, 0), vec![(0, 30, EndReason::Killed), (0, 30, EndReason::Failed)], "{action:?}");
     }
@@ -180,9 +180,9 @@ fn gpu_fault_shrinks_a_node() {
         vec![job("A", 0, 100, 1, 8, 1), job("B", 20, 100, 1, 4, 1)],
         vec![outage(10, &[0], 50, OutageKind::Gpus(1))],
     );
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(0)].end, Some(SimTime(220 * S)));
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(1)].first_start, Some(SimTime(20 * S)));
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(1)].end, Some(SimTime(120 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(0)].end, Some(SimTime(220 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(1)].first_start, Some(SimTime(20 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(1)].end, Some(SimTime(120 * S)));
     assert_eq!(intervals(&out, 0), vec![(0, 10, EndReason::Failed), (120, 220, EndReason::Completed)]);
     assert_eq!(out.world.cluster.node(NodeId(0)).allocatable.gpu_milli(), 8000);
     let ev: Vec<_> = out.faults.iter().map(|f| (f.t.micros() / S, f.event, f.scope, f.gpu_milli)).collect();
@@ -199,14 +199,14 @@ fn switch_failure_takes_a_hypernode_down() {
     let leaf0 = topo.hypernodes.iter().position(|h| h.name == "leaf-0").unwrap() as u32;
     let sw = Outage {
         at: SimTime(10 * S),
-        target: Target::HyperNode(lahar_core::topology::HyperNodeId(leaf0)),
+        target: Target::HyperNode(lahar_core::model::topology::HyperNodeId(leaf0)),
         duration: secs(1000),
         kind: OutageKind::Switch,
         cause: "trace:2".into(),
     };
     let nodes = (0..4).map(|i| node(&format!("n{i}"), 4)).collect();
     let out = run_with(nodes, topo, vec![gang()], vec![], FaultPlan { rules: vec![], outages: vec![sw] });
-    let j = &out.world.jobs[lahar_core::ids::JobId(0)];
+    let j = &out.world.jobs[lahar_core::model::ids::JobId(0)];
     assert_eq!(j.end, Some(SimTime(110 * S)));
     let on: Vec<_> = out.pods.iter().map(|p| (p.node.0, p.end.micros() / S, p.reason)).collect::<Vec<_>>();
     let mut on = on;
@@ -236,7 +236,7 @@ fn drain_cordons_then_evicts_at_the_deadline() {
         vec![d],
     );
     assert_eq!(intervals(&out, 0), vec![(0, 30, EndReason::Evicted), (60, 160, EndReason::Completed)]);
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(0)].preemptions, 0);
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(0)].preemptions, 0);
     let b: Vec<_> = out.pods.iter().filter(|p| p.job == JobId(1)).map(|p| p.node.0).collect();
     assert_eq!(b, vec![1]);
     let ev: Vec<_> = out.faults.iter().map(|f| (f.t.micros() / S, f.event, f.pods)).collect();
@@ -284,7 +284,7 @@ fn overlapping_outages_give_capacity_back_only_when_all_end() {
         vec![job("a", 20, 100, 1, 4, 1)],
         vec![outage(10, &[0], 40, OutageKind::Node), outage(30, &[0], 40, OutageKind::Node)],
     );
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(0)].first_start, Some(SimTime(70 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(0)].first_start, Some(SimTime(70 * S)));
     let ev: Vec<_> = out.faults.iter().map(|f| (f.t.micros() / S, f.event, f.gpu_milli)).collect();
     assert_eq!(ev, vec![(10, "fail", 4000), (30, "fail", 0), (50, "repair", 0), (70, "repair", 4000)]);
 }
@@ -306,7 +306,7 @@ fn restart_task_recreates_the_pending_pods() {
         vec![(10, 1)],
         FaultPlan::default(),
     );
-    let r = &out.world.jobs[lahar_core::ids::JobId(1)];
+    let r = &out.world.jobs[lahar_core::model::ids::JobId(1)];
     assert_eq!((r.end, r.retries), (Some(SimTime(140 * S)), 1));
     assert_eq!(
         intervals(&out, 1),
@@ -424,7 +424,7 @@ fn launched(launcher_s: u64, min: u32, policies: Vec<Policy>) -> JobSpec {
 fn task_completed_completes_the_job() {
     let p = vec![Policy { event: PolicyEvent::TaskCompleted, action: PolicyAction::CompleteJob, timeout: None }];
     let out = run_faults(vec![node("n0", 8), node("n1", 8)], vec![launched(30, 3, p)], vec![]);
-    let j = &out.world.jobs[lahar_core::ids::JobId(0)];
+    let j = &out.world.jobs[lahar_core::model::ids::JobId(0)];
     assert_eq!((j.phase, j.end), (JobPhase::Completed, Some(SimTime(30 * S))));
     assert_eq!(
         intervals(&out, 0),
@@ -439,9 +439,9 @@ fn task_completed_completes_the_job() {
 fn a_completed_task_frees_its_node_and_the_job_goes_on() {
     let out =
         run_faults(vec![node("n0", 8), node("n1", 4)], vec![launched(20, 3, vec![]), job("B", 5, 50, 1, 4, 1)], vec![]);
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(0)].end, Some(SimTime(100 * S)));
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(1)].first_start, Some(SimTime(20 * S)));
-    assert_eq!(out.world.jobs[lahar_core::ids::JobId(1)].end, Some(SimTime(70 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(0)].end, Some(SimTime(100 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(1)].first_start, Some(SimTime(20 * S)));
+    assert_eq!(out.world.jobs[lahar_core::model::ids::JobId(1)].end, Some(SimTime(70 * S)));
 }
 
 /// A job all of whose pods have run their own run time is Completed, before
@@ -452,7 +452,7 @@ fn a_job_whose_pods_all_succeed_is_completed() {
     j.tasks[0].run_time = Some(secs(40));
     let out = run_faults(vec![node("n0", 8)], vec![j], vec![]);
     assert_eq!(
-        (out.world.jobs[lahar_core::ids::JobId(0)].phase, out.world.jobs[lahar_core::ids::JobId(0)].end),
+        (out.world.jobs[lahar_core::model::ids::JobId(0)].phase, out.world.jobs[lahar_core::model::ids::JobId(0)].end),
         (JobPhase::Completed, Some(SimTime(40 * S)))
     );
     assert_eq!(intervals(&out, 0), vec![(0, 40, EndReason::Completed), (0, 40, EndReason::Completed)]);

@@ -369,7 +369,7 @@ impl OverrideArgs {
             // Relative to the scenario's folder, where the scenario's paths resolve:
             // the recorded scenario (and its hash) is the same in every folder.
             let base = snapshot.or(scenario).and_then(std::path::Path::parent).unwrap_or(std::path::Path::new(""));
-            let rel = lahar_core::files::relative_to(c, base);
+            let rel = lahar_core::util::files::relative_to(c, base);
             let value = serde_json::json!({ "conf": rel.display().to_string() });
             set(format!("--conf {}", c.display()), "spec.scheduler", value.to_string());
         }

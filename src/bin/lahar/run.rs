@@ -4,7 +4,7 @@
 use crate::args::{OverrideArgs, RunArgs};
 use crate::failure::Failure;
 use lahar::scenario::Warning;
-use lahar_core::time::SimTime;
+use lahar_core::util::time::SimTime;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -174,7 +174,9 @@ fn parse_window(text: &str) -> Result<(SimTime, SimTime), String> {
         if s.trim().is_empty() {
             return Ok(SimTime(none));
         }
-        lahar_core::time::parse_duration(s.trim()).map(|d| SimTime(d.micros())).map_err(|e| format!("`{text}`: {e}"))
+        lahar_core::util::time::parse_duration(s.trim())
+            .map(|d| SimTime(d.micros()))
+            .map_err(|e| format!("`{text}`: {e}"))
     };
     let (from, until) = (at(a, 0)?, at(b, u64::MAX)?);
     if from >= until {

@@ -3,9 +3,9 @@
 
 use super::{At, MAX_NODES, V, at};
 use crate::scenario::raw::*;
-use lahar_core::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics, Node, NodeId};
-use lahar_core::resource::{GPU, PODS, Resources};
-use lahar_core::topology::{FabricTier, HyperNodeDecl, Member};
+use lahar_core::model::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics, Node, NodeId};
+use lahar_core::model::resource::{GPU, PODS, Resources};
+use lahar_core::model::topology::{FabricTier, HyperNodeDecl, Member};
 use lahar_core::world::MAX_NODE_GPUS;
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
@@ -48,7 +48,7 @@ pub(super) fn cluster(v: &mut V<'_>, c: &RawCluster, base: &Path) -> (Vec<Node>,
     let mut add = |v: &mut V<'_>, node: Node, path: &str, at: At| {
         if let Some(prev) = names.insert(node.name.clone(), path.to_string()) {
             v.err(at, path, format!("node name `{}` is already used by {prev}", node.name));
-        } else if let Some(why) = lahar_core::text::name_problem(&node.name) {
+        } else if let Some(why) = lahar_core::util::text::name_problem(&node.name) {
             v.err(at, path, format!("node name {why}"));
         }
         nodes.push(node);
@@ -179,8 +179,8 @@ fn node_list(v: &mut V<'_>, list: &Spanned<RawNodeList>, base: &Path) -> Vec<(No
             continue;
         }
         let mut alloc = Resources::ZERO;
-        alloc.set(lahar_core::resource::CPU, n.cpu_milli);
-        alloc.set(lahar_core::resource::MEMORY, n.memory_bytes);
+        alloc.set(lahar_core::model::resource::CPU, n.cpu_milli);
+        alloc.set(lahar_core::model::resource::MEMORY, n.memory_bytes);
         alloc.set(GPU, i64::from(n.gpus) * 1000);
         alloc.set(PODS, i64::from(pods));
         let gpu_model = n.model.unwrap_or_default();
@@ -246,7 +246,7 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
     if let Some(ext) = &n.extended_resources {
         for (k, q) in &ext.value {
             let p = format!("{path}.extendedResources.{k}");
-            if k == "cpu" || k == "memory" || k == "pods" || k == lahar_core::resource::GPU_RESOURCE {
+            if k == "cpu" || k == "memory" || k == "pods" || k == lahar_core::model::resource::GPU_RESOURCE {
                 v.err(at(ext), p, format!("`{k}` has its own field"));
                 continue;
             }
@@ -299,7 +299,7 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
     if !gpu_model.is_empty() {
         labels.entry(GPU_PRODUCT_LABEL.to_string()).or_insert_with(|| gpu_model.clone());
     }
-    let numa = n.numa.as_ref().and_then(|x| numa_topology(v, x, alloc.get(lahar_core::resource::CPU), path));
+    let numa = n.numa.as_ref().and_then(|x| numa_topology(v, x, alloc.get(lahar_core::model::resource::CPU), path));
     (v.errors.len() == errors_before).then(|| Node {
         name: n.name.value.clone(),
         labels,
@@ -376,8 +376,8 @@ fn numa_topology(
     r: &Spanned<crate::scenario::raw::RawNuma>,
     cpu_milli: i64,
     path: &str,
-) -> Option<std::sync::Arc<lahar_core::numa::NodeNuma>> {
-    use lahar_core::numa::{CpuInfo, CpuTopology, NodeNuma, TopologyPolicy, take_by_topology};
+) -> Option<std::sync::Arc<lahar_core::devices::numa::NodeNuma>> {
+    use lahar_core::devices::numa::{CpuInfo, CpuTopology, NodeNuma, TopologyPolicy, take_by_topology};
     let p = format!("{path}.numa");
     let x = &r.value;
     let numa = v.count(&x.numa_nodes, &format!("{p}.numaNodes"), 1)?;
@@ -468,8 +468,8 @@ fn vgpu_cards(
     gpu_model: &str,
     alloc: &mut Resources,
     path: &str,
-) -> Vec<lahar_core::vgpu::VgpuCard> {
-    use lahar_core::vgpu::{VGPU_CORES, VGPU_MEMORY, VGPU_NUMBER, VgpuCard};
+) -> Vec<lahar_core::devices::vgpu::VgpuCard> {
+    use lahar_core::devices::vgpu::{VGPU_CORES, VGPU_MEMORY, VGPU_NUMBER, VgpuCard};
     let cards = v.count(&g.cards, &format!("{path}.vgpu.cards"), 1).unwrap_or(0);
     if cards > MAX_NODE_GPUS {
         v.err(

@@ -5,7 +5,7 @@ use crate::scenario::raw::{RawComm, RawConstants, RawModel, RawModelSpec};
 use crate::scenario::{CommSettings, Diagnostic, ScenarioError};
 use lahar_core::comm::CommConstants;
 use lahar_core::comm::runtime::{CATALOG, JobProfile, lookup};
-use lahar_core::time::parse_duration;
+use lahar_core::util::time::parse_duration;
 use serde_json::Value;
 use serde_saphyr::Spanned;
 use std::path::Path;
@@ -68,10 +68,10 @@ fn merge(base: &mut Value, over: &Value, path: &str, open: bool) -> Result<(), (
 /// Reads a YAML file of constant overrides (for `lahar nccl --constants`).
 pub fn load_constants(file: &Path) -> Result<CommConstants, ScenarioError> {
     let name = file.display().to_string();
-    let text = lahar_core::files::read_to_string(file)
+    let text = lahar_core::util::files::read_to_string(file)
         .map_err(|e| ScenarioError::one(&name, None, "", format!("cannot read comm constants: {e}")))?;
-    let value: Value =
-        serde_saphyr::from_str_with_options(&text, lahar_core::files::yaml_options(None)).map_err(|e| {
+    let value: Value = serde_saphyr::from_str_with_options(&text, lahar_core::util::files::yaml_options(None))
+        .map_err(|e| {
             let at = e.location().map(|l| (l.line(), l.column())).filter(|&(l, _)| l > 0);
             ScenarioError::one(&name, at, "", format!("not a YAML map of comm constants: {e}"))
         })?;
@@ -90,10 +90,12 @@ pub(super) fn comm_settings(v: &mut V<'_>, raw: Option<&Spanned<RawComm>>, base:
             RawConstants::Inline(v) => Some(v.clone()),
             RawConstants::Path(p) => {
                 let file = base.join(p);
-                match lahar_core::files::read_to_string(&file) {
+                match lahar_core::util::files::read_to_string(&file) {
                     Ok(text) => {
-                        match serde_saphyr::from_str_with_options::<Value>(&text, lahar_core::files::yaml_options(None))
-                        {
+                        match serde_saphyr::from_str_with_options::<Value>(
+                            &text,
+                            lahar_core::util::files::yaml_options(None),
+                        ) {
                             Ok(v) => Some(v),
                             Err(e) => {
                                 v.err(
@@ -184,7 +186,7 @@ fn spec_profile(
         }
     };
     if let Some(g) = &s.grad_bytes {
-        match lahar_core::quantity::parse_quantity(&g.value.0, 1) {
+        match lahar_core::util::quantity::parse_quantity(&g.value.0, 1) {
             Ok(b) if b > 0 => p.grad_bytes = b as u64,
             Ok(b) => v.err(at(g), format!("{path}.gradBytes"), format!("must be positive, got {b}")),
             Err(e) => v.err(at(g), format!("{path}.gradBytes"), e.to_string()),

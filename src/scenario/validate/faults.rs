@@ -7,11 +7,11 @@
 use super::{At, V, at};
 use crate::scenario::error::Diagnostic;
 use crate::scenario::raw::*;
-use lahar_core::cluster::{Node, NodeId};
 use lahar_core::faults::{Dist, FaultPlan, FaultRule, Outage, OutageKind, RuleScope, Target};
-use lahar_core::text::wildcard_match;
-use lahar_core::time::{SimDuration, SimTime, parse_duration};
-use lahar_core::topology::{HyperNodeId, Topology};
+use lahar_core::model::cluster::{Node, NodeId};
+use lahar_core::model::topology::{HyperNodeId, Topology};
+use lahar_core::util::text::wildcard_match;
+use lahar_core::util::time::{SimDuration, SimTime, parse_duration};
 use serde_saphyr::Spanned;
 use std::path::Path;
 use std::sync::Arc;
@@ -277,7 +277,7 @@ fn trace(v: &mut V<'_>, draft: &mut Draft, t: &Spanned<String>, nodes: &[Node], 
     let mut err = |line: u64, column: &str, message: String| {
         errs.push(Diagnostic { file: file.clone(), at: Some((line, 1)), path: column.to_string(), message });
     };
-    let text = match lahar_core::files::read_to_string(&path) {
+    let text = match lahar_core::util::files::read_to_string(&path) {
         Ok(s) => s,
         Err(e) => {
             v.err(at(t), "spec.faults.trace", format!("cannot read `{file}`: {e}"));
@@ -288,7 +288,7 @@ fn trace(v: &mut V<'_>, draft: &mut Draft, t: &Spanned<String>, nodes: &[Node], 
         .has_headers(true)
         .trim(csv::Trim::All)
         .comment(Some(b'#'))
-        .from_reader(lahar_core::files::LfLines::new(text.as_bytes()));
+        .from_reader(lahar_core::util::files::LfLines::new(text.as_bytes()));
     let header: Vec<String> = match rows.headers() {
         Ok(h) => h.iter().map(str::to_string).collect(),
         Err(e) => {

@@ -3,13 +3,13 @@
 //! not, the largest node in words for the warning.
 
 use super::V;
-use lahar_core::cluster::Node;
-use lahar_core::resource::{FIRST_EXTENDED, ResourceNames, Resources};
+use lahar_core::model::cluster::Node;
+use lahar_core::model::resource::{FIRST_EXTENDED, ResourceNames, Resources};
 
 /// Whether some node can hold a pod. Pods "fit" a cluster that had errors (its node
 /// list is incomplete: the cluster's own errors say what is wrong) and a cluster
 /// without nodes (its one warning says no pod can be placed).
-pub(crate) fn fits_somewhere(v: &V<'_>, nodes: &[Node], task: &lahar_core::job::TaskSpec) -> bool {
+pub(crate) fn fits_somewhere(v: &V<'_>, nodes: &[Node], task: &lahar_core::model::job::TaskSpec) -> bool {
     fits_somewhere_with(v, nodes, &task.requests, |n| task.labels_fit(n))
 }
 
@@ -17,11 +17,11 @@ pub(crate) fn fits_somewhere(v: &V<'_>, nodes: &[Node], task: &lahar_core::job::
 /// pods than can be placed when each task's pods with host ports take a node
 /// each (an upper bound: pods of different tasks may conflict too). `None`
 /// when the bound allows it, or when the cluster is not known.
-pub(crate) fn ports_bound_the_gang(v: &V<'_>, nodes: &[Node], j: &lahar_core::job::JobSpec) -> Option<String> {
+pub(crate) fn ports_bound_the_gang(v: &V<'_>, nodes: &[Node], j: &lahar_core::model::job::JobSpec) -> Option<String> {
     if v.cluster_broken || nodes.is_empty() || j.tasks.iter().all(|t| t.host_ports().is_empty()) {
         return None;
     }
-    let hosts = |t: &lahar_core::job::TaskSpec| {
+    let hosts = |t: &lahar_core::model::job::TaskSpec| {
         nodes.iter().filter(|n| t.requests.fits_in(&n.allocatable) && t.labels_fit(n)).count() as u32
     };
     let mut placeable = 0u32;

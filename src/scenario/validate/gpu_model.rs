@@ -6,8 +6,8 @@
 
 use super::V;
 use crate::scenario::Warning;
-use lahar_core::cluster::Node;
 use lahar_core::comm::{CommConstants, normalize_gpu_name};
+use lahar_core::model::cluster::Node;
 use std::collections::BTreeMap;
 
 /// Warning kind: nodes whose GPU model the collective model does not know.
@@ -50,7 +50,7 @@ pub(crate) fn warnings(v: &mut V<'_>, nodes: &[Node], constants: &CommConstants,
             }
             None => {
                 let norm = normalize_gpu_name(model);
-                let distance = |a: &str| lahar_core::text::edit_distance(&normalize_gpu_name(a), &norm);
+                let distance = |a: &str| lahar_core::util::text::edit_distance(&normalize_gpu_name(a), &norm);
                 let best = constants.gpu_aliases.keys().map(|a| distance(a)).min().unwrap_or(usize::MAX);
                 let near: Vec<String> =
                     constants.gpu_aliases.keys().filter(|a| distance(a) == best).map(|a| format!("`{a}`")).collect();

@@ -3,14 +3,14 @@
 
 use super::{MAX_REPLICAS, Source, Targets, UNSCHEDULABLE, V, at, comm, fits_somewhere, largest, queues};
 use crate::scenario::raw::*;
-use lahar_core::cluster::Node;
-use lahar_core::job::{
+use lahar_core::model::cluster::Node;
+use lahar_core::model::job::{
     DEFAULT_TERMINATION_GRACE, Dependency, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
     TaskTopology,
 };
-use lahar_core::resource::{PODS, Resources};
-use lahar_core::subgroup::{Partition, from_partitions};
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::model::resource::{PODS, Resources};
+use lahar_core::model::subgroup::{Partition, from_partitions};
+use lahar_core::util::time::{SimDuration, SimTime};
 use lahar_workloads::manifest::PriorityClasses;
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
@@ -62,7 +62,7 @@ fn job(
         None => classes.by_name.values().find(|c| c.global_default),
     };
     let never_preempts = pod_class.is_some_and(|c| c.preemption_policy == "Never");
-    if let Some(why) = lahar_core::text::name_problem(&r.name.value) {
+    if let Some(why) = lahar_core::util::text::name_problem(&r.name.value) {
         v.err(at(&r.name), format!("{path}.name"), why);
     }
     if r.name.value.is_empty() {
@@ -142,7 +142,7 @@ fn job(
         if let Some(res) = &t.resources {
             for (k, q) in &res.value {
                 if ignored.contains(k) {
-                    match lahar_core::quantity::parse_quantity(&q.0, 1) {
+                    match lahar_core::util::quantity::parse_quantity(&q.0, 1) {
                         Ok(x) if x >= 0 => {
                             npu.insert(k.clone(), x);
                         }
@@ -200,11 +200,11 @@ fn job(
                 }
             };
         }
-        let mut host_ports: Vec<lahar_core::job::HostPort> = Vec::new();
+        let mut host_ports: Vec<lahar_core::model::job::HostPort> = Vec::new();
         for (k, port) in t.host_ports.iter().flatten().enumerate() {
-            let hp = lahar_core::job::HostPort {
+            let hp = lahar_core::model::job::HostPort {
                 protocol: "TCP".into(),
-                ip: lahar_core::job::HostPort::ANY_IP.into(),
+                ip: lahar_core::model::job::HostPort::ANY_IP.into(),
                 port: u16::try_from(port.value).unwrap_or(0),
             };
             if hp.port == 0 {
@@ -218,7 +218,7 @@ fn job(
         }
         tasks.push(TaskSpec {
             node_label_in: Vec::new(),
-            name: lahar_core::text::shared(&t.name.value),
+            name: lahar_core::util::text::shared(&t.name.value),
             replicas,
             min_available,
             requests,
@@ -230,7 +230,7 @@ fn job(
             preemptable: t.preemptable.unwrap_or(true),
             never_preempts,
             tolerations: Vec::new(),
-            hints: lahar_core::job::PodHints { vgpu, vnpu, numa, host_ports, ..Default::default() }.shared(),
+            hints: lahar_core::model::job::PodHints { vgpu, vnpu, numa, host_ports, ..Default::default() }.shared(),
             run_time: t.duration.as_ref().and_then(|d| match v.duration(d, &format!("{tpath}.duration")) {
                 Some(SimDuration(0)) => {
                     v.err(at(d), format!("{tpath}.duration"), "must be longer than 0");
@@ -241,7 +241,7 @@ fn job(
             exits: container_exit(v, t, &tpath),
         });
     }
-    if let Some(cycle) = lahar_core::job::dependency_cycle(&tasks) {
+    if let Some(cycle) = lahar_core::model::job::dependency_cycle(&tasks) {
         v.err(at(rj), format!("{path}.tasks"), format!("dependsOn cycle: {cycle}"));
     }
     let total: u32 = tasks.iter().map(|t| t.replicas).sum();
@@ -320,7 +320,7 @@ fn job(
     let sub_groups = from_partitions(&names, partitions);
     let mut j = JobSpec {
         name: r.name.value.clone(),
-        namespace: lahar_core::text::shared(r.namespace.as_deref().unwrap_or("default")),
+        namespace: lahar_core::util::text::shared(r.namespace.as_deref().unwrap_or("default")),
         kind: "VolcanoJob".into(),
         queue: queue?,
         priority_class: class.map(|c| c.0),
@@ -393,7 +393,7 @@ fn policies(v: &mut V<'_>, raw: Option<&Vec<Spanned<RawPolicy>>>, path: &str) ->
 
 /// A compact task's failing container: `failAfter` (above 0), `exitCode` (1–255,
 /// only with `failAfter`; default 1).
-fn container_exit(v: &mut V<'_>, t: &RawTask, tpath: &str) -> Option<lahar_core::job::ContainerExit> {
+fn container_exit(v: &mut V<'_>, t: &RawTask, tpath: &str) -> Option<lahar_core::model::job::ContainerExit> {
     let code = t.exit_code.as_ref().and_then(|c| {
         if (1..=255).contains(&c.value) {
             Some(c.value as i32)
@@ -413,7 +413,7 @@ fn container_exit(v: &mut V<'_>, t: &RawTask, tpath: &str) -> Option<lahar_core:
             v.err(at(f), format!("{tpath}.failAfter"), "must be longer than 0");
             None
         }
-        after => Some(lahar_core::job::ContainerExit { after, code: code.unwrap_or(1) }),
+        after => Some(lahar_core::model::job::ContainerExit { after, code: code.unwrap_or(1) }),
     }
 }
 
@@ -565,9 +565,9 @@ fn numa_ask(
     t: &crate::scenario::raw::RawTask,
     requests: &Resources,
     tpath: &str,
-) -> Option<Box<lahar_core::numa::NumaAsk>> {
-    use lahar_core::numa::{NumaAsk, NumaContainer, TopologyPolicy};
-    use lahar_core::resource::{CPU, MEMORY};
+) -> Option<Box<lahar_core::devices::numa::NumaAsk>> {
+    use lahar_core::devices::numa::{NumaAsk, NumaContainer, TopologyPolicy};
+    use lahar_core::model::resource::{CPU, MEMORY};
     let policy = t.topology_policy.as_ref().and_then(|p| {
         let x = TopologyPolicy::parse(&p.value);
         if x.is_none() {
@@ -589,9 +589,11 @@ fn numa_ask(
 
 /// A compact task's vGPU ask: its `volcano.sh/vgpu-number`, `-memory` (MiB per
 /// card) and `-cores` (percent per card) as one container's, when it names the
-/// number or the memory (see [`lahar_core::vgpu::ContainerAsk::of`]).
-fn vgpu_ask(v: &V<'_>, requests: &Resources) -> Option<Box<lahar_core::vgpu::VgpuAsk>> {
-    use lahar_core::vgpu::{ContainerAsk, VGPU_CORES, VGPU_MEMORY, VGPU_MEMORY_PERCENTAGE, VGPU_NUMBER, VgpuAsk};
+/// number or the memory (see [`lahar_core::devices::vgpu::ContainerAsk::of`]).
+fn vgpu_ask(v: &V<'_>, requests: &Resources) -> Option<Box<lahar_core::devices::vgpu::VgpuAsk>> {
+    use lahar_core::devices::vgpu::{
+        ContainerAsk, VGPU_CORES, VGPU_MEMORY, VGPU_MEMORY_PERCENTAGE, VGPU_NUMBER, VgpuAsk,
+    };
     // Extended resources are read in milli-units.
     let get = |r: &str| v.names.dim(r).map(|d| requests.get(d) / 1000).filter(|&x| x > 0);
     let c = ContainerAsk::of(get(VGPU_NUMBER), get(VGPU_MEMORY), get(VGPU_CORES))?
@@ -604,12 +606,12 @@ fn vgpu_ask(v: &V<'_>, requests: &Resources) -> Option<Box<lahar_core::vgpu::Vgp
 /// as one container's; `vnpuMode: hami-core` as the pod annotation.
 fn vnpu_ask(
     v: &mut V<'_>,
-    config: &lahar_core::vnpu::VnpuConfig,
+    config: &lahar_core::devices::vnpu::VnpuConfig,
     requests: &Resources,
     npu: &BTreeMap<String, i64>,
     t: &RawTask,
     tpath: &str,
-) -> Option<Box<lahar_core::vnpu::NpuAsk>> {
+) -> Option<Box<lahar_core::devices::vnpu::NpuAsk>> {
     let hami_core = match &t.vnpu_mode {
         Some(m) if m.value == "hami-core" => true,
         Some(m) => {
@@ -622,7 +624,7 @@ fn vnpu_ask(
         }
         None => false,
     };
-    let mut ask = lahar_core::vnpu::NpuAsk { types: Vec::new(), hami_core };
+    let mut ask = lahar_core::devices::vnpu::NpuAsk { types: Vec::new(), hami_core };
     for ty in &config.types {
         // Extended resources are read in milli-units.
         let count = v.names.dim(&ty.resource_name).map(|d| requests.get(d)).filter(|&x| x > 0);
@@ -653,13 +655,13 @@ fn vnpu_ask(
                 "AI cores are set only in hami-core mode: give the task `vnpuMode: hami-core`",
             );
         }
-        ask.types.push((ty.common_word.clone(), vec![lahar_core::vnpu::Written { count, memory, cores }]));
+        ask.types.push((ty.common_word.clone(), vec![lahar_core::devices::vnpu::Written { count, memory, cores }]));
     }
     (!ask.types.is_empty()).then(|| Box::new(ask))
 }
 
 /// A compact job's `scaling` and `resizeOverhead`: either makes it elastic.
-fn elastic(v: &mut V<'_>, r: &RawJob, path: &str) -> Option<lahar_core::elastic::Elastic> {
+fn elastic(v: &mut V<'_>, r: &RawJob, path: &str) -> Option<lahar_core::model::elastic::Elastic> {
     if r.scaling.is_none() && r.resize_overhead.is_none() {
         return None;
     }
@@ -672,15 +674,15 @@ pub(super) fn elastic_settings(
     scaling: Option<&Spanned<String>>,
     overhead: Option<&Spanned<String>>,
     path: &str,
-) -> lahar_core::elastic::Elastic {
-    let d = lahar_core::elastic::Elastic::default();
+) -> lahar_core::model::elastic::Elastic {
+    let d = lahar_core::model::elastic::Elastic::default();
     let curve = match scaling {
-        Some(s) => lahar_core::elastic::ScalingCurve::parse(&s.value)
+        Some(s) => lahar_core::model::elastic::ScalingCurve::parse(&s.value)
             .map_err(|e| v.err(at(s), format!("{path}.scaling"), e))
             .unwrap_or(d.curve),
         None => d.curve,
     };
     let resize_overhead =
         overhead.and_then(|o| v.duration(o, &format!("{path}.resizeOverhead"))).unwrap_or(d.resize_overhead);
-    lahar_core::elastic::Elastic { curve, resize_overhead }
+    lahar_core::model::elastic::Elastic { curve, resize_overhead }
 }

@@ -4,12 +4,12 @@
 use super::{At, OBJECTS_SKIPPED, Source, Targets, V, fits_somewhere, largest};
 use crate::scenario::Diagnostic;
 use crate::scenario::raw::{RawCluster, RawSource};
-use lahar_core::budget::DisruptionBudget;
-use lahar_core::cluster::Node;
 use lahar_core::comm::runtime::JobProfile;
-use lahar_core::job::JobSpec;
-use lahar_core::queue::Queue;
-use lahar_core::topology::HyperNodeDecl;
+use lahar_core::model::budget::DisruptionBudget;
+use lahar_core::model::cluster::Node;
+use lahar_core::model::job::JobSpec;
+use lahar_core::model::queue::Queue;
+use lahar_core::model::topology::HyperNodeDecl;
 use lahar_workloads::manifest::{self, Doc, PriorityClasses};
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};

@@ -5,14 +5,14 @@
 
 use super::raw::*;
 use super::{CommSettings, Diagnostic, SchedulerChoice, Warning};
-use lahar_core::cluster::{Node, NodeId};
 use lahar_core::comm::runtime::JobProfile;
 use lahar_core::engine::EngineConfig;
-use lahar_core::job::{JobSpec, NetworkTopology};
-use lahar_core::queue::{Queue, QueueId};
-use lahar_core::resource::{ResourceList, ResourceNames};
-use lahar_core::time::{SimDuration, SimTime, parse_duration};
-use lahar_core::topology::{FabricTier, HyperNodeDecl};
+use lahar_core::model::cluster::{Node, NodeId};
+use lahar_core::model::job::{JobSpec, NetworkTopology};
+use lahar_core::model::queue::{Queue, QueueId};
+use lahar_core::model::resource::{ResourceList, ResourceNames};
+use lahar_core::model::topology::{FabricTier, HyperNodeDecl};
+use lahar_core::util::time::{SimDuration, SimTime, parse_duration};
 use lahar_workloads::synthetic::SyntheticSpec;
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,7 +44,7 @@ pub const MAX_NODES: usize = 1_000_000;
 pub const MAX_JOBS: usize = 10_000_000;
 
 /// Replicas of one task, at most (the limit every job source shares).
-pub const MAX_REPLICAS: usize = lahar_core::job::MAX_PODS_PER_JOB as usize;
+pub const MAX_REPLICAS: usize = lahar_core::model::job::MAX_PODS_PER_JOB as usize;
 
 /// Timeseries rows, at most (they are streamed; more is an unreasonable file).
 pub const MAX_SAMPLES: u64 = 5_000_000;
@@ -134,7 +134,7 @@ impl V<'_> {
                 return None;
             }
         };
-        match lahar_core::quantity::parse_quantity(&q.0, ResourceNames::scale(d)) {
+        match lahar_core::util::quantity::parse_quantity(&q.0, ResourceNames::scale(d)) {
             Ok(v) if v >= 0 => Some((d, v)),
             Ok(v) => {
                 self.err(at, path, format!("must not be negative, got {v}"));
@@ -238,7 +238,7 @@ pub(crate) struct Validated<'a> {
     pub decls: Option<Vec<HyperNodeDecl>>,
     pub queues: Vec<Queue>,
     /// PodDisruptionBudgets (manifests and snapshot).
-    pub budgets: Vec<lahar_core::budget::DisruptionBudget>,
+    pub budgets: Vec<lahar_core::model::budget::DisruptionBudget>,
     /// `spec.startTime`, seconds since 1970-01-01T00:00.
     pub clock_start: i64,
     pub scheduler: SchedulerChoice,
@@ -324,14 +324,14 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     }
     let name = raw.metadata.name.value.clone();
     // The name is the default output folder's last component.
-    if let Err(m) = lahar_core::files::component(&name) {
+    if let Err(m) = lahar_core::util::files::component(&name) {
         v.err(at(&raw.metadata.name), "metadata.name", m);
     }
     let spec = &raw.spec;
     let seed = spec.seed.unwrap_or(0);
     let mut engine = engine(&mut v, spec, seed);
     let clock_start = match &spec.start_time {
-        Some(t) => lahar_core::time::parse_civil(&t.value).unwrap_or_else(|| {
+        Some(t) => lahar_core::util::time::parse_civil(&t.value).unwrap_or_else(|| {
             v.err(
                 at(t),
                 "spec.startTime",
@@ -569,7 +569,7 @@ pub(crate) struct Targets<'a> {
     pub node_ids: &'a BTreeMap<String, NodeId>,
     pub nodes: &'a [Node],
     /// The chip types of the conf's vNPU sharing, when it models it.
-    pub vnpu: Option<&'a lahar_core::vnpu::VnpuConfig>,
+    pub vnpu: Option<&'a lahar_core::devices::vnpu::VnpuConfig>,
 }
 
 /// The most processors one pod of an SWF trace may take (`processorsPerPod`).
@@ -638,7 +638,7 @@ fn trace(
     }
     let file = base.join(&t.path.value);
     // Checked up front: a missing trace is reported with every other problem.
-    if let Err(source) = lahar_core::files::open(&file) {
+    if let Err(source) = lahar_core::util::files::open(&file) {
         let e = lahar_traces::ImportError::Io { path: file, source };
         v.err(at(&t.path), format!("{tpath}.path"), e.to_string());
         return None;
@@ -657,8 +657,8 @@ fn trace(
 /// `deviceshare.VGPUEnable` (the cards change nothing; their resources are
 /// plain extended resources), and no GPU metric either way (those count
 /// `nvidia.com/gpu`).
-fn numa_warnings(v: &mut V<'_>, nodes: &[lahar_core::cluster::Node], scheduler: &SchedulerChoice) {
-    let with: Vec<&lahar_core::cluster::Node> = nodes.iter().filter(|n| n.numa.is_some()).collect();
+fn numa_warnings(v: &mut V<'_>, nodes: &[lahar_core::model::cluster::Node], scheduler: &SchedulerChoice) {
+    let with: Vec<&lahar_core::model::cluster::Node> = nodes.iter().filter(|n| n.numa.is_some()).collect();
     match (with.first(), scheduler.models_numa()) {
         (Some(first), false) => {
             let message = format!(
@@ -679,7 +679,7 @@ fn numa_warnings(v: &mut V<'_>, nodes: &[lahar_core::cluster::Node], scheduler: 
 fn vnpu_warnings(
     v: &mut V<'_>,
     snap: Option<&snapshot::Parts>,
-    nodes: &[lahar_core::cluster::Node],
+    nodes: &[lahar_core::model::cluster::Node],
     scheduler: &SchedulerChoice,
 ) {
     if scheduler.vnpu_policy().is_none() {
@@ -699,7 +699,7 @@ fn vnpu_warnings(
         v.warn(VNPU_UNUSED, with.len() as u64, None, "spec.snapshot", message);
         return;
     }
-    let with: Vec<&lahar_core::cluster::Node> = nodes.iter().filter(|n| !n.vnpu.is_empty()).collect();
+    let with: Vec<&lahar_core::model::cluster::Node> = nodes.iter().filter(|n| !n.vnpu.is_empty()).collect();
     let Some(first) = with.first() else { return };
     let message = format!(
         "{} node(s) have Ascend vNPU chips (the first: {}); the GPU metrics (allocation, utilization, fragmentation) count `nvidia.com/gpu` only and leave these chips out",
@@ -709,8 +709,8 @@ fn vnpu_warnings(
     v.warn(VNPU_NOT_IN_METRICS, with.len() as u64, None, "spec.cluster", message);
 }
 
-fn vgpu_warnings(v: &mut V<'_>, nodes: &[lahar_core::cluster::Node], scheduler: &SchedulerChoice) {
-    let with: Vec<&lahar_core::cluster::Node> = nodes.iter().filter(|n| !n.vgpu.is_empty()).collect();
+fn vgpu_warnings(v: &mut V<'_>, nodes: &[lahar_core::model::cluster::Node], scheduler: &SchedulerChoice) {
+    let with: Vec<&lahar_core::model::cluster::Node> = nodes.iter().filter(|n| !n.vgpu.is_empty()).collect();
     let Some(first) = with.first() else { return };
     let (kind, message) = match scheduler.vgpu_policy() {
         None => (

@@ -52,7 +52,7 @@ pub(super) fn placement(
     p: &Spanned<RawPlacement>,
     spec: &RawSpec,
     scheduler: &SchedulerChoice,
-    nodes: &[lahar_core::cluster::Node],
+    nodes: &[lahar_core::model::cluster::Node],
     base: &Path,
 ) -> Option<Placement> {
     if !v.cluster_broken && nodes.iter().all(|n| n.allocatable.gpu_milli() == 0) {

@@ -2,7 +2,7 @@
 
 use super::{At, V, at};
 use crate::scenario::raw::*;
-use lahar_core::queue::{Queue, QueueId, QueueState};
+use lahar_core::model::queue::{Queue, QueueId, QueueState};
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,7 +17,7 @@ pub(super) fn queues(v: &mut V<'_>, raw: Option<&[Spanned<RawQueue>]>) -> Vec<Qu
         let path = format!("spec.queues[{i}]");
         let r = &rq.value;
         let mut q = Queue::new(r.name.value.clone());
-        if let Some(why) = lahar_core::text::name_problem(&r.name.value) {
+        if let Some(why) = lahar_core::util::text::name_problem(&r.name.value) {
             v.err(at(&r.name), format!("{path}.name"), why);
         }
         if r.name.value.is_empty() {
@@ -49,8 +49,12 @@ pub(super) fn queues(v: &mut V<'_>, raw: Option<&[Spanned<RawQueue>]>) -> Vec<Qu
             };
             let (required, preferred) = lists(&a.node_group_affinity);
             let (anti_required, anti_preferred) = lists(&a.node_group_anti_affinity);
-            q.node_groups =
-                Some(lahar_core::queue::NodeGroupAffinity { required, preferred, anti_required, anti_preferred });
+            q.node_groups = Some(lahar_core::model::queue::NodeGroupAffinity {
+                required,
+                preferred,
+                anti_required,
+                anti_preferred,
+            });
         }
         if let Some(s) = &r.state {
             q.state = state(v, s, &format!("{path}.state")).unwrap_or(QueueState::Open);

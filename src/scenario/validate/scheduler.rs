@@ -86,7 +86,7 @@ pub(super) fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: 
         }
         (None, Some(c), None) => {
             let p = base.join(&c.value);
-            match lahar_core::files::read_to_string(&p) {
+            match lahar_core::util::files::read_to_string(&p) {
                 Ok(text) => volcano_conf(v, &text, Some(&p.display().to_string()), None, "spec.scheduler.conf"),
                 Err(e) => {
                     v.err(at(c), "spec.scheduler.conf", format!("cannot read `{}`: {e}", p.display()));
@@ -186,7 +186,7 @@ pub(super) fn conf_text(choice: &SchedulerChoice, s: Option<&Spanned<RawSchedule
     match choice {
         SchedulerChoice::Baseline(_) => None,
         SchedulerChoice::Volcano(_) => match s.map(|s| (&s.value.conf, &s.value.inline)) {
-            Some((Some(c), _)) => lahar_core::files::read_to_string(&base.join(&c.value)).ok(),
+            Some((Some(c), _)) => lahar_core::util::files::read_to_string(&base.join(&c.value)).ok(),
             Some((None, Some(t))) => Some(t.value.clone()),
             _ => Some(lahar_policies::volcano::conf::DEFAULT_CONF.to_string()),
         },

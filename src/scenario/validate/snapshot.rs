@@ -7,10 +7,10 @@ use super::manifests::report;
 use super::{At, V, at};
 use crate::scenario::Diagnostic;
 use crate::scenario::raw::RawSpec;
-use lahar_core::cluster::Node;
-use lahar_core::queue::Queue;
-use lahar_core::topology::HyperNodeDecl;
-use lahar_core::vnpu::VnpuConfig;
+use lahar_core::devices::vnpu::VnpuConfig;
+use lahar_core::model::cluster::Node;
+use lahar_core::model::queue::Queue;
+use lahar_core::model::topology::HyperNodeDecl;
 use lahar_workloads::manifest::{self, Doc};
 use std::path::Path;
 
@@ -122,8 +122,8 @@ pub(super) fn device_config(
     }
     let mut fallback: Vec<&str> = Vec::new();
     for n in nodes.iter_mut().filter(|n| !n.vgpu.is_empty()) {
-        lahar_core::vgpu::resolve_mig(&mut n.vgpu, &config);
-        if n.vgpu.iter().any(|c| c.mig) && !lahar_core::vgpu::node_mig(&n.vgpu) {
+        lahar_core::devices::vgpu::resolve_mig(&mut n.vgpu, &config);
+        if n.vgpu.iter().any(|c| c.mig) && !lahar_core::devices::vgpu::node_mig(&n.vgpu) {
             fallback.push(&n.name);
         }
     }
@@ -150,7 +150,7 @@ pub(super) fn device_config(
 /// seen (counted in a warning); a registration lahar cannot read is an error
 /// at its annotation.
 fn npu_chips(v: &mut V<'_>, config: &VnpuConfig, regs: &[manifest::NpuRegistration], nodes: &mut [Node]) {
-    use lahar_core::vnpu::{Chip, ChipType, NodeChips};
+    use lahar_core::devices::vnpu::{Chip, ChipType, NodeChips};
     use std::sync::Arc;
     let types: Vec<Arc<ChipType>> = config.types.iter().cloned().map(Arc::new).collect();
     let mut unseen: Vec<String> = Vec::new();
@@ -197,7 +197,7 @@ fn npu_chips(v: &mut V<'_>, config: &VnpuConfig, regs: &[manifest::NpuRegistrati
             count: c.count,
             devmem: c.memory,
             devcore: if hami_core { 100 } else { c.cores },
-            network_id: lahar_core::vnpu::ring_of(&c.common_word, i),
+            network_id: lahar_core::devices::vnpu::ring_of(&c.common_word, i),
             hami_core,
         };
         insert(node, ti, (0..c.chips).map(chip).collect());

@@ -2,10 +2,10 @@
 
 use super::{At, MAX_JOBS, Source, Targets, V, at, comm, fits_somewhere_with, jobs, largest, queues};
 use crate::scenario::raw::*;
-use lahar_core::cluster::Node;
 use lahar_core::comm::runtime::JobProfile;
-use lahar_core::resource::Resources;
-use lahar_core::time::{SimDuration, SimTime, parse_duration};
+use lahar_core::model::cluster::Node;
+use lahar_core::model::resource::Resources;
+use lahar_core::util::time::{SimDuration, SimTime, parse_duration};
 use lahar_workloads::synthetic::{Arrival, DurationDist, IntervalDist, SyntheticSpec, named_gpus};
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
@@ -406,7 +406,7 @@ fn check_synthetic_fit(v: &mut V<'_>, sp: &SyntheticSpec, nodes: &[Node], raw: &
 }
 
 /// `synthetic.elastic`: `{minFraction, scaling, resizeOverhead}`.
-fn elastic(v: &mut V<'_>, e: &Spanned<RawSyntheticElastic>, path: &str) -> (f64, lahar_core::elastic::Elastic) {
+fn elastic(v: &mut V<'_>, e: &Spanned<RawSyntheticElastic>, path: &str) -> (f64, lahar_core::model::elastic::Elastic) {
     let fraction = match &e.value.min_fraction {
         Some(f) if f.value.is_finite() && f.value > 0.0 && f.value <= 1.0 => f.value,
         Some(f) => {

@@ -7,10 +7,10 @@
 use super::faults::matching;
 use super::{V, at};
 use crate::scenario::raw::RawStep;
-use lahar_core::cluster::{Node, NodeId, Taint};
-use lahar_core::queue::QueueId;
-use lahar_core::time::SimTime;
+use lahar_core::model::cluster::{Node, NodeId, Taint};
+use lahar_core::model::queue::QueueId;
 use lahar_core::timeline::{Operation, Step};
+use lahar_core::util::time::SimTime;
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
 
@@ -37,8 +37,8 @@ pub(super) fn steps(
 /// `namespace/name`, or `name` in `default`.
 fn object(s: &str) -> (std::sync::Arc<str>, String) {
     match s.split_once('/') {
-        Some((ns, name)) => (lahar_core::text::shared(ns), name.to_string()),
-        None => (lahar_core::text::shared("default"), s.to_string()),
+        Some((ns, name)) => (lahar_core::util::text::shared(ns), name.to_string()),
+        None => (lahar_core::util::text::shared("default"), s.to_string()),
     }
 }
 
@@ -172,7 +172,7 @@ fn operation(
             );
             return None;
         }
-        let replicas = size(v, &r.replicas, path, "replicas", lahar_core::job::MAX_PODS_PER_JOB);
+        let replicas = size(v, &r.replicas, path, "replicas", lahar_core::model::job::MAX_PODS_PER_JOB);
         let task_min_available = size(v, &r.task_min_available, path, "taskMinAvailable", u32::MAX);
         let min_available = size(v, &r.min_available, path, "minAvailable", u32::MAX);
         let task = r.task.as_ref().map(|t| t.value.clone());
@@ -200,7 +200,7 @@ fn operation(
             Some(g) => {
                 let mut out: Vec<String> = Vec::new();
                 for (i, n) in g.value.iter().enumerate() {
-                    if let Some(why) = lahar_core::text::qualified_name_problem(&n.value) {
+                    if let Some(why) = lahar_core::util::text::qualified_name_problem(&n.value) {
                         v.err(at(n), format!("{path}.gates[{i}]"), why);
                     } else if !out.contains(&n.value) {
                         out.push(n.value.clone());

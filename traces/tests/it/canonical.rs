@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use lahar_core::job::{DEFAULT_TERMINATION_GRACE, JobSpec, Policy, PolicyAction, PolicyEvent, TaskSpec};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::Resources;
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::model::job::{DEFAULT_TERMINATION_GRACE, JobSpec, Policy, PolicyAction, PolicyEvent, TaskSpec};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::Resources;
+use lahar_core::util::time::{SimDuration, SimTime};
 use lahar_traces::canonical::{COLUMNS, CanonicalWriter, write_file};
 use lahar_traces::{Format, ImportOptions, QueueInterner, QueueMapping, SkipReason, TimeOrigin, WriteError, import};
 use proptest::prelude::*;

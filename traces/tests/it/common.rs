@@ -106,10 +106,10 @@ pub fn gang(
     user: &str,
     queue: u32,
     tasks: &[Task<'_>],
-) -> lahar_core::job::JobSpec {
-    use lahar_core::job::{DEFAULT_TERMINATION_GRACE, JobSpec, TaskSpec};
-    use lahar_core::resource::Resources;
-    use lahar_core::time::{SimDuration, SimTime};
+) -> lahar_core::model::job::JobSpec {
+    use lahar_core::model::job::{DEFAULT_TERMINATION_GRACE, JobSpec, TaskSpec};
+    use lahar_core::model::resource::Resources;
+    use lahar_core::util::time::{SimDuration, SimTime};
     let tasks: Vec<TaskSpec> = tasks
         .iter()
         .map(|&(n, replicas, cpu, mem, gpu, model)| TaskSpec {
@@ -137,7 +137,7 @@ pub fn gang(
         name: name.into(),
         namespace: "default".into(),
         kind: kind.into(),
-        queue: lahar_core::queue::QueueId(queue),
+        queue: lahar_core::model::queue::QueueId(queue),
         priority_class: None,
         priority: 0,
         submit: SimTime(submit_s * 1_000_000),
@@ -179,6 +179,6 @@ pub fn gang(
 }
 
 /// The job called `name`.
-pub fn job<'a>(out: &'a Imported, name: &str) -> &'a lahar_core::job::JobSpec {
+pub fn job<'a>(out: &'a Imported, name: &str) -> &'a lahar_core::model::job::JobSpec {
     out.jobs.iter().find(|j| j.name == name).unwrap_or_else(|| panic!("no job `{name}`"))
 }

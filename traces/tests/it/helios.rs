@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use lahar_core::queue::QueueId;
-use lahar_core::time::SimTime;
+use lahar_core::model::queue::QueueId;
+use lahar_core::util::time::SimTime;
 use lahar_traces::{Format, ImportOptions, QueueMapping, SkipReason, import};
 
 use crate::common::*;

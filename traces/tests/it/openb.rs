@@ -1,7 +1,7 @@
 //! openb pod lists and node lists (Alibaba GPU trace v2023).
 
-use lahar_core::queue::QueueId;
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::model::queue::QueueId;
+use lahar_core::util::time::{SimDuration, SimTime};
 use lahar_traces::openb::{OpenbNode, read_nodes};
 use lahar_traces::{Format, ImportError, ImportOptions, OpenbOptions, QueueInterner, QueueMapping, SkipReason, import};
 

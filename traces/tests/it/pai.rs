@@ -1,6 +1,6 @@
 //! PAI 2020 task table: the README example row and written files.
 
-use lahar_core::time::SimTime;
+use lahar_core::util::time::SimTime;
 use lahar_traces::{Format, SkipReason};
 
 use crate::common::*;

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use lahar_core::job::JobSpec;
+use lahar_core::model::job::JobSpec;
 use lahar_traces::{Format, ImportOptions, SkipReason, import, stream};
 
 use crate::common::*;

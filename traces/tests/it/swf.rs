@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use lahar_core::queue::QueueId;
-use lahar_core::time::SimTime;
+use lahar_core::model::queue::QueueId;
+use lahar_core::util::time::SimTime;
 use lahar_traces::{Format, ImportOptions, QueueMapping, SkipReason, SwfOptions, TimeOrigin, import};
 
 use crate::common::*;
@@ -178,8 +178,8 @@ fn swf_unknown_values_are_filtered() {
 }
 
 /// `j` with the estimate `secs`.
-fn est(mut j: lahar_core::job::JobSpec, secs: u64) -> lahar_core::job::JobSpec {
-    j.estimate = Some(lahar_core::time::SimDuration::from_secs(secs));
+fn est(mut j: lahar_core::model::job::JobSpec, secs: u64) -> lahar_core::model::job::JobSpec {
+    j.estimate = Some(lahar_core::util::time::SimDuration::from_secs(secs));
     j
 }
 

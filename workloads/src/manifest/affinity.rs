@@ -8,7 +8,7 @@
 
 use super::ck::{Ck, join};
 use super::yaml::{Node, Val};
-use lahar_core::affinity::{AffinityTerm, PodAffinity, WeightedTerm};
+use lahar_core::model::affinity::{AffinityTerm, PodAffinity, WeightedTerm};
 
 const REQUIRED: &str = "requiredDuringSchedulingIgnoredDuringExecution";
 const PREFERRED: &str = "preferredDuringSchedulingIgnoredDuringExecution";

@@ -119,7 +119,7 @@ pub(crate) fn template_queue(
     cx: &Context<'_>,
     shape: &common::PodShape,
     root: &Node,
-) -> Option<lahar_core::queue::QueueId> {
+) -> Option<lahar_core::model::queue::QueueId> {
     let (qname, qat, qpath) = match shape.annotations.get(common::QUEUE_NAME_ANNOTATION) {
         Some((q, at)) => {
             (q.clone(), *at, format!("spec.template.metadata.annotations.{}", common::QUEUE_NAME_ANNOTATION))
@@ -141,7 +141,7 @@ pub(crate) fn controller_group(
     ck: &mut Ck<'_>,
     owner: Option<&common::Meta>,
     shape: &common::PodShape,
-    j: &mut lahar_core::job::JobSpec,
+    j: &mut lahar_core::model::job::JobSpec,
 ) {
     type Keys = std::collections::BTreeMap<String, (String, super::yaml::At)>;
     let mut annotations: Keys = owner
@@ -189,7 +189,7 @@ pub(crate) fn controller_group(
     });
     // Volcano reads the mode in any case (`strings.ToLower`).
     let lower = mode.map(|(m, _)| m.to_lowercase());
-    let (nt, errors) = lahar_core::job::NetworkTopology::parse(lower.as_deref(), tier_value);
+    let (nt, errors) = lahar_core::model::job::NetworkTopology::parse(lower.as_deref(), tier_value);
     for (field, m) in errors {
         let (key, at) = if field == "mode" { (MODE, mode.and_then(|x| x.1)) } else { (TIER, tier.and_then(|x| x.1)) };
         ck.err(at, &format!("spec.template.metadata.annotations.{key}"), m);

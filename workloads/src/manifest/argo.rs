@@ -7,7 +7,7 @@
 //! Each resource step becomes the VolcanoJob its manifest describes (parameters
 //! substituted), due when the Workflow is created and created by the engine once
 //! the steps before it have completed (the same machinery as Volcano's JobFlow,
-//! `lahar_core::flow`): a `steps` group waits for the whole group before it, a
+//! `lahar_core::model::flow`): a `steps` group waits for the whole group before it, a
 //! DAG task for its `dependencies`. A step's `successCondition` must be its
 //! VolcanoJob's `status.state.phase` being `Completed`; without one, Argo counts
 //! the step done once the object is created, and so does lahar. What lahar cannot
@@ -18,7 +18,7 @@
 use super::common::{self, Ck, join};
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob, schema, vcjob};
-use lahar_core::job::FlowStep;
+use lahar_core::model::job::FlowStep;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -126,7 +126,7 @@ struct Run<'a, 'e, 'c> {
     flow: Arc<str>,
     /// lahar's annotations of the Workflow, given to jobs whose manifests have none.
     lahar: BTreeMap<String, (String, At)>,
-    submit: lahar_core::time::SimTime,
+    submit: lahar_core::util::time::SimTime,
     /// Templates being expanded (a template that calls itself never ends).
     stack: Vec<String>,
     /// Leaf steps made so far, to name them uniquely.

@@ -9,7 +9,7 @@
 //! The Job controller (`syncJob`, pkg/controller/job) keeps `min(parallelism,
 //! completions − succeeded)` pods active, makes a new one as each succeeds until
 //! `completions` have, replaces a pod that ends without succeeding and fails the
-//! Job once more than `backoffLimit` have ([`lahar_core::job::BatchRules`]).
+//! Job once more than `backoffLimit` have ([`lahar_core::model::job::BatchRules`]).
 //! Each pod runs the Job's `lahar.io/duration` (else its template's) and then
 //! succeeds. Pods are named as the controller names them: `<job>-<5 characters>`,
 //! or `<job>-<index>-<5 characters>` under `completionMode: Indexed`.
@@ -17,8 +17,8 @@
 use super::common::{self, Ck, JobHead, join};
 use super::yaml::{Doc, Node, Val};
 use super::{Context, ImportedJob};
-use lahar_core::job::BatchRules;
-use lahar_core::time::SimDuration;
+use lahar_core::model::job::BatchRules;
+use lahar_core::util::time::SimDuration;
 
 /// Fields of a Job spec that change how its pods run or fail and that lahar
 /// does not model: refused at their place.

@@ -4,9 +4,9 @@
 
 use super::Diagnostic;
 use super::yaml::{At, Doc, Node, Val};
-use lahar_core::job::MAX_PODS_PER_JOB;
-use lahar_core::resource::{ResourceNames, Resources};
-use lahar_core::time::{SimDuration, parse_duration};
+use lahar_core::model::job::MAX_PODS_PER_JOB;
+use lahar_core::model::resource::{ResourceNames, Resources};
+use lahar_core::util::time::{SimDuration, parse_duration};
 use std::collections::BTreeMap;
 
 /// Error sink for one document.
@@ -204,7 +204,7 @@ impl<'e> Ck<'e> {
                     continue;
                 }
             };
-            match lahar_core::quantity::parse_quantity(&q, ResourceNames::scale(d)) {
+            match lahar_core::util::quantity::parse_quantity(&q, ResourceNames::scale(d)) {
                 Ok(x) if x >= 0 => out.push((d, x, v.at)),
                 Ok(x) => self.err(v.at, &fp, format!("must not be negative, got {x}")),
                 Err(e) => self.err(v.at, &fp, e.to_string()),
@@ -276,10 +276,10 @@ pub(crate) fn meta(ck: &mut Ck<'_>, obj: &Node, path: &str, need_name: bool) -> 
     // API server would accept, so every output can print them unchanged.
     if path.is_empty() {
         let at = |k: &str| m.get(k).and_then(|n| n.at).or(m.at).or(obj.at);
-        if let Some(why) = (!name.is_empty()).then(|| lahar_core::text::dns_subdomain_problem(&name)).flatten() {
+        if let Some(why) = (!name.is_empty()).then(|| lahar_core::util::text::dns_subdomain_problem(&name)).flatten() {
             ck.err(at("name"), &join(&mp, "name"), why);
         }
-        if let Some(why) = lahar_core::text::dns_label_problem(&namespace) {
+        if let Some(why) = lahar_core::util::text::dns_label_problem(&namespace) {
             ck.err(at("namespace"), &join(&mp, "namespace"), why);
         }
     }

@@ -4,12 +4,12 @@
 use super::Diagnostic;
 pub(crate) use super::ck::{Ck, Meta, derived_chars, generated_name, join, kind_of, meta, parse_go_bool};
 use super::yaml::{At, Node, Val};
-use lahar_core::cluster::NodeId;
 use lahar_core::comm::runtime::{CATALOG, JobProfile, lookup};
-use lahar_core::job::{ContainerExit, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::{PODS, ResourceNames, Resources};
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{ContainerExit, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::{PODS, ResourceNames, Resources};
+use lahar_core::util::time::{SimDuration, SimTime};
 use std::collections::BTreeMap;
 
 /// A PriorityClass (`scheduling.k8s.io/v1`).
@@ -119,7 +119,7 @@ pub struct Context<'a> {
     /// Nodes by name (for pods already running).
     pub nodes: &'a BTreeMap<String, NodeId>,
     /// The nodes, by id (a running pod's vGPU cards are its node's).
-    pub node_list: &'a [lahar_core::cluster::Node],
+    pub node_list: &'a [lahar_core::model::cluster::Node],
     /// Resource names (extended resources get registered as they appear).
     pub names: &'a mut ResourceNames,
     /// PriorityClasses by name.
@@ -139,7 +139,7 @@ pub struct Context<'a> {
     /// The chip types of Volcano's vNPU sharing, when the conf models it: pods
     /// asking for them get a vNPU ask, and the types' memory and core
     /// resources leave the resource check.
-    pub vnpu: Option<&'a lahar_core::vnpu::VnpuConfig>,
+    pub vnpu: Option<&'a lahar_core::devices::vnpu::VnpuConfig>,
 }
 
 /// A job read from a manifest.
@@ -221,7 +221,7 @@ pub(crate) fn group_sla_waiting(
 ) -> Option<SimDuration> {
     let key = ["volcano.sh/sla-waiting-time", "sla-waiting-time"].into_iter().find(|k| annotations.contains_key(*k))?;
     let (value, at) = &annotations[key];
-    match lahar_core::time::parse_go_duration(value).filter(|&us| us > 0) {
+    match lahar_core::util::time::parse_go_duration(value).filter(|&us| us > 0) {
         Some(us) => Some(SimDuration(us)),
         None => {
             ck.err(
@@ -238,8 +238,8 @@ pub(crate) fn group_disruption(
     ck: &mut Ck<'_>,
     annotations: &BTreeMap<String, (String, At)>,
     path: &str,
-) -> Option<lahar_core::budget::BudgetRule> {
-    use lahar_core::budget::{BudgetRule, IntOrPercent};
+) -> Option<lahar_core::model::budget::BudgetRule> {
+    use lahar_core::model::budget::{BudgetRule, IntOrPercent};
     let (key, rule): (&str, fn(IntOrPercent) -> BudgetRule) =
         if annotations.contains_key("volcano.sh/jdb-min-available") {
             ("volcano.sh/jdb-min-available", BudgetRule::MinAvailable)
@@ -275,9 +275,9 @@ pub(crate) struct PodShape {
     /// `preemptionPolicy: Never` (the pod's, else its PriorityClass's).
     pub never_preempts: bool,
     /// `spec.tolerations`.
-    pub tolerations: Vec<lahar_core::job::Toleration>,
+    pub tolerations: Vec<lahar_core::model::job::Toleration>,
     /// What the labels and annotations tell Volcano's plugins.
-    pub hints: Option<std::sync::Arc<lahar_core::job::PodHints>>,
+    pub hints: Option<std::sync::Arc<lahar_core::model::job::PodHints>>,
     pub scheduler_name: Option<String>,
     pub labels: BTreeMap<String, (String, At)>,
     pub annotations: BTreeMap<String, (String, At)>,
@@ -495,7 +495,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         preemptable,
         never_preempts,
         tolerations: tolerations(ck, spec, &sp),
-        hints: lahar_core::job::PodHints {
+        hints: lahar_core::model::job::PodHints {
             host_ports: host_ports(ck, spec, &sp),
             affinity: super::affinity::pod_affinity(ck, spec, &sp),
             scheduling_gates: scheduling_gates(ck, spec, &sp),
@@ -522,12 +522,12 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
 
 /// `spec.schedulingGates` of a pod spec at `sp`: the gates' names, checked as
 /// the API server validates them (`validateSchedulingGates`: qualified names,
-/// none twice), at most [`lahar_core::job::MAX_SCHEDULING_GATES`].
+/// none twice), at most [`lahar_core::model::job::MAX_SCHEDULING_GATES`].
 fn scheduling_gates(ck: &mut Ck<'_>, spec: &Node, sp: &str) -> Vec<String> {
     let path = join(sp, "schedulingGates");
     let mut out: Vec<String> = Vec::new();
     let gates = ck.seq(spec, "schedulingGates", sp);
-    let max = lahar_core::job::MAX_SCHEDULING_GATES;
+    let max = lahar_core::model::job::MAX_SCHEDULING_GATES;
     if gates.len() > max {
         let at = spec.get("schedulingGates").and_then(|n| n.at);
         ck.err(at, &path, format!("{} scheduling gates; lahar reads at most {max} per pod", gates.len()));
@@ -540,7 +540,7 @@ fn scheduling_gates(ck: &mut Ck<'_>, spec: &Node, sp: &str) -> Vec<String> {
             continue;
         };
         let at = g.get("name").and_then(|n| n.at);
-        if let Some(why) = lahar_core::text::qualified_name_problem(&name) {
+        if let Some(why) = lahar_core::util::text::qualified_name_problem(&name) {
             ck.err(at, &join(&gp, "name"), why);
         } else if out.contains(&name) {
             ck.err(
@@ -563,8 +563,8 @@ fn scheduling_gates(ck: &mut Ck<'_>, spec: &Node, sp: &str) -> Vec<String> {
 /// `UDP` or `SCTP`, `hostIP` an IP address (`0.0.0.0`, every address, when not
 /// given), no (protocol, address, port) twice in one pod, and under
 /// `hostNetwork` the host port equal to the container port.
-fn host_ports(ck: &mut Ck<'_>, spec: &Node, sp: &str) -> Vec<lahar_core::job::HostPort> {
-    use lahar_core::job::HostPort;
+fn host_ports(ck: &mut Ck<'_>, spec: &Node, sp: &str) -> Vec<lahar_core::model::job::HostPort> {
+    use lahar_core::model::job::HostPort;
     let host_network = ck.opt_bool(spec, "hostNetwork", sp).unwrap_or(false);
     let containers = match spec.get("containers").map(|n| &n.val) {
         Some(Val::Seq(cs)) => cs.as_slice(),
@@ -641,8 +641,8 @@ fn vgpu_ask(
     sp: &str,
     annotations: &BTreeMap<String, (String, At)>,
     path: &str,
-) -> Option<Box<lahar_core::vgpu::VgpuAsk>> {
-    use lahar_core::vgpu::{
+) -> Option<Box<lahar_core::devices::vgpu::VgpuAsk>> {
+    use lahar_core::devices::vgpu::{
         ContainerAsk, VGPU_CORES, VGPU_MEMORY, VGPU_MEMORY_PERCENTAGE, VGPU_NUMBER, VgpuAsk, uuid_list,
     };
     let mut ask = VgpuAsk::default();
@@ -651,7 +651,7 @@ fn vgpu_ask(
         let whole = |ck: &mut Ck<'_>, part: &str, name: &str| -> Option<i64> {
             let n = res?.get(part)?.get(name)?;
             let q = n.scalar()?;
-            match lahar_core::quantity::parse_quantity(&q, 1000) {
+            match lahar_core::util::quantity::parse_quantity(&q, 1000) {
                 Ok(x) if x >= 0 && x % 1000 == 0 => Some(x / 1000),
                 // Negative or unparsable quantities are the resource reader's errors.
                 Ok(x) if x >= 0 => {
@@ -699,7 +699,7 @@ fn vgpu_ask(
         format!("{}metadata.annotations.{key}", if path.is_empty() { String::new() } else { format!("{path}.") })
     };
     if let Some((m, at)) = text("volcano.sh/vgpu-mode") {
-        if m != lahar_core::vgpu::HAMI_CORE && m != lahar_core::vgpu::MIG {
+        if m != lahar_core::devices::vgpu::HAMI_CORE && m != lahar_core::devices::vgpu::MIG {
             ck.err(at, &apath("volcano.sh/vgpu-mode"), format!("expected `hami-core` or `mig`, got `{m}`"));
         }
         ask.mode = Some(m);
@@ -737,7 +737,7 @@ fn scoring(
     names: &ResourceNames,
     ann: &BTreeMap<String, (String, At)>,
     path: &str,
-) -> Option<lahar_core::job::TaskScoring> {
+) -> Option<lahar_core::model::job::TaskScoring> {
     const TYPE: &str = "volcano.sh/resource-strategy-scoring-type";
     const WEIGHT: &str = "volcano.sh/resource-strategy-weight";
     let ap = |k: &str| format!("{}.{k}", join(path, "metadata.annotations"));
@@ -766,7 +766,7 @@ fn scoring(
         return None;
     };
     match serde_json::from_str::<BTreeMap<String, i64>>(text) {
-        Ok(m) => Some(lahar_core::job::TaskScoring {
+        Ok(m) => Some(lahar_core::model::job::TaskScoring {
             most_allocated: most,
             // A resource no pod requests so far is not one this pod requests: it
             // would never be scored.
@@ -786,15 +786,15 @@ fn cooldown(
     labels: &BTreeMap<String, (String, At)>,
     ann: &BTreeMap<String, (String, At)>,
     path: &str,
-) -> Option<lahar_core::time::SimDuration> {
+) -> Option<lahar_core::util::time::SimDuration> {
     const KEY: &str = "volcano.sh/cooldown-time";
     let (where_, (text, at)) = match (labels.get(KEY), ann.get(KEY)) {
         (Some(l), _) => ("labels", l),
         (None, Some(a)) => ("annotations", a),
         (None, None) => return None,
     };
-    match lahar_core::time::parse_go_duration(text) {
-        Some(us) => Some(lahar_core::time::SimDuration(us)),
+    match lahar_core::util::time::parse_go_duration(text) {
+        Some(us) => Some(lahar_core::util::time::SimDuration(us)),
         None => {
             let p = format!("{}.{KEY}", join(path, &format!("metadata.{where_}")));
             ck.err(
@@ -810,7 +810,7 @@ fn cooldown(
 /// `spec.tolerations[]`: `key`, `operator` (`Equal`, the default, or `Exists`),
 /// `value`, `effect` (empty: every effect). `tolerationSeconds` (how long a pod
 /// stays on a node tainted `NoExecute` after the fact) does not matter to placement.
-pub(crate) fn tolerations(ck: &mut Ck<'_>, spec: &Node, sp: &str) -> Vec<lahar_core::job::Toleration> {
+pub(crate) fn tolerations(ck: &mut Ck<'_>, spec: &Node, sp: &str) -> Vec<lahar_core::model::job::Toleration> {
     let mut out = Vec::new();
     for (i, t) in ck.seq(spec, "tolerations", sp).iter().enumerate() {
         let tp = format!("{}[{i}]", join(sp, "tolerations"));
@@ -834,7 +834,7 @@ pub(crate) fn tolerations(ck: &mut Ck<'_>, spec: &Node, sp: &str) -> Vec<lahar_c
                 format!("expected NoSchedule, PreferNoSchedule or NoExecute, got `{effect}`"),
             );
         }
-        out.push(lahar_core::job::Toleration {
+        out.push(lahar_core::model::job::Toleration {
             key: ck.opt_str(t, "key", &tp).unwrap_or_default(),
             exists,
             value: ck.opt_str(t, "value", &tp).unwrap_or_default(),
@@ -866,7 +866,7 @@ pub(crate) struct Timing {
     pub estimate: Option<SimDuration>,
     pub profile: Option<JobProfile>,
     pub checkpoint: Option<SimDuration>,
-    pub elastic: Option<lahar_core::elastic::Elastic>,
+    pub elastic: Option<lahar_core::model::elastic::Elastic>,
 }
 
 /// Reads `lahar.io/submit-at`, `lahar.io/duration`, `lahar.io/estimate`, `lahar.io/model`,
@@ -891,13 +891,13 @@ pub(crate) fn timing(
         .and_then(|(s, at)| ck.duration(s, *at, &f("lahar.io/checkpoint-interval")));
     // `lahar.io/scaling` and `lahar.io/resize-overhead` make the job elastic.
     let curve = ann.get("lahar.io/scaling").and_then(|(s, at)| {
-        lahar_core::elastic::ScalingCurve::parse(s).map_err(|e| ck.err(*at, &f("lahar.io/scaling"), e)).ok()
+        lahar_core::model::elastic::ScalingCurve::parse(s).map_err(|e| ck.err(*at, &f("lahar.io/scaling"), e)).ok()
     });
     let overhead =
         ann.get("lahar.io/resize-overhead").and_then(|(s, at)| ck.duration(s, *at, &f("lahar.io/resize-overhead")));
     let elastic = (ann.contains_key("lahar.io/scaling") || ann.contains_key("lahar.io/resize-overhead")).then(|| {
-        let d = lahar_core::elastic::Elastic::default();
-        lahar_core::elastic::Elastic {
+        let d = lahar_core::model::elastic::Elastic::default();
+        lahar_core::model::elastic::Elastic {
             curve: curve.unwrap_or(d.curve),
             resize_overhead: overhead.unwrap_or(d.resize_overhead),
         }
@@ -1037,7 +1037,7 @@ pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy
             ck.err(p.at, &ip, "either event and exitCode should be specified");
         }
         // metav1.Duration: a Go duration string.
-        let timeout = ck.opt_str(p, "timeout", &ip).and_then(|t| match lahar_core::time::parse_go_duration(&t) {
+        let timeout = ck.opt_str(p, "timeout", &ip).and_then(|t| match lahar_core::util::time::parse_go_duration(&t) {
             Some(us) => Some(SimDuration(us)),
             None => {
                 let at = p.get("timeout").and_then(|n| n.at);
@@ -1176,7 +1176,7 @@ pub(crate) const EXIT_CODE: &str = "lahar.io/exit-code";
 pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodShape) -> TaskSpec {
     TaskSpec {
         node_label_in: shape.node_label_in.clone(),
-        name: lahar_core::text::shared(name),
+        name: lahar_core::util::text::shared(name),
         replicas,
         min_available,
         requests: shape.requests,
@@ -1209,8 +1209,8 @@ pub(crate) struct JobHead {
 pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>) -> (JobSpec, Option<JobProfile>) {
     let mut j = JobSpec {
         name: h.name,
-        namespace: lahar_core::text::shared(&h.namespace),
-        kind: lahar_core::text::shared(&h.kind),
+        namespace: lahar_core::util::text::shared(&h.namespace),
+        kind: lahar_core::util::text::shared(&h.kind),
         queue: h.queue,
         priority: cx.priority_classes.job_priority(h.priority_class.as_deref()),
         priority_class: h.priority_class,

@@ -5,10 +5,10 @@
 
 use super::common::Ck;
 use super::yaml::{Doc, Node, Val};
-use lahar_core::vgpu::{
+use lahar_core::devices::vgpu::{
     DeviceConfig, MigGroup, MigInstance, MigModels, VGPU_CORES, VGPU_MEMORY, VGPU_MEMORY_PERCENTAGE, VGPU_NUMBER,
 };
-use lahar_core::vnpu::{ChipType, Template, VnpuConfig};
+use lahar_core::devices::vnpu::{ChipType, Template, VnpuConfig};
 
 /// The key of the ConfigMap's data that holds the configuration.
 pub const DEVICE_CONFIG_KEY: &str = "device-config.yaml";
@@ -290,7 +290,7 @@ fn geometries(v: &Node, bad: &mut impl FnMut(&Node, &str, String)) -> Vec<MigMod
 /// fields dropped, a repeated id overwriting the earlier — so lahar refuses
 /// both, with the entry's place; an empty list is refused too (Volcano would
 /// see no chips while the node advertises them).
-pub fn vnpu_chips(text: &str, hami_core: bool) -> Result<Vec<lahar_core::vnpu::Chip>, String> {
+pub fn vnpu_chips(text: &str, hami_core: bool) -> Result<Vec<lahar_core::devices::vnpu::Chip>, String> {
     const FIELDS: [&str; 12] = [
         "id",
         "index",
@@ -310,7 +310,7 @@ pub fn vnpu_chips(text: &str, hami_core: bool) -> Result<Vec<lahar_core::vnpu::C
     if list.is_empty() {
         return Err("no chips in the list".into());
     }
-    let mut out: Vec<lahar_core::vnpu::Chip> = Vec::new();
+    let mut out: Vec<lahar_core::devices::vnpu::Chip> = Vec::new();
     for (i, v) in list.iter().enumerate() {
         let Some(o) = v.as_object() else { return Err(format!("entry {i}: expected an object")) };
         if let Some(k) = o.keys().find(|k| !FIELDS.contains(&k.as_str())) {
@@ -331,7 +331,7 @@ pub fn vnpu_chips(text: &str, hami_core: bool) -> Result<Vec<lahar_core::vnpu::C
             None => None,
             Some(n) => Some(n.as_f64().ok_or(format!("entry {i}: custominfo.NetworkID must be a number"))? as i64),
         };
-        out.push(lahar_core::vnpu::Chip { id, count: count as u32, devmem, devcore, network_id, hami_core });
+        out.push(lahar_core::devices::vnpu::Chip { id, count: count as u32, devmem, devcore, network_id, hami_core });
     }
     Ok(out)
 }
@@ -348,7 +348,7 @@ mod tests {
         let chips = vnpu_chips(one, true).unwrap();
         assert_eq!(
             chips,
-            [lahar_core::vnpu::Chip {
+            [lahar_core::devices::vnpu::Chip {
                 id: "dev-1".into(),
                 count: 1,
                 devmem: 32768,

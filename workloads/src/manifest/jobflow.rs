@@ -3,12 +3,12 @@
 //! `<flow>-<step>` of each step from the template's spec once every step it
 //! depends on (`dependsOn.targets`) has a Completed job. Each step becomes a job
 //! read as a VolcanoJob, due when the flow is created and held by the engine
-//! until its targets complete (`lahar_core::flow`).
+//! until its targets complete (`lahar_core::model::flow`).
 
 use super::common::{self, Ck, join};
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob, ns_name};
-use lahar_core::job::FlowStep;
+use lahar_core::model::job::FlowStep;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

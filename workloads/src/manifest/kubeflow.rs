@@ -175,7 +175,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         j.max_retry = b as u32;
     }
     if elastic && j.elastic.is_none() {
-        j.elastic = Some(lahar_core::elastic::Elastic::default());
+        j.elastic = Some(lahar_core::model::elastic::Elastic::default());
     }
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }

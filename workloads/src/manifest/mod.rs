@@ -36,7 +36,7 @@ pub use common::{
 };
 /// The resources Volcano's vNPU sharing leaves out of the resource check: each
 /// chip type's memory and core resources.
-pub fn vnpu_ignored(config: &lahar_core::vnpu::VnpuConfig) -> Vec<String> {
+pub fn vnpu_ignored(config: &lahar_core::devices::vnpu::VnpuConfig) -> Vec<String> {
     vnpu::ignored(config)
 }
 pub use devices::{DEVICE_CONFIG_KEY, config_map_id, device_config, vnpu_chips};
@@ -49,7 +49,7 @@ pub use yaml::{At, Doc, Node, Val};
 
 use std::path::{Path, PathBuf};
 
-pub(crate) use lahar_core::diag::Diagnostic;
+pub(crate) use lahar_core::util::diag::Diagnostic;
 
 /// Expands a path or a pattern (`*` and `?` in the last path component) relative to
 /// `base` into the matching files, sorted by name. A pattern that matches nothing
@@ -75,7 +75,7 @@ pub fn expand(base: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
     let mut out: Vec<PathBuf> = entries
         .filter_map(|e| e.ok())
         .filter(|e| e.path().is_file())
-        .filter(|e| lahar_core::text::wildcard_match(&last, &e.file_name().to_string_lossy()))
+        .filter(|e| lahar_core::util::text::wildcard_match(&last, &e.file_name().to_string_lossy()))
         .map(|e| dir.join(e.file_name()))
         .collect();
     out.sort();
@@ -94,7 +94,7 @@ pub fn read(base: &Path, pattern: &str) -> Result<Vec<Doc>, Vec<Diagnostic>> {
     let mut errs = Vec::new();
     for f in files {
         let name = f.display().to_string();
-        match lahar_core::files::read_to_string(&f) {
+        match lahar_core::util::files::read_to_string(&f) {
             Ok(text) => match yaml::parse_documents(&text, &name) {
                 Ok(d) => docs.extend(d.into_iter().flat_map(|d| list_items(d, &mut errs))),
                 Err((at, message)) => errs.push(Diagnostic { file: name, at, path: String::new(), message }),
@@ -368,10 +368,10 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
 #[cfg(test)]
 mod kind_tests {
     use super::*;
-    use lahar_core::cluster::NodeId;
-    use lahar_core::job::PodGroupPhase;
-    use lahar_core::queue::QueueId;
-    use lahar_core::resource::{ResourceNames, Resources};
+    use lahar_core::model::cluster::NodeId;
+    use lahar_core::model::job::PodGroupPhase;
+    use lahar_core::model::queue::QueueId;
+    use lahar_core::model::resource::{ResourceNames, Resources};
     use std::collections::BTreeMap;
 
     const GI: i64 = 1 << 30;
@@ -395,7 +395,7 @@ mod kind_tests {
             priority_classes: &classes,
             default_duration: None,
             clock_start: 0,
-            horizon: Some(lahar_core::time::SimTime(3_600_000_000)),
+            horizon: Some(lahar_core::util::time::SimTime(3_600_000_000)),
             tiers: &tiers,
             left_out: Vec::new(),
             vnpu: None,
@@ -555,7 +555,7 @@ spec:
         let fixed = &convert(&text.replace(", maxExecutors: 5", "")).unwrap()[0].spec;
         assert_eq!((fixed.tasks[1].replicas, fixed.elastic.is_some()), (3, false));
         let j = &convert(&text.replace("type: Python", "memoryOverheadFactor: \"0.25\"")).unwrap()[0].spec;
-        assert_eq!(j.tasks[0].requests.get(lahar_core::resource::MEMORY), 2560 * MI);
+        assert_eq!(j.tasks[0].requests.get(lahar_core::model::resource::MEMORY), 2560 * MI);
         let err = convert(&text.replace("type: Python", "memoryOverheadFactor: lots")).unwrap_err();
         assert!(err[0].contains("spec.memoryOverheadFactor: expected a non-negative number"), "{err:?}");
     }

@@ -1,11 +1,11 @@
 //! NUMA placement inputs: what a pod asks (its QoS class, its containers' CPU
 //! requests, its `volcano.sh/numa-topology-policy`) and a node's topology (a
 //! `Numatopology` object of `nodeinfo.volcano.sh/v1alpha1`, as Volcano's
-//! resource exporter writes it). See [`lahar_core::numa`].
+//! resource exporter writes it). See [`lahar_core::devices::numa`].
 
 use super::ck::{Ck, join};
 use super::yaml::{At, Node, Val};
-use lahar_core::numa::{
+use lahar_core::devices::numa::{
     CpuInfo, CpuSet, CpuTopology, NUMA_POLICY_ANNOTATION, NodeNuma, NumaAsk, NumaContainer, PodAllocation,
     TopologyPolicy,
 };
@@ -27,7 +27,7 @@ pub(crate) fn policy(ck: &mut Ck<'_>, v: &str, at: At, path: &str) -> Option<Top
 /// when present and readable (the resource reader reports bad ones).
 fn quantity(c: &Node, part: &str, name: &str, scale: i64) -> Option<i64> {
     let q = c.get("resources")?.get(part)?.get(name)?.scalar()?;
-    lahar_core::quantity::parse_quantity(&q, scale).ok()
+    lahar_core::util::quantity::parse_quantity(&q, scale).ok()
 }
 
 /// Kubernetes' `ComputePodQOS` on the pod as the API server stores it (a
@@ -97,7 +97,7 @@ pub(crate) fn pod_ask(
 
 /// Gives the pods of a shape a task's `topologyPolicy` (Volcano's job
 /// controller writes it into their `volcano.sh/numa-topology-policy`).
-pub(crate) fn set_policy(hints: &mut Option<std::sync::Arc<lahar_core::job::PodHints>>, p: TopologyPolicy) {
+pub(crate) fn set_policy(hints: &mut Option<std::sync::Arc<lahar_core::model::job::PodHints>>, p: TopologyPolicy) {
     let mut h = hints.as_deref().cloned().unwrap_or_default();
     let ask =
         h.numa.get_or_insert_with(|| Box::new(NumaAsk { guaranteed: false, policy: None, containers: Vec::new() }));
@@ -235,10 +235,10 @@ pub(crate) fn numatopology(ck: &mut Ck<'_>, root: &Node) -> Option<(String, Node
         if k != "cpu" {
             continue;
         }
-        match lahar_core::quantity::parse_quantity(&v, 1000) {
+        match lahar_core::util::quantity::parse_quantity(&v, 1000) {
             Ok(m) if m >= 0 => {
                 let n = (m as usize).div_ceil(1000);
-                reserved = lahar_core::numa::take_by_topology(&topo, &topo.all, n).unwrap_or_default();
+                reserved = lahar_core::devices::numa::take_by_topology(&topo, &topo.all, n).unwrap_or_default();
             }
             _ => ck.err(at, &p, format!("expected a CPU quantity such as `1` or `1500m`, got `{v}`")),
         }

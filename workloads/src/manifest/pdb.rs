@@ -7,7 +7,7 @@
 use super::Diagnostic;
 use super::ck::{self, Ck, join};
 use super::yaml::{Doc, Node, Val};
-use lahar_core::budget::{BudgetRule, DisruptionBudget, IntOrPercent, LabelSelector, SelectorOp};
+use lahar_core::model::budget::{BudgetRule, DisruptionBudget, IntOrPercent, LabelSelector, SelectorOp};
 use std::sync::Arc;
 
 /// Whether `d` is a PodDisruptionBudget.

@@ -5,10 +5,10 @@ use super::common::{self, Ck, JobHead, PodShape, PriorityClass, PriorityClasses}
 use super::subgroup;
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, Diagnostic, ImportedJob};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{PodGroupPhase, TaskSpec};
-use lahar_core::resource::PODS;
-use lahar_core::time::SimDuration;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{PodGroupPhase, TaskSpec};
+use lahar_core::model::resource::PODS;
+use lahar_core::util::time::SimDuration;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Reads one PriorityClass into `into`.
@@ -57,7 +57,7 @@ struct Group {
     queue: String,
     queue_at: At,
     priority_class: Option<String>,
-    network_topology: Option<lahar_core::job::NetworkTopology>,
+    network_topology: Option<lahar_core::model::job::NetworkTopology>,
     /// `spec.subGroupPolicy`.
     sub_policies: Vec<subgroup::RawPolicy>,
     /// `status.phase`: the group's phase when the run starts.
@@ -67,9 +67,9 @@ struct Group {
     /// `volcano.sh/preemptable` (annotation, else label).
     preemptable: Option<bool>,
     /// `volcano.sh/jdb-min-available` / `-max-unavailable`.
-    disruption: Option<lahar_core::budget::BudgetRule>,
+    disruption: Option<lahar_core::model::budget::BudgetRule>,
     /// `volcano.sh/sla-waiting-time` (else `sla-waiting-time`).
-    sla_waiting: Option<lahar_core::time::SimDuration>,
+    sla_waiting: Option<lahar_core::util::time::SimDuration>,
     ok: bool,
 }
 
@@ -90,14 +90,14 @@ struct Pod {
     /// A placed pod's vGPU cards (card, MiB, cores), by its
     /// `volcano.sh/vgpu-ids-new` annotation (none without it, when it asks for
     /// vGPU: Volcano's cache counts it on no card).
-    vgpu: Option<lahar_core::vgpu::CardTakes>,
+    vgpu: Option<lahar_core::devices::vgpu::CardTakes>,
     /// A placed pod's CPUs on a node with a NUMA topology, by the node's
     /// `podAllocations` (none without an entry: Volcano then sees only the
     /// node's free CPUs).
-    numa: Option<lahar_core::numa::CpuSet>,
+    numa: Option<lahar_core::devices::numa::CpuSet>,
     /// A placed pod's Ascend chips, by its `hami.io/<commonWord>-devices-allocated`
     /// annotations (none without them: Volcano's cache counts none).
-    vnpu: lahar_core::vnpu::NpuTakes,
+    vnpu: lahar_core::devices::vnpu::NpuTakes,
 }
 
 /// PodGroups and Pods of one workload source, joined at the end.
@@ -249,13 +249,13 @@ impl Groups {
         if !ck.ok() {
             return;
         }
-        let vgpu = match (&node, shape.annotations.get(lahar_core::vgpu::VGPU_ASSIGNED)) {
+        let vgpu = match (&node, shape.annotations.get(lahar_core::devices::vgpu::VGPU_ASSIGNED)) {
             (Some((id, _)), Some((text, at))) => {
                 let cards = cx.node_list.get(id.0 as usize).map_or(&[][..], |n| &n.vgpu[..]);
-                match lahar_core::vgpu::decode_assigned(text, cards) {
+                match lahar_core::devices::vgpu::decode_assigned(text, cards) {
                     Ok(t) => Some(t),
                     Err(e) => {
-                        ck.err(*at, &format!("metadata.annotations.{}", lahar_core::vgpu::VGPU_ASSIGNED), e);
+                        ck.err(*at, &format!("metadata.annotations.{}", lahar_core::devices::vgpu::VGPU_ASSIGNED), e);
                         return;
                     }
                 }
@@ -263,12 +263,12 @@ impl Groups {
             (Some(_), None) if shape.hints.as_ref().is_some_and(|h| h.vgpu.is_some()) => Some(Vec::new()),
             _ => None,
         };
-        let mut vnpu = lahar_core::vnpu::NpuTakes::new();
+        let mut vnpu = lahar_core::devices::vnpu::NpuTakes::new();
         let node_chips = node.as_ref().and_then(|(id, _)| cx.node_list.get(id.0 as usize)).map_or(&[][..], |n| &n.vnpu);
         for (i, nc) in node_chips.iter().enumerate() {
-            let key = lahar_core::vnpu::allocated_annotation(&nc.ty.common_word);
+            let key = lahar_core::devices::vnpu::allocated_annotation(&nc.ty.common_word);
             let Some((text, at)) = shape.annotations.get(&key) else { continue };
-            match lahar_core::vnpu::decode_allocated(text, &nc.chips) {
+            match lahar_core::devices::vnpu::decode_allocated(text, &nc.chips) {
                 Ok(t) => vnpu.push((i as u32, t)),
                 Err(e) => {
                     ck.err(*at, &format!("metadata.annotations.{key}"), e);
@@ -409,10 +409,10 @@ impl Groups {
             j.network_topology = g.network_topology;
             j.task_topology = topology.map(Box::new);
             if !g.sub_policies.is_empty() {
-                let keys: Vec<lahar_core::subgroup::TaskKey> =
-                    subs.into_iter().map(lahar_core::subgroup::TaskKey::Whole).collect();
+                let keys: Vec<lahar_core::model::subgroup::TaskKey> =
+                    subs.into_iter().map(lahar_core::model::subgroup::TaskKey::Whole).collect();
                 let policies = g.sub_policies.into_iter().map(|p| p.policy).collect();
-                j.sub_groups = Some(Box::new(lahar_core::subgroup::assemble(policies, &keys)));
+                j.sub_groups = Some(Box::new(lahar_core::model::subgroup::assemble(policies, &keys)));
             }
             // Volcano's scheduler reads a PodGroup's `minResources` as written: none
             // is nothing to reserve (`GetMinResources` of a nil list), not the
@@ -502,11 +502,11 @@ struct Grouped {
     /// Pods already bound: (task, replica, node).
     initial: Vec<(usize, u32, NodeId)>,
     /// Their vGPU cards, where their annotation says (see `Pod::vgpu`).
-    initial_vgpu: Vec<(usize, u32, lahar_core::vgpu::CardTakes)>,
+    initial_vgpu: Vec<(usize, u32, lahar_core::devices::vgpu::CardTakes)>,
     /// Their Ascend chips, where their annotations say (see `Pod::vnpu`).
-    initial_vnpu: Vec<(usize, u32, lahar_core::vnpu::NpuTakes)>,
+    initial_vnpu: Vec<(usize, u32, lahar_core::devices::vnpu::NpuTakes)>,
     /// Their CPUs, on nodes with a NUMA topology (see `Pod::numa`).
-    initial_numa: Vec<(usize, u32, lahar_core::numa::CpuSet)>,
+    initial_numa: Vec<(usize, u32, lahar_core::devices::numa::CpuSet)>,
     /// The pods' own names per task, in replica order.
     names: Vec<Vec<String>>,
     /// `JobSpec::roles`, when two tasks share a role.
@@ -593,9 +593,9 @@ const REPLICAS: &str = "lahar.io/replicas";
 /// `minResources`. With `lahar.io/replicas: N` it gets N pods of the role "" (named
 /// `<group>-pod-<i>`), each requesting `minResources / minMember` rounded up;
 /// without it, no pod: it is admitted or not, and never runs.
-fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Resources>) -> Grouped {
+fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::model::resource::Resources>) -> Grouped {
     let mut shape = PodShape {
-        requests: lahar_core::resource::Resources::ZERO,
+        requests: lahar_core::model::resource::Resources::ZERO,
         node_selector: Vec::new(),
         node_label_in: Vec::new(),
         priority: 1,
@@ -611,18 +611,18 @@ fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::resource::Re
     if let Some((n, at)) = g.annotations.get(REPLICAS) {
         let path = format!("metadata.annotations.{REPLICAS}");
         match (n.trim().parse::<u32>(), min_res) {
-            (Ok(n), _) if n > lahar_core::job::MAX_PODS_PER_JOB => ck.err(
+            (Ok(n), _) if n > lahar_core::model::job::MAX_PODS_PER_JOB => ck.err(
                 *at,
                 &path,
                 format!(
                     "must be an integer from 1 to {} (pods of one job, at most), got {n}",
-                    lahar_core::job::MAX_PODS_PER_JOB
+                    lahar_core::model::job::MAX_PODS_PER_JOB
                 ),
             ),
             (Ok(n), Some(r)) if n >= g.min_member.max(1) && g.min_member >= 1 => {
                 replicas = n;
                 let per = g.min_member as i64;
-                for d in 0..lahar_core::resource::DIMS {
+                for d in 0..lahar_core::model::resource::DIMS {
                     shape.requests.set(d, (r.get(d) + per - 1).div_euclid(per));
                 }
             }

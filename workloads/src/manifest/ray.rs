@@ -8,7 +8,7 @@
 use super::common::{self, Ck, JobHead, join};
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob};
-use lahar_core::job::NetworkTopology;
+use lahar_core::model::job::NetworkTopology;
 use std::collections::BTreeMap;
 
 pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
@@ -110,7 +110,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let (mut j, profile) = common::assemble(head, tasks, cx);
     j.network_topology = topology;
     if autoscaling && j.elastic.is_none() {
-        j.elastic = Some(lahar_core::elastic::Elastic::default());
+        j.elastic = Some(lahar_core::model::elastic::Elastic::default());
     }
     j.pod_names = Some(Box::new(pod_names(&j, &cluster_name)));
     // KubeRay labels every pod with its cluster.
@@ -124,7 +124,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
 /// deterministic head-pod name), a group's workers `<cluster>-<group>-worker-<suffix>`,
 /// the prefix cut to 50 characters and lower-cased; KubeRay's suffix is 5 random
 /// characters, lahar's the worker's index.
-fn pod_names(j: &lahar_core::job::JobSpec, cluster: &str) -> Vec<Vec<String>> {
+fn pod_names(j: &lahar_core::model::job::JobSpec, cluster: &str) -> Vec<Vec<String>> {
     let prefix = |p: String| p.chars().take(50).collect::<String>().to_lowercase();
     j.tasks
         .iter()

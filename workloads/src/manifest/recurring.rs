@@ -5,14 +5,14 @@
 //! until `spec.horizon`: one job per scheduled time, named as the controller
 //! names it, read from the object's job template as the inner kind is read, and
 //! carrying the object's concurrency policy, which the engine applies when the
-//! run is due (`lahar_core::recurring`).
+//! run is due (`lahar_core::model::recurring`).
 
 use super::common::{self, Ck, join};
 use super::yaml::{Doc, Node, Val};
 use super::{Context, ImportedJob};
 use crate::cron;
-use lahar_core::job::{Concurrency, Recurrence};
-use lahar_core::time::{MICROS_PER_SEC, SimDuration, SimTime};
+use lahar_core::model::job::{Concurrency, Recurrence};
+use lahar_core::util::time::{MICROS_PER_SEC, SimDuration, SimTime};
 use std::sync::Arc;
 
 /// Runs one object may make before the horizon: beyond, the schedule is surely

@@ -12,7 +12,7 @@
 
 use super::common::Ck;
 use super::yaml::{Doc, Node, Val};
-use lahar_core::text::edit_distance as distance;
+use lahar_core::util::text::edit_distance as distance;
 use serde_json::Value;
 use std::sync::OnceLock;
 

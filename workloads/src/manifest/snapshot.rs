@@ -7,8 +7,8 @@
 use super::common::{self, Ck};
 use super::yaml::{Doc, Node, Val};
 use super::{Diagnostic, read};
-use lahar_core::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics, Taint};
-use lahar_core::resource::{GPU_RESOURCE, PODS, ResourceNames, Resources};
+use lahar_core::model::cluster::{GPU_PRODUCT_LABEL, IntraNode, Nics, Taint};
+use lahar_core::model::resource::{GPU_RESOURCE, PODS, ResourceNames, Resources};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -16,7 +16,7 @@ use std::path::Path;
 #[derive(Default)]
 pub struct Snapshot {
     /// The cluster's nodes, in file order.
-    pub nodes: Vec<lahar_core::cluster::Node>,
+    pub nodes: Vec<lahar_core::model::cluster::Node>,
     /// Node conditions lahar does not model: `PreferNoSchedule` taints (a scoring
     /// preference); (node, what).
     pub constrained: Vec<(String, String)>,
@@ -169,7 +169,7 @@ fn node(
     names: &mut ResourceNames,
     errs: &mut Vec<Diagnostic>,
     constrained: &mut Vec<(String, String)>,
-) -> Option<lahar_core::cluster::Node> {
+) -> Option<lahar_core::model::cluster::Node> {
     let mut ck = Ck::new(d, errs);
     let root = &d.root;
     let meta = common::meta(&mut ck, root, "", true);
@@ -198,7 +198,8 @@ fn node(
     }
     let mut alloc = Resources::ZERO;
     // Zero quantities (`hugepages-1Gi: "0"`) name nothing a pod could use here.
-    let zero = |_: &str, v: &Node| v.scalar().is_some_and(|q| lahar_core::quantity::parse_quantity(&q, 1) == Ok(0));
+    let zero =
+        |_: &str, v: &Node| v.scalar().is_some_and(|q| lahar_core::util::quantity::parse_quantity(&q, 1) == Ok(0));
     for (dim, x, _) in ck.resources_where(status, "allocatable", "status", names, |k, v| !zero(k, v)) {
         alloc.set(dim, x);
     }
@@ -254,7 +255,7 @@ fn node(
     let labels: BTreeMap<String, String> = meta.labels.into_iter().map(|(k, (v, _))| (k, v)).collect();
     let gpu_model = labels.get(GPU_PRODUCT_LABEL).cloned().unwrap_or_default();
     let gpus = alloc.gpu_milli() > 0;
-    Some(lahar_core::cluster::Node {
+    Some(lahar_core::model::cluster::Node {
         name: meta.name,
         labels,
         allocatable: alloc,
@@ -273,8 +274,8 @@ fn node(
 fn npu_registrations(d: &Doc, node: &str) -> Vec<NpuRegistration> {
     let ann = d.root.get("metadata").and_then(|m| m.get("annotations"));
     let Some(Val::Map(m)) = ann.map(|a| &a.val) else { return Vec::new() };
-    let hami_core = ann.and_then(|a| a.get(lahar_core::vnpu::NODE_HAMI_CORE)).and_then(Node::scalar);
-    let prefix = lahar_core::vnpu::register_annotation("");
+    let hami_core = ann.and_then(|a| a.get(lahar_core::devices::vnpu::NODE_HAMI_CORE)).and_then(Node::scalar);
+    let prefix = lahar_core::devices::vnpu::register_annotation("");
     m.iter()
         .filter_map(|(k, v)| {
             let cw = k.strip_prefix(&prefix).filter(|cw| !cw.is_empty())?;
@@ -292,7 +293,7 @@ fn npu_registrations(d: &Doc, node: &str) -> Vec<NpuRegistration> {
 }
 
 /// The node's vGPU cards, from its `volcano.sh/node-vgpu-register` annotation
-/// (see [`lahar_core::vgpu::decode_register`]). Volcano sees cards only on a node
+/// (see [`lahar_core::devices::vgpu::decode_register`]). Volcano sees cards only on a node
 /// that also advertises `volcano.sh/vgpu-number`, `-memory` and `-cores` (as the
 /// device plugin does): an annotated node without them is refused, not taken as a
 /// node without cards.
@@ -301,8 +302,8 @@ fn vgpu_cards(
     annotations: &BTreeMap<String, (String, super::yaml::At)>,
     alloc: &Resources,
     names: &ResourceNames,
-) -> Vec<lahar_core::vgpu::VgpuCard> {
-    use lahar_core::vgpu::{VGPU_CORES, VGPU_MEMORY, VGPU_NUMBER, VGPU_REGISTER};
+) -> Vec<lahar_core::devices::vgpu::VgpuCard> {
+    use lahar_core::devices::vgpu::{VGPU_CORES, VGPU_MEMORY, VGPU_NUMBER, VGPU_REGISTER};
     let Some((text, at)) = annotations.get(VGPU_REGISTER) else { return Vec::new() };
     let path = format!("metadata.annotations.{VGPU_REGISTER}");
     let missing: Vec<&str> = [VGPU_NUMBER, VGPU_MEMORY, VGPU_CORES]
@@ -315,7 +316,7 @@ fn vgpu_cards(
             missing.join(", ")
         ));
     }
-    match lahar_core::vgpu::decode_register(text) {
+    match lahar_core::devices::vgpu::decode_register(text) {
         Ok(cards) => cards,
         Err(e) => {
             ck.err(*at, &path, e);

@@ -6,8 +6,8 @@
 use super::common::{self, Ck, JobHead, PodShape, join};
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob};
-use lahar_core::job::Dependency;
-use lahar_core::resource::{CPU, MEMORY, PODS, Resources};
+use lahar_core::model::job::Dependency;
+use lahar_core::model::resource::{CPU, MEMORY, PODS, Resources};
 use std::collections::BTreeMap;
 
 /// A Spark memory string (`512m`, `4g`, `1t`; binary units, plain = bytes).
@@ -32,7 +32,7 @@ fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str, factor: f64
     let mut r = Resources::ZERO;
     let cores = n.get("cores");
     let cpu = match ck.opt_str(n, "coreRequest", path) {
-        Some(q) => lahar_core::quantity::parse_quantity(&q, 1000)
+        Some(q) => lahar_core::util::quantity::parse_quantity(&q, 1000)
             .map_err(|e| ck.err(n.get("coreRequest").and_then(|x| x.at), &join(path, "coreRequest"), e.to_string()))
             .unwrap_or(0),
         None if float_cores && matches!(cores.map(|c| &c.val), Some(Val::Float(_))) => match cores.map(|c| &c.val) {
@@ -68,7 +68,7 @@ fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str, factor: f64
     r.set(MEMORY, mem + overhead);
     if let Some(g) = n.get("gpu") {
         let gp = join(path, "gpu");
-        let name = ck.opt_str(g, "name", &gp).unwrap_or_else(|| lahar_core::resource::GPU_RESOURCE.into());
+        let name = ck.opt_str(g, "name", &gp).unwrap_or_else(|| lahar_core::model::resource::GPU_RESOURCE.into());
         let q = ck.opt_int(g, "quantity", &gp, 0).unwrap_or(0);
         match cx.names.dim_or_register(&name) {
             Ok(d) => r.set(d, q * 1000),
@@ -220,7 +220,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         None => j.tasks[0].requests + j.tasks[1].requests.times(i64::from(started.unwrap_or(instances))),
     };
     if dynamic && j.elastic.is_none() {
-        j.elastic = Some(lahar_core::elastic::Elastic::default());
+        j.elastic = Some(lahar_core::model::elastic::Elastic::default());
     }
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }

@@ -6,8 +6,8 @@
 
 use super::common::{self, Ck, join};
 use super::yaml::Node;
-use lahar_core::budget::LabelSelector;
-use lahar_core::subgroup::{Partition, SubGroupPolicy};
+use lahar_core::model::budget::LabelSelector;
+use lahar_core::model::subgroup::{Partition, SubGroupPolicy};
 use std::collections::BTreeMap;
 
 /// Reads task `t`'s `partitionPolicy` (at `tp`), checked as Volcano's webhook

@@ -9,8 +9,8 @@
 use super::common::{self, Ck, JobHead, join};
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob};
-use lahar_core::job::{Dependency, NetworkTopology, Until};
-use lahar_core::resource::Resources;
+use lahar_core::model::job::{Dependency, NetworkTopology, Until};
+use lahar_core::model::resource::Resources;
 use std::collections::{BTreeMap, BTreeSet};
 
 const GROUP: &str = "trainer.kubeflow.org";
@@ -151,7 +151,7 @@ fn patches(ck: &mut Ck<'_>, spec: &Node) -> Patches {
 /// A runtime's pod sets for one TrainJob, read from the runtime with errors at
 /// its own lines.
 struct PodSets {
-    tasks: Vec<lahar_core::job::TaskSpec>,
+    tasks: Vec<lahar_core::model::job::TaskSpec>,
     /// The last replicated job's pod `priorityClassName` (the PodGroup's).
     class: Option<String>,
     /// The runtime template's annotations.

@@ -5,8 +5,8 @@ use super::common::{self, Ck, JobHead, join};
 use super::subgroup;
 use super::yaml::{Doc, Node, Val};
 use super::{Context, ImportedJob};
-use lahar_core::job::Dependency;
-use lahar_core::time::SimDuration;
+use lahar_core::model::job::Dependency;
+use lahar_core::util::time::SimDuration;
 use std::collections::BTreeMap;
 
 pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
@@ -35,7 +35,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         names.push(name);
     }
     let mut tasks = Vec::new();
-    let mut partitions: Vec<Option<lahar_core::subgroup::Partition>> = Vec::new();
+    let mut partitions: Vec<Option<lahar_core::model::subgroup::Partition>> = Vec::new();
     let mut grace: Option<SimDuration> = None;
     for (i, t) in raw_tasks.iter().enumerate() {
         let tp = format!("spec.tasks[{i}]");
@@ -161,7 +161,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     if !ck.ok() {
         return None;
     }
-    if let Some(c) = lahar_core::job::dependency_cycle(&tasks) {
+    if let Some(c) = lahar_core::model::job::dependency_cycle(&tasks) {
         ck.err(spec.at, "spec.tasks", format!("dependsOn cycle: {c}"));
         return None;
     }
@@ -177,7 +177,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let (mut spec_out, profile) = common::assemble(head, tasks, cx);
     // The job controller labels every pod with its job, namespace, queue and task.
     for t in &mut spec_out.tasks {
-        let own = lahar_core::job::volcano_pod_labels(&spec_out.name, &spec_out.namespace, &qname, &t.name);
+        let own = lahar_core::model::job::volcano_pod_labels(&spec_out.name, &spec_out.namespace, &qname, &t.name);
         let own: Vec<(&str, &str)> = own.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         common::add_labels(t, &own);
     }
@@ -189,7 +189,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     spec_out.disruption = disruption;
     spec_out.network_topology = nt;
     let names: Vec<std::sync::Arc<str>> = spec_out.tasks.iter().map(|t| t.name.clone()).collect();
-    spec_out.sub_groups = lahar_core::subgroup::from_partitions(&names, partitions);
+    spec_out.sub_groups = lahar_core::model::subgroup::from_partitions(&names, partitions);
     spec_out.task_topology = topology.map(Box::new);
     if let Some(m) = max_retry {
         spec_out.max_retry = m;
@@ -211,8 +211,8 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
 pub(crate) fn task_topology(
     ck: &mut Ck<'_>,
     ann: &BTreeMap<String, (String, super::yaml::At)>,
-    tasks: &[lahar_core::job::TaskSpec],
-) -> Option<lahar_core::job::TaskTopology> {
+    tasks: &[lahar_core::model::job::TaskSpec],
+) -> Option<lahar_core::model::job::TaskTopology> {
     const KEYS: [&str; 3] = [
         "volcano.sh/task-topology-affinity",
         "volcano.sh/task-topology-anti-affinity",
@@ -248,7 +248,7 @@ pub(crate) fn task_topology(
     let affinity = groups(KEYS[0]);
     let anti_affinity = groups(KEYS[1]);
     let task_order = groups(KEYS[2]).concat();
-    Some(lahar_core::job::TaskTopology { affinity, anti_affinity, task_order })
+    Some(lahar_core::model::job::TaskTopology { affinity, anti_affinity, task_order })
 }
 
 /// The pod template as the job controller makes its pods (`createJobPod`): the

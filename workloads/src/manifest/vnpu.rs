@@ -7,7 +7,7 @@
 
 use super::ck::Ck;
 use super::yaml::{At, Node};
-use lahar_core::vnpu::{NpuAsk, VnpuConfig, Written};
+use lahar_core::devices::vnpu::{NpuAsk, VnpuConfig, Written};
 use std::collections::BTreeMap;
 
 /// The pod annotation that puts a pod in hami-core mode.
@@ -42,7 +42,7 @@ pub(crate) fn pod_ask(
             let mut whole = |part: &str, name: &str| -> Option<(i64, At)> {
                 let n = res?.get(part)?.get(name)?;
                 let q = n.scalar()?;
-                match lahar_core::quantity::parse_quantity(&q, 1000) {
+                match lahar_core::util::quantity::parse_quantity(&q, 1000) {
                     Ok(x) if x >= 0 && x % 1000 == 0 => Some((x / 1000, n.at)),
                     // Negative or unparsable quantities are the resource reader's errors.
                     Ok(x) if x >= 0 => {

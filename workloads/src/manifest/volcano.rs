@@ -3,10 +3,10 @@
 use super::Diagnostic;
 use super::common::{self, Ck, join};
 use super::yaml::{Doc, Node, Val};
-use lahar_core::cluster::NodeId;
-use lahar_core::queue::{Queue, QueueState};
-use lahar_core::resource::{ResourceList, ResourceNames};
-use lahar_core::topology::{HyperNodeDecl, Member};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::queue::{Queue, QueueState};
+use lahar_core::model::resource::{ResourceList, ResourceNames};
+use lahar_core::model::topology::{HyperNodeDecl, Member};
 use std::collections::BTreeMap;
 
 fn list(ck: &mut Ck<'_>, parent: &Node, key: &str, path: &str, names: &mut ResourceNames) -> ResourceList {
@@ -90,10 +90,10 @@ const NODE_GROUP_LIMITS: &str = "volcano.sh/nodegroup-resource-limits";
 /// `spec.affinity`: `nodeGroupAffinity` and `nodeGroupAntiAffinity`, each with
 /// `requiredDuringSchedulingIgnoredDuringExecution` and
 /// `preferredDuringSchedulingIgnoredDuringExecution` lists of node group names.
-fn node_group_affinity(ck: &mut Ck<'_>, a: &Node) -> lahar_core::queue::NodeGroupAffinity {
+fn node_group_affinity(ck: &mut Ck<'_>, a: &Node) -> lahar_core::model::queue::NodeGroupAffinity {
     const REQUIRED: &str = "requiredDuringSchedulingIgnoredDuringExecution";
     const PREFERRED: &str = "preferredDuringSchedulingIgnoredDuringExecution";
-    let mut out = lahar_core::queue::NodeGroupAffinity::default();
+    let mut out = lahar_core::model::queue::NodeGroupAffinity::default();
     let names = |ck: &mut Ck<'_>, part: &str, key: &str| -> Vec<String> {
         let Some(p) = a.get(part) else { return Vec::new() };
         let path = format!("spec.affinity.{part}");
@@ -143,7 +143,7 @@ fn node_group_limits(
                     continue;
                 }
             };
-            let mut r = lahar_core::resource::Resources::ZERO;
+            let mut r = lahar_core::model::resource::Resources::ZERO;
             match names.parse_into(&name, &q, &mut r) {
                 Ok(d) => l.put(d, r.get(d)),
                 Err(e) => ck.err(at, &format!("{path}.{group}.{name}"), e.to_string()),

@@ -201,18 +201,20 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Doc>, SyntaxError> 
             !t.is_empty() && !t.starts_with('#') && !t.starts_with('%')
         });
         if has_content {
-            let mut root: Node = serde_saphyr::from_str_with_options(chunk, lahar_core::files::yaml_options(None))
-                .map_err(|e| {
-                    let at = e.location().map(|l| (l.line() + start, l.column())).filter(|&(l, _)| l > start);
-                    let msg = e.render_with_formatter(&serde_saphyr::UserMessageFormatter);
-                    let first = msg.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
-                    let first = first
-                        .split_once(": ")
-                        .filter(|(p, _)| p.starts_with("line "))
-                        .map(|(_, m)| m.to_string())
-                        .unwrap_or(first);
-                    (at, format!("invalid YAML: {first}"))
-                })?;
+            let mut root: Node =
+                serde_saphyr::from_str_with_options(chunk, lahar_core::util::files::yaml_options(None)).map_err(
+                    |e| {
+                        let at = e.location().map(|l| (l.line() + start, l.column())).filter(|&(l, _)| l > start);
+                        let msg = e.render_with_formatter(&serde_saphyr::UserMessageFormatter);
+                        let first = msg.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+                        let first = first
+                            .split_once(": ")
+                            .filter(|(p, _)| p.starts_with("line "))
+                            .map(|(_, m)| m.to_string())
+                            .unwrap_or(first);
+                        (at, format!("invalid YAML: {first}"))
+                    },
+                )?;
             root.shift(start);
             if root.val != Val::Null {
                 docs.push(Doc { file: file.to_string(), index: docs.len() + 1, item: None, root });

@@ -11,10 +11,10 @@
 //! The exhaustive mode (`--exhaustive`) refreshes every active job in every
 //! session: the reference the equivalence tests compare against.
 
-use lahar_core::job::{JobId, PodStatus};
-use lahar_core::progress::wall_time;
+use lahar_core::model::job::{JobId, PodStatus};
+use lahar_core::model::progress::wall_time;
 use lahar_core::session::Session;
-use lahar_core::time::SimTime;
+use lahar_core::util::time::SimTime;
 use lahar_core::world::Job;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;

@@ -68,10 +68,10 @@ mod preempt;
 
 use super::gang::{self, Mode};
 use book::Book;
-use lahar_core::job::{JobId, PodStatus};
-use lahar_core::resource::DIMS;
+use lahar_core::model::job::{JobId, PodStatus};
+use lahar_core::model::resource::DIMS;
 use lahar_core::session::{Scheduler, Session};
-use lahar_core::time::MICROS_PER_SEC;
+use lahar_core::util::time::MICROS_PER_SEC;
 use preempt::VictimView;
 use rustc_hash::FxHashMap;
 

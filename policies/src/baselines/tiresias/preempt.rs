@@ -6,9 +6,9 @@
 use super::Tiresias;
 use super::book::Key;
 use crate::baselines::gang::{self, Mode};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::resource::{DIMS, Resources};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::resource::{DIMS, Resources};
 use lahar_core::session::{Session, Statement};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;

@@ -4,7 +4,7 @@
 use super::super::framework::Framework;
 use super::allocate::AllocState;
 use super::{best_node, pending_tasks, predicate_nodes, queues_of};
-use lahar_core::job::JobId;
+use lahar_core::model::job::JobId;
 use lahar_core::session::Session;
 
 /// Runs the backfill action.

@@ -31,10 +31,10 @@
 //! equivalence property notices a log that misses the jobs' changes.
 
 use super::super::framework::Framework;
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::Resources;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::Resources;
 use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 use rustc_hash::FxHashMap;

@@ -14,9 +14,9 @@ pub mod waiting;
 pub(crate) mod worksheet;
 
 use super::framework::Framework;
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::queue::QueueId;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::queue::QueueId;
 use lahar_core::session::Session;
 use rand::RngExt;
 use std::cmp::Ordering;

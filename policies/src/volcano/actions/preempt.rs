@@ -18,9 +18,9 @@ use super::carry::Carry;
 use super::reach::{Action, Reach, not_set_aside};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{pending_tasks, queues_of, sort_by};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::queue::QueueId;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::queue::QueueId;
 use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 

@@ -21,8 +21,8 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::pending_best_effort;
-use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::queue::QueueId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::queue::QueueId;
 use lahar_core::session::Session;
 use lahar_core::world::ReachFacts;
 use std::collections::{BTreeSet, btree_set};

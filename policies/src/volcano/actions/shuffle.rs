@@ -6,7 +6,7 @@
 //! others. Without a plugin that names victims, nothing is walked.
 
 use super::super::framework::Framework;
-use lahar_core::job::{PodId, PodStatus};
+use lahar_core::model::job::{PodId, PodStatus};
 use lahar_core::session::Session;
 
 /// Runs the shuffle action.

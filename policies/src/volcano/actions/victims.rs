@@ -27,10 +27,10 @@
 use super::super::framework::Framework;
 use super::carry::Carry;
 use super::victim_order;
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::Resources;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::Resources;
 use lahar_core::session::{Session, Statement};
 use lahar_core::world::VictimKey;
 use rustc_hash::FxHashMap;

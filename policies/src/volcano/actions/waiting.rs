@@ -10,9 +10,9 @@
 //! (sla, hierarchical drf), enqueue sorts as before.
 
 use super::super::framework::Framework;
-use lahar_core::job::JobId;
+use lahar_core::model::job::JobId;
 use lahar_core::session::Session;
-use lahar_core::time::SimTime;
+use lahar_core::util::time::SimTime;
 use lahar_core::world::WaitingShape;
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;

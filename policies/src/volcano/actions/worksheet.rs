@@ -3,7 +3,7 @@
 
 use super::super::framework::Framework;
 use super::super::subjobs;
-use lahar_core::job::{JobId, PodId};
+use lahar_core::model::job::{JobId, PodId};
 use lahar_core::session::Session;
 use std::collections::VecDeque;
 

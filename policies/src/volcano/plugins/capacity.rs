@@ -22,9 +22,9 @@ use super::super::plugin::{EvictKind, Hooks, Plugin, PluginSpec, Vote};
 use super::proportion::real_capability;
 use super::queue_tree::QueueTree;
 use super::{Admission, FRes, f, le, le_on, over_limit, share};
-use lahar_core::job::{JobId, PodId};
-use lahar_core::queue::{QueueId, QueueState};
-use lahar_core::resource::{DIMS, PODS, Resources};
+use lahar_core::model::job::{JobId, PodId};
+use lahar_core::model::queue::{QueueId, QueueState};
+use lahar_core::model::resource::{DIMS, PODS, Resources};
 use lahar_core::session::Session;
 use std::cmp::Ordering;
 
@@ -584,8 +584,8 @@ impl Plugin for Capacity {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lahar_core::queue::Queue;
-    use lahar_core::resource::{CPU, MEMORY};
+    use lahar_core::model::queue::Queue;
+    use lahar_core::model::resource::{CPU, MEMORY};
     use lahar_core::world::QueueState;
 
     /// (name, parent, capability cpu, guarantee cpu, deserved cpu), millicores; 0 = unset.

@@ -11,9 +11,9 @@
 //! (each session walks the jobs to find it, as `sla` does).
 
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
-use lahar_core::job::{PodId, PodStatus};
+use lahar_core::model::job::{PodId, PodStatus};
 use lahar_core::session::Session;
-use lahar_core::time::SimTime;
+use lahar_core::util::time::SimTime;
 
 /// The plugin's entry in [`super::ALL`].
 pub const SPEC: PluginSpec = PluginSpec::new("cdp", |_| Box::new(Cdp));

@@ -2,7 +2,7 @@
 //! `system-cluster-critical`, `system-node-critical`) or pods in `kube-system`.
 
 use super::super::plugin::{EvictKind, Hooks, Plugin, PluginSpec};
-use lahar_core::job::{JobId, PodId};
+use lahar_core::model::job::{JobId, PodId};
 use lahar_core::session::Session;
 
 /// The plugin's entry in [`super::ALL`].

@@ -11,9 +11,9 @@
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use super::FRes;
 use super::queue_tree::{QueueTree, ROOT};
-use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::{DIMS, Resources};
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::{DIMS, Resources};
 use lahar_core::session::Session;
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -352,7 +352,7 @@ impl Plugin for Drf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lahar_core::resource::{CPU, MEMORY};
+    use lahar_core::model::resource::{CPU, MEMORY};
 
     fn res(cpu: f64, mem: f64) -> FRes {
         let mut r = [0.0; DIMS];

@@ -2,8 +2,8 @@
 //! or score reads only the node's static facts, a ledger of the node that moves
 //! its epoch on every change (`World::bump_node`), and the pod's ask.
 
-use lahar_core::cluster::NodeId;
-use lahar_core::job::PodId;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::PodId;
 use lahar_core::session::Session;
 
 /// Answers already computed. An answer made at the node's current epoch is the

@@ -13,10 +13,10 @@ use super::super::args::{ArgSpec, ArgType, ArgValue, Args, problem};
 use super::super::plugin::{Hooks, Plugin, PluginConf, PluginSpec};
 use crate::placement::Policy;
 use crate::placement::live::Live;
-use lahar_core::cluster::NodeId;
-use lahar_core::job::PodId;
-use lahar_core::rng::RngStreams;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::PodId;
 use lahar_core::session::Session;
+use lahar_core::util::rng::RngStreams;
 
 /// The plugin's entry in [`super::ALL`].
 pub const SPEC: PluginSpec = PluginSpec::new("fgd", |pc| Box::new(Fgd::new(&pc.args))).args(&[

@@ -5,7 +5,7 @@
 use super::super::plugin::{EvictKind, Hooks, Plugin, PluginSpec, Vote};
 use super::super::subjobs;
 use super::pending_best_effort;
-use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 use std::cmp::Ordering;

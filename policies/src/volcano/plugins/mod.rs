@@ -29,9 +29,9 @@ pub mod tdm;
 pub mod usage;
 
 use super::plugin::{PluginSpec, Vote};
-use lahar_core::job::{JobId, PodGroupPhase, PodStatus};
-use lahar_core::queue::QueueState;
-use lahar_core::resource::{DIMS, PODS, Resources};
+use lahar_core::model::job::{JobId, PodGroupPhase, PodStatus};
+use lahar_core::model::queue::QueueState;
+use lahar_core::model::resource::{DIMS, PODS, Resources};
 use lahar_core::session::Session;
 
 /// Every plugin lahar runs, in the order messages list them. A new plugin is its
@@ -127,7 +127,7 @@ pub(crate) fn over_limit(
     let names = &ssn.cluster().resource_names;
     let r = f(req);
     let d = (0..DIMS).find(|&d| d != PODS && req.get(d) > 0 && allocated[d] + r[d] > limit[d])?;
-    let a = |v: f64| lahar_core::resource::ResourceNames::amount(d, v);
+    let a = |v: f64| lahar_core::model::resource::ResourceNames::amount(d, v);
     let cap = if limit[d].is_finite() { a(limit[d]) } else { "unlimited".to_string() };
     Some(format!(
         "{}: {} allocated + {} asked = {} > {what} {cap}",
@@ -145,8 +145,8 @@ pub(crate) fn share(alloc: &FRes, deserved: &FRes) -> f64 {
 
 /// The requests of job `j`'s gated pods that Volcano's `DeductSchGatedResources`
 /// takes off its reservations (zero for most jobs).
-pub(crate) fn deducted(ssn: &Session<'_>, j: JobId) -> lahar_core::resource::Resources {
-    ssn.gating(j).map_or(lahar_core::resource::Resources::ZERO, |g| g.deducted)
+pub(crate) fn deducted(ssn: &Session<'_>, j: JobId) -> lahar_core::model::resource::Resources {
+    ssn.gating(j).map_or(lahar_core::model::resource::Resources::ZERO, |g| g.deducted)
 }
 
 /// Per-queue admission bookkeeping shared by `proportion` and `capacity`:

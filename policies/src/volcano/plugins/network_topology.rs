@@ -26,11 +26,11 @@ use super::super::args::{ArgSpec, ArgType, Args};
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use super::super::subjobs;
 use super::binpack::{ResourceWeights, binpack_fraction, resource_weights};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::resource::Resources;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::resource::Resources;
+use lahar_core::model::topology::HyperNodeId;
 use lahar_core::session::Session;
-use lahar_core::topology::HyperNodeId;
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
 
@@ -221,7 +221,7 @@ pub fn sub_placed_nodes(ssn: &Session<'_>, j: JobId, s: u32) -> Vec<NodeId> {
 /// `limit` above `lca` (the placed pods' lowest common HyperNode); `None` when the
 /// two do not nest or `lca` is above `limit`.
 fn search_root(
-    topo: &lahar_core::topology::Topology,
+    topo: &lahar_core::model::topology::Topology,
     within: HyperNodeId,
     lca: Option<HyperNodeId>,
     limit: u32,
@@ -251,7 +251,7 @@ fn search_root(
 }
 
 /// The highest ancestor of `h` (itself included) within tier `limit`.
-fn highest_allowed(topo: &lahar_core::topology::Topology, h: HyperNodeId, limit: u32) -> HyperNodeId {
+fn highest_allowed(topo: &lahar_core::model::topology::Topology, h: HyperNodeId, limit: u32) -> HyperNodeId {
     let mut r = h;
     while let Some(p) = topo.get(r).parent.filter(|&p| topo.get(p).tier <= limit) {
         r = p;
@@ -262,7 +262,7 @@ fn highest_allowed(topo: &lahar_core::topology::Topology, h: HyperNodeId, limit:
 /// The HyperNodes under `root` (itself included) up to tier `limit` that pass
 /// `eligible`, by tier (lowest first), each tier in id order.
 fn gradient_rows(
-    topo: &lahar_core::topology::Topology,
+    topo: &lahar_core::model::topology::Topology,
     root: HyperNodeId,
     limit: u32,
     eligible: impl Fn(HyperNodeId) -> bool,

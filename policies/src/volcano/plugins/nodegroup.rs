@@ -25,10 +25,10 @@
 
 use super::super::args::{ArgSpec, ArgType, Args};
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{PodId, PodStatus};
-use lahar_core::queue::{NodeGroupAffinity, QueueId};
-use lahar_core::resource::{DIMS, Resources};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{PodId, PodStatus};
+use lahar_core::model::queue::{NodeGroupAffinity, QueueId};
+use lahar_core::model::resource::{DIMS, Resources};
 use lahar_core::session::Session;
 use std::cell::RefCell;
 use std::collections::BTreeMap;

@@ -18,9 +18,9 @@
 
 use super::super::args::{ArgSpec, ArgType, Args};
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::PodId;
-use lahar_core::resource::{CPU, GPU, MEMORY, Resources};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::PodId;
+use lahar_core::model::resource::{CPU, GPU, MEMORY, Resources};
 use lahar_core::session::Session;
 
 /// The plugin's entry in [`super::ALL`].

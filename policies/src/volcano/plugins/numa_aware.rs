@@ -1,5 +1,5 @@
 //! `numa-aware` (Volcano's `plugins/numaaware`): CPU placement by the NUMA
-//! topology each node's resource exporter reports (see [`lahar_core::numa`]).
+//! topology each node's resource exporter reports (see [`lahar_core::devices::numa`]).
 //!
 //! Predicate, for Guaranteed pods only (Volcano's `v1qos.GetPodQOS`):
 //! - A pod with a topology policy (`volcano.sh/numa-topology-policy`, which
@@ -26,15 +26,15 @@
 //! every k is 0). Argument: `weight` (default 1).
 //!
 //! The CPUs a pod takes are held by the world from its allocation until it is
-//! gone ([`lahar_core::numa::NumaUse`]); an eviction frees them for the rest of
+//! gone ([`lahar_core::devices::numa::NumaUse`]); an eviction frees them for the rest of
 //! its session, as Volcano's deallocate event does.
 
 use super::super::args::{ArgSpec, ArgType, Args};
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
 use super::epoch_memo::EpochMemo;
-use lahar_core::cluster::NodeId;
-use lahar_core::job::PodId;
-use lahar_core::numa::{NumaAsk, NumaFit, NumaRefusal, TopologyPolicy, batch_scores, fit};
+use lahar_core::devices::numa::{NumaAsk, NumaFit, NumaRefusal, TopologyPolicy, batch_scores, fit};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::PodId;
 use lahar_core::session::Session;
 use std::cell::{OnceCell, RefCell};
 

@@ -5,8 +5,8 @@
 use super::super::args::{ArgSpec, ArgType, Args};
 use super::super::plugin::{Plugin, PluginSpec, Vote};
 use super::{FRes, f, le_on};
-use lahar_core::job::{JobId, PodGroupPhase};
-use lahar_core::resource::DIMS;
+use lahar_core::model::job::{JobId, PodGroupPhase};
+use lahar_core::model::resource::DIMS;
 use lahar_core::session::Session;
 
 /// The plugin's entry in [`super::ALL`].
@@ -41,7 +41,8 @@ impl Plugin for Overcommit {
         }
         if !ssn.is_exhaustive() {
             // Kept by the World on every bind, eviction and phase change.
-            let reserved = ssn.queues().iter().fold(lahar_core::resource::Resources::ZERO, |a, q| a + q.reserved);
+            let reserved =
+                ssn.queues().iter().fold(lahar_core::model::resource::Resources::ZERO, |a, q| a + q.reserved);
             self.inqueue = f(&reserved);
             return;
         }

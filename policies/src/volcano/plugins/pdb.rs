@@ -16,7 +16,7 @@
 //! with pdb evicts them all, as in Volcano.
 
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
-use lahar_core::job::{PodId, PodStatus};
+use lahar_core::model::job::{PodId, PodStatus};
 use lahar_core::session::Session;
 
 /// The plugin's entry in [`super::ALL`].

@@ -15,8 +15,8 @@
 
 use super::super::args::{ArgSpec, ArgType};
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::PodId;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::PodId;
 use lahar_core::session::Session;
 
 /// The plugin's entry in [`super::ALL`].
@@ -117,7 +117,9 @@ impl Predicates {
     /// (Kubernetes' messages).
     fn unresolvable(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Result<(), String> {
         match ssn.untolerated_taint(pod, node).filter(|_| self.taints) {
-            Some(t) if t.key == lahar_core::cluster::Taint::UNSCHEDULABLE => Err("node(s) were unschedulable".into()),
+            Some(t) if t.key == lahar_core::model::cluster::Taint::UNSCHEDULABLE => {
+                Err("node(s) were unschedulable".into())
+            }
             Some(t) => Err(format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value)),
             None if self.labels && !ssn.labels_match(pod, node) => {
                 Err("node(s) didn't match Pod's node selector".into())

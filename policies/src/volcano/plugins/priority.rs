@@ -4,7 +4,7 @@
 use super::super::plugin::{EvictKind, Hooks, Plugin, PluginSpec};
 use super::super::subjobs;
 use super::live_pods;
-use lahar_core::job::{JobId, PodId};
+use lahar_core::model::job::{JobId, PodId};
 use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 use std::cmp::Ordering;

@@ -8,9 +8,9 @@
 
 use super::super::plugin::{Hooks, Plugin, PluginSpec, Vote};
 use super::{Admission, FRes, f, le, le_on, over_limit, share};
-use lahar_core::job::{JobId, PodId};
-use lahar_core::queue::{QueueId, QueueState};
-use lahar_core::resource::{DIMS, PODS, ResourceList, Resources};
+use lahar_core::model::job::{JobId, PodId};
+use lahar_core::model::queue::{QueueId, QueueState};
+use lahar_core::model::resource::{DIMS, PODS, ResourceList, Resources};
 use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 use std::cmp::Ordering;
@@ -43,7 +43,7 @@ fn list_or(l: &ResourceList, d: usize, default: f64) -> f64 {
 
 /// `realCapability` of a queue: `ExceededPart(total, Σ guarantees) + guarantee`,
 /// clipped by the capability's given dimensions (cpu/memory ≤ 0 mean unlimited).
-pub fn real_capability(total: &Resources, sum_guarantee: &Resources, q: &lahar_core::queue::Queue) -> FRes {
+pub fn real_capability(total: &Resources, sum_guarantee: &Resources, q: &lahar_core::model::queue::Queue) -> FRes {
     let base = total.exceeded_part(sum_guarantee);
     let mut out = [0.0; DIMS];
     for (d, o) in out.iter_mut().enumerate() {

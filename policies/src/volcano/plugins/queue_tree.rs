@@ -119,7 +119,7 @@ impl QueueTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lahar_core::queue::Queue;
+    use lahar_core::model::queue::Queue;
 
     fn qs(spec: &[(&str, Option<&str>)]) -> Vec<QueueState> {
         spec.iter()

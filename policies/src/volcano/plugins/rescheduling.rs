@@ -20,11 +20,11 @@
 
 use super::super::args::{ArgSpec, ArgType, ArgValue, Args};
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
-use lahar_core::cluster::{NodeId, Taint};
-use lahar_core::job::{PodId, PodStatus};
-use lahar_core::resource::{CPU, MEMORY};
+use lahar_core::model::cluster::{NodeId, Taint};
+use lahar_core::model::job::{PodId, PodStatus};
+use lahar_core::model::resource::{CPU, MEMORY};
 use lahar_core::session::Session;
-use lahar_core::time::{SimDuration, SimTime};
+use lahar_core::util::time::{SimDuration, SimTime};
 
 /// The plugin's entry in [`super::ALL`].
 pub const SPEC: PluginSpec = PluginSpec::new("rescheduling", |pc| Box::new(Rescheduling::new(&pc.args))).args(&[
@@ -52,7 +52,7 @@ pub struct Rescheduling {
 
 /// The `interval` argument (a Go duration; default 5m).
 fn interval(args: &Args) -> SimDuration {
-    SimDuration(args.str("interval").and_then(lahar_core::time::parse_go_duration).unwrap_or(300_000_000))
+    SimDuration(args.str("interval").and_then(lahar_core::util::time::parse_go_duration).unwrap_or(300_000_000))
 }
 
 /// The lowNodeUtilization params of `strategies` (`None`: not listed), else the

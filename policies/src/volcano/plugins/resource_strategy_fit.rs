@@ -41,9 +41,9 @@
 
 use super::super::args::{ArgSpec, ArgType, ArgValue, Args};
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{PodId, TaskScoring};
-use lahar_core::resource::{CPU, DIMS, MEMORY, ResourceNames, Resources};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{PodId, TaskScoring};
+use lahar_core::model::resource::{CPU, DIMS, MEMORY, ResourceNames, Resources};
 use lahar_core::session::Session;
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -658,7 +658,7 @@ mod tests {
     fn check_node_resource_is_proportional() {
         const G: i64 = 1_000_000_000;
         let r = |cpu: i64, mem: i64, gpu: i64| Resources::new(cpu * 1000, mem * G, gpu * 1000, 0);
-        let rules = [(lahar_core::resource::GPU, 4.0, 4.0, "nvidia.com/gpu".to_string())];
+        let rules = [(lahar_core::model::resource::GPU, 4.0, 4.0, "nvidia.com/gpu".to_string())];
         let (t1, t2, t3) = (r(4, 4, 0), r(10, 10, 0), r(10, 10, 1));
         let (n1, n2) = (r(30, 30, 6), r(26, 26, 2));
         let check = |t: &Resources, n: &Resources| proportional_failure(t, n, n, &rules);

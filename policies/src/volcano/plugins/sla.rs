@@ -6,10 +6,10 @@
 
 use super::super::args::{ArgSpec, ArgType, Args};
 use super::super::plugin::{Hooks, Plugin, PluginSpec, Vote};
-use lahar_core::job::{JobId, PodGroupPhase};
+use lahar_core::model::job::{JobId, PodGroupPhase};
 use lahar_core::session::Session;
-use lahar_core::time::SimTime;
-use lahar_core::time::parse_go_duration;
+use lahar_core::util::time::SimTime;
+use lahar_core::util::time::parse_go_duration;
 use std::cmp::Ordering;
 
 /// The plugin's entry in [`super::ALL`].

@@ -14,9 +14,9 @@
 
 use super::super::args::{ArgSpec, ArgType, Args};
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus, TaskTopology};
-use lahar_core::resource::{DIMS, MEMORY, PODS, Resources};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus, TaskTopology};
+use lahar_core::model::resource::{DIMS, MEMORY, PODS, Resources};
 use lahar_core::session::Session;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};

@@ -22,11 +22,11 @@
 
 use super::super::args::{ArgSpec, ArgType, ArgValue, Args, problem};
 use super::super::plugin::{Hooks, Plugin, PluginSpec, Vote};
-use lahar_core::budget::BudgetRule;
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::model::budget::BudgetRule;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::session::Session;
-use lahar_core::time::{DAY_SECS, SimDuration, SimTime};
+use lahar_core::util::time::{DAY_SECS, SimDuration, SimTime};
 use std::cell::Cell;
 use std::cmp::Ordering;
 
@@ -93,7 +93,8 @@ impl Tdm {
                 _ => None,
             })
             .collect();
-        let period = args.str("tdm.evict.period").and_then(lahar_core::time::parse_go_duration).unwrap_or(60_000_000);
+        let period =
+            args.str("tdm.evict.period").and_then(lahar_core::util::time::parse_go_duration).unwrap_or(60_000_000);
         Tdm { zones, evict_period: SimDuration(period), last_evict: Cell::new(None) }
     }
 

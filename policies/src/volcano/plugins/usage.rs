@@ -29,9 +29,9 @@
 
 use super::super::args::{ArgSpec, ArgType, ArgValue, Args};
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{PodId, PodStatus};
-use lahar_core::resource::{CPU, MEMORY, Resources};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{PodId, PodStatus};
+use lahar_core::model::resource::{CPU, MEMORY, Resources};
 use lahar_core::session::Session;
 
 /// The plugin's entry in [`super::ALL`].
@@ -156,7 +156,7 @@ fn best_effort_value(v: &ArgValue, cpu: bool) -> Option<f64> {
     match v {
         ArgValue::Int(i) if *i >= 0 => Some(if cpu { *i as f64 } else { *i as f64 * 1024.0 * 1024.0 }),
         ArgValue::Str(s) => {
-            let q = lahar_core::quantity::parse_quantity(s, if cpu { 1000 } else { 1 }).ok()?;
+            let q = lahar_core::util::quantity::parse_quantity(s, if cpu { 1000 } else { 1 }).ok()?;
             (q >= 0).then_some(q as f64)
         }
         _ => None,

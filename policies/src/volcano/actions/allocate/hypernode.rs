@@ -16,10 +16,10 @@ use super::super::super::explain;
 use super::super::super::framework::Framework;
 use super::super::worksheet::Worksheet;
 use super::{AllocState, allocate_tasks};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::topology::HyperNodeId;
 use lahar_core::session::{Session, Statement};
-use lahar_core::topology::HyperNodeId;
 use std::collections::VecDeque;
 
 /// Placements made by a dry run: (pod, node, on idle resources).

@@ -6,9 +6,9 @@
 //! queue) order, then by return on investment: how much of the preemptor's need a
 //! bundle covers per unit of the victim job's whole request it puts at risk.
 
-use lahar_core::job::{JobId, PodId};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::{DIMS, PODS, Resources};
+use lahar_core::model::job::{JobId, PodId};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::{DIMS, PODS, Resources};
 use std::cmp::Ordering;
 
 /// Safe before whole (Volcano's `BundleSafe = 0`, `BundleWhole = 1`).

@@ -32,12 +32,12 @@ use super::super::subjobs;
 use super::worksheet::Worksheet;
 use super::{best_node, predicate_nodes, queues_of, sort_by};
 use bundle::{Bundle, Gang, Task};
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::Resources;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::Resources;
+use lahar_core::model::topology::HyperNodeId;
 use lahar_core::session::{Session, Statement};
-use lahar_core::topology::HyperNodeId;
 use lahar_core::world::VictimKey;
 use std::collections::BTreeMap;
 

@@ -22,7 +22,7 @@
 //! <name>`. The sharing mode scores nothing either.
 //!
 //! vGPU (`deviceshare.VGPUEnable: true`, HAMi-core): a node's cards come from
-//! its `volcano.sh/node-vgpu-register` annotation (see [`lahar_core::vgpu`]); a
+//! its `volcano.sh/node-vgpu-register` annotation (see [`lahar_core::devices::vgpu`]); a
 //! pod whose containers name `volcano.sh/vgpu-number` or `volcano.sh/vgpu-memory`
 //! in their limits needs cards that pass Volcano's card-by-card fit, tried in
 //! `deviceshare.SchedulePolicy`'s order (`binpack`: most memory in use first;
@@ -37,7 +37,7 @@
 //! A node whose last card is registered in `mig` mode, with geometries for its
 //! model in the device ConfigMap, is a MIG node: a container takes the smallest
 //! instance of the card's geometry group that holds its memory, and the card
-//! charges the instance's memory (see [`lahar_core::vgpu::find_match`]); a pod's
+//! charges the instance's memory (see [`lahar_core::devices::vgpu::find_match`]); a pod's
 //! `volcano.sh/vgpu-mode` must be its node's mode.
 //!
 //! Every refusal of this plugin is resolvable: preempt and reclaim keep the
@@ -50,7 +50,7 @@
 //!
 //! Ascend vNPU, HAMi mode (`deviceshare.AscendHAMiVNPUEnable: true`): a node's
 //! chips come from its `hami.io/node-register-<commonWord>` annotations, one per
-//! chip type of the device ConfigMap (see [`lahar_core::vnpu`]); a pod whose
+//! chip type of the device ConfigMap (see [`lahar_core::devices::vnpu`]); a pod whose
 //! containers name a type's count or memory resource in their limits needs
 //! chips of that type that pass Volcano's chip-by-chip fit, tried in
 //! `deviceshare.SchedulePolicy`'s order (`binpack`: most memory in use first;
@@ -59,7 +59,7 @@
 //! too few chips fit, not when a container asks several chips with part of
 //! their memory (Volcano's `Error` code: preempt and reclaim leave the node
 //! out). With `deviceshare.ScheduleWeight` > 0 a node scores `⌊s + 0.5⌋ ×
-//! weight`, s the Σ over the types of [`lahar_core::vnpu::node_score`]; the
+//! weight`, s the Σ over the types of [`lahar_core::devices::vnpu::node_score`]; the
 //! chips a placed pod takes are chosen in the policy's order only then
 //! (Volcano's `Allocate` reads the policy its score leaves on the node: without
 //! a score, registration order).
@@ -70,12 +70,12 @@
 
 use super::super::args::{ArgSpec, ArgType, ArgValue, Args, problem};
 use super::super::plugin::{Hooks, Plugin, PluginSpec};
-use lahar_core::cluster::NodeId;
 use lahar_core::devices::GPU_MEMORY;
-use lahar_core::job::PodId;
+use lahar_core::devices::vgpu::{ExclusiveRules, Refusal, VgpuFit, VgpuPolicy};
+use lahar_core::devices::vnpu::NpuPolicy;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::PodId;
 use lahar_core::session::Session;
-use lahar_core::vgpu::{ExclusiveRules, Refusal, VgpuFit, VgpuPolicy};
-use lahar_core::vnpu::NpuPolicy;
 use std::cell::OnceCell;
 use vnpu::VnpuShare;
 
@@ -210,9 +210,19 @@ impl DeviceShare {
             0
         } else {
             let job = &ssn.job(p.job).spec;
-            lahar_core::vgpu::rule_mask(&self.rules, &job.pod_labels(p.task as usize, &ssn.queue(job.queue).spec.name))
+            lahar_core::devices::vgpu::rule_mask(
+                &self.rules,
+                &job.pod_labels(p.task as usize, &ssn.queue(job.queue).spec.name),
+            )
         };
-        Some(lahar_core::vgpu::fit_exclusive(&n.vgpu, &ssn.node_state(node).vgpu, ask, p.job, rules, self.policy))
+        Some(lahar_core::devices::vgpu::fit_exclusive(
+            &n.vgpu,
+            &ssn.node_state(node).vgpu,
+            ask,
+            p.job,
+            rules,
+            self.policy,
+        ))
     }
 
     fn asks_vgpu(ssn: &Session<'_>, pod: PodId) -> bool {
@@ -300,8 +310,8 @@ pub fn argument_conflicts(args: &Args) -> Vec<(&'static str, &'static str)> {
 /// rule; lahar refuses both.
 pub fn check_exclusive_rules(v: &ArgValue) -> Result<(), String> {
     let ArgValue::List(l) = v else { return Err("expected a list of label maps".into()) };
-    if l.len() > lahar_core::vgpu::MAX_EXCLUSIVE_RULES {
-        return Err(format!("at most {} rules, got {}", lahar_core::vgpu::MAX_EXCLUSIVE_RULES, l.len()));
+    if l.len() > lahar_core::devices::vgpu::MAX_EXCLUSIVE_RULES {
+        return Err(format!("at most {} rules, got {}", lahar_core::devices::vgpu::MAX_EXCLUSIVE_RULES, l.len()));
     }
     for (i, r) in l.iter().enumerate() {
         let ArgValue::Map(m) = r else { return Err(format!("rule {i}: expected a map of labels, got {}", r.kind())) };

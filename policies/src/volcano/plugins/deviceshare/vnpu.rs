@@ -2,14 +2,14 @@
 //! remembered per node while the node's chips are unchanged.
 
 use super::super::epoch_memo::EpochMemo;
-use lahar_core::cluster::NodeId;
-use lahar_core::job::PodId;
+use lahar_core::devices::vnpu::{NpuAsk, NpuPolicy, Refusal};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::PodId;
 use lahar_core::session::Session;
-use lahar_core::vnpu::{NpuAsk, NpuPolicy, Refusal};
 use std::cell::RefCell;
 
 /// What a pod's ask finds on a node: the first chip type that cannot hold it,
-/// and Σ over the types of [`lahar_core::vnpu::node_score`] (0 for a type that
+/// and Σ over the types of [`lahar_core::devices::vnpu::node_score`] (0 for a type that
 /// cannot hold it).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Verdict {
@@ -44,9 +44,9 @@ impl VnpuShare {
         let mut v = Verdict { refusal: None, score: 0.0 };
         for (nc, u) in n.vnpu.iter().zip(&ssn.node_state(node).vnpu) {
             let Some(written) = ask.of(&nc.ty.common_word) else { continue };
-            match lahar_core::vnpu::choose(self.policy, nc, u, written, ask.hami_core) {
+            match lahar_core::devices::vnpu::choose(self.policy, nc, u, written, ask.hami_core) {
                 Ok((_, chosen)) => {
-                    v.score += lahar_core::vnpu::node_score(self.policy, &nc.ty, &nc.chips, &u.uses, &chosen)
+                    v.score += lahar_core::devices::vnpu::node_score(self.policy, &nc.ty, &nc.chips, &u.uses, &chosen)
                 }
                 Err(r) => {
                     v.refusal.get_or_insert(r);

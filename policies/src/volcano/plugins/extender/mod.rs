@@ -14,9 +14,9 @@ pub mod wire;
 use crate::volcano::args::{ArgSpec, ArgType, ArgValue, Args, problem};
 use crate::volcano::plugin::{Hooks, Plugin, PluginSpec, Vote};
 use http::Endpoint;
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId};
-use lahar_core::queue::QueueId;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId};
+use lahar_core::model::queue::QueueId;
 use lahar_core::session::Session;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -132,7 +132,7 @@ impl Extender {
         let verb = |k: &str| args.str(k).filter(|v| !v.is_empty()).map(str::to_string);
         let timeout = args
             .str("extender.httpTimeout")
-            .and_then(lahar_core::time::parse_go_duration)
+            .and_then(lahar_core::util::time::parse_go_duration)
             .map(Duration::from_micros)
             .unwrap_or(DEFAULT_TIMEOUT);
         Extender {

@@ -4,10 +4,10 @@
 //! full Pod or Node objects: their `metadata` name, namespace and labels, and the
 //! pod's node); extenders written against Volcano's types decode them.
 
-use lahar_core::cluster::NodeId;
-use lahar_core::job::{JobId, PodId, PodStatus};
-use lahar_core::queue::QueueId;
-use lahar_core::resource::{CPU, DIMS, MEMORY, PODS, Resources};
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodId, PodStatus};
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::{CPU, DIMS, MEMORY, PODS, Resources};
 use lahar_core::session::Session;
 use serde_json::{Map, Value, json};
 

@@ -1,8 +1,8 @@
 //! Volcano Queues.
 
-use crate::resource::ResourceList;
+use crate::model::resource::ResourceList;
 
-pub use crate::ids::QueueId;
+pub use crate::model::ids::QueueId;
 
 /// Queue state (`status.state`). Only Open queues admit and allocate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

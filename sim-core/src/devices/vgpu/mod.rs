@@ -19,7 +19,7 @@ mod tests;
 pub use input::*;
 pub use mig::*;
 
-use crate::ids::{JobId, PodId};
+use crate::model::ids::{JobId, PodId};
 
 /// The order cards are tried in (`deviceshare.SchedulePolicy`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! disrupted, as the disruption controller computes `status.disruptionsAllowed`.
 //!
 //! A pod's labels are its template's labels with those its controller adds
-//! ([`crate::job::JobSpec::pod_labels`], matched by [`crate::job::JobSpec::covered_by`]).
+//! ([`crate::model::job::JobSpec::pod_labels`], matched by [`crate::model::job::JobSpec::covered_by`]).
 
 use std::sync::Arc;
 

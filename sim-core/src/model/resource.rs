@@ -234,7 +234,7 @@ pub enum ResourceError {
     },
     /// A quantity that does not parse.
     #[error(transparent)]
-    Quantity(#[from] crate::quantity::QuantityError),
+    Quantity(#[from] crate::util::quantity::QuantityError),
 }
 
 /// The names of resource dimensions: the fixed four plus extended resources
@@ -304,7 +304,7 @@ impl ResourceNames {
     /// Parses `quantity` for resource `name` and stores it in `into`.
     pub fn parse_into(&mut self, name: &str, quantity: &str, into: &mut Resources) -> Result<usize, ResourceError> {
         let d = self.dim_or_register(name)?;
-        into.0[d] = crate::quantity::parse_quantity(quantity, Self::scale(d))?;
+        into.0[d] = crate::util::quantity::parse_quantity(quantity, Self::scale(d))?;
         Ok(d)
     }
 }

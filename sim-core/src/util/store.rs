@@ -9,7 +9,7 @@
 //! created and removed is freed whole. Memory then follows the entries alive, up to
 //! the chunks a long-lived entry keeps.
 
-use crate::ids::Id;
+use crate::model::ids::Id;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut, Index, IndexMut};
 
@@ -277,7 +277,7 @@ impl<'a, I, T> IntoIterator for &'a mut IdVec<I, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{NodeId, PodId};
+    use crate::model::ids::{NodeId, PodId};
 
     #[test]
     fn removed_entries_go_and_full_chunks_are_freed() {

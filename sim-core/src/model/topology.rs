@@ -6,9 +6,9 @@
 //! *highest tier* is the tier of the lowest HyperNode that holds all its nodes
 //! (0 when it sits on a single node).
 
-use crate::ids::NodeId;
+use crate::model::ids::NodeId;
 
-pub use crate::ids::HyperNodeId;
+pub use crate::model::ids::HyperNodeId;
 
 /// `networkTopology` of a PodGroup / VolcanoJob.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! replica index, as the pod's labels (`volcano.sh/partition-id`, or whatever the
 //! policy's `matchLabelKeys` name) do in Volcano.
 
-use crate::topology::NetworkTopology;
+use crate::model::topology::NetworkTopology;
 use std::sync::Arc;
 
 /// A job's sub-groups: its policies, its sub-jobs and which pods are in which.

@@ -10,8 +10,8 @@
 //! progress. Jobs whose `minAvailable` is below their replicas but that do not
 //! declare elasticity run at their placement's speed whatever their size.
 
-use crate::progress::FULL_SPEED_PPM;
-use crate::time::SimDuration;
+use crate::model::progress::FULL_SPEED_PPM;
+use crate::util::time::SimDuration;
 
 /// Volcano-style elastic training's re-rendezvous, when the input gives none.
 pub const DEFAULT_RESIZE_OVERHEAD: SimDuration = SimDuration(30_000_000);

@@ -20,7 +20,7 @@ pub use cpuset::{CpuSet, MAX_CPUS};
 pub use policy::{TopologyPolicy, merge, provider_hints};
 pub use topo::{CpuInfo, CpuTopology, Hint, MAX_NUMA_NODES, allocate, cpu_hints, iterate_masks, take_by_topology};
 
-use crate::ids::PodId;
+use crate::model::ids::PodId;
 
 /// The pod annotation that names a pod's topology policy (Volcano's job
 /// controller writes a task's `topologyPolicy` into it).

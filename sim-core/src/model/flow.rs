@@ -3,9 +3,9 @@
 //! on (`dependsOn.targets`) has Completed (the controller's `judge`). A job whose
 //! dependency fails, is aborted or never ends is never created.
 
-use crate::job::FlowStep;
+use crate::model::job::FlowStep;
 
-use crate::ids::JobId;
+use crate::model::ids::JobId;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

@@ -7,7 +7,7 @@
 //! up), so a baseline that predicts an instant from the same two functions
 //! agrees with the engine to the microsecond.
 
-use crate::time::{SimDuration, SimTime};
+use crate::util::time::{SimDuration, SimTime};
 
 /// Full speed, in parts per million of the ideal speed.
 pub const FULL_SPEED_PPM: u32 = 1_000_000;

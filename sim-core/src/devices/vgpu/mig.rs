@@ -3,7 +3,7 @@
 //! `knownMigGeometries`), and each container taking the card takes one
 //! instance, the smallest that holds its memory.
 
-use crate::gosort::sort_slice;
+use crate::util::gosort::sort_slice;
 
 /// One instance type of a geometry group (`MigTemplate`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,11 +8,11 @@
 //! free cores of a socket likewise (`CoresInSockets(s) ∩ CPUs()`); and CPUs are
 //! grouped into cores by core id alone, which the resource exporter reports
 //! per socket, so "core 0" holds core 0 of every socket. The sorts use Go's
-//! algorithm (see [`crate::gosort`]); the one over sockets starts, in lahar,
+//! algorithm (see [`crate::util::gosort`]); the one over sockets starts, in lahar,
 //! from ascending socket ids where Volcano starts from Go's map order.
 
 use super::cpuset::{CpuSet, MAX_CPUS};
-use crate::gosort::sort_slice;
+use crate::util::gosort::sort_slice;
 
 /// Where a logical CPU sits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

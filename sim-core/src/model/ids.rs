@@ -2,7 +2,7 @@
 //! pods, queues, HyperNodes. A leaf: it imports nothing, so any module can
 //! name an object without reaching into the module that owns it.
 
-/// Index of a node in [`crate::cluster::Cluster::nodes`] (dense, stable for a run).
+/// Index of a node in [`crate::model::cluster::Cluster::nodes`] (dense, stable for a run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId(pub u32);
 
@@ -18,12 +18,12 @@ pub struct PodId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct QueueId(pub u32);
 
-/// Index of a HyperNode in [`crate::topology::Topology::hypernodes`].
+/// Index of a HyperNode in [`crate::model::topology::Topology::hypernodes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct HyperNodeId(pub u32);
 
-/// A dense index: what the typed stores ([`crate::store::Store`],
-/// [`crate::store::IdVec`]) are indexed by, so a job's store cannot be read with
+/// A dense index: what the typed stores ([`crate::util::store::Store`],
+/// [`crate::util::store::IdVec`]) are indexed by, so a job's store cannot be read with
 /// a pod's id.
 pub trait Id: Copy {
     /// The position it names.

@@ -61,7 +61,7 @@ pub struct DeviceConfig {
     /// `resourceMemoryPercentageName` is `volcano.sh/vgpu-memory-percentage`.
     pub percent: bool,
     /// The `vnpus` section (Ascend), when the ConfigMap has one.
-    pub vnpus: Option<crate::vnpu::VnpuConfig>,
+    pub vnpus: Option<crate::devices::vnpu::VnpuConfig>,
 }
 
 /// The memory-percentage resource the device ConfigMap may name.

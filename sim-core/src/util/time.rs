@@ -84,7 +84,7 @@ pub fn secs_string(us: u64) -> String {
 pub fn push_secs(out: &mut String, us: u64) {
     let whole = us / MICROS_PER_SEC;
     let frac = us % MICROS_PER_SEC;
-    crate::text::push_u64(out, whole);
+    crate::util::text::push_u64(out, whole);
     if frac == 0 {
         return;
     }
@@ -203,7 +203,7 @@ pub fn parse_go_duration(s: &str) -> Option<u64> {
 /// `m`, `h`, `d`, `w` (e.g. `90s`, `15m`, `2h30m`, `30d`). A bare `0` is accepted.
 ///
 /// ```
-/// use lahar_core::time::{parse_duration, SimDuration};
+/// use lahar_core::util::time::{parse_duration, SimDuration};
 /// assert_eq!(parse_duration("15m").unwrap(), SimDuration::from_secs(900));
 /// assert_eq!(parse_duration("2h30m").unwrap(), SimDuration::from_secs(9000));
 /// assert!(parse_duration("15").is_err());

@@ -10,8 +10,8 @@
 //! Where the terms act (the World's ledger of the pods on each node, the
 //! predicates' filter and nodeorder's score) is `world/affinity.rs`.
 
-use crate::budget::LabelSelector;
-use crate::cluster::Node;
+use crate::model::budget::LabelSelector;
+use crate::model::cluster::Node;
 
 /// The label Kubernetes gives every node: its name.
 pub const HOSTNAME: &str = "kubernetes.io/hostname";
@@ -109,7 +109,7 @@ pub fn node_labels(node: &Node) -> impl Iterator<Item = (&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::budget::SelectorOp;
+    use crate::model::budget::SelectorOp;
 
     fn l(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()

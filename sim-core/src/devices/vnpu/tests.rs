@@ -227,7 +227,7 @@ fn test_ascend_devices_add_resource() {
     let chips = [dev("device-1"), dev("device-2")];
     let charge = |u: &mut NpuUse, pod: u32, text: &str| {
         let t = decode_allocated(text, &chips).unwrap();
-        u.take(crate::ids::PodId(pod), t);
+        u.take(crate::model::ids::PodId(pod), t);
     };
     let view = |u: &NpuUse| u.uses.iter().map(|c| (c.used, c.memory, c.cores)).collect::<Vec<_>>();
     let mut u = NpuUse::new(2);
@@ -254,10 +254,10 @@ fn test_ascend_devices_add_resource() {
     // Giving back frees exactly what was taken.
     let mut u = NpuUse::new(2);
     charge(&mut u, 7, "device-1,Ascend910,8000,25:device-2,Ascend910,8000,25");
-    assert!(u.set_releasing(crate::ids::PodId(7), true));
+    assert!(u.set_releasing(crate::model::ids::PodId(7), true));
     assert_eq!(view(&u), [(0, 0, 0), (0, 0, 0)]);
-    assert!(u.set_releasing(crate::ids::PodId(7), false));
+    assert!(u.set_releasing(crate::model::ids::PodId(7), false));
     assert_eq!(view(&u), [(1, 8000, 25), (1, 8000, 25)]);
-    assert!(u.give_back(crate::ids::PodId(7)));
+    assert!(u.give_back(crate::model::ids::PodId(7)));
     assert_eq!(view(&u), [(0, 0, 0), (0, 0, 0)]);
 }

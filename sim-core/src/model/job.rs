@@ -5,13 +5,13 @@
 //! workload importers, the way the respective controllers would create the PodGroup
 //! and pods.
 
-use crate::ids::NodeId;
-use crate::ids::QueueId;
-use crate::resource::Resources;
-use crate::time::{SimDuration, SimTime};
+use crate::model::ids::NodeId;
+use crate::model::ids::QueueId;
+use crate::model::resource::Resources;
+use crate::util::time::{SimDuration, SimTime};
 use std::sync::Arc;
 
-pub use crate::ids::{JobId, PodId};
+pub use crate::model::ids::{JobId, PodId};
 
 /// A controller event a policy reacts to (`policies[].event`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,7 +117,7 @@ pub struct Policy {
     pub timeout: Option<SimDuration>,
 }
 
-pub use crate::topology::NetworkTopology;
+pub use crate::model::topology::NetworkTopology;
 
 /// A task (role) of a job: `replicas` identical pods.
 #[derive(Clone, Debug, PartialEq)]
@@ -254,7 +254,7 @@ pub struct PodHints {
     pub scoring: Option<TaskScoring>,
     /// cdp's cooldown (`volcano.sh/cooldown-time`, a label or annotation): the pod
     /// is no preemption or reclaim victim this long after it starts.
-    pub cooldown: Option<crate::time::SimDuration>,
+    pub cooldown: Option<crate::util::time::SimDuration>,
     /// The pods' labels, as their controller makes them (the template's, then the
     /// controller's own), sorted by key; `None` for jobs lahar builds itself
     /// (compact, trace, synthetic), whose pods carry the labels of Volcano's job
@@ -267,18 +267,18 @@ pub struct PodHints {
     /// What the pods ask of vGPU cards (`volcano.sh/vgpu-number` or
     /// `volcano.sh/vgpu-memory` in a container's limits), with the annotations
     /// that choose cards; boxed.
-    pub vgpu: Option<Box<crate::vgpu::VgpuAsk>>,
+    pub vgpu: Option<Box<crate::devices::vgpu::VgpuAsk>>,
     /// What the pods ask of Ascend chips (a chip type's count or memory
     /// resource in a container's limits, with `huawei.com/vnpu-mode`); boxed.
-    pub vnpu: Option<Box<crate::vnpu::NpuAsk>>,
+    pub vnpu: Option<Box<crate::devices::vnpu::NpuAsk>>,
     /// What the pods ask of NUMA placement (their QoS class, containers' CPU
     /// requests and `volcano.sh/numa-topology-policy`); boxed.
-    pub numa: Option<Box<crate::numa::NumaAsk>>,
+    pub numa: Option<Box<crate::devices::numa::NumaAsk>>,
     /// The host ports the pod's containers hold while it is on a node
     /// (predicates' NodePorts), in the order the manifest gives them.
     pub host_ports: Vec<HostPort>,
     /// Inter-pod affinity and anti-affinity (boxed; none for most pods).
-    pub affinity: Option<Box<crate::affinity::PodAffinity>>,
+    pub affinity: Option<Box<crate::model::affinity::PodAffinity>>,
     /// The template's `spec.schedulingGates` names, in the manifest's order (at
     /// most [`MAX_SCHEDULING_GATES`]): each pod made from it carries them until
     /// they are removed (`spec.timeline`'s `ungatePod`, `ungateJob`).
@@ -342,7 +342,7 @@ pub struct Toleration {
 
 impl Toleration {
     /// Whether this toleration tolerates `t` (Kubernetes' `ToleratesTaint`).
-    pub fn tolerates(&self, t: &crate::cluster::Taint) -> bool {
+    pub fn tolerates(&self, t: &crate::model::cluster::Taint) -> bool {
         (self.effect.is_empty() || self.effect == t.effect)
             && ((self.key.is_empty() && self.exists) || self.key == t.key)
             && (self.exists || self.value == t.value)
@@ -374,7 +374,7 @@ pub struct JobSpec {
     pub preemptable: Option<bool>,
     /// The PodGroup's disruption budget for tdm (`volcano.sh/jdb-min-available`,
     /// else `volcano.sh/jdb-max-unavailable`); `None` when neither is set.
-    pub disruption: Option<crate::budget::BudgetRule>,
+    pub disruption: Option<crate::model::budget::BudgetRule>,
     /// Tasks.
     pub tasks: Vec<TaskSpec>,
     /// Job-level policies.
@@ -411,7 +411,7 @@ pub struct JobSpec {
     pub network_topology: Option<NetworkTopology>,
     /// Sub-groups of its pods (Volcano's PodGroup `subGroupPolicy`, from a
     /// VolcanoJob task's `partitionPolicy`); `None` for most jobs. Boxed.
-    pub sub_groups: Option<Box<crate::subgroup::SubGroups>>,
+    pub sub_groups: Option<Box<crate::model::subgroup::SubGroups>>,
     /// Run time under ideal placement (work to do once the gang runs).
     pub duration: SimDuration,
     /// The user's run-time estimate, as a time limit gives it (SWF's requested
@@ -425,7 +425,7 @@ pub struct JobSpec {
     pub checkpoint_interval: Option<SimDuration>,
     /// Elastic: its speed follows its running workers, and resizing costs
     /// time (`None`: its speed is its placement's whatever its size).
-    pub elastic: Option<crate::elastic::Elastic>,
+    pub elastic: Option<crate::model::elastic::Elastic>,
     /// Graceful termination of evicted pods.
     pub termination_grace: SimDuration,
     /// User / tenant, for reports (shared).
@@ -435,19 +435,19 @@ pub struct JobSpec {
     pub task_topology: Option<Box<TaskTopology>>,
     /// Pods already running when the job arrives (a starting cluster state):
     /// (task index, replica index, node). They are not scheduling decisions.
-    pub initial: Vec<(usize, u32, crate::ids::NodeId)>,
+    pub initial: Vec<(usize, u32, crate::model::ids::NodeId)>,
     /// vGPU cards of initial pods, by their `volcano.sh/vgpu-ids-new` annotation:
     /// (task index, replica index, (card, MiB, cores) per card). A pod without an
     /// entry takes cards by the fit.
-    pub initial_vgpu: Vec<(usize, u32, crate::vgpu::CardTakes)>,
+    pub initial_vgpu: Vec<(usize, u32, crate::devices::vgpu::CardTakes)>,
     /// Ascend chips of initial pods, by their `hami.io/<commonWord>-devices-allocated`
     /// annotations: (task index, replica index, chips). A pod without an entry
     /// holds none (Volcano's cache counts none).
-    pub initial_vnpu: Vec<(usize, u32, crate::vnpu::NpuTakes)>,
+    pub initial_vnpu: Vec<(usize, u32, crate::devices::vnpu::NpuTakes)>,
     /// CPUs of initial pods on nodes with a NUMA topology, by the node's
     /// `podAllocations` (empty when it lists none): (task index, replica
     /// index, CPUs).
-    pub initial_numa: Vec<(usize, u32, crate::numa::CpuSet)>,
+    pub initial_numa: Vec<(usize, u32, crate::devices::numa::CpuSet)>,
     /// The user's own pod names, per task and replica, for pods read from Pod
     /// manifests; `None` when lahar names the pods (`<job>-<task>-<index>`, as
     /// Volcano's job controller does). Boxed: most jobs have none.
@@ -626,8 +626,8 @@ impl TaskSpec {
     /// True if `node` passes the task's label filters: every selector label
     /// matches and every `node_label_in` label is one of its values (the
     /// kubelet's `kubernetes.io/hostname`, the node's name, included).
-    pub fn labels_fit(&self, node: &crate::cluster::Node) -> bool {
-        let label = |k: &str| crate::affinity::node_label(node, k);
+    pub fn labels_fit(&self, node: &crate::model::cluster::Node) -> bool {
+        let label = |k: &str| crate::model::affinity::node_label(node, k);
         self.node_selector.iter().all(|(k, v)| label(k) == Some(v.as_str()))
             && self.node_label_in.iter().all(|(k, vs)| label(k).is_some_and(|v| vs.iter().any(|x| x == v)))
     }
@@ -654,7 +654,7 @@ impl TaskSpec {
     }
 
     /// Its pods' inter-pod affinity and anti-affinity, if they have any.
-    pub fn pod_affinity(&self) -> Option<&crate::affinity::PodAffinity> {
+    pub fn pod_affinity(&self) -> Option<&crate::model::affinity::PodAffinity> {
         self.hints.as_ref().and_then(|h| h.affinity.as_deref())
     }
 
@@ -696,7 +696,7 @@ impl Default for JobSpec {
     /// `..JobSpec::default()` and then [`JobSpec::finish`]; so do the job sources.
     fn default() -> Self {
         JobSpec {
-            namespace: crate::text::shared("default"),
+            namespace: crate::util::text::shared("default"),
             max_retry: 3,
             termination_grace: DEFAULT_TERMINATION_GRACE,
             ..JobSpec::empty()
@@ -707,7 +707,7 @@ impl Default for JobSpec {
 impl JobSpec {
     /// True if PodDisruptionBudget `budget` covers the pods of task `t` (of queue
     /// `queue`): same namespace, a selector that is not empty and matches their labels.
-    pub fn covered_by(&self, budget: &crate::budget::DisruptionBudget, t: usize, queue: &str) -> bool {
+    pub fn covered_by(&self, budget: &crate::model::budget::DisruptionBudget, t: usize, queue: &str) -> bool {
         *self.namespace == *budget.namespace
             && !budget.selector.is_empty()
             && budget.selector.matches(&self.pod_labels(t, queue))

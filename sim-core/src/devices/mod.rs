@@ -6,8 +6,12 @@
 //! goes is the [`ShareRule`] the scheduler chose (best fit unless a placement policy
 //! of the FGD paper says otherwise).
 
+pub mod numa;
+pub mod vgpu;
+pub mod vnpu;
+
 use crate::frag::{Free, Target, fgd_share};
-use crate::rng::StreamRng;
+use crate::util::rng::StreamRng;
 use rand::RngExt;
 
 /// Milli-GPU bound of one device.

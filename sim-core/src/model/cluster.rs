@@ -1,12 +1,12 @@
 //! The cluster: nodes with GPUs, CPU, memory, pod slots and labels; intra-node
 //! fabric and NICs; and the HyperNode topology above them.
 
-use crate::resource::{ResourceNames, Resources};
-use crate::store::IdVec;
-use crate::topology::Topology;
+use crate::model::resource::{ResourceNames, Resources};
+use crate::model::topology::Topology;
+use crate::util::store::IdVec;
 use std::collections::BTreeMap;
 
-pub use crate::ids::NodeId;
+pub use crate::model::ids::NodeId;
 
 /// How GPUs inside a node talk to each other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -87,13 +87,13 @@ pub struct Node {
     pub speed: f64,
     /// Cards Volcano's vGPU sharing sees (its `volcano.sh/node-vgpu-register`
     /// annotation); empty for most nodes.
-    pub vgpu: Vec<crate::vgpu::VgpuCard>,
+    pub vgpu: Vec<crate::devices::vgpu::VgpuCard>,
     /// Ascend chips Volcano's vNPU sharing sees, type by type (its
     /// `hami.io/node-register-<commonWord>` annotations); empty for most nodes.
-    pub vnpu: Vec<crate::vnpu::NodeChips>,
+    pub vnpu: Vec<crate::devices::vnpu::NodeChips>,
     /// The NUMA topology Volcano's numa-aware plugin sees (the node's
     /// `Numatopology`); `None` for most nodes.
-    pub numa: Option<std::sync::Arc<crate::numa::NodeNuma>>,
+    pub numa: Option<std::sync::Arc<crate::devices::numa::NodeNuma>>,
 }
 
 /// A node taint. `NoSchedule` and `NoExecute` keep pods that do not tolerate them

@@ -5,10 +5,10 @@
 //! the runs still active. The schedule itself was expanded into runs when the
 //! input was read (`Recurrence` on each run's spec).
 
-use crate::job::{Concurrency, Recurrence};
+use crate::model::job::{Concurrency, Recurrence};
 
-use crate::ids::JobId;
-use crate::time::SimTime;
+use crate::model::ids::JobId;
+use crate::util::time::SimTime;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -135,7 +135,7 @@ impl Recurring {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::SimDuration;
+    use crate::util::time::SimDuration;
 
     fn rec(policy: Concurrency, slot: u64, late_start: bool, deadline: Option<u64>) -> Recurrence {
         Recurrence {

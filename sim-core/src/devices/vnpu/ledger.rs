@@ -2,7 +2,7 @@
 //! charges them (`AscendDevices.Allocate` and its `addResource`).
 
 use super::{Ask, Chip, ChipType, ChipUse, NpuPolicy, Refusal, Written, order, select_in};
-use crate::ids::PodId;
+use crate::model::ids::PodId;
 use std::sync::Arc;
 
 /// A node's chips of one type (one `hami.io/node-register-<commonWord>`).

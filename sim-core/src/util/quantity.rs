@@ -34,7 +34,7 @@ fn unit_hint(s: &str) -> String {
 /// (cpu, GPUs); `scale = 1` gives plain units (bytes of memory, pod counts).
 ///
 /// ```
-/// use lahar_core::quantity::parse_quantity;
+/// use lahar_core::util::quantity::parse_quantity;
 /// assert_eq!(parse_quantity("500m", 1000).unwrap(), 500);
 /// assert_eq!(parse_quantity("4Gi", 1).unwrap(), 4 << 30);
 /// assert_eq!(parse_quantity("1.5", 1000).unwrap(), 1500);

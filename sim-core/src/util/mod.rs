@@ -1,0 +1,13 @@
+//! Tools every part of the model uses and none of it owns: integer time
+//! (`time`), seeded random streams (`rng`), Kubernetes quantities (`quantity`),
+//! typed stores (`store`), text and file helpers, Go's sort, located
+//! diagnostics. Leaves: they import nothing above them.
+
+pub mod diag;
+pub mod files;
+pub mod gosort;
+pub mod quantity;
+pub mod rng;
+pub mod store;
+pub mod text;
+pub mod time;
