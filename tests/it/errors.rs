@@ -430,3 +430,23 @@ fn a_size_in_a_unit_kubernetes_does_not_spell_names_the_spellings() {
     assert!(e.contains("spec.workload[0].jobs[0].tasks[0].resources.memory: bad quantity `80GB`"), "{e}");
     assert!(e.contains("(did you mean `80G` or `80Gi`?)"), "{e}");
 }
+
+/// A file the scenario names is printed as a clean path: `--conf` given from
+/// another folder is recorded relative to the scenario's folder
+/// (`sub/../conf/bad.conf`), and its error names `conf/bad.conf`, not the
+/// folder-and-back path the scenario's folder joined to it.
+#[test]
+fn paths_in_messages_are_clean() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("sub")).unwrap();
+    std::fs::create_dir_all(d.path().join("conf")).unwrap();
+    std::fs::write(d.path().join("sub/s.yaml"), job("{name: a, duration: 1h, tasks: [{name: w, replicas: 1}]}"))
+        .unwrap();
+    std::fs::write(d.path().join("conf/bad.conf"), "actions: \"allocate, nosuch\"\n").unwrap();
+    let out =
+        lahar().current_dir(d.path()).args(["validate", "sub/s.yaml", "--conf", "conf/bad.conf"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("error: conf/bad.conf:1:10: actions: unknown action `nosuch`"), "{err}");
+    assert!(!err.contains(".."), "a `..` left in a printed path:\n{err}");
+}

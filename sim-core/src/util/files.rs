@@ -123,6 +123,32 @@ pub fn component(name: &str) -> Result<(), String> {
     }
 }
 
+/// `rel` in the folder `base`, written without `.` and without a `..` that only
+/// undoes the folder before it (`examples/../../tmp/a.conf` is `../tmp/a.conf`):
+/// the path users read in messages and opened. Lexical, as Go's `filepath.Join`:
+/// a `..` after a symbolic link goes to the folder holding the link, as the
+/// shell's `cd` does. An absolute `rel` is itself, cleaned the same way.
+pub fn join(base: &Path, rel: impl AsRef<Path>) -> PathBuf {
+    use std::path::Component;
+    let joined = base.join(rel);
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            // `/..` is `/`.
+            Component::ParentDir if matches!(out.last(), Some(Component::RootDir)) => {}
+            c => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().map(|c| c.as_os_str()).collect()
+}
+
 /// `path` written relative to the folder `base` (both taken from the current
 /// directory when relative; no link is followed): `a/b/c.conf` from `a/d` is
 /// `../b/c.conf`. Absolute when they share nothing (another drive).
@@ -258,6 +284,18 @@ pub fn write_atomic(to: &Path, bytes: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn joined_paths_are_clean() {
+        let j = |b: &str, r: &str| join(Path::new(b), r).display().to_string();
+        assert_eq!(j("examples", "../../../tmp/toy.conf"), "../../tmp/toy.conf");
+        assert_eq!(j("examples/manifests", "./jobs/../queues.yaml"), "examples/manifests/queues.yaml");
+        assert_eq!(j("", "a.yaml"), "a.yaml");
+        assert_eq!(j("a", ".."), ".");
+        assert_eq!(j("a", "/tmp/../etc/x"), "/etc/x");
+        assert_eq!(j("/", "../x"), "/x");
+        assert_eq!(j("../a", "../../b"), "../../b");
+    }
 
     #[test]
     fn a_directory_is_named() {

@@ -162,7 +162,7 @@ fn node_list(v: &mut V<'_>, list: &Spanned<RawNodeList>, base: &Path) -> Vec<(No
         Some(p) => v.count(p, &format!("{path}.pods"), 1).unwrap_or(110),
         None => 110,
     };
-    let file = base.join(&l.path.value);
+    let file = lahar_core::util::files::join(base, &l.path.value);
     // Strict: a machine list is the cluster, so a bad row is an error, not a skip.
     let read = match lahar_traces::openb::read_nodes(&file, true) {
         Ok(r) => r,

@@ -89,7 +89,7 @@ pub(super) fn comm_settings(v: &mut V<'_>, raw: Option<&Spanned<RawComm>>, base:
         let value = match &c.value {
             RawConstants::Inline(v) => Some(v.clone()),
             RawConstants::Path(p) => {
-                let file = base.join(p);
+                let file = lahar_core::util::files::join(base, p);
                 match lahar_core::util::files::read_to_string(&file) {
                     Ok(text) => {
                         match serde_saphyr::from_str_with_options::<Value>(

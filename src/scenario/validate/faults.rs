@@ -271,7 +271,7 @@ fn rule(v: &mut V<'_>, draft: &mut Draft, r: &Spanned<RawFaultRule>, path: &str,
 pub const TRACE_COLUMNS: [&str; 6] = ["time", "target", "duration", "kind", "gpus", "deadline"];
 
 fn trace(v: &mut V<'_>, draft: &mut Draft, t: &Spanned<String>, nodes: &[Node], base: &Path) {
-    let path = base.join(&t.value);
+    let path = lahar_core::util::files::join(base, &t.value);
     let file = path.display().to_string();
     let mut errs: Vec<Diagnostic> = Vec::new();
     let mut err = |line: u64, column: &str, message: String| {

@@ -507,7 +507,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
             }
         }
         if let Some(d) = &o.dir {
-            output_dir = base.join(d);
+            output_dir = lahar_core::util::files::join(base, d);
         }
     }
     if !v.errors.is_empty() {
@@ -636,7 +636,7 @@ fn trace(
             );
         }
     }
-    let file = base.join(&t.path.value);
+    let file = lahar_core::util::files::join(base, &t.path.value);
     // Checked up front: a missing trace is reported with every other problem.
     if let Err(source) = lahar_core::util::files::open(&file) {
         let e = lahar_traces::ImportError::Io { path: file, source };

@@ -111,7 +111,7 @@ pub(super) fn placement(
         unused(v, t.memory_per_gpu.as_ref().map(at), &format!("{tpath}.memoryPerGpu"));
         unused(v, t.time_scale.as_ref().map(at), &format!("{tpath}.timeScale"));
         unused(v, t.processors_per_pod.as_ref().map(at), &format!("{tpath}.processorsPerPod"));
-        let file = base.join(&t.path.value);
+        let file = lahar_core::util::files::join(base, &t.path.value);
         match lahar_traces::openb::read_pods(&file, t.strict.unwrap_or(false)) {
             Ok(list) => {
                 let skipped: u64 = list.skipped.values().sum();

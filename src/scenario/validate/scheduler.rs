@@ -85,7 +85,7 @@ pub(super) fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: 
             SchedulerChoice::Baseline(b.value.clone())
         }
         (None, Some(c), None) => {
-            let p = base.join(&c.value);
+            let p = lahar_core::util::files::join(base, &c.value);
             match lahar_core::util::files::read_to_string(&p) {
                 Ok(text) => volcano_conf(v, &text, Some(&p.display().to_string()), None, "spec.scheduler.conf"),
                 Err(e) => {
@@ -186,7 +186,9 @@ pub(super) fn conf_text(choice: &SchedulerChoice, s: Option<&Spanned<RawSchedule
     match choice {
         SchedulerChoice::Baseline(_) => None,
         SchedulerChoice::Volcano(_) => match s.map(|s| (&s.value.conf, &s.value.inline)) {
-            Some((Some(c), _)) => lahar_core::util::files::read_to_string(&base.join(&c.value)).ok(),
+            Some((Some(c), _)) => {
+                lahar_core::util::files::read_to_string(&lahar_core::util::files::join(base, &c.value)).ok()
+            }
             Some((None, Some(t))) => Some(t.value.clone()),
             _ => Some(lahar_policies::volcano::conf::DEFAULT_CONF.to_string()),
         },

@@ -52,7 +52,7 @@ pub(super) fn read(v: &mut V<'_>, spec: &RawSpec, base: &Path) -> Option<Parts> 
         }
     };
     report(v, errs);
-    let file = base.join(&p.value).display().to_string();
+    let file = lahar_core::util::files::join(base, &p.value).display().to_string();
     if !s.skipped.is_empty() {
         let n: usize = s.skipped.values().sum();
         let kinds: Vec<String> = s.skipped.iter().map(|(k, c)| format!("{c} {k}")).collect();

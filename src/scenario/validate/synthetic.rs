@@ -110,7 +110,7 @@ fn empirical_durations(
         );
         return None;
     };
-    let file = base.join(&e.trace.value);
+    let file = lahar_core::util::files::join(base, &e.trace.value);
     let key = (file.clone(), format.name());
     if let Some(d) = cache.get(&key) {
         return Some(d.clone());

@@ -55,7 +55,7 @@ pub(crate) use lahar_core::util::diag::Diagnostic;
 /// `base` into the matching files, sorted by name. A pattern that matches nothing
 /// is an error, as is a plain path that does not exist.
 pub fn expand(base: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
-    let full = base.join(pattern);
+    let full = lahar_core::util::files::join(base, pattern);
     let Some(last) = full.file_name().map(|s| s.to_string_lossy().into_owned()) else {
         return Err(format!("`{pattern}` does not name a file"));
     };
