@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use lahar_core::model::job::{DEFAULT_TERMINATION_GRACE, JobSpec, Policy, PolicyAction, PolicyEvent, TaskSpec};
+use lahar_core::model::job::{JobSpec, Policy, PolicyAction, PolicyEvent, TaskSpec};
 use lahar_core::model::queue::QueueId;
 use lahar_core::model::resource::Resources;
 use lahar_core::util::time::{SimDuration, SimTime};
@@ -220,37 +220,14 @@ fn arb_job(i: usize) -> impl Strategy<Value = JobSpec> {
                 priority,
                 submit: SimTime(submit),
                 min_available: 1 + (submit as u32 % pods),
-                preemptable: None,
-                disruption: None,
                 tasks,
-                policies: vec![],
                 max_retry: retry,
-                min_success: None,
-                orphan: false,
-                sla_waiting: None,
-                pods_once_admitted: false,
-                batch: None,
-                min_resources: Resources::ZERO,
-                network_topology: None,
-                sub_groups: None,
                 duration: SimDuration(duration),
-                estimate: None,
                 checkpoint_interval: ckpt.map(SimDuration),
-                elastic: None,
-                termination_grace: DEFAULT_TERMINATION_GRACE,
                 user: user.into(),
-                task_topology: None,
-                initial: Vec::new(),
-                initial_vgpu: Vec::new(),
-                initial_vnpu: Vec::new(),
-                initial_numa: Vec::new(),
-                pod_names: None,
-                roles: None,
-                start_phase: None,
-                recurrence: None,
-                flow: None,
+                ..JobSpec::default()
             };
-            job.min_resources = job.compute_min_resources();
+            job.finish();
             job
         })
 }

@@ -107,7 +107,7 @@ pub fn gang(
     queue: u32,
     tasks: &[Task<'_>],
 ) -> lahar_core::model::job::JobSpec {
-    use lahar_core::model::job::{DEFAULT_TERMINATION_GRACE, JobSpec, TaskSpec};
+    use lahar_core::model::job::{JobSpec, TaskSpec};
     use lahar_core::model::resource::Resources;
     use lahar_core::util::time::{SimDuration, SimTime};
     let tasks: Vec<TaskSpec> = tasks
@@ -135,42 +135,14 @@ pub fn gang(
         .collect();
     let mut job = JobSpec {
         name: name.into(),
-        namespace: "default".into(),
         kind: kind.into(),
         queue: lahar_core::model::queue::QueueId(queue),
-        priority_class: None,
-        priority: 0,
         submit: SimTime(submit_s * 1_000_000),
         min_available: tasks.iter().map(|t| t.replicas).sum(),
-        preemptable: None,
-        disruption: None,
         tasks,
-        policies: vec![],
-        max_retry: 3,
-        min_success: None,
-        orphan: false,
-        sla_waiting: None,
-        pods_once_admitted: false,
-        batch: None,
-        min_resources: Resources::ZERO,
-        network_topology: None,
-        sub_groups: None,
         duration: SimDuration::from_secs(duration_s),
-        estimate: None,
-        checkpoint_interval: None,
-        elastic: None,
-        termination_grace: DEFAULT_TERMINATION_GRACE,
         user: user.into(),
-        task_topology: None,
-        initial: Vec::new(),
-        initial_vgpu: Vec::new(),
-        initial_vnpu: Vec::new(),
-        initial_numa: Vec::new(),
-        pod_names: None,
-        roles: None,
-        start_phase: None,
-        recurrence: None,
-        flow: None,
+        ..JobSpec::default()
     };
     // Written out rather than computed: every task is required, so minResources is
     // the sum of all pods' requests.
