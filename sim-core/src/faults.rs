@@ -3,8 +3,9 @@
 //! A plan has random rules and listed outages. A rule draws, for each node
 //! (or, for switches, each HyperNode of a tier) it covers, the time to its next
 //! failure and the time to repair it from its own named RNG stream
-//! (`faults/<rule>`, index = the unit), so adding a rule or a node never moves
-//! another unit's draws and a scenario without faults draws nothing. A listed
+//! (`faults/<rule>`, index = the unit's node or HyperNode number), so adding a
+//! rule never moves another rule's draws, nor does a node added after the last
+//! one; a scenario without faults draws nothing. A listed
 //! outage (from a failure trace) happens at its time for its duration. The
 //! engine applies both: `crate::engine` kills the pods on what failed and
 //! gives the capacity back at repair.

@@ -14,9 +14,10 @@
 //!   point clock exists.
 //! - **Events** are ordered by `(time, sequence)`; ties pop in scheduling order
 //!   ([`event::EventQueue`]).
-//! - **Gangs** are placed whole: a policy allocates a job's pods in one
-//!   [`session::Statement`] and commits it only when `minAvailable` pods are placed;
-//!   otherwise it discards it and nothing of it remains.
+//! - **Gangs**: a gang policy allocates a job's pods in one [`session::Statement`]
+//!   and commits it only when `minAvailable` pods are placed, else discards it and
+//!   nothing of it remains. The session does not enforce it: `kube-default` and
+//!   Volcano's backfill bind pods one at a time (`Session::allocate_now`).
 //! - **Resources** are integer vectors in Volcano's units ([`model::resource::Resources`]);
 //!   every pod takes one `pods` slot.
 //! - **Randomness** comes only from [`util::rng::RngStreams`]: named, seeded, portable streams.

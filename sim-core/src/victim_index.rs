@@ -7,7 +7,8 @@
 //! every session, was most of a contended run (docs/PERFORMANCE.md § Preemption
 //! at scale). The index keeps, per distinct set of allowed groups, a
 //! [`NodeIndex`] over that bound, so the nodes that pass are listed in node order
-//! at O(log n) each, without visiting the others.
+//! by a descent that skips every subtree whose bound cannot cover the pod
+//! (about O(log n) a node; more when per-dimension maxima mislead).
 //!
 //! The trees are caches of the World's state, brought up to date lazily: the
 //! World logs every node whose future-idle room or victim sums change

@@ -149,7 +149,7 @@ pub struct Scenario {
     /// A baseline's options (`spec.scheduler.runTime`).
     pub baseline_options: lahar_policies::baselines::BaselineOptions,
     /// All jobs of all sources, ordered by (submit time, source, position in
-    /// source): made again for each pass, never held whole.
+    /// source): made again for each pass (see [`Workload`]).
     pub workload: Workload,
     /// Communication model settings (`spec.comm`).
     pub comm: CommSettings,

@@ -1,9 +1,9 @@
 //! A scenario's jobs as a stream in submit order, not a list: each source keeps
 //! how to make its jobs (a synthetic spec and the seed, a trace file and its
 //! order, a list of jobs given whole), and every pass over the workload — the
-//! validation at load, `--explain`'s name lookup, the run itself — makes them
-//! again one at a time and merges the sources by (submit time, source, position).
-//! A million-job scenario is never held whole: the run holds the jobs alive.
+//! validation at load, the run itself — makes them again one at a time and merges
+//! the sources by (submit time, source, position). The run holds only the jobs
+//! alive; `--explain`'s name lookup alone lists them all once, before the run.
 
 use super::validate::Profile;
 use lahar_core::arrivals::{Arrival, Source};

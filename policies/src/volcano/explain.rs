@@ -1,7 +1,7 @@
-//! `--explain` rows for the Volcano actions. Every function here is called only for
-//! a watched pod (`ssn.explaining(pod)`), reads the session without changing it and
-//! never draws from the session's random stream, so explaining cannot change a
-//! decision.
+//! `--explain` rows for the Volcano actions. Some functions here are called for
+//! every job or pod and write rows only for watched ones (`Session::explain` and
+//! `explained_pods` filter); none changes what a decision reads or draws from the
+//! session's random stream, so explaining cannot change a decision.
 
 use super::framework::Framework;
 use lahar_core::explain::{GPU_DEVICES_FULL, insufficient};

@@ -4,7 +4,9 @@ use crate::model::resource::ResourceList;
 
 pub use crate::model::ids::QueueId;
 
-/// Queue state (`status.state`). Only Open queues admit and allocate.
+/// Queue state (`status.state`). Proportion's and capacity's votes refuse
+/// admission and allocation to a queue that is not Open, as Volcano's do; other
+/// confs and the baselines ignore it (docs/volcano.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum QueueState {
     /// Accepting and scheduling jobs.

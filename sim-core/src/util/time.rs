@@ -1,6 +1,8 @@
 //! Simulated time: integer microseconds, and the strict duration syntax of scenarios.
 //!
-//! Time never goes through floating point inside the simulator. Outputs render
+//! The clock and every event time are integer microseconds. Durations drawn from
+//! a distribution or priced from a model are computed in `f64` and rounded once
+//! to the microsecond, where they are made. Outputs render
 //! seconds with [`SimTime::secs_string`], which is exact (no rounding).
 
 use std::fmt;

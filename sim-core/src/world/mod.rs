@@ -1291,8 +1291,11 @@ impl World {
         v
     }
 
-    /// Checks every aggregate against a recomputation from pods; returns the first
-    /// inconsistency. The engine runs it after every instant in debug builds and
+    /// Checks the World's main aggregates against a recomputation from pods (node,
+    /// HyperNode and cluster usage, victim sums, queue sums, pending-job sets and
+    /// groups, the free-resource index, GPU device counts); returns the first
+    /// inconsistency. Releasing and pipelined sums, HyperNode future deltas and the
+    /// vGPU/vNPU/NUMA/GPU-memory books are not rechecked. The engine runs it after every instant in debug builds and
     /// when [`crate::engine::EngineConfig::check_invariants`] is on.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut used = vec![Resources::ZERO; self.nodes.len()];

@@ -170,8 +170,8 @@ pub(crate) fn allocate_tasks(
 /// True if some pending pod of job `j` (facts `f`) that requests resources fits
 /// some node's future-idle resources: a job none of whose pending pods does can
 /// only fail its step, which changes nothing. Outside exhaustive mode the facts
-/// say which task to ask about when only one has such pods (an O(1) index query
-/// per pod shape, not the job's spec and counts).
+/// say which task to ask about when only one has such pods (one free-resource
+/// index query per pod shape, cached in `Reach`, not the job's spec and counts).
 fn any_fits(ssn: &Session<'_>, reach: &mut Reach, j: JobId, f: &ReachFacts) -> bool {
     if !ssn.is_exhaustive() && f.pending_tasks <= 1 {
         return f.pending_tasks == 1 && reach.fits_somewhere(ssn, f.shape);
