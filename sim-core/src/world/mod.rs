@@ -1292,17 +1292,35 @@ impl World {
     }
 
     /// Checks the World's main aggregates against a recomputation from pods (node,
-    /// HyperNode and cluster usage, victim sums, queue sums, pending-job sets and
+    /// HyperNode and cluster usage, each node's releasing and pipelined sums and
+    /// its list of holding pods, victim sums, queue sums, pending-job sets and
     /// groups, the free-resource index, GPU device counts); returns the first
-    /// inconsistency. Releasing and pipelined sums, HyperNode future deltas and the
-    /// vGPU/vNPU/NUMA/GPU-memory books are not rechecked. The engine runs it after every instant in debug builds and
-    /// when [`crate::engine::EngineConfig::check_invariants`] is on.
+    /// inconsistency. HyperNode future deltas and the vGPU/vNPU/NUMA/GPU-memory
+    /// books are not rechecked. The engine runs it after every instant in debug
+    /// builds and when [`crate::engine::EngineConfig::check_invariants`] is on.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut used = vec![Resources::ZERO; self.nodes.len()];
-        for p in self.pods.iter() {
+        let mut releasing = vec![Resources::ZERO; self.nodes.len()];
+        let mut pipelined = vec![Resources::ZERO; self.nodes.len()];
+        let mut held: Vec<Vec<PodId>> = vec![Vec::new(); self.nodes.len()];
+        for (id, p) in self.pods.iter_ids() {
             if matches!(p.status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing) {
                 let n = p.node.ok_or("holding pod without node")?;
                 used[n.0 as usize] += p.req;
+                held[n.0 as usize].push(id);
+            }
+            match (p.status, p.node) {
+                (PodStatus::Releasing, Some(n)) => releasing[n.0 as usize] += p.req,
+                (PodStatus::Pipelined, Some(n)) => pipelined[n.0 as usize] += p.req,
+                _ => {}
+            }
+        }
+        for (i, ns) in self.nodes.iter().enumerate() {
+            if ns.releasing != releasing[i] || ns.pipelined != pipelined[i] {
+                return Err(format!("node {i}: releasing or pipelined resources out of date"));
+            }
+            if ns.pods != held[i] {
+                return Err(format!("node {i}: its list of holding pods out of date"));
             }
         }
         let ahead = self.nodes.iter().filter(|s| !s.releasing.is_zero() || !s.pipelined.is_zero()).count();
