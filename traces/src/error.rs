@@ -90,11 +90,10 @@ pub struct Location {
     pub row: u64,
 }
 
-/// Why an import failed.
+/// Why an import failed. It prints as its [`ImportError::diagnostic`].
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     /// The file could not be opened or read.
-    #[error("{}: {source}", path.display())]
     Io {
         /// File.
         path: PathBuf,
@@ -104,7 +103,6 @@ pub enum ImportError {
     },
     /// A bad row, in strict mode (or a syntax error that makes the rest of the
     /// file unreadable, in any mode).
-    #[error("{}: line {}, row {}: {reason}: {message}", path.display(), at.line, at.row)]
     Row {
         /// File.
         path: PathBuf,
@@ -117,7 +115,6 @@ pub enum ImportError {
     },
     /// The file as a whole is unusable (a required column is missing, the JSON is
     /// not an array...).
-    #[error("{}: {message}", path.display())]
     File {
         /// File.
         path: PathBuf,
@@ -125,7 +122,6 @@ pub enum ImportError {
         message: String,
     },
     /// The consumer of [`stream`](crate::stream) refused a job.
-    #[error("{}: {source}", path.display())]
     Sink {
         /// File being imported.
         path: PathBuf,
@@ -135,10 +131,17 @@ pub enum ImportError {
     },
 }
 
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.diagnostic().fmt(f)
+    }
+}
+
 impl ImportError {
     /// The error as the located problem every input reader reports
     /// ([`Diagnostic`]): the file, the row as its field path (`line L, row R`; a
-    /// CSV's column is not known), the reason and message. Prints as the error does.
+    /// CSV's column is not known), the reason and message. The error's own
+    /// message is this.
     pub fn diagnostic(&self) -> Diagnostic {
         let file = match self {
             ImportError::Io { path, .. }
