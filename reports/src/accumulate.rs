@@ -46,6 +46,7 @@ struct Scope {
     running_gpu_us: u128,
     gang_wait_milli_us: u128,
     slo_misses: usize,
+    deadline_misses: usize,
     /// One value per job, in seconds or as a ratio: JCT, wait, slowdown, ρ, gang wait.
     jct: Vec<f64>,
     wait: Vec<f64>,
@@ -396,6 +397,9 @@ impl RunMetrics {
             }
             _ => None,
         };
+        // Ended with a deadline, and not Completed within it (a job still active
+        // has not missed it: lahar fails every job at its deadline).
+        let missed = f.deadline.is_some_and(|d| f.end.is_some_and(|e| !f.completed || e - f.submit > d));
         let slo = (f.ideal > 0).then(|| (at.max(f.submit) - f.submit) as f64 / f.ideal as f64);
         let gang_wait = match (f.first_start, live.first_pod) {
             (Some(s), Some(p)) => Some(s.saturating_sub(p)),
@@ -434,6 +438,7 @@ impl RunMetrics {
             sc.running_gpu_us += f.running_gpu_us as u128;
             sc.gang_wait_milli_us += live.gang_wait_milli_us;
             sc.slo_misses += usize::from(slo.is_some_and(|x| x > self.slo_slowdown));
+            sc.deadline_misses += usize::from(missed);
         }
     }
 
@@ -533,7 +538,7 @@ impl RunMetrics {
                 gang_wait_s: Dist::of(sc.gang_wait),
                 gang_wait_gpu_hours: sc.gang_wait_milli_us as f64 / 1000.0 / 3.6e9,
                 slo_misses: sc.slo_misses,
-                deadline_misses: 0,
+                deadline_misses: sc.deadline_misses,
             }
         };
         let all = scope(nq);
@@ -579,7 +584,7 @@ impl RunMetrics {
             gang_wait_gpu_hours: all.gang_wait_gpu_hours,
             slo_slowdown: self.slo_slowdown,
             slo_misses: all.slo_misses,
-            deadline_misses: 0,
+            deadline_misses: all.deadline_misses,
             events: 0,
             sessions: 0,
             queues,
@@ -657,6 +662,7 @@ mod timeline_tests {
             lost_gpu_us: 0,
             comm_gpu_us: 0,
             running_gpu_us: 0,
+            deadline: None,
         };
         let pod = |job, req, start, end| PodFact { job, node: 0, req, start, end };
         let f = Facts {

@@ -48,6 +48,8 @@ pub struct JobRow {
     pub lost_gpu_s: f64,
     /// Job kind.
     pub kind: String,
+    /// How long after its submission it may be active (µs), if it has a deadline.
+    pub deadline: Option<u64>,
 }
 
 /// Builds jobs.csv rows of a finished run, in job id order (= submission order).
@@ -87,6 +89,7 @@ pub fn job_row(world: &World, j: &Job, cut_short_at: Option<u64>) -> JobRow {
         retries: j.retries,
         lost_gpu_s: j.progress.lost_gpu_us as f64 / MICROS_PER_SEC as f64,
         kind: s.kind.to_string(),
+        deadline: s.deadline.map(|d| d.micros()),
     }
 }
 
@@ -146,6 +149,7 @@ mod tests {
                 comm_gpu_us: 20_000_000,
                 // Progressing from its gang's start at 40 s: 4 GPUs × 60 s.
                 running_gpu_us: 240_000_000,
+                deadline: None,
             }],
             pods: vec![
                 PodFact { job: 0, node: 0, req: 0, start: 10_000_000, end: 100_000_000 },

@@ -19,7 +19,7 @@ const fn c(name: &'static str, unit: &'static str, doc: &'static str) -> Column 
 }
 
 /// jobs.csv: one row per submitted job.
-pub const JOBS: [Column; 18] = [
+pub const JOBS: [Column; 19] = [
     c("job", "", "job name"),
     c("queue", "", "queue name"),
     c("priority", "", "job priority"),
@@ -38,6 +38,7 @@ pub const JOBS: [Column; 18] = [
     c("retries", "count", "restarts by its lifecycle policies"),
     c("lost_gpu_s", "GPU·s", "work lost at stops × its GPUs"),
     c("kind", "", "what the job came from"),
+    c("deadline_s", "s", "how long after submit_s it may be active, if it has a deadline"),
 ];
 
 /// pods.csv: one row per pod placement interval.

@@ -192,6 +192,9 @@ impl RunWriter {
         }
         push_fixed(&mut f[const { j("lost_gpu_s") }], r.lost_gpu_s, 3);
         f[const { j("kind") }].push_str(&r.kind);
+        if let Some(d) = r.deadline {
+            push_secs(&mut f[const { j("deadline_s") }], d);
+        }
         let res = self.jobs.write_record(&self.job_row.0);
         self.keep(res);
     }

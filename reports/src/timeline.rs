@@ -55,6 +55,8 @@ pub struct JobFact {
     pub comm_gpu_us: u64,
     /// Held while progressing (GPU·µs): work, exposed communication, pauses.
     pub running_gpu_us: u64,
+    /// How long after its submission it may be active (µs), if it has a deadline.
+    pub deadline: Option<u64>,
 }
 
 impl JobFact {
@@ -74,6 +76,7 @@ impl JobFact {
             lost_gpu_us: u64::try_from(j.progress.lost_gpu_us).unwrap_or(u64::MAX),
             comm_gpu_us: u64::try_from(j.progress.comm_gpu_us).unwrap_or(u64::MAX),
             running_gpu_us: u64::try_from(j.progress.running_gpu_us).unwrap_or(u64::MAX),
+            deadline: s.deadline.map(|d| d.micros()),
         }
     }
 }

@@ -35,6 +35,8 @@ pub enum EndReason {
     Exited,
     /// Its node was deleted (`removeNodes`): the pod garbage collector deleted it.
     NodeDeleted,
+    /// Deleted when its job passed its deadline (`activeDeadlineSeconds`).
+    Deadline,
     /// Still running when the run stopped.
     Running,
 }
@@ -52,6 +54,7 @@ impl EndReason {
             EndReason::Failed => "failed",
             EndReason::Exited => "exited",
             EndReason::NodeDeleted => "node-deleted",
+            EndReason::Deadline => "deadline",
             EndReason::Running => "running",
         }
     }

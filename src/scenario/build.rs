@@ -255,7 +255,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     }
     if let (n, Some(first)) = no_estimate {
         let message = format!(
-            "{n} job{} no run-time estimate (SWF field 9, `lahar.io/estimate`, `estimate`, `estimateFactor`), the first `{first}`: `runTime: estimate` plans {} with {} actual run time",
+            "{n} job{} no run-time estimate (SWF field 9, `lahar.io/estimate`, a Job's `activeDeadlineSeconds`, `estimate`, `estimateFactor`), the first `{first}`: `runTime: estimate` plans {} with {} actual run time",
             if n == 1 { " has" } else { "s have" },
             if n == 1 { "it" } else { "them" },
             if n == 1 { "its" } else { "their" },

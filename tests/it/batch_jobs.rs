@@ -94,6 +94,65 @@ fn backoff_limit_fails_the_job() {
     assert_eq!((jobs[0][7].as_str(), jobs[0][6].as_str()), ("Completed", "6000"), "{jobs:?}");
 }
 
+/// `activeDeadlineSeconds` counts from the Job's creation (Kubernetes' Job
+/// controller, `pastActiveDeadline`). On one 1-CPU node: `slow` (1 h of work,
+/// deadline 30 min) runs from 0 and fails at 1,800 s, its pod deleted (`deadline`)
+/// and gone after its 30 s grace; `waiting` (created at 1 s, deadline 15 min)
+/// never gets the CPU and fails at 901 s without a pod; `quick` (created at 2 s,
+/// deadline 3 h) starts at 1,830 s and completes at 5,430 s, within its deadline.
+/// Two deadline misses; `deadline_s` in jobs.csv.
+#[test]
+fn active_deadline_fails_the_job_at_its_deadline() {
+    let objects = [
+        job("slow", "  activeDeadlineSeconds: 1800\n", ""),
+        job("waiting", "  activeDeadlineSeconds: 900\n", ", lahar.io/submit-at: 1s"),
+        job("quick", "  activeDeadlineSeconds: 10800\n", ", lahar.io/submit-at: 2s"),
+    ]
+    .join("---\n");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.yaml"), objects).unwrap();
+    let text = scenario(
+        "    nodeGroups:\n      - {name: n, count: 1, cpu: 1, memory: 64Gi}",
+        "  workload:\n    - manifests: m.yaml\n",
+    );
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let out = dir.path().join("o");
+    lahar().arg("run").arg("-q").arg(dir.path().join("s.yaml")).arg("--out").arg(&out).assert().success();
+    let csv = |f: &str| std::fs::read_to_string(out.join(f)).unwrap();
+    let jobs = csv("jobs.csv");
+    let col = |row: &str, name: &str| {
+        let header: Vec<&str> = jobs.lines().next().unwrap().split(',').collect();
+        let i = header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("{name}"));
+        row.split(',').nth(i).unwrap().to_string()
+    };
+    let facts: Vec<[String; 5]> = jobs
+        .lines()
+        .skip(1)
+        .map(|r| [col(r, "job"), col(r, "start_s"), col(r, "end_s"), col(r, "state"), col(r, "deadline_s")])
+        .collect();
+    let want = [
+        ["waiting", "", "901", "Failed", "900"],
+        ["slow", "0", "1800", "Failed", "1800"],
+        ["quick", "1830", "5430", "Completed", "10800"],
+    ];
+    assert_eq!(facts, want.map(|r| r.map(str::to_string)), "{jobs}");
+    let pods = csv("pods.csv");
+    let ends: Vec<(&str, &str, &str)> = pods
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0], f[7], f[8])
+        })
+        .collect();
+    assert_eq!(ends, [("slow", "1800", "deadline"), ("quick", "5430", "completed")], "{pods}");
+    let summary: serde_json::Value = serde_json::from_str(&csv("summary.json")).unwrap();
+    assert_eq!(summary["metrics"]["deadline_misses"], 2, "{summary}");
+    // Without deadlines nothing fails: `slow` completes at 3,600 s.
+    let (_, _, jobs, _) = run(1, 1, &job("slow", "", ""), "");
+    assert_eq!((jobs[0][6].as_str(), jobs[0][7].as_str()), ("3600", "Completed"), "{jobs:?}");
+}
+
 /// Jobs for another scheduler and suspended Jobs are left out with a warning;
 /// fields lahar does not model, unknown fields and bad values are refused at
 /// their place.
@@ -107,10 +166,7 @@ fn jobs_lahar_cannot_simulate_are_named() {
     assert!(stderr.contains("Job (batch/v1) of schedulerName `default-scheduler`"), "{stderr}");
     assert!(stderr.contains("Job (batch/v1), suspended"), "{stderr}");
     let cases = [
-        (
-            "  activeDeadlineSeconds: 60\n",
-            "spec.activeDeadlineSeconds: `activeDeadlineSeconds` kills the Job at a deadline",
-        ),
+        ("  activeDeadlineSeconds: -1\n", "spec.activeDeadlineSeconds: must be an integer ≥ 0, got -1"),
         ("  podFailurePolicy: {rules: []}\n", "spec.podFailurePolicy: `podFailurePolicy` decides"),
         ("  completionMode: Sometimes\n", "spec.completionMode: expected `NonIndexed` or `Indexed`, got `Sometimes`"),
         ("  paralelism: 2\n", "spec.paralelism: unknown field"),

@@ -32,7 +32,7 @@ fn default_run_writes_four_outputs_and_reruns_identically() {
     let jobs = std::fs::read_to_string(out1.join("jobs.csv")).unwrap();
     assert_eq!(
         jobs.lines().next().unwrap(),
-        "job,queue,priority,gpus,submit_s,start_s,end_s,state,jct_s,wait_s,ideal_s,slowdown,preemptions,nodes_spanned,highest_tier,retries,lost_gpu_s,kind"
+        "job,queue,priority,gpus,submit_s,start_s,end_s,state,jct_s,wait_s,ideal_s,slowdown,preemptions,nodes_spanned,highest_tier,retries,lost_gpu_s,kind,deadline_s"
     );
     assert_eq!(jobs.lines().count(), 3001);
     let pods = std::fs::read_to_string(out1.join("pods.csv")).unwrap();

@@ -72,14 +72,25 @@ fn easy_backfill_plans_with_the_estimates_when_told() {
 }
 
 /// Estimates from each input: a compact job's `estimate`, `lahar.io/estimate` on
-/// a manifest, a synthetic source's `estimateFactor` (the run time times it), the
-/// canonical CSV's `estimate_s`.
+/// a manifest, a batch/v1 Job's `activeDeadlineSeconds` (without the annotation),
+/// a synthetic source's `estimateFactor` (the run time times it), the canonical
+/// CSV's `estimate_s`.
 #[test]
 fn every_input_kind_gives_estimates() {
     let dir = tempfile::tempdir().unwrap();
+    // A batch/v1 Job's deadline is its estimate unless the annotation gives one.
+    let batch = |name: &str, ann: &str| {
+        format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h{ann}}}\nspec:\n  activeDeadlineSeconds: 7200\n  template:\n    spec:\n      schedulerName: volcano\n      restartPolicy: Never\n      containers: [{{name: c, image: x, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+        )
+    };
     std::fs::write(
         dir.path().join("m.yaml"),
-        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: vj\n  annotations: {lahar.io/duration: 1h, lahar.io/estimate: 90m}\nspec:\n  minAvailable: 1\n  schedulerName: volcano\n  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]\n",
+        format!(
+            "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: vj\n  annotations: {{lahar.io/duration: 1h, lahar.io/estimate: 90m}}\nspec:\n  minAvailable: 1\n  schedulerName: volcano\n  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          containers: [{{name: c, image: x, resources: {{requests: {{cpu: \"1\"}}}}}}]\n---\n{}---\n{}",
+            batch("bj", ""),
+            batch("bj2", ", lahar.io/estimate: 20m"),
+        ),
     )
     .unwrap();
     std::fs::write(
@@ -97,6 +108,8 @@ fn every_input_kind_gives_estimates() {
     let est = |name: &str| s.jobs().iter().find(|j| j.name == name).unwrap_or_else(|| panic!("{name}")).estimate;
     let secs = |x: u64| Some(lahar_core::util::time::SimDuration::from_secs(x));
     assert_eq!(est("vj"), secs(5400));
+    assert_eq!(est("bj"), secs(7200));
+    assert_eq!(est("bj2"), secs(1200));
     assert_eq!(est("cj"), secs(3 * 3600));
     assert_eq!(est("tr"), Some(lahar_core::util::time::SimDuration(250_500_000)));
     assert_eq!(est("tr2"), None);
@@ -155,6 +168,6 @@ fn estimate_misuse_is_located_and_missing_estimates_are_counted() {
         &format!("  scheduler: {{baseline: easy-backfill, runTime: estimate}}\n{}", job("")),
     ));
     lahar().args(["validate"]).arg(&p).assert().success().stderr(predicate::str::contains(
-        "spec.scheduler.runTime: 1 job has no run-time estimate (SWF field 9, `lahar.io/estimate`, `estimate`, `estimateFactor`), the first `default/j`: `runTime: estimate` plans it with its actual run time",
+        "spec.scheduler.runTime: 1 job has no run-time estimate (SWF field 9, `lahar.io/estimate`, a Job's `activeDeadlineSeconds`, `estimate`, `estimateFactor`), the first `default/j`: `runTime: estimate` plans it with its actual run time",
     ));
 }

@@ -909,3 +909,69 @@ fn unmodelled_placement_fields_are_refused_at_their_place() {
     assert_eq!(pods.lines().count(), 3, "{pods}");
     assert!(pods.lines().skip(1).all(|l| l.contains(",n1,")) && !pods.contains(",n0,"), "{pods}");
 }
+
+/// `activeDeadlineSeconds` fails a pod or a job at a time lahar does not model
+/// but for a `batch/v1` Job (tests/it/batch_jobs.rs): in a pod template, a Pod,
+/// a Kubeflow job's `runPolicy`, a RayJob and a TrainJob it is refused at its
+/// place (exit 2), never ignored. A Kubeflow job with `runPolicy.suspend`
+/// makes no pods: skipped with a warning, as suspended Jobs are.
+#[test]
+fn deadlines_lahar_does_not_model_are_refused_and_suspended_training_jobs_skipped() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/manifests");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    // The first `spec:` line at column 0 of a document gets `extra` after it.
+    let after_spec = |text: String, from: &str, extra: &str| {
+        let at = text.find(from).expect(from);
+        let spec = at + text[at..].find("\nspec:\n").expect("spec") + "\nspec:\n".len();
+        format!("{}{extra}{}", &text[..spec], &text[spec..])
+    };
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {lahar.io/duration: 1h}}\nspec:\n  activeDeadlineSeconds: 60\n  containers: [{name: c}]\n";
+    let trainer =
+        after_spec(read("trainer/04-volcano-integration.yaml"), "kind: TrainJob", "  activeDeadlineSeconds: 60\n");
+    let cases: Vec<(String, &str)> = vec![
+        (
+            VCJOB.replace("          containers:\n", "          activeDeadlineSeconds: 60\n          containers:\n"),
+            "m.yaml:11:34: document 1: spec.tasks[0].template.spec.activeDeadlineSeconds: `activeDeadlineSeconds` fails the pod once it has run that long, and lahar does not model it",
+        ),
+        (pod.to_string(), "m.yaml:5:26: document 1: spec.activeDeadlineSeconds: `activeDeadlineSeconds` fails the pod"),
+        (
+            after_spec(
+                read("docs/kubeflow-pytorch-simple.yaml"),
+                "kind: PyTorchJob",
+                "  runPolicy: {activeDeadlineSeconds: 60}\n",
+            ),
+            "spec.runPolicy.activeDeadlineSeconds: `activeDeadlineSeconds` fails the job once it has been active that long",
+        ),
+        (
+            after_spec(read("jobs/30-ray-spark.yaml"), "kind: RayJob", "  activeDeadlineSeconds: 60\n"),
+            "spec.activeDeadlineSeconds: `activeDeadlineSeconds` fails the RayJob once it has been active that long",
+        ),
+        (
+            trainer,
+            "spec.activeDeadlineSeconds: `activeDeadlineSeconds` fails the TrainJob once it has been active that long",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let nodes = "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}";
+    std::fs::write(dir.path().join("s.yaml"), scenario(nodes, "  workload:\n    - manifests: m.yaml\n")).unwrap();
+    for (text, needle) in cases {
+        std::fs::write(dir.path().join("m.yaml"), &text).unwrap();
+        let out = lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(err.contains(needle), "error lacks {needle:?}:\n{err}");
+    }
+    // Suspended: skipped with a warning beside a job that runs.
+    let suspended =
+        after_spec(read("docs/kubeflow-pytorch-simple.yaml"), "kind: PyTorchJob", "  runPolicy: {suspend: true}\n");
+    std::fs::write(
+        dir.path().join("m.yaml"),
+        format!("{suspended}---\n{pod}").replace("  activeDeadlineSeconds: 60\n", ""),
+    )
+    .unwrap();
+    let out =
+        lahar().arg("run").arg("-q").arg(dir.path().join("s.yaml")).arg("--out").arg(dir.path().join("o")).assert();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("1 PyTorchJob (kubeflow.org/v1), suspended"), "{err}");
+    let jobs = std::fs::read_to_string(dir.path().join("o/jobs.csv")).unwrap();
+    assert_eq!(jobs.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect::<Vec<_>>(), ["p"], "{jobs}");
+}

@@ -61,6 +61,8 @@ pub(super) enum Lifecycle {
     SessionClosed(Vec<JobId>),
     /// The controller syncs a job after the instant's pod updates.
     JobSync(JobId),
+    /// A job's deadline (`JobSpec::deadline`, after its creation) came.
+    Deadline(JobId),
 }
 
 /// How a pod went at once ([`Engine::gone_at_once`]).
@@ -108,6 +110,7 @@ impl Engine {
             Lifecycle::PodDeletedWithNode(p) => self.gone_at_once(p, Gone::NodeDeleted),
             Lifecycle::PodSucceeded(p) => self.succeeded(p),
             Lifecycle::JobSync(j) => self.sync_job(j),
+            Lifecycle::Deadline(j) => self.past_deadline(j),
             Lifecycle::SessionClosed(mut touched) => {
                 // Starting phases are re-derived at the first session's close.
                 touched.append(&mut self.phase_due);
@@ -276,10 +279,26 @@ impl Engine {
         self.end_job(j, phase, EndReason::Killed);
     }
 
+    /// Kubernetes' Job controller at a Job's `activeDeadlineSeconds`
+    /// (`pastActiveDeadline` in `syncJob`): a Job still active fails with reason
+    /// `DeadlineExceeded`, and its active pods are deleted (each with its grace
+    /// period; a Pending one at once).
+    fn past_deadline(&mut self, j: JobId) {
+        let Some(job) = self.world.jobs.get(j) else { return };
+        if job.phase.is_terminal() {
+            return;
+        }
+        self.end_job(j, JobPhase::Failed, EndReason::Deadline);
+    }
+
     fn arrive(&mut self, j: JobId) {
         self.world.activate(j);
         let job = &mut self.world.jobs[j];
         job.pg_created = job.spec.submit;
+        // The Job's start time is its creation: its deadline counts from now.
+        if let Some(d) = job.spec.deadline {
+            self.events.push(self.now.plus(d), Event::Deadline(j));
+        }
         if let Some(r) = &mut self.recorder {
             r.job_submitted(&self.world, j);
         }

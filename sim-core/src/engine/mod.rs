@@ -71,6 +71,8 @@ enum Event {
     PolicyDue(u32),
     /// An operator's action of the timeline (by index).
     Operate(u32),
+    /// A job's deadline (`JobSpec::deadline`) came: unless it ended, it fails.
+    Deadline(JobId),
 }
 
 /// The simulator.
@@ -489,6 +491,7 @@ impl Engine {
             Event::JobSync(j) => self.on(Lifecycle::JobSync(j)),
             Event::PolicyDue(slot) => self.policy_due(slot),
             Event::Operate(k) => self.operate(k as usize),
+            Event::Deadline(j) => self.on(Lifecycle::Deadline(j)),
             Event::PodDone(p, started) if self.runs_since(p, started) => self.on(Lifecycle::PodSucceeded(p)),
             Event::PodExit(p, started) if self.runs_since(p, started) => self.on(Lifecycle::PodExited(p)),
             // The pod stopped since the event was queued.

@@ -420,6 +420,10 @@ pub struct JobSpec {
     /// Only the baselines told to (`runTime: estimate`) read it; nothing kills a
     /// job that runs past it.
     pub estimate: Option<SimDuration>,
+    /// How long after its creation the job may be active (a `batch/v1` Job's
+    /// `activeDeadlineSeconds`): one not ended by then fails, its pods deleted
+    /// (Kubernetes' `DeadlineExceeded`). `None`: no deadline.
+    pub deadline: Option<SimDuration>,
     /// Checkpoint interval in work time; progress since the last checkpoint is lost
     /// when the job stops. `None`: all progress is lost.
     pub checkpoint_interval: Option<SimDuration>,
@@ -546,6 +550,7 @@ impl JobSpec {
             sub_groups: None,
             duration: SimDuration::ZERO,
             estimate: None,
+            deadline: None,
             checkpoint_interval: None,
             elastic: None,
             termination_grace: SimDuration::ZERO,
@@ -983,6 +988,7 @@ mod tests {
             sub_groups: None,
             duration: SimDuration::from_secs(10),
             estimate: None,
+            deadline: None,
             checkpoint_interval: None,
             elastic: None,
             termination_grace: DEFAULT_TERMINATION_GRACE,

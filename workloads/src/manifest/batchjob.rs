@@ -12,9 +12,11 @@
 //! Job once more than `backoffLimit` have ([`lahar_core::model::job::BatchRules`]).
 //! Each pod runs the Job's `lahar.io/duration` (else its template's) and then
 //! succeeds. Pods are named as the controller names them: `<job>-<5 characters>`,
-//! or `<job>-<index>-<5 characters>` under `completionMode: Indexed`.
+//! or `<job>-<index>-<5 characters>` under `completionMode: Indexed`. A Job still
+//! active `activeDeadlineSeconds` after its creation fails (`DeadlineExceeded`),
+//! its active pods deleted ([`lahar_core::model::job::JobSpec::deadline`]).
 
-use super::common::{self, Ck, JobHead, join};
+use super::common::{self, Ck, JobHead};
 use super::yaml::{Doc, Node, Val};
 use super::{Context, ImportedJob};
 use lahar_core::model::job::BatchRules;
@@ -22,12 +24,11 @@ use lahar_core::util::time::SimDuration;
 
 /// Fields of a Job spec that change how its pods run or fail and that lahar
 /// does not model: refused at their place.
-const UNMODELLED: [(&str, &str); 5] = [
+const UNMODELLED: [(&str, &str); 4] = [
     ("podFailurePolicy", "decides which pod failures count against backoffLimit"),
     ("successPolicy", "ends the Job before all its completions"),
     ("backoffLimitPerIndex", "counts failures per index"),
     ("maxFailedIndexes", "fails the Job on failed indexes"),
-    ("activeDeadlineSeconds", "kills the Job at a deadline"),
 ];
 
 pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
@@ -36,14 +37,12 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let empty = Node { at: root.at, val: Val::Null };
     let spec = root.get("spec").unwrap_or(&empty);
     for (key, what) in UNMODELLED {
-        if let Some(n) = spec.get(key).filter(|n| !matches!(n.val, Val::Null)) {
-            let msg = format!("`{key}` {what}, and lahar does not model it: remove it to simulate the Job without it");
-            ck.err(n.at, &join("spec", key), msg);
-        }
+        ck.unmodelled(spec, key, "spec", what, "Job");
     }
     let parallelism = ck.opt_count(spec, "parallelism", "spec", 0).unwrap_or(1) as u32;
     let completions = ck.opt_count(spec, "completions", "spec", 0).map_or(parallelism, |c| c as u32);
     let backoff_limit = ck.opt_count(spec, "backoffLimit", "spec", 0).unwrap_or(6) as u32;
+    let deadline = ck.opt_int(spec, "activeDeadlineSeconds", "spec", 0).map(|s| SimDuration::from_secs(s as u64));
     let indexed = match ck.opt_str(spec, "completionMode", "spec").as_deref() {
         None | Some("NonIndexed") => false,
         Some("Indexed") => true,
@@ -100,6 +99,10 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let (mut j, profile) = common::assemble(head, vec![task], cx);
     super::apps::controller_group(ck, Some(&meta), &shape, &mut j);
     j.batch = Some(BatchRules { parallelism, backoff_limit });
+    // The deadline bounds the Job's run time as a Slurm time limit does: the
+    // estimate, unless `lahar.io/estimate` gives one.
+    j.deadline = deadline;
+    j.estimate = j.estimate.or(deadline.filter(|d| d.micros() > 0));
     // Kubernetes fails the Job once more than backoffLimit pods failed.
     j.max_retry = backoff_limit.saturating_add(1);
     // Volcano's CalTaskRequests: minMember pods' requests.

@@ -114,6 +114,15 @@ impl<'e> Ck<'e> {
             n => n as u32,
         }
     }
+    /// Refuses field `key` of `parent` (at `path`) when it is given: it changes
+    /// how the `object` runs (`what`), and lahar does not model it.
+    pub fn unmodelled(&mut self, parent: &Node, key: &str, path: &str, what: &str, object: &str) {
+        if let Some(n) = parent.get(key).filter(|n| !matches!(n.val, Val::Null)) {
+            let msg =
+                format!("`{key}` {what}, and lahar does not model it: remove it to simulate the {object} without it");
+            self.err(n.at, &join(path, key), msg);
+        }
+    }
     pub fn opt_bool(&mut self, parent: &Node, key: &str, path: &str) -> Option<bool> {
         let n = parent.get(key)?;
         match &n.val {

@@ -391,6 +391,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
     let empty = Node { at: tpl.at, val: Val::Null };
     let spec = tpl.get("spec").unwrap_or(&empty);
     let sp = join(path, "spec");
+    ck.unmodelled(spec, "activeDeadlineSeconds", &sp, "fails the pod once it has run that long", "pod");
     // A Pod object (empty path) is checked by its reader, which knows whether
     // it is already on a node.
     let node_label_in = if path.is_empty() { Vec::new() } else { placement_fields(ck, spec, &sp, true, true) };

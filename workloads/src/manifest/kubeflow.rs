@@ -26,6 +26,10 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let meta = common::meta(ck, root, "", true);
     let empty = Node { at: root.at, val: Val::Null };
     let spec = root.get("spec").unwrap_or(&empty);
+    if let Some(r) = spec.get("runPolicy") {
+        let what = "fails the job once it has been active that long";
+        ck.unmodelled(r, "activeDeadlineSeconds", "spec.runPolicy", what, "job");
+    }
     let (field, types) = layout(kind);
     let rp = format!("spec.{field}");
     let specs = ck.map(spec, field, "spec");

@@ -210,6 +210,16 @@ pub fn support_object(d: &Doc) -> Option<String> {
             }
             false
         }
+        // A suspended training job makes no pods until resumed.
+        "kubeflow.org"
+            if d.root
+                .get("spec")
+                .and_then(|s| s.get("runPolicy"))
+                .and_then(|r| r.get("suspend"))
+                .is_some_and(|n| n.val == yaml::Val::Bool(true)) =>
+        {
+            return Some(format!("{kind} ({api}), suspended"));
+        }
         "discovery.k8s.io" => kind == "EndpointSlice",
         // Gateway API routing, kustomize's build file: no pods.
         "gateway.networking.k8s.io" => true,

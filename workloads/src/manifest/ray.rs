@@ -16,6 +16,15 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     let meta = common::meta(ck, root, "", true);
     let empty = Node { at: root.at, val: Val::Null };
     let spec = root.get("spec").unwrap_or(&empty);
+    if kind == "RayJob" {
+        ck.unmodelled(
+            spec,
+            "activeDeadlineSeconds",
+            "spec",
+            "fails the RayJob once it has been active that long",
+            "RayJob",
+        );
+    }
     let (cluster, cp) = match kind {
         "RayJob" => match spec.get("rayClusterSpec") {
             Some(c) => (c, "spec.rayClusterSpec".to_string()),

@@ -374,6 +374,13 @@ pub(crate) fn job(d: &Doc, runtimes: &Runtimes<'_>, cx: &mut Context<'_>, ck: &m
     let meta = common::meta(ck, root, "", true);
     let empty = Node { at: root.at, val: Val::Null };
     let spec = root.get("spec").unwrap_or(&empty);
+    ck.unmodelled(
+        spec,
+        "activeDeadlineSeconds",
+        "spec",
+        "fails the TrainJob once it has been active that long",
+        "TrainJob",
+    );
     let rr = spec.get("runtimeRef").unwrap_or(&empty);
     let rp = "spec.runtimeRef";
     if let Some(g) = ck.opt_str(rr, "apiGroup", rp).filter(|g| g != GROUP) {
