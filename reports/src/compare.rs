@@ -161,28 +161,20 @@ impl Comparison {
         out
     }
 
-    /// CSV for programs: the headline keys, values as stored (seconds, fractions —
-    /// never hours or percent) and relative differences as fractions.
+    /// CSV for programs, one row per headline key per run (`metric, better, run,
+    /// value, rel_diff`): values as stored (seconds, fractions — never hours or
+    /// percent) and the relative difference to the first run as a fraction (empty
+    /// on the first run's rows).
     pub fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
-        let mut h = vec!["metric".to_string(), "better".to_string()];
-        for (i, r) in self.runs.iter().enumerate() {
-            h.push(r.clone());
-            if i > 0 {
-                h.push(format!("rel_diff:{r}"));
-            }
-        }
         // Writing to a Vec cannot fail.
-        let _ = w.write_record(&h);
+        let _ = w.write_record(["metric", "better", "run", "value", "rel_diff"]);
         for row in &self.rows {
-            let mut c = vec![row.key.to_string(), direction(row.better).to_string()];
-            for i in 0..self.runs.len() {
-                c.push(row.raw[i].map(|v| v.to_string()).unwrap_or_default());
-                if i > 0 {
-                    c.push(row.rel[i].map(|v| v.to_string()).unwrap_or_default());
-                }
+            for (i, run) in self.runs.iter().enumerate() {
+                let value = row.raw[i].map(|v| v.to_string()).unwrap_or_default();
+                let rel = if i > 0 { row.rel[i].map(|v| v.to_string()).unwrap_or_default() } else { String::new() };
+                let _ = w.write_record([row.key, direction(row.better), run.as_str(), &value, &rel]);
             }
-            let _ = w.write_record(&c);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }

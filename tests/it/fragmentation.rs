@@ -274,8 +274,8 @@ fn other_commands_on_a_placement_scenario() {
         lahar().arg("compare").arg(&out).arg(&fgd).arg("--out").arg(&cmp).args(["--format", "csv"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let csv = String::from_utf8(o.stdout).unwrap();
-    assert!(csv.starts_with("metric,better,o,fgd,rel_diff:fgd\ngpu_allocation_rate,higher,"), "{csv}");
-    assert!(csv.contains("\npods_unplaced,lower,"), "{csv}");
+    assert!(csv.starts_with("metric,better,run,value,rel_diff\ngpu_allocation_rate,higher,o,"), "{csv}");
+    assert!(csv.contains("\npods_unplaced,lower,fgd,"), "{csv}");
     assert!(cmp.join("plots/allocation_vs_demand.png").is_file());
     let svg = std::fs::read_to_string(cmp.join("plots/allocation_vs_demand.svg")).unwrap();
     assert!(svg.contains("(best-fit)") && svg.contains("(fgd)"), "a line per policy");

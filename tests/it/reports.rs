@@ -283,13 +283,15 @@ fn run_plots_compare_and_report() {
     let out = String::from_utf8(out).unwrap();
     assert!(out.contains("JCT mean (h)") && out.contains("Δ strict vs volcano"), "{out}");
     let csv = std::fs::read_to_string(cmp.join("compare.csv")).unwrap();
-    assert!(csv.starts_with("metric,better,volcano,strict,rel_diff:strict\n"), "{csv}");
+    assert!(csv.starts_with("metric,better,run,value,rel_diff\n"), "{csv}");
     // Each Δ says whether it is better or worse: mean JCT rose by 72% under strict FIFO.
-    let jct = csv.lines().find(|l| l.starts_with("jct_s.mean,lower,")).expect("jct_s.mean row");
+    let jct = csv.lines().find(|l| l.starts_with("jct_s.mean,lower,strict,")).expect("jct_s.mean row");
     assert!(jct.ends_with(",0.7199702116609942"), "{jct}");
-    assert!(csv.contains("\ngpu_allocation_rate,higher,0."), "ratios are fractions in files: {csv}");
+    assert!(csv.contains("\ngpu_allocation_rate,higher,volcano,0."), "ratios are fractions in files: {csv}");
+    // The first run has no difference to itself.
+    assert!(csv.lines().any(|l| l.starts_with("jct_s.mean,lower,volcano,") && l.ends_with(",")), "{csv}");
     assert!(out.contains("+72.0% worse"), "{out}");
-    assert_eq!(csv.lines().count(), 1 + lahar_reports::compare::HEADLINE.len());
+    assert_eq!(csv.lines().count(), 1 + 2 * lahar_reports::compare::HEADLINE.len());
     assert!(
         std::fs::read_to_string(cmp.join("compare.md")).unwrap().starts_with("| metric | better | volcano | strict |")
     );
