@@ -257,6 +257,56 @@ fn faults_elastic_table_is_the_sweep_s() {
     }
 }
 
+/// docs/fragmentation.md's table of lahar against the FGD paper is summary.csv of
+/// `lahar sweep examples/sweeps/fgd-grid.yaml` (mean allocation at 130% ± the 95%
+/// half-width, in percent), and each difference is lahar's mean as printed less
+/// the paper's.
+#[test]
+fn fragmentation_paper_table_is_the_sweep_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("grid");
+    lahar().args(["sweep", "-q", "--out"]).arg(&out).arg(root.join("examples/sweeps/fgd-grid.yaml")).assert().success();
+    let mut rd = csv::Reader::from_path(out.join("summary.csv")).expect("summary.csv");
+    let h = rd.headers().expect("header").clone();
+    let col = |c: &str| h.iter().position(|x| x == c).unwrap_or_else(|| panic!("{c}"));
+    let (pods, policy, mean, ci, frag) = (
+        col("pods"),
+        col("policy"),
+        col("gpu_allocation_rate.mean"),
+        col("gpu_allocation_rate.ci95"),
+        col("fragmentation.mean"),
+    );
+    let doc = std::fs::read_to_string(root.join("docs/fragmentation.md")).expect("fragmentation.md");
+    let mut rows = 0;
+    for r in rd.records() {
+        let r = r.expect("row");
+        let pct = |i: usize| 100.0 * r[i].parse::<f64>().expect("a number");
+        let lahar = format!("{:.2}", pct(mean));
+        // | pods | policy | lahar ± ci | paper | difference |, fgd's values in bold.
+        let prefix = format!("| {} | {} | ", &r[pods], &r[policy]);
+        let line = doc.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| panic!("no row {prefix:?}"));
+        let cells: Vec<String> = line.split('|').map(|c| c.trim().replace("**", "")).collect();
+        assert_eq!(cells[3], format!("{lahar} ± {:.2}", pct(ci)), "{line}");
+        let paper: f64 = cells[4].parse().expect("the paper's value");
+        let diff = lahar.parse::<f64>().unwrap() - paper;
+        let sign = if diff < -0.005 { "−" } else { "+" };
+        assert_eq!(cells[5], format!("{sign}{:.2}", diff.abs()), "{line}");
+        // "every mean allocation ratio at 130% demand is within 0.2 points of the paper's"
+        assert!(diff.abs() < 0.2, "{line}");
+        // "The fragmentation ratio at 130% agrees likewise (default list: random
+        // A% against …, FGD B% against …)".
+        if &r[pods] == "default" && ["random", "fgd"].contains(&&r[policy]) {
+            let who = if &r[policy] == "fgd" { "FGD" } else { "random" };
+            let quoted = format!("{who} {:.2}% against", pct(frag));
+            let prose = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(prose.contains(&quoted), "docs/fragmentation.md lacks {quoted:?}");
+        }
+        rows += 1;
+    }
+    assert_eq!(rows, 18);
+}
+
 /// docs/manifests.md's operator outputs on the snapshot example: `--explain` on the
 /// fine-tuning PodGroup (the part after the decisions) and `lahar diff` against
 /// the conf without `priority`, as the binary prints them.

@@ -73,12 +73,14 @@ fn in_time(out: &Path) {
         let opts = lahar::RunOptions { out_dir: Some(dir.clone()), ..Default::default() };
         let r = lahar::run(s, &opts).unwrap_or_else(|e| panic!("{e}"));
         let w = r.summary.wait_s.expect("waits");
+        let jct = r.summary.jct_s.expect("JCTs");
         println!(
-            "{name:>8}: wait mean {:.0} s, p50 {:.0} s, p90 {:.0} s, max {:.0} s; fragmentation {:.2} %",
+            "{name:>8}: wait mean {:.0} s, p50 {:.0} s, p90 {:.0} s, max {:.0} s; JCT mean {:.0} s; fragmentation {:.2} %",
             w.mean,
             w.p50,
             w.p90,
             w.max,
+            jct.mean,
             100.0 * r.summary.fragmentation
         );
         let mut rd = csv::Reader::from_path(dir.join("timeseries.csv")).expect("timeseries.csv");
