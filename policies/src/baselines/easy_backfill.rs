@@ -10,10 +10,13 @@
 //!    instant at which its gang fits, predicted from the expected ends of what holds
 //!    resources now (below). The reserved resources are, per node, what a first-fit
 //!    placement of the head's Pending pods (task order; resources and node selectors)
-//!    takes at the shadow time over the nodes that release something by then first,
-//!    then the others, each in node order: the head takes released capacity before
-//!    capacity idle now, which stays for backfill (Mu'alem & Feitelson's `extra`
-//!    processors). Per node, `spare` = resources free at the shadow time − reserved.
+//!    takes at the shadow time: each pod on the first node whose capacity released
+//!    by then (its free resources beyond what is idle now) holds it, else on the
+//!    first whose free resources do, over the nodes that release something first,
+//!    then the others, each in node order. The head takes released capacity before
+//!    capacity idle now, on a node and across nodes, and the idle capacity stays for
+//!    backfill (Mu'alem & Feitelson's `extra` processors). Per node, `spare` =
+//!    resources free at the shadow time − reserved.
 //! 3. **Backfill.** Every later job with Pending pods, in creation order, may start now
 //!    (action `backfill`) if its gang fits now on idle resources (first-fit) and either
 //!    - its expected end, `now + remaining work` at full speed, is at or before the
@@ -46,7 +49,7 @@ use super::gang::{self, Misses, Mode};
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::model::progress::{FULL_SPEED_PPM, wall_time};
-use lahar_core::model::resource::Resources;
+use lahar_core::model::resource::{DIMS, PODS, Resources};
 use lahar_core::session::{Scheduler, Session};
 use lahar_core::util::time::SimTime;
 
@@ -232,6 +235,9 @@ impl EasyBackfill {
         let reqs: Vec<Resources> = pending.iter().map(|&p| ssn.pod(p).req).collect();
         let least = gang::least(&reqs, needed as usize);
         let mut total = free.iter().fold(Resources::ZERO, |a, r| a + *r);
+        // What is idle now: what a node frees by the shadow time is its free
+        // resources then beyond these.
+        let idle = free.clone();
         let slack = u64::from(ssn.wrong_skip_for_tests);
         // Nodes that release something by the shadow time: the head takes their
         // capacity first, leaving what is idle now to backfill (EASY's `extra`).
@@ -260,15 +266,24 @@ impl EasyBackfill {
                 if rooms[0] < u64::from(needed) + slack {
                     continue;
                 }
+                // The capacity released by then first, on every node, then the
+                // rest (first fit fills the nodes in turn in each pass).
                 let mut left = u64::from(needed);
-                for n in released_first(&releasing) {
-                    let k = room(&runs[0], n, &free[n]).min(left);
-                    for _ in 0..k {
-                        free[n] -= runs[0].0;
-                    }
-                    left -= k;
-                    if left == 0 {
-                        break;
+                let mut released = released_parts(&free, &idle);
+                for first in [true, false] {
+                    for n in released_first(&releasing) {
+                        let mut k = room(&runs[0], n, &free[n]).min(left);
+                        if first {
+                            k = k.min(released_copies(
+                                &runs[0].0,
+                                &released[n],
+                                &ssn.node(NodeId(n as u32)).allocatable,
+                            ));
+                        }
+                        for _ in 0..k {
+                            take(&mut free[n], &mut released[n], &runs[0].0);
+                        }
+                        left -= k;
                     }
                 }
                 return Some(Reservation { job: head, at: t, spare: free });
@@ -279,7 +294,7 @@ impl EasyBackfill {
             if !exhaustive && !least.fits_in(&total) {
                 continue;
             }
-            if let Some(spare) = Self::simulate_placement(ssn, pending, needed, &free, &releasing) {
+            if let Some(spare) = Self::simulate_placement(ssn, pending, needed, &free, &idle, &releasing) {
                 return Some(Reservation { job: head, at: t, spare });
             }
         }
@@ -313,18 +328,22 @@ impl EasyBackfill {
         gang::least(&reqs, needed as usize).fits_in(&free.iter().fold(Resources::ZERO, |a, r| a + *r))
     }
 
-    /// First-fit of `pending` (task order) on `free`, until `needed` pods are placed,
-    /// over the nodes that release something first (`releasing`), then the others,
-    /// each in node order; returns what is left per node, or `None` if the gang
-    /// does not fit.
+    /// First-fit of `pending` (task order) on `free`, until `needed` pods are
+    /// placed: each pod on the first node whose capacity released by then (its
+    /// free resources beyond `idle`) holds it, else on the first whose free
+    /// resources do, over the nodes that release something first (`releasing`),
+    /// then the others, each in node order; returns what is left per node, or
+    /// `None` if the gang does not fit.
     fn simulate_placement(
         ssn: &Session<'_>,
         pending: &[PodId],
         needed: u32,
         free: &[Resources],
+        idle: &[Resources],
         releasing: &[bool],
     ) -> Option<Vec<Resources>> {
         let mut left = free.to_vec();
+        let mut released = released_parts(free, idle);
         let order: Vec<usize> = released_first(releasing).collect();
         let mut placed = 0;
         for &p in pending {
@@ -332,14 +351,53 @@ impl EasyBackfill {
                 break;
             }
             let req = ssn.pod(p).req;
-            let n = order.iter().copied().find(|&n| req.fits_in(&left[n]) && ssn.selector_matches(p, NodeId(n as u32)));
+            let fits = |n: usize| req.fits_in(&left[n]) && ssn.selector_matches(p, NodeId(n as u32));
+            let from_released =
+                |n: usize| released_copies(&req, &released[n], &ssn.node(NodeId(n as u32)).allocatable) > 0;
+            let n = order
+                .iter()
+                .copied()
+                .find(|&n| fits(n) && from_released(n))
+                .or_else(|| order.iter().copied().find(|&n| fits(n)));
             if let Some(n) = n {
-                left[n] -= req;
+                take(&mut left[n], &mut released[n], &req);
                 placed += 1;
             }
         }
         (placed >= needed).then_some(left)
     }
+}
+
+/// Each node's capacity released by the shadow time: its free resources then
+/// beyond what is idle now. EASY's head takes it before the idle capacity, which
+/// it leaves to backfill (the textbook's `extra`: processors free at the shadow
+/// time beyond the head's).
+fn released_parts(free: &[Resources], idle: &[Resources]) -> Vec<Resources> {
+    free.iter().zip(idle).map(|(f, i)| (*f - *i).max(&Resources::ZERO)).collect()
+}
+
+/// How many copies of `req` a node's `released` capacity holds, counted in the
+/// dimension where `req` takes the largest share of the node's `alloc` (pod
+/// slots aside; the lowest dimension on a tie): where the head competes with
+/// backfill for the node. A memory request on a node with memory to spare does
+/// not keep a pod off the cores a job releases (the textbook counts processors
+/// alone). All dimensions when `req` asks for none.
+fn released_copies(req: &Resources, released: &Resources, alloc: &Resources) -> u64 {
+    let dims = (0..DIMS).filter(|&d| d != PODS && req.get(d) > 0 && alloc.get(d) > 0);
+    // req[a] / alloc[a] > req[b] / alloc[b], exactly.
+    let larger = |a: usize, b: usize| {
+        i128::from(req.get(a)) * i128::from(alloc.get(b)) > i128::from(req.get(b)) * i128::from(alloc.get(a))
+    };
+    match dims.reduce(|best, d| if larger(d, best) { d } else { best }) {
+        Some(d) => (released.get(d).max(0) / req.get(d)) as u64,
+        None => u64::from(released.copies_of(req)),
+    }
+}
+
+/// Takes `req` from a node's free resources, out of its released part first.
+fn take(free: &mut Resources, released: &mut Resources, req: &Resources) {
+    *free -= *req;
+    *released = (*released - *req).max(&Resources::ZERO);
 }
 
 /// The nodes that release something by the shadow time, then the others, each
