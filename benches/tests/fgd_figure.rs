@@ -1,6 +1,6 @@
 //! docs/fragmentation.md's four 10-seed figures and the numbers it quotes from
 //! `fgd-figure` (the allocation at 130% of two policies, the table of openb in
-//! time) are what `cargo run --release -p lahar-benches --bin fgd-figure` draws
+//! time and the falls in wait it reads off it, as the README does) are what `cargo run --release -p lahar-benches --bin fgd-figure` draws
 //! and prints now (issue 42: every figure and number of the docs is checked).
 //! Run with `LAHAR_WRITE_FIGURES=1` to write the new figures instead, and commit
 //! them after looking at them.
@@ -63,6 +63,20 @@ fn fragmentation_figures_and_numbers_are_fgd_figure_s() {
     };
     let sentence = format!("{}% and {}%", at130("gpu-clustering"), at130("gpu-packing"));
     assert!(page.contains(&sentence), "docs/fragmentation.md lacks {sentence:?}; fgd-figure printed:\n{printed}");
+    // The prose on the two runs: "waits fall by A% on average and by B% at the
+    // median" (docs/fragmentation.md), "from C s to D s" (the README).
+    let secs = |who: &str, k: &str| after(line(who, "wait mean"), k).parse::<f64>().unwrap();
+    let fall = |k: &str| format!("{:.0}%", 100.0 * (1.0 - secs("fgd", k) / secs("binpack", k)));
+    let said = format!("waits fall by {} on average and by {} at the median", fall("wait mean"), fall("p50"));
+    let joined = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(joined(&page).contains(&said), "docs/fragmentation.md lacks {said:?}");
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let said = format!(
+        "cuts the median wait of openb's pods on a contended cluster from {} s to {} s",
+        grouped(after(line("binpack", "wait mean"), "p50")),
+        grouped(after(line("fgd", "wait mean"), "p50"))
+    );
+    assert!(joined(&readme).contains(&said), "README.md lacks {said:?}");
     // The table of openb in time: one row per node order.
     for who in ["binpack", "fgd"] {
         let l = line(who, "wait mean");

@@ -4,6 +4,7 @@
 mod argo;
 mod batch_jobs;
 mod check;
+mod claims;
 mod cli;
 mod comm_runtime;
 mod e2e_cronjob;

@@ -313,7 +313,12 @@ fn run_plots_compare_and_report() {
     let rp = d.path().join("r/report.html");
     cargo_bin_cmd!("lahar").args(["report", "--out"]).arg(&rp).arg(&a).arg(&b).assert().success();
     let html = std::fs::read_to_string(&rp).unwrap();
-    assert_eq!(html.matches("<svg").count(), 2 * single.len() + PlotKind::OVERLAY.len());
+    let n = 2 * single.len() + PlotKind::OVERLAY.len();
+    assert_eq!(html.matches("<svg").count(), n);
+    // docs/metrics.md's browser check counts them so.
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/metrics.md")).unwrap();
+    let sum = format!("# {n} = 2 × {} + {} for several runs", single.len(), PlotKind::OVERLAY.len());
+    assert!(doc.contains(&sum) && doc.contains(&format!("holds all {n} plots")), "docs/metrics.md should say {sum:?}");
     assert!(html.contains("id=\"comparison\""));
     // Each plot's anchor names its run: no id twice.
     assert!(html.contains("id=\"run-2-jct_cdf\"") && html.contains("id=\"run-1-node_timeline\""));

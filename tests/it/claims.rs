@@ -1,0 +1,224 @@
+//! Numbers the docs and the README quote in their prose, beside the tables and
+//! figures `published.rs` checks (issue 42: what people read is what the binary
+//! prints): each test runs the command the page shows and looks for the sentence
+//! with the numbers it gives now.
+
+use super::*;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The page's text with its lines joined (a sentence may wrap anywhere).
+fn prose(page: &str) -> String {
+    let text = std::fs::read_to_string(root().join(page)).unwrap_or_else(|e| panic!("{page}: {e}"));
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn assert_says(page: &str, quoted: &str) {
+    assert!(prose(page).contains(quoted), "{page} should say: {quoted}");
+}
+
+/// jobs.csv of a run as (job, start_s, end_s) and pods.csv as (job, start_s,
+/// end_s, reason_end).
+type Rows = Vec<[String; 4]>;
+
+fn run_rows(out: &Path) -> (Rows, Rows) {
+    let read = |f: &str, cols: [&str; 4]| -> Rows {
+        let mut rd = csv::Reader::from_path(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let h = rd.headers().unwrap().clone();
+        let at = |c: &str| if c.is_empty() { None } else { Some(h.iter().position(|x| x == c).expect(c)) };
+        let idx = cols.map(at);
+        rd.records().map(|r| r.unwrap()).map(|r| idx.map(|i| i.map_or(String::new(), |i| r[i].to_string()))).collect()
+    };
+    (read("jobs.csv", ["job", "start_s", "end_s", ""]), read("pods.csv", ["job", "start_s", "end_s", "reason_end"]))
+}
+
+fn metrics(out: &Path) -> serde_json::Value {
+    let s = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
+    serde_json::from_str::<serde_json::Value>(&s).expect("json")["metrics"].clone()
+}
+
+/// docs/baselines.md's walk through `examples/baseline-tiresias.yaml`: the long
+/// job reaches 3,200 GPU·s (4 GPUs × 800 s) and is preempted at 800 s; the two
+/// short jobs (waiting since 10 s and 20 s) run from 830 s, one after the other;
+/// it resumes at 1,030 s with its 800 s of work kept and completes at 2,230 s.
+#[test]
+fn the_tiresias_example_runs_as_the_page_says() {
+    let d = tempfile::tempdir().unwrap();
+    lahar()
+        .args(["run", "-q", "--out"])
+        .arg(d.path())
+        .arg(root().join("examples/baseline-tiresias.yaml"))
+        .assert()
+        .success();
+    let (jobs, pods) = run_rows(d.path());
+    let job = |n: &str| jobs.iter().find(|r| r[0] == n).unwrap_or_else(|| panic!("{n}"))[1..3].to_vec();
+    assert_eq!(job("short-0"), ["830", "930"]);
+    assert_eq!(job("short-1"), ["930", "1030"]);
+    assert_eq!(job("long"), ["0", "2230"]);
+    let long: Vec<[&str; 3]> =
+        pods.iter().filter(|r| r[0] == "long").map(|r| [r[1].as_str(), r[2].as_str(), r[3].as_str()]).collect();
+    assert_eq!(long, [["0", "800", "preempted"], ["1030", "2230", "completed"]].repeat(2));
+    assert_says(
+        "docs/baselines.md",
+        "they run one after the other from t=830 s (after the 30 s grace period), and it resumes from its checkpoint at t=1,030 s and completes at t=2,230 s (800 s of work kept, 1,200 s to go)",
+    );
+}
+
+/// docs/baselines.md: with suspension (the default), `tiresias` completes every
+/// job of the embedded default scenario, with the preemptions it names and
+/// nothing lost.
+#[test]
+fn tiresias_completes_the_default_scenario_as_the_page_says() {
+    let d = tempfile::tempdir().unwrap();
+    lahar()
+        .args(["run", "-q", "--set", "spec.scheduler={baseline: tiresias}", "--out"])
+        .arg(d.path())
+        .assert()
+        .success();
+    let m = metrics(d.path());
+    assert_eq!((m["jobs"].as_u64(), m["completed"].as_u64()), (Some(3000), Some(3000)), "{m}");
+    assert_eq!(m["gpu_hours_lost"].as_f64(), Some(0.0), "{m}");
+    let quoted =
+        format!("completes every job ({} preemptions, nothing lost)", grouped(m["preemptions"].as_u64().unwrap()));
+    assert_says("docs/baselines.md", &quoted);
+}
+
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// docs/baselines.md: the bundled RICC example has jobs no node can hold (their
+/// memory), as many as the run's warning counts.
+#[test]
+fn the_ricc_example_warns_of_the_jobs_the_page_counts() {
+    let d = tempfile::tempdir().unwrap();
+    let o = lahar()
+        .args(["run", "-q", "--set", "spec.scheduler={baseline: easy-backfill}", "--out"])
+        .arg(d.path())
+        .arg(root().join("examples/traces/swf-ricc.yaml"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    let n = err
+        .split("it stays pending (")
+        .nth(1)
+        .and_then(|s| s.split(" in all)").next())
+        .unwrap_or_else(|| panic!("no count of unplaceable jobs in:\n{err}"));
+    assert!(err.contains("requests pods that no node can hold"), "{err}");
+    assert_says("docs/baselines.md", &format!("{n} of its jobs fit no node (their memory)"));
+}
+
+/// The README's caption of the six placement policies on seed 42: where random
+/// falls half a point behind the best of the others, and where the other five
+/// part (their allocations half a point apart), read off each run's
+/// fragmentation.csv.
+#[test]
+fn the_readme_fgd_caption_is_the_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let policies = ["random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd"];
+    let curves: Vec<Vec<(u32, f64)>> = policies
+        .iter()
+        .map(|p| {
+            let out = d.path().join(p);
+            lahar()
+                .args(["run", "-q", "--set", &format!("spec.scheduler={{baseline: {p}}}"), "--out"])
+                .arg(&out)
+                .arg(root().join("examples/fragmentation/openb-fgd.yaml"))
+                .assert()
+                .success();
+            let mut rd = csv::Reader::from_path(out.join("fragmentation.csv")).unwrap();
+            rd.records().map(|r| r.unwrap()).map(|r| (r[0].parse().unwrap(), r[1].parse().unwrap())).collect()
+        })
+        .collect();
+    let at = |k: usize, i: usize| curves[k][i].1;
+    let first = |apart: &dyn Fn(usize) -> bool| (0..curves[0].len()).find(|&i| apart(i)).map(|i| curves[0][i].0);
+    let random = first(&|i| (1..6).map(|k| at(k, i)).fold(f64::MIN, f64::max) - at(0, i) >= 0.5).unwrap();
+    let five = first(&|i| {
+        let v: Vec<f64> = (1..6).map(|k| at(k, i)).collect();
+        v.iter().copied().fold(f64::MIN, f64::max) - v.iter().copied().fold(f64::MAX, f64::min) >= 0.5
+    })
+    .unwrap();
+    assert_says(
+        "README.md",
+        &format!(
+            "random falls half a point behind the others from {random}% of arrived demand, the other five part at {five}%"
+        ),
+    );
+}
+
+/// docs/topology.md's sentence on the run without network-topology-aware: its
+/// effective utilization, as the table above it has it.
+#[test]
+fn the_topology_prose_is_the_run_s() {
+    let d = tempfile::tempdir().unwrap();
+    lahar()
+        .args(["run", "-q", "--out"])
+        .arg(d.path())
+        .arg(root().join("examples/topology/without-nta.yaml"))
+        .assert()
+        .success();
+    let m = metrics(d.path());
+    let u = 100.0 * m["gpu_effective_utilization"].as_f64().expect("gpu_effective_utilization");
+    assert_says(
+        "docs/topology.md",
+        &format!("effective utilization (allocation discounted by exposed communication) is only {u:.1}%"),
+    );
+}
+
+/// docs/volcano.md's example of `--explain`'s closing line: the command it shows,
+/// on the embedded default scenario, prints it.
+#[test]
+fn the_explain_example_is_the_binary_s() {
+    let d = tempfile::tempdir().unwrap();
+    let o = lahar().args(["run", "--explain", "default/syn0-512-worker-0", "--out"]).arg(d.path()).output().unwrap();
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out.lines().find(|l| l.starts_with("explain: default/syn0-512-worker-0:")).expect("the closing line");
+    let page = std::fs::read_to_string(root().join("docs/volcano.md")).unwrap();
+    assert!(page.contains(&format!("```\n{line}\n```")), "docs/volcano.md should show:\n{line}");
+}
+
+/// docs/manifests.md: with proportion taken out of the snapshot example's conf,
+/// the fine-tuning job's second worker finds no node with the GPUs, as the page
+/// says (with proportion, `operator.rs` checks the quota's numbers).
+#[test]
+fn without_proportion_the_snapshot_gang_waits_for_gpus() {
+    let d = tempfile::tempdir().unwrap();
+    let snap = root().join("examples/snapshot");
+    let conf = std::fs::read_to_string(snap.join("volcano-scheduler.conf")).unwrap();
+    assert!(conf.contains("  - name: proportion\n"));
+    std::fs::write(d.path().join("c.conf"), conf.replace("  - name: proportion\n", "")).unwrap();
+    let o = lahar()
+        .arg("run")
+        .arg("--snapshot")
+        .arg(snap.join("cluster.yaml"))
+        .arg("--conf")
+        .arg(d.path().join("c.conf"))
+        .args(["--sessions", "1", "--explain", "team-b/finetune-2b9d", "--out"])
+        .arg(d.path().join("o"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out.lines().find(|l| l.starts_with("explain team-b/finetune-2b9d ")).expect("the job's line");
+    let quoted = line
+        .split("blocked by team-b/finetune-worker-1 at allocate: no node fits it: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("the second worker is not the one blocked: {line}"));
+    assert!(quoted.contains("Insufficient nvidia.com/gpu"), "{line}");
+    assert_says(
+        "docs/manifests.md",
+        &format!("with proportion taken out of the conf, the second worker finds `{quoted}`"),
+    );
+}
