@@ -27,10 +27,12 @@ pub fn same_figure(made: &Path, doc: &str) {
     );
 }
 
-/// The README's fenced block after `marker`.
+/// A page's fenced block after `marker` (whatever its language: ```` ``` ````,
+/// ```` ```json ````).
 fn block_after<'a>(text: &'a str, marker: &str) -> &'a str {
     let from = text.find(marker).unwrap_or_else(|| panic!("no `{marker}` in the page")) + marker.len();
-    let open = text[from..].find("```\n").expect("a fenced block") + from + 4;
+    let fence = text[from..].find("```").expect("a fenced block") + from;
+    let open = text[fence..].find('\n').expect("the fence's line") + fence + 1;
     let close = text[open..].find("```").expect("its end") + open;
     &text[open..close]
 }
@@ -394,6 +396,73 @@ fn estimate_counts_are_the_binary_s() {
         assert!(doc.contains(&w), "docs/baselines.md should have: {w}");
     }
     assert_eq!(re.0, 0, "docs/baselines.md says no RICC start moves under easy-backfill");
+}
+
+/// docs/ci.md's example, its first block's commands run in a fresh folder (the
+/// scenario from the repository): the baseline `lahar check --write-baseline
+/// ci/baseline.json run` writes is the page's JSON, line for line, but for
+/// `lahar_version`, which names the commit the binary was built from (the page's
+/// has the same release and a commit of the same form); the sweep baseline's values
+/// are the run's; and both checks of the run against its own baseline end with the
+/// page's verdict line.
+#[test]
+fn ci_baseline_example_is_the_binary_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/ci.md")).expect("ci.md");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let commands: Vec<Vec<&str>> = block_after(&doc, "did not get worse.")
+        .lines()
+        .map(|l| l.split('#').next().unwrap().split_whitespace().collect())
+        .collect();
+    assert_eq!(commands.len(), 4, "docs/ci.md's first block: run, write the baseline, two checks");
+    let mut verdicts = Vec::new();
+    for c in &commands {
+        assert_eq!(c[0], "lahar", "{c:?}");
+        let mut cmd = lahar();
+        cmd.current_dir(dir.path());
+        for a in &c[1..] {
+            cmd.arg(if a.starts_with("examples/") { root.join(a) } else { PathBuf::from(a) });
+        }
+        let out = cmd.assert().success().get_output().stdout.clone();
+        if c[1..3] == ["check", "--baseline"] {
+            verdicts.push(String::from_utf8_lossy(&out).lines().last().unwrap_or_default().to_string());
+        }
+    }
+    assert_eq!(commands[0][1..4], ["run", "examples/synthetic-mix.yaml", "--out"]);
+    assert_eq!(commands[1][1..], ["check", "--write-baseline", "ci/baseline.json", commands[0][4]]);
+    let written = std::fs::read_to_string(dir.path().join("ci/baseline.json")).expect("ci/baseline.json");
+    let shown = block_after(&doc, "The baseline the commands above write");
+    let version =
+        |l: &str| l.trim().strip_prefix("\"lahar_version\": \"").map(|v| v.trim_end_matches("\",").to_string());
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    for (w, s) in written.lines().zip(shown.lines()) {
+        match (version(w), version(s)) {
+            (Some(w), Some(s)) => {
+                assert_eq!(w, lahar::VERSION, "the baseline's lahar_version is the binary's");
+                let (release, commit) = s.split_once('+').expect("the page's lahar_version: VERSION+COMMIT");
+                assert_eq!(release, env!("CARGO_PKG_VERSION"), "docs/ci.md's lahar_version");
+                assert!(commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit()), "{s}");
+            }
+            _ => {
+                got.push(w);
+                want.push(s);
+            }
+        }
+    }
+    assert_eq!(written.lines().count(), shown.lines().count(), "docs/ci.md's baseline:\n{written}");
+    assert_eq!(got, want, "docs/ci.md's baseline differs from the one written:\n{written}");
+    // The sweep baseline's `"<cell-id>": { "completed": …, "unfinished": …, "jct_s.mean": …, ... }`.
+    let m = &serde_json::from_str::<serde_json::Value>(&written).expect("JSON")["metrics"];
+    let cell = format!(
+        "\"<cell-id>\": {{ \"completed\": {}, \"unfinished\": {}, \"jct_s.mean\": {}, ... }}",
+        m["completed"], m["unfinished"], m["jct_s.mean"]
+    );
+    assert!(block_after(&doc, "and for a sweep, `cells` replaces `metrics`:").contains(&cell), "docs/ci.md: {cell}");
+    let passed = block_after(&doc, "The last line gives the overall verdict:").lines().next().unwrap_or_default();
+    assert_eq!(verdicts.len(), 2);
+    for v in &verdicts {
+        assert_eq!(v, passed, "docs/ci.md's verdict line");
+    }
 }
 
 /// The rows of docs/volcano.md's table of Volcano's plugins ("| plugin | status |
