@@ -4,6 +4,7 @@
 //! with the numbers it gives now.
 
 use super::*;
+use std::collections::BTreeMap;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -220,5 +221,170 @@ fn without_proportion_the_snapshot_gang_waits_for_gpus() {
     assert_says(
         "docs/manifests.md",
         &format!("with proportion taken out of the conf, the second worker finds `{quoted}`"),
+    );
+}
+
+/// docs/metrics.md on `examples/faults/failures.yaml`: the effective utilization
+/// and the share of GPU time held without progress the summary prints, and from
+/// timeseries.csv's `gpus_stalled` the longest stretch with at least 40 stalled
+/// GPUs after the drain at 240 h (from its first sample to its last, in days) and
+/// the most stalled at once.
+#[test]
+fn the_faults_example_stalls_as_metrics_md_says() {
+    let d = tempfile::tempdir().unwrap();
+    let out = lahar()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .arg(root().join("examples/faults/failures.yaml"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let table = String::from_utf8_lossy(&out).split_whitespace().collect::<Vec<_>>().join(" ");
+    let m = metrics(d.path());
+    let pct = |v: &serde_json::Value| format!("{:.1}%", 100.0 * v.as_f64().expect("a number"));
+    let (effective, stalled) = (pct(&m["gpu_effective_utilization"]), pct(&m["gpu_time"]["stalled"]));
+    assert!(table.contains(&format!("GPU effective utilization {effective}")), "{table}");
+    assert!(table.contains(&format!("GPUs held without progress {stalled}")), "{table}");
+    let mut rd = csv::Reader::from_path(d.path().join("timeseries.csv")).expect("timeseries.csv");
+    let h = rd.headers().unwrap().clone();
+    let col = |c: &str| h.iter().position(|x| x == c).expect(c);
+    let (t, s) = (col("t_s"), col("gpus_stalled"));
+    let samples: Vec<(u64, f64)> =
+        rd.records().map(|r| r.unwrap()).map(|r| (r[t].parse().unwrap(), r[s].parse().unwrap())).collect();
+    let (mut longest, mut from) = (0, None);
+    for &(at, gpus) in samples.iter().filter(|(at, _)| *at >= 240 * 3600) {
+        if gpus >= 40.0 {
+            let start = *from.get_or_insert(at);
+            longest = longest.max(at - start);
+        } else {
+            from = None;
+        }
+    }
+    let most = samples.iter().map(|&(_, g)| g).fold(0.0, f64::max);
+    assert_says(
+        "docs/metrics.md",
+        &format!(
+            "reports GPU effective utilization {effective} and `GPUs held without progress {stalled}`, and its timeseries.csv (`gpus_stalled`) shows at least 40 GPUs held without progress for {:.1} days from the drain at 240 h, up to {most} at once.",
+            longest as f64 / 86_400.0
+        ),
+    );
+}
+
+/// jobs.csv's rows by job name, each as column → value.
+fn jobs_by_name(out: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut rd = csv::Reader::from_path(out.join("jobs.csv")).expect("jobs.csv");
+    let h = rd.headers().unwrap().clone();
+    rd.records()
+        .map(|r| r.unwrap())
+        .map(|r| (r[0].to_string(), h.iter().zip(r.iter()).map(|(k, v)| (k.to_string(), v.to_string())).collect()))
+        .collect()
+}
+
+fn run_example(example: &str, extra: &[&str]) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    lahar().args(["run", "-q"]).args(extra).arg("--out").arg(d.path()).arg(root().join(example)).assert().success();
+    d
+}
+
+/// docs/baselines.md's starvation example: under `sjf` the 8-GPU job waits 54 s
+/// while the five 10 s jobs run first; `fifo` runs it first.
+#[test]
+fn sjf_starves_the_large_job_as_the_page_says() {
+    let sjf = jobs_by_name(run_example("examples/baseline-sjf.yaml", &[]).path());
+    let long = &sjf["long"];
+    assert_eq!((long["gpus"].as_str(), long["wait_s"].as_str()), ("8", "54"));
+    let shorts: Vec<&str> = sjf.keys().filter(|k| k.starts_with("short-")).map(String::as_str).collect();
+    assert_eq!(shorts.len(), 5);
+    let at =
+        |jobs: &BTreeMap<String, BTreeMap<String, String>>, j: &str, c: &str| -> i64 { jobs[j][c].parse().unwrap() };
+    for s in &shorts {
+        assert_eq!(at(&sjf, s, "end_s") - at(&sjf, s, "start_s"), 10, "{s} runs 10 s");
+        assert!(at(&sjf, s, "start_s") < at(&sjf, "long", "start_s"), "{s} runs before long under sjf");
+    }
+    let fifo =
+        jobs_by_name(run_example("examples/baseline-sjf.yaml", &["--set", "spec.scheduler={baseline: fifo}"]).path());
+    for s in &shorts {
+        assert!(at(&fifo, s, "start_s") >= at(&fifo, "long", "start_s"), "{s} runs after long under fifo");
+    }
+    assert_says(
+        "docs/baselines.md",
+        "(`examples/baseline-sjf.yaml`: an 8-GPU job waits 54 s behind five 10 s jobs that `fifo` would have run after it)",
+    );
+}
+
+/// docs/baselines.md's deadlock example under `kube-default`: from t=10 s every GPU
+/// is held and none makes progress, and the run ends with both gangs Pending.
+#[test]
+fn kube_default_deadlocks_as_the_page_says() {
+    let d = run_example("examples/baseline-kube-default.yaml", &[]);
+    let jobs = jobs_by_name(d.path());
+    assert_eq!((jobs["a"]["state"].as_str(), jobs["b"]["state"].as_str()), ("Pending", "Pending"));
+    let mut rd = csv::Reader::from_path(d.path().join("timeseries.csv")).expect("timeseries.csv");
+    let h = rd.headers().unwrap().clone();
+    let col = |c: &str| h.iter().position(|x| x == c).expect(c);
+    let (t, total, held, busy) = (col("t_s"), col("gpus_total"), col("gpus_allocated"), col("gpus_busy_effective"));
+    let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+    let after: Vec<&csv::StringRecord> = rows.iter().filter(|r| r[t].parse::<u64>().unwrap() >= 10).collect();
+    assert!(!after.is_empty());
+    for r in after {
+        assert_eq!(&r[held], &r[total], "every GPU held at {}", &r[t]);
+        assert_eq!(r[busy].parse::<f64>().unwrap(), 0.0, "no progress at {}", &r[t]);
+    }
+    assert_says(
+        "docs/baselines.md",
+        "(`examples/baseline-kube-default.yaml`: after t=10 s every GPU is held and nothing makes progress; the run ends with both jobs Pending)",
+    );
+}
+
+/// docs/fragmentation.md's openb in time: at the trace's pace on its whole cluster
+/// its 149 days never hold more than 64.6 GPUs at once (the peak of pods.csv's GPUs
+/// over time, ends before starts at one instant), and under fgd on the sixteenth the
+/// last pod that waited starts at hour 68.5.
+#[test]
+fn openb_in_time_is_as_fragmentation_md_says() {
+    let whole = run_example(
+        "examples/fragmentation/openb-time-binpack.yaml",
+        &[
+            "--set",
+            "spec.cluster.nodeList.path=../traces/openb/openb_node_list_gpu_node.csv",
+            "--set",
+            "spec.workload[0].trace.timeScale=1",
+        ],
+    );
+    let mut rd = csv::Reader::from_path(whole.path().join("pods.csv")).expect("pods.csv");
+    let h = rd.headers().unwrap().clone();
+    let col = |c: &str| h.iter().position(|x| x == c).expect(c);
+    let (gpus, start, end) = (col("gpus"), col("start_s"), col("end_s"));
+    // (instant, 0 for an end and 1 for a start, milli-GPUs)
+    let mut steps: Vec<(u64, u8, i64)> = Vec::new();
+    for r in rd.records().map(|r| r.unwrap()) {
+        let milli = (r[gpus].parse::<f64>().unwrap() * 1000.0).round() as i64;
+        steps.push((r[start].parse().unwrap(), 1, milli));
+        if !r[end].is_empty() {
+            steps.push((r[end].parse().unwrap(), 0, -milli));
+        }
+    }
+    steps.sort();
+    let (mut held, mut peak) = (0, 0);
+    for (_, _, d) in steps {
+        held += d;
+        peak = peak.max(held);
+    }
+    let days = metrics(whole.path())["makespan_s"].as_f64().unwrap() / 86_400.0;
+    assert_says(
+        "docs/fragmentation.md",
+        &format!("its {} days at most {:.1} of the 6,212 GPUs are held at once", days.floor(), peak as f64 / 1000.0),
+    );
+    let fgd = jobs_by_name(run_example("examples/fragmentation/openb-time-fgd.yaml", &[]).path());
+    let last = fgd
+        .values()
+        .filter(|j| j["wait_s"].parse::<f64>().unwrap_or(0.0) > 0.0)
+        .map(|j| j["start_s"].parse::<f64>().unwrap())
+        .fold(0.0, f64::max);
+    assert_says(
+        "docs/fragmentation.md",
+        &format!("(the orange tail: the last of them starts at hour {:.1})", last / 3600.0),
     );
 }

@@ -6,6 +6,7 @@
 //! until the page is brought up to date.
 
 use super::*;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A figure of the docs (`doc`, from the repository's root) is, byte for byte,
 /// the PNG its documented command drew now (`made`); lahar's rendering is
@@ -257,6 +258,78 @@ fn faults_elastic_table_is_the_sweep_s() {
         );
         assert!(doc.contains(&row), "docs/model.md should have:\n{row}");
     }
+    faults_elastic_prose_is_the_sweep_s(&out, &doc, &groups, &value);
+}
+
+/// docs/model.md's prose under the table: lost work without checkpoints, the JCT's
+/// growth there, stalled against lost GPU time for gangs, the goodput's 95%
+/// half-widths (summary.csv's `faults.goodput.ci95`) and the goodput without
+/// checkpoints, all at the higher failure rate.
+fn faults_elastic_prose_is_the_sweep_s(
+    out: &Path,
+    doc: &str,
+    groups: &[(Vec<u64>, Vec<serde_json::Value>)],
+    value: &dyn Fn(usize, u64) -> String,
+) {
+    let prose = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    let says = |quoted: String| assert!(prose.contains(&quoted), "docs/model.md should say: {quoted}");
+    let fractions = ["1", "0.5", "0.25"];
+    let cells = |fraction: &str, ckpt: &str| -> &Vec<serde_json::Value> {
+        let at = groups
+            .iter()
+            .find(|(p, _)| value(0, p[0]) == fraction && value(1, p[1]) == ckpt && value(2, p[2]) == "burn-in-10x");
+        &at.unwrap_or_else(|| panic!("no cell {fraction}/{ckpt}")).1
+    };
+    let mean = |ms: &Vec<serde_json::Value>, f: &dyn Fn(&serde_json::Value) -> f64| {
+        ms.iter().map(f).sum::<f64>() / ms.len() as f64
+    };
+    let num = |m: &serde_json::Value, ptr: &str| m.pointer(ptr).and_then(|v| v.as_f64()).expect(ptr);
+    let lost_of_held = fractions
+        .iter()
+        .map(|f| mean(cells(f, "none"), &|m| num(m, "/gpu_time/lost") / num(m, "/gpu_allocation_rate")))
+        .fold(0.0, f64::max);
+    says(format!(
+        "up to {:.1} % of the held GPU time at the higher rate, and the mean JCT grows by a fifth there",
+        100.0 * lost_of_held
+    ));
+    for f in fractions {
+        let growth = mean(cells(f, "none"), &|m| num(m, "/jct_s/mean"))
+            / mean(cells(f, "every-30m"), &|m| num(m, "/jct_s/mean"));
+        assert!((1.15..1.25).contains(&growth), "minFraction {f}: the JCT grows ×{growth:.3}, not by a fifth");
+    }
+    let (stalled, lost) = (
+        mean(cells("1", "every-30m"), &|m| num(m, "/gpu_time/stalled")),
+        mean(cells("1", "every-30m"), &|m| num(m, "/gpu_time/lost")),
+    );
+    says(format!(
+        "{:.2} % of the cluster's GPU time at the higher rate, with checkpoints — {:.0} times the work those failures throw away ({:.2} % of the cluster's GPU time).",
+        100.0 * stalled,
+        stalled / lost,
+        100.0 * lost
+    ));
+    let mut rd = csv::Reader::from_path(out.join("summary.csv")).expect("summary.csv");
+    let h = rd.headers().expect("header").clone();
+    let col = |c: &str| h.iter().position(|x| x == c).unwrap_or_else(|| panic!("{c}"));
+    let (mf, ck, fl, g, ci) = (
+        col("min_fraction"),
+        col("checkpoints"),
+        col("failures"),
+        col("faults.goodput.mean"),
+        col("faults.goodput.ci95"),
+    );
+    let summary: Vec<csv::StringRecord> = rd.records().map(|r| r.expect("row")).collect();
+    let goodput = |fraction: &str, ckpt: &str| -> (f64, f64) {
+        let r = summary
+            .iter()
+            .find(|r| &r[mf] == fraction && &r[ck] == ckpt && &r[fl] == "burn-in-10x")
+            .unwrap_or_else(|| panic!("no summary row {fraction}/{ckpt}"));
+        (100.0 * r[g].parse::<f64>().unwrap(), 100.0 * r[ci].parse::<f64>().unwrap())
+    };
+    let ((gang, gang_ci), (quarter, quarter_ci)) = (goodput("1", "every-30m"), goodput("0.25", "every-30m"));
+    says(format!("(gangs {gang:.2} ± {gang_ci:.2} %, a quarter {quarter:.2} ± {quarter_ci:.2} %)"));
+    let without: Vec<f64> = fractions.iter().map(|f| goodput(f, "none").0).collect();
+    let (lo, hi) = (without.iter().copied().fold(f64::MAX, f64::min), without.iter().copied().fold(0.0, f64::max));
+    says(format!("({}–{} % goodput at the higher rate)", lo.floor(), hi.floor()));
 }
 
 /// docs/fragmentation.md's table of lahar against the FGD paper is summary.csv of
@@ -280,7 +353,7 @@ fn fragmentation_paper_table_is_the_sweep_s() {
         col("fragmentation.mean"),
     );
     let doc = std::fs::read_to_string(root.join("docs/fragmentation.md")).expect("fragmentation.md");
-    let mut rows = 0;
+    let (mut rows, mut beyond) = (0, f64::MIN);
     for r in rd.records() {
         let r = r.expect("row");
         let pct = |i: usize| 100.0 * r[i].parse::<f64>().expect("a number");
@@ -304,9 +377,76 @@ fn fragmentation_paper_table_is_the_sweep_s() {
             let prose = doc.split_whitespace().collect::<Vec<_>>().join(" ");
             assert!(prose.contains(&quoted), "docs/fragmentation.md lacks {quoted:?}");
         }
+        // "Every difference is within lahar's own 95% interval or a few hundredths beyond it".
+        beyond = beyond.max(diff.abs() - pct(ci));
         rows += 1;
     }
     assert_eq!(rows, 18);
+    assert!(beyond <= 0.05, "a difference lies {beyond:.2} points beyond lahar's interval");
+    grid_numbers_are_fragmentation_md_s(&out, &doc);
+}
+
+/// The grid's numbers docs/fragmentation.md quotes in its prose: the pods the
+/// default list becomes at demand 1.3 (over the seeds, and at seed 42), the most
+/// pods any replay puts on a node, and the default list's shapes (distinct (CPU,
+/// milli-GPU, devices, accepted models)) and how many of them cover 95% of its pods
+/// (summary.json's `typical_shapes`).
+fn grid_numbers_are_fragmentation_md_s(out: &Path, doc: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let prose = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut rd = csv::Reader::from_path(out.join("sweep.csv")).expect("sweep.csv");
+    let h = rd.headers().expect("header").clone();
+    let col = |c: &str| h.iter().position(|x| x == c).unwrap_or_else(|| panic!("{c}"));
+    let (cell, pods, seed) = (col("cell"), col("pods"), col("seed"));
+    let (mut arrived, mut most_on_a_node, mut typical) = (Vec::new(), 0, None);
+    for r in rd.records() {
+        let r = r.expect("row");
+        let dir = out.join("cells").join(&r[cell]);
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).expect("summary.json")).unwrap();
+        if &r[pods] == "default" {
+            arrived.push((r[seed].to_string(), m["metrics"]["pods_arrived"].as_u64().expect("pods_arrived")));
+            typical = m["metrics"]["typical_shapes"].as_u64();
+        }
+        let mut per_node: BTreeMap<String, u32> = BTreeMap::new();
+        let mut placements = csv::Reader::from_path(dir.join("placements.csv")).expect("placements.csv");
+        for p in placements.records() {
+            let node = p.expect("row")[1].to_string();
+            if !node.is_empty() {
+                *per_node.entry(node).or_default() += 1;
+            }
+        }
+        most_on_a_node = most_on_a_node.max(per_node.values().copied().max().unwrap_or(0));
+    }
+    let (lo, hi) = (arrived.iter().map(|a| a.1).min().unwrap(), arrived.iter().map(|a| a.1).max().unwrap());
+    let at_42 = arrived.iter().find(|a| a.0 == "42").expect("seed 42").1;
+    let mean = arrived.iter().map(|a| a.1).sum::<u64>() as f64 / arrived.len() as f64;
+    assert_eq!((mean / 100.0).round() as u64 * 100, 10_800, "about 10,800 pods on average");
+    let quoted = format!(
+        "demand 1.3 becomes about 10,800 pods ({} to {} over the seeds 42–51 of the grid below; {} at seed 42,",
+        grouped(lo as f64),
+        grouped(hi as f64),
+        grouped(at_42 as f64)
+    );
+    assert!(prose.contains(&quoted), "docs/fragmentation.md should say: {quoted}");
+    let quoted =
+        format!("no replay of the shared lists in the grid below puts more than {most_on_a_node} pods on a node");
+    assert!(prose.contains(&quoted), "docs/fragmentation.md should say: {quoted}");
+    let mut list = csv::Reader::from_path(root.join("examples/traces/openb/openb_pod_list_default.csv")).unwrap();
+    let lh = list.headers().unwrap().clone();
+    let at = |c: &str| lh.iter().position(|x| x == c).unwrap_or_else(|| panic!("{c}"));
+    let (cpu, milli, devices, models) = (at("cpu_milli"), at("gpu_milli"), at("num_gpu"), at("gpu_spec"));
+    let shapes: BTreeSet<(String, String, String, BTreeSet<String>)> = list
+        .records()
+        .map(|r| r.unwrap())
+        .map(|r| {
+            let accepted = r[models].split('|').filter(|m| !m.is_empty()).map(str::to_string).collect();
+            (r[cpu].to_string(), r[milli].to_string(), r[devices].to_string(), accepted)
+        })
+        .collect();
+    let quoted =
+        format!("The default list has {} shapes; {} cover 95%.", shapes.len(), typical.expect("typical_shapes"));
+    assert!(prose.contains(&quoted), "docs/fragmentation.md should say: {quoted}");
 }
 
 /// docs/manifests.md's operator outputs on the snapshot example: `--explain` on the
