@@ -61,12 +61,15 @@ pub fn compare(runs: &[RunData]) -> Comparison {
     Comparison { runs: runs.iter().map(|r| r.label.clone()).collect(), rows }
 }
 
-/// A value for tables: integers as such, others with 3 significant decimals.
+/// A value for tables: integers as such, others with 3 decimals; a nonzero value
+/// that 3 decimals would show as 0.000 with 3 significant digits (`1.23e-5`), so two
+/// values a comparison calls different never print alike.
 pub fn fmt_value(v: Option<f64>) -> String {
     match v {
         None => String::new(),
         Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0}"),
         Some(v) if v.abs() >= 100.0 => format!("{v:.1}"),
+        Some(v) if v.abs() < 0.0005 => format!("{v:.2e}"),
         Some(v) => format!("{v:.3}"),
     }
 }
@@ -192,5 +195,15 @@ mod tests {
         assert_eq!(judged(Some(-0.03), Better::Lower), "-3.0% better");
         assert_eq!(judged(Some(0.0), Better::Higher), "+0.0%");
         assert_eq!(judged(None, Better::Higher), "");
+    }
+
+    #[test]
+    fn a_value_too_small_for_three_decimals_shows_its_digits() {
+        assert_eq!(fmt_value(Some(1.234e-5)), "1.23e-5");
+        assert_eq!(fmt_value(Some(1.239e-5)), "1.24e-5");
+        assert_eq!(fmt_value(Some(0.0005)), "0.001");
+        assert_eq!(fmt_value(Some(0.0)), "0");
+        assert_eq!(fmt_value(Some(65.707)), "65.707");
+        assert_eq!(fmt_value(Some(170.2)), "170.2");
     }
 }

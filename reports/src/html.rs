@@ -125,11 +125,14 @@ fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
     }
     let runs = std::slice::from_ref(r);
     // A snapshot's session or two leaves one or two samples: no line to draw.
+    let sessions = s.pointer("/metrics/sessions").and_then(serde_json::Value::as_u64).unwrap_or(0);
     let no_plots = (r.ts.t.len() < 3).then(|| {
         format!(
-            "No plots: the run has {} timeseries sample(s) ({} session(s)); its decisions are below.",
+            "No plots: the run has {} timeseries {} ({} {}); its decisions are above.",
             r.ts.t.len(),
-            s.pointer("/metrics/sessions").and_then(serde_json::Value::as_u64).unwrap_or(0)
+            if r.ts.t.len() == 1 { "sample" } else { "samples" },
+            sessions,
+            if sessions == 1 { "session" } else { "sessions" }
         )
     });
     let plots = if no_plots.is_some() {

@@ -102,7 +102,16 @@ fn spans(lines: &[Line], range: Range) -> ((f64, f64), (f64, f64)) {
     let pad = (y1p - y1).max(0.0);
     let y_lo = if y0 >= range.0 && y0p < range.0 { (range.0 - pad).max(y0p) } else { y0p };
     let y_hi = if y1 <= range.1 && y1p > range.1 { (range.1 + pad).min(y1p) } else { y1p };
-    (span(x0, x1), (y_lo, y_hi))
+    // Every value on a bound (no job unfinished anywhere): the axis starts (or
+    // ends) there instead of showing as much beyond it as inside.
+    let y = if y0 == y1 && y0 == range.0 {
+        (range.0, y1p + (range.0 - y0p))
+    } else if y0 == y1 && y1 == range.1 {
+        (y0p - (y1p - range.1), range.1)
+    } else {
+        (y_lo, y_hi)
+    };
+    (span(x0, x1), y)
 }
 
 fn span(lo: f64, hi: f64) -> (f64, f64) {
@@ -119,7 +128,8 @@ fn span(lo: f64, hi: f64) -> (f64, f64) {
 }
 
 /// The corner whose box (a third of the width, two fifths of the height) holds
-/// the fewest points, so the legend hides the fewest; upper right on ties.
+/// the fewest points and band edges, so the legend hides the fewest; upper right
+/// on ties.
 fn legend_corner(lines: &[Line], (x0, x1): (f64, f64), (y0, y1): (f64, f64)) -> SeriesLabelPosition {
     let (w, h) = ((x1 - x0) / 3.0, (y1 - y0) * 0.4);
     let corners = [
@@ -132,7 +142,11 @@ fn legend_corner(lines: &[Line], (x0, x1): (f64, f64), (y0, y1): (f64, f64)) -> 
         lines
             .iter()
             .flat_map(|l| l.1.iter())
-            .filter(|&&(x, y, _)| {
+            .flat_map(|&(x, y, c)| {
+                let c = c.unwrap_or(0.0);
+                [(x, y), (x, y + c), (x, y - c)]
+            })
+            .filter(|&(x, y)| {
                 let in_x = if right { x >= x1 - w } else { x <= x0 + w };
                 let in_y = if upper { y >= y1 - h } else { y <= y0 + h };
                 in_x && in_y
@@ -260,5 +274,25 @@ mod tests {
         assert_eq!(open[0].1, 99.3 + 1.9);
         assert_eq!(open[3].1, 2.0 - 5.0);
         assert!(band(&[(0.0, 1.0, Some(0.1))], ANY).is_none(), "one point draws no band");
+    }
+
+    /// No job unfinished in any cell: the axis starts at 0, not at −0.1.
+    #[test]
+    fn a_metric_at_its_bound_everywhere_starts_the_axis_there() {
+        let zero: Vec<Line> = vec![("a".into(), vec![(0.25, 0.0, Some(0.0)), (1.0, 0.0, Some(0.0))])];
+        assert_eq!(spans(&zero, (0.0, 400.0)).1, (0.0, 0.2));
+        let full: Vec<Line> = vec![("a".into(), vec![(0.25, 100.0, Some(0.0)), (1.0, 100.0, Some(0.0))])];
+        assert_eq!(spans(&full, (0.0, 100.0)).1, (80.0, 100.0));
+        assert_eq!(spans(&zero, ANY).1, (-0.1, 0.1), "no bound: padded both ways");
+    }
+
+    /// The legend goes where neither points nor bands are: with a band over the
+    /// upper right, a corner below.
+    #[test]
+    fn the_legend_avoids_bands() {
+        let lines: Vec<Line> = vec![("a".into(), vec![(0.0, 5.0, Some(0.0)), (1.0, 5.0, Some(5.0))])];
+        let ((x0, x1), (y0, y1)) = spans(&lines, ANY);
+        let at = legend_corner(&lines, (x0, x1), (y0, y1));
+        assert!(matches!(at, SeriesLabelPosition::UpperLeft), "{:?}", std::mem::discriminant(&at));
     }
 }

@@ -20,6 +20,17 @@ fn fmt(v: f64) -> String {
     }
 }
 
+/// A mean and its 95% half-width at one precision, the half-width's two
+/// significant digits (`17.0 ± 7.2`, `99.25 ± 0.57`): a column reads alike from
+/// row to row, and no digit is printed that the interval makes meaningless.
+fn fmt_ci(mean: f64, ci: f64) -> String {
+    if ci <= 0.0 || !ci.is_finite() || !(1e-6..1e6).contains(&mean.abs().max(ci)) {
+        return format!("{} ± {}", fmt(mean), fmt(ci));
+    }
+    let digits = (1 - ci.log10().floor() as i32).clamp(0, 6) as usize;
+    format!("{mean:.digits$} ± {ci:.digits$}")
+}
+
 /// Writes the report (default `dir/report.html`); returns its path.
 pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
     let m = Manifest::read(dir).map_err(ExecError::Mismatch)?;
@@ -31,7 +42,7 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
     let w = &mut h;
     let _ = write!(
         w,
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>lahar sweep {name}</title>\n<style>body{{font-family:sans-serif;margin:2em;max-width:1100px}}table{{border-collapse:collapse;font-size:13px}}td,th{{border:1px solid #ccc;padding:3px 6px;text-align:right}}th{{background:#f4f4f4}}td.l,th.l{{text-align:left}}figure{{margin:1em 0}}</style></head><body>\n<h1>Sweep {name}</h1>\n<p>{cells} cells ({failed} failed, {missing} missing), {points} points. Sweep id <code>{sha}</code>.</p>\n<h2>Axes</h2><table><tr><th class=l>axis</th><th class=l>field</th><th class=l>values</th></tr>\n",
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>lahar sweep {name}</title>\n<style>body{{font-family:sans-serif;margin:2em;max-width:1100px}}table{{border-collapse:collapse;font-size:13px}}td,th{{border:1px solid #ccc;padding:3px 6px;text-align:right}}td{{white-space:nowrap}}th{{background:#f4f4f4}}td.l,th.l{{text-align:left}}figure{{margin:1em 0}}</style></head><body>\n<h1>Sweep {name}</h1>\n<p>{cells} cells ({failed} failed, {missing} missing), {points} points. Sweep id <code>{sha}</code>.</p>\n<h2>Axes</h2><table><tr><th class=l>axis</th><th class=l>field</th><th class=l>values</th></tr>\n",
         name = esc(&m.name),
         cells = m.cells.len(),
         points = gs.len(),
@@ -66,7 +77,7 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
         let _ = write!(w, "<td>{}/{}</td>", g.ok, g.cells);
         for (hd, &(mean, ci)) in metrics(&states).iter().zip(&g.stats) {
             let cell = match (mean, ci) {
-                (Some(x), Some(c)) => format!("{} ± {}", fmt(x * hd.scale), fmt(c * hd.scale)),
+                (Some(x), Some(c)) => fmt_ci(x * hd.scale, c * hd.scale),
                 (Some(x), None) => fmt(x * hd.scale),
                 _ => "n/a".into(),
             };
@@ -75,13 +86,34 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
         let _ = writeln!(w, "</tr>");
     }
     let _ = writeln!(w, "</table></div>\n<h2>Plots</h2>");
-    for (_, _, name) in plot_files(&m, metrics(&states)) {
+    let hs = metrics(&states);
+    for (a, k, name) in plot_files(&m, hs) {
         let p = dir.join("plots").join(&name);
         let svg = std::fs::read_to_string(&p).map_err(super::error::io(&p))?;
-        let _ = writeln!(w, "<figure>{svg}<figcaption>{}</figcaption></figure>", esc(&name.display().to_string()));
+        let _ = writeln!(
+            w,
+            "<figure>{svg}<figcaption>{} against {}: the mean over seeds, the band its 95% interval (<code>plots/{}</code>)</figcaption></figure>",
+            esc(hs[k].label),
+            esc(&m.axes[a].name),
+            esc(&name.display().to_string())
+        );
     }
     let _ = writeln!(w, "</body></html>");
     let path = out.map(Path::to_path_buf).unwrap_or_else(|| dir.join("report.html"));
     lahar_core::util::files::write_atomic(&path, h.as_bytes()).map_err(super::error::io(&path))?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_ci;
+
+    #[test]
+    fn a_mean_is_printed_to_its_interval_s_precision() {
+        assert_eq!(fmt_ci(17.04, 7.167), "17.0 ± 7.2");
+        assert_eq!(fmt_ci(99.2534, 0.5712), "99.25 ± 0.57");
+        assert_eq!(fmt_ci(425.926, 28.344), "426 ± 28");
+        assert_eq!(fmt_ci(400.0, 0.0), "400 ± 0");
+        assert_eq!(fmt_ci(0.0012, 0.00034), "0.00120 ± 0.00034");
+    }
 }

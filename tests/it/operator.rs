@@ -250,7 +250,10 @@ fn the_report_shows_decisions_and_explanations() {
         html.contains("rejected by proportion (nvidia.com&#x2f;gpu: 24 allocated + 8 asked = 32 &gt; deserved 24"),
         "escaped reason"
     );
-    assert!(html.contains("No plots: the run has 1 timeseries sample(s) (1 session(s))"), "why no plots");
+    assert!(
+        html.contains("No plots: the run has 1 timeseries sample (1 session); its decisions are above."),
+        "why no plots"
+    );
     // What the session did, not research metrics (a half-full cluster is not
     // "0.0% allocation", and one session has no JCT).
     let summary: serde_json::Value =
