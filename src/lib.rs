@@ -401,9 +401,13 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         meta.interrupted = Some(interrupted_at(&summary));
     }
     if written {
-        if explain.is_some() {
-            lahar_reports::write_explain(&out_dir, &output)
-                .map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
+        if let Some(named) = &explain {
+            let io = |source| RunError::Write { dir: out_dir.clone(), source };
+            lahar_reports::write_explain(&out_dir, &output).map_err(io)?;
+            // What the terminal shows for the named pods (the verdict and the node
+            // × plugin tables), for report.html and for reading later.
+            let text = format!("{}\n", operator::explain_report(&output, named));
+            lahar_core::util::files::write_atomic(&out_dir.join(outdir::EXPLAIN_TXT), text.as_bytes()).map_err(io)?;
         }
         // An interrupted run ends as soon as its files are whole.
         if let (Some(style), false) = (&opts.plots, interrupted) {

@@ -50,6 +50,9 @@ pub const PLACEMENTS_CSV: &str = "placements.csv";
 /// The placement run's per-percent file.
 pub const FRAGMENTATION_CSV: &str = "fragmentation.csv";
 
+/// `--explain`'s verdicts and tables as the terminal shows them.
+pub const EXPLAIN_TXT: &str = "explain.txt";
+
 /// The files a run, `--explain`, `--plots` and `lahar report` write into a run
 /// directory (plots: `plots/<kind>.svg|png`).
 const RUN_FILES: &[&str] = &[
@@ -64,6 +67,7 @@ const RUN_FILES: &[&str] = &[
     "summary.json",
     "summary.csv",
     "explain.csv",
+    EXPLAIN_TXT,
     "report.html",
     "plots",
     INCOMPLETE,

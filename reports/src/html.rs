@@ -45,6 +45,8 @@ struct RunView {
     /// The first rows of decisions.csv and explain.csv.
     decisions: Option<crate::load::Rows>,
     explain: Option<crate::load::Rows>,
+    /// explain.txt: what `--explain` printed (the verdict, the tables).
+    explain_text: Option<String>,
     /// Why the plots are left out (a run of a session or two has nothing to draw).
     no_plots: Option<String>,
 }
@@ -200,6 +202,7 @@ fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
         plots,
         decisions: r.decisions.clone(),
         explain: r.explain.clone(),
+        explain_text: r.explain_text.clone(),
         no_plots,
     })
 }

@@ -113,6 +113,9 @@ pub struct RunData {
     pub decisions: Option<Rows>,
     /// The first rows of explain.csv, if the run had `--explain`.
     pub explain: Option<Rows>,
+    /// explain.txt (the verdicts and tables `--explain` printed), at most
+    /// [`EXPLAIN_TEXT_MAX`] bytes of it.
+    pub explain_text: Option<String>,
     /// A placement run's fragmentation.csv (`spec.placement`; its jobs and
     /// timeseries are then empty).
     pub placement: Option<Vec<PlacementPoint>>,
@@ -190,6 +193,32 @@ pub const EXPLAIN_IN_REPORT: usize = 2000;
 
 /// The first `keep` rows of `path`, whose header must be `columns`; `None` when
 /// the file is absent.
+/// The most of explain.txt a report shows (a watched job of thousands of pods
+/// writes a table per pod).
+pub const EXPLAIN_TEXT_MAX: usize = 256 * 1024;
+
+/// The first `max` bytes of a text file (cut at a line's end, with a note of what
+/// was left out), or `None` without the file; bytes that are not UTF-8 are shown
+/// as U+FFFD.
+fn head_text(path: &Path, max: usize) -> Result<Option<String>, LoadError> {
+    use std::io::Read as _;
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let f = std::fs::File::open(path).map_err(|e| bad(path, e))?;
+    let mut bytes = Vec::new();
+    f.take(max as u64 + 1).read_to_end(&mut bytes).map_err(|e| bad(path, e))?;
+    if bytes.len() <= max {
+        return Ok(Some(String::from_utf8_lossy(&bytes).into_owned()));
+    }
+    bytes.truncate(max);
+    let cut = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    bytes.truncate(cut);
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    text.push_str(&format!("… (the first {} KiB shown: the rest is in {})\n", max / 1024, path.display()));
+    Ok(Some(text))
+}
+
 fn first_rows(path: &Path, columns: &[&str], keep: usize) -> Result<Option<Rows>, LoadError> {
     if !path.is_file() {
         return Ok(None);
@@ -411,7 +440,20 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
     let label = dir_label(dir);
     let decisions = first_rows(&dir.join("decisions.csv"), &crate::write::DECISION_COLUMNS, DECISIONS_IN_REPORT)?;
     let explain = first_rows(&dir.join("explain.csv"), &crate::write::EXPLAIN_COLUMNS, EXPLAIN_IN_REPORT)?;
-    Ok(RunData { dir: dir.to_path_buf(), label, summary, jobs, ts, pods, events, decisions, explain, placement: None })
+    let explain_text = head_text(&dir.join("explain.txt"), EXPLAIN_TEXT_MAX)?;
+    Ok(RunData {
+        dir: dir.to_path_buf(),
+        label,
+        summary,
+        jobs,
+        ts,
+        pods,
+        events,
+        decisions,
+        explain,
+        explain_text,
+        placement: None,
+    })
 }
 
 /// The label of a run directory: its name.
@@ -458,6 +500,7 @@ pub fn load_any(dir: &Path) -> Result<RunData, LoadError> {
         events: None,
         decisions: None,
         explain: None,
+        explain_text: None,
         placement: Some(points),
     })
 }
@@ -608,4 +651,26 @@ fn read_events(path: &Path) -> Result<Vec<EventRecord>, LoadError> {
 pub fn load_runs(dirs: &[PathBuf]) -> Result<Vec<RunData>, LoadError> {
     let runs: Vec<RunData> = dirs.iter().map(|d| load_run(d)).collect::<Result<_, _>>()?;
     Ok(dedupe(runs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::head_text;
+
+    /// A long explain.txt is cut at a line's end with a note; a short one is whole;
+    /// bytes that are not UTF-8 do not fail the report.
+    #[test]
+    fn a_long_text_is_cut_at_a_line_with_a_note() {
+        let dir = std::env::temp_dir().join(format!("lahar-head-text-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("explain.txt");
+        std::fs::write(&p, "abc\ndef\nghi\n").unwrap();
+        assert_eq!(head_text(&p, 64).unwrap().as_deref(), Some("abc\ndef\nghi\n"));
+        let cut = head_text(&p, 10).unwrap().unwrap();
+        assert!(cut.starts_with("abc\ndef\n… (the first 0 KiB shown: the rest is in "), "{cut}");
+        std::fs::write(&p, b"ok \xff\n").unwrap();
+        assert_eq!(head_text(&p, 64).unwrap().as_deref(), Some("ok \u{fffd}\n"));
+        assert_eq!(head_text(&dir.join("none.txt"), 64).unwrap(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

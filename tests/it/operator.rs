@@ -246,6 +246,20 @@ fn the_report_shows_decisions_and_explanations() {
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("<h3>Decisions</h3>") && html.contains("eval-runner-0</td><td>gpu-b-1</td>"), "decisions");
     assert!(html.contains("<h3>Explanations (--explain)</h3>"), "explanations");
+    // The verdict the terminal prints, kept in explain.txt and shown above the rows.
+    let text = std::fs::read_to_string(out.join("explain.txt")).expect("explain.txt");
+    let verdict = text.lines().next().unwrap_or_default();
+    assert!(
+        verdict.starts_with("explain team-b/finetune-2b9d (queue research, minAvailable 2, PodGroup Inqueue)")
+            && verdict.contains("blocked by team-b/finetune-worker-1 at allocatable"),
+        "{text}"
+    );
+    let (_, printed, _) = snapshot_run(&dir.path().join("again"), &["--explain", "finetune-2b9d"]);
+    assert!(printed.contains(&text), "explain.txt is what the run printed:\n{text}\n---\n{printed}");
+    assert!(
+        html.contains("<pre class=\"explain\">explain team-b&#x2f;finetune-2b9d (queue research"),
+        "the verdict above the rows"
+    );
     assert!(
         html.contains("rejected by proportion (nvidia.com&#x2f;gpu: 24 allocated + 8 asked = 32 &gt; deserved 24"),
         "escaped reason"
