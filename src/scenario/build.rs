@@ -15,7 +15,7 @@ use super::{Diagnostic, Scenario, ScenarioError, Warning};
 use lahar_core::comm::runtime::CommRuntime;
 use lahar_core::model::cluster::{Cluster, Node};
 use lahar_core::model::job::JobSpec;
-use lahar_core::model::resource::Resources;
+use lahar_core::model::resource::{PODS, Resources};
 use lahar_core::model::topology::Topology;
 use lahar_core::util::time::SimTime;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -659,16 +659,16 @@ fn gang(v: &V<'_>, gangs: &mut Vec<Warning>, t: &Tagged, nodes: &[Node], total: 
     pods.sort_by_key(|r| (r.gpu_milli(), r.cpu(), r.memory()));
     let need = pods.iter().take(j.min_available as usize).fold(Resources::ZERO, |a, r| a + *r);
     if !need.fits_in(total) {
+        // Only the resources the gang asks more of than the cluster has: the
+        // limit may be pod slots or an extended resource, not CPU or GPUs.
+        let show = |d: usize, x: i64| if d == PODS { format!("{x} pod slots") } else { v.names.show(d, x as f64) };
+        let over: Vec<usize> = (0..v.names.len()).filter(|&d| need.get(d) > total.get(d)).collect();
         let message = format!(
-            "job `{}`: its gang of {} pods needs {} GPUs, {} CPU, {} bytes of memory at least, more than the whole cluster has ({} GPUs, {} CPU, {} bytes); it can never start",
+            "job `{}`: its gang of {} pods needs at least {}, more than the whole cluster has ({}); it can never start",
             j.name,
             j.min_available,
-            need.gpu_milli() as f64 / 1000.0,
-            need.cpu() as f64 / 1000.0,
-            need.memory(),
-            total.gpu_milli() as f64 / 1000.0,
-            total.cpu() as f64 / 1000.0,
-            total.memory()
+            over.iter().map(|&d| show(d, need.get(d))).collect::<Vec<_>>().join(" and "),
+            over.iter().map(|&d| show(d, total.get(d))).collect::<Vec<_>>().join(", ")
         );
         let Origin { file, at, path } = whence[t.source].warn_at(t.index).clone();
         let w = Warning { kind: GANG_EXCEEDS_CLUSTER, count: 1, file, at, path, message, first_of_many: true };

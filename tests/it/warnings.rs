@@ -111,11 +111,37 @@ fn a_gang_larger_than_the_cluster_is_a_warning() {
     let s = warns(
         &text,
         &[
-            "scenario.yaml:11:16: spec.workload[0].jobs[0]: job `wide`: its gang of 3 pods needs 24 GPUs, 0 CPU, 0 bytes of memory at least, more than the whole cluster has (16 GPUs, 32 CPU, 137438953472 bytes); it can never start",
+            "scenario.yaml:11:16: spec.workload[0].jobs[0]: job `wide`: its gang of 3 pods needs at least 24 nvidia.com/gpu, more than the whole cluster has (16 nvidia.com/gpu); it can never start",
         ],
     );
     assert_eq!(s["warnings"][0]["kind"], "gang-exceeds-cluster");
     assert_eq!(s["metrics"]["unfinished"], 1);
+}
+
+/// The warning names what runs out: here pod slots (2 nodes of 2), not the CPU
+/// or GPUs the cluster has plenty of; and every resource that runs out.
+#[test]
+fn a_gang_larger_than_the_cluster_names_what_runs_out() {
+    let nodes = "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8, pods: 2}\n      - {name: n1, cpu: 16, memory: 64Gi, gpus: 8, pods: 2}";
+    let slots = scenario(
+        nodes,
+        "  workload:\n    - jobs:\n      - {name: many, duration: 1h, minAvailable: 5, tasks: [{name: w, replicas: 5, resources: {cpu: 1}}]}\n",
+    );
+    warns(
+        &slots,
+        &[
+            "job `many`: its gang of 5 pods needs at least 5 pod slots, more than the whole cluster has (4 pod slots); it can never start",
+        ],
+    );
+    let both = jobs(
+        "      - {name: big, duration: 1h, minAvailable: 3, tasks: [{name: w, replicas: 3, resources: {cpu: 12, nvidia.com/gpu: 8}}]}\n",
+    );
+    warns(
+        &both,
+        &[
+            "job `big`: its gang of 3 pods needs at least 36 cpu and 24 nvidia.com/gpu, more than the whole cluster has (32 cpu, 16 nvidia.com/gpu); it can never start",
+        ],
+    );
 }
 
 #[test]
