@@ -16,7 +16,7 @@ use lahar_core::comm::runtime::CommRuntime;
 use lahar_core::model::cluster::{Cluster, Node};
 use lahar_core::model::job::JobSpec;
 use lahar_core::model::resource::{PODS, Resources};
-use lahar_core::model::topology::Topology;
+use lahar_core::model::topology::{Topology, TopologyError};
 use lahar_core::util::time::SimTime;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
@@ -68,7 +68,14 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         (Some(f), _) => Topology::from_fabric(nodes.len(), &f).expect("fabric tiers validated"),
         (None, Some(d)) => match Topology::from_decls(nodes.len(), d, Vec::new()) {
             Ok(t) => t,
-            Err(e) => {
+            Err(mut e) => {
+                // The core knows nodes by index: name the node.
+                if let TopologyError::TwoParents { what: "node", name, .. } = &mut e
+                    && let Some(n) =
+                        name.strip_prefix('#').and_then(|i| i.parse::<usize>().ok()).and_then(|i| nodes.get(i))
+                {
+                    *name = n.name.to_string();
+                }
                 topology_errors.push(e.to_string());
                 Topology::flat(nodes.len())
             }

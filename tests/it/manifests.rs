@@ -300,6 +300,30 @@ fn hypernode_selector_that_matches_nothing() {
     assert!(err.contains("h.yaml:7:30: document 1: spec.members[0].selector: the selector matches nothing"), "{err}");
 }
 
+/// Two selectors of one HyperNode matching the same node are one member (Volcano
+/// merges the matches: its 1.11 release notes); a node in two HyperNodes is an
+/// error that names the node.
+#[test]
+fn hypernode_selectors_matching_one_node_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let hn = |name: &str, members: &str| {
+        format!(
+            "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {{name: {name}}}\nspec:\n  tier: 1\n  members:\n{members}---\n"
+        )
+    };
+    let both = "    - {type: Node, selector: {exactMatch: {name: n0}}}\n    - {type: Node, selector: {regexMatch: {pattern: '^n'}}}\n";
+    std::fs::write(dir.path().join("h.yaml"), hn("h", both)).unwrap();
+    let nodes = "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi}\n      - {name: n1, cpu: 16, memory: 64Gi}\n    hyperNodes: h.yaml";
+    std::fs::write(dir.path().join("s.yaml"), scenario(nodes, "")).unwrap();
+    let s = load_file(&dir.path().join("s.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let t = &s.cluster.topology;
+    assert_eq!(t.get(t.find("h").unwrap()).nodes.len(), 2);
+    let two = hn("h", both) + &hn("g", "    - {type: Node, selector: {exactMatch: {name: n1}}}\n");
+    std::fs::write(dir.path().join("h.yaml"), two).unwrap();
+    let err = load_file(&dir.path().join("s.yaml")).unwrap_err().to_string();
+    assert!(err.contains("node `n1` is a member of both `h` and `g`; a member may have one parent"), "{err}");
+}
+
 /// A VolcanoJob's task-topology annotations become the job's task topology; an
 /// unknown task name in them is a located error.
 #[test]

@@ -244,6 +244,11 @@ impl Topology {
                 match m {
                     Member::Node(n) => {
                         let slot = &mut node_parent[n.0 as usize];
+                        // Two selectors of one HyperNode matching the same node:
+                        // Volcano merges the matches.
+                        if *slot == Some(i) {
+                            continue;
+                        }
                         if let Some(p) = *slot {
                             return Err(TopologyError::TwoParents {
                                 what: "node",
@@ -265,6 +270,9 @@ impl Topology {
                                 parent: d.name.clone(),
                                 parent_tier: d.tier,
                             });
+                        }
+                        if hns[ci].parent == Some(HyperNodeId(i as u32)) {
+                            continue;
                         }
                         if let Some(p) = hns[ci].parent {
                             return Err(TopologyError::TwoParents {
@@ -389,6 +397,18 @@ mod tests {
             vec![],
         );
         assert!(matches!(e, Err(TopologyError::TwoParents { .. })));
+        // One HyperNode's selectors matching a node or a HyperNode twice: one member.
+        let t = Topology::from_decls(
+            2,
+            vec![
+                d("a", 1, vec![Member::Node(NodeId(0)), Member::Node(NodeId(1)), Member::Node(NodeId(0))]),
+                d("b", 2, vec![Member::HyperNode("a".into()), Member::HyperNode("a".into())]),
+            ],
+            vec![],
+        )
+        .expect("a member matched twice is one member");
+        assert_eq!(t.get(t.find("a").unwrap()).nodes.len(), 2);
+        assert_eq!(t.get(t.find("b").unwrap()).children.len(), 1);
         let e =
             Topology::from_decls(2, vec![d("a", 1, vec![]), d("b", 1, vec![Member::HyperNode("a".into())])], vec![]);
         assert!(matches!(e, Err(TopologyError::TierOrder { .. })));
