@@ -300,3 +300,42 @@ fn kubernetes_cronjobs_of_volcano_jobs() {
     assert!(err.contains("warning: CronJob default/c: 1 run was never created"), "{err}");
     assert!(err.contains("CronJob (batch/v1) of schedulerName `default-scheduler`"), "{err}");
 }
+
+/// A CronJob whose first run comes after the horizon: its template is still
+/// checked (a bad quantity is an error at its place), and when it is the only
+/// object the error says why nothing is left; beside another job it is a warning.
+#[test]
+fn a_cronjob_with_no_run_before_the_horizon_is_checked_and_said() {
+    let cron = |cpu: &str| {
+        format!(
+            "apiVersion: batch.volcano.sh/v1alpha1\nkind: CronJob\nmetadata: {{name: nightly, annotations: {{lahar.io/duration: 7m}}}}\nspec:\n  schedule: \"0 3 * * *\"\n  jobTemplate:\n    spec:\n      tasks: [{{replicas: 1, name: t, template: {{spec: {{containers: [{{name: c, resources: {{requests: {{cpu: {cpu}}}}}}}]}}}}}}]\n"
+        )
+    };
+    let validate = |manifest: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.yaml"), manifest).unwrap();
+        let text = scenario(
+            "    nodes:\n      - {name: n0, cpu: 8, memory: 32Gi}",
+            "  horizon: 1h\n  workload:\n    - manifests: m.yaml\n",
+        );
+        std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+        let o = lahar().arg("validate").arg(dir.path().join("s.yaml")).output().unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (code, err) = validate(&cron("abc"));
+    assert_eq!(code, Some(2));
+    assert!(err.contains("m.yaml:8:107: document 1: spec.jobTemplate.spec.tasks[0].template.spec.containers[0].resources.requests.cpu: bad quantity `abc`"), "{err}");
+    let (code, err) = validate(&cron("1"));
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("spec.workload[0].manifests: the manifests yield no job (1 object read; left out: CronJob `default/nightly` (`0 3 * * *`) makes no run before the horizon (3600 s): its first run would be at 10800 s)"),
+        "{err}"
+    );
+    let other = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: a, annotations: {lahar.io/duration: 1h}}\nspec:\n  tasks: [{replicas: 1, name: w, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}]\n---\n";
+    let (code, err) = validate(&format!("{other}{}", cron("1")));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("m.yaml:11:13: document 2: spec.schedule: 1 part of objects left out, the first: CronJob `default/nightly` (`0 3 * * *`) makes no run before the horizon"),
+        "{err}"
+    );
+}

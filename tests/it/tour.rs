@@ -236,7 +236,10 @@ const CASES: &[Case] = &[
         )],
         args: &["validate", "{d}/s.yaml"],
         code: 0,
-        stderr: &["spec.workload[0].jobs[0]: job `g`: its gang of 2 pods needs 16 GPUs", "it can never start"],
+        stderr: &[
+            "spec.workload[0].jobs[0]: job `g`: its gang of 2 pods needs at least 16 nvidia.com/gpu, more than the whole cluster has (8 nvidia.com/gpu)",
+            "it can never start",
+        ],
         stdout: &[],
     },
     Case {

@@ -125,12 +125,10 @@ pub(super) fn read_sources<'a>(
 pub(crate) const PARTS_LEFT_OUT: &str = "manifest-parts-left-out";
 
 /// The jobs of one `manifests:` source, checked against the cluster.
-fn jobs(
-    v: &mut V<'_>,
-    docs: &[Doc],
-    classes: &PriorityClasses,
-    t: &Targets<'_>,
-) -> Vec<(JobSpec, Option<JobProfile>, super::Origin)> {
+/// A job read from the manifests, its training profile and where it came from.
+type Imported = (JobSpec, Option<JobProfile>, super::Origin);
+
+fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>) -> (Vec<Imported>, Option<String>) {
     let mut errs = Vec::new();
     let mut cx = manifest::Context {
         queues: t.queues,
@@ -148,6 +146,8 @@ fn jobs(
     let imported = manifest::jobs(docs, &mut cx, &mut errs);
     let left_out = std::mem::take(&mut cx.left_out);
     report(v, errs);
+    // Why the manifests may yield no job, for that error.
+    let why_none = left_out.first().map(|d| d.message.clone());
     if let Some(first) = left_out.first() {
         let n = left_out.len();
         v.warn_in(crate::scenario::Warning {
@@ -209,7 +209,7 @@ fn jobs(
             out.push((j, ij.profile, super::Origin { file: ij.file, at: ij.at, path: ij.doc }));
         }
     }
-    out
+    (out, why_none)
 }
 
 /// Queue objects in `manifests:` sources (KubeRay's samples write one beside the
@@ -314,7 +314,7 @@ pub(super) fn source(
         });
     }
     let docs = &docs[..];
-    let jobs = jobs(v, docs, classes, t);
+    let (jobs, why_none) = jobs(v, docs, classes, t);
     // A source of classes, queues or budgets (beside objects that make no pods) is
     // fine.
     let classes_only = !all.is_empty()
@@ -330,7 +330,10 @@ pub(super) fn source(
         let kinds: Vec<String> = skipped.iter().map(|(k, c)| format!("{c} {k}")).collect();
         let read = format!("{} object{} read", all.len(), if all.len() == 1 { "" } else { "s" });
         let message = match (n, docs.is_empty()) {
-            (0, _) => format!("the manifests yield no job ({read})"),
+            (0, _) => match why_none {
+                Some(why) => format!("the manifests yield no job ({read}; left out: {why})"),
+                None => format!("the manifests yield no job ({read})"),
+            },
             (_, true) => {
                 format!(
                     "the manifests yield no job: {read}, all skipped as making no pods for Volcano ({})",

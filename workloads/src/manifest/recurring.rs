@@ -181,6 +181,27 @@ pub(crate) fn jobs(d: &Doc, key: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         slots.push(n);
         t = n;
     }
+    // No run before the horizon: said, and the template still checked (one run's
+    // worth, at the creation time, kept by nobody).
+    let check_only = slots.is_empty();
+    if check_only {
+        let first = schedule.next(created).map_or_else(
+            || "its schedule has no next time".to_string(),
+            |n| format!("its first run would be at {} s", n - cx.clock_start),
+        );
+        cx.left_out.push(super::Diagnostic {
+            file: d.file.clone(),
+            at: at_of("schedule"),
+            path: format!("{}: spec.schedule", d.label()),
+            message: format!(
+                "{kind} `{}/{}` (`{schedule_text}`) makes no run before the horizon ({} s): {first}",
+                meta.namespace,
+                meta.name,
+                horizon.micros() / MICROS_PER_SEC
+            ),
+        });
+        slots.push(created);
+    }
 
     // The run's object, as the controller creates it: the template, the run's
     // name, the labels it copies, and lahar's annotations of the object.
@@ -279,7 +300,9 @@ pub(crate) fn jobs(d: &Doc, key: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         }));
         job.doc = d.label();
         job.at = root.at;
-        out.push(job);
+        if !check_only {
+            out.push(job);
+        }
     }
     out
 }
