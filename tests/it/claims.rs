@@ -46,13 +46,7 @@ fn metrics(out: &Path) -> serde_json::Value {
 /// it resumes at 1,030 s with its 800 s of work kept and completes at 2,230 s.
 #[test]
 fn the_tiresias_example_runs_as_the_page_says() {
-    let d = tempfile::tempdir().unwrap();
-    lahar()
-        .args(["run", "-q", "--out"])
-        .arg(d.path())
-        .arg(root().join("examples/baseline-tiresias.yaml"))
-        .assert()
-        .success();
+    let d = run_example("examples/baseline-tiresias.yaml", &[]);
     let (jobs, pods) = run_rows(d.path());
     let job = |n: &str| jobs.iter().find(|r| r[0] == n).unwrap_or_else(|| panic!("{n}"))[1..3].to_vec();
     assert_eq!(job("short-0"), ["830", "930"]);
@@ -81,21 +75,11 @@ fn tiresias_completes_the_default_scenario_as_the_page_says() {
     let m = metrics(d.path());
     assert_eq!((m["jobs"].as_u64(), m["completed"].as_u64()), (Some(3000), Some(3000)), "{m}");
     assert_eq!(m["gpu_hours_lost"].as_f64(), Some(0.0), "{m}");
-    let quoted =
-        format!("completes every job ({} preemptions, nothing lost)", grouped(m["preemptions"].as_u64().unwrap()));
+    let quoted = format!(
+        "completes every job ({} preemptions, nothing lost)",
+        super::published::grouped(m["preemptions"].as_u64().unwrap() as f64)
+    );
     assert_says("docs/baselines.md", &quoted);
-}
-
-fn grouped(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// docs/baselines.md: the bundled RICC example has jobs no node can hold (their
@@ -162,13 +146,7 @@ fn the_readme_fgd_caption_is_the_runs() {
 /// effective utilization, as the table above it has it.
 #[test]
 fn the_topology_prose_is_the_run_s() {
-    let d = tempfile::tempdir().unwrap();
-    lahar()
-        .args(["run", "-q", "--out"])
-        .arg(d.path())
-        .arg(root().join("examples/topology/without-nta.yaml"))
-        .assert()
-        .success();
+    let d = run_example("examples/topology/without-nta.yaml", &[]);
     let m = metrics(d.path());
     let u = 100.0 * m["gpu_effective_utilization"].as_f64().expect("gpu_effective_utilization");
     assert_says(

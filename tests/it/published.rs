@@ -188,7 +188,7 @@ fn the_version_names_the_commit() {
 }
 
 /// Thousands separated by commas, as the docs' tables write them: 19945 → "19,945".
-fn grouped(x: f64) -> String {
+pub(crate) fn grouped(x: f64) -> String {
     let digits = format!("{x:.0}");
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
