@@ -70,6 +70,9 @@ pub struct RunOptions {
     /// The run is `--snapshot` (summary.json says so: its report shows what the
     /// sessions did instead of research metrics).
     pub snapshot: bool,
+    /// Which row files to write (`--outputs`; all by default). The summary and
+    /// the inputs are always written.
+    pub outputs: lahar_reports::Outputs,
 }
 
 /// What a run produced.
@@ -336,7 +339,8 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
             outdir::Claimant { scenario: Some(&meta_base.scenario), force: opts.force },
         )?;
         let sopts = lahar_reports::SummaryOptions { faults: engine.has_faults(), ..Default::default() };
-        let mut w = lahar_reports::RunWriter::create(&out_dir, engine.world(), target, &sopts).map_err(io)?;
+        let mut w =
+            lahar_reports::RunWriter::create(&out_dir, engine.world(), target, &sopts, &opts.outputs).map_err(io)?;
         // What was simulated, kept beside the outputs (lahar report embeds them).
         std::fs::write(out_dir.join(INPUT_SCENARIO), &record.0).map_err(io)?;
         if let Some(conf) = &record.1 {

@@ -18,6 +18,7 @@ pub mod html;
 pub mod labels;
 pub mod load;
 pub mod metrics;
+pub mod outputs;
 pub mod plots;
 pub mod schema;
 pub mod stream;
@@ -27,6 +28,7 @@ pub mod timeline;
 pub mod write;
 
 pub use metrics::{JobRow, Summary, SummaryOptions, job_rows, summarize, summarize_with};
+pub use outputs::Outputs;
 pub use stream::RunWriter;
 pub use write::{
     DecisionWriter, Interrupted, KeptDecisions, RunMeta, WarningRecord, decision_fields, write_explain, write_summary,

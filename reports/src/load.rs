@@ -16,7 +16,9 @@ pub enum LoadError {
         path: PathBuf,
     },
     /// A required file is missing.
-    #[error("{path}: missing (a run directory holds summary.json, jobs.csv and timeseries.csv)")]
+    #[error(
+        "{path}: missing (a run directory holds summary.json, jobs.csv and timeseries.csv; a run whose --outputs left them out has none)"
+    )]
     Missing {
         /// The file expected.
         path: PathBuf,

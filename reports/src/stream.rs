@@ -8,11 +8,13 @@
 //! job's pod rows are ordered by task, replica and start. The summary is
 //! accumulated on the way ([`RunMetrics`]). What is held is what is alive: the
 //! closed intervals of jobs not yet ended, and one small record per alive job.
+//! A file left out by [`Outputs`] is neither created nor are its rows formatted.
 
 use crate::accumulate::RunMetrics;
 use crate::faults::{EventWriter, FaultTally};
 use crate::labels::{push_job_label, push_pod_label};
 use crate::metrics::{JobRow, job_row};
+use crate::outputs::Outputs;
 use crate::schema::{self, JOBS, PODS, QUEUES, TIMESERIES, TIMESERIES_WITHOUT_FAULTS, at};
 use crate::summary::{Summary, SummaryOptions};
 use crate::timeline::{JobFact, QueueFact};
@@ -37,10 +39,10 @@ type Csv = csv::Writer<BufWriter<File>>;
 /// decisions.csv as the run makes their rows, and accumulates its summary.
 pub struct RunWriter {
     decisions: DecisionWriter,
-    jobs: Csv,
-    pods: Csv,
-    timeseries: Csv,
-    queues: Csv,
+    jobs: Option<Csv>,
+    pods: Option<Csv>,
+    timeseries: Option<Csv>,
+    queues: Option<Csv>,
     /// The queues' names, in the World's order.
     queue_names: Vec<String>,
     queue_row: [String; QUEUES.len()],
@@ -53,31 +55,46 @@ pub struct RunWriter {
     summary: Option<Summary>,
     /// The first write error; later rows are dropped and it is returned by `finish`.
     error: Option<io::Error>,
-    /// events.csv and the fault tally (runs with `spec.faults`).
-    faults: Option<(EventWriter, FaultTally)>,
+    /// events.csv (unless left out) and the fault tally (runs with `spec.faults`).
+    faults: Option<(Option<EventWriter>, FaultTally)>,
+}
+
+/// Creates `dir/name` with its header when `on`.
+fn optional_csv(on: bool, dir: &Path, name: &str, header: &[&str]) -> io::Result<Option<Csv>> {
+    if !on {
+        return Ok(None);
+    }
+    let mut w = csv_writer(dir, name)?;
+    w.write_record(header).map_err(io_err)?;
+    Ok(Some(w))
 }
 
 impl RunWriter {
-    /// Creates the run's CSV files in `dir` (which must exist) and writes their
-    /// headers.
+    /// Creates the run's CSV files that `outputs` chooses in `dir` (which must
+    /// exist) and writes their headers.
     /// `target` is the fragmentation measure's workload (the scenario's typical
     /// pod shapes, [`crate::timeline::workload`]).
-    pub fn create(dir: &Path, world: &World, target: Target, opts: &SummaryOptions) -> io::Result<RunWriter> {
-        let decisions = DecisionWriter::create(dir)?;
-        let mut jobs = csv_writer(dir, "jobs.csv")?;
-        jobs.write_record(schema::names(&JOBS)).map_err(io_err)?;
-        let mut pods = csv_writer(dir, "pods.csv")?;
-        pods.write_record(schema::names(&PODS)).map_err(io_err)?;
-        let mut timeseries = csv_writer(dir, "timeseries.csv")?;
+    pub fn create(
+        dir: &Path,
+        world: &World,
+        target: Target,
+        opts: &SummaryOptions,
+        outputs: &Outputs,
+    ) -> io::Result<RunWriter> {
+        let decisions = if outputs.decisions { DecisionWriter::create(dir)? } else { DecisionWriter::none() };
+        let jobs = optional_csv(outputs.jobs, dir, "jobs.csv", &schema::names(&JOBS))?;
+        let pods = optional_csv(outputs.pods, dir, "pods.csv", &schema::names(&PODS))?;
         let queues = QueueFact::all(world);
         let width = if opts.faults { TIMESERIES.len() } else { TIMESERIES_WITHOUT_FAULTS };
         let header = &schema::names(&TIMESERIES)[..width];
-        timeseries.write_record(header).map_err(io_err)?;
-        let mut queues_csv = csv_writer(dir, "queues.csv")?;
-        queues_csv.write_record(schema::names(&QUEUES)).map_err(io_err)?;
+        let timeseries = optional_csv(outputs.timeseries, dir, "timeseries.csv", header)?;
+        let queues_csv = optional_csv(outputs.queues, dir, "queues.csv", &schema::names(&QUEUES))?;
         let queue_names: Vec<String> = queues.iter().map(|q| q.name.clone()).collect();
         let faults = match opts.faults {
-            true => Some((EventWriter::create(dir)?, FaultTally::default())),
+            true => {
+                let events = if outputs.events { Some(EventWriter::create(dir)?) } else { None };
+                Some((events, FaultTally::default()))
+            }
             false => None,
         };
         // Declared capacity: nodes absent at the start count (gpu_time.absent).
@@ -116,18 +133,17 @@ impl RunWriter {
 
     /// Flushes every file and returns the run's summary; returns the first error met.
     pub fn finish(self) -> io::Result<Summary> {
-        let RunWriter { decisions, mut jobs, mut pods, mut timeseries, mut queues, summary, error, faults, .. } = self;
+        let RunWriter { decisions, jobs, pods, timeseries, queues, summary, error, faults, .. } = self;
         if let Some(e) = error {
             return Err(e);
         }
-        if let Some((events, _)) = faults {
+        if let Some((Some(events), _)) = faults {
             events.finish()?;
         }
         decisions.finish()?;
-        jobs.flush()?;
-        pods.flush()?;
-        timeseries.flush()?;
-        queues.flush()?;
+        for mut w in [jobs, pods, timeseries, queues].into_iter().flatten() {
+            w.flush()?;
+        }
         Ok(summary.expect("RunWriter::finish after the run finished"))
     }
 
@@ -143,9 +159,11 @@ impl RunWriter {
 
     /// Writes job `j`'s row and its intervals' rows.
     fn write_job(&mut self, world: &World, j: JobId, cut_short_at: Option<u64>) {
-        let job = &world.jobs[j];
-        let row = job_row(world, job, cut_short_at);
-        self.write_job_row(&row);
+        if self.jobs.is_some() {
+            let job = &world.jobs[j];
+            let row = job_row(world, job, cut_short_at);
+            self.write_job_row(&row);
+        }
         let Some(mut recs) = self.closed.remove(&j) else { return };
         recs.sort_by_key(|p| (p.task, p.index, p.start, p.pod));
         for r in &recs {
@@ -195,11 +213,14 @@ impl RunWriter {
         if let Some(d) = r.deadline {
             push_secs(&mut f[const { j("deadline_s") }], d);
         }
-        let res = self.jobs.write_record(&self.job_row.0);
-        self.keep(res);
+        if let Some(w) = &mut self.jobs {
+            let res = w.write_record(&self.job_row.0);
+            self.keep(res);
+        }
     }
 
     fn write_pod_row(&mut self, world: &World, p: &PodRecord) {
+        let Some(w) = &mut self.pods else { return };
         const fn c(name: &str) -> usize {
             at(&PODS, name)
         }
@@ -214,7 +235,7 @@ impl RunWriter {
         push_secs(&mut f[const { c("start_s") }], p.start.micros());
         push_secs(&mut f[const { c("end_s") }], p.end.micros());
         f[const { c("reason_end") }].push_str(p.reason.as_str());
-        let res = self.pods.write_record(&self.pod_row.0);
+        let res = w.write_record(&self.pod_row.0);
         self.keep(res);
     }
 }
@@ -239,7 +260,9 @@ impl Recorder for RunWriter {
         let first_start = world.jobs[r.job].first_start.map(|t| t.micros());
         let (start, end) = (r.start.micros(), r.end.micros());
         self.metrics().pod_ended(r.job.0, r.node.0, &req, r.gpu_devices, start, end, first_start);
-        if world.jobs[r.job].end.is_some() {
+        if self.pods.is_none() {
+            // pods.csv is left out: nothing to hold.
+        } else if world.jobs[r.job].end.is_some() {
             // Its job's rows are written already.
             self.write_pod_row(world, r);
         } else {
@@ -257,6 +280,9 @@ impl Recorder for RunWriter {
     }
 
     fn sample(&mut self, world: &World, s: &Sample) {
+        if self.timeseries.is_none() && self.queues.is_none() {
+            return;
+        }
         let m = self.metrics.as_ref().expect("the run is not finished");
         let row = &mut self.sample_row;
         for f in row.iter_mut() {
@@ -282,7 +308,14 @@ impl Recorder for RunWriter {
         if self.faults.is_some() {
             push_milli(&mut row[const { t("gpus_unavailable") }], s.gpu_unavailable_milli);
         }
-        let mut res = self.timeseries.write_record(&self.sample_row);
+        let mut res = match &mut self.timeseries {
+            Some(w) => w.write_record(&self.sample_row),
+            None => Ok(()),
+        };
+        let Some(queues) = &mut self.queues else {
+            self.keep(res);
+            return;
+        };
         // queues.csv: the same instant, a row per queue.
         let q = &mut self.queue_row;
         const fn c(name: &str) -> usize {
@@ -301,7 +334,7 @@ impl Recorder for RunWriter {
             let f = &mut q[const { c("gpus_deserved") }];
             f.clear();
             push_fixed(f, deserved.get(i).copied().unwrap_or(0.0), 3);
-            res = res.and(self.queues.write_record(&*q));
+            res = res.and(queues.write_record(&*q));
         }
         self.keep(res);
     }
@@ -323,8 +356,10 @@ impl Recorder for RunWriter {
     fn fault(&mut self, _world: &World, r: &FaultRecord) {
         if let Some((events, tally)) = &mut self.faults {
             tally.record(r);
-            let res = events.write(r);
-            self.keep(res);
+            if let Some(events) = events {
+                let res = events.write(r);
+                self.keep(res);
+            }
         }
     }
 

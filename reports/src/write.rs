@@ -185,7 +185,8 @@ impl<const N: usize> Fields<N> {
 /// Writes decisions.csv row by row as a run makes its decisions (see
 /// [`crate::stream::RunWriter`]), so they are never all held.
 pub struct DecisionWriter {
-    w: csv::Writer<BufWriter<File>>,
+    /// The file; `None` when decisions.csv is not written (rows may still be kept).
+    w: Option<csv::Writer<BufWriter<File>>>,
     /// Field buffers reused row after row (session, t, job, pod).
     row: [String; 4],
     /// The first write error; later rows are dropped and it is returned by `finish`.
@@ -217,7 +218,12 @@ impl DecisionWriter {
         std::fs::create_dir_all(dir)?;
         let mut w = csv_writer(dir, "decisions.csv")?;
         w.write_record(DECISION_COLUMNS).map_err(io_err)?;
-        Ok(DecisionWriter { w, row: Default::default(), error: None, kept: None })
+        Ok(DecisionWriter { w: Some(w), row: Default::default(), error: None, kept: None })
+    }
+
+    /// A writer of no file: it only keeps rows, if asked to ([`DecisionWriter::keep`]).
+    pub fn none() -> DecisionWriter {
+        DecisionWriter { w: None, row: Default::default(), error: None, kept: None }
     }
 
     /// Keeps the first `limit` rows in memory too (an operator's run prints them).
@@ -232,7 +238,7 @@ impl DecisionWriter {
 
     /// Writes one decision, its names resolved in `world`.
     pub fn write(&mut self, world: &World, d: &Decision) {
-        if self.error.is_some() {
+        if self.error.is_some() || (self.w.is_none() && self.kept.is_none()) {
             return;
         }
         let j = &world.jobs[d.job].spec;
@@ -265,17 +271,19 @@ impl DecisionWriter {
                 k.more += 1;
             }
         }
-        let r = self.w.write_record(fields);
-        if let Err(e) = r {
+        if let Some(w) = &mut self.w
+            && let Err(e) = w.write_record(fields)
+        {
             self.error = Some(io_err(e));
         }
     }
 
     /// Flushes the file; returns the first error met.
     pub fn finish(mut self) -> io::Result<()> {
-        match self.error.take() {
-            Some(e) => Err(e),
-            None => self.w.flush(),
+        match (self.error.take(), &mut self.w) {
+            (Some(e), _) => Err(e),
+            (None, Some(w)) => w.flush(),
+            (None, None) => Ok(()),
         }
     }
 }

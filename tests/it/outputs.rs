@@ -155,3 +155,108 @@ fn every_placement_output_is_documented() {
     let missing = undocumented(&out, &["fragmentation.csv", "placements.csv"]);
     assert!(missing.is_empty(), "not in docs/outputs.md: {missing:?}");
 }
+
+/// The files of `dir`, by name, sorted.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+/// summary.json without its wall time (the one line that differs run to run).
+fn summary_without_wall_time(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    text.lines().filter(|l| !l.contains("\"wall_time_s\"")).collect::<Vec<_>>().join("\n")
+}
+
+/// `--outputs` writes the files it names and no other row file; what it writes
+/// is what a run of every file writes, and so is the summary.
+#[test]
+fn outputs_writes_the_files_it_names_as_a_full_run_does() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let example = root.join("examples/faults/training.yaml");
+    let d = tempfile::tempdir().unwrap();
+    let (all, some) = (d.path().join("all"), d.path().join("some"));
+    lahar().args(["run", "-q", "--out"]).arg(&all).arg(&example).assert().success();
+    lahar()
+        .args(["run", "-q", "--outputs", "jobs, events,summary", "--out"])
+        .arg(&some)
+        .arg(&example)
+        .assert()
+        .success();
+    assert!(files_in(&all).contains(&"decisions.csv".to_string()));
+    assert_eq!(
+        files_in(&some),
+        [
+            ".lahar",
+            "events.csv",
+            "input-scenario.yaml",
+            "input-scheduler.conf",
+            "jobs.csv",
+            "summary.csv",
+            "summary.json"
+        ],
+    );
+    for f in ["jobs.csv", "events.csv", "summary.csv"] {
+        assert_eq!(std::fs::read(all.join(f)).unwrap(), std::fs::read(some.join(f)).unwrap(), "{f} differs");
+    }
+    assert_eq!(summary_without_wall_time(&all), summary_without_wall_time(&some));
+    // The same directory run again with other files: the left-out ones of the
+    // earlier run do not stay beside the new ones.
+    lahar().args(["run", "-q", "--outputs", "decisions", "--out"]).arg(&some).arg(&example).assert().success();
+    assert_eq!(
+        files_in(&some),
+        [".lahar", "decisions.csv", "input-scenario.yaml", "input-scheduler.conf", "summary.csv", "summary.json"]
+    );
+    assert_eq!(std::fs::read(all.join("decisions.csv")).unwrap(), std::fs::read(some.join("decisions.csv")).unwrap());
+    // A report needs jobs.csv and timeseries.csv, and says so.
+    let out = lahar().arg("report").arg(&some).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("jobs.csv: missing") && err.contains("--outputs left them out"), "{err}");
+}
+
+/// Every misuse of `--outputs` is refused before the run, exit 2, naming the flag.
+#[test]
+fn outputs_misuse_is_refused_up_front() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("o");
+    let refused = |args: &[&str], example: &str| {
+        let a = lahar().arg("run").args(args).arg("--out").arg(&out).arg(root.join(example)).assert().code(2);
+        assert!(!out.exists(), "{args:?}: wrote {}", out.display());
+        String::from_utf8_lossy(&a.get_output().stderr).to_string()
+    };
+    let e = refused(&["--outputs", "jobs,job"], "examples/faults/training.yaml");
+    assert!(
+        e.contains(
+            "<command line>: --outputs: unknown output `job`; expected some of jobs, pods, timeseries, queues, decisions, events, summary"
+        ),
+        "{e}"
+    );
+    let e = refused(&["--outputs", ""], "examples/faults/training.yaml");
+    assert!(e.contains("--outputs: expected a comma-separated list"), "{e}");
+    let e = refused(&["--outputs", "jobs,decisions", "--plots"], "examples/faults/training.yaml");
+    assert!(e.contains("--plots draws from jobs.csv and timeseries.csv"), "{e}");
+    let e = refused(&["--outputs", "jobs"], "examples/fragmentation/openb-fgd.yaml");
+    assert!(e.contains("a placement scenario (spec.placement) writes placements.csv"), "{e}");
+}
+
+/// A snapshot run without decisions.csv still shows the operator what its
+/// sessions did (the rows are kept in memory, not read back from the file).
+#[test]
+fn a_snapshot_run_without_decisions_csv_still_prints_its_decisions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let d = tempfile::tempdir().unwrap();
+    let (all, some) = (d.path().join("all"), d.path().join("some"));
+    let snap = root.join("examples/snapshot/cluster.yaml");
+    let run = |out: &Path, extra: &[&str]| {
+        let a = lahar().args(["run", "--snapshot"]).arg(&snap).args(extra).arg("--out").arg(out).assert().success();
+        String::from_utf8_lossy(&a.get_output().stdout).replace(&out.display().to_string(), "OUT")
+    };
+    let full = run(&all, &[]);
+    let summary_only = run(&some, &["--outputs", "summary"]);
+    assert!(full.contains("session"), "{full}");
+    assert_eq!(full, summary_only);
+    assert!(!some.join("decisions.csv").exists());
+}

@@ -184,6 +184,11 @@ pub(crate) struct RunArgs {
     pub(crate) plots: bool,
     #[command(flatten)]
     pub(crate) plot: PlotArgs,
+    /// Write only these row files (comma-separated: jobs, pods, timeseries,
+    /// queues, decisions, events); summary.json and summary.csv are always
+    /// written. Default: all.
+    #[arg(long, value_name = "LIST")]
+    pub(crate) outputs: Option<String>,
     /// Explain a pod's placement, or every pod of a job (namespace/name or a
     /// unique name; repeatable): writes explain.csv with per-node predicate
     /// results and plugin scores (its job's other pods too), and prints each

@@ -17,7 +17,23 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode, Failure> {
             "--plot-style, --plot-size and --plot-font-size shape the plots --plots writes: add --plots",
         ));
     }
+    let outputs = match &a.outputs {
+        Some(list) => lahar_reports::Outputs::parse(list).map_err(|m| Failure::flag("--outputs", m))?,
+        None => lahar_reports::Outputs::ALL,
+    };
+    if a.plots && !(outputs.jobs && outputs.timeseries) {
+        return Err(Failure::flag(
+            "--outputs",
+            "--plots draws from jobs.csv and timeseries.csv: keep jobs and timeseries in --outputs, or drop --plots",
+        ));
+    }
     let s = a.overrides.load_run(a.scenario.as_deref(), a.snapshot.as_deref(), a.conf.as_deref(), a.sessions)?;
+    if a.outputs.is_some() && s.placement.is_some() {
+        return Err(Failure::flag(
+            "--outputs",
+            "a placement scenario (spec.placement) writes placements.csv and fragmentation.csv, which --outputs does not choose",
+        ));
+    }
     if a.strict && !s.warnings.is_empty() {
         return Err(Failure::strict(&s.warnings));
     }
@@ -37,6 +53,7 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode, Failure> {
         force: a.force,
         keep_decisions: snapshot.then_some(lahar::operator::DECISIONS_SHOWN),
         snapshot,
+        outputs,
     };
     install_interrupt();
     let report = match lahar::run_any(s, &opts)? {
