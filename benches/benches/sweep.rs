@@ -45,6 +45,7 @@ fn bench(c: &mut Criterion) {
                         shard: None,
                         progress: false,
                         plot_style: Default::default(),
+                        outputs: Default::default(),
                     };
                     let (o, w) = lahar::sweep::run(&sweep, &opts).expect("sweep");
                     assert!(o.failed.is_empty() && w.is_some_and(|w| w.ok == 64));

@@ -127,6 +127,9 @@ pub struct ExecOptions {
     pub progress: bool,
     /// How the sweep's plots are drawn.
     pub plot_style: lahar_reports::plots::PlotStyle,
+    /// Which row files each cell writes (its summary always: the sweep's tables
+    /// are built from it).
+    pub outputs: lahar_reports::Outputs,
 }
 
 /// What a sweep run did.
@@ -183,7 +186,7 @@ pub fn run(sweep: &Sweep, opts: &ExecOptions) -> Result<ExecOutcome, ExecError> 
                 if crate::interrupt::requested() {
                     return Ok(CellEnd::Interrupted);
                 }
-                let r = run_cell(sweep, c, &cells_dir);
+                let r = run_cell(sweep, c, &cells_dir, &opts.outputs);
                 if matches!(r, Ok(CellEnd::Failed(_))) {
                     let f = failures.fetch_add(1, Ordering::Relaxed) + 1;
                     bar.set_message(format!("{f}"));
@@ -245,11 +248,17 @@ enum CellEnd {
 
 /// Runs one cell into a temporary directory and renames it into place; an
 /// interrupted cell's temporary directory (lahar's own) is removed instead.
-fn run_cell(sweep: &Sweep, cell: &Cell, cells_dir: &Path) -> Result<CellEnd, ExecError> {
+fn run_cell(
+    sweep: &Sweep,
+    cell: &Cell,
+    cells_dir: &Path,
+    outputs: &lahar_reports::Outputs,
+) -> Result<CellEnd, ExecError> {
     let tmp = cells_dir.join(format!(".tmp-{}-{}", cell.id, std::process::id()));
+    let outs = *outputs;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<bool, String> {
         let s = sweep.scenario(cell).map_err(|e| e.to_string())?;
-        let opts = crate::RunOptions { out_dir: Some(tmp.clone()), ..Default::default() };
+        let opts = crate::RunOptions { out_dir: Some(tmp.clone()), outputs: outs, ..Default::default() };
         let ran = crate::run_any(s, &opts).map_err(|e| e.to_string())?;
         Ok(matches!(ran, crate::Ran::Run(r) if r.output.stats.interrupted))
     }));

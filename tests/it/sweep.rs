@@ -43,8 +43,14 @@ fn example_sweep_runs_and_jobs_do_not_change_the_tables() {
     let tmp = tempfile::tempdir().unwrap();
     let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
     sweep_cmd().arg(example()).arg("--out").arg(&one).args(["--jobs", "1"]).assert().success();
-    sweep_cmd().arg(example()).arg("--out").arg(&two).args(["--jobs", "2", "-q"]).assert().success().stdout("");
+    // The second also writes only each cell's summary: the tables are the same.
+    let args = ["--jobs", "2", "-q", "--outputs", "summary"];
+    sweep_cmd().arg(example()).arg("--out").arg(&two).args(args).assert().success().stdout("");
     assert_eq!(tables(&one), tables(&two));
+    let small = two.join("cells/0004-seed8");
+    assert!(
+        small.join("summary.json").is_file() && !small.join("jobs.csv").exists() && !small.join("pods.csv").exists()
+    );
     let csv = read(&one.join("sweep.csv"));
     let mut lines = csv.lines();
     let head = lines.next().unwrap();
@@ -312,6 +318,22 @@ fn bad_axes_are_located_errors_before_any_cell_runs() {
         )))
         .stderr(predicates::str::contains(format!("{f}:15:16: spec.queues[7].weight: `spec.queues` has 2 items, no index 7")));
     assert!(!out.exists(), "nothing ran");
+}
+
+#[test]
+fn outputs_misuse_is_refused_before_any_cell_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    let a = sweep_cmd().arg(example()).arg("--out").arg(&out).args(["--outputs", "jobs,plots"]).assert().code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("--outputs: unknown output `plots`; expected some of jobs, pods"), "{err}");
+    assert!(!out.exists());
+    // A sweep of placement replays: --outputs does not choose their files.
+    let grid = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sweeps/fgd-grid.yaml");
+    let a = sweep_cmd().arg(grid).arg("--out").arg(&out).args(["--outputs", "jobs"]).assert().code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("--outputs: a placement scenario (spec.placement) writes placements.csv"), "{err}");
+    assert!(!out.exists());
 }
 
 #[test]

@@ -246,6 +246,10 @@ pub(crate) struct SweepArgs {
     /// (Kubernetes Indexed Jobs; else LAHAR_SHARDS).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) shards: Option<u64>,
+    /// Each cell writes only these row files (as `lahar run --outputs`); every
+    /// cell's summary is always written. Default: all.
+    #[arg(long, value_name = "LIST")]
+    pub(crate) outputs: Option<String>,
     /// Print nothing on success.
     #[arg(long, short)]
     pub(crate) quiet: bool,
