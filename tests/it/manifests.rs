@@ -721,6 +721,45 @@ fn other_schedulers_objects_are_skipped_and_counted() {
     );
 }
 
+/// scheduler-plugins' objects (issue 45): a TFJob whose every pod template names
+/// scheduler-plugins' scheduler and a coscheduling PodGroup (scheduling.x-k8s.io)
+/// are skipped and counted; a training job whose templates name Volcano for some
+/// pods and another scheduler for others is still refused at the odd template.
+#[test]
+fn scheduler_plugins_objects_are_skipped_and_a_mixed_job_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let tpl = |s: &str| {
+        format!(
+            "{{spec: {{schedulerName: {s}, containers: [{{name: tensorflow, image: tf, resources: {{requests: {{cpu: 1}}}}}}]}}}}"
+        )
+    };
+    let tfjob = |name: &str, ps: &str, worker: &str| {
+        format!(
+            "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {{name: {name}, annotations: {{lahar.io/duration: 1h}}}}\nspec:\n  tfReplicaSpecs:\n    PS:\n      replicas: 1\n      template: {}\n    Worker:\n      replicas: 2\n      template: {}\n",
+            tpl(ps),
+            tpl(worker)
+        )
+    };
+    let podgroup = "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: tf-smoke-gpu}\nspec: {scheduleTimeoutSeconds: 10, minMember: 3}\n";
+    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, annotations: {lahar.io/duration: 1h}}\nspec:\n  tasks:\n    - replicas: 1\n      name: w\n      template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}\n";
+    let others = tfjob("tf-smoke-gpu", "scheduler-plugins-scheduler", "scheduler-plugins-scheduler");
+    std::fs::write(dir.path().join("m.yaml"), format!("{others}---\n{podgroup}---\n{job}")).unwrap();
+    let p = one_node_scenario(dir.path());
+    let s = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.jobs().iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["j"]);
+    let w = &s.warnings[0];
+    assert_eq!((w.kind, w.count), ("manifest-objects-skipped", 2));
+    assert_eq!(
+        w.message,
+        "2 objects that make no pods for Volcano were skipped: 1 PodGroup (scheduling.x-k8s.io/v1alpha1), 1 TFJob (kubeflow.org/v1) of schedulerName `scheduler-plugins-scheduler`"
+    );
+    // Volcano for the PS, another scheduler for the workers: refused where it says so.
+    std::fs::write(dir.path().join("m.yaml"), tfjob("mixed", "volcano", "scheduler-plugins-scheduler")).unwrap();
+    let Err(e) = load_file(&p) else { panic!("a mixed job is refused") };
+    let e = e.to_string();
+    assert!(e.contains("spec.tfReplicaSpecs.Worker.template.spec.schedulerName: schedulerName `scheduler-plugins-scheduler`: lahar simulates Volcano"), "{e}");
+}
+
 /// A source that yields no job says why: the objects skipped are listed even when
 /// another object read (here the TrainJob's runtime) is neither a job nor skipped;
 /// a file that is not YAML is one error, not two.

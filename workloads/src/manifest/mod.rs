@@ -210,6 +210,15 @@ pub fn support_object(d: &Doc) -> Option<String> {
             }
             false
         }
+        // A training job whose every pod template names another scheduler (a
+        // TFJob for scheduler-plugins' coscheduling): Volcano never sees its pods.
+        "kubeflow.org" if kubeflow_scheduler(d).is_some() => {
+            let s = kubeflow_scheduler(d).unwrap_or_default();
+            return Some(format!("{kind} ({api}) of schedulerName `{s}`"));
+        }
+        // scheduler-plugins' gangs and quotas (coscheduling, capacity scheduling):
+        // another scheduler's objects; Volcano's PodGroup is scheduling.volcano.sh.
+        "scheduling.x-k8s.io" => matches!(kind.as_str(), "PodGroup" | "ElasticQuota"),
         // A suspended training job makes no pods until resumed.
         "kubeflow.org"
             if d.root
@@ -266,6 +275,28 @@ pub fn support_object(d: &Doc) -> Option<String> {
         _ => false,
     };
     known.then(|| format!("{kind} ({api})"))
+}
+
+/// The scheduler every pod template of a Kubeflow training job names
+/// (`spec.<kind>ReplicaSpecs.<type>.template.spec.schedulerName`) when they all
+/// name the same one and it is not Volcano. A template without one is the
+/// operator's choice (Volcano with its gang scheduler set): `None`.
+fn kubeflow_scheduler(d: &Doc) -> Option<String> {
+    let yaml::Val::Map(spec) = &d.root.get("spec")?.val else { return None };
+    let mut names = spec
+        .iter()
+        .filter(|(k, _)| k.ends_with("ReplicaSpecs"))
+        .filter_map(|(_, v)| match &v.val {
+            yaml::Val::Map(types) => Some(types),
+            _ => None,
+        })
+        .flatten()
+        .map(|(_, r)| {
+            r.get("template").and_then(|t| t.get("spec")).and_then(|s| s.get("schedulerName")).and_then(Node::scalar)
+        });
+    let first = names.next()??;
+    let all_same = names.all(|n| n.as_deref() == Some(first.as_str()));
+    (all_same && first != "volcano").then_some(first)
 }
 
 /// The scheduler a Ray object names when it is not Volcano: `ray.io/scheduler-name`
