@@ -33,13 +33,15 @@ impl Outputs {
     /// Every file (the default).
     pub const ALL: Outputs =
         Outputs { jobs: true, pods: true, timeseries: true, queues: true, decisions: true, events: true };
+    /// No row file (the summary only).
+    pub const NONE: Outputs =
+        Outputs { jobs: false, pods: false, timeseries: false, queues: false, decisions: false, events: false };
 
     /// Parses a comma-separated list of [`NAMES`] (`jobs,timeseries`); `summary`
     /// names the summary, which is always written. Names may repeat; an empty
     /// list or an unknown name is an error that says what is accepted.
     pub fn parse(list: &str) -> Result<Outputs, String> {
-        let mut o =
-            Outputs { jobs: false, pods: false, timeseries: false, queues: false, decisions: false, events: false };
+        let mut o = Outputs::NONE;
         if list.trim().is_empty() {
             return Err(format!("expected a comma-separated list of {}", NAMES.join(", ")));
         }
@@ -60,19 +62,6 @@ impl Outputs {
         }
         Ok(o)
     }
-
-    /// The files left out, by file name (`decisions.csv`), in [`NAMES`] order.
-    pub fn left_out(&self) -> Vec<&'static str> {
-        let all = [
-            (self.jobs, "jobs.csv"),
-            (self.pods, "pods.csv"),
-            (self.timeseries, "timeseries.csv"),
-            (self.queues, "queues.csv"),
-            (self.decisions, "decisions.csv"),
-            (self.events, "events.csv"),
-        ];
-        all.into_iter().filter(|(on, _)| !on).map(|(_, f)| f).collect()
-    }
 }
 
 #[cfg(test)]
@@ -84,9 +73,9 @@ mod tests {
         let o = Outputs::parse("jobs, timeseries,jobs,summary").unwrap();
         assert!(o.jobs && o.timeseries);
         assert!(!o.pods && !o.queues && !o.decisions && !o.events);
-        assert_eq!(o.left_out(), ["pods.csv", "queues.csv", "decisions.csv", "events.csv"]);
-        assert_eq!(Outputs::parse("summary").unwrap().left_out().len(), 6);
-        assert!(Outputs::ALL.left_out().is_empty());
+        assert_eq!(Outputs::parse("summary").unwrap(), Outputs::NONE);
+        let all = Outputs::parse("events,decisions,queues,timeseries,pods,jobs").unwrap();
+        assert_eq!(all, Outputs::ALL);
     }
 
     #[test]

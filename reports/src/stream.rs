@@ -260,13 +260,14 @@ impl Recorder for RunWriter {
         let first_start = world.jobs[r.job].first_start.map(|t| t.micros());
         let (start, end) = (r.start.micros(), r.end.micros());
         self.metrics().pod_ended(r.job.0, r.node.0, &req, r.gpu_devices, start, end, first_start);
-        if self.pods.is_none() {
-            // pods.csv is left out: nothing to hold.
-        } else if world.jobs[r.job].end.is_some() {
-            // Its job's rows are written already.
-            self.write_pod_row(world, r);
-        } else {
-            self.closed.entry(r.job).or_default().push(r.clone());
+        // With pods.csv left out there is nothing to write or hold.
+        if self.pods.is_some() {
+            if world.jobs[r.job].end.is_some() {
+                // Its job's rows are written already.
+                self.write_pod_row(world, r);
+            } else {
+                self.closed.entry(r.job).or_default().push(r.clone());
+            }
         }
     }
 

@@ -255,10 +255,9 @@ fn run_cell(
     outputs: &lahar_reports::Outputs,
 ) -> Result<CellEnd, ExecError> {
     let tmp = cells_dir.join(format!(".tmp-{}-{}", cell.id, std::process::id()));
-    let outs = *outputs;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<bool, String> {
         let s = sweep.scenario(cell).map_err(|e| e.to_string())?;
-        let opts = crate::RunOptions { out_dir: Some(tmp.clone()), outputs: outs, ..Default::default() };
+        let opts = crate::RunOptions { out_dir: Some(tmp.clone()), outputs: *outputs, ..Default::default() };
         let ran = crate::run_any(s, &opts).map_err(|e| e.to_string())?;
         Ok(matches!(ran, crate::Ran::Run(r) if r.output.stats.interrupted))
     }));

@@ -8,6 +8,22 @@ use lahar_core::util::time::SimTime;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// `--outputs LIST` (all files without it).
+pub(crate) fn outputs_flag(list: Option<&str>) -> Result<lahar_reports::Outputs, Failure> {
+    match list {
+        Some(list) => lahar_reports::Outputs::parse(list).map_err(|m| Failure::flag("--outputs", m)),
+        None => Ok(lahar_reports::Outputs::ALL),
+    }
+}
+
+/// `--outputs` given for a placement scenario, whose files it does not choose.
+pub(crate) fn outputs_of_placement() -> Failure {
+    Failure::flag(
+        "--outputs",
+        "a placement scenario (spec.placement) writes placements.csv and fragmentation.csv, which --outputs does not choose",
+    )
+}
+
 /// `lahar run`.
 pub(crate) fn run(a: RunArgs) -> Result<ExitCode, Failure> {
     let explain_window =
@@ -17,10 +33,7 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode, Failure> {
             "--plot-style, --plot-size and --plot-font-size shape the plots --plots writes: add --plots",
         ));
     }
-    let outputs = match &a.outputs {
-        Some(list) => lahar_reports::Outputs::parse(list).map_err(|m| Failure::flag("--outputs", m))?,
-        None => lahar_reports::Outputs::ALL,
-    };
+    let outputs = outputs_flag(a.outputs.as_deref())?;
     if a.plots && !(outputs.jobs && outputs.timeseries) {
         return Err(Failure::flag(
             "--outputs",
@@ -29,10 +42,7 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode, Failure> {
     }
     let s = a.overrides.load_run(a.scenario.as_deref(), a.snapshot.as_deref(), a.conf.as_deref(), a.sessions)?;
     if a.outputs.is_some() && s.placement.is_some() {
-        return Err(Failure::flag(
-            "--outputs",
-            "a placement scenario (spec.placement) writes placements.csv and fragmentation.csv, which --outputs does not choose",
-        ));
+        return Err(outputs_of_placement());
     }
     if a.strict && !s.warnings.is_empty() {
         return Err(Failure::strict(&s.warnings));

@@ -37,22 +37,14 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode, Failure> {
     }
     let (Some(file), Some(out)) = (&a.sweep, &a.out) else { unreachable!("clap requires both") };
     let sweep = lahar::sweep::load(file)?;
-    let outputs = match &a.outputs {
-        Some(list) => {
-            let o = lahar_reports::Outputs::parse(list).map_err(|m| Failure::flag("--outputs", m))?;
-            // Every cell shares the base scenario's kind: the first says it.
-            if let Some(c) = sweep.cells().first()
-                && sweep.scenario(c).is_ok_and(|s| s.placement.is_some())
-            {
-                return Err(Failure::flag(
-                    "--outputs",
-                    "a placement scenario (spec.placement) writes placements.csv and fragmentation.csv, which --outputs does not choose",
-                ));
-            }
-            o
-        }
-        None => lahar_reports::Outputs::ALL,
-    };
+    let outputs = crate::run::outputs_flag(a.outputs.as_deref())?;
+    // Every cell shares the base scenario's kind: the first says it.
+    if a.outputs.is_some()
+        && let Some(c) = sweep.cells().first()
+        && sweep.scenario(c).is_ok_and(|s| s.placement.is_some())
+    {
+        return Err(crate::run::outputs_of_placement());
+    }
     let shard = match &a.shard {
         Some(t) => Some(lahar::sweep::Shard::parse(t).map_err(Failure::usage)?),
         None => {

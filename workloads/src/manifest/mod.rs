@@ -158,6 +158,7 @@ pub(crate) fn ns_name(d: &Doc) -> (String, String) {
 pub fn support_object(d: &Doc) -> Option<String> {
     let (api, kind) = common::kind_of(&d.root);
     let group = if api.contains('/') { api.split('/').next().unwrap_or_default() } else { "" };
+    let kubeflow_other = if group == "kubeflow.org" { kubeflow_scheduler(d) } else { None };
     let known = match group {
         "" => matches!(
             kind.as_str(),
@@ -212,8 +213,8 @@ pub fn support_object(d: &Doc) -> Option<String> {
         }
         // A training job whose every pod template names another scheduler (a
         // TFJob for scheduler-plugins' coscheduling): Volcano never sees its pods.
-        "kubeflow.org" if kubeflow_scheduler(d).is_some() => {
-            let s = kubeflow_scheduler(d).unwrap_or_default();
+        "kubeflow.org" if kubeflow_other.is_some() => {
+            let s = kubeflow_other.unwrap_or_default();
             return Some(format!("{kind} ({api}) of schedulerName `{s}`"));
         }
         // scheduler-plugins' gangs and quotas (coscheduling, capacity scheduling):
