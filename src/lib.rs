@@ -9,6 +9,7 @@ pub mod check;
 pub mod diff;
 pub mod error;
 pub mod explain_summary;
+pub mod input;
 pub mod interrupt;
 pub mod nccl;
 pub mod operator;
@@ -73,6 +74,10 @@ pub struct RunOptions {
     /// Which row files to write (`--outputs`; all by default). The summary and
     /// the inputs are always written.
     pub outputs: lahar_reports::Outputs,
+    /// Write the row files and summary.json to memory, not to a directory
+    /// ([`RunReport::tables`], [`RunReport::summary_json`]): a run from Python.
+    /// No file is created; `--explain` and plots are refused.
+    pub in_memory: bool,
 }
 
 /// What a run produced.
@@ -97,6 +102,11 @@ pub struct RunReport {
     /// The pods `--explain` named (a job's name names all its pods); the run also
     /// watches their jobs' other pods, to find what keeps a gang waiting.
     pub explained: Vec<(JobId, u16, u32)>,
+    /// The row files of a run to memory ([`RunOptions::in_memory`]), byte for
+    /// byte what the run would have written; empty otherwise.
+    pub tables: lahar_reports::Tables,
+    /// summary.json's text, for a run to memory.
+    pub summary_json: Option<String>,
 }
 
 /// Warning kind: runs of recurring objects their concurrency policy or starting
@@ -309,6 +319,10 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     }
     s.engine.exhaustive |= opts.exhaustive;
     check_extenders(&s, opts.allow_remote_extender)?;
+    if opts.in_memory && (!opts.explain.is_empty() || opts.plots.is_some()) {
+        let why = "a run to memory writes no explain.csv and no plots: give it an output directory";
+        return Err(RunError::Input(scenario::ScenarioError::one(&s.name, None, "", why)));
+    }
     let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
     let meta_base = RunMeta { snapshot: opts.snapshot, ..run_meta(&s, s.scheduler.name()) };
     let record = (s.text.clone(), s.conf_text.clone());
@@ -331,6 +345,18 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     let (mut engine, health) = engine_and_health(s);
     let writer = if opts.no_write {
         None
+    } else if opts.in_memory {
+        let sopts = lahar_reports::SummaryOptions { faults: engine.has_faults(), ..Default::default() };
+        let dest = lahar_reports::Dest::Memory;
+        let io = |source| RunError::Write { dir: out_dir.clone(), source };
+        let mut w =
+            lahar_reports::RunWriter::create(dest, engine.world(), target, &sopts, &opts.outputs).map_err(io)?;
+        if let Some(n) = opts.keep_decisions {
+            w.keep_decisions(n);
+        }
+        let w = Rc::new(RefCell::new(w));
+        engine.set_recorder(Box::new(Rc::clone(&w)));
+        Some(w)
     } else {
         let io = |source| RunError::Write { dir: out_dir.clone(), source };
         outdir::claim(
@@ -339,8 +365,9 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
             outdir::Claimant { scenario: Some(&meta_base.scenario), force: opts.force },
         )?;
         let sopts = lahar_reports::SummaryOptions { faults: engine.has_faults(), ..Default::default() };
+        let dest = lahar_reports::Dest::Dir(&out_dir);
         let mut w =
-            lahar_reports::RunWriter::create(&out_dir, engine.world(), target, &sopts, &opts.outputs).map_err(io)?;
+            lahar_reports::RunWriter::create(dest, engine.world(), target, &sopts, &opts.outputs).map_err(io)?;
         // What was simulated, kept beside the outputs (lahar report embeds them).
         std::fs::write(out_dir.join(INPUT_SCENARIO), &record.0).map_err(io)?;
         if let Some(conf) = &record.1 {
@@ -384,22 +411,28 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     }));
     let interrupted = output.stats.interrupted;
     let mut decisions = None;
+    let (mut tables, mut summary_json) = (lahar_reports::Tables::default(), None);
     let summary = match writer {
         // The summary was accumulated as the run went.
         Some(w) => {
             let mut w = Rc::try_unwrap(w).ok().expect("the engine that held the writer is finished").into_inner();
             decisions = w.take_kept_decisions();
-            let summary = w.finish().map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
+            let (summary, t) = w.finish().map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
             if interrupted {
                 meta.interrupted = Some(interrupted_at(&summary));
             }
-            let io = |source| RunError::Write { dir: out_dir.clone(), source };
-            lahar_reports::write_summary(&out_dir, &summary, &meta).map_err(io)?;
+            if opts.in_memory {
+                summary_json = Some(lahar_reports::summary_json(&summary, &meta));
+                tables = t;
+            } else {
+                let io = |source| RunError::Write { dir: out_dir.clone(), source };
+                lahar_reports::write_summary(&out_dir, &summary, &meta).map_err(io)?;
+            }
             Some(summary)
         }
         None => None,
     };
-    let written = summary.is_some();
+    let written = summary.is_some() && !opts.in_memory;
     let summary = summary.unwrap_or_else(|| lahar_reports::summarize(&output));
     if interrupted && meta.interrupted.is_none() {
         meta.interrupted = Some(interrupted_at(&summary));
@@ -420,7 +453,17 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         }
         outdir::complete(&out_dir).map_err(|source| RunError::Write { dir: out_dir.clone(), source })?;
     }
-    Ok(RunReport { output, summary, meta, out_dir, run_warnings, decisions, explained: explain.unwrap_or_default() })
+    Ok(RunReport {
+        output,
+        summary,
+        meta,
+        out_dir,
+        run_warnings,
+        decisions,
+        explained: explain.unwrap_or_default(),
+        tables,
+        summary_json,
+    })
 }
 
 /// Where a run the interrupt stopped had got to.

@@ -2,15 +2,13 @@
 //! failure, repair and drain step) and summary.json's `faults` section.
 
 use crate::summary::{FaultSummary, Summary};
-use crate::write::{csv_writer, io_err, push_milli};
+use crate::write::push_milli;
 use lahar_core::engine::FaultRecord;
 use lahar_core::model::job::JobPhase;
 use lahar_core::util::text::push_u64;
 use lahar_core::util::time::push_secs;
 use lahar_core::world::{Job, World};
-use std::fs::File;
-use std::io::{self, BufWriter};
-use std::path::Path;
+use std::io;
 
 /// events.csv's columns ([`crate::schema::EVENTS`]).
 pub const EVENT_COLUMNS: [&str; 8] = crate::schema::header(&crate::schema::EVENTS);
@@ -79,15 +77,14 @@ pub fn summarize(records: &[FaultRecord], world: &World, end: u64, summary: &Sum
 
 /// Writes events.csv's rows as they come.
 pub struct EventWriter {
-    csv: csv::Writer<BufWriter<File>>,
+    csv: crate::sink::Csv,
     row: [String; 8],
 }
 
 impl EventWriter {
-    /// Creates events.csv in `dir` with its header.
-    pub fn create(dir: &Path) -> io::Result<EventWriter> {
-        let mut csv = csv_writer(dir, "events.csv")?;
-        csv.write_record(EVENT_COLUMNS).map_err(io_err)?;
+    /// Creates events.csv at `dest` with its header.
+    pub fn create(dest: crate::sink::Dest) -> io::Result<EventWriter> {
+        let csv = crate::sink::csv_at(dest, "events.csv", &EVENT_COLUMNS)?;
         Ok(EventWriter { csv, row: Default::default() })
     }
 
@@ -109,8 +106,8 @@ impl EventWriter {
         self.csv.write_record(&self.row)
     }
 
-    /// Flushes the file.
-    pub fn finish(mut self) -> io::Result<()> {
-        self.csv.flush()
+    /// Flushes the file (a buffer's bytes are returned).
+    pub fn finish(self) -> io::Result<Option<Vec<u8>>> {
+        crate::sink::close(self.csv)
     }
 }

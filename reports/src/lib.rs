@@ -21,6 +21,7 @@ pub mod metrics;
 pub mod outputs;
 pub mod plots;
 pub mod schema;
+pub mod sink;
 pub mod stream;
 pub mod summary;
 pub mod sweep_plot;
@@ -29,7 +30,9 @@ pub mod write;
 
 pub use metrics::{JobRow, Summary, SummaryOptions, job_rows, summarize, summarize_with};
 pub use outputs::Outputs;
+pub use sink::{Dest, Tables};
 pub use stream::RunWriter;
 pub use write::{
-    DecisionWriter, Interrupted, KeptDecisions, RunMeta, WarningRecord, decision_fields, write_explain, write_summary,
+    DecisionWriter, Interrupted, KeptDecisions, RunMeta, WarningRecord, decision_fields, summary_json, write_explain,
+    write_summary,
 };

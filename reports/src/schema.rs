@@ -12,22 +12,32 @@ pub struct Column {
     pub unit: &'static str,
     /// What it holds, briefly (docs/outputs.md has the whole definition).
     pub doc: &'static str,
+    /// Whether it holds text (names, states, reasons), else numbers: a loader
+    /// (pandas, in the Python package) keeps a text column as text, so a name
+    /// such as `007` stays `007`.
+    pub text: bool,
 }
 
+/// A column of numbers (empty where there is none).
 const fn c(name: &'static str, unit: &'static str, doc: &'static str) -> Column {
-    Column { name, unit, doc }
+    Column { name, unit, doc, text: false }
+}
+
+/// A column of text.
+const fn t(name: &'static str, unit: &'static str, doc: &'static str) -> Column {
+    Column { name, unit, doc, text: true }
 }
 
 /// jobs.csv: one row per submitted job.
 pub const JOBS: [Column; 19] = [
-    c("job", "", "job name"),
-    c("queue", "", "queue name"),
+    t("job", "", "job name"),
+    t("queue", "", "queue name"),
     c("priority", "", "job priority"),
     c("gpus", "GPUs", "GPUs requested by all its pods"),
     c("submit_s", "s", "submission time"),
     c("start_s", "s", "first time its gang ran"),
     c("end_s", "s", "time it reached a final state"),
-    c("state", "", "final phase"),
+    t("state", "", "final phase"),
     c("jct_s", "s", "end − submit"),
     c("wait_s", "s", "start − submit"),
     c("ideal_s", "s", "run time under ideal placement"),
@@ -37,21 +47,21 @@ pub const JOBS: [Column; 19] = [
     c("highest_tier", "tier", "highest fabric tier its placement crossed"),
     c("retries", "count", "restarts by its lifecycle policies"),
     c("lost_gpu_s", "GPU·s", "work lost at stops × its GPUs"),
-    c("kind", "", "what the job came from"),
+    t("kind", "", "what the job came from"),
     c("deadline_s", "s", "how long after submit_s it may be active, if it has a deadline"),
 ];
 
 /// pods.csv: one row per pod placement interval.
 pub const PODS: [Column; 9] = [
-    c("job", "", "its job"),
-    c("pod", "", "the pod's name"),
-    c("task", "", "task name"),
+    t("job", "", "its job"),
+    t("pod", "", "the pod's name"),
+    t("task", "", "task name"),
     c("index", "", "replica index within the task"),
-    c("node", "", "node name"),
+    t("node", "", "node name"),
     c("gpus", "GPUs", "GPUs the pod held"),
     c("start_s", "s", "start of the interval"),
     c("end_s", "s", "end of the interval"),
-    c("reason_end", "", "why it ended"),
+    t("reason_end", "", "why it ended"),
 ];
 
 /// timeseries.csv: one row per sample; the last column only in runs with faults.
@@ -75,7 +85,7 @@ pub const TIMESERIES_WITHOUT_FAULTS: usize = TIMESERIES.len() - 1;
 /// queues.csv: one row per queue per sample.
 pub const QUEUES: [Column; 4] = [
     c("t_s", "s", "sample time"),
-    c("queue", "", "the queue's name"),
+    t("queue", "", "the queue's name"),
     c("gpus_allocated", "GPUs", "GPUs held by the queue's pods"),
     c("gpus_deserved", "GPUs", "the queue's deserved share"),
 ];
@@ -83,37 +93,37 @@ pub const QUEUES: [Column; 4] = [
 /// events.csv (runs with faults): one row per failure, repair and drain step.
 pub const EVENTS: [Column; 8] = [
     c("t_s", "s", "instant"),
-    c("event", "", "fail, repair, cordon, evict or uncordon"),
-    c("scope", "", "node, gpu, switch or drain"),
-    c("target", "", "the node or HyperNode"),
+    t("event", "", "fail, repair, cordon, evict or uncordon"),
+    t("scope", "", "node, gpu, switch or drain"),
+    t("target", "", "the node or HyperNode"),
     c("nodes", "count", "nodes the outage covers"),
     c("gpus", "GPUs", "GPUs the event made unavailable or gave back"),
     c("pods", "count", "pods killed or evicted"),
-    c("cause", "", "the rule, trace line or drain that made it"),
+    t("cause", "", "the rule, trace line or drain that made it"),
 ];
 
 /// decisions.csv: one row per scheduling decision, in the order made.
 pub const DECISIONS: [Column; 9] = [
     c("session", "", "scheduling session number"),
     c("t_s", "s", "time of the session"),
-    c("action", "", "what made it"),
-    c("kind", "", "bind, evict, pipeline or phase"),
-    c("job", "", "job name"),
-    c("pod", "", "namespace/name of the pod"),
-    c("node", "", "node name"),
-    c("phase", "", "the PodGroup's new phase, on phase rows"),
-    c("reason", "", "why, in words"),
+    t("action", "", "what made it"),
+    t("kind", "", "bind, evict, pipeline or phase"),
+    t("job", "", "job name"),
+    t("pod", "", "namespace/name of the pod"),
+    t("node", "", "node name"),
+    t("phase", "", "the PodGroup's new phase, on phase rows"),
+    t("reason", "", "why, in words"),
 ];
 
 /// explain.csv (`--explain`): one row per check of a watched pod.
 pub const EXPLAIN: [Column; 8] = [
     c("session", "", "session number"),
     c("t_s", "s", "session time"),
-    c("pod", "", "the watched pod"),
-    c("node", "", "node the row is about"),
-    c("plugin", "", "the plugin or step"),
-    c("passed", "", "true or false on pass/fail rows"),
-    c("reason", "", "what happened, in words"),
+    t("pod", "", "the watched pod"),
+    t("node", "", "node the row is about"),
+    t("plugin", "", "the plugin or step"),
+    t("passed", "", "true or false on pass/fail rows"),
+    t("reason", "", "what happened, in words"),
     c("score", "", "the plugin's node score on score rows"),
 ];
 

@@ -16,9 +16,10 @@ use crate::labels::{push_job_label, push_pod_label};
 use crate::metrics::{JobRow, job_row};
 use crate::outputs::Outputs;
 use crate::schema::{self, JOBS, PODS, QUEUES, TIMESERIES, TIMESERIES_WITHOUT_FAULTS, at};
+use crate::sink::{Csv, Dest, Tables, close, csv_at};
 use crate::summary::{Summary, SummaryOptions};
 use crate::timeline::{JobFact, QueueFact};
-use crate::write::{DecisionWriter, Fields, csv_writer, io_err, push_fixed, push_milli};
+use crate::write::{DecisionWriter, Fields, io_err, push_fixed, push_milli};
 use lahar_core::engine::{FaultRecord, PodRecord, RunStats, Sample};
 use lahar_core::frag::Target;
 use lahar_core::model::job::{JobId, PodId};
@@ -29,11 +30,7 @@ use lahar_core::util::text::{push_i64, push_u64};
 use lahar_core::util::time::push_secs;
 use lahar_core::world::World;
 use rustc_hash::FxHashMap;
-use std::fs::File;
-use std::io::{self, BufWriter};
-use std::path::Path;
-
-type Csv = csv::Writer<BufWriter<File>>;
+use std::io;
 
 /// Writes a run's jobs.csv, pods.csv, timeseries.csv, queues.csv and
 /// decisions.csv as the run makes their rows, and accumulates its summary.
@@ -59,40 +56,38 @@ pub struct RunWriter {
     faults: Option<(Option<EventWriter>, FaultTally)>,
 }
 
-/// Creates `dir/name` with its header when `on`.
-fn optional_csv(on: bool, dir: &Path, name: &str, header: &[&str]) -> io::Result<Option<Csv>> {
+/// Creates file `name` at `dest` with its header when `on`.
+fn optional_csv(on: bool, dest: Dest, name: &str, header: &[&str]) -> io::Result<Option<Csv>> {
     if !on {
         return Ok(None);
     }
-    let mut w = csv_writer(dir, name)?;
-    w.write_record(header).map_err(io_err)?;
-    Ok(Some(w))
+    csv_at(dest, name, header).map(Some)
 }
 
 impl RunWriter {
-    /// Creates the run's CSV files that `outputs` chooses in `dir` (which must
-    /// exist) and writes their headers.
+    /// Creates the run's CSV files that `outputs` chooses at `dest` (a directory
+    /// must exist) and writes their headers.
     /// `target` is the fragmentation measure's workload (the scenario's typical
     /// pod shapes, [`crate::timeline::workload`]).
     pub fn create(
-        dir: &Path,
+        dest: Dest,
         world: &World,
         target: Target,
         opts: &SummaryOptions,
         outputs: &Outputs,
     ) -> io::Result<RunWriter> {
-        let decisions = if outputs.decisions { DecisionWriter::create(dir)? } else { DecisionWriter::none() };
-        let jobs = optional_csv(outputs.jobs, dir, "jobs.csv", &schema::names(&JOBS))?;
-        let pods = optional_csv(outputs.pods, dir, "pods.csv", &schema::names(&PODS))?;
+        let decisions = if outputs.decisions { DecisionWriter::create(dest)? } else { DecisionWriter::none() };
+        let jobs = optional_csv(outputs.jobs, dest, "jobs.csv", &schema::names(&JOBS))?;
+        let pods = optional_csv(outputs.pods, dest, "pods.csv", &schema::names(&PODS))?;
         let queues = QueueFact::all(world);
         let width = if opts.faults { TIMESERIES.len() } else { TIMESERIES_WITHOUT_FAULTS };
         let header = &schema::names(&TIMESERIES)[..width];
-        let timeseries = optional_csv(outputs.timeseries, dir, "timeseries.csv", header)?;
-        let queues_csv = optional_csv(outputs.queues, dir, "queues.csv", &schema::names(&QUEUES))?;
+        let timeseries = optional_csv(outputs.timeseries, dest, "timeseries.csv", header)?;
+        let queues_csv = optional_csv(outputs.queues, dest, "queues.csv", &schema::names(&QUEUES))?;
         let queue_names: Vec<String> = queues.iter().map(|q| q.name.clone()).collect();
         let faults = match opts.faults {
             true => {
-                let events = if outputs.events { Some(EventWriter::create(dir)?) } else { None };
+                let events = if outputs.events { Some(EventWriter::create(dest)?) } else { None };
                 Some((events, FaultTally::default()))
             }
             false => None,
@@ -132,19 +127,24 @@ impl RunWriter {
     }
 
     /// Flushes every file and returns the run's summary; returns the first error met.
-    pub fn finish(self) -> io::Result<Summary> {
+    /// A run written to memory ([`Dest::Memory`]) gets its files' bytes back;
+    /// one that wrote files, empty [`Tables`].
+    pub fn finish(self) -> io::Result<(Summary, Tables)> {
         let RunWriter { decisions, jobs, pods, timeseries, queues, summary, error, faults, .. } = self;
         if let Some(e) = error {
             return Err(e);
         }
+        let mut tables = Tables::default();
+        let close = |w: Option<Csv>| w.map(close).transpose().map(Option::flatten);
+        tables.add("jobs.csv", close(jobs)?);
+        tables.add("pods.csv", close(pods)?);
+        tables.add("timeseries.csv", close(timeseries)?);
+        tables.add("queues.csv", close(queues)?);
+        tables.add("decisions.csv", decisions.finish()?);
         if let Some((Some(events), _)) = faults {
-            events.finish()?;
+            tables.add("events.csv", events.finish()?);
         }
-        decisions.finish()?;
-        for mut w in [jobs, pods, timeseries, queues].into_iter().flatten() {
-            w.flush()?;
-        }
-        Ok(summary.expect("RunWriter::finish after the run finished"))
+        Ok((summary.expect("RunWriter::finish after the run finished"), tables))
     }
 
     fn keep(&mut self, r: csv::Result<()>) {

@@ -156,13 +156,16 @@ pub fn write_summary(dir: &Path, summary: &Summary, meta: &RunMeta) -> io::Resul
     write_summary_csv(dir, summary, meta)?;
     // Whole or not at all: its presence says the run finished.
     let mut f = lahar_core::util::files::AtomicFile::create(&dir.join("summary.json"))?;
-    serde_json::to_writer_pretty(
-        &mut f,
-        &SummaryFile { meta, metrics: summary, run: RunFacts { wall_time_s: meta.wall_time_s } },
-    )
-    .map_err(io::Error::other)?;
-    f.write_all(b"\n")?;
+    f.write_all(summary_json(summary, meta).as_bytes())?;
     f.commit()
+}
+
+/// summary.json's text (a run written to memory returns it).
+pub fn summary_json(summary: &Summary, meta: &RunMeta) -> String {
+    let file = SummaryFile { meta, metrics: summary, run: RunFacts { wall_time_s: meta.wall_time_s } };
+    let mut text = serde_json::to_string_pretty(&file).expect("a summary serializes (no map with non-string keys)");
+    text.push('\n');
+    text
 }
 
 /// A CSV row's fields, formatted into buffers reused row after row (the files
@@ -186,7 +189,7 @@ impl<const N: usize> Fields<N> {
 /// [`crate::stream::RunWriter`]), so they are never all held.
 pub struct DecisionWriter {
     /// The file; `None` when decisions.csv is not written (rows may still be kept).
-    w: Option<csv::Writer<BufWriter<File>>>,
+    w: Option<crate::sink::Csv>,
     /// Field buffers reused row after row (session, t, job, pod).
     row: [String; 4],
     /// The first write error; later rows are dropped and it is returned by `finish`.
@@ -213,11 +216,12 @@ pub struct KeptDecisions {
 }
 
 impl DecisionWriter {
-    /// Creates `dir/decisions.csv` (and `dir`) and writes the header.
-    pub fn create(dir: &Path) -> io::Result<DecisionWriter> {
-        std::fs::create_dir_all(dir)?;
-        let mut w = csv_writer(dir, "decisions.csv")?;
-        w.write_record(DECISION_COLUMNS).map_err(io_err)?;
+    /// Creates decisions.csv at `dest` (a directory is created) and writes the header.
+    pub fn create(dest: crate::sink::Dest) -> io::Result<DecisionWriter> {
+        if let crate::sink::Dest::Dir(dir) = dest {
+            std::fs::create_dir_all(dir)?;
+        }
+        let w = crate::sink::csv_at(dest, "decisions.csv", &DECISION_COLUMNS)?;
         Ok(DecisionWriter { w: Some(w), row: Default::default(), error: None, kept: None })
     }
 
@@ -278,12 +282,12 @@ impl DecisionWriter {
         }
     }
 
-    /// Flushes the file; returns the first error met.
-    pub fn finish(mut self) -> io::Result<()> {
-        match (self.error.take(), &mut self.w) {
+    /// Flushes the file (a buffer's bytes are returned); returns the first error met.
+    pub fn finish(mut self) -> io::Result<Option<Vec<u8>>> {
+        match (self.error.take(), self.w) {
             (Some(e), _) => Err(e),
-            (None, Some(w)) => w.flush(),
-            (None, None) => Ok(()),
+            (None, Some(w)) => crate::sink::close(w),
+            (None, None) => Ok(None),
         }
     }
 }

@@ -16,7 +16,7 @@ pub mod tables;
 
 pub use error::ExecError;
 pub use exec::{ExecOptions, ExecOutcome, Shard};
-pub use spec::{Sweep, load};
+pub use spec::{Sweep, load, load_str};
 
 use manifest::Manifest;
 use std::path::{Path, PathBuf};

@@ -105,7 +105,13 @@ pub fn load(path: &Path) -> Result<Sweep, ScenarioError> {
     let text = lahar_core::util::files::read_to_string(path)
         .map_err(|e| ScenarioError::one(&file, None, "", format!("cannot read sweep file: {e}")))?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let sweep = parse(&text, &file, &dir)?;
+    load_str(&text, &file, &dir)
+}
+
+/// [`load`] of sweep text: `file` names it in errors, its relative paths
+/// resolve against `dir`.
+pub fn load_str(text: &str, file: &str, dir: &Path) -> Result<Sweep, ScenarioError> {
+    let sweep = parse(text, file, dir)?;
     check_values(&sweep)?;
     Ok(sweep)
 }

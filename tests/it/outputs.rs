@@ -216,6 +216,43 @@ fn outputs_writes_the_files_it_names_as_a_full_run_does() {
     assert!(err.contains("jobs.csv: missing") && err.contains("--outputs left them out"), "{err}");
 }
 
+/// A run to memory (what `lahar.run` does from Python) hands back, byte for
+/// byte, the files `lahar run` writes — events.csv of a run with faults
+/// included — and summary.json's text; it creates no file.
+#[test]
+fn a_run_to_memory_returns_the_files_a_run_writes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let example = root.join("examples/faults/training.yaml");
+    let d = tempfile::tempdir().unwrap();
+    let all = d.path().join("all");
+    lahar().args(["run", "-q", "--out"]).arg(&all).arg(&example).assert().success();
+    let s = lahar::scenario::load_file(&example).unwrap();
+    let never = d.path().join("never");
+    let opts = lahar::RunOptions { out_dir: Some(never.clone()), in_memory: true, ..Default::default() };
+    let r = lahar::run(s, &opts).unwrap();
+    assert!(!never.exists(), "a run to memory created its output directory");
+    let names: Vec<&str> = r.tables.files.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, ["jobs.csv", "pods.csv", "timeseries.csv", "queues.csv", "decisions.csv", "events.csv"]);
+    for (name, bytes) in &r.tables.files {
+        assert_eq!(bytes, &std::fs::read(all.join(name)).unwrap(), "{name} differs");
+    }
+    let json = r.summary_json.expect("summary.json's text");
+    let json: String = json.lines().filter(|l| !l.contains("\"wall_time_s\"")).collect::<Vec<_>>().join("\n");
+    assert_eq!(json, summary_without_wall_time(&all));
+    // --outputs chooses the tables as it chooses the files.
+    let s = lahar::scenario::load_file(&example).unwrap();
+    let outputs = lahar_reports::Outputs::parse("pods,events").unwrap();
+    let r = lahar::run(s, &lahar::RunOptions { in_memory: true, outputs, ..Default::default() }).unwrap();
+    let names: Vec<&str> = r.tables.files.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, ["pods.csv", "events.csv"]);
+    assert_eq!(r.tables.get("pods.csv").unwrap(), std::fs::read(all.join("pods.csv")).unwrap());
+    // Explain files and plots need a directory: refused before the run.
+    let s = lahar::scenario::load_file(&example).unwrap();
+    let opts = lahar::RunOptions { in_memory: true, explain: vec!["x".into()], ..Default::default() };
+    let err = lahar::run(s, &opts).err().expect("refused");
+    assert!(err.to_string().contains("a run to memory writes no explain.csv"), "{err}");
+}
+
 /// Every misuse of `--outputs` is refused before the run, exit 2, naming the flag.
 #[test]
 fn outputs_misuse_is_refused_up_front() {

@@ -330,29 +330,9 @@ pub(crate) struct OverrideArgs {
 }
 
 impl OverrideArgs {
-    /// The overrides, `--set` first and `--seed` last, or the first malformed one.
-    pub(crate) fn parse(&self) -> Result<Vec<lahar::overrides::Override>, lahar::scenario::ScenarioError> {
-        let mut out = Vec::new();
-        for arg in &self.set {
-            let o = lahar::overrides::Override::from_set(arg)
-                .map_err(|m| lahar::scenario::ScenarioError::one("<command line>", None, "--set", m))?;
-            out.push(o);
-        }
-        if let Some(seed) = self.seed {
-            out.push(lahar::overrides::Override {
-                file: "<command line>".into(),
-                at: None,
-                origin: format!("--seed {seed}"),
-                path: lahar::overrides::FieldPath::parse("spec.seed").expect("a valid path"),
-                value: lahar::overrides::parse_value(&seed.to_string()).expect("an integer"),
-            });
-        }
-        Ok(out)
-    }
-
     /// What `lahar run` runs: a snapshot (`--snapshot`) or a scenario (the embedded
     /// default without a path), `--conf` setting its scheduler before the other
-    /// overrides.
+    /// overrides ([`lahar::input::load`]).
     pub(crate) fn load_run(
         &self,
         scenario: Option<&std::path::Path>,
@@ -360,40 +340,13 @@ impl OverrideArgs {
         conf: Option<&std::path::Path>,
         sessions: Option<u64>,
     ) -> Result<lahar::scenario::Scenario, lahar::scenario::ScenarioError> {
-        let mut overrides = Vec::new();
-        let mut set = |origin: String, path: &str, value: String| {
-            overrides.push(lahar::overrides::Override {
-                file: "<command line>".into(),
-                at: None,
-                origin,
-                path: lahar::overrides::FieldPath::parse(path).expect("a valid path"),
-                value: lahar::overrides::parse_value(&value).expect("JSON is YAML"),
-            })
+        use lahar::input::Source;
+        let source = match (snapshot, scenario) {
+            (Some(s), _) => Source::Snapshot(s),
+            (None, Some(p)) => Source::File(p),
+            (None, None) => Source::Default,
         };
-        // `--sessions` is the scenario's session limit from the start (warnings say so).
-        if let Some(n) = sessions {
-            set(format!("--sessions {n}"), "spec.sessions", n.to_string());
-        }
-        if let Some(c) = conf {
-            // Relative to the scenario's folder, where the scenario's paths resolve:
-            // the recorded scenario (and its hash) is the same in every folder.
-            let base = snapshot.or(scenario).and_then(std::path::Path::parent).unwrap_or(std::path::Path::new(""));
-            let rel = lahar_core::util::files::relative_to(c, base);
-            let value = serde_json::json!({ "conf": rel.display().to_string() });
-            set(format!("--conf {}", c.display()), "spec.scheduler", value.to_string());
-        }
-        overrides.extend(self.parse()?);
-        match (snapshot, scenario) {
-            (Some(s), _) => lahar::overrides::load_snapshot(s, &overrides),
-            (None, Some(p)) => lahar::overrides::load_file_with(p, &overrides),
-            (None, None) if overrides.is_empty() => Ok(lahar::scenario::load_default()),
-            (None, None) => lahar::overrides::load_with(
-                lahar::scenario::DEFAULT_SCENARIO,
-                lahar::scenario::DEFAULT_SCENARIO_FILE,
-                std::path::Path::new(""),
-                &overrides,
-            ),
-        }
+        lahar::input::load(&lahar::input::Load { source, conf, sessions, set: &self.set, seed: self.seed })
     }
 }
 

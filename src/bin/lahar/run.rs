@@ -64,6 +64,7 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode, Failure> {
         keep_decisions: snapshot.then_some(lahar::operator::DECISIONS_SHOWN),
         snapshot,
         outputs,
+        in_memory: false,
     };
     install_interrupt();
     let report = match lahar::run_any(s, &opts)? {

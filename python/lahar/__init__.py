@@ -1,0 +1,29 @@
+"""lahar from Python: run GPU-cluster scheduling scenarios and read the results as DataFrames.
+
+    import lahar
+    r = lahar.run()                      # the embedded default scenario
+    r.summary["metrics"]["jct_s"]["mean"]
+    r.jobs.groupby("queue").wait_s.mean()
+
+The simulator is lahar's Rust core: the same scenarios, the same errors and the
+same outputs, byte for byte, as the ``lahar`` command. docs/python.md documents
+the API.
+"""
+
+from ._api import TABLES, LaharWarning, Run, Validated, run, sweep, validate
+from ._native import InputError, RunError
+from ._native import version as _version
+
+__version__: str = _version()
+
+__all__ = [
+    "TABLES",
+    "InputError",
+    "LaharWarning",
+    "Run",
+    "RunError",
+    "Validated",
+    "run",
+    "sweep",
+    "validate",
+]
