@@ -27,6 +27,7 @@ pub use error::{CmdError, RunError};
 use lahar_core::engine::{Engine, IdealRuntime, RunOutput};
 use lahar_core::explain::Explain;
 use lahar_core::model::job::{JobId, JobSpec};
+use lahar_core::session::Scheduler;
 use lahar_core::world::World;
 use lahar_reports::{JobRow, RunMeta, Summary};
 use scenario::{Scenario, SchedulerChoice};
@@ -78,6 +79,9 @@ pub struct RunOptions {
     /// ([`RunReport::tables`], [`RunReport::summary_json`]): a run from Python.
     /// No file is created; `--explain` and plots are refused.
     pub in_memory: bool,
+    /// Ends the run at the next event once raised, in place of SIGINT/SIGTERM's
+    /// flag ([`interrupt::flag`]): a Python policy that raised stops its run.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What a run produced.
@@ -221,11 +225,19 @@ pub fn build_engine(s: Scenario) -> Engine {
 /// [`build_engine`], with the [`scenario::Health`] that reports a source that
 /// failed to make its jobs again (a trace changed since it was validated).
 pub fn engine_and_health(s: Scenario) -> (Engine, scenario::Health) {
-    let scheduler: Box<dyn lahar_core::session::Scheduler> = match &s.scheduler {
-        SchedulerChoice::Baseline(name) => {
+    engine_with(s, None)
+}
+
+/// [`engine_and_health`], scheduled by `policy` instead of the scenario's own
+/// scheduler when given (a policy written in Python); the scenario's scheduler
+/// still chooses the device models (vGPU, vNPU, NUMA, GPU shares).
+fn engine_with(s: Scenario, policy: Option<Box<dyn Scheduler>>) -> (Engine, scenario::Health) {
+    let scheduler: Box<dyn Scheduler> = match (policy, &s.scheduler) {
+        (Some(p), _) => p,
+        (None, SchedulerChoice::Baseline(name)) => {
             lahar_policies::baseline_with(name, s.seed, s.baseline_options).expect("baseline name validated")
         }
-        SchedulerChoice::Volcano(conf) => Box::new(lahar_policies::volcano::Volcano::new((**conf).clone())),
+        (None, SchedulerChoice::Volcano(conf)) => Box::new(lahar_policies::volcano::Volcano::new((**conf).clone())),
     };
     let runtime: Box<dyn lahar_core::engine::RuntimeModel> = if s.workload.has_models() {
         let model = lahar_core::comm::CommModel::new(s.comm.constants.clone()).expect("comm constants validated");
@@ -309,7 +321,17 @@ pub(crate) fn run_meta(s: &Scenario, scheduler: String) -> RunMeta {
 
 /// Runs a scenario in time and writes its outputs (a placement scenario is
 /// refused: [`run_any`] runs either).
-pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
+pub fn run(s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
+    run_policy(s, opts, None)
+}
+
+/// [`run`] under `policy` instead of the scenario's scheduler when given (the
+/// Python package's `lahar.run(..., scheduler=...)`); summary.json names it.
+pub fn run_policy(
+    mut s: Scenario,
+    opts: &RunOptions,
+    policy: Option<Box<dyn Scheduler>>,
+) -> Result<RunReport, RunError> {
     if s.placement.is_some() {
         let why = "a placement scenario (`spec.placement`) runs through lahar::run_any or lahar::placement::run::run";
         return Err(RunError::Input(scenario::ScenarioError::one(&s.name, None, "spec.placement", why)));
@@ -324,7 +346,8 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         return Err(RunError::Input(scenario::ScenarioError::one(&s.name, None, "", why)));
     }
     let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
-    let meta_base = RunMeta { snapshot: opts.snapshot, ..run_meta(&s, s.scheduler.name()) };
+    let scheduler_name = policy.as_ref().map_or_else(|| s.scheduler.name(), |p| p.name().to_string());
+    let meta_base = RunMeta { snapshot: opts.snapshot, ..run_meta(&s, scheduler_name) };
     let record = (s.text.clone(), s.conf_text.clone());
     // The pods named, and those watched: every pod of a named pod's job (a gang
     // waits for its members).
@@ -342,7 +365,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
     // explain.csv, plots or report never sit beside the new outputs.
     let started = Instant::now();
     let (jobs, target) = (s.workload.count, s.workload.target.clone());
-    let (mut engine, health) = engine_and_health(s);
+    let (mut engine, health) = engine_with(s, policy);
     let writer = if opts.no_write {
         None
     } else if opts.in_memory {
@@ -380,7 +403,7 @@ pub fn run(mut s: Scenario, opts: &RunOptions) -> Result<RunReport, RunError> {
         engine.set_recorder(Box::new(Rc::clone(&w)));
         Some(w)
     };
-    engine.set_stop(interrupt::flag());
+    engine.set_stop(opts.stop.clone().unwrap_or_else(interrupt::flag));
     if explain.is_some() {
         let mut ex = Explain::new(watched);
         if let Some((from, until)) = opts.explain_window {

@@ -11,7 +11,7 @@ the API.
 """
 
 from ._api import TABLES, LaharWarning, Run, Validated, run, sweep, validate
-from ._native import InputError, RunError
+from ._native import InputError, Job, Node, Pod, RunError, Session, SessionError, Statement
 from ._native import version as _version
 
 __version__: str = _version()
@@ -19,9 +19,15 @@ __version__: str = _version()
 __all__ = [
     "TABLES",
     "InputError",
+    "Job",
     "LaharWarning",
+    "Node",
+    "Pod",
     "Run",
     "RunError",
+    "Session",
+    "SessionError",
+    "Statement",
     "Validated",
     "run",
     "sweep",

@@ -255,6 +255,7 @@ def run(
     outputs: Union[str, Sequence[str], None] = None,
     strict: bool = False,
     force: bool = False,
+    scheduler: Any = None,
 ) -> Run:
     """Runs a scenario, as ``lahar run`` does.
 
@@ -269,6 +270,13 @@ def run(
     as :class:`LaharWarning` and kept in ``Run.warnings``; ``strict=True`` makes
     them an :class:`InputError` before the run.
 
+    ``scheduler`` is a policy written in Python: an object with a
+    ``schedule(self, session)`` method, called once per scheduling session with
+    the live :class:`Session` (docs/python.md); it replaces the scenario's
+    scheduler (whose device models stay), and its ``name`` attribute (or class
+    name) is the run's scheduler in summary.json. An exception it raises ends
+    the run and is raised here.
+
     Raises :class:`InputError` for bad input (with file, line, column, field path),
     :class:`RunError` when the outputs cannot be written.
     """
@@ -276,7 +284,9 @@ def run(
     args = dict(seed=seed, set=_sets(set), conf=_path(conf), sessions=sessions)
     if strict:
         _strict(_native.validate(kind, value, base, **args)["warnings"])
-    r = _native.run(kind, value, base, out=_path(out), outputs=_outputs(outputs), force=force, **args)
+    r = _native.run(
+        kind, value, base, out=_path(out), outputs=_outputs(outputs), force=force, scheduler=scheduler, **args
+    )
     _warn(r["warnings"])
     if r["out_dir"] is not None:
         out_dir = Path(r["out_dir"])

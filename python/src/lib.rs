@@ -12,6 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::{Path, PathBuf};
 
+mod policy;
+
 pyo3::create_exception!(
     _native,
     InputError,
@@ -166,7 +168,7 @@ struct Ran {
 /// as bytes in `tables`, summary.json as `summary_json`. With `out`, the files
 /// are written there as `lahar run --out` writes them.
 #[pyfunction]
-#[pyo3(signature = (kind, value, base, *, seed=None, set=Vec::new(), conf=None, sessions=None, out=None, outputs=None, force=false))]
+#[pyo3(signature = (kind, value, base, *, seed=None, set=Vec::new(), conf=None, sessions=None, out=None, outputs=None, force=false, scheduler=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -180,8 +182,11 @@ fn run<'py>(
     out: Option<PathBuf>,
     outputs: Option<String>,
     force: bool,
+    scheduler: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input { kind, value, base, seed, set, conf, sessions };
+    let policy = scheduler.map(|obj| policy::PyPolicy::new(py, obj)).transpose()?;
+    let failed = policy.as_ref().map(|p| (std::sync::Arc::clone(&p.failed), std::sync::Arc::clone(&p.stop)));
     let ran = py.detach(move || -> Result<Ran, Failed> {
         let outputs = outputs_arg(outputs.as_deref())?;
         let s = input.load()?;
@@ -192,8 +197,10 @@ fn run<'py>(
         }
         let mut warnings = s.warnings.clone();
         let in_memory = out.is_none();
-        let opts = lahar::RunOptions { out_dir: out, in_memory, outputs, force, ..Default::default() };
-        let r = lahar::run(s, &opts)?;
+        let stop = policy.as_ref().map(|p| std::sync::Arc::clone(&p.stop));
+        let opts = lahar::RunOptions { out_dir: out, in_memory, outputs, force, stop, ..Default::default() };
+        let policy = policy.map(|p| Box::new(p) as Box<dyn lahar_core::session::Scheduler>);
+        let r = lahar::run_policy(s, &opts, policy)?;
         warnings.extend(r.run_warnings.iter().cloned());
         Ok(Ran {
             summary_json: r.summary_json.clone(),
@@ -202,6 +209,12 @@ fn run<'py>(
             out_dir: (!in_memory).then(|| r.out_dir.clone()),
         })
     });
+    // An exception of the Python policy is the call's (the run stopped at it).
+    if let Some((failed, _)) = failed
+        && let Some(e) = failed.lock().unwrap_or_else(|p| p.into_inner()).take()
+    {
+        return Err(e);
+    }
     let ran = ran.map_err(|f| f.raise(py))?;
     let out = PyDict::new(py);
     out.set_item("summary_json", ran.summary_json)?;
@@ -329,5 +342,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("RunError", m.py().get_type::<RunError>())?;
+    m.add("SessionError", m.py().get_type::<policy::SessionError>())?;
+    m.add_class::<policy::PySession>()?;
+    m.add_class::<policy::PyStatement>()?;
+    m.add_class::<policy::PyJob>()?;
+    m.add_class::<policy::PyPod>()?;
+    m.add_class::<policy::PyNode>()?;
     Ok(())
 }

@@ -31,6 +31,16 @@ def tiny(trace: str) -> dict:
     }
 
 
+def canonical(path, rows):
+    """Writes a canonical trace of (name, submit s, run time s, pods, GPUs per pod) rows."""
+    text = CANONICAL_HEADER + "".join(
+        f"{name},default,,q,,{submit},{dur},{pods},0,,0,,worker,{pods},{pods},0,true,1,1Gi,{gpu},\n"
+        for name, submit, dur, pods, gpu in rows
+    )
+    path.write_text(text)
+    return path
+
+
 @pytest.fixture
 def names_trace(tmp_path):
     """Jobs whose names a careless CSV reader would turn into numbers or missing values."""
@@ -41,13 +51,7 @@ def names_trace(tmp_path):
         ("null", 60, 600, 2, 8),
         ("1e3", 120, 60, 1, 4),
     ]
-    text = CANONICAL_HEADER + "".join(
-        f"{name},default,,q,,{submit},{dur},{pods},0,,0,,worker,{pods},{pods},0,true,1,1Gi,{gpu},\n"
-        for name, submit, dur, pods, gpu in rows
-    )
-    p = tmp_path / "names.csv"
-    p.write_text(text)
-    return p
+    return canonical(tmp_path / "names.csv", rows)
 
 
 @pytest.fixture

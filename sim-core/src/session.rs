@@ -469,6 +469,14 @@ impl<'w> Session<'w> {
         }
         self.world.pg_pending.iter().copied().collect()
     }
+    /// True if job `j` exists (a finished job is given back to memory).
+    pub fn has_job(&self, j: JobId) -> bool {
+        self.world.jobs.get(j).is_some()
+    }
+    /// True if pod `p` exists (a pod of a finished job is given back).
+    pub fn has_pod(&self, p: PodId) -> bool {
+        self.world.pods.get(p).is_some()
+    }
     /// A job.
     pub fn job(&self, j: JobId) -> &Job {
         &self.world.jobs[j]

@@ -65,6 +65,7 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode, Failure> {
         snapshot,
         outputs,
         in_memory: false,
+        stop: None,
     };
     install_interrupt();
     let report = match lahar::run_any(s, &opts)? {
