@@ -11,6 +11,7 @@ import io
 import json
 import os
 import tempfile
+import threading
 import warnings as _warnings
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -243,6 +244,37 @@ class Run:
         return {n: self.to_arrow(n) for n in self.tables}
 
 
+def _interruptible(call):
+    """Runs ``call(stop)`` so that Ctrl-C ends the run: on the main thread the run
+    goes on a worker thread while this one waits (Python sees signals only on
+    its main thread, and only between bytecodes); KeyboardInterrupt raises the
+    run's stop flag, waits for the run to end at its next event, and is raised
+    again. Elsewhere the call runs in place."""
+    stop = _native.Stop()
+    if threading.current_thread() is not threading.main_thread():
+        return call(stop)
+    done: Dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            done["value"] = call(stop)
+        except BaseException as e:  # handed to the caller's thread
+            done["error"] = e
+
+    worker = threading.Thread(target=work, name="lahar-run", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        stop.set()
+        worker.join()
+        raise
+    if "error" in done:
+        raise done["error"]
+    return done["value"]
+
+
 def run(
     scenario: Scenario = None,
     *,
@@ -277,6 +309,10 @@ def run(
     name) is the run's scheduler in summary.json. An exception it raises ends
     the run and is raised here.
 
+    Ctrl-C (KeyboardInterrupt) ends the run at its next event and is raised;
+    nothing of the run is returned (with ``out``, its files are whole up to
+    there and summary.json says ``interrupted``).
+
     Raises :class:`InputError` for bad input (with file, line, column, field path),
     :class:`RunError` when the outputs cannot be written.
     """
@@ -284,8 +320,18 @@ def run(
     args = dict(seed=seed, set=_sets(set), conf=_path(conf), sessions=sessions)
     if strict:
         _strict(_native.validate(kind, value, base, **args)["warnings"])
-    r = _native.run(
-        kind, value, base, out=_path(out), outputs=_outputs(outputs), force=force, scheduler=scheduler, **args
+    r = _interruptible(
+        lambda stop: _native.run(
+            kind,
+            value,
+            base,
+            out=_path(out),
+            outputs=_outputs(outputs),
+            force=force,
+            scheduler=scheduler,
+            stop=stop,
+            **args,
+        )
     )
     _warn(r["warnings"])
     if r["out_dir"] is not None:

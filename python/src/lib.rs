@@ -11,8 +11,33 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 mod policy;
+
+/// A run's stop flag, raised from Python (`lahar.run` raises it on Ctrl-C): the
+/// run ends at its next event.
+#[pyclass(module = "lahar._native", frozen)]
+struct Stop(Arc<AtomicBool>);
+
+#[pymethods]
+impl Stop {
+    #[new]
+    fn new() -> Stop {
+        Stop(Arc::default())
+    }
+
+    /// Ends the run at its next event.
+    fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether it was raised.
+    fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
 
 pyo3::create_exception!(
     _native,
@@ -168,7 +193,7 @@ struct Ran {
 /// as bytes in `tables`, summary.json as `summary_json`. With `out`, the files
 /// are written there as `lahar run --out` writes them.
 #[pyfunction]
-#[pyo3(signature = (kind, value, base, *, seed=None, set=Vec::new(), conf=None, sessions=None, out=None, outputs=None, force=false, scheduler=None))]
+#[pyo3(signature = (kind, value, base, *, seed=None, set=Vec::new(), conf=None, sessions=None, out=None, outputs=None, force=false, scheduler=None, stop=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -183,10 +208,12 @@ fn run<'py>(
     outputs: Option<String>,
     force: bool,
     scheduler: Option<Py<PyAny>>,
+    stop: Option<PyRef<'py, Stop>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input { kind, value, base, seed, set, conf, sessions };
-    let policy = scheduler.map(|obj| policy::PyPolicy::new(py, obj)).transpose()?;
-    let failed = policy.as_ref().map(|p| (std::sync::Arc::clone(&p.failed), std::sync::Arc::clone(&p.stop)));
+    let stop = stop.map_or_else(Default::default, |s| Arc::clone(&s.0));
+    let policy = scheduler.map(|obj| policy::PyPolicy::new(py, obj, Arc::clone(&stop))).transpose()?;
+    let failed = policy.as_ref().map(|p| Arc::clone(&p.failed));
     let ran = py.detach(move || -> Result<Ran, Failed> {
         let outputs = outputs_arg(outputs.as_deref())?;
         let s = input.load()?;
@@ -197,8 +224,8 @@ fn run<'py>(
         }
         let mut warnings = s.warnings.clone();
         let in_memory = out.is_none();
-        let stop = policy.as_ref().map(|p| std::sync::Arc::clone(&p.stop));
-        let opts = lahar::RunOptions { out_dir: out, in_memory, outputs, force, stop, ..Default::default() };
+        let opts =
+            lahar::RunOptions { out_dir: out, in_memory, outputs, force, stop: Some(stop), ..Default::default() };
         let policy = policy.map(|p| Box::new(p) as Box<dyn lahar_core::session::Scheduler>);
         let r = lahar::run_policy(s, &opts, policy)?;
         warnings.extend(r.run_warnings.iter().cloned());
@@ -210,7 +237,7 @@ fn run<'py>(
         })
     });
     // An exception of the Python policy is the call's (the run stopped at it).
-    if let Some((failed, _)) = failed
+    if let Some(failed) = failed
         && let Some(e) = failed.lock().unwrap_or_else(|p| p.into_inner()).take()
     {
         return Err(e);
@@ -343,6 +370,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("RunError", m.py().get_type::<RunError>())?;
     m.add("SessionError", m.py().get_type::<policy::SessionError>())?;
+    m.add_class::<Stop>()?;
     m.add_class::<policy::PySession>()?;
     m.add_class::<policy::PyStatement>()?;
     m.add_class::<policy::PyJob>()?;

@@ -7,7 +7,8 @@
 //! session's real state (the same fit checks, the same journal, the same
 //! decisions), with no copy of the cluster and no other thread. Outside the call
 //! the lent session is gone, so a `Session` or `Statement` kept past its session
-//! raises instead of touching a later one.
+//! (or used from another thread, where the slot is empty) raises instead of
+//! touching a later one.
 
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodGroupPhase, PodId, PodStatus};
@@ -75,13 +76,13 @@ pub(crate) struct PyPolicy {
     name: String,
     /// The first exception the policy raised (the run then stops).
     pub(crate) failed: Arc<Mutex<Option<PyErr>>>,
-    /// Raised with `failed`: ends the run at the next event.
-    pub(crate) stop: Arc<AtomicBool>,
+    /// The run's stop flag, raised with `failed`: ends the run at the next event.
+    stop: Arc<AtomicBool>,
 }
 
 impl PyPolicy {
     /// The policy `obj`, named by its `name` attribute or else its class's name.
-    pub(crate) fn new(py: Python<'_>, obj: Py<PyAny>) -> PyResult<PyPolicy> {
+    pub(crate) fn new(py: Python<'_>, obj: Py<PyAny>, stop: Arc<AtomicBool>) -> PyResult<PyPolicy> {
         let b = obj.bind(py);
         if !b.hasattr("schedule")? {
             return Err(pyo3::exceptions::PyTypeError::new_err(
@@ -92,7 +93,7 @@ impl PyPolicy {
             Ok(n) if n.is_instance_of::<pyo3::types::PyString>() => n.extract::<String>()?,
             _ => b.get_type().name()?.extract::<String>()?,
         };
-        Ok(PyPolicy { obj, name, failed: Arc::default(), stop: Arc::default() })
+        Ok(PyPolicy { obj, name, failed: Arc::default(), stop })
     }
 }
 
@@ -205,7 +206,7 @@ pub(crate) struct PyNode {
 }
 
 /// One scheduling session, lent to `schedule(session)` for the call.
-#[pyclass(name = "Session", module = "lahar", unsendable)]
+#[pyclass(name = "Session", module = "lahar")]
 pub(crate) struct PySession {
     index: u64,
     statements: Vec<Py<PyStatement>>,
@@ -405,7 +406,7 @@ fn fits(s: &Session<'_>, p: PodId, n: NodeId, pipeline: bool) -> bool {
 }
 
 /// A statement of the session: allocate, pipeline and evict, then commit or discard.
-#[pyclass(name = "Statement", module = "lahar", unsendable)]
+#[pyclass(name = "Statement", module = "lahar")]
 pub(crate) struct PyStatement {
     index: u64,
     stmt: Option<Statement>,

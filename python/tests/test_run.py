@@ -144,3 +144,24 @@ def test_warnings_are_issued_and_kept(tmp_path):
     assert r.summary["warnings"][0]["kind"] == r.warnings[0]["kind"]
     with pytest.raises(lahar.InputError):
         lahar.run(tiny(str(trace)), strict=True)
+
+
+def test_ctrl_c_ends_a_run(tmp_path):
+    """KeyboardInterrupt during a run (here raised by a policy's first session, as
+    Ctrl-C raises it on the main thread) ends the run and is raised."""
+    import _thread
+    import time
+
+    class Slow:
+        def schedule(self, s):
+            if s.index == 1:
+                _thread.interrupt_main()  # Ctrl-C, as the main thread sees it
+            time.sleep(0.002)
+
+    started = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        lahar.run(scheduler=Slow(), outputs="summary")
+    # The default scenario has 6,000 events: two ms each would take 12 s.
+    assert time.perf_counter() - started < 5
+    # The stop flag of one run does not reach the next.
+    assert lahar.run(outputs="summary").summary["metrics"]["completed"] == 3000
