@@ -368,33 +368,27 @@ pub fn run_policy(
     let (mut engine, health) = engine_with(s, policy);
     let writer = if opts.no_write {
         None
-    } else if opts.in_memory {
-        let sopts = lahar_reports::SummaryOptions { faults: engine.has_faults(), ..Default::default() };
-        let dest = lahar_reports::Dest::Memory;
-        let io = |source| RunError::Write { dir: out_dir.clone(), source };
-        let mut w =
-            lahar_reports::RunWriter::create(dest, engine.world(), target, &sopts, &opts.outputs).map_err(io)?;
-        if let Some(n) = opts.keep_decisions {
-            w.keep_decisions(n);
-        }
-        let w = Rc::new(RefCell::new(w));
-        engine.set_recorder(Box::new(Rc::clone(&w)));
-        Some(w)
     } else {
         let io = |source| RunError::Write { dir: out_dir.clone(), source };
-        outdir::claim(
-            &out_dir,
-            outdir::Kind::Run,
-            outdir::Claimant { scenario: Some(&meta_base.scenario), force: opts.force },
-        )?;
+        let dest = if opts.in_memory {
+            lahar_reports::Dest::Memory
+        } else {
+            outdir::claim(
+                &out_dir,
+                outdir::Kind::Run,
+                outdir::Claimant { scenario: Some(&meta_base.scenario), force: opts.force },
+            )?;
+            lahar_reports::Dest::Dir(&out_dir)
+        };
         let sopts = lahar_reports::SummaryOptions { faults: engine.has_faults(), ..Default::default() };
-        let dest = lahar_reports::Dest::Dir(&out_dir);
         let mut w =
             lahar_reports::RunWriter::create(dest, engine.world(), target, &sopts, &opts.outputs).map_err(io)?;
-        // What was simulated, kept beside the outputs (lahar report embeds them).
-        std::fs::write(out_dir.join(INPUT_SCENARIO), &record.0).map_err(io)?;
-        if let Some(conf) = &record.1 {
-            std::fs::write(out_dir.join(INPUT_CONF), conf).map_err(io)?;
+        if !opts.in_memory {
+            // What was simulated, kept beside the outputs (lahar report embeds them).
+            std::fs::write(out_dir.join(INPUT_SCENARIO), &record.0).map_err(io)?;
+            if let Some(conf) = &record.1 {
+                std::fs::write(out_dir.join(INPUT_CONF), conf).map_err(io)?;
+            }
         }
         if let Some(n) = opts.keep_decisions {
             w.keep_decisions(n);

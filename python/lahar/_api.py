@@ -89,21 +89,6 @@ def _warn(ws: List[Dict[str, Any]]) -> None:
         _warnings.warn(f"{where}: {w['message']}" if where else w["message"], LaharWarning, stacklevel=3)
 
 
-def _strict(ws: List[Dict[str, Any]]) -> None:
-    """``strict=True``: the warnings as an InputError, as ``--strict`` makes them errors."""
-    if not ws:
-        return
-    lines = [f"{w['location']}: {w['path']}: {w['message']}" for w in ws]
-    err = _native.InputError("\n".join(lines) + (f"\n({len(ws)} errors)" if len(ws) > 1 else ""))
-    first = ws[0]
-    err.errors = [
-        {"file": w["location"], "line": None, "column": None, "path": w["path"], "message": w["message"]} for w in ws
-    ]
-    err.file, err.line, err.column = first["location"], None, None
-    err.path, err.message = first["path"], first["message"]
-    raise err
-
-
 def _read_pandas(data: bytes, cols: List[Tuple[str, str, bool]]):
     import pandas as pd
 
@@ -156,7 +141,8 @@ class Run:
     ) -> None:
         #: summary.json, as a dict: ``summary["metrics"]``, ``summary["scenario"]``, ``summary["seed"]``...
         self.summary = summary
-        #: The input's and the run's warnings (dicts of kind, count, location, path, message).
+        #: The input's and the run's warnings (dicts of kind, count, location, file,
+        #: line, column, path, message).
         self.warnings = warnings
         #: Where the files were written (``out=``), else None.
         self.out = out
@@ -317,9 +303,7 @@ def run(
     :class:`RunError` when the outputs cannot be written.
     """
     kind, value, base = _source(scenario, snapshot)
-    args = dict(seed=seed, set=_sets(set), conf=_path(conf), sessions=sessions)
-    if strict:
-        _strict(_native.validate(kind, value, base, **args)["warnings"])
+    args = dict(seed=seed, set=_sets(set), conf=_path(conf), sessions=sessions, strict=strict)
     r = _interruptible(
         lambda stop: _native.run(
             kind,
@@ -363,9 +347,9 @@ def validate(
     attributes. ``strict=True`` makes the warnings errors too.
     """
     kind, value, base = _source(scenario, snapshot)
-    v = _native.validate(kind, value, base, seed=seed, set=_sets(set), conf=_path(conf), sessions=sessions)
-    if strict:
-        _strict(v["warnings"])
+    v = _native.validate(
+        kind, value, base, seed=seed, set=_sets(set), conf=_path(conf), sessions=sessions, strict=strict
+    )
     _warn(v["warnings"])
     return Validated(v)
 

@@ -30,6 +30,7 @@ def run(
     set: List[str] = ...,
     conf: Optional[str] = None,
     sessions: Optional[int] = None,
+    strict: bool = False,
     out: Optional[str] = None,
     outputs: Optional[str] = None,
     force: bool = False,
@@ -45,6 +46,7 @@ def validate(
     set: List[str] = ...,
     conf: Optional[str] = None,
     sessions: Optional[int] = None,
+    strict: bool = False,
 ) -> Dict[str, Any]: ...
 def sweep(
     kind: str,

@@ -148,6 +148,9 @@ fn warning<'py>(py: Python<'py>, w: &Warning) -> PyResult<Bound<'py, PyDict>> {
     out.set_item("kind", w.kind)?;
     out.set_item("count", w.count)?;
     out.set_item("location", w.location())?;
+    out.set_item("file", &w.file)?;
+    out.set_item("line", w.at.map(|a| a.0))?;
+    out.set_item("column", w.at.map(|a| a.1))?;
     out.set_item("path", &w.path)?;
     out.set_item("message", w.text())?;
     Ok(out)
@@ -167,6 +170,15 @@ struct Input {
 }
 
 impl Input {
+    /// The scenario; with `strict`, its warnings are errors (`--strict`).
+    fn load_strict(&self, strict: bool) -> Result<lahar::scenario::Scenario, Failed> {
+        let s = self.load()?;
+        if strict && !s.warnings.is_empty() {
+            return Err(Failed::Input(s.warnings.iter().map(Warning::as_error).collect()));
+        }
+        Ok(s)
+    }
+
     fn load(&self) -> Result<lahar::scenario::Scenario, Failed> {
         let path = Path::new(&self.value);
         let source = match self.kind.as_str() {
@@ -193,7 +205,7 @@ struct Ran {
 /// as bytes in `tables`, summary.json as `summary_json`. With `out`, the files
 /// are written there as `lahar run --out` writes them.
 #[pyfunction]
-#[pyo3(signature = (kind, value, base, *, seed=None, set=Vec::new(), conf=None, sessions=None, out=None, outputs=None, force=false, scheduler=None, stop=None))]
+#[pyo3(signature = (kind, value, base, *, seed=None, set=Vec::new(), conf=None, sessions=None, strict=false, out=None, outputs=None, force=false, scheduler=None, stop=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -204,6 +216,7 @@ fn run<'py>(
     set: Vec<String>,
     conf: Option<PathBuf>,
     sessions: Option<u64>,
+    strict: bool,
     out: Option<PathBuf>,
     outputs: Option<String>,
     force: bool,
@@ -216,7 +229,7 @@ fn run<'py>(
     let failed = policy.as_ref().map(|p| Arc::clone(&p.failed));
     let ran = py.detach(move || -> Result<Ran, Failed> {
         let outputs = outputs_arg(outputs.as_deref())?;
-        let s = input.load()?;
+        let s = input.load_strict(strict)?;
         if s.placement.is_some() {
             let why =
                 "a placement scenario (spec.placement) is run with `lahar run` (placements.csv, fragmentation.csv)";
@@ -260,9 +273,9 @@ fn run<'py>(
 }
 
 /// Loads and checks a scenario as `lahar validate` does: its counts and
-/// warnings, or `InputError`.
+/// warnings, or `InputError` (with `strict`, for the warnings too).
 #[pyfunction]
-#[pyo3(signature = (kind, value, base, *, seed=None, set=Vec::new(), conf=None, sessions=None))]
+#[pyo3(signature = (kind, value, base, *, seed=None, set=Vec::new(), conf=None, sessions=None, strict=false))]
 #[allow(clippy::too_many_arguments)]
 fn validate<'py>(
     py: Python<'py>,
@@ -273,10 +286,11 @@ fn validate<'py>(
     set: Vec<String>,
     conf: Option<PathBuf>,
     sessions: Option<u64>,
+    strict: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input { kind, value, base, seed, set, conf, sessions };
     let checked = py.detach(move || -> Result<_, Failed> {
-        let s = input.load()?;
+        let s = input.load_strict(strict)?;
         let jobs = if s.placement.is_some() { 0 } else { s.workload.count };
         Ok((s.name.clone(), s.cluster.len(), s.queues.len(), jobs, s.placement.is_some(), s.warnings.clone()))
     });

@@ -142,8 +142,11 @@ def test_warnings_are_issued_and_kept(tmp_path):
     assert r.warnings, "the run kept no warning"
     assert any(issubclass(w.category, lahar.LaharWarning) for w in caught)
     assert r.summary["warnings"][0]["kind"] == r.warnings[0]["kind"]
-    with pytest.raises(lahar.InputError):
+    with pytest.raises(lahar.InputError) as e:
         lahar.run(tiny(str(trace)), strict=True)
+    # The warning as an error, where the CLI's --strict puts it.
+    assert (e.value.file, e.value.path) == ("<string>", "spec.workload[0].trace")
+    assert e.value.line is not None and e.value.line == r.warnings[0]["line"]
 
 
 def test_ctrl_c_ends_a_run(tmp_path):
