@@ -13,6 +13,7 @@ the API.
 from ._api import TABLES, LaharWarning, Run, Validated, run, sweep, validate
 from ._native import InputError, Job, Node, Pod, RunError, Session, SessionError, Statement
 from ._native import version as _version
+from ._plugins import register_plugin, registered_plugins, unregister_plugin
 
 __version__: str = _version()
 
@@ -29,7 +30,10 @@ __all__ = [
     "SessionError",
     "Statement",
     "Validated",
+    "register_plugin",
+    "registered_plugins",
     "run",
     "sweep",
+    "unregister_plugin",
     "validate",
 ]

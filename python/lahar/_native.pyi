@@ -60,6 +60,9 @@ def sweep(
 ) -> Dict[str, Any]: ...
 def columns() -> Dict[str, List[Tuple[str, str, bool]]]: ...
 def version() -> str: ...
+def register_plugin(name: str, factory: Any) -> None: ...
+def unregister_plugin(name: str) -> bool: ...
+def registered_plugins() -> List[str]: ...
 
 class Stop:
     """A run's stop flag: set() ends the run at its next event."""
@@ -84,6 +87,10 @@ class Job:
     pending: int
     phase: str
     gpus: float
+    #: Pods Running.
+    running: int
+    #: Attained service, GPU-seconds (GPUs × ideal run time executed, plus GPU time lost when stopped).
+    attained: float
 
 class Pod:
     """A pod."""
@@ -95,6 +102,7 @@ class Pod:
     gpus: float
     cpu: float
     memory: int
+    priority: int
     status: str
     node: Optional[int]
 
@@ -104,6 +112,8 @@ class Node:
     id: int
     name: str
     allocatable: Tuple[float, float, int]
+    #: Held by the pods placed on it (what binpack and nodeorder score by).
+    used: Tuple[float, float, int]
     idle: Tuple[float, float, int]
     future_idle: Tuple[float, float, int]
 
@@ -118,7 +128,10 @@ class Statement:
     def __len__(self) -> int: ...
 
 class Session:
-    """One scheduling session, lent to schedule(session) for the call."""
+    """One scheduling session, lent to a policy's schedule(session) or a plugin's hook for the call.
+
+    A plugin's session is read-only: statement operations, set_phase, set_action
+    and wakeup raise SessionError there."""
 
     @property
     def index(self) -> int: ...
@@ -132,6 +145,9 @@ class Session:
     def idle_total(self) -> Tuple[float, float, int]: ...
     def queues(self) -> List[Tuple[str, int]]: ...
     def pending_jobs(self) -> List[int]: ...
+    def jobs(self) -> List[int]: ...
+    def running_jobs(self) -> List[int]: ...
+    def pods(self, j: int) -> List[int]: ...
     def job(self, j: int) -> Job: ...
     def pending_pods(self, j: int) -> List[int]: ...
     def pod(self, p: int) -> Pod: ...

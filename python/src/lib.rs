@@ -14,7 +14,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod lend;
+mod plugin;
 mod policy;
+mod session;
 
 /// A run's stop flag, raised from Python (`lahar.run` raises it on Ctrl-C): the
 /// run ends at its next event.
@@ -225,8 +228,10 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input { kind, value, base, seed, set, conf, sessions };
     let stop = stop.map_or_else(Default::default, |s| Arc::clone(&s.0));
-    let policy = scheduler.map(|obj| policy::PyPolicy::new(py, obj, Arc::clone(&stop))).transpose()?;
-    let failed = policy.as_ref().map(|p| Arc::clone(&p.failed));
+    // Where the Python policy's or plugins' first exception goes.
+    let failure = plugin::Failure { failed: Arc::default(), stop: Arc::clone(&stop) };
+    let policy = scheduler.map(|obj| policy::PyPolicy::new(py, obj, failure.clone())).transpose()?;
+    let reporting = failure.clone();
     let ran = py.detach(move || -> Result<Ran, Failed> {
         let outputs = outputs_arg(outputs.as_deref())?;
         let s = input.load_strict(strict)?;
@@ -240,7 +245,7 @@ fn run<'py>(
         let opts =
             lahar::RunOptions { out_dir: out, in_memory, outputs, force, stop: Some(stop), ..Default::default() };
         let policy = policy.map(|p| Box::new(p) as Box<dyn lahar_core::session::Scheduler>);
-        let r = lahar::run_policy(s, &opts, policy)?;
+        let r = plugin::reporting_to(&reporting, || lahar::run_policy(s, &opts, policy))?;
         warnings.extend(r.run_warnings.iter().cloned());
         Ok(Ran {
             summary_json: r.summary_json.clone(),
@@ -249,10 +254,8 @@ fn run<'py>(
             out_dir: (!in_memory).then(|| r.out_dir.clone()),
         })
     });
-    // An exception of the Python policy is the call's (the run stopped at it).
-    if let Some(failed) = failed
-        && let Some(e) = failed.lock().unwrap_or_else(|p| p.into_inner()).take()
-    {
+    // An exception of a Python policy or plugin is the call's (the run stopped at it).
+    if let Some(e) = failure.take() {
         return Err(e);
     }
     let ran = ran.map_err(|f| f.raise(py))?;
@@ -381,14 +384,17 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(plugin::register_plugin, m)?)?;
+    m.add_function(wrap_pyfunction!(plugin::unregister_plugin, m)?)?;
+    m.add_function(wrap_pyfunction!(plugin::registered_plugins, m)?)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("RunError", m.py().get_type::<RunError>())?;
-    m.add("SessionError", m.py().get_type::<policy::SessionError>())?;
+    m.add("SessionError", m.py().get_type::<lend::SessionError>())?;
     m.add_class::<Stop>()?;
-    m.add_class::<policy::PySession>()?;
-    m.add_class::<policy::PyStatement>()?;
-    m.add_class::<policy::PyJob>()?;
-    m.add_class::<policy::PyPod>()?;
-    m.add_class::<policy::PyNode>()?;
+    m.add_class::<session::PySession>()?;
+    m.add_class::<session::PyStatement>()?;
+    m.add_class::<session::PyJob>()?;
+    m.add_class::<session::PyPod>()?;
+    m.add_class::<session::PyNode>()?;
     Ok(())
 }

@@ -270,6 +270,9 @@ fn run_cell(
     let failure = match result {
         Ok(Ok(_)) => None,
         Ok(Err(e)) => Some(e),
+        Err(p) if p.is::<lahar_policies::volcano::external::PluginFailure>() => {
+            p.downcast_ref::<lahar_policies::volcano::external::PluginFailure>().map(|f| f.0.clone())
+        }
         Err(p) => {
             let what =
                 p.downcast_ref::<&str>().map(ToString::to_string).or_else(|| p.downcast_ref::<String>().cloned());

@@ -209,8 +209,7 @@ impl ActionKind {
     }
 }
 
-/// Plugins Volcano registers that lahar does not run, with what they need.
-pub const VOLCANO_ONLY: &[(&str, &str)] = &[("resourcequota", "namespace ResourceQuotas are not read")];
+pub use super::plugins::VOLCANO_ONLY;
 
 /// A validated configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -233,6 +232,45 @@ pub struct SchedulerConf {
 pub struct ConfError {
     /// The problems.
     pub issues: Vec<Diagnostic>,
+}
+
+/// The conf entry of a registered plugin: its enable flags checked as every
+/// plugin's, its `arguments` kept as written for the plugin to check.
+fn external_conf(
+    rp: &RawPlugin,
+    path: &str,
+    ext: std::sync::Arc<super::external::External>,
+) -> Result<PluginConf, Vec<Diagnostic>> {
+    let mut pc = PluginConf::new(ext.name);
+    let mut issues = Vec::new();
+    for (k, v) in &rp.value {
+        match (k.as_str(), &v.value) {
+            ("name", _) => {}
+            ("arguments", PluginField::Map(args)) => {
+                for (ak, av) in args {
+                    pc.args.0.insert(ak.clone(), av.value.clone());
+                }
+            }
+            (k, PluginField::Scalar(ArgValue::Bool(b))) if FLAGS.iter().any(|(f, _)| *f == k) => {
+                let f = FLAGS.iter().find(|(f, _)| *f == k).map(|(f, _)| *f).unwrap_or_default();
+                pc.flags.insert(f, *b);
+            }
+            (k, _) => {
+                let message = if k == "arguments" {
+                    "expected a map of arguments".to_string()
+                } else if FLAGS.iter().any(|(f, _)| *f == k) {
+                    "expected true or false".to_string()
+                } else {
+                    format!(
+                        "unknown field `{k}`; expected name, arguments or an enable flag (enableJobOrder, enablePreemptable, ...)"
+                    )
+                };
+                issues.push(Diagnostic { file: String::new(), at: at(v), path: format!("{path}.{k}"), message });
+            }
+        }
+    }
+    pc.external = Some(ext);
+    if issues.is_empty() { Ok(pc) } else { Err(issues) }
 }
 
 fn at<T>(s: &Spanned<T>) -> Option<(u64, u64)> {
@@ -414,8 +452,24 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                     continue;
                 }
             };
+            let external = match plugins::spec(name) {
+                Some(_) => None,
+                None => super::external::find(name),
+            };
+            if let Some(ext) = external {
+                // A registered plugin takes its arguments as written.
+                match external_conf(rp, &path, ext) {
+                    Ok(pc) => plugins.push(pc),
+                    Err(mut e) => issues.append(&mut e),
+                }
+                continue;
+            }
             let Some(spec) = plugins::spec(name) else {
-                let names = plugins::names().collect::<Vec<_>>().join(", ");
+                let mut names = plugins::names().collect::<Vec<_>>().join(", ");
+                let registered = super::external::names();
+                if !registered.is_empty() {
+                    names = format!("{names}; registered: {}", registered.join(", "));
+                }
                 let message = match VOLCANO_ONLY.iter().find(|(n, _)| *n == name) {
                     Some((_, why)) => format!(
                         "plugin `{name}` exists in Volcano but is not modelled by lahar ({why}); docs/volcano.md lists every plugin; lahar implements: {names}"

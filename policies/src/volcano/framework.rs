@@ -151,9 +151,14 @@ impl Framework {
                                 mask |= 1 << i;
                             }
                         }
-                        let spec = super::plugins::spec(&pc.name)
-                            .expect("the conf loader accepts only plugins of plugins::ALL");
-                        let plugin = (spec.build)(pc);
+                        let plugin = match &pc.external {
+                            Some(ext) => (ext.build)(pc),
+                            None => {
+                                let spec = super::plugins::spec(&pc.name)
+                                    .expect("the conf loader accepts only plugins of plugins::ALL or registered ones");
+                                (spec.build)(pc)
+                            }
+                        };
                         let hooks = plugin.hooks();
                         // Nothing to ask the others for in the per-(pod, node) loops.
                         if !hooks.has(Hooks::NODE_SCORE) {

@@ -8,6 +8,7 @@ pub mod actions;
 pub mod args;
 pub mod conf;
 mod explain;
+pub mod external;
 pub mod framework;
 pub mod plugin;
 pub mod plugins;

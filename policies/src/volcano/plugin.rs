@@ -12,6 +12,7 @@ use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::fmt;
 
 /// A vote: +1 permit, 0 abstain, −1 reject.
 pub type Vote = i8;
@@ -380,6 +381,30 @@ pub const FLAGS: &[(&str, bool)] = &[
     ("enableHierarchy", false),
 ];
 
+/// Builds a registered plugin for one conf entry.
+pub type Build = dyn Fn(&PluginConf) -> Box<dyn Plugin> + Send + Sync;
+
+/// A registered plugin: its name and its builder.
+pub struct External {
+    /// The name a conf gives it (interned: the same name is the same string).
+    pub name: &'static str,
+    /// Builds it for a conf entry.
+    pub build: Box<Build>,
+}
+
+impl fmt::Debug for External {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "External({})", self.name)
+    }
+}
+
+impl PartialEq for External {
+    /// The same registration.
+    fn eq(&self, o: &External) -> bool {
+        std::ptr::eq(self, o)
+    }
+}
+
 /// A plugin in a tier.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PluginConf {
@@ -389,12 +414,20 @@ pub struct PluginConf {
     pub flags: BTreeMap<&'static str, bool>,
     /// Arguments.
     pub args: Args,
+    /// The registration of a plugin registered while the process runs
+    /// ([`super::external`]); `None` for a built-in plugin.
+    pub external: Option<std::sync::Arc<External>>,
 }
 
 impl PluginConf {
     /// A plugin with every flag at Volcano's default.
     pub fn new(name: &str) -> PluginConf {
-        PluginConf { name: name.to_string(), flags: FLAGS.iter().copied().collect(), args: Args::default() }
+        PluginConf {
+            name: name.to_string(),
+            flags: FLAGS.iter().copied().collect(),
+            args: Args::default(),
+            external: None,
+        }
     }
     /// A flag's value.
     pub fn flag(&self, key: &str) -> bool {

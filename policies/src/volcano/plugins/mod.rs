@@ -64,6 +64,9 @@ pub const ALL: &[PluginSpec] = &[
     numa_aware::SPEC,
 ];
 
+/// Plugins Volcano registers that lahar does not run, with what they need.
+pub const VOLCANO_ONLY: &[(&str, &str)] = &[("resourcequota", "namespace ResourceQuotas are not read")];
+
 /// The spec of the plugin named `name`.
 pub fn spec(name: &str) -> Option<&'static PluginSpec> {
     ALL.iter().find(|s| s.name == name)
