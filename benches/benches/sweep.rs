@@ -46,6 +46,7 @@ fn bench(c: &mut Criterion) {
                         progress: false,
                         plot_style: Default::default(),
                         outputs: Default::default(),
+                        stop: None,
                     };
                     let (o, w) = lahar::sweep::run(&sweep, &opts).expect("sweep");
                     assert!(o.failed.is_empty() && w.is_some_and(|w| w.ok == 64));

@@ -229,6 +229,31 @@ class Run:
             return _read_arrow(self._data(name), _columns()[f"{name}.csv"])
         return {n: self.to_arrow(n) for n in self.tables}
 
+    def to_parquet(self, directory: PathLike, name: Optional[str] = None) -> List[Path]:
+        """Writes table ``name`` (or every table) as ``<name>.parquet`` in
+        ``directory`` (made if missing): the CSV's column names, typed columns
+        (text as strings, numbers as integers or floats, an empty number as
+        null), each column's unit (docs/outputs.md) in its field metadata as
+        ``unit``. Needs pyarrow. Returns the paths written."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for n in [name] if name is not None else self.tables:
+            cols = _columns()[f"{n}.csv"]
+            table = _read_arrow(self._data(n), cols)
+            units = {c: u for c, u, _ in cols}
+            fields = [
+                f.with_metadata({"unit": units[f.name]}) if units.get(f.name) else f for f in table.schema
+            ]
+            table = table.cast(pa.schema(fields))
+            path = out / f"{n}.parquet"
+            pq.write_table(table, path)
+            written.append(path)
+        return written
+
 
 def _interruptible(call):
     """Runs ``call(stop)`` so that Ctrl-C ends the run: on the main thread the run
@@ -381,13 +406,21 @@ def sweep(
     With ``out`` the sweep's directory is kept there (``resume=True`` runs only the
     cells not finished); without it, the cells run in a temporary directory that is
     removed afterwards. A failed cell is a row with ``status == "failed"``.
+    Ctrl-C on the main thread stops the running cells at their next event,
+    starts no other, and is raised (with ``out``, ``resume=True`` goes on).
     """
     if spec is None:
         raise TypeError("sweep: give a sweep file, its YAML text or a dict")
     kind, value, base = _source(spec, None)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="lahar-sweep-") as tmp:
-            _native.sweep(kind, value, base, tmp, jobs=jobs, resume=False, outputs=_outputs(outputs) or "summary")
+            rows = _outputs(outputs) or "summary"
+            _interruptible(
+                lambda stop: _native.sweep(kind, value, base, tmp, jobs=jobs, resume=False, outputs=rows, stop=stop)
+            )
             return _read_sweep_csv(Path(tmp) / "sweep.csv")
-    _native.sweep(kind, value, base, os.fspath(out), jobs=jobs, resume=resume, outputs=_outputs(outputs))
+    where, rows = os.fspath(out), _outputs(outputs)
+    _interruptible(
+        lambda stop: _native.sweep(kind, value, base, where, jobs=jobs, resume=resume, outputs=rows, stop=stop)
+    )
     return _read_sweep_csv(Path(out) / "sweep.csv")

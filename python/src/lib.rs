@@ -315,7 +315,7 @@ fn validate<'py>(
 /// Runs a sweep into `out` as `lahar sweep` does; returns its cell counts and
 /// the cells that failed. `kind` is `file` or `text`.
 #[pyfunction]
-#[pyo3(signature = (kind, value, base, out, *, jobs=None, resume=false, outputs=None))]
+#[pyo3(signature = (kind, value, base, out, *, jobs=None, resume=false, outputs=None, stop=None))]
 #[allow(clippy::too_many_arguments)]
 fn sweep<'py>(
     py: Python<'py>,
@@ -326,7 +326,9 @@ fn sweep<'py>(
     jobs: Option<usize>,
     resume: bool,
     outputs: Option<String>,
+    stop: Option<PyRef<'py, Stop>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let stop = stop.map_or_else(Default::default, |s| Arc::clone(&s.0));
     let done = py.detach(move || -> Result<_, Failed> {
         let outputs = outputs_arg(outputs.as_deref())?;
         let sweep = match kind.as_str() {
@@ -341,6 +343,7 @@ fn sweep<'py>(
             progress: false,
             plot_style: Default::default(),
             outputs,
+            stop: Some(stop),
         };
         let (_, written) = lahar::sweep::run(&sweep, &opts).map_err(|e| match e {
             e @ lahar::sweep::ExecError::Mismatch(_) => Failed::Input(vec![whole(e.to_string())]),

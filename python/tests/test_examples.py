@@ -46,3 +46,39 @@ def test_sweep_figure(tmp_path, monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert "gang-fifo" in printed and "sjf" in printed
     assert (tmp_path / "sweep-jct.png").stat().st_size > 10_000
+
+
+def test_tiresias(tmp_path, monkeypatch, capsys):
+    run_example("tiresias.py", tmp_path, monkeypatch)
+    printed = capsys.readouterr().out
+    for name in ("volcano (default conf)", "gang-fifo", "tiresias (built-in)", "tiresias-style (Python)"):
+        assert name in printed
+    assert (tmp_path / "tiresias.png").stat().st_size > 10_000
+
+
+def test_the_tiresias_example_demotes_and_preempts_on_time():
+    """examples/baseline-tiresias.yaml, hand-checked: `long` (2 pods × 2 GPUs on
+    the one 4-GPU node) reaches 3,200 GPU-s at 800 s and drops to the low queue;
+    `short-0` (4 GPUs, waiting since 10 s) then evicts it (30 s grace) and runs
+    830–930 s, `short-1` 930–1030 s; `long` resumes from its 800 s checkpoint
+    (nothing lost) and ends at 1030 + 1200 = 2230 s. As the built-in tiresias."""
+    import lahar
+
+    mod = runpy.run_path(str(EXAMPLES / "tiresias.py"))
+    scenario = ROOT / "examples" / "baseline-tiresias.yaml"
+    mine = lahar.run(scenario, scheduler=mod["Tiresias"](), outputs="jobs,pods")
+    jobs = mine.jobs.set_index("job")
+    assert jobs.start_s.to_dict() == {"short-0": 830, "short-1": 930, "long": 0}
+    assert jobs.end_s.to_dict() == {"short-0": 930, "short-1": 1030, "long": 2230}
+    assert jobs.preemptions.to_dict() == {"short-0": 0, "short-1": 0, "long": 1}
+    preempted = mine.pods[mine.pods.reason_end == "preempted"]
+    assert sorted(preempted.pod) == ["default/long-worker-0", "default/long-worker-1"]
+    assert set(preempted.end_s) == {800}
+    built_in = lahar.run(scenario, outputs="jobs")
+    assert built_in.csv("jobs") == mine.csv("jobs")
+
+
+def test_gpu_pack_plugin_decides_as_binpack(capsys):
+    mod = runpy.run_path(str(EXAMPLES / "gpu_pack.py"))
+    assert mod["main"]([]) == 0
+    assert "same decisions: True" in capsys.readouterr().out

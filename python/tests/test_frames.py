@@ -21,3 +21,23 @@ def test_polars_and_arrow_tables_hold_the_same_rows(names_trace):
     every = r.to_polars()
     assert sorted(every) == sorted(r.tables)
     assert every["pods"].height == len(r.pods)
+
+
+def test_parquet_files_keep_names_types_and_units(names_trace, tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    r = lahar.run(tiny(str(names_trace)))
+    paths = r.to_parquet(tmp_path / "pq")
+    assert sorted(p.name for p in paths) == sorted(f"{n}.parquet" for n in r.tables)
+    jobs = pq.read_table(tmp_path / "pq" / "jobs.parquet")
+    assert jobs.column_names == list(r.jobs.columns)
+    assert jobs.schema.field("job").type == pa.string()
+    assert jobs.schema.field("start_s").type in (pa.int64(), pa.float64())
+    assert jobs.schema.field("wait_s").metadata == {b"unit": b"s"}
+    assert sorted(jobs.column("job").to_pylist()) == ["007", "1e3", "NA", "null"]
+    assert jobs.to_pandas().sort_values("job").job.tolist() == sorted(r.jobs.job)
+    assert pq.read_table(tmp_path / "pq" / "pods.parquet").num_rows == len(r.pods)
+    # One table.
+    (one,) = r.to_parquet(tmp_path / "one", "decisions")
+    assert one.name == "decisions.parquet" and pq.read_table(one).num_rows == len(r.decisions)

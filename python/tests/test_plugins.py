@@ -360,3 +360,45 @@ spec:
     assert list(table.status) == ["failed"]
     err = next((tmp_path / "out" / "cells").glob("*/error.txt")).read_text()
     assert "Python plugin `boom-sweep` raised in node_score" in err and "no score today" in err
+
+
+def test_ctrl_c_stops_a_sweep_and_resume_finishes_it(tmp_path):
+    import _thread
+    import json
+    import time
+
+    class Slow:
+        """Presses Ctrl-C at its first score, then scores slowly."""
+
+        pressed = False
+
+        def node_score(self, session, pod, node):
+            if not Slow.pressed:
+                Slow.pressed = True
+                _thread.interrupt_main()
+            time.sleep(0.001)
+            return 0.0
+
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(json.dumps(with_conf(busy(), conf(binpack="slow", args="{}"))))
+    spec = {
+        "apiVersion": "lahar.io/v1alpha1",
+        "kind": "Sweep",
+        "metadata": {"name": "s"},
+        "spec": {"scenario": str(scenario), "seeds": 6},
+    }
+    out = tmp_path / "out"
+    lahar.register_plugin("slow", Slow)
+    try:
+        started = time.perf_counter()
+        with pytest.raises(KeyboardInterrupt):
+            lahar.sweep(spec, jobs=1, out=out)
+        assert time.perf_counter() - started < 20
+        finished = [d for d in (out / "cells").iterdir() if (d / "summary.json").is_file()]
+        assert len(finished) < 6
+        # The cells left run on resume (scored at once now).
+        lahar.register_plugin("slow", lambda arguments: type("Quick", (), {"node_score": lambda *a: 0.0})())
+        table = lahar.sweep(spec, jobs=1, out=out, resume=True)
+    finally:
+        lahar.unregister_plugin("slow")
+    assert list(table.status) == ["ok"] * 6

@@ -112,3 +112,47 @@ def test_an_open_statement_is_discarded(names_trace):
     r = lahar.run(tiny(str(names_trace)), scheduler=Forgetful(), outputs="jobs,decisions")
     assert r.summary["metrics"]["completed"] == 0
     assert len(r.decisions[r.decisions.kind == "bind"]) == 0
+
+
+def test_a_wakeup_left_after_the_last_job_does_not_stretch_the_run(names_trace):
+    """The four jobs end by 3600 s; a timer the policy asked for at 10 days must
+    not make the run (and every rate over its length) last 10 days."""
+
+    class Timer(GangFifo):
+        def schedule(self, s):
+            super().schedule(s)
+            s.wakeup(10 * 86400)
+
+    r = lahar.run(tiny(str(names_trace)), scheduler=Timer(), outputs="jobs,timeseries")
+    m = r.summary["metrics"]
+    assert r.jobs.end_s.max() == m["makespan_s"] == m["sim_time_s"]
+    assert m["sim_time_s"] < 86400
+    fifo = tiny(str(names_trace))
+    fifo["spec"]["scheduler"] = {"baseline": "gang-fifo"}
+    same = lahar.run(fifo, outputs="jobs")
+    assert m["gpu_allocation_rate"] == same.summary["metrics"]["gpu_allocation_rate"]
+
+
+def test_the_new_session_members(names_trace):
+    seen = {}
+
+    class Look(GangFifo):
+        def schedule(self, s):
+            super().schedule(s)
+            if s.index == 2:
+                seen["jobs"] = s.jobs()
+                seen["running"] = s.running_jobs()
+                j = seen["running"][0]
+                seen["job"] = s.job(j)
+                seen["pods"] = [s.pod(p) for p in s.pods(j)]
+                seen["node"] = s.node(seen["pods"][0].node)
+                seen["now"] = s.now
+
+    lahar.run(tiny(str(names_trace)), scheduler=Look(), outputs="jobs")
+    job, pods, node = seen["job"], seen["pods"], seen["node"]
+    assert len(seen["jobs"]) >= len(seen["running"]) >= 1
+    assert job.running == len([p for p in pods if p.status == "Running"]) >= 1
+    # Attained service: GPUs × seconds run so far (at ideal speed).
+    assert job.attained == pytest.approx(job.gpus * seen["now"])
+    assert all(p.priority == 0 for p in pods)
+    assert node.used[0] == node.allocatable[0] - node.idle[0] >= pods[0].gpus

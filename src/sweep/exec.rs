@@ -130,6 +130,9 @@ pub struct ExecOptions {
     /// Which row files each cell writes (its summary always: the sweep's tables
     /// are built from it).
     pub outputs: lahar_reports::Outputs,
+    /// The stop flag the cells watch (the Python package's Ctrl-C); `None`: the
+    /// process's signal flag ([`crate::interrupt::flag`]).
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What a sweep run did.
@@ -177,16 +180,17 @@ pub fn run(sweep: &Sweep, opts: &ExecOptions) -> Result<ExecOutcome, ExecError> 
     let lines = opts.progress.then(crate::report_cmd::LogLines::for_log).flatten();
     let done = AtomicUsize::new(0);
     let failures = AtomicUsize::new(0);
+    let stop = opts.stop.clone().unwrap_or_else(crate::interrupt::flag);
     let results: Vec<Result<CellEnd, ExecError>> = pool.install(|| {
         use rayon::prelude::*;
         todo.par_iter()
             .with_max_len(1)
             .map(|c| {
                 // After an interrupt no further cell starts.
-                if crate::interrupt::requested() {
+                if stop.load(Ordering::Relaxed) {
                     return Ok(CellEnd::Interrupted);
                 }
-                let r = run_cell(sweep, c, &cells_dir, &opts.outputs);
+                let r = run_cell(sweep, c, &cells_dir, &opts.outputs, &stop);
                 if matches!(r, Ok(CellEnd::Failed(_))) {
                     let f = failures.fetch_add(1, Ordering::Relaxed) + 1;
                     bar.set_message(format!("{f}"));
@@ -253,11 +257,17 @@ fn run_cell(
     cell: &Cell,
     cells_dir: &Path,
     outputs: &lahar_reports::Outputs,
+    stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) -> Result<CellEnd, ExecError> {
     let tmp = cells_dir.join(format!(".tmp-{}-{}", cell.id, std::process::id()));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<bool, String> {
         let s = sweep.scenario(cell).map_err(|e| e.to_string())?;
-        let opts = crate::RunOptions { out_dir: Some(tmp.clone()), outputs: *outputs, ..Default::default() };
+        let opts = crate::RunOptions {
+            out_dir: Some(tmp.clone()),
+            outputs: *outputs,
+            stop: Some(std::sync::Arc::clone(stop)),
+            ..Default::default()
+        };
         let ran = crate::run_any(s, &opts).map_err(|e| e.to_string())?;
         Ok(matches!(ran, crate::Ran::Run(r) if r.output.stats.interrupted))
     }));

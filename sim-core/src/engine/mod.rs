@@ -317,13 +317,26 @@ impl Engine {
 
     /// The earliest instant with an arrival or a queued event.
     fn next_time(&self) -> Option<SimTime> {
-        if self.only_faults_left() {
+        if self.only_faults_left() || self.only_idle_wakeups_left() {
             return None;
         }
         match (self.next_arrival_time(), self.events.peek_time()) {
             (Some(a), Some(e)) => Some(a.min(e)),
             (a, e) => a.or(e),
         }
+    }
+
+    /// Whether every job has ended, none is still to arrive, and nothing is
+    /// queued but wakeups a scheduler asked for (and random failures, with
+    /// everything up): the run is over. A scheduler's timer for a job that has
+    /// since ended would otherwise stretch the run, and every rate over its
+    /// length, past the last job's end.
+    fn only_idle_wakeups_left(&self) -> bool {
+        !self.wakeups.is_empty()
+            && self.world.active.is_empty()
+            && self.faults.in_force == 0
+            && self.events.len() == self.wakeups.len() + self.faults.random_queued
+            && self.next_arrival_time().is_none()
     }
 
     /// Handles every event at instant `t` (the earliest pending), without

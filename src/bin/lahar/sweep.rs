@@ -61,6 +61,7 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode, Failure> {
         progress: !a.quiet,
         plot_style: a.plot.style(),
         outputs,
+        stop: None,
     };
     match lahar::sweep::run(&sweep, &opts)? {
         (o, Some(w)) => {
