@@ -265,21 +265,31 @@ def _interruptible(call):
     if threading.current_thread() is not threading.main_thread():
         return call(stop)
     done: Dict[str, Any] = {}
+    # The run's end, as an Event: a Thread.join that KeyboardInterrupt breaks can
+    # take the thread for ended while it still runs (CPython 3.11's join).
+    finished = threading.Event()
 
     def work() -> None:
         try:
             done["value"] = call(stop)
         except BaseException as e:  # handed to the caller's thread
             done["error"] = e
+        finally:
+            finished.set()
 
     worker = threading.Thread(target=work, name="lahar-run", daemon=True)
-    worker.start()
     try:
-        while worker.is_alive():
-            worker.join(0.1)
+        # Started inside the try: a Ctrl-C that comes at once still stops it.
+        worker.start()
+        while not finished.wait(0.1):
+            pass
     except KeyboardInterrupt:
         stop.set()
-        worker.join()
+        while worker.ident is not None and not finished.is_set():
+            try:
+                finished.wait()
+            except KeyboardInterrupt:  # pressed again while it stops: it ends at its next event
+                continue
         raise
     if "error" in done:
         raise done["error"]

@@ -1,6 +1,7 @@
 """Volcano plugins written in Python: registered by name, named in a conf, and
 deciding exactly as their built-in twins on the same scenario."""
 
+import runpy
 import warnings
 
 import pytest
@@ -89,24 +90,9 @@ def with_conf(scenario, text):
     return s
 
 
-class GpuBinpack:
-    """binpack with `binpack.cpu: 0, binpack.memory: 0, binpack.resources:
-    nvidia.com/gpu`, as lahar's binpack.rs computes it."""
-
-    score_by_node = True
-
-    def __init__(self, arguments):
-        self.weight = arguments.get("weight", 1)
-
-    def node_score(self, session, pod, node):
-        p, n = session.pod(pod), session.node(node)
-        alloc = n.allocatable[0]
-        if p.gpus <= 0 or alloc == 0:
-            return 0.0
-        used = n.used[0] + p.gpus
-        if used > alloc:
-            return 0.0
-        return 1.0 * used / alloc / 1.0 * 100.0 * self.weight
+# binpack with `binpack.cpu: 0, binpack.memory: 0, binpack.resources:
+# nvidia.com/gpu`, as lahar's binpack.rs computes it: examples/python/gpu_pack.py.
+GpuBinpack = runpy.run_path(str(EXAMPLES / "python" / "gpu_pack.py"))["GpuPack"]
 
 
 class BatchGpuBinpack(GpuBinpack):
@@ -117,6 +103,12 @@ class BatchGpuBinpack(GpuBinpack):
     def node_scores(self, session, pod, nodes):
         score = GpuBinpack.node_score
         return [score(self, session, pod, n) for n in nodes]
+
+
+class UncachedGpuBinpack(GpuBinpack):
+    """The same, every score asked."""
+
+    score_by_node = False
 
 
 class Priority:
@@ -150,7 +142,12 @@ class Priority:
 
 @pytest.fixture
 def plugins():
-    names = {"py-binpack": GpuBinpack, "py-binpack-batch": BatchGpuBinpack, "py-priority": Priority}
+    names = {
+        "py-binpack": GpuBinpack,
+        "py-binpack-batch": BatchGpuBinpack,
+        "py-binpack-uncached": UncachedGpuBinpack,
+        "py-priority": Priority,
+    }
     for name, cls in names.items():
         lahar.register_plugin(name, cls)
     yield names
@@ -169,9 +166,11 @@ def test_a_python_node_score_decides_as_binpack(plugins):
     built_in = lahar.run(with_conf(s, conf()))
     python = lahar.run(with_conf(s, conf(binpack="py-binpack", args="{weight: 1}")))
     batch = lahar.run(with_conf(s, conf(binpack="py-binpack-batch", args="{weight: 1}")))
+    uncached = lahar.run(with_conf(s, conf(binpack="py-binpack-uncached", args="{weight: 1}")))
     assert built_in.summary["metrics"]["completed"] > 100
     same(python, built_in)
     same(batch, built_in)
+    same(uncached, built_in)
     # The score matters here: without it the placements differ.
     unscored = lahar.run(with_conf(s, conf(args="{binpack.weight: 0}")))
     assert unscored.csv("pods") != built_in.csv("pods")
