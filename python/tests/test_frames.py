@@ -41,3 +41,31 @@ def test_parquet_files_keep_names_types_and_units(names_trace, tmp_path):
     # One table.
     (one,) = r.to_parquet(tmp_path / "one", "decisions")
     assert one.name == "decisions.parquet" and pq.read_table(one).num_rows == len(r.decisions)
+
+
+def test_the_cli_writes_parquet_with_the_csvs_values(cli, names_trace, tmp_path):
+    """`lahar run --format parquet`: the row files as Parquet, typed, with the
+    values and names the CSVs of the same run hold."""
+    pytest.importorskip("pyarrow")
+    import json
+
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(json.dumps(tiny(str(names_trace))))
+    out = tmp_path / "pq"
+    cli("run", "-q", str(scenario), "--out", str(out), "--format", "parquet")
+    r = lahar.run(scenario)
+    assert sorted(p.name for p in out.glob("*.csv")) == ["summary.csv"]
+    assert (out / "summary.json").is_file() and (out / "summary.csv").is_file()
+    for name in r.tables:
+        table = pq.read_table(out / f"{name}.parquet")
+        pd.testing.assert_frame_equal(table.to_pandas(), r.table(name), check_dtype=False)
+    jobs = pq.read_table(out / "jobs.parquet")
+    assert str(jobs.schema.field("job").type) == "string"
+    assert str(jobs.schema.field("submit_s").type) in ("int64", "double")
+    assert sorted(jobs.column("job").to_pylist()) == ["007", "1e3", "NA", "null"]
+    assert pq.read_metadata(out / "jobs.parquet").metadata[b"lahar.unit.wait_s"] == b"s"
+    bad = cli("run", "-q", str(scenario), "--out", str(tmp_path / "x"), "--format", "xml", code=2)
+    assert "parquet" in bad.stderr

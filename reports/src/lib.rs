@@ -19,6 +19,7 @@ pub mod labels;
 pub mod load;
 pub mod metrics;
 pub mod outputs;
+pub mod parquet;
 pub mod plots;
 pub mod schema;
 pub mod sink;

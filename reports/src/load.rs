@@ -17,7 +17,7 @@ pub enum LoadError {
     },
     /// A required file is missing.
     #[error(
-        "{path}: missing (a run directory holds summary.json, jobs.csv and timeseries.csv; a run whose --outputs left them out has none)"
+        "{path}: missing (a run directory holds summary.json, jobs.csv and timeseries.csv; a run whose --outputs left them out has none, and one with --format parquet has them as .parquet)"
     )]
     Missing {
         /// The file expected.

@@ -277,6 +277,43 @@ fn outputs_misuse_is_refused_up_front() {
     assert!(e.contains("--plots draws from jobs.csv and timeseries.csv"), "{e}");
     let e = refused(&["--outputs", "jobs"], "examples/fragmentation/openb-fgd.yaml");
     assert!(e.contains("a placement scenario (spec.placement) writes placements.csv"), "{e}");
+    let e = refused(&["--format", "parquet"], "examples/fragmentation/openb-fgd.yaml");
+    assert!(
+        e.contains("--format: a placement scenario writes placements.csv and fragmentation.csv, as CSV only"),
+        "{e}"
+    );
+    let e = refused(&["--format", "json"], "examples/faults/training.yaml");
+    assert!(e.contains("[possible values: csv, parquet]"), "{e}");
+}
+
+/// `--format parquet` leaves `<name>.parquet` where the row CSVs were (the
+/// summaries stay), and a later CSV run of the same scenario into the folder
+/// clears them as lahar's own files. The values are compared with the CSVs' in
+/// python/tests/test_frames.py; the encoding in lahar-reports' parquet tests.
+#[test]
+fn format_parquet_replaces_the_row_files_and_a_later_run_clears_them() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("o");
+    lahar().args(["run", "-q", "--format", "parquet", "--outputs", "jobs,pods", "--out"]).arg(&out).assert().success();
+    assert_eq!(
+        files_in(&out),
+        [
+            ".lahar",
+            "input-scenario.yaml",
+            "input-scheduler.conf",
+            "jobs.parquet",
+            "pods.parquet",
+            "summary.csv",
+            "summary.json"
+        ]
+    );
+    let magic = std::fs::read(out.join("jobs.parquet")).unwrap();
+    assert!(magic.starts_with(b"PAR1") && magic.ends_with(b"PAR1"));
+    lahar().args(["run", "-q", "--outputs", "jobs", "--out"]).arg(&out).assert().success();
+    assert_eq!(
+        files_in(&out),
+        [".lahar", "input-scenario.yaml", "input-scheduler.conf", "jobs.csv", "summary.csv", "summary.json"]
+    );
 }
 
 /// A snapshot run without decisions.csv still shows the operator what its

@@ -94,7 +94,7 @@ fn cdf_series(
         .x_desc(format!("{what} ({uname}, log scale; values below {floor} drawn at {floor})"))
         .y_desc("share of jobs")
         .x_label_formatter(&|v| fmt_num(*v))
-        .y_label_formatter(&|v| format!("{:.0}%", v * 100.0))
+        .y_label_formatter(&|v: &f64| format!("{:.0}%", v * 100.0))
         .label_style(("sans-serif", look.font))
         .axis_desc_style(("sans-serif", look.desc()))
         .draw()

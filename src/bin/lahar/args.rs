@@ -189,6 +189,11 @@ pub(crate) struct RunArgs {
     /// written. Default: all.
     #[arg(long, value_name = "LIST")]
     pub(crate) outputs: Option<String>,
+    /// The row files' format: csv (the default), or parquet (`<name>.parquet`,
+    /// the CSV's columns typed: text as strings, numbers as integers or
+    /// doubles, an empty number as null; summary.json and summary.csv stay).
+    #[arg(long, value_name = "FORMAT", value_parser = ["csv", "parquet"], default_value = "csv")]
+    pub(crate) format: String,
     /// Explain a pod's placement, or every pod of a job (namespace/name or a
     /// unique name; repeatable): writes explain.csv with per-node predicate
     /// results and plugin scores (its job's other pods too), and prints each

@@ -44,6 +44,13 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode, Failure> {
     if a.outputs.is_some() && s.placement.is_some() {
         return Err(outputs_of_placement());
     }
+    let parquet = a.format == "parquet";
+    if parquet && s.placement.is_some() {
+        return Err(Failure::flag(
+            "--format",
+            "a placement scenario writes placements.csv and fragmentation.csv, as CSV only: drop --format parquet",
+        ));
+    }
     if a.strict && !s.warnings.is_empty() {
         return Err(Failure::strict(&s.warnings));
     }
@@ -66,6 +73,7 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode, Failure> {
         outputs,
         in_memory: false,
         stop: None,
+        parquet,
     };
     install_interrupt();
     let report = match lahar::run_any(s, &opts)? {
