@@ -234,45 +234,6 @@ pub struct ConfError {
     pub issues: Vec<Diagnostic>,
 }
 
-/// The conf entry of a registered plugin: its enable flags checked as every
-/// plugin's, its `arguments` kept as written for the plugin to check.
-fn external_conf(
-    rp: &RawPlugin,
-    path: &str,
-    ext: std::sync::Arc<super::external::External>,
-) -> Result<PluginConf, Vec<Diagnostic>> {
-    let mut pc = PluginConf::new(ext.name);
-    let mut issues = Vec::new();
-    for (k, v) in &rp.value {
-        match (k.as_str(), &v.value) {
-            ("name", _) => {}
-            ("arguments", PluginField::Map(args)) => {
-                for (ak, av) in args {
-                    pc.args.0.insert(ak.clone(), av.value.clone());
-                }
-            }
-            (k, PluginField::Scalar(ArgValue::Bool(b))) if FLAGS.iter().any(|(f, _)| *f == k) => {
-                let f = FLAGS.iter().find(|(f, _)| *f == k).map(|(f, _)| *f).unwrap_or_default();
-                pc.flags.insert(f, *b);
-            }
-            (k, _) => {
-                let message = if k == "arguments" {
-                    "expected a map of arguments".to_string()
-                } else if FLAGS.iter().any(|(f, _)| *f == k) {
-                    "expected true or false".to_string()
-                } else {
-                    format!(
-                        "unknown field `{k}`; expected name, arguments or an enable flag (enableJobOrder, enablePreemptable, ...)"
-                    )
-                };
-                issues.push(Diagnostic { file: String::new(), at: at(v), path: format!("{path}.{k}"), message });
-            }
-        }
-    }
-    pc.external = Some(ext);
-    if issues.is_empty() { Ok(pc) } else { Err(issues) }
-}
-
 fn at<T>(s: &Spanned<T>) -> Option<(u64, u64)> {
     (s.referenced.line() > 0).then(|| (s.referenced.line(), s.referenced.column()))
 }
@@ -452,19 +413,10 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                     continue;
                 }
             };
-            let external = match plugins::spec(name) {
-                Some(_) => None,
-                None => super::external::find(name),
-            };
-            if let Some(ext) = external {
-                // A registered plugin takes its arguments as written.
-                match external_conf(rp, &path, ext) {
-                    Ok(pc) => plugins.push(pc),
-                    Err(mut e) => issues.append(&mut e),
-                }
-                continue;
-            }
-            let Some(spec) = plugins::spec(name) else {
+            // A built-in plugin, or one registered while the process runs.
+            let spec = plugins::spec(name);
+            let external = if spec.is_none() { super::external::find(name) } else { None };
+            if spec.is_none() && external.is_none() {
                 let mut names = plugins::names().collect::<Vec<_>>().join(", ");
                 let registered = super::external::names();
                 if !registered.is_empty() {
@@ -481,55 +433,59 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 };
                 issues.push(Diagnostic { file: String::new(), at: name_at, path: format!("{path}.name"), message });
                 continue;
-            };
+            }
             let mut pc = PluginConf::new(name);
             for (k, v) in &rp.value {
                 match (k.as_str(), &v.value) {
                     ("name", _) => {}
-                    ("arguments", PluginField::Map(args)) => {
-                        for (ak, av) in args {
-                            let arg_path = format!("{path}.arguments.{ak}");
-                            let Some(arg) = spec.arg(ak) else {
-                                match spec.retired_arg(ak) {
-                                    Some(what) => retired.push(Diagnostic { file: String::new(),
-                                        at: at(av),
-                                        path: arg_path,
-                                        message: format!("retired argument: {what}"),
-                                    }),
-                                    None => issues.push(Diagnostic { file: String::new(),
-                                        at: at(av),
-                                        path: arg_path,
-                                        message: format!(
-                                            "plugin `{name}` has no argument `{ak}`{}",
-                                            did_you_mean_key(ak, |k| spec.arg(k).is_some())
-                                        ),
-                                    }),
-                                }
-                                continue;
-                            };
-                            // A map's own check reads it field by field; any other
-                            // value is first read as its type.
-                            let typed = if arg.ty == ArgType::Nested {
-                                Ok(av.value.clone())
-                            } else {
-                                check_arg(arg.ty, &av.value)
-                            };
-                            let value = match typed {
-                                Ok(v) => v,
-                                Err(message) => {
-                                    issues.push(Diagnostic { file: String::new(), at: at(av), path: arg_path, message });
+                    ("arguments", PluginField::Map(args)) => match spec {
+                        // A registered plugin takes its arguments as written: it checks them.
+                        None => pc.args.0.extend(args.iter().map(|(k, v)| (k.clone(), v.value.clone()))),
+                        Some(spec) => {
+                            for (ak, av) in args {
+                                let arg_path = format!("{path}.arguments.{ak}");
+                                let Some(arg) = spec.arg(ak) else {
+                                    match spec.retired_arg(ak) {
+                                        Some(what) => retired.push(Diagnostic { file: String::new(),
+                                            at: at(av),
+                                            path: arg_path,
+                                            message: format!("retired argument: {what}"),
+                                        }),
+                                        None => issues.push(Diagnostic { file: String::new(),
+                                            at: at(av),
+                                            path: arg_path,
+                                            message: format!(
+                                                "plugin `{name}` has no argument `{ak}`{}",
+                                                did_you_mean_key(ak, |k| spec.arg(k).is_some())
+                                            ),
+                                        }),
+                                    }
                                     continue;
+                                };
+                                // A map's own check reads it field by field; any other
+                                // value is first read as its type.
+                                let typed = if arg.ty == ArgType::Nested {
+                                    Ok(av.value.clone())
+                                } else {
+                                    check_arg(arg.ty, &av.value)
+                                };
+                                let value = match typed {
+                                    Ok(v) => v,
+                                    Err(message) => {
+                                        issues.push(Diagnostic { file: String::new(), at: at(av), path: arg_path, message });
+                                        continue;
+                                    }
+                                };
+                                let found = (arg.check)(ak, &value);
+                                if found.is_empty() {
+                                    pc.args.0.insert(ak.clone(), value);
                                 }
-                            };
-                            let found = (arg.check)(ak, &value);
-                            if found.is_empty() {
-                                pc.args.0.insert(ak.clone(), value);
-                            }
-                            for (sub, message) in found {
-                                issues.push(Diagnostic { file: String::new(), at: at(av), path: format!("{arg_path}{sub}"), message });
+                                for (sub, message) in found {
+                                    issues.push(Diagnostic { file: String::new(), at: at(av), path: format!("{arg_path}{sub}"), message });
+                                }
                             }
                         }
-                    }
+                    },
                     ("arguments", PluginField::Scalar(_)) => issues.push(Diagnostic { file: String::new(),
                         at: at(v),
                         path: format!("{path}.arguments"),
@@ -555,24 +511,27 @@ pub fn parse(text: &str) -> Result<SchedulerConf, ConfError> {
                 }
             }
             let written = |k: &str| matches!(rp.value.get("arguments").map(|a| &a.value), Some(PluginField::Map(m)) if m.contains_key(k));
-            for (k, message) in (spec.conflicts)(&pc.args) {
-                issues.push(Diagnostic {
-                    file: String::new(),
-                    at: at(rp),
-                    path: format!("{path}.arguments.{k}"),
-                    message: message.into(),
-                });
-            }
-            for arg in spec.args.iter().filter(|a| !written(a.key)) {
-                if let Some(missing) = arg.required {
+            if let Some(spec) = spec {
+                for (k, message) in (spec.conflicts)(&pc.args) {
                     issues.push(Diagnostic {
                         file: String::new(),
                         at: at(rp),
-                        path: format!("{path}.arguments.{}", arg.key),
-                        message: missing.into(),
+                        path: format!("{path}.arguments.{k}"),
+                        message: message.into(),
                     });
                 }
+                for arg in spec.args.iter().filter(|a| !written(a.key)) {
+                    if let Some(missing) = arg.required {
+                        issues.push(Diagnostic {
+                            file: String::new(),
+                            at: at(rp),
+                            path: format!("{path}.arguments.{}", arg.key),
+                            message: missing.into(),
+                        });
+                    }
+                }
             }
+            pc.external = external;
             plugins.push(pc);
         }
         let hier_drf = plugins.iter().any(|p| p.name == "drf" && p.flag("enableHierarchy"));
