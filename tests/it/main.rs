@@ -27,6 +27,7 @@ mod interrupt;
 mod invariants;
 mod job_keys;
 mod jobflow;
+mod lws;
 mod manifests;
 mod nccl;
 mod node_timeline;

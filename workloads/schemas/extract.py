@@ -2,7 +2,10 @@
 """Derives the field lists lahar checks manifests against from the projects' own
 CustomResourceDefinitions (docs/manifests.md, "Unknown fields").
 
-Usage: extract.py OUT.json SOURCES.json
+Usage: extract.py OUT.json SOURCES.json [--onto EXISTING.json]
+With --onto, the kinds and sources of an existing output are kept and the CRDs of
+SOURCES.json are added to them (a kind they both list takes the new tree), so one
+project's CRD can be added without checking out every other repository again.
 SOURCES.json lists, per CRD, the repository, commit, path and the local file to
 read (a checkout of that commit). The output holds, per `apiVersion kind`, a tree of
 the field names the kind's openAPIV3Schema allows:
@@ -159,10 +162,30 @@ def dedupe(kinds):
     return out, dict(sorted(defs.items()))
 
 
+def expand(t, defs):
+    """The tree `t` of an existing output with its {"$ref": id} inlined."""
+    if isinstance(t, dict):
+        if "$ref" in t:
+            return expand(defs[t["$ref"]], defs)
+        return {k: expand(v, defs) for k, v in t.items()}
+    return t
+
+
 def main():
     out_path, sources_path = sys.argv[1], sys.argv[2]
     with open(sources_path) as f:
         sources = json.load(f)
+    if len(sys.argv) == 5 and sys.argv[3] == "--onto":
+        with open(sys.argv[4]) as f:
+            old = json.load(f)
+        kept = {k: expand(t, old["defs"]) for k, t in old["kinds"].items()}
+        added = {}
+        for s in sources:
+            added.update(crd_trees(s["file"]))
+        kinds = dict(kept, **added)
+        sources = old["sources"] + sources
+        write(out_path, sources, kinds)
+        return
     kinds = {}
     for s in sources:
         kinds.update(crd_trees(s["file"]))
@@ -179,6 +202,10 @@ def main():
     kinds["batch/v1 Job"] = {"apiVersion": 0, "kind": 0, "metadata": OBJECT_META, "spec": spec, "status": "*"}
     cron = dict(BATCH_CRON_JOB_SPEC, jobTemplate={"metadata": OBJECT_META, "spec": spec})
     kinds["batch/v1 CronJob"] = {"apiVersion": 0, "kind": 0, "metadata": OBJECT_META, "spec": cron, "status": "*"}
+    write(out_path, sources, kinds)
+
+
+def write(out_path, sources, kinds):
     for k, t in kinds.items():
         t.setdefault("apiVersion", 0)
         t.setdefault("kind", 0)

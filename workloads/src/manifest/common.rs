@@ -860,6 +860,7 @@ pub(crate) fn check_scheduler(ck: &mut Ck<'_>, name: Option<&str>, at: At, path:
 }
 
 /// Timing from lahar's annotations.
+#[derive(Clone)]
 pub(crate) struct Timing {
     pub submit: SimTime,
     pub duration: SimDuration,

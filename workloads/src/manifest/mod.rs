@@ -15,6 +15,7 @@ mod common;
 mod devices;
 mod jobflow;
 mod kubeflow;
+mod lws;
 mod numa;
 mod pdb;
 mod podgroup;
@@ -189,6 +190,12 @@ pub fn support_object(d: &Doc) -> Option<String> {
             }
             false
         }
+        "leaderworkerset.x-k8s.io" if kind == "LeaderWorkerSet" => {
+            if let Some(Ok(scheduler)) = lws::scheduler_of(d).filter(|s| s.as_ref().is_ok_and(|s| s != "volcano")) {
+                return Some(format!("{kind} ({api}) of schedulerName `{scheduler}`"));
+            }
+            false
+        }
         "batch" if kind == "CronJob" => {
             let template = d.root.get("spec").and_then(|s| s.get("jobTemplate"));
             let scheduler = template.map(apps::scheduler_of_spec).unwrap_or_else(|| "default-scheduler".into());
@@ -353,6 +360,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
             ("ray.io", "RayJob" | "RayCluster" | "RayService") => out.extend(ray::job(d, &kind, cx, &mut ck)),
             ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => out.extend(apps::job(d, &kind, cx, &mut ck)),
             ("batch", "Job") => out.extend(batchjob::job(d, cx, &mut ck)),
+            ("leaderworkerset.x-k8s.io", "LeaderWorkerSet") => out.extend(lws::jobs(d, cx, &mut ck)),
             ("sparkoperator.k8s.io", "SparkApplication") => out.extend(spark::job(d, cx, &mut ck)),
             ("flow.volcano.sh", "JobFlow") => {
                 out.extend(jobflow::jobs(d, &templates, &mut templates_reported, cx, &mut ck))
@@ -391,7 +399,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
                 format!(
                     "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
                      PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob/JAXJob, ray.io RayJob/RayCluster/RayService/RayCronJob, \
-                     apps/v1 Deployment/ReplicaSet/StatefulSet, batch/v1 Job/CronJob, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, argoproj.io Workflow/WorkflowTemplate/ClusterWorkflowTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
+                     apps/v1 Deployment/ReplicaSet/StatefulSet, leaderworkerset.x-k8s.io LeaderWorkerSet, batch/v1 Job/CronJob, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, argoproj.io Workflow/WorkflowTemplate/ClusterWorkflowTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
                      SparkApplication/ScheduledSparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
                      scheduling.k8s.io PriorityClass"
                 ),

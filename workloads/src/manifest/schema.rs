@@ -45,6 +45,8 @@ fn source_of(api_version: &str) -> &'static str {
         "trainer.kubeflow.org" => "the Kubeflow Trainer CRD",
         "ray.io" => "KubeRay's CRD",
         "sparkoperator.k8s.io" => "the Spark operator's CRD",
+        "argoproj.io" => "Argo Workflows' CRD",
+        "leaderworkerset.x-k8s.io" => "the LeaderWorkerSet CRD",
         _ => "the Kubernetes API",
     }
 }
