@@ -27,6 +27,7 @@ mod interrupt;
 mod invariants;
 mod job_keys;
 mod jobflow;
+mod kthena;
 mod lws;
 mod manifests;
 mod nccl;

@@ -267,6 +267,10 @@ pub(crate) fn group_disruption(
 #[derive(Clone, Debug)]
 pub(crate) struct PodShape {
     pub requests: Resources,
+    /// The containers' `requests` as written (no limit standing in, no init
+    /// container): what a controller that sums its template's requests reads
+    /// (kthena's PodGroup `minResources`).
+    pub written: Resources,
     pub node_selector: Vec<(String, String)>,
     /// Required node affinity `In` terms ([`TaskSpec::node_label_in`]).
     pub node_label_in: Vec<(String, Vec<String>)>,
@@ -403,8 +407,10 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
     // Under vNPU sharing the chip types' memory and core resources are no
     // resources of the node: Volcano leaves them out of its resource check.
     let ignored = cx.vnpu.map(super::vnpu::ignored).unwrap_or_default();
-    let container_requests = |ck: &mut Ck<'_>, names: &mut ResourceNames, c: &Node, cp: &str| -> Resources {
-        let mut r = Resources::ZERO;
+    // A container's requests, each missing one its limit (as the API server
+    // defaults a pod), and the requests as written alone.
+    let container_requests = |ck: &mut Ck<'_>, names: &mut ResourceNames, c: &Node, cp: &str| {
+        let (mut r, mut written) = (Resources::ZERO, Resources::ZERO);
         let empty = Node { at: c.at, val: Val::Null };
         let res = c.get("resources").unwrap_or(&empty);
         let rp = join(cp, "resources");
@@ -414,14 +420,18 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         }
         for (d, x, _) in ck.resources_where(res, "requests", &rp, names, keep) {
             r.set(d, x);
+            written.set(d, x);
         }
-        r
+        (r, written)
     };
+    let mut written = Resources::ZERO;
     for (i, c) in containers.iter().enumerate() {
-        requests += container_requests(ck, cx.names, c, &format!("{sp}.containers[{i}]"));
+        let (r, w) = container_requests(ck, cx.names, c, &format!("{sp}.containers[{i}]"));
+        requests += r;
+        written += w;
     }
     for (i, c) in ck.seq(spec, "initContainers", &sp).iter().enumerate() {
-        let r = container_requests(ck, cx.names, c, &format!("{sp}.initContainers[{i}]"));
+        let (r, _) = container_requests(ck, cx.names, c, &format!("{sp}.initContainers[{i}]"));
         requests = requests.max(&r);
     }
     let vnpu = cx.vnpu.and_then(|c| super::vnpu::pod_ask(ck, containers, &sp, &meta.annotations, path, c));
@@ -490,6 +500,7 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         .unwrap_or(true);
     PodShape {
         requests,
+        written,
         node_selector,
         node_label_in,
         priority,
@@ -953,6 +964,16 @@ pub(crate) fn timing(
 }
 
 /// A queue by name; unknown → error listing the defined ones.
+/// The queue an operator gives the PodGroups it makes for an object: the
+/// object's own `scheduling.volcano.sh/queue-name` annotation, else `default`
+/// (the LWS controller's Volcano provider, kthena's ModelServing controller).
+pub(crate) fn owner_queue(ck: &mut Ck<'_>, cx: &super::Context<'_>, meta: &Meta) -> Option<QueueId> {
+    match meta.annotations.get(QUEUE_NAME_ANNOTATION) {
+        Some((q, at)) => queue(ck, cx, q, *at, &format!("metadata.annotations.{QUEUE_NAME_ANNOTATION}")),
+        None => queue(ck, cx, "default", meta.at, "metadata"),
+    }
+}
+
 pub(crate) fn queue(ck: &mut Ck<'_>, cx: &super::Context<'_>, name: &str, at: At, path: &str) -> Option<QueueId> {
     let q = cx.queues.get(name).copied();
     if q.is_none() {

@@ -30,7 +30,6 @@ use super::common::{self, Ck, JobHead, join};
 use super::yaml::{Doc, Node, Val};
 use super::{Context, ImportedJob};
 use lahar_core::model::job::{Dependency, Policy, PolicyAction, PolicyEvent};
-use std::sync::Arc;
 
 /// The label key prefix of the controller's pod labels.
 const LABEL: &str = "leaderworkerset.sigs.k8s.io";
@@ -131,12 +130,7 @@ pub(crate) fn jobs(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Vec<Import
         }
         None => worker.clone(),
     };
-    let queue = match meta.annotations.get(common::QUEUE_NAME_ANNOTATION) {
-        Some((q, at)) => {
-            common::queue(ck, cx, q, *at, &format!("metadata.annotations.{}", common::QUEUE_NAME_ANNOTATION))
-        }
-        None => common::queue(ck, cx, "default", meta.at, "metadata"),
-    };
+    let queue = common::owner_queue(ck, cx, &meta);
     let timing = common::timing(ck, cx, &meta.annotations, meta.at, "");
     if !ck.ok() || total == 0 {
         return Vec::new();
@@ -148,29 +142,20 @@ pub(crate) fn jobs(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Vec<Import
     for i in 0..replicas {
         let leader_name = format!("{}-{i}", meta.name);
         let group_key = common::derived_chars(ck, &format!("group-key-{i}"), 16);
-        let labels = |s: &common::PodShape| {
-            let mut hints = s.hints.as_deref().cloned().unwrap_or_default();
-            let mut l = hints.labels.take().unwrap_or_default();
-            for (k, v) in [
-                ("name", meta.name.clone()),
-                ("group-index", i.to_string()),
-                ("group-key", group_key.clone()),
-                ("template-revision-hash", revision.clone()),
-            ] {
-                let key = format!("{LABEL}/{k}");
-                l.retain(|(x, _)| *x != key);
-                l.push((key, v));
-            }
-            l.sort();
-            hints.labels = Some(l);
-            Some(Arc::new(hints))
-        };
+        let (index, name) = (i.to_string(), meta.name.clone());
+        let labels = [
+            (format!("{LABEL}/name"), name.as_str()),
+            (format!("{LABEL}/group-index"), index.as_str()),
+            (format!("{LABEL}/group-key"), group_key.as_str()),
+            (format!("{LABEL}/template-revision-hash"), revision.as_str()),
+        ];
+        let labels: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let mut lead = common::task("leader", 1, 0, &leader);
-        lead.hints = labels(&leader);
+        common::add_labels(&mut lead, &labels);
         let mut tasks = vec![lead];
         if size > 1 {
             let mut w = common::task("worker", size - 1, 0, &worker);
-            w.hints = labels(&worker);
+            common::add_labels(&mut w, &labels);
             if leader_ready {
                 w.depends_on = vec![Dependency::running(0)];
             }

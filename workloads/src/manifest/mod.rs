@@ -14,6 +14,7 @@ mod ck;
 mod common;
 mod devices;
 mod jobflow;
+mod kthena;
 mod kubeflow;
 mod lws;
 mod numa;
@@ -190,6 +191,21 @@ pub fn support_object(d: &Doc) -> Option<String> {
             }
             false
         }
+        "workload.serving.volcano.sh" if matches!(kind.as_str(), "ModelServing" | "ModelBooster") => {
+            let scheduler = kthena::scheduler_of(d, &kind);
+            if scheduler != "volcano" {
+                return Some(format!("{kind} ({api}) of schedulerName `{scheduler}`"));
+            }
+            false
+        }
+        // kthena's autoscaling objects (serving demand is not simulated) and its
+        // router's objects, KEDA's scaler and Prometheus' monitors, the Gateway
+        // API inference extension's pools: no pods.
+        "workload.serving.volcano.sh" => matches!(kind.as_str(), "AutoscalingPolicy" | "AutoscalingPolicyBinding"),
+        "networking.serving.volcano.sh" => true,
+        "keda.sh" => matches!(kind.as_str(), "ScaledObject" | "TriggerAuthentication" | "ClusterTriggerAuthentication"),
+        "monitoring.coreos.com" => matches!(kind.as_str(), "ServiceMonitor" | "PodMonitor" | "PrometheusRule"),
+        "inference.networking.k8s.io" | "inference.networking.x-k8s.io" => true,
         "leaderworkerset.x-k8s.io" if kind == "LeaderWorkerSet" => {
             if let Some(Ok(scheduler)) = lws::scheduler_of(d).filter(|s| s.as_ref().is_ok_and(|s| s != "volcano")) {
                 return Some(format!("{kind} ({api}) of schedulerName `{scheduler}`"));
@@ -361,6 +377,8 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
             ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => out.extend(apps::job(d, &kind, cx, &mut ck)),
             ("batch", "Job") => out.extend(batchjob::job(d, cx, &mut ck)),
             ("leaderworkerset.x-k8s.io", "LeaderWorkerSet") => out.extend(lws::jobs(d, cx, &mut ck)),
+            ("workload.serving.volcano.sh", "ModelServing") => out.extend(kthena::model_serving(d, cx, &mut ck)),
+            ("workload.serving.volcano.sh", "ModelBooster") => out.extend(kthena::model_booster(d, cx, &mut ck)),
             ("sparkoperator.k8s.io", "SparkApplication") => out.extend(spark::job(d, cx, &mut ck)),
             ("flow.volcano.sh", "JobFlow") => {
                 out.extend(jobflow::jobs(d, &templates, &mut templates_reported, cx, &mut ck))
@@ -399,7 +417,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
                 format!(
                     "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
                      PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob/JAXJob, ray.io RayJob/RayCluster/RayService/RayCronJob, \
-                     apps/v1 Deployment/ReplicaSet/StatefulSet, leaderworkerset.x-k8s.io LeaderWorkerSet, batch/v1 Job/CronJob, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, argoproj.io Workflow/WorkflowTemplate/ClusterWorkflowTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
+                     apps/v1 Deployment/ReplicaSet/StatefulSet, leaderworkerset.x-k8s.io LeaderWorkerSet, workload.serving.volcano.sh ModelServing/ModelBooster, batch/v1 Job/CronJob, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, argoproj.io Workflow/WorkflowTemplate/ClusterWorkflowTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
                      SparkApplication/ScheduledSparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
                      scheduling.k8s.io PriorityClass"
                 ),

@@ -596,6 +596,7 @@ const REPLICAS: &str = "lahar.io/replicas";
 fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::model::resource::Resources>) -> Grouped {
     let mut shape = PodShape {
         requests: lahar_core::model::resource::Resources::ZERO,
+        written: lahar_core::model::resource::Resources::ZERO,
         node_selector: Vec::new(),
         node_label_in: Vec::new(),
         priority: 1,

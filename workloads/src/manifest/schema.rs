@@ -47,6 +47,7 @@ fn source_of(api_version: &str) -> &'static str {
         "sparkoperator.k8s.io" => "the Spark operator's CRD",
         "argoproj.io" => "Argo Workflows' CRD",
         "leaderworkerset.x-k8s.io" => "the LeaderWorkerSet CRD",
+        "workload.serving.volcano.sh" => "kthena's CRD",
         _ => "the Kubernetes API",
     }
 }

@@ -80,6 +80,7 @@ fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str, factor: f64
         ck.string_map(n, "nodeSelector", path).into_iter().map(|(k, (v, _))| (k, v)).collect();
     PodShape {
         requests: r,
+        written: r,
         node_selector,
         node_label_in: common::placement_fields(ck, n, path, false, false),
         priority: cx.priority_classes.global_default().unwrap_or(1),
