@@ -23,6 +23,7 @@ mod fuzz;
 mod gpu_sharing;
 mod hardening;
 mod host_ports;
+mod hyperjob;
 mod interrupt;
 mod invariants;
 mod job_keys;

@@ -13,6 +13,7 @@ mod batchjob;
 mod ck;
 mod common;
 mod devices;
+mod hyperjob;
 mod jobflow;
 mod kthena;
 mod kubeflow;
@@ -377,6 +378,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
             ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => out.extend(apps::job(d, &kind, cx, &mut ck)),
             ("batch", "Job") => out.extend(batchjob::job(d, cx, &mut ck)),
             ("leaderworkerset.x-k8s.io", "LeaderWorkerSet") => out.extend(lws::jobs(d, cx, &mut ck)),
+            ("training.volcano.sh", "HyperJob") => out.extend(hyperjob::jobs(d, cx, &mut ck)),
             ("workload.serving.volcano.sh", "ModelServing") => out.extend(kthena::model_serving(d, cx, &mut ck)),
             ("workload.serving.volcano.sh", "ModelBooster") => out.extend(kthena::model_booster(d, cx, &mut ck)),
             ("sparkoperator.k8s.io", "SparkApplication") => out.extend(spark::job(d, cx, &mut ck)),
@@ -417,7 +419,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
                 format!(
                     "unknown kind `{kind}` of apiVersion `{api}`; expected a batch.volcano.sh Job, kubeflow.org \
                      PyTorchJob/MPIJob/TFJob/PaddleJob/XGBoostJob/JAXJob, ray.io RayJob/RayCluster/RayService/RayCronJob, \
-                     apps/v1 Deployment/ReplicaSet/StatefulSet, leaderworkerset.x-k8s.io LeaderWorkerSet, workload.serving.volcano.sh ModelServing/ModelBooster, batch/v1 Job/CronJob, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, argoproj.io Workflow/WorkflowTemplate/ClusterWorkflowTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
+                     apps/v1 Deployment/ReplicaSet/StatefulSet, leaderworkerset.x-k8s.io LeaderWorkerSet, workload.serving.volcano.sh ModelServing/ModelBooster, training.volcano.sh HyperJob, batch/v1 Job/CronJob, batch.volcano.sh CronJob, flow.volcano.sh JobFlow/JobTemplate, argoproj.io Workflow/WorkflowTemplate/ClusterWorkflowTemplate, trainer.kubeflow.org TrainJob/TrainingRuntime/ClusterTrainingRuntime, sparkoperator.k8s.io \
                      SparkApplication/ScheduledSparkApplication, scheduling.volcano.sh PodGroup, v1 Pod or \
                      scheduling.k8s.io PriorityClass"
                 ),

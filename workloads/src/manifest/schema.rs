@@ -40,7 +40,11 @@ fn resolve(t: &'static Value) -> &'static Value {
 /// The repository a kind's schema comes from, for messages.
 fn source_of(api_version: &str) -> &'static str {
     match api_version.split('/').next().unwrap_or_default() {
-        "batch.volcano.sh" | "scheduling.volcano.sh" | "topology.volcano.sh" | "flow.volcano.sh" => "Volcano's CRD",
+        "batch.volcano.sh"
+        | "scheduling.volcano.sh"
+        | "topology.volcano.sh"
+        | "flow.volcano.sh"
+        | "training.volcano.sh" => "Volcano's CRD",
         "kubeflow.org" => "the Kubeflow CRD",
         "trainer.kubeflow.org" => "the Kubeflow Trainer CRD",
         "ray.io" => "KubeRay's CRD",
