@@ -326,3 +326,63 @@ spec:
     .unwrap_err();
     assert!(e.contains("lahar.io/submit-at: a Workflow creates this job: give the Workflow the time"), "{e}");
 }
+
+/// A resource step that creates a Kubernetes Job of the default scheduler (as
+/// Argo's own examples do) is left out with a warning, not refused; a step
+/// waiting for its completion cannot be timed and is an error at its place.
+#[test]
+fn a_default_scheduler_job_step_is_left_out() {
+    let wf = |condition: &str, then: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata: {{name: wf}}
+spec:
+  entrypoint: main
+  templates:
+  - name: main
+    steps:
+    - [{{name: prep, template: k8s-job}}]
+    - [{{name: train, template: vc{then}}}]
+  - name: k8s-job
+    resource:
+      action: create
+{condition}      manifest: |
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {{generateName: prep-}}
+        spec:
+          template:
+            spec:
+              restartPolicy: Never
+              containers: [{{name: c, image: busybox}}]
+  - name: vc
+    resource:
+      action: create
+      successCondition: status.state.phase = Completed
+      manifest: |
+        apiVersion: batch.volcano.sh/v1alpha1
+        kind: Job
+        metadata: {{name: train, annotations: {{lahar.io/duration: 10m}}}}
+        spec:
+          tasks: [{{name: w, replicas: 2, template: {{spec: {{containers: [{{name: c, resources: {{requests: {{cpu: 1}}}}}}]}}}}}}]
+"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("wf.yaml"), wf("", "")).unwrap();
+    let sc =
+        scenario("    nodes:\n      - {name: n0, cpu: 8, memory: 16Gi}\n", "  workload:\n    - manifests: wf.yaml\n");
+    let s = lahar::scenario::load_str(&sc, "s.yaml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<String> = s.jobs().iter().map(|j| j.name.clone()).collect();
+    assert_eq!(names, ["train"]);
+    assert!(
+        s.warnings.iter().any(|w| w.message.contains("Workflow `wf` step `prep`: its `resource` template creates a batch/v1 Job whose pods schedulerName `default-scheduler` places, not Volcano; nothing waits for it, so it is left out")),
+        "{:?}",
+        s.warnings
+    );
+    // Waiting for that Job to complete: its run time is unknown.
+    std::fs::write(dir.path().join("wf.yaml"), wf("      successCondition: status.succeeded > 0\n", "")).unwrap();
+    let e = lahar::scenario::load_str(&sc, "s.yaml", dir.path()).unwrap_err().to_string();
+    assert!(e.contains("step `train` waits for step `prep`, a `resource` template lahar does not simulate"), "{e}");
+}

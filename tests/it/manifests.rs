@@ -119,10 +119,11 @@ fn ray_and_spark() {
     assert_eq!(j.tasks[0].requests, res(1000, 2 * GI, 0));
     assert_eq!(j.tasks[1].requests, res(1000, GI, 1000));
 
-    // Autoscaling: the gang is the head plus each group's minReplicas; the
-    // group grows to its maxReplicas (5), elastic.
+    // Autoscaling: the gang is the head plus each group's minReplicas (1); the
+    // group has the replicas KubeRay starts with (3, not maxReplicas 5: the
+    // autoscaler's demand-driven growth is not simulated), elastic.
     let j = job(&s, "rayjob-sample");
-    assert_eq!((&*j.kind, j.min_available, j.tasks[1].replicas), ("RayJob", 2, 5));
+    assert_eq!((&*j.kind, j.min_available, j.tasks[1].replicas), ("RayJob", 2, 3));
     assert!(j.elastic.is_some());
 
     let j = job(&s, "spark-pi");
@@ -1037,4 +1038,32 @@ fn deadlines_lahar_does_not_model_are_refused_and_suspended_training_jobs_skippe
     assert!(err.contains("1 PyTorchJob (kubeflow.org/v1), suspended"), "{err}");
     let jobs = std::fs::read_to_string(dir.path().join("o/jobs.csv")).unwrap();
     assert_eq!(jobs.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect::<Vec<_>>(), ["p"], "{jobs}");
+}
+
+/// Volcano's CRD gives a task's `replicas` no default: a task without it has
+/// no pod (and the job's minAvailable counts none of it), with a warning.
+#[test]
+fn a_volcano_job_task_without_replicas_has_no_pod() {
+    let text = "apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: j, annotations: {lahar.io/duration: 10m}}
+spec:
+  tasks:
+    - {name: ps, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}
+    - {name: worker, replicas: 2, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}
+";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("j.yaml"), text).unwrap();
+    let sc =
+        scenario("    nodes:\n      - {name: n0, cpu: 8, memory: 16Gi}\n", "  workload:\n    - manifests: j.yaml\n");
+    let s = lahar::scenario::load_str(&sc, "s.yaml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let j = &s.jobs()[0];
+    let t: Vec<(&str, u32, u32)> = j.tasks.iter().map(|t| (&*t.name, t.replicas, t.min_available)).collect();
+    assert_eq!(t, [("ps", 0, 0), ("worker", 2, 2)]);
+    assert_eq!(j.min_available, 2);
+    assert!(
+        s.warnings.iter().any(|w| w.message.contains("task `ps` has no `replicas`, so it has no pod")),
+        "{:?}",
+        s.warnings
+    );
 }

@@ -266,13 +266,37 @@ fn workflow(
     }
     // Container steps nothing waits for: left out, each a warning.
     for (step, (file, at, path, kind)) in std::mem::take(&mut run.untimed) {
-        let message = format!(
-            "Workflow `{}` step `{step}`: a `{kind}` template's pod goes to the default scheduler and runs for as long as its command; nothing waits for it, so it is left out",
-            run.name
-        );
+        let what = match kind.strip_prefix("resource:") {
+            Some(scheduler) => format!(
+                "its `resource` template creates a batch/v1 Job whose pods schedulerName `{scheduler}` places, not Volcano"
+            ),
+            None => {
+                format!("a `{kind}` template's pod goes to the default scheduler and runs for as long as its command")
+            }
+        };
+        let message = format!("Workflow `{}` step `{step}`: {what}; nothing waits for it, so it is left out", run.name);
         run.cx.left_out.push(super::Diagnostic { file, at, path, message });
     }
     run.out
+}
+
+/// The kind of template an untimed step is, for messages (`resource` for a
+/// resource step that creates another scheduler's Job).
+fn untimed_kind(kind: &str) -> &str {
+    if kind.starts_with("resource:") { "resource" } else { kind }
+}
+
+/// The scheduler of a `batch/v1` Job manifest whose pods another scheduler
+/// places (`default-scheduler` when it names none); `None` for anything else
+/// (a VolcanoJob, a Job of Volcano's, text that does not parse).
+fn default_scheduler_job(text: &str) -> Option<String> {
+    let docs = super::yaml::parse_documents(text, "").ok()?;
+    let [d] = docs.as_slice() else { return None };
+    let (api, kind) = common::kind_of(&d.root);
+    if api != "batch/v1" || kind != "Job" {
+        return None;
+    }
+    Some(super::apps::scheduler_of(d)).filter(|s| s != "volcano")
 }
 
 impl Run<'_, '_, '_> {
@@ -508,7 +532,7 @@ impl Run<'_, '_, '_> {
         let (inputs, after, prefix) = (scope.inputs, scope.after, scope.prefix);
         // A step after a container step: the container's run time is unknown.
         if let Some(u) = after.iter().find_map(|s| s.strip_prefix(UNTIMED)) {
-            let kind = self.untimed.get(u).map_or("container", |x| x.3.as_str()).to_string();
+            let kind = self.untimed.get(u).map_or("container", |x| untimed_kind(&x.3)).to_string();
             let step = prefix.trim_end_matches('.');
             self.ck.err(call.0, call.1, format!("step `{step}` waits for step `{u}`, a `{kind}` template lahar does not simulate (its pod goes to the default scheduler and its run time is unknown)"));
             return Vec::new();
@@ -534,6 +558,24 @@ impl Run<'_, '_, '_> {
             );
             return Vec::new();
         }
+        let Some(m) = r.get("manifest") else {
+            self.ck.err(r.at, &join(&rp, "manifest"), "a resource template needs its manifest");
+            return Vec::new();
+        };
+        let mp = join(&rp, "manifest");
+        let Some(text) = self.ck.str(m, &mp) else { return Vec::new() };
+        let text = self.substitute(&text, inputs, m.at, &mp);
+        let step = unique(&mut self.steps, prefix.trim_end_matches('.'));
+        let waits = r.get("successCondition").is_some_and(|c| c.val != Val::Null);
+        // A Kubernetes Job of the default scheduler (Argo's own examples make
+        // them): Volcano never sees its pods, so the step is left out as a
+        // container step is; a step that waits for its completion cannot be timed.
+        if let Some(other) = default_scheduler_job(&text) {
+            let path = format!("{}: {mp}", self.ck.doc);
+            let kind = format!("resource:{other}");
+            self.untimed.insert(step.clone(), (self.ck.file.clone(), m.at, path, kind));
+            return if waits { vec![format!("{UNTIMED}{step}")] } else { Vec::new() };
+        }
         // Done when the job is Completed, or at creation without a condition.
         let waits = match self.ck.opt_str(r, "successCondition", &rp) {
             None => false,
@@ -550,14 +592,6 @@ impl Run<'_, '_, '_> {
                 return Vec::new();
             }
         };
-        let Some(m) = r.get("manifest") else {
-            self.ck.err(r.at, &join(&rp, "manifest"), "a resource template needs its manifest");
-            return Vec::new();
-        };
-        let mp = join(&rp, "manifest");
-        let Some(text) = self.ck.str(m, &mp) else { return Vec::new() };
-        let text = self.substitute(&text, inputs, m.at, &mp);
-        let step = unique(&mut self.steps, prefix.trim_end_matches('.'));
         let Some(job) = self.job(&text, m.at, &mp, &step, template) else { return Vec::new() };
         let mut job = job;
         job.spec.submit = self.submit;

@@ -1,6 +1,8 @@
 //! KubeRay RayCluster / RayJob / RayService with KubeRay's Volcano batch scheduler:
 //! one PodGroup with the head and every worker group; `minMember` = 1 + desired
-//! workers, or 1 + each group's `minReplicas` when in-tree autoscaling is on. A
+//! workers, or 1 + each group's `minReplicas` when in-tree autoscaling is on
+//! (the groups then start with their desired workers, which the job takes as
+//! room frees; the Ray autoscaler's demand-driven growth is not simulated). A
 //! RayService's cluster is the RayCluster KubeRay makes from `rayClusterConfig`,
 //! with the service's labels (queue, scheduler, priority class) and a generated
 //! name, `<service>-<5 characters>`.
@@ -70,9 +72,9 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         let max = ck.opt_count(g, "maxReplicas", &gp, 0).map(|x| x as u32).unwrap_or(u32::MAX);
         // KubeRay's desired count: replicas (default minReplicas) clamped to [min, max].
         let want = ck.opt_count(g, "replicas", &gp, 0).map(|x| x as u32).unwrap_or(min).clamp(min.min(max), max);
-        // With in-tree autoscaling and a bound, the autoscaler grows the group
-        // to maxReplicas as the job's demand finds room: the group's pods.
-        let want = if autoscaling && max != u32::MAX { max.max(want) } else { want };
+        // With in-tree autoscaling the group starts at that count, and the Ray
+        // autoscaler adds workers only for the tasks and actors Ray asks it
+        // to place, which lahar does not simulate: the group stays there.
         let hosts = ck.opt_count(g, "numOfHosts", &gp, 1).unwrap_or(1) as u32;
         // A suspended group has no pods and is not part of the PodGroup.
         if ck.opt_bool(g, "suspend", &gp).unwrap_or(false) {

@@ -39,7 +39,19 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let mut grace: Option<SimDuration> = None;
     for (i, t) in raw_tasks.iter().enumerate() {
         let tp = format!("spec.tasks[{i}]");
-        let replicas = ck.opt_count(t, "replicas", &tp, 0).unwrap_or(1) as u32;
+        // Volcano's CRD gives `replicas` no default: a task without it has no pod.
+        let replicas = ck.opt_count(t, "replicas", &tp, 0).unwrap_or(0) as u32;
+        if t.get("replicas").is_none_or(|n| n.val == Val::Null) {
+            let name = &names[i];
+            cx.left_out.push(super::Diagnostic {
+                file: ck.file.clone(),
+                at: t.at,
+                path: format!("{}: {tp}.replicas", ck.doc),
+                message: format!(
+                    "task `{name}` has no `replicas`, so it has no pod (Volcano's CRD gives the field no default)"
+                ),
+            });
+        }
         let given = ck.opt_int(t, "minAvailable", &tp, 0).map(|m| m as u32);
         let part = subgroup::partition(ck, cx.tiers, t, &tp, replicas, given);
         let min = match given {
