@@ -222,10 +222,16 @@ fn a_billion_replicas_is_an_error_in_every_kind() {
     let vcjob = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: v, annotations: {lahar.io/duration: 1h}}\nspec:\n  minAvailable: 1\n  tasks:\n    - replicas: 1000000000\n      name: w\n      template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}\n";
     let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, annotations: {lahar.io/duration: 1h}}\nspec:\n  replicas: 1000000000\n  template: {spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu: 1}}}]}}\n";
     let pg = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g, annotations: {lahar.io/replicas: '1000000000', lahar.io/duration: 1h}}\nspec: {minMember: 1, minResources: {cpu: 1}}\n";
+    let lws = "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\nspec:\n  replicas: 1000000000\n  leaderWorkerTemplate:\n    size: 4\n    workerTemplate: {spec: {schedulerName: volcano, containers: [{name: c}]}}\n";
+    let ms = "apiVersion: workload.serving.volcano.sh/v1alpha1\nkind: ModelServing\nmetadata: {name: s}\nspec:\n  replicas: 1000000\n  template:\n    roles: [{name: r, replicas: 1000000, workerReplicas: 0, entryTemplate: {spec: {containers: [{name: c}]}}}]\n";
+    let hj = "apiVersion: training.volcano.sh/v1alpha1\nkind: HyperJob\nmetadata: {name: h}\nspec:\n  replicatedJobs:\n  - {name: a, replicas: 1000000, templateSpec: {tasks: [{name: w, replicas: 1, template: {spec: {containers: [{name: c}]}}}]}}\n";
     for (m, needle) in [
         (vcjob, "spec.tasks[0].replicas: must be an integer from 0 to 1000000"),
         (deploy, "spec.replicas: must be an integer from 0 to 1000000"),
         (pg, "lahar.io/replicas: must be an integer from 1 to 1000000"),
+        (lws, "spec.replicas: must be an integer from 0 to 1000000"),
+        (ms, "1000000 serving groups × 1000000 pods = 1000000000000 pods"),
+        (hj, "1000000 VolcanoJobs; a HyperJob makes at most 100000"),
     ] {
         let (d, p) = write_scenario(&scenario(NODES, "  workload:\n    - manifests: m.yaml\n"));
         std::fs::write(d.path().join("m.yaml"), m).unwrap();
