@@ -269,3 +269,85 @@ spec:
     let e = load("b.yaml", Some(&both)).unwrap_err();
     assert!(e.contains("spec.backend.workers[1].resources.limits.nvidia.com/gpu"), "{e}");
 }
+
+/// `text` as the controller's Go client would send it: without the top-level
+/// `spec.topologySpreadConstraints` block (a field the model-booster's template
+/// writes that the ModelServing type does not have, dropped when the object is
+/// built), and with the test data's `envfrom` spelt `envFrom` (Go's decoder
+/// matches field names without regard to case; the API server's strict check
+/// does not).
+fn without_unknown_spec_fields(text: &str) -> String {
+    let text = text.replace("envfrom:", "envFrom:");
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in text.lines() {
+        if line.starts_with("  topologySpreadConstraints:") {
+            skipping = true;
+            continue;
+        }
+        if skipping && (line.starts_with("   ") || line.starts_with("  -")) {
+            continue;
+        }
+        skipping = false;
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// kthena's convert test `TestCreateModelServingResources`: each ModelBooster
+/// input read as lahar reads a ModelBooster gives the jobs of the ModelServing
+/// the test expects the controller to build, read as lahar reads a ModelServing
+/// (names, tasks, requests, gang, minResources, pod names, sub-groups).
+#[test]
+fn replay_test_create_model_serving_resources() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kthena");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    for (case, input, expected) in [
+        ("CacheVolume_HuggingFace_HostPath", "input-model.yaml", "expected-model-serving.yaml"),
+        ("PD disaggregation NPU", "input-pd-disaggregated-model-npu.yaml", "expected-disaggregated-model-serving.yaml"),
+        (
+            "PD disaggregation Mooncake",
+            "input-pd-disaggregated-model-mooncake.yaml",
+            "expected-disaggregated-model-serving-mooncake.yaml",
+        ),
+    ] {
+        let got = load("b.yaml", Some(&read(input)));
+        let want = load("s.yaml", Some(&without_unknown_spec_fields(&read(expected))));
+        // The first case's backend has `replicas: 0`: no serving group, so
+        // neither manifest yields a job.
+        if case == "CacheVolume_HuggingFace_HostPath" {
+            for r in [got, want] {
+                let e = r.err().unwrap_or_default();
+                assert!(e.contains("the manifests yield no job (1 object read)"), "{case}: {e}");
+            }
+            continue;
+        }
+        let ((got, _), (want, _)) =
+            (got.unwrap_or_else(|e| panic!("{case}: {e}")), want.unwrap_or_else(|e| panic!("{case}: {e}")));
+        let view = |jobs: &[JobSpec]| -> Vec<String> {
+            jobs.iter()
+                .map(|j| {
+                    let tasks: Vec<String> = j
+                        .tasks
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| format!("{}x{} {:?} {}", t.name, t.replicas, t.requests, j.pod_name(i, 0)))
+                        .collect();
+                    let sg = j.sub_groups.as_deref().map(|s| {
+                        s.policies
+                            .iter()
+                            .map(|p| format!("{}:{:?}:{}", p.name, p.size, p.min_groups))
+                            .collect::<Vec<_>>()
+                    });
+                    format!(
+                        "{}/{} min {} {:?} tasks {tasks:?} sub-groups {sg:?} roles {:?}",
+                        j.namespace, j.name, j.min_available, j.min_resources, j.roles
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(view(&got), view(&want), "{case}");
+        assert_eq!(got.len(), 1, "{case}: one serving group");
+    }
+}
