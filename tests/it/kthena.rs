@@ -5,9 +5,10 @@
 //! loaded, its groups, pods, gang and GPUs counted here from the files by hand.
 
 use super::*;
-use lahar_core::model::job::{JobSpec, PolicyAction};
+use lahar_core::model::job::{JobSpec, PolicyAction, PolicyEvent};
 use lahar_core::model::resource::Resources;
 use lahar_core::model::subgroup::TaskSubJobs;
+use lahar_core::util::time::SimDuration;
 
 const GI: i64 = 1 << 30;
 
@@ -157,8 +158,17 @@ fn a_serving_group_is_one_gang_with_a_sub_group_per_role() {
     );
     // The entry and worker of a role replica are one Volcano task.
     assert_eq!(j.roles.as_deref(), Some(&[0u16, 0, 2, 2, 4, 4, 6, 6][..]));
-    // RoleRecreate (the default) rebuilds the role replica.
-    assert!(j.policies.iter().all(|p| p.action == PolicyAction::RestartPartition) && !j.policies.is_empty());
+    // RoleRecreate (the default) rebuilds the role replica: a deleted pod at
+    // once, a failed one after restartGracePeriodSeconds (60).
+    let policies: Vec<(PolicyEvent, PolicyAction, Option<SimDuration>)> =
+        j.policies.iter().map(|p| (p.event, p.action, p.timeout)).collect();
+    assert_eq!(
+        policies,
+        [
+            (PolicyEvent::PodEvicted, PolicyAction::RestartPartition, None),
+            (PolicyEvent::PodFailed, PolicyAction::RestartPartition, Some(SimDuration::from_secs(60)))
+        ]
+    );
     let labels = j.pod_labels(2, "default");
     for (k, v) in [("modelserving.volcano.sh/role-id", "prefill-1"), ("modelserving.volcano.sh/group-name", "sample-0")]
     {

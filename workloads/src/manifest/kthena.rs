@@ -22,7 +22,9 @@
 //! `recoveryPolicy` (default `RoleRecreate`): `RoleRecreate` recreates the failed
 //! pod's role replica (lahar's `RestartPartition` on its sub-job),
 //! `ServingGroupRecreate` the whole group (`RestartJob`), both without a retry
-//! limit; `None` recreates the pod alone.
+//! limit; `None` recreates the pod alone. A deleted pod is rebuilt at once; a
+//! failed one after `restartGracePeriodSeconds` (default 0), unless it runs
+//! again by then.
 
 use super::common::{self, Ck, JobHead, PodShape, join};
 use super::yaml::{At, Doc, Node, Val};
@@ -65,6 +67,9 @@ struct Serving {
     group_topology: Option<NetworkTopology>,
     role_topology: Option<NetworkTopology>,
     recovery: Recovery,
+    /// `restartGracePeriodSeconds`: how long the controller waits before it
+    /// deletes a failed pod that has not recovered (and so rebuilds).
+    grace: lahar_core::util::time::SimDuration,
     /// The PodGroups' queue.
     queue: lahar_core::model::queue::QueueId,
 }
@@ -103,7 +108,8 @@ pub(crate) fn model_serving(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> V
         return Vec::new();
     };
     let tp = "spec.template";
-    ck.opt_int(tpl, "restartGracePeriodSeconds", tp, 0);
+    let grace = ck.opt_int(tpl, "restartGracePeriodSeconds", tp, 0).unwrap_or(0);
+    let grace = lahar_core::util::time::SimDuration::from_secs(grace as u64);
     let mut roles = Vec::new();
     let list = ck.seq(tpl, "roles", tp);
     if list.is_empty() {
@@ -181,6 +187,7 @@ pub(crate) fn model_serving(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> V
         group_topology,
         role_topology,
         recovery,
+        grace,
         queue,
     };
     build(d, cx, ck, &s, &meta.namespace, timing)
@@ -328,11 +335,15 @@ fn build(
             Recovery::Role => Some(PolicyAction::RestartPartition),
             Recovery::Pod => None,
         };
+        // A deleted pod is rebuilt at once (`handleDeletedPod`); a failed one
+        // after the grace period, unless it runs again by then
+        // (`handlePodAfterGraceTime`).
         if let Some(action) = action {
-            j.policies = [PolicyEvent::PodEvicted, PolicyEvent::PodFailed]
-                .into_iter()
-                .map(|event| Policy { event, action, timeout: None })
-                .collect();
+            let failed = (s.grace.micros() > 0).then_some(s.grace);
+            j.policies = vec![
+                Policy { event: PolicyEvent::PodEvicted, action, timeout: None },
+                Policy { event: PolicyEvent::PodFailed, action, timeout: failed },
+            ];
             j.max_retry = u32::MAX;
         }
         out.push(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: d.root.at });
@@ -434,6 +445,8 @@ pub(crate) fn model_booster(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> V
         group_topology: None,
         role_topology: None,
         recovery: Recovery::Role,
+        // The booster's templates set `restartGracePeriodSeconds: 60`.
+        grace: lahar_core::util::time::SimDuration::from_secs(60),
         queue,
     };
     build(d, cx, ck, &s, &meta.namespace, timing)
