@@ -13,16 +13,13 @@
 //! (the controller gives them none of the HyperJob's).
 
 use super::common::{Ck, join};
-use super::yaml::{At, Doc, Node, Val};
+use super::recurring::{node, string_map};
+use super::yaml::{Doc, Node, Val};
 use super::{Context, ImportedJob};
 
 /// The VolcanoJobs one HyperJob may make, at most (as many runs as a recurring
 /// object may make).
 pub const MAX_CHILDREN: u64 = super::recurring::MAX_RUNS as u64;
-
-fn node(at: At, val: Val) -> Node {
-    Node { at, val }
-}
 
 pub(crate) fn jobs(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Vec<ImportedJob> {
     let root = &d.root;
@@ -60,20 +57,23 @@ pub(crate) fn jobs(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Vec<Import
     if !ck.ok() {
         return Vec::new();
     }
-    let ours: Vec<(String, Node)> = meta
+    let ours: Vec<(String, (String, super::yaml::At))> = meta
         .annotations
         .iter()
         .filter(|(k, _)| k.starts_with("lahar.io/"))
-        .map(|(k, (v, at))| (k.clone(), node(*at, Val::Str(v.clone()))))
+        .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let mut out = Vec::new();
     for (k, rj_name, replicas, tpl) in parts {
         let hash = super::common::derived_chars(ck, &format!("template-spec-{rj_name}"), 10);
-        let labels = vec![
-            ("volcano.sh/hyperjob-name".to_string(), node(meta.at, Val::Str(meta.name.clone()))),
-            ("volcano.sh/replicatedjob-name".to_string(), node(meta.at, Val::Str(rj_name.clone()))),
-            ("volcano.sh/vcjob-template-spec-hash".to_string(), node(meta.at, Val::Str(hash))),
-        ];
+        let labels = string_map(
+            meta.at,
+            &[
+                ("volcano.sh/hyperjob-name".to_string(), (meta.name.clone(), meta.at)),
+                ("volcano.sh/replicatedjob-name".to_string(), (rj_name.clone(), meta.at)),
+                ("volcano.sh/vcjob-template-spec-hash".to_string(), (hash, meta.at)),
+            ],
+        );
         let rewrite: Vec<(&'static str, String)> = vec![
             ("metadata.annotations.lahar.io", "metadata.annotations.lahar.io".into()),
             ("spec", format!("spec.replicatedJobs[{k}].templateSpec")),
@@ -82,23 +82,10 @@ pub(crate) fn jobs(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Vec<Import
             let md = vec![
                 ("name".to_string(), node(meta.at, Val::Str(format!("{}-{rj_name}-{i}", meta.name)))),
                 ("namespace".to_string(), node(meta.at, Val::Str(meta.namespace.clone()))),
-                ("labels".to_string(), node(meta.at, Val::Map(labels.clone()))),
-                ("annotations".to_string(), node(meta.at, Val::Map(ours.clone()))),
+                ("labels".to_string(), labels.clone()),
+                ("annotations".to_string(), string_map(meta.at, &ours)),
             ];
-            let inner = Doc {
-                file: d.file.clone(),
-                index: d.index,
-                item: d.item,
-                root: node(
-                    root.at,
-                    Val::Map(vec![
-                        ("apiVersion".into(), node(root.at, Val::Str("batch.volcano.sh/v1alpha1".into()))),
-                        ("kind".into(), node(root.at, Val::Str("Job".into()))),
-                        ("metadata".into(), node(meta.at, Val::Map(md))),
-                        ("spec".into(), tpl.clone()),
-                    ]),
-                ),
-            };
+            let inner = d.made("batch.volcano.sh/v1alpha1", "Job", node(meta.at, Val::Map(md)), tpl.clone());
             // The first VolcanoJob of a template reports its problems; the
             // others are the same.
             let mut scratch = Vec::new();

@@ -243,20 +243,7 @@ fn template_job(
         ]),
     };
     let empty = Node { at: t.root.at, val: Val::Null };
-    let inner = Doc {
-        file: t.file.clone(),
-        index: t.index,
-        item: t.item,
-        root: Node {
-            at: t.root.at,
-            val: Val::Map(vec![
-                ("apiVersion".into(), s("batch.volcano.sh/v1alpha1")),
-                ("kind".into(), s("Job")),
-                ("metadata".into(), metadata),
-                ("spec".into(), t.root.get("spec").unwrap_or(&empty).clone()),
-            ]),
-        },
-    };
+    let inner = t.made("batch.volcano.sh/v1alpha1", "Job", metadata, t.root.get("spec").unwrap_or(&empty).clone());
     let mut job = super::vcjob::job(&inner, cx, &mut ck)?;
     job.doc = t.label();
     Some(job)

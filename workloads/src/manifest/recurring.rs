@@ -81,11 +81,11 @@ fn rules(kind: &str) -> KindRules {
     }
 }
 
-fn node(at: super::yaml::At, val: Val) -> Node {
+pub(crate) fn node(at: super::yaml::At, val: Val) -> Node {
     Node { at, val }
 }
 
-fn string_map(at: super::yaml::At, m: &[(String, (String, super::yaml::At))]) -> Node {
+pub(crate) fn string_map(at: super::yaml::At, m: &[(String, (String, super::yaml::At))]) -> Node {
     node(at, Val::Map(m.iter().map(|(k, (v, a))| (k.clone(), node(*a, Val::Str(v.clone())))).collect()))
 }
 
@@ -263,20 +263,7 @@ pub(crate) fn jobs(d: &Doc, key: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
             ("labels".to_string(), string_map(meta.at, &labels)),
             ("annotations".to_string(), string_map(meta.at, &annotations)),
         ];
-        let inner = Doc {
-            file: d.file.clone(),
-            index: d.index,
-            item: d.item,
-            root: node(
-                root.at,
-                Val::Map(vec![
-                    ("apiVersion".into(), node(root.at, Val::Str(r.inner_api.into()))),
-                    ("kind".into(), node(root.at, Val::Str(r.inner_kind.into()))),
-                    ("metadata".into(), node(meta.at, Val::Map(md))),
-                    ("spec".into(), inner_spec.clone()),
-                ]),
-            ),
-        };
+        let inner = d.made(r.inner_api, r.inner_kind, node(meta.at, Val::Map(md)), inner_spec.clone());
         // The first run reports the template's problems; the others are the same.
         let mut scratch = Vec::new();
         let errs: &mut Vec<super::Diagnostic> = if i == 0 { ck.errs } else { &mut scratch };

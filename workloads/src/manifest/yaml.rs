@@ -184,6 +184,25 @@ impl Doc {
             None => format!("document {}", self.index),
         }
     }
+
+    /// An object a controller makes from this one (a CronJob's run, a
+    /// JobFlow's or a HyperJob's VolcanoJob): `apiVersion`, `kind`, `metadata`
+    /// and `spec`, at this document's place in its file, so its problems are
+    /// reported there.
+    pub fn made(&self, api_version: &str, kind: &str, metadata: Node, spec: Node) -> Doc {
+        let at = self.root.at;
+        let s = |v: &str| Node { at, val: Val::Str(v.to_string()) };
+        let root = Node {
+            at,
+            val: Val::Map(vec![
+                ("apiVersion".into(), s(api_version)),
+                ("kind".into(), s(kind)),
+                ("metadata".into(), metadata),
+                ("spec".into(), spec),
+            ]),
+        };
+        Doc { file: self.file.clone(), index: self.index, item: self.item, root }
+    }
 }
 
 /// A YAML syntax error: (line and column, message).
