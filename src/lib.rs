@@ -132,6 +132,9 @@ pub const TIMELINE_TARGET_MISSING: &str = "timeline-target-missing";
 /// one not Aborted) or the admission webhook refuses the edit (a scale).
 pub const TIMELINE_ACTION_IGNORED: &str = "timeline-action-ignored";
 
+/// Warning kind: services (`spec.services`) whose workload never arrived.
+pub const SERVICE_WORKLOAD_MISSING: &str = "service-workload-missing";
+
 /// One warning per recurring object whose runs were skipped and per JobFlow with
 /// jobs never created; one for the timeline's actions that found nothing.
 fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> {
@@ -164,6 +167,15 @@ fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> 
             ),
             first_of_many: false,
         }
+    });
+    let services = stats.services_missed.iter().map(|(place, what)| scenario::Warning {
+        kind: SERVICE_WORKLOAD_MISSING,
+        count: 1,
+        file: String::new(),
+        at: None,
+        path: place.clone(),
+        message: format!("{what} (not submitted before the run ended, or misnamed)"),
+        first_of_many: false,
     });
     let flows = stats.flows.iter().map(|(flow, c)| {
         let (step, target) = c.first.clone().unwrap_or_default();
@@ -207,6 +219,7 @@ fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> 
         .chain(flows)
         .chain(missed)
         .chain(ignored)
+        .chain(services)
         .collect()
 }
 

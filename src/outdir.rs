@@ -64,6 +64,8 @@ const RUN_FILES: &[&str] = &[
     "queues.csv",
     "decisions.csv",
     "events.csv",
+    "services.csv",
+    "scaling.csv",
     "jobs.parquet",
     "pods.parquet",
     "timeseries.parquet",

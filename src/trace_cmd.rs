@@ -42,8 +42,15 @@ impl TraceArgs {
     /// The format to read: given, or guessed from the file name.
     pub fn format(&self) -> Result<Format, CmdError> {
         match &self.format {
+            Some(name) if lahar_traces::requests::RequestFormat::from_name(name).is_some() => {
+                Err(CmdError::Input(format!(
+                    "--format: `{name}` is a request trace (a service's demand, `spec.services[].demand.trace`), not jobs: \
+                 `lahar trace inspect` reads it, `convert` does not"
+                )))
+            }
             Some(name) => Format::from_name(name).ok_or_else(|| {
-                let known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                let mut known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                known.extend(lahar_traces::requests::RequestFormat::ALL.iter().map(|f| f.name()));
                 CmdError::Input(format!(
                     "--format: unknown trace format `{name}`; expected one of: {}",
                     known.join(", ")
@@ -246,6 +253,122 @@ impl Inspection {
             line("lossy conversions".to_string());
             for (k, n) in &r.notes {
                 line(format!("  {k:<18}{n}"));
+            }
+        }
+        s
+    }
+}
+
+/// The request trace format `args` names (or its file's name suggests, when
+/// none is given): such a trace is inspected as a demand, not as jobs.
+pub fn request_format(args: &TraceArgs) -> Option<lahar_traces::requests::RequestFormat> {
+    use lahar_traces::requests::RequestFormat;
+    match &args.format {
+        Some(name) => RequestFormat::from_name(name),
+        None => RequestFormat::guess(&args.path).filter(|_| Format::guess(&args.path).is_none()),
+    }
+}
+
+/// What `lahar trace inspect` reports of a request trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestInspection {
+    /// The format.
+    pub format: lahar_traces::requests::RequestFormat,
+    /// The file.
+    pub path: PathBuf,
+    /// Data rows read, requests kept, rows skipped.
+    pub rows: u64,
+    /// Requests read.
+    pub requests: u64,
+    /// Rows skipped as malformed.
+    pub skipped: u64,
+    /// First to last request (µs).
+    pub span_micros: u64,
+    /// The most requests in one minute (from the first request).
+    pub peak_per_minute: u64,
+    /// Prompt tokens: p50, p90, p99, max.
+    pub input_tokens: Option<[u64; 4]>,
+    /// Generated tokens: p50, p90, p99, max.
+    pub output_tokens: Option<[u64; 4]>,
+}
+
+/// Reads a request trace and summarizes it.
+pub fn inspect_requests(
+    args: &TraceArgs,
+    format: lahar_traces::requests::RequestFormat,
+) -> Result<RequestInspection, CmdError> {
+    let t = lahar_traces::requests::read_requests(format, &args.path, args.strict)
+        .map_err(|e| CmdError::Input(e.to_string()))?;
+    let pct = |v: &[u32]| {
+        let mut v: Vec<u64> = v.iter().map(|&x| u64::from(x)).collect();
+        v.sort_unstable();
+        (!v.is_empty()).then(|| [percentile(&v, 50), percentile(&v, 90), percentile(&v, 99), v[v.len() - 1]])
+    };
+    Ok(RequestInspection {
+        format,
+        path: args.path.clone(),
+        rows: t.rows,
+        requests: t.at_us.len() as u64,
+        skipped: t.skipped,
+        span_micros: t.span_us(),
+        peak_per_minute: t.counts(60_000_000).iter().map(|c| c.1).max().unwrap_or(0),
+        input_tokens: pct(&t.input_tokens),
+        output_tokens: pct(&t.output_tokens),
+    })
+}
+
+impl RequestInspection {
+    /// Requests per second over the span (`None` under two requests).
+    pub fn mean_rate(&self) -> Option<f64> {
+        (self.requests > 1 && self.span_micros > 0).then(|| (self.requests - 1) as f64 * 1e6 / self.span_micros as f64)
+    }
+
+    /// The summary as one JSON object: `format`, `path`, `rows_read`, `requests`,
+    /// `skipped`, `span_s`, `mean_rps`, `peak_rps_1m` (the busiest minute's
+    /// requests / 60), `input_tokens` and `output_tokens` (`p50`, `p90`, `p99`,
+    /// `max`).
+    pub fn to_json(&self) -> serde_json::Value {
+        let pct = |p: &Option<[u64; 4]>| match p {
+            Some([a, b, c, d]) => serde_json::json!({"p50": a, "p90": b, "p99": c, "max": d}),
+            None => serde_json::Value::Null,
+        };
+        serde_json::json!({
+            "format": self.format.name(),
+            "path": self.path.display().to_string(),
+            "rows_read": self.rows,
+            "requests": self.requests,
+            "skipped": self.skipped,
+            "span_s": secs(self.span_micros),
+            "mean_rps": self.mean_rate(),
+            "peak_rps_1m": self.peak_per_minute as f64 / 60.0,
+            "input_tokens": pct(&self.input_tokens),
+            "output_tokens": pct(&self.output_tokens),
+        })
+    }
+
+    /// The summary for a terminal.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let mut line = |t: String| {
+            s.push_str(&t);
+            s.push('\n');
+        };
+        line(format!("{} ({}, requests)", self.path.display(), self.format.name()));
+        line(format!("rows read       {}", self.rows));
+        line(format!("requests        {}", self.requests));
+        line(format!("skipped         {}", self.skipped));
+        line(format!("span            {} s", secs_string(self.span_micros)));
+        if let Some(r) = self.mean_rate() {
+            line(format!("mean rate       {r:.3} requests/s"));
+        }
+        line(format!(
+            "busiest minute  {} requests ({:.3}/s)",
+            self.peak_per_minute,
+            self.peak_per_minute as f64 / 60.0
+        ));
+        for (name, p) in [("input tokens", &self.input_tokens), ("output tokens", &self.output_tokens)] {
+            if let Some([a, b, c, d]) = p {
+                line(format!("{name:<16}p50 {a}, p90 {b}, p99 {c}, max {d}"));
             }
         }
         s

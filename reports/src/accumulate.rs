@@ -589,6 +589,7 @@ impl RunMetrics {
             sessions: 0,
             queues,
             faults: None,
+            services: Vec::new(),
         }
     }
 }

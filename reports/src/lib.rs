@@ -22,6 +22,7 @@ pub mod outputs;
 pub mod parquet;
 pub mod plots;
 pub mod schema;
+pub mod services;
 pub mod sink;
 pub mod stream;
 pub mod summary;

@@ -54,6 +54,8 @@ pub struct RunWriter {
     error: Option<io::Error>,
     /// events.csv (unless left out) and the fault tally (runs with `spec.faults`).
     faults: Option<(Option<EventWriter>, FaultTally)>,
+    /// services.csv and scaling.csv (runs with services).
+    services: crate::services::ServiceWriter,
 }
 
 /// Creates file `name` at `dest` with its header when `on`.
@@ -113,6 +115,7 @@ impl RunWriter {
             summary: None,
             error: None,
             faults,
+            services: crate::services::ServiceWriter::new(dest),
         })
     }
 
@@ -130,7 +133,7 @@ impl RunWriter {
     /// A run written to memory ([`Dest::Memory`]) gets its files' bytes back;
     /// one that wrote files, empty [`Tables`].
     pub fn finish(self) -> io::Result<(Summary, Tables)> {
-        let RunWriter { decisions, jobs, pods, timeseries, queues, summary, error, faults, .. } = self;
+        let RunWriter { decisions, jobs, pods, timeseries, queues, summary, error, faults, services, .. } = self;
         if let Some(e) = error {
             return Err(e);
         }
@@ -144,6 +147,7 @@ impl RunWriter {
         if let Some((Some(events), _)) = faults {
             tables.add("events.csv", events.finish()?);
         }
+        services.finish(&mut tables)?;
         Ok((summary.expect("RunWriter::finish after the run finished"), tables))
     }
 
@@ -364,6 +368,22 @@ impl Recorder for RunWriter {
         }
     }
 
+    fn service_sample(&mut self, _world: &World, s: &lahar_core::record::ServiceSample) {
+        if self.error.is_none()
+            && let Err(e) = self.services.sample(s)
+        {
+            self.error = Some(e);
+        }
+    }
+
+    fn scaled(&mut self, _world: &World, r: &lahar_core::record::ScaleRecord) {
+        if self.error.is_none()
+            && let Err(e) = self.services.scaled(r)
+        {
+            self.error = Some(e);
+        }
+    }
+
     fn finished(&mut self, world: &World, stats: &RunStats) {
         let end = stats.end.micros();
         let cut_short_at = stats.cut_short.then_some(end);
@@ -378,6 +398,7 @@ impl Recorder for RunWriter {
         summary.sessions = stats.sessions;
         summary.add_releasing(stats.releasing_milli_us);
         summary.add_absent(stats.absent_milli_us);
+        summary.services = crate::services::summarize(&stats.services);
         if let Some((_, tally)) = &mut self.faults {
             for &j in &world.active {
                 tally.job(&world.jobs[j]);

@@ -168,6 +168,10 @@ pub struct Summary {
     /// What failures cost (runs with `spec.faults` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub faults: Option<FaultSummary>,
+    /// Per service (`spec.services`, and workloads with an autoscaler): what it
+    /// was offered and served. Left out of runs without services.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub services: Vec<ServiceSummary>,
 }
 
 /// Where a run's GPU time went: shares of `gpus_total × sim_time_s`, one
@@ -298,4 +302,38 @@ pub struct FaultSummary {
     pub restarts: u64,
     /// Jobs that ended Failed (their retries reached maxRetry).
     pub jobs_failed: u64,
+}
+
+/// One service's totals in summary.json.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ServiceSummary {
+    /// `namespace/name` of the workload.
+    pub service: String,
+    /// Its kind.
+    pub kind: String,
+    /// Seconds from its arrival to the end of the run.
+    pub measured_s: f64,
+    /// Requests offered (`null` without a demand).
+    pub offered_requests: Option<f64>,
+    /// Requests served: ∫ min(demand, capacity) dt.
+    pub served_requests: Option<f64>,
+    /// Requests not served.
+    pub unserved_requests: Option<f64>,
+    /// Share of the time capacity met demand.
+    pub slo_attainment: Option<f64>,
+    /// Replica-hours short: ∫ max(0, replicas needed − replicas serving) dt.
+    pub replica_hours_short: Option<f64>,
+    /// From demand rising above capacity to capacity reaching it (s), over the
+    /// stretches that ended.
+    pub catch_up_s: Option<Dist>,
+    /// A stretch of capacity below demand still open at the end (s so far).
+    pub short_at_end_s: Option<f64>,
+    /// Autoscaler changes up.
+    pub scale_ups: u32,
+    /// Autoscaler changes down.
+    pub scale_downs: u32,
+    /// The most replicas it asked for.
+    pub max_replicas: u32,
+    /// Pod starts (each pays the start-up delay).
+    pub pod_starts: u32,
 }

@@ -45,6 +45,7 @@ pub mod index;
 pub mod model;
 pub mod record;
 pub mod runtime_model;
+pub mod serving;
 pub mod session;
 pub mod speed;
 pub mod timeline;

@@ -139,9 +139,95 @@ pub struct RunStats {
     /// Timeline actions that found nothing to act on (a pod or job not there at
     /// their instant): (place, what), in time order.
     pub timeline_missed: Vec<(String, String)>,
+    /// Per service (`spec.services`, and workloads with an autoscaler), in the
+    /// order they were bound: what it was offered and served.
+    pub services: Vec<ServiceStats>,
+    /// Services whose workload never arrived: (place, what).
+    pub services_missed: Vec<(String, String)>,
     /// Timeline actions that changed nothing, as in Volcano (a job's state
     /// ignores them, or the webhook refuses a scale): (place, what).
     pub timeline_ignored: Vec<(String, String)>,
+}
+
+/// One row of services.csv: a service at a sample instant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceSample {
+    /// Instant.
+    pub t: SimTime,
+    /// The workload, named as jobs.csv names it.
+    pub service: std::sync::Arc<str>,
+    /// Its kind (`Deployment`...).
+    pub kind: std::sync::Arc<str>,
+    /// Requests per second offered (milli); `None` without a demand.
+    pub demand_milli: Option<i64>,
+    /// Requests per second its ready replicas serve (milli).
+    pub capacity_milli: i64,
+    /// The replicas it asks for (`spec.replicas`).
+    pub replicas: u32,
+    /// Its pods waiting for a node.
+    pub pending: u32,
+    /// Its pods running but not yet serving (starting up).
+    pub starting: u32,
+    /// Its pods serving.
+    pub ready: u32,
+    /// Milli-GPUs its running pods hold.
+    pub gpu_milli: i64,
+}
+
+/// One row of scaling.csv: an autoscaler changed its target's replicas.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScaleRecord {
+    /// Instant.
+    pub t: SimTime,
+    /// `namespace/name` of the HorizontalPodAutoscaler.
+    pub autoscaler: std::sync::Arc<str>,
+    /// `Kind name` of its target, named as jobs.csv names it.
+    pub target: std::sync::Arc<str>,
+    /// Replicas before.
+    pub from: i32,
+    /// Replicas after.
+    pub to: i32,
+    /// What the metrics proposed before the windows and policies (-1: the
+    /// replicas were outside `[min, max]`, no metric was read).
+    pub proposed: i32,
+    /// Why, as the controller's event says.
+    pub reason: String,
+}
+
+/// A service's totals over the run. Integrals are exact: milli-requests per
+/// second × µs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServiceStats {
+    /// The workload, named as jobs.csv names it.
+    pub service: std::sync::Arc<str>,
+    /// Its kind.
+    pub kind: std::sync::Arc<str>,
+    /// It has a demand (`spec.services`); without, only its replicas are known.
+    pub has_demand: bool,
+    /// From its arrival to the end of the run (µs).
+    pub measured_us: u64,
+    /// ∫ demand dt.
+    pub offered: u128,
+    /// ∫ min(demand, capacity) dt.
+    pub served: u128,
+    /// Time with capacity below demand (µs).
+    pub short_us: u64,
+    /// ∫ max(0, replicas needed − replicas serving) dt (replica·µs), a replica
+    /// serving `capacity` requests per second.
+    pub replica_short_us: u128,
+    /// Each stretch of capacity below demand that ended: from the demand rising
+    /// above the capacity to the capacity reaching it (µs).
+    pub catch_up_us: Vec<u64>,
+    /// A stretch still open when the run ended (µs so far).
+    pub open_short_us: Option<u64>,
+    /// Its autoscaler's changes up and down.
+    pub scale_ups: u32,
+    /// ...
+    pub scale_downs: u32,
+    /// The most replicas it asked for.
+    pub max_replicas: u32,
+    /// Pod starts (each pays the start-up delay).
+    pub starts: u32,
 }
 
 /// One row of events.csv: a failure, a repair, a drain's steps.
@@ -183,6 +269,10 @@ pub trait Recorder {
     fn decision(&mut self, _world: &World, _d: &Decision) {}
     /// A failure, repair or drain step happened (a row of events.csv).
     fn fault(&mut self, _world: &World, _r: &FaultRecord) {}
+    /// A service's sample was taken (a row of services.csv).
+    fn service_sample(&mut self, _world: &World, _s: &ServiceSample) {}
+    /// An autoscaler changed its target's replicas (a row of scaling.csv).
+    fn scaled(&mut self, _world: &World, _r: &ScaleRecord) {}
     /// Node `n`'s service changed at `t` (a failure or repair, the node leaving
     /// or joining): `world.nodes[n].lost_devices` holds the GPU devices out now.
     fn node_service(&mut self, _world: &World, _n: crate::model::ids::NodeId, _t: crate::util::time::SimTime) {}
@@ -213,6 +303,12 @@ impl<R: Recorder> Recorder for std::rc::Rc<std::cell::RefCell<R>> {
     }
     fn fault(&mut self, world: &World, r: &FaultRecord) {
         self.borrow_mut().fault(world, r);
+    }
+    fn service_sample(&mut self, world: &World, s: &ServiceSample) {
+        self.borrow_mut().service_sample(world, s);
+    }
+    fn scaled(&mut self, world: &World, r: &ScaleRecord) {
+        self.borrow_mut().scaled(world, r);
     }
     fn node_service(&mut self, world: &World, n: crate::model::ids::NodeId, t: crate::util::time::SimTime) {
         self.borrow_mut().node_service(world, n, t);

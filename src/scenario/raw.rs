@@ -81,6 +81,80 @@ pub struct RawSpec {
     pub faults: Option<Spanned<RawFaults>>,
     /// Operators' actions during the run (docs/scenario.md, "spec.timeline").
     pub timeline: Option<Vec<Spanned<RawStep>>>,
+    /// Services: a workload's request demand and what a replica serves
+    /// (docs/scenario.md, "spec.services").
+    pub services: Option<Vec<Spanned<RawService>>>,
+    /// The HorizontalPodAutoscaler controller's settings.
+    pub autoscaling: Option<Spanned<RawAutoscaling>>,
+}
+
+/// `spec.services[]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawService {
+    /// `namespace/name` (or `name` in `default`) of the workload.
+    pub workload: Spanned<String>,
+    pub demand: Spanned<RawDemand>,
+    /// Requests per second one ready replica serves.
+    pub capacity: Spanned<f64>,
+    pub capacity_by_gpu_model: Option<Spanned<BTreeMap<String, Spanned<f64>>>>,
+    /// From a pod's start until it serves.
+    pub startup: Option<Spanned<String>>,
+}
+
+/// A service's demand: exactly one of the forms.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawDemand {
+    pub constant: Option<Spanned<f64>>,
+    pub steps: Option<Spanned<Vec<Spanned<RawDemandStep>>>>,
+    pub diurnal: Option<Spanned<RawDemandDiurnal>>,
+    pub bursts: Option<Spanned<RawDemandBursts>>,
+    pub trace: Option<Spanned<RawDemandTrace>>,
+}
+
+/// A request trace as a demand: its requests counted per `bin`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawDemandTrace {
+    pub path: Spanned<String>,
+    pub format: Option<Spanned<String>>,
+    pub bin: Option<Spanned<String>>,
+    pub scale: Option<Spanned<f64>>,
+    pub start: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawDemandStep {
+    pub at: Spanned<String>,
+    pub rate: Spanned<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawDemandDiurnal {
+    pub requests_per_second: Spanned<Vec<f64>>,
+    pub weekly: Option<Spanned<Vec<f64>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawDemandBursts {
+    pub base: Spanned<f64>,
+    pub peak: Spanned<f64>,
+    pub every: Spanned<String>,
+    pub lasting: Spanned<String>,
+    pub first: Option<Spanned<String>>,
+}
+
+/// `spec.autoscaling`: kube-controller-manager's HPA flags.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawAutoscaling {
+    pub sync_period: Option<Spanned<String>>,
+    pub tolerance: Option<Spanned<f64>>,
+    pub downscale_stabilization: Option<Spanned<String>>,
 }
 
 /// `spec.timeline[]`: one operator's action at `at`.

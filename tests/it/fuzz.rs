@@ -154,15 +154,22 @@ proptest! {
     }
 
     #[test]
-    fn the_manifest_readers_never_panic(e in edits(), which in 0usize..8) {
+    fn the_manifest_readers_never_panic(e in edits(), which in 0usize..9) {
         let rel = ["examples/manifests/jobs/10-vcjob.yaml", "examples/manifests/jobs/20-kubeflow.yaml",
             "examples/manifests/jobs/30-ray-spark.yaml", "examples/manifests/recurring/volcano-cronjob.yaml",
             "examples/manifests/lws/sample-volcano.yaml", "examples/manifests/kthena/model-serving--gangPolicy.yaml",
             "examples/manifests/kthena/model-booster--lmcache-pd-disaggregation.yaml",
-            "examples/manifests/hyperjob/llm-training.yaml"][which];
+            "examples/manifests/hyperjob/llm-training.yaml", "examples/serving/chat.yaml"][which];
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("m.yaml"), mutate(&text(rel, 400), &e)).unwrap();
         let _ = lahar::scenario::load_str(WITH_MANIFESTS, "fuzz.yaml", d.path());
+    }
+
+    #[test]
+    fn the_services_reader_never_panics(e in edits()) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+        let t = mutate(&text("examples/serving-scenario.yaml", 200), &e);
+        let _ = lahar::scenario::load_str(&t, "fuzz.yaml", &root);
     }
 
     #[test]

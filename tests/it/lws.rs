@@ -46,8 +46,16 @@ fn the_published_examples_load_as_published() {
     assert!(
         s.warnings.iter().any(|w| w
             .message
-            .contains("11 LeaderWorkerSet (leaderworkerset.x-k8s.io/v1) of schedulerName `default-scheduler`")
-            && w.message.contains("1 HorizontalPodAutoscaler (autoscaling/v2)")),
+            .contains("11 LeaderWorkerSet (leaderworkerset.x-k8s.io/v1) of schedulerName `default-scheduler`")),
+        "{:?}",
+        s.warnings
+    );
+    // The sample's HorizontalPodAutoscaler scales a LeaderWorkerSet on CPU use,
+    // neither of which lahar autoscales: its metric and itself are left out.
+    assert!(
+        s.warnings.iter().any(|w| w.kind == "manifest-parts-left-out"
+            && w.count == 2
+            && w.message.contains("HorizontalPodAutoscaler default/lws-hpa: a Resource metric (`cpu` use)")),
         "{:?}",
         s.warnings
     );

@@ -45,6 +45,7 @@ mod replays;
 mod reports;
 mod scheduling;
 mod scheduling_gates;
+mod serving;
 mod sessions;
 mod snapshot;
 mod speed;

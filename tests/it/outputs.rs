@@ -37,6 +37,18 @@ fn every_output_column_is_documented() {
     }
 }
 
+/// A run with a service and its autoscaler: services.csv, scaling.csv and
+/// summary.json's `services` are documented too.
+#[test]
+fn every_service_output_is_documented() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/serving-scenario.yaml");
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("out");
+    lahar().args(["run", "-q", "--out"]).arg(&out).arg(&p).assert().success();
+    let missing = undocumented(&out, &["services.csv", "scaling.csv"]);
+    assert!(missing.is_empty(), "not in docs/outputs.md: {missing:?}");
+}
+
 /// Every rename of 0.2 is listed in docs/outputs.md's table, and a run directory
 /// written with the old names still reads (`lahar report` on it).
 #[test]

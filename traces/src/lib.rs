@@ -12,6 +12,9 @@
 //! | SenseTime Helios `cluster_log.csv` | [`helios`] | a row |
 //! | lahar canonical CSV | [`canonical`] | consecutive rows of a job |
 //!
+//! Inference request traces (the Azure LLM inference trace, BurstGPT) are read by
+//! [`requests`]: they are a service's demand, not jobs.
+//!
 //! Contracts:
 //! - **Streaming.** Files are read row by row (CSV records, SWF lines, one JSON array
 //!   element at a time); memory grows with the jobs kept, not with the file.
@@ -48,6 +51,7 @@ pub mod pai;
 mod parse;
 pub mod philly;
 mod report;
+pub mod requests;
 pub mod swf;
 mod table;
 

@@ -16,6 +16,10 @@ pub struct EngineConfig {
     pub sample_interval: SimDuration,
     /// Operators' actions during the run (`spec.timeline`), in time order.
     pub timeline: Vec<crate::timeline::Step>,
+    /// Services (`spec.services`): bound to their workloads as they arrive.
+    pub services: Vec<std::sync::Arc<crate::serving::ServiceSpec>>,
+    /// The HorizontalPodAutoscaler controller's settings.
+    pub hpa: crate::serving::hpa::HpaConfig,
     /// Nodes declared but not in the cluster at the start (`absent: true`):
     /// out of service, holding nothing, until a timeline step adds them.
     pub absent_nodes: Vec<crate::model::ids::NodeId>,
@@ -91,6 +95,8 @@ impl Default for EngineConfig {
             schedule_period: None,
             sample_interval: SimDuration::from_secs(300),
             timeline: Vec::new(),
+            services: Vec::new(),
+            hpa: crate::serving::hpa::HpaConfig::default(),
             absent_nodes: Vec::new(),
             max_sessions: None,
             exhaustive: false,

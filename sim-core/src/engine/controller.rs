@@ -293,6 +293,7 @@ impl Engine {
 
     fn arrive(&mut self, j: JobId) {
         self.world.activate(j);
+        self.serving_arrived(j);
         let job = &mut self.world.jobs[j];
         job.pg_created = job.spec.submit;
         // The Job's start time is its creation: its deadline counts from now.
@@ -522,8 +523,21 @@ impl Engine {
         self.delete_failed(p);
         self.forget_pod(p);
         // A replica above the task's count (the job was scaled down) is not made
-        // again: `syncJob` makes only the replicas below it.
-        if index >= self.world.jobs[j].spec.tasks[task].replicas {
+        // again: `syncJob` makes only the replicas below it. An autoscaled
+        // workload's ReplicaSet or StatefulSet makes one while its active pods
+        // are fewer than its replicas (its indices are names, not ranks).
+        let job = &self.world.jobs[j];
+        let over = if job.spec.autoscaler.is_some() {
+            let active = job
+                .pods
+                .iter()
+                .filter(|&&q| matches!(self.world.pods[q].status, PodStatus::Pending | PodStatus::Running))
+                .count();
+            active as u32 >= job.spec.tasks[task].replicas
+        } else {
+            index >= job.spec.tasks[task].replicas
+        };
+        if over {
             self.dirty = true;
             return;
         }

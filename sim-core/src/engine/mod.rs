@@ -21,9 +21,12 @@ mod operate;
 mod output;
 mod policies;
 mod running;
+mod serving;
 
 pub use crate::model::progress::FULL_SPEED_PPM;
-pub use crate::record::{EndReason, FaultRecord, PodRecord, RunStats, Sample};
+pub use crate::record::{
+    EndReason, FaultRecord, PodRecord, RunStats, Sample, ScaleRecord, ServiceSample, ServiceStats,
+};
 pub use crate::runtime_model::{IdealRuntime, RuntimeModel};
 pub use config::EngineConfig;
 pub use output::RunOutput;
@@ -73,6 +76,11 @@ enum Event {
     Operate(u32),
     /// A job's deadline (`JobSpec::deadline`) came: unless it ended, it fails.
     Deadline(JobId),
+    /// A bound service's HorizontalPodAutoscaler syncs (by index).
+    Autoscale(u32),
+    /// A service's pod, started at the given instant, has run its start-up
+    /// delay and serves (stale if the pod stopped meanwhile).
+    Ready(PodId, SimTime),
 }
 
 /// The simulator.
@@ -150,6 +158,12 @@ pub struct Engine {
     absent: Vec<bool>,
     /// Σ nominal milli-GPUs of the absent nodes.
     absent_gpu_milli: i64,
+    /// Services and their autoscalers.
+    serving: serving::Serving,
+    /// services.csv rows, without a recorder.
+    service_samples: Vec<ServiceSample>,
+    /// scaling.csv rows, without a recorder.
+    scaling_out: Vec<ScaleRecord>,
 }
 
 impl Engine {
@@ -163,6 +177,7 @@ impl Engine {
         let arrivals = Arrivals::listed(&world);
         let rng = RngStreams::new(cfg.seed).stream("scheduler/session", 0);
         let speeds = crate::speed::NodeSpeeds::new(&world.cluster);
+        let serving = serving::Serving::new(&cfg.services);
         let marks_unschedulable = scheduler.marks_unschedulable();
         let admits_pod_groups = scheduler.admits_pod_groups();
         let mut events = EventQueue::new();
@@ -209,6 +224,9 @@ impl Engine {
             delayed: Vec::new(),
             absent: Vec::new(),
             absent_gpu_milli: 0,
+            serving,
+            service_samples: Vec::new(),
+            scaling_out: Vec::new(),
         };
         engine.absent = vec![false; engine.world.cluster.len()];
         for n in engine.cfg.absent_nodes.clone() {
@@ -317,7 +335,7 @@ impl Engine {
 
     /// The earliest instant with an arrival or a queued event.
     fn next_time(&self) -> Option<SimTime> {
-        if self.only_faults_left() || self.only_idle_wakeups_left() {
+        if self.only_faults_left() || self.only_idle_wakeups_left() || self.only_serving_left() {
             return None;
         }
         match (self.next_arrival_time(), self.events.peek_time()) {
@@ -336,6 +354,19 @@ impl Engine {
             && self.world.active.is_empty()
             && self.faults.in_force == 0
             && self.events.len() == self.wakeups.len() + self.faults.random_queued
+            && self.next_arrival_time().is_none()
+    }
+
+    /// Whether nothing is queued but services' autoscaler syncs and start-up
+    /// ends (with wakeups and random failures, everything up) and no job is
+    /// still to arrive: a run without a horizon ends at its last other event, as
+    /// a workload without a run time runs until then. With a horizon, they
+    /// go on to it.
+    fn only_serving_left(&self) -> bool {
+        self.serving.queued > 0
+            && self.cfg.horizon.is_none()
+            && self.faults.in_force == 0
+            && self.events.len() == self.serving.queued + self.wakeups.len() + self.faults.random_queued
             && self.next_arrival_time().is_none()
     }
 
@@ -381,8 +412,10 @@ impl Engine {
     /// Closes open intervals and returns the outputs.
     pub fn finish(mut self) -> RunOutput {
         let cut_short = self.next_time().is_some();
+        // Services are offered their demand until the horizon, events or not.
+        let serving = !self.serving.is_empty();
         let end = match self.cfg.horizon {
-            Some(h) if cut_short && !self.stats.interrupted => h,
+            Some(h) if (cut_short || serving) && !self.stats.interrupted => h.max(self.now),
             _ => self.now,
         };
         self.advance_to(end);
@@ -400,6 +433,7 @@ impl Engine {
             self.record_pod_end(p, EndReason::Running);
         }
         self.sample_until(SimTime(end.micros() + 1));
+        self.finish_services(end);
         self.stats.end = end;
         self.stats.cut_short = cut_short;
         for j in self.recurring.finish() {
@@ -432,6 +466,8 @@ impl Engine {
             faults: self.faults_out,
             faults_enabled: self.faults.enabled,
             service: self.service,
+            service_samples: self.service_samples,
+            scaling: self.scaling_out,
         }
     }
 
@@ -463,6 +499,9 @@ impl Engine {
             match &mut self.recorder {
                 Some(r) => r.sample(&self.world, &s),
                 None => self.samples.push(s),
+            }
+            if !self.serving.is_empty() {
+                self.sample_services(self.next_sample);
             }
             self.next_sample = SimTime(self.next_sample.micros() + step);
         }
@@ -505,6 +544,16 @@ impl Engine {
             Event::PolicyDue(slot) => self.policy_due(slot),
             Event::Operate(k) => self.operate(k as usize),
             Event::Deadline(j) => self.on(Lifecycle::Deadline(j)),
+            Event::Autoscale(k) => {
+                self.serving.queued -= 1;
+                self.autoscale(k);
+            }
+            Event::Ready(p, started) => {
+                self.serving.queued -= 1;
+                if self.runs_since(p, started) {
+                    self.serving_ready(p);
+                }
+            }
             Event::PodDone(p, started) if self.runs_since(p, started) => self.on(Lifecycle::PodSucceeded(p)),
             Event::PodExit(p, started) if self.runs_since(p, started) => self.on(Lifecycle::PodExited(p)),
             // The pod stopped since the event was queued.

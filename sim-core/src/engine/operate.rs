@@ -358,7 +358,7 @@ impl Engine {
     /// A pod deleted by an operator: a Running pod leaves its node after its
     /// grace period, a Pending one at once; the job controller hears PodEvicted
     /// (Volcano's `deletePod` handler) and, without a policy, makes it again.
-    fn delete_pod(&mut self, p: PodId, grace: Option<SimDuration>) {
+    pub(super) fn delete_pod(&mut self, p: PodId, grace: Option<SimDuration>) {
         let pod = &self.world.pods[p];
         let (j, task) = (pod.job, pod.task as usize);
         if pod.status == PodStatus::Running {

@@ -35,6 +35,10 @@ pub struct RunOutput {
     /// Changes of nodes' lost GPU devices: (instant, node, the devices out
     /// after it), in order, without a recorder (see [`crate::record::Recorder::node_service`]).
     pub service: Vec<(SimTime, crate::model::ids::NodeId, u64)>,
+    /// Services' samples (services.csv), without a recorder.
+    pub service_samples: Vec<crate::record::ServiceSample>,
+    /// Autoscalers' changes (scaling.csv), without a recorder.
+    pub scaling: Vec<crate::record::ScaleRecord>,
 }
 
 impl Engine {
@@ -75,12 +79,18 @@ impl Engine {
 
     /// Tells the recorder that pod `p` started running.
     pub(super) fn started(&mut self, p: PodId) {
+        self.serving_started(p);
         if let Some(r) = &mut self.recorder {
             r.pod_started(&self.world, p);
         }
     }
 
     pub(super) fn record_pod_end(&mut self, p: PodId, reason: EndReason) {
+        // A pod still running when the run ends serves to the end (the last
+        // samples see it).
+        if reason != EndReason::Running {
+            self.serving_stopped(p);
+        }
         let pod = &self.world.pods[p];
         if let Some(node) = pod.node {
             let r = PodRecord {

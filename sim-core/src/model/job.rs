@@ -475,6 +475,9 @@ pub struct JobSpec {
     /// every job it depends on has completed); `None` for a job on its own.
     /// Boxed: most jobs have none.
     pub flow: Option<Box<FlowStep>>,
+    /// The HorizontalPodAutoscaler whose `scaleTargetRef` is this workload (a
+    /// Deployment, ReplicaSet or StatefulSet); `None` for most jobs.
+    pub autoscaler: Option<Arc<crate::serving::hpa::HpaSpec>>,
 }
 
 /// A job of a Volcano JobFlow: one step of the flow's graph.
@@ -565,6 +568,7 @@ impl JobSpec {
             start_phase: None,
             recurrence: None,
             flow: None,
+            autoscaler: None,
         }
     }
 }
@@ -1003,6 +1007,7 @@ mod tests {
             start_phase: None,
             recurrence: None,
             flow: None,
+            autoscaler: None,
         }
     }
 

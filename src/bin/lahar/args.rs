@@ -151,8 +151,9 @@ pub(crate) enum Command {
     /// Collective cost tables from the NCCL-like model (like nccl-tests), or the
     /// model evaluated on every row of a calibration-format CSV (`--rows`).
     Nccl(NcclArgs),
-    /// Look into a recorded trace (SWF, openb, Philly, PAI, Helios, canonical) or
-    /// convert it to lahar's canonical CSV.
+    /// Look into a recorded trace (SWF, openb, Philly, PAI, Helios, canonical; the
+    /// Azure LLM and BurstGPT request traces) or convert a job trace to lahar's
+    /// canonical CSV.
     #[command(subcommand)]
     Trace(TraceCommand),
 }
@@ -358,7 +359,8 @@ impl OverrideArgs {
 #[derive(Subcommand)]
 pub(crate) enum TraceCommand {
     /// Rows read, jobs made, rows skipped by reason, time span, GPUs per job,
-    /// run-time percentiles and jobs per queue.
+    /// run-time percentiles and jobs per queue; for a request trace, requests,
+    /// span, mean and busiest-minute rates and token percentiles.
     Inspect {
         #[command(flatten)]
         trace: TraceFileArgs,
@@ -380,7 +382,8 @@ pub(crate) enum TraceCommand {
 pub(crate) struct TraceFileArgs {
     /// Trace file.
     pub(crate) file: PathBuf,
-    /// swf, openb, philly, pai, helios or lahar (alias canonical); default: guessed
+    /// swf, openb, philly, pai, helios or lahar (alias canonical); azure-llm or
+    /// burstgpt (request traces, `inspect` only); default: guessed
     /// from the file name as the traces ship them.
     #[arg(long)]
     pub(crate) format: Option<String>,

@@ -84,7 +84,17 @@ pub(crate) fn report(dirs: &[PathBuf], out: Option<&Path>, plot: &PlotArgs) -> R
 pub(crate) fn trace(t: TraceCommand) -> Result<ExitCode, Failure> {
     match t {
         TraceCommand::Inspect { trace, json } => {
-            let i = lahar::trace_cmd::inspect(&trace.into())?;
+            let args: lahar::trace_cmd::TraceArgs = trace.into();
+            if let Some(f) = lahar::trace_cmd::request_format(&args) {
+                let i = lahar::trace_cmd::inspect_requests(&args, f)?;
+                if json {
+                    outln!("{}", i.to_json());
+                } else {
+                    out!("{}", i.to_text());
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            let i = lahar::trace_cmd::inspect(&args)?;
             if json {
                 outln!("{}", i.to_json());
             } else {

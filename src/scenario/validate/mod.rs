@@ -29,6 +29,7 @@ mod manifests;
 mod placement;
 mod queues;
 mod scheduler;
+mod services;
 mod snapshot;
 mod synthetic;
 mod timeline;
@@ -463,6 +464,8 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     let placement = placement_mode.and_then(|p| placement::placement(&mut v, p, spec, &scheduler, &nodes, base));
     let faults = spec.faults.as_ref().map(|f| faults::faults(&mut v, f, &nodes, base));
     engine.timeline = timeline::steps(&mut v, spec.timeline.as_deref().unwrap_or_default(), &nodes, &queue_ids);
+    engine.services = services::services(&mut v, spec.services.as_deref().unwrap_or_default(), &nodes, base);
+    engine.hpa = services::autoscaling(&mut v, spec.autoscaling.as_ref());
     for (s, src) in spec.workload.iter().flatten().enumerate().filter(|_| placement_mode.is_none()) {
         let path = format!("spec.workload[{s}]");
         let source = match &src.value {

@@ -76,20 +76,25 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     controller_group(ck, Some(&meta), &shape, &mut j);
     // Volcano's CalTaskRequests: minMember pods' requests.
     j.min_resources = shape.requests.times(i64::from(min_member));
-    let names: Vec<String> = match kind {
-        "StatefulSet" => (0..replicas).map(|i| format!("{}-{}", meta.name, start + i)).collect(),
+    let names = pod_names(ck, kind, &meta.name, start, replicas);
+    j.pod_names = Some(Box::new(vec![names]));
+    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
+}
+
+/// The names of a workload's first `count` pods, as its controller names them:
+/// a StatefulSet's ordinals from `start`, a ReplicaSet's and a Deployment's
+/// derived suffixes (the same for the same file, document and index).
+pub(crate) fn pod_names(ck: &Ck<'_>, kind: &str, name: &str, start: u32, count: u32) -> Vec<String> {
+    match kind {
+        "StatefulSet" => (0..count).map(|i| format!("{name}-{}", u64::from(start) + u64::from(i))).collect(),
         "ReplicaSet" => {
-            (0..replicas).map(|i| format!("{}-{}", meta.name, common::derived_chars(ck, &i.to_string(), 5))).collect()
+            (0..count).map(|i| format!("{name}-{}", common::derived_chars(ck, &i.to_string(), 5))).collect()
         }
         _ => {
             let hash = common::derived_chars(ck, "pod-template-hash", 10);
-            (0..replicas)
-                .map(|i| format!("{}-{hash}-{}", meta.name, common::derived_chars(ck, &i.to_string(), 5)))
-                .collect()
+            (0..count).map(|i| format!("{name}-{hash}-{}", common::derived_chars(ck, &i.to_string(), 5))).collect()
         }
-    };
-    j.pod_names = Some(Box::new(vec![names]));
-    Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
+    }
 }
 
 /// The PodGroup's `minMember` (Volcano's `getMinMemberFromUpperRes`): the

@@ -27,6 +27,12 @@ impl<'e> Ck<'e> {
         let before = errs.len();
         Ck { file: d.file.clone(), doc: d.label(), errs, before, rewrite: Vec::new() }
     }
+    /// A sink for an object read before (its file and [`Doc::label`]), so that
+    /// names derived from it come out as when it was read.
+    pub fn for_object(file: &str, doc: &str, errs: &'e mut Vec<Diagnostic>) -> Self {
+        let before = errs.len();
+        Ck { file: file.to_string(), doc: doc.to_string(), errs, before, rewrite: Vec::new() }
+    }
     pub fn err(&mut self, at: At, path: &str, message: impl Into<String>) {
         let rewritten = self.rewrite.iter().find_map(|(from, to)| {
             let rest = path.strip_prefix(from)?;
@@ -242,6 +248,17 @@ impl<'e> Ck<'e> {
             r.set(d, x);
         }
         Some(r)
+    }
+}
+
+/// Checks a map's keys against `known`: any other is an error at its place.
+pub(crate) fn known_keys(ck: &mut Ck<'_>, n: &Node, path: &str, known: &[&str]) {
+    if let Val::Map(m) = &n.val {
+        for (k, v) in m {
+            if !known.contains(&k.as_str()) {
+                ck.err(v.at, &join(path, k), format!("unknown field; expected one of: {}", known.join(", ")));
+            }
+        }
     }
 }
 

@@ -13,6 +13,7 @@ mod batchjob;
 mod ck;
 mod common;
 mod devices;
+mod hpa;
 mod hyperjob;
 mod jobflow;
 mod kthena;
@@ -181,7 +182,6 @@ pub fn support_object(d: &Doc) -> Option<String> {
         }
         "networking.k8s.io" => matches!(kind.as_str(), "Ingress" | "IngressClass" | "NetworkPolicy"),
         "storage.k8s.io" => kind == "StorageClass",
-        "autoscaling" => kind == "HorizontalPodAutoscaler",
         // Workloads whose pods another scheduler places (Volcano never sees them),
         // and DaemonSets, whose one pod per node lahar does not simulate.
         "apps" if kind == "DaemonSet" => true,
@@ -362,6 +362,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
     let workflow_templates = argo::templates(docs);
     let runtimes = trainer::runtimes(docs);
     let mut templates_reported = std::collections::BTreeSet::new();
+    let mut hpas = Vec::new();
     for d in docs {
         let (api, kind) = common::kind_of(&d.root);
         let group = api.split('/').next().unwrap_or_default();
@@ -402,6 +403,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
             | ("sparkoperator.k8s.io", "ScheduledSparkApplication") => {
                 out.extend(recurring::jobs(d, &kind, cx, &mut ck))
             }
+            ("autoscaling", "HorizontalPodAutoscaler") => hpas.extend(hpa::read(d, cx, &mut ck)),
             ("scheduling.volcano.sh", "PodGroup") => groups.add_group(d, cx, &mut ck),
             ("v1", "Pod") => groups.add_pod(d, cx, &mut ck),
             ("scheduling.k8s.io", "PriorityClass") => {}
@@ -432,6 +434,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
         }
     }
     out.extend(groups.finish(cx, &owners, errs));
+    hpa::attach(hpas, docs, &mut out, cx);
     out
 }
 

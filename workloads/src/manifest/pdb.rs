@@ -5,7 +5,7 @@
 //! it simulates.
 
 use super::Diagnostic;
-use super::ck::{self, Ck, join};
+use super::ck::{self, Ck, join, known_keys};
 use super::yaml::{Doc, Node, Val};
 use lahar_core::model::budget::{BudgetRule, DisruptionBudget, IntOrPercent, LabelSelector, SelectorOp};
 use std::sync::Arc;
@@ -14,17 +14,6 @@ use std::sync::Arc;
 pub fn is_budget(d: &Doc) -> bool {
     let (api, kind) = ck::kind_of(&d.root);
     kind == "PodDisruptionBudget" && api.starts_with("policy/")
-}
-
-/// Checks a map's keys against `known`.
-fn known_keys(ck: &mut Ck<'_>, n: &Node, path: &str, known: &[&str]) {
-    if let Val::Map(m) = &n.val {
-        for (k, v) in m {
-            if !known.contains(&k.as_str()) {
-                ck.err(v.at, &join(path, k), format!("unknown field; expected one of: {}", known.join(", ")));
-            }
-        }
-    }
 }
 
 /// An `IntOrString` count: an integer ≥ 0 or a percentage `N%`.

@@ -1,0 +1,142 @@
+//! Services' outputs: services.csv (each service at every sample instant),
+//! scaling.csv (each change an autoscaler made) and summary.json's `services`
+//! (what each was offered and served; formulas in docs/metrics.md). The files
+//! exist only for runs with services, created at their first row.
+
+use crate::sink::{Csv, Dest, Tables, close, csv_at};
+use crate::summary::{Dist, ServiceSummary};
+use crate::write::push_milli;
+use lahar_core::record::{ScaleRecord, ServiceSample, ServiceStats};
+use lahar_core::util::text::{push_i64, push_u64};
+use lahar_core::util::time::push_secs;
+use std::io;
+use std::path::PathBuf;
+
+/// services.csv's columns.
+pub const SERVICE_COLUMNS: [&str; 11] = [
+    "t_s",
+    "service",
+    "kind",
+    "demand_rps",
+    "capacity_rps",
+    "served_rps",
+    "replicas",
+    "pending",
+    "starting",
+    "ready",
+    "gpus",
+];
+
+/// scaling.csv's columns.
+pub const SCALING_COLUMNS: [&str; 7] = ["t_s", "autoscaler", "target", "from", "to", "proposed", "reason"];
+
+const MILLI_US_PER_REQUEST: f64 = 1e9;
+
+/// summary.json's `services`, in the order the services were bound.
+pub fn summarize(stats: &[ServiceStats]) -> Vec<ServiceSummary> {
+    stats
+        .iter()
+        .map(|s| {
+            let d = s.has_demand;
+            let req = |x: u128| d.then_some(x as f64 / MILLI_US_PER_REQUEST);
+            let measured = s.measured_us as f64 / 1e6;
+            ServiceSummary {
+                service: s.service.to_string(),
+                kind: s.kind.to_string(),
+                measured_s: measured,
+                offered_requests: req(s.offered),
+                served_requests: req(s.served),
+                unserved_requests: req(s.offered - s.served),
+                slo_attainment: (d && s.measured_us > 0).then(|| 1.0 - s.short_us as f64 / s.measured_us as f64),
+                replica_hours_short: d.then(|| s.replica_short_us as f64 / 3.6e9),
+                catch_up_s: Dist::of(s.catch_up_us.iter().map(|&u| u as f64 / 1e6).collect()),
+                short_at_end_s: s.open_short_us.map(|u| u as f64 / 1e6),
+                scale_ups: s.scale_ups,
+                scale_downs: s.scale_downs,
+                max_replicas: s.max_replicas,
+                pod_starts: s.starts,
+            }
+        })
+        .collect()
+}
+
+/// Writes services.csv and scaling.csv as their rows come.
+pub struct ServiceWriter {
+    /// Where the files go: a directory, or memory (`None`).
+    dir: Option<PathBuf>,
+    services: Option<Csv>,
+    scaling: Option<Csv>,
+    row: Vec<String>,
+}
+
+impl ServiceWriter {
+    /// A writer of files at `dest`, none created yet.
+    pub fn new(dest: Dest) -> ServiceWriter {
+        let dir = match dest {
+            Dest::Dir(d) => Some(d.to_path_buf()),
+            Dest::Memory => None,
+        };
+        ServiceWriter { dir, services: None, scaling: None, row: vec![String::new(); SERVICE_COLUMNS.len()] }
+    }
+
+    fn dest(&self) -> Dest<'_> {
+        match &self.dir {
+            Some(d) => Dest::Dir(d),
+            None => Dest::Memory,
+        }
+    }
+
+    /// One row of services.csv.
+    pub fn sample(&mut self, s: &ServiceSample) -> io::Result<()> {
+        if self.services.is_none() {
+            self.services = Some(csv_at(self.dest(), "services.csv", &SERVICE_COLUMNS)?);
+        }
+        let f = &mut self.row;
+        for x in f.iter_mut() {
+            x.clear();
+        }
+        push_secs(&mut f[0], s.t.micros());
+        f[1].push_str(&s.service);
+        f[2].push_str(&s.kind);
+        if let Some(d) = s.demand_milli {
+            push_milli(&mut f[3], d);
+            push_milli(&mut f[5], d.min(s.capacity_milli));
+        }
+        push_milli(&mut f[4], s.capacity_milli);
+        push_u64(&mut f[6], s.replicas.into());
+        push_u64(&mut f[7], s.pending.into());
+        push_u64(&mut f[8], s.starting.into());
+        push_u64(&mut f[9], s.ready.into());
+        push_milli(&mut f[10], s.gpu_milli);
+        let w = self.services.as_mut().expect("made above");
+        w.write_record(&self.row).map_err(io::Error::other)
+    }
+
+    /// One row of scaling.csv.
+    pub fn scaled(&mut self, r: &ScaleRecord) -> io::Result<()> {
+        if self.scaling.is_none() {
+            self.scaling = Some(csv_at(self.dest(), "scaling.csv", &SCALING_COLUMNS)?);
+        }
+        let mut f: [String; 7] = Default::default();
+        push_secs(&mut f[0], r.t.micros());
+        f[1].push_str(&r.autoscaler);
+        f[2].push_str(&r.target);
+        push_i64(&mut f[3], r.from.into());
+        push_i64(&mut f[4], r.to.into());
+        push_i64(&mut f[5], r.proposed.into());
+        f[6].push_str(&r.reason);
+        let w = self.scaling.as_mut().expect("made above");
+        w.write_record(&f).map_err(io::Error::other)
+    }
+
+    /// Flushes the files; a run to memory gets their bytes in `tables`.
+    pub fn finish(self, tables: &mut Tables) -> io::Result<()> {
+        if let Some(w) = self.services {
+            tables.add("services.csv", close(w)?);
+        }
+        if let Some(w) = self.scaling {
+            tables.add("scaling.csv", close(w)?);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,398 @@
+//! Services as the engine runs them: each bound to its workload when the job
+//! arrives, its ready pods (a pod serves once it has run its start-up delay),
+//! what it is offered and serves integrated exactly between changes, and its
+//! HorizontalPodAutoscaler synced every period, resizing the workload as its
+//! controller would (a ReplicaSet deletes the pods it ranks first, a
+//! StatefulSet its highest ordinals).
+
+use super::{Engine, Event};
+use crate::model::ids::{JobId, PodId};
+use crate::model::job::PodStatus;
+use crate::record::{ScaleRecord, ServiceSample, ServiceStats};
+use crate::serving::ServiceSpec;
+use crate::serving::hpa::{HpaSpec, HpaState, Observation};
+use crate::util::time::SimTime;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The engine's services.
+#[derive(Default)]
+pub(super) struct Serving {
+    /// `spec.services` by (namespace, name), with whether one was bound.
+    wanted: BTreeMap<(Arc<str>, String), (Arc<ServiceSpec>, bool)>,
+    bound: Vec<Bound>,
+    by_job: BTreeMap<JobId, u32>,
+    /// Autoscale and Ready events queued (they do not keep a run going).
+    pub queued: usize,
+}
+
+struct Bound {
+    job: JobId,
+    name: Arc<str>,
+    kind: Arc<str>,
+    spec: Option<Arc<ServiceSpec>>,
+    hpa: Option<(Arc<HpaSpec>, HpaState)>,
+    /// Ready pods and what each serves.
+    ready: BTreeMap<PodId, i64>,
+    capacity: i64,
+    since: SimTime,
+    last: SimTime,
+    short_since: Option<SimTime>,
+    stats: ServiceStats,
+}
+
+impl Serving {
+    pub(super) fn new(services: &[Arc<ServiceSpec>]) -> Serving {
+        let wanted =
+            services.iter().map(|s| ((Arc::clone(&s.namespace), s.name.clone()), (Arc::clone(s), false))).collect();
+        Serving { wanted, ..Default::default() }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.bound.is_empty()
+    }
+}
+
+impl Bound {
+    /// Integrates what was offered and served from `last` to `now`.
+    fn advance(&mut self, now: SimTime) {
+        if now <= self.last {
+            return;
+        }
+        let Some(spec) = &self.spec else {
+            self.last = now;
+            return;
+        };
+        let cap = self.capacity;
+        let per = spec.capacity.max(1);
+        let serving = self.ready.len() as i64;
+        let st = &mut self.stats;
+        let short_since = &mut self.short_since;
+        spec.demand.pieces(self.last, now, |a, b, rate| {
+            let dt = b.micros() - a.micros();
+            st.offered += rate as u128 * u128::from(dt);
+            st.served += rate.min(cap) as u128 * u128::from(dt);
+            let needed = (rate + per - 1) / per;
+            st.replica_short_us += (needed - serving).max(0) as u128 * u128::from(dt);
+            if rate > cap {
+                st.short_us += dt;
+                short_since.get_or_insert(a);
+            } else if let Some(s) = short_since.take() {
+                st.catch_up_us.push(a.micros() - s.micros());
+            }
+        });
+        self.last = now;
+    }
+}
+
+impl Engine {
+    /// Job `j` arrived: a service of `spec.services` or a workload with an
+    /// autoscaler is bound to it; an autoscaler syncs at once (the HPA is made
+    /// with its target) and every period after.
+    pub(super) fn serving_arrived(&mut self, j: JobId) {
+        let spec = &self.world.jobs[j].spec;
+        let key = (Arc::clone(&spec.namespace), spec.name.clone());
+        let service = self.serving.wanted.get_mut(&key).map(|(s, bound)| {
+            *bound = true;
+            Arc::clone(s)
+        });
+        let hpa = spec.autoscaler.clone();
+        if service.is_none() && hpa.is_none() {
+            return;
+        }
+        // The same job again (a restart): its service goes on.
+        if self.serving.by_job.contains_key(&j) {
+            return;
+        }
+        let k = self.serving.bound.len() as u32;
+        // Named as jobs.csv names the job.
+        let name: Arc<str> = match &*spec.namespace {
+            "default" => spec.name.as_str().into(),
+            ns => format!("{ns}/{}", spec.name).into(),
+        };
+        let kind = Arc::clone(&spec.kind);
+        let stats = ServiceStats {
+            service: Arc::clone(&name),
+            kind: Arc::clone(&kind),
+            has_demand: service.is_some(),
+            ..Default::default()
+        };
+        let has_hpa = hpa.is_some();
+        self.serving.bound.push(Bound {
+            job: j,
+            name,
+            kind,
+            spec: service,
+            hpa: hpa.map(|h| (h, HpaState::default())),
+            ready: BTreeMap::new(),
+            capacity: 0,
+            since: self.now,
+            last: self.now,
+            short_since: None,
+            stats,
+        });
+        self.serving.by_job.insert(j, k);
+        if has_hpa {
+            self.serving.queued += 1;
+            self.events.push(self.now, Event::Autoscale(k));
+        }
+    }
+
+    /// Pod `p` started: it serves after its service's start-up delay.
+    pub(super) fn serving_started(&mut self, p: PodId) {
+        let pod = &self.world.pods[p];
+        let Some(&k) = self.serving.by_job.get(&pod.job) else { return };
+        let b = &mut self.serving.bound[k as usize];
+        b.stats.starts += 1;
+        let Some(spec) = &b.spec else { return };
+        let at = pod.started.plus(spec.startup);
+        if at == self.now {
+            self.serving_ready(p);
+        } else {
+            self.serving.queued += 1;
+            self.events.push(at, Event::Ready(p, pod.started));
+        }
+    }
+
+    /// Pod `p` has run its start-up delay: it serves (unless it stopped since).
+    pub(super) fn serving_ready(&mut self, p: PodId) {
+        let pod = &self.world.pods[p];
+        let Some(&k) = self.serving.by_job.get(&pod.job) else { return };
+        let model = pod.node.map(|n| self.world.cluster.nodes[n.0 as usize].gpu_model.as_str());
+        let b = &mut self.serving.bound[k as usize];
+        let Some(spec) = &b.spec else { return };
+        let c = spec.capacity_on(model.filter(|m| !m.is_empty()));
+        b.advance(self.now);
+        b.ready.insert(p, c);
+        b.capacity += c;
+    }
+
+    /// Pod `p` stopped running: it no longer serves.
+    pub(super) fn serving_stopped(&mut self, p: PodId) {
+        let Some(&k) = self.serving.by_job.get(&self.world.pods[p].job) else { return };
+        let b = &mut self.serving.bound[k as usize];
+        if b.ready.contains_key(&p) {
+            b.advance(self.now);
+            b.capacity -= b.ready.remove(&p).unwrap_or(0);
+        }
+    }
+
+    /// Whether pod `p` serves now.
+    fn is_ready(&self, k: usize, p: PodId) -> bool {
+        self.serving.bound[k].ready.contains_key(&p)
+    }
+
+    /// What the HPA controller sees of bound service `k`'s workload.
+    fn observe(&self, k: usize) -> Observation {
+        let b = &self.serving.bound[k];
+        let job = &self.world.jobs[b.job];
+        let mut o = Observation {
+            spec_replicas: job.spec.tasks.first().map_or(0, |t| t.replicas) as i32,
+            demand: b.spec.as_ref().map(|s| s.demand.at(self.now).0),
+            ..Default::default()
+        };
+        for &p in &job.pods {
+            match self.world.pods[p].status {
+                PodStatus::Pending | PodStatus::Allocated | PodStatus::Pipelined => o.pending += 1,
+                PodStatus::Running if self.is_ready(k, p) => o.ready += 1,
+                PodStatus::Running => o.starting += 1,
+                PodStatus::Succeeded => o.succeeded += 1,
+                PodStatus::Releasing | PodStatus::Failed => o.ignored += 1,
+                PodStatus::Deleted => {}
+            }
+        }
+        o.status_replicas = (o.pending + o.ready + o.starting) as i32;
+        o
+    }
+
+    /// Bound service `k`'s autoscaler syncs; the next sync is queued while its
+    /// target lives.
+    pub(super) fn autoscale(&mut self, k: u32) {
+        let ku = k as usize;
+        let j = self.serving.bound[ku].job;
+        let alive = self.world.jobs.get(j).is_some_and(|job| !job.phase.is_terminal());
+        if !alive {
+            return;
+        }
+        let obs = self.observe(ku);
+        let cfg = self.cfg.hpa;
+        let now = self.now;
+        let b = &mut self.serving.bound[ku];
+        let Some((spec, state)) = &mut b.hpa else { return };
+        let out = state.reconcile(spec, &cfg, now, &obs);
+        let autoscaler = Arc::clone(&spec.name);
+        if let Some(to) = out.rescale {
+            let from = obs.spec_replicas;
+            if to > from {
+                b.stats.scale_ups += 1;
+            } else {
+                b.stats.scale_downs += 1;
+            }
+            let r = ScaleRecord {
+                t: now,
+                autoscaler,
+                target: format!("{} {}", b.kind, b.name).into(),
+                from,
+                to,
+                proposed: out.proposed,
+                reason: out.reason,
+            };
+            match &mut self.recorder {
+                Some(rec) => rec.scaled(&self.world, &r),
+                None => self.scaling_out.push(r),
+            }
+            self.resize(j, to.max(0) as u32);
+        }
+        self.serving.queued += 1;
+        self.events.push(now.plus(crate::util::time::SimDuration(cfg.sync_period_us)), Event::Autoscale(k));
+    }
+
+    /// The workload's controller makes its pods `replicas`: new pods under the
+    /// smallest free indices, or the surplus deleted in its controller's order.
+    fn resize(&mut self, j: JobId, replicas: u32) {
+        let job = &self.world.jobs[j];
+        let (task_min, job_min) = (job.spec.tasks[0].min_available, job.spec.min_available);
+        self.world.rescale(j, 0, replicas, task_min.min(replicas), job_min);
+        self.dirty = true;
+        let k = self.serving.by_job[&j] as usize;
+        let b = &mut self.serving.bound[k];
+        b.stats.max_replicas = b.stats.max_replicas.max(replicas);
+        let job = &self.world.jobs[j];
+        let active: Vec<PodId> = job
+            .pods
+            .iter()
+            .copied()
+            .filter(|&p| matches!(self.world.pods[p].status, PodStatus::Pending | PodStatus::Running))
+            .collect();
+        let n = active.len() as u32;
+        if n < replicas {
+            let mut used: Vec<u32> = job.pods.iter().map(|&p| self.world.pods[p].index).collect();
+            used.sort_unstable();
+            let mut next = 0u32;
+            let mut u = used.into_iter().peekable();
+            for _ in n..replicas {
+                while u.peek().is_some_and(|&x| x <= next) {
+                    if u.next() == Some(next) {
+                        next += 1;
+                    }
+                }
+                let p = self.world.create_pod(j, 0, next, self.now);
+                self.pod_made(p);
+                next += 1;
+            }
+        } else if n > replicas {
+            let victims = self.deletion_order(j, active);
+            for p in victims.into_iter().take((n - replicas) as usize) {
+                let job = &self.world.jobs[j];
+                if job.phase.is_terminal() || !job.pods.contains(&p) {
+                    break;
+                }
+                self.delete_pod(p, None);
+            }
+        }
+        self.refresh_job_keeping_phase(j);
+        self.phase_due.push(j);
+    }
+
+    /// The order a controller deletes `active` pods of job `j` in: a
+    /// StatefulSet's highest ordinal first; a ReplicaSet's by Kubernetes'
+    /// `ActivePodsWithRanks` (unscheduled, then pending, then not ready, then
+    /// more of the workload's pods on the same node, then ready more recently,
+    /// then created more recently, both in powers of two of nanoseconds). Where
+    /// Kubernetes compares the pods' random UIDs (two ready or creation times in
+    /// the same power of two) lahar goes on to the creation time, then the
+    /// index, highest first: one of the orders the UIDs could give.
+    fn deletion_order(&self, j: JobId, mut active: Vec<PodId>) -> Vec<PodId> {
+        let pods = &self.world.pods;
+        if &*self.world.jobs[j].spec.kind == "StatefulSet" {
+            active.sort_by_key(|&p| std::cmp::Reverse(pods[p].index));
+            return active;
+        }
+        let k = self.serving.by_job[&j] as usize;
+        let mut on_node: BTreeMap<Option<u32>, u32> = BTreeMap::new();
+        for &p in &active {
+            *on_node.entry(pods[p].node.map(|n| n.0)).or_default() += 1;
+        }
+        let now_ns = u128::from(self.now.micros()) * 1000;
+        let bucket = |t: SimTime| -> i64 {
+            let d = now_ns.saturating_sub(u128::from(t.micros()) * 1000);
+            if d > 0 { d.ilog2() as i64 } else { -1 }
+        };
+        let startup = self.serving.bound[k].spec.as_ref().map_or(crate::util::time::SimDuration::ZERO, |s| s.startup);
+        active.sort_by_key(|&p| {
+            let pod = &pods[p];
+            let running = pod.status == PodStatus::Running;
+            let ready = self.is_ready(k, p);
+            let ready_bucket = if ready { bucket(pod.started.plus(startup)) } else { 0 };
+            (
+                pod.node.is_some(),
+                running,
+                ready,
+                std::cmp::Reverse(on_node[&pod.node.map(|n| n.0)]),
+                ready_bucket,
+                bucket(pod.created),
+                std::cmp::Reverse(pod.index),
+            )
+        });
+        active
+    }
+
+    /// Samples every bound service at `t` (the state now).
+    pub(super) fn sample_services(&mut self, t: SimTime) {
+        for k in 0..self.serving.bound.len() {
+            let b = &self.serving.bound[k];
+            let Some(job) = self.world.jobs.get(b.job) else { continue };
+            let (mut pending, mut starting, mut gpu) = (0, 0, 0);
+            for &p in &job.pods {
+                let pod = &self.world.pods[p];
+                match pod.status {
+                    PodStatus::Pending => pending += 1,
+                    PodStatus::Running => {
+                        gpu += pod.req.gpu_milli();
+                        if !b.ready.contains_key(&p) {
+                            starting += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let s = ServiceSample {
+                t,
+                service: Arc::clone(&b.name),
+                kind: Arc::clone(&b.kind),
+                demand_milli: b.spec.as_ref().map(|s| s.demand.at(t).0),
+                capacity_milli: b.capacity,
+                replicas: job.spec.tasks.first().map_or(0, |x| x.replicas),
+                pending,
+                starting,
+                ready: b.ready.len() as u32,
+                gpu_milli: gpu,
+            };
+            match &mut self.recorder {
+                Some(r) => r.service_sample(&self.world, &s),
+                None => self.service_samples.push(s),
+            }
+        }
+    }
+
+    /// The run ends at `end`: every service's totals.
+    pub(super) fn finish_services(&mut self, end: SimTime) {
+        for b in &mut self.serving.bound {
+            b.advance(end);
+            b.stats.measured_us = end.micros().saturating_sub(b.since.micros());
+            b.stats.open_short_us = b.short_since.map(|s| end.micros() - s.micros());
+            if b.stats.max_replicas == 0 {
+                b.stats.max_replicas = self.world.jobs.get(b.job).map_or(0, |j| j.spec.tasks[0].replicas);
+            }
+            self.stats.services.push(std::mem::take(&mut b.stats));
+        }
+        for (s, bound) in self.serving.wanted.values() {
+            if !bound {
+                self.stats.services_missed.push((
+                    s.place.clone(),
+                    format!("no workload {}/{} arrived: its demand was not measured", s.namespace, s.name),
+                ));
+            }
+        }
+    }
+}

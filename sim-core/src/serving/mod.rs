@@ -1,0 +1,40 @@
+//! Serving: services that answer a request demand with their ready replicas,
+//! and the autoscalers that size them. A service is a workload (a Deployment, a
+//! StatefulSet...) whose pods Volcano schedules like any other; lahar adds what
+//! it is for — the demand offered to it ([`demand::Demand`]), what a ready
+//! replica serves, how long a new one takes to start — and Kubernetes'
+//! HorizontalPodAutoscaler ([`hpa`]) that changes its replicas from that
+//! demand. The engine keeps each service's state and measures what was served.
+
+pub mod demand;
+pub mod hpa;
+
+use crate::util::time::SimDuration;
+use std::sync::Arc;
+
+/// A service's settings (`spec.services[]`): which workload, its demand, what
+/// a replica serves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServiceSpec {
+    /// The workload's namespace.
+    pub namespace: Arc<str>,
+    /// The workload's name (its job's name in lahar's outputs).
+    pub name: String,
+    /// Requests offered to it.
+    pub demand: demand::Demand,
+    /// Requests per second one ready replica serves (milli-requests per second).
+    pub capacity: i64,
+    /// Per GPU model (a node's `gpuModel`): a replica's capacity there instead.
+    pub capacity_by_model: Vec<(Arc<str>, i64)>,
+    /// From a pod's start until it serves (image pull, model load).
+    pub startup: SimDuration,
+    /// Where it was written (`spec.services[0]`).
+    pub place: String,
+}
+
+impl ServiceSpec {
+    /// What one replica serves on a node of GPU model `model`.
+    pub fn capacity_on(&self, model: Option<&str>) -> i64 {
+        model.and_then(|m| self.capacity_by_model.iter().find(|(k, _)| &**k == m)).map_or(self.capacity, |(_, c)| *c)
+    }
+}

@@ -1,0 +1,333 @@
+//! `spec.services` (a workload's request demand, what a replica serves, how long
+//! one takes to start) and `spec.autoscaling` (the HPA controller's settings),
+//! checked before any work. Workloads are named as lahar's outputs name jobs and
+//! found when they arrive (a service's workload may come from any source); one
+//! that never arrives is a counted warning after the run.
+
+use super::{V, at};
+use crate::scenario::raw::{RawAutoscaling, RawDemand, RawDemandTrace, RawService};
+use lahar_core::model::cluster::Node;
+use lahar_core::serving::ServiceSpec;
+use lahar_core::serving::demand::Demand;
+use lahar_core::serving::hpa::HpaConfig;
+use lahar_core::util::time::{SimDuration, SimTime};
+use serde_saphyr::Spanned;
+use std::sync::Arc;
+
+/// The most requests per second a rate may be.
+const MAX_RATE: f64 = 1e9;
+
+/// A rate in requests per second as milli-requests per second.
+fn rate(v: &mut V<'_>, x: &Spanned<f64>, path: &str, zero_ok: bool) -> Option<i64> {
+    let ok = x.value.is_finite() && x.value <= MAX_RATE && (x.value > 0.0 || (zero_ok && x.value == 0.0));
+    if !ok {
+        let lo = if zero_ok { "from 0" } else { "greater than 0 and" };
+        v.err(at(x), path, format!("must be a number of requests per second {lo} up to {MAX_RATE:e}, got {}", x.value));
+        return None;
+    }
+    Some((x.value * 1000.0).round() as i64)
+}
+
+/// The services, in the order written.
+pub(super) fn services(
+    v: &mut V<'_>,
+    raw: &[Spanned<RawService>],
+    nodes: &[Node],
+    base: &std::path::Path,
+) -> Vec<Arc<ServiceSpec>> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeMap::new();
+    for (i, s) in raw.iter().enumerate() {
+        let path = format!("spec.services[{i}]");
+        let r = &s.value;
+        let (namespace, name) = match r.workload.value.split_once('/') {
+            Some((ns, n)) => (ns.to_string(), n.to_string()),
+            None => ("default".to_string(), r.workload.value.clone()),
+        };
+        if name.is_empty() || namespace.is_empty() {
+            v.err(at(&r.workload), format!("{path}.workload"), "expected `namespace/name` or `name` of a workload");
+            continue;
+        }
+        if let Some(first) = seen.insert((namespace.clone(), name.clone()), i) {
+            v.err(
+                at(&r.workload),
+                format!("{path}.workload"),
+                format!("{namespace}/{name} is already a service (spec.services[{first}])"),
+            );
+        }
+        let demand = demand(v, &r.demand, &format!("{path}.demand"), base);
+        let capacity = rate(v, &r.capacity, &format!("{path}.capacity"), false);
+        let mut by_model = Vec::new();
+        if let Some(m) = &r.capacity_by_gpu_model {
+            for (model, c) in &m.value {
+                let p = format!("{path}.capacityByGpuModel.{model}");
+                if !nodes.iter().any(|n| n.gpu_model == *model) {
+                    let mut models: Vec<&str> =
+                        nodes.iter().map(|n| n.gpu_model.as_str()).filter(|m| !m.is_empty()).collect();
+                    models.sort_unstable();
+                    models.dedup();
+                    v.err(at(c), &p, format!("no node has GPU model `{model}`; the cluster's: {}", models.join(", ")));
+                }
+                if let Some(x) = rate(v, c, &p, false) {
+                    by_model.push((Arc::<str>::from(model.as_str()), x));
+                }
+            }
+        }
+        let startup = match &r.startup {
+            Some(d) => v.duration(d, &format!("{path}.startup")),
+            None => Some(SimDuration::ZERO),
+        };
+        if let (Some(demand), Some(capacity), Some(startup)) = (demand, capacity, startup) {
+            out.push(Arc::new(ServiceSpec {
+                namespace: namespace.into(),
+                name,
+                demand,
+                capacity,
+                capacity_by_model: by_model,
+                startup,
+                place: path,
+            }));
+        }
+    }
+    out
+}
+
+fn demand(v: &mut V<'_>, d: &Spanned<RawDemand>, path: &str, base: &std::path::Path) -> Option<Demand> {
+    let r = &d.value;
+    let given: Vec<&str> = [
+        ("constant", r.constant.is_some()),
+        ("steps", r.steps.is_some()),
+        ("diurnal", r.diurnal.is_some()),
+        ("bursts", r.bursts.is_some()),
+        ("trace", r.trace.is_some()),
+    ]
+    .iter()
+    .filter(|(_, g)| *g)
+    .map(|(k, _)| *k)
+    .collect();
+    if given.len() != 1 {
+        let got = if given.is_empty() { "none".to_string() } else { given.join(", ") };
+        v.err(at(d), path, format!("expected exactly one of constant, steps, diurnal, bursts, trace; got {got}"));
+        return None;
+    }
+    if let Some(c) = &r.constant {
+        return rate(v, c, &format!("{path}.constant"), true).map(Demand::Constant);
+    }
+    if let Some(t) = &r.trace {
+        return trace(v, &t.value, &format!("{path}.trace"), base);
+    }
+    if let Some(steps) = &r.steps {
+        let mut out: Vec<(SimTime, i64)> = Vec::new();
+        if steps.value.is_empty() {
+            v.err(at(steps), format!("{path}.steps"), "expected at least one `{at, rate}`");
+        }
+        for (k, s) in steps.value.iter().enumerate() {
+            let p = format!("{path}.steps[{k}]");
+            let t = v.duration(&s.value.at, &format!("{p}.at")).map(|d| SimTime::ZERO.plus(d));
+            let x = rate(v, &s.value.rate, &format!("{p}.rate"), true);
+            if let (Some(t), Some(x)) = (t, x) {
+                if out.last().is_some_and(|l| l.0 >= t) {
+                    v.err(at(&s.value.at), format!("{p}.at"), "must be later than the step before");
+                }
+                out.push((t, x));
+            }
+        }
+        return Some(Demand::Steps(out));
+    }
+    if let Some(di) = &r.diurnal {
+        let p = format!("{path}.diurnal");
+        let hours = &di.value.requests_per_second;
+        if hours.value.len() != 24 {
+            v.err(
+                at(hours),
+                format!("{p}.requestsPerSecond"),
+                format!("expected 24 rates (one per hour), got {}", hours.value.len()),
+            );
+            return None;
+        }
+        let mut per_hour = [0i64; 24];
+        for (h, x) in hours.value.iter().enumerate() {
+            if !(x.is_finite() && *x >= 0.0 && *x <= MAX_RATE) {
+                v.err(
+                    at(hours),
+                    format!("{p}.requestsPerSecond[{h}]"),
+                    format!("must be from 0 to {MAX_RATE:e}, got {x}"),
+                );
+                return None;
+            }
+            per_hour[h] = (x * 1000.0).round() as i64;
+        }
+        let mut weekly = [1000i64; 7];
+        if let Some(w) = &di.value.weekly {
+            if w.value.len() != 7 {
+                v.err(at(w), format!("{p}.weekly"), format!("expected 7 factors (one per day), got {}", w.value.len()));
+                return None;
+            }
+            for (k, x) in w.value.iter().enumerate() {
+                if !(x.is_finite() && *x >= 0.0 && *x <= 1000.0) {
+                    v.err(at(w), format!("{p}.weekly[{k}]"), format!("must be a factor from 0 to 1000, got {x}"));
+                    return None;
+                }
+                weekly[k] = (x * 1000.0).round() as i64;
+            }
+        }
+        return Some(Demand::Diurnal { per_hour: Box::new(per_hour), weekly: Box::new(weekly) });
+    }
+    let b = &r.bursts.as_ref()?.value;
+    let p = format!("{path}.bursts");
+    let base = rate(v, &b.base, &format!("{p}.base"), true);
+    let peak = rate(v, &b.peak, &format!("{p}.peak"), true);
+    let every = v.duration(&b.every, &format!("{p}.every"));
+    let lasting = v.duration(&b.lasting, &format!("{p}.lasting"));
+    let first = match &b.first {
+        Some(f) => v.duration(f, &format!("{p}.first")),
+        None => Some(SimDuration::ZERO),
+    };
+    let (every, lasting) = (every?, lasting?);
+    if every.micros() == 0 {
+        v.err(at(&b.every), format!("{p}.every"), "must be longer than 0");
+        return None;
+    }
+    if lasting > every {
+        v.err(at(&b.lasting), format!("{p}.lasting"), format!("must not exceed `every` ({})", every.secs_string()));
+        return None;
+    }
+    Some(Demand::Bursts { base: base?, peak: peak?, first: SimTime::ZERO.plus(first?), every, lasting })
+}
+
+/// A request trace's requests counted per `bin` (default 1 minute), each bin's
+/// rate × `scale`, from `start` (default 0s) on; 0 after the last bin.
+fn trace(v: &mut V<'_>, t: &RawDemandTrace, path: &str, base: &std::path::Path) -> Option<Demand> {
+    use lahar_traces::requests::{RequestFormat, read_requests};
+    let file = lahar_core::util::files::join(base, &t.path.value);
+    let format = match &t.format {
+        Some(f) => match RequestFormat::from_name(&f.value) {
+            Some(x) => x,
+            None => {
+                let known: Vec<&str> = RequestFormat::ALL.iter().map(|f| f.name()).collect();
+                v.err(
+                    at(f),
+                    format!("{path}.format"),
+                    format!("unknown request trace format `{}`; expected one of {}", f.value, known.join(", ")),
+                );
+                return None;
+            }
+        },
+        None => match RequestFormat::guess(&file) {
+            Some(x) => x,
+            None => {
+                v.err(
+                    at(&t.path),
+                    format!("{path}.format"),
+                    "the format cannot be told from the file's name: give `format: azure-llm` or `burstgpt`",
+                );
+                return None;
+            }
+        },
+    };
+    let bin = match &t.bin {
+        Some(b) => v.duration(b, &format!("{path}.bin"))?,
+        None => SimDuration::from_secs(60),
+    };
+    if bin.micros() < 1_000_000 {
+        let b = t.bin.as_ref().expect("a default bin is a minute");
+        v.err(at(b), format!("{path}.bin"), "must be at least 1s");
+        return None;
+    }
+    let scale = match &t.scale {
+        Some(x) if x.value.is_finite() && x.value > 0.0 && x.value <= 1e6 => x.value,
+        Some(x) => {
+            v.err(
+                at(x),
+                format!("{path}.scale"),
+                format!("expected a factor above 0 and at most 10^6, got {}", x.value),
+            );
+            return None;
+        }
+        None => 1.0,
+    };
+    let start = match &t.start {
+        Some(d) => v.duration(d, &format!("{path}.start"))?,
+        None => SimDuration::ZERO,
+    };
+    let trace = match read_requests(format, &file, false) {
+        Ok(x) => x,
+        Err(e) => {
+            v.err(at(&t.path), format!("{path}.path"), e.to_string());
+            return None;
+        }
+    };
+    if let Some((line, why)) = &trace.first_skip {
+        v.warn(
+            "trace-rows-skipped",
+            trace.skipped,
+            at(&t.path),
+            format!("{path}.path"),
+            format!(
+                "{} of {} rows of {} skipped (the first, line {line}: {why})",
+                trace.skipped,
+                trace.rows,
+                file.display()
+            ),
+        );
+    }
+    if trace.at_us.is_empty() {
+        v.err(at(&t.path), format!("{path}.path"), format!("{} holds no request", file.display()));
+        return None;
+    }
+    const MAX_BINS: u64 = 10_000_000;
+    if trace.span_us() / bin.micros() >= MAX_BINS {
+        v.err(
+            at(&t.path),
+            format!("{path}.bin"),
+            format!(
+                "the trace spans {} s: more than {MAX_BINS} bins of {} s; give a longer `bin`",
+                trace.span_us() / 1_000_000,
+                bin.micros() / 1_000_000
+            ),
+        );
+        return None;
+    }
+    let mut steps: Vec<(SimTime, i64)> = trace
+        .counts(bin.micros())
+        .into_iter()
+        .map(|(b, n)| {
+            let milli = (n as f64 * scale * 1e9 / bin.micros() as f64).round() as i64;
+            (SimTime(start.micros() + b), milli)
+        })
+        .collect();
+    let end = steps.last().map_or(start.micros(), |s| s.0.micros() + bin.micros());
+    steps.push((SimTime(end), 0));
+    Some(Demand::Steps(steps))
+}
+
+/// `spec.autoscaling`, over the controller's defaults.
+pub(super) fn autoscaling(v: &mut V<'_>, raw: Option<&Spanned<RawAutoscaling>>) -> HpaConfig {
+    let mut cfg = HpaConfig::default();
+    let Some(r) = raw else { return cfg };
+    let r = &r.value;
+    if let Some(p) = &r.sync_period {
+        match v.duration(p, "spec.autoscaling.syncPeriod") {
+            Some(d) if d.micros() == 0 => v.err(at(p), "spec.autoscaling.syncPeriod", "must be longer than 0"),
+            Some(d) => cfg.sync_period_us = d.micros(),
+            None => {}
+        }
+    }
+    if let Some(t) = &r.tolerance {
+        if t.value.is_finite() && (0.0..1.0).contains(&t.value) {
+            cfg.tolerance = t.value;
+        } else {
+            v.err(at(t), "spec.autoscaling.tolerance", format!("must be a fraction from 0 up to 1, got {}", t.value));
+        }
+    }
+    if let Some(w) = &r.downscale_stabilization
+        && let Some(d) = v.duration(w, "spec.autoscaling.downscaleStabilization")
+    {
+        if d.micros() % 1_000_000 != 0 || d.micros() / 1_000_000 > 3600 {
+            v.err(at(w), "spec.autoscaling.downscaleStabilization", "must be whole seconds, at most 1h");
+        } else {
+            cfg.downscale_window_s = (d.micros() / 1_000_000) as u32;
+        }
+    }
+    cfg
+}

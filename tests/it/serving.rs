@@ -1,0 +1,353 @@
+//! Services and their HorizontalPodAutoscalers (issue 45, item 2): a hand-checked
+//! run whose every scale decision follows Kubernetes' documented algorithm, the
+//! served and unserved requests counted by hand, the deletion order of a
+//! ReplicaSet, and every bad input through the binary.
+
+use super::*;
+
+/// A Deployment `web` of one-GPU pods with an HPA on a Pods metric (10 per pod,
+/// 1 to 6 replicas, no `behavior`), and `rest` after `spec.services`.
+fn files(hpa_extra: &str, services: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let manifests = format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web}}
+spec:
+  replicas: 1
+  template:
+    spec:
+      schedulerName: volcano
+      containers:
+        - name: s
+          resources: {{requests: {{cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {{name: web}}
+spec:
+  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}
+  minReplicas: 1
+  maxReplicas: 6
+  metrics:
+    - type: Pods
+      pods:
+        metric: {{name: qps}}
+        target: {{type: AverageValue, averageValue: '10'}}
+{hpa_extra}"
+    );
+    std::fs::write(dir.path().join("web.yaml"), manifests).unwrap();
+    let text = scenario(
+        "    nodes: [{name: n0, gpus: 8, cpu: 32, memory: 256Gi}]",
+        &format!("  horizon: 1h\n  workload:\n    - manifests: web.yaml\n{services}"),
+    );
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, text).unwrap();
+    (dir, p)
+}
+
+const DEMAND: &str = "  services:
+    - workload: web
+      demand:
+        steps: [{at: 0s, rate: 5}, {at: 10m, rate: 45}, {at: 40m, rate: 5}]
+      capacity: 10
+      startup: 60s
+";
+
+/// Step by step (syncs every 15 s from t = 0; the pod serves from 60 s):
+/// - 0–45 s: no pod serves, the Pods metric has no value: nothing changes.
+/// - 60 s–585 s: 5 req/s on one pod, ratio 0.5 → 1 wanted, as now.
+/// - 600 s: 45 req/s on one pod → ceil(4.5) = 5, limited to max(2 × 1, 4) = 4.
+/// - 615 s: 1 ready pod at 45, 3 starting (no metric: on a scale-up they count
+///   0): 45 / 4 = 11.25 → ratio 1.125 → ceil(1.125 × 4) = 5 (within max(8, 4)).
+/// - 630 s on: 45 over 5 pods = 9 → within the tolerance, or the direction
+///   would flip: 5 stays.
+/// - 2400 s: 5 req/s → 1 wanted, but 5 was recommended within the last 300 s
+///   (until 2385 s): the scale-down waits until 2685 s, then 5 → 1.
+#[test]
+fn hpa_scale_decisions_step_by_step() {
+    let (dir, p) = files("", DEMAND);
+    let out = dir.path().join("out");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).assert().success();
+    let scaling = std::fs::read_to_string(out.join("scaling.csv")).unwrap();
+    assert_eq!(
+        scaling,
+        "t_s,autoscaler,target,from,to,proposed,reason
+600,default/web,Deployment web,1,4,5,pods metric qps above target
+615,default/web,Deployment web,4,5,5,pods metric qps above target
+2685,default/web,Deployment web,5,1,1,All metrics below target
+"
+    );
+    // Served, by hand: offered 5 × 600 + 45 × 1800 + 5 × 1200 = 90,000; unserved
+    // 5 × 60 (no pod ready) + 35 × 60 (one of 5 needed) + 5 × 15 (four) = 2,475;
+    // short 135 s of 3,600; replicas short 60 + 4 × 60 + 15 = 315 replica-s.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let s = &summary["metrics"]["services"][0];
+    assert_eq!(s["service"], "web");
+    assert_eq!(s["offered_requests"], 90_000.0);
+    assert_eq!(s["served_requests"], 87_525.0);
+    assert_eq!(s["unserved_requests"], 2_475.0);
+    assert_eq!(s["slo_attainment"], 1.0 - 135.0 / 3600.0);
+    assert_eq!(s["replica_hours_short"], 315.0 / 3600.0);
+    assert_eq!(s["catch_up_s"]["max"], 75.0);
+    assert_eq!(s["catch_up_s"]["mean"], 67.5);
+    assert_eq!((s["scale_ups"].as_u64(), s["scale_downs"].as_u64()), (Some(2), Some(1)));
+    assert_eq!((s["max_replicas"].as_u64(), s["pod_starts"].as_u64()), (Some(5), Some(5)));
+    // The ReplicaSet deleted (`evicted`, as any deletion) the four pods made at 600 s and 615 s (ready less
+    // long ago: 2^40 ns buckets against the first pod's 2^41), newest first; the
+    // first pod runs to the end, and none was made again.
+    let pods = std::fs::read_to_string(out.join("pods.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = pods.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 5, "{pods}");
+    let ends: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[3], r[6], r[8])).collect();
+    assert_eq!(
+        ends,
+        [
+            ("0", "0", "running"),
+            ("1", "600", "evicted"),
+            ("2", "600", "evicted"),
+            ("3", "600", "evicted"),
+            ("4", "615", "evicted"),
+        ],
+        "{pods}"
+    );
+    assert!(rows.iter().all(|r| r[6] == "0" || r[7] == "2685"), "{pods}");
+    let svc = std::fs::read_to_string(out.join("services.csv")).unwrap();
+    let at = |t: &str| svc.lines().find(|l| l.starts_with(&format!("{t},"))).unwrap().to_string();
+    // A sample sees its instant after the instant's changes (as timeseries.csv):
+    // at 0 s the pod was placed and starts.
+    assert_eq!(at("0"), "0,web,Deployment,5,0,0,1,0,1,0,1");
+    assert_eq!(at("600"), "600,web,Deployment,45,10,10,4,0,3,1,4");
+    assert_eq!(at("900"), "900,web,Deployment,45,50,45,5,0,0,5,5");
+    assert_eq!(at("3600"), "3600,web,Deployment,5,10,5,1,0,0,1,1");
+}
+
+/// With `behavior`: a scale-up policy of 1 pod per 60 s and a scale-down window of
+/// 0 s with 1 pod per 30 s.
+#[test]
+fn hpa_behavior_limits_each_step() {
+    let extra = "  behavior:
+    scaleUp:
+      policies: [{type: Pods, value: 1, periodSeconds: 60}]
+    scaleDown:
+      stabilizationWindowSeconds: 0
+      policies: [{type: Pods, value: 1, periodSeconds: 30}]
+";
+    let (dir, p) = files(extra, DEMAND);
+    let out = dir.path().join("out");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).assert().success();
+    let scaling = std::fs::read_to_string(out.join("scaling.csv")).unwrap();
+    let rows: Vec<(String, String, String)> = scaling
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].to_string(), f[3].to_string(), f[4].to_string())
+        })
+        .collect();
+    // Up one pod a minute from 600 s (4 steps to 5), down one per 30 s from 2400 s.
+    let want: Vec<(String, String, String)> = [
+        ("600", "1", "2"),
+        ("660", "2", "3"),
+        ("720", "3", "4"),
+        ("780", "4", "5"),
+        ("2400", "5", "4"),
+        ("2430", "4", "3"),
+        ("2460", "3", "2"),
+        ("2490", "2", "1"),
+    ]
+    .iter()
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(rows, want, "{scaling}");
+}
+
+#[test]
+fn a_service_without_autoscaler_is_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = scenario(
+        "    nodes: [{name: n0, gpus: 8, cpu: 32, memory: 256Gi}]",
+        "  horizon: 10m
+  workload:
+    - jobs: [{name: api, tasks: [{name: s, replicas: 2, resources: {nvidia.com/gpu: 1}}]}]
+  services:
+    - workload: api
+      demand: {bursts: {base: 4, peak: 30, every: 5m, lasting: 1m, first: 2m}}
+      capacity: 10
+",
+    );
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, text).unwrap();
+    let out = dir.path().join("out");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).assert().success();
+    // Two pods at 10 from 0 s: 20 against 4, and 30 in the bursts 2–3 and 7–8 min.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let s = &summary["metrics"]["services"][0];
+    assert_eq!(s["offered_requests"], 4.0 * 480.0 + 30.0 * 120.0);
+    assert_eq!(s["unserved_requests"], 10.0 * 120.0);
+    assert_eq!(s["catch_up_s"]["p50"], 60.0);
+    assert!(!out.join("scaling.csv").exists());
+}
+
+#[test]
+fn services_bad_input_is_located() {
+    let cases: [(&str, &str); 7] = [
+        (
+            "  services:\n    - {workload: web, demand: {constant: -1}, capacity: 10}\n",
+            "spec.services[0].demand.constant",
+        ),
+        (
+            "  services:\n    - {workload: web, demand: {constant: 1, bursts: {base: 1, peak: 2, every: 1m, lasting: 1m}}, capacity: 10}\n",
+            "expected exactly one of constant, steps, diurnal, bursts",
+        ),
+        ("  services:\n    - {workload: web, demand: {constant: 1}, capacity: 0}\n", "spec.services[0].capacity"),
+        (
+            "  services:\n    - {workload: web, demand: {steps: [{at: 2m, rate: 1}, {at: 1m, rate: 2}]}, capacity: 1}\n",
+            "must be later than the step before",
+        ),
+        (
+            "  services:\n    - {workload: web, demand: {diurnal: {requestsPerSecond: [1, 2]}}, capacity: 1}\n",
+            "expected 24 rates",
+        ),
+        (
+            "  services:\n    - {workload: web, demand: {constant: 1}, capacity: 1, capacityByGpuModel: {B200: 3}}\n",
+            "no node has GPU model `B200`",
+        ),
+        ("  services:\n    - {workload: web, demand: {constant: 1}, capacity: 1, replicas: 3}\n", "replicas"),
+    ];
+    for (services, want) in cases {
+        let (_dir, p) = files("", services);
+        let out = lahar().arg("validate").arg(&p).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(err.contains(want), "{services}: {err}");
+    }
+}
+
+#[test]
+fn hpa_bad_input_is_located() {
+    let cases: [(&str, &str); 5] = [
+        (
+            "  behavior: {scaleUp: {selectPolicy: Fastest}}\n",
+            "spec.behavior.scaleUp.selectPolicy: expected Max, Min or Disabled",
+        ),
+        (
+            "  behavior: {scaleDown: {policies: [{type: Pods, value: 1, periodSeconds: 4000}]}}\n",
+            "periodSeconds: must be from 1 to 1800",
+        ),
+        ("  behavior: {scaleDown: {policies: []}}\n", "must specify at least one policy"),
+        (
+            "  behavior: {scaleUp: {stabilisationWindowSeconds: 10}}\n",
+            "spec.behavior.scaleUp.stabilisationWindowSeconds: unknown field",
+        ),
+        ("  behavior: {scaleUp: {stabilizationWindowSeconds: 7200}}\n", "must be at most 3600"),
+    ];
+    for (extra, want) in cases {
+        let (_dir, p) = files(extra, DEMAND);
+        let out = lahar().arg("validate").arg(&p).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(err.contains(want), "{extra}: {err}");
+        assert!(err.contains("web.yaml:"), "the file is named: {err}");
+    }
+}
+
+/// An HPA lahar cannot follow is left out with a warning, never silently.
+#[test]
+fn hpa_left_out_with_a_warning() {
+    let cpu =
+        "    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}\n";
+    let (_dir, p) = files(cpu, DEMAND);
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.kind == "manifest-parts-left-out" && w.message.contains("a Resource metric (`cpu` use)")),
+        "{:?}",
+        s.warnings
+    );
+    // A target not among the files.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("h.yaml"),
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\nspec:\n  scaleTargetRef: {kind: Deployment, name: nowhere}\n  maxReplicas: 3\n  metrics: [{type: External, external: {metric: {name: q}, target: {type: Value, value: '5'}}}]\n",
+    )
+    .unwrap();
+    let text = scenario("    nodes: [{name: n0, cpu: 4, memory: 4Gi}]", "  workload:\n    - manifests: h.yaml\n");
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, text).unwrap();
+    // With nothing else in the files, the source yields no job: an error saying why.
+    let out = lahar().arg("validate").arg(&p).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("no Deployment default/nowhere with schedulerName volcano in these files"), "{err}");
+}
+
+/// A service whose workload never arrives is a warning after the run.
+#[test]
+fn a_service_of_nothing_is_a_warning() {
+    let services = "  services:\n    - {workload: other/web, demand: {constant: 3}, capacity: 1}\n";
+    let (dir, p) = files("", services);
+    let out = lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(dir.path().join("o")).assert().success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("no workload other/web arrived"), "{err}");
+}
+
+/// The example runs from a clean clone and serves most of its day.
+#[test]
+fn the_serving_example_runs() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/serving-scenario.yaml");
+    let dir = tempfile::tempdir().unwrap();
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(dir.path()).assert().success();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+    let s = &summary["metrics"]["services"][0];
+    assert!(s["slo_attainment"].as_f64().unwrap() > 0.9, "{s}");
+    assert!(s["scale_ups"].as_u64().unwrap() >= 3, "{s}");
+}
+
+/// A request trace is a demand: the Azure LLM inference trace's hour, counted per
+/// second, offers exactly its 19,366 requests.
+#[test]
+fn a_request_trace_is_a_demand() {
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces/azure-llm/AzureLLMInferenceTrace_conv.csv");
+    let services = format!(
+        "  services:\n    - workload: web\n      demand: {{trace: {{path: {}, bin: 1s}}}}\n      capacity: 10\n",
+        trace.display()
+    );
+    let (dir, p) = files("", &services);
+    let out = dir.path().join("out");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).assert().success();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let s = &summary["metrics"]["services"][0];
+    assert_eq!(s["offered_requests"], 19_366.0, "{s}");
+    // The HPA followed the demand (about 5.5 requests/s: one pod at 10 serves it,
+    // with bursts above).
+    assert!(s["served_requests"].as_f64().unwrap() > 15_000.0, "{s}");
+    // A bad trace is located before the run.
+    std::fs::write(dir.path().join("bad.csv"), "TIMESTAMP,ContextTokens\n2023-11-16 18:15:46,1\n").unwrap();
+    let bad = "  services:\n    - workload: web\n      demand: {trace: {path: bad.csv, format: azure-llm}}\n      capacity: 10\n";
+    let text = std::fs::read_to_string(&p).unwrap().replace(&services, bad);
+    std::fs::write(&p, text).unwrap();
+    let o = lahar().arg("validate").arg(&p).assert().code(2);
+    let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
+    assert!(err.contains("spec.services[0].demand.trace.path") && err.contains("no `GeneratedTokens` column"), "{err}");
+}
+
+/// `lahar trace inspect` knows the request traces.
+#[test]
+fn trace_inspect_reads_a_request_trace() {
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces/azure-llm/AzureLLMInferenceTrace_conv.csv");
+    let o = lahar().args(["trace", "inspect", "--json"]).arg(&trace).assert().success();
+    let v: serde_json::Value = serde_json::from_slice(&o.get_output().stdout).unwrap();
+    assert_eq!(v["format"], "azure-llm");
+    assert_eq!(
+        (v["rows_read"].as_u64(), v["requests"].as_u64(), v["skipped"].as_u64()),
+        (Some(19_366), Some(19_366), Some(0))
+    );
+    // 18:15:46.680590 to 19:14:08.402527.
+    assert_eq!(v["span_s"], 3501.721937);
+    let o = lahar().args(["trace", "convert", "--format", "burstgpt", "--out", "x.csv"]).arg(&trace).assert().code(2);
+    let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
+    assert!(err.contains("is a request trace"), "{err}");
+}

@@ -1,0 +1,325 @@
+//! Inference request traces: when requests arrived and how many tokens each
+//! carried — the demand of a serving workload, not jobs.
+//!
+//! | format | file | columns read |
+//! |---|---|---|
+//! | `azure-llm` | the Azure LLM inference trace (AzurePublicDataset, `AzureLLMInferenceTrace_{conv,code}.csv`, 2023; the 2024 week alike) | `TIMESTAMP` (`YYYY-MM-DD HH:MM:SS[.fraction][+00:00]`), `ContextTokens`, `GeneratedTokens` |
+//! | `burstgpt` | BurstGPT (HPMLL/BurstGPT, `BurstGPT_*.csv`) | `Timestamp` (seconds, a decimal), `Request tokens`, `Response tokens`; other columns (`Model`, `Log Type`, `Session ID`...) ignored |
+//!
+//! Columns are found by header name. A row whose fields do not parse is skipped
+//! and counted (`malformed`), or, with `strict`, stops the read with its line.
+//! Times become microseconds after the earliest request; the rows may come in
+//! any order (they are sorted by time, ties in file order). Tokens are counts ≥ 0.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use crate::error::{ImportError, Location, SkipReason};
+
+/// An inference request trace format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RequestFormat {
+    /// The Azure LLM inference trace.
+    AzureLlm,
+    /// BurstGPT.
+    BurstGpt,
+}
+
+impl RequestFormat {
+    /// Every request format.
+    pub const ALL: [RequestFormat; 2] = [RequestFormat::AzureLlm, RequestFormat::BurstGpt];
+
+    /// Its name on the command line and in scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            RequestFormat::AzureLlm => "azure-llm",
+            RequestFormat::BurstGpt => "burstgpt",
+        }
+    }
+
+    /// The format named `s`.
+    pub fn from_name(s: &str) -> Option<RequestFormat> {
+        RequestFormat::ALL.into_iter().find(|f| f.name() == s)
+    }
+
+    /// The format a file's name suggests.
+    pub fn guess(path: &Path) -> Option<RequestFormat> {
+        let name = path.file_name()?.to_string_lossy().to_lowercase();
+        if name.starts_with("azurellminferencetrace") {
+            Some(RequestFormat::AzureLlm)
+        } else if name.starts_with("burstgpt") {
+            Some(RequestFormat::BurstGpt)
+        } else {
+            None
+        }
+    }
+}
+
+/// The most requests one trace may hold (a check, not a target: the published
+/// BurstGPT files hold about 1.4 million each).
+pub const MAX_REQUESTS: usize = 50_000_000;
+
+/// A request trace as read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestTrace {
+    /// Arrival of each request, µs after the earliest, in time order.
+    pub at_us: Vec<u64>,
+    /// Prompt (context) tokens of each request, in the same order.
+    pub input_tokens: Vec<u32>,
+    /// Generated (response) tokens of each request.
+    pub output_tokens: Vec<u32>,
+    /// Data rows read.
+    pub rows: u64,
+    /// Rows skipped as malformed, and the first one's line and why.
+    pub skipped: u64,
+    /// The first skipped row: its line and the reason.
+    pub first_skip: Option<(u64, String)>,
+}
+
+impl RequestTrace {
+    /// From the first request to the last (µs).
+    pub fn span_us(&self) -> u64 {
+        self.at_us.last().copied().unwrap_or(0)
+    }
+
+    /// Requests per bin of `bin_us` from 0: (bin start µs, count), every bin up
+    /// to the last request's.
+    pub fn counts(&self, bin_us: u64) -> Vec<(u64, u64)> {
+        let bin = bin_us.max(1);
+        let n = self.at_us.last().map_or(0, |&t| t / bin + 1);
+        let mut out: Vec<(u64, u64)> = (0..n).map(|k| (k * bin, 0)).collect();
+        for &t in &self.at_us {
+            out[(t / bin) as usize].1 += 1;
+        }
+        out
+    }
+}
+
+/// Reads a request trace.
+pub fn read_requests(format: RequestFormat, path: &Path, strict: bool) -> Result<RequestTrace, ImportError> {
+    let io = |source| ImportError::Io { path: path.to_path_buf(), source };
+    let f = File::open(path).map_err(io)?;
+    let mut input = BufReader::new(f);
+    read_from(format, &mut input, path, strict)
+}
+
+fn file_err(path: &Path, message: impl Into<String>) -> ImportError {
+    ImportError::File { path: path.to_path_buf(), message: message.into() }
+}
+
+/// Reads a request trace from `input` (named `path` in errors).
+pub fn read_from(
+    format: RequestFormat,
+    input: &mut dyn BufRead,
+    path: &Path,
+    strict: bool,
+) -> Result<RequestTrace, ImportError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(lahar_core::util::files::LfLines::new(input));
+    let mut rec = csv::StringRecord::new();
+    match reader.read_record(&mut rec) {
+        Ok(true) => {}
+        Ok(false) => return Err(file_err(path, "the file is empty; expected a header row")),
+        Err(e) => return Err(file_err(path, format!("unreadable header: {e}"))),
+    }
+    let header: Vec<String> = rec.iter().map(str::to_string).collect();
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let need = |name: &str| {
+        col(name).ok_or_else(|| {
+            file_err(path, format!("no `{name}` column; a {} trace's header has {}", format.name(), expected(format)))
+        })
+    };
+    let (t, inp, out) = match format {
+        RequestFormat::AzureLlm => (need("TIMESTAMP")?, need("ContextTokens")?, need("GeneratedTokens")?),
+        RequestFormat::BurstGpt => (need("Timestamp")?, need("Request tokens")?, need("Response tokens")?),
+    };
+    let width = header.len();
+    let mut rows: Vec<(i64, u32, u32)> = Vec::new();
+    let mut trace = RequestTrace::default();
+    let path_buf: PathBuf = path.to_path_buf();
+    loop {
+        let line = reader.position().line();
+        let parsed = match reader.read_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {
+                let line = rec.position().map_or(line, |p| p.line());
+                let row = if rec.len() != width {
+                    Err(format!("expected {width} fields, found {}", rec.len()))
+                } else {
+                    row(format, &rec, t, inp, out)
+                };
+                (line, row)
+            }
+            Err(e) => {
+                let at = e.position().map_or(line, |p| p.line());
+                match e.into_kind() {
+                    csv::ErrorKind::Io(source) => return Err(ImportError::Io { path: path_buf, source }),
+                    csv::ErrorKind::Utf8 { .. } => (at, Err("the row is not valid UTF-8".to_string())),
+                    other => (at, Err(format!("unreadable row: {other:?}"))),
+                }
+            }
+        };
+        trace.rows += 1;
+        match parsed {
+            (_, Ok(r)) => {
+                if rows.len() >= MAX_REQUESTS {
+                    return Err(file_err(path, format!("more than {MAX_REQUESTS} requests: split the trace")));
+                }
+                rows.push(r);
+            }
+            (line, Err(message)) => {
+                if strict {
+                    return Err(ImportError::Row {
+                        path: path_buf,
+                        at: Location { line, row: trace.rows },
+                        reason: SkipReason::Malformed,
+                        message,
+                    });
+                }
+                trace.skipped += 1;
+                trace.first_skip.get_or_insert((line, message));
+            }
+        }
+    }
+    rows.sort_by_key(|r| r.0);
+    let first = rows.first().map_or(0, |r| r.0);
+    trace.at_us = rows.iter().map(|r| (r.0 - first) as u64).collect();
+    trace.input_tokens = rows.iter().map(|r| r.1).collect();
+    trace.output_tokens = rows.iter().map(|r| r.2).collect();
+    Ok(trace)
+}
+
+fn expected(format: RequestFormat) -> &'static str {
+    match format {
+        RequestFormat::AzureLlm => "TIMESTAMP,ContextTokens,GeneratedTokens",
+        RequestFormat::BurstGpt => "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type",
+    }
+}
+
+/// One data row: (time µs on the trace's clock, input tokens, output tokens).
+fn row(
+    format: RequestFormat,
+    rec: &csv::StringRecord,
+    t: usize,
+    inp: usize,
+    out: usize,
+) -> Result<(i64, u32, u32), String> {
+    let tokens = |i: usize, name: &str| -> Result<u32, String> {
+        let s = &rec[i];
+        s.parse::<u32>().map_err(|_| format!("`{name}`: expected a count of tokens ≥ 0, got `{s}`"))
+    };
+    let time = match format {
+        RequestFormat::AzureLlm => azure_time(&rec[t])?,
+        RequestFormat::BurstGpt => {
+            seconds(&rec[t]).ok_or_else(|| format!("`Timestamp`: expected seconds ≥ 0, got `{}`", &rec[t]))?
+        }
+    };
+    let (a, b) = match format {
+        RequestFormat::AzureLlm => ("ContextTokens", "GeneratedTokens"),
+        RequestFormat::BurstGpt => ("Request tokens", "Response tokens"),
+    };
+    Ok((time, tokens(inp, a)?, tokens(out, b)?))
+}
+
+/// Non-negative decimal seconds (`19440110.0`, `5`, `110.5`) as µs; more than six
+/// fractional digits are cut.
+fn seconds(s: &str) -> Option<i64> {
+    let (int_part, frac) = s.split_once('.').unwrap_or((s, ""));
+    if int_part.is_empty() || int_part.len() > 12 || !int_part.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut us: i64 = int_part.parse::<i64>().ok()? * 1_000_000;
+    let digits: Vec<u8> = frac.bytes().take(6).collect();
+    let mut scale = 100_000;
+    for d in digits {
+        us += i64::from(d - b'0') * scale;
+        scale /= 10;
+    }
+    Some(us)
+}
+
+/// `YYYY-MM-DD HH:MM:SS[.fraction][+00:00]` as µs since 1970 (UTC when a zone
+/// is given; naive otherwise).
+fn azure_time(s: &str) -> Result<i64, String> {
+    let bad = || format!("`TIMESTAMP`: expected `YYYY-MM-DD HH:MM:SS[.fraction]`, got `{s}`");
+    let (body, offset) = match s.len().checked_sub(6).and_then(|i| s.get(i..).map(|z| (i, z))) {
+        Some((i, z)) if (z.starts_with('+') || z.starts_with('-')) && z.as_bytes().get(3) == Some(&b':') => {
+            let sign = if z.starts_with('-') { -1 } else { 1 };
+            let h: i64 = z[1..3].parse().map_err(|_| bad())?;
+            let m: i64 = z[4..6].parse().map_err(|_| bad())?;
+            (&s[..i], sign * (h * 3600 + m * 60))
+        }
+        _ => (s, 0),
+    };
+    let (whole, frac) = body.split_once('.').unwrap_or((body, ""));
+    let iso = whole.replacen(' ', "T", 1);
+    let secs = lahar_core::util::time::parse_civil(&iso).filter(|_| whole.len() == 19).ok_or_else(bad)?;
+    let frac_us = if frac.is_empty() { 0 } else { seconds(&format!("0.{frac}")).ok_or_else(bad)? };
+    Ok((secs - offset) * 1_000_000 + frac_us)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(format: RequestFormat, text: &str, strict: bool) -> Result<RequestTrace, ImportError> {
+        read_from(format, &mut text.as_bytes(), Path::new("t.csv"), strict)
+    }
+
+    #[test]
+    fn azure_rows_become_offsets() {
+        let t = read(
+            RequestFormat::AzureLlm,
+            "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n2023-11-16 18:15:46.1805900,91,16\n",
+            true,
+        )
+        .unwrap();
+        assert_eq!(t.at_us, [0, 500_000, 4_814_579]);
+        assert_eq!(t.input_tokens, [91, 374, 396]);
+        assert_eq!(t.output_tokens, [16, 44, 109]);
+        assert_eq!(t.counts(1_000_000), [(0, 2), (1_000_000, 0), (2_000_000, 0), (3_000_000, 0), (4_000_000, 1)]);
+        // The 2024 trace's zone suffix.
+        let z = read(
+            RequestFormat::AzureLlm,
+            "TIMESTAMP,ContextTokens,GeneratedTokens\n2024-05-12 00:00:10+00:00,1,2\n2024-05-12 00:00:00.5+00:00,3,4\n",
+            true,
+        )
+        .unwrap();
+        assert_eq!(z.at_us, [0, 9_500_000]);
+    }
+
+    #[test]
+    fn burstgpt_rows_become_offsets() {
+        let t = read(
+            RequestFormat::BurstGpt,
+            "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n45,ChatGPT,1087,0,1087,Conversation log\n110.5,GPT-4,417,505,922,API log\n",
+            true,
+        )
+        .unwrap();
+        assert_eq!(t.at_us, [0, 40_000_000, 105_500_000]);
+        assert_eq!(t.input_tokens, [472, 1087, 417]);
+    }
+
+    #[test]
+    fn bad_rows_are_counted_or_stop_a_strict_read() {
+        let text = "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,1,2\nyesterday,1,2\n2023-11-16 18:15:47,-3,2\n";
+        let t = read(RequestFormat::AzureLlm, text, false).unwrap();
+        assert_eq!((t.rows, t.skipped, t.at_us.len()), (3, 2, 1));
+        assert_eq!(t.first_skip.as_ref().map(|s| s.0), Some(3));
+        let e = read(RequestFormat::AzureLlm, text, true).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.csv: line 3, row 2: malformed: `TIMESTAMP`: expected `YYYY-MM-DD HH:MM:SS[.fraction]`, got `yesterday`"
+        );
+        let e = read(RequestFormat::BurstGpt, "Time,Model\n1,a\n", false).unwrap_err().to_string();
+        assert!(e.contains("no `Timestamp` column"), "{e}");
+        assert!(read(RequestFormat::BurstGpt, "", false).is_err());
+    }
+}
