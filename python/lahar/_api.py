@@ -23,7 +23,7 @@ Scenario = Union[PathLike, Mapping[str, Any], None]
 Sets = Union[Mapping[str, Any], Sequence[str], str, None]
 
 #: The row files a run writes, by the name ``outputs=`` and :meth:`Run.table` take.
-TABLES = ("jobs", "pods", "timeseries", "queues", "decisions", "events")
+TABLES = ("jobs", "pods", "timeseries", "queues", "decisions", "events", "services", "scaling")
 
 
 class LaharWarning(UserWarning):
@@ -171,7 +171,11 @@ class Run:
         else:
             data = self._bytes.get(file)
         if data is None and not missing_ok:
-            why = "events.csv is written by runs with spec.faults" if name == "events" else "left out by outputs="
+            why = {
+                "events": "events.csv is written by runs with spec.faults",
+                "services": "services.csv is written by runs with services (spec.services or an autoscaler)",
+                "scaling": "scaling.csv is written by runs whose autoscalers changed a workload's replicas",
+            }.get(name, "left out by outputs=")
             raise LookupError(f"this run has no {file} ({why})")
         return data
 
@@ -216,6 +220,16 @@ class Run:
     def events(self):
         """events.csv (runs with spec.faults): one row per failure, repair and drain step."""
         return self.table("events")
+
+    @property
+    def services(self):
+        """services.csv (runs with services): each service at every sample."""
+        return self.table("services")
+
+    @property
+    def scaling(self):
+        """scaling.csv (runs with an autoscaler): each change of a workload's replicas."""
+        return self.table("scaling")
 
     def to_polars(self, name: Optional[str] = None):
         """Table ``name`` as a polars DataFrame, or every table as a dict (needs polars)."""

@@ -168,3 +168,18 @@ def test_ctrl_c_ends_a_run(tmp_path):
     assert time.perf_counter() - started < 5
     # The stop flag of one run does not reach the next.
     assert lahar.run(outputs="summary").summary["metrics"]["completed"] == 3000
+
+
+def test_a_service_run_has_its_tables(tmp_path):
+    scenario = EXAMPLES / "serving-scenario.yaml"
+    mem = lahar.run(scenario)
+    out = tmp_path / "out"
+    disk = lahar.run(scenario, out=out)
+    assert mem.tables == disk.tables == ["jobs", "pods", "timeseries", "queues", "decisions", "services", "scaling"]
+    for name in ("services", "scaling"):
+        assert mem.csv(name) == (out / f"{name}.csv").read_bytes(), name
+    s = mem.services
+    assert list(s.service.unique()) == ["chat"] and s.gpus.max() >= 1
+    assert (mem.scaling.autoscaler == "default/chat").all()
+    services = mem.summary["metrics"]["services"]
+    assert services[0]["service"] == "chat" and services[0]["scale_ups"] == (mem.scaling["to"] > mem.scaling["from"]).sum()

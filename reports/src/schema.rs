@@ -127,9 +127,35 @@ pub const EXPLAIN: [Column; 8] = [
     c("score", "", "the plugin's node score on score rows"),
 ];
 
+/// services.csv (runs with services): each service at every sample instant.
+pub const SERVICES: [Column; 11] = [
+    c("t_s", "s", "instant"),
+    t("service", "", "the workload, named as jobs.csv names it"),
+    t("kind", "", "its kind"),
+    c("demand_rps", "requests/s", "the demand offered"),
+    c("capacity_rps", "requests/s", "what its ready pods serve together"),
+    c("served_rps", "requests/s", "min(demand, capacity)"),
+    c("replicas", "count", "the replicas it asks for"),
+    c("pending", "count", "its pods waiting for a node"),
+    c("starting", "count", "its pods running but not serving yet"),
+    c("ready", "count", "its pods serving"),
+    c("gpus", "GPUs", "GPUs its running pods hold"),
+];
+
+/// scaling.csv (runs with an autoscaler): one row per change of replicas.
+pub const SCALING: [Column; 7] = [
+    c("t_s", "s", "the sync's instant"),
+    t("autoscaler", "", "the HPA, namespace/name"),
+    t("target", "", "Kind NAME of the workload"),
+    c("from", "count", "replicas before"),
+    c("to", "count", "replicas after"),
+    c("proposed", "count", "what the metrics proposed"),
+    t("reason", "", "the controller's reason"),
+];
+
 /// Every CSV a run writes row by row and its columns, for docs and tests
 /// (summary.csv's columns follow summary.json's metrics: `write::SUMMARY_COLUMNS`).
-pub const FILES: [(&str, &[Column]); 7] = [
+pub const FILES: [(&str, &[Column]); 9] = [
     ("jobs.csv", &JOBS),
     ("pods.csv", &PODS),
     ("timeseries.csv", &TIMESERIES),
@@ -137,6 +163,8 @@ pub const FILES: [(&str, &[Column]); 7] = [
     ("events.csv", &EVENTS),
     ("decisions.csv", &DECISIONS),
     ("explain.csv", &EXPLAIN),
+    ("services.csv", &SERVICES),
+    ("scaling.csv", &SCALING),
 ];
 
 /// The header of `cols`, as a constant.

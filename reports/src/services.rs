@@ -3,6 +3,7 @@
 //! (what each was offered and served; formulas in docs/metrics.md). The files
 //! exist only for runs with services, created at their first row.
 
+use crate::schema::{SCALING, SERVICES, at, header};
 use crate::sink::{Csv, Dest, Tables, close, csv_at};
 use crate::summary::{Dist, ServiceSummary};
 use crate::write::push_milli;
@@ -12,24 +13,7 @@ use lahar_core::util::time::push_secs;
 use std::io;
 use std::path::PathBuf;
 
-/// services.csv's columns.
-pub const SERVICE_COLUMNS: [&str; 11] = [
-    "t_s",
-    "service",
-    "kind",
-    "demand_rps",
-    "capacity_rps",
-    "served_rps",
-    "replicas",
-    "pending",
-    "starting",
-    "ready",
-    "gpus",
-];
-
-/// scaling.csv's columns.
-pub const SCALING_COLUMNS: [&str; 7] = ["t_s", "autoscaler", "target", "from", "to", "proposed", "reason"];
-
+/// Milli-requests per second × µs in one request.
 const MILLI_US_PER_REQUEST: f64 = 1e9;
 
 /// summary.json's `services`, in the order the services were bound.
@@ -76,7 +60,7 @@ impl ServiceWriter {
             Dest::Dir(d) => Some(d.to_path_buf()),
             Dest::Memory => None,
         };
-        ServiceWriter { dir, services: None, scaling: None, row: vec![String::new(); SERVICE_COLUMNS.len()] }
+        ServiceWriter { dir, services: None, scaling: None, row: vec![String::new(); SERVICES.len()] }
     }
 
     fn dest(&self) -> Dest<'_> {
@@ -89,25 +73,28 @@ impl ServiceWriter {
     /// One row of services.csv.
     pub fn sample(&mut self, s: &ServiceSample) -> io::Result<()> {
         if self.services.is_none() {
-            self.services = Some(csv_at(self.dest(), "services.csv", &SERVICE_COLUMNS)?);
+            self.services = Some(csv_at(self.dest(), "services.csv", &header(&SERVICES))?);
         }
         let f = &mut self.row;
         for x in f.iter_mut() {
             x.clear();
         }
-        push_secs(&mut f[0], s.t.micros());
-        f[1].push_str(&s.service);
-        f[2].push_str(&s.kind);
-        if let Some(d) = s.demand_milli {
-            push_milli(&mut f[3], d);
-            push_milli(&mut f[5], d.min(s.capacity_milli));
+        const fn c(name: &str) -> usize {
+            at(&SERVICES, name)
         }
-        push_milli(&mut f[4], s.capacity_milli);
-        push_u64(&mut f[6], s.replicas.into());
-        push_u64(&mut f[7], s.pending.into());
-        push_u64(&mut f[8], s.starting.into());
-        push_u64(&mut f[9], s.ready.into());
-        push_milli(&mut f[10], s.gpu_milli);
+        push_secs(&mut f[const { c("t_s") }], s.t.micros());
+        f[const { c("service") }].push_str(&s.service);
+        f[const { c("kind") }].push_str(&s.kind);
+        if let Some(d) = s.demand_milli {
+            push_milli(&mut f[const { c("demand_rps") }], d);
+            push_milli(&mut f[const { c("served_rps") }], d.min(s.capacity_milli));
+        }
+        push_milli(&mut f[const { c("capacity_rps") }], s.capacity_milli);
+        push_u64(&mut f[const { c("replicas") }], s.replicas.into());
+        push_u64(&mut f[const { c("pending") }], s.pending.into());
+        push_u64(&mut f[const { c("starting") }], s.starting.into());
+        push_u64(&mut f[const { c("ready") }], s.ready.into());
+        push_milli(&mut f[const { c("gpus") }], s.gpu_milli);
         let w = self.services.as_mut().expect("made above");
         w.write_record(&self.row).map_err(io::Error::other)
     }
@@ -115,16 +102,19 @@ impl ServiceWriter {
     /// One row of scaling.csv.
     pub fn scaled(&mut self, r: &ScaleRecord) -> io::Result<()> {
         if self.scaling.is_none() {
-            self.scaling = Some(csv_at(self.dest(), "scaling.csv", &SCALING_COLUMNS)?);
+            self.scaling = Some(csv_at(self.dest(), "scaling.csv", &header(&SCALING))?);
         }
-        let mut f: [String; 7] = Default::default();
-        push_secs(&mut f[0], r.t.micros());
-        f[1].push_str(&r.autoscaler);
-        f[2].push_str(&r.target);
-        push_i64(&mut f[3], r.from.into());
-        push_i64(&mut f[4], r.to.into());
-        push_i64(&mut f[5], r.proposed.into());
-        f[6].push_str(&r.reason);
+        const fn c(name: &str) -> usize {
+            at(&SCALING, name)
+        }
+        let mut f: [String; SCALING.len()] = Default::default();
+        push_secs(&mut f[const { c("t_s") }], r.t.micros());
+        f[const { c("autoscaler") }].push_str(&r.autoscaler);
+        f[const { c("target") }].push_str(&r.target);
+        push_i64(&mut f[const { c("from") }], r.from.into());
+        push_i64(&mut f[const { c("to") }], r.to.into());
+        push_i64(&mut f[const { c("proposed") }], r.proposed.into());
+        f[const { c("reason") }].push_str(&r.reason);
         let w = self.scaling.as_mut().expect("made above");
         w.write_record(&f).map_err(io::Error::other)
     }

@@ -193,14 +193,16 @@ fn a_service_without_autoscaler_is_measured() {
 
 #[test]
 fn services_bad_input_is_located() {
-    let cases: [(&str, &str); 7] = [
+    let cases: [(&str, &str); 9] = [
         (
             "  services:\n    - {workload: web, demand: {constant: -1}, capacity: 10}\n",
             "spec.services[0].demand.constant",
         ),
+        ("  autoscaling: {syncPeriod: 100ms}\n", "spec.autoscaling.syncPeriod: must be at least 1s"),
+        ("  autoscaling: {tolerance: 1.5}\n", "spec.autoscaling.tolerance: must be a fraction from 0 up to 1"),
         (
             "  services:\n    - {workload: web, demand: {constant: 1, bursts: {base: 1, peak: 2, every: 1m, lasting: 1m}}, capacity: 10}\n",
-            "expected exactly one of constant, steps, diurnal, bursts",
+            "expected exactly one of constant, steps, diurnal, bursts, trace",
         ),
         ("  services:\n    - {workload: web, demand: {constant: 1}, capacity: 0}\n", "spec.services[0].capacity"),
         (

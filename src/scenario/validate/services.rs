@@ -293,11 +293,13 @@ fn trace(v: &mut V<'_>, t: &RawDemandTrace, path: &str, base: &std::path::Path) 
         .into_iter()
         .map(|(b, n)| {
             let milli = (n as f64 * scale * 1e9 / bin.micros() as f64).round() as i64;
-            (SimTime(start.micros() + b), milli)
+            (SimTime(start.micros().saturating_add(b)), milli)
         })
         .collect();
-    let end = steps.last().map_or(start.micros(), |s| s.0.micros() + bin.micros());
-    steps.push((SimTime(end), 0));
+    let end = steps.last().map_or(start.micros(), |s| s.0.micros().saturating_add(bin.micros()));
+    if steps.last().is_none_or(|l| l.0.micros() < end) {
+        steps.push((SimTime(end), 0));
+    }
     Some(Demand::Steps(steps))
 }
 
@@ -308,7 +310,7 @@ pub(super) fn autoscaling(v: &mut V<'_>, raw: Option<&Spanned<RawAutoscaling>>) 
     let r = &r.value;
     if let Some(p) = &r.sync_period {
         match v.duration(p, "spec.autoscaling.syncPeriod") {
-            Some(d) if d.micros() == 0 => v.err(at(p), "spec.autoscaling.syncPeriod", "must be longer than 0"),
+            Some(d) if d.micros() < 1_000_000 => v.err(at(p), "spec.autoscaling.syncPeriod", "must be at least 1s"),
             Some(d) => cfg.sync_period_us = d.micros(),
             None => {}
         }

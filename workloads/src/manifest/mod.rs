@@ -199,7 +199,7 @@ pub fn support_object(d: &Doc) -> Option<String> {
             }
             false
         }
-        // kthena's autoscaling objects (serving demand is not simulated) and its
+        // kthena's autoscaling objects (lahar autoscales through HorizontalPodAutoscalers only) and its
         // router's objects, KEDA's scaler and Prometheus' monitors, the Gateway
         // API inference extension's pools: no pods.
         "workload.serving.volcano.sh" => matches!(kind.as_str(), "AutoscalingPolicy" | "AutoscalingPolicyBinding"),
