@@ -353,3 +353,88 @@ fn trace_inspect_reads_a_request_trace() {
     let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
     assert!(err.contains("is a request trace"), "{err}");
 }
+
+/// A service's pods are Volcano's like any other: its first replica (the
+/// PodGroup's `minMember`, 1 for a Deployment) reclaims a GPU from a reclaimable
+/// training queue, but the replicas its HPA adds later never do — the job is not
+/// starving (gang's `JobStarving`: waiting + ready < minAvailable), so reclaim and
+/// preempt pass it by, and the new pods wait for GPUs the training job frees.
+#[test]
+fn scale_ups_beyond_the_gang_do_not_reclaim() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("web.yaml"),
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  annotations: {lahar.io/submit-at: 10m}
+spec:
+  replicas: 1
+  template:
+    metadata:
+      annotations: {scheduling.volcano.sh/queue-name: serving}
+    spec:
+      schedulerName: volcano
+      containers:
+        - name: s
+          resources: {requests: {cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 4
+  metrics:
+    - type: Pods
+      pods:
+        metric: {name: qps}
+        target: {type: AverageValue, averageValue: '10'}
+",
+    )
+    .unwrap();
+    let text = scenario(
+        "    nodes: [{name: n0, gpus: 8, cpu: 32, memory: 256Gi}]",
+        "  horizon: 2h
+  queues:
+    - {name: training, weight: 1, reclaimable: true}
+    - {name: serving, weight: 1}
+  scheduler:
+    inline: |
+      actions: \"enqueue, allocate, backfill, reclaim\"
+      tiers:
+      - plugins:
+        - name: priority
+        - name: gang
+        - name: conformance
+      - plugins:
+        - name: drf
+        - name: predicates
+        - name: proportion
+        - name: nodeorder
+  workload:
+    - jobs:
+        - {name: train, queue: training, minAvailable: 1, duration: 10h, tasks: [{name: w, replicas: 8, minAvailable: 1, resources: {nvidia.com/gpu: 1}}]}
+    - manifests: web.yaml
+  services:
+    - workload: web
+      demand: {steps: [{at: 0s, rate: 5}, {at: 30m, rate: 35}]}
+      capacity: 10
+      startup: 60s
+",
+    );
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, text).unwrap();
+    let out = dir.path().join("out");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).assert().success();
+    let scaling = std::fs::read_to_string(out.join("scaling.csv")).unwrap();
+    assert_eq!(scaling.lines().nth(1), Some("1800,default/web,Deployment web,1,4,4,pods metric qps above target"));
+    let decisions = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
+    let evictions: Vec<&str> = decisions.lines().filter(|l| l.contains(",evict,")).collect();
+    assert_eq!(evictions.len(), 1, "{evictions:?}");
+    assert!(evictions[0].starts_with("3,600,reclaim,evict,train,"), "{evictions:?}");
+    let svc = std::fs::read_to_string(out.join("services.csv")).unwrap();
+    let last = svc.lines().last().unwrap();
+    assert_eq!(last, "7200,web,Deployment,35,10,10,4,3,0,1,1", "{last}");
+}
