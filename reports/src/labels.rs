@@ -10,11 +10,7 @@ pub fn job_label(s: &lahar_core::model::job::JobSpec) -> String {
 
 /// Appends [`job_label`] to `out`.
 pub fn push_job_label(out: &mut String, s: &lahar_core::model::job::JobSpec) {
-    if &*s.namespace != "default" {
-        out.push_str(&s.namespace);
-        out.push('/');
-    }
-    out.push_str(&s.name);
+    s.push_label(out);
 }
 
 /// A pod's name in the outputs: always `namespace/name`, the name being

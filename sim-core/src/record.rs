@@ -162,7 +162,8 @@ pub struct ServiceSample {
     pub demand_milli: Option<i64>,
     /// Requests per second its ready replicas serve (milli).
     pub capacity_milli: i64,
-    /// The replicas it asks for (`spec.replicas`).
+    /// The replicas it asks for (`spec.replicas`; over all tasks of a job of
+    /// several).
     pub replicas: u32,
     /// Its pods waiting for a node.
     pub pending: u32,
@@ -220,11 +221,11 @@ pub struct ServiceStats {
     pub catch_up_us: Vec<u64>,
     /// A stretch still open when the run ended (µs so far).
     pub open_short_us: Option<u64>,
-    /// Its autoscaler's changes up and down.
+    /// Its autoscaler's changes up.
     pub scale_ups: u32,
-    /// ...
+    /// Its autoscaler's changes down.
     pub scale_downs: u32,
-    /// The most replicas it asked for.
+    /// The most replicas it asked for (over all its tasks), from its arrival.
     pub max_replicas: u32,
     /// Pod starts (each pays the start-up delay).
     pub starts: u32,

@@ -85,6 +85,11 @@ impl Bound {
     }
 }
 
+/// The replicas a workload asks for: over all its tasks.
+fn replicas(spec: &crate::model::job::JobSpec) -> u32 {
+    spec.tasks.iter().map(|t| t.replicas).sum()
+}
+
 impl Engine {
     /// Job `j` arrived: a service of `spec.services` or a workload with an
     /// autoscaler is bound to it; an autoscaler syncs at once (the HPA is made
@@ -106,15 +111,15 @@ impl Engine {
         }
         let k = self.serving.bound.len() as u32;
         // Named as jobs.csv names the job.
-        let name: Arc<str> = match &*spec.namespace {
-            "default" => spec.name.as_str().into(),
-            ns => format!("{ns}/{}", spec.name).into(),
-        };
+        let mut label = String::new();
+        spec.push_label(&mut label);
+        let name: Arc<str> = label.into();
         let kind = Arc::clone(&spec.kind);
         let stats = ServiceStats {
             service: Arc::clone(&name),
             kind: Arc::clone(&kind),
             has_demand: service.is_some(),
+            max_replicas: replicas(spec),
             ..Default::default()
         };
         let has_hpa = hpa.is_some();
@@ -362,7 +367,7 @@ impl Engine {
                 kind: Arc::clone(&b.kind),
                 demand_milli: b.spec.as_ref().map(|s| s.demand.at(t).0),
                 capacity_milli: b.capacity,
-                replicas: job.spec.tasks.first().map_or(0, |x| x.replicas),
+                replicas: replicas(&job.spec),
                 pending,
                 starting,
                 ready: b.ready.len() as u32,
@@ -381,9 +386,6 @@ impl Engine {
             b.advance(end);
             b.stats.measured_us = end.micros().saturating_sub(b.since.micros());
             b.stats.open_short_us = b.short_since.map(|s| end.micros() - s.micros());
-            if b.stats.max_replicas == 0 {
-                b.stats.max_replicas = self.world.jobs.get(b.job).map_or(0, |j| j.spec.tasks[0].replicas);
-            }
             self.stats.services.push(std::mem::take(&mut b.stats));
         }
         for (s, bound) in self.serving.wanted.values() {

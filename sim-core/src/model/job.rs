@@ -818,6 +818,16 @@ impl JobSpec {
         s
     }
 
+    /// Appends the job's name as every output writes it: `name` in the `default`
+    /// namespace, `namespace/name` elsewhere.
+    pub fn push_label(&self, out: &mut String) {
+        if &*self.namespace != "default" {
+            out.push_str(&self.namespace);
+            out.push('/');
+        }
+        out.push_str(&self.name);
+    }
+
     /// Appends [`JobSpec::pod_name`] to `out`.
     pub fn push_pod_name(&self, out: &mut String, task: usize, index: u32) {
         use std::fmt::Write;
