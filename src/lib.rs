@@ -400,7 +400,11 @@ pub fn run_policy(
             )?;
             lahar_reports::Dest::Dir(&out_dir)
         };
-        let sopts = lahar_reports::SummaryOptions { faults: engine.has_faults(), ..Default::default() };
+        let sopts = lahar_reports::SummaryOptions {
+            faults: engine.has_faults(),
+            services: engine.has_services(),
+            ..Default::default()
+        };
         let mut w =
             lahar_reports::RunWriter::create(dest, engine.world(), target, &sopts, &opts.outputs).map_err(io)?;
         if !opts.in_memory {

@@ -590,6 +590,7 @@ impl RunMetrics {
             queues,
             faults: None,
             services: Vec::new(),
+            serving: None,
         }
     }
 }

@@ -36,7 +36,7 @@ const fn h(key: &'static str, label: &'static str, pointer: &'static str, scale:
 const HOUR: f64 = 1.0 / 3600.0;
 
 /// The headline metrics, in table order.
-pub const HEADLINE: &[Headline] = WITH_FAULTS.split_at(WITH_FAULTS.len() - 2).0;
+pub const HEADLINE: &[Headline] = ALL.split_at(ALL.len() - 6).0;
 
 /// The metrics of a placement run's summary.json (`spec.placement`), compared by
 /// `lahar compare`.
@@ -48,10 +48,11 @@ pub const PLACEMENT: &[Headline] = &[
     h("pods_unplaced", "pods unplaced", "/pods_unplaced", 1.0, Better::Lower),
 ];
 
-/// [`HEADLINE`] and the fault metrics of runs with `spec.faults` (summary.json's
-/// `metrics.faults`): a sweep whose cells have them shows them too (sweep.csv,
+/// [`HEADLINE`], the fault metrics of runs with `spec.faults` (summary.json's
+/// `metrics.faults`) and the serving metrics of runs with services
+/// (`metrics.serving`): a sweep whose cells have some shows them too (sweep.csv,
 /// summary.csv, plots); `lahar check` and `lahar compare` keep to [`HEADLINE`].
-pub const WITH_FAULTS: &[Headline] = &[
+pub const ALL: &[Headline] = &[
     h("completed", "jobs completed", "/completed", 1.0, Better::Higher),
     h("unfinished", "jobs unfinished", "/unfinished", 1.0, Better::Lower),
     h("jct_s.mean", "JCT mean (h)", "/jct_s/mean", HOUR, Better::Lower),
@@ -89,6 +90,22 @@ pub const WITH_FAULTS: &[Headline] = &[
         1.0,
         Better::Lower,
     ),
+    h("serving.unserved_requests", "requests not served", "/serving/unserved_requests", 1.0, Better::Lower),
+    h("serving.slo_attainment", "serving SLO attainment (%)", "/serving/slo_attainment", 100.0, Better::Higher),
+    h(
+        "serving.batch_preemptions",
+        "preemptions of other jobs for services",
+        "/serving/batch_preemptions",
+        1.0,
+        Better::Lower,
+    ),
+    h(
+        "serving.batch_gpu_hours_lost",
+        "GPU-hours other jobs lost to services",
+        "/serving/batch_gpu_hours_lost",
+        1.0,
+        Better::Lower,
+    ),
 ];
 
 impl Headline {
@@ -117,8 +134,8 @@ mod tests {
     #[test]
     fn keys_are_unique_and_match_pointers() {
         assert_eq!(HEADLINE.last().map(|m| m.key), Some("slo_misses"));
-        for (i, m) in WITH_FAULTS.iter().enumerate() {
-            assert!(WITH_FAULTS[..i].iter().all(|o| o.key != m.key), "{} twice", m.key);
+        for (i, m) in ALL.iter().enumerate() {
+            assert!(ALL[..i].iter().all(|o| o.key != m.key), "{} twice", m.key);
             assert_eq!(m.pointer, format!("/{}", m.key.replace('.', "/")), "{}", m.key);
         }
         let s: Value = serde_json::json!({"metrics": {"jct_s": {"mean": 7200.0}, "makespan_s": null}});

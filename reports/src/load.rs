@@ -84,6 +84,8 @@ pub struct Timeseries {
     pub stalled: Option<Vec<f64>>,
     /// GPUs out of service or cordoned (runs with faults only).
     pub unavailable: Option<Vec<f64>>,
+    /// GPUs held by services' pods (runs with services only).
+    pub serving: Option<Vec<f64>>,
     /// Jobs pending.
     pub pending: Vec<f64>,
     /// Jobs running.
@@ -121,6 +123,20 @@ pub struct RunData {
     /// A placement run's fragmentation.csv (`spec.placement`; its jobs and
     /// timeseries are then empty).
     pub placement: Option<Vec<PlacementPoint>>,
+    /// services.csv summed over the services at each sample, if the run had
+    /// services with a demand.
+    pub demand: Option<DemandSeries>,
+}
+
+/// The services' demand and capacity together over time (services.csv).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DemandSeries {
+    /// Sample instants (s).
+    pub t: Vec<f64>,
+    /// Requests per second offered to the services with a demand.
+    pub demand: Vec<f64>,
+    /// Requests per second their ready pods serve.
+    pub capacity: Vec<f64>,
 }
 
 /// One row of a placement run's fragmentation.csv.
@@ -380,6 +396,7 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
     let frag_col = h.iter().position(|c| c == "fragmentation");
     let stalled_col = h.iter().position(|c| c == "gpus_stalled");
     let unavailable_col = h.iter().position(|c| c == "gpus_unavailable");
+    let serving_col = h.iter().position(|c| c == "gpus_serving");
     // Runs before 0.2 kept the queues in timeseries.csv's columns.
     let qcols: Vec<(String, usize, Option<usize>)> = h
         .iter()
@@ -394,6 +411,7 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
         fragmentation: frag_col.map(|_| Vec::new()),
         stalled: stalled_col.map(|_| Vec::new()),
         unavailable: unavailable_col.map(|_| Vec::new()),
+        serving: serving_col.map(|_| Vec::new()),
         queues: qcols.iter().map(|(q, _, d)| (q.clone(), Vec::new(), d.map(|_| Vec::new()))).collect(),
         ..Timeseries::default()
     };
@@ -414,6 +432,9 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
             v.push(get(c)?);
         }
         if let (Some(c), Some(v)) = (unavailable_col, ts.unavailable.as_mut()) {
+            v.push(get(c)?);
+        }
+        if let (Some(c), Some(v)) = (serving_col, ts.serving.as_mut()) {
             v.push(get(c)?);
         }
         for (k, (_, a, d)) in qcols.iter().enumerate() {
@@ -438,6 +459,8 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
     };
     let ep = dir.join("events.csv");
     let events = if ep.is_file() { Some(read_events(&ep)?) } else { None };
+    let sp = dir.join("services.csv");
+    let demand = if sp.is_file() { read_demand(&sp)? } else { None };
 
     let label = dir_label(dir);
     let decisions = first_rows(&dir.join("decisions.csv"), &crate::write::DECISION_COLUMNS, DECISIONS_IN_REPORT)?;
@@ -455,6 +478,7 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
         explain,
         explain_text,
         placement: None,
+        demand,
     })
 }
 
@@ -504,6 +528,7 @@ pub fn load_any(dir: &Path) -> Result<RunData, LoadError> {
         explain: None,
         explain_text: None,
         placement: Some(points),
+        demand: None,
     })
 }
 
@@ -647,6 +672,49 @@ fn read_events(path: &Path) -> Result<Vec<EventRecord>, LoadError> {
         });
     }
     Ok(out)
+}
+
+/// Reads services.csv into the services' demand and capacity summed at each
+/// sample (`None` when no service has a demand).
+fn read_demand(path: &Path) -> Result<Option<DemandSeries>, LoadError> {
+    let mut rd = open_csv(path)?;
+    let h = rd.headers().map_err(|e| bad(path, e))?.clone();
+    let (ct, cd, cc) = (column(path, &h, "t_s")?, column(path, &h, "demand_rps")?, column(path, &h, "capacity_rps")?);
+    let mut out = DemandSeries::default();
+    let mut any = false;
+    for (i, r) in rd.records().enumerate() {
+        let r = r.map_err(|e| bad(path, e))?;
+        let line = i as u64 + 2;
+        let n = |k: usize| -> Result<Option<f64>, LoadError> {
+            match num(path, line, r.get(k).unwrap_or(""))? {
+                Some(v) if !(v.is_finite() && v >= 0.0) => Err(bad(
+                    path,
+                    format!("line {line}: column `{}` needs a number of at least 0", h.get(k).unwrap_or("")),
+                )),
+                v => Ok(v),
+            }
+        };
+        let t = n(ct)?.ok_or_else(|| bad(path, format!("line {line}: column `t_s` is empty")))?;
+        // Only services with a demand: the others' capacity is not measured.
+        let Some(d) = n(cd)? else { continue };
+        any = true;
+        let c = n(cc)?.unwrap_or(0.0);
+        match out.t.last() {
+            Some(&last) if last == t => {
+                *out.demand.last_mut().expect("as long as t") += d;
+                *out.capacity.last_mut().expect("as long as t") += c;
+            }
+            Some(&last) if t < last => {
+                return Err(bad(path, format!("line {line}: `t_s` {t} is before the row above's {last}")));
+            }
+            _ => {
+                out.t.push(t);
+                out.demand.push(d);
+                out.capacity.push(c);
+            }
+        }
+    }
+    Ok(any.then_some(out))
 }
 
 /// Reads several run directories; labels that repeat get a `#k` suffix.

@@ -108,6 +108,7 @@ pub fn summarize_with(out: &RunOutput, opts: &SummaryOptions) -> Summary {
     s.add_releasing(out.stats.releasing_milli_us);
     s.add_absent(out.stats.absent_milli_us);
     s.services = crate::services::summarize(&out.stats.services);
+    s.serving = crate::services::serving(&out.stats.services, &out.stats.serving);
     if out.faults_enabled {
         s.faults = Some(crate::faults::summarize(&out.faults, &out.world, out.stats.end.micros(), &s));
     }

@@ -65,7 +65,7 @@ pub const PODS: [Column; 9] = [
 ];
 
 /// timeseries.csv: one row per sample; the last column only in runs with faults.
-pub const TIMESERIES: [Column; 11] = [
+pub const TIMESERIES: [Column; 12] = [
     c("t_s", "s", "sample time"),
     c("gpus_total", "GPUs", "GPUs in the cluster"),
     c("gpus_allocated", "GPUs", "GPUs held by pods"),
@@ -77,10 +77,21 @@ pub const TIMESERIES: [Column; 11] = [
     c("fragmentation", "ratio", "fragmented idle GPUs / idle GPUs"),
     c("gpus_fragmented", "GPUs", "fragmented idle GPUs"),
     c("gpus_unavailable", "GPUs", "GPUs out of service or cordoned (runs with faults only)"),
+    c("gpus_serving", "GPUs", "GPUs held by services' pods (runs with services only)"),
 ];
 
-/// The columns of timeseries.csv in a run without faults.
-pub const TIMESERIES_WITHOUT_FAULTS: usize = TIMESERIES.len() - 1;
+/// The columns of timeseries.csv (indices into [`TIMESERIES`]) in a run with
+/// or without faults and services: `gpus_unavailable` and `gpus_serving` are
+/// written only by runs that have them.
+pub fn timeseries_columns(faults: bool, services: bool) -> Vec<usize> {
+    (0..TIMESERIES.len())
+        .filter(|&i| match TIMESERIES[i].name {
+            "gpus_unavailable" => faults,
+            "gpus_serving" => services,
+            _ => true,
+        })
+        .collect()
+}
 
 /// queues.csv: one row per queue per sample.
 pub const QUEUES: [Column; 4] = [

@@ -5,9 +5,9 @@
 
 use crate::schema::{SCALING, SERVICES, at, header};
 use crate::sink::{Csv, Dest, Tables, close, csv_at};
-use crate::summary::{Dist, ServiceSummary};
+use crate::summary::{Dist, ServiceSummary, ServingSummary};
 use crate::write::push_milli;
-use lahar_core::record::{ScaleRecord, ServiceSample, ServiceStats};
+use lahar_core::record::{ScaleRecord, ServiceSample, ServiceStats, ServingImpact};
 use lahar_core::util::text::{push_i64, push_u64};
 use lahar_core::util::time::push_secs;
 use std::io;
@@ -42,6 +42,30 @@ pub fn summarize(stats: &[ServiceStats]) -> Vec<ServiceSummary> {
             }
         })
         .collect()
+}
+
+/// summary.json's `serving`: `None` for a run without services.
+pub fn serving(stats: &[ServiceStats], impact: &ServingImpact) -> Option<ServingSummary> {
+    if stats.is_empty() {
+        return None;
+    }
+    let with: Vec<&ServiceStats> = stats.iter().filter(|s| s.has_demand).collect();
+    let sum = |f: fn(&ServiceStats) -> u128| {
+        (!with.is_empty()).then(|| with.iter().map(|s| f(s)).sum::<u128>() as f64 / MILLI_US_PER_REQUEST)
+    };
+    let measured: u128 = with.iter().map(|s| u128::from(s.measured_us)).sum();
+    let short: u128 = with.iter().map(|s| u128::from(s.short_us)).sum();
+    Some(ServingSummary {
+        services: stats.len(),
+        offered_requests: sum(|s| s.offered),
+        served_requests: sum(|s| s.served),
+        unserved_requests: sum(|s| s.offered - s.served),
+        slo_attainment: (measured > 0).then(|| 1.0 - short as f64 / measured as f64),
+        gpu_hours: impact.gpu_milli_us as f64 / 1000.0 / 3.6e9,
+        batch_pods_evicted: impact.batch_pods_evicted,
+        batch_preemptions: impact.batch_preemptions,
+        batch_gpu_hours_lost: impact.batch_lost_gpu_us as f64 / 3.6e9,
+    })
 }
 
 /// Writes services.csv and scaling.csv as their rows come.

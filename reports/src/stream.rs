@@ -15,7 +15,7 @@ use crate::faults::{EventWriter, FaultTally};
 use crate::labels::{push_job_label, push_pod_label};
 use crate::metrics::{JobRow, job_row};
 use crate::outputs::Outputs;
-use crate::schema::{self, JOBS, PODS, QUEUES, TIMESERIES, TIMESERIES_WITHOUT_FAULTS, at};
+use crate::schema::{self, JOBS, PODS, QUEUES, TIMESERIES, at};
 use crate::sink::{Csv, Dest, Tables, close, csv_at};
 use crate::summary::{Summary, SummaryOptions};
 use crate::timeline::{JobFact, QueueFact};
@@ -45,7 +45,10 @@ pub struct RunWriter {
     queue_row: [String; QUEUES.len()],
     job_row: Fields<{ JOBS.len() }>,
     pod_row: Fields<{ PODS.len() }>,
+    /// Every column of timeseries.csv, by [`TIMESERIES`] index.
     sample_row: Vec<String>,
+    /// The columns this run writes.
+    sample_columns: Vec<usize>,
     /// The closed intervals of each job not yet written (looked up, never iterated).
     closed: FxHashMap<JobId, Vec<PodRecord>>,
     metrics: Option<RunMetrics>,
@@ -82,9 +85,10 @@ impl RunWriter {
         let jobs = optional_csv(outputs.jobs, dest, "jobs.csv", &schema::names(&JOBS))?;
         let pods = optional_csv(outputs.pods, dest, "pods.csv", &schema::names(&PODS))?;
         let queues = QueueFact::all(world);
-        let width = if opts.faults { TIMESERIES.len() } else { TIMESERIES_WITHOUT_FAULTS };
-        let header = &schema::names(&TIMESERIES)[..width];
-        let timeseries = optional_csv(outputs.timeseries, dest, "timeseries.csv", header)?;
+        let columns = schema::timeseries_columns(opts.faults, opts.services);
+        let names = schema::names(&TIMESERIES);
+        let header: Vec<&str> = columns.iter().map(|&i| names[i]).collect();
+        let timeseries = optional_csv(outputs.timeseries, dest, "timeseries.csv", &header)?;
         let queues_csv = optional_csv(outputs.queues, dest, "queues.csv", &schema::names(&QUEUES))?;
         let queue_names: Vec<String> = queues.iter().map(|q| q.name.clone()).collect();
         let faults = match opts.faults {
@@ -109,7 +113,8 @@ impl RunWriter {
             queue_row: Default::default(),
             job_row: Fields::new(),
             pod_row: Fields::new(),
-            sample_row: vec![String::new(); header.len()],
+            sample_row: vec![String::new(); TIMESERIES.len()],
+            sample_columns: columns,
             closed: FxHashMap::default(),
             metrics: Some(RunMetrics::new(&nodes, models, queues, target, opts)),
             summary: None,
@@ -313,8 +318,9 @@ impl Recorder for RunWriter {
         if self.faults.is_some() {
             push_milli(&mut row[const { t("gpus_unavailable") }], s.gpu_unavailable_milli);
         }
+        push_milli(&mut row[const { t("gpus_serving") }], s.gpu_serving_milli);
         let mut res = match &mut self.timeseries {
-            Some(w) => w.write_record(&self.sample_row),
+            Some(w) => w.write_record(self.sample_columns.iter().map(|&i| &self.sample_row[i])),
             None => Ok(()),
         };
         let Some(queues) = &mut self.queues else {
@@ -399,6 +405,7 @@ impl Recorder for RunWriter {
         summary.add_releasing(stats.releasing_milli_us);
         summary.add_absent(stats.absent_milli_us);
         summary.services = crate::services::summarize(&stats.services);
+        summary.serving = crate::services::serving(&stats.services, &stats.serving);
         if let Some((_, tally)) = &mut self.faults {
             for &j in &world.active {
                 tally.job(&world.jobs[j]);

@@ -48,11 +48,13 @@ pub struct SummaryOptions {
     /// The run has a fault plan: timeseries.csv gets `gpus_unavailable`,
     /// events.csv is written, summary.json gets its `faults` section.
     pub faults: bool,
+    /// The run may have services: timeseries.csv gets `gpus_serving`.
+    pub services: bool,
 }
 
 impl Default for SummaryOptions {
     fn default() -> Self {
-        SummaryOptions { slo_slowdown: 10.0, faults: false }
+        SummaryOptions { slo_slowdown: 10.0, faults: false, services: false }
     }
 }
 
@@ -172,6 +174,10 @@ pub struct Summary {
     /// was offered and served. Left out of runs without services.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub services: Vec<ServiceSummary>,
+    /// The services together, and what they took from the other workloads.
+    /// Left out of runs without services.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serving: Option<ServingSummary>,
 }
 
 /// Where a run's GPU time went: shares of `gpus_total × sim_time_s`, one
@@ -302,6 +308,31 @@ pub struct FaultSummary {
     pub restarts: u64,
     /// Jobs that ended Failed (their retries reached maxRetry).
     pub jobs_failed: u64,
+}
+
+/// summary.json's `metrics.serving`: every service together, and what their
+/// pods took from the other (batch) workloads by preempting or reclaiming.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ServingSummary {
+    /// Services measured.
+    pub services: usize,
+    /// Requests offered to the services with a demand (`null`: none has one).
+    pub offered_requests: Option<f64>,
+    /// Requests they served.
+    pub served_requests: Option<f64>,
+    /// Requests they did not serve.
+    pub unserved_requests: Option<f64>,
+    /// Share of the service-time (summed over the services with a demand)
+    /// during which capacity met demand.
+    pub slo_attainment: Option<f64>,
+    /// GPU-hours held by the services' Running pods.
+    pub gpu_hours: f64,
+    /// Pods of other jobs evicted to make room for the services' pods.
+    pub batch_pods_evicted: u64,
+    /// Preemptions of other jobs for the services (a job once per session).
+    pub batch_preemptions: u64,
+    /// GPU-hours of work those jobs lost (since their last checkpoint).
+    pub batch_gpu_hours_lost: f64,
 }
 
 /// One service's totals in summary.json.

@@ -107,6 +107,9 @@ pub struct Sample {
     pub queue_gpu_milli: Vec<i64>,
     /// Milli-GPUs out of service (failed nodes and GPUs) or cordoned by drains.
     pub gpu_unavailable_milli: i64,
+    /// Milli-GPUs held by Running pods of services (part of
+    /// `gpu_allocated_milli`).
+    pub gpu_serving_milli: i64,
 }
 
 /// Counters of a run.
@@ -144,6 +147,8 @@ pub struct RunStats {
     pub services: Vec<ServiceStats>,
     /// Services whose workload never arrived: (place, what).
     pub services_missed: Vec<(String, String)>,
+    /// What services took from the other workloads.
+    pub serving: ServingImpact,
     /// Timeline actions that changed nothing, as in Volcano (a job's state
     /// ignores them, or the webhook refuses a scale): (place, what).
     pub timeline_ignored: Vec<(String, String)>,
@@ -229,6 +234,24 @@ pub struct ServiceStats {
     pub max_replicas: u32,
     /// Pod starts (each pays the start-up delay).
     pub starts: u32,
+}
+
+/// What a run's services held, and took from the other (batch) workloads by
+/// preempting or reclaiming their pods.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServingImpact {
+    /// ∫ milli-GPUs held by Running pods of services dt (milli-GPU·µs).
+    pub gpu_milli_us: u128,
+    /// Pods of other jobs evicted (preempted or reclaimed) to make room for a
+    /// service's pod.
+    pub batch_pods_evicted: u64,
+    /// Preemptions of other jobs for services: a job counts once per session
+    /// in which a service's pods evicted some of its pods.
+    pub batch_preemptions: u64,
+    /// Work those jobs lost (since their last checkpoint), times their GPUs
+    /// (GPU·µs of ideal work), counted when an eviction for a service stopped
+    /// them.
+    pub batch_lost_gpu_us: u128,
 }
 
 /// One row of events.csv: a failure, a repair, a drain's steps.

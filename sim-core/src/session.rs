@@ -79,6 +79,8 @@ struct Op {
     action: &'static str,
     reason: Cow<'static, str>,
     state: OpState,
+    /// The job an eviction makes room for (preempt, reclaim), when known.
+    for_job: Option<JobId>,
 }
 
 /// Swaps a World journal of changed jobs into `into` (whose old contents, cleared,
@@ -211,8 +213,9 @@ pub struct SessionOutcome {
     /// Committed allocations (pod is Allocated on the node).
     pub binds: Vec<(PodId, NodeId)>,
     /// Committed evictions (pod is Releasing), with the kind of action that
-    /// evicted it.
-    pub evictions: Vec<(PodId, Evictor)>,
+    /// evicted it and the job it made room for, when one was named
+    /// ([`Session::evict_for`]).
+    pub evictions: Vec<(PodId, Evictor, Option<JobId>)>,
     /// Decisions, in order.
     pub decisions: Vec<Decision>,
     /// Jobs whose PodGroup phase the policy set.
@@ -792,6 +795,7 @@ impl<'w> Session<'w> {
             action: self.action,
             reason,
             state: OpState::Open,
+            for_job: None,
         };
         stmt.ops.push(self.journal.len());
         self.journal.push(op);
@@ -833,12 +837,37 @@ impl<'w> Session<'w> {
         pod: PodId,
         reason: impl Into<Cow<'static, str>>,
     ) -> Result<(), SessionError> {
+        self.evict_with(stmt, pod, None, reason.into())
+    }
+
+    /// [`Session::evict`] for job `for_job` (a preemptor or reclaimer): the
+    /// engine counts what evictions for each kind of workload cost.
+    pub fn evict_for(
+        &mut self,
+        stmt: &mut Statement,
+        pod: PodId,
+        for_job: JobId,
+        reason: impl Into<Cow<'static, str>>,
+    ) -> Result<(), SessionError> {
+        self.evict_with(stmt, pod, Some(for_job), reason.into())
+    }
+
+    fn evict_with(
+        &mut self,
+        stmt: &mut Statement,
+        pod: PodId,
+        for_job: Option<JobId>,
+        reason: Cow<'static, str>,
+    ) -> Result<(), SessionError> {
         let p = &self.world.pods[pod];
         if p.status != PodStatus::Running {
             return Err(SessionError::NotRunning(p.status));
         }
         let node = p.node;
-        self.record(stmt, OpKind::Evict, pod, node, reason.into());
+        self.record(stmt, OpKind::Evict, pod, node, reason);
+        if let Some(op) = self.journal.last_mut() {
+            op.for_job = for_job;
+        }
         self.world.transition(pod, PodStatus::Releasing, node);
         Ok(())
     }
@@ -879,7 +908,7 @@ impl<'w> Session<'w> {
                 }
                 OpKind::Pipeline => DecisionKind::Pipeline,
                 OpKind::Evict => {
-                    self.outcome.evictions.push((op.pod, Evictor::of_action(op.action)));
+                    self.outcome.evictions.push((op.pod, Evictor::of_action(op.action), op.for_job));
                     DecisionKind::Evict
                 }
             };

@@ -43,7 +43,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         mut v,
         name,
         seed,
-        engine,
+        mut engine,
         nodes,
         fabric,
         decls,
@@ -162,6 +162,8 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     let mut names: FxHashSet<u64> = FxHashSet::default();
     let mut suspects: FxHashSet<u64> = FxHashSet::default();
     let mut last_submit: Option<SimTime> = None;
+    // Some job has an autoscaler: the run has services.
+    let mut autoscaled = false;
     let mut used = vec![Resources::ZERO; nodes.len()];
     let mut count = 0;
     // The fragmentation measure's target workload: every pod by shape.
@@ -216,6 +218,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         // A job whose every task has its own run time ends when its pods have run it.
         let pods_end = !t.job.tasks.is_empty() && t.job.tasks.iter().all(|k| k.run_time.is_some());
         // A service serves until the run ends: that is what it is for.
+        autoscaled |= t.job.autoscaler.is_some();
         let serves = t.job.autoscaler.is_some()
             || engine.services.iter().any(|sv| *sv.namespace == *t.job.namespace && sv.name == t.job.name);
         if t.job.duration.is_unbounded() && !snapshot_limited && !pods_end && !serves {
@@ -327,6 +330,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         return Err(ScenarioError { errors: v.errors });
     }
     let cluster = Cluster::new(nodes, std::mem::take(&mut v.names), topology);
+    engine.autoscaled = autoscaled;
     Ok(Scenario {
         name,
         seed,

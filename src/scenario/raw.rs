@@ -122,6 +122,8 @@ pub struct RawDemandTrace {
     pub bin: Option<Spanned<String>>,
     pub scale: Option<Spanned<f64>>,
     pub start: Option<Spanned<String>>,
+    pub repeat: Option<Spanned<u64>>,
+    pub every: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -4,7 +4,7 @@
 
 use super::error::ExecError;
 use super::manifest::Manifest;
-use super::tables::{CellState, groups, metrics, plot_files, read_cells};
+use super::tables::{CellState, groups, plot_files, read_cells};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -34,8 +34,8 @@ fn fmt_ci(mean: f64, ci: f64) -> String {
 /// Writes the report (default `dir/report.html`); returns its path.
 pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
     let m = Manifest::read(dir).map_err(ExecError::Mismatch)?;
-    let states = read_cells(dir, &m)?;
-    let gs = groups(&m, &states);
+    let (states, hs) = read_cells(dir, &m)?;
+    let gs = groups(&m, &states, hs.len());
     let failed = states.iter().filter(|s| matches!(s, CellState::Failed(_))).count();
     let missing = states.iter().filter(|s| matches!(s, CellState::Missing)).count();
     let mut h = String::new();
@@ -65,7 +65,7 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
         let _ = write!(w, "<th class=l>{}</th>", esc(&a.name));
     }
     let _ = write!(w, "<th>cells ok</th>");
-    for hd in metrics(&states) {
+    for hd in &hs {
         let _ = write!(w, "<th>{}</th>", esc(hd.label));
     }
     let _ = writeln!(w, "</tr>");
@@ -75,7 +75,7 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
             let _ = write!(w, "<td class=l>{}</td>", esc(&a.values[k]));
         }
         let _ = write!(w, "<td>{}/{}</td>", g.ok, g.cells);
-        for (hd, &(mean, ci)) in metrics(&states).iter().zip(&g.stats) {
+        for (hd, &(mean, ci)) in hs.iter().zip(&g.stats) {
             let cell = match (mean, ci) {
                 (Some(x), Some(c)) => fmt_ci(x * hd.scale, c * hd.scale),
                 (Some(x), None) => fmt(x * hd.scale),
@@ -86,8 +86,7 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ExecError> {
         let _ = writeln!(w, "</tr>");
     }
     let _ = writeln!(w, "</table></div>\n<h2>Plots</h2>");
-    let hs = metrics(&states);
-    for (a, k, name) in plot_files(&m, hs) {
+    for (a, k, name) in plot_files(&m, &hs) {
         let p = dir.join("plots").join(&name);
         let svg = std::fs::read_to_string(&p).map_err(super::error::io(&p))?;
         let _ = writeln!(

@@ -529,7 +529,7 @@ fn check_values(s: &Sweep) -> Result<(), ScenarioError> {
 /// (an axis may not take it).
 pub fn reserved_column(name: &str) -> bool {
     ["cell", "seed", "status", "error", "cells", "ok"].contains(&name)
-        || lahar_reports::headline::WITH_FAULTS
+        || lahar_reports::headline::ALL
             .iter()
             .any(|h| name.strip_prefix(h.key).is_some_and(|rest| rest.is_empty() || rest == ".mean" || rest == ".ci95"))
 }

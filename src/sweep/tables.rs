@@ -5,7 +5,7 @@
 
 use super::error::{ExecError, io};
 use super::manifest::{Manifest, finished};
-use lahar_reports::headline::{HEADLINE, Headline, WITH_FAULTS};
+use lahar_reports::headline::{ALL, HEADLINE, Headline};
 use lahar_reports::plots::PlotStyle;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 /// How a cell ended, as read from its directory.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CellState {
-    /// Finished: its metrics, in [`WITH_FAULTS`] order (`None`: no samples, or
-    /// no faults).
+    /// Finished: its metrics, in the order [`read_cells`] returns them
+    /// (`None`: no samples, or no faults or services).
     Ok(Vec<Option<f64>>),
     /// Failed with this error.
     Failed(String),
@@ -22,8 +22,10 @@ pub enum CellState {
     Missing,
 }
 
-/// Reads every cell's state.
-pub fn read_cells(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError> {
+/// Reads every cell's state, with the metrics the sweep shows (the headline
+/// metrics, and each fault or serving metric some cell has): each finished
+/// cell's values are theirs, in their order.
+pub fn read_cells(dir: &Path, m: &Manifest) -> Result<(Vec<CellState>, Vec<Headline>), ExecError> {
     let mut out = Vec::with_capacity(m.cells.len());
     for c in &m.cells {
         let d = dir.join("cells").join(&c.id);
@@ -32,7 +34,7 @@ pub fn read_cells(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError>
             let text = lahar_core::util::files::read_to_string(&p).map_err(io(&p))?;
             let v: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| ExecError::Mismatch(format!("{}:{}:{}: {e}", p.display(), e.line(), e.column())))?;
-            CellState::Ok(WITH_FAULTS.iter().map(|h| h.value(&v)).collect())
+            CellState::Ok(ALL.iter().map(|h| h.value(&v)).collect())
         } else if let Ok(e) = std::fs::read_to_string(d.join("error.txt")) {
             CellState::Failed(e.trim_end().to_string())
         } else {
@@ -40,20 +42,27 @@ pub fn read_cells(dir: &Path, m: &Manifest) -> Result<Vec<CellState>, ExecError>
         };
         out.push(state);
     }
-    Ok(out)
+    let shown = metrics(&out);
+    for s in &mut out {
+        if let CellState::Ok(v) = s {
+            *v = shown.iter().map(|&i| v[i]).collect();
+        }
+    }
+    Ok((out, shown.into_iter().map(|i| ALL[i]).collect()))
 }
 
 fn num(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-/// The metrics a sweep shows: the headline metrics, and the fault metrics
-/// when some finished cell ran with `spec.faults` (so a sweep without faults
-/// writes what it wrote before they existed).
-pub fn metrics(states: &[CellState]) -> &'static [Headline] {
-    let faults =
-        states.iter().any(|s| matches!(s, CellState::Ok(v) if v[HEADLINE.len()..].iter().any(Option::is_some)));
-    if faults { WITH_FAULTS } else { HEADLINE }
+/// The metrics a sweep shows, as indices into [`ALL`] of `states` read in
+/// its order: the headline metrics, and each fault or serving metric some
+/// finished cell has (so a sweep without faults or services writes what it
+/// wrote before they existed).
+fn metrics(states: &[CellState]) -> Vec<usize> {
+    (0..ALL.len())
+        .filter(|&i| i < HEADLINE.len() || states.iter().any(|s| matches!(s, CellState::Ok(v) if v[i].is_some())))
+        .collect()
 }
 
 /// Two-sided 97.5% quantile of Student's t with `df` degrees of freedom.
@@ -103,8 +112,8 @@ pub struct Group {
     pub stats: Vec<(Option<f64>, Option<f64>)>,
 }
 
-/// Groups the cells by point.
-pub fn groups(m: &Manifest, states: &[CellState]) -> Vec<Group> {
+/// Groups the cells by point, with the `width` metrics each finished cell has.
+pub fn groups(m: &Manifest, states: &[CellState], width: usize) -> Vec<Group> {
     // group → (point, cells, the finished cells' metrics)
     type Acc<'a> = (Vec<usize>, usize, Vec<&'a Vec<Option<f64>>>);
     let mut by: BTreeMap<usize, Acc<'_>> = BTreeMap::new();
@@ -117,7 +126,7 @@ pub fn groups(m: &Manifest, states: &[CellState]) -> Vec<Group> {
     }
     by.into_values()
         .map(|(point, cells, oks)| {
-            let stats = (0..WITH_FAULTS.len())
+            let stats = (0..width)
                 .map(|k| {
                     let xs: Vec<f64> = oks.iter().filter_map(|v| v[k]).collect();
                     mean_ci(&xs)
@@ -130,8 +139,8 @@ pub fn groups(m: &Manifest, states: &[CellState]) -> Vec<Group> {
 
 /// Writes sweep.csv, summary.csv and the plots into `dir`; returns the states.
 pub fn write(dir: &Path, m: &Manifest, style: &PlotStyle) -> Result<Vec<CellState>, ExecError> {
-    let states = read_cells(dir, m)?;
-    let ms = metrics(&states);
+    let (states, ms) = read_cells(dir, m)?;
+    let ms = &ms[..];
     let csv_err = |p: &Path| {
         let p = p.to_path_buf();
         move |e: csv::Error| ExecError::Io { path: p.clone(), source: std::io::Error::other(e) }
@@ -164,7 +173,7 @@ pub fn write(dir: &Path, m: &Manifest, style: &PlotStyle) -> Result<Vec<CellStat
         w.write_record(&row).map_err(csv_err(&p))?;
     }
     w.into_inner().map_err(|e| io(&p)(e.into_error()))?.commit().map_err(io(&p))?;
-    let gs = groups(m, &states);
+    let gs = groups(m, &states, ms.len());
     let p = dir.join("summary.csv");
     let mut w = csv::Writer::from_writer(lahar_core::util::files::AtomicFile::create(&p).map_err(io(&p))?);
     let mut head: Vec<String> = m.axes.iter().map(|a| a.name.clone()).collect();
@@ -187,7 +196,7 @@ pub fn write(dir: &Path, m: &Manifest, style: &PlotStyle) -> Result<Vec<CellStat
     Ok(states)
 }
 
-/// The plots of `dir/plots/`: each of `ms` (see [`metrics`]) against each
+/// The plots of `dir/plots/`: each of `ms` (the metrics [`read_cells`] returns) against each
 /// numeric axis, one line per combination of the other axes' values, with its
 /// 95% band.
 pub fn plot_files(m: &Manifest, ms: &[Headline]) -> Vec<(usize, usize, PathBuf)> {
@@ -207,7 +216,8 @@ pub fn plot_files(m: &Manifest, ms: &[Headline]) -> Vec<(usize, usize, PathBuf)>
 /// and per line and point, whether its cells left jobs unfinished (the
 /// `unfinished` metric's mean above 0: a mean over completed jobs leaves them out).
 pub fn series(m: &Manifest, gs: &[Group], a: usize, k: usize) -> (Vec<Line>, Vec<Vec<bool>>) {
-    let u = WITH_FAULTS.iter().position(|h| h.key == "unfinished");
+    // `unfinished` is a headline metric: the same index in every sweep.
+    let u = HEADLINE.iter().position(|h| h.key == "unfinished");
     let mut lines: BTreeMap<Vec<usize>, Vec<(Point, bool)>> = BTreeMap::new();
     for g in gs {
         let others: Vec<usize> = g.point.iter().enumerate().filter(|&(i, _)| i != a).map(|(_, &v)| v).collect();

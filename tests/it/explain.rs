@@ -172,11 +172,19 @@ fn discarded_gang_step_says_why() {
 fn enqueue_rejection_names_the_plugins() {
     let text = gang_text("").replace("nvidia.com/gpu: 2}", "nvidia.com/gpu: 4}");
     let csv = explain(&text, &["gang-w-1"]);
-    let why = "PodGroup stays Pending: enqueue rejected (overcommit: minResources exceed the cluster's overcommitted idle resources; proportion: minResources exceed what queue default may still admit)";
+    // With the queue's numbers: 2 GPUs allocated at 10 s, none at 30 s.
+    let why = |allocated: u32| {
+        format!(
+            "PodGroup stays Pending: enqueue rejected (overcommit: minResources exceed the cluster's overcommitted idle resources; proportion: minResources exceed what queue default may still admit: nvidia.com/gpu: minResources 12 + allocated {allocated} + inqueue 0 − elastic 0 = {} > realCapability 8)",
+            12 + allocated
+        )
+    };
     assert_eq!(
         csv,
         format!(
-            "session,t_s,pod,node,plugin,passed,reason,score\n2,10,default/gang-w-1,,enqueue,false,{why},\n3,30,default/gang-w-1,,enqueue,false,{why},\n"
+            "session,t_s,pod,node,plugin,passed,reason,score\n2,10,default/gang-w-1,,enqueue,false,{},\n3,30,default/gang-w-1,,enqueue,false,{},\n",
+            why(2),
+            why(0)
         )
     );
 }

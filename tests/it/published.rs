@@ -774,3 +774,86 @@ fn trace_format_table_is_the_registry_s() {
         .collect();
     assert_eq!(documented, registered, "docs/traces.md's format table and lahar_traces::FORMATS");
 }
+
+/// docs/model.md's table of training beside a chat service is the means over
+/// seeds of `lahar sweep examples/serving-training/sweep.yaml` (summary.csv).
+#[test]
+fn serving_training_table_is_the_sweep_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("sweep");
+    let sweep = root.join("examples/serving-training/sweep.yaml");
+    lahar().args(["sweep", "-q", "--out"]).arg(&out).arg(&sweep).assert().success();
+    let mut rd = csv::Reader::from_path(out.join("summary.csv")).expect("summary.csv");
+    let head = rd.headers().unwrap().clone();
+    let col = |name: &str| head.iter().position(|c| c == name).unwrap_or_else(|| panic!("no {name}: {head:?}"));
+    let mut rows = Vec::new();
+    for r in rd.records() {
+        let r = r.unwrap();
+        let num = |name: &str| r[col(name)].parse::<f64>().unwrap_or_else(|e| panic!("{name}: {e}"));
+        rows.push(format!(
+            "| {} | {} | {:.1}% | {} | {:.2} | {:.1}% |",
+            &r[col("conf")],
+            grouped(num("serving.unserved_requests.mean")),
+            100.0 * num("serving.slo_attainment.mean"),
+            grouped(num("preemptions.mean")),
+            num("jct_s.mean.mean") / 3600.0,
+            100.0 * num("gpu_allocation_rate.mean"),
+        ));
+    }
+    let doc = std::fs::read_to_string(root.join("docs/model.md")).expect("model.md");
+    let table =
+        doc.split("<!-- serving-training table -->").nth(1).expect("the table").split("<!-- end -->").next().unwrap();
+    let documented: Vec<&str> = table.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| setup")).collect();
+    assert_eq!(documented, rows.iter().map(String::as_str).collect::<Vec<_>>());
+    // The prose's ratios are the table's.
+    let mut rd = csv::Reader::from_path(out.join("summary.csv")).expect("summary.csv");
+    let mut by: BTreeMap<String, (f64, f64, f64)> = BTreeMap::new();
+    for r in rd.records() {
+        let r = r.unwrap();
+        let num = |name: &str| r[col(name)].parse::<f64>().unwrap();
+        by.insert(
+            r[col("conf")].to_string(),
+            (num("jct_s.mean.mean"), num("serving.unserved_requests.mean"), num("gpu_allocation_rate.mean")),
+        );
+    }
+    let pct = |a: f64, b: f64| format!("{:+.0}%", 100.0 * (a / b - 1.0)).replace('-', "−");
+    let (fair, packed, reclaim, guarantee) = (by["fair-share"], by["packed"], by["reclaim"], by["guarantee"]);
+    let section = &doc[doc.find("### Training beside a chat service").unwrap()..doc.find("## Scheduling").unwrap()];
+    for claim in [
+        format!("training\n  JCT {}", pct(packed.0, fair.0)),
+        format!("allocation {:.0}% → {:.0}%", 100.0 * fair.2, 100.0 * packed.2),
+        format!("unserved requests {}", pct(packed.1, fair.1)),
+        format!("(JCT {})", pct(reclaim.0, fair.0)),
+        format!("loses {:.0}× the requests", (reclaim.1 / fair.1).floor()),
+        format!("(JCT {})", pct(guarantee.0, fair.0)),
+    ] {
+        assert!(section.contains(&claim), "docs/model.md does not say {claim:?}");
+    }
+    // One run of the scenario: the demand offered, the share unserved, and the
+    // five 8-GPU gangs admitted in the first hour that start after 14 h.
+    let run = dir.path().join("run");
+    lahar()
+        .args(["run", "-q", "--out"])
+        .arg(&run)
+        .arg(root.join("examples/serving-training/scenario.yaml"))
+        .assert()
+        .success();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let v = &summary["metrics"]["serving"];
+    let (offered, unserved) = (v["offered_requests"].as_f64().unwrap(), v["unserved_requests"].as_f64().unwrap());
+    assert!(section.contains(&format!("({:.2} M requests in the\nday)", offered / 1e6)), "{offered}");
+    assert!(section.contains(&format!("about {:.1}% of those offered", 100.0 * unserved / offered)), "{unserved}");
+    let mut jobs = csv::Reader::from_path(run.join("jobs.csv")).unwrap();
+    let h = jobs.headers().unwrap().clone();
+    let at = |n: &str| h.iter().position(|c| c == n).unwrap();
+    let big: Vec<(f64, f64)> = jobs
+        .records()
+        .map(|r| r.unwrap())
+        .filter(|r| &r[at("gpus")] == "8" && r[at("submit_s")].parse::<f64>().unwrap() < 3600.0)
+        .map(|r| (r[at("submit_s")].parse().unwrap(), r[at("start_s")].parse().unwrap_or(f64::INFINITY)))
+        .collect();
+    assert_eq!(big.len(), 5, "{big:?}");
+    assert!(big.iter().all(|&(_, start)| start > 14.0 * 3600.0), "{big:?}");
+}

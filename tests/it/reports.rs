@@ -249,6 +249,42 @@ fn check_styled_plots(dir: &Path, kinds: &[lahar_reports::plots::PlotKind], styl
     }
 }
 
+/// A run with services draws the serving plot (GPUs by class, demand against
+/// capacity) in both styles, and its report shows it.
+#[test]
+fn a_run_with_services_has_the_serving_plot() {
+    use lahar_reports::plots::{PlotKind, PlotStyle};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("chat");
+    cargo_bin_cmd!("lahar")
+        .args(["run", "-q", "--plots", "--out"])
+        .arg(&out)
+        .arg(root.join("examples/serving-scenario.yaml"))
+        .assert()
+        .success();
+    let kinds = plots_of(&out);
+    assert!(kinds.contains(&PlotKind::Serving) && !kinds.contains(&PlotKind::Faults), "{kinds:?}");
+    check_plots(&out.join("plots"), &kinds);
+    let run = lahar_reports::load::load_run(&out).unwrap();
+    let demand = run.demand.as_ref().expect("services.csv read back");
+    assert_eq!(demand.t.len(), run.ts.t.len(), "a demand sample per timeseries sample");
+    // The diurnal demand's first hour is 6 requests/s.
+    assert_eq!(demand.demand[0], 6.0);
+    let svg = std::fs::read_to_string(out.join("plots/serving.svg")).unwrap();
+    assert!(svg.contains("GPUs held by services") && svg.contains("capacity of ready pods"), "legend");
+    cargo_bin_cmd!("lahar")
+        .args(["run", "-q", "--plots", "--plot-style", "paper", "--out"])
+        .arg(d.path().join("paper"))
+        .arg(root.join("examples/serving-scenario.yaml"))
+        .assert()
+        .success();
+    check_styled_plots(&d.path().join("paper/plots"), &[PlotKind::Serving], &PlotStyle::PAPER);
+    cargo_bin_cmd!("lahar").arg("report").arg(&out).assert().success();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("id=\"run-1-serving\""), "the report shows the serving plot");
+}
+
 #[test]
 fn run_plots_compare_and_report() {
     use lahar_reports::plots::PlotKind;
@@ -256,7 +292,7 @@ fn run_plots_compare_and_report() {
     let (a, b) = (d.path().join("volcano"), d.path().join("strict"));
     cargo_bin_cmd!("lahar").args(["run", "-q", "--plots", "--out"]).arg(&a).assert().success().stderr("");
     let single = plots_of(&a);
-    assert_eq!(single.len(), PlotKind::SINGLE.len() - 1, "every plot but the faults timeline: {single:?}");
+    assert_eq!(single.len(), PlotKind::SINGLE.len() - 2, "every plot but the faults and serving ones: {single:?}");
     assert!(single.contains(&PlotKind::NodeTimeline));
     check_plots(&a.join("plots"), &single);
 
@@ -344,7 +380,8 @@ fn plots_for_a_paper() {
         .assert()
         .success();
     let kinds = plots_of(&out);
-    assert_eq!(kinds, PlotKind::SINGLE.to_vec(), "a run with faults has every plot");
+    let all_but_serving: Vec<PlotKind> = PlotKind::SINGLE.into_iter().filter(|k| *k != PlotKind::Serving).collect();
+    assert_eq!(kinds, all_but_serving, "a run with faults has every plot but the serving one");
     let style = PlotStyle { paper: true, size: Some((700, 480)), font: Some(18) };
     check_styled_plots(&out.join("plots"), &kinds, &style);
     for k in &kinds {

@@ -323,6 +323,33 @@ fn a_request_trace_is_a_demand() {
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     let s = &summary["metrics"]["services"][0];
     assert_eq!(s["offered_requests"], 19_366.0, "{s}");
+    // Repeated: three copies, every 2 hours, offer three times as many.
+    let again = services.replace("bin: 1s}", "bin: 1s, repeat: 3, every: 2h}");
+    let text = std::fs::read_to_string(&p).unwrap().replace(&services, &again).replace("horizon: 1h", "horizon: 6h");
+    std::fs::write(&p, text).unwrap();
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).arg("--force").assert().success();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["metrics"]["services"][0]["offered_requests"], 3.0 * 19_366.0, "{summary}");
+    assert_eq!(summary["metrics"]["serving"]["offered_requests"], 3.0 * 19_366.0, "{summary}");
+    // Copies that would overlap, and no copy at all, are refused where written.
+    for (bad, field, why) in [
+        ("bin: 1s, repeat: 2, every: 30m}", "demand.trace.every", "the copies would overlap"),
+        ("bin: 1s, repeat: 0}", "demand.trace.repeat", "expected 1 to 10000000 copies, got 0"),
+    ] {
+        std::fs::write(&p, std::fs::read_to_string(&p).unwrap().replace(&again, &services.replace("bin: 1s}", bad)))
+            .unwrap();
+        let o = lahar().arg("validate").arg(&p).assert().code(2);
+        let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
+        assert!(err.contains(&format!("spec.services[0].{field}")) && err.contains(why), "{err}");
+        std::fs::write(&p, std::fs::read_to_string(&p).unwrap().replace(&services.replace("bin: 1s}", bad), &again))
+            .unwrap();
+    }
+    std::fs::write(&p, std::fs::read_to_string(&p).unwrap().replace(&again, &services)).unwrap();
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).arg("--force").assert().success();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let s = &summary["metrics"]["services"][0];
     // The HPA followed the demand (about 5.5 requests/s: one pod at 10 serves it,
     // with bursts above).
     assert!(s["served_requests"].as_f64().unwrap() > 15_000.0, "{s}");
@@ -354,6 +381,28 @@ fn trace_inspect_reads_a_request_trace() {
     assert!(err.contains("is a request trace"), "{err}");
 }
 
+/// A one-GPU Deployment `web` in the `serving` queue, submitted at `at`.
+fn serving_web(at: &str) -> String {
+    format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  annotations: {{lahar.io/submit-at: {at}}}
+spec:
+  replicas: 1
+  template:
+    metadata:
+      annotations: {{scheduling.volcano.sh/queue-name: serving}}
+    spec:
+      schedulerName: volcano
+      containers:
+        - name: s
+          resources: {{requests: {{cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}}}
+"
+    )
+}
+
 /// A service's pods are Volcano's like any other: its first replica (the
 /// PodGroup's `minMember`, 1 for a Deployment) reclaims a GPU from a reclaimable
 /// training queue, but the replicas its HPA adds later never do — the job is not
@@ -364,22 +413,8 @@ fn scale_ups_beyond_the_gang_do_not_reclaim() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("web.yaml"),
-        "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  annotations: {lahar.io/submit-at: 10m}
-spec:
-  replicas: 1
-  template:
-    metadata:
-      annotations: {scheduling.volcano.sh/queue-name: serving}
-    spec:
-      schedulerName: volcano
-      containers:
-        - name: s
-          resources: {requests: {cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}
----
+        serving_web("10m")
+            + "---
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
 metadata: {name: web}
@@ -437,4 +472,89 @@ spec:
     let svc = std::fs::read_to_string(out.join("services.csv")).unwrap();
     let last = svc.lines().last().unwrap();
     assert_eq!(last, "7200,web,Deployment,35,10,10,4,3,0,1,1", "{last}");
+    // What the service took from training: the one pod reclaimed at 600 s, one
+    // preemption of `train`, which goes on with 7 pods (above its minAvailable
+    // of 1) and so loses no work; the service held 1 GPU from 630 s (the
+    // victim's 30 s grace period) to 7200 s.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let v = &summary["metrics"]["serving"];
+    assert_eq!(v["batch_pods_evicted"], 1, "{v}");
+    assert_eq!(v["batch_preemptions"], 1, "{v}");
+    assert_eq!(v["batch_gpu_hours_lost"], 0.0, "{v}");
+    assert_eq!(v["gpu_hours"], 6570.0 / 3600.0, "{v}");
+    assert_eq!(v["services"], 1, "{v}");
+    // timeseries.csv splits the allocated GPUs by class: the service's one GPU
+    // from the first sample after 630 s (the 8 GPUs are all held but while the
+    // victim's grace runs).
+    let ts = std::fs::read_to_string(out.join("timeseries.csv")).unwrap();
+    let head: Vec<&str> = ts.lines().next().unwrap().split(',').collect();
+    let (a, sv) = (
+        head.iter().position(|c| *c == "gpus_allocated").unwrap(),
+        head.iter().position(|c| *c == "gpus_serving").unwrap(),
+    );
+    assert_eq!(sv, head.len() - 1, "{head:?}");
+    let rows: Vec<(String, String, String)> = ts
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].to_string(), f[a].to_string(), f[sv].to_string())
+        })
+        .collect();
+    assert_eq!(rows[0], ("0".into(), "8".into(), "0".into()), "{rows:?}");
+    assert_eq!(rows[2], ("600".into(), "7".into(), "0".into()), "{rows:?}");
+    assert_eq!(rows[3], ("900".into(), "8".into(), "1".into()), "{rows:?}");
+}
+
+/// An eviction for a service that stops a training gang counts the work the
+/// gang loses: `train` (4 pods, minAvailable 4, checkpoints every 20 min) has
+/// run 50 min when the service's first pod reclaims one of its GPUs at 50 min:
+/// 10 min of work since its 40-min checkpoint × 4 GPUs = 40 GPU-minutes.
+#[test]
+fn work_lost_to_a_service_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("web.yaml"), serving_web("50m")).unwrap();
+    let text = scenario(
+        "    nodes: [{name: n0, gpus: 4, cpu: 32, memory: 256Gi}]",
+        "  horizon: 2h
+  queues:
+    - {name: training, weight: 1, reclaimable: true}
+    - {name: serving, weight: 1}
+  scheduler:
+    inline: |
+      actions: \"enqueue, allocate, backfill, reclaim\"
+      tiers:
+      - plugins:
+        - name: priority
+        - name: gang
+          enablePreemptable: false
+        - name: conformance
+      - plugins:
+        - name: drf
+        - name: predicates
+        - name: proportion
+        - name: nodeorder
+  workload:
+    - jobs:
+        - {name: train, queue: training, minAvailable: 4, duration: 10h, checkpointInterval: 20m, tasks: [{name: w, replicas: 4, resources: {nvidia.com/gpu: 1}}]}
+    - manifests: web.yaml
+  services:
+    - workload: web
+      demand: {constant: 5}
+      capacity: 10
+",
+    );
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, text).unwrap();
+    let out = dir.path().join("out");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).assert().success();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let v = &summary["metrics"]["serving"];
+    assert_eq!(v["batch_pods_evicted"], 1, "{v}");
+    assert_eq!(v["batch_preemptions"], 1, "{v}");
+    assert_eq!(v["batch_gpu_hours_lost"], 40.0 / 60.0, "{v}");
+    // The run's own count of lost work agrees (the only stop is this one).
+    assert_eq!(summary["metrics"]["gpu_hours_lost"], 40.0 / 60.0, "{summary}");
 }

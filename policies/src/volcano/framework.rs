@@ -393,10 +393,10 @@ impl Framework {
     }
 
     /// Plugins whose enqueue vote rejects the job. For `--explain`.
-    pub fn enqueue_rejecters(&self, ssn: &Session<'_>, job: JobId) -> Vec<&'static str> {
+    pub fn enqueue_rejecters(&self, ssn: &Session<'_>, job: JobId) -> Vec<(&'static str, Option<String>)> {
         self.enabled(flag::ENABLE_JOB_ENQUEUED)
             .filter(|p| p.job_enqueueable(ssn, job).is_some_and(|v| v < 0))
-            .map(|p| p.name())
+            .map(|p| (p.name(), p.enqueue_refusal(ssn, job)))
             .collect()
     }
 

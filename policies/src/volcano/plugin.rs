@@ -123,6 +123,11 @@ pub trait Plugin: Send {
     fn job_enqueueable(&self, ssn: &Session<'_>, job: JobId) -> Option<Vote> {
         None
     }
+    /// Why the plugin refuses the PodGroup's admission, in numbers, for
+    /// `--explain` (`None`: no numbers to give).
+    fn enqueue_refusal(&self, ssn: &Session<'_>, job: JobId) -> Option<String> {
+        None
+    }
     /// The PodGroup was admitted.
     fn job_enqueued(&mut self, ssn: &Session<'_>, job: JobId) {}
     /// Victims among `candidates` for preempt (order kept).

@@ -14,6 +14,7 @@ mod bars;
 mod faults;
 mod gantt;
 mod lines;
+mod serving;
 
 use crate::load::RunData;
 use plotters::coord::Shift;
@@ -88,6 +89,9 @@ pub enum PlotKind {
     /// Outages and drains over time, with the GPUs they take (one run with
     /// events.csv).
     Faults,
+    /// GPUs by workload class (services, other jobs) over time, and the
+    /// services' demand against their capacity (one run with services).
+    Serving,
     /// Mean JCT per queue, the runs side by side (several runs).
     QueueJctMean,
     /// A placement run's allocated GPUs against the arrived demand (a line per run).
@@ -100,7 +104,7 @@ pub enum PlotKind {
 impl PlotKind {
     /// Every plot a single run can have, in report order ([`PlotKind::for_run`]
     /// says which a given run has).
-    pub const SINGLE: [PlotKind; 10] = [
+    pub const SINGLE: [PlotKind; 11] = [
         PlotKind::JctCdf,
         PlotKind::WaitCdf,
         PlotKind::QueueJct,
@@ -111,6 +115,7 @@ impl PlotKind {
         PlotKind::Placement,
         PlotKind::NodeTimeline,
         PlotKind::Faults,
+        PlotKind::Serving,
     ];
     /// The plots of several runs, side by side or overlaid (one line per run).
     pub const OVERLAY: [PlotKind; 6] = [
@@ -130,6 +135,7 @@ impl PlotKind {
             .filter(|k| match k {
                 PlotKind::NodeTimeline => r.pods.as_ref().is_some_and(|p| !p.rows.is_empty()),
                 PlotKind::Faults => r.events.as_ref().is_some_and(|e| !e.is_empty()),
+                PlotKind::Serving => r.ts.serving.is_some(),
                 _ => true,
             })
             .collect()
@@ -163,6 +169,7 @@ impl PlotKind {
             PlotKind::GpuTime => "gpu_time",
             PlotKind::NodeTimeline => "node_timeline",
             PlotKind::Faults => "faults",
+            PlotKind::Serving => "serving",
             PlotKind::QueueJctMean => "queue_jct",
             PlotKind::DemandAllocation => "allocation_vs_demand",
             PlotKind::DemandFragmentation => "fragmentation_vs_demand",
@@ -181,6 +188,7 @@ impl PlotKind {
             PlotKind::GpuTime => "Where the GPUs go",
             PlotKind::NodeTimeline => "Pods on nodes over time",
             PlotKind::Faults => "Faults over time",
+            PlotKind::Serving => "Services and other jobs over time",
             PlotKind::QueueJctMean => "Mean job completion time per queue",
             PlotKind::DemandAllocation => "Allocated GPUs against arrived demand",
             PlotKind::DemandFragmentation => "Fragmented free GPUs against arrived demand",
@@ -191,7 +199,7 @@ impl PlotKind {
         match self {
             PlotKind::Placement => (1000, 450),
             PlotKind::NodeTimeline => (900, 700),
-            PlotKind::Faults => (900, 560),
+            PlotKind::Faults | PlotKind::Serving => (900, 560),
             _ => (900, 500),
         }
     }
@@ -200,7 +208,7 @@ impl PlotKind {
     pub fn paper_size(self) -> (u32, u32) {
         match self {
             PlotKind::Placement => (2100, 900),
-            PlotKind::NodeTimeline | PlotKind::Faults => (2100, 1400),
+            PlotKind::NodeTimeline | PlotKind::Faults | PlotKind::Serving => (2100, 1400),
             _ => (1050, 700),
         }
     }
@@ -398,6 +406,7 @@ fn draw<DB: DrawingBackend>(kind: PlotKind, runs: &[RunData], root: &DrawingArea
         PlotKind::QueueJctMean => bars::queue_jct_mean(root, look, runs),
         PlotKind::NodeTimeline => gantt::node_timeline(root, look, first),
         PlotKind::Faults => faults::timeline(root, look, first),
+        PlotKind::Serving => serving::serving(root, look, first),
         PlotKind::DemandAllocation => {
             lines::against_demand(root, look, runs, kind.title(), "allocated GPUs (% of the cluster)", |p| {
                 p.gpu_alloc_pct

@@ -18,6 +18,9 @@ pub struct EngineConfig {
     pub timeline: Vec<crate::timeline::Step>,
     /// Services (`spec.services`): bound to their workloads as they arrive.
     pub services: Vec<std::sync::Arc<crate::serving::ServiceSpec>>,
+    /// Some job of the workload has an autoscaler (with `services`, whether
+    /// the run has services: its outputs say so up front).
+    pub autoscaled: bool,
     /// The HorizontalPodAutoscaler controller's settings.
     pub hpa: crate::serving::hpa::HpaConfig,
     /// Nodes declared but not in the cluster at the start (`absent: true`):
@@ -96,6 +99,7 @@ impl Default for EngineConfig {
             sample_interval: SimDuration::from_secs(300),
             timeline: Vec::new(),
             services: Vec::new(),
+            autoscaled: false,
             hpa: crate::serving::hpa::HpaConfig::default(),
             absent_nodes: Vec::new(),
             max_sessions: None,

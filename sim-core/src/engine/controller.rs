@@ -32,8 +32,9 @@ pub(super) enum Lifecycle {
     WorkDone(JobId),
     /// A session's bind was committed: the pod runs on its node.
     PodBound(PodId),
-    /// A session's eviction was committed in session `session`.
-    PodEvicted { pod: PodId, by: Evictor, session: u64 },
+    /// A session's eviction was committed in session `session`, for job
+    /// `for_job` when the action named one.
+    PodEvicted { pod: PodId, by: Evictor, session: u64, for_job: Option<JobId> },
     /// A pod's grace period ended: it is gone from its node.
     PodReleased(PodId),
     /// A pod of a task with its own run time has run it.
@@ -84,12 +85,15 @@ impl Engine {
             Lifecycle::JobReplaced(j) => self.end_job(j, JobPhase::Terminated, EndReason::Killed),
             Lifecycle::WorkDone(j) => self.complete(j),
             Lifecycle::PodBound(p) => self.bound(p),
-            Lifecycle::PodEvicted { pod, by, session } => {
+            Lifecycle::PodEvicted { pod, by, session, for_job } => {
                 let reason = match by {
                     Evictor::Preempt => EndReason::Preempted,
                     Evictor::Reclaim => EndReason::Reclaimed,
                     Evictor::Other => EndReason::Evicted,
                 };
+                if let Some(f) = for_job {
+                    self.evicted_for(pod, f);
+                }
                 self.on_evicted(pod, reason, Some(session), None)
             }
             Lifecycle::PodDrained(p) => self.on(Lifecycle::PodDeleted(p, None)),

@@ -25,7 +25,7 @@ mod serving;
 
 pub use crate::model::progress::FULL_SPEED_PPM;
 pub use crate::record::{
-    EndReason, FaultRecord, PodRecord, RunStats, Sample, ScaleRecord, ServiceSample, ServiceStats,
+    EndReason, FaultRecord, PodRecord, RunStats, Sample, ScaleRecord, ServiceSample, ServiceStats, ServingImpact,
 };
 pub use crate::runtime_model::{IdealRuntime, RuntimeModel};
 pub use config::EngineConfig;
@@ -495,6 +495,7 @@ impl Engine {
                 jobs_running: running,
                 queue_gpu_milli: q,
                 gpu_unavailable_milli: self.gpus_unavailable_milli(),
+                gpu_serving_milli: self.serving.gpu_milli,
             };
             match &mut self.recorder {
                 Some(r) => r.sample(&self.world, &s),
@@ -648,9 +649,9 @@ impl Engine {
         for &j in &out.suspended {
             self.save_progress(j);
         }
-        for &(pod, by) in &out.evictions {
+        for &(pod, by, for_job) in &out.evictions {
             touched.push(self.world.pods[pod].job);
-            self.on(Lifecycle::PodEvicted { pod, by, session: idx });
+            self.on(Lifecycle::PodEvicted { pod, by, session: idx, for_job });
         }
         for at in out.wakeups {
             self.wake_at(at);
@@ -663,6 +664,8 @@ impl Engine {
             self.follow_up();
         }
         self.on(Lifecycle::SessionClosed(touched));
+        // The work those evictions lost is counted by now.
+        self.serving.hit.clear();
         // The next close counts them scheduled: their jobs' phases are re-derived then.
         for (j, _) in std::mem::take(&mut self.binding) {
             self.world.pod_changes.push(j);

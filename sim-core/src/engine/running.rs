@@ -108,6 +108,10 @@ impl Engine {
         let job = &mut self.world.jobs[j];
         let gpus = job.spec.total_gpus().max(0) as u128;
         let lost = job.progress.stop(lose, gpus);
+        // Work a batch job loses to evictions made for a service.
+        if lost > 0 && self.serving.hit.binary_search(&j).is_ok() {
+            self.stats.serving.batch_lost_gpu_us += lost as u128 * gpus;
+        }
         self.effective_milli_ppm -= std::mem::take(&mut job.progress.effective_term);
         self.running_milli -= std::mem::take(&mut job.progress.running_term);
         self.running_jobs -= 1;

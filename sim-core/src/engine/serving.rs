@@ -24,6 +24,12 @@ pub(super) struct Serving {
     by_job: BTreeMap<JobId, u32>,
     /// Autoscale and Ready events queued (they do not keep a run going).
     pub queued: usize,
+    /// Milli-GPUs the services' Running pods hold, since `gpu_since`.
+    pub gpu_milli: i64,
+    gpu_since: SimTime,
+    /// Jobs whose pods this session evicted for a service (sorted): the work
+    /// they lose is counted against the services.
+    pub hit: Vec<JobId>,
 }
 
 struct Bound {
@@ -50,6 +56,11 @@ impl Serving {
 
     pub(super) fn is_empty(&self) -> bool {
         self.bound.is_empty()
+    }
+
+    /// Whether job `j` is a service.
+    pub(super) fn serves(&self, j: JobId) -> bool {
+        self.by_job.contains_key(&j)
     }
 }
 
@@ -91,6 +102,12 @@ fn replicas(spec: &crate::model::job::JobSpec) -> u32 {
 }
 
 impl Engine {
+    /// Whether the run may have services (`spec.services`, or a job with an
+    /// autoscaler): its outputs have the services' columns.
+    pub fn has_services(&self) -> bool {
+        !self.cfg.services.is_empty() || self.cfg.autoscaled
+    }
+
     /// Job `j` arrived: a service of `spec.services` or a workload with an
     /// autoscaler is bound to it; an autoscaler syncs at once (the HPA is made
     /// with its target) and every period after.
@@ -143,10 +160,36 @@ impl Engine {
         }
     }
 
+    /// The services' GPUs change by `delta` milli-GPUs now.
+    fn serving_gpus(&mut self, delta: i64) {
+        let s = &mut self.serving;
+        let dt = self.now.micros().saturating_sub(s.gpu_since.micros());
+        self.stats.serving.gpu_milli_us += s.gpu_milli.max(0) as u128 * u128::from(dt);
+        s.gpu_since = self.now;
+        s.gpu_milli += delta;
+    }
+
+    /// Pod `victim` was evicted for job `for_job`: counted when a service
+    /// evicted another workload's pod.
+    pub(super) fn evicted_for(&mut self, victim: PodId, for_job: JobId) {
+        let j = self.world.pods[victim].job;
+        if !self.serving.serves(for_job) || self.serving.serves(j) {
+            return;
+        }
+        self.stats.serving.batch_pods_evicted += 1;
+        if let Err(i) = self.serving.hit.binary_search(&j) {
+            self.serving.hit.insert(i, j);
+            self.stats.serving.batch_preemptions += 1;
+        }
+    }
+
     /// Pod `p` started: it serves after its service's start-up delay.
     pub(super) fn serving_started(&mut self, p: PodId) {
         let pod = &self.world.pods[p];
         let Some(&k) = self.serving.by_job.get(&pod.job) else { return };
+        let gpu = pod.req.gpu_milli();
+        self.serving_gpus(gpu);
+        let pod = &self.world.pods[p];
         let b = &mut self.serving.bound[k as usize];
         b.stats.starts += 1;
         let Some(spec) = &b.spec else { return };
@@ -175,6 +218,7 @@ impl Engine {
     /// Pod `p` stopped running: it no longer serves.
     pub(super) fn serving_stopped(&mut self, p: PodId) {
         let Some(&k) = self.serving.by_job.get(&self.world.pods[p].job) else { return };
+        self.serving_gpus(-self.world.pods[p].req.gpu_milli());
         let b = &mut self.serving.bound[k as usize];
         if b.ready.contains_key(&p) {
             b.advance(self.now);
@@ -382,6 +426,11 @@ impl Engine {
 
     /// The run ends at `end`: every service's totals.
     pub(super) fn finish_services(&mut self, end: SimTime) {
+        if !self.serving.is_empty() {
+            let dt = end.micros().saturating_sub(self.serving.gpu_since.micros());
+            self.stats.serving.gpu_milli_us += self.serving.gpu_milli.max(0) as u128 * u128::from(dt);
+            self.serving.gpu_since = end;
+        }
         for b in &mut self.serving.bound {
             b.advance(end);
             b.stats.measured_us = end.micros().saturating_sub(b.since.micros());

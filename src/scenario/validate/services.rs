@@ -196,7 +196,8 @@ fn demand(v: &mut V<'_>, d: &Spanned<RawDemand>, path: &str, base: &std::path::P
 }
 
 /// A request trace's requests counted per `bin` (default 1 minute), each bin's
-/// rate × `scale`, from `start` (default 0s) on; 0 after the last bin.
+/// rate × `scale`, from `start` (default 0s) on, `repeat` times (default once)
+/// every `every` (default: the trace's bins end to end); 0 after the last bin.
 fn trace(v: &mut V<'_>, t: &RawDemandTrace, path: &str, base: &std::path::Path) -> Option<Demand> {
     use lahar_traces::requests::{RequestFormat, read_requests};
     let file = lahar_core::util::files::join(base, &t.path.value);
@@ -276,6 +277,14 @@ fn trace(v: &mut V<'_>, t: &RawDemandTrace, path: &str, base: &std::path::Path) 
         return None;
     }
     const MAX_BINS: u64 = 10_000_000;
+    let repeat = match &t.repeat {
+        Some(n) if (1..=MAX_BINS).contains(&n.value) => n.value,
+        Some(n) => {
+            v.err(at(n), format!("{path}.repeat"), format!("expected 1 to {MAX_BINS} copies, got {}", n.value));
+            return None;
+        }
+        None => 1,
+    };
     if trace.span_us() / bin.micros() >= MAX_BINS {
         v.err(
             at(&t.path),
@@ -288,18 +297,59 @@ fn trace(v: &mut V<'_>, t: &RawDemandTrace, path: &str, base: &std::path::Path) 
         );
         return None;
     }
-    let mut steps: Vec<(SimTime, i64)> = trace
-        .counts(bin.micros())
-        .into_iter()
-        .map(|(b, n)| {
-            let milli = (n as f64 * scale * 1e9 / bin.micros() as f64).round() as i64;
-            (SimTime(start.micros().saturating_add(b)), milli)
-        })
-        .collect();
-    let end = steps.last().map_or(start.micros(), |s| s.0.micros().saturating_add(bin.micros()));
-    if steps.last().is_none_or(|l| l.0.micros() < end) {
-        steps.push((SimTime(end), 0));
+    let counts = trace.counts(bin.micros());
+    // The trace's bins end to end: the shortest period its copies can have.
+    let span = (counts.len() as u64).saturating_mul(bin.micros());
+    let every = match &t.every {
+        Some(d) => {
+            let e = v.duration(d, &format!("{path}.every"))?;
+            if e.micros() < span {
+                v.err(
+                    at(d),
+                    format!("{path}.every"),
+                    format!(
+                        "the copies would overlap: the trace's bins span {} s, so `every` must be at least that",
+                        span / 1_000_000
+                    ),
+                );
+                return None;
+            }
+            e.micros()
+        }
+        None => span,
+    };
+    if (counts.len() as u64).saturating_mul(repeat) > MAX_BINS {
+        let r = t.repeat.as_ref().expect("one copy fits: checked above");
+        v.err(
+            at(r),
+            format!("{path}.repeat"),
+            format!("{repeat} copies of {} bins are more than {MAX_BINS} bins; give a longer `bin`", counts.len()),
+        );
+        return None;
     }
+    // Instants stay far below the end of time (µs in 64 bits: 584,000 years).
+    let last = repeat.checked_mul(every).and_then(|x| x.checked_add(start.micros())).and_then(|x| x.checked_add(span));
+    if last.is_none_or(|l| l > u64::MAX / 2) {
+        let at_ = t.every.as_ref().unwrap_or(&t.path);
+        v.err(at(at_), format!("{path}.repeat"), "the copies reach beyond the time lahar can count");
+        return None;
+    }
+    let mut steps: Vec<(SimTime, i64)> = Vec::new();
+    for copy in 0..repeat {
+        let from = start.micros() + copy * every;
+        // A gap between copies (a period longer than the trace) offers nothing.
+        if let Some(&(last, _)) = steps.last()
+            && last.micros().saturating_add(bin.micros()) < from
+        {
+            steps.push((SimTime(last.micros().saturating_add(bin.micros())), 0));
+        }
+        for &(b, n) in &counts {
+            let milli = (n as f64 * scale * 1e9 / bin.micros() as f64).round() as i64;
+            steps.push((SimTime(from + b), milli));
+        }
+    }
+    let end = steps.last().map_or(start.micros(), |s| s.0.micros().saturating_add(bin.micros()));
+    steps.push((SimTime(end), 0));
     Some(Demand::Steps(steps))
 }
 

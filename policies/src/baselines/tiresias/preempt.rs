@@ -250,7 +250,7 @@ impl Tiresias {
         for p in pods {
             let reason = format!("tiresias: job {} (queue {level}) preempts job {} (queue {vl})", j.0, v.0);
             // The pod was just checked to be Running.
-            let _ = ssn.evict(stmt, p, reason);
+            let _ = ssn.evict_for(stmt, p, j, reason);
         }
     }
 

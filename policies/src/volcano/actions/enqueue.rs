@@ -103,11 +103,12 @@ fn rejected(fw: &Framework, ssn: &mut Session<'_>, j: JobId) {
         let mut why: Vec<String> = fw
             .enqueue_rejecters(ssn, j)
             .into_iter()
-            .map(|p| match p {
-                "overcommit" => {
+            .map(|(p, numbers)| match (p, numbers) {
+                ("overcommit", _) => {
                     "overcommit: minResources exceed the cluster's overcommitted idle resources".to_string()
                 }
                 _ if !open => format!("{p}: queue {qname} is not open"),
+                (_, Some(n)) => format!("{p}: minResources exceed what queue {qname} may still admit: {n}"),
                 _ => format!("{p}: minResources exceed what queue {qname} may still admit"),
             })
             .collect();

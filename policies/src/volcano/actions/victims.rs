@@ -201,7 +201,8 @@ pub(crate) fn preempt_pod(
                 if reclaim { "reclaimed" } else { "preempted" },
                 ssn.job(ssn.pod(pod).job).spec.pod_name(ssn.pod(pod).task as usize, ssn.pod(pod).index)
             );
-            ssn.evict(&mut node_stmt, v, reason).expect("victims are running");
+            let for_job = ssn.pod(pod).job;
+            ssn.evict_for(&mut node_stmt, v, for_job, reason).expect("victims are running");
         }
         if fits(ssn) {
             ssn.pipeline(&mut node_stmt, pod, n).expect("fits checked");

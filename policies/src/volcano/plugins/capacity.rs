@@ -552,6 +552,13 @@ impl Plugin for Capacity {
         }
         Some(out)
     }
+    fn enqueue_refusal(&self, ssn: &Session<'_>, j: JobId) -> Option<String> {
+        let q = ssn.job(j).spec.queue.0 as usize;
+        if self.tree().is_some() {
+            return None;
+        }
+        self.admission[q].refusal(ssn, j, &self.attrs[q].real_capability)
+    }
     fn job_enqueueable(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
         let q = ssn.job(j).spec.queue.0 as usize;
         let Some(t) = self.tree() else { return Some(self.admission[q].vote(ssn, j, &self.attrs[q].real_capability)) };

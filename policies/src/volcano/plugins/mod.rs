@@ -214,6 +214,30 @@ impl Admission {
         if le_on(&need, real_capability, &minr) { 1 } else { -1 }
     }
 
+    /// Why [`Admission::vote`] refuses job `j`, for `--explain`: the first
+    /// dimension minResources asks for that does not fit, in numbers
+    /// (`nvidia.com/gpu: minResources 2 + allocated 23 + inqueue 40 − elastic 0
+    /// = 65 > realCapability 64`); `None` when it does not refuse on numbers.
+    pub fn refusal(&self, ssn: &Session<'_>, j: JobId, real_capability: &FRes) -> Option<String> {
+        let job = ssn.job(j);
+        let minr = job.spec.min_resources;
+        let (alloc, mr) = (f(&ssn.queue(job.spec.queue).allocated), f(&minr));
+        let d = (0..DIMS).find(|&d| {
+            d != PODS && minr.get(d) > 0 && mr[d] + alloc[d] + self.inqueue[d] - self.elastic[d] > real_capability[d]
+        })?;
+        let a = |v: f64| lahar_core::model::resource::ResourceNames::amount(d, v);
+        let cap = if real_capability[d].is_finite() { a(real_capability[d]) } else { "unlimited".to_string() };
+        Some(format!(
+            "{}: minResources {} + allocated {} + inqueue {} − elastic {} = {} > realCapability {cap}",
+            ssn.cluster().resource_names.name(d),
+            a(mr[d]),
+            a(alloc[d]),
+            a(self.inqueue[d]),
+            a(self.elastic[d]),
+            a(mr[d] + alloc[d] + self.inqueue[d] - self.elastic[d]),
+        ))
+    }
+
     /// Reserves an admitted job's minResources, less its gated pods' requests
     /// (`DeductSchGatedResources`).
     pub fn admit(&mut self, ssn: &Session<'_>, j: JobId) {

@@ -208,6 +208,10 @@ impl Plugin for Proportion {
         let q = ssn.job(j).spec.queue.0 as usize;
         Some(self.admission[q].vote(ssn, j, &self.attrs[q].real_capability))
     }
+    fn enqueue_refusal(&self, ssn: &Session<'_>, j: JobId) -> Option<String> {
+        let q = ssn.job(j).spec.queue.0 as usize;
+        self.admission[q].refusal(ssn, j, &self.attrs[q].real_capability)
+    }
     fn job_enqueued(&mut self, ssn: &Session<'_>, j: JobId) {
         self.admission[ssn.job(j).spec.queue.0 as usize].admit(ssn, j);
     }

@@ -422,7 +422,7 @@ fn dry_run(
     let mut stmt = ssn.statement();
     let reason = format!("{} for {}", action_name(kind), ssn.job(j).spec.name);
     for &v in victims {
-        ssn.evict(&mut stmt, v, reason.clone()).expect("candidates are running");
+        ssn.evict_for(&mut stmt, v, j, reason.clone()).expect("candidates are running");
     }
     let mut watched = Vec::new();
     for (s, pods) in subs {
