@@ -35,6 +35,10 @@ struct RunView {
     metrics: Vec<(String, String)>,
     queue_header: Vec<&'static str>,
     queue_rows: Vec<Vec<String>>,
+    service_header: Vec<&'static str>,
+    service_rows: Vec<Vec<String>>,
+    /// What the services held and took from the other jobs, in a sentence.
+    serving: Option<String>,
     plots: Vec<Plot>,
     /// What was simulated: (fact, value) rows.
     setup: Vec<(String, String)>,
@@ -82,6 +86,59 @@ const QUEUE_HEADER: [&str; 10] = [
     "SLO misses",
 ];
 
+const SERVICE_HEADER: [&str; 10] = [
+    "service",
+    "kind",
+    "offered requests",
+    "unserved requests",
+    "SLO attainment (%)",
+    "replica-hours short",
+    "catch-up mean (s)",
+    "scale ups / downs",
+    "max replicas",
+    "pod starts",
+];
+
+/// summary.json's `metrics.services`, a row each; and `metrics.serving` in words.
+fn services_view(s: &serde_json::Value) -> (Vec<Vec<String>>, Option<String>) {
+    let num = |v: &serde_json::Value, p: &str, scale: f64| {
+        fmt_value(v.pointer(p).and_then(|x| x.as_f64()).map(|x| x * scale))
+    };
+    let rows = s
+        .pointer("/metrics/services")
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .map(|v| {
+                    vec![
+                        v["service"].as_str().unwrap_or("").to_string(),
+                        v["kind"].as_str().unwrap_or("").to_string(),
+                        num(v, "/offered_requests", 1.0),
+                        num(v, "/unserved_requests", 1.0),
+                        num(v, "/slo_attainment", 100.0),
+                        num(v, "/replica_hours_short", 1.0),
+                        num(v, "/catch_up_s/mean", 1.0),
+                        format!("{} / {}", num(v, "/scale_ups", 1.0), num(v, "/scale_downs", 1.0)),
+                        num(v, "/max_replicas", 1.0),
+                        num(v, "/pod_starts", 1.0),
+                    ]
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let serving = s.pointer("/metrics/serving").filter(|v| v.is_object()).map(|v| {
+        format!(
+            "The services held {} GPU-hours. To make room for their pods, {} pods of other jobs were preempted or \
+             reclaimed ({} job preemptions), and those jobs lost {} GPU-hours of work.",
+            num(v, "/gpu_hours", 1.0),
+            num(v, "/batch_pods_evicted", 1.0),
+            num(v, "/batch_preemptions", 1.0),
+            num(v, "/batch_gpu_hours_lost", 1.0),
+        )
+    });
+    (rows, serving)
+}
+
 fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
     let s = &r.summary;
     let text = |k: &str| match &s[k] {
@@ -125,6 +182,7 @@ fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
             ]);
         }
     }
+    let (service_rows, serving) = if snapshot { (Vec::new(), None) } else { services_view(s) };
     let runs = std::slice::from_ref(r);
     // A snapshot's session or two leaves one or two samples: no line to draw.
     let sessions = s.pointer("/metrics/sessions").and_then(serde_json::Value::as_u64).unwrap_or(0);
@@ -199,6 +257,9 @@ fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
         metrics,
         queue_header: QUEUE_HEADER.to_vec(),
         queue_rows,
+        service_header: SERVICE_HEADER.to_vec(),
+        service_rows,
+        serving,
         plots,
         decisions: r.decisions.clone(),
         explain: r.explain.clone(),

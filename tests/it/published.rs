@@ -831,14 +831,20 @@ fn serving_training_table_is_the_sweep_s() {
         assert!(section.contains(&claim), "docs/model.md does not say {claim:?}");
     }
     // One run of the scenario: the demand offered, the share unserved, and the
-    // five 8-GPU gangs admitted in the first hour that start after 14 h.
+    // five 8-GPU gangs admitted in the first hour that start after 14 h; its
+    // serving plot, and the packed one's, are the page's figures.
     let run = dir.path().join("run");
+    let scenario = root.join("examples/serving-training/scenario.yaml");
+    lahar().args(["run", "-q", "--plots", "--out"]).arg(&run).arg(&scenario).assert().success();
+    same_figure(&run.join("plots/serving.png"), "docs/img/serving-training-fair-share.png");
+    let packed = dir.path().join("packed");
     lahar()
-        .args(["run", "-q", "--out"])
-        .arg(&run)
-        .arg(root.join("examples/serving-training/scenario.yaml"))
+        .args(["run", "-q", "--plots", "--set", "spec.scheduler.conf=packed.conf", "--out"])
+        .arg(&packed)
+        .arg(&scenario)
         .assert()
         .success();
+    same_figure(&packed.join("plots/serving.png"), "docs/img/serving-training-packed.png");
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     let v = &summary["metrics"]["serving"];

@@ -283,6 +283,15 @@ fn a_run_with_services_has_the_serving_plot() {
     cargo_bin_cmd!("lahar").arg("report").arg(&out).assert().success();
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("id=\"run-1-serving\""), "the report shows the serving plot");
+    // And a table of the services, with what they took from other jobs (none here).
+    assert!(html.contains("<h3>Services</h3>") && html.contains("<td>chat</td><td>Deployment</td>"), "services table");
+    assert!(
+        html.contains(
+            "The services held 98.225 GPU-hours. To make room for their pods, 0 pods of other jobs were preempted or \
+             reclaimed (0 job preemptions), and those jobs lost 0 GPU-hours of work."
+        ),
+        "the serving sentence"
+    );
 }
 
 #[test]
