@@ -129,11 +129,13 @@ fn services_view(s: &serde_json::Value) -> (Vec<Vec<String>>, Option<String>) {
     let serving = s.pointer("/metrics/serving").filter(|v| v.is_object()).map(|v| {
         format!(
             "The services held {} GPU-hours. To make room for their pods, {} pods of other jobs were preempted or \
-             reclaimed ({} job preemptions), and those jobs lost {} GPU-hours of work.",
+             reclaimed ({} job preemptions), and those jobs lost {} GPU-hours of work; {} pods of the services \
+             were preempted or reclaimed for other jobs.",
             num(v, "/gpu_hours", 1.0),
             num(v, "/batch_pods_evicted", 1.0),
             num(v, "/batch_preemptions", 1.0),
             num(v, "/batch_gpu_hours_lost", 1.0),
+            num(v, "/pods_evicted", 1.0),
         )
     });
     (rows, serving)

@@ -62,6 +62,7 @@ pub fn serving(stats: &[ServiceStats], impact: &ServingImpact) -> Option<Serving
         unserved_requests: sum(|s| s.offered - s.served),
         slo_attainment: (measured > 0).then(|| 1.0 - short as f64 / measured as f64),
         gpu_hours: impact.gpu_milli_us as f64 / 1000.0 / 3.6e9,
+        pods_evicted: impact.pods_evicted,
         batch_pods_evicted: impact.batch_pods_evicted,
         batch_preemptions: impact.batch_preemptions,
         batch_gpu_hours_lost: impact.batch_lost_gpu_us as f64 / 3.6e9,

@@ -327,6 +327,8 @@ pub struct ServingSummary {
     pub slo_attainment: Option<f64>,
     /// GPU-hours held by the services' Running pods.
     pub gpu_hours: f64,
+    /// The services' pods evicted to make room for other jobs' pods.
+    pub pods_evicted: u64,
     /// Pods of other jobs evicted to make room for the services' pods.
     pub batch_pods_evicted: u64,
     /// Preemptions of other jobs for the services (a job once per session).

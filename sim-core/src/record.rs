@@ -252,6 +252,9 @@ pub struct ServingImpact {
     /// (GPU·µs of ideal work), counted when an eviction for a service stopped
     /// them.
     pub batch_lost_gpu_us: u128,
+    /// The services' own pods evicted (preempted or reclaimed) to make room
+    /// for another job's pod.
+    pub pods_evicted: u64,
 }
 
 /// One row of events.csv: a failure, a repair, a drain's steps.

@@ -845,6 +845,21 @@ fn serving_training_table_is_the_sweep_s() {
         .assert()
         .success();
     same_figure(&packed.join("plots/serving.png"), "docs/img/serving-training-packed.png");
+    // Under reclaim every preemption is the chat's: training evicts its pods,
+    // it evicts none of training's.
+    let reclaim = dir.path().join("reclaim");
+    lahar()
+        .args(["run", "-q", "--set", "spec.scheduler.conf=reclaim.conf", "--out"])
+        .arg(&reclaim)
+        .arg(&scenario)
+        .assert()
+        .success();
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reclaim.join("summary.json")).unwrap()).unwrap();
+    let (m, v) = (&m["metrics"], &m["metrics"]["serving"]);
+    let preemptions = m["preemptions"].as_u64().unwrap();
+    assert!(preemptions > 0 && v["batch_preemptions"] == 0, "{v}");
+    assert!(v["pods_evicted"].as_u64().unwrap() >= preemptions, "{v}");
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     let v = &summary["metrics"]["serving"];

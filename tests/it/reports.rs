@@ -288,7 +288,8 @@ fn a_run_with_services_has_the_serving_plot() {
     assert!(
         html.contains(
             "The services held 98.225 GPU-hours. To make room for their pods, 0 pods of other jobs were preempted or \
-             reclaimed (0 job preemptions), and those jobs lost 0 GPU-hours of work."
+             reclaimed (0 job preemptions), and those jobs lost 0 GPU-hours of work; 0 pods of the services were \
+             preempted or reclaimed for other jobs."
         ),
         "the serving sentence"
     );

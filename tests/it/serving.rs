@@ -484,6 +484,7 @@ spec:
     assert_eq!(v["batch_gpu_hours_lost"], 0.0, "{v}");
     assert_eq!(v["gpu_hours"], 6570.0 / 3600.0, "{v}");
     assert_eq!(v["services"], 1, "{v}");
+    assert_eq!(v["pods_evicted"], 0, "{v}");
     // timeseries.csv splits the allocated GPUs by class: the service's one GPU
     // from the first sample after 630 s (the 8 GPUs are all held but while the
     // victim's grace runs).

@@ -170,11 +170,16 @@ impl Engine {
     }
 
     /// Pod `victim` was evicted for job `for_job`: counted when a service
-    /// evicted another workload's pod.
+    /// evicted another workload's pod, or another workload a service's.
     pub(super) fn evicted_for(&mut self, victim: PodId, for_job: JobId) {
         let j = self.world.pods[victim].job;
-        if !self.serving.serves(for_job) || self.serving.serves(j) {
-            return;
+        match (self.serving.serves(for_job), self.serving.serves(j)) {
+            (true, false) => {}
+            (false, true) => {
+                self.stats.serving.pods_evicted += 1;
+                return;
+            }
+            _ => return,
         }
         self.stats.serving.batch_pods_evicted += 1;
         if let Err(i) = self.serving.hit.binary_search(&j) {
