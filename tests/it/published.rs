@@ -830,6 +830,11 @@ fn serving_training_table_is_the_sweep_s() {
     ] {
         assert!(section.contains(&claim), "docs/model.md does not say {claim:?}");
     }
+    // The README's summary of it.
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let more = format!("{:.0}% more unserved requests", 100.0 * (packed.1 / fair.1 - 1.0));
+    assert!(readme.contains(&more), "README.md does not say {more:?}");
+    assert!(readme.contains("mean JCT by a third") && (1.0 - packed.0 / fair.0 - 1.0 / 3.0).abs() < 0.02, "{packed:?}");
     // One run of the scenario: the demand offered, the share unserved, and the
     // five 8-GPU gangs admitted in the first hour that start after 14 h; its
     // serving plot, and the packed one's, are the page's figures.
