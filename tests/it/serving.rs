@@ -336,6 +336,7 @@ fn a_request_trace_is_a_demand() {
     for (bad, field, why) in [
         ("bin: 1s, repeat: 2, every: 30m}", "demand.trace.every", "the copies would overlap"),
         ("bin: 1s, repeat: 0}", "demand.trace.repeat", "expected 1 to 10000000 copies, got 0"),
+        ("bin: 1s, every: 2h}", "demand.trace.every", "with one copy it does nothing"),
     ] {
         std::fs::write(&p, std::fs::read_to_string(&p).unwrap().replace(&again, &services.replace("bin: 1s}", bad)))
             .unwrap();
@@ -379,6 +380,31 @@ fn trace_inspect_reads_a_request_trace() {
     let o = lahar().args(["trace", "convert", "--format", "burstgpt", "--out", "x.csv"]).arg(&trace).assert().code(2);
     let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
     assert!(err.contains("is a request trace"), "{err}");
+}
+
+/// Two hours, a reclaimable `training` queue beside `serving`, and a conf with
+/// reclaim; `gang` holds gang's arguments (lines after its name).
+fn reclaim_setup(gang: &str) -> String {
+    format!(
+        "  horizon: 2h
+  queues:
+    - {{name: training, weight: 1, reclaimable: true}}
+    - {{name: serving, weight: 1}}
+  scheduler:
+    inline: |
+      actions: \"enqueue, allocate, backfill, reclaim\"
+      tiers:
+      - plugins:
+        - name: priority
+        - name: gang{gang}
+        - name: conformance
+      - plugins:
+        - name: drf
+        - name: predicates
+        - name: proportion
+        - name: nodeorder
+"
+    )
 }
 
 /// A one-GPU Deployment `web` in the `serving` queue, submitted at `at`.
@@ -431,24 +457,7 @@ spec:
     .unwrap();
     let text = scenario(
         "    nodes: [{name: n0, gpus: 8, cpu: 32, memory: 256Gi}]",
-        "  horizon: 2h
-  queues:
-    - {name: training, weight: 1, reclaimable: true}
-    - {name: serving, weight: 1}
-  scheduler:
-    inline: |
-      actions: \"enqueue, allocate, backfill, reclaim\"
-      tiers:
-      - plugins:
-        - name: priority
-        - name: gang
-        - name: conformance
-      - plugins:
-        - name: drf
-        - name: predicates
-        - name: proportion
-        - name: nodeorder
-  workload:
+        &(reclaim_setup("") + "  workload:
     - jobs:
         - {name: train, queue: training, minAvailable: 1, duration: 10h, tasks: [{name: w, replicas: 8, minAvailable: 1, resources: {nvidia.com/gpu: 1}}]}
     - manifests: web.yaml
@@ -457,7 +466,7 @@ spec:
       demand: {steps: [{at: 0s, rate: 5}, {at: 30m, rate: 35}]}
       capacity: 10
       startup: 60s
-",
+"),
     );
     let p = dir.path().join("s.yaml");
     std::fs::write(&p, text).unwrap();
@@ -518,25 +527,7 @@ fn work_lost_to_a_service_is_counted() {
     std::fs::write(dir.path().join("web.yaml"), serving_web("50m")).unwrap();
     let text = scenario(
         "    nodes: [{name: n0, gpus: 4, cpu: 32, memory: 256Gi}]",
-        "  horizon: 2h
-  queues:
-    - {name: training, weight: 1, reclaimable: true}
-    - {name: serving, weight: 1}
-  scheduler:
-    inline: |
-      actions: \"enqueue, allocate, backfill, reclaim\"
-      tiers:
-      - plugins:
-        - name: priority
-        - name: gang
-          enablePreemptable: false
-        - name: conformance
-      - plugins:
-        - name: drf
-        - name: predicates
-        - name: proportion
-        - name: nodeorder
-  workload:
+        &(reclaim_setup("\n          enablePreemptable: false") + "  workload:
     - jobs:
         - {name: train, queue: training, minAvailable: 4, duration: 10h, checkpointInterval: 20m, tasks: [{name: w, replicas: 4, resources: {nvidia.com/gpu: 1}}]}
     - manifests: web.yaml
@@ -544,7 +535,7 @@ fn work_lost_to_a_service_is_counted() {
     - workload: web
       demand: {constant: 5}
       capacity: 10
-",
+"),
     );
     let p = dir.path().join("s.yaml");
     std::fs::write(&p, text).unwrap();

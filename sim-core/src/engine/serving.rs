@@ -160,13 +160,18 @@ impl Engine {
         }
     }
 
+    /// Integrates the services' GPUs up to `t`.
+    fn serving_gpus_until(&mut self, t: SimTime) {
+        let s = &mut self.serving;
+        let dt = t.micros().saturating_sub(s.gpu_since.micros());
+        self.stats.serving.gpu_milli_us += s.gpu_milli.max(0) as u128 * u128::from(dt);
+        s.gpu_since = t;
+    }
+
     /// The services' GPUs change by `delta` milli-GPUs now.
     fn serving_gpus(&mut self, delta: i64) {
-        let s = &mut self.serving;
-        let dt = self.now.micros().saturating_sub(s.gpu_since.micros());
-        self.stats.serving.gpu_milli_us += s.gpu_milli.max(0) as u128 * u128::from(dt);
-        s.gpu_since = self.now;
-        s.gpu_milli += delta;
+        self.serving_gpus_until(self.now);
+        self.serving.gpu_milli += delta;
     }
 
     /// Pod `victim` was evicted for job `for_job`: counted when a service
@@ -431,11 +436,7 @@ impl Engine {
 
     /// The run ends at `end`: every service's totals.
     pub(super) fn finish_services(&mut self, end: SimTime) {
-        if !self.serving.is_empty() {
-            let dt = end.micros().saturating_sub(self.serving.gpu_since.micros());
-            self.stats.serving.gpu_milli_us += self.serving.gpu_milli.max(0) as u128 * u128::from(dt);
-            self.serving.gpu_since = end;
-        }
+        self.serving_gpus_until(end);
         for b in &mut self.serving.bound {
             b.advance(end);
             b.stats.measured_us = end.micros().saturating_sub(b.since.micros());

@@ -301,6 +301,10 @@ fn trace(v: &mut V<'_>, t: &RawDemandTrace, path: &str, base: &std::path::Path) 
     // The trace's bins end to end: the shortest period its copies can have.
     let span = (counts.len() as u64).saturating_mul(bin.micros());
     let every = match &t.every {
+        Some(d) if repeat < 2 => {
+            v.err(at(d), format!("{path}.every"), "spaces the copies of `repeat`: with one copy it does nothing");
+            return None;
+        }
         Some(d) => {
             let e = v.duration(d, &format!("{path}.every"))?;
             if e.micros() < span {

@@ -193,48 +193,51 @@ impl Admission {
         out
     }
 
-    /// The enqueue vote for job `j` of an Open queue bounded by `real_capability`:
-    /// permit iff `minResources + allocated + inqueue − elastic ≤ realCapability` on
-    /// the dimensions minResources requests.
-    pub fn vote(&self, ssn: &Session<'_>, j: JobId, real_capability: &FRes) -> Vote {
+    /// `minResources + allocated + inqueue − elastic` of job `j`'s queue, per
+    /// dimension, with job `j`'s minResources (what enqueue admits against).
+    fn need(&self, ssn: &Session<'_>, j: JobId) -> (FRes, FRes, lahar_core::model::resource::Resources) {
         let job = ssn.job(j);
-        let q = job.spec.queue;
-        if ssn.queue(q).spec.state != QueueState::Open {
-            return -1;
-        }
         let minr = job.spec.min_resources;
-        if minr.is_zero() {
-            return 1;
-        }
-        let (alloc, mr) = (f(&ssn.queue(q).allocated), f(&minr));
+        let (alloc, mr) = (f(&ssn.queue(job.spec.queue).allocated), f(&minr));
         let mut need = [0.0; DIMS];
         for d in 0..DIMS {
             need[d] = mr[d] + alloc[d] + self.inqueue[d] - self.elastic[d];
         }
+        (need, alloc, minr)
+    }
+
+    /// The enqueue vote for job `j` of an Open queue bounded by `real_capability`:
+    /// permit iff `minResources + allocated + inqueue − elastic ≤ realCapability` on
+    /// the dimensions minResources requests.
+    pub fn vote(&self, ssn: &Session<'_>, j: JobId, real_capability: &FRes) -> Vote {
+        if ssn.queue(ssn.job(j).spec.queue).spec.state != QueueState::Open {
+            return -1;
+        }
+        if ssn.job(j).spec.min_resources.is_zero() {
+            return 1;
+        }
+        let (need, _, minr) = self.need(ssn, j);
         if le_on(&need, real_capability, &minr) { 1 } else { -1 }
     }
 
     /// Why [`Admission::vote`] refuses job `j`, for `--explain`: the first
-    /// dimension minResources asks for that does not fit, in numbers
-    /// (`nvidia.com/gpu: minResources 2 + allocated 23 + inqueue 40 − elastic 0
-    /// = 65 > realCapability 64`); `None` when it does not refuse on numbers.
+    /// dimension minResources asks for that does not fit (as `le_on` checks
+    /// it), in numbers (`nvidia.com/gpu: minResources 2 + allocated 23 +
+    /// inqueue 40 − elastic 0 = 65 > realCapability 64`); `None` when it does
+    /// not refuse on numbers.
     pub fn refusal(&self, ssn: &Session<'_>, j: JobId, real_capability: &FRes) -> Option<String> {
-        let job = ssn.job(j);
-        let minr = job.spec.min_resources;
-        let (alloc, mr) = (f(&ssn.queue(job.spec.queue).allocated), f(&minr));
-        let d = (0..DIMS).find(|&d| {
-            d != PODS && minr.get(d) > 0 && mr[d] + alloc[d] + self.inqueue[d] - self.elastic[d] > real_capability[d]
-        })?;
+        let (need, alloc, minr) = self.need(ssn, j);
+        let d = (0..DIMS).find(|&d| d != PODS && minr.get(d) > 0 && need[d] > real_capability[d])?;
         let a = |v: f64| lahar_core::model::resource::ResourceNames::amount(d, v);
         let cap = if real_capability[d].is_finite() { a(real_capability[d]) } else { "unlimited".to_string() };
         Some(format!(
             "{}: minResources {} + allocated {} + inqueue {} − elastic {} = {} > realCapability {cap}",
             ssn.cluster().resource_names.name(d),
-            a(mr[d]),
+            a(f(&minr)[d]),
             a(alloc[d]),
             a(self.inqueue[d]),
             a(self.elastic[d]),
-            a(mr[d] + alloc[d] + self.inqueue[d] - self.elastic[d]),
+            a(need[d]),
         ))
     }
 
