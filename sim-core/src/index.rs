@@ -16,6 +16,9 @@ pub struct NodeIndex {
     tree: Vec<Resources>,
 }
 
+/// Leaves [`NodeIndex::first_fit`] reads in a row before it climbs the tree.
+const PROBE: usize = 8;
+
 const EMPTY: Resources = Resources([i64::MIN / 4; DIMS]);
 
 impl NodeIndex {
@@ -66,17 +69,20 @@ impl NodeIndex {
         if from >= self.len {
             return None;
         }
-        // Scans from a cursor mostly meet a fitting node right away on a roomy
-        // cluster: test the leaf, then climb from it (cost grows with the distance
-        // to the answer, not with the cluster) and descend into the first subtree
-        // to its right whose maxima cover `req`.
-        let mut i = self.size + from;
-        if req.fits_in(&self.tree[i]) {
-            return Some(NodeId(from as u32));
+        // Scans from a cursor mostly meet a fitting node within a few leaves on a
+        // roomy cluster, and leaves lie side by side in memory: read the next
+        // few in a row, then climb from the last (cost grows with the distance to
+        // the answer, not with the cluster; each step of a climb reads a node far
+        // from the last) and descend into the first subtree to its right whose
+        // maxima cover `req`.
+        let near = (from + PROBE).min(self.len);
+        if let Some(k) = self.tree[self.size + from..self.size + near].iter().position(|free| req.fits_in(free)) {
+            return Some(NodeId((from + k) as u32));
         }
-        if !req.fits_in(&self.tree[1]) {
+        if near == self.len || !req.fits_in(&self.tree[1]) {
             return None;
         }
+        let mut i = self.size + near - 1;
         'climb: loop {
             loop {
                 if i == 1 {

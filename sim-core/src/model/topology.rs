@@ -147,8 +147,14 @@ pub enum TopologyError {
 pub struct Topology {
     /// All groups; the last one is the virtual cluster top.
     pub hypernodes: Vec<HyperNode>,
-    /// For each node, its chain of groups from the lowest tier up to the cluster top.
-    node_chain: Vec<Vec<HyperNodeId>>,
+    /// Every node's chain of groups from the lowest tier up to the cluster top,
+    /// one after the other in node order (node `n`'s is
+    /// `chains[chain_at[n]..chain_at[n + 1]]`): the node search reads the chains of
+    /// hundreds of neighbouring nodes per pod, and one allocation per node put
+    /// each of them a cache miss away.
+    chains: Vec<HyperNodeId>,
+    /// Where each node's chain starts in `chains`, and its end.
+    chain_at: Vec<u32>,
     /// Fabric tiers (oversubscription per tier), when generated from a fabric.
     pub fabric: Vec<FabricTier>,
 }
@@ -297,7 +303,8 @@ impl Topology {
             let p = hns[i].parent.unwrap().0 as usize;
             hns[p].children.push(HyperNodeId(i as u32));
         }
-        let mut node_chain = Vec::with_capacity(node_count);
+        let (mut chains, mut chain_at) = (Vec::new(), Vec::with_capacity(node_count + 1));
+        chain_at.push(0);
         for (n, parent) in node_parent.iter().enumerate() {
             let mut chain = Vec::new();
             let mut cur = parent.map(|p| HyperNodeId(p as u32));
@@ -313,9 +320,10 @@ impl Topology {
                     hns[h.0 as usize].nodes.push(NodeId(n as u32));
                 }
             }
-            node_chain.push(chain);
+            chains.extend_from_slice(&chain);
+            chain_at.push(chains.len() as u32);
         }
-        Ok(Topology { hypernodes: hns, node_chain, fabric })
+        Ok(Topology { hypernodes: hns, chains, chain_at, fabric })
     }
 
     /// The virtual cluster-top group.
@@ -332,7 +340,13 @@ impl Topology {
     }
     /// A node's groups from its lowest tier to the cluster top.
     pub fn chain(&self, node: NodeId) -> &[HyperNodeId] {
-        &self.node_chain[node.0 as usize]
+        let n = node.0 as usize;
+        &self.chains[self.chain_at[n] as usize..self.chain_at[n + 1] as usize]
+    }
+    /// A node's lowest group: the first of its [`Topology::chain`] (the cluster top
+    /// for a node in no HyperNode).
+    pub fn leaf(&self, node: NodeId) -> HyperNodeId {
+        self.chains[self.chain_at[node.0 as usize] as usize]
     }
     /// The lowest group holding all `nodes`; `None` for an empty set.
     pub fn lowest_common(&self, nodes: &[NodeId]) -> Option<HyperNodeId> {

@@ -157,7 +157,9 @@ impl Book for WholeGpus {
         let (pod, req) = (m.pod, m.req);
         if let Some(n) = before {
             let mask = std::mem::take(&mut w.pods[pod].gpu_devices);
+            let was = w.nodes[n].gpus.partial;
             w.nodes[n].gpus.give_back(req.get(GPU), mask);
+            w.partial_devices = w.partial_devices + w.nodes[n].gpus.partial - was;
         }
         if let Some(n) = after {
             // The node's free CPU before this pod: the resource sums have charged it already.
@@ -166,7 +168,9 @@ impl Book for WholeGpus {
             let model = w.node_models[n];
             let cpu = req.get(crate::model::resource::CPU);
             let share = w.share_rule.pick(&w.frag_target, free_cpu, model, &ns.gpus, cpu, req.get(GPU));
+            let was = w.nodes[n].gpus.partial;
             w.pods[pod].gpu_devices = w.nodes[n].gpus.take(req.get(GPU), share);
+            w.partial_devices = w.partial_devices + w.nodes[n].gpus.partial - was;
         }
     }
 }

@@ -28,12 +28,14 @@ impl World {
             r
         };
         let ns = &mut self.nodes[i];
+        let partial = ns.gpus.partial;
         for d in 0..count {
             let (was, now) = (ns.lost_devices >> d & 1, mask >> d & 1);
             if was != now {
                 ns.gpus.charge(d, if now == 1 { DEVICE_MILLI } else { -DEVICE_MILLI });
             }
         }
+        self.partial_devices = self.partial_devices + ns.gpus.partial - partial;
         let delta = lost - ns.lost;
         ns.lost = lost;
         ns.lost_devices = mask;

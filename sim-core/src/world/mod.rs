@@ -610,6 +610,9 @@ pub struct World {
     /// Nodes with resources releasing or pipelined: while there are none, every
     /// node's idle room is its future-idle room.
     pub nodes_ahead: u32,
+    /// GPU devices shared by fractional pods, summed over the nodes (each node's
+    /// `gpus.partial`): while 0, a whole-GPU pod's device check needs no node.
+    pub partial_devices: u32,
     /// The distinct pod requests of the jobs' tasks ([`TaskState::shape`]).
     pub shapes: Vec<Resources>,
     /// The index of each request in `shapes`.
@@ -765,6 +768,7 @@ impl World {
             hn_used: vec![Resources::ZERO; nh].into(),
             hn_future_delta: vec![Resources::ZERO; nh].into(),
             nodes_ahead: 0,
+            partial_devices: 0,
             shapes,
             shape_of,
             epoch: 0,
@@ -894,8 +898,12 @@ impl World {
     /// resources being released); with a device shared by fractional pods, or for a
     /// fractional pod, the current devices decide.
     pub fn gpu_fits(&self, n: NodeId, milli: i64) -> bool {
+        let whole = milli % DEVICE_MILLI == 0;
+        if milli <= 0 || (whole && self.partial_devices == 0) {
+            return true;
+        }
         let g = &self.nodes[n].gpus;
-        if milli <= 0 || (milli % DEVICE_MILLI == 0 && g.partial == 0) {
+        if whole && g.partial == 0 {
             return true;
         }
         g.fits(milli)
@@ -1470,6 +1478,10 @@ impl World {
             if partial != g.partial {
                 return Err(format!("node {i}: partial-device count out of date"));
             }
+        }
+        let partial: u32 = self.nodes.iter().map(|ns| ns.gpus.partial).sum();
+        if partial != self.partial_devices {
+            return Err(format!("partial devices: {} counted, {partial} on the nodes", self.partial_devices));
         }
         Ok(())
     }

@@ -102,7 +102,8 @@ fn search_nodes(
     let req = ssn.pod(pod).req;
     // GPU devices are checked with the resources, before the plugins' predicates.
     let trivial = fw.predicate_trivial(ssn, pod);
-    let ok = |n: NodeId| ssn.gpu_fits(pod, n) && (trivial || fw.predicate(ssn, pod, n).is_ok());
+    let devices = ssn.gpu_devices_matter(pod);
+    let ok = |n: NodeId| (!devices || ssn.gpu_fits(pod, n)) && (trivial || fw.predicate(ssn, pod, n).is_ok());
     if let Some(nodes) = within {
         return nodes.iter().copied().filter(|&n| req.fits_in(&ssn.future_idle(n)) && ok(n)).collect();
     }

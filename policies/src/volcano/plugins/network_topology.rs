@@ -29,7 +29,7 @@ use super::binpack::{ResourceWeights, binpack_fraction, resource_weights};
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::model::resource::Resources;
-use lahar_core::model::topology::HyperNodeId;
+use lahar_core::model::topology::{HyperNodeId, Topology};
 use lahar_core::session::Session;
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
@@ -114,36 +114,70 @@ impl NetworkTopologyAware {
     /// binpack of `req` into HyperNode `h`, reused while `h`'s `used` is unchanged
     /// (recomputed every time with `--exhaustive`).
     fn fraction(&self, ssn: &Session<'_>, h: HyperNodeId, req: &Resources) -> f64 {
-        let compute =
-            || binpack_fraction(ssn, &self.weights, &ssn.hypernode_allocatable(h), &ssn.hypernode_used(h), req);
         if ssn.is_exhaustive() {
-            return compute();
+            return self.compute_fraction(ssn, h, req);
         }
         let mut cache = self.fractions.borrow_mut();
-        let row = match cache.last {
-            Some((r, row)) if r == *req => row,
-            _ => {
-                let row = match cache.rows.get(req) {
-                    Some(&row) => row,
-                    None => {
-                        if cache.data.len() >= FRACTION_SHAPES {
-                            *cache = Fractions::default();
-                        }
-                        cache.data.push(vec![(u64::MAX, 0.0); ssn.cluster().topology.hypernodes.len()]);
-                        let row = cache.data.len() - 1;
-                        cache.rows.insert(*req, row);
-                        row
-                    }
-                };
-                cache.last = Some((*req, row));
+        let row = cache.row(ssn, req);
+        self.kept_fraction(ssn, &mut cache.data[row], h, req)
+    }
+
+    fn compute_fraction(&self, ssn: &Session<'_>, h: HyperNodeId, req: &Resources) -> f64 {
+        binpack_fraction(ssn, &self.weights, &ssn.hypernode_allocatable(h), &ssn.hypernode_used(h), req)
+    }
+
+    /// [`NetworkTopologyAware::fraction`] through `row`, the cache's row of `req`.
+    fn kept_fraction(&self, ssn: &Session<'_>, row: &mut [(u64, f64)], h: HyperNodeId, req: &Resources) -> f64 {
+        let slot = &mut row[h.0 as usize];
+        if slot.0 == u64::MAX || ssn.hypernode_used_epoch(h) > slot.0 {
+            *slot = (ssn.epoch(), self.compute_fraction(ssn, h, req));
+        }
+        slot.1
+    }
+
+    /// A normal pod's score on a node whose groups are `chain`:
+    /// `Σ_t fading^(t−1) · binpack(tier-t group) / Σ_t fading^(t−1)` × 100 ×
+    /// `weight`, each fraction from `fraction`.
+    fn normal_score(
+        &self,
+        topo: &Topology,
+        chain: &[HyperNodeId],
+        mut fraction: impl FnMut(HyperNodeId) -> f64,
+    ) -> f64 {
+        let (mut num, mut den) = (0.0, 0.0);
+        for t in 1..topo.top_tier() {
+            let tw = self.fading.powi(t as i32 - 1);
+            let ts = chain.iter().find(|&&h| topo.get(h).tier == t).map(|&h| fraction(h)).unwrap_or(1.0);
+            num += tw * ts;
+            den += tw;
+        }
+        if den > 0.0 { num / den * 100.0 * self.weight } else { 0.0 }
+    }
+}
+
+impl Fractions {
+    /// The row of `req` (a new, empty one the first time; the cache starts over
+    /// past [`FRACTION_SHAPES`] requests).
+    fn row(&mut self, ssn: &Session<'_>, req: &Resources) -> usize {
+        if let Some((r, row)) = self.last
+            && r == *req
+        {
+            return row;
+        }
+        let row = match self.rows.get(req) {
+            Some(&row) => row,
+            None => {
+                if self.data.len() >= FRACTION_SHAPES {
+                    *self = Fractions::default();
+                }
+                self.data.push(vec![(u64::MAX, 0.0); ssn.cluster().topology.hypernodes.len()]);
+                let row = self.data.len() - 1;
+                self.rows.insert(*req, row);
                 row
             }
         };
-        let slot = &mut cache.data[row][h.0 as usize];
-        if slot.0 == u64::MAX || ssn.hypernode_used_epoch(h) > slot.0 {
-            *slot = (ssn.epoch(), compute());
-        }
-        slot.1
+        self.last = Some((*req, row));
+        row
     }
 }
 
@@ -418,25 +452,34 @@ impl Plugin for NetworkTopologyAware {
             }
             return;
         }
+        // One borrow of the fraction cache and one lookup of the pod's row for
+        // the whole list.
         let topo = &ssn.cluster().topology;
+        let req = ssn.pod(pod).req;
+        let mut cache = self.fractions.borrow_mut();
+        let row = cache.row(ssn, &req);
+        let row = &mut cache.data[row];
         let mut run: Option<(HyperNodeId, f64)> = None;
         for (sum, &n) in sums.iter_mut().zip(nodes) {
-            let group = topo.chain(n)[0];
+            let group = topo.leaf(n);
             let s = match run {
                 Some((g, s)) if g == group => s,
                 _ => {
-                    let s = self.node_score(ssn, pod, n).expect("a normal pod is scored");
+                    let s = self.normal_score(topo, topo.chain(n), |h| self.kept_fraction(ssn, row, h, &req));
                     run = Some((group, s));
                     s
                 }
             };
             *sum += s;
         }
+        if let Some((group, s)) = run {
+            self.last_score.set(Some((pod, ssn.epoch(), group, s)));
+        }
     }
     fn node_score(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<f64> {
         let topo = &ssn.cluster().topology;
         // Only normal pods' scores are remembered, so a hit is one.
-        let group = topo.chain(node)[0];
+        let group = topo.leaf(node);
         let epoch = ssn.epoch();
         if !ssn.is_exhaustive()
             && let Some((p, e, g, score)) = self.last_score.get()
@@ -450,7 +493,7 @@ impl Plugin for NetworkTopologyAware {
                 return Some(0.0);
             }
             let a = topo.lowest_common(&placed)?;
-            let h = topo.chain(node)[0];
+            let h = topo.leaf(node);
             let (max, min) = (topo.top_tier() as f64, 1.0);
             let s = if h == a {
                 1.0
@@ -465,19 +508,7 @@ impl Plugin for NetworkTopologyAware {
             return None;
         }
         let req = ssn.pod(pod).req;
-        let (mut num, mut den) = (0.0, 0.0);
-        for t in 1..topo.top_tier() {
-            let tw = self.fading.powi(t as i32 - 1);
-            let ts = topo
-                .chain(node)
-                .iter()
-                .find(|&&h| topo.get(h).tier == t)
-                .map(|&h| self.fraction(ssn, h, &req))
-                .unwrap_or(1.0);
-            num += tw * ts;
-            den += tw;
-        }
-        let score = if den > 0.0 { num / den * 100.0 * self.weight } else { 0.0 };
+        let score = self.normal_score(topo, topo.chain(node), |h| self.fraction(ssn, h, &req));
         self.last_score.set(Some((pod, epoch, group, score)));
         Some(score)
     }
