@@ -75,11 +75,16 @@ impl NodeIndex {
         // the answer, not with the cluster; each step of a climb reads a node far
         // from the last) and descend into the first subtree to its right whose
         // maxima cover `req`.
+        // (First the root: a request no node has room for, the common failure of a
+        // busy cluster, is answered by one read.)
+        if !req.fits_in(&self.tree[1]) {
+            return None;
+        }
         let near = (from + PROBE).min(self.len);
         if let Some(k) = self.tree[self.size + from..self.size + near].iter().position(|free| req.fits_in(free)) {
             return Some(NodeId((from + k) as u32));
         }
-        if near == self.len || !req.fits_in(&self.tree[1]) {
+        if near == self.len {
             return None;
         }
         let mut i = self.size + near - 1;
