@@ -69,17 +69,17 @@ impl NodeIndex {
         if from >= self.len {
             return None;
         }
+        // A request no node has room for, the common failure of a busy
+        // cluster, is answered by one read: the root's.
+        if !req.fits_in(&self.tree[1]) {
+            return None;
+        }
         // Scans from a cursor mostly meet a fitting node within a few leaves on a
         // roomy cluster, and leaves lie side by side in memory: read the next
         // few in a row, then climb from the last (cost grows with the distance to
         // the answer, not with the cluster; each step of a climb reads a node far
         // from the last) and descend into the first subtree to its right whose
         // maxima cover `req`.
-        // (First the root: a request no node has room for, the common failure of a
-        // busy cluster, is answered by one read.)
-        if !req.fits_in(&self.tree[1]) {
-            return None;
-        }
         let near = (from + PROBE).min(self.len);
         if let Some(k) = self.tree[self.size + from..self.size + near].iter().position(|free| req.fits_in(free)) {
             return Some(NodeId((from + k) as u32));

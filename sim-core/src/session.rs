@@ -561,12 +561,10 @@ impl<'w> Session<'w> {
     pub fn gpu_fits(&self, pod: PodId, n: NodeId) -> bool {
         self.world.gpu_fits(n, self.world.pods[pod].req.gpu_milli())
     }
-    /// False when [`Session::gpu_fits`] says yes on every node: the pod asks no
-    /// GPU, or whole GPUs while no device anywhere is shared (a search over
-    /// hundreds of nodes then asks no node).
+    /// False when [`Session::gpu_fits`] says yes on every node
+    /// ([`World::gpu_devices_matter`]).
     pub fn gpu_devices_matter(&self, pod: PodId) -> bool {
-        let milli = self.world.pods[pod].req.gpu_milli();
-        milli > 0 && (milli % crate::devices::DEVICE_MILLI != 0 || self.world.partial_devices > 0)
+        self.world.gpu_devices_matter(self.world.pods[pod].req.gpu_milli())
     }
     /// The fragmentation measure's target workload (set for the FGD paper's
     /// placement policies, [`World::set_placement`]).

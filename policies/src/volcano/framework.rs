@@ -423,14 +423,16 @@ impl Framework {
         let req = ssn.pod(pod).req;
         let mut cache = self.scores.borrow_mut();
         let now = ssn.epoch();
-        let scoring: Vec<(usize, &dyn Plugin)> = self
-            .tiers
-            .iter()
-            .flatten()
-            .enumerate()
-            .filter(|(_, s)| s.on(flag::ENABLE_NODE_ORDER))
-            .map(|(slot, s)| (slot, s.plugin.as_ref()))
-            .collect();
+        // The scoring plugins with their slots, walked without collecting them
+        // (this runs for every pod placed).
+        let scoring = || {
+            self.tiers
+                .iter()
+                .flatten()
+                .enumerate()
+                .filter(|(_, s)| s.on(flag::ENABLE_NODE_ORDER))
+                .map(|(slot, s)| (slot, s.plugin.as_ref()))
+        };
         // Plugin by plugin, each node's sum grows in plugin order from the empty
         // sum's value: the additions `node_score`'s `sum()` makes, in its order.
         let mut sums = vec![std::iter::empty::<f64>().sum::<f64>(); nodes.len()];
@@ -438,7 +440,7 @@ impl Framework {
         // on every node, so what they add up to is itself a function of the node's
         // `used`: kept as one row (a pod reads one number per node, not one per
         // plugin).
-        let lead = scoring.iter().take_while(|(_, p)| p.score_by_node(ssn, pod)).count();
+        let lead = scoring().take_while(|(_, p)| p.score_by_node(ssn, pod)).count();
         let mut done = 0;
         if lead >= 2 {
             let row = cache.row(usize::MAX - lead, req, ssn.node_count());
@@ -448,7 +450,7 @@ impl Framework {
                 let fresh = ssn.node_used_epoch(n) <= slot.0 || ssn.stale_scores_for_tests;
                 if slot.0 == u64::MAX || !fresh {
                     let mut part = *sum;
-                    for (_, p) in &scoring[..lead] {
+                    for (_, p) in scoring().take(lead) {
                         if let Some(s) = p.node_score(ssn, pod, n) {
                             part += s;
                         }
@@ -459,7 +461,7 @@ impl Framework {
             }
             done = lead;
         }
-        for &(slot, p) in &scoring[done..] {
+        for (slot, p) in scoring().skip(done) {
             if !p.score_by_node(ssn, pod) {
                 p.add_node_scores(ssn, pod, nodes, &mut sums);
                 continue;

@@ -898,15 +898,21 @@ impl World {
     /// resources being released); with a device shared by fractional pods, or for a
     /// fractional pod, the current devices decide.
     pub fn gpu_fits(&self, n: NodeId, milli: i64) -> bool {
-        let whole = milli % DEVICE_MILLI == 0;
-        if milli <= 0 || (whole && self.partial_devices == 0) {
+        if !self.gpu_devices_matter(milli) {
             return true;
         }
         let g = &self.nodes[n].gpus;
-        if whole && g.partial == 0 {
+        if milli % DEVICE_MILLI == 0 && g.partial == 0 {
             return true;
         }
         g.fits(milli)
+    }
+
+    /// False when [`World::gpu_fits`] says yes on every node for a pod asking
+    /// `milli` milli-GPUs: it asks none, or whole GPUs while no device anywhere
+    /// is shared (a search over hundreds of nodes then reads no node).
+    pub fn gpu_devices_matter(&self, milli: i64) -> bool {
+        milli > 0 && (milli % DEVICE_MILLI != 0 || self.partial_devices > 0)
     }
 
     /// Creates a Pending pod of `job`'s task `task`, replica `index`.
