@@ -155,8 +155,8 @@ pub const SERVICES: [Column; 11] = [
 
 /// scaling.csv (runs with an autoscaler): one row per change of replicas.
 pub const SCALING: [Column; 7] = [
-    c("t_s", "s", "the sync's instant"),
-    t("autoscaler", "", "the HPA, namespace/name"),
+    c("t_s", "s", "the sync's (or KEDA poll's) instant"),
+    t("autoscaler", "", "the HPA or KEDA ScaledObject that decided, namespace/name"),
     t("target", "", "Kind NAME of the workload"),
     c("from", "count", "replicas before"),
     c("to", "count", "replicas after"),

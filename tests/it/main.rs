@@ -28,6 +28,7 @@ mod interrupt;
 mod invariants;
 mod job_keys;
 mod jobflow;
+mod keda;
 mod kthena;
 mod lws;
 mod manifests;

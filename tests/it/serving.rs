@@ -10,18 +10,7 @@ use super::*;
 fn files(hpa_extra: &str, services: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let manifests = format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: web}}
-spec:
-  replicas: 1
-  template:
-    spec:
-      schedulerName: volcano
-      containers:
-        - name: s
-          resources: {{requests: {{cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}}}
----
+        "{WEB}---
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
 metadata: {{name: web}}
@@ -36,6 +25,26 @@ spec:
         target: {{type: AverageValue, averageValue: '10'}}
 {hpa_extra}"
     );
+    web_files(dir, &manifests, services)
+}
+
+/// A Deployment `web` of 1 one-GPU pod.
+pub(super) const WEB: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  template:
+    spec:
+      schedulerName: volcano
+      containers:
+        - name: s
+          resources: {requests: {cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}
+";
+
+/// `manifests` as web.yaml in `dir`, and a scenario of an hour on one 8-GPU node
+/// running them, `services` after it.
+pub(super) fn web_files(dir: tempfile::TempDir, manifests: &str, services: &str) -> (tempfile::TempDir, PathBuf) {
     std::fs::write(dir.path().join("web.yaml"), manifests).unwrap();
     let text = scenario(
         "    nodes: [{name: n0, gpus: 8, cpu: 32, memory: 256Gi}]",

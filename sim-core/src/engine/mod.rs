@@ -78,6 +78,8 @@ enum Event {
     Deadline(JobId),
     /// A bound service's HorizontalPodAutoscaler syncs (by index).
     Autoscale(u32),
+    /// KEDA polls the triggers of a bound service's ScaledObject (by index).
+    Activate(u32),
     /// A service's pod, started at the given instant, has run its start-up
     /// delay and serves (stale if the pod stopped meanwhile).
     Ready(PodId, SimTime),
@@ -548,6 +550,10 @@ impl Engine {
             Event::Autoscale(k) => {
                 self.serving.queued -= 1;
                 self.autoscale(k);
+            }
+            Event::Activate(k) => {
+                self.serving.queued -= 1;
+                self.activate(k);
             }
             Event::Ready(p, started) => {
                 self.serving.queued -= 1;

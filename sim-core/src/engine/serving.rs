@@ -3,7 +3,8 @@
 //! what it is offered and serves integrated exactly between changes, and its
 //! HorizontalPodAutoscaler synced every period, resizing the workload as its
 //! controller would (a ReplicaSet deletes the pods it ranks first, a
-//! StatefulSet its highest ordinals).
+//! StatefulSet its highest ordinals); an HPA made by a KEDA ScaledObject has
+//! KEDA's loop beside it, polling every `pollingInterval`.
 
 use super::{Engine, Event};
 use crate::model::ids::{JobId, PodId};
@@ -11,6 +12,7 @@ use crate::model::job::PodStatus;
 use crate::record::{ScaleRecord, ServiceSample, ServiceStats};
 use crate::serving::ServiceSpec;
 use crate::serving::hpa::{HpaSpec, HpaState, Observation};
+use crate::serving::keda::KedaState;
 use crate::util::time::SimTime;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -38,6 +40,8 @@ struct Bound {
     kind: Arc<str>,
     spec: Option<Arc<ServiceSpec>>,
     hpa: Option<(Arc<HpaSpec>, HpaState)>,
+    /// KEDA's memory of the ScaledObject that made the HPA, if one did.
+    keda: KedaState,
     /// Ready pods and what each serves.
     ready: BTreeMap<PodId, i64>,
     capacity: i64,
@@ -140,12 +144,15 @@ impl Engine {
             ..Default::default()
         };
         let has_hpa = hpa.is_some();
+        // KEDA's loop starts with the ScaledObject, before the HPA it makes.
+        let has_keda = hpa.as_ref().is_some_and(|h| h.keda.is_some());
         self.serving.bound.push(Bound {
             job: j,
             name,
             kind,
             spec: service,
             hpa: hpa.map(|h| (h, HpaState::default())),
+            keda: KedaState::default(),
             ready: BTreeMap::new(),
             capacity: 0,
             since: self.now,
@@ -154,6 +161,10 @@ impl Engine {
             stats,
         });
         self.serving.by_job.insert(j, k);
+        if has_keda {
+            self.serving.queued += 1;
+            self.events.push(self.now, Event::Activate(k));
+        }
         if has_hpa {
             self.serving.queued += 1;
             self.events.push(self.now, Event::Autoscale(k));
@@ -264,16 +275,19 @@ impl Engine {
         o
     }
 
+    /// What an autoscaler sees of bound service `k`'s workload, while the
+    /// workload lives.
+    fn observe_live(&self, k: usize) -> Option<Observation> {
+        let j = self.serving.bound[k].job;
+        let alive = self.world.jobs.get(j).is_some_and(|job| !job.phase.is_terminal());
+        alive.then(|| self.observe(k))
+    }
+
     /// Bound service `k`'s autoscaler syncs; the next sync is queued while its
     /// target lives.
     pub(super) fn autoscale(&mut self, k: u32) {
         let ku = k as usize;
-        let j = self.serving.bound[ku].job;
-        let alive = self.world.jobs.get(j).is_some_and(|job| !job.phase.is_terminal());
-        if !alive {
-            return;
-        }
-        let obs = self.observe(ku);
+        let Some(obs) = self.observe_live(ku) else { return };
         let cfg = self.cfg.hpa;
         let now = self.now;
         let b = &mut self.serving.bound[ku];
@@ -281,29 +295,53 @@ impl Engine {
         let out = state.reconcile(spec, &cfg, now, &obs);
         let autoscaler = Arc::clone(&spec.name);
         if let Some(to) = out.rescale {
-            let from = obs.spec_replicas;
-            if to > from {
-                b.stats.scale_ups += 1;
-            } else {
-                b.stats.scale_downs += 1;
-            }
-            let r = ScaleRecord {
-                t: now,
-                autoscaler,
-                target: format!("{} {}", b.kind, b.name).into(),
-                from,
-                to,
-                proposed: out.proposed,
-                reason: out.reason,
-            };
-            match &mut self.recorder {
-                Some(rec) => rec.scaled(&self.world, &r),
-                None => self.scaling_out.push(r),
-            }
-            self.resize(j, to.max(0) as u32);
+            self.rescaled(ku, autoscaler, obs.spec_replicas, to, out.proposed, out.reason);
         }
         self.serving.queued += 1;
         self.events.push(now.plus(crate::util::time::SimDuration(cfg.sync_period_us)), Event::Autoscale(k));
+    }
+
+    /// KEDA polls bound service `k`'s triggers (`RequestScale`); the next poll
+    /// is queued while its target lives.
+    pub(super) fn activate(&mut self, k: u32) {
+        let ku = k as usize;
+        let Some(obs) = self.observe_live(ku) else { return };
+        let now = self.now;
+        let b = &mut self.serving.bound[ku];
+        let Some(spec) = b.hpa.as_ref().and_then(|(h, _)| h.keda.clone()) else { return };
+        let out = b.keda.poll(&spec, now, obs.spec_replicas, obs.demand);
+        if let Some(to) = out.rescale {
+            self.rescaled(ku, Arc::clone(&spec.name), obs.spec_replicas, to, -1, out.reason);
+        }
+        self.serving.queued += 1;
+        let period = crate::util::time::SimDuration(u64::from(spec.polling_s.max(1)) * 1_000_000);
+        self.events.push(now.plus(period), Event::Activate(k));
+    }
+
+    /// An autoscaler set bound service `k`'s replicas from `from` to `to`: a row
+    /// of scaling.csv, and the workload resized.
+    fn rescaled(&mut self, k: usize, autoscaler: Arc<str>, from: i32, to: i32, proposed: i32, reason: String) {
+        let b = &mut self.serving.bound[k];
+        if to > from {
+            b.stats.scale_ups += 1;
+        } else {
+            b.stats.scale_downs += 1;
+        }
+        let j = b.job;
+        let r = ScaleRecord {
+            t: self.now,
+            autoscaler,
+            target: format!("{} {}", b.kind, b.name).into(),
+            from,
+            to,
+            proposed,
+            reason,
+        };
+        match &mut self.recorder {
+            Some(rec) => rec.scaled(&self.world, &r),
+            None => self.scaling_out.push(r),
+        }
+        self.resize(j, to.max(0) as u32);
     }
 
     /// The workload's controller makes its pods `replicas`: new pods under the

@@ -150,6 +150,9 @@ pub struct HpaSpec {
     pub metrics: Vec<Metric>,
     /// `behavior`; `None` when the manifest has none (the older rules apply).
     pub behavior: Option<Behavior>,
+    /// The KEDA ScaledObject that made this HPA, whose loop moves the target to
+    /// and from zero.
+    pub keda: Option<Arc<super::keda::KedaSpec>>,
 }
 
 /// What the controller sees of its target when it syncs.

@@ -4,10 +4,12 @@
 //! it is for — the demand offered to it ([`demand::Demand`]), what a ready
 //! replica serves, how long a new one takes to start — and Kubernetes'
 //! HorizontalPodAutoscaler ([`hpa`]) that changes its replicas from that
-//! demand. The engine keeps each service's state and measures what was served.
+//! demand, and KEDA's ScaledObject ([`keda`]), which makes one and moves the
+//! workload to and from zero. The engine keeps each service's state and measures what was served.
 
 pub mod demand;
 pub mod hpa;
+pub mod keda;
 
 use crate::util::time::SimDuration;
 use std::sync::Arc;

@@ -14,15 +14,19 @@ use lahar_core::serving::hpa::{Behavior, HpaSpec, Metric, Policy, Rules, Select,
 use lahar_core::util::quantity::parse_quantity;
 use std::sync::Arc;
 
-/// An HPA as read, before it meets its target.
+/// An HPA as read (or as a KEDA ScaledObject makes it), before it meets its
+/// target.
 pub(crate) struct Read {
-    spec: HpaSpec,
+    pub(super) spec: HpaSpec,
     /// `scaleTargetRef`: (apiVersion, kind, name) in the HPA's namespace.
-    target: (String, String, String),
-    namespace: String,
-    file: String,
-    at: At,
-    doc: String,
+    pub(super) target: (String, String, String),
+    pub(super) namespace: String,
+    pub(super) file: String,
+    pub(super) at: At,
+    pub(super) doc: String,
+    /// The object as messages name it (`HorizontalPodAutoscaler ns/name`,
+    /// `ScaledObject ns/name`).
+    pub(super) label: String,
 }
 
 /// Kinds whose scale an HPA drives in lahar.
@@ -76,7 +80,7 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
     } else {
         metrics(ck, spec, &mut left)
     };
-    let behavior = spec.get("behavior").filter(|b| b.val != Val::Null).map(|b| behavior(ck, b));
+    let behavior = spec.get("behavior").filter(|b| b.val != Val::Null).map(|b| behavior(ck, b, "spec.behavior"));
     let name: Arc<str> = format!("{}/{}", meta.namespace, meta.name).into();
     for (path, why) in left {
         cx.left_out.push(Diagnostic {
@@ -91,12 +95,27 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
     if !ck.ok() {
         return None;
     }
-    let spec =
-        HpaSpec { name, min_replicas: min as i32, max_replicas: max? as i32, metrics, behavior: behavior.flatten() };
-    Some(Read { spec, target: target?, namespace: meta.namespace, file: d.file.clone(), at: root.at, doc: d.label() })
+    let spec = HpaSpec {
+        name,
+        min_replicas: min as i32,
+        max_replicas: max? as i32,
+        metrics,
+        behavior: behavior.flatten(),
+        keda: None,
+    };
+    let label = format!("HorizontalPodAutoscaler {}", spec.name);
+    Some(Read {
+        spec,
+        target: target?,
+        namespace: meta.namespace,
+        file: d.file.clone(),
+        at: root.at,
+        doc: d.label(),
+        label,
+    })
 }
 
-fn target_ref(ck: &mut Ck<'_>, spec: &Node) -> Option<(String, String, String)> {
+pub(super) fn target_ref(ck: &mut Ck<'_>, spec: &Node) -> Option<(String, String, String)> {
     let Some(r) = spec.get("scaleTargetRef") else {
         ck.err(spec.at, "spec.scaleTargetRef", "required: the workload the HPA scales");
         return None;
@@ -116,7 +135,7 @@ fn target_ref(ck: &mut Ck<'_>, spec: &Node) -> Option<(String, String, String)> 
 }
 
 /// A quantity in milli-units, > 0.
-fn quantity(ck: &mut Ck<'_>, n: &Node, path: &str) -> Option<i64> {
+pub(super) fn quantity(ck: &mut Ck<'_>, n: &Node, path: &str) -> Option<i64> {
     let s = ck.str(n, path)?;
     match parse_quantity(s.trim(), 1000) {
         Ok(v) if v > 0 => Some(v),
@@ -221,14 +240,15 @@ fn metrics(ck: &mut Ck<'_>, spec: &Node, left: &mut Vec<(String, String)>) -> Ve
     out
 }
 
-fn behavior(ck: &mut Ck<'_>, b: &Node) -> Option<Behavior> {
-    known_keys(ck, b, "spec.behavior", &["scaleUp", "scaleDown"]);
+/// `behavior` at `path`, defaulted.
+pub(super) fn behavior(ck: &mut Ck<'_>, b: &Node, path: &str) -> Option<Behavior> {
+    known_keys(ck, b, path, &["scaleUp", "scaleDown"]);
     let up = match b.get("scaleUp").filter(|n| n.val != Val::Null) {
-        Some(n) => rules(ck, n, "spec.behavior.scaleUp", Rules::default_up())?,
+        Some(n) => rules(ck, n, &join(path, "scaleUp"), Rules::default_up())?,
         None => Rules::default_up(),
     };
     let down = match b.get("scaleDown").filter(|n| n.val != Val::Null) {
-        Some(n) => rules(ck, n, "spec.behavior.scaleDown", Rules::default_down())?,
+        Some(n) => rules(ck, n, &join(path, "scaleDown"), Rules::default_down())?,
         None => Rules::default_down(),
     };
     Some(Behavior { up, down })
@@ -328,7 +348,7 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
                 file: r.file.clone(),
                 at: r.at,
                 path: format!("{}: spec.scaleTargetRef", r.doc),
-                message: format!("HorizontalPodAutoscaler {}: {why}: it is left out", r.spec.name),
+                message: format!("{}: {why}: it is left out", r.label),
             });
         };
         if !SCALED.contains(&kind.as_str()) || !(api.is_empty() || api.starts_with("apps/")) {
@@ -342,7 +362,7 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
             left(
                 cx,
                 format!(
-                    "another HPA scales {kind} {}/{name} too, and Kubernetes then scales neither (AmbiguousSelector)",
+                    "another HPA or ScaledObject scales {kind} {}/{name} too, and Kubernetes then scales neither (AmbiguousSelector)",
                     r.namespace
                 ),
             );

@@ -16,6 +16,7 @@ mod devices;
 mod hpa;
 mod hyperjob;
 mod jobflow;
+mod keda;
 mod kthena;
 mod kubeflow;
 mod lws;
@@ -199,12 +200,12 @@ pub fn support_object(d: &Doc) -> Option<String> {
             }
             false
         }
-        // kthena's autoscaling objects (lahar autoscales through HorizontalPodAutoscalers only) and its
-        // router's objects, KEDA's scaler and Prometheus' monitors, the Gateway
+        // kthena's autoscaling objects (lahar autoscales through HorizontalPodAutoscalers and
+        // KEDA's ScaledObjects) and its router's objects, KEDA's credentials and Prometheus' monitors, the Gateway
         // API inference extension's pools: no pods.
         "workload.serving.volcano.sh" => matches!(kind.as_str(), "AutoscalingPolicy" | "AutoscalingPolicyBinding"),
         "networking.serving.volcano.sh" => true,
-        "keda.sh" => matches!(kind.as_str(), "ScaledObject" | "TriggerAuthentication" | "ClusterTriggerAuthentication"),
+        "keda.sh" => matches!(kind.as_str(), "TriggerAuthentication" | "ClusterTriggerAuthentication"),
         "monitoring.coreos.com" => matches!(kind.as_str(), "ServiceMonitor" | "PodMonitor" | "PrometheusRule"),
         "inference.networking.k8s.io" | "inference.networking.x-k8s.io" => true,
         "leaderworkerset.x-k8s.io" if kind == "LeaderWorkerSet" => {
@@ -404,6 +405,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
                 out.extend(recurring::jobs(d, &kind, cx, &mut ck))
             }
             ("autoscaling", "HorizontalPodAutoscaler") => hpas.extend(hpa::read(d, cx, &mut ck)),
+            ("keda.sh", "ScaledObject") => hpas.extend(keda::read(d, cx, &mut ck)),
             ("scheduling.volcano.sh", "PodGroup") => groups.add_group(d, cx, &mut ck),
             ("v1", "Pod") => groups.add_pod(d, cx, &mut ck),
             ("scheduling.k8s.io", "PriorityClass") => {}

@@ -15,7 +15,14 @@ fn obs(spec: i32, ready: u32, demand: i64) -> Observation {
 }
 
 fn hpa(metric: Metric, min: i32, max: i32, behavior: Option<Behavior>) -> HpaSpec {
-    HpaSpec { name: "default/h".into(), min_replicas: min, max_replicas: max, metrics: vec![metric], behavior }
+    HpaSpec {
+        name: "default/h".into(),
+        min_replicas: min,
+        max_replicas: max,
+        metrics: vec![metric],
+        behavior,
+        keda: None,
+    }
 }
 
 fn pods(avg: i64) -> Metric {
