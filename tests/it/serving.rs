@@ -8,7 +8,11 @@ use super::*;
 /// A Deployment `web` of one-GPU pods with an HPA on a Pods metric (10 per pod,
 /// 1 to 6 replicas, no `behavior`), and `rest` after `spec.services`.
 fn files(hpa_extra: &str, services: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+    files_in(tempfile::tempdir().unwrap(), hpa_extra, services)
+}
+
+/// [`files`] in `dir`.
+fn files_in(dir: tempfile::TempDir, hpa_extra: &str, services: &str) -> (tempfile::TempDir, PathBuf) {
     let manifests = format!(
         "{WEB}---
 apiVersion: autoscaling/v2
@@ -389,6 +393,51 @@ fn trace_inspect_reads_a_request_trace() {
     let o = lahar().args(["trace", "convert", "--format", "burstgpt", "--out", "x.csv"]).arg(&trace).assert().code(2);
     let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
     assert!(err.contains("is a request trace"), "{err}");
+}
+
+/// Mooncake's JSON-lines trace: its format guessed from the published file
+/// name, every figure counted independently from the sample (Python's json).
+#[test]
+fn trace_inspect_reads_a_mooncake_trace() {
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces/mooncake/conversation_trace.jsonl");
+    let o = lahar().args(["trace", "inspect", "--json"]).arg(&trace).assert().success();
+    let v: serde_json::Value = serde_json::from_slice(&o.get_output().stdout).unwrap();
+    assert_eq!(v["format"], "mooncake");
+    assert_eq!(
+        (v["rows_read"].as_u64(), v["requests"].as_u64(), v["skipped"].as_u64()),
+        (Some(1_750), Some(1_750), Some(0))
+    );
+    // 0 ms to 597,000 ms; 1,749 gaps over 597 s; the busiest minute 217 requests.
+    assert_eq!(v["span_s"], 597.0);
+    assert_eq!(v["mean_rps"], 1749.0 / 597.0);
+    assert_eq!((v["peak_rps_1m"].as_f64().unwrap() * 60.0).round(), 217.0);
+    let tokens = |k: &str| ["p50", "p90", "p99", "max"].map(|p| v[k][p].as_u64().unwrap());
+    assert_eq!(tokens("input_tokens"), [8036, 30183, 99934, 123192]);
+    assert_eq!(tokens("output_tokens"), [364, 610, 1047, 2000]);
+    // As a demand: ten one-minute bins, the first's rate its count / 60.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&trace, dir.path().join("conversation_trace.jsonl")).unwrap();
+    let services = "  services:\n    - workload: web\n      demand: {trace: {path: conversation_trace.jsonl}}\n      capacity: 2\n";
+    let (dir, p) = files_in(dir, "", services);
+    let out = dir.path().join("out");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).assert().success();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    // Offered: every request of the ten minutes, once — each bin's rate rounded
+    // to a milli-request per second (Python: the ten minutes' counts × 1000 / 60,
+    // rounded, × 60 / 1000, summed: 1,750.02).
+    let offered = summary["metrics"]["services"][0]["offered_requests"].as_f64().unwrap();
+    assert!((offered - 1750.02).abs() < 1e-9, "{offered}");
+    // A bad line: counted, or with --strict named with its line (exit 2).
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1}\n{\"timestamp\": \"soon\"}\n")
+        .unwrap();
+    let o = lahar().args(["trace", "inspect", "--json", "--format", "mooncake"]).arg(&bad).assert().success();
+    let v: serde_json::Value = serde_json::from_slice(&o.get_output().stdout).unwrap();
+    assert_eq!((v["rows_read"].as_u64(), v["skipped"].as_u64()), (Some(2), Some(1)));
+    let o = lahar().args(["trace", "inspect", "--strict", "--format", "mooncake"]).arg(&bad).assert().code(2);
+    let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
+    assert!(err.contains("bad.jsonl: line 2, row 2: malformed: `timestamp`: expected milliseconds"), "{err}");
 }
 
 /// Two hours, a reclaimable `training` queue beside `serving`, and a conf with

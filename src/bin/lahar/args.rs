@@ -382,8 +382,8 @@ pub(crate) enum TraceCommand {
 pub(crate) struct TraceFileArgs {
     /// Trace file.
     pub(crate) file: PathBuf,
-    /// swf, openb, philly, pai, helios or lahar (alias canonical); azure-llm or
-    /// burstgpt (request traces, `inspect` only); default: guessed
+    /// swf, openb, philly, pai, helios or lahar (alias canonical); azure-llm,
+    /// burstgpt or mooncake (request traces, `inspect` only); default: guessed
     /// from the file name as the traces ship them.
     #[arg(long)]
     pub(crate) format: Option<String>,

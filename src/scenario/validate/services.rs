@@ -220,7 +220,7 @@ fn trace(v: &mut V<'_>, t: &RawDemandTrace, path: &str, base: &std::path::Path) 
                 v.err(
                     at(&t.path),
                     format!("{path}.format"),
-                    "the format cannot be told from the file's name: give `format: azure-llm` or `burstgpt`",
+                    "the format cannot be told from the file's name: give `format: azure-llm`, `burstgpt` or `mooncake`",
                 );
                 return None;
             }

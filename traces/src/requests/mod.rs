@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | `azure-llm` | the Azure LLM inference trace (AzurePublicDataset, `AzureLLMInferenceTrace_{conv,code}.csv`, 2023; the 2024 week alike) | `TIMESTAMP` (`YYYY-MM-DD HH:MM:SS[.fraction][+00:00]`), `ContextTokens`, `GeneratedTokens` |
 //! | `burstgpt` | BurstGPT (HPMLL/BurstGPT, `BurstGPT_*.csv`) | `Timestamp` (seconds, a decimal), `Request tokens`, `Response tokens`; other columns (`Model`, `Log Type`, `Session ID`...) ignored |
+//! | `mooncake` | Mooncake's traces (kvcache-ai/Mooncake `FAST25-release`, `*_trace.jsonl`: one JSON object a line) | `timestamp` (milliseconds, an integer), `input_length`, `output_length`; `hash_ids` (prefix-cache blocks) ignored ([`mooncake`]) |
 //!
 //! Columns are found by header name. A row whose fields do not parse is skipped
 //! and counted (`malformed`), or, with `strict`, stops the read with its line.
@@ -17,6 +18,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{ImportError, Location, SkipReason};
 
+mod mooncake;
+
 /// An inference request trace format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RequestFormat {
@@ -24,17 +27,20 @@ pub enum RequestFormat {
     AzureLlm,
     /// BurstGPT.
     BurstGpt,
+    /// Mooncake's FAST'25 traces (JSON lines).
+    Mooncake,
 }
 
 impl RequestFormat {
     /// Every request format.
-    pub const ALL: [RequestFormat; 2] = [RequestFormat::AzureLlm, RequestFormat::BurstGpt];
+    pub const ALL: [RequestFormat; 3] = [RequestFormat::AzureLlm, RequestFormat::BurstGpt, RequestFormat::Mooncake];
 
     /// Its name on the command line and in scenarios.
     pub fn name(self) -> &'static str {
         match self {
             RequestFormat::AzureLlm => "azure-llm",
             RequestFormat::BurstGpt => "burstgpt",
+            RequestFormat::Mooncake => "mooncake",
         }
     }
 
@@ -50,6 +56,8 @@ impl RequestFormat {
             Some(RequestFormat::AzureLlm)
         } else if name.starts_with("burstgpt") {
             Some(RequestFormat::BurstGpt)
+        } else if name.starts_with("mooncake") || name.ends_with("_trace.jsonl") {
+            Some(RequestFormat::Mooncake)
         } else {
             None
         }
@@ -115,6 +123,9 @@ pub fn read_from(
     path: &Path,
     strict: bool,
 ) -> Result<RequestTrace, ImportError> {
+    if format == RequestFormat::Mooncake {
+        return mooncake::read(input, path, strict);
+    }
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -134,12 +145,11 @@ pub fn read_from(
         })
     };
     let (t, inp, out) = match format {
-        RequestFormat::AzureLlm => (need("TIMESTAMP")?, need("ContextTokens")?, need("GeneratedTokens")?),
         RequestFormat::BurstGpt => (need("Timestamp")?, need("Request tokens")?, need("Response tokens")?),
+        _ => (need("TIMESTAMP")?, need("ContextTokens")?, need("GeneratedTokens")?),
     };
     let width = header.len();
-    let mut rows: Vec<(i64, u32, u32)> = Vec::new();
-    let mut trace = RequestTrace::default();
+    let mut rows = Rows::new(path, strict);
     let path_buf: PathBuf = path.to_path_buf();
     loop {
         let line = reader.position().line();
@@ -163,40 +173,70 @@ pub fn read_from(
                 }
             }
         };
-        trace.rows += 1;
-        match parsed {
-            (_, Ok(r)) => {
-                if rows.len() >= MAX_REQUESTS {
-                    return Err(file_err(path, format!("more than {MAX_REQUESTS} requests: split the trace")));
+        rows.push(parsed.0, parsed.1)?;
+    }
+    Ok(rows.finish())
+}
+
+/// The requests read so far, and the rows skipped.
+struct Rows<'p> {
+    path: &'p Path,
+    strict: bool,
+    rows: Vec<(i64, u32, u32)>,
+    trace: RequestTrace,
+}
+
+impl<'p> Rows<'p> {
+    fn new(path: &'p Path, strict: bool) -> Self {
+        Rows { path, strict, rows: Vec::new(), trace: RequestTrace::default() }
+    }
+
+    /// The data row at `line`: a request (time µs on the trace's clock, input
+    /// and output tokens), or why it does not parse (skipped and counted, or
+    /// with `strict` the read's error).
+    fn push(&mut self, line: u64, row: Result<(i64, u32, u32), String>) -> Result<(), ImportError> {
+        self.trace.rows += 1;
+        match row {
+            Ok(r) => {
+                if self.rows.len() >= MAX_REQUESTS {
+                    return Err(file_err(self.path, format!("more than {MAX_REQUESTS} requests: split the trace")));
                 }
-                rows.push(r);
+                self.rows.push(r);
             }
-            (line, Err(message)) => {
-                if strict {
+            Err(message) => {
+                if self.strict {
                     return Err(ImportError::Row {
-                        path: path_buf,
-                        at: Location { line, row: trace.rows },
+                        path: self.path.to_path_buf(),
+                        at: Location { line, row: self.trace.rows },
                         reason: SkipReason::Malformed,
                         message,
                     });
                 }
-                trace.skipped += 1;
-                trace.first_skip.get_or_insert((line, message));
+                self.trace.skipped += 1;
+                self.trace.first_skip.get_or_insert((line, message));
             }
         }
+        Ok(())
     }
-    rows.sort_by_key(|r| r.0);
-    let first = rows.first().map_or(0, |r| r.0);
-    trace.at_us = rows.iter().map(|r| (r.0 - first) as u64).collect();
-    trace.input_tokens = rows.iter().map(|r| r.1).collect();
-    trace.output_tokens = rows.iter().map(|r| r.2).collect();
-    Ok(trace)
+
+    /// The trace: requests in time order (ties in file order), from the first.
+    fn finish(mut self) -> RequestTrace {
+        let rows = &mut self.rows;
+        rows.sort_by_key(|r| r.0);
+        let first = rows.first().map_or(0, |r| r.0);
+        let mut trace = self.trace;
+        trace.at_us = rows.iter().map(|r| (r.0 - first) as u64).collect();
+        trace.input_tokens = rows.iter().map(|r| r.1).collect();
+        trace.output_tokens = rows.iter().map(|r| r.2).collect();
+        trace
+    }
 }
 
 fn expected(format: RequestFormat) -> &'static str {
     match format {
         RequestFormat::AzureLlm => "TIMESTAMP,ContextTokens,GeneratedTokens",
         RequestFormat::BurstGpt => "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type",
+        RequestFormat::Mooncake => "no header: one JSON object a line",
     }
 }
 
@@ -213,14 +253,14 @@ fn row(
         s.parse::<u32>().map_err(|_| format!("`{name}`: expected a count of tokens ≥ 0, got `{s}`"))
     };
     let time = match format {
-        RequestFormat::AzureLlm => azure_time(&rec[t])?,
         RequestFormat::BurstGpt => {
             seconds(&rec[t]).ok_or_else(|| format!("`Timestamp`: expected seconds ≥ 0, got `{}`", &rec[t]))?
         }
+        _ => azure_time(&rec[t])?,
     };
     let (a, b) = match format {
-        RequestFormat::AzureLlm => ("ContextTokens", "GeneratedTokens"),
         RequestFormat::BurstGpt => ("Request tokens", "Response tokens"),
+        _ => ("ContextTokens", "GeneratedTokens"),
     };
     Ok((time, tokens(inp, a)?, tokens(out, b)?))
 }
