@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | `azure-llm` | the Azure LLM inference trace (AzurePublicDataset, `AzureLLMInferenceTrace_{conv,code}.csv`, 2023; the 2024 week alike) | `TIMESTAMP` (`YYYY-MM-DD HH:MM:SS[.fraction][+00:00]`), `ContextTokens`, `GeneratedTokens` |
 //! | `burstgpt` | BurstGPT (HPMLL/BurstGPT, `BurstGPT_*.csv`) | `Timestamp` (seconds, a decimal), `Request tokens`, `Response tokens`; other columns (`Model`, `Log Type`, `Session ID`...) ignored |
-//! | `mooncake` | Mooncake's traces (kvcache-ai/Mooncake `FAST25-release`, `*_trace.jsonl`: one JSON object a line) | `timestamp` (milliseconds, an integer), `input_length`, `output_length`; `hash_ids` (prefix-cache blocks) ignored ([`mooncake`]) |
+//! | `mooncake` | Mooncake's traces (kvcache-ai/Mooncake `FAST25-release`, `*_trace.jsonl`: one JSON object a line) | `timestamp` (milliseconds, an integer), `input_length`, `output_length`; `hash_ids` (prefix-cache blocks) ignored |
 //!
 //! Columns are found by header name. A row whose fields do not parse is skipped
 //! and counted (`malformed`), or, with `strict`, stops the read with its line.
