@@ -177,11 +177,8 @@ fn keda_left_out_with_a_warning() {
     };
     let w = warnings("    - type: cpu\n      metricType: Utilization\n      metadata: {value: '60'}\n", "");
     assert!(w.contains("ScaledObject default/web: a cpu trigger (a Resource metric of `cpu` use"), "{w}");
-    let w = warnings(
-        "    - type: cron\n      metadata: {timezone: UTC, start: 0 8 * * *, end: 0 18 * * *, desiredReplicas: '4'}\n",
-        "",
-    );
-    assert!(w.contains("a `cron` trigger is left out"), "{w}");
+    let w = warnings("    - type: kubernetes-workload\n      metadata: {podSelector: 'app=x', value: '2'}\n", "");
+    assert!(w.contains("a `kubernetes-workload` trigger is left out"), "{w}");
     let w = warnings("", "  advanced: {scalingModifiers: {formula: 's0 * 2', target: '4'}}\n");
     assert!(w.contains("scalingModifiers (a formula over the triggers) is not modelled"), "{w}");
     // An HPA on the same Deployment: Kubernetes scales neither.
@@ -205,6 +202,64 @@ spec:
     annotate(&dir, "autoscaling.keda.sh/paused: 'true'");
     let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
     assert!(s.warnings.iter().any(|w| w.message.contains("ScaledObject default/web is paused")), "{:?}", s.warnings);
+}
+
+/// A `cron` trigger: KEDA's next-start/next-end rule on the simulated clock
+/// (UTC from `spec.startTime`, here 0), its metric `desiredReplicas` within the
+/// window and 0 outside, averaged over the replicas at a target of 1.
+/// - 0 s: next start 600 s (minute 10), next end 2400 s (minute 40): outside;
+///   the Prometheus trigger reads 0: inactive → KEDA sets 0.
+/// - 600 s: next start 4200 s, next end 2400 s: within → KEDA sets 1; the HPA
+///   (4 / 1 = 4 → ceil 4, within max(2, 4)) sets 4.
+/// - 2400 s: outside; last active at the 2370 s poll, cooldown 120 s → at
+///   2490 s KEDA sets 0 (the HPA would keep 4 until 2700 s).
+#[test]
+fn keda_cron_trigger_windows() {
+    let cron = "    - type: cron\n      metadata: {timezone: Etc/UTC, start: 10 * * * *, end: 40 * * * *, desiredReplicas: '4'}\n";
+    let zero = "  services:\n    - workload: web\n      demand: {constant: 0}\n      capacity: 10\n";
+    let (dir, p) = files(cron, "", zero);
+    let (_, scaling) = run(&dir, &p);
+    assert_eq!(
+        scaling,
+        "t_s,autoscaler,target,from,to,proposed,reason
+0,default/web,Deployment web,1,0,-1,KEDAScaleTargetDeactivated: to minReplicaCount
+600,default/web,Deployment web,0,1,-1,KEDAScaleTargetActivated: triggered by s1-cron-Etc-UTC-10xxxx-40xxxx
+600,default/keda-hpa-web,Deployment web,1,4,4,external metric s1-cron-Etc-UTC-10xxxx-40xxxx above target
+2490,default/web,Deployment web,4,0,-1,KEDAScaleTargetDeactivated: to minReplicaCount
+"
+    );
+    // Its metadata checked as KEDA checks it.
+    for (meta, want) in [
+        (
+            "{timezone: UTC, start: 0 8 * * *, end: 0 8 * * *, desiredReplicas: '4'}",
+            "start and end can not have exactly same time input",
+        ),
+        (
+            "{timezone: UTC, start: 0 8 * * *, end: 0 18 * * *, desiredReplicas: '0'}",
+            "metadata.desiredReplicas: expected a replica count ≥ 1",
+        ),
+        (
+            "{timezone: Mars/Olympus, start: 0 8 * * *, end: 0 18 * * *, desiredReplicas: '2'}",
+            "metadata.timezone: unknown time zone",
+        ),
+        (
+            "{timezone: UTC, start: '@hourly', end: 0 18 * * *, desiredReplicas: '2'}",
+            "metadata.start: expected five cron fields",
+        ),
+        (
+            "{timezone: UTC, start: 0 25 * * *, end: 0 18 * * *, desiredReplicas: '2'}",
+            "metadata.start: error parsing start schedule",
+        ),
+        (
+            "{start: 0 8 * * *, end: 0 18 * * *, desiredReplicas: '2'}",
+            "spec.triggers[1].metadata.timezone: required by the cron scaler",
+        ),
+    ] {
+        let (_dir, p) = files(&format!("    - type: cron\n      metadata: {meta}\n"), "", zero);
+        let out = lahar().arg("validate").arg(&p).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(err.contains(want), "{meta}: {err}");
+    }
 }
 
 /// `autoscaling.keda.sh/paused-replicas: N` holds the target at N.

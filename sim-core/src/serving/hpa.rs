@@ -63,6 +63,18 @@ pub struct Metric {
     pub name: String,
     /// Its target (`Pods` metrics take only `AverageValue`).
     pub target: Target,
+    /// What it reads: the target's demand, or (a KEDA `cron` trigger's
+    /// metric) the replicas its windows want.
+    pub value: MetricValue,
+}
+
+/// What a metric reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MetricValue {
+    /// The target's demand (`spec.services`).
+    Demand,
+    /// A KEDA `cron` trigger's value at each instant.
+    Cron(Arc<super::keda::CronWindows>),
 }
 
 /// `selectPolicy`.
@@ -256,7 +268,7 @@ impl HpaState {
         } else if current < min {
             (min, "Current number of replicas below Spec.MinReplicas".to_string(), -1)
         } else {
-            let Some((proposed, metric)) = self.metrics_replicas(spec, cfg, obs) else {
+            let Some((proposed, metric)) = self.metrics_replicas(spec, cfg, obs, now) else {
                 return Outcome {
                     rescale: None,
                     proposed: -1,
@@ -287,13 +299,19 @@ impl HpaState {
     /// `computeReplicasForMetrics`: the largest proposal of the metrics that
     /// could be computed, with its metric's description; `None` when none
     /// could, or some could not and the rest would scale down.
-    fn metrics_replicas(&self, spec: &HpaSpec, cfg: &HpaConfig, obs: &Observation) -> Option<(i32, String)> {
+    fn metrics_replicas(
+        &self,
+        spec: &HpaSpec,
+        cfg: &HpaConfig,
+        obs: &Observation,
+        now: SimTime,
+    ) -> Option<(i32, String)> {
         let mut replicas = 0;
         let mut name = String::new();
         let mut invalid = 0;
         for m in &spec.metrics {
             let tol = self.tolerances(spec, cfg);
-            match metric_replicas(m, obs, &tol) {
+            match metric_replicas(m, obs, &tol, now) {
                 Some(r) => {
                     if replicas == 0 || r > replicas {
                         replicas = r;
@@ -475,8 +493,11 @@ fn scale_down_limit(current: i32, up: &[ScaleEvent], down: &[ScaleEvent], rules:
 
 /// One metric's proposal (`computeReplicasForMetric`); `None`: it cannot be
 /// computed (no value, no pods).
-fn metric_replicas(m: &Metric, obs: &Observation, tol: &Tolerances) -> Option<i32> {
-    let demand = obs.demand?;
+fn metric_replicas(m: &Metric, obs: &Observation, tol: &Tolerances, now: SimTime) -> Option<i32> {
+    let demand = match &m.value {
+        MetricValue::Demand => obs.demand?,
+        MetricValue::Cron(w) => w.value_milli(now),
+    };
     match (m.source, m.target) {
         (Source::Pods, Target::AverageValue(target)) => pods_replicas(obs, demand, target, tol),
         // A Pods metric takes only an average (the API server refuses others).

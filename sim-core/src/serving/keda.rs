@@ -24,6 +24,54 @@ pub struct Trigger {
     /// The activation threshold (milli-units; the scaler's `activation…`
     /// metadata, default 0): active while the value is above it.
     pub activation: i64,
+    /// A `cron` trigger's windows: its value is theirs, not the demand.
+    pub cron: Option<Arc<CronWindows>>,
+}
+
+impl Trigger {
+    /// The trigger's value at `now` (milli-units): its windows', else the
+    /// demand (`None`: no value, the scaler errs).
+    pub fn value(&self, now: SimTime, demand: Option<i64>) -> Option<i64> {
+        match &self.cron {
+            Some(w) => Some(w.value_milli(now)),
+            None => demand,
+        }
+    }
+}
+
+/// KEDA's `cron` scaler (`pkg/scalers/cron_scaler.go`) on the simulated clock:
+/// the times of its `start` and `end` schedules, from the clock's start to the
+/// first of each after the run's horizon.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CronWindows {
+    /// The `start` schedule's times, ascending.
+    pub starts: Vec<SimTime>,
+    /// The `end` schedule's times, ascending.
+    pub ends: Vec<SimTime>,
+    /// `desiredReplicas`.
+    pub replicas: i64,
+}
+
+impl CronWindows {
+    /// `GetMetricsAndActivity`: within the interval when the next end (strictly
+    /// after `now`) does not come after the next start — KEDA's two cases
+    /// (`nextStart.Before(nextEnd)` or not) reduce to this, since both next
+    /// times are after now. A schedule with no next time is Go's zero time,
+    /// before every other.
+    pub fn active(&self, now: SimTime) -> bool {
+        let next = |v: &[SimTime]| v.get(v.partition_point(|&t| t <= now)).copied();
+        match (next(&self.starts), next(&self.ends)) {
+            (Some(start), Some(end)) => end <= start,
+            // No start ahead (the zero time): before every end.
+            (None, Some(_)) => true,
+            (_, None) => false,
+        }
+    }
+
+    /// The metric: `desiredReplicas` within the interval, else 0 (milli-units).
+    pub fn value_milli(&self, now: SimTime) -> i64 {
+        if self.active(now) { self.replicas.saturating_mul(1000) } else { 0 }
+    }
 }
 
 /// A ScaledObject's settings that KEDA's loop reads (the HPA it makes carries
@@ -77,11 +125,17 @@ impl KedaState {
     pub fn poll(&mut self, spec: &KedaSpec, now: SimTime, current: i32, demand: Option<i64>) -> Poll {
         let created = *self.created.get_or_insert(now);
         let none = |why: &str| Poll { rescale: None, reason: why.to_string() };
-        let Some(value) = demand.filter(|_| !spec.triggers.is_empty()) else {
+        let values: Vec<Option<i64>> = spec.triggers.iter().map(|t| t.value(now, demand)).collect();
+        if values.iter().all(Option::is_none) {
             return none("TriggerError: no trigger has a value");
-        };
-        let active: Vec<&str> =
-            spec.triggers.iter().filter(|t| value > t.activation).map(|t| t.metric.as_str()).collect();
+        }
+        let active: Vec<&str> = spec
+            .triggers
+            .iter()
+            .zip(&values)
+            .filter(|(t, v)| v.is_some_and(|v| v > t.activation))
+            .map(|(t, _)| t.metric.as_str())
+            .collect();
         let min = spec.min_replicas;
         if !active.is_empty() {
             if (spec.idle_replicas.is_some() && current < min) || current == 0 {
@@ -142,7 +196,7 @@ mod tests {
             initial_cooldown_s: 0,
             min_replicas: min,
             idle_replicas: idle,
-            triggers: vec![Trigger { metric: "s0-prometheus".into(), activation: 2_000 }],
+            triggers: vec![Trigger { metric: "s0-prometheus".into(), activation: 2_000, cron: None }],
             pause_in: false,
             pause_out: false,
         }
@@ -203,6 +257,31 @@ mod tests {
         assert_eq!(st.poll(&sp, s(30), 0, Some(9_000)).rescale, Some(3));
         assert_eq!(st.poll(&sp, s(60), 3, Some(0)).reason, "ScalerCooldown");
         assert_eq!(st.poll(&sp, s(330), 3, Some(0)).rescale, Some(0));
+    }
+
+    #[test]
+    fn cron_windows_follow_keda_s_next_times() {
+        // Starts at 100 and 300, ends at 200 and 250.
+        let w = CronWindows { starts: vec![s(100), s(300)], ends: vec![s(200), s(250)], replicas: 4 };
+        let at = |t| w.active(s(t));
+        // Before 100: next start 100, next end 200 → not within.
+        assert!(!at(0) && !at(99));
+        // From 100 (its own start is not "next"): next start 300, next end 200.
+        assert!(at(100) && at(199));
+        // At 200 the next end is 250, before the next start: still within.
+        assert!(at(200) && at(249));
+        // From 250: next end none ahead → Go's zero time: not within.
+        assert!(!at(250) && !at(299));
+        // From 300: no start ahead (zero time) but no end either.
+        assert!(!at(300));
+        assert_eq!(w.value_milli(s(150)), 4000);
+        assert_eq!(w.value_milli(s(50)), 0);
+        let mut st = KedaState::default();
+        let mut sp = spec(0, None);
+        sp.triggers = vec![Trigger { metric: "s0-cron".into(), activation: 0, cron: Some(Arc::new(w)) }];
+        // A cron trigger has a value without any demand.
+        assert_eq!(st.poll(&sp, s(0), 1, None).rescale, Some(0));
+        assert_eq!(st.poll(&sp, s(120), 0, None).rescale, Some(1));
     }
 
     #[test]

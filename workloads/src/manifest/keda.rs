@@ -11,9 +11,11 @@ use super::hpa::{self, Read};
 use super::yaml::{Doc, Node, Val};
 use super::{Context, Diagnostic};
 use lahar_core::model::job::MAX_PODS_PER_JOB;
-use lahar_core::serving::hpa::{HpaSpec, Metric, Select, Source, Target};
-use lahar_core::serving::keda::{KedaSpec, Trigger};
+use lahar_core::serving::hpa::{HpaSpec, Metric, MetricValue, Select, Source, Target};
+use lahar_core::serving::keda::{CronWindows, KedaSpec, Trigger};
 use lahar_core::util::quantity::parse_quantity;
+use lahar_core::util::time::{MICROS_PER_SEC, SimTime};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A scaler lahar reads: (type, target keys, the target's default, activation
@@ -101,7 +103,7 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
     }
     let mut left = Vec::new();
     let (behavior, hpa_name) = advanced(ck, spec, &mut left);
-    let (metrics, triggers) = triggers(ck, spec, &mut left);
+    let (metrics, triggers) = triggers(ck, cx, spec, &mut left);
     if spec.get("fallback").is_some_and(|f| f.val != Val::Null) {
         let fp = "spec.fallback";
         let f = spec.get("fallback").unwrap_or(&empty);
@@ -256,7 +258,12 @@ fn advanced(
 }
 
 /// `spec.triggers`: the HPA's External metrics and what KEDA's loop reads.
-fn triggers(ck: &mut Ck<'_>, spec: &Node, left: &mut Vec<(String, String)>) -> (Vec<Metric>, Vec<Trigger>) {
+fn triggers(
+    ck: &mut Ck<'_>,
+    cx: &Context<'_>,
+    spec: &Node,
+    left: &mut Vec<(String, String)>,
+) -> (Vec<Metric>, Vec<Trigger>) {
     let list = ck.seq(spec, "triggers", "spec");
     if spec.get("triggers").is_none() {
         ck.err(spec.at, "spec.triggers", "required: at least one trigger");
@@ -277,6 +284,32 @@ fn triggers(ck: &mut Ck<'_>, spec: &Node, left: &mut Vec<(String, String)>) -> (
         };
         let md = ck.string_map(t, "metadata", &p);
         let metric_type = ck.opt_str(t, "metricType", &p);
+        // `GetMetricTargetType`: AverageValue unless Value is asked for.
+        let target_of = |ck: &mut Ck<'_>, value: Option<i64>| match metric_type.as_deref() {
+            None | Some("AverageValue") => value.map(Target::AverageValue),
+            Some("Value") => value.map(Target::Value),
+            Some(o) => {
+                let at = t.get("metricType").and_then(|n| n.at);
+                let why = format!("expected AverageValue or Value for a {ty} trigger, got `{o}`");
+                ck.err(at, &join(&p, "metricType"), why);
+                None
+            }
+        };
+        if ty == "cron" {
+            // The scaler's target: one replica.
+            let target = target_of(ck, Some(1000));
+            let Some((name, windows)) = cron_trigger(ck, cx, t, &md, i, &p) else { continue };
+            let Some(target) = target else { continue };
+            let w = Arc::new(windows);
+            metrics.push(Metric {
+                source: Source::External,
+                name: name.clone(),
+                target,
+                value: MetricValue::Cron(Arc::clone(&w)),
+            });
+            triggers.push(Trigger { metric: name, activation: 0, cron: Some(w) });
+            continue;
+        }
         if matches!(ty.as_str(), "cpu" | "memory") {
             left.push((
                 p.clone(),
@@ -309,25 +342,97 @@ fn triggers(ck: &mut Ck<'_>, spec: &Node, left: &mut Vec<(String, String)>) -> (
             Some((k, v, at)) => milli(ck, &v, at, &join(&mp, k), false),
             None => Some(0),
         };
-        let target = match metric_type.as_deref() {
-            None | Some("AverageValue") => target.map(Target::AverageValue),
-            Some("Value") => target.map(Target::Value),
-            Some(o) => {
-                let at = t.get("metricType").and_then(|n| n.at);
-                ck.err(
-                    at,
-                    &join(&p, "metricType"),
-                    format!("expected AverageValue or Value for a {ty} trigger, got `{o}`"),
-                );
-                None
-            }
-        };
+        let target = target_of(ck, target);
         let (Some(target), Some(activation)) = (target, activation) else { continue };
         let name = format!("s{i}-{ty}");
-        metrics.push(Metric { source: Source::External, name: name.clone(), target });
-        triggers.push(Trigger { metric: name, activation });
+        metrics.push(Metric { source: Source::External, name: name.clone(), target, value: MetricValue::Demand });
+        triggers.push(Trigger { metric: name, activation, cron: None });
     }
     (metrics, triggers)
+}
+
+/// The most times of a cron trigger's schedule read before the horizon.
+const MAX_CRON_TIMES: usize = 100_000;
+
+/// A `cron` trigger (`pkg/scalers/cron_scaler.go`): its metric's name and its
+/// schedules' times on the simulated clock, to the first of each after the
+/// horizon.
+fn cron_trigger(
+    ck: &mut Ck<'_>,
+    cx: &Context<'_>,
+    t: &Node,
+    md: &BTreeMap<String, (String, super::yaml::At)>,
+    i: usize,
+    p: &str,
+) -> Option<(String, CronWindows)> {
+    let mp = join(p, "metadata");
+    let get = |ck: &mut Ck<'_>, k: &str| -> Option<(String, super::yaml::At)> {
+        let v = md.get(k).cloned();
+        if v.is_none() {
+            ck.err(t.at, &join(&mp, k), "required by the cron scaler");
+        }
+        v
+    };
+    let tz = get(ck, "timezone");
+    let start = get(ck, "start");
+    let end = get(ck, "end");
+    let replicas = get(ck, "desiredReplicas");
+    let (tz, start, end, replicas) = (tz?, start?, end?, replicas?);
+    let replicas = match replicas.0.trim().parse::<i64>() {
+        Ok(n) if n >= 1 && n <= i64::from(lahar_core::model::job::MAX_PODS_PER_JOB) => n,
+        _ => {
+            let path = join(&mp, "desiredReplicas");
+            ck.err(replicas.1, &path, format!("expected a replica count ≥ 1, got `{}`", replicas.0));
+            return None;
+        }
+    };
+    if let Err(e) = crate::cron::zone(&tz.0) {
+        ck.err(tz.1, &join(&mp, "timezone"), e);
+        return None;
+    }
+    if start.0 == end.0 {
+        ck.err(end.1, &join(&mp, "end"), "start and end can not have exactly same time input");
+        return None;
+    }
+    let Some(horizon) = cx.horizon else {
+        ck.err(t.at, p, "a cron trigger's schedule runs until the run ends: set `spec.horizon` in the scenario");
+        return None;
+    };
+    let last = cx.clock_start + (horizon.micros() / MICROS_PER_SEC) as i64;
+    let times = |ck: &mut Ck<'_>, (text, at): &(String, super::yaml::At), key: &str| -> Option<Vec<SimTime>> {
+        let path = join(&mp, key);
+        // KEDA's parser: five fields, no descriptors; the zone is `timezone`.
+        let t = text.trim();
+        if t.starts_with('@') || t.starts_with("TZ=") || t.starts_with("CRON_TZ=") {
+            ck.err(*at, &path, format!("expected five cron fields (the zone goes in `timezone`), got `{text}`"));
+            return None;
+        }
+        let sched = crate::cron::parse(&format!("CRON_TZ={} {t}", if tz.0.is_empty() { "UTC" } else { &tz.0 }))
+            .map_err(|e| ck.err(*at, &path, format!("error parsing {key} schedule: {e}")))
+            .ok()?;
+        let mut out = Vec::new();
+        let mut now = cx.clock_start;
+        while let Some(n) = sched.next(now) {
+            if out.len() == MAX_CRON_TIMES {
+                ck.err(*at, &path, format!("`{text}` comes more than {MAX_CRON_TIMES} times before the horizon"));
+                return None;
+            }
+            out.push(SimTime(((n - cx.clock_start) as u64).saturating_mul(MICROS_PER_SEC)));
+            if n > last {
+                break;
+            }
+            now = n;
+        }
+        Some(out)
+    };
+    let starts = times(ck, &start, "start");
+    let ends = times(ck, &end, "end");
+    let normal =
+        |s: &str| s.replace(' ', "").replace('*', "x").replace('/', "Sl").replace('?', "Qm").replace(',', "Cm");
+    let name = format!("cron-{}-{}-{}", tz.0, normal(&start.0), normal(&end.0));
+    let name: String =
+        name.chars().map(|c| if matches!(c, '/' | '.' | ':' | '%' | '(' | ')') { '-' } else { c }).collect();
+    Some((format!("s{i}-{name}"), CronWindows { starts: starts?, ends: ends?, replicas }))
 }
 
 /// A scaler's number (KEDA parses it as a float) in milli-units: > 0 for a

@@ -26,7 +26,7 @@ fn hpa(metric: Metric, min: i32, max: i32, behavior: Option<Behavior>) -> HpaSpe
 }
 
 fn pods(avg: i64) -> Metric {
-    Metric { source: Source::Pods, name: "qps".into(), target: Target::AverageValue(avg) }
+    Metric { source: Source::Pods, name: "qps".into(), target: Target::AverageValue(avg), value: MetricValue::Demand }
 }
 
 fn tol() -> Tolerances {
@@ -36,55 +36,80 @@ fn tol() -> Tolerances {
 /// TestReplicaCalcScaleUpCM: 3 pods at 20, 10, 30 (average 20) against 15 → 4.
 #[test]
 fn replica_calc_scale_up_cm() {
-    assert_eq!(metric_replicas(&pods(15_000), &obs(3, 3, 60_000), &tol()), Some(4));
+    assert_eq!(metric_replicas(&pods(15_000), &obs(3, 3, 60_000), &tol(), SimTime::ZERO), Some(4));
 }
 
 /// TestReplicaCalcScaleDownCM: 5 pods at 12 against 20 → 3.
 #[test]
 fn replica_calc_scale_down_cm() {
-    assert_eq!(metric_replicas(&pods(20_000), &obs(5, 5, 60_000), &tol()), Some(3));
+    assert_eq!(metric_replicas(&pods(20_000), &obs(5, 5, 60_000), &tol(), SimTime::ZERO), Some(3));
 }
 
 /// TestReplicaCalcToleranceCM: 3 pods at 20, 21, 21 against 20 → within the
 /// tolerance, 3.
 #[test]
 fn replica_calc_tolerance_cm() {
-    assert_eq!(metric_replicas(&pods(20_000), &obs(3, 3, 62_000), &tol()), Some(3));
+    assert_eq!(metric_replicas(&pods(20_000), &obs(3, 3, 62_000), &tol(), SimTime::ZERO), Some(3));
 }
 
 /// TestReplicaCalcScaleUpCMObject: an object at 20 against 15, 3 ready pods → 4.
 #[test]
 fn replica_calc_scale_up_cm_object() {
-    let m = Metric { source: Source::Object, name: "qps".into(), target: Target::Value(15_000) };
-    assert_eq!(metric_replicas(&m, &obs(3, 3, 20_000), &tol()), Some(4));
+    let m = Metric {
+        source: Source::Object,
+        name: "qps".into(),
+        target: Target::Value(15_000),
+        value: MetricValue::Demand,
+    };
+    assert_eq!(metric_replicas(&m, &obs(3, 3, 20_000), &tol(), SimTime::ZERO), Some(4));
 }
 
 /// TestReplicaCalcScaleUpCMExternal: 8.6 against 4.4, 1 pod → 2.
 #[test]
 fn replica_calc_scale_up_cm_external() {
-    let m = Metric { source: Source::External, name: "qps".into(), target: Target::Value(4_400) };
-    assert_eq!(metric_replicas(&m, &obs(1, 1, 8_600), &tol()), Some(2));
+    let m = Metric {
+        source: Source::External,
+        name: "qps".into(),
+        target: Target::Value(4_400),
+        value: MetricValue::Demand,
+    };
+    assert_eq!(metric_replicas(&m, &obs(1, 1, 8_600), &tol(), SimTime::ZERO), Some(2));
 }
 
 /// TestReplicaCalcScaleUpPerPodCMExternal: 8.6 against 2.15 per pod, 3 pods → 4.
 #[test]
 fn replica_calc_scale_up_per_pod_cm_external() {
-    let m = Metric { source: Source::External, name: "qps".into(), target: Target::AverageValue(2_150) };
-    assert_eq!(metric_replicas(&m, &obs(3, 3, 8_600), &tol()), Some(4));
+    let m = Metric {
+        source: Source::External,
+        name: "qps".into(),
+        target: Target::AverageValue(2_150),
+        value: MetricValue::Demand,
+    };
+    assert_eq!(metric_replicas(&m, &obs(3, 3, 8_600), &tol(), SimTime::ZERO), Some(4));
 }
 
 /// TestReplicaCalcScaleDownPerPodCMExternal: 8.6 against 2.867 per pod, 5 pods → 3.
 #[test]
 fn replica_calc_scale_down_per_pod_cm_external() {
-    let m = Metric { source: Source::External, name: "qps".into(), target: Target::AverageValue(2_867) };
-    assert_eq!(metric_replicas(&m, &obs(5, 5, 8_600), &tol()), Some(3));
+    let m = Metric {
+        source: Source::External,
+        name: "qps".into(),
+        target: Target::AverageValue(2_867),
+        value: MetricValue::Demand,
+    };
+    assert_eq!(metric_replicas(&m, &obs(5, 5, 8_600), &tol(), SimTime::ZERO), Some(3));
 }
 
 /// An external metric with no replicas yet scales from zero (`getUsageRatioReplicaCount`).
 #[test]
 fn external_value_from_zero_replicas() {
-    let m = Metric { source: Source::External, name: "qps".into(), target: Target::Value(4_000) };
-    assert_eq!(metric_replicas(&m, &obs(0, 0, 9_000), &tol()), Some(3));
+    let m = Metric {
+        source: Source::External,
+        name: "qps".into(),
+        target: Target::Value(4_000),
+        value: MetricValue::Demand,
+    };
+    assert_eq!(metric_replicas(&m, &obs(0, 0, 9_000), &tol(), SimTime::ZERO), Some(3));
 }
 
 /// Pending pods count as using nothing on a scale-up: 2 ready pods at 30 each
@@ -95,10 +120,10 @@ fn external_value_from_zero_replicas() {
 fn pending_pods_damp_a_scale_up() {
     let mut o = obs(4, 2, 60_000);
     o.pending = 2;
-    assert_eq!(metric_replicas(&pods(10_000), &o, &tol()), Some(6));
+    assert_eq!(metric_replicas(&pods(10_000), &o, &tol(), SimTime::ZERO), Some(6));
     let mut o = obs(6, 2, 60_000);
     o.pending = 4;
-    assert_eq!(metric_replicas(&pods(10_000), &o, &tol()), Some(6));
+    assert_eq!(metric_replicas(&pods(10_000), &o, &tol(), SimTime::ZERO), Some(6));
 }
 
 /// Starting pods (no metric yet) count as at the target on a scale-down: 2
@@ -107,7 +132,7 @@ fn pending_pods_damp_a_scale_up() {
 fn starting_pods_damp_a_scale_down() {
     let mut o = obs(4, 2, 10_000);
     o.starting = 2;
-    assert_eq!(metric_replicas(&pods(10_000), &o, &tol()), Some(3));
+    assert_eq!(metric_replicas(&pods(10_000), &o, &tol(), SimTime::ZERO), Some(3));
 }
 
 /// No ready pod: the metrics API has no value, the metric cannot be computed.
@@ -115,7 +140,7 @@ fn starting_pods_damp_a_scale_down() {
 fn no_ready_pod_no_pods_metric() {
     let mut o = obs(2, 0, 10_000);
     o.pending = 2;
-    assert_eq!(metric_replicas(&pods(1_000), &o, &tol()), None);
+    assert_eq!(metric_replicas(&pods(1_000), &o, &tol(), SimTime::ZERO), None);
 }
 
 /// Without `behavior`: a scale-up is limited to max(2 × current, 4) per sync, and a
