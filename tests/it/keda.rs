@@ -111,7 +111,11 @@ fn keda_minimum_and_paused_scale_in() {
 
 #[test]
 fn keda_bad_input_is_located() {
-    let cases: [(&str, &str); 7] = [
+    let cases: [(&str, &str); 8] = [
+        (
+            "  advanced: {horizontalPodAutoscalerConfig: {behavior: {scaleUp: {selectPolicy: Fastest}}}}\n",
+            "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleUp.selectPolicy: expected Max, Min or Disabled",
+        ),
         ("  minReplicaCount: 9\n", "spec.minReplicaCount: MinReplicaCount=9 must be less than MaxReplicaCount=6"),
         ("  minReplicaCount: 1\n  idleReplicaCount: 1\n", "IdleReplicaCount=1 must be less than MinReplicaCount=1"),
         ("  pollingIntervall: 10\n", "spec.pollingIntervall: unknown field"),
@@ -260,6 +264,29 @@ fn keda_cron_trigger_windows() {
         let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
         assert!(err.contains(want), "{meta}: {err}");
     }
+}
+
+/// `advanced.horizontalPodAutoscalerConfig` names the HPA and gives its
+/// behavior: a scale-up of at most one pod per minute.
+#[test]
+fn keda_advanced_hpa_config() {
+    let advanced = "  advanced:
+    horizontalPodAutoscalerConfig:
+      name: web-hpa
+      behavior: {scaleUp: {policies: [{type: Pods, value: 1, periodSeconds: 60}]}}
+";
+    let (dir, p) = files("", advanced, DEMAND);
+    let (_, scaling) = run(&dir, &p);
+    // 600 s: KEDA 0 → 1, the HPA one pod a minute: 2 at 600 s, 3 at 660 s.
+    let hpa: Vec<&str> = scaling.lines().filter(|l| l.contains("default/web-hpa")).collect();
+    assert_eq!(
+        hpa,
+        [
+            "600,default/web-hpa,Deployment web,1,2,3,external metric s0-prometheus above target",
+            "660,default/web-hpa,Deployment web,2,3,3,external metric s0-prometheus above target",
+        ],
+        "{scaling}"
+    );
 }
 
 /// `autoscaling.keda.sh/paused-replicas: N` holds the target at N.
