@@ -321,3 +321,56 @@ fn the_keda_example_runs() {
         "{scaling}"
     );
 }
+
+/// KEDA's own sample ScaledObject (kedacore/keda `config/samples`, commit
+/// 8b4f083) loads as written, its example trigger left out with a warning; a
+/// ScaledJob is skipped when another scheduler runs its Jobs and refused when
+/// Volcano would.
+#[test]
+fn keda_published_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = "apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata:
+  name: example-scaledobject
+spec:
+  scaleTargetRef:
+    name: example-deployment
+  pollingInterval: 30
+  cooldownPeriod: 300
+  minReplicaCount: 0
+  maxReplicaCount: 100
+  triggers:
+    - type: example-trigger
+      metadata:
+        property: example-property
+";
+    let deployment = WEB.replace("name: web", "name: example-deployment");
+    let job = |scheduler: &str| {
+        format!(
+            "---
+apiVersion: keda.sh/v1alpha1
+kind: ScaledJob
+metadata: {{name: scaledjob-sample}}
+spec:
+  jobTargetRef:
+    parallelism: 1
+    template:
+      spec:
+        schedulerName: {scheduler}
+        containers: [{{name: c, image: busybox}}]
+  pollingInterval: 30
+  triggers: [{{type: example-trigger, metadata: {{property: example-property}}}}]
+"
+        )
+    };
+    let (dir, p) = web_files(dir, &format!("{deployment}---\n{sample}{}", job("default-scheduler")), "");
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    let w: Vec<String> = s.warnings.iter().map(|w| format!("{}: {}", w.kind, w.message)).collect();
+    assert!(w.iter().any(|w| w.contains("a `example-trigger` trigger is left out")), "{w:?}");
+    assert!(w.iter().any(|w| w.contains("ScaledJob")), "the ScaledJob is counted: {w:?}");
+    std::fs::write(dir.path().join("web.yaml"), format!("{deployment}{}", job("volcano"))).unwrap();
+    let out = lahar().arg("validate").arg(&p).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("a KEDA ScaledJob of schedulerName `volcano` is not simulated"), "{err}");
+}

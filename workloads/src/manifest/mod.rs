@@ -205,6 +205,23 @@ pub fn support_object(d: &Doc) -> Option<String> {
         // API inference extension's pools: no pods.
         "workload.serving.volcano.sh" => matches!(kind.as_str(), "AutoscalingPolicy" | "AutoscalingPolicyBinding"),
         "networking.serving.volcano.sh" => true,
+        "keda.sh" if kind == "ScaledJob" => {
+            // Its Jobs' pods: another scheduler's are skipped; Volcano's are refused
+            // where the kind is read.
+            let scheduler = d
+                .root
+                .get("spec")
+                .and_then(|s| s.get("jobTargetRef"))
+                .and_then(|j| j.get("template"))
+                .and_then(|t| t.get("spec"))
+                .and_then(|s| s.get("schedulerName"))
+                .and_then(yaml::Node::scalar)
+                .unwrap_or_else(|| "default-scheduler".into());
+            if scheduler != "volcano" {
+                return Some(format!("{kind} ({api}) of schedulerName `{scheduler}`"));
+            }
+            false
+        }
         "keda.sh" => matches!(kind.as_str(), "TriggerAuthentication" | "ClusterTriggerAuthentication"),
         "monitoring.coreos.com" => matches!(kind.as_str(), "ServiceMonitor" | "PodMonitor" | "PrometheusRule"),
         "inference.networking.k8s.io" | "inference.networking.x-k8s.io" => true,
@@ -406,6 +423,12 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
             }
             ("autoscaling", "HorizontalPodAutoscaler") => hpas.extend(hpa::read(d, cx, &mut ck)),
             ("keda.sh", "ScaledObject") => hpas.extend(keda::read(d, cx, &mut ck)),
+            ("keda.sh", "ScaledJob") => ck.err(
+                d.root.get("kind").and_then(|k| k.at),
+                "kind",
+                "a KEDA ScaledJob of schedulerName `volcano` is not simulated (it makes Jobs as events arrive, \
+                 which lahar does not model); write its Jobs as batch/v1 Jobs, or leave it out",
+            ),
             ("scheduling.volcano.sh", "PodGroup") => groups.add_group(d, cx, &mut ck),
             ("v1", "Pod") => groups.add_pod(d, cx, &mut ck),
             ("scheduling.k8s.io", "PriorityClass") => {}
