@@ -424,7 +424,7 @@ impl RunMetrics {
                 None => sc.unfinished += 1,
             }
             if let Some(st) = f.first_start {
-                sc.wait.push(secs(st - f.submit));
+                sc.wait.push(secs(st - f.waits_from));
             }
             if let Some(r) = rho {
                 sc.rho.push(r);
@@ -656,6 +656,7 @@ mod timeline_tests {
             queue: 0,
             gpus: 0,
             submit,
+            waits_from: submit,
             first_start: None,
             end,
             completed: end.is_some(),

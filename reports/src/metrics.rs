@@ -64,6 +64,7 @@ pub fn job_rows(out: &RunOutput) -> Vec<JobRow> {
 pub fn job_row(world: &World, j: &Job, cut_short_at: Option<u64>) -> JobRow {
     let s = &j.spec;
     let submit = s.submit.micros();
+    let from = j.waits_from().micros();
     let start = j.first_start.map(SimTime::micros);
     let jend = j.end.map(SimTime::micros);
     JobRow {
@@ -77,8 +78,10 @@ pub fn job_row(world: &World, j: &Job, cut_short_at: Option<u64>) -> JobRow {
         state: j.phase_name(),
         jct: jend.map(|e| e - submit),
         wait: match (start, jend) {
-            (Some(s), _) => Some(s - submit),
-            (None, None) => cut_short_at.map(|end| end.max(submit) - submit),
+            (Some(s), _) => Some(s - from),
+            // Held at zero replicas at the end, it was not waiting.
+            (None, None) if j.asks_for_none() => None,
+            (None, None) => cut_short_at.map(|end| end.max(from) - from),
             (None, Some(_)) => None,
         },
         // Unknown for jobs without a run time.
@@ -142,6 +145,7 @@ mod tests {
                 queue: 0,
                 gpus: 4,
                 submit: 0,
+                waits_from: 0,
                 first_start: Some(40_000_000),
                 end: Some(100_000_000),
                 completed: true,

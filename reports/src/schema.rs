@@ -39,7 +39,7 @@ pub const JOBS: [Column; 19] = [
     c("end_s", "s", "time it reached a final state"),
     t("state", "", "final phase"),
     c("jct_s", "s", "end − submit"),
-    c("wait_s", "s", "start − submit"),
+    c("wait_s", "s", "start − submit (or − its last scale-up from zero replicas)"),
     c("ideal_s", "s", "run time under ideal placement"),
     c("slowdown", "ratio", "jct_s / ideal_s"),
     c("preemptions", "count", "sessions in which it lost pods to eviction"),

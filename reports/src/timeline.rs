@@ -39,6 +39,9 @@ pub struct JobFact {
     pub gpus: i64,
     /// Submit time (µs).
     pub submit: u64,
+    /// Where its wait counts from (µs): its submit time, or its last scale-up
+    /// from zero replicas before it first ran.
+    pub waits_from: u64,
     /// First time its gang was satisfied (µs).
     pub first_start: Option<u64>,
     /// End (µs), once terminal.
@@ -67,6 +70,7 @@ impl JobFact {
             queue: s.queue.0,
             gpus: s.total_gpus(),
             submit: s.submit.micros(),
+            waits_from: j.waits_from().micros(),
             first_start: j.first_start.map(|t| t.micros()),
             end: j.end.map(|t| t.micros()),
             completed: j.phase == JobPhase::Completed,

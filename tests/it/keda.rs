@@ -71,6 +71,14 @@ fn keda_scale_decisions_step_by_step() {
     assert_eq!(s["offered_requests"], 31_800.0);
     assert_eq!(s["unserved_requests"], 3_210.0);
     assert_eq!((s["scale_ups"].as_u64(), s["scale_downs"].as_u64()), (Some(2), Some(2)));
+    // Held at zero replicas until 600 s, it asked for no pods: its wait counts
+    // from KEDA's scale-up, and its first pod ran at once.
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    // Back at zero replicas at the end: Pending, as a workload without pods is.
+    assert_eq!(job_rows(&jobs), ["web,0,600,,Pending"], "{jobs}");
+    let wait = jobs.lines().nth(1).unwrap().split(',').nth(9).unwrap().to_string();
+    assert_eq!(wait, "0", "{jobs}");
+    assert_eq!(summary["metrics"]["wait_s"]["max"], 0.0);
     // The pod written in the Deployment was deleted at 0 s before it ran; three
     // made at 600 s ran until 1890 s.
     let pods = std::fs::read_to_string(out.join("pods.csv")).unwrap();
@@ -320,6 +328,11 @@ fn the_keda_example_runs() {
         ],
         "{scaling}"
     );
+    // Held at zero until 07:00, the service did not wait (a headline queueing
+    // delay of 7 h before the rule of `Job::asked_at`).
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["metrics"]["wait_s"]["max"], 0.0);
 }
 
 /// KEDA's own sample ScaledObject (kedacore/keda `config/samples`, commit

@@ -347,6 +347,11 @@ impl Engine {
     /// The workload's controller makes its pods `replicas`: new pods under the
     /// smallest free indices, or the surplus deleted in its controller's order.
     fn resize(&mut self, j: JobId, replicas: u32) {
+        let job = &mut self.world.jobs[j];
+        // Raised from zero before it first ran: it waits from now.
+        if job.first_start.is_none() && job.asks_for_none() && replicas > 0 {
+            job.asked_at = Some(self.now);
+        }
         let job = &self.world.jobs[j];
         let (task_min, job_min) = (job.spec.tasks[0].min_available, job.spec.min_available);
         self.world.rescale(j, 0, replicas, task_min.min(replicas), job_min);

@@ -230,6 +230,10 @@ pub struct Job {
     pub progress: Progress,
     /// First time the job ran (gang satisfied).
     pub first_start: Option<SimTime>,
+    /// The last time an autoscaler raised its replicas from zero before it first
+    /// ran: its wait counts from then, not from its submission (a workload held
+    /// at zero replicas asks for no pods and does not wait).
+    pub asked_at: Option<SimTime>,
     /// End time, once terminal.
     pub end: Option<SimTime>,
     /// Restarts done.
@@ -372,6 +376,18 @@ impl Job {
         self.spec.duration.micros().saturating_sub(self.work_done_at(now))
     }
 
+    /// Where its wait counts from: its submission, or its last scale-up from
+    /// zero replicas before it first ran ([`Job::asked_at`]).
+    pub fn waits_from(&self) -> SimTime {
+        self.asked_at.unwrap_or(self.spec.submit)
+    }
+
+    /// Whether it asks for no pods at all (an autoscaler set every task to zero
+    /// replicas).
+    pub fn asks_for_none(&self) -> bool {
+        self.spec.tasks.iter().all(|t| t.replicas == 0)
+    }
+
     /// Its phase as the outputs spell it: Volcano's, and `Aborted` while an
     /// operator's suspension holds it.
     pub fn phase_name(&self) -> &'static str {
@@ -392,6 +408,7 @@ impl Job {
             allocated: Resources::ZERO,
             progress: Progress::default(),
             first_start: None,
+            asked_at: None,
             end: None,
             retries: 0,
             restart_all: false,
