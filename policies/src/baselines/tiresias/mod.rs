@@ -69,7 +69,6 @@ mod preempt;
 use super::gang::{self, Mode};
 use book::Book;
 use lahar_core::model::job::{JobId, PodStatus};
-use lahar_core::model::resource::DIMS;
 use lahar_core::session::{Scheduler, Session};
 use lahar_core::util::time::MICROS_PER_SEC;
 use preempt::VictimView;
@@ -151,11 +150,12 @@ impl Scheduler for Tiresias {
         self.view = None;
         self.book.open(ssn);
         // Gangs that could not start in this session: (pod shape, pods needed, queue)
-        // of single-task jobs without node selector. A job of the same shape needing
-        // as many pods or more, in the same or a lower queue, cannot start either
-        // (allocations only take resources; it has no more victims). Cleared when a
-        // preemption commits.
-        let mut failed: FxHashMap<[i64; DIMS], Vec<(u32, usize)>> = FxHashMap::default();
+        // of single-task jobs without node selector, the shape by its index in the
+        // World's list of requests (one per distinct request). A job of the same
+        // shape needing as many pods or more, in the same or a lower queue, cannot
+        // start either (allocations only take resources; it has no more victims).
+        // Cleared when a preemption commits.
+        let mut failed: FxHashMap<u32, Vec<(u32, usize)>> = FxHashMap::default();
         for (level, _, j) in self.book.waiting() {
             if ssn.job(j).count(PodStatus::Pending) == 0 || !gang::eligible(ssn, j) {
                 continue;
@@ -171,13 +171,14 @@ impl Scheduler for Tiresias {
                     && !was_whole
                     && ssn.gating(j).is_none() =>
                 {
-                    Some(t.requests)
+                    Some(job.tasks[0].shape)
                 }
                 _ => None,
             };
             if let Some(r) = shape
+                && !failed.is_empty()
                 && failed
-                    .get(&r.0)
+                    .get(&r)
                     .is_some_and(|f| f.iter().any(|&(fneeded, flevel)| needed >= fneeded && level >= flevel))
             {
                 continue;
@@ -202,7 +203,7 @@ impl Scheduler for Tiresias {
             if self.preempt_for(ssn, j, level) {
                 failed.clear();
             } else if let Some(r) = shape {
-                failed.entry(r.0).or_default().push((needed, level));
+                failed.entry(r).or_default().push((needed, level));
             }
         }
     }
