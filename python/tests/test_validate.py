@@ -109,6 +109,8 @@ def test_missing_files_and_wrong_arguments():
 
 
 def test_a_snapshot_loads():
-    snap = next((EXAMPLES / "snapshot").glob("*.yaml"))
-    v = lahar.validate(snapshot=snap)
+    snap = EXAMPLES / "snapshot" / "cluster.yaml"
+    # Three of its jobs carry no run time: said as a warning, not an error.
+    with pytest.warns(lahar.LaharWarning, match="3 jobs have no run time"):
+        v = lahar.validate(snapshot=snap)
     assert v["nodes"] > 0
