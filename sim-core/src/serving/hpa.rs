@@ -14,6 +14,7 @@
 //! policy period) old is out of it — in Kubernetes each sync runs a little after
 //! the one before, so such a sample is always a little older than the window.
 
+use super::keda::MetricValue;
 use crate::util::time::SimTime;
 use std::sync::Arc;
 
@@ -66,15 +67,6 @@ pub struct Metric {
     /// What it reads: the target's demand, or (a KEDA `cron` trigger's
     /// metric) the replicas its windows want.
     pub value: MetricValue,
-}
-
-/// What a metric reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MetricValue {
-    /// The target's demand (`spec.services`).
-    Demand,
-    /// A KEDA `cron` trigger's value at each instant.
-    Cron(Arc<super::keda::CronWindows>),
 }
 
 /// `selectPolicy`.
@@ -494,10 +486,7 @@ fn scale_down_limit(current: i32, up: &[ScaleEvent], down: &[ScaleEvent], rules:
 /// One metric's proposal (`computeReplicasForMetric`); `None`: it cannot be
 /// computed (no value, no pods).
 fn metric_replicas(m: &Metric, obs: &Observation, tol: &Tolerances, now: SimTime) -> Option<i32> {
-    let demand = match &m.value {
-        MetricValue::Demand => obs.demand?,
-        MetricValue::Cron(w) => w.value_milli(now),
-    };
+    let demand = m.value.at(now, obs.demand)?;
     match (m.source, m.target) {
         (Source::Pods, Target::AverageValue(target)) => pods_replicas(obs, demand, target, tol),
         // A Pods metric takes only an average (the API server refuses others).

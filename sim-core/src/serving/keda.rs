@@ -24,17 +24,27 @@ pub struct Trigger {
     /// The activation threshold (milli-units; the scaler's `activation…`
     /// metadata, default 0): active while the value is above it.
     pub activation: i64,
-    /// A `cron` trigger's windows: its value is theirs, not the demand.
-    pub cron: Option<Arc<CronWindows>>,
+    /// What it reads: the demand, or a `cron` trigger's windows (the same
+    /// value its HPA metric reads).
+    pub value: MetricValue,
 }
 
-impl Trigger {
-    /// The trigger's value at `now` (milli-units): its windows', else the
-    /// demand (`None`: no value, the scaler errs).
-    pub fn value(&self, now: SimTime, demand: Option<i64>) -> Option<i64> {
-        match &self.cron {
-            Some(w) => Some(w.value_milli(now)),
-            None => demand,
+/// What an HPA metric (and a KEDA trigger) reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MetricValue {
+    /// The target's demand (`spec.services`).
+    Demand,
+    /// A KEDA `cron` trigger's value at each instant.
+    Cron(Arc<CronWindows>),
+}
+
+impl MetricValue {
+    /// The value at `now` (milli-units), `demand` being the target's (`None`:
+    /// the metric has no value).
+    pub fn at(&self, now: SimTime, demand: Option<i64>) -> Option<i64> {
+        match self {
+            MetricValue::Demand => demand,
+            MetricValue::Cron(w) => Some(w.value_milli(now)),
         }
     }
 }
@@ -125,7 +135,7 @@ impl KedaState {
     pub fn poll(&mut self, spec: &KedaSpec, now: SimTime, current: i32, demand: Option<i64>) -> Poll {
         let created = *self.created.get_or_insert(now);
         let none = |why: &str| Poll { rescale: None, reason: why.to_string() };
-        let values: Vec<Option<i64>> = spec.triggers.iter().map(|t| t.value(now, demand)).collect();
+        let values: Vec<Option<i64>> = spec.triggers.iter().map(|t| t.value.at(now, demand)).collect();
         if values.iter().all(Option::is_none) {
             return none("TriggerError: no trigger has a value");
         }
@@ -196,7 +206,7 @@ mod tests {
             initial_cooldown_s: 0,
             min_replicas: min,
             idle_replicas: idle,
-            triggers: vec![Trigger { metric: "s0-prometheus".into(), activation: 2_000, cron: None }],
+            triggers: vec![Trigger { metric: "s0-prometheus".into(), activation: 2_000, value: MetricValue::Demand }],
             pause_in: false,
             pause_out: false,
         }
@@ -278,7 +288,7 @@ mod tests {
         assert_eq!(w.value_milli(s(50)), 0);
         let mut st = KedaState::default();
         let mut sp = spec(0, None);
-        sp.triggers = vec![Trigger { metric: "s0-cron".into(), activation: 0, cron: Some(Arc::new(w)) }];
+        sp.triggers = vec![Trigger { metric: "s0-cron".into(), activation: 0, value: MetricValue::Cron(Arc::new(w)) }];
         // A cron trigger has a value without any demand.
         assert_eq!(st.poll(&sp, s(0), 1, None).rescale, Some(0));
         assert_eq!(st.poll(&sp, s(120), 0, None).rescale, Some(1));

@@ -123,9 +123,9 @@ pub fn read_from(
     path: &Path,
     strict: bool,
 ) -> Result<RequestTrace, ImportError> {
-    if format == RequestFormat::Mooncake {
+    let Some(layout) = Layout::of(format) else {
         return mooncake::read(input, path, strict);
-    }
+    };
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -141,13 +141,10 @@ pub fn read_from(
     let col = |name: &str| header.iter().position(|h| h == name);
     let need = |name: &str| {
         col(name).ok_or_else(|| {
-            file_err(path, format!("no `{name}` column; a {} trace's header has {}", format.name(), expected(format)))
+            file_err(path, format!("no `{name}` column; a {} trace's header has {}", format.name(), layout.header))
         })
     };
-    let (t, inp, out) = match format {
-        RequestFormat::BurstGpt => (need("Timestamp")?, need("Request tokens")?, need("Response tokens")?),
-        _ => (need("TIMESTAMP")?, need("ContextTokens")?, need("GeneratedTokens")?),
-    };
+    let (t, inp, out) = (need(layout.time)?, need(layout.input)?, need(layout.output)?);
     let width = header.len();
     let mut rows = Rows::new(path, strict);
     let path_buf: PathBuf = path.to_path_buf();
@@ -160,7 +157,7 @@ pub fn read_from(
                 let row = if rec.len() != width {
                     Err(format!("expected {width} fields, found {}", rec.len()))
                 } else {
-                    row(format, &rec, t, inp, out)
+                    row(&layout, &rec, t, inp, out)
                 };
                 (line, row)
             }
@@ -232,37 +229,48 @@ impl<'p> Rows<'p> {
     }
 }
 
-fn expected(format: RequestFormat) -> &'static str {
-    match format {
-        RequestFormat::AzureLlm => "TIMESTAMP,ContextTokens,GeneratedTokens",
-        RequestFormat::BurstGpt => "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type",
-        RequestFormat::Mooncake => "no header: one JSON object a line",
+/// A CSV request trace's columns and how its times read.
+struct Layout {
+    /// The published header, for errors.
+    header: &'static str,
+    time: &'static str,
+    input: &'static str,
+    output: &'static str,
+    /// A time field as µs on the trace's clock.
+    parse_time: fn(&str) -> Result<i64, String>,
+}
+
+impl Layout {
+    /// The layout of a CSV format; `None` for Mooncake's JSON lines.
+    fn of(format: RequestFormat) -> Option<Layout> {
+        match format {
+            RequestFormat::AzureLlm => Some(Layout {
+                header: "TIMESTAMP,ContextTokens,GeneratedTokens",
+                time: "TIMESTAMP",
+                input: "ContextTokens",
+                output: "GeneratedTokens",
+                parse_time: azure_time,
+            }),
+            RequestFormat::BurstGpt => Some(Layout {
+                header: "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type",
+                time: "Timestamp",
+                input: "Request tokens",
+                output: "Response tokens",
+                parse_time: |s| seconds(s).ok_or_else(|| format!("`Timestamp`: expected seconds ≥ 0, got `{s}`")),
+            }),
+            RequestFormat::Mooncake => None,
+        }
     }
 }
 
 /// One data row: (time µs on the trace's clock, input tokens, output tokens).
-fn row(
-    format: RequestFormat,
-    rec: &csv::StringRecord,
-    t: usize,
-    inp: usize,
-    out: usize,
-) -> Result<(i64, u32, u32), String> {
+fn row(layout: &Layout, rec: &csv::StringRecord, t: usize, inp: usize, out: usize) -> Result<(i64, u32, u32), String> {
     let tokens = |i: usize, name: &str| -> Result<u32, String> {
         let s = &rec[i];
         s.parse::<u32>().map_err(|_| format!("`{name}`: expected a count of tokens ≥ 0, got `{s}`"))
     };
-    let time = match format {
-        RequestFormat::BurstGpt => {
-            seconds(&rec[t]).ok_or_else(|| format!("`Timestamp`: expected seconds ≥ 0, got `{}`", &rec[t]))?
-        }
-        _ => azure_time(&rec[t])?,
-    };
-    let (a, b) = match format {
-        RequestFormat::BurstGpt => ("Request tokens", "Response tokens"),
-        _ => ("ContextTokens", "GeneratedTokens"),
-    };
-    Ok((time, tokens(inp, a)?, tokens(out, b)?))
+    let time = (layout.parse_time)(&rec[t])?;
+    Ok((time, tokens(inp, layout.input)?, tokens(out, layout.output)?))
 }
 
 /// Non-negative decimal seconds (`19440110.0`, `5`, `110.5`) as µs; more than six

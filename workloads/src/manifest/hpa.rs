@@ -10,7 +10,8 @@ use super::ck::{self, Ck, join, known_keys};
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, Diagnostic, ImportedJob};
 use lahar_core::model::job::MAX_PODS_PER_JOB;
-use lahar_core::serving::hpa::{Behavior, HpaSpec, Metric, MetricValue, Policy, Rules, Select, Source, Target};
+use lahar_core::serving::hpa::{Behavior, HpaSpec, Metric, Policy, Rules, Select, Source, Target};
+use lahar_core::serving::keda::MetricValue;
 use lahar_core::util::quantity::parse_quantity;
 use std::sync::Arc;
 

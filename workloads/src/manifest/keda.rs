@@ -11,8 +11,8 @@ use super::hpa::{self, Read};
 use super::yaml::{Doc, Node, Val};
 use super::{Context, Diagnostic};
 use lahar_core::model::job::MAX_PODS_PER_JOB;
-use lahar_core::serving::hpa::{HpaSpec, Metric, MetricValue, Select, Source, Target};
-use lahar_core::serving::keda::{CronWindows, KedaSpec, Trigger};
+use lahar_core::serving::hpa::{Behavior, HpaSpec, Metric, Rules, Select, Source, Target};
+use lahar_core::serving::keda::{CronWindows, KedaSpec, MetricValue, Trigger};
 use lahar_core::util::quantity::parse_quantity;
 use lahar_core::util::time::{MICROS_PER_SEC, SimTime};
 use std::collections::BTreeMap;
@@ -104,9 +104,8 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
     let mut left = Vec::new();
     let (behavior, hpa_name) = advanced(ck, spec, &mut left);
     let (metrics, triggers) = triggers(ck, cx, spec, &mut left);
-    if spec.get("fallback").is_some_and(|f| f.val != Val::Null) {
+    if let Some(f) = spec.get("fallback").filter(|f| f.val != Val::Null) {
         let fp = "spec.fallback";
-        let f = spec.get("fallback").unwrap_or(&empty);
         known_keys(ck, f, fp, &["failureThreshold", "replicas", "behavior"]);
         // Used only when scalers fail, which lahar's never do.
         ck.opt_int(f, "failureThreshold", fp, 0);
@@ -174,10 +173,7 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
     let (pause_in, pause_out) = (flag(PAUSED_IN), flag(PAUSED_OUT));
     // `newHPAForScaledObject`: a paused direction is a Disabled policy.
     if pause_in || pause_out {
-        let b = behavior.get_or_insert_with(|| lahar_core::serving::hpa::Behavior {
-            up: lahar_core::serving::hpa::Rules::default_up(),
-            down: lahar_core::serving::hpa::Rules::default_down(),
-        });
+        let b = behavior.get_or_insert_with(|| Behavior { up: Rules::default_up(), down: Rules::default_down() });
         if pause_in {
             b.down.select = Select::Disabled;
         }
@@ -227,11 +223,7 @@ fn target_ref(ck: &mut Ck<'_>, spec: &Node) -> Option<(String, String, String)> 
 }
 
 /// `spec.advanced`: the HPA's behavior and name.
-fn advanced(
-    ck: &mut Ck<'_>,
-    spec: &Node,
-    left: &mut Vec<(String, String)>,
-) -> (Option<lahar_core::serving::hpa::Behavior>, Option<String>) {
+fn advanced(ck: &mut Ck<'_>, spec: &Node, left: &mut Vec<(String, String)>) -> (Option<Behavior>, Option<String>) {
     let Some(a) = spec.get("advanced").filter(|a| a.val != Val::Null) else { return (None, None) };
     let p = "spec.advanced";
     known_keys(ck, a, p, &["horizontalPodAutoscalerConfig", "restoreToOriginalReplicaCount", "scalingModifiers"]);
@@ -300,14 +292,9 @@ fn triggers(
             let target = target_of(ck, Some(1000));
             let Some((name, windows)) = cron_trigger(ck, cx, t, &md, i, &p) else { continue };
             let Some(target) = target else { continue };
-            let w = Arc::new(windows);
-            metrics.push(Metric {
-                source: Source::External,
-                name: name.clone(),
-                target,
-                value: MetricValue::Cron(Arc::clone(&w)),
-            });
-            triggers.push(Trigger { metric: name, activation: 0, cron: Some(w) });
+            let value = MetricValue::Cron(Arc::new(windows));
+            metrics.push(Metric { source: Source::External, name: name.clone(), target, value: value.clone() });
+            triggers.push(Trigger { metric: name, activation: 0, value });
             continue;
         }
         if matches!(ty.as_str(), "cpu" | "memory") {
@@ -346,7 +333,7 @@ fn triggers(
         let (Some(target), Some(activation)) = (target, activation) else { continue };
         let name = format!("s{i}-{ty}");
         metrics.push(Metric { source: Source::External, name: name.clone(), target, value: MetricValue::Demand });
-        triggers.push(Trigger { metric: name, activation, cron: None });
+        triggers.push(Trigger { metric: name, activation, value: MetricValue::Demand });
     }
     (metrics, triggers)
 }
@@ -379,7 +366,7 @@ fn cron_trigger(
     let replicas = get(ck, "desiredReplicas");
     let (tz, start, end, replicas) = (tz?, start?, end?, replicas?);
     let replicas = match replicas.0.trim().parse::<i64>() {
-        Ok(n) if n >= 1 && n <= i64::from(lahar_core::model::job::MAX_PODS_PER_JOB) => n,
+        Ok(n) if n >= 1 && n <= i64::from(MAX_PODS_PER_JOB) => n,
         _ => {
             let path = join(&mp, "desiredReplicas");
             ck.err(replicas.1, &path, format!("expected a replica count ≥ 1, got `{}`", replicas.0));

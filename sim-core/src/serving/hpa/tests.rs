@@ -25,8 +25,13 @@ fn hpa(metric: Metric, min: i32, max: i32, behavior: Option<Behavior>) -> HpaSpe
     }
 }
 
+/// A metric `qps` of the demand.
+fn metric(source: Source, target: Target) -> Metric {
+    Metric { source, name: "qps".into(), target, value: MetricValue::Demand }
+}
+
 fn pods(avg: i64) -> Metric {
-    Metric { source: Source::Pods, name: "qps".into(), target: Target::AverageValue(avg), value: MetricValue::Demand }
+    metric(Source::Pods, Target::AverageValue(avg))
 }
 
 fn tol() -> Tolerances {
@@ -55,60 +60,35 @@ fn replica_calc_tolerance_cm() {
 /// TestReplicaCalcScaleUpCMObject: an object at 20 against 15, 3 ready pods → 4.
 #[test]
 fn replica_calc_scale_up_cm_object() {
-    let m = Metric {
-        source: Source::Object,
-        name: "qps".into(),
-        target: Target::Value(15_000),
-        value: MetricValue::Demand,
-    };
+    let m = metric(Source::Object, Target::Value(15_000));
     assert_eq!(metric_replicas(&m, &obs(3, 3, 20_000), &tol(), SimTime::ZERO), Some(4));
 }
 
 /// TestReplicaCalcScaleUpCMExternal: 8.6 against 4.4, 1 pod → 2.
 #[test]
 fn replica_calc_scale_up_cm_external() {
-    let m = Metric {
-        source: Source::External,
-        name: "qps".into(),
-        target: Target::Value(4_400),
-        value: MetricValue::Demand,
-    };
+    let m = metric(Source::External, Target::Value(4_400));
     assert_eq!(metric_replicas(&m, &obs(1, 1, 8_600), &tol(), SimTime::ZERO), Some(2));
 }
 
 /// TestReplicaCalcScaleUpPerPodCMExternal: 8.6 against 2.15 per pod, 3 pods → 4.
 #[test]
 fn replica_calc_scale_up_per_pod_cm_external() {
-    let m = Metric {
-        source: Source::External,
-        name: "qps".into(),
-        target: Target::AverageValue(2_150),
-        value: MetricValue::Demand,
-    };
+    let m = metric(Source::External, Target::AverageValue(2_150));
     assert_eq!(metric_replicas(&m, &obs(3, 3, 8_600), &tol(), SimTime::ZERO), Some(4));
 }
 
 /// TestReplicaCalcScaleDownPerPodCMExternal: 8.6 against 2.867 per pod, 5 pods → 3.
 #[test]
 fn replica_calc_scale_down_per_pod_cm_external() {
-    let m = Metric {
-        source: Source::External,
-        name: "qps".into(),
-        target: Target::AverageValue(2_867),
-        value: MetricValue::Demand,
-    };
+    let m = metric(Source::External, Target::AverageValue(2_867));
     assert_eq!(metric_replicas(&m, &obs(5, 5, 8_600), &tol(), SimTime::ZERO), Some(3));
 }
 
 /// An external metric with no replicas yet scales from zero (`getUsageRatioReplicaCount`).
 #[test]
 fn external_value_from_zero_replicas() {
-    let m = Metric {
-        source: Source::External,
-        name: "qps".into(),
-        target: Target::Value(4_000),
-        value: MetricValue::Demand,
-    };
+    let m = metric(Source::External, Target::Value(4_000));
     assert_eq!(metric_replicas(&m, &obs(0, 0, 9_000), &tol(), SimTime::ZERO), Some(3));
 }
 
