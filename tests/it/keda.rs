@@ -191,6 +191,8 @@ fn keda_left_out_with_a_warning() {
     assert!(w.contains("ScaledObject default/web: a cpu trigger (a Resource metric of `cpu` use"), "{w}");
     let w = warnings("    - type: kubernetes-workload\n      metadata: {podSelector: 'app=x', value: '2'}\n", "");
     assert!(w.contains("a `kubernetes-workload` trigger is left out"), "{w}");
+    let w = warnings("", "  fallback: {failureThreshold: 3, replicas: 6}\n");
+    assert!(w.contains("fallback (the replicas KEDA sets once its scalers keep failing"), "{w}");
     let w = warnings("", "  advanced: {scalingModifiers: {formula: 's0 * 2', target: '4'}}\n");
     assert!(w.contains("scalingModifiers (a formula over the triggers) is not modelled"), "{w}");
     // An HPA on the same Deployment: Kubernetes scales neither.

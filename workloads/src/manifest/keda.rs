@@ -107,10 +107,16 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
     if let Some(f) = spec.get("fallback").filter(|f| f.val != Val::Null) {
         let fp = "spec.fallback";
         known_keys(ck, f, fp, &["failureThreshold", "replicas", "behavior"]);
-        // Used only when scalers fail, which lahar's never do.
         ck.opt_int(f, "failureThreshold", fp, 0);
         ck.opt_int(f, "replicas", fp, 0);
         ck.opt_str(f, "behavior", fp);
+        // lahar's scalers fail only without a demand, and then nothing scales.
+        left.push((
+            fp.into(),
+            "fallback (the replicas KEDA sets once its scalers keep failing, as they do here when the workload has \
+             no `spec.services` demand) is not modelled"
+                .into(),
+        ));
     }
     let ann = |k: &str| meta.annotations.get(k).map(|(v, at)| (v.trim().to_string(), *at));
     let flag = |k: &str| ann(k).is_some_and(|(v, _)| v.eq_ignore_ascii_case("true"));
