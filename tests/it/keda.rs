@@ -162,7 +162,7 @@ fn keda_bad_input_is_located() {
 }
 
 /// Runs the scenario `p` into `dir`/out: the output directory and scaling.csv.
-fn run(dir: &tempfile::TempDir, p: &Path) -> (PathBuf, String) {
+pub(super) fn run(dir: &tempfile::TempDir, p: &Path) -> (PathBuf, String) {
     let out = dir.path().join("out");
     lahar().args(["run", "-q"]).arg(p).arg("--out").arg(&out).assert().success();
     let scaling = std::fs::read_to_string(out.join("scaling.csv")).unwrap();

@@ -47,6 +47,7 @@ mod reports;
 mod scheduling;
 mod scheduling_gates;
 mod serving;
+mod serving_groups;
 mod sessions;
 mod snapshot;
 mod speed;

@@ -478,6 +478,32 @@ pub struct JobSpec {
     /// The HorizontalPodAutoscaler whose `scaleTargetRef` is this workload (a
     /// Deployment, ReplicaSet or StatefulSet); `None` for most jobs.
     pub autoscaler: Option<Arc<crate::serving::hpa::HpaSpec>>,
+    /// The autoscaled workload of groups this job is one group of, and its
+    /// group index (a LeaderWorkerSet that an autoscaler sizes); `None` for
+    /// most jobs.
+    pub group: Option<(Arc<GroupSet>, u32)>,
+}
+
+/// An autoscaled workload whose replicas are groups, each its own job and
+/// PodGroup (a LeaderWorkerSet: a leader and its workers per group). Its
+/// autoscaler sets the number of groups; the controller makes group `i` as
+/// [`GroupSet::groups`] gives it and deletes the highest indices first.
+#[derive(Debug, PartialEq)]
+pub struct GroupSet {
+    /// The workload's namespace.
+    pub namespace: Arc<str>,
+    /// The workload's name (`spec.services[].workload` names it).
+    pub name: String,
+    /// Its kind (`LeaderWorkerSet`).
+    pub kind: Arc<str>,
+    /// Its groups at creation (`spec.replicas`).
+    pub replicas: u32,
+    /// The autoscaler whose `scaleTargetRef` is the workload.
+    pub autoscaler: Arc<crate::serving::hpa::HpaSpec>,
+    /// Group `i`'s job and its model profile, as the controller makes it, for
+    /// every index the autoscaler may reach (`maxReplicas`, or more when the
+    /// workload starts with more).
+    pub groups: Vec<(JobSpec, Option<Arc<crate::comm::profile::JobProfile>>)>,
 }
 
 /// A job of a Volcano JobFlow: one step of the flow's graph.
@@ -569,6 +595,7 @@ impl JobSpec {
             recurrence: None,
             flow: None,
             autoscaler: None,
+            group: None,
         }
     }
 }
@@ -1018,6 +1045,7 @@ mod tests {
             recurrence: None,
             flow: None,
             autoscaler: None,
+            group: None,
         }
     }
 

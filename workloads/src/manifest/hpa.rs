@@ -1,7 +1,8 @@
 //! HorizontalPodAutoscalers (`autoscaling/v2`, `v2beta2`, `v1`): read field by
 //! field (a built-in kind, so the field lists of `schemas/` do not cover it) and
 //! attached to the workload their `scaleTargetRef` names — a Deployment,
-//! ReplicaSet or StatefulSet of the same files. lahar reads every metric as the
+//! ReplicaSet or StatefulSet of the same files, or a LeaderWorkerSet, sized in
+//! groups ([`lahar_core::model::job::GroupSet`]). lahar reads every metric as the
 //! request rate of its target (`spec.services` gives the demand); Resource and
 //! ContainerResource metrics (CPU, memory use) are left out with a warning, as is
 //! an HPA whose target is not among the files or is another kind.
@@ -352,10 +353,13 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
                 message: format!("{}: {why}: it is left out", r.label),
             });
         };
-        if !SCALED.contains(&kind.as_str()) || !(api.is_empty() || api.starts_with("apps/")) {
+        let groups = kind == "LeaderWorkerSet" && api.starts_with("leaderworkerset.x-k8s.io/");
+        if !groups && (!SCALED.contains(&kind.as_str()) || !(api.is_empty() || api.starts_with("apps/"))) {
             left(
                 cx,
-                format!("its target is a {kind} ({api}); lahar autoscales Deployments, ReplicaSets and StatefulSets"),
+                format!(
+                    "its target is a {kind} ({api}); lahar autoscales Deployments, ReplicaSets, StatefulSets and LeaderWorkerSets"
+                ),
             );
             continue;
         }
@@ -367,6 +371,12 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
                     r.namespace
                 ),
             );
+            continue;
+        }
+        if groups {
+            if let Err(why) = attach_groups(r.spec, &r.namespace, name, jobs) {
+                left(cx, why);
+            }
             continue;
         }
         let Some(job) = jobs
@@ -390,4 +400,58 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
         job.spec.pod_names = Some(Box::new(vec![names]));
         job.spec.autoscaler = Some(Arc::new(r.spec));
     }
+}
+
+/// Gives LeaderWorkerSet `namespace/name` (its groups among `jobs`) its
+/// autoscaler `hpa`: each group is told the workload of groups it belongs to,
+/// which holds every group up to `maxReplicas` as the controller would make it.
+fn attach_groups(hpa: HpaSpec, namespace: &str, name: &str, jobs: &mut [ImportedJob]) -> Result<(), String> {
+    let mut members: Vec<(u32, usize)> = jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| &*j.spec.namespace == namespace)
+        .filter_map(|(k, j)| super::lws::group_of(&j.spec).filter(|(n, _)| *n == name).map(|(_, i)| (i, k)))
+        .collect();
+    members.sort_unstable();
+    let Some(&(_, first)) = members.first() else {
+        return Err(format!(
+            "no LeaderWorkerSet {namespace}/{name} with schedulerName volcano and a group at the start in these files \
+             (lahar makes an autoscaled LeaderWorkerSet's groups from its first)"
+        ));
+    };
+    let most = (hpa.max_replicas.max(0) as u32).max(members.len() as u32).min(MAX_PODS_PER_JOB);
+    let template = &jobs[first];
+    let mut errs = Vec::new();
+    let ck = Ck::for_object(&template.file, &template.doc, &mut errs);
+    let mut groups = Vec::with_capacity(most as usize);
+    for i in 0..most {
+        let spec = match members.iter().find(|&&(m, _)| m == i) {
+            Some(&(_, k)) => jobs[k].spec.clone(),
+            None => {
+                super::lws::group_like(&ck, &template.spec, i).ok_or("its groups carry no LeaderWorkerSet labels")?
+            }
+        };
+        groups.push((spec, template.profile.clone().map(Arc::new)));
+    }
+    // A group made later must not take the name of a job of these files.
+    for (g, _) in &groups[members.len()..] {
+        if let Some(other) = jobs.iter().find(|j| j.spec.namespace == g.namespace && j.spec.name == g.name) {
+            return Err(format!(
+                "a group it would make is named {}/{}, as the {} of {} ({}) is",
+                g.namespace, g.name, other.spec.kind, other.file, other.doc
+            ));
+        }
+    }
+    let set = Arc::new(lahar_core::model::job::GroupSet {
+        namespace: Arc::clone(&template.spec.namespace),
+        name: name.to_string(),
+        kind: Arc::clone(&template.spec.kind),
+        replicas: members.len() as u32,
+        autoscaler: Arc::new(hpa),
+        groups,
+    });
+    for (i, k) in members {
+        jobs[k].spec.group = Some((Arc::clone(&set), i));
+    }
+    Ok(())
 }

@@ -29,7 +29,7 @@
 use super::common::{self, Ck, JobHead, join};
 use super::yaml::{Doc, Node, Val};
 use super::{Context, ImportedJob};
-use lahar_core::model::job::{Dependency, Policy, PolicyAction, PolicyEvent};
+use lahar_core::model::job::{Dependency, JobSpec, Policy, PolicyAction, PolicyEvent};
 
 /// The label key prefix of the controller's pod labels.
 const LABEL: &str = "leaderworkerset.sigs.k8s.io";
@@ -190,6 +190,47 @@ pub(crate) fn jobs(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Vec<Import
         out.push(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at });
     }
     out
+}
+
+/// The value of label `key` (under the LeaderWorkerSet's prefix) on a group's
+/// leader pods.
+fn label<'a>(job: &'a JobSpec, key: &str) -> Option<&'a str> {
+    let labels = job.tasks.first()?.hints.as_ref()?.labels.as_ref()?;
+    let key = format!("{LABEL}/{key}");
+    labels.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_str())
+}
+
+/// The LeaderWorkerSet and group index of a job this module made.
+pub(crate) fn group_of(job: &JobSpec) -> Option<(&str, u32)> {
+    if &*job.kind != "LeaderWorkerSet" {
+        return None;
+    }
+    Some((label(job, "name")?, label(job, "group-index")?.parse().ok()?))
+}
+
+/// Group `i` of a LeaderWorkerSet, as its controller makes it, from its group
+/// `first`: the same pods, named and labelled for index `i` (the PodGroup
+/// `<name>-<i>-<revision>`, the leader `<name>-<i>`, the workers
+/// `<name>-<i>-<w>`). `ck` names the LeaderWorkerSet's object (group keys derive
+/// from it as at reading).
+pub(crate) fn group_like(ck: &Ck<'_>, first: &JobSpec, i: u32) -> Option<JobSpec> {
+    let (name, _) = group_of(first)?;
+    let (name, revision) = (name.to_string(), label(first, "template-revision-hash")?.to_string());
+    let mut j = first.clone();
+    let leader_name = format!("{name}-{i}");
+    let group_key = common::derived_chars(ck, &format!("group-key-{i}"), 16);
+    let index = i.to_string();
+    let labels = [(format!("{LABEL}/group-index"), index.as_str()), (format!("{LABEL}/group-key"), group_key.as_str())];
+    let labels: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    for t in &mut j.tasks {
+        common::add_labels(t, &labels);
+    }
+    j.name = format!("{name}-{i}-{revision}");
+    let size: u32 = j.tasks.iter().map(|t| t.replicas).sum();
+    let workers: Vec<String> = (1..size).map(|w| format!("{leader_name}-{w}")).collect();
+    j.pod_names = Some(Box::new(if size > 1 { vec![vec![leader_name], workers] } else { vec![vec![leader_name]] }));
+    j.group = None;
+    Some(j)
 }
 
 /// `subGroupPolicy`, checked as the LWS webhook checks it (it only labels pods

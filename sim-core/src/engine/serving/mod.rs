@@ -4,7 +4,9 @@
 //! HorizontalPodAutoscaler synced every period, resizing the workload as its
 //! controller would (a ReplicaSet deletes the pods it ranks first, a
 //! StatefulSet its highest ordinals); an HPA made by a KEDA ScaledObject has
-//! KEDA's loop beside it, polling every `pollingInterval`.
+//! KEDA's loop beside it, polling every `pollingInterval`. A workload of groups
+//! (a LeaderWorkerSet, [`GroupSet`](crate::model::job::GroupSet)) is sized in groups, each its own job made
+//! and deleted whole; a group serves once all its pods have run their start-up.
 
 use super::{Engine, Event};
 use crate::model::ids::{JobId, PodId};
@@ -17,6 +19,10 @@ use crate::util::time::SimTime;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+mod groups;
+
+use groups::{Groups, group_ready, leader_of};
+
 /// The engine's services.
 #[derive(Default)]
 pub(super) struct Serving {
@@ -24,6 +30,8 @@ pub(super) struct Serving {
     wanted: BTreeMap<(Arc<str>, String), (Arc<ServiceSpec>, bool)>,
     bound: Vec<Bound>,
     by_job: BTreeMap<JobId, u32>,
+    /// Bound workloads of groups by (namespace, name).
+    sets: BTreeMap<(Arc<str>, String), u32>,
     /// Autoscale and Ready events queued (they do not keep a run going).
     pub queued: usize,
     /// Milli-GPUs the services' Running pods hold, since `gpu_since`.
@@ -42,7 +50,10 @@ struct Bound {
     hpa: Option<(Arc<HpaSpec>, HpaState)>,
     /// KEDA's memory of the ScaledObject that made the HPA, if one did.
     keda: KedaState,
-    /// Ready pods and what each serves.
+    /// For a workload of groups: its groups and their pods.
+    set: Option<Groups>,
+    /// Ready replicas (pods; a group's leader for a workload of groups) and
+    /// what each serves.
     ready: BTreeMap<PodId, i64>,
     capacity: i64,
     since: SimTime,
@@ -100,6 +111,19 @@ impl Bound {
     }
 }
 
+/// Counts a pod of status `status` (serving if `ready`) as the HPA
+/// controller's `groupPods` sorts it.
+fn tally(o: &mut Observation, status: PodStatus, ready: bool) {
+    match status {
+        PodStatus::Pending | PodStatus::Allocated | PodStatus::Pipelined => o.pending += 1,
+        PodStatus::Running if ready => o.ready += 1,
+        PodStatus::Running => o.starting += 1,
+        PodStatus::Succeeded => o.succeeded += 1,
+        PodStatus::Releasing | PodStatus::Failed => o.ignored += 1,
+        PodStatus::Deleted => {}
+    }
+}
+
 /// The replicas a workload asks for: over all its tasks.
 fn replicas(spec: &crate::model::job::JobSpec) -> u32 {
     spec.tasks.iter().map(|t| t.replicas).sum()
@@ -116,36 +140,51 @@ impl Engine {
     /// autoscaler is bound to it; an autoscaler syncs at once (the HPA is made
     /// with its target) and every period after.
     pub(super) fn serving_arrived(&mut self, j: JobId) {
+        if let Some((set, i)) = self.world.jobs[j].spec.group.clone() {
+            return self.group_arrived(j, set, i);
+        }
         let spec = &self.world.jobs[j].spec;
         let key = (Arc::clone(&spec.namespace), spec.name.clone());
-        let service = self.serving.wanted.get_mut(&key).map(|(s, bound)| {
-            *bound = true;
-            Arc::clone(s)
-        });
         let hpa = spec.autoscaler.clone();
-        if service.is_none() && hpa.is_none() {
+        if hpa.is_none() && !self.serving.wanted.contains_key(&key) {
             return;
         }
         // The same job again (a restart): its service goes on.
         if self.serving.by_job.contains_key(&j) {
             return;
         }
-        let k = self.serving.bound.len() as u32;
         // Named as jobs.csv names the job.
         let mut label = String::new();
         spec.push_label(&mut label);
-        let name: Arc<str> = label.into();
-        let kind = Arc::clone(&spec.kind);
+        let (kind, replicas) = (Arc::clone(&spec.kind), replicas(spec));
+        let k = self.bind(j, key, (label.into(), kind), hpa, None);
+        self.serving.bound[k as usize].stats.max_replicas = replicas;
+    }
+
+    /// Binds a service to job `j` (the first group of a workload of groups):
+    /// `key` finds its `spec.services` entry, `named` is its (name, kind) in
+    /// the outputs. Its autoscaler's first sync (and KEDA's first poll, before
+    /// it: the ScaledObject comes before the HPA it makes) is queued now.
+    fn bind(
+        &mut self,
+        j: JobId,
+        key: (Arc<str>, String),
+        (name, kind): (Arc<str>, Arc<str>),
+        hpa: Option<Arc<HpaSpec>>,
+        set: Option<Groups>,
+    ) -> u32 {
+        let service = self.serving.wanted.get_mut(&key).map(|(s, bound)| {
+            *bound = true;
+            Arc::clone(s)
+        });
+        let k = self.serving.bound.len() as u32;
         let stats = ServiceStats {
             service: Arc::clone(&name),
             kind: Arc::clone(&kind),
             has_demand: service.is_some(),
-            max_replicas: replicas(spec),
             ..Default::default()
         };
-        let has_hpa = hpa.is_some();
-        // KEDA's loop starts with the ScaledObject, before the HPA it makes.
-        let has_keda = hpa.as_ref().is_some_and(|h| h.keda.is_some());
+        let (has_hpa, has_keda) = (hpa.is_some(), hpa.as_ref().is_some_and(|h| h.keda.is_some()));
         self.serving.bound.push(Bound {
             job: j,
             name,
@@ -153,6 +192,7 @@ impl Engine {
             spec: service,
             hpa: hpa.map(|h| (h, HpaState::default())),
             keda: KedaState::default(),
+            set,
             ready: BTreeMap::new(),
             capacity: 0,
             since: self.now,
@@ -169,6 +209,7 @@ impl Engine {
             self.serving.queued += 1;
             self.events.push(self.now, Event::Autoscale(k));
         }
+        k
     }
 
     /// Integrates the services' GPUs up to `t`.
@@ -227,8 +268,19 @@ impl Engine {
     pub(super) fn serving_ready(&mut self, p: PodId) {
         let pod = &self.world.pods[p];
         let Some(&k) = self.serving.by_job.get(&pod.job) else { return };
-        let model = pod.node.map(|n| self.world.cluster.nodes[n.0 as usize].gpu_model.as_str());
         let b = &mut self.serving.bound[k as usize];
+        let p = match &mut b.set {
+            Some(g) => {
+                g.pods_ready.insert(p);
+                match group_ready(&self.world, pod.job, &g.pods_ready) {
+                    Some(leader) => leader,
+                    None => return,
+                }
+            }
+            None => p,
+        };
+        let pod = &self.world.pods[p];
+        let model = pod.node.map(|n| self.world.cluster.nodes[n.0 as usize].gpu_model.as_str());
         let Some(spec) = &b.spec else { return };
         let c = spec.capacity_on(model.filter(|m| !m.is_empty()));
         b.advance(self.now);
@@ -241,6 +293,14 @@ impl Engine {
         let Some(&k) = self.serving.by_job.get(&self.world.pods[p].job) else { return };
         self.serving_gpus(-self.world.pods[p].req.gpu_milli());
         let b = &mut self.serving.bound[k as usize];
+        // A group stops serving with any of its pods.
+        let p = match &mut b.set {
+            Some(g) => {
+                g.pods_ready.remove(&p);
+                leader_of(&self.world, self.world.pods[p].job).unwrap_or(p)
+            }
+            None => p,
+        };
         if b.ready.contains_key(&p) {
             b.advance(self.now);
             b.capacity -= b.ready.remove(&p).unwrap_or(0);
@@ -255,6 +315,9 @@ impl Engine {
     /// What the HPA controller sees of bound service `k`'s workload.
     fn observe(&self, k: usize) -> Observation {
         let b = &self.serving.bound[k];
+        if let Some(g) = &b.set {
+            return self.observe_groups(k, g);
+        }
         let job = &self.world.jobs[b.job];
         let mut o = Observation {
             spec_replicas: job.spec.tasks.first().map_or(0, |t| t.replicas) as i32,
@@ -262,14 +325,7 @@ impl Engine {
             ..Default::default()
         };
         for &p in &job.pods {
-            match self.world.pods[p].status {
-                PodStatus::Pending | PodStatus::Allocated | PodStatus::Pipelined => o.pending += 1,
-                PodStatus::Running if self.is_ready(k, p) => o.ready += 1,
-                PodStatus::Running => o.starting += 1,
-                PodStatus::Succeeded => o.succeeded += 1,
-                PodStatus::Releasing | PodStatus::Failed => o.ignored += 1,
-                PodStatus::Deleted => {}
-            }
+            tally(&mut o, self.world.pods[p].status, self.is_ready(k, p));
         }
         o.status_replicas = (o.pending + o.ready + o.starting) as i32;
         o
@@ -278,6 +334,10 @@ impl Engine {
     /// What an autoscaler sees of bound service `k`'s workload, while the
     /// workload lives.
     fn observe_live(&self, k: usize) -> Option<Observation> {
+        // A workload of groups lives on with no group.
+        if self.serving.bound[k].set.is_some() {
+            return Some(self.observe(k));
+        }
         let j = self.serving.bound[k].job;
         let alive = self.world.jobs.get(j).is_some_and(|job| !job.phase.is_terminal());
         alive.then(|| self.observe(k))
@@ -340,6 +400,9 @@ impl Engine {
         match &mut self.recorder {
             Some(rec) => rec.scaled(&self.world, &r),
             None => self.scaling_out.push(r),
+        }
+        if self.serving.bound[k].set.is_some() {
+            return self.resize_groups(k, to.max(0) as u32);
         }
         self.resize(j, to.max(0) as u32);
     }
@@ -443,20 +506,18 @@ impl Engine {
     pub(super) fn sample_services(&mut self, t: SimTime) {
         for k in 0..self.serving.bound.len() {
             let b = &self.serving.bound[k];
-            let Some(job) = self.world.jobs.get(b.job) else { continue };
+            let members: Vec<JobId> = match &b.set {
+                Some(g) => g.members.values().copied().collect(),
+                None => vec![b.job],
+            };
             let (mut pending, mut starting, mut gpu) = (0, 0, 0);
-            for &p in &job.pods {
-                let pod = &self.world.pods[p];
-                match pod.status {
-                    PodStatus::Pending => pending += 1,
-                    PodStatus::Running => {
-                        gpu += pod.req.gpu_milli();
-                        if !b.ready.contains_key(&p) {
-                            starting += 1;
-                        }
-                    }
-                    _ => {}
+            let mut replicas = b.set.as_ref().map_or(0, |g| g.desired);
+            for j in members {
+                let Some(job) = self.world.jobs.get(j) else { continue };
+                if b.set.is_none() {
+                    replicas = self::replicas(&job.spec);
                 }
+                self.count_pods(k, job, (&mut pending, &mut starting, &mut gpu));
             }
             let s = ServiceSample {
                 t,
@@ -464,7 +525,7 @@ impl Engine {
                 kind: Arc::clone(&b.kind),
                 demand_milli: b.spec.as_ref().map(|s| s.demand.at(t).0),
                 capacity_milli: b.capacity,
-                replicas: replicas(&job.spec),
+                replicas,
                 pending,
                 starting,
                 ready: b.ready.len() as u32,
@@ -473,6 +534,29 @@ impl Engine {
             match &mut self.recorder {
                 Some(r) => r.service_sample(&self.world, &s),
                 None => self.service_samples.push(s),
+            }
+        }
+    }
+
+    /// Adds job `job`'s Pending pods, its Running pods not yet serving and
+    /// their milli-GPUs to the counts of bound service `k`.
+    fn count_pods(&self, k: usize, job: &crate::world::Job, (pending, starting, gpu): (&mut u32, &mut u32, &mut i64)) {
+        let b = &self.serving.bound[k];
+        let serving = |p: PodId| match &b.set {
+            Some(g) => g.pods_ready.contains(&p),
+            None => b.ready.contains_key(&p),
+        };
+        for &p in &job.pods {
+            let pod = &self.world.pods[p];
+            match pod.status {
+                PodStatus::Pending => *pending += 1,
+                PodStatus::Running => {
+                    *gpu += pod.req.gpu_milli();
+                    if !serving(p) {
+                        *starting += 1;
+                    }
+                }
+                _ => {}
             }
         }
     }

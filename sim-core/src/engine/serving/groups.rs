@@ -1,0 +1,126 @@
+//! A workload of groups as a service (a LeaderWorkerSet sized by its
+//! autoscaler): each group its own job and PodGroup, made and deleted whole by
+//! its controller; the HPA counts groups by their leaders; a group serves once
+//! every pod of it has run its start-up.
+
+use super::super::{Engine, Lifecycle};
+use super::{replicas, tally};
+use crate::model::ids::{JobId, PodId};
+use crate::model::job::{GroupSet, JobPhase, PodStatus};
+use crate::record::EndReason;
+use crate::serving::hpa::Observation;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// A bound workload of groups: its groups alive by index, how many it asks
+/// for, and its pods that have run their start-up.
+pub(super) struct Groups {
+    pub(super) set: Arc<GroupSet>,
+    pub(super) members: BTreeMap<u32, JobId>,
+    pub(super) desired: u32,
+    pub(super) pods_ready: BTreeSet<PodId>,
+}
+
+impl Engine {
+    /// Group `i` of workload `set` arrived as job `j`: the workload is bound
+    /// with its first group (its autoscaler syncs from then), and each group
+    /// joins it.
+    pub(super) fn group_arrived(&mut self, j: JobId, set: Arc<GroupSet>, i: u32) {
+        if self.serving.by_job.contains_key(&j) {
+            return;
+        }
+        let key = (Arc::clone(&set.namespace), set.name.clone());
+        let k = match self.serving.sets.get(&key) {
+            Some(&k) => k,
+            None => {
+                let name = if &*set.namespace == "default" {
+                    set.name.clone()
+                } else {
+                    format!("{}/{}", set.namespace, set.name)
+                };
+                let groups = Groups {
+                    set: Arc::clone(&set),
+                    members: BTreeMap::new(),
+                    desired: set.replicas,
+                    pods_ready: BTreeSet::new(),
+                };
+                let named = (name.into(), Arc::clone(&set.kind));
+                let k = self.bind(j, key.clone(), named, Some(Arc::clone(&set.autoscaler)), Some(groups));
+                self.serving.sets.insert(key, k);
+                k
+            }
+        };
+        self.serving.by_job.insert(j, k);
+        let b = &mut self.serving.bound[k as usize];
+        let g = b.set.as_mut().expect("a workload of groups");
+        g.members.insert(i, j);
+        b.stats.max_replicas = b.stats.max_replicas.max(g.members.len() as u32);
+    }
+
+    /// What the HPA controller sees of a workload of groups: its scale
+    /// subresource counts groups, and its pod selector (a LeaderWorkerSet's
+    /// `hpaPodSelector`) the groups' leaders.
+    pub(super) fn observe_groups(&self, k: usize, g: &Groups) -> Observation {
+        let b = &self.serving.bound[k];
+        let mut o = Observation {
+            spec_replicas: g.desired as i32,
+            status_replicas: g.members.len() as i32,
+            demand: b.spec.as_ref().map(|s| s.demand.at(self.now).0),
+            ..Default::default()
+        };
+        for &j in g.members.values() {
+            if let Some(p) = leader_of(&self.world, j) {
+                tally(&mut o, self.world.pods[p].status, self.is_ready(k, p));
+            }
+        }
+        o
+    }
+
+    /// The controller of workload of groups `k` makes it `groups` groups: the
+    /// missing indices below `groups` made (each a new job, created now), the
+    /// groups at `groups` and above deleted, highest index first (a
+    /// LeaderWorkerSet's leader StatefulSet deletes its highest ordinals; the
+    /// group's workers and PodGroup go with its leader).
+    pub(super) fn resize_groups(&mut self, k: usize, groups: u32) {
+        let g = self.serving.bound[k].set.as_mut().expect("a workload of groups");
+        g.desired = groups;
+        let set = Arc::clone(&g.set);
+        let gone: Vec<JobId> = g.members.range(groups..).rev().map(|(_, &j)| j).collect();
+        let made: Vec<u32> = (0..groups.min(set.groups.len() as u32)).filter(|i| !g.members.contains_key(i)).collect();
+        for j in gone {
+            let g = self.serving.bound[k].set.as_mut().expect("a workload of groups");
+            // Still the service's while its pods leave (`by_job` keeps it).
+            g.members.retain(|_, &mut m| m != j);
+            if !self.world.jobs[j].phase.is_terminal() {
+                self.end_job(j, JobPhase::Terminated, EndReason::Killed);
+            }
+        }
+        for i in made {
+            let (spec, profile) = &set.groups[i as usize];
+            let mut spec = spec.clone();
+            spec.submit = self.now;
+            spec.group = Some((Arc::clone(&set), i));
+            let j = self.world.add_job(spec);
+            self.runtime.admit(j, profile.clone());
+            self.on(Lifecycle::JobArrived(j));
+        }
+        let b = &mut self.serving.bound[k];
+        b.stats.max_replicas = b.stats.max_replicas.max(groups);
+        self.dirty = true;
+    }
+}
+
+/// A group's leader: the newest pod of its first task.
+pub(super) fn leader_of(world: &crate::world::World, j: JobId) -> Option<PodId> {
+    let job = world.jobs.get(j)?;
+    job.pods.iter().rev().copied().find(|&p| world.pods[p].task == 0)
+}
+
+/// Group `j`'s leader if every pod the group asks for is Running and has run
+/// its start-up (is in `ready`).
+pub(super) fn group_ready(world: &crate::world::World, j: JobId, ready: &BTreeSet<PodId>) -> Option<PodId> {
+    let job = world.jobs.get(j)?;
+    let serving =
+        job.pods.iter().filter(|&&p| world.pods[p].status == PodStatus::Running && ready.contains(&p)).count();
+    (serving as u32 >= replicas(&job.spec)).then(|| leader_of(world, j)).flatten()
+}

@@ -1,0 +1,232 @@
+//! Services of groups (issue 45, item 2): a LeaderWorkerSet sized by an
+//! autoscaler in groups, each group its own job and PodGroup made and deleted
+//! whole, as the LWS controller and its Volcano provider do; a group serves once
+//! every pod of it has run its start-up.
+
+use super::keda::run;
+use super::serving::web_files;
+use super::*;
+
+/// A LeaderWorkerSet `vllm` of one group of a leader and a worker (one GPU
+/// each), and an HPA on an External metric (10 per group, 1 to `max` groups).
+fn lws_files(max: u32, services: &str) -> (tempfile::TempDir, PathBuf) {
+    let manifests = format!(
+        "apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {{name: vllm}}
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        schedulerName: volcano
+        containers:
+          - name: w
+            resources: {{requests: {{cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {{name: vllm}}
+spec:
+  scaleTargetRef: {{apiVersion: leaderworkerset.x-k8s.io/v1, kind: LeaderWorkerSet, name: vllm}}
+  minReplicas: 1
+  maxReplicas: {max}
+  metrics:
+    - type: External
+      external:
+        metric: {{name: requests}}
+        target: {{type: AverageValue, averageValue: '10'}}
+"
+    );
+    web_files(tempfile::tempdir().unwrap(), &manifests, services)
+}
+
+/// summary.json's first service.
+fn service(out: &Path) -> serde_json::Value {
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    summary["metrics"]["services"][0].clone()
+}
+
+const DEMAND: &str = "  services:
+    - workload: vllm
+      demand:
+        steps: [{at: 0s, rate: 5}, {at: 10m, rate: 35}, {at: 40m, rate: 5}]
+      capacity: 10
+      startup: 60s
+";
+
+/// Step by step (syncs every 15 s from t = 0; a group serves 60 s after its pods
+/// start):
+/// - 0 s to 585 s: 5 req/s over 1 group, 0.5 of the target → 1 group, as now.
+/// - 600 s: 35 req/s over 1 group → ceil(3.5) = 4 (with no `behavior`, a
+///   scale-up allows max(2 × 1, 4) = 4): groups 1, 2 and 3 are made, each its own job
+///   and PodGroup (`vllm-<i>-<revision>`, pods `vllm-<i>` and `vllm-<i>-1`).
+/// - 2400 s: 5 req/s → 1, held by the 300 s scale-down window (4 was
+///   recommended until 2385 s) until 2685 s: groups 3, 2 and 1 are deleted.
+#[test]
+fn an_autoscaled_leader_worker_set_is_sized_in_groups() {
+    let (dir, p) = lws_files(4, DEMAND);
+    let (out, scaling) = run(&dir, &p);
+    assert_eq!(
+        scaling,
+        "t_s,autoscaler,target,from,to,proposed,reason
+600,default/vllm,LeaderWorkerSet vllm,1,4,4,external metric requests above target
+2685,default/vllm,LeaderWorkerSet vllm,4,1,1,All metrics below target
+"
+    );
+    // Four groups, each a job of its own: the first runs to the end, the three
+    // made at 600 s are deleted at 2685 s.
+    let jobs = job_rows(&std::fs::read_to_string(out.join("jobs.csv")).unwrap());
+    // Rows as the jobs end (the first runs to the end): by name here.
+    let mut rows: Vec<Vec<&str>> = jobs.iter().map(|r| r.split(',').collect()).collect();
+    rows.sort();
+    assert_eq!(rows.len(), 4, "{jobs:?}");
+    let revision = rows[0][0].rsplit('-').next().unwrap();
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r[0], format!("vllm-{i}-{revision}"), "{jobs:?}");
+    }
+    assert_eq!((rows[0][1], rows[0][2], rows[0][4]), ("0", "0", "Running"), "{jobs:?}");
+    for r in &rows[1..] {
+        assert_eq!((r[1], r[2], r[3], r[4]), ("600", "600", "2685", "Terminated"), "{jobs:?}");
+    }
+    let pods = std::fs::read_to_string(out.join("pods.csv")).unwrap();
+    for name in ["vllm-0", "vllm-0-1", "vllm-3", "vllm-3-1"] {
+        let pod = format!("default/{name}");
+        assert!(pods.lines().any(|l| l.split(',').nth(1) == Some(pod.as_str())), "{name}: {pods}");
+    }
+    assert_eq!(pods.lines().count(), 1 + 8, "{pods}");
+    // Served, by hand: offered 5 × 600 + 35 × 1800 + 5 × 1200 = 72,000;
+    // unserved 5 × 60 (no group ready) + 25 × 60 (one group of the four) = 1,800.
+    let s = &service(&out);
+    assert_eq!(s["service"], "vllm");
+    assert_eq!(s["kind"], "LeaderWorkerSet");
+    assert_eq!(s["offered_requests"], 72_000.0);
+    assert_eq!(s["unserved_requests"], 1_800.0);
+    assert_eq!((s["scale_ups"].as_u64(), s["scale_downs"].as_u64()), (Some(1), Some(1)));
+    assert_eq!((s["max_replicas"].as_u64(), s["pod_starts"].as_u64()), (Some(4), Some(8)));
+    let svc = std::fs::read_to_string(out.join("services.csv")).unwrap();
+    let at = |t: &str| svc.lines().find(|l| l.starts_with(&format!("{t},"))).unwrap().to_string();
+    assert_eq!(at("900"), "900,vllm,LeaderWorkerSet,35,40,35,4,0,0,4,8");
+    assert_eq!(at("3600"), "3600,vllm,LeaderWorkerSet,5,10,5,1,0,0,1,2");
+}
+
+/// KEDA's ScaledObject on a LeaderWorkerSet takes it to and from zero groups
+/// (the steps of `keda::keda_scale_decisions_step_by_step`, in groups): a
+/// group deleted and made again is a new job under the same name, as its new
+/// PodGroup is a new object under the same name.
+#[test]
+fn keda_takes_a_leader_worker_set_to_and_from_zero_groups() {
+    let (dir, p) = lws_files(4, DEMAND);
+    let text = std::fs::read_to_string(dir.path().join("web.yaml")).unwrap();
+    let lws = text.split("---\n").next().unwrap();
+    let so = "apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: vllm}
+spec:
+  scaleTargetRef: {apiVersion: leaderworkerset.x-k8s.io/v1, kind: LeaderWorkerSet, name: vllm}
+  pollingInterval: 30
+  cooldownPeriod: 120
+  maxReplicaCount: 6
+  triggers:
+    - type: prometheus
+      metadata: {serverAddress: 'http://prom:9090', query: 'sum(rate(x[1m]))', threshold: '10', activationThreshold: '2'}
+";
+    std::fs::write(dir.path().join("web.yaml"), format!("{lws}---\n{so}")).unwrap();
+    let demand = "        steps: [{at: 0s, rate: 0}, {at: 10m, rate: 25}, {at: 30m, rate: 1}]";
+    let s = std::fs::read_to_string(&p).unwrap();
+    let s = s.replace("        steps: [{at: 0s, rate: 5}, {at: 10m, rate: 35}, {at: 40m, rate: 5}]", demand);
+    std::fs::write(&p, s).unwrap();
+    let (out, scaling) = run(&dir, &p);
+    assert_eq!(
+        scaling,
+        "t_s,autoscaler,target,from,to,proposed,reason
+0,default/vllm,LeaderWorkerSet vllm,1,0,-1,KEDAScaleTargetDeactivated: to minReplicaCount
+600,default/vllm,LeaderWorkerSet vllm,0,1,-1,KEDAScaleTargetActivated: triggered by s0-prometheus
+600,default/keda-hpa-vllm,LeaderWorkerSet vllm,1,3,3,external metric s0-prometheus above target
+1890,default/vllm,LeaderWorkerSet vllm,3,0,-1,KEDAScaleTargetDeactivated: to minReplicaCount
+"
+    );
+    let jobs = job_rows(&std::fs::read_to_string(out.join("jobs.csv")).unwrap());
+    let mut rows: Vec<String> = jobs
+        .iter()
+        .map(|r| r.split_once('-').map(|(a, b)| format!("{a}-{}", &b[..1]) + &b[b.find(',').unwrap()..]).unwrap())
+        .collect();
+    rows.sort();
+    assert_eq!(
+        rows,
+        [
+            "vllm-0,0,,0,Terminated",
+            "vllm-0,600,600,1890,Terminated",
+            "vllm-1,600,600,1890,Terminated",
+            "vllm-2,600,600,1890,Terminated"
+        ],
+        "{jobs:?}"
+    );
+    // Served as the Deployment's pods served: 25 × 60 + 1 × 1710 unserved.
+    let s = &service(&out);
+    assert_eq!((s["offered_requests"].as_f64(), s["unserved_requests"].as_f64()), (Some(31_800.0), Some(3_210.0)));
+}
+
+/// Each group is its own gang: a fifth group that the node cannot hold waits
+/// whole (no pod of it placed), and the four placed serve.
+#[test]
+fn a_group_that_does_not_fit_waits_whole() {
+    let demand = "        steps: [{at: 0s, rate: 5}, {at: 10m, rate: 45}, {at: 40m, rate: 5}]";
+    let (dir, p) = lws_files(
+        5,
+        &DEMAND.replace("        steps: [{at: 0s, rate: 5}, {at: 10m, rate: 35}, {at: 40m, rate: 5}]", demand),
+    );
+    let (out, scaling) = run(&dir, &p);
+    // 45 req/s: 5 groups, 4 at once (max(2 × 1, 4)), the fifth one sync later.
+    assert!(scaling.contains("600,default/vllm,LeaderWorkerSet vllm,1,4,5,"), "{scaling}");
+    assert!(scaling.contains("615,default/vllm,LeaderWorkerSet vllm,4,5,5,"), "{scaling}");
+    let pods = std::fs::read_to_string(out.join("pods.csv")).unwrap();
+    assert_eq!(pods.lines().count(), 1 + 8, "{pods}");
+    assert!(!pods.contains("default/vllm-4"), "{pods}");
+    let svc = std::fs::read_to_string(out.join("services.csv")).unwrap();
+    let at = |t: &str| svc.lines().find(|l| l.starts_with(&format!("{t},"))).unwrap().to_string();
+    // 45 offered, 4 groups serve 40; 5 asked for, 2 pods (the fifth group) pending.
+    assert_eq!(at("900"), "900,vllm,LeaderWorkerSet,45,40,40,5,2,0,4,8");
+}
+
+/// A LeaderWorkerSet the autoscaler cannot size is left out with a warning:
+/// one with no group at the start, and one whose later group would take the
+/// name of another object's job.
+#[test]
+fn lws_autoscaler_left_out_with_a_warning() {
+    let warnings = |p: &Path| {
+        let s = lahar::scenario::load_file(p).unwrap_or_else(|e| panic!("{e}"));
+        let names: Vec<String> = s.jobs().iter().map(|j| j.name.clone()).collect();
+        (s.warnings.iter().map(|w| format!("{}: {}", w.kind, w.message)).collect::<Vec<_>>().join("\n"), names)
+    };
+    // Its group 3 named as a Deployment of the same files.
+    let (dir, p) = lws_files(4, DEMAND);
+    let (w, names) = warnings(&p);
+    assert!(!w.contains("left out"), "{w}");
+    let third = names[0].replacen("vllm-0-", "vllm-3-", 1);
+    let f = dir.path().join("web.yaml");
+    let text = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(&f, format!("{text}---\n{}", super::serving::WEB.replace("name: web", &format!("name: {third}"))))
+        .unwrap();
+    let (w, _) = warnings(&p);
+    assert!(
+        w.contains(&format!(
+            "HorizontalPodAutoscaler default/vllm: a group it would make is named default/{third}, as the Deployment of"
+        )) && w.contains("it is left out"),
+        "{w}"
+    );
+    // No group at the start: nothing to make groups from.
+    let (dir, p) = lws_files(4, DEMAND);
+    let f = dir.path().join("web.yaml");
+    let text = std::fs::read_to_string(&f).unwrap().replacen("replicas: 1", "replicas: 0", 1);
+    std::fs::write(&f, format!("{text}---\n{}", super::serving::WEB)).unwrap();
+    let (w, _) = warnings(&p);
+    assert!(
+        w.contains(
+            "no LeaderWorkerSet default/vllm with schedulerName volcano and a group at the start in these files"
+        ),
+        "{w}"
+    );
+}
