@@ -1,7 +1,8 @@
-//! Services of groups (issue 45, item 2): a LeaderWorkerSet sized by an
-//! autoscaler in groups, each group its own job and PodGroup made and deleted
-//! whole, as the LWS controller and its Volcano provider do; a group serves once
-//! every pod of it has run its start-up.
+//! Services of groups (issue 45, item 2): a LeaderWorkerSet or a kthena
+//! ModelServing sized by an autoscaler in groups, each group its own job and
+//! PodGroup made and deleted whole, as their controllers do (the LWS controller
+//! with its Volcano provider, kthena's model-serving controller); a group
+//! serves once every pod of it has run its start-up.
 
 use super::keda::run;
 use super::serving::web_files;
@@ -229,4 +230,88 @@ fn lws_autoscaler_left_out_with_a_warning() {
         ),
         "{w}"
     );
+}
+
+/// A kthena ModelServing `chat` of one serving group of one role (an entry pod
+/// and a worker, one GPU each), and an HPA on it as in [`lws_files`].
+fn model_serving_files(services: &str) -> (tempfile::TempDir, PathBuf) {
+    let manifests = "apiVersion: workload.serving.volcano.sh/v1alpha1
+kind: ModelServing
+metadata: {name: chat}
+spec:
+  replicas: 1
+  template:
+    roles:
+      - name: leader
+        replicas: 1
+        workerReplicas: 1
+        entryTemplate: {spec: {containers: [{name: e, resources: {requests: {cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}}]}}
+        workerTemplate: {spec: {containers: [{name: w, resources: {requests: {cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}}]}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: chat}
+spec:
+  scaleTargetRef: {apiVersion: workload.serving.volcano.sh/v1alpha1, kind: ModelServing, name: chat}
+  minReplicas: 1
+  maxReplicas: 4
+  metrics:
+    - type: External
+      external:
+        metric: {name: requests}
+        target: {type: AverageValue, averageValue: '10'}
+";
+    web_files(tempfile::tempdir().unwrap(), manifests, &services.replace("workload: vllm", "workload: chat"))
+}
+
+/// The LeaderWorkerSet's steps with a ModelServing: serving groups `chat-<i>`
+/// (pods `chat-<i>-leader-0-0` and `-1`) made and deleted whole.
+#[test]
+fn an_autoscaled_model_serving_is_sized_in_serving_groups() {
+    let (dir, p) = model_serving_files(DEMAND);
+    let (out, scaling) = run(&dir, &p);
+    assert_eq!(
+        scaling,
+        "t_s,autoscaler,target,from,to,proposed,reason
+600,default/chat,ModelServing chat,1,4,4,external metric requests above target
+2685,default/chat,ModelServing chat,4,1,1,All metrics below target
+"
+    );
+    let mut jobs = job_rows(&std::fs::read_to_string(out.join("jobs.csv")).unwrap());
+    jobs.sort();
+    assert_eq!(
+        jobs,
+        [
+            "chat-0,0,0,,Running",
+            "chat-1,600,600,2685,Terminated",
+            "chat-2,600,600,2685,Terminated",
+            "chat-3,600,600,2685,Terminated"
+        ]
+    );
+    let pods = std::fs::read_to_string(out.join("pods.csv")).unwrap();
+    assert!(pods.contains(",default/chat-3-leader-0-0,") && pods.contains(",default/chat-3-leader-0-1,"), "{pods}");
+    assert_eq!(service(&out)["unserved_requests"], 1_800.0);
+}
+
+/// A scale-down deletes a ModelServing's groups that do not serve first
+/// (kthena's `scaleDownServingGroups`), where a LeaderWorkerSet deletes its
+/// highest index: group 1, recreated at 2670 s after its entry pod was deleted,
+/// is still starting at 2685 s when 25 req/s asks for 3 groups of the 4.
+#[test]
+fn a_model_serving_scale_down_deletes_groups_not_serving_first() {
+    let demand = DEMAND.replace("{at: 40m, rate: 5}", "{at: 40m, rate: 25}");
+    let timeline = "  timeline:\n    - {at: 2670s, deletePod: chat-1-leader-0-0}\n";
+    let (dir, p) = model_serving_files(&format!("{demand}{timeline}"));
+    let (out, scaling) = run(&dir, &p);
+    assert!(scaling.contains("2685,default/chat,ModelServing chat,4,3,3,"), "{scaling}");
+    let mut jobs = job_rows(&std::fs::read_to_string(out.join("jobs.csv")).unwrap());
+    jobs.sort();
+    let ended: Vec<&String> = jobs.iter().filter(|r| r.ends_with("Terminated")).collect();
+    assert_eq!(ended, ["chat-1,600,600,2685,Terminated"], "{jobs:?}");
+    // The LeaderWorkerSet under the same steps deletes group 3.
+    let (dir, p) = lws_files(4, &format!("{demand}{}", timeline.replace("chat-1-leader-0-0", "vllm-1")));
+    let (out, _) = run(&dir, &p);
+    let jobs = job_rows(&std::fs::read_to_string(out.join("jobs.csv")).unwrap());
+    let ended: Vec<&str> = jobs.iter().filter(|r| r.ends_with("Terminated")).map(|r| &r[..6]).collect();
+    assert_eq!(ended, ["vllm-3"], "{jobs:?}");
 }

@@ -498,6 +498,10 @@ pub struct GroupSet {
     pub kind: Arc<str>,
     /// Its groups at creation (`spec.replicas`).
     pub replicas: u32,
+    /// A scale-down deletes the groups not serving first, then the highest
+    /// indices (a ModelServing: kthena's `scaleDownServingGroups`); else the
+    /// highest indices (a LeaderWorkerSet's leader StatefulSet).
+    pub not_ready_first: bool,
     /// The autoscaler whose `scaleTargetRef` is the workload.
     pub autoscaler: Arc<crate::serving::hpa::HpaSpec>,
     /// Group `i`'s job and its model profile, as the controller makes it, for

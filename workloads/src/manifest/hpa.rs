@@ -353,12 +353,13 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
                 message: format!("{}: {why}: it is left out", r.label),
             });
         };
-        let groups = kind == "LeaderWorkerSet" && api.starts_with("leaderworkerset.x-k8s.io/");
+        let groups = (kind == "LeaderWorkerSet" && api.starts_with("leaderworkerset.x-k8s.io/"))
+            || (kind == "ModelServing" && api.starts_with("workload.serving.volcano.sh/"));
         if !groups && (!SCALED.contains(&kind.as_str()) || !(api.is_empty() || api.starts_with("apps/"))) {
             left(
                 cx,
                 format!(
-                    "its target is a {kind} ({api}); lahar autoscales Deployments, ReplicaSets, StatefulSets and LeaderWorkerSets"
+                    "its target is a {kind} ({api}); lahar autoscales Deployments, ReplicaSets, StatefulSets, LeaderWorkerSets and ModelServings"
                 ),
             );
             continue;
@@ -374,7 +375,7 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
             continue;
         }
         if groups {
-            if let Err(why) = attach_groups(r.spec, &r.namespace, name, jobs) {
+            if let Err(why) = attach_groups(r.spec, (&r.namespace, kind, name), jobs) {
                 left(cx, why);
             }
             continue;
@@ -402,21 +403,28 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
     }
 }
 
-/// Gives LeaderWorkerSet `namespace/name` (its groups among `jobs`) its
-/// autoscaler `hpa`: each group is told the workload of groups it belongs to,
-/// which holds every group up to `maxReplicas` as the controller would make it.
-fn attach_groups(hpa: HpaSpec, namespace: &str, name: &str, jobs: &mut [ImportedJob]) -> Result<(), String> {
+/// Gives LeaderWorkerSet or ModelServing `namespace/name` (its groups among
+/// `jobs`) its autoscaler `hpa`: each group is told the workload of groups it
+/// belongs to, which holds every group up to `maxReplicas` as the controller
+/// would make it.
+fn attach_groups(
+    hpa: HpaSpec,
+    (namespace, kind, name): (&str, &str, &str),
+    jobs: &mut [ImportedJob],
+) -> Result<(), String> {
+    let lws = kind == "LeaderWorkerSet";
+    let group_of = if lws { super::lws::group_of } else { super::kthena::group_of };
     let mut members: Vec<(u32, usize)> = jobs
         .iter()
         .enumerate()
         .filter(|(_, j)| &*j.spec.namespace == namespace)
-        .filter_map(|(k, j)| super::lws::group_of(&j.spec).filter(|(n, _)| *n == name).map(|(_, i)| (i, k)))
+        .filter_map(|(k, j)| group_of(&j.spec).filter(|(n, _)| *n == name).map(|(_, i)| (i, k)))
         .collect();
     members.sort_unstable();
     let Some(&(_, first)) = members.first() else {
         return Err(format!(
-            "no LeaderWorkerSet {namespace}/{name} with schedulerName volcano and a group at the start in these files \
-             (lahar makes an autoscaled LeaderWorkerSet's groups from its first)"
+            "no {kind} {namespace}/{name} with schedulerName volcano and a group at the start in these files \
+             (lahar makes an autoscaled {kind}'s groups from its first)"
         ));
     };
     let most = (hpa.max_replicas.max(0) as u32).max(members.len() as u32).min(MAX_PODS_PER_JOB);
@@ -427,9 +435,10 @@ fn attach_groups(hpa: HpaSpec, namespace: &str, name: &str, jobs: &mut [Imported
     for i in 0..most {
         let spec = match members.iter().find(|&&(m, _)| m == i) {
             Some(&(_, k)) => jobs[k].spec.clone(),
-            None => {
+            None if lws => {
                 super::lws::group_like(&ck, &template.spec, i).ok_or("its groups carry no LeaderWorkerSet labels")?
             }
+            None => super::kthena::group_like(&template.spec, i).ok_or("its groups carry no ModelServing names")?,
         };
         groups.push((spec, template.profile.clone().map(Arc::new)));
     }
@@ -447,6 +456,7 @@ fn attach_groups(hpa: HpaSpec, namespace: &str, name: &str, jobs: &mut [Imported
         name: name.to_string(),
         kind: Arc::clone(&template.spec.kind),
         replicas: members.len() as u32,
+        not_ready_first: !lws,
         autoscaler: Arc::new(hpa),
         groups,
     });

@@ -29,7 +29,7 @@
 use super::common::{self, Ck, JobHead, PodShape, join};
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob};
-use lahar_core::model::job::{NetworkTopology, Policy, PolicyAction, PolicyEvent};
+use lahar_core::model::job::{JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent};
 use lahar_core::model::resource::Resources;
 use lahar_core::model::subgroup::{SubGroupPolicy, TaskKey};
 
@@ -349,6 +349,42 @@ fn build(
         out.push(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: d.root.at });
     }
     out
+}
+
+/// The value of label `key` (under the ModelServing's prefix) on a group's
+/// first pods.
+fn label<'a>(job: &'a JobSpec, key: &str) -> Option<&'a str> {
+    let labels = job.tasks.first()?.hints.as_ref()?.labels.as_ref()?;
+    let key = format!("{LABEL}/{key}");
+    labels.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_str())
+}
+
+/// The ModelServing and serving-group index of a job this module made.
+pub(crate) fn group_of(job: &JobSpec) -> Option<(&str, u32)> {
+    if &*job.kind != "ModelServing" {
+        return None;
+    }
+    let name = label(job, "name")?;
+    Some((name, job.name.strip_prefix(name)?.strip_prefix('-')?.parse().ok()?))
+}
+
+/// Serving group `i` of a ModelServing, as its controller makes it, from its
+/// group `first`: the same pods, the group `<ms>-<i>` and its pods
+/// `<ms>-<i>-<role>-<r>-<w>` (`GenerateServingGroupName`), labelled with it.
+pub(crate) fn group_like(first: &JobSpec, i: u32) -> Option<JobSpec> {
+    let (name, g) = group_of(first)?;
+    let (from, to) = (format!("{name}-{g}"), format!("{name}-{i}"));
+    let mut j = first.clone();
+    for t in &mut j.tasks {
+        common::add_labels(t, &[(&format!("{LABEL}/group-name"), to.as_str())]);
+    }
+    let names = j.pod_names.as_mut()?;
+    for n in names.iter_mut().flatten() {
+        *n = format!("{to}{}", n.strip_prefix(&from)?);
+    }
+    j.name = to;
+    j.group = None;
+    Some(j)
 }
 
 /// A ModelBooster, as its controller builds its one ModelServing

@@ -76,17 +76,29 @@ impl Engine {
         o
     }
 
-    /// The controller of workload of groups `k` makes it `groups` groups: the
-    /// missing indices below `groups` made (each a new job, created now), the
-    /// groups at `groups` and above deleted, highest index first (a
-    /// LeaderWorkerSet's leader StatefulSet deletes its highest ordinals; the
-    /// group's workers and PodGroup go with its leader).
+    /// The controller of workload of groups `k` makes it `groups` groups: on a
+    /// scale-up the lowest indices missing below `groups` are made (each a new
+    /// job, created now); on a scale-down the surplus groups are deleted — a
+    /// LeaderWorkerSet's highest indices first (its leader StatefulSet's
+    /// highest ordinals; the group's workers and PodGroup go with its leader),
+    /// a ModelServing's groups not serving first, then the highest indices
+    /// (kthena's `scaleDownServingGroups`; `forEachMissingOrdinal` on a scale-up).
     pub(super) fn resize_groups(&mut self, k: usize, groups: u32) {
-        let g = self.serving.bound[k].set.as_mut().expect("a workload of groups");
-        g.desired = groups;
+        let b = &self.serving.bound[k];
+        let g = b.set.as_ref().expect("a workload of groups");
         let set = Arc::clone(&g.set);
-        let gone: Vec<JobId> = g.members.range(groups..).rev().map(|(_, &j)| j).collect();
-        let made: Vec<u32> = (0..groups.min(set.groups.len() as u32)).filter(|i| !g.members.contains_key(i)).collect();
+        let n = g.members.len() as u32;
+        let serving =
+            |j: JobId| set.not_ready_first && leader_of(&self.world, j).is_some_and(|l| b.ready.contains_key(&l));
+        let mut order: Vec<(bool, std::cmp::Reverse<u32>, JobId)> =
+            g.members.iter().map(|(&i, &j)| (serving(j), std::cmp::Reverse(i), j)).collect();
+        order.sort_unstable();
+        let gone: Vec<JobId> = order.iter().take(n.saturating_sub(groups) as usize).map(|&(_, _, j)| j).collect();
+        let made: Vec<u32> = (0..groups.min(set.groups.len() as u32))
+            .filter(|i| !g.members.contains_key(i))
+            .take(groups.saturating_sub(n) as usize)
+            .collect();
+        self.serving.bound[k].set.as_mut().expect("a workload of groups").desired = groups;
         for j in gone {
             let g = self.serving.bound[k].set.as_mut().expect("a workload of groups");
             // Still the service's while its pods leave (`by_job` keeps it).
