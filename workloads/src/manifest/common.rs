@@ -1113,6 +1113,14 @@ pub(crate) fn policies(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Policy
     out
 }
 
+/// The value of label `<prefix>/<key>` on the pods of a job's first task (a
+/// controller's label on the group's first pods).
+pub(crate) fn pod_label<'a>(job: &'a JobSpec, prefix: &str, key: &str) -> Option<&'a str> {
+    let labels = job.tasks.first()?.hints.as_ref()?.labels.as_ref()?;
+    let key = format!("{prefix}/{key}");
+    labels.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_str())
+}
+
 /// Adds the labels a controller gives its pods to `task`'s (a controller's label
 /// replaces the template's of the same key).
 pub(crate) fn add_labels(task: &mut TaskSpec, extra: &[(&str, &str)]) {

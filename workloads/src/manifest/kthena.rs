@@ -351,20 +351,12 @@ fn build(
     out
 }
 
-/// The value of label `key` (under the ModelServing's prefix) on a group's
-/// first pods.
-fn label<'a>(job: &'a JobSpec, key: &str) -> Option<&'a str> {
-    let labels = job.tasks.first()?.hints.as_ref()?.labels.as_ref()?;
-    let key = format!("{LABEL}/{key}");
-    labels.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_str())
-}
-
 /// The ModelServing and serving-group index of a job this module made.
 pub(crate) fn group_of(job: &JobSpec) -> Option<(&str, u32)> {
     if &*job.kind != "ModelServing" {
         return None;
     }
-    let name = label(job, "name")?;
+    let name = common::pod_label(job, LABEL, "name")?;
     Some((name, job.name.strip_prefix(name)?.strip_prefix('-')?.parse().ok()?))
 }
 

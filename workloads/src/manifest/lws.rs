@@ -192,20 +192,12 @@ pub(crate) fn jobs(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Vec<Import
     out
 }
 
-/// The value of label `key` (under the LeaderWorkerSet's prefix) on a group's
-/// leader pods.
-fn label<'a>(job: &'a JobSpec, key: &str) -> Option<&'a str> {
-    let labels = job.tasks.first()?.hints.as_ref()?.labels.as_ref()?;
-    let key = format!("{LABEL}/{key}");
-    labels.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_str())
-}
-
 /// The LeaderWorkerSet and group index of a job this module made.
 pub(crate) fn group_of(job: &JobSpec) -> Option<(&str, u32)> {
     if &*job.kind != "LeaderWorkerSet" {
         return None;
     }
-    Some((label(job, "name")?, label(job, "group-index")?.parse().ok()?))
+    Some((common::pod_label(job, LABEL, "name")?, common::pod_label(job, LABEL, "group-index")?.parse().ok()?))
 }
 
 /// Group `i` of a LeaderWorkerSet, as its controller makes it, from its group
@@ -215,7 +207,7 @@ pub(crate) fn group_of(job: &JobSpec) -> Option<(&str, u32)> {
 /// from it as at reading).
 pub(crate) fn group_like(ck: &Ck<'_>, first: &JobSpec, i: u32) -> Option<JobSpec> {
     let (name, _) = group_of(first)?;
-    let (name, revision) = (name.to_string(), label(first, "template-revision-hash")?.to_string());
+    let (name, revision) = (name.to_string(), common::pod_label(first, LABEL, "template-revision-hash")?.to_string());
     let mut j = first.clone();
     let leader_name = format!("{name}-{i}");
     let group_key = common::derived_chars(ck, &format!("group-key-{i}"), 16);
