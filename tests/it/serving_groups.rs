@@ -315,3 +315,25 @@ fn a_model_serving_scale_down_deletes_groups_not_serving_first() {
     let ended: Vec<&str> = jobs.iter().filter(|r| r.ends_with("Terminated")).map(|r| &r[..6]).collect();
     assert_eq!(ended, ["vllm-3"], "{jobs:?}");
 }
+
+/// The example runs from a clean clone: the HPA adds and removes whole
+/// two-node groups over the day.
+#[test]
+fn the_lws_example_runs() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/serving-lws.yaml");
+    let dir = tempfile::tempdir().unwrap();
+    let (out, scaling) = run(&dir, &p);
+    assert_eq!(
+        scaling,
+        "t_s,autoscaler,target,from,to,proposed,reason
+28800,default/llama,LeaderWorkerSet llama,1,2,2,external metric vllm_requests_per_second above target
+36000,default/llama,LeaderWorkerSet llama,2,3,3,external metric vllm_requests_per_second above target
+57885,default/llama,LeaderWorkerSet llama,3,2,2,All metrics below target
+72285,default/llama,LeaderWorkerSet llama,2,1,1,All metrics below target
+"
+    );
+    // Each group two 8-GPU pods on two nodes: 16 GPUs a group.
+    let svc = std::fs::read_to_string(out.join("services.csv")).unwrap();
+    assert!(svc.lines().any(|l| l == "43200,llama,LeaderWorkerSet,52,60,52,3,0,0,3,48"), "{svc}");
+    assert_eq!(service(&out)["max_replicas"], 3);
+}
