@@ -337,3 +337,137 @@ fn the_lws_example_runs() {
     assert!(svc.lines().any(|l| l == "43200,llama,LeaderWorkerSet,52,60,52,3,0,0,3,48"), "{svc}");
     assert_eq!(service(&out)["max_replicas"], 3);
 }
+
+/// kthena's own AutoscalingPolicy on the ModelServing of
+/// [`model_serving_files`] (its HPA replaced): a Prometheus metric of 10 per
+/// instance, tolerance 10%, 1 to 4 instances; scale-up 2 instances or 100% a
+/// 15 s period, panic at 200% of the instances for 30 s with 200% a 5 s period;
+/// scale-down 1 instance or 100% a 15 s period after a 60 s window.
+const POLICY: &str = "apiVersion: workload.serving.volcano.sh/v1alpha1
+kind: AutoscalingPolicy
+metadata: {name: chat-policy}
+spec:
+  tolerancePercent: 10
+  metrics:
+    - {name: rps, targetValue: '10'}
+  behavior:
+    scaleDown: {period: 15s, stabilizationWindow: 60s, instances: 1, percent: 100, selectPolicy: Or}
+    scaleUp:
+      stablePolicy: {period: 15s, stabilizationWindow: 0s, instances: 2, percent: 100, selectPolicy: Or}
+      panicPolicy: {period: 5s, percent: 200, panicThresholdPercent: 200, panicModeHold: 30s}
+  homogeneousTarget:
+    minReplicas: 1
+    maxReplicas: 4
+    target:
+      targetRef: {kind: ModelServing, name: chat}
+      metricSources:
+        rps:
+          prometheus: {serverURL: 'http://prom:9090', query: 'sum(rate(x[1m]))'}
+";
+
+/// By hand (syncs every 15 s from 0 s; [`DEMAND`]: 5, 35 from 600 s, 5 from 2400 s):
+/// - until 585 s: 5 req/s → ceil(0.5) = 1, as now.
+/// - 600 s: 35 → ceil(3.5) = 4, at least 200% of 1: panic mode until 630 s,
+///   limited by the panic window's last count (1) + 200% = 3.
+/// - 615 s: 35 over 3 → 4 (1.17, outside the tolerance), panic's limit 3 + 200%
+///   = 9: 4.
+/// - 2400 s: 5 → 1, but the 60 s window of recommendations holds the 4 of
+///   2385 s until 2445 s; at 2460 s the limit from the period's corrected
+///   counts (4) is `Or` of 4 − 1 and 4 − 100%, 0: down to 1, the highest
+///   serving groups deleted (all serve).
+///
+/// Unserved, by hand: 5 × 60 (no group ready) + 25 × 60 (one of 4 needed) +
+/// 5 × 15 (three, until group 3's start-up ends at 675 s) = 1,875.
+#[test]
+fn kthena_autoscaling_policy_sizes_a_model_serving() {
+    let (dir, p) = model_serving_files(DEMAND);
+    let f = dir.path().join("web.yaml");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let ms = text.split("---\n").next().unwrap();
+    std::fs::write(&f, format!("{ms}---\n{POLICY}")).unwrap();
+    let (out, scaling) = run(&dir, &p);
+    assert_eq!(
+        scaling,
+        "t_s,autoscaler,target,from,to,proposed,reason
+600,default/chat-policy,ModelServing chat,1,3,4,kthena panic mode: metrics recommend 4
+615,default/chat-policy,ModelServing chat,3,4,4,kthena panic mode: metrics recommend 4
+2460,default/chat-policy,ModelServing chat,4,1,1,kthena stable mode: metrics recommend 1
+"
+    );
+    let mut jobs = job_rows(&std::fs::read_to_string(out.join("jobs.csv")).unwrap());
+    jobs.sort();
+    assert_eq!(
+        jobs,
+        [
+            "chat-0,0,0,,Running",
+            "chat-1,600,600,2460,Terminated",
+            "chat-2,600,600,2460,Terminated",
+            "chat-3,615,615,2460,Terminated"
+        ]
+    );
+    let s = service(&out);
+    assert_eq!((s["offered_requests"].as_f64(), s["unserved_requests"].as_f64()), (Some(72_000.0), Some(1_875.0)));
+}
+
+/// The published AutoscalingPolicies read as kthena's webhook and CRD default
+/// them: the serving-group policy sizes its ModelServing; the role-by-role
+/// ones are left out with a warning, as is a second autoscaler of one
+/// ModelServing; KEDA's published ScaledObject sizes its ModelServing.
+#[test]
+fn kthena_published_autoscaling_examples() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/manifests/kthena");
+    let load = |files: &[&str]| {
+        let t = tempfile::tempdir().unwrap();
+        let body: Vec<String> = files.iter().map(|f| std::fs::read_to_string(dir.join(f)).unwrap()).collect();
+        std::fs::write(t.path().join("m.yaml"), body.join("\n---\n")).unwrap();
+        let sc = scenario(
+            "    nodes:\n      - {name: n0, cpu: 1000, memory: 8Ti, gpus: 16}\n",
+            "  workload:\n    - manifests: m.yaml\n",
+        );
+        let s = lahar::scenario::load_str(&sc, "s.yaml", t.path()).unwrap_or_else(|e| panic!("{files:?}: {e}"));
+        let w: Vec<String> = s.warnings.iter().map(|w| w.message.clone()).collect();
+        (s.jobs(), w.join("\n"))
+    };
+    let (jobs, w) = load(&[
+        "prometheus-autoscaler--podinfo-modelserving.yaml",
+        "prometheus-autoscaler--servingGroup-autoscaler--autoscalerPolicy.yaml",
+    ]);
+    let (set, i) = jobs[0].group.clone().unwrap_or_else(|| panic!("no autoscaler: {w}"));
+    assert_eq!((set.name.as_str(), i, set.replicas, set.groups.len()), ("podinfo-ms", 0, 1, 6));
+    let lahar_core::model::job::GroupAutoscaler::Kthena(k) = &set.autoscaler else { panic!("{:?}", set.autoscaler) };
+    use lahar_core::serving::kthena::{Panic, Select, Source, Stable};
+    assert_eq!(
+        (&*k.name, k.tolerance_percent, k.min_replicas, k.max_replicas),
+        ("autoscale-demo/podinfo-prom-policy", 10, 1, 6)
+    );
+    assert_eq!(
+        (k.metrics[0].name.as_str(), k.metrics[0].target_milli, k.metrics[0].source),
+        ("podinfo_rps", 500, Some(Source::Prometheus))
+    );
+    assert_eq!(k.down, Stable { instances: 1, percent: 100, period_ms: 15_000, select: Select::Or, window_ms: 30_000 });
+    assert_eq!(k.up, Stable { instances: 2, percent: 100, period_ms: 15_000, select: Select::Or, window_ms: 0 });
+    assert_eq!(k.panic, Panic { percent: 200, period_ms: 5_000, threshold_percent: 200, hold_ms: 30_000 });
+    // Group 5 as kthena names it.
+    assert_eq!(set.groups[5].0.name, "podinfo-ms-5");
+    assert_eq!(set.groups[5].0.pod_name(0, 0), "podinfo-ms-5-podinfo-0-0");
+    for f in [
+        "prometheus-autoscaler--role-autoscaler--autoscalerPolicy.yaml",
+        "prometheus-autoscaler--disaggregated-autoscaler--autoscalerPolicy.yaml",
+    ] {
+        let (jobs, w) = load(&["prometheus-autoscaler--podinfo-modelserving.yaml", f]);
+        assert!(jobs[0].group.is_none(), "{f}");
+        assert!(w.contains("a disaggregatedTarget (roles scaled one by one) is not simulated"), "{f}: {w}");
+    }
+    // Two autoscalers of one ModelServing: the policy after the HPA is left out.
+    let (jobs, w) = load(&[
+        "prometheus-autoscaler--podinfo-modelserving.yaml",
+        "prometheus-autoscaler--servingGroup-autoscaler--autoscalerPolicy.yaml",
+        "prometheus-autoscaler--servingGroup-autoscaler--autoscalerPolicy.yaml",
+    ]);
+    assert!(jobs[0].group.is_some());
+    assert!(w.contains("another autoscaler scales ModelServing autoscale-demo/podinfo-ms too"), "{w}");
+    let (jobs, w) = load(&["keda-autoscaling--modelserving.yaml", "keda-autoscaling--scaledobject.yaml"]);
+    let (set, _) = jobs[0].group.clone().unwrap_or_else(|| panic!("no autoscaler: {w}"));
+    let lahar_core::model::job::GroupAutoscaler::Hpa(h) = &set.autoscaler else { panic!() };
+    assert_eq!((&*h.name, h.max_replicas, set.groups.len()), ("default/keda-hpa-modelserving-scaler", 5, 5));
+}

@@ -502,12 +502,22 @@ pub struct GroupSet {
     /// indices (a ModelServing: kthena's `scaleDownServingGroups`); else the
     /// highest indices (a LeaderWorkerSet's leader StatefulSet).
     pub not_ready_first: bool,
-    /// The autoscaler whose `scaleTargetRef` is the workload.
-    pub autoscaler: Arc<crate::serving::hpa::HpaSpec>,
+    /// The autoscaler that sizes it.
+    pub autoscaler: GroupAutoscaler,
     /// Group `i`'s job and its model profile, as the controller makes it, for
     /// every index the autoscaler may reach (`maxReplicas`, or more when the
     /// workload starts with more).
     pub groups: Vec<(JobSpec, Option<Arc<crate::comm::profile::JobProfile>>)>,
+}
+
+/// The autoscaler that sizes a workload of groups.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GroupAutoscaler {
+    /// A HorizontalPodAutoscaler whose `scaleTargetRef` is the workload (or the
+    /// one a KEDA ScaledObject makes).
+    Hpa(Arc<crate::serving::hpa::HpaSpec>),
+    /// kthena's AutoscalingPolicy with a `homogeneousTarget` (a ModelServing).
+    Kthena(Arc<crate::serving::kthena::KthenaSpec>),
 }
 
 /// A job of a Volcano JobFlow: one step of the flow's graph.

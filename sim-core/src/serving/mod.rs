@@ -10,6 +10,7 @@
 pub mod demand;
 pub mod hpa;
 pub mod keda;
+pub mod kthena;
 
 use crate::util::time::SimDuration;
 use std::sync::Arc;

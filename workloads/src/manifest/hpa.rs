@@ -375,7 +375,8 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
             continue;
         }
         if groups {
-            if let Err(why) = attach_groups(r.spec, (&r.namespace, kind, name), jobs) {
+            let hpa = lahar_core::model::job::GroupAutoscaler::Hpa(Arc::new(r.spec));
+            if let Err(why) = attach_groups(hpa, (&r.namespace, kind, name), jobs) {
                 left(cx, why);
             }
             continue;
@@ -404,11 +405,11 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
 }
 
 /// Gives LeaderWorkerSet or ModelServing `namespace/name` (its groups among
-/// `jobs`) its autoscaler `hpa`: each group is told the workload of groups it
-/// belongs to, which holds every group up to `maxReplicas` as the controller
-/// would make it.
-fn attach_groups(
-    hpa: HpaSpec,
+/// `jobs`) its `autoscaler`: each group is told the workload of groups it
+/// belongs to, which holds every group up to the autoscaler's most replicas as
+/// the controller would make it.
+pub(super) fn attach_groups(
+    autoscaler: lahar_core::model::job::GroupAutoscaler,
     (namespace, kind, name): (&str, &str, &str),
     jobs: &mut [ImportedJob],
 ) -> Result<(), String> {
@@ -427,7 +428,11 @@ fn attach_groups(
              (lahar makes an autoscaled {kind}'s groups from its first)"
         ));
     };
-    let most = (hpa.max_replicas.max(0) as u32).max(members.len() as u32).min(MAX_PODS_PER_JOB);
+    let max_replicas = match &autoscaler {
+        lahar_core::model::job::GroupAutoscaler::Hpa(h) => h.max_replicas,
+        lahar_core::model::job::GroupAutoscaler::Kthena(k) => k.max_replicas,
+    };
+    let most = (max_replicas.max(0) as u32).max(members.len() as u32).min(MAX_PODS_PER_JOB);
     let template = &jobs[first];
     let mut errs = Vec::new();
     let ck = Ck::for_object(&template.file, &template.doc, &mut errs);
@@ -457,7 +462,7 @@ fn attach_groups(
         kind: Arc::clone(&template.spec.kind),
         replicas: members.len() as u32,
         not_ready_first: !lws,
-        autoscaler: Arc::new(hpa),
+        autoscaler,
         groups,
     });
     for (i, k) in members {

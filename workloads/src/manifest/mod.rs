@@ -18,6 +18,7 @@ mod hyperjob;
 mod jobflow;
 mod keda;
 mod kthena;
+mod kthena_policy;
 mod kubeflow;
 mod lws;
 mod numa;
@@ -200,10 +201,10 @@ pub fn support_object(d: &Doc) -> Option<String> {
             }
             false
         }
-        // kthena's autoscaling objects (lahar autoscales through HorizontalPodAutoscalers and
-        // KEDA's ScaledObjects) and its router's objects, KEDA's credentials and Prometheus' monitors, the Gateway
-        // API inference extension's pools: no pods.
-        "workload.serving.volcano.sh" => matches!(kind.as_str(), "AutoscalingPolicy" | "AutoscalingPolicyBinding"),
+        // kthena's AutoscalingPolicyBinding (before kthena v0.4, the binding named the
+        // target; lahar reads AutoscalingPolicies with their own) and its router's objects, KEDA's
+        // credentials and Prometheus' monitors, the Gateway API inference extension's pools: no pods.
+        "workload.serving.volcano.sh" => kind == "AutoscalingPolicyBinding",
         "networking.serving.volcano.sh" => true,
         "keda.sh" if kind == "ScaledJob" => {
             // Its Jobs' pods: another scheduler's are skipped; Volcano's are refused
@@ -381,6 +382,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
     let runtimes = trainer::runtimes(docs);
     let mut templates_reported = std::collections::BTreeSet::new();
     let mut hpas = Vec::new();
+    let mut policies = Vec::new();
     for d in docs {
         let (api, kind) = common::kind_of(&d.root);
         let group = api.split('/').next().unwrap_or_default();
@@ -423,6 +425,9 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
             }
             ("autoscaling", "HorizontalPodAutoscaler") => hpas.extend(hpa::read(d, cx, &mut ck)),
             ("keda.sh", "ScaledObject") => hpas.extend(keda::read(d, cx, &mut ck)),
+            ("workload.serving.volcano.sh", "AutoscalingPolicy") => {
+                policies.extend(kthena_policy::read(d, cx, &mut ck))
+            }
             ("keda.sh", "ScaledJob") => ck.err(
                 d.root.get("kind").and_then(|k| k.at),
                 "kind",
@@ -460,6 +465,7 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
     }
     out.extend(groups.finish(cx, &owners, errs));
     hpa::attach(hpas, docs, &mut out, cx);
+    kthena_policy::attach(policies, &mut out, cx);
     out
 }
 

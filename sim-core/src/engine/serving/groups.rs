@@ -3,12 +3,17 @@
 //! its controller; the HPA counts groups by their leaders; a group serves once
 //! every pod of it has run its start-up.
 
-use super::super::{Engine, Lifecycle};
+use super::super::{Engine, Event, Lifecycle};
 use super::{replicas, tally};
 use crate::model::ids::{JobId, PodId};
 use crate::model::job::{GroupSet, JobPhase, PodStatus};
 use crate::record::EndReason;
 use crate::serving::hpa::Observation;
+use crate::serving::kthena::Reading;
+use crate::util::time::SimDuration;
+
+/// kthena's autoscale controller's sync period (`AutoscalingSyncPeriodSeconds`).
+const KTHENA_SYNC_US: u64 = 15_000_000;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -45,7 +50,7 @@ impl Engine {
                     pods_ready: BTreeSet::new(),
                 };
                 let named = (name.into(), Arc::clone(&set.kind));
-                let k = self.bind(j, key.clone(), named, Some(Arc::clone(&set.autoscaler)), Some(groups));
+                let k = self.bind(j, key.clone(), named, Some(set.autoscaler.clone()), Some(groups));
                 self.serving.sets.insert(key, k);
                 k
             }
@@ -74,6 +79,52 @@ impl Engine {
             }
         }
         o
+    }
+
+    /// kthena's autoscale controller syncs the policy of bound ModelServing
+    /// `k` (`doScale`): its metric collector's reading, the policy's scale,
+    /// and the ModelServing patched when the count differs; the next sync is
+    /// queued 15 s on (`AutoscalingSyncPeriodSeconds`).
+    pub(super) fn kthena_sync(&mut self, k: u32) {
+        let ku = k as usize;
+        let reading = self.kthena_reading(ku);
+        let now = self.now;
+        let b = &mut self.serving.bound[ku];
+        let (spec, state) = b.kthena.as_mut().expect("a kthena policy");
+        if let Some(o) = state.scale(spec, now, &reading)
+            && o.replicas != reading.replicas
+        {
+            let mode = if o.panic { "panic" } else { "stable" };
+            let reason = format!("kthena {mode} mode: metrics recommend {}", o.recommended);
+            let name = Arc::clone(&spec.name);
+            self.rescaled(ku, name, reading.replicas, o.replicas, o.recommended, reason);
+        }
+        self.serving.queued += 1;
+        self.events.push(now.plus(SimDuration(KTHENA_SYNC_US)), Event::Autoscale(k));
+    }
+
+    /// What kthena's metric collector finds of bound ModelServing `k`: its
+    /// replicas, the demand, and its pods ready and not.
+    fn kthena_reading(&self, k: usize) -> Reading {
+        let b = &self.serving.bound[k];
+        let g = b.set.as_ref().expect("a workload of groups");
+        let mut r = Reading {
+            replicas: g.desired as i32,
+            demand: b.spec.as_ref().map(|s| s.demand.at(self.now).0),
+            ..Default::default()
+        };
+        for &j in g.members.values() {
+            for &p in &self.world.jobs[j].pods {
+                match self.world.pods[p].status {
+                    PodStatus::Running if g.pods_ready.contains(&p) => r.ready_pods += 1,
+                    PodStatus::Running | PodStatus::Pending | PodStatus::Allocated | PodStatus::Pipelined => {
+                        r.unready_pods += 1
+                    }
+                    _ => {}
+                }
+            }
+        }
+        r
     }
 
     /// The controller of workload of groups `k` makes it `groups` groups: on a

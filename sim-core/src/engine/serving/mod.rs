@@ -10,11 +10,13 @@
 
 use super::{Engine, Event};
 use crate::model::ids::{JobId, PodId};
+use crate::model::job::GroupAutoscaler;
 use crate::model::job::PodStatus;
 use crate::record::{ScaleRecord, ServiceSample, ServiceStats};
 use crate::serving::ServiceSpec;
 use crate::serving::hpa::{HpaSpec, HpaState, Observation};
 use crate::serving::keda::KedaState;
+use crate::serving::kthena::{KthenaSpec, KthenaState};
 use crate::util::time::SimTime;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -48,6 +50,8 @@ struct Bound {
     kind: Arc<str>,
     spec: Option<Arc<ServiceSpec>>,
     hpa: Option<(Arc<HpaSpec>, HpaState)>,
+    /// kthena's AutoscalingPolicy, for a ModelServing it sizes.
+    kthena: Option<(Arc<KthenaSpec>, KthenaState)>,
     /// KEDA's memory of the ScaledObject that made the HPA, if one did.
     keda: KedaState,
     /// For a workload of groups: its groups and their pods.
@@ -157,7 +161,7 @@ impl Engine {
         let mut label = String::new();
         spec.push_label(&mut label);
         let (kind, replicas) = (Arc::clone(&spec.kind), replicas(spec));
-        let k = self.bind(j, key, (label.into(), kind), hpa, None);
+        let k = self.bind(j, key, (label.into(), kind), hpa.map(GroupAutoscaler::Hpa), None);
         self.serving.bound[k as usize].stats.max_replicas = replicas;
     }
 
@@ -170,7 +174,7 @@ impl Engine {
         j: JobId,
         key: (Arc<str>, String),
         (name, kind): (Arc<str>, Arc<str>),
-        hpa: Option<Arc<HpaSpec>>,
+        autoscaler: Option<GroupAutoscaler>,
         set: Option<Groups>,
     ) -> u32 {
         let service = self.serving.wanted.get_mut(&key).map(|(s, bound)| {
@@ -184,13 +188,23 @@ impl Engine {
             has_demand: service.is_some(),
             ..Default::default()
         };
-        let (has_hpa, has_keda) = (hpa.is_some(), hpa.as_ref().is_some_and(|h| h.keda.is_some()));
+        let has_autoscaler = autoscaler.is_some();
+        let (hpa, kthena) = match autoscaler {
+            Some(GroupAutoscaler::Hpa(h)) => (Some(h), None),
+            Some(GroupAutoscaler::Kthena(k)) => (None, Some(k)),
+            None => (None, None),
+        };
+        let has_keda = hpa.as_ref().is_some_and(|h| h.keda.is_some());
         self.serving.bound.push(Bound {
             job: j,
             name,
             kind,
             spec: service,
             hpa: hpa.map(|h| (h, HpaState::default())),
+            kthena: kthena.map(|k| {
+                let state = KthenaState::new(&k);
+                (k, state)
+            }),
             keda: KedaState::default(),
             set,
             ready: BTreeMap::new(),
@@ -205,7 +219,7 @@ impl Engine {
             self.serving.queued += 1;
             self.events.push(self.now, Event::Activate(k));
         }
-        if has_hpa {
+        if has_autoscaler {
             self.serving.queued += 1;
             self.events.push(self.now, Event::Autoscale(k));
         }
@@ -347,6 +361,9 @@ impl Engine {
     /// target lives.
     pub(super) fn autoscale(&mut self, k: u32) {
         let ku = k as usize;
+        if self.serving.bound[ku].kthena.is_some() {
+            return self.kthena_sync(k);
+        }
         let Some(obs) = self.observe_live(ku) else { return };
         let cfg = self.cfg.hpa;
         let now = self.now;
