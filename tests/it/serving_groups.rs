@@ -471,3 +471,33 @@ fn kthena_published_autoscaling_examples() {
     let lahar_core::model::job::GroupAutoscaler::Hpa(h) = &set.autoscaler else { panic!() };
     assert_eq!((&*h.name, h.max_replicas, set.groups.len()), ("default/keda-hpa-modelserving-scaler", 5, 5));
 }
+
+/// The kthena example runs from a clean clone. The first burst, by hand (syncs
+/// every 15 s; 60 req/s from 1800 s to 2400 s, 8 otherwise; 10 a group):
+/// - 1800 s: 6 recommended, 600% of 1: panic mode; the panic period's smallest
+///   count (1) + 300% = 4.
+/// - 1830 s: the 1 of 1800 s has left the 15 s panic period: 4 + 300% → 6.
+/// - 2580 s: 1 recommended, the 3-minute window's last 6 (2385 s) gone; the
+///   30 s period's largest count 6, less `Or` of 1 instance and 50%: 3; then 2
+///   at 2625 s and 1 at 2670 s as each count leaves the period.
+#[test]
+fn the_kthena_example_runs() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/serving-kthena.yaml");
+    let dir = tempfile::tempdir().unwrap();
+    let (out, scaling) = run(&dir, &p);
+    let first: Vec<&str> = scaling.lines().skip(1).take(5).collect();
+    assert_eq!(
+        first,
+        [
+            "1800,default/qwen-policy,ModelServing qwen,1,4,6,kthena panic mode: metrics recommend 6",
+            "1830,default/qwen-policy,ModelServing qwen,4,6,6,kthena panic mode: metrics recommend 6",
+            "2580,default/qwen-policy,ModelServing qwen,6,3,1,kthena stable mode: metrics recommend 1",
+            "2625,default/qwen-policy,ModelServing qwen,3,2,1,kthena stable mode: metrics recommend 1",
+            "2670,default/qwen-policy,ModelServing qwen,2,1,1,kthena stable mode: metrics recommend 1",
+        ],
+        "{scaling}"
+    );
+    // Three bursts, the same each time.
+    assert_eq!(scaling.lines().count(), 1 + 15, "{scaling}");
+    assert_eq!(service(&out)["max_replicas"], 6);
+}
