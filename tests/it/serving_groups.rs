@@ -218,6 +218,20 @@ fn lws_autoscaler_left_out_with_a_warning() {
         )) && w.contains("it is left out"),
         "{w}"
     );
+    // A maxReplicas whose groups would make more pods than an object may: left
+    // out; just within the bound, nothing is made before it is asked for.
+    let (_dir, p) = lws_files(500_001, DEMAND);
+    let (w, _) = warnings(&p);
+    assert!(
+        w.contains(
+            "HorizontalPodAutoscaler default/vllm: 500001 groups of 2 pods could make more than 1000000 pods, \
+             the most an object makes"
+        ),
+        "{w}"
+    );
+    let (_dir, p) = lws_files(500_000, DEMAND);
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.jobs()[0].group.as_ref().map(|(g, _)| g.most), Some(500_000));
     // No group at the start: nothing to make groups from.
     let (dir, p) = lws_files(4, DEMAND);
     let f = dir.path().join("web.yaml");
@@ -433,7 +447,7 @@ fn kthena_published_autoscaling_examples() {
         "prometheus-autoscaler--servingGroup-autoscaler--autoscalerPolicy.yaml",
     ]);
     let (set, i) = jobs[0].group.clone().unwrap_or_else(|| panic!("no autoscaler: {w}"));
-    assert_eq!((set.name.as_str(), i, set.replicas, set.groups.len()), ("podinfo-ms", 0, 1, 6));
+    assert_eq!((set.name.as_str(), i, set.replicas, set.most), ("podinfo-ms", 0, 1, 6));
     let lahar_core::model::job::GroupAutoscaler::Kthena(k) = &set.autoscaler else { panic!("{:?}", set.autoscaler) };
     use lahar_core::serving::kthena::{Panic, Select, Source, Stable};
     assert_eq!(
@@ -448,8 +462,9 @@ fn kthena_published_autoscaling_examples() {
     assert_eq!(k.up, Stable { instances: 2, percent: 100, period_ms: 15_000, select: Select::Or, window_ms: 0 });
     assert_eq!(k.panic, Panic { percent: 200, period_ms: 5_000, threshold_percent: 200, hold_ms: 30_000 });
     // Group 5 as kthena names it.
-    assert_eq!(set.groups[5].0.name, "podinfo-ms-5");
-    assert_eq!(set.groups[5].0.pod_name(0, 0), "podinfo-ms-5-podinfo-0-0");
+    let fifth = set.group(5).unwrap();
+    assert_eq!((fifth.name.as_str(), fifth.pod_name(0, 0)), ("podinfo-ms-5", "podinfo-ms-5-podinfo-0-0".to_string()));
+    assert!(set.group(6).is_none(), "above maxReplicas");
     for f in [
         "prometheus-autoscaler--role-autoscaler--autoscalerPolicy.yaml",
         "prometheus-autoscaler--disaggregated-autoscaler--autoscalerPolicy.yaml",
@@ -469,7 +484,7 @@ fn kthena_published_autoscaling_examples() {
     let (jobs, w) = load(&["keda-autoscaling--modelserving.yaml", "keda-autoscaling--scaledobject.yaml"]);
     let (set, _) = jobs[0].group.clone().unwrap_or_else(|| panic!("no autoscaler: {w}"));
     let lahar_core::model::job::GroupAutoscaler::Hpa(h) = &set.autoscaler else { panic!() };
-    assert_eq!((&*h.name, h.max_replicas, set.groups.len()), ("default/keda-hpa-modelserving-scaler", 5, 5));
+    assert_eq!((&*h.name, h.max_replicas, set.most), ("default/keda-hpa-modelserving-scaler", 5, 5));
 }
 
 /// The kthena example runs from a clean clone. The first burst, by hand (syncs

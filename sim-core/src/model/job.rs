@@ -487,8 +487,9 @@ pub struct JobSpec {
 /// An autoscaled workload whose replicas are groups, each its own job and
 /// PodGroup (a LeaderWorkerSet: a leader and its workers per group). Its
 /// autoscaler sets the number of groups; the controller makes group `i` as
-/// [`GroupSet::groups`] gives it and deletes the highest indices first.
-#[derive(Debug, PartialEq)]
+/// [`GroupSet::group`] gives it and deletes the highest indices first (or,
+/// for a ModelServing, the groups not serving first).
+#[derive(Debug)]
 pub struct GroupSet {
     /// The workload's namespace.
     pub namespace: Arc<str>,
@@ -504,10 +505,38 @@ pub struct GroupSet {
     pub not_ready_first: bool,
     /// The autoscaler that sizes it.
     pub autoscaler: GroupAutoscaler,
-    /// Group `i`'s job and its model profile, as the controller makes it, for
-    /// every index the autoscaler may reach (`maxReplicas`, or more when the
-    /// workload starts with more).
-    pub groups: Vec<(JobSpec, Option<Arc<crate::comm::profile::JobProfile>>)>,
+    /// Group 0's job as its controller made it (no `group` of its own).
+    pub first: JobSpec,
+    /// The groups' model profile.
+    pub profile: Option<Arc<crate::comm::profile::JobProfile>>,
+    /// The most groups the autoscaler may ask for (`maxReplicas`, or more when
+    /// the workload starts with more).
+    pub most: u32,
+    /// Where the workload was read (file, document): the names its controller
+    /// generates derive from it.
+    pub origin: (String, String),
+    /// Makes group `i` from [`GroupSet::first`] as the controller names and
+    /// labels it (the reader of the workload's kind gives it).
+    pub make: fn(&GroupSet, u32) -> Option<JobSpec>,
+}
+
+impl PartialEq for GroupSet {
+    /// Every field but `make` (function addresses do not identify functions).
+    fn eq(&self, o: &GroupSet) -> bool {
+        (&self.namespace, &self.name, &self.kind, self.replicas, self.not_ready_first, &self.autoscaler)
+            == (&o.namespace, &o.name, &o.kind, o.replicas, o.not_ready_first, &o.autoscaler)
+            && (&self.first, &self.profile, self.most, &self.origin) == (&o.first, &o.profile, o.most, &o.origin)
+    }
+}
+
+impl GroupSet {
+    /// Group `i`'s job, for `i` below [`GroupSet::most`].
+    pub fn group(&self, i: u32) -> Option<JobSpec> {
+        if i >= self.most {
+            return None;
+        }
+        (self.make)(self, i)
+    }
 }
 
 /// The autoscaler that sizes a workload of groups.

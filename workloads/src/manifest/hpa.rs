@@ -10,7 +10,7 @@
 use super::ck::{self, Ck, join, known_keys};
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, Diagnostic, ImportedJob};
-use lahar_core::model::job::MAX_PODS_PER_JOB;
+use lahar_core::model::job::{GroupAutoscaler, GroupSet, JobSpec, MAX_PODS_PER_JOB};
 use lahar_core::serving::hpa::{Behavior, HpaSpec, Metric, Policy, Rules, Select, Source, Target};
 use lahar_core::serving::keda::MetricValue;
 use lahar_core::util::quantity::parse_quantity;
@@ -375,7 +375,7 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
             continue;
         }
         if groups {
-            let hpa = lahar_core::model::job::GroupAutoscaler::Hpa(Arc::new(r.spec));
+            let hpa = GroupAutoscaler::Hpa(Arc::new(r.spec));
             if let Err(why) = attach_groups(hpa, (&r.namespace, kind, name), jobs) {
                 left(cx, why);
             }
@@ -404,12 +404,17 @@ pub(crate) fn attach(read: Vec<Read>, docs: &[Doc], jobs: &mut [ImportedJob], cx
     }
 }
 
+/// The group index a job's name would have in a workload of groups.
+type NameIndex = fn(&JobSpec, &str) -> Option<u32>;
+/// Makes a workload's group `i`.
+type MakeGroup = fn(&GroupSet, u32) -> Option<JobSpec>;
+
 /// Gives LeaderWorkerSet or ModelServing `namespace/name` (its groups among
 /// `jobs`) its `autoscaler`: each group is told the workload of groups it
 /// belongs to, which holds every group up to the autoscaler's most replicas as
 /// the controller would make it.
 pub(super) fn attach_groups(
-    autoscaler: lahar_core::model::job::GroupAutoscaler,
+    autoscaler: GroupAutoscaler,
     (namespace, kind, name): (&str, &str, &str),
     jobs: &mut [ImportedJob],
 ) -> Result<(), String> {
@@ -422,48 +427,54 @@ pub(super) fn attach_groups(
         .filter_map(|(k, j)| group_of(&j.spec).filter(|(n, _)| *n == name).map(|(_, i)| (i, k)))
         .collect();
     members.sort_unstable();
-    let Some(&(_, first)) = members.first() else {
+    let Some(&(_, first)) = members.first().filter(|&&(i, _)| i == 0) else {
         return Err(format!(
             "no {kind} {namespace}/{name} with schedulerName volcano and a group at the start in these files \
              (lahar makes an autoscaled {kind}'s groups from its first)"
         ));
     };
     let max_replicas = match &autoscaler {
-        lahar_core::model::job::GroupAutoscaler::Hpa(h) => h.max_replicas,
-        lahar_core::model::job::GroupAutoscaler::Kthena(k) => k.max_replicas,
+        GroupAutoscaler::Hpa(h) => h.max_replicas,
+        GroupAutoscaler::Kthena(k) => k.max_replicas,
     };
-    let most = (max_replicas.max(0) as u32).max(members.len() as u32).min(MAX_PODS_PER_JOB);
     let template = &jobs[first];
-    let mut errs = Vec::new();
-    let ck = Ck::for_object(&template.file, &template.doc, &mut errs);
-    let mut groups = Vec::with_capacity(most as usize);
-    for i in 0..most {
-        let spec = match members.iter().find(|&&(m, _)| m == i) {
-            Some(&(_, k)) => jobs[k].spec.clone(),
-            None if lws => {
-                super::lws::group_like(&ck, &template.spec, i).ok_or("its groups carry no LeaderWorkerSet labels")?
-            }
-            None => super::kthena::group_like(&template.spec, i).ok_or("its groups carry no ModelServing names")?,
-        };
-        groups.push((spec, template.profile.clone().map(Arc::new)));
+    // Every group the autoscaler may ask for, bounded as an object's pods are.
+    let per_group: u32 = template.spec.tasks.iter().map(|t| t.replicas).sum::<u32>().max(1);
+    let most = (max_replicas.max(0) as u32).max(members.len() as u32);
+    if u64::from(most) * u64::from(per_group) > u64::from(MAX_PODS_PER_JOB) {
+        return Err(format!(
+            "{most} groups of {per_group} pods could make more than {MAX_PODS_PER_JOB} pods, the most an object makes"
+        ));
     }
+    let mut first_spec = template.spec.clone();
+    first_spec.group = None;
+    let (index_in_name, make): (NameIndex, MakeGroup) = if lws {
+        (super::lws::index_in_name, super::lws::make_group)
+    } else {
+        (super::kthena::index_in_name, super::kthena::make_group)
+    };
     // A group made later must not take the name of a job of these files.
-    for (g, _) in &groups[members.len()..] {
-        if let Some(other) = jobs.iter().find(|j| j.spec.namespace == g.namespace && j.spec.name == g.name) {
-            return Err(format!(
-                "a group it would make is named {}/{}, as the {} of {} ({}) is",
-                g.namespace, g.name, other.spec.kind, other.file, other.doc
-            ));
-        }
+    if let Some(other) = jobs.iter().find(|j| {
+        &*j.spec.namespace == namespace
+            && index_in_name(&first_spec, &j.spec.name).is_some_and(|i| i >= members.len() as u32 && i < most)
+    }) {
+        return Err(format!(
+            "a group it would make is named {}/{}, as the {} of {} ({}) is",
+            namespace, other.spec.name, other.spec.kind, other.file, other.doc
+        ));
     }
-    let set = Arc::new(lahar_core::model::job::GroupSet {
+    let set = Arc::new(GroupSet {
         namespace: Arc::clone(&template.spec.namespace),
         name: name.to_string(),
         kind: Arc::clone(&template.spec.kind),
         replicas: members.len() as u32,
         not_ready_first: !lws,
         autoscaler,
-        groups,
+        first: first_spec,
+        profile: template.profile.clone().map(Arc::new),
+        most,
+        origin: (template.file.clone(), template.doc.clone()),
+        make,
     });
     for (i, k) in members {
         jobs[k].spec.group = Some((Arc::clone(&set), i));

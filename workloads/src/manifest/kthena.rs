@@ -379,6 +379,18 @@ pub(crate) fn group_like(first: &JobSpec, i: u32) -> Option<JobSpec> {
     Some(j)
 }
 
+/// Serving group `i` of an autoscaled ModelServing (see [`group_like`]).
+pub(crate) fn make_group(set: &lahar_core::model::job::GroupSet, i: u32) -> Option<JobSpec> {
+    group_like(&set.first, i)
+}
+
+/// The serving-group index a job named `name` would have among the groups of
+/// the ModelServing whose group is `first` (`<ms>-<i>`).
+pub(crate) fn index_in_name(first: &JobSpec, name: &str) -> Option<u32> {
+    let (ms, _) = group_of(first)?;
+    name.strip_prefix(ms)?.strip_prefix('-')?.parse().ok()
+}
+
 /// A ModelBooster, as its controller builds its one ModelServing
 /// (`BuildModelServing`): named `<booster>-<backend name>`, `replicas` the
 /// backend's; a `vLLM` backend is one role `leader` of the `server` worker's

@@ -225,6 +225,22 @@ pub(crate) fn group_like(ck: &Ck<'_>, first: &JobSpec, i: u32) -> Option<JobSpec
     Some(j)
 }
 
+/// Group `i` of an autoscaled LeaderWorkerSet (see [`group_like`]; its group
+/// keys derive from the object's place, `set.origin`, as at reading).
+pub(crate) fn make_group(set: &lahar_core::model::job::GroupSet, i: u32) -> Option<JobSpec> {
+    let mut errs = Vec::new();
+    let ck = Ck::for_object(&set.origin.0, &set.origin.1, &mut errs);
+    group_like(&ck, &set.first, i)
+}
+
+/// The group index a job named `name` would have among the groups of the
+/// LeaderWorkerSet whose group is `first` (`<lws>-<i>-<revision>`).
+pub(crate) fn index_in_name(first: &JobSpec, name: &str) -> Option<u32> {
+    let (lws, _) = group_of(first)?;
+    let revision = common::pod_label(first, LABEL, "template-revision-hash")?;
+    name.strip_prefix(lws)?.strip_prefix('-')?.strip_suffix(revision)?.strip_suffix('-')?.parse().ok()
+}
+
 /// `subGroupPolicy`, checked as the LWS webhook checks it (it only labels pods
 /// and scopes exclusive placement, which lahar refuses).
 fn sub_group_policy(ck: &mut Ck<'_>, lwt: &Node, lp: &str, size: u32) {

@@ -145,7 +145,7 @@ impl Engine {
             g.members.iter().map(|(&i, &j)| (serving(j), std::cmp::Reverse(i), j)).collect();
         order.sort_unstable();
         let gone: Vec<JobId> = order.iter().take(n.saturating_sub(groups) as usize).map(|&(_, _, j)| j).collect();
-        let made: Vec<u32> = (0..groups.min(set.groups.len() as u32))
+        let made: Vec<u32> = (0..groups.min(set.most))
             .filter(|i| !g.members.contains_key(i))
             .take(groups.saturating_sub(n) as usize)
             .collect();
@@ -159,12 +159,11 @@ impl Engine {
             }
         }
         for i in made {
-            let (spec, profile) = &set.groups[i as usize];
-            let mut spec = spec.clone();
+            let Some(mut spec) = set.group(i) else { continue };
             spec.submit = self.now;
             spec.group = Some((Arc::clone(&set), i));
             let j = self.world.add_job(spec);
-            self.runtime.admit(j, profile.clone());
+            self.runtime.admit(j, set.profile.clone());
             self.on(Lifecycle::JobArrived(j));
         }
         let b = &mut self.serving.bound[k];
