@@ -516,3 +516,46 @@ fn the_kthena_example_runs() {
     assert_eq!(scaling.lines().count(), 1 + 15, "{scaling}");
     assert_eq!(service(&out)["max_replicas"], 6);
 }
+
+/// Bad AutoscalingPolicies are refused where they are wrong, as kthena's CRD
+/// and validating webhook refuse them.
+#[test]
+fn kthena_policy_bad_input_is_located() {
+    let cases: [(&str, &str, &str); 7] = [
+        ("tolerancePercent: 10", "tolerancePercent: 101", "spec.tolerancePercent: at most 100"),
+        (
+            "- {name: rps, targetValue: '10'}",
+            "- {name: rps, targetValue: '10'}\n    - {name: rps, targetValue: '5'}",
+            "duplicate metric name rps is not allowed",
+        ),
+        (
+            "period: 15s, stabilizationWindow: 60s",
+            "period: 31m, stabilizationWindow: 60s",
+            "spec.behavior.scaleDown.period: must be between 0 and 30 minutes, got 31m",
+        ),
+        ("{period: 5s, percent: 200,", "{percent: 200,", "spec.behavior.scaleUp.panicPolicy.period: required"),
+        (
+            "      stablePolicy:",
+            "      fooPolicy: {}\n      stablePolicy:",
+            "spec.behavior.scaleUp.fooPolicy: unknown field",
+        ),
+        (
+            "{kind: ModelServing, name: chat}",
+            "{kind: Deployment, name: chat}",
+            "targetRef.kind must be ModelServing, but got Deployment",
+        ),
+        ("    maxReplicas: 4", "    maxReplicas: 0", "spec.homogeneousTarget.maxReplicas"),
+    ];
+    for (from, to, want) in cases {
+        let (dir, p) = model_serving_files(DEMAND);
+        let f = dir.path().join("web.yaml");
+        let text = std::fs::read_to_string(&f).unwrap();
+        let ms = text.split("---\n").next().unwrap();
+        assert!(POLICY.contains(from), "{from}");
+        std::fs::write(&f, format!("{ms}---\n{}", POLICY.replacen(from, to, 1))).unwrap();
+        let out = lahar().arg("validate").arg(&p).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(err.contains(want), "{to}: {err}");
+        assert!(err.contains("web.yaml:"), "the file is named: {err}");
+    }
+}

@@ -65,6 +65,15 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
         if name.is_none() {
             ck.err(m.at, &join(&p, "name"), "required: a metric name");
         }
+        if let Some(n) = &name
+            && metrics.iter().any(|m: &Metric| m.name == *n)
+        {
+            ck.err(
+                m.get("name").and_then(|v| v.at),
+                &join(&p, "name"),
+                format!("duplicate metric name {n} is not allowed"),
+            );
+        }
         if let (Some(name), Some(target_milli)) = (name, target) {
             metrics.push(Metric { name, target_milli, source: None });
         }
@@ -84,7 +93,15 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
         });
     };
     match targets.as_slice() {
-        ["homogeneousTarget"] => {}
+        ["homogeneousTarget"] => {
+            if metrics.is_empty() && ck.ok() {
+                ck.err(
+                    spec.get("metrics").and_then(|n| n.at).or(spec.at),
+                    "spec.metrics",
+                    "at least one metric must be set",
+                );
+            }
+        }
         [] => {
             left(
                 cx,
@@ -124,10 +141,10 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
     let target = match t.get("targetRef") {
         Some(r) => {
             known_keys(ck, r, &rp, &["apiVersion", "kind", "name", "namespace", "uid", "resourceVersion", "fieldPath"]);
-            let kind = ck.opt_str(r, "kind", &rp);
-            if kind.as_deref() != Some("ModelServing") {
+            let kind = ck.opt_str(r, "kind", &rp).unwrap_or_default();
+            if !kind.is_empty() && kind != "ModelServing" {
                 let at = r.get("kind").and_then(|n| n.at).or(r.at);
-                ck.err(at, &join(&rp, "kind"), "expected `ModelServing`, the only kind kthena's autoscaler scales");
+                ck.err(at, &join(&rp, "kind"), format!("targetRef.kind must be ModelServing, but got {kind}"));
             }
             let namespace = ck.opt_str(r, "namespace", &rp).filter(|n| !n.is_empty()).unwrap_or(meta.namespace.clone());
             let name = ck.opt_str(r, "name", &rp);
@@ -287,12 +304,17 @@ fn panic_policy(ck: &mut Ck<'_>, n: &Node, path: &str) -> Panic {
     }
 }
 
-/// A Go duration field in milliseconds (truncated, as Go's `Milliseconds`).
+/// A Go duration field in milliseconds (truncated, as Go's `Milliseconds`),
+/// between 0 and 30 minutes as kthena's validating webhook wants.
 fn millis(ck: &mut Ck<'_>, n: &Node, key: &str, path: &str) -> Option<i64> {
     let v = n.get(key)?;
     let p = join(path, key);
     let text = ck.str(v, &p)?;
     let d = ck.duration(&text, v.at, &p)?;
+    if d.0 > 30 * 60 * 1_000_000 {
+        ck.err(v.at, &p, format!("must be between 0 and 30 minutes, got {text}"));
+        return None;
+    }
     Some((d.0 / 1000) as i64)
 }
 
