@@ -479,13 +479,14 @@ pub struct JobSpec {
     /// Deployment, ReplicaSet or StatefulSet); `None` for most jobs.
     pub autoscaler: Option<Arc<crate::serving::hpa::HpaSpec>>,
     /// The autoscaled workload of groups this job is one group of, and its
-    /// group index (a LeaderWorkerSet that an autoscaler sizes); `None` for
-    /// most jobs.
+    /// group index (a LeaderWorkerSet or ModelServing that an autoscaler
+    /// sizes); `None` for most jobs.
     pub group: Option<(Arc<GroupSet>, u32)>,
 }
 
 /// An autoscaled workload whose replicas are groups, each its own job and
-/// PodGroup (a LeaderWorkerSet: a leader and its workers per group). Its
+/// PodGroup (a LeaderWorkerSet: a leader and its workers per group; a kthena
+/// ModelServing: its roles' pods per serving group). Its
 /// autoscaler sets the number of groups; the controller makes group `i` as
 /// [`GroupSet::group`] gives it and deletes the highest indices first (or,
 /// for a ModelServing, the groups not serving first).
@@ -495,7 +496,7 @@ pub struct GroupSet {
     pub namespace: Arc<str>,
     /// The workload's name (`spec.services[].workload` names it).
     pub name: String,
-    /// Its kind (`LeaderWorkerSet`).
+    /// Its kind (`LeaderWorkerSet`, `ModelServing`).
     pub kind: Arc<str>,
     /// Its groups at creation (`spec.replicas`).
     pub replicas: u32,

@@ -319,7 +319,7 @@ fn millis(ck: &mut Ck<'_>, n: &Node, key: &str, path: &str) -> Option<i64> {
 }
 
 /// Gives each policy's ModelServing its autoscaler (see
-/// [`super::hpa::attach_groups`]); a policy whose target is not among `jobs`,
+/// [`super::groups::attach`]); a policy whose target is not among `jobs`,
 /// or is another autoscaler's too, is left out.
 pub(crate) fn attach(read: Vec<Read>, jobs: &mut [ImportedJob], cx: &mut Context<'_>) {
     for r in read {
@@ -334,7 +334,7 @@ pub(crate) fn attach(read: Vec<Read>, jobs: &mut [ImportedJob], cx: &mut Context
             Err(format!("another autoscaler scales ModelServing {namespace}/{name} too"))
         } else {
             let spec = Arc::new(r.spec);
-            super::hpa::attach_groups(GroupAutoscaler::Kthena(spec), (namespace, "ModelServing", name), jobs)
+            super::groups::attach(GroupAutoscaler::Kthena(spec), (namespace, "ModelServing", name), jobs)
         };
         if let Err(why) = outcome {
             cx.left_out.push(Diagnostic {

@@ -13,6 +13,7 @@ mod batchjob;
 mod ck;
 mod common;
 mod devices;
+mod groups;
 mod hpa;
 mod hyperjob;
 mod jobflow;

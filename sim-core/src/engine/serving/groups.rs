@@ -1,7 +1,8 @@
-//! A workload of groups as a service (a LeaderWorkerSet sized by its
-//! autoscaler): each group its own job and PodGroup, made and deleted whole by
-//! its controller; the HPA counts groups by their leaders; a group serves once
-//! every pod of it has run its start-up.
+//! A workload of groups as a service (a LeaderWorkerSet or kthena ModelServing
+//! sized by its autoscaler): each group its own job and PodGroup, made and
+//! deleted whole by its controller; the HPA counts groups by their leaders,
+//! kthena's policy by their pods; a group serves once every pod of it has run
+//! its start-up.
 
 use super::super::{Engine, Event, Lifecycle};
 use super::{replicas, tally};
@@ -11,11 +12,11 @@ use crate::record::EndReason;
 use crate::serving::hpa::Observation;
 use crate::serving::kthena::Reading;
 use crate::util::time::SimDuration;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// kthena's autoscale controller's sync period (`AutoscalingSyncPeriodSeconds`).
 const KTHENA_SYNC_US: u64 = 15_000_000;
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 /// A bound workload of groups: its groups alive by index, how many it asks
 /// for, and its pods that have run their start-up.
@@ -144,16 +145,16 @@ impl Engine {
         let mut order: Vec<(bool, std::cmp::Reverse<u32>, JobId)> =
             g.members.iter().map(|(&i, &j)| (serving(j), std::cmp::Reverse(i), j)).collect();
         order.sort_unstable();
-        let gone: Vec<JobId> = order.iter().take(n.saturating_sub(groups) as usize).map(|&(_, _, j)| j).collect();
+        let gone: Vec<(u32, JobId)> =
+            order.iter().take(n.saturating_sub(groups) as usize).map(|&(_, i, j)| (i.0, j)).collect();
         let made: Vec<u32> = (0..groups.min(set.most))
             .filter(|i| !g.members.contains_key(i))
             .take(groups.saturating_sub(n) as usize)
             .collect();
         self.serving.bound[k].set.as_mut().expect("a workload of groups").desired = groups;
-        for j in gone {
-            let g = self.serving.bound[k].set.as_mut().expect("a workload of groups");
+        for (i, j) in gone {
             // Still the service's while its pods leave (`by_job` keeps it).
-            g.members.retain(|_, &mut m| m != j);
+            self.serving.bound[k].set.as_mut().expect("a workload of groups").members.remove(&i);
             if !self.world.jobs[j].phase.is_terminal() {
                 self.end_job(j, JobPhase::Terminated, EndReason::Killed);
             }

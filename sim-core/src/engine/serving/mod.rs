@@ -5,8 +5,10 @@
 //! controller would (a ReplicaSet deletes the pods it ranks first, a
 //! StatefulSet its highest ordinals); an HPA made by a KEDA ScaledObject has
 //! KEDA's loop beside it, polling every `pollingInterval`. A workload of groups
-//! (a LeaderWorkerSet, [`GroupSet`](crate::model::job::GroupSet)) is sized in groups, each its own job made
-//! and deleted whole; a group serves once all its pods have run their start-up.
+//! (a LeaderWorkerSet or ModelServing, [`GroupSet`](crate::model::job::GroupSet))
+//! is sized in groups, each its own job made and deleted whole, by an HPA or by
+//! kthena's AutoscalingPolicy; a group serves once all its pods have run their
+//! start-up.
 
 use super::{Engine, Event};
 use crate::model::ids::{JobId, PodId};
