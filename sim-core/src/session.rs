@@ -425,9 +425,16 @@ impl<'w> Session<'w> {
     }
     /// The admitted jobs with pending pods grouped by their
     /// [`crate::world::ReachFacts`] (each group in job order), from the World's
-    /// index; `None` in exhaustive sessions, which walk every job.
+    /// index; `None` in exhaustive sessions, which walk every job, and when the
+    /// groups were not settled ([`Session::sync_groups`]) since pods last moved.
     pub fn admitted_groups(&self) -> Option<&BTreeMap<crate::world::ReachFacts, BTreeSet<JobId>>> {
-        (!self.exhaustive).then_some(&self.world.admitted_groups)
+        debug_assert!(self.exhaustive || self.world.admitted_groups().is_some(), "groups read unsettled");
+        self.world.admitted_groups().filter(|_| !self.exhaustive)
+    }
+    /// Settles [`Session::admitted_groups`] after the pods moved since it was last
+    /// read (a placement discarded leaves its job where it was).
+    pub fn sync_groups(&mut self) {
+        self.world.sync_groups();
     }
     /// The PodGroups waiting for admission grouped by (queue, minResources), each
     /// group in creation order.

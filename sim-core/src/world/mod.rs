@@ -22,6 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 mod affinity;
 mod books;
 mod capacity;
+mod fact_groups;
 mod gates;
 mod ledgers;
 mod ports;
@@ -299,30 +300,6 @@ pub struct ReachFacts {
     pub pending: u32,
     /// See `task`.
     pub shape: u32,
-}
-
-/// Moves job `j` from group `old` to group `new` of [`World::admitted_groups`]
-/// (`None`: not listed).
-fn regroup(
-    groups: &mut BTreeMap<ReachFacts, BTreeSet<JobId>>,
-    j: JobId,
-    old: Option<ReachFacts>,
-    new: Option<ReachFacts>,
-) {
-    if old == new {
-        return;
-    }
-    if let Some(o) = old
-        && let Some(set) = groups.get_mut(&o)
-    {
-        set.remove(&j);
-        if set.is_empty() {
-            groups.remove(&o);
-        }
-    }
-    if let Some(n) = new {
-        groups.entry(n).or_default().insert(j);
-    }
 }
 
 /// A job's [`ReachFacts`], from its spec and counts.
@@ -678,8 +655,8 @@ pub struct World {
     /// `admitted_list` grouped by facts: the jobs of each distinct
     /// [`ReachFacts`], in job order. A backlog of hundreds of waiting gangs has a
     /// few dozen distinct facts, and the actions' rules that read only the facts
-    /// decide a whole group at once.
-    pub admitted_groups: BTreeMap<ReachFacts, BTreeSet<JobId>>,
+    /// decide a whole group at once. Settled when read ([`World::admitted_groups`]).
+    fact_groups: fact_groups::FactGroups,
     /// See [`crate::engine::EngineConfig::wrong_group_for_tests`].
     #[doc(hidden)]
     pub stale_groups_for_tests: bool,
@@ -801,7 +778,7 @@ impl World {
             gating: BTreeMap::new(),
             stale_gating_for_tests: false,
             admitted_list: Vec::new(),
-            admitted_groups: BTreeMap::new(),
+            fact_groups: fact_groups::FactGroups::default(),
             stale_groups_for_tests: false,
             cluster,
             nodes,
@@ -1029,8 +1006,8 @@ impl World {
         if let Ok(at) = self.admitted_list.binary_search_by_key(&job, |e| e.0) {
             let facts = reach_facts(j);
             let old = std::mem::replace(&mut self.admitted_list[at].1, facts);
-            if !self.stale_groups_for_tests {
-                regroup(&mut self.admitted_groups, job, Some(old), Some(facts));
+            if old != facts && !self.stale_groups_for_tests {
+                self.fact_groups.moved(job, Some(old), &self.admitted_list);
             }
         }
         let j = &self.jobs[job];
@@ -1091,15 +1068,17 @@ impl World {
         match (pending && admitted, self.admitted_list.binary_search_by_key(&j, |e| e.0)) {
             (true, Err(at)) => {
                 self.admitted_list.insert(at, (j, facts));
-                regroup(&mut self.admitted_groups, j, None, Some(facts));
+                self.fact_groups.moved(j, None, &self.admitted_list);
             }
             (true, Ok(at)) => {
                 let old = std::mem::replace(&mut self.admitted_list[at].1, facts);
-                regroup(&mut self.admitted_groups, j, Some(old), Some(facts));
+                if old != facts {
+                    self.fact_groups.moved(j, Some(old), &self.admitted_list);
+                }
             }
             (false, Ok(at)) => {
                 let (_, old) = self.admitted_list.remove(at);
-                regroup(&mut self.admitted_groups, j, Some(old), None);
+                self.fact_groups.moved(j, Some(old), &self.admitted_list);
             }
             (false, Err(_)) => {}
         }
@@ -1118,6 +1097,18 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Settles [`World::admitted_groups`] after the changes noted since it was
+    /// last settled.
+    pub fn sync_groups(&mut self) {
+        self.fact_groups.sync(&self.admitted_list);
+    }
+
+    /// `admitted_list` grouped by facts: the jobs of each distinct [`ReachFacts`],
+    /// in job order; `None` while changes are not settled ([`World::sync_groups`]).
+    pub fn admitted_groups(&self) -> Option<&BTreeMap<ReachFacts, BTreeSet<JobId>>> {
+        self.fact_groups.settled()
     }
 
     /// Runs `f` on a job, moving its terms in its queue's sums from the old state
@@ -1373,13 +1364,7 @@ impl World {
         if listed != self.admitted_list {
             return Err("the admitted jobs' list out of date".into());
         }
-        let mut groups: BTreeMap<ReachFacts, BTreeSet<JobId>> = BTreeMap::new();
-        for &(j, f) in &listed {
-            groups.entry(f).or_default().insert(j);
-        }
-        if groups != self.admitted_groups {
-            return Err("the admitted jobs' groups out of date".into());
-        }
+        self.fact_groups.check(&listed)?;
         let mut victims: Vec<Vec<(VictimKey, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
         let mut all = Vec::new();
         for p in self.pods.iter().filter(|p| p.status == PodStatus::Running && p.preemptable) {

@@ -318,6 +318,7 @@ pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach
 /// order): one read of the World's list, not a copy of it.
 pub(crate) fn not_set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach) -> Vec<JobId> {
     // The common case of a backlog that waits for room: nothing to walk.
+    ssn.sync_groups();
     if reach.sets_all_aside(fw, ssn) {
         return Vec::new();
     }

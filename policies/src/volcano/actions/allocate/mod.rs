@@ -222,6 +222,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     let mut reach = Reach::new(fw, Action::Allocate);
     // Per queue: overused at intake (asked once per queue, not per job).
     let mut overused: Vec<(QueueId, bool)> = Vec::new();
+    ssn.sync_groups();
     if !promote_pending && takes_none(fw, ssn, &mut reach, &mut overused) {
         return;
     }
