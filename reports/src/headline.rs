@@ -2,6 +2,7 @@
 //! `lahar sweep` (the columns of sweep.csv) and `lahar check` (the gate) share, so a
 //! metric has one name, one unit and one direction everywhere.
 
+use lahar_core::util::text::const_starts_with;
 use serde_json::Value;
 
 /// Which way a metric improves.
@@ -35,8 +36,21 @@ const fn h(key: &'static str, label: &'static str, pointer: &'static str, scale:
 
 const HOUR: f64 = 1.0 / 3600.0;
 
-/// The headline metrics, in table order.
-pub const HEADLINE: &[Headline] = ALL.split_at(ALL.len() - 6).0;
+/// The headline metrics, in table order: [`ALL`] up to the first fault metric.
+pub const HEADLINE: &[Headline] = ALL.split_at(first_optional()).0;
+
+/// The index in [`ALL`] of the first metric of runs with faults or services
+/// (`faults.*`, `serving.*`).
+const fn first_optional() -> usize {
+    let mut i = 0;
+    while i < ALL.len() {
+        if const_starts_with(ALL[i].key, "faults.") || const_starts_with(ALL[i].key, "serving.") {
+            return i;
+        }
+        i += 1;
+    }
+    ALL.len()
+}
 
 /// The metrics of a placement run's summary.json (`spec.placement`), compared by
 /// `lahar compare`.
@@ -91,6 +105,7 @@ pub const ALL: &[Headline] = &[
         Better::Lower,
     ),
     h("serving.unserved_requests", "requests not served", "/serving/unserved_requests", 1.0, Better::Lower),
+    h("serving.unserved_tokens", "tokens not served", "/serving/unserved_tokens", 1.0, Better::Lower),
     h("serving.slo_attainment", "serving SLO attainment (%)", "/serving/slo_attainment", 100.0, Better::Higher),
     h(
         "serving.batch_preemptions",

@@ -89,8 +89,8 @@ const QUEUE_HEADER: [&str; 10] = [
 const SERVICE_HEADER: [&str; 10] = [
     "service",
     "kind",
-    "offered requests",
-    "unserved requests",
+    "offered",
+    "unserved",
     "SLO attainment (%)",
     "replica-hours short",
     "catch-up mean (s)",
@@ -104,6 +104,11 @@ fn services_view(s: &serde_json::Value) -> (Vec<Vec<String>>, Option<String>) {
     let num = |v: &serde_json::Value, p: &str, scale: f64| {
         fmt_value(v.pointer(p).and_then(|x| x.as_f64()).map(|x| x * scale))
     };
+    // `offered` or `unserved` in the service's unit: "1,200 requests", "3.4e6 tokens".
+    let amount = |v: &serde_json::Value, what: &str| match v["unit"].as_str() {
+        Some(u) => format!("{} {u}", num(v, &format!("/{what}_{u}"), 1.0)),
+        None => num(v, &format!("/{what}_requests"), 1.0),
+    };
     let rows = s
         .pointer("/metrics/services")
         .and_then(|v| v.as_array())
@@ -113,8 +118,8 @@ fn services_view(s: &serde_json::Value) -> (Vec<Vec<String>>, Option<String>) {
                     vec![
                         v["service"].as_str().unwrap_or("").to_string(),
                         v["kind"].as_str().unwrap_or("").to_string(),
-                        num(v, "/offered_requests", 1.0),
-                        num(v, "/unserved_requests", 1.0),
+                        amount(v, "offered"),
+                        amount(v, "unserved"),
                         num(v, "/slo_attainment", 100.0),
                         num(v, "/replica_hours_short", 1.0),
                         num(v, "/catch_up_s/mean", 1.0),

@@ -128,14 +128,17 @@ pub struct RunData {
     pub demand: Option<DemandSeries>,
 }
 
-/// The services' demand and capacity together over time (services.csv).
+/// The services' demand and capacity together over time (services.csv): the
+/// services in requests, or when none is, the services in tokens.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DemandSeries {
+    /// What the rates count: `requests/s` or `tokens/s`.
+    pub unit: &'static str,
     /// Sample instants (s).
     pub t: Vec<f64>,
-    /// Requests per second offered to the services with a demand.
+    /// Requests (tokens) per second offered to the services with a demand.
     pub demand: Vec<f64>,
-    /// Requests per second their ready pods serve.
+    /// Requests (tokens) per second their ready pods serve.
     pub capacity: Vec<f64>,
 }
 
@@ -675,12 +678,28 @@ fn read_events(path: &Path) -> Result<Vec<EventRecord>, LoadError> {
 }
 
 /// Reads services.csv into the services' demand and capacity summed at each
-/// sample (`None` when no service has a demand).
+/// sample: of the services in requests, or when none has a demand, of those in
+/// tokens (`None` when no service has a demand). Files written before tokens
+/// have no `_tps` columns.
 fn read_demand(path: &Path) -> Result<Option<DemandSeries>, LoadError> {
+    let h = open_csv(path)?.headers().map_err(|e| bad(path, e))?.clone();
+    let rps = (column(path, &h, "demand_rps")?, column(path, &h, "capacity_rps")?);
+    if let Some(s) = sum_demand(path, rps, "requests/s")? {
+        return Ok(Some(s));
+    }
+    match (h.iter().position(|x| x == "demand_tps"), h.iter().position(|x| x == "capacity_tps")) {
+        (Some(d), Some(c)) => sum_demand(path, (d, c), "tokens/s"),
+        _ => Ok(None),
+    }
+}
+
+/// The demand and capacity of columns `(cd, cc)` of services.csv summed at each
+/// sample over the rows with a demand (`None`: no row has one).
+fn sum_demand(path: &Path, (cd, cc): (usize, usize), unit: &'static str) -> Result<Option<DemandSeries>, LoadError> {
     let mut rd = open_csv(path)?;
     let h = rd.headers().map_err(|e| bad(path, e))?.clone();
-    let (ct, cd, cc) = (column(path, &h, "t_s")?, column(path, &h, "demand_rps")?, column(path, &h, "capacity_rps")?);
-    let mut out = DemandSeries::default();
+    let ct = column(path, &h, "t_s")?;
+    let mut out = DemandSeries { unit, ..DemandSeries::default() };
     let mut any = false;
     for (i, r) in rd.records().enumerate() {
         let r = r.map_err(|e| bad(path, e))?;

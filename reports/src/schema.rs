@@ -139,18 +139,21 @@ pub const EXPLAIN: [Column; 8] = [
 ];
 
 /// services.csv (runs with services): each service at every sample instant.
-pub const SERVICES: [Column; 11] = [
+pub const SERVICES: [Column; 14] = [
     c("t_s", "s", "instant"),
     t("service", "", "the workload, named as jobs.csv names it"),
     t("kind", "", "its kind"),
-    c("demand_rps", "requests/s", "the demand offered"),
-    c("capacity_rps", "requests/s", "what its ready pods serve together"),
-    c("served_rps", "requests/s", "min(demand, capacity)"),
+    c("demand_rps", "requests/s", "the demand offered (a service in requests)"),
+    c("capacity_rps", "requests/s", "what its ready pods serve together (a service in requests)"),
+    c("served_rps", "requests/s", "min(demand, capacity) (a service in requests)"),
     c("replicas", "count", "the replicas it asks for"),
     c("pending", "count", "its pods waiting for a node"),
     c("starting", "count", "its pods running but not serving yet"),
     c("ready", "count", "its pods serving"),
     c("gpus", "GPUs", "GPUs its running pods hold"),
+    c("demand_tps", "tokens/s", "the demand offered (a service in tokens)"),
+    c("capacity_tps", "tokens/s", "what its ready pods serve together (a service in tokens)"),
+    c("served_tps", "tokens/s", "min(demand, capacity) (a service in tokens)"),
 ];
 
 /// scaling.csv (runs with an autoscaler): one row per change of replicas.

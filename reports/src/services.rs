@@ -8,12 +8,13 @@ use crate::sink::{Csv, Dest, Tables, close, csv_at};
 use crate::summary::{Dist, ServiceSummary, ServingSummary};
 use crate::write::push_milli;
 use lahar_core::record::{ScaleRecord, ServiceSample, ServiceStats, ServingImpact};
+use lahar_core::serving::Unit;
 use lahar_core::util::text::{push_i64, push_u64};
 use lahar_core::util::time::push_secs;
 use std::io;
 use std::path::PathBuf;
 
-/// Milli-requests per second × µs in one request.
+/// Milli-requests (or milli-tokens) per second × µs in one request (token).
 const MILLI_US_PER_REQUEST: f64 = 1e9;
 
 /// summary.json's `services`, in the order the services were bound.
@@ -22,15 +23,20 @@ pub fn summarize(stats: &[ServiceStats]) -> Vec<ServiceSummary> {
         .iter()
         .map(|s| {
             let d = s.has_demand;
-            let req = |x: u128| d.then_some(x as f64 / MILLI_US_PER_REQUEST);
+            let req = |x: u128| (d && s.unit == Unit::Requests).then_some(x as f64 / MILLI_US_PER_REQUEST);
+            let tok = |x: u128| (d && s.unit == Unit::Tokens).then_some(x as f64 / MILLI_US_PER_REQUEST);
             let measured = s.measured_us as f64 / 1e6;
             ServiceSummary {
                 service: s.service.to_string(),
                 kind: s.kind.to_string(),
                 measured_s: measured,
+                unit: d.then(|| s.unit.name().to_string()),
                 offered_requests: req(s.offered),
                 served_requests: req(s.served),
                 unserved_requests: req(s.offered - s.served),
+                offered_tokens: tok(s.offered),
+                served_tokens: tok(s.served),
+                unserved_tokens: tok(s.offered - s.served),
                 slo_attainment: (d && s.measured_us > 0).then(|| 1.0 - s.short_us as f64 / s.measured_us as f64),
                 replica_hours_short: d.then(|| s.replica_short_us as f64 / 3.6e9),
                 catch_up_s: Dist::of(s.catch_up_us.iter().map(|&u| u as f64 / 1e6).collect()),
@@ -50,9 +56,13 @@ pub fn serving(stats: &[ServiceStats], impact: &ServingImpact) -> Option<Serving
         return None;
     }
     let with: Vec<&ServiceStats> = stats.iter().filter(|s| s.has_demand).collect();
-    let sum = |f: fn(&ServiceStats) -> u128| {
-        (!with.is_empty()).then(|| with.iter().map(|s| f(s)).sum::<u128>() as f64 / MILLI_US_PER_REQUEST)
+    // Requests and tokens summed apart, each over the services that count it.
+    let sum_of = |unit: Unit, f: fn(&ServiceStats) -> u128| {
+        let of: Vec<&&ServiceStats> = with.iter().filter(|s| s.unit == unit).collect();
+        (!of.is_empty()).then(|| of.iter().map(|s| f(s)).sum::<u128>() as f64 / MILLI_US_PER_REQUEST)
     };
+    let sum = |f: fn(&ServiceStats) -> u128| sum_of(Unit::Requests, f);
+    let tokens = |f: fn(&ServiceStats) -> u128| sum_of(Unit::Tokens, f);
     let measured: u128 = with.iter().map(|s| u128::from(s.measured_us)).sum();
     let short: u128 = with.iter().map(|s| u128::from(s.short_us)).sum();
     Some(ServingSummary {
@@ -60,6 +70,9 @@ pub fn serving(stats: &[ServiceStats], impact: &ServingImpact) -> Option<Serving
         offered_requests: sum(|s| s.offered),
         served_requests: sum(|s| s.served),
         unserved_requests: sum(|s| s.offered - s.served),
+        offered_tokens: tokens(|s| s.offered),
+        served_tokens: tokens(|s| s.served),
+        unserved_tokens: tokens(|s| s.offered - s.served),
         slo_attainment: (measured > 0).then(|| 1.0 - short as f64 / measured as f64),
         gpu_hours: impact.gpu_milli_us as f64 / 1000.0 / 3.6e9,
         pods_evicted: impact.pods_evicted,
@@ -110,11 +123,16 @@ impl ServiceWriter {
         push_secs(&mut f[const { c("t_s") }], s.t.micros());
         f[const { c("service") }].push_str(&s.service);
         f[const { c("kind") }].push_str(&s.kind);
+        // A service in tokens writes the `_tps` columns, any other the `_rps` ones.
+        let (demand, served, capacity) = match s.unit {
+            Unit::Requests => (const { c("demand_rps") }, const { c("served_rps") }, const { c("capacity_rps") }),
+            Unit::Tokens => (const { c("demand_tps") }, const { c("served_tps") }, const { c("capacity_tps") }),
+        };
         if let Some(d) = s.demand_milli {
-            push_milli(&mut f[const { c("demand_rps") }], d);
-            push_milli(&mut f[const { c("served_rps") }], d.min(s.capacity_milli));
+            push_milli(&mut f[demand], d);
+            push_milli(&mut f[served], d.min(s.capacity_milli));
         }
-        push_milli(&mut f[const { c("capacity_rps") }], s.capacity_milli);
+        push_milli(&mut f[capacity], s.capacity_milli);
         push_u64(&mut f[const { c("replicas") }], s.replicas.into());
         push_u64(&mut f[const { c("pending") }], s.pending.into());
         push_u64(&mut f[const { c("starting") }], s.starting.into());

@@ -322,6 +322,12 @@ pub struct ServingSummary {
     pub served_requests: Option<f64>,
     /// Requests they did not serve.
     pub unserved_requests: Option<f64>,
+    /// Tokens offered to the services in tokens with a demand (`null`: none).
+    pub offered_tokens: Option<f64>,
+    /// Tokens they served.
+    pub served_tokens: Option<f64>,
+    /// Tokens they did not serve.
+    pub unserved_tokens: Option<f64>,
     /// Share of the service-time (summed over the services with a demand)
     /// during which capacity met demand.
     pub slo_attainment: Option<f64>,
@@ -346,12 +352,21 @@ pub struct ServiceSummary {
     pub kind: String,
     /// Seconds from its arrival to the end of the run.
     pub measured_s: f64,
-    /// Requests offered (`null` without a demand).
+    /// What its demand counts, `requests` or `tokens` (`null` without a
+    /// demand).
+    pub unit: Option<String>,
+    /// Requests offered (`null` without a demand or in tokens).
     pub offered_requests: Option<f64>,
     /// Requests served: ∫ min(demand, capacity) dt.
     pub served_requests: Option<f64>,
     /// Requests not served.
     pub unserved_requests: Option<f64>,
+    /// Tokens offered (`null` without a demand or in requests).
+    pub offered_tokens: Option<f64>,
+    /// Tokens served: ∫ min(demand, capacity) dt.
+    pub served_tokens: Option<f64>,
+    /// Tokens not served.
+    pub unserved_tokens: Option<f64>,
     /// Share of the time capacity met demand.
     pub slo_attainment: Option<f64>,
     /// Replica-hours short: ∫ max(0, replicas needed − replicas serving) dt.

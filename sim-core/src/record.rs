@@ -163,9 +163,11 @@ pub struct ServiceSample {
     pub service: std::sync::Arc<str>,
     /// Its kind (`Deployment`...).
     pub kind: std::sync::Arc<str>,
-    /// Requests per second offered (milli); `None` without a demand.
+    /// What the demand and capacity count (requests without a demand).
+    pub unit: crate::serving::Unit,
+    /// Requests (or tokens) per second offered (milli); `None` without a demand.
     pub demand_milli: Option<i64>,
-    /// Requests per second its ready replicas serve (milli).
+    /// Requests (or tokens) per second its ready replicas serve (milli).
     pub capacity_milli: i64,
     /// The replicas it asks for (`spec.replicas`; over all tasks of a job of
     /// several).
@@ -210,6 +212,8 @@ pub struct ServiceStats {
     pub kind: std::sync::Arc<str>,
     /// It has a demand (`spec.services`); without, only its replicas are known.
     pub has_demand: bool,
+    /// What `offered` and `served` count.
+    pub unit: crate::serving::Unit,
     /// From its arrival to the end of the run (µs).
     pub measured_us: u64,
     /// ∫ demand dt.

@@ -94,8 +94,10 @@ pub struct RawSpec {
 pub struct RawService {
     /// `namespace/name` (or `name` in `default`) of the workload.
     pub workload: Spanned<String>,
+    /// `requests` (default) or `tokens`: what the demand and capacity count.
+    pub unit: Option<Spanned<String>>,
     pub demand: Spanned<RawDemand>,
-    /// Requests per second one ready replica serves.
+    /// Requests (or tokens) per second one ready replica serves.
     pub capacity: Spanned<f64>,
     pub capacity_by_gpu_model: Option<Spanned<BTreeMap<String, Spanned<f64>>>>,
     /// From a pod's start until it serves.
@@ -124,6 +126,9 @@ pub struct RawDemandTrace {
     pub start: Option<Spanned<String>>,
     pub repeat: Option<Spanned<u64>>,
     pub every: Option<Spanned<String>>,
+    /// A service in tokens: `input`, `output` or `total` (default) tokens of
+    /// each request.
+    pub tokens: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -136,7 +141,10 @@ pub struct RawDemandStep {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RawDemandDiurnal {
-    pub requests_per_second: Spanned<Vec<f64>>,
+    /// A service in requests: requests per second for each hour.
+    pub requests_per_second: Option<Spanned<Vec<f64>>>,
+    /// A service in tokens: tokens per second for each hour.
+    pub tokens_per_second: Option<Spanned<Vec<f64>>>,
     pub weekly: Option<Spanned<Vec<f64>>>,
 }
 

@@ -48,6 +48,7 @@ mod scheduling;
 mod scheduling_gates;
 mod serving;
 mod serving_groups;
+mod serving_tokens;
 mod sessions;
 mod snapshot;
 mod speed;

@@ -13,7 +13,13 @@ fn files(hpa_extra: &str, services: &str) -> (tempfile::TempDir, PathBuf) {
 
 /// [`files`] in `dir`.
 fn files_in(dir: tempfile::TempDir, hpa_extra: &str, services: &str) -> (tempfile::TempDir, PathBuf) {
-    let manifests = format!(
+    web_files(dir, &web_with_hpa("qps", 10, hpa_extra), services)
+}
+
+/// [`WEB`] and its HPA on a Pods metric `metric` of `per_pod` per pod (1 to 6
+/// replicas), `hpa_extra` after its spec.
+pub(super) fn web_with_hpa(metric: &str, per_pod: u32, hpa_extra: &str) -> String {
+    format!(
         "{WEB}---
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
@@ -25,11 +31,10 @@ spec:
   metrics:
     - type: Pods
       pods:
-        metric: {{name: qps}}
-        target: {{type: AverageValue, averageValue: '10'}}
+        metric: {{name: {metric}}}
+        target: {{type: AverageValue, averageValue: '{per_pod}'}}
 {hpa_extra}"
-    );
-    web_files(dir, &manifests, services)
+    )
 }
 
 /// A Deployment `web` of 1 one-GPU pod.
@@ -81,16 +86,7 @@ const DEMAND: &str = "  services:
 fn hpa_scale_decisions_step_by_step() {
     let (dir, p) = files("", DEMAND);
     let out = dir.path().join("out");
-    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).assert().success();
-    let scaling = std::fs::read_to_string(out.join("scaling.csv")).unwrap();
-    assert_eq!(
-        scaling,
-        "t_s,autoscaler,target,from,to,proposed,reason
-600,default/web,Deployment web,1,4,5,pods metric qps above target
-615,default/web,Deployment web,4,5,5,pods metric qps above target
-2685,default/web,Deployment web,5,1,1,All metrics below target
-"
-    );
+    assert_eq!(run_scaling(&p, &out), step_by_step_scaling("qps"));
     // Served, by hand: offered 5 × 600 + 45 × 1800 + 5 × 1200 = 90,000; unserved
     // 5 × 60 (no pod ready) + 35 × 60 (one of 5 needed) + 5 × 15 (four) = 2,475;
     // short 135 s of 3,600; replicas short 60 + 4 × 60 + 15 = 315 replica-s.
@@ -130,10 +126,28 @@ fn hpa_scale_decisions_step_by_step() {
     let at = |t: &str| svc.lines().find(|l| l.starts_with(&format!("{t},"))).unwrap().to_string();
     // A sample sees its instant after the instant's changes (as timeseries.csv):
     // at 0 s the pod was placed and starts.
-    assert_eq!(at("0"), "0,web,Deployment,5,0,0,1,0,1,0,1");
-    assert_eq!(at("600"), "600,web,Deployment,45,10,10,4,0,3,1,4");
-    assert_eq!(at("900"), "900,web,Deployment,45,50,45,5,0,0,5,5");
-    assert_eq!(at("3600"), "3600,web,Deployment,5,10,5,1,0,0,1,1");
+    assert_eq!(at("0"), "0,web,Deployment,5,0,0,1,0,1,0,1,,,");
+    assert_eq!(at("600"), "600,web,Deployment,45,10,10,4,0,3,1,4,,,");
+    assert_eq!(at("900"), "900,web,Deployment,45,50,45,5,0,0,5,5,,,");
+    assert_eq!(at("3600"), "3600,web,Deployment,5,10,5,1,0,0,1,1,,,");
+}
+
+/// Runs scenario `p` into `out`: its scaling.csv.
+pub(super) fn run_scaling(p: &Path, out: &Path) -> String {
+    lahar().args(["run", "-q"]).arg(p).arg("--out").arg(out).assert().success();
+    std::fs::read_to_string(out.join("scaling.csv")).unwrap()
+}
+
+/// The scaling.csv of [`hpa_scale_decisions_step_by_step`], its Pods metric
+/// named `metric`.
+pub(super) fn step_by_step_scaling(metric: &str) -> String {
+    format!(
+        "t_s,autoscaler,target,from,to,proposed,reason
+600,default/web,Deployment web,1,4,5,pods metric {metric} above target
+615,default/web,Deployment web,4,5,5,pods metric {metric} above target
+2685,default/web,Deployment web,5,1,1,All metrics below target
+"
+    )
 }
 
 /// With `behavior`: a scale-up policy of 1 pod per 60 s and a scale-down window of
@@ -538,7 +552,7 @@ spec:
     assert!(evictions[0].starts_with("3,600,reclaim,evict,train,"), "{evictions:?}");
     let svc = std::fs::read_to_string(out.join("services.csv")).unwrap();
     let last = svc.lines().last().unwrap();
-    assert_eq!(last, "7200,web,Deployment,35,10,10,4,3,0,1,1", "{last}");
+    assert_eq!(last, "7200,web,Deployment,35,10,10,4,3,0,1,1,,,", "{last}");
     // What the service took from training: the one pod reclaimed at 600 s, one
     // preemption of `train`, which goes on with 7 pods (above its minAvailable
     // of 1) and so loses no work; the service held 1 GPU from 630 s (the

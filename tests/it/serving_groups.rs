@@ -109,8 +109,8 @@ fn an_autoscaled_leader_worker_set_is_sized_in_groups() {
     assert_eq!((s["max_replicas"].as_u64(), s["pod_starts"].as_u64()), (Some(4), Some(8)));
     let svc = std::fs::read_to_string(out.join("services.csv")).unwrap();
     let at = |t: &str| svc.lines().find(|l| l.starts_with(&format!("{t},"))).unwrap().to_string();
-    assert_eq!(at("900"), "900,vllm,LeaderWorkerSet,35,40,35,4,0,0,4,8");
-    assert_eq!(at("3600"), "3600,vllm,LeaderWorkerSet,5,10,5,1,0,0,1,2");
+    assert_eq!(at("900"), "900,vllm,LeaderWorkerSet,35,40,35,4,0,0,4,8,,,");
+    assert_eq!(at("3600"), "3600,vllm,LeaderWorkerSet,5,10,5,1,0,0,1,2,,,");
 }
 
 /// KEDA's ScaledObject on a LeaderWorkerSet takes it to and from zero groups
@@ -189,7 +189,7 @@ fn a_group_that_does_not_fit_waits_whole() {
     let svc = std::fs::read_to_string(out.join("services.csv")).unwrap();
     let at = |t: &str| svc.lines().find(|l| l.starts_with(&format!("{t},"))).unwrap().to_string();
     // 45 offered, 4 groups serve 40; 5 asked for, 2 pods (the fifth group) pending.
-    assert_eq!(at("900"), "900,vllm,LeaderWorkerSet,45,40,40,5,2,0,4,8");
+    assert_eq!(at("900"), "900,vllm,LeaderWorkerSet,45,40,40,5,2,0,4,8,,,");
 }
 
 /// A LeaderWorkerSet the autoscaler cannot size is left out with a warning:
@@ -348,7 +348,7 @@ fn the_lws_example_runs() {
     );
     // Each group two 8-GPU pods on two nodes: 16 GPUs a group.
     let svc = std::fs::read_to_string(out.join("services.csv")).unwrap();
-    assert!(svc.lines().any(|l| l == "43200,llama,LeaderWorkerSet,52,60,52,3,0,0,3,48"), "{svc}");
+    assert!(svc.lines().any(|l| l == "43200,llama,LeaderWorkerSet,52,60,52,3,0,0,3,48,,,"), "{svc}");
     assert_eq!(service(&out)["max_replicas"], 3);
 }
 

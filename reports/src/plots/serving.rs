@@ -72,7 +72,7 @@ pub(super) fn serving(root: &DrawingArea<impl DrawingBackend, Shift>, look: &Loo
         chart
             .configure_mesh()
             .x_desc(xdesc.as_str())
-            .y_desc("requests/s")
+            .y_desc(d.unit)
             .y_labels(5)
             .x_label_formatter(&|v| fmt_num(*v))
             .y_label_formatter(&|v| fmt_num(*v))

@@ -15,6 +15,27 @@ pub mod kthena;
 use crate::util::time::SimDuration;
 use std::sync::Arc;
 
+/// What a service's demand and capacity count: requests, or tokens (a
+/// request's prompt and generated tokens, or either), per second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unit {
+    /// Requests per second.
+    #[default]
+    Requests,
+    /// Tokens per second.
+    Tokens,
+}
+
+impl Unit {
+    /// Its name in scenarios and summary.json (`requests`, `tokens`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Requests => "requests",
+            Unit::Tokens => "tokens",
+        }
+    }
+}
+
 /// A service's settings (`spec.services[]`): which workload, its demand, what
 /// a replica serves.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,9 +44,12 @@ pub struct ServiceSpec {
     pub namespace: Arc<str>,
     /// The workload's name (its job's name in lahar's outputs).
     pub name: String,
-    /// Requests offered to it.
+    /// What its demand and capacity count.
+    pub unit: Unit,
+    /// Requests (or tokens) offered to it.
     pub demand: demand::Demand,
-    /// Requests per second one ready replica serves (milli-requests per second).
+    /// Requests (or tokens) per second one ready replica serves (milli-units
+    /// per second).
     pub capacity: i64,
     /// Per GPU model (a node's `gpuModel`): a replica's capacity there instead.
     pub capacity_by_model: Vec<(Arc<str>, i64)>,

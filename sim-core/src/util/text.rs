@@ -11,13 +11,18 @@ thread_local! {
 
 /// `a == b`, usable in constants (a name looked up in a table at compile time).
 pub const fn const_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
+    a.len() == b.len() && const_starts_with(a, b)
+}
+
+/// `s.starts_with(p)`, usable in constants.
+pub const fn const_starts_with(s: &str, p: &str) -> bool {
+    let (s, p) = (s.as_bytes(), p.as_bytes());
+    if s.len() < p.len() {
         return false;
     }
     let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
+    while i < p.len() {
+        if s[i] != p[i] {
             return false;
         }
         i += 1;

@@ -7,25 +7,38 @@
 use super::{V, at};
 use crate::scenario::raw::{RawAutoscaling, RawDemand, RawDemandTrace, RawService};
 use lahar_core::model::cluster::Node;
-use lahar_core::serving::ServiceSpec;
 use lahar_core::serving::demand::Demand;
 use lahar_core::serving::hpa::HpaConfig;
+use lahar_core::serving::{ServiceSpec, Unit};
 use lahar_core::util::time::{SimDuration, SimTime};
 use serde_saphyr::Spanned;
 use std::sync::Arc;
 
-/// The most requests per second a rate may be.
+/// The most requests (or tokens) per second a rate may be.
 const MAX_RATE: f64 = 1e9;
 
-/// A rate in requests per second as milli-requests per second.
-fn rate(v: &mut V<'_>, x: &Spanned<f64>, path: &str, zero_ok: bool) -> Option<i64> {
+/// A rate in `unit`s per second as milli-units per second.
+fn rate(v: &mut V<'_>, x: &Spanned<f64>, path: &str, zero_ok: bool, unit: Unit) -> Option<i64> {
     let ok = x.value.is_finite() && x.value <= MAX_RATE && (x.value > 0.0 || (zero_ok && x.value == 0.0));
     if !ok {
         let lo = if zero_ok { "from 0" } else { "greater than 0 and" };
-        v.err(at(x), path, format!("must be a number of requests per second {lo} up to {MAX_RATE:e}, got {}", x.value));
+        let what = unit.name();
+        v.err(at(x), path, format!("must be a number of {what} per second {lo} up to {MAX_RATE:e}, got {}", x.value));
         return None;
     }
     Some((x.value * 1000.0).round() as i64)
+}
+
+/// `spec.services[].unit`.
+fn unit(v: &mut V<'_>, u: Option<&Spanned<String>>, path: &str) -> Option<Unit> {
+    match u.map(|u| (u, u.value.as_str())) {
+        None | Some((_, "requests")) => Some(Unit::Requests),
+        Some((_, "tokens")) => Some(Unit::Tokens),
+        Some((u, other)) => {
+            v.err(at(u), path, format!("unknown unit `{other}`; expected `requests` or `tokens`"));
+            None
+        }
+    }
 }
 
 /// The services, in the order written.
@@ -55,8 +68,9 @@ pub(super) fn services(
                 format!("{namespace}/{name} is already a service (spec.services[{first}])"),
             );
         }
-        let demand = demand(v, &r.demand, &format!("{path}.demand"), base);
-        let capacity = rate(v, &r.capacity, &format!("{path}.capacity"), false);
+        let Some(unit) = unit(v, r.unit.as_ref(), &format!("{path}.unit")) else { continue };
+        let demand = demand(v, &r.demand, &format!("{path}.demand"), base, unit);
+        let capacity = rate(v, &r.capacity, &format!("{path}.capacity"), false, unit);
         let mut by_model = Vec::new();
         if let Some(m) = &r.capacity_by_gpu_model {
             for (model, c) in &m.value {
@@ -68,7 +82,7 @@ pub(super) fn services(
                     models.dedup();
                     v.err(at(c), &p, format!("no node has GPU model `{model}`; the cluster's: {}", models.join(", ")));
                 }
-                if let Some(x) = rate(v, c, &p, false) {
+                if let Some(x) = rate(v, c, &p, false, unit) {
                     by_model.push((Arc::<str>::from(model.as_str()), x));
                 }
             }
@@ -81,6 +95,7 @@ pub(super) fn services(
             out.push(Arc::new(ServiceSpec {
                 namespace: namespace.into(),
                 name,
+                unit,
                 demand,
                 capacity,
                 capacity_by_model: by_model,
@@ -92,7 +107,7 @@ pub(super) fn services(
     out
 }
 
-fn demand(v: &mut V<'_>, d: &Spanned<RawDemand>, path: &str, base: &std::path::Path) -> Option<Demand> {
+fn demand(v: &mut V<'_>, d: &Spanned<RawDemand>, path: &str, base: &std::path::Path, unit: Unit) -> Option<Demand> {
     let r = &d.value;
     let given: Vec<&str> = [
         ("constant", r.constant.is_some()),
@@ -111,10 +126,10 @@ fn demand(v: &mut V<'_>, d: &Spanned<RawDemand>, path: &str, base: &std::path::P
         return None;
     }
     if let Some(c) = &r.constant {
-        return rate(v, c, &format!("{path}.constant"), true).map(Demand::Constant);
+        return rate(v, c, &format!("{path}.constant"), true, unit).map(Demand::Constant);
     }
     if let Some(t) = &r.trace {
-        return trace(v, &t.value, &format!("{path}.trace"), base);
+        return trace(v, &t.value, &format!("{path}.trace"), base, unit);
     }
     if let Some(steps) = &r.steps {
         let mut out: Vec<(SimTime, i64)> = Vec::new();
@@ -124,7 +139,7 @@ fn demand(v: &mut V<'_>, d: &Spanned<RawDemand>, path: &str, base: &std::path::P
         for (k, s) in steps.value.iter().enumerate() {
             let p = format!("{path}.steps[{k}]");
             let t = v.duration(&s.value.at, &format!("{p}.at")).map(|d| SimTime::ZERO.plus(d));
-            let x = rate(v, &s.value.rate, &format!("{p}.rate"), true);
+            let x = rate(v, &s.value.rate, &format!("{p}.rate"), true, unit);
             if let (Some(t), Some(x)) = (t, x) {
                 if out.last().is_some_and(|l| l.0 >= t) {
                     v.err(at(&s.value.at), format!("{p}.at"), "must be later than the step before");
@@ -136,11 +151,25 @@ fn demand(v: &mut V<'_>, d: &Spanned<RawDemand>, path: &str, base: &std::path::P
     }
     if let Some(di) = &r.diurnal {
         let p = format!("{path}.diurnal");
-        let hours = &di.value.requests_per_second;
+        // The hourly rates are named by the service's unit.
+        let (field, hours, other) = match unit {
+            Unit::Requests => ("requestsPerSecond", &di.value.requests_per_second, &di.value.tokens_per_second),
+            Unit::Tokens => ("tokensPerSecond", &di.value.tokens_per_second, &di.value.requests_per_second),
+        };
+        if let Some(o) = other {
+            let (given, unit_) =
+                if unit == Unit::Tokens { ("requestsPerSecond", "tokens") } else { ("tokensPerSecond", "requests") };
+            v.err(at(o), format!("{p}.{given}"), format!("the service counts {unit_} (`unit`): give `{field}`"));
+            return None;
+        }
+        let Some(hours) = hours else {
+            v.err(at(di), format!("{p}.{field}"), "missing: 24 rates, one per hour");
+            return None;
+        };
         if hours.value.len() != 24 {
             v.err(
                 at(hours),
-                format!("{p}.requestsPerSecond"),
+                format!("{p}.{field}"),
                 format!("expected 24 rates (one per hour), got {}", hours.value.len()),
             );
             return None;
@@ -148,11 +177,7 @@ fn demand(v: &mut V<'_>, d: &Spanned<RawDemand>, path: &str, base: &std::path::P
         let mut per_hour = [0i64; 24];
         for (h, x) in hours.value.iter().enumerate() {
             if !(x.is_finite() && *x >= 0.0 && *x <= MAX_RATE) {
-                v.err(
-                    at(hours),
-                    format!("{p}.requestsPerSecond[{h}]"),
-                    format!("must be from 0 to {MAX_RATE:e}, got {x}"),
-                );
+                v.err(at(hours), format!("{p}.{field}[{h}]"), format!("must be from 0 to {MAX_RATE:e}, got {x}"));
                 return None;
             }
             per_hour[h] = (x * 1000.0).round() as i64;
@@ -175,8 +200,8 @@ fn demand(v: &mut V<'_>, d: &Spanned<RawDemand>, path: &str, base: &std::path::P
     }
     let b = &r.bursts.as_ref()?.value;
     let p = format!("{path}.bursts");
-    let base = rate(v, &b.base, &format!("{p}.base"), true);
-    let peak = rate(v, &b.peak, &format!("{p}.peak"), true);
+    let base = rate(v, &b.base, &format!("{p}.base"), true, unit);
+    let peak = rate(v, &b.peak, &format!("{p}.peak"), true, unit);
     let every = v.duration(&b.every, &format!("{p}.every"));
     let lasting = v.duration(&b.lasting, &format!("{p}.lasting"));
     let first = match &b.first {
@@ -198,8 +223,32 @@ fn demand(v: &mut V<'_>, d: &Spanned<RawDemand>, path: &str, base: &std::path::P
 /// A request trace's requests counted per `bin` (default 1 minute), each bin's
 /// rate × `scale`, from `start` (default 0s) on, `repeat` times (default once)
 /// every `every` (default: the trace's bins end to end); 0 after the last bin.
-fn trace(v: &mut V<'_>, t: &RawDemandTrace, path: &str, base: &std::path::Path) -> Option<Demand> {
-    use lahar_traces::requests::{RequestFormat, read_requests};
+fn trace(v: &mut V<'_>, t: &RawDemandTrace, path: &str, base: &std::path::Path, unit: Unit) -> Option<Demand> {
+    use lahar_traces::requests::{RequestFormat, Tokens, read_requests};
+    // A service in tokens counts each request's input, output or both.
+    let tokens = match (&t.tokens, unit) {
+        (Some(x), Unit::Requests) => {
+            v.err(
+                at(x),
+                format!("{path}.tokens"),
+                "counts tokens for a service in tokens: the service counts requests (`unit: tokens` to count tokens)",
+            );
+            return None;
+        }
+        (Some(x), Unit::Tokens) => match Tokens::from_name(&x.value) {
+            Some(k) => Some(k),
+            None => {
+                v.err(
+                    at(x),
+                    format!("{path}.tokens"),
+                    format!("unknown `{}`; expected `input`, `output` or `total`", x.value),
+                );
+                return None;
+            }
+        },
+        (None, Unit::Tokens) => Some(Tokens::Total),
+        (None, Unit::Requests) => None,
+    };
     let file = lahar_core::util::files::join(base, &t.path.value);
     let format = match &t.format {
         Some(f) => match RequestFormat::from_name(&f.value) {
@@ -297,7 +346,20 @@ fn trace(v: &mut V<'_>, t: &RawDemandTrace, path: &str, base: &std::path::Path) 
         );
         return None;
     }
-    let counts = trace.counts(bin.micros());
+    let counts = match tokens {
+        Some(k) => trace.token_counts(bin.micros(), k),
+        None => trace.counts(bin.micros()),
+    };
+    // The busiest bin's rate within the bound every rate keeps.
+    let busiest = counts.iter().map(|c| c.1).max().unwrap_or(0) as f64 * scale * 1e6 / bin.micros() as f64;
+    if busiest > MAX_RATE {
+        v.err(
+            at(&t.path),
+            format!("{path}.path"),
+            format!("the busiest bin offers {busiest:e} {} per second (× scale): more than {MAX_RATE:e}", unit.name()),
+        );
+        return None;
+    }
     // The trace's bins end to end: the shortest period its copies can have.
     let span = (counts.len() as u64).saturating_mul(bin.micros());
     let every = match &t.every {

@@ -64,6 +64,36 @@ impl RequestFormat {
     }
 }
 
+/// Which of a request's tokens a count of tokens takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tokens {
+    /// Prompt (context) tokens.
+    Input,
+    /// Generated (response) tokens.
+    Output,
+    /// Both.
+    Total,
+}
+
+impl Tokens {
+    /// Every choice.
+    pub const ALL: [Tokens; 3] = [Tokens::Input, Tokens::Output, Tokens::Total];
+
+    /// Its name in scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tokens::Input => "input",
+            Tokens::Output => "output",
+            Tokens::Total => "total",
+        }
+    }
+
+    /// The choice named `s`.
+    pub fn from_name(s: &str) -> Option<Tokens> {
+        Tokens::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
 /// The most requests one trace may hold (a check, not a target: the published
 /// BurstGPT files hold about 1.4 million each).
 pub const MAX_REQUESTS: usize = 50_000_000;
@@ -94,11 +124,27 @@ impl RequestTrace {
     /// Requests per bin of `bin_us` from 0: (bin start µs, count), every bin up
     /// to the last request's.
     pub fn counts(&self, bin_us: u64) -> Vec<(u64, u64)> {
+        self.binned(bin_us, |_| 1)
+    }
+
+    /// Tokens per bin of `bin_us` from 0, as [`RequestTrace::counts`]: each
+    /// request's `which` tokens summed in the bin it arrived in.
+    pub fn token_counts(&self, bin_us: u64, which: Tokens) -> Vec<(u64, u64)> {
+        let (input, output) = (&self.input_tokens, &self.output_tokens);
+        self.binned(bin_us, |i| match which {
+            Tokens::Input => u64::from(input[i]),
+            Tokens::Output => u64::from(output[i]),
+            Tokens::Total => u64::from(input[i]) + u64::from(output[i]),
+        })
+    }
+
+    /// Σ `weight(i)` over the requests `i` of each bin of `bin_us` from 0.
+    fn binned(&self, bin_us: u64, weight: impl Fn(usize) -> u64) -> Vec<(u64, u64)> {
         let bin = bin_us.max(1);
         let n = self.at_us.last().map_or(0, |&t| t / bin + 1);
         let mut out: Vec<(u64, u64)> = (0..n).map(|k| (k * bin, 0)).collect();
-        for &t in &self.at_us {
-            out[(t / bin) as usize].1 += 1;
+        for (i, &t) in self.at_us.iter().enumerate() {
+            out[(t / bin) as usize].1 += weight(i);
         }
         out
     }
@@ -332,6 +378,11 @@ mod tests {
         assert_eq!(t.at_us, [0, 500_000, 4_814_579]);
         assert_eq!(t.input_tokens, [91, 374, 396]);
         assert_eq!(t.output_tokens, [16, 44, 109]);
+        // Two requests in the first 4 s, one in the second.
+        assert_eq!(t.token_counts(4_000_000, Tokens::Input), [(0, 465), (4_000_000, 396)]);
+        assert_eq!(t.token_counts(4_000_000, Tokens::Output), [(0, 60), (4_000_000, 109)]);
+        assert_eq!(t.token_counts(4_000_000, Tokens::Total), [(0, 525), (4_000_000, 505)]);
+        assert_eq!(t.counts(4_000_000), [(0, 2), (4_000_000, 1)]);
         assert_eq!(t.counts(1_000_000), [(0, 2), (1_000_000, 0), (2_000_000, 0), (3_000_000, 0), (4_000_000, 1)]);
         // The 2024 trace's zone suffix.
         let z = read(

@@ -188,6 +188,7 @@ impl Engine {
             service: Arc::clone(&name),
             kind: Arc::clone(&kind),
             has_demand: service.is_some(),
+            unit: service.as_ref().map_or_else(Default::default, |s| s.unit),
             ..Default::default()
         };
         let has_autoscaler = autoscaler.is_some();
@@ -542,6 +543,7 @@ impl Engine {
                 t,
                 service: Arc::clone(&b.name),
                 kind: Arc::clone(&b.kind),
+                unit: b.spec.as_ref().map_or_else(Default::default, |s| s.unit),
                 demand_milli: b.spec.as_ref().map(|s| s.demand.at(t).0),
                 capacity_milli: b.capacity,
                 replicas,
