@@ -290,6 +290,11 @@ pub struct RequestInspection {
     pub input_tokens: Option<[u64; 4]>,
     /// Generated tokens: p50, p90, p99, max.
     pub output_tokens: Option<[u64; 4]>,
+    /// Prompt tokens: over all requests, and the most in one minute (from the
+    /// first request).
+    pub input_sum: (u64, u64),
+    /// Generated tokens: over all requests, and the most in one minute.
+    pub output_sum: (u64, u64),
 }
 
 /// Reads a request trace and summarizes it.
@@ -304,7 +309,14 @@ pub fn inspect_requests(
         v.sort_unstable();
         (!v.is_empty()).then(|| [percentile(&v, 50), percentile(&v, 90), percentile(&v, 99), v[v.len() - 1]])
     };
+    use lahar_traces::requests::Tokens;
+    let sums = |which: Tokens| {
+        let bins = t.token_counts(60_000_000, which);
+        (bins.iter().map(|c| c.1).sum(), bins.iter().map(|c| c.1).max().unwrap_or(0))
+    };
     Ok(RequestInspection {
+        input_sum: sums(Tokens::Input),
+        output_sum: sums(Tokens::Output),
         format,
         path: args.path.clone(),
         rows: t.rows,
@@ -323,13 +335,23 @@ impl RequestInspection {
         (self.requests > 1 && self.span_micros > 0).then(|| (self.requests - 1) as f64 * 1e6 / self.span_micros as f64)
     }
 
+    /// Tokens per second over the span (`None` without a span): (sum, busiest
+    /// minute) → (mean, busiest minute's / 60).
+    fn token_rates(&self, (sum, peak): (u64, u64)) -> (Option<f64>, f64) {
+        ((self.span_micros > 0).then(|| sum as f64 * 1e6 / self.span_micros as f64), peak as f64 / 60.0)
+    }
+
     /// The summary as one JSON object: `format`, `path`, `rows_read`, `requests`,
     /// `skipped`, `span_s`, `mean_rps`, `peak_rps_1m` (the busiest minute's
     /// requests / 60), `input_tokens` and `output_tokens` (`p50`, `p90`, `p99`,
-    /// `max`).
+    /// `max`, and `sum`, `mean_per_s` — the sum over the span — and `peak_per_s_1m`,
+    /// the busiest minute's / 60: what a service in tokens is offered).
     pub fn to_json(&self) -> serde_json::Value {
-        let pct = |p: &Option<[u64; 4]>| match p {
-            Some([a, b, c, d]) => serde_json::json!({"p50": a, "p90": b, "p99": c, "max": d}),
+        let pct = |p: &Option<[u64; 4]>, sums: (u64, u64)| match p {
+            Some([a, b, c, d]) => {
+                let (mean, peak) = self.token_rates(sums);
+                serde_json::json!({"p50": a, "p90": b, "p99": c, "max": d, "sum": sums.0, "mean_per_s": mean, "peak_per_s_1m": peak})
+            }
             None => serde_json::Value::Null,
         };
         serde_json::json!({
@@ -341,8 +363,8 @@ impl RequestInspection {
             "span_s": secs(self.span_micros),
             "mean_rps": self.mean_rate(),
             "peak_rps_1m": self.peak_per_minute as f64 / 60.0,
-            "input_tokens": pct(&self.input_tokens),
-            "output_tokens": pct(&self.output_tokens),
+            "input_tokens": pct(&self.input_tokens, self.input_sum),
+            "output_tokens": pct(&self.output_tokens, self.output_sum),
         })
     }
 
@@ -366,9 +388,15 @@ impl RequestInspection {
             self.peak_per_minute,
             self.peak_per_minute as f64 / 60.0
         ));
-        for (name, p) in [("input tokens", &self.input_tokens), ("output tokens", &self.output_tokens)] {
+        for (name, p, sums) in [
+            ("input tokens", &self.input_tokens, self.input_sum),
+            ("output tokens", &self.output_tokens, self.output_sum),
+        ] {
             if let Some([a, b, c, d]) = p {
                 line(format!("{name:<16}p50 {a}, p90 {b}, p99 {c}, max {d}"));
+                let (mean, peak) = self.token_rates(sums);
+                let mean = mean.map_or(String::new(), |m| format!("mean {m:.1}/s, "));
+                line(format!("{:<16}{} in all, {mean}busiest minute {peak:.1}/s", "", sums.0));
             }
         }
         s

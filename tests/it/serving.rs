@@ -428,6 +428,16 @@ fn trace_inspect_reads_a_mooncake_trace() {
     let tokens = |k: &str| ["p50", "p90", "p99", "max"].map(|p| v[k][p].as_u64().unwrap());
     assert_eq!(tokens("input_tokens"), [8036, 30183, 99934, 123192]);
     assert_eq!(tokens("output_tokens"), [364, 610, 1047, 2000]);
+    // Their throughput, summed independently (Python's json over the sample).
+    // 24,486,514 input and 619,615 output tokens; the busiest minute 2,838,405
+    // input and 71,589 output tokens (minutes from the first request).
+    assert_eq!(
+        (v["input_tokens"]["sum"].as_u64(), v["output_tokens"]["sum"].as_u64()),
+        (Some(24_486_514), Some(619_615))
+    );
+    assert!((v["output_tokens"]["mean_per_s"].as_f64().unwrap() - 619_615.0 / 597.0).abs() < 1e-9, "{v}");
+    assert_eq!(v["input_tokens"]["peak_per_s_1m"].as_f64(), Some(2_838_405.0 / 60.0));
+    assert_eq!(v["output_tokens"]["peak_per_s_1m"].as_f64(), Some(71_589.0 / 60.0));
     // As a demand: ten one-minute bins, the first's rate its count / 60.
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(&trace, dir.path().join("conversation_trace.jsonl")).unwrap();
