@@ -896,6 +896,71 @@ fn bad_workload_kinds_exit_2_with_their_place() {
     }
 }
 
+/// A RayService whose Ray Serve deployment autoscales (`autoscaling_config`,
+/// `num_replicas: auto`) is read with its cluster as KubeRay starts it, and the
+/// autoscaling is a located warning, never silently dropped; a deployment of
+/// fixed replicas is not one. A `serveConfigV2` that is not YAML is an error at
+/// its line in the file.
+#[test]
+fn ray_serve_autoscaling_is_left_out_with_a_warning() {
+    let service = |serve: &str| {
+        format!(
+            "apiVersion: ray.io/v1
+kind: RayService
+metadata: {{name: llm, annotations: {{lahar.io/duration: 1h}}}}
+spec:
+  serveConfigV2: |
+{serve}  rayClusterConfig:
+    enableInTreeAutoscaling: true
+    headGroupSpec: {{template: {{spec: {{containers: [{{name: h, resources: {{requests: {{cpu: '1'}}}}}}]}}}}}}
+    workerGroupSpecs:
+      - {{groupName: gpu, minReplicas: 1, maxReplicas: 4, template: {{spec: {{containers: [{{name: w, resources: {{requests: {{cpu: '1'}}}}}}]}}}}}}
+"
+        )
+    };
+    let serve = "    applications:
+      - name: chat
+        import_path: app:build
+        deployments:
+          - name: Router
+            num_replicas: 2
+          - name: Model
+            num_replicas: auto
+            ray_actor_options: {num_gpus: 1}
+      - name: embed
+        import_path: embed:app
+        deployments:
+          - name: Embedder
+            autoscaling_config: {min_replicas: 1, max_replicas: 8, target_ongoing_requests: 4}
+";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.yaml"), service(serve)).unwrap();
+    let text =
+        scenario("    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi}", "  workload:\n    - manifests: m.yaml\n");
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let s = lahar::scenario::load_file(&dir.path().join("s.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let left: Vec<_> = s.warnings.iter().filter(|w| w.kind == "manifest-parts-left-out").collect();
+    assert_eq!(left.len(), 1, "one warning counting both: {left:?}");
+    assert_eq!(left[0].count, 2, "{left:?}");
+    assert!(
+        left[0]
+            .message
+            .contains("RayService default/llm: Ray Serve autoscales deployment chat/Model (num_replicas: auto)"),
+        "{left:?}"
+    );
+    // At the deployment's first key in the file (line 12: `          - name: Model`).
+    assert_eq!(left[0].at, Some((12, 13)), "{left:?}");
+    // Not YAML: located in the file, under the field.
+    std::fs::write(dir.path().join("m.yaml"), service("    applications: [\n")).unwrap();
+    let out = lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    // Line 6, column 19 of the file: the text's `[` that never closes.
+    assert!(
+        err.contains("m.yaml:6:19: document 1: spec.serveConfigV2: Ray Serve's config is not YAML: invalid YAML: unclosed bracket"),
+        "{err}"
+    );
+}
+
 /// Pod spec fields that change where a pod may run and that lahar does not
 /// model (issue 40), or inter-pod affinity terms the API server refuses or lahar
 /// cannot read (a namespaceSelector by labels), are refused at their place

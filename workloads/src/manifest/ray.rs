@@ -42,6 +42,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
                 ck.err(at, "spec.suspend", "a suspended RayService has no RayCluster (KubeRay creates none): nothing to schedule; remove `suspend` to simulate the service");
                 return None;
             }
+            serve_autoscaling(ck, cx, d, spec, &format!("{}/{}", meta.namespace, meta.name));
             match spec.get("rayClusterConfig") {
                 Some(c) => (c, "spec.rayClusterConfig".to_string()),
                 None => {
@@ -129,6 +130,51 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         common::add_labels(t, &[("ray.io/cluster", &cluster_name), ("ray.io/is-ray-node", "yes")]);
     }
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
+}
+
+/// A RayService's Ray Serve applications (`serveConfigV2`, a YAML document in a
+/// string): a deployment that Serve autoscales (`autoscaling_config`, or
+/// `num_replicas: auto`) is listed as left out — lahar does not simulate Ray
+/// Serve's replicas, so the cluster keeps the workers KubeRay starts it with.
+/// Text that is not YAML is an error at its line, as Ray refuses the config.
+fn serve_autoscaling(ck: &mut Ck<'_>, cx: &mut Context<'_>, d: &Doc, spec: &Node, name: &str) {
+    let Some(node) = spec.get("serveConfigV2") else { return };
+    let Val::Str(text) = &node.val else { return };
+    // Where the text's line 1, column 1 is in the file: a block scalar's
+    // location is its first line of text, its indentation stripped.
+    let (line, col) = node.at.unwrap_or((1, 1));
+    let shifted = |at: At| at.map(|(l, c)| (l + line - 1, c + col - 1));
+    let docs = match super::yaml::parse_documents(text, &d.file) {
+        Ok(docs) => docs,
+        Err((at, msg)) => {
+            ck.err(shifted(at).or(node.at), "spec.serveConfigV2", format!("Ray Serve's config is not YAML: {msg}"));
+            return;
+        }
+    };
+    for doc in &docs {
+        let Some(Val::Seq(apps)) = doc.root.get("applications").map(|a| &a.val) else { continue };
+        for (a, app) in apps.iter().enumerate() {
+            let Some(Val::Seq(deps)) = app.get("deployments").map(|x| &x.val) else { continue };
+            let app_name = app.get("name").and_then(Node::scalar).unwrap_or_else(|| format!("#{a}"));
+            for (k, dep) in deps.iter().enumerate() {
+                let auto = dep.get("num_replicas").and_then(Node::scalar).is_some_and(|n| n == "auto");
+                let config = dep.get("autoscaling_config").is_some_and(|c| c.val != Val::Null);
+                if !(auto || config) {
+                    continue;
+                }
+                let dep_name = dep.get("name").and_then(Node::scalar).unwrap_or_else(|| format!("#{k}"));
+                let how = if config { "autoscaling_config" } else { "num_replicas: auto" };
+                cx.left_out.push(super::Diagnostic {
+                    file: d.file.clone(),
+                    at: shifted(dep.at).or(node.at),
+                    path: format!("{}: spec.serveConfigV2: applications[{a}].deployments[{k}]", d.label()),
+                    message: format!(
+                        "RayService {name}: Ray Serve autoscales deployment {app_name}/{dep_name} ({how}), which lahar does not simulate: the cluster keeps the workers KubeRay starts it with"
+                    ),
+                });
+            }
+        }
+    }
 }
 
 /// Pods as KubeRay names them (`utils.PodName`): the head `<cluster>-head` (its
