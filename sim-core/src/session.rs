@@ -421,7 +421,7 @@ impl<'w> Session<'w> {
             let facts = |j: JobId| crate::world::reach_facts(&w.jobs[j]);
             return Cow::Owned(w.with_pending.iter().filter(admitted).map(|&j| (j, facts(j))).collect());
         }
-        Cow::Borrowed(&self.world.admitted_list)
+        Cow::Borrowed(self.world.admitted.list())
     }
     /// The admitted jobs with pending pods grouped by their
     /// [`crate::world::ReachFacts`] (each group in job order), from the World's

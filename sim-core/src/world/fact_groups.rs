@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// that never reads them, such as a baseline, keeps the list bounded).
 const MAX_NOTED: usize = 1 << 16;
 
-/// [`super::World::admitted_list`] grouped by facts, settled on demand.
+/// The admitted list ([`super::admitted::Admitted`]) grouped by facts, settled on demand.
 #[derive(Clone, Debug, Default)]
 pub struct FactGroups {
     /// The jobs of each distinct facts, in job order, as last settled.

@@ -19,6 +19,7 @@ use crate::util::time::SimTime;
 use crate::victim_index::VictimIndex;
 use std::collections::{BTreeMap, BTreeSet};
 
+mod admitted;
 mod affinity;
 mod books;
 mod capacity;
@@ -27,6 +28,8 @@ mod gates;
 mod ledgers;
 mod ports;
 mod view;
+
+pub use admitted::{Admitted, ReachFacts, reach_facts};
 
 /// A node's usage.
 #[derive(Clone, Debug, Default)]
@@ -273,56 +276,6 @@ pub struct Job {
     /// The over-minAvailable flag its Running preemptable pods are filed under in
     /// the victim groups (`ready_count > minAvailable`, kept up to date).
     pub victims_over_min: bool,
-}
-
-/// A job's terms of the Volcano actions' out-of-reach rule, kept for the admitted
-/// jobs with pending pods ([`World::admitted_list`]) in step with their pods: a
-/// scheduler that looks at every waiting job in every session reads one small
-/// record per job from one array instead of each job's spec, counts and tasks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ReachFacts {
-    /// Its queue (from the spec).
-    pub queue: QueueId,
-    /// Its priority (from the spec).
-    pub priority: i32,
-    /// minAvailable (from the spec).
-    pub min: u32,
-    /// Ready + pipelined + pending BestEffort pods.
-    pub base: u32,
-    /// Running pods.
-    pub running: u32,
-    /// Tasks with pending pods that request resources (0, 1, or more).
-    pub pending_tasks: u32,
-    /// The first such task: its index, pending pods and request
-    /// ([`World::shapes`] index).
-    pub task: u32,
-    /// See `task`.
-    pub pending: u32,
-    /// See `task`.
-    pub shape: u32,
-}
-
-/// A job's [`ReachFacts`], from its spec and counts.
-pub fn reach_facts(job: &Job) -> ReachFacts {
-    let mut f = ReachFacts {
-        queue: job.spec.queue,
-        priority: job.spec.priority,
-        min: job.spec.min_available,
-        base: job.ready_count() + job.waiting_count() + job.pending_best_effort,
-        running: job.count(PodStatus::Running),
-        ..ReachFacts::default()
-    };
-    for (t, (state, task)) in job.tasks.iter().zip(&job.spec.tasks).enumerate() {
-        let pending = state.counts[PodStatus::Pending.index()];
-        if pending == 0 || task.requests.is_best_effort() {
-            continue;
-        }
-        if f.pending_tasks == 0 {
-            (f.task, f.pending, f.shape) = (t as u32, pending, state.shape);
-        }
-        f.pending_tasks += 1;
-    }
-    f
 }
 
 /// A task's runtime state within its job.
@@ -648,15 +601,9 @@ pub struct World {
     /// See [`crate::engine::EngineConfig::wrong_gates_for_tests`].
     #[doc(hidden)]
     pub stale_gating_for_tests: bool,
-    /// `admitted_pending` as a list in job order, with each job's [`ReachFacts`]:
-    /// the actions read the facts of every waiting job from one sequential array
-    /// (kept in step by `reindex` and `transition`).
-    pub admitted_list: Vec<(JobId, ReachFacts)>,
-    /// `admitted_list` grouped by facts: the jobs of each distinct
-    /// [`ReachFacts`], in job order. A backlog of hundreds of waiting gangs has a
-    /// few dozen distinct facts, and the actions' rules that read only the facts
-    /// decide a whole group at once. Settled when read ([`World::admitted_groups`]).
-    fact_groups: fact_groups::FactGroups,
+    /// `admitted_pending` as a list in job order, with each job's [`ReachFacts`],
+    /// and the list grouped by facts ([`World::admitted_groups`]).
+    pub admitted: Admitted,
     /// See [`crate::engine::EngineConfig::wrong_group_for_tests`].
     #[doc(hidden)]
     pub stale_groups_for_tests: bool,
@@ -777,8 +724,7 @@ impl World {
             pending_best_effort_total: 0,
             gating: BTreeMap::new(),
             stale_gating_for_tests: false,
-            admitted_list: Vec::new(),
-            fact_groups: fact_groups::FactGroups::default(),
+            admitted: Admitted::default(),
             stale_groups_for_tests: false,
             cluster,
             nodes,
@@ -1003,12 +949,8 @@ impl World {
             j.pending_best_effort + best_effort * pending(status) - best_effort * pending(old_status);
         self.pending_best_effort_total = self.pending_best_effort_total + (best_effort * pending(status)) as u64
             - (best_effort * pending(old_status)) as u64;
-        if let Ok(at) = self.admitted_list.binary_search_by_key(&job, |e| e.0) {
-            let facts = reach_facts(j);
-            let old = std::mem::replace(&mut self.admitted_list[at].1, facts);
-            if old != facts && !self.stale_groups_for_tests {
-                self.fact_groups.moved(job, Some(old), &self.admitted_list);
-            }
+        if self.admitted.lists(job) {
+            self.admitted.refresh(job, reach_facts(j), !self.stale_groups_for_tests);
         }
         let j = &self.jobs[job];
         if pending(status) != pending(old_status) {
@@ -1064,24 +1006,7 @@ impl World {
         let put = |set: &mut BTreeSet<JobId>, on: bool| if on { set.insert(j) } else { set.remove(&j) };
         put(&mut self.with_pending, pending);
         put(&mut self.admitted_pending, pending && admitted);
-        let facts = if pending && admitted { reach_facts(job) } else { ReachFacts::default() };
-        match (pending && admitted, self.admitted_list.binary_search_by_key(&j, |e| e.0)) {
-            (true, Err(at)) => {
-                self.admitted_list.insert(at, (j, facts));
-                self.fact_groups.moved(j, None, &self.admitted_list);
-            }
-            (true, Ok(at)) => {
-                let old = std::mem::replace(&mut self.admitted_list[at].1, facts);
-                if old != facts {
-                    self.fact_groups.moved(j, Some(old), &self.admitted_list);
-                }
-            }
-            (false, Ok(at)) => {
-                let (_, old) = self.admitted_list.remove(at);
-                self.fact_groups.moved(j, Some(old), &self.admitted_list);
-            }
-            (false, Err(_)) => {}
-        }
+        self.admitted.set(j, (pending && admitted).then(|| reach_facts(job)));
         let moved = put(&mut self.pg_pending, waiting);
         if self.track_waiting && (waiting || moved) {
             self.waiting_changes.push(j);
@@ -1102,13 +1027,14 @@ impl World {
     /// Settles [`World::admitted_groups`] after the changes noted since it was
     /// last settled.
     pub fn sync_groups(&mut self) {
-        self.fact_groups.sync(&self.admitted_list);
+        self.admitted.sync_groups();
     }
 
-    /// `admitted_list` grouped by facts: the jobs of each distinct [`ReachFacts`],
-    /// in job order; `None` while changes are not settled ([`World::sync_groups`]).
+    /// The admitted jobs with pending pods grouped by facts: the jobs of each
+    /// distinct [`ReachFacts`], in job order; `None` while changes are not settled
+    /// ([`World::sync_groups`]).
     pub fn admitted_groups(&self) -> Option<&BTreeMap<ReachFacts, BTreeSet<JobId>>> {
-        self.fact_groups.settled()
+        self.admitted.groups()
     }
 
     /// Runs `f` on a job, moving its terms in its queue's sums from the old state
@@ -1361,10 +1287,7 @@ impl World {
         }
         let listed: Vec<(JobId, ReachFacts)> =
             self.admitted_pending.iter().map(|&j| (j, reach_facts(&self.jobs[j]))).collect();
-        if listed != self.admitted_list {
-            return Err("the admitted jobs' list out of date".into());
-        }
-        self.fact_groups.check(&listed)?;
+        self.admitted.check(&listed)?;
         let mut victims: Vec<Vec<(VictimKey, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
         let mut all = Vec::new();
         for p in self.pods.iter().filter(|p| p.status == PodStatus::Running && p.preemptable) {

@@ -1,0 +1,124 @@
+//! The admitted jobs with pending pods and their terms of the Volcano actions'
+//! out-of-reach rule ([`ReachFacts`]), in job order and grouped by facts: one
+//! owner for the list and its groups, kept in step by the World as pods move.
+
+use super::Job;
+use super::fact_groups::FactGroups;
+use crate::model::ids::{JobId, QueueId};
+use crate::model::job::PodStatus;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A job's terms of the Volcano actions' out-of-reach rule, kept for the admitted
+/// jobs with pending pods ([`Admitted`]) in step with their pods: a
+/// scheduler that looks at every waiting job in every session reads one small
+/// record per job from one array instead of each job's spec, counts and tasks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ReachFacts {
+    /// Its queue (from the spec).
+    pub queue: QueueId,
+    /// Its priority (from the spec).
+    pub priority: i32,
+    /// minAvailable (from the spec).
+    pub min: u32,
+    /// Ready + pipelined + pending BestEffort pods.
+    pub base: u32,
+    /// Running pods.
+    pub running: u32,
+    /// Tasks with pending pods that request resources (0, 1, or more).
+    pub pending_tasks: u32,
+    /// The first such task: its index, pending pods and request
+    /// ([`super::World::shapes`] index).
+    pub task: u32,
+    /// See `task`.
+    pub pending: u32,
+    /// See `task`.
+    pub shape: u32,
+}
+
+/// A job's [`ReachFacts`], from its spec and counts.
+pub fn reach_facts(job: &Job) -> ReachFacts {
+    let mut f = ReachFacts {
+        queue: job.spec.queue,
+        priority: job.spec.priority,
+        min: job.spec.min_available,
+        base: job.ready_count() + job.waiting_count() + job.pending_best_effort,
+        running: job.count(PodStatus::Running),
+        ..ReachFacts::default()
+    };
+    for (t, (state, task)) in job.tasks.iter().zip(&job.spec.tasks).enumerate() {
+        let pending = state.counts[PodStatus::Pending.index()];
+        if pending == 0 || task.requests.is_best_effort() {
+            continue;
+        }
+        if f.pending_tasks == 0 {
+            (f.task, f.pending, f.shape) = (t as u32, pending, state.shape);
+        }
+        f.pending_tasks += 1;
+    }
+    f
+}
+
+/// The admitted jobs with pending pods, each with its [`ReachFacts`], in job
+/// order, and the same grouped by facts (settled when read).
+#[derive(Clone, Debug, Default)]
+pub struct Admitted {
+    list: Vec<(JobId, ReachFacts)>,
+    groups: FactGroups,
+}
+
+impl Admitted {
+    /// The jobs and their facts, in job order.
+    pub fn list(&self) -> &[(JobId, ReachFacts)] {
+        &self.list
+    }
+
+    /// Whether job `j` is listed.
+    pub fn lists(&self, j: JobId) -> bool {
+        self.list.binary_search_by_key(&j, |e| e.0).is_ok()
+    }
+
+    /// Job `j` listed with `facts`, or (`None`) not listed.
+    pub fn set(&mut self, j: JobId, facts: Option<ReachFacts>) {
+        match (facts, self.list.binary_search_by_key(&j, |e| e.0)) {
+            (Some(f), Err(at)) => {
+                self.list.insert(at, (j, f));
+                self.groups.moved(j, None, &self.list);
+            }
+            (Some(f), Ok(_)) => self.refresh(j, f, true),
+            (None, Ok(at)) => {
+                let (_, old) = self.list.remove(at);
+                self.groups.moved(j, Some(old), &self.list);
+            }
+            (None, Err(_)) => {}
+        }
+    }
+
+    /// Listed job `j`'s facts are now `facts`; the groups are told unless `note`
+    /// is false (a deliberately stale index, for tests).
+    pub fn refresh(&mut self, j: JobId, facts: ReachFacts, note: bool) {
+        let Ok(at) = self.list.binary_search_by_key(&j, |e| e.0) else { return };
+        let old = std::mem::replace(&mut self.list[at].1, facts);
+        if old != facts && note {
+            self.groups.moved(j, Some(old), &self.list);
+        }
+    }
+
+    /// Settles the groups after the changes noted since they were last settled.
+    pub fn sync_groups(&mut self) {
+        self.groups.sync(&self.list);
+    }
+
+    /// The groups when settled; `None` while changes are not.
+    pub fn groups(&self) -> Option<&BTreeMap<ReachFacts, BTreeSet<JobId>>> {
+        self.groups.settled()
+    }
+
+    /// Checks the list and the groups against `listed`, the admitted jobs and
+    /// their facts computed afresh.
+    pub fn check(&self, listed: &[(JobId, ReachFacts)]) -> Result<(), String> {
+        if listed != self.list.as_slice() {
+            return Err("the admitted jobs' list out of date".into());
+        }
+        self.groups.check(listed)
+    }
+}
