@@ -159,13 +159,8 @@ fn the_tokens_example_runs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let trace = root.join("examples/traces/azure-llm/AzureLLMInferenceTrace_conv.csv");
     let dir = tempfile::tempdir().unwrap();
-    lahar()
-        .args(["run", "-q"])
-        .arg(root.join("examples/serving-tokens.yaml"))
-        .arg("--out")
-        .arg(dir.path())
-        .assert()
-        .success();
+    let example = root.join("examples/serving-tokens.yaml");
+    lahar().args(["run", "-q", "--plots"]).arg(example).arg("--out").arg(dir.path()).assert().success();
     let s = &summary(dir.path())["metrics"]["services"][0];
     assert_eq!(s["unit"], "tokens");
     let offered = s["offered_tokens"].as_f64().unwrap();
@@ -173,4 +168,9 @@ fn the_tokens_example_runs() {
     assert!((offered - 4_088_665.0).abs() < 2.0, "{s}");
     assert!(s["slo_attainment"].as_f64().unwrap() > 0.8, "{s}");
     assert!(s["scale_ups"].as_u64().unwrap() >= 1, "{s}");
+    // The serving plot is in tokens; the JCT CDF of a run whose only job serves
+    // says it has nothing to show instead of drawing an empty chart.
+    let plot = |name: &str| std::fs::read_to_string(dir.path().join("plots").join(name)).unwrap();
+    assert!(plot("serving.svg").contains("tokens/s"));
+    assert!(plot("jct_cdf.svg").contains("no job completion time to show"));
 }

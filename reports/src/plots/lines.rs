@@ -7,6 +7,7 @@ use crate::load::RunData;
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// A CDF: label, number of values, thinned points.
 type Cdf = (String, usize, Vec<(f64, f64)>);
@@ -99,6 +100,13 @@ fn cdf_series(
         .axis_desc_style(("sans-serif", look.desc()))
         .draw()
         .map_err(e)?;
+    // Nothing to draw (a run of services alone, or nothing finished): say so on
+    // the chart rather than leave it blank.
+    if series.iter().all(|s| s.1 == 0) {
+        let style = ("sans-serif", look.desc()).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Center));
+        let mid = (floor * xmax).sqrt();
+        chart.plotting_area().draw(&Text::new(format!("no {what} to show"), (mid, 0.5), style)).map_err(e)?;
+    }
     let mut entries: Vec<Entry> = Vec::new();
     for (i, (label, _, pts)) in series.iter().enumerate() {
         let c = color(i);
