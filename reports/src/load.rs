@@ -682,25 +682,14 @@ fn read_events(path: &Path) -> Result<Vec<EventRecord>, LoadError> {
 /// tokens (`None` when no service has a demand). Files written before tokens
 /// have no `_tps` columns.
 fn read_demand(path: &Path) -> Result<Option<DemandSeries>, LoadError> {
-    let h = open_csv(path)?.headers().map_err(|e| bad(path, e))?.clone();
-    let rps = (column(path, &h, "demand_rps")?, column(path, &h, "capacity_rps")?);
-    if let Some(s) = sum_demand(path, rps, "requests/s")? {
-        return Ok(Some(s));
-    }
-    match (h.iter().position(|x| x == "demand_tps"), h.iter().position(|x| x == "capacity_tps")) {
-        (Some(d), Some(c)) => sum_demand(path, (d, c), "tokens/s"),
-        _ => Ok(None),
-    }
-}
-
-/// The demand and capacity of columns `(cd, cc)` of services.csv summed at each
-/// sample over the rows with a demand (`None`: no row has one).
-fn sum_demand(path: &Path, (cd, cc): (usize, usize), unit: &'static str) -> Result<Option<DemandSeries>, LoadError> {
     let mut rd = open_csv(path)?;
     let h = rd.headers().map_err(|e| bad(path, e))?.clone();
     let ct = column(path, &h, "t_s")?;
-    let mut out = DemandSeries { unit, ..DemandSeries::default() };
-    let mut any = false;
+    let rps = (column(path, &h, "demand_rps")?, column(path, &h, "capacity_rps")?);
+    let tps = h.iter().position(|x| x == "demand_tps").zip(h.iter().position(|x| x == "capacity_tps"));
+    // Both units summed in one pass; the requests shown when some service has them.
+    let mut series = [("requests/s", Some(rps)), ("tokens/s", tps)]
+        .map(|(unit, cols)| (cols, DemandSeries { unit, ..DemandSeries::default() }, false));
     for (i, r) in rd.records().enumerate() {
         let r = r.map_err(|e| bad(path, e))?;
         let line = i as u64 + 2;
@@ -714,26 +703,29 @@ fn sum_demand(path: &Path, (cd, cc): (usize, usize), unit: &'static str) -> Resu
             }
         };
         let t = n(ct)?.ok_or_else(|| bad(path, format!("line {line}: column `t_s` is empty")))?;
-        // Only services with a demand: the others' capacity is not measured.
-        let Some(d) = n(cd)? else { continue };
-        any = true;
-        let c = n(cc)?.unwrap_or(0.0);
-        match out.t.last() {
-            Some(&last) if last == t => {
-                *out.demand.last_mut().expect("as long as t") += d;
-                *out.capacity.last_mut().expect("as long as t") += c;
-            }
-            Some(&last) if t < last => {
-                return Err(bad(path, format!("line {line}: `t_s` {t} is before the row above's {last}")));
-            }
-            _ => {
-                out.t.push(t);
-                out.demand.push(d);
-                out.capacity.push(c);
+        for (cols, out, any) in &mut series {
+            let Some((cd, cc)) = *cols else { continue };
+            // Only services with a demand: the others' capacity is not measured.
+            let Some(d) = n(cd)? else { continue };
+            *any = true;
+            let c = n(cc)?.unwrap_or(0.0);
+            match out.t.last() {
+                Some(&last) if last == t => {
+                    *out.demand.last_mut().expect("as long as t") += d;
+                    *out.capacity.last_mut().expect("as long as t") += c;
+                }
+                Some(&last) if t < last => {
+                    return Err(bad(path, format!("line {line}: `t_s` {t} is before the row above's {last}")));
+                }
+                _ => {
+                    out.t.push(t);
+                    out.demand.push(d);
+                    out.capacity.push(c);
+                }
             }
         }
     }
-    Ok(any.then_some(out))
+    Ok(series.into_iter().find(|s| s.2).map(|s| s.1))
 }
 
 /// Reads several run directories; labels that repeat get a `#k` suffix.

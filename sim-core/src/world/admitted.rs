@@ -84,7 +84,7 @@ impl Admitted {
                 self.list.insert(at, (j, f));
                 self.groups.moved(j, None, &self.list);
             }
-            (Some(f), Ok(_)) => self.refresh(j, f, true),
+            (Some(f), Ok(at)) => self.refresh_at(at, f, true),
             (None, Ok(at)) => {
                 let (_, old) = self.list.remove(at);
                 self.groups.moved(j, Some(old), &self.list);
@@ -96,8 +96,15 @@ impl Admitted {
     /// Listed job `j`'s facts are now `facts`; the groups are told unless `note`
     /// is false (a deliberately stale index, for tests).
     pub fn refresh(&mut self, j: JobId, facts: ReachFacts, note: bool) {
-        let Ok(at) = self.list.binary_search_by_key(&j, |e| e.0) else { return };
-        let old = std::mem::replace(&mut self.list[at].1, facts);
+        if let Ok(at) = self.list.binary_search_by_key(&j, |e| e.0) {
+            self.refresh_at(at, facts, note);
+        }
+    }
+
+    /// [`Admitted::refresh`] of the job at `at` in the list.
+    fn refresh_at(&mut self, at: usize, facts: ReachFacts, note: bool) {
+        let (j, old) = self.list[at];
+        self.list[at].1 = facts;
         if old != facts && note {
             self.groups.moved(j, Some(old), &self.list);
         }
