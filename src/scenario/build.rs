@@ -218,9 +218,10 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         // A job whose every task has its own run time ends when its pods have run it.
         let pods_end = !t.job.tasks.is_empty() && t.job.tasks.iter().all(|k| k.run_time.is_some());
         // A service serves until the run ends: that is what it is for.
-        autoscaled |= t.job.autoscaler.is_some() || t.job.group.is_some();
+        autoscaled |= t.job.autoscaler.is_some() || t.job.group.is_some() || t.job.ray_serve.is_some();
         let serves = t.job.autoscaler.is_some()
             || t.job.group.is_some()
+            || t.job.ray_serve.is_some()
             || engine.services.iter().any(|sv| *sv.namespace == *t.job.namespace && sv.name == t.job.name);
         if t.job.duration.is_unbounded() && !snapshot_limited && !pods_end && !serves {
             unbounded.0 += 1;

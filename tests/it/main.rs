@@ -41,6 +41,7 @@ mod podgroups;
 mod priority_classes;
 mod published;
 mod quickstart;
+mod ray_serve;
 mod recurring;
 mod replays;
 mod reports;

@@ -896,13 +896,16 @@ fn bad_workload_kinds_exit_2_with_their_place() {
     }
 }
 
-/// A RayService whose Ray Serve deployment autoscales (`autoscaling_config`,
-/// `num_replicas: auto`) is read with its cluster as KubeRay starts it, and the
-/// autoscaling is a located warning, never silently dropped; a deployment of
-/// fixed replicas is not one. A `serveConfigV2` that is not YAML is an error at
-/// its line in the file.
+/// A RayService's Ray Serve deployments are read as Ray 2.60 reads them
+/// (defaults: 1 CPU a replica, `max_ongoing_requests` 5; `num_replicas: auto`
+/// is min 1, max 100, target 2), the serving deployment is the only one asking
+/// for GPUs, each worker group is a node type of the in-tree autoscaler, and a
+/// second autoscaled deployment (which lahar keeps at its initial replicas) is
+/// a located warning. A `serveConfigV2` that is not YAML, a field Ray does not
+/// know, `num_replicas` beside `autoscaling_config`, or `initial_replicas`
+/// outside the bounds is an error at its line in the file.
 #[test]
-fn ray_serve_autoscaling_is_left_out_with_a_warning() {
+fn ray_serve_deployments_are_read_as_ray_reads_them() {
     let service = |serve: &str| {
         format!(
             "apiVersion: ray.io/v1
@@ -939,17 +942,55 @@ spec:
         scenario("    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi}", "  workload:\n    - manifests: m.yaml\n");
     std::fs::write(dir.path().join("s.yaml"), text).unwrap();
     let s = lahar::scenario::load_file(&dir.path().join("s.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let rs = s.jobs()[0].ray_serve.clone().expect("a Serve spec");
+    use lahar_core::serving::ray::{Bundle, Sizing};
+    let names: Vec<&str> = rs.deployments.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["chat/Router", "chat/Model", "embed/Embedder"]);
+    assert_eq!(rs.deployments[0].sizing, Sizing::Fixed(2));
+    assert_eq!(rs.deployments[0].bundle, Bundle { cpu_milli: 1000, gpu_milli: 0, memory: 0 });
+    assert_eq!(rs.deployments[0].max_ongoing, 5);
+    let Sizing::Auto(model) = &rs.deployments[1].sizing else { panic!("auto") };
+    assert_eq!((model.min, model.max, model.target_milli), (1, 100, 2000));
+    assert_eq!(rs.deployments[1].bundle.gpu_milli, 1000);
+    let Sizing::Auto(embed) = &rs.deployments[2].sizing else { panic!("auto") };
+    assert_eq!((embed.min, embed.max, embed.target_milli), (1, 8, 4000));
+    assert_eq!(rs.serving, Some(1), "the only deployment asking for GPUs");
+    // The head's and the group's Ray nodes: the pods' requests.
+    assert_eq!(rs.nodes, vec![Bundle { cpu_milli: 1000, ..Default::default() }; 2]);
+    let auto = rs.autoscaler.as_ref().expect("in-tree autoscaling");
+    assert_eq!((auto.groups[0].task, auto.groups[0].min, auto.groups[0].max), (1, 1, 4));
+    assert_eq!((auto.idle_timeout.micros(), auto.upscaling_speed), (60_000_000, 1000));
     let left: Vec<_> = s.warnings.iter().filter(|w| w.kind == "manifest-parts-left-out").collect();
-    assert_eq!(left.len(), 1, "one warning counting both: {left:?}");
-    assert_eq!(left[0].count, 2, "{left:?}");
+    assert_eq!(left.len(), 1, "{left:?}");
     assert!(
-        left[0]
-            .message
-            .contains("RayService default/llm: Ray Serve autoscales deployment chat/Model (num_replicas: auto)"),
+        left[0].message.contains("RayService default/llm: Ray Serve autoscales deployments chat/Model, embed/Embedder; lahar sizes only the one that serves"),
         "{left:?}"
     );
-    // At the deployment's first key in the file (line 12: `          - name: Model`).
-    assert_eq!(left[0].at, Some((12, 13)), "{left:?}");
+    // At the config's first line in the file.
+    assert_eq!(left[0].at, Some((6, 5)), "{left:?}");
+    let refused = |serve: &str, want: &str| {
+        std::fs::write(dir.path().join("m.yaml"), service(serve)).unwrap();
+        let out = lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(err.contains(want), "want {want}, got {err}");
+    };
+    let one = |dep: &str| {
+        format!(
+            "    applications:\n      - name: a\n        import_path: a:b\n        deployments:\n          - {dep}\n"
+        )
+    };
+    refused(
+        &one("{name: M, autoscaling_config: {max_replica: 3}}"),
+        "m.yaml:10:57: document 1: spec.serveConfigV2.applications[0].deployments[0].autoscaling_config.max_replica: unknown field; expected one of: min_replicas",
+    );
+    refused(
+        &one("{name: M, num_replicas: 2, autoscaling_config: {max_replicas: 3}}"),
+        "spec.serveConfigV2.applications[0].deployments[0].autoscaling_config: `num_replicas` and `autoscaling_config` cannot both be set",
+    );
+    refused(
+        &one("{name: M, autoscaling_config: {min_replicas: 2, max_replicas: 3, initial_replicas: 5}}"),
+        "autoscaling_config.initial_replicas: must be within min_replicas (2) and max_replicas (3), got 5",
+    );
     // Not YAML: located in the file, under the field.
     std::fs::write(dir.path().join("m.yaml"), service("    applications: [\n")).unwrap();
     let out = lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);

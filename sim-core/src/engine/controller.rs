@@ -529,13 +529,17 @@ impl Engine {
         // A replica above the task's count (the job was scaled down) is not made
         // again: `syncJob` makes only the replicas below it. An autoscaled
         // workload's ReplicaSet or StatefulSet makes one while its active pods
-        // are fewer than its replicas (its indices are names, not ranks).
+        // are fewer than its replicas (its indices are names, not ranks); so
+        // does KubeRay for a RayService's worker group, which its autoscaler sizes.
         let job = &self.world.jobs[j];
-        let over = if job.spec.autoscaler.is_some() {
+        let over = if job.spec.autoscaler.is_some() || job.spec.ray_serve.is_some() {
             let active = job
                 .pods
                 .iter()
-                .filter(|&&q| matches!(self.world.pods[q].status, PodStatus::Pending | PodStatus::Running))
+                .filter(|&&q| {
+                    let pod = &self.world.pods[q];
+                    pod.task as usize == task && matches!(pod.status, PodStatus::Pending | PodStatus::Running)
+                })
                 .count();
             active as u32 >= job.spec.tasks[task].replicas
         } else {

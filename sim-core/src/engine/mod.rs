@@ -83,6 +83,9 @@ enum Event {
     /// A service's pod, started at the given instant, has run its start-up
     /// delay and serves (stale if the pod stopped meanwhile).
     Ready(PodId, SimTime),
+    /// A RayService's Serve replicas, controller and autoscaler wake (by
+    /// bound service).
+    RayServe(u32),
 }
 
 /// The simulator.
@@ -554,6 +557,10 @@ impl Engine {
             Event::Activate(k) => {
                 self.serving.queued -= 1;
                 self.activate(k);
+            }
+            Event::RayServe(k) => {
+                self.serving.queued -= 1;
+                self.ray_step(k);
             }
             Event::Ready(p, started) => {
                 self.serving.queued -= 1;

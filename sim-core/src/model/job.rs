@@ -482,6 +482,9 @@ pub struct JobSpec {
     /// group index (a LeaderWorkerSet or ModelServing that an autoscaler
     /// sizes); `None` for most jobs.
     pub group: Option<(Arc<GroupSet>, u32)>,
+    /// A RayService's Serve applications (replicas as actors on its pods, Serve's
+    /// autoscaling, KubeRay's in-tree autoscaler); `None` for most jobs.
+    pub ray_serve: Option<Arc<crate::serving::ray::RayServeSpec>>,
 }
 
 /// An autoscaled workload whose replicas are groups, each its own job and
@@ -640,6 +643,7 @@ impl JobSpec {
             flow: None,
             autoscaler: None,
             group: None,
+            ray_serve: None,
         }
     }
 }
@@ -1090,6 +1094,7 @@ mod tests {
             flow: None,
             autoscaler: None,
             group: None,
+            ray_serve: None,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod demand;
 pub mod hpa;
 pub mod keda;
 pub mod kthena;
+pub mod ray;
 
 use crate::util::time::SimDuration;
 use std::sync::Arc;

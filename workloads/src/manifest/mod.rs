@@ -26,6 +26,7 @@ mod numa;
 mod pdb;
 mod podgroup;
 mod ray;
+mod ray_serve;
 mod recurring;
 mod schema;
 mod snapshot;

@@ -2,7 +2,8 @@
 //! one PodGroup with the head and every worker group; `minMember` = 1 + desired
 //! workers, or 1 + each group's `minReplicas` when in-tree autoscaling is on
 //! (the groups then start with their desired workers, which the job takes as
-//! room frees; the Ray autoscaler's demand-driven growth is not simulated). A
+//! room frees; for a RayService the autoscaler follows its Serve replicas,
+//! [`super::ray_serve`]). A
 //! RayService's cluster is the RayCluster KubeRay makes from `rayClusterConfig`,
 //! with the service's labels (queue, scheduler, priority class) and a generated
 //! name, `<service>-<5 characters>`.
@@ -15,6 +16,8 @@ use std::collections::BTreeMap;
 
 pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<ImportedJob> {
     let root = &d.root;
+    // A RayService's Serve deployments.
+    let mut serve = None;
     let meta = common::meta(ck, root, "", true);
     let empty = Node { at: root.at, val: Val::Null };
     let spec = root.get("spec").unwrap_or(&empty);
@@ -42,7 +45,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
                 ck.err(at, "spec.suspend", "a suspended RayService has no RayCluster (KubeRay creates none): nothing to schedule; remove `suspend` to simulate the service");
                 return None;
             }
-            serve_autoscaling(ck, cx, d, spec, &format!("{}/{}", meta.namespace, meta.name));
+            serve = super::ray_serve::read(ck, cx, d, spec, &format!("{}/{}", meta.namespace, meta.name));
             match spec.get("rayClusterConfig") {
                 Some(c) => (c, "spec.rayClusterConfig".to_string()),
                 None => {
@@ -54,12 +57,18 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         _ => (spec, "spec".to_string()),
     };
     let autoscaling = ck.opt_bool(cluster, "enableInTreeAutoscaling", &cp).unwrap_or(false);
+    let mut ray_autoscaler = autoscaling.then(|| super::ray_serve::autoscaler(ck, cluster, &cp));
     let mut tasks = Vec::new();
+    // Each task's Ray node, for the Serve deployments' replicas.
+    let mut nodes = Vec::new();
     let mut min_member = 1u32;
     match cluster.get("headGroupSpec").and_then(|h| h.get("template")) {
         Some(tpl) => {
             let shape = common::pod_shape(ck, cx, tpl, &format!("{cp}.headGroupSpec.template"));
             common::no_container_exit(ck, &shape, &format!("{cp}.headGroupSpec.template"));
+            let head_path = join(&cp, "headGroupSpec");
+            let head_group = cluster.get("headGroupSpec").unwrap_or(tpl);
+            nodes.push(super::ray_serve::node(ck, head_group, &head_path, &shape.requests));
             let mut head = common::task("head", 1, 1, &shape);
             common::add_labels(&mut head, &[("ray.io/group", "headgroup"), ("ray.io/node-type", "head")]);
             tasks.push(head);
@@ -90,6 +99,10 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         let pods = ck.pods(g.at, &gp, want, hosts);
         let gang = if autoscaling { ck.pods(g.at, &gp, min, hosts) } else { pods };
         min_member += gang;
+        nodes.push(super::ray_serve::node(ck, g, &gp, &shape.requests));
+        if let Some(a) = &mut ray_autoscaler {
+            a.groups.push(super::ray_serve::group(tasks.len(), min.saturating_mul(hosts), max.saturating_mul(hosts)));
+        }
         // The PodGroup has no minTaskMember; per-task minimum stays 0.
         let mut task = common::task(&name, pods, 0, &shape);
         common::add_labels(&mut task, &[("ray.io/group", &name), ("ray.io/node-type", "worker")]);
@@ -125,56 +138,14 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         j.elastic = Some(lahar_core::model::elastic::Elastic::default());
     }
     j.pod_names = Some(Box::new(pod_names(&j, &cluster_name)));
+    if let Some(deployments) = serve.filter(|d| !d.is_empty()) {
+        j.ray_serve = Some(std::sync::Arc::new(super::ray_serve::spec(deployments, nodes, ray_autoscaler)));
+    }
     // KubeRay labels every pod with its cluster.
     for t in &mut j.tasks {
         common::add_labels(t, &[("ray.io/cluster", &cluster_name), ("ray.io/is-ray-node", "yes")]);
     }
     Some(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: root.at })
-}
-
-/// A RayService's Ray Serve applications (`serveConfigV2`, a YAML document in a
-/// string): a deployment that Serve autoscales (`autoscaling_config`, or
-/// `num_replicas: auto`) is listed as left out — lahar does not simulate Ray
-/// Serve's replicas, so the cluster keeps the workers KubeRay starts it with.
-/// Text that is not YAML is an error at its line, as Ray refuses the config.
-fn serve_autoscaling(ck: &mut Ck<'_>, cx: &mut Context<'_>, d: &Doc, spec: &Node, name: &str) {
-    let Some(node) = spec.get("serveConfigV2") else { return };
-    let Val::Str(text) = &node.val else { return };
-    // Where the text's line 1, column 1 is in the file: a block scalar's
-    // location is its first line of text, its indentation stripped.
-    let (line, col) = node.at.unwrap_or((1, 1));
-    let shifted = |at: At| at.map(|(l, c)| (l + line - 1, c + col - 1));
-    let docs = match super::yaml::parse_documents(text, &d.file) {
-        Ok(docs) => docs,
-        Err((at, msg)) => {
-            ck.err(shifted(at).or(node.at), "spec.serveConfigV2", format!("Ray Serve's config is not YAML: {msg}"));
-            return;
-        }
-    };
-    for doc in &docs {
-        let Some(Val::Seq(apps)) = doc.root.get("applications").map(|a| &a.val) else { continue };
-        for (a, app) in apps.iter().enumerate() {
-            let Some(Val::Seq(deps)) = app.get("deployments").map(|x| &x.val) else { continue };
-            let app_name = app.get("name").and_then(Node::scalar).unwrap_or_else(|| format!("#{a}"));
-            for (k, dep) in deps.iter().enumerate() {
-                let auto = dep.get("num_replicas").and_then(Node::scalar).is_some_and(|n| n == "auto");
-                let config = dep.get("autoscaling_config").is_some_and(|c| c.val != Val::Null);
-                if !(auto || config) {
-                    continue;
-                }
-                let dep_name = dep.get("name").and_then(Node::scalar).unwrap_or_else(|| format!("#{k}"));
-                let how = if config { "autoscaling_config" } else { "num_replicas: auto" };
-                cx.left_out.push(super::Diagnostic {
-                    file: d.file.clone(),
-                    at: shifted(dep.at).or(node.at),
-                    path: format!("{}: spec.serveConfigV2: applications[{a}].deployments[{k}]", d.label()),
-                    message: format!(
-                        "RayService {name}: Ray Serve autoscales deployment {app_name}/{dep_name} ({how}), which lahar does not simulate: the cluster keeps the workers KubeRay starts it with"
-                    ),
-                });
-            }
-        }
-    }
 }
 
 /// Pods as KubeRay names them (`utils.PodName`): the head `<cluster>-head` (its

@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 mod groups;
+mod ray;
 
 use groups::{Groups, group_ready, leader_of};
 
@@ -58,6 +59,8 @@ struct Bound {
     keda: KedaState,
     /// For a workload of groups: its groups and their pods.
     set: Option<Groups>,
+    /// For a RayService: its Serve replicas on the cluster's pods.
+    ray: Option<Box<ray::RayState>>,
     /// Ready replicas (pods; a group's leader for a workload of groups) and
     /// what each serves.
     ready: BTreeMap<PodId, i64>,
@@ -86,6 +89,14 @@ impl Serving {
 }
 
 impl Bound {
+    /// Its replicas that serve (a RayService's: its serving deployment's).
+    fn serving_replicas(&self) -> u32 {
+        match &self.ray {
+            Some(r) => r.ready,
+            None => self.ready.len() as u32,
+        }
+    }
+
     /// Integrates what was offered and served from `last` to `now`.
     fn advance(&mut self, now: SimTime) {
         if now <= self.last {
@@ -97,7 +108,7 @@ impl Bound {
         };
         let cap = self.capacity;
         let per = spec.capacity.max(1);
-        let serving = self.ready.len() as i64;
+        let serving = self.serving_replicas() as i64;
         let st = &mut self.stats;
         let short_since = &mut self.short_since;
         spec.demand.pieces(self.last, now, |a, b, rate| {
@@ -152,7 +163,8 @@ impl Engine {
         let spec = &self.world.jobs[j].spec;
         let key = (Arc::clone(&spec.namespace), spec.name.clone());
         let hpa = spec.autoscaler.clone();
-        if hpa.is_none() && !self.serving.wanted.contains_key(&key) {
+        let ray_serve = spec.ray_serve.clone();
+        if hpa.is_none() && ray_serve.is_none() && !self.serving.wanted.contains_key(&key) {
             return;
         }
         // The same job again (a restart): its service goes on.
@@ -165,6 +177,9 @@ impl Engine {
         let (kind, replicas) = (Arc::clone(&spec.kind), replicas(spec));
         let k = self.bind(j, key, (label.into(), kind), hpa.map(GroupAutoscaler::Hpa), None);
         self.serving.bound[k as usize].stats.max_replicas = replicas;
+        if let Some(spec) = ray_serve {
+            self.ray_bound(k, spec);
+        }
     }
 
     /// Binds a service to job `j` (the first group of a workload of groups):
@@ -210,6 +225,7 @@ impl Engine {
             }),
             keda: KedaState::default(),
             set,
+            ray: None,
             ready: BTreeMap::new(),
             capacity: 0,
             since: self.now,
@@ -271,6 +287,9 @@ impl Engine {
         let pod = &self.world.pods[p];
         let b = &mut self.serving.bound[k as usize];
         b.stats.starts += 1;
+        if b.ray.is_some() {
+            return self.ray_node_up(k, p);
+        }
         let Some(spec) = &b.spec else { return };
         let at = pod.started.plus(spec.startup);
         if at == self.now {
@@ -309,6 +328,9 @@ impl Engine {
     pub(super) fn serving_stopped(&mut self, p: PodId) {
         let Some(&k) = self.serving.by_job.get(&self.world.pods[p].job) else { return };
         self.serving_gpus(-self.world.pods[p].req.gpu_milli());
+        if self.serving.bound[k as usize].ray.is_some() {
+            return self.ray_node_down(k, p);
+        }
         let b = &mut self.serving.bound[k as usize];
         // A group stops serving with any of its pods.
         let p = match &mut b.set {
@@ -539,6 +561,9 @@ impl Engine {
                 }
                 self.count_pods(k, job, (&mut pending, &mut starting, &mut gpu));
             }
+            if let Some(r) = &b.ray {
+                (replicas, pending, starting) = r.counts();
+            }
             let s = ServiceSample {
                 t,
                 service: Arc::clone(&b.name),
@@ -549,7 +574,7 @@ impl Engine {
                 replicas,
                 pending,
                 starting,
-                ready: b.ready.len() as u32,
+                ready: b.serving_replicas(),
                 gpu_milli: gpu,
             };
             match &mut self.recorder {
