@@ -164,6 +164,8 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     let mut last_submit: Option<SimTime> = None;
     // Some job has an autoscaler: the run has services.
     let mut autoscaled = false;
+    // Services whose Serve deployment is missing or cannot be told.
+    let mut serve_errors: Vec<Located> = Vec::new();
     let mut used = vec![Resources::ZERO; nodes.len()];
     let mut count = 0;
     // The fragmentation measure's target workload: every pod by shape.
@@ -219,10 +221,12 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         let pods_end = !t.job.tasks.is_empty() && t.job.tasks.iter().all(|k| k.run_time.is_some());
         // A service serves until the run ends: that is what it is for.
         autoscaled |= t.job.autoscaler.is_some() || t.job.group.is_some() || t.job.ray_serve.is_some();
-        let serves = t.job.autoscaler.is_some()
-            || t.job.group.is_some()
-            || t.job.ray_serve.is_some()
-            || engine.services.iter().any(|sv| *sv.namespace == *t.job.namespace && sv.name == t.job.name);
+        let service = engine.services.iter().find(|sv| *sv.namespace == *t.job.namespace && sv.name == t.job.name);
+        if let Some(sv) = service {
+            serve_deployment(sv, &t.job, &mut serve_errors);
+        }
+        let serves =
+            t.job.autoscaler.is_some() || t.job.group.is_some() || t.job.ray_serve.is_some() || service.is_some();
         if t.job.duration.is_unbounded() && !snapshot_limited && !pods_end && !serves {
             unbounded.0 += 1;
             unbounded.1.get_or_insert_with(|| format!("{}/{}", t.job.namespace, t.job.name));
@@ -264,6 +268,9 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     }
     for w in gangs {
         v.warn_in(w);
+    }
+    for (at, path, msg) in serve_errors {
+        v.err(at, path, msg);
     }
     if let (n, Some(first)) = unbounded {
         run_times(&mut v, n, &first, &engine);
@@ -689,5 +696,46 @@ fn gang(v: &V<'_>, gangs: &mut Vec<Warning>, t: &Tagged, nodes: &[Node], total: 
         let Origin { file, at, path } = whence[t.source].warn_at(t.index).clone();
         let w = Warning { kind: GANG_EXCEEDS_CLUSTER, count: 1, file, at, path, message, first_of_many: true };
         merge_warning(gangs, w);
+    }
+}
+
+/// An error at its place: (line and column, field path, message).
+type Located = (Option<(u64, u64)>, String, String);
+
+/// Checks the Serve deployment of service `sv`, whose workload is `job`: a
+/// named one must be one of the RayService's; an unnamed one must follow from
+/// the RayService (the only deployment asking for GPUs, else the only one
+/// autoscaled, else the only one).
+fn serve_deployment(
+    sv: &lahar_core::serving::ServiceSpec,
+    job: &lahar_core::model::job::JobSpec,
+    errors: &mut Vec<Located>,
+) {
+    let path = format!("{}.deployment", sv.place);
+    match (&sv.deployment, &job.ray_serve) {
+        (Some((_, at)), None) => errors.push((
+            *at,
+            path,
+            format!("{}/{} is a {}, not a RayService with Serve deployments", job.namespace, job.name, job.kind),
+        )),
+        (Some((name, at)), Some(rs)) => {
+            if let Err(e) = rs.find(name) {
+                errors.push((*at, path, format!("RayService {}/{}: {e}", job.namespace, job.name)));
+            }
+        }
+        (None, Some(rs)) if rs.serving.is_none() => {
+            let all: Vec<&str> = rs.deployments.iter().map(|d| d.name.as_str()).collect();
+            errors.push((
+                None,
+                path,
+                format!(
+                    "RayService {}/{} has several Serve deployments ({}), none the only one asking for GPUs or autoscaled: name the one whose replicas serve the demand",
+                    job.namespace,
+                    job.name,
+                    all.join(", ")
+                ),
+            ));
+        }
+        _ => {}
     }
 }

@@ -102,6 +102,9 @@ pub struct RawService {
     pub capacity_by_gpu_model: Option<Spanned<BTreeMap<String, Spanned<f64>>>>,
     /// From a pod's start until it serves.
     pub startup: Option<Spanned<String>>,
+    /// For a RayService: the Serve deployment (`application/deployment`, or
+    /// the deployment alone) whose replicas serve the demand.
+    pub deployment: Option<Spanned<String>>,
 }
 
 /// A service's demand: exactly one of the forms.

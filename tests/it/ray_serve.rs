@@ -124,3 +124,60 @@ fn without_the_autoscaler_replicas_wait_for_room() {
     // 20 min: 8 wanted, 2 ready on the worker's 2 GPUs, 6 waiting; 10 req/s served.
     assert!(services.contains("\n1200,llm,RayService,40,10,10,8,6,0,2,2,"), "{services}");
 }
+
+/// Two GPU deployments, Model autoscaled and Draft of one replica: Model
+/// serves by default (the only one autoscaled), and the service may name the
+/// one that serves (`deployment`), by `application/deployment` or by the
+/// deployment alone. When none follows (both autoscaled), naming one that is
+/// not there, or naming one for a workload that is not a RayService, the run
+/// is refused before it starts (exit 2).
+#[test]
+fn the_serving_deployment_is_named_or_refused() {
+    let two = SERVICE.replace(
+        "            ray_actor_options: {num_gpus: 1, num_cpus: 1}\n",
+        "            ray_actor_options: {num_gpus: 1, num_cpus: 1}\n          - name: Draft\n            num_replicas: 1\n            ray_actor_options: {num_gpus: 1}\n",
+    );
+    let (dir, p) = files(&two);
+    let text = std::fs::read_to_string(&p).unwrap();
+    let run = |extra: &str| {
+        std::fs::write(&p, text.replace("      startup: 60s\n", &format!("      startup: 60s\n{extra}"))).unwrap();
+        let out = lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(dir.path().join("out")).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    for name in ["", "      deployment: chat/Model\n", "      deployment: Model\n"] {
+        let (code, err) = run(name);
+        assert_eq!(code, Some(0), "{err}");
+        let scaling = std::fs::read_to_string(dir.path().join("out/scaling.csv")).unwrap();
+        assert!(scaling.contains("\n90,ray-serve:chat/Model,RayService llm,1,5,5,"), "{scaling}");
+    }
+    // Draft serves: its one replica, never scaled (Model keeps its 1).
+    let (code, err) = run("      deployment: Draft\n");
+    assert_eq!(code, Some(0), "{err}");
+    let services = std::fs::read_to_string(dir.path().join("out/services.csv")).unwrap();
+    assert!(services.contains("\n1200,llm,RayService,40,5,5,1,0,0,1,2,"), "{services}");
+    let (code, err) = run("      deployment: chat/Nope\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("s.yaml:19:19: spec.services[0].deployment: RayService default/llm: expected one of its Serve deployments (chat/Model, chat/Draft), got `chat/Nope`"),
+        "{err}"
+    );
+    // Both autoscaled: none follows.
+    std::fs::write(dir.path().join("svc.yaml"), two.replace("num_replicas: 1\n", "num_replicas: auto\n")).unwrap();
+    let (code, err) = run("");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("s.yaml: spec.services[0].deployment: RayService default/llm has several Serve deployments (chat/Model, chat/Draft), none the only one asking for GPUs or autoscaled: name the one whose replicas serve the demand"),
+        "{err}"
+    );
+    // Not a RayService.
+    let dep = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: llm}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: llm}}\n  template:\n    metadata: {labels: {app: llm}}\n    spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n";
+    std::fs::write(dir.path().join("svc.yaml"), dep).unwrap();
+    let (code, err) = run("      deployment: Model\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "spec.services[0].deployment: default/llm is a Deployment, not a RayService with Serve deployments"
+        ),
+        "{err}"
+    );
+}

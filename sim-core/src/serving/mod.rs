@@ -58,6 +58,9 @@ pub struct ServiceSpec {
     pub startup: SimDuration,
     /// Where it was written (`spec.services[0]`).
     pub place: String,
+    /// For a RayService: the Serve deployment named to serve the demand, and
+    /// where (line, column) it was named.
+    pub deployment: Option<(String, Option<(u64, u64)>)>,
 }
 
 impl ServiceSpec {

@@ -466,6 +466,89 @@ mod tests {
         );
     }
 
+    /// Every tick decides alike between changes of the controller's input
+    /// (requests, running replicas, its own target), so running the first tick
+    /// after each change and the tick a pending decision is due at — what the
+    /// engine does — takes the same decisions at the same instants as running
+    /// every 100 ms tick. `skip_after_decision` leaves out the tick after a
+    /// decision (a new target is new input) to show the property can fail.
+    fn compare(cfg: &ServeAutoscaling, changes: &[(u64, i64, u32)], skip_after_decision: bool) -> bool {
+        let end = changes.iter().map(|c| c.0).max().unwrap_or(0) + 2_000_000_000;
+        let input = |t: u64| changes.iter().rev().find(|c| c.0 <= t).map_or((0, 0), |c| (c.1, c.2));
+        // Every tick.
+        let mut every = Vec::new();
+        let mut c = Controller::new(cfg);
+        let mut t = 0;
+        while t <= end {
+            let (m, r) = input(t);
+            if let Some(d) = c.tick(cfg, SimTime(t), m, r) {
+                every.push((t, d.to));
+            }
+            t += CONTROL_LOOP_US;
+        }
+        // Event by event.
+        let mut events = Vec::new();
+        let mut c = Controller::new(cfg);
+        let mut fresh = true;
+        let mut now = 0u64;
+        loop {
+            let mut next: Option<u64> = None;
+            let mut at = |x: u64| {
+                if x >= now && x <= end {
+                    next = Some(next.map_or(x, |n| n.min(x)));
+                }
+            };
+            if fresh {
+                at(now);
+            }
+            if let Some(d) = c.due(cfg) {
+                at(d.micros());
+            }
+            if let Some(ch) = changes.iter().map(|c| next_tick(SimTime(c.0)).micros()).filter(|&x| x >= now).min() {
+                at(ch);
+            }
+            let Some(t) = next else { break };
+            let (m, r) = input(t);
+            fresh = false;
+            if let Some(d) = c.tick(cfg, SimTime(t), m, r) {
+                events.push((t, d.to));
+                fresh = !skip_after_decision;
+            }
+            now = t + CONTROL_LOOP_US;
+        }
+        every == events
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ticking_on_changes_decides_as_every_tick(
+            min in 0u32..3, span in 0u32..6, initial in proptest::option::of(0u32..3),
+            up_s in 0u64..40, down_s in 0u64..40, zero_s in proptest::option::of(0u64..40),
+            up_ppm in 100_000i64..2_000_000, down_ppm in 100_000i64..2_000_000,
+            changes in proptest::collection::vec((0u64..600_000_000, 0i64..30_000, 0u32..8), 1..12),
+        ) {
+            let cfg = ServeAutoscaling {
+                min, max: (min + span).max(1), initial: initial.map(|i| i.clamp(min, (min + span).max(1))),
+                upscale_delay: SimDuration(up_s * 1_000_000), downscale_delay: SimDuration(down_s * 1_000_000),
+                downscale_to_zero_delay: zero_s.map(|z| SimDuration(z * 1_000_000)),
+                up_ppm, down_ppm, ..Default::default()
+            };
+            proptest::prop_assert!(compare(&cfg, &changes, false));
+        }
+    }
+
+    /// The property is able to fail: without the tick after a decision, a
+    /// 3 → 1 step's 1 → 0 that follows is never taken.
+    #[test]
+    fn skipping_the_tick_after_a_decision_is_caught() {
+        let cfg = ServeAutoscaling { min: 0, max: 5, downscale_delay: SimDuration(10_000_000), ..Default::default() };
+        let changes = [(0, 0, 3)];
+        let mut c = Controller { target: 3, since: None };
+        assert_eq!(c.tick(&cfg, SimTime(0), 0, 3), None);
+        assert!(compare(&ServeAutoscaling { initial: Some(3), ..cfg.clone() }, &changes, false));
+        assert!(!compare(&ServeAutoscaling { initial: Some(3), ..cfg }, &changes, true));
+    }
+
     #[test]
     fn requests_follow_littles_law_over_the_window() {
         let cfg = ServeAutoscaling::default();

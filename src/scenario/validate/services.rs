@@ -101,6 +101,7 @@ pub(super) fn services(
                 capacity_by_model: by_model,
                 startup,
                 place: path,
+                deployment: r.deployment.as_ref().map(|d| (d.value.clone(), at(d))),
             }));
         }
     }

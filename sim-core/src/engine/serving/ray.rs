@@ -130,8 +130,14 @@ impl RayState {
 impl Engine {
     /// A RayService arrived as bound service `k`: its deployments' replicas
     /// wait for the cluster's pods.
-    pub(super) fn ray_bound(&mut self, k: u32, spec: Arc<RayServeSpec>) {
+    pub(super) fn ray_bound(&mut self, k: u32, mut spec: Arc<RayServeSpec>) {
         let b = &mut self.serving.bound[k as usize];
+        // The deployment the service names (checked before the run).
+        if let Some((name, _)) = b.spec.as_ref().and_then(|s| s.deployment.as_ref())
+            && let Ok(i) = spec.find(name)
+        {
+            spec = Arc::new(RayServeSpec { serving: Some(i), ..(*spec).clone() });
+        }
         b.ray = Some(Box::new(RayState::new(spec, self.now)));
         self.ray_wake(k, self.now);
     }
@@ -204,6 +210,11 @@ impl Engine {
     pub(in crate::engine) fn ray_step(&mut self, k: u32) {
         let now = self.now;
         let ku = k as usize;
+        let j = self.serving.bound[ku].job;
+        // A RayService that ended has no controller left.
+        if self.world.jobs.get(j).is_none_or(|job| job.phase.is_terminal()) {
+            return;
+        }
         let Some(r) = self.serving.bound[ku].ray.as_mut() else { return };
         if r.wake == Some(now) {
             r.wake = None;
@@ -270,6 +281,10 @@ impl Engine {
     /// One tick of Serve's controller for the serving deployment.
     fn ray_tick(&mut self, k: usize) {
         let now = self.now;
+        // No demand to read: each deployment keeps its initial target.
+        if self.serving.bound[k].spec.is_none() {
+            return;
+        }
         let Some(r) = self.serving.bound[k].ray.as_mut() else { return };
         let Some(s) = r.spec.serving else { return };
         let Sizing::Auto(cfg) = &r.spec.deployments[s].sizing else { return };
@@ -279,6 +294,8 @@ impl Engine {
         let Some(c) = r.ctl[s].as_mut() else { return };
         let from = c.target;
         let Some(d) = c.tick(cfg, now, metric, running) else { return };
+        // The new target is new input for the next tick.
+        r.fresh = true;
         r.targets[s] = d.to;
         if d.to > from {
             for _ in from..d.to {
@@ -600,9 +617,26 @@ impl Engine {
             if r.actors.iter().any(|a| a.node.is_none()) {
                 at(grid(SimTime(now.micros() + 1)));
             }
-            for n in r.nodes.values() {
+            // An idle worker matters while its group is above its minimum.
+            let pods = self.world.jobs.get(b.job).map_or(&[][..], |job| &job.pods[..]);
+            let above_min = |t: usize| {
+                let alive = pods
+                    .iter()
+                    .filter(|&&p| {
+                        let pod = &self.world.pods[p];
+                        pod.task as usize == t
+                            && matches!(
+                                pod.status,
+                                PodStatus::Pending | PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running
+                            )
+                    })
+                    .count() as u32;
+                auto.groups.iter().any(|g| g.task == t && alive > g.min)
+            };
+            for (&p, n) in &r.nodes {
                 if let Some(s) = n.idle_since
                     && !n.head
+                    && above_min(self.world.pods[p].task as usize)
                 {
                     at(grid(s.plus(auto.idle_timeout).max(SimTime(now.micros() + 1))));
                 }
