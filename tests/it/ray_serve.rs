@@ -181,3 +181,23 @@ fn the_serving_deployment_is_named_or_refused() {
         "{err}"
     );
 }
+
+/// A worker group of two hosts a replica is not resized (Ray's autoscaler adds
+/// and removes such replicas whole; lahar does not): a located warning, and
+/// the group keeps its two pods while Serve's replicas wait for room.
+#[test]
+fn a_multi_host_group_keeps_its_workers() {
+    let (dir, p) = files(&SERVICE.replace("        replicas: 1\n", "        replicas: 1\n        numOfHosts: 2\n"));
+    let out = dir.path().join("out");
+    let run = lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out).assert().success();
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(
+        err.contains("svc.yaml:24:21: document 1: spec.rayClusterConfig.workerGroupSpecs[0].numOfHosts: 1 part of objects left out, the first: RayService default/llm: worker group gpu has 2 hosts a replica"),
+        "{err}"
+    );
+    let scaling = std::fs::read_to_string(out.join("scaling.csv")).unwrap();
+    assert!(!scaling.contains("ray-autoscaler"), "{scaling}");
+    let services = std::fs::read_to_string(out.join("services.csv")).unwrap();
+    // 20 min: 8 wanted, 4 ready on the two hosts' 4 GPUs, 4 waiting.
+    assert!(services.contains("\n1200,llm,RayService,40,20,20,8,4,0,4,4,"), "{services}");
+}

@@ -272,7 +272,7 @@ fn a_run_with_services_has_the_serving_plot() {
     // The diurnal demand's first hour is 6 requests/s.
     assert_eq!(demand.demand[0], 6.0);
     let svg = std::fs::read_to_string(out.join("plots/serving.svg")).unwrap();
-    assert!(svg.contains("GPUs held by services") && svg.contains("capacity of ready pods"), "legend");
+    assert!(svg.contains("GPUs held by services") && svg.contains("capacity of ready replicas"), "legend");
     cargo_bin_cmd!("lahar")
         .args(["run", "-q", "--plots", "--plot-style", "paper", "--out"])
         .arg(d.path().join("paper"))

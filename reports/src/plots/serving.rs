@@ -86,7 +86,7 @@ pub(super) fn serving(root: &DrawingArea<impl DrawingBackend, Shift>, look: &Loo
         super::line(&mut chart, look, thin(&td, &d.capacity), cc.stroke_width(w + look.px(1)), None)?;
         super::line(&mut chart, look, thin(&td, &d.demand), cd.stroke_width(w), dash)?;
         entries.push(Entry::line("demand", cd, dash, w));
-        entries.push(Entry::line("capacity of ready pods", cc, None, w + look.px(1)));
+        entries.push(Entry::line("capacity of ready replicas", cc, None, w + look.px(1)));
     }
     draw_legend(&strip, look, &entries)
 }

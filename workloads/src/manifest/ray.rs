@@ -101,7 +101,24 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         min_member += gang;
         nodes.push(super::ray_serve::node(ck, g, &gp, &shape.requests));
         if let Some(a) = &mut ray_autoscaler {
-            a.groups.push(super::ray_serve::group(tasks.len(), min.saturating_mul(hosts), max.saturating_mul(hosts)));
+            if hosts > 1 && serve.as_ref().is_some_and(|d| !d.is_empty()) {
+                // Ray's autoscaler adds and removes a multi-host replica whole.
+                cx.left_out.push(super::Diagnostic {
+                    file: d.file.clone(),
+                    at: g.get("numOfHosts").and_then(|n| n.at).or(g.at),
+                    path: format!("{}: {}", d.label(), join(&gp, "numOfHosts")),
+                    message: format!(
+                        "RayService {}/{}: worker group {name} has {hosts} hosts a replica, which the autoscaler adds and removes whole; lahar does not: the group keeps its workers",
+                        meta.namespace, meta.name
+                    ),
+                });
+            } else {
+                a.groups.push(super::ray_serve::group(
+                    tasks.len(),
+                    min.saturating_mul(hosts),
+                    max.saturating_mul(hosts),
+                ));
+            }
         }
         // The PodGroup has no minTaskMember; per-task minimum stays 0.
         let mut task = common::task(&name, pods, 0, &shape);
