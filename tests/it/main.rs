@@ -30,6 +30,7 @@ mod job_keys;
 mod jobflow;
 mod keda;
 mod kthena;
+mod kthena_hetero;
 mod lws;
 mod manifests;
 mod nccl;

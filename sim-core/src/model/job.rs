@@ -551,6 +551,9 @@ pub enum GroupAutoscaler {
     Hpa(Arc<crate::serving::hpa::HpaSpec>),
     /// kthena's AutoscalingPolicy with a `homogeneousTarget` (a ModelServing).
     Kthena(Arc<crate::serving::kthena::KthenaSpec>),
+    /// kthena's AutoscalingPolicy with a `heterogeneousTarget`, and which of
+    /// its backends this ModelServing is.
+    KthenaHetero(Arc<crate::serving::kthena_optimizer::Hetero>, usize),
 }
 
 /// A job of a Volcano JobFlow: one step of the flow's graph.

@@ -11,6 +11,7 @@ pub mod demand;
 pub mod hpa;
 pub mod keda;
 pub mod kthena;
+pub mod kthena_optimizer;
 pub mod ray;
 
 use crate::util::time::SimDuration;

@@ -41,6 +41,7 @@ pub(super) fn attach(
     let max_replicas = match &autoscaler {
         GroupAutoscaler::Hpa(h) => h.max_replicas,
         GroupAutoscaler::Kthena(k) => k.max_replicas,
+        GroupAutoscaler::KthenaHetero(h, i) => h.backends[*i].max,
     };
     let template = &jobs[first];
     // Every group the autoscaler may ask for, bounded as an object's pods are.

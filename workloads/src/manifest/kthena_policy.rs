@@ -3,9 +3,10 @@
 //! (volcano-sh/kthena at 3cc0572: `pkg/apis/workload/v1alpha1/autoscalingpolicy_types.go`,
 //! `pkg/autoscaler/webhook/autoscalingpolicy_mutator.go`), and attached to the
 //! ModelServing its `homogeneousTarget` names, which it sizes in serving groups
-//! ([`lahar_core::serving::kthena`]). A `heterogeneousTarget` (kthena's cost
-//! optimiser across ModelServings) or `disaggregatedTarget` (role by role) is
-//! left out with a warning, as is a policy without a target (an older
+//! ([`lahar_core::serving::kthena`]), or to every ModelServing of its
+//! `heterogeneousTarget` (kthena's cost optimiser,
+//! [`lahar_core::serving::kthena_optimizer`]). A `disaggregatedTarget` (role by
+//! role) is left out with a warning, as is a policy without a target (an older
 //! AutoscalingPolicyBinding's, skipped with it).
 
 use super::ck::{self, Ck, join, known_keys};
@@ -13,16 +14,23 @@ use super::yaml::{At, Doc, Node, Val};
 use super::{Context, Diagnostic, ImportedJob};
 use lahar_core::model::job::GroupAutoscaler;
 use lahar_core::serving::kthena::{KthenaSpec, Metric, Panic, Select, Source, Stable};
+use lahar_core::serving::kthena_optimizer::{Backend, Hetero};
 use std::sync::Arc;
 
-/// A policy as read, before it meets its ModelServing.
+/// A policy as read, before it meets its ModelServings.
 pub(crate) struct Read {
-    spec: KthenaSpec,
-    /// `targetRef`: (namespace, name).
-    target: (String, String),
+    target: Target,
     file: String,
     at: At,
     doc: String,
+}
+
+/// What a policy sizes.
+enum Target {
+    /// One ModelServing (`homogeneousTarget.targetRef`: namespace, name).
+    Homogeneous(KthenaSpec, (String, String)),
+    /// Several, by kthena's cost optimiser.
+    Heterogeneous(Arc<Hetero>),
 }
 
 /// The webhook's `scaleDown` when the policy gives none.
@@ -92,16 +100,17 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
             message: format!("{label}: {why}: it is left out"),
         });
     };
-    match targets.as_slice() {
-        ["homogeneousTarget"] => {
-            if metrics.is_empty() && ck.ok() {
-                ck.err(
-                    spec.get("metrics").and_then(|n| n.at).or(spec.at),
-                    "spec.metrics",
-                    "at least one metric must be set",
-                );
-            }
+    let is_metrics_missing = |ck: &mut Ck<'_>, metrics: &Vec<Metric>| {
+        if metrics.is_empty() && ck.ok() {
+            ck.err(
+                spec.get("metrics").and_then(|n| n.at).or(spec.at),
+                "spec.metrics",
+                "at least one metric must be set",
+            );
         }
+    };
+    match targets.as_slice() {
+        ["homogeneousTarget"] | ["heterogeneousTarget"] => is_metrics_missing(ck, &metrics),
         [] => {
             left(
                 cx,
@@ -110,19 +119,76 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
             );
             return None;
         }
-        [one] => {
-            let why = if *one == "heterogeneousTarget" {
-                "a heterogeneousTarget (kthena's cost optimiser across ModelServings) is not simulated"
-            } else {
-                "a disaggregatedTarget (roles scaled one by one) is not simulated: lahar sizes ModelServings in serving groups"
-            };
-            left(cx, &format!("spec.{one}"), why);
+        [_] => {
+            let why = "a disaggregatedTarget (roles scaled one by one) is not simulated: lahar sizes ModelServings in serving groups";
+            left(cx, "spec.disaggregatedTarget", why);
             return None;
         }
         _ => {
             ck.err(spec.at, "spec", format!("exactly one target may be set, got {}", targets.join(", ")));
             return None;
         }
+    }
+    let ns = meta.namespace.clone();
+    let spec_of = |metrics: Vec<Metric>, min: i64, max: i64| KthenaSpec {
+        name: format!("{}/{}", meta.namespace, meta.name).into(),
+        tolerance_percent: tolerance as i32,
+        metrics,
+        up,
+        panic,
+        down,
+        min_replicas: min as i32,
+        max_replicas: max as i32,
+    };
+    if let Some(h) = spec.get("heterogeneousTarget") {
+        let hp = "spec.heterogeneousTarget";
+        known_keys(ck, h, hp, &["params", "costExpansionRatePercent"]);
+        let rate = ck.opt_int(h, "costExpansionRatePercent", hp, 0).unwrap_or(200).min(i64::from(i32::MAX)) as i32;
+        let params = ck.seq(h, "params", hp);
+        if params.is_empty() {
+            ck.err(h.at, &join(hp, "params"), "at least one param (a ModelServing and its bounds) is required");
+        }
+        let mut backends: Vec<Backend> = Vec::new();
+        for (i, prm) in params.iter().enumerate() {
+            let pp = format!("{hp}.params[{i}]");
+            known_keys(ck, prm, &pp, &["target", "cost", "minReplicas", "maxReplicas"]);
+            let cost = ck.opt_int(prm, "cost", &pp, 0).unwrap_or(0).min(i64::from(i32::MAX)) as i32;
+            let min = required_int(ck, prm, "minReplicas", &pp, 0);
+            let max = required_int(ck, prm, "maxReplicas", &pp, 1);
+            if let (Some(a), Some(b)) = (min, max)
+                && b < a
+            {
+                ck.err(
+                    prm.get("maxReplicas").and_then(|n| n.at),
+                    &join(&pp, "maxReplicas"),
+                    format!("below minReplicas ({a})"),
+                );
+            }
+            let target = target_ref(ck, prm, &pp, &ns, &mut metrics);
+            if let Some((namespace, name)) = &target
+                && let Some(j) = backends.iter().position(|b| &*b.namespace == namespace.as_str() && b.name == *name)
+            {
+                let at = prm.get("target").and_then(|n| n.at).or(prm.at);
+                ck.err(
+                    at,
+                    &join(&pp, "target.targetRef"),
+                    format!("ModelServing {namespace}/{name} is params[{j}]'s target too"),
+                );
+            }
+            if let (Some(min), Some(max), Some((namespace, name))) = (min, max, target) {
+                backends.push(Backend { namespace: namespace.into(), name, cost, min: min as i32, max: max as i32 });
+            }
+        }
+        if !ck.ok() {
+            return None;
+        }
+        let hetero = Hetero::new(spec_of(metrics, 0, 0), backends, rate);
+        return Some(Read {
+            target: Target::Heterogeneous(Arc::new(hetero)),
+            file: d.file.clone(),
+            at: root.at,
+            doc: d.label(),
+        });
     }
     let h = spec.get("homogeneousTarget").unwrap_or(&empty);
     let hp = "spec.homogeneousTarget";
@@ -134,8 +200,29 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
     {
         ck.err(h.get("maxReplicas").and_then(|n| n.at), &join(hp, "maxReplicas"), format!("below minReplicas ({a})"));
     }
-    let tp = join(hp, "target");
-    let t = h.get("target").unwrap_or(&empty);
+    let target = target_ref(ck, h, hp, &ns, &mut metrics);
+    let (Some(min), Some(max), Some(target)) = (min, max, target) else { return None };
+    if !ck.ok() {
+        return None;
+    }
+    let spec = spec_of(metrics, min, max);
+    Some(Read { target: Target::Homogeneous(spec, target), file: d.file.clone(), at: root.at, doc: d.label() })
+}
+
+/// A target's `targetRef` (the ModelServing, in `namespace` unless it names
+/// another) and its `metricSources`, under `parent.target` at `path`: each
+/// source given to the metric of its name (the first backend's that gives one,
+/// for a heterogeneous target).
+fn target_ref(
+    ck: &mut Ck<'_>,
+    parent: &Node,
+    path: &str,
+    namespace: &str,
+    metrics: &mut [Metric],
+) -> Option<(String, String)> {
+    let empty = Node { at: parent.at, val: Val::Null };
+    let tp = join(path, "target");
+    let t = parent.get("target").unwrap_or(&empty);
     known_keys(ck, t, &tp, &["targetRef", "metricSources"]);
     let rp = join(&tp, "targetRef");
     let target = match t.get("targetRef") {
@@ -146,7 +233,7 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
                 let at = r.get("kind").and_then(|n| n.at).or(r.at);
                 ck.err(at, &join(&rp, "kind"), format!("targetRef.kind must be ModelServing, but got {kind}"));
             }
-            let namespace = ck.opt_str(r, "namespace", &rp).filter(|n| !n.is_empty()).unwrap_or(meta.namespace.clone());
+            let namespace = ck.opt_str(r, "namespace", &rp).filter(|n| !n.is_empty()).unwrap_or(namespace.to_string());
             let name = ck.opt_str(r, "name", &rp);
             if name.is_none() {
                 ck.err(r.at, &join(&rp, "name"), "required");
@@ -154,7 +241,7 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
             name.map(|n| (namespace, n))
         }
         None => {
-            ck.err(t.at.or(h.at), &rp, "required: the ModelServing to scale");
+            ck.err(t.at.or(parent.at), &rp, "required: the ModelServing to scale");
             None
         }
     };
@@ -187,25 +274,11 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
                 None
             }
         };
-        if let Some(m) = metrics.iter_mut().find(|m| m.name == *name) {
+        if let Some(m) = metrics.iter_mut().find(|m| m.name == *name && m.source.is_none()) {
             m.source = source;
         }
     }
-    let (Some(min), Some(max), Some(target)) = (min, max, target) else { return None };
-    if !ck.ok() {
-        return None;
-    }
-    let spec = KthenaSpec {
-        name: format!("{}/{}", meta.namespace, meta.name).into(),
-        tolerance_percent: tolerance as i32,
-        metrics,
-        up,
-        panic,
-        down,
-        min_replicas: min as i32,
-        max_replicas: max as i32,
-    };
-    Some(Read { spec, target, file: d.file.clone(), at: root.at, doc: d.label() })
+    target
 }
 
 /// A field given (present and not null).
@@ -318,29 +391,75 @@ fn millis(ck: &mut Ck<'_>, n: &Node, key: &str, path: &str) -> Option<i64> {
     Some((d.0 / 1000) as i64)
 }
 
-/// Gives each policy's ModelServing its autoscaler (see
+/// A ModelServing (namespace, name) and the autoscaler that sizes it.
+type Sized = ((String, String), GroupAutoscaler);
+
+/// Gives each policy's ModelServings their autoscaler (see
 /// [`super::groups::attach`]); a policy whose target is not among `jobs`,
-/// or is another autoscaler's too, is left out.
+/// or is another autoscaler's too, is left out (a heterogeneous target
+/// whole: kthena sizes none of its backends while one is missing).
 pub(crate) fn attach(read: Vec<Read>, jobs: &mut [ImportedJob], cx: &mut Context<'_>) {
     for r in read {
-        let (namespace, name) = &r.target;
-        let label = format!("AutoscalingPolicy {}", r.spec.name);
-        let taken = jobs.iter().any(|j| {
-            &*j.spec.namespace == namespace.as_str()
-                && j.spec.group.is_some()
-                && super::kthena::group_of(&j.spec).is_some_and(|(n, _)| n == name)
-        });
-        let outcome = if taken {
-            Err(format!("another autoscaler scales ModelServing {namespace}/{name} too"))
-        } else {
-            let spec = Arc::new(r.spec);
-            super::groups::attach(GroupAutoscaler::Kthena(spec), (namespace, "ModelServing", name), jobs)
+        let (name, path, targets): (Arc<str>, &str, Vec<Sized>) = match r.target {
+            Target::Homogeneous(spec, target) => {
+                let name = Arc::clone(&spec.name);
+                (
+                    name,
+                    "spec.homogeneousTarget.target.targetRef",
+                    vec![(target, GroupAutoscaler::Kthena(Arc::new(spec)))],
+                )
+            }
+            Target::Heterogeneous(h) => {
+                let targets = (0..h.backends.len())
+                    .map(|i| {
+                        let b = &h.backends[i];
+                        ((b.namespace.to_string(), b.name.clone()), GroupAutoscaler::KthenaHetero(Arc::clone(&h), i))
+                    })
+                    .collect();
+                (Arc::clone(&h.spec.name), "spec.heterogeneousTarget.params", targets)
+            }
         };
+        let label = format!("AutoscalingPolicy {name}");
+        let taken = |jobs: &[ImportedJob], namespace: &str, name: &str| {
+            jobs.iter().any(|j| {
+                &*j.spec.namespace == namespace
+                    && j.spec.group.is_some()
+                    && super::kthena::group_of(&j.spec).is_some_and(|(n, _)| n == name)
+            })
+        };
+        let first = |jobs: &[ImportedJob], namespace: &str, name: &str| {
+            jobs.iter().any(|j| {
+                &*j.spec.namespace == namespace
+                    && super::kthena::group_of(&j.spec).is_some_and(|(n, i)| n == name && i == 0)
+            })
+        };
+        // Every target checked before any is given the policy.
+        let mut outcome = Ok(());
+        for ((namespace, name), _) in &targets {
+            if taken(jobs, namespace, name) {
+                outcome = Err(format!("another autoscaler scales ModelServing {namespace}/{name} too"));
+            } else if targets.len() > 1 && !first(jobs, namespace, name) {
+                outcome = Err(format!(
+                    "no ModelServing {namespace}/{name} with schedulerName volcano and a group at the start in these files (kthena sizes none of the policy's ModelServings while one is missing)"
+                ));
+            }
+            if outcome.is_err() {
+                break;
+            }
+        }
+        if outcome.is_ok() {
+            for ((namespace, name), autoscaler) in targets {
+                outcome = super::groups::attach(autoscaler, (&namespace, "ModelServing", &name), jobs);
+                if outcome.is_err() {
+                    break;
+                }
+            }
+        }
         if let Err(why) = outcome {
             cx.left_out.push(Diagnostic {
                 file: r.file.clone(),
                 at: r.at,
-                path: format!("{}: spec.homogeneousTarget.target.targetRef", r.doc),
+                path: format!("{}: {path}", r.doc),
                 message: format!("{label}: {why}: it is left out"),
             });
         }

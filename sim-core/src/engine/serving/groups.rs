@@ -57,6 +57,9 @@ impl Engine {
             }
         };
         self.serving.by_job.insert(j, k);
+        if let crate::model::job::GroupAutoscaler::KthenaHetero(h, backend) = &set.autoscaler {
+            self.hetero_joined(k, h, *backend);
+        }
         let b = &mut self.serving.bound[k as usize];
         let g = b.set.as_mut().expect("a workload of groups");
         g.members.insert(i, j);
@@ -106,7 +109,7 @@ impl Engine {
 
     /// What kthena's metric collector finds of bound ModelServing `k`: its
     /// replicas, the demand, and its pods ready and not.
-    fn kthena_reading(&self, k: usize) -> Reading {
+    pub(super) fn kthena_reading(&self, k: usize) -> Reading {
         let b = &self.serving.bound[k];
         let g = b.set.as_ref().expect("a workload of groups");
         let mut r = Reading {

@@ -19,11 +19,12 @@ use crate::serving::ServiceSpec;
 use crate::serving::hpa::{HpaSpec, HpaState, Observation};
 use crate::serving::keda::KedaState;
 use crate::serving::kthena::{KthenaSpec, KthenaState};
-use crate::util::time::SimTime;
+use crate::util::time::{SimDuration, SimTime};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 mod groups;
+mod policy;
 mod ray;
 
 use groups::{Groups, group_ready, leader_of};
@@ -37,6 +38,8 @@ pub(super) struct Serving {
     by_job: BTreeMap<JobId, u32>,
     /// Bound workloads of groups by (namespace, name).
     sets: BTreeMap<(Arc<str>, String), u32>,
+    /// kthena policies with a heterogeneous target, by name.
+    policies: BTreeMap<Arc<str>, policy::Policy>,
     /// Autoscale and Ready events queued (they do not keep a run going).
     pub queued: usize,
     /// Milli-GPUs the services' Running pods hold, since `gpu_since`.
@@ -61,6 +64,14 @@ struct Bound {
     set: Option<Groups>,
     /// For a RayService: its Serve replicas on the cluster's pods.
     ray: Option<Box<ray::RayState>>,
+    /// For a backend of a heterogeneous kthena policy: the policy.
+    policy: Option<Arc<str>>,
+    /// The service this one's ready replicas also serve (a backend of a
+    /// heterogeneous kthena policy without a demand of its own serves the
+    /// demand of the backend that has one).
+    feeds: Option<u32>,
+    /// Ready replicas of the backends that feed this service.
+    fed_ready: u32,
     /// Ready replicas (pods; a group's leader for a workload of groups) and
     /// what each serves.
     ready: BTreeMap<PodId, i64>,
@@ -93,7 +104,7 @@ impl Bound {
     fn serving_replicas(&self) -> u32 {
         match &self.ray {
             Some(r) => r.ready,
-            None => self.ready.len() as u32,
+            None => self.ready.len() as u32 + self.fed_ready,
         }
     }
 
@@ -210,7 +221,8 @@ impl Engine {
         let (hpa, kthena) = match autoscaler {
             Some(GroupAutoscaler::Hpa(h)) => (Some(h), None),
             Some(GroupAutoscaler::Kthena(k)) => (None, Some(k)),
-            None => (None, None),
+            // The policy's sync: see `policy::hetero_sync`.
+            Some(GroupAutoscaler::KthenaHetero(..)) | None => (None, None),
         };
         let has_keda = hpa.as_ref().is_some_and(|h| h.keda.is_some());
         self.serving.bound.push(Bound {
@@ -226,6 +238,9 @@ impl Engine {
             keda: KedaState::default(),
             set,
             ray: None,
+            policy: None,
+            feeds: None,
+            fed_ready: 0,
             ready: BTreeMap::new(),
             capacity: 0,
             since: self.now,
@@ -290,8 +305,15 @@ impl Engine {
         if b.ray.is_some() {
             return self.ray_node_up(k, p);
         }
-        let Some(spec) = &b.spec else { return };
-        let at = pod.started.plus(spec.startup);
+        // A backend of a heterogeneous policy without a demand of its own
+        // starts as the service it serves (with none yet: at once).
+        let startup = match (&b.spec, b.feeds, &b.policy) {
+            (Some(spec), _, _) => spec.startup,
+            (None, Some(f), _) => self.serving.bound[f as usize].spec.as_ref().map_or(SimDuration::ZERO, |s| s.startup),
+            (None, None, Some(_)) => SimDuration::ZERO,
+            (None, None, None) => return,
+        };
+        let at = pod.started.plus(startup);
         if at == self.now {
             self.serving_ready(p);
         } else {
@@ -315,13 +337,36 @@ impl Engine {
             }
             None => p,
         };
+        self.group_serves(k as usize, p);
+    }
+
+    /// Replica `p` (a pod, or a group's leader) of bound service `k` serves:
+    /// its capacity on its node, counted by its service and by the service it
+    /// serves with (a backend of a heterogeneous kthena policy).
+    fn group_serves(&mut self, k: usize, p: PodId) {
         let pod = &self.world.pods[p];
         let model = pod.node.map(|n| self.world.cluster.nodes[n.0 as usize].gpu_model.as_str());
-        let Some(spec) = &b.spec else { return };
+        let feeds = self.serving.bound[k].feeds;
+        let spec = match (&self.serving.bound[k].spec, feeds) {
+            (Some(s), _) => s,
+            (None, Some(f)) => match &self.serving.bound[f as usize].spec {
+                Some(s) => s,
+                None => return,
+            },
+            (None, None) => return,
+        };
         let c = spec.capacity_on(model.filter(|m| !m.is_empty()));
-        b.advance(self.now);
+        let now = self.now;
+        let b = &mut self.serving.bound[k];
+        b.advance(now);
         b.ready.insert(p, c);
         b.capacity += c;
+        if let Some(f) = feeds {
+            let fb = &mut self.serving.bound[f as usize];
+            fb.advance(now);
+            fb.capacity += c;
+            fb.fed_ready += 1;
+        }
     }
 
     /// Pod `p` stopped running: it no longer serves.
@@ -342,7 +387,14 @@ impl Engine {
         };
         if b.ready.contains_key(&p) {
             b.advance(self.now);
-            b.capacity -= b.ready.remove(&p).unwrap_or(0);
+            let c = b.ready.remove(&p).unwrap_or(0);
+            b.capacity -= c;
+            if let Some(f) = b.feeds {
+                let fb = &mut self.serving.bound[f as usize];
+                fb.advance(self.now);
+                fb.capacity -= c;
+                fb.fed_ready -= 1;
+            }
         }
     }
 
@@ -388,6 +440,9 @@ impl Engine {
         let ku = k as usize;
         if self.serving.bound[ku].kthena.is_some() {
             return self.kthena_sync(k);
+        }
+        if let Some(name) = self.serving.bound[ku].policy.clone() {
+            return self.hetero_sync(k, name);
         }
         let Some(obs) = self.observe_live(ku) else { return };
         let cfg = self.cfg.hpa;
