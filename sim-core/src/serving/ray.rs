@@ -168,6 +168,8 @@ pub struct WorkerGroup {
     pub min: u32,
     /// `maxReplicas × numOfHosts`.
     pub max: u32,
+    /// The group's own `idleTimeoutSeconds` (autoscaler v2 only).
+    pub idle_timeout: Option<SimDuration>,
 }
 
 /// KubeRay's in-tree autoscaler (`enableInTreeAutoscaling: true`).
@@ -180,6 +182,35 @@ pub struct RayAutoscaler {
     /// `upscalingMode`: `Conservative` is 1, `Default` and `Aggressive`
     /// 1000 (`upscaling_speed`).
     pub upscaling_speed: u32,
+    /// `autoscalerOptions.version: v2`: Ray's autoscaler v2 (at most 10
+    /// workers of a group launching, groups' own idle timeouts).
+    pub v2: bool,
+}
+
+/// At most this many workers of a group launching at once under autoscaler
+/// v2 (`AUTOSCALER_MAX_CONCURRENT_LAUNCHES`).
+pub const V2_MAX_CONCURRENT_LAUNCHES: u32 = 10;
+
+impl RayAutoscaler {
+    /// How long a worker of task `task` may idle before it is removed.
+    pub fn idle_timeout_of(&self, task: usize) -> SimDuration {
+        let own = self.groups.iter().find(|g| g.task == task).and_then(|g| g.idle_timeout);
+        if self.v2 { own.unwrap_or(self.idle_timeout) } else { self.idle_timeout }
+    }
+
+    /// Whether one more worker of a group may launch now, with `launching`
+    /// of its workers launching, `running` running and `adding` decided this
+    /// update: v1, while the launching stay below max(5, speed × running);
+    /// v2, while this update's launches stay below min(10 − launching,
+    /// max(1, speed × running)) (running counted at least 1).
+    pub fn may_launch(&self, launching: u32, running: u32, adding: u32) -> bool {
+        let scaled = self.upscaling_speed.saturating_mul(running.max(1));
+        if self.v2 {
+            adding < V2_MAX_CONCURRENT_LAUNCHES.saturating_sub(launching).min(scaled.max(1))
+        } else {
+            launching + adding < scaled.max(UPSCALING_INITIAL_NODES)
+        }
+    }
 }
 
 /// A RayService's Serve applications on its cluster.
@@ -547,6 +578,24 @@ mod tests {
         assert_eq!(c.tick(&cfg, SimTime(0), 0, 3), None);
         assert!(compare(&ServeAutoscaling { initial: Some(3), ..cfg.clone() }, &changes, false));
         assert!(!compare(&ServeAutoscaling { initial: Some(3), ..cfg }, &changes, true));
+    }
+
+    /// Ray's launch limits: v1 keeps fewer than max(5, speed × running)
+    /// launching; v2 launches fewer than min(10 − launching, max(1, speed ×
+    /// running)) in one update.
+    #[test]
+    fn launch_limits_of_v1_and_v2() {
+        let mut a =
+            RayAutoscaler { groups: Vec::new(), idle_timeout: SimDuration(60_000_000), upscaling_speed: 1, v2: false };
+        // v1, speed 1, 2 running: 5 may be launching at once.
+        assert!(a.may_launch(3, 2, 1) && !a.may_launch(3, 2, 2));
+        // v1, speed 1, 8 running: 8.
+        assert!(a.may_launch(0, 8, 7) && !a.may_launch(0, 8, 8));
+        a.v2 = true;
+        // v2, speed 1, 2 running: 2 an update; 10 launching at most.
+        assert!(a.may_launch(0, 2, 1) && !a.may_launch(0, 2, 2));
+        a.upscaling_speed = 1000;
+        assert!(a.may_launch(7, 2, 2) && !a.may_launch(7, 2, 3));
     }
 
     #[test]

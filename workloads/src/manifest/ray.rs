@@ -113,11 +113,8 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
                     ),
                 });
             } else {
-                a.groups.push(super::ray_serve::group(
-                    tasks.len(),
-                    min.saturating_mul(hosts),
-                    max.saturating_mul(hosts),
-                ));
+                let bounds = (min.saturating_mul(hosts), max.saturating_mul(hosts));
+                a.groups.push(super::ray_serve::group(ck, g, &gp, tasks.len(), bounds));
             }
         }
         // The PodGroup has no minTaskMember; per-task minimum stays 0.

@@ -421,11 +421,20 @@ pub(crate) fn node(
 /// KubeRay's in-tree autoscaler of `cluster` (at `cp`): its idle timeout
 /// and upscaling mode; the groups are filled in by the caller.
 pub(crate) fn autoscaler(ck: &mut Ck<'_>, cluster: &Node, cp: &str) -> RayAutoscaler {
-    let mut a = RayAutoscaler { groups: Vec::new(), idle_timeout: SimDuration(60_000_000), upscaling_speed: 1000 };
+    let mut a =
+        RayAutoscaler { groups: Vec::new(), idle_timeout: SimDuration(60_000_000), upscaling_speed: 1000, v2: false };
     let Some(o) = cluster.get("autoscalerOptions") else { return a };
     let op = join(cp, "autoscalerOptions");
     if let Some(t) = ck.opt_count(o, "idleTimeoutSeconds", &op, 0) {
         a.idle_timeout = SimDuration(t as u64 * 1_000_000);
+    }
+    match ck.opt_str(o, "version", &op).as_deref() {
+        None | Some("v1") => {}
+        Some("v2") => a.v2 = true,
+        Some(other) => {
+            let at = o.get("version").and_then(|n| n.at);
+            ck.err(at, &join(&op, "version"), format!("expected `v1` or `v2`, got `{other}`"));
+        }
     }
     match ck.opt_str(o, "upscalingMode", &op).as_deref() {
         None | Some("Default") | Some("Aggressive") => {}
@@ -459,7 +468,9 @@ pub(crate) fn spec(
     RayServeSpec { deployments, serving, nodes, autoscaler }
 }
 
-/// A worker group for the autoscaler.
-pub(crate) fn group(task: usize, min: u32, max: u32) -> WorkerGroup {
-    WorkerGroup { task, min, max }
+/// A worker group `g` (at `path`) for the autoscaler: its task, bounds and
+/// own `idleTimeoutSeconds`.
+pub(crate) fn group(ck: &mut Ck<'_>, g: &Node, path: &str, task: usize, (min, max): (u32, u32)) -> WorkerGroup {
+    let idle_timeout = ck.opt_count(g, "idleTimeoutSeconds", path, 0).map(|t| SimDuration(t as u64 * 1_000_000));
+    WorkerGroup { task, min, max, idle_timeout }
 }

@@ -12,8 +12,7 @@ use crate::model::ids::{JobId, PodId};
 use crate::model::job::PodStatus;
 use crate::record::ScaleRecord;
 use crate::serving::ray::{
-    AUTOSCALER_UPDATE_US, Bundle, Controller, RayServeSpec, Sizing, UPSCALING_INITIAL_NODES, aggregate, next_tick,
-    ongoing_milli,
+    AUTOSCALER_UPDATE_US, Bundle, Controller, RayServeSpec, Sizing, aggregate, next_tick, ongoing_milli,
 };
 use crate::util::time::{SimDuration, SimTime};
 use std::collections::BTreeMap;
@@ -463,9 +462,9 @@ impl Engine {
             let fits = |g: &&crate::serving::ray::WorkerGroup| {
                 let t = g.task;
                 let node = spec.nodes.get(t).copied().unwrap_or_default();
-                let speed_cap = (auto.upscaling_speed.saturating_mul((alive[t] - launching[t]).max(1)))
-                    .max(UPSCALING_INITIAL_NODES);
-                node.fits(&d) && alive[t] + add[t] < g.max && launching[t] + add[t] < speed_cap
+                node.fits(&d)
+                    && alive[t] + add[t] < g.max
+                    && auto.may_launch(launching[t], alive[t] - launching[t], add[t])
             };
             let cpu_only =
                 |g: &&crate::serving::ray::WorkerGroup| spec.nodes.get(g.task).is_some_and(|n| n.gpu_milli == 0);
@@ -483,7 +482,10 @@ impl Engine {
             .nodes
             .iter()
             .filter(|(_, n)| !n.head && n.replicas == 0)
-            .filter_map(|(p, n)| n.idle_since.filter(|s| s.plus(auto.idle_timeout) <= now).map(|s| (s, *p)))
+            .filter_map(|(p, n)| {
+                let timeout = auto.idle_timeout_of(self.world.pods[*p].task as usize);
+                n.idle_since.filter(|s| s.plus(timeout) <= now).map(|s| (s, *p))
+            })
             .collect();
         idle.sort_unstable();
         let mut remove: Vec<(usize, PodId)> = Vec::new();
@@ -509,7 +511,7 @@ impl Engine {
             let why = if to > from {
                 format!("{waiting} Serve replica(s) wait for room")
             } else {
-                format!("idle for {}s", auto.idle_timeout.micros() / 1_000_000)
+                format!("idle for {}s", auto.idle_timeout_of(t).micros() / 1_000_000)
             };
             let rec = ScaleRecord {
                 t: now,
@@ -638,7 +640,8 @@ impl Engine {
                     && !n.head
                     && above_min(self.world.pods[p].task as usize)
                 {
-                    at(grid(s.plus(auto.idle_timeout).max(SimTime(now.micros() + 1))));
+                    let timeout = auto.idle_timeout_of(self.world.pods[p].task as usize);
+                    at(grid(s.plus(timeout).max(SimTime(now.micros() + 1))));
                 }
             }
         }
