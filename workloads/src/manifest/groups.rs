@@ -14,6 +14,30 @@ type NameIndex = fn(&JobSpec, &str) -> Option<u32>;
 /// Makes a workload's group `i`.
 type MakeGroup = fn(&GroupSet, u32) -> Option<JobSpec>;
 
+/// The groups of LeaderWorkerSet or ModelServing `namespace/name` among
+/// `jobs` by index, (index, position in `jobs`); an error unless group 0 is
+/// one of them (lahar makes the others from it).
+pub(super) fn members(
+    jobs: &[ImportedJob],
+    (namespace, kind, name): (&str, &str, &str),
+) -> Result<Vec<(u32, usize)>, String> {
+    let group_of = if kind == "LeaderWorkerSet" { super::lws::group_of } else { super::kthena::group_of };
+    let mut members: Vec<(u32, usize)> = jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| &*j.spec.namespace == namespace)
+        .filter_map(|(k, j)| group_of(&j.spec).filter(|(n, _)| *n == name).map(|(_, i)| (i, k)))
+        .collect();
+    members.sort_unstable();
+    if members.first().is_none_or(|&(i, _)| i != 0) {
+        return Err(format!(
+            "no {kind} {namespace}/{name} with schedulerName volcano and a group at the start in these files \
+             (lahar makes an autoscaled {kind}'s groups from its first)"
+        ));
+    }
+    Ok(members)
+}
+
 /// Gives LeaderWorkerSet or ModelServing `namespace/name` (its groups among
 /// `jobs`) its `autoscaler`: each group is told the workload of groups it
 /// belongs to, which holds every group up to the autoscaler's most replicas as
@@ -24,20 +48,8 @@ pub(super) fn attach(
     jobs: &mut [ImportedJob],
 ) -> Result<(), String> {
     let lws = kind == "LeaderWorkerSet";
-    let group_of = if lws { super::lws::group_of } else { super::kthena::group_of };
-    let mut members: Vec<(u32, usize)> = jobs
-        .iter()
-        .enumerate()
-        .filter(|(_, j)| &*j.spec.namespace == namespace)
-        .filter_map(|(k, j)| group_of(&j.spec).filter(|(n, _)| *n == name).map(|(_, i)| (i, k)))
-        .collect();
-    members.sort_unstable();
-    let Some(&(_, first)) = members.first().filter(|&&(i, _)| i == 0) else {
-        return Err(format!(
-            "no {kind} {namespace}/{name} with schedulerName volcano and a group at the start in these files \
-             (lahar makes an autoscaled {kind}'s groups from its first)"
-        ));
-    };
+    let members = members(jobs, (namespace, kind, name))?;
+    let first = members[0].1;
     let max_replicas = match &autoscaler {
         GroupAutoscaler::Hpa(h) => h.max_replicas,
         GroupAutoscaler::Kthena(k) => k.max_replicas,

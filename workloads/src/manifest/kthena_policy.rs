@@ -427,21 +427,13 @@ pub(crate) fn attach(read: Vec<Read>, jobs: &mut [ImportedJob], cx: &mut Context
                     && super::kthena::group_of(&j.spec).is_some_and(|(n, _)| n == name)
             })
         };
-        let first = |jobs: &[ImportedJob], namespace: &str, name: &str| {
-            jobs.iter().any(|j| {
-                &*j.spec.namespace == namespace
-                    && super::kthena::group_of(&j.spec).is_some_and(|(n, i)| n == name && i == 0)
-            })
-        };
         // Every target checked before any is given the policy.
         let mut outcome = Ok(());
         for ((namespace, name), _) in &targets {
             if taken(jobs, namespace, name) {
                 outcome = Err(format!("another autoscaler scales ModelServing {namespace}/{name} too"));
-            } else if targets.len() > 1 && !first(jobs, namespace, name) {
-                outcome = Err(format!(
-                    "no ModelServing {namespace}/{name} with schedulerName volcano and a group at the start in these files (kthena sizes none of the policy's ModelServings while one is missing)"
-                ));
+            } else if let Err(e) = super::groups::members(jobs, (namespace, "ModelServing", name)) {
+                outcome = Err(e);
             }
             if outcome.is_err() {
                 break;

@@ -115,6 +115,18 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
             } else {
                 let bounds = (min.saturating_mul(hosts), max.saturating_mul(hosts));
                 a.groups.push(super::ray_serve::group(ck, g, &gp, tasks.len(), bounds));
+                if let Some(t) = g.get("idleTimeoutSeconds").filter(|_| !a.v2 && serve.is_some()) {
+                    // KubeRay passes a group's own timeout to autoscaler v2 only.
+                    cx.left_out.push(super::Diagnostic {
+                        file: d.file.clone(),
+                        at: t.at,
+                        path: format!("{}: {}", d.label(), join(&gp, "idleTimeoutSeconds")),
+                        message: format!(
+                            "RayService {}/{}: worker group {name}'s own idleTimeoutSeconds applies under autoscaler v2 only (`autoscalerOptions.version: v2`): this v1 autoscaler uses the cluster's",
+                            meta.namespace, meta.name
+                        ),
+                    });
+                }
             }
         }
         // The PodGroup has no minTaskMember; per-task minimum stays 0.

@@ -162,7 +162,7 @@ pub(crate) fn read(ck: &mut Ck<'_>, cx: &mut Context<'_>, d: &Doc, spec: &Node, 
     let auto: Vec<&str> = out.iter().filter(|d| matches!(d.sizing, Sizing::Auto(_))).map(|d| d.name.as_str()).collect();
     if auto.len() > 1 {
         let why = format!(
-            "Ray Serve autoscales deployments {}; lahar sizes only the one that serves the demand (the only one asking for GPUs, else none): the others keep their initial replicas",
+            "Ray Serve autoscales deployments {}; lahar sizes only the one that serves a service's demand (the one `spec.services[].deployment` names, else the only one asking for GPUs): the others keep their initial replicas",
             auto.join(", ")
         );
         left_out(node.at, "spec.serveConfigV2".into(), why);

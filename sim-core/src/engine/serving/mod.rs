@@ -108,6 +108,13 @@ impl Bound {
         }
     }
 
+    /// Its capacity changes by `dc` at `now` (what came before integrated at
+    /// the old capacity first).
+    fn recount(&mut self, now: SimTime, dc: i64) {
+        self.advance(now);
+        self.capacity += dc;
+    }
+
     /// Integrates what was offered and served from `last` to `now`.
     fn advance(&mut self, now: SimTime) {
         if now <= self.last {
@@ -337,13 +344,13 @@ impl Engine {
             }
             None => p,
         };
-        self.group_serves(k as usize, p);
+        self.replica_serves(k as usize, p);
     }
 
     /// Replica `p` (a pod, or a group's leader) of bound service `k` serves:
     /// its capacity on its node, counted by its service and by the service it
     /// serves with (a backend of a heterogeneous kthena policy).
-    fn group_serves(&mut self, k: usize, p: PodId) {
+    fn replica_serves(&mut self, k: usize, p: PodId) {
         let pod = &self.world.pods[p];
         let model = pod.node.map(|n| self.world.cluster.nodes[n.0 as usize].gpu_model.as_str());
         let feeds = self.serving.bound[k].feeds;
@@ -357,14 +364,13 @@ impl Engine {
         };
         let c = spec.capacity_on(model.filter(|m| !m.is_empty()));
         let now = self.now;
+        // Integrated without this replica up to now, then with it.
         let b = &mut self.serving.bound[k];
-        b.advance(now);
+        b.recount(now, c);
         b.ready.insert(p, c);
-        b.capacity += c;
         if let Some(f) = feeds {
             let fb = &mut self.serving.bound[f as usize];
-            fb.advance(now);
-            fb.capacity += c;
+            fb.recount(now, c);
             fb.fed_ready += 1;
         }
     }
@@ -386,13 +392,13 @@ impl Engine {
             None => p,
         };
         if b.ready.contains_key(&p) {
-            b.advance(self.now);
-            let c = b.ready.remove(&p).unwrap_or(0);
-            b.capacity -= c;
+            // Integrated with this replica up to now, then without it.
+            let c = b.ready[&p];
+            b.recount(self.now, -c);
+            b.ready.remove(&p);
             if let Some(f) = b.feeds {
                 let fb = &mut self.serving.bound[f as usize];
-                fb.advance(self.now);
-                fb.capacity -= c;
+                fb.recount(self.now, -c);
                 fb.fed_ready -= 1;
             }
         }
@@ -494,10 +500,7 @@ impl Engine {
             proposed,
             reason,
         };
-        match &mut self.recorder {
-            Some(rec) => rec.scaled(&self.world, &r),
-            None => self.scaling_out.push(r),
-        }
+        self.scale_record(r);
         if self.serving.bound[k].set.is_some() {
             return self.resize_groups(k, to.max(0) as u32);
         }
@@ -528,20 +531,7 @@ impl Engine {
             .collect();
         let n = active.len() as u32;
         if n < replicas {
-            let mut used: Vec<u32> = job.pods.iter().map(|&p| self.world.pods[p].index).collect();
-            used.sort_unstable();
-            let mut next = 0u32;
-            let mut u = used.into_iter().peekable();
-            for _ in n..replicas {
-                while u.peek().is_some_and(|&x| x <= next) {
-                    if u.next() == Some(next) {
-                        next += 1;
-                    }
-                }
-                let p = self.world.create_pod(j, 0, next, self.now);
-                self.pod_made(p);
-                next += 1;
-            }
+            self.add_pods(j, 0, replicas - n);
         } else if n > replicas {
             let victims = self.deletion_order(j, active);
             for p in victims.into_iter().take((n - replicas) as usize) {
@@ -554,6 +544,32 @@ impl Engine {
         }
         self.refresh_job_keeping_phase(j);
         self.phase_due.push(j);
+    }
+
+    /// An autoscaler's change: a row of scaling.csv.
+    fn scale_record(&mut self, r: ScaleRecord) {
+        match &mut self.recorder {
+            Some(rec) => rec.scaled(&self.world, &r),
+            None => self.scaling_out.push(r),
+        }
+    }
+
+    /// The workload's controller makes `n` pods of task `t` of job `j`, under
+    /// the smallest indices no pod of the task has (names, not ranks).
+    fn add_pods(&mut self, j: JobId, t: usize, n: u32) {
+        let pods = &self.world.pods;
+        let mut used: Vec<u32> =
+            self.world.jobs[j].pods.iter().filter(|&&p| pods[p].task as usize == t).map(|&p| pods[p].index).collect();
+        used.sort_unstable();
+        let mut next = 0u32;
+        for _ in 0..n {
+            while used.binary_search(&next).is_ok() {
+                next += 1;
+            }
+            let p = self.world.create_pod(j, t, next, self.now);
+            self.pod_made(p);
+            next += 1;
+        }
     }
 
     /// The order a controller deletes `active` pods of job `j` in: a

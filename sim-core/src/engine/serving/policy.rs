@@ -72,7 +72,7 @@ impl Engine {
             g.members.values().filter_map(|&j| group_ready(&self.world, j, &g.pods_ready)).collect();
         for p in leaders {
             if !self.serving.bound[ou].ready.contains_key(&p) {
-                self.group_serves(ou, p);
+                self.replica_serves(ou, p);
             }
         }
     }

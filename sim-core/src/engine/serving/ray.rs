@@ -110,11 +110,6 @@ impl RayState {
         self.actors.push(Actor { dep, seq: self.seq, node: None, ready_at: SimTime(u64::MAX), ready: false });
     }
 
-    /// Replicas of the serving deployment that run (serve).
-    fn running(&self) -> u32 {
-        self.ready
-    }
-
     /// The serving deployment's (target, waiting for room, starting) replicas;
     /// zeros without one.
     pub(super) fn counts(&self) -> (u32, u32, u32) {
@@ -178,30 +173,33 @@ impl Engine {
             gone
         };
         let serving = self.serving.bound[ku].ray.as_ref().and_then(|r| r.spec.serving);
-        let cap = self.ray_capacity(ku, p);
-        let b = &mut self.serving.bound[ku];
         for &(dep, ready) in &gone {
             if ready && Some(dep) == serving {
-                b.advance(now);
-                b.capacity -= cap;
-                if let Some(r) = b.ray.as_mut() {
-                    r.ready -= 1;
-                    r.fresh = true;
-                }
+                self.ray_serving(ku, p, false);
             }
-            if let Some(r) = b.ray.as_mut() {
+            if let Some(r) = self.serving.bound[ku].ray.as_mut() {
                 r.add_actor(dep);
             }
         }
         self.ray_wake(k, now);
     }
 
-    /// What one serving replica on pod `p`'s node serves.
-    fn ray_capacity(&self, k: usize, p: PodId) -> i64 {
-        let b = &self.serving.bound[k];
-        let Some(spec) = &b.spec else { return 0 };
+    /// A replica of the serving deployment on pod `p` starts (`up`) or stops
+    /// serving: the service's capacity moves by what one serves on that node,
+    /// and the controller has new input.
+    fn ray_serving(&mut self, k: usize, p: PodId, up: bool) {
+        let b = &mut self.serving.bound[k];
         let model = self.world.pods[p].node.map(|n| self.world.cluster.nodes[n.0 as usize].gpu_model.as_str());
-        spec.capacity_on(model.filter(|m| !m.is_empty()))
+        let cap = b.spec.as_ref().map_or(0, |spec| spec.capacity_on(model.filter(|m| !m.is_empty())));
+        b.recount(self.now, if up { cap } else { -cap });
+        if let Some(r) = b.ray.as_mut() {
+            if up {
+                r.ready += 1;
+            } else {
+                r.ready -= 1;
+            }
+            r.fresh = true;
+        }
     }
 
     /// Bound service `k`'s wake: replicas that are ready, a metrics push, the
@@ -219,27 +217,18 @@ impl Engine {
             r.wake = None;
         }
         // Replicas whose start-up ran.
-        let newly: Vec<(usize, PodId)> = r
+        let serving = r.spec.serving;
+        let newly: Vec<PodId> = r
             .actors
             .iter_mut()
             .filter(|a| !a.ready && a.node.is_some() && a.ready_at <= now)
-            .map(|a| {
+            .filter_map(|a| {
                 a.ready = true;
-                (a.dep, a.node.unwrap_or(PodId(0)))
+                a.node.filter(|_| Some(a.dep) == serving)
             })
             .collect();
-        let serving = r.spec.serving;
-        for (dep, p) in newly {
-            if Some(dep) == serving {
-                let cap = self.ray_capacity(ku, p);
-                let b = &mut self.serving.bound[ku];
-                b.advance(now);
-                b.capacity += cap;
-                if let Some(r) = b.ray.as_mut() {
-                    r.ready += 1;
-                    r.fresh = true;
-                }
-            }
+        for p in newly {
+            self.ray_serving(ku, p, true);
         }
         self.ray_metrics(ku);
         if next_tick(now) == now {
@@ -271,7 +260,7 @@ impl Engine {
             let every = cfg.metrics_interval.micros().max(1);
             let k = (now.micros() - r.start.micros()) / every + 1;
             r.next_push = SimTime(r.start.micros() + k * every);
-        } else if r.running() == 0 {
+        } else if r.ready == 0 {
             r.metric = ongoing_milli(svc.demand.at(now).0, max_ongoing, svc.capacity);
         }
         r.fresh |= r.metric != before;
@@ -288,7 +277,7 @@ impl Engine {
         let Some(s) = r.spec.serving else { return };
         let Sizing::Auto(cfg) = &r.spec.deployments[s].sizing else { return };
         r.fresh = false;
-        let running = r.running();
+        let running = r.ready;
         let (metric, spec) = (r.metric, Arc::clone(&r.spec));
         let Some(c) = r.ctl[s].as_mut() else { return };
         let from = c.target;
@@ -322,13 +311,6 @@ impl Engine {
         self.scale_record(rec);
     }
 
-    fn scale_record(&mut self, r: ScaleRecord) {
-        match &mut self.recorder {
-            Some(rec) => rec.scaled(&self.world, &r),
-            None => self.scaling_out.push(r),
-        }
-    }
-
     /// Serve stops `n` replicas of deployment `dep`: those not running first
     /// (unplaced, then starting), then running ones node by node (workers
     /// before the head, nodes with fewer replicas first), newest first.
@@ -354,10 +336,14 @@ impl Engine {
                     .map_or((false, 0, PodId(0)), |nd| (nd.head, nd.replicas, a.node.unwrap_or(PodId(0))));
                 (rank, node_key, std::cmp::Reverse(a.seq))
             });
-            let mut gone: Vec<usize> = order.into_iter().take(n).collect();
-            gone.sort_unstable();
-            for &i in gone.iter().rev() {
-                let a = r.actors.swap_remove(i);
+            let mut stop = vec![false; r.actors.len()];
+            for i in order.into_iter().take(n) {
+                stop[i] = true;
+            }
+            for (i, a) in r.actors.iter().enumerate() {
+                if !stop[i] {
+                    continue;
+                }
                 if let Some(p) = a.node {
                     let bundle = r.spec.deployments[a.dep].bundle;
                     if let Some(nd) = r.nodes.get_mut(&p) {
@@ -372,18 +358,14 @@ impl Engine {
                     }
                 }
             }
-            // swap_remove reorders: keep creation order.
-            r.actors.sort_by_key(|a| a.seq);
+            let mut i = 0;
+            r.actors.retain(|_| {
+                i += 1;
+                !stop[i - 1]
+            });
         }
         for p in stopped_ready {
-            let cap = self.ray_capacity(k, p);
-            let b = &mut self.serving.bound[k];
-            b.advance(now);
-            b.capacity -= cap;
-            if let Some(r) = b.ray.as_mut() {
-                r.ready -= 1;
-                r.fresh = true;
-            }
+            self.ray_serving(k, p, false);
         }
     }
 
@@ -538,40 +520,27 @@ impl Engine {
             self.ray_node_down(ku, p);
             self.delete_pod(p, None);
         }
-        let job = &self.world.jobs[j];
-        let alive = job
-            .pods
-            .iter()
-            .filter(|&&p| {
-                let pod = &self.world.pods[p];
-                pod.task as usize == t
-                    && !matches!(
-                        pod.status,
-                        PodStatus::Deleted | PodStatus::Failed | PodStatus::Succeeded | PodStatus::Releasing
-                    )
-            })
-            .count() as u32;
+        let alive = self.alive_pods(j, t);
         if alive < to {
-            let mut used: Vec<u32> = job
-                .pods
-                .iter()
-                .filter(|&&p| self.world.pods[p].task as usize == t)
-                .map(|&p| self.world.pods[p].index)
-                .collect();
-            used.sort_unstable();
-            used.dedup();
-            let mut next = 0u32;
-            for _ in alive..to {
-                while used.binary_search(&next).is_ok() {
-                    next += 1;
-                }
-                let p = self.world.create_pod(j, t, next, self.now);
-                self.pod_made(p);
-                next += 1;
-            }
+            self.add_pods(j, t, to - alive);
         }
         self.refresh_job_keeping_phase(j);
         self.phase_due.push(j);
+    }
+
+    /// Pods of task `t` of job `j` waiting for a node or running (what
+    /// KubeRay counts as the group's workers).
+    fn alive_pods(&self, j: JobId, t: usize) -> u32 {
+        let Some(job) = self.world.jobs.get(j) else { return 0 };
+        let alive = |p: &&PodId| {
+            let pod = &self.world.pods[**p];
+            pod.task as usize == t
+                && matches!(
+                    pod.status,
+                    PodStatus::Pending | PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running
+                )
+        };
+        job.pods.iter().filter(alive).count() as u32
     }
 
     /// The next instant bound service `k` may change: a replica ready, a
@@ -607,7 +576,7 @@ impl Engine {
                     at(next_tick(SimTime(now.micros() + 1)));
                 }
             }
-            if r.running() == 0
+            if r.ready == 0
                 && let Some(svc) = &b.spec
                 && let Some(t) = svc.demand.at(now).1
             {
@@ -620,21 +589,7 @@ impl Engine {
                 at(grid(SimTime(now.micros() + 1)));
             }
             // An idle worker matters while its group is above its minimum.
-            let pods = self.world.jobs.get(b.job).map_or(&[][..], |job| &job.pods[..]);
-            let above_min = |t: usize| {
-                let alive = pods
-                    .iter()
-                    .filter(|&&p| {
-                        let pod = &self.world.pods[p];
-                        pod.task as usize == t
-                            && matches!(
-                                pod.status,
-                                PodStatus::Pending | PodStatus::Allocated | PodStatus::Pipelined | PodStatus::Running
-                            )
-                    })
-                    .count() as u32;
-                auto.groups.iter().any(|g| g.task == t && alive > g.min)
-            };
+            let above_min = |t: usize| auto.groups.iter().any(|g| g.task == t && self.alive_pods(b.job, t) > g.min);
             for (&p, n) in &r.nodes {
                 if let Some(s) = n.idle_since
                     && !n.head
