@@ -224,6 +224,12 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         let service = engine.services.iter().find(|sv| *sv.namespace == *t.job.namespace && sv.name == t.job.name);
         if let Some(sv) = service {
             serve_deployment(sv, &t.job, &mut serve_errors);
+            serve_roles(sv, &t.job, &mut serve_errors);
+        }
+        if let Some((set, 0)) = &t.job.group
+            && let Some(sv) = engine.services.iter().find(|sv| sv.namespace == set.namespace && sv.name == set.name)
+        {
+            serve_roles(sv, &t.job, &mut serve_errors);
         }
         let serves =
             t.job.autoscaler.is_some() || t.job.group.is_some() || t.job.ray_serve.is_some() || service.is_some();
@@ -701,6 +707,51 @@ fn gang(v: &V<'_>, gangs: &mut Vec<Warning>, t: &Tagged, nodes: &[Node], total: 
 
 /// An error at its place: (line and column, field path, message).
 type Located = (Option<(u64, u64)>, String, String);
+
+/// Checks the roles of service `sv` (`capacityByRole`), whose workload is
+/// `job` (its first serving group): a kthena ModelServing sized by an
+/// autoscaler (lahar measures a workload of groups as one service only then),
+/// with each role in its template.
+fn serve_roles(
+    sv: &lahar_core::serving::ServiceSpec,
+    job: &lahar_core::model::job::JobSpec,
+    errors: &mut Vec<Located>,
+) {
+    let Some((_, _, at)) = sv.capacity_by_role.first() else { return };
+    let path = format!("{}.capacityByRole", sv.place);
+    let is_group = job.group.is_some() && matches!(&*job.kind, "ModelServing" | "ModelBooster");
+    if !is_group {
+        let why = format!(
+            "{}/{} is a {}{}: capacities by role are for a kthena ModelServing sized by an autoscaler",
+            job.namespace,
+            job.name,
+            job.kind,
+            if job.group.is_none() && &*job.kind == "ModelServing" {
+                " serving group without an autoscaler"
+            } else {
+                ""
+            }
+        );
+        errors.push((*at, path, why));
+        return;
+    }
+    let roles: Vec<&str> = (0..job.tasks.len())
+        .filter_map(|t| {
+            let labels = job.tasks[t].hints.as_ref()?.labels.as_ref()?;
+            labels.iter().find(|(k, _)| k == "modelserving.volcano.sh/role").map(|(_, v)| v.as_str())
+        })
+        .collect();
+    for (role, _, at) in &sv.capacity_by_role {
+        if !roles.contains(&&**role) {
+            let mut all = roles.clone();
+            all.dedup();
+            let name = job.group.as_ref().map_or(job.name.as_str(), |(g, _)| g.name.as_str());
+            let msg =
+                format!("ModelServing {}/{name} has no role {role}; its roles: {}", job.namespace, all.join(", "));
+            errors.push((*at, format!("{path}.{role}"), msg));
+        }
+    }
+}
 
 /// Checks the Serve deployment of service `sv`, whose workload is `job`: a
 /// named one must be one of the RayService's; an unnamed one must follow from

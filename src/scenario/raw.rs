@@ -97,9 +97,14 @@ pub struct RawService {
     /// `requests` (default) or `tokens`: what the demand and capacity count.
     pub unit: Option<Spanned<String>>,
     pub demand: Spanned<RawDemand>,
-    /// Requests (or tokens) per second one ready replica serves.
-    pub capacity: Spanned<f64>,
+    /// Requests (or tokens) per second one ready replica serves (required
+    /// unless `capacityByRole` gives it by role).
+    pub capacity: Option<Spanned<f64>>,
     pub capacity_by_gpu_model: Option<Spanned<BTreeMap<String, Spanned<f64>>>>,
+    /// For a kthena ModelServing: what one ready replica of each role serves;
+    /// a serving group serves the least over these roles of its ready
+    /// replicas × the role's.
+    pub capacity_by_role: Option<Spanned<BTreeMap<String, Spanned<f64>>>>,
     /// From a pod's start until it serves.
     pub startup: Option<Spanned<String>>,
     /// For a RayService: the Serve deployment (`application/deployment`, or

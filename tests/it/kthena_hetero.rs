@@ -3,7 +3,7 @@
 //! ModelServings of one model on A100 and H100 nodes by kthena's cost
 //! optimiser, the cheaper backend filled first, and one service served by both.
 
-use super::serving::run_scaling;
+use super::serving::{refused_with, run_scaling, scenario_files};
 use super::*;
 
 /// The A100 backend (cost 6, 1 to 4 groups) and the H100 one (cost 10, 0 to
@@ -86,11 +86,7 @@ spec:
 "#;
 
 fn files(manifests: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("ms.yaml"), manifests).unwrap();
-    let p = dir.path().join("s.yaml");
-    std::fs::write(&p, SCENARIO).unwrap();
-    (dir, p)
+    scenario_files(SCENARIO, manifests)
 }
 
 /// kthena's sync every 15 s from the first backend's arrival, reading both
@@ -137,13 +133,7 @@ fn kthena_heterogeneous_target_scales_cheapest_first() {
 /// sizes none of them while one is missing), a located warning.
 #[test]
 fn a_heterogeneous_policy_is_checked_and_left_out_whole() {
-    let refused = |manifests: String, want: &str| {
-        let (dir, p) = files(&manifests);
-        let out = lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(dir.path().join("out")).output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr).to_string();
-        assert_eq!(out.status.code(), Some(2), "{err}");
-        assert!(err.contains(want), "want {want}, got {err}");
-    };
+    let refused = |manifests: String, want: &str| refused_with(SCENARIO, &manifests, want);
     refused(
         manifests().replace("name: qwen-h100}\n        cost: 10", "name: qwen-a100}\n        cost: 10"),
         "spec.heterogeneousTarget.params[1].target.targetRef: ModelServing default/qwen-a100 is params[0]'s target too",

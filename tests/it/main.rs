@@ -31,6 +31,7 @@ mod jobflow;
 mod keda;
 mod kthena;
 mod kthena_hetero;
+mod kthena_roles;
 mod lws;
 mod manifests;
 mod nccl;

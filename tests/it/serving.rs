@@ -133,6 +133,25 @@ fn hpa_scale_decisions_step_by_step() {
 }
 
 /// Runs scenario `p` into `out`: its scaling.csv.
+/// A scenario `s.yaml` beside its manifests `ms.yaml`, in a new directory.
+pub(super) fn scenario_files(scenario: &str, manifests: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ms.yaml"), manifests).unwrap();
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, scenario).unwrap();
+    (dir, p)
+}
+
+/// The run of [`scenario_files`] is refused before it starts (exit 2), its
+/// error saying `want`.
+pub(super) fn refused_with(scenario: &str, manifests: &str, want: &str) {
+    let (dir, p) = scenario_files(scenario, manifests);
+    let out = lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(dir.path().join("out")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(want), "want {want}, got {err}");
+}
+
 pub(super) fn run_scaling(p: &Path, out: &Path) -> String {
     lahar().args(["run", "-q"]).arg(p).arg("--out").arg(out).assert().success();
     std::fs::read_to_string(out.join("scaling.csv")).unwrap()

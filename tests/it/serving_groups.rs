@@ -465,14 +465,37 @@ fn kthena_published_autoscaling_examples() {
     let fifth = set.group(5).unwrap();
     assert_eq!((fifth.name.as_str(), fifth.pod_name(0, 0)), ("podinfo-ms-5", "podinfo-ms-5-podinfo-0-0".to_string()));
     assert!(set.group(6).is_none(), "above maxReplicas");
-    for f in [
-        "prometheus-autoscaler--role-autoscaler--autoscalerPolicy.yaml",
-        "prometheus-autoscaler--disaggregated-autoscaler--autoscalerPolicy.yaml",
+    // kthena's role autoscaler (one role) and its P/D example (two roles
+    // within a ratio), each on its ModelServing: room for every replica the
+    // policy may ask of a role (podinfo up to 6; prefill 8, decode 16).
+    for (ms, f, want) in [
+        (
+            "prometheus-autoscaler--podinfo-modelserving.yaml",
+            "prometheus-autoscaler--role-autoscaler--autoscalerPolicy.yaml",
+            vec![("podinfo", 1, 6)],
+        ),
+        (
+            "prometheus-autoscaler--disaggregated-autoscaler--podinfo-disaggregated-modelserving.yaml",
+            "prometheus-autoscaler--disaggregated-autoscaler--autoscalerPolicy.yaml",
+            vec![("prefill", 1, 8), ("decode", 2, 16)],
+        ),
     ] {
-        let (jobs, w) = load(&["prometheus-autoscaler--podinfo-modelserving.yaml", f]);
-        assert!(jobs[0].group.is_none(), "{f}");
-        assert!(w.contains("a disaggregatedTarget (roles scaled one by one) is not simulated"), "{f}: {w}");
+        let (jobs, w) = load(&[ms, f]);
+        let (set, _) = jobs[0].group.clone().unwrap_or_else(|| panic!("{f}: no autoscaler: {w}"));
+        let lahar_core::model::job::GroupAutoscaler::KthenaRoles(spec, layout) = &set.autoscaler else { panic!() };
+        let got: Vec<(&str, u32, usize)> =
+            layout.roles.iter().map(|r| (r.name.as_str(), r.replicas, r.slots.len())).collect();
+        assert_eq!(got, want, "{f}");
+        assert_eq!(jobs[0].total_replicas(), want.iter().map(|w| w.1).sum::<u32>(), "{f}: only the written pods");
+        assert_eq!(spec.ratio.is_some(), want.len() == 2, "{f}");
     }
+    // The P/D policy on a ModelServing without its roles: left out.
+    let (jobs, w) = load(&[
+        "prometheus-autoscaler--podinfo-modelserving.yaml",
+        "prometheus-autoscaler--disaggregated-autoscaler--autoscalerPolicy.yaml",
+    ]);
+    assert!(jobs[0].group.is_none());
+    assert!(w.contains("no ModelServing autoscale-demo/podinfo-pd-ms with schedulerName volcano"), "{w}");
     // Two autoscalers of one ModelServing: the policy after the HPA is left out.
     let (jobs, w) = load(&[
         "prometheus-autoscaler--podinfo-modelserving.yaml",

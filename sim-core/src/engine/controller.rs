@@ -501,7 +501,9 @@ impl Engine {
         self.events.push(self.now.plus(grace), Event::PodReleased(p));
         // A job already restarting or ended ignores further evictions, as the
         // controller's Restarting/terminal states do.
-        if phase == JobPhase::Restarting || phase.is_terminal() {
+        // A pod its controller deleted on purpose is no event (forgotten either way).
+        let quiet = self.serving.quiet.remove(&p);
+        if phase == JobPhase::Restarting || phase.is_terminal() || quiet {
             return;
         }
         self.raise(j, Some(p), Some(task), PolicyEvent::PodEvicted);

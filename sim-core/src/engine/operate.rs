@@ -365,7 +365,8 @@ impl Engine {
             return self.on(Lifecycle::PodDeleted(p, grace));
         }
         self.world.transition(p, PodStatus::Deleted, None);
-        if self.world.jobs[j].phase != JobPhase::Restarting {
+        let quiet = self.serving.quiet.remove(&p);
+        if self.world.jobs[j].phase != JobPhase::Restarting && !quiet {
             self.raise(j, Some(p), Some(task), PolicyEvent::PodEvicted);
         }
         self.refresh_job_keeping_phase(j);

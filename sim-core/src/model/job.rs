@@ -554,6 +554,9 @@ pub enum GroupAutoscaler {
     /// kthena's AutoscalingPolicy with a `heterogeneousTarget`, and which of
     /// its backends this ModelServing is.
     KthenaHetero(Arc<crate::serving::kthena_optimizer::Hetero>, usize),
+    /// kthena's AutoscalingPolicy with a `disaggregatedTarget`: the roles
+    /// inside each serving group, and where they are in a group's job.
+    KthenaRoles(Arc<crate::serving::kthena_roles::RolesSpec>, Arc<crate::serving::kthena_roles::Layout>),
 }
 
 /// A job of a Volcano JobFlow: one step of the flow's graph.

@@ -12,6 +12,7 @@ pub mod hpa;
 pub mod keda;
 pub mod kthena;
 pub mod kthena_optimizer;
+pub mod kthena_roles;
 pub mod ray;
 
 use crate::util::time::SimDuration;
@@ -38,6 +39,10 @@ impl Unit {
     }
 }
 
+/// A role's capacity (`capacityByRole`): the role, what one ready replica of
+/// it serves (milli-units per second), where it was written (line, column).
+pub type RoleCapacity = (Arc<str>, i64, Option<(u64, u64)>);
+
 /// A service's settings (`spec.services[]`): which workload, its demand, what
 /// a replica serves.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,6 +60,12 @@ pub struct ServiceSpec {
     pub capacity: i64,
     /// Per GPU model (a node's `gpuModel`): a replica's capacity there instead.
     pub capacity_by_model: Vec<(Arc<str>, i64)>,
+    /// For a kthena ModelServing, per role: what one ready replica of the role
+    /// serves (milli-units per second), and where it was written (line,
+    /// column). A serving group serves the least over these roles of its
+    /// ready role replicas × the role's; `capacity` is then 0. Empty: a
+    /// replica serves `capacity`.
+    pub capacity_by_role: Vec<RoleCapacity>,
     /// From a pod's start until it serves (image pull, model load).
     pub startup: SimDuration,
     /// Where it was written (`spec.services[0]`).

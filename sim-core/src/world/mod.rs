@@ -1099,10 +1099,22 @@ impl World {
 
     /// An edit of a job's gang sizes (a VolcanoJob scaled: task `t`'s replicas and
     /// minAvailable, the job's minAvailable; its `minResources` computed anew, as
-    /// the controller's `createOrUpdatePodGroup` does): the job's queue terms, its
-    /// waiting-admission shape, its out-of-reach facts and its victim groups move
-    /// with it. Pods are the caller's to make or delete.
+    /// the controller's `createOrUpdatePodGroup` does). See [`World::reshape`].
     pub fn rescale(&mut self, j: JobId, t: usize, replicas: u32, task_min: u32, job_min: u32) {
+        self.reshape(j, |spec| {
+            let task = &mut spec.tasks[t];
+            task.replicas = replicas;
+            task.min_available = task_min;
+            spec.min_available = job_min;
+            spec.min_resources = spec.compute_min_resources();
+        });
+    }
+
+    /// An edit of a job's tasks and gang (`edit` changes its spec: replicas,
+    /// minimums, `minResources`, sub-group minimums): the job's queue terms, its
+    /// waiting-admission shape, its out-of-reach facts and its victim groups
+    /// move with it. Pods are the caller's to make or delete.
+    pub fn reshape(&mut self, j: JobId, edit: impl FnOnce(&mut JobSpec)) {
         // Out of the shape-keyed waiting set under the old shape; `reindex` files
         // it under the new one.
         let old_shape = (self.jobs[j].spec.queue, self.jobs[j].spec.min_resources.0);
@@ -1114,13 +1126,7 @@ impl World {
                 self.pg_pending_by_shape.remove(&old_shape);
             }
         }
-        self.with_queue_terms(j, |job| {
-            let task = &mut job.spec.tasks[t];
-            task.replicas = replicas;
-            task.min_available = task_min;
-            job.spec.min_available = job_min;
-            job.spec.min_resources = job.spec.compute_min_resources();
-        });
+        self.with_queue_terms(j, |job| edit(&mut job.spec));
         let job = &self.jobs[j];
         if (job.ready_count() > job.spec.min_available) != job.victims_over_min {
             self.refile_victims(j);

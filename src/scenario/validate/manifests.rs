@@ -141,6 +141,7 @@ fn jobs(v: &mut V<'_>, docs: &[Doc], classes: &PriorityClasses, t: &Targets<'_>)
         horizon: v.horizon,
         tiers: t.tiers,
         left_out: Vec::new(),
+        serving_roles: Vec::new(),
         vnpu: t.vnpu,
     };
     let imported = manifest::jobs(docs, &mut cx, &mut errs);

@@ -70,7 +70,42 @@ pub(super) fn services(
         }
         let Some(unit) = unit(v, r.unit.as_ref(), &format!("{path}.unit")) else { continue };
         let demand = demand(v, &r.demand, &format!("{path}.demand"), base, unit);
-        let capacity = rate(v, &r.capacity, &format!("{path}.capacity"), false, unit);
+        let by_role: Vec<(Arc<str>, i64, super::At)> = match &r.capacity_by_role {
+            Some(m) => {
+                if m.value.is_empty() {
+                    v.err(at(m), format!("{path}.capacityByRole"), "expected at least one role and its capacity");
+                }
+                let mut out = Vec::new();
+                for (role, c) in &m.value {
+                    if let Some(x) = rate(v, c, &format!("{path}.capacityByRole.{role}"), false, unit) {
+                        out.push((Arc::<str>::from(role.as_str()), x, at(c)));
+                    }
+                }
+                out
+            }
+            None => Vec::new(),
+        };
+        let capacity = match (&r.capacity, &r.capacity_by_role) {
+            (Some(c), None) => rate(v, c, &format!("{path}.capacity"), false, unit),
+            (None, Some(_)) => Some(0),
+            (Some(c), Some(_)) => {
+                let msg = "give `capacity` (what a replica serves) or `capacityByRole` (what a replica of each role serves), not both";
+                v.err(at(c), format!("{path}.capacity"), msg);
+                None
+            }
+            (None, None) => {
+                v.err(
+                    at(s),
+                    format!("{path}.capacity"),
+                    "required: the requests (or tokens) per second one ready replica serves",
+                );
+                None
+            }
+        };
+        if let (Some(m), Some(_)) = (&r.capacity_by_gpu_model, &r.capacity_by_role) {
+            let msg = "`capacityByGpuModel` and `capacityByRole` do not combine: give the roles' capacities alone";
+            v.err(at(m), format!("{path}.capacityByGpuModel"), msg);
+        }
         let mut by_model = Vec::new();
         if let Some(m) = &r.capacity_by_gpu_model {
             for (model, c) in &m.value {
@@ -99,6 +134,7 @@ pub(super) fn services(
                 demand,
                 capacity,
                 capacity_by_model: by_model,
+                capacity_by_role: by_role,
                 startup,
                 place: path,
                 deployment: r.deployment.as_ref().map(|d| (d.value.clone(), at(d))),

@@ -140,6 +140,9 @@ pub struct Context<'a> {
     /// asking for them get a vNPU ask, and the types' memory and core
     /// resources leave the resource check.
     pub vnpu: Option<&'a lahar_core::devices::vnpu::VnpuConfig>,
+    /// The ModelServings' template roles, for the AutoscalingPolicies that
+    /// scale them (`disaggregatedTarget`).
+    pub serving_roles: Vec<lahar_core::serving::kthena_roles::ServingTemplate>,
 }
 
 /// A job read from a manifest.

@@ -54,6 +54,8 @@ pub(super) fn attach(
         GroupAutoscaler::Hpa(h) => h.max_replicas,
         GroupAutoscaler::Kthena(k) => k.max_replicas,
         GroupAutoscaler::KthenaHetero(h, i) => h.backends[*i].max,
+        // Its groups stay as written; it scales the roles inside them.
+        GroupAutoscaler::KthenaRoles(..) => 0,
     };
     let template = &jobs[first];
     // Every group the autoscaler may ask for, bounded as an object's pods are.

@@ -32,6 +32,7 @@ use super::{Context, ImportedJob};
 use lahar_core::model::job::{JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent};
 use lahar_core::model::resource::Resources;
 use lahar_core::model::subgroup::{SubGroupPolicy, TaskKey};
+use lahar_core::serving::kthena_roles::{ServingTemplate, TemplateRole};
 
 /// The label prefix of the ModelServing controller's pod labels.
 const LABEL: &str = "modelserving.volcano.sh";
@@ -275,6 +276,25 @@ fn build(
             network_topology: s.role_topology.clone(),
         })
         .collect();
+    cx.serving_roles.push(ServingTemplate {
+        namespace: namespace.to_string(),
+        name: s.name.clone(),
+        roles: s
+            .roles
+            .iter()
+            .map(|r| {
+                let worker = r.worker.as_ref().map_or(Resources::ZERO, |w| w.written.times(i64::from(r.workers)));
+                lahar_core::serving::kthena_roles::TemplateRole {
+                    name: r.name.clone(),
+                    replicas: r.replicas,
+                    workers: r.workers,
+                    min_role: s.min_roles.iter().find(|(n, _)| *n == r.name).map(|m| m.1),
+                    written: r.entry.written + worker,
+                    slots: Vec::new(),
+                }
+            })
+            .collect(),
+    });
     let mut out = Vec::with_capacity(s.replicas as usize);
     for g in 0..s.replicas {
         let group = format!("{}-{g}", s.name);
@@ -349,6 +369,67 @@ fn build(
         out.push(ImportedJob { spec: j, profile, file: d.file.clone(), doc: d.label(), at: d.root.at });
     }
     out
+}
+
+/// Serving group `job` of a ModelServing with template roles `roles`, given
+/// room for `room[i]` replicas of role `i` (at least its count as written):
+/// the tasks of the ordinals not made yet are added after each role's, with
+/// no pods (copies of its ordinal 0, renamed and relabelled as kthena names
+/// role replica `<role>-<r>`); returns the roles with their tasks' places.
+/// `None` when a role to grow has no replica to copy.
+pub(crate) fn make_room(job: &mut JobSpec, roles: &[TemplateRole], room: &[u32]) -> Option<Vec<TemplateRole>> {
+    let group = job.name.clone();
+    let old = std::mem::take(&mut job.tasks);
+    let old_names = job.pod_names.take().map(|b| *b).unwrap_or_default();
+    let policies = job.sub_groups.take().map(|g| g.policies).unwrap_or_default();
+    let (mut tasks, mut names, mut keys, mut leads) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut laid = roles.to_vec();
+    let mut k = 0;
+    for (ri, r) in roles.iter().enumerate() {
+        let per = 1 + usize::from(r.workers > 0);
+        let first = k;
+        let most = room[ri].max(r.replicas);
+        if most > r.replicas && r.replicas == 0 {
+            return None;
+        }
+        for o in 0..most {
+            let role_id = format!("{}-{o}", r.name);
+            let lead = tasks.len() as u16;
+            let mut slot = (lead, None);
+            for x in 0..per {
+                let (mut t, n) = if o < r.replicas {
+                    (old.get(k)?.clone(), old_names.get(k)?.clone())
+                } else {
+                    let mut t = old.get(first + x)?.clone();
+                    t.name = role_id.as_str().into();
+                    t.replicas = 0;
+                    t.min_available = 0;
+                    let pods = if x == 0 { 0..1 } else { 1..r.workers + 1 };
+                    (t, pods.map(|w| format!("{group}-{role_id}-{w}")).collect())
+                };
+                if o >= r.replicas {
+                    common::add_labels(&mut t, &[(&format!("{LABEL}/role-id"), role_id.as_str())]);
+                }
+                if o < r.replicas {
+                    k += 1;
+                }
+                if x == 1 {
+                    slot.1 = Some(tasks.len() as u16);
+                }
+                tasks.push(t);
+                names.push(n);
+                keys.push(TaskKey::Whole(Some((ri as u16, vec![role_id.clone()]))));
+                leads.push(lead);
+            }
+            laid[ri].slots.push(slot);
+        }
+    }
+    let shared = leads.iter().enumerate().any(|(i, &l)| l as usize != i);
+    job.tasks = tasks;
+    job.pod_names = Some(Box::new(names));
+    job.sub_groups = Some(Box::new(lahar_core::model::subgroup::assemble(policies, &keys)));
+    job.roles = shared.then(|| leads.into_boxed_slice());
+    Some(laid)
 }
 
 /// The ModelServing and serving-group index of a job this module made.

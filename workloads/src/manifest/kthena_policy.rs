@@ -15,6 +15,7 @@ use super::{Context, Diagnostic, ImportedJob};
 use lahar_core::model::job::GroupAutoscaler;
 use lahar_core::serving::kthena::{KthenaSpec, Metric, Panic, Select, Source, Stable};
 use lahar_core::serving::kthena_optimizer::{Backend, Hetero};
+use lahar_core::serving::kthena_roles::{Layout, Ratio, RoleParam, RolesSpec};
 use std::sync::Arc;
 
 /// A policy as read, before it meets its ModelServings.
@@ -31,6 +32,8 @@ enum Target {
     Homogeneous(KthenaSpec, (String, String)),
     /// Several, by kthena's cost optimiser.
     Heterogeneous(Arc<Hetero>),
+    /// The roles inside one ModelServing (`disaggregatedTarget.targetRef`).
+    Disaggregated(RolesSpec, (String, String)),
 }
 
 /// The webhook's `scaleDown` when the policy gives none.
@@ -58,34 +61,7 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
     if tolerance > 100 {
         ck.err(spec.get("tolerancePercent").and_then(|n| n.at), "spec.tolerancePercent", "at most 100");
     }
-    let mut metrics = Vec::new();
-    for (i, m) in ck.seq(spec, "metrics", "spec").iter().enumerate() {
-        let p = format!("spec.metrics[{i}]");
-        known_keys(ck, m, &p, &["name", "targetValue"]);
-        let name = ck.opt_str(m, "name", &p).filter(|n| !n.is_empty());
-        let target = match m.get("targetValue") {
-            Some(v) => super::hpa::quantity(ck, v, &join(&p, "targetValue")),
-            None => {
-                ck.err(m.at, &join(&p, "targetValue"), "required");
-                None
-            }
-        };
-        if name.is_none() {
-            ck.err(m.at, &join(&p, "name"), "required: a metric name");
-        }
-        if let Some(n) = &name
-            && metrics.iter().any(|m: &Metric| m.name == *n)
-        {
-            ck.err(
-                m.get("name").and_then(|v| v.at),
-                &join(&p, "name"),
-                format!("duplicate metric name {n} is not allowed"),
-            );
-        }
-        if let (Some(name), Some(target_milli)) = (name, target) {
-            metrics.push(Metric { name, target_milli, source: None });
-        }
-    }
+    let mut metrics = metric_list(ck, spec, "spec");
     let (up, panic, down) = behavior(ck, spec.get("behavior"));
     let targets: Vec<&str> = ["homogeneousTarget", "heterogeneousTarget", "disaggregatedTarget"]
         .into_iter()
@@ -111,17 +87,13 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
     };
     match targets.as_slice() {
         ["homogeneousTarget"] | ["heterogeneousTarget"] => is_metrics_missing(ck, &metrics),
+        ["disaggregatedTarget"] => {}
         [] => {
             left(
                 cx,
                 "spec",
                 "no target (an AutoscalingPolicyBinding of kthena before v0.4 would name it; lahar skips those)",
             );
-            return None;
-        }
-        [_] => {
-            let why = "a disaggregatedTarget (roles scaled one by one) is not simulated: lahar sizes ModelServings in serving groups";
-            left(cx, "spec.disaggregatedTarget", why);
             return None;
         }
         _ => {
@@ -140,6 +112,18 @@ pub(crate) fn read(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Rea
         min_replicas: min as i32,
         max_replicas: max as i32,
     };
+    if let Some(t) = spec.get("disaggregatedTarget") {
+        let (roles, target) = disaggregated(ck, t, &ns, &metrics, spec_of)?;
+        if !ck.ok() {
+            return None;
+        }
+        return Some(Read {
+            target: Target::Disaggregated(roles, target),
+            file: d.file.clone(),
+            at: root.at,
+            doc: d.label(),
+        });
+    }
     if let Some(h) = spec.get("heterogeneousTarget") {
         let hp = "spec.heterogeneousTarget";
         known_keys(ck, h, hp, &["params", "costExpansionRatePercent"]);
@@ -224,8 +208,16 @@ fn target_ref(
     let tp = join(path, "target");
     let t = parent.get("target").unwrap_or(&empty);
     known_keys(ck, t, &tp, &["targetRef", "metricSources"]);
-    let rp = join(&tp, "targetRef");
-    let target = match t.get("targetRef") {
+    let target = object_ref(ck, t, &tp, namespace);
+    metric_sources(ck, t, &tp, metrics);
+    target
+}
+
+/// `parent.targetRef` at `path`: the ModelServing (namespace, name), in
+/// `namespace` unless it names another.
+fn object_ref(ck: &mut Ck<'_>, t: &Node, tp: &str, namespace: &str) -> Option<(String, String)> {
+    let rp = join(tp, "targetRef");
+    match t.get("targetRef") {
         Some(r) => {
             known_keys(ck, r, &rp, &["apiVersion", "kind", "name", "namespace", "uid", "resourceVersion", "fieldPath"]);
             let kind = ck.opt_str(r, "kind", &rp).unwrap_or_default();
@@ -241,12 +233,17 @@ fn target_ref(
             name.map(|n| (namespace, n))
         }
         None => {
-            ck.err(t.at.or(parent.at), &rp, "required: the ModelServing to scale");
+            ck.err(t.at, &rp, "required: the ModelServing to scale");
             None
         }
-    };
-    let sp = join(&tp, "metricSources");
-    for (name, src) in ck.map(t, "metricSources", &tp) {
+    }
+}
+
+/// `parent.metricSources` at `tp`: each source given to the metric of its
+/// name (the first that gives one, when several targets share the metrics).
+fn metric_sources(ck: &mut Ck<'_>, t: &Node, tp: &str, metrics: &mut [Metric]) {
+    let sp = join(tp, "metricSources");
+    for (name, src) in ck.map(t, "metricSources", tp) {
         let p = join(&sp, name);
         known_keys(ck, src, &p, &["pod", "prometheus"]);
         let source = match (src.get("pod"), src.get("prometheus")) {
@@ -278,7 +275,189 @@ fn target_ref(
             m.source = source;
         }
     }
-    target
+}
+
+/// `parent.metrics` at `path`: each a name (unique) and a target value.
+fn metric_list(ck: &mut Ck<'_>, parent: &Node, path: &str) -> Vec<Metric> {
+    let mut metrics: Vec<Metric> = Vec::new();
+    for (i, m) in ck.seq(parent, "metrics", path).iter().enumerate() {
+        let p = format!("{path}.metrics[{i}]");
+        known_keys(ck, m, &p, &["name", "targetValue"]);
+        let name = ck.opt_str(m, "name", &p).filter(|n| !n.is_empty());
+        let target = match m.get("targetValue") {
+            Some(v) => super::hpa::quantity(ck, v, &join(&p, "targetValue")),
+            None => {
+                ck.err(m.at, &join(&p, "targetValue"), "required");
+                None
+            }
+        };
+        if target.is_some_and(|t| t <= 0) {
+            let at = m.get("targetValue").and_then(|v| v.at);
+            ck.err(at, &join(&p, "targetValue"), "metric target value must be greater than 0");
+        }
+        if name.is_none() {
+            ck.err(m.at, &join(&p, "name"), "required: a metric name");
+        }
+        if let Some(n) = &name
+            && metrics.iter().any(|m| m.name == *n)
+        {
+            ck.err(
+                m.get("name").and_then(|v| v.at),
+                &join(&p, "name"),
+                format!("duplicate metric name {n} is not allowed"),
+            );
+        }
+        if let (Some(name), Some(target_milli)) = (name, target) {
+            metrics.push(Metric { name, target_milli, source: None });
+        }
+    }
+    metrics
+}
+
+/// `spec.disaggregatedTarget` (`t`), checked as kthena's CRD and validating
+/// webhook check it: its ModelServing, and its roles each scaled as a
+/// homogeneous target of their own (`spec_of`: the policy's tolerance and
+/// behaviour with a role's metrics and bounds), sorted by name.
+fn disaggregated(
+    ck: &mut Ck<'_>,
+    t: &Node,
+    namespace: &str,
+    policy_metrics: &[Metric],
+    spec_of: impl Fn(Vec<Metric>, i64, i64) -> KthenaSpec,
+) -> Option<(RolesSpec, (String, String))> {
+    let dp = "spec.disaggregatedTarget";
+    known_keys(ck, t, dp, &["targetRef", "roles", "ratioConstraint"]);
+    let target = object_ref(ck, t, dp, namespace);
+    let rp = join(dp, "roles");
+    let list = ck.map(t, "roles", dp);
+    if list.is_empty() || list.len() > 2 {
+        let at = t.get("roles").and_then(|n| n.at).or(t.at);
+        ck.err(at, &rp, format!("one or two roles (ModelServing template role names), got {}", list.len()));
+    }
+    let mut roles: Vec<RoleParam> = Vec::new();
+    for (name, r) in list {
+        let p = join(&rp, name);
+        if name.is_empty() {
+            ck.err(
+                r.at,
+                &rp,
+                "role name must refer to a ModelServing.spec.template.roles[].name and must not be empty",
+            );
+            continue;
+        }
+        known_keys(ck, r, &p, &["minReplicas", "maxReplicas", "metrics", "metricSources"]);
+        let min = required_int(ck, r, "minReplicas", &p, 0);
+        let max = required_int(ck, r, "maxReplicas", &p, 1);
+        if let (Some(a), Some(b)) = (min, max)
+            && a > b
+        {
+            ck.err(
+                r.get("minReplicas").and_then(|n| n.at),
+                &join(&p, "minReplicas"),
+                "minReplicas must be <= maxReplicas",
+            );
+        }
+        let fixed = matches!((min, max), (Some(a), Some(b)) if b > 0 && a == b);
+        let own = metric_list(ck, r, &p);
+        if r.get("metrics").is_some_and(|m| m.val != Val::Null) && own.is_empty() && ck.ok() {
+            ck.err(r.get("metrics").and_then(|n| n.at), &join(&p, "metrics"), "at least one metric when given");
+        }
+        if !fixed && own.is_empty() && policy_metrics.is_empty() {
+            let msg = "metrics must be set on every non-fixed role when spec.metrics is empty";
+            ck.err(r.at, &join(&p, "metrics"), msg);
+        }
+        let mut effective = if !own.is_empty() {
+            own
+        } else if fixed {
+            Vec::new()
+        } else {
+            policy_metrics.iter().map(|m| Metric { source: None, ..m.clone() }).collect()
+        };
+        let sources = ck.map(r, "metricSources", &p);
+        if !fixed {
+            if sources.is_empty() && !effective.is_empty() {
+                let msg = "metricSources must be set on every non-fixed role when metrics are configured";
+                ck.err(r.at, &join(&p, "metricSources"), msg);
+            }
+            for (key, n) in sources {
+                if !effective.iter().any(|m| m.name == *key) {
+                    let msg = "metricSources key must match an effective metric name";
+                    ck.err(n.at, &join(&join(&p, "metricSources"), key), msg);
+                }
+            }
+        }
+        metric_sources(ck, r, &p, &mut effective);
+        if let (Some(min), Some(max)) = (min, max) {
+            roles.push(RoleParam { name: name.clone(), spec: spec_of(effective, min, max) });
+        }
+    }
+    roles.sort_by(|a, b| a.name.cmp(&b.name));
+    let ratio = given(t.get("ratioConstraint")).and_then(|c| ratio(ck, c, &roles));
+    let target = target?;
+    let name = Arc::clone(&spec_of(Vec::new(), 0, 0).name);
+    Some((RolesSpec { name, roles, ratio }, target))
+}
+
+/// `ratioConstraint` (`c`) over `roles`, checked as the CRD and webhook do.
+fn ratio(ck: &mut Ck<'_>, c: &Node, roles: &[RoleParam]) -> Option<Ratio> {
+    let p = "spec.disaggregatedTarget.ratioConstraint";
+    known_keys(ck, c, p, &["numeratorRole", "denominatorRole", "minRatio", "maxRatio"]);
+    let role = |ck: &mut Ck<'_>, key: &str| {
+        let name = ck.opt_str(c, key, p);
+        if name.is_none() {
+            ck.err(c.at, &join(p, key), "required");
+        }
+        name
+    };
+    let (num, den) = (role(ck, "numeratorRole"), role(ck, "denominatorRole"));
+    let bound = |ck: &mut Ck<'_>, key: &str| match c.get(key) {
+        Some(v) => super::hpa::quantity(ck, v, &join(p, key)),
+        None => {
+            ck.err(c.at, &join(p, key), "required");
+            None
+        }
+    };
+    let (lo, hi) = (bound(ck, "minRatio"), bound(ck, "maxRatio"));
+    if roles.len() < 2 {
+        ck.err(
+            c.at,
+            "spec.disaggregatedTarget",
+            "roles must contain at least two entries when ratioConstraint is configured",
+        );
+    }
+    let (num, den, lo, hi) = (num?, den?, lo?, hi?);
+    if num == den {
+        let at = c.get("denominatorRole").and_then(|n| n.at);
+        ck.err(at, &join(p, "denominatorRole"), "numeratorRole and denominatorRole must differ");
+    }
+    let find = |ck: &mut Ck<'_>, key: &str, name: &str| {
+        let i = roles.iter().position(|r| r.name == name);
+        if i.is_none() {
+            ck.err(c.get(key).and_then(|n| n.at), &join(p, key), format!("{key} must exist in roles"));
+        }
+        i
+    };
+    let (ni, di) = (find(ck, "numeratorRole", &num), find(ck, "denominatorRole", &den));
+    if lo > hi {
+        ck.err(c.get("minRatio").and_then(|n| n.at), &join(p, "minRatio"), "minRatio must be <= maxRatio");
+    }
+    let (ni, di) = (ni?, di?);
+    let (n, d) = (&roles[ni].spec, &roles[di].spec);
+    if (n.min_replicas == 0) != (d.min_replicas == 0) {
+        ck.err(c.at, p, "ratio roles must be scalable-to-zero together");
+    }
+    if lo < 0 || hi <= 0 {
+        ck.err(c.at, p, "minRatio must be >= 0 and maxRatio must be > 0");
+    } else {
+        // kthena compares floats: n.min / d.max > maxRatio, n.max / d.min < minRatio.
+        let (lo_f, hi_f) = (lo as f64 / 1000.0, hi as f64 / 1000.0);
+        let unreachable = (d.max_replicas > 0 && f64::from(n.min_replicas) / f64::from(d.max_replicas) > hi_f)
+            || (d.min_replicas > 0 && f64::from(n.max_replicas) / f64::from(d.min_replicas) < lo_f);
+        if unreachable {
+            ck.err(c.at, p, "ratioConstraint is not achievable within role replica bounds");
+        }
+    }
+    Some(Ratio { numerator: ni, denominator: di, min_milli: lo, max_milli: hi })
 }
 
 /// A field given (present and not null).
@@ -391,6 +570,68 @@ fn millis(ck: &mut Ck<'_>, n: &Node, key: &str, path: &str) -> Option<i64> {
     Some((d.0 / 1000) as i64)
 }
 
+/// Whether ModelServing `namespace/name` among `jobs` has an autoscaler.
+fn taken(jobs: &[ImportedJob], namespace: &str, name: &str) -> bool {
+    jobs.iter().any(|j| {
+        &*j.spec.namespace == namespace
+            && j.spec.group.is_some()
+            && super::kthena::group_of(&j.spec).is_some_and(|(n, _)| n == name)
+    })
+}
+
+/// Gives ModelServing `namespace/name` the disaggregated policy `spec`: its
+/// roles found in the template, each serving group's job given room for the
+/// most replicas the policy may ask of each role.
+fn roles_attach(
+    spec: RolesSpec,
+    (namespace, name): (&str, &str),
+    jobs: &mut [ImportedJob],
+    cx: &Context<'_>,
+) -> Result<(), String> {
+    if taken(jobs, namespace, name) {
+        return Err(format!("another autoscaler scales ModelServing {namespace}/{name} too"));
+    }
+    let members = super::groups::members(jobs, (namespace, "ModelServing", name))?;
+    let Some(template) = cx.serving_roles.iter().find(|s| s.namespace == namespace && s.name == name) else {
+        return Err(format!("no ModelServing {namespace}/{name} in these files"));
+    };
+    let mut of_policy = Vec::new();
+    for r in &spec.roles {
+        match template.roles.iter().position(|t| t.name == r.name) {
+            Some(i) => of_policy.push(i),
+            None => return Err(format!("role {} not found in model serving {namespace}/{name}", r.name)),
+        }
+    }
+    let room: Vec<u32> = template
+        .roles
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let most = of_policy.iter().position(|&o| o == i).map_or(0, |p| spec.roles[p].spec.max_replicas);
+            t.replicas.max(most.max(0) as u32)
+        })
+        .collect();
+    let per_group: u64 = template.roles.iter().zip(&room).map(|(t, &n)| u64::from(n) * u64::from(1 + t.workers)).sum();
+    let total = per_group * members.len() as u64;
+    if total > u64::from(lahar_core::model::job::MAX_PODS_PER_JOB) {
+        return Err(format!(
+            "{} serving groups of up to {per_group} pods could make more than {} pods, the most an object makes",
+            members.len(),
+            lahar_core::model::job::MAX_PODS_PER_JOB
+        ));
+    }
+    let mut laid = None;
+    for &(_, k) in &members {
+        match super::kthena::make_room(&mut jobs[k].spec, &template.roles, &room) {
+            Some(l) => laid = Some(l),
+            None => return Err("a role it may grow has no replica as written to make more from".into()),
+        }
+    }
+    let layout = Layout { roles: laid.expect("a group at least"), of_policy };
+    let autoscaler = GroupAutoscaler::KthenaRoles(Arc::new(spec), Arc::new(layout));
+    super::groups::attach(autoscaler, (namespace, "ModelServing", name), jobs)
+}
+
 /// A ModelServing (namespace, name) and the autoscaler that sizes it.
 type Sized = ((String, String), GroupAutoscaler);
 
@@ -401,6 +642,18 @@ type Sized = ((String, String), GroupAutoscaler);
 pub(crate) fn attach(read: Vec<Read>, jobs: &mut [ImportedJob], cx: &mut Context<'_>) {
     for r in read {
         let (name, path, targets): (Arc<str>, &str, Vec<Sized>) = match r.target {
+            Target::Disaggregated(spec, (namespace, ms)) => {
+                let label = format!("AutoscalingPolicy {}", spec.name);
+                if let Err(why) = roles_attach(spec, (&namespace, &ms), jobs, cx) {
+                    cx.left_out.push(Diagnostic {
+                        file: r.file.clone(),
+                        at: r.at,
+                        path: format!("{}: spec.disaggregatedTarget.targetRef", r.doc),
+                        message: format!("{label}: {why}: it is left out"),
+                    });
+                }
+                continue;
+            }
             Target::Homogeneous(spec, target) => {
                 let name = Arc::clone(&spec.name);
                 (
@@ -420,13 +673,6 @@ pub(crate) fn attach(read: Vec<Read>, jobs: &mut [ImportedJob], cx: &mut Context
             }
         };
         let label = format!("AutoscalingPolicy {name}");
-        let taken = |jobs: &[ImportedJob], namespace: &str, name: &str| {
-            jobs.iter().any(|j| {
-                &*j.spec.namespace == namespace
-                    && j.spec.group.is_some()
-                    && super::kthena::group_of(&j.spec).is_some_and(|(n, _)| n == name)
-            })
-        };
         // Every target checked before any is given the policy.
         let mut outcome = Ok(());
         for ((namespace, name), _) in &targets {

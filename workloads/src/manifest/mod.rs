@@ -504,6 +504,7 @@ mod kind_tests {
             horizon: Some(lahar_core::util::time::SimTime(3_600_000_000)),
             tiers: &tiers,
             left_out: Vec::new(),
+            serving_roles: Vec::new(),
             vnpu: None,
         };
         let jobs = jobs(&docs, &mut cx, &mut errs);

@@ -25,6 +25,9 @@ pub(super) struct Groups {
     pub(super) members: BTreeMap<u32, JobId>,
     pub(super) desired: u32,
     pub(super) pods_ready: BTreeSet<PodId>,
+    /// For a service with capacities by role: each group's capacity and its
+    /// ready replicas of each of those roles (groups with none left out).
+    pub(super) role_cap: BTreeMap<JobId, (i64, Vec<u32>)>,
 }
 
 impl Engine {
@@ -49,6 +52,7 @@ impl Engine {
                     members: BTreeMap::new(),
                     desired: set.replicas,
                     pods_ready: BTreeSet::new(),
+                    role_cap: BTreeMap::new(),
                 };
                 let named = (name.into(), Arc::clone(&set.kind));
                 let k = self.bind(j, key.clone(), named, Some(set.autoscaler.clone()), Some(groups));
@@ -64,6 +68,10 @@ impl Engine {
         let g = b.set.as_mut().expect("a workload of groups");
         g.members.insert(i, j);
         b.stats.max_replicas = b.stats.max_replicas.max(g.members.len() as u32);
+        // A group arriving after its roles were scaled is made to match.
+        if b.roles.as_ref().is_some_and(|r| r.scaled()) {
+            self.match_roles(k as usize, j);
+        }
     }
 
     /// What the HPA controller sees of a workload of groups: its scale

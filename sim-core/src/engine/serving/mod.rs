@@ -26,6 +26,7 @@ use std::sync::Arc;
 mod groups;
 mod policy;
 mod ray;
+mod roles;
 
 use groups::{Groups, group_ready, leader_of};
 
@@ -48,6 +49,9 @@ pub(super) struct Serving {
     /// Jobs whose pods this session evicted for a service (sorted): the work
     /// they lose is counted against the services.
     pub hit: Vec<JobId>,
+    /// Pods their controller deleted on purpose (a role replica a kthena
+    /// policy scaled away): their deletion is no event for recovery.
+    pub quiet: std::collections::BTreeSet<PodId>,
 }
 
 struct Bound {
@@ -58,6 +62,8 @@ struct Bound {
     hpa: Option<(Arc<HpaSpec>, HpaState)>,
     /// kthena's AutoscalingPolicy, for a ModelServing it sizes.
     kthena: Option<(Arc<KthenaSpec>, KthenaState)>,
+    /// kthena's AutoscalingPolicy, for a ModelServing whose roles it scales.
+    roles: Option<Box<roles::Roles>>,
     /// KEDA's memory of the ScaledObject that made the HPA, if one did.
     keda: KedaState,
     /// For a workload of groups: its groups and their pods.
@@ -104,7 +110,10 @@ impl Bound {
     fn serving_replicas(&self) -> u32 {
         match &self.ray {
             Some(r) => r.ready,
-            None => self.ready.len() as u32 + self.fed_ready,
+            None => {
+                let by_role = self.set.as_ref().map_or(0, |g| g.role_cap.values().filter(|c| c.0 > 0).count());
+                self.ready.len() as u32 + self.fed_ready + by_role as u32
+            }
         }
     }
 
@@ -125,16 +134,21 @@ impl Bound {
             return;
         };
         let cap = self.capacity;
-        let per = spec.capacity.max(1);
         let serving = self.serving_replicas() as i64;
+        let mut role_ready = vec![0i64; spec.capacity_by_role.len()];
+        for (_, counts) in self.set.iter().flat_map(|g| g.role_cap.values()) {
+            for (r, &c) in role_ready.iter_mut().zip(counts) {
+                *r += i64::from(c);
+            }
+        }
+        let short = |rate: i64| replicas_short(spec, rate, serving, &role_ready);
         let st = &mut self.stats;
         let short_since = &mut self.short_since;
         spec.demand.pieces(self.last, now, |a, b, rate| {
             let dt = b.micros() - a.micros();
             st.offered += rate as u128 * u128::from(dt);
             st.served += rate.min(cap) as u128 * u128::from(dt);
-            let needed = (rate + per - 1) / per;
-            st.replica_short_us += (needed - serving).max(0) as u128 * u128::from(dt);
+            st.replica_short_us += short(rate) as u128 * u128::from(dt);
             if rate > cap {
                 st.short_us += dt;
                 short_since.get_or_insert(a);
@@ -144,6 +158,21 @@ impl Bound {
         });
         self.last = now;
     }
+}
+
+/// Replicas short of demand `rate`: of the service's replicas (each serving
+/// `capacity`; `serving` of them do), or with capacities by role, of each
+/// role's over all groups (`role_ready` of each do).
+fn replicas_short(spec: &ServiceSpec, rate: i64, serving: i64, role_ready: &[i64]) -> i64 {
+    if spec.capacity_by_role.is_empty() {
+        let per = spec.capacity.max(1);
+        return ((rate + per - 1) / per - serving).max(0);
+    }
+    spec.capacity_by_role
+        .iter()
+        .zip(role_ready)
+        .map(|((_, per, _), &have)| ((rate + per - 1) / per - have).max(0))
+        .sum()
 }
 
 /// Counts a pod of status `status` (serving if `ready`) as the HPA
@@ -225,12 +254,16 @@ impl Engine {
             ..Default::default()
         };
         let has_autoscaler = autoscaler.is_some();
-        let (hpa, kthena) = match autoscaler {
-            Some(GroupAutoscaler::Hpa(h)) => (Some(h), None),
-            Some(GroupAutoscaler::Kthena(k)) => (None, Some(k)),
+        let (mut hpa, mut kthena, mut role_policy) = (None, None, None);
+        match autoscaler {
+            Some(GroupAutoscaler::Hpa(h)) => hpa = Some(h),
+            Some(GroupAutoscaler::Kthena(k)) => kthena = Some(k),
+            Some(GroupAutoscaler::KthenaRoles(spec, layout)) => {
+                role_policy = Some(Box::new(roles::Roles::new(spec, layout)))
+            }
             // The policy's sync: see `policy::hetero_sync`.
-            Some(GroupAutoscaler::KthenaHetero(..)) | None => (None, None),
-        };
+            Some(GroupAutoscaler::KthenaHetero(..)) | None => {}
+        }
         let has_keda = hpa.as_ref().is_some_and(|h| h.keda.is_some());
         self.serving.bound.push(Bound {
             job: j,
@@ -242,6 +275,7 @@ impl Engine {
                 let state = KthenaState::new(&k);
                 (k, state)
             }),
+            roles: role_policy,
             keda: KedaState::default(),
             set,
             ray: None,
@@ -331,20 +365,28 @@ impl Engine {
 
     /// Pod `p` has run its start-up delay: it serves (unless it stopped since).
     pub(super) fn serving_ready(&mut self, p: PodId) {
-        let pod = &self.world.pods[p];
-        let Some(&k) = self.serving.by_job.get(&pod.job) else { return };
-        let b = &mut self.serving.bound[k as usize];
-        let p = match &mut b.set {
+        let j = self.world.pods[p].job;
+        let Some(&k) = self.serving.by_job.get(&j) else { return };
+        let k = k as usize;
+        let p = match &mut self.serving.bound[k].set {
             Some(g) => {
                 g.pods_ready.insert(p);
-                match group_ready(&self.world, pod.job, &g.pods_ready) {
+                if self.role_recount(k, j) {
+                    return;
+                }
+                let g = self.serving.bound[k].set.as_ref().expect("a workload of groups");
+                match group_ready(&self.world, j, &g.pods_ready) {
                     Some(leader) => leader,
                     None => return,
                 }
             }
             None => p,
         };
-        self.replica_serves(k as usize, p);
+        // A group serving already (its roles grown since) serves on as it was.
+        if self.serving.bound[k].ready.contains_key(&p) {
+            return;
+        }
+        self.replica_serves(k, p);
     }
 
     /// Replica `p` (a pod, or a group's leader) of bound service `k` serves:
@@ -382,15 +424,19 @@ impl Engine {
         if self.serving.bound[k as usize].ray.is_some() {
             return self.ray_node_down(k, p);
         }
-        let b = &mut self.serving.bound[k as usize];
+        let j = self.world.pods[p].job;
         // A group stops serving with any of its pods.
-        let p = match &mut b.set {
+        let p = match &mut self.serving.bound[k as usize].set {
             Some(g) => {
                 g.pods_ready.remove(&p);
-                leader_of(&self.world, self.world.pods[p].job).unwrap_or(p)
+                if self.role_recount(k as usize, j) {
+                    return;
+                }
+                leader_of(&self.world, j).unwrap_or(p)
             }
             None => p,
         };
+        let b = &mut self.serving.bound[k as usize];
         if b.ready.contains_key(&p) {
             // Integrated with this replica up to now, then without it.
             let c = b.ready[&p];
@@ -446,6 +492,9 @@ impl Engine {
         let ku = k as usize;
         if self.serving.bound[ku].kthena.is_some() {
             return self.kthena_sync(k);
+        }
+        if self.serving.bound[ku].roles.is_some() {
+            return self.roles_sync(k);
         }
         if let Some(name) = self.serving.bound[ku].policy.clone() {
             return self.hetero_sync(k, name);
