@@ -9,9 +9,10 @@
 //!
 //! When the session closes, operations neither committed nor discarded are undone
 //! (Volcano's pipelined-but-not-ready jobs hold resources only until the session
-//! ends), committed pipelines leave the pod Pending with a nominated node, committed
-//! allocations become Running and committed evictions start the pod's graceful
-//! termination.
+//! ends), committed pipelines leave the pod Pending, a pod whose last placement of
+//! the session was a pipeline after evictions (committed or not) is nominated to
+//! its node, committed allocations become Running and committed evictions start
+//! the pod's graceful termination.
 
 use crate::model::cluster::{Cluster, Node};
 
@@ -81,6 +82,8 @@ struct Op {
     state: OpState,
     /// The job an eviction makes room for (preempt, reclaim), when known.
     for_job: Option<JobId>,
+    /// A pipeline that followed evictions (Volcano's `EvictionOccurred`).
+    nominates: bool,
 }
 
 /// Swaps a World journal of changed jobs into `into` (whose old contents, cleared,
@@ -234,6 +237,8 @@ pub struct Session<'w> {
     index: u64,
     action: &'static str,
     journal: Vec<Op>,
+    /// Some op of the journal is a [`Session::pipeline_evicting`].
+    nominating: bool,
     outcome: SessionOutcome,
     rng: &'w mut StreamRng,
     explain: Option<&'w mut Explain>,
@@ -253,6 +258,9 @@ pub struct Session<'w> {
     /// See [`crate::engine::EngineConfig::wrong_memo_for_tests`].
     #[doc(hidden)]
     pub wrong_memo_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::wrong_nomination_for_tests`].
+    #[doc(hidden)]
+    pub wrong_nomination_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -267,6 +275,7 @@ impl<'w> Session<'w> {
             index,
             action: "allocate",
             journal: Vec::new(),
+            nominating: false,
             outcome: SessionOutcome::default(),
             rng,
             explain: None,
@@ -276,6 +285,7 @@ impl<'w> Session<'w> {
             wrong_slots_for_tests: false,
             wrong_reach_for_tests: false,
             wrong_memo_for_tests: false,
+            wrong_nomination_for_tests: false,
         }
     }
 
@@ -808,6 +818,7 @@ impl<'w> Session<'w> {
             reason,
             state: OpState::Open,
             for_job: None,
+            nominates: false,
         };
         stmt.ops.push(self.journal.len());
         self.journal.push(op);
@@ -839,6 +850,20 @@ impl<'w> Session<'w> {
         }
         self.record(stmt, OpKind::Pipeline, pod, Some(node), Cow::Borrowed(""));
         self.world.transition(pod, PodStatus::Pipelined, Some(node));
+        Ok(())
+    }
+
+    /// [`Session::pipeline`] after evicting pods for it (Volcano's `Pipeline`
+    /// with `evictionOccurred`): if it is the pod's last placement of the
+    /// session, committed or discarded, the session's close nominates the pod
+    /// to the node (`TaskSchedulingReason` reads the last transaction, which a
+    /// discard keeps).
+    pub fn pipeline_evicting(&mut self, stmt: &mut Statement, pod: PodId, node: NodeId) -> Result<(), SessionError> {
+        self.pipeline(stmt, pod, node)?;
+        if let Some(op) = self.journal.last_mut() {
+            op.nominates = true;
+        }
+        self.nominating = true;
         Ok(())
     }
 
@@ -1000,7 +1025,16 @@ impl<'w> Session<'w> {
         for op in &self.journal {
             if op.state == OpState::Committed && op.kind == OpKind::Pipeline {
                 self.world.transition(op.pod, PodStatus::Pending, None);
-                self.world.pods[op.pod].nominated = op.node;
+            }
+        }
+        if self.nominating {
+            // A pod's last operation decides (each is made after the one before
+            // it was committed or discarded); a nomination is set, never cleared.
+            let mut seen = std::collections::HashSet::new();
+            for op in self.journal.iter().rev() {
+                if seen.insert(op.pod) && op.nominates {
+                    self.world.pods[op.pod].nominated = op.node;
+                }
             }
         }
         self.outcome

@@ -4,9 +4,11 @@
 //! minAvailable (victims gang lets go), checkpointing jobs, and hard and soft
 //! network topology. decisions.csv and pods.csv must be byte-identical with and
 //! without `--exhaustive`; `a_wrong_victim_index_is_caught`,
-//! `a_wrong_carry_is_caught` and `a_wrong_group_check_is_caught` show the
-//! comparison notices a victim index that goes stale, a failure carried across
-//! a change it depends on, and groups of waiting jobs by facts that go stale.
+//! `a_wrong_carry_is_caught`, `a_wrong_group_check_is_caught` and
+//! `a_wrong_nomination_check_is_caught` show the comparison notices a victim
+//! index that goes stale, a failure carried across a change it depends on,
+//! groups of waiting jobs by facts that go stale, and preemptors left out on
+//! one pod's nomination.
 //!
 //! This property found a fast-path bug that predates the index: the room bound
 //! assumed a tier's victims pass every choosing plugin, but Volcano's tier walk
@@ -190,6 +192,17 @@ fn a_wrong_group_check_is_caught() {
     let (differ, evict) = caught(CONFS[0], |e| e.wrong_group_for_tests = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the wrong group check");
+}
+
+/// The same for preempt's leaving out of jobs none of whose pods may preempt
+/// (each nominated to a node by an earlier preemption, Volcano's
+/// `taskEligibleToPreempt`): asked of a job's first pending pod only, it drops
+/// gangs whose other pods were never nominated, and fixed scenarios differ.
+#[test]
+fn a_wrong_nomination_check_is_caught() {
+    let (differ, evict) = caught(CONFS[0], |e| e.wrong_nomination_for_tests = true);
+    assert!(evict > 0, "no fixed scenario evicts");
+    assert!(differ > 0, "no scenario showed the wrong nomination check");
 }
 
 /// The fixed scenarios really contend: under each conf some of them evict, so

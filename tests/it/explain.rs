@@ -407,3 +407,38 @@ fn a_pipelined_step_is_not_called_bound() {
     );
     assert!(results.last().is_some_and(|l| l.contains(",35,") && l.contains("committed")), "{csv}");
 }
+
+/// A preemptor nominated to a node by its earlier preemption is barred from
+/// preempting again while the predicates accept it there (Volcano's
+/// `taskEligibleToPreempt`); both of preempt's passes say so, naming the node
+/// (the scenario of `volcano_scenarios::preempt_a_nominated_pod_does_not_preempt_again`).
+#[test]
+fn a_nominated_preemptor_says_why_it_does_not_preempt() {
+    let text = scenario(
+        "    nodes:\n      - {name: n1, cpu: 1, memory: 16Gi}\n      - {name: n2, cpu: 1, memory: 16Gi}",
+        &format!(
+            "  queues: [{{name: a}}, {{name: b}}]\n{}  workload:\n    - jobs:\n{}",
+            conf("enqueue, allocate, preempt", &["name: drf", "name: predicates", "name: nodeorder"])
+                .replace("- name: gang", "- {name: gang, enablePreemptable: false}"),
+            [
+                "{name: lo1, queue: b, priority: 1, duration: 1000s",
+                "{name: lo2, queue: b, priority: 5, duration: 1000s",
+                "{name: high, queue: b, submitAt: 50s, priority: 10, duration: 100s",
+                "{name: mid, queue: a, submitAt: 60s, duration: 100s",
+            ]
+            .iter()
+            .map(|j| format!("      - {j}, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1}}}}]}}\n"))
+            .collect::<String>()
+        ),
+    );
+    let csv = explain(&text, &["high-w-0"]);
+    let barred: Vec<&str> = csv.lines().filter(|l| l.contains("not eligible")).collect();
+    let why = "not eligible to preempt (Volcano's taskEligibleToPreempt): nominated to this node, and the \
+               predicates accept the pod there (resources aside), so Volcano deems it schedulable";
+    assert_eq!(barred.first().copied(), Some(format!("5,60,default/high-w-0,n1,preempt,false,\"{why}\",").as_str()));
+    assert_eq!(
+        barred.get(1).copied(),
+        Some(format!("5,60,default/high-w-0,n1,preempt,false,\"intra-job pass: {why}\",").as_str())
+    );
+    assert!(!csv.contains("5,60,default/high-w-0,n2,preempt"), "{csv}");
+}

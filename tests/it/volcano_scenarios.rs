@@ -539,6 +539,63 @@ fn preempt_network_topology_job_never_preempts() {
     assert_eq!(jf(&o, "t", "start_s"), "40");
 }
 
+/// Two one-cpu nodes, each full: lo1 (priority 1) on n1, lo2 (priority 5) on
+/// n2, both in queue b. high (b, priority 10) arrives at 50: preempt evicts lo1
+/// (n1 first on equal scores), pipelines high there and, as Volcano's
+/// `TaskSchedulingReason` does after a pipeline with evictions, nominates it to
+/// n1. At 60 mid (queue a, visited first by allocate, nothing of its own to
+/// evict) is pipelined onto n1's releasing cpu, so high's nominated node no
+/// longer fits it and no other node does. high may not preempt again: the
+/// predicates accept it on n1 (`taskEligibleToPreempt`: "the nominated node is
+/// already schedulable"), so lo2 is never touched. mid binds at 80 when lo1's
+/// grace ends and runs 80–180; high binds on n1 at 180 and runs 180–280; lo1's
+/// new pod waits for it and runs 280–1280. Without the rule, high evicts lo2 at
+/// 60 as well.
+fn nominated_preemptor(timeline: &str) -> Out {
+    let text = sc(&["{name: n1, cpu: 1, memory: 16Gi}", "{name: n2, cpu: 1, memory: 16Gi}"])
+        .queues(&["{name: a}", "{name: b}"])
+        .conf(PREEMPT, &[T1H, T2])
+        .jobs(&[
+            jb("lo1", "queue: b, priority: 1, duration: 1000s", 1, "cpu: 1"),
+            jb("lo2", "queue: b, priority: 5, duration: 1000s", 1, "cpu: 1"),
+            jb("high", "queue: b, submitAt: 50s, priority: 10, duration: 100s", 1, "cpu: 1"),
+            jb("mid", "queue: a, submitAt: 60s, duration: 100s", 1, "cpu: 1"),
+        ])
+        .text();
+    run_text(&(text + timeline))
+}
+
+#[test]
+fn preempt_a_nominated_pod_does_not_preempt_again() {
+    let o = nominated_preemptor("");
+    assert_eq!(at(&o, "evict"), strs(&["50 default/lo1-w-0"]));
+    assert_eq!(
+        pods(&o),
+        sorted(&[
+            "lo1-w-0 n1 0-50 preempted",
+            "lo1-w-0 n1 280-1280 completed",
+            "lo2-w-0 n2 0-1000 completed",
+            "high-w-0 n1 180-280 completed",
+            "mid-w-0 n1 80-180 completed"
+        ])
+    );
+    assert_eq!(jf(&o, "high", "wait_s"), "130");
+}
+
+/// The same, with n1 cordoned at 55 (during lo1's grace): NodeUnschedulable is a
+/// refusal evicting cannot resolve, so high, nominated to n1, is eligible again
+/// and evicts lo2 at 55, is pipelined on n2 and now nominated to n2. At 60 mid
+/// (queue a first) is pipelined onto n2's releasing cpu; high, barred again (n2
+/// accepts it), waits. mid binds on n2 at 85 (85–185), high at 185 on its
+/// nominated node; n1 stays cordoned.
+#[test]
+fn preempt_a_nominated_pod_whose_node_is_cordoned_may_preempt_again() {
+    let o = nominated_preemptor("  timeline:\n    - {at: 55s, cordon: n1}\n");
+    assert_eq!(at(&o, "evict"), strs(&["50 default/lo1-w-0", "55 default/lo2-w-0"]));
+    assert_eq!((jf(&o, "mid", "start_s"), jf(&o, "high", "start_s")), ("85".into(), "185".into()));
+    assert_eq!(o.pods_of("high")[0]["node"], "n2");
+}
+
 // ---------------------------------------------------------------------------
 // reclaim
 

@@ -356,6 +356,17 @@ impl Framework {
         Ok(())
     }
 
+    /// How [`Framework::predicate`] refuses the pod on the node: `None` when it
+    /// passes, else whether the first refusing plugin's refusal is one evicting
+    /// could not resolve (Volcano's `PredicateFn` returns the first plugin's
+    /// error, whose `ContainsUnschedulableAndUnresolvable` preempt reads).
+    pub fn predicate_refusal(&self, ssn: &Session<'_>, pod: PodId, node: NodeId) -> Option<bool> {
+        self.enabled(flag::ENABLE_PREDICATE).find_map(|p| match p.predicate(ssn, pod, node) {
+            Some(Err(_)) => Some(matches!(p.predicate_unresolvable(ssn, pod, node), Some(Err(_)))),
+            _ => None,
+        })
+    }
+
     /// [`Framework::predicate_trivial`] for [`Framework::predicate_for_preempt`].
     pub fn predicate_for_preempt_trivial(&self, ssn: &Session<'_>, pod: PodId) -> bool {
         !ssn.is_exhaustive() && self.enabled(flag::ENABLE_PREDICATE).all(|p| p.unresolvable_passes_everywhere(ssn, pod))

@@ -61,6 +61,11 @@ pub struct EngineConfig {
     /// it. Never set outside tests.
     #[doc(hidden)]
     pub wrong_memo_for_tests: bool,
+    /// Lets preempt drop a starving job when its first pending pod may not
+    /// preempt (nominated elsewhere), without asking its other pods, so that
+    /// tests can show the equivalence check catches it. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_nomination_for_tests: bool,
     /// Lets the World's groups of admitted jobs by facts go stale (a job stays
     /// in the group of its facts when it was listed; pod changes do not move
     /// it), so that tests can show the equivalence check catches it. Never set
@@ -110,6 +115,7 @@ impl Default for EngineConfig {
             wrong_reach_for_tests: false,
             check_invariants: cfg!(debug_assertions),
             wrong_memo_for_tests: false,
+            wrong_nomination_for_tests: false,
             wrong_group_for_tests: false,
             wrong_gates_for_tests: false,
             wrong_victim_index_for_tests: false,

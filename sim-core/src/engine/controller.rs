@@ -94,6 +94,7 @@ impl Engine {
                 if let Some(f) = for_job {
                     self.evicted_for(pod, f);
                 }
+                self.world.pods[pod].disrupted = true;
                 self.on_evicted(pod, reason, Some(session), None)
             }
             Lifecycle::PodDrained(p) => self.on(Lifecycle::PodDeleted(p, None)),

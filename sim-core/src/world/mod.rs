@@ -125,7 +125,10 @@ pub struct Pod {
     pub status: PodStatus,
     /// Node it holds or is placed on.
     pub node: Option<NodeId>,
-    /// Node to try first (set after a pipeline onto a node with victims).
+    /// Its `status.nominatedNodeName`: set at a session's close when the pod's
+    /// last placement in it was a pipeline that followed evictions (committed or
+    /// not, Volcano's `TaskSchedulingReason`), never cleared while the pod lives.
+    /// allocate tries it first; preempt reads it for `taskEligibleToPreempt`.
     pub nominated: Option<NodeId>,
     /// When it started running.
     pub started: SimTime,
@@ -133,6 +136,10 @@ pub struct Pod {
     pub created: SimTime,
     /// When it was last evicted (grace period start).
     pub evicted_at: Option<SimTime>,
+    /// Evicted by a scheduler session: the `DisruptionTarget` condition with
+    /// reason `PreemptionByScheduler` that Volcano's evictor sets (a pod a
+    /// controller or an operator deletes has none).
+    pub disrupted: bool,
     /// Pod priority.
     pub priority: i32,
     /// `volcano.sh/preemptable`.
@@ -169,6 +176,7 @@ impl Default for Pod {
             started: SimTime::ZERO,
             created: SimTime::ZERO,
             evicted_at: None,
+            disrupted: false,
             priority: 0,
             preemptable: false,
             best_effort: false,
@@ -873,6 +881,7 @@ impl World {
             started: SimTime::ZERO,
             created: now,
             evicted_at: None,
+            disrupted: false,
             priority: t.priority,
             preemptable: t.preemptable,
             best_effort: t.requests.is_best_effort(),

@@ -138,7 +138,10 @@ fn discard_and_close_undo_everything() {
 }
 
 /// Allocation beyond idle resources is refused; pipelining onto releasing
-/// resources is allowed and becomes a nomination at close.
+/// resources is allowed; a pipeline after evictions becomes a nomination at close
+/// when it is the pod's last operation of the session, committed or discarded
+/// (Volcano's `TaskSchedulingReason` reads a discarded task's last transaction);
+/// a plain pipeline nominates nothing and clears nothing.
 #[test]
 fn allocate_checks_idle_and_pipeline_nominates() {
     let mut w = tiny_world();
@@ -160,7 +163,7 @@ fn allocate_checks_idle_and_pipeline_nominates() {
     let mut st = ssn.statement();
     ssn.evict(&mut st, pods[0], "test").unwrap();
     assert!(ssn.allocate(&mut st, pods[2], NodeId(0)).is_err());
-    ssn.pipeline(&mut st, pods[2], NodeId(0)).unwrap();
+    ssn.pipeline_evicting(&mut st, pods[2], NodeId(0)).unwrap();
     assert_eq!(ssn.future_idle(NodeId(0)).gpu_milli(), 0);
     ssn.commit(st);
     let out = ssn.close();
@@ -168,6 +171,25 @@ fn allocate_checks_idle_and_pipeline_nominates() {
     assert_eq!(w.pods[pods[2]].status, PodStatus::Pending);
     assert_eq!(w.pods[pods[2]].nominated, Some(NodeId(0)));
     assert_eq!(w.pods[pods[0]].status, PodStatus::Releasing);
+    w.check_invariants().unwrap();
+    // `ops` pipelines pod 2 in turn (evicting or not) and discards each.
+    let mut session = |w: &mut World, i: u64, ops: &[(bool, usize)]| {
+        let mut ssn = Session::new(w, SimTime(S * i), i, &mut rng);
+        for &(evicting, n) in ops {
+            let mut st = ssn.statement();
+            if evicting {
+                ssn.pipeline_evicting(&mut st, pods[2], NodeId(n as u32)).unwrap();
+            } else {
+                ssn.pipeline(&mut st, pods[2], NodeId(n as u32)).unwrap();
+            }
+            ssn.discard(st);
+        }
+        ssn.close();
+        w.pods[pods[2]].nominated
+    };
+    assert_eq!(session(&mut w, 3, &[(false, 1)]), Some(NodeId(0)), "a plain pipeline clears nothing");
+    assert_eq!(session(&mut w, 4, &[(true, 1)]), Some(NodeId(1)), "a discarded one after evictions nominates");
+    assert_eq!(session(&mut w, 5, &[(true, 0), (false, 1)]), Some(NodeId(1)), "the pod's last operation decides");
     w.check_invariants().unwrap();
 }
 

@@ -43,6 +43,61 @@ pub(crate) fn never_preempts(ssn: &Session<'_>, p: PodId) -> bool {
     ssn.job(pod.job).spec.tasks[pod.task as usize].never_preempts
 }
 
+/// Volcano's `taskEligibleToPreempt` for a pod that may otherwise preempt
+/// (its `preemptionPolicy` is not `Never`): a pod nominated to a node by an
+/// earlier preemption is not eligible while the predicates (resources aside)
+/// pass it there — "the nominated node is already schedulable" — nor while a
+/// lower-priority pod evicted by the scheduler is still terminating there; a
+/// refusal there that evicting cannot resolve makes it eligible again. Returns
+/// why the pod is barred, if it is.
+pub(crate) fn nomination_bars(fw: &Framework, ssn: &Session<'_>, p: PodId) -> Option<&'static str> {
+    let pod = ssn.pod(p);
+    let n = pod.nominated?;
+    match fw.predicate_refusal(ssn, p, n) {
+        None => Some("the predicates accept the pod there (resources aside), so Volcano deems it schedulable"),
+        Some(true) => None,
+        Some(false) => ssn
+            .node_state(n)
+            .pods
+            .iter()
+            .any(|&v| {
+                let v = ssn.pod(v);
+                v.status == PodStatus::Releasing && v.disrupted && v.priority < pod.priority
+            })
+            .then_some("a lower-priority pod evicted by the scheduler is still terminating there"),
+    }
+}
+
+/// The `--explain` row of a pod [`nomination_bars`] keeps from preempting.
+/// `pass` names preempt's second, intra-job pass.
+fn explain_nominated(ssn: &mut Session<'_>, p: PodId, why: &str, pass: &str) {
+    if ssn.explaining(p) {
+        let n = ssn.pod(p).nominated;
+        let why = format!(
+            "{pass}not eligible to preempt (Volcano's taskEligibleToPreempt): nominated to this node, and {why}"
+        );
+        ssn.explain(p, n, "preempt", Some(false), why, None);
+    }
+}
+
+/// True when some pending pod of job `j` may preempt: not `Never`, not barred
+/// by its nomination. A job with none does nothing in either pass (the first
+/// skips each of its pods, the intra-job pass ends at its first), so it is left
+/// out before the starving jobs are checked and sorted — a backlog of preemptors
+/// waiting on their nominated nodes costs a walk of their pods, not the passes.
+/// Not in exhaustive mode, nor for a job `--explain` watches (its rows).
+fn may_preempt(fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
+    if ssn.explaining_job(j) {
+        return true;
+    }
+    let mut pending =
+        ssn.job(j).pods.iter().copied().filter(|&p| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).is_gated());
+    if ssn.wrong_nomination_for_tests {
+        return pending.next().is_some_and(|p| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none());
+    }
+    pending.any(|p| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none())
+}
+
 /// Drops the starving jobs of queue `q` for which both of preempt's passes are
 /// no-ops, before they are sorted. When no pending pod of the queue may choose a
 /// victim (every group of other jobs' pods is ruled out by priority or by the
@@ -89,7 +144,13 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
     ssn.set_action("preempt");
     let mut reach = Reach::new(fw, Action::Preempt);
     let mut starving = not_set_aside(fw, ssn, &mut reach);
-    starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && !contains_topology(ssn, j) && fw.job_starving(ssn, j));
+    let exhaustive = ssn.is_exhaustive();
+    starving.retain(|&j| {
+        (exhaustive || may_preempt(fw, ssn, j))
+            && fw.job_valid(ssn, j).is_ok()
+            && !contains_topology(ssn, j)
+            && fw.job_starving(ssn, j)
+    });
     let mut memo = FailMemo::new(fw);
     for q in queues_of(fw, ssn, &starving) {
         let mut jobs: Vec<JobId> = starving.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
@@ -99,7 +160,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
         fw.sort_jobs(ssn, &mut jobs);
         for &j in &jobs {
             // Every pod's search is known to fail: the loop below would change nothing.
-            if memo.job_known_to_fail(ssn, j, |p| !never_preempts(ssn, p)) {
+            if memo.job_known_to_fail(ssn, j, |p| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none()) {
                 continue;
             }
             let mut stmt = ssn.statement();
@@ -109,6 +170,10 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
                 let Some(pod) = tasks.next() else { break };
                 // Not eligible: Volcano's preempt fails for it and goes on.
                 if never_preempts(ssn, pod) || memo.known_failure(ssn, pod) {
+                    continue;
+                }
+                if let Some(why) = nomination_bars(fw, ssn, pod) {
+                    explain_nominated(ssn, pod, why, "");
                     continue;
                 }
                 let filter = move |s: &Session<'_>, v: PodId| {
@@ -152,6 +217,10 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
                 let held = ssn.job_nodes(j);
                 // Not eligible: the pod is not assigned, which ends the job's pass.
                 if never_preempts(ssn, pod) {
+                    break;
+                }
+                if let Some(why) = nomination_bars(fw, ssn, pod) {
+                    explain_nominated(ssn, pod, why, "intra-job pass: ");
                     break;
                 }
                 let mut stmt = ssn.statement();

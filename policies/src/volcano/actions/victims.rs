@@ -205,7 +205,12 @@ pub(crate) fn preempt_pod(
             ssn.evict_for(&mut node_stmt, v, for_job, reason).expect("victims are running");
         }
         if fits(ssn) {
-            ssn.pipeline(&mut node_stmt, pod, n).expect("fits checked");
+            // Volcano's `evictionOccurred`: a pipeline after victims nominates.
+            if node_stmt.is_empty() {
+                ssn.pipeline(&mut node_stmt, pod, n).expect("fits checked");
+            } else {
+                ssn.pipeline_evicting(&mut node_stmt, pod, n).expect("fits checked");
+            }
             if ssn.explaining(pod) {
                 let why = format!(
                     "pipelined after evicting {} victim(s); kept only if the job ends pipelined",
@@ -329,9 +334,10 @@ impl FailMemo {
 
     /// True if every pending pod of job `j` that `tries` would search for is known
     /// to fail: the job's searches would all be skipped, so the job can be.
-    /// Pods of one task share every input of `tries` (queue, request) and of
-    /// the memo's key, so one pending pod per task answers for all of them
-    /// (unless `--explain` watches pods: a watched pod's search is never skipped).
+    /// Pods of one task share every input of the memo's key, so the first pod
+    /// of each task that `tries` keeps answers for all of them (unless
+    /// `--explain` watches pods: a watched pod's search is never skipped);
+    /// `tries` itself may differ between them (a nominated pod may not preempt).
     pub fn job_known_to_fail(&self, ssn: &Session<'_>, j: JobId, tries: impl Fn(PodId) -> bool) -> bool {
         if self.off || self.failed.is_empty() {
             return false;
@@ -342,6 +348,7 @@ impl FailMemo {
             .pods
             .iter()
             .filter(|&&p| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).is_gated())
+            .filter(|&&p| tries(p))
             .filter(|&&p| {
                 let t = ssn.pod(p).task;
                 !per_task
@@ -350,7 +357,6 @@ impl FailMemo {
                         true
                     }
             })
-            .filter(|&&p| tries(p))
             .all(|&p| self.known_failure(ssn, p))
     }
 

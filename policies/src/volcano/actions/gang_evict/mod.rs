@@ -477,7 +477,11 @@ fn trial(
             }
             None
         };
-        let Some(n) = node.filter(|&n| ssn.pipeline(&mut stmt, pod, n).is_ok()) else {
+        // Volcano's `victimsPresent`: a plan with victims nominates its pods.
+        let pipelined = |ssn: &mut Session<'_>, stmt: &mut Statement, n: NodeId| {
+            if victims > 0 { ssn.pipeline_evicting(stmt, pod, n) } else { ssn.pipeline(stmt, pod, n) }.is_ok()
+        };
+        let Some(n) = node.filter(|&n| pipelined(ssn, &mut stmt, n)) else {
             ssn.discard(stmt);
             return None;
         };
