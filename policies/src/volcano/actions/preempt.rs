@@ -90,12 +90,42 @@ fn may_preempt(fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
     if ssn.explaining_job(j) {
         return true;
     }
-    let mut pending =
-        ssn.job(j).pods.iter().copied().filter(|&p| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).is_gated());
+    let job = ssn.job(j);
+    let pending = |p: &PodId| ssn.pod(*p).status == PodStatus::Pending && !ssn.pod(*p).is_gated();
     if ssn.wrong_nomination_for_tests {
-        return pending.next().is_some_and(|p| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none());
+        let first = job.pods.iter().copied().find(pending);
+        return first.is_some_and(|p| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none());
     }
-    pending.any(|p| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none())
+    // A task whose predicates pass on every node bars each nominated pod of it
+    // without asking its node (one answer per task).
+    let mut trivial: Vec<(u16, bool)> = Vec::new();
+    let mut barred = |p: PodId| {
+        let t = ssn.pod(p).task;
+        let pass = match trivial.iter().find(|e| e.0 == t) {
+            Some(&(_, v)) => v,
+            None => {
+                let v = fw.predicate_trivial(ssn, p);
+                trivial.push((t, v));
+                v
+            }
+        };
+        (pass && ssn.pod(p).nominated.is_some()) || nomination_bars(fw, ssn, p).is_some()
+    };
+    // Newest pods last: walk back until every pending pod has been seen.
+    let mut left = job.count(PodStatus::Pending);
+    for &p in job.pods.iter().rev() {
+        if left == 0 {
+            break;
+        }
+        if ssn.pod(p).status != PodStatus::Pending {
+            continue;
+        }
+        left -= 1;
+        if pending(&p) && !never_preempts(ssn, p) && !barred(p) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Drops the starving jobs of queue `q` for which both of preempt's passes are
