@@ -15,7 +15,7 @@ use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::contains_topology;
 use super::carry::Carry;
-use super::reach::{Action, Reach, not_set_aside};
+use super::reach::{Action, Reach, not_set_aside_of};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
 use super::{pending_tasks, queues_of, sort_by};
 use lahar_core::model::cluster::NodeId;
@@ -173,14 +173,9 @@ fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, jobs: &mut Vec<J
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
     ssn.set_action("preempt");
     let mut reach = Reach::new(fw, Action::Preempt);
-    let mut starving = not_set_aside(fw, ssn, &mut reach);
     let exhaustive = ssn.is_exhaustive();
-    starving.retain(|&j| {
-        (exhaustive || may_preempt(fw, ssn, j))
-            && fw.job_valid(ssn, j).is_ok()
-            && !contains_topology(ssn, j)
-            && fw.job_starving(ssn, j)
-    });
+    let mut starving = not_set_aside_of(fw, ssn, &mut reach, |ssn, j| exhaustive || may_preempt(fw, ssn, j));
+    starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && !contains_topology(ssn, j) && fw.job_starving(ssn, j));
     let mut memo = FailMemo::new(fw);
     for q in queues_of(fw, ssn, &starving) {
         let mut jobs: Vec<JobId> = starving.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();

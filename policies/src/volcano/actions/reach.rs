@@ -317,6 +317,18 @@ pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach
 /// (with the `--explain` rows of the explained jobs it sets aside, in the same
 /// order): one read of the World's list, not a copy of it.
 pub(crate) fn not_set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach) -> Vec<JobId> {
+    not_set_aside_of(fw, ssn, reach, |_, _| true)
+}
+
+/// [`not_set_aside`] of the jobs `useful` keeps: a job it drops is not asked
+/// the rule (`useful` must keep every job `--explain` watches, whose rows the
+/// rule writes).
+pub(crate) fn not_set_aside_of(
+    fw: &Framework,
+    ssn: &mut Session<'_>,
+    reach: &mut Reach,
+    useful: impl Fn(&Session<'_>, JobId) -> bool,
+) -> Vec<JobId> {
     // The common case of a backlog that waits for room: nothing to walk.
     ssn.sync_groups();
     if reach.sets_all_aside(fw, ssn) {
@@ -325,6 +337,9 @@ pub(crate) fn not_set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut R
     let mut kept = Vec::new();
     let mut explained = Vec::new();
     for (j, f) in ssn.admitted_facts().iter() {
+        if !useful(ssn, *j) {
+            continue;
+        }
         if !reach.out_of_reach(fw, ssn, *j, f) {
             kept.push(*j);
         } else if ssn.explaining_job(*j) {
