@@ -739,6 +739,11 @@ impl<'w> Session<'w> {
     pub fn affinity_may_refuse(&self, p: PodId) -> bool {
         self.world.affinity_may_refuse(p)
     }
+    /// True once some job of the run has affinity terms
+    /// ([`World::affinity_in_play`]).
+    pub fn affinity_in_play(&self) -> bool {
+        self.world.affinity_in_play()
+    }
     /// True if the pod's required affinity terms may refuse it a node
     /// ([`World::affinity_unresolvable_possible`]).
     pub fn affinity_unresolvable_possible(&self, p: PodId) -> bool {

@@ -286,6 +286,12 @@ impl World {
         None
     }
 
+    /// True once some job of the run has affinity terms: from then on a
+    /// session's placements can change what the InterPodAffinity filter says.
+    pub fn affinity_in_play(&self) -> bool {
+        self.affinity.is_some()
+    }
+
     /// True if the pod's filter may refuse some node: the ledger is on and the
     /// pod has required terms, or some listed pod has required anti-affinity.
     pub fn affinity_may_refuse(&self, pod: PodId) -> bool {

@@ -80,12 +80,13 @@ fn explain_nominated(ssn: &mut Session<'_>, p: PodId, why: &str, pass: &str) {
     }
 }
 
-/// True when some pending pod of job `j` may preempt: not `Never`, not barred
-/// by its nomination. A job with none does nothing in either pass (the first
-/// skips each of its pods, the intra-job pass ends at its first), so it is left
-/// out before the starving jobs are checked and sorted — a backlog of preemptors
-/// waiting on their nominated nodes costs a walk of their pods, not the passes.
-/// Not in exhaustive mode, nor for a job `--explain` watches (its rows).
+/// False when no pending pod of job `j` may preempt in this action: each is
+/// `Never` or barred by its nomination for the whole action. Such a job does
+/// nothing in either pass (the first skips each of its pods, the intra-job pass
+/// ends at its first), so it is left out before the out-of-reach rule, the
+/// starving checks and the sort — a backlog of preemptors waiting on their
+/// nominated nodes costs a walk of their pods, not the passes. Not in
+/// exhaustive mode, nor for a job `--explain` watches (its rows).
 fn may_preempt(fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
     if ssn.explaining_job(j) {
         return true;
@@ -96,20 +97,28 @@ fn may_preempt(fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
         let first = job.pods.iter().copied().find(pending);
         return first.is_some_and(|p| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none());
     }
-    // A task whose predicates pass on every node bars each nominated pod of it
-    // without asking its node (one answer per task).
+    // Only a bar no placement of this action can lift counts: a nominated pod
+    // whose predicates pass on every node, whatever the nodes hold (without
+    // affinity terms in the run, nothing placed changes that). A bar read from
+    // the nominated node (host ports, affinity) may lift when an earlier job of
+    // the action pipelines onto it, so such a pod keeps its job in.
+    if ssn.affinity_in_play() {
+        return true;
+    }
     let mut trivial: Vec<(u16, bool)> = Vec::new();
     let mut barred = |p: PodId| {
+        if ssn.pod(p).nominated.is_none() {
+            return false;
+        }
         let t = ssn.pod(p).task;
-        let pass = match trivial.iter().find(|e| e.0 == t) {
+        match trivial.iter().find(|e| e.0 == t) {
             Some(&(_, v)) => v,
             None => {
                 let v = fw.predicate_trivial(ssn, p);
                 trivial.push((t, v));
                 v
             }
-        };
-        (pass && ssn.pod(p).nominated.is_some()) || nomination_bars(fw, ssn, p).is_some()
+        }
     };
     // Newest pods last: walk back until every pending pod has been seen.
     let mut left = job.count(PodStatus::Pending);
