@@ -237,7 +237,8 @@ pub struct Session<'w> {
     index: u64,
     action: &'static str,
     journal: Vec<Op>,
-    /// Some op of the journal is a [`Session::pipeline_evicting`].
+    /// Some op of the journal is a pipeline after evictions
+    /// ([`Session::pipeline_after_evictions`]).
     nominating: bool,
     outcome: SessionOutcome,
     rng: &'w mut StreamRng,
@@ -858,17 +859,25 @@ impl<'w> Session<'w> {
         Ok(())
     }
 
-    /// [`Session::pipeline`] after evicting pods for it (Volcano's `Pipeline`
-    /// with `evictionOccurred`): if it is the pod's last placement of the
-    /// session, committed or discarded, the session's close nominates the pod
-    /// to the node (`TaskSchedulingReason` reads the last transaction, which a
-    /// discard keeps).
-    pub fn pipeline_evicting(&mut self, stmt: &mut Statement, pod: PodId, node: NodeId) -> Result<(), SessionError> {
+    /// [`Session::pipeline`] for a preemptor, `evicted` saying whether pods
+    /// were evicted for it (Volcano's `Pipeline` with `evictionOccurred`): after
+    /// evictions, if it is the pod's last placement of the session, committed or
+    /// discarded, the session's close nominates the pod to the node
+    /// (`TaskSchedulingReason` reads the last transaction, which a discard keeps).
+    pub fn pipeline_after_evictions(
+        &mut self,
+        stmt: &mut Statement,
+        pod: PodId,
+        node: NodeId,
+        evicted: bool,
+    ) -> Result<(), SessionError> {
         self.pipeline(stmt, pod, node)?;
-        if let Some(op) = self.journal.last_mut() {
-            op.nominates = true;
+        if evicted {
+            if let Some(op) = self.journal.last_mut() {
+                op.nominates = true;
+            }
+            self.nominating = true;
         }
-        self.nominating = true;
         Ok(())
     }
 

@@ -163,7 +163,7 @@ fn allocate_checks_idle_and_pipeline_nominates() {
     let mut st = ssn.statement();
     ssn.evict(&mut st, pods[0], "test").unwrap();
     assert!(ssn.allocate(&mut st, pods[2], NodeId(0)).is_err());
-    ssn.pipeline_evicting(&mut st, pods[2], NodeId(0)).unwrap();
+    ssn.pipeline_after_evictions(&mut st, pods[2], NodeId(0), true).unwrap();
     assert_eq!(ssn.future_idle(NodeId(0)).gpu_milli(), 0);
     ssn.commit(st);
     let out = ssn.close();
@@ -177,11 +177,7 @@ fn allocate_checks_idle_and_pipeline_nominates() {
         let mut ssn = Session::new(w, SimTime(S * i), i, &mut rng);
         for &(evicting, n) in ops {
             let mut st = ssn.statement();
-            if evicting {
-                ssn.pipeline_evicting(&mut st, pods[2], NodeId(n as u32)).unwrap();
-            } else {
-                ssn.pipeline(&mut st, pods[2], NodeId(n as u32)).unwrap();
-            }
+            ssn.pipeline_after_evictions(&mut st, pods[2], NodeId(n as u32), evicting).unwrap();
             ssn.discard(st);
         }
         ssn.close();

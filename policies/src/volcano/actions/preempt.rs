@@ -50,7 +50,7 @@ pub(crate) fn never_preempts(ssn: &Session<'_>, p: PodId) -> bool {
 /// lower-priority pod evicted by the scheduler is still terminating there; a
 /// refusal there that evicting cannot resolve makes it eligible again. Returns
 /// why the pod is barred, if it is.
-pub(crate) fn nomination_bars(fw: &Framework, ssn: &Session<'_>, p: PodId) -> Option<&'static str> {
+fn nomination_bars(fw: &Framework, ssn: &Session<'_>, p: PodId) -> Option<&'static str> {
     let pod = ssn.pod(p);
     let n = pod.nominated?;
     match fw.predicate_refusal(ssn, p, n) {
@@ -92,9 +92,9 @@ fn may_preempt(fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
         return true;
     }
     let job = ssn.job(j);
-    let pending = |p: &PodId| ssn.pod(*p).status == PodStatus::Pending && !ssn.pod(*p).is_gated();
     if ssn.wrong_nomination_for_tests {
-        let first = job.pods.iter().copied().find(pending);
+        let first =
+            job.pods.iter().copied().find(|&p| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).is_gated());
         return first.is_some_and(|p| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none());
     }
     // Only a bar no placement of this action can lift counts: a nominated pod
@@ -130,7 +130,7 @@ fn may_preempt(fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
             continue;
         }
         left -= 1;
-        if pending(&p) && !never_preempts(ssn, p) && !barred(p) {
+        if !ssn.pod(p).is_gated() && !never_preempts(ssn, p) && !barred(p) {
             return true;
         }
     }

@@ -205,12 +205,8 @@ pub(crate) fn preempt_pod(
             ssn.evict_for(&mut node_stmt, v, for_job, reason).expect("victims are running");
         }
         if fits(ssn) {
-            // Volcano's `evictionOccurred`: a pipeline after victims nominates.
-            if node_stmt.is_empty() {
-                ssn.pipeline(&mut node_stmt, pod, n).expect("fits checked");
-            } else {
-                ssn.pipeline_evicting(&mut node_stmt, pod, n).expect("fits checked");
-            }
+            let evicted = !node_stmt.is_empty();
+            ssn.pipeline_after_evictions(&mut node_stmt, pod, n, evicted).expect("fits checked");
             if ssn.explaining(pod) {
                 let why = format!(
                     "pipelined after evicting {} victim(s); kept only if the job ends pipelined",

@@ -478,10 +478,7 @@ fn trial(
             None
         };
         // Volcano's `victimsPresent`: a plan with victims nominates its pods.
-        let pipelined = |ssn: &mut Session<'_>, stmt: &mut Statement, n: NodeId| {
-            if victims > 0 { ssn.pipeline_evicting(stmt, pod, n) } else { ssn.pipeline(stmt, pod, n) }.is_ok()
-        };
-        let Some(n) = node.filter(|&n| pipelined(ssn, &mut stmt, n)) else {
+        let Some(n) = node.filter(|&n| ssn.pipeline_after_evictions(&mut stmt, pod, n, victims > 0).is_ok()) else {
             ssn.discard(stmt);
             return None;
         };
