@@ -262,6 +262,12 @@ pub struct Session<'w> {
     /// See [`crate::engine::EngineConfig::wrong_nomination_for_tests`].
     #[doc(hidden)]
     pub wrong_nomination_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::wrong_barred_for_tests`].
+    #[doc(hidden)]
+    pub wrong_barred_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::wrong_room_skip_for_tests`].
+    #[doc(hidden)]
+    pub wrong_room_skip_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -287,6 +293,8 @@ impl<'w> Session<'w> {
             wrong_reach_for_tests: false,
             wrong_memo_for_tests: false,
             wrong_nomination_for_tests: false,
+            wrong_barred_for_tests: false,
+            wrong_room_skip_for_tests: false,
         }
     }
 
@@ -1047,7 +1055,10 @@ impl<'w> Session<'w> {
             let mut seen = std::collections::HashSet::new();
             for op in self.journal.iter().rev() {
                 if seen.insert(op.pod) && op.nominates {
-                    self.world.pods[op.pod].nominated = op.node;
+                    let pod = &mut self.world.pods[op.pod];
+                    pod.nominated = op.node;
+                    let j = pod.job;
+                    self.world.jobs[j].revision += 1;
                 }
             }
         }

@@ -178,6 +178,15 @@ fn a_wrong_skip_is_caught() {
     assert!(caught(CONFS[0], |e| e.wrong_skip_for_tests = true) > 0, "no scenario showed the wrong skip");
 }
 
+/// The same for allocate's step that finds no room (a job whose pods no
+/// node's future-idle room holds is not listed and walked): asked with twice
+/// each task's request, it ends steps that would have placed pods, and fixed
+/// scenarios differ.
+#[test]
+fn a_wrong_room_skip_is_caught() {
+    assert!(caught(CONFS[0], |e| e.wrong_room_skip_for_tests = true) > 0, "no scenario showed the wrong room skip");
+}
+
 /// The same for the node-score cache: with cached scores that never expire (a
 /// node's `used` changes are ignored), fixed scenarios place pods differently
 /// from the exhaustive walk, which scores every node afresh.

@@ -4,11 +4,12 @@
 //! minAvailable (victims gang lets go), checkpointing jobs, and hard and soft
 //! network topology. decisions.csv and pods.csv must be byte-identical with and
 //! without `--exhaustive`; `a_wrong_victim_index_is_caught`,
-//! `a_wrong_carry_is_caught`, `a_wrong_group_check_is_caught` and
-//! `a_wrong_nomination_check_is_caught` show the comparison notices a victim
-//! index that goes stale, a failure carried across a change it depends on,
-//! groups of waiting jobs by facts that go stale, and preemptors left out on
-//! one pod's nomination.
+//! `a_wrong_carry_is_caught`, `a_wrong_group_check_is_caught`,
+//! `a_wrong_nomination_check_is_caught` and `a_wrong_barred_memo_is_caught`
+//! show the comparison notices a victim index that goes stale, a failure
+//! carried across a change it depends on, groups of waiting jobs by facts that
+//! go stale, preemptors left out on one pod's nomination, and a memo of barred
+//! jobs that outlives their changes.
 //!
 //! This property found a fast-path bug that predates the index: the room bound
 //! assumed a tier's victims pass every choosing plugin, but Volcano's tier walk
@@ -203,6 +204,17 @@ fn a_wrong_nomination_check_is_caught() {
     let (differ, evict) = caught(CONFS[0], |e| e.wrong_nomination_for_tests = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the wrong nomination check");
+}
+
+/// The same for preempt's memo of jobs none of whose pods may preempt, kept
+/// across sessions (`Barred`): when it ignores the jobs' revisions, a job once
+/// barred stays barred after its pods change (a nominated pod evicted, a new
+/// pod made), and fixed scenarios differ.
+#[test]
+fn a_wrong_barred_memo_is_caught() {
+    let (differ, evict) = caught(CONFS[0], |e| e.wrong_barred_for_tests = true);
+    assert!(evict > 0, "no fixed scenario evicts");
+    assert!(differ > 0, "no scenario showed the wrong barred memo");
 }
 
 /// The fixed scenarios really contend: under each conf some of them evict, so

@@ -15,6 +15,7 @@ pub mod plugins;
 pub mod subjobs;
 
 use actions::allocate::AllocState;
+use actions::barred::Barred;
 use actions::carry::Carry;
 use actions::gang_evict::GangArgs;
 use actions::waiting::WaitingOrder;
@@ -33,6 +34,8 @@ pub struct Volcano {
     gang_args: [GangArgs; 2],
     /// preempt's failed searches, kept across sessions.
     carry: Carry,
+    /// preempt's barred jobs, kept across sessions.
+    barred: Barred,
     /// Check at each session's open that no plugin answers an extension point it
     /// did not declare ([`Framework::undeclared`]); on in debug builds.
     check_hooks: bool,
@@ -51,6 +54,7 @@ impl Volcano {
             waiting: WaitingOrder::default(),
             gang_args,
             carry,
+            barred: Barred::default(),
             check_hooks: cfg!(debug_assertions),
         }
     }
@@ -90,7 +94,7 @@ impl Scheduler for Volcano {
                 ActionKind::Enqueue => actions::enqueue::run(&mut self.fw, ssn, &mut self.waiting),
                 ActionKind::Allocate => actions::allocate::run(&self.fw, ssn, &mut self.alloc, !has_enqueue),
                 ActionKind::Backfill => actions::backfill::run(&self.fw, ssn, &mut self.alloc),
-                ActionKind::Preempt => actions::preempt::run(&self.fw, ssn, &mut self.carry),
+                ActionKind::Preempt => actions::preempt::run(&self.fw, ssn, &mut self.carry, &mut self.barred),
                 ActionKind::Reclaim => actions::reclaim::run(&self.fw, ssn),
                 ActionKind::GangPreempt => {
                     actions::gang_evict::run(&self.fw, ssn, EvictKind::GangPreempt, self.gang_args[0])

@@ -66,6 +66,16 @@ pub struct EngineConfig {
     /// tests can show the equivalence check catches it. Never set outside tests.
     #[doc(hidden)]
     pub wrong_nomination_for_tests: bool,
+    /// Lets preempt's memo of barred jobs ignore the jobs' revisions (a job
+    /// once found barred stays so), so that tests can show the equivalence
+    /// check catches it. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_barred_for_tests: bool,
+    /// Lets allocate end a job's step as finding no room when no node's
+    /// future-idle room holds twice a task's request, so that tests can show
+    /// the equivalence check catches it. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_room_skip_for_tests: bool,
     /// Lets the World's groups of admitted jobs by facts go stale (a job stays
     /// in the group of its facts when it was listed; pod changes do not move
     /// it), so that tests can show the equivalence check catches it. Never set
@@ -116,6 +126,8 @@ impl Default for EngineConfig {
             check_invariants: cfg!(debug_assertions),
             wrong_memo_for_tests: false,
             wrong_nomination_for_tests: false,
+            wrong_barred_for_tests: false,
+            wrong_room_skip_for_tests: false,
             wrong_group_for_tests: false,
             wrong_gates_for_tests: false,
             wrong_victim_index_for_tests: false,

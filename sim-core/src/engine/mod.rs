@@ -629,6 +629,8 @@ impl Engine {
         ssn.wrong_reach_for_tests = self.cfg.wrong_reach_for_tests;
         ssn.wrong_memo_for_tests = self.cfg.wrong_memo_for_tests;
         ssn.wrong_nomination_for_tests = self.cfg.wrong_nomination_for_tests;
+        ssn.wrong_barred_for_tests = self.cfg.wrong_barred_for_tests;
+        ssn.wrong_room_skip_for_tests = self.cfg.wrong_room_skip_for_tests;
         if self.cfg.wrong_group_for_tests {
             ssn.break_groups_for_tests();
         }

@@ -284,6 +284,11 @@ pub struct Job {
     /// The over-minAvailable flag its Running preemptable pods are filed under in
     /// the victim groups (`ready_count > minAvailable`, kept up to date).
     pub victims_over_min: bool,
+    /// Counts the changes of the job a scheduler may remember across sessions
+    /// ([`World::job_changed`]): a pod created, a pod's status changed, a gate
+    /// removed, a nomination set, a progress change. Equal revisions: the job's
+    /// pods have the same statuses, gates and nominations.
+    pub revision: u64,
 }
 
 /// A task's runtime state within its job.
@@ -361,6 +366,7 @@ impl Job {
             pending_best_effort: 0,
             sub_jobs: vec![[0; PodStatus::COUNT]; subs],
             victims_over_min: false,
+            revision: 0,
         }
     }
     /// Pods in a status.
@@ -1057,9 +1063,10 @@ impl World {
         self.queues[job.spec.queue].move_terms(before, after);
     }
 
-    /// Notes a change of job `j` for a scheduler that follows them
-    /// ([`World::track_jobs`]).
+    /// Notes a change of job `j`: its [`Job::revision`] moves, and a scheduler
+    /// that follows changes ([`World::track_jobs`]) is told.
     pub fn job_changed(&mut self, j: JobId) {
+        self.jobs[j].revision += 1;
         if self.track_jobs {
             self.job_changes.push(j);
         }

@@ -2,6 +2,7 @@
 
 pub mod allocate;
 pub mod backfill;
+pub mod barred;
 pub mod carry;
 pub mod enqueue;
 pub mod gang_evict;

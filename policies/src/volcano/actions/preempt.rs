@@ -14,6 +14,7 @@
 use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::contains_topology;
+use super::barred::Barred;
 use super::carry::Carry;
 use super::reach::{Action, Reach, not_set_aside_of};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
@@ -86,13 +87,14 @@ fn explain_nominated(ssn: &mut Session<'_>, p: PodId, why: &str, pass: &str) {
 /// ends at its first), so it is left out before the out-of-reach rule, the
 /// starving checks and the sort — a backlog of preemptors waiting on their
 /// nominated nodes costs a walk of their pods, not the passes. Not in
-/// exhaustive mode, nor for a job `--explain` watches (its rows).
-fn may_preempt(fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
+/// exhaustive mode, nor for a job `--explain` watches (its rows). A job found
+/// so is remembered across sessions until it changes ([`Barred`]).
+fn may_preempt(fw: &Framework, ssn: &Session<'_>, barred: &mut Barred, j: JobId) -> bool {
     if ssn.explaining_job(j) {
         return true;
     }
-    let job = ssn.job(j);
     if ssn.wrong_nomination_for_tests {
+        let job = ssn.job(j);
         let first =
             job.pods.iter().copied().find(|&p| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).is_gated());
         return first.is_some_and(|p| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none());
@@ -105,6 +107,17 @@ fn may_preempt(fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
     if ssn.affinity_in_play() {
         return true;
     }
+    if barred.known(ssn, j) {
+        return false;
+    }
+    let may = may_preempt_walk(fw, ssn, j);
+    barred.record(ssn, j, !may);
+    may
+}
+
+/// [`may_preempt`]'s walk of job `j`'s pending pods.
+fn may_preempt_walk(fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
+    let job = ssn.job(j);
     let mut trivial: Vec<(u16, bool)> = Vec::new();
     let mut barred = |p: PodId| {
         if ssn.pod(p).nominated.is_none() {
@@ -178,12 +191,14 @@ fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, jobs: &mut Vec<J
     });
 }
 
-/// Runs the preempt action; `carry` keeps failed searches across sessions.
-pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
+/// Runs the preempt action; `carry` keeps failed searches across sessions,
+/// `barred` the jobs none of whose pods may preempt.
+pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mut Barred) {
     ssn.set_action("preempt");
     let mut reach = Reach::new(fw, Action::Preempt);
     let exhaustive = ssn.is_exhaustive();
-    let mut starving = not_set_aside_of(fw, ssn, &mut reach, |ssn, j| exhaustive || may_preempt(fw, ssn, j));
+    barred.sync(ssn);
+    let mut starving = not_set_aside_of(fw, ssn, &mut reach, |ssn, j| exhaustive || may_preempt(fw, ssn, barred, j));
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && !contains_topology(ssn, j) && fw.job_starving(ssn, j));
     let mut memo = FailMemo::new(fw);
     for q in queues_of(fw, ssn, &starving) {

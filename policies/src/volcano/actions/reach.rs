@@ -327,7 +327,7 @@ pub(crate) fn not_set_aside_of(
     fw: &Framework,
     ssn: &mut Session<'_>,
     reach: &mut Reach,
-    useful: impl Fn(&Session<'_>, JobId) -> bool,
+    mut useful: impl FnMut(&Session<'_>, JobId) -> bool,
 ) -> Vec<JobId> {
     // The common case of a backlog that waits for room: nothing to walk.
     ssn.sync_groups();

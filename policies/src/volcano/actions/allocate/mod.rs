@@ -267,17 +267,29 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             }
             continue;
         }
-        let tasks = pending_tasks(fw, ssn, j, false);
         if let Err(e) = fw.job_valid(ssn, j) {
             explain::job_row(ssn, j, "job-valid", false, &e);
             continue;
         }
-        if tasks.is_empty() {
-            continue;
-        }
         let tasks = if placed_by_hypernode(ssn, j) {
+            let tasks = pending_tasks(fw, ssn, j, false);
+            if tasks.is_empty() {
+                continue;
+            }
             Tasks::Sheet(Worksheet::new(fw, ssn, j, &tasks))
+        } else if !ssn.is_exhaustive() && !ssn.explaining_job(j) && ssn.gating(j).is_none() {
+            // Without gated pods, the job has pods to step when it has pending
+            // pods that are not BestEffort; they are listed at its first turn.
+            let job = ssn.job(j);
+            if job.count(PodStatus::Pending) == job.pending_best_effort {
+                continue;
+            }
+            Tasks::Later
         } else {
+            let tasks = pending_tasks(fw, ssn, j, false);
+            if tasks.is_empty() {
+                continue;
+            }
             Tasks::Plain(tasks.into())
         };
         task_queues.insert(j, tasks);
@@ -311,9 +323,15 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         let j = jobs.remove(0);
         let watched: Vec<PodId> =
             ssn.explained_pods(j).into_iter().filter(|&p| ssn.pod(p).status == PodStatus::Pending).collect();
-        let stmt = match task_queues.get_mut(&j).expect("task queue built at intake") {
+        let turn = task_queues.get_mut(&j).expect("task queue built at intake");
+        if matches!(turn, Tasks::Later) && !finds_no_room(fw, ssn, j) {
+            *turn = Tasks::Plain(pending_tasks(fw, ssn, j, false).into());
+        }
+        let stmt = match turn {
             Tasks::Sheet(ws) => hypernode::allocate_for_job(fw, ssn, st, j, ws),
             Tasks::Plain(tasks) => allocate_tasks(fw, ssn, st, j, 0, tasks, None),
+            // The step could only fail, leaving everything as it was.
+            Tasks::Later => None,
         };
         let stepped = stmt.is_some();
         let mut committed = false;
@@ -338,12 +356,40 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     }
 }
 
+/// True if job `j`'s first step of the session (over all nodes, sub-job 0) can
+/// only fail and leave the session as it found it: the job is neither ready nor
+/// pipelined, and no node's future-idle room holds a pod of any task with
+/// pending pods. Each of the step's pods then finds no node (the nominated node
+/// too: it must have the room), so the search reads no node, moves no rotating
+/// start and draws nothing, and the step is discarded with nothing in it — a
+/// backlog whose room earlier jobs of the session took costs one index query
+/// per task, not a list of its pods and a walk of them. Asked only outside
+/// exhaustive mode and for jobs `--explain` does not watch (their rows).
+fn finds_no_room(fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
+    let job = ssn.job(j);
+    let no_room = |t: usize| {
+        let req = *ssn.shape(job.tasks[t].shape);
+        // The deliberately wrong check of the equivalence tests asks for twice
+        // the request.
+        let req = if ssn.wrong_room_skip_for_tests { req + req } else { req };
+        ssn.first_fit(&req, 0).is_none()
+    };
+    let tasks = &job.spec.tasks;
+    (0..tasks.len())
+        .all(|t| job.task_count(t, PodStatus::Pending) == 0 || tasks[t].requests.is_best_effort() || no_room(t))
+        && !fw.sub_job_ready(ssn, j, 0)
+        && !fw.sub_job_pipelined(ssn, j, 0)
+}
+
 /// A job's pods still to place this session.
 enum Tasks {
     /// In task order.
     Plain(VecDeque<PodId>),
     /// By sub-job, for jobs placed HyperNode by HyperNode.
     Sheet(Worksheet),
+    /// Placed over all nodes, its pods listed at its first turn (when
+    /// [`finds_no_room`] does not end the step first).
+    Later,
 }
 
 impl Tasks {
@@ -351,12 +397,14 @@ impl Tasks {
         match self {
             Tasks::Plain(t) => t.is_empty(),
             Tasks::Sheet(w) => w.is_empty(),
+            Tasks::Later => false,
         }
     }
     fn contains(&self, p: PodId) -> bool {
         match self {
             Tasks::Plain(t) => t.contains(&p),
             Tasks::Sheet(w) => w.contains(p),
+            Tasks::Later => false,
         }
     }
 }
