@@ -280,8 +280,12 @@ impl Framework {
         }
         let k = plugins.len();
         let mut keys: Vec<f64> = Vec::with_capacity(jobs.len() * k);
+        // The PodGroups' creation times beside the keys: ties on the keys are
+        // common in a backlog, and are then broken without reading the jobs.
+        let mut created = Vec::with_capacity(jobs.len());
         for &j in jobs.iter() {
             keys.extend(plugins.iter().map(|p| p.job_order_key(ssn, j).unwrap_or(0.0)));
+            created.push(ssn.job(j).pg_created);
         }
         let mut idx: Vec<usize> = (0..jobs.len()).collect();
         idx.sort_by(|&a, &b| {
@@ -292,11 +296,10 @@ impl Framework {
                 .map(|(x, y)| x.partial_cmp(y).unwrap_or(Ordering::Equal))
                 .find(|o| o.is_ne())
                 .unwrap_or(Ordering::Equal);
-            let (lj, rj) = (ssn.job(jobs[a]), ssn.job(jobs[b]));
-            let (l, r) = (&lj.spec, &rj.spec);
-            by_key
-                .then_with(|| lj.pg_created.cmp(&rj.pg_created))
-                .then_with(|| (&*l.namespace, l.name.as_str()).cmp(&(&*r.namespace, r.name.as_str())))
+            by_key.then_with(|| created[a].cmp(&created[b])).then_with(|| {
+                let (l, r) = (&ssn.job(jobs[a]).spec, &ssn.job(jobs[b]).spec);
+                (&*l.namespace, l.name.as_str()).cmp(&(&*r.namespace, r.name.as_str()))
+            })
         });
         let sorted: Vec<JobId> = idx.iter().map(|&i| jobs[i]).collect();
         jobs.copy_from_slice(&sorted);
@@ -579,13 +582,12 @@ impl Framework {
     /// say starving. No function anywhere: not starving.
     pub fn job_starving(&self, ssn: &Session<'_>, job: JobId) -> bool {
         for tier in &self.tiers {
-            let votes: Vec<bool> = tier
-                .iter()
-                .filter(|s| s.on(flag::ENABLE_JOB_STARVING))
-                .filter_map(|s| s.plugin.job_starving(ssn, job))
-                .collect();
-            if !votes.is_empty() {
-                return votes.iter().all(|&v| v);
+            // Every plugin of the tier is asked (no short cut: a vote may be
+            // false before a later one answers).
+            let mut votes =
+                tier.iter().filter(|s| s.on(flag::ENABLE_JOB_STARVING)).filter_map(|s| s.plugin.job_starving(ssn, job));
+            if let Some(first) = votes.next() {
+                return votes.fold(first, |all, v| all && v);
             }
         }
         false

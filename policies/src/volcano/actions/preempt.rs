@@ -198,7 +198,12 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
     let mut reach = Reach::new(fw, Action::Preempt);
     let exhaustive = ssn.is_exhaustive();
     barred.sync(ssn);
-    let mut starving = not_set_aside_of(fw, ssn, &mut reach, |ssn, j| exhaustive || may_preempt(fw, ssn, barred, j));
+    // A job that is not starving is dropped below whatever the rule says: it is
+    // not asked (but for a watched one, whose rows the rule writes).
+    let mut asked = |ssn: &Session<'_>, j: JobId| {
+        (ssn.explaining_job(j) || fw.job_starving(ssn, j)) && may_preempt(fw, ssn, barred, j)
+    };
+    let mut starving = not_set_aside_of(fw, ssn, &mut reach, |ssn, j| exhaustive || asked(ssn, j));
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && !contains_topology(ssn, j) && fw.job_starving(ssn, j));
     let mut memo = FailMemo::new(fw);
     for q in queues_of(fw, ssn, &starving) {

@@ -23,6 +23,7 @@ use lahar_core::model::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
 use lahar_core::session::{Session, Statement};
 use lahar_core::world::ReachFacts;
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Per-scheduler state the allocate action keeps across sessions.
@@ -218,7 +219,7 @@ fn takes_none(fw: &Framework, ssn: &Session<'_>, reach: &mut Reach, overused: &m
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_pending: bool) {
     ssn.set_action("allocate");
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
-    let mut task_queues: BTreeMap<JobId, Tasks> = BTreeMap::new();
+    let mut task_queues: FxHashMap<JobId, Tasks> = FxHashMap::default();
     let mut reach = Reach::new(fw, Action::Allocate);
     // Per queue: overused at intake (asked once per queue, not per job).
     let mut overused: Vec<(QueueId, bool)> = Vec::new();
@@ -284,7 +285,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             if job.count(PodStatus::Pending) == job.pending_best_effort {
                 continue;
             }
-            Tasks::Later
+            // The facts name the only task with such pods, when there is one.
+            Tasks::Later((f.pending_tasks == 1).then_some(f.shape))
         } else {
             let tasks = pending_tasks(fw, ssn, j, false);
             if tasks.is_empty() {
@@ -324,14 +326,16 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         let watched: Vec<PodId> =
             ssn.explained_pods(j).into_iter().filter(|&p| ssn.pod(p).status == PodStatus::Pending).collect();
         let turn = task_queues.get_mut(&j).expect("task queue built at intake");
-        if matches!(turn, Tasks::Later) && !finds_no_room(fw, ssn, j) {
+        if let Tasks::Later(shape) = *turn
+            && !finds_no_room(fw, ssn, j, shape)
+        {
             *turn = Tasks::Plain(pending_tasks(fw, ssn, j, false).into());
         }
         let stmt = match turn {
             Tasks::Sheet(ws) => hypernode::allocate_for_job(fw, ssn, st, j, ws),
             Tasks::Plain(tasks) => allocate_tasks(fw, ssn, st, j, 0, tasks, None),
             // The step could only fail, leaving everything as it was.
-            Tasks::Later => None,
+            Tasks::Later(_) => None,
         };
         let stepped = stmt.is_some();
         let mut committed = false;
@@ -365,20 +369,24 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
 /// backlog whose room earlier jobs of the session took costs one index query
 /// per task, not a list of its pods and a walk of them. Asked only outside
 /// exhaustive mode and for jobs `--explain` does not watch (their rows).
-fn finds_no_room(fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
-    let job = ssn.job(j);
-    let no_room = |t: usize| {
-        let req = *ssn.shape(job.tasks[t].shape);
+/// `shape`: the request of the job's only task with such pods, when the job's
+/// facts name one (they are its facts at intake, unchanged until its first turn).
+fn finds_no_room(fw: &Framework, ssn: &Session<'_>, j: JobId, shape: Option<u32>) -> bool {
+    let no_room = |shape: u32| {
+        let req = *ssn.shape(shape);
         // The deliberately wrong check of the equivalence tests asks for twice
         // the request.
         let req = if ssn.wrong_room_skip_for_tests { req + req } else { req };
-        ssn.first_fit(&req, 0).is_none()
+        req.is_best_effort() || ssn.first_fit(&req, 0).is_none()
     };
-    let tasks = &job.spec.tasks;
-    (0..tasks.len())
-        .all(|t| job.task_count(t, PodStatus::Pending) == 0 || tasks[t].requests.is_best_effort() || no_room(t))
-        && !fw.sub_job_ready(ssn, j, 0)
-        && !fw.sub_job_pipelined(ssn, j, 0)
+    let room = match shape {
+        Some(s) => !no_room(s),
+        None => {
+            let job = ssn.job(j);
+            (0..job.tasks.len()).any(|t| job.task_count(t, PodStatus::Pending) > 0 && !no_room(job.tasks[t].shape))
+        }
+    };
+    !room && !fw.sub_job_ready(ssn, j, 0) && !fw.sub_job_pipelined(ssn, j, 0)
 }
 
 /// A job's pods still to place this session.
@@ -388,8 +396,9 @@ enum Tasks {
     /// By sub-job, for jobs placed HyperNode by HyperNode.
     Sheet(Worksheet),
     /// Placed over all nodes, its pods listed at its first turn (when
-    /// [`finds_no_room`] does not end the step first).
-    Later,
+    /// [`finds_no_room`] does not end the step first); the request of its only
+    /// task with pending pods, when it has one.
+    Later(Option<u32>),
 }
 
 impl Tasks {
@@ -397,14 +406,14 @@ impl Tasks {
         match self {
             Tasks::Plain(t) => t.is_empty(),
             Tasks::Sheet(w) => w.is_empty(),
-            Tasks::Later => false,
+            Tasks::Later(_) => false,
         }
     }
     fn contains(&self, p: PodId) -> bool {
         match self {
             Tasks::Plain(t) => t.contains(&p),
             Tasks::Sheet(w) => w.contains(p),
-            Tasks::Later => false,
+            Tasks::Later(_) => false,
         }
     }
 }
