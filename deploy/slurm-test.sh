@@ -104,7 +104,9 @@ say "Slurm $(slurmd -V | awk '{print $2}') up: $(sinfo -h -o '%P %D nodes %c CPU
 #    find `lahar` on the PATH sbatch passes on.
 # (the checkout's examples/, read only: the results go under $work).
 ln -s "$root/examples" "$work/run/examples"
-mkdir -p "$work/bin" && ln -s "$LAHAR_BIN" "$work/bin/lahar"
+# Two commands, not an `a && b` list: errexit stops at either failing.
+mkdir -p "$work/bin"
+ln -s "$LAHAR_BIN" "$work/bin/lahar"
 export PATH="$work/bin:$PATH"
 cd "$work/run"
 array="$(sbatch --parsable "$root/deploy/slurm-array.sh")"
