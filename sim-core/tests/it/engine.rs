@@ -189,6 +189,44 @@ fn allocate_checks_idle_and_pipeline_nominates() {
     w.check_invariants().unwrap();
 }
 
+/// A job's revision moves with each change of its pods a scheduler may
+/// remember across sessions (preempt's memo of barred jobs reads it): a status
+/// change, a gate removed, a pod created; a session that nominates a pod moves
+/// it too, and a session that leaves the job's pods as they were does not.
+#[test]
+fn a_job_revision_moves_with_its_pods() {
+    let mut spec = job("g", 0, 10, 2, 4, 2);
+    let hints = PodHints { scheduling_gates: vec!["example.com/quota".into()], ..PodHints::default() };
+    spec.tasks[0].hints = Some(std::sync::Arc::new(hints));
+    let cluster = Cluster::new(vec![node("n0", 8)], ResourceNames::default(), Topology::flat(1));
+    let mut w = World::new(cluster, vec![Queue::new("default")], vec![spec]);
+    w.activate(JobId(0));
+    let rev = |w: &World| w.jobs[JobId(0)].revision;
+    let r = rev(&w);
+    let p0 = w.create_pod(JobId(0), 0, 0, SimTime::ZERO);
+    let p1 = w.create_pod(JobId(0), 0, 1, SimTime::ZERO);
+    assert!(rev(&w) > r, "pods created");
+    let r = rev(&w);
+    assert!(w.ungate(p0, u16::MAX) && w.ungate(p1, u16::MAX));
+    assert_eq!(rev(&w), r + 2, "one move per gate removed");
+    let mut rng = RngStreams::new(0).stream("t", 0);
+    let r = rev(&w);
+    Session::new(&mut w, SimTime::ZERO, 1, &mut rng).close();
+    assert_eq!(rev(&w), r, "an empty session");
+    let mut ssn = Session::new(&mut w, SimTime::ZERO, 2, &mut rng);
+    let mut st = ssn.statement();
+    ssn.pipeline_after_evictions(&mut st, p0, NodeId(0), true).unwrap();
+    ssn.commit(st);
+    ssn.close();
+    assert_eq!(w.pods[p0].nominated, Some(NodeId(0)));
+    // Pipelined and back to Pending at the close (two moves), then nominated.
+    assert_eq!(rev(&w), r + 3);
+    let r = rev(&w);
+    w.transition(p1, PodStatus::Running, Some(NodeId(0)));
+    assert_eq!(rev(&w), r + 1, "a status change");
+    w.check_invariants().unwrap();
+}
+
 /// Sessions run at multiples of the schedule period when one is set.
 #[test]
 fn schedule_period_snaps_sessions() {
