@@ -889,6 +889,13 @@ impl<'w> Session<'w> {
         Ok(())
     }
 
+    /// The node the session's close would nominate pod `p` to if the session
+    /// ended now: its last operation's, when that is a pipeline after evictions
+    /// (see [`Session::pipeline_after_evictions`]). For `--explain`.
+    pub fn nominated_at_close(&self, p: PodId) -> Option<NodeId> {
+        self.journal.iter().rev().find(|op| op.pod == p).filter(|op| op.nominates).and_then(|op| op.node)
+    }
+
     /// Evicts a Running pod; it keeps its node (Releasing) until its grace period ends.
     pub fn evict(
         &mut self,

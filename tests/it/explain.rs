@@ -325,6 +325,40 @@ fn preemption_is_explained() {
     );
 }
 
+/// preempt, discarded: `high`'s two 2-cpu pods need 4 cpus, but gang lets only
+/// two of `low`'s four 1-cpu pods go (minAvailable 2). high-w-0 evicts both at
+/// t=10 and is pipelined; high-w-1 then finds no victim, the job would not be
+/// pipelined and the statement is discarded — the evictions are undone, but
+/// high-w-0 keeps the nomination (Volcano's discard keeps the last transaction's
+/// reason): nothing changes until `low` ends at 3600 s, when allocate places it
+/// on its nominated node.
+#[test]
+fn a_discarded_preemption_says_the_pod_stays_nominated() {
+    let text = scenario(
+        "    nodes:\n      - {name: n1, cpu: 4, memory: 16Gi}",
+        &format!(
+            "{}  workload:\n    - jobs:\n      - {{name: low, priority: 1, minAvailable: 2, duration: 1h, tasks: [{{name: w, replicas: 4, resources: {{cpu: 1}}}}]}}\n      - {{name: high, submitAt: 10s, priority: 100, minAvailable: 2, duration: 10m, tasks: [{{name: w, replicas: 2, resources: {{cpu: 2}}}}]}}\n",
+            conf("enqueue, allocate, preempt", &["name: drf", "name: predicates", "name: nodeorder"])
+        ),
+    );
+    let csv = explain(&text, &["high-w-0"]);
+    let rows: Vec<&str> = csv.lines().filter(|l| l.starts_with("3,10,")).collect();
+    assert_eq!(
+        rows,
+        [
+            "3,10,default/high-w-0,,enqueue,true,PodGroup admitted: Pending → Inqueue,",
+            "3,10,default/high-w-0,n1,resources,false,Insufficient cpu,",
+            "3,10,default/high-w-0,,allocate,false,not tried: no pending pod of the job fits any node's future-idle resources,",
+            "3,10,default/high-w-0,n1,preempt,true,pipelined after evicting 2 victim(s); kept only if the job ends pipelined,",
+            "3,10,default/high-w-0,n1,result,false,\"preempt: the job would not be pipelined; the evictions are undone, but the pod stays nominated to this node (Volcano keeps the discarded pipeline's reason), which bars it from preempting while the predicates accept it there\",",
+            // The intra-job pass: the nomination is written at the close, and
+            // the job holds no node of its own.
+            "3,10,default/high-w-0,,preempt,false,no node where the allowed victims' resources make room for the pod,",
+        ],
+        "{csv}"
+    );
+}
+
 /// `--explain-window` keeps only the rows of sessions inside it; the one-line
 /// summary printed at the end counts every session. `waiter` waits for `hog`'s 4
 /// GPUs: enqueue rejects it at 10 s (session 3), admits and binds it at 3600 s

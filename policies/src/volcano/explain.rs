@@ -127,14 +127,23 @@ pub(crate) fn gang_shortfall(ssn: &Session<'_>, j: JobId) -> String {
 
 /// After preempt or reclaim decided a job's statement: for each watched pod the
 /// action pipelined (with its node), whether the evictions stand (`kept`: the job
-/// is pipelined) or were undone.
+/// is pipelined) or were undone, and whether the pod is nominated to the node
+/// (only a pipeline that followed evictions nominates, kept or not).
 pub(crate) fn evict_outcome(ssn: &mut Session<'_>, pipelined: &[(PodId, Option<NodeId>)], kept: bool) {
     let action = ssn.action();
     for &(p, node) in pipelined {
-        let why = if kept {
-            format!("{action}: the job is pipelined; the evictions stand and the pod waits nominated to this node")
-        } else {
-            format!("{action}: the job would not be pipelined; the evictions are undone")
+        let nominated = node.is_some() && ssn.nominated_at_close(p) == node;
+        let why = match (kept, nominated) {
+            (true, true) => {
+                format!("{action}: the job is pipelined; the evictions stand and the pod waits nominated to this node")
+            }
+            (true, false) => format!(
+                "{action}: the job is pipelined; the pod waits for this node's room, which needed no eviction (it is not nominated)"
+            ),
+            (false, true) => format!(
+                "{action}: the job would not be pipelined; the evictions are undone, but the pod stays nominated to this node (Volcano keeps the discarded pipeline's reason), which bars it from preempting while the predicates accept it there"
+            ),
+            (false, false) => format!("{action}: the job would not be pipelined; the pod's placement is undone"),
         };
         ssn.explain(p, node, "result", Some(kept), why, None);
     }
