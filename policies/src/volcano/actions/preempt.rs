@@ -199,8 +199,14 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
     let exhaustive = ssn.is_exhaustive();
     barred.sync(ssn);
     // A job that is not starving is dropped below whatever the rule says: it is
-    // not asked (but for a watched one, whose rows the rule writes).
+    // not asked (but for a watched one, whose rows the rule writes). A job found
+    // barred at its current revision is dropped whether it starves or not, so
+    // the memo is read first: a backlog waiting on its nominations then costs
+    // no starving vote, which reads each job's counts.
     let mut asked = |ssn: &Session<'_>, j: JobId| {
+        if !ssn.explaining_job(j) && !ssn.affinity_in_play() && barred.known(ssn, j) {
+            return false;
+        }
         (ssn.explaining_job(j) || fw.job_starving(ssn, j)) && may_preempt(fw, ssn, barred, j)
     };
     let mut starving = not_set_aside_of(fw, ssn, &mut reach, |ssn, j| exhaustive || asked(ssn, j));
