@@ -431,6 +431,13 @@ impl<'w> Session<'w> {
         self.admitted_facts().into_owned()
     }
 
+    /// The revisions ([`crate::world::Job::revision`]) of the jobs of
+    /// [`Session::admitted_facts`], in the same order; `None` in exhaustive mode,
+    /// where that list is made afresh.
+    pub fn admitted_revisions(&self) -> Option<&[u64]> {
+        (!self.exhaustive).then(|| self.world.admitted.revisions())
+    }
+
     /// [`Session::admitted_with_facts`], borrowed from the World's list when it
     /// can be (a walk that only reads need not copy the backlog each session).
     pub fn admitted_facts(&self) -> Cow<'_, [(JobId, crate::world::ReachFacts)]> {
@@ -1065,7 +1072,7 @@ impl<'w> Session<'w> {
                     let pod = &mut self.world.pods[op.pod];
                     pod.nominated = op.node;
                     let j = pod.job;
-                    self.world.jobs[j].revision += 1;
+                    self.world.revise(j);
                 }
             }
         }

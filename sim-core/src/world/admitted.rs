@@ -59,10 +59,13 @@ pub fn reach_facts(job: &Job) -> ReachFacts {
 }
 
 /// The admitted jobs with pending pods, each with its [`ReachFacts`], in job
-/// order, and the same grouped by facts (settled when read).
+/// order, and the same grouped by facts (settled when read); beside the list,
+/// each job's [`Job::revision`], so a walk that asks only whether a job changed
+/// reads one array, not each job.
 #[derive(Clone, Debug, Default)]
 pub struct Admitted {
     list: Vec<(JobId, ReachFacts)>,
+    revs: Vec<u64>,
     groups: FactGroups,
 }
 
@@ -72,24 +75,41 @@ impl Admitted {
         &self.list
     }
 
+    /// The listed jobs' revisions, in the list's order.
+    pub fn revisions(&self) -> &[u64] {
+        &self.revs
+    }
+
     /// Whether job `j` is listed.
     pub fn lists(&self, j: JobId) -> bool {
         self.list.binary_search_by_key(&j, |e| e.0).is_ok()
     }
 
-    /// Job `j` listed with `facts`, or (`None`) not listed.
-    pub fn set(&mut self, j: JobId, facts: Option<ReachFacts>) {
+    /// Job `j` listed with `facts` at revision `rev`, or (`None`) not listed.
+    pub fn set(&mut self, j: JobId, facts: Option<ReachFacts>, rev: u64) {
         match (facts, self.list.binary_search_by_key(&j, |e| e.0)) {
             (Some(f), Err(at)) => {
                 self.list.insert(at, (j, f));
+                self.revs.insert(at, rev);
                 self.groups.moved(j, None, &self.list);
             }
-            (Some(f), Ok(at)) => self.refresh_at(at, f, true),
+            (Some(f), Ok(at)) => {
+                self.revs[at] = rev;
+                self.refresh_at(at, f, true);
+            }
             (None, Ok(at)) => {
                 let (_, old) = self.list.remove(at);
+                self.revs.remove(at);
                 self.groups.moved(j, Some(old), &self.list);
             }
             (None, Err(_)) => {}
+        }
+    }
+
+    /// Listed job `j`'s revision is now `rev`.
+    pub fn revise(&mut self, j: JobId, rev: u64) {
+        if let Ok(at) = self.list.binary_search_by_key(&j, |e| e.0) {
+            self.revs[at] = rev;
         }
     }
 
@@ -120,11 +140,14 @@ impl Admitted {
         self.groups.settled()
     }
 
-    /// Checks the list and the groups against `listed`, the admitted jobs and
-    /// their facts computed afresh.
-    pub fn check(&self, listed: &[(JobId, ReachFacts)]) -> Result<(), String> {
+    /// Checks the list, the revisions and the groups against `listed` and
+    /// `revs`, the admitted jobs, their facts and revisions read afresh.
+    pub fn check(&self, listed: &[(JobId, ReachFacts)], revs: &[u64]) -> Result<(), String> {
         if listed != self.list.as_slice() {
             return Err("the admitted jobs' list out of date".into());
+        }
+        if revs != self.revs.as_slice() {
+            return Err("the admitted jobs' revisions out of date".into());
         }
         self.groups.check(listed)
     }

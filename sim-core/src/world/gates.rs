@@ -71,7 +71,7 @@ impl World {
         let bit = self.jobs[j].spec.tasks[pod.task as usize].volcano_gate_bit();
         let (before, after) = (deductible(req, old, bit), deductible(req, new, bit));
         self.pods[p].gates = new;
-        self.jobs[j].revision += 1;
+        self.revise(j);
         self.with_gating(j, |g| {
             g.pods -= (new == 0) as u32;
             if !stale {

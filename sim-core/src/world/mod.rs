@@ -1021,7 +1021,7 @@ impl World {
         let put = |set: &mut BTreeSet<JobId>, on: bool| if on { set.insert(j) } else { set.remove(&j) };
         put(&mut self.with_pending, pending);
         put(&mut self.admitted_pending, pending && admitted);
-        self.admitted.set(j, (pending && admitted).then(|| reach_facts(job)));
+        self.admitted.set(j, (pending && admitted).then(|| reach_facts(job)), job.revision);
         let moved = put(&mut self.pg_pending, waiting);
         if self.track_waiting && (waiting || moved) {
             self.waiting_changes.push(j);
@@ -1066,10 +1066,17 @@ impl World {
     /// Notes a change of job `j`: its [`Job::revision`] moves, and a scheduler
     /// that follows changes ([`World::track_jobs`]) is told.
     pub fn job_changed(&mut self, j: JobId) {
-        self.jobs[j].revision += 1;
+        self.revise(j);
         if self.track_jobs {
             self.job_changes.push(j);
         }
+    }
+
+    /// Moves job `j`'s [`Job::revision`] (and its copy in the admitted list).
+    pub(crate) fn revise(&mut self, j: JobId) {
+        let job = &mut self.jobs[j];
+        job.revision += 1;
+        self.admitted.revise(j, job.revision);
     }
 
     /// A job is submitted: Pending, its PodGroup Pending, counted in its queue.
@@ -1309,7 +1316,8 @@ impl World {
         }
         let listed: Vec<(JobId, ReachFacts)> =
             self.admitted_pending.iter().map(|&j| (j, reach_facts(&self.jobs[j]))).collect();
-        self.admitted.check(&listed)?;
+        let revs: Vec<u64> = self.admitted_pending.iter().map(|&j| self.jobs[j].revision).collect();
+        self.admitted.check(&listed, &revs)?;
         let mut victims: Vec<Vec<(VictimKey, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
         let mut all = Vec::new();
         for p in self.pods.iter().filter(|p| p.status == PodStatus::Running && p.preemptable) {

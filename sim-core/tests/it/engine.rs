@@ -227,6 +227,44 @@ fn a_job_revision_moves_with_its_pods() {
     w.check_invariants().unwrap();
 }
 
+/// The admitted list's copy of each job's revision follows every move (pods
+/// created, a gate removed, a status change, a nomination set at a session's
+/// close), and the invariant check catches a copy left behind.
+#[test]
+fn the_admitted_list_carries_each_jobs_revision() {
+    let mut spec = job("g", 0, 10, 3, 4, 3);
+    let hints = PodHints { scheduling_gates: vec!["example.com/quota".into()], ..PodHints::default() };
+    spec.tasks[0].hints = Some(std::sync::Arc::new(hints));
+    let cluster = Cluster::new(vec![node("n0", 8)], ResourceNames::default(), Topology::flat(1));
+    let mut w = World::new(cluster, vec![Queue::new("default")], vec![spec]);
+    w.activate(JobId(0));
+    w.set_pg_phase(JobId(0), PodGroupPhase::Inqueue);
+    let copy = |w: &World| w.admitted.revisions().to_vec();
+    let rev = |w: &World| w.jobs[JobId(0)].revision;
+    let p0 = w.create_pod(JobId(0), 0, 0, SimTime::ZERO);
+    let p1 = w.create_pod(JobId(0), 0, 1, SimTime::ZERO);
+    w.create_pod(JobId(0), 0, 2, SimTime::ZERO);
+    assert_eq!(w.admitted.list().len(), 1, "listed once it has pending pods");
+    assert_eq!(copy(&w), vec![rev(&w)]);
+    assert!(w.ungate(p0, u16::MAX));
+    assert_eq!(copy(&w), vec![rev(&w)], "a gate removed");
+    let mut rng = RngStreams::new(0).stream("t", 0);
+    let mut ssn = Session::new(&mut w, SimTime::ZERO, 1, &mut rng);
+    let mut st = ssn.statement();
+    ssn.pipeline_after_evictions(&mut st, p0, NodeId(0), true).unwrap();
+    ssn.commit(st);
+    ssn.close();
+    assert_eq!(w.pods[p0].nominated, Some(NodeId(0)));
+    assert_eq!(copy(&w), vec![rev(&w)], "a nomination at the close");
+    w.transition(p1, PodStatus::Running, Some(NodeId(0)));
+    assert_eq!(copy(&w), vec![rev(&w)], "a status change");
+    w.check_invariants().unwrap();
+    // A revision moved behind the list's back.
+    w.jobs[JobId(0)].revision += 1;
+    let err = w.check_invariants().unwrap_err();
+    assert!(err.contains("revisions out of date"), "{err}");
+}
+
 /// Sessions run at multiples of the schedule period when one is set.
 #[test]
 fn schedule_period_snaps_sessions() {

@@ -44,7 +44,16 @@ impl Barred {
 
     /// True if job `j` was found barred at its current revision.
     pub(crate) fn known(&self, ssn: &Session<'_>, j: JobId) -> bool {
-        self.jobs.get(&j).is_some_and(|&r| r == ssn.job(j).revision || ssn.wrong_barred_for_tests)
+        self.known_at(ssn, j, None)
+    }
+
+    /// [`Barred::known`] given the job's current revision when the caller has
+    /// it (the World's list of admitted jobs carries a copy), else read from
+    /// the job.
+    pub(crate) fn known_at(&self, ssn: &Session<'_>, j: JobId, rev: Option<u64>) -> bool {
+        self.jobs
+            .get(&j)
+            .is_some_and(|&r| r == rev.unwrap_or_else(|| ssn.job(j).revision) || ssn.wrong_barred_for_tests)
     }
 
     /// Records what a walk of job `j`'s pods found.

@@ -203,13 +203,13 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
     // barred at its current revision is dropped whether it starves or not, so
     // the memo is read first: a backlog waiting on its nominations then costs
     // no starving vote, which reads each job's counts.
-    let mut asked = |ssn: &Session<'_>, j: JobId| {
-        if !ssn.explaining_job(j) && !ssn.affinity_in_play() && barred.known(ssn, j) {
+    let mut asked = |ssn: &Session<'_>, j: JobId, rev: Option<u64>| {
+        if !ssn.explaining_job(j) && !ssn.affinity_in_play() && barred.known_at(ssn, j, rev) {
             return false;
         }
         (ssn.explaining_job(j) || fw.job_starving(ssn, j)) && may_preempt(fw, ssn, barred, j)
     };
-    let mut starving = not_set_aside_of(fw, ssn, &mut reach, |ssn, j| exhaustive || asked(ssn, j));
+    let mut starving = not_set_aside_of(fw, ssn, &mut reach, |ssn, j, rev| exhaustive || asked(ssn, j, rev));
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && !contains_topology(ssn, j) && fw.job_starving(ssn, j));
     let mut memo = FailMemo::new(fw);
     for q in queues_of(fw, ssn, &starving) {

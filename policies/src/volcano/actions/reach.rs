@@ -317,17 +317,18 @@ pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach
 /// (with the `--explain` rows of the explained jobs it sets aside, in the same
 /// order): one read of the World's list, not a copy of it.
 pub(crate) fn not_set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach) -> Vec<JobId> {
-    not_set_aside_of(fw, ssn, reach, |_, _| true)
+    not_set_aside_of(fw, ssn, reach, |_, _, _| true)
 }
 
 /// [`not_set_aside`] of the jobs `useful` keeps: a job it drops is not asked
 /// the rule (`useful` must keep every job `--explain` watches, whose rows the
-/// rule writes).
+/// rule writes). `useful` is given each job's revision when the World's list
+/// carries it ([`Session::admitted_revisions`]; not in exhaustive mode).
 pub(crate) fn not_set_aside_of(
     fw: &Framework,
     ssn: &mut Session<'_>,
     reach: &mut Reach,
-    mut useful: impl FnMut(&Session<'_>, JobId) -> bool,
+    mut useful: impl FnMut(&Session<'_>, JobId, Option<u64>) -> bool,
 ) -> Vec<JobId> {
     // The common case of a backlog that waits for room: nothing to walk.
     ssn.sync_groups();
@@ -336,8 +337,9 @@ pub(crate) fn not_set_aside_of(
     }
     let mut kept = Vec::new();
     let mut explained = Vec::new();
-    for (j, f) in ssn.admitted_facts().iter() {
-        if !useful(ssn, *j) {
+    let revs = ssn.admitted_revisions();
+    for (i, (j, f)) in ssn.admitted_facts().iter().enumerate() {
+        if !useful(ssn, *j, revs.map(|r| r[i])) {
             continue;
         }
         if !reach.out_of_reach(fw, ssn, *j, f) {

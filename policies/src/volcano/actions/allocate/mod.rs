@@ -17,7 +17,7 @@ use super::super::plugins::network_topology::placed_by_hypernode;
 use super::super::subjobs;
 use super::reach::{Action, Reach, set_aside};
 use super::worksheet::Worksheet;
-use super::{best_node, insert_sorted, pending_tasks, predicate_nodes, queues_of};
+use super::{best_node, pending_tasks, predicate_nodes, queues_of};
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
@@ -218,7 +218,7 @@ fn takes_none(fw: &Framework, ssn: &Session<'_>, reach: &mut Reach, overused: &m
 /// allocate admits Pending PodGroups itself.
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_pending: bool) {
     ssn.set_action("allocate");
-    let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
+    let mut per_queue: BTreeMap<QueueId, VecDeque<JobId>> = BTreeMap::new();
     let mut task_queues: FxHashMap<JobId, Tasks> = FxHashMap::default();
     let mut reach = Reach::new(fw, Action::Allocate);
     // Per queue: overused at intake (asked once per queue, not per job).
@@ -295,11 +295,13 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             Tasks::Plain(tasks.into())
         };
         task_queues.insert(j, tasks);
-        per_queue.entry(ssn.job(j).spec.queue).or_default().push(j);
+        per_queue.entry(ssn.job(j).spec.queue).or_default().push_back(j);
     }
     for jobs in per_queue.values_mut() {
-        fw.sort_jobs(ssn, jobs);
+        fw.sort_jobs(ssn, jobs.make_contiguous());
     }
+    // Requests found with no room this action: room only shrinks between steps.
+    let mut dead: Vec<u32> = Vec::new();
     let all: Vec<JobId> = per_queue.values().flatten().copied().collect();
     let mut queues = queues_of(fw, ssn, &all);
     while !queues.is_empty() {
@@ -322,12 +324,12 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             continue;
         }
         let Some(jobs) = per_queue.get_mut(&q).filter(|v| !v.is_empty()) else { continue };
-        let j = jobs.remove(0);
+        let Some(j) = jobs.pop_front() else { continue };
         let watched: Vec<PodId> =
             ssn.explained_pods(j).into_iter().filter(|&p| ssn.pod(p).status == PodStatus::Pending).collect();
         let turn = task_queues.get_mut(&j).expect("task queue built at intake");
         if let Tasks::Later(shape) = *turn
-            && !finds_no_room(fw, ssn, j, shape)
+            && !finds_no_room(fw, ssn, j, shape, &mut dead)
         {
             *turn = Tasks::Plain(pending_tasks(fw, ssn, j, false).into());
         }
@@ -345,7 +347,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
                 ssn.commit(stmt);
                 if !task_queues[&j].is_empty() {
                     let jobs = per_queue.get_mut(&q).expect("queue present");
-                    insert_sorted(jobs, j, |a, b| fw.job_order(ssn, a, b));
+                    let at = jobs.partition_point(|&y| fw.job_order(ssn, y, j).is_le());
+                    jobs.insert(at, j);
                 }
             } else {
                 // Pipelined but not ready: neither committed nor discarded; its
@@ -356,7 +359,21 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         if !watched.is_empty() {
             step_outcome(ssn, &watched, &task_queues[&j], stepped, committed);
         }
-        insert_sorted(&mut queues, q, |a, b| fw.queue_order(ssn, a, b));
+        let at = queues.partition_point(|&y| fw.queue_order(ssn, y, q).is_le());
+        // A step that stayed `Later` found no room and changed nothing, so the
+        // queue's later turns that would find none either are taken here while
+        // the queue goes back to the front (its order and overuse unchanged):
+        // each would fail the same way and put it back there.
+        if at == 0 && !stepped && matches!(task_queues[&j], Tasks::Later(_)) {
+            let jobs = per_queue.get_mut(&q).expect("queue present");
+            while let Some(&next) = jobs.front()
+                && let Tasks::Later(shape) = task_queues[&next]
+                && finds_no_room(fw, ssn, next, shape, &mut dead)
+            {
+                jobs.pop_front();
+            }
+        }
+        queues.insert(at, q);
     }
 }
 
@@ -371,13 +388,23 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
 /// exhaustive mode and for jobs `--explain` does not watch (their rows).
 /// `shape`: the request of the job's only task with such pods, when the job's
 /// facts name one (they are its facts at intake, unchanged until its first turn).
-fn finds_no_room(fw: &Framework, ssn: &Session<'_>, j: JobId, shape: Option<u32>) -> bool {
-    let no_room = |shape: u32| {
+/// `dead` holds the requests found with no room earlier in the action: the room
+/// only shrinks between steps (a kept step takes some, a discarded one gives
+/// back what it took), so they are not asked again.
+fn finds_no_room(fw: &Framework, ssn: &Session<'_>, j: JobId, shape: Option<u32>, dead: &mut Vec<u32>) -> bool {
+    let mut no_room = |shape: u32| {
+        if dead.contains(&shape) {
+            return true;
+        }
         let req = *ssn.shape(shape);
         // The deliberately wrong check of the equivalence tests asks for twice
         // the request.
         let req = if ssn.wrong_room_skip_for_tests { req + req } else { req };
-        req.is_best_effort() || ssn.first_fit(&req, 0).is_none()
+        let none = req.is_best_effort() || ssn.first_fit(&req, 0).is_none();
+        if none {
+            dead.push(shape);
+        }
+        none
     };
     let room = match shape {
         Some(s) => !no_room(s),
