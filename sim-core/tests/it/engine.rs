@@ -195,12 +195,7 @@ fn allocate_checks_idle_and_pipeline_nominates() {
 /// it too, and a session that leaves the job's pods as they were does not.
 #[test]
 fn a_job_revision_moves_with_its_pods() {
-    let mut spec = job("g", 0, 10, 2, 4, 2);
-    let hints = PodHints { scheduling_gates: vec!["example.com/quota".into()], ..PodHints::default() };
-    spec.tasks[0].hints = Some(std::sync::Arc::new(hints));
-    let cluster = Cluster::new(vec![node("n0", 8)], ResourceNames::default(), Topology::flat(1));
-    let mut w = World::new(cluster, vec![Queue::new("default")], vec![spec]);
-    w.activate(JobId(0));
+    let mut w = gated_job_world(2);
     let rev = |w: &World| w.jobs[JobId(0)].revision;
     let r = rev(&w);
     let p0 = w.create_pod(JobId(0), 0, 0, SimTime::ZERO);
@@ -227,17 +222,24 @@ fn a_job_revision_moves_with_its_pods() {
     w.check_invariants().unwrap();
 }
 
-/// The admitted list's copy of each job's revision follows every move (pods
-/// created, a gate removed, a status change, a nomination set at a session's
-/// close), and the invariant check catches a copy left behind.
-#[test]
-fn the_admitted_list_carries_each_jobs_revision() {
-    let mut spec = job("g", 0, 10, 3, 4, 3);
+/// One 8-GPU node and one submitted job "g" of `replicas` gated 4-GPU pods
+/// (minAvailable `replicas`), its pods not yet created.
+fn gated_job_world(replicas: u32) -> World {
+    let mut spec = job("g", 0, 10, replicas, 4, replicas);
     let hints = PodHints { scheduling_gates: vec!["example.com/quota".into()], ..PodHints::default() };
     spec.tasks[0].hints = Some(std::sync::Arc::new(hints));
     let cluster = Cluster::new(vec![node("n0", 8)], ResourceNames::default(), Topology::flat(1));
     let mut w = World::new(cluster, vec![Queue::new("default")], vec![spec]);
     w.activate(JobId(0));
+    w
+}
+
+/// The admitted list's copy of each job's revision follows every move (pods
+/// created, a gate removed, a status change, a nomination set at a session's
+/// close), and the invariant check catches a copy left behind.
+#[test]
+fn the_admitted_list_carries_each_jobs_revision() {
+    let mut w = gated_job_world(3);
     w.set_pg_phase(JobId(0), PodGroupPhase::Inqueue);
     let copy = |w: &World| w.admitted.revisions().to_vec();
     let rev = |w: &World| w.jobs[JobId(0)].revision;

@@ -23,9 +23,10 @@ use rand::RngExt;
 use std::cmp::Ordering;
 
 /// Inserts `x` into `v`, kept sorted by `cmp`, after equal elements.
-pub(crate) fn insert_sorted<T: Copy>(v: &mut Vec<T>, x: T, mut cmp: impl FnMut(T, T) -> Ordering) {
+pub(crate) fn insert_sorted<T: Copy>(v: &mut Vec<T>, x: T, mut cmp: impl FnMut(T, T) -> Ordering) -> usize {
     let pos = v.partition_point(|&y| cmp(y, x) != Ordering::Greater);
     v.insert(pos, x);
+    pos
 }
 
 /// Sorts by a framework order (stable).

@@ -17,7 +17,7 @@ use super::super::plugins::network_topology::placed_by_hypernode;
 use super::super::subjobs;
 use super::reach::{Action, Reach, set_aside};
 use super::worksheet::Worksheet;
-use super::{best_node, pending_tasks, predicate_nodes, queues_of};
+use super::{best_node, insert_sorted, pending_tasks, predicate_nodes, queues_of};
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
@@ -359,10 +359,10 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         if !watched.is_empty() {
             step_outcome(ssn, &watched, &task_queues[&j], stepped, committed);
         }
-        let at = queues.partition_point(|&y| fw.queue_order(ssn, y, q).is_le());
+        let at = insert_sorted(&mut queues, q, |a, b| fw.queue_order(ssn, a, b));
         // A step that stayed `Later` found no room and changed nothing, so the
         // queue's later turns that would find none either are taken here while
-        // the queue goes back to the front (its order and overuse unchanged):
+        // the queue is back at the front (its order and overuse unchanged):
         // each would fail the same way and put it back there.
         if at == 0 && !stepped && matches!(task_queues[&j], Tasks::Later(_)) {
             let jobs = per_queue.get_mut(&q).expect("queue present");
@@ -373,7 +373,6 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
                 jobs.pop_front();
             }
         }
-        queues.insert(at, q);
     }
 }
 
