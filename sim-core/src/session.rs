@@ -268,6 +268,9 @@ pub struct Session<'w> {
     /// See [`crate::engine::EngineConfig::wrong_room_skip_for_tests`].
     #[doc(hidden)]
     pub wrong_room_skip_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::wrong_fact_keys_for_tests`].
+    #[doc(hidden)]
+    pub wrong_fact_keys_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -295,6 +298,7 @@ impl<'w> Session<'w> {
             wrong_nomination_for_tests: false,
             wrong_barred_for_tests: false,
             wrong_room_skip_for_tests: false,
+            wrong_fact_keys_for_tests: false,
         }
     }
 

@@ -9,7 +9,10 @@
 //! show the comparison notices a victim index that goes stale, a failure
 //! carried across a change it depends on, groups of waiting jobs by facts that
 //! go stale, preemptors left out on one pod's nomination, and a memo of barred
-//! jobs that outlives their changes.
+//! jobs that outlives their changes. `backlogged_sessions_decide_as_the_exhaustive_walk`
+//! keeps allocate's queues deep enough to be ordered by keys, and
+//! `a_wrong_fact_key_is_caught` shows it noticing a key from a job's facts that
+//! is not the job's own.
 //!
 //! This property found a fast-path bug that predates the index: the room bound
 //! assumed a tier's victims pass every choosing plugin, but Volcano's tier walk
@@ -19,6 +22,7 @@ use super::equivalence::{first_difference, outputs_with};
 use lahar_core::engine::EngineConfig;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
+use proptest::test_runner::TestCaseError;
 
 /// The production-style conf with drf choosing preempt victims (P), the same
 /// with `enablePreemptable: false` (P′), and P′ with reclaim before preempt.
@@ -53,13 +57,17 @@ struct J {
     topology: u32,
 }
 
-fn jobs() -> impl Strategy<Value = Vec<J>> {
-    let job = (
-        (0u32..3000, 60u32..4000, 0usize..3, 0usize..3),
-        (1u32..5, 0u32..3, prop::sample::select(vec![1u32, 2, 4, 8])),
-        (any::<bool>(), prop::sample::select(vec![0u32, 0, 0, 1, 2])),
-    )
-        .prop_map(|((submit, dur, queue, class), (workers, spare, gpus), (checkpoint, topology))| J {
+/// One job: when it comes, its workers (`spare` of them above minAvailable),
+/// GPUs per worker, and whether it checkpoints and which topology it asks.
+fn job(
+    submit: impl Strategy<Value = u32>,
+    workers: std::ops::Range<u32>,
+    spare: std::ops::Range<u32>,
+    gpus: Vec<u32>,
+    extras: impl Strategy<Value = (bool, u32)>,
+) -> impl Strategy<Value = J> {
+    ((submit, 60u32..4000, 0usize..3, 0usize..3), (workers, spare, prop::sample::select(gpus)), extras).prop_map(
+        |((submit, dur, queue, class), (workers, spare, gpus), (checkpoint, topology))| J {
             submit,
             dur,
             queue,
@@ -69,8 +77,13 @@ fn jobs() -> impl Strategy<Value = Vec<J>> {
             gpus,
             checkpoint,
             topology,
-        });
-    prop::collection::vec(job, 10..45)
+        },
+    )
+}
+
+fn jobs() -> impl Strategy<Value = Vec<J>> {
+    let extras = (any::<bool>(), prop::sample::select(vec![0u32, 0, 0, 1, 2]));
+    prop::collection::vec(job(0u32..3000, 1..5, 0..3, vec![1, 2, 4, 8], extras), 10..45)
 }
 
 fn text(nodes: u32, conf: &str, jobs: &[J]) -> String {
@@ -104,17 +117,60 @@ fn outputs(text: &str, exhaustive: bool) -> (String, String) {
     outputs_with(text, exhaustive, |_| {})
 }
 
+/// decisions.csv and pods.csv of scenario `t` with and without `--exhaustive`
+/// are byte-identical.
+fn same_as_exhaustive(t: &str) -> Result<(), TestCaseError> {
+    let fast = outputs(t, false);
+    let full = outputs(t, true);
+    prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
+    prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
     #[test]
     fn contended_sessions_decide_as_the_exhaustive_walk(nodes in 3u32..9, conf in 0usize..3, jobs in jobs()) {
         let t = text(nodes, CONFS[conf], &jobs);
-        let fast = outputs(&t, false);
-        let full = outputs(&t, true);
-        prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
-        prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+        same_as_exhaustive(&t)?;
     }
+}
+
+/// A deep backlog: 80–140 small jobs, most submitted at once, on three to five
+/// nodes, so allocate's queues take in 16 jobs or more and order them by
+/// keys — from the admitted list's facts for jobs that hold nothing
+/// (`Plugin::job_order_key_of_facts`), from the jobs for the others.
+fn backlog() -> impl Strategy<Value = Vec<J>> {
+    let submit = prop::sample::select(vec![0u32, 0, 0, 1, 2, 900]);
+    prop::collection::vec(job(submit, 1..3, 0..2, vec![1, 1, 1, 2], (Just(false), Just(0u32))), 80..140)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    #[test]
+    fn backlogged_sessions_decide_as_the_exhaustive_walk(nodes in 3u32..6, conf in 0usize..3, jobs in backlog()) {
+        let t = text(nodes, CONFS[conf], &jobs);
+        same_as_exhaustive(&t)?;
+    }
+}
+
+/// The backlog comparison can fail: with the priority plugin's key from the
+/// facts reversed (lower priorities first), fixed backlogs are allocated in
+/// another order than the exhaustive walk's, which compares the jobs pair by pair.
+#[test]
+fn a_wrong_fact_key_is_caught() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (3u32..6, backlog());
+    let differ = (0..8)
+        .filter(|_| {
+            let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
+            let t = text(nodes, CONFS[1], &jobs);
+            outputs_with(&t, false, |e| e.wrong_fact_keys_for_tests = true) != outputs(&t, true)
+        })
+        .count();
+    assert!(differ > 0, "no backlog showed the wrong fact key");
 }
 
 /// `text` with every third job's pods holding host port 9000 (one such pod per
@@ -137,10 +193,7 @@ proptest! {
     fn contended_sessions_with_host_ports_decide_as_the_exhaustive_walk(nodes in 3u32..9, conf in 0usize..3, jobs in jobs()) {
         let t = with_host_ports(&text(nodes, CONFS[conf], &jobs));
         prop_assert!(t.contains("hostPorts"));
-        let fast = outputs(&t, false);
-        let full = outputs(&t, true);
-        prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
-        prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+        same_as_exhaustive(&t)?;
     }
 }
 

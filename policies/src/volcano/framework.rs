@@ -13,7 +13,7 @@ use lahar_core::model::queue::QueueId;
 use lahar_core::model::resource::Resources;
 use lahar_core::model::topology::HyperNodeId;
 use lahar_core::session::Session;
-use lahar_core::world::VictimKey;
+use lahar_core::world::{ReachFacts, VictimKey};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -270,24 +270,42 @@ impl Framework {
     /// compared in plugin order, then the PodGroup's creation and (namespace, name): the same
     /// order as the comparator, with one plugin call per job instead of per pair.
     pub fn sort_jobs(&self, ssn: &Session<'_>, jobs: &mut [JobId]) {
+        let order = self.job_permutation(ssn, jobs, |_| None);
+        let sorted: Vec<JobId> = order.iter().map(|&i| jobs[i]).collect();
+        jobs.copy_from_slice(&sorted);
+    }
+
+    /// The positions of `jobs` in [`Framework::sort_jobs`]'s order. `facts(i)`:
+    /// the reach facts of `jobs[i]` when the caller has them in step with the
+    /// job; a plugin whose key those facts decide
+    /// ([`Plugin::job_order_key_of_facts`]) is not asked about the job itself.
+    pub fn job_permutation<'f>(
+        &self,
+        ssn: &Session<'_>,
+        jobs: &[JobId],
+        facts: impl Fn(usize) -> Option<&'f ReachFacts>,
+    ) -> Vec<usize> {
         let plugins: Vec<&dyn Plugin> =
             self.enabled(flag::ENABLE_JOB_ORDER).filter(|p| p.hooks().has(Hooks::JOB_ORDER)).collect();
-        let Some(&first) = jobs.first() else { return };
+        let mut idx: Vec<usize> = (0..jobs.len()).collect();
+        let Some(&first) = jobs.first() else { return idx };
         // Short lists sort faster with the comparator than with a key table.
         if ssn.is_exhaustive() || jobs.len() < 16 || plugins.iter().any(|p| p.job_order_key(ssn, first).is_none()) {
-            jobs.sort_by(|&a, &b| self.job_order(ssn, a, b));
-            return;
+            idx.sort_by(|&a, &b| self.job_order(ssn, jobs[a], jobs[b]));
+            return idx;
         }
         let k = plugins.len();
         let mut keys: Vec<f64> = Vec::with_capacity(jobs.len() * k);
         // The PodGroups' creation times beside the keys: ties on the keys are
         // common in a backlog, and are then broken without reading the jobs.
         let mut created = Vec::with_capacity(jobs.len());
-        for &j in jobs.iter() {
-            keys.extend(plugins.iter().map(|p| p.job_order_key(ssn, j).unwrap_or(0.0)));
+        for (i, &j) in jobs.iter().enumerate() {
+            let f = facts(i);
+            keys.extend(plugins.iter().map(|p| {
+                f.and_then(|f| p.job_order_key_of_facts(ssn, f)).or_else(|| p.job_order_key(ssn, j)).unwrap_or(0.0)
+            }));
             created.push(ssn.job(j).pg_created);
         }
-        let mut idx: Vec<usize> = (0..jobs.len()).collect();
         idx.sort_by(|&a, &b| {
             let (ka, kb) = (&keys[a * k..a * k + k], &keys[b * k..b * k + k]);
             let by_key = ka
@@ -301,8 +319,7 @@ impl Framework {
                 (&*l.namespace, l.name.as_str()).cmp(&(&*r.namespace, r.name.as_str()))
             })
         });
-        let sorted: Vec<JobId> = idx.iter().map(|&i| jobs[i]).collect();
-        jobs.copy_from_slice(&sorted);
+        idx
     }
 
     /// Task order: the first plugin with an opinion decides; then the replica index,

@@ -9,7 +9,7 @@ use lahar_core::model::queue::QueueId;
 use lahar_core::model::resource::Resources;
 use lahar_core::model::topology::HyperNodeId;
 use lahar_core::session::Session;
-use lahar_core::world::VictimKey;
+use lahar_core::world::{ReachFacts, VictimKey};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -41,6 +41,13 @@ pub trait Plugin: Send {
     /// every job, or `None` for every job): lets the framework sort jobs by
     /// precomputed keys. A plugin that returns keys must order exactly by them.
     fn job_order_key(&self, ssn: &Session<'_>, j: JobId) -> Option<f64> {
+        None
+    }
+    /// The key [`Plugin::job_order_key`] gives every job whose reach facts
+    /// (kept in step with its pods by the World's admitted list) are `f`, when
+    /// the facts decide it; `None`: ask about the job. Lets allocate order its
+    /// backlog from the admitted list without reading each waiting job.
+    fn job_order_key_of_facts(&self, ssn: &Session<'_>, f: &ReachFacts) -> Option<f64> {
         None
     }
     /// Order of pods of one job.

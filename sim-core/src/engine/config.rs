@@ -76,6 +76,12 @@ pub struct EngineConfig {
     /// the equivalence check catches it. Never set outside tests.
     #[doc(hidden)]
     pub wrong_room_skip_for_tests: bool,
+    /// Lets the priority plugin's job-order key from a waiting job's facts
+    /// put lower priorities first, so that tests can show the equivalence
+    /// check catches a fact key that differs from the job's own. Never set
+    /// outside tests.
+    #[doc(hidden)]
+    pub wrong_fact_keys_for_tests: bool,
     /// Lets the World's groups of admitted jobs by facts go stale (a job stays
     /// in the group of its facts when it was listed; pod changes do not move
     /// it), so that tests can show the equivalence check catches it. Never set
@@ -128,6 +134,7 @@ impl Default for EngineConfig {
             wrong_nomination_for_tests: false,
             wrong_barred_for_tests: false,
             wrong_room_skip_for_tests: false,
+            wrong_fact_keys_for_tests: false,
             wrong_group_for_tests: false,
             wrong_gates_for_tests: false,
             wrong_victim_index_for_tests: false,

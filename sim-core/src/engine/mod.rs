@@ -631,6 +631,7 @@ impl Engine {
         ssn.wrong_nomination_for_tests = self.cfg.wrong_nomination_for_tests;
         ssn.wrong_barred_for_tests = self.cfg.wrong_barred_for_tests;
         ssn.wrong_room_skip_for_tests = self.cfg.wrong_room_skip_for_tests;
+        ssn.wrong_fact_keys_for_tests = self.cfg.wrong_fact_keys_for_tests;
         if self.cfg.wrong_group_for_tests {
             ssn.break_groups_for_tests();
         }

@@ -15,6 +15,7 @@ use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
 use lahar_core::model::resource::{DIMS, Resources};
 use lahar_core::session::Session;
+use lahar_core::world::ReachFacts;
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -287,6 +288,13 @@ impl Plugin for Drf {
         }
         // Smaller dominant share first.
         Some(dominant_share(&ssn.job(j).allocated, &ssn.total()))
+    }
+    fn job_order_key_of_facts(&self, ssn: &Session<'_>, f: &ReachFacts) -> Option<f64> {
+        if self.hierarchical && self.paths.is_none() {
+            return None;
+        }
+        // No Allocated or Running pod (they are within `base`): nothing allocated.
+        (f.base == 0).then(|| dominant_share(&Resources::ZERO, &ssn.total()))
     }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         if self.hierarchical && self.paths.is_none() {

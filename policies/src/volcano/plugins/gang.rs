@@ -7,7 +7,7 @@ use super::super::subjobs;
 use super::pending_best_effort;
 use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::session::Session;
-use lahar_core::world::VictimKey;
+use lahar_core::world::{ReachFacts, VictimKey};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
@@ -152,6 +152,11 @@ impl Plugin for Gang {
     fn job_order_key(&self, ssn: &Session<'_>, j: JobId) -> Option<f64> {
         // Not ready (0) before ready (1).
         Some(ready(ssn, j) as u8 as f64)
+    }
+    fn job_order_key_of_facts(&self, _: &Session<'_>, f: &ReachFacts) -> Option<f64> {
+        // Ready pods and pending BestEffort ones are within `base`: below
+        // minAvailable, the job is not ready.
+        (f.base < f.min).then_some(0.0)
     }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         // Not ready before ready.

@@ -6,7 +6,7 @@ use super::super::subjobs;
 use super::live_pods;
 use lahar_core::model::job::{JobId, PodId};
 use lahar_core::session::Session;
-use lahar_core::world::VictimKey;
+use lahar_core::world::{ReachFacts, VictimKey};
 use std::cmp::Ordering;
 
 /// The plugin's entry in [`super::ALL`].
@@ -25,6 +25,14 @@ impl Plugin for Priority {
     fn job_order_key(&self, ssn: &Session<'_>, j: JobId) -> Option<f64> {
         // Higher priority first.
         Some(-(ssn.job(j).spec.priority as f64))
+    }
+    fn job_order_key_of_facts(&self, ssn: &Session<'_>, f: &ReachFacts) -> Option<f64> {
+        // The facts carry the spec's priority. (The deliberately wrong key of the
+        // equivalence tests puts lower priorities first.)
+        if ssn.wrong_fact_keys_for_tests {
+            return Some(f.priority as f64);
+        }
+        Some(-(f.priority as f64))
     }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         Some(ssn.job(r).spec.priority.cmp(&ssn.job(l).spec.priority))

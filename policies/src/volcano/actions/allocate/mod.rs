@@ -23,7 +23,6 @@ use lahar_core::model::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
 use lahar_core::session::{Session, Statement};
 use lahar_core::world::ReachFacts;
-use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Per-scheduler state the allocate action keeps across sessions.
@@ -218,8 +217,10 @@ fn takes_none(fw: &Framework, ssn: &Session<'_>, reach: &mut Reach, overused: &m
 /// allocate admits Pending PodGroups itself.
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_pending: bool) {
     ssn.set_action("allocate");
-    let mut per_queue: BTreeMap<QueueId, VecDeque<JobId>> = BTreeMap::new();
-    let mut task_queues: FxHashMap<JobId, Tasks> = FxHashMap::default();
+    // Per queue: its jobs in job order, each with its pods still to place.
+    let mut per_queue: BTreeMap<QueueId, VecDeque<(JobId, Tasks)>> = BTreeMap::new();
+    // Per queue at intake: its jobs, their facts (when in step with the job) and pods.
+    let mut intake: BTreeMap<QueueId, Intake> = BTreeMap::new();
     let mut reach = Reach::new(fw, Action::Allocate);
     // Per queue: overused at intake (asked once per queue, not per job).
     let mut overused: Vec<(QueueId, bool)> = Vec::new();
@@ -237,6 +238,9 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     } else {
         ssn.admitted_with_facts()
     };
+    // The facts of the admitted list are in step with each job (not so for the
+    // jobs allocate admits itself, whose facts are made here before their phase moved).
+    let facts_in_step = !promote_pending;
     for (j, f) in candidates {
         if ssn.explaining_job(j) {
             explain::gated_rows(ssn, j);
@@ -294,22 +298,29 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             }
             Tasks::Plain(tasks.into())
         };
-        task_queues.insert(j, tasks);
-        per_queue.entry(ssn.job(j).spec.queue).or_default().push_back(j);
+        let entry = intake.entry(f.queue).or_default();
+        entry.jobs.push(j);
+        entry.facts.push(f);
+        entry.tasks.push(Some(tasks));
     }
-    for jobs in per_queue.values_mut() {
-        fw.sort_jobs(ssn, jobs.make_contiguous());
+    for (q, mut taken) in intake {
+        let facts = &taken.facts;
+        let order = fw.job_permutation(ssn, &taken.jobs, |i| facts_in_step.then(|| &facts[i]));
+        let jobs = per_queue.entry(q).or_default();
+        for i in order {
+            jobs.push_back((taken.jobs[i], taken.tasks[i].take().expect("each job once")));
+        }
     }
     // Requests found with no room this action: room only shrinks between steps.
     let mut dead: Vec<u32> = Vec::new();
-    let all: Vec<JobId> = per_queue.values().flatten().copied().collect();
+    let all: Vec<JobId> = per_queue.values().flatten().map(|&(j, _)| j).collect();
     let mut queues = queues_of(fw, ssn, &all);
     while !queues.is_empty() {
         let q = queues.remove(0);
         if fw.overused(ssn, q) {
             // Only with --explain: otherwise this would walk the queue's jobs for nothing.
             let waiting: Vec<JobId> = if ssn.explaining_any() {
-                per_queue.get(&q).into_iter().flatten().copied().filter(|&j| ssn.explaining_job(j)).collect()
+                per_queue.get(&q).into_iter().flatten().map(|&(j, _)| j).filter(|&j| ssn.explaining_job(j)).collect()
             } else {
                 Vec::new()
             };
@@ -324,16 +335,15 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             continue;
         }
         let Some(jobs) = per_queue.get_mut(&q).filter(|v| !v.is_empty()) else { continue };
-        let Some(j) = jobs.pop_front() else { continue };
+        let Some((j, mut turn)) = jobs.pop_front() else { continue };
         let watched: Vec<PodId> =
             ssn.explained_pods(j).into_iter().filter(|&p| ssn.pod(p).status == PodStatus::Pending).collect();
-        let turn = task_queues.get_mut(&j).expect("task queue built at intake");
-        if let Tasks::Later(shape) = *turn
+        if let Tasks::Later(shape) = turn
             && !finds_no_room(fw, ssn, j, shape, &mut dead)
         {
-            *turn = Tasks::Plain(pending_tasks(fw, ssn, j, false).into());
+            turn = Tasks::Plain(pending_tasks(fw, ssn, j, false).into());
         }
-        let stmt = match turn {
+        let stmt = match &mut turn {
             Tasks::Sheet(ws) => hypernode::allocate_for_job(fw, ssn, st, j, ws),
             Tasks::Plain(tasks) => allocate_tasks(fw, ssn, st, j, 0, tasks, None),
             // The step could only fail, leaving everything as it was.
@@ -341,14 +351,19 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         };
         let stepped = stmt.is_some();
         let mut committed = false;
+        // The job went back into its queue's list with its pods (`turn` is then
+        // a placeholder).
+        let mut requeued = false;
         if let Some(stmt) = stmt {
             if fw.job_ready(ssn, j) {
                 committed = true;
                 ssn.commit(stmt);
-                if !task_queues[&j].is_empty() {
+                if !turn.is_empty() {
                     let jobs = per_queue.get_mut(&q).expect("queue present");
-                    let at = jobs.partition_point(|&y| fw.job_order(ssn, y, j).is_le());
-                    jobs.insert(at, j);
+                    let at = jobs.partition_point(|&(y, _)| fw.job_order(ssn, y, j).is_le());
+                    jobs.insert(at, (j, turn));
+                    turn = Tasks::Later(None);
+                    requeued = true;
                 }
             } else {
                 // Pipelined but not ready: neither committed nor discarded; its
@@ -357,17 +372,22 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             }
         }
         if !watched.is_empty() {
-            step_outcome(ssn, &watched, &task_queues[&j], stepped, committed);
+            let left = if requeued {
+                let jobs = &per_queue[&q];
+                &jobs.iter().find(|(y, _)| *y == j).expect("requeued").1
+            } else {
+                &turn
+            };
+            step_outcome(ssn, &watched, left, stepped, committed);
         }
         let at = insert_sorted(&mut queues, q, |a, b| fw.queue_order(ssn, a, b));
         // A step that stayed `Later` found no room and changed nothing, so the
         // queue's later turns that would find none either are taken here while
         // the queue is back at the front (its order and overuse unchanged):
         // each would fail the same way and put it back there.
-        if at == 0 && !stepped && matches!(task_queues[&j], Tasks::Later(_)) {
+        if at == 0 && !stepped && !requeued && matches!(turn, Tasks::Later(_)) {
             let jobs = per_queue.get_mut(&q).expect("queue present");
-            while let Some(&next) = jobs.front()
-                && let Tasks::Later(shape) = task_queues[&next]
+            while let Some(&(next, Tasks::Later(shape))) = jobs.front()
                 && finds_no_room(fw, ssn, next, shape, &mut dead)
             {
                 jobs.pop_front();
@@ -413,6 +433,14 @@ fn finds_no_room(fw: &Framework, ssn: &Session<'_>, j: JobId, shape: Option<u32>
         }
     };
     !room && !fw.sub_job_ready(ssn, j, 0) && !fw.sub_job_pipelined(ssn, j, 0)
+}
+
+/// Allocate's intake for one queue: its jobs, their facts and pods to place.
+#[derive(Default)]
+struct Intake {
+    jobs: Vec<JobId>,
+    facts: Vec<ReachFacts>,
+    tasks: Vec<Option<Tasks>>,
 }
 
 /// A job's pods still to place this session.
