@@ -9,7 +9,6 @@ use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::session::Session;
 use lahar_core::world::{ReachFacts, VictimKey};
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 
 /// The plugin's entry in [`super::ALL`].
 pub const SPEC: PluginSpec = PluginSpec::new("gang", |_| Box::new(Gang));
@@ -199,11 +198,20 @@ impl Plugin for Gang {
 }
 
 fn protect_min_available(ssn: &Session<'_>, cands: &[PodId]) -> Vec<PodId> {
-    let mut left: BTreeMap<JobId, u32> = BTreeMap::new();
+    // Per job, its ready pods left; the candidates of one search (a node's
+    // pods) belong to few jobs, so a short list beats a map.
+    let mut left: Vec<(JobId, u32)> = Vec::new();
     let mut out = Vec::new();
     for &c in cands {
         let j = ssn.pod(c).job;
-        let n = left.entry(j).or_insert_with(|| ssn.job(j).ready_count());
+        let at = match left.iter().position(|e| e.0 == j) {
+            Some(at) => at,
+            None => {
+                left.push((j, ssn.job(j).ready_count()));
+                left.len() - 1
+            }
+        };
+        let n = &mut left[at].1;
         if *n > ssn.job(j).spec.min_available {
             *n -= 1;
             out.push(c);
