@@ -315,20 +315,12 @@ impl Plugin for Drf {
         let t = ssn.total();
         let p = ssn.pod(preemptor);
         let ls = dominant_share(&(ssn.job(p.job).allocated + p.req), &t);
-        // Per job, what its earlier candidates took away; the candidates of one
-        // search (a node's pods) belong to few jobs, so a short list beats a map.
+        // Per job, what its earlier candidates took away.
         let mut removed: Vec<(JobId, Resources)> = Vec::new();
         let mut out = Vec::new();
         for &c in cands {
             let v = ssn.pod(c);
-            let at = match removed.iter().position(|e| e.0 == v.job) {
-                Some(at) => at,
-                None => {
-                    removed.push((v.job, Resources::ZERO));
-                    removed.len() - 1
-                }
-            };
-            let r = &mut removed[at].1;
+            let r = super::per_job(&mut removed, v.job, || Resources::ZERO);
             *r += v.req;
             let rs = dominant_share(&(ssn.job(v.job).allocated - *r), &t);
             if ls < rs || (ls - rs).abs() <= SHARE_DELTA {

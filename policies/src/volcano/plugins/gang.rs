@@ -198,20 +198,12 @@ impl Plugin for Gang {
 }
 
 fn protect_min_available(ssn: &Session<'_>, cands: &[PodId]) -> Vec<PodId> {
-    // Per job, its ready pods left; the candidates of one search (a node's
-    // pods) belong to few jobs, so a short list beats a map.
+    // Per job, its ready pods left.
     let mut left: Vec<(JobId, u32)> = Vec::new();
     let mut out = Vec::new();
     for &c in cands {
         let j = ssn.pod(c).job;
-        let at = match left.iter().position(|e| e.0 == j) {
-            Some(at) => at,
-            None => {
-                left.push((j, ssn.job(j).ready_count()));
-                left.len() - 1
-            }
-        };
-        let n = &mut left[at].1;
+        let n = super::per_job(&mut left, j, || ssn.job(j).ready_count());
         if *n > ssn.job(j).spec.min_available {
             *n -= 1;
             out.push(c);

@@ -83,6 +83,19 @@ pub(crate) fn live_pods(ssn: &Session<'_>, j: JobId) -> u32 {
     job.pods.len() as u32 - job.count(PodStatus::Deleted)
 }
 
+/// The running value of job `j` in a short per-job list (made by `init` on the
+/// first look): a victim rule's candidates, a node's pods, belong to few jobs.
+pub(crate) fn per_job<V>(list: &mut Vec<(JobId, V)>, j: JobId, init: impl FnOnce() -> V) -> &mut V {
+    let at = match list.iter().position(|e| e.0 == j) {
+        Some(at) => at,
+        None => {
+            list.push((j, init()));
+            list.len() - 1
+        }
+    };
+    &mut list[at].1
+}
+
 /// Pending BestEffort pods of a job (they count toward readiness): a counter the
 /// World keeps; exhaustive sessions count the job's pods.
 pub(crate) fn pending_best_effort(ssn: &Session<'_>, j: JobId) -> u32 {

@@ -351,20 +351,10 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         };
         let stepped = stmt.is_some();
         let mut committed = false;
-        // The job went back into its queue's list with its pods (`turn` is then
-        // a placeholder).
-        let mut requeued = false;
         if let Some(stmt) = stmt {
             if fw.job_ready(ssn, j) {
                 committed = true;
                 ssn.commit(stmt);
-                if !turn.is_empty() {
-                    let jobs = per_queue.get_mut(&q).expect("queue present");
-                    let at = jobs.partition_point(|&(y, _)| fw.job_order(ssn, y, j).is_le());
-                    jobs.insert(at, (j, turn));
-                    turn = Tasks::Later(None);
-                    requeued = true;
-                }
             } else {
                 // Pipelined but not ready: neither committed nor discarded; its
                 // placements hold resources until the session closes.
@@ -372,20 +362,21 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             }
         }
         if !watched.is_empty() {
-            let left = if requeued {
-                let jobs = &per_queue[&q];
-                &jobs.iter().find(|(y, _)| *y == j).expect("requeued").1
-            } else {
-                &turn
-            };
-            step_outcome(ssn, &watched, left, stepped, committed);
+            step_outcome(ssn, &watched, &turn, stepped, committed);
+        }
+        let stayed_later = !stepped && matches!(turn, Tasks::Later(_));
+        // A ready job with pods left goes back into its queue's list.
+        if committed && !turn.is_empty() {
+            let jobs = per_queue.get_mut(&q).expect("queue present");
+            let at = jobs.partition_point(|&(y, _)| fw.job_order(ssn, y, j).is_le());
+            jobs.insert(at, (j, turn));
         }
         let at = insert_sorted(&mut queues, q, |a, b| fw.queue_order(ssn, a, b));
         // A step that stayed `Later` found no room and changed nothing, so the
         // queue's later turns that would find none either are taken here while
         // the queue is back at the front (its order and overuse unchanged):
         // each would fail the same way and put it back there.
-        if at == 0 && !stepped && !requeued && matches!(turn, Tasks::Later(_)) {
+        if at == 0 && stayed_later {
             let jobs = per_queue.get_mut(&q).expect("queue present");
             while let Some(&(next, Tasks::Later(shape))) = jobs.front()
                 && finds_no_room(fw, ssn, next, shape, &mut dead)
