@@ -669,6 +669,32 @@ impl<'w> Session<'w> {
     pub fn break_victim_log_for_tests(&mut self) {
         self.world.break_victim_log_for_tests();
     }
+    /// See [`crate::engine::EngineConfig::wrong_admitted_log_for_tests`].
+    #[doc(hidden)]
+    pub fn break_admitted_log_for_tests(&mut self) {
+        self.world.admitted.break_log_for_tests();
+    }
+    /// Starts the World's log of admitted jobs whose listing or revision
+    /// changes ([`crate::world::Admitted::log_since`]).
+    pub fn follow_admitted_log(&mut self) {
+        self.world.admitted.follow();
+    }
+    /// The position after the last change in the log of admitted jobs.
+    pub fn admitted_log_end(&self) -> u64 {
+        self.world.admitted.log_end()
+    }
+    /// The admitted jobs listed, unlisted or revised since `pos`
+    /// ([`crate::world::Admitted::log_since`]); `None` in exhaustive mode, when
+    /// the log was cut after `pos`, or when nobody follows it.
+    pub fn admitted_log_since(&self, pos: u64) -> Option<&[JobId]> {
+        self.world.admitted.log_since(pos).filter(|_| !self.exhaustive)
+    }
+    /// An admitted job's facts and revision from the World's list
+    /// ([`Session::admitted_facts`], [`Session::admitted_revisions`]); `None`
+    /// when it is not listed.
+    pub fn admitted_entry(&self, j: JobId) -> Option<(crate::world::ReachFacts, u64)> {
+        self.world.admitted.entry(j)
+    }
     /// Starts the World's log of changed nodes ([`World::victim_log_since`]).
     pub fn follow_victim_log(&mut self) {
         self.world.follow_victim_log();

@@ -270,6 +270,17 @@ fn a_wrong_barred_memo_is_caught() {
     assert!(differ > 0, "no scenario showed the wrong barred memo");
 }
 
+/// The same for the World's log of admitted jobs that preempt's walk reads to
+/// look up only the jobs it may not drop (`Barred::to_walk`): when the log
+/// misses revisions, a job found barred is not asked again after its pods
+/// change, and fixed scenarios differ.
+#[test]
+fn a_wrong_admitted_log_is_caught() {
+    let (differ, evict) = caught(CONFS[0], |e| e.wrong_admitted_log_for_tests = true);
+    assert!(evict > 0, "no fixed scenario evicts");
+    assert!(differ > 0, "no scenario showed the wrong log of admitted jobs");
+}
+
 /// The fixed scenarios really contend: under each conf some of them evict, so
 /// the property above compares preempt and reclaim at work.
 #[test]

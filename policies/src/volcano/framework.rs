@@ -624,6 +624,41 @@ impl Framework {
         self.victims(flag::ENABLE_PREEMPTABLE, candidates, |p, c| p.preemptable(ssn, preemptor, c))
     }
 
+    /// True if the starving vote ([`Framework::job_starving`]) reads nothing but
+    /// the job's spec and pods: every plugin that may vote on it is a built-in
+    /// one that votes from the job's counts (priority, gang) or does not vote.
+    /// Any other (tdm reads its time windows; plugins from outside are not
+    /// known) makes it false.
+    pub fn starving_reads_job(&self) -> bool {
+        const NO_VOTE: [&str; 21] = [
+            "binpack",
+            "capacity",
+            "cdp",
+            "conformance",
+            "deviceshare",
+            "drf",
+            "fgd",
+            "network-topology-aware",
+            "nodegroup",
+            "nodeorder",
+            "numa-aware",
+            "overcommit",
+            "pdb",
+            "predicates",
+            "proportion",
+            "rescheduling",
+            "resource-strategy-fit",
+            "sla",
+            "task-topology",
+            "usage",
+            "extender",
+        ];
+        self.tiers.iter().flatten().filter(|s| s.on(flag::ENABLE_JOB_STARVING)).all(|s| {
+            let name = s.conf.name.as_str();
+            name == "priority" || name == "gang" || NO_VOTE.contains(&name)
+        })
+    }
+
     /// True if gang's votes bind allocate's outcome: gang answers `job_ready`, and
     /// its `job_pipelined` veto is cast in the first tier that votes (an earlier
     /// tier's permit would overrule it). A job gang calls neither ready nor

@@ -82,6 +82,12 @@ pub struct EngineConfig {
     /// outside tests.
     #[doc(hidden)]
     pub wrong_fact_keys_for_tests: bool,
+    /// Stops the World's log of admitted jobs noting revisions, so preempt's
+    /// walk of the jobs it has not found barred misses a barred job whose pods
+    /// changed, and tests can show the equivalence check catches it. Never set
+    /// outside tests.
+    #[doc(hidden)]
+    pub wrong_admitted_log_for_tests: bool,
     /// Lets the World's groups of admitted jobs by facts go stale (a job stays
     /// in the group of its facts when it was listed; pod changes do not move
     /// it), so that tests can show the equivalence check catches it. Never set
@@ -135,6 +141,7 @@ impl Default for EngineConfig {
             wrong_barred_for_tests: false,
             wrong_room_skip_for_tests: false,
             wrong_fact_keys_for_tests: false,
+            wrong_admitted_log_for_tests: false,
             wrong_group_for_tests: false,
             wrong_gates_for_tests: false,
             wrong_victim_index_for_tests: false,

@@ -644,6 +644,9 @@ impl Engine {
         if self.cfg.wrong_carry_for_tests {
             ssn.break_victim_log_for_tests();
         }
+        if self.cfg.wrong_admitted_log_for_tests {
+            ssn.break_admitted_log_for_tests();
+        }
         if self.cfg.wrong_affinity_for_tests {
             ssn.break_affinity_for_tests();
         }

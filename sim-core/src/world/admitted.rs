@@ -67,6 +67,33 @@ pub struct Admitted {
     list: Vec<(JobId, ReachFacts)>,
     revs: Vec<u64>,
     groups: FactGroups,
+    log: JobLog,
+}
+
+/// The jobs whose listing or revision changed, in the order of the changes
+/// (with repeats), kept while a reader follows ([`Admitted::follow`]) and cut
+/// when it outgrows the list it describes.
+#[derive(Clone, Debug, Default)]
+struct JobLog {
+    on: bool,
+    /// The position of `jobs[0]`.
+    start: u64,
+    jobs: Vec<JobId>,
+    /// Tests only: revisions are not logged.
+    skip_revisions_for_tests: bool,
+}
+
+impl JobLog {
+    fn note(&mut self, j: JobId, listed: usize) {
+        if !self.on {
+            return;
+        }
+        if self.jobs.len() >= 4096 + 2 * listed {
+            self.start += self.jobs.len() as u64;
+            self.jobs.clear();
+        }
+        self.jobs.push(j);
+    }
 }
 
 impl Admitted {
@@ -85,6 +112,12 @@ impl Admitted {
         self.list.binary_search_by_key(&j, |e| e.0).is_ok()
     }
 
+    /// Listed job `j`'s facts and revision, or `None` when it is not listed.
+    pub fn entry(&self, j: JobId) -> Option<(ReachFacts, u64)> {
+        let at = self.list.binary_search_by_key(&j, |e| e.0).ok()?;
+        Some((self.list[at].1, self.revs[at]))
+    }
+
     /// Job `j` listed with `facts` at revision `rev`, or (`None`) not listed.
     pub fn set(&mut self, j: JobId, facts: Option<ReachFacts>, rev: u64) {
         match (facts, self.list.binary_search_by_key(&j, |e| e.0)) {
@@ -92,15 +125,20 @@ impl Admitted {
                 self.list.insert(at, (j, f));
                 self.revs.insert(at, rev);
                 self.groups.moved(j, None, &self.list);
+                self.log.note(j, self.list.len());
             }
             (Some(f), Ok(at)) => {
-                self.revs[at] = rev;
+                if self.revs[at] != rev {
+                    self.revs[at] = rev;
+                    self.note_revision(j);
+                }
                 self.refresh_at(at, f, true);
             }
             (None, Ok(at)) => {
                 let (_, old) = self.list.remove(at);
                 self.revs.remove(at);
                 self.groups.moved(j, Some(old), &self.list);
+                self.log.note(j, self.list.len());
             }
             (None, Err(_)) => {}
         }
@@ -108,9 +146,45 @@ impl Admitted {
 
     /// Listed job `j`'s revision is now `rev`.
     pub fn revise(&mut self, j: JobId, rev: u64) {
-        if let Ok(at) = self.list.binary_search_by_key(&j, |e| e.0) {
+        if let Ok(at) = self.list.binary_search_by_key(&j, |e| e.0)
+            && self.revs[at] != rev
+        {
             self.revs[at] = rev;
+            self.note_revision(j);
         }
+    }
+
+    fn note_revision(&mut self, j: JobId) {
+        if !self.log.skip_revisions_for_tests {
+            self.log.note(j, self.list.len());
+        }
+    }
+
+    /// Starts the log of jobs whose listing or revision changes
+    /// ([`Admitted::log_since`]).
+    pub fn follow(&mut self) {
+        self.log.on = true;
+    }
+
+    /// The position after the last logged change.
+    pub fn log_end(&self) -> u64 {
+        self.log.start + self.log.jobs.len() as u64
+    }
+
+    /// The jobs listed or unlisted, or whose revision moved while listed,
+    /// since position `pos` (with repeats); `None` when the log was cut after
+    /// `pos` or nobody follows it.
+    pub fn log_since(&self, pos: u64) -> Option<&[JobId]> {
+        if !self.log.on || pos < self.log.start || pos > self.log_end() {
+            return None;
+        }
+        Some(&self.log.jobs[(pos - self.log.start) as usize..])
+    }
+
+    /// Tests only: revisions stop being logged (a reader of the log then misses
+    /// jobs whose pods changed).
+    pub fn break_log_for_tests(&mut self) {
+        self.log.skip_revisions_for_tests = true;
     }
 
     /// Listed job `j`'s facts are now `facts`; the groups are told unless `note`
@@ -150,5 +224,54 @@ impl Admitted {
             return Err("the admitted jobs' revisions out of date".into());
         }
         self.groups.check(listed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(q: u32) -> ReachFacts {
+        ReachFacts { queue: QueueId(q), ..ReachFacts::default() }
+    }
+
+    /// The log names jobs listed, revised and unlisted after a reader starts
+    /// following it, not changes of facts alone nor revisions of unlisted jobs.
+    #[test]
+    fn the_log_names_listings_and_revisions() {
+        let mut a = Admitted::default();
+        a.set(JobId(1), Some(facts(0)), 1);
+        assert_eq!(a.log_since(0), None, "nobody follows yet");
+        a.follow();
+        let pos = a.log_end();
+        a.set(JobId(2), Some(facts(0)), 1);
+        a.refresh(JobId(1), facts(1), true);
+        a.revise(JobId(1), 1);
+        a.revise(JobId(7), 3);
+        a.revise(JobId(1), 2);
+        a.set(JobId(2), Some(facts(1)), 1);
+        a.set(JobId(2), None, 1);
+        assert_eq!(a.log_since(pos), Some(&[JobId(2), JobId(1), JobId(2)][..]));
+        assert_eq!(a.log_since(a.log_end()), Some(&[][..]));
+        assert_eq!(a.log_since(a.log_end() + 1), None);
+        assert_eq!(a.entry(JobId(1)), Some((facts(1), 2)));
+        assert_eq!(a.entry(JobId(2)), None);
+    }
+
+    /// A log that outgrows the list is cut: a reader from before the cut is told.
+    #[test]
+    fn a_cut_log_answers_none() {
+        let mut a = Admitted::default();
+        a.follow();
+        a.set(JobId(1), Some(facts(0)), 0);
+        let pos = a.log_end();
+        for rev in 1..=5000 {
+            a.revise(JobId(1), rev);
+        }
+        assert_eq!(a.log_since(pos), None);
+        let end = a.log_end();
+        assert_eq!(end, 5001);
+        a.revise(JobId(1), 5001);
+        assert_eq!(a.log_since(end), Some(&[JobId(1)][..]));
     }
 }

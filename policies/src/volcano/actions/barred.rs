@@ -14,6 +14,17 @@
 //! exhaustive mode (which asks nothing), nor for a job `--explain` watches.
 //! `a_wrong_barred_memo_is_caught` shows the contended equivalence property
 //! notices a memo that ignores revisions.
+//!
+//! Nor does preempt look up every admitted job: a job found barred at its
+//! revision — or found not starving, where every plugin that votes on that
+//! reads only the job's pods ([`crate::volcano::framework::Framework::starving_reads_job`]) —
+//! stays so until it is revised, unlisted or listed again, each of
+//! which the World's log of admitted jobs notes
+//! ([`Session::admitted_log_since`]). So a walk needs only the jobs the last
+//! walk did not find barred and those logged since (`Barred::to_walk`): a
+//! few per session where the backlog holds thousands.
+//! `a_wrong_admitted_log_is_caught` shows the property notices a log that
+//! misses revisions.
 
 use lahar_core::model::job::JobId;
 use lahar_core::session::Session;
@@ -25,6 +36,10 @@ pub struct Barred {
     jobs: FxHashMap<JobId, u64>,
     /// The cluster's taint state the entries were found under.
     tainted: bool,
+    /// The admitted jobs the last walk left for the next one to ask,
+    /// ascending, and the position of the World's log of admitted jobs when it
+    /// began; `None`: the next walk reads the whole list.
+    walked: Option<(Vec<JobId>, u64)>,
 }
 
 impl Barred {
@@ -36,6 +51,7 @@ impl Barred {
         if tainted != self.tainted {
             self.jobs.clear();
             self.tainted = tainted;
+            self.walked = None;
         }
         if self.jobs.len() > 2 * ssn.admitted_facts().len() + 1024 {
             self.jobs.retain(|&j, r| ssn.has_job(j) && ssn.job(j).revision == *r);
@@ -54,6 +70,27 @@ impl Barred {
         self.jobs
             .get(&j)
             .is_some_and(|&r| r == rev.unwrap_or_else(|| ssn.job(j).revision) || ssn.wrong_barred_for_tests)
+    }
+
+    /// The admitted jobs a walk that drops the jobs known barred must look at,
+    /// ascending: those the last walk left not barred and those the World's log
+    /// of admitted jobs names since it began (a job neither names is listed at
+    /// the revision it was found barred at). `None`: the whole list (the first
+    /// walk, after the taint state changed, when the log was cut, and in
+    /// exhaustive sessions). The caller follows the log from its first walk.
+    pub(crate) fn to_walk(&self, ssn: &Session<'_>) -> Option<Vec<JobId>> {
+        let (open, pos) = self.walked.as_ref()?;
+        let log = ssn.admitted_log_since(*pos)?;
+        let mut jobs: Vec<JobId> = open.iter().chain(log).copied().collect();
+        jobs.sort_unstable();
+        jobs.dedup();
+        Some(jobs)
+    }
+
+    /// Notes a walk that began at log position `pos`: the jobs (ascending)
+    /// the next walk must ask besides those logged since. `None`: the whole list.
+    pub(crate) fn walked(&mut self, walked: Option<(Vec<JobId>, u64)>) {
+        self.walked = walked;
     }
 
     /// Records what a walk of job `j`'s pods found.

@@ -198,6 +198,19 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
     let mut reach = Reach::new(fw, Action::Preempt);
     let exhaustive = ssn.is_exhaustive();
     barred.sync(ssn);
+    // Where `asked` reads the memo (below), the jobs it drops until their
+    // revision moves are not even looked up: only the jobs the last walk had
+    // to ask and those the World's log names since ([`Barred::to_walk`]).
+    let memo_read = !exhaustive && !ssn.explaining_any() && !ssn.affinity_in_play();
+    if !exhaustive {
+        ssn.follow_admitted_log();
+    }
+    let among = if memo_read { barred.to_walk(ssn) } else { None };
+    let pos = ssn.admitted_log_end();
+    let starving_of_job = fw.starving_reads_job();
+    // The jobs the next walk must ask: those kept, and those dropped for a
+    // reason that may change while their revision does not.
+    let mut again: Vec<JobId> = Vec::new();
     // A job that is not starving is dropped below whatever the rule says: it is
     // not asked (but for a watched one, whose rows the rule writes). A job found
     // barred at its current revision is dropped whether it starves or not, so
@@ -207,9 +220,28 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
         if !ssn.explaining_job(j) && !ssn.affinity_in_play() && barred.known_at(ssn, j, rev) {
             return false;
         }
-        (ssn.explaining_job(j) || fw.job_starving(ssn, j)) && may_preempt(fw, ssn, barred, j)
+        if !ssn.explaining_job(j) && !fw.job_starving(ssn, j) {
+            if !starving_of_job {
+                again.push(j);
+            }
+            return false;
+        }
+        let may = may_preempt(fw, ssn, barred, j);
+        if may || !barred.known_at(ssn, j, rev) {
+            again.push(j);
+        }
+        may
     };
-    let mut starving = not_set_aside_of(fw, ssn, &mut reach, |ssn, j, rev| exhaustive || asked(ssn, j, rev));
+    let walk = not_set_aside_of(fw, ssn, &mut reach, among.as_deref(), |ssn, j, rev| exhaustive || asked(ssn, j, rev));
+    if !exhaustive {
+        barred.walked(match (&walk, among) {
+            (Some(_), _) => Some((again, pos)),
+            // Nothing was asked: the same jobs next time, and those logged since.
+            (None, Some(jobs)) => Some((jobs, pos)),
+            (None, None) => None,
+        });
+    }
+    let mut starving = walk.unwrap_or_default();
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && !contains_topology(ssn, j) && fw.job_starving(ssn, j));
     let mut memo = FailMemo::new(fw);
     for q in queues_of(fw, ssn, &starving) {

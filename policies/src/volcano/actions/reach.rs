@@ -317,40 +317,58 @@ pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach
 /// (with the `--explain` rows of the explained jobs it sets aside, in the same
 /// order): one read of the World's list, not a copy of it.
 pub(crate) fn not_set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach) -> Vec<JobId> {
-    not_set_aside_of(fw, ssn, reach, |_, _, _| true)
+    not_set_aside_of(fw, ssn, reach, None, |_, _, _| true).unwrap_or_default()
 }
 
 /// [`not_set_aside`] of the jobs `useful` keeps: a job it drops is not asked
 /// the rule (`useful` must keep every job `--explain` watches, whose rows the
 /// rule writes). `useful` is given each job's revision when the World's list
 /// carries it ([`Session::admitted_revisions`]; not in exhaustive mode).
+/// `among`: the only admitted jobs `useful` may keep, ascending, when the
+/// caller knows them (the others are not looked up); `None`: every job.
+/// `None` when the rule sets every job aside without a walk (nothing asked).
 pub(crate) fn not_set_aside_of(
     fw: &Framework,
     ssn: &mut Session<'_>,
     reach: &mut Reach,
+    among: Option<&[JobId]>,
     mut useful: impl FnMut(&Session<'_>, JobId, Option<u64>) -> bool,
-) -> Vec<JobId> {
+) -> Option<Vec<JobId>> {
     // The common case of a backlog that waits for room: nothing to walk.
     ssn.sync_groups();
     if reach.sets_all_aside(fw, ssn) {
-        return Vec::new();
+        return None;
     }
     let mut kept = Vec::new();
     let mut explained = Vec::new();
-    let revs = ssn.admitted_revisions();
-    for (i, (j, f)) in ssn.admitted_facts().iter().enumerate() {
-        if !useful(ssn, *j, revs.map(|r| r[i])) {
-            continue;
+    let mut ask = |ssn: &Session<'_>, j: JobId, f: &ReachFacts, rev: Option<u64>| {
+        if !useful(ssn, j, rev) {
+            return;
         }
-        if !reach.out_of_reach(fw, ssn, *j, f) {
-            kept.push(*j);
-        } else if ssn.explaining_job(*j) {
-            explained.push(*j);
+        if !reach.out_of_reach(fw, ssn, j, f) {
+            kept.push(j);
+        } else if ssn.explaining_job(j) {
+            explained.push(j);
+        }
+    };
+    match among {
+        Some(jobs) => {
+            for &j in jobs {
+                if let Some((f, rev)) = ssn.admitted_entry(j) {
+                    ask(ssn, j, &f, Some(rev));
+                }
+            }
+        }
+        None => {
+            let revs = ssn.admitted_revisions();
+            for (i, (j, f)) in ssn.admitted_facts().iter().enumerate() {
+                ask(ssn, *j, f, revs.map(|r| r[i]));
+            }
         }
     }
     for j in explained {
         let why = reach.why(fw, ssn, j);
         explain::job_row(ssn, j, ssn.action(), false, &why);
     }
-    kept
+    Some(kept)
 }
