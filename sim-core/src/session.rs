@@ -271,6 +271,9 @@ pub struct Session<'w> {
     /// See [`crate::engine::EngineConfig::wrong_fact_keys_for_tests`].
     #[doc(hidden)]
     pub wrong_fact_keys_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::wrong_idle_line_for_tests`].
+    #[doc(hidden)]
+    pub wrong_idle_line_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -299,6 +302,7 @@ impl<'w> Session<'w> {
             wrong_barred_for_tests: false,
             wrong_room_skip_for_tests: false,
             wrong_fact_keys_for_tests: false,
+            wrong_idle_line_for_tests: false,
         }
     }
 

@@ -187,6 +187,14 @@ fn a_wrong_room_skip_is_caught() {
     assert!(caught(CONFS[0], |e| e.wrong_room_skip_for_tests = true) > 0, "no scenario showed the wrong room skip");
 }
 
+/// The same for allocate's dropping of a queue's list once every job left in
+/// it can only fail for lack of room (`allocate/line.rs`): dropped with one
+/// job left that could still place pods, fixed scenarios differ.
+#[test]
+fn a_wrong_idle_line_is_caught() {
+    assert!(caught(CONFS[0], |e| e.wrong_idle_line_for_tests = true) > 0, "no scenario showed the wrong idle line");
+}
+
 /// The same for the node-score cache: with cached scores that never expire (a
 /// node's `used` changes are ignored), fixed scenarios place pods differently
 /// from the exhaustive walk, which scores every node afresh.

@@ -627,36 +627,20 @@ impl Framework {
     /// True if the starving vote ([`Framework::job_starving`]) reads nothing but
     /// the job's spec and pods: every plugin that may vote on it is a built-in
     /// one that votes from the job's counts (priority, gang) or does not vote.
-    /// Any other (tdm reads its time windows; plugins from outside are not
-    /// known) makes it false.
+    /// tdm (its time windows) and plugins from outside make it false.
     pub fn starving_reads_job(&self) -> bool {
-        const NO_VOTE: [&str; 21] = [
-            "binpack",
-            "capacity",
-            "cdp",
-            "conformance",
-            "deviceshare",
-            "drf",
-            "fgd",
-            "network-topology-aware",
-            "nodegroup",
-            "nodeorder",
-            "numa-aware",
-            "overcommit",
-            "pdb",
-            "predicates",
-            "proportion",
-            "rescheduling",
-            "resource-strategy-fit",
-            "sla",
-            "task-topology",
-            "usage",
-            "extender",
-        ];
-        self.tiers.iter().flatten().filter(|s| s.on(flag::ENABLE_JOB_STARVING)).all(|s| {
-            let name = s.conf.name.as_str();
-            name == "priority" || name == "gang" || NO_VOTE.contains(&name)
-        })
+        self.tiers
+            .iter()
+            .flatten()
+            .filter(|s| s.on(flag::ENABLE_JOB_STARVING))
+            .all(|s| s.conf.name != "tdm" && super::plugins::spec(&s.conf.name).is_some())
+    }
+
+    /// True if [`Framework::job_valid`] reads nothing but the job's spec and
+    /// pods: every plugin is a built-in one (of which only gang answers, from
+    /// the job's counts); plugins from outside make it false.
+    pub fn job_valid_reads_job(&self) -> bool {
+        self.tiers.iter().flatten().all(|s| super::plugins::spec(&s.conf.name).is_some())
     }
 
     /// True if gang's votes bind allocate's outcome: gang answers `job_ready`, and

@@ -88,6 +88,11 @@ pub struct EngineConfig {
     /// outside tests.
     #[doc(hidden)]
     pub wrong_admitted_log_for_tests: bool,
+    /// Lets allocate drop a queue's list of jobs when one job that could
+    /// still place pods is left in it, so that tests can show the equivalence
+    /// check catches it. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_idle_line_for_tests: bool,
     /// Lets the World's groups of admitted jobs by facts go stale (a job stays
     /// in the group of its facts when it was listed; pod changes do not move
     /// it), so that tests can show the equivalence check catches it. Never set
@@ -142,6 +147,7 @@ impl Default for EngineConfig {
             wrong_room_skip_for_tests: false,
             wrong_fact_keys_for_tests: false,
             wrong_admitted_log_for_tests: false,
+            wrong_idle_line_for_tests: false,
             wrong_group_for_tests: false,
             wrong_gates_for_tests: false,
             wrong_victim_index_for_tests: false,

@@ -10,6 +10,7 @@
 //! HyperNode by HyperNode (`hypernode.rs`).
 
 mod hypernode;
+mod line;
 
 use super::super::explain;
 use super::super::framework::Framework;
@@ -23,6 +24,7 @@ use lahar_core::model::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
 use lahar_core::session::{Session, Statement};
 use lahar_core::world::ReachFacts;
+use line::{Line, Tasks};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Per-scheduler state the allocate action keeps across sessions.
@@ -218,7 +220,7 @@ fn takes_none(fw: &Framework, ssn: &Session<'_>, reach: &mut Reach, overused: &m
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_pending: bool) {
     ssn.set_action("allocate");
     // Per queue: its jobs in job order, each with its pods still to place.
-    let mut per_queue: BTreeMap<QueueId, VecDeque<(JobId, Tasks)>> = BTreeMap::new();
+    let mut per_queue: BTreeMap<QueueId, Line> = BTreeMap::new();
     // Per queue at intake: its jobs, their facts (when in step with the job) and pods.
     let mut intake: BTreeMap<QueueId, Intake> = BTreeMap::new();
     let mut reach = Reach::new(fw, Action::Allocate);
@@ -241,6 +243,11 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     // The facts of the admitted list are in step with each job (not so for the
     // jobs allocate admits itself, whose facts are made here before their phase moved).
     let facts_in_step = !promote_pending;
+    // A job taken in whole has its validity asked at its turn, when what the
+    // plugins read of it is as it was here (its pods move only in its own
+    // steps): jobs drained for lack of room are never asked.
+    let valid_at_turn = fw.job_valid_reads_job();
+    let gang_binds = fw.gang_binds();
     for (j, f) in candidates {
         if ssn.explaining_job(j) {
             explain::gated_rows(ssn, j);
@@ -272,25 +279,30 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             }
             continue;
         }
-        if let Err(e) = fw.job_valid(ssn, j) {
+        let hypernode = placed_by_hypernode(ssn, j);
+        let later = !hypernode && !ssn.is_exhaustive() && !ssn.explaining_job(j) && ssn.gating(j).is_none();
+        if !(later && valid_at_turn)
+            && let Err(e) = fw.job_valid(ssn, j)
+        {
             explain::job_row(ssn, j, "job-valid", false, &e);
             continue;
         }
-        let tasks = if placed_by_hypernode(ssn, j) {
+        let tasks = if hypernode {
             let tasks = pending_tasks(fw, ssn, j, false);
             if tasks.is_empty() {
                 continue;
             }
             Tasks::Sheet(Worksheet::new(fw, ssn, j, &tasks))
-        } else if !ssn.is_exhaustive() && !ssn.explaining_job(j) && ssn.gating(j).is_none() {
+        } else if later {
             // Without gated pods, the job has pods to step when it has pending
             // pods that are not BestEffort; they are listed at its first turn.
             let job = ssn.job(j);
             if job.count(PodStatus::Pending) == job.pending_best_effort {
                 continue;
             }
-            // The facts name the only task with such pods, when there is one.
-            Tasks::Later((f.pending_tasks == 1).then_some(f.shape))
+            // The facts name the only task with such pods, when there is one,
+            // and (where gang's votes bind) whether the gang is short.
+            Tasks::Later((f.pending_tasks == 1).then_some(f.shape), gang_binds && f.base < f.min)
         } else {
             let tasks = pending_tasks(fw, ssn, j, false);
             if tasks.is_empty() {
@@ -303,24 +315,26 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         entry.facts.push(f);
         entry.tasks.push(Some(tasks));
     }
+    // Requests found with no room this action: room only shrinks between steps.
+    let mut dead: Vec<u32> = Vec::new();
     for (q, mut taken) in intake {
         let facts = &taken.facts;
         let order = fw.job_permutation(ssn, &taken.jobs, |i| facts_in_step.then(|| &facts[i]));
         let jobs = per_queue.entry(q).or_default();
         for i in order {
-            jobs.push_back((taken.jobs[i], taken.tasks[i].take().expect("each job once")));
+            jobs.push_back(taken.jobs[i], taken.tasks[i].take().expect("each job once"), &dead);
         }
     }
-    // Requests found with no room this action: room only shrinks between steps.
-    let mut dead: Vec<u32> = Vec::new();
-    let all: Vec<JobId> = per_queue.values().flatten().map(|&(j, _)| j).collect();
+    let all: Vec<JobId> = per_queue.values().flat_map(Line::jobs).collect();
     let mut queues = queues_of(fw, ssn, &all);
+    // The requests of `dead` each line has been told of.
+    let mut told = 0;
     while !queues.is_empty() {
         let q = queues.remove(0);
         if fw.overused(ssn, q) {
             // Only with --explain: otherwise this would walk the queue's jobs for nothing.
             let waiting: Vec<JobId> = if ssn.explaining_any() {
-                per_queue.get(&q).into_iter().flatten().map(|&(j, _)| j).filter(|&j| ssn.explaining_job(j)).collect()
+                per_queue.get(&q).into_iter().flat_map(Line::jobs).filter(|&j| ssn.explaining_job(j)).collect()
             } else {
                 Vec::new()
             };
@@ -334,11 +348,27 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             }
             continue;
         }
-        let Some(jobs) = per_queue.get_mut(&q).filter(|v| !v.is_empty()) else { continue };
-        let Some((j, mut turn)) = jobs.pop_front() else { continue };
+        tell_dead(&mut per_queue, &dead, &mut told);
+        let wrong = ssn.wrong_idle_line_for_tests;
+        // A line whose every turn would fail for lack of room leaves with them.
+        let Some(jobs) = per_queue.get_mut(&q) else { continue };
+        if jobs.is_empty() || jobs.all_idle(wrong) {
+            continue;
+        }
+        // The turn goes to the first valid job: one found invalid would not
+        // have been listed had its validity been asked at intake.
+        let mut next = None;
+        while let Some((j, turn)) = jobs.pop_front(&dead) {
+            if valid_at_turn && matches!(turn, Tasks::Later(..)) && fw.job_valid(ssn, j).is_err() {
+                continue;
+            }
+            next = Some((j, turn));
+            break;
+        }
+        let Some((j, mut turn)) = next else { continue };
         let watched: Vec<PodId> =
             ssn.explained_pods(j).into_iter().filter(|&p| ssn.pod(p).status == PodStatus::Pending).collect();
-        if let Tasks::Later(shape) = turn
+        if let Tasks::Later(shape, _) = turn
             && !finds_no_room(fw, ssn, j, shape, &mut dead)
         {
             turn = Tasks::Plain(pending_tasks(fw, ssn, j, false).into());
@@ -347,7 +377,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             Tasks::Sheet(ws) => hypernode::allocate_for_job(fw, ssn, st, j, ws),
             Tasks::Plain(tasks) => allocate_tasks(fw, ssn, st, j, 0, tasks, None),
             // The step could only fail, leaving everything as it was.
-            Tasks::Later(_) => None,
+            Tasks::Later(..) => None,
         };
         let stepped = stmt.is_some();
         let mut committed = false;
@@ -364,12 +394,12 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         if !watched.is_empty() {
             step_outcome(ssn, &watched, &turn, stepped, committed);
         }
-        let stayed_later = !stepped && matches!(turn, Tasks::Later(_));
+        let stayed_later = !stepped && matches!(turn, Tasks::Later(..));
         // A ready job with pods left goes back into its queue's list.
         if committed && !turn.is_empty() {
             let jobs = per_queue.get_mut(&q).expect("queue present");
-            let at = jobs.partition_point(|&(y, _)| fw.job_order(ssn, y, j).is_le());
-            jobs.insert(at, (j, turn));
+            let at = jobs.position(|y| fw.job_order(ssn, y, j).is_le());
+            jobs.insert(at, j, turn, &dead);
         }
         let at = insert_sorted(&mut queues, q, |a, b| fw.queue_order(ssn, a, b));
         // A step that stayed `Later` found no room and changed nothing, so the
@@ -378,13 +408,23 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         // each would fail the same way and put it back there.
         if at == 0 && stayed_later {
             let jobs = per_queue.get_mut(&q).expect("queue present");
-            while let Some(&(next, Tasks::Later(shape))) = jobs.front()
+            while let Some(&(next, Tasks::Later(shape, _))) = jobs.front()
                 && finds_no_room(fw, ssn, next, shape, &mut dead)
             {
-                jobs.pop_front();
+                jobs.pop_front(&dead);
             }
         }
     }
+}
+
+/// Tells every line of the requests found dead since `told` of them were.
+fn tell_dead(per_queue: &mut BTreeMap<QueueId, Line>, dead: &[u32], told: &mut usize) {
+    for &s in &dead[*told..] {
+        for line in per_queue.values_mut() {
+            line.died(s);
+        }
+    }
+    *told = dead.len();
 }
 
 /// True if job `j`'s first step of the session (over all nodes, sub-job 0) can
@@ -432,35 +472,6 @@ struct Intake {
     jobs: Vec<JobId>,
     facts: Vec<ReachFacts>,
     tasks: Vec<Option<Tasks>>,
-}
-
-/// A job's pods still to place this session.
-enum Tasks {
-    /// In task order.
-    Plain(VecDeque<PodId>),
-    /// By sub-job, for jobs placed HyperNode by HyperNode.
-    Sheet(Worksheet),
-    /// Placed over all nodes, its pods listed at its first turn (when
-    /// [`finds_no_room`] does not end the step first); the request of its only
-    /// task with pending pods, when it has one.
-    Later(Option<u32>),
-}
-
-impl Tasks {
-    fn is_empty(&self) -> bool {
-        match self {
-            Tasks::Plain(t) => t.is_empty(),
-            Tasks::Sheet(w) => w.is_empty(),
-            Tasks::Later(_) => false,
-        }
-    }
-    fn contains(&self, p: PodId) -> bool {
-        match self {
-            Tasks::Plain(t) => t.contains(&p),
-            Tasks::Sheet(w) => w.contains(p),
-            Tasks::Later(_) => false,
-        }
-    }
 }
 
 /// `--explain` rows for the watched pods of a job after its step.

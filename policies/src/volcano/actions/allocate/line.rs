@@ -1,0 +1,153 @@
+//! A queue's jobs in allocate's order, each with its pods still to place, and
+//! how many of them a turn could still do something for.
+//!
+//! A job taken in whole (`Tasks::Later`) whose gang cannot be ready or
+//! pipelined without new placements, and whose only request with pending pods
+//! no node has room for, can only fail its step and leave the session as it
+//! found it (`finds_no_room`). Room only shrinks during the action, so once a
+//! request is found with no room ("dead"), every such job waiting on it is idle
+//! for the rest of the action. The line counts its jobs that are not: when none
+//! is left, the queue's remaining turns would each fail in the same way and put
+//! the queue back where it was, and the line can be dropped whole — a backlog
+//! then costs a count per request, not a turn per job.
+
+use super::super::worksheet::Worksheet;
+use lahar_core::model::job::{JobId, PodId};
+use std::collections::VecDeque;
+
+/// A job's pods still to place this session.
+pub(super) enum Tasks {
+    /// In task order.
+    Plain(VecDeque<PodId>),
+    /// By sub-job, for jobs placed HyperNode by HyperNode.
+    Sheet(Worksheet),
+    /// Placed over all nodes, its pods listed at its first turn (when
+    /// `finds_no_room` does not end the step first); the request of its only
+    /// task with pending pods, when it has one; and whether gang's binding votes
+    /// call it neither ready nor pipelined until it places pods (its facts at
+    /// intake: fewer pods placed or waiting than minAvailable).
+    Later(Option<u32>, bool),
+}
+
+impl Tasks {
+    pub(super) fn is_empty(&self) -> bool {
+        match self {
+            Tasks::Plain(t) => t.is_empty(),
+            Tasks::Sheet(w) => w.is_empty(),
+            Tasks::Later(..) => false,
+        }
+    }
+
+    pub(super) fn contains(&self, p: PodId) -> bool {
+        match self {
+            Tasks::Plain(t) => t.contains(&p),
+            Tasks::Sheet(w) => w.contains(p),
+            Tasks::Later(..) => false,
+        }
+    }
+
+    /// The request whose lack of room makes the job's turn idle, if one does.
+    fn idle_without(&self) -> Option<u32> {
+        match self {
+            Tasks::Later(Some(shape), true) => Some(*shape),
+            _ => None,
+        }
+    }
+}
+
+/// A queue's jobs in allocate's order.
+#[derive(Default)]
+pub(super) struct Line {
+    jobs: VecDeque<(JobId, Tasks)>,
+    /// Jobs a turn may still do something for: all but those idle for lack
+    /// of room for a dead request.
+    live: usize,
+    /// Per request not yet dead: the jobs idle once it is.
+    idle_on: Vec<(u32, usize)>,
+}
+
+impl Line {
+    /// Counts a job coming into the line; `dead`: the requests found with no
+    /// room so far in the action.
+    fn count_in(&mut self, t: &Tasks, dead: &[u32]) {
+        match t.idle_without() {
+            Some(s) if dead.contains(&s) => {}
+            Some(s) => {
+                self.live += 1;
+                match self.idle_on.iter_mut().find(|e| e.0 == s) {
+                    Some(e) => e.1 += 1,
+                    None => self.idle_on.push((s, 1)),
+                }
+            }
+            None => self.live += 1,
+        }
+    }
+
+    /// Counts a job leaving the line.
+    fn count_out(&mut self, t: &Tasks, dead: &[u32]) {
+        match t.idle_without() {
+            Some(s) if dead.contains(&s) => {}
+            Some(s) => {
+                self.live -= 1;
+                if let Some(e) = self.idle_on.iter_mut().find(|e| e.0 == s) {
+                    e.1 -= 1;
+                }
+            }
+            None => self.live -= 1,
+        }
+    }
+
+    pub(super) fn push_back(&mut self, j: JobId, t: Tasks, dead: &[u32]) {
+        self.count_in(&t, dead);
+        self.jobs.push_back((j, t));
+    }
+
+    pub(super) fn insert(&mut self, at: usize, j: JobId, t: Tasks, dead: &[u32]) {
+        self.count_in(&t, dead);
+        self.jobs.insert(at, (j, t));
+    }
+
+    pub(super) fn pop_front(&mut self, dead: &[u32]) -> Option<(JobId, Tasks)> {
+        let (j, t) = self.jobs.pop_front()?;
+        self.count_out(&t, dead);
+        Some((j, t))
+    }
+
+    pub(super) fn front(&self) -> Option<&(JobId, Tasks)> {
+        self.jobs.front()
+    }
+
+    /// Request `shape` was just found with no room (it was not dead before).
+    pub(super) fn died(&mut self, shape: u32) {
+        if let Some(at) = self.idle_on.iter().position(|e| e.0 == shape) {
+            self.live -= self.idle_on[at].1;
+            self.idle_on.swap_remove(at);
+        }
+    }
+
+    /// True if no job of the line has a turn that could do something; the
+    /// line is then emptied (the deliberately wrong check of the equivalence
+    /// tests drops it when one job is left that could).
+    pub(super) fn all_idle(&mut self, wrong_for_tests: bool) -> bool {
+        if self.live > wrong_for_tests as usize {
+            return false;
+        }
+        self.jobs.clear();
+        self.idle_on.clear();
+        self.live = 0;
+        true
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// Where a job ordered after every job `before` accepts goes.
+    pub(super) fn position(&self, mut before: impl FnMut(JobId) -> bool) -> usize {
+        self.jobs.partition_point(|&(y, _)| before(y))
+    }
+
+    pub(super) fn jobs(&self) -> impl Iterator<Item = JobId> + '_ {
+        self.jobs.iter().map(|&(j, _)| j)
+    }
+}
