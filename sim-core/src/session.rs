@@ -274,6 +274,9 @@ pub struct Session<'w> {
     /// See [`crate::engine::EngineConfig::wrong_idle_line_for_tests`].
     #[doc(hidden)]
     pub wrong_idle_line_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::wrong_lazy_victims_for_tests`].
+    #[doc(hidden)]
+    pub wrong_lazy_victims_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -303,6 +306,7 @@ impl<'w> Session<'w> {
             wrong_room_skip_for_tests: false,
             wrong_fact_keys_for_tests: false,
             wrong_idle_line_for_tests: false,
+            wrong_lazy_victims_for_tests: false,
         }
     }
 

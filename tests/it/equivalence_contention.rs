@@ -281,6 +281,17 @@ fn a_wrong_admitted_log_is_caught() {
     assert!(differ > 0, "no scenario showed the wrong log of admitted jobs");
 }
 
+/// The same for preempt's walk that asks each node's victims as it reaches
+/// the node (where node scores stand alone, it scores every node the
+/// predicates pass first): walked in node order instead of best-scored first,
+/// fixed scenarios differ.
+#[test]
+fn a_wrong_lazy_victim_walk_is_caught() {
+    let (differ, evict) = caught(CONFS[0], |e| e.wrong_lazy_victims_for_tests = true);
+    assert!(evict > 0, "no fixed scenario evicts");
+    assert!(differ > 0, "no scenario showed the wrong lazy victim walk");
+}
+
 /// The fixed scenarios really contend: under each conf some of them evict, so
 /// the property above compares preempt and reclaim at work.
 #[test]

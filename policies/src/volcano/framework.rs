@@ -513,6 +513,18 @@ impl Framework {
         sums
     }
 
+    /// True if each node's sum in [`Framework::node_scores_of`] for `pod` does
+    /// not depend on the other nodes scored with it: no scoring plugin
+    /// normalizes over the candidates (a batch score that
+    /// [`Plugin::score_by_node`] does not disown) or sends them elsewhere (the
+    /// extender, plugins from outside).
+    pub fn scores_node_by_node(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        self.enabled(flag::ENABLE_NODE_ORDER).all(|p| {
+            let builtin = p.name() != "extender" && super::plugins::spec(p.name()).is_some();
+            builtin && (!p.hooks().has(Hooks::BATCH_SCORE) || p.score_by_node(ssn, pod))
+        })
+    }
+
     /// What plugin `name` says its score of the pod on the node rests on (for
     /// `--explain`).
     pub fn score_note(&self, ssn: &Session<'_>, pod: PodId, node: NodeId, name: &str) -> Option<String> {

@@ -93,6 +93,11 @@ pub struct EngineConfig {
     /// check catches it. Never set outside tests.
     #[doc(hidden)]
     pub wrong_idle_line_for_tests: bool,
+    /// Lets preempt's walk that asks each node's victims as it reaches the
+    /// node go in node order instead of best-scored first, so that tests can
+    /// show the equivalence check catches it. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_lazy_victims_for_tests: bool,
     /// Lets the World's groups of admitted jobs by facts go stale (a job stays
     /// in the group of its facts when it was listed; pod changes do not move
     /// it), so that tests can show the equivalence check catches it. Never set
@@ -148,6 +153,7 @@ impl Default for EngineConfig {
             wrong_fact_keys_for_tests: false,
             wrong_admitted_log_for_tests: false,
             wrong_idle_line_for_tests: false,
+            wrong_lazy_victims_for_tests: false,
             wrong_group_for_tests: false,
             wrong_gates_for_tests: false,
             wrong_victim_index_for_tests: false,

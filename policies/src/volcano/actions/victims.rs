@@ -162,10 +162,15 @@ pub(crate) fn preempt_pod(
     let all_trivial = fw.predicate_trivial(ssn, pod);
     let pass_all = |ssn: &Session<'_>, n: NodeId| all_trivial || fw.predicate(ssn, pod, n).is_ok();
     let nodes = all.into_iter();
+    // Where each node's score stands alone, preempt too scores the nodes the
+    // predicates pass and asks each node's victims as its walk reaches it, best
+    // first (as Volcano does): the order of the nodes whose victims make room
+    // is the same, and a search that succeeds stops asking at its node.
+    let lazy = !exhaustive && !reclaim && fw.scores_node_by_node(ssn, pod);
     // (node, its victims when pre-checked). Reclaim walks nodes in node order and
     // the first node whose victims make room takes the pod, so its victims are
     // computed as the walk reaches each node: no further node is looked at.
-    let mut order: Vec<(NodeId, Option<Vec<PodId>>)> = if exhaustive || reclaim {
+    let mut order: Vec<(NodeId, Option<Vec<PodId>>)> = if exhaustive || reclaim || lazy {
         nodes.filter(|&n| pass(ssn, n)).map(|n| (n, None)).collect()
     } else {
         nodes
@@ -173,7 +178,9 @@ pub(crate) fn preempt_pod(
             .filter_map(|n| victims_on(fw, ssn, pod, n, filter, reclaim, cache.as_deref_mut()).map(|v| (n, Some(v))))
             .collect()
     };
-    if !reclaim {
+    // The deliberately wrong lazy walk of the equivalence tests keeps node order.
+    let unsorted = lazy && ssn.wrong_lazy_victims_for_tests;
+    if !reclaim && !unsorted {
         // Best-scored first (stable on node id).
         let nodes: Vec<NodeId> = order.iter().map(|(n, _)| *n).collect();
         let scores = fw.node_scores_of(ssn, pod, &nodes);
@@ -183,10 +190,13 @@ pub(crate) fn preempt_pod(
         order = scored.into_iter().map(|(_, n, v)| (n, v)).collect();
     }
     // The nodes whose victims made room: a failed search re-checks them next time.
-    let tried: Vec<NodeId> = if carry.is_some() { order.iter().map(|(n, _)| *n).collect() } else { Vec::new() };
+    let mut tried: Vec<NodeId> = Vec::new();
     for (n, pre) in order {
         let cache = cache.as_deref_mut();
         let Some(mut victims) = pre.or_else(|| victims_on(fw, ssn, pod, n, filter, reclaim, cache)) else { continue };
+        if carry.is_some() {
+            tried.push(n);
+        }
         victims.sort_by(|&a, &b| victim_order(fw, ssn, pod, a, b));
         let mut node_stmt = ssn.statement();
         let fits = |ssn: &Session<'_>| {
