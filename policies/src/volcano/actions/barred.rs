@@ -72,14 +72,21 @@ impl Barred {
             .is_some_and(|&r| r == rev.unwrap_or_else(|| ssn.job(j).revision) || ssn.wrong_barred_for_tests)
     }
 
-    /// The admitted jobs a walk that drops the jobs known barred must look at,
+    /// What the last walk left for the next ([`Barred::to_walk`]), taken out
+    /// for a walk that may not happen (then given back with [`Barred::walked`]).
+    pub(crate) fn take_walked(&mut self) -> Option<(Vec<JobId>, u64)> {
+        self.walked.take()
+    }
+
+    /// The admitted jobs a walk that drops the jobs known barred must look at
+    /// (`walked`: what the last walk left, [`Barred::take_walked`]),
     /// ascending: those the last walk left not barred and those the World's log
     /// of admitted jobs names since it began (a job neither names is listed at
     /// the revision it was found barred at). `None`: the whole list (the first
     /// walk, after the taint state changed, when the log was cut, and in
     /// exhaustive sessions). The caller follows the log from its first walk.
-    pub(crate) fn to_walk(&self, ssn: &Session<'_>) -> Option<Vec<JobId>> {
-        let (open, pos) = self.walked.as_ref()?;
+    pub(crate) fn to_walk(walked: Option<&(Vec<JobId>, u64)>, ssn: &Session<'_>) -> Option<Vec<JobId>> {
+        let (open, pos) = walked?;
         let log = ssn.admitted_log_since(*pos)?;
         let mut jobs: Vec<JobId> = open.iter().chain(log).copied().collect();
         jobs.sort_unstable();

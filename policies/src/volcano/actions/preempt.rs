@@ -205,8 +205,10 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
     if !exhaustive {
         ssn.follow_admitted_log();
     }
-    let among = if memo_read { barred.to_walk(ssn) } else { None };
     let pos = ssn.admitted_log_end();
+    // Listed only when the rule does not set every job aside first.
+    let last = barred.take_walked();
+    let among = |ssn: &Session<'_>| if memo_read { Barred::to_walk(last.as_ref(), ssn) } else { None };
     let starving_of_job = fw.starving_reads_job();
     // The jobs the next walk must ask: those kept, and those dropped for a
     // reason that may change while their revision does not.
@@ -232,14 +234,10 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
         }
         may
     };
-    let walk = not_set_aside_of(fw, ssn, &mut reach, among.as_deref(), |ssn, j, rev| exhaustive || asked(ssn, j, rev));
+    let walk = not_set_aside_of(fw, ssn, &mut reach, among, |ssn, j, rev| exhaustive || asked(ssn, j, rev));
     if !exhaustive {
-        barred.walked(match (&walk, among) {
-            (Some(_), _) => Some((again, pos)),
-            // Nothing was asked: the same jobs next time, and those logged since.
-            (None, Some(jobs)) => Some((jobs, pos)),
-            (None, None) => None,
-        });
+        // Nothing asked: the memo is as it was, and so is what the next walk needs.
+        barred.walked(if walk.is_some() { Some((again, pos)) } else { last });
     }
     let mut starving = walk.unwrap_or_default();
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && !contains_topology(ssn, j) && fw.job_starving(ssn, j));

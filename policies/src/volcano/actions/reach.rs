@@ -317,7 +317,7 @@ pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach
 /// (with the `--explain` rows of the explained jobs it sets aside, in the same
 /// order): one read of the World's list, not a copy of it.
 pub(crate) fn not_set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach) -> Vec<JobId> {
-    not_set_aside_of(fw, ssn, reach, None, |_, _, _| true).unwrap_or_default()
+    not_set_aside_of(fw, ssn, reach, |_| None, |_, _, _| true).unwrap_or_default()
 }
 
 /// [`not_set_aside`] of the jobs `useful` keeps: a job it drops is not asked
@@ -325,13 +325,14 @@ pub(crate) fn not_set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut R
 /// rule writes). `useful` is given each job's revision when the World's list
 /// carries it ([`Session::admitted_revisions`]; not in exhaustive mode).
 /// `among`: the only admitted jobs `useful` may keep, ascending, when the
-/// caller knows them (the others are not looked up); `None`: every job.
+/// caller knows them (the others are not looked up); `None`: every job. Asked
+/// only when there is a walk.
 /// `None` when the rule sets every job aside without a walk (nothing asked).
 pub(crate) fn not_set_aside_of(
     fw: &Framework,
     ssn: &mut Session<'_>,
     reach: &mut Reach,
-    among: Option<&[JobId]>,
+    among: impl FnOnce(&Session<'_>) -> Option<Vec<JobId>>,
     mut useful: impl FnMut(&Session<'_>, JobId, Option<u64>) -> bool,
 ) -> Option<Vec<JobId>> {
     // The common case of a backlog that waits for room: nothing to walk.
@@ -351,9 +352,9 @@ pub(crate) fn not_set_aside_of(
             explained.push(j);
         }
     };
-    match among {
+    match among(ssn) {
         Some(jobs) => {
-            for &j in jobs {
+            for j in jobs {
                 if let Some((f, rev)) = ssn.admitted_entry(j) {
                     ask(ssn, j, &f, Some(rev));
                 }
