@@ -277,6 +277,9 @@ pub struct Session<'w> {
     /// See [`crate::engine::EngineConfig::wrong_lazy_victims_for_tests`].
     #[doc(hidden)]
     pub wrong_lazy_victims_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::wrong_tail_order_for_tests`].
+    #[doc(hidden)]
+    pub wrong_tail_order_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -307,6 +310,7 @@ impl<'w> Session<'w> {
             wrong_fact_keys_for_tests: false,
             wrong_idle_line_for_tests: false,
             wrong_lazy_victims_for_tests: false,
+            wrong_tail_order_for_tests: false,
         }
     }
 

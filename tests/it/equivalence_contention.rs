@@ -156,6 +156,23 @@ proptest! {
     }
 }
 
+/// The same for allocate's queue lists that put their jobs in order batch by
+/// batch as turns need them (`allocate/line.rs`): with a batch left in the
+/// order its selection gives, fixed backlogs are allocated in another order.
+#[test]
+fn a_wrong_tail_order_is_caught() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (3u32..6, backlog());
+    let differ = (0..8)
+        .filter(|_| {
+            let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
+            let t = text(nodes, CONFS[1], &jobs);
+            outputs_with(&t, false, |e| e.wrong_tail_order_for_tests = true) != outputs(&t, true)
+        })
+        .count();
+    assert!(differ > 0, "no backlog showed the wrong tail order");
+}
+
 /// The backlog comparison can fail: with the priority plugin's key from the
 /// facts reversed (lower priorities first), fixed backlogs are allocated in
 /// another order than the exhaustive walk's, which compares the jobs pair by pair.

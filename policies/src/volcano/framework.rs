@@ -13,6 +13,7 @@ use lahar_core::model::queue::QueueId;
 use lahar_core::model::resource::Resources;
 use lahar_core::model::topology::HyperNodeId;
 use lahar_core::session::Session;
+use lahar_core::util::time::SimTime;
 use lahar_core::world::{ReachFacts, VictimKey};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -285,14 +286,30 @@ impl Framework {
         jobs: &[JobId],
         facts: impl Fn(usize) -> Option<&'f ReachFacts>,
     ) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..jobs.len()).collect();
+        match self.order_keys(ssn, jobs, facts) {
+            Some(keys) => idx.sort_by(|&a, &b| keys.cmp(ssn, jobs, a, b)),
+            None => idx.sort_by(|&a, &b| self.job_order(ssn, jobs[a], jobs[b])),
+        }
+        idx
+    }
+
+    /// A list's job-order keys (`facts` as in [`Framework::job_permutation`]),
+    /// when every job-order plugin gives keys and the list is long enough for a
+    /// key table to pay ([`OrderKeys::cmp`] then orders as
+    /// [`Framework::job_order`]); `None`: compare the jobs themselves.
+    pub fn order_keys<'f>(
+        &self,
+        ssn: &Session<'_>,
+        jobs: &[JobId],
+        facts: impl Fn(usize) -> Option<&'f ReachFacts>,
+    ) -> Option<OrderKeys> {
         let plugins: Vec<&dyn Plugin> =
             self.enabled(flag::ENABLE_JOB_ORDER).filter(|p| p.hooks().has(Hooks::JOB_ORDER)).collect();
-        let mut idx: Vec<usize> = (0..jobs.len()).collect();
-        let Some(&first) = jobs.first() else { return idx };
+        let &first = jobs.first()?;
         // Short lists sort faster with the comparator than with a key table.
         if ssn.is_exhaustive() || jobs.len() < 16 || plugins.iter().any(|p| p.job_order_key(ssn, first).is_none()) {
-            idx.sort_by(|&a, &b| self.job_order(ssn, jobs[a], jobs[b]));
-            return idx;
+            return None;
         }
         let k = plugins.len();
         let mut keys: Vec<f64> = Vec::with_capacity(jobs.len() * k);
@@ -306,20 +323,7 @@ impl Framework {
             }));
             created.push(ssn.job(j).pg_created);
         }
-        idx.sort_by(|&a, &b| {
-            let (ka, kb) = (&keys[a * k..a * k + k], &keys[b * k..b * k + k]);
-            let by_key = ka
-                .iter()
-                .zip(kb)
-                .map(|(x, y)| x.partial_cmp(y).unwrap_or(Ordering::Equal))
-                .find(|o| o.is_ne())
-                .unwrap_or(Ordering::Equal);
-            by_key.then_with(|| created[a].cmp(&created[b])).then_with(|| {
-                let (l, r) = (&ssn.job(jobs[a]).spec, &ssn.job(jobs[b]).spec);
-                (&*l.namespace, l.name.as_str()).cmp(&(&*r.namespace, r.name.as_str()))
-            })
-        });
-        idx
+        Some(OrderKeys { k, keys, created })
     }
 
     /// Task order: the first plugin with an opinion decides; then the replica index,
@@ -903,6 +907,34 @@ impl Framework {
     /// True if a plugin of this name is configured.
     pub fn has(&self, name: &str) -> bool {
         self.tiers.iter().flatten().any(|s| s.conf.name == name)
+    }
+}
+
+/// A list's job-order keys ([`Framework::order_keys`]): per job, the
+/// plugins' keys in plugin order and the PodGroup's creation.
+#[derive(Debug, Default)]
+pub struct OrderKeys {
+    k: usize,
+    keys: Vec<f64>,
+    created: Vec<SimTime>,
+}
+
+impl OrderKeys {
+    /// The order of `jobs[a]` and `jobs[b]` (`jobs`: the list the keys were
+    /// made for): keys, creation, then (namespace, name).
+    pub fn cmp(&self, ssn: &Session<'_>, jobs: &[JobId], a: usize, b: usize) -> Ordering {
+        let k = self.k;
+        let (ka, kb) = (&self.keys[a * k..a * k + k], &self.keys[b * k..b * k + k]);
+        let by_key = ka
+            .iter()
+            .zip(kb)
+            .map(|(x, y)| x.partial_cmp(y).unwrap_or(Ordering::Equal))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal);
+        by_key.then_with(|| self.created[a].cmp(&self.created[b])).then_with(|| {
+            let (l, r) = (&ssn.job(jobs[a]).spec, &ssn.job(jobs[b]).spec);
+            (&*l.namespace, l.name.as_str()).cmp(&(&*r.namespace, r.name.as_str()))
+        })
     }
 }
 

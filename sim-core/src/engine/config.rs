@@ -98,6 +98,11 @@ pub struct EngineConfig {
     /// show the equivalence check catches it. Never set outside tests.
     #[doc(hidden)]
     pub wrong_lazy_victims_for_tests: bool,
+    /// Lets allocate take a batch of a queue's jobs out of its unordered
+    /// tail in the order a selection leaves them, unsorted, so that tests can
+    /// show the equivalence check catches it. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_tail_order_for_tests: bool,
     /// Lets the World's groups of admitted jobs by facts go stale (a job stays
     /// in the group of its facts when it was listed; pod changes do not move
     /// it), so that tests can show the equivalence check catches it. Never set
@@ -154,6 +159,7 @@ impl Default for EngineConfig {
             wrong_admitted_log_for_tests: false,
             wrong_idle_line_for_tests: false,
             wrong_lazy_victims_for_tests: false,
+            wrong_tail_order_for_tests: false,
             wrong_group_for_tests: false,
             wrong_gates_for_tests: false,
             wrong_victim_index_for_tests: false,

@@ -634,6 +634,7 @@ impl Engine {
         ssn.wrong_fact_keys_for_tests = self.cfg.wrong_fact_keys_for_tests;
         ssn.wrong_idle_line_for_tests = self.cfg.wrong_idle_line_for_tests;
         ssn.wrong_lazy_victims_for_tests = self.cfg.wrong_lazy_victims_for_tests;
+        ssn.wrong_tail_order_for_tests = self.cfg.wrong_tail_order_for_tests;
         if self.cfg.wrong_group_for_tests {
             ssn.break_groups_for_tests();
         }

@@ -10,9 +10,18 @@
 //! is left, the queue's remaining turns would each fail in the same way and put
 //! the queue back where it was, and the line can be dropped whole — a backlog
 //! then costs a count per request, not a turn per job.
+//!
+//! Nor is a long line put in order whole at intake: most of it is dropped so,
+//! or drained, after a few turns. Its jobs wait unordered with their job-order
+//! keys ([`OrderKeys`]); the line orders the first few of them when a turn
+//! needs one (a selection, then a sort of those), twice as many the next time.
+//! The keys with the jobs' intake positions are a total order, so the jobs come
+//! out as a whole sort of the keys (stable) would give them.
 
+use super::super::super::framework::OrderKeys;
 use super::super::worksheet::Worksheet;
 use lahar_core::model::job::{JobId, PodId};
+use lahar_core::session::Session;
 use std::collections::VecDeque;
 
 /// A job's pods still to place this session.
@@ -58,7 +67,15 @@ impl Tasks {
 /// A queue's jobs in allocate's order.
 #[derive(Default)]
 pub(super) struct Line {
+    /// The jobs put in order.
     jobs: VecDeque<(JobId, Tasks)>,
+    /// Jobs after every job of `jobs`, not yet in order: each with its
+    /// position in `keyed`.
+    tail: Vec<(u32, Tasks)>,
+    /// The key table of the jobs taken in unordered, and those jobs.
+    keyed: Option<(OrderKeys, Vec<JobId>)>,
+    /// How many of `tail` to put in order next.
+    batch: usize,
     /// Jobs a turn may still do something for: all but those idle for lack
     /// of room for a dead request.
     live: usize,
@@ -97,6 +114,47 @@ impl Line {
         }
     }
 
+    /// Takes in `jobs` (with their pods to place, and their keys) unordered,
+    /// after every job of the line.
+    pub(super) fn take_unordered(&mut self, keys: OrderKeys, jobs: Vec<JobId>, tasks: Vec<Tasks>, dead: &[u32]) {
+        debug_assert!(self.tail.is_empty() && self.keyed.is_none());
+        for t in &tasks {
+            self.count_in(t, dead);
+        }
+        self.tail = tasks.into_iter().enumerate().map(|(i, t)| (i as u32, t)).collect();
+        self.keyed = Some((keys, jobs));
+        self.batch = 8;
+    }
+
+    /// Puts the first `batch` waiting jobs in order when none is (all of them
+    /// with `all`). The waiting jobs idle for lack of room for a dead request
+    /// leave first: their turns would change nothing wherever they came.
+    fn settle(&mut self, ssn: &Session<'_>, dead: &[u32], all: bool) {
+        if self.tail.is_empty() || !self.jobs.is_empty() && !all {
+            return;
+        }
+        if !dead.is_empty() {
+            self.tail.retain(|(_, t)| t.idle_without().is_none_or(|s| !dead.contains(&s)));
+            if self.tail.is_empty() {
+                return;
+            }
+        }
+        let (keys, ids) = self.keyed.as_ref().expect("keys with the tail");
+        let cmp =
+            |a: &(u32, Tasks), b: &(u32, Tasks)| keys.cmp(ssn, ids, a.0 as usize, b.0 as usize).then(a.0.cmp(&b.0));
+        let m = if all { self.tail.len() } else { self.batch.min(self.tail.len()) };
+        if m < self.tail.len() {
+            self.tail.select_nth_unstable_by(m - 1, cmp);
+        }
+        // The deliberately wrong line of the equivalence tests leaves a batch
+        // as the selection left it.
+        if !ssn.wrong_tail_order_for_tests {
+            self.tail[..m].sort_unstable_by(cmp);
+        }
+        self.jobs.extend(self.tail.drain(..m).map(|(i, t)| (ids[i as usize], t)));
+        self.batch *= 2;
+    }
+
     pub(super) fn push_back(&mut self, j: JobId, t: Tasks, dead: &[u32]) {
         self.count_in(&t, dead);
         self.jobs.push_back((j, t));
@@ -107,13 +165,15 @@ impl Line {
         self.jobs.insert(at, (j, t));
     }
 
-    pub(super) fn pop_front(&mut self, dead: &[u32]) -> Option<(JobId, Tasks)> {
+    pub(super) fn pop_front(&mut self, ssn: &Session<'_>, dead: &[u32]) -> Option<(JobId, Tasks)> {
+        self.settle(ssn, dead, false);
         let (j, t) = self.jobs.pop_front()?;
         self.count_out(&t, dead);
         Some((j, t))
     }
 
-    pub(super) fn front(&self) -> Option<&(JobId, Tasks)> {
+    pub(super) fn front(&mut self, ssn: &Session<'_>, dead: &[u32]) -> Option<&(JobId, Tasks)> {
+        self.settle(ssn, dead, false);
         self.jobs.front()
     }
 
@@ -133,21 +193,29 @@ impl Line {
             return false;
         }
         self.jobs.clear();
+        self.tail.clear();
         self.idle_on.clear();
         self.live = 0;
         true
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.jobs.is_empty()
+        self.jobs.is_empty() && self.tail.is_empty()
     }
 
-    /// Where a job ordered after every job `before` accepts goes.
-    pub(super) fn position(&self, mut before: impl FnMut(JobId) -> bool) -> usize {
+    /// Where a job ordered after every job `before` accepts goes (the jobs
+    /// not yet in order are put in order first when it goes after all that are).
+    pub(super) fn position(&mut self, ssn: &Session<'_>, dead: &[u32], mut before: impl FnMut(JobId) -> bool) -> usize {
+        if self.jobs.partition_point(|&(y, _)| before(y)) == self.jobs.len() {
+            self.settle(ssn, dead, true);
+        }
         self.jobs.partition_point(|&(y, _)| before(y))
     }
 
+    /// The line's jobs: those in order, then the others in no order.
     pub(super) fn jobs(&self) -> impl Iterator<Item = JobId> + '_ {
-        self.jobs.iter().map(|&(j, _)| j)
+        let ids = self.keyed.as_ref().map(|(_, ids)| ids);
+        let tail = self.tail.iter().map(move |&(i, _)| ids.expect("keys with the tail")[i as usize]);
+        self.jobs.iter().map(|&(j, _)| j).chain(tail)
     }
 }

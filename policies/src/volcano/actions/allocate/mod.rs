@@ -319,10 +319,25 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     let mut dead: Vec<u32> = Vec::new();
     for (q, mut taken) in intake {
         let facts = &taken.facts;
-        let order = fw.job_permutation(ssn, &taken.jobs, |i| facts_in_step.then(|| &facts[i]));
+        let keys = fw.order_keys(ssn, &taken.jobs, |i| facts_in_step.then(|| &facts[i]));
         let jobs = per_queue.entry(q).or_default();
-        for i in order {
-            jobs.push_back(taken.jobs[i], taken.tasks[i].take().expect("each job once"), &dead);
+        match keys {
+            // Put in order as turns need them (not for `--explain`, whose rows
+            // follow the order of whole lists).
+            Some(keys) if !ssn.explaining_any() => {
+                let tasks = taken.tasks.into_iter().map(|t| t.expect("each job once")).collect();
+                jobs.take_unordered(keys, taken.jobs, tasks, &dead);
+            }
+            keys => {
+                let mut order: Vec<usize> = (0..taken.jobs.len()).collect();
+                match keys {
+                    Some(keys) => order.sort_by(|&a, &b| keys.cmp(ssn, &taken.jobs, a, b)),
+                    None => order.sort_by(|&a, &b| fw.job_order(ssn, taken.jobs[a], taken.jobs[b])),
+                }
+                for i in order {
+                    jobs.push_back(taken.jobs[i], taken.tasks[i].take().expect("each job once"), &dead);
+                }
+            }
         }
     }
     let all: Vec<JobId> = per_queue.values().flat_map(Line::jobs).collect();
@@ -358,7 +373,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         // The turn goes to the first valid job: one found invalid would not
         // have been listed had its validity been asked at intake.
         let mut next = None;
-        while let Some((j, turn)) = jobs.pop_front(&dead) {
+        while let Some((j, turn)) = jobs.pop_front(ssn, &dead) {
             if valid_at_turn && matches!(turn, Tasks::Later(..)) && fw.job_valid(ssn, j).is_err() {
                 continue;
             }
@@ -398,7 +413,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         // A ready job with pods left goes back into its queue's list.
         if committed && !turn.is_empty() {
             let jobs = per_queue.get_mut(&q).expect("queue present");
-            let at = jobs.position(|y| fw.job_order(ssn, y, j).is_le());
+            let at = jobs.position(ssn, &dead, |y| fw.job_order(ssn, y, j).is_le());
             jobs.insert(at, j, turn, &dead);
         }
         let at = insert_sorted(&mut queues, q, |a, b| fw.queue_order(ssn, a, b));
@@ -408,10 +423,10 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         // each would fail the same way and put it back there.
         if at == 0 && stayed_later {
             let jobs = per_queue.get_mut(&q).expect("queue present");
-            while let Some(&(next, Tasks::Later(shape, _))) = jobs.front()
+            while let Some(&(next, Tasks::Later(shape, _))) = jobs.front(ssn, &dead)
                 && finds_no_room(fw, ssn, next, shape, &mut dead)
             {
-                jobs.pop_front(&dead);
+                jobs.pop_front(ssn, &dead);
             }
         }
     }
