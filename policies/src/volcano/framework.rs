@@ -953,6 +953,45 @@ mod tests {
         tier_walk(&tiers, |a| a.clone()).into_iter().map(|p| p.0).collect()
     }
 
+    /// The files under `plugins/` that contain `needle`, sorted.
+    fn plugin_files_with(needle: &str) -> Vec<String> {
+        fn walk(dir: &std::path::Path, root: &std::path::Path, needle: &str, out: &mut Vec<String>) {
+            for e in std::fs::read_dir(dir).expect("plugins dir") {
+                let path = e.expect("entry").path();
+                if path.is_dir() {
+                    walk(&path, root, needle, out);
+                } else if std::fs::read_to_string(&path).expect("source").contains(needle) {
+                    out.push(path.strip_prefix(root).expect("under root").to_string_lossy().replace('\\', "/"));
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/volcano/plugins");
+        let mut out = Vec::new();
+        walk(&root, &root, needle, &mut out);
+        out.sort();
+        out
+    }
+
+    /// The fast paths that ask which plugins a run has
+    /// ([`Framework::job_valid_reads_job`], [`Framework::starving_reads_job`],
+    /// [`Framework::scores_node_by_node`]) rest on which built-in plugins answer
+    /// those hooks and how: only gang answers `job_valid` (from the job's
+    /// counts); priority and gang answer `job_starving` from the job's counts,
+    /// tdm from its time windows; nodeorder and numa-aware declare batch
+    /// scores; network-topology-aware's own `add_node_scores` scores node by
+    /// node. A plugin that starts answering one of them fails this test, to
+    /// be weighed there first.
+    #[test]
+    fn the_plugins_answering_the_hooks_the_fast_paths_rest_on() {
+        assert_eq!(plugin_files_with("fn job_valid("), ["gang.rs"]);
+        assert_eq!(plugin_files_with("fn job_starving("), ["gang.rs", "priority.rs", "tdm.rs"]);
+        assert_eq!(plugin_files_with("Hooks::BATCH_SCORE"), ["nodeorder.rs", "numa_aware.rs"]);
+        assert_eq!(
+            plugin_files_with("fn add_node_scores("),
+            ["extender/mod.rs", "network_topology.rs", "nodeorder.rs", "numa_aware.rs"]
+        );
+    }
+
     /// `TestUnifiedEvictable_TierWalkAndIntersection`: {a, b} ∩ {b, c} = {b}.
     #[test]
     fn unified_evictable_tier_walk_and_intersection() {
