@@ -91,6 +91,10 @@ pub struct Framework {
     gang_binds: bool,
     /// [`Framework::reclaim_in_victim_order`], fixed by the conf.
     reclaim_ordered: bool,
+    /// [`Framework::job_valid_reads_job`], [`Framework::starving_reads_job`]
+    /// and whether every scoring plugin is built in (not the extender), fixed
+    /// by the conf.
+    reads: [bool; 3],
     /// Per tier, the positions of the plugins that choose preempt victims ([0])
     /// and reclaim victims ([1]), fixed by the conf.
     choosers: [Vec<Vec<usize>>; 2],
@@ -174,9 +178,16 @@ impl Framework {
             })
             .collect();
         let choosers = [Framework::find_choosers(&tiers, false), Framework::find_choosers(&tiers, true)];
-        let mut fw =
-            Framework { tiers, scores: RefCell::default(), gang_binds: false, reclaim_ordered: false, choosers };
+        let mut fw = Framework {
+            tiers,
+            scores: RefCell::default(),
+            gang_binds: false,
+            reclaim_ordered: false,
+            reads: [false; 3],
+            choosers,
+        };
         fw.gang_binds = fw.find_gang_binds();
+        fw.reads = fw.find_reads();
         fw.reclaim_ordered =
             fw.tiers.iter().flatten().any(|s| s.conf.name == "capacity" && s.on(flag::ENABLE_RECLAIMABLE));
         fw
@@ -286,8 +297,14 @@ impl Framework {
         jobs: &[JobId],
         facts: impl Fn(usize) -> Option<&'f ReachFacts>,
     ) -> Vec<usize> {
+        self.permute(ssn, jobs, self.order_keys(ssn, jobs, facts).as_ref())
+    }
+
+    /// The positions of `jobs` in job order, by their keys when the caller has
+    /// them ([`Framework::order_keys`]), else comparing the jobs (stable).
+    pub fn permute(&self, ssn: &Session<'_>, jobs: &[JobId], keys: Option<&OrderKeys>) -> Vec<usize> {
         let mut idx: Vec<usize> = (0..jobs.len()).collect();
-        match self.order_keys(ssn, jobs, facts) {
+        match keys {
             Some(keys) => idx.sort_by(|&a, &b| keys.cmp(ssn, jobs, a, b)),
             None => idx.sort_by(|&a, &b| self.job_order(ssn, jobs[a], jobs[b])),
         }
@@ -523,10 +540,10 @@ impl Framework {
     /// [`Plugin::score_by_node`] does not disown) or sends them elsewhere (the
     /// extender, plugins from outside).
     pub fn scores_node_by_node(&self, ssn: &Session<'_>, pod: PodId) -> bool {
-        self.enabled(flag::ENABLE_NODE_ORDER).all(|p| {
-            let builtin = p.name() != "extender" && super::plugins::spec(p.name()).is_some();
-            builtin && (!p.hooks().has(Hooks::BATCH_SCORE) || p.score_by_node(ssn, pod))
-        })
+        self.reads[2]
+            && self
+                .enabled(flag::ENABLE_NODE_ORDER)
+                .all(|p| !p.hooks().has(Hooks::BATCH_SCORE) || p.score_by_node(ssn, pod))
     }
 
     /// What plugin `name` says its score of the pod on the node rests on (for
@@ -645,18 +662,25 @@ impl Framework {
     /// one that votes from the job's counts (priority, gang) or does not vote.
     /// tdm (its time windows) and plugins from outside make it false.
     pub fn starving_reads_job(&self) -> bool {
-        self.tiers
-            .iter()
-            .flatten()
-            .filter(|s| s.on(flag::ENABLE_JOB_STARVING))
-            .all(|s| s.conf.name != "tdm" && super::plugins::spec(&s.conf.name).is_some())
+        self.reads[1]
     }
 
     /// True if [`Framework::job_valid`] reads nothing but the job's spec and
     /// pods: every plugin is a built-in one (of which only gang answers, from
     /// the job's counts); plugins from outside make it false.
     pub fn job_valid_reads_job(&self) -> bool {
-        self.tiers.iter().flatten().all(|s| super::plugins::spec(&s.conf.name).is_some())
+        self.reads[0]
+    }
+
+    /// The conf's answers to what the plugins read (`reads`), found once.
+    fn find_reads(&self) -> [bool; 3] {
+        let builtin = |s: &Slot| super::plugins::spec(&s.conf.name).is_some();
+        let slots = || self.tiers.iter().flatten();
+        [
+            slots().all(builtin),
+            slots().filter(|s| s.on(flag::ENABLE_JOB_STARVING)).all(|s| s.conf.name != "tdm" && builtin(s)),
+            slots().filter(|s| s.on(flag::ENABLE_NODE_ORDER)).all(|s| s.conf.name != "extender" && builtin(s)),
+        ]
     }
 
     /// True if gang's votes bind allocate's outcome: gang answers `job_ready`, and

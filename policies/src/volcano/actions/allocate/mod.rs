@@ -329,12 +329,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
                 jobs.take_unordered(keys, taken.jobs, tasks, &dead);
             }
             keys => {
-                let mut order: Vec<usize> = (0..taken.jobs.len()).collect();
-                match keys {
-                    Some(keys) => order.sort_by(|&a, &b| keys.cmp(ssn, &taken.jobs, a, b)),
-                    None => order.sort_by(|&a, &b| fw.job_order(ssn, taken.jobs[a], taken.jobs[b])),
-                }
-                for i in order {
+                for i in fw.permute(ssn, &taken.jobs, keys.as_ref()) {
                     jobs.push_back(taken.jobs[i], taken.tasks[i].take().expect("each job once"), &dead);
                 }
             }
