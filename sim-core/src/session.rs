@@ -26,7 +26,6 @@ use crate::util::rng::StreamRng;
 use crate::util::time::SimTime;
 use crate::world::{Job, NodeState, Pod, QueueState, World};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
 
 /// A scheduling policy. It is called once per session and acts on the session.
 pub trait Scheduler: Send {
@@ -280,6 +279,12 @@ pub struct Session<'w> {
     /// See [`crate::engine::EngineConfig::wrong_tail_order_for_tests`].
     #[doc(hidden)]
     pub wrong_tail_order_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::wrong_run_merge_for_tests`].
+    #[doc(hidden)]
+    pub wrong_run_merge_for_tests: bool,
+    /// See [`crate::engine::EngineConfig::no_runs_for_tests`].
+    #[doc(hidden)]
+    pub no_runs_for_tests: bool,
 }
 
 impl<'w> Session<'w> {
@@ -311,6 +316,8 @@ impl<'w> Session<'w> {
             wrong_idle_line_for_tests: false,
             wrong_lazy_victims_for_tests: false,
             wrong_tail_order_for_tests: false,
+            wrong_run_merge_for_tests: false,
+            no_runs_for_tests: false,
         }
     }
 
@@ -469,7 +476,7 @@ impl<'w> Session<'w> {
     /// [`crate::world::ReachFacts`] (each group in job order), from the World's
     /// index; `None` in exhaustive sessions, which walk every job, and when the
     /// groups were not settled ([`Session::sync_groups`]) since pods last moved.
-    pub fn admitted_groups(&self) -> Option<&BTreeMap<crate::world::ReachFacts, BTreeSet<JobId>>> {
+    pub fn admitted_groups(&self) -> Option<&crate::world::Groups> {
         debug_assert!(self.exhaustive || self.world.admitted_groups().is_some(), "groups read unsettled");
         self.world.admitted_groups().filter(|_| !self.exhaustive)
     }
@@ -810,6 +817,10 @@ impl<'w> Session<'w> {
     /// Job `j`'s gated pods and what comes off its reservations for them.
     pub fn gating(&self, j: JobId) -> Option<&crate::world::Gating> {
         self.world.gating(j)
+    }
+    /// True if some job has gated pods ([`Session::gating`]).
+    pub fn any_gated(&self) -> bool {
+        self.world.any_gated()
     }
     /// True once some job has inter-pod affinity terms ([`World::affinity_on`]).
     pub fn affinity_on(&self) -> bool {

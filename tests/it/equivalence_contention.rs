@@ -181,9 +181,22 @@ fn a_wrong_fact_key_is_caught() {
 /// The same for allocate's queue lists that put their jobs in order batch by
 /// batch as turns need them (`allocate/line.rs`): with a batch left in the
 /// order its selection gives, fixed backlogs are allocated in another order.
+/// (The line takes the jobs one by one here, not by groups of like facts.)
 #[test]
 fn a_wrong_tail_order_is_caught() {
-    assert!(backlogs_caught(|e| e.wrong_tail_order_for_tests = true) > 0, "no backlog showed the wrong tail order");
+    let wrong = |e: &mut EngineConfig| {
+        e.wrong_tail_order_for_tests = true;
+        e.no_runs_for_tests = true;
+    };
+    assert!(backlogs_caught(wrong) > 0, "no backlog showed the wrong tail order");
+}
+
+/// The same for the groups of jobs with like facts a line takes in whole
+/// (`allocate/line.rs`, `Run`): merged by their keys without the PodGroups'
+/// creation, fixed backlogs are allocated in another order.
+#[test]
+fn a_wrong_run_merge_is_caught() {
+    assert!(backlogs_caught(|e| e.wrong_run_merge_for_tests = true) > 0, "no backlog showed the wrong merge");
 }
 
 /// `text` with every third job's pods holding host port 9000 (one such pod per

@@ -343,6 +343,19 @@ impl Framework {
         Some(OrderKeys { k, keys, created })
     }
 
+    /// The job-order keys (in plugin order) every job with facts `f` has, when
+    /// every job-order plugin's key is decided by the facts
+    /// ([`Plugin::job_order_key_of_facts`]); not in exhaustive sessions.
+    pub fn order_keys_of_facts(&self, ssn: &Session<'_>, f: &ReachFacts) -> Option<Vec<f64>> {
+        if ssn.is_exhaustive() {
+            return None;
+        }
+        self.enabled(flag::ENABLE_JOB_ORDER)
+            .filter(|p| p.hooks().has(Hooks::JOB_ORDER))
+            .map(|p| p.job_order_key_of_facts(ssn, f))
+            .collect()
+    }
+
     /// Task order: the first plugin with an opinion decides; then the replica index,
     /// creation, and pod id.
     pub fn task_order(&self, ssn: &Session<'_>, l: PodId, r: PodId) -> Ordering {
@@ -949,17 +962,27 @@ impl OrderKeys {
     pub fn cmp(&self, ssn: &Session<'_>, jobs: &[JobId], a: usize, b: usize) -> Ordering {
         let k = self.k;
         let (ka, kb) = (&self.keys[a * k..a * k + k], &self.keys[b * k..b * k + k]);
-        let by_key = ka
-            .iter()
-            .zip(kb)
-            .map(|(x, y)| x.partial_cmp(y).unwrap_or(Ordering::Equal))
-            .find(|o| o.is_ne())
-            .unwrap_or(Ordering::Equal);
-        by_key.then_with(|| self.created[a].cmp(&self.created[b])).then_with(|| {
-            let (l, r) = (&ssn.job(jobs[a]).spec, &ssn.job(jobs[b]).spec);
-            (&*l.namespace, l.name.as_str()).cmp(&(&*r.namespace, r.name.as_str()))
-        })
+        cmp_keys(ka, kb)
+            .then_with(|| self.created[a].cmp(&self.created[b]))
+            .then_with(|| cmp_names(ssn, jobs[a], jobs[b]))
     }
+}
+
+/// Two jobs' job-order keys compared (each key in plugin order; a key that
+/// does not compare, as NaN, ties).
+pub fn cmp_keys(a: &[f64], b: &[f64]) -> Ordering {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x.partial_cmp(y).unwrap_or(Ordering::Equal))
+        .find(|o| o.is_ne())
+        .unwrap_or(Ordering::Equal)
+}
+
+/// Two jobs' (namespace, name): job order's last word after the keys and the
+/// PodGroups' creation.
+pub fn cmp_names(ssn: &Session<'_>, a: JobId, b: JobId) -> Ordering {
+    let (l, r) = (&ssn.job(a).spec, &ssn.job(b).spec);
+    (&*l.namespace, l.name.as_str()).cmp(&(&*r.namespace, r.name.as_str()))
 }
 
 #[cfg(test)]

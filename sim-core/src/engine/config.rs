@@ -103,6 +103,16 @@ pub struct EngineConfig {
     /// show the equivalence check catches it. Never set outside tests.
     #[doc(hidden)]
     pub wrong_tail_order_for_tests: bool,
+    /// Lets allocate merge its groups of jobs taken in whole by their keys
+    /// without their PodGroups' creation, so that tests can show the
+    /// equivalence check catches it. Never set outside tests.
+    #[doc(hidden)]
+    pub wrong_run_merge_for_tests: bool,
+    /// Makes allocate take every admitted job one by one, never a group of
+    /// jobs with the same facts in whole (tests of the per-job line). Never
+    /// set outside tests.
+    #[doc(hidden)]
+    pub no_runs_for_tests: bool,
     /// Lets the World's groups of admitted jobs by facts go stale (a job stays
     /// in the group of its facts when it was listed; pod changes do not move
     /// it), so that tests can show the equivalence check catches it. Never set
@@ -160,6 +170,8 @@ impl Default for EngineConfig {
             wrong_idle_line_for_tests: false,
             wrong_lazy_victims_for_tests: false,
             wrong_tail_order_for_tests: false,
+            wrong_run_merge_for_tests: false,
+            no_runs_for_tests: false,
             wrong_group_for_tests: false,
             wrong_gates_for_tests: false,
             wrong_victim_index_for_tests: false,

@@ -635,6 +635,8 @@ impl Engine {
         ssn.wrong_idle_line_for_tests = self.cfg.wrong_idle_line_for_tests;
         ssn.wrong_lazy_victims_for_tests = self.cfg.wrong_lazy_victims_for_tests;
         ssn.wrong_tail_order_for_tests = self.cfg.wrong_tail_order_for_tests;
+        ssn.wrong_run_merge_for_tests = self.cfg.wrong_run_merge_for_tests;
+        ssn.no_runs_for_tests = self.cfg.no_runs_for_tests;
         if self.cfg.wrong_group_for_tests {
             ssn.break_groups_for_tests();
         }

@@ -3,10 +3,10 @@
 //! owner for the list and its groups, kept in step by the World as pods move.
 
 use super::Job;
-use super::fact_groups::FactGroups;
+use super::fact_groups::{FactGroups, Groups};
 use crate::model::ids::{JobId, QueueId};
 use crate::model::job::PodStatus;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::util::time::SimTime;
 
 /// A job's terms of the Volcano actions' out-of-reach rule, kept for the admitted
 /// jobs with pending pods ([`Admitted`]) in step with their pods: a
@@ -33,6 +33,12 @@ pub struct ReachFacts {
     pub pending: u32,
     /// See `task`.
     pub shape: u32,
+    /// Placed over all nodes: no sub-groups and no network topology in its spec.
+    pub plain: bool,
+    /// What its Allocated and Running pods hold is `running` copies of the
+    /// request `shape`, and nothing else is placed, waiting or BestEffort
+    /// (`base == running`): its allocation is known from these facts.
+    pub shaped_alloc: bool,
 }
 
 /// A job's [`ReachFacts`], from its spec and counts.
@@ -43,6 +49,7 @@ pub fn reach_facts(job: &Job) -> ReachFacts {
         min: job.spec.min_available,
         base: job.ready_count() + job.waiting_count() + job.pending_best_effort,
         running: job.count(PodStatus::Running),
+        plain: job.spec.sub_groups.is_none() && job.spec.network_topology.is_none(),
         ..ReachFacts::default()
     };
     for (t, (state, task)) in job.tasks.iter().zip(&job.spec.tasks).enumerate() {
@@ -55,17 +62,23 @@ pub fn reach_facts(job: &Job) -> ReachFacts {
         }
         f.pending_tasks += 1;
     }
+    f.shaped_alloc = f.base == f.running
+        && (f.running == 0
+            || f.pending_tasks > 0
+                && job.allocated == job.spec.tasks[f.task as usize].requests.times(f.running as i64));
     f
 }
 
 /// The admitted jobs with pending pods, each with its [`ReachFacts`], in job
 /// order, and the same grouped by facts (settled when read); beside the list,
 /// each job's [`Job::revision`], so a walk that asks only whether a job changed
-/// reads one array, not each job.
+/// reads one array, not each job, and its PodGroup's creation (the groups'
+/// order).
 #[derive(Clone, Debug, Default)]
 pub struct Admitted {
     list: Vec<(JobId, ReachFacts)>,
     revs: Vec<u64>,
+    created: Vec<SimTime>,
     groups: FactGroups,
     log: JobLog,
 }
@@ -118,13 +131,15 @@ impl Admitted {
         Some((self.list[at].1, self.revs[at]))
     }
 
-    /// Job `j` listed with `facts` at revision `rev`, or (`None`) not listed.
-    pub fn set(&mut self, j: JobId, facts: Option<ReachFacts>, rev: u64) {
+    /// Job `j` listed with `facts` at revision `rev` and its PodGroup created
+    /// at `created`, or (`None`) not listed.
+    pub fn set(&mut self, j: JobId, facts: Option<ReachFacts>, rev: u64, created: SimTime) {
         match (facts, self.list.binary_search_by_key(&j, |e| e.0)) {
             (Some(f), Err(at)) => {
                 self.list.insert(at, (j, f));
                 self.revs.insert(at, rev);
-                self.groups.moved(j, None, &self.list);
+                self.created.insert(at, created);
+                self.groups.moved(j, None, &self.list, &self.created);
                 self.log.note(j, self.list.len());
             }
             (Some(f), Ok(at)) => {
@@ -132,12 +147,18 @@ impl Admitted {
                     self.revs[at] = rev;
                     self.note_revision(j);
                 }
+                if self.created[at] != created {
+                    let was = (self.list[at].1, self.created[at]);
+                    self.created[at] = created;
+                    self.groups.moved(j, Some(was), &self.list, &self.created);
+                }
                 self.refresh_at(at, f, true);
             }
             (None, Ok(at)) => {
                 let (_, old) = self.list.remove(at);
                 self.revs.remove(at);
-                self.groups.moved(j, Some(old), &self.list);
+                let c = self.created.remove(at);
+                self.groups.moved(j, Some((old, c)), &self.list, &self.created);
                 self.log.note(j, self.list.len());
             }
             (None, Err(_)) => {}
@@ -200,30 +221,34 @@ impl Admitted {
         let (j, old) = self.list[at];
         self.list[at].1 = facts;
         if old != facts && note {
-            self.groups.moved(j, Some(old), &self.list);
+            self.groups.moved(j, Some((old, self.created[at])), &self.list, &self.created);
         }
     }
 
     /// Settles the groups after the changes noted since they were last settled.
     pub fn sync_groups(&mut self) {
-        self.groups.sync(&self.list);
+        self.groups.sync(&self.list, &self.created);
     }
 
     /// The groups when settled; `None` while changes are not.
-    pub fn groups(&self) -> Option<&BTreeMap<ReachFacts, BTreeSet<JobId>>> {
+    pub fn groups(&self) -> Option<&Groups> {
         self.groups.settled()
     }
 
-    /// Checks the list, the revisions and the groups against `listed` and
-    /// `revs`, the admitted jobs, their facts and revisions read afresh.
-    pub fn check(&self, listed: &[(JobId, ReachFacts)], revs: &[u64]) -> Result<(), String> {
+    /// Checks the list, the revisions, the creations and the groups against
+    /// `listed`, `revs` and `created`, the admitted jobs, their facts,
+    /// revisions and PodGroup creations read afresh.
+    pub fn check(&self, listed: &[(JobId, ReachFacts)], revs: &[u64], created: &[SimTime]) -> Result<(), String> {
         if listed != self.list.as_slice() {
             return Err("the admitted jobs' list out of date".into());
         }
         if revs != self.revs.as_slice() {
             return Err("the admitted jobs' revisions out of date".into());
         }
-        self.groups.check(listed)
+        if created != self.created.as_slice() {
+            return Err("the admitted jobs' PodGroup creations out of date".into());
+        }
+        self.groups.check(listed, created)
     }
 }
 
@@ -240,17 +265,17 @@ mod tests {
     #[test]
     fn the_log_names_listings_and_revisions() {
         let mut a = Admitted::default();
-        a.set(JobId(1), Some(facts(0)), 1);
+        a.set(JobId(1), Some(facts(0)), 1, SimTime::ZERO);
         assert_eq!(a.log_since(0), None, "nobody follows yet");
         a.follow();
         let pos = a.log_end();
-        a.set(JobId(2), Some(facts(0)), 1);
+        a.set(JobId(2), Some(facts(0)), 1, SimTime::ZERO);
         a.refresh(JobId(1), facts(1), true);
         a.revise(JobId(1), 1);
         a.revise(JobId(7), 3);
         a.revise(JobId(1), 2);
-        a.set(JobId(2), Some(facts(1)), 1);
-        a.set(JobId(2), None, 1);
+        a.set(JobId(2), Some(facts(1)), 1, SimTime::ZERO);
+        a.set(JobId(2), None, 1, SimTime::ZERO);
         assert_eq!(a.log_since(pos), Some(&[JobId(2), JobId(1), JobId(2)][..]));
         assert_eq!(a.log_since(a.log_end()), Some(&[][..]));
         assert_eq!(a.log_since(a.log_end() + 1), None);
@@ -263,7 +288,7 @@ mod tests {
     fn a_cut_log_answers_none() {
         let mut a = Admitted::default();
         a.follow();
-        a.set(JobId(1), Some(facts(0)), 0);
+        a.set(JobId(1), Some(facts(0)), 0, SimTime::ZERO);
         let pos = a.log_end();
         for rev in 1..=5000 {
             a.revise(JobId(1), rev);

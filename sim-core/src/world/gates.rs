@@ -43,6 +43,11 @@ impl World {
         self.gating.get(&j)
     }
 
+    /// True if some job has gated pods.
+    pub fn any_gated(&self) -> bool {
+        !self.gating.is_empty()
+    }
+
     /// Enters a pod just made with gates (see [`World::create_pod`]).
     pub(super) fn gate(&mut self, p: PodId) {
         let pod = &self.pods[p];

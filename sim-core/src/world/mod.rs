@@ -30,6 +30,7 @@ mod ports;
 mod view;
 
 pub use admitted::{Admitted, ReachFacts, reach_facts};
+pub use fact_groups::{Filed, Groups};
 
 /// A node's usage.
 #[derive(Clone, Debug, Default)]
@@ -1021,7 +1022,7 @@ impl World {
         let put = |set: &mut BTreeSet<JobId>, on: bool| if on { set.insert(j) } else { set.remove(&j) };
         put(&mut self.with_pending, pending);
         put(&mut self.admitted_pending, pending && admitted);
-        self.admitted.set(j, (pending && admitted).then(|| reach_facts(job)), job.revision);
+        self.admitted.set(j, (pending && admitted).then(|| reach_facts(job)), job.revision, job.pg_created);
         let moved = put(&mut self.pg_pending, waiting);
         if self.track_waiting && (waiting || moved) {
             self.waiting_changes.push(j);
@@ -1046,9 +1047,9 @@ impl World {
     }
 
     /// The admitted jobs with pending pods grouped by facts: the jobs of each
-    /// distinct [`ReachFacts`], in job order; `None` while changes are not settled
-    /// ([`World::sync_groups`]).
-    pub fn admitted_groups(&self) -> Option<&BTreeMap<ReachFacts, BTreeSet<JobId>>> {
+    /// distinct [`ReachFacts`], by PodGroup creation then id; `None` while
+    /// changes are not settled ([`World::sync_groups`]).
+    pub fn admitted_groups(&self) -> Option<&Groups> {
         self.admitted.groups()
     }
 
@@ -1317,7 +1318,8 @@ impl World {
         let listed: Vec<(JobId, ReachFacts)> =
             self.admitted_pending.iter().map(|&j| (j, reach_facts(&self.jobs[j]))).collect();
         let revs: Vec<u64> = self.admitted_pending.iter().map(|&j| self.jobs[j].revision).collect();
-        self.admitted.check(&listed, &revs)?;
+        let created: Vec<SimTime> = self.admitted_pending.iter().map(|&j| self.jobs[j].pg_created).collect();
+        self.admitted.check(&listed, &revs, &created)?;
         let mut victims: Vec<Vec<(VictimKey, u32, Resources)>> = vec![Vec::new(); self.nodes.len()];
         let mut all = Vec::new();
         for p in self.pods.iter().filter(|p| p.status == PodStatus::Running && p.preemptable) {

@@ -24,8 +24,8 @@ use super::super::plugins::pending_best_effort;
 use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
 use lahar_core::session::Session;
-use lahar_core::world::ReachFacts;
-use std::collections::{BTreeSet, btree_set};
+use lahar_core::world::{Filed, ReachFacts};
+use std::collections::BTreeSet;
 
 /// Which action asks: the victims that could add room differ.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -245,13 +245,13 @@ impl Reach {
             return false;
         }
         let Some(groups) = ssn.admitted_groups() else { return false };
-        groups.iter().all(|(f, jobs)| self.asked(f, jobs).all(|&j| self.out_of_reach(fw, ssn, j, f)))
+        groups.iter().all(|(f, jobs)| self.asked(f, jobs).all(|j| self.out_of_reach(fw, ssn, j, f)))
     }
 
     /// The jobs of a group with facts `f` to ask: each where its own pods count,
     /// else the first, which speaks for all (see [`Reach::sets_all_aside`]).
-    pub fn asked<'a>(&self, f: &ReachFacts, jobs: &'a BTreeSet<JobId>) -> std::iter::Take<btree_set::Iter<'a, JobId>> {
-        jobs.iter().take(if self.per_job(f) { jobs.len() } else { 1 })
+    pub fn asked<'a>(&self, f: &ReachFacts, jobs: &'a BTreeSet<Filed>) -> impl Iterator<Item = JobId> + use<'a> {
+        jobs.iter().take(if self.per_job(f) { jobs.len() } else { 1 }).map(|e| e.1)
     }
 
     /// True if jobs with facts `f` must be asked one by one.

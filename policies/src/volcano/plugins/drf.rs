@@ -293,8 +293,12 @@ impl Plugin for Drf {
         if self.hierarchical && self.paths.is_none() {
             return None;
         }
-        // No Allocated or Running pod (they are within `base`): nothing allocated.
-        (f.base == 0).then(|| dominant_share(&Resources::ZERO, &ssn.total()))
+        // No Allocated or Running pod (they are within `base`): nothing
+        // allocated; or all it holds is its Running pods of the request `shape`.
+        if f.base == 0 {
+            return Some(dominant_share(&Resources::ZERO, &ssn.total()));
+        }
+        f.shaped_alloc.then(|| dominant_share(&ssn.shape(f.shape).times(f.running as i64), &ssn.total()))
     }
     fn job_order(&self, ssn: &Session<'_>, l: JobId, r: JobId) -> Option<Ordering> {
         if self.hierarchical && self.paths.is_none() {

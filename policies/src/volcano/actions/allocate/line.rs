@@ -17,11 +17,19 @@
 //! needs one (a selection, then a sort of those), twice as many the next time.
 //! The keys with the jobs' intake positions are a total order, so the jobs come
 //! out as a whole sort of the keys (stable) would give them.
+//!
+//! Where the admitted jobs' facts decide their job-order keys and their turns,
+//! the line takes whole groups of jobs with the same facts instead ([`Run`]):
+//! each group already holds its jobs by PodGroup creation, so the line merges
+//! the groups' heads as turns need jobs, and a group whose request died
+//! leaves in one step — the jobs themselves are never read.
 
-use super::super::super::framework::OrderKeys;
+use super::super::super::framework::{OrderKeys, cmp_keys, cmp_names};
 use super::super::worksheet::Worksheet;
 use lahar_core::model::job::{JobId, PodId};
 use lahar_core::session::Session;
+use lahar_core::world::Filed;
+use std::cmp::Ordering;
 use std::collections::VecDeque;
 
 /// A job's pods still to place this session.
@@ -64,6 +72,61 @@ impl Tasks {
     }
 }
 
+/// Jobs with the same facts taken in whole: the job-order keys they all have,
+/// the turn each gets (`Tasks::Later` with `shape` and `short`), and the jobs
+/// by (creation, id) from `at` on, the head (the first by name among those
+/// created at its instant) at `at`.
+pub(super) struct Run {
+    keys: Vec<f64>,
+    shape: Option<u32>,
+    short: bool,
+    jobs: Vec<Filed>,
+    at: usize,
+}
+
+impl Run {
+    /// A run of `jobs` (by creation, then id) with `keys`, each job's turn
+    /// `Tasks::Later(shape, short)`.
+    pub(super) fn new(ssn: &Session<'_>, keys: Vec<f64>, shape: Option<u32>, short: bool, jobs: Vec<Filed>) -> Run {
+        let mut r = Run { keys, shape, short, jobs, at: 0 };
+        r.settle_head(ssn);
+        r
+    }
+
+    fn tasks(&self) -> Tasks {
+        Tasks::Later(self.shape, self.short)
+    }
+
+    fn left(&self) -> usize {
+        self.jobs.len() - self.at
+    }
+
+    /// Puts at `at` the first by (namespace, name, id) of the jobs created at
+    /// the same instant as the job there.
+    fn settle_head(&mut self, ssn: &Session<'_>) {
+        let Some(&(c, _)) = self.jobs.get(self.at) else { return };
+        let mut best = self.at;
+        for k in self.at + 1..self.jobs.len() {
+            if self.jobs[k].0 != c {
+                break;
+            }
+            let (a, b) = (self.jobs[k].1, self.jobs[best].1);
+            if cmp_names(ssn, a, b).then(a.cmp(&b)).is_lt() {
+                best = k;
+            }
+        }
+        self.jobs.swap(self.at, best);
+    }
+
+    /// The order of two runs' heads: keys, creation, (namespace, name), id
+    /// (the deliberately wrong merge of the equivalence tests skips creation).
+    fn cmp_heads(&self, other: &Run, ssn: &Session<'_>) -> Ordering {
+        let ((ca, a), (cb, b)) = (self.jobs[self.at], other.jobs[other.at]);
+        let created = if ssn.wrong_run_merge_for_tests { Ordering::Equal } else { ca.cmp(&cb) };
+        cmp_keys(&self.keys, &other.keys).then(created).then_with(|| cmp_names(ssn, a, b)).then(a.cmp(&b))
+    }
+}
+
 /// A queue's jobs in allocate's order.
 #[derive(Default)]
 pub(super) struct Line {
@@ -81,22 +144,30 @@ pub(super) struct Line {
     live: usize,
     /// Per request not yet dead: the jobs idle once it is.
     idle_on: Vec<(u32, usize)>,
+    /// Groups taken in whole, after every job of `jobs`, merged as turns need
+    /// them (never with `tail`).
+    runs: Vec<Run>,
 }
 
 impl Line {
     /// Counts a job coming into the line; `dead`: the requests found with no
     /// room so far in the action.
     fn count_in(&mut self, t: &Tasks, dead: &[u32]) {
+        self.count_in_n(t, 1, dead);
+    }
+
+    /// Counts `n` jobs with the turn `t` coming into the line.
+    fn count_in_n(&mut self, t: &Tasks, n: usize, dead: &[u32]) {
         match t.idle_without() {
             Some(s) if dead.contains(&s) => {}
             Some(s) => {
-                self.live += 1;
+                self.live += n;
                 match self.idle_on.iter_mut().find(|e| e.0 == s) {
-                    Some(e) => e.1 += 1,
-                    None => self.idle_on.push((s, 1)),
+                    Some(e) => e.1 += n,
+                    None => self.idle_on.push((s, n)),
                 }
             }
-            None => self.live += 1,
+            None => self.live += n,
         }
     }
 
@@ -126,10 +197,49 @@ impl Line {
         self.batch = 8;
     }
 
+    /// Takes in groups of jobs taken in whole, after every job of the line.
+    pub(super) fn take_runs(&mut self, runs: Vec<Run>, dead: &[u32]) {
+        debug_assert!(self.tail.is_empty() && self.keyed.is_none() && self.runs.is_empty());
+        for r in &runs {
+            self.count_in_n(&r.tasks(), r.left(), dead);
+        }
+        self.runs = runs;
+        self.runs.retain(|r| r.left() > 0);
+    }
+
+    /// Moves the first of the runs' jobs into `jobs` when none is there (all
+    /// of them with `all`), as [`Line::settle`] does for the tail. Runs idle
+    /// for lack of room for a dead request leave first.
+    fn settle_runs(&mut self, ssn: &Session<'_>, dead: &[u32], all: bool) {
+        if self.runs.is_empty() || !self.jobs.is_empty() && !all {
+            return;
+        }
+        if !dead.is_empty() {
+            self.runs.retain(|r| r.tasks().idle_without().is_none_or(|s| !dead.contains(&s)));
+        }
+        loop {
+            let Some(first) = (0..self.runs.len()).min_by(|&a, &b| self.runs[a].cmp_heads(&self.runs[b], ssn)) else {
+                return;
+            };
+            let r = &mut self.runs[first];
+            self.jobs.push_back((r.jobs[r.at].1, r.tasks()));
+            r.at += 1;
+            if r.left() == 0 {
+                self.runs.swap_remove(first);
+            } else {
+                r.settle_head(ssn);
+            }
+            if !all {
+                return;
+            }
+        }
+    }
+
     /// Puts the first `batch` waiting jobs in order when none is (all of them
     /// with `all`). The waiting jobs idle for lack of room for a dead request
     /// leave first: their turns would change nothing wherever they came.
     fn settle(&mut self, ssn: &Session<'_>, dead: &[u32], all: bool) {
+        self.settle_runs(ssn, dead, all);
         if self.tail.is_empty() || !self.jobs.is_empty() && !all {
             return;
         }
@@ -194,13 +304,14 @@ impl Line {
         }
         self.jobs.clear();
         self.tail.clear();
+        self.runs.clear();
         self.idle_on.clear();
         self.live = 0;
         true
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.jobs.is_empty() && self.tail.is_empty()
+        self.jobs.is_empty() && self.tail.is_empty() && self.runs.is_empty()
     }
 
     /// Where a job ordered after every job `before` accepts goes (the jobs
@@ -216,6 +327,7 @@ impl Line {
     pub(super) fn jobs(&self) -> impl Iterator<Item = JobId> + '_ {
         let ids = self.keyed.as_ref().map(|(_, ids)| ids);
         let tail = self.tail.iter().map(move |&(i, _)| ids.expect("keys with the tail")[i as usize]);
-        self.jobs.iter().map(|&(j, _)| j).chain(tail)
+        let runs = self.runs.iter().flat_map(|r| r.jobs[r.at..].iter().map(|e| e.1));
+        self.jobs.iter().map(|&(j, _)| j).chain(tail).chain(runs)
     }
 }

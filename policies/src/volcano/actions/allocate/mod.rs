@@ -18,13 +18,13 @@ use super::super::plugins::network_topology::placed_by_hypernode;
 use super::super::subjobs;
 use super::reach::{Action, Reach, set_aside};
 use super::worksheet::Worksheet;
-use super::{best_node, insert_sorted, pending_tasks, predicate_nodes, queues_of};
+use super::{best_node, insert_sorted, pending_tasks, predicate_nodes, sort_by};
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
 use lahar_core::session::{Session, Statement};
 use lahar_core::world::ReachFacts;
-use line::{Line, Tasks};
+use line::{Line, Run, Tasks};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Per-scheduler state the allocate action keeps across sessions.
@@ -207,12 +207,60 @@ fn takes_none(fw: &Framework, ssn: &Session<'_>, reach: &mut Reach, overused: &m
     }
     let Some(groups) = ssn.admitted_groups() else { return false };
     groups.iter().all(|(f, jobs)| {
-        reach.asked(f, jobs).all(|&j| {
+        reach.asked(f, jobs).all(|j| {
             !any_fits(ssn, reach, j, f)
                 || queue_overused(fw, ssn, overused, f.queue)
                 || reach.out_of_reach(fw, ssn, j, f)
         })
     })
+}
+
+/// Allocate's intake by groups of admitted jobs with the same facts
+/// ([`Session::admitted_groups`]), per queue, when the facts decide each job's
+/// turn and job-order keys: one task with pending pods that request resources,
+/// placed over all nodes, no gated pods in the session, validity asked at the
+/// turn ([`Framework::job_valid_reads_job`]), every key from the facts
+/// ([`Framework::order_keys_of_facts`]). A group is taken or left whole by the
+/// same tests the per-job intake makes, which read only the facts: room for
+/// its request, its queue's overuse, the out-of-reach rule. `None` when some
+/// group's jobs must be taken one by one (and in exhaustive and explaining
+/// sessions).
+fn group_runs(
+    fw: &Framework,
+    ssn: &Session<'_>,
+    reach: &mut Reach,
+    overused: &mut Vec<(QueueId, bool)>,
+) -> Option<BTreeMap<QueueId, Vec<Run>>> {
+    if ssn.no_runs_for_tests || ssn.explaining_any() || ssn.any_gated() || !fw.job_valid_reads_job() {
+        return None;
+    }
+    let groups = ssn.admitted_groups()?;
+    let mut keys = Vec::with_capacity(groups.len());
+    for f in groups.keys() {
+        // No pending pod that requests resources: never taken.
+        if f.pending_tasks == 0 {
+            keys.push(None);
+            continue;
+        }
+        if f.pending_tasks > 1 || !f.plain {
+            return None;
+        }
+        keys.push(Some(fw.order_keys_of_facts(ssn, f)?));
+    }
+    let gang_binds = fw.gang_binds();
+    let mut out: BTreeMap<QueueId, Vec<Run>> = BTreeMap::new();
+    for ((f, jobs), keys) in groups.iter().zip(keys) {
+        let (Some(keys), Some(&(_, first))) = (keys, jobs.first()) else { continue };
+        if !reach.fits_somewhere(ssn, f.shape)
+            || queue_overused(fw, ssn, overused, f.queue)
+            || reach.out_of_reach(fw, ssn, first, f)
+        {
+            continue;
+        }
+        let run = Run::new(ssn, keys, Some(f.shape), gang_binds && f.base < f.min, jobs.iter().copied().collect());
+        out.entry(f.queue).or_default().push(run);
+    }
+    Some(out)
 }
 
 /// Runs the allocate action. `promote_pending`: no enqueue action is configured, so
@@ -230,7 +278,12 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     if !promote_pending && takes_none(fw, ssn, &mut reach, &mut overused) {
         return;
     }
-    let candidates: Vec<(JobId, ReachFacts)> = if promote_pending {
+    // Where the facts decide every admitted job's turn and keys, whole groups
+    // of jobs are taken without reading the jobs.
+    let runs = if promote_pending { None } else { group_runs(fw, ssn, &mut reach, &mut overused) };
+    let candidates: Vec<(JobId, ReachFacts)> = if runs.is_some() {
+        Vec::new()
+    } else if promote_pending {
         // Every Pending PodGroup is admitted, pods or not (a controller may wait
         // for this to make them), in creation order as the rows were before.
         for j in ssn.jobs_waiting_admission() {
@@ -335,8 +388,11 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             }
         }
     }
-    let all: Vec<JobId> = per_queue.values().flat_map(Line::jobs).collect();
-    let mut queues = queues_of(fw, ssn, &all);
+    for (q, runs) in runs.into_iter().flatten() {
+        per_queue.entry(q).or_default().take_runs(runs, &dead);
+    }
+    let mut queues: Vec<QueueId> = per_queue.iter().filter(|(_, l)| !l.is_empty()).map(|(&q, _)| q).collect();
+    sort_by(&mut queues, |a, b| fw.queue_order(ssn, a, b));
     // The requests of `dead` each line has been told of.
     let mut told = 0;
     while !queues.is_empty() {
