@@ -235,28 +235,26 @@ fn group_runs(
         return None;
     }
     let groups = ssn.admitted_groups()?;
-    let mut keys = Vec::with_capacity(groups.len());
-    for f in groups.keys() {
-        // No pending pod that requests resources: never taken.
-        if f.pending_tasks == 0 {
-            keys.push(None);
-            continue;
-        }
-        if f.pending_tasks > 1 || !f.plain {
-            return None;
-        }
-        keys.push(Some(fw.order_keys_of_facts(ssn, f)?));
-    }
     let gang_binds = fw.gang_binds();
     let mut out: BTreeMap<QueueId, Vec<Run>> = BTreeMap::new();
-    for ((f, jobs), keys) in groups.iter().zip(keys) {
-        let (Some(keys), Some(&(_, first))) = (keys, jobs.first()) else { continue };
-        if !reach.fits_somewhere(ssn, f.shape)
-            || queue_overused(fw, ssn, overused, f.queue)
-            || reach.out_of_reach(fw, ssn, first, f)
-        {
+    for (f, jobs) in groups {
+        // No pending pod that requests resources: never taken.
+        let Some(&(_, first)) = jobs.first().filter(|_| f.pending_tasks > 0) else { continue };
+        if queue_overused(fw, ssn, overused, f.queue) {
             continue;
         }
+        // Room is asked job by job for several tasks with pending pods.
+        if f.pending_tasks > 1 {
+            return None;
+        }
+        if !reach.fits_somewhere(ssn, f.shape) || reach.out_of_reach(fw, ssn, first, f) {
+            continue;
+        }
+        // Taken: its jobs' turns and keys must follow from the facts.
+        if !f.plain {
+            return None;
+        }
+        let keys = fw.order_keys_of_facts(ssn, f)?;
         let run = Run::new(ssn, keys, Some(f.shape), gang_binds && f.base < f.min, jobs.iter().copied().collect());
         out.entry(f.queue).or_default().push(run);
     }
