@@ -43,6 +43,7 @@ pub mod faults;
 pub mod frag;
 pub mod index;
 pub mod model;
+pub mod planted;
 pub mod record;
 pub mod runtime_model;
 pub mod serving;

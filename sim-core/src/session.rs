@@ -243,48 +243,10 @@ pub struct Session<'w> {
     rng: &'w mut StreamRng,
     explain: Option<&'w mut Explain>,
     exhaustive: bool,
-    /// See [`crate::engine::EngineConfig::wrong_skip_for_tests`].
+    /// The bugs planted for the equivalence tests
+    /// ([`crate::engine::EngineConfig::planted`]).
     #[doc(hidden)]
-    pub wrong_skip_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::stale_scores_for_tests`].
-    #[doc(hidden)]
-    pub stale_scores_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::wrong_slots_for_tests`].
-    #[doc(hidden)]
-    pub wrong_slots_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::wrong_reach_for_tests`].
-    #[doc(hidden)]
-    pub wrong_reach_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::wrong_memo_for_tests`].
-    #[doc(hidden)]
-    pub wrong_memo_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::wrong_nomination_for_tests`].
-    #[doc(hidden)]
-    pub wrong_nomination_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::wrong_barred_for_tests`].
-    #[doc(hidden)]
-    pub wrong_barred_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::wrong_room_skip_for_tests`].
-    #[doc(hidden)]
-    pub wrong_room_skip_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::wrong_fact_keys_for_tests`].
-    #[doc(hidden)]
-    pub wrong_fact_keys_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::wrong_idle_line_for_tests`].
-    #[doc(hidden)]
-    pub wrong_idle_line_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::wrong_lazy_victims_for_tests`].
-    #[doc(hidden)]
-    pub wrong_lazy_victims_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::wrong_tail_order_for_tests`].
-    #[doc(hidden)]
-    pub wrong_tail_order_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::wrong_run_merge_for_tests`].
-    #[doc(hidden)]
-    pub wrong_run_merge_for_tests: bool,
-    /// See [`crate::engine::EngineConfig::no_runs_for_tests`].
-    #[doc(hidden)]
-    pub no_runs_for_tests: bool,
+    pub planted: crate::planted::PlantedBugs,
 }
 
 impl<'w> Session<'w> {
@@ -304,20 +266,7 @@ impl<'w> Session<'w> {
             rng,
             explain: None,
             exhaustive: false,
-            wrong_skip_for_tests: false,
-            stale_scores_for_tests: false,
-            wrong_slots_for_tests: false,
-            wrong_reach_for_tests: false,
-            wrong_memo_for_tests: false,
-            wrong_nomination_for_tests: false,
-            wrong_barred_for_tests: false,
-            wrong_room_skip_for_tests: false,
-            wrong_fact_keys_for_tests: false,
-            wrong_idle_line_for_tests: false,
-            wrong_lazy_victims_for_tests: false,
-            wrong_tail_order_for_tests: false,
-            wrong_run_merge_for_tests: false,
-            no_runs_for_tests: false,
+            planted: crate::planted::PlantedBugs::default(),
         }
     }
 
@@ -663,32 +612,32 @@ impl<'w> Session<'w> {
     pub fn job_nodes(&self, j: JobId) -> Vec<NodeId> {
         self.world.job_nodes(j)
     }
-    /// See [`crate::engine::EngineConfig::wrong_victim_index_for_tests`].
+    /// See [`crate::planted::PlantedBugs::wrong_victim_index`].
     #[doc(hidden)]
     pub fn break_victim_index_for_tests(&mut self) {
         self.world.break_victim_index_for_tests();
     }
-    /// See [`crate::engine::EngineConfig::wrong_gates_for_tests`].
+    /// See [`crate::planted::PlantedBugs::wrong_gates`].
     #[doc(hidden)]
     pub fn break_gates_for_tests(&mut self) {
         self.world.stale_gating_for_tests = true;
     }
-    /// See [`crate::engine::EngineConfig::wrong_group_for_tests`].
+    /// See [`crate::planted::PlantedBugs::wrong_group`].
     #[doc(hidden)]
     pub fn break_groups_for_tests(&mut self) {
         self.world.stale_groups_for_tests = true;
     }
-    /// See [`crate::engine::EngineConfig::wrong_affinity_for_tests`].
+    /// See [`crate::planted::PlantedBugs::wrong_affinity`].
     #[doc(hidden)]
     pub fn break_affinity_for_tests(&mut self) {
         self.world.break_affinity_for_tests();
     }
-    /// See [`crate::engine::EngineConfig::wrong_carry_for_tests`].
+    /// See [`crate::planted::PlantedBugs::wrong_carry`].
     #[doc(hidden)]
     pub fn break_victim_log_for_tests(&mut self) {
         self.world.break_victim_log_for_tests();
     }
-    /// See [`crate::engine::EngineConfig::wrong_admitted_log_for_tests`].
+    /// See [`crate::planted::PlantedBugs::wrong_admitted_log`].
     #[doc(hidden)]
     pub fn break_admitted_log_for_tests(&mut self) {
         self.world.admitted.break_log_for_tests();
@@ -745,7 +694,7 @@ impl<'w> Session<'w> {
         };
         if self.exhaustive {
             let _ = (0..self.node_count() as u32).map(NodeId).any(&mut add);
-        } else if self.wrong_slots_for_tests {
+        } else if self.planted.wrong_slots {
             // Deliberately wrong (tests only): the last fitting node is not counted.
             let nodes: Vec<NodeId> = self.fitting_nodes(req).collect();
             let _ = nodes[..nodes.len().saturating_sub(1)].iter().any(|&n| add(n));

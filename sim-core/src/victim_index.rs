@@ -61,10 +61,10 @@ pub struct VictimIndex {
     /// Someone reads the log besides the trees (preempt's carried failures).
     followed: bool,
     /// Nodes of a job whose pods changed are not logged (tests only): see
-    /// `EngineConfig::wrong_carry_for_tests`.
+    /// `PlantedBugs::wrong_carry`.
     pub(crate) skip_job_nodes_for_tests: bool,
     /// Leaves go stale on purpose (tests only): see
-    /// `EngineConfig::wrong_victim_index_for_tests`.
+    /// `PlantedBugs::wrong_victim_index`.
     pub(crate) wrong_for_tests: bool,
 }
 

@@ -124,7 +124,7 @@ fn text(nodes: u32, conf: &str, jobs: &[J], partitions: bool) -> String {
 
 /// decisions.csv and pods.csv of a run.
 fn outputs(text: &str, exhaustive: bool, wrong_skip: bool) -> (String, String) {
-    outputs_with(text, exhaustive, |e| e.wrong_skip_for_tests = wrong_skip)
+    outputs_with(text, exhaustive, |e| e.planted.wrong_skip = wrong_skip)
 }
 
 /// decisions.csv and pods.csv of a run whose engine settings `tweak` changes.
@@ -175,7 +175,7 @@ fn caught(conf: &str, wrong: impl Fn(&mut EngineConfig) + Copy) -> usize {
 /// other pod sizes), fixed scenarios that preempt differ from the exhaustive walk.
 #[test]
 fn a_wrong_skip_is_caught() {
-    assert!(caught(CONFS[0], |e| e.wrong_skip_for_tests = true) > 0, "no scenario showed the wrong skip");
+    assert!(caught(CONFS[0], |e| e.planted.wrong_skip = true) > 0, "no scenario showed the wrong skip");
 }
 
 /// The same for allocate's step that finds no room (a job whose pods no
@@ -184,7 +184,7 @@ fn a_wrong_skip_is_caught() {
 /// scenarios differ.
 #[test]
 fn a_wrong_room_skip_is_caught() {
-    assert!(caught(CONFS[0], |e| e.wrong_room_skip_for_tests = true) > 0, "no scenario showed the wrong room skip");
+    assert!(caught(CONFS[0], |e| e.planted.wrong_room_skip = true) > 0, "no scenario showed the wrong room skip");
 }
 
 /// The same for allocate's dropping of a queue's list once every job left in
@@ -192,7 +192,7 @@ fn a_wrong_room_skip_is_caught() {
 /// job left that could still place pods, fixed scenarios differ.
 #[test]
 fn a_wrong_idle_line_is_caught() {
-    assert!(caught(CONFS[0], |e| e.wrong_idle_line_for_tests = true) > 0, "no scenario showed the wrong idle line");
+    assert!(caught(CONFS[0], |e| e.planted.wrong_idle_line = true) > 0, "no scenario showed the wrong idle line");
 }
 
 /// The same for the node-score cache: with cached scores that never expire (a
@@ -200,7 +200,7 @@ fn a_wrong_idle_line_is_caught() {
 /// from the exhaustive walk, which scores every node afresh.
 #[test]
 fn a_stale_score_is_caught() {
-    assert!(caught(CONFS[1], |e| e.stale_scores_for_tests = true) > 0, "no scenario showed the stale scores");
+    assert!(caught(CONFS[1], |e| e.planted.stale_scores = true) > 0, "no scenario showed the stale scores");
 }
 
 /// The same for the out-of-reach rule's free-slot count: when the fast count
@@ -208,7 +208,7 @@ fn a_stale_score_is_caught() {
 /// are set aside that the exhaustive walk steps, and fixed scenarios differ.
 #[test]
 fn a_wrong_slot_count_is_caught() {
-    assert!(caught(CONFS[1], |e| e.wrong_slots_for_tests = true) > 0, "no scenario showed the wrong slot count");
+    assert!(caught(CONFS[1], |e| e.planted.wrong_slots = true) > 0, "no scenario showed the wrong slot count");
 }
 
 /// The same for the out-of-reach rule's fast path (a job's facts read from one
@@ -216,7 +216,7 @@ fn a_wrong_slot_count_is_caught() {
 /// and wait, and fixed scenarios differ.
 #[test]
 fn a_wrong_reach_fact_is_caught() {
-    assert!(caught(CONFS[1], |e| e.wrong_reach_for_tests = true) > 0, "no scenario showed the wrong fact");
+    assert!(caught(CONFS[1], |e| e.planted.wrong_reach = true) > 0, "no scenario showed the wrong fact");
 }
 
 /// The same for the out-of-reach rule's memo of the last job's facts (preempt
@@ -228,7 +228,7 @@ fn a_wrong_reach_fact_is_caught() {
 /// confs).
 #[test]
 fn a_wrong_reach_memo_is_caught() {
-    let caught: Vec<usize> = CONFS.iter().map(|c| caught(c, |e| e.wrong_memo_for_tests = true)).collect();
+    let caught: Vec<usize> = CONFS.iter().map(|c| caught(c, |e| e.planted.wrong_memo = true)).collect();
     assert!(caught.iter().sum::<usize>() > 0, "no scenario showed the wrong memo");
 }
 
@@ -296,7 +296,7 @@ proptest! {
 }
 
 /// The vGPU comparison can fail: with every cached score reused however stale
-/// (the engine's `stale_scores_for_tests`), fixed vGPU scenarios differ from the
+/// (the engine's `planted.stale_scores`), fixed vGPU scenarios differ from the
 /// exhaustive walk, so the reuse of deviceshare's scores is under test.
 #[test]
 fn a_stale_vgpu_score_is_caught() {
@@ -306,7 +306,7 @@ fn a_stale_vgpu_score_is_caught() {
         .filter(|_| {
             let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
             let t = vgpu_text(nodes, &jobs);
-            outputs_with(&t, false, |e| e.stale_scores_for_tests = true) != outputs(&t, true, false)
+            outputs_with(&t, false, |e| e.planted.stale_scores = true) != outputs(&t, true, false)
         })
         .count();
     assert!(differ > 0, "no scenario noticed stale vGPU scores");
@@ -357,7 +357,7 @@ proptest! {
 }
 
 /// The NUMA comparison can fail: with numa-aware's verdicts reused whatever the
-/// node's epoch (the engine's `stale_scores_for_tests`), fixed NUMA scenarios
+/// node's epoch (the engine's `planted.stale_scores`), fixed NUMA scenarios
 /// differ from the exhaustive walk, so keeping verdicts per epoch is under test.
 #[test]
 fn a_stale_numa_verdict_is_caught() {
@@ -367,7 +367,7 @@ fn a_stale_numa_verdict_is_caught() {
         .filter(|_| {
             let (nodes, policy, jobs) = strategy.new_tree(&mut runner).expect("value").current();
             let t = numa_text(nodes, policy, &jobs);
-            outputs_with(&t, false, |e| e.stale_scores_for_tests = true) != outputs(&t, true, false)
+            outputs_with(&t, false, |e| e.planted.stale_scores = true) != outputs(&t, true, false)
         })
         .count();
     assert!(differ > 0, "no scenario noticed stale NUMA verdicts");
@@ -479,7 +479,7 @@ fn vnpu_jobs() -> impl Strategy<Value = Vec<VnpuJob>> {
 fn vnpu_outputs(nodes: u32, jobs: &[VnpuJob], exhaustive: bool, stale: bool) -> (String, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut s = vnpu_scenario(dir.path(), nodes, jobs);
-    s.engine.stale_scores_for_tests = stale;
+    s.engine.planted.stale_scores = stale;
     let out = dir.path().join("out");
     let opts = lahar::RunOptions { out_dir: Some(out.clone()), exhaustive, ..Default::default() };
     lahar::run(s, &opts).expect("run");
@@ -696,7 +696,7 @@ fn vc_outputs_with(dir: &Path, exhaustive: bool, tweak: impl Fn(&mut EngineConfi
     let out = dir.join(if exhaustive { "full" } else { "fast" });
     let mut s = lahar::scenario::load_file(&dir.join("s.yaml")).unwrap_or_else(|e| panic!("{e}"));
     tweak(&mut s.engine);
-    let broken = s.engine.wrong_gates_for_tests;
+    let broken = s.engine.planted.wrong_gates;
     let opts = lahar::RunOptions { out_dir: Some(out.clone()), exhaustive, ..Default::default() };
     let r = lahar::run(s, &opts).expect("run");
     if let (false, Err(e)) = (broken, r.output.world.check_invariants()) {
@@ -742,7 +742,7 @@ fn a_stale_gate_deduction_is_caught() {
         .filter(|_| {
             let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
             let dir = vc_dir(nodes, CONFS[0], &jobs);
-            let wrong = vc_outputs_with(dir.path(), false, |e| e.wrong_gates_for_tests = true);
+            let wrong = vc_outputs_with(dir.path(), false, |e| e.planted.wrong_gates = true);
             wrong != vc_outputs(dir.path(), true)
         })
         .count();

@@ -132,7 +132,7 @@ proptest! {
 /// How many of 16 fixed random scenarios under `policy` differ from the
 /// exhaustive rule when the shortcuts ask one pod more than a gang needs.
 fn caught(policy: &str) -> usize {
-    caught_with(policy, |e| e.wrong_skip_for_tests = true)
+    caught_with(policy, |e| e.planted.wrong_skip = true)
 }
 
 /// How many of 16 fixed random scenarios under `policy` differ from the
@@ -155,7 +155,7 @@ fn caught_with(policy: &str, break_it: fn(&mut lahar_core::engine::EngineConfig)
 /// late, and fixed scenarios differ from the walk of every job each session.
 #[test]
 fn a_tiresias_book_without_its_instants_is_caught() {
-    assert!(caught_with("tiresias", |e| e.stale_scores_for_tests = true) > 0, "no scenario showed the stale queues");
+    assert!(caught_with("tiresias", |e| e.planted.stale_scores = true) > 0, "no scenario showed the stale queues");
 }
 
 /// The comparison can fail: with the idle-total check and the shadow count

@@ -175,7 +175,7 @@ fn backlogs_caught(wrong: impl Fn(&mut EngineConfig) + Copy) -> usize {
 /// another order than the exhaustive walk's, which compares the jobs pair by pair.
 #[test]
 fn a_wrong_fact_key_is_caught() {
-    assert!(backlogs_caught(|e| e.wrong_fact_keys_for_tests = true) > 0, "no backlog showed the wrong fact key");
+    assert!(backlogs_caught(|e| e.planted.wrong_fact_keys = true) > 0, "no backlog showed the wrong fact key");
 }
 
 /// The same for allocate's queue lists that put their jobs in order batch by
@@ -185,8 +185,8 @@ fn a_wrong_fact_key_is_caught() {
 #[test]
 fn a_wrong_tail_order_is_caught() {
     let wrong = |e: &mut EngineConfig| {
-        e.wrong_tail_order_for_tests = true;
-        e.no_runs_for_tests = true;
+        e.planted.wrong_tail_order = true;
+        e.planted.no_runs = true;
     };
     assert!(backlogs_caught(wrong) > 0, "no backlog showed the wrong tail order");
 }
@@ -196,7 +196,7 @@ fn a_wrong_tail_order_is_caught() {
 /// creation, fixed backlogs are allocated in another order.
 #[test]
 fn a_wrong_run_merge_is_caught() {
-    assert!(backlogs_caught(|e| e.wrong_run_merge_for_tests = true) > 0, "no backlog showed the wrong merge");
+    assert!(backlogs_caught(|e| e.planted.wrong_run_merge = true) > 0, "no backlog showed the wrong merge");
 }
 
 /// `text` with every third job's pods holding host port 9000 (one such pod per
@@ -246,7 +246,7 @@ fn caught(conf: &str, wrong: impl Fn(&mut EngineConfig) + Copy) -> (usize, usize
 /// bounds every node afresh.
 #[test]
 fn a_wrong_victim_index_is_caught() {
-    let (differ, evict) = caught(CONFS[0], |e| e.wrong_victim_index_for_tests = true);
+    let (differ, evict) = caught(CONFS[0], |e| e.planted.wrong_victim_index = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the stale victim index");
 }
@@ -257,7 +257,7 @@ fn a_wrong_victim_index_is_caught() {
 /// outlives the state it was found in, and fixed scenarios differ.
 #[test]
 fn a_wrong_carry_is_caught() {
-    let (differ, evict) = caught(CONFS[0], |e| e.wrong_carry_for_tests = true);
+    let (differ, evict) = caught(CONFS[0], |e| e.planted.wrong_carry = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the wrong carry");
 }
@@ -269,7 +269,7 @@ fn a_wrong_carry_is_caught() {
 /// fixed scenarios differ (6 of the 16 when this was written).
 #[test]
 fn a_wrong_group_check_is_caught() {
-    let (differ, evict) = caught(CONFS[0], |e| e.wrong_group_for_tests = true);
+    let (differ, evict) = caught(CONFS[0], |e| e.planted.wrong_group = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the wrong group check");
 }
@@ -280,7 +280,7 @@ fn a_wrong_group_check_is_caught() {
 /// gangs whose other pods were never nominated, and fixed scenarios differ.
 #[test]
 fn a_wrong_nomination_check_is_caught() {
-    let (differ, evict) = caught(CONFS[0], |e| e.wrong_nomination_for_tests = true);
+    let (differ, evict) = caught(CONFS[0], |e| e.planted.wrong_nomination = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the wrong nomination check");
 }
@@ -291,7 +291,7 @@ fn a_wrong_nomination_check_is_caught() {
 /// pod made), and fixed scenarios differ.
 #[test]
 fn a_wrong_barred_memo_is_caught() {
-    let (differ, evict) = caught(CONFS[0], |e| e.wrong_barred_for_tests = true);
+    let (differ, evict) = caught(CONFS[0], |e| e.planted.wrong_barred = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the wrong barred memo");
 }
@@ -302,7 +302,7 @@ fn a_wrong_barred_memo_is_caught() {
 /// change, and fixed scenarios differ.
 #[test]
 fn a_wrong_admitted_log_is_caught() {
-    let (differ, evict) = caught(CONFS[0], |e| e.wrong_admitted_log_for_tests = true);
+    let (differ, evict) = caught(CONFS[0], |e| e.planted.wrong_admitted_log = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the wrong log of admitted jobs");
 }
@@ -313,7 +313,7 @@ fn a_wrong_admitted_log_is_caught() {
 /// fixed scenarios differ.
 #[test]
 fn a_wrong_lazy_victim_walk_is_caught() {
-    let (differ, evict) = caught(CONFS[0], |e| e.wrong_lazy_victims_for_tests = true);
+    let (differ, evict) = caught(CONFS[0], |e| e.planted.wrong_lazy_victims = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the wrong lazy victim walk");
 }

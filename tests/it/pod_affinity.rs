@@ -207,7 +207,7 @@ fn preferred_affinity_outweighs_resource_scores() {
 /// searches, cached node scores) leave the decisions of a contended run with
 /// every kind of term as `--exhaustive` makes them, byte for byte; a shortcut
 /// that forgets existing pods' anti-affinity (the engine's
-/// `wrong_affinity_for_tests`) is caught.
+/// `planted.wrong_affinity`) is caught.
 #[test]
 fn affinity_runs_decide_as_the_exhaustive_walk() {
     let mut objects = String::from(CLASSES);
@@ -239,7 +239,7 @@ fn affinity_runs_decide_as_the_exhaustive_walk() {
     std::fs::write(dir.path().join("s.yaml"), text).unwrap();
     let decide = |exhaustive: bool, wrong: bool| {
         let mut s = lahar::scenario::load_file(&dir.path().join("s.yaml")).unwrap_or_else(|e| panic!("{e}"));
-        s.engine.wrong_affinity_for_tests = wrong;
+        s.engine.planted.wrong_affinity = wrong;
         let out = tempfile::tempdir().unwrap();
         let opts = lahar::RunOptions { out_dir: Some(out.path().to_path_buf()), exhaustive, ..Default::default() };
         lahar::run(s, &opts).expect("run");

@@ -238,7 +238,7 @@ impl EasyBackfill {
         // What is idle now: what a node frees by the shadow time is its free
         // resources then beyond these.
         let idle = free.clone();
-        let slack = u64::from(ssn.wrong_skip_for_tests);
+        let slack = u64::from(ssn.planted.wrong_skip);
         // Nodes that release something by the shadow time: the head takes their
         // capacity first, leaving what is idle now to backfill (EASY's `extra`).
         let mut releasing = vec![false; free.len()];
@@ -307,7 +307,7 @@ impl EasyBackfill {
     /// free resources, so on every node's whole allocatable a false answer holds
     /// at every instant.
     fn may_fit(ssn: &Session<'_>, head: JobId, pending: &[PodId], needed: u32, free: &[Resources]) -> bool {
-        let slack = u64::from(ssn.wrong_skip_for_tests);
+        let slack = u64::from(ssn.planted.wrong_skip);
         let runs = gang::task_runs(ssn, pending);
         if runs.len() == 1 || needed as usize == pending.len() {
             let filtered = ssn.job(head).spec.tasks.iter().any(|t| t.has_node_filter()) || ssn.cluster().has_taints();

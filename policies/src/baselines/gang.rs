@@ -174,7 +174,7 @@ pub(crate) fn may_fit_idle(ssn: &Session<'_>, j: JobId) -> bool {
         return true;
     }
     // A task's pods all request the task's resources.
-    let count = needed + u64::from(ssn.wrong_skip_for_tests);
+    let count = needed + u64::from(ssn.planted.wrong_skip);
     let idle = ssn.idle_total();
     if let [task] = job.spec.tasks.as_slice() {
         let pending = u64::from(job.task_count(0, PodStatus::Pending));

@@ -512,7 +512,7 @@ impl Framework {
             let row = &mut cache.rows[row];
             for (sum, &n) in sums.iter_mut().zip(nodes) {
                 let slot = &mut row[n.0 as usize];
-                let fresh = ssn.node_used_epoch(n) <= slot.0 || ssn.stale_scores_for_tests;
+                let fresh = ssn.node_used_epoch(n) <= slot.0 || ssn.planted.stale_scores;
                 if slot.0 == u64::MAX || !fresh {
                     let mut part = *sum;
                     for (_, p) in scoring().take(lead) {
@@ -535,7 +535,7 @@ impl Framework {
             let row = &mut cache.rows[row];
             for (sum, &n) in sums.iter_mut().zip(nodes) {
                 let slot = &mut row[n.0 as usize];
-                let fresh = ssn.node_used_epoch(n) <= slot.0 || ssn.stale_scores_for_tests;
+                let fresh = ssn.node_used_epoch(n) <= slot.0 || ssn.planted.stale_scores;
                 if slot.0 == u64::MAX || !fresh {
                     *slot = (now, p.node_score(ssn, pod, n));
                 }

@@ -623,36 +623,23 @@ impl Engine {
         self.stats.sessions += 1;
         let idx = self.stats.sessions;
         let mut ssn = Session::new(&mut self.world, self.now, idx, &mut self.rng).exhaustive(self.cfg.exhaustive);
-        ssn.wrong_skip_for_tests = self.cfg.wrong_skip_for_tests;
-        ssn.stale_scores_for_tests = self.cfg.stale_scores_for_tests;
-        ssn.wrong_slots_for_tests = self.cfg.wrong_slots_for_tests;
-        ssn.wrong_reach_for_tests = self.cfg.wrong_reach_for_tests;
-        ssn.wrong_memo_for_tests = self.cfg.wrong_memo_for_tests;
-        ssn.wrong_nomination_for_tests = self.cfg.wrong_nomination_for_tests;
-        ssn.wrong_barred_for_tests = self.cfg.wrong_barred_for_tests;
-        ssn.wrong_room_skip_for_tests = self.cfg.wrong_room_skip_for_tests;
-        ssn.wrong_fact_keys_for_tests = self.cfg.wrong_fact_keys_for_tests;
-        ssn.wrong_idle_line_for_tests = self.cfg.wrong_idle_line_for_tests;
-        ssn.wrong_lazy_victims_for_tests = self.cfg.wrong_lazy_victims_for_tests;
-        ssn.wrong_tail_order_for_tests = self.cfg.wrong_tail_order_for_tests;
-        ssn.wrong_run_merge_for_tests = self.cfg.wrong_run_merge_for_tests;
-        ssn.no_runs_for_tests = self.cfg.no_runs_for_tests;
-        if self.cfg.wrong_group_for_tests {
+        ssn.planted = self.cfg.planted;
+        if self.cfg.planted.wrong_group {
             ssn.break_groups_for_tests();
         }
-        if self.cfg.wrong_gates_for_tests {
+        if self.cfg.planted.wrong_gates {
             ssn.break_gates_for_tests();
         }
-        if self.cfg.wrong_victim_index_for_tests {
+        if self.cfg.planted.wrong_victim_index {
             ssn.break_victim_index_for_tests();
         }
-        if self.cfg.wrong_carry_for_tests {
+        if self.cfg.planted.wrong_carry {
             ssn.break_victim_log_for_tests();
         }
-        if self.cfg.wrong_admitted_log_for_tests {
+        if self.cfg.planted.wrong_admitted_log {
             ssn.break_admitted_log_for_tests();
         }
-        if self.cfg.wrong_affinity_for_tests {
+        if self.cfg.planted.wrong_affinity {
             ssn.break_affinity_for_tests();
         }
         if let Some(e) = self.explain.as_mut() {

@@ -93,7 +93,7 @@ pub(crate) struct AffinityLedger {
     version: u64,
     /// The last pod's counts.
     memo: RefCell<PreFilter>,
-    /// See `EngineConfig::wrong_affinity_for_tests`.
+    /// See `PlantedBugs::wrong_affinity`.
     wrong_for_tests: bool,
 }
 
@@ -301,7 +301,7 @@ impl World {
         })
     }
 
-    /// See `EngineConfig::wrong_affinity_for_tests`.
+    /// See `PlantedBugs::wrong_affinity`.
     pub fn break_affinity_for_tests(&mut self) {
         if let Some(l) = self.affinity.as_deref_mut() {
             l.wrong_for_tests = true;

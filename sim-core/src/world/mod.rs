@@ -613,13 +613,13 @@ pub struct World {
     /// Per job with gated pods: how many, and what comes off its reservations
     /// (see `gates.rs`).
     gating: BTreeMap<JobId, gates::Gating>,
-    /// See [`crate::engine::EngineConfig::wrong_gates_for_tests`].
+    /// See [`crate::planted::PlantedBugs::wrong_gates`].
     #[doc(hidden)]
     pub stale_gating_for_tests: bool,
     /// `admitted_pending` as a list in job order, with each job's [`ReachFacts`],
     /// and the list grouped by facts ([`World::admitted_groups`]).
     pub admitted: Admitted,
-    /// See [`crate::engine::EngineConfig::wrong_group_for_tests`].
+    /// See [`crate::planted::PlantedBugs::wrong_group`].
     #[doc(hidden)]
     pub stale_groups_for_tests: bool,
     /// The wall-clock time of t = 0, seconds since 1970-01-01T00:00 in the
@@ -834,14 +834,14 @@ impl World {
         self.victim_index.since(pos).filter(|_| self.victim_index.logging())
     }
     /// Stops logging the nodes of a job whose pods change (tests only; see
-    /// [`crate::engine::EngineConfig::wrong_carry_for_tests`]).
+    /// [`crate::planted::PlantedBugs::wrong_carry`]).
     #[doc(hidden)]
     pub fn break_victim_log_for_tests(&mut self) {
         self.victim_index.skip_job_nodes_for_tests = true;
     }
 
     /// Lets the victim index go stale (tests only: the equivalence check must
-    /// notice; see [`crate::engine::EngineConfig::wrong_victim_index_for_tests`]).
+    /// notice; see [`crate::planted::PlantedBugs::wrong_victim_index`]).
     #[doc(hidden)]
     pub fn break_victim_index_for_tests(&mut self) {
         self.victim_index.wrong_for_tests = true;

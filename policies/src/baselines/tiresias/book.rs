@@ -165,7 +165,7 @@ impl Book {
         let follow = !ssn.is_exhaustive() && ssn.take_job_changes(&mut changed);
         if follow {
             // A deliberately stale book (tests) lets no instant come.
-            while let Some(&(at, j)) = self.timers.first().filter(|_| !ssn.stale_scores_for_tests) {
+            while let Some(&(at, j)) = self.timers.first().filter(|_| !ssn.planted.stale_scores) {
                 if at > now {
                     break;
                 }

@@ -214,7 +214,7 @@ impl Tiresias {
         if runs.len() > 1 && needed < pending.len() {
             return true;
         }
-        let slack = u64::from(ssn.wrong_skip_for_tests);
+        let slack = u64::from(ssn.planted.wrong_skip);
         runs.iter().all(|&(p, count)| {
             let pod = ssn.pod(p);
             let req = pod.req;

@@ -67,9 +67,7 @@ impl Barred {
     /// it (the World's list of admitted jobs carries a copy), else read from
     /// the job.
     pub(crate) fn known_at(&self, ssn: &Session<'_>, j: JobId, rev: Option<u64>) -> bool {
-        self.jobs
-            .get(&j)
-            .is_some_and(|&r| r == rev.unwrap_or_else(|| ssn.job(j).revision) || ssn.wrong_barred_for_tests)
+        self.jobs.get(&j).is_some_and(|&r| r == rev.unwrap_or_else(|| ssn.job(j).revision) || ssn.planted.wrong_barred)
     }
 
     /// What the last walk left for the next ([`Barred::to_walk`]), taken out

@@ -93,7 +93,7 @@ fn may_preempt(fw: &Framework, ssn: &Session<'_>, barred: &mut Barred, j: JobId)
     if ssn.explaining_job(j) {
         return true;
     }
-    if ssn.wrong_nomination_for_tests {
+    if ssn.planted.wrong_nomination {
         let job = ssn.job(j);
         let first =
             job.pods.iter().copied().find(|&p| ssn.pod(p).status == PodStatus::Pending && !ssn.pod(p).is_gated());

@@ -183,14 +183,14 @@ impl Reach {
         }
         // The deliberately wrong count of the equivalence tests asks for one pod
         // more than minAvailable (a gang that exactly fits is set aside).
-        let min = f.min + ssn.wrong_reach_for_tests as u32;
+        let min = f.min + ssn.planted.wrong_reach as u32;
         if f.base >= min {
             return false;
         }
         if self.action == Action::Allocate || (self.action == Action::Preempt && f.running > 0) {
             return self.out_of_reach_facts(fw, ssn, j, f, min);
         }
-        let (q, p) = if ssn.wrong_memo_for_tests { (QueueId(0), 0) } else { (f.queue, f.priority) };
+        let (q, p) = if ssn.planted.wrong_memo { (QueueId(0), 0) } else { (f.queue, f.priority) };
         let key = (q, p, f.min, f.base, f.running, f.pending_tasks, f.pending, f.shape);
         if let Some((k, out)) = self.last
             && k == key

@@ -179,7 +179,7 @@ pub(crate) fn preempt_pod(
             .collect()
     };
     // The deliberately wrong lazy walk of the equivalence tests keeps node order.
-    let unsorted = lazy && ssn.wrong_lazy_victims_for_tests;
+    let unsorted = lazy && ssn.planted.wrong_lazy_victims;
     if !reclaim && !unsorted {
         // Best-scored first (stable on node id).
         let nodes: Vec<NodeId> = order.iter().map(|(n, _)| *n).collect();
@@ -308,7 +308,7 @@ impl FailMemo {
             || !job.allocated.is_zero();
         let owner = (holds || self.per_job).then_some(p.job);
         // The deliberately wrong key of the equivalence tests forgets the request.
-        let req = if ssn.wrong_skip_for_tests { Resources::ZERO } else { p.req };
+        let req = if ssn.planted.wrong_skip { Resources::ZERO } else { p.req };
         (job.spec.queue, job.spec.priority, p.priority, p.best_effort, req, owner)
     }
 

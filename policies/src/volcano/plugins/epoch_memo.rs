@@ -54,7 +54,7 @@ impl<A: PartialEq + Clone, V: Copy> EpochMemo<A, V> {
         }
         let epoch = ssn.node_used_epoch(node);
         let entries = &mut self.nodes[node.0 as usize];
-        let stale = ssn.stale_scores_for_tests;
+        let stale = ssn.planted.stale_scores;
         if let Some(&(_, _, v)) = entries.iter().find(|e| (e.0 == epoch || stale) && e.1 == id) {
             return v;
         }

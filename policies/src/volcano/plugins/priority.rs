@@ -29,7 +29,7 @@ impl Plugin for Priority {
     fn job_order_key_of_facts(&self, ssn: &Session<'_>, f: &ReachFacts) -> Option<f64> {
         // The facts carry the spec's priority. (The deliberately wrong key of the
         // equivalence tests puts lower priorities first.)
-        if ssn.wrong_fact_keys_for_tests {
+        if ssn.planted.wrong_fact_keys {
             return Some(f.priority as f64);
         }
         Some(-(f.priority as f64))

@@ -122,7 +122,7 @@ impl Run {
     /// (the deliberately wrong merge of the equivalence tests skips creation).
     fn cmp_heads(&self, other: &Run, ssn: &Session<'_>) -> Ordering {
         let ((ca, a), (cb, b)) = (self.jobs[self.at], other.jobs[other.at]);
-        let created = if ssn.wrong_run_merge_for_tests { Ordering::Equal } else { ca.cmp(&cb) };
+        let created = if ssn.planted.wrong_run_merge { Ordering::Equal } else { ca.cmp(&cb) };
         cmp_keys(&self.keys, &other.keys).then(created).then_with(|| cmp_names(ssn, a, b)).then(a.cmp(&b))
     }
 }
@@ -258,7 +258,7 @@ impl Line {
         }
         // The deliberately wrong line of the equivalence tests leaves a batch
         // as the selection left it.
-        if !ssn.wrong_tail_order_for_tests {
+        if !ssn.planted.wrong_tail_order {
             self.tail[..m].sort_unstable_by(cmp);
         }
         self.jobs.extend(self.tail.drain(..m).map(|(i, t)| (ids[i as usize], t)));

@@ -231,7 +231,7 @@ fn group_runs(
     reach: &mut Reach,
     overused: &mut Vec<(QueueId, bool)>,
 ) -> Option<BTreeMap<QueueId, Vec<Run>>> {
-    if ssn.no_runs_for_tests || ssn.explaining_any() || ssn.any_gated() || !fw.job_valid_reads_job() {
+    if ssn.planted.no_runs || ssn.explaining_any() || ssn.any_gated() || !fw.job_valid_reads_job() {
         return None;
     }
     let groups = ssn.admitted_groups()?;
@@ -413,7 +413,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             continue;
         }
         tell_dead(&mut per_queue, &dead, &mut told);
-        let wrong = ssn.wrong_idle_line_for_tests;
+        let wrong = ssn.planted.wrong_idle_line;
         // A line whose every turn would fail for lack of room leaves with them.
         let Some(jobs) = per_queue.get_mut(&q) else { continue };
         if jobs.is_empty() || jobs.all_idle(wrong) {
@@ -513,7 +513,7 @@ fn finds_no_room(fw: &Framework, ssn: &Session<'_>, j: JobId, shape: Option<u32>
         let req = *ssn.shape(shape);
         // The deliberately wrong check of the equivalence tests asks for twice
         // the request.
-        let req = if ssn.wrong_room_skip_for_tests { req + req } else { req };
+        let req = if ssn.planted.wrong_room_skip { req + req } else { req };
         let none = req.is_best_effort() || ssn.first_fit(&req, 0).is_none();
         if none {
             dead.push(shape);

@@ -1,0 +1,96 @@
+//! Bugs planted on purpose for the equivalence tests: each makes one fast path or
+//! index of the scheduler or the World wrong, so that a test can show the
+//! `--exhaustive` comparison catches it (not to be confused with the fault
+//! plan of a run, [`crate::faults`]). One set, owned by the engine's
+//! configuration ([`crate::engine::EngineConfig::planted`]) and copied whole
+//! into each session ([`crate::session::Session::planted`]). Never set outside
+//! tests.
+
+/// The planted bugs, all off by default (see the module).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlantedBugs {
+    /// Makes one of the session skips deliberately wrong, so that tests can show
+    /// the equivalence check catches a wrong skip. Never set outside tests.
+    pub wrong_skip: bool,
+    /// Makes cached node scores (and numa-aware's kept verdicts, and the
+    /// queues the `tiresias` baseline keeps per job) never expire, so that tests
+    /// can show the equivalence check catches a stale one. Never set outside
+    /// tests.
+    pub stale_scores: bool,
+    /// Makes the fast count of free slots ([`crate::session::Session::slots_up_to`]) miss a node,
+    /// so that tests can show the equivalence check catches it. Never set outside
+    /// tests.
+    pub wrong_slots: bool,
+    /// Makes the out-of-reach rule's fast path (from a job's facts) count one pod
+    /// short, so that tests can show the equivalence check catches it.
+    /// Never set outside tests.
+    pub wrong_reach: bool,
+    /// Keys the out-of-reach rule's memo of the last job's facts without the
+    /// queue and priority, so that tests can show the equivalence check catches
+    /// it. Never set outside tests.
+    pub wrong_memo: bool,
+    /// Lets preempt drop a starving job when its first pending pod may not
+    /// preempt (nominated elsewhere), without asking its other pods, so that
+    /// tests can show the equivalence check catches it. Never set outside tests.
+    pub wrong_nomination: bool,
+    /// Lets preempt's memo of barred jobs ignore the jobs' revisions (a job
+    /// once found barred stays so), so that tests can show the equivalence
+    /// check catches it. Never set outside tests.
+    pub wrong_barred: bool,
+    /// Lets allocate end a job's step as finding no room when no node's
+    /// future-idle room holds twice a task's request, so that tests can show
+    /// the equivalence check catches it. Never set outside tests.
+    pub wrong_room_skip: bool,
+    /// Lets the priority plugin's job-order key from a waiting job's facts
+    /// put lower priorities first, so that tests can show the equivalence
+    /// check catches a fact key that differs from the job's own. Never set
+    /// outside tests.
+    pub wrong_fact_keys: bool,
+    /// Stops the World's log of admitted jobs noting revisions, so preempt's
+    /// walk of the jobs it has not found barred misses a barred job whose pods
+    /// changed, and tests can show the equivalence check catches it. Never set
+    /// outside tests.
+    pub wrong_admitted_log: bool,
+    /// Lets allocate drop a queue's list of jobs when one job that could
+    /// still place pods is left in it, so that tests can show the equivalence
+    /// check catches it. Never set outside tests.
+    pub wrong_idle_line: bool,
+    /// Lets preempt's walk that asks each node's victims as it reaches the
+    /// node go in node order instead of best-scored first, so that tests can
+    /// show the equivalence check catches it. Never set outside tests.
+    pub wrong_lazy_victims: bool,
+    /// Lets allocate take a batch of a queue's jobs out of its unordered
+    /// tail in the order a selection leaves them, unsorted, so that tests can
+    /// show the equivalence check catches it. Never set outside tests.
+    pub wrong_tail_order: bool,
+    /// Lets allocate merge its groups of jobs taken in whole by their keys
+    /// without their PodGroups' creation, so that tests can show the
+    /// equivalence check catches it. Never set outside tests.
+    pub wrong_run_merge: bool,
+    /// Makes allocate take every admitted job one by one, never a group of
+    /// jobs with the same facts in whole (tests of the per-job line). Never
+    /// set outside tests.
+    pub no_runs: bool,
+    /// Lets the World's groups of admitted jobs by facts go stale (a job stays
+    /// in the group of its facts when it was listed; pod changes do not move
+    /// it), so that tests can show the equivalence check catches it. Never set
+    /// outside tests.
+    pub wrong_group: bool,
+    /// Lets the queues' sums miss gates removed from pods (the deduction of a
+    /// gated pod's request stays after its gates go), so that tests can show
+    /// the equivalence check catches it. Never set outside tests.
+    pub wrong_gates: bool,
+    /// Lets the victim index of preempt and reclaim go stale (it stops reading
+    /// the log of changed nodes), so that tests can show the equivalence check
+    /// catches it. Never set outside tests.
+    pub wrong_victim_index: bool,
+    /// Stops logging the nodes of a job whose pods change status, so preempt's
+    /// carried failures miss changes of its victims' shares and ready counts,
+    /// and tests can show the equivalence check catches it. Never set outside
+    /// tests.
+    pub wrong_carry: bool,
+    /// Makes the predicates' "passes everywhere" shortcut forget existing pods'
+    /// anti-affinity, so that tests can show the equivalence check catches it.
+    /// Never set outside tests.
+    pub wrong_affinity: bool,
+}
