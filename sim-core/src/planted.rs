@@ -71,6 +71,10 @@ pub struct PlantedBugs {
     /// jobs with the same facts in whole (tests of the per-job line). Never
     /// set outside tests.
     pub no_runs: bool,
+    /// Lets allocate take the jobs of a group created at the same instant in
+    /// id order instead of by namespace and name, so that tests can show the
+    /// equivalence check catches it. Never set outside tests.
+    pub wrong_run_ties: bool,
     /// Lets the World's groups of admitted jobs by facts go stale (a job stays
     /// in the group of its facts when it was listed; pod changes do not move
     /// it), so that tests can show the equivalence check catches it. Never set

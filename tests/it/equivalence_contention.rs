@@ -199,6 +199,15 @@ fn a_wrong_run_merge_is_caught() {
     assert!(backlogs_caught(|e| e.planted.wrong_run_merge = true) > 0, "no backlog showed the wrong merge");
 }
 
+/// The same for a group's jobs created at the same instant, which job order
+/// takes by namespace and name: taken in id order instead (the backlog's
+/// jobs are named j0, j1, …, j10, …, so ids and names disagree), fixed
+/// backlogs are allocated in another order.
+#[test]
+fn a_wrong_run_tie_is_caught() {
+    assert!(backlogs_caught(|e| e.planted.wrong_run_ties = true) > 0, "no backlog showed the wrong tie-break");
+}
+
 /// `text` with every third job's pods holding host port 9000 (one such pod per
 /// node): the NodePorts filter makes preempt keep nodes whose port a victim
 /// holds, and the fast paths must ask it wherever the exhaustive walk does.
