@@ -74,21 +74,22 @@ impl Tasks {
 
 /// Jobs with the same facts taken in whole: the job-order keys they all have,
 /// the turn each gets (`Tasks::Later` with `shape` and `short`), and the jobs
-/// by (creation, id) from `at` on, the head (the first by name among those
-/// created at its instant) at `at`.
+/// by (creation, id) from `at` on — those before `sorted` by (creation,
+/// namespace, name, id), job order's own tie-break, so `at` is the head.
 pub(super) struct Run {
     keys: Vec<f64>,
     shape: Option<u32>,
     short: bool,
     jobs: Vec<Filed>,
     at: usize,
+    sorted: usize,
 }
 
 impl Run {
     /// A run of `jobs` (by creation, then id) with `keys`, each job's turn
     /// `Tasks::Later(shape, short)`.
     pub(super) fn new(ssn: &Session<'_>, keys: Vec<f64>, shape: Option<u32>, short: bool, jobs: Vec<Filed>) -> Run {
-        let mut r = Run { keys, shape, short, jobs, at: 0 };
+        let mut r = Run { keys, shape, short, jobs, at: 0, sorted: 0 };
         r.settle_head(ssn);
         r
     }
@@ -101,22 +102,20 @@ impl Run {
         self.jobs.len() - self.at
     }
 
-    /// Puts at `at` the first by (namespace, name, id) of the jobs created at
-    /// the same instant as the job there (the deliberately wrong run of the
-    /// equivalence tests leaves them in id order).
+    /// Sorts by (namespace, name, id) the jobs created at the same instant as
+    /// the one at `at`, when they are not yet (once per instant: a trace's
+    /// burst may hold thousands). The deliberately wrong run of the
+    /// equivalence tests leaves them in id order.
     fn settle_head(&mut self, ssn: &Session<'_>) {
-        let Some(&(c, _)) = self.jobs.get(self.at).filter(|_| !ssn.planted.wrong_run_ties) else { return };
-        let mut best = self.at;
-        for k in self.at + 1..self.jobs.len() {
-            if self.jobs[k].0 != c {
-                break;
-            }
-            let (a, b) = (self.jobs[k].1, self.jobs[best].1);
-            if cmp_names(ssn, a, b).then(a.cmp(&b)).is_lt() {
-                best = k;
-            }
+        if self.at < self.sorted || ssn.planted.wrong_run_ties {
+            return;
         }
-        self.jobs.swap(self.at, best);
+        let Some(&(c, _)) = self.jobs.get(self.at) else { return };
+        let end = self.at + self.jobs[self.at..].partition_point(|e| e.0 == c);
+        if end - self.at > 1 {
+            self.jobs[self.at..end].sort_unstable_by(|x, y| cmp_names(ssn, x.1, y.1).then(x.1.cmp(&y.1)));
+        }
+        self.sorted = end;
     }
 
     /// The order of two runs' heads: keys, creation, (namespace, name), id
