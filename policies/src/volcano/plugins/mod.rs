@@ -179,10 +179,19 @@ impl Admission {
     /// eviction and phase change (exact integers, converted once); exhaustive
     /// sessions recompute them from every job instead.
     pub fn per_queue(ssn: &Session<'_>) -> Vec<Admission> {
+        let mut out = Vec::new();
+        Admission::per_queue_into(ssn, &mut out);
+        out
+    }
+
+    /// [`Admission::per_queue`] written into `out` (its memory reused).
+    pub fn per_queue_into(ssn: &Session<'_>, out: &mut Vec<Admission>) {
+        out.clear();
         if !ssn.is_exhaustive() {
-            return ssn.queues().iter().map(|q| Admission { inqueue: f(&q.inqueue), elastic: f(&q.elastic) }).collect();
+            out.extend(ssn.queues().iter().map(|q| Admission { inqueue: f(&q.inqueue), elastic: f(&q.elastic) }));
+            return;
         }
-        let mut out = vec![Admission::default(); ssn.queues().len()];
+        out.resize(ssn.queues().len(), Admission::default());
         for j in ssn.jobs() {
             let job = ssn.job(j);
             // A job neither admitted nor holding resources adds zeros: skip it (a
@@ -203,7 +212,6 @@ impl Admission {
                 a.elastic[d] += el[d];
             }
         }
-        out
     }
 
     /// `minResources + allocated + inqueue − elastic` of job `j`'s queue, per

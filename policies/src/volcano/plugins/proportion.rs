@@ -35,6 +35,19 @@ pub struct Proportion {
     /// Attributes by queue id.
     pub attrs: Vec<Attr>,
     admission: Vec<Admission>,
+    /// The water-filling's inputs by queue id (kept between sessions only to
+    /// reuse their memory: every session writes them afresh).
+    terms: Vec<Terms>,
+}
+
+/// A queue's inputs to the water-filling: what it asks for (allocated +
+/// pending), its weight and guarantee, and whether it has met its request.
+#[derive(Clone, Copy, Debug, Default)]
+struct Terms {
+    request: FRes,
+    weight: f64,
+    guarantee: FRes,
+    meet: bool,
 }
 
 fn list_or(l: &ResourceList, d: usize, default: f64) -> f64 {
@@ -75,7 +88,8 @@ impl Plugin for Proportion {
     }
     fn open(&mut self, ssn: &mut Session<'_>) {
         let nq = ssn.queues().len();
-        self.attrs = vec![Attr::default(); nq];
+        self.attrs.clear();
+        self.attrs.resize(nq, Attr::default());
         let total = ssn.total();
         let sum_g = ssn.queues().iter().fold(Resources::ZERO, |a, q| {
             let mut g = Resources::ZERO;
@@ -93,41 +107,45 @@ impl Plugin for Proportion {
                 a.active = q.active_jobs > 0;
             }
         }
-        self.admission = Admission::per_queue(ssn);
-        let mut request: Vec<FRes> = vec![[0.0; DIMS]; nq];
-        let mut weight = vec![0f64; nq];
-        let mut guarantee: Vec<FRes> = vec![[0.0; DIMS]; nq];
+        Admission::per_queue_into(ssn, &mut self.admission);
+        self.terms.clear();
         for (i, q) in ssn.queues().iter().enumerate() {
             self.attrs[i].real_capability = real_capability(&total, &sum_g, &q.spec);
-            request[i] = f(&(q.allocated + q.pending));
-            weight[i] = q.spec.weight as f64;
-            for (d, g) in guarantee[i].iter_mut().enumerate() {
+            let mut t =
+                Terms { request: f(&(q.allocated + q.pending)), weight: q.spec.weight as f64, ..Terms::default() };
+            for (d, g) in t.guarantee.iter_mut().enumerate() {
                 *g = list_or(&q.spec.guarantee, d, 0.0);
             }
+            self.terms.push(t);
         }
         // Water-filling, exactly as Volcano's proportion plugin.
         let mut remaining = f(&total);
-        let mut meet = vec![false; nq];
+        let terms = &mut self.terms;
         loop {
-            let w: f64 = (0..nq).filter(|&i| self.attrs[i].active && !meet[i]).map(|i| weight[i]).sum();
+            let w: f64 = (0..nq).filter(|&i| self.attrs[i].active && !terms[i].meet).map(|i| terms[i].weight).sum();
             if w == 0.0 {
                 break;
             }
             let mut inc = [0.0; DIMS];
             let mut dec = [0.0; DIMS];
-            let round: Vec<usize> = (0..nq).filter(|&i| self.attrs[i].active && !meet[i]).collect();
-            for i in round {
+            // A round is the queues not yet met at its start: a queue's turn
+            // changes only its own mark.
+            for i in 0..nq {
+                if !self.attrs[i].active || terms[i].meet {
+                    continue;
+                }
+                let t = &mut terms[i];
                 let old = self.attrs[i].deserved;
                 let mut des = old;
                 for d in 0..DIMS {
-                    des[d] += remaining[d] * weight[i] / w;
+                    des[d] += remaining[d] * t.weight / w;
                     des[d] = des[d].min(self.attrs[i].real_capability[d]);
-                    des[d] = des[d].min(request[i][d]);
-                    des[d] = des[d].max(guarantee[i][d]);
+                    des[d] = des[d].min(t.request[d]);
+                    des[d] = des[d].max(t.guarantee[d]);
                 }
                 self.attrs[i].deserved = des;
-                if le(&request[i], &des) || des == old {
-                    meet[i] = true;
+                if le(&t.request, &des) || des == old {
+                    t.meet = true;
                 }
                 for d in 0..DIMS {
                     let delta = des[d] - old[d];
