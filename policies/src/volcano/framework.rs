@@ -271,10 +271,13 @@ impl Framework {
     /// compares them, then the PodGroup's creation and (namespace, name)); `None` when a plugin
     /// that orders jobs gives no key.
     pub fn job_order_keys(&self, ssn: &Session<'_>, j: JobId) -> Option<Vec<f64>> {
-        self.enabled(flag::ENABLE_JOB_ORDER)
-            .filter(|p| p.hooks().has(Hooks::JOB_ORDER))
-            .map(|p| p.job_order_key(ssn, j))
-            .collect()
+        self.job_order_plugins().map(|p| p.job_order_key(ssn, j)).collect()
+    }
+
+    /// The enabled plugins that order jobs, in plugin order: whose keys a
+    /// job-order key table holds.
+    fn job_order_plugins(&self) -> impl Iterator<Item = &dyn Plugin> + '_ {
+        self.enabled(flag::ENABLE_JOB_ORDER).filter(|p| p.hooks().has(Hooks::JOB_ORDER))
     }
 
     /// Sorts jobs by [`Framework::job_order`] (stable). When every job-order plugin
@@ -321,8 +324,7 @@ impl Framework {
         jobs: &[JobId],
         facts: impl Fn(usize) -> Option<&'f ReachFacts>,
     ) -> Option<OrderKeys> {
-        let plugins: Vec<&dyn Plugin> =
-            self.enabled(flag::ENABLE_JOB_ORDER).filter(|p| p.hooks().has(Hooks::JOB_ORDER)).collect();
+        let plugins: Vec<&dyn Plugin> = self.job_order_plugins().collect();
         let &first = jobs.first()?;
         // Short lists sort faster with the comparator than with a key table.
         if ssn.is_exhaustive() || jobs.len() < 16 || plugins.iter().any(|p| p.job_order_key(ssn, first).is_none()) {
@@ -350,10 +352,7 @@ impl Framework {
         if ssn.is_exhaustive() {
             return None;
         }
-        self.enabled(flag::ENABLE_JOB_ORDER)
-            .filter(|p| p.hooks().has(Hooks::JOB_ORDER))
-            .map(|p| p.job_order_key_of_facts(ssn, f))
-            .collect()
+        self.job_order_plugins().map(|p| p.job_order_key_of_facts(ssn, f)).collect()
     }
 
     /// Task order: the first plugin with an opinion decides; then the replica index,

@@ -54,7 +54,11 @@ pub(crate) fn pending_tasks(fw: &Framework, ssn: &Session<'_>, j: JobId, best_ef
 
 /// Queues that have at least one of `jobs`, in queue order.
 pub(crate) fn queues_of(fw: &Framework, ssn: &Session<'_>, jobs: &[JobId]) -> Vec<QueueId> {
-    let mut qs: Vec<QueueId> = jobs.iter().map(|&j| ssn.job(j).spec.queue).collect();
+    order_queues(fw, ssn, jobs.iter().map(|&j| ssn.job(j).spec.queue).collect())
+}
+
+/// `qs` without repeats, in queue order (ties by id).
+pub(crate) fn order_queues(fw: &Framework, ssn: &Session<'_>, mut qs: Vec<QueueId>) -> Vec<QueueId> {
     qs.sort_unstable();
     qs.dedup();
     sort_by(&mut qs, |a, b| fw.queue_order(ssn, a, b));

@@ -28,7 +28,7 @@ use super::super::super::framework::{OrderKeys, cmp_keys, cmp_names};
 use super::super::worksheet::Worksheet;
 use lahar_core::model::job::{JobId, PodId};
 use lahar_core::session::Session;
-use lahar_core::world::Filed;
+use lahar_core::world::{Filed, ReachFacts};
 use std::cmp::Ordering;
 use std::collections::VecDeque;
 
@@ -46,7 +46,21 @@ pub(super) enum Tasks {
     Later(Option<u32>, bool),
 }
 
+/// The fields of [`Tasks::later`].
+fn later_turn(f: &ReachFacts, gang_binds: bool) -> (Option<u32>, bool) {
+    ((f.pending_tasks == 1).then_some(f.shape), gang_binds && f.base < f.min)
+}
+
 impl Tasks {
+    /// The turn of a job taken in whole with facts `f` (at intake, in step
+    /// with the job), by itself or in its group: its only request with pending
+    /// pods, when one task has them, and whether gang's binding votes
+    /// (`gang_binds`) call it short.
+    pub(super) fn later(f: &ReachFacts, gang_binds: bool) -> Tasks {
+        let (shape, short) = later_turn(f, gang_binds);
+        Tasks::Later(shape, short)
+    }
+
     pub(super) fn is_empty(&self) -> bool {
         match self {
             Tasks::Plain(t) => t.is_empty(),
@@ -86,9 +100,10 @@ pub(super) struct Run {
 }
 
 impl Run {
-    /// A run of `jobs` (by creation, then id) with `keys`, each job's turn
-    /// `Tasks::Later(shape, short)`.
-    pub(super) fn new(ssn: &Session<'_>, keys: Vec<f64>, shape: Option<u32>, short: bool, jobs: Vec<Filed>) -> Run {
+    /// A run of `jobs` (by creation, then id) with facts `f` and `keys`,
+    /// each job's turn the one [`Tasks::later`] gives it by itself.
+    pub(super) fn new(ssn: &Session<'_>, f: &ReachFacts, gang_binds: bool, keys: Vec<f64>, jobs: Vec<Filed>) -> Run {
+        let (shape, short) = later_turn(f, gang_binds);
         let mut r = Run { keys, shape, short, jobs, at: 0, sorted: 0 };
         r.settle_head(ssn);
         r

@@ -18,7 +18,7 @@ use super::super::plugins::network_topology::placed_by_hypernode;
 use super::super::subjobs;
 use super::reach::{Action, Reach, set_aside};
 use super::worksheet::Worksheet;
-use super::{best_node, insert_sorted, pending_tasks, predicate_nodes, sort_by};
+use super::{best_node, insert_sorted, order_queues, pending_tasks, predicate_nodes};
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodGroupPhase, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
@@ -255,7 +255,7 @@ fn group_runs(
             return None;
         }
         let keys = fw.order_keys_of_facts(ssn, f)?;
-        let run = Run::new(ssn, keys, Some(f.shape), gang_binds && f.base < f.min, jobs.iter().copied().collect());
+        let run = Run::new(ssn, f, gang_binds, keys, jobs.iter().copied().collect());
         out.entry(f.queue).or_default().push(run);
     }
     Some(out)
@@ -353,7 +353,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             }
             // The facts name the only task with such pods, when there is one,
             // and (where gang's votes bind) whether the gang is short.
-            Tasks::Later((f.pending_tasks == 1).then_some(f.shape), gang_binds && f.base < f.min)
+            Tasks::later(&f, gang_binds)
         } else {
             let tasks = pending_tasks(fw, ssn, j, false);
             if tasks.is_empty() {
@@ -389,8 +389,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
     for (q, runs) in runs.into_iter().flatten() {
         per_queue.entry(q).or_default().take_runs(runs, &dead);
     }
-    let mut queues: Vec<QueueId> = per_queue.iter().filter(|(_, l)| !l.is_empty()).map(|(&q, _)| q).collect();
-    sort_by(&mut queues, |a, b| fw.queue_order(ssn, a, b));
+    let mut queues = order_queues(fw, ssn, per_queue.iter().filter(|(_, l)| !l.is_empty()).map(|(&q, _)| q).collect());
     // The requests of `dead` each line has been told of.
     let mut told = 0;
     while !queues.is_empty() {
