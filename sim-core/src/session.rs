@@ -463,7 +463,7 @@ impl<'w> Session<'w> {
     }
     /// True if the job is active and its PodGroup is Pending.
     pub fn is_waiting_admission(&self, j: JobId) -> bool {
-        self.world.pg_pending.contains(&j)
+        self.world.pg_pending.contains(j)
     }
     /// Active jobs whose PodGroup is Pending (enqueue's candidates), in creation
     /// order. Read from an index; exhaustive sessions filter every active job.

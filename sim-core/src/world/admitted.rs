@@ -6,6 +6,7 @@ use super::Job;
 use super::fact_groups::{FactGroups, Groups};
 use crate::model::ids::{JobId, QueueId};
 use crate::model::job::PodStatus;
+use crate::util::id_set::IdBits;
 use crate::util::time::SimTime;
 
 /// A job's terms of the Volcano actions' out-of-reach rule, kept for the admitted
@@ -77,6 +78,9 @@ pub fn reach_facts(job: &Job) -> ReachFacts {
 #[derive(Clone, Debug, Default)]
 pub struct Admitted {
     list: Vec<(JobId, ReachFacts)>,
+    /// A bit per listed job: most of the lookups (a job's revision moved, a
+    /// pod of it changed) are for jobs not listed, answered without a search.
+    listed: IdBits<JobId>,
     revs: Vec<u64>,
     created: Vec<SimTime>,
     groups: FactGroups,
@@ -122,20 +126,32 @@ impl Admitted {
 
     /// Whether job `j` is listed.
     pub fn lists(&self, j: JobId) -> bool {
-        self.list.binary_search_by_key(&j, |e| e.0).is_ok()
+        self.listed.contains(j)
+    }
+
+    /// Listed job `j`'s position in the list.
+    fn position(&self, j: JobId) -> Option<usize> {
+        if !self.listed.contains(j) {
+            return None;
+        }
+        self.list.binary_search_by_key(&j, |e| e.0).ok()
     }
 
     /// Listed job `j`'s facts and revision, or `None` when it is not listed.
     pub fn entry(&self, j: JobId) -> Option<(ReachFacts, u64)> {
-        let at = self.list.binary_search_by_key(&j, |e| e.0).ok()?;
+        let at = self.position(j)?;
         Some((self.list[at].1, self.revs[at]))
     }
 
     /// Job `j` listed with `facts` at revision `rev` and its PodGroup created
     /// at `created`, or (`None`) not listed.
     pub fn set(&mut self, j: JobId, facts: Option<ReachFacts>, rev: u64, created: SimTime) {
+        if facts.is_none() && !self.listed.contains(j) {
+            return;
+        }
         match (facts, self.list.binary_search_by_key(&j, |e| e.0)) {
             (Some(f), Err(at)) => {
+                self.listed.set(j, true);
                 self.list.insert(at, (j, f));
                 self.revs.insert(at, rev);
                 self.created.insert(at, created);
@@ -155,6 +171,7 @@ impl Admitted {
                 self.refresh_at(at, f, true);
             }
             (None, Ok(at)) => {
+                self.listed.set(j, false);
                 let (_, old) = self.list.remove(at);
                 self.revs.remove(at);
                 let c = self.created.remove(at);
@@ -167,7 +184,7 @@ impl Admitted {
 
     /// Listed job `j`'s revision is now `rev`.
     pub fn revise(&mut self, j: JobId, rev: u64) {
-        if let Ok(at) = self.list.binary_search_by_key(&j, |e| e.0)
+        if let Some(at) = self.position(j)
             && self.revs[at] != rev
         {
             self.revs[at] = rev;
@@ -211,7 +228,7 @@ impl Admitted {
     /// Listed job `j`'s facts are now `facts`; the groups are told unless `note`
     /// is false (a deliberately stale index, for tests).
     pub fn refresh(&mut self, j: JobId, facts: ReachFacts, note: bool) {
-        if let Ok(at) = self.list.binary_search_by_key(&j, |e| e.0) {
+        if let Some(at) = self.position(j) {
             self.refresh_at(at, facts, note);
         }
     }
@@ -247,6 +264,9 @@ impl Admitted {
         }
         if created != self.created.as_slice() {
             return Err("the admitted jobs' PodGroup creations out of date".into());
+        }
+        if self.listed.count() != listed.len() || listed.iter().any(|e| !self.listed.contains(e.0)) {
+            return Err("the admitted jobs' membership bits out of date".into());
         }
         self.groups.check(listed, created)
     }

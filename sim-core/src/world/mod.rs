@@ -14,6 +14,7 @@ use crate::model::ids::{JobId, PodId};
 use crate::model::job::{JobPhase, JobSpec, PodGroupPhase, PodStatus};
 use crate::model::queue::Queue;
 use crate::model::resource::{GPU, Resources};
+use crate::util::id_set::IdSet;
 use crate::util::store::{IdVec, Store};
 use crate::util::time::SimTime;
 use crate::victim_index::VictimIndex;
@@ -540,14 +541,14 @@ pub struct World {
     /// Submitted jobs that are not terminal, ascending id (= creation order).
     pub active: BTreeSet<JobId>,
     /// Active jobs that have Pending pods.
-    pub with_pending: BTreeSet<JobId>,
+    pub with_pending: IdSet<JobId>,
     /// Possible preemption victims over the whole cluster, by queue and job
     /// priority (as [`NodeState::victims`]).
     pub victims: Vec<(VictimKey, u32, Resources)>,
     /// Jobs of `with_pending` whose PodGroup is admitted (not Pending).
-    pub admitted_pending: BTreeSet<JobId>,
+    pub admitted_pending: IdSet<JobId>,
     /// Active jobs whose PodGroup is Pending (waiting for enqueue).
-    pub pg_pending: BTreeSet<JobId>,
+    pub pg_pending: IdSet<JobId>,
     /// `pg_pending` grouped by (queue, minResources).
     pub pg_pending_by_shape: BTreeMap<WaitingShape, BTreeSet<JobId>>,
     /// GPUs (milli) held by pods on nodes (Releasing pods included).
@@ -749,9 +750,9 @@ impl World {
             jobs,
             queues,
             active: BTreeSet::new(),
-            with_pending: BTreeSet::new(),
-            admitted_pending: BTreeSet::new(),
-            pg_pending: BTreeSet::new(),
+            with_pending: IdSet::new(),
+            admitted_pending: IdSet::new(),
+            pg_pending: IdSet::new(),
             pg_pending_by_shape: BTreeMap::new(),
             victims: Vec::new(),
             gpu_used_milli: 0,
@@ -1018,12 +1019,10 @@ impl World {
         // A RestartJob deleted its PodGroup: nothing to admit until a new one is made.
         let waiting = job.counted && !admitted && !job.restart_all;
         let shape = (job.spec.queue, job.spec.min_resources.0);
-        // True if membership changed.
-        let put = |set: &mut BTreeSet<JobId>, on: bool| if on { set.insert(j) } else { set.remove(&j) };
-        put(&mut self.with_pending, pending);
-        put(&mut self.admitted_pending, pending && admitted);
+        self.with_pending.put(j, pending);
+        self.admitted_pending.put(j, pending && admitted);
         self.admitted.set(j, (pending && admitted).then(|| reach_facts(job)), job.revision, job.pg_created);
-        let moved = put(&mut self.pg_pending, waiting);
+        let moved = self.pg_pending.put(j, waiting);
         if self.track_waiting && (waiting || moved) {
             self.waiting_changes.push(j);
         }
@@ -1114,7 +1113,7 @@ impl World {
         self.queues[q].active_jobs -= 1;
         self.active.remove(&j);
         self.job_changed(j);
-        self.with_pending.remove(&j);
+        self.with_pending.remove(j);
         self.reindex(j);
         for covered in &mut self.budget_jobs {
             covered.remove(&j);
@@ -1142,7 +1141,7 @@ impl World {
         // Out of the shape-keyed waiting set under the old shape; `reindex` files
         // it under the new one.
         let old_shape = (self.jobs[j].spec.queue, self.jobs[j].spec.min_resources.0);
-        if self.pg_pending.remove(&j)
+        if self.pg_pending.remove(j)
             && let Some(set) = self.pg_pending_by_shape.get_mut(&old_shape)
         {
             set.remove(&j);
@@ -1368,8 +1367,8 @@ impl World {
                 return Err(format!("job {}: pending BestEffort count out of date", i.0));
             }
             let admitted = j.pg_phase != PodGroupPhase::Pending;
-            if self.admitted_pending.contains(&i) != (self.with_pending.contains(&i) && admitted)
-                || self.pg_pending.contains(&i) != (j.counted && !admitted && !j.restart_all)
+            if self.admitted_pending.contains(i) != (self.with_pending.contains(i) && admitted)
+                || self.pg_pending.contains(i) != (j.counted && !admitted && !j.restart_all)
             {
                 return Err(format!("job {}: pending-job sets out of date", i.0));
             }
@@ -1378,7 +1377,7 @@ impl World {
         let shapes_right = self.pg_pending_by_shape.iter().all(|(k, set)| {
             !set.is_empty() && set.iter().all(|j| (self.jobs[*j].spec.queue, self.jobs[*j].spec.min_resources.0) == *k)
         });
-        if grouped != self.pg_pending || !shapes_right {
+        if grouped != *self.pg_pending.as_ordered() || !shapes_right {
             return Err("waiting PodGroups by shape out of date".into());
         }
         for (q, qs) in self.queues.iter().enumerate() {
