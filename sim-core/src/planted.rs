@@ -59,6 +59,11 @@ pub struct PlantedBugs {
     /// node go in node order instead of best-scored first, so that tests can
     /// show the equivalence check catches it. Never set outside tests.
     pub wrong_lazy_victims: bool,
+    /// Lets drf's rule on victim groups for one search refuse every group, as
+    /// it refuses lone pods' (whose jobs hold nothing once they are taken), so
+    /// that tests can show the equivalence check catches it. Never set outside
+    /// tests.
+    pub wrong_victim_verdict: bool,
     /// Lets allocate take a batch of a queue's jobs out of its unordered
     /// tail in the order a selection leaves them, unsorted, so that tests can
     /// show the equivalence check catches it. Never set outside tests.
@@ -88,9 +93,10 @@ pub struct PlantedBugs {
     /// the log of changed nodes), so that tests can show the equivalence check
     /// catches it. Never set outside tests.
     pub wrong_victim_index: bool,
-    /// Stops logging the nodes of a job whose pods change status, so preempt's
-    /// carried failures miss changes of its victims' shares and ready counts,
-    /// and tests can show the equivalence check catches it. Never set outside
+    /// Stops logging the nodes of a job whose pods change status (or whose
+    /// pods move to another victim group), so preempt's carried failures miss
+    /// changes of its victims' shares and ready counts, and tests can show the
+    /// equivalence check catches it. Never set outside
     /// tests.
     pub wrong_carry: bool,
     /// Makes the predicates' "passes everywhere" shortcut forget existing pods'

@@ -25,10 +25,22 @@ use crate::model::ids::NodeId;
 use crate::model::ids::QueueId;
 use crate::model::resource::Resources;
 
-/// A group of possible victims: their queue, their job's priority, and whether
-/// their job has more ready pods than its minAvailable (gang lets only such jobs
-/// lose pods).
-pub type VictimKey = (QueueId, i32, bool);
+/// A group of possible victims: what the plugins' group rules
+/// (`victim_group_ok`) read of a Running preemptable pod's job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct VictimKey {
+    /// The job's queue.
+    pub queue: QueueId,
+    /// The job's priority.
+    pub priority: i32,
+    /// The job has more ready pods than its minAvailable (gang lets only such
+    /// jobs lose pods).
+    pub over_min: bool,
+    /// The job holds nothing but the pod: it has one Allocated or Running pod,
+    /// so its allocation is the pod's request, and drf's share test reads an
+    /// allocation of zero once the pod is taken away.
+    pub lone: bool,
+}
 
 /// At most this many trees are kept (least recently used dropped first): one
 /// per distinct set of allowed groups, which is a few per queue and priority.
@@ -163,7 +175,8 @@ mod tests {
             start in proptest::collection::vec((0i64..8, 0i64..8, 0i64..8), 1..200),
             steps in proptest::collection::vec((0usize..200, 0i64..8, 0i64..8, 0i64..8, any::<bool>(), 0i64..9), 1..40),
         ) {
-            let keys = [(QueueId(0), 0, false), (QueueId(0), 1, true)];
+            let key = |priority, over_min| VictimKey { queue: QueueId(0), priority, over_min, lone: false };
+            let keys = [key(0, false), key(1, true)];
             let mut nodes = start.clone();
             let mut idx = VictimIndex::default();
             let bound = |nodes: &[(i64, i64, i64)], n: NodeId, ks: &[VictimKey]| {

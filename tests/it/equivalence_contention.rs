@@ -5,11 +5,12 @@
 //! network topology. decisions.csv and pods.csv must be byte-identical with and
 //! without `--exhaustive`; `a_wrong_victim_index_is_caught`,
 //! `a_wrong_carry_is_caught`, `a_wrong_group_check_is_caught`,
-//! `a_wrong_nomination_check_is_caught` and `a_wrong_barred_memo_is_caught`
-//! show the comparison notices a victim index that goes stale, a failure
-//! carried across a change it depends on, groups of waiting jobs by facts that
-//! go stale, preemptors left out on one pod's nomination, and a memo of barred
-//! jobs that outlives their changes. `backlogged_sessions_decide_as_the_exhaustive_walk`
+//! `a_wrong_nomination_check_is_caught`, `a_wrong_barred_memo_is_caught` and
+//! `a_wrong_victim_verdict_is_caught` show the comparison notices a victim
+//! index that goes stale, a failure carried across a change it depends on,
+//! groups of waiting jobs by facts that go stale, preemptors left out on one
+//! pod's nomination, a memo of barred jobs that outlives their changes, and a
+//! rule on victim groups that refuses more than drf does. `backlogged_sessions_decide_as_the_exhaustive_walk`
 //! keeps allocate's queues deep enough to be ordered by keys, and
 //! `a_wrong_fact_key_is_caught` shows it noticing a key from a job's facts that
 //! is not the job's own.
@@ -262,8 +263,11 @@ fn a_wrong_victim_index_is_caught() {
 
 /// The same for preempt's failures carried across sessions: with a log of
 /// changed nodes that misses the nodes of jobs whose pods change (their shares,
-/// which drf reads, and their ready counts, which gang reads), a carried failure
-/// outlives the state it was found in, and fixed scenarios differ.
+/// which drf reads, their ready counts, which gang reads, and the victim groups
+/// they move to), a carried failure outlives the state it was found in, and
+/// fixed scenarios differ (4 of the 16 when drf's lone-pod rule came in, which
+/// logs a job's nodes by moving its group: the log's misses had to include
+/// those moves to show).
 #[test]
 fn a_wrong_carry_is_caught() {
     let (differ, evict) = caught(CONFS[0], |e| e.planted.wrong_carry = true);
@@ -325,6 +329,18 @@ fn a_wrong_lazy_victim_walk_is_caught() {
     let (differ, evict) = caught(CONFS[0], |e| e.planted.wrong_lazy_victims = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the wrong lazy victim walk");
+}
+
+/// The same for drf's rule on victim groups for one search (a lone pod's
+/// job holds nothing once the pod is taken, so drf's share test refuses it
+/// for any preemptor with a share): refusing every group instead, the victim
+/// index lists no node where drf would choose a victim of a job that keeps
+/// pods, and fixed scenarios differ.
+#[test]
+fn a_wrong_victim_verdict_is_caught() {
+    let (differ, evict) = caught(CONFS[0], |e| e.planted.wrong_victim_verdict = true);
+    assert!(evict > 0, "no fixed scenario evicts");
+    assert!(differ > 0, "no scenario showed the wrong victim verdict");
 }
 
 /// The fixed scenarios really contend: under each conf some of them evict, so

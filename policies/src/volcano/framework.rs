@@ -788,10 +788,27 @@ impl Framework {
     /// intersection (`seeds_for`), every later plugin may answer
     /// with it.
     pub fn may_choose_victims_in(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> bool {
+        self.may_choose(ssn, preemptor, reclaim, key, false)
+    }
+
+    /// [`Framework::may_choose_victims_in`] for one search: the plugins'
+    /// rules may read anything of `preemptor` ([`Plugin::victim_group_ok_now`]),
+    /// so the answer stands for this preemptor in this state only.
+    pub fn may_choose_victims_now(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> bool {
+        self.may_choose(ssn, preemptor, reclaim, key, true)
+    }
+
+    fn may_choose(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey, now: bool) -> bool {
         self.tiers.iter().zip(&self.choosers[reclaim as usize]).any(|(tier, idx)| {
             let ok = |&i: &usize| {
                 let c = &tier[i];
-                may_abstain(c) || c.plugin.victim_group_ok(ssn, preemptor, reclaim, key).unwrap_or(true)
+                may_abstain(c)
+                    || if now {
+                        c.plugin.victim_group_ok_now(ssn, preemptor, reclaim, key)
+                    } else {
+                        c.plugin.victim_group_ok(ssn, preemptor, reclaim, key)
+                    }
+                    .unwrap_or(true)
             };
             self.seeds_for(ssn, preemptor, reclaim, tier, idx).any(|s| idx[s..].iter().all(ok))
         })

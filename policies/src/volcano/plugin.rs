@@ -147,6 +147,14 @@ pub trait Plugin: Send {
     fn victim_group_ok(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
         None
     }
+    /// [`Plugin::victim_group_ok`] for one search only: the answer may read
+    /// anything of `preemptor` (drf: its job's share), where
+    /// `victim_group_ok` reads only its job's priority (answers kept per
+    /// priority stand for every preemptor of it). Must be `Some(false)`
+    /// wherever `victim_group_ok` is. Default: `victim_group_ok`.
+    fn victim_group_ok_now(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
+        self.victim_group_ok(ssn, preemptor, reclaim, key)
+    }
     /// Victims among `candidates` for reclaim (order kept).
     fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, candidates: &[PodId]) -> Option<Vec<PodId>> {
         None

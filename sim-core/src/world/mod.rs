@@ -286,6 +286,9 @@ pub struct Job {
     /// The over-minAvailable flag its Running preemptable pods are filed under in
     /// the victim groups (`ready_count > minAvailable`, kept up to date).
     pub victims_over_min: bool,
+    /// The lone flag they are filed under (one Allocated or Running pod, kept
+    /// up to date): see [`VictimKey::lone`].
+    pub victims_lone: bool,
     /// Counts the changes of the job a scheduler may remember across sessions
     /// ([`World::job_changed`]): a pod created, a pod's status changed, a gate
     /// removed, a nomination set, a progress change. Equal revisions: the job's
@@ -368,12 +371,28 @@ impl Job {
             pending_best_effort: 0,
             sub_jobs: vec![[0; PodStatus::COUNT]; subs],
             victims_over_min: false,
+            victims_lone: false,
             revision: 0,
         }
     }
     /// Pods in a status.
     pub fn count(&self, s: PodStatus) -> u32 {
         self.counts[s.index()]
+    }
+    /// The victim group flags its pods' counts call for now: over minAvailable
+    /// and lone ([`VictimKey`]).
+    pub fn victim_flags(&self) -> (bool, bool) {
+        let held = self.count(PodStatus::Allocated) + self.count(PodStatus::Running);
+        (self.ready_count() > self.spec.min_available, held == 1)
+    }
+    /// The victim group its Running preemptable pods are filed under.
+    pub fn victim_key(&self) -> VictimKey {
+        VictimKey {
+            queue: self.spec.queue,
+            priority: self.spec.priority,
+            over_min: self.victims_over_min,
+            lone: self.victims_lone,
+        }
     }
     /// Volcano's ReadyTaskNum: Allocated + Running + Succeeded.
     pub fn ready_count(&self) -> u32 {
@@ -977,7 +996,7 @@ impl World {
             self.waiting_changes.push(job);
         }
         let j = &self.jobs[job];
-        if (j.ready_count() > j.spec.min_available) != j.victims_over_min {
+        if j.victim_flags() != (j.victims_over_min, j.victims_lone) {
             self.refile_victims(job);
         }
         // The job's allocation or ready count may have changed: what drf and gang
@@ -993,21 +1012,27 @@ impl World {
         }
     }
 
-    /// Moves a job's Running preemptable pods to the victim groups of its new
-    /// over-minAvailable flag.
+    /// Moves a job's Running preemptable pods to the victim group of its new
+    /// flags ([`Job::victim_flags`]).
     fn refile_victims(&mut self, job: JobId) {
         let j = &self.jobs[job];
-        let (q, prio, was) = (j.spec.queue, j.spec.priority, j.victims_over_min);
+        let was = j.victim_key();
+        let (over_min, lone) = j.victim_flags();
+        let now = VictimKey { over_min, lone, ..was };
         for &p in &j.pods {
             let pod = &self.pods[p];
             let Some(n) = pod.node.filter(|_| pod.status == PodStatus::Running && pod.preemptable) else { continue };
             for list in [&mut self.nodes[n].victims, &mut self.victims] {
-                add_victim(list, (q, prio, was), pod.req, -1);
-                add_victim(list, (q, prio, !was), pod.req, 1);
+                add_victim(list, was, pod.req, -1);
+                add_victim(list, now, pod.req, 1);
             }
-            self.victim_index.touch(n);
+            if !self.victim_index.skip_job_nodes_for_tests {
+                self.victim_index.touch(n);
+            }
         }
-        self.jobs[job].victims_over_min = !was;
+        let j = &mut self.jobs[job];
+        j.victims_over_min = over_min;
+        j.victims_lone = lone;
     }
 
     /// Keeps `with_pending`, `admitted_pending` and `pg_pending` in step with a
@@ -1151,7 +1176,7 @@ impl World {
         }
         self.with_queue_terms(j, |job| edit(&mut job.spec));
         let job = &self.jobs[j];
-        if (job.ready_count() > job.spec.min_available) != job.victims_over_min {
+        if job.victim_flags() != (job.victims_over_min, job.victims_lone) {
             self.refile_victims(j);
         }
         self.reindex(j);
@@ -1178,7 +1203,7 @@ impl World {
         let Some(n) = node else { return };
         let preemptable = self.pods[pod].preemptable;
         let j = &self.jobs[job];
-        let vkey = (qid, j.spec.priority, j.victims_over_min);
+        let vkey = j.victim_key();
         let ns = &mut self.nodes[n];
         let mut touched = false;
         let ahead = |ns: &NodeState| !ns.releasing.is_zero() || !ns.pipelined.is_zero();
@@ -1323,10 +1348,10 @@ impl World {
         let mut all = Vec::new();
         for p in self.pods.iter().filter(|p| p.status == PodStatus::Running && p.preemptable) {
             let j = &self.jobs[p.job];
-            if j.victims_over_min != (j.ready_count() > j.spec.min_available) {
-                return Err(format!("job {}: over-minAvailable flag out of date", p.job.0));
+            if (j.victims_over_min, j.victims_lone) != j.victim_flags() {
+                return Err(format!("job {}: victim group flags out of date", p.job.0));
             }
-            let key = (j.spec.queue, j.spec.priority, j.victims_over_min);
+            let key = j.victim_key();
             add_victim(&mut victims[p.node.ok_or("running pod without node")?.0 as usize], key, p.req, 1);
             add_victim(&mut all, key, p.req, 1);
         }

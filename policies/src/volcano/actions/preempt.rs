@@ -176,7 +176,7 @@ fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, jobs: &mut Vec<J
         let below = fw.victims_below_priority(ssn, p);
         let v = !ssn.victim_groups().iter().any(|g| {
             let k = g.0;
-            k.0 == q && (!below || k.1 < prio) && fw.may_choose_victims_in(ssn, p, false, k)
+            k.queue == q && (!below || k.priority < prio) && fw.may_choose_victims_in(ssn, p, false, k)
         });
         known.push((prio, v));
         v
@@ -274,9 +274,9 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
                 // Victims of other jobs have a lower job priority when priority
                 // answers after every possible start of each tier's intersection.
                 let below = fw.victims_below_priority(ssn, pod);
-                let candidate = move |_: &Session<'_>, (vq, _, _): VictimKey| vq == q;
+                let candidate = move |_: &Session<'_>, k: VictimKey| k.queue == q;
                 let victim = move |s: &Session<'_>, k: VictimKey| {
-                    k.0 == q && (!below || k.1 < p) && fw.may_choose_victims_in(s, pod, false, k)
+                    k.queue == q && (!below || k.priority < p) && fw.may_choose_victims_now(s, pod, false, k)
                 };
                 let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: None };
                 let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None, Some(&mut *carry));
@@ -319,11 +319,11 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
                 };
                 let p = ssn.job(j).spec.priority;
                 // Only the job's own Running pods can be candidates here.
-                let candidate = move |s: &Session<'_>, (vq, vp, _): VictimKey| {
-                    s.job(j).count(PodStatus::Running) > 0 && vq == q && vp == p
+                let candidate = move |s: &Session<'_>, k: VictimKey| {
+                    s.job(j).count(PodStatus::Running) > 0 && k.queue == q && k.priority == p
                 };
                 let victim =
-                    move |s: &Session<'_>, k: VictimKey| candidate(s, k) && fw.may_choose_victims_in(s, pod, false, k);
+                    move |s: &Session<'_>, k: VictimKey| candidate(s, k) && fw.may_choose_victims_now(s, pod, false, k);
                 let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: Some(&held) };
                 if preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None, None) {
                     memo.clear();

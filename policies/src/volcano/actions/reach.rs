@@ -127,7 +127,7 @@ impl Reach {
         // The job's own Running pods are preempt's candidates in its intra-job
         // pass, as their group (queue, priority, above minAvailable) allows.
         if self.action == Action::Preempt && running > 0 {
-            let own = (q, prio, job.victims_over_min);
+            let own = job.victim_key();
             if pending().is_some_and(|pod| fw.may_choose_victims_in(ssn, pod, false, own)) {
                 return true;
             }
@@ -141,9 +141,11 @@ impl Reach {
         let v = pending().is_some_and(|pod| {
             let below = action == Action::Preempt && fw.victims_below_priority(ssn, pod);
             ssn.victim_groups().iter().map(|g| g.0).any(|k| match action {
-                Action::Preempt => k.0 == q && (!below || k.1 < prio) && fw.may_choose_victims_in(ssn, pod, false, k),
+                Action::Preempt => {
+                    k.queue == q && (!below || k.priority < prio) && fw.may_choose_victims_in(ssn, pod, false, k)
+                }
                 Action::Reclaim => {
-                    k.0 != q && ssn.queue(k.0).spec.reclaimable && fw.may_choose_victims_in(ssn, pod, true, k)
+                    k.queue != q && ssn.queue(k.queue).spec.reclaimable && fw.may_choose_victims_in(ssn, pod, true, k)
                 }
                 Action::Allocate => false,
             })

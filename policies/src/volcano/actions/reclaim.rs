@@ -53,7 +53,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
             }
             let victim_queue = move |s: &Session<'_>, vq: QueueId| vq != q && s.queue(vq).spec.reclaimable;
             let filter = move |s: &Session<'_>, v: PodId| victim_queue(s, s.job(s.pod(v).job).spec.queue);
-            let candidate = move |s: &Session<'_>, (vq, _, _): VictimKey| victim_queue(s, vq);
+            let candidate = move |s: &Session<'_>, k: VictimKey| victim_queue(s, k.queue);
             let victim =
                 move |s: &Session<'_>, k: VictimKey| candidate(s, k) && fw.may_choose_victims_in(s, pod, true, k);
             let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: None };

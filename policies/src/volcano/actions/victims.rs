@@ -5,9 +5,12 @@
 //! Three shortcuts keep the search cheap without changing any decision (each is off
 //! in exhaustive mode, the reference the equivalence tests compare against):
 //! - **Room bound.** A node where evicting every Running preemptable pod of the
-//!   groups the plugins may take victims from — the caller's queues, and for
+//!   groups the plugins may take victims from — the caller's queues, for
 //!   preempt under a conf whose every victim-choosing tier has `priority`, lower job
-//!   priorities — would still leave too little room is skipped before its
+//!   priorities, and the groups whose pods a plugin's rule for this search
+//!   refuses (drf refuses lone pods, whose jobs hold nothing once they are
+//!   taken, to any preemptor with a share: `Plugin::victim_group_ok_now`) —
+//!   would still leave too little room is skipped before its
 //!   predicates run (victims are a subset of those pods;
 //!   [`lahar_core::world::NodeState::victims`] keeps their sums per queue and job
 //!   priority). With no candidate victim in the whole cluster, the search fails at

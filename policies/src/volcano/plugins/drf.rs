@@ -15,7 +15,7 @@ use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
 use lahar_core::model::resource::{DIMS, Resources};
 use lahar_core::session::Session;
-use lahar_core::world::ReachFacts;
+use lahar_core::world::{ReachFacts, VictimKey};
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -332,6 +332,17 @@ impl Plugin for Drf {
             }
         }
         Some(out)
+    }
+    fn victim_group_ok_now(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
+        // A lone pod's job holds nothing once it is taken away: `preemptable`'s
+        // test then compares the preemptor's share with a share of zero.
+        if reclaim || self.hierarchical || !(key.lone || ssn.planted.wrong_victim_verdict) {
+            return None;
+        }
+        let p = ssn.pod(preemptor);
+        let ls = dominant_share(&(ssn.job(p.job).allocated + p.req), &ssn.total());
+        let rs = dominant_share(&Resources::ZERO, &ssn.total());
+        Some(ls < rs || (ls - rs).abs() <= SHARE_DELTA)
     }
     fn reclaimable(&self, ssn: &Session<'_>, reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         // hdrf only: a reclaimee is a victim when, with the reclaimer's request moved

@@ -183,7 +183,7 @@ impl Plugin for Gang {
     }
     fn victim_group_ok(&self, _: &Session<'_>, _: PodId, _: bool, key: VictimKey) -> Option<bool> {
         // Only jobs with more ready pods than minAvailable lose pods.
-        Some(key.2)
+        Some(key.over_min)
     }
     fn preemptable(&self, ssn: &Session<'_>, _preemptor: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         Some(protect_min_available(ssn, cands))

@@ -46,7 +46,7 @@ impl Plugin for Priority {
     }
     fn victim_group_ok(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
         // Other jobs' pods of lower job priority, or the preemptor's own job's pods.
-        (!reclaim).then(|| key.1 <= ssn.job(ssn.pod(preemptor).job).spec.priority)
+        (!reclaim).then(|| key.priority <= ssn.job(ssn.pod(preemptor).job).spec.priority)
     }
     fn unified_evictable(&self, ssn: &Session<'_>, kind: EvictKind, job: JobId, cands: &[PodId]) -> Option<Vec<PodId>> {
         // Reclaim is about queues' shares: priority lets every candidate go.

@@ -204,7 +204,7 @@ impl Plugin for Proportion {
     }
     fn victim_group_ok(&self, ssn: &Session<'_>, _: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
         // Only queues above their deserved share give pods back.
-        reclaim.then(|| !le(&f(&ssn.queue(key.0).allocated), &self.attr(key.0).deserved))
+        reclaim.then(|| !le(&f(&ssn.queue(key.queue).allocated), &self.attr(key.queue).deserved))
     }
     fn reclaimable(&self, ssn: &Session<'_>, _reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         let mut running: Vec<Option<FRes>> = vec![None; self.attrs.len()];

@@ -148,8 +148,8 @@ fn evict_for_job(
     }
     let p = ssn.job(j).spec.priority;
     let group_ok = |ssn: &Session<'_>, k: VictimKey| match kind {
-        EvictKind::GangPreempt => k.0 == q && k.1 < p,
-        EvictKind::GangReclaim => k.0 != q && ssn.queue(k.0).spec.reclaimable,
+        EvictKind::GangPreempt => k.queue == q && k.priority < p,
+        EvictKind::GangReclaim => k.queue != q && ssn.queue(k.queue).spec.reclaimable,
     };
     // No Running preemptable pod anywhere that could be a candidate: no bundle,
     // nothing to try (the exhaustive walk finds the same after looking).
@@ -277,7 +277,7 @@ fn domain_bundles(
                 continue;
             }
             let spec = &ssn.job(pod.job).spec;
-            let key = (spec.queue, spec.priority, false);
+            let key = VictimKey { queue: spec.queue, priority: spec.priority, over_min: false, lone: false };
             if !group_ok(ssn, key) || spec.preemptable == Some(false) {
                 continue;
             }
