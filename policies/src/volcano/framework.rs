@@ -64,6 +64,62 @@ fn may_abstain(s: &Slot) -> bool {
     !s.plugin.hooks().has(Hooks::NEVER_ABSTAINS)
 }
 
+/// [`Framework::victim_rule`]: which victim groups the plugins may choose
+/// from for one preemptor.
+pub struct VictimRule {
+    preemptor: PodId,
+    reclaim: bool,
+    now: bool,
+    /// Per tier, the positions its intersection can start from, a bit each
+    /// ([`seed_bit`]).
+    seeds: Vec<u64>,
+}
+
+/// A starting position's bit: its own below 63, the last bit for every
+/// position from 63 on (a tier with that many choosing plugins then starts
+/// from each of them, which only widens the rule).
+fn seed_bit(s: usize) -> u64 {
+    1 << s.min(63)
+}
+
+/// The starting positions of a tier among its `n` choosing plugins.
+fn seed_positions(mask: u64, n: usize) -> impl Iterator<Item = usize> {
+    (0..n).filter(move |&s| mask & seed_bit(s) != 0)
+}
+
+impl VictimRule {
+    /// False if no tier can choose a victim of group `key`: a tier's victims
+    /// are the intersection of its choosing plugins' answers, but with
+    /// Volcano's re-seeding quirk (`tier_walk`): after an empty intersection,
+    /// the next plugin's whole answer starts the intersection again. So a group
+    /// is possible when, from some plugin that can start the intersection,
+    /// every later plugin may answer with it.
+    pub fn may_choose(&self, fw: &Framework, ssn: &Session<'_>, key: VictimKey) -> bool {
+        let (p, reclaim) = (self.preemptor, self.reclaim);
+        fw.tiers.iter().zip(&fw.choosers[reclaim as usize]).zip(&self.seeds).any(|((tier, idx), seeds)| {
+            let ok = |&i: &usize| {
+                let c = &tier[i];
+                may_abstain(c)
+                    || if self.now {
+                        c.plugin.victim_group_ok_now(ssn, p, reclaim, key)
+                    } else {
+                        c.plugin.victim_group_ok(ssn, p, reclaim, key)
+                    }
+                    .unwrap_or(true)
+            };
+            seed_positions(*seeds, idx.len()).any(|s| idx[s..].iter().all(ok))
+        })
+    }
+
+    /// [`Framework::victims_below_priority`] from the positions found.
+    pub fn below_priority(&self, fw: &Framework) -> bool {
+        debug_assert!(!self.reclaim);
+        fw.tiers.iter().zip(&fw.choosers[0]).zip(&self.seeds).all(|((tier, idx), seeds)| {
+            seed_positions(*seeds, idx.len()).all(|s| idx[s..].iter().any(|&i| tier[i].conf.name == "priority"))
+        })
+    }
+}
+
 /// A plugin and its conf entry.
 pub struct Slot {
     /// Conf entry (flags, arguments).
@@ -716,10 +772,7 @@ impl Framework {
     /// `priority` answers later on, so each tier's choice is a subset of
     /// priority's.
     pub fn victims_below_priority(&self, ssn: &Session<'_>, preemptor: PodId) -> bool {
-        self.tiers.iter().zip(&self.choosers[0]).all(|(tier, idx)| {
-            self.seeds_for(ssn, preemptor, false, tier, idx)
-                .all(|s| idx[s..].iter().any(|&i| tier[i].conf.name == "priority"))
-        })
+        self.victim_rule(ssn, preemptor, false, false).below_priority(self)
     }
 
     /// The positions from which a tier's intersection can start for
@@ -788,30 +841,22 @@ impl Framework {
     /// intersection (`seeds_for`), every later plugin may answer
     /// with it.
     pub fn may_choose_victims_in(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> bool {
-        self.may_choose(ssn, preemptor, reclaim, key, false)
+        self.victim_rule(ssn, preemptor, reclaim, false).may_choose(self, ssn, key)
     }
 
-    /// [`Framework::may_choose_victims_in`] for one search: the plugins'
-    /// rules may read anything of `preemptor` ([`Plugin::victim_group_ok_now`]),
-    /// so the answer stands for this preemptor in this state only.
-    pub fn may_choose_victims_now(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> bool {
-        self.may_choose(ssn, preemptor, reclaim, key, true)
-    }
-
-    fn may_choose(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey, now: bool) -> bool {
-        self.tiers.iter().zip(&self.choosers[reclaim as usize]).any(|(tier, idx)| {
-            let ok = |&i: &usize| {
-                let c = &tier[i];
-                may_abstain(c)
-                    || if now {
-                        c.plugin.victim_group_ok_now(ssn, preemptor, reclaim, key)
-                    } else {
-                        c.plugin.victim_group_ok(ssn, preemptor, reclaim, key)
-                    }
-                    .unwrap_or(true)
-            };
-            self.seeds_for(ssn, preemptor, reclaim, tier, idx).any(|s| idx[s..].iter().all(ok))
-        })
+    /// The group rule of [`Framework::may_choose_victims_in`] for `preemptor`,
+    /// with each tier's starting positions found once (they read every victim
+    /// group of the session) for the groups asked after. With `now`, the
+    /// plugins' rules for one search ([`Plugin::victim_group_ok_now`]): the
+    /// rule then stands for this preemptor in this state only.
+    pub fn victim_rule(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, now: bool) -> VictimRule {
+        let seeds = self
+            .tiers
+            .iter()
+            .zip(&self.choosers[reclaim as usize])
+            .map(|(tier, idx)| self.seeds_for(ssn, preemptor, reclaim, tier, idx).fold(0u64, |m, s| m | seed_bit(s)))
+            .collect();
+        VictimRule { preemptor, reclaim, now, seeds }
     }
 
     /// True when reclaim candidates go to the plugins in victim order: `capacity`

@@ -173,10 +173,11 @@ fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, jobs: &mut Vec<J
         if let Some(&(_, v)) = known.iter().find(|&&(pr, _)| pr == prio) {
             return v;
         }
-        let below = fw.victims_below_priority(ssn, p);
+        let rule = fw.victim_rule(ssn, p, false, false);
+        let below = rule.below_priority(fw);
         let v = !ssn.victim_groups().iter().any(|g| {
             let k = g.0;
-            k.queue == q && (!below || k.priority < prio) && fw.may_choose_victims_in(ssn, p, false, k)
+            k.queue == q && (!below || k.priority < prio) && rule.may_choose(fw, ssn, k)
         });
         known.push((prio, v));
         v
@@ -273,10 +274,11 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
                 let p = ssn.job(j).spec.priority;
                 // Victims of other jobs have a lower job priority when priority
                 // answers after every possible start of each tier's intersection.
-                let below = fw.victims_below_priority(ssn, pod);
+                let rule = fw.victim_rule(ssn, pod, false, true);
+                let below = rule.below_priority(fw);
                 let candidate = move |_: &Session<'_>, k: VictimKey| k.queue == q;
-                let victim = move |s: &Session<'_>, k: VictimKey| {
-                    k.queue == q && (!below || k.priority < p) && fw.may_choose_victims_now(s, pod, false, k)
+                let victim = |s: &Session<'_>, k: VictimKey| {
+                    k.queue == q && (!below || k.priority < p) && rule.may_choose(fw, s, k)
                 };
                 let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: None };
                 let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None, Some(&mut *carry));
@@ -322,8 +324,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
                 let candidate = move |s: &Session<'_>, k: VictimKey| {
                     s.job(j).count(PodStatus::Running) > 0 && k.queue == q && k.priority == p
                 };
-                let victim =
-                    move |s: &Session<'_>, k: VictimKey| candidate(s, k) && fw.may_choose_victims_now(s, pod, false, k);
+                let rule = fw.victim_rule(ssn, pod, false, true);
+                let victim = |s: &Session<'_>, k: VictimKey| candidate(s, k) && rule.may_choose(fw, s, k);
                 let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: Some(&held) };
                 if preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None, None) {
                     memo.clear();

@@ -139,14 +139,11 @@ impl Reach {
         // The plugins' group rules read the preemptor only through its job's
         // priority, so one pending pod speaks for all.
         let v = pending().is_some_and(|pod| {
-            let below = action == Action::Preempt && fw.victims_below_priority(ssn, pod);
+            let rule = fw.victim_rule(ssn, pod, action == Action::Reclaim, false);
+            let below = action == Action::Preempt && rule.below_priority(fw);
             ssn.victim_groups().iter().map(|g| g.0).any(|k| match action {
-                Action::Preempt => {
-                    k.queue == q && (!below || k.priority < prio) && fw.may_choose_victims_in(ssn, pod, false, k)
-                }
-                Action::Reclaim => {
-                    k.queue != q && ssn.queue(k.queue).spec.reclaimable && fw.may_choose_victims_in(ssn, pod, true, k)
-                }
+                Action::Preempt => k.queue == q && (!below || k.priority < prio) && rule.may_choose(fw, ssn, k),
+                Action::Reclaim => k.queue != q && ssn.queue(k.queue).spec.reclaimable && rule.may_choose(fw, ssn, k),
                 Action::Allocate => false,
             })
         });

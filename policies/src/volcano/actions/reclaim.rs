@@ -54,8 +54,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
             let victim_queue = move |s: &Session<'_>, vq: QueueId| vq != q && s.queue(vq).spec.reclaimable;
             let filter = move |s: &Session<'_>, v: PodId| victim_queue(s, s.job(s.pod(v).job).spec.queue);
             let candidate = move |s: &Session<'_>, k: VictimKey| victim_queue(s, k.queue);
-            let victim =
-                move |s: &Session<'_>, k: VictimKey| candidate(s, k) && fw.may_choose_victims_in(s, pod, true, k);
+            let rule = fw.victim_rule(ssn, pod, true, false);
+            let victim = |s: &Session<'_>, k: VictimKey| candidate(s, k) && rule.may_choose(fw, s, k);
             let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: None };
             let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, true, memo.cache(), None);
             memo.record(ssn, pod, placed);

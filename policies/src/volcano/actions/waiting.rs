@@ -67,19 +67,25 @@ pub struct WaitingOrder {
 }
 
 impl WaitingOrder {
-    /// A job's key, if every job-order plugin gives one.
-    fn key(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Option<OrderKey> {
+    /// A job's job-order keys (normalised: no −0), if every job-order plugin
+    /// gives a finite one.
+    fn keys(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Option<Vec<f64>> {
         let keys = fw.job_order_keys(ssn, j)?;
         if keys.iter().any(|k| !k.is_finite()) {
             return None;
         }
+        Some(keys.into_iter().map(|k| k + 0.0).collect())
+    }
+
+    /// A job's key from its job-order keys.
+    fn key(ssn: &Session<'_>, j: JobId, keys: Vec<f64>) -> OrderKey {
         let job = ssn.job(j);
         let spec = &job.spec;
-        Some(OrderKey {
-            keys: keys.into_iter().map(|k| k + 0.0).collect(),
+        OrderKey {
+            keys: keys.into_boxed_slice(),
             created: job.pg_created,
             uid: Box::new((spec.namespace.clone(), spec.name.clone())),
-        })
+        }
     }
 
     fn remove(&mut self, j: JobId) {
@@ -92,15 +98,27 @@ impl WaitingOrder {
         }
     }
 
-    /// Files job `j` under its current state; false if it has no key.
+    /// Files job `j` under its current state; false if it has no key. A job
+    /// the journal names again with its group and key unchanged (most of them:
+    /// a waiting job's pods or counts moved, not its place) stays where it is.
     fn file(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
-        self.remove(j);
-        let job = ssn.job(j);
         if !ssn.is_waiting_admission(j) {
+            self.remove(j);
             return true;
         }
-        let Some(key) = Self::key(fw, ssn, j) else { return false };
+        let Some(keys) = Self::keys(fw, ssn, j) else {
+            self.remove(j);
+            return false;
+        };
+        let job = ssn.job(j);
         let shape = (job.spec.queue, job.spec.min_resources.0);
+        // The uid (namespace, name) is the job's for ever.
+        let same = |(s, k): &(WaitingShape, OrderKey)| *s == shape && *k.keys == *keys && k.created == job.pg_created;
+        if self.of.get(&j).is_some_and(same) {
+            return true;
+        }
+        self.remove(j);
+        let key = Self::key(ssn, j, keys);
         self.groups.entry(shape).or_default().insert((key.clone(), j));
         self.of.insert(j, (shape, key));
         true
