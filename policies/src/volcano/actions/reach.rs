@@ -314,8 +314,28 @@ pub(crate) fn set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach
 
 /// The admitted waiting jobs the rule keeps for the action, in the list's order
 /// (with the `--explain` rows of the explained jobs it sets aside, in the same
-/// order): one read of the World's list, not a copy of it.
+/// order): one read of the World's list, not a copy of it. Outside exhaustive
+/// and explaining sessions the rule is asked group by group of jobs with the
+/// same facts, one job speaking for its group where the facts decide (as
+/// [`Reach::sets_all_aside`] asks), and the jobs kept are put back in the
+/// list's order.
 pub(crate) fn not_set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut Reach) -> Vec<JobId> {
+    if reach.gang_binds && !ssn.is_exhaustive() && !ssn.explaining_any() {
+        ssn.sync_groups();
+        let ssn: &Session<'_> = ssn;
+        if let Some(groups) = ssn.admitted_groups() {
+            let mut kept = Vec::new();
+            for (f, jobs) in groups {
+                if reach.per_job(f) {
+                    kept.extend(jobs.iter().map(|e| e.1).filter(|&j| !reach.out_of_reach(fw, ssn, j, f)));
+                } else if reach.asked(f, jobs).all(|j| !reach.out_of_reach(fw, ssn, j, f)) {
+                    kept.extend(jobs.iter().map(|e| e.1));
+                }
+            }
+            kept.sort_unstable();
+            return kept;
+        }
+    }
     not_set_aside_of(fw, ssn, reach, |_| None, |_, _, _| true).unwrap_or_default()
 }
 
