@@ -64,6 +64,10 @@ pub struct PlantedBugs {
     /// that tests can show the equivalence check catches it. Never set outside
     /// tests.
     pub wrong_victim_verdict: bool,
+    /// Lets preempt skip every search whose inputs failed before, without
+    /// asking what changed since, so that tests can show the equivalence check
+    /// catches it. Never set outside tests.
+    pub wrong_fruitless: bool,
     /// Lets allocate take a batch of a queue's jobs out of its unordered
     /// tail in the order a selection leaves them, unsorted, so that tests can
     /// show the equivalence check catches it. Never set outside tests.

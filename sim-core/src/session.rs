@@ -533,6 +533,10 @@ impl<'w> Session<'w> {
     pub fn victim_groups(&self) -> &[(crate::world::VictimKey, u32, Resources)] {
         &self.world.victims
     }
+    /// Moves whenever a group of [`Session::victim_groups`] comes or goes.
+    pub fn victim_groups_version(&self) -> u64 {
+        self.world.victim_groups_version()
+    }
     /// Number of nodes.
     pub fn node_count(&self) -> usize {
         self.world.nodes.len()

@@ -87,10 +87,12 @@ pub use crate::victim_index::VictimKey;
 pub use affinity::{AffinityRefusal, normalize_affinity};
 pub use gates::Gating;
 
-/// Adds `sign` pods of `req` to the group `key` of a sorted victim list.
-fn add_victim(list: &mut Vec<(VictimKey, u32, Resources)>, key: VictimKey, req: Resources, sign: i64) {
+/// Adds `sign` pods of `req` to the group `key` of a sorted victim list; true
+/// if the list's set of groups changed (the group came or went).
+fn add_victim(list: &mut Vec<(VictimKey, u32, Resources)>, key: VictimKey, req: Resources, sign: i64) -> bool {
     let at = list.partition_point(|v| v.0 < key);
-    if list.get(at).is_none_or(|v| v.0 != key) {
+    let new = list.get(at).is_none_or(|v| v.0 != key);
+    if new {
         list.insert(at, (key, 0, Resources::ZERO));
     }
     let v = &mut list[at];
@@ -98,7 +100,9 @@ fn add_victim(list: &mut Vec<(VictimKey, u32, Resources)>, key: VictimKey, req: 
     v.2 += req.times(sign);
     if v.1 == 0 {
         list.remove(at);
+        return !new;
     }
+    new
 }
 
 /// [`World::victim_bound`] from the fields it reads (the victim index's trees
@@ -564,6 +568,9 @@ pub struct World {
     /// Possible preemption victims over the whole cluster, by queue and job
     /// priority (as [`NodeState::victims`]).
     pub victims: Vec<(VictimKey, u32, Resources)>,
+    /// Moves whenever a group of `victims` comes or goes
+    /// ([`World::victim_groups_version`]).
+    victim_groups_version: u64,
     /// Jobs of `with_pending` whose PodGroup is admitted (not Pending).
     pub admitted_pending: IdSet<JobId>,
     /// Active jobs whose PodGroup is Pending (waiting for enqueue).
@@ -774,6 +781,7 @@ impl World {
             pg_pending: IdSet::new(),
             pg_pending_by_shape: BTreeMap::new(),
             victims: Vec::new(),
+            victim_groups_version: 0,
             gpu_used_milli: 0,
             gpu_releasing_milli: 0,
             used_total: Resources::ZERO,
@@ -833,6 +841,12 @@ impl World {
     /// (the bound [`World::victim_nodes`] indexes).
     pub fn victim_bound(&self, n: NodeId, keys: &[VictimKey]) -> Resources {
         victim_bound(&self.cluster, &self.nodes, n, keys)
+    }
+
+    /// A number that moves whenever a victim group appears in the cluster or
+    /// leaves it: equal numbers, the same groups in [`World::victims`].
+    pub fn victim_groups_version(&self) -> u64 {
+        self.victim_groups_version
     }
 
     /// Starts the log of nodes whose bound or victims may have changed, for a
@@ -1022,10 +1036,11 @@ impl World {
         for &p in &j.pods {
             let pod = &self.pods[p];
             let Some(n) = pod.node.filter(|_| pod.status == PodStatus::Running && pod.preemptable) else { continue };
-            for list in [&mut self.nodes[n].victims, &mut self.victims] {
-                add_victim(list, was, pod.req, -1);
-                add_victim(list, now, pod.req, 1);
-            }
+            add_victim(&mut self.nodes[n].victims, was, pod.req, -1);
+            add_victim(&mut self.nodes[n].victims, now, pod.req, 1);
+            let gone = add_victim(&mut self.victims, was, pod.req, -1);
+            let came = add_victim(&mut self.victims, now, pod.req, 1);
+            self.victim_groups_version += (gone || came) as u64;
             if !self.victim_index.skip_job_nodes_for_tests {
                 self.victim_index.touch(n);
             }
@@ -1233,7 +1248,7 @@ impl World {
         }
         if status == PodStatus::Running && preemptable {
             add_victim(&mut ns.victims, vkey, req, sign);
-            add_victim(&mut self.victims, vkey, req, sign);
+            self.victim_groups_version += add_victim(&mut self.victims, vkey, req, sign) as u64;
             touched = true;
         }
         if holds {

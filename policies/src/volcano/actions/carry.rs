@@ -22,6 +22,11 @@
 //!   jobs' allocations): every status change of a job's pod logs every node
 //!   where the job runs.
 //!
+//! A search whose failure would be found again with no node to look at —
+//! nothing logged since, nothing to re-check, the same victim groups present
+//! (so the same possible groups) and the same total — is skipped whole
+//! (`Carry::known_fruitless`): it would fail and record the failure kept.
+//!
 //! Only confs whose plugins are all known to read nothing else carry failures
 //! ([`Carry::new`]); any other plugin (capacity, tdm, pdb, extender, usage,
 //! nodegroup, deviceshare...) switches carrying off, as do `--exhaustive`,
@@ -64,6 +69,9 @@ struct Failure {
     allowed: Vec<VictimKey>,
     /// The cluster's total then.
     total: Resources,
+    /// The session's victim groups then ([`Session::victim_groups_version`]):
+    /// with the same groups, the same inputs give the same `allowed`.
+    groups: u64,
     /// The log position after it.
     pos: u64,
     /// Nodes whose victims made room but whose walk failed.
@@ -147,6 +155,26 @@ impl Carry {
         Some(nodes)
     }
 
+    /// True if a search for `pod` would look at no node: one with the same
+    /// inputs failed, nothing was logged since, no node is to be re-checked,
+    /// and the victim groups and the cluster's total are as they were (so the
+    /// search's possible groups would be too). The search then fails as it
+    /// did, and its record would be the one kept: it can be skipped whole,
+    /// before its possible groups are even listed.
+    pub(crate) fn known_fruitless(&self, ssn: &Session<'_>, pod: PodId) -> bool {
+        if !self.on || ssn.is_exhaustive() || ssn.explaining(pod) || ssn.affinity_on() {
+            return false;
+        }
+        let Some(f) = Self::key(ssn, pod).and_then(|k| self.failures.get(&k)) else { return false };
+        // The deliberately wrong skip of the equivalence tests takes any failure
+        // with the same inputs as fruitless.
+        if ssn.planted.wrong_fruitless {
+            return true;
+        }
+        let quiet = ssn.victim_log_since(f.pos).is_some_and(<[NodeId]>::is_empty);
+        quiet && f.recheck.is_empty() && f.total == ssn.total() && f.groups == ssn.victim_groups_version()
+    }
+
     /// Records the outcome of a search for `pod` over the possible groups
     /// `allowed`: a failure with the nodes whose walk failed (`recheck`), or a
     /// success (the entry goes: the state changed).
@@ -169,7 +197,13 @@ impl Carry {
         if self.failures.len() >= MAX_FAILURES {
             self.failures.clear();
         }
-        let f = Failure { allowed: allowed.to_vec(), total: ssn.total(), pos: ssn.victim_log_end(), recheck };
+        let f = Failure {
+            allowed: allowed.to_vec(),
+            total: ssn.total(),
+            groups: ssn.victim_groups_version(),
+            pos: ssn.victim_log_end(),
+            recheck,
+        };
         self.failures.insert(key, f);
     }
 }

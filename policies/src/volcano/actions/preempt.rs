@@ -274,12 +274,18 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
                 let p = ssn.job(j).spec.priority;
                 // Victims of other jobs have a lower job priority when priority
                 // answers after every possible start of each tier's intersection.
-                let rule = fw.victim_rule(ssn, pod, false, true);
-                let below = rule.below_priority(fw);
-                let candidate = move |_: &Session<'_>, k: VictimKey| k.queue == q;
+                // Made when a group is first asked (a search the carry skips asks none),
+                // in the state the search starts from.
+                let rule = std::cell::OnceCell::new();
                 let victim = |s: &Session<'_>, k: VictimKey| {
-                    k.queue == q && (!below || k.priority < p) && rule.may_choose(fw, s, k)
+                    let (rule, below) = rule.get_or_init(|| {
+                        let rule = fw.victim_rule(s, pod, false, true);
+                        let below = rule.below_priority(fw);
+                        (rule, below)
+                    });
+                    k.queue == q && (!*below || k.priority < p) && rule.may_choose(fw, s, k)
                 };
+                let candidate = move |_: &Session<'_>, k: VictimKey| k.queue == q;
                 let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: None };
                 let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None, Some(&mut *carry));
                 memo.record(ssn, pod, placed);

@@ -125,6 +125,10 @@ pub(crate) fn preempt_pod(
     mut cache: Option<&mut VictimCache>,
     mut carry: Option<&mut Carry>,
 ) -> bool {
+    // A search the carry knows looks at no node fails as it did.
+    if carry.as_deref().is_some_and(|c| c.known_fruitless(ssn, pod)) {
+        return failed(ssn, pod);
+    }
     let req = ssn.pod(pod).req;
     let q = ssn.job(ssn.pod(pod).job).spec.queue;
     let exhaustive = ssn.is_exhaustive();
