@@ -111,7 +111,10 @@ impl VictimRule {
         })
     }
 
-    /// [`Framework::victims_below_priority`] from the positions found.
+    /// True if every preempt victim of the preemptor has a lower job priority
+    /// than its job, or is a lower-priority pod of its own job: from every
+    /// position where a tier's intersection can start, `priority` answers later
+    /// on, so each tier's choice is a subset of priority's.
     pub fn below_priority(&self, fw: &Framework) -> bool {
         debug_assert!(!self.reclaim);
         fw.tiers.iter().zip(&fw.choosers[0]).zip(&self.seeds).all(|((tier, idx), seeds)| {
@@ -766,15 +769,6 @@ impl Framework {
         ready && first.is_some_and(|t| t.iter().any(|s| gang(s, flag::ENABLE_JOB_PIPELINED)))
     }
 
-    /// True if every preempt victim of `preemptor` has a lower job priority than
-    /// its job, or is a lower-priority pod of its own job: from every position
-    /// where a tier's intersection can start (`seeds_for`),
-    /// `priority` answers later on, so each tier's choice is a subset of
-    /// priority's.
-    pub fn victims_below_priority(&self, ssn: &Session<'_>, preemptor: PodId) -> bool {
-        self.victim_rule(ssn, preemptor, false, false).below_priority(self)
-    }
-
     /// The positions from which a tier's intersection can start for
     /// `preemptor` ([`seeds`]), keeping a re-seed at `s` only when the plugin
     /// before it may answer at all: an empty answer ends the tier instead
@@ -833,13 +827,8 @@ impl Framework {
             .all(|s| s.plugin.hooks().has(Hooks::RECLAIM_IGNORES_RECLAIMER))
     }
 
-    /// False if no tier can choose a victim of group `key` for `preemptor`. A
-    /// tier's victims are the intersection of its choosing plugins' answers, but
-    /// with Volcano's re-seeding quirk (`tier_walk`): after an empty
-    /// intersection, the next plugin's whole answer starts the intersection again.
-    /// So a group is possible when, from some plugin that can start the
-    /// intersection (`seeds_for`), every later plugin may answer
-    /// with it.
+    /// False if no tier can choose a victim of group `key` for `preemptor`
+    /// ([`VictimRule::may_choose`], for one group).
     pub fn may_choose_victims_in(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> bool {
         self.victim_rule(ssn, preemptor, reclaim, false).may_choose(self, ssn, key)
     }

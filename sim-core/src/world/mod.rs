@@ -389,6 +389,10 @@ impl Job {
         let held = self.count(PodStatus::Allocated) + self.count(PodStatus::Running);
         (self.ready_count() > self.spec.min_available, held == 1)
     }
+    /// True if its pods are filed under flags its counts no longer call for.
+    pub fn victims_misfiled(&self) -> bool {
+        self.victim_flags() != (self.victims_over_min, self.victims_lone)
+    }
     /// The victim group its Running preemptable pods are filed under.
     pub fn victim_key(&self) -> VictimKey {
         VictimKey {
@@ -1010,7 +1014,7 @@ impl World {
             self.waiting_changes.push(job);
         }
         let j = &self.jobs[job];
-        if j.victim_flags() != (j.victims_over_min, j.victims_lone) {
+        if j.victims_misfiled() {
             self.refile_victims(job);
         }
         // The job's allocation or ready count may have changed: what drf and gang
@@ -1191,7 +1195,7 @@ impl World {
         }
         self.with_queue_terms(j, |job| edit(&mut job.spec));
         let job = &self.jobs[j];
-        if job.victim_flags() != (job.victims_over_min, job.victims_lone) {
+        if job.victims_misfiled() {
             self.refile_victims(j);
         }
         self.reindex(j);
@@ -1363,7 +1367,7 @@ impl World {
         let mut all = Vec::new();
         for p in self.pods.iter().filter(|p| p.status == PodStatus::Running && p.preemptable) {
             let j = &self.jobs[p.job];
-            if (j.victims_over_min, j.victims_lone) != j.victim_flags() {
+            if j.victims_misfiled() {
                 return Err(format!("job {}: victim group flags out of date", p.job.0));
             }
             let key = j.victim_key();
