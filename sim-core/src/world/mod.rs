@@ -569,8 +569,8 @@ pub struct World {
     pub active: BTreeSet<JobId>,
     /// Active jobs that have Pending pods.
     pub with_pending: IdSet<JobId>,
-    /// Possible preemption victims over the whole cluster, by queue and job
-    /// priority (as [`NodeState::victims`]).
+    /// Possible preemption victims over the whole cluster, by victim group
+    /// (as [`NodeState::victims`]).
     pub victims: Vec<(VictimKey, u32, Resources)>,
     /// Moves whenever a group of `victims` comes or goes
     /// ([`World::victim_groups_version`]).

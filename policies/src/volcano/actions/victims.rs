@@ -12,8 +12,8 @@
 //!   taken, to any preemptor with a share: `Plugin::victim_group_ok_now`) —
 //!   would still leave too little room is skipped before its
 //!   predicates run (victims are a subset of those pods;
-//!   [`lahar_core::world::NodeState::victims`] keeps their sums per queue and job
-//!   priority). With no candidate victim in the whole cluster, the search fails at
+//!   [`lahar_core::world::NodeState::victims`] keeps their sums per victim
+//!   group, [`lahar_core::world::VictimKey`]). With no candidate victim in the whole cluster, the search fails at
 //!   once (a node with a candidate may take the pod with no victim at all).
 //! - **Pre-check before scoring** (preempt). A node whose allowed victims cannot
 //!   make room can only be skipped by the walk, and failed attempts leave the
