@@ -107,4 +107,14 @@ pub struct PlantedBugs {
     /// anti-affinity, so that tests can show the equivalence check catches it.
     /// Never set outside tests.
     pub wrong_affinity: bool,
+    /// Makes allocate's quota rule ([`PlantedBugs::audit_quota_short`]) count
+    /// one pod more than a gang's minAvailable, so that tests can show the
+    /// audit catches a rule that skips a step which could succeed. Never set
+    /// outside tests.
+    pub wrong_quota_count: bool,
+    /// Not a bug: runs each allocate step the queue's-quota rule would skip and
+    /// panics if it ends ready or pipelined (the rule's claim that such a step
+    /// could only be discarded), then goes on as the step's outcome says. Never
+    /// set outside tests.
+    pub audit_quota_short: bool,
 }

@@ -232,6 +232,46 @@ fn a_wrong_reach_memo_is_caught() {
     assert!(caught.iter().sum::<usize>() > 0, "no scenario showed the wrong memo");
 }
 
+/// How many of 24 fixed random scenarios under `conf`, run with the engine
+/// settings `tweak` sets, panic (the audits of a rule panic when it is wrong).
+fn panicking(conf: &str, tweak: impl Fn(&mut EngineConfig) + Copy) -> usize {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (3u32..8, jobs());
+    (0..24)
+        .filter(|_| {
+            let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
+            let t = text(nodes, conf, &jobs, true);
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| outputs_with(&t, false, tweak))).is_err()
+        })
+        .count()
+}
+
+/// Allocate's rule on the queue's quota (a step whose gang the quota leaves
+/// short is not run, in both modes; docs/volcano.md § Deviations from Volcano)
+/// skips only steps that could not succeed: with the audit on, every step the
+/// rule would skip is run all the same, and the run panics if one ends ready or
+/// pipelined. Under each conf, over the fixed scenarios (queues with weights and
+/// a capability, gangs of up to four workers and a master), none does.
+#[test]
+fn allocate_skips_only_steps_the_quota_leaves_short() {
+    for conf in CONFS {
+        assert_eq!(panicking(conf, |e| e.planted.audit_quota_short = true), 0, "{conf}");
+    }
+}
+
+/// The audit can fail: with the rule counting one pod more than minAvailable
+/// (so it would skip steps whose gang exactly fits the quota), fixed scenarios
+/// panic.
+#[test]
+fn a_wrong_quota_count_is_caught() {
+    let wrong = |e: &mut EngineConfig| {
+        e.planted.audit_quota_short = true;
+        e.planted.wrong_quota_count = true;
+    };
+    let caught: usize = CONFS.iter().map(|c| panicking(c, wrong)).sum();
+    assert!(caught > 0, "no scenario showed the wrong quota count");
+}
+
 /// `lahar run --exhaustive` through the binary: the example with Volcano's
 /// production-style conf (drf, proportion, binpack, network-topology-aware, reclaim)
 /// writes the same decisions.csv, pods.csv and jobs.csv in both modes.

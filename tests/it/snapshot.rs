@@ -57,7 +57,10 @@ fn the_one_command_study() {
     // No Running row: at the session's close Volcano's cache holds the bound pod
     // Binding, and `getPodGroupPhase` counts it scheduled only at the next close.
     let explain = std::fs::read_to_string(out.join("explain.csv")).unwrap();
-    assert!(explain.contains(",gang,false,job not ready: 1 placed + 0 pipelined of minAvailable 2"), "{explain}");
+    assert!(
+        explain.contains(",gang,false,\"not tried: the gang needs 2 pods (minAvailable) and has 0 placed, pipelined or pending BestEffort; queue research's quota admits 1 more"),
+        "{explain}"
+    );
     let conf = std::fs::read_to_string(out.join("input-scheduler.conf")).unwrap();
     assert!(conf.contains("binpack"), "the run records the conf it used");
     // `lahar validate` checks the same input without running it.

@@ -953,3 +953,52 @@ fn topology_hard_job_confined_to_one_leaf() {
     // `big` (3 three-cpu pods, hard tier 1) fits no leaf (n2 is the only free node left) and waits.
     assert_ne!(o.job("big")["start_s"], "20");
 }
+
+/// A pod pipelined in a session counts against its queue's quota for the rest of
+/// the session, as in Volcano, whose `Statement.Pipeline` fires the same
+/// `AllocateFunc` handlers as an allocation (proportion and capacity add the
+/// pod to the queue's `allocated`). Queue `a` may hold 16 GPUs; `low` and
+/// `other` hold 8 each. At 10 s `high` evicts `other` (30 s grace) and is
+/// pipelined onto its node. At 20 s `high` is pipelined again (its nominated
+/// node) — 8 held + 8 pipelined — so `late` (8 more) is refused, under either
+/// plugin: before, the pipelined pod was not counted and `late` was bound onto
+/// the idle node, taking the queue to 24 GPUs once `high` ran. Here `high`
+/// binds when `other` is gone (40 s); at 1 h `low` ends and `other`, made again
+/// by its controller, comes first; `late` binds when `high` ends (1 h 40 s).
+#[test]
+fn a_pipelined_pod_counts_against_its_queues_quota() {
+    for plugin in ["proportion", "capacity"] {
+        let job = |name: &str, prio: u32, at: u32| {
+            format!(
+                "      - {{name: {name}, queue: a, priority: {prio}, submitAt: {at}s, duration: 1h, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1, nvidia.com/gpu: 8}}}}]}}\n"
+            )
+        };
+        let text = format!(
+            "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: pipelined-quota}}\nspec:\n  seed: 1\n  horizon: 2h\n  cluster:\n    nodes:\n      - {{name: n1, cpu: 64, memory: 256Gi, gpus: 8}}\n      - {{name: n2, cpu: 64, memory: 256Gi, gpus: 8}}\n      - {{name: n3, cpu: 64, memory: 256Gi, gpus: 8}}\n  queues:\n    - {{name: a, weight: 1, capability: {{nvidia.com/gpu: 16}}}}\n  scheduler:\n    inline: |\n      actions: \"allocate, preempt\"\n      tiers:\n      - plugins: [{{name: priority}}, {{name: gang, enablePreemptable: false}}, {{name: conformance}}]\n      - plugins: [{{name: drf}}, {{name: predicates}}, {{name: {plugin}}}, {{name: nodeorder}}]\n  workload:\n    - jobs:\n{}{}{}{}",
+            job("low", 0, 0),
+            job("other", 0, 0),
+            job("high", 10, 10),
+            job("late", 0, 20)
+        );
+        let o = run_text(&text);
+        let rows: Vec<(String, String, String, String)> = o
+            .decisions
+            .iter()
+            .filter(|d| d["kind"] != "phase")
+            .map(|d| (d["t_s"].clone(), d["kind"].clone(), d["pod"].clone(), d["node"].clone()))
+            .collect();
+        let want: Vec<(String, String, String, String)> = [
+            ("0", "bind", "default/low-w-0", "n3"),
+            ("0", "bind", "default/other-w-0", "n1"),
+            ("10", "evict", "default/other-w-0", "n1"),
+            ("10", "pipeline", "default/high-w-0", "n1"),
+            ("40", "bind", "default/high-w-0", "n1"),
+            ("3600", "bind", "default/other-w-0", "n3"),
+            ("3640", "bind", "default/late-w-0", "n1"),
+        ]
+        .iter()
+        .map(|&(t, k, p, n)| (t.into(), k.into(), p.into(), n.into()))
+        .collect();
+        assert_eq!(rows, want, "{plugin}");
+    }
+}

@@ -501,9 +501,21 @@ impl Framework {
     /// Plugins whose `allocatable` says no, each with its numbers when it gives
     /// them (`proportion (nvidia.com/gpu: ...)`). For `--explain`.
     pub fn allocatable_rejecters(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Vec<String> {
+        self.allocatable_rejecters_after(ssn, q, pod, 0)
+    }
+
+    /// [`Framework::allocatable_rejecters`] once the queue holds `k` more pods
+    /// like `pod` (the plugins whose [`Plugin::allocatable_copies`] stops
+    /// before the k+1-th), with their numbers then. For `--explain`.
+    pub fn allocatable_rejecters_after(&self, ssn: &Session<'_>, q: QueueId, pod: PodId, k: u32) -> Vec<String> {
+        let req = ssn.pod(pod).req;
+        let ahead = req.times(k as i64);
         self.enabled(flag::ENABLED_ALLOCATABLE)
-            .filter(|p| p.allocatable(ssn, q, pod) == Some(false))
-            .map(|p| match p.allocatable_why(ssn, q, pod) {
+            .filter(|p| match k {
+                0 => p.allocatable(ssn, q, pod) == Some(false),
+                _ => p.allocatable_copies(ssn, q, &req, k + 1).is_some_and(|c| c <= k),
+            })
+            .map(|p| match p.allocatable_why(ssn, q, pod, &ahead) {
                 Some(why) => format!("{} ({why})", p.name()),
                 None => p.name().to_string(),
             })
@@ -892,6 +904,13 @@ impl Framework {
     /// AND over plugins.
     pub fn allocatable(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> bool {
         self.enabled(flag::ENABLED_ALLOCATABLE).all(|p| p.allocatable(ssn, q, pod).unwrap_or(true))
+    }
+
+    /// How many of `cap` pods of request `req`, placed one after another in
+    /// queue `q`, every plugin's `allocatable` admits (the least of the
+    /// plugins' counts; [`Plugin::allocatable_copies`]).
+    pub fn allocatable_copies(&self, ssn: &Session<'_>, q: QueueId, req: &Resources, cap: u32) -> u32 {
+        self.enabled(flag::ENABLED_ALLOCATABLE).fold(cap, |c, p| p.allocatable_copies(ssn, q, req, c).unwrap_or(c))
     }
 
     /// AND over plugins, for one pod.

@@ -172,10 +172,20 @@ pub trait Plugin: Send {
     fn allocatable(&self, ssn: &Session<'_>, queue: QueueId, pod: PodId) -> Option<bool> {
         None
     }
+    /// How many of `cap` pods of request `req`, placed one after another in
+    /// the queue, [`Plugin::allocatable`] admits while the queue's allocation
+    /// grows by `req` with each: the vote for the k-th asks the allocation
+    /// plus (k − 1)·`req`. Its votes must fall once they fall (a growing
+    /// allocation never turns a no into a yes). `None`: not counted (every pod
+    /// may be admitted, as far as this plugin says).
+    fn allocatable_copies(&self, ssn: &Session<'_>, queue: QueueId, req: &Resources, cap: u32) -> Option<u32> {
+        None
+    }
     /// Why [`Plugin::allocatable`] says no, in numbers (`--explain` only): the
-    /// limit, what the queue holds and what the pod asks. `None` when it says yes
-    /// or has nothing to add to its name.
-    fn allocatable_why(&self, ssn: &Session<'_>, queue: QueueId, pod: PodId) -> Option<String> {
+    /// limit, what the queue holds (with `ahead` more: the pods of the step
+    /// before this one) and what the pod asks. `None` when it says yes or has
+    /// nothing to add to its name.
+    fn allocatable_why(&self, ssn: &Session<'_>, queue: QueueId, pod: PodId, ahead: &Resources) -> Option<String> {
         None
     }
     /// May the queue reclaim for pods requesting `req` in all (one pod for

@@ -454,6 +454,9 @@ pub struct QueueState {
     pub spec: Queue,
     /// Σ requests of Allocated and Running pods of its jobs.
     pub allocated: Resources,
+    /// Σ requests of its jobs' pods pipelined in the session (none between
+    /// sessions).
+    pub pipelined: Resources,
     /// Σ requests of Pending pods of its jobs.
     pub pending: Resources,
     /// Active jobs (submitted, not terminal).
@@ -474,12 +477,22 @@ impl QueueState {
         QueueState {
             spec,
             allocated: Resources::ZERO,
+            pipelined: Resources::ZERO,
             pending: Resources::ZERO,
             active_jobs: 0,
             inqueue: Resources::ZERO,
             elastic: Resources::ZERO,
             reserved: Resources::ZERO,
         }
+    }
+
+    /// The queue's allocation as the quota plugins count it in a session: its
+    /// Allocated and Running pods and the pods pipelined in the session
+    /// (Volcano's `Statement.Pipeline` fires the same `AllocateFunc` handlers as
+    /// an allocation, which add the pod to proportion's and capacity's
+    /// `attr.allocated`).
+    pub fn allocation(&self) -> Resources {
+        self.allocated + self.pipelined
     }
 
     /// Moves a job's terms ([`queue_terms`]: inqueue, elastic, reserved) in the
@@ -1218,6 +1231,9 @@ impl World {
         }
         if status == PodStatus::Pending {
             self.queues[q].pending += delta;
+        }
+        if status == PodStatus::Pipelined {
+            self.queues[q].pipelined += delta;
         }
         let Some(n) = node else { return };
         let preemptable = self.pods[pod].preemptable;

@@ -211,6 +211,38 @@ impl Reach {
         best < min && !self.may_have_victims_of(fw, ssn, j, (f.queue, f.priority), f.running)
     }
 
+    /// True if the queue's quota alone leaves job `j`'s gang short at the start
+    /// of its allocate step (where gang's votes bind): its pods placed or
+    /// waiting and its pending BestEffort pods, plus, per task with pending pods
+    /// that request resources, as many of them as the quota admits one after
+    /// another ([`Framework::allocatable_copies`]; each task counted on its own,
+    /// an upper bound), stay below minAvailable. Allocate only adds to the
+    /// queue's allocation, so each pod of the step beyond that count is refused:
+    /// the step could only be discarded. The rule's intake asks the quota once
+    /// per action; a step asks it as earlier steps left it.
+    pub fn quota_short(&self, fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
+        if !self.gang_binds || self.action != Action::Allocate {
+            return false;
+        }
+        let job = ssn.job(j);
+        // The deliberately wrong count of the equivalence tests asks for one pod
+        // more than minAvailable.
+        let min = job.spec.min_available + ssn.planted.wrong_quota_count as u32;
+        let mut best = job.ready_count() + job.waiting_count() + pending_best_effort(ssn, j);
+        for (t, task) in job.spec.tasks.iter().enumerate() {
+            if best >= min {
+                return false;
+            }
+            let pending = job.task_count(t, PodStatus::Pending);
+            if pending == 0 || task.requests.is_best_effort() {
+                continue;
+            }
+            let shape = ssn.shape(job.tasks[t].shape);
+            best += fw.allocatable_copies(ssn, job.spec.queue, shape, pending.min(min - best));
+        }
+        best < min
+    }
+
     /// [`Reach::out_of_reach`] from the job's spec and counts, task by task.
     fn out_of_reach_walk(&mut self, fw: &Framework, ssn: &Session<'_>, j: JobId) -> bool {
         let job = ssn.job(j);

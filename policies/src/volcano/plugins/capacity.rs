@@ -129,7 +129,7 @@ impl Capacity {
 
     fn share(&self, ssn: &Session<'_>, q: QueueId) -> f64 {
         let a = &self.attrs[q.0 as usize];
-        if !a.has_deserved { 1.0 } else { share(&f(&ssn.queue(q).allocated), &a.deserved) }
+        if !a.has_deserved { 1.0 } else { share(&f(&ssn.queue(q).allocation()), &a.deserved) }
     }
 
     fn tree(&self) -> Option<&QueueTree> {
@@ -142,7 +142,7 @@ impl Capacity {
         let nq = ssn.queues().len();
         let mut out = [0.0; DIMS];
         for q in t.subtree_queues(n, nq) {
-            let a = f(&ssn.queue(QueueId(q as u32)).allocated);
+            let a = f(&ssn.queue(QueueId(q as u32)).allocation());
             for d in 0..DIMS {
                 out[d] += a[d];
             }
@@ -382,9 +382,22 @@ impl Plugin for Capacity {
                 le_on(&used, &self.attrs[a].real_capability, &req)
             }));
         }
-        Some(le_on(&f(&(qs.allocated + req)), &self.attrs[q.0 as usize].real_capability, &req))
+        Some(le_on(&f(&(qs.allocation() + req)), &self.attrs[q.0 as usize].real_capability, &req))
     }
-    fn allocatable_why(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<String> {
+    fn allocatable_copies(&self, ssn: &Session<'_>, q: QueueId, req: &Resources, cap: u32) -> Option<u32> {
+        let qs = ssn.queue(q);
+        if qs.spec.state != QueueState::Open {
+            return Some(0);
+        }
+        // A hierarchy sums its queues' allocations in floating point: not
+        // counted (the votes are asked as they come).
+        if self.tree().is_some() {
+            return None;
+        }
+        let limit = &self.attrs[q.0 as usize].real_capability;
+        Some((1..=cap).take_while(|&k| le_on(&f(&(qs.allocation() + req.times(k as i64))), limit, req)).count() as u32)
+    }
+    fn allocatable_why(&self, ssn: &Session<'_>, q: QueueId, pod: PodId, ahead: &Resources) -> Option<String> {
         let qs = ssn.queue(q);
         if qs.spec.state != QueueState::Open {
             return Some(format!("the queue is {:?}, not Open", qs.spec.state));
@@ -399,13 +412,17 @@ impl Plugin for Capacity {
                 return Some(format!("queue {} is not a leaf of the hierarchy", qs.spec.name));
             }
             return std::iter::once(n).chain(t.ancestors[n].iter().rev().copied()).find_map(|a| {
-                let used = self.node_allocated(ssn, a);
+                let mut used = self.node_allocated(ssn, a);
+                let extra = f(ahead);
+                for d in 0..DIMS {
+                    used[d] += extra[d];
+                }
                 let why = over_limit(ssn, &used, &req, &self.attrs[a].real_capability, "capability")?;
                 let name = ssn.queues().get(a).map_or("root", |q| q.spec.name.as_str());
                 Some(format!("queue {name}: {why}"))
             });
         }
-        over_limit(ssn, &f(&qs.allocated), &req, &self.attrs[q.0 as usize].real_capability, "capability")
+        over_limit(ssn, &f(&(qs.allocation() + *ahead)), &req, &self.attrs[q.0 as usize].real_capability, "capability")
     }
     fn preemptive(&self, ssn: &Session<'_>, q: QueueId, req: &Resources) -> Option<bool> {
         if self.broken() || ssn.queue(q).spec.state != QueueState::Open {
@@ -413,10 +430,10 @@ impl Plugin for Capacity {
         }
         // Against the queue's own realCapability only (ancestors are not checked).
         let req = *req;
-        if !le_on(&f(&(ssn.queue(q).allocated + req)), &self.attrs[q.0 as usize].real_capability, &req) {
+        if !le_on(&f(&(ssn.queue(q).allocation() + req)), &self.attrs[q.0 as usize].real_capability, &req) {
             return Some(false);
         }
-        let after = f(&(ssn.queue(q).allocated + req));
+        let after = f(&(ssn.queue(q).allocation() + req));
         let below = |after: &FRes, des: &FRes| (0..DIMS).any(|d| d != PODS && req.get(d) > 0 && after[d] <= des[d]);
         if below(&after, &self.attrs[q.0 as usize].deserved) {
             return Some(true);
@@ -461,7 +478,7 @@ impl Plugin for Capacity {
             if !(0..DIMS).any(|d| d != PODS && v.req.get(d) > 0 && rreq.get(d) > 0) {
                 continue;
             }
-            let alloc = *running[qi].get_or_insert_with(|| f(&ssn.queue(q).allocated));
+            let alloc = *running[qi].get_or_insert_with(|| f(&ssn.queue(q).allocation()));
             let mut after = alloc;
             let vr = f(&v.req);
             for d in 0..DIMS {
@@ -533,7 +550,7 @@ impl Plugin for Capacity {
             let v = ssn.pod(c);
             let q = ssn.job(v.job).spec.queue;
             let a = &self.attrs[q.0 as usize];
-            let alloc = running[q.0 as usize].get_or_insert_with(|| f(&ssn.queue(q).allocated));
+            let alloc = running[q.0 as usize].get_or_insert_with(|| f(&ssn.queue(q).allocation()));
             let mut after = *alloc;
             let vr = f(&v.req);
             for d in 0..DIMS {

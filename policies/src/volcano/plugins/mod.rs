@@ -219,7 +219,7 @@ impl Admission {
     fn need(&self, ssn: &Session<'_>, j: JobId) -> (FRes, FRes, lahar_core::model::resource::Resources) {
         let job = ssn.job(j);
         let minr = job.spec.min_resources;
-        let (alloc, mr) = (f(&ssn.queue(job.spec.queue).allocated), f(&minr));
+        let (alloc, mr) = (f(&ssn.queue(job.spec.queue).allocation()), f(&minr));
         let mut need = [0.0; DIMS];
         for d in 0..DIMS {
             need[d] = mr[d] + alloc[d] + self.inqueue[d] - self.elastic[d];

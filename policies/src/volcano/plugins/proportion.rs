@@ -75,7 +75,7 @@ impl Proportion {
         &self.attrs[q.0 as usize]
     }
     fn share(&self, ssn: &Session<'_>, q: QueueId) -> f64 {
-        share(&f(&ssn.queue(q).allocated), &self.attr(q).deserved)
+        share(&f(&ssn.queue(q).allocation()), &self.attr(q).deserved)
     }
 }
 
@@ -173,19 +173,28 @@ impl Plugin for Proportion {
         Some(self.share(ssn, l).partial_cmp(&self.share(ssn, r)).unwrap_or(Ordering::Equal))
     }
     fn overused(&self, ssn: &Session<'_>, q: QueueId) -> Option<bool> {
-        Some(le(&self.attr(q).deserved, &f(&ssn.queue(q).allocated)))
+        Some(le(&self.attr(q).deserved, &f(&ssn.queue(q).allocation())))
     }
     fn allocatable(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<bool> {
         self.preemptive(ssn, q, &ssn.pod(pod).req)
     }
-    fn allocatable_why(&self, ssn: &Session<'_>, q: QueueId, pod: PodId) -> Option<String> {
+    fn allocatable_copies(&self, ssn: &Session<'_>, q: QueueId, req: &Resources, cap: u32) -> Option<u32> {
+        let qs = ssn.queue(q);
+        if qs.spec.state != QueueState::Open {
+            return Some(0);
+        }
+        let deserved = &self.attr(q).deserved;
+        Some((1..=cap).take_while(|&k| le_on(&f(&(qs.allocation() + req.times(k as i64))), deserved, req)).count()
+            as u32)
+    }
+    fn allocatable_why(&self, ssn: &Session<'_>, q: QueueId, pod: PodId, ahead: &Resources) -> Option<String> {
         let qs = ssn.queue(q);
         if qs.spec.state != QueueState::Open {
             return Some(format!("the queue is {:?}, not Open", qs.spec.state));
         }
         let a = self.attr(q);
         let req = ssn.pod(pod).req;
-        let why = over_limit(ssn, &f(&qs.allocated), &req, &a.deserved, "deserved")?;
+        let why = over_limit(ssn, &f(&(qs.allocation() + *ahead)), &req, &a.deserved, "deserved")?;
         // The capability the user gave, on the dimensions the pod asks for.
         let names = &ssn.cluster().resource_names;
         let cap: Vec<String> = (0..DIMS)
@@ -200,18 +209,18 @@ impl Plugin for Proportion {
         if qs.spec.state != QueueState::Open {
             return Some(false);
         }
-        Some(le_on(&f(&(qs.allocated + *req)), &self.attr(q).deserved, req))
+        Some(le_on(&f(&(qs.allocation() + *req)), &self.attr(q).deserved, req))
     }
     fn victim_group_ok(&self, ssn: &Session<'_>, _: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
         // Only queues above their deserved share give pods back.
-        reclaim.then(|| !le(&f(&ssn.queue(key.queue).allocated), &self.attr(key.queue).deserved))
+        reclaim.then(|| !le(&f(&ssn.queue(key.queue).allocation()), &self.attr(key.queue).deserved))
     }
     fn reclaimable(&self, ssn: &Session<'_>, _reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         let mut running: Vec<Option<FRes>> = vec![None; self.attrs.len()];
         let mut out = Vec::new();
         for &c in cands {
             let q = ssn.job(ssn.pod(c).job).spec.queue;
-            let alloc = running[q.0 as usize].get_or_insert_with(|| f(&ssn.queue(q).allocated));
+            let alloc = running[q.0 as usize].get_or_insert_with(|| f(&ssn.queue(q).allocation()));
             if !le(alloc, &self.attr(q).deserved) {
                 let req = f(&ssn.pod(c).req);
                 for d in 0..DIMS {

@@ -431,18 +431,31 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         let Some((j, mut turn)) = next else { continue };
         let watched: Vec<PodId> =
             ssn.explained_pods(j).into_iter().filter(|&p| ssn.pod(p).status == PodStatus::Pending).collect();
-        if let Tasks::Later(shape, _) = turn
+        // A step the queue's quota leaves short is not run, in both modes (a
+        // deviation: Volcano would place pods and discard them).
+        let rule_short = reach.quota_short(fw, ssn, j);
+        // The audit of the tests runs the step all the same.
+        let short = rule_short && !ssn.planted.audit_quota_short;
+        if short && !watched.is_empty() {
+            quota_rows(fw, ssn, j, &watched);
+        }
+        if !short
+            && let Tasks::Later(shape, _) = turn
             && !finds_no_room(fw, ssn, j, shape, &mut dead)
         {
             turn = Tasks::Plain(pending_tasks(fw, ssn, j, false).into());
         }
         let stmt = match &mut turn {
+            _ if short => None,
             Tasks::Sheet(ws) => hypernode::allocate_for_job(fw, ssn, st, j, ws),
             Tasks::Plain(tasks) => allocate_tasks(fw, ssn, st, j, 0, tasks, None),
             // The step could only fail, leaving everything as it was.
             Tasks::Later(..) => None,
         };
         let stepped = stmt.is_some();
+        if ssn.planted.audit_quota_short && rule_short && stepped {
+            panic!("allocate's quota rule would skip a step that ends ready or pipelined");
+        }
         let mut committed = false;
         if let Some(stmt) = stmt {
             if fw.job_ready(ssn, j) {
@@ -454,7 +467,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
                 drop(stmt);
             }
         }
-        if !watched.is_empty() {
+        if !watched.is_empty() && !short {
             step_outcome(ssn, &watched, &turn, stepped, committed);
         }
         let stayed_later = !stepped && matches!(turn, Tasks::Later(..));
@@ -477,6 +490,57 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
                 jobs.pop_front(ssn, &dead);
             }
         }
+    }
+}
+
+/// `--explain` rows for the `watched` pending pods of job `j`, whose step the
+/// queue's quota leaves short ([`Reach::quota_short`]): per task, the pods the
+/// quota admits one after another get their nodes' fit and predicates (no step
+/// scores them), the first it refuses gets the plugins' numbers with the pods
+/// before it counted, and every watched pod the gang's shortfall.
+fn quota_rows(fw: &Framework, ssn: &mut Session<'_>, j: JobId, watched: &[PodId]) {
+    let job = ssn.job(j);
+    let q = job.spec.queue;
+    let (name, min) = (ssn.queue(q).spec.name.clone(), job.spec.min_available);
+    let base = job.ready_count() + job.waiting_count() + super::super::plugins::pending_best_effort(ssn, j);
+    let mut admitted = 0;
+    let mut rows: Vec<(PodId, Option<String>)> = Vec::new();
+    for (t, task) in job.spec.tasks.iter().enumerate() {
+        if task.requests.is_best_effort() {
+            continue;
+        }
+        let pending: Vec<PodId> = job
+            .pods
+            .iter()
+            .copied()
+            .filter(|&p| ssn.pod(p).task as usize == t && ssn.pod(p).status == PodStatus::Pending)
+            .collect();
+        if pending.is_empty() {
+            continue;
+        }
+        let k = fw.allocatable_copies(ssn, q, ssn.shape(job.tasks[t].shape), pending.len() as u32);
+        admitted += k;
+        for (i, &p) in pending.iter().enumerate().filter(|&(_, p)| watched.contains(p)) {
+            let refused = (i as u32 == k).then(|| {
+                let before = if k > 0 { format!(" after the {k} before it") } else { String::new() };
+                let by = fw.allocatable_rejecters_after(ssn, q, p, k).join(", ");
+                format!("queue {name} cannot take the pod{before}: rejected by {by}")
+            });
+            rows.push((p, refused.or(((i as u32) < k).then(String::new))));
+        }
+    }
+    let why = format!(
+        "not tried: the gang needs {min} pods (minAvailable) and has {base} placed, pipelined or pending BestEffort; queue {name}'s quota admits {admitted} more of its pending pods, one after another: the step could only be discarded"
+    );
+    for (p, row) in rows {
+        match row {
+            Some(r) if r.is_empty() => explain::node_rows(fw, ssn, p, None, &[], ""),
+            Some(r) => ssn.explain(p, None, "allocatable", Some(false), r, None),
+            None => {}
+        }
+    }
+    for &p in watched {
+        ssn.explain(p, None, "gang", Some(false), why.clone(), None);
     }
 }
 
