@@ -1340,7 +1340,17 @@ impl World {
         let mut releasing = vec![Resources::ZERO; self.nodes.len()];
         let mut pipelined = vec![Resources::ZERO; self.nodes.len()];
         let mut held: Vec<Vec<PodId>> = vec![Vec::new(); self.nodes.len()];
+        // Per queue: (allocated, pipelined).
+        let mut by_queue = vec![(Resources::ZERO, Resources::ZERO); self.queues.len()];
         for (id, p) in self.pods.iter_ids() {
+            if let Some(j) = self.jobs.get(p.job) {
+                let q = &mut by_queue[j.spec.queue.0 as usize];
+                if p.status.is_allocated() {
+                    q.0 += p.req;
+                } else if p.status == PodStatus::Pipelined {
+                    q.1 += p.req;
+                }
+            }
             if matches!(p.status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing) {
                 let n = p.node.ok_or("holding pod without node")?;
                 used[n.0 as usize] += p.req;
@@ -1350,6 +1360,11 @@ impl World {
                 (PodStatus::Releasing, Some(n)) => releasing[n.0 as usize] += p.req,
                 (PodStatus::Pipelined, Some(n)) => pipelined[n.0 as usize] += p.req,
                 _ => {}
+            }
+        }
+        for (qs, &(allocated, pipelined)) in self.queues.iter().zip(&by_queue) {
+            if qs.allocated != allocated || qs.pipelined != pipelined {
+                return Err(format!("queue {}: allocated or pipelined resources out of date", qs.spec.name));
             }
         }
         for (i, ns) in self.nodes.iter().enumerate() {

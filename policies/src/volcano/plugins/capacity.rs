@@ -395,7 +395,9 @@ impl Plugin for Capacity {
             return None;
         }
         let limit = &self.attrs[q.0 as usize].real_capability;
-        Some((1..=cap).take_while(|&k| le_on(&f(&(qs.allocation() + req.times(k as i64))), limit, req)).count() as u32)
+        // The votes fall once they fall: all `cap` admitted is one question.
+        let admits = |k: u32| le_on(&f(&(qs.allocation() + req.times(k as i64))), limit, req);
+        Some(if admits(cap) { cap } else { (1..cap).take_while(|&k| admits(k)).count() as u32 })
     }
     fn allocatable_why(&self, ssn: &Session<'_>, q: QueueId, pod: PodId, ahead: &Resources) -> Option<String> {
         let qs = ssn.queue(q);

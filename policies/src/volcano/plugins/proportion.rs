@@ -184,8 +184,9 @@ impl Plugin for Proportion {
             return Some(0);
         }
         let deserved = &self.attr(q).deserved;
-        Some((1..=cap).take_while(|&k| le_on(&f(&(qs.allocation() + req.times(k as i64))), deserved, req)).count()
-            as u32)
+        // The votes fall once they fall: all `cap` admitted is one question.
+        let admits = |k: u32| le_on(&f(&(qs.allocation() + req.times(k as i64))), deserved, req);
+        Some(if admits(cap) { cap } else { (1..cap).take_while(|&k| admits(k)).count() as u32 })
     }
     fn allocatable_why(&self, ssn: &Session<'_>, q: QueueId, pod: PodId, ahead: &Resources) -> Option<String> {
         let qs = ssn.queue(q);
