@@ -159,15 +159,19 @@ pub(super) fn first_difference(a: &str, b: &str) -> String {
 /// How many of 24 fixed random scenarios under `conf` differ from the exhaustive
 /// walk when the engine settings are broken by `wrong`.
 fn caught(conf: &str, wrong: impl Fn(&mut EngineConfig) + Copy) -> usize {
+    fixed_scenarios(conf, false).iter().filter(|t| outputs_with(t, false, wrong) != outputs(t, true, false)).count()
+}
+
+/// The 24 fixed random scenarios under `conf` (`partitions`: see [`text`]).
+fn fixed_scenarios(conf: &str, partitions: bool) -> Vec<String> {
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let strategy = (3u32..8, jobs());
     (0..24)
-        .filter(|_| {
+        .map(|_| {
             let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
-            let t = text(nodes, conf, &jobs, false);
-            outputs_with(&t, false, wrong) != outputs(&t, true, false)
+            text(nodes, conf, &jobs, partitions)
         })
-        .count()
+        .collect()
 }
 
 /// The comparison above can fail: with one skip deliberately wrong (the preempt
@@ -235,15 +239,8 @@ fn a_wrong_reach_memo_is_caught() {
 /// How many of 24 fixed random scenarios under `conf`, run with the engine
 /// settings `tweak` sets, panic (the audits of a rule panic when it is wrong).
 fn panicking(conf: &str, tweak: impl Fn(&mut EngineConfig) + Copy) -> usize {
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = (3u32..8, jobs());
-    (0..24)
-        .filter(|_| {
-            let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
-            let t = text(nodes, conf, &jobs, true);
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| outputs_with(&t, false, tweak))).is_err()
-        })
-        .count()
+    let run = |t: &String| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| outputs_with(t, false, tweak)));
+    fixed_scenarios(conf, true).iter().filter(|t| run(t).is_err()).count()
 }
 
 /// Allocate's rule on the queue's quota (a step whose gang the quota leaves

@@ -505,16 +505,10 @@ fn quota_rows(fw: &Framework, ssn: &mut Session<'_>, j: JobId, watched: &[PodId]
     let base = job.ready_count() + job.waiting_count() + super::super::plugins::pending_best_effort(ssn, j);
     let mut admitted = 0;
     let mut rows: Vec<(PodId, Option<String>)> = Vec::new();
-    for (t, task) in job.spec.tasks.iter().enumerate() {
-        if task.requests.is_best_effort() {
-            continue;
-        }
-        let pending: Vec<PodId> = job
-            .pods
-            .iter()
-            .copied()
-            .filter(|&p| ssn.pod(p).task as usize == t && ssn.pod(p).status == PodStatus::Pending)
-            .collect();
+    // The pods in the order the step would take them.
+    let order = pending_tasks(fw, ssn, j, false);
+    for t in 0..job.spec.tasks.len() {
+        let pending: Vec<PodId> = order.iter().copied().filter(|&p| ssn.pod(p).task as usize == t).collect();
         if pending.is_empty() {
             continue;
         }
