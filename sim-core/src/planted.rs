@@ -112,6 +112,12 @@ pub struct PlantedBugs {
     /// audit catches a rule that skips a step which could succeed. Never set
     /// outside tests.
     pub wrong_quota_count: bool,
+    /// Makes preempt's and reclaim's digest of the waiting groups
+    /// ([`crate::world::Digest`]) ask, per request, for the group furthest
+    /// short of minAvailable instead of the nearest, so that tests can show the
+    /// equivalence check catches a digest that sets aside a group which could
+    /// reach it. Never set outside tests.
+    pub wrong_digest: bool,
     /// Not a bug: runs each allocate step the queue's-quota rule would skip and
     /// panics if it ends ready or pipelined (the rule's claim that such a step
     /// could only be discarded), then goes on as the step's outcome says. Never

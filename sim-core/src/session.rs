@@ -429,6 +429,11 @@ impl<'w> Session<'w> {
         debug_assert!(self.exhaustive || self.world.admitted_groups().is_some(), "groups read unsettled");
         self.world.admitted_groups().filter(|_| !self.exhaustive)
     }
+    /// The [`crate::world::Digest`] of [`Session::admitted_groups`]; `None`
+    /// where those are.
+    pub fn admitted_digest(&self) -> Option<&crate::world::Digest> {
+        self.world.admitted_digest().filter(|_| !self.exhaustive)
+    }
     /// Settles [`Session::admitted_groups`] after the pods moved since it was last
     /// read (a placement discarded leaves its job where it was).
     pub fn sync_groups(&mut self) {

@@ -3,7 +3,7 @@
 //! owner for the list and its groups, kept in step by the World as pods move.
 
 use super::Job;
-use super::fact_groups::{FactGroups, Groups};
+use super::fact_groups::{Digest, FactGroups, Groups};
 use crate::model::ids::{JobId, QueueId};
 use crate::model::job::PodStatus;
 use crate::util::id_set::IdBits;
@@ -250,6 +250,11 @@ impl Admitted {
     /// The groups when settled; `None` while changes are not.
     pub fn groups(&self) -> Option<&Groups> {
         self.groups.settled()
+    }
+
+    /// The groups' [`Digest`] when settled; `None` while changes are not.
+    pub fn digest(&self) -> Option<&Digest> {
+        self.groups.digest()
     }
 
     /// Checks the list, the revisions, the creations and the groups against

@@ -12,9 +12,12 @@
 //! Each group holds its jobs by (PodGroup creation, id): Volcano's job order
 //! falls back on the creation, so a reader whose job-order keys the facts
 //! decide reads a group in that order without looking at the jobs.
+//!
+//! Beside the groups, their [`Digest`]: what preempt's and reclaim's rule
+//! needs to know to set every group aside at once, kept as groups come and go.
 
 use super::ReachFacts;
-use crate::model::ids::JobId;
+use crate::model::ids::{JobId, QueueId};
 use crate::util::time::SimTime;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,11 +31,71 @@ pub type Groups = BTreeMap<ReachFacts, BTreeSet<Filed>>;
 /// that never reads them, such as a baseline, keeps the list bounded).
 const MAX_NOTED: usize = 1 << 16;
 
+/// The groups' facts summed up for the out-of-reach rule of preempt and reclaim
+/// (a job is set aside when its gang cannot reach minAvailable on the free
+/// slots and it has no victim): which (queue, priority) pairs have groups, and
+/// for the groups one count of free slots decides, how many pods each is short,
+/// per request. If no pair has a victim and, per request, the group shortest of
+/// minAvailable cannot find its pods in the free slots, every group is set
+/// aside without walking them. Counted per group (a group is one distinct facts).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Digest {
+    /// Groups per (queue, job priority).
+    pub pairs: BTreeMap<(QueueId, i32), u32>,
+    /// Groups with one task of pending pods that request resources, short of
+    /// minAvailable by `short` pods and with at least as many pending: per
+    /// (request index, `short`), how many.
+    pub short: BTreeMap<(u32, u32), u32>,
+    /// Groups the rule keeps on their facts alone (ready or pipelined at
+    /// minAvailable) or asks job by job (several tasks with pending pods).
+    pub others: u32,
+    /// The facts of the groups with Running pods (preempt asks their jobs one
+    /// by one: their own pods are candidates).
+    pub running: BTreeSet<ReachFacts>,
+}
+
+impl Digest {
+    /// The digest of `groups`, counted afresh.
+    pub fn of(groups: &Groups) -> Digest {
+        let mut d = Digest::default();
+        for f in groups.keys() {
+            d.count(f, 1);
+        }
+        d
+    }
+
+    /// Adds (`by` 1) or takes away (`by` -1) the group of facts `f`.
+    fn count(&mut self, f: &ReachFacts, by: i32) {
+        fn bump<K: Ord + Copy>(m: &mut BTreeMap<K, u32>, k: K, by: i32) {
+            let n = m.entry(k).or_default();
+            *n = n.wrapping_add_signed(by);
+            if *n == 0 {
+                m.remove(&k);
+            }
+        }
+        bump(&mut self.pairs, (f.queue, f.priority), by);
+        if f.running > 0 {
+            if by > 0 {
+                self.running.insert(*f);
+            } else {
+                self.running.remove(f);
+            }
+        }
+        if f.pending_tasks > 1 || f.base >= f.min {
+            self.others = self.others.wrapping_add_signed(by);
+        } else if f.pending_tasks == 1 && f.pending >= f.min - f.base {
+            bump(&mut self.short, (f.shape, f.min - f.base), by);
+        }
+    }
+}
+
 /// The admitted list ([`super::admitted::Admitted`]) grouped by facts, settled on demand.
 #[derive(Clone, Debug, Default)]
 pub struct FactGroups {
     /// The jobs of each distinct facts, by creation, as last settled.
     groups: Groups,
+    /// The groups' digest, kept with them.
+    digest: Digest,
     /// Jobs whose facts or creation changed since the groups were settled,
     /// each with the facts and creation it was filed under at its first
     /// change (`None`: not filed); later entries of the same job are ignored.
@@ -68,7 +131,7 @@ impl FactGroups {
         self.moved.dedup_by_key(|e| e.0);
         for &(j, was) in &self.moved {
             let now = list.binary_search_by_key(&j, |e| e.0).ok().map(|at| (list[at].1, created[at]));
-            regroup(&mut self.groups, j, was, now);
+            regroup(&mut self.groups, &mut self.digest, j, was, now);
         }
         self.moved.clear();
     }
@@ -76,6 +139,11 @@ impl FactGroups {
     /// The groups when settled; `None` while changes are noted and not settled.
     pub fn settled(&self) -> Option<&Groups> {
         self.moved.is_empty().then_some(&self.groups)
+    }
+
+    /// The settled groups' [`Digest`]; `None` while changes are noted and not settled.
+    pub fn digest(&self) -> Option<&Digest> {
+        self.moved.is_empty().then_some(&self.digest)
     }
 
     /// Checks the groups against `list` and `created` as [`FactGroups::sync`]
@@ -98,13 +166,23 @@ impl FactGroups {
         if want != self.groups {
             return Err("the admitted jobs' groups out of date".into());
         }
+        if Digest::of(&self.groups) != self.digest {
+            return Err("the admitted jobs' groups' digest out of date".into());
+        }
         Ok(())
     }
 }
 
 /// Moves job `j` from group `old` to group `new` (`None`: not filed), each
-/// with the creation it is filed under.
-fn regroup(groups: &mut Groups, j: JobId, old: Option<(ReachFacts, SimTime)>, new: Option<(ReachFacts, SimTime)>) {
+/// with the creation it is filed under; a group that comes or goes is counted
+/// in `digest`.
+fn regroup(
+    groups: &mut Groups,
+    digest: &mut Digest,
+    j: JobId,
+    old: Option<(ReachFacts, SimTime)>,
+    new: Option<(ReachFacts, SimTime)>,
+) {
     if old == new {
         return;
     }
@@ -114,10 +192,15 @@ fn regroup(groups: &mut Groups, j: JobId, old: Option<(ReachFacts, SimTime)>, ne
         set.remove(&(c, j));
         if set.is_empty() {
             groups.remove(&o);
+            digest.count(&o, -1);
         }
     }
     if let Some((n, c)) = new {
-        groups.entry(n).or_default().insert((c, j));
+        let set = groups.entry(n).or_default();
+        if set.is_empty() {
+            digest.count(&n, 1);
+        }
+        set.insert((c, j));
     }
 }
 
@@ -183,6 +266,47 @@ mod tests {
         let order: Vec<Filed> = g.settled().unwrap()[&facts(0)].iter().copied().collect();
         assert_eq!(order, vec![(SimTime(9), JobId(1)), (SimTime(12), JobId(2))]);
         assert_eq!(g.check(&list, &created), Ok(()));
+    }
+
+    /// The digest counts each group once, as groups come and go: one with a
+    /// task of pending pods short by 2 of minAvailable (request 7), one that
+    /// cannot reach it (1 pending, 2 short), one with Running pods, and one
+    /// kept on its facts (ready at minAvailable).
+    #[test]
+    fn the_digest_follows_the_groups() {
+        let short = ReachFacts { min: 2, pending_tasks: 1, pending: 2, shape: 7, ..ReachFacts::default() };
+        let hopeless = ReachFacts { pending: 1, ..short };
+        let running = ReachFacts { priority: 5, base: 1, running: 1, pending: 1, ..short };
+        let kept = ReachFacts { base: 2, ..short };
+        let mut g = FactGroups::default();
+        let list =
+            vec![(JobId(1), short), (JobId(2), short), (JobId(3), hopeless), (JobId(4), running), (JobId(5), kept)];
+        let created = [T0; 5];
+        for e in &list {
+            g.moved(e.0, None, &list, &created);
+        }
+        g.sync(&list, &created);
+        let d = g.digest().unwrap();
+        let pair = (QueueId(0), 0);
+        assert_eq!(d.pairs.iter().map(|(k, v)| (*k, *v)).collect::<Vec<_>>(), vec![(pair, 3), ((QueueId(0), 5), 1)]);
+        // The two jobs of `short` are one group; `running` is 1 short with 1 pending.
+        assert_eq!(d.short.iter().map(|(k, v)| (*k, *v)).collect::<Vec<_>>(), vec![((7, 1), 1), ((7, 2), 1)]);
+        assert_eq!((d.others, d.running.iter().copied().collect::<Vec<_>>()), (1, vec![running]));
+        assert_eq!(g.check(&list, &created), Ok(()));
+        // Job 1 leaves: its group stays (job 2); then job 2 leaves, and jobs 4 and 5.
+        let rest = vec![list[2]];
+        for j in [1, 2, 4, 5] {
+            let was = list.iter().find(|e| e.0 == JobId(j)).map(|e| (e.1, T0));
+            g.moved(JobId(j), was, &rest, &created[..1]);
+        }
+        g.sync(&rest, &created[..1]);
+        let d = g.digest().unwrap();
+        assert_eq!(d.pairs.iter().map(|(k, v)| (*k, *v)).collect::<Vec<_>>(), vec![(pair, 1)]);
+        assert!(d.short.is_empty() && d.running.is_empty() && d.others == 0);
+        assert_eq!(g.check(&rest, &created[..1]), Ok(()));
+        // A digest out of step with its groups is caught.
+        g.digest.others = 1;
+        assert!(g.check(&rest, &created[..1]).is_err());
     }
 
     #[test]

@@ -31,7 +31,7 @@ mod ports;
 mod view;
 
 pub use admitted::{Admitted, ReachFacts, reach_facts};
-pub use fact_groups::{Filed, Groups};
+pub use fact_groups::{Digest, Filed, Groups};
 
 /// A node's usage.
 #[derive(Clone, Debug, Default)]
@@ -1107,6 +1107,12 @@ impl World {
     /// changes are not settled ([`World::sync_groups`]).
     pub fn admitted_groups(&self) -> Option<&Groups> {
         self.admitted.groups()
+    }
+
+    /// The [`Digest`] of [`World::admitted_groups`]; `None` while changes are
+    /// not settled.
+    pub fn admitted_digest(&self) -> Option<&Digest> {
+        self.admitted.digest()
     }
 
     /// Runs `f` on a job, moving its terms in its queue's sums from the old state

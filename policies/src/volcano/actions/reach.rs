@@ -138,13 +138,21 @@ impl Reach {
         let action = self.action;
         // The plugins' group rules read the preemptor only through its job's
         // priority, so one pending pod speaks for all.
+        // The rule is built for the first group the action could take from.
         let v = pending().is_some_and(|pod| {
-            let rule = fw.victim_rule(ssn, pod, action == Action::Reclaim, false);
-            let below = action == Action::Preempt && rule.below_priority(fw);
-            ssn.victim_groups().iter().map(|g| g.0).any(|k| match action {
-                Action::Preempt => k.queue == q && (!below || k.priority < prio) && rule.may_choose(fw, ssn, k),
-                Action::Reclaim => k.queue != q && ssn.queue(k.queue).spec.reclaimable && rule.may_choose(fw, ssn, k),
-                Action::Allocate => false,
+            let mut rule = None;
+            ssn.victim_groups().iter().map(|g| g.0).any(|k| {
+                let candidate = match action {
+                    Action::Preempt => k.queue == q,
+                    Action::Reclaim => k.queue != q && ssn.queue(k.queue).spec.reclaimable,
+                    Action::Allocate => false,
+                };
+                if !candidate {
+                    return false;
+                }
+                let rule = rule.get_or_insert_with(|| fw.victim_rule(ssn, pod, action == Action::Reclaim, false));
+                let below = action == Action::Preempt && rule.below_priority(fw);
+                (!below || k.priority < prio) && rule.may_choose(fw, ssn, k)
             })
         });
         self.victims.push((q, prio, v));
@@ -275,8 +283,53 @@ impl Reach {
         if !self.gang_binds || ssn.explaining_any() {
             return false;
         }
+        if self.digest_sets_all_aside(fw, ssn) {
+            return true;
+        }
         let Some(groups) = ssn.admitted_groups() else { return false };
         groups.iter().all(|(f, jobs)| self.asked(f, jobs).all(|j| self.out_of_reach(fw, ssn, j, f)))
+    }
+
+    /// True if the groups' [`Digest`](lahar_core::world::Digest) shows that
+    /// preempt's or reclaim's rule sets every group aside: no group is kept on
+    /// its facts or asked job by job for several tasks, no (queue, priority)
+    /// pair has a victim, per request the group fewest pods short of
+    /// minAvailable cannot find them in the free slots (slots only fall short
+    /// more for groups further short; a group with fewer pending pods than it
+    /// is short cannot reach it at all; the queue's quota vote, left out, only
+    /// lowers the count), and for preempt each job of a group with Running
+    /// pods, asked on its own, has none of its own pods to take either. The
+    /// walk over the groups would answer the same from the same cached terms;
+    /// false sends the caller to that walk. Not in exhaustive or explaining
+    /// sessions, nor with the rule's count planted wrong.
+    fn digest_sets_all_aside(&mut self, fw: &Framework, ssn: &Session<'_>) -> bool {
+        if self.action == Action::Allocate || ssn.planted.wrong_reach || ssn.explaining_any() {
+            return false;
+        }
+        let (Some(d), Some(groups)) = (ssn.admitted_digest(), ssn.admitted_groups()) else { return false };
+        if d.others > 0 {
+            return false;
+        }
+        // The nearest group of each request comes first in the digest's order
+        // (the deliberately wrong digest of the equivalence tests asks one pod more).
+        let mut asked: Vec<(u32, u32)> = Vec::new();
+        for &(shape, short) in d.short.keys() {
+            if asked.last().is_none_or(|a| a.0 != shape) {
+                asked.push((shape, short + ssn.planted.wrong_digest as u32));
+            }
+        }
+        if asked.into_iter().any(|(shape, short)| self.slots(ssn, shape, short) >= short) {
+            return false;
+        }
+        d.pairs.keys().all(|&(q, prio)| {
+            let from = ReachFacts { queue: q, priority: prio, ..ReachFacts::default() };
+            let Some((f, jobs)) = groups.range(from..).next() else { return false };
+            let Some(&(_, j)) = jobs.first() else { return false };
+            (f.queue, f.priority) == (q, prio) && !self.may_have_victims_of(fw, ssn, j, (q, prio), 0)
+        }) && (self.action != Action::Preempt
+            || d.running
+                .iter()
+                .all(|f| groups.get(f).is_some_and(|jobs| jobs.iter().all(|e| self.out_of_reach(fw, ssn, e.1, f)))))
     }
 
     /// The jobs of a group with facts `f` to ask: each where its own pods count,
@@ -355,6 +408,9 @@ pub(crate) fn not_set_aside(fw: &Framework, ssn: &mut Session<'_>, reach: &mut R
     if reach.gang_binds && !ssn.is_exhaustive() && !ssn.explaining_any() {
         ssn.sync_groups();
         let ssn: &Session<'_> = ssn;
+        if reach.digest_sets_all_aside(fw, ssn) {
+            return Vec::new();
+        }
         if let Some(groups) = ssn.admitted_groups() {
             let mut kept = Vec::new();
             for (f, jobs) in groups {
