@@ -150,9 +150,12 @@ impl Reach {
                 if !candidate {
                     return false;
                 }
-                let rule = rule.get_or_insert_with(|| fw.victim_rule(ssn, pod, action == Action::Reclaim, false));
-                let below = action == Action::Preempt && rule.below_priority(fw);
-                (!below || k.priority < prio) && rule.may_choose(fw, ssn, k)
+                let (rule, below) = rule.get_or_insert_with(|| {
+                    let rule = fw.victim_rule(ssn, pod, action == Action::Reclaim, false);
+                    let below = action == Action::Preempt && rule.below_priority(fw);
+                    (rule, below)
+                });
+                (!*below || k.priority < prio) && rule.may_choose(fw, ssn, k)
             })
         });
         self.victims.push((q, prio, v));
@@ -312,14 +315,16 @@ impl Reach {
         }
         // The nearest group of each request comes first in the digest's order
         // (the deliberately wrong digest of the equivalence tests asks one pod more).
-        let mut asked: Vec<(u32, u32)> = Vec::new();
+        let mut last = None;
         for &(shape, short) in d.short.keys() {
-            if asked.last().is_none_or(|a| a.0 != shape) {
-                asked.push((shape, short + ssn.planted.wrong_digest as u32));
+            if last == Some(shape) {
+                continue;
             }
-        }
-        if asked.into_iter().any(|(shape, short)| self.slots(ssn, shape, short) >= short) {
-            return false;
+            last = Some(shape);
+            let short = short + ssn.planted.wrong_digest as u32;
+            if self.slots(ssn, shape, short) >= short {
+                return false;
+            }
         }
         d.pairs.keys().all(|&(q, prio)| {
             let from = ReachFacts { queue: q, priority: prio, ..ReachFacts::default() };
