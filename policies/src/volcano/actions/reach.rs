@@ -306,7 +306,7 @@ impl Reach {
     /// false sends the caller to that walk. Not in exhaustive or explaining
     /// sessions, nor with the rule's count planted wrong.
     fn digest_sets_all_aside(&mut self, fw: &Framework, ssn: &Session<'_>) -> bool {
-        if self.action == Action::Allocate || ssn.planted.wrong_reach || ssn.explaining_any() {
+        if !self.gang_binds || self.action == Action::Allocate || ssn.planted.wrong_reach || ssn.explaining_any() {
             return false;
         }
         let (Some(d), Some(groups)) = (ssn.admitted_digest(), ssn.admitted_groups()) else { return false };
