@@ -21,7 +21,7 @@ use super::super::args::{ArgSpec, ArgType, ArgValue, problem};
 use super::super::plugin::{EvictKind, Hooks, Plugin, PluginSpec, Vote};
 use super::proportion::real_capability;
 use super::queue_tree::QueueTree;
-use super::{Admission, FRes, f, le, le_on, over_limit, share};
+use super::{Admission, FRes, copies_within, f, le, le_on, over_limit, share};
 use lahar_core::model::job::{JobId, PodId};
 use lahar_core::model::queue::{QueueId, QueueState};
 use lahar_core::model::resource::{DIMS, PODS, Resources};
@@ -386,18 +386,12 @@ impl Plugin for Capacity {
     }
     fn allocatable_copies(&self, ssn: &Session<'_>, q: QueueId, req: &Resources, cap: u32) -> Option<u32> {
         let qs = ssn.queue(q);
-        if qs.spec.state != QueueState::Open {
-            return Some(0);
-        }
         // A hierarchy sums its queues' allocations in floating point: not
-        // counted (the votes are asked as they come).
-        if self.tree().is_some() {
+        // counted (the votes are asked as they come); a closed queue admits none.
+        if self.tree().is_some() && qs.spec.state == QueueState::Open {
             return None;
         }
-        let limit = &self.attrs[q.0 as usize].real_capability;
-        // The votes fall once they fall: all `cap` admitted is one question.
-        let admits = |k: u32| le_on(&f(&(qs.allocation() + req.times(k as i64))), limit, req);
-        Some(if admits(cap) { cap } else { (1..cap).take_while(|&k| admits(k)).count() as u32 })
+        Some(copies_within(qs, req, cap, &self.attrs[q.0 as usize].real_capability))
     }
     fn allocatable_why(&self, ssn: &Session<'_>, q: QueueId, pod: PodId, ahead: &Resources) -> Option<String> {
         let qs = ssn.queue(q);

@@ -130,6 +130,19 @@ pub(crate) fn le_on(a: &FRes, b: &FRes, mask: &Resources) -> bool {
     (0..DIMS).all(|d| d == PODS || mask.get(d) <= 0 || a[d] <= b[d])
 }
 
+/// How many of `cap` pods of request `req`, placed one after another in a
+/// queue in state `qs`, `limit` admits as proportion's and capacity's
+/// `allocatable` asks each ([`le_on`] on the queue's allocation with the pods
+/// before it); none when the queue is not Open. The votes fall once they fall:
+/// all `cap` admitted is one question.
+pub(crate) fn copies_within(qs: &lahar_core::world::QueueState, req: &Resources, cap: u32, limit: &FRes) -> u32 {
+    if qs.spec.state != QueueState::Open {
+        return 0;
+    }
+    let admits = |k: u32| le_on(&f(&(qs.allocation() + req.times(k as i64))), limit, req);
+    if admits(cap) { cap } else { (1..cap).take_while(|&k| admits(k)).count() as u32 }
+}
+
 /// Why `allocated + req ≤ limit` fails on the dimensions `req` asks for (as
 /// [`le_on`] checks it), for `--explain`: the first such dimension in numbers,
 /// `nvidia.com/gpu: 24 allocated + 8 asked = 32 > deserved 24`.

@@ -7,7 +7,7 @@
 //! `max(allocated / deserved)`.
 
 use super::super::plugin::{Hooks, Plugin, PluginSpec, Vote};
-use super::{Admission, FRes, f, le, le_on, over_limit, share};
+use super::{Admission, FRes, copies_within, f, le, le_on, over_limit, share};
 use lahar_core::model::job::{JobId, PodId};
 use lahar_core::model::queue::{QueueId, QueueState};
 use lahar_core::model::resource::{DIMS, PODS, ResourceList, Resources};
@@ -179,14 +179,7 @@ impl Plugin for Proportion {
         self.preemptive(ssn, q, &ssn.pod(pod).req)
     }
     fn allocatable_copies(&self, ssn: &Session<'_>, q: QueueId, req: &Resources, cap: u32) -> Option<u32> {
-        let qs = ssn.queue(q);
-        if qs.spec.state != QueueState::Open {
-            return Some(0);
-        }
-        let deserved = &self.attr(q).deserved;
-        // The votes fall once they fall: all `cap` admitted is one question.
-        let admits = |k: u32| le_on(&f(&(qs.allocation() + req.times(k as i64))), deserved, req);
-        Some(if admits(cap) { cap } else { (1..cap).take_while(|&k| admits(k)).count() as u32 })
+        Some(copies_within(ssn.queue(q), req, cap, &self.attr(q).deserved))
     }
     fn allocatable_why(&self, ssn: &Session<'_>, q: QueueId, pod: PodId, ahead: &Resources) -> Option<String> {
         let qs = ssn.queue(q);

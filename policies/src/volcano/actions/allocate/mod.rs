@@ -504,6 +504,7 @@ fn quota_rows(fw: &Framework, ssn: &mut Session<'_>, j: JobId, watched: &[PodId]
     let (name, min) = (ssn.queue(q).spec.name.clone(), job.spec.min_available);
     let base = job.ready_count() + job.waiting_count() + super::super::plugins::pending_best_effort(ssn, j);
     let mut admitted = 0;
+    // Per watched pod: `None` for one the quota admits, the refusal for the first it refuses.
     let mut rows: Vec<(PodId, Option<String>)> = Vec::new();
     // The pods in the order the step would take them.
     let order = pending_tasks(fw, ssn, j, false);
@@ -514,23 +515,22 @@ fn quota_rows(fw: &Framework, ssn: &mut Session<'_>, j: JobId, watched: &[PodId]
         }
         let k = fw.allocatable_copies(ssn, q, ssn.shape(job.tasks[t].shape), pending.len() as u32);
         admitted += k;
-        for (i, &p) in pending.iter().enumerate().filter(|&(_, p)| watched.contains(p)) {
+        for (i, &p) in pending.iter().enumerate().filter(|&(i, p)| i as u32 <= k && watched.contains(p)) {
             let refused = (i as u32 == k).then(|| {
                 let before = if k > 0 { format!(" after the {k} before it") } else { String::new() };
                 let by = fw.allocatable_rejecters_after(ssn, q, p, k).join(", ");
                 format!("queue {name} cannot take the pod{before}: rejected by {by}")
             });
-            rows.push((p, refused.or(((i as u32) < k).then(String::new))));
+            rows.push((p, refused));
         }
     }
     let why = format!(
         "not tried: the gang needs {min} pods (minAvailable) and has {base} placed, pipelined or pending BestEffort; queue {name}'s quota admits {admitted} more of its pending pods, one after another: the step could only be discarded"
     );
-    for (p, row) in rows {
-        match row {
-            Some(r) if r.is_empty() => explain::node_rows(fw, ssn, p, None, &[], ""),
+    for (p, refused) in rows {
+        match refused {
+            None => explain::node_rows(fw, ssn, p, None, &[], ""),
             Some(r) => ssn.explain(p, None, "allocatable", Some(false), r, None),
-            None => {}
         }
     }
     for &p in watched {
