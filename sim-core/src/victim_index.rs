@@ -36,9 +36,10 @@ pub struct VictimKey {
     /// The job has more ready pods than its minAvailable (gang lets only such
     /// jobs lose pods).
     pub over_min: bool,
-    /// The job holds nothing but the pod: it has one Allocated or Running pod,
-    /// so its allocation is the pod's request, and drf's share test reads an
-    /// allocation of zero once the pod is taken away.
+    /// The job holds nothing but the pod: it has one Allocated or Running pod
+    /// and none pipelined, so its allocation as drf counts it is the pod's
+    /// request, and drf's share test reads an allocation of zero once the pod
+    /// is taken away.
     pub lone: bool,
 }
 

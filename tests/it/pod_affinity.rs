@@ -224,7 +224,11 @@ fn affinity_runs_decide_as_the_exhaustive_walk() {
         };
         let spec = format!("          priorityClassName: {class}\n{spec}");
         let more = format!("  priorityClassName: {class}\n");
-        objects.push_str(&job(&format!("j{i}"), 1 + i % 3, "1", labels, &spec, &format!("{}s", i * 40), &more));
+        // The plain high-priority jobs ask for one pod: drf lets a preemptor take
+        // a pod of a job whose share stays at least its own, and a gang's share
+        // grows with each pod it pipelines (so wider gangs find no victim here).
+        let replicas = if i % 4 == 3 { 1 } else { 1 + i % 3 };
+        objects.push_str(&job(&format!("j{i}"), replicas, "1", labels, &spec, &format!("{}s", i * 40), &more));
     }
     let nodes: String = (0..6)
         .map(|i| format!("      - {{name: n{i}, cpu: 3, memory: 8Gi, labels: {{zone: z{}}}}}\n", i / 2))

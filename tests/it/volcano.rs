@@ -1002,3 +1002,48 @@ fn a_pipelined_pod_counts_against_its_queues_quota() {
         assert_eq!(rows, want, "{plugin}");
     }
 }
+
+/// drf's share of a preemptor counts the pods its job pipelined earlier in the
+/// session (Volcano's `Statement.Pipeline` fires drf's `AllocateFunc`, which
+/// adds the pod to the job's `attr.allocated`; `preemptableFn` reads it).
+/// 16 GPUs on two nodes, held by `low` and `mid` (two 4-GPU pods each,
+/// minAvailable 1); `high` (priority 10) asks for two 4-GPU pods. Its first pod
+/// may take a `mid` pod: share (0 + 4)/16 = 0.25 against mid's (8 − 4)/16 =
+/// 0.25, equal. Its second, with the first pipelined, has share (4 + 4)/16 =
+/// 0.5 against low's (8 − 4)/16 = 0.25 and mid's (4 − 4)/16 = 0: no victim,
+/// so the gang is not pipelined and the statement is discarded; `high` binds
+/// when `low` and `mid` end. Before, the pipelined pod was not counted (share
+/// 0.25 again): both pods preempted at 10 s and bound at 40 s.
+#[test]
+fn drf_counts_a_preemptors_pipelined_pods_in_its_share() {
+    let job = |name: &str, prio: u32, at: u32, min: u32| {
+        format!(
+            "      - {{name: {name}, priority: {prio}, submitAt: {at}s, duration: 1h, minAvailable: {min}, tasks: [{{name: w, replicas: 2, resources: {{cpu: 1, nvidia.com/gpu: 4}}}}]}}\n"
+        )
+    };
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: drf-pipelined-share}}\nspec:\n  seed: 1\n  horizon: 2h\n  cluster:\n    nodes:\n      - {{name: n1, cpu: 64, memory: 256Gi, gpus: 8}}\n      - {{name: n2, cpu: 64, memory: 256Gi, gpus: 8}}\n  scheduler:\n    inline: |\n      actions: \"allocate, preempt\"\n      tiers:\n      - plugins: [{{name: priority}}, {{name: gang}}, {{name: conformance}}, {{name: drf}}]\n      - plugins: [{{name: predicates}}, {{name: nodeorder}}]\n  workload:\n    - jobs:\n{}{}{}",
+        job("low", 0, 0, 1),
+        job("mid", 0, 0, 1),
+        job("high", 10, 10, 2)
+    );
+    let o = run_text(&text);
+    let rows: Vec<(String, String, String, String)> = o
+        .decisions
+        .iter()
+        .filter(|d| d["kind"] != "phase")
+        .map(|d| (d["t_s"].clone(), d["kind"].clone(), d["pod"].clone(), d["node"].clone()))
+        .collect();
+    let want: Vec<(String, String, String, String)> = [
+        ("0", "bind", "default/low-w-0", "n2"),
+        ("0", "bind", "default/mid-w-0", "n1"),
+        ("0", "bind", "default/low-w-1", "n1"),
+        ("0", "bind", "default/mid-w-1", "n2"),
+        ("3600", "bind", "default/high-w-0", "n1"),
+        ("3600", "bind", "default/high-w-1", "n2"),
+    ]
+    .iter()
+    .map(|&(t, k, p, n)| (t.into(), k.into(), p.into(), n.into()))
+    .collect();
+    assert_eq!(rows, want);
+}

@@ -244,6 +244,8 @@ pub struct Job {
     pub tasks: Vec<TaskState>,
     /// Σ requests of Allocated and Running pods.
     pub allocated: Resources,
+    /// Σ requests of its pods pipelined in the session (none between sessions).
+    pub pipelined: Resources,
     /// Progress accounting.
     pub progress: Progress,
     /// First time the job ran (gang satisfied).
@@ -312,6 +314,14 @@ pub struct TaskState {
 }
 
 impl Job {
+    /// The job's allocation as drf counts it in a session: its Allocated and
+    /// Running pods and the pods pipelined in the session (Volcano's
+    /// `Statement.Pipeline` fires drf's `AllocateFunc`, which adds the pod to
+    /// the job's `attr.allocated`).
+    pub fn allocation(&self) -> Resources {
+        self.allocated + self.pipelined
+    }
+
     /// Work done at `now`: the credited work plus what it did since its last
     /// speed change if it is progressing; never more than its duration.
     pub fn work_done_at(&self, now: SimTime) -> u64 {
@@ -358,6 +368,7 @@ impl Job {
             counts: [0; PodStatus::COUNT],
             tasks: vec![TaskState::default(); nt],
             allocated: Resources::ZERO,
+            pipelined: Resources::ZERO,
             progress: Progress::default(),
             first_start: None,
             asked_at: None,
@@ -387,7 +398,7 @@ impl Job {
     /// and lone ([`VictimKey`]).
     pub fn victim_flags(&self) -> (bool, bool) {
         let held = self.count(PodStatus::Allocated) + self.count(PodStatus::Running);
-        (self.ready_count() > self.spec.min_available, held == 1)
+        (self.ready_count() > self.spec.min_available, held == 1 && self.count(PodStatus::Pipelined) == 0)
     }
     /// True if its pods are filed under flags its counts no longer call for.
     pub fn victims_misfiled(&self) -> bool {
@@ -1239,6 +1250,7 @@ impl World {
             self.queues[q].pending += delta;
         }
         if status == PodStatus::Pipelined {
+            self.jobs[job].pipelined += delta;
             self.queues[q].pipelined += delta;
         }
         let Some(n) = node else { return };
@@ -1346,8 +1358,9 @@ impl World {
         let mut releasing = vec![Resources::ZERO; self.nodes.len()];
         let mut pipelined = vec![Resources::ZERO; self.nodes.len()];
         let mut held: Vec<Vec<PodId>> = vec![Vec::new(); self.nodes.len()];
-        // Per queue: (allocated, pipelined).
+        // Per queue: (allocated, pipelined); per job: pipelined.
         let mut by_queue = vec![(Resources::ZERO, Resources::ZERO); self.queues.len()];
+        let mut by_job: BTreeMap<JobId, Resources> = BTreeMap::new();
         for (id, p) in self.pods.iter_ids() {
             if let Some(j) = self.jobs.get(p.job) {
                 let q = &mut by_queue[j.spec.queue.0 as usize];
@@ -1355,6 +1368,7 @@ impl World {
                     q.0 += p.req;
                 } else if p.status == PodStatus::Pipelined {
                     q.1 += p.req;
+                    *by_job.entry(p.job).or_default() += p.req;
                 }
             }
             if matches!(p.status, PodStatus::Allocated | PodStatus::Running | PodStatus::Releasing) {
@@ -1366,6 +1380,11 @@ impl World {
                 (PodStatus::Releasing, Some(n)) => releasing[n.0 as usize] += p.req,
                 (PodStatus::Pipelined, Some(n)) => pipelined[n.0 as usize] += p.req,
                 _ => {}
+            }
+        }
+        for (j, job) in self.jobs.iter_ids() {
+            if job.pipelined != by_job.get(&j).copied().unwrap_or_default() {
+                return Err(format!("job {}: pipelined resources out of date", job.spec.name));
             }
         }
         for (qs, &(allocated, pipelined)) in self.queues.iter().zip(&by_queue) {

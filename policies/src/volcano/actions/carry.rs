@@ -116,7 +116,7 @@ impl Carry {
             .iter()
             .any(|&s| job.count(s) > 0)
             || !job.allocated.is_zero();
-        let owner = holds.then_some((p.job, job.allocated));
+        let owner = holds.then_some((p.job, job.allocation()));
         Some((job.spec.queue, job.spec.priority, p.priority, p.best_effort, p.req, owner))
     }
 

@@ -238,7 +238,7 @@ impl Drf {
         ssn.jobs()
             .map(|j| {
                 let job = ssn.job(j);
-                let mut alloc = super::f(&job.allocated);
+                let mut alloc = super::f(&job.allocation());
                 if let Some((_, r, sign)) = delta.filter(|x| x.0 == j) {
                     for (d, a) in alloc.iter_mut().enumerate() {
                         *a += sign * r.get(d) as f64;
@@ -256,7 +256,7 @@ impl Drf {
 
     fn compare_now(&self, ssn: &Session<'_>, l: QueueId, r: QueueId) -> Option<f64> {
         let paths = self.paths.as_ref()?;
-        let key: Vec<(JobId, Resources)> = ssn.jobs().map(|j| (j, ssn.job(j).allocated)).collect();
+        let key: Vec<(JobId, Resources)> = ssn.jobs().map(|j| (j, ssn.job(j).allocation())).collect();
         let mut cache = self.cache.borrow_mut();
         if cache.as_ref().is_none_or(|(k, _)| *k != key) {
             let tree = HierTree::build(&self.jobs(ssn, paths, None), &ssn.total());
@@ -287,7 +287,7 @@ impl Plugin for Drf {
             return None;
         }
         // Smaller dominant share first.
-        Some(dominant_share(&ssn.job(j).allocated, &ssn.total()))
+        Some(dominant_share(&ssn.job(j).allocation(), &ssn.total()))
     }
     fn job_order_key_of_facts(&self, ssn: &Session<'_>, f: &ReachFacts) -> Option<f64> {
         if self.hierarchical && self.paths.is_none() {
@@ -305,7 +305,7 @@ impl Plugin for Drf {
             return None;
         }
         let t = ssn.total();
-        let (a, b) = (dominant_share(&ssn.job(l).allocated, &t), dominant_share(&ssn.job(r).allocated, &t));
+        let (a, b) = (dominant_share(&ssn.job(l).allocation(), &t), dominant_share(&ssn.job(r).allocation(), &t));
         Some(a.partial_cmp(&b).unwrap_or(Ordering::Equal))
     }
     fn queue_order(&self, ssn: &Session<'_>, l: QueueId, r: QueueId) -> Option<Ordering> {
@@ -318,7 +318,7 @@ impl Plugin for Drf {
         }
         let t = ssn.total();
         let p = ssn.pod(preemptor);
-        let ls = dominant_share(&(ssn.job(p.job).allocated + p.req), &t);
+        let ls = dominant_share(&(ssn.job(p.job).allocation() + p.req), &t);
         // Per job, what its earlier candidates took away.
         let mut removed: Vec<(JobId, Resources)> = Vec::new();
         let mut out = Vec::new();
@@ -326,7 +326,7 @@ impl Plugin for Drf {
             let v = ssn.pod(c);
             let r = super::per_job(&mut removed, v.job, || Resources::ZERO);
             *r += v.req;
-            let rs = dominant_share(&(ssn.job(v.job).allocated - *r), &t);
+            let rs = dominant_share(&(ssn.job(v.job).allocation() - *r), &t);
             if ls < rs || (ls - rs).abs() <= SHARE_DELTA {
                 out.push(c);
             }
@@ -340,7 +340,7 @@ impl Plugin for Drf {
             return None;
         }
         let p = ssn.pod(preemptor);
-        let ls = dominant_share(&(ssn.job(p.job).allocated + p.req), &ssn.total());
+        let ls = dominant_share(&(ssn.job(p.job).allocation() + p.req), &ssn.total());
         let rs = dominant_share(&Resources::ZERO, &ssn.total());
         Some(ls < rs || (ls - rs).abs() <= SHARE_DELTA)
     }
