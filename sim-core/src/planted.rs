@@ -68,6 +68,15 @@ pub struct PlantedBugs {
     /// asking what changed since, so that tests can show the equivalence check
     /// catches it. Never set outside tests.
     pub wrong_fruitless: bool,
+    /// Lets preempt keep a fruitless job out of its walk without asking which
+    /// nodes changed since its searches failed, so that tests can show the
+    /// equivalence check catches it. Never set outside tests.
+    pub wrong_fruitless_job: bool,
+    /// Lets preempt's deferred fruitless jobs stay out of the action after its
+    /// first commit (they are known to fail only in the state before it), so
+    /// that tests can show the equivalence check catches it. Never set outside
+    /// tests.
+    pub wrong_deferral: bool,
     /// Lets allocate take a batch of a queue's jobs out of its unordered
     /// tail in the order a selection leaves them, unsorted, so that tests can
     /// show the equivalence check catches it. Never set outside tests.

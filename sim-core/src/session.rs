@@ -67,6 +67,8 @@ enum OpState {
     Open,
     Committed,
     Discarded,
+    /// Discarded as if never made ([`Session::retract`]): no nomination.
+    Retracted,
 }
 
 #[derive(Clone, Debug)]
@@ -911,7 +913,8 @@ impl<'w> Session<'w> {
     /// ended now: its last operation's, when that is a pipeline after evictions
     /// (see [`Session::pipeline_after_evictions`]). For `--explain`.
     pub fn nominated_at_close(&self, p: PodId) -> Option<NodeId> {
-        self.journal.iter().rev().find(|op| op.pod == p).filter(|op| op.nominates).and_then(|op| op.node)
+        let made = |op: &&Op| op.pod == p && op.state != OpState::Retracted;
+        self.journal.iter().rev().find(made).filter(|op| op.nominates).and_then(|op| op.node)
     }
 
     /// Evicts a Running pod; it keeps its node (Releasing) until its grace period ends.
@@ -1017,6 +1020,23 @@ impl<'w> Session<'w> {
         }
     }
 
+    /// Undoes a statement's operations as [`Session::discard`] does, and
+    /// leaves no trace of them at the session's close: a pipeline after
+    /// evictions among them nominates nothing (a policy that tries what it
+    /// will do again, or not at all, uses this for the try).
+    pub fn retract(&mut self, stmt: Statement) {
+        for &i in stmt.ops.iter().rev() {
+            self.undo(i);
+            self.journal[i].state = OpState::Retracted;
+        }
+    }
+
+    /// True if some operation of the statement is a pipeline after evictions
+    /// (which, committed or discarded, nominates its pod at the close).
+    pub fn nominates(&self, stmt: &Statement) -> bool {
+        stmt.ops.iter().any(|&i| self.journal[i].nominates)
+    }
+
     fn undo(&mut self, i: usize) {
         let op = &mut self.journal[i];
         if op.state != OpState::Open {
@@ -1078,7 +1098,7 @@ impl<'w> Session<'w> {
             // A pod's last operation decides (each is made after the one before
             // it was committed or discarded); a nomination is set, never cleared.
             let mut seen = std::collections::HashSet::new();
-            for op in self.journal.iter().rev() {
+            for op in self.journal.iter().rev().filter(|op| op.state != OpState::Retracted) {
                 if seen.insert(op.pod) && op.nominates {
                     let pod = &mut self.world.pods[op.pod];
                     pod.nominated = op.node;

@@ -6,12 +6,15 @@
 //! without `--exhaustive`; `a_wrong_victim_index_is_caught`,
 //! `a_wrong_carry_is_caught`, `a_wrong_group_check_is_caught`,
 //! `a_wrong_nomination_check_is_caught`, `a_wrong_barred_memo_is_caught`,
-//! `a_wrong_victim_verdict_is_caught` and `a_wrong_fruitless_skip_is_caught`
+//! `a_wrong_victim_verdict_is_caught`, `a_wrong_fruitless_skip_is_caught`,
+//! `a_wrong_fruitless_job_is_caught` and `a_wrong_deferral_is_caught`
 //! show the comparison notices a victim index that goes stale, a failure
 //! carried across a change it depends on, groups of waiting jobs by facts that
 //! go stale, preemptors left out on one pod's nomination, a memo of barred
 //! jobs that outlives their changes, a rule on victim groups that refuses more
-//! than drf does, and a carried failure skipped after its nodes changed. `backlogged_sessions_decide_as_the_exhaustive_walk`
+//! than drf does, a carried failure skipped after its nodes changed, a class
+//! of fruitless jobs kept out without looking at what changed, and deferred
+//! jobs that do not come back after a commit. `backlogged_sessions_decide_as_the_exhaustive_walk`
 //! keeps allocate's queues deep enough to be ordered by keys, and
 //! `a_wrong_fact_key_is_caught` shows it noticing a key from a job's facts that
 //! is not the job's own.
@@ -363,6 +366,29 @@ fn a_wrong_fruitless_skip_is_caught() {
     let (differ, evict) = caught(CONFS[0], |e| e.planted.wrong_fruitless = true);
     assert!(evict > 0, "no fixed scenario evicts");
     assert!(differ > 0, "no scenario showed the wrong fruitless skip");
+}
+
+/// The same for preempt's fruitless jobs kept out of its walk by class
+/// (`fruitless`): when a class is found fruitless without asking what
+/// changed since its searches failed (the nodes logged since, the room for a
+/// gang that may take no victim, a trial of one of its jobs), deferred jobs
+/// miss the room or victims that came, and fixed scenarios differ (3 of the
+/// 16 per conf under the three confs when this was written).
+#[test]
+fn a_wrong_fruitless_job_is_caught() {
+    let differ: usize = CONFS.iter().map(|c| caught(c, |e| e.planted.wrong_fruitless_job = true).0).sum();
+    assert!(differ > 0, "no scenario showed the wrong fruitless class");
+}
+
+/// The same for the deferred jobs' return at preempt's first commit in an
+/// action: kept out after it, a deferred job misses the room or victims the
+/// commit left, and fixed scenarios differ (2 of the first 64 per conf under
+/// the three confs when this was written: a commit in the same action as a
+/// deferral is rare).
+#[test]
+fn a_wrong_deferral_is_caught() {
+    let differ: usize = CONFS.iter().map(|c| caught_n(c, |e| e.planted.wrong_deferral = true, 64).0).sum();
+    assert!(differ > 0, "no scenario showed the wrong deferral");
 }
 
 /// The same for the digest of the waiting groups that lets preempt and

@@ -189,6 +189,49 @@ fn allocate_checks_idle_and_pipeline_nominates() {
     w.check_invariants().unwrap();
 }
 
+/// A retracted statement is undone as a discarded one is, and leaves no trace
+/// at the close: its pipeline after evictions nominates nothing, nor does it
+/// hide the pod's earlier operation (preempt tries a fruitless class's job
+/// this way, and makes the attempt again in its turn when it matters).
+#[test]
+fn a_retracted_pipeline_nominates_nothing() {
+    let mut w = tiny_world();
+    let mut rng = RngStreams::new(0).stream("t", 0);
+    let pods = Session::new(&mut w, SimTime::ZERO, 1, &mut rng).pending_pods(JobId(0));
+    w.transition(pods[0], PodStatus::Running, Some(NodeId(0)));
+    w.transition(pods[1], PodStatus::Running, Some(NodeId(0)));
+    let mut ssn = Session::new(&mut w, SimTime(S), 2, &mut rng);
+    let mut st = ssn.statement();
+    ssn.evict(&mut st, pods[0], "test").unwrap();
+    ssn.pipeline_after_evictions(&mut st, pods[2], NodeId(0), true).unwrap();
+    assert!(ssn.nominates(&st));
+    ssn.retract(st);
+    assert_eq!(ssn.pod(pods[0]).status, PodStatus::Running);
+    assert_eq!(ssn.pod(pods[2]).status, PodStatus::Pending);
+    assert_eq!(ssn.nominated_at_close(pods[2]), None);
+    let out = ssn.close();
+    assert!(out.evictions.is_empty() && out.decisions.is_empty());
+    assert_eq!(w.pods[pods[2]].nominated, None, "a retracted pipeline nominates nothing");
+    // A discarded pipeline after evictions, then a retracted one elsewhere:
+    // the discarded one is the pod's last operation.
+    let mut ssn = Session::new(&mut w, SimTime(2 * S), 3, &mut rng);
+    let mut st = ssn.statement();
+    ssn.pipeline_after_evictions(&mut st, pods[2], NodeId(1), true).unwrap();
+    ssn.discard(st);
+    let mut st = ssn.statement();
+    ssn.evict(&mut st, pods[0], "test").unwrap();
+    ssn.pipeline_after_evictions(&mut st, pods[2], NodeId(0), true).unwrap();
+    ssn.retract(st);
+    let mut plain = ssn.statement();
+    ssn.pipeline_after_evictions(&mut plain, pods[2], NodeId(1), false).unwrap();
+    assert!(!ssn.nominates(&plain));
+    ssn.retract(plain);
+    assert_eq!(ssn.nominated_at_close(pods[2]), Some(NodeId(1)));
+    ssn.close();
+    assert_eq!(w.pods[pods[2]].nominated, Some(NodeId(1)));
+    w.check_invariants().unwrap();
+}
+
 /// A job's revision moves with each change of its pods a scheduler may
 /// remember across sessions (preempt's memo of barred jobs reads it): a status
 /// change, a gate removed, a pod created; a session that nominates a pod moves

@@ -27,6 +27,12 @@
 //! (so the same possible groups) and the same total — is skipped whole
 //! (`Carry::known_fruitless`): it would fail and record the failure kept.
 //!
+//! A preemptor job whose attempt was not kept is carried too, by the inputs of
+//! its searches (the `fruitless` module): the Carry answers, per class, whether
+//! every search would fail again, or too few of a request that may take no
+//! victim fit the room left (`Carry::defer`). For these answers it also keeps
+//! the searches that found no possible victim group (`Carry::note_bare`).
+//!
 //! Only confs whose plugins are all known to read nothing else carry failures
 //! ([`Carry::new`]); any other plugin (capacity, tdm, pdb, extender, usage,
 //! nodegroup, deviceshare...) switches carrying off, as do `--exhaustive`,
@@ -36,6 +42,7 @@
 //! equivalence property notices a log that misses the jobs' changes.
 
 use super::super::framework::Framework;
+use super::fruitless::{Fruitless, Ident};
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
@@ -78,6 +85,20 @@ struct Failure {
     recheck: Vec<NodeId>,
 }
 
+/// A failed search that listed no node by the victims: either no victim group
+/// was a candidate (every node is skipped), or none was one the plugins may
+/// choose from (only a node whose future-idle room holds the pod is tried).
+struct Bare {
+    /// The session's victim groups then: the same groups, the same answer.
+    groups: u64,
+    /// The cluster's total then.
+    total: Resources,
+    /// Some group was a candidate.
+    candidate: bool,
+    /// The pod whose search it was (asked again when the groups move).
+    pod: PodId,
+}
+
 /// At most this many failures are kept; beyond, all are forgotten.
 const MAX_FAILURES: usize = 4096;
 
@@ -85,10 +106,17 @@ const MAX_FAILURES: usize = 4096;
 #[derive(Default)]
 pub struct Carry {
     on: bool,
+    /// Gang's votes bind: a job whose pods cannot all be placed is not kept.
+    gang_binds: bool,
     failures: FxHashMap<CarryKey, Failure>,
+    /// Failed searches with no possible victim group (kept for the fruitless
+    /// jobs' classes only; such a search is cheap to make again).
+    bare: FxHashMap<CarryKey, Bare>,
     /// Per node: the query that last listed it (de-duplicates the log).
     seen: Vec<u32>,
     query: u32,
+    /// The jobs none of whose searches found a node, by class.
+    jobs: Fruitless<CarryKey>,
 }
 
 impl Carry {
@@ -98,7 +126,13 @@ impl Carry {
         let on = fw.tiers.iter().flatten().all(|s| {
             KNOWN.contains(&s.conf.name.as_str()) && !(s.conf.name == "drf" && s.conf.flag("enableHierarchy"))
         });
-        Carry { on, ..Carry::default() }
+        Carry { on, gang_binds: fw.gang_binds(), ..Carry::default() }
+    }
+
+    /// True if carrying applies to this session's searches at all (not for a
+    /// pod `--explain` watches either).
+    fn applies(&self, ssn: &Session<'_>) -> bool {
+        self.on && !ssn.is_exhaustive() && !ssn.affinity_on()
     }
 
     fn key(ssn: &Session<'_>, pod: PodId) -> Option<CarryKey> {
@@ -175,6 +209,116 @@ impl Carry {
         quiet && f.recheck.is_empty() && f.total == ssn.total() && f.groups == ssn.victim_groups_version()
     }
 
+    /// Notes, before a search for `pod` places anything, that it has no
+    /// possible victim group: no group is a candidate (`candidate` false: the
+    /// search fails), or none is one the plugins may choose from (the search
+    /// tries only the nodes whose future-idle room holds the pod).
+    pub(crate) fn note_bare(&mut self, ssn: &Session<'_>, pod: PodId, candidate: bool) {
+        if !self.applies(ssn) || ssn.explaining(pod) {
+            return;
+        }
+        let Some(key) = Self::key(ssn, pod) else { return };
+        if !candidate {
+            self.failures.remove(&key);
+        }
+        if self.bare.len() >= MAX_FAILURES {
+            self.bare.clear();
+        }
+        self.bare.insert(key, Bare { groups: ssn.victim_groups_version(), total: ssn.total(), candidate, pod });
+    }
+
+    /// This action's verdicts on the fruitless jobs ([`Fruitless::defer`]):
+    /// returns the jobs that must be walked again, ascending.
+    /// `no_victim` answers whether a search for a pod would find no victim
+    /// group the plugins may choose from (asked of a bare failure's pod when
+    /// the victim groups moved since).
+    pub(crate) fn defer(&mut self, ssn: &Session<'_>, no_victim: impl Fn(&Session<'_>, PodId) -> bool) -> Vec<JobId> {
+        let applies = self.applies(ssn) && !ssn.explaining_any();
+        let (failures, bare, gang_binds) = (&mut self.failures, &mut self.bare, self.gang_binds);
+        self.jobs.defer(ssn, applies, |keys, needed, jobs| {
+            // One request with no possible victim: the pods go only where the
+            // future-idle room holds them, and the job is kept only with
+            // `needed` of them placed.
+            if let [key] = keys
+                && gang_binds
+                && bare.get_mut(key).is_some_and(|b| b.candidate && bare_holds(b, key, ssn, jobs, &no_victim))
+            {
+                return ssn.planted.wrong_fruitless_job || ssn.slots_up_to(&key.4, needed) < needed;
+            }
+            keys.iter().all(|k| still_fails(failures, bare, ssn, k))
+        })
+    }
+
+    /// True if job `j` (at revision `rev`, read from the job when `None`) is
+    /// deferred in this action.
+    pub(crate) fn deferred(&self, ssn: &Session<'_>, j: JobId, rev: Option<u64>) -> bool {
+        self.jobs.deferred(ssn, j, rev)
+    }
+
+    /// The classes whose verdict waits for a trial, with the job to try
+    /// ([`Fruitless::trials`]).
+    pub(crate) fn trials(&mut self, ssn: &Session<'_>) -> Vec<(u32, JobId)> {
+        self.jobs.trials(ssn)
+    }
+
+    /// A trial's verdict ([`Fruitless::settle`]): returns the jobs to walk.
+    pub(crate) fn settle(&mut self, ssn: &Session<'_>, class: u32, fruitless: bool) -> Vec<JobId> {
+        self.jobs.settle(ssn, class, fruitless || ssn.planted.wrong_fruitless_job)
+    }
+
+    /// The queues with deferred jobs.
+    pub(crate) fn deferred_queues(&self) -> Vec<QueueId> {
+        self.jobs.queues()
+    }
+
+    /// The deferred jobs of queue `q`, ascending.
+    pub(crate) fn deferred_of(&self, ssn: &Session<'_>, q: QueueId) -> Vec<JobId> {
+        self.jobs.deferred_of(ssn, q)
+    }
+
+    /// Files job `j` as fruitless after an attempt that tried pods `tried` and
+    /// was not kept (the session is as the attempt found it): when the job
+    /// holds nothing, has no nominated pod, and each of those searches has its
+    /// failure (or its lack of a possible victim group) kept. Nothing is filed
+    /// for a job `--explain` watches.
+    /// `tried` lists the pods (asked only when the job may be filed).
+    pub(crate) fn note_fruitless(&mut self, ssn: &Session<'_>, j: JobId, tried: impl FnOnce() -> Vec<PodId>) {
+        if !self.applies(ssn) || ssn.explaining_job(j) {
+            return;
+        }
+        let job = ssn.job(j);
+        let holds = [PodStatus::Allocated, PodStatus::Running, PodStatus::Pipelined, PodStatus::Releasing]
+            .iter()
+            .any(|&s| job.count(s) > 0)
+            || !job.allocation().is_zero();
+        if holds || job.pods.iter().any(|&p| ssn.pod(p).status == PodStatus::Pending && ssn.pod(p).nominated.is_some())
+        {
+            return;
+        }
+        let tried = tried();
+        if tried.is_empty() {
+            return;
+        }
+        let mut pods: Vec<CarryKey> = Vec::with_capacity(tried.len());
+        let mut keys: Vec<CarryKey> = Vec::new();
+        for &p in &tried {
+            let Some(k) = Self::key(ssn, p) else { return };
+            if !keys.contains(&k) {
+                if !self.failures.contains_key(&k) && !self.bare.contains_key(&k) {
+                    return;
+                }
+                keys.push(k);
+            }
+            pods.push(k);
+        }
+        // The pods still to be placed for gang to call the job pipelined.
+        let needed = job.spec.min_available.saturating_sub(job.ready_count() + job.pending_best_effort);
+        let spec = &job.spec;
+        let one = spec.tasks.len() == 1 && spec.sub_groups.is_none() && spec.network_topology.is_none();
+        let task_min = one.then(|| spec.tasks[0].min_available);
+        self.jobs.file(ssn, j, Ident { pods, needed, task_min });
+    }
+
     /// Records the outcome of a search for `pod` over the possible groups
     /// `allowed`: a failure with the nodes whose walk failed (`recheck`), or a
     /// success (the entry goes: the state changed).
@@ -185,10 +329,14 @@ impl Carry {
         allowed: &[VictimKey],
         failed: Option<Vec<NodeId>>,
     ) {
-        if !self.on || ssn.is_exhaustive() || ssn.explaining(pod) || allowed.is_empty() || ssn.affinity_on() {
+        if !self.applies(ssn) || ssn.explaining(pod) {
+            return;
+        }
+        if allowed.is_empty() {
             return;
         }
         let Some(key) = Self::key(ssn, pod) else { return };
+        self.bare.remove(&key);
         let Some(recheck) = failed else {
             self.failures.remove(&key);
             return;
@@ -206,4 +354,70 @@ impl Carry {
         };
         self.failures.insert(key, f);
     }
+}
+
+/// True if a search with inputs `key` would fail now for want of a node: a
+/// failure with those inputs is kept, with the same victim groups and
+/// total and nothing to re-check, and every node logged since leaves too
+/// little room — its future-idle resources plus the allowed groups' pods —
+/// for the request (the room bound the search lists its nodes by). The
+/// failure is then brought up to now: a search would record the same.
+/// True if the bare failure `b` of a search with inputs `key` still has no
+/// possible victim group: the total is as it was, and the victim groups are
+/// too, or a pending pod with the same inputs — the search's, or one of
+/// `jobs`' — finds none among them now (`no_victim`; the record is then
+/// brought up to now).
+fn bare_holds(
+    b: &mut Bare,
+    key: &CarryKey,
+    ssn: &Session<'_>,
+    jobs: &[JobId],
+    no_victim: impl Fn(&Session<'_>, PodId) -> bool,
+) -> bool {
+    if b.total != ssn.total() {
+        return false;
+    }
+    if b.groups == ssn.victim_groups_version() {
+        return true;
+    }
+    let same = |p: PodId| {
+        ssn.has_pod(p) && ssn.pod(p).status == PodStatus::Pending && Carry::key(ssn, p).as_ref() == Some(key)
+    };
+    if !same(b.pod) {
+        // The first pending pod of the first job filed that still has one.
+        let pods = jobs.iter().filter(|&&j| ssn.has_job(j)).flat_map(|&j| ssn.job(j).pods.iter().copied());
+        let Some(p) = pods.take(64).find(|&p| same(p)) else { return false };
+        b.pod = p;
+    }
+    if !no_victim(ssn, b.pod) {
+        return false;
+    }
+    b.groups = ssn.victim_groups_version();
+    true
+}
+
+fn still_fails(
+    failures: &mut FxHashMap<CarryKey, Failure>,
+    bare: &FxHashMap<CarryKey, Bare>,
+    ssn: &Session<'_>,
+    key: &CarryKey,
+) -> bool {
+    if let Some(b) = bare.get(key) {
+        // Without a candidate every node is skipped; without a group to
+        // choose from, only a node whose room holds the pod is tried.
+        return b.groups == ssn.victim_groups_version()
+            && b.total == ssn.total()
+            && (!b.candidate || ssn.planted.wrong_fruitless_job || ssn.first_fit(&key.4, 0).is_none());
+    }
+    let Some(f) = failures.get_mut(key) else { return false };
+    if f.total != ssn.total() || f.groups != ssn.victim_groups_version() || !f.recheck.is_empty() {
+        return false;
+    }
+    let Some(log) = ssn.victim_log_since(f.pos) else { return false };
+    // The deliberately wrong skip of the equivalence tests ignores the log.
+    if !ssn.planted.wrong_fruitless_job && log.iter().any(|&n| key.4.fits_in(&ssn.victim_bound(n, &f.allowed))) {
+        return false;
+    }
+    f.pos = ssn.victim_log_end();
+    true
 }

@@ -5,6 +5,7 @@ pub mod backfill;
 pub mod barred;
 pub mod carry;
 pub mod enqueue;
+mod fruitless;
 pub mod gang_evict;
 pub mod preempt;
 mod reach;

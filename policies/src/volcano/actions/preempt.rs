@@ -18,11 +18,11 @@ use super::barred::Barred;
 use super::carry::Carry;
 use super::reach::{Action, Reach, not_set_aside_of};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
-use super::{pending_tasks, queues_of, sort_by};
+use super::{order_queues, pending_tasks, sort_by};
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
-use lahar_core::session::Session;
+use lahar_core::session::{Session, Statement};
 use lahar_core::world::VictimKey;
 
 /// A preemptor job's pending pods in task order, BestEffort ones included: Volcano's
@@ -192,6 +192,88 @@ fn drop_hopeless(fw: &Framework, ssn: &Session<'_>, q: QueueId, jobs: &mut Vec<J
     });
 }
 
+/// True if preempt's search for `pod` would find no victim group the plugins
+/// may choose from among the session's (other jobs' pods of its queue, by the
+/// victim rule made for the pod), as the search's possible groups are listed.
+fn no_victim(fw: &Framework, ssn: &Session<'_>, pod: PodId) -> bool {
+    let job = ssn.job(ssn.pod(pod).job);
+    let (q, p) = (job.spec.queue, job.spec.priority);
+    let mut rule = None;
+    !ssn.victim_groups().iter().any(|g| {
+        let k = g.0;
+        k.queue == q && {
+            let (rule, below) = rule.get_or_insert_with(|| {
+                let rule = fw.victim_rule(ssn, pod, false, true);
+                let below = rule.below_priority(fw);
+                (rule, below)
+            });
+            (!*below || k.priority < p) && rule.may_choose(fw, ssn, k)
+        }
+    })
+}
+
+/// One starving job's attempt in preempt's first pass: its pods, in task
+/// order while the job starves, each search for victims of other jobs of queue
+/// `q` into one statement. Returns the statement (the caller commits it if the
+/// job ends pipelined), the pods whose searches were made or known to fail,
+/// and the watched pods placed.
+#[allow(clippy::type_complexity)]
+fn attempt(
+    fw: &Framework,
+    ssn: &mut Session<'_>,
+    q: QueueId,
+    j: JobId,
+    memo: &mut FailMemo,
+    carry: &mut Carry,
+) -> (Statement, Vec<PodId>, Vec<(PodId, Option<NodeId>)>) {
+    let mut stmt = ssn.statement();
+    let mut tasks = preemptor_tasks(fw, ssn, j).into_iter();
+    let mut tried: Vec<PodId> = Vec::new();
+    let mut watched: Vec<(PodId, Option<NodeId>)> = Vec::new();
+    while fw.job_starving(ssn, j) {
+        let Some(pod) = tasks.next() else { break };
+        // Not eligible: Volcano's preempt fails for it and goes on.
+        if never_preempts(ssn, pod) {
+            continue;
+        }
+        if memo.known_failure(ssn, pod) {
+            tried.push(pod);
+            continue;
+        }
+        if let Some(why) = nomination_bars(fw, ssn, pod) {
+            explain_nominated(ssn, pod, why, "");
+            continue;
+        }
+        tried.push(pod);
+        let filter = move |s: &Session<'_>, v: PodId| {
+            let vj = s.pod(v).job;
+            vj != j && s.job(vj).spec.queue == q && (!s.pod(pod).best_effort || s.pod(v).best_effort)
+        };
+        let p = ssn.job(j).spec.priority;
+        // Victims of other jobs have a lower job priority when priority
+        // answers after every possible start of each tier's intersection.
+        // Made when a group is first asked (a search the carry skips asks none),
+        // in the state the search starts from.
+        let rule = std::cell::OnceCell::new();
+        let victim = |s: &Session<'_>, k: VictimKey| {
+            let (rule, below) = rule.get_or_init(|| {
+                let rule = fw.victim_rule(s, pod, false, true);
+                let below = rule.below_priority(fw);
+                (rule, below)
+            });
+            k.queue == q && (!*below || k.priority < p) && rule.may_choose(fw, s, k)
+        };
+        let candidate = move |_: &Session<'_>, k: VictimKey| k.queue == q;
+        let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: None };
+        let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None, Some(&mut *carry));
+        memo.record(ssn, pod, placed);
+        if placed && ssn.explaining(pod) {
+            watched.push((pod, ssn.pod(pod).node));
+        }
+    }
+    (stmt, tried, watched)
+}
+
 /// Runs the preempt action; `carry` keeps failed searches across sessions,
 /// `barred` the jobs none of whose pods may preempt.
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mut Barred) {
@@ -207,8 +289,37 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
         ssn.follow_admitted_log();
     }
     let pos = ssn.admitted_log_end();
+    // The fruitless jobs that may succeed now are walked again; the others
+    // stay out of the walk until the action's first commit.
+    let eligible = |ssn: &Session<'_>, j: JobId| {
+        fw.job_valid(ssn, j).is_ok() && !contains_topology(ssn, j) && fw.job_starving(ssn, j)
+    };
+    let mut memo = FailMemo::new(fw);
+    let mut released = carry.defer(ssn, |ssn, pod| no_victim(fw, ssn, pod));
+    // A class left to a trial: one job's attempt, made now and undone,
+    // answers for all (an ineligible job makes none, nor do the others).
+    for (class, j) in carry.trials(ssn) {
+        let mut fruitless = true;
+        if eligible(ssn, j) {
+            let (stmt, _, _) = attempt(fw, ssn, ssn.job(j).spec.queue, j, &mut memo, carry);
+            // Not kept, and nothing for the close to nominate: a no-op.
+            fruitless = !fw.job_pipelined(ssn, j) && !ssn.nominates(&stmt);
+            if !stmt.is_empty() {
+                memo.clear();
+            }
+            ssn.retract(stmt);
+        }
+        released.extend(carry.settle(ssn, class, fruitless));
+    }
+    released.sort_unstable();
+    released.dedup();
     // Listed only when the rule does not set every job aside first.
-    let last = barred.take_walked();
+    let mut last = barred.take_walked();
+    if let Some((open, _)) = last.as_mut().filter(|_| !released.is_empty()) {
+        open.extend(released);
+        open.sort_unstable();
+        open.dedup();
+    }
     let among = |ssn: &Session<'_>| if memo_read { Barred::to_walk(last.as_ref(), ssn) } else { None };
     let starving_of_job = fw.starving_reads_job();
     // The jobs the next walk must ask: those kept, and those dropped for a
@@ -218,8 +329,13 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
     // not asked (but for a watched one, whose rows the rule writes). A job found
     // barred at its current revision is dropped whether it starves or not, so
     // the memo is read first: a backlog waiting on its nominations then costs
-    // no starving vote, which reads each job's counts.
+    // no starving vote, which reads each job's counts. A deferred job is not
+    // asked either: its class says when it must be.
+    let deferred = &*carry;
     let mut asked = |ssn: &Session<'_>, j: JobId, rev: Option<u64>| {
+        if deferred.deferred(ssn, j, rev) {
+            return false;
+        }
         if !ssn.explaining_job(j) && !ssn.affinity_in_play() && barred.known_at(ssn, j, rev) {
             return false;
         }
@@ -241,66 +357,71 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
         barred.walked(if walk.is_some() { Some((again, pos)) } else { last });
     }
     let mut starving = walk.unwrap_or_default();
-    starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && !contains_topology(ssn, j) && fw.job_starving(ssn, j));
-    let mut memo = FailMemo::new(fw);
-    for q in queues_of(fw, ssn, &starving) {
-        let mut jobs: Vec<JobId> = starving.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
-        if !ssn.is_exhaustive() {
-            drop_hopeless(fw, ssn, q, &mut jobs);
-        }
-        fw.sort_jobs(ssn, &mut jobs);
-        for &j in &jobs {
-            // Every pod's search is known to fail: the loop below would change nothing.
-            if memo.job_known_to_fail(ssn, j, |p| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none()) {
+    starving.retain(|&j| eligible(ssn, j));
+    // Set at the action's first commit: the deferred jobs are no longer known
+    // to fail, and each pass takes its queue's back.
+    let mut committed = false;
+    let mut queues: Vec<QueueId> = starving.iter().map(|&j| ssn.job(j).spec.queue).collect();
+    queues.extend(carry.deferred_queues());
+    for q in order_queues(fw, ssn, queues) {
+        let own: Vec<JobId> = starving.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
+        // The queue's jobs in pass order: with its deferred jobs that are still
+        // eligible (`back`), as the walk would have listed them (ascending).
+        let order = |ssn: &Session<'_>, carry: &Carry, back: bool| {
+            let mut jobs = own.clone();
+            if back {
+                jobs.extend(carry.deferred_of(ssn, q).into_iter().filter(|&j| eligible(ssn, j)));
+                jobs.sort_unstable();
+            }
+            if !ssn.is_exhaustive() {
+                drop_hopeless(fw, ssn, q, &mut jobs);
+            }
+            fw.sort_jobs(ssn, &mut jobs);
+            jobs
+        };
+        // Deferred jobs of this queue wait for the first commit.
+        let mut waiting = !committed && carry.deferred_queues().contains(&q);
+        let mut jobs = order(ssn, carry, committed && !ssn.planted.wrong_deferral);
+        let mut i = 0;
+        while let Some(&j) = jobs.get(i) {
+            i += 1;
+            let tries = |p: PodId| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none();
+            // Every pod's search is known to fail: the attempt would change nothing.
+            if memo.job_known_to_fail(ssn, j, tries) {
+                carry.note_fruitless(ssn, j, || {
+                    let mut v = pending_tasks(fw, ssn, j, false);
+                    v.extend(pending_tasks(fw, ssn, j, true));
+                    v.retain(|&p| !never_preempts(ssn, p));
+                    v
+                });
                 continue;
             }
-            let mut stmt = ssn.statement();
-            let mut tasks = preemptor_tasks(fw, ssn, j).into_iter();
-            let mut watched: Vec<(PodId, Option<NodeId>)> = Vec::new();
-            while fw.job_starving(ssn, j) {
-                let Some(pod) = tasks.next() else { break };
-                // Not eligible: Volcano's preempt fails for it and goes on.
-                if never_preempts(ssn, pod) || memo.known_failure(ssn, pod) {
-                    continue;
-                }
-                if let Some(why) = nomination_bars(fw, ssn, pod) {
-                    explain_nominated(ssn, pod, why, "");
-                    continue;
-                }
-                let filter = move |s: &Session<'_>, v: PodId| {
-                    let vj = s.pod(v).job;
-                    vj != j && s.job(vj).spec.queue == q && (!s.pod(pod).best_effort || s.pod(v).best_effort)
-                };
-                let p = ssn.job(j).spec.priority;
-                // Victims of other jobs have a lower job priority when priority
-                // answers after every possible start of each tier's intersection.
-                // Made when a group is first asked (a search the carry skips asks none),
-                // in the state the search starts from.
-                let rule = std::cell::OnceCell::new();
-                let victim = |s: &Session<'_>, k: VictimKey| {
-                    let (rule, below) = rule.get_or_init(|| {
-                        let rule = fw.victim_rule(s, pod, false, true);
-                        let below = rule.below_priority(fw);
-                        (rule, below)
-                    });
-                    k.queue == q && (!*below || k.priority < p) && rule.may_choose(fw, s, k)
-                };
-                let candidate = move |_: &Session<'_>, k: VictimKey| k.queue == q;
-                let victims = VictimFilter { pod: &filter, candidate: &candidate, victim: &victim, nodes: None };
-                let placed = preempt_pod(fw, ssn, &mut stmt, pod, &victims, false, None, Some(&mut *carry));
-                memo.record(ssn, pod, placed);
-                if placed && ssn.explaining(pod) {
-                    watched.push((pod, ssn.pod(pod).node));
-                }
+            let (mut stmt, mut tried, mut watched) = attempt(fw, ssn, q, j, &mut memo, carry);
+            let mut kept = fw.job_pipelined(ssn, j);
+            if kept && waiting && !ssn.planted.wrong_deferral {
+                // The action's first commit: the deferred jobs come back. Every
+                // job before this one in the pass order with them failed in
+                // the state the pass began with, as they did (or would have);
+                // the attempt is made again in that state, and the pass goes on
+                // from its place in that order.
+                ssn.retract(stmt);
+                memo.clear();
+                jobs = order(ssn, carry, true);
+                i = jobs.iter().position(|&x| x == j).map_or(jobs.len(), |at| at + 1);
+                (stmt, tried, watched) = attempt(fw, ssn, q, j, &mut memo, carry);
+                kept = fw.job_pipelined(ssn, j);
             }
-            let kept = fw.job_pipelined(ssn, j);
             if kept {
                 ssn.commit(stmt);
+                committed = true;
+                waiting = false;
             } else {
-                if !stmt.is_empty() {
+                let placed = !stmt.is_empty();
+                ssn.discard(stmt);
+                if placed {
                     memo.clear();
                 }
-                ssn.discard(stmt);
+                carry.note_fruitless(ssn, j, || tried);
             }
             explain::evict_outcome(ssn, &watched, kept);
         }
@@ -337,6 +458,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
                     memo.clear();
                     let node = ssn.pod(pod).node;
                     ssn.commit(stmt);
+                    committed = true;
                     explain::evict_outcome(ssn, &[(pod, node)], true);
                 } else {
                     ssn.discard(stmt);

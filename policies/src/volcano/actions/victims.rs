@@ -134,6 +134,9 @@ pub(crate) fn preempt_pod(
     let exhaustive = ssn.is_exhaustive();
     // No candidate anywhere: every node would be skipped.
     if !exhaustive && !ssn.victim_groups().iter().any(|g| (filter.candidate)(ssn, g.0)) {
+        if let Some(c) = carry {
+            c.note_bare(ssn, pod, false);
+        }
         return failed(ssn, pod);
     }
     // The victim groups the caller and the plugins allow (few: queues × job
@@ -143,6 +146,12 @@ pub(crate) fn preempt_pod(
     } else {
         ssn.victim_groups().iter().map(|g| g.0).filter(|&k| (filter.victim)(ssn, k)).collect()
     };
+    if allowed.is_empty()
+        && !exhaustive
+        && let Some(c) = carry.as_deref_mut()
+    {
+        c.note_bare(ssn, pod, true);
+    }
     // The nodes whose future-idle room plus the allowed groups' pods hold the pod
     // (the room bound), in node order: from a list known to hold every node that
     // can pass — the caller's (the nodes of its candidates), or, for a search
