@@ -2,7 +2,7 @@
 //! placements, preemptions.
 
 use lahar_core::engine::{EndReason, Engine, EngineConfig, IdealRuntime, RunOutput};
-use lahar_core::model::cluster::{Cluster, IntraNode, Nics, Node};
+use lahar_core::model::cluster::{Cluster, Node};
 use lahar_core::model::job::{JobSpec, TaskSpec};
 use lahar_core::model::queue::Queue;
 use lahar_core::model::resource::{ResourceNames, Resources};
@@ -15,19 +15,7 @@ use lahar_policies::baselines::{self, Tiresias, TiresiasConfig};
 const S: u64 = 1_000_000;
 
 fn node(name: &str, gpus: i64) -> Node {
-    Node {
-        name: name.into(),
-        labels: Default::default(),
-        allocatable: Resources::new(64_000, 1 << 40, gpus * 1000, 110),
-        gpu_model: "H100".into(),
-        intra_node: IntraNode::NvSwitch,
-        taints: Vec::new(),
-        nics: Nics::default(),
-        speed: 1.0,
-        vgpu: Vec::new(),
-        vnpu: Vec::new(),
-        numa: None,
-    }
+    Node::plain(name, Resources::new(64_000, 1 << 40, gpus * 1000, 110), "H100")
 }
 
 fn nodes(n: usize, gpus: i64) -> Vec<Node> {

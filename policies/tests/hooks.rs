@@ -5,7 +5,7 @@
 //! that answers job order without declaring it is caught.
 
 use lahar_core::engine::{Engine, EngineConfig, IdealRuntime, RunOutput};
-use lahar_core::model::cluster::{Cluster, IntraNode, Nics, Node};
+use lahar_core::model::cluster::{Cluster, Node};
 use lahar_core::model::job::{JobId, JobSpec, TaskSpec};
 use lahar_core::model::queue::Queue;
 use lahar_core::model::resource::{ResourceNames, Resources};
@@ -22,19 +22,7 @@ use std::sync::{Arc, Mutex};
 const S: u64 = 1_000_000;
 
 fn node(name: &str) -> Node {
-    Node {
-        name: name.into(),
-        labels: Default::default(),
-        allocatable: Resources::new(64_000, 1 << 40, 8_000, 110),
-        gpu_model: "H100".into(),
-        intra_node: IntraNode::NvSwitch,
-        taints: Vec::new(),
-        nics: Nics::default(),
-        speed: 1.0,
-        vgpu: Vec::new(),
-        vnpu: Vec::new(),
-        numa: None,
-    }
+    Node::plain(name, Resources::new(64_000, 1 << 40, 8_000, 110), "H100")
 }
 
 /// Jobs of 1–3 pods of 4 GPUs, every third of high priority, arriving every 10 s

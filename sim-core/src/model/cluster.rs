@@ -120,6 +120,24 @@ impl Taint {
 }
 
 impl Node {
+    /// A plain node: `allocatable` resources, GPUs of model `gpu_model` on an
+    /// NVSwitch, default NICs, speed 1, no labels, taints or shared devices.
+    pub fn plain(name: &str, allocatable: Resources, gpu_model: &str) -> Node {
+        Node {
+            taints: Vec::new(),
+            name: name.into(),
+            labels: BTreeMap::new(),
+            allocatable,
+            gpu_model: gpu_model.into(),
+            intra_node: IntraNode::NvSwitch,
+            nics: Nics::default(),
+            speed: 1.0,
+            vgpu: Vec::new(),
+            vnpu: Vec::new(),
+            numa: None,
+        }
+    }
+
     /// Whole GPUs on the node.
     pub fn gpus(&self) -> i64 {
         self.allocatable.gpus_ceil()

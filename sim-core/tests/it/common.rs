@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use lahar_core::engine::{Engine, EngineConfig, RunOutput, RuntimeModel};
-use lahar_core::model::cluster::{Cluster, IntraNode, Nics, Node};
+use lahar_core::model::cluster::{Cluster, Node};
 use lahar_core::model::job::*;
 use lahar_core::model::queue::Queue;
 use lahar_core::model::resource::{ResourceNames, Resources};
@@ -15,19 +15,7 @@ use lahar_core::world::World;
 pub const S: u64 = 1_000_000;
 
 pub fn node(name: &str, gpus: i64) -> Node {
-    Node {
-        name: name.into(),
-        labels: Default::default(),
-        allocatable: Resources::new(64_000, 1 << 40, gpus * 1000, 110),
-        gpu_model: "H100".into(),
-        intra_node: IntraNode::NvSwitch,
-        taints: Vec::new(),
-        nics: Nics::default(),
-        speed: 1.0,
-        vgpu: Vec::new(),
-        vnpu: Vec::new(),
-        numa: None,
-    }
+    Node::plain(name, Resources::new(64_000, 1 << 40, gpus * 1000, 110), "H100")
 }
 
 pub fn job(name: &str, submit: u64, dur: u64, replicas: u32, gpus: i64, min: u32) -> JobSpec {

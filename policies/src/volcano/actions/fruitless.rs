@@ -273,3 +273,100 @@ impl<K: Copy + Eq + Hash> Fruitless<K> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lahar_core::model::cluster::{Cluster, Node};
+    use lahar_core::model::job::{JobSpec, TaskSpec};
+    use lahar_core::model::queue::Queue;
+    use lahar_core::model::resource::{ResourceNames, Resources};
+    use lahar_core::model::topology::Topology;
+    use lahar_core::util::rng::RngStreams;
+    use lahar_core::util::time::SimTime;
+    use lahar_core::world::World;
+
+    fn world(jobs: usize) -> World {
+        let node = Node::plain("n0", Resources::new(64_000, 1 << 40, 8000, 110), "H100");
+        let spec = |i: usize| JobSpec {
+            name: format!("j{i}"),
+            min_available: 1,
+            tasks: vec![TaskSpec { name: "w".into(), replicas: 1, min_available: 1, ..TaskSpec::default() }],
+            ..JobSpec::default()
+        };
+        let cluster = Cluster::new(vec![node], ResourceNames::default(), Topology::flat(1));
+        let mut w = World::new(cluster, vec![Queue::new("default")], (0..jobs).map(spec).collect());
+        for j in 0..jobs as u32 {
+            w.activate(JobId(j));
+            w.create_pod(JobId(j), 0, 0, SimTime::ZERO);
+        }
+        w
+    }
+
+    fn ident(key: u32, task_min: Option<u32>) -> Ident<u32> {
+        Ident { pods: vec![key, key], needed: 2, task_min }
+    }
+
+    /// Hand-checked bookkeeping: a class found fruitless defers the jobs filed
+    /// before the action (not one filed during it), a class that may succeed
+    /// gives its jobs back to the walk, a job revised since its filing is not
+    /// deferred, a one-task class waits for its trial, and a session where
+    /// the memo does not apply gives every job back.
+    #[test]
+    fn classes_defer_release_and_wait_for_trials() {
+        let mut w = world(4);
+        let mut rng = RngStreams::new(0).stream("t", 0);
+        let (j0, j1, j2, j3) = (JobId(0), JobId(1), JobId(2), JobId(3));
+        let mut memo: Fruitless<u32> = Fruitless::default();
+        {
+            let ssn = Session::new(&mut w, SimTime::ZERO, 1, &mut rng);
+            memo.file(&ssn, j0, ident(7, None));
+            memo.file(&ssn, j1, ident(7, None));
+            memo.file(&ssn, j2, ident(8, None));
+            memo.file(&ssn, j3, ident(9, Some(1)));
+            // Class 7 fails again; 8 may succeed (no trial: not one task); 9 waits.
+            let released = memo.defer(&ssn, true, |keys, needed, _| {
+                assert_eq!(needed, 2);
+                keys == [7]
+            });
+            assert_eq!(released, vec![j2]);
+            assert!(memo.deferred(&ssn, j0, None) && memo.deferred(&ssn, j1, None));
+            assert!(!memo.deferred(&ssn, j2, None) && !memo.deferred(&ssn, j3, None));
+            assert_eq!(memo.queues(), vec![QueueId(0)]);
+            assert_eq!(memo.deferred_of(&ssn, QueueId(0)), vec![j0, j1]);
+            let trials = memo.trials(&ssn);
+            assert_eq!(trials.len(), 1);
+            assert_eq!(trials[0].1, j3);
+            // A job filed in this action is not deferred by its verdicts.
+            memo.file(&ssn, j2, ident(7, None));
+            assert!(!memo.deferred(&ssn, j2, None));
+            // The trial says the class may succeed: its job goes back.
+            assert_eq!(memo.settle(&ssn, trials[0].0, false), vec![j3]);
+            assert!(!memo.deferred(&ssn, j3, None));
+            ssn.close();
+        }
+        // j0's pods change: its filing is stale.
+        w.create_pod(j0, 0, 1, SimTime::ZERO);
+        {
+            let ssn = Session::new(&mut w, SimTime(1), 2, &mut rng);
+            assert!(memo.defer(&ssn, true, |_, _, _| true).is_empty());
+            assert!(!memo.deferred(&ssn, j0, None), "revised since its filing");
+            assert!(memo.deferred(&ssn, j1, None) && memo.deferred(&ssn, j2, None));
+            assert_eq!(memo.deferred_of(&ssn, QueueId(0)), vec![j1, j2]);
+            // The class may succeed now: every job filed there goes back.
+            assert_eq!(memo.defer(&ssn, true, |_, _, _| false), vec![j0, j1, j2]);
+            memo.file(&ssn, j1, ident(7, Some(1)));
+            memo.file(&ssn, j3, ident(7, Some(1)));
+            // A trial that finds the class fruitless defers it.
+            assert!(memo.defer(&ssn, true, |_, _, _| false).is_empty());
+            let trials = memo.trials(&ssn);
+            assert_eq!(trials.iter().map(|t| t.1).collect::<Vec<_>>(), vec![j1]);
+            assert!(memo.settle(&ssn, trials[0].0, true).is_empty());
+            assert!(memo.deferred(&ssn, j1, None) && memo.deferred(&ssn, j3, None));
+            // Not applying (an explained or exhaustive session): all go back.
+            assert_eq!(memo.defer(&ssn, false, |_, _, _| true), vec![j1, j3]);
+            assert!(!memo.deferred(&ssn, j1, None));
+            ssn.close();
+        }
+    }
+}
