@@ -1026,8 +1026,10 @@ impl<'w> Session<'w> {
     /// will do again, or not at all, uses this for the try).
     pub fn retract(&mut self, stmt: Statement) {
         for &i in stmt.ops.iter().rev() {
-            self.undo(i);
-            self.journal[i].state = OpState::Retracted;
+            if self.journal[i].state == OpState::Open {
+                self.undo(i);
+                self.journal[i].state = OpState::Retracted;
+            }
         }
     }
 

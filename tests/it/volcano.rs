@@ -81,6 +81,11 @@ pub(crate) fn run_text(text: &str) -> Out {
 }
 
 impl Out {
+    /// The decisions but phase changes, as [`Placement`]s.
+    fn placements(&self) -> Vec<Placement> {
+        let row = |d: &Row| (d["t_s"].clone(), d["kind"].clone(), d["pod"].clone(), d["node"].clone());
+        self.decisions.iter().filter(|d| d["kind"] != "phase").map(row).collect()
+    }
     pub(crate) fn of(&self, kind: &str) -> Vec<&Row> {
         self.decisions.iter().filter(|d| d["kind"] == kind).collect()
     }
@@ -980,14 +985,7 @@ fn a_pipelined_pod_counts_against_its_queues_quota() {
             job("high", 10, 10),
             job("late", 0, 20)
         );
-        let o = run_text(&text);
-        let rows: Vec<(String, String, String, String)> = o
-            .decisions
-            .iter()
-            .filter(|d| d["kind"] != "phase")
-            .map(|d| (d["t_s"].clone(), d["kind"].clone(), d["pod"].clone(), d["node"].clone()))
-            .collect();
-        let want: Vec<(String, String, String, String)> = [
+        let want = [
             ("0", "bind", "default/low-w-0", "n3"),
             ("0", "bind", "default/other-w-0", "n1"),
             ("10", "evict", "default/other-w-0", "n1"),
@@ -995,11 +993,8 @@ fn a_pipelined_pod_counts_against_its_queues_quota() {
             ("40", "bind", "default/high-w-0", "n1"),
             ("3600", "bind", "default/other-w-0", "n3"),
             ("3640", "bind", "default/late-w-0", "n1"),
-        ]
-        .iter()
-        .map(|&(t, k, p, n)| (t.into(), k.into(), p.into(), n.into()))
-        .collect();
-        assert_eq!(rows, want, "{plugin}");
+        ];
+        assert_eq!(run_text(&text).placements(), owned(&want), "{plugin}");
     }
 }
 
@@ -1027,23 +1022,21 @@ fn drf_counts_a_preemptors_pipelined_pods_in_its_share() {
         job("mid", 0, 0, 1),
         job("high", 10, 10, 2)
     );
-    let o = run_text(&text);
-    let rows: Vec<(String, String, String, String)> = o
-        .decisions
-        .iter()
-        .filter(|d| d["kind"] != "phase")
-        .map(|d| (d["t_s"].clone(), d["kind"].clone(), d["pod"].clone(), d["node"].clone()))
-        .collect();
-    let want: Vec<(String, String, String, String)> = [
+    let want = [
         ("0", "bind", "default/low-w-0", "n2"),
         ("0", "bind", "default/mid-w-0", "n1"),
         ("0", "bind", "default/low-w-1", "n1"),
         ("0", "bind", "default/mid-w-1", "n2"),
         ("3600", "bind", "default/high-w-0", "n1"),
         ("3600", "bind", "default/high-w-1", "n2"),
-    ]
-    .iter()
-    .map(|&(t, k, p, n)| (t.into(), k.into(), p.into(), n.into()))
-    .collect();
-    assert_eq!(rows, want);
+    ];
+    assert_eq!(run_text(&text).placements(), owned(&want));
+}
+
+/// A decision row without its phase rows: (t_s, kind, pod, node).
+type Placement = (String, String, String, String);
+
+/// Expected [`Placement`]s written as string slices.
+fn owned(rows: &[(&str, &str, &str, &str)]) -> Vec<Placement> {
+    rows.iter().map(|&(t, k, p, n)| (t.into(), k.into(), p.into(), n.into())).collect()
 }

@@ -48,7 +48,7 @@ use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
 use lahar_core::model::resource::Resources;
 use lahar_core::session::Session;
-use lahar_core::world::VictimKey;
+use lahar_core::world::{Job, VictimKey};
 use rustc_hash::FxHashMap;
 
 /// The plugins whose victim choice, predicates and room reads only what the
@@ -146,11 +146,7 @@ impl Carry {
         if !plain {
             return None;
         }
-        let holds = [PodStatus::Allocated, PodStatus::Running, PodStatus::Pipelined, PodStatus::Releasing]
-            .iter()
-            .any(|&s| job.count(s) > 0)
-            || !job.allocated.is_zero();
-        let owner = holds.then_some((p.job, job.allocation()));
+        let owner = holds(job).then_some((p.job, job.allocation()));
         Some((job.spec.queue, job.spec.priority, p.priority, p.best_effort, p.req, owner))
     }
 
@@ -287,11 +283,8 @@ impl Carry {
             return;
         }
         let job = ssn.job(j);
-        let holds = [PodStatus::Allocated, PodStatus::Running, PodStatus::Pipelined, PodStatus::Releasing]
-            .iter()
-            .any(|&s| job.count(s) > 0)
-            || !job.allocation().is_zero();
-        if holds || job.pods.iter().any(|&p| ssn.pod(p).status == PodStatus::Pending && ssn.pod(p).nominated.is_some())
+        if holds(job)
+            || job.pods.iter().any(|&p| ssn.pod(p).status == PodStatus::Pending && ssn.pod(p).nominated.is_some())
         {
             return;
         }
@@ -362,6 +355,15 @@ impl Carry {
 /// little room — its future-idle resources plus the allowed groups' pods —
 /// for the request (the room bound the search lists its nodes by). The
 /// failure is then brought up to now: a search would record the same.
+/// True if job `job` holds anything: a pod Allocated, Running, Pipelined or
+/// Releasing, or an allocation (a search's inputs then include the job).
+pub(crate) fn holds(job: &Job) -> bool {
+    [PodStatus::Allocated, PodStatus::Running, PodStatus::Pipelined, PodStatus::Releasing]
+        .iter()
+        .any(|&s| job.count(s) > 0)
+        || !job.allocation().is_zero()
+}
+
 /// True if the bare failure `b` of a search with inputs `key` still has no
 /// possible victim group: the total is as it was, and the victim groups are
 /// too, or a pending pod with the same inputs — the search's, or one of

@@ -362,7 +362,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
     // to fail, and each pass takes its queue's back.
     let mut committed = false;
     let mut queues: Vec<QueueId> = starving.iter().map(|&j| ssn.job(j).spec.queue).collect();
-    queues.extend(carry.deferred_queues());
+    let deferred_queues = carry.deferred_queues();
+    queues.extend(deferred_queues.iter().copied());
     for q in order_queues(fw, ssn, queues) {
         let own: Vec<JobId> = starving.iter().copied().filter(|&j| ssn.job(j).spec.queue == q).collect();
         // The queue's jobs in pass order: with its deferred jobs that are still
@@ -380,7 +381,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
             jobs
         };
         // Deferred jobs of this queue wait for the first commit.
-        let mut waiting = !committed && carry.deferred_queues().contains(&q);
+        let mut waiting = !committed && deferred_queues.contains(&q);
         let mut jobs = order(ssn, carry, committed && !ssn.planted.wrong_deferral);
         let mut i = 0;
         while let Some(&j) = jobs.get(i) {

@@ -28,7 +28,7 @@
 //!   victims for a queue are computed once until then ([`VictimCache`]).
 
 use super::super::framework::Framework;
-use super::carry::Carry;
+use super::carry::{Carry, holds};
 use super::victim_order;
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodId, PodStatus};
@@ -316,13 +316,7 @@ impl FailMemo {
     fn key(&self, ssn: &Session<'_>, pod: PodId) -> MemoKey {
         let p = ssn.pod(pod);
         let job = ssn.job(p.job);
-        let holds = job.count(PodStatus::Allocated)
-            + job.count(PodStatus::Running)
-            + job.count(PodStatus::Pipelined)
-            + job.count(PodStatus::Releasing)
-            > 0
-            || !job.allocated.is_zero();
-        let owner = (holds || self.per_job).then_some(p.job);
+        let owner = (holds(job) || self.per_job).then_some(p.job);
         // The deliberately wrong key of the equivalence tests forgets the request.
         let req = if ssn.planted.wrong_skip { Resources::ZERO } else { p.req };
         (job.spec.queue, job.spec.priority, p.priority, p.best_effort, req, owner)
