@@ -2,7 +2,7 @@
 //! placements, preemptions.
 
 use lahar_core::engine::{EndReason, Engine, EngineConfig, IdealRuntime, RunOutput};
-use lahar_core::model::cluster::{Cluster, Node};
+use lahar_core::model::cluster::{Cluster, Node, NodeId};
 use lahar_core::model::job::{JobSpec, TaskSpec};
 use lahar_core::model::queue::Queue;
 use lahar_core::model::resource::{ResourceNames, Resources};
@@ -410,6 +410,32 @@ fn tiresias_starvation_guard_promotes() {
     let off = run_with(Box::new(Tiresias::new(cfg(0))), nodes(1, 4), jobs());
     assert_eq!(pods(&off, "long"), vec![(0, 800, 0, EndReason::Preempted), (5030, 6230, 0, EndReason::Completed)]);
     assert_eq!(span(&off, "s5"), (Some(4330), Some(5030)));
+}
+
+/// A preemptor holds the room its victims free until it binds there. Threshold
+/// 1,000 GPU·s: `long` (4 GPUs, node 1) is in queue 1 from t=250; `p` (4 GPUs)
+/// arrives at t=390 with node 0 full of two queue-0 jobs, evicts `long` and is
+/// pipelined onto node 1. Node 0 empties at t=400, but `p`'s claim is node 1: it
+/// binds there when `long`'s pod has gone (t=420), and `long`, recreated then,
+/// starts on node 0. (Re-placing the preemptor first fit in every session, as
+/// before the claims, started it on node 0 at t=400.)
+#[test]
+fn tiresias_preemptor_binds_where_its_victims_were() {
+    let jobs = vec![
+        job("a", 0, 400, 1, 2, 1),
+        job("b", 0, 400, 1, 2, 1),
+        job("long", 0, 2000, 1, 4, 1),
+        job("p", 390, 100, 1, 4, 1),
+    ];
+    let cfg = TiresiasConfig { thresholds_gpu_secs: vec![1000], promote_knob: 8, suspend: true };
+    let out = run_with(Box::new(Tiresias::new(cfg)), nodes(2, 4), jobs);
+    assert_eq!(pods(&out, "a"), vec![(0, 400, 0, EndReason::Completed)]);
+    assert_eq!(pods(&out, "b"), vec![(0, 400, 0, EndReason::Completed)]);
+    assert_eq!(pods(&out, "p"), vec![(420, 520, 1, EndReason::Completed)]);
+    assert_eq!(pods(&out, "long"), vec![(0, 390, 1, EndReason::Preempted), (420, 2030, 0, EndReason::Completed)]);
+    let pipelines: Vec<_> = out.decisions.iter().filter(|d| d.kind == DecisionKind::Pipeline).collect();
+    assert_eq!(pipelines.len(), 1, "the claim is pipelined once, not again in each session: {pipelines:?}");
+    assert_eq!((pipelines[0].t, pipelines[0].node), (SimTime(390 * S), Some(NodeId(1))));
 }
 
 /// Only victims on the nodes the preemptor takes are evicted. Threshold 1,000 GPU·s:

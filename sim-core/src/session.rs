@@ -242,6 +242,8 @@ pub struct Session<'w> {
     /// ([`Session::pipeline_after_evictions`]).
     nominating: bool,
     outcome: SessionOutcome,
+    /// Future-idle resources held for the session ([`Session::hold`]).
+    holds: Vec<(NodeId, Resources)>,
     rng: &'w mut StreamRng,
     explain: Option<&'w mut Explain>,
     exhaustive: bool,
@@ -265,6 +267,7 @@ impl<'w> Session<'w> {
             journal: Vec::new(),
             nominating: false,
             outcome: SessionOutcome::default(),
+            holds: Vec::new(),
             rng,
             explain: None,
             exhaustive: false,
@@ -887,6 +890,20 @@ impl<'w> Session<'w> {
         Ok(())
     }
 
+    /// Holds `req` of node `n`'s future-idle resources until the session
+    /// ends, for a policy that keeps resources promised across sessions (the
+    /// `tiresias` baseline's claims): later placements of the session see the
+    /// node's future-idle room without it. No pod moves and no decision is
+    /// recorded. False (and nothing held) if the room does not cover `req`.
+    pub fn hold(&mut self, n: NodeId, req: Resources) -> bool {
+        if !req.fits_in(&self.world.future_idle(n)) {
+            return false;
+        }
+        self.world.hold(n, req);
+        self.holds.push((n, req));
+        true
+    }
+
     /// [`Session::pipeline`] for a preemptor, `evicted` saying whether pods
     /// were evicted for it (Volcano's `Pipeline` with `evictionOccurred`): after
     /// evictions, if it is the pod's last placement of the session, committed or
@@ -1085,9 +1102,13 @@ impl<'w> Session<'w> {
         }
     }
 
-    /// Ends the session: undoes open operations, turns committed pipelines into
-    /// nominations, and returns what the engine must apply.
+    /// Ends the session: gives back held resources, undoes open operations,
+    /// turns committed pipelines into nominations, and returns what the engine
+    /// must apply.
     pub fn close(mut self) -> SessionOutcome {
+        for (n, req) in std::mem::take(&mut self.holds).into_iter().rev() {
+            self.world.hold(n, Resources::ZERO - req);
+        }
         for i in (0..self.journal.len()).rev() {
             self.undo(i);
         }

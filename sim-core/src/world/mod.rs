@@ -1324,6 +1324,24 @@ impl World {
         }
     }
 
+    /// Holds `delta` of node `n`'s future-idle resources for a scheduler's
+    /// session (a negative `delta` gives it back): counted as pipelined on
+    /// the node, with no pod moved ([`crate::session::Session::hold`]).
+    pub fn hold(&mut self, n: NodeId, delta: Resources) {
+        let ahead = |ns: &NodeState| !ns.releasing.is_zero() || !ns.pipelined.is_zero();
+        let before = ahead(&self.nodes[n]) as i64;
+        self.nodes[n].pipelined += delta;
+        let after = ahead(&self.nodes[n]) as i64;
+        self.nodes_ahead = (self.nodes_ahead as i64 + after - before) as u32;
+        self.ahead_total -= delta;
+        for &h in self.cluster.topology.chain(n) {
+            self.hn_future_delta[h] -= delta;
+        }
+        let free = self.future_idle(n);
+        self.index.update(n, free);
+        self.victim_index.touch(n);
+    }
+
     /// A HyperNode's idle resources (Σ over its nodes).
     pub fn hn_idle(&self, h: crate::model::ids::HyperNodeId) -> Resources {
         self.hn_allocatable[h] - self.hn_used[h]

@@ -232,6 +232,39 @@ fn a_retracted_pipeline_nominates_nothing() {
     w.check_invariants().unwrap();
 }
 
+/// A hold takes a node's future-idle room for the session (the free-resource
+/// index, the totals and the node's HyperNodes see it; idle resources and pods do
+/// not move), is refused beyond the room, and is given back at the close.
+#[test]
+fn a_hold_takes_future_idle_room_until_the_close() {
+    let mut w = tiny_world();
+    let mut rng = RngStreams::new(0).stream("t", 0);
+    let before_total = w.future_idle_total();
+    let mut ssn = Session::new(&mut w, SimTime::ZERO, 1, &mut rng);
+    let pods = ssn.pending_pods(JobId(0));
+    let req = ssn.pod(pods[0]).req;
+    let h = ssn.cluster().topology.chain(NodeId(0)).first().copied();
+    let hn_before = h.map(|h| ssn.hypernode_future_idle(h));
+    assert!(ssn.hold(NodeId(0), req));
+    assert!(ssn.hold(NodeId(0), req));
+    assert!(!ssn.hold(NodeId(0), req), "8 GPUs hold two 4-GPU pods, not three");
+    assert_eq!(ssn.future_idle(NodeId(0)).gpu_milli(), 0);
+    assert_eq!(ssn.idle(NodeId(0)).gpu_milli(), 8000, "idle resources do not move");
+    assert_eq!(ssn.future_idle_total().gpu_milli(), before_total.gpu_milli() - 8000);
+    if let (Some(h), Some(b)) = (h, hn_before) {
+        assert_eq!(ssn.hypernode_future_idle(h).gpu_milli(), b.gpu_milli() - 8000);
+    }
+    assert_eq!(ssn.first_fit(&req, 0), Some(NodeId(1)), "the index must see the hold");
+    assert!(!ssn.idle_is_future_idle());
+    assert_eq!(ssn.job(JobId(0)).count(PodStatus::Pending), 3);
+    let out = ssn.close();
+    assert!(out.decisions.is_empty(), "a hold records nothing");
+    assert_eq!(w.future_idle(NodeId(0)).gpu_milli(), 8000);
+    assert_eq!(w.future_idle_total(), before_total);
+    assert_eq!(w.nodes_ahead, 0);
+    w.check_invariants().unwrap();
+}
+
 /// A job's revision moves with each change of its pods a scheduler may
 /// remember across sessions (preempt's memo of barred jobs reads it): a status
 /// change, a gate removed, a pod created; a session that nominates a pod moves

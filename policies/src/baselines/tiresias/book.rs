@@ -1,7 +1,7 @@
 //! Tiresias's book of the active jobs, kept between sessions: per job its
 //! attained service, the service promotions forgave, its runs and waits and its
-//! queue; the jobs ordered by (queue, submit time, id), those with Pending pods
-//! apart; and the next instant at which each job's queue may change (a running
+//! queue; in (queue, submit time, id) order, the jobs with Pending pods and
+//! those with Running pods (the victims' candidates); and the next instant at which each job's queue may change (a running
 //! job's threshold at its speed, a waiting job's promotion).
 //!
 //! A job's queue changes only when the job changes (submitted, pods created or
@@ -42,10 +42,12 @@ struct Track {
     attained: u128,
     /// Its submit time (the order's second key).
     submit: SimTime,
-    /// Its queue in `order`, once filed.
+    /// Its queue as filed (in `waiting`, `running`), once filed.
     level: Option<usize>,
     /// Filed in `waiting` (it had Pending pods at its last refresh).
     pending: bool,
+    /// It had Running pods at its last refresh.
+    running: bool,
     /// Its entry in `timers`.
     timer: Option<SimTime>,
 }
@@ -63,6 +65,7 @@ impl Track {
             submit: job.spec.submit,
             level: None,
             pending: false,
+            running: false,
             timer: None,
         }
     }
@@ -98,10 +101,13 @@ pub(super) struct Book {
     knob: u64,
     /// Per active job (looked up, never iterated for a decision).
     jobs: FxHashMap<JobId, Track>,
-    /// Every filed job.
-    order: BTreeSet<Key>,
     /// The filed jobs that had Pending pods at their last refresh.
     waiting: BTreeSet<Key>,
+    /// The filed jobs that had Running pods at their last refresh: within a
+    /// session, a superset of the jobs with Running pods (only the engine,
+    /// between sessions, starts pods; every change of a pod's status names its
+    /// job in the World's journal, read at the next refresh).
+    running: BTreeSet<Key>,
     /// When a filed job's queue may change next.
     timers: BTreeSet<(SimTime, JobId)>,
     /// Wake-ups already requested and still ahead (not requested twice).
@@ -116,8 +122,8 @@ impl Book {
             thresholds,
             knob,
             jobs: FxHashMap::default(),
-            order: BTreeSet::new(),
             waiting: BTreeSet::new(),
+            running: BTreeSet::new(),
             timers: BTreeSet::new(),
             wakeups: BTreeSet::new(),
             changed: Vec::new(),
@@ -146,9 +152,9 @@ impl Book {
         self.jobs.get(&j).map_or(0, |t| t.promotions)
     }
 
-    /// Every filed job in order.
-    pub(super) fn order(&self) -> &BTreeSet<Key> {
-        &self.order
+    /// The filed jobs that had Running pods at their last refresh, in order.
+    pub(super) fn running(&self) -> &BTreeSet<Key> {
+        &self.running
     }
 
     /// The filed jobs with Pending pods, in order.
@@ -205,7 +211,7 @@ impl Book {
     fn forget(&mut self, j: JobId) {
         let Some(t) = self.jobs.remove(&j) else { return };
         if let Some(level) = t.level {
-            self.unfile((level, t.submit, j), t.pending);
+            self.unfile((level, t.submit, j), t.pending, t.running);
         }
         if let Some(at) = t.timer {
             self.timers.remove(&(at, j));
@@ -223,6 +229,7 @@ impl Book {
         let job = ssn.job(j);
         let progressing = job.is_progressing();
         let pending = job.count(PodStatus::Pending) > 0;
+        let running = job.count(PodStatus::Running) > 0;
         let t = self.observe(ssn, j);
         match (progressing, t.run_start) {
             (true, None) => t.start(now),
@@ -237,7 +244,7 @@ impl Book {
             t.wait_start = Some(now);
             t.promotions += 1;
         }
-        self.file(j, pending);
+        self.file(j, pending, running);
         let at = match self.jobs[&j].run_start {
             Some(_) => self.crossing(ssn.job(j), j),
             None => self.promotion_due(j),
@@ -245,30 +252,36 @@ impl Book {
         self.set_timer(ssn, j, at);
     }
 
-    /// Files the job under its queue now (and in `waiting` if `pending`).
-    fn file(&mut self, j: JobId, pending: bool) {
+    /// Files the job under its queue now: in `waiting` if `pending`, in
+    /// `running` if `running`.
+    fn file(&mut self, j: JobId, pending: bool, running: bool) {
         let t = &self.jobs[&j];
-        let (old, was_pending, submit) = (t.level, t.pending, t.submit);
+        let (old, was_pending, was_running, submit) = (t.level, t.pending, t.running, t.submit);
         let level = self.level_of(t.service());
         if let Some(old) = old
-            && (old != level || was_pending != pending)
+            && (old != level || was_pending != pending || was_running != running)
         {
-            self.unfile((old, submit, j), was_pending);
+            self.unfile((old, submit, j), was_pending, was_running);
         }
-        self.order.insert((level, submit, j));
         if pending {
             self.waiting.insert((level, submit, j));
+        }
+        if running {
+            self.running.insert((level, submit, j));
         }
         let t = self.jobs.get_mut(&j).expect("filed");
         t.level = Some(level);
         t.pending = pending;
+        t.running = running;
     }
 
-    /// Takes a job's entries out of `order` (and `waiting`, if `pending`).
-    fn unfile(&mut self, key: Key, pending: bool) {
-        self.order.remove(&key);
+    /// Takes a job's entries out of `waiting` and `running`.
+    fn unfile(&mut self, key: Key, pending: bool, running: bool) {
         if pending {
             self.waiting.remove(&key);
+        }
+        if running {
+            self.running.remove(&key);
         }
     }
 

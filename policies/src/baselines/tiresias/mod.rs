@@ -43,8 +43,10 @@
 //!    job is suspended: it saves its work at the preemption ([`Session::suspend`]) and
 //!    resumes from there (with [`TiresiasConfig::suspend`] off, the engine drops its
 //!    work since its last checkpoint). The evicted pods release their nodes after their
-//!    grace period; the preemptor is placed in a later session, when the resources are
-//!    free.
+//!    grace period. A job whose pipeline is committed (either way) **claims** that
+//!    room (`claims.rs`): in each later session, before the walk, it binds there once
+//!    its pods fit the nodes' idle resources, and until then the room is held from
+//!    every other placement.
 //! 5. **Wake-ups.** For every running job not in the last queue, a session is requested
 //!    at the instant its queue service reaches its queue's threshold: the first
 //!    instant its work at its current speed, counted from its last start, speed
@@ -64,10 +66,12 @@
 //! `docs/baselines.md`).
 
 mod book;
+mod claims;
 mod preempt;
 
 use super::gang::{self, Mode};
 use book::Book;
+use claims::Claims;
 use lahar_core::model::job::{JobId, PodStatus};
 use lahar_core::session::{Scheduler, Session};
 use lahar_core::util::time::MICROS_PER_SEC;
@@ -106,6 +110,8 @@ pub struct Tiresias {
     /// The victims of the last preemptor's level, while still valid (this session,
     /// no commit since).
     view: Option<VictimView>,
+    /// Jobs holding the nodes they were pipelined onto until they bind.
+    claims: Claims,
 }
 
 impl Default for Tiresias {
@@ -121,7 +127,7 @@ impl Tiresias {
             cfg.thresholds_gpu_secs.iter().map(|&t| t as u128 * MICROS_PER_SEC as u128).collect();
         thresholds.sort_unstable();
         let book = Book::new(thresholds, cfg.promote_knob);
-        Tiresias { cfg, book, view: None }
+        Tiresias { cfg, book, view: None, claims: Claims::default() }
     }
 
     /// The parameters.
@@ -149,6 +155,9 @@ impl Scheduler for Tiresias {
         ssn.set_action("allocate");
         self.view = None;
         self.book.open(ssn);
+        for j in self.claims.open(ssn) {
+            self.book.started(ssn, j);
+        }
         // Gangs that could not start in this session: (pod shape, pods needed, queue)
         // of single-task jobs without node selector, the shape by its index in the
         // World's list of requests (one per distinct request). A job of the same
@@ -157,7 +166,7 @@ impl Scheduler for Tiresias {
         // Cleared when a preemption commits.
         let mut failed: FxHashMap<u32, Vec<(u32, usize)>> = FxHashMap::default();
         for (level, _, j) in self.book.waiting() {
-            if ssn.job(j).count(PodStatus::Pending) == 0 || !gang::eligible(ssn, j) {
+            if ssn.job(j).count(PodStatus::Pending) == 0 || !gang::eligible(ssn, j) || self.claims.holds(j) {
                 continue;
             }
             gang::admit(ssn, j, "admitted by tiresias");
@@ -195,6 +204,7 @@ impl Scheduler for Tiresias {
             }
             ssn.set_action("preempt");
             if let Some(stmt) = gang::place_gang_first_fit(ssn, j, Mode::Pipeline) {
+                self.claims.make(j, ssn.placements(&stmt));
                 self.commit_placements(ssn, stmt);
                 ssn.set_action("allocate");
                 continue;

@@ -42,7 +42,8 @@ fn copies(r: &Resources, req: &Resources) -> u64 {
 }
 
 impl VictimView {
-    /// The view for preemptors of queue `level`, from the jobs in `order`.
+    /// The view for preemptors of queue `level`, from the jobs in `order` (a
+    /// superset of the jobs with Running pods, in order).
     fn of(ssn: &Session<'_>, level: usize, order: &BTreeSet<Key>) -> VictimView {
         let victims: Vec<(usize, JobId)> = order
             .iter()
@@ -120,7 +121,7 @@ impl Tiresias {
     pub(super) fn preempt_for(&mut self, ssn: &mut Session<'_>, j: JobId, level: usize) -> bool {
         let mut view = match self.view.take() {
             Some(v) if v.level == level => v,
-            _ => VictimView::of(ssn, level, self.book.order()),
+            _ => VictimView::of(ssn, level, self.book.running()),
         };
         let done = self.preempt_with(ssn, j, level, &mut view);
         // Nothing moves a pod during this scheduler's session but its own commits.
@@ -269,6 +270,7 @@ impl Tiresias {
         }
         match gang::place_gang_first_fit(ssn, j, Mode::Pipeline) {
             Some(pl) => {
+                self.claims.make(j, ssn.placements(&pl));
                 ssn.commit(ev);
                 ssn.commit(pl);
                 for &(_, v) in victims {
