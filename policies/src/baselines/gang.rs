@@ -188,6 +188,48 @@ pub(crate) fn may_fit_idle(ssn: &Session<'_>, j: JobId) -> bool {
     count <= groups.iter().map(|g| g.1).sum::<u64>() && least_grouped(&groups, count).fits_in(&idle)
 }
 
+/// False when first fit cannot complete the job's gang for `mode`, counted node
+/// by node: for each task's run of Pending pods (one request, one node selector),
+/// the copies of its pod that each node with room for one (the free-resource
+/// index, future-idle) holds in its free resources for `mode`, summed over the
+/// nodes whose filters (labels, taints) pass, against the pods that run must
+/// place — the gang's `needed` for a gang of one task, the whole run when every
+/// Pending pod is needed (with fewer needed from several tasks, true). Other pods
+/// of the gang, GPU devices, host ports and affinity only lower what first fit
+/// places, so this is an upper bound. Stops counting once a run has enough.
+/// True with `--exhaustive`, when explaining the job, or with nothing needed.
+pub(crate) fn may_fit_nodes(ssn: &Session<'_>, j: JobId, mode: Mode) -> bool {
+    let job = ssn.job(j);
+    let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count()) as u64;
+    if needed == 0 || ssn.is_exhaustive() || ssn.explaining_job(j) {
+        return true;
+    }
+    let pending = ssn.pending_pods(j);
+    let runs = task_runs(ssn, &pending);
+    if runs.len() > 1 && (needed as usize) < pending.len() {
+        return true;
+    }
+    let slack = u64::from(ssn.planted.wrong_skip);
+    runs.iter().all(|&(p, count)| {
+        let want = if runs.len() == 1 { needed } else { count } + slack;
+        let req = ssn.pod(p).req;
+        let mut found = 0u64;
+        for n in ssn.fitting_nodes(&req) {
+            let free = match mode {
+                Mode::Allocate => ssn.idle(n),
+                Mode::Pipeline => ssn.future_idle(n),
+            };
+            if req.fits_in(&free) && ssn.fits_filters(p, n) {
+                found += u64::from(free.copies_of(&req));
+                if found >= want {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+}
+
 /// [`least`] over pods given as (request, how many).
 fn least_grouped(groups: &[(Resources, u64)], count: u64) -> Resources {
     let mut out = Resources::ZERO;

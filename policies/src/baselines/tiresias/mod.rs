@@ -192,7 +192,9 @@ impl Scheduler for Tiresias {
             {
                 continue;
             }
-            if let Some(stmt) = gang::place_gang_first_fit(ssn, j, Mode::Allocate) {
+            if gang::may_fit_nodes(ssn, j, Mode::Allocate)
+                && let Some(stmt) = gang::place_gang_first_fit(ssn, j, Mode::Allocate)
+            {
                 self.commit_placements(ssn, stmt);
                 if !was_whole {
                     self.book.started(ssn, j);
@@ -203,7 +205,9 @@ impl Scheduler for Tiresias {
                 continue;
             }
             ssn.set_action("preempt");
-            if let Some(stmt) = gang::place_gang_first_fit(ssn, j, Mode::Pipeline) {
+            if gang::may_fit_nodes(ssn, j, Mode::Pipeline)
+                && let Some(stmt) = gang::place_gang_first_fit(ssn, j, Mode::Pipeline)
+            {
                 self.claims.make(j, ssn.placements(&stmt));
                 self.commit_placements(ssn, stmt);
                 ssn.set_action("allocate");
