@@ -55,6 +55,11 @@ pub struct PlantedBugs {
     /// still place pods is left in it, so that tests can show the equivalence
     /// check catches it. Never set outside tests.
     pub wrong_idle_line: bool,
+    /// Lets the `tiresias` baseline's per-node room, kept between sessions,
+    /// miss the nodes whose pods moved (only its own placements and the jobs
+    /// whose queue changed are brought up to date), so that tests can show the
+    /// equivalence check catches a stale room. Never set outside tests.
+    pub stale_room: bool,
     /// Lets preempt's walk that asks each node's victims as it reaches the
     /// node go in node order instead of best-scored first, so that tests can
     /// show the equivalence check catches it. Never set outside tests.

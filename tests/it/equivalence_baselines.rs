@@ -158,6 +158,15 @@ fn a_tiresias_book_without_its_instants_is_caught() {
     assert!(caught_with("tiresias", |e| e.planted.stale_scores = true) > 0, "no scenario showed the stale queues");
 }
 
+/// The comparison can fail for tiresias's per-node room too (what the
+/// preemption check counts, kept between sessions): missing the nodes whose
+/// pods moved since it was built, it rules out preemptions that the exhaustive
+/// rules make, and fixed scenarios differ.
+#[test]
+fn a_stale_tiresias_room_is_caught() {
+    assert!(caught_with("tiresias", |e| e.planted.stale_room = true) > 0, "no scenario showed the stale room");
+}
+
 /// The comparison can fail: with the idle-total check and the shadow count
 /// asking one pod too many, gangs that exactly fit are skipped and heads get
 /// later reservations, and fixed scenarios differ from the exhaustive rules.

@@ -114,6 +114,8 @@ pub(super) struct Book {
     wakeups: BTreeSet<SimTime>,
     /// The World's journal, drained each session.
     changed: Vec<JobId>,
+    /// Jobs whose queue changed since [`Book::take_moved`] was last called.
+    moved: Vec<JobId>,
 }
 
 impl Book {
@@ -127,6 +129,7 @@ impl Book {
             timers: BTreeSet::new(),
             wakeups: BTreeSet::new(),
             changed: Vec::new(),
+            moved: Vec::new(),
         }
     }
 
@@ -150,6 +153,16 @@ impl Book {
     /// Promotions the starvation guard gave the job (while it is active).
     pub(super) fn promotions(&self, j: JobId) -> u32 {
         self.jobs.get(&j).map_or(0, |t| t.promotions)
+    }
+
+    /// The queue the job is filed under, if it is.
+    pub(super) fn filed_level(&self, j: JobId) -> Option<usize> {
+        self.jobs.get(&j).and_then(|t| t.level)
+    }
+
+    /// The jobs whose queue changed since the last call (repeats possible).
+    pub(super) fn take_moved(&mut self) -> Vec<JobId> {
+        std::mem::take(&mut self.moved)
     }
 
     /// The filed jobs that had Running pods at their last refresh, in order.
@@ -244,7 +257,9 @@ impl Book {
             t.wait_start = Some(now);
             t.promotions += 1;
         }
-        self.file(j, pending, running);
+        if self.file(j, pending, running) {
+            self.moved.push(j);
+        }
         let at = match self.jobs[&j].run_start {
             Some(_) => self.crossing(ssn.job(j), j),
             None => self.promotion_due(j),
@@ -253,8 +268,8 @@ impl Book {
     }
 
     /// Files the job under its queue now: in `waiting` if `pending`, in
-    /// `running` if `running`.
-    fn file(&mut self, j: JobId, pending: bool, running: bool) {
+    /// `running` if `running`. True if its queue changed.
+    fn file(&mut self, j: JobId, pending: bool, running: bool) -> bool {
         let t = &self.jobs[&j];
         let (old, was_pending, was_running, submit) = (t.level, t.pending, t.running, t.submit);
         let level = self.level_of(t.service());
@@ -273,6 +288,7 @@ impl Book {
         t.level = Some(level);
         t.pending = pending;
         t.running = running;
+        old.is_some_and(|old| old != level)
     }
 
     /// Takes a job's entries out of `waiting` and `running`.

@@ -68,6 +68,7 @@
 mod book;
 mod claims;
 mod preempt;
+mod room;
 
 use super::gang::{self, Mode};
 use book::Book;
@@ -76,6 +77,7 @@ use lahar_core::model::job::{JobId, PodStatus};
 use lahar_core::session::{Scheduler, Session};
 use lahar_core::util::time::MICROS_PER_SEC;
 use preempt::VictimView;
+use room::Room;
 use rustc_hash::FxHashMap;
 
 /// Tiresias's parameters.
@@ -112,6 +114,11 @@ pub struct Tiresias {
     view: Option<VictimView>,
     /// Jobs holding the nodes they were pipelined onto until they bind.
     claims: Claims,
+    /// The per-node room of the last preemptors' queue level, kept between
+    /// sessions (not in the exhaustive mode, which does not prune).
+    room: Option<Room>,
+    /// Jobs whose queue changed since the room was last brought up to date.
+    moved: Vec<JobId>,
 }
 
 impl Default for Tiresias {
@@ -127,7 +134,7 @@ impl Tiresias {
             cfg.thresholds_gpu_secs.iter().map(|&t| t as u128 * MICROS_PER_SEC as u128).collect();
         thresholds.sort_unstable();
         let book = Book::new(thresholds, cfg.promote_knob);
-        Tiresias { cfg, book, view: None, claims: Claims::default() }
+        Tiresias { cfg, book, view: None, claims: Claims::default(), room: None, moved: Vec::new() }
     }
 
     /// The parameters.
@@ -155,6 +162,11 @@ impl Scheduler for Tiresias {
         ssn.set_action("allocate");
         self.view = None;
         self.book.open(ssn);
+        let moved = self.book.take_moved();
+        if let Some(room) = &mut self.room {
+            room.touch();
+            self.moved.extend(moved);
+        }
         for j in self.claims.open(ssn) {
             self.book.started(ssn, j);
         }

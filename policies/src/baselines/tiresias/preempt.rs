@@ -1,23 +1,25 @@
 //! Tiresias's preemption (rule 4): a gang that does not fit evicts running jobs of
 //! strictly lower-priority queues, whole, lowest priority first, and only when its
 //! pods then fit. The checks that rule a preemptor out cheaply read one
-//! [`VictimView`] per queue level, kept until this scheduler commits a change.
+//! [`VictimView`] per queue level, kept until this scheduler commits a change,
+//! and the level's per-node [`Room`], kept between sessions.
 
 use super::Tiresias;
 use super::book::Key;
+use super::room::Room;
+use super::room::copies;
 use crate::baselines::gang::{self, Mode};
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodId, PodStatus};
-use lahar_core::model::resource::{DIMS, Resources};
+use lahar_core::model::resource::Resources;
 use lahar_core::session::{Session, Statement};
-use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
 /// What [`Tiresias::preempt_for`]'s checks read of one queue level's victims: the
 /// same for every preemptor of that level until a pod moves, which within a session
 /// only this scheduler's commits do — a placement is subtracted from it
 /// ([`Tiresias::commit_placements`]), a preemption drops it. The exhaustive mode
-/// builds it for every preemptor.
+/// builds it (and the room) for every preemptor.
 #[derive(Debug, Clone)]
 pub(super) struct VictimView {
     /// The preemptors' queue.
@@ -28,17 +30,6 @@ pub(super) struct VictimView {
     free: Resources,
     /// What the victims hold.
     held: Resources,
-    /// Per node: future-idle resources plus the victims' Running pods (empty until
-    /// a check needs it, [`VictimView::room`]; the exhaustive mode does not prune).
-    room: Vec<Resources>,
-    /// Per pod request asked so far: the copies of it `room` holds, summed over
-    /// the nodes (kept as pods are placed).
-    copies: FxHashMap<[i64; DIMS], u64>,
-}
-
-/// The copies of `req` that a node with room `r` takes (none if it does not fit).
-fn copies(r: &Resources, req: &Resources) -> u64 {
-    if req.fits_in(r) { u64::from(r.copies_of(req)) } else { 0 }
 }
 
 impl VictimView {
@@ -54,55 +45,22 @@ impl VictimView {
             .collect();
         if victims.is_empty() {
             // No preemptor of this level has anything to evict.
-            return VictimView {
-                level,
-                victims,
-                free: Resources::ZERO,
-                held: Resources::ZERO,
-                room: Vec::new(),
-                copies: FxHashMap::default(),
-            };
+            return VictimView { level, victims, free: Resources::ZERO, held: Resources::ZERO };
         }
         let held = victims.iter().fold(Resources::ZERO, |a, &(_, v)| a + ssn.job(v).allocated);
         let free = match ssn.is_exhaustive() {
             true => (0..ssn.node_count()).fold(Resources::ZERO, |a, n| a + ssn.future_idle(NodeId(n as u32))),
             false => ssn.future_idle_total(),
         };
-        VictimView { level, victims, free, held, room: Vec::new(), copies: FxHashMap::default() }
+        VictimView { level, victims, free, held }
     }
 
-    /// Per node: future-idle resources plus the victims' Running pods, built on
-    /// first use.
-    fn room(&mut self, ssn: &Session<'_>) -> &[Resources] {
-        if self.room.is_empty() {
-            self.room = (0..ssn.node_count()).map(|n| ssn.future_idle(NodeId(n as u32))).collect();
-            for &(_, v) in &self.victims {
-                for &p in &ssn.job(v).pods {
-                    let pod = ssn.pod(p);
-                    if let (PodStatus::Running, Some(n)) = (pod.status, pod.node) {
-                        self.room[n.0 as usize] += pod.req;
-                    }
-                }
-            }
-        }
-        &self.room
-    }
-
-    /// This scheduler placed (allocated or pipelined) these pods: their nodes'
-    /// future-idle resources shrink by their requests; the victims and what they
-    /// hold stay (a pod placed in a session is not Running before it ends).
+    /// This scheduler placed (allocated or pipelined) these pods: the future-idle
+    /// total shrinks by their requests; the victims and what they hold stay (a pod
+    /// placed in a session is not Running before it ends).
     fn placed(&mut self, ssn: &Session<'_>, pods: &[(PodId, NodeId)]) {
-        for &(p, n) in pods {
-            let req = ssn.pod(p).req;
-            self.free -= req;
-            let Some(r) = self.room.get_mut(n.0 as usize) else { continue };
-            let before = *r;
-            *r -= req;
-            // Sums: the order of the updates does not matter.
-            for (shape, count) in self.copies.iter_mut() {
-                let shape = Resources(*shape);
-                *count = *count - copies(&before, &shape) + copies(r, &shape);
-            }
+        for &(p, _) in pods {
+            self.free -= ssn.pod(p).req;
         }
     }
 }
@@ -110,8 +68,16 @@ impl VictimView {
 impl Tiresias {
     /// Commits a statement that only places pods, keeping the victims' view.
     pub(super) fn commit_placements(&mut self, ssn: &mut Session<'_>, stmt: Statement) {
-        if let Some(view) = &mut self.view {
-            view.placed(ssn, &ssn.placements(&stmt));
+        if self.view.is_some() || self.room.is_some() {
+            let placed = ssn.placements(&stmt);
+            if let Some(view) = &mut self.view {
+                view.placed(ssn, &placed);
+            }
+            if let Some(room) = &mut self.room {
+                for &(_, n) in &placed {
+                    room.update(ssn, &self.book, n);
+                }
+            }
         }
         ssn.commit(stmt);
     }
@@ -149,7 +115,7 @@ impl Tiresias {
         if !want.fits_in(&(free + view.held)) {
             return false;
         }
-        if !ssn.is_exhaustive() && !Self::may_fit_without(ssn, j, needed, view) {
+        if !ssn.is_exhaustive() && !self.may_fit_without(ssn, j, needed, level) {
             return false;
         }
         let victims = &view.victims;
@@ -209,7 +175,8 @@ impl Tiresias {
     /// bound). False when a single task's rooms sum below `needed`, or when all the
     /// pods must be placed and some task's rooms sum below its pods; the trial could
     /// then not place the gang with every victim evicted either.
-    fn may_fit_without(ssn: &Session<'_>, j: JobId, needed: usize, view: &mut VictimView) -> bool {
+    fn may_fit_without(&mut self, ssn: &Session<'_>, j: JobId, needed: usize, level: usize) -> bool {
+        let room = self.room_of(ssn, level);
         let pending = ssn.pending_pods(j);
         let runs = gang::task_runs(ssn, &pending);
         if runs.len() > 1 && needed < pending.len() {
@@ -223,25 +190,26 @@ impl Tiresias {
             // as any other pod of its request: counted once per view.
             let anywhere = !ssn.cluster().has_taints() && !ssn.job(j).spec.tasks[pod.task as usize].has_node_filter();
             let fits = match anywhere {
-                true => match view.copies.get(&req.0) {
-                    Some(&c) => c,
-                    None => {
-                        let c = view.room(ssn).iter().map(|r| copies(r, &req)).sum();
-                        view.copies.insert(req.0, c);
-                        c
-                    }
-                },
-                false => view
-                    .room(ssn)
-                    .iter()
-                    .enumerate()
-                    .filter(|&(n, _)| ssn.selector_matches(p, NodeId(n as u32)))
-                    .map(|(_, r)| copies(r, &req))
+                true => room.copies_of(&req),
+                false => (0..room.len())
+                    .filter(|&n| ssn.selector_matches(p, NodeId(n as u32)))
+                    .map(|n| copies(&room.at(n), &req))
                     .sum(),
             };
             let want = if runs.len() == 1 { needed as u64 } else { count };
             fits >= want + slack
         })
+    }
+
+    /// The per-node room for preemptors of queue `level`, up to date: kept
+    /// between sessions (built again for another level).
+    fn room_of(&mut self, ssn: &Session<'_>, level: usize) -> &mut Room {
+        let moved = std::mem::take(&mut self.moved);
+        match &mut self.room {
+            Some(room) if room.level() == level => room.sync(ssn, &self.book, &moved),
+            _ => self.room = Some(Room::build(ssn, &self.book, level)),
+        }
+        self.room.as_mut().expect("set above")
     }
 
     /// Evicts the Running pods of victim `v` (queue `vl`) for job `j` (queue `level`).
@@ -273,6 +241,9 @@ impl Tiresias {
                 self.claims.make(j, ssn.placements(&pl));
                 ssn.commit(ev);
                 ssn.commit(pl);
+                if let Some(room) = &mut self.room {
+                    room.touch();
+                }
                 for &(_, v) in victims {
                     self.book.stopped(ssn, v);
                     if self.cfg.suspend {
