@@ -1,8 +1,9 @@
 //! Tiresias's book of the active jobs, kept between sessions: per job its
 //! attained service, the service promotions forgave, its runs and waits and its
 //! queue; in (queue, submit time, id) order, the jobs with Pending pods and
-//! those with Running pods (the victims' candidates); and the next instant at which each job's queue may change (a running
-//! job's threshold at its speed, a waiting job's promotion).
+//! those with Running pods (the victims' candidates); and the next instant at
+//! which each job's queue may change (a running job's threshold at its speed, a
+//! waiting job's promotion).
 //!
 //! A job's queue changes only when the job changes (submitted, pods created or
 //! changing status, progress started, stopped or re-priced: the World's journal,

@@ -9,8 +9,9 @@
 //! otherwise its room is held for the session ([`Session::hold`]), so no other
 //! placement of the session takes it (placements look at future-idle room, on
 //! idle resources too), and the job waits outside the walk. A claim whose room
-//! its nodes no longer have (a node lost capacity), or whose job or pods
-//! changed, is dropped, and its job is walked again like any other.
+//! its nodes no longer have (a node lost capacity), whose room is idle while its
+//! pods still do not bind (their GPU devices), or whose job or pods changed, is
+//! dropped, and its job is walked again like any other.
 
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodId, PodStatus};
@@ -49,8 +50,9 @@ impl Claims {
 
     /// At a session's start, in the order the claims were made: binds each claim
     /// whose pods fit their nodes' idle resources (committed, action `allocate`),
-    /// holds the room of the others, drops the ones that cannot be held. Returns
-    /// the jobs whose claims bound.
+    /// holds the room of the others, drops the ones that cannot be held or whose
+    /// room is idle while its pods still do not bind (GPU devices). Returns the
+    /// jobs whose claims bound.
     pub(super) fn open(&mut self, ssn: &mut Session<'_>) -> Vec<JobId> {
         let mut bound = Vec::new();
         self.jobs.clear();
@@ -65,7 +67,11 @@ impl Claims {
                 continue;
             }
             ssn.discard(bind);
-            if Self::hold(ssn, &c) {
+            let per_node = Self::per_node(ssn, &c);
+            // The room is idle and the pods still do not bind (their GPU
+            // devices): waiting would not help; the job is walked again.
+            let stuck = per_node.iter().all(|(n, r)| r.fits_in(&ssn.idle(*n)));
+            if !stuck && Self::hold(ssn, per_node) {
                 self.jobs.insert(c.job);
                 self.list.push(c);
             }
@@ -73,8 +79,8 @@ impl Claims {
         bound
     }
 
-    /// Holds the claim's room on each of its nodes; all or nothing.
-    fn hold(ssn: &mut Session<'_>, c: &Claim) -> bool {
+    /// The claim's requests summed per node, in the order of its pods.
+    fn per_node(ssn: &Session<'_>, c: &Claim) -> Vec<(NodeId, Resources)> {
         let mut per_node: Vec<(NodeId, Resources)> = Vec::with_capacity(c.pods.len());
         for &(p, n) in &c.pods {
             let req = ssn.pod(p).req;
@@ -83,6 +89,11 @@ impl Claims {
                 None => per_node.push((n, req)),
             }
         }
+        per_node
+    }
+
+    /// Holds a claim's room on each of its nodes; all or nothing.
+    fn hold(ssn: &mut Session<'_>, per_node: Vec<(NodeId, Resources)>) -> bool {
         // Checked first: a hold is given back only when the session ends.
         if !per_node.iter().all(|(n, r)| r.fits_in(&ssn.future_idle(*n))) {
             return false;

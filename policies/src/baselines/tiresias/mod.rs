@@ -166,6 +166,11 @@ impl Scheduler for Tiresias {
         if let Some(room) = &mut self.room {
             room.touch();
             self.moved.extend(moved);
+            if self.moved.len() > 4 * ssn.node_count().max(1024) {
+                // Long unread: built again when next asked.
+                self.room = None;
+                self.moved.clear();
+            }
         }
         for j in self.claims.open(ssn) {
             self.book.started(ssn, j);

@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 /// same for every preemptor of that level until a pod moves, which within a session
 /// only this scheduler's commits do — a placement is subtracted from it
 /// ([`Tiresias::commit_placements`]), a preemption drops it. The exhaustive mode
-/// builds it (and the room) for every preemptor.
+/// builds it for every preemptor (and prunes nothing: no room).
 #[derive(Debug, Clone)]
 pub(super) struct VictimView {
     /// The preemptors' queue.
@@ -33,10 +33,11 @@ pub(super) struct VictimView {
 }
 
 impl VictimView {
-    /// The view for preemptors of queue `level`, from the jobs in `order` (a
-    /// superset of the jobs with Running pods, in order).
-    fn of(ssn: &Session<'_>, level: usize, order: &BTreeSet<Key>) -> VictimView {
-        let victims: Vec<(usize, JobId)> = order
+    /// The view for preemptors of queue `level`, from `running`: the jobs that
+    /// had Running pods at their last refresh (a superset of those that have
+    /// them now), in order.
+    fn of(ssn: &Session<'_>, level: usize, running: &BTreeSet<Key>) -> VictimView {
+        let victims: Vec<(usize, JobId)> = running
             .iter()
             .rev()
             .take_while(|k| k.0 > level)
@@ -190,7 +191,7 @@ impl Tiresias {
             // as any other pod of its request: counted once per view.
             let anywhere = !ssn.cluster().has_taints() && !ssn.job(j).spec.tasks[pod.task as usize].has_node_filter();
             let fits = match anywhere {
-                true => room.copies_of(&req),
+                true => room.copies_held(&req),
                 false => (0..room.len())
                     .filter(|&n| ssn.selector_matches(p, NodeId(n as u32)))
                     .map(|n| copies(&room.at(n), &req))
@@ -206,7 +207,7 @@ impl Tiresias {
     fn room_of(&mut self, ssn: &Session<'_>, level: usize) -> &mut Room {
         let moved = std::mem::take(&mut self.moved);
         match &mut self.room {
-            Some(room) if room.level() == level => room.sync(ssn, &self.book, &moved),
+            Some(room) if room.level() == level && room.len() == ssn.node_count() => room.sync(ssn, &self.book, &moved),
             _ => self.room = Some(Room::build(ssn, &self.book, level)),
         }
         self.room.as_mut().expect("set above")

@@ -137,7 +137,7 @@ impl Room {
     }
 
     /// The copies of `req` the nodes' rooms hold, summed (counted once, then kept).
-    pub(super) fn copies_of(&mut self, req: &Resources) -> u64 {
+    pub(super) fn copies_held(&mut self, req: &Resources) -> u64 {
         if let Some(&c) = self.copies.get(&req.0) {
             return c;
         }
