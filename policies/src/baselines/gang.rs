@@ -188,13 +188,31 @@ pub(crate) fn may_fit_idle(ssn: &Session<'_>, j: JobId) -> bool {
     count <= groups.iter().map(|g| g.1).sum::<u64>() && least_grouped(&groups, count).fits_in(&idle)
 }
 
+/// What each task's run of the job's Pending pods (one request, one node
+/// selector; [`task_runs`]) must place for the gang to complete, `needed` pods
+/// in all: a gang of one task, `needed`; several tasks whose Pending pods are
+/// all needed, each run whole. `None` when several tasks have more Pending pods
+/// than needed (no run must place a known number). A deliberately wrong skip
+/// (tests) asks one pod more of each.
+pub(crate) fn run_demands(ssn: &Session<'_>, j: JobId, needed: u64) -> Option<Vec<(PodId, u64)>> {
+    let pending = ssn.pending_pods(j);
+    let mut runs = task_runs(ssn, &pending);
+    if runs.len() > 1 && needed < pending.len() as u64 {
+        return None;
+    }
+    let slack = u64::from(ssn.planted.wrong_skip);
+    let single = runs.len() == 1;
+    for run in &mut runs {
+        run.1 = if single { needed } else { run.1 } + slack;
+    }
+    Some(runs)
+}
+
 /// False when first fit cannot complete the job's gang for `mode`, counted node
-/// by node: for each task's run of Pending pods (one request, one node selector),
-/// the copies of its pod that each node with room for one (the free-resource
-/// index, future-idle) holds in its free resources for `mode`, summed over the
-/// nodes whose filters (labels, taints) pass, against the pods that run must
-/// place — the gang's `needed` for a gang of one task, the whole run when every
-/// Pending pod is needed (with fewer needed from several tasks, true). Other pods
+/// by node: for each task's run of Pending pods, the copies of its pod that each
+/// node with room for one (the free-resource index, future-idle) holds in its
+/// free resources for `mode`, summed over the nodes whose filters (labels,
+/// taints) pass, against what the run must place ([`run_demands`]). Other pods
 /// of the gang, GPU devices, host ports and affinity only lower what first fit
 /// places, so this is an upper bound. Stops counting once a run has enough.
 /// True with `--exhaustive`, when explaining the job, or with nothing needed.
@@ -204,14 +222,8 @@ pub(crate) fn may_fit_nodes(ssn: &Session<'_>, j: JobId, mode: Mode) -> bool {
     if needed == 0 || ssn.is_exhaustive() || ssn.explaining_job(j) {
         return true;
     }
-    let pending = ssn.pending_pods(j);
-    let runs = task_runs(ssn, &pending);
-    if runs.len() > 1 && (needed as usize) < pending.len() {
-        return true;
-    }
-    let slack = u64::from(ssn.planted.wrong_skip);
-    runs.iter().all(|&(p, count)| {
-        let want = if runs.len() == 1 { needed } else { count } + slack;
+    let Some(runs) = run_demands(ssn, j, needed) else { return true };
+    runs.iter().all(|&(p, want)| {
         let req = ssn.pod(p).req;
         let mut found = 0u64;
         for n in ssn.fitting_nodes(&req) {

@@ -117,8 +117,6 @@ pub struct Tiresias {
     /// The per-node room of the last preemptors' queue level, kept between
     /// sessions (not in the exhaustive mode, which does not prune).
     room: Option<Room>,
-    /// Jobs whose queue changed since the room was last brought up to date.
-    moved: Vec<JobId>,
 }
 
 impl Default for Tiresias {
@@ -134,7 +132,7 @@ impl Tiresias {
             cfg.thresholds_gpu_secs.iter().map(|&t| t as u128 * MICROS_PER_SEC as u128).collect();
         thresholds.sort_unstable();
         let book = Book::new(thresholds, cfg.promote_knob);
-        Tiresias { cfg, book, view: None, claims: Claims::default(), room: None, moved: Vec::new() }
+        Tiresias { cfg, book, view: None, claims: Claims::default(), room: None }
     }
 
     /// The parameters.
@@ -163,14 +161,8 @@ impl Scheduler for Tiresias {
         self.view = None;
         self.book.open(ssn);
         let moved = self.book.take_moved();
-        if let Some(room) = &mut self.room {
-            room.touch();
-            self.moved.extend(moved);
-            if self.moved.len() > 4 * ssn.node_count().max(1024) {
-                // Long unread: built again when next asked.
-                self.room = None;
-                self.moved.clear();
-            }
+        if self.room.as_mut().is_some_and(|room| !room.open(moved)) {
+            self.room = None;
         }
         for j in self.claims.open(ssn) {
             self.book.started(ssn, j);

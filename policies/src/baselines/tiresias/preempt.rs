@@ -170,25 +170,20 @@ impl Tiresias {
     }
 
     /// Whether `j`'s gang could fit the future-idle resources once every victim's
-    /// Running pods are evicted (`room`, per node), counted per node: for each task's run of Pending
-    /// pods, how many of them each node's future-idle resources plus the victims'
-    /// pods there take (node selector and taints included, GPU devices not: an upper
-    /// bound). False when a single task's rooms sum below `needed`, or when all the
-    /// pods must be placed and some task's rooms sum below its pods; the trial could
-    /// then not place the gang with every victim evicted either.
+    /// Running pods are evicted, counted per node: for each task's run of Pending
+    /// pods, how many of them each node's room (future-idle resources plus the
+    /// victims' pods there) takes, node selector and taints included, GPU devices
+    /// not (an upper bound), against what the run must place
+    /// ([`gang::run_demands`]). When false, the trial could not place the gang
+    /// with every victim evicted either.
     fn may_fit_without(&mut self, ssn: &Session<'_>, j: JobId, needed: usize, level: usize) -> bool {
+        let Some(runs) = gang::run_demands(ssn, j, needed as u64) else { return true };
         let room = self.room_of(ssn, level);
-        let pending = ssn.pending_pods(j);
-        let runs = gang::task_runs(ssn, &pending);
-        if runs.len() > 1 && needed < pending.len() {
-            return true;
-        }
-        let slack = u64::from(ssn.planted.wrong_skip);
-        runs.iter().all(|&(p, count)| {
+        runs.iter().all(|&(p, want)| {
             let pod = ssn.pod(p);
             let req = pod.req;
             // A pod any node may take (no node filter, no taints) counts the same
-            // as any other pod of its request: counted once per view.
+            // as any other pod of its request: counted once, then kept.
             let anywhere = !ssn.cluster().has_taints() && !ssn.job(j).spec.tasks[pod.task as usize].has_node_filter();
             let fits = match anywhere {
                 true => room.copies_held(&req),
@@ -197,17 +192,15 @@ impl Tiresias {
                     .map(|n| copies(&room.at(n), &req))
                     .sum(),
             };
-            let want = if runs.len() == 1 { needed as u64 } else { count };
-            fits >= want + slack
+            fits >= want
         })
     }
 
     /// The per-node room for preemptors of queue `level`, up to date: kept
     /// between sessions (built again for another level).
     fn room_of(&mut self, ssn: &Session<'_>, level: usize) -> &mut Room {
-        let moved = std::mem::take(&mut self.moved);
         match &mut self.room {
-            Some(room) if room.level() == level && room.len() == ssn.node_count() => room.sync(ssn, &self.book, &moved),
+            Some(room) if room.level() == level && room.len() == ssn.node_count() => room.sync(ssn, &self.book),
             _ => self.room = Some(Room::build(ssn, &self.book, level)),
         }
         self.room.as_mut().expect("set above")

@@ -43,6 +43,8 @@ pub(super) struct Room {
     copies: FxHashMap<[i64; DIMS], u64>,
     /// Nothing moved since the last sync but what [`Room::sync`] finds.
     dirty: bool,
+    /// Jobs whose queue changed since the last sync (repeats possible).
+    moved: Vec<JobId>,
 }
 
 impl Room {
@@ -56,6 +58,7 @@ impl Room {
             pipelined: vec![Resources::ZERO; n],
             copies: FxHashMap::default(),
             dirty: false,
+            moved: Vec::new(),
         };
         for i in 0..n {
             room.compute(ssn, book, NodeId(i as u32));
@@ -73,11 +76,19 @@ impl Room {
         self.dirty = true;
     }
 
+    /// A session opened: `moved` are the jobs whose queue changed since the
+    /// last one. False when the room has gone unread so long that building it
+    /// again is cheaper than catching up.
+    pub(super) fn open(&mut self, moved: Vec<JobId>) -> bool {
+        self.dirty = true;
+        self.moved.extend(moved);
+        self.moved.len() <= 4 * self.base.len().max(1024)
+    }
+
     /// Brings the nodes up to date: those whose held pods or pipelined room
-    /// changed, and those running a pod of a job in `moved` (jobs whose queue
-    /// changed).
-    pub(super) fn sync(&mut self, ssn: &Session<'_>, book: &Book, moved: &[JobId]) {
-        for &j in moved {
+    /// changed, and those running a pod of a job whose queue changed.
+    pub(super) fn sync(&mut self, ssn: &Session<'_>, book: &Book) {
+        for j in std::mem::take(&mut self.moved) {
             if !ssn.has_job(j) {
                 continue;
             }
