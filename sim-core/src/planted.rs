@@ -82,6 +82,11 @@ pub struct PlantedBugs {
     /// that tests can show the equivalence check catches it. Never set outside
     /// tests.
     pub wrong_deferral: bool,
+    /// Lets preempt take a deferred job's class as still fruitless after a
+    /// commit of the action, without asking its verdict again in the state
+    /// the commit left, so that tests can show the equivalence check catches
+    /// it. Never set outside tests.
+    pub stale_late_verdict: bool,
     /// Lets allocate take a batch of a queue's jobs out of its unordered
     /// tail in the order a selection leaves them, unsorted, so that tests can
     /// show the equivalence check catches it. Never set outside tests.

@@ -232,16 +232,26 @@ impl Carry {
         let applies = self.applies(ssn) && !ssn.explaining_any();
         let (failures, bare, gang_binds) = (&mut self.failures, &mut self.bare, self.gang_binds);
         self.jobs.defer(ssn, applies, |keys, needed, jobs| {
-            // One request with no possible victim: the pods go only where the
-            // future-idle room holds them, and the job is kept only with
-            // `needed` of them placed.
-            if let [key] = keys
-                && gang_binds
-                && bare.get_mut(key).is_some_and(|b| b.candidate && bare_holds(b, key, ssn, jobs, &no_victim))
-            {
-                return ssn.planted.wrong_fruitless_job || ssn.slots_up_to(&key.4, needed) < needed;
-            }
-            keys.iter().all(|k| still_fails(failures, bare, ssn, k))
+            class_fails(failures, bare, gang_binds, ssn, (keys, needed, jobs), &no_victim)
+        })
+    }
+
+    /// True if job `j`, deferred in this action, is still fruitless now that a
+    /// commit of this action changed the session (`state` counts the action's
+    /// commits): its class's verdict asked again ([`Fruitless::recheck`]).
+    pub(crate) fn still_deferred(
+        &mut self,
+        ssn: &Session<'_>,
+        j: JobId,
+        state: u64,
+        no_victim: impl Fn(&Session<'_>, PodId) -> bool,
+    ) -> bool {
+        if !self.applies(ssn) || ssn.explaining_any() {
+            return false;
+        }
+        let (failures, bare, gang_binds) = (&mut self.failures, &mut self.bare, self.gang_binds);
+        self.jobs.recheck(ssn, j, state, |keys, needed, jobs| {
+            class_fails(failures, bare, gang_binds, ssn, (keys, needed, jobs), &no_victim)
         })
     }
 
@@ -347,6 +357,29 @@ impl Carry {
         };
         self.failures.insert(key, f);
     }
+}
+
+/// A class's verdict ([`Carry::defer`]): true if every attempt of its jobs —
+/// searches with inputs `keys`, kept with `needed` pods placed — would fail
+/// now and leave the session as it found it.
+fn class_fails(
+    failures: &mut FxHashMap<CarryKey, Failure>,
+    bare: &mut FxHashMap<CarryKey, Bare>,
+    gang_binds: bool,
+    ssn: &Session<'_>,
+    (keys, needed, jobs): (&[CarryKey], u32, &[JobId]),
+    no_victim: &impl Fn(&Session<'_>, PodId) -> bool,
+) -> bool {
+    // One request with no possible victim: the pods go only where the
+    // future-idle room holds them, and the job is kept only with `needed` of
+    // them placed.
+    if let [key] = keys
+        && gang_binds
+        && bare.get_mut(key).is_some_and(|b| b.candidate && bare_holds(b, key, ssn, jobs, no_victim))
+    {
+        return ssn.planted.wrong_fruitless_job || ssn.slots_up_to(&key.4, needed) < needed;
+    }
+    keys.iter().all(|k| still_fails(failures, bare, ssn, k))
 }
 
 /// True if a search with inputs `key` would fail now for want of a node: a

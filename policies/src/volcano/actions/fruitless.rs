@@ -26,7 +26,11 @@
 //! not ask them and their attempts are not made — each would be discarded and
 //! leave the session as it found it, with nothing to nominate. That holds until
 //! the action's first commit, which brings the deferred jobs back in their
-//! places (preempt's `run`). A class that may succeed is dissolved and its jobs
+//! places (preempt's `run`). When the pass reaches one of them, its class's
+//! verdict is asked again in the state the commits left
+//! ([`Fruitless::recheck`], once per class and state): a class still found
+//! fruitless has its job skipped, as its attempt would change nothing; any
+//! other job is attempted. A class that may succeed is dissolved and its jobs
 //! are walked again; a job whose pods change is named by the World's log of
 //! admitted jobs and walked (its filing is then stale and ignored).
 //!
@@ -36,7 +40,8 @@
 //! `a_wrong_fruitless_job_is_caught` shows the contended equivalence property
 //! notices classes kept deferred without looking at what changed, and
 //! `a_wrong_deferral_is_caught` deferred jobs that do not come back after a
-//! commit.
+//! commit, and `a_stale_late_verdict_is_caught` deferred jobs skipped after a
+//! commit on the verdict given before it.
 
 use lahar_core::model::job::JobId;
 use lahar_core::model::queue::QueueId;
@@ -75,6 +80,9 @@ struct Class<K> {
     fruitless: bool,
     /// Its verdict waits for a trial.
     trial: bool,
+    /// Its verdict asked again after a commit of this action, with the
+    /// state it was asked in ([`Fruitless::recheck`]).
+    late: Option<(u64, bool)>,
 }
 
 /// Where a job is filed: its class, its revision, and the action it was
@@ -135,6 +143,7 @@ impl<K: Copy + Eq + Hash> Fruitless<K> {
         } else {
             let mut gone = Vec::new();
             for (&id, class) in self.classes.iter_mut() {
+                class.late = None;
                 class.fruitless = fails(&class.keys, class.ident.needed, &class.jobs);
                 class.trial = !class.fruitless && class.ident.task_min.is_some();
                 if !class.fruitless && !class.trial {
@@ -222,6 +231,39 @@ impl<K: Copy + Eq + Hash> Fruitless<K> {
         self.deferring(ssn, j, rev).is_some()
     }
 
+    /// True if job `j`, deferred in this action, is still fruitless in the
+    /// session's current state, which a commit of this action changed: its
+    /// class's verdict, `fails`, asked again now. `state` names the state (the
+    /// verdict is asked once per class and state). A job found so would make
+    /// an attempt that fails and leaves the session as it found it, so the
+    /// pass skips it; one that is not deferred, or whose class may succeed
+    /// now, is attempted.
+    pub(crate) fn recheck(
+        &mut self,
+        ssn: &Session<'_>,
+        j: JobId,
+        state: u64,
+        fails: impl FnOnce(&[K], u32, &[JobId]) -> bool,
+    ) -> bool {
+        if self.deferring(ssn, j, None).is_none() {
+            return false;
+        }
+        let Some(class) = self.filed.get(&j).and_then(|f| self.classes.get_mut(&f.class)) else { return false };
+        // The deliberately stale verdict of the equivalence tests is the one
+        // given at the action's start, whatever the commits since.
+        if ssn.planted.stale_late_verdict {
+            return true;
+        }
+        if let Some((at, verdict)) = class.late
+            && at == state
+        {
+            return verdict;
+        }
+        let verdict = fails(&class.keys, class.ident.needed, &class.jobs);
+        class.late = Some((state, verdict));
+        verdict
+    }
+
     /// The queues with deferred classes.
     pub(crate) fn queues(&self) -> Vec<QueueId> {
         self.classes.values().filter(|c| c.fruitless).map(|c| c.queue).collect()
@@ -255,8 +297,15 @@ impl<K: Copy + Eq + Hash> Fruitless<K> {
                     }
                 }
                 let queue = ssn.job(j).spec.queue;
-                let class =
-                    Class { ident: ident.clone(), keys, queue, jobs: Vec::new(), fruitless: false, trial: false };
+                let class = Class {
+                    ident: ident.clone(),
+                    keys,
+                    queue,
+                    jobs: Vec::new(),
+                    fruitless: false,
+                    trial: false,
+                    late: None,
+                };
                 self.classes.insert(id, class);
                 self.ids.insert(ident, id);
                 id

@@ -361,6 +361,9 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
     // Set at the action's first commit: the deferred jobs are no longer known
     // to fail, and each pass takes its queue's back.
     let mut committed = false;
+    // The action's commits so far: what names the session's state for the
+    // deferred jobs' verdicts asked again after them.
+    let mut commits = 0u64;
     let mut queues: Vec<QueueId> = starving.iter().map(|&j| ssn.job(j).spec.queue).collect();
     let deferred_queues = carry.deferred_queues();
     queues.extend(deferred_queues.iter().copied());
@@ -386,6 +389,11 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
         let mut i = 0;
         while let Some(&j) = jobs.get(i) {
             i += 1;
+            // A deferred job back after a commit: skipped while its class is
+            // still fruitless in the state the commits left.
+            if carry.still_deferred(ssn, j, commits, |ssn, pod| no_victim(fw, ssn, pod)) {
+                continue;
+            }
             let tries = |p: PodId| !never_preempts(ssn, p) && nomination_bars(fw, ssn, p).is_none();
             // Every pod's search is known to fail: the attempt would change nothing.
             if memo.job_known_to_fail(ssn, j, tries) {
@@ -415,6 +423,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
             if kept {
                 ssn.commit(stmt);
                 committed = true;
+                commits += 1;
                 waiting = false;
             } else {
                 let placed = !stmt.is_empty();
@@ -429,6 +438,11 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
         // Intra-job preemption: a starving job's pending pods may evict its own
         // lower-priority pods.
         for &j in &jobs {
+            // A job with no Running pod has no candidate: its first search
+            // fails and ends its pass (only a watched pod's rows would show it).
+            if !ssn.is_exhaustive() && !ssn.explaining_job(j) && ssn.job(j).count(PodStatus::Running) == 0 {
+                continue;
+            }
             if !fw.job_starving(ssn, j) {
                 continue;
             }
@@ -460,6 +474,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
                     let node = ssn.pod(pod).node;
                     ssn.commit(stmt);
                     committed = true;
+                    commits += 1;
                     explain::evict_outcome(ssn, &[(pod, node)], true);
                 } else {
                     ssn.discard(stmt);
