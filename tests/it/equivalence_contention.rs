@@ -7,16 +7,17 @@
 //! `a_wrong_carry_is_caught`, `a_wrong_group_check_is_caught`,
 //! `a_wrong_nomination_check_is_caught`, `a_wrong_barred_memo_is_caught`,
 //! `a_wrong_victim_verdict_is_caught`, `a_wrong_fruitless_skip_is_caught`,
-//! `a_wrong_fruitless_job_is_caught`, `a_wrong_deferral_is_caught` and
-//! `a_stale_late_verdict_is_caught`
+//! `a_wrong_fruitless_job_is_caught`, `a_wrong_deferral_is_caught`,
+//! `a_stale_late_verdict_is_caught` and `a_stale_victim_pair_is_caught`
 //! show the comparison notices a victim index that goes stale, a failure
 //! carried across a change it depends on, groups of waiting jobs by facts that
 //! go stale, preemptors left out on one pod's nomination, a memo of barred
 //! jobs that outlives their changes, a rule on victim groups that refuses more
 //! than drf does, a carried failure skipped after its nodes changed, a class
 //! of fruitless jobs kept out without looking at what changed, deferred
-//! jobs that do not come back after a commit, and deferred jobs skipped after
-//! a commit on the verdict given before it. `backlogged_sessions_decide_as_the_exhaustive_walk`
+//! jobs that do not come back after a commit, deferred jobs skipped after a
+//! commit on the verdict given before it, and answers on victims kept across
+//! sessions after the victim groups changed. `backlogged_sessions_decide_as_the_exhaustive_walk`
 //! keeps allocate's queues deep enough to be ordered by keys, and
 //! `a_wrong_fact_key_is_caught` shows it noticing a key from a job's facts that
 //! is not the job's own.
@@ -402,6 +403,16 @@ fn a_wrong_deferral_is_caught() {
 fn a_stale_late_verdict_is_caught() {
     let differ: usize = CONFS.iter().map(|c| caught_n(c, |e| e.planted.stale_late_verdict = true, 64).0).sum();
     assert!(differ > 0, "no scenario showed the stale verdict");
+}
+
+/// The same for preempt's answers on victims per (queue, job priority) kept
+/// across sessions by the out-of-reach rule (`PairMemo`): kept whatever the
+/// victim groups became, a backlog is set aside while a group it could take
+/// from has come, and fixed scenarios differ.
+#[test]
+fn a_stale_victim_pair_is_caught() {
+    let differ: usize = CONFS.iter().map(|c| caught_n(c, |e| e.planted.stale_victim_pairs = true, 64).0).sum();
+    assert!(differ > 0, "no scenario showed the stale answers on victims");
 }
 
 /// The same for the digest of the waiting groups that lets preempt and

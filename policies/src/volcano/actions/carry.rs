@@ -43,6 +43,7 @@
 
 use super::super::framework::Framework;
 use super::fruitless::{Fruitless, Ident};
+use super::reach::PairMemo;
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
@@ -117,6 +118,8 @@ pub struct Carry {
     query: u32,
     /// The jobs none of whose searches found a node, by class.
     jobs: Fruitless<CarryKey>,
+    /// The out-of-reach rule's answers on victims per (queue, job priority).
+    pairs: PairMemo,
 }
 
 impl Carry {
@@ -127,6 +130,21 @@ impl Carry {
             KNOWN.contains(&s.conf.name.as_str()) && !(s.conf.name == "drf" && s.conf.flag("enableHierarchy"))
         });
         Carry { on, gang_binds: fw.gang_binds(), ..Carry::default() }
+    }
+
+    /// The out-of-reach rule's answers on victims kept across sessions
+    /// ([`PairMemo`]), lent for this action where carrying applies (every
+    /// plugin is one whose group rule reads only the group and the
+    /// preemptor's job priority); given back with [`Carry::keep_pairs`].
+    pub(crate) fn lend_pairs(&mut self, ssn: &Session<'_>) -> Option<PairMemo> {
+        self.applies(ssn).then(|| std::mem::take(&mut self.pairs))
+    }
+
+    /// Takes back the answers lent by [`Carry::lend_pairs`].
+    pub(crate) fn keep_pairs(&mut self, pairs: Option<PairMemo>) {
+        if let Some(p) = pairs {
+            self.pairs = p;
+        }
     }
 
     /// True if carrying applies to this session's searches at all (not for a

@@ -59,6 +59,22 @@ pub(crate) struct Reach {
     /// A backlog's neighbours are often alike: this cuts the walk's cost by 40%.
     /// Allocate evaluates the rule between placements, so it keeps none.
     last: Option<(FactsKey, bool)>,
+    /// Preempt's answers on victims per (queue, job priority), kept across
+    /// sessions when the caller lends them ([`Reach::with_pairs`]).
+    kept: Option<PairMemo>,
+}
+
+/// Preempt's answers to "could some victim group give room to a pod of a job
+/// of this (queue, job priority)?", kept across sessions while the session's
+/// victim groups stay the same ([`Session::victim_groups_version`]). Lent to
+/// the rule only where every plugin's group rule reads nothing but the group
+/// and the preemptor's job priority (the Carry's known plugins, flat drf): the
+/// answer is then a function of the groups present.
+#[derive(Default)]
+pub(crate) struct PairMemo {
+    /// The victim groups' version the answers were found at.
+    version: u64,
+    answers: Vec<(QueueId, i32, bool)>,
 }
 
 /// [`ReachFacts`] without the task index (queue, priority, min, base, running,
@@ -75,7 +91,20 @@ impl Reach {
             victims: Vec::new(),
             quota: Vec::new(),
             last: None,
+            kept: None,
         }
+    }
+
+    /// The rule with preempt's answers kept across sessions, when the caller
+    /// has them ([`PairMemo`]).
+    pub fn with_pairs(mut self, kept: Option<PairMemo>) -> Reach {
+        self.kept = kept;
+        self
+    }
+
+    /// The answers kept across sessions, given back to the caller.
+    pub fn into_pairs(self) -> Option<PairMemo> {
+        self.kept
     }
 
     /// Σ nodes' FutureIdle copies of the request of index `shape`, up to `cap`.
@@ -135,6 +164,20 @@ impl Reach {
         if let Some(&(_, _, v)) = self.victims.iter().find(|&&(qq, pp, _)| qq == q && pp == prio) {
             return v;
         }
+        // Kept from an earlier session with the same victim groups (the
+        // deliberately stale memo of the equivalence tests ignores them). A
+        // job without a pending pod has no answer there: it has no search.
+        let memo = self.kept.as_mut().filter(|_| !ssn.is_exhaustive() && pending().is_some());
+        if let Some(m) = memo {
+            if m.version != ssn.victim_groups_version() && !ssn.planted.stale_victim_pairs {
+                m.version = ssn.victim_groups_version();
+                m.answers.clear();
+            }
+            if let Some(&(_, _, v)) = m.answers.iter().find(|&&(qq, pp, _)| qq == q && pp == prio) {
+                self.victims.push((q, prio, v));
+                return v;
+            }
+        }
         let action = self.action;
         // The plugins' group rules read the preemptor only through its job's
         // priority, so one pending pod speaks for all.
@@ -159,6 +202,9 @@ impl Reach {
             })
         });
         self.victims.push((q, prio, v));
+        if let Some(m) = self.kept.as_mut().filter(|_| !ssn.is_exhaustive() && pending().is_some()) {
+            m.answers.push((q, prio, v));
+        }
         v
     }
 
