@@ -92,6 +92,11 @@ pub struct PlantedBugs {
     /// so that tests can show the equivalence check catches it. Never set
     /// outside tests.
     pub stale_victim_pairs: bool,
+    /// Lets the out-of-reach rule keep its answers on victims across sessions
+    /// whatever the plugins' group rules read besides the groups (reclaim:
+    /// the queues above their deserved share), so that tests can show the
+    /// equivalence check catches it. Never set outside tests.
+    pub stale_pair_stamp: bool,
     /// Lets allocate take a batch of a queue's jobs out of its unordered
     /// tail in the order a selection leaves them, unsorted, so that tests can
     /// show the equivalence check catches it. Never set outside tests.

@@ -415,6 +415,17 @@ fn a_stale_victim_pair_is_caught() {
     assert!(differ > 0, "no scenario showed the stale answers on victims");
 }
 
+/// The same for the answers on victims kept across sessions when what the
+/// plugins' group rules read besides the groups moves: kept while a queue
+/// crossed its deserved share (proportion's reclaim rule), a backlog is set
+/// aside from reclaim while it could take from that queue, or walked while
+/// it could not, and fixed scenarios differ.
+#[test]
+fn a_stale_pair_stamp_is_caught() {
+    let differ: usize = CONFS.iter().map(|c| caught_n(c, |e| e.planted.stale_pair_stamp = true, 64).0).sum();
+    assert!(differ > 0, "no scenario showed the stale stamp");
+}
+
 /// The same for the digest of the waiting groups that lets preempt and
 /// reclaim set every group aside without walking them
 /// (`Reach::digest_sets_all_aside`): asked, per request, about the group

@@ -839,6 +839,19 @@ impl Framework {
             .all(|s| s.plugin.hooks().has(Hooks::RECLAIM_IGNORES_RECLAIMER))
     }
 
+    /// A stamp of what the choosing plugins' group rules read of the session
+    /// besides the group and the preemptor's job priority
+    /// ([`Plugin::victim_group_stamp`]): equal stamps, equal rules.
+    pub fn victim_group_stamp(&self, ssn: &Session<'_>, reclaim: bool) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
+        for (tier, idx) in self.tiers.iter().zip(&self.choosers[reclaim as usize]) {
+            for &i in idx {
+                std::hash::Hasher::write_u64(&mut h, tier[i].plugin.victim_group_stamp(ssn, reclaim));
+            }
+        }
+        std::hash::Hasher::finish(&h)
+    }
+
     /// False if no tier can choose a victim of group `key` for `preemptor`
     /// ([`VictimRule::may_choose`], for one group).
     pub fn may_choose_victims_in(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> bool {

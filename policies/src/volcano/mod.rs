@@ -95,7 +95,7 @@ impl Scheduler for Volcano {
                 ActionKind::Allocate => actions::allocate::run(&self.fw, ssn, &mut self.alloc, !has_enqueue),
                 ActionKind::Backfill => actions::backfill::run(&self.fw, ssn, &mut self.alloc),
                 ActionKind::Preempt => actions::preempt::run(&self.fw, ssn, &mut self.carry, &mut self.barred),
-                ActionKind::Reclaim => actions::reclaim::run(&self.fw, ssn),
+                ActionKind::Reclaim => actions::reclaim::run(&self.fw, ssn, &mut self.carry),
                 ActionKind::GangPreempt => {
                     actions::gang_evict::run(&self.fw, ssn, EvictKind::GangPreempt, self.gang_args[0])
                 }

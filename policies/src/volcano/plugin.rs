@@ -147,6 +147,14 @@ pub trait Plugin: Send {
     fn victim_group_ok(&self, ssn: &Session<'_>, preemptor: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
         None
     }
+    /// A stamp of what this plugin's [`Plugin::victim_group_ok`] reads of the
+    /// session besides the group and the preemptor's job priority: equal
+    /// stamps, equal answers. Asked only where every plugin of the conf is a
+    /// known one (preempt's carried failures); default 0 (the answers read
+    /// nothing else).
+    fn victim_group_stamp(&self, ssn: &Session<'_>, reclaim: bool) -> u64 {
+        0
+    }
     /// [`Plugin::victim_group_ok`] for one search only: the answer may read
     /// anything of `preemptor` (drf: its job's share), where
     /// `victim_group_ok` reads only its job's priority (answers kept per

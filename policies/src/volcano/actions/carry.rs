@@ -118,8 +118,9 @@ pub struct Carry {
     query: u32,
     /// The jobs none of whose searches found a node, by class.
     jobs: Fruitless<CarryKey>,
-    /// The out-of-reach rule's answers on victims per (queue, job priority).
-    pairs: PairMemo,
+    /// The out-of-reach rule's answers on victims per (queue, job priority),
+    /// for preempt and for reclaim.
+    pairs: [PairMemo; 2],
 }
 
 impl Carry {
@@ -132,18 +133,19 @@ impl Carry {
         Carry { on, gang_binds: fw.gang_binds(), ..Carry::default() }
     }
 
-    /// The out-of-reach rule's answers on victims kept across sessions
-    /// ([`PairMemo`]), lent for this action where carrying applies (every
-    /// plugin is one whose group rule reads only the group and the
-    /// preemptor's job priority); given back with [`Carry::keep_pairs`].
-    pub(crate) fn lend_pairs(&mut self, ssn: &Session<'_>) -> Option<PairMemo> {
-        self.applies(ssn).then(|| std::mem::take(&mut self.pairs))
+    /// The out-of-reach rule's answers on victims kept across sessions for
+    /// preempt (or, with `reclaim`, reclaim) ([`PairMemo`]), lent for this
+    /// action where carrying applies (every plugin is one whose group rule
+    /// reads only the group, the preemptor's job priority and what its stamp
+    /// says); given back with [`Carry::keep_pairs`].
+    pub(crate) fn lend_pairs(&mut self, ssn: &Session<'_>, reclaim: bool) -> Option<PairMemo> {
+        self.applies(ssn).then(|| std::mem::take(&mut self.pairs[reclaim as usize]))
     }
 
     /// Takes back the answers lent by [`Carry::lend_pairs`].
-    pub(crate) fn keep_pairs(&mut self, pairs: Option<PairMemo>) {
+    pub(crate) fn keep_pairs(&mut self, pairs: Option<PairMemo>, reclaim: bool) {
         if let Some(p) = pairs {
-            self.pairs = p;
+            self.pairs[reclaim as usize] = p;
         }
     }
 

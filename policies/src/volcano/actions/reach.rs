@@ -59,21 +59,28 @@ pub(crate) struct Reach {
     /// A backlog's neighbours are often alike: this cuts the walk's cost by 40%.
     /// Allocate evaluates the rule between placements, so it keeps none.
     last: Option<(FactsKey, bool)>,
-    /// Preempt's answers on victims per (queue, job priority), kept across
+    /// The action's answers on victims per (queue, job priority), kept across
     /// sessions when the caller lends them ([`Reach::with_pairs`]).
     kept: Option<PairMemo>,
+    /// The plugins' group-rule stamp at the action's start, once asked
+    /// ([`Framework::victim_group_stamp`]).
+    stamp: Option<u64>,
 }
 
-/// Preempt's answers to "could some victim group give room to a pod of a job
-/// of this (queue, job priority)?", kept across sessions while the session's
-/// victim groups stay the same ([`Session::victim_groups_version`]). Lent to
-/// the rule only where every plugin's group rule reads nothing but the group
-/// and the preemptor's job priority (the Carry's known plugins, flat drf): the
-/// answer is then a function of the groups present.
+/// Preempt's or reclaim's answers to "could some victim group give room to a
+/// pod of a job of this (queue, job priority)?", kept across sessions while
+/// the session's victim groups ([`Session::victim_groups_version`]) and what
+/// the plugins' group rules read besides them
+/// ([`Framework::victim_group_stamp`]: for reclaim, the queues proportion
+/// finds above their deserved share) stay the same. Lent to the rule only
+/// where every plugin is a known one (the Carry's list, flat drf), whose
+/// group rule reads nothing more: the answer is then a function of those.
 #[derive(Default)]
 pub(crate) struct PairMemo {
     /// The victim groups' version the answers were found at.
     version: u64,
+    /// The plugins' group-rule stamp they were found at.
+    stamp: u64,
     answers: Vec<(QueueId, i32, bool)>,
 }
 
@@ -92,6 +99,7 @@ impl Reach {
             quota: Vec::new(),
             last: None,
             kept: None,
+            stamp: None,
         }
     }
 
@@ -167,10 +175,16 @@ impl Reach {
         // Kept from an earlier session with the same victim groups (the
         // deliberately stale memo of the equivalence tests ignores them). A
         // job without a pending pod has no answer there: it has no search.
+        let action = self.action;
         let memo = self.kept.as_mut().filter(|_| !ssn.is_exhaustive() && pending().is_some());
         if let Some(m) = memo {
-            if m.version != ssn.victim_groups_version() && !ssn.planted.stale_victim_pairs {
+            let stamp = *self.stamp.get_or_insert_with(|| fw.victim_group_stamp(ssn, action == Action::Reclaim));
+            // The deliberately stale memos of the equivalence tests ignore the
+            // stamp, or the stamp and the groups.
+            let stamp_moved = m.stamp != stamp && !ssn.planted.stale_pair_stamp;
+            if (m.version != ssn.victim_groups_version() || stamp_moved) && !ssn.planted.stale_victim_pairs {
                 m.version = ssn.victim_groups_version();
+                m.stamp = stamp;
                 m.answers.clear();
             }
             if let Some(&(_, _, v)) = m.answers.iter().find(|&&(qq, pp, _)| qq == q && pp == prio) {
@@ -178,7 +192,6 @@ impl Reach {
                 return v;
             }
         }
-        let action = self.action;
         // The plugins' group rules read the preemptor only through its job's
         // priority, so one pending pod speaks for all.
         // The rule is built for the first group the action could take from.

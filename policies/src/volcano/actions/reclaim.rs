@@ -7,6 +7,7 @@
 
 use super::super::explain;
 use super::super::framework::Framework;
+use super::carry::Carry;
 use super::preempt::{never_preempts, preemptor_tasks};
 use super::reach::{Action, Reach, not_set_aside};
 use super::victims::{FailMemo, VictimFilter, preempt_pod};
@@ -18,11 +19,13 @@ use lahar_core::session::Session;
 use lahar_core::world::VictimKey;
 use std::collections::BTreeMap;
 
-/// Runs the reclaim action.
-pub fn run(fw: &Framework, ssn: &mut Session<'_>) {
+/// Runs the reclaim action; `carry` keeps the out-of-reach rule's answers on
+/// victims across sessions.
+pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
     ssn.set_action("reclaim");
-    let mut reach = Reach::new(fw, Action::Reclaim);
+    let mut reach = Reach::new(fw, Action::Reclaim).with_pairs(carry.lend_pairs(ssn, true));
     let mut starving = not_set_aside(fw, ssn, &mut reach);
+    carry.keep_pairs(reach.into_pairs(), true);
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && fw.job_starving(ssn, j));
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
     for &j in &starving {

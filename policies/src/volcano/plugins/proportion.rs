@@ -74,6 +74,10 @@ impl Proportion {
     fn attr(&self, q: QueueId) -> &Attr {
         &self.attrs[q.0 as usize]
     }
+    /// Queue `q`'s allocation is above its deserved share in some dimension.
+    fn above_deserved(&self, ssn: &Session<'_>, q: QueueId) -> bool {
+        !le(&f(&ssn.queue(q).allocation()), &self.attr(q).deserved)
+    }
     fn share(&self, ssn: &Session<'_>, q: QueueId) -> f64 {
         share(&f(&ssn.queue(q).allocation()), &self.attr(q).deserved)
     }
@@ -207,7 +211,26 @@ impl Plugin for Proportion {
     }
     fn victim_group_ok(&self, ssn: &Session<'_>, _: PodId, reclaim: bool, key: VictimKey) -> Option<bool> {
         // Only queues above their deserved share give pods back.
-        reclaim.then(|| !le(&f(&ssn.queue(key.queue).allocation()), &self.attr(key.queue).deserved))
+        reclaim.then(|| self.above_deserved(ssn, key.queue))
+    }
+    fn victim_group_stamp(&self, ssn: &Session<'_>, reclaim: bool) -> u64 {
+        // The queues above their deserved share, a bit each (hashed beyond 64).
+        if !reclaim {
+            return 0;
+        }
+        let mut h = rustc_hash::FxHasher::default();
+        let mut bits = 0u64;
+        for q in 0..self.attrs.len() {
+            if self.above_deserved(ssn, QueueId(q as u32)) {
+                bits |= 1 << (q % 64);
+            }
+            if q % 64 == 63 {
+                std::hash::Hasher::write_u64(&mut h, bits);
+                bits = 0;
+            }
+        }
+        std::hash::Hasher::write_u64(&mut h, bits);
+        std::hash::Hasher::finish(&h)
     }
     fn reclaimable(&self, ssn: &Session<'_>, _reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         let mut running: Vec<Option<FRes>> = vec![None; self.attrs.len()];
