@@ -33,6 +33,12 @@
 //! victim fit the room left (`Carry::defer`). For these answers it also keeps
 //! the searches that found no possible victim group (`Carry::note_bare`).
 //!
+//! The Carry also keeps, for preempt and for reclaim, the out-of-reach rule's
+//! answers on victims per (queue, job priority) (`reach::PairMemo`), lent to
+//! each action under the same condition: known plugins read, in their group
+//! rules, only the group, the preemptor's job priority and what their
+//! `victim_group_stamp` sums up.
+//!
 //! Only confs whose plugins are all known to read nothing else carry failures
 //! ([`Carry::new`]); any other plugin (capacity, tdm, pdb, extender, usage,
 //! nodegroup, deviceshare...) switches carrying off, as do `--exhaustive`,
