@@ -8,7 +8,8 @@
 //! `a_wrong_nomination_check_is_caught`, `a_wrong_barred_memo_is_caught`,
 //! `a_wrong_victim_verdict_is_caught`, `a_wrong_fruitless_skip_is_caught`,
 //! `a_wrong_fruitless_job_is_caught`, `a_wrong_deferral_is_caught`,
-//! `a_stale_late_verdict_is_caught` and `a_stale_victim_pair_is_caught`
+//! `a_stale_late_verdict_is_caught`, `a_stale_victim_pair_is_caught` and
+//! `a_stale_pair_stamp_is_caught`
 //! show the comparison notices a victim index that goes stale, a failure
 //! carried across a change it depends on, groups of waiting jobs by facts that
 //! go stale, preemptors left out on one pod's nomination, a memo of barred
@@ -17,7 +18,7 @@
 //! of fruitless jobs kept out without looking at what changed, deferred
 //! jobs that do not come back after a commit, deferred jobs skipped after a
 //! commit on the verdict given before it, and answers on victims kept across
-//! sessions after the victim groups changed. `backlogged_sessions_decide_as_the_exhaustive_walk`
+//! sessions after the victim groups, or the queues' shares, changed. `backlogged_sessions_decide_as_the_exhaustive_walk`
 //! keeps allocate's queues deep enough to be ordered by keys, and
 //! `a_wrong_fact_key_is_caught` shows it noticing a key from a job's facts that
 //! is not the job's own.
@@ -262,6 +263,12 @@ fn caught_n(conf: &str, wrong: impl Fn(&mut EngineConfig) + Copy, n: usize) -> (
     (differ, evict)
 }
 
+/// How many of the first `n` fixed scenarios differ from the exhaustive walk
+/// with `wrong` planted, summed over the three confs.
+fn differ_under_every_conf(wrong: impl Fn(&mut EngineConfig) + Copy, n: usize) -> usize {
+    CONFS.iter().map(|c| caught_n(c, wrong, n).0).sum()
+}
+
 /// The comparison can fail: with a victim index that stops reading the log of
 /// changed nodes (its trees keep the bound of the state they were built from),
 /// fixed contended scenarios preempt differently from the exhaustive walk, which
@@ -390,7 +397,7 @@ fn a_wrong_fruitless_job_is_caught() {
 /// deferral is rare).
 #[test]
 fn a_wrong_deferral_is_caught() {
-    let differ: usize = CONFS.iter().map(|c| caught_n(c, |e| e.planted.wrong_deferral = true, 64).0).sum();
+    let differ: usize = differ_under_every_conf(|e| e.planted.wrong_deferral = true, 64);
     assert!(differ > 0, "no scenario showed the wrong deferral");
 }
 
@@ -401,7 +408,7 @@ fn a_wrong_deferral_is_caught() {
 /// left, and fixed scenarios differ.
 #[test]
 fn a_stale_late_verdict_is_caught() {
-    let differ: usize = CONFS.iter().map(|c| caught_n(c, |e| e.planted.stale_late_verdict = true, 64).0).sum();
+    let differ: usize = differ_under_every_conf(|e| e.planted.stale_late_verdict = true, 64);
     assert!(differ > 0, "no scenario showed the stale verdict");
 }
 
@@ -411,7 +418,7 @@ fn a_stale_late_verdict_is_caught() {
 /// from has come, and fixed scenarios differ.
 #[test]
 fn a_stale_victim_pair_is_caught() {
-    let differ: usize = CONFS.iter().map(|c| caught_n(c, |e| e.planted.stale_victim_pairs = true, 64).0).sum();
+    let differ: usize = differ_under_every_conf(|e| e.planted.stale_victim_pairs = true, 64);
     assert!(differ > 0, "no scenario showed the stale answers on victims");
 }
 
@@ -422,7 +429,7 @@ fn a_stale_victim_pair_is_caught() {
 /// it could not, and fixed scenarios differ.
 #[test]
 fn a_stale_pair_stamp_is_caught() {
-    let differ: usize = CONFS.iter().map(|c| caught_n(c, |e| e.planted.stale_pair_stamp = true, 64).0).sum();
+    let differ: usize = differ_under_every_conf(|e| e.planted.stale_pair_stamp = true, 64);
     assert!(differ > 0, "no scenario showed the stale stamp");
 }
 
@@ -437,7 +444,7 @@ fn a_stale_pair_stamp_is_caught() {
 /// group aside have no free slot at all).
 #[test]
 fn a_wrong_digest_is_caught() {
-    let differ: usize = CONFS.iter().map(|c| caught_n(c, |e| e.planted.wrong_digest = true, 64).0).sum();
+    let differ: usize = differ_under_every_conf(|e| e.planted.wrong_digest = true, 64);
     assert!(differ > 0, "no scenario showed the wrong digest");
 }
 

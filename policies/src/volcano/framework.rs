@@ -841,15 +841,18 @@ impl Framework {
 
     /// A stamp of what the choosing plugins' group rules read of the session
     /// besides the group and the preemptor's job priority
-    /// ([`Plugin::victim_group_stamp`]): equal stamps, equal rules.
-    pub fn victim_group_stamp(&self, ssn: &Session<'_>, reclaim: bool) -> u64 {
-        let mut h = rustc_hash::FxHasher::default();
+    /// ([`Plugin::victim_group_stamp`]): each plugin's words, then their
+    /// count. Equal stamps, equal rules.
+    pub fn victim_group_stamp(&self, ssn: &Session<'_>, reclaim: bool) -> Vec<u64> {
+        let mut out = Vec::new();
         for (tier, idx) in self.tiers.iter().zip(&self.choosers[reclaim as usize]) {
             for &i in idx {
-                std::hash::Hasher::write_u64(&mut h, tier[i].plugin.victim_group_stamp(ssn, reclaim));
+                let from = out.len();
+                tier[i].plugin.victim_group_stamp(ssn, reclaim, &mut out);
+                out.push((out.len() - from) as u64);
             }
         }
-        std::hash::Hasher::finish(&h)
+        out
     }
 
     /// False if no tier can choose a victim of group `key` for `preemptor`

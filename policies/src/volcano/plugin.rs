@@ -148,13 +148,11 @@ pub trait Plugin: Send {
         None
     }
     /// A stamp of what this plugin's [`Plugin::victim_group_ok`] reads of the
-    /// session besides the group and the preemptor's job priority: equal
-    /// stamps, equal answers. Asked only where every plugin of the conf is a
-    /// known one (preempt's carried failures); default 0 (the answers read
-    /// nothing else).
-    fn victim_group_stamp(&self, ssn: &Session<'_>, reclaim: bool) -> u64 {
-        0
-    }
+    /// session besides the group and the preemptor's job priority, pushed onto
+    /// `out` as words: equal stamps, equal answers. Asked only where every
+    /// plugin of the conf is a known one (preempt's carried failures); by
+    /// default nothing (the answers read nothing else).
+    fn victim_group_stamp(&self, ssn: &Session<'_>, reclaim: bool, out: &mut Vec<u64>) {}
     /// [`Plugin::victim_group_ok`] for one search only: the answer may read
     /// anything of `preemptor` (drf: its job's share), where
     /// `victim_group_ok` reads only its job's priority (answers kept per

@@ -64,7 +64,7 @@ pub(crate) struct Reach {
     kept: Option<PairMemo>,
     /// The plugins' group-rule stamp at the action's start, once asked
     /// ([`Framework::victim_group_stamp`]).
-    stamp: Option<u64>,
+    stamp: Option<Vec<u64>>,
 }
 
 /// Preempt's or reclaim's answers to "could some victim group give room to a
@@ -80,7 +80,7 @@ pub(crate) struct PairMemo {
     /// The victim groups' version the answers were found at.
     version: u64,
     /// The plugins' group-rule stamp they were found at.
-    stamp: u64,
+    stamp: Vec<u64>,
     answers: Vec<(QueueId, i32, bool)>,
 }
 
@@ -103,8 +103,8 @@ impl Reach {
         }
     }
 
-    /// The rule with preempt's answers kept across sessions, when the caller
-    /// has them ([`PairMemo`]).
+    /// The rule with the action's answers on victims kept across sessions,
+    /// when the caller has them ([`PairMemo`]).
     pub fn with_pairs(mut self, kept: Option<PairMemo>) -> Reach {
         self.kept = kept;
         self
@@ -172,19 +172,24 @@ impl Reach {
         if let Some(&(_, _, v)) = self.victims.iter().find(|&&(qq, pp, _)| qq == q && pp == prio) {
             return v;
         }
-        // Kept from an earlier session with the same victim groups (the
-        // deliberately stale memo of the equivalence tests ignores them). A
-        // job without a pending pod has no answer there: it has no search.
+        // The plugins' group rules read the preemptor only through its job's
+        // priority, so one pending pod speaks for all. A job without one has
+        // no search, and its answer (none) is not kept.
+        let Some(pod) = pending() else {
+            self.victims.push((q, prio, false));
+            return false;
+        };
+        // Kept from an earlier session with the same victim groups and stamp
+        // (the deliberately stale memos of the equivalence tests ignore the
+        // stamp, or the stamp and the groups).
         let action = self.action;
-        let memo = self.kept.as_mut().filter(|_| !ssn.is_exhaustive() && pending().is_some());
+        let memo = self.kept.as_mut().filter(|_| !ssn.is_exhaustive());
         if let Some(m) = memo {
-            let stamp = *self.stamp.get_or_insert_with(|| fw.victim_group_stamp(ssn, action == Action::Reclaim));
-            // The deliberately stale memos of the equivalence tests ignore the
-            // stamp, or the stamp and the groups.
-            let stamp_moved = m.stamp != stamp && !ssn.planted.stale_pair_stamp;
+            let stamp = self.stamp.get_or_insert_with(|| fw.victim_group_stamp(ssn, action == Action::Reclaim));
+            let stamp_moved = m.stamp != *stamp && !ssn.planted.stale_pair_stamp;
             if (m.version != ssn.victim_groups_version() || stamp_moved) && !ssn.planted.stale_victim_pairs {
                 m.version = ssn.victim_groups_version();
-                m.stamp = stamp;
+                m.stamp.clone_from(stamp);
                 m.answers.clear();
             }
             if let Some(&(_, _, v)) = m.answers.iter().find(|&&(qq, pp, _)| qq == q && pp == prio) {
@@ -192,30 +197,26 @@ impl Reach {
                 return v;
             }
         }
-        // The plugins' group rules read the preemptor only through its job's
-        // priority, so one pending pod speaks for all.
         // The rule is built for the first group the action could take from.
-        let v = pending().is_some_and(|pod| {
-            let mut rule = None;
-            ssn.victim_groups().iter().map(|g| g.0).any(|k| {
-                let candidate = match action {
-                    Action::Preempt => k.queue == q,
-                    Action::Reclaim => k.queue != q && ssn.queue(k.queue).spec.reclaimable,
-                    Action::Allocate => false,
-                };
-                if !candidate {
-                    return false;
-                }
-                let (rule, below) = rule.get_or_insert_with(|| {
-                    let rule = fw.victim_rule(ssn, pod, action == Action::Reclaim, false);
-                    let below = action == Action::Preempt && rule.below_priority(fw);
-                    (rule, below)
-                });
-                (!*below || k.priority < prio) && rule.may_choose(fw, ssn, k)
-            })
+        let mut rule = None;
+        let v = ssn.victim_groups().iter().map(|g| g.0).any(|k| {
+            let candidate = match action {
+                Action::Preempt => k.queue == q,
+                Action::Reclaim => k.queue != q && ssn.queue(k.queue).spec.reclaimable,
+                Action::Allocate => false,
+            };
+            if !candidate {
+                return false;
+            }
+            let (rule, below) = rule.get_or_insert_with(|| {
+                let rule = fw.victim_rule(ssn, pod, action == Action::Reclaim, false);
+                let below = action == Action::Preempt && rule.below_priority(fw);
+                (rule, below)
+            });
+            (!*below || k.priority < prio) && rule.may_choose(fw, ssn, k)
         });
         self.victims.push((q, prio, v));
-        if let Some(m) = self.kept.as_mut().filter(|_| !ssn.is_exhaustive() && pending().is_some()) {
+        if let Some(m) = self.kept.as_mut().filter(|_| !ssn.is_exhaustive()) {
             m.answers.push((q, prio, v));
         }
         v

@@ -213,24 +213,18 @@ impl Plugin for Proportion {
         // Only queues above their deserved share give pods back.
         reclaim.then(|| self.above_deserved(ssn, key.queue))
     }
-    fn victim_group_stamp(&self, ssn: &Session<'_>, reclaim: bool) -> u64 {
-        // The queues above their deserved share, a bit each (hashed beyond 64).
+    fn victim_group_stamp(&self, ssn: &Session<'_>, reclaim: bool, out: &mut Vec<u64>) {
+        // The queues above their deserved share, a bit each.
         if !reclaim {
-            return 0;
+            return;
         }
-        let mut h = rustc_hash::FxHasher::default();
-        let mut bits = 0u64;
+        let from = out.len();
+        out.resize(from + self.attrs.len().div_ceil(64), 0);
         for q in 0..self.attrs.len() {
             if self.above_deserved(ssn, QueueId(q as u32)) {
-                bits |= 1 << (q % 64);
-            }
-            if q % 64 == 63 {
-                std::hash::Hasher::write_u64(&mut h, bits);
-                bits = 0;
+                out[from + q / 64] |= 1 << (q % 64);
             }
         }
-        std::hash::Hasher::write_u64(&mut h, bits);
-        std::hash::Hasher::finish(&h)
     }
     fn reclaimable(&self, ssn: &Session<'_>, _reclaimer: PodId, cands: &[PodId]) -> Option<Vec<PodId>> {
         let mut running: Vec<Option<FRes>> = vec![None; self.attrs.len()];
