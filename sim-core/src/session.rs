@@ -284,6 +284,7 @@ impl<'w> Session<'w> {
 
     /// True when policies must not skip work (the reference mode of the
     /// equivalence tests, `lahar run --exhaustive`).
+    #[inline]
     pub fn is_exhaustive(&self) -> bool {
         self.exhaustive
     }
@@ -298,6 +299,7 @@ impl<'w> Session<'w> {
 
     /// True if the pod is watched by `--explain` (one branch when nothing is).
     /// Policies record rows for a pod only when this is true.
+    #[inline]
     pub fn explaining(&self, p: PodId) -> bool {
         self.explain.as_ref().is_some_and(|e| {
             let pod = &self.world.pods[p];
@@ -360,6 +362,7 @@ impl<'w> Session<'w> {
         self.index
     }
     /// The static cluster.
+    #[inline]
     pub fn cluster(&self) -> &Cluster {
         &self.world.cluster
     }
@@ -376,6 +379,7 @@ impl<'w> Session<'w> {
         &self.world.queues
     }
     /// One queue.
+    #[inline]
     pub fn queue(&self, q: QueueId) -> &QueueState {
         &self.world.queues[q]
     }
@@ -496,14 +500,17 @@ impl<'w> Session<'w> {
         self.world.pods.get(p).is_some()
     }
     /// A job.
+    #[inline]
     pub fn job(&self, j: JobId) -> &Job {
         &self.world.jobs[j]
     }
     /// A distinct task request by index ([`crate::world::TaskState::shape`]).
+    #[inline]
     pub fn shape(&self, shape: u32) -> &crate::model::resource::Resources {
         &self.world.shapes[shape as usize]
     }
     /// A pod.
+    #[inline]
     pub fn pod(&self, p: PodId) -> &Pod {
         &self.world.pods[p]
     }
@@ -548,6 +555,7 @@ impl<'w> Session<'w> {
         self.world.victim_groups_version()
     }
     /// Number of nodes.
+    #[inline]
     pub fn node_count(&self) -> usize {
         self.world.nodes.len()
     }
@@ -572,6 +580,7 @@ impl<'w> Session<'w> {
         self.world.future_idle_total()
     }
     /// A node's future idle resources (idle + releasing − pipelined).
+    #[inline]
     pub fn future_idle(&self, n: NodeId) -> Resources {
         self.world.future_idle(n)
     }
@@ -582,6 +591,7 @@ impl<'w> Session<'w> {
     }
     /// False when [`Session::gpu_fits`] says yes on every node
     /// ([`World::gpu_devices_matter`]).
+    #[inline]
     pub fn gpu_devices_matter(&self, pod: PodId) -> bool {
         self.world.gpu_devices_matter(self.world.pods[pod].req.gpu_milli())
     }
@@ -597,16 +607,19 @@ impl<'w> Session<'w> {
     }
     /// True if a pod can be placed on a node's idle resources now: the aggregate
     /// fits and its GPU devices can take it.
+    #[inline]
     pub fn fits_idle(&self, pod: PodId, n: NodeId) -> bool {
         let req = &self.world.pods[pod].req;
         req.fits_in(&self.world.idle(n)) && self.world.gpu_fits(n, req.gpu_milli())
     }
     /// True when no node has resources releasing or pipelined: every node's idle
     /// room is then its future-idle room.
+    #[inline]
     pub fn idle_is_future_idle(&self) -> bool {
         self.world.nodes_ahead == 0
     }
     /// The first node at index ≥ `from` whose FutureIdle covers `req` (indexed, not a scan).
+    #[inline]
     pub fn first_fit(&self, req: &Resources, from: usize) -> Option<NodeId> {
         self.world.index.first_fit(req, from)
     }
@@ -722,14 +735,17 @@ impl<'w> Session<'w> {
         self.world.hn_allocatable[h]
     }
     /// The `epoch` of the last change of a node's `used`.
+    #[inline]
     pub fn node_used_epoch(&self, n: NodeId) -> u64 {
         self.world.node_used_epoch[n]
     }
     /// The `epoch` of the last change of a HyperNode's `used`.
+    #[inline]
     pub fn hypernode_used_epoch(&self, h: crate::model::ids::HyperNodeId) -> u64 {
         self.world.hn_used_epoch[h]
     }
     /// The World's count of `used` changes ([`World::epoch`]).
+    #[inline]
     pub fn epoch(&self) -> u64 {
         self.world.epoch
     }

@@ -75,6 +75,7 @@ impl Resources {
         self.0[PODS]
     }
     /// Value of dimension `d`.
+    #[inline]
     pub fn get(&self, d: usize) -> i64 {
         self.0[d]
     }
@@ -109,6 +110,7 @@ impl Resources {
         (0..DIMS).fold(true, |all, d| all & (d == PODS || self.0[d] == 0))
     }
     /// True if all dimensions are zero.
+    #[inline]
     pub fn is_zero(&self) -> bool {
         self.0.iter().all(|&v| v == 0)
     }
@@ -152,12 +154,14 @@ impl Resources {
 
 impl Add for Resources {
     type Output = Resources;
+    #[inline]
     fn add(mut self, o: Resources) -> Resources {
         self += o;
         self
     }
 }
 impl AddAssign for Resources {
+    #[inline]
     fn add_assign(&mut self, o: Resources) {
         for d in 0..DIMS {
             self.0[d] += o.0[d];
@@ -166,12 +170,14 @@ impl AddAssign for Resources {
 }
 impl Sub for Resources {
     type Output = Resources;
+    #[inline]
     fn sub(mut self, o: Resources) -> Resources {
         self -= o;
         self
     }
 }
 impl SubAssign for Resources {
+    #[inline]
     fn sub_assign(&mut self, o: Resources) {
         for d in 0..DIMS {
             self.0[d] -= o.0[d];

@@ -339,12 +339,14 @@ impl Topology {
         &self.hypernodes[id.0 as usize]
     }
     /// A node's groups from its lowest tier to the cluster top.
+    #[inline]
     pub fn chain(&self, node: NodeId) -> &[HyperNodeId] {
         let n = node.0 as usize;
         &self.chains[self.chain_at[n] as usize..self.chain_at[n + 1] as usize]
     }
     /// A node's lowest group: the first of its [`Topology::chain`] (the cluster top
     /// for a node in no HyperNode).
+    #[inline]
     pub fn leaf(&self, node: NodeId) -> HyperNodeId {
         self.chains[self.chain_at[node.0 as usize] as usize]
     }

@@ -849,6 +849,7 @@ impl World {
         self.cluster.total() - self.used_total + self.ahead_total
     }
     /// A node's future idle resources: idle + releasing − pipelined.
+    #[inline]
     pub fn future_idle(&self, n: NodeId) -> Resources {
         let s = &self.nodes[n];
         self.cluster.node(n).allocatable - s.used + s.releasing - s.pipelined

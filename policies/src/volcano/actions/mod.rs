@@ -120,7 +120,7 @@ fn search_nodes(
     }
     let want = nodes_to_find(total);
     let from = *start % total;
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(want.min(total));
     let mut last = None;
     // Where the wrapped-around part (nodes below `from`) starts in `out`.
     let mut wrapped = 0;
@@ -167,9 +167,11 @@ pub(crate) fn best_node(fw: &Framework, ssn: &mut Session<'_>, pod: PodId, nodes
         _ => {
             let scores = fw.node_scores_of(ssn, pod, group);
             let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let best: Vec<NodeId> = group.iter().zip(&scores).filter(|(_, s)| **s >= max).map(|(n, _)| *n).collect();
-            let k = if best.len() > 1 { ssn.rng().random_range(0..best.len()) } else { 0 };
-            (Some(best[k]), best.len())
+            // The nodes at the top, counted, then the drawn one found: no list of them.
+            let ties = scores.iter().filter(|&&s| s >= max).count();
+            let k = if ties > 1 { ssn.rng().random_range(0..ties) } else { 0 };
+            let best = group.iter().zip(&scores).filter(|(_, s)| **s >= max).nth(k).map(|(n, _)| *n);
+            (Some(best.expect("a node at the top")), ties)
         }
     };
     if ssn.explaining(pod) {
