@@ -87,8 +87,9 @@ pub struct PlantedBugs {
     /// the commit left, so that tests can show the equivalence check catches
     /// it. Never set outside tests.
     pub stale_late_verdict: bool,
-    /// Lets preempt's out-of-reach rule keep its answers on victims per
-    /// (queue, job priority) across sessions whatever the victim groups,
+    /// Lets preempt's and reclaim's out-of-reach rule keep its answers on
+    /// victims per (queue, job priority) across sessions whatever the victim
+    /// groups,
     /// so that tests can show the equivalence check catches it. Never set
     /// outside tests.
     pub stale_victim_pairs: bool,

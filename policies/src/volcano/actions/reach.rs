@@ -182,9 +182,9 @@ impl Reach {
         // Kept from an earlier session with the same victim groups and stamp
         // (the deliberately stale memos of the equivalence tests ignore the
         // stamp, or the stamp and the groups).
+        // (None is lent in exhaustive sessions: `Carry::lend_pairs`.)
         let action = self.action;
-        let memo = self.kept.as_mut().filter(|_| !ssn.is_exhaustive());
-        if let Some(m) = memo {
+        if let Some(m) = self.kept.as_mut() {
             let stamp = self.stamp.get_or_insert_with(|| fw.victim_group_stamp(ssn, action == Action::Reclaim));
             let stamp_moved = m.stamp != *stamp && !ssn.planted.stale_pair_stamp;
             if (m.version != ssn.victim_groups_version() || stamp_moved) && !ssn.planted.stale_victim_pairs {
@@ -216,7 +216,7 @@ impl Reach {
             (!*below || k.priority < prio) && rule.may_choose(fw, ssn, k)
         });
         self.victims.push((q, prio, v));
-        if let Some(m) = self.kept.as_mut().filter(|_| !ssn.is_exhaustive()) {
+        if let Some(m) = self.kept.as_mut() {
             m.answers.push((q, prio, v));
         }
         v
