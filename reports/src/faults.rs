@@ -77,19 +77,19 @@ pub fn summarize(records: &[FaultRecord], world: &World, end: u64, summary: &Sum
 
 /// Writes events.csv's rows as they come.
 pub struct EventWriter {
-    csv: crate::sink::Csv,
+    csv: crate::pipe::Csv,
     row: [String; 8],
 }
 
 impl EventWriter {
     /// Creates events.csv at `dest` with its header.
     pub fn create(dest: crate::sink::Dest) -> io::Result<EventWriter> {
-        let csv = crate::sink::csv_at(dest, "events.csv", &EVENT_COLUMNS)?;
+        let csv = crate::pipe::csv_at(dest, "events.csv", &EVENT_COLUMNS)?;
         Ok(EventWriter { csv, row: Default::default() })
     }
 
     /// One row.
-    pub fn write(&mut self, r: &FaultRecord) -> csv::Result<()> {
+    pub fn write(&mut self, r: &FaultRecord) -> io::Result<()> {
         for f in self.row.iter_mut() {
             f.clear();
         }
@@ -108,6 +108,6 @@ impl EventWriter {
 
     /// Flushes the file (a buffer's bytes are returned).
     pub fn finish(self) -> io::Result<Option<Vec<u8>>> {
-        crate::sink::close(self.csv)
+        self.csv.close()
     }
 }

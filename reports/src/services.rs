@@ -3,8 +3,9 @@
 //! (what each was offered and served; formulas in docs/metrics.md). The files
 //! exist only for runs with services, created at their first row.
 
+use crate::pipe::{Csv, csv_at};
 use crate::schema::{SCALING, SERVICES, at, header};
-use crate::sink::{Csv, Dest, Tables, close, csv_at};
+use crate::sink::{Dest, Tables};
 use crate::summary::{Dist, ServiceSummary, ServingSummary};
 use crate::write::push_milli;
 use lahar_core::record::{ScaleRecord, ServiceSample, ServiceStats, ServingImpact};
@@ -139,7 +140,7 @@ impl ServiceWriter {
         push_u64(&mut f[const { c("ready") }], s.ready.into());
         push_milli(&mut f[const { c("gpus") }], s.gpu_milli);
         let w = self.services.as_mut().expect("made above");
-        w.write_record(&self.row).map_err(io::Error::other)
+        w.write_record(&self.row)
     }
 
     /// One row of scaling.csv.
@@ -159,16 +160,16 @@ impl ServiceWriter {
         push_i64(&mut f[const { c("proposed") }], r.proposed.into());
         f[const { c("reason") }].push_str(&r.reason);
         let w = self.scaling.as_mut().expect("made above");
-        w.write_record(&f).map_err(io::Error::other)
+        w.write_record(&f)
     }
 
     /// Flushes the files; a run to memory gets their bytes in `tables`.
     pub fn finish(self, tables: &mut Tables) -> io::Result<()> {
         if let Some(w) = self.services {
-            tables.add("services.csv", close(w)?);
+            tables.add("services.csv", w.close()?);
         }
         if let Some(w) = self.scaling {
-            tables.add("scaling.csv", close(w)?);
+            tables.add("scaling.csv", w.close()?);
         }
         Ok(())
     }

@@ -45,28 +45,6 @@ impl Write for Sink {
     }
 }
 
-/// A CSV writer of one row file.
-pub(crate) type Csv = csv::Writer<Sink>;
-
-/// A CSV writer of file `name` at `dest`, its header written.
-pub(crate) fn csv_at(dest: Dest, name: &str, header: &[&str]) -> io::Result<Csv> {
-    let sink = match dest {
-        Dest::Dir(dir) => Sink::File(BufWriter::new(File::create(dir.join(name))?)),
-        Dest::Memory => Sink::Memory(Vec::new()),
-    };
-    let mut w = csv::Writer::from_writer(sink);
-    w.write_record(header).map_err(io::Error::other)?;
-    Ok(w)
-}
-
-/// Flushes `w`: a file's writer gives nothing back, a buffer's its bytes.
-pub(crate) fn close(w: Csv) -> io::Result<Option<Vec<u8>>> {
-    match w.into_inner().map_err(|e| e.into_error())? {
-        Sink::File(mut f) => f.flush().map(|()| None),
-        Sink::Memory(v) => Ok(Some(v)),
-    }
-}
-
 /// The row files of a run written to memory, by file name (`jobs.csv`...), in
 /// the order [`crate::Outputs`] lists them; empty for a run that wrote files.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

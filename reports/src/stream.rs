@@ -15,19 +15,19 @@ use crate::faults::{EventWriter, FaultTally};
 use crate::labels::{push_job_label, push_pod_label};
 use crate::metrics::{JobRow, job_row};
 use crate::outputs::Outputs;
+use crate::pipe::Field;
+use crate::pipe::{Csv, csv_at};
 use crate::schema::{self, JOBS, PODS, QUEUES, TIMESERIES, at};
-use crate::sink::{Csv, Dest, Tables, close, csv_at};
+use crate::sink::{Dest, Tables};
 use crate::summary::{Summary, SummaryOptions};
 use crate::timeline::{JobFact, QueueFact};
-use crate::write::{DecisionWriter, Fields, io_err, push_fixed, push_milli};
+use crate::write::DecisionWriter;
 use lahar_core::engine::{FaultRecord, PodRecord, RunStats, Sample};
 use lahar_core::frag::Target;
 use lahar_core::model::job::{JobId, PodId};
 use lahar_core::model::resource::Resources;
 use lahar_core::record::Recorder;
 use lahar_core::session::Decision;
-use lahar_core::util::text::{push_i64, push_u64};
-use lahar_core::util::time::push_secs;
 use lahar_core::world::World;
 use rustc_hash::FxHashMap;
 use std::io;
@@ -42,11 +42,8 @@ pub struct RunWriter {
     queues: Option<Csv>,
     /// The queues' names, in the World's order.
     queue_names: Vec<String>,
-    queue_row: [String; QUEUES.len()],
-    job_row: Fields<{ JOBS.len() }>,
-    pod_row: Fields<{ PODS.len() }>,
-    /// Every column of timeseries.csv, by [`TIMESERIES`] index.
-    sample_row: Vec<String>,
+    /// A pod row's job and pod labels, reused row after row.
+    pod_labels: [String; 2],
     /// The columns this run writes.
     sample_columns: Vec<usize>,
     /// The closed intervals of each job not yet written (looked up, never iterated).
@@ -110,10 +107,7 @@ impl RunWriter {
             timeseries,
             queues: queues_csv,
             queue_names,
-            queue_row: Default::default(),
-            job_row: Fields::new(),
-            pod_row: Fields::new(),
-            sample_row: vec![String::new(); TIMESERIES.len()],
+            pod_labels: Default::default(),
             sample_columns: columns,
             closed: FxHashMap::default(),
             metrics: Some(RunMetrics::new(&nodes, models, queues, target, opts)),
@@ -143,7 +137,7 @@ impl RunWriter {
             return Err(e);
         }
         let mut tables = Tables::default();
-        let close = |w: Option<Csv>| w.map(close).transpose().map(Option::flatten);
+        let close = |w: Option<Csv>| w.map(Csv::close).transpose().map(Option::flatten);
         tables.add("jobs.csv", close(jobs)?);
         tables.add("pods.csv", close(pods)?);
         tables.add("timeseries.csv", close(timeseries)?);
@@ -156,9 +150,9 @@ impl RunWriter {
         Ok((summary.expect("RunWriter::finish after the run finished"), tables))
     }
 
-    fn keep(&mut self, r: csv::Result<()>) {
+    fn keep(&mut self, r: io::Result<()>) {
         if let (Err(e), None) = (r, &self.error) {
-            self.error = Some(io_err(e));
+            self.error = Some(e);
         }
     }
 
@@ -181,15 +175,16 @@ impl RunWriter {
     }
 
     fn write_job_row(&mut self, r: &JobRow) {
+        let Some(w) = &mut self.jobs else { return };
         const fn j(name: &str) -> usize {
             at(&JOBS, name)
         }
-        let f = self.job_row.clear();
-        f[const { j("job") }].push_str(&r.job);
-        f[const { j("queue") }].push_str(&r.queue);
-        push_i64(&mut f[const { j("priority") }], r.priority.into());
-        push_milli(&mut f[const { j("gpus") }], r.gpu_milli);
-        push_secs(&mut f[const { j("submit_s") }], r.submit);
+        let mut f = [Field::Empty; JOBS.len()];
+        f[const { j("job") }] = Field::Str(&r.job);
+        f[const { j("queue") }] = Field::Str(&r.queue);
+        f[const { j("priority") }] = Field::I64(r.priority.into());
+        f[const { j("gpus") }] = Field::Milli(r.gpu_milli);
+        f[const { j("submit_s") }] = Field::Secs(r.submit);
         let times = [
             (const { j("start_s") }, r.start),
             (const { j("end_s") }, r.end),
@@ -198,15 +193,15 @@ impl RunWriter {
         ];
         for (i, t) in times {
             if let Some(t) = t {
-                push_secs(&mut f[i], t);
+                f[i] = Field::Secs(t);
             }
         }
-        f[const { j("state") }].push_str(r.state);
-        push_secs(&mut f[const { j("ideal_s") }], r.ideal);
+        f[const { j("state") }] = Field::Str(r.state);
+        f[const { j("ideal_s") }] = Field::Secs(r.ideal);
         if let (Some(jct), i) = (r.jct, r.ideal)
             && i > 0
         {
-            push_fixed(&mut f[const { j("slowdown") }], jct as f64 / i as f64, 6);
+            f[const { j("slowdown") }] = Field::Fixed(jct as f64 / i as f64, 6);
         }
         let counts = [
             (const { j("preemptions") }, r.preemptions),
@@ -215,17 +210,15 @@ impl RunWriter {
             (const { j("retries") }, r.retries),
         ];
         for (i, v) in counts {
-            push_u64(&mut f[i], v.into());
+            f[i] = Field::U64(v.into());
         }
-        push_fixed(&mut f[const { j("lost_gpu_s") }], r.lost_gpu_s, 3);
-        f[const { j("kind") }].push_str(&r.kind);
+        f[const { j("lost_gpu_s") }] = Field::Fixed(r.lost_gpu_s, 3);
+        f[const { j("kind") }] = Field::Str(&r.kind);
         if let Some(d) = r.deadline {
-            push_secs(&mut f[const { j("deadline_s") }], d);
+            f[const { j("deadline_s") }] = Field::Secs(d);
         }
-        if let Some(w) = &mut self.jobs {
-            let res = w.write_record(&self.job_row.0);
-            self.keep(res);
-        }
+        let res = w.write_fields(&f);
+        self.keep(res);
     }
 
     fn write_pod_row(&mut self, world: &World, p: &PodRecord) {
@@ -234,17 +227,22 @@ impl RunWriter {
             at(&PODS, name)
         }
         let j = &world.jobs[p.job].spec;
-        let f = self.pod_row.clear();
-        push_job_label(&mut f[const { c("job") }], j);
-        push_pod_label(&mut f[const { c("pod") }], j, p.task, p.index);
-        f[const { c("task") }].push_str(&j.tasks[p.task as usize].name);
-        push_u64(&mut f[const { c("index") }], p.index.into());
-        f[const { c("node") }].push_str(&world.cluster.node(p.node).name);
-        push_milli(&mut f[const { c("gpus") }], p.gpu_milli);
-        push_secs(&mut f[const { c("start_s") }], p.start.micros());
-        push_secs(&mut f[const { c("end_s") }], p.end.micros());
-        f[const { c("reason_end") }].push_str(p.reason.as_str());
-        let res = w.write_record(&self.pod_row.0);
+        let [job, pod] = &mut self.pod_labels;
+        job.clear();
+        pod.clear();
+        push_job_label(job, j);
+        push_pod_label(pod, j, p.task, p.index);
+        let mut f = [Field::Empty; PODS.len()];
+        f[const { c("job") }] = Field::Str(job);
+        f[const { c("pod") }] = Field::Str(pod);
+        f[const { c("task") }] = Field::Str(&j.tasks[p.task as usize].name);
+        f[const { c("index") }] = Field::U64(p.index.into());
+        f[const { c("node") }] = Field::Str(&world.cluster.node(p.node).name);
+        f[const { c("gpus") }] = Field::Milli(p.gpu_milli);
+        f[const { c("start_s") }] = Field::Secs(p.start.micros());
+        f[const { c("end_s") }] = Field::Secs(p.end.micros());
+        f[const { c("reason_end") }] = Field::Str(p.reason.as_str());
+        let res = w.write_fields(&f);
         self.keep(res);
     }
 }
@@ -294,33 +292,35 @@ impl Recorder for RunWriter {
             return;
         }
         let m = self.metrics.as_ref().expect("the run is not finished");
-        let row = &mut self.sample_row;
-        for f in row.iter_mut() {
-            f.clear();
-        }
         const fn t(name: &str) -> usize {
             at(&TIMESERIES, name)
         }
-        push_secs(&mut row[const { t("t_s") }], s.t.micros());
+        let mut f = [Field::Empty; TIMESERIES.len()];
+        f[const { t("t_s") }] = Field::Secs(s.t.micros());
         // Out-of-service GPUs are counted: the total is the cluster's nominal one.
-        push_milli(
-            &mut row[const { t("gpus_total") }],
-            world.cluster.total().gpu_milli() + world.gpus_out_of_service_milli(),
-        );
-        push_milli(&mut row[const { t("gpus_allocated") }], s.gpu_allocated_milli);
-        push_milli(&mut row[const { t("gpus_busy_effective") }], s.gpu_effective_milli);
-        push_milli(&mut row[const { t("gpus_stalled") }], s.gpu_stalled_milli);
-        push_milli(&mut row[const { t("gpus_releasing") }], s.gpu_releasing_milli);
-        push_u64(&mut row[const { t("jobs_pending") }], s.jobs_pending.into());
-        push_u64(&mut row[const { t("jobs_running") }], s.jobs_running.into());
-        push_fixed(&mut row[const { t("fragmentation") }], m.frag_rate(), 6);
-        push_fixed(&mut row[const { t("gpus_fragmented") }], m.frag_gpus(), 3);
+        f[const { t("gpus_total") }] =
+            Field::Milli(world.cluster.total().gpu_milli() + world.gpus_out_of_service_milli());
+        f[const { t("gpus_allocated") }] = Field::Milli(s.gpu_allocated_milli);
+        f[const { t("gpus_busy_effective") }] = Field::Milli(s.gpu_effective_milli);
+        f[const { t("gpus_stalled") }] = Field::Milli(s.gpu_stalled_milli);
+        f[const { t("gpus_releasing") }] = Field::Milli(s.gpu_releasing_milli);
+        f[const { t("jobs_pending") }] = Field::U64(s.jobs_pending.into());
+        f[const { t("jobs_running") }] = Field::U64(s.jobs_running.into());
+        f[const { t("fragmentation") }] = Field::Fixed(m.frag_rate(), 6);
+        f[const { t("gpus_fragmented") }] = Field::Fixed(m.frag_gpus(), 3);
         if self.faults.is_some() {
-            push_milli(&mut row[const { t("gpus_unavailable") }], s.gpu_unavailable_milli);
+            f[const { t("gpus_unavailable") }] = Field::Milli(s.gpu_unavailable_milli);
         }
-        push_milli(&mut row[const { t("gpus_serving") }], s.gpu_serving_milli);
+        f[const { t("gpus_serving") }] = Field::Milli(s.gpu_serving_milli);
         let mut res = match &mut self.timeseries {
-            Some(w) => w.write_record(self.sample_columns.iter().map(|&i| &self.sample_row[i])),
+            Some(w) => {
+                // The columns this run writes, in their order.
+                let mut row = [Field::Empty; TIMESERIES.len()];
+                for (k, &i) in self.sample_columns.iter().enumerate() {
+                    row[k] = f[i];
+                }
+                w.write_fields(&row[..self.sample_columns.len()])
+            }
             None => Ok(()),
         };
         let Some(queues) = &mut self.queues else {
@@ -328,24 +328,17 @@ impl Recorder for RunWriter {
             return;
         };
         // queues.csv: the same instant, a row per queue.
-        let q = &mut self.queue_row;
         const fn c(name: &str) -> usize {
             at(&QUEUES, name)
         }
-        q[const { c("t_s") }].clear();
-        q[const { c("t_s") }].push_str(&self.sample_row[const { t("t_s") }]);
         let deserved = m.deserved();
         for (i, name) in self.queue_names.iter().enumerate() {
-            let f = &mut q[const { c("queue") }];
-            f.clear();
-            f.push_str(name);
-            let f = &mut q[const { c("gpus_allocated") }];
-            f.clear();
-            push_milli(f, s.queue_gpu_milli.get(i).copied().unwrap_or(0));
-            let f = &mut q[const { c("gpus_deserved") }];
-            f.clear();
-            push_fixed(f, deserved.get(i).copied().unwrap_or(0.0), 3);
-            res = res.and(queues.write_record(&*q));
+            let mut q = [Field::Empty; QUEUES.len()];
+            q[const { c("t_s") }] = Field::Secs(s.t.micros());
+            q[const { c("queue") }] = Field::Str(name);
+            q[const { c("gpus_allocated") }] = Field::Milli(s.queue_gpu_milli.get(i).copied().unwrap_or(0));
+            q[const { c("gpus_deserved") }] = Field::Fixed(deserved.get(i).copied().unwrap_or(0.0), 3);
+            res = res.and(queues.write_fields(&q));
         }
         self.keep(res);
     }

@@ -1,15 +1,17 @@
 //! Writers for the output contract: jobs.csv, pods.csv, timeseries.csv,
 //! decisions.csv, summary.json and its flat twin summary.csv; explain.csv on request.
 
+use crate::pipe::Field;
 use crate::summary::{Dist, QueueSummary, Summary};
 use lahar_core::engine::RunOutput;
 use lahar_core::session::Decision;
 use lahar_core::world::World;
 use serde::Serialize;
-use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
+
+pub use crate::numbers::{fixed, milli_string, push_fixed, push_milli};
 
 /// Facts about a run that are not in its output.
 #[derive(Clone, Debug, Serialize)]
@@ -90,59 +92,6 @@ struct RunFacts {
     wall_time_s: f64,
 }
 
-/// A derived number at a column's precision (`decimals`), trailing zeros dropped
-/// and never `-0`: ratios use 6 decimals, GPU quantities 3 (milli-GPUs), so every
-/// number of a column is written the same way.
-pub fn fixed(x: f64, decimals: usize) -> String {
-    let mut s = String::new();
-    push_fixed(&mut s, x, decimals);
-    s
-}
-
-/// Appends [`fixed`]`(x, decimals)` to `out`.
-pub fn push_fixed(out: &mut String, x: f64, decimals: usize) {
-    let at = out.len();
-    let _ = write!(out, "{x:.decimals$}");
-    if out[at..].contains('.') {
-        while out.ends_with('0') {
-            out.pop();
-        }
-        if out.ends_with('.') {
-            out.pop();
-        }
-    }
-    if &out[at..] == "-0" {
-        out.truncate(at);
-        out.push('0');
-    }
-}
-
-/// Milli-units as an exact decimal (`1500` → `"1.5"`).
-pub fn milli_string(m: i64) -> String {
-    let mut s = String::new();
-    push_milli(&mut s, m);
-    s
-}
-
-/// Appends [`milli_string`]`(m)` to `out`.
-pub fn push_milli(out: &mut String, m: i64) {
-    if m < 0 {
-        out.push('-');
-    }
-    let m = m.unsigned_abs();
-    let (w, f) = (m / 1000, m % 1000);
-    lahar_core::util::text::push_u64(out, w);
-    if f == 0 {
-        return;
-    }
-    out.push('.');
-    let digits = [f / 100, f / 10 % 10, f % 10];
-    let keep = 3 - digits.iter().rev().take_while(|&&d| d == 0).count();
-    for &d in &digits[..keep] {
-        out.push((b'0' + d as u8) as char);
-    }
-}
-
 pub(crate) fn csv_writer(dir: &Path, name: &str) -> io::Result<csv::Writer<BufWriter<File>>> {
     Ok(csv::Writer::from_writer(BufWriter::new(File::create(dir.join(name))?)))
 }
@@ -168,30 +117,13 @@ pub fn summary_json(summary: &Summary, meta: &RunMeta) -> String {
     text
 }
 
-/// A CSV row's fields, formatted into buffers reused row after row (the files
-/// hold a row per job or pod: millions on long runs).
-pub(crate) struct Fields<const N: usize>(pub(crate) [String; N]);
-
-impl<const N: usize> Fields<N> {
-    pub(crate) fn new() -> Self {
-        Fields(std::array::from_fn(|_| String::new()))
-    }
-    /// The fields, emptied for the next row.
-    pub(crate) fn clear(&mut self) -> &mut [String; N] {
-        for f in &mut self.0 {
-            f.clear();
-        }
-        &mut self.0
-    }
-}
-
 /// Writes decisions.csv row by row as a run makes its decisions (see
 /// [`crate::stream::RunWriter`]), so they are never all held.
 pub struct DecisionWriter {
     /// The file; `None` when decisions.csv is not written (rows may still be kept).
-    w: Option<crate::sink::Csv>,
-    /// Field buffers reused row after row (session, t, job, pod).
-    row: [String; 4],
+    w: Option<crate::pipe::Csv>,
+    /// Field buffers reused row after row (job, pod).
+    row: [String; 2],
     /// The first write error; later rows are dropped and it is returned by `finish`.
     error: Option<io::Error>,
     /// Rows also kept in memory, up to a limit (see [`DecisionWriter::keep`]).
@@ -221,7 +153,7 @@ impl DecisionWriter {
         if let crate::sink::Dest::Dir(dir) = dest {
             std::fs::create_dir_all(dir)?;
         }
-        let w = crate::sink::csv_at(dest, "decisions.csv", &DECISION_COLUMNS)?;
+        let w = crate::pipe::csv_at(dest, "decisions.csv", &DECISION_COLUMNS)?;
         Ok(DecisionWriter { w: Some(w), row: Default::default(), error: None, kept: None })
     }
 
@@ -246,39 +178,42 @@ impl DecisionWriter {
             return;
         }
         let j = &world.jobs[d.job].spec;
-        let [session, t, job, pod] = &mut self.row;
-        for f in [&mut *session, &mut *t, &mut *job, &mut *pod] {
-            f.clear();
-        }
-        let _ = write!(session, "{}", d.session);
-        lahar_core::util::time::push_secs(t, d.t.micros());
+        let [job, pod] = &mut self.row;
+        job.clear();
+        pod.clear();
         crate::labels::push_job_label(job, j);
         if let Some(p) = d.pod {
             let p = &world.pods[p];
             crate::labels::push_pod_label(pod, j, p.task, p.index);
         }
-        let fields = [
-            session.as_str(),
-            t,
-            d.action,
-            d.kind.as_str(),
-            job,
-            pod,
-            d.node.map(|n| world.cluster.node(n).name.as_str()).unwrap_or_default(),
-            d.phase.map(|p| p.as_str()).unwrap_or(""),
-            &d.reason,
-        ];
+        let node = d.node.map(|n| world.cluster.node(n).name.as_str()).unwrap_or_default();
+        let phase = d.phase.map(|p| p.as_str()).unwrap_or("");
         if let Some(k) = &mut self.kept {
             if k.rows.len() < k.limit {
-                k.rows.push(fields.map(str::to_string));
+                let mut t = String::new();
+                lahar_core::util::time::push_secs(&mut t, d.t.micros());
+                let (action, kind) = (d.action, d.kind.as_str());
+                let row = [&d.session.to_string(), &t, action, kind, job, pod, node, phase, &d.reason];
+                k.rows.push(row.map(str::to_string));
             } else {
                 k.more += 1;
             }
         }
+        let fields = [
+            Field::U64(d.session),
+            Field::Secs(d.t.micros()),
+            Field::Str(d.action),
+            Field::Str(d.kind.as_str()),
+            Field::Str(job),
+            Field::Str(pod),
+            Field::Str(node),
+            Field::Str(phase),
+            Field::Str(&d.reason),
+        ];
         if let Some(w) = &mut self.w
-            && let Err(e) = w.write_record(fields)
+            && let Err(e) = w.write_fields(&fields)
         {
-            self.error = Some(io_err(e));
+            self.error = Some(e);
         }
     }
 
@@ -286,7 +221,7 @@ impl DecisionWriter {
     pub fn finish(mut self) -> io::Result<Option<Vec<u8>>> {
         match (self.error.take(), self.w) {
             (Some(e), _) => Err(e),
-            (None, Some(w)) => crate::sink::close(w),
+            (None, Some(w)) => w.close(),
             (None, None) => Ok(None),
         }
     }
@@ -464,45 +399,4 @@ fn write_summary_csv(dir: &Path, s: &Summary, meta: &RunMeta) -> io::Result<()> 
         w.write_record(run.iter().chain(r.iter())).map_err(io_err)?;
     }
     w.flush()
-}
-
-#[cfg(test)]
-mod fixed_tests {
-    use super::fixed;
-
-    #[test]
-    fn one_precision_per_column_no_negative_zero() {
-        assert_eq!(fixed(1.0, 6), "1");
-        assert_eq!(fixed(-0.0, 6), "0");
-        assert_eq!(fixed(-1e-12, 6), "0");
-        assert_eq!(fixed(0.0195530726, 6), "0.019553");
-        assert_eq!(fixed(341.3333333, 3), "341.333");
-        assert_eq!(fixed(10.0, 3), "10");
-        assert_eq!(fixed(-2.5, 3), "-2.5");
-    }
-
-    #[test]
-    fn appended_after_text_already_in_the_buffer() {
-        let mut s = String::from("x,");
-        super::push_fixed(&mut s, -1e-9, 6);
-        super::push_fixed(&mut s, 2.50, 3);
-        assert_eq!(s, "x,02.5");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::milli_string;
-
-    #[test]
-    fn milli_strings_are_exact() {
-        assert_eq!(milli_string(8000), "8");
-        assert_eq!(milli_string(500), "0.5");
-        assert_eq!(milli_string(1250), "1.25");
-        assert_eq!(milli_string(-1500), "-1.5");
-        assert_eq!(milli_string(0), "0");
-        assert_eq!(milli_string(1005), "1.005");
-        assert_eq!(milli_string(-20), "-0.02");
-        assert_eq!(milli_string(123_000), "123");
-    }
 }
