@@ -180,3 +180,40 @@ fn a_name_used_twice_in_a_trace_or_a_manifest_points_at_its_row_and_document() {
         assert!(err.contains(&want), "{want}\n{err}");
     }
 }
+
+/// A synthetic workload big enough to be made ahead of the run on a thread.
+fn big_synthetic(horizon: Option<&str>) -> (tempfile::TempDir, std::path::PathBuf) {
+    let mut text = scenario(
+        NODES,
+        "  workload:\n    - synthetic:\n        jobs: 25000\n        namePrefix: s\n        \
+         arrival: {poisson: {ratePerHour: 3600}}\n        gpus: {1: 3, 2: 1}\n        \
+         duration: {lognormal: {median: 10m, sigma: 1.0, min: 1m, max: 1h}}\n",
+    );
+    if let Some(h) = horizon {
+        text = text.replace("spec:\n", &format!("spec:\n  horizon: {h}\n"));
+    }
+    write_scenario(&text)
+}
+
+#[test]
+fn a_workload_made_ahead_of_the_run_is_the_same_stream() {
+    let (_dir, p) = big_synthetic(None);
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.workload.count, 25_000);
+    let listed: Vec<(String, u64)> =
+        s.workload.arrivals().into_iter().map(|a| (a.spec.name, a.spec.submit.micros())).collect();
+    let (source, health) = s.workload.source();
+    let streamed: Vec<(String, u64)> = source.map(|a| (a.spec.name, a.spec.submit.micros())).collect();
+    assert_eq!(streamed, listed);
+    assert_eq!(health.failure(), None);
+}
+
+#[test]
+fn a_run_cut_short_leaves_its_read_ahead_behind() {
+    // 25,000 jobs at one a second; the run stops at 10 minutes, with the jobs
+    // submitted by then, and the thread making the rest stops at its next batch.
+    let (_dir, p) = big_synthetic(Some("10m"));
+    let s = lahar::scenario::load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    let r = lahar::run(s, &RunOptions { no_write: true, ..Default::default() }).expect("run");
+    assert!(r.summary.jobs > 0 && r.summary.jobs < 2_000, "{} jobs submitted by 10 minutes", r.summary.jobs);
+}
