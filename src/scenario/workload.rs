@@ -125,16 +125,11 @@ impl Workload {
     }
 
     /// The jobs as the engine takes them, and the health of the sources' reads.
-    /// A workload of [`READ_AHEAD_FROM`] jobs or more is generated (or read) and
-    /// priced on a thread of its own, a few batches ahead of the run.
     pub fn source(&self) -> (Source, Health) {
         let health = Health::default();
         let pricing = self.pricing.clone();
         let source = self.merged(&health).map(move |t| arrival(pricing.as_deref(), t));
-        if self.count < READ_AHEAD_FROM {
-            return (Box::new(source), health);
-        }
-        (Box::new(ReadAhead::start(Box::new(source))), health)
+        (Box::new(source), health)
     }
 
     /// The merged stream of every source's jobs, unpriced.
@@ -179,80 +174,7 @@ impl Pricing {
     }
 }
 
-/// Workloads of this many jobs or more are made ahead of the run on a thread.
-const READ_AHEAD_FROM: usize = 20_000;
-/// Jobs handed over at a time by the read-ahead thread.
-const READ_AHEAD_BATCH: usize = 256;
-
-/// A stream of jobs made on a thread of its own, [`READ_AHEAD_BATCH`] at a time
-/// and at most two batches ahead of the run. The jobs and their order are the
-/// stream's; only where they are made moves. A run that stops early drops the
-/// receiving end and the thread stops at its next batch. A source that fails
-/// records it in the run's [`Health`] as it would without the thread, up to two
-/// batches earlier than the run reaches it.
-enum ReadAhead {
-    /// Made by the run's own thread (no thread could start).
-    Here(Box<dyn Iterator<Item = Arrival> + Send>),
-    /// Made by the read-ahead thread: the batches to come, and the one being taken.
-    /// (The thread is joined when its batches end, so that a panic there is the run's.)
-    Away {
-        batches: Receiver<Vec<Arrival>>,
-        batch: std::vec::IntoIter<Arrival>,
-        thread: Option<std::thread::JoinHandle<()>>,
-    },
-}
-
-impl ReadAhead {
-    fn start(jobs: Box<dyn Iterator<Item = Arrival> + Send>) -> ReadAhead {
-        // The thread takes the stream out of the slot; a refused start leaves it there.
-        let slot = Arc::new(Mutex::new(Some(jobs)));
-        let theirs = Arc::clone(&slot);
-        let (tx, rx) = sync_channel::<Vec<Arrival>>(2);
-        let started = std::thread::Builder::new().name("lahar-jobs".into()).spawn(move || {
-            let Some(mut jobs) = theirs.lock().ok().and_then(|mut s| s.take()) else { return };
-            drop(theirs);
-            loop {
-                let batch: Vec<Arrival> = jobs.by_ref().take(READ_AHEAD_BATCH).collect();
-                let last = batch.len() < READ_AHEAD_BATCH;
-                if (!batch.is_empty() && tx.send(batch).is_err()) || last {
-                    return;
-                }
-            }
-        });
-        match started {
-            Ok(t) => ReadAhead::Away { batches: rx, batch: Vec::new().into_iter(), thread: Some(t) },
-            Err(_) => ReadAhead::Here(
-                slot.lock().ok().and_then(|mut s| s.take()).expect("a thread that never started left the stream"),
-            ),
-        }
-    }
-}
-
-impl Iterator for ReadAhead {
-    type Item = Arrival;
-
-    fn next(&mut self) -> Option<Arrival> {
-        match self {
-            ReadAhead::Here(jobs) => jobs.next(),
-            ReadAhead::Away { batches, batch, thread } => loop {
-                if let Some(a) = batch.next() {
-                    return Some(a);
-                }
-                match batches.recv() {
-                    Ok(b) => *batch = b.into_iter(),
-                    Err(_) => {
-                        if let Some(Err(panic)) = thread.take().map(|t| t.join()) {
-                            std::panic::resume_unwind(panic);
-                        }
-                        return None;
-                    }
-                }
-            },
-        }
-    }
-}
-
-type Jobs = Box<dyn Iterator<Item = (JobSpec, Profile)> + Send>;
+type Jobs = Box<dyn Iterator<Item = (JobSpec, Profile)>>;
 
 impl Plan {
     /// This source's jobs, in its submit order.
@@ -413,36 +335,5 @@ impl Iterator for Reordered {
             }
             self.early.insert(rank, job);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn jobs(n: usize) -> impl Iterator<Item = Arrival> + Send {
-        (0..n).map(|i| {
-            let mut spec = JobSpec::empty();
-            spec.name = format!("j{i}");
-            Arrival { spec, profile: None }
-        })
-    }
-
-    #[test]
-    fn read_ahead_yields_the_stream_whole_and_in_order() {
-        // Batch edges: none, one short batch, exactly one batch, many and a part.
-        for n in [0, 1, READ_AHEAD_BATCH, READ_AHEAD_BATCH * 7 + 3] {
-            let got: Vec<String> = ReadAhead::start(Box::new(jobs(n))).map(|a| a.spec.name).collect();
-            let want: Vec<String> = jobs(n).map(|a| a.spec.name).collect();
-            assert_eq!(got, want, "{n} jobs");
-        }
-    }
-
-    #[test]
-    #[should_panic(expected = "a broken source")]
-    fn a_panic_on_the_read_ahead_thread_is_the_runs() {
-        let broken = jobs(1000).map(|a| if a.spec.name == "j700" { panic!("a broken source") } else { a });
-        // Without the join the stream would end quietly after 700 jobs.
-        assert_eq!(ReadAhead::start(Box::new(broken)).count(), 1000);
     }
 }
