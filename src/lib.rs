@@ -85,6 +85,10 @@ pub struct RunOptions {
     /// Write the row files as Parquet (`<name>.parquet`, the CSV's columns,
     /// typed) instead of CSV (`--format parquet`; not with `in_memory`).
     pub parquet: bool,
+    /// Format the row files on the run's own thread instead of a thread per big
+    /// file ([`lahar_reports::RunWriter::format_rows_here`]): a sweep that runs a
+    /// cell per core sets it.
+    pub rows_here: bool,
 }
 
 /// What a run produced.
@@ -407,6 +411,9 @@ pub fn run_policy(
         };
         let mut w =
             lahar_reports::RunWriter::create(dest, engine.world(), target, &sopts, &opts.outputs).map_err(io)?;
+        if opts.rows_here {
+            w.format_rows_here();
+        }
         if !opts.in_memory {
             // What was simulated, kept beside the outputs (lahar report embeds them).
             std::fs::write(out_dir.join(INPUT_SCENARIO), &record.0).map_err(io)?;

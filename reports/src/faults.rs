@@ -88,6 +88,11 @@ impl EventWriter {
         Ok(EventWriter { csv, row: Default::default() })
     }
 
+    /// Formats the rows on the run's thread (see [`crate::RunWriter::format_rows_here`]).
+    pub(crate) fn format_here(&mut self) {
+        self.csv.format_here();
+    }
+
     /// One row.
     pub fn write(&mut self, r: &FaultRecord) -> io::Result<()> {
         for f in self.row.iter_mut() {

@@ -194,6 +194,8 @@ pub(crate) struct Csv {
     /// Rows encoded and not yet formatted.
     buf: Vec<u8>,
     state: State,
+    /// Format every chunk on the caller's thread (see [`Csv::format_here`]).
+    here: bool,
 }
 
 impl std::fmt::Debug for Csv {
@@ -213,7 +215,13 @@ impl Csv {
         let mut csv = csv::Writer::from_writer(sink);
         csv.write_record(header).map_err(io::Error::other)?;
         let out = Box::new(Out { csv, cells: Vec::new(), scratch: String::new() });
-        Ok(Csv { buf: Vec::with_capacity(CHUNK), state: State::Here(out) })
+        Ok(Csv { buf: Vec::with_capacity(CHUNK), state: State::Here(out), here: false })
+    }
+
+    /// Formats every chunk on the caller's thread: no thread is started (a sweep
+    /// that runs a cell per core has no core to spare for it).
+    pub(crate) fn format_here(&mut self) {
+        self.here = true;
     }
 
     /// Writes one row of text fields.
@@ -258,7 +266,7 @@ impl Csv {
     /// Hands the full chunk on: to the file's thread (started the first time), or
     /// formats it here when no thread can start.
     fn ship(&mut self) -> io::Result<()> {
-        if let State::Here(_) = self.state {
+        if let (State::Here(_), false) = (&self.state, self.here) {
             let State::Here(out) = std::mem::replace(&mut self.state, State::Failed) else { unreachable!() };
             self.state = start(out)?;
         }
@@ -290,7 +298,7 @@ impl Csv {
     /// Writes the rows left, flushes the file and returns the first error met; a
     /// file written to memory hands back its bytes.
     pub(crate) fn close(self) -> io::Result<Option<Vec<u8>>> {
-        let Csv { buf, state } = self;
+        let Csv { buf, state, .. } = self;
         let sink = match state {
             State::Here(mut out) => {
                 out.rows(&buf)?;
@@ -382,6 +390,24 @@ mod tests {
         }
         assert!(matches!(c.state, State::Away { .. }), "a chunk filled: the file's thread formats it");
         assert_eq!(text(c), want);
+    }
+
+    #[test]
+    fn a_file_formatted_here_starts_no_thread_and_writes_the_same() {
+        let rows = |c: &mut Csv| {
+            for i in 0..40_000u64 {
+                c.write_fields(&[Field::U64(i), Field::Milli(i as i64 * 7), Field::Str("a,b")]).unwrap();
+            }
+        };
+        let mut away = Csv::new(Sink::Memory(Vec::new()), &["i", "m", "s"]).unwrap();
+        rows(&mut away);
+        assert!(matches!(away.state, State::Away { .. }));
+        let mut here = Csv::new(Sink::Memory(Vec::new()), &["i", "m", "s"]).unwrap();
+        here.format_here();
+        rows(&mut here);
+        assert!(matches!(here.state, State::Here(_)), "chunks were formatted as they filled");
+        assert!(here.buf.len() < CHUNK);
+        assert_eq!(text(here), text(away));
     }
 
     #[test]

@@ -90,6 +90,8 @@ pub struct ServiceWriter {
     services: Option<Csv>,
     scaling: Option<Csv>,
     row: Vec<String>,
+    /// Files formatted on the run's thread (see [`crate::RunWriter::format_rows_here`]).
+    here: bool,
 }
 
 impl ServiceWriter {
@@ -99,7 +101,23 @@ impl ServiceWriter {
             Dest::Dir(d) => Some(d.to_path_buf()),
             Dest::Memory => None,
         };
-        ServiceWriter { dir, services: None, scaling: None, row: vec![String::new(); SERVICES.len()] }
+        ServiceWriter { dir, services: None, scaling: None, row: vec![String::new(); SERVICES.len()], here: false }
+    }
+
+    /// Formats the rows on the run's thread (see [`crate::RunWriter::format_rows_here`]).
+    pub(crate) fn format_here(&mut self) {
+        self.here = true;
+        for w in [&mut self.services, &mut self.scaling].into_iter().flatten() {
+            w.format_here();
+        }
+    }
+
+    fn open(&self, name: &str, header: &[&str]) -> io::Result<Csv> {
+        let mut w = csv_at(self.dest(), name, header)?;
+        if self.here {
+            w.format_here();
+        }
+        Ok(w)
     }
 
     fn dest(&self) -> Dest<'_> {
@@ -112,7 +130,7 @@ impl ServiceWriter {
     /// One row of services.csv.
     pub fn sample(&mut self, s: &ServiceSample) -> io::Result<()> {
         if self.services.is_none() {
-            self.services = Some(csv_at(self.dest(), "services.csv", &header(&SERVICES))?);
+            self.services = Some(self.open("services.csv", &header(&SERVICES))?);
         }
         let f = &mut self.row;
         for x in f.iter_mut() {
@@ -146,7 +164,7 @@ impl ServiceWriter {
     /// One row of scaling.csv.
     pub fn scaled(&mut self, r: &ScaleRecord) -> io::Result<()> {
         if self.scaling.is_none() {
-            self.scaling = Some(csv_at(self.dest(), "scaling.csv", &header(&SCALING))?);
+            self.scaling = Some(self.open("scaling.csv", &header(&SCALING))?);
         }
         const fn c(name: &str) -> usize {
             at(&SCALING, name)

@@ -118,6 +118,21 @@ impl RunWriter {
         })
     }
 
+    /// Formats and writes every row file on the run's own thread. By default a
+    /// file whose rows outgrow one chunk gets a thread of its own for that
+    /// (`reports/src/pipe.rs`): a run then takes more processor time in all (about 5%)
+    /// and less wall time. A sweep that runs a cell per core asks for this.
+    pub fn format_rows_here(&mut self) {
+        self.decisions.format_here();
+        for w in [&mut self.jobs, &mut self.pods, &mut self.timeseries, &mut self.queues].into_iter().flatten() {
+            w.format_here();
+        }
+        if let Some((Some(events), _)) = &mut self.faults {
+            events.format_here();
+        }
+        self.services.format_here();
+    }
+
     /// Keeps the first `limit` decision rows in memory too ([`RunWriter::take_kept_decisions`]).
     pub fn keep_decisions(&mut self, limit: usize) {
         self.decisions.keep(limit);

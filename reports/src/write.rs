@@ -162,6 +162,13 @@ impl DecisionWriter {
         DecisionWriter { w: None, row: Default::default(), error: None, kept: None }
     }
 
+    /// Formats the rows on the run's thread (see [`crate::RunWriter::format_rows_here`]).
+    pub(crate) fn format_here(&mut self) {
+        if let Some(w) = &mut self.w {
+            w.format_here();
+        }
+    }
+
     /// Keeps the first `limit` rows in memory too (an operator's run prints them).
     pub fn keep(&mut self, limit: usize) {
         self.kept = Some(KeptDecisions { limit, ..Default::default() });

@@ -190,7 +190,7 @@ pub fn run(sweep: &Sweep, opts: &ExecOptions) -> Result<ExecOutcome, ExecError> 
                 if stop.load(Ordering::Relaxed) {
                     return Ok(CellEnd::Interrupted);
                 }
-                let r = run_cell(sweep, c, &cells_dir, &opts.outputs, &stop);
+                let r = run_cell(sweep, c, &cells_dir, &opts.outputs, &stop, threads > 1);
                 if matches!(r, Ok(CellEnd::Failed(_))) {
                     let f = failures.fetch_add(1, Ordering::Relaxed) + 1;
                     bar.set_message(format!("{f}"));
@@ -258,6 +258,7 @@ fn run_cell(
     cells_dir: &Path,
     outputs: &lahar_reports::Outputs,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+    rows_here: bool,
 ) -> Result<CellEnd, ExecError> {
     let tmp = cells_dir.join(format!(".tmp-{}-{}", cell.id, std::process::id()));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<bool, String> {
@@ -266,6 +267,8 @@ fn run_cell(
             out_dir: Some(tmp.clone()),
             outputs: *outputs,
             stop: Some(std::sync::Arc::clone(stop)),
+            // Cells run side by side on every core: none is spare for their rows.
+            rows_here,
             ..Default::default()
         };
         let ran = crate::run_any(s, &opts).map_err(|e| e.to_string())?;

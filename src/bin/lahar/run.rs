@@ -74,6 +74,8 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode, Failure> {
         in_memory: false,
         stop: None,
         parquet,
+        // One run: the second core formats its rows.
+        rows_here: false,
     };
     install_interrupt();
     let report = match lahar::run_any(s, &opts)? {
