@@ -61,32 +61,25 @@ fn encode(buf: &mut Vec<u8>, f: Field) {
     match f {
         Field::Empty => buf.push(tag::EMPTY),
         Field::Str(s) => {
-            buf.push(tag::STR);
-            buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            tagged_word(buf, tag::STR, s.len() as u64);
             buf.extend_from_slice(s.as_bytes());
         }
-        Field::Secs(v) => {
-            buf.push(tag::SECS);
-            buf.extend_from_slice(&v.to_le_bytes());
-        }
-        Field::Milli(v) => {
-            buf.push(tag::MILLI);
-            buf.extend_from_slice(&v.to_le_bytes());
-        }
-        Field::U64(v) => {
-            buf.push(tag::U64);
-            buf.extend_from_slice(&v.to_le_bytes());
-        }
-        Field::I64(v) => {
-            buf.push(tag::I64);
-            buf.extend_from_slice(&v.to_le_bytes());
-        }
+        // Signed values go as their two's-complement bits (`rows` casts them back).
+        Field::Secs(v) => tagged_word(buf, tag::SECS, v),
+        Field::Milli(v) => tagged_word(buf, tag::MILLI, v as u64),
+        Field::U64(v) => tagged_word(buf, tag::U64, v),
+        Field::I64(v) => tagged_word(buf, tag::I64, v as u64),
         Field::Fixed(x, d) => {
-            buf.push(tag::FIXED);
-            buf.extend_from_slice(&x.to_bits().to_le_bytes());
+            tagged_word(buf, tag::FIXED, x.to_bits());
             buf.push(d);
         }
     }
+}
+
+/// A tag and eight bytes.
+fn tagged_word(buf: &mut Vec<u8>, t: u8, v: u64) {
+    buf.push(t);
+    buf.extend_from_slice(&v.to_le_bytes());
 }
 
 /// The formatting end of a file: its CSV writer and the cells reused row after row.

@@ -197,11 +197,7 @@ impl DecisionWriter {
         let phase = d.phase.map(|p| p.as_str()).unwrap_or("");
         if let Some(k) = &mut self.kept {
             if k.rows.len() < k.limit {
-                let mut t = String::new();
-                lahar_core::util::time::push_secs(&mut t, d.t.micros());
-                let (action, kind) = (d.action, d.kind.as_str());
-                let row = [&d.session.to_string(), &t, action, kind, job, pod, node, phase, &d.reason];
-                k.rows.push(row.map(str::to_string));
+                k.rows.push(decision_fields(world, d));
             } else {
                 k.more += 1;
             }

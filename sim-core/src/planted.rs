@@ -89,9 +89,8 @@ pub struct PlantedBugs {
     pub stale_late_verdict: bool,
     /// Lets preempt's and reclaim's out-of-reach rule keep its answers on
     /// victims per (queue, job priority) across sessions whatever the victim
-    /// groups,
-    /// so that tests can show the equivalence check catches it. Never set
-    /// outside tests.
+    /// groups, so that tests can show the equivalence check catches it. Never
+    /// set outside tests.
     pub stale_victim_pairs: bool,
     /// Lets the out-of-reach rule keep its answers on victims across sessions
     /// whatever the plugins' group rules read besides the groups (reclaim:
