@@ -152,4 +152,15 @@ pub struct PlantedBugs {
     /// could only be discarded), then goes on as the step's outcome says. Never
     /// set outside tests.
     pub audit_quota_short: bool,
+    /// Lets allocate's lone-node skip ([`PlantedBugs::audit_lone_node`]) leave
+    /// the node search's start where it was, not past the node, so that tests
+    /// can show the equivalence check and the audit catch a skip whose trace
+    /// is not the step's. Never set outside tests.
+    pub wrong_lone_node: bool,
+    /// Not a bug: runs each allocate step the lone-node skip would skip and
+    /// panics unless it is discarded, leaves the search start where the skip
+    /// puts it and draws nothing from the session's stream (the skip's claim
+    /// that the session is then as the step would leave it). Never set outside
+    /// tests.
+    pub audit_lone_node: bool,
 }

@@ -14,6 +14,7 @@ mod e2e_schedulingaction;
 mod equivalence;
 mod equivalence_baselines;
 mod equivalence_contention;
+mod equivalence_lone;
 mod errors;
 mod estimates;
 mod explain;

@@ -11,6 +11,7 @@
 
 mod hypernode;
 mod line;
+mod lone;
 
 use super::super::explain;
 use super::super::framework::Framework;
@@ -439,14 +440,31 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         if short && !watched.is_empty() {
             quota_rows(fw, ssn, j, &watched);
         }
+        // A step certain to be discarded whose only trace is the search start
+        // (`lone.rs`): the start is moved and the step not run (the audit of the
+        // tests runs it and checks).
+        let lone = if short || !watched.is_empty() { None } else { lone::lone_node(fw, ssn, j, &turn) };
+        // Where the skip leaves the start (the deliberately wrong skip of the
+        // equivalence tests leaves it where it was).
+        let lone_start = lone.map(|m| match ssn.planted.wrong_lone_node {
+            false => (m.0 as usize + 1) % ssn.node_count(),
+            true => st.next_start,
+        });
+        let audit_lone = ssn.planted.audit_lone_node;
+        let skip = lone.is_some() && !audit_lone;
+        if let Some(start) = lone_start.filter(|_| skip) {
+            st.next_start = start;
+        }
         if !short
+            && !skip
             && let Tasks::Later(shape, _) = turn
             && !finds_no_room(fw, ssn, j, shape, &mut dead)
         {
             turn = Tasks::Plain(pending_tasks(fw, ssn, j, false).into());
         }
+        let drawn = ssn.rng().get_word_pos();
         let stmt = match &mut turn {
-            _ if short => None,
+            _ if short || skip => None,
             Tasks::Sheet(ws) => hypernode::allocate_for_job(fw, ssn, st, j, ws),
             Tasks::Plain(tasks) => allocate_tasks(fw, ssn, st, j, 0, tasks, None),
             // The step could only fail, leaving everything as it was.
@@ -455,6 +473,16 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         let stepped = stmt.is_some();
         if ssn.planted.audit_quota_short && rule_short && stepped {
             panic!("allocate's quota rule would skip a step that ends ready or pipelined");
+        }
+        if audit_lone && let Some(start) = lone_start {
+            let drew = ssn.rng().get_word_pos() != drawn;
+            if stepped || st.next_start != start || drew {
+                panic!(
+                    "allocate's lone-node skip is wrong for job {}: kept {stepped}, start {} (the skip's {start}), drew {drew}",
+                    ssn.job(j).spec.name,
+                    st.next_start
+                );
+            }
         }
         let mut committed = false;
         if let Some(stmt) = stmt {
@@ -470,7 +498,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         if !watched.is_empty() && !short {
             step_outcome(ssn, &watched, &turn, stepped, committed);
         }
-        let stayed_later = !stepped && matches!(turn, Tasks::Later(..));
+        // (A skipped step was a failed one in Volcano: its job's turn is over.)
+        let stayed_later = !stepped && !skip && matches!(turn, Tasks::Later(..));
         // A ready job with pods left goes back into its queue's list.
         if committed && !turn.is_empty() {
             let jobs = per_queue.get_mut(&q).expect("queue present");

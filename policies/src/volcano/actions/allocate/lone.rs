@@ -1,0 +1,62 @@
+//! The lone-node skip: a step certain to be discarded whose only trace would
+//! be where the next node search starts is not run; the start is moved there.
+//!
+//! A job's first step of the session (taken in whole, over all nodes: its
+//! turn is [`Tasks::Later`] with the request of its only task with pending
+//! pods that request resources), where gang's votes bind, with no pod gated
+//! or nominated, and with one node only, `m`, whose future-idle room holds a
+//! pod of that request. The step would search for each pod in task order:
+//! each search that finds room finds `m` alone, examines it last and leaves
+//! the start at `m + 1`; a search that finds no room examines no node and
+//! leaves the start where it was. A single candidate is neither scored nor
+//! drawn for, so nothing is taken from the session's stream. The step places
+//! at most the copies of the request `m` holds; if its gang's pods placed,
+//! pipelined or pending BestEffort plus those stay below minAvailable, it is
+//! neither ready nor pipelined and is discarded, the session as it found it
+//! but the start. Its first pod is searched for (the queue's quota admits it:
+//! otherwise the quota rule, asked first, has skipped the step), so the start
+//! ends at `m + 1`.
+//!
+//! On a busy cluster most steps that fail are of this kind: a gang waiting
+//! for room that one node has only part of. Running them placed and undid
+//! pods by the million over a month-long trace. Outside exhaustive mode only:
+//! the exhaustive walk runs every step, and the equivalence tests compare the
+//! two; with [`lahar_core::planted::PlantedBugs::audit_lone_node`] the step is
+//! run all the same and checked against the skip's claim.
+
+use super::super::super::framework::Framework;
+use super::super::super::plugins::pending_best_effort;
+use super::line::Tasks;
+use lahar_core::model::cluster::NodeId;
+use lahar_core::model::job::{JobId, PodStatus};
+use lahar_core::session::Session;
+
+/// The node `m` (see the module) when job `j`'s step, its turn `turn`, is
+/// certain to be discarded with the search start left at `m + 1`; `None`
+/// when the step must be run. Not asked for jobs `--explain` watches.
+pub(super) fn lone_node(fw: &Framework, ssn: &Session<'_>, j: JobId, turn: &Tasks) -> Option<NodeId> {
+    let &Tasks::Later(Some(shape), _) = turn else { return None };
+    if ssn.is_exhaustive() || !fw.gang_binds() || ssn.gating(j).is_some() {
+        return None;
+    }
+    let job = ssn.job(j);
+    let min = job.spec.min_available;
+    let base = job.ready_count() + job.waiting_count() + pending_best_effort(ssn, j);
+    if base >= min {
+        return None;
+    }
+    let req = ssn.shape(shape);
+    let mut fitting = ssn.fitting_nodes(req);
+    let m = fitting.next()?;
+    if fitting.next().is_some() {
+        return None;
+    }
+    let copies = ssn.future_idle(m).copies_of(req);
+    // Pending pods that request resources: those of the job's one such task.
+    let pending = job.count(PodStatus::Pending) - pending_best_effort(ssn, j);
+    if base + pending.min(copies) >= min {
+        return None;
+    }
+    let nominated = job.pods.iter().any(|&p| ssn.pod(p).status == PodStatus::Pending && ssn.pod(p).nominated.is_some());
+    (!nominated).then_some(m)
+}
