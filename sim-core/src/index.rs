@@ -19,6 +19,10 @@ pub struct NodeIndex {
 /// Leaves [`NodeIndex::first_fit`] reads in a row before it climbs the tree.
 const PROBE: usize = 8;
 
+/// Leaves [`NodeIndex::scan_fitting`] reads in a row after a fitting node (to
+/// the end of their aligned block).
+const BLOCK: usize = 16;
+
 const EMPTY: Resources = Resources([i64::MIN / 4; DIMS]);
 
 impl NodeIndex {
@@ -117,6 +121,30 @@ impl NodeIndex {
         let leaf = i - self.size;
         (leaf < self.len).then_some(NodeId(leaf as u32))
     }
+    /// Calls `visit` on every node in `lo..hi` whose free resources cover
+    /// `req`, in node order, until it returns false: the nodes
+    /// [`NodeIndex::first_fit`] would give one call after another, found by
+    /// one climb per run of nearby fitting nodes. After a fitting node the
+    /// leaves up to the end of its aligned block of [`BLOCK`] are read in a row
+    /// (on a roomy cluster most of them fit); past the block, the next
+    /// fitting node is searched for again.
+    pub fn scan_fitting(&self, req: &Resources, lo: usize, hi: usize, mut visit: impl FnMut(NodeId) -> bool) {
+        let hi = hi.min(self.len);
+        let mut i = lo;
+        while i < hi {
+            let Some(n) = self.first_fit(req, i).map(|n| n.0 as usize).filter(|&n| n < hi) else { return };
+            if !visit(NodeId(n as u32)) {
+                return;
+            }
+            let end = ((n / BLOCK + 1) * BLOCK).min(hi);
+            for k in n + 1..end {
+                if req.fits_in(&self.tree[self.size + k]) && !visit(NodeId(k as u32)) {
+                    return;
+                }
+            }
+            i = end;
+        }
+    }
     /// Every node whose free resources cover `req`, in node order.
     pub fn fitting<'a>(&'a self, req: &'a Resources) -> impl Iterator<Item = NodeId> + 'a {
         let mut next = 0usize;
@@ -154,6 +182,16 @@ mod tests {
             let all: Vec<NodeId> = idx.fitting(&r).collect();
             let expect_all: Vec<NodeId> = (0..v.len()).filter(|&i| r.fits_in(&v[i])).map(|i| NodeId(i as u32)).collect();
             prop_assert_eq!(all, expect_all);
+            // The scan visits the same nodes within its range, and stops when told.
+            let hi = (from / 2 + v.len() / 2).max(from);
+            let mut seen = Vec::new();
+            idx.scan_fitting(&r, from / 2, hi, |n| { seen.push(n); true });
+            let expect_range: Vec<NodeId> = (from / 2..hi.min(v.len())).filter(|&i| r.fits_in(&v[i])).map(|i| NodeId(i as u32)).collect();
+            prop_assert_eq!(&seen, &expect_range);
+            let stop = seen.len() / 2 + 1;
+            let mut first = Vec::new();
+            idx.scan_fitting(&r, from / 2, hi, |n| { first.push(n); first.len() < stop });
+            prop_assert_eq!(&first[..], &expect_range[..stop.min(expect_range.len())]);
         }
     }
 }

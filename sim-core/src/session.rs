@@ -702,6 +702,12 @@ impl<'w> Session<'w> {
     pub fn victim_log_since(&self, pos: u64) -> Option<&[NodeId]> {
         self.world.victim_log_since(pos)
     }
+    /// Calls `visit` on every node in `lo..hi` whose FutureIdle covers `req`,
+    /// in node order, until it returns false (indexed:
+    /// [`crate::index::NodeIndex::scan_fitting`]).
+    pub fn scan_fitting(&self, req: &Resources, lo: usize, hi: usize, visit: impl FnMut(NodeId) -> bool) {
+        self.world.index.scan_fitting(req, lo, hi, visit)
+    }
     /// Every node whose FutureIdle covers `req`, in node order (indexed).
     pub fn fitting_nodes<'a>(&'a self, req: &'a Resources) -> impl Iterator<Item = NodeId> + 'a {
         self.world.index.fitting(req)

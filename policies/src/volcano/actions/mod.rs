@@ -128,15 +128,16 @@ fn search_nodes(
         if lo == 0 {
             wrapped = out.len();
         }
-        let mut i = lo;
-        while out.len() < want {
-            let Some(n) = ssn.first_fit(&req, i).filter(|n| (n.0 as usize) < hi) else { break };
+        if out.len() >= want {
+            break;
+        }
+        ssn.scan_fitting(&req, lo, hi, |n| {
             last = Some(n.0 as usize);
             if ok(n) {
                 out.push(n);
             }
-            i = n.0 as usize + 1;
-        }
+            out.len() < want
+        });
     }
     if let Some(l) = last {
         *start = (l + 1) % total;
