@@ -699,6 +699,13 @@ impl Framework {
         self.tier_vote(flag::ENABLE_JOB_ENQUEUED, |p| p.job_enqueueable(ssn, job))
     }
 
+    /// [`Framework::job_enqueueable`] for any PodGroup of queue `q` with
+    /// minResources `minr` ([`Plugin::shape_enqueueable`]), where
+    /// [`Framework::enqueue_votes_by_shape`] holds.
+    pub fn shape_enqueueable(&self, ssn: &Session<'_>, q: QueueId, minr: &Resources) -> bool {
+        self.tier_vote(flag::ENABLE_JOB_ENQUEUED, |p| p.shape_enqueueable(ssn, q, minr))
+    }
+
     /// True if every enqueue vote depends only on the job's queue and minResources.
     pub fn enqueue_votes_by_shape(&self) -> bool {
         self.enabled(flag::ENABLE_JOB_ENQUEUED).all(|p| !p.hooks().has(Hooks::ENQUEUE_BY_JOB))

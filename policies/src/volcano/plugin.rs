@@ -130,6 +130,15 @@ pub trait Plugin: Send {
     fn job_enqueueable(&self, ssn: &Session<'_>, job: JobId) -> Option<Vote> {
         None
     }
+    /// [`Plugin::job_enqueueable`] for any PodGroup of queue `q` with
+    /// minResources `minr`, asked without the job (enqueue's standing order
+    /// votes once per group of waiting PodGroups of one shape). A plugin that
+    /// votes on enqueue without [`Hooks::ENQUEUE_BY_JOB`] must answer here as
+    /// it would for each such job (the built-in ones make their job vote from
+    /// this one).
+    fn shape_enqueueable(&self, ssn: &Session<'_>, q: QueueId, minr: &Resources) -> Option<Vote> {
+        None
+    }
     /// Why the plugin refuses the PodGroup's admission, in numbers, for
     /// `--explain` (`None`: no numbers to give).
     fn enqueue_refusal(&self, ssn: &Session<'_>, job: JobId) -> Option<String> {

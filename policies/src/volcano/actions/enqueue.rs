@@ -8,6 +8,7 @@ use super::queues_of;
 use super::waiting::{OrderKey, WaitingOrder};
 use lahar_core::model::job::{JobId, PodGroupPhase};
 use lahar_core::model::queue::QueueState;
+use lahar_core::model::resource::Resources;
 use lahar_core::session::Session;
 use lahar_core::world::WaitingShape;
 use std::collections::BTreeSet;
@@ -67,12 +68,13 @@ pub fn run(fw: &mut Framework, ssn: &mut Session<'_>, order: &mut WaitingOrder) 
 /// (and a rejection changes nothing but `--explain` rows, which this path never
 /// writes). The jobs admitted, and their order, are those of the sorted walk.
 fn from_heads(fw: &mut Framework, ssn: &mut Session<'_>, order: &WaitingOrder) {
+    // A group's (queue, minResources) decides its vote: no job of it is read.
     let passing: Vec<(&WaitingShape, &BTreeSet<(OrderKey, JobId)>)> = order
         .groups
         .iter()
-        .filter(|(_, set)| {
-            let first = set.first().expect("groups are not empty").1;
-            ssn.job(first).spec.min_resources.is_zero() || fw.job_enqueueable(ssn, first)
+        .filter(|(shape, _)| {
+            let minr = Resources(shape.1);
+            minr.is_zero() || fw.shape_enqueueable(ssn, shape.0, &minr)
         })
         .collect();
     let heads: Vec<JobId> = passing.iter().map(|(_, set)| set.first().expect("not empty").1).collect();

@@ -573,25 +573,30 @@ impl Plugin for Capacity {
         self.admission[q].refusal(ssn, j, &self.attrs[q].real_capability)
     }
     fn job_enqueueable(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
-        let q = ssn.job(j).spec.queue.0 as usize;
-        let Some(t) = self.tree() else { return Some(self.admission[q].vote(ssn, j, &self.attrs[q].real_capability)) };
-        if self.broken() || !t.is_leaf(q) || ssn.queue(QueueId(q as u32)).spec.state != QueueState::Open {
+        let spec = &ssn.job(j).spec;
+        self.shape_enqueueable(ssn, spec.queue, &spec.min_resources)
+    }
+    fn shape_enqueueable(&self, ssn: &Session<'_>, qid: QueueId, minr: &Resources) -> Option<Vote> {
+        let q = qid.0 as usize;
+        let Some(t) = self.tree() else {
+            return Some(self.admission[q].vote(ssn, qid, minr, &self.attrs[q].real_capability));
+        };
+        if self.broken() || !t.is_leaf(q) || ssn.queue(qid).spec.state != QueueState::Open {
             return Some(-1);
         }
-        let minr = ssn.job(j).spec.min_resources;
         if minr.is_zero() {
             return Some(1);
         }
         // minResources + allocated + inqueue − elastic ≤ realCapability, for the queue
         // and every ancestor (each with its subtree's sums).
-        let mr = f(&minr);
+        let mr = f(minr);
         let ok = std::iter::once(q).chain(t.ancestors[q].iter().rev().copied()).all(|a| {
             let (alloc, adm) = (self.node_allocated(ssn, a), self.node_admission(ssn, a));
             let mut need = [0.0; DIMS];
             for d in 0..DIMS {
                 need[d] = mr[d] + alloc[d] + adm.inqueue[d] - adm.elastic[d];
             }
-            le_on(&need, &self.attrs[a].real_capability, &minr)
+            le_on(&need, &self.attrs[a].real_capability, minr)
         });
         Some(if ok { 1 } else { -1 })
     }

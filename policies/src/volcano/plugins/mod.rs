@@ -30,7 +30,7 @@ pub mod usage;
 
 use super::plugin::{PluginSpec, Vote};
 use lahar_core::model::job::{JobId, PodGroupPhase, PodStatus};
-use lahar_core::model::queue::QueueState;
+use lahar_core::model::queue::{QueueId, QueueState};
 use lahar_core::model::resource::{DIMS, PODS, Resources};
 use lahar_core::session::Session;
 
@@ -232,26 +232,35 @@ impl Admission {
     fn need(&self, ssn: &Session<'_>, j: JobId) -> (FRes, FRes, lahar_core::model::resource::Resources) {
         let job = ssn.job(j);
         let minr = job.spec.min_resources;
-        let (alloc, mr) = (f(&ssn.queue(job.spec.queue).allocation()), f(&minr));
+        let need = self.need_shape(ssn, job.spec.queue, &minr);
+        (need, f(&ssn.queue(job.spec.queue).allocation()), minr)
+    }
+
+    /// `minResources + allocated + inqueue − elastic` of queue `q` (this
+    /// admission's) for minResources `minr`.
+    fn need_shape(&self, ssn: &Session<'_>, q: QueueId, minr: &Resources) -> FRes {
+        let (alloc, mr) = (f(&ssn.queue(q).allocation()), f(minr));
         let mut need = [0.0; DIMS];
         for d in 0..DIMS {
             need[d] = mr[d] + alloc[d] + self.inqueue[d] - self.elastic[d];
         }
-        (need, alloc, minr)
+        need
     }
 
-    /// The enqueue vote for job `j` of an Open queue bounded by `real_capability`:
-    /// permit iff `minResources + allocated + inqueue − elastic ≤ realCapability` on
-    /// the dimensions minResources requests.
-    pub fn vote(&self, ssn: &Session<'_>, j: JobId, real_capability: &FRes) -> Vote {
-        if ssn.queue(ssn.job(j).spec.queue).spec.state != QueueState::Open {
+    /// The enqueue vote for any job of queue `q` (this admission's) with
+    /// minResources `minr`, the queue bounded by `real_capability`: refused
+    /// unless the queue is Open; then permit iff `minResources + allocated +
+    /// inqueue − elastic ≤ realCapability` on the dimensions minResources
+    /// requests.
+    pub fn vote(&self, ssn: &Session<'_>, q: QueueId, minr: &Resources, real_capability: &FRes) -> Vote {
+        if ssn.queue(q).spec.state != QueueState::Open {
             return -1;
         }
-        if ssn.job(j).spec.min_resources.is_zero() {
+        if minr.is_zero() {
             return 1;
         }
-        let (need, _, minr) = self.need(ssn, j);
-        if le_on(&need, real_capability, &minr) { 1 } else { -1 }
+        let need = self.need_shape(ssn, q, minr);
+        if le_on(&need, real_capability, minr) { 1 } else { -1 }
     }
 
     /// Why [`Admission::vote`] refuses job `j`, for `--explain`: the first

@@ -6,7 +6,8 @@ use super::super::args::{ArgSpec, ArgType, Args};
 use super::super::plugin::{Plugin, PluginSpec, Vote};
 use super::{FRes, f, le_on};
 use lahar_core::model::job::{JobId, PodGroupPhase};
-use lahar_core::model::resource::DIMS;
+use lahar_core::model::queue::QueueId;
+use lahar_core::model::resource::{DIMS, Resources};
 use lahar_core::session::Session;
 
 /// The plugin's entry in [`super::ALL`].
@@ -64,16 +65,19 @@ impl Plugin for Overcommit {
         }
     }
     fn job_enqueueable(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
-        let minr = ssn.job(j).spec.min_resources;
+        let spec = &ssn.job(j).spec;
+        self.shape_enqueueable(ssn, spec.queue, &spec.min_resources)
+    }
+    fn shape_enqueueable(&self, _: &Session<'_>, _: QueueId, minr: &Resources) -> Option<Vote> {
         if minr.is_zero() {
             return Some(1);
         }
-        let mr = f(&minr);
+        let mr = f(minr);
         let mut need = [0.0; DIMS];
         for d in 0..DIMS {
             need[d] = self.inqueue[d] + mr[d];
         }
-        Some(if le_on(&need, &self.idle, &minr) { 1 } else { -1 })
+        Some(if le_on(&need, &self.idle, minr) { 1 } else { -1 })
     }
     fn job_enqueued(&mut self, ssn: &Session<'_>, j: JobId) {
         let mr = f(&ssn.job(j).spec.min_resources.exceeded_part(&super::deducted(ssn, j)));

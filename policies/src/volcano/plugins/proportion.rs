@@ -243,8 +243,12 @@ impl Plugin for Proportion {
         Some(out)
     }
     fn job_enqueueable(&self, ssn: &Session<'_>, j: JobId) -> Option<Vote> {
-        let q = ssn.job(j).spec.queue.0 as usize;
-        Some(self.admission[q].vote(ssn, j, &self.attrs[q].real_capability))
+        let spec = &ssn.job(j).spec;
+        self.shape_enqueueable(ssn, spec.queue, &spec.min_resources)
+    }
+    fn shape_enqueueable(&self, ssn: &Session<'_>, q: QueueId, minr: &Resources) -> Option<Vote> {
+        let i = q.0 as usize;
+        Some(self.admission[i].vote(ssn, q, minr, &self.attrs[i].real_capability))
     }
     fn enqueue_refusal(&self, ssn: &Session<'_>, j: JobId) -> Option<String> {
         let q = ssn.job(j).spec.queue.0 as usize;
