@@ -125,7 +125,7 @@ impl NodeIndex {
     /// `req`, in node order, until it returns false: the nodes
     /// [`NodeIndex::first_fit`] would give one call after another, found by
     /// one climb per run of nearby fitting nodes. After a fitting node the
-    /// leaves up to the end of its aligned block of [`BLOCK`] are read in a row
+    /// leaves up to the end of its aligned block of 16 are read in a row
     /// (on a roomy cluster most of them fit); past the block, the next
     /// fitting node is searched for again.
     pub fn scan_fitting(&self, req: &Resources, lo: usize, hi: usize, mut visit: impl FnMut(NodeId) -> bool) {
