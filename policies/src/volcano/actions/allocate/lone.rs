@@ -17,9 +17,11 @@
 //! otherwise the quota rule, asked first, has skipped the step), so the start
 //! ends at `m + 1`.
 //!
-//! On a busy cluster most steps that fail are of this kind: a gang waiting
-//! for room that one node has only part of. Running them placed and undid
-//! pods by the million over a month-long trace. Outside exhaustive mode only:
+//! On a busy cluster about half the steps that fail are of this kind (P′ at
+//! 100,000 jobs: 37,397 of 69,599), a gang waiting for room that one node has
+//! only part of; run, they placed and undid pods by the million over a
+//! month-long trace. The others have room on two or three nodes, where scores
+//! and tie-break draws decide which node keeps the last copy: they are run. Outside exhaustive mode only:
 //! the exhaustive walk runs every step, and the equivalence tests compare the
 //! two; with [`lahar_core::planted::PlantedBugs::audit_lone_node`] the step is
 //! run all the same and checked against the skip's claim.
