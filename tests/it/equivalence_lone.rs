@@ -2,8 +2,8 @@
 //! a gang's step that could only be discarded, with one node only having room
 //! for its request, is not run; the node search's start is moved past that
 //! node, where the step would have left it. The skip is exact: on a cluster of
-//! more than 100 nodes, where the search stops after 100 feasible nodes and its
-//! start decides which nodes later pods see, decisions.csv and pods.csv are
+//! more than 100 nodes, where the search stops after a share of them (120 of
+//! 250 here) and its start decides which nodes later pods see, decisions.csv and pods.csv are
 //! byte-identical with and without `--exhaustive` (which runs every step). With
 //! the skip leaving the start where it was, they differ; the audit (every step
 //! the skip would skip run all the same, checked for being discarded, for its

@@ -229,22 +229,22 @@ impl Admission {
 
     /// `minResources + allocated + inqueue − elastic` of job `j`'s queue, per
     /// dimension, with job `j`'s minResources (what enqueue admits against).
-    fn need(&self, ssn: &Session<'_>, j: JobId) -> (FRes, FRes, lahar_core::model::resource::Resources) {
+    fn need(&self, ssn: &Session<'_>, j: JobId) -> (FRes, FRes, Resources) {
         let job = ssn.job(j);
         let minr = job.spec.min_resources;
-        let need = self.need_shape(ssn, job.spec.queue, &minr);
-        (need, f(&ssn.queue(job.spec.queue).allocation()), minr)
+        let (need, alloc) = self.need_shape(ssn, job.spec.queue, &minr);
+        (need, alloc, minr)
     }
 
     /// `minResources + allocated + inqueue − elastic` of queue `q` (this
-    /// admission's) for minResources `minr`.
-    fn need_shape(&self, ssn: &Session<'_>, q: QueueId, minr: &Resources) -> FRes {
+    /// admission's) for minResources `minr`, with the queue's allocation.
+    fn need_shape(&self, ssn: &Session<'_>, q: QueueId, minr: &Resources) -> (FRes, FRes) {
         let (alloc, mr) = (f(&ssn.queue(q).allocation()), f(minr));
         let mut need = [0.0; DIMS];
         for d in 0..DIMS {
             need[d] = mr[d] + alloc[d] + self.inqueue[d] - self.elastic[d];
         }
-        need
+        (need, alloc)
     }
 
     /// The enqueue vote for any job of queue `q` (this admission's) with
@@ -259,7 +259,7 @@ impl Admission {
         if minr.is_zero() {
             return 1;
         }
-        let need = self.need_shape(ssn, q, minr);
+        let (need, _) = self.need_shape(ssn, q, minr);
         if le_on(&need, real_capability, minr) { 1 } else { -1 }
     }
 

@@ -21,10 +21,12 @@
 //! 100,000 jobs: 37,397 of 69,599), a gang waiting for room that one node has
 //! only part of; run, they placed and undid pods by the million over a
 //! month-long trace. The others have room on two or three nodes, where scores
-//! and tie-break draws decide which node keeps the last copy: they are run. Outside exhaustive mode only:
-//! the exhaustive walk runs every step, and the equivalence tests compare the
-//! two; with [`lahar_core::planted::PlantedBugs::audit_lone_node`] the step is
-//! run all the same and checked against the skip's claim.
+//! and tie-break draws decide which node keeps the last copy: they are run.
+//!
+//! Outside exhaustive mode only: the exhaustive walk runs every step, and the
+//! equivalence tests compare the two; with
+//! [`lahar_core::planted::PlantedBugs::audit_lone_node`] the step is run all
+//! the same and checked against the skip's claim.
 
 use super::super::super::framework::Framework;
 use super::super::super::plugins::pending_best_effort;
@@ -43,7 +45,8 @@ pub(super) fn lone_node(fw: &Framework, ssn: &Session<'_>, j: JobId, turn: &Task
     }
     let job = ssn.job(j);
     let min = job.spec.min_available;
-    let base = job.ready_count() + job.waiting_count() + pending_best_effort(ssn, j);
+    let best_effort = pending_best_effort(ssn, j);
+    let base = job.ready_count() + job.waiting_count() + best_effort;
     if base >= min {
         return None;
     }
@@ -55,7 +58,7 @@ pub(super) fn lone_node(fw: &Framework, ssn: &Session<'_>, j: JobId, turn: &Task
     }
     let copies = ssn.future_idle(m).copies_of(req);
     // Pending pods that request resources: those of the job's one such task.
-    let pending = job.count(PodStatus::Pending) - pending_best_effort(ssn, j);
+    let pending = job.count(PodStatus::Pending) - best_effort;
     if base + pending.min(copies) >= min {
         return None;
     }

@@ -462,7 +462,8 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         {
             turn = Tasks::Plain(pending_tasks(fw, ssn, j, false).into());
         }
-        let drawn = ssn.rng().get_word_pos();
+        // The stream's position before the step, for the audit.
+        let drawn = audit_lone.then(|| ssn.rng().get_word_pos());
         let stmt = match &mut turn {
             _ if short || skip => None,
             Tasks::Sheet(ws) => hypernode::allocate_for_job(fw, ssn, st, j, ws),
@@ -475,7 +476,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             panic!("allocate's quota rule would skip a step that ends ready or pipelined");
         }
         if audit_lone && let Some(start) = lone_start {
-            let drew = ssn.rng().get_word_pos() != drawn;
+            let drew = Some(ssn.rng().get_word_pos()) != drawn;
             if stepped || st.next_start != start || drew {
                 panic!(
                     "allocate's lone-node skip is wrong for job {}: kept {stepped}, start {} (the skip's {start}), drew {drew}",
