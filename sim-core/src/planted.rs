@@ -73,6 +73,11 @@ pub struct PlantedBugs {
     /// asking what changed since, so that tests can show the equivalence check
     /// catches it. Never set outside tests.
     pub wrong_fruitless: bool,
+    /// Lets preempt's carried failure, kept when a later search with the same
+    /// inputs succeeds, take the nodes that success changed as looked at, so
+    /// that tests can show the equivalence check catches it. Never set outside
+    /// tests.
+    pub wrong_kept_failure: bool,
     /// Lets preempt keep a fruitless job out of its walk without asking which
     /// nodes changed since its searches failed, so that tests can show the
     /// equivalence check catches it. Never set outside tests.

@@ -9,10 +9,14 @@
 //! leaves the session as it found it. Whether a node passes the room bound, the
 //! predicates and the plugins' victim choice is a function of:
 //! - the preemptor's inputs, all in `CarryKey` (queue, job and pod priority,
-//!   BestEffort-ness, request, and its job with the job's allocation when the job
-//!   holds resources — a job that holds nothing has no Running pod to exclude
-//!   and a zero share), and the pod has no node selector, label set,
-//!   tolerations or hints (only such pods are carried);
+//!   BestEffort-ness, request, and its job's allocation when the job holds
+//!   resources — drf's share reads it; a job that holds nothing has a zero
+//!   share), and the pod has no node selector, label set, tolerations or
+//!   hints (only such pods are carried);
+//! - its job's own pods, which its search passes over: a failure of another
+//!   job with the same inputs serves too, with the nodes where either job has
+//!   pods looked at again (`Failure::owner`) — broken gangs of one shape,
+//!   each holding the same, then share their searches;
 //! - the possible victim groups (kept with the failure and compared) and the
 //!   cluster's total (drf's shares; compared);
 //! - the node's own state: its future-idle room, its pods and their statuses,
@@ -74,8 +78,9 @@ const KNOWN: [&str; 10] = [
 ];
 
 /// A preemptor's inputs: queue, job priority, pod priority, BestEffort-ness,
-/// request, and its job with the job's allocation when the job holds resources.
-type CarryKey = (QueueId, i32, i32, bool, Resources, Option<(JobId, Resources)>);
+/// request, and its job's allocation when the job holds resources (the job
+/// itself is not part of them: see [`Failure::owner`]).
+type CarryKey = (QueueId, i32, i32, bool, Resources, Option<Resources>);
 
 /// A failed search.
 struct Failure {
@@ -90,6 +95,14 @@ struct Failure {
     pos: u64,
     /// Nodes whose victims made room but whose walk failed.
     recheck: Vec<NodeId>,
+    /// For a preemptor whose job holds resources: its job, and the nodes
+    /// where that job's pods were (`Session::job_nodes`). A job's searches
+    /// pass over its own pods and read nothing else of it but its
+    /// allocation (in the key), so another job's search with the same inputs
+    /// fails as this one did on every node but where either job has pods:
+    /// those nodes are looked at again (the first job's pods that moved since
+    /// logged their nodes).
+    owner: Option<(JobId, Vec<NodeId>)>,
 }
 
 /// A failed search that listed no node by the victims: either no victim group
@@ -172,7 +185,7 @@ impl Carry {
         if !plain {
             return None;
         }
-        let owner = holds(job).then_some((p.job, job.allocation()));
+        let owner = holds(job).then(|| job.allocation());
         Some((job.spec.queue, job.spec.priority, p.priority, p.best_effort, p.req, owner))
     }
 
@@ -193,6 +206,17 @@ impl Carry {
             return None;
         }
         let log = ssn.victim_log_since(f.pos)?;
+        // Another job's failure: the nodes where either job has pods (the
+        // deliberately wrong carry of the equivalence tests leaves them out).
+        let j = ssn.pod(pod).job;
+        let owners = match &f.owner {
+            Some((o, nodes)) if *o != j => {
+                let mut v = ssn.job_nodes(j);
+                v.extend_from_slice(nodes);
+                v
+            }
+            _ => Vec::new(),
+        };
         self.seen.resize(ssn.node_count(), 0);
         self.query = self.query.wrapping_add(1);
         if self.query == 0 {
@@ -200,7 +224,7 @@ impl Carry {
             self.query = 1;
         }
         let mut nodes = Vec::new();
-        for &n in log.iter().chain(&f.recheck) {
+        for &n in log.iter().chain(&f.recheck).chain(&owners) {
             let s = &mut self.seen[n.0 as usize];
             if *s != self.query {
                 *s = self.query;
@@ -228,7 +252,8 @@ impl Carry {
             return true;
         }
         let quiet = ssn.victim_log_since(f.pos).is_some_and(<[NodeId]>::is_empty);
-        quiet && f.recheck.is_empty() && f.total == ssn.total() && f.groups == ssn.victim_groups_version()
+        let own = f.owner.as_ref().is_none_or(|(o, _)| *o == ssn.pod(pod).job);
+        quiet && own && f.recheck.is_empty() && f.total == ssn.total() && f.groups == ssn.victim_groups_version()
     }
 
     /// Notes, before a search for `pod` places anything, that it has no
@@ -366,15 +391,27 @@ impl Carry {
         }
         let Some(key) = Self::key(ssn, pod) else { return };
         self.bare.remove(&key);
+        // A success leaves an earlier failure with these inputs standing: the
+        // nodes the success changed are logged, and every other node fails
+        // as it did.
         let Some(recheck) = failed else {
-            self.failures.remove(&key);
+            // The deliberately wrong carry of the equivalence tests takes the
+            // success's own changes as looked at.
+            if ssn.planted.wrong_kept_failure
+                && let Some(f) = self.failures.get_mut(&key)
+            {
+                f.pos = ssn.victim_log_end();
+            }
             return;
         };
         ssn.follow_victim_log();
         if self.failures.len() >= MAX_FAILURES {
             self.failures.clear();
         }
+        let j = ssn.pod(pod).job;
+        let owner = key.5.is_some().then(|| (j, ssn.job_nodes(j)));
         let f = Failure {
+            owner,
             allowed: allowed.to_vec(),
             total: ssn.total(),
             groups: ssn.victim_groups_version(),
