@@ -206,8 +206,7 @@ impl Carry {
             return None;
         }
         let log = ssn.victim_log_since(f.pos)?;
-        // Another job's failure: the nodes where either job has pods (the
-        // deliberately wrong carry of the equivalence tests leaves them out).
+        // Another job's failure: the nodes where either job has pods too.
         let j = ssn.pod(pod).job;
         let owners = match &f.owner {
             Some((o, nodes)) if *o != j => {
@@ -375,7 +374,8 @@ impl Carry {
 
     /// Records the outcome of a search for `pod` over the possible groups
     /// `allowed`: a failure with the nodes whose walk failed (`recheck`), or a
-    /// success (the entry goes: the state changed).
+    /// success (an earlier failure with the same inputs stays: the nodes the
+    /// success changed are logged, every other node fails as it did).
     pub(crate) fn record(
         &mut self,
         ssn: &mut Session<'_>,
@@ -391,9 +391,6 @@ impl Carry {
         }
         let Some(key) = Self::key(ssn, pod) else { return };
         self.bare.remove(&key);
-        // A success leaves an earlier failure with these inputs standing: the
-        // nodes the success changed are logged, and every other node fails
-        // as it did.
         let Some(recheck) = failed else {
             // The deliberately wrong carry of the equivalence tests takes the
             // success's own changes as looked at.
