@@ -174,11 +174,9 @@ impl Reach {
         }
         // The plugins' group rules read the preemptor only through its job's
         // priority, so one pending pod speaks for all. A job without one has
-        // no search, and its answer (none) is not kept.
-        let Some(pod) = pending() else {
-            self.victims.push((q, prio, false));
-            return false;
-        };
+        // no search, and its answer (none) is not kept: it says nothing of the
+        // pair's other jobs.
+        let Some(pod) = pending() else { return false };
         // Kept from an earlier session with the same victim groups and stamp
         // (the deliberately stale memos of the equivalence tests ignore the
         // stamp, or the stamp and the groups).
