@@ -17,6 +17,11 @@ pub struct PlantedBugs {
     /// can show the equivalence check catches a stale one. Never set outside
     /// tests.
     pub stale_scores: bool,
+    /// Makes the unfiled moves of a step certain to be discarded
+    /// ([`crate::world::World::transition_unfiled`]) leave the nodes out too
+    /// (their room, `used` and pods), so that tests can show that an unfiled
+    /// move skipping what the step reads is caught. Never set outside tests.
+    pub wrong_unfiled: bool,
     /// Makes the fast count of free slots ([`crate::session::Session::slots_up_to`]) miss a node,
     /// so that tests can show the equivalence check catches it. Never set outside
     /// tests.

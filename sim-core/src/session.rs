@@ -85,6 +85,8 @@ struct Op {
     for_job: Option<JobId>,
     /// A pipeline that followed evictions (Volcano's `EvictionOccurred`).
     nominates: bool,
+    /// Made in an unfiled statement (undone unfiled too).
+    unfiled: bool,
 }
 
 /// Swaps a World journal of changed jobs into `into` (whose old contents, cleared,
@@ -105,6 +107,10 @@ fn drain_journal(into: &mut Vec<JobId>, journal: &mut Vec<JobId>, tracking: &mut
 #[must_use = "a statement must be committed or discarded"]
 pub struct Statement {
     ops: Vec<usize>,
+    /// Certain to be discarded: its moves are unfiled
+    /// ([`crate::world::World::transition_unfiled`]) and it may not be
+    /// committed.
+    unfiled: bool,
 }
 
 impl Statement {
@@ -654,6 +660,11 @@ impl<'w> Session<'w> {
     pub fn break_groups_for_tests(&mut self) {
         self.world.stale_groups_for_tests = true;
     }
+    /// See [`crate::planted::PlantedBugs::wrong_unfiled`].
+    #[doc(hidden)]
+    pub fn break_unfiled_for_tests(&mut self) {
+        self.world.wrong_unfiled_for_tests = true;
+    }
     /// See [`crate::planted::PlantedBugs::wrong_affinity`].
     #[doc(hidden)]
     pub fn break_affinity_for_tests(&mut self) {
@@ -858,6 +869,14 @@ impl<'w> Session<'w> {
         Statement::default()
     }
 
+    /// A statement the caller knows will be discarded (a step that cannot
+    /// end ready or pipelined): its pods' moves are not filed in the World's
+    /// lists and journals, there and back ([`crate::world::World::transition_unfiled`]).
+    /// Committing it is a bug (it panics). Outside exhaustive mode only.
+    pub fn unfiled_statement(&self) -> Statement {
+        Statement { ops: Vec::new(), unfiled: true }
+    }
+
     fn record(
         &mut self,
         stmt: &mut Statement,
@@ -878,6 +897,7 @@ impl<'w> Session<'w> {
             state: OpState::Open,
             for_job: None,
             nominates: false,
+            unfiled: stmt.unfiled,
         };
         stmt.ops.push(self.journal.len());
         self.journal.push(op);
@@ -893,7 +913,7 @@ impl<'w> Session<'w> {
             return Err(SessionError::NoIdle);
         }
         self.record(stmt, OpKind::Allocate, pod, Some(node), Cow::Borrowed(""));
-        self.world.transition(pod, PodStatus::Allocated, Some(node));
+        self.move_pod(stmt.unfiled, pod, PodStatus::Allocated, Some(node));
         Ok(())
     }
 
@@ -908,7 +928,7 @@ impl<'w> Session<'w> {
             return Err(SessionError::NoFutureIdle);
         }
         self.record(stmt, OpKind::Pipeline, pod, Some(node), Cow::Borrowed(""));
-        self.world.transition(pod, PodStatus::Pipelined, Some(node));
+        self.move_pod(stmt.unfiled, pod, PodStatus::Pipelined, Some(node));
         Ok(())
     }
 
@@ -1019,6 +1039,7 @@ impl<'w> Session<'w> {
 
     /// Makes a statement's operations final.
     pub fn commit(&mut self, stmt: Statement) {
+        assert!(!stmt.unfiled, "an unfiled statement was committed");
         for i in stmt.ops {
             let op = &mut self.journal[i];
             if op.state != OpState::Open {
@@ -1084,8 +1105,16 @@ impl<'w> Session<'w> {
             return;
         }
         op.state = OpState::Discarded;
-        let (pod, prev_status, prev_node) = (op.pod, op.prev_status, op.prev_node);
-        self.world.transition(pod, prev_status, prev_node);
+        let (pod, prev_status, prev_node, unfiled) = (op.pod, op.prev_status, op.prev_node, op.unfiled);
+        self.move_pod(unfiled, pod, prev_status, prev_node);
+    }
+
+    /// Moves a pod in the World, filed or not (see [`Session::unfiled_statement`]).
+    fn move_pod(&mut self, unfiled: bool, pod: PodId, status: PodStatus, node: Option<NodeId>) {
+        match unfiled {
+            false => self.world.transition(pod, status, node),
+            true => self.world.transition_unfiled(pod, status, node),
+        }
     }
 
     /// Allocates and commits at once (Volcano's `ssn.Allocate`, used by backfill).

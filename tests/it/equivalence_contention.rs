@@ -512,3 +512,25 @@ fn a_wrong_kept_failure_is_caught() {
         .count();
     assert!(differ > 0, "no scenario showed the wrong kept failure");
 }
+
+/// The checks can fail for the unfiled moves of allocate's steps certain to
+/// be discarded (`allocate/lone.rs`, `World::transition_unfiled`; these
+/// scenarios' 16- and 32-GPU gangs wait for room on a busy cluster and take
+/// such steps session after session): with the moves leaving the nodes out as
+/// well, a later pod of the step finds the room an earlier one took, the gang
+/// fits where it could not, and a step certain to be discarded ends ready —
+/// which the session refuses to commit (`an unfiled statement was committed`)
+/// — or, where it does not, the run differs from the exhaustive walk.
+#[test]
+fn a_wrong_unfiled_move_is_caught() {
+    let caught = (1..=4u64)
+        .filter(|&seed| {
+            let t = broken_gangs(seed);
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                outputs_with(&t, false, |e| e.planted.wrong_unfiled = true)
+            }));
+            run.map_or(true, |o| o != outputs(&t, true))
+        })
+        .count();
+    assert!(caught > 0, "no scenario showed the wrong unfiled move");
+}

@@ -627,6 +627,9 @@ impl Engine {
         if self.cfg.planted.wrong_group {
             ssn.break_groups_for_tests();
         }
+        if self.cfg.planted.wrong_unfiled {
+            ssn.break_unfiled_for_tests();
+        }
         if self.cfg.planted.wrong_gates {
             ssn.break_gates_for_tests();
         }

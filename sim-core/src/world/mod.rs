@@ -677,6 +677,9 @@ pub struct World {
     /// See [`crate::planted::PlantedBugs::wrong_group`].
     #[doc(hidden)]
     pub stale_groups_for_tests: bool,
+    /// See [`crate::planted::PlantedBugs::wrong_unfiled`].
+    #[doc(hidden)]
+    pub wrong_unfiled_for_tests: bool,
     /// The wall-clock time of t = 0, seconds since 1970-01-01T00:00 in the
     /// cluster's local time (`spec.startTime`; 0 by default).
     pub clock_start: i64,
@@ -796,6 +799,7 @@ impl World {
             stale_gating_for_tests: false,
             admitted: Admitted::default(),
             stale_groups_for_tests: false,
+            wrong_unfiled_for_tests: false,
             cluster,
             nodes,
             index,
@@ -983,6 +987,21 @@ impl World {
 
     /// Moves a pod to `status` on `node`, keeping every aggregate consistent.
     pub fn transition(&mut self, pod: PodId, status: PodStatus, node: Option<NodeId>) {
+        self.transition_filed(pod, status, node, true);
+    }
+
+    /// [`World::transition`] for a move that will be undone before anything
+    /// reads the lists it would file the job in: the nodes, HyperNodes,
+    /// queues, devices and the job's counts move, but not the admitted list and
+    /// its groups, the job's revision and the change journals, nor the job's
+    /// victim groups. The move back (again unfiled) leaves them as they were.
+    /// For a scheduler's step certain to be discarded, whose every read is of
+    /// what moves here.
+    pub fn transition_unfiled(&mut self, pod: PodId, status: PodStatus, node: Option<NodeId>) {
+        self.transition_filed(pod, status, node, false);
+    }
+
+    fn transition_filed(&mut self, pod: PodId, status: PodStatus, node: Option<NodeId>, file: bool) {
         let (old_status, old_node, req, job, task) = {
             let p = &self.pods[pod];
             (p.status, p.node, p.req, p.job, p.task as usize)
@@ -995,8 +1014,12 @@ impl World {
             );
             self.ungate(pod, u16::MAX);
         }
-        self.apply(pod, old_status, old_node, req, -1);
-        if old_status != status {
+        // (The deliberately wrong unfiled move of the equivalence tests leaves
+        // the nodes out.)
+        let wrong = !file && self.wrong_unfiled_for_tests;
+        let on = |n: Option<NodeId>| n.filter(|_| !wrong);
+        self.apply(pod, old_status, on(old_node), req, -1);
+        if old_status != status && file {
             self.pod_changes.push(job);
             self.job_changed(job);
         }
@@ -1005,7 +1028,7 @@ impl World {
             p.status = status;
             p.node = node;
         }
-        self.apply(pod, status, node, req, 1);
+        self.apply(pod, status, on(node), req, 1);
         let change = books::PodMove { pod, job, task, req, was: (old_status, old_node), now: (status, node) };
         for book in books::BOOKS {
             if book.kept(self, &change) {
@@ -1028,6 +1051,9 @@ impl World {
             j.pending_best_effort + best_effort * pending(status) - best_effort * pending(old_status);
         self.pending_best_effort_total = self.pending_best_effort_total + (best_effort * pending(status)) as u64
             - (best_effort * pending(old_status)) as u64;
+        if !file {
+            return;
+        }
         if self.admitted.lists(job) {
             self.admitted.refresh(job, reach_facts(j), !self.stale_groups_for_tests);
         }

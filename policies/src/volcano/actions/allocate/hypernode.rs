@@ -70,7 +70,7 @@ fn try_in(
         explain::job_row(ssn, j, "network-topology-aware", true, &note);
     }
     let mut left = tasks.clone();
-    let stmt = allocate_tasks(fw, ssn, st, j, s, &mut left, nodes.as_deref())?;
+    let stmt = allocate_tasks(fw, ssn, st, j, s, &mut left, nodes.as_deref(), false)?;
     Some((stmt, left))
 }
 

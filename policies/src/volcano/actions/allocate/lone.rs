@@ -65,3 +65,35 @@ pub(super) fn lone_node(fw: &Framework, ssn: &Session<'_>, j: JobId, turn: &Task
     let nominated = job.pods.iter().any(|&p| ssn.pod(p).status == PodStatus::Pending && ssn.pod(p).nominated.is_some());
     (!nominated).then_some(m)
 }
+
+/// True when job `j`'s step, its turn [`Tasks::Later`] with request `shape`
+/// (of its only task with pending pods that request resources), is certain to
+/// be discarded: gang's votes bind, no pod is gated, and the pods the step
+/// could place — at most the copies of the request that the nodes' future-idle
+/// room holds — with the gang's placed, pipelined and pending BestEffort pods
+/// stay below minAvailable, as for the lone node above but over any number of
+/// nodes. Such a step is run, since its searches and draws leave their trace,
+/// but its placements are unfiled ([`Session::unfiled_statement`]).
+pub(super) fn certain_discard(fw: &Framework, ssn: &Session<'_>, j: JobId, shape: u32) -> bool {
+    if ssn.is_exhaustive() || !fw.gang_binds() || ssn.gating(j).is_some() {
+        return false;
+    }
+    let job = ssn.job(j);
+    let min = job.spec.min_available;
+    let best_effort = pending_best_effort(ssn, j);
+    let base = job.ready_count() + job.waiting_count() + best_effort;
+    if base >= min {
+        return false;
+    }
+    let need = min - base;
+    let pending = job.count(PodStatus::Pending) - best_effort;
+    let req = ssn.shape(shape);
+    let mut copies = 0u32;
+    for n in ssn.fitting_nodes(req) {
+        copies = copies.saturating_add(ssn.future_idle(n).copies_of(req));
+        if copies >= need {
+            return false;
+        }
+    }
+    pending.min(copies) < need
+}

@@ -77,6 +77,9 @@ fn need_continue(ssn: &Session<'_>, j: JobId, s: u32, failed: &BTreeSet<u16>) ->
 /// the front of its task queue (`tasks` persists across the job's steps in a
 /// session, as in Volcano: a pod that found no node is not retried). Returns the
 /// statement when the sub-job ends ready or pipelined; otherwise discards it.
+/// `unfiled`: the caller knows the step will be discarded
+/// ([`Session::unfiled_statement`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn allocate_tasks(
     fw: &Framework,
     ssn: &mut Session<'_>,
@@ -85,8 +88,9 @@ pub(crate) fn allocate_tasks(
     sub: u32,
     tasks: &mut VecDeque<PodId>,
     within: Option<&[NodeId]>,
+    unfiled: bool,
 ) -> Option<Statement> {
-    let mut stmt = ssn.statement();
+    let mut stmt = if unfiled { ssn.unfiled_statement() } else { ssn.statement() };
     let q = ssn.job(j).spec.queue;
     let mut failed: BTreeSet<u16> = BTreeSet::new();
     // Watched pods this step looked at (for `--explain`; empty otherwise).
@@ -455,11 +459,14 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         if let Some(start) = lone_start.filter(|_| skip) {
             st.next_start = start;
         }
+        // A step certain to be discarded is run unfiled (`lone.rs`).
+        let mut unfiled = false;
         if !short
             && !skip
             && let Tasks::Later(shape, _) = turn
             && !finds_no_room(fw, ssn, j, shape, &mut dead)
         {
+            unfiled = shape.is_some_and(|s| lone::certain_discard(fw, ssn, j, s));
             turn = Tasks::Plain(pending_tasks(fw, ssn, j, false).into());
         }
         // The stream's position before the step, for the audit.
@@ -467,7 +474,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         let stmt = match &mut turn {
             _ if short || skip => None,
             Tasks::Sheet(ws) => hypernode::allocate_for_job(fw, ssn, st, j, ws),
-            Tasks::Plain(tasks) => allocate_tasks(fw, ssn, st, j, 0, tasks, None),
+            Tasks::Plain(tasks) => allocate_tasks(fw, ssn, st, j, 0, tasks, None, unfiled),
             // The step could only fail, leaving everything as it was.
             Tasks::Later(..) => None,
         };
