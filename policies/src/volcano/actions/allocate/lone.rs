@@ -23,6 +23,13 @@
 //! month-long trace. The others have room on two or three nodes, where scores
 //! and tie-break draws decide which node keeps the last copy: they are run.
 //!
+//! Those with room on more nodes are run, but where the copies of the request
+//! that every node's future-idle room holds, placed, still leave the gang below
+//! minAvailable (`certain_discard`), the step's placements are unfiled
+//! ([`Session::unfiled_statement`]): the nodes, queues and the job's counts
+//! move as the step reads them, the World's lists and journals do not, and
+//! the discard moves them back the same way.
+//!
 //! Outside exhaustive mode only: the exhaustive walk runs every step, and the
 //! equivalence tests compare the two; with
 //! [`lahar_core::planted::PlantedBugs::audit_lone_node`] the step is run all
@@ -40,16 +47,7 @@ use lahar_core::session::Session;
 /// when the step must be run. Not asked for jobs `--explain` watches.
 pub(super) fn lone_node(fw: &Framework, ssn: &Session<'_>, j: JobId, turn: &Tasks) -> Option<NodeId> {
     let &Tasks::Later(Some(shape), _) = turn else { return None };
-    if ssn.is_exhaustive() || !fw.gang_binds() || ssn.gating(j).is_some() {
-        return None;
-    }
-    let job = ssn.job(j);
-    let min = job.spec.min_available;
-    let best_effort = pending_best_effort(ssn, j);
-    let base = job.ready_count() + job.waiting_count() + best_effort;
-    if base >= min {
-        return None;
-    }
+    let (need, pending) = gang_short(fw, ssn, j)?;
     let req = ssn.shape(shape);
     let mut fitting = ssn.fitting_nodes(req);
     let m = fitting.next()?;
@@ -57,11 +55,10 @@ pub(super) fn lone_node(fw: &Framework, ssn: &Session<'_>, j: JobId, turn: &Task
         return None;
     }
     let copies = ssn.future_idle(m).copies_of(req);
-    // Pending pods that request resources: those of the job's one such task.
-    let pending = job.count(PodStatus::Pending) - best_effort;
-    if base + pending.min(copies) >= min {
+    if pending.min(copies) >= need {
         return None;
     }
+    let job = ssn.job(j);
     let nominated = job.pods.iter().any(|&p| ssn.pod(p).status == PodStatus::Pending && ssn.pod(p).nominated.is_some());
     (!nominated).then_some(m)
 }
@@ -75,18 +72,7 @@ pub(super) fn lone_node(fw: &Framework, ssn: &Session<'_>, j: JobId, turn: &Task
 /// nodes. Such a step is run, since its searches and draws leave their trace,
 /// but its placements are unfiled ([`Session::unfiled_statement`]).
 pub(super) fn certain_discard(fw: &Framework, ssn: &Session<'_>, j: JobId, shape: u32) -> bool {
-    if ssn.is_exhaustive() || !fw.gang_binds() || ssn.gating(j).is_some() {
-        return false;
-    }
-    let job = ssn.job(j);
-    let min = job.spec.min_available;
-    let best_effort = pending_best_effort(ssn, j);
-    let base = job.ready_count() + job.waiting_count() + best_effort;
-    if base >= min {
-        return false;
-    }
-    let need = min - base;
-    let pending = job.count(PodStatus::Pending) - best_effort;
+    let Some((need, pending)) = gang_short(fw, ssn, j) else { return false };
     let req = ssn.shape(shape);
     let mut copies = 0u32;
     for n in ssn.fitting_nodes(req) {
@@ -96,4 +82,20 @@ pub(super) fn certain_discard(fw: &Framework, ssn: &Session<'_>, j: JobId, shape
         }
     }
     pending.min(copies) < need
+}
+
+/// Where gang's votes bind, outside exhaustive mode and with no pod of job
+/// `j` gated, and its placed, pipelined and pending BestEffort pods are below
+/// minAvailable: how many more pods it needs, and its pending pods that
+/// request resources (those of its one such task, for a [`Tasks::Later`]
+/// turn). `None` otherwise.
+fn gang_short(fw: &Framework, ssn: &Session<'_>, j: JobId) -> Option<(u32, u32)> {
+    if ssn.is_exhaustive() || !fw.gang_binds() || ssn.gating(j).is_some() {
+        return None;
+    }
+    let job = ssn.job(j);
+    let min = job.spec.min_available;
+    let best_effort = pending_best_effort(ssn, j);
+    let base = job.ready_count() + job.waiting_count() + best_effort;
+    (base < min).then(|| (min - base, job.count(PodStatus::Pending) - best_effort))
 }
