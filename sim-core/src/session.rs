@@ -123,9 +123,11 @@ impl Statement {
         self.ops.is_empty()
     }
     /// Moves `other`'s operations to the end of this statement (Volcano's
-    /// `stmt.Merge`), so they are committed or discarded with it.
+    /// `stmt.Merge`), so they are committed or discarded with it (an unfiled
+    /// `other` makes this one unfiled: it may not be committed either).
     pub fn merge(&mut self, other: Statement) {
         self.ops.extend(other.ops);
+        self.unfiled |= other.unfiled;
     }
 }
 

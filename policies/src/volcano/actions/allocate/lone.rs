@@ -74,6 +74,10 @@ pub(super) fn lone_node(fw: &Framework, ssn: &Session<'_>, j: JobId, turn: &Task
 pub(super) fn certain_discard(fw: &Framework, ssn: &Session<'_>, j: JobId, shape: u32) -> bool {
     let Some((need, pending)) = gang_short(fw, ssn, j) else { return false };
     let req = ssn.shape(shape);
+    // Counted here rather than by `Session::slots_up_to`, whose deliberately
+    // wrong count (`wrong_slots`) would call a step that ends ready certain to
+    // be discarded, and its test would meet the commit guard instead of the
+    // difference it looks for.
     let mut copies = 0u32;
     for n in ssn.fitting_nodes(req) {
         copies = copies.saturating_add(ssn.future_idle(n).copies_of(req));
