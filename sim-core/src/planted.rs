@@ -46,6 +46,11 @@ pub struct PlantedBugs {
     /// future-idle room holds twice a task's request, so that tests can show
     /// the equivalence check catches it. Never set outside tests.
     pub wrong_room_skip: bool,
+    /// Lets the `tiresias` baseline's walk over the waiting jobs pass over,
+    /// after a failed gang, the jobs of its request needing one pod fewer too
+    /// (which its memo does not skip), so that tests can show the equivalence
+    /// check catches it. Never set outside tests.
+    pub wrong_walk: bool,
     /// Lets the priority plugin's job-order key from a waiting job's facts
     /// put lower priorities first, so that tests can show the equivalence
     /// check catches a fact key that differs from the job's own. Never set

@@ -11,17 +11,58 @@
 //! jobs alone and its cost follows what changed, not the number of active jobs.
 //! The exhaustive mode (`--exhaustive`) refreshes every active job in every
 //! session: the reference the equivalence tests compare against.
+//!
+//! The waiting jobs are also filed by [`Class`] (their one task's request and the
+//! pods they still need), so that a session's walk can pass over a whole class
+//! once a gang of it failed (`walk.rs`).
 
+use crate::baselines::gang;
 use lahar_core::model::job::{JobId, PodStatus};
 use lahar_core::model::progress::wall_time;
 use lahar_core::session::Session;
 use lahar_core::util::time::SimTime;
 use lahar_core::world::Job;
 use rustc_hash::FxHashMap;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 
 /// A job's place in the order: (queue, submit time, id).
 pub(super) type Key = (usize, SimTime, JobId);
+
+/// What the session's memo of failed gangs compares between waiting jobs: the
+/// request of the job's one task (its index in the World's list of distinct
+/// requests) and the pods the job still needs.
+pub(super) type Class = (u32, u32);
+
+/// The job's [`Class`]: for a job with one task and no node filter whose gang is
+/// not yet whole, none of whose pods is gated and which is not being restarted
+/// whole, its task's request and the pods it needs (`minAvailable`, at least 1,
+/// minus its Allocated, Running and Succeeded pods); None otherwise. The
+/// cluster's taints and inter-pod affinity, which the memo also excludes, are
+/// the caller's to ask.
+pub(super) fn class_of(ssn: &Session<'_>, j: JobId) -> Option<Class> {
+    let job = ssn.job(j);
+    match job.spec.tasks.as_slice() {
+        [t] if !t.has_node_filter() && !gang::is_whole(job) && !job.restart_all && ssn.gating(j).is_none() => {
+            Some((job.tasks[0].shape, job.spec.min_available.max(1).saturating_sub(job.ready_count())))
+        }
+        _ => None,
+    }
+}
+
+/// One of the ordered sets of waiting jobs a walk reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Stream {
+    /// Every waiting job.
+    All,
+    /// The waiting jobs filed without a class.
+    Unclassed,
+    /// The waiting jobs of one class.
+    Class(Class),
+    /// The waiting jobs whose PodGroup waits for admission (the walk's own
+    /// list, not the book's).
+    Admission,
+}
 
 /// What the scheduler remembers of a job between sessions.
 #[derive(Debug, Clone)]
@@ -51,6 +92,8 @@ struct Track {
     running: bool,
     /// Its entry in `timers`.
     timer: Option<SimTime>,
+    /// Its class as filed in `classed` (None: in `unclassed`), while pending.
+    class: Option<Class>,
 }
 
 impl Track {
@@ -68,6 +111,7 @@ impl Track {
             pending: false,
             running: false,
             timer: None,
+            class: None,
         }
     }
     /// A run starts now.
@@ -104,6 +148,10 @@ pub(super) struct Book {
     jobs: FxHashMap<JobId, Track>,
     /// The filed jobs that had Pending pods at their last refresh.
     waiting: BTreeSet<Key>,
+    /// `waiting` by the jobs' classes at their last refresh.
+    classed: BTreeMap<Class, BTreeSet<Key>>,
+    /// The rest of `waiting`.
+    unclassed: BTreeSet<Key>,
     /// The filed jobs that had Running pods at their last refresh: within a
     /// session, a superset of the jobs with Running pods (only the engine,
     /// between sessions, starts pods; every change of a pod's status names its
@@ -126,6 +174,8 @@ impl Book {
             knob,
             jobs: FxHashMap::default(),
             waiting: BTreeSet::new(),
+            classed: BTreeMap::new(),
+            unclassed: BTreeSet::new(),
             running: BTreeSet::new(),
             timers: BTreeSet::new(),
             wakeups: BTreeSet::new(),
@@ -171,9 +221,35 @@ impl Book {
         &self.running
     }
 
-    /// The filed jobs with Pending pods, in order.
-    pub(super) fn waiting(&self) -> Vec<Key> {
-        self.waiting.iter().copied().collect()
+    /// The first job of `stream` after `after` (from its start: None).
+    pub(super) fn next_in(&self, stream: Stream, after: Option<Key>) -> Option<Key> {
+        let set = match stream {
+            Stream::All => &self.waiting,
+            Stream::Unclassed => &self.unclassed,
+            Stream::Class(c) => self.classed.get(&c)?,
+            Stream::Admission => return None,
+        };
+        match after {
+            None => set.first().copied(),
+            Some(k) => set.range((Bound::Excluded(k), Bound::Unbounded)).next().copied(),
+        }
+    }
+
+    /// The classes with waiting jobs, in order.
+    pub(super) fn classes(&self) -> impl Iterator<Item = Class> + '_ {
+        self.classed.keys().copied()
+    }
+
+    /// The class the job is filed under in `waiting` (None: unclassed or not
+    /// waiting).
+    pub(super) fn filed_class(&self, j: JobId) -> Option<Class> {
+        self.jobs.get(&j).and_then(|t| t.class)
+    }
+
+    /// The job's place in `waiting`, if it is filed there.
+    pub(super) fn waiting_key(&self, j: JobId) -> Option<Key> {
+        let t = self.jobs.get(&j)?;
+        Some((t.level?, t.submit, j)).filter(|_| t.pending)
     }
 
     /// Brings the book to the session's instant: the jobs the journal names and
@@ -225,7 +301,7 @@ impl Book {
     fn forget(&mut self, j: JobId) {
         let Some(t) = self.jobs.remove(&j) else { return };
         if let Some(level) = t.level {
-            self.unfile((level, t.submit, j), t.pending, t.running);
+            self.unfile((level, t.submit, j), t.pending, t.running, t.class);
         }
         if let Some(at) = t.timer {
             self.timers.remove(&(at, j));
@@ -258,7 +334,8 @@ impl Book {
             t.wait_start = Some(now);
             t.promotions += 1;
         }
-        if self.file(j, pending, running) {
+        let class = if pending { class_of(ssn, j) } else { None };
+        if self.file(j, pending, running, class) {
             self.moved.push(j);
         }
         let at = match self.jobs[&j].run_start {
@@ -268,19 +345,24 @@ impl Book {
         self.set_timer(ssn, j, at);
     }
 
-    /// Files the job under its queue now: in `waiting` if `pending`, in
-    /// `running` if `running`. True if its queue changed.
-    fn file(&mut self, j: JobId, pending: bool, running: bool) -> bool {
+    /// Files the job under its queue now: in `waiting` (and under `class`) if
+    /// `pending`, in `running` if `running`. True if its queue changed.
+    fn file(&mut self, j: JobId, pending: bool, running: bool, class: Option<Class>) -> bool {
         let t = &self.jobs[&j];
-        let (old, was_pending, was_running, submit) = (t.level, t.pending, t.running, t.submit);
+        let (old, was_pending, was_running, submit, was) = (t.level, t.pending, t.running, t.submit, t.class);
         let level = self.level_of(t.service());
         if let Some(old) = old
-            && (old != level || was_pending != pending || was_running != running)
+            && (old != level || was_pending != pending || was_running != running || was != class)
         {
-            self.unfile((old, submit, j), was_pending, was_running);
+            self.unfile((old, submit, j), was_pending, was_running, was);
         }
         if pending {
-            self.waiting.insert((level, submit, j));
+            let key = (level, submit, j);
+            self.waiting.insert(key);
+            match class {
+                Some(c) => self.classed.entry(c).or_default().insert(key),
+                None => self.unclassed.insert(key),
+            };
         }
         if running {
             self.running.insert((level, submit, j));
@@ -289,13 +371,27 @@ impl Book {
         t.level = Some(level);
         t.pending = pending;
         t.running = running;
+        t.class = class;
         old.is_some_and(|old| old != level)
     }
 
-    /// Takes a job's entries out of `waiting` and `running`.
-    fn unfile(&mut self, key: Key, pending: bool, running: bool) {
+    /// Takes a job's entries out of `waiting` (and its class's set) and `running`.
+    fn unfile(&mut self, key: Key, pending: bool, running: bool, class: Option<Class>) {
         if pending {
             self.waiting.remove(&key);
+            match class {
+                Some(c) => {
+                    if let Some(set) = self.classed.get_mut(&c) {
+                        set.remove(&key);
+                        if set.is_empty() {
+                            self.classed.remove(&c);
+                        }
+                    }
+                }
+                None => {
+                    self.unclassed.remove(&key);
+                }
+            }
         }
         if running {
             self.running.remove(&key);

@@ -69,6 +69,7 @@ mod book;
 mod claims;
 mod preempt;
 mod room;
+mod walk;
 
 use super::gang::{self, Mode};
 use book::Book;
@@ -79,6 +80,7 @@ use lahar_core::util::time::MICROS_PER_SEC;
 use preempt::VictimView;
 use room::Room;
 use rustc_hash::FxHashMap;
+use walk::Walk;
 
 /// Tiresias's parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,27 +174,21 @@ impl Scheduler for Tiresias {
         // World's list of requests (one per distinct request). A job of the same
         // shape needing as many pods or more, in the same or a lower queue, cannot
         // start either (allocations only take resources; it has no more victims).
-        // Cleared when a preemption commits.
+        // Cleared when a preemption commits. The walk passes over the jobs it
+        // covers (`walk.rs`).
         let mut failed: FxHashMap<u32, Vec<(u32, usize)>> = FxHashMap::default();
-        for (level, _, j) in self.book.waiting() {
+        let memo = !ssn.cluster().has_taints() && !ssn.affinity_on();
+        let by_class = memo && !ssn.is_exhaustive() && !ssn.any_gated();
+        let mut walk = Walk::new(by_class, ssn.planted.wrong_walk);
+        while let Some((level, _, j)) = walk.next(ssn, &self.book) {
             if ssn.job(j).count(PodStatus::Pending) == 0 || !gang::eligible(ssn, j) || self.claims.holds(j) {
                 continue;
             }
             gang::admit(ssn, j, "admitted by tiresias");
             let was_whole = gang::is_whole(ssn.job(j));
-            let job = ssn.job(j);
-            let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count());
-            let shape = match job.spec.tasks.as_slice() {
-                [t] if !t.has_node_filter()
-                    && !ssn.cluster().has_taints()
-                    && !ssn.affinity_on()
-                    && !was_whole
-                    && ssn.gating(j).is_none() =>
-                {
-                    Some(job.tasks[0].shape)
-                }
-                _ => None,
-            };
+            let class = book::class_of(ssn, j).filter(|_| memo);
+            let shape = class.map(|(r, _)| r);
+            let needed = ssn.job(j).spec.min_available.max(1).saturating_sub(ssn.job(j).ready_count());
             if let Some(r) = shape
                 && !failed.is_empty()
                 && failed
@@ -225,8 +221,10 @@ impl Scheduler for Tiresias {
             ssn.set_action("allocate");
             if self.preempt_for(ssn, j, level) {
                 failed.clear();
+                walk.revive(&self.book);
             } else if let Some(r) = shape {
                 failed.entry(r).or_default().push((needed, level));
+                walk.kill(r, needed);
             }
         }
     }
