@@ -51,6 +51,10 @@ pub struct PlantedBugs {
     /// (which its memo does not skip), so that tests can show the equivalence
     /// check catches it. Never set outside tests.
     pub wrong_walk: bool,
+    /// Lets the `tiresias` baseline's claims try to bind only where twice
+    /// their room is idle, so that tests can show the equivalence check
+    /// catches a wrong check before a bind. Never set outside tests.
+    pub wrong_bind_check: bool,
     /// Lets the priority plugin's job-order key from a waiting job's facts
     /// put lower priorities first, so that tests can show the equivalence
     /// check catches a fact key that differs from the job's own. Never set

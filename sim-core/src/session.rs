@@ -1016,7 +1016,7 @@ impl<'w> Session<'w> {
         if let Some(op) = self.journal.last_mut() {
             op.for_job = for_job;
         }
-        self.world.transition(pod, PodStatus::Releasing, node);
+        self.move_pod(stmt.unfiled, pod, PodStatus::Releasing, node);
         Ok(())
     }
 

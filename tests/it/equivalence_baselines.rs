@@ -210,6 +210,26 @@ fn a_wrong_tiresias_walk_is_caught() {
     assert!(caught > 0, "no scenario showed the wrong walk");
 }
 
+/// The comparison can fail for tiresias's preemption trial too, whose moves are
+/// not filed (the trial is always discarded): with those moves leaving the nodes
+/// out (the victims' pods free nothing there), preemptions the exhaustive rules
+/// make are not found, and fixed scenarios differ.
+#[test]
+fn a_wrong_unfiled_tiresias_trial_is_caught() {
+    assert!(caught_with("tiresias", |e| e.planted.wrong_unfiled = true) > 0, "no scenario showed the wrong trial");
+}
+
+/// The comparison can fail for tiresias's check before a claim binds (its
+/// pods' requests, summed per node, against the nodes' idle resources): asking
+/// for the room twice, claims bind late, and fixed scenarios differ.
+#[test]
+fn a_wrong_tiresias_bind_check_is_caught() {
+    assert!(
+        caught_with("tiresias", |e| e.planted.wrong_bind_check = true) > 0,
+        "no scenario showed the wrong bind check"
+    );
+}
+
 /// The comparison can fail for tiresias's per-node room too (what the
 /// preemption check counts, kept between sessions): missing the nodes whose
 /// pods moved since it was built, it rules out preemptions that the exhaustive

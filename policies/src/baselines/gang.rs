@@ -72,6 +72,18 @@ pub(crate) fn place_gang(
     ssn: &mut Session<'_>,
     j: JobId,
     mode: Mode,
+    choose: impl FnMut(&Session<'_>, PodId) -> Option<NodeId>,
+) -> Option<Statement> {
+    let stmt = ssn.statement();
+    place_gang_in(ssn, j, mode, stmt, choose)
+}
+
+/// [`place_gang`] in the statement `stmt` (empty).
+fn place_gang_in(
+    ssn: &mut Session<'_>,
+    j: JobId,
+    mode: Mode,
+    mut stmt: Statement,
     mut choose: impl FnMut(&Session<'_>, PodId) -> Option<NodeId>,
 ) -> Option<Statement> {
     let job = ssn.job(j);
@@ -83,7 +95,6 @@ pub(crate) fn place_gang(
     if mode == Mode::Allocate && !ssn.explaining_job(j) && !may_fit_idle(ssn, j) {
         return None;
     }
-    let mut stmt = ssn.statement();
     let mut placed = 0u32;
     let mut tried: Vec<PodId> = Vec::new();
     for (i, p) in pending.into_iter().enumerate() {
@@ -160,6 +171,17 @@ pub(crate) fn explain_nodes(ssn: &mut Session<'_>, p: PodId, mode: Mode) {
 /// [`place_gang`] with first-fit node choice.
 pub(crate) fn place_gang_first_fit(ssn: &mut Session<'_>, j: JobId, mode: Mode) -> Option<Statement> {
     place_gang(ssn, j, mode, |s, p| first_fit(s, p, mode))
+}
+
+/// [`place_gang_first_fit`] for a placement the caller will discard (a
+/// trial): its pods' moves are not filed ([`Session::unfiled_statement`]; filed
+/// with `--exhaustive`). The statement returned must be discarded.
+pub(crate) fn try_gang_first_fit(ssn: &mut Session<'_>, j: JobId, mode: Mode) -> Option<Statement> {
+    let stmt = match ssn.is_exhaustive() {
+        true => ssn.statement(),
+        false => ssn.unfiled_statement(),
+    };
+    place_gang_in(ssn, j, mode, stmt, |s, p| first_fit(s, p, mode))
 }
 
 /// False when the job's gang cannot be completed on idle resources (checked

@@ -60,18 +60,26 @@ impl Claims {
             if !Self::intact(ssn, &c) {
                 continue;
             }
-            let mut bind = ssn.statement();
-            if c.pods.iter().all(|&(p, n)| ssn.allocate(&mut bind, p, n).is_ok()) {
-                ssn.commit(bind);
-                bound.push(c.job);
-                continue;
-            }
-            ssn.discard(bind);
             let per_node = Self::per_node(ssn, &c);
+            // The pods can bind only where their requests, summed per node, fit
+            // the node's idle resources (each allocation takes from them); the
+            // exhaustive mode tries anyway. (A deliberately wrong check, in
+            // tests, asks for the room twice.)
+            let twice = ssn.planted.wrong_bind_check;
+            let idle =
+                per_node.iter().all(|(n, r)| (*r + if twice { *r } else { Resources::ZERO }).fits_in(&ssn.idle(*n)));
+            if idle || ssn.is_exhaustive() {
+                let mut bind = ssn.statement();
+                if c.pods.iter().all(|&(p, n)| ssn.allocate(&mut bind, p, n).is_ok()) {
+                    ssn.commit(bind);
+                    bound.push(c.job);
+                    continue;
+                }
+                ssn.discard(bind);
+            }
             // The room is idle and the pods still do not bind (their GPU
             // devices): waiting would not help; the job is walked again.
-            let stuck = per_node.iter().all(|(n, r)| r.fits_in(&ssn.idle(*n)));
-            if !stuck && Self::hold(ssn, per_node) {
+            if !idle && Self::hold(ssn, per_node) {
                 self.jobs.insert(c.job);
                 self.list.push(c);
             }

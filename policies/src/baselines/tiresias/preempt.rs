@@ -122,17 +122,24 @@ impl Tiresias {
         let victims = &view.victims;
         ssn.set_action("preempt");
         // Trial: evict lowest priority first until the gang fits on future-idle
-        // resources, note the nodes its pods would take, and undo everything.
-        let mut trial = ssn.statement();
+        // resources, note the nodes its pods would take, and undo everything
+        // (its moves unfiled: nothing here reads the World's lists and journals
+        // that a filed move keeps, and the trial is always discarded).
+        let mut trial = match ssn.is_exhaustive() {
+            true => ssn.statement(),
+            false => ssn.unfiled_statement(),
+        };
         let mut freed = free;
         let mut found: Option<(usize, Vec<NodeId>)> = None;
         for (i, &(vl, v)) in victims.iter().enumerate() {
             freed += ssn.job(v).allocated;
-            Self::evict_job(ssn, &mut trial, j, level, v, vl);
-            if !want.fits_in(&freed) {
+            Self::evict_job(ssn, &mut trial, j, level, v, vl, false);
+            // First fit is tried only once the nodes' future-idle room, counted
+            // node by node, holds the gang (an upper bound on what it places).
+            if !want.fits_in(&freed) || !gang::may_fit_nodes(ssn, j, Mode::Pipeline) {
                 continue;
             }
-            if let Some(pl) = gang::place_gang_first_fit(ssn, j, Mode::Pipeline) {
+            if let Some(pl) = gang::try_gang_first_fit(ssn, j, Mode::Pipeline) {
                 let mut nodes: Vec<NodeId> = ssn
                     .job(j)
                     .pods
@@ -206,12 +213,25 @@ impl Tiresias {
         self.room.as_mut().expect("set above")
     }
 
-    /// Evicts the Running pods of victim `v` (queue `vl`) for job `j` (queue `level`).
-    fn evict_job(ssn: &mut Session<'_>, stmt: &mut Statement, j: JobId, level: usize, v: JobId, vl: usize) {
+    /// Evicts the Running pods of victim `v` (queue `vl`) for job `j` (queue
+    /// `level`), each with its reason if `record` (a trial's evictions, always
+    /// discarded, are written nowhere).
+    fn evict_job(
+        ssn: &mut Session<'_>,
+        stmt: &mut Statement,
+        j: JobId,
+        level: usize,
+        v: JobId,
+        vl: usize,
+        record: bool,
+    ) {
         let pods: Vec<PodId> =
             ssn.job(v).pods.iter().copied().filter(|&p| ssn.pod(p).status == PodStatus::Running).collect();
         for p in pods {
-            let reason = format!("tiresias: job {} (queue {level}) preempts job {} (queue {vl})", j.0, v.0);
+            let reason = match record {
+                true => format!("tiresias: job {} (queue {level}) preempts job {} (queue {vl})", j.0, v.0).into(),
+                false => std::borrow::Cow::Borrowed(""),
+            };
             // The pod was just checked to be Running.
             let _ = ssn.evict_for(stmt, p, j, reason);
         }
@@ -228,7 +248,7 @@ impl Tiresias {
     ) -> bool {
         let mut ev = ssn.statement();
         for &(vl, v) in victims {
-            Self::evict_job(ssn, &mut ev, j, level, v, vl);
+            Self::evict_job(ssn, &mut ev, j, level, v, vl, true);
         }
         match gang::place_gang_first_fit(ssn, j, Mode::Pipeline) {
             Some(pl) => {
