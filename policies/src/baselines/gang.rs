@@ -190,6 +190,12 @@ pub(crate) fn try_gang_first_fit(ssn: &mut Session<'_>, j: JobId, mode: Mode) ->
 /// needs take at least the `needed` smallest requests of each dimension, and
 /// no placement on idle resources finds more than every node's idle summed.
 pub(crate) fn may_fit_idle(ssn: &Session<'_>, j: JobId) -> bool {
+    may_fit_total(ssn, j, Mode::Allocate)
+}
+
+/// [`may_fit_idle`] for `mode`: against every node's future-idle resources
+/// summed for [`Mode::Pipeline`].
+pub(crate) fn may_fit_total(ssn: &Session<'_>, j: JobId, mode: Mode) -> bool {
     let job = ssn.job(j);
     let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count()) as u64;
     if needed == 0 || ssn.is_exhaustive() {
@@ -197,7 +203,10 @@ pub(crate) fn may_fit_idle(ssn: &Session<'_>, j: JobId) -> bool {
     }
     // A task's pods all request the task's resources.
     let count = needed + u64::from(ssn.planted.wrong_skip);
-    let idle = ssn.idle_total();
+    let idle = match mode {
+        Mode::Allocate => ssn.idle_total(),
+        Mode::Pipeline => ssn.future_idle_total(),
+    };
     if let [task] = job.spec.tasks.as_slice() {
         let pending = u64::from(job.task_count(0, PodStatus::Pending));
         return count <= pending && least_grouped(&[(task.requests, pending)], count).fits_in(&idle);

@@ -197,7 +197,9 @@ impl Scheduler for Tiresias {
             {
                 continue;
             }
-            if gang::may_fit_nodes(ssn, j, Mode::Allocate)
+            // The totals first (constant time), then node by node.
+            if gang::may_fit_total(ssn, j, Mode::Allocate)
+                && gang::may_fit_nodes(ssn, j, Mode::Allocate)
                 && let Some(stmt) = gang::place_gang_first_fit(ssn, j, Mode::Allocate)
             {
                 self.commit_placements(ssn, stmt);
@@ -210,7 +212,8 @@ impl Scheduler for Tiresias {
                 continue;
             }
             ssn.set_action("preempt");
-            if gang::may_fit_nodes(ssn, j, Mode::Pipeline)
+            if gang::may_fit_total(ssn, j, Mode::Pipeline)
+                && gang::may_fit_nodes(ssn, j, Mode::Pipeline)
                 && let Some(stmt) = gang::place_gang_first_fit(ssn, j, Mode::Pipeline)
             {
                 self.claims.make(j, ssn.placements(&stmt));
