@@ -872,11 +872,13 @@ impl<'w> Session<'w> {
     }
 
     /// A statement the caller knows will be discarded (a step that cannot
-    /// end ready or pipelined): its pods' moves are not filed in the World's
-    /// lists and journals, there and back ([`crate::world::World::transition_unfiled`]).
-    /// Committing it is a bug (it panics). Outside exhaustive mode only.
+    /// end ready or pipelined, a trial): its pods' moves are not filed in the
+    /// World's lists and journals, there and back
+    /// ([`crate::world::World::transition_unfiled`]); committing it is a bug
+    /// (it panics). In exhaustive mode, the reference, every move is filed:
+    /// this is a plain statement.
     pub fn unfiled_statement(&self) -> Statement {
-        Statement { ops: Vec::new(), unfiled: true }
+        Statement { ops: Vec::new(), unfiled: !self.exhaustive }
     }
 
     fn record(

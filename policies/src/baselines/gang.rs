@@ -174,13 +174,10 @@ pub(crate) fn place_gang_first_fit(ssn: &mut Session<'_>, j: JobId, mode: Mode) 
 }
 
 /// [`place_gang_first_fit`] for a placement the caller will discard (a
-/// trial): its pods' moves are not filed ([`Session::unfiled_statement`]; filed
-/// with `--exhaustive`). The statement returned must be discarded.
+/// trial): its pods' moves are not filed ([`Session::unfiled_statement`]).
+/// The statement returned must be discarded.
 pub(crate) fn try_gang_first_fit(ssn: &mut Session<'_>, j: JobId, mode: Mode) -> Option<Statement> {
-    let stmt = match ssn.is_exhaustive() {
-        true => ssn.statement(),
-        false => ssn.unfiled_statement(),
-    };
+    let stmt = ssn.unfiled_statement();
     place_gang_in(ssn, j, mode, stmt, |s, p| first_fit(s, p, mode))
 }
 

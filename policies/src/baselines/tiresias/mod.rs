@@ -79,7 +79,6 @@ use lahar_core::session::{Scheduler, Session};
 use lahar_core::util::time::MICROS_PER_SEC;
 use preempt::VictimView;
 use room::Room;
-use rustc_hash::FxHashMap;
 use walk::Walk;
 
 /// Tiresias's parameters.
@@ -169,14 +168,9 @@ impl Scheduler for Tiresias {
         for j in self.claims.open(ssn) {
             self.book.started(ssn, j);
         }
-        // Gangs that could not start in this session: (pod shape, pods needed, queue)
-        // of single-task jobs without node selector, the shape by its index in the
-        // World's list of requests (one per distinct request). A job of the same
-        // shape needing as many pods or more, in the same or a lower queue, cannot
-        // start either (allocations only take resources; it has no more victims).
-        // Cleared when a preemption commits. The walk passes over the jobs it
-        // covers (`walk.rs`).
-        let mut failed: FxHashMap<u32, Vec<(u32, usize)>> = FxHashMap::default();
+        // The walk keeps the session's memo of gangs that could not start, by
+        // class (`walk.rs`): single-task jobs without node selector, their
+        // request by its index in the World's list of distinct requests.
         let memo = !ssn.cluster().has_taints() && !ssn.affinity_on();
         let by_class = memo && !ssn.is_exhaustive() && !ssn.any_gated();
         let mut walk = Walk::new(by_class, ssn.planted.wrong_walk);
@@ -187,14 +181,7 @@ impl Scheduler for Tiresias {
             gang::admit(ssn, j, "admitted by tiresias");
             let was_whole = gang::is_whole(ssn.job(j));
             let class = book::class_of(ssn, j).filter(|_| memo);
-            let shape = class.map(|(r, _)| r);
-            let needed = ssn.job(j).spec.min_available.max(1).saturating_sub(ssn.job(j).ready_count());
-            if let Some(r) = shape
-                && !failed.is_empty()
-                && failed
-                    .get(&r)
-                    .is_some_and(|f| f.iter().any(|&(fneeded, flevel)| needed >= fneeded && level >= flevel))
-            {
+            if class.is_some_and(|c| walk.covers(c)) {
                 continue;
             }
             // The totals first (constant time), then node by node.
@@ -223,10 +210,8 @@ impl Scheduler for Tiresias {
             }
             ssn.set_action("allocate");
             if self.preempt_for(ssn, j, level) {
-                failed.clear();
                 walk.revive(&self.book);
-            } else if let Some(r) = shape {
-                failed.entry(r).or_default().push((needed, level));
+            } else if let Some((r, needed)) = class {
                 walk.kill(r, needed);
             }
         }

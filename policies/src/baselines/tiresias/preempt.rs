@@ -125,10 +125,7 @@ impl Tiresias {
         // resources, note the nodes its pods would take, and undo everything
         // (its moves unfiled: nothing here reads the World's lists and journals
         // that a filed move keeps, and the trial is always discarded).
-        let mut trial = match ssn.is_exhaustive() {
-            true => ssn.statement(),
-            false => ssn.unfiled_statement(),
-        };
+        let mut trial = ssn.unfiled_statement();
         let mut freed = free;
         let mut found: Option<(usize, Vec<NodeId>)> = None;
         for (i, &(vl, v)) in victims.iter().enumerate() {

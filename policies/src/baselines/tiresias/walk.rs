@@ -1,16 +1,18 @@
 //! The order in which a session visits the waiting jobs: (queue, submit time, id),
-//! passing over the jobs the session's memo of failed gangs would skip.
+//! and the session's memo of failed gangs, with the jobs it covers passed over.
 //!
-//! The memo (rule 3's shortcut in `mod.rs`): once a single-task gang of request
-//! *r* needing *n* pods could neither start nor preempt, a later job of request
-//! *r* needing *n* pods or more — in the same or a lower queue, which every later
-//! job of the walk is — is skipped, until a preemption commits. Visiting such a
+//! The memo (rule 3's shortcut, [`Walk::kill`], [`Walk::covers`]): once a
+//! single-task gang of request *r* needing *n* pods could neither start nor
+//! preempt, a later job of request *r* needing *n* pods or more — in the same or
+//! a lower queue, which every later job of the walk is, the walk being in queue
+//! order — cannot start either (allocations only take resources; it has no more
+//! victims), until a preemption commits ([`Walk::revive`]). Visiting such a
 //! job changes nothing once its PodGroup is admitted (one that waits for
 //! admission is visited whatever its class, below), so the walk need not reach
 //! it at all: it merges the book's ordered sets
 //! of waiting jobs, one per [`Class`] and one for the jobs without a class, and
-//! drops the sets of the classes the memo covers ([`Walk::kill`]) until a
-//! preemption clears the memo ([`Walk::revive`]). A session's walk then costs the
+//! drops the sets of the classes the memo covers until a preemption clears it.
+//! A session's walk then costs the
 //! jobs it tries, not the backlog. Until the memo has covered a few jobs
 //! ([`MERGE_AFTER`]), the walk reads the waiting jobs in order, one set, and
 //! passes over those of the covered classes one by one (a look-up each).
@@ -46,9 +48,8 @@ pub(super) struct Walk {
     passed: u32,
     /// While merging, each live stream's next job.
     heap: BinaryHeap<Reverse<(Key, Stream)>>,
-    /// The classes the memo covers: per request, the fewest pods needed of a
-    /// covered class (the memo covers every class of the request needing as
-    /// many or more).
+    /// The memo: per request, the fewest pods needed of a covered class (it
+    /// covers every class of the request needing as many or more).
     dead: Vec<(u32, u32)>,
     /// The classes of `dead` whose next job left the heap.
     out: Vec<Class>,
@@ -56,7 +57,8 @@ pub(super) struct Walk {
     admission: Vec<Key>,
     /// The last job visited.
     last: Option<Key>,
-    /// Jobs are read by class (false: every waiting job, in one stream).
+    /// Jobs are read by class and the covered ones passed over (false: every
+    /// waiting job is visited, in one stream; the memo is still kept).
     by_class: bool,
     /// A deliberately wrong walk (tests): a failed gang also covers the class
     /// needing one pod fewer, which the memo does not.
@@ -111,7 +113,8 @@ impl Walk {
         while !self.merging {
             let k = book.next_in(Stream::All, self.last)?;
             self.last = Some(k);
-            let covered = !self.dead.is_empty()
+            let covered = self.by_class
+                && !self.dead.is_empty()
                 && book.filed_class(k.2).is_some_and(|c| self.covers(c))
                 && !ssn.is_waiting_admission(k.2);
             if !covered {
@@ -141,17 +144,15 @@ impl Walk {
         }
     }
 
-    /// True if the memo covers the class.
-    fn covers(&self, (shape, needed): Class) -> bool {
+    /// True if the memo covers the class: a job of it cannot start.
+    pub(super) fn covers(&self, (shape, needed): Class) -> bool {
         self.dead.iter().any(|&(s, n)| s == shape && needed >= n)
     }
 
-    /// The memo now covers the gangs of request `shape` needing `needed` pods or
-    /// more: their classes are passed over.
+    /// A gang of request `shape` needing `needed` pods could neither start nor
+    /// preempt: the memo now covers the gangs of that request needing as many
+    /// pods or more, and the walk by class passes over their classes.
     pub(super) fn kill(&mut self, shape: u32, needed: u32) {
-        if !self.by_class {
-            return;
-        }
         let from = needed.saturating_sub(u32::from(self.wrong));
         match self.dead.iter_mut().find(|(s, _)| *s == shape) {
             Some((_, n)) => *n = (*n).min(from),
