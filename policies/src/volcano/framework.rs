@@ -849,17 +849,16 @@ impl Framework {
     /// A stamp of what the choosing plugins' group rules read of the session
     /// besides the group and the preemptor's job priority
     /// ([`Plugin::victim_group_stamp`]): each plugin's words, then their
-    /// count. Equal stamps, equal rules.
-    pub fn victim_group_stamp(&self, ssn: &Session<'_>, reclaim: bool) -> Vec<u64> {
-        let mut out = Vec::new();
+    /// count, written into `out` (emptied first). Equal stamps, equal rules.
+    pub fn victim_group_stamp(&self, ssn: &Session<'_>, reclaim: bool, out: &mut Vec<u64>) {
+        out.clear();
         for (tier, idx) in self.tiers.iter().zip(&self.choosers[reclaim as usize]) {
             for &i in idx {
                 let from = out.len();
-                tier[i].plugin.victim_group_stamp(ssn, reclaim, &mut out);
+                tier[i].plugin.victim_group_stamp(ssn, reclaim, out);
                 out.push((out.len() - from) as u64);
             }
         }
-        out
     }
 
     /// False if no tier can choose a victim of group `key` for `preemptor`

@@ -89,8 +89,9 @@ impl Scheduler for Volcano {
             assert!(wrong.is_empty(), "{}", wrong.join("; "));
         }
         let has_enqueue = self.conf.actions.contains(&ActionKind::Enqueue);
-        for a in self.conf.actions.clone() {
-            match a {
+        // By index: the actions borrow the scheduler's state, not the conf's list.
+        for i in 0..self.conf.actions.len() {
+            match self.conf.actions[i] {
                 ActionKind::Enqueue => actions::enqueue::run(&mut self.fw, ssn, &mut self.waiting),
                 ActionKind::Allocate => actions::allocate::run(&self.fw, ssn, &mut self.alloc, !has_enqueue),
                 ActionKind::Backfill => actions::backfill::run(&self.fw, ssn, &mut self.alloc),

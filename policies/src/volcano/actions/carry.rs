@@ -53,7 +53,7 @@
 
 use super::super::framework::Framework;
 use super::fruitless::{Fruitless, Ident};
-use super::reach::PairMemo;
+use super::reach::{PairMemo, ReachBuffers};
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{JobId, PodId, PodStatus};
 use lahar_core::model::queue::QueueId;
@@ -140,6 +140,8 @@ pub struct Carry {
     /// The out-of-reach rule's answers on victims per (queue, job priority),
     /// for preempt and for reclaim.
     pairs: [PairMemo; 2],
+    /// The rule's lists for preempt and for reclaim (not memos: emptied when lent).
+    buffers: [ReachBuffers; 2],
 }
 
 impl Carry {
@@ -161,11 +163,19 @@ impl Carry {
         self.applies(ssn).then(|| std::mem::take(&mut self.pairs[reclaim as usize]))
     }
 
-    /// Takes back the answers lent by [`Carry::lend_pairs`].
-    pub(crate) fn keep_pairs(&mut self, pairs: Option<PairMemo>, reclaim: bool) {
+    /// Takes back the answers lent by [`Carry::lend_pairs`], and the rule's
+    /// lists for the action's next session ([`Carry::lend_buffers`]).
+    pub(crate) fn keep_pairs(&mut self, (pairs, buffers): (Option<PairMemo>, ReachBuffers), reclaim: bool) {
         if let Some(p) = pairs {
             self.pairs[reclaim as usize] = p;
         }
+        self.buffers[reclaim as usize] = buffers;
+    }
+
+    /// The out-of-reach rule's lists of preempt (or, with `reclaim`,
+    /// reclaim), as the action's last session left them.
+    pub(crate) fn lend_buffers(&mut self, reclaim: bool) -> ReachBuffers {
+        std::mem::take(&mut self.buffers[reclaim as usize])
     }
 
     /// True if carrying applies to this session's searches at all (not for a

@@ -4,8 +4,8 @@
 
 use super::super::explain;
 use super::super::framework::Framework;
-use super::queues_of;
 use super::waiting::{OrderKey, WaitingOrder};
+use super::{order_queues, queues_of};
 use lahar_core::model::job::{JobId, PodGroupPhase};
 use lahar_core::model::queue::QueueState;
 use lahar_core::model::resource::Resources;
@@ -77,10 +77,12 @@ fn from_heads(fw: &mut Framework, ssn: &mut Session<'_>, order: &WaitingOrder) {
             minr.is_zero() || fw.shape_enqueueable(ssn, shape.0, &minr)
         })
         .collect();
-    let heads: Vec<JobId> = passing.iter().map(|(_, set)| set.first().expect("not empty").1).collect();
-    for q in queues_of(fw, ssn, &heads) {
-        let mut live: Vec<_> =
-            passing.iter().filter(|(shape, _)| shape.0 == q).map(|(_, set)| set.iter().peekable()).collect();
+    // A group's jobs are of its queue: the groups name the queues.
+    let queues = order_queues(fw, ssn, passing.iter().map(|(shape, _)| shape.0).collect());
+    let mut live = Vec::new();
+    for q in queues {
+        live.clear();
+        live.extend(passing.iter().filter(|(shape, _)| shape.0 == q).map(|(_, set)| set.iter().peekable()));
         loop {
             let next =
                 live.iter_mut().enumerate().filter_map(|(i, it)| it.peek().map(|h| (i, h))).min_by(|a, b| a.1.cmp(b.1));

@@ -278,7 +278,9 @@ fn attempt(
 /// `barred` the jobs none of whose pods may preempt.
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mut Barred) {
     ssn.set_action("preempt");
-    let mut reach = Reach::new(fw, Action::Preempt).with_pairs(carry.lend_pairs(ssn, false));
+    let mut reach = Reach::new(fw, Action::Preempt)
+        .with_pairs(carry.lend_pairs(ssn, false))
+        .with_buffers(carry.lend_buffers(false));
     let exhaustive = ssn.is_exhaustive();
     barred.sync(ssn);
     // Where `asked` reads the memo (below), the jobs it drops until their
@@ -352,7 +354,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
         may
     };
     let walk = not_set_aside_of(fw, ssn, &mut reach, among, |ssn, j, rev| exhaustive || asked(ssn, j, rev));
-    carry.keep_pairs(reach.into_pairs(), false);
+    carry.keep_pairs(reach.into_parts(), false);
     if !exhaustive {
         // Nothing asked: the memo is as it was, and so is what the next walk needs.
         barred.walked(if walk.is_some() { Some((again, pos)) } else { last });

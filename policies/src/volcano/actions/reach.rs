@@ -65,6 +65,19 @@ pub(crate) struct Reach {
     /// The plugins' group-rule stamp at the action's start, once asked
     /// ([`Framework::victim_group_stamp`]).
     stamp: Option<Vec<u64>>,
+    /// The list the stamp is written into when asked.
+    spare_stamp: Vec<u64>,
+}
+
+/// The lists a [`Reach`] fills during one action, kept by the caller from one
+/// session to the next so that the action does not allocate them again (each
+/// emptied when lent: [`Reach::with_buffers`]).
+#[derive(Default, Debug)]
+pub(crate) struct ReachBuffers {
+    slots: Vec<(u32, u32, u32)>,
+    victims: Vec<(QueueId, i32, bool)>,
+    quota: Vec<(QueueId, u32, bool)>,
+    stamp: Vec<u64>,
 }
 
 /// Preempt's or reclaim's answers to "could some victim group give room to a
@@ -100,7 +113,25 @@ impl Reach {
             last: None,
             kept: None,
             stamp: None,
+            spare_stamp: Vec::new(),
         }
+    }
+
+    /// The rule filling the caller's lists, emptied first.
+    pub fn with_buffers(mut self, mut b: ReachBuffers) -> Reach {
+        b.slots.clear();
+        b.victims.clear();
+        b.quota.clear();
+        b.stamp.clear();
+        (self.slots, self.victims, self.quota, self.spare_stamp) = (b.slots, b.victims, b.quota, b.stamp);
+        self
+    }
+
+    /// The lists, given back to the caller with the answers kept across
+    /// sessions ([`Reach::with_pairs`]).
+    pub fn into_parts(self) -> (Option<PairMemo>, ReachBuffers) {
+        let stamp = self.stamp.unwrap_or(self.spare_stamp);
+        (self.kept, ReachBuffers { slots: self.slots, victims: self.victims, quota: self.quota, stamp })
     }
 
     /// The rule with the action's answers on victims kept across sessions,
@@ -108,11 +139,6 @@ impl Reach {
     pub fn with_pairs(mut self, kept: Option<PairMemo>) -> Reach {
         self.kept = kept;
         self
-    }
-
-    /// The answers kept across sessions, given back to the caller.
-    pub fn into_pairs(self) -> Option<PairMemo> {
-        self.kept
     }
 
     /// Σ nodes' FutureIdle copies of the request of index `shape`, up to `cap`.
@@ -183,7 +209,12 @@ impl Reach {
         // (None is lent in exhaustive sessions: `Carry::lend_pairs`.)
         let action = self.action;
         if let Some(m) = self.kept.as_mut() {
-            let stamp = self.stamp.get_or_insert_with(|| fw.victim_group_stamp(ssn, action == Action::Reclaim));
+            let spare = &mut self.spare_stamp;
+            let stamp = self.stamp.get_or_insert_with(|| {
+                let mut stamp = std::mem::take(spare);
+                fw.victim_group_stamp(ssn, action == Action::Reclaim, &mut stamp);
+                stamp
+            });
             let stamp_moved = m.stamp != *stamp && !ssn.planted.stale_pair_stamp;
             if (m.version != ssn.victim_groups_version() || stamp_moved) && !ssn.planted.stale_victim_pairs {
                 m.version = ssn.victim_groups_version();

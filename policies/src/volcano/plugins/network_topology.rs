@@ -78,6 +78,9 @@ pub struct NetworkTopologyAware {
     /// score). Nodes under the same lowest HyperNode share every HyperNode the
     /// score reads, so while the pod and the epoch are the same, so is the score.
     last_score: Cell<Option<(PodId, u64, HyperNodeId, f64)>>,
+    /// `fading^(t−1)` for tiers `t` = 1, 2, … below the cluster's top tier,
+    /// made once per top tier (the score weighs each node's chain by them).
+    tier_weights: RefCell<Vec<f64>>,
 }
 
 /// Rows of [`NetworkTopologyAware::fraction`]'s cache.
@@ -108,6 +111,7 @@ impl NetworkTopologyAware {
             },
             fractions: RefCell::default(),
             last_score: Cell::new(None),
+            tier_weights: RefCell::default(),
         }
     }
 
@@ -145,8 +149,12 @@ impl NetworkTopologyAware {
         mut fraction: impl FnMut(HyperNodeId) -> f64,
     ) -> f64 {
         let (mut num, mut den) = (0.0, 0.0);
-        for t in 1..topo.top_tier() {
-            let tw = self.fading.powi(t as i32 - 1);
+        let mut weights = self.tier_weights.borrow_mut();
+        let below_top = topo.top_tier().saturating_sub(1) as usize;
+        if weights.len() != below_top {
+            *weights = (1..topo.top_tier()).map(|t| self.fading.powi(t as i32 - 1)).collect();
+        }
+        for (t, &tw) in (1..topo.top_tier()).zip(weights.iter()) {
             let ts = chain.iter().find(|&&h| topo.get(h).tier == t).map(|&h| fraction(h)).unwrap_or(1.0);
             num += tw * ts;
             den += tw;

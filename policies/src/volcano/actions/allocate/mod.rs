@@ -17,7 +17,7 @@ use super::super::explain;
 use super::super::framework::Framework;
 use super::super::plugins::network_topology::placed_by_hypernode;
 use super::super::subjobs;
-use super::reach::{Action, Reach, set_aside};
+use super::reach::{Action, Reach, ReachBuffers, set_aside};
 use super::worksheet::Worksheet;
 use super::{best_node, insert_sorted, order_queues, pending_tasks, predicate_nodes};
 use lahar_core::model::cluster::NodeId;
@@ -33,6 +33,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 pub struct AllocState {
     /// Rotating start of the node search.
     pub next_start: usize,
+    /// The out-of-reach rule's lists, from one session to the next.
+    reach: ReachBuffers,
 }
 
 /// Should the step go on after a pod of `failed` roles of sub-job `s` found no
@@ -271,14 +273,17 @@ fn group_runs(
 pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_pending: bool) {
     ssn.set_action("allocate");
     // Per queue: its jobs in job order, each with its pods still to place.
-    let mut per_queue: BTreeMap<QueueId, Line> = BTreeMap::new();
+    // Boxed: a map's node of lines would be too big for the allocator's
+    // per-thread cache, and each session makes one.
+    let mut per_queue: BTreeMap<QueueId, Box<Line>> = BTreeMap::new();
     // Per queue at intake: its jobs, their facts (when in step with the job) and pods.
     let mut intake: BTreeMap<QueueId, Intake> = BTreeMap::new();
-    let mut reach = Reach::new(fw, Action::Allocate);
+    let mut reach = Reach::new(fw, Action::Allocate).with_buffers(std::mem::take(&mut st.reach));
     // Per queue: overused at intake (asked once per queue, not per job).
     let mut overused: Vec<(QueueId, bool)> = Vec::new();
     ssn.sync_groups();
     if !promote_pending && takes_none(fw, ssn, &mut reach, &mut overused) {
+        st.reach = reach.into_parts().1;
         return;
     }
     // Where the facts decide every admitted job's turn and keys, whole groups
@@ -402,7 +407,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
         if fw.overused(ssn, q) {
             // Only with --explain: otherwise this would walk the queue's jobs for nothing.
             let waiting: Vec<JobId> = if ssn.explaining_any() {
-                per_queue.get(&q).into_iter().flat_map(Line::jobs).filter(|&j| ssn.explaining_job(j)).collect()
+                per_queue.get(&q).into_iter().flat_map(|l| l.jobs()).filter(|&j| ssn.explaining_job(j)).collect()
             } else {
                 Vec::new()
             };
@@ -528,6 +533,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, st: &mut AllocState, promote_p
             }
         }
     }
+    st.reach = reach.into_parts().1;
 }
 
 /// `--explain` rows for the `watched` pending pods of job `j`, whose step the
@@ -576,7 +582,7 @@ fn quota_rows(fw: &Framework, ssn: &mut Session<'_>, j: JobId, watched: &[PodId]
 }
 
 /// Tells every line of the requests found dead since `told` of them were.
-fn tell_dead(per_queue: &mut BTreeMap<QueueId, Line>, dead: &[u32], told: &mut usize) {
+fn tell_dead(per_queue: &mut BTreeMap<QueueId, Box<Line>>, dead: &[u32], told: &mut usize) {
     for &s in &dead[*told..] {
         for line in per_queue.values_mut() {
             line.died(s);
