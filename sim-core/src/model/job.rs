@@ -852,6 +852,21 @@ impl JobSpec {
     /// pod priority (high first, stable), then the first `min_available` pods, taking
     /// each task's `min_available` pods first when the gang covers them all.
     pub fn compute_min_resources(&self) -> Resources {
+        // One task without roles, most jobs: the walk below without its lists.
+        if let ([t], None) = (&self.tasks[..], &self.roles) {
+            let n = if self.min_available < t.min_available {
+                t.replicas.min(self.min_available)
+            } else {
+                let share = t.min_available.min(t.replicas);
+                share + (t.replicas - share).min(self.min_available.saturating_sub(share))
+            };
+            return t.requests.times(n as i64);
+        }
+        self.min_resources_walk()
+    }
+
+    /// [`JobSpec::compute_min_resources`] task by task, for any job.
+    fn min_resources_walk(&self) -> Resources {
         let mut order: Vec<usize> = (0..self.tasks.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(self.tasks[i].priority));
         let sum_task_min: u32 = self.tasks.iter().map(|t| t.min_available).sum();
@@ -1117,5 +1132,23 @@ mod tests {
         assert_eq!(j.compute_min_resources().gpu_milli(), 1000 + 2000 + 2000);
         assert_eq!(j.total_gpus(), 9);
         assert_eq!(j.pod_name(0, 3), "j-worker-3");
+    }
+
+    #[test]
+    fn one_task_min_resources_match_the_walk() {
+        // The one-task path against the walk over tasks, on every small case.
+        let mut j = JobSpec::empty();
+        j.tasks = vec![TaskSpec::default()];
+        j.tasks[0].requests = Resources::new(3000, 1 << 30, 2000, 1);
+        for replicas in 0..6 {
+            for task_min in 0..7 {
+                for min in 0..8 {
+                    j.tasks[0].replicas = replicas;
+                    j.tasks[0].min_available = task_min;
+                    j.min_available = min;
+                    assert_eq!(j.compute_min_resources(), j.min_resources_walk(), "{replicas} {task_min} {min}");
+                }
+            }
+        }
     }
 }

@@ -17,14 +17,16 @@ use lahar_core::world::WaitingShape;
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// A waiting job's place in job order (the order of [`Framework::sort_jobs`]).
+/// Shared, not copied, between the job's entry and its group's set.
 #[derive(Clone, Debug)]
 pub(crate) struct OrderKey {
-    keys: Box<[f64]>,
+    keys: Arc<[f64]>,
     /// The PodGroup's creation.
     created: SimTime,
-    uid: Box<(std::sync::Arc<str>, String)>,
+    uid: Arc<(Arc<str>, String)>,
 }
 
 impl PartialEq for OrderKey {
@@ -82,9 +84,9 @@ impl WaitingOrder {
         let job = ssn.job(j);
         let spec = &job.spec;
         OrderKey {
-            keys: keys.into_boxed_slice(),
+            keys: keys.into(),
             created: job.pg_created,
-            uid: Box::new((spec.namespace.clone(), spec.name.clone())),
+            uid: Arc::new((spec.namespace.clone(), spec.name.clone())),
         }
     }
 
