@@ -128,8 +128,9 @@ impl NodeIndex {
     /// leaves up to the end of its aligned block of 16 are read in a row
     /// (on a roomy cluster most of them fit); past the block, the next
     /// fitting node is searched for again.
-    // Inlined into the scheduler's node search, its visit with it: the call per
-    // node visited showed as 4% more instructions when codegen left it out.
+    // Inlined into the scheduler's node search, its visit with it: left out by
+    // codegen once, the call per node visited cost 1.4% more instructions on
+    // a 30,000-job run (docs/PERFORMANCE.md, twentieth round).
     #[inline(always)]
     pub fn scan_fitting(&self, req: &Resources, lo: usize, hi: usize, mut visit: impl FnMut(NodeId) -> bool) {
         let hi = hi.min(self.len);

@@ -158,14 +158,14 @@ impl Carry {
     /// preempt (or, with `reclaim`, reclaim) ([`PairMemo`]), lent for this
     /// action where carrying applies (every plugin is one whose group rule
     /// reads only the group, the preemptor's job priority and what its stamp
-    /// says); given back with [`Carry::keep_pairs`].
+    /// says); given back with [`Carry::keep_reach`].
     pub(crate) fn lend_pairs(&mut self, ssn: &Session<'_>, reclaim: bool) -> Option<PairMemo> {
         self.applies(ssn).then(|| std::mem::take(&mut self.pairs[reclaim as usize]))
     }
 
     /// Takes back the answers lent by [`Carry::lend_pairs`], and the rule's
     /// lists for the action's next session ([`Carry::lend_buffers`]).
-    pub(crate) fn keep_pairs(&mut self, (pairs, buffers): (Option<PairMemo>, ReachBuffers), reclaim: bool) {
+    pub(crate) fn keep_reach(&mut self, (pairs, buffers): (Option<PairMemo>, ReachBuffers), reclaim: bool) {
         if let Some(p) = pairs {
             self.pairs[reclaim as usize] = p;
         }

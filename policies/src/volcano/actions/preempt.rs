@@ -354,7 +354,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry, barred: &mu
         may
     };
     let walk = not_set_aside_of(fw, ssn, &mut reach, among, |ssn, j, rev| exhaustive || asked(ssn, j, rev));
-    carry.keep_pairs(reach.into_parts(), false);
+    carry.keep_reach(reach.into_parts(), false);
     if !exhaustive {
         // Nothing asked: the memo is as it was, and so is what the next walk needs.
         barred.walked(if walk.is_some() { Some((again, pos)) } else { last });

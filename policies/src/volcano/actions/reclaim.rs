@@ -26,7 +26,7 @@ pub fn run(fw: &Framework, ssn: &mut Session<'_>, carry: &mut Carry) {
     let mut reach =
         Reach::new(fw, Action::Reclaim).with_pairs(carry.lend_pairs(ssn, true)).with_buffers(carry.lend_buffers(true));
     let mut starving = not_set_aside(fw, ssn, &mut reach);
-    carry.keep_pairs(reach.into_parts(), true);
+    carry.keep_reach(reach.into_parts(), true);
     starving.retain(|&j| fw.job_valid(ssn, j).is_ok() && fw.job_starving(ssn, j));
     let mut per_queue: BTreeMap<QueueId, Vec<JobId>> = BTreeMap::new();
     for &j in &starving {
