@@ -476,3 +476,42 @@ fn a_nominated_preemptor_says_why_it_does_not_preempt() {
     );
     assert!(!csv.contains("5,60,default/high-w-0,n2,preempt"), "{csv}");
 }
+
+/// network-topology-aware's score of a pod of a job without a network
+/// topology, by hand. HyperNodes: `a` (tier 1: n1, n2) under `b` (tier 2)
+/// under `c` (tier 3, which also holds n3 itself); n4 is in none; the
+/// cluster top is tier 4, so tiers 1–3 are weighed 1, 0.8 and 0.64 (fading
+/// 0.8), 2.44 in all, and a tier a node's chain lacks counts 1. `old` holds
+/// 4 cpu and 16Gi of n1; the pod asks 2 cpu and 8Gi, and each HyperNode's
+/// binpack is the mean of cpu's and memory's (used + asked) / allocatable:
+/// `a` and `b` (16 cpu, 64Gi) 6/16 = 24/64 = .375, `c` (24 cpu, 96Gi) 6/24 =
+/// 24/96 = .25. Scores (× 100): n1 and n2 (.375 + .8 · .375 + .64 · .25) /
+/// 2.44 = .835 / 2.44 → 34.22; n3 (1 + .8 + .64 · .25) / 2.44 = 1.96 / 2.44 →
+/// 80.33; n4 2.44 / 2.44 → 100, the best.
+#[test]
+fn normal_pod_topology_scores_by_hand() {
+    let node = |n: &str| format!("      - {{name: {n}, cpu: 8, memory: 32Gi}}\n");
+    let nodes: String = ["n1", "n2", "n3", "n4"].iter().map(|n| node(n)).collect();
+    let hyper = "    hyperNodes:\n      - {name: a, tier: 1, members: [n1, n2]}\n      - {name: b, tier: 2, members: [a]}\n      - {name: c, tier: 3, members: [b, n3]}";
+    let text = scenario(
+        &format!("    nodes:\n{nodes}{hyper}"),
+        &format!(
+            "{}  workload:\n    - jobs:\n      - {{name: old, duration: 1h, running: {{w: [n1]}}, tasks: [{{name: w, replicas: 1, resources: {{cpu: 4, memory: 16Gi}}}}]}}\n      - {{name: new, submitAt: 10s, duration: 1h, tasks: [{{name: w, replicas: 1, resources: {{cpu: 2, memory: 8Gi}}}}]}}\n",
+            conf("enqueue, allocate", &["name: predicates", "name: network-topology-aware"])
+        ),
+    );
+    let csv = explain(&text, &["new-w-0"]);
+    let score = |n: &str| -> f64 {
+        let row = csv
+            .lines()
+            .find(|l| l.contains(&format!(",{n},network-topology-aware,")))
+            .unwrap_or_else(|| panic!("no score of {n}: {csv}"));
+        row.rsplit(',').next().unwrap().parse().unwrap()
+    };
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    assert!(close(score("n1"), 83.5 / 2.44), "{csv}");
+    assert!(close(score("n2"), 83.5 / 2.44), "{csv}");
+    assert!(close(score("n3"), 196.0 / 2.44), "{csv}");
+    assert!(close(score("n4"), 100.0), "{csv}");
+    assert!(csv.contains(",n4,best-node,true,"), "{csv}");
+}

@@ -155,6 +155,11 @@ pub struct Topology {
     chains: Vec<HyperNodeId>,
     /// Where each node's chain starts in `chains`, and its end.
     chain_at: Vec<u32>,
+    /// Per node, its group of each tier from 1 to below the cluster top (`None`
+    /// where its chain has none of that tier), `top_tier − 1` entries a node,
+    /// one node after the other: the tiers a normal pod's network-topology
+    /// score weighs, read for every candidate node.
+    below_top: Vec<Option<HyperNodeId>>,
     /// Fabric tiers (oversubscription per tier), when generated from a fabric.
     pub fabric: Vec<FabricTier>,
 }
@@ -323,7 +328,15 @@ impl Topology {
             chains.extend_from_slice(&chain);
             chain_at.push(chains.len() as u32);
         }
-        Ok(Topology { hypernodes: hns, chains, chain_at, fabric })
+        // Tiers strictly grow up a chain (a parent's tier is above its
+        // child's), so each tier has at most one group in it.
+        let top_tier = hns[top].tier;
+        let mut below_top = Vec::with_capacity(node_count * top_tier.saturating_sub(1) as usize);
+        for n in 0..node_count {
+            let chain = &chains[chain_at[n] as usize..chain_at[n + 1] as usize];
+            below_top.extend((1..top_tier).map(|t| chain.iter().copied().find(|h| hns[h.0 as usize].tier == t)));
+        }
+        Ok(Topology { hypernodes: hns, chains, chain_at, below_top, fabric })
     }
 
     /// The virtual cluster-top group.
@@ -349,6 +362,15 @@ impl Topology {
     #[inline]
     pub fn leaf(&self, node: NodeId) -> HyperNodeId {
         self.chains[self.chain_at[node.0 as usize] as usize]
+    }
+    /// A node's group of each tier from 1 to below the cluster top, in tier
+    /// order: entry `t − 1` is the group of tier `t` in its
+    /// [`Topology::chain`], `None` if the chain has none.
+    #[inline]
+    pub fn groups_below_top(&self, node: NodeId) -> &[Option<HyperNodeId>] {
+        let k = self.top_tier().saturating_sub(1) as usize;
+        let at = node.0 as usize * k;
+        &self.below_top[at..at + k]
     }
     /// The lowest group holding all `nodes`; `None` for an empty set.
     pub fn lowest_common(&self, nodes: &[NodeId]) -> Option<HyperNodeId> {
@@ -401,6 +423,44 @@ mod tests {
         assert_eq!(t.highest_tier(&[NodeId(0), NodeId(7)]), 2);
         assert_eq!(t.highest_tier(&[NodeId(0), NodeId(8)]), 3);
         assert_eq!(t.highest_tier(&[]), 0);
+    }
+
+    /// A node's groups per tier below the top, read off its chain: a tier its
+    /// chain skips is `None`, a node in no HyperNode has none, a flat
+    /// cluster no tiers.
+    #[test]
+    fn groups_below_top_match_the_chain() {
+        let d =
+            |name: &str, tier, members| HyperNodeDecl { name: name.into(), tier, tier_name: String::new(), members };
+        // Node 0 under a (tier 1) under c (tier 3); node 1 under b (tier 2)
+        // under c; node 2 in nothing; node 3 under a.
+        let t = Topology::from_decls(
+            4,
+            vec![
+                d("a", 1, vec![Member::Node(NodeId(0)), Member::Node(NodeId(3))]),
+                d("b", 2, vec![Member::Node(NodeId(1))]),
+                d("c", 3, vec![Member::HyperNode("a".into()), Member::HyperNode("b".into())]),
+            ],
+            vec![],
+        )
+        .unwrap();
+        let (a, b, c) = (t.find("a"), t.find("b"), t.find("c"));
+        assert_eq!(t.top_tier(), 4);
+        assert_eq!(t.groups_below_top(NodeId(0)), &[a, None, c]);
+        assert_eq!(t.groups_below_top(NodeId(1)), &[None, b, c]);
+        assert_eq!(t.groups_below_top(NodeId(2)), &[None, None, None]);
+        assert_eq!(t.groups_below_top(NodeId(3)), &[a, None, c]);
+        for tree in [t, two_tier()] {
+            for n in (0..tree.chain_at.len() - 1).map(|n| NodeId(n as u32)) {
+                let by_chain: Vec<_> = (1..tree.top_tier())
+                    .map(|tier| tree.chain(n).iter().copied().find(|&h| tree.get(h).tier == tier))
+                    .collect();
+                assert_eq!(tree.groups_below_top(n), &by_chain[..]);
+            }
+        }
+        let flat = Topology::flat(3);
+        assert_eq!(flat.top_tier(), 1);
+        assert!(flat.groups_below_top(NodeId(2)).is_empty());
     }
 
     #[test]

@@ -131,6 +131,7 @@ impl NetworkTopologyAware {
     }
 
     /// [`NetworkTopologyAware::fraction`] through `row`, the cache's row of `req`.
+    #[inline(always)]
     fn kept_fraction(&self, ssn: &Session<'_>, row: &mut [(u64, f64)], h: HyperNodeId, req: &Resources) -> f64 {
         let slot = &mut row[h.0 as usize];
         if slot.0 == u64::MAX || ssn.hypernode_used_epoch(h) > slot.0 {
@@ -139,23 +140,38 @@ impl NetworkTopologyAware {
         slot.1
     }
 
-    /// A normal pod's score on a node whose groups are `chain`:
+    /// A normal pod's score on `node`:
     /// `Σ_t fading^(t−1) · binpack(tier-t group) / Σ_t fading^(t−1)` × 100 ×
-    /// `weight`, each fraction from `fraction`.
-    fn normal_score(
-        &self,
-        topo: &Topology,
-        chain: &[HyperNodeId],
-        mut fraction: impl FnMut(HyperNodeId) -> f64,
-    ) -> f64 {
-        let (mut num, mut den) = (0.0, 0.0);
+    /// `weight` over the tiers below the top, each fraction from `fraction`
+    /// (1 for a tier without a group in the node's chain).
+    fn normal_score(&self, topo: &Topology, node: NodeId, fraction: impl FnMut(HyperNodeId) -> f64) -> f64 {
+        let weights = self.tier_weights(topo);
+        self.score_with(topo, &weights, node, fraction)
+    }
+
+    /// `fading^(t−1)` for the tiers below `topo`'s top, made the first time.
+    fn tier_weights(&self, topo: &Topology) -> std::cell::RefMut<'_, Vec<f64>> {
         let mut weights = self.tier_weights.borrow_mut();
         let below_top = topo.top_tier().saturating_sub(1) as usize;
         if weights.len() != below_top {
             *weights = (1..topo.top_tier()).map(|t| self.fading.powi(t as i32 - 1)).collect();
         }
-        for (t, &tw) in (1..topo.top_tier()).zip(weights.iter()) {
-            let ts = chain.iter().find(|&&h| topo.get(h).tier == t).map(|&h| fraction(h)).unwrap_or(1.0);
+        weights
+    }
+
+    /// [`NetworkTopologyAware::normal_score`] with the tier weights at hand
+    /// (one borrow for a whole list of nodes).
+    #[inline(always)]
+    fn score_with(
+        &self,
+        topo: &Topology,
+        weights: &[f64],
+        node: NodeId,
+        mut fraction: impl FnMut(HyperNodeId) -> f64,
+    ) -> f64 {
+        let (mut num, mut den) = (0.0, 0.0);
+        for (&tw, &group) in weights.iter().zip(topo.groups_below_top(node)) {
+            let ts = group.map_or(1.0, &mut fraction);
             num += tw * ts;
             den += tw;
         }
@@ -467,13 +483,14 @@ impl Plugin for NetworkTopologyAware {
         let mut cache = self.fractions.borrow_mut();
         let row = cache.row(ssn, &req);
         let row = &mut cache.data[row];
+        let weights = self.tier_weights(topo);
         let mut run: Option<(HyperNodeId, f64)> = None;
         for (sum, &n) in sums.iter_mut().zip(nodes) {
             let group = topo.leaf(n);
             let s = match run {
                 Some((g, s)) if g == group => s,
                 _ => {
-                    let s = self.normal_score(topo, topo.chain(n), |h| self.kept_fraction(ssn, row, h, &req));
+                    let s = self.score_with(topo, &weights, n, |h| self.kept_fraction(ssn, row, h, &req));
                     run = Some((group, s));
                     s
                 }
@@ -516,7 +533,7 @@ impl Plugin for NetworkTopologyAware {
             return None;
         }
         let req = ssn.pod(pod).req;
-        let score = self.normal_score(topo, topo.chain(node), |h| self.fraction(ssn, h, &req));
+        let score = self.normal_score(topo, node, |h| self.fraction(ssn, h, &req));
         self.last_score.set(Some((pod, epoch, group, score)));
         Some(score)
     }
