@@ -157,6 +157,10 @@ pub struct Framework {
     /// Per tier, the positions of the plugins that choose preempt victims ([0])
     /// and reclaim victims ([1]), fixed by the conf.
     choosers: [Vec<Vec<usize>>; 2],
+    /// [`Framework::victims_read_job`], [`Framework::victims_read_anything`]
+    /// and [`Framework::reclaim_victims_ignore_reclaimer`], fixed by the conf
+    /// (preempt and reclaim ask them every session).
+    victim_reads: [bool; 3],
 }
 
 /// Plugins' node scores per (plugin, pod request) and node, each valid while
@@ -244,7 +248,20 @@ impl Framework {
             reclaim_ordered: false,
             reads: [false; 3],
             choosers,
+            victim_reads: [false; 3],
         };
+        fw.victim_reads = [
+            fw.tiers
+                .iter()
+                .flatten()
+                .any(|s| s.conf.name == "task-topology" || (s.conf.name == "drf" && s.conf.flag("enableHierarchy"))),
+            fw.tiers.iter().flatten().any(|s| s.conf.name == "extender"),
+            fw.tiers
+                .iter()
+                .flatten()
+                .filter(|s| s.on(flag::ENABLE_RECLAIMABLE) && s.plugin.hooks().has(Hooks::RECLAIMABLE))
+                .all(|s| s.plugin.hooks().has(Hooks::RECLAIM_IGNORES_RECLAIMER)),
+        ];
         fw.gang_binds = fw.find_gang_binds();
         fw.reads = fw.find_reads();
         fw.reclaim_ordered =
@@ -839,11 +856,20 @@ impl Framework {
     /// node's victims are then the same for every reclaimer of a queue until the
     /// session changes.
     pub fn reclaim_victims_ignore_reclaimer(&self) -> bool {
-        self.tiers
-            .iter()
-            .flatten()
-            .filter(|s| s.on(flag::ENABLE_RECLAIMABLE) && s.plugin.hooks().has(Hooks::RECLAIMABLE))
-            .all(|s| s.plugin.hooks().has(Hooks::RECLAIM_IGNORES_RECLAIMER))
+        self.victim_reads[2]
+    }
+
+    /// True if a preemptor's victims and searches depend on its job beyond its
+    /// pod (task-topology's scores read the job's tasks; hierarchical drf's
+    /// victims, the job's total request), fixed by the conf.
+    pub fn victims_read_job(&self) -> bool {
+        self.victim_reads[0]
+    }
+
+    /// True if an extender is configured: its answers may depend on anything
+    /// about the pod, so no search stands for another's. Fixed by the conf.
+    pub fn victims_read_anything(&self) -> bool {
+        self.victim_reads[1]
     }
 
     /// A stamp of what the choosing plugins' group rules read of the session

@@ -292,13 +292,12 @@ pub(crate) struct FailMemo {
 impl FailMemo {
     /// A memo for a framework (task-topology keys every entry by job).
     pub fn new(fw: &Framework) -> FailMemo {
-        let per_job = fw
-            .tiers
-            .iter()
-            .flatten()
-            .any(|s| s.conf.name == "task-topology" || (s.conf.name == "drf" && s.conf.flag("enableHierarchy")));
-        let off = fw.tiers.iter().flatten().any(|s| s.conf.name == "extender");
-        FailMemo { failed: FxHashMap::default(), per_job, off, cache: None }
+        FailMemo {
+            failed: FxHashMap::default(),
+            per_job: fw.victims_read_job(),
+            off: fw.victims_read_anything(),
+            cache: None,
+        }
     }
 
     /// A memo for reclaim, which also keeps each node's victims when no plugin
