@@ -17,6 +17,12 @@ pub struct PlantedBugs {
     /// can show the equivalence check catches a stale one. Never set outside
     /// tests.
     pub stale_scores: bool,
+    /// Lets the proportion plugin keep its queues' deserved shares from the
+    /// last session while the queues' specs and the cluster's total are the
+    /// same, whatever their requests and activity, so that tests can show the
+    /// equivalence check catches a stale water-filling. Never set outside
+    /// tests.
+    pub stale_proportion: bool,
     /// Makes the unfiled moves of a step certain to be discarded
     /// ([`crate::world::World::transition_unfiled`]) leave the nodes out too
     /// (their room, `used` and pods), so that tests can show that an unfiled

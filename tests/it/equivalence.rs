@@ -207,6 +207,17 @@ fn a_stale_score_is_caught() {
     assert!(caught(CONFS[1], |e| e.planted.stale_scores = true) > 0, "no scenario showed the stale scores");
 }
 
+/// The same for the proportion plugin's water-filling, kept from the last
+/// session while its inputs are the same: kept whenever the queues' specs and
+/// the cluster's total are (the queues' requests and activity forgotten), the
+/// deserved shares go stale and fixed scenarios reclaim, order queues or admit
+/// jobs differently from the exhaustive walk, which computes them every
+/// session.
+#[test]
+fn a_stale_proportion_is_caught() {
+    assert!(caught(CONFS[0], |e| e.planted.stale_proportion = true) > 0, "no scenario showed the stale proportion");
+}
+
 /// The same for the out-of-reach rule's free-slot count: when the fast count
 /// misses the last node that fits (the exhaustive walk counts every node), jobs
 /// are set aside that the exhaustive walk steps, and fixed scenarios differ.

@@ -36,8 +36,26 @@ pub struct Proportion {
     pub attrs: Vec<Attr>,
     admission: Vec<Admission>,
     /// The water-filling's inputs by queue id (kept between sessions only to
-    /// reuse their memory: every session writes them afresh).
+    /// reuse their memory: every session that computes writes them afresh).
     terms: Vec<Terms>,
+    /// What the last session's `attrs` were computed from: the cluster's
+    /// total and each queue's [`Inputs`] (a session with the same inputs
+    /// keeps them; `--exhaustive` always computes).
+    last: Option<(Resources, Vec<Inputs>)>,
+    /// This session's inputs (its buffer reused).
+    inputs: Vec<Inputs>,
+}
+
+/// Everything of a queue the water-filling reads: `attrs` are a function of
+/// these and the cluster's total.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Inputs {
+    /// allocated + pending.
+    request: Resources,
+    active: bool,
+    weight: u32,
+    guarantee: ResourceList,
+    capability: ResourceList,
 }
 
 /// A queue's inputs to the water-filling: what it asks for (allocated +
@@ -91,10 +109,44 @@ impl Plugin for Proportion {
         Hooks::RECLAIMABLE.and(Hooks::RECLAIM_IGNORES_RECLAIMER).and(Hooks::NEVER_ABSTAINS)
     }
     fn open(&mut self, ssn: &mut Session<'_>) {
+        Admission::per_queue_into(ssn, &mut self.admission);
+        let total = ssn.total();
+        if !ssn.is_exhaustive() {
+            self.inputs.clear();
+            self.inputs.extend(ssn.queues().iter().map(|q| Inputs {
+                request: q.allocated + q.pending,
+                active: q.active_jobs > 0,
+                weight: q.spec.weight,
+                guarantee: q.spec.guarantee,
+                capability: q.spec.capability,
+            }));
+            // The deliberately stale memo of the equivalence tests forgets
+            // the queues' requests and activity.
+            let same = |a: &Inputs, b: &Inputs| {
+                a == b
+                    || (ssn.planted.stale_proportion
+                        && (a.weight, a.guarantee, a.capability) == (b.weight, b.guarantee, b.capability))
+            };
+            if let Some((t, last)) = &self.last
+                && *t == total
+                && last.len() == self.inputs.len()
+                && last.iter().zip(&self.inputs).all(|(a, b)| same(a, b))
+            {
+                return;
+            }
+            match &mut self.last {
+                Some((t, last)) => {
+                    *t = total;
+                    std::mem::swap(last, &mut self.inputs);
+                }
+                None => self.last = Some((total, std::mem::take(&mut self.inputs))),
+            }
+        } else {
+            self.last = None;
+        }
         let nq = ssn.queues().len();
         self.attrs.clear();
         self.attrs.resize(nq, Attr::default());
-        let total = ssn.total();
         let sum_g = ssn.queues().iter().fold(Resources::ZERO, |a, q| {
             let mut g = Resources::ZERO;
             for d in 0..DIMS {
@@ -111,7 +163,6 @@ impl Plugin for Proportion {
                 a.active = q.active_jobs > 0;
             }
         }
-        Admission::per_queue_into(ssn, &mut self.admission);
         self.terms.clear();
         for (i, q) in ssn.queues().iter().enumerate() {
             self.attrs[i].real_capability = real_capability(&total, &sum_g, &q.spec);
