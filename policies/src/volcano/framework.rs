@@ -250,18 +250,7 @@ impl Framework {
             choosers,
             victim_reads: [false; 3],
         };
-        fw.victim_reads = [
-            fw.tiers
-                .iter()
-                .flatten()
-                .any(|s| s.conf.name == "task-topology" || (s.conf.name == "drf" && s.conf.flag("enableHierarchy"))),
-            fw.tiers.iter().flatten().any(|s| s.conf.name == "extender"),
-            fw.tiers
-                .iter()
-                .flatten()
-                .filter(|s| s.on(flag::ENABLE_RECLAIMABLE) && s.plugin.hooks().has(Hooks::RECLAIMABLE))
-                .all(|s| s.plugin.hooks().has(Hooks::RECLAIM_IGNORES_RECLAIMER)),
-        ];
+        fw.victim_reads = fw.find_victim_reads();
         fw.gang_binds = fw.find_gang_binds();
         fw.reads = fw.find_reads();
         fw.reclaim_ordered =
@@ -850,6 +839,18 @@ impl Framework {
                     .collect()
             })
             .collect()
+    }
+
+    /// [`Framework::victim_reads`]' three answers, from the conf.
+    fn find_victim_reads(&self) -> [bool; 3] {
+        let slots = || self.tiers.iter().flatten();
+        [
+            slots().any(|s| s.conf.name == "task-topology" || (s.conf.name == "drf" && s.conf.flag("enableHierarchy"))),
+            slots().any(|s| s.conf.name == "extender"),
+            slots()
+                .filter(|s| s.on(flag::ENABLE_RECLAIMABLE) && s.plugin.hooks().has(Hooks::RECLAIMABLE))
+                .all(|s| s.plugin.hooks().has(Hooks::RECLAIM_IGNORES_RECLAIMER)),
+        ]
     }
 
     /// True if no plugin that chooses reclaim victims looks at the reclaimer: a
