@@ -255,7 +255,7 @@ fn engine_with(s: Scenario, policy: Option<Box<dyn Scheduler>>) -> (Engine, scen
     let scheduler: Box<dyn Scheduler> = match (policy, &s.scheduler) {
         (Some(p), _) => p,
         (None, SchedulerChoice::Baseline(name)) => {
-            lahar_policies::baseline_with(name, s.seed, s.baseline_options).expect("baseline name validated")
+            lahar_policies::baseline_with(name, s.seed, s.baseline_options.clone()).expect("baseline name validated")
         }
         (None, SchedulerChoice::Volcano(conf)) => Box::new(lahar_policies::volcano::Volcano::new((**conf).clone())),
     };

@@ -505,6 +505,14 @@ pub struct RawScheduler {
     /// `actual` or `estimate`: the run time `sjf` and `easy-backfill` plan with.
     #[serde(rename = "runTime")]
     pub run_time: Option<Spanned<String>>,
+    /// `tiresias`: its queue thresholds in GPU·seconds, ascending.
+    pub thresholds: Option<Spanned<Vec<Spanned<i64>>>>,
+    /// `tiresias`: its starvation guard's `PROMOTE_KNOB` (0: no guard).
+    #[serde(rename = "promoteKnob")]
+    pub promote_knob: Option<Spanned<i64>>,
+    /// `tiresias`: a preempted job saves its work (true) or loses it since its
+    /// last checkpoint (false).
+    pub suspend: Option<Spanned<bool>>,
     pub conf: Option<Spanned<String>>,
     pub inline: Option<Spanned<String>>,
 }

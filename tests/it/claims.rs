@@ -99,6 +99,51 @@ fn tiresias_completes_the_default_scenario_as_the_page_says() {
     assert_says("docs/PERFORMANCE.md", &quoted);
 }
 
+/// docs/baselines.md's paragraph on what `tiresias`'s starvation guard costs and
+/// buys: preemptions, sessions and mean JCT on the embedded default scenario with
+/// `promoteKnob: 0` and at the default 8, and KTH's longest JCT with and without.
+#[test]
+fn tiresias_guard_costs_and_buys_as_the_page_says() {
+    let run = |scenario: Option<&str>, knob: &str| {
+        let d = tempfile::tempdir().unwrap();
+        let mut cmd = lahar();
+        cmd.args(["run", "-q", "--set", "spec.scheduler={baseline: tiresias}", "--set"])
+            .arg(format!("spec.scheduler.promoteKnob={knob}"))
+            .arg("--out")
+            .arg(d.path());
+        if let Some(s) = scenario {
+            cmd.arg(root().join(s));
+        }
+        cmd.assert().success();
+        metrics(d.path())
+    };
+    let g = |v: &serde_json::Value| super::published::grouped(v.as_f64().expect("a number"));
+    let (off, on) = (run(None, "0"), run(None, "8"));
+    assert_says(
+        "docs/baselines.md",
+        &format!(
+            "without the guard (`promoteKnob: 0`) `tiresias` makes {} preemptions in {} sessions, against {} in {} at the default 8, and its mean JCT is {} s against {} s",
+            g(&off["preemptions"]),
+            g(&off["sessions"]),
+            g(&on["preemptions"]),
+            g(&on["sessions"]),
+            g(&off["jct_s"]["mean"]),
+            g(&on["jct_s"]["mean"])
+        ),
+    );
+    let kth = "examples/traces/swf-kth.yaml";
+    let (off, on) = (run(Some(kth), "0"), run(Some(kth), "8"));
+    let days = off["jct_s"]["max"].as_f64().unwrap() / 86_400.0;
+    assert_says(
+        "docs/baselines.md",
+        &format!(
+            "the longest JCT is {} s with the guard and {} s ({days:.1} days) without it",
+            g(&on["jct_s"]["max"]),
+            g(&off["jct_s"]["max"])
+        ),
+    );
+}
+
 /// docs/baselines.md: the bundled RICC example has jobs no node can hold (their
 /// memory), as many as the run's warning counts.
 #[test]

@@ -408,7 +408,7 @@ fn a_plain_value_where_a_mapping_belongs_says_what_to_write() {
     // YAML reads `baseline:sjf` (no space) as one key: the hint says so.
     let e = err("spec.scheduler={baseline:sjf}");
     assert!(
-        e.contains("unknown field `baseline:sjf`, expected one of baseline, runTime, conf, inline; write `baseline: sjf`: YAML needs a space after the colon"),
+        e.contains("unknown field `baseline:sjf`, expected one of baseline, runTime, thresholds, promoteKnob, suspend, conf, inline; write `baseline: sjf`: YAML needs a space after the colon"),
         "{e}"
     );
     assert!(!dir.path().join("o").exists(), "nothing runs");

@@ -61,6 +61,7 @@ mod subgroups;
 mod sweep;
 mod synthetic;
 mod textbook_easy;
+mod tiresias_options;
 mod tour;
 mod trace_cli;
 mod trainer;

@@ -62,11 +62,18 @@ impl RunTime {
 }
 
 /// A baseline's parameters a scenario may set (`spec.scheduler`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BaselineOptions {
     /// `runTime`: which run time `sjf` and `easy-backfill` plan with.
     pub run_time: RunTime,
+    /// `thresholds`, `promoteKnob`, `suspend`: `tiresias`'s parameters.
+    pub tiresias: TiresiasConfig,
 }
+
+/// The `spec.scheduler` field `runTime` ([`BaselineOptions::run_time`]).
+pub const RUN_TIME: &str = "runTime";
+/// The `spec.scheduler` fields of [`BaselineOptions::tiresias`].
+pub const TIRESIAS_OPTIONS: &[&str] = &["thresholds", "promoteKnob", "suspend"];
 
 /// A baseline as `spec.scheduler.baseline` names it: its name, what it is, and how
 /// to build it.
@@ -75,8 +82,10 @@ pub struct BaselineSpec {
     pub name: &'static str,
     /// What it does, in one line (docs/baselines.md has its exact rules).
     pub summary: &'static str,
-    /// It plans by run times, and so reads [`BaselineOptions::run_time`].
-    pub plans_by_run_time: bool,
+    /// The `spec.scheduler` fields it reads besides `baseline` (any other is an
+    /// error there): [`RUN_TIME`] for the baselines that plan by run times,
+    /// [`TIRESIAS_OPTIONS`] for `tiresias`.
+    pub options: &'static [&'static str],
     /// The scheduler, drawing what it draws from `seed`'s streams.
     pub build: fn(seed: u64, opts: BaselineOptions) -> Box<dyn Scheduler>,
 }
@@ -86,7 +95,14 @@ const fn spec(
     summary: &'static str,
     build: fn(u64, BaselineOptions) -> Box<dyn Scheduler>,
 ) -> BaselineSpec {
-    BaselineSpec { name, summary, plans_by_run_time: false, build }
+    BaselineSpec { name, summary, options: &[], build }
+}
+
+impl BaselineSpec {
+    /// It plans by run times, and so reads [`BaselineOptions::run_time`].
+    pub fn plans_by_run_time(&self) -> bool {
+        self.options.contains(&RUN_TIME)
+    }
 }
 
 /// The FGD paper's placement policy named `name` in time (`kube-default`'s loop).
@@ -105,7 +121,7 @@ pub const ALL: &[BaselineSpec] = &[
     spec("gang-fifo-strict", "the same with head-of-line blocking", |_, _| Box::new(GangFifo::new(true))),
     spec("fifo", "strict head-of-line FIFO", |_, _| Box::new(Fifo::new())),
     BaselineSpec {
-        plans_by_run_time: true,
+        options: &[RUN_TIME],
         ..spec("sjf", "shortest job first by run time, skipping jobs that do not fit", |_, o| {
             Box::new(Sjf::with_run_time(o.run_time))
         })
@@ -114,14 +130,17 @@ pub const ALL: &[BaselineSpec] = &[
         Box::new(KubeDefault::new())
     }),
     BaselineSpec {
-        plans_by_run_time: true,
+        options: &[RUN_TIME],
         ..spec("easy-backfill", "FIFO with one reservation for the head job (Slurm's EASY)", |_, o| {
             Box::new(EasyBackfill::with_run_time(o.run_time))
         })
     },
-    spec("tiresias", "discretized 2D-LAS with priority queues and a starvation guard", |_, _| {
-        Box::new(Tiresias::default())
-    }),
+    BaselineSpec {
+        options: TIRESIAS_OPTIONS,
+        ..spec("tiresias", "discretized 2D-LAS with priority queues and a starvation guard", |_, o| {
+            Box::new(Tiresias::new(o.tiresias))
+        })
+    },
     spec("random", "the FGD paper's random placement, in time", |s, _| placement("random", s)),
     spec("dot-product", "the FGD paper's dot-product placement, in time", |s, _| placement("dot-product", s)),
     spec("gpu-clustering", "the FGD paper's GPU clustering, in time", |s, _| placement("gpu-clustering", s)),

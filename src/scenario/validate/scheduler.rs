@@ -106,31 +106,103 @@ pub(super) fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: 
     }
 }
 
-/// `spec.scheduler.runTime`: for the baselines that plan by run times only.
+/// The largest `promoteKnob` (the authors' simulator offers up to 1,000).
+const MAX_PROMOTE_KNOB: i64 = 1_000_000;
+/// The most `tiresias` queues (thresholds + 1).
+const MAX_TIRESIAS_QUEUES: usize = 16;
+/// The largest threshold, in GPU·seconds (a million GPUs for a year: 3.2e13).
+const MAX_THRESHOLD_GPU_SECS: i64 = 1_000_000_000_000_000;
+
+/// `spec.scheduler`'s options besides `baseline` (`runTime`; `thresholds`,
+/// `promoteKnob`, `suspend`): each only with a baseline that reads it
+/// ([`lahar_policies::baselines::BaselineSpec::options`]).
 pub(super) fn baseline_options(
     v: &mut V<'_>,
     s: Option<&Spanned<RawScheduler>>,
 ) -> lahar_policies::baselines::BaselineOptions {
-    use lahar_policies::baselines::{ALL, BaselineOptions, RunTime, spec_of};
-    let Some((s, rt)) = s.and_then(|s| Some((s, s.value.run_time.as_ref()?))) else {
-        return BaselineOptions::default();
+    use lahar_policies::baselines::{ALL, BaselineOptions, RUN_TIME, RunTime, spec_of};
+    let mut opts = BaselineOptions::default();
+    let Some(s) = s else { return opts };
+    let r = &s.value;
+    let baseline = r.baseline.as_ref().map(|b| b.value.as_str());
+    let reads = |field: &str| baseline.and_then(spec_of).is_some_and(|b| b.options.contains(&field));
+    let what = || baseline.map_or_else(|| "a Volcano conf".to_string(), |b| format!("baseline `{b}`"));
+    let readers = |field: &str| -> String {
+        let names: Vec<&str> = ALL.iter().filter(|b| b.options.contains(&field)).map(|b| b.name).collect();
+        names.join(" and ")
     };
-    let path = "spec.scheduler.runTime";
-    let Some(run_time) = RunTime::parse(&rt.value) else {
-        v.err(at(rt), path, format!("expected `actual` or `estimate`, got `{}`", rt.value));
-        return BaselineOptions::default();
+    // Each option given: is it read by the baseline chosen?
+    let refuse = |v: &mut V<'_>, field: &str, at: At| -> bool {
+        if reads(field) {
+            return false;
+        }
+        let path = format!("spec.scheduler.{field}");
+        let m = if field == RUN_TIME {
+            format!("{} plans with no run time: `runTime` applies to {}", what(), readers(field))
+        } else {
+            format!("{} has no `{field}`: it applies to {}", what(), readers(field))
+        };
+        v.err(at, path, m);
+        true
     };
-    match &s.value.baseline {
-        Some(b) if spec_of(&b.value).is_some_and(|s| s.plans_by_run_time) => BaselineOptions { run_time },
-        other => {
-            let what =
-                other.as_ref().map_or_else(|| "a Volcano conf".to_string(), |b| format!("baseline `{}`", b.value));
-            let planners: Vec<&str> = ALL.iter().filter(|s| s.plans_by_run_time).map(|s| s.name).collect();
-            let m = format!("{what} plans with no run time: `runTime` applies to {}", planners.join(" and "));
-            v.err(at(rt), path, m);
-            BaselineOptions::default()
+    if let Some(rt) = &r.run_time {
+        match RunTime::parse(&rt.value) {
+            None => {
+                v.err(at(rt), "spec.scheduler.runTime", format!("expected `actual` or `estimate`, got `{}`", rt.value))
+            }
+            Some(run_time) if !refuse(v, RUN_TIME, at(rt)) => opts.run_time = run_time,
+            Some(_) => {}
         }
     }
+    if let Some(k) = &r.promote_knob
+        && !refuse(v, "promoteKnob", at(k))
+    {
+        match u64::try_from(k.value) {
+            Ok(knob) if k.value <= MAX_PROMOTE_KNOB => opts.tiresias.promote_knob = knob,
+            _ => v.err(
+                at(k),
+                "spec.scheduler.promoteKnob",
+                format!("expected an integer from 0 (no starvation guard) to {MAX_PROMOTE_KNOB}, got {}", k.value),
+            ),
+        }
+    }
+    if let Some(t) = &r.thresholds
+        && !refuse(v, "thresholds", at(t))
+    {
+        let path = "spec.scheduler.thresholds";
+        let list = &t.value;
+        if list.is_empty() || list.len() >= MAX_TIRESIAS_QUEUES {
+            let m = format!(
+                "expected 1 to {} thresholds (GPU·seconds, ascending; one queue more than thresholds), got {}",
+                MAX_TIRESIAS_QUEUES - 1,
+                list.len()
+            );
+            v.err(at(t), path, m);
+        } else {
+            let mut ok = true;
+            for (i, x) in list.iter().enumerate() {
+                let prev = i.checked_sub(1).map(|p| list[p].value);
+                let m = if x.value <= 0 || x.value > MAX_THRESHOLD_GPU_SECS {
+                    format!("expected GPU·seconds above 0 (at most {MAX_THRESHOLD_GPU_SECS}), got {}", x.value)
+                } else if let Some(p) = prev.filter(|&p| x.value <= p) {
+                    format!("expected thresholds in ascending order: {} is not above {p}", x.value)
+                } else {
+                    continue;
+                };
+                v.err(at(x), format!("{path}[{i}]"), m);
+                ok = false;
+            }
+            if ok {
+                opts.tiresias.thresholds_gpu_secs = list.iter().map(|x| x.value as u64).collect();
+            }
+        }
+    }
+    if let Some(b) = &r.suspend
+        && !refuse(v, "suspend", at(b))
+    {
+        opts.tiresias.suspend = b.value;
+    }
+    opts
 }
 
 /// `spec.priorityClasses`: user classes added to Kubernetes' built-in ones.
