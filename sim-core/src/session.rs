@@ -783,7 +783,16 @@ impl<'w> Session<'w> {
     /// True if the node passes the pod's static node filters: its node selector
     /// matches the node's labels and it tolerates the node's taints.
     pub fn selector_matches(&self, p: PodId, n: NodeId) -> bool {
-        self.labels_match(p, n) && self.untolerated_taint(p, n).is_none()
+        // The pod's task and the node looked up once: searches ask this of
+        // every node they list.
+        let task = self.task_of(p);
+        let node = self.world.cluster.node(n);
+        (!task.has_label_filter() || task.labels_fit(node)) && repelling(task, node).is_none()
+    }
+    /// The task pod `p` was made from.
+    fn task_of(&self, p: PodId) -> &crate::model::job::TaskSpec {
+        let pod = &self.world.pods[p];
+        &self.world.jobs[pod.job].spec.tasks[pod.task as usize]
     }
     /// True if the node passes every node filter of the pod in the current
     /// state: [`Session::selector_matches`], and no pod on the node holds one of
@@ -836,9 +845,7 @@ impl<'w> Session<'w> {
     }
     /// True if the pod's node selector matches the node's labels.
     pub fn labels_match(&self, p: PodId, n: NodeId) -> bool {
-        let pod = &self.world.pods[p];
-        let task = &self.world.jobs[pod.job].spec.tasks[pod.task as usize];
-        task.labels_fit(self.world.cluster.node(n))
+        self.task_of(p).labels_fit(self.world.cluster.node(n))
     }
     /// The first taint of the node that repels the pod (`NoSchedule`/`NoExecute`,
     /// not tolerated), if any.
@@ -846,14 +853,7 @@ impl<'w> Session<'w> {
         if !self.world.cluster.has_taints() {
             return None;
         }
-        let pod = &self.world.pods[p];
-        let task = &self.world.jobs[pod.job].spec.tasks[pod.task as usize];
-        self.world
-            .cluster
-            .node(n)
-            .taints
-            .iter()
-            .find(|t| t.repels() && !task.tolerations.iter().any(|x| x.tolerates(t)))
+        repelling(self.task_of(p), self.world.cluster.node(n))
     }
 
     // ---- operations -----------------------------------------------------------
@@ -1187,4 +1187,13 @@ impl<'w> Session<'w> {
         }
         self.outcome
     }
+}
+
+/// The first taint of `node` that repels pods of `task` (`NoSchedule`/`NoExecute`,
+/// not tolerated), if any.
+fn repelling<'n>(
+    task: &crate::model::job::TaskSpec,
+    node: &'n crate::model::cluster::Node,
+) -> Option<&'n crate::model::cluster::Taint> {
+    node.taints.iter().find(|t| t.repels() && !task.tolerations.iter().any(|x| x.tolerates(t)))
 }
