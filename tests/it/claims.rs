@@ -131,6 +131,32 @@ fn tiresias_guard_costs_and_buys_as_the_page_says() {
             g(&on["jct_s"]["mean"])
         ),
     );
+    // docs/PERFORMANCE.md's counts beside its timings: the same runs without the
+    // guard, failures.yaml's, and fifo's sessions on both.
+    let fifo = |scenario: Option<&str>| {
+        let d = tempfile::tempdir().unwrap();
+        let mut cmd = lahar();
+        cmd.args(["run", "-q", "--set", "spec.scheduler={baseline: fifo}", "--out"]).arg(d.path());
+        if let Some(s) = scenario {
+            cmd.arg(root().join(s));
+        }
+        cmd.assert().success();
+        metrics(d.path())
+    };
+    let faults = "examples/faults/failures.yaml";
+    let (f_off, f_fifo, d_fifo) = (run(Some(faults), "0"), fifo(Some(faults)), fifo(None));
+    assert_says(
+        "docs/PERFORMANCE.md",
+        &format!(
+            "Without the guard, the default scenario's run makes {} preemptions in {} sessions (fifo: {} sessions), failures.yaml's {} in {} (fifo: {}).",
+            g(&off["preemptions"]),
+            g(&off["sessions"]),
+            g(&d_fifo["sessions"]),
+            g(&f_off["preemptions"]),
+            g(&f_off["sessions"]),
+            g(&f_fifo["sessions"])
+        ),
+    );
     let kth = "examples/traces/swf-kth.yaml";
     let (off, on) = (run(Some(kth), "0"), run(Some(kth), "8"));
     let days = off["jct_s"]["max"].as_f64().unwrap() / 86_400.0;
