@@ -110,7 +110,7 @@ pub(super) fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: 
 const MAX_PROMOTE_KNOB: i64 = 1_000_000;
 /// The most `tiresias` queues (thresholds + 1).
 const MAX_TIRESIAS_QUEUES: usize = 16;
-/// The largest threshold, in GPU·seconds (a million GPUs for a year: 3.2e13).
+/// The largest threshold, in GPU·seconds (30 times a million GPUs for a year).
 const MAX_THRESHOLD_GPU_SECS: i64 = 1_000_000_000_000_000;
 
 /// `spec.scheduler`'s options besides `baseline` (`runTime`; `thresholds`,
