@@ -98,13 +98,6 @@ const fn spec(
     BaselineSpec { name, summary, options: &[], build }
 }
 
-impl BaselineSpec {
-    /// It plans by run times, and so reads [`BaselineOptions::run_time`].
-    pub fn plans_by_run_time(&self) -> bool {
-        self.options.contains(&RUN_TIME)
-    }
-}
-
 /// The FGD paper's placement policy named `name` in time (`kube-default`'s loop).
 fn placement(name: &str, seed: u64) -> Box<dyn Scheduler> {
     let p = Policy::from_name(name).expect("a placement policy's spec names it");
