@@ -69,10 +69,14 @@ pub fn list(what: Listing) -> Vec<String> {
         Listing::Schedulers => {
             let mut v =
                 vec!["volcano\t(default) Volcano's actions and plugins from a volcano-scheduler.conf".to_string()];
-            v.extend(
-                lahar_policies::baselines::names()
-                    .map(|b| format!("{b}\tbaseline (spec.scheduler: {{baseline: {b}}})")),
-            );
+            // Each baseline with what it does and the fields it reads.
+            v.extend(lahar_policies::baselines::ALL.iter().map(|b| {
+                let reads = match b.options {
+                    [] => String::new(),
+                    o => format!("; also reads {}", o.join(", ")),
+                };
+                format!("{n}\tbaseline: {} (spec.scheduler: {{baseline: {n}}}{reads})", b.summary, n = b.name)
+            }));
             v
         }
         Listing::Plugins => lahar_policies::volcano::plugins::names().map(str::to_string).collect(),

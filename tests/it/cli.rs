@@ -76,7 +76,15 @@ fn init_and_list_are_starting_points() {
         .args(["list", "schedulers"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("volcano\t").and(predicate::str::contains("tiresias\t")));
+        .stdout(
+            predicate::str::contains("volcano\t")
+                .and(predicate::str::contains(
+                    "tiresias\tbaseline: discretized 2D-LAS with priority queues and a starvation guard (spec.scheduler: {baseline: tiresias}; also reads thresholds, promoteKnob, suspend)\n",
+                ))
+                .and(predicate::str::contains("sjf\tbaseline: shortest job first"))
+                .and(predicate::str::contains("also reads runTime)\n"))
+                .and(predicate::str::contains("fifo\tbaseline: strict head-of-line FIFO (spec.scheduler: {baseline: fifo})\n")),
+        );
     lahar().args(["list", "models"]).assert().success().stdout(predicate::str::contains("llama-70b\n"));
     lahar().args(["list", "gpus"]).assert().success().stdout(predicate::str::contains("H100\tHopper\n"));
     lahar().args(["list", "queues"]).assert().code(2);
