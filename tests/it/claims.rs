@@ -104,19 +104,22 @@ fn tiresias_completes_the_default_scenario_as_the_page_says() {
 /// `promoteKnob: 0` and at the default 8, and KTH's longest JCT with and without.
 #[test]
 fn tiresias_guard_costs_and_buys_as_the_page_says() {
-    let run = |scenario: Option<&str>, knob: &str| {
+    // summary.json's metrics of `scenario` (the embedded one when `None`) under
+    // `scheduler`.
+    let metrics_of = |scenario: Option<&str>, scheduler: &str| {
         let d = tempfile::tempdir().unwrap();
         let mut cmd = lahar();
-        cmd.args(["run", "-q", "--set", "spec.scheduler={baseline: tiresias}", "--set"])
-            .arg(format!("spec.scheduler.promoteKnob={knob}"))
-            .arg("--out")
-            .arg(d.path());
+        cmd.args(["run", "-q", "--set"]).arg(format!("spec.scheduler={scheduler}")).arg("--out").arg(d.path());
         if let Some(s) = scenario {
             cmd.arg(root().join(s));
         }
         cmd.assert().success();
         metrics(d.path())
     };
+    let run = |scenario: Option<&str>, knob: &str| {
+        metrics_of(scenario, &format!("{{baseline: tiresias, promoteKnob: {knob}}}"))
+    };
+    let fifo = |scenario: Option<&str>| metrics_of(scenario, "{baseline: fifo}");
     let g = |v: &serde_json::Value| super::published::grouped(v.as_f64().expect("a number"));
     let (off, on) = (run(None, "0"), run(None, "8"));
     assert_says(
@@ -133,16 +136,6 @@ fn tiresias_guard_costs_and_buys_as_the_page_says() {
     );
     // docs/PERFORMANCE.md's counts beside its timings: the same runs without the
     // guard, failures.yaml's, and fifo's sessions on both.
-    let fifo = |scenario: Option<&str>| {
-        let d = tempfile::tempdir().unwrap();
-        let mut cmd = lahar();
-        cmd.args(["run", "-q", "--set", "spec.scheduler={baseline: fifo}", "--out"]).arg(d.path());
-        if let Some(s) = scenario {
-            cmd.arg(root().join(s));
-        }
-        cmd.assert().success();
-        metrics(d.path())
-    };
     let faults = "examples/faults/failures.yaml";
     let (f_off, f_fifo, d_fifo) = (run(Some(faults), "0"), fifo(Some(faults)), fifo(None));
     assert_says(
