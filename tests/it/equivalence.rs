@@ -129,8 +129,18 @@ fn outputs(text: &str, exhaustive: bool, wrong_skip: bool) -> (String, String) {
 
 /// decisions.csv and pods.csv of a run whose engine settings `tweak` changes.
 pub(super) fn outputs_with(text: &str, exhaustive: bool, tweak: impl Fn(&mut EngineConfig)) -> (String, String) {
+    outputs_at(text, Path::new(""), exhaustive, tweak)
+}
+
+/// [`outputs_with`] for a scenario whose relative paths are read under `base`.
+pub(super) fn outputs_at(
+    text: &str,
+    base: &Path,
+    exhaustive: bool,
+    tweak: impl Fn(&mut EngineConfig),
+) -> (String, String) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut s = lahar::scenario::load_str(text, "eq.yaml", Path::new("")).unwrap_or_else(|e| panic!("{e}"));
+    let mut s = lahar::scenario::load_str(text, "eq.yaml", base).unwrap_or_else(|e| panic!("{e}"));
     tweak(&mut s.engine);
     let opts = lahar::RunOptions { out_dir: Some(dir.path().to_path_buf()), exhaustive, ..Default::default() };
     lahar::run(s, &opts).expect("run");

@@ -12,7 +12,7 @@
 //! `a_wrong_baseline_skip_is_caught` shows the comparison failing when a skip
 //! asks one pod too many.
 
-use super::equivalence::{first_difference, outputs_with};
+use super::equivalence::{first_difference, outputs_at, outputs_with};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 
@@ -161,6 +161,60 @@ proptest! {
         prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
         prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
     }
+}
+
+/// `tiresias` on a crowded scenario whose nodes are tainted and untainted
+/// over time (`a-0` from the start to 3 h, every `b` node from 1 h), every
+/// third job a Volcano Job whose pods tolerate both taints: written, with its
+/// manifests, under `dir`. The walk's memo of failed gangs stays on while the
+/// cluster has taints, for the jobs without tolerations only.
+fn tainted(dir: &std::path::Path, nodes: u32, jobs: &[J]) -> String {
+    let plain: Vec<J> = jobs.iter().enumerate().filter(|(i, _)| i % 3 != 1).map(|(_, j)| j.clone()).collect();
+    let mut m = String::new();
+    for (i, j) in jobs.iter().enumerate().filter(|(i, _)| i % 3 == 1) {
+        let min = if j.min > 0 { j.min } else { j.workers };
+        m += &format!(
+            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: t{i}\n  annotations: {{lahar.io/submit-at: {}s, lahar.io/duration: {}s, lahar.io/checkpoint-interval: 600s}}\nspec:\n  minAvailable: {min}\n  schedulerName: volcano\n  tasks:\n    - name: worker\n      replicas: {}\n      template:\n        spec:\n          tolerations: [{{key: x, operator: Exists, effect: NoSchedule}}, {{key: y, operator: Exists, effect: NoSchedule}}]\n          containers: [{{name: c, image: i, resources: {{requests: {{nvidia.com/gpu: {}, cpu: {}}}, limits: {{nvidia.com/gpu: {}}}}}}}]\n",
+            j.submit, j.dur, j.workers, j.gpus, j.cpu, j.gpus
+        );
+    }
+    std::fs::write(dir.join("tol.yaml"), m).expect("manifests");
+    let timeline = "  timeline:\n    - {at: 0s, taint: a-0, key: x, effect: NoSchedule}\n    - {at: 1h, taint: \"b-*\", key: y, effect: NoSchedule}\n    - {at: 3h, untaint: a-0, key: x}\n";
+    text(nodes, "tiresias", &plain)
+        .replace("  workload:\n", &format!("{timeline}  workload:\n    - manifests: tol.yaml\n"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn tiresias_walk_with_taints_decides_as_its_exhaustive_walk(nodes in 2u32..5, jobs in crowded()) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let t = tainted(dir.path(), nodes, &jobs);
+        let fast = outputs_at(&t, dir.path(), false, |_| {});
+        let full = outputs_at(&t, dir.path(), true, |_| {});
+        prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
+        prop_assert!(fast.1 == full.1, "pods.csv differs:\n{}", first_difference(&fast.1, &full.1));
+    }
+}
+
+/// The comparison can fail for tiresias's memo under taints too: classing the
+/// tolerating jobs with the others, a tolerating gang is passed over after a
+/// gang of its class that the taints kept out failed, and fixed tainted
+/// scenarios differ.
+#[test]
+fn a_tiresias_memo_blind_to_tolerations_is_caught() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let caught = (0..16)
+        .filter(|_| {
+            let (nodes, jobs) = (2u32..5, crowded()).new_tree(&mut runner).expect("value").current();
+            let dir = tempfile::tempdir().expect("tempdir");
+            let t = tainted(dir.path(), nodes, &jobs);
+            outputs_at(&t, dir.path(), false, |e| e.planted.wrong_class_tolerations = true)
+                != outputs_at(&t, dir.path(), true, |_| {})
+        })
+        .count();
+    assert!(caught > 0, "no scenario showed the memo blind to tolerations");
 }
 
 /// How many of 16 fixed random scenarios under `policy` differ from the

@@ -34,16 +34,25 @@ pub(super) type Key = (usize, SimTime, JobId);
 /// requests) and the pods the job still needs.
 pub(super) type Class = (u32, u32);
 
-/// The job's [`Class`]: for a job with one task and no node filter whose gang is
-/// not yet whole, none of whose pods is gated and which is not being restarted
-/// whole, its task's request and the pods it needs (`minAvailable`, at least 1,
-/// minus its Allocated, Running and Succeeded pods); None otherwise. The
-/// cluster's taints and inter-pod affinity, which the memo also excludes, are
-/// the caller's to ask.
+/// The job's [`Class`]: for a job with one task, no node filter and no
+/// tolerations whose gang is not yet whole, none of whose pods is gated and
+/// which is not being restarted whole, its task's request and the pods it needs
+/// (`minAvailable`, at least 1, minus its Allocated, Running and Succeeded
+/// pods); None otherwise. Without tolerations, every node's taints repel all
+/// jobs of a class alike, so the memo holds while the cluster has taints (they
+/// change only between sessions). Inter-pod affinity, which the memo also
+/// excludes, is the caller's to ask.
 pub(super) fn class_of(ssn: &Session<'_>, j: JobId) -> Option<Class> {
     let job = ssn.job(j);
+    let untolerating =
+        |t: &lahar_core::model::job::TaskSpec| t.tolerations.is_empty() || ssn.planted.wrong_class_tolerations;
     match job.spec.tasks.as_slice() {
-        [t] if !t.has_node_filter() && !gang::is_whole(job) && !job.restart_all && ssn.gating(j).is_none() => {
+        [t] if !t.has_node_filter()
+            && untolerating(t)
+            && !gang::is_whole(job)
+            && !job.restart_all
+            && ssn.gating(j).is_none() =>
+        {
             Some((job.tasks[0].shape, job.spec.min_available.max(1).saturating_sub(job.ready_count())))
         }
         _ => None,

@@ -169,9 +169,10 @@ impl Scheduler for Tiresias {
             self.book.started(ssn, j);
         }
         // The walk keeps the session's memo of gangs that could not start, by
-        // class (`walk.rs`): single-task jobs without node selector, their
-        // request by its index in the World's list of distinct requests.
-        let memo = !ssn.cluster().has_taints() && !ssn.affinity_on();
+        // class (`walk.rs`): single-task jobs without node filter or
+        // tolerations, their request by its index in the World's list of
+        // distinct requests.
+        let memo = !ssn.affinity_on();
         let by_class = memo && !ssn.is_exhaustive() && !ssn.any_gated();
         let mut walk = Walk::new(by_class, ssn.planted.wrong_walk);
         while let Some((level, _, j)) = walk.next(ssn, &self.book) {

@@ -25,10 +25,12 @@
 //! pods afterwards (a class the memo covers covers it still) or were whole
 //! (filed without a class). A job whose PodGroup waits for admission — made
 //! anew, or set back to Pending at a session's close, which the journal does not
-//! name — is visited whatever its class, so that it is admitted as before. The
-//! memo also excludes every job while the cluster has taints, inter-pod affinity
-//! is on or some pod is gated: then, and in the exhaustive mode, the walk reads
-//! every waiting job (`tests/it/equivalence_baselines.rs` compares the two).
+//! name — is visited whatever its class, so that it is admitted as before. Jobs
+//! whose pods tolerate taints have no class (the cluster's taints, which change
+//! only between sessions, repel the jobs of a class alike); the memo excludes
+//! every job while inter-pod affinity is on or some pod is gated: then, and in
+//! the exhaustive mode, the walk reads every waiting job
+//! (`tests/it/equivalence_baselines.rs` compares the two).
 
 use super::book::{Book, Class, Key, Stream};
 use lahar_core::session::Session;
