@@ -114,7 +114,10 @@ fn tiresias_guard_costs_and_buys_as_the_page_says() {
             cmd.arg(root().join(s));
         }
         cmd.assert().success();
-        metrics(d.path())
+        let mut m = metrics(d.path());
+        let rows = std::fs::read_to_string(d.path().join("decisions.csv")).expect("decisions.csv").lines().count() - 1;
+        m["decision_rows"] = rows.into();
+        m
     };
     let run = |scenario: Option<&str>, knob: &str| {
         metrics_of(scenario, &format!("{{baseline: tiresias, promoteKnob: {knob}}}"))
@@ -148,6 +151,17 @@ fn tiresias_guard_costs_and_buys_as_the_page_says() {
             g(&f_off["preemptions"]),
             g(&f_off["sessions"]),
             g(&f_fifo["sessions"])
+        ),
+    );
+    // The guard's run per unit of its work, beside fifo's.
+    assert_says(
+        "docs/PERFORMANCE.md",
+        &format!(
+            "{} sessions against fifo's {} and {} decision rows against {}",
+            g(&on["sessions"]),
+            g(&d_fifo["sessions"]),
+            g(&on["decision_rows"]),
+            g(&d_fifo["decision_rows"])
         ),
     );
     let kth = "examples/traces/swf-kth.yaml";
