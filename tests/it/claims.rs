@@ -124,45 +124,50 @@ fn tiresias_guard_costs_and_buys_as_the_page_says() {
     };
     let fifo = |scenario: Option<&str>| metrics_of(scenario, "{baseline: fifo}");
     let g = |v: &serde_json::Value| super::published::grouped(v.as_f64().expect("a number"));
+    // The page says `template` with each `{}` the next value, grouped.
+    let says = |page: &str, template: &str, values: &[&serde_json::Value]| {
+        let mut parts = template.split("{}");
+        let mut text = parts.next().unwrap_or_default().to_string();
+        for (part, v) in parts.zip(values) {
+            text += &g(v);
+            text += part;
+        }
+        assert_says(page, &text);
+    };
     let (off, on) = (run(None, "0"), run(None, "8"));
-    assert_says(
+    says(
         "docs/baselines.md",
-        &format!(
-            "without the guard (`promoteKnob: 0`) `tiresias` makes {} preemptions in {} sessions, against {} in {} at the default 8, and its mean JCT is {} s against {} s",
-            g(&off["preemptions"]),
-            g(&off["sessions"]),
-            g(&on["preemptions"]),
-            g(&on["sessions"]),
-            g(&off["jct_s"]["mean"]),
-            g(&on["jct_s"]["mean"])
-        ),
+        "without the guard (`promoteKnob: 0`) `tiresias` makes {} preemptions in {} sessions, against {} in {} at the default 8, and its mean JCT is {} s against {} s",
+        &[
+            &off["preemptions"],
+            &off["sessions"],
+            &on["preemptions"],
+            &on["sessions"],
+            &off["jct_s"]["mean"],
+            &on["jct_s"]["mean"],
+        ],
     );
     // docs/PERFORMANCE.md's counts beside its timings: the same runs without the
     // guard, failures.yaml's, and fifo's sessions on both.
     let faults = "examples/faults/failures.yaml";
     let (f_off, f_fifo, d_fifo) = (run(Some(faults), "0"), fifo(Some(faults)), fifo(None));
-    assert_says(
+    says(
         "docs/PERFORMANCE.md",
-        &format!(
-            "Without the guard, the default scenario's run makes {} preemptions in {} sessions (fifo: {} sessions), failures.yaml's {} in {} (fifo: {}).",
-            g(&off["preemptions"]),
-            g(&off["sessions"]),
-            g(&d_fifo["sessions"]),
-            g(&f_off["preemptions"]),
-            g(&f_off["sessions"]),
-            g(&f_fifo["sessions"])
-        ),
+        "Without the guard, the default scenario's run makes {} preemptions in {} sessions (fifo: {} sessions), failures.yaml's {} in {} (fifo: {}).",
+        &[
+            &off["preemptions"],
+            &off["sessions"],
+            &d_fifo["sessions"],
+            &f_off["preemptions"],
+            &f_off["sessions"],
+            &f_fifo["sessions"],
+        ],
     );
     // The guard's run per unit of its work, beside fifo's.
-    assert_says(
+    says(
         "docs/PERFORMANCE.md",
-        &format!(
-            "{} sessions against fifo's {} and {} decision rows against {}",
-            g(&on["sessions"]),
-            g(&d_fifo["sessions"]),
-            g(&on["decision_rows"]),
-            g(&d_fifo["decision_rows"])
-        ),
+        "{} sessions against fifo's {} and {} decision rows against {}",
+        &[&on["sessions"], &d_fifo["sessions"], &on["decision_rows"], &d_fifo["decision_rows"]],
     );
     let kth = "examples/traces/swf-kth.yaml";
     let (off, on) = (run(Some(kth), "0"), run(Some(kth), "8"));
