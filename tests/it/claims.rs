@@ -147,6 +147,18 @@ fn tiresias_guard_costs_and_buys_as_the_page_says() {
             &on["jct_s"]["mean"],
         ],
     );
+    // The same runs beside the authors' simulator's (whose numbers the page
+    // gives with the commands that made them).
+    says(
+        "docs/baselines.md",
+        "without the guard (`dlas-gpu`; lahar {}) and 55,073 with it (`dlas-gpu-8`, 9,771 promotions; lahar {})",
+        &[&off["preemptions"], &on["preemptions"]],
+    );
+    says(
+        "docs/baselines.md",
+        "(lahar, placing pods on nodes, with grace periods and the communication model: {} s and {} s)",
+        &[&off["jct_s"]["mean"], &on["jct_s"]["mean"]],
+    );
     // docs/PERFORMANCE.md's counts beside its timings: the same runs without the
     // guard, failures.yaml's, and fifo's sessions on both.
     let faults = "examples/faults/failures.yaml";
