@@ -61,11 +61,11 @@ pub struct PlantedBugs {
     /// their room is idle, so that tests can show the equivalence check
     /// catches a wrong check before a bind. Never set outside tests.
     pub wrong_bind_check: bool,
-    /// Lets the `tiresias` baseline's memo of failed gangs class a job whose
-    /// pods tolerate taints with the jobs whose pods tolerate none (while
-    /// the cluster has taints, a tolerating job may fit where they do not),
-    /// so that tests can show the equivalence check catches it. Never set
-    /// outside tests.
+    /// Lets the baselines' memos of failed gangs (`tiresias`'s classes, the
+    /// other gang baselines' misses by pod shape) take a job whose pods
+    /// tolerate taints for one whose pods tolerate none (while the cluster has
+    /// taints, a tolerating job may fit where they do not), so that tests can
+    /// show the equivalence check catches it. Never set outside tests.
     pub wrong_class_tolerations: bool,
     /// Lets the priority plugin's job-order key from a waiting job's facts
     /// put lower priorities first, so that tests can show the equivalence

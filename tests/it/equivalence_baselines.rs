@@ -7,7 +7,7 @@
 //! (`tiresias`). Random scenarios mix
 //! GPU and CPU-only jobs, gangs of one pod shape and of two (a remainder pod,
 //! as SWF jobs have), gangs that need only part of their pods, node selectors,
-//! and run times that make reservations, backfills and demotions happen;
+//! nodes tainted over time with jobs that tolerate the taints, and run times that make reservations, backfills and demotions happen;
 //! decisions.csv and pods.csv are byte-identical in both modes.
 //! `a_wrong_baseline_skip_is_caught` shows the comparison failing when a skip
 //! asks one pod too many.
@@ -15,6 +15,7 @@
 use super::equivalence::{first_difference, outputs_at, outputs_with};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
+use std::path::Path;
 
 const POLICIES: [&str; 6] =
     ["fifo", "sjf", "easy-backfill", "tiresias", "sjf, runTime: estimate", "easy-backfill, runTime: estimate"];
@@ -163,12 +164,12 @@ proptest! {
     }
 }
 
-/// `tiresias` on a crowded scenario whose nodes are tainted and untainted
-/// over time (`a-0` from the start to 3 h, every `b` node from 1 h), every
-/// third job a Volcano Job whose pods tolerate both taints: written, with its
-/// manifests, under `dir`. The walk's memo of failed gangs stays on while the
-/// cluster has taints, for the jobs without tolerations only.
-fn tainted(dir: &std::path::Path, nodes: u32, jobs: &[J]) -> String {
+/// `policy` on a crowded scenario whose nodes are tainted and untainted over
+/// time (`a-0` from the start to 3 h, every `b` node from 1 h), every third
+/// job a Volcano Job whose pods tolerate both taints: written, with its
+/// manifests, under `dir`. The baselines' memos of failed gangs stay on while
+/// the cluster has taints, for the jobs without tolerations only.
+fn tainted(dir: &Path, nodes: u32, policy: &str, jobs: &[J]) -> String {
     let plain: Vec<J> = jobs.iter().enumerate().filter(|(i, _)| i % 3 != 1).map(|(_, j)| j.clone()).collect();
     let mut m = String::new();
     for (i, j) in jobs.iter().enumerate().filter(|(i, _)| i % 3 == 1) {
@@ -180,17 +181,16 @@ fn tainted(dir: &std::path::Path, nodes: u32, jobs: &[J]) -> String {
     }
     std::fs::write(dir.join("tol.yaml"), m).expect("manifests");
     let timeline = "  timeline:\n    - {at: 0s, taint: a-0, key: x, effect: NoSchedule}\n    - {at: 1h, taint: \"b-*\", key: y, effect: NoSchedule}\n    - {at: 3h, untaint: a-0, key: x}\n";
-    text(nodes, "tiresias", &plain)
-        .replace("  workload:\n", &format!("{timeline}  workload:\n    - manifests: tol.yaml\n"))
+    text(nodes, policy, &plain).replace("  workload:\n", &format!("{timeline}  workload:\n    - manifests: tol.yaml\n"))
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
     #[test]
-    fn tiresias_walk_with_taints_decides_as_its_exhaustive_walk(nodes in 2u32..5, jobs in crowded()) {
+    fn baselines_with_taints_decide_as_their_exhaustive_rules(nodes in 2u32..5, policy in 0usize..POLICIES.len(), jobs in crowded()) {
         let dir = tempfile::tempdir().expect("tempdir");
-        let t = tainted(dir.path(), nodes, &jobs);
+        let t = tainted(dir.path(), nodes, POLICIES[policy], &jobs);
         let fast = outputs_at(&t, dir.path(), false, |_| {});
         let full = outputs_at(&t, dir.path(), true, |_| {});
         prop_assert!(fast.0 == full.0, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
@@ -198,23 +198,20 @@ proptest! {
     }
 }
 
-/// The comparison can fail for tiresias's memo under taints too: classing the
-/// tolerating jobs with the others, a tolerating gang is passed over after a
-/// gang of its class that the taints kept out failed, and fixed tainted
-/// scenarios differ.
+/// The comparison can fail for the memos under taints too: taking the
+/// tolerating jobs for the others, a tolerating gang is passed over after a
+/// gang of its shape that the taints kept out failed, and fixed tainted
+/// scenarios differ, under `tiresias` (its classes) and `sjf` (its misses).
 #[test]
-fn a_tiresias_memo_blind_to_tolerations_is_caught() {
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let caught = (0..16)
-        .filter(|_| {
-            let (nodes, jobs) = (2u32..5, crowded()).new_tree(&mut runner).expect("value").current();
-            let dir = tempfile::tempdir().expect("tempdir");
-            let t = tainted(dir.path(), nodes, &jobs);
-            outputs_at(&t, dir.path(), false, |e| e.planted.wrong_class_tolerations = true)
-                != outputs_at(&t, dir.path(), true, |_| {})
-        })
-        .count();
-    assert!(caught > 0, "no scenario showed the memo blind to tolerations");
+fn a_memo_blind_to_tolerations_is_caught() {
+    for policy in ["tiresias", "sjf"] {
+        let caught = caught_in(
+            (2u32..5, crowded()),
+            |dir, nodes, jobs| tainted(dir, nodes, policy, jobs),
+            |e| e.planted.wrong_class_tolerations = true,
+        );
+        assert!(caught > 0, "no scenario showed {policy}'s memo blind to tolerations");
+    }
 }
 
 /// How many of 16 fixed random scenarios under `policy` differ from the
@@ -235,12 +232,23 @@ fn caught_among(
     policy: &str,
     break_it: fn(&mut lahar_core::engine::EngineConfig),
 ) -> usize {
+    caught_in(strategy, |_, nodes, jobs| text(nodes, policy, jobs), break_it)
+}
+
+/// [`caught_among`] over the scenarios `scenario` writes (under a fresh
+/// directory, which its relative paths are read under) for each draw.
+fn caught_in(
+    strategy: impl Strategy<Value = (u32, Vec<J>)>,
+    scenario: impl Fn(&Path, u32, &[J]) -> String,
+    break_it: fn(&mut lahar_core::engine::EngineConfig),
+) -> usize {
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     (0..16)
         .filter(|_| {
             let (nodes, jobs) = strategy.new_tree(&mut runner).expect("value").current();
-            let t = text(nodes, policy, &jobs);
-            outputs_with(&t, false, break_it) != outputs_with(&t, true, |_| {})
+            let dir = tempfile::tempdir().expect("tempdir");
+            let t = scenario(dir.path(), nodes, &jobs);
+            outputs_at(&t, dir.path(), false, break_it) != outputs_at(&t, dir.path(), true, |_| {})
         })
         .count()
 }

@@ -4,7 +4,7 @@
 
 use lahar_core::explain::{GPU_DEVICES_FULL, insufficient};
 use lahar_core::model::cluster::NodeId;
-use lahar_core::model::job::{JobId, PodGroupPhase, PodId, PodStatus};
+use lahar_core::model::job::{JobId, PodGroupPhase, PodId, PodStatus, TaskSpec};
 use lahar_core::model::resource::{DIMS, Resources};
 use lahar_core::session::{Session, Statement};
 use lahar_core::world::Job;
@@ -329,9 +329,11 @@ pub(crate) fn task_runs(ssn: &Session<'_>, pending: &[PodId]) -> Vec<(PodId, u64
 /// Gangs that found no room on idle resources in one session, by pod shape.
 ///
 /// A gang whose Pending pods all request the same resources, with no node
-/// selector on a cluster without taints, places `min(pods, room)` of them by
-/// first fit, where `room` (how many such pods the idle resources take) only
-/// shrinks while a session allocates. So once a gang of a shape needing `n`
+/// filter and no tolerations, places `min(pods, room)` of them by first fit,
+/// where `room` (how many such pods the idle resources of the nodes whose
+/// taints do not repel them take: the same nodes for every such gang, the
+/// taints changing only between sessions) only shrinks while a session
+/// allocates. So once a gang of a shape needing `n`
 /// pods (with at least `n` Pending) fails, any later gang of that shape needing
 /// `n` or more fails too, until the session ends or frees resources
 /// ([`Misses::clear`]). Heterogeneous gangs are never skipped: first fit is not
@@ -350,11 +352,11 @@ impl Misses {
         let job = ssn.job(j);
         let needed = job.spec.min_available.max(1).saturating_sub(job.ready_count());
         // A gang with gated pods may fail for its gates, not for room.
+        let tolerates = |t: &TaskSpec| !t.tolerations.is_empty() && !ssn.planted.wrong_class_tolerations;
         if needed == 0
-            || ssn.cluster().has_taints()
             || ssn.affinity_on()
             || ssn.gating(j).is_some()
-            || job.spec.tasks.iter().any(|t| t.has_node_filter())
+            || job.spec.tasks.iter().any(|t| t.has_node_filter() || tolerates(t))
         {
             return None;
         }

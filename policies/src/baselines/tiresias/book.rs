@@ -17,7 +17,7 @@
 //! once a gang of it failed (`walk.rs`).
 
 use crate::baselines::gang;
-use lahar_core::model::job::{JobId, PodStatus};
+use lahar_core::model::job::{JobId, PodStatus, TaskSpec};
 use lahar_core::model::progress::wall_time;
 use lahar_core::session::Session;
 use lahar_core::util::time::SimTime;
@@ -44,8 +44,7 @@ pub(super) type Class = (u32, u32);
 /// excludes, is the caller's to ask.
 pub(super) fn class_of(ssn: &Session<'_>, j: JobId) -> Option<Class> {
     let job = ssn.job(j);
-    let untolerating =
-        |t: &lahar_core::model::job::TaskSpec| t.tolerations.is_empty() || ssn.planted.wrong_class_tolerations;
+    let untolerating = |t: &TaskSpec| t.tolerations.is_empty() || ssn.planted.wrong_class_tolerations;
     match job.spec.tasks.as_slice() {
         [t] if !t.has_node_filter()
             && untolerating(t)
