@@ -732,6 +732,31 @@ fn scale_down_to_zero_and_scale_up() {
     );
 }
 
+/// A scale-up while the task restarts: the gang's new `minMember` moves the
+/// PodGroup's phase at the next session's close though no pod changed then.
+/// `PodEvicted: RestartTask`; an operator deletes replica 0 at 10 min, so the
+/// controller kills the task's pods (both Releasing until 630 s, their 30 s
+/// grace). At 615 s the job goes to 3 replicas (`minAvailable` 3): the task is
+/// being remade, so no pod is made then, and the session's close finds two
+/// pods held of three — Pending at 615 s (`jobStatus`). At 630 s the pods are
+/// gone, the controller makes three, enqueue admits the group and allocate
+/// binds them; the job (one retry counted) runs its hour from there, to 4230 s.
+#[test]
+fn a_scale_during_a_task_restart_moves_the_phase_at_once() {
+    let node = ["{name: n0, cpu: 2, memory: 4Gi}"];
+    let job = scaled_job(2).replace(
+        "  plugins: {svc: []}\n",
+        "  plugins: {svc: []}\n  policies: [{event: PodEvicted, action: RestartTask}]\n",
+    );
+    let steps =
+        ["{at: 10m, deletePod: scale-job-default-0}", "{at: 615s, scaleJob: scale-job, replicas: 3, minAvailable: 3}"];
+    let out = run_timeline(&node, &job, &steps);
+    let phases: Vec<String> = out.of("phase").iter().map(|d| format!("{} {}", d["t_s"], d["phase"])).collect();
+    assert_eq!(phases, ["0 Inqueue", "0 Running", "615 Pending", "630 Inqueue", "630 Running"]);
+    assert_eq!(row(&out, "scale-job"), "0,0,4230,Completed,1");
+    assert_eq!(out.bind_order().len(), 5);
+}
+
 /// A scale-up the cluster cannot hold: the gang (now 4) waits with two pods
 /// Running — the job stops progressing (lahar runs a gang only while
 /// `minAvailable` pods run) — until a second node arrives from a repair

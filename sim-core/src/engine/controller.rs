@@ -126,7 +126,7 @@ impl Engine {
                 // the job's pod counts and its phase: those of the jobs whose pods
                 // changed since the last close are re-derived, after the jobs the
                 // session touched; the exhaustive mode walks every active job.
-                let mut changed = std::mem::take(&mut self.world.pod_changes);
+                let mut changed = std::mem::take(&mut self.world.phase_changes);
                 if self.cfg.exhaustive {
                     changed = self.world.active.iter().copied().collect();
                 }

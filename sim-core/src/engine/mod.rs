@@ -683,7 +683,7 @@ impl Engine {
         self.serving.hit.clear();
         // The next close counts them scheduled: their jobs' phases are re-derived then.
         for (j, _) in std::mem::take(&mut self.binding) {
-            self.world.pod_changes.push(j);
+            self.world.phase_changes.push(j);
         }
         // Pods a controller made for the groups this session admitted are placed by
         // the next session, as Volcano's next periodic one would find them.

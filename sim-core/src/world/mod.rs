@@ -649,10 +649,11 @@ pub struct World {
     pub track_waiting: bool,
     /// Jobs whose waiting state may have changed since the last drain (repeats allowed).
     pub waiting_changes: Vec<JobId>,
-    /// Jobs whose pods changed status or were created since the last drain
-    /// (repeats allowed): the PodGroup phases a session's close re-derives (a
-    /// phase is a function of the job's pod counts and its own phase).
-    pub pod_changes: Vec<JobId>,
+    /// Jobs whose pods changed status or were created, or whose gang was
+    /// reshaped, since the last drain (repeats allowed): the PodGroup phases a
+    /// session's close re-derives (a phase is a function of the job's pod
+    /// counts, its `minMember` and its own phase).
+    pub phase_changes: Vec<JobId>,
     /// While set, every job that was submitted or ended, whose pods changed status
     /// or were created, or whose progress started, stopped or changed speed is
     /// appended to `job_changes` (a scheduler that keeps its own view of the jobs
@@ -790,7 +791,7 @@ impl World {
             hn_used_epoch: vec![0; nh].into(),
             track_waiting: false,
             waiting_changes: Vec::new(),
-            pod_changes: Vec::new(),
+            phase_changes: Vec::new(),
             track_jobs: false,
             job_changes: Vec::new(),
             sla_jobs: false,
@@ -965,7 +966,7 @@ impl World {
             gpu_devices: DeviceHold::default(),
             memory_card: None,
         });
-        self.pod_changes.push(job);
+        self.phase_changes.push(job);
         self.job_changed(job);
         let j = &mut self.jobs[job];
         j.pods.push(id);
@@ -1020,7 +1021,7 @@ impl World {
         let on = |n: Option<NodeId>| n.filter(|_| !wrong);
         self.apply(pod, old_status, on(old_node), req, -1);
         if old_status != status && file {
-            self.pod_changes.push(job);
+            self.phase_changes.push(job);
             self.job_changed(job);
         }
         {
@@ -1251,6 +1252,8 @@ impl World {
             }
         }
         self.with_queue_terms(j, |job| edit(&mut job.spec));
+        // A new `minMember` may move the PodGroup's phase at the next close.
+        self.phase_changes.push(j);
         let job = &self.jobs[j];
         if job.victims_misfiled() {
             self.refile_victims(j);
