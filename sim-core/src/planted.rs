@@ -67,6 +67,11 @@ pub struct PlantedBugs {
     /// taints, a tolerating job may fit where they do not), so that tests can
     /// show the equivalence check catches it. Never set outside tests.
     pub wrong_class_tolerations: bool,
+    /// Leaves a `tiresias` job whose claim bound at a session's start filed
+    /// under the class it had before (its gang then whole, so without one), so
+    /// that tests can show the equivalence check catches a walk passing it
+    /// over. Never set outside tests.
+    pub stale_claim_class: bool,
     /// Lets the priority plugin's job-order key from a waiting job's facts
     /// put lower priorities first, so that tests can show the equivalence
     /// check catches a fact key that differs from the job's own. Never set

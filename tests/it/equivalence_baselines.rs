@@ -130,24 +130,19 @@ proptest! {
     }
 }
 
+/// A job of [`crowded`]: (submit, duration, workers, GPUs per pod, min), 2 CPUs
+/// per pod, no second task, no node selector, estimated exactly.
+fn crowded_job((submit, dur, workers, gpus, min): (u32, u32, u32, u32, u32)) -> J {
+    J { submit, dur, workers, gpus, cpu: 2, rest: false, min, zone: false, est: dur }
+}
+
 /// Many single-task gangs of few shapes on a small cluster, for `tiresias`'s
 /// walk by class (`walk.rs`): its memo of failed gangs fires often, and jobs of
 /// one request needing different pod counts (partial `minAvailable`) sit in
 /// neighbouring classes.
 fn crowded() -> impl Strategy<Value = Vec<J>> {
-    let job = (0u32..3000, 30u32..4000, 1u32..5, prop::sample::select(vec![1u32, 2, 4, 8]), 0u32..3).prop_map(
-        |(submit, dur, workers, gpus, min)| J {
-            submit,
-            dur,
-            workers,
-            gpus,
-            cpu: 2,
-            rest: false,
-            min: min.min(workers),
-            zone: false,
-            est: dur,
-        },
-    );
+    let job = (0u32..3000, 30u32..4000, 1u32..5, prop::sample::select(vec![1u32, 2, 4, 8]), 0u32..3)
+        .prop_map(|(submit, dur, workers, gpus, min)| crowded_job((submit, dur, workers, gpus, min.min(workers))));
     prop::collection::vec(job, 20..60)
 }
 
@@ -270,6 +265,42 @@ fn a_tiresias_book_without_its_instants_is_caught() {
 fn a_wrong_tiresias_walk_is_caught() {
     let caught = caught_among((2u32..5, crowded()), "tiresias", |e| e.planted.wrong_walk = true);
     assert!(caught > 0, "no scenario showed the wrong walk");
+}
+
+/// A crowded scenario (`crowded`, four nodes: the shrunk case a random run of
+/// `tiresias_walk_decides_as_its_exhaustive_walk` found) where a claim binds at
+/// a session's start and leaves its gang (`j24`: four 1-GPU pods, two needed)
+/// whole with a replacement pod pending, while a gang of its request needing
+/// two pods fails later in the same walk: (submit, duration, workers, GPUs, min).
+#[rustfmt::skip]
+const CLAIM_BOUND_AT_OPEN: [(u32, u32, u32, u32, u32); 35] = [
+    (2745, 2789, 2, 2, 0), (2163, 524, 2, 4, 0), (1563, 874, 3, 8, 2), (1140, 3189, 3, 4, 0), (1453, 1923, 3, 1, 2),
+    (682, 1382, 4, 8, 0), (33, 3690, 2, 1, 1), (1816, 3812, 2, 2, 0), (2497, 756, 4, 1, 1), (183, 3905, 1, 4, 1),
+    (1511, 839, 3, 1, 2), (2704, 3651, 2, 8, 0), (2978, 1103, 4, 4, 1), (1971, 3960, 4, 2, 2), (2770, 1026, 4, 4, 0),
+    (366, 3985, 2, 4, 1), (839, 1751, 4, 1, 2), (2460, 3123, 2, 8, 2), (1120, 2842, 3, 8, 1), (227, 3538, 2, 2, 2),
+    (2883, 2726, 1, 1, 1), (289, 415, 1, 2, 1), (23, 298, 2, 4, 2), (2386, 40, 1, 4, 1), (1602, 3742, 4, 1, 2),
+    (1149, 2336, 2, 1, 2), (2988, 896, 3, 1, 1), (2126, 1368, 1, 1, 1), (2019, 1379, 4, 2, 1), (1971, 3706, 3, 1, 2),
+    (2573, 674, 3, 4, 2), (233, 2632, 4, 1, 0), (2929, 575, 3, 1, 2), (653, 515, 3, 2, 2), (1342, 2560, 3, 4, 2),
+];
+
+/// A job whose claim bound before the walk is filed again with its pods as
+/// they are then: whole, without a class, so the memo of a failed gang of its
+/// request does not pass it over and its replacement pod binds in that session
+/// (at 4045 s), as in the walk of every job. Left under its old class (the
+/// planted `stale_claim_class`), it waits a session and the outputs differ.
+#[test]
+fn a_claim_bound_at_open_refiles_its_job() {
+    let jobs: Vec<J> = CLAIM_BOUND_AT_OPEN.iter().map(|&j| crowded_job(j)).collect();
+    let t = text(4, "tiresias", &jobs);
+    let full = outputs_with(&t, true, |_| {});
+    let fast = outputs_with(&t, false, |_| {});
+    assert!(fast == full, "decisions.csv differs:\n{}", first_difference(&fast.0, &full.0));
+    assert!(
+        full.0.contains(",4045,allocate,bind,j24,default/j24-worker-0,"),
+        "the case no longer binds j24's pod at 4045 s"
+    );
+    let stale = outputs_with(&t, false, |e| e.planted.stale_claim_class = true);
+    assert!(stale != full, "the stale class went unnoticed");
 }
 
 /// The comparison can fail for tiresias's preemption trial too, whose moves are

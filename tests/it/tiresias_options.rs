@@ -89,6 +89,33 @@ fn tiresias_thresholds_from_the_scenario() {
     assert_eq!(two, rows(&[("0", "400", "preempted"), ("3210", "3410", "preempted"), ("4660", "6060", "completed")]));
 }
 
+/// The preemptions' reasons name the jobs as the scenario does: with `[1600]`
+/// (above), `s0` in queue 0 preempts `long`, dropped to queue 1, at 400 s, and
+/// `s1` preempts `s0` at 830 s (`s0` started when `long` left, after its 30 s
+/// grace, and ran its 1,600 GPU·s on 4 GPUs).
+#[test]
+fn tiresias_preemption_reasons_name_the_jobs() {
+    let (d, p) = write_scenario(&guard_case("{baseline: tiresias, thresholds: [1600], promoteKnob: 0}", 100));
+    let out = d.path().join("o");
+    lahar().args(["run", "-q", "--out"]).arg(&out).arg(&p).assert().success();
+    let decisions = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
+    let evictions: Vec<&str> = decisions.lines().filter(|l| l.contains(",evict,")).take(2).collect();
+    assert_eq!(evictions.len(), 2, "{decisions}");
+    assert!(
+        evictions[0].contains(
+            ",400,preempt,evict,long,default/long-w-0,n0,,tiresias: job s0 (queue 0) preempts job long (queue 1)"
+        ),
+        "{}",
+        evictions[0]
+    );
+    assert!(
+        evictions[1]
+            .contains(",830,preempt,evict,s0,default/s0-w-0,n0,,tiresias: job s1 (queue 0) preempts job s0 (queue 1)"),
+        "{}",
+        evictions[1]
+    );
+}
+
 /// `suspend: false`: with a checkpoint every 300 s, the preemption at 800 s
 /// loses the 200 s since the 600 s checkpoint (800 GPU·s on 4 GPUs), so `long`
 /// resumes with 1,400 s to go and ends at 6,430; suspended (the default), it

@@ -297,8 +297,9 @@ pub struct Job {
     pub victims_lone: bool,
     /// Counts the changes of the job a scheduler may remember across sessions
     /// ([`World::job_changed`]): a pod created, a pod's status changed, a gate
-    /// removed, a nomination set, a progress change. Equal revisions: the job's
-    /// pods have the same statuses, gates and nominations.
+    /// removed, a nomination set, a progress change, a PodGroup phase
+    /// ([`World::set_pg_phase`]). Equal revisions: the job's pods have the same
+    /// statuses, gates and nominations, and its PodGroup the same phase.
     pub revision: u64,
 }
 
@@ -1261,9 +1262,15 @@ impl World {
         self.reindex(j);
     }
 
-    /// Sets a job's PodGroup phase.
+    /// Sets a job's PodGroup phase; a new phase moves the job's revision (what a
+    /// scheduler remembers of a job may hold only for one phase: preempt and
+    /// reclaim ask only admitted jobs).
     pub fn set_pg_phase(&mut self, j: JobId, phase: PodGroupPhase) {
+        let moved = self.jobs[j].pg_phase != phase;
         self.with_queue_terms(j, |job| job.pg_phase = phase);
+        if moved {
+            self.revise(j);
+        }
         self.reindex(j);
     }
 

@@ -461,7 +461,9 @@ impl Book {
     }
 
     /// This session placed the job (a run starts now): until its progress starts,
-    /// its threshold is expected at full speed from now.
+    /// its threshold is expected at full speed from now. It is filed again with
+    /// its pods as they are now: a claim bound at the session's start, before
+    /// the walk, leaves a job whole (no class) that the book filed with one.
     pub(super) fn started(&mut self, ssn: &mut Session<'_>, j: JobId) {
         let now = ssn.now();
         let t = self.observe(ssn, j);
@@ -473,6 +475,14 @@ impl Book {
             SimTime(now.micros().saturating_add(work))
         });
         self.set_timer(ssn, j, at);
+        if !ssn.planted.stale_claim_class {
+            let job = ssn.job(j);
+            let (pending, running) = (job.count(PodStatus::Pending) > 0, job.count(PodStatus::Running) > 0);
+            let class = if pending { class_of(ssn, j) } else { None };
+            if self.file(j, pending, running, class) {
+                self.moved.push(j);
+            }
+        }
     }
 
     /// This session evicted the job (its run ends now).

@@ -226,7 +226,10 @@ impl Tiresias {
             ssn.job(v).pods.iter().copied().filter(|&p| ssn.pod(p).status == PodStatus::Running).collect();
         for p in pods {
             let reason = match record {
-                true => format!("tiresias: job {} (queue {level}) preempts job {} (queue {vl})", j.0, v.0).into(),
+                true => {
+                    let (by, of) = (&ssn.job(j).spec.name, &ssn.job(v).spec.name);
+                    format!("tiresias: job {by} (queue {level}) preempts job {of} (queue {vl})").into()
+                }
                 false => std::borrow::Cow::Borrowed(""),
             };
             // The pod was just checked to be Running.

@@ -21,8 +21,10 @@
 //! when the walk reaches it, and a job the walk passes over has nothing else to
 //! do. The book files a job again whenever the World's journal names it (its
 //! pods' statuses, so its readiness and the pods it needs); within a session only
-//! this scheduler's commits move pods, and a preemption's victims only need more
-//! pods afterwards (a class the memo covers covers it still) or were whole
+//! this scheduler's commits move pods: a claim bound before the walk files its
+//! job again ([`Book::started`]: whole, it has no class), the walk's own
+//! placements are of jobs it has passed, and a preemption's victims only need
+//! more pods afterwards (a class the memo covers covers it still) or were whole
 //! (filed without a class). A job whose PodGroup waits for admission — made
 //! anew, or set back to Pending at a session's close, which the journal does not
 //! name — is visited whatever its class, so that it is admitted as before. Jobs
