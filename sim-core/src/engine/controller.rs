@@ -123,9 +123,10 @@ impl Engine {
                 touched.dedup();
                 // Volcano re-derives every PodGroup's phase at a session's close
                 // (`JobUpdater.UpdateAll`, `jobStatus`). A phase is a function of
-                // the job's pod counts and its phase: those of the jobs whose pods
-                // changed since the last close are re-derived, after the jobs the
-                // session touched; the exhaustive mode walks every active job.
+                // the job's pod counts, its `minMember` and its phase: those of the
+                // jobs whose pods changed or whose gang was reshaped since the last
+                // close are re-derived, after the jobs the session touched; the
+                // exhaustive mode walks every active job.
                 let mut changed = std::mem::take(&mut self.world.phase_changes);
                 if self.cfg.exhaustive {
                     changed = self.world.active.iter().copied().collect();

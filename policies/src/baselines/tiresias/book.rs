@@ -324,10 +324,7 @@ impl Book {
             return;
         }
         let now = ssn.now();
-        let job = ssn.job(j);
-        let progressing = job.is_progressing();
-        let pending = job.count(PodStatus::Pending) > 0;
-        let running = job.count(PodStatus::Running) > 0;
+        let progressing = ssn.job(j).is_progressing();
         let t = self.observe(ssn, j);
         match (progressing, t.run_start) {
             (true, None) => t.start(now),
@@ -342,15 +339,24 @@ impl Book {
             t.wait_start = Some(now);
             t.promotions += 1;
         }
-        let class = if pending { class_of(ssn, j) } else { None };
-        if self.file(j, pending, running, class) {
-            self.moved.push(j);
-        }
+        self.file_as_now(ssn, j);
         let at = match self.jobs[&j].run_start {
             Some(_) => self.crossing(ssn.job(j), j),
             None => self.promotion_due(j),
         };
         self.set_timer(ssn, j, at);
+    }
+
+    /// Files the job with its pods as they are now: waiting (under its class)
+    /// if it has Pending pods, running if it has Running ones; a job whose
+    /// queue changed is noted as moved.
+    fn file_as_now(&mut self, ssn: &Session<'_>, j: JobId) {
+        let job = ssn.job(j);
+        let (pending, running) = (job.count(PodStatus::Pending) > 0, job.count(PodStatus::Running) > 0);
+        let class = if pending { class_of(ssn, j) } else { None };
+        if self.file(j, pending, running, class) {
+            self.moved.push(j);
+        }
     }
 
     /// Files the job under its queue now: in `waiting` (and under `class`) if
@@ -476,12 +482,7 @@ impl Book {
         });
         self.set_timer(ssn, j, at);
         if !ssn.planted.stale_claim_class {
-            let job = ssn.job(j);
-            let (pending, running) = (job.count(PodStatus::Pending) > 0, job.count(PodStatus::Running) > 0);
-            let class = if pending { class_of(ssn, j) } else { None };
-            if self.file(j, pending, running, class) {
-                self.moved.push(j);
-            }
+            self.file_as_now(ssn, j);
         }
     }
 
