@@ -369,13 +369,19 @@ fn every_allowed_policy_event_and_action_is_read() {
 /// Runs VolcanoJob manifests `objects` on `nodes` under the e2e conf with the
 /// operators' `timeline` (the `spec.timeline` list's entries, one per line).
 fn run_timeline(nodes: &[&str], objects: &str, timeline: &[&str]) -> Out {
+    run_timeline_with(nodes, objects, timeline, "")
+}
+
+/// [`run_timeline`] with `spec` (lines under the scenario's `spec`, each ending in
+/// a newline) besides.
+fn run_timeline_with(nodes: &[&str], objects: &str, timeline: &[&str], spec: &str) -> Out {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("jobs.yaml"), objects).expect("write");
     std::fs::write(dir.path().join("ci.conf"), e2e_conf()).expect("write");
     let nodes: String = nodes.iter().map(|n| format!("      - {n}\n")).collect();
     let steps: String = timeline.iter().map(|s| format!("    - {s}\n")).collect();
     let text = format!(
-        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodes:\n{nodes}  queues: [{{name: default}}]\n  scheduler: {{conf: ci.conf}}\n  workload:\n    - manifests: [jobs.yaml]\n  timeline:\n{steps}"
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n{spec}  cluster:\n    nodes:\n{nodes}  queues: [{{name: default}}]\n  scheduler: {{conf: ci.conf}}\n  workload:\n    - manifests: [jobs.yaml]\n  timeline:\n{steps}"
     );
     let p = dir.path().join("s.yaml");
     std::fs::write(&p, text).expect("write");
@@ -755,6 +761,41 @@ fn a_scale_during_a_task_restart_moves_the_phase_at_once() {
     assert_eq!(phases, ["0 Inqueue", "0 Running", "615 Pending", "630 Inqueue", "630 Running"]);
     assert_eq!(row(&out, "scale-job"), "0,0,4230,Completed,1");
     assert_eq!(out.bind_order().len(), 5);
+}
+
+/// A group the close sends back to Pending is enqueued again by the session that
+/// follows at once, as Volcano's periodic loop would within its period, not at
+/// the next event. By hand: `j` (one 1-CPU pod) runs on n0 from 0; at 10 min
+/// n0 is cordoned and the pod deleted; it leaves after its 30 s grace and the
+/// controller makes it again at 630 s; that session cannot place it (n0 is
+/// unschedulable) and its close finds none of the group's one pod scheduled:
+/// Pending. The session that follows admits the group again (overcommit counts
+/// the cordoned node's room, as Volcano's snapshot keeps a cordoned node Ready):
+/// Inqueue at 630 s (at the 20-minute uncordon, the next event, before). The pod
+/// runs from 1200 s, its hour to 4800 s. With `schedulePeriod: 7s` the session
+/// that follows is the next tick's, 637 s.
+#[test]
+fn a_group_sent_back_to_pending_is_enqueued_at_once() {
+    let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
+    let steps = ["{at: 10m, cordon: n0}", "{at: 10m, deletePod: j-w-0}", "{at: 20m, uncordon: n0}"];
+    let phases = |out: &Out| -> Vec<String> {
+        out.of("phase").iter().map(|d| format!("{} {} {}", d["t_s"], d["action"], d["phase"])).collect()
+    };
+    let out = run_timeline(&node, &one_pod("j", "0s", ""), &steps);
+    assert_eq!(
+        phases(&out),
+        [
+            "0 enqueue Inqueue",
+            "0 session-close Running",
+            "630 session-close Pending",
+            "630 enqueue Inqueue",
+            "1200 session-close Running"
+        ]
+    );
+    assert_eq!(row(&out, "j"), "0,0,4800,Completed,0");
+    let out = run_timeline_with(&node, &one_pod("j", "0s", ""), &steps, "  schedulePeriod: 7s\n");
+    let phases = phases(&out);
+    assert_eq!(phases[2..4], ["630 session-close Pending", "637 enqueue Inqueue"]);
 }
 
 /// A scale-up the cluster cannot hold: the gang (now 4) waits with two pods

@@ -149,7 +149,7 @@ impl Engine {
                     // The exhaustive mode asks every active job.
                     let held = if self.cfg.exhaustive { self.world.active.iter().copied().collect() } else { touched };
                     for j in held {
-                        self.created_at_close |= self.make_held_pods(j);
+                        self.close_changed |= self.make_held_pods(j);
                     }
                     // The engine asks for the next session (Engine::follow_up).
                     self.dirty = dirty;
@@ -822,6 +822,11 @@ impl Engine {
         };
         let old = job.pg_phase;
         if new != old {
+            // A group back at Pending (its scheduled pods under `minMember` again)
+            // is enqueue's candidate again: a session follows the close
+            // (`Engine::close_changed`). The controller's own moves to Pending (a
+            // PodGroup made anew, a suspension) come with events that ask one.
+            self.close_changed |= new == PodGroupPhase::Pending;
             self.world.set_pg_phase(j, new);
             self.emit(Decision {
                 session: self.stats.sessions,

@@ -124,9 +124,11 @@ pub struct Engine {
     /// The scheduler admits PodGroups before placing their pods
     /// ([`Scheduler::admits_pod_groups`]): controllers that wait for it hold pods back.
     admits_pod_groups: bool,
-    /// Pods were created at the last session's close (a group admitted in it):
-    /// another session follows, as after a bind.
-    created_at_close: bool,
+    /// The last session's close changed what the next session finds: pods were
+    /// created for a group it admitted, or a group went back to Pending (enqueue's
+    /// candidate again). Another session follows, as after a bind: Volcano's
+    /// periodic loop would run one.
+    close_changed: bool,
     /// While a session closes: per job (ascending), its pods bound by this
     /// session. Volcano's cache still holds them Binding at the close, and
     /// `getPodGroupPhase` counts them scheduled only at the next one.
@@ -192,7 +194,7 @@ impl Engine {
         let mut engine = Engine {
             marks_unschedulable,
             admits_pod_groups,
-            created_at_close: false,
+            close_changed: false,
             binding: Vec::new(),
             speeds,
             world,
@@ -686,8 +688,9 @@ impl Engine {
             self.world.phase_changes.push(j);
         }
         // Pods a controller made for the groups this session admitted are placed by
-        // the next session, as Volcano's next periodic one would find them.
-        if std::mem::take(&mut self.created_at_close) && !followed {
+        // the next session, and a group the close sent back to Pending is enqueued
+        // again by it, as Volcano's next periodic one would find them.
+        if std::mem::take(&mut self.close_changed) && !followed {
             self.follow_up();
         }
     }
