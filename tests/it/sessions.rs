@@ -1,5 +1,6 @@
-//! When sessions run (docs/model.md, "Sessions"): one per instant with events, and
-//! always one more after a session that bound or evicted something, as Volcano's
+//! When sessions run (docs/model.md, "Sessions"): one per instant with events (one
+//! per tick with a period), and always one more after a session that bound or
+//! evicted something or whose close changed what the next finds, as Volcano's
 //! periodic loop would run it.
 
 use super::volcano::run_text;
@@ -84,4 +85,52 @@ fn sessions_stop_when_nothing_changes() {
         (close[0].session, close[0].action, close[0].phase),
         (2, "session-close", Some(lahar_core::model::job::PodGroupPhase::Running))
     );
+}
+
+/// A one-pod VolcanoJob `name` of `cpu` CPUs for an hour, submitted at `at`.
+fn volcano_job(name: &str, cpu: u32, at: &str) -> String {
+    format!(
+        "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h, lahar.io/submit-at: {at}}}\nspec:\n  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]\n"
+    )
+}
+
+/// With `schedulePeriod: 1s`, one session per tick, under Volcano's e2e conf
+/// (overcommit: room for admission 1.2 × 10 CPUs = 12, less what pods use, less
+/// the `minResources` of Inqueue groups). By hand: `a` (8 CPUs) arrives at 0;
+/// the 0 s session admits it and the close makes its pod, which the 1 s session
+/// binds (the next tick, as Volcano's next `runOnce`; not a second session at
+/// 0 s). `b` (2 CPUs) arrives at 1.5 s; the 2 s session finds `a` Inqueue with its
+/// pod bound — overcommit counts both its 8 CPUs of use and its 8 of
+/// reservation, 12 − 16 < 2 — and refuses `b`, then its close turns `a` Running.
+/// That close moved a phase, so the 3 s session runs: 12 − 8 ≥ 2, `b` admitted;
+/// its pod is bound at 4 s and its group Running at 5 s. Without that session
+/// `b` waited for `a`'s end (3601 s).
+#[test]
+fn one_session_per_tick_and_the_reservation_freed_at_a_close() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("jobs.yaml"), volcano_job("a", 8, "0s") + &volcano_job("b", 2, "1500ms"))
+        .expect("write");
+    std::fs::write(dir.path().join("ci.conf"), super::volcano_controller::e2e_conf()).expect("write");
+    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  schedulePeriod: 1s\n  cluster:\n    nodes: [{name: n0, cpu: 10, memory: 40Gi}]\n  queues: [{name: default}]\n  scheduler: {conf: ci.conf}\n  workload:\n    - manifests: [jobs.yaml]\n";
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, text).expect("write");
+    let out = super::volcano::run_file(&p);
+    let rows: Vec<String> = out
+        .decisions
+        .iter()
+        .map(|d| format!("{} {} {} {} {}{}", d["session"], d["t_s"], d["action"], d["job"], d["node"], d["phase"]))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "1 0 enqueue a Inqueue",
+            "2 1 allocate a n0",
+            "3 2 session-close a Running",
+            "4 3 enqueue b Inqueue",
+            "5 4 allocate b n0",
+            "6 5 session-close b Running"
+        ]
+    );
+    assert_eq!(out.job("a")["start_s"], "1");
+    assert_eq!(out.job("b")["start_s"], "4");
 }

@@ -822,11 +822,18 @@ impl Engine {
         };
         let old = job.pg_phase;
         if new != old {
-            // A group back at Pending (its scheduled pods under `minMember` again)
-            // is enqueue's candidate again: a session follows the close
-            // (`Engine::close_changed`). The controller's own moves to Pending (a
+            // A close that moves a phase changes what the next session finds, so
+            // a session follows it (`Engine::close_changed`). A group back at
+            // Pending (its scheduled pods under `minMember` again) is enqueue's
+            // candidate again. With a period, any move counts: an Inqueue group
+            // whose pods this session's predecessor bound holds overcommit's
+            // reservation beside their requests until this close turns it
+            // Running, so the next tick may admit a group this one refused.
+            // Without one, that session's arrivals were all seen by the session
+            // before the binds, with the same room: only the move to Pending
+            // can change a decision. The controller's own moves to Pending (a
             // PodGroup made anew, a suspension) come with events that ask one.
-            self.close_changed |= new == PodGroupPhase::Pending;
+            self.close_changed |= new == PodGroupPhase::Pending || self.cfg.schedule_period.is_some();
             self.world.set_pg_phase(j, new);
             self.emit(Decision {
                 session: self.stats.sessions,

@@ -3,9 +3,10 @@
 //! Events are ordered by `(time, sequence)`. After all events of one instant are
 //! handled, a scheduling session runs if anything that can change a decision
 //! happened (an arrival, a completion, a pod released or created, a wakeup), or, with
-//! `schedule_period`, at the next multiple of the period. A session that bound or
-//! evicted a pod is always followed by another (at the same instant without a
-//! period, at the next tick with one), as Volcano's periodic loop would run it: a
+//! `schedule_period`, at the next multiple of the period (one session per tick).
+//! A session that bound or evicted a pod, or whose close changed what the next
+//! finds, is always followed by another (at the same instant without a period, at
+//! the next tick with one), as Volcano's periodic loop would run it: a
 //! gang completed by backfill's BestEffort binds is allocated then, not at some
 //! unrelated later event. No session runs when nothing changed. A running job makes
 //! progress at a speed set by its placement ([`RuntimeModel`]); when its placement
@@ -106,6 +107,10 @@ pub struct Engine {
     now: SimTime,
     dirty: bool,
     session_pending: bool,
+    /// When the last session ran. With a period, one session per tick: a change
+    /// made by a session or its close is found at the next tick, as by Volcano's
+    /// next `runOnce`.
+    last_session: Option<SimTime>,
     /// Times of the queued wakeup events: a time is queued once however many
     /// sessions ask for it.
     wakeups: std::collections::BTreeSet<SimTime>,
@@ -126,8 +131,8 @@ pub struct Engine {
     admits_pod_groups: bool,
     /// The last session's close changed what the next session finds: pods were
     /// created for a group it admitted, or a group went back to Pending (enqueue's
-    /// candidate again). Another session follows, as after a bind: Volcano's
-    /// periodic loop would run one.
+    /// candidate again), or, with a period, any phase moved. Another session
+    /// follows, as after a bind: Volcano's periodic loop would run one.
     close_changed: bool,
     /// While a session closes: per job (ascending), its pods bound by this
     /// session. Volcano's cache still holds them Binding at the close, and
@@ -208,6 +213,7 @@ impl Engine {
             operated: 0,
             dirty: false,
             session_pending: false,
+            last_session: None,
             wakeups: std::collections::BTreeSet::new(),
             next_sample: SimTime::ZERO,
             rng,
@@ -317,7 +323,10 @@ impl Engine {
                     }
                     Some(p) if !self.session_pending => {
                         let p = p.micros().max(1);
-                        let at = SimTime(t.micros().div_ceil(p) * p);
+                        let mut at = SimTime(t.micros().div_ceil(p) * p);
+                        if self.last_session == Some(at) {
+                            at = SimTime(at.micros() + p);
+                        }
                         self.events.push(at, Event::Session);
                         self.session_pending = true;
                     }
@@ -622,6 +631,7 @@ impl Engine {
 
     fn session(&mut self) {
         self.dirty = false;
+        self.last_session = Some(self.now);
         self.stats.sessions += 1;
         let idx = self.stats.sessions;
         let mut ssn = Session::new(&mut self.world, self.now, idx, &mut self.rng).exhaustive(self.cfg.exhaustive);
@@ -688,8 +698,8 @@ impl Engine {
             self.world.phase_changes.push(j);
         }
         // Pods a controller made for the groups this session admitted are placed by
-        // the next session, and a group the close sent back to Pending is enqueued
-        // again by it, as Volcano's next periodic one would find them.
+        // the next session, and the phases the close moved are found by it (a group
+        // back at Pending is enqueued again), as Volcano's next periodic one would.
         if std::mem::take(&mut self.close_changed) && !followed {
             self.follow_up();
         }
