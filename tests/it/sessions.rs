@@ -87,13 +87,6 @@ fn sessions_stop_when_nothing_changes() {
     );
 }
 
-/// A one-pod VolcanoJob `name` of `cpu` CPUs for an hour, submitted at `at`.
-fn volcano_job(name: &str, cpu: u32, at: &str) -> String {
-    format!(
-        "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h, lahar.io/submit-at: {at}}}\nspec:\n  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]\n"
-    )
-}
-
 /// With `schedulePeriod: 1s`, one session per tick, under Volcano's e2e conf
 /// (overcommit: room for admission 1.2 × 10 CPUs = 12, less what pods use, less
 /// the `minResources` of Inqueue groups). By hand: `a` (8 CPUs) arrives at 0;
@@ -107,14 +100,11 @@ fn volcano_job(name: &str, cpu: u32, at: &str) -> String {
 /// `b` waited for `a`'s end (3601 s).
 #[test]
 fn one_session_per_tick_and_the_reservation_freed_at_a_close() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("jobs.yaml"), volcano_job("a", 8, "0s") + &volcano_job("b", 2, "1500ms"))
-        .expect("write");
-    std::fs::write(dir.path().join("ci.conf"), super::volcano_controller::e2e_conf()).expect("write");
-    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  schedulePeriod: 1s\n  cluster:\n    nodes: [{name: n0, cpu: 10, memory: 40Gi}]\n  queues: [{name: default}]\n  scheduler: {conf: ci.conf}\n  workload:\n    - manifests: [jobs.yaml]\n";
-    let p = dir.path().join("s.yaml");
-    std::fs::write(&p, text).expect("write");
-    let out = super::volcano::run_file(&p);
+    use super::volcano_controller::{one_pod, run_timeline_with};
+    // `one_pod`'s job, of `cpu` CPUs.
+    let job = |name: &str, cpu: &str, at: &str| one_pod(name, at, "").replace("cpu: \"1\"", &format!("cpu: \"{cpu}\""));
+    let objects = job("a", "8", "0s") + &job("b", "2", "1500ms");
+    let out = run_timeline_with(&["{name: n0, cpu: 10, memory: 40Gi}"], &objects, &[], "  schedulePeriod: 1s\n");
     let rows: Vec<String> = out
         .decisions
         .iter()

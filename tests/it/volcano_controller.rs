@@ -374,7 +374,7 @@ fn run_timeline(nodes: &[&str], objects: &str, timeline: &[&str]) -> Out {
 
 /// [`run_timeline`] with `spec` (lines under the scenario's `spec`, each ending in
 /// a newline) besides.
-fn run_timeline_with(nodes: &[&str], objects: &str, timeline: &[&str], spec: &str) -> Out {
+pub(super) fn run_timeline_with(nodes: &[&str], objects: &str, timeline: &[&str], spec: &str) -> Out {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("jobs.yaml"), objects).expect("write");
     std::fs::write(dir.path().join("ci.conf"), e2e_conf()).expect("write");
@@ -389,7 +389,7 @@ fn run_timeline_with(nodes: &[&str], objects: &str, timeline: &[&str], spec: &st
 }
 
 /// A one-pod VolcanoJob of 1 CPU for an hour, submitted at `at`, with `policies`.
-fn one_pod(name: &str, at: &str, policies: &str) -> String {
+pub(super) fn one_pod(name: &str, at: &str, policies: &str) -> String {
     format!(
         "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h, lahar.io/submit-at: {at}}}\nspec:\n{policies}  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
     )
