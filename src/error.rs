@@ -61,6 +61,17 @@ pub enum RunError {
     },
 }
 
+impl From<OutDirError> for CmdError {
+    /// A directory refused is the input's fault (exit 2), as for a run; the file
+    /// system refusing is an output failure (exit 1).
+    fn from(e: OutDirError) -> CmdError {
+        match e {
+            e @ OutDirError::Refused { .. } => CmdError::Input(e.to_string()),
+            e @ OutDirError::Io { .. } => CmdError::Output(e.to_string()),
+        }
+    }
+}
+
 impl From<OutDirError> for RunError {
     fn from(e: OutDirError) -> RunError {
         match e {

@@ -21,6 +21,8 @@ pub enum Kind {
     Run,
     /// A sweep's directory (sweep.json, cells/, tables and plots).
     Sweep,
+    /// `lahar compare`'s directory (compare.csv, compare.md and plots).
+    Compare,
 }
 
 impl Kind {
@@ -28,12 +30,14 @@ impl Kind {
         match self {
             Kind::Run => "lahar run outputs\n",
             Kind::Sweep => "lahar sweep outputs\n",
+            Kind::Compare => "lahar compare outputs\n",
         }
     }
     fn name(self) -> &'static str {
         match self {
             Kind::Run => "a run's",
             Kind::Sweep => "a sweep's",
+            Kind::Compare => "a comparison's",
         }
     }
     /// The names lahar writes at the top of such a directory.
@@ -41,6 +45,7 @@ impl Kind {
         match self {
             Kind::Run => RUN_FILES,
             Kind::Sweep => &["sweep.json", "sweep.csv", "summary.csv", "cells", "plots"],
+            Kind::Compare => &["compare.csv", "compare.md", "plots"],
         }
     }
 }
@@ -111,7 +116,7 @@ pub enum OutDirError {
 fn marked(dir: &Path) -> Option<(Kind, Option<String>)> {
     let text = std::fs::read(dir.join(MARKER)).ok()?;
     let text = String::from_utf8(text).ok()?;
-    let kind = [Kind::Run, Kind::Sweep].into_iter().find(|k| text.starts_with(k.text()))?;
+    let kind = [Kind::Run, Kind::Sweep, Kind::Compare].into_iter().find(|k| text.starts_with(k.text()))?;
     let rest = &text[kind.text().len()..];
     if rest.is_empty() {
         return Some((kind, None));
@@ -188,9 +193,34 @@ pub fn claim(dir: &Path, kind: Kind, by: Claimant<'_>) -> Result<(), OutDirError
             lahar_core::util::files::write_atomic(&dir.join(MARKER), text.as_bytes()).map_err(io)?;
         }
     }
+    no_links(dir, kind.files())?;
     if kind == Kind::Run {
         clear_earlier_outputs(dir).map_err(io)?;
         std::fs::write(dir.join(INCOMPLETE), INCOMPLETE_TEXT).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// Refuses `dir` when one of `names` in it is a symbolic link, or `plots` is
+/// there but not a directory: lahar writes and removes only its own files, and
+/// a link would take its writes (and its removal of earlier plots) out of the
+/// directory, into files it did not make.
+pub fn no_links(dir: &Path, names: &[&str]) -> Result<(), OutDirError> {
+    for name in names {
+        let Ok(meta) = std::fs::symlink_metadata(dir.join(name)) else { continue };
+        let what = if meta.file_type().is_symlink() {
+            "a symbolic link"
+        } else if *name == "plots" && !meta.is_dir() {
+            "not a directory"
+        } else {
+            continue;
+        };
+        return Err(OutDirError::Refused {
+            dir: dir.to_path_buf(),
+            why: format!(
+                "its `{name}` is {what}; lahar writes only into files and directories it makes there: remove it, or use another output directory"
+            ),
+        });
     }
     Ok(())
 }

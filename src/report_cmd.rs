@@ -26,6 +26,7 @@ fn write(path: &Path, text: &str) -> Result<(), CmdError> {
 /// Writes the plots of one run directory into `<dir>/plots/`; returns the files.
 pub fn run_plots(dir: &Path, style: &PlotStyle) -> Result<Vec<PathBuf>, CmdError> {
     let runs = load(&[dir.to_path_buf()], true)?;
+    crate::outdir::no_links(dir, &["plots"])?;
     write_plots(&dir.join("plots"), &runs, style).map_err(|e| CmdError::Output(e.to_string()))
 }
 
@@ -35,7 +36,7 @@ pub fn run_plots(dir: &Path, style: &PlotStyle) -> Result<Vec<PathBuf>, CmdError
 pub fn compare(dirs: &[PathBuf], out: &Path, style: &PlotStyle) -> Result<Comparison, CmdError> {
     let runs = load(dirs, true)?;
     let c = compare_runs(&runs);
-    std::fs::create_dir_all(out).map_err(|e| CmdError::Output(format!("cannot create {}: {e}", out.display())))?;
+    crate::outdir::claim(out, crate::outdir::Kind::Compare, Default::default())?;
     write(&out.join("compare.csv"), &c.to_csv())?;
     write(&out.join("compare.md"), &c.to_markdown())?;
     write_plots(&out.join("plots"), &runs, style).map_err(|e| CmdError::Output(e.to_string()))?;
@@ -48,6 +49,9 @@ pub fn compare(dirs: &[PathBuf], out: &Path, style: &PlotStyle) -> Result<Compar
 /// Returns the report's path.
 pub fn report(dirs: &[PathBuf], out: Option<&Path>, style: &PlotStyle) -> Result<PathBuf, CmdError> {
     let runs = load(dirs, false)?;
+    for r in &runs {
+        crate::outdir::no_links(&r.dir, &["plots", "report.html"])?;
+    }
     for r in &runs {
         write_plots(&r.dir.join("plots"), std::slice::from_ref(r), style)
             .map_err(|e| CmdError::Output(e.to_string()))?;

@@ -310,10 +310,8 @@ pub fn inspect_requests(
         (!v.is_empty()).then(|| [percentile(&v, 50), percentile(&v, 90), percentile(&v, 99), v[v.len() - 1]])
     };
     use lahar_traces::requests::Tokens;
-    let sums = |which: Tokens| {
-        let bins = t.token_counts(60_000_000, which);
-        (bins.iter().map(|c| c.1).sum(), bins.iter().map(|c| c.1).max().unwrap_or(0))
-    };
+    // Per minute, walked in time order (a trace's span bounds nothing).
+    let sums = |which: Tokens| t.sum_and_peak(60_000_000, Some(which));
     Ok(RequestInspection {
         input_sum: sums(Tokens::Input),
         output_sum: sums(Tokens::Output),
@@ -323,7 +321,7 @@ pub fn inspect_requests(
         requests: t.at_us.len() as u64,
         skipped: t.skipped,
         span_micros: t.span_us(),
-        peak_per_minute: t.counts(60_000_000).iter().map(|c| c.1).max().unwrap_or(0),
+        peak_per_minute: t.sum_and_peak(60_000_000, None).1,
         input_tokens: pct(&t.input_tokens),
         output_tokens: pct(&t.output_tokens),
     })

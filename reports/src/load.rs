@@ -322,11 +322,32 @@ fn header_is(path: &Path, h: &csv::StringRecord, columns: &[&str]) -> bool {
     h.len() == columns.len() && h.iter().zip(columns).all(|(a, b)| a == *b || Some(a) == old_name(file, b))
 }
 
+/// The largest number read back from a run's CSVs: above any time (lahar's clock
+/// ends at 2^64 µs, about 1.8e13 s), count or rate a run writes. Plots draw what
+/// they read, so an infinite or absurd value (a hand-edited file) is an error
+/// here, not a plot that never ends.
+const MOST: f64 = 1e15;
+
+/// A number read back from a run's CSV: empty (`None`), or finite, from 0 to
+/// [`MOST`] — every column lahar reads back is a time, a count or an amount.
 fn num(path: &Path, line: u64, s: &str) -> Result<Option<f64>, LoadError> {
     if s.is_empty() {
         return Ok(None);
     }
-    s.parse::<f64>().map(Some).map_err(|_| bad(path, format!("line {line}: `{s}` is not a number")))
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=MOST).contains(&x) => Ok(Some(x)),
+        Ok(_) => Err(bad(path, format!("line {line}: `{s}` is out of range; expected a number from 0 to {MOST:e}"))),
+        Err(_) => Err(bad(path, format!("line {line}: `{s}` is not a number"))),
+    }
+}
+
+/// A whole number from 0 to `most` (empty: 0), read back from a run's CSV.
+fn whole(path: &Path, line: u64, s: &str, most: u32) -> Result<u32, LoadError> {
+    match num(path, line, s)? {
+        None => Ok(0),
+        Some(x) if x.fract() == 0.0 && x <= f64::from(most) => Ok(x as u32),
+        Some(_) => Err(bad(path, format!("line {line}: `{s}` is not a whole number from 0 to {most}"))),
+    }
 }
 
 /// A run directory's summary.json, and whether the directory holds a placement
@@ -383,8 +404,9 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
             state: r.get(cs).unwrap_or("").to_string(),
             jct_s: num(&jp, line, r.get(cj).unwrap_or(""))?,
             wait_s: if started { num(&jp, line, r.get(cw).unwrap_or(""))? } else { None },
-            nodes_spanned: num(&jp, line, r.get(cn).unwrap_or(""))?.unwrap_or(0.0) as u32,
-            highest_tier: num(&jp, line, r.get(ct).unwrap_or(""))?.unwrap_or(0.0) as u32,
+            // A job spans at most one node per pod; tiers are counted in the tens.
+            nodes_spanned: whole(&jp, line, r.get(cn).unwrap_or(""), lahar_core::model::job::MAX_PODS_PER_JOB)?,
+            highest_tier: whole(&jp, line, r.get(ct).unwrap_or(""), 1_000)?,
         });
     }
 
@@ -585,6 +607,7 @@ fn read_pods(path: &Path, jobs: &[JobRecord], horizon: Option<f64>) -> Result<Po
             && start >= 0.0
             && gpus.is_finite()
             && gpus >= 0.0
+            && gpus <= f64::from(lahar_core::world::MAX_NODE_GPUS)
             && end.is_none_or(|e| e.is_finite() && e >= start)
             && horizon.is_none_or(|h| start <= h + 1e-6 && end.is_none_or(|e| e <= h + 1e-6));
         if !valid {

@@ -24,6 +24,7 @@ mod fuzz;
 mod gpu_sharing;
 mod hardening;
 mod host_ports;
+mod hostile_files;
 mod hyperjob;
 mod interrupt;
 mod invariants;

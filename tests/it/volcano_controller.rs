@@ -156,6 +156,33 @@ fn min_success_not_reached_fails_the_job() {
     assert_eq!(row(&out, "short"), "0,0,5,Failed,0");
 }
 
+/// A task short of its own `minAvailable` successes fails the job once every
+/// pod has ended, when the job's `minAvailable` is at least the sum of its
+/// tasks' (state/running.go, `TotalTaskMinAvailable`), not only when it is every
+/// replica. Task `a`: 2 pods whose container exits 3 at 5 s (`minAvailable: 1`);
+/// task `b`: 2 pods that succeed at 10 s (`minAvailable: 1`). By hand, with the
+/// job's `minAvailable` left to the webhook (1 + 1 = 2, under the 4 replicas):
+/// every pod has ended at 10 s, 2 succeeded ≥ 2, but `a` has 0 successes < 1:
+/// Failed. With `minAvailable: 1` (below the tasks' sum) the task check does not
+/// run: 2 ≥ 1, Completed.
+#[test]
+fn a_task_short_of_its_min_available_fails_the_job() {
+    let task = |name: &str, run: &str| {
+        format!(
+            "    - name: {name}\n      replicas: 2\n      minAvailable: 1\n      template:\n        metadata: {{annotations: {{{run}}}}}\n        spec:\n          restartPolicy: Never\n          containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+        )
+    };
+    for (min, want) in [("", "0,0,10,Failed,0"), ("  minAvailable: 1\n", "0,0,10,Completed,0")] {
+        let job = format!(
+            "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\n  annotations: {{lahar.io/duration: 10s}}\nspec:\n{min}  tasks:\n{}{}",
+            task("a", "lahar.io/fail-after: 5s, lahar.io/exit-code: \"3\""),
+            task("b", "lahar.io/duration: 10s")
+        );
+        let out = run(&["{name: n0, cpu: 8, memory: 16Gi}"], &job, "");
+        assert_eq!(row(&out, "j"), want, "minAvailable {min:?}");
+    }
+}
+
 /// A Pod no controller owns (no PodGroup annotation, no `ownerReferences`) is
 /// gone once evicted, as in Kubernetes. Two 4-CPU nodes each run a low-priority
 /// Pod of 3 CPUs from 0; a high-priority Pod of 2 CPUs arrives at 10 s (proportion
@@ -408,6 +435,27 @@ fn timeline_deletes_a_pod() {
     let abort = "  policies: [{event: PodEvicted, action: AbortJob}]\n";
     let out = run_timeline(&node, &one_pod("j", "0s", abort), &["{at: 10m, deletePod: j-w-0}"]);
     assert_eq!(row(&out, "j"), "0,0,600,Aborted,0");
+}
+
+/// The admission webhook turns a VolcanoJob's `maxRetry: 0` into 3
+/// (`patchDefaultMaxRetry`) and its `minAvailable: 0` into the tasks' sum
+/// (`patchDefaultMinAvailable`): 0 is the field left out. With `maxRetry: 0` and
+/// `PodEvicted: RestartJob`, a pod deleted at 10 min restarts the job once
+/// (retries 1 < 3), and it completes; taken literally, the first restart would
+/// fail it. A job of two 8-CPU pods with `minAvailable: 0` on a 12-CPU node is a
+/// gang of 2 that never fits: nothing runs (literally, a gang of none would run
+/// one pod and complete).
+#[test]
+fn the_webhook_defaults_a_zero_max_retry_and_min_available() {
+    let node = ["{name: n0, cpu: 12, memory: 16Gi}"];
+    let restart = "  maxRetry: 0\n  policies: [{event: PodEvicted, action: RestartJob}]\n";
+    let out = run_timeline(&node, &one_pod("j", "0s", restart), &["{at: 10m, deletePod: j-w-0}"]);
+    let j = out.job("j");
+    assert_eq!((j["state"].as_str(), j["retries"].as_str()), ("Completed", "1"));
+    let gang = "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: g\n  annotations: {lahar.io/duration: 1h}\nspec:\n  minAvailable: 0\n  tasks:\n    - name: w\n      replicas: 2\n      template:\n        spec:\n          containers: [{name: c, image: i, resources: {requests: {cpu: \"8\"}}}]\n";
+    let out = run_timeline(&node, gang, &["{at: 1h, deletePod: g-w-0}"]);
+    assert!(out.pods_of("g").is_empty(), "{:?}", out.pods_of("g"));
+    assert_eq!(out.job("g")["end_s"], "");
 }
 
 /// An operator deletes a running job at 10 min: it ends (Terminated) and its pod

@@ -308,9 +308,12 @@ fn grr1_role_minimum_keeps_ps() {
 const CLASSES: &str = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 10\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n---\n";
 
 /// A one-pod VolcanoJob of 1 cpu: `ann` goes into its annotations.
+/// (The task's `minAvailable` is the job's: the webhook turns a job's 0 into
+/// the tasks' sum, so a gang of none, as the unit tests build it, has a task of
+/// none.)
 fn vcjob(name: &str, queue: &str, class: &str, min: u32, ann: &str) -> String {
     format!(
-        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h{ann}}}\nspec:\n  queue: {queue}\n  minAvailable: {min}\n  priorityClassName: {class}\n  tasks:\n    - replicas: 1\n      name: w\n      template:\n        spec:\n          containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\n---\n"
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h{ann}}}\nspec:\n  queue: {queue}\n  minAvailable: {min}\n  priorityClassName: {class}\n  tasks:\n    - replicas: 1\n      name: w\n      minAvailable: {min}\n      template:\n        spec:\n          containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\n---\n"
     )
 }
 

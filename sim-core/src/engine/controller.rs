@@ -267,8 +267,9 @@ impl Engine {
 
     /// The Running state's `SyncJob` once every replica has ended (a pod whose
     /// container failed stays Failed; state/running.go): Failed if a task with a
-    /// `minAvailable` has fewer Succeeded pods, when the job's `minAvailable` is
-    /// all its replicas; else Completed once `minAvailable` pods succeeded, Failed
+    /// `minAvailable` has fewer Succeeded pods, when the job's `minAvailable` is at
+    /// least the sum of its tasks' (`TotalTaskMinAvailable`, a task's defaulting
+    /// to its replicas); else Completed once `minAvailable` pods succeeded, Failed
     /// if fewer did.
     fn sync_all_ended(&mut self, j: JobId) {
         let job = &self.world.jobs[j];
@@ -277,7 +278,8 @@ impl Engine {
         if total == 0 || succeeded + job.count(PodStatus::Failed) != total {
             return;
         }
-        let short_task = job.spec.min_available >= total
+        let task_min: u32 = job.spec.tasks.iter().map(|t| t.min_available).sum();
+        let short_task = job.spec.min_available >= task_min
             && (0..job.spec.tasks.len())
                 .any(|t| job.task_count(t, PodStatus::Succeeded) < job.spec.tasks[t].min_available);
         let phase =

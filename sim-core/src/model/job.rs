@@ -810,6 +810,11 @@ impl JobSpec {
         self.min_resources = self.compute_min_resources();
     }
 
+    /// Total pods over all tasks, without overflow (tasks read from input are
+    /// each bounded, their sum is checked with this).
+    pub fn total_pods(&self) -> u64 {
+        self.tasks.iter().map(|t| u64::from(t.replicas)).sum()
+    }
     /// Total pods over all tasks.
     pub fn total_replicas(&self) -> u32 {
         self.tasks.iter().map(|t| t.replicas).sum()

@@ -29,12 +29,19 @@ pub fn open(path: &Path) -> io::Result<File> {
 /// `/dev/stdin` or a device would give nothing, or something else, the second
 /// time).
 pub fn open_regular(path: &Path) -> io::Result<File> {
-    let f = open(path)?;
-    if !f.metadata()?.is_file() {
-        return Err(io::Error::new(
+    let not_regular = || {
+        io::Error::new(
             io::ErrorKind::InvalidInput,
             "is not a regular file (a pipe, /dev/stdin or a device); lahar reads it twice, so write it to a file first (e.g. `zcat t.gz > t`)",
-        ));
+        )
+    };
+    // Looked at before opening: opening a named pipe waits for a writer.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Err(not_regular());
+    }
+    let f = open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(not_regular());
     }
     Ok(f)
 }

@@ -244,8 +244,13 @@ fn job(
     if let Some(cycle) = lahar_core::model::job::dependency_cycle(&tasks) {
         v.err(at(rj), format!("{path}.tasks"), format!("dependsOn cycle: {cycle}"));
     }
-    let total: u32 = tasks.iter().map(|t| t.replicas).sum();
-    let sum_min: u32 = tasks.iter().map(|t| t.min_available).sum();
+    let total: u64 = tasks.iter().map(|t| u64::from(t.replicas)).sum();
+    if total > MAX_REPLICAS as u64 {
+        let why = format!("{total} pods over its tasks; a job has at most {MAX_REPLICAS}");
+        v.err(at(rj), format!("{path}.tasks"), why);
+    }
+    let total = total.min(MAX_REPLICAS as u64) as u32;
+    let sum_min: u32 = tasks.iter().map(|t| t.min_available).fold(0, u32::saturating_add);
     let min_available = match &r.min_available {
         Some(m) => {
             let x = v.count(m, &format!("{path}.minAvailable"), 0).unwrap_or(0);

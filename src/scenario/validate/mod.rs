@@ -641,7 +641,7 @@ fn trace(
     }
     let file = lahar_core::util::files::join(base, &t.path.value);
     // Checked up front: a missing trace is reported with every other problem.
-    if let Err(source) = lahar_core::util::files::open(&file) {
+    if let Err(source) = lahar_core::util::files::open_regular(&file) {
         let e = lahar_traces::ImportError::Io { path: file, source };
         v.err(at(&t.path), format!("{tpath}.path"), e.to_string());
         return None;

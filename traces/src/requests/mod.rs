@@ -138,6 +138,27 @@ impl RequestTrace {
         })
     }
 
+    /// The sum of the requests' `which` tokens (their count for `None`) and the
+    /// largest sum in one bin of `bin_us`, walking the requests in time order:
+    /// memory does not grow with the span, as [`RequestTrace::counts`]'s does.
+    pub fn sum_and_peak(&self, bin_us: u64, which: Option<Tokens>) -> (u64, u64) {
+        let bin = bin_us.max(1);
+        let weight = |i: usize| match which {
+            None => 1,
+            Some(Tokens::Input) => u64::from(self.input_tokens[i]),
+            Some(Tokens::Output) => u64::from(self.output_tokens[i]),
+            Some(Tokens::Total) => u64::from(self.input_tokens[i]) + u64::from(self.output_tokens[i]),
+        };
+        let (mut sum, mut peak, mut current) = (0u64, 0u64, (u64::MAX, 0u64));
+        for (i, &t) in self.at_us.iter().enumerate() {
+            let w = weight(i);
+            sum = sum.saturating_add(w);
+            current = if current.0 == t / bin { (current.0, current.1.saturating_add(w)) } else { (t / bin, w) };
+            peak = peak.max(current.1);
+        }
+        (sum, peak)
+    }
+
     /// Σ `weight(i)` over the requests `i` of each bin of `bin_us` from 0.
     fn binned(&self, bin_us: u64, weight: impl Fn(usize) -> u64) -> Vec<(u64, u64)> {
         let bin = bin_us.max(1);
@@ -382,6 +403,10 @@ mod tests {
         assert_eq!(t.token_counts(4_000_000, Tokens::Input), [(0, 465), (4_000_000, 396)]);
         assert_eq!(t.token_counts(4_000_000, Tokens::Output), [(0, 60), (4_000_000, 109)]);
         assert_eq!(t.token_counts(4_000_000, Tokens::Total), [(0, 525), (4_000_000, 505)]);
+        assert_eq!(t.sum_and_peak(4_000_000, Some(Tokens::Total)), (1030, 525));
+        assert_eq!(t.sum_and_peak(4_000_000, Some(Tokens::Output)), (169, 109));
+        let n = t.counts(4_000_000);
+        assert_eq!(t.sum_and_peak(4_000_000, None), (n[0].1 + n[1].1, n[0].1.max(n[1].1)));
         assert_eq!(t.counts(4_000_000), [(0, 2), (4_000_000, 1)]);
         assert_eq!(t.counts(1_000_000), [(0, 2), (1_000_000, 0), (2_000_000, 0), (3_000_000, 0), (4_000_000, 1)]);
         // The 2024 trace's zone suffix.

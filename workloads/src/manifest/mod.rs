@@ -55,6 +55,7 @@ pub use trainer::{trainer_skip, used_runtimes};
 pub use volcano::{NodeRef, hypernodes, queues};
 pub use yaml::{At, Doc, Node, Val};
 
+use lahar_core::model::job::MAX_PODS_PER_JOB;
 use std::path::{Path, PathBuf};
 
 pub(crate) use lahar_core::util::diag::Diagnostic;
@@ -458,6 +459,18 @@ pub fn jobs(docs: &[Doc], cx: &mut Context<'_>, errs: &mut Vec<Diagnostic>) -> V
                      scheduling.k8s.io PriorityClass"
                 ),
             ),
+        }
+        // Each count is bounded where it is read; their sum is bounded here, for
+        // every kind, before anything is built per pod.
+        if let Some(j) = out[before..].iter().find(|j| j.spec.total_pods() > u64::from(MAX_PODS_PER_JOB)) {
+            let (name, pods) = (j.spec.name.clone(), j.spec.total_pods());
+            out.truncate(before);
+            common::Ck::new(d, errs).err(
+                d.root.at,
+                "spec",
+                format!("{kind} `{name}` has {pods} pods over its tasks; a job has at most {MAX_PODS_PER_JOB}"),
+            );
+            continue;
         }
         if out.len() > before {
             let m = d.root.get("metadata");

@@ -207,9 +207,18 @@ fn node(
         // Kubernetes' default kubelet `maxPods`.
         alloc.set(PODS, 110);
     }
+    let gpu_at = status.get("allocatable").and_then(|a| a.get(GPU_RESOURCE)).and_then(|n| n.at);
+    let most = lahar_core::world::MAX_NODE_GPUS;
     if alloc.gpu_milli() % 1000 != 0 {
-        let at = status.get("allocatable").and_then(|a| a.get(GPU_RESOURCE)).and_then(|n| n.at);
-        ck.err(at, &format!("status.allocatable.{GPU_RESOURCE}"), "expected a whole number of GPUs");
+        ck.err(gpu_at, &format!("status.allocatable.{GPU_RESOURCE}"), "expected a whole number of GPUs");
+    } else if alloc.gpu_milli() > i64::from(most) * 1000 {
+        // The same bound as lahar's own nodes: each GPU is a device the node keeps.
+        let got = alloc.gpu_milli() / 1000;
+        ck.err(
+            gpu_at,
+            &format!("status.allocatable.{GPU_RESOURCE}"),
+            format!("at most {most} GPUs per node, got {got}"),
+        );
     }
     let mut taints = Vec::new();
     for (i, t) in ck.seq(spec, "taints", "spec").iter().enumerate() {

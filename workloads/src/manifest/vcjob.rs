@@ -132,8 +132,9 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         tasks.push(task);
     }
     let total: u32 = tasks.iter().map(|t| t.replicas).sum();
-    // Webhook default: Σ task minAvailable (a task's defaults to its replicas).
-    let min_available = match ck.opt_int(spec, "minAvailable", sp, 0) {
+    // Webhook default (`patchDefaultMinAvailable`), for a value absent or 0: Σ
+    // task minAvailable (a task's defaults to its replicas).
+    let min_available = match ck.opt_int(spec, "minAvailable", sp, 0).filter(|&m| m > 0) {
         Some(m) if m as u32 > total => {
             ck.err(
                 spec.get("minAvailable").and_then(|n| n.at),
@@ -147,7 +148,8 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     };
     let qname = ck.opt_str(spec, "queue", sp).unwrap_or_else(|| "default".into());
     let q = common::queue(ck, cx, &qname, spec.get("queue").and_then(|n| n.at).or(root.at), "spec.queue");
-    let max_retry = ck.opt_int(spec, "maxRetry", sp, 0).map(|x| x as u32);
+    // Webhook default (`patchDefaultMaxRetry`): 3 for a value absent or 0.
+    let max_retry = ck.opt_int(spec, "maxRetry", sp, 0).filter(|&x| x > 0).map(|x| x as u32);
     // The CRD's minimum is 1; the webhook sets no maximum (a minSuccess above the
     // replicas only makes the job Fail when every pod has ended).
     let min_success = ck.opt_count(spec, "minSuccess", sp, 1).map(|x| x as u32);
