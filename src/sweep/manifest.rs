@@ -89,6 +89,16 @@ impl Manifest {
     /// `cells/`, which a merge replaces), every point indexes its axes' values, and
     /// every axis name can be a column and a file name.
     fn check(&self) -> Result<(), String> {
+        // Each cell's group is its point's, numbered in order of first use: the
+        // tables have a row per group.
+        let mut groups: Vec<&[usize]> = Vec::new();
+        for c in &self.cells {
+            match groups.iter().position(|p| *p == c.point.as_slice()) {
+                Some(g) if g == c.group => {}
+                None if c.group == groups.len() => groups.push(&c.point),
+                _ => return Err(format!("cell `{}` has group {}, not its point's", c.id.escape_debug(), c.group)),
+            }
+        }
         for (index, c) in self.cells.iter().enumerate() {
             let id = super::spec::cell_id(index, self.cells.len(), c.seed);
             if c.id != id {
@@ -102,6 +112,9 @@ impl Manifest {
             lahar_core::util::files::component(&a.name).map_err(|m| format!("axis name {m}"))?;
             if a.x.len() != a.values.len() {
                 return Err(format!("axis `{}` has {} values and {} numbers", a.name, a.values.len(), a.x.len()));
+            }
+            if a.x.iter().flatten().any(|&x| !super::spec::plottable(x)) {
+                return Err(format!("axis `{}` has a number that is not finite or beyond ±1e15", a.name));
             }
         }
         Ok(())

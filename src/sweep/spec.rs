@@ -419,11 +419,18 @@ fn value_of(v: &Node) -> Result<AxisValue, String> {
 }
 
 fn number(v: &Node) -> Option<f64> {
-    match v.val {
-        Val::Int(i) => Some(i as f64),
-        Val::Float(f) if f.is_finite() => Some(f),
-        _ => None,
-    }
+    let x = match v.val {
+        Val::Int(i) => i as f64,
+        Val::Float(f) => f,
+        _ => return None,
+    };
+    plottable(x).then_some(x)
+}
+
+/// The numbers an axis is plotted against: finite, at most 1e15 either way (a
+/// larger value is named, not plotted: an axis over ±1e308 has no ticks).
+pub(crate) fn plottable(x: f64) -> bool {
+    x.is_finite() && x.abs() <= 1e15
 }
 
 impl Sweep {
@@ -510,6 +517,11 @@ fn check_values(s: &Sweep) -> Result<(), ScenarioError> {
     }
     for a in &s.axes {
         for v in &a.values {
+            // A value's name is a cell of sweep.csv and summary.csv.
+            if let Some(why) = lahar_core::util::text::name_problem(&v.name) {
+                push(ScenarioError { errors: vec![err(&s.file, v.at, &format!("axis `{}` value", a.name), why)] });
+                continue;
+            }
             let o = Override {
                 file: s.file.clone(),
                 at: v.at,

@@ -227,3 +227,157 @@ fn numbers_read_back_from_a_run_are_bounded() {
         }
     }
 }
+
+/// Names outputs print were checked for jobs, nodes and queues only: a compact
+/// job's namespace and task names, the scenario's name (summary.csv's first
+/// cell), a GPU model, a sweep's value names and a trace's namespace, kind and
+/// task reached the CSVs as formulas or with control characters; and a `/` in a
+/// job name or namespace made `default/team/x`... print as another job's
+/// `team/x`.
+#[test]
+fn every_name_an_output_prints_is_checked_where_it_is_read() {
+    let job = |ns: &str, name: &str, task: &str| {
+        format!(
+            "  workload:\n    - jobs:\n      - {{name: {name}, namespace: {ns}, duration: 1h, tasks: [{{name: {task}, replicas: 1, resources: {{cpu: 1}}}}]}}\n"
+        )
+    };
+    let cases = [
+        (
+            scenario(NODES, &job("'=HYPERLINK(1)'", "j", "w")),
+            "spec.workload[0].jobs[0].namespace: `=HYPERLINK(1)` starts with `=`",
+        ),
+        (
+            scenario(NODES, &job("team", "j", "'-cmd'")),
+            "spec.workload[0].jobs[0].tasks[0].name: `-cmd` starts with `-`",
+        ),
+        (
+            scenario(NODES, &job("team", "j", "\"a\\rb\"")),
+            "spec.workload[0].jobs[0].tasks[0].name: `a\\rb` contains a control character",
+        ),
+        (scenario(NODES, &job("default", "team/x", "w")), "spec.workload[0].jobs[0].name: `team/x` contains `/`"),
+        (scenario(NODES, &job("a/b", "x", "w")), "spec.workload[0].jobs[0].namespace: `a/b` contains `/`"),
+        (
+            scenario(NODES, JOB).replace("metadata: {name: t}", "metadata: {name: '@sum'}"),
+            "metadata.name: `@sum` starts with `@`",
+        ),
+        (
+            scenario(
+                "    nodeGroups:\n      - {name: g, count: 1, cpu: 16, memory: 64Gi, gpus: 8, gpuModel: \"=x\"}",
+                JOB,
+            ),
+            "spec.cluster.nodeGroups[0].gpuModel: `=x` starts with `=`",
+        ),
+    ];
+    for (text, says) in cases {
+        let (_d, p) = write_scenario(&text);
+        let out = lahar().arg("validate").arg(&p).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text}\n{}", stderr_of(&out));
+        assert!(stderr_of(&out).contains(says), "{says}\n{}", stderr_of(&out));
+    }
+    // A sweep's value names are cells of sweep.csv and summary.csv.
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("s.yaml"), scenario(NODES, JOB)).unwrap();
+    std::fs::write(
+        d.path().join("w.yaml"),
+        "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {name: w}\nspec:\n  scenario: s.yaml\n  grid:\n    - {name: policy, path: spec.scheduler, values: [{name: '=HYPERLINK(1)', value: {baseline: fifo}}]}\n",
+    )
+    .unwrap();
+    let out = lahar().current_dir(d.path()).args(["sweep", "w.yaml", "--out", "o", "-q"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("axis `policy` value: `=HYPERLINK(1)` starts with `=`"), "{}", stderr_of(&out));
+    assert!(!d.path().join("o").exists());
+    // A canonical trace's namespace, kind and task: the row is malformed (skipped, or an error under --strict).
+    let head = "job,namespace,kind,queue,user,submit_s,duration_s,min_available,priority,priority_class,max_retry,checkpoint_s,task,replicas,task_min_available,task_priority,preemptable,cpu,memory,gpu,gpu_model\n";
+    for (row, says) in [
+        ("a,team/x,x,default,,0,60,1,0,,3,,worker,1,1,1,true,1,1Gi,1,", "namespace `team/x` contains `/`"),
+        ("a,default,=k,default,,0,60,1,0,,3,,worker,1,1,1,true,1,1Gi,1,", "kind `=k` starts with `=`"),
+        ("a,default,x,default,,0,60,1,0,,3,,@w,1,1,1,true,1,1Gi,1,", "task name `@w` starts with `@`"),
+    ] {
+        std::fs::write(d.path().join("t.csv"), format!("{head}{row}\n")).unwrap();
+        let out = lahar()
+            .current_dir(d.path())
+            .args(["trace", "inspect", "t.csv", "--format", "lahar", "--strict"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+        assert!(stderr_of(&out).contains(says), "{says}\n{}", stderr_of(&out));
+    }
+}
+
+/// An edit of sweep.json.
+type Edit = dyn Fn(&mut serde_json::Value);
+
+/// `sweep merge` read a shard's sweep.json and trusted its groups (a group
+/// number no point has made an extra row in summary.csv) and its axes' numbers
+/// (±1e308 made the merged plot's axis loop for ever).
+#[test]
+fn a_merge_checks_the_groups_and_numbers_of_sweep_json() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("s.yaml"), scenario(NODES, JOB)).unwrap();
+    let w = d.path().join("w.yaml");
+    std::fs::write(&w, "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {name: w}\nspec:\n  scenario: s.yaml\n  grid:\n    - {name: gpus, path: 'spec.cluster.nodes[0].gpus', values: [8, 4]}\n").unwrap();
+    let shard = d.path().join("shard");
+    lahar().arg("sweep").arg(&w).arg("--out").arg(&shard).args(["--shard", "1/1", "-q"]).assert().success();
+    let json = std::fs::read_to_string(shard.join("sweep.json")).unwrap();
+    let m: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(m["axes"][0]["x"], serde_json::json!([8.0, 4.0]), "{json}");
+    assert_eq!(m["cells"][1]["group"], 1, "{json}");
+    let forge = |edit: &Edit| {
+        let mut m = m.clone();
+        edit(&mut m);
+        std::fs::write(shard.join("sweep.json"), serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    };
+    let cases: [(&Edit, &str); 3] = [
+        (&|m| m["cells"][1]["group"] = 99.into(), "cell `0001` has group 99, not its point's"),
+        (&|m| m["cells"][1]["group"] = 0.into(), "cell `0001` has group 0, not its point's"),
+        (
+            &|m| m["axes"][0]["x"] = serde_json::json!([-1e308, 1e308]),
+            "axis `gpus` has a number that is not finite or beyond ±1e15",
+        ),
+    ];
+    for (k, (edit, says)) in cases.into_iter().enumerate() {
+        forge(edit);
+        let merged = format!("merged{k}");
+        let (code, err) = within_20s(d.path(), &["sweep", "merge", "shard", "--out", &merged]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains(says), "{says}\n{err}");
+    }
+}
+
+/// A template's `overhead` was accepted and ignored: Volcano adds it to the pod's
+/// request (`amendResourceAccordingToPodFeatures`, api/pod_info.go), so 8 CPUs
+/// and an overhead of 10 need 18, more than the 16-CPU node has; 8 + 4 fit.
+/// `resourceClaims` (dynamic resources) change where a pod may run and are
+/// refused at their place.
+#[test]
+fn pod_overhead_counts_and_resource_claims_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let job = |extra: &str| {
+        format!(
+            "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {{name: o, annotations: {{lahar.io/duration: 1h}}}}\nspec:\n  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          {extra}\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"8\"}}}}}}]\n"
+        )
+    };
+    std::fs::write(
+        d.path().join("s.yaml"),
+        scenario("    nodes: [{name: n0, cpu: 16, memory: 64Gi}]", "  workload:\n    - manifests: [job.yaml]\n"),
+    )
+    .unwrap();
+    std::fs::write(d.path().join("job.yaml"), job("overhead: {cpu: \"10\"}")).unwrap();
+    let out = lahar().current_dir(d.path()).args(["run", "-q", "s.yaml", "--out", "a"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("a pod requests 0 GPUs, 18 CPU"), "{}", stderr_of(&out));
+    std::fs::write(d.path().join("job.yaml"), job("overhead: {cpu: \"4\"}")).unwrap();
+    lahar().current_dir(d.path()).args(["run", "-q", "s.yaml", "--out", "b"]).assert().success();
+    let pods = std::fs::read_to_string(d.path().join("b/pods.csv")).unwrap();
+    assert!(pods.contains("o,default/o-w-0,w,0,n0,0,0,3600,completed"), "{pods}");
+    std::fs::write(d.path().join("job.yaml"), job("resourceClaims: [{name: gpu, resourceClaimName: x}]")).unwrap();
+    let out = lahar().current_dir(d.path()).args(["validate", "s.yaml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains(
+            "job.yaml:10:27: document 1: spec.tasks[0].template.spec.resourceClaims: dynamic resource claims"
+        ),
+        "{}",
+        stderr_of(&out)
+    );
+}

@@ -105,9 +105,18 @@ impl<'a> Ctx<'a> {
     pub fn outcome(&mut self, at: Location, r: Result<RawJob, Skip>) -> Result<(), ImportError> {
         // A name every output would print unchanged is checked here, for every
         // format (docs/outputs.md § Names).
-        let r = r.and_then(|job| match lahar_core::util::text::name_problem(&job.job.name) {
-            Some(why) => Err(Skip::malformed(format!("job name {why}"))),
-            None => Ok(job),
+        let r = r.and_then(|job| {
+            use lahar_core::util::text::{name_problem, part_name_problem};
+            let j = &job.job;
+            let why = part_name_problem(&j.name)
+                .map(|w| format!("job name {w}"))
+                .or_else(|| part_name_problem(&j.namespace).map(|w| format!("namespace {w}")))
+                .or_else(|| name_problem(&j.kind).map(|w| format!("kind {w}")))
+                .or_else(|| j.tasks.iter().find_map(|t| part_name_problem(&t.name).map(|w| format!("task name {w}"))));
+            match why {
+                Some(why) => Err(Skip::malformed(why)),
+                None => Ok(job),
+            }
         });
         match r {
             Ok(job) => (self.sink)(job, at),

@@ -233,6 +233,18 @@ pub fn name_problem(name: &str) -> Option<String> {
     }
 }
 
+/// [`name_problem`] for a namespace, a job or a task name, which outputs join
+/// with `/` (`namespace/job`): a `/` in one would make two objects print alike.
+pub fn part_name_problem(name: &str) -> Option<String> {
+    name_problem(name).or_else(|| {
+        name.contains('/').then(|| {
+            format!(
+                "`{name}` contains `/`, which outputs print between a namespace and a name; expected a name without it"
+            )
+        })
+    })
+}
+
 /// Why `name` is not a DNS-1123 subdomain (what Kubernetes requires of most
 /// object names: at most 253 characters, lower-case letters, digits, `-` and `.`,
 /// starting and ending with a letter or digit), if it is not.

@@ -293,6 +293,10 @@ fn node(v: &mut V<'_>, n: &RawNode, path: &str) -> Option<Node> {
         v.compact_npus.push(c);
     }
     let gpu_model = n.gpu_model.clone().unwrap_or_default();
+    // A GPU model is printed (pods.csv, summaries by model) as a node's name is.
+    if let Some(why) = lahar_core::util::text::name_problem(&gpu_model) {
+        v.err(at(&n.name), format!("{path}.gpuModel"), why);
+    }
     let vgpu =
         n.vgpu.as_ref().map(|g| vgpu_cards(v, g, &n.name.value, &gpu_model, &mut alloc, path)).unwrap_or_default();
     let mut labels = n.labels.clone().unwrap_or_default();

@@ -62,8 +62,16 @@ fn job(
         None => classes.by_name.values().find(|c| c.global_default),
     };
     let never_preempts = pod_class.is_some_and(|c| c.preemption_policy == "Never");
-    if let Some(why) = lahar_core::util::text::name_problem(&r.name.value) {
+    if let Some(why) = lahar_core::util::text::part_name_problem(&r.name.value) {
         v.err(at(&r.name), format!("{path}.name"), why);
+    }
+    if let Some(why) = r.namespace.as_deref().and_then(lahar_core::util::text::part_name_problem) {
+        v.err(at(rj), format!("{path}.namespace"), why);
+    }
+    for (i, t) in r.tasks.iter().enumerate() {
+        if let Some(why) = lahar_core::util::text::part_name_problem(&t.value.name.value) {
+            v.err(at(&t.value.name), format!("{path}.tasks[{i}].name"), why);
+        }
     }
     if r.name.value.is_empty() {
         v.err(at(&r.name), format!("{path}.name"), "expected a non-empty name");

@@ -327,6 +327,9 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     // The name is the default output folder's last component.
     if let Err(m) = lahar_core::util::files::component(&name) {
         v.err(at(&raw.metadata.name), "metadata.name", m);
+    } else if let Some(m) = lahar_core::util::text::name_problem(&name) {
+        // It is the first cell of every summary.csv row.
+        v.err(at(&raw.metadata.name), "metadata.name", m);
     }
     let spec = &raw.spec;
     let seed = spec.seed.unwrap_or(0);

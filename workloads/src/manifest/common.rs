@@ -329,6 +329,10 @@ pub(crate) fn placement_fields(
         let key = "topologySpreadConstraints";
         ck.err(n.at, &join(sp, key), format!("`{key}` changes where the pod may run, and {why}"));
     }
+    if let Some(n) = spec.get("resourceClaims").filter(|n| present(n)) {
+        let msg = format!("dynamic resource claims change where the pod may run, and {why}");
+        ck.err(n.at, &join(sp, "resourceClaims"), msg);
+    }
     if template && let Some(n) = spec.get("nodeName").filter(|n| present(n)) {
         let msg = "a template's `nodeName` binds every pod to one node without the scheduler (the kubelet admits it), and lahar does not model that; give running pods as Pods with `nodeName` and `status.phase: Running` instead";
         ck.err(n.at, &join(sp, "nodeName"), msg);
@@ -436,6 +440,11 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
     for (i, c) in ck.seq(spec, "initContainers", &sp).iter().enumerate() {
         let (r, _) = container_requests(ck, cx.names, c, &format!("{sp}.initContainers[{i}]"));
         requests = requests.max(&r);
+    }
+    // The pod's overhead (its RuntimeClass's) comes on top, as Volcano's
+    // `amendResourceAccordingToPodFeatures` adds it (api/pod_info.go).
+    for (d, x, _) in ck.resources_where(spec, "overhead", &sp, cx.names, |_, _| true) {
+        requests.set(d, requests.get(d) + x);
     }
     let vnpu = cx.vnpu.and_then(|c| super::vnpu::pod_ask(ck, containers, &sp, &meta.annotations, path, c));
     if requests.get(PODS) != 0 {
