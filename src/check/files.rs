@@ -169,10 +169,27 @@ fn read_summary(dir: &Path) -> Result<Summary, CmdError> {
     for m in HEADLINE {
         values.push(match metrics.pointer(m.pointer) {
             None | Some(Value::Null) => None,
-            Some(x) => Some(x.as_f64().ok_or_else(|| {
-                input(format!("{name}: metrics{}: expected a number or null, found {}", m.pointer, kind(x)))
+            // Every headline metric is a count, a time, a rate or a share: a
+            // value outside 0..=1e15 was not written by a run.
+            Some(x) => Some(x.as_f64().filter(|f| (0.0..=1e15).contains(f)).ok_or_else(|| {
+                input(format!("{name}: metrics{}: expected a number from 0 to 1e15 or null, found {x}", m.pointer))
             })?),
         });
+    }
+    // The job counts a run writes add up: none above the jobs it had.
+    if let Some(jobs) = metrics.get("jobs") {
+        let jobs = jobs
+            .as_u64()
+            .ok_or_else(|| input(format!("{name}: metrics/jobs: expected a whole number, found {jobs}")))?;
+        for k in ["completed", "ended_otherwise", "unfinished"] {
+            if let Some(x) = metrics.get(k).filter(|x| !x.is_null())
+                && x.as_u64().is_none_or(|n| n > jobs)
+            {
+                return Err(input(format!(
+                    "{name}: metrics/{k}: expected a whole number up to `jobs` ({jobs}), found {x}"
+                )));
+            }
+        }
     }
     let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     Ok((

@@ -144,6 +144,9 @@ pub struct ExecOutcome {
     pub ran: usize,
     /// Cells found finished and kept (`--resume`).
     pub kept: usize,
+    /// Cells found finished whose summary.json is not of this cell's scenario
+    /// and seed (edited, or another sweep's): run again (`--resume`).
+    pub stale: Vec<String>,
     /// Failed cells: id and error.
     pub failed: Vec<(String, String)>,
     /// Cells an interrupt stopped or kept from starting: nothing of them is left,
@@ -166,8 +169,11 @@ pub fn run(sweep: &Sweep, opts: &ExecOptions) -> Result<ExecOutcome, ExecError> 
         // Temporary directories of a killed run of this cell go first.
         remove_temporaries(&cells_dir, &c.id)?;
         if opts.resume && finished(&dir) {
-            outcome.kept += 1;
-            continue;
+            if summary_is_the_cells(sweep, &c, &dir) {
+                outcome.kept += 1;
+                continue;
+            }
+            outcome.stale.push(c.id.clone());
         }
         todo.push(c);
     }
@@ -252,6 +258,17 @@ enum CellEnd {
 
 /// Runs one cell into a temporary directory and renames it into place; an
 /// interrupted cell's temporary directory (lahar's own) is removed instead.
+/// True if the summary.json in `dir` (read back, so checked) names this cell's
+/// scenario — its sha256, as [`Sweep::scenario`] makes it — and its seed.
+fn summary_is_the_cells(sweep: &Sweep, cell: &Cell, dir: &Path) -> bool {
+    let Ok(s) = sweep.scenario(cell) else { return false };
+    let Ok(text) = lahar_core::util::files::read_to_string(&dir.join("summary.json")) else { return false };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { return false };
+    v.get("scenario_sha256").and_then(serde_json::Value::as_str) == Some(s.sha256.as_str())
+        && v.get("seed").and_then(serde_json::Value::as_u64) == Some(s.seed)
+        && v.get("metrics").is_some_and(serde_json::Value::is_object)
+}
+
 fn run_cell(
     sweep: &Sweep,
     cell: &Cell,

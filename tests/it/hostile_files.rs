@@ -381,3 +381,75 @@ fn pod_overhead_counts_and_resource_claims_are_refused() {
         stderr_of(&out)
     );
 }
+
+/// `lahar check` gated on a summary.json whose numbers no run writes (1e9 jobs
+/// completed of 3, a negative count, a negative JCT) and said "check passed".
+#[test]
+fn check_refuses_a_summary_no_run_wrote() {
+    let (d, p) = write_scenario(&scenario(NODES, JOB));
+    let run = d.path().join("run");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
+    let base = d.path().join("b.json");
+    lahar().arg("check").arg(&run).arg("--write-baseline").arg(&base).assert().success();
+    let good = std::fs::read_to_string(run.join("summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&good).unwrap();
+    for (pointer, value, says) in [
+        (
+            "/metrics/completed",
+            serde_json::json!(1e9),
+            "metrics/completed: expected a whole number up to `jobs` (1), found 1000000000.0",
+        ),
+        (
+            "/metrics/unfinished",
+            serde_json::json!(-7),
+            "metrics/unfinished: expected a number from 0 to 1e15 or null, found -7",
+        ),
+        (
+            "/metrics/jct_s/mean",
+            serde_json::json!(-5),
+            "metrics/jct_s/mean: expected a number from 0 to 1e15 or null, found -5",
+        ),
+    ] {
+        let mut forged = v.clone();
+        *forged.pointer_mut(pointer).unwrap() = value;
+        std::fs::write(run.join("summary.json"), serde_json::to_string(&forged).unwrap()).unwrap();
+        let out = lahar().arg("check").arg(&run).arg("--baseline").arg(&base).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{pointer}: {}", stderr_of(&out));
+        assert!(stderr_of(&out).contains(says), "{says}\n{}", stderr_of(&out));
+    }
+}
+
+/// `sweep --resume` kept every cell with a summary.json, whatever it said: a
+/// cell whose summary names another seed or scenario is run again, counted in a
+/// warning.
+#[test]
+fn a_resumed_sweep_runs_again_a_cell_whose_summary_is_not_its_own() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("s.yaml"), scenario(NODES, JOB)).unwrap();
+    std::fs::write(d.path().join("w.yaml"), "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {name: w}\nspec:\n  scenario: s.yaml\n  grid:\n    - {name: gpus, path: 'spec.cluster.nodes[0].gpus', values: [8, 4]}\n").unwrap();
+    lahar().current_dir(d.path()).args(["sweep", "w.yaml", "--out", "o", "-q"]).assert().success();
+    let cell = d.path().join("o/cells/0001/summary.json");
+    let good = std::fs::read_to_string(&cell).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&good).unwrap();
+    v["seed"] = 999.into();
+    v["metrics"]["completed"] = (-5).into();
+    std::fs::write(&cell, serde_json::to_string(&v).unwrap()).unwrap();
+    let out = lahar().current_dir(d.path()).args(["sweep", "w.yaml", "--out", "o", "--resume"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out)
+            .contains("warning: 1 finished cells (the first `0001`) hold a summary.json of another scenario or seed"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("resumed: 1 cells kept, 1 run"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Run again: the summary is the cell's own (the scenario's seed, its one job).
+    let again: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cell).unwrap()).unwrap();
+    let was: serde_json::Value = serde_json::from_str(&good).unwrap();
+    assert_eq!(again["seed"], was["seed"]);
+    assert_eq!(again["metrics"]["completed"], 1);
+}

@@ -63,7 +63,15 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode, Failure> {
         outputs,
         stop: None,
     };
-    match lahar::sweep::run(&sweep, &opts)? {
+    let ran = lahar::sweep::run(&sweep, &opts)?;
+    let stale = &ran.0.stale;
+    if let Some(first) = stale.first() {
+        errln!(
+            "warning: {} finished cells (the first `{first}`) hold a summary.json of another scenario or seed (edited, or another sweep's): run again",
+            stale.len()
+        );
+    }
+    match ran {
         (o, Some(w)) => {
             if !a.quiet && o.kept > 0 {
                 outln!("resumed: {} cells kept, {} run", o.kept, o.ran);
