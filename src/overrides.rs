@@ -212,6 +212,15 @@ fn locate<'a>(root: &'a Node, path: &str) -> Option<&'a Node> {
 }
 
 /// The first key of `path` that `root` does not have (the one an override creates).
+/// Where key `k` is first written in `tree` (its value's position), depth first.
+fn find_key(tree: &Node, k: &str) -> Option<At> {
+    match &tree.val {
+        Val::Map(m) => m.iter().find_map(|(key, v)| if key == k { Some(v.at.or(tree.at)) } else { find_key(v, k) }),
+        Val::Seq(v) => v.iter().find_map(|n| find_key(n, k)),
+        _ => None,
+    }
+}
+
 fn first_new_key(root: &Node, path: &FieldPath) -> Option<String> {
     let mut cur = root;
     for seg in &path.0 {
@@ -339,12 +348,19 @@ fn relocate(e: ScenarioError, root: &Node, file: &str, overrides: &[Override]) -
                 root.and_then(|r| first_new_key(r, &o.path))
                     .is_some_and(|k| err.message.contains(&format!("unknown field `{k}`")))
             };
-            let culprit = overrides.iter().rev().find(|o| o.path.covers(&err.path) || created(o));
+            // An unknown field that the checker could not place (no path): the
+            // override whose value holds that key, else the key in the file.
+            let unknown = err.message.strip_prefix("unknown field `").and_then(|r| r.split('`').next());
+            let in_value =
+                |o: &&Override| err.path.is_empty() && unknown.is_some_and(|k| find_key(&o.value, k).is_some());
+            let culprit = overrides.iter().rev().find(|o| o.path.covers(&err.path) || created(o) || in_value(o));
             if let Some(o) = culprit {
                 let hint = scalar_for_mapping(&err.message, o);
                 err.message = format!("{} (set by {}){hint}", err.message, o.origin);
                 err.file = o.file.clone();
                 err.at = o.at;
+            } else if let (true, Some(k), Some(r)) = (err.path.is_empty(), unknown, root) {
+                err.at = find_key(r, k).unwrap_or(r.at);
             } else {
                 err.at = root.and_then(|r| locate(r, &err.path)).and_then(|n| n.at);
             }

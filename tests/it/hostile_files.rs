@@ -453,3 +453,30 @@ fn a_resumed_sweep_runs_again_a_cell_whose_summary_is_not_its_own() {
     assert_eq!(again["seed"], was["seed"]);
     assert_eq!(again["metrics"]["completed"], 1);
 }
+
+/// An unknown field inside a `--set` value or a sweep axis value was blamed on
+/// the scenario file, with no place: it is the override's, located where the
+/// override is written.
+#[test]
+fn an_unknown_field_in_an_override_is_blamed_on_the_override() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("s.yaml"), scenario(NODES, JOB)).unwrap();
+    let set = "spec.timeline=[{at: 1h, cordon: n0, bogus: 1}]";
+    let out = lahar().current_dir(d.path()).args(["validate", "s.yaml", "--set", set]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(err.starts_with("error: <command line>: unknown field `bogus`"), "{err}");
+    assert!(err.contains(&format!("(set by --set {set})")), "{err}");
+    std::fs::write(
+        d.path().join("w.yaml"),
+        "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {name: w}\nspec:\n  scenario: s.yaml\n  grid:\n    - name: t\n      path: spec.timeline\n      values:\n        - {name: a, value: [{at: 1h, cordon: n0, bogus: 1}]}\n",
+    )
+    .unwrap();
+    let out = lahar().current_dir(d.path()).args(["sweep", "w.yaml", "--out", "o", "-q"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("w.yaml:10:11: unknown field `bogus`") && err.contains("(set by axis `t` value `a`)"),
+        "{err}"
+    );
+}

@@ -78,7 +78,7 @@ fn volcano_job_from_the_docs() {
     assert_eq!((nt.hard, nt.highest_tier_allowed), (true, Some(1)));
     assert_eq!((&*j.tasks[0].name, j.tasks[0].replicas), ("worker", 2));
     assert_eq!(j.tasks[0].requests, res(8000, 64 * GI, 8000)); // GPU from limits
-    assert_eq!((&*j.tasks[1].name, &j.tasks[1].depends_on), ("master", &vec![Dependency::running(0)]));
+    assert_eq!((&*j.tasks[1].name, &j.tasks[1].depends_on), ("master", &vec![Dependency::available(0)]));
     let i = s.jobs().iter().position(|x| x.name == "llm-train").unwrap();
     let models = s.models();
     let p = models[i].as_ref().unwrap();

@@ -458,6 +458,25 @@ fn the_webhook_defaults_a_zero_max_retry_and_min_available() {
     assert_eq!(out.job("g")["end_s"], "");
 }
 
+/// `dependsOn` a task whose `minAvailable` is 0 is met at once
+/// (`isDependsOnPodsReady`: 0 pods running ≥ 0): the master (8 CPUs) never fits
+/// the 4-CPU node, the worker is made at once and runs its 10 minutes, which is
+/// the job's `minAvailable` of 1. With the master's `minAvailable` at 1 (its
+/// default, the replicas) the worker waits for it for ever.
+#[test]
+fn depends_on_a_task_of_min_available_zero_is_met_at_once() {
+    let job = |min: u32| {
+        format!(
+            "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: d0\n  annotations: {{lahar.io/duration: 10m}}\nspec:\n  minAvailable: 1\n  tasks:\n    - name: master\n      replicas: 1\n      minAvailable: {min}\n      template:\n        spec:\n          containers: [{{name: c, image: x, resources: {{requests: {{cpu: \"8\"}}}}}}]\n    - name: worker\n      replicas: 1\n      dependsOn: {{name: [master]}}\n      template:\n        spec:\n          containers: [{{name: c, image: x, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+        )
+    };
+    let out = run(&["{name: n0, cpu: 4, memory: 16Gi}"], &job(0), "");
+    assert_eq!(row(&out, "d0"), "0,0,600,Completed,0");
+    let out = run(&["{name: n0, cpu: 4, memory: 16Gi}"], &job(1), "");
+    assert!(out.pods_of("d0").is_empty());
+    assert_eq!(out.job("d0")["end_s"], "");
+}
+
 /// An operator deletes a running job at 10 min: it ends (Terminated) and its pod
 /// leaves the node after its grace; `b`, waiting since 10 s, runs from 630 s.
 #[test]

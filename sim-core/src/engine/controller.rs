@@ -460,6 +460,7 @@ impl Engine {
         job.tasks[t].created
             && match d.until {
                 Until::Running => up >= task.min_available.max(1),
+                Until::Available => up >= task.min_available,
                 Until::Ready => up >= task.replicas,
                 Until::Complete => succeeded >= task.replicas,
             }

@@ -199,19 +199,28 @@ pub struct Dependency {
 }
 
 impl Dependency {
-    /// Volcano's dependency on `task` (`until: Running`).
+    /// A dependency on `task` until one of its pods runs, at least its
+    /// `minAvailable` (a LeaderWorkerSet's leader, a Spark driver).
     pub fn running(task: usize) -> Dependency {
         Dependency { task, until: Until::Running }
+    }
+    /// A VolcanoJob's `dependsOn` `task` ([`Until::Available`]).
+    pub fn available(task: usize) -> Dependency {
+        Dependency { task, until: Until::Available }
     }
 }
 
 /// How far a task must be for the tasks that depend on it to start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Until {
-    /// A VolcanoJob's `dependsOn`: at least the task's `minAvailable` pods (one if
-    /// it has none) are Running or Succeeded (the job controller's
-    /// `isDependsOnPodsReady`).
+    /// At least the task's `minAvailable` pods, and one, are Running or Succeeded
+    /// (a LeaderWorkerSet's workers wait for their leader, a Spark application's
+    /// executors for its driver).
     Running,
+    /// A VolcanoJob's `dependsOn`: the task's `minAvailable` pods are Running or
+    /// Succeeded (the job controller's `isDependsOnPodsReady`: met at once for a
+    /// task whose `minAvailable` is 0).
+    Available,
     /// JobSet's `status: Ready`: every pod of the task is Running or Succeeded.
     Ready,
     /// JobSet's `status: Complete`: every pod of the task has Succeeded, which

@@ -187,7 +187,7 @@ fn job(
                     Some(&k) if k == i => {
                         v.err(at(d), format!("{tpath}.dependsOn"), format!("task `{n}` cannot depend on itself"))
                     }
-                    Some(&k) => depends_on.push(Dependency::running(k)),
+                    Some(&k) => depends_on.push(Dependency::available(k)),
                     None => v.err(
                         at(d),
                         format!("{tpath}.dependsOn"),

@@ -112,7 +112,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
                 let Some(n) = ck.str(n, &format!("{dp}.name[{k}]")) else { continue };
                 match index.get(&n) {
                     Some(&x) if x == i => ck.err(dep.at, &dp, format!("task `{n}` cannot depend on itself")),
-                    Some(&x) => task.depends_on.push(Dependency::running(x)),
+                    Some(&x) => task.depends_on.push(Dependency::available(x)),
                     None => ck.err(dep.at, &dp, format!("task `{n}` does not exist in job `{}`", meta.name)),
                 }
             }
