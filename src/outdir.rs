@@ -1,7 +1,7 @@
 //! Output directories: lahar replaces only what it wrote itself. A directory lahar
 //! writes into gets a marker file, `.lahar`, that says which kind of outputs it
-//! holds (a run's or a sweep's). lahar clears its earlier outputs only from a
-//! directory with the marker of the same kind; a directory that has files with
+//! holds (a run's, a sweep's or a comparison's). lahar clears its earlier outputs
+//! only from a directory with the marker of the same kind; a directory that has files with
 //! lahar's names but no marker (the user's own, or another tool's), or another
 //! kind's marker (a run into a sweep's folder would replace its summary.csv), is
 //! refused with the names it would have replaced. A run's marker also names the
@@ -145,6 +145,8 @@ pub struct Claimant<'a> {
 pub fn claim(dir: &Path, kind: Kind, by: Claimant<'_>) -> Result<(), OutDirError> {
     let io = |source| OutDirError::Io { dir: dir.to_path_buf(), source };
     std::fs::create_dir_all(dir).map_err(io)?;
+    // Before anything is written there (the marker included).
+    no_links(dir, kind.files())?;
     let text = match by.scenario {
         Some(name) => format!("{}{OWNER}{name}\n", kind.text()),
         None => kind.text().to_string(),
@@ -193,7 +195,6 @@ pub fn claim(dir: &Path, kind: Kind, by: Claimant<'_>) -> Result<(), OutDirError
             lahar_core::util::files::write_atomic(&dir.join(MARKER), text.as_bytes()).map_err(io)?;
         }
     }
-    no_links(dir, kind.files())?;
     if kind == Kind::Run {
         clear_earlier_outputs(dir).map_err(io)?;
         std::fs::write(dir.join(INCOMPLETE), INCOMPLETE_TEXT).map_err(io)?;

@@ -211,7 +211,6 @@ fn locate<'a>(root: &'a Node, path: &str) -> Option<&'a Node> {
     best
 }
 
-/// The first key of `path` that `root` does not have (the one an override creates).
 /// Where key `k` is first written in `tree` (its value's position), depth first.
 fn find_key(tree: &Node, k: &str) -> Option<At> {
     match &tree.val {
@@ -221,6 +220,7 @@ fn find_key(tree: &Node, k: &str) -> Option<At> {
     }
 }
 
+/// The first key of `path` that `root` does not have (the one an override creates).
 fn first_new_key(root: &Node, path: &FieldPath) -> Option<String> {
     let mut cur = root;
     for seg in &path.0 {

@@ -256,8 +256,6 @@ enum CellEnd {
     Interrupted,
 }
 
-/// Runs one cell into a temporary directory and renames it into place; an
-/// interrupted cell's temporary directory (lahar's own) is removed instead.
 /// True if the summary.json in `dir` (read back, so checked) names this cell's
 /// scenario — its sha256, as [`Sweep::scenario`] makes it — and its seed.
 fn summary_is_the_cells(sweep: &Sweep, cell: &Cell, dir: &Path) -> bool {
@@ -269,6 +267,8 @@ fn summary_is_the_cells(sweep: &Sweep, cell: &Cell, dir: &Path) -> bool {
         && v.get("metrics").is_some_and(serde_json::Value::is_object)
 }
 
+/// Runs one cell into a temporary directory and renames it into place; an
+/// interrupted cell's temporary directory (lahar's own) is removed instead.
 fn run_cell(
     sweep: &Sweep,
     cell: &Cell,

@@ -91,12 +91,11 @@ impl Manifest {
     fn check(&self) -> Result<(), String> {
         // Each cell's group is its point's, numbered in order of first use: the
         // tables have a row per group.
-        let mut groups: Vec<&[usize]> = Vec::new();
+        let mut groups: std::collections::BTreeMap<&[usize], usize> = Default::default();
         for c in &self.cells {
-            match groups.iter().position(|p| *p == c.point.as_slice()) {
-                Some(g) if g == c.group => {}
-                None if c.group == groups.len() => groups.push(&c.point),
-                _ => return Err(format!("cell `{}` has group {}, not its point's", c.id.escape_debug(), c.group)),
+            let next = groups.len();
+            if *groups.entry(&c.point).or_insert(next) != c.group {
+                return Err(format!("cell `{}` has group {}, not its point's", c.id.escape_debug(), c.group));
             }
         }
         for (index, c) in self.cells.iter().enumerate() {

@@ -6,14 +6,14 @@ use super::*;
 use std::path::Path;
 use std::process::Stdio;
 
-const NODES: &str = "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}";
-const JOB: &str = "  workload:\n    - jobs:\n      - {name: j, duration: 1h, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n";
+pub(super) const NODES: &str = "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}";
+pub(super) const JOB: &str = "  workload:\n    - jobs:\n      - {name: j, duration: 1h, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n";
 
-fn ok_scenario() -> String {
+pub(super) fn ok_scenario() -> String {
     scenario(NODES, JOB)
 }
 
-fn stderr_of(out: &std::process::Output) -> String {
+pub(super) fn stderr_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
@@ -97,7 +97,7 @@ fn another_scenarios_outputs_are_replaced_only_with_force() {
     assert!(stderr_of(&out).contains("that lahar did not write there"), "{}", stderr_of(&out));
 }
 
-fn tiny_sweep(dir: &Path, axes: &str) -> std::path::PathBuf {
+pub(super) fn tiny_sweep(dir: &Path, axes: &str) -> std::path::PathBuf {
     std::fs::write(dir.join("s.yaml"), ok_scenario()).unwrap();
     let text = format!(
         "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {{name: w}}\nspec:\n  scenario: s.yaml\n  grid:\n{axes}"
@@ -107,7 +107,7 @@ fn tiny_sweep(dir: &Path, axes: &str) -> std::path::PathBuf {
     p
 }
 
-const NODE_AXIS: &str = "    - {name: gpus, path: 'spec.cluster.nodes[0].gpus', values: [8, 4]}\n";
+pub(super) const NODE_AXIS: &str = "    - {name: gpus, path: 'spec.cluster.nodes[0].gpus', values: [8, 4]}\n";
 
 #[test]
 fn runs_and_sweeps_do_not_share_a_folder() {

@@ -4,16 +4,10 @@
 //! a named pipe that hung `validate`, and counts whose sum (or whose span) made
 //! lahar abort. Each test failed on main before its fix.
 
+use super::hardening::{JOB, NODE_AXIS, NODES, ok_scenario, stderr_of, tiny_sweep};
 use super::*;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-const NODES: &str = "    nodes:\n      - {name: n0, cpu: 16, memory: 64Gi, gpus: 8}";
-const JOB: &str = "  workload:\n    - jobs:\n      - {name: j, duration: 1h, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 1}}]}\n";
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// A directory holding one file the user owns, `jobs.svg`.
 fn victim(dir: &Path) -> std::path::PathBuf {
@@ -31,7 +25,7 @@ fn assert_untouched(v: &Path) {
 #[cfg(unix)]
 #[test]
 fn a_linked_plots_folder_is_refused_not_followed() {
-    let (d, p) = write_scenario(&scenario(NODES, JOB));
+    let (d, p) = write_scenario(&ok_scenario());
     let out_dir = d.path().join("out");
     lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&out_dir).assert().success();
     let v = victim(d.path());
@@ -54,9 +48,7 @@ fn a_linked_plots_folder_is_refused_not_followed() {
     assert!(stderr_of(&out).contains("its `plots` is a symbolic link"), "{}", stderr_of(&out));
     assert_untouched(&v);
     // A sweep resumed into its folder.
-    std::fs::write(d.path().join("s.yaml"), scenario(NODES, JOB)).unwrap();
-    let w = d.path().join("w.yaml");
-    std::fs::write(&w, "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {name: w}\nspec:\n  scenario: s.yaml\n  grid:\n    - {name: gpus, path: 'spec.cluster.nodes[0].gpus', values: [8, 4]}\n").unwrap();
+    let w = tiny_sweep(d.path(), NODE_AXIS);
     let sw = d.path().join("sw");
     lahar().arg("sweep").arg(&w).arg("--out").arg(&sw).arg("-q").assert().success();
     std::fs::remove_dir_all(sw.join("plots")).unwrap();
@@ -68,7 +60,7 @@ fn a_linked_plots_folder_is_refused_not_followed() {
 
 #[test]
 fn compare_writes_only_into_its_own_folder() {
-    let (d, p) = write_scenario(&scenario(NODES, JOB));
+    let (d, p) = write_scenario(&ok_scenario());
     let run = d.path().join("run");
     lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
     let mine = d.path().join("mine");
@@ -190,7 +182,7 @@ fn a_request_trace_that_spans_millennia_is_inspected_without_a_bin_per_minute() 
 /// or a pod lane per GPU; each is now an error naming the file and line.
 #[test]
 fn numbers_read_back_from_a_run_are_bounded() {
-    let (d, p) = write_scenario(&scenario(NODES, JOB));
+    let (d, p) = write_scenario(&ok_scenario());
     let run = d.path().join("run");
     lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
     // (file, column, value, what the error says)
@@ -276,7 +268,7 @@ fn every_name_an_output_prints_is_checked_where_it_is_read() {
     }
     // A sweep's value names are cells of sweep.csv and summary.csv.
     let d = tempfile::tempdir().unwrap();
-    std::fs::write(d.path().join("s.yaml"), scenario(NODES, JOB)).unwrap();
+    std::fs::write(d.path().join("s.yaml"), ok_scenario()).unwrap();
     std::fs::write(
         d.path().join("w.yaml"),
         "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {name: w}\nspec:\n  scenario: s.yaml\n  grid:\n    - {name: policy, path: spec.scheduler, values: [{name: '=HYPERLINK(1)', value: {baseline: fifo}}]}\n",
@@ -313,9 +305,7 @@ type Edit = dyn Fn(&mut serde_json::Value);
 #[test]
 fn a_merge_checks_the_groups_and_numbers_of_sweep_json() {
     let d = tempfile::tempdir().unwrap();
-    std::fs::write(d.path().join("s.yaml"), scenario(NODES, JOB)).unwrap();
-    let w = d.path().join("w.yaml");
-    std::fs::write(&w, "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {name: w}\nspec:\n  scenario: s.yaml\n  grid:\n    - {name: gpus, path: 'spec.cluster.nodes[0].gpus', values: [8, 4]}\n").unwrap();
+    let w = tiny_sweep(d.path(), NODE_AXIS);
     let shard = d.path().join("shard");
     lahar().arg("sweep").arg(&w).arg("--out").arg(&shard).args(["--shard", "1/1", "-q"]).assert().success();
     let json = std::fs::read_to_string(shard.join("sweep.json")).unwrap();
@@ -386,7 +376,7 @@ fn pod_overhead_counts_and_resource_claims_are_refused() {
 /// completed of 3, a negative count, a negative JCT) and said "check passed".
 #[test]
 fn check_refuses_a_summary_no_run_wrote() {
-    let (d, p) = write_scenario(&scenario(NODES, JOB));
+    let (d, p) = write_scenario(&ok_scenario());
     let run = d.path().join("run");
     lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
     let base = d.path().join("b.json");
@@ -425,8 +415,7 @@ fn check_refuses_a_summary_no_run_wrote() {
 #[test]
 fn a_resumed_sweep_runs_again_a_cell_whose_summary_is_not_its_own() {
     let d = tempfile::tempdir().unwrap();
-    std::fs::write(d.path().join("s.yaml"), scenario(NODES, JOB)).unwrap();
-    std::fs::write(d.path().join("w.yaml"), "apiVersion: lahar.io/v1alpha1\nkind: Sweep\nmetadata: {name: w}\nspec:\n  scenario: s.yaml\n  grid:\n    - {name: gpus, path: 'spec.cluster.nodes[0].gpus', values: [8, 4]}\n").unwrap();
+    tiny_sweep(d.path(), NODE_AXIS);
     lahar().current_dir(d.path()).args(["sweep", "w.yaml", "--out", "o", "-q"]).assert().success();
     let cell = d.path().join("o/cells/0001/summary.json");
     let good = std::fs::read_to_string(&cell).unwrap();
@@ -460,7 +449,7 @@ fn a_resumed_sweep_runs_again_a_cell_whose_summary_is_not_its_own() {
 #[test]
 fn an_unknown_field_in_an_override_is_blamed_on_the_override() {
     let d = tempfile::tempdir().unwrap();
-    std::fs::write(d.path().join("s.yaml"), scenario(NODES, JOB)).unwrap();
+    std::fs::write(d.path().join("s.yaml"), ok_scenario()).unwrap();
     let set = "spec.timeline=[{at: 1h, cordon: n0, bogus: 1}]";
     let out = lahar().current_dir(d.path()).args(["validate", "s.yaml", "--set", set]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
