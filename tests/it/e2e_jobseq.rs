@@ -225,23 +225,24 @@ fn job_level_lifecycle_policy_event_pod_failed_action_restart_pod_event_pod_evic
     assert_eq!(state(&out, "failed-restart-job"), "Failed,3,30");
 }
 
-/// The pod deleted at 20 s (`kubectl delete pod`, 3 s grace) raises PodEvicted.
+/// The pod deleted at 20 s (`kubectl delete pod`, 3 s grace) raises PodEvicted
+/// once it is gone, at 23 s (the job controller's `deletePod` handler).
 const DELETE_AT_20: &str = "{at: 20s, deletePod: default/JOB-delete-0}";
 
 fn delete(job: &str) -> String {
     DELETE_AT_20.replace("JOB", job)
 }
 
-/// A restart at 20 s after the deletion: the other three pods killed, the
-/// PodGroup made anew once the last is gone (23 s), the job running again.
-/// `WaitJobPhases([Restarting, Pending, Running])`.
+/// A restart once the deleted pod is gone (23 s): the other three pods killed
+/// then, the PodGroup made anew once the last of them is gone (26 s), the job
+/// running again. `WaitJobPhases([Restarting, Pending, Running])`.
 fn assert_restarted_after_delete(out: &Out, job: &str) {
     assert_eq!(intervals(out, &format!("{job}-delete-0"))[0], iv("0", "20", "evicted"));
-    assert_eq!(intervals(out, &format!("{job}-success-0"))[0], iv("0", "20", "restarted"));
+    assert_eq!(intervals(out, &format!("{job}-success-0"))[0], iv("0", "23", "restarted"));
     let rows = pg_rows(out, job);
-    assert!(rows.contains(&row("23", "Pending", "job-controller")), "{rows:?}");
-    assert_eq!(rows.last(), Some(&row("23", "Running", "session-close")), "{rows:?}");
-    assert_eq!(intervals(out, &format!("{job}-delete-0"))[1].0, "23");
+    assert!(rows.contains(&row("26", "Pending", "job-controller")), "{rows:?}");
+    assert_eq!(rows.last(), Some(&row("26", "Running", "session-close")), "{rows:?}");
+    assert_eq!(intervals(out, &format!("{job}-delete-0"))[1].0, "26");
     assert_eq!(state(out, job), "Running,1,");
 }
 
@@ -266,8 +267,8 @@ fn job_level_lifecycle_policy_event_pod_evicted_action_terminate_job() {
         &[&delete(job)],
         "1m",
     );
-    assert_eq!(intervals(&out, "evicted-terminate-job-success-1"), [iv("0", "20", "killed")]);
-    assert_eq!(state(&out, job), "Terminated,0,20");
+    assert_eq!(intervals(&out, "evicted-terminate-job-success-1"), [iv("0", "23", "killed")]);
+    assert_eq!(state(&out, job), "Terminated,0,23");
 }
 
 #[test]
@@ -276,8 +277,8 @@ fn job_level_lifecycle_policy_event_pod_evicted_action_abort_job() {
     let job = "evicted-abort-job";
     let out =
         e2e(&vcjob(job, 4, "[{event: PodEvicted, action: AbortJob}]", &success_and_delete("")), &[&delete(job)], "1m");
-    assert_eq!(intervals(&out, "evicted-abort-job-success-1"), [iv("0", "20", "killed")]);
-    assert_eq!(state(&out, job), "Aborted,0,20");
+    assert_eq!(intervals(&out, "evicted-abort-job-success-1"), [iv("0", "23", "killed")]);
+    assert_eq!(state(&out, job), "Aborted,0,23");
 }
 
 #[test]
@@ -351,7 +352,7 @@ fn job_level_lifecycle_policy_event_pod_evicted_pod_failed_action_terminate_job(
     let job = "evicted-terminate-job";
     let policies = "[{events: [PodEvicted, PodFailed, PodEvicted], action: TerminateJob}]";
     let out = e2e(&vcjob(job, 4, policies, &success_and_delete("")), &[&delete(job)], "1m");
-    assert_eq!(state(&out, job), "Terminated,0,20");
+    assert_eq!(state(&out, job), "Terminated,0,23");
 }
 
 #[test]
@@ -377,7 +378,7 @@ fn task_level_lifecycle_policy_event_pod_evicted_action_terminate_job() {
     let job = "evicted-terminate-job";
     let tasks = success_and_delete("[{event: PodEvicted, action: TerminateJob}]");
     let out = e2e(&vcjob(job, 4, "", &tasks), &[&delete(job)], "1m");
-    assert_eq!(state(&out, job), "Terminated,0,20");
+    assert_eq!(state(&out, job), "Terminated,0,23");
 }
 
 #[test]

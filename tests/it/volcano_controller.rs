@@ -426,7 +426,8 @@ pub(super) fn one_pod(name: &str, at: &str, policies: &str) -> String {
 /// suites' `DeletePod` does): it leaves its node after its 30 s grace, the job
 /// controller hears PodEvicted and, without a policy, makes the pod again; the
 /// job has lost its work (no checkpoint) and runs its hour from 630 s. With a
-/// `PodEvicted: AbortJob` policy the job is Aborted at 600 s.
+/// `PodEvicted: AbortJob` policy the job is Aborted at 630 s, when the pod is
+/// gone: the controller's `deletePod` handler hears the deletion then.
 #[test]
 fn timeline_deletes_a_pod() {
     let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
@@ -434,7 +435,37 @@ fn timeline_deletes_a_pod() {
     assert_eq!(row(&out, "j"), "0,0,4230,Completed,0");
     let abort = "  policies: [{event: PodEvicted, action: AbortJob}]\n";
     let out = run_timeline(&node, &one_pod("j", "0s", abort), &["{at: 10m, deletePod: j-w-0}"]);
-    assert_eq!(row(&out, "j"), "0,0,600,Aborted,0");
+    assert_eq!(row(&out, "j"), "0,0,630,Aborted,0");
+}
+
+/// The job controller hears a deleted pod once it is gone (`deletePod`, the
+/// informer's delete after the grace period), so a `PodEvicted` policy's
+/// `timeout` counts from there. By hand: `j` runs on n0 from 0; at 10 min n0 is
+/// cordoned and the pod deleted; it is gone at 630 s (30 s grace), when the
+/// controller hears PodEvicted: the AbortJob waits its minute while the pod made
+/// again cannot run (n0 is cordoned), and acts at 690 s (at 660 s if the event
+/// came with the deletion). A LeaderWorkerSet's pod controller acts on the
+/// deletion timestamp instead: its group of two (RecreateGroupOnPodRestart, a
+/// RestartJob) has its leader killed when the worker's deletion starts, at
+/// 600 s; the same group as a VolcanoJob with `PodEvicted: RestartJob` has it
+/// killed when the worker is gone, at 630 s.
+#[test]
+fn pod_evicted_is_heard_when_the_pod_is_gone() {
+    let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
+    let abort = "  policies: [{event: PodEvicted, action: AbortJob, timeout: 1m}]\n";
+    let steps = ["{at: 10m, cordon: n0}", "{at: 10m, deletePod: j-w-0}"];
+    let out = run_timeline(&node, &one_pod("j", "0s", abort), &steps);
+    assert_eq!(row(&out, "j"), "0,0,690,Aborted,0");
+
+    let nodes = ["{name: n0, cpu: 2, memory: 4Gi}"];
+    let lws = "---\napiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: g, annotations: {lahar.io/duration: 1h}}\nspec:\n  replicas: 1\n  leaderWorkerTemplate:\n    size: 2\n    workerTemplate:\n      spec:\n        schedulerName: volcano\n        containers: [{name: c, resources: {requests: {cpu: 1}}}]\n";
+    let out = run_timeline(&nodes, lws, &["{at: 10m, deletePod: g-0-1}"]);
+    let leader = super::e2e_jobseq::intervals(&out, "g-0");
+    assert_eq!(leader[0], super::e2e_jobseq::iv("0", "600", "restarted"), "{leader:?}");
+    let vcjob = "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: v\n  annotations: {lahar.io/duration: 1h}\nspec:\n  policies: [{event: PodEvicted, action: RestartJob}]\n  tasks:\n    - name: w\n      replicas: 2\n      template:\n        spec:\n          containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]\n";
+    let out = run_timeline(&nodes, vcjob, &["{at: 10m, deletePod: v-w-1}"]);
+    let other = super::e2e_jobseq::intervals(&out, "v-w-0");
+    assert_eq!(other[0], super::e2e_jobseq::iv("0", "630", "restarted"), "{other:?}");
 }
 
 /// The admission webhook turns a VolcanoJob's `maxRetry: 0` into 3
@@ -807,13 +838,17 @@ fn scale_down_to_zero_and_scale_up() {
 
 /// A scale-up while the task restarts: the gang's new `minMember` moves the
 /// PodGroup's phase at the next session's close though no pod changed then.
-/// `PodEvicted: RestartTask`; an operator deletes replica 0 at 10 min, so the
-/// controller kills the task's pods (both Releasing until 630 s, their 30 s
-/// grace). At 615 s the job goes to 3 replicas (`minAvailable` 3): the task is
-/// being remade, so no pod is made then, and the session's close finds two
-/// pods held of three — Pending at 615 s (`jobStatus`). At 630 s the pods are
-/// gone, the controller makes three, enqueue admits the group and allocate
-/// binds them; the job (one retry counted) runs its hour from there, to 4230 s.
+/// `PodEvicted: RestartTask`; an operator deletes replica 0 at 10 min (Releasing
+/// until 630 s, its 30 s grace). At 615 s the job goes to 3 replicas
+/// (`minAvailable` 3): replica 2 is made and finds no room (replica 0 still
+/// holds its CPU), so the close finds the job unready with replica 1 Running —
+/// Unknown at 615 s. At 630 s replica 0 is gone and the controller hears
+/// PodEvicted: RestartTask kills replica 1 (Releasing until 660 s) and deletes
+/// the Pending replica 2, making replicas 0 and 2 again; the close finds none
+/// of three scheduled (Pending) and the session that follows admits the group
+/// again (Inqueue). At 660 s replica 1 is gone and made again, and allocate
+/// binds the three: the job (one retry counted) runs its hour from there, to
+/// 4260 s.
 #[test]
 fn a_scale_during_a_task_restart_moves_the_phase_at_once() {
     let node = ["{name: n0, cpu: 2, memory: 4Gi}"];
@@ -825,8 +860,8 @@ fn a_scale_during_a_task_restart_moves_the_phase_at_once() {
         ["{at: 10m, deletePod: scale-job-default-0}", "{at: 615s, scaleJob: scale-job, replicas: 3, minAvailable: 3}"];
     let out = run_timeline(&node, &job, &steps);
     let phases: Vec<String> = out.of("phase").iter().map(|d| format!("{} {}", d["t_s"], d["phase"])).collect();
-    assert_eq!(phases, ["0 Inqueue", "0 Running", "615 Pending", "630 Inqueue", "630 Running"]);
-    assert_eq!(row(&out, "scale-job"), "0,0,4230,Completed,1");
+    assert_eq!(phases, ["0 Inqueue", "0 Running", "615 Unknown", "630 Pending", "630 Inqueue", "660 Running"]);
+    assert_eq!(row(&out, "scale-job"), "0,0,4260,Completed,1");
     assert_eq!(out.bind_order().len(), 5);
 }
 

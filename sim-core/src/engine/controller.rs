@@ -511,6 +511,11 @@ impl Engine {
         if phase == JobPhase::Restarting || phase.is_terminal() || quiet {
             return;
         }
+        if self.world.jobs[j].spec.hears_deletion_when_gone() {
+            // Volcano's `deletePod` hears it once it is gone ([`Engine::released`]).
+            self.world.pods[p].evicted_when_gone = true;
+            return;
+        }
         self.raise(j, Some(p), Some(task), PolicyEvent::PodEvicted);
     }
 
@@ -723,17 +728,31 @@ impl Engine {
         }
     }
 
+    /// A Releasing pod's grace period ended: it is gone from its node (Deleted),
+    /// made again if its job asked, and heard as `PodEvicted` by a controller
+    /// that hears deletions once they are done.
     fn released(&mut self, p: PodId) {
         if self.world.pods[p].status != PodStatus::Releasing {
             return;
         }
         self.world.transition(p, PodStatus::Deleted, None);
         self.dirty = true;
-        let pod = &self.world.pods[p];
-        let (j, replace) = (pod.job, pod.replace_on_release);
+        let pod = &mut self.world.pods[p];
+        let (j, task, replace) = (pod.job, pod.task as usize, pod.replace_on_release);
+        let heard = std::mem::take(&mut pod.evicted_when_gone);
         let job = &self.world.jobs[j];
         if replace && !job.phase.is_terminal() && !job.restart_all {
             self.replace(p);
+        }
+        // A job that ended or restarts meanwhile treats it as outdated (a sync);
+        // a pod a restart killed again while it was going was marked out of sync
+        // (`killPods` patches every pod it kills) and was made again above.
+        let job = &self.world.jobs[j];
+        if heard && !replace && !job.phase.is_terminal() && job.phase != JobPhase::Restarting {
+            self.raise(j, Some(p), Some(task), PolicyEvent::PodEvicted);
+            if self.world.jobs.get(j).is_none() {
+                return;
+            }
         }
         self.maybe_restart(j);
         self.maybe_retire(j);

@@ -828,6 +828,17 @@ impl JobSpec {
     pub fn total_replicas(&self) -> u32 {
         self.tasks.iter().map(|t| t.replicas).sum()
     }
+    /// Whether its controller hears of a deleted pod only once the pod is gone
+    /// (the informer's delete, after the grace period), not when its deletion
+    /// starts: Volcano's job controller (`deletePod` raises `PodEvictedEvent`;
+    /// `updatePod` does not look at the deletion timestamp) and kthena's
+    /// ModelServing controller (`updatePod` skips a pod being deleted and
+    /// leaves it to `deletePod`). LeaderWorkerSet's pod controller acts on the
+    /// deletion timestamp (`PodDeleted`), a batch/v1 Job counts a terminating
+    /// pod as failed, and a ReplicaSet replaces it at once.
+    pub fn hears_deletion_when_gone(&self) -> bool {
+        matches!(&*self.kind, "VolcanoJob" | "ModelServing" | "ModelBooster")
+    }
     /// The labels of task `t`'s pods (PodDisruptionBudgets select on them): as
     /// read from its manifest, else those Volcano's job controller gives a
     /// VolcanoJob's pods (`volcano.sh/job-name`, `-job-namespace`, `-queue-name`,

@@ -154,6 +154,9 @@ pub struct Pod {
     pub best_effort: bool,
     /// Create a replacement when this pod is gone.
     pub replace_on_release: bool,
+    /// Its deletion is heard by its controller once it is gone (a `PodEvicted`
+    /// raised at its release, [`crate::model::job::JobSpec::hears_deletion_when_gone`]).
+    pub evicted_when_gone: bool,
     /// Failed because its container exited (`lahar.io/fail-after`): the pod
     /// object stays Failed, and a VolcanoJob's controller makes no new one unless
     /// a policy restarts it.
@@ -187,6 +190,7 @@ impl Default for Pod {
             preemptable: false,
             best_effort: false,
             replace_on_release: false,
+            evicted_when_gone: false,
             exited: false,
             gates: 0,
             gpu_devices: DeviceHold::default(),
@@ -962,6 +966,7 @@ impl World {
             preemptable: t.preemptable,
             best_effort: t.requests.is_best_effort(),
             replace_on_release: false,
+            evicted_when_gone: false,
             exited: false,
             gates,
             gpu_devices: DeviceHold::default(),
