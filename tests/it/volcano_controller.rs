@@ -88,6 +88,24 @@ fn job_error_handling_restart_job_when_job_is_unschedulable() {
     assert_eq!(row(&out, "job-restart-when-unschedulable"), "0,0,3670,Completed,1");
 }
 
+/// After a job's first kill its `Unknown` policy no longer acts: the PodGroup's
+/// Unknown request carries job version 0, which `applyPolicies` finds outdated
+/// once `killPods` has raised the job's version. The restart above, then the
+/// same drain again at 1000 s: the pod on n0 is gone at 1030 s and made again,
+/// no node takes it, the group turns Unknown — and nothing more happens (a
+/// second RestartJob would count retry 2 and kill n1's pod). At 1060 s n0 is
+/// uncordoned, the pod runs, and the job (no checkpoint: its work since 70 s
+/// lost) runs its hour from there, to 4660 s, with one retry.
+#[test]
+fn the_unknown_policy_is_outdated_after_a_restart() {
+    let job = policy_job("job-restart-when-unschedulable", 2, "1h", "Unknown", "RestartJob");
+    let drains = "    drains: [{at: 10s, nodes: n0, deadline: 0s, duration: 60s}, {at: 1000s, nodes: n0, deadline: 0s, duration: 60s}]\n";
+    let out = run(TWO_ONE_CPU_NODES, &job, drains);
+    let p = phases(&out, "job-restart-when-unschedulable");
+    assert_eq!(p[6..], [("1030", "Unknown"), ("1060", "Pending"), ("1060", "Running")], "{p:?}");
+    assert_eq!(row(&out, "job-restart-when-unschedulable"), "0,0,4660,Completed,1");
+}
+
 /// `Job error handling: Abort job when job is unschedulable`
 /// (test/e2e/jobseq/job_error_handling.go): the same situation, restated the same
 /// way, with the `Unknown` policy AbortJob: the job is Aborted at 40 s, when its

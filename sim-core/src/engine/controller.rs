@@ -868,8 +868,10 @@ impl Engine {
                 phase: Some(new),
                 reason: Cow::Borrowed(""),
             });
-            if new == PodGroupPhase::Unknown && self.world.jobs[j].phase != JobPhase::Restarting {
-                // The request names no task: only the job's own policies apply.
+            // The request names no task (only the job's own policies apply) and
+            // carries job version 0: after the job's first kill it is outdated.
+            let job = &self.world.jobs[j];
+            if new == PodGroupPhase::Unknown && job.phase != JobPhase::Restarting && job.version == 0 {
                 self.raise(j, None, None, PolicyEvent::JobUnknown);
             }
         }

@@ -151,6 +151,7 @@ impl Engine {
         let job = &mut self.world.jobs[j];
         job.suspension = Suspension::Aborted;
         job.restart_all = true;
+        job.version += 1;
         self.world.set_pg_phase(j, PodGroupPhase::Pending);
         self.dirty = true;
     }
@@ -167,7 +168,9 @@ impl Engine {
     /// with one more retry — Failed if that reaches `maxRetry` — and, once its
     /// killed pods are gone, a new PodGroup with all its pods.
     fn resume(&mut self, j: JobId) {
-        self.world.jobs[j].suspension = Suspension::Resuming;
+        let job = &mut self.world.jobs[j];
+        job.suspension = Suspension::Resuming;
+        job.version += 1;
         if !self.count_retry(j) {
             return;
         }

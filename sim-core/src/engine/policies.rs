@@ -242,6 +242,7 @@ impl Engine {
                 // killJob deletes the PodGroup: no admission, reservation or phase
                 // until the restart ends and the controller makes a new one.
                 self.world.jobs[j].restart_all = true;
+                self.world.jobs[j].version += 1;
                 self.world.set_pg_phase(j, PodGroupPhase::Pending);
                 let pods: Vec<PodId> = self.world.jobs[j].pods.clone();
                 for q in pods {

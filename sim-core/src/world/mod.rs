@@ -270,6 +270,12 @@ pub struct Job {
     /// Where an operator's suspension (`vcctl job suspend`, or an `AbortJob`
     /// policy with a resume to come) has the job.
     pub suspension: Suspension,
+    /// Volcano's `Status.Version`: one more at each kill of the whole job
+    /// (RestartJob, a suspension, a resumption; `killPods` without a target). The
+    /// PodGroup's Unknown request carries version 0, so once this is above 0
+    /// `applyPolicies` finds it outdated and the job's `Unknown` policy no longer
+    /// acts.
+    pub version: u32,
     /// When its PodGroup was created: its submission, or the end of its last
     /// RestartJob (the controller makes a new PodGroup then). Volcano's job order
     /// falls back on it (`CreationTimestamp`), and sla's waiting time runs from it.
@@ -380,6 +386,7 @@ impl Job {
             end: None,
             retries: 0,
             restart_all: false,
+            version: 0,
             suspension: Suspension::None,
             pg_created: SimTime::ZERO,
             pods_missing: 0,
