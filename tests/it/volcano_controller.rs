@@ -486,6 +486,27 @@ fn pod_evicted_is_heard_when_the_pod_is_gone() {
     assert_eq!(other[0], super::e2e_jobseq::iv("0", "630", "restarted"), "{other:?}");
 }
 
+/// A job restarting a task is Pending again as soon as the replicas not
+/// terminating reach its `minAvailable` (`restartingUpdateStatus`: `replicas −
+/// terminating ≥ minAvailable`), not once every killed pod is gone. By hand:
+/// task `w` of two 1-CPU pods, `minAvailable` 1, `PodEvicted: RestartTask`, on a
+/// 3-CPU node. `rt-w-0` is deleted at 10 min and gone at 630 s (30 s grace; the
+/// job runs on with `rt-w-1`). Then RestartTask counts a retry, the job loses its
+/// work (no checkpoint) and `rt-w-1` is killed (Releasing until 660 s); 2 − 1
+/// terminating ≥ 1, so the job is Pending at once: `rt-w-0` is made again and
+/// bound at 630 s, and the job runs its hour from there, to 4230 s; `rt-w-1`
+/// runs again from 660 s. Waiting for every killed pod would start it at 660 s.
+#[test]
+fn a_task_restart_ends_once_enough_replicas_are_not_terminating() {
+    let node = ["{name: n0, cpu: 3, memory: 4Gi}"];
+    let job = "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: rt\n  annotations: {lahar.io/duration: 1h}\nspec:\n  tasks:\n    - name: w\n      replicas: 2\n      minAvailable: 1\n      policies: [{event: PodEvicted, action: RestartTask}]\n      template:\n        spec:\n          containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]\n";
+    let out = run_timeline(&node, job, &["{at: 10m, deletePod: rt-w-0}"]);
+    use super::e2e_jobseq::{intervals, iv};
+    assert_eq!(intervals(&out, "rt-w-0"), [iv("0", "600", "evicted"), iv("630", "4230", "completed")]);
+    assert_eq!(intervals(&out, "rt-w-1"), [iv("0", "630", "restarted"), iv("660", "4230", "completed")]);
+    assert_eq!(row(&out, "rt"), "0,0,4230,Completed,1");
+}
+
 /// The admission webhook turns a VolcanoJob's `maxRetry: 0` into 3
 /// (`patchDefaultMaxRetry`) and its `minAvailable: 0` into the tasks' sum
 /// (`patchDefaultMinAvailable`): 0 is the field left out. With `maxRetry: 0` and

@@ -620,15 +620,22 @@ impl Engine {
         }
     }
 
-    /// A restarting job whose killed pods are all gone is Pending again: after
-    /// RestartJob with all its pods recreated, after RestartTask or RestartPod
-    /// with the killed pods' replacements (made as each went).
+    /// A restarting job is Pending again: after RestartJob once its killed pods
+    /// are all gone, with all its pods recreated; after RestartTask, RestartPod
+    /// or RestartPartition once the replicas not terminating reach its
+    /// `minAvailable` (Volcano's `restartingUpdateStatus`: `replicas −
+    /// terminating ≥ minAvailable`), at once if its surviving pods do — they
+    /// keep their nodes and the job goes on with them — the killed pods made
+    /// again as each goes.
     pub(super) fn maybe_restart(&mut self, j: JobId) {
         let job = &mut self.world.jobs[j];
-        if job.phase == JobPhase::Restarting
-            && job.count(PodStatus::Releasing) == 0
-            && job.suspension != Suspension::Aborted
-        {
+        let releasing = job.count(PodStatus::Releasing);
+        let done = if job.restart_all {
+            releasing == 0
+        } else {
+            job.spec.total_replicas().saturating_sub(releasing) >= job.spec.min_available
+        };
+        if job.phase == JobPhase::Restarting && done && job.suspension != Suspension::Aborted {
             let resumed = std::mem::take(&mut job.suspension) == Suspension::Resuming;
             let all = std::mem::take(&mut job.restart_all);
             self.set_phase(j, JobPhase::Pending);
@@ -658,6 +665,11 @@ impl Engine {
                 }
                 self.world.jobs[j].pods_missing = 0;
                 self.create_initial_pods(j, self.holds_pods(j));
+            } else {
+                // Its survivors may run it now (the Pending state's sync finds it
+                // Running once `minAvailable` pods are).
+                self.refresh_job_keeping_phase(j);
+                self.phase_due.push(j);
             }
             self.dirty = true;
         }
