@@ -186,24 +186,25 @@ fn a_job_that_keeps_failing_fails_at_max_retry() {
 #[test]
 fn job_level_lifecycle_policy_event_pod_failed_action_terminate_job() {
     // `job level LifecyclePolicy, Event: PodFailed; Action: TerminateJob`:
-    // [Pending, Running, Terminating, Terminated]: ended at 10 s, its killed pods
-    // gone 3 s later.
+    // [Pending, Running, Terminating, Terminated]: Terminating at 10 s, Terminated
+    // once its killed pods are gone, 3 s later (state/terminating.go).
     let job = vcjob("failed-terminate-job", 4, "[{event: PodFailed, action: TerminateJob}]", &success_and_fail(""));
     let out = e2e(&job, &[], "1m");
     assert_eq!(intervals(&out, "failed-terminate-job-fail-0"), [iv("0", "10", "exited")]);
     assert_eq!(intervals(&out, "failed-terminate-job-success-0"), [iv("0", "10", "killed")]);
-    assert_eq!(state(&out, "failed-terminate-job"), "Terminated,0,10");
+    assert_eq!(state(&out, "failed-terminate-job"), "Terminated,0,13");
 }
 
 #[test]
 fn job_level_lifecycle_policy_event_pod_failed_action_abort_job() {
     // `job level LifecyclePolicy, Event: PodFailed; Action: AbortJob`:
-    // [Pending, Running, Aborting, Aborted].
+    // [Pending, Running, Aborting, Aborted]: Aborted once the pods killed at 10 s
+    // are gone (state/aborting.go).
     let job = vcjob("failed-abort-job", 4, "[{event: PodFailed, action: AbortJob}]", &success_and_fail(""));
     let out = e2e(&job, &[], "1m");
     assert_eq!(intervals(&out, "failed-abort-job-fail-0"), [iv("0", "10", "exited")]);
     assert_eq!(intervals(&out, "failed-abort-job-success-1"), [iv("0", "10", "killed")]);
-    assert_eq!(state(&out, "failed-abort-job"), "Aborted,0,10");
+    assert_eq!(state(&out, "failed-abort-job"), "Aborted,0,13");
 }
 
 #[test]
@@ -268,7 +269,7 @@ fn job_level_lifecycle_policy_event_pod_evicted_action_terminate_job() {
         "1m",
     );
     assert_eq!(intervals(&out, "evicted-terminate-job-success-1"), [iv("0", "23", "killed")]);
-    assert_eq!(state(&out, job), "Terminated,0,23");
+    assert_eq!(state(&out, job), "Terminated,0,26");
 }
 
 #[test]
@@ -278,7 +279,7 @@ fn job_level_lifecycle_policy_event_pod_evicted_action_abort_job() {
     let out =
         e2e(&vcjob(job, 4, "[{event: PodEvicted, action: AbortJob}]", &success_and_delete("")), &[&delete(job)], "1m");
     assert_eq!(intervals(&out, "evicted-abort-job-success-1"), [iv("0", "23", "killed")]);
-    assert_eq!(state(&out, job), "Aborted,0,23");
+    assert_eq!(state(&out, job), "Aborted,0,26");
 }
 
 #[test]
@@ -291,11 +292,12 @@ fn job_level_lifecycle_policy_event_any_action_restart_job() {
 }
 
 /// busybox `sleep 5` pods succeed at 5 s; their task complete, CompleteJob kills
-/// the nginx pods (3 s grace): Completed at 5 s, the busybox pods Succeeded.
+/// the nginx pods (3 s grace): Completing at 5 s, Completed once they are gone at
+/// 8 s (state/completing.go), the busybox pods Succeeded.
 fn assert_completed_at_5(out: &Out) {
     assert_eq!(intervals(out, "any-complete-job-completed-task-0"), [iv("0", "5", "completed")]);
     assert_eq!(intervals(out, "any-complete-job-terminating-task-1"), [iv("0", "5", "killed")]);
-    assert_eq!(state(out, "any-complete-job"), "Completed,0,5");
+    assert_eq!(state(out, "any-complete-job"), "Completed,0,8");
 }
 
 #[test]
@@ -352,7 +354,7 @@ fn job_level_lifecycle_policy_event_pod_evicted_pod_failed_action_terminate_job(
     let job = "evicted-terminate-job";
     let policies = "[{events: [PodEvicted, PodFailed, PodEvicted], action: TerminateJob}]";
     let out = e2e(&vcjob(job, 4, policies, &success_and_delete("")), &[&delete(job)], "1m");
-    assert_eq!(state(&out, job), "Terminated,0,23");
+    assert_eq!(state(&out, job), "Terminated,0,26");
 }
 
 #[test]
@@ -378,7 +380,7 @@ fn task_level_lifecycle_policy_event_pod_evicted_action_terminate_job() {
     let job = "evicted-terminate-job";
     let tasks = success_and_delete("[{event: PodEvicted, action: TerminateJob}]");
     let out = e2e(&vcjob(job, 4, "", &tasks), &[&delete(job)], "1m");
-    assert_eq!(state(&out, job), "Terminated,0,23");
+    assert_eq!(state(&out, job), "Terminated,0,26");
 }
 
 #[test]

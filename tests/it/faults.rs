@@ -322,8 +322,9 @@ fn bad_elastic_settings_are_refused_with_their_location() {
 
 /// A task's own run time through the binary. A VolcanoJob in the shape of
 /// Volcano's MPI example, whose launcher's pods say `lahar.io/duration: 3m`:
-/// its `TaskCompleted → CompleteJob` ends the 1-hour job at 3 minutes. A
-/// compact job's task `duration` does the same.
+/// its `TaskCompleted → CompleteJob` ends the 1-hour job at 3 minutes, Completed
+/// once the workers it kills are gone (30 s grace): 210 s. A compact job's task
+/// `duration` does the same.
 #[test]
 fn task_completed_fires_through_the_binary() {
     let mpi = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: mpi\n  annotations: {lahar.io/duration: 1h}\nspec:\n  minAvailable: 3\n  schedulerName: volcano\n  tasks:\n    - replicas: 1\n      name: mpimaster\n      policies: [{event: TaskCompleted, action: CompleteJob}]\n      template:\n        metadata: {annotations: {lahar.io/duration: 3m}}\n        spec: {containers: [{name: m, image: x, resources: {requests: {cpu: 1}}}]}\n    - replicas: 2\n      name: mpiworker\n      template:\n        spec: {containers: [{name: w, image: x, resources: {requests: {cpu: 1}}}]}\n";
@@ -332,7 +333,7 @@ fn task_completed_fires_through_the_binary() {
     run_to(&p, &d.path().join("out"));
     let jobs = read(&d.path().join("out"), "jobs.csv");
     let row: Vec<&str> = jobs.lines().nth(1).unwrap().split(',').collect();
-    assert_eq!((row[0], row[6], row[7]), ("mpi", "180", "Completed"));
+    assert_eq!((row[0], row[6], row[7]), ("mpi", "210", "Completed"));
     let pods = read(&d.path().join("out"), "pods.csv");
     let mut ends: Vec<&str> = pods.lines().skip(1).map(|l| l.rsplit(',').next().unwrap()).collect();
     ends.sort();
@@ -341,7 +342,7 @@ fn task_completed_fires_through_the_binary() {
     let (d, p) = write_scenario(&scenario(NODES, compact));
     run_to(&p, &d.path().join("out"));
     let jobs = read(&d.path().join("out"), "jobs.csv");
-    assert_eq!(jobs.lines().nth(1).unwrap().split(',').nth(6), Some("180"));
+    assert_eq!(jobs.lines().nth(1).unwrap().split(',').nth(6), Some("210"));
     let bad = "  workload:\n    - jobs:\n        - {name: c, duration: 1h, tasks: [{name: l, replicas: 1, duration: 0s, resources: {cpu: 1}}]}\n";
     refused_with(&scenario(NODES, bad), &[], &["spec.workload[0].jobs[0].tasks[0].duration", "must be longer than 0"]);
 }

@@ -93,6 +93,47 @@ fn a_flow_runs_as_its_graph() {
     );
 }
 
+/// A step that ends by CompleteJob is Completed only once the pods it killed
+/// are gone (Volcano's Completing state), and the JobFlow's next step waits for
+/// that. By hand: `f-a`'s launcher runs its 3 minutes, its `TaskCompleted:
+/// CompleteJob` kills the worker (30 s grace), `f-a` is Completed at 210 s and
+/// `f-b` is made then and runs its minute, to 270 s. A horizon of 200 s cuts
+/// the run while the worker is still going: `f-a` ends with the run, Completed
+/// at 200 s, and `f-b` is never made.
+#[test]
+fn a_step_completed_by_its_policy_waits_for_its_pods() {
+    let dir = tempfile::tempdir().unwrap();
+    let tpl = |name: &str, tasks: &str| {
+        format!(
+            "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate\nmetadata: {{name: {name}, annotations: {{lahar.io/duration: 1h}}}}\nspec:\n  tasks:\n{tasks}---\n"
+        )
+    };
+    let pod = "        spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}\n";
+    let a = tpl(
+        "a",
+        &format!(
+            "    - {{name: launcher, replicas: 1, policies: [{{event: TaskCompleted, action: CompleteJob}}], template: {{metadata: {{annotations: {{lahar.io/duration: 3m}}}}, spec: {{containers: [{{name: c, resources: {{requests: {{cpu: 1}}}}}}]}}}}}}\n    - name: worker\n      replicas: 1\n      template:\n{pod}"
+        ),
+    );
+    let b = tpl("b", &format!("    - name: t\n      replicas: 1\n      template:\n{pod}"))
+        .replace("lahar.io/duration: 1h", "lahar.io/duration: 1m");
+    let flow = "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: f}\nspec:\n  flows:\n    - name: a\n    - {name: b, dependsOn: {targets: [a]}}\n";
+    std::fs::write(dir.path().join("m.yaml"), format!("{a}{b}{flow}")).unwrap();
+    let write = |extra: &str| {
+        let text = scenario(
+            "    nodes:\n      - {name: n0, cpu: 2, memory: 8Gi}",
+            &format!("  workload:\n    - manifests: m.yaml\n  output: {{dir: out}}\n{extra}"),
+        );
+        std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    };
+    write("");
+    let (rows, _) = run(dir.path(), &[]);
+    assert_eq!(rows, ["f-a,0,0,210,Completed", "f-b,210,210,270,Completed"]);
+    write("  horizon: 200s\n");
+    let (rows, _) = run(dir.path(), &["--force"]);
+    assert_eq!(rows, ["f-a,0,0,200,Completed"]);
+}
+
 /// A job that never completes holds back what depends on it; the jobs never
 /// created are counted in a warning, and have no row.
 #[test]

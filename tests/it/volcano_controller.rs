@@ -108,15 +108,16 @@ fn the_unknown_policy_is_outdated_after_a_restart() {
 
 /// `Job error handling: Abort job when job is unschedulable`
 /// (test/e2e/jobseq/job_error_handling.go): the same situation, restated the same
-/// way, with the `Unknown` policy AbortJob: the job is Aborted at 40 s, when its
-/// PodGroup turns Unknown, and never runs again.
+/// way, with the `Unknown` policy AbortJob: the job is Aborting at 40 s, when its
+/// PodGroup turns Unknown, Aborted at 70 s, when the pod it killed on `n1` is
+/// gone (30 s grace), and never runs again.
 #[test]
 fn job_error_handling_abort_job_when_job_is_unschedulable() {
     let job = policy_job("job-abort-when-unschedulable", 2, "1h", "Unknown", "AbortJob");
     let out = run(TWO_ONE_CPU_NODES, &job, "    drains: [{at: 10s, nodes: n0, deadline: 0s, duration: 60s}]\n");
     let p = phases(&out, "job-abort-when-unschedulable");
     assert_eq!(p.last(), Some(&("40", "Unknown")), "{p:?}");
-    assert_eq!(row(&out, "job-abort-when-unschedulable"), "0,0,40,Aborted,0");
+    assert_eq!(row(&out, "job-abort-when-unschedulable"), "0,0,70,Aborted,0");
 }
 
 /// Without a policy for it, an Unknown PodGroup changes nothing but its phase

@@ -247,12 +247,16 @@ impl Engine {
         }
     }
 
-    /// The Running state's `SyncJob` after the instant's pod updates: with a
+    /// The job's `SyncJob` after the instant's pod updates. Restarting: Pending
+    /// again once it may be ([`Engine::maybe_restart`]). Running: with a
     /// `minSuccess`, Completed once that many pods succeeded (its other pods
     /// killed), Failed if every pod ended with fewer; without one, see
     /// [`Engine::sync_all_ended`].
     fn sync_job(&mut self, j: JobId) {
         let Some(job) = self.world.jobs.get(j) else { return };
+        if job.phase == JobPhase::Restarting {
+            return self.maybe_restart(j);
+        }
         if job.spec.min_success.is_none() && !job.phase.is_terminal() && job.phase != JobPhase::Restarting {
             return self.sync_all_ended(j);
         }
@@ -600,6 +604,10 @@ impl Engine {
         self.stop_progress(j, phase != JobPhase::Completed);
         self.kill_for_good(j, reason);
         self.set_phase(j, phase);
+        if self.world.jobs[j].ending {
+            // Its end waits for its pods; this phase is the last word.
+            return;
+        }
         self.world.jobs[j].end = Some(self.now);
         self.world.deactivate(j);
         self.jobs_done += usize::from(newly_done);
@@ -607,6 +615,42 @@ impl Engine {
         if newly_done {
             self.ended(j);
         }
+        self.maybe_retire(j);
+    }
+
+    /// Volcano's Aborting, Terminating and Completing states (an AbortJob,
+    /// TerminateJob or CompleteJob action; a suspension no step resumes): the
+    /// job's pods are killed (Succeeded and Failed ones stay) and it is over at
+    /// once for the scheduler and the controller, but it is Aborted, Terminated
+    /// or Completed only once none of its pods is left terminating
+    /// (state/completing.go: no pod terminating, pending or running): its end,
+    /// its row and what waits for it (a JobFlow's next step, a CronJob's next
+    /// run) come then.
+    pub(super) fn end_job_when_gone(&mut self, j: JobId, phase: JobPhase) {
+        if self.world.jobs[j].phase.is_terminal() {
+            return self.end_job(j, phase, EndReason::Killed);
+        }
+        self.stop_progress(j, phase != JobPhase::Completed);
+        self.kill_for_good(j, EndReason::Killed);
+        self.set_phase(j, phase);
+        self.world.deactivate(j);
+        self.dirty = true;
+        self.world.jobs[j].ending = true;
+        self.ending.push(j);
+        self.finish_ending(j, false);
+    }
+
+    /// An ending job ([`Engine::end_job_when_gone`]) ends once its last pod is
+    /// gone, or with the run (`at_run_end`).
+    pub(super) fn finish_ending(&mut self, j: JobId, at_run_end: bool) {
+        let Some(job) = self.world.jobs.get_mut(j) else { return };
+        if !job.ending || (job.count(PodStatus::Releasing) > 0 && !at_run_end) {
+            return;
+        }
+        job.ending = false;
+        job.end = Some(self.now);
+        self.jobs_done += 1;
+        self.ended(j);
         self.maybe_retire(j);
     }
 
@@ -701,6 +745,7 @@ impl Engine {
         self.dirty = true;
         let job = &self.world.jobs[j];
         if job.phase.is_terminal() {
+            self.finish_ending(j, false);
             self.maybe_retire(j);
             return;
         }
@@ -767,6 +812,7 @@ impl Engine {
             }
         }
         self.maybe_restart(j);
+        self.finish_ending(j, false);
         self.maybe_retire(j);
     }
 

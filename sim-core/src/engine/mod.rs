@@ -165,6 +165,9 @@ pub struct Engine {
     faults_out: Vec<FaultRecord>,
     /// Lifecycle policies' actions waiting for their timeouts (freed slots `None`).
     delayed: Vec<Option<policies::Delayed>>,
+    /// Jobs that were ever ending ([`crate::world::Job::ending`]), for the run's
+    /// end to close those still ending.
+    ending: Vec<JobId>,
     /// Per node: out of the cluster (declared `absent`, or removed by the
     /// timeline and not added back).
     absent: Vec<bool>,
@@ -235,6 +238,7 @@ impl Engine {
             faults: faults::Faults::default(),
             faults_out: Vec::new(),
             delayed: Vec::new(),
+            ending: Vec::new(),
             absent: Vec::new(),
             absent_gpu_milli: 0,
             serving,
@@ -435,6 +439,10 @@ impl Engine {
             _ => self.now,
         };
         self.advance_to(end);
+        // A job whose killed pods are still going ends with the run.
+        for j in std::mem::take(&mut self.ending) {
+            self.finish_ending(j, true);
+        }
         // Credit the work of jobs still running so their progress is accurate.
         let running: Vec<JobId> =
             self.world.active.iter().copied().filter(|j| self.world.jobs[*j].is_progressing()).collect();

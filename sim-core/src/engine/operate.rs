@@ -139,11 +139,12 @@ impl Engine {
     /// Volcano's AbortJob (a policy's, or `vcctl job suspend`): the job's pods
     /// are killed and its PodGroup deleted (`killJob`, which keeps Succeeded and
     /// Failed pods). An Aborted job stays until resumed or deleted; lahar ends it
-    /// at once (its row written) unless a later step of the timeline resumes it,
-    /// and otherwise holds it as [`Suspension::Aborted`].
+    /// (Aborting, then Aborted once its killed pods are gone, its row written
+    /// then) unless a later step of the timeline resumes it, and otherwise holds
+    /// it as [`Suspension::Aborted`].
     pub(super) fn abort(&mut self, j: JobId) {
         if !self.resumed_later(j) {
-            return self.end_job(j, JobPhase::Aborted, EndReason::Killed);
+            return self.end_job_when_gone(j, JobPhase::Aborted);
         }
         self.stop_progress(j, true);
         self.kill_for_good(j, EndReason::Killed);

@@ -231,7 +231,9 @@ impl Engine {
                     self.kill_pod(q, EndReason::Restarted);
                     self.replace_when_gone(q);
                 }
-                self.maybe_restart(j);
+                // The Restarting state's next sync may find it Pending again: after
+                // the instant's other pod updates, which a restarting job ignores.
+                self.events.push(self.now, Event::JobSync(j));
             }
             Some(PolicyAction::RestartJob) => {
                 if !self.count_retry(j) {
@@ -251,8 +253,8 @@ impl Engine {
                 self.maybe_restart(j);
             }
             Some(PolicyAction::AbortJob) => self.abort(j),
-            Some(PolicyAction::TerminateJob) => self.end_job(j, JobPhase::Terminated, EndReason::Killed),
-            Some(PolicyAction::CompleteJob) => self.end_job(j, JobPhase::Completed, EndReason::Killed),
+            Some(PolicyAction::TerminateJob) => self.end_job_when_gone(j, JobPhase::Terminated),
+            Some(PolicyAction::CompleteJob) => self.end_job_when_gone(j, JobPhase::Completed),
         }
     }
 

@@ -262,6 +262,11 @@ pub struct Job {
     pub end: Option<SimTime>,
     /// Restarts done.
     pub retries: u32,
+    /// Aborting, Terminating or Completing (Volcano's phases): its `phase` is
+    /// already the terminal one it heads for and it is no longer active, but its
+    /// killed pods are still going; its `end`, its row and what waits for it
+    /// come once they are gone (the engine's `end_job_when_gone`).
+    pub ending: bool,
     /// Restarting after RestartJob: every pod is recreated once all are gone
     /// (RestartTask and RestartPod recreate only the pods they killed). Its
     /// PodGroup is deleted meanwhile (Volcano's `killJob`): the job waits for no
@@ -387,6 +392,7 @@ impl Job {
             retries: 0,
             restart_all: false,
             version: 0,
+            ending: false,
             suspension: Suspension::None,
             pg_created: SimTime::ZERO,
             pods_missing: 0,

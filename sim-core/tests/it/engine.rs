@@ -89,7 +89,8 @@ fn restart_job_policy_and_max_retry() {
     assert!(out.world.pods.iter().all(|p| !matches!(p.status, PodStatus::Running | PodStatus::Pending)));
 }
 
-/// PodEvicted → AbortJob ends the job at once.
+/// PodEvicted → AbortJob kills the job's pods at once; it is Aborted once the
+/// evicted pod is gone, after its 30 s grace (Volcano's Aborting state).
 #[test]
 fn abort_job_policy() {
     let mut j = job("a", 0, 100, 1, 1, 1);
@@ -97,7 +98,7 @@ fn abort_job_policy() {
     let out = run(vec![node("n0", 8)], vec![j], vec![(10, 0)], ideal());
     assert_eq!(
         (out.world.jobs[lahar_core::model::ids::JobId(0)].phase, out.world.jobs[lahar_core::model::ids::JobId(0)].end),
-        (JobPhase::Aborted, Some(SimTime(10 * S)))
+        (JobPhase::Aborted, Some(SimTime(40 * S)))
     );
 }
 

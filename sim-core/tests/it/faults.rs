@@ -149,8 +149,8 @@ fn max_retry_exhausted_fails_the_job() {
     assert_eq!((j.phase, j.end, j.retries), (JobPhase::Failed, Some(SimTime(30 * S)), 1));
 }
 
-/// TerminateJob and AbortJob end the job at the failure; CompleteJob ends it
-/// Completed, with its pods killed.
+/// TerminateJob and AbortJob end the job once the pod they kill at the failure
+/// (30) is gone after its 30 s grace; CompleteJob ends it Completed so.
 #[test]
 fn terminate_abort_and_complete_on_failure() {
     for (action, phase) in [
@@ -164,7 +164,7 @@ fn terminate_abort_and_complete_on_failure() {
             vec![outage(30, &[1], 10, OutageKind::Node)],
         );
         let j = &out.world.jobs[lahar_core::model::ids::JobId(0)];
-        assert_eq!((j.phase, j.end), (phase, Some(SimTime(30 * S))), "{action:?}");
+        assert_eq!((j.phase, j.end), (phase, Some(SimTime(60 * S))), "{action:?}");
         assert_eq!(intervals(&out, 0), vec![(0, 30, EndReason::Killed), (0, 30, EndReason::Failed)], "{action:?}");
     }
 }
@@ -419,13 +419,14 @@ fn launched(launcher_s: u64, min: u32, policies: Vec<Policy>) -> JobSpec {
 }
 
 /// `TaskCompleted → CompleteJob` (Volcano's MPI example): the launcher ends
-/// at 30, the job is Completed then and its workers are killed.
+/// at 30 and the job's workers are killed then; it is Completed once they are
+/// gone, after their 30 s grace (Volcano's Completing state).
 #[test]
 fn task_completed_completes_the_job() {
     let p = vec![Policy { event: PolicyEvent::TaskCompleted, action: PolicyAction::CompleteJob, timeout: None }];
     let out = run_faults(vec![node("n0", 8), node("n1", 8)], vec![launched(30, 3, p)], vec![]);
     let j = &out.world.jobs[lahar_core::model::ids::JobId(0)];
-    assert_eq!((j.phase, j.end), (JobPhase::Completed, Some(SimTime(30 * S))));
+    assert_eq!((j.phase, j.end), (JobPhase::Completed, Some(SimTime(60 * S))));
     assert_eq!(
         intervals(&out, 0),
         vec![(0, 30, EndReason::Completed), (0, 30, EndReason::Killed), (0, 30, EndReason::Killed)]
