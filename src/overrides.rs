@@ -416,8 +416,16 @@ pub fn load_snapshot(path: &Path, overrides: &[Override]) -> Result<Scenario, Sc
         quoted(&file)
     );
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    // Messages about the scenario as a whole name the snapshot.
-    load_with(&text, &path.display().to_string(), &base, overrides)
+    // Messages about the scenario as a whole name the snapshot; one about the
+    // snapshot's path (missing, a folder, a pipe) has no place in it.
+    let shown = path.display().to_string();
+    load_with(&text, &shown, &base, overrides).map_err(|mut e| {
+        for d in e.errors.iter_mut().filter(|d| d.file == shown && d.path == "spec.snapshot") {
+            d.at = None;
+            d.path.clear();
+        }
+        e
+    })
 }
 
 /// A YAML double-quoted string.

@@ -121,6 +121,36 @@ fn a_named_pipe_as_a_trace_is_refused_without_waiting_for_a_writer() {
     assert!(err.contains("not a regular file"), "{err}");
 }
 
+/// A snapshot or manifest path that names a pipe or a folder says so (it said
+/// "no such file"), without waiting for a writer; a snapshot path's problem has
+/// no line and column (they were those of the scenario lahar wraps it in).
+#[cfg(unix)]
+#[test]
+fn a_pipe_or_a_folder_as_a_manifest_is_named_as_such() {
+    let d = tempfile::tempdir().unwrap();
+    let made = std::process::Command::new("mkfifo").arg(d.path().join("ff")).status().unwrap();
+    assert!(made.success());
+    std::fs::create_dir(d.path().join("dir")).unwrap();
+    let (code, err) = within_20s(d.path(), &["validate", "--snapshot", "ff"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("error: ff: cannot read `ff`: not a regular file (a pipe, /dev/stdin or a device)"), "{err}");
+    let (code, err) = within_20s(d.path(), &["validate", "--snapshot", "missing.yaml"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("error: missing.yaml: cannot read `missing.yaml`: no such file"), "{err}");
+    let s = scenario(
+        "    nodeGroups:\n      - {name: n, count: 2, cpu: 16, memory: 64Gi}",
+        "  workload:\n    - manifests: dir\n",
+    );
+    std::fs::write(d.path().join("s.yaml"), s).unwrap();
+    let (code, err) = within_20s(d.path(), &["validate", "s.yaml"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("spec.workload[0].manifests")
+            && err.contains("a folder, not a file (name its files: `dir/*.yaml`)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_job_has_at_most_a_million_pods_over_all_its_tasks() {
     // Five tasks of a million pods each: every count passes on its own.

@@ -73,10 +73,17 @@ pub fn expand(base: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
         return Err(format!("`{pattern}`: wildcards are only supported in the file name, not in folders"));
     }
     if !last.contains(['*', '?']) {
-        return if full.is_file() {
-            Ok(vec![full])
-        } else {
-            Err(format!("cannot read `{}`: no such file", full.display()))
+        return match std::fs::metadata(&full) {
+            Ok(m) if m.is_file() => Ok(vec![full]),
+            Ok(m) if m.is_dir() => Err(format!(
+                "cannot read `{}`: a folder, not a file (name its files: `{pattern}/*.yaml`)",
+                full.display()
+            )),
+            Ok(_) => Err(format!(
+                "cannot read `{}`: not a regular file (a pipe, /dev/stdin or a device); write it to a file first (e.g. `kubectl get ... -o yaml > snapshot.yaml`)",
+                full.display()
+            )),
+            Err(_) => Err(format!("cannot read `{}`: no such file", full.display())),
         };
     }
     let entries = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { &dir })
