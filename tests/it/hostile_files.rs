@@ -102,17 +102,22 @@ fn within_20s(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
     (out.status.code(), stderr_of(&out))
 }
 
+/// A folder with a named pipe `ff` and the scenario `s.yaml` of two nodes and
+/// `workload` (lines under `spec`).
 #[cfg(unix)]
-#[test]
-fn a_named_pipe_as_a_trace_is_refused_without_waiting_for_a_writer() {
+fn with_fifo(workload: &str) -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     let made = std::process::Command::new("mkfifo").arg(d.path().join("ff")).status().unwrap();
     assert!(made.success());
-    let s = scenario(
-        "    nodeGroups:\n      - {name: n, count: 2, cpu: 16, memory: 64Gi}",
-        "  workload:\n    - trace: {format: swf, path: ff}\n",
-    );
+    let s = scenario("    nodeGroups:\n      - {name: n, count: 2, cpu: 16, memory: 64Gi}", workload);
     std::fs::write(d.path().join("s.yaml"), s).unwrap();
+    d
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_as_a_trace_is_refused_without_waiting_for_a_writer() {
+    let d = with_fifo("  workload:\n    - trace: {format: swf, path: ff}\n");
     let (code, err) = within_20s(d.path(), &["validate", "s.yaml"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("s.yaml:9:") && err.contains("trace.path: ff: is not a regular file"), "{err}");
@@ -127,9 +132,7 @@ fn a_named_pipe_as_a_trace_is_refused_without_waiting_for_a_writer() {
 #[cfg(unix)]
 #[test]
 fn a_pipe_or_a_folder_as_a_manifest_is_named_as_such() {
-    let d = tempfile::tempdir().unwrap();
-    let made = std::process::Command::new("mkfifo").arg(d.path().join("ff")).status().unwrap();
-    assert!(made.success());
+    let d = with_fifo("  workload:\n    - manifests: dir\n");
     std::fs::create_dir(d.path().join("dir")).unwrap();
     let (code, err) = within_20s(d.path(), &["validate", "--snapshot", "ff"]);
     assert_eq!(code, Some(2), "{err}");
@@ -137,11 +140,6 @@ fn a_pipe_or_a_folder_as_a_manifest_is_named_as_such() {
     let (code, err) = within_20s(d.path(), &["validate", "--snapshot", "missing.yaml"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("error: missing.yaml: cannot read `missing.yaml`: no such file"), "{err}");
-    let s = scenario(
-        "    nodeGroups:\n      - {name: n, count: 2, cpu: 16, memory: 64Gi}",
-        "  workload:\n    - manifests: dir\n",
-    );
-    std::fs::write(d.path().join("s.yaml"), s).unwrap();
     let (code, err) = within_20s(d.path(), &["validate", "s.yaml"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
