@@ -327,7 +327,7 @@ pub(crate) fn run_meta(s: &Scenario, scheduler: String) -> RunMeta {
             .map(|w| lahar_reports::WarningRecord {
                 kind: w.kind.to_string(),
                 count: w.count,
-                location: w.location(),
+                location: w.location_in(&s.dir),
                 path: w.path.clone(),
                 message: w.text(),
             })

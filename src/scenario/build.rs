@@ -360,6 +360,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         comm,
         engine,
         output_dir,
+        dir: std::path::PathBuf::new(),
         warnings: v.warnings,
         text: String::new(),
         conf_text,

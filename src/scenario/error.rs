@@ -86,4 +86,16 @@ impl Warning {
             None => self.file.clone(),
         }
     }
+
+    /// [`Warning::location`] with its file named relative to `dir`, the folder
+    /// the scenario's relative paths are read from (the file as typed when it
+    /// is elsewhere): the same wherever the run was started from.
+    pub fn location_in(&self, dir: &std::path::Path) -> String {
+        let file = std::path::Path::new(&self.file);
+        let file = file.strip_prefix(dir).unwrap_or(file).display().to_string();
+        match self.at {
+            Some((l, c)) => format!("{file}:{l}:{c}"),
+            None => file,
+        }
+    }
 }

@@ -157,6 +157,10 @@ pub struct Scenario {
     pub engine: EngineConfig,
     /// Output directory (resolved against the scenario's folder).
     pub output_dir: PathBuf,
+    /// The folder its relative paths are read from, as typed (the scenario
+    /// file's, or the sweep file's): summary.json names input files relative
+    /// to it, so a run's outputs do not depend on where it was started.
+    pub dir: PathBuf,
     /// What the input let through that the user must know (docs/scenario.md).
     pub warnings: Vec<Warning>,
     /// The scenario text as validated (overrides applied): written into the run
@@ -210,6 +214,7 @@ pub fn load_str(text: &str, file: &str, base: &Path) -> Result<Scenario, Scenari
     let mut s = build::build(validated)?;
     s.sha256 = hex(&Sha256::digest(text.as_bytes()));
     s.text = text.to_string();
+    s.dir = base.to_path_buf();
     Ok(s)
 }
 

@@ -346,3 +346,41 @@ fn a_snapshot_run_without_decisions_csv_still_prints_its_decisions() {
     assert_eq!(full, summary_only);
     assert!(!some.join("decisions.csv").exists());
 }
+
+/// A job without a run time runs until the horizon, as its warning says (the run
+/// used to end at the last event, here its start at 0: no simulated time, no
+/// allocation): one CPU of four for the 2 h horizon. summary.json names the
+/// warning's file relative to the scenario's folder, however the path was typed
+/// and wherever lahar was started: the outputs are the same.
+#[test]
+fn a_job_without_run_time_runs_to_the_horizon_and_outputs_name_files_portably() {
+    let d = tempfile::tempdir().unwrap();
+    let text = scenario(
+        "    nodes:\n      - {name: n0, cpu: 4, memory: 8Gi}",
+        "  horizon: 2h\n  workload:\n    - jobs:\n        - {name: a, tasks: [{name: t, replicas: 1, resources: {cpu: 1}}]}\n",
+    );
+    std::fs::write(d.path().join("s.yaml"), text).unwrap();
+    let summary = |out: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(d.path().join(out).join("summary.json")).unwrap()).unwrap()
+    };
+    lahar().current_dir(d.path()).args(["run", "-q", "s.yaml", "--out", "o1"]).assert().success();
+    lahar().current_dir(d.path()).args(["run", "-q", "./s.yaml", "--out", "o2"]).assert().success();
+    let elsewhere = tempfile::tempdir().unwrap();
+    lahar()
+        .current_dir(elsewhere.path())
+        .args(["run", "-q"])
+        .arg(d.path().join("s.yaml"))
+        .arg("--out")
+        .arg(d.path().join("o3"))
+        .assert()
+        .success();
+    let s = summary("o1");
+    assert_eq!(s["metrics"]["sim_time_s"], 7200.0, "{s}");
+    assert_eq!(s["metrics"]["cpu_allocation_rate"], 0.25, "{s}");
+    let warnings = &s["warnings"];
+    assert_eq!(warnings[0]["kind"], "jobs-without-run-time", "{s}");
+    assert_eq!(warnings[0]["location"], "s.yaml", "{s}");
+    for out in ["o2", "o3"] {
+        assert_eq!(summary(out)["warnings"], *warnings, "{out}");
+    }
+}

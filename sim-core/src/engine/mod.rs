@@ -432,10 +432,12 @@ impl Engine {
     /// Closes open intervals and returns the outputs.
     pub fn finish(mut self) -> RunOutput {
         let cut_short = self.next_time().is_some();
-        // Services are offered their demand until the horizon, events or not.
+        // Services are offered their demand until the horizon, events or not;
+        // so is a job without a run time that still runs or waits.
         let serving = !self.serving.is_empty();
+        let unbounded = || self.world.active.iter().any(|&j| self.world.jobs[j].spec.duration.is_unbounded());
         let end = match self.cfg.horizon {
-            Some(h) if (cut_short || serving) && !self.stats.interrupted => h.max(self.now),
+            Some(h) if (cut_short || serving || unbounded()) && !self.stats.interrupted => h.max(self.now),
             _ => self.now,
         };
         self.advance_to(end);
