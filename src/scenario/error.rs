@@ -81,10 +81,7 @@ impl Warning {
 
     /// The location as `file:line:col` (or `file`).
     pub fn location(&self) -> String {
-        match self.at {
-            Some((l, c)) => format!("{}:{l}:{c}", self.file),
-            None => self.file.clone(),
-        }
+        self.location_in(std::path::Path::new(""))
     }
 
     /// [`Warning::location`] with its file named relative to `dir`, the folder

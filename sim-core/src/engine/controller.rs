@@ -257,7 +257,7 @@ impl Engine {
         if job.phase == JobPhase::Restarting {
             return self.maybe_restart(j);
         }
-        if job.spec.min_success.is_none() && !job.phase.is_terminal() && job.phase != JobPhase::Restarting {
+        if job.spec.min_success.is_none() && !job.phase.is_terminal() {
             return self.sync_all_ended(j);
         }
         let Some(min) = job.spec.min_success.filter(|_| !job.phase.is_terminal()) else { return };
@@ -636,7 +636,6 @@ impl Engine {
         self.world.deactivate(j);
         self.dirty = true;
         self.world.jobs[j].ending = true;
-        self.ending.push(j);
         self.finish_ending(j, false);
     }
 

@@ -165,9 +165,6 @@ pub struct Engine {
     faults_out: Vec<FaultRecord>,
     /// Lifecycle policies' actions waiting for their timeouts (freed slots `None`).
     delayed: Vec<Option<policies::Delayed>>,
-    /// Jobs that were ever ending ([`crate::world::Job::ending`]), for the run's
-    /// end to close those still ending.
-    ending: Vec<JobId>,
     /// Per node: out of the cluster (declared `absent`, or removed by the
     /// timeline and not added back).
     absent: Vec<bool>,
@@ -238,7 +235,6 @@ impl Engine {
             faults: faults::Faults::default(),
             faults_out: Vec::new(),
             delayed: Vec::new(),
-            ending: Vec::new(),
             absent: Vec::new(),
             absent_gpu_milli: 0,
             serving,
@@ -442,7 +438,8 @@ impl Engine {
         };
         self.advance_to(end);
         // A job whose killed pods are still going ends with the run.
-        for j in std::mem::take(&mut self.ending) {
+        let ending: Vec<JobId> = self.world.jobs.iter_ids().filter(|(_, j)| j.ending).map(|(j, _)| j).collect();
+        for j in ending {
             self.finish_ending(j, true);
         }
         // Credit the work of jobs still running so their progress is accurate.
