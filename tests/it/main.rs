@@ -22,6 +22,7 @@ mod faults;
 mod fragmentation;
 mod fuzz;
 mod gpu_sharing;
+mod grace;
 mod hardening;
 mod host_ports;
 mod hostile_files;
@@ -93,6 +94,17 @@ pub fn conf_errors(conf: &str) -> String {
     std::fs::write(dir.path().join("s.yaml"), scenario).expect("write");
     let out = lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
     String::from_utf8_lossy(&out.get_output().stderr).to_string()
+}
+
+/// `lahar validate` on a scenario of the cluster `nodes` (lines under
+/// `cluster:`) and `spec` lines `rest`, beside the manifest file `m.yaml` of
+/// text `manifest`: (exit code, stderr).
+pub fn validate_with_manifest(nodes: &str, rest: &str, manifest: &str) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("m.yaml"), manifest).expect("write");
+    std::fs::write(dir.path().join("s.yaml"), scenario(nodes, rest)).expect("write");
+    let o = lahar().arg("validate").arg(dir.path().join("s.yaml")).output().expect("run lahar");
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
 /// The `lahar` binary, for CLI tests.

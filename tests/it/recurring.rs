@@ -312,15 +312,8 @@ fn a_cronjob_with_no_run_before_the_horizon_is_checked_and_said() {
         )
     };
     let validate = |manifest: &str| {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("m.yaml"), manifest).unwrap();
-        let text = scenario(
-            "    nodes:\n      - {name: n0, cpu: 8, memory: 32Gi}",
-            "  horizon: 1h\n  workload:\n    - manifests: m.yaml\n",
-        );
-        std::fs::write(dir.path().join("s.yaml"), text).unwrap();
-        let o = lahar().arg("validate").arg(dir.path().join("s.yaml")).output().unwrap();
-        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+        let nodes = "    nodes:\n      - {name: n0, cpu: 8, memory: 32Gi}";
+        validate_with_manifest(nodes, "  horizon: 1h\n  workload:\n    - manifests: m.yaml\n", manifest)
     };
     let (code, err) = validate(&cron("abc"));
     assert_eq!(code, Some(2));

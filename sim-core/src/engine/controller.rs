@@ -721,8 +721,9 @@ impl Engine {
     /// A Running or Releasing pod is gone at once (no grace period): its
     /// capacity failed (Failed, `PodFailed`, the lost work counted as lost to
     /// faults), its container exited with a failure (Failed, `PodFailed` with the
-    /// exit code) or its node was deleted (`PodEvicted`). A Running pod's job
-    /// loses the work since its last checkpoint.
+    /// exit code) or its node was deleted (`PodEvicted`; a Releasing pod then
+    /// goes as at the end of its grace, [`Engine::released`]). A Running pod's
+    /// job loses the work since its last checkpoint.
     fn gone_at_once(&mut self, p: PodId, how: Gone) {
         let pod = &self.world.pods[p];
         let (status, node, j, task) = (pod.status, pod.node, pod.job, pod.task as usize);
@@ -734,6 +735,11 @@ impl Engine {
         };
         match status {
             PodStatus::Running => self.record_pod_end(p, reason),
+            // Its deletion was under way and heard as such: the node's deletion
+            // only ends its grace period now (one deletion, heard and made
+            // again once, as a batch/v1 Job counts it once against its
+            // `backoffLimit`).
+            PodStatus::Releasing if how == Gone::NodeDeleted => return self.released(p),
             PodStatus::Releasing => {}
             _ => return,
         }

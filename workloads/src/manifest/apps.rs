@@ -70,6 +70,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         priority_class: class,
         min_available: min_member,
         timing: timing?,
+        grace: shape.grace,
     };
     let task = common::task(&meta.name, replicas, 0, &shape);
     let (mut j, profile) = common::assemble(head, vec![task], cx);

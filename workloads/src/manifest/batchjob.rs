@@ -42,7 +42,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let parallelism = ck.opt_count(spec, "parallelism", "spec", 0).unwrap_or(1) as u32;
     let completions = ck.opt_count(spec, "completions", "spec", 0).map_or(parallelism, |c| c as u32);
     let backoff_limit = ck.opt_count(spec, "backoffLimit", "spec", 0).unwrap_or(6) as u32;
-    let deadline = ck.opt_int(spec, "activeDeadlineSeconds", "spec", 0).map(|s| SimDuration::from_secs(s as u64));
+    let deadline = ck.opt_secs(spec, "activeDeadlineSeconds", "spec");
     let indexed = match ck.opt_str(spec, "completionMode", "spec").as_deref() {
         None | Some("NonIndexed") => false,
         Some("Indexed") => true,
@@ -92,6 +92,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         priority_class: class,
         min_available: min_member,
         timing,
+        grace: shape.grace,
     };
     let mut task = common::task(&meta.name, completions, 0, &shape);
     task.run_time = run_time;

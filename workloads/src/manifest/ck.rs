@@ -109,6 +109,12 @@ impl<'e> Ck<'e> {
         }
         Some(x)
     }
+    /// A number of seconds (`terminationGracePeriodSeconds`,
+    /// `activeDeadlineSeconds`...): an integer from 0 to `u32::MAX`, as
+    /// [`Ck::int`] reads every integer.
+    pub fn opt_secs(&mut self, parent: &Node, key: &str, path: &str) -> Option<SimDuration> {
+        self.opt_int(parent, key, path, 0).map(|s| SimDuration::from_secs(s as u64))
+    }
     /// `a × b` pods (a count of groups times pods per group), or 0 with an error
     /// at `path` when that passes [`MAX_PODS_PER_JOB`].
     pub fn pods(&mut self, at: At, path: &str, a: u32, b: u32) -> u32 {

@@ -288,6 +288,9 @@ pub(crate) struct PodShape {
     pub scheduler_name: Option<String>,
     pub labels: BTreeMap<String, (String, At)>,
     pub annotations: BTreeMap<String, (String, At)>,
+    /// `spec.terminationGracePeriodSeconds` (a job keeps the longest of its
+    /// pods', [`JobHead::grace`]).
+    pub grace: Option<SimDuration>,
 }
 
 /// The placement fields of the spec of a pod lahar is to place (a template, or
@@ -510,7 +513,9 @@ pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node
         .or(meta.labels.get("volcano.sh/preemptable"))
         .map(|(s, _)| parse_go_bool(s).unwrap_or(false))
         .unwrap_or(true);
+    let grace = ck.opt_secs(spec, "terminationGracePeriodSeconds", &sp);
     PodShape {
+        grace,
         requests,
         written,
         node_selector,
@@ -1246,6 +1251,9 @@ pub(crate) struct JobHead {
     pub priority_class: Option<String>,
     pub min_available: u32,
     pub timing: Timing,
+    /// The longest `terminationGracePeriodSeconds` of its pod templates
+    /// (`None`: Kubernetes' default, 30 s).
+    pub grace: Option<SimDuration>,
 }
 
 /// Assembles a job; `minResources` as Volcano's controller computes it.
@@ -1266,6 +1274,9 @@ pub(crate) fn assemble(h: JobHead, tasks: Vec<TaskSpec>, cx: &super::Context<'_>
         elastic: h.timing.elastic.clone(),
         ..JobSpec::default()
     };
+    if let Some(g) = h.grace {
+        j.termination_grace = g;
+    }
     j.finish();
     (j, h.timing.profile)
 }

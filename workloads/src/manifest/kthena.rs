@@ -109,8 +109,7 @@ pub(crate) fn model_serving(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> V
         return Vec::new();
     };
     let tp = "spec.template";
-    let grace = ck.opt_int(tpl, "restartGracePeriodSeconds", tp, 0).unwrap_or(0);
-    let grace = lahar_core::util::time::SimDuration::from_secs(grace as u64);
+    let grace = ck.opt_secs(tpl, "restartGracePeriodSeconds", tp).unwrap_or_default();
     let mut roles = Vec::new();
     let list = ck.seq(tpl, "roles", tp);
     if list.is_empty() {
@@ -295,6 +294,12 @@ fn build(
             })
             .collect(),
     });
+    // The longest grace period of the pods a group has.
+    let grace = (s.roles.iter().filter(|r| r.replicas > 0))
+        .flat_map(|r| [Some(&r.entry), r.worker.as_ref().filter(|_| r.workers > 0)])
+        .flatten()
+        .filter_map(|p| p.grace)
+        .max();
     let mut out = Vec::with_capacity(s.replicas as usize);
     for g in 0..s.replicas {
         let group = format!("{}-{g}", s.name);
@@ -342,6 +347,7 @@ fn build(
             priority_class: None,
             min_available: min_member,
             timing: timing.clone(),
+            grace,
         };
         let shared_roles = roles.iter().enumerate().any(|(i, &l)| l as usize != i);
         let (mut j, profile) = common::assemble(head, tasks, cx);

@@ -58,7 +58,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
             );
         }
     }
-    let mut tasks = Vec::new();
+    let (mut tasks, mut grace) = (Vec::new(), None);
     for ty in types {
         let Some((key, r)) = specs.iter().find(|(k, _)| canonical(k) == Some(*ty)) else { continue };
         let p = join(&rp, key);
@@ -69,6 +69,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         };
         let shape = common::pod_shape(ck, cx, tpl, &join(&p, "template"));
         common::no_container_exit(ck, &shape, &join(&p, "template"));
+        grace = grace.max(shape.grace.filter(|_| replicas > 0));
         let sched_at = tpl.get("spec").and_then(|s| s.get("schedulerName")).and_then(|n| n.at);
         common::check_scheduler(
             ck,
@@ -166,6 +167,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         priority_class: class,
         min_available,
         timing: timing?,
+        grace,
     };
     let (mut j, profile) = common::assemble(head, tasks, cx);
     // The training-operator (kubeflow.org/v1) makes no pod while Volcano's PodGroup

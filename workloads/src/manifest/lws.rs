@@ -169,6 +169,7 @@ pub(crate) fn jobs(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Vec<Import
             priority_class: None,
             min_available: min_member,
             timing: timing.clone(),
+            grace: leader.grace.max(worker.grace.filter(|_| size > 1)),
         };
         let (mut j, profile) = common::assemble(head, tasks, cx);
         super::apps::controller_group(ck, Some(&meta), &leader, &mut j);

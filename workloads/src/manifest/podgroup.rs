@@ -8,7 +8,6 @@ use super::{Context, Diagnostic, ImportedJob};
 use lahar_core::model::cluster::NodeId;
 use lahar_core::model::job::{PodGroupPhase, TaskSpec};
 use lahar_core::model::resource::PODS;
-use lahar_core::util::time::SimDuration;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Reads one PriorityClass into `into`.
@@ -82,8 +81,6 @@ struct Pod {
     node: Option<(NodeId, String)>,
     /// Shadow PodGroup: a pod without the group-name annotation is its own job.
     bare: bool,
-    /// Its `spec.terminationGracePeriodSeconds`.
-    grace: Option<SimDuration>,
     /// Its sub-job under its group's `subGroupPolicy` (policy, match values);
     /// `None`: the default one.
     sub: Option<(u16, Vec<String>)>,
@@ -187,10 +184,6 @@ impl Groups {
         let namespace = m.and_then(|m| m.get("namespace")).and_then(Node::scalar).unwrap_or_else(|| "default".into());
         let mut shape = common::pod_shape(ck, cx, root, "");
         common::no_container_exit(ck, &shape, "");
-        let grace = root
-            .get("spec")
-            .and_then(|s| ck.opt_int(s, "terminationGracePeriodSeconds", "spec", 0))
-            .map(|g| SimDuration::from_secs(g as u64));
         common::check_scheduler(
             ck,
             shape.scheduler_name.as_deref(),
@@ -280,7 +273,7 @@ impl Groups {
             let uid = m.and_then(|m| m.get("uid")).and_then(Node::scalar).unwrap_or_default();
             t.allocation_of(&uid, &namespace, &name).unwrap_or_default()
         });
-        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false, grace, sub: None, vgpu, numa, vnpu };
+        let pod = Pod { name, doc: d.clone(), shape, role, node, bare: false, sub: None, vgpu, numa, vnpu };
         match pod.shape.annotations.get("scheduling.k8s.io/group-name") {
             Some((g, _)) => self.pods.entry((namespace, g.clone())).or_default().push(pod),
             None => self.bare.push(Pod { bare: true, ..pod }),
@@ -347,7 +340,7 @@ impl Groups {
             // recreates nothing; the PodGroup controller makes groups, not pods).
             let unowned = !pods.is_empty() && pods.iter().all(|p| !has_owner(&p.doc.root));
             // The longest of its pods' grace periods (lahar keeps one a job).
-            let grace = pods.iter().filter_map(|p| p.grace).max();
+            let grace = pods.iter().filter_map(|p| p.shape.grace).max();
             for (k, &m) in &g.min_task {
                 match role_names.iter().position(|r| r == k) {
                     Some(lead) => tasks[lead].min_available = m,
@@ -390,6 +383,7 @@ impl Groups {
                 priority_class: g.priority_class,
                 min_available: g.min_member,
                 timing: timing.expect("checked"),
+                grace,
             };
             let (mut j, profile) = common::assemble(head, tasks, cx);
             j.initial = initial;
@@ -400,9 +394,6 @@ impl Groups {
             j.roles = roles;
             j.start_phase = g.phase;
             j.orphan = unowned;
-            if let Some(g) = grace {
-                j.termination_grace = g;
-            }
             j.preemptable = g.preemptable;
             j.disruption = g.disruption;
             j.sla_waiting = g.sla_waiting;
@@ -474,6 +465,7 @@ impl Groups {
                 priority_class: root.get("spec").and_then(|s| s.get("priorityClassName")).and_then(Node::scalar),
                 min_available: 1,
                 timing: timing.expect("checked"),
+                grace: p.shape.grace,
             };
             // No controller owns it: once evicted or failed it is gone for good.
             let owned = has_owner(root);
@@ -482,9 +474,6 @@ impl Groups {
             // not in the manifests).
             super::apps::controller_group(&mut ck, None, &p.shape, &mut j);
             j.orphan = !owned;
-            if let Some(g) = p.grace {
-                j.termination_grace = g;
-            }
             j.initial = initial;
             j.initial_vgpu = initial_vgpu;
             j.initial_vnpu = initial_vnpu;
@@ -607,6 +596,7 @@ fn podless(ck: &mut Ck<'_>, g: &Group, min_res: Option<&lahar_core::model::resou
         scheduler_name: None,
         labels: BTreeMap::new(),
         annotations: BTreeMap::new(),
+        grace: None,
     };
     let mut replicas = 0;
     if let Some((n, at)) = g.annotations.get(REPLICAS) {

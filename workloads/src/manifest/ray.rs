@@ -58,7 +58,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     };
     let autoscaling = ck.opt_bool(cluster, "enableInTreeAutoscaling", &cp).unwrap_or(false);
     let mut ray_autoscaler = autoscaling.then(|| super::ray_serve::autoscaler(ck, cluster, &cp));
-    let mut tasks = Vec::new();
+    let (mut tasks, mut grace) = (Vec::new(), None);
     // Each task's Ray node, for the Serve deployments' replicas.
     let mut nodes = Vec::new();
     let mut min_member = 1u32;
@@ -66,6 +66,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         Some(tpl) => {
             let shape = common::pod_shape(ck, cx, tpl, &format!("{cp}.headGroupSpec.template"));
             common::no_container_exit(ck, &shape, &format!("{cp}.headGroupSpec.template"));
+            grace = shape.grace;
             let head_path = join(&cp, "headGroupSpec");
             let head_group = cluster.get("headGroupSpec").unwrap_or(tpl);
             nodes.push(super::ray_serve::node(ck, head_group, &head_path, &shape.requests));
@@ -97,6 +98,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         let shape = common::pod_shape(ck, cx, tpl, &join(&gp, "template"));
         common::no_container_exit(ck, &shape, &join(&gp, "template"));
         let pods = ck.pods(g.at, &gp, want, hosts);
+        grace = grace.max(shape.grace.filter(|_| pods > 0));
         let gang = if autoscaling { ck.pods(g.at, &gp, min, hosts) } else { pods };
         min_member += gang;
         nodes.push(super::ray_serve::node(ck, g, &gp, &shape.requests));
@@ -151,6 +153,7 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
         priority_class: class,
         min_available: min_member,
         timing: timing?,
+        grace,
     };
     // The RayCluster's name: the object's own, or for a RayService KubeRay's
     // `<service>-<5 random characters>` (derived here, as for generateName).

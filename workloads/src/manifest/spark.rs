@@ -95,6 +95,7 @@ fn role(ck: &mut Ck<'_>, cx: &mut Context<'_>, n: &Node, path: &str, factor: f64
         scheduler_name: None,
         labels: BTreeMap::new(),
         annotations: BTreeMap::new(),
+        grace: ck.opt_secs(n, "terminationGracePeriodSeconds", path),
     }
 }
 
@@ -205,6 +206,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         priority_class: class,
         min_available: 1,
         timing: timing?,
+        grace: driver.grace.max(executor.grace.filter(|_| instances > 0)),
     };
     let driver_pod = spec.get("driver").and_then(|d| d.get("podName")).and_then(Node::scalar);
     let (mut j, profile) = common::assemble(head, vec![drv, exe], cx);

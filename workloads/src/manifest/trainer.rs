@@ -160,6 +160,8 @@ struct PodSets {
     /// Each task's pod set count: the pods of one of its Jobs (JobSet makes
     /// `replicas` Jobs of a replicated job; the Trainer's PodGroup counts one).
     counts: Vec<u32>,
+    /// The longest `terminationGracePeriodSeconds` of its pod templates.
+    grace: Option<lahar_core::util::time::SimDuration>,
 }
 
 /// The TrainJob's view: its name, `trainer.numNodes` and `resourcesPerNode`, patches.
@@ -186,7 +188,8 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
     if rjobs.is_empty() {
         rck.err(template.at.or(rt.root.at), &join(jp, "replicatedJobs"), "a runtime needs at least one replicated job");
     }
-    let mut out = PodSets { tasks: Vec::new(), class: None, annotations, topology: None, counts: Vec::new() };
+    let mut out =
+        PodSets { tasks: Vec::new(), class: None, annotations, topology: None, counts: Vec::new(), grace: None };
     let mut names: Vec<String> = Vec::new();
     // Each replicated job's dependsOn: (name, status, where, its path).
     let mut depends: Vec<Vec<(String, Until, At, String)>> = Vec::new();
@@ -288,6 +291,7 @@ fn pod_sets(rck: &mut Ck<'_>, rt: &Doc, o: &Overrides<'_>, cx: &mut Context<'_>)
             out.class = Some(c);
         }
         let mut task = common::task(&name, rck.pods(rj.at, &p, count, jobs), 0, &shape);
+        out.grace = out.grace.max(shape.grace.filter(|_| task.replicas > 0));
         out.counts.push(count);
         task.run_time = common::task_run_time(rck, &shape, &pp);
         common::add_labels(
@@ -467,6 +471,7 @@ pub(crate) fn job(d: &Doc, runtimes: &Runtimes<'_>, cx: &mut Context<'_>, ck: &m
         priority_class: sets.class,
         min_available,
         timing: timing?,
+        grace: sets.grace,
     };
     let (mut j, profile) = common::assemble(head, sets.tasks, cx);
     j.network_topology = sets.topology;

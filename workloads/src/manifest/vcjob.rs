@@ -85,12 +85,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         {
             shape.priority = c.value;
         }
-        if let Some(s) = tspec
-            && let Some(g) = ck.opt_int(s, "terminationGracePeriodSeconds", &join(&tplp, "spec"), 0)
-        {
-            let g = SimDuration::from_secs(g as u64);
-            grace = Some(grace.map_or(g, |x| x.max(g)));
-        }
+        grace = grace.max(shape.grace);
         // The job controller writes a task's topologyPolicy into its pods'
         // `volcano.sh/numa-topology-policy`, over the template's.
         if let Some(n) = t.get("topologyPolicy") {
@@ -187,6 +182,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         priority_class: job_class,
         min_available,
         timing: timing?,
+        grace,
     };
     let (mut spec_out, profile) = common::assemble(head, tasks, cx);
     // The job controller labels every pod with its job, namespace, queue and task.
@@ -209,9 +205,6 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         spec_out.max_retry = m;
     }
     spec_out.min_success = min_success;
-    if let Some(g) = grace {
-        spec_out.termination_grace = g;
-    }
     Some(ImportedJob { spec: spec_out, profile, file: d.file.clone(), doc: d.label(), at: root.at })
 }
 
