@@ -97,23 +97,25 @@ fn backoff_limit_fails_the_job() {
 /// One deletion counts once, however the pod goes. By hand, on two one-CPU
 /// nodes: the pod (template grace 600 s) runs on `n-1` from 0; at 10 min a
 /// `NoExecute` taint there deletes it (heard, counted: 1 of `backoffLimit` 1),
-/// and at 15 min, within its grace, `n-1` itself is deleted, so the pod is gone
-/// then, not at 20 min: the replacement starts on `n-0` at 900 s and the Job
-/// completes at 4,500 s, with one retry (the node's deletion is no second
-/// failure).
+/// and at 15 min, within its grace, `n-1` itself is deleted. By default the
+/// replacement was made at 10 min and starts on `n-0` at once (the Job completes
+/// at 4,200 s); under `podReplacementPolicy: Failed` it waits for the pod to go,
+/// at 15 min with its node, not 20 (completes at 4,500 s). One retry either way:
+/// the node's deletion is no second failure.
 #[test]
 fn a_pod_whose_node_goes_during_its_grace_is_counted_once() {
-    let j = job("b", "  backoffLimit: 1\n", "")
-        .replace("restartPolicy: Never\n", "restartPolicy: Never\n      terminationGracePeriodSeconds: 600\n");
-    let tl =
-        "  timeline:\n    - {at: 10m, taint: n-1, key: maint, effect: NoExecute}\n    - {at: 15m, removeNodes: n-1}\n";
-    let (_, pods, jobs, _) = run(1, 2, &j, tl);
-    let ends: Vec<[&str; 4]> =
-        pods.iter().map(|r| [r[4].as_str(), r[6].as_str(), r[7].as_str(), r[8].as_str()]).collect();
-    assert_eq!(ends, [["n-1", "0", "600", "evicted"], ["n-0", "900", "4500", "completed"]], "{pods:?}");
-    // state, end, retries
-    let row = &jobs[0];
-    assert_eq!([row[7].as_str(), row[6].as_str(), row[15].as_str()], ["Completed", "4500", "1"], "{jobs:?}");
+    for (policy, start, end) in [("", "600", "4200"), ("  podReplacementPolicy: Failed\n", "900", "4500")] {
+        let j = job("b", &format!("  backoffLimit: 1\n{policy}"), "")
+            .replace("restartPolicy: Never\n", "restartPolicy: Never\n      terminationGracePeriodSeconds: 600\n");
+        let tl = "  timeline:\n    - {at: 10m, taint: n-1, key: maint, effect: NoExecute}\n    - {at: 15m, removeNodes: n-1}\n";
+        let (_, pods, jobs, _) = run(1, 2, &j, tl);
+        let ends: Vec<[&str; 4]> =
+            pods.iter().map(|r| [r[4].as_str(), r[6].as_str(), r[7].as_str(), r[8].as_str()]).collect();
+        assert_eq!(ends, [["n-1", "0", "600", "evicted"], ["n-0", start, end, "completed"]], "{policy}: {pods:?}");
+        // state, end, retries
+        let row = &jobs[0];
+        assert_eq!([row[7].as_str(), row[6].as_str(), row[15].as_str()], ["Completed", end, "1"], "{jobs:?}");
+    }
 }
 
 /// `activeDeadlineSeconds` counts from the Job's creation (Kubernetes' Job

@@ -102,7 +102,7 @@ fn every_kind_reads_its_templates_grace_period() {
 /// A grace period above the largest integer lahar reads (4,294,967,295) is an
 /// error at its place.
 #[test]
-fn a_grace_period_too_long_for_the_clock_is_refused_where_it_is() {
+fn a_grace_period_above_the_integer_limit_is_refused_where_it_is() {
     let deploy = |secs: &str| {
         format!(
             "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d, annotations: {{lahar.io/duration: 1h}}}}\nspec:\n  replicas: 1\n  selector: {{matchLabels: {{app: d}}}}\n  template:\n    metadata: {{labels: {{app: d}}}}\n    spec:\n      schedulerName: volcano\n      terminationGracePeriodSeconds: {secs}\n      containers: [{{name: c, resources: {{requests: {{cpu: 1}}}}}}]\n"

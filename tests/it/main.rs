@@ -48,6 +48,7 @@ mod published;
 mod quickstart;
 mod ray_serve;
 mod recurring;
+mod replacement;
 mod replays;
 mod reports;
 mod scheduling;

@@ -487,6 +487,35 @@ fn pod_evicted_is_heard_when_the_pod_is_gone() {
     assert_eq!(other[0], super::e2e_jobseq::iv("0", "630", "restarted"), "{other:?}");
 }
 
+/// RestartJob deletes every pod, Succeeded ones too (`killJob` with
+/// `PodRetainPhaseNone`), and the new incarnation counts none of the old. By
+/// hand, two 1-CPU nodes, `minAvailable` 2, `PodFailed: RestartJob`, `maxRetry`
+/// 3: task `a` succeeds 10 min after it starts, task `b` fails 20 min after it
+/// starts. Both start at 0; `a` succeeds at 600 s; `b` fails at 1,200 s (retry
+/// 1), the job restarts and both start again at 1,200 s; `a` succeeds at
+/// 1,800 s, which must not complete the job (the old `a` is gone); `b` fails at
+/// 2,400 s (retry 2), then again at 3,600 s (retry 3): the job is Failed there.
+#[test]
+fn a_job_restarted_whole_counts_none_of_its_old_pods() {
+    let task = |name: &str, ann: &str| {
+        format!(
+            "    - name: {name}\n      replicas: 1\n      template:\n        metadata: {{annotations: {{{ann}}}}}\n        spec: {{restartPolicy: Never, containers: [{{name: c, resources: {{requests: {{cpu: 1}}}}}}]}}\n"
+        )
+    };
+    let job = format!(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {{name: r, annotations: {{lahar.io/duration: 1h}}}}\nspec:\n  minAvailable: 2\n  maxRetry: 3\n  policies: [{{event: PodFailed, action: RestartJob}}]\n  tasks:\n{}{}",
+        task("a", "lahar.io/duration: 10m"),
+        task("b", "lahar.io/fail-after: 20m")
+    );
+    let nodes = ["{name: n0, cpu: 1, memory: 4Gi}", "{name: n1, cpu: 1, memory: 4Gi}"];
+    let out = run(&nodes, &job, "");
+    assert_eq!(row(&out, "r"), "0,0,3600,Failed,3");
+    let a = super::e2e_jobseq::intervals(&out, "r-a-0");
+    let want =
+        [("0", "600"), ("1200", "1800"), ("2400", "3000")].map(|(s, e)| super::e2e_jobseq::iv(s, e, "completed"));
+    assert_eq!(a, want, "{a:?}");
+}
+
 /// A job restarting a task is Pending again as soon as the replicas not
 /// terminating reach its `minAvailable` (`restartingUpdateStatus`: `replicas −
 /// terminating ≥ minAvailable`), not once every killed pod is gone. By hand:

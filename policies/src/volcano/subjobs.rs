@@ -82,11 +82,7 @@ pub fn is_pipelined(ssn: &Session<'_>, j: JobId, s: u32) -> bool {
 /// Sub-job `s`'s pods in the scheduler's cache (every status but Deleted).
 pub fn live_count(ssn: &Session<'_>, j: JobId, s: u32) -> u32 {
     let job = ssn.job(j);
-    if job.sub_jobs.is_empty() {
-        job.counts.iter().sum::<u32>() - job.count(PodStatus::Deleted)
-    } else {
-        job.sub_live_count(s)
-    }
+    if job.sub_jobs.is_empty() { job.live_count() } else { job.sub_live_count(s) }
 }
 
 /// Volcano's `SubJobInfo.Priority`: the highest priority of its pods' tasks.

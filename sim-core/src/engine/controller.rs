@@ -524,24 +524,33 @@ impl Engine {
     }
 
     /// Recreates pod `p` (same task and replica) once it is gone: at its
-    /// release if it is releasing, now if it is already gone (failed, or a
-    /// Pending pod just deleted).
+    /// release if it is releasing (now, for a controller that replaces
+    /// terminating pods), now if it is already gone (failed, or a Pending pod
+    /// just deleted).
     pub(super) fn replace_when_gone(&mut self, p: PodId) {
         match self.world.pods[p].status {
+            PodStatus::Releasing if self.world.jobs[self.world.pods[p].job].spec.replaces_terminating_pods() => {
+                self.replace(p)
+            }
             PodStatus::Releasing => self.world.pods[p].replace_on_release = true,
             PodStatus::Failed | PodStatus::Deleted => self.replace(p),
             _ => {}
         }
     }
 
-    /// A new Pending pod in place of `p`, which its job forgets; while the
+    /// A new Pending pod in place of `p`, which its job forgets (a Releasing `p`
+    /// keeps its node until its grace ends, [`Engine::released`]); while the
     /// controller holds pods back, the replica waits for the group's admission.
     pub(super) fn replace(&mut self, p: PodId) {
         let pod = &self.world.pods[p];
         let (j, task, index) = (pod.job, pod.task as usize, pod.index);
         self.world.jobs[j].pods.retain(|&q| q != p);
-        self.delete_failed(p);
-        self.forget_pod(p);
+        if pod.status == PodStatus::Releasing {
+            self.world.pods[p].replaced = true;
+        } else {
+            self.delete_failed(p);
+            self.forget_pod(p);
+        }
         // A replica above the task's count (the job was scaled down) is not made
         // again: `syncJob` makes only the replicas below it. An autoscaled
         // workload's ReplicaSet or StatefulSet makes one while its active pods
@@ -701,9 +710,13 @@ impl Engine {
                         "PodGroup made anew after RestartJob"
                     }),
                 });
-                // killJob deletes every pod, the Failed ones too.
+                // killJob deletes every pod, the Succeeded and Failed ones too:
+                // none of them counts for the new ones (a Succeeded one kept
+                // would complete the job early).
                 for p in std::mem::take(&mut self.world.jobs[j].pods) {
-                    self.delete_failed(p);
+                    if matches!(self.world.pods[p].status, PodStatus::Succeeded | PodStatus::Failed) {
+                        self.world.transition(p, PodStatus::Deleted, None);
+                    }
                     self.forget_pod(p);
                 }
                 self.world.jobs[j].pods_missing = 0;
@@ -736,10 +749,12 @@ impl Engine {
         match status {
             PodStatus::Running => self.record_pod_end(p, reason),
             // Its deletion was under way and heard as such: the node's deletion
-            // only ends its grace period now (one deletion, heard and made
-            // again once, as a batch/v1 Job counts it once against its
-            // `backoffLimit`).
-            PodStatus::Releasing if how == Gone::NodeDeleted => return self.released(p),
+            // (or any end of a pod made again already) only ends its grace
+            // period now (one deletion, heard and made again once, as a
+            // batch/v1 Job counts it once against its `backoffLimit`).
+            PodStatus::Releasing if how == Gone::NodeDeleted || self.world.pods[p].replaced => {
+                return self.released(p);
+            }
             PodStatus::Releasing => {}
             _ => return,
         }
@@ -801,6 +816,13 @@ impl Engine {
         self.dirty = true;
         let pod = &mut self.world.pods[p];
         let (j, task, replace) = (pod.job, pod.task as usize, pod.replace_on_release);
+        if pod.replaced {
+            // Made again when its deletion started: its job forgot it then.
+            self.forget_pod(p);
+            self.finish_ending(j, false);
+            self.maybe_retire(j);
+            return;
+        }
         let heard = std::mem::take(&mut pod.evicted_when_gone);
         let job = &self.world.jobs[j];
         if replace && !job.phase.is_terminal() && !job.restart_all {

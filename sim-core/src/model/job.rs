@@ -186,6 +186,10 @@ pub struct BatchRules {
     pub parallelism: u32,
     /// `spec.backoffLimit` (default 6).
     pub backoff_limit: u32,
+    /// `spec.podReplacementPolicy: TerminatingOrFailed` (the default without a
+    /// `podFailurePolicy`): a deleted pod is made again when its deletion
+    /// starts; `Failed`: once it is gone.
+    pub replace_terminating: bool,
 }
 
 /// A task's dependency: another task of the job, and how far it must be before
@@ -838,6 +842,20 @@ impl JobSpec {
     /// pod as failed, and a ReplicaSet replaces it at once.
     pub fn hears_deletion_when_gone(&self) -> bool {
         matches!(&*self.kind, "VolcanoJob" | "ModelServing" | "ModelBooster")
+    }
+    /// Whether its controller makes a deleted pod's replacement when the
+    /// deletion starts, while the pod still holds its node for its grace period:
+    /// a ReplicaSet (a Deployment's too) counts only its active pods, which
+    /// terminating ones are not (Kubernetes' `FilterActivePods`); so does a
+    /// batch/v1 Job under `podReplacementPolicy: TerminatingOrFailed`. A
+    /// StatefulSet waits for the pod's name to be free, and Volcano's job
+    /// controller and the other operators for the pod to be gone.
+    pub fn replaces_terminating_pods(&self) -> bool {
+        match &*self.kind {
+            "Deployment" | "ReplicaSet" => true,
+            "Job" => self.batch.is_some_and(|b| b.replace_terminating),
+            _ => false,
+        }
     }
     /// The labels of task `t`'s pods (PodDisruptionBudgets select on them): as
     /// read from its manifest, else those Volcano's job controller gives a

@@ -154,6 +154,10 @@ pub struct Pod {
     pub best_effort: bool,
     /// Create a replacement when this pod is gone.
     pub replace_on_release: bool,
+    /// Made again when its deletion started
+    /// ([`crate::model::job::JobSpec::replaces_terminating_pods`]): its job no
+    /// longer lists it, and it is forgotten once gone.
+    pub replaced: bool,
     /// Its deletion is heard by its controller once it is gone (a `PodEvicted`
     /// raised at its release, [`crate::model::job::JobSpec::hears_deletion_when_gone`]).
     pub evicted_when_gone: bool,
@@ -190,6 +194,7 @@ impl Default for Pod {
             preemptable: false,
             best_effort: false,
             replace_on_release: false,
+            replaced: false,
             evicted_when_gone: false,
             exited: false,
             gates: 0,
@@ -411,6 +416,11 @@ impl Job {
     /// Pods in a status.
     pub fn count(&self, s: PodStatus) -> u32 {
         self.counts[s.index()]
+    }
+    /// Pods in the scheduler's cache: every status but Deleted, a terminating
+    /// pod its controller made again already included (Volcano's `job.Tasks`).
+    pub fn live_count(&self) -> u32 {
+        self.counts.iter().sum::<u32>() - self.count(PodStatus::Deleted)
     }
     /// The victim group flags its pods' counts call for now: over minAvailable
     /// and lone ([`VictimKey`]).
@@ -979,6 +989,7 @@ impl World {
             preemptable: t.preemptable,
             best_effort: t.requests.is_best_effort(),
             replace_on_release: false,
+            replaced: false,
             evicted_when_gone: false,
             exited: false,
             gates,

@@ -43,6 +43,18 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let completions = ck.opt_count(spec, "completions", "spec", 0).map_or(parallelism, |c| c as u32);
     let backoff_limit = ck.opt_count(spec, "backoffLimit", "spec", 0).unwrap_or(6) as u32;
     let deadline = ck.opt_secs(spec, "activeDeadlineSeconds", "spec");
+    // `TerminatingOrFailed`, the default without a podFailurePolicy (which is
+    // refused above): a deleted pod's replacement comes when its deletion starts.
+    let replace_terminating = match ck.opt_str(spec, "podReplacementPolicy", "spec").as_deref() {
+        None | Some("TerminatingOrFailed") => true,
+        Some("Failed") => false,
+        Some(other) => {
+            let at = spec.get("podReplacementPolicy").and_then(|n| n.at);
+            let msg = format!("expected `TerminatingOrFailed` or `Failed`, got `{other}`");
+            ck.err(at, "spec.podReplacementPolicy", msg);
+            true
+        }
+    };
     let indexed = match ck.opt_str(spec, "completionMode", "spec").as_deref() {
         None | Some("NonIndexed") => false,
         Some("Indexed") => true,
@@ -99,7 +111,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     task.exits = exits;
     let (mut j, profile) = common::assemble(head, vec![task], cx);
     super::apps::controller_group(ck, Some(&meta), &shape, &mut j);
-    j.batch = Some(BatchRules { parallelism, backoff_limit });
+    j.batch = Some(BatchRules { parallelism, backoff_limit, replace_terminating });
     // The deadline bounds the Job's run time as a Slurm time limit does: the
     // estimate, unless `lahar.io/estimate` gives one.
     j.deadline = deadline;

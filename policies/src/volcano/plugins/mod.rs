@@ -79,8 +79,7 @@ pub fn names() -> impl Iterator<Item = &'static str> + Clone {
 
 /// Pods of a job that are not deleted (Volcano's `job.Tasks`).
 pub(crate) fn live_pods(ssn: &Session<'_>, j: JobId) -> u32 {
-    let job = ssn.job(j);
-    job.pods.len() as u32 - job.count(PodStatus::Deleted)
+    ssn.job(j).live_count()
 }
 
 /// The running value of job `j` in a short per-job list (made by `init` on the
