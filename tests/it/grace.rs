@@ -1,7 +1,7 @@
 //! A pod's `terminationGracePeriodSeconds` (how long a deleted or evicted pod
 //! keeps its node) from every kind's pod templates: the published examples,
 //! their templates given a grace period, keep it in the jobs they make; a value
-//! lahar's clock cannot hold is refused at its place.
+//! above the largest integer lahar reads is refused at its place.
 
 use super::*;
 use std::path::Path;

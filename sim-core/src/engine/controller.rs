@@ -548,7 +548,7 @@ impl Engine {
         if pod.status == PodStatus::Releasing {
             self.world.pods[p].replaced = true;
         } else {
-            self.delete_failed(p);
+            self.delete_ended(p);
             self.forget_pod(p);
         }
         // A replica above the task's count (the job was scaled down) is not made
@@ -583,10 +583,11 @@ impl Engine {
         self.dirty = true;
     }
 
-    /// A Failed pod's object is deleted (a controller deletes it to make another,
-    /// or with its job's restart): it leaves its job's counts.
-    fn delete_failed(&mut self, p: PodId) {
-        if self.world.pods[p].status == PodStatus::Failed {
+    /// A Succeeded or Failed pod's object is deleted (a controller deletes it to
+    /// make another, with its job's restart, or above a scaled-down count): it
+    /// leaves its job's counts.
+    pub(super) fn delete_ended(&mut self, p: PodId) {
+        if matches!(self.world.pods[p].status, PodStatus::Succeeded | PodStatus::Failed) {
             self.world.transition(p, PodStatus::Deleted, None);
         }
     }
@@ -714,9 +715,7 @@ impl Engine {
                 // none of them counts for the new ones (a Succeeded one kept
                 // would complete the job early).
                 for p in std::mem::take(&mut self.world.jobs[j].pods) {
-                    if matches!(self.world.pods[p].status, PodStatus::Succeeded | PodStatus::Failed) {
-                        self.world.transition(p, PodStatus::Deleted, None);
-                    }
+                    self.delete_ended(p);
                     self.forget_pod(p);
                 }
                 self.world.jobs[j].pods_missing = 0;
@@ -739,7 +738,7 @@ impl Engine {
     /// job loses the work since its last checkpoint.
     fn gone_at_once(&mut self, p: PodId, how: Gone) {
         let pod = &self.world.pods[p];
-        let (status, node, j, task) = (pod.status, pod.node, pod.job, pod.task as usize);
+        let (status, node, j, task, replaced) = (pod.status, pod.node, pod.job, pod.task as usize, pod.replaced);
         let failed = how != Gone::NodeDeleted;
         let reason = match how {
             Gone::Fault => EndReason::Failed,
@@ -752,7 +751,7 @@ impl Engine {
             // (or any end of a pod made again already) only ends its grace
             // period now (one deletion, heard and made again once, as a
             // batch/v1 Job counts it once against its `backoffLimit`).
-            PodStatus::Releasing if how == Gone::NodeDeleted || self.world.pods[p].replaced => {
+            PodStatus::Releasing if how == Gone::NodeDeleted || replaced => {
                 return self.released(p);
             }
             PodStatus::Releasing => {}

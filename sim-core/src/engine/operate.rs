@@ -273,7 +273,7 @@ impl Engine {
                 PodStatus::Running | PodStatus::Pending => self.delete_pod(p, None),
                 // Ended pods are deleted quietly: nothing runs, nothing is heard.
                 PodStatus::Succeeded | PodStatus::Failed => {
-                    self.world.transition(p, PodStatus::Deleted, None);
+                    self.delete_ended(p);
                     self.world.jobs[j].pods.retain(|&q| q != p);
                     self.forget_pod(p);
                 }

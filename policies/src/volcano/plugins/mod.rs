@@ -77,11 +77,6 @@ pub fn names() -> impl Iterator<Item = &'static str> + Clone {
     ALL.iter().map(|s| s.name)
 }
 
-/// Pods of a job that are not deleted (Volcano's `job.Tasks`).
-pub(crate) fn live_pods(ssn: &Session<'_>, j: JobId) -> u32 {
-    ssn.job(j).live_count()
-}
-
 /// The running value of job `j` in a short per-job list (made by `init` on the
 /// first look): a victim rule's candidates, a node's pods, belong to few jobs.
 pub(crate) fn per_job<V>(list: &mut Vec<(JobId, V)>, j: JobId, init: impl FnOnce() -> V) -> &mut V {

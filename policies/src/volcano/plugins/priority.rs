@@ -3,7 +3,6 @@
 
 use super::super::plugin::{EvictKind, Hooks, Plugin, PluginSpec};
 use super::super::subjobs;
-use super::live_pods;
 use lahar_core::model::job::{JobId, PodId};
 use lahar_core::session::Session;
 use lahar_core::world::{ReachFacts, VictimKey};
@@ -72,6 +71,6 @@ impl Plugin for Priority {
     }
     fn job_starving(&self, ssn: &Session<'_>, j: JobId) -> Option<bool> {
         let job = ssn.job(j);
-        Some(job.ready_count() + job.waiting_count() < live_pods(ssn, j))
+        Some(job.ready_count() + job.waiting_count() < job.live_count())
     }
 }

@@ -41,7 +41,7 @@ pub struct AllocState {
 /// node (Volcano's `NeedContinueAllocating`)?
 fn need_continue(ssn: &Session<'_>, j: JobId, s: u32, failed: &BTreeSet<u16>) -> bool {
     let job = ssn.job(j);
-    let total = super::super::plugins::live_pods(ssn, j);
+    let total = job.live_count();
     let min = job.spec.min_available;
     if min >= total {
         return false;
