@@ -805,15 +805,10 @@ fn resumes_count_retries_and_misplaced_commands_warn() {
         ["{at: 1m, suspendJob: j}", "{at: 2m, resumeJob: j}", "{at: 3m, suspendJob: j}", "{at: 4m, resumeJob: j}"];
     let out = run_timeline(&node, &job, &steps);
     assert_eq!(row(&out, "j"), "0,0,240,Failed,2");
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("jobs.yaml"), one_pod("j", "0s", "")).expect("write");
-    std::fs::write(dir.path().join("ci.conf"), e2e_conf()).expect("write");
-    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  horizon: 30m\n  cluster:\n    nodes: [{name: n0, cpu: 1, memory: 4Gi}]\n  scheduler: {conf: ci.conf}\n  workload:\n    - manifests: [jobs.yaml]\n  timeline:\n    - {at: 1m, resumeJob: j}\n    - {at: 5m, suspendJob: j}\n    - {at: 6m, suspendJob: j}\n    - {at: 2h, resumeJob: j}\n";
-    let p = dir.path().join("s.yaml");
-    std::fs::write(&p, text).expect("write");
+    let steps =
+        ["{at: 1m, resumeJob: j}", "{at: 5m, suspendJob: j}", "{at: 6m, suspendJob: j}", "{at: 2h, resumeJob: j}"];
+    let (dir, err) = run_cli_on_one_node(&one_pod("j", "0s", ""), "30m", &steps);
     let o = dir.path().join("o");
-    let run = crate::lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&o).assert().success();
-    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
     assert!(err.contains("2 timeline actions changed nothing"), "{err}");
     assert!(err.contains("at 60s: job default/j is Running, not Aborted: nothing to resume"), "{err}");
     let summary: serde_json::Value =
@@ -824,6 +819,80 @@ fn resumes_count_retries_and_misplaced_commands_warn() {
     let jobs = std::fs::read_to_string(o.join("jobs.csv")).expect("jobs.csv");
     let row = jobs.lines().find(|l| l.starts_with("j,")).expect("j's row");
     assert!(row.contains(",Aborted,"), "{jobs}");
+}
+
+/// Runs `objects` on one 1-CPU node under the e2e conf through the binary, for
+/// `horizon`, with the timeline's `steps`: the scenario's directory (outputs in
+/// `o`) and the run's stderr.
+fn run_cli_on_one_node(objects: &str, horizon: &str, steps: &[&str]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("jobs.yaml"), objects).expect("write");
+    std::fs::write(dir.path().join("ci.conf"), e2e_conf()).expect("write");
+    let steps: String = steps.iter().map(|s| format!("    - {s}\n")).collect();
+    let text = format!(
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  horizon: {horizon}\n  cluster:\n    nodes: [{{name: n0, cpu: 1, memory: 4Gi}}]\n  scheduler: {{conf: ci.conf}}\n  workload:\n    - manifests: [jobs.yaml]\n  timeline:\n{steps}"
+    );
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, text).expect("write");
+    let run = crate::lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(dir.path().join("o")).assert().success();
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    (dir, err)
+}
+
+/// `vcctl job suspend` and `resume` reach only VolcanoJobs (their Command names a
+/// `batch.volcano.sh` Job; `vcctl` finds no other kind by that name): suspending
+/// a Deployment or resuming it changes nothing, two counted warnings naming its
+/// kind, and its pod runs its hour from 0 untouched.
+#[test]
+fn only_a_volcano_job_is_suspended_or_resumed() {
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, annotations: {lahar.io/duration: 1h}}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n    spec: {schedulerName: volcano, containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]}\n";
+    let (dir, err) = run_cli_on_one_node(deploy, "2h", &["{at: 10m, suspendJob: d}", "{at: 20m, resumeJob: d}"]);
+    let o = dir.path().join("o");
+    assert!(err.contains("2 timeline actions changed nothing"), "{err}");
+    let why = "at 600s: job default/d is a Deployment: `vcctl job suspend` acts on VolcanoJobs only";
+    assert!(err.contains(why), "{err}");
+    let pods = std::fs::read_to_string(o.join("pods.csv")).expect("pods.csv");
+    let rows: Vec<&str> = pods.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1, "{pods}");
+    assert!(rows[0].contains(",0,3600,completed"), "{pods}");
+}
+
+/// A resumed job keeps its Succeeded and Failed pods and makes only the missing
+/// ones: the suspension's `killJob` retains them (`PodRetainPhaseSoft`,
+/// state/running.go's AbortJob), and the Pending state's `syncJob` makes a pod
+/// only for a name it does not find. By hand, two 1-CPU nodes, task `a` one pod
+/// of 10 min, task `b` one pod of the job's hour, suspended at 20 min and
+/// resumed at 30 min. With `minAvailable: 2`, `a` succeeds at 600 s; `b` is
+/// killed at 1,200 s and gone at 1,230 s; at 1,800 s the new PodGroup's gang
+/// counts the Succeeded `a` as ready (`ReadyTaskNum`), so `b` alone is made and
+/// runs its hour again, to 5,400 s: `a` runs once. With `a` failing after
+/// 10 min instead (`restartPolicy: Never`, no policy) and `minAvailable: 1`, the
+/// Failed `a` stays and counts: `b` completes at 5,400 s and the job is
+/// Completed (Succeeded + Failed = replicas, Succeeded ≥ minAvailable), `a`
+/// never made again.
+#[test]
+fn a_resumed_job_keeps_its_ended_pods_and_makes_only_the_missing_ones() {
+    let task = |name: &str, ann: &str| {
+        format!(
+            "    - name: {name}\n      replicas: 1\n      template:\n        metadata: {{annotations: {{{ann}}}}}\n        spec: {{restartPolicy: Never, containers: [{{name: c, resources: {{requests: {{cpu: 1}}}}}}]}}\n"
+        )
+    };
+    let job = |min: u32, a: &str| {
+        format!(
+            "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {{name: r, annotations: {{lahar.io/duration: 1h}}}}\nspec:\n  minAvailable: {min}\n  tasks:\n{}{}",
+            task("a", a),
+            task("b", "lahar.io/duration: 1h")
+        )
+    };
+    let nodes = ["{name: n0, cpu: 1, memory: 4Gi}", "{name: n1, cpu: 1, memory: 4Gi}"];
+    let steps = ["{at: 20m, suspendJob: r}", "{at: 30m, resumeJob: r}"];
+    let b = [super::e2e_jobseq::iv("0", "1200", "killed"), super::e2e_jobseq::iv("1800", "5400", "completed")];
+    for (min, a, end) in [(2, "lahar.io/duration: 10m", "completed"), (1, "lahar.io/fail-after: 10m", "exited")] {
+        let out = run_timeline(&nodes, &job(min, a), &steps);
+        assert_eq!(row(&out, "r"), "0,0,5400,Completed,1", "{a}");
+        assert_eq!(super::e2e_jobseq::intervals(&out, "r-a-0"), [super::e2e_jobseq::iv("0", "600", end)], "{a}");
+        assert_eq!(super::e2e_jobseq::intervals(&out, "r-b-0"), b, "{a}");
+    }
 }
 
 /// The e2e jobs of `Dynamic Job scale up and down` (test/e2e/jobp/

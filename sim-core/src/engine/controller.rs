@@ -389,16 +389,36 @@ impl Engine {
         }
     }
 
+    /// Makes task `t`'s pods, but for replicas a kept pod stands for (a resumed
+    /// job's Succeeded and Failed pods: syncJob makes only the missing names).
     fn create_task_pods(&mut self, j: JobId, t: usize) {
         let job = &mut self.world.jobs[j];
         job.tasks[t].created = true;
         // A batch/v1 Job starts `parallelism` of its completions.
         let replicas = job.spec.tasks[t].replicas.min(job.spec.batch.map_or(u32::MAX, |b| b.parallelism));
+        let kept = job.task_count(t, PodStatus::Succeeded) + job.task_count(t, PodStatus::Failed) > 0;
+        let have = if kept { self.made_indices(j, t, replicas) } else { Vec::new() };
         for i in 0..replicas {
-            let p = self.world.create_pod(j, t, i, self.now);
-            self.pod_made(p);
+            if !have.get(i as usize).copied().unwrap_or(false) {
+                let p = self.world.create_pod(j, t, i, self.now);
+                self.pod_made(p);
+            }
         }
         self.dirty = true;
+    }
+
+    /// Which of task `t`'s first `n` replica indices a pod of job `j` stands for.
+    fn made_indices(&self, j: JobId, t: usize, n: u32) -> Vec<bool> {
+        let mut have = vec![false; n as usize];
+        for &p in &self.world.jobs[j].pods {
+            let pod = &self.world.pods[p];
+            if pod.task as usize == t
+                && let Some(h) = have.get_mut(pod.index as usize)
+            {
+                *h = true;
+            }
+        }
+        have
     }
 
     /// Whether job `j`'s controller holds its pods back now: it makes them only
@@ -430,15 +450,7 @@ impl Engine {
                 if job.pods_missing > 0 {
                     // The replicas of the task that no pod stands for (syncJob makes
                     // every missing index).
-                    let mut have = vec![false; job.spec.tasks[t].replicas as usize];
-                    for &p in &job.pods {
-                        let pod = &self.world.pods[p];
-                        if pod.task as usize == t
-                            && let Some(h) = have.get_mut(pod.index as usize)
-                        {
-                            *h = true;
-                        }
-                    }
+                    let have = self.made_indices(j, t, job.spec.tasks[t].replicas);
                     for (i, _) in have.iter().enumerate().filter(|(_, h)| !**h) {
                         let p = self.world.create_pod(j, t, i as u32, self.now);
                         self.pod_made(p);
@@ -674,7 +686,8 @@ impl Engine {
     }
 
     /// A restarting job is Pending again: after RestartJob once its killed pods
-    /// are all gone, with all its pods recreated; after RestartTask, RestartPod
+    /// are all gone, with all its pods recreated (after a resume, those it is
+    /// missing: its Succeeded and Failed pods stay); after RestartTask, RestartPod
     /// or RestartPartition once the replicas not terminating reach its
     /// `minAvailable` (Volcano's `restartingUpdateStatus`: `replicas −
     /// terminating ≥ minAvailable`), at once if its surviving pods do — they
@@ -711,13 +724,21 @@ impl Engine {
                         "PodGroup made anew after RestartJob"
                     }),
                 });
-                // killJob deletes every pod, the Succeeded and Failed ones too:
-                // none of them counts for the new ones (a Succeeded one kept
-                // would complete the job early).
+                // RestartJob's killJob (`PodRetainPhaseNone`) deletes every pod,
+                // the Succeeded and Failed ones too: none of them counts for the
+                // new ones (a Succeeded one kept would complete the job early).
+                // A suspension's (`PodRetainPhaseSoft`) keeps those: they count
+                // on, and the resumed job's sync makes only the missing pods.
+                let mut kept = Vec::new();
                 for p in std::mem::take(&mut self.world.jobs[j].pods) {
+                    if resumed && matches!(self.world.pods[p].status, PodStatus::Succeeded | PodStatus::Failed) {
+                        kept.push(p);
+                        continue;
+                    }
                     self.delete_ended(p);
                     self.forget_pod(p);
                 }
+                self.world.jobs[j].pods = kept;
                 self.world.jobs[j].pods_missing = 0;
                 self.create_initial_pods(j, self.holds_pods(j));
             } else {

@@ -33,6 +33,7 @@ impl Engine {
                 None => self.missed(&step.place, format!("no job {namespace}/{name} to delete")),
             },
             Operation::SuspendJob { namespace, name } => match self.find_job(&namespace, &name) {
+                Some(j) if !self.is_vcjob(j) => self.ignored(&step.place, self.not_a_vcjob(j, "suspend")),
                 Some(j) => match self.world.jobs[j].suspension {
                     Suspension::Aborted => {
                         self.ignored(&step.place, format!("job {namespace}/{name} is already suspended"))
@@ -50,6 +51,7 @@ impl Engine {
                 None => self.missed(&step.place, format!("no job {namespace}/{name} to suspend")),
             },
             Operation::ResumeJob { namespace, name } => match self.find_job(&namespace, &name) {
+                Some(j) if !self.is_vcjob(j) => self.ignored(&step.place, self.not_a_vcjob(j, "resume")),
                 Some(j) if self.world.jobs[j].suspension == Suspension::Aborted => {
                     self.resume(j);
                     true
@@ -157,6 +159,18 @@ impl Engine {
         self.dirty = true;
     }
 
+    /// Whether job `j` is a VolcanoJob, the only kind `vcctl job suspend` and
+    /// `resume` reach (their Command names a `batch.volcano.sh` Job).
+    fn is_vcjob(&self, j: JobId) -> bool {
+        &*self.world.jobs[j].spec.kind == "VolcanoJob"
+    }
+
+    /// Why `vcctl job {verb}` of job `j`, not a VolcanoJob, changes nothing.
+    fn not_a_vcjob(&self, j: JobId, verb: &str) -> String {
+        let s = &self.world.jobs[j].spec;
+        format!("job {}/{} is a {}: `vcctl job {verb}` acts on VolcanoJobs only", s.namespace, s.name, s.kind)
+    }
+
     /// True if a step of the timeline still to come resumes job `j`.
     fn resumed_later(&self, j: JobId) -> bool {
         let s = &self.world.jobs[j].spec;
@@ -167,7 +181,8 @@ impl Engine {
 
     /// `vcctl job resume` of an Aborted job (Volcano's Aborted state): Restarting
     /// with one more retry — Failed if that reaches `maxRetry` — and, once its
-    /// killed pods are gone, a new PodGroup with all its pods.
+    /// killed pods are gone, a new PodGroup and the pods it is missing (its
+    /// Succeeded and Failed pods stay: `killJob`'s `PodRetainPhaseSoft`).
     fn resume(&mut self, j: JobId) {
         let job = &mut self.world.jobs[j];
         job.suspension = Suspension::Resuming;
@@ -194,7 +209,7 @@ impl Engine {
         sizes: (Option<u32>, Option<u32>, Option<u32>),
     ) -> Result<(), String> {
         let spec = &self.world.jobs[j].spec;
-        if &*spec.kind != "VolcanoJob" {
+        if !self.is_vcjob(j) {
             return Err(format!("a {} is scaled by its own operator, which lahar does not model", spec.kind));
         }
         if spec.sub_groups.is_some() {
