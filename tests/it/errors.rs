@@ -57,6 +57,22 @@ fn wrong_type() {
         &["scenario.yaml:7:56", "spec.cluster.nodeGroups[0].gpus: expected an integer, got `1.5`"],
     );
     rejects(&scenario(NODES, "  seed: [1]\n"), &["scenario.yaml:8:9", "spec.seed"]);
+    // The error echoes what was written, not the value read back, and finds
+    // the place of a value the YAML reader calls non-finite.
+    for (seed, got) in [
+        ("5.0", "`5.0`"),
+        ("18446744073709551616  # 2^64", "`18446744073709551616`"),
+        ("1e308", "`1e308`"),
+        (".inf", "`.inf`"),
+        ("-.inf", "`-.inf`"),
+    ] {
+        let want = format!("spec.seed: expected an integer, got {got}");
+        rejects(&scenario(NODES, &format!("  seed: {seed}\n")), &["scenario.yaml:8:9", &want]);
+    }
+    rejects(
+        &scenario("    nodeGroups:\n      - {name: h, count: 2.50, cpu: 8, memory: 1Gi}", ""),
+        &["scenario.yaml:7:26", "spec.cluster.nodeGroups[0].count: expected an integer, got `2.50`"],
+    );
 }
 
 #[test]

@@ -211,6 +211,19 @@ pub type SyntaxError = (At, String);
 /// Splits `text` into documents at `---` / `...` marker lines (markers at column 0
 /// always end a document in YAML) and parses each; empty documents are skipped.
 pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Doc>, SyntaxError> {
+    documents(text, file, lahar_core::util::files::yaml_options(None))
+}
+
+/// [`parse_documents`] that keeps `.inf`, `-.inf` and `.nan` as the strings
+/// they are written as, where the reader refuses them: for finding where an
+/// error another reader reported lies.
+pub fn parse_documents_keeping_non_finite(text: &str, file: &str) -> Result<Vec<Doc>, SyntaxError> {
+    let mut options = lahar_core::util::files::yaml_options(None);
+    options.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::AsString;
+    documents(text, file, options)
+}
+
+fn documents(text: &str, file: &str, options: serde_saphyr::Options) -> Result<Vec<Doc>, SyntaxError> {
     let mut docs = Vec::new();
     let mut chunk = String::new();
     let mut start = 0u64; // 0-based line where the current chunk starts
@@ -220,20 +233,17 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Doc>, SyntaxError> 
             !t.is_empty() && !t.starts_with('#') && !t.starts_with('%')
         });
         if has_content {
-            let mut root: Node =
-                serde_saphyr::from_str_with_options(chunk, lahar_core::util::files::yaml_options(None)).map_err(
-                    |e| {
-                        let at = e.location().map(|l| (l.line() + start, l.column())).filter(|&(l, _)| l > start);
-                        let msg = e.render_with_formatter(&serde_saphyr::UserMessageFormatter);
-                        let first = msg.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
-                        let first = first
-                            .split_once(": ")
-                            .filter(|(p, _)| p.starts_with("line "))
-                            .map(|(_, m)| m.to_string())
-                            .unwrap_or(first);
-                        (at, format!("invalid YAML: {first}"))
-                    },
-                )?;
+            let mut root: Node = serde_saphyr::from_str_with_options(chunk, options.clone()).map_err(|e| {
+                let at = e.location().map(|l| (l.line() + start, l.column())).filter(|&(l, _)| l > start);
+                let msg = e.render_with_formatter(&serde_saphyr::UserMessageFormatter);
+                let first = msg.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+                let first = first
+                    .split_once(": ")
+                    .filter(|(p, _)| p.starts_with("line "))
+                    .map(|(_, m)| m.to_string())
+                    .unwrap_or(first);
+                (at, format!("invalid YAML: {first}"))
+            })?;
             root.shift(start);
             if root.val != Val::Null {
                 docs.push(Doc { file: file.to_string(), index: docs.len() + 1, item: None, root });
