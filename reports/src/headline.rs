@@ -135,6 +135,27 @@ impl Headline {
     pub fn value(&self, summary: &Value) -> Option<f64> {
         summary.get("metrics").and_then(|m| m.pointer(self.pointer)).and_then(Value::as_f64)
     }
+
+    /// The metric's value in a `metrics` object read back from a file: `None`
+    /// when absent or `null`; an error (what was expected and found) for
+    /// anything else but a number from 0 to 1e15 — every headline metric is a
+    /// count, a time, a rate or a share, and a run writes none outside that.
+    pub fn read(&self, metrics: &Value) -> Result<Option<f64>, String> {
+        match metrics.pointer(self.pointer) {
+            None | Some(Value::Null) => Ok(None),
+            Some(x) => {
+                x.as_f64().filter(|f| (0.0..=1e15).contains(f)).map(Some).ok_or_else(|| {
+                    format!("metrics{}: expected a number from 0 to 1e15 or null, found {x}", self.pointer)
+                })
+            }
+        }
+    }
+}
+
+/// Checks every headline metric (of runs in time and placement runs) that a
+/// summary.json's `metrics` holds, as [`Headline::read`] does.
+pub fn check_all(metrics: &Value) -> Result<(), String> {
+    ALL.iter().chain(PLACEMENT).try_for_each(|m| m.read(metrics).map(|_| ()))
 }
 
 /// The headline metric named `key`.

@@ -362,9 +362,10 @@ fn read_summary(dir: &Path) -> Result<(Value, bool), LoadError> {
     }
     let text = std::fs::read(&sp).map_err(|e| bad(&sp, e))?;
     let summary: Value = serde_json::from_slice(&text).map_err(|e| bad(&sp, e))?;
-    if !summary.get("metrics").is_some_and(Value::is_object) {
+    let Some(metrics) = summary.get("metrics").filter(|m| m.is_object()) else {
         return Err(bad(&sp, "no `metrics` object: not a lahar summary"));
-    }
+    };
+    crate::headline::check_all(metrics).map_err(|e| bad(&sp, e))?;
     let placement = dir.join("fragmentation.csv").is_file() && !dir.join("jobs.csv").is_file();
     Ok((summary, placement))
 }

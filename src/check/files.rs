@@ -167,14 +167,7 @@ fn read_summary(dir: &Path) -> Result<Summary, CmdError> {
     }
     let mut values = Values::with_capacity(HEADLINE.len());
     for m in HEADLINE {
-        values.push(match metrics.pointer(m.pointer) {
-            None | Some(Value::Null) => None,
-            // Every headline metric is a count, a time, a rate or a share: a
-            // value outside 0..=1e15 was not written by a run.
-            Some(x) => Some(x.as_f64().filter(|f| (0.0..=1e15).contains(f)).ok_or_else(|| {
-                input(format!("{name}: metrics{}: expected a number from 0 to 1e15 or null, found {x}", m.pointer))
-            })?),
-        });
+        values.push(m.read(metrics).map_err(|e| input(format!("{name}: {e}")))?);
     }
     // The job counts a run writes add up: none above the jobs it had.
     if let Some(jobs) = metrics.get("jobs") {

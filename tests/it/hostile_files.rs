@@ -437,6 +437,52 @@ fn check_refuses_a_summary_no_run_wrote() {
     }
 }
 
+/// `lahar report` and `lahar compare` read a headline metric of summary.json
+/// that was not a number (a string, an object, a negative time) as absent and
+/// drew their tables without it; they now refuse it as `lahar check` does.
+#[test]
+fn report_and_compare_refuse_a_summary_no_run_wrote() {
+    let (d, p) = write_scenario(&ok_scenario());
+    let run = d.path().join("run");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
+    let good = std::fs::read_to_string(run.join("summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&good).unwrap();
+    let bad = d.path().join("bad");
+    std::fs::create_dir(&bad).unwrap();
+    for f in ["jobs.csv", "timeseries.csv"] {
+        std::fs::copy(run.join(f), bad.join(f)).unwrap();
+    }
+    for (pointer, value, says) in [
+        (
+            "/metrics/fragmentation",
+            serde_json::json!("x"),
+            "metrics/fragmentation: expected a number from 0 to 1e15 or null, found \"x\"",
+        ),
+        (
+            "/metrics/jain_fairness",
+            serde_json::json!({}),
+            "metrics/jain_fairness: expected a number from 0 to 1e15 or null, found {}",
+        ),
+        (
+            "/metrics/jct_s/mean",
+            serde_json::json!(-5),
+            "metrics/jct_s/mean: expected a number from 0 to 1e15 or null, found -5",
+        ),
+    ] {
+        let mut forged = v.clone();
+        *forged.pointer_mut(pointer).unwrap() = value;
+        std::fs::write(bad.join("summary.json"), serde_json::to_string(&forged).unwrap()).unwrap();
+        for args in [
+            vec!["report", bad.to_str().unwrap(), "--out", "r.html"],
+            vec!["compare", run.to_str().unwrap(), bad.to_str().unwrap()],
+        ] {
+            let (code, err) = within_20s(d.path(), &args);
+            assert_eq!(code, Some(2), "{args:?}: {err}");
+            assert!(err.contains("summary.json") && err.contains(says), "{args:?}: {says}\n{err}");
+        }
+    }
+}
+
 /// `sweep --resume` kept every cell with a summary.json, whatever it said: a
 /// cell whose summary names another seed or scenario is run again, counted in a
 /// warning.
