@@ -4,6 +4,7 @@
 //! when present.
 
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A run directory that cannot be read.
@@ -395,12 +396,22 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
         column(&jp, &h, "highest_tier")?,
     );
     let mut jobs = Vec::new();
+    // A run writes one row per job (its name with its namespace): a name met
+    // twice would count a job twice.
+    let mut seen: HashMap<String, u64> = HashMap::new();
     for (i, r) in rd.records().enumerate() {
         let r = r.map_err(|e| bad(&jp, e))?;
         let line = i as u64 + 2;
+        let name = r.get(cname).unwrap_or("");
+        if let Some(first) = seen.insert(name.to_string(), line) {
+            return Err(bad(
+                &jp,
+                format!("line {line}: job `{name}` has a row already (line {first}); a run writes one row per job"),
+            ));
+        }
         let started = !r.get(cst).unwrap_or("").is_empty();
         jobs.push(JobRecord {
-            name: r.get(cname).unwrap_or("").to_string(),
+            name: name.to_string(),
             queue: r.get(cq).unwrap_or("").to_string(),
             state: r.get(cs).unwrap_or("").to_string(),
             jct_s: num(&jp, line, r.get(cj).unwrap_or(""))?,

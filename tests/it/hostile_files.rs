@@ -483,6 +483,34 @@ fn report_and_compare_refuse_a_summary_no_run_wrote() {
     }
 }
 
+/// A jobs.csv with a job's row twice (a run writes one per job) was read as two
+/// jobs by `report` and `compare`; now an error naming both lines.
+#[test]
+fn a_job_row_read_back_twice_is_refused() {
+    let (d, p) = write_scenario(&ok_scenario());
+    let run = d.path().join("run");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
+    let bad = d.path().join("bad");
+    std::fs::create_dir(&bad).unwrap();
+    for f in ["summary.json", "timeseries.csv"] {
+        std::fs::copy(run.join(f), bad.join(f)).unwrap();
+    }
+    let jobs = std::fs::read_to_string(run.join("jobs.csv")).unwrap();
+    let second = jobs.lines().nth(1).unwrap();
+    let name = second.split(',').next().unwrap();
+    std::fs::write(bad.join("jobs.csv"), format!("{jobs}{second}\n")).unwrap();
+    let last = jobs.lines().count() + 1;
+    let says = format!("jobs.csv: line {last}: job `{name}` has a row already (line 2)");
+    for args in [
+        vec!["report", bad.to_str().unwrap(), "--out", "r.html"],
+        vec!["compare", run.to_str().unwrap(), bad.to_str().unwrap()],
+    ] {
+        let (code, err) = within_20s(d.path(), &args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(&says), "{args:?}: {says}\n{err}");
+    }
+}
+
 /// `sweep --resume` kept every cell with a summary.json, whatever it said: a
 /// cell whose summary names another seed or scenario is run again, counted in a
 /// warning.
