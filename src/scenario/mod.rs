@@ -302,7 +302,7 @@ fn parse_error(file: &str, source: &str, e: &serde_saphyr::Error) -> ScenarioErr
     let snippet: Vec<&str> = lines.filter(|l| !l.trim_start().starts_with("--> <input>")).collect();
     let (path, found) = at.and_then(|at| node_at(source, at)).unwrap_or_default();
     // What the user wrote, not the number read back (`5.0`, not `5`).
-    let found = found.and_then(|f| at.and_then(|at| written_at(source, at)).or(Some(f)));
+    let found = found.map(|f| at.and_then(|at| written_at(source, at)).unwrap_or(f));
     let msg = match (expected_words(&msg), found) {
         (Some(words), Some(found)) => format!("{words}, got `{found}`"),
         _ => {

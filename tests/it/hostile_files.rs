@@ -472,14 +472,7 @@ fn report_and_compare_refuse_a_summary_no_run_wrote() {
         let mut forged = v.clone();
         *forged.pointer_mut(pointer).unwrap() = value;
         std::fs::write(bad.join("summary.json"), serde_json::to_string(&forged).unwrap()).unwrap();
-        for args in [
-            vec!["report", bad.to_str().unwrap(), "--out", "r.html"],
-            vec!["compare", run.to_str().unwrap(), bad.to_str().unwrap()],
-        ] {
-            let (code, err) = within_20s(d.path(), &args);
-            assert_eq!(code, Some(2), "{args:?}: {err}");
-            assert!(err.contains("summary.json") && err.contains(says), "{args:?}: {says}\n{err}");
-        }
+        report_and_compare_refuse(d.path(), &run, &bad, &["summary.json", says]);
     }
 }
 
@@ -501,13 +494,19 @@ fn a_job_row_read_back_twice_is_refused() {
     std::fs::write(bad.join("jobs.csv"), format!("{jobs}{second}\n")).unwrap();
     let last = jobs.lines().count() + 1;
     let says = format!("jobs.csv: line {last}: job `{name}` has a row already (line 2)");
+    report_and_compare_refuse(d.path(), &run, &bad, &[&says]);
+}
+
+/// `lahar report` of run directory `bad` and `lahar compare` of `good` with it,
+/// run in `cwd`, each exit 2 with every one of `says` in its stderr.
+fn report_and_compare_refuse(cwd: &Path, good: &Path, bad: &Path, says: &[&str]) {
     for args in [
         vec!["report", bad.to_str().unwrap(), "--out", "r.html"],
-        vec!["compare", run.to_str().unwrap(), bad.to_str().unwrap()],
+        vec!["compare", good.to_str().unwrap(), bad.to_str().unwrap()],
     ] {
-        let (code, err) = within_20s(d.path(), &args);
+        let (code, err) = within_20s(cwd, &args);
         assert_eq!(code, Some(2), "{args:?}: {err}");
-        assert!(err.contains(&says), "{args:?}: {says}\n{err}");
+        assert!(says.iter().all(|s| err.contains(s)), "{args:?}: {says:?}\n{err}");
     }
 }
 
