@@ -235,22 +235,30 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The dotted field path (`spec.cluster.nodeGroups[0].count`) and scalar text of
-/// the deepest YAML node of `text` that starts at `at`.
+/// the deepest YAML node of `text` that starts at `at`, or of the map entry whose
+/// key starts there (an error about a whole value is placed at its key).
 fn node_at(text: &str, at: (u64, u64)) -> Option<(String, Option<String>)> {
     use lahar_workloads::manifest::{Node, Val};
-    fn walk(n: &Node, path: &str, at: (u64, u64)) -> Option<(String, Option<String>)> {
+    fn walk(n: &Node, path: &str, at: (u64, u64), key_at: &str) -> Option<(String, Option<String>)> {
         let child = match &n.val {
             Val::Map(m) => m.iter().find_map(|(k, v)| {
                 let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
-                walk(v, &p, at)
+                walk(v, &p, at, key_at).or_else(|| {
+                    let after = v.at.is_some_and(|v| v > at);
+                    (after && key_at.strip_prefix(k.as_str()).is_some_and(|r| r.starts_with(':'))).then_some((p, None))
+                })
             }),
-            Val::Seq(items) => items.iter().enumerate().find_map(|(i, v)| walk(v, &format!("{path}[{i}]"), at)),
+            Val::Seq(items) => items.iter().enumerate().find_map(|(i, v)| walk(v, &format!("{path}[{i}]"), at, key_at)),
             _ => None,
         };
         child.or_else(|| (n.at == Some(at)).then(|| (path.to_string(), n.scalar())))
     }
     let docs = lahar_workloads::manifest::yaml::parse_documents_keeping_non_finite(text, "").ok()?;
-    docs.iter().find_map(|d| walk(&d.root, "", at))
+    // The text from `at` on its line: a key there is followed by `:`.
+    let line = text.lines().nth(usize::try_from(at.0).ok()?.checked_sub(1)?).unwrap_or_default();
+    let col = usize::try_from(at.1).ok()?.saturating_sub(1);
+    let key_at: String = line.chars().skip(col).collect();
+    docs.iter().find_map(|d| walk(&d.root, "", at, &key_at))
 }
 
 /// The plain scalar as it is written at `at` (1-based line and column, in
@@ -276,7 +284,7 @@ fn written_at(text: &str, at: (u64, u64)) -> Option<String> {
 fn expected_words(msg: &str) -> Option<&'static str> {
     Some(match msg.strip_prefix("invalid ")? {
         "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "usize" => "expected an integer",
-        "f32" | "f64" => "expected a number",
+        "f32" | "f64" | "floating point" => "expected a number",
         "bool" => "expected true or false",
         _ => return None,
     })

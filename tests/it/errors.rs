@@ -73,6 +73,24 @@ fn wrong_type() {
         &scenario("    nodeGroups:\n      - {name: h, count: 2.50, cpu: 8, memory: 1Gi}", ""),
         &["scenario.yaml:7:26", "spec.cluster.nodeGroups[0].count: expected an integer, got `2.50`"],
     );
+    // A number the YAML reader reads as no float says so in words; an error
+    // placed at a key (a whole value of the wrong kind) names the key's path.
+    let syn = |rate: &str, extra: &str| {
+        scenario(
+            NODES,
+            &format!(
+                "  workload:\n    - synthetic: {{jobs: 5, arrival: {{poisson: {{ratePerHour: {rate}}}}}, gpus: {{1: 1}}, duration: {{lognormal: {{median: 1h, sigma: 1}}}}{extra}}}\n"
+            ),
+        )
+    };
+    for rate in ["0x10", "1e999"] {
+        let want = format!("spec.workload[0].synthetic.arrival.poisson.ratePerHour: expected a number, got `{rate}`");
+        rejects(&syn(rate, ""), &["scenario.yaml:9:", &want]);
+    }
+    rejects(
+        &syn("1", ", model: []"),
+        &["scenario.yaml:9:", "spec.workload[0].synthetic.model: invalid type: sequence"],
+    );
 }
 
 #[test]

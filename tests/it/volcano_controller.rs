@@ -537,6 +537,87 @@ fn a_task_restart_ends_once_enough_replicas_are_not_terminating() {
     assert_eq!(row(&out, "rt"), "0,0,4230,Completed,1");
 }
 
+/// A job restarting a task hears its other pods' events, as Volcano's
+/// Restarting state executes what a current request asks (state/restarting.go).
+/// By hand: a 4-CPU node, job `rs` of three 1-CPU pods (`a` ×2 with `PodEvicted:
+/// RestartTask`, `b` ×1), `minAvailable: 3`. `rs-a-0` is deleted at 600 s and
+/// gone at 630 s: RestartTask counts retry 1 and kills `rs-a-1` (Releasing to
+/// 660 s); 3 − 1 terminating < 3, so the job is Restarting until 660 s.
+/// `rs-b-0`, deleted at 620 s, is gone at 650 s, inside that window:
+/// - no policy for it: the sync makes it again (before this was heard, the
+///   restart dropped it and the job, short of its gang, never ran again); all
+///   three bind when `rs-a-1` is gone, 660 s, and run the hour to 4260 s;
+/// - a job-level `PodEvicted: AbortJob`: the Restarting state kills the whole
+///   job instead (`KillJob`; it is not aborted and counts no retry), its
+///   PodGroup made anew at 660 s, when its last pod is gone; the same run;
+/// - `PodEvicted: RestartPod` on `b`: its pod is made again and no retry is
+///   counted (retries stay 1).
+#[test]
+fn a_restarting_job_hears_its_other_pods_events() {
+    let restart_pod = "      policies: [{event: PodEvicted, action: RestartPod}]\n";
+    let abort = "  policies: [{event: PodEvicted, action: AbortJob}]\n";
+    let steps = ["{at: 10m, deletePod: rs-a-0}", "{at: 620s, deletePod: rs-b-0}"];
+    for (job_policy, b_policy, made_anew) in [("", "", false), (abort, "", true), ("", restart_pod, false)] {
+        let job = restarting_job(job_policy, b_policy);
+        let out = run_timeline(&["{name: n0, cpu: 4, memory: 16Gi}"], &job, &steps);
+        let case = format!("job policy {job_policy:?}, b's {b_policy:?}");
+        assert_eq!(row(&out, "rs"), "0,0,4260,Completed,1", "{case}");
+        use super::e2e_jobseq::{intervals, iv};
+        assert_eq!(intervals(&out, "rs-a-0"), [iv("0", "600", "evicted"), iv("660", "4260", "completed")], "{case}");
+        assert_eq!(intervals(&out, "rs-a-1"), [iv("0", "630", "restarted"), iv("660", "4260", "completed")], "{case}");
+        assert_eq!(intervals(&out, "rs-b-0"), [iv("0", "620", "evicted"), iv("660", "4260", "completed")], "{case}");
+        assert_eq!(made_anew_at(&out), if made_anew { vec!["660"] } else { vec![] }, "{case}");
+    }
+}
+
+/// Job `rs` of [`a_restarting_job_hears_its_other_pods_events`]: task `a` (two
+/// 1-CPU pods, `PodEvicted: RestartTask`) and task `b` (one, `b_policy`), a gang
+/// of 3, with `job_policy` (lines under `spec`).
+fn restarting_job(job_policy: &str, b_policy: &str) -> String {
+    let task = |name: &str, n: u32, policies: &str| {
+        format!(
+            "    - name: {name}\n      replicas: {n}\n{policies}      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+        )
+    };
+    let restart_task = "      policies: [{event: PodEvicted, action: RestartTask}]\n";
+    format!(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: rs\n  annotations: {{lahar.io/duration: 1h}}\nspec:\n  minAvailable: 3\n{job_policy}  tasks:\n{}{}",
+        task("a", 2, restart_task),
+        task("b", 1, b_policy)
+    )
+}
+
+/// When the job controller made a PodGroup anew (after a whole kill).
+fn made_anew_at(out: &Out) -> Vec<&str> {
+    out.of("phase")
+        .into_iter()
+        .filter(|d| d["reason"].starts_with("PodGroup made anew"))
+        .map(|d| d["t_s"].as_str())
+        .collect()
+}
+
+/// `vcctl job suspend` or `resume` of a job restarting a task kills it whole:
+/// Volcano's Restarting state runs `KillJob` for any command (state/restarting.go),
+/// neither aborting it nor counting a retry. The job of
+/// [`a_restarting_job_hears_its_other_pods_events`], its task restart at 630 s,
+/// is Restarting to 660 s; the command at 640 s kills `rs-b-0` (Releasing to
+/// 670 s) and the new `rs-a-0`, so the PodGroup is made anew at 670 s, when the
+/// last pod is gone, and the three run the hour from there. Before, the command
+/// was ignored (a warning) and the job ran from 660 s.
+#[test]
+fn a_command_to_a_restarting_job_kills_it_whole() {
+    let job = restarting_job("", "");
+    for command in ["suspendJob", "resumeJob"] {
+        let step = format!("{{at: 640s, {command}: rs}}");
+        let out = run_timeline(&["{name: n0, cpu: 4, memory: 16Gi}"], &job, &["{at: 10m, deletePod: rs-a-0}", &step]);
+        assert_eq!(row(&out, "rs"), "0,0,4270,Completed,1", "{command}");
+        let b = super::e2e_jobseq::intervals(&out, "rs-b-0");
+        use super::e2e_jobseq::iv;
+        assert_eq!(b, [iv("0", "640", "restarted"), iv("670", "4270", "completed")], "{command}");
+        assert_eq!(made_anew_at(&out), ["670"], "{command}");
+    }
+}
+
 /// The admission webhook turns a VolcanoJob's `maxRetry: 0` into 3
 /// (`patchDefaultMaxRetry`) and its `minAvailable: 0` into the tasks' sum
 /// (`patchDefaultMinAvailable`): 0 is the field left out. With `maxRetry: 0` and

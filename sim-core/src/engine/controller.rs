@@ -438,7 +438,7 @@ impl Engine {
         if !job.spec.pods_once_admitted
             || self.holds_pods(j)
             || job.phase.is_terminal()
-            || job.phase == JobPhase::Restarting
+            || job.restart_all
             || (job.pods_missing == 0 && job.tasks.iter().all(|t| t.created))
         {
             return false;
@@ -518,13 +518,14 @@ impl Engine {
             job.preemptions += 1;
         }
         let grace = grace.unwrap_or(job.spec.termination_grace);
-        let phase = job.phase;
+        let (phase, outdated) = (job.phase, job.restart_all);
         self.events.push(self.now.plus(grace), Event::PodReleased(p));
-        // A job already restarting or ended ignores further evictions, as the
-        // controller's Restarting/terminal states do.
+        // An ended job ignores further evictions, as do the controller's
+        // terminal states, and so does one restarting whole (its pods' requests
+        // are outdated); a targeted restart's Restarting state hears them.
         // A pod its controller deleted on purpose is no event (forgotten either way).
         let quiet = self.serving.quiet.remove(&p);
-        if phase == JobPhase::Restarting || phase.is_terminal() || quiet {
+        if outdated || phase.is_terminal() || quiet {
             return;
         }
         if self.world.jobs[j].spec.hears_deletion_when_gone() {
@@ -789,9 +790,10 @@ impl Engine {
             self.maybe_retire(j);
             return;
         }
-        if job.phase == JobPhase::Restarting {
-            // A pod killed by a restart that failed before its grace ended:
-            // the restart goes on without it.
+        if job.restart_all || (job.phase == JobPhase::Restarting && status == PodStatus::Releasing) {
+            // A pod killed by a restart (or deleted before it) that failed
+            // before its grace ended: the restart goes on without it. A targeted
+            // restart's survivor is heard below, as in any other phase.
             if !job.restart_all {
                 self.replace(p);
             }
@@ -848,11 +850,11 @@ impl Engine {
         if replace && !job.phase.is_terminal() && !job.restart_all {
             self.replace(p);
         }
-        // A job that ended or restarts meanwhile treats it as outdated (a sync);
-        // a pod a restart killed again while it was going was marked out of sync
-        // (`killPods` patches every pod it kills) and was made again above.
+        // A job that ended or restarts whole meanwhile treats it as outdated (a
+        // sync); a pod a restart killed again while it was going was marked out
+        // of sync (`killPods` patches every pod it kills) and was made again above.
         let job = &self.world.jobs[j];
-        if heard && !replace && !job.phase.is_terminal() && job.phase != JobPhase::Restarting {
+        if heard && !replace && !job.phase.is_terminal() && !job.restart_all {
             self.raise(j, Some(p), Some(task), PolicyEvent::PodEvicted);
             if self.world.jobs.get(j).is_none() {
                 return;
@@ -976,7 +978,7 @@ impl Engine {
             // The request names no task (only the job's own policies apply) and
             // carries job version 0: after the job's first kill it is outdated.
             let job = &self.world.jobs[j];
-            if new == PodGroupPhase::Unknown && job.phase != JobPhase::Restarting && job.version == 0 {
+            if new == PodGroupPhase::Unknown && job.version == 0 {
                 self.raise(j, None, None, PolicyEvent::JobUnknown);
             }
         }

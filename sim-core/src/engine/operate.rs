@@ -4,7 +4,7 @@
 use super::controller::Lifecycle;
 use super::{EndReason, Engine};
 
-use crate::model::job::{JobPhase, PodGroupPhase, PodStatus, PolicyEvent};
+use crate::model::job::{JobPhase, PodGroupPhase, PodStatus, PolicyAction, PolicyEvent};
 
 use crate::model::ids::{JobId, PodId};
 use crate::timeline::Operation;
@@ -38,11 +38,16 @@ impl Engine {
                     Suspension::Aborted => {
                         self.ignored(&step.place, format!("job {namespace}/{name} is already suspended"))
                     }
-                    // Volcano's Restarting state ignores commands (it only kills).
-                    _ if self.world.jobs[j].phase == JobPhase::Restarting => self.ignored(
+                    // Volcano's Restarting state kills a job for any command: one
+                    // restarting whole has every pod going already.
+                    _ if self.world.jobs[j].restart_all => self.ignored(
                         &step.place,
-                        format!("job {namespace}/{name} is Restarting, whose state ignores the command"),
+                        format!("job {namespace}/{name} is restarting whole: its pods are already being killed"),
                     ),
+                    _ if self.world.jobs[j].phase == JobPhase::Restarting => {
+                        self.apply_policy(j, None, None, Some(PolicyAction::AbortJob));
+                        true
+                    }
                     _ => {
                         self.abort(j);
                         true
@@ -54,6 +59,12 @@ impl Engine {
                 Some(j) if !self.is_vcjob(j) => self.ignored(&step.place, self.not_a_vcjob(j, "resume")),
                 Some(j) if self.world.jobs[j].suspension == Suspension::Aborted => {
                     self.resume(j);
+                    true
+                }
+                // The Restarting state kills the job whole (`KillJob`); one
+                // restarting whole has every pod going already.
+                Some(j) if self.world.jobs[j].phase == JobPhase::Restarting && !self.world.jobs[j].restart_all => {
+                    self.apply_policy(j, None, None, Some(PolicyAction::ResumeJob));
                     true
                 }
                 // Any other state syncs the job: nothing changes.

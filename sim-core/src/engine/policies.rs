@@ -126,12 +126,14 @@ impl Engine {
 
     /// A delayed action's timeout has come: it acts unless it was cancelled — its
     /// pod left Pending (PodPending), a pod of its name runs again since the event
-    /// (PodEvicted, PodFailed), or the job ended or restarts.
+    /// (PodEvicted, PodFailed), or the job ended or restarts whole.
     pub(super) fn policy_due(&mut self, slot: u32) {
         let now = self.now;
         let Some(d) = self.delayed.get_mut(slot as usize).and_then(|x| x.take_if(|d| d.due == now)) else { return };
         let Some(job) = self.world.jobs.get(d.job) else { return };
-        if job.phase.is_terminal() || job.phase == JobPhase::Restarting {
+        // A job restarting whole finds every request outdated (a departure for
+        // a delayed action, which Volcano runs: its kill finds the pods going).
+        if job.phase.is_terminal() || job.restart_all {
             return;
         }
         let cancelled = match (d.event, d.pod) {
@@ -183,6 +185,25 @@ impl Engine {
             let scope = Scope::of(a, name, task, &self.world.jobs[j]);
             self.cancel_delayed(j, scope);
         }
+        // Volcano's Restarting state runs what a current request asks
+        // (state/restarting.go): RestartTask, RestartPod and RestartPartition
+        // kill their target, any other action the whole job (`KillJob`: an
+        // AbortJob, TerminateJob or CompleteJob does not end it), neither
+        // counting a retry; no policy syncs the job (an evicted or failed pod is
+        // made again). Every request re-checks whether the restart is over.
+        let restarting = self.world.jobs[j].phase == JobPhase::Restarting;
+        if restarting {
+            self.events.push(self.now, Event::JobSync(j));
+        }
+        let action = match action {
+            Some(
+                PolicyAction::ResumeJob
+                | PolicyAction::AbortJob
+                | PolicyAction::TerminateJob
+                | PolicyAction::CompleteJob,
+            ) if restarting => Some(PolicyAction::RestartJob),
+            a => a,
+        };
         match action {
             // No policy (or ResumeJob, which syncs a job that is not Aborted): the
             // pod is recreated once it is gone (Volcano's SyncJob creates the
@@ -222,7 +243,7 @@ impl Engine {
                 if a == PolicyAction::RestartPartition && targets.is_none() {
                     return;
                 }
-                if !self.count_retry(j) {
+                if !restarting && !self.count_retry(j) {
                     return;
                 }
                 self.stop_progress(j, true);
@@ -236,7 +257,7 @@ impl Engine {
                 self.events.push(self.now, Event::JobSync(j));
             }
             Some(PolicyAction::RestartJob) => {
-                if !self.count_retry(j) {
+                if !restarting && !self.count_retry(j) {
                     return;
                 }
                 self.stop_progress(j, true);
