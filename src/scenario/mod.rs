@@ -261,25 +261,6 @@ fn node_at(text: &str, at: (u64, u64)) -> Option<(String, Option<String>)> {
     docs.iter().find_map(|d| walk(&d.root, "", at, &key_at))
 }
 
-/// The plain scalar as it is written at `at` (1-based line and column, in
-/// characters), up to a comment, and inside a flow collection up to `,`, `]` or
-/// `}`: what an error says it found (`5.0`, where the value read back is `5`).
-/// None for a quoted one, whose value is its text.
-fn written_at(text: &str, at: (u64, u64)) -> Option<String> {
-    let line = text.lines().nth(usize::try_from(at.0).ok()?.checked_sub(1)?)?;
-    let col = usize::try_from(at.1).ok()?.checked_sub(1)?;
-    let flow = line.chars().take(col).any(|c| matches!(c, '{' | '['));
-    let mut out = String::new();
-    for c in line.chars().skip(col) {
-        if (flow && matches!(c, ',' | ']' | '}')) || (c == '#' && out.ends_with([' ', '\t'])) {
-            break;
-        }
-        out.push(c);
-    }
-    let out = out.trim_end();
-    (!out.is_empty() && !out.starts_with(['"', '\''])).then(|| out.to_string())
-}
-
 /// What a serde type error ("invalid i64") expected, in words.
 fn expected_words(msg: &str) -> Option<&'static str> {
     Some(match msg.strip_prefix("invalid ")? {
@@ -310,7 +291,7 @@ fn parse_error(file: &str, source: &str, e: &serde_saphyr::Error) -> ScenarioErr
     let snippet: Vec<&str> = lines.filter(|l| !l.trim_start().starts_with("--> <input>")).collect();
     let (path, found) = at.and_then(|at| node_at(source, at)).unwrap_or_default();
     // What the user wrote, not the number read back (`5.0`, not `5`).
-    let found = found.map(|f| at.and_then(|at| written_at(source, at)).unwrap_or(f));
+    let found = found.map(|f| at.and_then(|at| lahar_workloads::manifest::yaml::written_at(source, at)).unwrap_or(f));
     let msg = match (expected_words(&msg), found) {
         (Some(words), Some(found)) => format!("{words}, got `{found}`"),
         _ => {

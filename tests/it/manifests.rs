@@ -862,7 +862,15 @@ fn bad_workload_kinds_exit_2_with_their_place() {
         )
     };
     let ray_service = "apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: svc, annotations: {lahar.io/duration: 1h}}\nspec:\n  suspend: true\n  rayClusterConfig: {headGroupSpec: {template: {spec: {containers: [{name: h}]}}}}\n---\napiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: svc2}\nspec: {serveConfigV2: x}\n";
-    let cases: [(String, &[&str]); 3] = [
+    // A type error quotes what was written (not the number read back).
+    let replicas = |v: &str| deploy("", 2).replace("  replicas: 2\n", &format!("  replicas: {v}\n"));
+    let cases: [(String, &[&str]); 6] = [
+        (
+            replicas("99999999999999999999"),
+            &["m.yaml:7:13: document 1: spec.replicas: expected an integer ≥ 0, got `99999999999999999999`"],
+        ),
+        (replicas("2.50  # two and a half"), &["spec.replicas: expected an integer ≥ 0, got `2.50`\n"]),
+        (replicas("two"), &["spec.replicas: expected an integer ≥ 0, got the string `two`"]),
         (
             deploy(", scheduling.volcano.sh/group-min-member: many", 2),
             &[

@@ -665,7 +665,7 @@ impl Run<'_, '_, '_> {
                 }
             }
         }
-        let doc = Doc { file: self.ck.file.clone(), index: 0, item: None, root };
+        let doc = Doc { file: self.ck.file.clone(), index: 0, item: None, root, text: self.ck.text.clone() };
         let label = format!("{}: {mp} (step `{step}`)", self.ck.doc);
         let mut ck = Ck::new(&doc, &mut *self.ck.errs);
         ck.doc = label;

@@ -20,18 +20,20 @@ pub(crate) struct Ck<'e> {
     /// CronJob's job template): `(from, to)` prefixes, the first that matches
     /// (whole path components) rewrites the path.
     pub rewrite: Vec<(&'static str, String)>,
+    /// [`Doc::text`]: the file's text, to quote what a value is written as.
+    pub text: std::sync::Arc<str>,
 }
 
 impl<'e> Ck<'e> {
     pub fn new(d: &Doc, errs: &'e mut Vec<Diagnostic>) -> Self {
         let before = errs.len();
-        Ck { file: d.file.clone(), doc: d.label(), errs, before, rewrite: Vec::new() }
+        Ck { file: d.file.clone(), doc: d.label(), errs, before, rewrite: Vec::new(), text: d.text.clone() }
     }
     /// A sink for an object read before (its file and [`Doc::label`]), so that
     /// names derived from it come out as when it was read.
     pub fn for_object(file: &str, doc: &str, errs: &'e mut Vec<Diagnostic>) -> Self {
         let before = errs.len();
-        Ck { file: file.to_string(), doc: doc.to_string(), errs, before, rewrite: Vec::new() }
+        Ck { file: file.to_string(), doc: doc.to_string(), errs, before, rewrite: Vec::new(), text: "".into() }
     }
     pub fn err(&mut self, at: At, path: &str, message: impl Into<String>) {
         let rewritten = self.rewrite.iter().find_map(|(from, to)| {
@@ -41,6 +43,21 @@ impl<'e> Ck<'e> {
         let path = rewritten.as_deref().unwrap_or(path);
         let path = if path.is_empty() { self.doc.clone() } else { format!("{}: {path}", self.doc) };
         self.errs.push(Diagnostic { file: self.file.clone(), at, path, message: message.into() });
+    }
+    /// What a type error found at `n`: a number or boolean as it is written
+    /// (`1.5`, `1e308`), a string with its text, else its kind (`a list`).
+    pub fn found(&self, n: &Node) -> String {
+        match &n.val {
+            Val::Int(_) | Val::Float(_) | Val::Bool(_) => {
+                let written = n.at.and_then(|at| super::yaml::written_at(&self.text, at));
+                format!("`{}`", written.or_else(|| n.scalar()).unwrap_or_default())
+            }
+            Val::Str(s) if s.chars().count() > 60 => {
+                format!("the string `{}…`", s.chars().take(60).collect::<String>())
+            }
+            Val::Str(s) => format!("the string `{s}`"),
+            _ => n.type_name().to_string(),
+        }
     }
     /// True when no error was added since this sink was made.
     pub fn ok(&self) -> bool {
@@ -52,7 +69,7 @@ impl<'e> Ck<'e> {
             Val::Str(s) => Some(s.clone()),
             Val::Int(_) | Val::Float(_) | Val::Bool(_) => n.scalar(),
             _ => {
-                self.err(n.at, path, format!("expected a string, got {}", n.type_name()));
+                self.err(n.at, path, format!("expected a string, got {}", self.found(n)));
                 None
             }
         }
@@ -82,7 +99,7 @@ impl<'e> Ck<'e> {
                 None
             }
             None => {
-                self.err(n.at, path, format!("expected an integer ≥ {min}, got {}", n.type_name()));
+                self.err(n.at, path, format!("expected an integer ≥ {min}, got {}", self.found(n)));
                 None
             }
         }
@@ -141,7 +158,7 @@ impl<'e> Ck<'e> {
             Val::Bool(b) => Some(*b),
             Val::Null => None,
             _ => {
-                self.err(n.at, &join(path, key), format!("expected true or false, got {}", n.type_name()));
+                self.err(n.at, &join(path, key), format!("expected true or false, got {}", self.found(n)));
                 None
             }
         }
@@ -152,7 +169,7 @@ impl<'e> Ck<'e> {
             Some((_, Val::Seq(s))) => s,
             None | Some((_, Val::Null)) => &[],
             Some((n, _)) => {
-                self.err(n.at, &join(path, key), format!("expected a list, got {}", n.type_name()));
+                self.err(n.at, &join(path, key), format!("expected a list, got {}", self.found(n)));
                 &[]
             }
         }
@@ -163,7 +180,7 @@ impl<'e> Ck<'e> {
             Some((_, Val::Map(m))) => m,
             None | Some((_, Val::Null)) => &[],
             Some((n, _)) => {
-                self.err(n.at, &join(path, key), format!("expected a map, got {}", n.type_name()));
+                self.err(n.at, &join(path, key), format!("expected a map, got {}", self.found(n)));
                 &[]
             }
         }
@@ -214,7 +231,7 @@ impl<'e> Ck<'e> {
                 self.err(
                     v.at,
                     &fp,
-                    format!("expected a Kubernetes quantity such as 8, 500m or 4Gi, got {}", v.type_name()),
+                    format!("expected a Kubernetes quantity such as 8, 500m or 4Gi, got {}", self.found(v)),
                 );
                 continue;
             };

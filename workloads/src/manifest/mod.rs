@@ -133,7 +133,13 @@ fn list_items(d: Doc, errs: &mut Vec<Diagnostic>) -> Vec<Doc> {
         Some(yaml::Val::Seq(items)) => items
             .iter()
             .enumerate()
-            .map(|(k, root)| Doc { file: d.file.clone(), index: d.index, item: Some(k), root: root.clone() })
+            .map(|(k, root)| Doc {
+                file: d.file.clone(),
+                index: d.index,
+                item: Some(k),
+                root: root.clone(),
+                text: d.text.clone(),
+            })
             .collect(),
         Some(yaml::Val::Null) | None => Vec::new(),
         Some(_) => {

@@ -174,6 +174,9 @@ pub struct Doc {
     pub item: Option<usize>,
     /// The document's root (the object itself for a List item).
     pub root: Node,
+    /// The whole file's text (shared by its documents): an error quotes a
+    /// scalar as it is written there ([`written_at`]).
+    pub text: std::sync::Arc<str>,
 }
 
 impl Doc {
@@ -201,8 +204,27 @@ impl Doc {
                 ("spec".into(), spec),
             ]),
         };
-        Doc { file: self.file.clone(), index: self.index, item: self.item, root }
+        Doc { file: self.file.clone(), index: self.index, item: self.item, root, text: self.text.clone() }
     }
+}
+
+/// The plain scalar as it is written at `at` (1-based line and column, in
+/// characters), up to a comment, and inside a flow collection up to `,`, `]` or
+/// `}`: what an error says it found (`5.0`, where the value read back is `5`).
+/// None for a quoted one, whose value is its text.
+pub fn written_at(text: &str, at: (u64, u64)) -> Option<String> {
+    let line = text.lines().nth(usize::try_from(at.0).ok()?.checked_sub(1)?)?;
+    let col = usize::try_from(at.1).ok()?.checked_sub(1)?;
+    let flow = line.chars().take(col).any(|c| matches!(c, '{' | '['));
+    let mut out = String::new();
+    for c in line.chars().skip(col) {
+        if (flow && matches!(c, ',' | ']' | '}')) || (c == '#' && out.ends_with([' ', '\t'])) {
+            break;
+        }
+        out.push(c);
+    }
+    let out = out.trim_end();
+    (!out.is_empty() && !out.starts_with(['"', '\''])).then(|| out.to_string())
 }
 
 /// A YAML syntax error: (line and column, message).
@@ -224,6 +246,7 @@ pub fn parse_documents_keeping_non_finite(text: &str, file: &str) -> Result<Vec<
 }
 
 fn documents(text: &str, file: &str, options: serde_saphyr::Options) -> Result<Vec<Doc>, SyntaxError> {
+    let shared: std::sync::Arc<str> = text.into();
     let mut docs = Vec::new();
     let mut chunk = String::new();
     let mut start = 0u64; // 0-based line where the current chunk starts
@@ -246,7 +269,13 @@ fn documents(text: &str, file: &str, options: serde_saphyr::Options) -> Result<V
             })?;
             root.shift(start);
             if root.val != Val::Null {
-                docs.push(Doc { file: file.to_string(), index: docs.len() + 1, item: None, root });
+                docs.push(Doc {
+                    file: file.to_string(),
+                    index: docs.len() + 1,
+                    item: None,
+                    root,
+                    text: shared.clone(),
+                });
             }
         }
         chunk.clear();
