@@ -235,9 +235,10 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The dotted field path (`spec.cluster.nodeGroups[0].count`) and scalar text of
-/// the deepest YAML node of `text` that starts at `at`, or of the map entry whose
-/// key starts there (an error about a whole value is placed at its key).
-fn node_at(text: &str, at: (u64, u64)) -> Option<(String, Option<String>)> {
+/// the deepest YAML node of `text` that starts at `at`, or, with `keys`, of the
+/// map entry whose key starts there (an error about a whole value is placed at
+/// its key).
+fn node_at(text: &str, at: (u64, u64), keys: bool) -> Option<(String, Option<String>)> {
     use lahar_workloads::manifest::{Node, Val};
     fn walk(n: &Node, path: &str, at: (u64, u64), key_at: &str) -> Option<(String, Option<String>)> {
         let child = match &n.val {
@@ -257,7 +258,7 @@ fn node_at(text: &str, at: (u64, u64)) -> Option<(String, Option<String>)> {
     // The text from `at` on its line: a key there is followed by `:`.
     let line = text.lines().nth(usize::try_from(at.0).ok()?.checked_sub(1)?).unwrap_or_default();
     let col = usize::try_from(at.1).ok()?.saturating_sub(1);
-    let key_at: String = line.chars().skip(col).collect();
+    let key_at: String = if keys { line.chars().skip(col).collect() } else { String::new() };
     docs.iter().find_map(|d| walk(&d.root, "", at, &key_at))
 }
 
@@ -289,7 +290,9 @@ fn parse_error(file: &str, source: &str, e: &serde_saphyr::Error) -> ScenarioErr
         .to_string();
     // The snippet's own `--> <input>:L:C` header repeats what we already say.
     let snippet: Vec<&str> = lines.filter(|l| !l.trim_start().starts_with("--> <input>")).collect();
-    let (path, found) = at.and_then(|at| node_at(source, at)).unwrap_or_default();
+    // An unknown field's message names it at its key: no path is added.
+    let keys = !msg.starts_with("unknown field");
+    let (path, found) = at.and_then(|at| node_at(source, at, keys)).unwrap_or_default();
     // What the user wrote, not the number read back (`5.0`, not `5`).
     let found = found.map(|f| at.and_then(|at| lahar_workloads::manifest::yaml::written_at(source, at)).unwrap_or(f));
     let msg = match (expected_words(&msg), found) {
