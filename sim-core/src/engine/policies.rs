@@ -253,8 +253,11 @@ impl Engine {
                     self.replace_when_gone(q);
                 }
                 // The Restarting state's next sync may find it Pending again: after
-                // the instant's other pod updates, which a restarting job ignores.
-                self.events.push(self.now, Event::JobSync(j));
+                // the instant's other pod updates (a job already restarting has
+                // that sync asked above).
+                if !restarting {
+                    self.events.push(self.now, Event::JobSync(j));
+                }
             }
             Some(PolicyAction::RestartJob) => {
                 if !restarting && !self.count_retry(j) {

@@ -50,7 +50,9 @@ impl<'e> Ck<'e> {
         match &n.val {
             Val::Int(_) | Val::Float(_) | Val::Bool(_) => {
                 let written = n.at.and_then(|at| super::yaml::written_at(&self.text, at));
-                format!("`{}`", written.or_else(|| n.scalar()).unwrap_or_default())
+                // Without the text, a float in its short form (`1e308`, not 309 digits).
+                let read = || if let Val::Float(f) = n.val { Some(format!("{f:?}")) } else { n.scalar() };
+                format!("`{}`", written.or_else(read).unwrap_or_default())
             }
             Val::Str(s) if s.chars().count() > 60 => {
                 format!("the string `{}…`", s.chars().take(60).collect::<String>())
