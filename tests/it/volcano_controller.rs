@@ -574,17 +574,51 @@ fn a_restarting_job_hears_its_other_pods_events() {
 /// 1-CPU pods, `PodEvicted: RestartTask`) and task `b` (one, `b_policy`), a gang
 /// of 3, with `job_policy` (lines under `spec`).
 fn restarting_job(job_policy: &str, b_policy: &str) -> String {
-    let task = |name: &str, n: u32, policies: &str| {
+    restarting_job_with(job_policy, b_policy, "")
+}
+
+/// [`restarting_job`] with `b_meta` (lines under task `b`'s template) besides.
+fn restarting_job_with(job_policy: &str, b_policy: &str, b_meta: &str) -> String {
+    let task = |name: &str, n: u32, policies: &str, meta: &str| {
         format!(
-            "    - name: {name}\n      replicas: {n}\n{policies}      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+            "    - name: {name}\n      replicas: {n}\n{policies}      template:\n{meta}        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
         )
     };
     let restart_task = "      policies: [{event: PodEvicted, action: RestartTask}]\n";
     format!(
         "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: rs\n  annotations: {{lahar.io/duration: 1h}}\nspec:\n  minAvailable: 3\n{job_policy}  tasks:\n{}{}",
-        task("a", 2, restart_task),
-        task("b", 1, b_policy)
+        task("a", 2, restart_task, ""),
+        task("b", 1, b_policy, b_meta)
     )
+}
+
+/// A task completing while its job restarts another task is heard: Volcano's
+/// `updatePod` raises TaskCompleted whatever the job's state, and the Restarting
+/// state runs its action (state/restarting.go). The job of
+/// [`a_restarting_job_hears_its_other_pods_events`], its task restart at 630 s,
+/// is Restarting to 660 s; task `b`'s one pod runs its own 640 s, and succeeds
+/// inside the restart. With `TaskCompleted: CompleteJob` the Restarting state
+/// kills the job whole (`KillJob`, no retry counted): the PodGroup is made anew
+/// at 660 s, when `rs-a-1` is gone; `b` runs its 640 s again, to 1300 s, when its
+/// TaskCompleted, the job Running, completes it (the other pods killed, gone
+/// after their 30 s grace: 1330 s). Before, the event was dropped and the job
+/// ran its hour from 660 s (4260 s). Without a policy nothing changes.
+#[test]
+fn a_task_completing_during_a_task_restart_is_heard() {
+    let b_meta = "        metadata: {annotations: {lahar.io/duration: 640s}}\n";
+    let complete = "      policies: [{event: TaskCompleted, action: CompleteJob}]\n";
+    use super::e2e_jobseq::{intervals, iv};
+    let nodes = ["{name: n0, cpu: 4, memory: 16Gi}"];
+    let steps = ["{at: 10m, deletePod: rs-a-0}"];
+    let out = run_timeline(&nodes, &restarting_job_with("", complete, b_meta), &steps);
+    assert_eq!(row(&out, "rs"), "0,0,1330,Completed,1");
+    assert_eq!(intervals(&out, "rs-b-0"), [iv("0", "640", "completed"), iv("660", "1300", "completed")]);
+    assert_eq!(intervals(&out, "rs-a-1"), [iv("0", "630", "restarted"), iv("660", "1300", "killed")]);
+    assert_eq!(made_anew_at(&out), ["660"]);
+    let out = run_timeline(&nodes, &restarting_job_with("", "", b_meta), &steps);
+    assert_eq!(row(&out, "rs"), "0,0,4260,Completed,1");
+    assert_eq!(intervals(&out, "rs-b-0"), [iv("0", "640", "completed")]);
+    assert_eq!(made_anew_at(&out), Vec::<&str>::new());
 }
 
 /// When the job controller made a PodGroup anew (after a whole kill).

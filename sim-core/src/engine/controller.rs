@@ -186,7 +186,10 @@ impl Engine {
     /// A pod of a task with its own run time has run it: it Succeeds and
     /// leaves its node. When its task's pods all have, the task is complete
     /// and its `TaskCompleted` policy applies; when all the job's pods have,
-    /// the job is Completed, as Volcano's job controller finds it.
+    /// the job is Completed, as Volcano's job controller finds it. A job
+    /// restarting a task hears TaskCompleted too (`updatePod` raises it whatever
+    /// the job's state; the Restarting state runs its action), but is not
+    /// completed by it; one restarting whole finds it outdated.
     fn succeeded(&mut self, p: PodId) {
         let pod = &self.world.pods[p];
         let (node, j, task) = (pod.node, pod.job, pod.task as usize);
@@ -194,14 +197,20 @@ impl Engine {
         self.world.transition(p, PodStatus::Succeeded, node);
         self.dirty = true;
         let job = &self.world.jobs[j];
-        if job.phase.is_terminal() || job.phase == JobPhase::Restarting {
+        if job.phase.is_terminal() || job.restart_all {
+            return;
+        }
+        let task_done = job.task_count(task, PodStatus::Succeeded) == job.spec.tasks[task].replicas;
+        if job.phase == JobPhase::Restarting {
+            if task_done {
+                self.raise(j, Some(p), Some(task), PolicyEvent::TaskCompleted);
+            }
             return;
         }
         if job.spec.batch.is_some() {
             self.next_completions(j, task);
         }
-        let job = &self.world.jobs[j];
-        if job.task_count(task, PodStatus::Succeeded) == job.spec.tasks[task].replicas {
+        if task_done {
             self.raise(j, Some(p), Some(task), PolicyEvent::TaskCompleted);
         }
         let Some(job) = self.world.jobs.get(j) else { return };
