@@ -76,6 +76,10 @@ impl<E> EventQueue<E> {
     pub fn pushed(&self) -> u64 {
         self.next_seq
     }
+    /// Drops the queued events `keep` refuses; the others keep their order.
+    pub fn retain(&mut self, mut keep: impl FnMut(SimTime, &E) -> bool) {
+        self.heap.retain(|e| keep(e.time, &e.event));
+    }
 }
 
 #[cfg(test)]
@@ -105,5 +109,17 @@ mod tests {
             assert_eq!(q.pop(), Some((SimTime(7), i)));
         }
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn retain_drops_what_it_refuses_and_keeps_the_order() {
+        let mut q = EventQueue::new();
+        for (t, e) in [(5, 'c'), (1, 'a'), (5, 'x'), (1, 'b'), (3, 'y'), (5, 'd')] {
+            q.push(SimTime(t), e);
+        }
+        q.retain(|_, &e| e != 'x' && e != 'y');
+        assert_eq!(q.len(), 4);
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, [(SimTime(1), 'a'), (SimTime(1), 'b'), (SimTime(5), 'c'), (SimTime(5), 'd')]);
     }
 }

@@ -384,3 +384,46 @@ fn a_job_without_run_time_runs_to_the_horizon_and_outputs_name_files_portably() 
         assert_eq!(summary(out)["warnings"], *warnings, "{out}");
     }
 }
+
+/// A run ends with the last thing that happened, not at a timer a job left
+/// behind when it ended or sped up before it: each case below ran, and every
+/// rate was taken, to that timer before (2026-12-07).
+/// - An elastic job (`e`, 2 h on two 4-GPU pods, linear) starts at 1 s on one
+///   pod, its finish then due at 14,401 s; `g` ends at 1 h, `e` grows (30 s
+///   pause) and does its 7,200 − 1,799.5 s left on two: ends at 9,030.5 s.
+///   GPUs held: 4 × 3,600 + 4 × 9,029.5 + 4 × 5,430.5 of 8 × 9,030.5.
+/// - A VolcanoJob of 1 h in the shape of Volcano's MPI example: its launcher's
+///   TaskCompleted → CompleteJob ends it at 3 min, its workers gone at 210 s
+///   (its own finish at 3,600 s never comes): 3 × 180 CPU-seconds of 4 × 210.
+/// - A batch/v1 Job of 1 h with `activeDeadlineSeconds: 7200` completes at
+///   3,600 s; its deadline never comes.
+/// - A job deleted at 10 min: its pod is gone at 630 s (30 s grace).
+#[test]
+fn a_run_ends_with_its_last_event_not_a_timer_a_job_left() {
+    let gpus = "    nodes:\n      - {name: n0, gpus: 4, cpu: 32, memory: 64Gi}\n      - {name: n1, gpus: 4, cpu: 32, memory: 64Gi}";
+    let cpus = "    nodes:\n      - {name: n0, cpu: 4, memory: 16Gi}";
+    let elastic = "  workload:\n    - jobs:\n        - {name: g, duration: 1h, tasks: [{name: w, replicas: 1, resources: {nvidia.com/gpu: 4}}]}\n        - {name: e, submitAt: 1s, minAvailable: 1, scaling: linear, duration: 2h, tasks: [{name: w, replicas: 2, resources: {nvidia.com/gpu: 4}}]}\n";
+    let manifests = "  workload:\n    - manifests: [jobs.yaml]\n";
+    let mpi = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: mpi, annotations: {lahar.io/duration: 1h}}\nspec:\n  minAvailable: 3\n  tasks:\n    - replicas: 1\n      name: launcher\n      policies: [{event: TaskCompleted, action: CompleteJob}]\n      template:\n        metadata: {annotations: {lahar.io/duration: 3m}}\n        spec: {containers: [{name: m, image: x, resources: {requests: {cpu: 1}}}]}\n    - replicas: 2\n      name: worker\n      template:\n        spec: {containers: [{name: w, image: x, resources: {requests: {cpu: 1}}}]}\n";
+    let batch = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: b, annotations: {lahar.io/duration: 1h}}\nspec:\n  activeDeadlineSeconds: 7200\n  template:\n    spec:\n      schedulerName: volcano\n      restartPolicy: Never\n      containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]\n";
+    let deleted = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: d, annotations: {lahar.io/duration: 1h}}\nspec:\n  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec: {containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]}\n";
+    let delete_step = "  timeline:\n    - {at: 10m, deleteJob: d}\n";
+    let cases = [
+        (gpus, elastic.to_string(), "", 9030.5, "gpu_allocation_rate", 72_240.0 / 72_244.0),
+        (cpus, manifests.to_string(), mpi, 210.0, "cpu_allocation_rate", 540.0 / 840.0),
+        (cpus, manifests.to_string(), batch, 3600.0, "cpu_allocation_rate", 0.25),
+        (cpus, format!("{manifests}{delete_step}"), deleted, 630.0, "cpu_allocation_rate", 600.0 / 2520.0),
+    ];
+    for (nodes, rest, objects, end, rate, value) in cases {
+        let (d, p) = write_scenario(&scenario(nodes, &rest));
+        std::fs::write(d.path().join("jobs.yaml"), objects).unwrap();
+        let out = d.path().join("out");
+        lahar().arg("run").arg("-q").arg(&p).arg("--out").arg(&out).assert().success();
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        let m = &s["metrics"];
+        assert_eq!(m["sim_time_s"], end, "{objects}{rest}");
+        let got = m[rate].as_f64().unwrap();
+        assert!((got - value).abs() < 1e-12, "{rate} {got} != {value}: {objects}{rest}");
+    }
+}

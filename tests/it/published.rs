@@ -330,6 +330,17 @@ fn faults_elastic_prose_is_the_sweep_s(
     let without: Vec<f64> = fractions.iter().map(|f| goodput(f, "none").0).collect();
     let (lo, hi) = (without.iter().copied().fold(f64::MAX, f64::min), without.iter().copied().fold(0.0, f64::max));
     says(format!("({}–{} % goodput at the higher rate)", lo.floor(), hi.floor()));
+    // The failure count is about the same in every setting, as the runs last
+    // about as long (each cell's run ends with its last job).
+    let mut counts = Vec::new();
+    for ckpt in ["none", "every-30m"] {
+        let ends: Vec<f64> = fractions.iter().map(|f| mean(cells(f, ckpt), &|m| num(m, "/sim_time_s"))).collect();
+        let spread = ends.iter().copied().fold(0.0, f64::max) / ends.iter().copied().fold(f64::MAX, f64::min);
+        assert!(spread < 1.02, "{ckpt}: the runs' mean lengths {ends:?} are not within 2 % of each other");
+        counts.extend(fractions.iter().map(|f| mean(cells(f, ckpt), &|m| num(m, "/faults/failures")).floor()));
+    }
+    let (lo, hi) = (counts.iter().copied().fold(f64::MAX, f64::min), counts.iter().copied().fold(0.0, f64::max));
+    says(format!("is about the same in every setting ({lo}–{hi} at the higher rate)"));
 }
 
 /// docs/fragmentation.md's table of lahar against the FGD paper is summary.csv of

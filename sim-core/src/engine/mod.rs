@@ -176,6 +176,9 @@ pub struct Engine {
     service_samples: Vec<ServiceSample>,
     /// scaling.csv rows, without a recorder.
     scaling_out: Vec<ScaleRecord>,
+    /// Events ever pushed when the run's tail was last swept
+    /// ([`Engine::sweep_tail`]).
+    tail_swept: Option<u64>,
 }
 
 impl Engine {
@@ -240,6 +243,7 @@ impl Engine {
             serving,
             service_samples: Vec::new(),
             scaling_out: Vec::new(),
+            tail_swept: None,
         };
         engine.absent = vec![false; engine.world.cluster.len()];
         for n in engine.cfg.absent_nodes.clone() {
@@ -302,7 +306,9 @@ impl Engine {
 
     /// Runs, calling `progress(now, jobs_done)` every few thousand events.
     pub fn run_with(&mut self, mut progress: impl FnMut(SimTime, usize)) {
-        while let Some(t) = self.next_time() {
+        loop {
+            self.sweep_tail();
+            let Some(t) = self.next_time() else { break };
             if self.cfg.horizon.is_some_and(|h| t > h) {
                 break;
             }
@@ -358,6 +364,36 @@ impl Engine {
             (Some(a), Some(e)) => Some(a.min(e)),
             (a, e) => a.or(e),
         }
+    }
+
+    /// Once every job has ended and none is still to arrive, drops the queued
+    /// timers that can no longer act: a finish, a pod's run or exit, a deadline
+    /// or a delayed action of a job that ended before them (a `TaskCompleted:
+    /// CompleteJob`, an abort, a deletion). Each would find its job ended and do
+    /// nothing, but its instant would stretch the run, and every rate over its
+    /// length, past the last thing that happened. Swept again only once events
+    /// were pushed since.
+    fn sweep_tail(&mut self) {
+        let pushed = self.events.pushed();
+        if self.tail_swept == Some(pushed) || !self.world.active.is_empty() || self.next_arrival_time().is_some() {
+            return;
+        }
+        self.tail_swept = Some(pushed);
+        let (world, delayed) = (&self.world, &self.delayed);
+        let ended = |j: JobId| world.jobs.get(j).is_none_or(|job| job.phase.is_terminal());
+        self.events.retain(|_, ev| match *ev {
+            Event::Finish(j, generation) => {
+                world.jobs.get(j).is_some_and(|job| job.progress.generation == generation && job.is_progressing())
+            }
+            Event::PodDone(p, started) | Event::PodExit(p, started) => {
+                world.pods.get(p).is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started)
+            }
+            Event::Deadline(j) => !ended(j),
+            Event::PolicyDue(slot) => {
+                delayed.get(slot as usize).and_then(Option::as_ref).is_some_and(|d| !ended(d.job()))
+            }
+            _ => true,
+        });
     }
 
     /// Whether every job has ended, none is still to arrive, and nothing is
@@ -427,6 +463,7 @@ impl Engine {
 
     /// Closes open intervals and returns the outputs.
     pub fn finish(mut self) -> RunOutput {
+        self.sweep_tail();
         let cut_short = self.next_time().is_some();
         // Services are offered their demand until the horizon, events or not;
         // so is a job without a run time that still runs or waits.

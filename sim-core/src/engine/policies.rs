@@ -26,6 +26,13 @@ pub(super) struct Delayed {
     due: SimTime,
 }
 
+impl Delayed {
+    /// The job whose policy it is.
+    pub(super) fn job(&self) -> JobId {
+        self.job
+    }
+}
+
 /// What an action acts on, for cancelling the delayed actions of its kind
 /// (`GetActionType`): the whole job, one task, one pod (by name) or one partition.
 #[derive(Clone, Copy, PartialEq, Eq)]
