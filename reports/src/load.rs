@@ -421,6 +421,7 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
             highest_tier: whole(&jp, line, r.get(ct).unwrap_or(""), 1_000)?,
         });
     }
+    agrees_with_summary(&jp, &jobs, &summary)?;
 
     let tp = dir.join("timeseries.csv");
     let mut rd = open_csv(&tp)?;
@@ -517,6 +518,26 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
         placement: None,
         demand,
     })
+}
+
+/// jobs.csv's rows are the jobs summary.json counts (`metrics.jobs`, and
+/// `metrics.completed` of them Completed): files of two runs side by side would
+/// mix their numbers in one report. A summary without the counts (hand-made, or
+/// cut down) is not checked.
+fn agrees_with_summary(path: &Path, jobs: &[JobRecord], summary: &Value) -> Result<(), LoadError> {
+    let completed = jobs.iter().filter(|j| j.state == "Completed").count();
+    for (key, rows, what) in [("jobs", jobs.len(), "rows"), ("completed", completed, "rows of Completed jobs")] {
+        let Some(counted) = summary.pointer(&format!("/metrics/{key}")).and_then(Value::as_u64) else { continue };
+        if counted != rows as u64 {
+            return Err(bad(
+                path,
+                format!(
+                    "{rows} {what}, but summary.json counts {counted} (`metrics.{key}`): the two files are not of the same run"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The label of a run directory: its name.

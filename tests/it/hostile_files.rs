@@ -60,9 +60,7 @@ fn a_linked_plots_folder_is_refused_not_followed() {
 
 #[test]
 fn compare_writes_only_into_its_own_folder() {
-    let (d, p) = write_scenario(&ok_scenario());
-    let run = d.path().join("run");
-    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
+    let (d, run) = ok_run();
     let mine = d.path().join("mine");
     std::fs::create_dir(&mine).unwrap();
     std::fs::write(mine.join("compare.csv"), "the user's").unwrap();
@@ -210,9 +208,7 @@ fn a_request_trace_that_spans_millennia_is_inspected_without_a_bin_per_minute() 
 /// or a pod lane per GPU; each is now an error naming the file and line.
 #[test]
 fn numbers_read_back_from_a_run_are_bounded() {
-    let (d, p) = write_scenario(&ok_scenario());
-    let run = d.path().join("run");
-    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
+    let (d, run) = ok_run();
     // (file, column, value, what the error says)
     let cases = [
         ("jobs.csv", "jct_s", "inf", "jobs.csv: line 2: `inf` is out of range; expected a number from 0 to 1e15"),
@@ -404,9 +400,7 @@ fn pod_overhead_counts_and_resource_claims_are_refused() {
 /// completed of 3, a negative count, a negative JCT) and said "check passed".
 #[test]
 fn check_refuses_a_summary_no_run_wrote() {
-    let (d, p) = write_scenario(&ok_scenario());
-    let run = d.path().join("run");
-    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
+    let (d, run) = ok_run();
     let base = d.path().join("b.json");
     lahar().arg("check").arg(&run).arg("--write-baseline").arg(&base).assert().success();
     let good = std::fs::read_to_string(run.join("summary.json")).unwrap();
@@ -442,9 +436,7 @@ fn check_refuses_a_summary_no_run_wrote() {
 /// drew their tables without it; they now refuse it as `lahar check` does.
 #[test]
 fn report_and_compare_refuse_a_summary_no_run_wrote() {
-    let (d, p) = write_scenario(&ok_scenario());
-    let run = d.path().join("run");
-    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
+    let (d, run) = ok_run();
     let good = std::fs::read_to_string(run.join("summary.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&good).unwrap();
     let bad = d.path().join("bad");
@@ -480,9 +472,7 @@ fn report_and_compare_refuse_a_summary_no_run_wrote() {
 /// jobs by `report` and `compare`; now an error naming both lines.
 #[test]
 fn a_job_row_read_back_twice_is_refused() {
-    let (d, p) = write_scenario(&ok_scenario());
-    let run = d.path().join("run");
-    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
+    let (d, run) = ok_run();
     let bad = d.path().join("bad");
     std::fs::create_dir(&bad).unwrap();
     for f in ["summary.json", "timeseries.csv"] {
@@ -495,6 +485,53 @@ fn a_job_row_read_back_twice_is_refused() {
     let last = jobs.lines().count() + 1;
     let says = format!("jobs.csv: line {last}: job `{name}` has a row already (line 2)");
     report_and_compare_refuse(d.path(), &run, &bad, &[&says]);
+}
+
+/// A jobs.csv that is not the run's (a row left out, a job's state changed) was
+/// read as it was, beside a summary.json that counts otherwise: one report mixed
+/// two runs' numbers. Now an error naming the count each file gives.
+#[test]
+fn a_jobs_csv_that_disagrees_with_its_summary_is_refused() {
+    let (d, run) = ok_run();
+    let jobs = std::fs::read_to_string(run.join("jobs.csv")).unwrap();
+    let rows = jobs.lines().count() - 1;
+    let completed = jobs.lines().filter(|l| l.split(',').nth(7) == Some("Completed")).count();
+    assert!(rows >= 1 && completed >= 1, "{jobs}");
+    let dropped: String = jobs.lines().take(rows).map(|l| format!("{l}\n")).collect();
+    let first_done = jobs.lines().position(|l| l.split(',').nth(7) == Some("Completed")).unwrap();
+    let failed: String = jobs
+        .lines()
+        .enumerate()
+        .map(|(i, l)| if i == first_done { l.replacen(",Completed,", ",Failed,", 1) } else { l.to_string() })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let cases = [
+        (dropped, format!("jobs.csv: {} rows, but summary.json counts {rows} (`metrics.jobs`)", rows - 1)),
+        (
+            failed,
+            format!(
+                "jobs.csv: {} rows of Completed jobs, but summary.json counts {completed} (`metrics.completed`)",
+                completed - 1
+            ),
+        ),
+    ];
+    for (i, (text, says)) in cases.into_iter().enumerate() {
+        let bad = d.path().join(format!("bad{i}"));
+        std::fs::create_dir(&bad).unwrap();
+        for f in ["summary.json", "timeseries.csv"] {
+            std::fs::copy(run.join(f), bad.join(f)).unwrap();
+        }
+        std::fs::write(bad.join("jobs.csv"), text).unwrap();
+        report_and_compare_refuse(d.path(), &run, &bad, &[&says, "the two files are not of the same run"]);
+    }
+}
+
+/// A run of [`ok_scenario`] in a new temp dir: the dir, and the run's (`run`).
+fn ok_run() -> (tempfile::TempDir, PathBuf) {
+    let (d, p) = write_scenario(&ok_scenario());
+    let run = d.path().join("run");
+    lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(&run).assert().success();
+    (d, run)
 }
 
 /// `lahar report` of run directory `bad` and `lahar compare` of `good` with it,
