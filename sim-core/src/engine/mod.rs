@@ -89,6 +89,18 @@ enum Event {
     RayServe(u32),
 }
 
+/// Whether job `j` still progresses towards the finish of `generation` (its
+/// `Finish` event is not stale).
+fn finishes(world: &World, j: JobId, generation: u64) -> bool {
+    world.jobs.get(j).is_some_and(|job| job.progress.generation == generation && job.is_progressing())
+}
+
+/// Whether pod `p` still runs the run that started at `started` (a timed event
+/// about it is not stale).
+fn runs_since(world: &World, p: PodId, started: SimTime) -> bool {
+    world.pods.get(p).is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started)
+}
+
 /// The simulator.
 pub struct Engine {
     world: World,
@@ -382,12 +394,8 @@ impl Engine {
         let (world, delayed) = (&self.world, &self.delayed);
         let ended = |j: JobId| world.jobs.get(j).is_none_or(|job| job.phase.is_terminal());
         self.events.retain(|_, ev| match *ev {
-            Event::Finish(j, generation) => {
-                world.jobs.get(j).is_some_and(|job| job.progress.generation == generation && job.is_progressing())
-            }
-            Event::PodDone(p, started) | Event::PodExit(p, started) => {
-                world.pods.get(p).is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started)
-            }
+            Event::Finish(j, generation) => finishes(world, j, generation),
+            Event::PodDone(p, started) | Event::PodExit(p, started) => runs_since(world, p, started),
             Event::Deadline(j) => !ended(j),
             Event::PolicyDue(slot) => {
                 delayed.get(slot as usize).and_then(Option::as_ref).is_some_and(|d| !ended(d.job()))
@@ -572,8 +580,7 @@ impl Engine {
         match ev {
             Event::Finish(j, generation) => {
                 // A stale finish of a job already ended (and maybe retired) is dropped.
-                let Some(job) = self.world.jobs.get(j) else { return };
-                if job.progress.generation == generation && job.is_progressing() {
+                if finishes(&self.world, j, generation) {
                     self.on(Lifecycle::WorkDone(j));
                 }
             }
@@ -619,21 +626,15 @@ impl Engine {
             }
             Event::Ready(p, started) => {
                 self.serving.queued -= 1;
-                if self.runs_since(p, started) {
+                if runs_since(&self.world, p, started) {
                     self.serving_ready(p);
                 }
             }
-            Event::PodDone(p, started) if self.runs_since(p, started) => self.on(Lifecycle::PodSucceeded(p)),
-            Event::PodExit(p, started) if self.runs_since(p, started) => self.on(Lifecycle::PodExited(p)),
+            Event::PodDone(p, started) if runs_since(&self.world, p, started) => self.on(Lifecycle::PodSucceeded(p)),
+            Event::PodExit(p, started) if runs_since(&self.world, p, started) => self.on(Lifecycle::PodExited(p)),
             // The pod stopped since the event was queued.
             Event::PodDone(..) | Event::PodExit(..) => {}
         }
-    }
-
-    /// Whether pod `p` still runs the run that started at `started` (a timed
-    /// event about it is not stale).
-    fn runs_since(&self, p: PodId, started: SimTime) -> bool {
-        self.world.pods.get(p).is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started)
     }
 
     /// Job `j`'s submit time came: it arrives, unless it is a recurring object's
