@@ -493,7 +493,7 @@ impl<'w> Session<'w> {
         if self.exhaustive {
             let waiting = |j: &&JobId| {
                 let job = &self.world.jobs[**j];
-                job.pg_phase == PodGroupPhase::Pending && !job.restart_all
+                job.pg_phase == PodGroupPhase::Pending && !job.pg_deleted
             };
             return self.world.active.iter().filter(waiting).copied().collect();
         }

@@ -140,8 +140,11 @@ fn success_and_delete<'a>(delete_policies: &'a str) -> [Task<'a>; 2] {
 }
 
 /// A restart at 10 s: `fail-0` exits (its container failed), the policy's
-/// RestartJob kills the other three (3 s grace), and at 13 s the new PodGroup
-/// is Pending, admitted and run. `WaitJobPhases([Pending, Running, Restarting])`.
+/// RestartJob kills the other three (3 s grace) and deletes it, and the next
+/// sync makes the PodGroup anew: Pending at 10 s, admitted at once (the three
+/// terminating pods are short of its minMember 4). `fail-0` is made again then,
+/// the others once gone, at 13 s, when the four run.
+/// `WaitJobPhases([Pending, Running, Restarting])`.
 fn assert_restarted_at_10(out: &Out, job: &str) {
     assert_eq!(intervals(out, &format!("{job}-fail-0"))[0], iv("0", "10", "exited"));
     for p in ["success-0", "success-1", "fail-1"] {
@@ -153,8 +156,8 @@ fn assert_restarted_at_10(out: &Out, job: &str) {
         [
             row("0", "Inqueue", "enqueue"),
             row("0", "Running", "session-close"),
-            row("13", "Pending", "job-controller"),
-            row("13", "Inqueue", "enqueue"),
+            row("10", "Pending", "job-controller"),
+            row("10", "Inqueue", "enqueue"),
         ]
     );
     // The new pods run from 13 s.
@@ -235,13 +238,13 @@ fn delete(job: &str) -> String {
 }
 
 /// A restart once the deleted pod is gone (23 s): the other three pods killed
-/// then, the PodGroup made anew once the last of them is gone (26 s), the job
-/// running again. `WaitJobPhases([Restarting, Pending, Running])`.
+/// and the PodGroup made anew then, the job running again once they are gone
+/// (26 s). `WaitJobPhases([Restarting, Pending, Running])`.
 fn assert_restarted_after_delete(out: &Out, job: &str) {
     assert_eq!(intervals(out, &format!("{job}-delete-0"))[0], iv("0", "20", "evicted"));
     assert_eq!(intervals(out, &format!("{job}-success-0"))[0], iv("0", "23", "restarted"));
     let rows = pg_rows(out, job);
-    assert!(rows.contains(&row("26", "Pending", "job-controller")), "{rows:?}");
+    assert!(rows.contains(&row("23", "Pending", "job-controller")), "{rows:?}");
     assert_eq!(rows.last(), Some(&row("26", "Running", "session-close")), "{rows:?}");
     assert_eq!(intervals(out, &format!("{job}-delete-0"))[1].0, "26");
     assert_eq!(state(out, job), "Running,1,");

@@ -68,19 +68,24 @@ const TWO_ONE_CPU_NODES: &[&str] = &["{name: n0, cpu: 1, memory: 4Gi}", "{name: 
 /// releases for its 30 s grace (Running 1 + Releasing 1 reach the minimum 2: gang
 /// skips the job, `shouldSkipUnschedulableForReleasing`); at 40 s it is gone and
 /// recreated Pending, the session cannot place it, the job is not ready with a pod
-/// Running: Unknown → RestartJob kills `n1`'s pod (30 s grace); at 70 s it is gone,
-/// the job is Pending again with two new pods, `n0` is uncordoned, both run.
+/// Running: Unknown → RestartJob kills `n1`'s pod (30 s grace) and deletes the
+/// Pending one; at 70 s it is gone, `n0` is uncordoned, the job has two new pods
+/// and both run.
 #[test]
 fn job_error_handling_restart_job_when_job_is_unschedulable() {
     let job = policy_job("job-restart-when-unschedulable", 2, "1h", "Unknown", "RestartJob");
     let out = run(TWO_ONE_CPU_NODES, &job, "    drains: [{at: 10s, nodes: n0, deadline: 0s, duration: 60s}]\n");
-    // RestartJob deleted the PodGroup (killJob): the new one is Pending at 70 s,
-    // enqueue admits it, the controller makes the pods, the next session runs them.
+    // RestartJob deleted the PodGroup (killJob) and the next sync made it anew:
+    // Pending at 40 s. Enqueue cannot admit it while `n1`'s pod terminates (the
+    // full cluster's room, 0.4 CPU, is under its 2), nor does that one pod reach
+    // its minMember of 2 (`getPodGroupPhase` counts a terminating pod that was
+    // scheduled). At 70 s enqueue admits it, the controller makes the pods, the
+    // next session runs them.
     let restarted = [
         ("0", "Inqueue"),
         ("0", "Running"),
         ("40", "Unknown"),
-        ("70", "Pending"),
+        ("40", "Pending"),
         ("70", "Inqueue"),
         ("70", "Running"),
     ];
@@ -537,6 +542,68 @@ fn a_task_restart_ends_once_enough_replicas_are_not_terminating() {
     assert_eq!(row(&out, "rt"), "0,0,4230,Completed,1");
 }
 
+/// A VolcanoJob restarted whole (RestartJob) has its PodGroup made anew at
+/// once, not when its killed pods are gone: `killPods` deletes the group and the
+/// Restarting state's next sync, at the pods' own updates, makes it again
+/// (`syncJob` → `initOnJobUpdate` → `createOrUpdatePodGroup`). The group's
+/// creation time is the job order's last key, so the restarted job orders from
+/// its kill. By hand: a 2-CPU node; `r` (two 1-CPU pods, `PodEvicted:
+/// RestartJob`) runs from 0; `r-w-0` is deleted at 600 s and gone at 630 s,
+/// where RestartJob kills `r-w-1` (Releasing to 660 s) and the group is made
+/// anew, Pending (enqueue cannot admit it beside the terminating pod: 2.4 CPU
+/// of room less 1 in use is under its 2). `x` (two 1-CPU pods) comes at 640 s.
+/// At 660 s both wait; `r`'s group, created at 630 s, orders first: enqueue
+/// admits it and no longer has room for `x`; `r` runs its hour to 4260 s, `x`
+/// then. Made at 660 s, the group would order after `x`, which would run first.
+#[test]
+fn a_restarted_jobs_podgroup_is_made_at_its_kill() {
+    let two = |name: &str, ann: &str, policies: &str| {
+        format!(
+            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {name}\n  annotations: {{lahar.io/duration: 1h{ann}}}\nspec:\n{policies}  tasks:\n    - name: w\n      replicas: 2\n      template:\n        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+        )
+    };
+    let jobs = two("r", "", "  policies: [{event: PodEvicted, action: RestartJob}]\n")
+        + &two("x", ", lahar.io/submit-at: 640s", "");
+    let out = run_timeline(&["{name: n0, cpu: 2, memory: 4Gi}"], &jobs, &["{at: 10m, deletePod: r-w-0}"]);
+    assert_eq!(made_anew_at(&out), ["630"]);
+    assert_eq!(phases(&out, "r")[2..], [("630", "Pending"), ("660", "Inqueue"), ("660", "Running")]);
+    assert_eq!(row(&out, "r"), "0,0,4260,Completed,1");
+    assert_eq!(row(&out, "x"), "640,4260,7860,Completed,0");
+}
+
+/// A restarted job's killed pods, terminating on their nodes, keep its new
+/// PodGroup running: `getPodGroupPhase` counts a Releasing pod that was
+/// scheduled (`ReleasingScheduledTaskNum`), so with as many as its `minMember`
+/// the group made anew is Running at the next close, without enqueue. Its
+/// controller then makes the pods whose names are free (`syncJob`, the group
+/// out of Pending), and the rest as each old one goes; the job is Restarting
+/// until `replicas − terminating ≥ minAvailable` (`restartingUpdateStatus`,
+/// counted in that sync). By hand: a 3-CPU node; `r` (three 1-CPU pods,
+/// `minAvailable: 2`, `PodEvicted: RestartJob`). `r-w-0`, deleted at 600 s, is
+/// gone at 630 s: RestartJob kills the other two (Releasing to 660 s), the group
+/// is made anew (Pending) and at that session's close is Running (2 terminating
+/// ≥ 2); `r-w-0` is made then but waits, alone short of the gang. At 660 s the
+/// others are gone and made again, the job is Pending, and the three are bound
+/// (Binding at that close: the group is Pending for one session, then Running).
+#[test]
+fn terminating_pods_keep_a_restarted_group_running() {
+    let job = "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: r\n  annotations: {lahar.io/duration: 1h}\nspec:\n  minAvailable: 2\n  policies: [{event: PodEvicted, action: RestartJob}]\n  tasks:\n    - name: w\n      replicas: 3\n      template:\n        spec:\n          containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]\n";
+    let out = run_timeline(&["{name: n0, cpu: 3, memory: 4Gi}"], job, &["{at: 10m, deletePod: r-w-0}"]);
+    let want = [
+        ("0", "Inqueue"),
+        ("0", "Running"),
+        ("630", "Pending"),
+        ("630", "Running"),
+        ("660", "Pending"),
+        ("660", "Running"),
+    ];
+    assert_eq!(phases(&out, "r"), want);
+    use super::e2e_jobseq::{intervals, iv};
+    assert_eq!(intervals(&out, "r-w-0"), [iv("0", "600", "evicted"), iv("660", "4260", "completed")]);
+    assert_eq!(intervals(&out, "r-w-2"), [iv("0", "630", "restarted"), iv("660", "4260", "completed")]);
+    assert_eq!(row(&out, "r"), "0,0,4260,Completed,1");
+}
+
 /// A job restarting a task hears its other pods' events, as Volcano's
 /// Restarting state executes what a current request asks (state/restarting.go).
 /// By hand: a 4-CPU node, job `rs` of three 1-CPU pods (`a` ×2 with `PodEvicted:
@@ -549,7 +616,8 @@ fn a_task_restart_ends_once_enough_replicas_are_not_terminating() {
 ///   three bind when `rs-a-1` is gone, 660 s, and run the hour to 4260 s;
 /// - a job-level `PodEvicted: AbortJob`: the Restarting state kills the whole
 ///   job instead (`KillJob`; it is not aborted and counts no retry), its
-///   PodGroup made anew at 660 s, when its last pod is gone; the same run;
+///   PodGroup made anew at once (650 s); the same run, from 660 s, when its
+///   last killed pod is gone;
 /// - `PodEvicted: RestartPod` on `b`: its pod is made again and no retry is
 ///   counted (retries stay 1).
 #[test]
@@ -566,7 +634,7 @@ fn a_restarting_job_hears_its_other_pods_events() {
         assert_eq!(intervals(&out, "rs-a-0"), [iv("0", "600", "evicted"), iv("660", "4260", "completed")], "{case}");
         assert_eq!(intervals(&out, "rs-a-1"), [iv("0", "630", "restarted"), iv("660", "4260", "completed")], "{case}");
         assert_eq!(intervals(&out, "rs-b-0"), [iv("0", "620", "evicted"), iv("660", "4260", "completed")], "{case}");
-        assert_eq!(made_anew_at(&out), if made_anew { vec!["660"] } else { vec![] }, "{case}");
+        assert_eq!(made_anew_at(&out), if made_anew { vec!["650"] } else { vec![] }, "{case}");
     }
 }
 
@@ -598,8 +666,8 @@ fn restarting_job_with(job_policy: &str, b_policy: &str, b_meta: &str) -> String
 /// [`a_restarting_job_hears_its_other_pods_events`], its task restart at 630 s,
 /// is Restarting to 660 s; task `b`'s one pod runs its own 640 s, and succeeds
 /// inside the restart. With `TaskCompleted: CompleteJob` the Restarting state
-/// kills the job whole (`KillJob`, no retry counted): the PodGroup is made anew
-/// at 660 s, when `rs-a-1` is gone; `b` runs its 640 s again, to 1300 s, when its
+/// kills the job whole (`KillJob`, no retry counted), its PodGroup made anew
+/// then; once `rs-a-1` is gone (660 s) `b` runs its 640 s again, to 1300 s, when its
 /// TaskCompleted, the job Running, completes it (the other pods killed, gone
 /// after their 30 s grace: 1330 s). Before, the event was dropped and the job
 /// ran its hour from 660 s (4260 s). Without a policy nothing changes.
@@ -614,7 +682,7 @@ fn a_task_completing_during_a_task_restart_is_heard() {
     assert_eq!(row(&out, "rs"), "0,0,1330,Completed,1");
     assert_eq!(intervals(&out, "rs-b-0"), [iv("0", "640", "completed"), iv("660", "1300", "completed")]);
     assert_eq!(intervals(&out, "rs-a-1"), [iv("0", "630", "restarted"), iv("660", "1300", "killed")]);
-    assert_eq!(made_anew_at(&out), ["660"]);
+    assert_eq!(made_anew_at(&out), ["640"]);
     let out = run_timeline(&nodes, &restarting_job_with("", "", b_meta), &steps);
     assert_eq!(row(&out, "rs"), "0,0,4260,Completed,1");
     assert_eq!(intervals(&out, "rs-b-0"), [iv("0", "640", "completed")]);
@@ -635,9 +703,10 @@ fn made_anew_at(out: &Out) -> Vec<&str> {
 /// neither aborting it nor counting a retry. The job of
 /// [`a_restarting_job_hears_its_other_pods_events`], its task restart at 630 s,
 /// is Restarting to 660 s; the command at 640 s kills `rs-b-0` (Releasing to
-/// 670 s) and the new `rs-a-0`, so the PodGroup is made anew at 670 s, when the
-/// last pod is gone, and the three run the hour from there. Before, the command
-/// was ignored (a warning) and the job ran from 660 s.
+/// 670 s) and the new `rs-a-0`, and the PodGroup is made anew then (`killPods`
+/// deletes it, the next sync makes it); each pod is made again once its old
+/// one is gone, and the three run the hour from 670 s. Before, the command was
+/// ignored (a warning) and the job ran from 660 s.
 #[test]
 fn a_command_to_a_restarting_job_kills_it_whole() {
     let job = restarting_job("", "");
@@ -648,7 +717,7 @@ fn a_command_to_a_restarting_job_kills_it_whole() {
         let b = super::e2e_jobseq::intervals(&out, "rs-b-0");
         use super::e2e_jobseq::iv;
         assert_eq!(b, [iv("0", "640", "restarted"), iv("670", "4270", "completed")], "{command}");
-        assert_eq!(made_anew_at(&out), ["670"], "{command}");
+        assert_eq!(made_anew_at(&out), ["640"], "{command}");
     }
 }
 
@@ -838,14 +907,21 @@ fn timeline_bad_input_and_missing_targets() {
 /// place of the one that follows it. On a 1-CPU node `a` runs 0 → 1 h; `j`
 /// (1 CPU, at 0) waits, with a PodPending RestartJob after 30 min and an
 /// immediate RestartJob on PodEvicted. An operator deletes its Pending pod at
-/// 10 min: RestartJob (retry 1) drops the PodPending action due at 30 min, and
-/// the new pod's own is due at 40 min; there it restarts the job (retry 2); the
-/// pod made then runs from 1 h, so the action due at 70 min finds it Running.
+/// 10 min: RestartJob (retry 1) drops the PodPending action due at 30 min and
+/// makes the PodGroup anew; the new pod's own action is due at 40 min. The job
+/// stays Restarting, its new group never admitted before 1 h (its status keeps
+/// the count of its kill: `restartingUpdateStatus` finds 1 − 1 terminating < 1),
+/// so that action, which Volcano runs on the state it finds, kills it whole
+/// again without a retry (the Restarting state's `KillJob`), the PodGroup made
+/// anew at 40 min. The pod made then runs from 1 h, so the action due at 70 min
+/// finds it Running. Had the cancelled action acted at 30 min, the group would
+/// be made anew then.
 #[test]
 fn a_cancelled_delayed_action_does_not_act_for_its_successor() {
     let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n0, cpu: 1, memory: 4Gi}]\n  workload:\n    - jobs:\n      - {name: a, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n      - {name: j, duration: 1h, policies: [{event: PodPending, action: RestartJob, timeout: 30m}, {event: PodEvicted, action: RestartJob}], tasks: [{name: w, replicas: 1, resources: {cpu: 1}}]}\n  timeline:\n    - {at: 10m, deletePod: j-w-0}\n";
     let out = super::volcano::run_text(text);
-    assert_eq!(row(&out, "j"), "0,3600,7200,Completed,2");
+    assert_eq!(row(&out, "j"), "0,3600,7200,Completed,1");
+    assert_eq!(made_anew_at(&out), ["600", "2400"]);
 }
 
 /// `Suspend running job&Resume aborted job` (test/e2e/vcctl/command.go): a

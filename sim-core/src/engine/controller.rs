@@ -18,7 +18,6 @@ use crate::model::job::{Dependency, JobPhase, PodGroupPhase, PodStatus, PolicyEv
 use crate::model::ids::{JobId, PodId};
 use crate::session::{Decision, DecisionKind, Evictor};
 use crate::util::time::SimDuration;
-use crate::world::Suspension;
 use std::borrow::Cow;
 
 /// What the job controller hears about.
@@ -150,6 +149,10 @@ impl Engine {
                     let held = if self.cfg.exhaustive { self.world.active.iter().copied().collect() } else { touched };
                     for j in held {
                         self.close_changed |= self.make_held_pods(j);
+                        // The sync of a job restarting whole whose group left Pending.
+                        if self.world.jobs.get(j).is_some_and(|job| job.restart_all) {
+                            self.maybe_restart(j);
+                        }
                     }
                     // The engine asks for the next session (Engine::follow_up).
                     self.dirty = dirty;
@@ -189,7 +192,7 @@ impl Engine {
     /// the job is Completed, as Volcano's job controller finds it. A job
     /// restarting a task hears TaskCompleted too (`updatePod` raises it whatever
     /// the job's state; the Restarting state runs its action), but is not
-    /// completed by it; one restarting whole finds it outdated.
+    /// completed by it, nor is one restarting whole by its new pods.
     fn succeeded(&mut self, p: PodId) {
         let pod = &self.world.pods[p];
         let (node, j, task) = (pod.node, pod.job, pod.task as usize);
@@ -197,7 +200,7 @@ impl Engine {
         self.world.transition(p, PodStatus::Succeeded, node);
         self.dirty = true;
         let job = &self.world.jobs[j];
-        if job.phase.is_terminal() || job.restart_all {
+        if job.phase.is_terminal() || job.pg_deleted {
             return;
         }
         let task_done = job.task_count(task, PodStatus::Succeeded) == job.spec.tasks[task].replicas;
@@ -256,7 +259,8 @@ impl Engine {
         }
     }
 
-    /// The job's `SyncJob` after the instant's pod updates. Restarting: Pending
+    /// The job's `SyncJob` after the instant's pod updates. Restarting: the pods
+    /// it held back are made if its group has left Pending, and it is Pending
     /// again once it may be ([`Engine::maybe_restart`]). Running: with a
     /// `minSuccess`, Completed once that many pods succeeded (its other pods
     /// killed), Failed if every pod ended with fewer; without one, see
@@ -264,6 +268,7 @@ impl Engine {
     fn sync_job(&mut self, j: JobId) {
         let Some(job) = self.world.jobs.get(j) else { return };
         if job.phase == JobPhase::Restarting {
+            self.make_held_pods(j);
             return self.maybe_restart(j);
         }
         if job.spec.min_success.is_none() && !job.phase.is_terminal() {
@@ -387,7 +392,7 @@ impl Engine {
     /// A new incarnation's pods: every task starts uncreated; those without
     /// dependencies are made now, unless the controller `held` them back (then
     /// [`Engine::make_held_pods`] makes them once the group is admitted).
-    fn create_initial_pods(&mut self, j: JobId, held: bool) {
+    pub(super) fn create_initial_pods(&mut self, j: JobId, held: bool) {
         let ntasks = self.world.jobs[j].spec.tasks.len();
         for t in 0..ntasks {
             let job = &mut self.world.jobs[j];
@@ -398,15 +403,15 @@ impl Engine {
         }
     }
 
-    /// Makes task `t`'s pods, but for replicas a kept pod stands for (a resumed
-    /// job's Succeeded and Failed pods: syncJob makes only the missing names).
+    /// Makes task `t`'s pods, but for replicas a pod stands for (syncJob makes
+    /// only the missing names: a resumed job's Succeeded and Failed pods stay, a
+    /// restarted job's killed pods are made again as each goes).
     fn create_task_pods(&mut self, j: JobId, t: usize) {
         let job = &mut self.world.jobs[j];
         job.tasks[t].created = true;
         // A batch/v1 Job starts `parallelism` of its completions.
         let replicas = job.spec.tasks[t].replicas.min(job.spec.batch.map_or(u32::MAX, |b| b.parallelism));
-        let kept = job.task_count(t, PodStatus::Succeeded) + job.task_count(t, PodStatus::Failed) > 0;
-        let have = if kept { self.made_indices(j, t, replicas) } else { Vec::new() };
+        let have = if job.pods.is_empty() { Vec::new() } else { self.made_indices(j, t, replicas) };
         for i in 0..replicas {
             if !have.get(i as usize).copied().unwrap_or(false) {
                 let p = self.world.create_pod(j, t, i, self.now);
@@ -447,7 +452,7 @@ impl Engine {
         if !job.spec.pods_once_admitted
             || self.holds_pods(j)
             || job.phase.is_terminal()
-            || job.restart_all
+            || job.pg_deleted
             || (job.pods_missing == 0 && job.tasks.iter().all(|t| t.created))
         {
             return false;
@@ -527,11 +532,12 @@ impl Engine {
             job.preemptions += 1;
         }
         let grace = grace.unwrap_or(job.spec.termination_grace);
-        let (phase, outdated) = (job.phase, job.restart_all);
+        let (phase, outdated) = (job.phase, job.pg_deleted);
         self.events.push(self.now.plus(grace), Event::PodReleased(p));
         // An ended job ignores further evictions, as do the controller's
-        // terminal states, and so does one restarting whole (its pods' requests
-        // are outdated); a targeted restart's Restarting state hears them.
+        // terminal states, and so does one whose group was deleted (its pods'
+        // requests are outdated); the Restarting state hears a pod made since
+        // its kill (a restart's killed pods are Releasing already).
         // A pod its controller deleted on purpose is no event (forgotten either way).
         let quiet = self.serving.quiet.remove(&p);
         if outdated || phase.is_terminal() || quiet {
@@ -592,7 +598,8 @@ impl Engine {
         } else {
             index >= job.spec.tasks[task].replicas
         };
-        if over {
+        // A dependent task of a job restarted whole waits for its dependencies.
+        if over || !job.tasks[task].created {
             self.dirty = true;
             return;
         }
@@ -695,72 +702,6 @@ impl Engine {
         }
     }
 
-    /// A restarting job is Pending again: after RestartJob once its killed pods
-    /// are all gone, with all its pods recreated (after a resume, those it is
-    /// missing: its Succeeded and Failed pods stay); after RestartTask, RestartPod
-    /// or RestartPartition once the replicas not terminating reach its
-    /// `minAvailable` (Volcano's `restartingUpdateStatus`: `replicas −
-    /// terminating ≥ minAvailable`), at once if its surviving pods do — they
-    /// keep their nodes and the job goes on with them — the killed pods made
-    /// again as each goes.
-    pub(super) fn maybe_restart(&mut self, j: JobId) {
-        let job = &mut self.world.jobs[j];
-        let releasing = job.count(PodStatus::Releasing);
-        let done = if job.restart_all {
-            releasing == 0
-        } else {
-            job.spec.total_replicas().saturating_sub(releasing) >= job.spec.min_available
-        };
-        if job.phase == JobPhase::Restarting && done && job.suspension != Suspension::Aborted {
-            let resumed = std::mem::take(&mut job.suspension) == Suspension::Resuming;
-            let all = std::mem::take(&mut job.restart_all);
-            self.set_phase(j, JobPhase::Pending);
-            if all {
-                // The new PodGroup: Pending, created now (it orders the job anew).
-                self.world.jobs[j].pg_created = self.now;
-                self.world.set_pg_phase(j, PodGroupPhase::Pending);
-                self.emit(Decision {
-                    session: self.stats.sessions,
-                    t: self.now,
-                    action: "job-controller",
-                    kind: DecisionKind::Phase,
-                    job: j,
-                    pod: None,
-                    node: None,
-                    phase: Some(PodGroupPhase::Pending),
-                    reason: Cow::Borrowed(if resumed {
-                        "PodGroup made anew after ResumeJob"
-                    } else {
-                        "PodGroup made anew after RestartJob"
-                    }),
-                });
-                // RestartJob's killJob (`PodRetainPhaseNone`) deletes every pod,
-                // the Succeeded and Failed ones too: none of them counts for the
-                // new ones (a Succeeded one kept would complete the job early).
-                // A suspension's (`PodRetainPhaseSoft`) keeps those: they count
-                // on, and the resumed job's sync makes only the missing pods.
-                let mut kept = Vec::new();
-                for p in std::mem::take(&mut self.world.jobs[j].pods) {
-                    if resumed && matches!(self.world.pods[p].status, PodStatus::Succeeded | PodStatus::Failed) {
-                        kept.push(p);
-                        continue;
-                    }
-                    self.delete_ended(p);
-                    self.forget_pod(p);
-                }
-                self.world.jobs[j].pods = kept;
-                self.world.jobs[j].pods_missing = 0;
-                self.create_initial_pods(j, self.holds_pods(j));
-            } else {
-                // Its survivors may run it now (the Pending state's sync finds it
-                // Running once `minAvailable` pods are).
-                self.refresh_job_keeping_phase(j);
-                self.phase_due.push(j);
-            }
-            self.dirty = true;
-        }
-    }
-
     /// A Running or Releasing pod is gone at once (no grace period): its
     /// capacity failed (Failed, `PodFailed`, the lost work counted as lost to
     /// faults), its container exited with a failure (Failed, `PodFailed` with the
@@ -799,11 +740,12 @@ impl Engine {
             self.maybe_retire(j);
             return;
         }
-        if job.restart_all || (job.phase == JobPhase::Restarting && status == PodStatus::Releasing) {
+        if job.pg_deleted || (job.phase == JobPhase::Restarting && status == PodStatus::Releasing) {
             // A pod killed by a restart (or deleted before it) that failed
-            // before its grace ended: the restart goes on without it. A targeted
-            // restart's survivor is heard below, as in any other phase.
-            if !job.restart_all {
+            // before its grace ended: the restart goes on without it, made again
+            // now unless its whole group is made anew at the end. A pod the
+            // restart left or made is heard below, as in any other phase.
+            if !job.pg_deleted {
                 self.replace(p);
             }
             self.maybe_restart(j);
@@ -856,14 +798,14 @@ impl Engine {
         }
         let heard = std::mem::take(&mut pod.evicted_when_gone);
         let job = &self.world.jobs[j];
-        if replace && !job.phase.is_terminal() && !job.restart_all {
+        if replace && !job.phase.is_terminal() && !job.pg_deleted {
             self.replace(p);
         }
-        // A job that ended or restarts whole meanwhile treats it as outdated (a
+        // A job that ended or lost its group meanwhile treats it as outdated (a
         // sync); a pod a restart killed again while it was going was marked out
         // of sync (`killPods` patches every pod it kills) and was made again above.
         let job = &self.world.jobs[j];
-        if heard && !replace && !job.phase.is_terminal() && !job.restart_all {
+        if heard && !replace && !job.phase.is_terminal() && !job.pg_deleted {
             self.raise(j, Some(p), Some(task), PolicyEvent::PodEvicted);
             if self.world.jobs.get(j).is_none() {
                 return;
@@ -938,8 +880,8 @@ impl Engine {
     /// turning Unknown raises the controller's `JobUnknown` event.
     fn update_pod_group_phase(&mut self, j: JobId) {
         let job = &self.world.jobs[j];
-        if job.restart_all {
-            // Its PodGroup was deleted by the RestartJob under way.
+        if job.pg_deleted {
+            // Its PodGroup was deleted (an operator's group restart, a suspension).
             return;
         }
         // Pods this session bound are Binding in Volcano's cache until the next
@@ -973,6 +915,11 @@ impl Engine {
             // PodGroup made anew, a suspension) come with events that ask one.
             self.close_changed |= new == PodGroupPhase::Pending || self.cfg.schedule_period.is_some();
             self.world.set_pg_phase(j, new);
+            // A job restarting whole hears its new group's move (its sync may
+            // make its pods and end the restart).
+            if self.world.jobs[j].restart_all {
+                self.events.push(self.now, Event::JobSync(j));
+            }
             self.emit(Decision {
                 session: self.stats.sessions,
                 t: self.now,

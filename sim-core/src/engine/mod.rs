@@ -21,6 +21,7 @@ use controller::Lifecycle;
 mod operate;
 mod output;
 mod policies;
+mod restart;
 mod running;
 mod serving;
 

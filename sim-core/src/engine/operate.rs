@@ -38,12 +38,7 @@ impl Engine {
                     Suspension::Aborted => {
                         self.ignored(&step.place, format!("job {namespace}/{name} is already suspended"))
                     }
-                    // Volcano's Restarting state kills a job for any command: one
-                    // restarting whole has every pod going already.
-                    _ if self.world.jobs[j].restart_all => self.ignored(
-                        &step.place,
-                        format!("job {namespace}/{name} is restarting whole: its pods are already being killed"),
-                    ),
+                    // Volcano's Restarting state kills the job whole for any command.
                     _ if self.world.jobs[j].phase == JobPhase::Restarting => {
                         self.apply_policy(j, None, None, Some(PolicyAction::AbortJob));
                         true
@@ -61,9 +56,8 @@ impl Engine {
                     self.resume(j);
                     true
                 }
-                // The Restarting state kills the job whole (`KillJob`); one
-                // restarting whole has every pod going already.
-                Some(j) if self.world.jobs[j].phase == JobPhase::Restarting && !self.world.jobs[j].restart_all => {
+                // The Restarting state kills the job whole (`KillJob`).
+                Some(j) if self.world.jobs[j].phase == JobPhase::Restarting => {
                     self.apply_policy(j, None, None, Some(PolicyAction::ResumeJob));
                     true
                 }
@@ -165,6 +159,7 @@ impl Engine {
         let job = &mut self.world.jobs[j];
         job.suspension = Suspension::Aborted;
         job.restart_all = true;
+        job.pg_deleted = true;
         job.version += 1;
         self.world.set_pg_phase(j, PodGroupPhase::Pending);
         self.dirty = true;
@@ -191,18 +186,16 @@ impl Engine {
     }
 
     /// `vcctl job resume` of an Aborted job (Volcano's Aborted state): Restarting
-    /// with one more retry — Failed if that reaches `maxRetry` — and, once its
-    /// killed pods are gone, a new PodGroup and the pods it is missing (its
-    /// Succeeded and Failed pods stay: `killJob`'s `PodRetainPhaseSoft`).
+    /// with one more retry — Failed if that reaches `maxRetry` — killed whole
+    /// (`killJob` with `PodRetainPhaseSoft`: its Succeeded and Failed pods
+    /// stay), with a new PodGroup at once and each pod it is missing made once
+    /// its old one is gone and the group admitted ([`Engine::kill_whole`]).
     fn resume(&mut self, j: JobId) {
-        let job = &mut self.world.jobs[j];
-        job.suspension = Suspension::Resuming;
-        job.version += 1;
+        self.world.jobs[j].suspension = Suspension::Resuming;
         if !self.count_retry(j) {
             return;
         }
-        self.maybe_restart(j);
-        self.dirty = true;
+        self.kill_whole(j, true, false);
     }
 
     /// A VolcanoJob's gang sizes edited (`sizes`: task `task`'s replicas and

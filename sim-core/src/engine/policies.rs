@@ -5,7 +5,7 @@
 
 use super::{EndReason, Engine, Event};
 
-use crate::model::job::{JobPhase, PodGroupPhase, PodStatus, Policy, PolicyAction, PolicyEvent};
+use crate::model::job::{JobPhase, PodStatus, Policy, PolicyAction, PolicyEvent};
 
 use crate::model::ids::{JobId, PodId};
 use crate::util::time::SimTime;
@@ -133,14 +133,15 @@ impl Engine {
 
     /// A delayed action's timeout has come: it acts unless it was cancelled — its
     /// pod left Pending (PodPending), a pod of its name runs again since the event
-    /// (PodEvicted, PodFailed), or the job ended or restarts whole.
+    /// (PodEvicted, PodFailed), or the job ended or has no PodGroup (an
+    /// operator's group restart, a suspension). Volcano runs it on the job's
+    /// state as it finds it (`st.Execute`, no version check): a job restarting
+    /// whole is killed whole again, or its target killed.
     pub(super) fn policy_due(&mut self, slot: u32) {
         let now = self.now;
         let Some(d) = self.delayed.get_mut(slot as usize).and_then(|x| x.take_if(|d| d.due == now)) else { return };
         let Some(job) = self.world.jobs.get(d.job) else { return };
-        // A job restarting whole finds every request outdated (a departure for
-        // a delayed action, which Volcano runs: its kill finds the pods going).
-        if job.phase.is_terminal() || job.restart_all {
+        if job.phase.is_terminal() || job.pg_deleted {
             return;
         }
         let cancelled = match (d.event, d.pod) {
@@ -272,16 +273,7 @@ impl Engine {
                 }
                 self.stop_progress(j, true);
                 self.set_phase(j, JobPhase::Restarting);
-                // killJob deletes the PodGroup: no admission, reservation or phase
-                // until the restart ends and the controller makes a new one.
-                self.world.jobs[j].restart_all = true;
-                self.world.jobs[j].version += 1;
-                self.world.set_pg_phase(j, PodGroupPhase::Pending);
-                let pods: Vec<PodId> = self.world.jobs[j].pods.clone();
-                for q in pods {
-                    self.kill_pod(q, EndReason::Restarted);
-                }
-                self.maybe_restart(j);
+                self.kill_whole(j, false, restarting);
             }
             Some(PolicyAction::AbortJob) => self.abort(j),
             Some(PolicyAction::TerminateJob) => self.end_job_when_gone(j, JobPhase::Terminated),

@@ -843,6 +843,17 @@ impl JobSpec {
     pub fn hears_deletion_when_gone(&self) -> bool {
         matches!(&*self.kind, "VolcanoJob" | "ModelServing" | "ModelBooster")
     }
+    /// Whether a restart of the whole job makes its PodGroup anew at once and
+    /// each killed pod again once that pod is gone: Volcano's job controller
+    /// (`killJob` deletes the PodGroup; the Restarting state's next sync,
+    /// `syncJob` → `initOnJobUpdate` → `createOrUpdatePodGroup`, makes it again,
+    /// and makes each missing pod name once the group has left Pending). The
+    /// other operators lahar restarts whole (a LeaderWorkerSet's group, whose
+    /// PodGroup goes with its leader pod; a kthena ServingGroup) recreate the
+    /// group once every killed pod is gone.
+    pub fn remakes_group_at_once(&self) -> bool {
+        &*self.kind == "VolcanoJob"
+    }
     /// Whether its controller makes a deleted pod's replacement when the
     /// deletion starts, while the pod still holds its node for its grace period:
     /// a ReplicaSet (a Deployment's too) counts only its active pods, which

@@ -227,11 +227,12 @@ pub enum Suspension {
     #[default]
     None,
     /// Aborted with its pods killed and its PodGroup deleted, until resumed: held
-    /// in the Restarting phase with [`Job::restart_all`], which makes no pod and
-    /// asks no admission, and spelled `Aborted` (Volcano's phase) in the outputs.
+    /// in the Restarting phase with [`Job::restart_all`] and [`Job::pg_deleted`],
+    /// which make no pod and ask no admission, and spelled `Aborted` (Volcano's
+    /// phase) in the outputs.
     Aborted,
-    /// Resumed: restarting as after RestartJob (one more retry); a new PodGroup
-    /// is made once its killed pods are gone.
+    /// Resumed: restarting as after RestartJob (one more retry) with a new
+    /// PodGroup, its Succeeded and Failed pods kept.
     Resuming,
 }
 
@@ -272,11 +273,18 @@ pub struct Job {
     /// killed pods are still going; its `end`, its row and what waits for it
     /// come once they are gone (the engine's `end_job_when_gone`).
     pub ending: bool,
-    /// Restarting after RestartJob: every pod is recreated once all are gone
-    /// (RestartTask and RestartPod recreate only the pods they killed). Its
-    /// PodGroup is deleted meanwhile (Volcano's `killJob`): the job waits for no
-    /// admission and its phase is not re-derived until a new one is made.
+    /// Restarting whole (RestartJob, a resumption, or an aborted suspension):
+    /// none of the pods killed is counted on. Volcano's job controller makes a
+    /// killed pod again once it is gone and its PodGroup anew at once
+    /// ([`crate::model::job::JobSpec::remakes_group_at_once`]); the other
+    /// operators recreate the group once every killed pod is gone, its PodGroup
+    /// deleted meanwhile ([`Job::pg_deleted`]). RestartTask, RestartPod and
+    /// RestartPartition recreate only the pods they killed.
     pub restart_all: bool,
+    /// The job has no PodGroup: an operator's group restart under way (every
+    /// killed pod not yet gone) or an aborted suspension. It waits for no
+    /// admission and its phase is not re-derived until a new one is made.
+    pub pg_deleted: bool,
     /// Where an operator's suspension (`vcctl job suspend`, or an `AbortJob`
     /// policy with a resume to come) has the job.
     pub suspension: Suspension,
@@ -286,8 +294,9 @@ pub struct Job {
     /// `applyPolicies` finds it outdated and the job's `Unknown` policy no longer
     /// acts.
     pub version: u32,
-    /// When its PodGroup was created: its submission, or the end of its last
-    /// RestartJob (the controller makes a new PodGroup then). Volcano's job order
+    /// When its PodGroup was created: its submission, or its last restart of
+    /// the whole job (a VolcanoJob's at the kill; an operator's group restart
+    /// once its killed pods are gone). Volcano's job order
     /// falls back on it (`CreationTimestamp`), and sla's waiting time runs from it.
     pub pg_created: SimTime,
     /// Pods gone while the controller held creation back
@@ -396,6 +405,7 @@ impl Job {
             end: None,
             retries: 0,
             restart_all: false,
+            pg_deleted: false,
             version: 0,
             ending: false,
             suspension: Suspension::None,
@@ -1142,8 +1152,8 @@ impl World {
         let job = &self.jobs[j];
         let pending = job.counts[PodStatus::Pending.index()] > 0 && !job.phase.is_terminal();
         let admitted = job.pg_phase != PodGroupPhase::Pending;
-        // A RestartJob deleted its PodGroup: nothing to admit until a new one is made.
-        let waiting = job.counted && !admitted && !job.restart_all;
+        // Its PodGroup was deleted: nothing to admit until a new one is made.
+        let waiting = job.counted && !admitted && !job.pg_deleted;
         let shape = (job.spec.queue, job.spec.min_resources.0);
         self.with_pending.put(j, pending);
         self.admitted_pending.put(j, pending && admitted);
@@ -1552,7 +1562,7 @@ impl World {
             }
             let admitted = j.pg_phase != PodGroupPhase::Pending;
             if self.admitted_pending.contains(i) != (self.with_pending.contains(i) && admitted)
-                || self.pg_pending.contains(i) != (j.counted && !admitted && !j.restart_all)
+                || self.pg_pending.contains(i) != (j.counted && !admitted && !j.pg_deleted)
             {
                 return Err(format!("job {}: pending-job sets out of date", i.0));
             }
