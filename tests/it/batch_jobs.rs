@@ -200,6 +200,14 @@ fn jobs_lahar_cannot_simulate_are_named() {
         let err = refused(&job("x", spec, ""));
         assert!(err.contains(needle), "error lacks {needle:?}:\n{err}");
     }
+    // Its containers restarting in place count towards `backoffLimit`, which
+    // lahar does not model: a failing container must not restart.
+    let failing =
+        job("f", "", "").replace("    spec:\n", "    metadata: {annotations: {lahar.io/fail-after: 1m}}\n    spec:\n");
+    let err = refused(&failing.replace("restartPolicy: Never", "restartPolicy: OnFailure"));
+    let needle =
+        "spec.template.spec.restartPolicy: `lahar.io/fail-after` here needs `restartPolicy: Never` (got `OnFailure`)";
+    assert!(err.contains(needle), "{err}");
     let err = refused(&job("r", "", "").replace("restartPolicy: Never", "restartPolicy: Always"));
     assert!(
         err.contains("spec.template.spec.restartPolicy: a Job's pods restart `Never` or `OnFailure`, got `Always`"),

@@ -31,6 +31,9 @@ enum Run {
     /// `sleep N && xxx` (or `exit C`) with `restartPolicy: Never`: fails after N
     /// seconds with exit code C.
     Fails(u32, u32),
+    /// The same under `restartPolicy: OnFailure`: the kubelet restarts the
+    /// container in place after each exit.
+    CrashLoops(u32, u32),
 }
 
 struct Task<'a> {
@@ -65,6 +68,9 @@ fn vcjob(name: &str, min: u32, policies: &str, tasks: &[Task<'_>]) -> String {
             Run::Forever => (String::new(), "OnFailure"),
             Run::Succeeds(s) => (format!("lahar.io/duration: {s}s"), "OnFailure"),
             Run::Fails(s, code) => (format!("lahar.io/fail-after: {s}s, lahar.io/exit-code: \"{code}\""), "Never"),
+            Run::CrashLoops(s, code) => {
+                (format!("lahar.io/fail-after: {s}s, lahar.io/exit-code: \"{code}\""), "OnFailure")
+            }
         };
         y += "      template:\n";
         if !notes.is_empty() {
@@ -162,6 +168,29 @@ fn assert_restarted_at_10(out: &Out, job: &str) {
     );
     // The new pods run from 13 s.
     assert_eq!(intervals(out, &format!("{job}-success-0"))[1].0, "13");
+}
+
+/// `job level LifecyclePolicy, Event: TaskFailed; Action: TerminateJob`: a task
+/// `success` of two `sleep 5` pods and a task `failed` of two `sleep 10s &&
+/// xxx` pods (`maxRetry: 3`). The e2e writes a restart count of 4 into one
+/// pod's status; restated, the kubelet restarts the failing containers in place
+/// for real (`restartPolicy: OnFailure`). By hand: both exit at 10 s and are
+/// restarted 10 s later (CrashLoopBackOff), at 20 s (restarts 1 + 1), exit again
+/// at 30 s and are restarted 20 s later, at 50 s: the first restart brings the
+/// task's restarts to 3 = `maxRetry`, `updatePod` raises TaskFailed, and
+/// TerminateJob kills the pods (3 s grace): Terminated at 53 s. The pods never
+/// left their nodes: each has one interval, 0 → 50 s.
+/// `WaitJobPhases([Terminating, Terminated])`.
+#[test]
+fn job_level_lifecycle_policy_event_task_failed_action_terminate_job() {
+    let tasks = [task("success", 2, Run::Succeeds(5)), task("failed", 2, Run::CrashLoops(10, 127))];
+    let job = vcjob("task-failed-terminate-job", 4, "[{event: TaskFailed, action: TerminateJob}]", &tasks);
+    let out = e2e(&job, &[], "5m");
+    assert_eq!(state(&out, "task-failed-terminate-job"), "Terminated,0,53");
+    for p in ["failed-0", "failed-1"] {
+        assert_eq!(intervals(&out, &format!("task-failed-terminate-job-{p}")), [iv("0", "50", "killed")], "{p}");
+    }
+    assert_eq!(intervals(&out, "task-failed-terminate-job-success-0"), [iv("0", "5", "completed")]);
 }
 
 #[test]
@@ -517,13 +546,29 @@ fn failing_containers_and_exit_code_policies_bad_input() {
         }
     };
     check(&job, ", failAfter: 30s, exitCode: 7", ", gracePeriod: 0s", &[]);
+    // A VolcanoJob's containers restart in place under `OnFailure` and `Always`
+    // (the default); without a horizon, something must end the restarts: a
+    // `TaskFailed` policy that ends or restarts the job. A task's `maxRetry` is
+    // read, from -1 (no limit) up.
+    let endless = ["spec.tasks[1]: its containers fail every 10 s and restart in place", "set `spec.horizon`"];
+    check(&job.replace("restartPolicy: Never", "restartPolicy: OnFailure"), "", "", &endless);
+    check(&job.replace("          restartPolicy: Never\n", ""), "", "", &endless);
+    let bounded = job.replace("action: RestartJob}]", "action: RestartJob}, {event: TaskFailed, action: AbortJob}]");
+    check(&bounded.replace("          restartPolicy: Never\n", ""), "", "", &[]);
+    let resumed = job.replace("action: RestartJob}]", "action: RestartJob}, {event: TaskFailed, action: ResumeJob}]");
+    check(&resumed.replace("          restartPolicy: Never\n", ""), "", "", &endless);
     check(
-        &job.replace("restartPolicy: Never", "restartPolicy: OnFailure"),
+        &job.replace("      replicas: 1\n      template", "      replicas: 1\n      maxRetry: -1\n      template"),
         "",
         "",
-        &["spec.tasks[1].template.spec.restartPolicy", "needs `restartPolicy: Never` (got `OnFailure`)"],
+        &[],
     );
-    check(&job.replace("          restartPolicy: Never\n", ""), "", "", &["(got the default `Always`)"]);
+    check(
+        &job.replace("      replicas: 1\n      template", "      replicas: 1\n      maxRetry: -2\n      template"),
+        "",
+        "",
+        &["spec.tasks[0].maxRetry"],
+    );
     check(
         &job.replace("exit-code: \"3\"", "exit-code: \"256\""),
         "",

@@ -542,6 +542,40 @@ fn a_task_restart_ends_once_enough_replicas_are_not_terminating() {
     assert_eq!(row(&out, "rt"), "0,0,4230,Completed,1");
 }
 
+/// A VolcanoJob of one 1-CPU pod whose container fails after `after` under
+/// `restartPolicy: OnFailure` (restarted in place), its task's `maxRetry`
+/// `max_retry`, `TaskFailed: TerminateJob`, a 3 s grace.
+fn crash_looping(after: &str, max_retry: i32) -> String {
+    format!(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: c\n  annotations: {{lahar.io/duration: 1h}}\nspec:\n  policies: [{{event: TaskFailed, action: TerminateJob}}]\n  tasks:\n    - name: w\n      replicas: 1\n      maxRetry: {max_retry}\n      template:\n        metadata: {{annotations: {{lahar.io/fail-after: {after}}}}}\n        spec:\n          restartPolicy: OnFailure\n          terminationGracePeriodSeconds: 3\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+    )
+}
+
+/// The kubelet restarts a failing container in place after a back-off that
+/// doubles (10 s, 20 s, 40 s…) up to 300 s, and starts again from 10 s after an
+/// exit more than 600 s after the one before (`flowcontrol.Backoff`); Volcano
+/// raises `TaskFailed` once the task's restarts reach its `maxRetry`. By hand,
+/// exits every 60 s of running: at 60 s, restarted at 70 s; 130 → 150; 210 →
+/// 250; 310 → 390; 450 → 610; 670 → 970 (320 s capped at 300); 1030 → 1330, the
+/// seventh restart: with `maxRetry: 7` the job is Terminated once its pod is
+/// gone, 1333 s, and the pod ran on its node throughout. Exits every 11 min
+/// are 670 s apart, each back-off 10 s again: 660 → 670, 1330 → 1340, the
+/// second restart (`maxRetry: 2`), Terminated at 1343 s. With `maxRetry: -1`
+/// nothing is raised: the job, its pod failing every minute, never completes
+/// its hour and is Running at the 3 h horizon.
+#[test]
+fn a_container_restarts_in_place_after_the_kubelets_back_off() {
+    let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
+    let out = run_timeline(&node, &crash_looping("1m", 7), &[]);
+    assert_eq!(row(&out, "c"), "0,0,1333,Terminated,0");
+    use super::e2e_jobseq::{intervals, iv};
+    assert_eq!(intervals(&out, "c-w-0"), [iv("0", "1330", "killed")]);
+    let out = run_timeline(&node, &crash_looping("11m", 2), &[]);
+    assert_eq!(row(&out, "c"), "0,0,1343,Terminated,0");
+    let out = run_timeline_with(&node, &crash_looping("1m", -1), &[], "  horizon: 3h\n");
+    assert_eq!(row(&out, "c"), "0,0,,Running,0");
+}
+
 /// A VolcanoJob restarted whole (RestartJob) has its PodGroup made anew at
 /// once, not when its killed pods are gone: `killPods` deletes the group and the
 /// Restarting state's next sync, at the pods' own updates, makes it again

@@ -52,6 +52,9 @@ pub(super) enum Lifecycle {
     /// job loses the work since its last checkpoint, and the job controller hears
     /// `PodFailed` with the exit code.
     PodExited(PodId),
+    /// The kubelet restarted in place a Running pod's container that had
+    /// exited ([`Engine::container_restarted`]).
+    ContainerRestarted(PodId),
     /// A Running or Releasing pod's node was deleted: the pod garbage collector
     /// deletes it at once (no grace), its job loses the work since its last
     /// checkpoint, and the job controller hears `PodEvicted`.
@@ -108,9 +111,13 @@ impl Engine {
             Lifecycle::PodFailed(p) => self.gone_at_once(p, Gone::Fault),
             Lifecycle::PodExited(p) => {
                 let pod = &self.world.pods[p];
-                let code = self.world.jobs[pod.job].spec.tasks[pod.task as usize].exits.map_or(1, |e| e.code);
-                self.gone_at_once(p, Gone::Exit(code))
+                let exits = self.world.jobs[pod.job].spec.tasks[pod.task as usize].exits;
+                match exits {
+                    Some(e) if e.in_place.is_some() => self.crashed_in_place(p),
+                    _ => self.gone_at_once(p, Gone::Exit(exits.map_or(1, |e| e.code))),
+                }
             }
+            Lifecycle::ContainerRestarted(p) => self.container_restarted(p),
             Lifecycle::PodDeletedWithNode(p) => self.gone_at_once(p, Gone::NodeDeleted),
             Lifecycle::PodSucceeded(p) => self.succeeded(p),
             Lifecycle::JobSync(j) => self.sync_job(j),
@@ -167,6 +174,7 @@ impl Engine {
         self.world.transition(p, PodStatus::Running, node);
         let pod = &mut self.world.pods[p];
         pod.started = self.now;
+        pod.up_since = self.now;
         pod.nominated = None;
         self.started(p);
         self.time_task_pod(p);
@@ -174,15 +182,15 @@ impl Engine {
 
     /// A pod of a task with its own run time ends once it has run it; one whose
     /// container fails exits after its `fail-after` (the earlier of the two acts).
-    fn time_task_pod(&mut self, p: PodId) {
+    pub(super) fn time_task_pod(&mut self, p: PodId) {
         let pod = &self.world.pods[p];
         let task = &self.world.jobs[pod.job].spec.tasks[pod.task as usize];
         let exits = task.exits.filter(|e| task.run_time.is_none_or(|d| e.after < d));
         if let Some(d) = task.run_time.filter(|_| exits.is_none()) {
-            self.events.push(self.now.plus(d), Event::PodDone(p, pod.started));
+            self.events.push(self.now.plus(d), Event::PodDone(p, pod.up_since));
         }
         if let Some(e) = exits {
-            self.events.push(self.now.plus(e.after), Event::PodExit(p, pod.started));
+            self.events.push(self.now.plus(e.after), Event::PodExit(p, pod.up_since));
         }
     }
 
@@ -359,6 +367,7 @@ impl Engine {
                     }
                     self.world.transition(p, PodStatus::Running, Some(node));
                     self.world.pods[p].started = self.now;
+                    self.world.pods[p].up_since = self.now;
                     self.started(p);
                     self.time_task_pod(p);
                 }
@@ -830,8 +839,11 @@ impl Engine {
         if job.phase.is_terminal() {
             return false;
         }
-        let runnable = job.count(PodStatus::Running) + job.count(PodStatus::Succeeded) >= job.spec.min_available.max(1)
-            && job.phase != JobPhase::Restarting;
+        // A pod whose container waits for its restart in place works not.
+        let up = job.count(PodStatus::Running) - self.containers_down(j);
+        let job = &self.world.jobs[j];
+        let runnable =
+            up + job.count(PodStatus::Succeeded) >= job.spec.min_available.max(1) && job.phase != JobPhase::Restarting;
         match (job.is_progressing(), runnable) {
             (false, true) => {
                 self.world.jobs[j].progress.started_at = Some(self.now);

@@ -15,6 +15,7 @@
 
 mod config;
 mod controller;
+mod crashloop;
 mod faults;
 
 use controller::Lifecycle;
@@ -62,12 +63,15 @@ enum Event {
     RandomFail(u32, u32),
     /// A drain's deadline: what still runs on its nodes is evicted.
     DrainDeadline(u32),
-    /// A pod of a task with its own run time, started at the given instant,
-    /// has run it (stale if the pod stopped meanwhile).
+    /// A pod of a task with its own run time, its container started at the
+    /// given instant, has run it (stale if the pod stopped meanwhile).
     PodDone(PodId, SimTime),
     /// A pod's container, started at the given instant, exits with a failure
     /// (`lahar.io/fail-after`; stale if the pod stopped meanwhile).
     PodExit(PodId, SimTime),
+    /// The kubelet restarts in place a pod's container that exited at the
+    /// given instant (stale if the pod stopped meanwhile).
+    ContainerRestart(PodId, SimTime),
     /// The job controller syncs a job after the instant's pod updates (a
     /// VolcanoJob's `minSuccess` is counted then, over every pod that ended at
     /// this instant).
@@ -94,6 +98,18 @@ enum Event {
 /// `Finish` event is not stale).
 fn finishes(world: &World, j: JobId, generation: u64) -> bool {
     world.jobs.get(j).is_some_and(|job| job.progress.generation == generation && job.is_progressing())
+}
+
+/// Whether pod `p`'s container still runs the run that started at `started`
+/// (its run-time or exit timer is not stale).
+fn container_runs_since(world: &World, p: PodId, started: SimTime) -> bool {
+    world.pods.get(p).is_some_and(|pod| pod.status == PodStatus::Running && !pod.down && pod.up_since == started)
+}
+
+/// Whether pod `p`'s container, which exited at `at`, still waits for its
+/// restart in place (its restart event is not stale).
+fn waits_restart(world: &World, p: PodId, at: SimTime) -> bool {
+    world.pods.get(p).is_some_and(|pod| pod.status == PodStatus::Running && pod.down && pod.last_crash == at)
 }
 
 /// Whether pod `p` still runs the run that started at `started` (a timed event
@@ -396,7 +412,8 @@ impl Engine {
         let ended = |j: JobId| world.jobs.get(j).is_none_or(|job| job.phase.is_terminal());
         self.events.retain(|_, ev| match *ev {
             Event::Finish(j, generation) => finishes(world, j, generation),
-            Event::PodDone(p, started) | Event::PodExit(p, started) => runs_since(world, p, started),
+            Event::PodDone(p, started) | Event::PodExit(p, started) => container_runs_since(world, p, started),
+            Event::ContainerRestart(p, at) => waits_restart(world, p, at),
             Event::Deadline(j) => !ended(j),
             Event::PolicyDue(slot) => {
                 delayed.get(slot as usize).and_then(Option::as_ref).is_some_and(|d| !ended(d.job()))
@@ -631,10 +648,17 @@ impl Engine {
                     self.serving_ready(p);
                 }
             }
-            Event::PodDone(p, started) if runs_since(&self.world, p, started) => self.on(Lifecycle::PodSucceeded(p)),
-            Event::PodExit(p, started) if runs_since(&self.world, p, started) => self.on(Lifecycle::PodExited(p)),
+            Event::PodDone(p, started) if container_runs_since(&self.world, p, started) => {
+                self.on(Lifecycle::PodSucceeded(p))
+            }
+            Event::PodExit(p, started) if container_runs_since(&self.world, p, started) => {
+                self.on(Lifecycle::PodExited(p))
+            }
+            Event::ContainerRestart(p, at) if waits_restart(&self.world, p, at) => {
+                self.on(Lifecycle::ContainerRestarted(p))
+            }
             // The pod stopped since the event was queued.
-            Event::PodDone(..) | Event::PodExit(..) => {}
+            Event::PodDone(..) | Event::PodExit(..) | Event::ContainerRestart(..) => {}
         }
     }
 

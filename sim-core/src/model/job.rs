@@ -160,8 +160,10 @@ pub struct TaskSpec {
     /// complete (`TaskCompleted`). `None`: its pods end with their job.
     pub run_time: Option<SimDuration>,
     /// The pods' container exits with a failure after running this long
-    /// (`lahar.io/fail-after`, with `restartPolicy: Never`): the pod is Failed and
-    /// the job controller hears `PodFailed` with its exit code.
+    /// (`lahar.io/fail-after`): under `restartPolicy: Never` the pod is Failed and
+    /// the job controller hears `PodFailed` with its exit code; a VolcanoJob's
+    /// pod under `OnFailure` or `Always` stays Running while the kubelet
+    /// restarts the container in place ([`ContainerExit::in_place`]).
     pub exits: Option<ContainerExit>,
 }
 
@@ -173,6 +175,21 @@ pub struct ContainerExit {
     pub after: SimDuration,
     /// Its exit code (`containerStatuses[0].state.terminated.exitCode`).
     pub code: i32,
+    /// The kubelet restarts it in place (`restartPolicy: OnFailure` or
+    /// `Always`): the pod stays Running, its restart count grows; `None`
+    /// under `Never`.
+    pub in_place: Option<InPlace>,
+}
+
+/// Restarts in place of a task's containers, as Volcano's job controller counts
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InPlace {
+    /// The task's `maxRetry`: once its Running and Pending pods' containers have
+    /// restarted this many times in all, each update of its pods raises
+    /// `TaskFailed` (`jobCache.TaskFailed`; 0 in the manifest is 3); `None`:
+    /// no limit (-1).
+    pub task_max_retry: Option<u32>,
 }
 
 /// How Kubernetes' Job controller runs a `batch/v1` Job (`syncJob` in

@@ -165,6 +165,19 @@ pub struct Pod {
     /// object stays Failed, and a VolcanoJob's controller makes no new one unless
     /// a policy restarts it.
     pub exited: bool,
+    /// When its container's current run started (its start, or its last
+    /// restart in place): what its run-time and exit timers are keyed on.
+    pub up_since: SimTime,
+    /// Its container's restarts in place (`containerStatuses[0].restartCount`).
+    pub restarts: u32,
+    /// Its container exited and waits for the kubelet to restart it in place
+    /// (CrashLoopBackOff): the pod is Running and holds its node, but works not.
+    pub down: bool,
+    /// The kubelet's back-off exponent for its next restart (10 s · 2ⁿ, at most
+    /// 300 s).
+    pub backoff: u8,
+    /// When its container last exited (the key of its restart event).
+    pub last_crash: SimTime,
     /// The scheduling gates it still has (bit i: its task's
     /// [`crate::model::job::TaskSpec::scheduling_gates`]`[i]`); while any is left the pod
     /// is gated: Pending, and no action places it ([`Pod::is_gated`]).
@@ -197,6 +210,11 @@ impl Default for Pod {
             replaced: false,
             evicted_when_gone: false,
             exited: false,
+            up_since: SimTime::ZERO,
+            restarts: 0,
+            down: false,
+            backoff: 0,
+            last_crash: SimTime::ZERO,
             gates: 0,
             gpu_devices: DeviceHold::default(),
             memory_card: None,
@@ -1002,6 +1020,11 @@ impl World {
             replaced: false,
             evicted_when_gone: false,
             exited: false,
+            up_since: SimTime::ZERO,
+            restarts: 0,
+            down: false,
+            backoff: 0,
+            last_crash: SimTime::ZERO,
             gates,
             gpu_devices: DeviceHold::default(),
             memory_card: None,

@@ -426,7 +426,7 @@ fn container_exit(v: &mut V<'_>, t: &RawTask, tpath: &str) -> Option<lahar_core:
             v.err(at(f), format!("{tpath}.failAfter"), "must be longer than 0");
             None
         }
-        after => Some(lahar_core::model::job::ContainerExit { after, code: code.unwrap_or(1) }),
+        after => Some(lahar_core::model::job::ContainerExit { after, code: code.unwrap_or(1), in_place: None }),
     }
 }
 

@@ -88,7 +88,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     // ends when its completions have succeeded.
     let run_time = common::task_run_time(ck, &shape, "spec.template")
         .or(timing.as_ref().map(|t| t.duration).filter(|d| *d != SimDuration::UNBOUNDED && d.micros() > 0));
-    let exits = common::container_exit(ck, &shape, tpl, "spec.template");
+    let exits = common::container_exit(ck, &shape, tpl, "spec.template", None);
     if !ck.ok() {
         return None;
     }

@@ -6,7 +6,9 @@ pub(crate) use super::ck::{Ck, Meta, derived_chars, generated_name, join, kind_o
 use super::yaml::{At, Node, Val};
 use lahar_core::comm::runtime::{CATALOG, JobProfile, lookup};
 use lahar_core::model::cluster::NodeId;
-use lahar_core::model::job::{ContainerExit, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec};
+use lahar_core::model::job::{
+    ContainerExit, InPlace, JobSpec, NetworkTopology, Policy, PolicyAction, PolicyEvent, TaskSpec,
+};
 use lahar_core::model::queue::QueueId;
 use lahar_core::model::resource::{PODS, ResourceNames, Resources};
 use lahar_core::util::time::{SimDuration, SimTime};
@@ -1162,10 +1164,18 @@ pub(crate) fn task_run_time(ck: &mut Ck<'_>, shape: &PodShape, template: &str) -
 
 /// A failing container: the pod template's `lahar.io/fail-after` (each run of
 /// the container exits with a failure after that long) and `lahar.io/exit-code`
-/// (1–255, default 1). The pods must not restart in place (`restartPolicy:
-/// Never`): the kubelet's in-place restarts are not modelled. `template`: the
-/// template node, `path` its field path.
-pub(crate) fn container_exit(ck: &mut Ck<'_>, shape: &PodShape, template: &Node, path: &str) -> Option<ContainerExit> {
+/// (1–255, default 1). Under `restartPolicy: OnFailure` or `Always` (the
+/// default) the kubelet restarts the container in place, modelled where the
+/// kind's controller is (`in_place`: a VolcanoJob's, with its task's
+/// `maxRetry`); elsewhere the pods must not restart in place (`Never`).
+/// `template`: the template node, `path` its field path.
+pub(crate) fn container_exit(
+    ck: &mut Ck<'_>,
+    shape: &PodShape,
+    template: &Node,
+    path: &str,
+    in_place: Option<InPlace>,
+) -> Option<ContainerExit> {
     let key = |k: &str| format!("{path}.metadata.annotations.{k}");
     let code = shape.annotations.get(EXIT_CODE).and_then(|(v, at)| match v.trim().parse::<i32>() {
         Ok(c) if (1..=255).contains(&c) => Some((c, *at)),
@@ -1187,15 +1197,19 @@ pub(crate) fn container_exit(ck: &mut Ck<'_>, shape: &PodShape, template: &Node,
     }
     let restart = template.get("spec").and_then(|s| s.get("restartPolicy"));
     let policy = restart.and_then(Node::scalar).unwrap_or_else(|| "Always".to_string());
-    if policy != "Never" {
-        let given = if restart.is_some() { format!("`{policy}`") } else { "the default `Always`".to_string() };
-        let msg = format!(
-            "`{FAIL_AFTER}` needs `restartPolicy: Never` (got {given}): with `OnFailure` or `Always` the kubelet restarts the container in place, which lahar does not model"
-        );
-        ck.err(restart.and_then(|n| n.at).or(*at), &format!("{path}.spec.restartPolicy"), msg);
-        return None;
+    let code = code.map_or(1, |c| c.0);
+    match (policy.as_str(), in_place) {
+        ("Never", _) => Some(ContainerExit { after, code, in_place: None }),
+        ("OnFailure" | "Always", Some(p)) => Some(ContainerExit { after, code, in_place: Some(p) }),
+        _ => {
+            let given = if restart.is_some() { format!("`{policy}`") } else { "the default `Always`".to_string() };
+            let msg = format!(
+                "`{FAIL_AFTER}` here needs `restartPolicy: Never` (got {given}): lahar models containers restarting in place (`OnFailure`, `Always`) in a VolcanoJob's tasks only"
+            );
+            ck.err(restart.and_then(|n| n.at).or(*at), &format!("{path}.spec.restartPolicy"), msg);
+            None
+        }
     }
-    Some(ContainerExit { after, code: code.map_or(1, |c| c.0) })
 }
 
 /// Refuses a failing container where it is not read (every kind but a

@@ -3,9 +3,9 @@
 
 use super::common::{self, Ck, JobHead, join};
 use super::subgroup;
-use super::yaml::{Doc, Node, Val};
+use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob};
-use lahar_core::model::job::Dependency;
+use lahar_core::model::job::{Dependency, InPlace, Policy, PolicyAction, PolicyEvent, TaskSpec};
 use lahar_core::util::time::SimDuration;
 use std::collections::BTreeMap;
 
@@ -37,6 +37,8 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     let mut tasks = Vec::new();
     let mut partitions: Vec<Option<lahar_core::model::subgroup::Partition>> = Vec::new();
     let mut grace: Option<SimDuration> = None;
+    // Tasks whose containers restart in place (index, place).
+    let mut restarting = Vec::new();
     for (i, t) in raw_tasks.iter().enumerate() {
         let tp = format!("spec.tasks[{i}]");
         // Volcano's CRD gives `replicas` no default: a task without it has no pod.
@@ -100,7 +102,14 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         task.policies = common::policies(ck, t, &tp);
         // A task's own run time: its pods' `lahar.io/duration`.
         task.run_time = common::task_run_time(ck, &shape, &tplp);
-        task.exits = common::container_exit(ck, &shape, &tpl, &tplp);
+        // The task's `maxRetry`: the restarts in place of its containers at
+        // which `TaskFailed` is raised (0 is 3, -1 no limit).
+        let task_max_retry = match ck.opt_int(t, "maxRetry", &tp, -1) {
+            Some(-1) => None,
+            Some(n) if n > 0 => Some(n.min(u32::MAX as i64) as u32),
+            _ => Some(3),
+        };
+        task.exits = common::container_exit(ck, &shape, &tpl, &tplp, Some(InPlace { task_max_retry }));
         if let Some(dep) = t.get("dependsOn") {
             let dp = join(&tp, "dependsOn");
             for (k, n) in ck.seq(dep, "name", &dp).iter().enumerate() {
@@ -123,6 +132,9 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
                     false
                 }
             };
+        }
+        if task.exits.is_some_and(|e| e.in_place.is_some()) {
+            restarting.push((i, t.at));
         }
         tasks.push(task);
     }
@@ -149,6 +161,11 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     // replicas only makes the job Fail when every pod has ended).
     let min_success = ck.opt_count(spec, "minSuccess", sp, 1).map(|x| x as u32);
     let job_policies = common::policies(ck, spec, sp);
+    if cx.horizon.is_none() {
+        for &(i, at) in &restarting {
+            endless_restarts(ck, &tasks[i], &job_policies, at, &format!("spec.tasks[{i}]"));
+        }
+    }
     let nt = spec.get("networkTopology").map(|n| common::network_topology(ck, cx.tiers, n, "spec.networkTopology"));
     // Plugins (ssh, svc, env, pytorch, mpi, tensorflow, ray) add environment, services,
     // ports and secrets; none changes what the scheduler sees. Unknown names are errors.
@@ -313,4 +330,29 @@ fn map_of<'n>(n: &'n mut Node, key: &str) -> &'n mut Node {
         child.val = Val::Map(Vec::new());
     }
     child
+}
+
+/// A task whose containers fail and restart in place forever keeps its job, and
+/// so a run without a horizon, from ending: unless its own run time ends a
+/// container first, or a `TaskFailed` policy that ends or restarts the job
+/// (restarts count towards its `maxRetry`) comes with a task `maxRetry`, the
+/// scenario needs `spec.horizon`.
+fn endless_restarts(ck: &mut Ck<'_>, task: &TaskSpec, job_policies: &[Policy], at: At, path: &str) {
+    let Some(e) = task.exits else { return };
+    let Some(in_place) = e.in_place else { return };
+    if task.run_time.is_some_and(|d| d <= e.after) {
+        return;
+    }
+    let ends = |p: &Policy| p.event.matches(PolicyEvent::TaskFailed) && p.action != PolicyAction::ResumeJob;
+    if in_place.task_max_retry.is_some() && task.policies.iter().chain(job_policies).any(ends) {
+        return;
+    }
+    ck.err(
+        at,
+        path,
+        format!(
+            "its containers fail every {} s and restart in place (`restartPolicy` `OnFailure` or `Always`) with nothing to end them: set `spec.horizon` in the scenario, or give the task a `maxRetry` and the job a `TaskFailed` policy that ends or restarts it",
+            e.after.secs_string()
+        ),
+    );
 }
