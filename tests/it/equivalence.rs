@@ -695,7 +695,8 @@ fn vc_jobs() -> impl Strategy<Value = Vec<VcJob>> {
 }
 
 /// VolcanoJob manifests (pods made once their PodGroup is admitted, RestartJob
-/// deleting it, every fifth job's containers failing) under `conf`, with operators editing queues (weight, state,
+/// making it anew, every fifth job's containers failing, every tenth's
+/// restarting in place) under `conf`, with operators editing queues (weight, state,
 /// reclaimable, capability), cordoning a node, tainting one `NoExecute`,
 /// adding a node declared absent and removing nodes,
 /// deleting a job and a pod, suspending, resuming and scaling jobs, removing
@@ -726,7 +727,19 @@ fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
         } else {
             String::new()
         };
-        let restart = if fails.is_empty() { "" } else { "          restartPolicy: Never\n" };
+        // Every tenth job's containers restart in place, which a task-level
+        // `TaskFailed: RestartJob` ends after two restarts.
+        let in_place = i % 10 == 7;
+        let restart = match (fails.is_empty(), in_place) {
+            (true, _) => "",
+            (false, true) => "          restartPolicy: OnFailure\n",
+            (false, false) => "          restartPolicy: Never\n",
+        };
+        let task_extra = if in_place {
+            "      maxRetry: 2\n      policies: [{event: TaskFailed, action: RestartJob}]\n"
+        } else {
+            ""
+        };
         let gates = match i % 8 {
             3 | 7 => "          schedulingGates: [{name: example.com/a}]\n",
             5 => {
@@ -735,7 +748,7 @@ fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
             _ => "",
         };
         m += &format!(
-            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: v{i}\n  annotations: {{lahar.io/duration: {dur}s, lahar.io/submit-at: {submit}s}}\nspec:\n  queue: {}\n  priorityClassName: {}\n  maxRetry: 5\n{policy}  tasks:\n    - name: w\n      replicas: {pods}\n      template:\n{fails}        spec:\n{restart}{gates}          containers: [{{name: c, image: i, resources: {{limits: {{nvidia.com/gpu: {gpus}, cpu: {}}}}}}}]\n",
+            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: v{i}\n  annotations: {{lahar.io/duration: {dur}s, lahar.io/submit-at: {submit}s}}\nspec:\n  queue: {}\n  priorityClassName: {}\n  maxRetry: 5\n{policy}  tasks:\n    - name: w\n      replicas: {pods}\n{task_extra}      template:\n{fails}        spec:\n{restart}{gates}          containers: [{{name: c, image: i, resources: {{limits: {{nvidia.com/gpu: {gpus}, cpu: {}}}}}}}]\n",
             ["a", "b"][queue],
             if high { "high" } else { "low" },
             gpus * 4
