@@ -45,8 +45,7 @@ impl Engine {
             }
             return self.maybe_restart(j);
         }
-        let why = if resumed { "PodGroup made anew after ResumeJob" } else { "PodGroup made anew after RestartJob" };
-        self.new_pod_group(j, why);
+        self.new_pod_group(j, resumed);
         let job = &mut self.world.jobs[j];
         for t in 0..job.tasks.len() {
             if !job.spec.tasks[t].depends_on.is_empty() {
@@ -78,8 +77,9 @@ impl Engine {
 
     /// Job `j`'s PodGroup is made anew by its controller, Pending: created now
     /// (the job order's last key, sla's waiting time), its move a row of
-    /// decisions.csv with `why`.
-    fn new_pod_group(&mut self, j: JobId, why: &'static str) {
+    /// decisions.csv naming the RestartJob or, if `resumed`, the ResumeJob.
+    fn new_pod_group(&mut self, j: JobId, resumed: bool) {
+        let why = if resumed { "PodGroup made anew after ResumeJob" } else { "PodGroup made anew after RestartJob" };
         let job = &mut self.world.jobs[j];
         job.pg_created = self.now;
         job.pg_deleted = false;
@@ -128,14 +128,11 @@ impl Engine {
     fn restart_done(&mut self, j: JobId) {
         let job = &mut self.world.jobs[j];
         let resumed = std::mem::take(&mut job.suspension) == Suspension::Resuming;
-        std::mem::take(&mut job.restart_all);
+        job.restart_all = false;
         let regroup = std::mem::take(&mut job.pg_deleted);
         self.set_phase(j, JobPhase::Pending);
         if regroup {
-            self.new_pod_group(
-                j,
-                if resumed { "PodGroup made anew after ResumeJob" } else { "PodGroup made anew after RestartJob" },
-            );
+            self.new_pod_group(j, resumed);
             // RestartJob's kill deletes every pod, the Succeeded and Failed ones
             // too: none of them counts for the new ones (a Succeeded one kept
             // would complete the job early). A suspension's keeps those: they
