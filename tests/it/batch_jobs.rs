@@ -200,19 +200,61 @@ fn jobs_lahar_cannot_simulate_are_named() {
         let err = refused(&job("x", spec, ""));
         assert!(err.contains(needle), "error lacks {needle:?}:\n{err}");
     }
-    // Its containers restarting in place count towards `backoffLimit`, which
-    // lahar does not model: a failing container must not restart.
-    let failing =
-        job("f", "", "").replace("    spec:\n", "    metadata: {annotations: {lahar.io/fail-after: 1m}}\n    spec:\n");
-    let err = refused(&failing.replace("restartPolicy: Never", "restartPolicy: OnFailure"));
-    let needle =
-        "spec.template.spec.restartPolicy: `lahar.io/fail-after` here needs `restartPolicy: Never` (got `OnFailure`)";
-    assert!(err.contains(needle), "{err}");
     let err = refused(&job("r", "", "").replace("restartPolicy: Never", "restartPolicy: Always"));
     assert!(
         err.contains("spec.template.spec.restartPolicy: a Job's pods restart `Never` or `OnFailure`, got `Always`"),
         "{err}"
     );
+    // A value outside the API server's enum: one error, at its place.
+    let err = refused(&job("r", "", "").replace("restartPolicy: Never", "restartPolicy: Sometimes"));
+    let needle = "m.yaml:10:22: document 1: spec.template.spec.restartPolicy: expected `Always`, `OnFailure` or `Never`, got `Sometimes`";
+    assert!(err.contains(needle) && err.matches("error:").count() == 1, "{err}");
+}
+
+/// A batch/v1 Job `name` (`spec` lines as for [`job`]) whose one-CPU pods run
+/// `duration` and whose containers fail every `after` under `restartPolicy:
+/// OnFailure`.
+fn crashing(name: &str, spec: &str, duration: &str, after: &str) -> String {
+    job(name, spec, "")
+        .replace("lahar.io/duration: 1h", &format!("lahar.io/duration: {duration}"))
+        .replace(
+            "    spec:\n",
+            &format!("    metadata: {{annotations: {{lahar.io/fail-after: {after}}}}}\n    spec:\n"),
+        )
+        .replace("restartPolicy: Never", "restartPolicy: OnFailure")
+}
+
+/// Under `restartPolicy: OnFailure` a failed container restarts in place and
+/// Kubernetes' Job controller counts the restarts of its Running and Pending
+/// pods against `backoffLimit` (`pastBackoffLimitOnFailure`). By hand, a pod
+/// whose container fails every 4 min: exits at 240 s, restarted after the
+/// kubelet's 10 s at 250 s (1 restart), exits at 490 s, restarted after 20 s at
+/// 510 s (2), then 40, 80, 160 and 300 s (capped): restarts 3 to 6 at 790, 1,110,
+/// 1,510 and 2,050 s. The Job fails at the restart that reaches its limit, its
+/// pod deleted then (`killed`; one interval in pods.csv, kept on its node
+/// through the loop); a limit of 0 fails it at the first. Two pods (parallelism
+/// 2) restart together: with a limit of 3 the first pod's second restart, at
+/// 510 s, makes 3. A container whose work ends before it fails (3 min) succeeds.
+/// Failed pods are not retries (jobs.csv `retries` 0).
+#[test]
+fn on_failure_restarts_count_towards_the_backoff_limit() {
+    let cases = [
+        ("  backoffLimit: 2\n", "1h", 1, "510", "Failed"),
+        ("  backoffLimit: 0\n", "1h", 1, "250", "Failed"),
+        ("", "1h", 1, "2050", "Failed"),
+        ("  backoffLimit: 3\n  parallelism: 2\n", "1h", 2, "510", "Failed"),
+        ("", "3m", 1, "180", "Completed"),
+    ];
+    for (spec, duration, n, end, state) in cases {
+        let (_, pods, jobs, _) = run(4, 1, &crashing("c", spec, duration, "4m"), "");
+        let reason = if state == "Failed" { "killed" } else { "completed" };
+        let want = vec![["n-0", "0", end, reason]; n];
+        let got: Vec<[&str; 4]> =
+            pods.iter().map(|r| [r[4].as_str(), r[6].as_str(), r[7].as_str(), r[8].as_str()]).collect();
+        assert_eq!(got, want, "{spec}: {pods:?}");
+        let row = &jobs[0];
+        assert_eq!([row[6].as_str(), row[7].as_str(), row[15].as_str()], [end, state, "0"], "{spec}: {jobs:?}");
+    }
 }
 
 /// `lahar validate`'s error (exit 2) on manifests `objects`.

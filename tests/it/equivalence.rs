@@ -696,7 +696,7 @@ fn vc_jobs() -> impl Strategy<Value = Vec<VcJob>> {
 
 /// VolcanoJob manifests (pods made once their PodGroup is admitted, RestartJob
 /// making it anew, every fifth job's containers failing, every tenth's
-/// restarting in place) under `conf`, with operators editing queues (weight, state,
+/// restarting in place) and batch/v1 Jobs (every ninth) under `conf`, with operators editing queues (weight, state,
 /// reclaimable, capability), cordoning a node, tainting one `NoExecute`,
 /// adding a node declared absent and removing nodes,
 /// deleting a job and a pod, suspending, resuming and scaling jobs, removing
@@ -747,6 +747,21 @@ fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
             }
             _ => "",
         };
+        // Every ninth job is a batch/v1 Job (Kubernetes' Job controller: waves
+        // of `parallelism` pods, one more completion than that), every other
+        // one of them with containers restarting in place against its
+        // `backoffLimit`.
+        if i % 9 == 8 {
+            let crash = if i % 2 == 0 { format!(", lahar.io/fail-after: {}s", dur / 2 + 30) } else { String::new() };
+            m += &format!(
+                "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: v{i}\n  annotations: {{lahar.io/duration: {dur}s, lahar.io/submit-at: {submit}s}}\nspec:\n  parallelism: {pods}\n  completions: {}\n  backoffLimit: 3\n  template:\n    metadata:\n      annotations: {{scheduling.volcano.sh/queue-name: {}{crash}}}\n    spec:\n      schedulerName: volcano\n      restartPolicy: OnFailure\n      priorityClassName: {}\n      containers: [{{name: c, image: i, resources: {{limits: {{nvidia.com/gpu: {gpus}, cpu: {}}}}}}}]\n",
+                pods + 1,
+                ["a", "b"][queue],
+                if high { "high" } else { "low" },
+                gpus * 4
+            );
+            continue;
+        }
         m += &format!(
             "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: v{i}\n  annotations: {{lahar.io/duration: {dur}s, lahar.io/submit-at: {submit}s}}\nspec:\n  queue: {}\n  priorityClassName: {}\n  maxRetry: 5\n{policy}  tasks:\n    - name: w\n      replicas: {pods}\n{task_extra}      template:\n{fails}        spec:\n{restart}{gates}          containers: [{{name: c, image: i, resources: {{limits: {{nvidia.com/gpu: {gpus}, cpu: {}}}}}}}]\n",
             ["a", "b"][queue],

@@ -864,7 +864,23 @@ fn bad_workload_kinds_exit_2_with_their_place() {
     let ray_service = "apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: svc, annotations: {lahar.io/duration: 1h}}\nspec:\n  suspend: true\n  rayClusterConfig: {headGroupSpec: {template: {spec: {containers: [{name: h}]}}}}\n---\napiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: svc2}\nspec: {serveConfigV2: x}\n";
     // A type error quotes what was written (not the number read back).
     let replicas = |v: &str| deploy("", 2).replace("  replicas: 2\n", &format!("  replicas: {v}\n"));
-    let cases: [(String, &[&str]); 6] = [
+    // Kubernetes keeps a controller's pods running: `Always` only.
+    let restart = |p: &str| {
+        deploy("", 2).replace("      schedulerName", &format!("      restartPolicy: {p}\n      schedulerName"))
+    };
+    let cases: [(String, &[&str]); 8] = [
+        (
+            restart("OnFailure"),
+            &[
+                "m.yaml:14:22: document 1: spec.template.spec.restartPolicy: a Deployment's pods restart `Always`, got `OnFailure` (Kubernetes rejects the Deployment)",
+            ],
+        ),
+        (
+            restart("never"),
+            &[
+                "m.yaml:14:22: document 1: spec.template.spec.restartPolicy: expected `Always`, `OnFailure` or `Never`, got `never`",
+            ],
+        ),
         (
             replicas("99999999999999999999"),
             &["m.yaml:7:13: document 1: spec.replicas: expected an integer ≥ 0, got `99999999999999999999`"],

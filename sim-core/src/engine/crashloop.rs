@@ -8,10 +8,10 @@
 //! the restarts of the task's Running and Pending pods reach the task's
 //! `maxRetry` (`jobCache.TaskFailed`).
 
-use super::{Engine, Event};
+use super::{EndReason, Engine, Event};
 
 use crate::model::ids::{JobId, PodId};
-use crate::model::job::{PodStatus, PolicyEvent};
+use crate::model::job::{JobPhase, PodStatus, PolicyEvent};
 use crate::util::time::SimDuration;
 
 /// The kubelet's first restart back-off.
@@ -69,15 +69,19 @@ impl Engine {
         job.pods.iter().filter(down).count() as u32
     }
 
-    /// Volcano's `updatePod` for pod `p`, Running, whose container exited or
-    /// restarted: `TaskFailed` once its task's Running and Pending pods have
-    /// restarted their containers the task's `maxRetry` times in all (its
-    /// policy acts, or the job is synced). A job that ended, or whose PodGroup
-    /// is deleted, hears nothing.
+    /// The job controller hears an update of pod `p`, Running, whose container
+    /// exited or restarted. Volcano's (`updatePod`): `TaskFailed` once its
+    /// task's Running and Pending pods have restarted their containers the
+    /// task's `maxRetry` times in all (its policy acts, or the job is synced).
+    /// Kubernetes' for a batch/v1 Job ([`Engine::past_backoff_on_failure`]).
+    /// A job that ended, or whose PodGroup is deleted, hears nothing.
     fn heard_in_place(&mut self, p: PodId) {
         let pod = &self.world.pods[p];
         let (j, t) = (pod.job, pod.task as usize);
         let job = &self.world.jobs[j];
+        if let Some(rules) = job.spec.batch {
+            return self.past_backoff_on_failure(j, rules.backoff_limit);
+        }
         let Some(limit) = job.spec.tasks[t].exits.and_then(|e| e.in_place).and_then(|i| i.task_max_retry) else {
             return;
         };
@@ -91,6 +95,23 @@ impl Engine {
         let retried: u64 = job.pods.iter().filter(of_task).map(|&q| u64::from(self.world.pods[q].restarts)).sum();
         if retried >= u64::from(limit) {
             self.raise(j, Some(p), Some(t), PolicyEvent::TaskFailed);
+        }
+    }
+
+    /// Kubernetes' Job controller syncing batch/v1 Job `j` under `restartPolicy:
+    /// OnFailure` (`pastBackoffLimitOnFailure`, pkg/controller/job): once its
+    /// Running and Pending pods' containers have restarted `backoff_limit` times
+    /// in all (once, for a limit of 0), the Job fails (`BackoffLimitExceeded`),
+    /// its active pods deleted, as when too many of its pods failed.
+    fn past_backoff_on_failure(&mut self, j: JobId, backoff_limit: u32) {
+        let job = &self.world.jobs[j];
+        if job.phase.is_terminal() {
+            return;
+        }
+        let live = |q: &&PodId| matches!(self.world.pods[**q].status, PodStatus::Running | PodStatus::Pending);
+        let restarts: u64 = job.pods.iter().filter(live).map(|&q| u64::from(self.world.pods[q].restarts)).sum();
+        if restarts >= u64::from(backoff_limit.max(1)) {
+            self.end_job(j, JobPhase::Failed, EndReason::Killed);
         }
     }
 }

@@ -162,8 +162,9 @@ pub struct TaskSpec {
     /// The pods' container exits with a failure after running this long
     /// (`lahar.io/fail-after`): under `restartPolicy: Never` the pod is Failed and
     /// the job controller hears `PodFailed` with its exit code; a VolcanoJob's
-    /// pod under `OnFailure` or `Always` stays Running while the kubelet
-    /// restarts the container in place ([`ContainerExit::in_place`]).
+    /// or batch/v1 Job's pod under `OnFailure` (or a VolcanoJob's under
+    /// `Always`) stays Running while the kubelet restarts the container in
+    /// place ([`ContainerExit::in_place`]).
     pub exits: Option<ContainerExit>,
 }
 
@@ -182,7 +183,9 @@ pub struct ContainerExit {
 }
 
 /// Restarts in place of a task's containers, as Volcano's job controller counts
-/// them.
+/// them. A batch/v1 Job's ([`JobSpec::batch`]) count instead towards its
+/// `backoffLimit` ([`BatchRules::backoff_limit`]), as Kubernetes' Job
+/// controller counts them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InPlace {
     /// The task's `maxRetry`: once its Running and Pending pods' containers have
@@ -201,7 +204,9 @@ pub struct InPlace {
 pub struct BatchRules {
     /// `spec.parallelism` (default 1).
     pub parallelism: u32,
-    /// `spec.backoffLimit` (default 6).
+    /// `spec.backoffLimit` (default 6). Under `restartPolicy: OnFailure` the
+    /// Job fails too once its Running and Pending pods' containers have
+    /// restarted in place this many times in all (once, for 0).
     pub backoff_limit: u32,
     /// `spec.podReplacementPolicy: TerminatingOrFailed` (the default without a
     /// `podFailurePolicy`): a deleted pod is made again when its deletion

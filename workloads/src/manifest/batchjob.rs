@@ -9,7 +9,10 @@
 //! The Job controller (`syncJob`, pkg/controller/job) keeps `min(parallelism,
 //! completions − succeeded)` pods active, makes a new one as each succeeds until
 //! `completions` have, replaces a pod that ends without succeeding and fails the
-//! Job once more than `backoffLimit` have ([`lahar_core::model::job::BatchRules`]).
+//! Job once more than `backoffLimit` have ([`lahar_core::model::job::BatchRules`]);
+//! under `restartPolicy: OnFailure` a failing container (`lahar.io/fail-after`)
+//! restarts in place, and the Job fails once its active pods' restarts reach
+//! `backoffLimit` (`pastBackoffLimitOnFailure`).
 //! Each pod runs the Job's `lahar.io/duration` (else its template's) and then
 //! succeeds. Pods are named as the controller names them: `<job>-<5 characters>`,
 //! or `<job>-<index>-<5 characters>` under `completionMode: Indexed`. A Job still
@@ -19,7 +22,7 @@
 use super::common::{self, Ck, JobHead};
 use super::yaml::{Doc, Node, Val};
 use super::{Context, ImportedJob};
-use lahar_core::model::job::BatchRules;
+use lahar_core::model::job::{BatchRules, InPlace};
 use lahar_core::util::time::SimDuration;
 
 /// Fields of a Job spec that change how its pods run or fail and that lahar
@@ -73,7 +76,8 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     // Job's validation refuses.
     let tspec = tpl.get("spec");
     let policy = tspec.and_then(|s| ck.opt_str(s, "restartPolicy", "spec.template.spec"));
-    if policy.as_deref() != Some("Never") && policy.as_deref() != Some("OnFailure") {
+    // (A value outside the enum is refused with the shape.)
+    if matches!(policy.as_deref(), None | Some("Always")) {
         let at = tspec.and_then(|s| s.get("restartPolicy")).and_then(|n| n.at).or(tpl.at);
         let got = policy.map_or("the default `Always`".to_string(), |p| format!("`{p}`"));
         let msg = format!("a Job's pods restart `Never` or `OnFailure`, got {got} (Kubernetes rejects the Job)");
@@ -88,7 +92,9 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     // ends when its completions have succeeded.
     let run_time = common::task_run_time(ck, &shape, "spec.template")
         .or(timing.as_ref().map(|t| t.duration).filter(|d| *d != SimDuration::UNBOUNDED && d.micros() > 0));
-    let exits = common::container_exit(ck, &shape, tpl, "spec.template", None);
+    // Under `OnFailure` the kubelet restarts a failed container in place and
+    // the Job controller counts the restarts against `backoffLimit`.
+    let exits = common::container_exit(ck, &shape, tpl, "spec.template", InPlace { task_max_retry: None });
     if !ck.ok() {
         return None;
     }

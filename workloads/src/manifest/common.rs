@@ -402,12 +402,21 @@ fn node_affinity(ck: &mut Ck<'_>, n: &Node, path: &str, why: &str) -> Vec<(Strin
 /// to their own largest request. Priority: `spec.priority`, else the value of
 /// `spec.priorityClassName` (which must exist), else the global default class, else
 /// Volcano's task default 1; the `volcano.sh/task-priority` annotation overrides.
+/// A pod's `restartPolicy` values.
+pub(crate) const RESTART_POLICIES: [&str; 3] = ["Always", "OnFailure", "Never"];
+
 pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node, path: &str) -> PodShape {
     let meta = meta(ck, tpl, path, false);
     let empty = Node { at: tpl.at, val: Val::Null };
     let spec = tpl.get("spec").unwrap_or(&empty);
     let sp = join(path, "spec");
     ck.unmodelled(spec, "activeDeadlineSeconds", &sp, "fails the pod once it has run that long", "pod");
+    // The API server's enum (`validateRestartPolicy`); which of them a kind
+    // allows its reader checks.
+    if let Some(p) = ck.opt_str(spec, "restartPolicy", &sp).filter(|p| !RESTART_POLICIES.contains(&p.as_str())) {
+        let at = spec.get("restartPolicy").and_then(|n| n.at);
+        ck.err(at, &join(&sp, "restartPolicy"), format!("expected `Always`, `OnFailure` or `Never`, got `{p}`"));
+    }
     // A Pod object (empty path) is checked by its reader, which knows whether
     // it is already on a node.
     let node_label_in = if path.is_empty() { Vec::new() } else { placement_fields(ck, spec, &sp, true, true) };
@@ -1165,16 +1174,15 @@ pub(crate) fn task_run_time(ck: &mut Ck<'_>, shape: &PodShape, template: &str) -
 /// A failing container: the pod template's `lahar.io/fail-after` (each run of
 /// the container exits with a failure after that long) and `lahar.io/exit-code`
 /// (1–255, default 1). Under `restartPolicy: OnFailure` or `Always` (the
-/// default) the kubelet restarts the container in place, modelled where the
-/// kind's controller is (`in_place`: a VolcanoJob's, with its task's
-/// `maxRetry`); elsewhere the pods must not restart in place (`Never`).
-/// `template`: the template node, `path` its field path.
+/// default) the kubelet restarts the container in place (`in_place`: how the
+/// kind's controller counts the restarts). `template`: the template node,
+/// `path` its field path.
 pub(crate) fn container_exit(
     ck: &mut Ck<'_>,
     shape: &PodShape,
     template: &Node,
     path: &str,
-    in_place: Option<InPlace>,
+    in_place: InPlace,
 ) -> Option<ContainerExit> {
     let key = |k: &str| format!("{path}.metadata.annotations.{k}");
     let code = shape.annotations.get(EXIT_CODE).and_then(|(v, at)| match v.trim().parse::<i32>() {
@@ -1198,17 +1206,11 @@ pub(crate) fn container_exit(
     let restart = template.get("spec").and_then(|s| s.get("restartPolicy"));
     let policy = restart.and_then(Node::scalar).unwrap_or_else(|| "Always".to_string());
     let code = code.map_or(1, |c| c.0);
-    match (policy.as_str(), in_place) {
-        ("Never", _) => Some(ContainerExit { after, code, in_place: None }),
-        ("OnFailure" | "Always", Some(p)) => Some(ContainerExit { after, code, in_place: Some(p) }),
-        _ => {
-            let given = if restart.is_some() { format!("`{policy}`") } else { "the default `Always`".to_string() };
-            let msg = format!(
-                "`{FAIL_AFTER}` here needs `restartPolicy: Never` (got {given}): lahar models containers restarting in place (`OnFailure`, `Always`) in a VolcanoJob's tasks only"
-            );
-            ck.err(restart.and_then(|n| n.at).or(*at), &format!("{path}.spec.restartPolicy"), msg);
-            None
-        }
+    match policy.as_str() {
+        "Never" => Some(ContainerExit { after, code, in_place: None }),
+        "OnFailure" | "Always" => Some(ContainerExit { after, code, in_place: Some(in_place) }),
+        // Any other value was refused with the template's shape.
+        _ => None,
     }
 }
 

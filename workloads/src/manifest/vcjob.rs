@@ -109,7 +109,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
             Some(n) if n > 0 => Some(n.min(u32::MAX as i64) as u32),
             _ => Some(3),
         };
-        task.exits = common::container_exit(ck, &shape, &tpl, &tplp, Some(InPlace { task_max_retry }));
+        task.exits = common::container_exit(ck, &shape, &tpl, &tplp, InPlace { task_max_retry });
         if let Some(dep) = t.get("dependsOn") {
             let dp = join(&tp, "dependsOn");
             for (k, n) in ck.seq(dep, "name", &dp).iter().enumerate() {
