@@ -868,7 +868,7 @@ fn bad_workload_kinds_exit_2_with_their_place() {
     let restart = |p: &str| {
         deploy("", 2).replace("      schedulerName", &format!("      restartPolicy: {p}\n      schedulerName"))
     };
-    let cases: [(String, &[&str]); 8] = [
+    let cases: [(String, &[&str]); 9] = [
         (
             restart("OnFailure"),
             &[
@@ -887,6 +887,13 @@ fn bad_workload_kinds_exit_2_with_their_place() {
         ),
         (replicas("2.50  # two and a half"), &["spec.replicas: expected an integer ≥ 0, got `2.50`\n"]),
         (replicas("two"), &["spec.replicas: expected an integer ≥ 0, got the string `two`"]),
+        // A quoted number is a string, which the API server refuses here.
+        (
+            replicas("\"2\""),
+            &[
+                "m.yaml:7:13: document 1: spec.replicas: expected an integer ≥ 0, got the string `2` (write it without quotes)",
+            ],
+        ),
         (
             deploy(", scheduling.volcano.sh/group-min-member: many", 2),
             &[

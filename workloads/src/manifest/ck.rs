@@ -83,10 +83,17 @@ impl<'e> Ck<'e> {
         }
         self.str(n, &join(path, key))
     }
+    /// An integer field: a YAML integer from `min` to `u32::MAX`. A quoted
+    /// number is a string, which the API server refuses for an integer field
+    /// (`cannot unmarshal string into ... of type int32`).
     pub fn int(&mut self, n: &Node, path: &str, min: i64) -> Option<i64> {
         let x = match &n.val {
             Val::Int(i) => Some(*i),
-            Val::Str(s) => s.trim().parse::<i128>().ok(),
+            Val::Str(s) if s.trim().parse::<i128>().is_ok() => {
+                let msg = format!("expected an integer ≥ {min}, got the string `{s}` (write it without quotes)");
+                self.err(n.at, path, msg);
+                return None;
+            }
             _ => None,
         };
         let min = i128::from(min);
