@@ -327,7 +327,7 @@ fn bad_elastic_settings_are_refused_with_their_location() {
 /// `duration` does the same.
 #[test]
 fn task_completed_fires_through_the_binary() {
-    let mpi = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: mpi\n  annotations: {lahar.io/duration: 1h}\nspec:\n  minAvailable: 3\n  schedulerName: volcano\n  tasks:\n    - replicas: 1\n      name: mpimaster\n      policies: [{event: TaskCompleted, action: CompleteJob}]\n      template:\n        metadata: {annotations: {lahar.io/duration: 3m}}\n        spec: {containers: [{name: m, image: x, resources: {requests: {cpu: 1}}}]}\n    - replicas: 2\n      name: mpiworker\n      template:\n        spec: {containers: [{name: w, image: x, resources: {requests: {cpu: 1}}}]}\n";
+    let mpi = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: mpi\n  annotations: {lahar.io/duration: 1h}\nspec:\n  minAvailable: 3\n  schedulerName: volcano\n  tasks:\n    - replicas: 1\n      name: mpimaster\n      policies: [{event: TaskCompleted, action: CompleteJob}]\n      template:\n        metadata: {annotations: {lahar.io/duration: 3m}}\n        spec: {restartPolicy: OnFailure, containers: [{name: m, image: x, resources: {requests: {cpu: 1}}}]}\n    - replicas: 2\n      name: mpiworker\n      template:\n        spec: {containers: [{name: w, image: x, resources: {requests: {cpu: 1}}}]}\n";
     let (d, p) = write_scenario(&scenario(NODES, "  workload:\n    - manifests: mpi.yaml\n"));
     std::fs::write(d.path().join("mpi.yaml"), mpi).unwrap();
     run_to(&p, &d.path().join("out"));

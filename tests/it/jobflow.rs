@@ -112,7 +112,7 @@ fn a_step_completed_by_its_policy_waits_for_its_pods() {
     let a = tpl(
         "a",
         &format!(
-            "    - {{name: launcher, replicas: 1, policies: [{{event: TaskCompleted, action: CompleteJob}}], template: {{metadata: {{annotations: {{lahar.io/duration: 3m}}}}, spec: {{containers: [{{name: c, resources: {{requests: {{cpu: 1}}}}}}]}}}}}}\n    - name: worker\n      replicas: 1\n      template:\n{pod}"
+            "    - {{name: launcher, replicas: 1, policies: [{{event: TaskCompleted, action: CompleteJob}}], template: {{metadata: {{annotations: {{lahar.io/duration: 3m}}}}, spec: {{restartPolicy: OnFailure, containers: [{{name: c, resources: {{requests: {{cpu: 1}}}}}}]}}}}}}\n    - name: worker\n      replicas: 1\n      template:\n{pod}"
         ),
     );
     let b = tpl("b", &format!("    - name: t\n      replicas: 1\n      template:\n{pod}"))

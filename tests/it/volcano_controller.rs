@@ -152,7 +152,7 @@ fn row(out: &Out, job: &str) -> String {
 fn min_success() {
     let task = |name: &str, reps: u32, secs: u32| {
         format!(
-            "    - name: {name}\n      replicas: {reps}\n      minAvailable: 1\n      template:\n        metadata: {{annotations: {{lahar.io/duration: {secs}s}}}}\n        spec:\n          containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+            "    - name: {name}\n      replicas: {reps}\n      minAvailable: 1\n      template:\n        metadata: {{annotations: {{lahar.io/duration: {secs}s}}}}\n        spec:\n          restartPolicy: OnFailure\n          containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
         )
     };
     let job = format!(
@@ -175,7 +175,7 @@ fn min_success() {
 /// ended (the Running state's SyncJob: every pod ended, fewer succeeded).
 #[test]
 fn min_success_not_reached_fails_the_job() {
-    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: short\nspec:\n  minSuccess: 3\n  tasks:\n    - name: w\n      replicas: 2\n      template:\n        metadata: {annotations: {lahar.io/duration: 5s}}\n        spec:\n          containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1\"}}}]\n";
+    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: short\nspec:\n  minSuccess: 3\n  tasks:\n    - name: w\n      replicas: 2\n      template:\n        metadata: {annotations: {lahar.io/duration: 5s}}\n        spec:\n          restartPolicy: OnFailure\n          containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1\"}}}]\n";
     let out = run(&["{name: n0, cpu: 8, memory: 16Gi}"], job, "");
     assert_eq!(row(&out, "short"), "0,0,5,Failed,0");
 }
@@ -576,6 +576,57 @@ fn a_container_restarts_in_place_after_the_kubelets_back_off() {
     assert_eq!(row(&out, "c"), "0,0,,Running,0");
 }
 
+/// A VolcanoJob whose task runs 5 min (`lahar.io/duration` on its template)
+/// under `restartPolicy` `restart` (empty: the default, `Always`), in a job of
+/// `job` (job annotations) with `more` lines under its spec and task `maxRetry`
+/// `max_retry`.
+fn succeeding(restart: &str, job: &str, more: &str, max_retry: u32) -> String {
+    let restart = if restart.is_empty() { String::new() } else { format!("          restartPolicy: {restart}\n") };
+    format!(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: s\n  annotations: {{{job}}}\nspec:\n{more}  tasks:\n    - name: w\n      replicas: 1\n      maxRetry: {max_retry}\n      template:\n        metadata: {{annotations: {{lahar.io/duration: 5m}}}}\n        spec:\n{restart}          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+    )
+}
+
+/// Under `restartPolicy: Always` (the default) the kubelet restarts a container
+/// that succeeded too: a task's run time ends each run of its container, not its
+/// pod, which stays Running and ends with its job; the restarts count towards
+/// the task's `maxRetry` as failures do. By hand, a task of 5 min in a job of
+/// 1 h: runs 0–300, 310–610, 630–930, 970–1270, 1350–1650, 1810–2110, then
+/// every 300 s of back-off (capped) 2410–2710 … 5410–5710: twelve runs of 300 s,
+/// the job's hour done at 5,710 s (the twelfth exit, at that instant, no
+/// restart), the job's work paused while its container waits. Under
+/// `OnFailure` the pod succeeds at 300 s, completing the job. With `maxRetry: 2`
+/// and `TaskFailed: TerminateJob` the second restart (630 s) terminates the job,
+/// its pod gone after its 30 s grace (660 s). With no job run time, no horizon
+/// and no such policy nothing would end the pod: refused (exit 2).
+#[test]
+fn a_container_that_succeeds_restarts_under_always() {
+    use super::e2e_jobseq::{intervals, iv};
+    let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
+    let out = run_timeline(&node, &succeeding("", "lahar.io/duration: 1h", "", 3), &[]);
+    assert_eq!(row(&out, "s"), "0,0,5710,Completed,0");
+    assert_eq!(intervals(&out, "s-w-0"), [iv("0", "5710", "completed")]);
+    let out = run_timeline(&node, &succeeding("Always", "lahar.io/duration: 1h", "", 3), &[]);
+    assert_eq!(row(&out, "s"), "0,0,5710,Completed,0");
+    let out = run_timeline(&node, &succeeding("OnFailure", "lahar.io/duration: 1h", "", 3), &[]);
+    assert_eq!(row(&out, "s"), "0,0,300,Completed,0");
+    let terminate = "  policies: [{event: TaskFailed, action: TerminateJob}]\n";
+    let out = run_timeline(&node, &succeeding("", "", terminate, 2), &[]);
+    assert_eq!(row(&out, "s"), "0,0,660,Terminated,0");
+    assert_eq!(intervals(&out, "s-w-0"), [iv("0", "630", "killed")]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("job.yaml"), succeeding("", "", "", 3)).unwrap();
+    let text = crate::scenario(
+        "    nodes:\n      - {name: n0, cpu: 1, memory: 4Gi}",
+        "  workload:\n    - manifests: job.yaml\n",
+    );
+    std::fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let o = crate::lahar().arg("validate").arg(dir.path().join("s.yaml")).assert().code(2);
+    let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
+    let needle = "job.yaml:8:7: document 1: spec.tasks[0]: its containers succeed after their run time (300 s) and the kubelet restarts them in place (`restartPolicy: Always`, the default)";
+    assert!(err.contains(needle), "{err}");
+}
+
 /// A VolcanoJob restarted whole (RestartJob) has its PodGroup made anew at
 /// once, not when its killed pods are gone: `killPods` deletes the group and the
 /// Restarting state's next sync, at the pods' own updates, makes it again
@@ -683,7 +734,7 @@ fn restarting_job(job_policy: &str, b_policy: &str) -> String {
 fn restarting_job_with(job_policy: &str, b_policy: &str, b_meta: &str) -> String {
     let task = |name: &str, n: u32, policies: &str, meta: &str| {
         format!(
-            "    - name: {name}\n      replicas: {n}\n{policies}      template:\n{meta}        spec:\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+            "    - name: {name}\n      replicas: {n}\n{policies}      template:\n{meta}        spec:\n          restartPolicy: OnFailure\n          containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
         )
     };
     let restart_task = "      policies: [{event: PodEvicted, action: RestartTask}]\n";

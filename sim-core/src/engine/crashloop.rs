@@ -1,5 +1,7 @@
-//! Containers restarting in place: under `restartPolicy: OnFailure` or `Always`
-//! the kubelet restarts a container that exited, after a back-off that doubles
+//! Containers restarting in place: under `restartPolicy: OnFailure` the
+//! kubelet restarts a container that failed, under `Always` one that exited
+//! whatever its code (a VolcanoJob task's run time, read as its container
+//! succeeding), after a back-off that doubles
 //! at each exit (CrashLoopBackOff: 10 s, 20 s, 40 s… at most 300 s, back to
 //! 10 s after an exit more than 600 s after the one before — `flowcontrol.Backoff`
 //! as kuberuntime's `doBackOff` uses it), while its pod stays Running on its
@@ -8,6 +10,7 @@
 //! the restarts of the task's Running and Pending pods reach the task's
 //! `maxRetry` (`jobCache.TaskFailed`).
 
+use super::controller::Lifecycle;
 use super::{EndReason, Engine, Event};
 
 use crate::model::ids::{JobId, PodId};
@@ -20,12 +23,25 @@ const FIRST_BACKOFF: SimDuration = SimDuration::from_secs(10);
 const MAX_BACKOFF: SimDuration = SimDuration::from_secs(300);
 
 impl Engine {
-    /// Pod `p`'s container exited with a failure and is restarted in place
-    /// after the kubelet's back-off: the pod stays Running and holds its node,
-    /// its job loses the work since its last checkpoint and goes on only if its
-    /// other pods reach its minimum.
+    /// Pod `p`'s container exited and is restarted in place after the
+    /// kubelet's back-off: the pod stays Running and holds its node, its job
+    /// goes on only if its other pods reach its minimum and, when the container
+    /// failed (exit code not 0), loses the work since its last checkpoint.
     pub(super) fn crashed_in_place(&mut self, p: PodId) {
         let now = self.now;
+        let pod = &self.world.pods[p];
+        let j = pod.job;
+        let failed = self.world.jobs[j].spec.tasks[pod.task as usize].exits.is_none_or(|e| e.code != 0);
+        // A container that succeeds at the instant its job's work ends leaves
+        // the job done: it completes rather than wait for the restart.
+        let job = &self.world.jobs[j];
+        if !failed && job.is_progressing() && !job.spec.duration.is_unbounded() {
+            self.credit(j);
+            let job = &self.world.jobs[j];
+            if job.progress.done >= job.spec.duration.micros() {
+                return self.on(Lifecycle::WorkDone(j));
+            }
+        }
         let pod = &mut self.world.pods[p];
         // `flowcontrol.Backoff.Next`: a first exit, or one more than twice the
         // longest back-off after the last, starts again from the first.
@@ -34,9 +50,8 @@ impl Engine {
         let delay = SimDuration(FIRST_BACKOFF.micros() << pod.backoff).min(MAX_BACKOFF);
         pod.down = true;
         pod.last_crash = now;
-        let j = pod.job;
         self.events.push(now.plus(delay), Event::ContainerRestart(p, now));
-        self.stop_progress(j, true);
+        self.stop_progress(j, failed);
         self.phase_due.push(j);
         self.refresh_job_keeping_phase(j);
         self.heard_in_place(p);

@@ -5,7 +5,7 @@ use super::common::{self, Ck, JobHead, join};
 use super::subgroup;
 use super::yaml::{At, Doc, Node, Val};
 use super::{Context, ImportedJob};
-use lahar_core::model::job::{Dependency, InPlace, Policy, PolicyAction, PolicyEvent, TaskSpec};
+use lahar_core::model::job::{ContainerExit, Dependency, InPlace, Policy, PolicyAction, PolicyEvent, TaskSpec};
 use lahar_core::util::time::SimDuration;
 use std::collections::BTreeMap;
 
@@ -110,6 +110,16 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
             _ => Some(3),
         };
         task.exits = common::container_exit(ck, &shape, &tpl, &tplp, InPlace { task_max_retry });
+        // Under `restartPolicy: Always` (the API server's default for a pod)
+        // the kubelet restarts a container that succeeded too: the task's run
+        // time ends no pod but each run of its container, which restarts in
+        // place; its pods end with their job.
+        let policy = tspec.and_then(|s| s.get("restartPolicy")).and_then(Node::scalar);
+        let always = policy.is_none_or(|p| p == "Always");
+        if let Some(d) = task.run_time.filter(|d| always && task.exits.is_none_or(|e| *d <= e.after)) {
+            task.exits = Some(ContainerExit { after: d, code: 0, in_place: Some(InPlace { task_max_retry }) });
+            task.run_time = None;
+        }
         if let Some(dep) = t.get("dependsOn") {
             let dp = join(&tp, "dependsOn");
             for (k, n) in ck.seq(dep, "name", &dp).iter().enumerate() {
@@ -161,11 +171,6 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     // replicas only makes the job Fail when every pod has ended).
     let min_success = ck.opt_count(spec, "minSuccess", sp, 1).map(|x| x as u32);
     let job_policies = common::policies(ck, spec, sp);
-    if cx.horizon.is_none() {
-        for &(i, at) in &restarting {
-            endless_restarts(ck, &tasks[i], &job_policies, at, &format!("spec.tasks[{i}]"));
-        }
-    }
     let nt = spec.get("networkTopology").map(|n| common::network_topology(ck, cx.tiers, n, "spec.networkTopology"));
     // Plugins (ssh, svc, env, pytorch, mpi, tensorflow, ray) add environment, services,
     // ports and secrets; none changes what the scheduler sees. Unknown names are errors.
@@ -179,6 +184,11 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
         }
     }
     let timing = common::timing(ck, cx, &meta.annotations, meta.at, "");
+    if let (None, Some(t)) = (cx.horizon, &timing) {
+        for &(i, at) in &restarting {
+            endless_restarts(ck, &tasks[i], &job_policies, t.duration, at, &format!("spec.tasks[{i}]"));
+        }
+    }
     let topology = task_topology(ck, &meta.annotations, &tasks);
     // The job controller gives the PodGroup the job's annotations and labels.
     let group_preemptable = common::group_preemptable(ck, &meta.labels, &meta.annotations, "");
@@ -332,27 +342,38 @@ fn map_of<'n>(n: &'n mut Node, key: &str) -> &'n mut Node {
     child
 }
 
-/// A task whose containers fail and restart in place forever keeps its job, and
-/// so a run without a horizon, from ending: unless its own run time ends a
-/// container first, or a `TaskFailed` policy that ends or restarts the job
-/// (restarts count towards its `maxRetry`) comes with a task `maxRetry`, the
-/// scenario needs `spec.horizon`.
-fn endless_restarts(ck: &mut Ck<'_>, task: &TaskSpec, job_policies: &[Policy], at: At, path: &str) {
+/// A task whose containers restart in place forever keeps its job, and so a
+/// run without a horizon, from ending: unless its own run time ends a failing
+/// container first, the job's work (of `job_duration`) ends containers that
+/// succeed (`Always`: no work is lost at their restarts), or a `TaskFailed`
+/// policy that ends or restarts the job (restarts count towards its
+/// `maxRetry`) comes with a task `maxRetry`, the scenario needs `spec.horizon`.
+fn endless_restarts(
+    ck: &mut Ck<'_>,
+    task: &TaskSpec,
+    job_policies: &[Policy],
+    job_duration: SimDuration,
+    at: At,
+    path: &str,
+) {
     let Some(e) = task.exits else { return };
     let Some(in_place) = e.in_place else { return };
-    if task.run_time.is_some_and(|d| d <= e.after) {
+    if task.run_time.is_some_and(|d| d <= e.after) || (e.code == 0 && job_duration != SimDuration::UNBOUNDED) {
         return;
     }
     let ends = |p: &Policy| p.event.matches(PolicyEvent::TaskFailed) && p.action != PolicyAction::ResumeJob;
     if in_place.task_max_retry.is_some() && task.policies.iter().chain(job_policies).any(ends) {
         return;
     }
-    ck.err(
-        at,
-        path,
+    let after = e.after.secs_string();
+    let msg = if e.code == 0 {
         format!(
-            "its containers fail every {} s and restart in place (`restartPolicy` `OnFailure` or `Always`) with nothing to end them: set `spec.horizon` in the scenario, or give the task a `maxRetry` and the job a `TaskFailed` policy that ends or restarts it",
-            e.after.secs_string()
-        ),
-    );
+            "its containers succeed after their run time ({after} s) and the kubelet restarts them in place (`restartPolicy: Always`, the default), so its pods never end: give the template `restartPolicy: OnFailure` or `Never`, give the job a `lahar.io/duration` (its pods end with it), set `spec.horizon` in the scenario, or give the task a `maxRetry` and the job a `TaskFailed` policy that ends or restarts it"
+        )
+    } else {
+        format!(
+            "its containers fail every {after} s and restart in place (`restartPolicy` `OnFailure` or `Always`) with nothing to end them: set `spec.horizon` in the scenario, or give the task a `maxRetry` and the job a `TaskFailed` policy that ends or restarts it"
+        )
+    };
+    ck.err(at, path, msg);
 }
