@@ -164,12 +164,14 @@ pub struct TaskSpec {
     /// the job controller hears `PodFailed` with its exit code; a VolcanoJob's
     /// or batch/v1 Job's pod under `OnFailure` (or a VolcanoJob's under
     /// `Always`) stays Running while the kubelet restarts the container in
-    /// place ([`ContainerExit::in_place`]).
+    /// place ([`ContainerExit::in_place`]). A VolcanoJob task's run time under
+    /// `Always` is an exit with code 0, restarted in place, and no `run_time`.
     pub exits: Option<ContainerExit>,
 }
 
-/// A container that exits with a failure: after running `after`, with exit code
-/// `code` (1–255).
+/// A container that exits: after running `after`, with exit code `code` (1–255,
+/// a failure; 0: a VolcanoJob task's run time under `restartPolicy: Always`,
+/// whose container the kubelet restarts although it succeeded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContainerExit {
     /// How long each run of the container lasts before it exits.
