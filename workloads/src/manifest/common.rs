@@ -396,15 +396,15 @@ fn node_affinity(ck: &mut Ck<'_>, n: &Node, path: &str, why: &str) -> Vec<(Strin
     out
 }
 
+/// A pod's `restartPolicy` values.
+pub(crate) const RESTART_POLICIES: [&str; 3] = ["Always", "OnFailure", "Never"];
+
 /// Reads a pod template (`{metadata, spec}`) or a Pod object at `path`.
 /// Requests: the sum over containers, each resource's limit standing in for a
 /// missing request (as Kubernetes defaults it); init containers raise a dimension
 /// to their own largest request. Priority: `spec.priority`, else the value of
 /// `spec.priorityClassName` (which must exist), else the global default class, else
 /// Volcano's task default 1; the `volcano.sh/task-priority` annotation overrides.
-/// A pod's `restartPolicy` values.
-pub(crate) const RESTART_POLICIES: [&str; 3] = ["Always", "OnFailure", "Never"];
-
 pub(crate) fn pod_shape(ck: &mut Ck<'_>, cx: &mut super::Context<'_>, tpl: &Node, path: &str) -> PodShape {
     let meta = meta(ck, tpl, path, false);
     let empty = Node { at: tpl.at, val: Val::Null };
