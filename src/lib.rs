@@ -288,6 +288,12 @@ fn engine_with(s: Scenario, policy: Option<Box<dyn Scheduler>>) -> (Engine, scen
         world.set_placement(s.workload.target.clone(), rule);
     }
     let mut engine = Engine::streaming(world, source, scheduler, runtime, s.engine);
+    engine.set_reloads(
+        s.reloads
+            .into_iter()
+            .map(|c| Box::new(lahar_policies::volcano::Volcano::new(c)) as Box<dyn Scheduler>)
+            .collect(),
+    );
     if let Some(plan) = s.faults {
         engine.set_faults(plan);
     }
@@ -361,6 +367,14 @@ pub fn run_policy(
     }
     s.engine.exhaustive |= opts.exhaustive;
     check_extenders(&s, opts.allow_remote_extender)?;
+    let reload = s.engine.timeline.iter().find(|t| matches!(t.op, lahar_core::timeline::Operation::Conf(_)));
+    if let (Some(p), Some(step)) = (&policy, reload) {
+        let why = format!(
+            "reloads a volcano-scheduler.conf, but the run is scheduled by the policy `{}`, which reads no conf",
+            p.name()
+        );
+        return Err(RunError::Input(scenario::ScenarioError::one(&s.name, None, &format!("{}.conf", step.place), why)));
+    }
     if opts.in_memory && opts.parquet {
         let why = "a run to memory hands back its CSVs' bytes; Parquet files need an output directory";
         return Err(RunError::Input(scenario::ScenarioError::one(&s.name, None, "", why)));
@@ -533,8 +547,24 @@ fn interrupted_at(summary: &Summary) -> lahar_reports::Interrupted {
 /// Every `extender` plugin of a Volcano conf must have its server answering
 /// before the run starts (its calls decide placements): a clear error up front,
 /// not a run of failed calls.
+/// So must those of a conf the timeline reloads.
 fn check_extenders(s: &Scenario, allow_remote: bool) -> Result<(), RunError> {
     let SchedulerChoice::Volcano(conf) = &s.scheduler else { return Ok(()) };
+    check_conf_extenders(conf, "spec.scheduler", allow_remote)?;
+    for step in &s.engine.timeline {
+        if let lahar_core::timeline::Operation::Conf(i) = step.op {
+            check_conf_extenders(&s.reloads[i as usize], &format!("{}.conf", step.place), allow_remote)?;
+        }
+    }
+    Ok(())
+}
+
+/// [`check_extenders`] for one conf, its errors placed at `place`.
+fn check_conf_extenders(
+    conf: &lahar_policies::volcano::conf::SchedulerConf,
+    place: &str,
+    allow_remote: bool,
+) -> Result<(), RunError> {
     for (ti, tier) in conf.tiers.iter().enumerate() {
         for (pi, pc) in tier.iter().enumerate() {
             if pc.name != "extender" {
@@ -545,7 +575,7 @@ fn check_extenders(s: &Scenario, allow_remote: bool) -> Result<(), RunError> {
             let url = pc.args.str("extender.urlPrefix").unwrap_or_default();
             let refuse = |m: String| {
                 RunError::Input(scenario::ScenarioError::one(
-                    "spec.scheduler",
+                    place,
                     None,
                     &format!("tiers[{ti}].plugins[{pi}].arguments.extender.urlPrefix"),
                     m,

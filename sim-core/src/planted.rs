@@ -199,4 +199,9 @@ pub struct PlantedBugs {
     /// that the session is then as the step would leave it). Never set outside
     /// tests.
     pub audit_lone_node: bool,
+    /// Leaves the World's journals of changed jobs running when a conf edit
+    /// hands the run to another scheduler ([`crate::world::World::restart_journals`]),
+    /// so that tests can show the equivalence check catches a scheduler that
+    /// takes over with a view of only the last changes. Never set outside tests.
+    pub kept_journals: bool,
 }

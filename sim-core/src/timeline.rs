@@ -5,7 +5,8 @@
 //! its pods with it; an edited queue is read by the next session; a cordon is the
 //! `node.kubernetes.io/unschedulable` taint; a `NoExecute` taint makes the taint
 //! manager delete the pods that do not tolerate it; a node deleted takes its pods
-//! with it; a node added brings its capacity.
+//! with it; a node added brings its capacity; an edited scheduler conf schedules
+//! the sessions from then on.
 
 use crate::model::cluster::Taint;
 
@@ -116,6 +117,11 @@ pub enum Operation {
         /// The gates to remove; every gate when `None`.
         gates: Option<Vec<String>>,
     },
+    /// An edit of the scheduler's conf (`volcano-scheduler-configmap`, which
+    /// Volcano's scheduler watches and reloads): from the next session on, the
+    /// run is scheduled by the run's standby scheduler of this index (the conf
+    /// read and checked before the run; [`crate::engine::Engine::set_reloads`]).
+    Conf(u32),
     /// `kubectl taint nodes … key[:Effect]-`: the taints of that key (and
     /// effect, when given) go.
     Untaint {

@@ -53,6 +53,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         scheduler,
         baseline_options,
         conf_text,
+        reloads,
         comm,
         sources,
         snapshot_source,
@@ -364,6 +365,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         warnings: v.warnings,
         text: String::new(),
         conf_text,
+        reloads,
         placement,
         faults,
     })

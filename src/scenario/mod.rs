@@ -169,6 +169,10 @@ pub struct Scenario {
     /// The volcano-scheduler.conf text the run used (Volcano's default conf when the
     /// scenario names none); `None` for a baseline.
     pub conf_text: Option<String>,
+    /// The confs `spec.timeline`'s `conf` steps reload, by the index their
+    /// [`lahar_core::timeline::Operation::Conf`] names (checked: Volcano runs
+    /// only, the device models unchanged).
+    pub reloads: Vec<lahar_policies::volcano::conf::SchedulerConf>,
     /// `spec.placement`: the FGD paper's placement-only evaluation, run by
     /// [`crate::placement::run`] instead of the engine (its workload is then empty).
     pub placement: Option<crate::placement::Placement>,

@@ -206,6 +206,9 @@ pub struct RawStep {
     pub ungate_pod: Option<Spanned<String>>,
     pub ungate_job: Option<Spanned<String>>,
     pub gates: Option<Spanned<Vec<Spanned<String>>>>,
+    /// A volcano-scheduler.conf the scheduler reloads at `at` (relative to the
+    /// scenario's folder).
+    pub conf: Option<Spanned<String>>,
     pub key: Option<Spanned<String>>,
     pub value: Option<Spanned<String>>,
     pub effect: Option<Spanned<String>>,

@@ -39,7 +39,7 @@ use proptest::test_runner::TestCaseError;
 
 /// The production-style conf with drf choosing preempt victims (P), the same
 /// with `enablePreemptable: false` (P′), and P′ with reclaim before preempt.
-const CONFS: [&str; 3] = [
+pub(super) const CONFS: [&str; 3] = [
     r#"actions: "enqueue, allocate, backfill, preempt, reclaim"
       tiers:
       - plugins: [{name: priority}, {name: gang}, {name: conformance}]
@@ -55,8 +55,8 @@ const CONFS: [&str; 3] = [
 ];
 
 #[derive(Debug, Clone)]
-struct J {
-    submit: u32,
+pub(super) struct J {
+    pub(super) submit: u32,
     dur: u32,
     queue: usize,
     /// Priority class index: 0, 1 or 2 (values 0, 100, 1000).
@@ -94,12 +94,12 @@ fn job(
     )
 }
 
-fn jobs() -> impl Strategy<Value = Vec<J>> {
+pub(super) fn jobs() -> impl Strategy<Value = Vec<J>> {
     let extras = (any::<bool>(), prop::sample::select(vec![0u32, 0, 0, 1, 2]));
     prop::collection::vec(job(0u32..3000, 1..5, 0..3, vec![1, 2, 4, 8], extras), 10..45)
 }
 
-fn text(nodes: u32, conf: &str, jobs: &[J]) -> String {
+pub(super) fn text(nodes: u32, conf: &str, jobs: &[J]) -> String {
     let mut w = format!(
         "  seed: 9\n  horizon: 8h\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, gpus: 8, cpu: 64, memory: 512Gi}}\n    fabric:\n      - {{tier: 1, name: leaf, fanout: 2}}\n      - {{tier: 2, name: spine, fanout: 8}}\n  queues:\n    - {{name: a, weight: 2}}\n    - {{name: b, weight: 1, reclaimable: false}}\n    - {{name: c, weight: 1}}\n  priorityClasses:\n    - {{name: batch, value: 0}}\n    - {{name: standard, value: 100}}\n    - {{name: urgent, value: 1000}}\n  scheduler:\n    inline: |\n      {conf}\n  workload:\n    - jobs:\n"
     );

@@ -7,6 +7,7 @@ mod check;
 mod claims;
 mod cli;
 mod comm_runtime;
+mod conf_reload;
 mod e2e_cronjob;
 mod e2e_jobp_base;
 mod e2e_jobseq;

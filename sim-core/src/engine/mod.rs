@@ -208,6 +208,9 @@ pub struct Engine {
     /// Events ever pushed when the run's tail was last swept
     /// ([`Engine::sweep_tail`]).
     tail_swept: Option<u64>,
+    /// The schedulers the timeline's conf edits switch to, by index
+    /// ([`crate::timeline::Operation::Conf`]); each is taken when its edit comes.
+    reloads: Vec<Option<Box<dyn Scheduler>>>,
 }
 
 impl Engine {
@@ -273,6 +276,7 @@ impl Engine {
             service_samples: Vec::new(),
             scaling_out: Vec::new(),
             tail_swept: None,
+            reloads: Vec::new(),
         };
         engine.absent = vec![false; engine.world.cluster.len()];
         for n in engine.cfg.absent_nodes.clone() {
@@ -313,6 +317,14 @@ impl Engine {
             recorder.node_service(&self.world, n, t);
         }
         self.recorder = Some(recorder);
+    }
+
+    /// The schedulers the timeline's conf edits switch to: edit
+    /// [`crate::timeline::Operation::Conf`]`(i)` schedules the sessions from its
+    /// instant on with `reloads[i]` (an edit without one is a
+    /// `timeline-action-ignored` warning).
+    pub fn set_reloads(&mut self, reloads: Vec<Box<dyn Scheduler>>) {
+        self.reloads = reloads.into_iter().map(Some).collect();
     }
 
     /// Stops the run before its next instant once `stop` is set (an interrupt):

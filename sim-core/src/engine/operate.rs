@@ -138,9 +138,33 @@ impl Engine {
                 }
                 true
             }
+            Operation::Conf(i) => match self.reloads.get_mut(i as usize).and_then(Option::take) {
+                Some(s) => {
+                    self.reconfigure(s);
+                    true
+                }
+                None => self.ignored(&step.place, format!("no scheduler conf #{i} to reload")),
+            },
         };
         // An action that found nothing changed nothing: no session for it.
         self.dirty |= acted;
+    }
+
+    /// The scheduler's conf edited: Volcano's scheduler reloads it
+    /// (`watchSchedulerConf`, `loadSchedulerConf`) and its next `runOnce` opens
+    /// its session with the new actions, plugins and arguments. Plugins are made
+    /// anew each session in Volcano, so nothing of the old scheduler carries
+    /// over: the new one starts with no memo of earlier sessions, and the
+    /// World's journals of changed jobs start again (a scheduler that keeps its
+    /// own view of the jobs walks them all at its first session). What the
+    /// controllers read of the scheduler (gang's unschedulable marks) follows.
+    fn reconfigure(&mut self, s: Box<dyn crate::session::Scheduler>) {
+        self.marks_unschedulable = s.marks_unschedulable();
+        self.admits_pod_groups = s.admits_pod_groups();
+        self.scheduler = s;
+        if !self.cfg.planted.kept_journals {
+            self.world.restart_journals();
+        }
     }
 
     /// Volcano's AbortJob (a policy's, or `vcctl job suspend`): the job's pods

@@ -1198,6 +1198,17 @@ impl World {
         }
     }
 
+    /// Stops both journals of changed jobs (`waiting_changes`, `job_changes`)
+    /// and empties them: the next drain starts them again and tells its
+    /// scheduler to walk every job (a scheduler that just took over has no view
+    /// the journals could bring up to date).
+    pub fn restart_journals(&mut self) {
+        self.track_waiting = false;
+        self.waiting_changes.clear();
+        self.track_jobs = false;
+        self.job_changes.clear();
+    }
+
     /// Settles [`World::admitted_groups`] after the changes noted since it was
     /// last settled.
     pub fn sync_groups(&mut self) {

@@ -247,6 +247,9 @@ pub(crate) struct Validated<'a> {
     pub baseline_options: lahar_policies::baselines::BaselineOptions,
     /// The conf text, kept for the run's record (input-scheduler.conf).
     pub conf_text: Option<String>,
+    /// The confs `spec.timeline`'s `conf` steps reload, by the index their
+    /// steps name.
+    pub reloads: Vec<lahar_policies::volcano::conf::SchedulerConf>,
     pub comm: CommSettings,
     /// The workload sources, in the scenario's order.
     pub sources: Vec<Source>,
@@ -427,9 +430,15 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     };
     let conf_text = scheduler::conf_text(&scheduler, spec.scheduler.as_ref(), base);
     let baseline_options = scheduler::baseline_options(&mut v, spec.scheduler.as_ref());
-    // Budgets only the pdb plugin reads: without it they change nothing.
-    let reads_budgets =
-        matches!(&scheduler, SchedulerChoice::Volcano(c) if c.tiers.iter().flatten().any(|p| p.name == "pdb"));
+    // The confs the timeline reloads, read now: the budgets' warning counts them.
+    let mut reloads = timeline::Reloads { base, first: &scheduler, confs: Vec::new() };
+    engine.timeline =
+        timeline::steps(&mut v, spec.timeline.as_deref().unwrap_or_default(), &nodes, &queue_ids, &mut reloads);
+    let reloads = reloads.confs;
+    // Budgets only the pdb plugin reads: without it (in every conf of the run)
+    // they change nothing.
+    let pdb = |c: &lahar_policies::volcano::conf::SchedulerConf| c.tiers.iter().flatten().any(|p| p.name == "pdb");
+    let reads_budgets = matches!(&scheduler, SchedulerChoice::Volcano(c) if pdb(c)) || reloads.iter().any(pdb);
     if !budgets.is_empty() && !reads_budgets {
         let first = &budgets[0];
         let message = format!(
@@ -466,7 +475,6 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     let mut sources = Vec::new();
     let placement = placement_mode.and_then(|p| placement::placement(&mut v, p, spec, &scheduler, &nodes, base));
     let faults = spec.faults.as_ref().map(|f| faults::faults(&mut v, f, &nodes, base));
-    engine.timeline = timeline::steps(&mut v, spec.timeline.as_deref().unwrap_or_default(), &nodes, &queue_ids);
     engine.services = services::services(&mut v, spec.services.as_deref().unwrap_or_default(), &nodes, base);
     engine.hpa = services::autoscaling(&mut v, spec.autoscaling.as_ref());
     for (s, src) in spec.workload.iter().flatten().enumerate().filter(|_| placement_mode.is_none()) {
@@ -533,6 +541,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         scheduler,
         baseline_options,
         conf_text,
+        reloads,
         comm,
         sources,
         snapshot_source,

@@ -106,6 +106,65 @@ pub(super) fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: 
     }
 }
 
+/// A timeline step's `conf` (`c`, at field `path`): the volcano-scheduler.conf
+/// the scheduler reloads then, read relative to `base` and checked as
+/// `spec.scheduler.conf` is. The run's scheduler (`first`) must be Volcano's,
+/// and the conf must leave as they are the choices lahar makes once, from the
+/// first conf, for the whole run: how devices are modelled (vGPU, vNPU, their
+/// device ConfigMap, NUMA) and the FGD policy shares of one GPU follow. `None`
+/// when bad (reported).
+pub(super) fn reloaded_conf(
+    v: &mut V<'_>,
+    c: &Spanned<String>,
+    path: &str,
+    base: &Path,
+    first: &SchedulerChoice,
+) -> Option<lahar_policies::volcano::conf::SchedulerConf> {
+    if let SchedulerChoice::Baseline(b) = first {
+        let why = format!(
+            "reloads a volcano-scheduler.conf, but the run's scheduler is the baseline `{b}`: only a Volcano scheduler (`spec.scheduler.conf` or `inline`) reads a conf"
+        );
+        v.err(at(c), path, why);
+        return None;
+    }
+    let p = lahar_core::util::files::join(base, &c.value);
+    let text = match lahar_core::util::files::read_to_string(&p) {
+        Ok(t) => t,
+        Err(e) => {
+            v.err(at(c), path, format!("cannot read `{}`: {e}", p.display()));
+            return None;
+        }
+    };
+    let next = match volcano_conf(v, &text, Some(&p.display().to_string()), None, path) {
+        SchedulerChoice::Volcano(conf) => SchedulerChoice::Volcano(conf),
+        SchedulerChoice::Baseline(_) => return None,
+    };
+    let differs = [
+        (
+            "deviceshare.VGPUEnable (with its SchedulePolicy and GPUExclusiveRules)",
+            first.vgpu_policy() != next.vgpu_policy(),
+        ),
+        ("deviceshare.AscendHAMiVNPUEnable (with its SchedulePolicy)", first.vnpu_policy() != next.vnpu_policy()),
+        ("deviceshare.KnownGeometriesCMNamespace/CMName", first.device_config_map() != next.device_config_map()),
+        ("the numa-aware plugin", first.models_numa() != next.models_numa()),
+        ("the fgd plugin and its policy", first.placement_policy() != next.placement_policy()),
+    ];
+    let what: Vec<&str> = differs.iter().filter(|(_, d)| *d).map(|(w, _)| *w).collect();
+    if !what.is_empty() {
+        let why = format!(
+            "`{}` changes {} from the run's first conf: lahar models the cluster's devices once, from that conf, for the whole run; a reloaded conf must keep them",
+            p.display(),
+            what.join(", ")
+        );
+        v.err(at(c), path, why);
+        return None;
+    }
+    match next {
+        SchedulerChoice::Volcano(conf) => Some(*conf),
+        SchedulerChoice::Baseline(_) => None,
+    }
+}
+
 /// The largest `promoteKnob` (the authors' simulator offers up to 1,000).
 const MAX_PROMOTE_KNOB: i64 = 1_000_000;
 /// The most `tiresias` queues (thresholds + 1).

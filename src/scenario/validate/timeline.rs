@@ -2,10 +2,12 @@
 //! one action per entry, its fields known, queues that exist, node patterns that
 //! match nodes. Pods and jobs are named as lahar's outputs name them and looked up
 //! when the action comes (a job may arrive from a trace); one that is not there
-//! then is a counted warning after the run.
+//! then is a counted warning after the run. A conf the scheduler reloads is read
+//! and checked here too.
 
 use super::faults::matching;
 use super::{V, at};
+use crate::scenario::SchedulerChoice;
 use crate::scenario::raw::RawStep;
 use lahar_core::model::cluster::{Node, NodeId, Taint};
 use lahar_core::model::queue::QueueId;
@@ -13,6 +15,16 @@ use lahar_core::timeline::{Operation, Step};
 use lahar_core::util::time::SimTime;
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What a `conf` step needs: the scenario's folder (its path is relative to it)
+/// and the run's first scheduler; and what the steps read, the confs by the
+/// index their [`Operation::Conf`] names.
+pub(super) struct Reloads<'a> {
+    pub(super) base: &'a Path,
+    pub(super) first: &'a SchedulerChoice,
+    pub(super) confs: Vec<lahar_policies::volcano::conf::SchedulerConf>,
+}
 
 /// The steps, in time order (ties in the order given).
 pub(super) fn steps(
@@ -20,11 +32,12 @@ pub(super) fn steps(
     raw: &[Spanned<RawStep>],
     nodes: &[Node],
     queues: &BTreeMap<String, QueueId>,
+    reloads: &mut Reloads<'_>,
 ) -> Vec<Step> {
     let mut out = Vec::new();
     for (i, s) in raw.iter().enumerate() {
         let path = format!("spec.timeline[{i}]");
-        if let Some(op) = operation(v, &s.value, &path, at(s), nodes, queues)
+        if let Some(op) = operation(v, &s.value, &path, at(s), (nodes, queues), reloads)
             && let Some(d) = v.duration(&s.value.at, &format!("{path}.at"))
         {
             out.push(Step { at: SimTime::ZERO.plus(d), op, place: path });
@@ -47,8 +60,8 @@ fn operation(
     r: &RawStep,
     path: &str,
     whole: super::At,
-    nodes: &[Node],
-    queues: &BTreeMap<String, QueueId>,
+    (nodes, queues): (&[Node], &BTreeMap<String, QueueId>),
+    reloads: &mut Reloads<'_>,
 ) -> Option<Operation> {
     let verbs = [
         ("deletePod", r.delete_pod.as_ref()),
@@ -65,6 +78,7 @@ fn operation(
         ("untaint", r.untaint.as_ref()),
         ("ungatePod", r.ungate_pod.as_ref()),
         ("ungateJob", r.ungate_job.as_ref()),
+        ("conf", r.conf.as_ref()),
     ];
     let given: Vec<&str> = verbs.iter().filter(|(_, x)| x.is_some()).map(|(k, _)| *k).collect();
     if given.len() != 1 {
@@ -73,7 +87,7 @@ fn operation(
             whole,
             path,
             format!(
-                "expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, addNodes, removeNodes, taint, untaint, ungatePod, ungateJob; got {what}"
+                "expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, addNodes, removeNodes, taint, untaint, ungatePod, ungateJob, conf; got {what}"
             ),
         );
         return None;
@@ -211,6 +225,12 @@ fn operation(
             None => None,
         };
         return Some(Operation::Ungate { namespace, name, job, gates });
+    }
+    if let Some(c) = &r.conf {
+        let field = format!("{path}.conf");
+        let conf = super::scheduler::reloaded_conf(v, c, &field, reloads.base, reloads.first)?;
+        reloads.confs.push(conf);
+        return Some(Operation::Conf((reloads.confs.len() - 1) as u32));
     }
     if let Some(x) = &r.cordon {
         return nodes_of(x, v, "cordon").map(Operation::Cordon);
