@@ -291,7 +291,9 @@ fn engine_with(s: Scenario, policy: Option<Box<dyn Scheduler>>) -> (Engine, scen
     engine.set_reloads(
         s.reloads
             .into_iter()
-            .map(|c| Box::new(lahar_policies::volcano::Volcano::new(c)) as Box<dyn Scheduler>)
+            .map(|c| -> lahar_core::engine::Reload {
+                Box::new(move || Box::new(lahar_policies::volcano::Volcano::new(c.clone())))
+            })
             .collect(),
     );
     if let Some(plan) = s.faults {
@@ -551,10 +553,18 @@ fn interrupted_at(summary: &Summary) -> lahar_reports::Interrupted {
 fn check_extenders(s: &Scenario, allow_remote: bool) -> Result<(), RunError> {
     let SchedulerChoice::Volcano(conf) = &s.scheduler else { return Ok(()) };
     check_conf_extenders(conf, "spec.scheduler", allow_remote)?;
+    // Each conf once, placed at the first step that reloads it.
+    let mut first: Vec<Option<&str>> = vec![None; s.reloads.len()];
     for step in &s.engine.timeline {
-        if let lahar_core::timeline::Operation::Conf(i) = step.op {
-            check_conf_extenders(&s.reloads[i as usize], &format!("{}.conf", step.place), allow_remote)?;
+        if let lahar_core::timeline::Operation::Conf(i) = step.op
+            && let Some(at) = first.get_mut(i as usize)
+        {
+            at.get_or_insert(&step.place);
         }
+    }
+    for (conf, place) in s.reloads.iter().zip(first) {
+        let place = place.map_or_else(|| "spec.timeline".to_string(), |p| format!("{p}.conf"));
+        check_conf_extenders(conf, &place, allow_remote)?;
     }
     Ok(())
 }

@@ -170,7 +170,7 @@ fn tiresias_handover(
     s.engine.timeline.push(Step { at, op: Operation::Conf(0), place: "handover".into() });
     let seed = s.seed;
     let mut e = lahar::build_engine(s);
-    e.set_reloads(vec![lahar_policies::baseline("tiresias", seed).expect("tiresias")]);
+    e.set_reloads(vec![Box::new(move || lahar_policies::baseline("tiresias", seed).expect("tiresias"))]);
     let out = e.run();
     format!("{:?}\n{:?}", out.decisions, out.pods)
 }
@@ -297,4 +297,32 @@ fn the_conf_edit_example_does_what_it_says() {
     let jobs = std::fs::read_to_string(out2.join("jobs.csv")).unwrap();
     let finetune = rows(&jobs).into_iter().find(|r| r[0] == "finetune").unwrap();
     assert_eq!(finetune[5], "43200");
+}
+
+/// A run reloads at most 1,000 different confs (each held parsed for the
+/// run); steps naming one conf again share it, however many they are.
+#[test]
+fn at_most_a_thousand_different_confs() {
+    let steps = |n: usize, distinct: bool| -> String {
+        let mut t = String::from("  timeline:\n");
+        for i in 0..n {
+            let f = if distinct { format!("c{i}.conf") } else { "c0.conf".to_string() };
+            t += &format!("    - {{at: {}s, conf: {f}}}\n", i + 1);
+        }
+        t
+    };
+    let write = |timeline: &str| {
+        let (dir, path) = folder(&one_node(timeline));
+        for i in 0..1001 {
+            std::fs::write(dir.path().join(format!("c{i}.conf")), NO_PREEMPT).unwrap();
+        }
+        (dir, path)
+    };
+    let (_dir, path) = write(&steps(1001, true));
+    let out = lahar().arg("validate").arg(&path).assert().code(2);
+    let e = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(e.contains("spec.timeline[1000].conf: more than 1000 different confs reloaded in one run"), "{e}");
+    assert_eq!(e.matches("error:").count(), 1, "{e}");
+    let (_dir, path) = write(&steps(3000, false));
+    lahar().arg("validate").arg(&path).assert().success();
 }

@@ -118,6 +118,10 @@ fn runs_since(world: &World, p: PodId, started: SimTime) -> bool {
     world.pods.get(p).is_some_and(|pod| pod.status == PodStatus::Running && pod.started == started)
 }
 
+/// Makes the scheduler a conf edit of the timeline hands the run to
+/// ([`Engine::set_reloads`]).
+pub type Reload = Box<dyn Fn() -> Box<dyn Scheduler> + Send>;
+
 /// The simulator.
 pub struct Engine {
     world: World,
@@ -208,9 +212,10 @@ pub struct Engine {
     /// Events ever pushed when the run's tail was last swept
     /// ([`Engine::sweep_tail`]).
     tail_swept: Option<u64>,
-    /// The schedulers the timeline's conf edits switch to, by index
-    /// ([`crate::timeline::Operation::Conf`]); each is taken when its edit comes.
-    reloads: Vec<Option<Box<dyn Scheduler>>>,
+    /// What makes the schedulers the timeline's conf edits switch to, by
+    /// index ([`crate::timeline::Operation::Conf`]): each edit makes its own
+    /// when it comes (however many steps name one conf).
+    reloads: Vec<Reload>,
 }
 
 impl Engine {
@@ -319,12 +324,12 @@ impl Engine {
         self.recorder = Some(recorder);
     }
 
-    /// The schedulers the timeline's conf edits switch to: edit
+    /// What makes the schedulers the timeline's conf edits switch to: edit
     /// [`crate::timeline::Operation::Conf`]`(i)` schedules the sessions from its
-    /// instant on with `reloads[i]` (an edit without one is a
-    /// `timeline-action-ignored` warning).
-    pub fn set_reloads(&mut self, reloads: Vec<Box<dyn Scheduler>>) {
-        self.reloads = reloads.into_iter().map(Some).collect();
+    /// instant on with a scheduler `reloads[i]` makes then (an edit without one
+    /// is a `timeline-action-ignored` warning).
+    pub fn set_reloads(&mut self, reloads: Vec<Reload>) {
+        self.reloads = reloads;
     }
 
     /// Stops the run before its next instant once `stop` is set (an interrupt):

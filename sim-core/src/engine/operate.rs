@@ -138,7 +138,7 @@ impl Engine {
                 }
                 true
             }
-            Operation::Conf(i) => match self.reloads.get_mut(i as usize).and_then(Option::take) {
+            Operation::Conf(i) => match self.reloads.get(i as usize).map(|make| make()) {
                 Some(s) => {
                     self.reconfigure(s);
                     true

@@ -431,7 +431,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     let conf_text = scheduler::conf_text(&scheduler, spec.scheduler.as_ref(), base);
     let baseline_options = scheduler::baseline_options(&mut v, spec.scheduler.as_ref());
     // The confs the timeline reloads, read now: the budgets' warning counts them.
-    let mut reloads = timeline::Reloads { base, first: &scheduler, confs: Vec::new() };
+    let mut reloads = timeline::Reloads { base, first: &scheduler, confs: Vec::new(), read: BTreeMap::new() };
     engine.timeline =
         timeline::steps(&mut v, spec.timeline.as_deref().unwrap_or_default(), &nodes, &queue_ids, &mut reloads);
     let reloads = reloads.confs;

@@ -17,13 +17,19 @@ use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// The most distinct confs a run's timeline reloads (each is held parsed for
+/// the run; steps naming one conf share it).
+pub(crate) const MAX_RELOADED_CONFS: usize = 1_000;
+
 /// What a `conf` step needs: the scenario's folder (its path is relative to it)
 /// and the run's first scheduler; and what the steps read, the confs by the
-/// index their [`Operation::Conf`] names.
+/// index their [`Operation::Conf`] names, one per file (`read`: each file's
+/// index, `None` when it was refused, reported once).
 pub(super) struct Reloads<'a> {
     pub(super) base: &'a Path,
     pub(super) first: &'a SchedulerChoice,
     pub(super) confs: Vec<lahar_policies::volcano::conf::SchedulerConf>,
+    pub(super) read: BTreeMap<std::path::PathBuf, Option<u32>>,
 }
 
 /// The steps, in time order (ties in the order given).
@@ -227,10 +233,25 @@ fn operation(
         return Some(Operation::Ungate { namespace, name, job, gates });
     }
     if let Some(c) = &r.conf {
+        let file = lahar_core::util::files::join(reloads.base, &c.value);
+        if let Some(&known) = reloads.read.get(&file) {
+            return known.map(Operation::Conf);
+        }
         let field = format!("{path}.conf");
-        let conf = super::scheduler::reloaded_conf(v, c, &field, reloads.base, reloads.first)?;
-        reloads.confs.push(conf);
-        return Some(Operation::Conf((reloads.confs.len() - 1) as u32));
+        if reloads.confs.len() == MAX_RELOADED_CONFS {
+            let why = format!(
+                "more than {MAX_RELOADED_CONFS} different confs reloaded in one run: steps may name the same conf again"
+            );
+            v.err(at(c), field, why);
+            return None;
+        }
+        let conf = super::scheduler::reloaded_conf(v, c, &field, reloads.base, reloads.first);
+        let index = conf.map(|conf| {
+            reloads.confs.push(conf);
+            (reloads.confs.len() - 1) as u32
+        });
+        reloads.read.insert(file, index);
+        return index.map(Operation::Conf);
     }
     if let Some(x) = &r.cordon {
         return nodes_of(x, v, "cordon").map(Operation::Cordon);
