@@ -259,11 +259,29 @@ fn bad_leaderworkersets_are_refused_where_they_are_wrong() {
             )),
             "leaderTemplate.spec.schedulerName: the leader's pods name scheduler `other`",
         ),
+        // Its pods run in StatefulSets, which the API server rejects otherwise.
+        (
+            lws(&format!(
+                "  leaderWorkerTemplate:\n{}",
+                WORKER.replace("schedulerName: volcano", "schedulerName: volcano\n        restartPolicy: Never")
+            )),
+            "spec.leaderWorkerTemplate.workerTemplate.spec.restartPolicy: a LeaderWorkerSet's pods restart `Always`, got `Never` (Kubernetes rejects the StatefulSet LeaderWorkerSet makes from the template)",
+        ),
+        (
+            lws(&format!(
+                "  leaderWorkerTemplate:\n{}{WORKER}",
+                LEADER.replace("schedulerName: volcano", "schedulerName: volcano\n        restartPolicy: OnFailure")
+            )),
+            "spec.leaderWorkerTemplate.leaderTemplate.spec.restartPolicy: a LeaderWorkerSet's pods restart `Always`, got `OnFailure`",
+        ),
     ];
     for (text, want) in cases {
         let e = load(&text).unwrap_err();
         assert!(e.contains(want), "want {want:?} in\n{e}");
     }
+    // `Always`, said or left out, is what a StatefulSet's pods do.
+    let always = WORKER.replace("schedulerName: volcano", "schedulerName: volcano\n        restartPolicy: Always");
+    assert_eq!(load(&lws(&format!("  leaderWorkerTemplate:\n{LEADER}{always}"))).unwrap().len(), 1);
     // Another scheduler's LeaderWorkerSet is skipped, not refused.
     let other = lws("  leaderWorkerTemplate:\n    workerTemplate: {spec: {containers: [{name: w}]}}\n");
     let dir = tempfile::tempdir().unwrap();

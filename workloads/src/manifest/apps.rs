@@ -49,15 +49,8 @@ pub(crate) fn job(d: &Doc, kind: &str, cx: &mut Context<'_>, ck: &mut Ck<'_>) ->
     };
     let shape = common::pod_shape(ck, cx, tpl, "spec.template");
     common::no_container_exit(ck, &shape, "spec.template");
-    // `ValidatePodTemplateSpecForReplicaSet` and its siblings: the controller
-    // keeps its pods running.
-    let tspec = tpl.get("spec");
-    let policy = tspec.and_then(|s| ck.opt_str(s, "restartPolicy", "spec.template.spec"));
-    if let Some(p) = policy.filter(|p| p != "Always" && common::RESTART_POLICIES.contains(&p.as_str())) {
-        let at = tspec.and_then(|s| s.get("restartPolicy")).and_then(|n| n.at);
-        let msg = format!("a {kind}'s pods restart `Always`, got `{p}` (Kubernetes rejects the {kind})");
-        ck.err(at, "spec.template.spec.restartPolicy", msg);
-    }
+    // The controller keeps its pods running.
+    common::restarts_always(ck, tpl, "spec.template", &format!("a {kind}'s"), &format!("the {kind}"));
     let min_member = group_min_member(ck, &meta, replicas, format!("the replicas ({replicas})"));
     let q = template_queue(ck, cx, &shape, root);
     let class = tpl.get("spec").and_then(|s| ck.opt_str(s, "priorityClassName", "spec.template.spec"));

@@ -399,6 +399,20 @@ fn node_affinity(ck: &mut Ck<'_>, n: &Node, path: &str, why: &str) -> Vec<(Strin
 /// A pod's `restartPolicy` values.
 pub(crate) const RESTART_POLICIES: [&str; 3] = ["Always", "OnFailure", "Never"];
 
+/// The pod template at `path` of a controller whose pods restart `Always` (a
+/// Deployment's, ReplicaSet's or StatefulSet's: the API server's
+/// `ValidatePodTemplateSpecForReplicaSet` and its siblings) leaves
+/// `restartPolicy` out or says `Always`; `whose` names the pods ("a
+/// StatefulSet's"), `rejected` what Kubernetes rejects. A value outside the
+/// enum is [`pod_shape`]'s error.
+pub(crate) fn restarts_always(ck: &mut Ck<'_>, tpl: &Node, path: &str, whose: &str, rejected: &str) {
+    let Some(node) = tpl.get("spec").and_then(|s| s.get("restartPolicy")) else { return };
+    if let Some(p) = node.scalar().filter(|p| p != "Always" && RESTART_POLICIES.contains(&p.as_str())) {
+        let msg = format!("{whose} pods restart `Always`, got `{p}` (Kubernetes rejects {rejected})");
+        ck.err(node.at, &join(&join(path, "spec"), "restartPolicy"), msg);
+    }
+}
+
 /// Reads a pod template (`{metadata, spec}`) or a Pod object at `path`.
 /// Requests: the sum over containers, each resource's limit standing in for a
 /// missing request (as Kubernetes defaults it); init containers raise a dimension

@@ -118,14 +118,20 @@ pub(crate) fn jobs(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Vec<Import
         ck.err(lwt.at, &join(lp, "workerTemplate"), "a LeaderWorkerSet needs a `workerTemplate`");
         return Vec::new();
     };
+    // LWS runs its pods in StatefulSets (the leaders', and one per group for
+    // its workers), whose pods restart `Always`: LWS's webhook lets another
+    // policy through, and the API server then rejects the StatefulSet.
+    let (whose, rejected) = ("a LeaderWorkerSet's", "the StatefulSet LeaderWorkerSet makes from the template");
     let wp = join(lp, "workerTemplate");
     let worker = common::pod_shape(ck, cx, wt, &wp);
     common::no_container_exit(ck, &worker, &wp);
+    common::restarts_always(ck, wt, &wp, whose, rejected);
     let leader = match lwt.get("leaderTemplate").filter(|t| t.val != Val::Null) {
         Some(t) => {
             let p = join(lp, "leaderTemplate");
             let s = common::pod_shape(ck, cx, t, &p);
             common::no_container_exit(ck, &s, &p);
+            common::restarts_always(ck, t, &p, whose, rejected);
             s
         }
         None => worker.clone(),
