@@ -119,8 +119,8 @@ pub enum Operation {
     },
     /// An edit of the scheduler's conf (`volcano-scheduler-configmap`, which
     /// Volcano's scheduler watches and reloads): from the next session on, the
-    /// run is scheduled by the run's standby scheduler of this index (the conf
-    /// read and checked before the run; [`crate::engine::Engine::set_reloads`]).
+    /// run is scheduled by a scheduler made then from the conf of this index
+    /// (read and checked before the run; [`crate::engine::Engine::set_reloads`]).
     Conf(u32),
     /// `kubectl taint nodes … key[:Effect]-`: the taints of that key (and
     /// effect, when given) go.
