@@ -6,6 +6,7 @@
 
 use super::equivalence::{first_difference, outputs_at};
 use super::equivalence_contention::{CONFS, jobs, text};
+use super::node_timeline::rows;
 use super::*;
 use proptest::prelude::*;
 
@@ -32,10 +33,6 @@ fn folder(scenario: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     std::fs::write(dir.path().join("b.conf"), NO_PREEMPT.replace("allocate, backfill", "allocate, preempt, backfill"))
         .unwrap();
     (dir, path)
-}
-
-fn rows(csv: &str) -> Vec<Vec<String>> {
-    csv.lines().skip(1).map(|l| l.split(',').map(str::to_string).collect()).collect()
 }
 
 /// By hand: under `a.conf` nothing preempts, so `high` (admitted at 1 h by
@@ -82,10 +79,9 @@ fn a_reloaded_conf_turns_preempt_on() {
     assert_eq!(starts, [("low".to_string(), "0".to_string()), ("high".to_string(), "36000".to_string())]);
 }
 
-/// The contended scenarios of `equivalence_contention` starting under one of
-/// its confs and switching confs at up to three instants: decisions.csv and
-/// pods.csv byte-identical with and without `--exhaustive` (the scheduler that
-/// takes over keeps no memo of the one it replaces).
+/// The contended scenario of `equivalence_contention` (of `nodes` and `jobs`)
+/// starting under its conf `first` and reloading `c{conf}.conf` at each
+/// (instant in seconds, conf) of `edits`.
 fn reloads_text(nodes: u32, first: usize, edits: &[(u32, usize)], jobs: &[super::equivalence_contention::J]) -> String {
     let mut timeline = String::from("  timeline:\n");
     for (at, c) in edits {
@@ -106,6 +102,10 @@ fn conf_files() -> tempfile::TempDir {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
+    /// Contended scenarios switching confs at up to three instants:
+    /// decisions.csv and pods.csv byte-identical with and without
+    /// `--exhaustive` (the scheduler that takes over keeps no memo of the one
+    /// it replaces).
     #[test]
     fn sessions_after_a_reload_decide_as_the_exhaustive_walk(
         nodes in 3u32..9,

@@ -19,7 +19,8 @@ fn scenario_with(timeline: &str) -> String {
     )
 }
 
-fn rows(csv: &str) -> Vec<Vec<String>> {
+/// A CSV's rows (its header skipped), each split at its commas.
+pub(super) fn rows(csv: &str) -> Vec<Vec<String>> {
     csv.lines().skip(1).map(|l| l.split(',').map(str::to_string).collect()).collect()
 }
 

@@ -106,8 +106,8 @@ pub(super) fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: 
     }
 }
 
-/// A timeline step's `conf` (`c`, at field `path`): the volcano-scheduler.conf
-/// the scheduler reloads then, read relative to `base` and checked as
+/// A timeline step's `conf` (`c`, at field `path`, naming file `p`): the
+/// volcano-scheduler.conf the scheduler reloads then, read and checked as
 /// `spec.scheduler.conf` is. The run's scheduler (`first`) must be Volcano's,
 /// and the conf must leave as they are the choices lahar makes once, from the
 /// first conf, for the whole run: how devices are modelled (vGPU, vNPU, their
@@ -115,9 +115,8 @@ pub(super) fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: 
 /// when bad (reported).
 pub(super) fn reloaded_conf(
     v: &mut V<'_>,
-    c: &Spanned<String>,
+    (c, p): (&Spanned<String>, &Path),
     path: &str,
-    base: &Path,
     first: &SchedulerChoice,
 ) -> Option<lahar_policies::volcano::conf::SchedulerConf> {
     if let SchedulerChoice::Baseline(b) = first {
@@ -127,17 +126,16 @@ pub(super) fn reloaded_conf(
         v.err(at(c), path, why);
         return None;
     }
-    let p = lahar_core::util::files::join(base, &c.value);
-    let text = match lahar_core::util::files::read_to_string(&p) {
+    let text = match lahar_core::util::files::read_to_string(p) {
         Ok(t) => t,
         Err(e) => {
             v.err(at(c), path, format!("cannot read `{}`: {e}", p.display()));
             return None;
         }
     };
-    let next = match volcano_conf(v, &text, Some(&p.display().to_string()), None, path) {
-        SchedulerChoice::Volcano(conf) => SchedulerChoice::Volcano(conf),
-        SchedulerChoice::Baseline(_) => return None,
+    // A conf with errors (reported) comes back as a stand-in baseline.
+    let next @ SchedulerChoice::Volcano(_) = volcano_conf(v, &text, Some(&p.display().to_string()), None, path) else {
+        return None;
     };
     let differs = [
         (

@@ -245,7 +245,7 @@ fn operation(
             v.err(at(c), field, why);
             return None;
         }
-        let conf = super::scheduler::reloaded_conf(v, c, &field, reloads.base, reloads.first);
+        let conf = super::scheduler::reloaded_conf(v, (c, &file), &field, reloads.first);
         let index = conf.map(|conf| {
             reloads.confs.push(conf);
             (reloads.confs.len() - 1) as u32
