@@ -388,7 +388,7 @@ pub fn run_policy(
     let out_dir = opts.out_dir.clone().unwrap_or_else(|| s.output_dir.clone());
     let scheduler_name = policy.as_ref().map_or_else(|| s.scheduler.name(), |p| p.name().to_string());
     let meta_base = RunMeta { snapshot: opts.snapshot, ..run_meta(&s, scheduler_name) };
-    let record = (s.text.clone(), s.conf_text.clone());
+    let record = (s.text.clone(), s.conf_text.clone(), s.reloads_text.clone());
     // The pods named, and those watched: every pod of a named pod's job (a gang
     // waits for its members).
     let (explain, watched) = if opts.explain.is_empty() {
@@ -435,6 +435,9 @@ pub fn run_policy(
             std::fs::write(out_dir.join(INPUT_SCENARIO), &record.0).map_err(io)?;
             if let Some(conf) = &record.1 {
                 std::fs::write(out_dir.join(INPUT_CONF), conf).map_err(io)?;
+            }
+            if let Some(confs) = &record.2 {
+                std::fs::write(out_dir.join(INPUT_TIMELINE_CONFS), confs).map_err(io)?;
             }
         }
         if let Some(n) = opts.keep_decisions {
@@ -613,6 +616,8 @@ fn check_conf_extenders(
 pub const INPUT_SCENARIO: &str = "input-scenario.yaml";
 /// The volcano-scheduler.conf a Volcano run used, in its directory.
 pub const INPUT_CONF: &str = "input-scheduler.conf";
+/// The confs a Volcano run's `spec.timeline` reloads, in its directory.
+pub const INPUT_TIMELINE_CONFS: &str = "input-timeline-confs.yaml";
 
 /// Resolves `--explain` names against a scenario's jobs: a pod or a job (every pod
 /// of it), as `namespace/name` or a name unique across namespaces. Pods from Pod

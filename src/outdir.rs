@@ -63,6 +63,7 @@ pub const EXPLAIN_TXT: &str = "explain.txt";
 const RUN_FILES: &[&str] = &[
     crate::INPUT_SCENARIO,
     crate::INPUT_CONF,
+    crate::INPUT_TIMELINE_CONFS,
     "jobs.csv",
     "pods.csv",
     "timeseries.csv",

@@ -46,6 +46,8 @@ struct RunView {
     /// input-scheduler.conf), empty when the directory has none.
     scenario_text: String,
     conf_text: String,
+    /// The confs its timeline reloaded (input-timeline-confs.yaml), empty when none.
+    reloads_text: String,
     /// The first rows of decisions.csv and explain.csv.
     decisions: Option<crate::load::Rows>,
     explain: Option<crate::load::Rows>,
@@ -254,6 +256,7 @@ fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
         setup,
         scenario_text: read("input-scenario.yaml"),
         conf_text: read("input-scheduler.conf"),
+        reloads_text: read("input-timeline-confs.yaml"),
         label: r.label.clone(),
         scenario: text("scenario"),
         sha: text("scenario_sha256"),

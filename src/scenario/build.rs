@@ -54,6 +54,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         baseline_options,
         conf_text,
         reloads,
+        reloads_text,
         comm,
         sources,
         snapshot_source,
@@ -154,7 +155,10 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     let mut burstable: (usize, Option<String>) = (0, None);
     // Jobs whose gang can never be valid: Volcano's gang plugin counts the pods
     // that exist, and dependent tasks' pods do not until their dependencies run.
-    let gang_checked = scheduler.checks_gang();
+    // Every conf of the run counts: the first and those the timeline reloads.
+    let gang_confs = usize::from(scheduler.checks_gang())
+        + reloads.iter().filter(|c| c.tiers.iter().flatten().any(|p| p.name == "gang")).count();
+    let gang_checked = gang_confs > 0;
     let mut short: (usize, Option<(String, u32, u32)>) = (0, None);
     // The latest end a job's own run time gives (a lower bound of the run's end).
     let mut last_end: Option<SimTime> = None;
@@ -295,8 +299,16 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         v.warnings.push(Warning { kind, count: n as u64, file, at: None, path, message, first_of_many: false });
     }
     if let (n, Some((first, pods, min))) = short {
+        let confs = 1 + reloads.len();
+        let (can, only) = if gang_confs == confs {
+            ("can never start", String::new())
+        } else {
+            let k =
+                format!("{gang_confs} of the run's {confs} confs (spec.scheduler's and those spec.timeline reloads)");
+            ("cannot start while a conf with the gang plugin is in force", format!(" ({k} have it)"))
+        };
         let message = format!(
-            "{n} job(s) can never start (the first `{first}`: its gang needs {min} pods, and only {pods} exist before a task dependency (dependsOn) is met): Volcano's gang plugin refuses a job with fewer pods than its minimum (`Not enough valid tasks for gang-scheduling`), so the first pods never run and the others are never created"
+            "{n} job(s) {can} (the first `{first}`: its gang needs {min} pods, and only {pods} exist before a task dependency (dependsOn) is met): Volcano's gang plugin{only} refuses a job with fewer pods than its minimum (`Not enough valid tasks for gang-scheduling`), so the first pods never run and the others are never created"
         );
         workload_warning(&mut v, super::validate::GANG_NEVER_VALID, n, message);
     }
@@ -366,6 +378,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
         text: String::new(),
         conf_text,
         reloads,
+        reloads_text,
         placement,
         faults,
     })

@@ -173,6 +173,9 @@ pub struct Scenario {
     /// [`lahar_core::timeline::Operation::Conf`] names (checked: Volcano runs
     /// only, the device models unchanged).
     pub reloads: Vec<lahar_policies::volcano::conf::SchedulerConf>,
+    /// Their texts, each once, kept for the run's record
+    /// (input-timeline-confs.yaml); `None` when the timeline reloads none.
+    pub reloads_text: Option<String>,
     /// `spec.placement`: the FGD paper's placement-only evaluation, run by
     /// [`crate::placement::run`] instead of the engine (its workload is then empty).
     pub placement: Option<crate::placement::Placement>,

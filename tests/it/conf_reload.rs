@@ -79,6 +79,83 @@ fn a_reloaded_conf_turns_preempt_on() {
     assert_eq!(starts, [("low".to_string(), "0".to_string()), ("high".to_string(), "36000".to_string())]);
 }
 
+/// The run keeps each conf it reloads once, in the order the scenario names
+/// them, headed by the file as written (quoted: a newline in a name stays in
+/// its header), in input-timeline-confs.yaml; `lahar report` embeds it. A run
+/// without conf steps writes no such file.
+#[test]
+fn the_run_keeps_every_conf_it_reloads() {
+    let timeline = "  timeline:\n    - {at: 3h, conf: b.conf}\n    - {at: 5h, conf: \"c\\nd.conf\"}\n    - {at: 4h, conf: ./b.conf}\n    - {at: 6h, conf: a.conf}\n";
+    let (dir, path) = folder(&one_node(timeline));
+    let odd = NO_PREEMPT.replace("name: drf", "name: drf\n    enablePreemptable: false").replace("\n", "\n\n");
+    std::fs::write(dir.path().join("c\nd.conf"), odd.trim_end()).unwrap();
+    let out = dir.path().join("o");
+    lahar().arg("run").arg("-q").arg(&path).arg("--out").arg(&out).assert().success();
+    let kept = std::fs::read_to_string(out.join("input-timeline-confs.yaml")).unwrap();
+    let b = NO_PREEMPT.replace("allocate, backfill", "allocate, preempt, backfill");
+    let want = format!(
+        "# The volcano-scheduler.conf files spec.timeline reloads, each once, in the order the scenario names them.\n--- # conf 0: \"b.conf\", first reloaded by spec.timeline[0]\n{b}--- # conf 1: \"c\\nd.conf\", first reloaded by spec.timeline[1]\n{}\n--- # conf 2: \"a.conf\", first reloaded by spec.timeline[3]\n{NO_PREEMPT}",
+        odd.trim_end()
+    );
+    assert_eq!(kept, want);
+    lahar().arg("report").arg(&out).assert().success();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("The confs the timeline reloads (input-timeline-confs.yaml)"), "{html}");
+    assert!(html.contains("--- # conf 1: &quot;c\\nd.conf&quot;, first reloaded by spec.timeline[1]"), "{html}");
+
+    let (dir, path) = folder(&one_node(""));
+    let out = dir.path().join("o");
+    lahar().arg("run").arg("-q").arg(&path).arg("--out").arg(&out).assert().success();
+    assert!(out.join("input-scheduler.conf").exists());
+    assert!(!out.join("input-timeline-confs.yaml").exists());
+}
+
+/// `gang-never-valid` looks at every conf of the run: a job whose gang
+/// counts a dependent task never starts when each conf has the gang plugin,
+/// and waits only while one that has it is in force when another lacks it
+/// (the gangless conf reloaded at 1 h lets it start then).
+#[test]
+fn the_gang_warning_reads_every_conf() {
+    let job = "  workload:\n    - jobs:\n        - {name: j, minAvailable: 2, duration: 1h, tasks: [{name: a, replicas: 1, resources: {nvidia.com/gpu: 1}}, {name: b, replicas: 1, dependsOn: {name: [a]}, resources: {nvidia.com/gpu: 1}}]}\n";
+    let warned = |timeline: &str, gangless: bool| {
+        let text = scenario(
+            "    nodes: [{name: n0, gpus: 8, cpu: 64, memory: 512Gi}]",
+            &format!("  scheduler: {{conf: a.conf}}\n{timeline}{job}"),
+        );
+        let (dir, path) = folder(&text);
+        std::fs::write(
+            dir.path().join("c.conf"),
+            NO_PREEMPT.replace("  - name: gang\n    enablePreemptable: false\n", ""),
+        )
+        .unwrap();
+        if gangless {
+            std::fs::write(dir.path().join("a.conf"), std::fs::read(dir.path().join("c.conf")).unwrap()).unwrap();
+        }
+        let out = dir.path().join("o");
+        let run = lahar().arg("run").arg(&path).arg("--out").arg(&out).assert().success();
+        let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+        let start = rows(&jobs)[0][5].clone();
+        (String::from_utf8_lossy(&run.get_output().stderr).into_owned(), start)
+    };
+    let (e, start) = warned("  timeline:\n    - {at: 1h, conf: b.conf}\n", false);
+    assert!(
+        e.contains("1 job(s) can never start (the first `default/j`: its gang needs 2 pods, and only 1 exist"),
+        "{e}"
+    );
+    assert!(e.contains("Volcano's gang plugin refuses"), "{e}");
+    assert_eq!(start, "");
+    let (e, start) = warned("  timeline:\n    - {at: 1h, conf: c.conf}\n", false);
+    assert!(
+        e.contains("1 job(s) cannot start while a conf with the gang plugin is in force (the first `default/j`: its gang needs 2 pods, and only 1 exist"),
+        "{e}"
+    );
+    assert!(e.contains("Volcano's gang plugin (1 of the run's 2 confs (spec.scheduler's and those spec.timeline reloads) have it) refuses"), "{e}");
+    assert_eq!(start, "3600");
+    let (e, start) = warned("", true);
+    assert!(!e.contains("gang"), "{e}");
+    assert_eq!(start, "0");
+}
+
 /// The contended scenario of `equivalence_contention` (of `nodes` and `jobs`)
 /// starting under its conf `first` and reloading `c{conf}.conf` at each
 /// (instant in seconds, conf) of `edits`.

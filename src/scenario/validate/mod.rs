@@ -250,6 +250,8 @@ pub(crate) struct Validated<'a> {
     /// The confs `spec.timeline`'s `conf` steps reload, by the index their
     /// steps name.
     pub reloads: Vec<lahar_policies::volcano::conf::SchedulerConf>,
+    /// Their texts, kept for the run's record (input-timeline-confs.yaml).
+    pub reloads_text: Option<String>,
     pub comm: CommSettings,
     /// The workload sources, in the scenario's order.
     pub sources: Vec<Source>,
@@ -431,9 +433,11 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     let conf_text = scheduler::conf_text(&scheduler, spec.scheduler.as_ref(), base);
     let baseline_options = scheduler::baseline_options(&mut v, spec.scheduler.as_ref());
     // The confs the timeline reloads, read now: the budgets' warning counts them.
-    let mut reloads = timeline::Reloads { base, first: &scheduler, confs: Vec::new(), read: BTreeMap::new() };
+    let mut reloads =
+        timeline::Reloads { base, first: &scheduler, confs: Vec::new(), read: BTreeMap::new(), texts: String::new() };
     engine.timeline =
         timeline::steps(&mut v, spec.timeline.as_deref().unwrap_or_default(), &nodes, &queue_ids, &mut reloads);
+    let reloads_text = reloads.record();
     let reloads = reloads.confs;
     // Budgets only the pdb plugin reads: without it (in every conf of the run)
     // they change nothing.
@@ -542,6 +546,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         baseline_options,
         conf_text,
         reloads,
+        reloads_text,
         comm,
         sources,
         snapshot_source,

@@ -111,14 +111,14 @@ pub(super) fn scheduler(v: &mut V<'_>, s: Option<&Spanned<RawScheduler>>, base: 
 /// `spec.scheduler.conf` is. The run's scheduler (`first`) must be Volcano's,
 /// and the conf must leave as they are the choices lahar makes once, from the
 /// first conf, for the whole run: how devices are modelled (vGPU, vNPU, their
-/// device ConfigMap, NUMA) and the FGD policy shares of one GPU follow. `None`
-/// when bad (reported).
+/// device ConfigMap, NUMA) and the FGD policy shares of one GPU follow. The conf
+/// with its text (for the run's record); `None` when bad (reported).
 pub(super) fn reloaded_conf(
     v: &mut V<'_>,
     (c, p): (&Spanned<String>, &Path),
     path: &str,
     first: &SchedulerChoice,
-) -> Option<lahar_policies::volcano::conf::SchedulerConf> {
+) -> Option<(lahar_policies::volcano::conf::SchedulerConf, String)> {
     if let SchedulerChoice::Baseline(b) = first {
         let why = format!(
             "reloads a volcano-scheduler.conf, but the run's scheduler is the baseline `{b}`: only a Volcano scheduler (`spec.scheduler.conf` or `inline`) reads a conf"
@@ -158,7 +158,7 @@ pub(super) fn reloaded_conf(
         return None;
     }
     match next {
-        SchedulerChoice::Volcano(conf) => Some(*conf),
+        SchedulerChoice::Volcano(conf) => Some((*conf, text)),
         SchedulerChoice::Baseline(_) => None,
     }
 }

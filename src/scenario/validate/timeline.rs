@@ -24,12 +24,38 @@ pub(crate) const MAX_RELOADED_CONFS: usize = 1_000;
 /// What a `conf` step needs: the scenario's folder (its path is relative to it)
 /// and the run's first scheduler; and what the steps read, the confs by the
 /// index their [`Operation::Conf`] names, one per file (`read`: each file's
-/// index, `None` when it was refused, reported once).
+/// index, `None` when it was refused, reported once), and their texts as the
+/// run's record keeps them ([`Reloads::record`]).
 pub(super) struct Reloads<'a> {
     pub(super) base: &'a Path,
     pub(super) first: &'a SchedulerChoice,
     pub(super) confs: Vec<lahar_policies::volcano::conf::SchedulerConf>,
     pub(super) read: BTreeMap<std::path::PathBuf, Option<u32>>,
+    pub(super) texts: String,
+}
+
+impl Reloads<'_> {
+    /// What the run keeps of the confs (`input-timeline-confs.yaml`): each conf's
+    /// text once, in the order the timeline names them, as a YAML document
+    /// headed by the file as the scenario wrote it (quoted, so a name cannot
+    /// break a line) and the first step naming it; `None` without conf steps.
+    pub(super) fn record(&mut self) -> Option<String> {
+        let texts = std::mem::take(&mut self.texts);
+        (!texts.is_empty()).then(|| {
+            let head = "# The volcano-scheduler.conf files spec.timeline reloads, each once, in the order the scenario names them.\n";
+            format!("{head}{texts}")
+        })
+    }
+
+    /// Keeps conf `text`, read from `file` as written, first named at `path`
+    /// (before the conf itself joins `confs`: its index is their count).
+    fn keep(&mut self, file: &str, path: &str, text: &str) {
+        let n = self.confs.len();
+        self.texts.push_str(&format!("--- # conf {n}: {file:?}, first reloaded by {path}\n{text}"));
+        if !text.ends_with('\n') {
+            self.texts.push('\n');
+        }
+    }
 }
 
 /// The steps, in time order (ties in the order given).
@@ -246,7 +272,8 @@ fn operation(
             return None;
         }
         let conf = super::scheduler::reloaded_conf(v, (c, &file), &field, reloads.first);
-        let index = conf.map(|conf| {
+        let index = conf.map(|(conf, text)| {
+            reloads.keep(&c.value, path, &text);
             reloads.confs.push(conf);
             (reloads.confs.len() - 1) as u32
         });
