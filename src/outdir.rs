@@ -72,6 +72,7 @@ const RUN_FILES: &[&str] = &[
     "events.csv",
     "services.csv",
     "scaling.csv",
+    "timeline.csv",
     "jobs.parquet",
     "pods.parquet",
     "timeseries.parquet",

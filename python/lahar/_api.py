@@ -23,7 +23,7 @@ Scenario = Union[PathLike, Mapping[str, Any], None]
 Sets = Union[Mapping[str, Any], Sequence[str], str, None]
 
 #: The row files a run writes, by the name ``outputs=`` and :meth:`Run.table` take.
-TABLES = ("jobs", "pods", "timeseries", "queues", "decisions", "events", "services", "scaling")
+TABLES = ("jobs", "pods", "timeseries", "queues", "decisions", "events", "services", "scaling", "timeline")
 
 
 class LaharWarning(UserWarning):
@@ -175,6 +175,7 @@ class Run:
                 "events": "events.csv is written by runs with spec.faults",
                 "services": "services.csv is written by runs with services (spec.services or an autoscaler)",
                 "scaling": "scaling.csv is written by runs whose autoscalers changed a workload's replicas",
+                "timeline": "timeline.csv is written by runs whose spec.timeline had a step before the run ended",
             }.get(name, "left out by outputs=")
             raise LookupError(f"this run has no {file} ({why})")
         return data
@@ -230,6 +231,11 @@ class Run:
     def scaling(self):
         """scaling.csv (runs with an autoscaler): each change of a workload's replicas."""
         return self.table("scaling")
+
+    @property
+    def timeline(self):
+        """timeline.csv (runs with spec.timeline): each operator's step and what came of it."""
+        return self.table("timeline")
 
     def to_polars(self, name: Optional[str] = None):
         """Table ``name`` as a polars DataFrame, or every table as a dict (needs polars)."""

@@ -183,3 +183,24 @@ def test_a_service_run_has_its_tables(tmp_path):
     assert (mem.scaling.autoscaler == "default/chat").all()
     services = mem.summary["metrics"]["services"]
     assert services[0]["service"] == "chat" and services[0]["scale_ups"] == (mem.scaling["to"] > mem.scaling["from"]).sum()
+
+
+def test_an_operator_s_timeline_is_a_table(tmp_path):
+    scenario = EXAMPLES / "volcano" / "conf-edit.yaml"
+    mem = lahar.run(scenario)
+    out = tmp_path / "out"
+    disk = lahar.run(scenario, out=out)
+    assert mem.tables == disk.tables == ["jobs", "pods", "timeseries", "queues", "decisions", "timeline"]
+    assert mem.csv("timeline") == (out / "timeline.csv").read_bytes()
+    rows = mem.timeline.to_dict("records")
+    assert rows == [
+        {
+            "t_s": 14400,
+            "step": "spec.timeline[0]",
+            "action": "conf",
+            "target": "conf-edit/with-preempt.conf",
+            "outcome": "done",
+            "note": "",
+        }
+    ]
+    assert "timeline" not in lahar.run(outputs="summary").tables

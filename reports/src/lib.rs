@@ -19,6 +19,7 @@ pub mod labels;
 pub mod load;
 pub mod metrics;
 pub mod numbers;
+pub mod operations;
 pub mod outputs;
 pub mod parquet;
 mod pipe;

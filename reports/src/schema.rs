@@ -167,9 +167,19 @@ pub const SCALING: [Column; 7] = [
     t("reason", "", "the controller's reason"),
 ];
 
+/// timeline.csv (runs with `spec.timeline`): one row per step carried out.
+pub const TIMELINE: [Column; 6] = [
+    c("t_s", "s", "the step's instant"),
+    t("step", "", "its place in the scenario, spec.timeline[i]"),
+    t("action", "", "its action key as the scenario spells it"),
+    t("target", "", "the action's value as written"),
+    t("outcome", "", "done, missed or ignored"),
+    t("note", "", "why it was missed or ignored"),
+];
+
 /// Every CSV a run writes row by row and its columns, for docs and tests
 /// (summary.csv's columns follow summary.json's metrics: `write::SUMMARY_COLUMNS`).
-pub const FILES: [(&str, &[Column]); 9] = [
+pub const FILES: [(&str, &[Column]); 10] = [
     ("jobs.csv", &JOBS),
     ("pods.csv", &PODS),
     ("timeseries.csv", &TIMESERIES),
@@ -179,6 +189,7 @@ pub const FILES: [(&str, &[Column]); 9] = [
     ("explain.csv", &EXPLAIN),
     ("services.csv", &SERVICES),
     ("scaling.csv", &SCALING),
+    ("timeline.csv", &TIMELINE),
 ];
 
 /// The header of `cols`, as a constant.

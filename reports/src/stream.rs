@@ -55,6 +55,8 @@ pub struct RunWriter {
     faults: Option<(Option<EventWriter>, FaultTally)>,
     /// services.csv and scaling.csv (runs with services).
     services: crate::services::ServiceWriter,
+    /// timeline.csv (runs with `spec.timeline`).
+    operations: crate::operations::OperationWriter,
 }
 
 /// Creates file `name` at `dest` with its header when `on`.
@@ -114,6 +116,7 @@ impl RunWriter {
             error: None,
             faults,
             services: crate::services::ServiceWriter::new(dest),
+            operations: crate::operations::OperationWriter::new(dest),
         })
     }
 
@@ -130,6 +133,7 @@ impl RunWriter {
             events.format_here();
         }
         self.services.format_here();
+        self.operations.format_here();
     }
 
     /// Keeps the first `limit` decision rows in memory too ([`RunWriter::take_kept_decisions`]).
@@ -146,7 +150,9 @@ impl RunWriter {
     /// A run written to memory ([`Dest::Memory`]) gets its files' bytes back;
     /// one that wrote files, empty [`Tables`].
     pub fn finish(self) -> io::Result<(Summary, Tables)> {
-        let RunWriter { decisions, jobs, pods, timeseries, queues, summary, error, faults, services, .. } = self;
+        let RunWriter {
+            decisions, jobs, pods, timeseries, queues, summary, error, faults, services, operations, ..
+        } = self;
         if let Some(e) = error {
             return Err(e);
         }
@@ -161,6 +167,7 @@ impl RunWriter {
             tables.add("events.csv", events.finish()?);
         }
         services.finish(&mut tables)?;
+        operations.finish(&mut tables)?;
         Ok((summary.expect("RunWriter::finish after the run finished"), tables))
     }
 
@@ -392,6 +399,14 @@ impl Recorder for RunWriter {
     fn scaled(&mut self, _world: &World, r: &lahar_core::record::ScaleRecord) {
         if self.error.is_none()
             && let Err(e) = self.services.scaled(r)
+        {
+            self.error = Some(e);
+        }
+    }
+
+    fn operated(&mut self, _world: &World, r: &lahar_core::record::OperationRecord) {
+        if self.error.is_none()
+            && let Err(e) = self.operations.operated(r)
         {
             self.error = Some(e);
         }

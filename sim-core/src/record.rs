@@ -283,6 +283,24 @@ pub struct FaultRecord {
     pub cause: std::sync::Arc<str>,
 }
 
+/// One row of timeline.csv: a `spec.timeline` step as the run carried it out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperationRecord {
+    /// Instant.
+    pub t: SimTime,
+    /// The step's place in the scenario (`spec.timeline[3]`).
+    pub step: String,
+    /// The action's key as the scenario spells it (`deletePod`, `conf`).
+    pub action: &'static str,
+    /// Its value as written (the object, node pattern, queue or conf file).
+    pub target: String,
+    /// `done`; `missed` (nothing to act on: the `timeline-target-missing`
+    /// warning); `ignored` (it changes nothing: `timeline-action-ignored`).
+    pub outcome: &'static str,
+    /// Why a step was missed or ignored; empty when done.
+    pub note: String,
+}
+
 /// Receives a run's records as they are made. Every method has an empty default.
 pub trait Recorder {
     /// Job `j` was submitted (at its submit time, the current instant).
@@ -304,6 +322,8 @@ pub trait Recorder {
     fn service_sample(&mut self, _world: &World, _s: &ServiceSample) {}
     /// An autoscaler changed its target's replicas (a row of scaling.csv).
     fn scaled(&mut self, _world: &World, _r: &ScaleRecord) {}
+    /// A `spec.timeline` step was carried out (a row of timeline.csv).
+    fn operated(&mut self, _world: &World, _r: &OperationRecord) {}
     /// Node `n`'s service changed at `t` (a failure or repair, the node leaving
     /// or joining): `world.nodes[n].lost_devices` holds the GPU devices out now.
     fn node_service(&mut self, _world: &World, _n: crate::model::ids::NodeId, _t: crate::util::time::SimTime) {}
@@ -340,6 +360,9 @@ impl<R: Recorder> Recorder for std::rc::Rc<std::cell::RefCell<R>> {
     }
     fn scaled(&mut self, world: &World, r: &ScaleRecord) {
         self.borrow_mut().scaled(world, r);
+    }
+    fn operated(&mut self, world: &World, r: &OperationRecord) {
+        self.borrow_mut().operated(world, r);
     }
     fn node_service(&mut self, world: &World, n: crate::model::ids::NodeId, t: crate::util::time::SimTime) {
         self.borrow_mut().node_service(world, n, t);

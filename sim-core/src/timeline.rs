@@ -134,7 +134,8 @@ pub enum Operation {
     },
 }
 
-/// An action at its instant, with where it was written (for warnings).
+/// An action at its instant, with where and how it was written (for warnings
+/// and timeline.csv).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
     /// When.
@@ -143,4 +144,8 @@ pub struct Step {
     pub op: Operation,
     /// Its place in the scenario (`spec.timeline[3]`).
     pub place: String,
+    /// The action's key as the scenario spells it (`deletePod`, `cordon`, `conf`).
+    pub action: &'static str,
+    /// Its value as written: the object, the node pattern, the queue, the conf file.
+    pub target: String,
 }

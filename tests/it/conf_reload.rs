@@ -69,6 +69,7 @@ fn a_reloaded_conf_turns_preempt_on() {
     let want = [("high", "10830", "18030", "0"), ("low", "0", "54030", "86400")]
         .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()));
     assert_eq!(jobs, want);
+    assert_eq!(read("timeline.csv"), "t_s,step,action,target,outcome,note\n10800,spec.timeline[0],conf,b.conf,done,\n");
 
     // Without the edit, no preemption: `high` starts when `low` ends.
     let (dir, path) = folder(&one_node(""));
@@ -244,7 +245,13 @@ fn tiresias_handover(
     s.engine.exhaustive = exhaustive;
     s.engine.planted.kept_journals = kept_journals;
     let at = SimTime::ZERO.plus(SimDuration::from_secs(u64::from(at)));
-    s.engine.timeline.push(Step { at, op: Operation::Conf(0), place: "handover".into() });
+    s.engine.timeline.push(Step {
+        at,
+        op: Operation::Conf(0),
+        place: "handover".into(),
+        action: "conf",
+        target: "b".into(),
+    });
     let seed = s.seed;
     let mut e = lahar::build_engine(s);
     e.set_reloads(vec![Box::new(move || lahar_policies::baseline("tiresias", seed).expect("tiresias"))]);

@@ -1072,7 +1072,9 @@ fn a_suspended_job_frees_its_node_and_resumes_behind() {
 /// the second resume fails the job (Restarting with RetryCount ≥ maxRetry). A
 /// suspension the job never leaves before the horizon shows it Aborted. A
 /// suspend of a suspended job, a resume of a running one and a suspend of a job
-/// that ended are counted warnings that change nothing.
+/// that ended are counted warnings that change nothing. timeline.csv lists each
+/// step the run reached with what came of it (the one after the horizon has no
+/// row).
 #[test]
 fn resumes_count_retries_and_misplaced_commands_warn() {
     let node = ["{name: n0, cpu: 1, memory: 4Gi}"];
@@ -1081,10 +1083,23 @@ fn resumes_count_retries_and_misplaced_commands_warn() {
         ["{at: 1m, suspendJob: j}", "{at: 2m, resumeJob: j}", "{at: 3m, suspendJob: j}", "{at: 4m, resumeJob: j}"];
     let out = run_timeline(&node, &job, &steps);
     assert_eq!(row(&out, "j"), "0,0,240,Failed,2");
-    let steps =
-        ["{at: 1m, resumeJob: j}", "{at: 5m, suspendJob: j}", "{at: 6m, suspendJob: j}", "{at: 2h, resumeJob: j}"];
+    let steps = [
+        "{at: 1m, resumeJob: j}",
+        "{at: 5m, suspendJob: j}",
+        "{at: 2h, resumeJob: j}",
+        "{at: 6m, suspendJob: j}",
+        "{at: 7m, deletePod: \"nope\"}",
+    ];
     let (dir, err) = run_cli_on_one_node(&one_pod("j", "0s", ""), "30m", &steps);
     let o = dir.path().join("o");
+    assert_eq!(
+        std::fs::read_to_string(o.join("timeline.csv")).expect("timeline.csv"),
+        "t_s,step,action,target,outcome,note\n\
+         60,spec.timeline[0],resumeJob,j,ignored,\"job default/j is Running, not Aborted: nothing to resume\"\n\
+         300,spec.timeline[1],suspendJob,j,done,\n\
+         360,spec.timeline[3],suspendJob,j,ignored,job default/j is already suspended\n\
+         420,spec.timeline[4],deletePod,nope,missed,no pod default/nope to delete\n"
+    );
     assert!(err.contains("2 timeline actions changed nothing"), "{err}");
     assert!(err.contains("at 60s: job default/j is Running, not Aborted: nothing to resume"), "{err}");
     let summary: serde_json::Value =

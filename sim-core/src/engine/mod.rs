@@ -28,7 +28,8 @@ mod serving;
 
 pub use crate::model::progress::FULL_SPEED_PPM;
 pub use crate::record::{
-    EndReason, FaultRecord, PodRecord, RunStats, Sample, ScaleRecord, ServiceSample, ServiceStats, ServingImpact,
+    EndReason, FaultRecord, OperationRecord, PodRecord, RunStats, Sample, ScaleRecord, ServiceSample, ServiceStats,
+    ServingImpact,
 };
 pub use crate::runtime_model::{IdealRuntime, RuntimeModel};
 pub use config::EngineConfig;
@@ -216,6 +217,11 @@ pub struct Engine {
     /// index ([`crate::timeline::Operation::Conf`]): each edit makes its own
     /// when it comes (however many steps name one conf).
     reloads: Vec<Reload>,
+    /// timeline.csv rows, without a recorder.
+    operations_out: Vec<OperationRecord>,
+    /// The timeline step being carried out found nothing to act on, or
+    /// changed nothing: (`missed` or `ignored`, why).
+    step_note: Option<(&'static str, String)>,
 }
 
 impl Engine {
@@ -282,6 +288,8 @@ impl Engine {
             scaling_out: Vec::new(),
             tail_swept: None,
             reloads: Vec::new(),
+            operations_out: Vec::new(),
+            step_note: None,
         };
         engine.absent = vec![false; engine.world.cluster.len()];
         for n in engine.cfg.absent_nodes.clone() {
@@ -571,6 +579,7 @@ impl Engine {
             service: self.service,
             service_samples: self.service_samples,
             scaling: self.scaling_out,
+            operations: self.operations_out,
         }
     }
 

@@ -7,6 +7,7 @@ use super::{EndReason, Engine};
 use crate::model::job::{JobPhase, PodGroupPhase, PodStatus, PolicyAction, PolicyEvent};
 
 use crate::model::ids::{JobId, PodId};
+use crate::record::OperationRecord;
 use crate::timeline::Operation;
 use crate::util::time::SimDuration;
 use crate::world::Suspension;
@@ -23,21 +24,19 @@ impl Engine {
                     self.delete_pod(p, grace);
                     true
                 }
-                None => self.missed(&step.place, format!("no pod {namespace}/{name} to delete")),
+                None => self.missed(format!("no pod {namespace}/{name} to delete")),
             },
             Operation::DeleteJob { namespace, name } => match self.find_job(&namespace, &name) {
                 Some(j) => {
                     self.end_job(j, JobPhase::Terminated, EndReason::Killed);
                     true
                 }
-                None => self.missed(&step.place, format!("no job {namespace}/{name} to delete")),
+                None => self.missed(format!("no job {namespace}/{name} to delete")),
             },
             Operation::SuspendJob { namespace, name } => match self.find_job(&namespace, &name) {
-                Some(j) if !self.is_vcjob(j) => self.ignored(&step.place, self.not_a_vcjob(j, "suspend")),
+                Some(j) if !self.is_vcjob(j) => self.ignored(self.not_a_vcjob(j, "suspend")),
                 Some(j) => match self.world.jobs[j].suspension {
-                    Suspension::Aborted => {
-                        self.ignored(&step.place, format!("job {namespace}/{name} is already suspended"))
-                    }
+                    Suspension::Aborted => self.ignored(format!("job {namespace}/{name} is already suspended")),
                     // Volcano's Restarting state kills the job whole for any command.
                     _ if self.world.jobs[j].phase == JobPhase::Restarting => {
                         self.apply_policy(j, None, None, Some(PolicyAction::AbortJob));
@@ -48,10 +47,10 @@ impl Engine {
                         true
                     }
                 },
-                None => self.missed(&step.place, format!("no job {namespace}/{name} to suspend")),
+                None => self.missed(format!("no job {namespace}/{name} to suspend")),
             },
             Operation::ResumeJob { namespace, name } => match self.find_job(&namespace, &name) {
-                Some(j) if !self.is_vcjob(j) => self.ignored(&step.place, self.not_a_vcjob(j, "resume")),
+                Some(j) if !self.is_vcjob(j) => self.ignored(self.not_a_vcjob(j, "resume")),
                 Some(j) if self.world.jobs[j].suspension == Suspension::Aborted => {
                     self.resume(j);
                     true
@@ -64,12 +63,9 @@ impl Engine {
                 // Any other state syncs the job: nothing changes.
                 Some(j) => {
                     let phase = self.world.jobs[j].phase.as_str();
-                    self.ignored(
-                        &step.place,
-                        format!("job {namespace}/{name} is {phase}, not Aborted: nothing to resume"),
-                    )
+                    self.ignored(format!("job {namespace}/{name} is {phase}, not Aborted: nothing to resume"))
                 }
-                None => self.missed(&step.place, format!("no job {namespace}/{name} to resume")),
+                None => self.missed(format!("no job {namespace}/{name} to resume")),
             },
             Operation::ScaleJob { namespace, name, task, replicas, task_min_available, min_available } => {
                 match self.find_job(&namespace, &name) {
@@ -77,10 +73,10 @@ impl Engine {
                         let sizes = (replicas, task_min_available, min_available);
                         match self.scale(j, task.as_deref(), sizes) {
                             Ok(()) => true,
-                            Err(why) => self.ignored(&step.place, format!("job {namespace}/{name}: {why}")),
+                            Err(why) => self.ignored(format!("job {namespace}/{name}: {why}")),
                         }
                     }
-                    None => self.missed(&step.place, format!("no job {namespace}/{name} to scale")),
+                    None => self.missed(format!("no job {namespace}/{name} to scale")),
                 }
             }
             Operation::Queue { queue, weight, state, reclaimable, capability } => {
@@ -113,24 +109,24 @@ impl Engine {
                 for n in nodes {
                     any |= self.world.remove_taints(n, &key, effect.as_deref());
                 }
-                any || self.missed(&step.place, format!("no node of the pattern has a taint `{key}` to remove"))
+                any || self.missed(format!("no node of the pattern has a taint `{key}` to remove"))
             }
             Operation::AddNodes(nodes) => {
                 let mut any = false;
                 for n in nodes {
                     any |= self.bring_in(n);
                 }
-                any || self.ignored(&step.place, "every node of the pattern is in the cluster already".into())
+                any || self.ignored("every node of the pattern is in the cluster already".into())
             }
             Operation::RemoveNodes(nodes) => {
                 let mut any = false;
                 for n in nodes {
                     any |= self.take_out(n);
                 }
-                any || self.ignored(&step.place, "no node of the pattern is in the cluster".into())
+                any || self.ignored("no node of the pattern is in the cluster".into())
             }
             Operation::Ungate { namespace, name, job, gates } => {
-                self.ungate(&step.place, (&namespace, &name), job, gates.as_deref())
+                self.ungate((&namespace, &name), job, gates.as_deref())
             }
             Operation::Cordon(nodes) | Operation::Uncordon(nodes) => {
                 for n in nodes {
@@ -143,11 +139,24 @@ impl Engine {
                     self.reconfigure(s);
                     true
                 }
-                None => self.ignored(&step.place, format!("no scheduler conf #{i} to reload")),
+                None => self.ignored(format!("no scheduler conf #{i} to reload")),
             },
         };
         // An action that found nothing changed nothing: no session for it.
         self.dirty |= acted;
+        let (outcome, note) = self.step_note.take().unwrap_or(("done", String::new()));
+        let stated = (step.place.clone(), format!("at {}s: {note}", self.now.secs_string()));
+        match outcome {
+            "missed" => self.stats.timeline_missed.push(stated),
+            "ignored" => self.stats.timeline_ignored.push(stated),
+            _ => {}
+        }
+        let r =
+            OperationRecord { t: self.now, step: step.place, action: step.action, target: step.target, outcome, note };
+        match &mut self.recorder {
+            Some(rec) => rec.operated(&self.world, &r),
+            None => self.operations_out.push(r),
+        }
     }
 
     /// The scheduler's conf edited: Volcano's scheduler reloads it
@@ -328,15 +337,17 @@ impl Engine {
         Ok(())
     }
 
-    /// Records an action that changed nothing, as in Volcano; false.
-    fn ignored(&mut self, place: &str, what: String) -> bool {
-        self.stats.timeline_ignored.push((place.to_string(), format!("at {}s: {what}", self.now.secs_string())));
+    /// Notes that the step changes nothing, as in Volcano (the
+    /// `timeline-action-ignored` warning, its timeline.csv row); false.
+    fn ignored(&mut self, what: String) -> bool {
+        self.step_note = Some(("ignored", what));
         false
     }
 
-    /// Records an action that found nothing to act on; false.
-    fn missed(&mut self, place: &str, what: String) -> bool {
-        self.stats.timeline_missed.push((place.to_string(), format!("at {}s: {what}", self.now.secs_string())));
+    /// Notes that the step found nothing to act on (the
+    /// `timeline-target-missing` warning, its timeline.csv row); false.
+    fn missed(&mut self, what: String) -> bool {
+        self.step_note = Some(("missed", what));
         false
     }
 
@@ -366,17 +377,17 @@ impl Engine {
     /// Removes scheduling gates (`gates`, or all) from the pod `namespace/name`,
     /// or from every live pod of the job of that name (`job`); true if one went.
     /// A target missing, or one with none of those gates, is a counted warning.
-    fn ungate(&mut self, place: &str, (namespace, name): (&str, &str), job: bool, gates: Option<&[String]>) -> bool {
+    fn ungate(&mut self, (namespace, name): (&str, &str), job: bool, gates: Option<&[String]>) -> bool {
         let what = if job { "job" } else { "pod" };
         let pods: Vec<PodId> = if job {
             match self.find_job(namespace, name) {
                 Some(j) => self.world.jobs[j].pods.clone(),
-                None => return self.missed(place, format!("no job {namespace}/{name} to ungate")),
+                None => return self.missed(format!("no job {namespace}/{name} to ungate")),
             }
         } else {
             match self.find_pod(namespace, name) {
                 Some(p) => vec![p],
-                None => return self.missed(place, format!("no pod {namespace}/{name} to ungate")),
+                None => return self.missed(format!("no pod {namespace}/{name} to ungate")),
             }
         };
         let mut any = false;
@@ -399,7 +410,7 @@ impl Engine {
         }
         let which = gates.map_or("scheduling gates".to_string(), |g| format!("the scheduling gates {}", g.join(", ")));
         let none = if job { "has no Pending pod with" } else { "is not a Pending pod with" };
-        any || self.ignored(place, format!("{what} {namespace}/{name} {none} {which} to remove"))
+        any || self.ignored(format!("{what} {namespace}/{name} {none} {which} to remove"))
     }
 
     /// A pod deleted by an operator: a Running pod leaves its node after its

@@ -39,6 +39,8 @@ pub struct RunOutput {
     pub service_samples: Vec<crate::record::ServiceSample>,
     /// Autoscalers' changes (scaling.csv), without a recorder.
     pub scaling: Vec<crate::record::ScaleRecord>,
+    /// The timeline's steps as carried out (timeline.csv), without a recorder.
+    pub operations: Vec<crate::record::OperationRecord>,
 }
 
 impl Engine {

@@ -71,12 +71,36 @@ pub(super) fn steps(
         let path = format!("spec.timeline[{i}]");
         if let Some(op) = operation(v, &s.value, &path, at(s), (nodes, queues), reloads)
             && let Some(d) = v.duration(&s.value.at, &format!("{path}.at"))
+            && let Some((action, Some(target))) = verbs(&s.value).into_iter().find(|(_, x)| x.is_some())
         {
-            out.push(Step { at: SimTime::ZERO.plus(d), op, place: path });
+            let target = target.value.clone();
+            out.push(Step { at: SimTime::ZERO.plus(d), op, place: path, action, target });
         }
     }
     out.sort_by_key(|s| s.at);
     out
+}
+
+/// A step's action keys as the scenario spells them, with their values (one
+/// is given in a valid step).
+fn verbs(r: &RawStep) -> [(&'static str, Option<&Spanned<String>>); 15] {
+    [
+        ("deletePod", r.delete_pod.as_ref()),
+        ("deleteJob", r.delete_job.as_ref()),
+        ("suspendJob", r.suspend_job.as_ref()),
+        ("resumeJob", r.resume_job.as_ref()),
+        ("scaleJob", r.scale_job.as_ref()),
+        ("queue", r.queue.as_ref()),
+        ("cordon", r.cordon.as_ref()),
+        ("uncordon", r.uncordon.as_ref()),
+        ("addNodes", r.add_nodes.as_ref()),
+        ("removeNodes", r.remove_nodes.as_ref()),
+        ("taint", r.taint.as_ref()),
+        ("untaint", r.untaint.as_ref()),
+        ("ungatePod", r.ungate_pod.as_ref()),
+        ("ungateJob", r.ungate_job.as_ref()),
+        ("conf", r.conf.as_ref()),
+    ]
 }
 
 /// `namespace/name`, or `name` in `default`.
@@ -95,24 +119,7 @@ fn operation(
     (nodes, queues): (&[Node], &BTreeMap<String, QueueId>),
     reloads: &mut Reloads<'_>,
 ) -> Option<Operation> {
-    let verbs = [
-        ("deletePod", r.delete_pod.as_ref()),
-        ("deleteJob", r.delete_job.as_ref()),
-        ("suspendJob", r.suspend_job.as_ref()),
-        ("resumeJob", r.resume_job.as_ref()),
-        ("scaleJob", r.scale_job.as_ref()),
-        ("queue", r.queue.as_ref()),
-        ("cordon", r.cordon.as_ref()),
-        ("uncordon", r.uncordon.as_ref()),
-        ("addNodes", r.add_nodes.as_ref()),
-        ("removeNodes", r.remove_nodes.as_ref()),
-        ("taint", r.taint.as_ref()),
-        ("untaint", r.untaint.as_ref()),
-        ("ungatePod", r.ungate_pod.as_ref()),
-        ("ungateJob", r.ungate_job.as_ref()),
-        ("conf", r.conf.as_ref()),
-    ];
-    let given: Vec<&str> = verbs.iter().filter(|(_, x)| x.is_some()).map(|(k, _)| *k).collect();
+    let given: Vec<&str> = verbs(r).iter().filter(|(_, x)| x.is_some()).map(|(k, _)| *k).collect();
     if given.len() != 1 {
         let what = if given.is_empty() { "none".to_string() } else { given.join(", ") };
         v.err(
