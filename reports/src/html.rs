@@ -53,6 +53,8 @@ struct RunView {
     explain: Option<crate::load::Rows>,
     /// explain.txt: what `--explain` printed (the verdict, the tables).
     explain_text: Option<String>,
+    /// The first rows of timeline.csv: the operators' steps and what came of them.
+    timeline: Option<crate::load::Rows>,
     /// Why the plots are left out (a run of a session or two has nothing to draw).
     no_plots: Option<String>,
 }
@@ -274,6 +276,7 @@ fn run_view(r: &RunData, style: &PlotStyle) -> Result<RunView, PlotError> {
         decisions: r.decisions.clone(),
         explain: r.explain.clone(),
         explain_text: r.explain_text.clone(),
+        timeline: r.timeline.clone(),
         no_plots,
     })
 }

@@ -118,6 +118,8 @@ pub struct RunData {
     pub decisions: Option<Rows>,
     /// The first rows of explain.csv, if the run had `--explain`.
     pub explain: Option<Rows>,
+    /// The first rows of timeline.csv, if the run had `spec.timeline`.
+    pub timeline: Option<Rows>,
     /// explain.txt (the verdicts and tables `--explain` printed), at most
     /// [`EXPLAIN_TEXT_MAX`] bytes of it.
     pub explain_text: Option<String>,
@@ -212,9 +214,9 @@ pub struct Rows {
 pub const DECISIONS_IN_REPORT: usize = 500;
 /// Rows of explain.csv the report shows.
 pub const EXPLAIN_IN_REPORT: usize = 2000;
+/// Rows of timeline.csv the report shows.
+pub const TIMELINE_IN_REPORT: usize = 500;
 
-/// The first `keep` rows of `path`, whose header must be `columns`; `None` when
-/// the file is absent.
 /// The most of explain.txt a report shows (a watched job of thousands of pods
 /// writes a table per pod).
 pub const EXPLAIN_TEXT_MAX: usize = 256 * 1024;
@@ -241,6 +243,8 @@ fn head_text(path: &Path, max: usize) -> Result<Option<String>, LoadError> {
     Ok(Some(text))
 }
 
+/// The first `keep` rows of `path`, whose header must be `columns`; `None` when
+/// the file is absent.
 fn first_rows(path: &Path, columns: &[&str], keep: usize) -> Result<Option<Rows>, LoadError> {
     if !path.is_file() {
         return Ok(None);
@@ -504,6 +508,8 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
     let decisions = first_rows(&dir.join("decisions.csv"), &crate::write::DECISION_COLUMNS, DECISIONS_IN_REPORT)?;
     let explain = first_rows(&dir.join("explain.csv"), &crate::write::EXPLAIN_COLUMNS, EXPLAIN_IN_REPORT)?;
     let explain_text = head_text(&dir.join("explain.txt"), EXPLAIN_TEXT_MAX)?;
+    let timeline =
+        first_rows(&dir.join("timeline.csv"), &crate::schema::header(&crate::schema::TIMELINE), TIMELINE_IN_REPORT)?;
     Ok(RunData {
         dir: dir.to_path_buf(),
         label,
@@ -515,6 +521,7 @@ fn in_time(dir: &Path, summary: Value) -> Result<RunData, LoadError> {
         decisions,
         explain,
         explain_text,
+        timeline,
         placement: None,
         demand,
     })
@@ -585,6 +592,7 @@ pub fn load_any(dir: &Path) -> Result<RunData, LoadError> {
         decisions: None,
         explain: None,
         explain_text: None,
+        timeline: None,
         placement: Some(points),
         demand: None,
     })

@@ -103,6 +103,24 @@ fn the_run_keeps_every_conf_it_reloads() {
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("The confs the timeline reloads (input-timeline-confs.yaml)"), "{html}");
     assert!(html.contains("--- # conf 1: &quot;c\\nd.conf&quot;, first reloaded by spec.timeline[1]"), "{html}");
+    // The operators' steps, in the order carried out, as timeline.csv lists them.
+    assert!(html.contains("<h3>What the operators did (spec.timeline)</h3>"), "{html}");
+    assert!(html.contains("<summary>timeline.csv: 4 rows</summary>"), "{html}");
+    // A timeline.csv that is not lahar's is refused, named.
+    let theirs = std::fs::read_to_string(out.join("timeline.csv")).unwrap().replace("outcome", "result");
+    std::fs::write(out.join("timeline.csv"), theirs).unwrap();
+    let refused = lahar().arg("report").arg(&out).assert().code(2);
+    let e = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(
+        e.contains("timeline.csv") && e.contains("line 1: expected the columns t_s,step,action,target,outcome,note"),
+        "{e}"
+    );
+    let row = |t: &str, i: u32, f: &str| {
+        format!("<tr><td>{t}</td><td>spec.timeline[{i}]</td><td>conf</td><td>{f}</td><td>done</td><td></td></tr>")
+    };
+    let at = |r: String| html.find(&r).unwrap_or_else(|| panic!("no {r} in {html}"));
+    assert!(at(row("10800", 0, "b.conf")) < at(row("14400", 2, ".&#x2f;b.conf")));
+    assert!(at(row("14400", 2, ".&#x2f;b.conf")) < at(row("21600", 3, "a.conf")));
 
     let (dir, path) = folder(&one_node(""));
     let out = dir.path().join("o");

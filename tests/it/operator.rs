@@ -277,6 +277,7 @@ fn the_report_shows_decisions_and_explanations() {
     assert!(html.contains("<h3>After 1 session</h3>"), "the summary's title");
     assert!(html.contains("<tr><td>pods bound</td><td class=\"n\">1</td></tr>"), "pods bound");
     assert!(html.contains("<tr><td>PodGroup phase changes</td><td class=\"n\">1</td></tr>"), "phases");
+    assert!(!html.contains("What the operators did"), "no timeline, no table of its steps");
     assert!(html.contains("<tr><td>GPUs in use at the end</td><td class=\"n\">18 of 32</td></tr>"), "GPUs");
     assert!(!html.contains("JCT mean (h)") && !html.contains("<h3>Per queue</h3>"), "no research summary");
     assert!(!html.contains("<svg"), "no empty plot");
