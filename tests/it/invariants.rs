@@ -197,3 +197,59 @@ proptest! {
         prop_assert!(w.check_invariants().is_ok(), "{:?}", w.check_invariants());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// A run without a horizon ends with the last thing that happened: a pod
+    /// leaving its node (a killed one after its grace period), a job arriving,
+    /// or an operator's step (timeline.csv's rows) — never at a timer a job
+    /// left behind. Elastic and rigid gangs of two priorities (checkpointing
+    /// every 10 min) under a Volcano conf with or without preempt, with jobs
+    /// and pods deleted and jobs suspended at random instants (before, during
+    /// or after their runs).
+    #[test]
+    fn a_run_without_a_horizon_ends_at_its_last_event(
+        jobs in prop::collection::vec((0u32..7200, 60u32..7200, 1u32..4, 1u32..5, any::<bool>(), any::<bool>()), 1..8),
+        steps in prop::collection::vec((0u32..14_400, 0usize..8, 0u8..3), 0..4),
+        preempt in any::<bool>(),
+    ) {
+        let actions = if preempt { "enqueue, allocate, preempt, backfill" } else { "enqueue, allocate, backfill" };
+        let mut w = format!(
+            "  priorityClasses:\n    - {{name: high, value: 1000}}\n    - {{name: low, value: 10}}\n  scheduler:\n    inline: |\n      actions: \"{actions}\"\n      tiers:\n      - plugins: [{{name: priority}}, {{name: gang, enablePreemptable: false}}, {{name: conformance}}]\n      - plugins: [{{name: drf}}, {{name: predicates}}, {{name: proportion}}, {{name: nodeorder}}]\n  workload:\n    - jobs:\n"
+        );
+        for (i, &(submit, dur, replicas, gpus, elastic, high)) in jobs.iter().enumerate() {
+            let shape = if elastic { "minAvailable: 1, scaling: linear".to_string() } else { format!("minAvailable: {replicas}") };
+            let class = if high { "high" } else { "low" };
+            w += &format!(
+                "        - {{name: j{i}, priorityClassName: {class}, submitAt: {submit}s, duration: {dur}s, checkpointInterval: 10m, {shape}, tasks: [{{name: w, replicas: {replicas}, resources: {{nvidia.com/gpu: {gpus}}}}}]}}\n"
+            );
+        }
+        if !steps.is_empty() {
+            w += "  timeline:\n";
+            for &(at, j, kind) in &steps {
+                let j = j % jobs.len();
+                let action = ["deleteJob: j", "suspendJob: j", "deletePod: j"][kind as usize];
+                let pod = if kind == 2 { "-w-0" } else { "" };
+                w += &format!("    - {{at: {at}s, {action}{j}{pod}}}\n");
+            }
+        }
+        let nodes = "    nodes:\n      - {name: n0, gpus: 8, cpu: 64, memory: 256Gi}\n      - {name: n1, gpus: 8, cpu: 64, memory: 256Gi}";
+        let text = scenario(nodes, &w);
+        let r = run_str(&text);
+        let o = &r.output;
+        // A pod killed (its job deleted or suspended, itself deleted) leaves its
+        // node after its grace period, 30 s: pods.csv's interval ends at the
+        // kill, and the GPUs are releasing until then.
+        let grace = lahar_core::util::time::SimDuration::from_secs(30);
+        let last = o
+            .pods
+            .iter()
+            .map(|p| if p.reason == lahar_core::record::EndReason::Completed { p.end } else { p.end.plus(grace) })
+            .chain(o.world.jobs.iter().map(|j| j.spec.submit))
+            .chain(o.operations.iter().map(|s| s.t))
+            .max()
+            .expect("a job");
+        prop_assert_eq!(o.stats.end, last, "{}", text);
+    }
+}
