@@ -897,3 +897,120 @@ fn serving_training_table_is_the_sweep_s() {
     let span = format!("wait for a whole free node until {first:.1}–{last:.1} h");
     assert!(section.contains(&span), "docs/model.md does not say {span:?}");
 }
+
+/// GitHub's anchor of a Markdown heading's text: lower case, letters, digits,
+/// `-` and `_` kept, spaces made `-`, everything else dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a Markdown page: its headings' slugs (a repeated one gets
+/// `-1`, `-2`...), and `<a id="...">` / `<a name="...">` targets.
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut seen: BTreeMap<String, u32> = BTreeMap::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        if let Some(h) = line.strip_prefix('#') {
+            let h = h.trim_start_matches('#');
+            if h.starts_with(' ') {
+                let s = slug(h);
+                let n = seen.entry(s.clone()).or_insert(0);
+                out.insert(if *n == 0 { s.clone() } else { format!("{s}-{n}") });
+                *n += 1;
+            }
+        }
+        for key in ["<a id=\"", "<a name=\""] {
+            let mut rest = line;
+            while let Some(i) = rest.find(key) {
+                rest = &rest[i + key.len()..];
+                if let Some(end) = rest.find('"') {
+                    out.insert(rest[..end].to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every relative link of the repository's Markdown pages (README.md, docs/,
+/// examples/...) outside code reaches a file of the repository, and its `#anchor` a heading of that page (or of the page
+/// itself): a renamed section or a moved file fails here.
+#[test]
+fn the_pages_links_resolve() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Every page of the repository (not the build's, not hidden folders').
+    let mut pages = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if p.is_dir() && !name.starts_with('.') && name != "target" {
+                dirs.push(p);
+            } else if name.ends_with(".md") {
+                pages.push(p);
+            }
+        }
+    }
+    pages.sort();
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        let mut fenced = false;
+        for (ln, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+                continue;
+            }
+            if fenced {
+                continue;
+            }
+            // Inline code spans are not links.
+            let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+            let mut rest = prose.as_str();
+            while let Some(i) = rest.find("](") {
+                rest = &rest[i + 2..];
+                let Some(end) = rest.find(')') else { break };
+                let target = &rest[..end];
+                rest = &rest[end..];
+                if target.contains("://") || target.starts_with("mailto:") || target.contains(' ') {
+                    continue;
+                }
+                checked += 1;
+                let (file, anchor) = target.split_once('#').map_or((target, None), |(f, a)| (f, Some(a)));
+                let dest = if file.is_empty() { page.clone() } else { page.parent().unwrap().join(file) };
+                let at = format!("{}:{}: ({target})", page.strip_prefix(root).unwrap().display(), ln + 1);
+                if !dest.exists() {
+                    broken.push(format!("{at}: no file {}", dest.display()));
+                    continue;
+                }
+                if let Some(a) = anchor
+                    && dest.extension().is_some_and(|e| e == "md")
+                    && !anchors(&std::fs::read_to_string(&dest).unwrap()).contains(a)
+                {
+                    broken.push(format!("{at}: no heading with the anchor #{a}"));
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} links found: the scan is broken");
+    assert!(broken.is_empty(), "{} broken link(s):\n{}", broken.len(), broken.join("\n"));
+}
