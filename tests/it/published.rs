@@ -951,7 +951,8 @@ fn anchors(text: &str) -> BTreeSet<String> {
 
 /// Every relative link of the repository's Markdown pages (README.md, docs/,
 /// examples/...) outside code reaches a file of the repository, and its `#anchor` a heading of that page (or of the page
-/// itself): a renamed section or a moved file fails here.
+/// itself), and every file of the code a code span names (`tests/it/x.rs`)
+/// exists: a renamed section or a moved file fails here.
 #[test]
 fn the_pages_links_resolve() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -1007,6 +1008,36 @@ fn the_pages_links_resolve() {
                     && !anchors(&std::fs::read_to_string(&dest).unwrap()).contains(a)
                 {
                     broken.push(format!("{at}: no heading with the anchor #{a}"));
+                }
+            }
+        }
+    }
+    // Files of the repository named in code spans (`tests/it/x.rs`), where a
+    // page sends the reader to read one; `examples/` is left out (pages name
+    // upstream projects' examples too).
+    const OURS: [&str; 9] = [
+        "tests/it/",
+        "sim-core/",
+        "policies/src/",
+        "reports/",
+        "workloads/src/",
+        "traces/src/",
+        "benches/",
+        "python/tests/",
+        "python/lahar/",
+    ];
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for (ln, line) in text.lines().enumerate() {
+            for span in line.split('`').skip(1).step_by(2) {
+                let Some(path) = span.split([' ', ':', ',', '(', ')']).next() else { continue };
+                if !OURS.iter().any(|p| path.starts_with(p)) || path.contains('*') || path.contains("...") {
+                    continue;
+                }
+                checked += 1;
+                if !root.join(path.trim_end_matches('.')).exists() {
+                    let at = format!("{}:{}", page.strip_prefix(root).unwrap().display(), ln + 1);
+                    broken.push(format!("{at}: `{span}`: no file {path}"));
                 }
             }
         }
