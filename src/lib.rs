@@ -136,6 +136,10 @@ pub const TIMELINE_TARGET_MISSING: &str = "timeline-target-missing";
 /// one not Aborted) or the admission webhook refuses the edit (a scale).
 pub const TIMELINE_ACTION_IGNORED: &str = "timeline-action-ignored";
 
+/// Warning kind: timeline steps after the run's end (its horizon, or its last
+/// job's end), not carried out.
+pub const TIMELINE_STEPS_NOT_REACHED: &str = "timeline-steps-not-reached";
+
 /// Warning kind: services (`spec.services`) whose workload never arrived.
 pub const SERVICE_WORKLOAD_MISSING: &str = "service-workload-missing";
 
@@ -171,6 +175,21 @@ fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> 
             ),
             first_of_many: false,
         }
+    });
+    let unreached = stats.timeline_unreached.as_ref().map(|(n, place, at, why)| scenario::Warning {
+        kind: TIMELINE_STEPS_NOT_REACHED,
+        count: *n,
+        file: String::new(),
+        at: None,
+        path: place.clone(),
+        message: format!(
+            "{n} timeline step{} not carried out: the run ended at {} s ({why}), before {} (the first, at {} s)",
+            if *n == 1 { "" } else { "s" },
+            stats.end.secs_string(),
+            if *n == 1 { "it" } else { "them" },
+            at.secs_string()
+        ),
+        first_of_many: false,
     });
     let services = stats.services_missed.iter().map(|(place, what)| scenario::Warning {
         kind: SERVICE_WORKLOAD_MISSING,
@@ -223,6 +242,7 @@ fn run_warnings(stats: &lahar_core::engine::RunStats) -> Vec<scenario::Warning> 
         .chain(flows)
         .chain(missed)
         .chain(ignored)
+        .chain(unreached)
         .chain(services)
         .collect()
 }

@@ -152,6 +152,10 @@ pub struct RunStats {
     /// Timeline actions that changed nothing, as in Volcano (a job's state
     /// ignores them, or the webhook refuses a scale): (place, what).
     pub timeline_ignored: Vec<(String, String)>,
+    /// Timeline steps the run did not reach: how many, the first's place and
+    /// instant, and why the run ended before them (`its horizon`, `its session
+    /// limit`, or `nothing was left to happen to a job`).
+    pub timeline_unreached: Option<(u64, String, SimTime, &'static str)>,
 }
 
 /// One row of services.csv: a service at a sample instant.

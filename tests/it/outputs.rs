@@ -427,3 +427,47 @@ fn a_run_ends_with_its_last_event_not_a_timer_a_job_left() {
         assert!((got - value).abs() < 1e-12, "{rate} {got} != {value}: {objects}{rest}");
     }
 }
+
+/// A timeline step after the last thing that happened to a job is not carried
+/// out, and neither is one after the horizon: the run ends there (its rates are
+/// not stretched over an operator's late cordon), timeline.csv has no row for
+/// the step, and the `timeline-steps-not-reached` warning counts it, naming
+/// the first and why the run ended. `j1` (1 GPU) arrives at 3,502 s and is
+/// deleted at 3,503 s: its pod leaves at 3,533 s after its 30 s grace; the
+/// cordon at 20,000 s comes after that. With a horizon of 3,000 s neither j1
+/// nor the two steps come.
+#[test]
+fn a_step_after_the_run_is_not_carried_out_and_says_so() {
+    let nodes = "    nodes:\n      - {name: n0, gpus: 8, cpu: 64, memory: 256Gi}";
+    let rest = |horizon: &str| {
+        format!(
+            "{horizon}  workload:\n    - jobs:\n        - {{name: j0, duration: 60s, tasks: [{{name: w, replicas: 1, resources: {{nvidia.com/gpu: 1}}}}]}}\n        - {{name: j1, submitAt: 3502s, duration: 2h, tasks: [{{name: w, replicas: 1, resources: {{nvidia.com/gpu: 1}}}}]}}\n  timeline:\n    - {{at: 20000s, cordon: n0}}\n    - {{at: 3503s, deleteJob: j1}}\n"
+        )
+    };
+    for (horizon, end, rows, warning) in [
+        (
+            "",
+            3533.0,
+            "t_s,step,action,target,outcome,note\n3503,spec.timeline[1],deleteJob,j1,done,\n",
+            "spec.timeline[0]: 1 timeline step not carried out: the run ended at 3533 s (nothing was left to happen to a job), before it (the first, at 20000 s)",
+        ),
+        (
+            "  horizon: 3000s\n",
+            3000.0,
+            "",
+            "spec.timeline[1]: 2 timeline steps not carried out: the run ended at 3000 s (its horizon), before them (the first, at 3503 s)",
+        ),
+    ] {
+        let (d, p) = write_scenario(&scenario(nodes, &rest(horizon)));
+        let out = d.path().join("out");
+        let run = lahar().arg("run").arg(&p).arg("--out").arg(&out).assert().success();
+        let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+        assert!(stderr.contains(&format!("warning: {warning}")), "{stderr}");
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(s["metrics"]["sim_time_s"], end, "{horizon}");
+        let w = s["warnings"].as_array().unwrap().iter().find(|w| w["kind"] == "timeline-steps-not-reached");
+        assert_eq!(w.expect("the warning")["count"], if horizon.is_empty() { 1 } else { 2 });
+        assert_eq!(std::fs::read_to_string(out.join("timeline.csv")).unwrap_or_default(), rows, "{horizon}");
+    }
+}

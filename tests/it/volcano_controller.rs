@@ -984,8 +984,14 @@ fn timeline_bad_input_and_missing_targets() {
     std::fs::write(&p, scenario("    - {at: 1m, deletePod: j-w-7}\n    - {at: 2h, deleteJob: j}\n")).expect("write");
     let out = crate::lahar().args(["run", "-q"]).arg(&p).arg("--out").arg(dir.path().join("o")).assert().success();
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-    assert!(err.contains("timeline-target-missing") || err.contains("2 timeline actions found nothing"), "{err}");
+    assert!(err.contains("1 timeline action found nothing to act on"), "{err}");
     assert!(err.contains("no pod default/j-w-7 to delete"), "{err}");
+    // j ended at 1 h: the run ends then, and the deletion at 2 h, which would
+    // find nothing, is not carried out.
+    assert!(
+        err.contains("spec.timeline[1]: 1 timeline step not carried out: the run ended at 3600 s (nothing was left to happen to a job), before it (the first, at 7200 s)"),
+        "{err}"
+    );
 }
 
 /// A delayed action that an action of its kind cancels does not act later in the

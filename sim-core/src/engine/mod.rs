@@ -411,7 +411,11 @@ impl Engine {
 
     /// The earliest instant with an arrival or a queued event.
     fn next_time(&self) -> Option<SimTime> {
-        if self.only_faults_left() || self.only_idle_wakeups_left() || self.only_serving_left() {
+        if self.only_faults_left()
+            || self.only_idle_wakeups_left()
+            || self.only_serving_left()
+            || self.only_timeline_left()
+        {
             return None;
         }
         match (self.next_arrival_time(), self.events.peek_time()) {
@@ -457,6 +461,22 @@ impl Engine {
             && self.world.active.is_empty()
             && self.faults.in_force == 0
             && self.events.len() == self.wakeups.len() + self.faults.random_queued
+            && self.next_arrival_time().is_none()
+    }
+
+    /// Whether every job has ended, none is still to arrive, and nothing is
+    /// queued but the timeline's steps still to come (with wakeups and random
+    /// failures, everything up): the run is over. Such a step acts on no job
+    /// (a job it could act on would still be in the system: a suspended one
+    /// waiting for its resume is), and its instant would stretch the run, and
+    /// every rate over its length, past the last thing that happened to a job;
+    /// it is not carried out (the `timeline-steps-not-reached` warning).
+    fn only_timeline_left(&self) -> bool {
+        let steps = self.cfg.timeline.len() - self.operated;
+        steps > 0
+            && self.world.active.is_empty()
+            && self.faults.in_force == 0
+            && self.events.len() == steps + self.wakeups.len() + self.faults.random_queued
             && self.next_arrival_time().is_none()
     }
 
@@ -516,6 +536,17 @@ impl Engine {
     pub fn finish(mut self) -> RunOutput {
         self.sweep_tail();
         let cut_short = self.next_time().is_some();
+        if let Some(first) = self.cfg.timeline.get(self.operated)
+            && !self.stats.interrupted
+        {
+            let left = (self.cfg.timeline.len() - self.operated) as u64;
+            let why = match self.cfg.max_sessions {
+                Some(m) if self.stats.sessions >= m => "its session limit",
+                _ if cut_short => "its horizon",
+                _ => "nothing was left to happen to a job",
+            };
+            self.stats.timeline_unreached = Some((left, first.place.clone(), first.at, why));
+        }
         // Services are offered their demand until the horizon, events or not;
         // so is a job without a run time that still runs or waits.
         let serving = !self.serving.is_empty();
