@@ -156,8 +156,7 @@ pub(super) fn build(val: Validated<'_>) -> Result<Scenario, ScenarioError> {
     // Jobs whose gang can never be valid: Volcano's gang plugin counts the pods
     // that exist, and dependent tasks' pods do not until their dependencies run.
     // Every conf of the run counts: the first and those the timeline reloads.
-    let gang_confs = usize::from(scheduler.checks_gang())
-        + reloads.iter().filter(|c| c.tiers.iter().flatten().any(|p| p.name == "gang")).count();
+    let gang_confs = usize::from(scheduler.checks_gang()) + reloads.iter().filter(|c| c.runs_plugin("gang")).count();
     let gang_checked = gang_confs > 0;
     let mut short: (usize, Option<(String, u32, u32)>) = (0, None);
     // The latest end a job's own run time gives (a lower bound of the run's end).

@@ -103,7 +103,7 @@ impl SchedulerChoice {
     fn has_plugin(&self, name: &str) -> bool {
         match self {
             SchedulerChoice::Baseline(_) => false,
-            SchedulerChoice::Volcano(conf) => conf.tiers.iter().flatten().any(|p| p.name == name),
+            SchedulerChoice::Volcano(conf) => conf.runs_plugin(name),
         }
     }
 

@@ -226,6 +226,13 @@ pub struct SchedulerConf {
     pub retired: Vec<Diagnostic>,
 }
 
+impl SchedulerConf {
+    /// Whether plugin `name` is in a tier (whatever its enable flags).
+    pub fn runs_plugin(&self, name: &str) -> bool {
+        self.tiers.iter().flatten().any(|p| p.name == name)
+    }
+}
+
 /// Every problem found in a conf.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}", .issues.iter().map(Diagnostic::to_string).collect::<Vec<_>>().join("\n"))]

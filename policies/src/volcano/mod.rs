@@ -110,7 +110,7 @@ impl Scheduler for Volcano {
     }
     fn marks_unschedulable(&self) -> bool {
         // Every plugin's OnSessionClose runs, whatever its enable flags.
-        self.conf.tiers.iter().flatten().any(|p| p.name == "gang")
+        self.conf.runs_plugin("gang")
     }
     fn admits_pod_groups(&self) -> bool {
         // enqueue admits PodGroups, or allocate does without it.

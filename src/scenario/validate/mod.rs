@@ -441,8 +441,7 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     let reloads = reloads.confs;
     // Budgets only the pdb plugin reads: without it (in every conf of the run)
     // they change nothing.
-    let pdb = |c: &lahar_policies::volcano::conf::SchedulerConf| c.tiers.iter().flatten().any(|p| p.name == "pdb");
-    let reads_budgets = matches!(&scheduler, SchedulerChoice::Volcano(c) if pdb(c)) || reloads.iter().any(pdb);
+    let reads_budgets = scheduler.has_plugin("pdb") || reloads.iter().any(|c| c.runs_plugin("pdb"));
     if !budgets.is_empty() && !reads_budgets {
         let first = &budgets[0];
         let message = format!(
