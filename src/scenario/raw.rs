@@ -765,6 +765,9 @@ pub struct RawTask {
     pub fail_after: Option<Spanned<String>>,
     /// With `failAfter`: the exit code (1–255, default 1).
     pub exit_code: Option<Spanned<i64>>,
+    /// The container's exit code when the kubelet stops it because its pod was
+    /// deleted (0–255, default 143).
+    pub stop_exit_code: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

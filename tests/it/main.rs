@@ -64,6 +64,7 @@ mod streaming;
 mod subgroups;
 mod sweep;
 mod synthetic;
+mod terminal_phase;
 mod textbook_easy;
 mod tiresias_options;
 mod tour;

@@ -128,10 +128,11 @@ fn job_error_handling_abort_job_when_job_is_unschedulable() {
 /// Without a policy for it, an Unknown PodGroup changes nothing but its phase
 /// (the controller's default action, SyncJob): the replacement pod waits for the
 /// uncordon and the job goes on. Its rows: Unknown at 40 s, Pending then Running
-/// at 70 s.
+/// at 70 s. (Its one policy is for an event that does not come: a PodFailed
+/// one would hear the drained pod's terminal phase at 40 s.)
 #[test]
 fn an_unknown_podgroup_without_a_policy_waits() {
-    let job = policy_job("no-policy", 2, "1h", "PodFailed", "RestartJob");
+    let job = policy_job("no-policy", 2, "1h", "TaskCompleted", "RestartJob");
     let out = run(TWO_ONE_CPU_NODES, &job, "    drains: [{at: 10s, nodes: n0, deadline: 0s, duration: 60s}]\n");
     assert_eq!(phases(&out, "no-policy"), UNKNOWN_THEN_RUNNING);
 }

@@ -400,6 +400,7 @@ fn parse_row(rec: &StringRecord, l: &Layout, ctx: &Ctx<'_>) -> Result<(Head, Tas
         hints: None,
         run_time: None,
         exits: None,
+        stop_code: lahar_core::model::job::STOPPED_EXIT_CODE,
     };
     Ok((head, task))
 }

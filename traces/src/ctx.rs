@@ -203,6 +203,7 @@ pub(crate) fn task(name: String, replicas: u32, requests: Resources, selector: &
         hints: None,
         run_time: None,
         exits: None,
+        stop_code: lahar_core::model::job::STOPPED_EXIT_CODE,
     }
 }
 

@@ -431,6 +431,7 @@ fn job(spec: &SyntheticSpec, i: u32, submit: SimTime, gpus: u32, duration: SimDu
         hints: None,
         run_time: None,
         exits: None,
+        stop_code: lahar_core::model::job::STOPPED_EXIT_CODE,
     }];
     if gpus > 0 && !gpus.is_multiple_of(per) && pods > 1 {
         let mut rest = tasks[0].clone();

@@ -787,13 +787,17 @@ impl Engine {
         }
     }
 
-    /// A Releasing pod's grace period ended: it is gone from its node (Deleted),
-    /// made again if its job asked, and heard as `PodEvicted` by a controller
-    /// that hears deletions once they are done.
+    /// A Releasing pod's grace period ended: its terminal phase is heard by a
+    /// controller that hears it ([`Engine::report_terminal_phase`]), then it is
+    /// gone from its node (Deleted), made again if its job asked, and heard as
+    /// `PodEvicted` by a controller that hears deletions once they are done.
     fn released(&mut self, p: PodId) {
         if self.world.pods[p].status != PodStatus::Releasing {
             return;
         }
+        // The kubelet's report of its terminal phase comes first; what its
+        // policy does may mark the pod to be made again.
+        self.report_terminal_phase(p);
         self.world.transition(p, PodStatus::Deleted, None);
         self.dirty = true;
         let pod = &mut self.world.pods[p];

@@ -17,6 +17,7 @@ mod config;
 mod controller;
 mod crashloop;
 mod faults;
+mod kubelet;
 
 use controller::Lifecycle;
 mod operate;

@@ -84,8 +84,36 @@ impl Engine {
         {
             return;
         }
+        self.raise_about(j, pod, task, ev, exit, false)
+    }
+
+    /// The controller hears the kubelet's report of pod `p`'s terminal phase
+    /// while its deletion is under way ([`Engine::report_terminal_phase`]):
+    /// `ev` (PodFailed with exit code `exit`, or TaskCompleted). The pod is not
+    /// missing yet: the sync of a request without a policy (or whose policy
+    /// waits) finds it terminating and changes nothing; the deletion, heard
+    /// next, syncs the job.
+    pub(super) fn raise_terminal(&mut self, j: JobId, p: PodId, ev: PolicyEvent, exit: Option<i32>) {
+        let task = Some(self.world.pods[p].task as usize);
+        self.raise_about(j, Some(p), task, ev, exit, true)
+    }
+
+    /// [`Engine::raise_with_exit`] past a batch/v1 Job's count; `going`: the
+    /// pod's deletion is under way and it is not made again by this request.
+    fn raise_about(
+        &mut self,
+        j: JobId,
+        pod: Option<PodId>,
+        task: Option<usize>,
+        ev: PolicyEvent,
+        exit: Option<i32>,
+        going: bool,
+    ) {
         let policy = self.policy_for(j, task, ev, exit);
         let Some(Policy { timeout: Some(after), action, .. }) = policy else {
+            if going && policy.is_none() {
+                return;
+            }
             return self.apply_policy(j, pod, task, policy.map(|p| p.action));
         };
         let named = pod.map(|p| {
@@ -101,7 +129,7 @@ impl Engine {
         // Until it acts the job is synced as without a policy: an evicted or failed
         // pod is made again once gone (a departure: Volcano leaves it to the job's
         // next sync).
-        if ev != PolicyEvent::PodPending {
+        if ev != PolicyEvent::PodPending && !going {
             self.apply_policy(j, pod, task, None);
         }
         let slot = match self.delayed.iter().position(Option::is_none) {

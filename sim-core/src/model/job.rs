@@ -167,6 +167,13 @@ pub struct TaskSpec {
     /// place ([`ContainerExit::in_place`]). A VolcanoJob task's run time under
     /// `Always` is an exit with code 0, restarted in place, and no `run_time`.
     pub exits: Option<ContainerExit>,
+    /// The exit code of the pods' container when the kubelet stops it because
+    /// the pod was deleted (SIGTERM at the deletion, SIGKILL at the grace
+    /// period's end): a VolcanoJob's controller hears the pod's terminal phase,
+    /// Failed with this code or Succeeded for 0, before its deletion
+    /// ([`JobSpec::hears_terminal_phase`]). [`STOPPED_EXIT_CODE`] unless the
+    /// template says (`lahar.io/stop-exit-code`).
+    pub stop_code: i32,
 }
 
 /// A container that exits: after running `after`, with exit code `code` (1–255,
@@ -713,6 +720,11 @@ pub const MAX_PODS_PER_JOB: u32 = 1_000_000;
 /// Volcano's default graceful termination period.
 pub const DEFAULT_TERMINATION_GRACE: SimDuration = SimDuration::from_secs(30);
 
+/// The exit code of a container the kubelet stops at its pod's deletion when
+/// the process does not handle the signal: 128 + SIGTERM (15), as container
+/// runtimes report a process killed by a signal.
+pub const STOPPED_EXIT_CODE: i32 = 143;
+
 /// A cycle in the tasks' dependsOn graph, as `a -> b -> a` (task names, the first
 /// repeated at the end), or `None`: such a job could never create its pods.
 pub fn dependency_cycle(tasks: &[TaskSpec]) -> Option<String> {
@@ -800,6 +812,7 @@ impl Default for TaskSpec {
             hints: None,
             run_time: None,
             exits: None,
+            stop_code: STOPPED_EXIT_CODE,
             node_label_in: Vec::new(),
             name: "worker".into(),
             replicas: 1,
@@ -866,6 +879,18 @@ impl JobSpec {
     /// pod as failed, and a ReplicaSet replaces it at once.
     pub fn hears_deletion_when_gone(&self) -> bool {
         matches!(&*self.kind, "VolcanoJob" | "ModelServing" | "ModelBooster")
+    }
+    /// Whether its controller hears a deleted pod's terminal phase before it
+    /// hears the deletion. The kubelet (Kubernetes 1.27 and later: `getPhase`
+    /// with `podIsTerminal`) moves a pod it stopped because it was deleted to
+    /// Succeeded if its containers exited 0, else Failed, before the pod is
+    /// removed; Volcano's job controller hears that update (`updatePod`:
+    /// `PodFailedEvent` with the exit code, or `TaskCompletedEvent` when the
+    /// task's pods have all Succeeded), then the deletion (`deletePod`:
+    /// `PodEvictedEvent`). Kthena's ModelServing controller skips the update of
+    /// a pod being deleted.
+    pub fn hears_terminal_phase(&self) -> bool {
+        &*self.kind == "VolcanoJob"
     }
     /// Whether a restart of the whole job makes its PodGroup anew at once and
     /// each killed pod again once that pod is gone: Volcano's job controller
@@ -1148,6 +1173,7 @@ mod tests {
             hints: None,
             run_time: None,
             exits: None,
+            stop_code: STOPPED_EXIT_CODE,
         }
     }
 

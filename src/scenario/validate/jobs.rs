@@ -247,6 +247,7 @@ fn job(
                 x => x,
             }),
             exits: container_exit(v, t, &tpath),
+            stop_code: stop_exit_code(v, t, &tpath),
         });
     }
     if let Some(cycle) = lahar_core::model::job::dependency_cycle(&tasks) {
@@ -402,6 +403,23 @@ fn policies(v: &mut V<'_>, raw: Option<&Vec<Spanned<RawPolicy>>>, path: &str) ->
         }
     }
     out
+}
+
+/// A compact task's `stopExitCode`: its container's exit code when the kubelet
+/// stops it at its pod's deletion (0–255; default 143, SIGTERM's).
+fn stop_exit_code(v: &mut V<'_>, t: &RawTask, tpath: &str) -> i32 {
+    match &t.stop_exit_code {
+        None => lahar_core::model::job::STOPPED_EXIT_CODE,
+        Some(c) if (0..=255).contains(&c.value) => c.value as i32,
+        Some(c) => {
+            v.err(
+                at(c),
+                format!("{tpath}.stopExitCode"),
+                format!("expected an exit code from 0 to 255, got {}", c.value),
+            );
+            lahar_core::model::job::STOPPED_EXIT_CODE
+        }
+    }
 }
 
 /// A compact task's failing container: `failAfter` (above 0), `exitCode` (1–255,

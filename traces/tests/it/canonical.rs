@@ -193,6 +193,7 @@ fn arb_task(i: usize) -> impl Strategy<Value = TaskSpec> {
             hints: None,
             run_time: None,
             exits: None,
+            stop_code: lahar_core::model::job::STOPPED_EXIT_CODE,
         })
 }
 

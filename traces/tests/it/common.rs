@@ -131,6 +131,7 @@ pub fn gang(
             hints: None,
             run_time: None,
             exits: None,
+            stop_code: lahar_core::model::job::STOPPED_EXIT_CODE,
         })
         .collect();
     let mut job = JobSpec {

@@ -95,6 +95,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
     // Under `OnFailure` the kubelet restarts a failed container in place and
     // the Job controller counts the restarts against `backoffLimit`.
     let exits = common::container_exit(ck, &shape, tpl, "spec.template", InPlace { task_max_retry: None });
+    common::no_stop_exit_code(ck, &shape, "spec.template");
     if !ck.ok() {
         return None;
     }

@@ -1228,19 +1228,47 @@ pub(crate) fn container_exit(
     }
 }
 
+/// The exit code of a VolcanoJob task's container when the kubelet stops it
+/// at its pod's deletion: the template's `lahar.io/stop-exit-code` (0–255),
+/// else 143 ([`lahar_core::model::job::STOPPED_EXIT_CODE`]). `path`: the
+/// template's field path.
+pub(crate) fn stop_exit_code(ck: &mut Ck<'_>, shape: &PodShape, path: &str) -> i32 {
+    let default = lahar_core::model::job::STOPPED_EXIT_CODE;
+    let Some((v, at)) = shape.annotations.get(STOP_EXIT_CODE) else { return default };
+    match v.trim().parse::<i32>() {
+        Ok(c) if (0..=255).contains(&c) => c,
+        _ => {
+            let field = format!("{path}.metadata.annotations.{STOP_EXIT_CODE}");
+            ck.err(*at, &field, format!("expected an exit code from 0 to 255, got `{v}`"));
+            default
+        }
+    }
+}
+
 /// Refuses a failing container where it is not read (every kind but a
-/// VolcanoJob's task templates and a batch/v1 Job's template): never placed as if
-/// the annotation were absent.
+/// VolcanoJob's task templates and a batch/v1 Job's template), and a stopped
+/// container's exit code ([`no_stop_exit_code`]): never placed as if the
+/// annotation were absent.
 pub(crate) fn no_container_exit(ck: &mut Ck<'_>, shape: &PodShape, path: &str) {
-    for k in [FAIL_AFTER, EXIT_CODE] {
-        if let Some((_, at)) = shape.annotations.get(k) {
+    refuse(ck, shape, path, &[FAIL_AFTER, EXIT_CODE], "a VolcanoJob's task templates and a batch/v1 Job's template");
+    no_stop_exit_code(ck, shape, path);
+}
+
+/// Refuses `lahar.io/stop-exit-code` where it is not read (every kind but a
+/// VolcanoJob's task templates: only Volcano's job controller hears a deleted
+/// pod's terminal phase).
+pub(crate) fn no_stop_exit_code(ck: &mut Ck<'_>, shape: &PodShape, path: &str) {
+    refuse(ck, shape, path, &[STOP_EXIT_CODE], "a VolcanoJob's task templates");
+}
+
+/// An error for each of annotations `keys` the template at `path` gives:
+/// they are read on `read_on` only.
+fn refuse(ck: &mut Ck<'_>, shape: &PodShape, path: &str, keys: &[&str], read_on: &str) {
+    for k in keys {
+        if let Some((_, at)) = shape.annotations.get(*k) {
             let field =
                 format!("{}metadata.annotations.{k}", if path.is_empty() { String::new() } else { format!("{path}.") });
-            ck.err(
-                *at,
-                &field,
-                format!("`{k}` is read on a VolcanoJob's task templates and a batch/v1 Job's template only"),
-            );
+            ck.err(*at, &field, format!("`{k}` is read on {read_on} only"));
         }
     }
 }
@@ -1249,6 +1277,8 @@ pub(crate) fn no_container_exit(ck: &mut Ck<'_>, shape: &PodShape, path: &str) {
 pub(crate) const FAIL_AFTER: &str = "lahar.io/fail-after";
 /// The failing container's exit code.
 pub(crate) const EXIT_CODE: &str = "lahar.io/exit-code";
+/// A VolcanoJob task's container's exit code when the kubelet stops it.
+pub(crate) const STOP_EXIT_CODE: &str = "lahar.io/stop-exit-code";
 
 /// A task from a pod shape.
 pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodShape) -> TaskSpec {
@@ -1269,6 +1299,7 @@ pub(crate) fn task(name: &str, replicas: u32, min_available: u32, shape: &PodSha
         hints: shape.hints.clone(),
         run_time: None,
         exits: None,
+        stop_code: lahar_core::model::job::STOPPED_EXIT_CODE,
     }
 }
 

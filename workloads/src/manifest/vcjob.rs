@@ -110,6 +110,7 @@ pub(crate) fn job(d: &Doc, cx: &mut Context<'_>, ck: &mut Ck<'_>) -> Option<Impo
             _ => Some(3),
         };
         task.exits = common::container_exit(ck, &shape, &tpl, &tplp, InPlace { task_max_retry });
+        task.stop_code = common::stop_exit_code(ck, &shape, &tplp);
         // Under `restartPolicy: Always` (the API server's default for a pod)
         // the kubelet restarts a container that succeeded too: the task's run
         // time ends no pod but each run of its container, which restarts in
