@@ -5,6 +5,7 @@
 
 use lahar_core::engine::RunOutput;
 use lahar_core::model::job::{JobId, PodStatus};
+use lahar_core::record::EndReason;
 
 /// A duration in the largest unit that reads well.
 fn human(s: f64) -> String {
@@ -62,7 +63,20 @@ pub fn lines(out: &RunOutput, named: &[(JobId, u16, u32)]) -> Vec<String> {
         } else {
             format!("looked at in {sessions}; rejected by {}", reasons.join(", "))
         };
-        lines.push(format!("{name}: {fate}; {looked}"));
+        // Its runs that ended otherwise than with their job (or the run): why and when.
+        let cut: Vec<String> = out
+            .pods
+            .iter()
+            .filter(|r| r.job == j && r.task == t && r.index == i)
+            .filter(|r| !matches!(r.reason, EndReason::Completed | EndReason::Running))
+            .map(|r| format!("{} at {}", r.reason.as_str(), human(r.end.as_secs_f64())))
+            .collect();
+        let cut = match cut.len() {
+            0 => String::new(),
+            n if n <= 3 => format!("; its runs ended: {}", cut.join(", ")),
+            n => format!("; its runs ended: {}, … {} more", cut[..3].join(", "), n - 3),
+        };
+        lines.push(format!("{name}: {fate}{cut}; {looked}"));
     }
     lines
 }

@@ -169,9 +169,10 @@ fn verdict(out: &RunOutput, j: JobId, rows: &[&ExplainRow]) -> String {
         job.spec.min_available,
         job.pg_phase.as_str()
     );
+    let fate = fate(out, j).map(|f| format!("\n  {f}")).unwrap_or_default();
     if pending == 0 && job.pg_phase != PodGroupPhase::Pending {
         return format!(
-            "explain {label} ({facts}): no pod pending at the end; the last session that looked at it: {when}"
+            "explain {label} ({facts}): no pod pending at the end; the last session that looked at it: {when}{fate}"
         );
     }
     let cause = rows
@@ -189,7 +190,36 @@ fn verdict(out: &RunOutput, j: JobId, rows: &[&ExplainRow]) -> String {
             format!("blocked by {member} at {}: {reason}", r.plugin)
         })
         .unwrap_or_else(|| "no step rejected its pods in that session".to_string());
-    format!("explain {label} ({facts}): {pending} pod(s) pending; in {when}, {cause}")
+    format!("explain {label} ({facts}): {pending} pod(s) pending; in {when}, {cause}{fate}")
+}
+
+/// What job `j`'s controller did beyond running it: how it ended (its phase
+/// and when), its retries, and the lifecycle policy that acted on it last
+/// (the event heard, about which pod, with which exit code).
+fn fate(out: &RunOutput, j: JobId) -> Option<String> {
+    let job = &out.world.jobs[j];
+    let mut parts = Vec::new();
+    if job.phase.is_terminal() {
+        let at = match job.end {
+            Some(t) => format!("at {} s", score(t.as_secs_f64())),
+            None => "(its pods still going at the end of the run)".to_string(),
+        };
+        parts.push(format!("{} {at}", job.phase.as_str()));
+    }
+    if job.retries > 0 {
+        parts.push(format!("{} retr{}", job.retries, if job.retries == 1 { "y" } else { "ies" }));
+    }
+    if let Some(p) = &job.last_policy {
+        let pod = p.pod.map(|(t, i)| format!(" for {}", pod_label(&job.spec, t, i))).unwrap_or_default();
+        let code = p.exit.map(|c| format!(" (exit code {c})")).unwrap_or_default();
+        parts.push(format!(
+            "the last lifecycle policy to act: {} on {}{pod}{code} at {} s",
+            p.action.as_str(),
+            p.event.name(),
+            score(p.at.as_secs_f64())
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// How directly a pod-level rejection names a cause: gates, admission and the

@@ -194,3 +194,38 @@ fn a_deletion_without_a_grace_period_has_no_terminal_phase() {
     let out = super::volcano::run_text(&text("0s"));
     assert_eq!(out.job("c")["state"], "Running");
 }
+
+/// `--explain` tells what the controller did: the pod's runs that ended
+/// otherwise than with their job (preempted at 60 s), the job's end, and the
+/// lifecycle policy that acted last, with the event it heard, the pod and the
+/// exit code (the worker's terminal phase is heard first: its pod is released
+/// first).
+#[test]
+fn explain_names_the_policy_that_ended_the_job() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("jobs.yaml"), format!("{HIGH}{}", low(ISSUE_5885, ""))).expect("write");
+    std::fs::write(dir.path().join("preempt.conf"), CONF).expect("write");
+    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n0, cpu: 2, memory: 8Gi}]\n  queues: [{name: default}]\n  scheduler: {conf: preempt.conf}\n  workload:\n    - manifests: [jobs.yaml]\n";
+    std::fs::write(dir.path().join("s.yaml"), text).expect("write");
+    let out = crate::lahar()
+        .current_dir(dir.path())
+        .args(["run", "s.yaml", "--out", "out", "--explain", "default/low-master-0"])
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for w in [
+        "explain: default/low-master-0: first bound to n0 at 0 s (after 0 s pending); its runs ended: preempted at 60 s;",
+        "\n  Terminated at 90 s; the last lifecycle policy to act: TerminateJob on PodFailed for default/low-worker-0 (exit code 143) at 90 s\n",
+    ] {
+        assert!(stdout.contains(w), "{w}: {stdout}");
+    }
+    // docs/volcano.md shows these lines as the binary prints them.
+    let pod = stdout.lines().find(|l| l.starts_with("explain: default/low-master-0:")).expect("the summary line");
+    let job = stdout.lines().position(|l| l.starts_with("explain low ")).expect("the job's line");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let block = format!("```\n{pod}\n\n{}\n{}\n```", lines[job], lines[job + 1]);
+    let page = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/volcano.md"))
+        .expect("docs/volcano.md");
+    assert!(page.contains(&block), "docs/volcano.md should show:\n{block}");
+}

@@ -5,7 +5,7 @@
 
 use super::{EndReason, Engine, Event};
 
-use crate::model::job::{JobPhase, PodStatus, Policy, PolicyAction, PolicyEvent};
+use crate::model::job::{JobPhase, PodStatus, Policy, PolicyActed, PolicyAction, PolicyEvent};
 
 use crate::model::ids::{JobId, PodId};
 use crate::util::time::SimTime;
@@ -18,6 +18,8 @@ pub(super) struct Delayed {
     pod: Option<(PodId, u16, u32)>,
     task: Option<usize>,
     event: PolicyEvent,
+    /// The exit code the event carried.
+    exit: Option<i32>,
     action: PolicyAction,
     /// When the event came.
     since: SimTime,
@@ -110,17 +112,21 @@ impl Engine {
         going: bool,
     ) {
         let policy = self.policy_for(j, task, ev, exit);
-        let Some(Policy { timeout: Some(after), action, .. }) = policy else {
-            if going && policy.is_none() {
-                return;
-            }
-            return self.apply_policy(j, pod, task, policy.map(|p| p.action));
-        };
         let named = pod.map(|p| {
             let q = &self.world.pods[p];
             (p, q.task, q.index)
         });
-        let d = Delayed { job: j, pod: named, task, event: ev, action, since: self.now, due: self.now.plus(after) };
+        let Some(Policy { timeout: Some(after), action, .. }) = policy else {
+            if going && policy.is_none() {
+                return;
+            }
+            if let Some(p) = policy {
+                self.acted(j, named, ev, p.action, exit);
+            }
+            return self.apply_policy(j, pod, task, policy.map(|p| p.action));
+        };
+        let d =
+            Delayed { job: j, pod: named, task, event: ev, exit, action, since: self.now, due: self.now.plus(after) };
         // One delayed action per pod name and action (a second is not added).
         let key = |x: &Delayed| (x.job, x.pod.map(|(_, t, i)| (t, i)), x.action);
         if self.delayed.iter().flatten().any(|x| key(x) == key(&d)) {
@@ -187,7 +193,22 @@ impl Engine {
         }
         // The pod it names may be gone: a task or job action still acts.
         let pod = d.pod.map(|(p, _, _)| p).filter(|p| job.pods.contains(p));
+        self.acted(d.job, d.pod, d.event, d.action, d.exit);
         self.apply_policy(d.job, pod, d.task, Some(d.action));
+    }
+
+    /// Keeps what a policy that acts now on job `j` was about, for `--explain`.
+    fn acted(
+        &mut self,
+        j: JobId,
+        pod: Option<(PodId, u16, u32)>,
+        event: PolicyEvent,
+        action: PolicyAction,
+        exit: Option<i32>,
+    ) {
+        let pod = pod.map(|(_, t, i)| (t, i));
+        let acted = PolicyActed { at: self.now, event, action, pod, exit };
+        self.world.jobs[j].last_policy = Some(Box::new(acted));
     }
 
     /// After an action acted on job `j`, the delayed actions of its kind on the

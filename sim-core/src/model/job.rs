@@ -30,9 +30,9 @@ pub enum PolicyEvent {
     /// `timeout`, if the pod is still Pending then (Volcano's
     /// `shouldConfigureTimeout`).
     PodPending,
-    /// A task's pods restarted their containers more than its `maxRetry` (raised
-    /// by Volcano on a pod update; lahar models no container restarts, so never
-    /// raised).
+    /// A task's pods restarted their containers in place at least its
+    /// `maxRetry` times in all (raised by Volcano on an update of the task's
+    /// pods: `jobCache.TaskFailed`).
     TaskFailed,
     /// The job's spec was updated (never raised: lahar's jobs are not edited while
     /// they run).
@@ -61,6 +61,36 @@ impl PolicyEvent {
     pub fn matches(self, actual: PolicyEvent) -> bool {
         self == PolicyEvent::Any || self == actual
     }
+    /// Volcano's spelling (`exitCode N` for an exit-code policy).
+    pub fn name(self) -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(match self {
+            PolicyEvent::Any => "*",
+            PolicyEvent::PodEvicted => "PodEvicted",
+            PolicyEvent::PodFailed => "PodFailed",
+            PolicyEvent::TaskCompleted => "TaskCompleted",
+            PolicyEvent::JobUnknown => "Unknown",
+            PolicyEvent::PodPending => "PodPending",
+            PolicyEvent::TaskFailed => "TaskFailed",
+            PolicyEvent::JobUpdated => "JobUpdated",
+            PolicyEvent::ExitCode(c) => return std::borrow::Cow::Owned(format!("exitCode {c}")),
+        })
+    }
+}
+
+/// The lifecycle policy that acted on a job last: what `--explain` tells of a
+/// job its controller restarted or ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolicyActed {
+    /// When it acted (after its `timeout`, for one that waited).
+    pub at: SimTime,
+    /// The event the controller heard.
+    pub event: PolicyEvent,
+    /// The policy's action.
+    pub action: PolicyAction,
+    /// The pod the event was about: its task and replica (its name).
+    pub pod: Option<(u16, u32)>,
+    /// The exit code the event carried (a failed or stopped container's).
+    pub exit: Option<i32>,
 }
 
 /// What the controller does when a policy fires (`policies[].action`).
@@ -100,6 +130,19 @@ impl PolicyAction {
             "ResumeJob" => PolicyAction::ResumeJob,
             _ => return None,
         })
+    }
+    /// Volcano's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PolicyAction::RestartJob => "RestartJob",
+            PolicyAction::RestartTask => "RestartTask",
+            PolicyAction::RestartPod => "RestartPod",
+            PolicyAction::AbortJob => "AbortJob",
+            PolicyAction::TerminateJob => "TerminateJob",
+            PolicyAction::CompleteJob => "CompleteJob",
+            PolicyAction::RestartPartition => "RestartPartition",
+            PolicyAction::ResumeJob => "ResumeJob",
+        }
     }
 }
 

@@ -325,6 +325,8 @@ pub struct Job {
     pub preemptions: u32,
     /// Session index of the last eviction counted.
     pub last_preempt_session: Option<u64>,
+    /// The lifecycle policy that acted on it last (boxed: most jobs have none).
+    pub last_policy: Option<Box<crate::model::job::PolicyActed>>,
     /// Placement when it last started: distinct nodes.
     pub nodes_spanned: u32,
     /// Placement when it last started: tier spanned.
@@ -431,6 +433,7 @@ impl Job {
             pods_missing: 0,
             preemptions: 0,
             last_preempt_session: None,
+            last_policy: None,
             nodes_spanned: 0,
             highest_tier: 0,
             counted: false,
