@@ -685,18 +685,19 @@ proptest! {
 /// A VolcanoJob of the controller property: (submit s, duration s, queue, high
 /// priority, pods, GPUs per pod, policy: 0 none, 1 RestartJob on PodEvicted, 2
 /// RestartJob on Unknown, 3 RestartTask on PodEvicted, 4 RestartJob on PodPending
-/// after 20 min, 5 RestartJob on PodFailed, 6 AbortJob on exit code 3).
+/// after 20 min, 5 RestartJob on PodFailed, 6 AbortJob on exit code 3, 7
+/// CompleteJob on TaskCompleted).
 type VcJob = (u32, u32, usize, bool, u32, u32, u8);
 
 fn vc_jobs() -> impl Strategy<Value = Vec<VcJob>> {
     let job =
-        (0u32..3000, 60u32..4000, 0usize..2, any::<bool>(), 1u32..5, prop::sample::select(vec![1u32, 2, 4, 8]), 0u8..7);
+        (0u32..3000, 60u32..4000, 0usize..2, any::<bool>(), 1u32..5, prop::sample::select(vec![1u32, 2, 4, 8]), 0u8..8);
     prop::collection::vec(job, 6..30)
 }
 
 /// VolcanoJob manifests (pods made once their PodGroup is admitted, RestartJob
 /// making it anew, every fifth job's containers failing, every tenth's
-/// restarting in place) and batch/v1 Jobs (every ninth) under `conf`, with operators editing queues (weight, state,
+/// restarting in place, every sixth's exiting 0 when the kubelet stops them) and batch/v1 Jobs (every ninth) under `conf`, with operators editing queues (weight, state,
 /// reclaimable, capability), cordoning a node, tainting one `NoExecute`,
 /// adding a node declared absent and removing nodes,
 /// deleting a job and a pod, suspending, resuming and scaling jobs, removing
@@ -716,21 +717,28 @@ fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
             "  policies: [{event: PodPending, action: RestartJob, timeout: 20m}]\n",
             "  policies: [{event: PodFailed, action: RestartJob}]\n",
             "  policies: [{exitCode: 3, action: AbortJob}]\n",
+            "  policies: [{event: TaskCompleted, action: CompleteJob}]\n",
         ][policy as usize];
+        // Every sixth job's containers exit 0 when the kubelet stops them: a
+        // deleted pod's terminal phase is Succeeded (the rest: 143, Failed).
+        let stop = if i % 6 == 1 { "lahar.io/stop-exit-code: \"0\"" } else { "" };
         // Every fifth job's containers fail (exit code 3 or 1) before its work is done.
         let fails = if i % 5 == 2 {
+            let stop = if stop.is_empty() { String::new() } else { format!(", {stop}") };
             format!(
-                "        metadata: {{annotations: {{lahar.io/fail-after: {}s, lahar.io/exit-code: \"{}\"}}}}\n",
+                "        metadata: {{annotations: {{lahar.io/fail-after: {}s, lahar.io/exit-code: \"{}\"{stop}}}}}\n",
                 dur / 3 + 30,
                 1 + 2 * (i % 2)
             )
+        } else if !stop.is_empty() {
+            format!("        metadata: {{annotations: {{{stop}}}}}\n")
         } else {
             String::new()
         };
         // Every tenth job's containers restart in place, which a task-level
         // `TaskFailed: RestartJob` ends after two restarts.
         let in_place = i % 10 == 7;
-        let restart = match (fails.is_empty(), in_place) {
+        let restart = match (fails.is_empty() || i % 5 != 2, in_place) {
             (true, _) => "",
             (false, true) => "          restartPolicy: OnFailure\n",
             (false, false) => "          restartPolicy: Never\n",
