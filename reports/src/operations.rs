@@ -59,7 +59,7 @@ impl OperationWriter {
         f[const { c("step") }].push_str(&r.step);
         f[const { c("action") }].push_str(r.action);
         f[const { c("target") }].push_str(&r.target);
-        f[const { c("outcome") }].push_str(r.outcome);
+        f[const { c("outcome") }].push_str(r.outcome.as_str());
         f[const { c("note") }].push_str(&r.note);
         self.file.as_mut().expect("made above").write_record(&f)
     }

@@ -298,11 +298,33 @@ pub struct OperationRecord {
     pub action: &'static str,
     /// Its value as written (the object, node pattern, queue or conf file).
     pub target: String,
-    /// `done`; `missed` (nothing to act on: the `timeline-target-missing`
-    /// warning); `ignored` (it changes nothing: `timeline-action-ignored`).
-    pub outcome: &'static str,
-    /// Why a step was missed or ignored; empty when done.
+    /// Whether it changed anything.
+    pub outcome: Outcome,
+    /// Why a step was missed or ignored; for a step done, the pods it deleted
+    /// or killed (when it can), else empty.
     pub note: String,
+}
+
+/// What became of a `spec.timeline` step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Carried out.
+    Done,
+    /// Nothing to act on (the `timeline-target-missing` warning).
+    Missed,
+    /// It changes nothing, as in Volcano (the `timeline-action-ignored` warning).
+    Ignored,
+}
+
+impl Outcome {
+    /// timeline.csv's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Done => "done",
+            Outcome::Missed => "missed",
+            Outcome::Ignored => "ignored",
+        }
+    }
 }
 
 /// Receives a run's records as they are made. Every method has an empty default.

@@ -448,7 +448,7 @@ fn a_step_after_the_run_is_not_carried_out_and_says_so() {
         (
             "",
             3533.0,
-            "t_s,step,action,target,outcome,note\n3503,spec.timeline[1],deleteJob,j1,done,\n",
+            "t_s,step,action,target,outcome,note\n3503,spec.timeline[1],deleteJob,j1,done,1 pod deleted\n",
             "spec.timeline[0]: 1 timeline step not carried out: the run ended at 3533 s (nothing was left to happen to a job), before it (the first, at 20000 s)",
         ),
         (
@@ -470,4 +470,30 @@ fn a_step_after_the_run_is_not_carried_out_and_says_so() {
         assert_eq!(w.expect("the warning")["count"], if horizon.is_empty() { 1 } else { 2 });
         assert_eq!(std::fs::read_to_string(out.join("timeline.csv")).unwrap_or_default(), rows, "{horizon}");
     }
+}
+
+/// timeline.csv's note tells what a step done deleted: the pods a `NoExecute`
+/// taint's manager deletes, those deleted with their nodes, a deleted job's
+/// pods not ended yet (here `a`'s three, made again Pending after the taint and
+/// with nowhere to go). By hand: `a`'s three pods run on n0, `b`'s two on n1.
+#[test]
+fn timeline_notes_count_the_pods_a_step_deleted() {
+    let nodes = "    nodes:\n      - {name: n0, gpus: 8, cpu: 64, memory: 256Gi, labels: {pool: a}}\n      - {name: n1, gpus: 8, cpu: 64, memory: 256Gi, labels: {pool: b}}";
+    let job = |name: &str, n: u32| {
+        format!(
+            "        - {{name: {name}, duration: 1h, tasks: [{{name: w, replicas: {n}, nodeSelector: {{pool: {name}}}, resources: {{nvidia.com/gpu: 1}}}}]}}\n"
+        )
+    };
+    let rest = format!(
+        "  horizon: 10m\n  workload:\n    - jobs:\n{}{}  timeline:\n    - {{at: 60s, taint: n0, key: k, effect: NoExecute}}\n    - {{at: 120s, removeNodes: n1}}\n    - {{at: 130s, deleteJob: a}}\n",
+        job("a", 3),
+        job("b", 2)
+    );
+    let (d, p) = write_scenario(&scenario(nodes, &rest));
+    let out = d.path().join("out");
+    lahar().arg("run").arg(&p).arg("--out").arg(&out).assert().success();
+    assert_eq!(
+        std::fs::read_to_string(out.join("timeline.csv")).unwrap(),
+        "t_s,step,action,target,outcome,note\n60,spec.timeline[0],taint,n0,done,3 pods deleted\n120,spec.timeline[1],removeNodes,n1,done,2 pods deleted\n130,spec.timeline[2],deleteJob,a,done,3 pods deleted\n"
+    );
 }

@@ -1103,7 +1103,7 @@ fn resumes_count_retries_and_misplaced_commands_warn() {
         std::fs::read_to_string(o.join("timeline.csv")).expect("timeline.csv"),
         "t_s,step,action,target,outcome,note\n\
          60,spec.timeline[0],resumeJob,j,ignored,\"job default/j is Running, not Aborted: nothing to resume\"\n\
-         300,spec.timeline[1],suspendJob,j,done,\n\
+         300,spec.timeline[1],suspendJob,j,done,1 pod deleted\n\
          360,spec.timeline[3],suspendJob,j,ignored,job default/j is already suspended\n\
          420,spec.timeline[4],deletePod,nope,missed,no pod default/nope to delete\n"
     );

@@ -42,7 +42,7 @@ use crate::explain::Explain;
 use crate::model::ids::{JobId, PodId};
 use crate::model::job::PodStatus;
 use crate::model::recurring::Due;
-use crate::record::Recorder;
+use crate::record::{Outcome, Recorder};
 use crate::session::{Decision, Scheduler, Session};
 use crate::util::rng::{RngStreams, StreamRng};
 use crate::util::time::SimTime;
@@ -220,9 +220,9 @@ pub struct Engine {
     reloads: Vec<Reload>,
     /// timeline.csv rows, without a recorder.
     operations_out: Vec<OperationRecord>,
-    /// The timeline step being carried out found nothing to act on, or
-    /// changed nothing: (`missed` or `ignored`, why).
-    step_note: Option<(&'static str, String)>,
+    /// What the timeline step being carried out came to, with its note (why
+    /// it was missed or ignored; what it deleted), when it says.
+    step_note: Option<(Outcome, String)>,
 }
 
 impl Engine {

@@ -7,7 +7,7 @@ use super::{EndReason, Engine};
 use crate::model::job::{JobPhase, PodGroupPhase, PodStatus, PolicyAction, PolicyEvent};
 
 use crate::model::ids::{JobId, PodId};
-use crate::record::OperationRecord;
+use crate::record::{OperationRecord, Outcome};
 use crate::timeline::Operation;
 use crate::util::time::SimDuration;
 use crate::world::Suspension;
@@ -28,8 +28,9 @@ impl Engine {
             },
             Operation::DeleteJob { namespace, name } => match self.find_job(&namespace, &name) {
                 Some(j) => {
+                    let live = self.live_pods(j);
                     self.end_job(j, JobPhase::Terminated, EndReason::Killed);
-                    true
+                    self.done(deleted(live))
                 }
                 None => self.missed(format!("no job {namespace}/{name} to delete")),
             },
@@ -43,8 +44,9 @@ impl Engine {
                         true
                     }
                     _ => {
+                        let live = self.live_pods(j);
                         self.abort(j);
-                        true
+                        self.done(deleted(live))
                     }
                 },
                 None => self.missed(format!("no job {namespace}/{name} to suspend")),
@@ -96,13 +98,14 @@ impl Engine {
                 true
             }
             Operation::Taint { nodes, taint } => {
+                let mut evicted = 0;
                 for n in nodes {
                     self.world.put_taint(n, taint.clone());
                     if taint.effect == "NoExecute" {
-                        self.evict_untolerating(n, &taint);
+                        evicted += self.evict_untolerating(n, &taint);
                     }
                 }
-                true
+                self.done(deleted(evicted))
             }
             Operation::Untaint { nodes, key, effect } => {
                 let mut any = false;
@@ -119,11 +122,18 @@ impl Engine {
                 any || self.ignored("every node of the pattern is in the cluster already".into())
             }
             Operation::RemoveNodes(nodes) => {
-                let mut any = false;
+                let (mut any, mut gone) = (false, 0);
                 for n in nodes {
-                    any |= self.take_out(n);
+                    if let Some(k) = self.take_out(n) {
+                        any = true;
+                        gone += k;
+                    }
                 }
-                any || self.ignored("no node of the pattern is in the cluster".into())
+                if any {
+                    self.done(deleted(gone))
+                } else {
+                    self.ignored("no node of the pattern is in the cluster".into())
+                }
             }
             Operation::Ungate { namespace, name, job, gates } => {
                 self.ungate((&namespace, &name), job, gates.as_deref())
@@ -144,12 +154,12 @@ impl Engine {
         };
         // An action that found nothing changed nothing: no session for it.
         self.dirty |= acted;
-        let (outcome, note) = self.step_note.take().unwrap_or(("done", String::new()));
-        let stated = (step.place.clone(), format!("at {}s: {note}", self.now.secs_string()));
+        let (outcome, note) = self.step_note.take().unwrap_or((Outcome::Done, String::new()));
+        let stated = || (step.place.clone(), format!("at {}s: {note}", self.now.secs_string()));
         match outcome {
-            "missed" => self.stats.timeline_missed.push(stated),
-            "ignored" => self.stats.timeline_ignored.push(stated),
-            _ => {}
+            Outcome::Missed => self.stats.timeline_missed.push(stated()),
+            Outcome::Ignored => self.stats.timeline_ignored.push(stated()),
+            Outcome::Done => {}
         }
         let r =
             OperationRecord { t: self.now, step: step.place, action: step.action, target: step.target, outcome, note };
@@ -340,14 +350,35 @@ impl Engine {
     /// Notes that the step changes nothing, as in Volcano (the
     /// `timeline-action-ignored` warning, its timeline.csv row); false.
     fn ignored(&mut self, what: String) -> bool {
-        self.step_note = Some(("ignored", what));
+        self.step_note = Some((Outcome::Ignored, what));
         false
+    }
+
+    /// Notes what a step done deleted or killed (its timeline.csv note, if
+    /// not empty); true.
+    fn done(&mut self, what: String) -> bool {
+        if !what.is_empty() {
+            self.step_note = Some((Outcome::Done, what));
+        }
+        true
+    }
+
+    /// Job `j`'s pods not ended yet (Pending, Pipelined or Running): what
+    /// deleting or suspending it kills.
+    fn live_pods(&self, j: JobId) -> usize {
+        let job = &self.world.jobs[j];
+        job.pods
+            .iter()
+            .filter(|&&p| {
+                matches!(self.world.pods[p].status, PodStatus::Pending | PodStatus::Pipelined | PodStatus::Running)
+            })
+            .count()
     }
 
     /// Notes that the step found nothing to act on (the
     /// `timeline-target-missing` warning, its timeline.csv row); false.
     fn missed(&mut self, what: String) -> bool {
-        self.step_note = Some(("missed", what));
+        self.step_note = Some((Outcome::Missed, what));
         false
     }
 
@@ -435,28 +466,31 @@ impl Engine {
     /// pod there that does not tolerate it (a deletion, as [`Engine::delete_pod`]:
     /// the job controller hears PodEvicted). lahar's tolerations have no
     /// `tolerationSeconds`: a tolerating pod stays for good.
-    fn evict_untolerating(&mut self, n: crate::model::ids::NodeId, taint: &crate::model::cluster::Taint) {
+    fn evict_untolerating(&mut self, n: crate::model::ids::NodeId, taint: &crate::model::cluster::Taint) -> usize {
         let jobs = &self.world.jobs;
         let pods = self.world.pods_on(n, |pod| {
             let task = &jobs[pod.job].spec.tasks[pod.task as usize];
             pod.status == PodStatus::Running && !task.tolerations.iter().any(|t| t.tolerates(taint))
         });
+        let count = pods.len();
         for p in pods {
             self.delete_pod(p, None);
         }
+        count
     }
 
     /// Node `n` leaves the cluster (`kubectl delete node`, or absent from the
     /// start): the pod garbage collector deletes the pods still on it at once
     /// (`gcOrphaned`, no grace period; the job controller hears PodEvicted for
     /// each), and its capacity is out of the scheduler's view (the cluster's
-    /// total shrinks). False if it was out already.
-    pub(super) fn take_out(&mut self, n: crate::model::ids::NodeId) -> bool {
+    /// total shrinks). The pods deleted with it; `None` if it was out already.
+    pub(super) fn take_out(&mut self, n: crate::model::ids::NodeId) -> Option<usize> {
         let i = n.0 as usize;
         if self.absent[i] {
-            return false;
+            return None;
         }
         let pods = self.world.pods_on(n, |pod| matches!(pod.status, PodStatus::Running | PodStatus::Releasing));
+        let count = pods.len();
         for p in pods {
             self.on(Lifecycle::PodDeletedWithNode(p));
         }
@@ -464,7 +498,7 @@ impl Engine {
         self.absent_gpu_milli += self.world.nominal_allocatable(n).gpu_milli();
         self.set_service(n);
         self.dirty = true;
-        true
+        Some(count)
     }
 
     /// Node `n` joins the cluster with its declared capacity (less what faults
@@ -491,5 +525,14 @@ impl Engine {
         if drains == 0 {
             self.world.set_cordoned(n, on);
         }
+    }
+}
+
+/// A step's note for `n` pods it deleted or killed: empty for none.
+fn deleted(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        1 => "1 pod deleted".to_string(),
+        n => format!("{n} pods deleted"),
     }
 }
