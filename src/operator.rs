@@ -9,7 +9,7 @@
 
 use lahar_core::engine::RunOutput;
 use lahar_core::explain::ExplainRow;
-use lahar_core::model::job::{JobId, PodGroupPhase, PodStatus};
+use lahar_core::model::job::{JobId, JobPhase, PodGroupPhase, PodStatus};
 use lahar_reports::KeptDecisions;
 use lahar_reports::metrics::{job_label, pod_label};
 use std::collections::BTreeMap;
@@ -206,7 +206,15 @@ fn fate(out: &RunOutput, j: JobId) -> Option<String> {
         };
         parts.push(format!("{} {at}", job.phase.as_str()));
     }
-    if job.retries > 0 {
+    // Only `count_retry` counts retries, and the one that reaches the limit
+    // fails the job: a Failed job at its limit was failed by it.
+    let max = job.spec.max_retry;
+    if job.phase == JobPhase::Failed && job.retries > 0 && job.retries >= max {
+        parts.push(match job.spec.batch {
+            Some(_) => format!("its pods that ended without succeeding passed backoffLimit {}", max.saturating_sub(1)),
+            None => format!("its retries reached maxRetry {max}"),
+        });
+    } else if job.retries > 0 {
         parts.push(format!("{} retr{}", job.retries, if job.retries == 1 { "y" } else { "ies" }));
     }
     if let Some(p) = &job.last_policy {

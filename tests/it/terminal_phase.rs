@@ -229,3 +229,25 @@ fn explain_names_the_policy_that_ended_the_job() {
         .expect("docs/volcano.md");
     assert!(page.contains(&block), "docs/volcano.md should show:\n{block}");
 }
+
+/// A job failed by its `maxRetry` says so: `j` (`maxRetry: 1`, `PodEvicted:
+/// RestartJob`) has its pod deleted at 60 s; at 90 s the pod is gone, its
+/// terminal phase (143) matches nothing, its deletion restarts the job, and
+/// that first retry reaches the limit: Failed at 90 s.
+#[test]
+fn explain_names_a_max_retry_failure() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\n  annotations: {lahar.io/duration: 1h}\nspec:\n  maxRetry: 1\n  policies: [{event: PodEvicted, action: RestartJob}]\n  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]\n";
+    std::fs::write(dir.path().join("jobs.yaml"), job).expect("write");
+    let text = "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  cluster:\n    nodes: [{name: n0, cpu: 2, memory: 8Gi}]\n  workload:\n    - manifests: [jobs.yaml]\n  timeline:\n    - {at: 60s, deletePod: j-w-0}\n";
+    std::fs::write(dir.path().join("s.yaml"), text).expect("write");
+    let out = crate::lahar()
+        .current_dir(dir.path())
+        .args(["run", "s.yaml", "--out", "out", "--explain", "default/j-w-0"])
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let want = "\n  Failed at 90 s; its retries reached maxRetry 1; the last lifecycle policy to act: RestartJob on PodEvicted for default/j-w-0 at 90 s\n";
+    assert!(stdout.contains(want), "{want}: {stdout}");
+}
