@@ -112,19 +112,18 @@ impl Engine {
         going: bool,
     ) {
         let policy = self.policy_for(j, task, ev, exit);
-        let named = pod.map(|p| {
-            let q = &self.world.pods[p];
-            (p, q.task, q.index)
-        });
+        // Most requests find no policy: the pod's name is looked up for one.
+        let named = |e: &Self| pod.map(|p| e.pod_name(p));
         let Some(Policy { timeout: Some(after), action, .. }) = policy else {
             if going && policy.is_none() {
                 return;
             }
             if let Some(p) = policy {
-                self.acted(j, named, ev, p.action, exit);
+                self.acted(j, named(self), ev, p.action, exit);
             }
             return self.apply_policy(j, pod, task, policy.map(|p| p.action));
         };
+        let named = named(self);
         let d =
             Delayed { job: j, pod: named, task, event: ev, exit, action, since: self.now, due: self.now.plus(after) };
         // One delayed action per pod name and action (a second is not added).
