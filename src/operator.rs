@@ -9,7 +9,7 @@
 
 use lahar_core::engine::RunOutput;
 use lahar_core::explain::ExplainRow;
-use lahar_core::model::job::{JobId, JobPhase, PodGroupPhase, PodStatus};
+use lahar_core::model::job::{JobEnd, JobId, JobSpec, PodGroupPhase, PodStatus};
 use lahar_reports::KeptDecisions;
 use lahar_reports::metrics::{job_label, pod_label};
 use std::collections::BTreeMap;
@@ -129,7 +129,8 @@ pub fn explain_report(out: &RunOutput, named: &[(JobId, u16, u32)]) -> String {
         let rows: Vec<&ExplainRow> = out.explain.iter().filter(|r| out.world.pods[r.pod].job == j).collect();
         let Some(last) = rows.iter().map(|r| r.session).max() else {
             let label = job_label(&out.world.jobs[j].spec);
-            parts.push(format!("explain {label}: no session looked at it within --explain-window"));
+            let fate = fate(out, j).map(|f| format!("\n  {f}")).unwrap_or_default();
+            parts.push(format!("explain {label}: no session looked at it within --explain-window{fate}"));
             continue;
         };
         let rows: Vec<&ExplainRow> = rows.into_iter().filter(|r| r.session == last).collect();
@@ -205,16 +206,9 @@ fn fate(out: &RunOutput, j: JobId) -> Option<String> {
             None => "(its pods still going at the end of the run)".to_string(),
         };
         parts.push(format!("{} {at}", job.phase.as_str()));
+        parts.extend(job.end_cause.and_then(|c| end_cause(&job.spec, c)));
     }
-    // Only `count_retry` counts retries, and the one that reaches the limit
-    // fails the job: a Failed job at its limit was failed by it.
-    let max = job.spec.max_retry;
-    if job.phase == JobPhase::Failed && job.retries > 0 && job.retries >= max {
-        parts.push(match job.spec.batch {
-            Some(_) => format!("its pods that ended without succeeding passed backoffLimit {}", max.saturating_sub(1)),
-            None => format!("its retries reached maxRetry {max}"),
-        });
-    } else if job.retries > 0 {
+    if job.retries > 0 && job.end_cause != Some(JobEnd::MaxRetry) {
         parts.push(format!("{} retr{}", job.retries, if job.retries == 1 { "y" } else { "ies" }));
     }
     if let Some(p) = &job.last_policy {
@@ -228,6 +222,60 @@ fn fate(out: &RunOutput, j: JobId) -> Option<String> {
         ));
     }
     (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// Why a job reached its terminal phase, in words; `None` where the phase
+/// says it (its work done) or the policy clause does.
+fn end_cause(spec: &JobSpec, cause: JobEnd) -> Option<String> {
+    let ended = match spec.total_replicas() {
+        1 => "its 1 pod ended".to_string(),
+        n => format!("its {n} pods all ended"),
+    };
+    Some(match cause {
+        JobEnd::WorkDone | JobEnd::Policy => return None,
+        JobEnd::PodsEnded { succeeded } if succeeded < spec.min_available => {
+            format!("{ended}, {succeeded} succeeded: fewer than minAvailable {}", spec.min_available)
+        }
+        JobEnd::PodsEnded { succeeded } => format!("{ended}, {succeeded} succeeded"),
+        JobEnd::TaskShort { task, succeeded } => {
+            let t = &spec.tasks[usize::from(task)];
+            format!(
+                "{ended}; task {} had {succeeded} succeeded: fewer than its minAvailable {}",
+                t.name, t.min_available
+            )
+        }
+        JobEnd::MinSuccess => format!(
+            "its succeeded pods reached minSuccess {}; its others were killed",
+            spec.min_success.unwrap_or_default()
+        ),
+        JobEnd::MinSuccessMissed { succeeded } => {
+            format!("{ended}, {succeeded} succeeded: fewer than minSuccess {}", spec.min_success.unwrap_or_default())
+        }
+        JobEnd::Deadline => match spec.deadline {
+            Some(d) => format!("its activeDeadlineSeconds ({} s) passed: DeadlineExceeded", score(d.as_secs_f64())),
+            None => "its activeDeadlineSeconds passed: DeadlineExceeded".to_string(),
+        },
+        // Only `count_retry` counts retries; the one that reaches the limit
+        // fails the job.
+        JobEnd::MaxRetry => match spec.batch {
+            Some(_) => format!(
+                "its pods that ended without succeeding passed backoffLimit {}",
+                spec.max_retry.saturating_sub(1)
+            ),
+            None => format!("its retries reached maxRetry {}", spec.max_retry),
+        },
+        JobEnd::BackoffOnFailure { restarts } => format!(
+            "its containers restarted {restarts} time{} under restartPolicy OnFailure, reaching backoffLimit {}: \
+             BackoffLimitExceeded",
+            if restarts == 1 { "" } else { "s" },
+            spec.batch.as_ref().map_or(0, |b| b.backoff_limit)
+        ),
+        JobEnd::PodsGone => "no pod of it was left alive (pods without a controller are not replaced)".to_string(),
+        JobEnd::Replaced => "its CronJob's next run replaced it (concurrencyPolicy: Replace)".to_string(),
+        JobEnd::ScaledIn => "its serving workload scaled in and removed it".to_string(),
+        JobEnd::Deleted => "an operator deleted it (the timeline's deleteJob)".to_string(),
+        JobEnd::Suspended => "an operator suspended it (the timeline's suspendJob) and nothing resumed it".to_string(),
+    })
 }
 
 /// How directly a pod-level rejection names a cause: gates, admission and the

@@ -19,6 +19,7 @@ mod equivalence_lone;
 mod errors;
 mod estimates;
 mod explain;
+mod explain_end;
 mod faults;
 mod fragmentation;
 mod fuzz;

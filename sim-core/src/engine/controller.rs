@@ -13,7 +13,7 @@
 
 use super::{EndReason, Engine, Event};
 
-use crate::model::job::{Dependency, JobPhase, PodGroupPhase, PodStatus, PolicyEvent, Until};
+use crate::model::job::{Dependency, JobEnd, JobPhase, PodGroupPhase, PodStatus, PolicyEvent, Until};
 
 use crate::model::ids::{JobId, PodId};
 use crate::session::{Decision, DecisionKind, Evictor};
@@ -84,7 +84,7 @@ impl Engine {
     pub(super) fn on(&mut self, ev: Lifecycle) {
         match ev {
             Lifecycle::JobArrived(j) => self.arrive(j),
-            Lifecycle::JobReplaced(j) => self.end_job(j, JobPhase::Terminated, EndReason::Killed),
+            Lifecycle::JobReplaced(j) => self.end_job(j, JobPhase::Terminated, EndReason::Killed, JobEnd::Replaced),
             Lifecycle::WorkDone(j) => self.complete(j),
             Lifecycle::PodBound(p) => self.bound(p),
             Lifecycle::PodEvicted { pod, by, session, for_job } => {
@@ -285,9 +285,9 @@ impl Engine {
         let Some(min) = job.spec.min_success.filter(|_| !job.phase.is_terminal()) else { return };
         let succeeded = job.count(PodStatus::Succeeded);
         if succeeded >= min {
-            self.end_job(j, JobPhase::Completed, EndReason::Killed);
+            self.end_job(j, JobPhase::Completed, EndReason::Killed, JobEnd::MinSuccess);
         } else if succeeded + job.count(PodStatus::Failed) == job.spec.total_replicas() {
-            self.end_job(j, JobPhase::Failed, EndReason::Killed);
+            self.end_job(j, JobPhase::Failed, EndReason::Killed, JobEnd::MinSuccessMissed { succeeded });
         }
     }
 
@@ -305,12 +305,21 @@ impl Engine {
             return;
         }
         let task_min: u32 = job.spec.tasks.iter().map(|t| t.min_available).sum();
-        let short_task = job.spec.min_available >= task_min
-            && (0..job.spec.tasks.len())
-                .any(|t| job.task_count(t, PodStatus::Succeeded) < job.spec.tasks[t].min_available);
-        let phase =
-            if !short_task && succeeded >= job.spec.min_available { JobPhase::Completed } else { JobPhase::Failed };
-        self.end_job(j, phase, EndReason::Killed);
+        let short_task = (job.spec.min_available >= task_min)
+            .then(|| {
+                (0..job.spec.tasks.len())
+                    .find(|&t| job.task_count(t, PodStatus::Succeeded) < job.spec.tasks[t].min_available)
+            })
+            .flatten();
+        let (phase, cause) = match short_task {
+            Some(t) => {
+                let succeeded = job.task_count(t, PodStatus::Succeeded);
+                (JobPhase::Failed, JobEnd::TaskShort { task: t as u16, succeeded })
+            }
+            None if succeeded >= job.spec.min_available => (JobPhase::Completed, JobEnd::PodsEnded { succeeded }),
+            None => (JobPhase::Failed, JobEnd::PodsEnded { succeeded }),
+        };
+        self.end_job(j, phase, EndReason::Killed, cause);
     }
 
     /// Kubernetes' Job controller at a Job's `activeDeadlineSeconds`
@@ -322,7 +331,7 @@ impl Engine {
         if job.phase.is_terminal() {
             return;
         }
-        self.end_job(j, JobPhase::Failed, EndReason::Deadline);
+        self.end_job(j, JobPhase::Failed, EndReason::Deadline, JobEnd::Deadline);
     }
 
     fn arrive(&mut self, j: JobId) {
@@ -647,8 +656,10 @@ impl Engine {
         }
     }
 
-    pub(super) fn end_job(&mut self, j: JobId, phase: JobPhase, reason: EndReason) {
+    /// Ends job `j` in `phase` for `cause`, its pods killed with `reason`.
+    pub(super) fn end_job(&mut self, j: JobId, phase: JobPhase, reason: EndReason, cause: JobEnd) {
         let newly_done = !self.world.jobs[j].phase.is_terminal();
+        self.note_end_cause(j, phase, cause);
         self.stop_progress(j, phase != JobPhase::Completed);
         self.kill_for_good(j, reason);
         self.set_phase(j, phase);
@@ -674,10 +685,11 @@ impl Engine {
     /// (state/completing.go: no pod terminating, pending or running): its end,
     /// its row and what waits for it (a JobFlow's next step, a CronJob's next
     /// run) come then.
-    pub(super) fn end_job_when_gone(&mut self, j: JobId, phase: JobPhase) {
+    pub(super) fn end_job_when_gone(&mut self, j: JobId, phase: JobPhase, cause: JobEnd) {
         if self.world.jobs[j].phase.is_terminal() {
-            return self.end_job(j, phase, EndReason::Killed);
+            return self.end_job(j, phase, EndReason::Killed, cause);
         }
+        self.note_end_cause(j, phase, cause);
         self.stop_progress(j, phase != JobPhase::Completed);
         self.kill_for_good(j, EndReason::Killed);
         self.set_phase(j, phase);
@@ -685,6 +697,15 @@ impl Engine {
         self.dirty = true;
         self.world.jobs[j].ending = true;
         self.finish_ending(j, false);
+    }
+
+    /// Records why job `j` heads for terminal `phase`: the first end's cause
+    /// stays unless a later one moves it to another phase.
+    fn note_end_cause(&mut self, j: JobId, phase: JobPhase, cause: JobEnd) {
+        let job = &mut self.world.jobs[j];
+        if !job.phase.is_terminal() || job.phase != phase || job.end_cause.is_none() {
+            job.end_cause = Some(cause);
+        }
     }
 
     /// An ending job ([`Engine::end_job_when_gone`]) ends once its last pod is
@@ -1002,6 +1023,7 @@ impl Engine {
             self.world.pods[p].replace_on_release = false;
         }
         self.set_phase(j, JobPhase::Completed);
+        self.world.jobs[j].end_cause = Some(JobEnd::WorkDone);
         self.world.jobs[j].end = Some(self.now);
         self.world.set_pg_phase(j, PodGroupPhase::Completed);
         self.world.deactivate(j);

@@ -14,7 +14,7 @@ use super::controller::Lifecycle;
 use super::{EndReason, Engine, Event};
 
 use crate::model::ids::{JobId, PodId};
-use crate::model::job::{JobPhase, PodStatus, PolicyEvent};
+use crate::model::job::{JobEnd, JobPhase, PodStatus, PolicyEvent};
 use crate::util::time::SimDuration;
 
 /// The kubelet's first restart back-off.
@@ -126,7 +126,8 @@ impl Engine {
         let live = |q: &&PodId| matches!(self.world.pods[**q].status, PodStatus::Running | PodStatus::Pending);
         let restarts: u64 = job.pods.iter().filter(live).map(|&q| u64::from(self.world.pods[q].restarts)).sum();
         if restarts >= u64::from(backoff_limit.max(1)) {
-            self.end_job(j, JobPhase::Failed, EndReason::Killed);
+            let restarts = u32::try_from(restarts).unwrap_or(u32::MAX);
+            self.end_job(j, JobPhase::Failed, EndReason::Killed, JobEnd::BackoffOnFailure { restarts });
         }
     }
 }

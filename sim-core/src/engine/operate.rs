@@ -4,7 +4,7 @@
 use super::controller::Lifecycle;
 use super::{EndReason, Engine};
 
-use crate::model::job::{JobPhase, PodGroupPhase, PodStatus, PolicyAction, PolicyEvent};
+use crate::model::job::{JobEnd, JobPhase, PodGroupPhase, PodStatus, PolicyAction, PolicyEvent};
 
 use crate::model::ids::{JobId, PodId};
 use crate::record::{OperationRecord, Outcome};
@@ -29,7 +29,7 @@ impl Engine {
             Operation::DeleteJob { namespace, name } => match self.find_job(&namespace, &name) {
                 Some(j) => {
                     let live = self.live_pods(j);
-                    self.end_job(j, JobPhase::Terminated, EndReason::Killed);
+                    self.end_job(j, JobPhase::Terminated, EndReason::Killed, JobEnd::Deleted);
                     self.done(deleted(live))
                 }
                 None => self.missed(format!("no job {namespace}/{name} to delete")),
@@ -45,7 +45,7 @@ impl Engine {
                     }
                     _ => {
                         let live = self.live_pods(j);
-                        self.abort(j);
+                        self.abort(j, JobEnd::Suspended);
                         self.done(deleted(live))
                     }
                 },
@@ -192,9 +192,9 @@ impl Engine {
     /// (Aborting, then Aborted once its killed pods are gone, its row written
     /// then) unless a later step of the timeline resumes it, and otherwise holds
     /// it as [`Suspension::Aborted`].
-    pub(super) fn abort(&mut self, j: JobId) {
+    pub(super) fn abort(&mut self, j: JobId, cause: JobEnd) {
         if !self.resumed_later(j) {
-            return self.end_job_when_gone(j, JobPhase::Aborted);
+            return self.end_job_when_gone(j, JobPhase::Aborted, cause);
         }
         self.stop_progress(j, true);
         self.kill_for_good(j, EndReason::Killed);

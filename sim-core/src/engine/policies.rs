@@ -5,7 +5,7 @@
 
 use super::{EndReason, Engine, Event};
 
-use crate::model::job::{JobPhase, PodStatus, Policy, PolicyActed, PolicyAction, PolicyEvent};
+use crate::model::job::{JobEnd, JobPhase, PodStatus, Policy, PolicyActed, PolicyAction, PolicyEvent};
 
 use crate::model::ids::{JobId, PodId};
 use crate::util::time::SimTime;
@@ -284,7 +284,7 @@ impl Engine {
                     };
                     if !job.pods.iter().any(alive) {
                         let phase = if failed { JobPhase::Failed } else { JobPhase::Terminated };
-                        self.end_job(j, phase, EndReason::Killed);
+                        self.end_job(j, phase, EndReason::Killed, JobEnd::PodsGone);
                     }
                 }
                 Some(p) => self.replace_when_gone(p),
@@ -323,9 +323,9 @@ impl Engine {
                 self.set_phase(j, JobPhase::Restarting);
                 self.kill_whole(j, false, restarting);
             }
-            Some(PolicyAction::AbortJob) => self.abort(j),
-            Some(PolicyAction::TerminateJob) => self.end_job_when_gone(j, JobPhase::Terminated),
-            Some(PolicyAction::CompleteJob) => self.end_job_when_gone(j, JobPhase::Completed),
+            Some(PolicyAction::AbortJob) => self.abort(j, JobEnd::Policy),
+            Some(PolicyAction::TerminateJob) => self.end_job_when_gone(j, JobPhase::Terminated, JobEnd::Policy),
+            Some(PolicyAction::CompleteJob) => self.end_job_when_gone(j, JobPhase::Completed, JobEnd::Policy),
         }
     }
 
@@ -360,7 +360,7 @@ impl Engine {
         let job = &mut self.world.jobs[j];
         job.retries += 1;
         if job.retries >= job.spec.max_retry {
-            self.end_job(j, JobPhase::Failed, EndReason::Killed);
+            self.end_job(j, JobPhase::Failed, EndReason::Killed, JobEnd::MaxRetry);
             return false;
         }
         true

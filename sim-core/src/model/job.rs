@@ -77,6 +77,60 @@ impl PolicyEvent {
     }
 }
 
+/// Why a job reached its terminal phase, recorded where it did: what
+/// `--explain` names beside the phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobEnd {
+    /// Its work was done: its running pods succeeded.
+    WorkDone,
+    /// Every replica ended (Volcano's Running `SyncJob`); `succeeded` of them
+    /// succeeded (Failed: fewer than `minAvailable`).
+    PodsEnded {
+        /// Its pods that succeeded.
+        succeeded: u32,
+    },
+    /// Every replica ended and task `task` had `succeeded` Succeeded pods, fewer
+    /// than its `minAvailable`.
+    TaskShort {
+        /// The first such task (its index).
+        task: u16,
+        /// Its Succeeded pods.
+        succeeded: u32,
+    },
+    /// `minSuccess` pods succeeded; its other pods were killed.
+    MinSuccess,
+    /// Every replica ended with `succeeded` of them Succeeded, fewer than
+    /// `minSuccess`.
+    MinSuccessMissed {
+        /// Its pods that succeeded.
+        succeeded: u32,
+    },
+    /// Its `activeDeadlineSeconds` passed (Kubernetes' `DeadlineExceeded`).
+    Deadline,
+    /// Its retries reached `maxRetry` (a batch/v1 Job: its failed pods passed
+    /// `backoffLimit`).
+    MaxRetry,
+    /// A batch/v1 Job under `restartPolicy: OnFailure`: its live pods'
+    /// containers restarted `restarts` times, reaching `backoffLimit`.
+    BackoffOnFailure {
+        /// The restarts counted.
+        restarts: u32,
+    },
+    /// A lifecycle policy's action ([`PolicyActed`] names it).
+    Policy,
+    /// Pods without a controller: none was left alive.
+    PodsGone,
+    /// Its CronJob's next run replaced it (`concurrencyPolicy: Replace`).
+    Replaced,
+    /// Its serving workload scaled in and removed it.
+    ScaledIn,
+    /// An operator deleted it (the timeline's `deleteJob`).
+    Deleted,
+    /// An operator suspended it (the timeline's `suspendJob`) and nothing
+    /// resumed it.
+    Suspended,
+}
+
 /// The lifecycle policy that acted on a job last: what `--explain` tells of a
 /// job its controller restarted or ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

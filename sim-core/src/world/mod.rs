@@ -327,6 +327,8 @@ pub struct Job {
     pub last_preempt_session: Option<u64>,
     /// The lifecycle policy that acted on it last (boxed: most jobs have none).
     pub last_policy: Option<Box<crate::model::job::PolicyActed>>,
+    /// Why it reached its terminal phase (`None` while it has not).
+    pub end_cause: Option<crate::model::job::JobEnd>,
     /// Placement when it last started: distinct nodes.
     pub nodes_spanned: u32,
     /// Placement when it last started: tier spanned.
@@ -434,6 +436,7 @@ impl Job {
             preemptions: 0,
             last_preempt_session: None,
             last_policy: None,
+            end_cause: None,
             nodes_spanned: 0,
             highest_tier: 0,
             counted: false,

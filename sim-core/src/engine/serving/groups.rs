@@ -7,7 +7,7 @@
 use super::super::{Engine, Event, Lifecycle};
 use super::{replicas, tally};
 use crate::model::ids::{JobId, PodId};
-use crate::model::job::{GroupSet, JobPhase, PodStatus};
+use crate::model::job::{GroupSet, JobEnd, JobPhase, PodStatus};
 use crate::record::EndReason;
 use crate::serving::hpa::Observation;
 use crate::serving::kthena::Reading;
@@ -167,7 +167,7 @@ impl Engine {
             // Still the service's while its pods leave (`by_job` keeps it).
             self.serving.bound[k].set.as_mut().expect("a workload of groups").members.remove(&i);
             if !self.world.jobs[j].phase.is_terminal() {
-                self.end_job(j, JobPhase::Terminated, EndReason::Killed);
+                self.end_job(j, JobPhase::Terminated, EndReason::Killed, JobEnd::ScaledIn);
             }
         }
         for i in made {
