@@ -132,6 +132,18 @@ pub enum Operation {
         /// The effect, or every effect.
         effect: Option<String>,
     },
+    /// `kubectl label nodes … key=value --overwrite` (a value) or `kubectl
+    /// label nodes … key-` (none): the nodes' label changes; pods running there
+    /// stay (selectors and affinity are `IgnoredDuringExecution`), the next
+    /// session's filters and scores see the new labels.
+    Label {
+        /// The nodes.
+        nodes: Vec<NodeId>,
+        /// The key.
+        key: String,
+        /// The new value, or `None` to remove the label.
+        value: Option<String>,
+    },
 }
 
 /// An action at its instant, with where and how it was written (for warnings

@@ -203,6 +203,10 @@ pub struct RawStep {
     pub remove_nodes: Option<Spanned<String>>,
     pub taint: Option<Spanned<String>>,
     pub untaint: Option<Spanned<String>>,
+    /// `kubectl label nodes PATTERN key=value --overwrite`.
+    pub label: Option<Spanned<String>>,
+    /// `kubectl label nodes PATTERN key-`.
+    pub unlabel: Option<Spanned<String>>,
     pub ungate_pod: Option<Spanned<String>>,
     pub ungate_job: Option<Spanned<String>>,
     pub gates: Option<Spanned<Vec<Spanned<String>>>>,

@@ -699,7 +699,8 @@ fn vc_jobs() -> impl Strategy<Value = Vec<VcJob>> {
 /// making it anew, every fifth job's containers failing, every tenth's
 /// restarting in place, every sixth's exiting 0 when the kubelet stops them) and batch/v1 Jobs (every ninth) under `conf`, with operators editing queues (weight, state,
 /// reclaimable, capability), cordoning a node, tainting one `NoExecute`,
-/// adding a node declared absent and removing nodes,
+/// adding a node declared absent and removing nodes, labelling nodes and
+/// removing a label (every seventh job selects the label),
 /// deleting a job and a pod, suspending, resuming and scaling jobs, removing
 /// scheduling gates (every fourth job's pods are gated, some by Volcano's own
 /// gate too) (`spec.timeline`), in a folder of their own.
@@ -748,6 +749,9 @@ fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
         } else {
             ""
         };
+        // Every seventh job selects nodes labelled `pool: p`, which the
+        // timeline's `label` and `unlabel` steps give and take away.
+        let select = if i % 7 == 4 { "          nodeSelector: {pool: p}\n" } else { "" };
         let gates = match i % 8 {
             3 | 7 => "          schedulingGates: [{name: example.com/a}]\n",
             5 => {
@@ -771,7 +775,7 @@ fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
             continue;
         }
         m += &format!(
-            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: v{i}\n  annotations: {{lahar.io/duration: {dur}s, lahar.io/submit-at: {submit}s}}\nspec:\n  queue: {}\n  priorityClassName: {}\n  maxRetry: 5\n{policy}  tasks:\n    - name: w\n      replicas: {pods}\n{task_extra}      template:\n{fails}        spec:\n{restart}{gates}          containers: [{{name: c, image: i, resources: {{limits: {{nvidia.com/gpu: {gpus}, cpu: {}}}}}}}]\n",
+            "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: v{i}\n  annotations: {{lahar.io/duration: {dur}s, lahar.io/submit-at: {submit}s}}\nspec:\n  queue: {}\n  priorityClassName: {}\n  maxRetry: 5\n{policy}  tasks:\n    - name: w\n      replicas: {pods}\n{task_extra}      template:\n{fails}        spec:\n{restart}{gates}{select}          containers: [{{name: c, image: i, resources: {{limits: {{nvidia.com/gpu: {gpus}, cpu: {}}}}}}}]\n",
             ["a", "b"][queue],
             if high { "high" } else { "low" },
             gpus * 4
@@ -779,7 +783,7 @@ fn vc_dir(nodes: u32, conf: &str, jobs: &[VcJob]) -> tempfile::TempDir {
     }
     std::fs::write(dir.path().join("jobs.yaml"), m).expect("write");
     let s = format!(
-        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: eq-vc}}\nspec:\n  seed: 3\n  horizon: 8h\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, gpus: 8, cpu: 64, memory: 512Gi}}\n      - {{name: x, count: 1, gpus: 8, cpu: 64, memory: 512Gi, absent: true}}\n  queues:\n    - {{name: a, weight: 2}}\n    - {{name: b, weight: 1}}\n  scheduler:\n    inline: |\n      {conf}\n  workload:\n    - manifests: jobs.yaml\n  timeline:\n    - {{at: 75m, addNodes: x-0}}\n    - {{at: 190m, removeNodes: n-1}}\n    - {{at: 260m, addNodes: n-1}}\n    - {{at: 330m, removeNodes: x-0}}\n    - {{at: 30m, queue: b, weight: 3}}\n    - {{at: 1h, cordon: n-0}}\n    - {{at: 90m, queue: a, state: Closed}}\n    - {{at: 2h, queue: a, state: Open, reclaimable: false}}\n    - {{at: 3h, uncordon: n-0}}\n    - {{at: 150m, taint: n-1, key: k, effect: NoExecute}}\n    - {{at: 170m, queue: b, capability: {{nvidia.com/gpu: 8}}}}\n    - {{at: 200m, untaint: n-1, key: k}}\n    - {{at: 4h, deleteJob: v3}}\n    - {{at: 5h, deletePod: v5-w-0}}\n    - {{at: 40m, suspendJob: v1}}\n    - {{at: 100m, resumeJob: v1}}\n    - {{at: 130m, suspendJob: v2}}\n    - {{at: 6h, resumeJob: v2}}\n    - {{at: 7h, suspendJob: v4}}\n    - {{at: 50m, scaleJob: v0, replicas: 6, minAvailable: 6}}\n    - {{at: 80m, scaleJob: v2, replicas: 1, taskMinAvailable: 1, minAvailable: 1}}\n    - {{at: 110m, scaleJob: v6, replicas: 0, taskMinAvailable: 0, minAvailable: 0}}\n    - {{at: 140m, scaleJob: v6, replicas: 3}}\n    - {{at: 45m, ungateJob: v3}}\n    - {{at: 95m, ungatePod: v7-w-0}}\n    - {{at: 2h, ungateJob: v5, gates: [example.com/a]}}\n    - {{at: 150m, ungateJob: v13, gates: [example.com/a]}}\n    - {{at: 5h, ungateJob: v11}}\n"
+        "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: eq-vc}}\nspec:\n  seed: 3\n  horizon: 8h\n  cluster:\n    nodeGroups:\n      - {{name: n, count: {nodes}, gpus: 8, cpu: 64, memory: 512Gi}}\n      - {{name: x, count: 1, gpus: 8, cpu: 64, memory: 512Gi, absent: true}}\n  queues:\n    - {{name: a, weight: 2}}\n    - {{name: b, weight: 1}}\n  scheduler:\n    inline: |\n      {conf}\n  workload:\n    - manifests: jobs.yaml\n  timeline:\n    - {{at: 75m, addNodes: x-0}}\n    - {{at: 190m, removeNodes: n-1}}\n    - {{at: 260m, addNodes: n-1}}\n    - {{at: 330m, removeNodes: x-0}}\n    - {{at: 30m, queue: b, weight: 3}}\n    - {{at: 1h, cordon: n-0}}\n    - {{at: 90m, queue: a, state: Closed}}\n    - {{at: 2h, queue: a, state: Open, reclaimable: false}}\n    - {{at: 3h, uncordon: n-0}}\n    - {{at: 150m, taint: n-1, key: k, effect: NoExecute}}\n    - {{at: 170m, queue: b, capability: {{nvidia.com/gpu: 8}}}}\n    - {{at: 200m, untaint: n-1, key: k}}\n    - {{at: 20m, label: n-1, key: pool, value: p}}\n    - {{at: 140m, label: \"n-*\", key: pool, value: p}}\n    - {{at: 230m, unlabel: n-1, key: pool}}\n    - {{at: 4h, deleteJob: v3}}\n    - {{at: 5h, deletePod: v5-w-0}}\n    - {{at: 40m, suspendJob: v1}}\n    - {{at: 100m, resumeJob: v1}}\n    - {{at: 130m, suspendJob: v2}}\n    - {{at: 6h, resumeJob: v2}}\n    - {{at: 7h, suspendJob: v4}}\n    - {{at: 50m, scaleJob: v0, replicas: 6, minAvailable: 6}}\n    - {{at: 80m, scaleJob: v2, replicas: 1, taskMinAvailable: 1, minAvailable: 1}}\n    - {{at: 110m, scaleJob: v6, replicas: 0, taskMinAvailable: 0, minAvailable: 0}}\n    - {{at: 140m, scaleJob: v6, replicas: 3}}\n    - {{at: 45m, ungateJob: v3}}\n    - {{at: 95m, ungatePod: v7-w-0}}\n    - {{at: 2h, ungateJob: v5, gates: [example.com/a]}}\n    - {{at: 150m, ungateJob: v13, gates: [example.com/a]}}\n    - {{at: 5h, ungateJob: v11}}\n"
     );
     std::fs::write(dir.path().join("s.yaml"), s).expect("write");
     dir

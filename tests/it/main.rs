@@ -40,6 +40,7 @@ mod kthena_roles;
 mod lws;
 mod manifests;
 mod nccl;
+mod node_labels;
 mod node_timeline;
 mod operator;
 mod outputs;

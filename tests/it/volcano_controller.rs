@@ -939,7 +939,7 @@ fn timeline_bad_input_and_missing_targets() {
     for (steps, needle) in [
         (
             "    - {at: 1m, cordon: n0, deleteJob: j}\n",
-            "spec.timeline[0]: expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, addNodes, removeNodes, taint, untaint, ungatePod, ungateJob, conf; got deleteJob, cordon",
+            "spec.timeline[0]: expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, addNodes, removeNodes, taint, untaint, label, unlabel, ungatePod, ungateJob, conf; got deleteJob, cordon",
         ),
         ("    - {at: 1m, taint: n0, key: k}\n", "spec.timeline[0].effect: `taint` needs the taint's `effect`"),
         ("    - {at: 1m, taint: n0, effect: NoSchedule}\n", "spec.timeline[0].key: `taint` needs the taint's `key`"),

@@ -114,6 +114,17 @@ impl Engine {
                 }
                 any || self.missed(format!("no node of the pattern has a taint `{key}` to remove"))
             }
+            Operation::Label { nodes, key, value } => {
+                let mut any = false;
+                for n in nodes {
+                    any |= self.world.set_label(n, &key, value.as_deref());
+                }
+                match value {
+                    _ if any => true,
+                    Some(v) => self.ignored(format!("every node of the pattern has the label {key}={v} already")),
+                    None => self.missed(format!("no node of the pattern has a label `{key}` to remove")),
+                }
+            }
             Operation::AddNodes(nodes) => {
                 let mut any = false;
                 for n in nodes {

@@ -157,6 +157,8 @@ pub struct Cluster {
     total: Resources,
     /// Some node has a taint that repels pods.
     tainted: bool,
+    /// Label edits so far (the timeline's `label` and `unlabel`).
+    label_edits: u64,
 }
 
 impl Cluster {
@@ -165,7 +167,12 @@ impl Cluster {
         let by_name = nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), NodeId(i as u32))).collect();
         let total = nodes.iter().fold(Resources::ZERO, |acc, n| acc + n.allocatable);
         let tainted = nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
-        Cluster { nodes: nodes.into(), resource_names, topology, by_name, total, tainted }
+        Cluster { nodes: nodes.into(), resource_names, topology, by_name, total, tainted, label_edits: 0 }
+    }
+    /// How many times a node's labels changed during the run: memos of node
+    /// filter answers hold while it stays the same.
+    pub fn label_edits(&self) -> u64 {
+        self.label_edits
     }
     /// True if some node has a `NoSchedule` or `NoExecute` taint: node filters then
     /// depend on the pod's tolerations, not only on its node selector.
@@ -221,6 +228,21 @@ impl Cluster {
         let removed = taints.len() != before;
         self.tainted = self.nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
         removed
+    }
+    /// Sets node `n`'s label `key` to `value`, or removes it (`None`); true if
+    /// the node's labels changed.
+    pub(crate) fn set_label(&mut self, n: NodeId, key: &str, value: Option<&str>) -> bool {
+        let labels = &mut self.nodes[n].labels;
+        let changed = match value {
+            Some(v) if labels.get(key).map(String::as_str) == Some(v) => false,
+            Some(v) => {
+                labels.insert(key.to_string(), v.to_string());
+                true
+            }
+            None => labels.remove(key).is_some(),
+        };
+        self.label_edits += u64::from(changed);
+        changed
     }
     /// Number of nodes.
     pub fn len(&self) -> usize {

@@ -98,6 +98,10 @@ pub struct HyperNodeDecl {
     pub tier_name: String,
     /// Members.
     pub members: Vec<Member>,
+    /// The node label keys its members were selected by (a HyperNode
+    /// object's `labelMatch`): membership is resolved once, so the timeline may
+    /// not change these labels.
+    pub label_keys: Vec<String>,
 }
 
 /// Why a set of HyperNodes does not form a tree.
@@ -202,6 +206,7 @@ impl Topology {
             for (i, chunk) in below.chunks(fan).enumerate() {
                 let name = format!("{}-{}", t.name, i);
                 decls.push(HyperNodeDecl {
+                    label_keys: Vec::new(),
                     name: name.clone(),
                     tier: t.tier,
                     tier_name: t.name.clone(),
@@ -425,13 +430,17 @@ mod tests {
         assert_eq!(t.highest_tier(&[]), 0);
     }
 
+    /// A HyperNode of `tier` named `name` with `members`, selected by no label.
+    fn decl(name: &str, tier: u32, members: Vec<Member>) -> HyperNodeDecl {
+        HyperNodeDecl { name: name.into(), tier, tier_name: String::new(), members, label_keys: Vec::new() }
+    }
+
     /// A node's groups per tier below the top, read off its chain: a tier its
     /// chain skips is `None`, a node in no HyperNode has none, a flat
     /// cluster no tiers.
     #[test]
     fn groups_below_top_match_the_chain() {
-        let d =
-            |name: &str, tier, members| HyperNodeDecl { name: name.into(), tier, tier_name: String::new(), members };
+        let d = decl;
         // Node 0 under a (tier 1) under c (tier 3); node 1 under b (tier 2)
         // under c; node 2 in nothing; node 3 under a.
         let t = Topology::from_decls(
@@ -465,8 +474,7 @@ mod tests {
 
     #[test]
     fn rejects_bad_trees() {
-        let d =
-            |name: &str, tier, members| HyperNodeDecl { name: name.into(), tier, tier_name: String::new(), members };
+        let d = decl;
         let e = Topology::from_decls(
             2,
             vec![d("a", 1, vec![Member::Node(NodeId(0))]), d("b", 1, vec![Member::Node(NodeId(0))])],

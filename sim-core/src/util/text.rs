@@ -245,6 +245,24 @@ pub fn part_name_problem(name: &str) -> Option<String> {
     })
 }
 
+/// Why `value` is not a Kubernetes label value (empty, or at most 63 letters,
+/// digits, `-`, `_` and `.`, starting and ending with a letter or digit), if
+/// it is not.
+pub fn label_value_problem(value: &str) -> Option<String> {
+    let alnum = |c: char| c.is_ascii_alphanumeric();
+    let ok = value.is_empty()
+        || (value.len() <= 63
+            && value.chars().all(|c| alnum(c) || matches!(c, '-' | '_' | '.'))
+            && value.starts_with(alnum)
+            && value.ends_with(alnum));
+    (!ok).then(|| {
+        format!(
+            "`{}` is not a label value, as Kubernetes requires: empty, or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
+            value.escape_debug()
+        )
+    })
+}
+
 /// Why `name` is not a DNS-1123 subdomain (what Kubernetes requires of most
 /// object names: at most 253 characters, lower-case letters, digits, `-` and `.`,
 /// starting and ending with a letter or digit), if it is not.

@@ -153,6 +153,14 @@ impl World {
         self.affinity = Some(l);
     }
 
+    /// A node's labels changed: the listed pods' domains may have moved, so
+    /// the filter's memo of counts by domain is stale.
+    pub(super) fn affinity_labels_changed(&mut self) {
+        if let Some(l) = self.affinity.as_deref_mut() {
+            l.version += 1;
+        }
+    }
+
     /// A new session: pods evicted in an earlier one count again while they are
     /// still Releasing on their node.
     pub fn settle_affinity(&mut self) {

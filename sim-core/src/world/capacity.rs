@@ -88,6 +88,18 @@ impl World {
         }
         removed
     }
+    /// Sets node `n`'s label `key` to `value`, or removes it (`None`); true if
+    /// its labels changed. Inter-pod affinity's counts by domain are kept by
+    /// label value: its memo is stale too.
+    pub(crate) fn set_label(&mut self, n: NodeId, key: &str, value: Option<&str>) -> bool {
+        if !self.cluster.set_label(n, key, value) {
+            return false;
+        }
+        self.node_filters_changed(n);
+        self.affinity_labels_changed();
+        true
+    }
+
     /// A change of what node `n` admits: its cached scores and the victim
     /// index's view of it are stale, as after a change of its `used`.
     fn node_filters_changed(&mut self, n: NodeId) {

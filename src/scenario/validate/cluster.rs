@@ -37,6 +37,7 @@ pub(super) fn hypernodes(v: &mut V<'_>, c: &RawCluster, nodes: &[Node]) -> Optio
             tier,
             tier_name: h.value.tier_name.clone().unwrap_or_default(),
             members,
+            label_keys: Vec::new(),
         });
     }
     Some(out)

@@ -390,6 +390,8 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
         (None, Some(s)) if !s.hypernodes.is_empty() => Some(snapshot::hypernodes(&mut v, s, &nodes)),
         _ => cluster::hypernodes(&mut v, &spec.cluster, &nodes),
     };
+    let hypernode_label_keys: std::collections::BTreeSet<String> =
+        decls.iter().flatten().flat_map(|d| d.label_keys.iter().cloned()).collect();
     // Pods of the starting state run on the nodes in the cluster at the start.
     let node_ids: BTreeMap<String, NodeId> = nodes
         .iter()
@@ -435,8 +437,8 @@ pub(super) fn validate<'a>(raw: &RawScenario, file: &'a str, base: &Path) -> Res
     // The confs the timeline reloads, read now: the budgets' warning counts them.
     let mut reloads =
         timeline::Reloads { base, first: &scheduler, confs: Vec::new(), read: BTreeMap::new(), texts: String::new() };
-    engine.timeline =
-        timeline::steps(&mut v, spec.timeline.as_deref().unwrap_or_default(), &nodes, &queue_ids, &mut reloads);
+    let steps = spec.timeline.as_deref().unwrap_or_default();
+    engine.timeline = timeline::steps(&mut v, steps, (&nodes, &hypernode_label_keys), &queue_ids, &mut reloads);
     let reloads_text = reloads.record();
     let reloads = reloads.confs;
     // Budgets only the pdb plugin reads: without it (in every conf of the run)

@@ -9,12 +9,13 @@ use super::faults::matching;
 use super::{V, at};
 use crate::scenario::SchedulerChoice;
 use crate::scenario::raw::RawStep;
-use lahar_core::model::cluster::{Node, NodeId, Taint};
+use lahar_core::model::affinity::HOSTNAME;
+use lahar_core::model::cluster::{GPU_PRODUCT_LABEL, Node, NodeId, Taint};
 use lahar_core::model::queue::QueueId;
 use lahar_core::timeline::{Operation, Step};
 use lahar_core::util::time::SimTime;
 use serde_saphyr::Spanned;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The most distinct confs a run's timeline reloads (each is held parsed for
@@ -58,18 +59,19 @@ impl Reloads<'_> {
     }
 }
 
-/// The steps, in time order (ties in the order given).
+/// The steps, in time order (ties in the order given); `fixed`: the node
+/// label keys HyperNodes select their members by.
 pub(super) fn steps(
     v: &mut V<'_>,
     raw: &[Spanned<RawStep>],
-    nodes: &[Node],
+    (nodes, fixed): (&[Node], &BTreeSet<String>),
     queues: &BTreeMap<String, QueueId>,
     reloads: &mut Reloads<'_>,
 ) -> Vec<Step> {
     let mut out = Vec::new();
     for (i, s) in raw.iter().enumerate() {
         let path = format!("spec.timeline[{i}]");
-        if let Some(op) = operation(v, &s.value, &path, at(s), (nodes, queues), reloads)
+        if let Some(op) = operation(v, &s.value, &path, at(s), (nodes, fixed, queues), reloads)
             && let Some(d) = v.duration(&s.value.at, &format!("{path}.at"))
             && let Some((action, Some(target))) = verbs(&s.value).into_iter().find(|(_, x)| x.is_some())
         {
@@ -83,7 +85,7 @@ pub(super) fn steps(
 
 /// A step's action keys as the scenario spells them, with their values (one
 /// is given in a valid step).
-fn verbs(r: &RawStep) -> [(&'static str, Option<&Spanned<String>>); 15] {
+fn verbs(r: &RawStep) -> [(&'static str, Option<&Spanned<String>>); 17] {
     [
         ("deletePod", r.delete_pod.as_ref()),
         ("deleteJob", r.delete_job.as_ref()),
@@ -97,6 +99,8 @@ fn verbs(r: &RawStep) -> [(&'static str, Option<&Spanned<String>>); 15] {
         ("removeNodes", r.remove_nodes.as_ref()),
         ("taint", r.taint.as_ref()),
         ("untaint", r.untaint.as_ref()),
+        ("label", r.label.as_ref()),
+        ("unlabel", r.unlabel.as_ref()),
         ("ungatePod", r.ungate_pod.as_ref()),
         ("ungateJob", r.ungate_job.as_ref()),
         ("conf", r.conf.as_ref()),
@@ -116,7 +120,7 @@ fn operation(
     r: &RawStep,
     path: &str,
     whole: super::At,
-    (nodes, queues): (&[Node], &BTreeMap<String, QueueId>),
+    (nodes, fixed, queues): (&[Node], &BTreeSet<String>, &BTreeMap<String, QueueId>),
     reloads: &mut Reloads<'_>,
 ) -> Option<Operation> {
     let given: Vec<&str> = verbs(r).iter().filter(|(_, x)| x.is_some()).map(|(k, _)| *k).collect();
@@ -126,7 +130,7 @@ fn operation(
             whole,
             path,
             format!(
-                "expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, addNodes, removeNodes, taint, untaint, ungatePod, ungateJob, conf; got {what}"
+                "expected exactly one action of deletePod, deleteJob, suspendJob, resumeJob, scaleJob, queue, cordon, uncordon, addNodes, removeNodes, taint, untaint, label, unlabel, ungatePod, ungateJob, conf; got {what}"
             ),
         );
         return None;
@@ -157,13 +161,19 @@ fn operation(
             }
         }
     }
-    let taint_fields = [("key", r.key.is_some()), ("value", r.value.is_some()), ("effect", r.effect.is_some())];
-    if r.taint.is_none() && r.untaint.is_none() {
-        for (k, set) in taint_fields {
+    let tainting = r.taint.is_some() || r.untaint.is_some();
+    let labelling = r.label.is_some() || r.unlabel.is_some();
+    if !tainting && !labelling {
+        for (k, set) in [("key", r.key.is_some()), ("value", r.value.is_some())] {
             if set {
-                v.err(whole, format!("{path}.{k}"), format!("`{k}` names a taint: it goes with `taint` or `untaint`"));
+                let why =
+                    format!("`{k}` names a taint or a label: it goes with `taint`, `untaint`, `label` or `unlabel`");
+                v.err(whole, format!("{path}.{k}"), why);
             }
         }
+    }
+    if !tainting && let Some(e) = &r.effect {
+        v.err(at(e), format!("{path}.effect"), "`effect` names a taint: it goes with `taint` or `untaint`");
     }
     if r.delete_pod.is_none()
         && let Some(g) = &r.grace_period
@@ -304,6 +314,11 @@ fn operation(
         let nodes = nodes_of(x, v, verb);
         return taint(v, r, (x, verb), path, nodes);
     }
+    if let Some(x) = r.label.as_ref().or(r.unlabel.as_ref()) {
+        let verb = if r.label.is_some() { "label" } else { "unlabel" };
+        let nodes = nodes_of(x, v, verb);
+        return label(v, r, (x, verb), path, (nodes, fixed));
+    }
     let q = r.queue.as_ref()?;
     let Some(&queue) = queues.get(&q.value) else {
         let known: Vec<&str> = queues.keys().map(String::as_str).collect();
@@ -338,6 +353,68 @@ fn size(v: &mut V<'_>, f: &Option<Spanned<i64>>, path: &str, k: &str, max: u32) 
         return None;
     }
     Some(Some(n))
+}
+
+/// `label: PATTERN` with `key` and `value`, or `unlabel: PATTERN` with `key`
+/// (`x`, named `verb`), on `nodes` (None: the pattern matched nothing, already
+/// reported). Refused: a label lahar reads once, at the start — the GPU model
+/// (the node's hardware), the hostname (the node's name) and the `fixed` keys
+/// HyperNodes select their members by.
+fn label(
+    v: &mut V<'_>,
+    r: &RawStep,
+    (x, verb): (&Spanned<String>, &str),
+    path: &str,
+    (nodes, fixed): (Option<Vec<NodeId>>, &BTreeSet<String>),
+) -> Option<Operation> {
+    let key = match &r.key {
+        None => {
+            v.err(at(x), format!("{path}.key"), format!("`{verb}` needs the label's `key`"));
+            None
+        }
+        Some(k) => {
+            let why = if let Some(why) = lahar_core::util::text::qualified_name_problem(&k.value) {
+                Some(why)
+            } else if k.value == GPU_PRODUCT_LABEL {
+                Some(format!("`{GPU_PRODUCT_LABEL}` is the node's GPU model, which lahar fixes with its hardware"))
+            } else if k.value == HOSTNAME {
+                Some(format!("`{HOSTNAME}` is the node's name, which lahar fixes"))
+            } else if fixed.contains(&k.value) {
+                Some(format!(
+                    "`{}` selects HyperNode members (`labelMatch`), which lahar resolves once, at the start",
+                    k.value
+                ))
+            } else {
+                None
+            };
+            match why {
+                Some(why) => {
+                    v.err(at(k), format!("{path}.key"), why);
+                    None
+                }
+                None => Some(k.value.clone()),
+            }
+        }
+    };
+    let value = match (&r.value, r.label.is_some()) {
+        (Some(val), false) => {
+            v.err(at(val), format!("{path}.value"), "`unlabel` removes a label by key: no `value`");
+            return None;
+        }
+        (Some(val), true) => match lahar_core::util::text::label_value_problem(&val.value) {
+            Some(why) => {
+                v.err(at(val), format!("{path}.value"), why);
+                return None;
+            }
+            None => Some(val.value.clone()),
+        },
+        (None, true) => {
+            v.err(at(x), format!("{path}.value"), "`label` needs the label's `value` (`''` for an empty one)");
+            return None;
+        }
+        (None, false) => None,
+    };
+    Some(Operation::Label { nodes: nodes?, key: key?, value })
 }
 
 /// `taint: PATTERN` or `untaint: PATTERN` (`x`, named `verb`) on `nodes` (None:
