@@ -157,8 +157,8 @@ pub struct Cluster {
     total: Resources,
     /// Some node has a taint that repels pods.
     tainted: bool,
-    /// Label edits so far (the timeline's `label` and `unlabel`).
-    label_edits: u64,
+    /// Taint and label edits so far (operators' steps, drains' cordons).
+    filter_edits: u64,
 }
 
 impl Cluster {
@@ -167,12 +167,12 @@ impl Cluster {
         let by_name = nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), NodeId(i as u32))).collect();
         let total = nodes.iter().fold(Resources::ZERO, |acc, n| acc + n.allocatable);
         let tainted = nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
-        Cluster { nodes: nodes.into(), resource_names, topology, by_name, total, tainted, label_edits: 0 }
+        Cluster { nodes: nodes.into(), resource_names, topology, by_name, total, tainted, filter_edits: 0 }
     }
-    /// How many times a node's labels changed during the run: memos of node
-    /// filter answers hold while it stays the same.
-    pub fn label_edits(&self) -> u64 {
-        self.label_edits
+    /// How many times a node's taints or labels changed during the run: memos
+    /// of node filter answers hold while it stays the same.
+    pub fn filter_edits(&self) -> u64 {
+        self.filter_edits
     }
     /// True if some node has a `NoSchedule` or `NoExecute` taint: node filters then
     /// depend on the pod's tolerations, not only on its node selector.
@@ -219,6 +219,7 @@ impl Cluster {
         taints.retain(|t| !(t.key == taint.key && t.effect == taint.effect));
         taints.push(taint);
         self.tainted = self.nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
+        self.filter_edits += 1;
     }
     /// Removes node `n`'s taints of `key` (of `effect`, when given); true if one went.
     pub(crate) fn remove_taints(&mut self, n: NodeId, key: &str, effect: Option<&str>) -> bool {
@@ -227,6 +228,7 @@ impl Cluster {
         taints.retain(|t| !(t.key == key && effect.is_none_or(|e| t.effect == e)));
         let removed = taints.len() != before;
         self.tainted = self.nodes.iter().any(|n| n.taints.iter().any(Taint::repels));
+        self.filter_edits += u64::from(removed);
         removed
     }
     /// Sets node `n`'s label `key` to `value`, or removes it (`None`); true if
@@ -241,7 +243,7 @@ impl Cluster {
             }
             None => labels.remove(key).is_some(),
         };
-        self.label_edits += u64::from(changed);
+        self.filter_edits += u64::from(changed);
         changed
     }
     /// Number of nodes.

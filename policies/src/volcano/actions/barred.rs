@@ -4,11 +4,11 @@
 //! hold: preempt's `may_preempt`) stays so until one of its inputs changes:
 //! - the job's pods — a pod created, a status changed, a gate removed, a
 //!   nomination set: each moves the job's [`lahar_core::world::Job::revision`];
-//! - whether some node has a taint that repels pods, and the nodes' labels
-//!   (the only state of the cluster the predicates' "passes everywhere"
-//!   answers read: labels change only by the timeline's `label` and
-//!   `unlabel`, counted by [`lahar_core::model::cluster::Cluster::label_edits`];
-//!   resource names and NUMA topologies do not change during a run);
+//! - the nodes' taints and labels (the only state of the cluster the
+//!   predicates' "passes everywhere" answers read: each edit of them — an
+//!   operator's taint, cordon or label, a drain's cordon — is counted by
+//!   [`lahar_core::model::cluster::Cluster::filter_edits`]; resource names
+//!   and NUMA topologies do not change during a run);
 //! - inter-pod affinity coming into play, which preempt asks before the memo.
 //!
 //! A backlog of preemptors waiting on their nominated nodes then costs one
@@ -36,8 +36,8 @@ use rustc_hash::FxHashMap;
 #[derive(Debug, Default)]
 pub struct Barred {
     jobs: FxHashMap<JobId, u64>,
-    /// The cluster's taint state and label edits the entries were found under.
-    tainted: (bool, u64),
+    /// The cluster's taint and label edits the entries were found under.
+    edits: u64,
     /// The admitted jobs the last walk left for the next one to ask,
     /// ascending, and the position of the World's log of admitted jobs when it
     /// began; `None`: the next walk reads the whole list.
@@ -45,14 +45,14 @@ pub struct Barred {
 }
 
 impl Barred {
-    /// Drops every entry when the cluster's taint state or labels changed since they were
+    /// Drops every entry when the nodes' taints or labels changed since they were
     /// made, and the entries of jobs that changed or ended once they outnumber
     /// the admitted waiting jobs (a memo never larger than the backlog it serves).
     pub(crate) fn sync(&mut self, ssn: &Session<'_>) {
-        let tainted = (ssn.cluster().has_taints(), ssn.cluster().label_edits());
-        if tainted != self.tainted {
+        let edits = ssn.cluster().filter_edits();
+        if edits != self.edits {
             self.jobs.clear();
-            self.tainted = tainted;
+            self.edits = edits;
             self.walked = None;
         }
         if self.jobs.len() > 2 * ssn.admitted_facts().len() + 1024 {
