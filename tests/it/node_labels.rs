@@ -224,3 +224,46 @@ fn a_label_hypernodes_select_by_is_refused() {
     let (files, _) = run_in(dir.path(), &text("row"));
     assert!(files["timeline.csv"].contains("done"), "{}", files["timeline.csv"]);
 }
+
+/// A preemptor nominated to a node that an edit then bars from it may preempt
+/// again (preempt's memo of barred jobs is dropped by every taint or label
+/// edit; this case does not reach the memo: it passes with a memo keyed on
+/// "some node is tainted" too). 1-CPU nodes: `l0` and `l1` (low priority) run on n0 and n1; `h` (high,
+/// selecting `pool: x`, which only n0 has at first — or, for taints, n1 repels
+/// it) comes at 10 s, evicts `l0` and is nominated to n0. At 20 s n0 stops
+/// passing `h` and n1 starts: `h` preempts `l1` and binds to n1 once it is gone
+/// (its 30 s grace). Taints: n2 is tainted from 0 s on, so the cluster is tainted before and
+/// after the edits (a memo keyed on "some node is tainted" keeps its entry).
+#[test]
+fn an_edit_that_bars_a_nominated_node_lets_its_preemptor_preempt_again() {
+    let classes = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 10\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n---\n";
+    let running = |name: &str, node: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, annotations: {{lahar.io/duration: 10h}}}}\nspec:\n  nodeName: {node}\n  priorityClassName: low\n  containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\nstatus: {{phase: Running}}\n---\n"
+        )
+    };
+    let high = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: h\n  annotations: {lahar.io/duration: 1h, lahar.io/submit-at: 10s}\nspec:\n  priorityClassName: high\n  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n          priorityClassName: high\n          nodeSelector: {pool: x}\n          containers: [{name: c, image: nginx, resources: {requests: {cpu: \"1\"}}}]\n";
+    let objects = format!("{classes}{}{}{high}", running("l0", "n0"), running("l1", "n1"));
+    let cases = [
+        (
+            "labels",
+            ["{name: n0, cpu: 1, memory: 8Gi, labels: {pool: x}}", "{name: n1, cpu: 1, memory: 8Gi}"],
+            "    - {at: 20s, unlabel: n0, key: pool}\n    - {at: 20s, label: n1, key: pool, value: x}\n",
+        ),
+        (
+            "taints",
+            [
+                "{name: n0, cpu: 1, memory: 8Gi, labels: {pool: x}}",
+                "{name: n1, cpu: 1, memory: 8Gi, labels: {pool: x}}",
+            ],
+            "    - {at: 0s, taint: n1, key: k2, effect: NoSchedule}\n    - {at: 20s, taint: n0, key: k, effect: NoSchedule}\n    - {at: 20s, untaint: n1, key: k2}\n",
+        ),
+    ];
+    for (what, [n0, n1], steps) in cases {
+        let nodes = [n0, n1, "{name: n2, cpu: 1, memory: 8Gi}"];
+        let n2 = "    - {at: 0s, taint: n2, key: k3, effect: NoSchedule}\n";
+        let (out, _) = run(&nodes, &objects, &format!("  timeline:\n{n2}{steps}"));
+        let hs: Vec<_> = binds(&out["decisions.csv"]).into_iter().filter(|b| b.1 == "default/h-w-0").collect();
+        assert_eq!(hs, [bind("50", "default/h-w-0", "n1")], "{what}: {}", out["decisions.csv"]);
+    }
+}
