@@ -34,6 +34,17 @@ fn run_in(dir: &Path, text: &str) -> (std::collections::BTreeMap<String, String>
     (files, String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
+/// Runs scenario `text` in `dir`, which lahar must refuse before any work:
+/// exit 2, no output folder; returns stderr.
+fn refused(dir: &Path, text: &str) -> String {
+    std::fs::write(dir.join("s.yaml"), text).unwrap();
+    let o = lahar().arg("run").arg("-q").arg(dir.join("s.yaml")).arg("--out").arg(dir.join("o")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(!dir.join("o").exists(), "nothing written: {stderr}");
+    stderr
+}
+
 /// A VolcanoJob `name` of one 1-CPU pod labelled `app: {app}`, submitted at
 /// `at`, with template spec lines `spec` (10 spaces).
 fn job(name: &str, app: &str, at: &str, spec: &str) -> String {
@@ -141,19 +152,8 @@ fn bad_label_steps_are_refused_with_their_place() {
             "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodes:\n      - {}\n  workload:\n    - manifests: [m.yaml]\n  timeline:\n    - {step}\n",
             nodes[0]
         );
-        std::fs::write(dir.path().join("s.yaml"), text).unwrap();
-        let o = lahar()
-            .arg("run")
-            .arg("-q")
-            .arg(dir.path().join("s.yaml"))
-            .arg("--out")
-            .arg(dir.path().join("o"))
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{step}: {stderr}");
+        let stderr = refused(dir.path(), &text);
         assert!(stderr.contains(want), "{step}: want {want}\n{stderr}");
-        assert!(!dir.path().join("o").exists(), "{step}: nothing written");
     }
 }
 
@@ -208,17 +208,7 @@ fn a_label_hypernodes_select_by_is_refused() {
             "apiVersion: lahar.io/v1alpha1\nkind: Scenario\nmetadata: {{name: t}}\nspec:\n  cluster:\n    nodes:\n{nodes}    hyperNodes: hn.yaml\n  workload:\n    - jobs: [{{name: j, duration: 1m, tasks: [{{name: w, replicas: 1, resources: {{cpu: 1}}}}]}}]\n  timeline:\n    - {{at: 10s, label: node-0, key: {key}, value: r3}}\n"
         )
     };
-    std::fs::write(dir.path().join("s.yaml"), text("rack")).unwrap();
-    let o = lahar()
-        .arg("run")
-        .arg("-q")
-        .arg(dir.path().join("s.yaml"))
-        .arg("--out")
-        .arg(dir.path().join("o"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    let stderr = refused(dir.path(), &text("rack"));
     let want = "spec.timeline[0].key: `rack` selects HyperNode members (`labelMatch`), which lahar resolves once, at the start";
     assert!(stderr.contains(want), "{stderr}");
     let (files, _) = run_in(dir.path(), &text("row"));

@@ -206,11 +206,11 @@ impl Topology {
             for (i, chunk) in below.chunks(fan).enumerate() {
                 let name = format!("{}-{}", t.name, i);
                 decls.push(HyperNodeDecl {
-                    label_keys: Vec::new(),
                     name: name.clone(),
                     tier: t.tier,
                     tier_name: t.name.clone(),
                     members: chunk.to_vec(),
+                    label_keys: Vec::new(),
                 });
                 level.push(Member::HyperNode(name));
             }

@@ -249,13 +249,7 @@ pub fn part_name_problem(name: &str) -> Option<String> {
 /// digits, `-`, `_` and `.`, starting and ending with a letter or digit), if
 /// it is not.
 pub fn label_value_problem(value: &str) -> Option<String> {
-    let alnum = |c: char| c.is_ascii_alphanumeric();
-    let ok = value.is_empty()
-        || (value.len() <= 63
-            && value.chars().all(|c| alnum(c) || matches!(c, '-' | '_' | '.'))
-            && value.starts_with(alnum)
-            && value.ends_with(alnum));
-    (!ok).then(|| {
+    (!value.is_empty() && !is_name_part(value)).then(|| {
         format!(
             "`{}` is not a label value, as Kubernetes requires: empty, or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
             value.escape_debug()
@@ -289,18 +283,24 @@ pub fn qualified_name_problem(name: &str) -> Option<String> {
     if let Some(why) = prefix.and_then(dns_subdomain_problem) {
         return Some(format!("the prefix of `{}`: {why}", name.escape_debug()));
     }
-    let alnum = |c: char| c.is_ascii_alphanumeric();
-    let ok = !base.is_empty()
-        && base.len() <= 63
-        && base.chars().all(|c| alnum(c) || matches!(c, '-' | '_' | '.'))
-        && base.starts_with(alnum)
-        && base.ends_with(alnum);
-    (!ok).then(|| {
+    (!is_name_part(base)).then(|| {
         format!(
             "`{}` is not a qualified name, as Kubernetes requires: an optional DNS subdomain and `/`, then at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
             name.escape_debug()
         )
     })
+}
+
+/// The name part of a qualified name, and a non-empty label value: 1 to 63
+/// letters, digits, `-`, `_` and `.`, starting and ending with a letter or
+/// digit.
+fn is_name_part(s: &str) -> bool {
+    let alnum = |c: char| c.is_ascii_alphanumeric();
+    !s.is_empty()
+        && s.len() <= 63
+        && s.chars().all(|c| alnum(c) || matches!(c, '-' | '_' | '.'))
+        && s.starts_with(alnum)
+        && s.ends_with(alnum)
 }
 
 fn dns_problem(name: &str, max: usize, dots: bool) -> Option<String> {

@@ -201,7 +201,7 @@ pub fn hypernodes(docs: &[Doc], nodes: &[NodeRef<'_>], errs: &mut Vec<Diagnostic
         };
         let tier_name = ck.opt_str(spec, "tierName", "spec").unwrap_or_default();
         let mut members = Vec::new();
-        let mut label_keys: Vec<String> = Vec::new();
+        let mut label_keys = std::collections::BTreeSet::new();
         for (i, m) in ck.seq(spec, "members", "spec").iter().enumerate() {
             let mp = format!("spec.members[{i}]");
             let ty = ck.opt_str(m, "type", &mp).unwrap_or_default();
@@ -260,7 +260,7 @@ pub fn hypernodes(docs: &[Doc], nodes: &[NodeRef<'_>], errs: &mut Vec<Diagnostic
                     continue;
                 }
                 let want = ck.string_map(l, "matchLabels", &join(&sp, "labelMatch"));
-                label_keys.extend(want.keys().filter(|k| !label_keys.contains(k)).cloned().collect::<Vec<_>>());
+                label_keys.extend(want.keys().cloned());
                 for n in nodes.iter().filter(|n| want.iter().all(|(k, (v, _))| n.labels.get(k) == Some(v))) {
                     members.push(member(true, n.name, nodes));
                 }
@@ -273,6 +273,7 @@ pub fn hypernodes(docs: &[Doc], nodes: &[NodeRef<'_>], errs: &mut Vec<Diagnostic
             }
         }
         if ck.ok() {
+            let label_keys = label_keys.into_iter().collect();
             out.push(HyperNodeDecl { name: meta.name, tier, tier_name, members, label_keys });
         }
     }
